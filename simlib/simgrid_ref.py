@@ -1,0 +1,509 @@
+"""SimGrid as an independent reference for flow-level max-min bandwidth sharing.
+
+This module drives SimGrid (Python bindings, developed against 3.32) to compute
+flow completion times on a *big-switch star*: ``n`` hosts, host ``i`` has an
+*up* link (host -> switch, capacity ``up_bps[i]``) and a *down* link
+(switch -> host, capacity ``down_bps[i]``).  A unicast flow ``s -> d`` crosses
+``up[s]`` then ``down[d]``; an L3 multicast flow ``s -> {d1..dk}`` crosses
+``up[s]`` once and every ``down[di]``, all at one common rate.
+
+It is meant for cross-check tests and benchmarks of simlib's own solver; it
+does not share any code with it.
+
+Units at the API: bits, bits/s, seconds.  SimGrid works in bytes and bytes/s,
+so volumes and capacities are divided by 8 (see "Integer byte counts" below).
+
+Public API (plain values in, numpy arrays out)
+----------------------------------------------
+``simgrid_available()``
+    True when ``import simgrid`` works in a child interpreter.
+``unicast_completion_times(up_bps, down_bps, flows)``
+    ``flows``: sequence of ``(src, dst, volume_bits, start_time_s)``.
+``multicast_completion_times(up_bps, down_bps, flows)``
+    ``flows``: sequence of ``(src, [dst, ...], volume_bits, start_time_s)``.
+``run_benchmark(up_bps, down_bps, flows)``
+    Unicast; returns ``(completion_times, engine_seconds)`` where
+    ``engine_seconds`` is the wall-clock time of ``Engine.run()`` measured
+    inside the child process (platform construction and actor creation are
+    excluded; so is interpreter start-up).
+
+All functions return absolute completion times (seconds), in input order.
+
+Process model
+-------------
+SimGrid's Engine is a per-process singleton, so every call runs one
+simulation in a fresh ``sys.executable`` subprocess.  The child gets the
+parent's ``sys.path`` through ``PYTHONPATH`` (so it imports the very same
+``simgrid`` and ``simlib``), reads its inputs as JSON on stdin and writes its
+results as JSON to a temporary file (SimGrid's own output never mixes with
+the data).  This module never imports ``simgrid`` in the calling process.
+
+SimGrid configuration
+---------------------
+Common flags (``_COMMON_FLAGS``)::
+
+    --cfg=maxmin/precision:1e-9     (default 1e-5; rates, bytes/s)
+    --cfg=surf/precision:1e-12      (default 1e-9; simulated time, s)
+    --log=root.thresh:critical      (silence SimGrid's logging)
+    --log=root.app:stdout           (whatever remains goes to the child's
+                                     captured stdout)
+
+Unicast (``_UNICAST_FLAGS``)::
+
+    --cfg=network/model:CM02        plain max-min, no TCP/latency tweaks
+    --cfg=network/crosstraffic:0    no reverse ACK traffic
+    --cfg=network/TCP-gamma:0       no TCP-window rate bound
+    --cfg=network/weight-S:0        (defensive: no RTT-based priority; it is
+                                     already inactive with zero latencies)
+
+All links have zero latency and the SHARED sharing policy.  The root zone is a
+star zone (``NetZone.create_star_zone``); host ``i`` gets route
+``[up_i]`` to everyone and ``[down_i]`` from everyone.  Each flow is a
+``Comm.sendto_async(src_host, dst_host, bytes)`` started by one driver actor
+at exactly its start time (the driver ``sleep_until``\\ s through the distinct
+start times); completion times are read from ``Comm.finish_time`` after
+``Comm.wait_all``.  A single driver actor (rather than one actor per flow,
+which in the Python bindings means one OS thread per flow) keeps a
+200-host / 10,000-flow run cheap.
+
+Multicast (``_MULTICAST_FLAGS``)::
+
+    --cfg=host/model:ptask_L07      parallel tasks
+    --cfg=host/solver:bmf           the default ("fairbottleneck") is wrong here
+
+(``network/model`` must stay at its default under ptask_L07; the TCP-gamma
+bound is inactive anyway because it is only applied when latency > 0.)
+Each multicast is one ptask started at its start time by its own actor
+(``this_actor.exec_init(hosts, flops=0, bytes).start()`` then ``wait``), and
+its completion time is ``Engine.clock`` when ``wait`` returns.
+
+What ptask_L07 actually does with a communication-only ptask
+-------------------------------------------------------------
+Read from SimGrid's ``ptask_L07.cpp`` and confirmed by experiment with 3.32:
+a ptask is ONE variable ``x`` of the linear system (progress of the whole
+task, in tasks/s; cost 1).  For every ``(i, j)`` with ``bytes[i][j] > 0``,
+every link on the route ``i -> j`` is expanded with coefficient
+``bytes[i][j]``, and coefficients of the same link are SUMMED.  So yes: one
+rate for the whole task, and it is limited by its most loaded link, but
+"load" is the summed per-pair byte count.  With the naive matrix
+``bytes[src][d] = V`` for every destination, ``up[src]`` appears on all k
+routes and gets coefficient ``k*V``: a single multicast to k receivers then
+gets ``x = min(up/(k V), min_d down_d / V)``, i.e. the semantics of k
+lock-stepped unicast copies, NOT of an L3 multicast (measured: V = 1 GB,
+up = 1 GB/s, downs = 1 GB/s, k = 3 -> 3 s instead of 1 s).
+
+To obtain L3 semantics each multicast is built with an extra *relay* host
+that has no links at all (a star-zone host without ``add_route`` gets empty
+up/down routes), so that ``relay -> d`` crosses only ``down[d]``::
+
+    hosts = [src, d1, ..., dk, relay]
+    bytes[src][d1]   = V   # up[src] + down[d1]
+    bytes[relay][di] = V   # down[di], i = 2..k
+
+Every link of the multicast then has coefficient ``V`` (bytes), the task
+rate ``x`` times ``V`` is its byte rate on each of its links, and BMF (which
+equalises per-resource *consumption* ``A[r][i] * x_i`` among the tasks
+bottlenecked on ``r``) reduces to max-min fairness of the multicast byte
+rates: exactly the model "one common rate across up[src] and all down[d]".
+The relay's (speed > 0, zero flops) CPU constraint never binds.  A
+single-receiver multicast needs no relay and is identical to a unicast.
+
+Precision
+---------
+``maxmin/precision`` is the tolerance of the sharing solvers (partly
+absolute in bytes/s, partly relative to capacities); ``surf/precision`` is
+the time tolerance (seconds; also multiplied with maxmin/precision as the
+threshold on remaining work).  With 1e-9 / 1e-12 both unicast (CM02 + lazy
+max-min) and multicast (ptask + BMF) completion times match an exact
+progressive-filling solver to a relative error of ~1e-12 on random instances
+(including the 200 x 10,000 benchmark and staggered starts); the defaults
+(1e-5 / 1e-9) are already good to ~1e-9 on these well-scaled instances.
+Tighter values (e.g. 1e-12 / 1e-15) are accepted by 3.32 but gain nothing.
+
+Integer byte counts
+-------------------
+SimGrid's Python bindings take communication sizes as *integers* (bytes).
+To avoid rounding a volume of e.g. 1.5 bits, every run uses one power-of-two
+scale factor ``K``: a volume ``V`` bits becomes ``round(V / 8 * K)`` SimGrid
+bytes and a capacity ``C`` bit/s becomes ``C / 8 * K`` bytes/s.  Times are
+invariant under this scaling (and a power of two scales exactly in floating
+point).  ``K`` is chosen so that the smallest positive volume is >= 2**40
+SimGrid bytes (rounding error <= 5e-13 relative) while the largest stays
+<= 2**62; only instances whose volumes span more than ~2**22 lose accuracy on
+their smallest flows (never worse than 0.5 SimGrid byte).  Zero-volume flows
+complete at their start time and are not sent to SimGrid.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from typing import Sequence
+
+import numpy as np
+
+__all__ = [
+    "simgrid_available",
+    "unicast_completion_times",
+    "multicast_completion_times",
+    "run_benchmark",
+]
+
+_COMMON_FLAGS = [
+    "--cfg=maxmin/precision:1e-9",
+    "--cfg=surf/precision:1e-12",
+    "--log=root.thresh:critical",
+    "--log=root.app:stdout",
+]
+_UNICAST_FLAGS = [
+    "--cfg=network/model:CM02",
+    "--cfg=network/crosstraffic:0",
+    "--cfg=network/TCP-gamma:0",
+    "--cfg=network/weight-S:0",
+] + _COMMON_FLAGS
+_MULTICAST_FLAGS = [
+    "--cfg=host/model:ptask_L07",
+    "--cfg=host/solver:bmf",
+] + _COMMON_FLAGS
+
+_MIN_SCALED_BYTES = 2.0**40
+_MAX_SCALED_BYTES = 2.0**62
+_HOST_SPEED = 1e9  # flop/s; irrelevant (nothing is computed), must be > 0
+
+_CHILD_BOOT = (
+    "import sys\n"
+    "from simlib.simgrid_ref import _child_main\n"
+    "sys.exit(_child_main())\n"
+)
+
+
+# --------------------------------------------------------------------------
+# availability
+# --------------------------------------------------------------------------
+@functools.lru_cache(maxsize=1)
+def simgrid_available() -> bool:
+    """True when SimGrid's Python bindings can be imported (checked once, in a
+    child interpreter with this process's ``sys.path``)."""
+    try:
+        if importlib.util.find_spec("simgrid") is None:
+            return False
+    except (ImportError, ValueError):
+        return False
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", "import simgrid"],
+            env=_child_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=120,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return proc.returncode == 0
+
+
+# --------------------------------------------------------------------------
+# public API
+# --------------------------------------------------------------------------
+def unicast_completion_times(up_bps, down_bps, flows, *, timeout: float | None = None) -> np.ndarray:
+    """Completion time (absolute seconds) of each unicast flow, in input order.
+
+    ``flows``: sequence of ``(src, dst, volume_bits, start_time_s)``, src != dst.
+    """
+    times, _ = _run_unicast(up_bps, down_bps, flows, timeout)
+    return times
+
+
+def run_benchmark(up_bps, down_bps, flows, *, timeout: float | None = None):
+    """Unicast run returning ``(completion_times, engine_seconds)``;
+    ``engine_seconds`` is the wall-clock time spent in SimGrid's
+    ``Engine.run()`` (measured in the child process)."""
+    return _run_unicast(up_bps, down_bps, flows, timeout)
+
+
+def multicast_completion_times(up_bps, down_bps, flows, *, timeout: float | None = None) -> np.ndarray:
+    """Completion time (absolute seconds) of each L3 multicast flow, in input order.
+
+    ``flows``: sequence of ``(src, [dst, ...], volume_bits, start_time_s)``;
+    the destinations are distinct and exclude ``src``.  Each multicast
+    crosses ``up[src]`` once and every ``down[d]``, at one common rate.
+    """
+    up, down = _check_capacities(up_bps, down_bps)
+    n = len(up)
+    srcs, dst_lists, vols, starts = [], [], [], []
+    for k, f in enumerate(flows):
+        try:
+            s, ds, v, t = f
+        except (TypeError, ValueError):
+            raise ValueError(f"flow {k}: expected (src, [dst, ...], volume_bits, start_time_s), got {f!r}") from None
+        s = _check_host(s, n, k, "src")
+        if isinstance(ds, (str, bytes)) or not hasattr(ds, "__iter__"):
+            raise ValueError(f"flow {k}: destinations must be a sequence of host indices, got {ds!r}")
+        ds = [_check_host(d, n, k, "dst") for d in ds]
+        if not ds:
+            raise ValueError(f"flow {k}: empty destination list")
+        if len(set(ds)) != len(ds):
+            raise ValueError(f"flow {k}: duplicate destinations {ds}")
+        if s in ds:
+            raise ValueError(f"flow {k}: src {s} is also a destination")
+        srcs.append(s)
+        dst_lists.append(ds)
+        vols.append(_check_volume(v, k))
+        starts.append(_check_start(t, k))
+    times, _ = _simulate("multicast", up, down, srcs, dst_lists, vols, starts, timeout)
+    return times
+
+
+# --------------------------------------------------------------------------
+# parent-side helpers
+# --------------------------------------------------------------------------
+def _run_unicast(up_bps, down_bps, flows, timeout):
+    up, down = _check_capacities(up_bps, down_bps)
+    n = len(up)
+    srcs, dsts, vols, starts = [], [], [], []
+    for k, f in enumerate(flows):
+        try:
+            s, d, v, t = f
+        except (TypeError, ValueError):
+            raise ValueError(f"flow {k}: expected (src, dst, volume_bits, start_time_s), got {f!r}") from None
+        s = _check_host(s, n, k, "src")
+        d = _check_host(d, n, k, "dst")
+        if s == d:
+            raise ValueError(f"flow {k}: src == dst == {s}")
+        srcs.append(s)
+        dsts.append([d])
+        vols.append(_check_volume(v, k))
+        starts.append(_check_start(t, k))
+    return _simulate("unicast", up, down, srcs, dsts, vols, starts, timeout)
+
+
+def _check_capacities(up_bps, down_bps):
+    up = np.asarray(up_bps, dtype=float).reshape(-1)
+    down = np.asarray(down_bps, dtype=float).reshape(-1)
+    if up.shape != down.shape:
+        raise ValueError(f"up_bps and down_bps differ in length ({up.size} vs {down.size})")
+    if up.size < 2:
+        raise ValueError("need at least 2 hosts")
+    for name, a in (("up_bps", up), ("down_bps", down)):
+        if not np.all(np.isfinite(a)) or np.any(a <= 0):
+            raise ValueError(f"{name} must be finite and > 0")
+    return up, down
+
+
+def _check_host(h, n, k, what):
+    if isinstance(h, (bool, np.bool_)) or not isinstance(h, (int, np.integer)):
+        raise ValueError(f"flow {k}: {what} must be an integer host index, got {h!r}")
+    h = int(h)
+    if not 0 <= h < n:
+        raise ValueError(f"flow {k}: {what} {h} out of range [0, {n})")
+    return h
+
+
+def _check_volume(v, k):
+    v = float(v)
+    if not math.isfinite(v) or v < 0:
+        raise ValueError(f"flow {k}: volume must be finite and >= 0, got {v!r}")
+    return v
+
+
+def _check_start(t, k):
+    t = float(t)
+    if not math.isfinite(t) or t < 0:
+        raise ValueError(f"flow {k}: start time must be finite and >= 0, got {t!r}")
+    return t
+
+
+def _scale_exponent(vols_bytes) -> int:
+    """Power-of-two exponent e such that volumes * 2**e fit the integer range
+    (see module docstring, "Integer byte counts")."""
+    pos = [v for v in vols_bytes if v > 0]
+    if not pos:
+        return 0
+    lo, hi = min(pos), max(pos)
+    e = max(0, math.ceil(math.log2(_MIN_SCALED_BYTES / lo)))
+    e_max = math.floor(math.log2(_MAX_SCALED_BYTES / hi))
+    return min(e, e_max)
+
+
+def _child_env():
+    env = dict(os.environ)
+    pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    paths = [pkg_root] + [p for p in sys.path if p]
+    seen, uniq = set(), []
+    for p in paths:
+        if p not in seen:
+            seen.add(p)
+            uniq.append(p)
+    env["PYTHONPATH"] = os.pathsep.join(uniq)
+    return env
+
+
+def _simulate(kind, up, down, srcs, dst_lists, vols, starts, timeout):
+    """Run one SimGrid simulation in a child process.  Returns
+    ``(completion_times, engine_seconds)``."""
+    nflows = len(srcs)
+    times = np.full(nflows, np.nan)
+    live = [k for k in range(nflows) if vols[k] > 0]
+    for k in range(nflows):
+        if vols[k] <= 0:
+            times[k] = starts[k]
+    if not live:
+        return times, 0.0
+
+    e = _scale_exponent([vols[k] / 8.0 for k in live])
+    scale = math.ldexp(1.0, e)
+    sizes = [int(round(math.ldexp(vols[k] / 8.0, e))) for k in live]
+    payload = {
+        "kind": kind,
+        "flags": _UNICAST_FLAGS if kind == "unicast" else _MULTICAST_FLAGS,
+        "up": [float(c) / 8.0 * scale for c in up],
+        "down": [float(c) / 8.0 * scale for c in down],
+        "src": [srcs[k] for k in live],
+        "dst": [dst_lists[k] for k in live],
+        "size": [max(1, s) for s in sizes],
+        "start": [starts[k] for k in live],
+    }
+    with tempfile.TemporaryDirectory(prefix="simgrid_ref_") as tmp:
+        out_path = os.path.join(tmp, "result.json")
+        payload["out"] = out_path
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-c", _CHILD_BOOT],
+                input=json.dumps(payload).encode(),
+                capture_output=True,
+                env=_child_env(),
+                timeout=timeout,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise RuntimeError(f"SimGrid child process timed out after {timeout} s") from exc
+        result = None
+        if os.path.exists(out_path):
+            with open(out_path) as fh:
+                result = json.load(fh)
+    if proc.returncode != 0 or result is None:
+        err = proc.stderr.decode(errors="replace")
+        if "No module named 'simgrid'" in err:
+            raise ImportError("SimGrid's Python bindings (module 'simgrid') are not importable")
+        tail = "\n".join(err.strip().splitlines()[-20:])
+        raise RuntimeError(f"SimGrid child process failed (exit code {proc.returncode}):\n{tail}")
+    fin = np.asarray(result["finish"], dtype=float)
+    if fin.shape != (len(live),) or not np.all(np.isfinite(fin)):
+        raise RuntimeError("SimGrid child process returned incomplete results")
+    times[live] = fin
+    return times, float(result["engine_seconds"])
+
+
+# --------------------------------------------------------------------------
+# child side (runs in the subprocess; the only place that imports simgrid)
+# --------------------------------------------------------------------------
+def _child_main() -> int:
+    payload = json.loads(sys.stdin.buffer.read())
+    import simgrid  # noqa: F401  (ImportError here -> non-zero exit, reported by the parent)
+
+    if payload["kind"] == "unicast":
+        finish, engine_seconds = _child_unicast(payload)
+    else:
+        finish, engine_seconds = _child_multicast(payload)
+    with open(payload["out"], "w") as fh:
+        json.dump({"finish": finish, "engine_seconds": engine_seconds}, fh)
+    return 0
+
+
+def _child_platform(payload, with_relay):
+    from simgrid import Engine, LinkInRoute, NetZone
+
+    engine = Engine(["simgrid_ref"] + list(payload["flags"]))
+    zone = NetZone.create_star_zone("switch")
+    hosts = []
+    for i, (cu, cd) in enumerate(zip(payload["up"], payload["down"])):
+        host = zone.create_host(f"h{i}", _HOST_SPEED).seal()
+        up = zone.create_link(f"up{i}", cu).set_latency(0).seal()
+        down = zone.create_link(f"down{i}", cd).set_latency(0).seal()
+        # star zone: [up_i] from host i to everyone, [down_i] from everyone to host i
+        zone.add_route(host.netpoint, None, None, None, [LinkInRoute(up)], False)
+        zone.add_route(None, host.netpoint, None, None, [LinkInRoute(down)], False)
+        hosts.append(host)
+    relay = None
+    if with_relay:
+        # no add_route: the star zone gives it empty up/down routes, so
+        # relay -> d crosses down[d] only
+        relay = zone.create_host("relay", _HOST_SPEED).seal()
+    zone.seal()
+    return engine, hosts, relay
+
+
+def _child_unicast(payload):
+    import time
+
+    from simgrid import Actor, Comm, Engine, this_actor
+
+    engine, hosts, _ = _child_platform(payload, with_relay=False)
+    src, dst, size, start = payload["src"], payload["dst"], payload["size"], payload["start"]
+    order = sorted(range(len(src)), key=lambda k: start[k])
+    comms = [None] * len(src)
+    finish = [None] * len(src)
+
+    def driver():
+        i = 0
+        while i < len(order):
+            t = start[order[i]]
+            if t > Engine.clock:
+                this_actor.sleep_until(t)
+            while i < len(order) and start[order[i]] == t:
+                k = order[i]
+                comms[k] = Comm.sendto_async(hosts[src[k]], hosts[dst[k][0]], size[k])
+                i += 1
+        Comm.wait_all(comms)
+        for k, c in enumerate(comms):
+            finish[k] = c.finish_time
+
+    Actor.create("driver", hosts[0], driver)
+    t0 = time.perf_counter()
+    engine.run()
+    engine_seconds = time.perf_counter() - t0
+    return finish, engine_seconds
+
+
+def _child_multicast(payload):
+    import time
+
+    from simgrid import Actor, Engine, this_actor
+
+    src, dst, size, start = payload["src"], payload["dst"], payload["size"], payload["start"]
+    need_relay = any(len(ds) > 1 for ds in dst)
+    engine, hosts, relay = _child_platform(payload, with_relay=need_relay)
+    finish = [None] * len(src)
+
+    def make_actor(k):
+        ds = dst[k]
+        if len(ds) == 1:
+            task_hosts = [hosts[src[k]], hosts[ds[0]]]
+            nbytes = [0.0, float(size[k]), 0.0, 0.0]
+        else:
+            task_hosts = [hosts[src[k]]] + [hosts[d] for d in ds] + [relay]
+            m = len(task_hosts)
+            nbytes = [0.0] * (m * m)
+            nbytes[0 * m + 1] = float(size[k])  # src -> d1: up[src] + down[d1]
+            for j in range(2, m - 1):
+                nbytes[(m - 1) * m + j] = float(size[k])  # relay -> dj: down[dj]
+        flops = [0.0] * len(task_hosts)
+
+        def run():
+            if start[k] > Engine.clock:
+                this_actor.sleep_until(start[k])
+            this_actor.exec_init(task_hosts, flops, nbytes).start().wait()
+            finish[k] = Engine.clock
+
+        return run
+
+    for k in range(len(src)):
+        Actor.create(f"mc{k}", hosts[src[k]], make_actor(k))
+    t0 = time.perf_counter()
+    engine.run()
+    engine_seconds = time.perf_counter() - t0
+    return finish, engine_seconds
