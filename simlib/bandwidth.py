@@ -24,7 +24,7 @@ from typing import Callable
 
 import numpy as np
 
-from .units import Gbps, Mbps
+from .units import Mbps
 from .validate import check_choice, check_int, check_real
 
 __all__ = [

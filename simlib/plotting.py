@@ -173,6 +173,8 @@ def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = 
             raise ValueError(f"{pname} must name a column of df {list(df.columns)}, got {col!r}")
     if len({x, y} | ({hue} if hue else set())) != (3 if hue else 2):
         raise ValueError(f"x, y and hue must be different columns, got {x!r}, {y!r}, {hue!r}")
+    if not pd.api.types.is_numeric_dtype(df[y]) or pd.api.types.is_bool_dtype(df[y]):
+        raise ValueError(f"y must name a numeric column, column {y!r} has dtype {df[y].dtype}")
     band = check_choice("band", band, ("fill", "errorbar"))
     alpha = check_real("alpha", alpha, 0.0, 1.0)
     if not isinstance(legend, bool):

@@ -26,7 +26,6 @@ import hashlib
 import inspect
 import itertools
 import json
-import math
 import os
 import pickle
 import sys
@@ -253,7 +252,7 @@ def _clean_metrics(out) -> dict:
     return clean
 
 
-def _run_trial(fn, params: dict, trial: int, seed_seq: np.random.SeedSequence) -> dict:
+def _run_trial(fn, params: dict, seed_seq: np.random.SeedSequence) -> dict:
     return _clean_metrics(fn(dict(params), seed_seq))
 
 
@@ -300,8 +299,8 @@ def _store_cached(path: Path, material: dict, metrics: dict) -> None:
 # executors: each yields (task index, metrics) in completion order
 # --------------------------------------------------------------------------
 def _iter_serial(fn, tasks):
-    for idx, (params, trial, ss) in tasks:
-        yield idx, _run_trial(fn, params, trial, ss)
+    for idx, (params, ss) in tasks:
+        yield idx, _run_trial(fn, params, ss)
 
 
 def _iter_processes(fn, tasks, workers):
@@ -309,8 +308,7 @@ def _iter_processes(fn, tasks, workers):
 
     pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)))
     try:
-        futures = {pool.submit(_run_trial, fn, params, trial, ss): idx
-                   for idx, (params, trial, ss) in tasks}
+        futures = {pool.submit(_run_trial, fn, params, ss): idx for idx, (params, ss) in tasks}
         pending = set(futures)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -325,8 +323,8 @@ def _iter_dask(fn, tasks, client):
     from distributed import as_completed
 
     futures = {}
-    for idx, (params, trial, ss) in tasks:
-        futures[client.submit(_run_trial, fn, params, trial, ss, pure=False)] = idx
+    for idx, (params, ss) in tasks:
+        futures[client.submit(_run_trial, fn, params, ss, pure=False)] = idx
     try:
         for fut in as_completed(list(futures)):
             yield futures[fut], fut.result()
@@ -399,8 +397,10 @@ def run_sweep(
         (:class:`concurrent.futures.ProcessPoolExecutor`) or ``"dask"``
         (dask.distributed).
     workers
-        Pool size for ``executor="processes"`` (default ``os.cpu_count()``);
-        must be None for the other executors.
+        Pool size for ``executor="processes"`` (default ``os.cpu_count()``).
+        Validated whenever given but ignored by ``"serial"`` (one worker) and
+        ``"dask"`` (the cluster decides), so notebooks can switch executors
+        without touching it.
     cache_dir
         Directory for the per-trial JSON cache (created if needed), or None for
         no cache.  Cached trials are loaded instead of recomputed; the key
@@ -437,17 +437,18 @@ def run_sweep(
     paired = _check_bool("paired", paired)
     if desc is not None and not isinstance(desc, str):
         raise ValueError(f"desc must be None or a str, got {desc!r}")
+    if workers is not None:
+        workers = check_int("workers", workers, lo=1)
     if executor == "processes":
-        workers = (os.cpu_count() or 1) if workers is None else check_int("workers", workers, lo=1)
+        workers = workers or os.cpu_count() or 1
         try:
             pickle.dumps(fn)
         except Exception as exc:
             raise ValueError("fn must be picklable (a module-level function) for "
                              f"executor='processes': {exc}") from None
-    elif workers is not None:
-        raise ValueError(f"workers must be None unless executor='processes', got {workers!r} "
-                         f"with executor={executor!r}")
     if executor == "dask":
+        if client is not None and dask_address is not None:
+            raise ValueError("pass either client or dask_address for executor='dask', not both")
         if client is None:
             if dask_address is None:
                 dask_address = os.environ.get(DASK_ENV) or None
@@ -476,9 +477,9 @@ def run_sweep(
             materials[k] = _cache_material(fn_id, canon[i], t, seed, paired, fingerprint)
             results[k] = _load_cached(cache_dir / f"{_cache_key(materials[k])}.json", materials[k])
         if results[k] is None:
-            tasks.append((k, (settings[i], t, trial_seed(seed, t, settings[i], paired))))
+            tasks.append((k, (settings[i], trial_seed(seed, t, settings[i], paired))))
 
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # plain text bar: readable in executed notebooks, no ipywidgets needed
 
     bar = tqdm(total=len(keys), initial=len(keys) - len(tasks), desc=desc,
                disable=not progress, unit="trial")

@@ -1,6 +1,6 @@
 """Per-iteration compute-time traces and their (empirical) distributions.
 
-Seed 000 §II-B / §III-C1 and seed 004 §IV-A2 drive every worker's
+Seed 000 §II-B / §III-D1 and seed 004 §IV-A2 drive every worker's
 per-iteration compute time T (seconds) with a runtime distribution
 F_Phi(t) = P(T <= t) taken from measured traces (Fig. 1 of seed 000,
 Fig. 3 of seed 004).  This module provides
@@ -58,6 +58,20 @@ def _real_array(name: str, values, lo: float | None = None, *, lo_open: bool = F
                          f"got {values!r}") from None
     flat = check_array(name, arr.ravel(), lo=lo, lo_open=lo_open)
     return flat.reshape(arr.shape)
+
+
+def _time_array(name: str, values) -> np.ndarray:
+    """Scalar or array of times (s) for CDF queries: reals, +-inf allowed, NaN rejected."""
+    if isinstance(values, (str, bytes)):
+        raise ValueError(f"{name} must be a real number or an array of reals, got {values!r}")
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number or an array of reals, "
+                         f"got {values!r}") from None
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} must not contain NaN, got {values!r}")
+    return arr
 
 
 def _scalar_or_array(x: np.ndarray):
@@ -132,9 +146,7 @@ class Trace:
         0 below the smallest sample, 1 at and above the largest, piecewise
         linear in between (see class docstring).  Right-continuous.
         """
-        t_arr = np.asarray(t, dtype=float)
-        if np.isnan(t_arr).any():
-            raise ValueError(f"t must not contain NaN, got {t!r}")
+        t_arr = _time_array("t", t)
         x = self.samples
         n = x.size
         k = np.searchsorted(x, t_arr, side="right")  # number of samples <= t
@@ -183,7 +195,7 @@ class Trace:
 
         Probability that a worker whose current iteration has already run for
         ``elapsed`` seconds finishes within the next ``dt`` seconds (seed 000
-        §III-C1, Eq. 4).  ``elapsed`` >= 0 and ``dt`` >= 0 (seconds) may be
+        §III-D1, Eq. 4).  ``elapsed`` >= 0 and ``dt`` >= 0 (seconds) may be
         scalars or broadcastable arrays.  When 1 - F(t) = 0 (the worker has
         already run at least as long as the longest sample) the result is
         defined as 1.0: this is the limit of the expression as t approaches
@@ -375,9 +387,7 @@ class OnlineECDF:
                 return self._prior
             k = int(np.searchsorted(self._main, tf, side="right")) + bisect.bisect_right(self._buf, tf)
             return k / self._count
-        t_arr = np.asarray(t, dtype=float)
-        if np.isnan(t_arr).any():
-            raise ValueError(f"t must not contain NaN, got {t!r}")
+        t_arr = _time_array("t", t)
         if self._count == 0:
             return _scalar_or_array(np.full(t_arr.shape, self._prior))
         k = np.searchsorted(self._main, t_arr, side="right")

@@ -1,0 +1,155 @@
+"""Tests for simlib.claims: upsert semantics, summary text, atomic writes."""
+from __future__ import annotations
+
+import multiprocessing
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import simlib
+from simlib import claims
+from simlib.claims import COLUMNS, DEFAULT_LEDGER, load_ledger, record_claim, summarize_ledger
+
+
+@pytest.fixture
+def ledger(tmp_path) -> Path:
+    return tmp_path / "results" / "claims.csv"
+
+
+def test_record_creates_ledger_with_string_values(ledger):
+    row = record_claim("PR", "Fig. 7", "speed-up vs all-reduce", "1.89–2.55×", 2.25, True,
+                       ledger_path=ledger)
+    assert row == {"paper": "PR", "figure": "Fig. 7", "claim": "speed-up vs all-reduce",
+                   "paper_value": "1.89–2.55×", "our_value": "2.25", "holds": True, "note": ""}
+    df = load_ledger(ledger)
+    assert list(df.columns) == list(COLUMNS)
+    assert df.iloc[0].to_dict() == row
+    assert df["holds"].dtype == bool
+    assert ledger.read_text(encoding="utf-8").splitlines()[0] == ",".join(COLUMNS)
+
+
+def test_upsert_replaces_in_place(ledger):
+    record_claim("PR", "Fig. 7", "speed-up", "2×", "1.9", True, ledger_path=ledger)
+    record_claim("PR", "Fig. 8", "speed-up", "2×", "1.1", False, note="slow links", ledger_path=ledger)
+    record_claim("SR", "Fig. 7", "speed-up", "3×", 3, True, ledger_path=ledger)
+    record_claim("PR", "Fig. 7", "speed-up", "2×", np.float64(2.5), np.bool_(True), note="rerun",
+                 ledger_path=ledger)
+    df = load_ledger(ledger)
+    assert len(df) == 3
+    assert df[["paper", "figure"]].values.tolist() == [["PR", "Fig. 7"], ["PR", "Fig. 8"], ["SR", "Fig. 7"]]
+    assert df.iloc[0]["our_value"] == "2.5" and df.iloc[0]["note"] == "rerun"
+    assert df.iloc[2]["our_value"] == "3"
+    before = ledger.read_bytes()
+    record_claim("PR", "Fig. 7", "speed-up", "2×", 2.5, True, note="rerun", ledger_path=ledger)
+    assert ledger.read_bytes() == before  # re-running a notebook is idempotent
+
+
+def test_awkward_text_round_trips(ledger):
+    note = 'commas, "quotes", µ and\na newline'
+    record_claim("P", "Tab. 2", "x", "≈ 10%", "9.7%", False, note=note, ledger_path=ledger)
+    assert load_ledger(ledger).iloc[0]["note"] == note
+
+
+def test_summary_text(ledger):
+    assert summarize_ledger(ledger) == "no claims recorded yet"
+    record_claim("PR", "Fig. 7", "speed-up", "1.89–2.55×", "2.1×", True, ledger_path=ledger)
+    assert summarize_ledger(ledger) == "1 claim checked: 1 hold, 0 do not"
+    record_claim("PR", "Fig. 9", "accuracy loss", "< 1%", "1.4%", False, note="fewer epochs",
+                 ledger_path=ledger)
+    record_claim("SR", "Fig. 3", "traffic cut", "40%", "35%", False, ledger_path=ledger)
+    assert summarize_ledger(ledger) == (
+        "3 claims checked: 1 hold, 2 do not\n"
+        "- PR, Fig. 9: accuracy loss: paper < 1% vs ours 1.4% (fewer epochs)\n"
+        "- SR, Fig. 3: traffic cut: paper 40% vs ours 35%")
+
+
+def test_missing_and_empty_ledger(tmp_path):
+    missing = tmp_path / "nope.csv"
+    assert summarize_ledger(missing) == "no claims recorded yet"
+    df = load_ledger(missing)
+    assert df.empty and list(df.columns) == list(COLUMNS)
+    empty = tmp_path / "empty.csv"
+    empty.write_text(",".join(COLUMNS) + "\n")
+    assert summarize_ledger(empty) == "no claims recorded yet"
+
+
+def test_foreign_csv_is_not_overwritten(tmp_path):
+    other = tmp_path / "other.csv"
+    other.write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="not a claims ledger"):
+        record_claim("P", "F", "c", "1", "1", True, ledger_path=other)
+    assert other.read_text() == "a,b\n1,2\n"
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"paper": ""}, "paper"), ({"paper": "  "}, "paper"), ({"figure": 7}, "figure"),
+    ({"claim": None}, "claim"), ({"paper_value": ""}, "paper_value"),
+    ({"our_value": float("nan")}, "our_value"), ({"our_value": True}, "our_value"),
+    ({"our_value": [1, 2]}, "our_value"), ({"holds": "yes"}, "holds"), ({"holds": 1}, "holds"),
+    ({"holds": None}, "holds"), ({"note": None}, "note"), ({"ledger_path": 3}, "ledger_path"),
+])
+def test_validation(ledger, kwargs, match):
+    args = {"paper": "P", "figure": "F", "claim": "c", "paper_value": "1", "our_value": "1",
+            "holds": True, "ledger_path": ledger}
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        record_claim(**args)
+    assert not ledger.exists()
+
+
+def test_write_goes_through_temp_file_and_replace(ledger, monkeypatch):
+    record_claim("P", "F", "c", "1", "1", True, ledger_path=ledger)
+    seen = []
+    real_replace = os.replace
+
+    def spy(src, dst):
+        seen.append((Path(src), Path(dst), Path(src).read_text(encoding="utf-8")))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", spy)
+    record_claim("P", "F", "d", "2", "2", False, ledger_path=ledger)
+    (src, dst, content), = seen
+    assert dst == ledger and src.parent == ledger.parent and src != ledger
+    assert content == ledger.read_text(encoding="utf-8")  # complete file staged, then renamed
+    assert sorted(p.name for p in ledger.parent.iterdir()) == ["claims.csv"]
+
+
+@pytest.mark.parametrize("broken", ["replace", "fsync"])
+def test_failed_write_leaves_old_ledger_and_no_temp_file(ledger, monkeypatch, broken):
+    record_claim("P", "F", "c", "1", "1", True, ledger_path=ledger)
+    before = ledger.read_bytes()
+
+    def boom(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, broken, boom)
+    with pytest.raises(OSError, match="disk full"):
+        record_claim("P", "F", "d", "2", "2", False, ledger_path=ledger)
+    monkeypatch.undo()
+    assert ledger.read_bytes() == before
+    assert sorted(p.name for p in ledger.parent.iterdir()) == ["claims.csv"]
+
+
+def _record_many(path: str, worker: int) -> None:
+    for i in range(15):
+        record_claim("P", f"Fig. {worker}", f"claim {i}", "1", str(i), True, ledger_path=path)
+
+
+def test_concurrent_writers_do_not_lose_rows(ledger):
+    ledger.parent.mkdir(parents=True)
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_record_many, args=(str(ledger), w)) for w in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(30)
+    assert [p.exitcode for p in procs] == [0, 0]
+    assert len(load_ledger(ledger)) == 30
+
+
+def test_default_ledger_is_in_the_repository():
+    root = Path(simlib.__file__).resolve().parent.parent
+    assert DEFAULT_LEDGER == root / "data" / "results" / "claims.csv"
+    assert claims.record_claim.__defaults__[-1] == DEFAULT_LEDGER

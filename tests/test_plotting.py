@@ -1,0 +1,139 @@
+"""Tests for simlib.plotting: theme, reproducible figure files, min/median/max plot."""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from simlib.plotting import (FIGURE_DPI, SCHEME_COLORS, SCHEME_LABELS,  # noqa: E402
+                             plot_min_median_max, save_figure, set_theme)
+
+
+def trial_frame() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    rows = [{"scheme": s, "n": n, "trial": t, "time": n * (1 + k) + rng.random()}
+            for k, s in enumerate(["selective", "custom", "allreduce", "partial"])
+            for n in (8, 2, 4) for t in range(5)]
+    return pd.DataFrame(rows)
+
+
+def make_figure():
+    fig, ax = plt.subplots(figsize=(3.5, 2.5))
+    plot_min_median_max(ax, trial_frame(), "n", "time", "scheme")
+    ax.set_title("Speed-up ≥ 2× (µs)")
+    return fig
+
+
+@pytest.fixture
+def themed():
+    with matplotlib.rc_context():
+        set_theme()
+        yield
+    plt.close("all")
+
+
+def test_scheme_styles_cover_the_three_schemes():
+    assert set(SCHEME_COLORS) == set(SCHEME_LABELS) == {"allreduce", "partial", "selective"}
+    assert SCHEME_LABELS["partial"] == "Partial reduce"
+    assert len(set(SCHEME_COLORS.values())) == 3
+    with pytest.raises(TypeError):
+        SCHEME_COLORS["partial"] = "red"  # read-only, no mutable module state
+
+
+def test_set_theme_uses_available_font(themed):
+    assert matplotlib.rcParams["font.sans-serif"][0] == "DejaVu Sans"
+    from matplotlib import font_manager
+    path = font_manager.findfont("DejaVu Sans", fallback_to_default=False)
+    assert path.endswith(".ttf")
+
+
+def test_save_figure_is_byte_identical(themed, tmp_path, monkeypatch):
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    first = save_figure(make_figure(), "fig_demo", tmp_path / "a")
+    # a different SOURCE_DATE_EPOCH must not matter either (no dates are written)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1000")
+    second = save_figure(make_figure(), "fig_demo", tmp_path / "b")
+    assert [p.name for p in first] == ["fig_demo.png", "fig_demo.pdf"]
+    for p, q in zip(first, second):
+        assert p.exists() and p.stat().st_size > 1000
+        assert p.read_bytes() == q.read_bytes()
+    pdf = first[1].read_bytes()
+    assert b"CreationDate" not in pdf and b"ModDate" not in pdf and b"(simlib.plotting)" in pdf
+    assert b"Software" not in first[0].read_bytes() and b"Matplotlib" not in first[0].read_bytes()
+    assert sorted(x.name for x in (tmp_path / "a").iterdir()) == ["fig_demo.pdf", "fig_demo.png"]
+
+
+def test_save_figure_fixed_dpi(themed, tmp_path):
+    fig = plt.figure(figsize=(2, 1))
+    png, _ = save_figure(fig, "blank", tmp_path)
+    data = png.read_bytes()
+    phys = data.index(b"pHYs") + 4  # physical pixel density, pixels per metre
+    assert int.from_bytes(data[phys:phys + 4], "big") == round(FIGURE_DPI / 0.0254)
+    png, _ = save_figure(fig, "blank", tmp_path, dpi=100)
+    data = png.read_bytes()
+    assert int.from_bytes(data[phys:phys + 4], "big") == round(100 / 0.0254)
+
+
+@pytest.mark.parametrize("name", ["", "a/b", "a\\b", "../x", ".hidden", "fig.png", "fig.PDF", 3, "a b"])
+def test_save_figure_rejects_bad_names(tmp_path, name):
+    fig = plt.figure()
+    with pytest.raises(ValueError, match="name"):
+        save_figure(fig, name, tmp_path)
+    plt.close(fig)
+
+
+def test_save_figure_validation(tmp_path):
+    with pytest.raises(ValueError, match="fig"):
+        save_figure("not a figure", "x", tmp_path)
+    fig = plt.figure()
+    with pytest.raises(ValueError, match="dpi"):
+        save_figure(fig, "x", tmp_path, dpi=0)
+    with pytest.raises(ValueError, match="figures_dir"):
+        save_figure(fig, "x", 42)
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("band", ["fill", "errorbar"])
+def test_plot_draws_one_median_line_per_hue(themed, band):
+    df = trial_frame()
+    fig, ax = plt.subplots()
+    assert plot_min_median_max(ax, df, "n", "time", "scheme", band=band) is ax
+    lines = [ln for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+    assert [ln.get_label() for ln in lines] == ["All reduce", "Partial reduce", "Selective reduce", "custom"]
+    assert lines[0].get_color() == SCHEME_COLORS["allreduce"]
+    assert len({ln.get_color() for ln in lines}) == 4
+    assert all(ln.get_marker() not in (None, "None", "") for ln in lines)
+    part = df[df.scheme == "partial"]
+    x, y = lines[1].get_data()
+    assert list(x) == [2, 4, 8]  # sorted by x
+    assert list(y) == [part[part.n == n].time.median() for n in (2, 4, 8)]
+    assert len(ax.collections) == 4  # one band per hue
+    if band == "fill":
+        verts = ax.collections[0].get_paths()[0].vertices
+        sub = df[(df.scheme == "allreduce") & (df.n == 2)].time
+        assert verts[:, 1].min() == pytest.approx(sub.min()) and verts[:, 1].max() >= sub.max() - 1e-12
+    assert ax.get_xlabel() == "n" and ax.get_legend() is not None
+
+
+def test_plot_without_hue(themed):
+    fig, ax = plt.subplots()
+    plot_min_median_max(ax, trial_frame(), "n", "time")
+    assert len(ax.get_lines()) == 1 and len(ax.collections) == 1
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"x": "nope"}, "x"), ({"y": "nope"}, "y"), ({"hue": "nope"}, "hue"),
+    ({"band": "box"}, "band"), ({"alpha": 2}, "alpha"), ({"y": "scheme", "hue": None}, "y must name a numeric"),
+    ({"hue": "n"}, "different"), ({"df": pd.DataFrame()}, "df"), ({"ax": None}, "ax"),
+])
+def test_plot_validation(themed, kwargs, match):
+    fig, ax = plt.subplots()
+    args = {"ax": ax, "df": trial_frame(), "x": "n", "y": "time", "hue": "scheme"}
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        plot_min_median_max(**args)

@@ -1,0 +1,380 @@
+"""Tests for simlib.sweep: grid expansion, seeds, executors, cache/resume, summaries."""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import os
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from simlib import sweep
+from simlib.sweep import (code_fingerprint, expand_grid, run_sweep, setting_hash,
+                          summarize, trial_seed)
+
+LOG_ENV = "SIMLIB_TEST_SWEEP_LOG"     # directory: one file per fn call
+FAIL_ENV = "SIMLIB_TEST_SWEEP_FAIL"   # "x:trial:kind" -> that call raises
+
+
+# ---------------------------------------------------------------- trial functions
+# (module level so that worker processes can unpickle them)
+def noisy_fn(params, rng_seed):
+    """Metrics depend on the rng; a random-but-deterministic sleep shuffles completion order."""
+    rng = np.random.default_rng(rng_seed)
+    time.sleep(0.015 * rng.random())
+    return {"y": params["x"] * rng.normal(), "draw": int(rng.integers(1_000_000)),
+            "small": bool(rng.random() < 0.5)}
+
+
+def draw_fn(params, rng_seed):
+    return {"u": float(np.random.default_rng(rng_seed).random())}
+
+
+def logged_fn(params, rng_seed):
+    """Records each call as a file (shared across processes) and optionally fails."""
+    trial = rng_seed.spawn_key[0]
+    log = os.environ.get(LOG_ENV)
+    if log:
+        Path(log, f"{params['x']}-{trial}-{uuid.uuid4().hex}").touch()
+    fail = os.environ.get(FAIL_ENV)
+    if fail:
+        fx, ft, kind = fail.split(":")
+        if (params["x"], trial) == (int(fx), int(ft)):
+            raise KeyboardInterrupt if kind == "interrupt" else RuntimeError("injected failure")
+    rng = np.random.default_rng(rng_seed)
+    return {"y": params["x"] + rng.normal(), "n": int(rng.integers(100))}
+
+
+def exotic_fn(params, rng_seed):
+    """Values that must survive a JSON round trip bit for bit."""
+    return {"third": 0.1 + 0.2, "subnormal": 5e-324, "negzero": -0.0, "nan": float("nan"),
+            "inf": float("inf"), "ninf": -math.inf, "big": 2**62 + 1, "np_int": np.int64(7),
+            "np_float": np.float32(0.1), "flag": np.bool_(True), "label": "é", "none": None,
+            "u": float(np.random.default_rng(rng_seed).random())}
+
+
+def clashing_fn(params, rng_seed):
+    return {"x": 1.0}
+
+
+def calls(log_dir: Path) -> list[tuple[int, int]]:
+    return sorted(tuple(int(v) for v in p.name.split("-")[:2]) for p in log_dir.iterdir())
+
+
+def assert_same(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+@pytest.fixture
+def log_dir(tmp_path, monkeypatch):
+    d = tmp_path / "calls"
+    d.mkdir()
+    monkeypatch.setenv(LOG_ENV, str(d))
+    monkeypatch.delenv(FAIL_ENV, raising=False)
+    return d
+
+
+GRID = expand_grid(x=[1, 2, 3])
+
+
+# ---------------------------------------------------------------- grid
+def test_expand_grid_product_in_stable_order():
+    g = expand_grid(scheme=["allreduce", "partial"], n=(4, 8), p=np.array([0.5]))
+    assert g == [{"scheme": "allreduce", "n": 4, "p": 0.5}, {"scheme": "allreduce", "n": 8, "p": 0.5},
+                 {"scheme": "partial", "n": 4, "p": 0.5}, {"scheme": "partial", "n": 8, "p": 0.5}]
+    assert [list(s) for s in g] == [["scheme", "n", "p"]] * 4
+    assert type(g[0]["p"]) is float  # numpy scalars become plain Python values
+    assert expand_grid(n=range(3)) == [{"n": 0}, {"n": 1}, {"n": 2}]
+
+
+@pytest.mark.parametrize("axes, match", [
+    ({}, "at least one axis"),
+    ({"n": 3}, "axis n"),
+    ({"scheme": "partial"}, "axis scheme"),
+    ({"n": []}, "axis n must have at least 1"),
+])
+def test_expand_grid_validation(axes, match):
+    with pytest.raises(ValueError, match=match):
+        expand_grid(**axes)
+
+
+# ---------------------------------------------------------------- seeds
+def test_paired_seeds_are_common_random_numbers():
+    df = run_sweep(draw_fn, GRID, 4, seed=5, executor="serial", progress=False)
+    table = df.pivot(index="trial", columns="x", values="u")
+    for x in (2, 3):  # same trial -> same draw in every setting
+        assert (table[x] == table[1]).all()
+    assert table[1].nunique() == 4  # different trials -> different draws
+    expected = [np.random.default_rng(np.random.SeedSequence(5, spawn_key=(t,))).random() for t in range(4)]
+    assert list(table[1]) == expected
+
+
+def test_unpaired_seeds_differ_per_setting_and_are_stable():
+    df = run_sweep(draw_fn, GRID, 3, seed=5, executor="serial", progress=False, paired=False)
+    table = df.pivot(index="trial", columns="x", values="u")
+    assert table.stack().nunique() == 9
+    again = run_sweep(draw_fn, GRID, 3, seed=5, executor="serial", progress=False, paired=False)
+    assert_same(df, again)
+    ss = trial_seed(5, 2, {"x": 3}, paired=False)
+    assert table.loc[2, 3] == np.random.default_rng(ss).random()
+    paired = run_sweep(draw_fn, GRID, 3, seed=5, executor="serial", progress=False)
+    assert not np.isin(df["u"], paired["u"]).any()
+
+
+def test_setting_hash_is_sha256_of_canonical_json():
+    expected = int.from_bytes(hashlib.sha256(b'{"a":1,"b":"z"}').digest()[:8], "big")
+    assert setting_hash({"b": "z", "a": 1}) == expected == setting_hash({"a": 1, "b": "z"})
+    assert setting_hash({"a": np.int64(1), "b": "z"}) == expected
+    assert setting_hash({"a": 1.0, "b": "z"}) != expected  # 1.0 and 1 are different settings
+
+
+# ---------------------------------------------------------------- executors
+def test_result_layout_and_row_order():
+    settings = [{"scheme": "partial", "n": 4}, {"scheme": "allreduce", "n": 2, "extra": "k"}]
+    df = run_sweep(draw_fn, settings, 2, executor="serial", progress=False)
+    assert list(df.columns) == ["scheme", "n", "extra", "trial", "u"]
+    assert list(df["scheme"]) == ["partial", "partial", "allreduce", "allreduce"]
+    assert list(df["trial"]) == [0, 1, 0, 1]
+    assert df["extra"].isna().tolist() == [True, True, False, False]
+
+
+def test_serial_equals_processes_despite_shuffled_completion():
+    settings = expand_grid(x=[1.0, 2.5, -3.0], scheme=["allreduce", "partial"])
+    serial = run_sweep(noisy_fn, settings, 4, seed=11, executor="serial", progress=False)
+    procs = run_sweep(noisy_fn, settings, 4, seed=11, executor="processes", workers=2, progress=False)
+    assert_same(serial, procs)
+    assert len(serial) == 24 and serial["draw"].dtype == np.int64 and serial["small"].dtype == bool
+    other = run_sweep(noisy_fn, settings, 4, seed=12, executor="serial", progress=False)
+    assert not serial["y"].equals(other["y"])  # the seed matters
+
+
+def test_dask_local_cluster_matches_serial(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    settings = expand_grid(x=[1.0, 2.5, -3.0], scheme=["allreduce", "partial"])
+    serial = run_sweep(noisy_fn, settings, 3, seed=11, executor="serial", progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+            distributed.Client(cluster) as client:
+        via_client = run_sweep(noisy_fn, settings, 3, seed=11, executor="dask", client=client,
+                               progress=False)
+        monkeypatch.setenv(sweep.DASK_ENV, cluster.scheduler_address)
+        via_env = run_sweep(noisy_fn, settings, 3, seed=11, executor="dask", progress=False)
+    assert_same(serial, via_client)
+    assert_same(serial, via_env)
+
+
+def test_dask_without_address_says_how_to_configure(monkeypatch):
+    monkeypatch.delenv(sweep.DASK_ENV, raising=False)
+    with pytest.raises(ValueError, match="DASK_SCHEDULER_ADDRESS"):
+        run_sweep(draw_fn, GRID, 1, executor="dask", progress=False)
+
+
+# ---------------------------------------------------------------- cache and resume
+def test_cache_round_trips_values_exactly(tmp_path):
+    fresh = run_sweep(exotic_fn, GRID, 2, executor="serial", progress=False, cache_dir=tmp_path)
+    cached = run_sweep(exotic_fn, GRID, 2, executor="serial", progress=False, cache_dir=tmp_path)
+    uncached = run_sweep(exotic_fn, GRID, 2, executor="serial", progress=False)
+    assert len(list(tmp_path.glob("*.json"))) == 6
+    for df in (cached, uncached):
+        assert_same(fresh, df)
+    row = cached.iloc[0]
+    assert row["third"] == 0.1 + 0.2 and row["subnormal"] == 5e-324
+    assert np.signbit(row["negzero"]) and math.isnan(row["nan"])
+    assert row["inf"] == math.inf and row["ninf"] == -math.inf
+    assert row["big"] == 2**62 + 1 and cached["big"].dtype == np.int64
+    assert row["np_float"] == float(np.float32(0.1)) and row["label"] == "é"
+    assert row["none"] is None and cached["flag"].dtype == bool
+
+
+def test_cache_file_is_json_with_key_material(tmp_path):
+    run_sweep(draw_fn, [{"x": 1}], 1, seed=3, executor="serial", progress=False, cache_dir=tmp_path)
+    (path,) = tmp_path.glob("*.json")
+    record = json.loads(path.read_text())
+    assert record["params"] == {"x": 1} and record["trial"] == 0 and record["seed"] == 3
+    assert record["fn"].endswith(":draw_fn") and record["paired"] is True
+    assert list(tmp_path.glob(".*tmp")) == []  # no temp files left behind
+
+
+def test_resume_after_exception_serial(tmp_path, log_dir, monkeypatch):
+    reference = run_sweep(logged_fn, GRID, 3, executor="serial", progress=False)
+    for p in log_dir.iterdir():
+        p.unlink()
+    cache = tmp_path / "cache"
+    monkeypatch.setenv(FAIL_ENV, "2:1:error")  # the 5th trial in sweep order fails
+    with pytest.raises(RuntimeError, match="injected") as info:
+        run_sweep(logged_fn, GRID, 3, executor="serial", progress=False, cache_dir=cache)
+    assert any("rerun to resume" in note for note in info.value.__notes__)
+    assert calls(log_dir) == [(1, 0), (1, 1), (1, 2), (2, 0), (2, 1)]
+    assert len(list(cache.glob("*.json"))) == 4
+    for p in log_dir.iterdir():
+        p.unlink()
+    monkeypatch.delenv(FAIL_ENV)
+    resumed = run_sweep(logged_fn, GRID, 3, executor="serial", progress=False, cache_dir=cache)
+    assert calls(log_dir) == [(2, 1), (2, 2), (3, 0), (3, 1), (3, 2)]
+    assert_same(reference, resumed)
+
+
+def test_resume_after_keyboard_interrupt(tmp_path, log_dir, monkeypatch):
+    reference = run_sweep(logged_fn, GRID, 2, executor="serial", progress=False)
+    monkeypatch.setenv(FAIL_ENV, "3:0:interrupt")
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(logged_fn, GRID, 2, executor="serial", progress=False, cache_dir=tmp_path)
+    monkeypatch.delenv(FAIL_ENV)
+    for p in log_dir.iterdir():
+        p.unlink()
+    resumed = run_sweep(logged_fn, GRID, 2, executor="serial", progress=False, cache_dir=tmp_path)
+    assert calls(log_dir) == [(3, 0), (3, 1)]
+    assert_same(reference, resumed)
+
+
+def test_resume_after_exception_processes(tmp_path, log_dir, monkeypatch):
+    reference = run_sweep(logged_fn, GRID, 3, executor="serial", progress=False)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv(FAIL_ENV, "2:1:error")
+    with pytest.raises(RuntimeError, match="injected"):
+        run_sweep(logged_fn, GRID, 3, executor="processes", workers=2, progress=False, cache_dir=cache)
+    cached = {(json.loads(p.read_text())["params"]["x"], json.loads(p.read_text())["trial"])
+              for p in cache.glob("*.json")}
+    assert (2, 1) not in cached and len(cached) < 9
+    for p in log_dir.iterdir():
+        p.unlink()
+    monkeypatch.delenv(FAIL_ENV)
+    resumed = run_sweep(logged_fn, GRID, 3, executor="processes", workers=2, progress=False,
+                        cache_dir=cache)
+    recomputed = calls(log_dir)
+    assert len(recomputed) == 9 - len(cached)
+    assert set(recomputed).isdisjoint(cached)
+    assert_same(reference, resumed)
+
+
+def test_corrupt_cache_files_are_recomputed(tmp_path, log_dir):
+    first = run_sweep(logged_fn, GRID, 2, executor="serial", progress=False, cache_dir=tmp_path)
+    files = sorted(tmp_path.glob("*.json"))
+    text = files[0].read_text()
+    files[0].write_text(text[: len(text) // 2])          # truncated write
+    files[1].write_text("[]")                             # valid JSON, wrong shape
+    record = json.loads(files[2].read_text())
+    record["trial"] = 99                                  # key material mismatch
+    files[2].write_text(json.dumps(record))
+    for p in log_dir.iterdir():
+        p.unlink()
+    with pytest.warns(RuntimeWarning, match="corrupt sweep cache"):
+        again = run_sweep(logged_fn, GRID, 2, executor="serial", progress=False, cache_dir=tmp_path)
+    assert len(calls(log_dir)) == 3
+    assert_same(first, again)
+    json.loads(files[0].read_text())  # rewritten, valid again
+
+
+def test_code_fingerprint_tracks_py_bytes(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "a.py").write_bytes(b"x = 1\n")
+    (pkg / "sub" / "b.py").write_bytes(b"y = 2\n")
+    base = code_fingerprint(pkg)
+    assert len(base) == 64 and base == code_fingerprint(str(pkg))
+    (pkg / "notes.txt").write_text("ignored")
+    assert code_fingerprint(pkg) == base
+    (pkg / "sub" / "b.py").write_bytes(b"y = 3\n")
+    changed = code_fingerprint(pkg)
+    assert changed != base
+    (pkg / "sub" / "b.py").write_bytes(b"y = 2\n")
+    assert code_fingerprint(pkg) == base
+    (pkg / "sub" / "b.py").rename(pkg / "c.py")
+    assert code_fingerprint(pkg) != base
+    assert len(code_fingerprint()) == 64  # the real simlib package
+
+
+def test_code_change_invalidates_cache(tmp_path, log_dir, monkeypatch):
+    run_sweep(logged_fn, GRID, 2, executor="serial", progress=False, cache_dir=tmp_path)
+    assert len(calls(log_dir)) == 6
+    run_sweep(logged_fn, GRID, 2, executor="serial", progress=False, cache_dir=tmp_path)
+    assert len(calls(log_dir)) == 6  # all served from cache
+    monkeypatch.setattr(sweep, "code_fingerprint", lambda root=None: "0" * 64)
+    run_sweep(logged_fn, GRID, 2, executor="serial", progress=False, cache_dir=tmp_path)
+    assert len(calls(log_dir)) == 12  # new fingerprint: nothing reused
+    run_sweep(logged_fn, GRID, 2, seed=1, executor="serial", progress=False, cache_dir=tmp_path)
+    run_sweep(logged_fn, GRID, 2, executor="serial", progress=False, cache_dir=tmp_path, paired=False)
+    assert len(calls(log_dir)) == 24  # seed and pairing are part of the key
+
+
+def test_progress_bar_counts_cached_trials(tmp_path, capsys):
+    run_sweep(draw_fn, GRID[:1], 2, executor="serial", progress=False, cache_dir=tmp_path)
+    run_sweep(draw_fn, GRID, 2, executor="serial", progress=True, cache_dir=tmp_path, desc="demo")
+    err = capsys.readouterr().err
+    assert "demo" in err and "2/6" in err and "6/6" in err and "0/6" not in err
+
+
+# ---------------------------------------------------------------- validation
+@pytest.mark.parametrize("kwargs, match", [
+    ({"trials": 0}, "trials"),
+    ({"trials": 1.5}, "trials"),
+    ({"seed": -1}, "seed"),
+    ({"executor": "gpu"}, "executor"),
+    ({"workers": 0}, "workers"),
+    ({"executor": "serial", "workers": 0}, "workers"),
+    ({"executor": "serial", "workers": 1.5}, "workers"),
+    ({"progress": "yes"}, "progress"),
+    ({"paired": 1}, "paired"),
+    ({"desc": 3}, "desc"),
+    ({"cache_dir": 5}, "cache_dir"),
+    ({"settings": []}, "settings"),
+    ({"settings": {"x": 1}}, "settings"),
+    ({"settings": [{"x": 1}, 3]}, r"settings\[1\]"),
+    ({"settings": [{"x": 1}, {"x": 1}]}, r"settings\[1\] duplicates settings\[0\]"),
+    ({"settings": [{"trial": 1}]}, "reserved"),
+    ({"settings": [{"x": float("nan")}]}, r"settings\[0\]"),
+    ({"settings": [{"x": object()}]}, r"settings\[0\]"),
+    ({"fn": 42}, "fn"),
+    ({"fn": lambda p, s: {}, "executor": "processes"}, "picklable"),
+    ({"fn": lambda p, s: {}, "executor": "serial", "cache_dir": "unused"}, "module-level"),
+    ({"client": object()}, "client"),
+])
+def test_run_sweep_validation(kwargs, match, tmp_path):
+    args = {"fn": draw_fn, "settings": GRID, "trials": 1, "executor": "serial", "progress": False}
+    args.update(kwargs)
+    if args.get("cache_dir") == "unused":
+        args["cache_dir"] = tmp_path
+    if args["executor"] == "processes" and "workers" not in kwargs:
+        args["workers"] = 1
+    with pytest.raises(ValueError, match=match):
+        run_sweep(**args)
+
+
+def test_metric_errors_are_reported():
+    with pytest.raises(ValueError, match="clashes"):
+        run_sweep(clashing_fn, GRID, 1, executor="serial", progress=False)
+    with pytest.raises(ValueError, match="metric"):
+        run_sweep(lambda p, s: {"v": [1, 2]}, GRID, 1, executor="serial", progress=False)
+    with pytest.raises(ValueError, match="dict"):
+        run_sweep(lambda p, s: 3.0, GRID, 1, executor="serial", progress=False)
+
+
+# ---------------------------------------------------------------- summarize
+def test_summarize_min_median_max_long_format():
+    df = pd.DataFrame({"scheme": ["b", "b", "b", "a", "a"], "n": [1] * 5, "trial": [0, 1, 2, 0, 1],
+                       "t": [3.0, 1.0, 2.0, 10.0, np.nan], "k": [1, 2, 4, 5, 5]})
+    out = summarize(df, ["scheme", "n"], ["t", "k"])
+    assert list(out.columns) == ["scheme", "n", "metric", "min", "median", "max", "count"]
+    assert out[["scheme", "metric"]].values.tolist() == [["b", "t"], ["b", "k"], ["a", "t"], ["a", "k"]]
+    assert out.iloc[0][["min", "median", "max"]].tolist() == [1.0, 2.0, 3.0]
+    assert out.iloc[1][["min", "median", "max"]].tolist() == [1, 2, 4]
+    assert out.iloc[2][["min", "median", "max"]].tolist() == [10.0, 10.0, 10.0]
+    assert out["count"].tolist() == [3, 3, 1, 2]  # non-missing values
+    single = summarize(df, "scheme", "t")
+    assert single["metric"].tolist() == ["t", "t"]
+
+
+@pytest.mark.parametrize("by, metrics, match", [
+    ("nope", "t", "by"), ("scheme", "nope", "metrics"), ("scheme", "scheme", "grouping"),
+    ("n", "scheme", "numeric"), ([], "t", "by"), ("count", "t", "summary column"),
+])
+def test_summarize_validation(by, metrics, match):
+    df = pd.DataFrame({"scheme": ["a"], "n": [1], "t": [1.0], "count": [1]})
+    with pytest.raises(ValueError, match=match):
+        summarize(df, by, metrics)
