@@ -55,8 +55,10 @@ def check_real(
 def check_int(name: str, value, lo: int | None = None, hi: int | None = None) -> int:
     """Return ``int(value)`` if it is an integer in ``[lo, hi]``, else raise ``ValueError``."""
     interval = _fmt_interval(lo, hi, False, False)
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        if isinstance(value, Real) and float(value).is_integer():
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be an integer in {interval}, got {value!r}")
+    if not isinstance(value, Integral):
+        if isinstance(value, Real) and math.isfinite(float(value)) and float(value).is_integer():
             value = int(value)
         else:
             raise ValueError(f"{name} must be an integer in {interval}, got {value!r}")

@@ -1,0 +1,106 @@
+"""The simulated cluster and the all-reduce / partial-reduce controllers."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from simlib.cluster import Cluster, ScriptedComputeTimes
+from simlib.controllers import AllReduceController, PartialReduceController
+from simlib.costmodels import ring_allreduce_time
+from simlib.metrics import sync_metrics
+from simlib.scenario import Scenario, run_trial, simulate
+
+# 000 Fig. 3: five workers ready at 1, 2, 3, 3, 13 s; bandwidths 1, 5, 1, 5, 5; v = 5 units;
+# alpha ~ 0; sync time 2v / min b.
+FIG3_BW = [1.0, 5.0, 1.0, 5.0, 5.0]
+FIG3_READY = [[1.0], [2.0], [3.0], [3.0], [13.0]]
+
+
+def fig3_run(controller):
+    cl = Cluster(FIG3_BW, ScriptedComputeTimes(FIG3_READY), controller, model_bits=5.0, alpha=0.0,
+                 duration=100.0, sync_model="eq2_example")
+    return sync_metrics(cl.run()), cl.log
+
+
+def test_fig3_all_reduce():
+    m, log = fig3_run(AllReduceController())
+    assert (m["avg_sync_time_s"], m["avg_sync_scale"]) == (10.0, 5.0)
+    assert [(s.launch, s.finish) for s in log.syncs] == [(13.0, 23.0)]
+
+
+def test_fig3_partial_reduce_p2():
+    m, log = fig3_run(PartialReduceController(2))
+    assert (m["avg_sync_time_s"], m["avg_sync_scale"]) == (10.0, 2.0)
+    assert [s.members for s in log.syncs] == [(0, 1), (2, 3)]
+    assert [s.launch for s in log.syncs] == [2.0, 3.0]
+
+
+@pytest.mark.parametrize("ring_model", ["rounds", "coupled", "single"])
+def test_flow_ring_models_agree_with_closed_form_inside_the_cluster(ring_model):
+    """Groups on the big switch are disjoint, so flows reproduce Eq. (2) exactly."""
+    base = dict(scheme="partial", n=24, duration_s=30.0, model_mb=50.0)
+    flows = run_trial(dict(base, ring_model=ring_model), np.random.SeedSequence(3))
+    closed = run_trial(dict(base, sync_model="eq2_exact"), np.random.SeedSequence(3))
+    for k in ("avg_sync_time_s", "avg_sync_scale", "total_sync", "total_iteration"):
+        assert flows[k] == pytest.approx(closed[k], rel=1e-9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), scheme=st.sampled_from(["allreduce", "partial", "selective"]),
+       n=st.integers(4, 30), p=st.sampled_from([0.1, 0.3, 0.5]))
+def test_schedule_log_invariants(seed, scheme, n, p):
+    sc = Scenario(scheme=scheme, n=n, p=p, duration_s=20.0, model_mb=20.0)
+    log, _ = simulate(sc, seed)
+    busy_until = np.zeros(n)
+    iters = np.zeros(n, dtype=int)
+    for s in sorted(log.syncs, key=lambda s: s.launch):
+        assert len(set(s.members)) == len(s.members)
+        if scheme == "partial":
+            assert len(s.members) == sc.group_size
+        if scheme == "allreduce":
+            assert len(s.members) == n
+        if scheme == "selective":
+            assert len(s.members) >= sc.group_size
+        for w, it in zip(s.members, s.iterations):
+            assert busy_until[w] <= s.launch + 1e-12  # never in two syncs at once
+            busy_until[w] = np.inf if s.finish is None else s.finish
+            # each member finished a new local iteration since its last sync
+            assert it > iters[w]
+            iters[w] = it
+            assert log.compute_end[w][it - 1] <= s.launch + 1e-12
+        if s.finish is not None:
+            exact = ring_allreduce_time(log.bandwidth[list(s.members)], sc.model_mb * 8e6, sc.alpha_s)
+            assert s.finish - s.launch == pytest.approx(exact, rel=1e-9)
+    m = sync_metrics(log)
+    assert m["total_iteration"] == sum(len(c) for c in log.compute_end)
+    assert 0.0 <= m["wasted_wait_s_per_worker"] <= sc.duration_s
+
+
+def test_same_seed_same_result_and_paired_draws_across_schemes():
+    a = run_trial(dict(scheme="partial", n=20, duration_s=20.0), np.random.SeedSequence(5))
+    b = run_trial(dict(scheme="partial", n=20, duration_s=20.0), np.random.SeedSequence(5))
+    assert a == b
+    la, _ = simulate(Scenario(scheme="partial", n=20, duration_s=20.0), 5)
+    lb, _ = simulate(Scenario(scheme="allreduce", n=20, duration_s=20.0), 5)
+    assert np.array_equal(la.bandwidth, lb.bandwidth)
+    # first compute phase of every worker is the same draw under both schemes
+    assert [c[0] for c in la.compute_end] == [c[0] for c in lb.compute_end]
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(scheme="ring"), "scheme"),
+    (dict(n=1), "n"),
+    (dict(p=0.0), "p"),
+    (dict(eta=1.0), "eta"),
+    (dict(dt_s=0.0), "dt_s"),
+    (dict(lam=1.5), "lam"),
+    (dict(bogus=1), "bogus"),
+])
+def test_bad_scenario_parameters_name_the_parameter(params, match):
+    with pytest.raises(ValueError, match=match):
+        Scenario.from_params(params)
+
+
+def test_controller_p_larger_than_n_rejected():
+    with pytest.raises(ValueError, match="p must be"):
+        Cluster([1.0, 1.0], ScriptedComputeTimes([[1.0], [1.0]]), PartialReduceController(3),
+                model_bits=1.0, alpha=0.0, duration=10.0)
