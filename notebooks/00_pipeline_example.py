@@ -28,7 +28,7 @@
 
 # %% tags=["parameters"]
 profile = "full"          # "full" (paper fidelity) or "quick" (tests)
-workers = None            # processes for the sweep (None = all cores)
+workers = None            # processes for the sweep (None: all cores)
 seed = 0                  # root seed of every random draw
 trials = 20               # trials per setting (the paper reports min/median/max over 20)
 n = 200                   # workers on the switch

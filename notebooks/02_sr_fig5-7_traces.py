@@ -24,7 +24,7 @@
 
 # %% tags=["parameters"]
 profile = "full"                        # "full" (paper fidelity) or "quick" (tests)
-workers = None                          # processes for the sweep (None = all cores)
+workers = None                          # processes for the sweep (None: all cores)
 seed = 0                                # root seed
 trials = 20                             # trials per setting
 n_values = [40, 80, 120, 160, 200]      # cluster sizes
@@ -55,17 +55,13 @@ if profile == "quick":
 import matplotlib.pyplot as plt
 
 from simlib import analysis, claims, paths, plotting, sweep
-from simlib.scenario import Scenario, run_trial
+from simlib.scenario import run_scenarios
 
 settings = sweep.expand_grid(trace=traces, n=n_values, scheme=["allreduce", "partial", "selective"],
                              duration_s=[duration_s], p=[p], eta=[eta], theta=[theta], dt_s=[dt_s],
                              lam=[lam], alpha_s=[alpha_s], model_mb=[model_mb])
-for s in settings:  # validate every setting before spending time on the sweep
-    Scenario.from_params(s)
-df = sweep.run_sweep(run_trial, settings, trials=trials, seed=seed,
-                     executor="serial" if profile == "quick" else "processes", workers=workers,
-                     cache_dir=paths.CACHE / "02_sr_traces", desc="Figs 5-7")
-df.to_csv(paths.RESULTS / "02_sr_fig5-7.csv", index=False)
+df = run_scenarios(settings, trials=trials, seed=seed, name="02_sr_fig5-7", profile=profile,
+                   workers=workers, desc="Figs 5-7")
 df.groupby(["trace", "n", "scheme"])[["avg_sync_time_s", "avg_sync_scale", "total_iteration",
                                       "total_sync"]].median().round(3)
 

@@ -20,7 +20,9 @@ from typing import Callable
 
 from . import __version__
 
-DEFAULT_LEDGER = Path("data/results/claims.csv")
+#: Same file as ``simlib.claims.DEFAULT_LEDGER``: fixed relative to the
+#: repository, not to the current directory.
+DEFAULT_LEDGER = Path(__file__).resolve().parent.parent / "data" / "results" / "claims.csv"
 
 
 def arg_type(check: Callable[[str], object], metavar: str = "value") -> Callable[[str], object]:
@@ -46,7 +48,7 @@ def _cmd_claims(subparsers) -> None:
         "claims", help="summarize the claims ledger",
         description="Print the summary of the claims ledger (paper claim vs. reproduced value).")
     p.add_argument("--ledger", type=Path, default=DEFAULT_LEDGER, metavar="PATH",
-                   help=f"claims ledger CSV (default: {DEFAULT_LEDGER})")
+                   help="claims ledger CSV (default: data/results/claims.csv in the repository)")
 
     def handler(args, parser) -> int:
         try:

@@ -27,7 +27,7 @@ from .traces import OnlineECDF, Trace, load_trace
 from .units import MB, ms
 from .validate import check_choice, check_int, check_real
 
-__all__ = ["Scenario", "SCHEMES", "simulate", "run_trial", "child_seed"]
+__all__ = ["Scenario", "SCHEMES", "simulate", "run_trial", "run_scenarios", "child_seed"]
 
 SCHEMES = ("allreduce", "partial", "selective")
 CDF_SOURCES = ("warm", "cold")
@@ -194,3 +194,21 @@ def run_trial(params: dict, seed: np.random.SeedSequence) -> dict:
     out["group_size"] = sc.group_size
     out["controller_rounds"] = int(getattr(ctrl, "rounds", 0))
     return out
+
+
+def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, profile: str = "full",
+                  workers: int | None = None, desc: str | None = None):
+    """The notebooks' sweep: validate every setting, run ``trials`` paired trials of each
+    (processes for ``profile="full"``, serial for ``"quick"``), cache finished trials under
+    ``data/cache/<name>`` and write the tidy frame to ``data/results/<name>.csv``."""
+    from . import paths, sweep
+
+    check_choice("profile", profile, ("full", "quick"))
+    for s in settings:
+        Scenario.from_params(s)
+    df = sweep.run_sweep(run_trial, settings, trials=trials, seed=seed,
+                         executor="serial" if profile == "quick" else "processes", workers=workers,
+                         cache_dir=paths.CACHE / name, desc=desc or name)
+    paths.RESULTS.mkdir(parents=True, exist_ok=True)
+    df.to_csv(paths.RESULTS / f"{name}.csv", index=False)
+    return df

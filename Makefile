@@ -1,0 +1,82 @@
+# simlib -- build, test and reproduction entry points (GNU make).
+#
+#   make venv        create $(VENV), install requirements.txt, register the
+#                    `simlib` Jupyter kernel, link SimGrid's Python bindings
+#   make test        run the test suite (pytest $(PYTEST_FLAGS))
+#   make reproduce   execute every notebook (PROFILE=full by default), then
+#                    print the claims-ledger summary
+#   make bench       run every benchmarks/bench_*.py
+#   make clean       remove build/ and caches (keeps $(VENV))
+#   make distclean   clean + remove $(VENV) and data/cache/
+#
+# Overridable: PYTHON (interpreter used to create the venv), VENV, WORKERS
+# (passed to the notebooks as `workers`), PROFILE (full|quick), PYTEST_FLAGS,
+# NOTEBOOK_FLAGS (extra run_notebooks.py options, e.g. "--only 01_").
+
+PYTHON ?= python3
+VENV ?= .venv
+WORKERS ?=
+PROFILE ?= full
+PYTEST_FLAGS ?= -n 2
+NOTEBOOK_FLAGS ?=
+
+VPY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+KERNEL_JSON := $(VENV)/share/jupyter/kernels/simlib/kernel.json
+# Put the in-tree package first on the path for everything run below.
+RUN := PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}"
+
+.DEFAULT_GOAL := help
+.PHONY: help venv test reproduce bench clean distclean
+
+help:
+	@sed -n '1,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+
+# --- environment ----------------------------------------------------------
+
+$(VPY):
+	$(PYTHON) -m venv $(VENV)
+
+# Re-install only when requirements.txt is newer than the stamp.
+$(STAMP): requirements.txt | $(VPY)
+	$(VPY) -m pip install --disable-pip-version-check -q -r requirements.txt
+	@touch $@
+
+# The kernelspec runs $(VPY) with PYTHONPATH=$(CURDIR), so `import simlib`
+# also works when a notebook is opened interactively from notebooks/.
+$(KERNEL_JSON): $(STAMP)
+	$(VPY) -m ipykernel install --sys-prefix --name simlib \
+		--display-name "Python (simlib)" --env PYTHONPATH "$(CURDIR)"
+
+# The shim step is cheap and idempotent; it runs every time so that SimGrid
+# bindings installed (or removed) after the venv was created are picked up.
+venv: $(STAMP) $(KERNEL_JSON)
+	@$(VPY) scripts/simgrid_shim.py
+
+# --- targets ---------------------------------------------------------------
+
+test: venv
+	$(RUN) $(VPY) -m pytest $(PYTEST_FLAGS)
+
+reproduce: venv
+	$(RUN) $(VPY) scripts/run_notebooks.py --profile $(PROFILE) \
+		$(if $(strip $(WORKERS)),--workers $(WORKERS)) $(NOTEBOOK_FLAGS)
+	$(RUN) $(VPY) -m simlib claims
+
+bench: venv
+	@set -e; found=0; \
+	for f in benchmarks/bench_*.py; do \
+		[ -e "$$f" ] || continue; found=1; \
+		echo "== $$f"; \
+		$(RUN) $(VPY) "$$f"; \
+	done; \
+	[ $$found -eq 1 ] || echo "bench: no benchmarks/bench_*.py yet"
+
+clean:
+	rm -rf build .pytest_cache .hypothesis .cache dask-worker-space *.egg-info
+	find . -path ./$(VENV) -prune -o -path ./.git -prune -o \
+		\( -name __pycache__ -o -name .ipynb_checkpoints \) -type d -print0 \
+		| xargs -0 rm -rf
+
+distclean: clean
+	rm -rf $(VENV) data/cache
