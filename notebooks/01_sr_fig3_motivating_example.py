@@ -31,7 +31,7 @@ p = 2                  # minimum group size
 eta = 0.3              # BAG tolerance
 theta = 1.0            # BPAWR threshold
 dt = 1.0               # Δt (s)
-w5_bandwidth = 5.0     # the paper only says w5 >= 1
+w5_bandwidth = 5.0     # the paper only says w5 ≥ 1
 
 # %%
 from simlib.validate import check_choice, check_int, check_real

@@ -18,7 +18,7 @@
 # CNN or Transformer trace (synthetic stand-ins of the eager-SGD Fig. 1 shapes, mean
 # 1 s: see `data/README.md`); bandwidths round(20u, 3) Gbps with u ~ U[0.05, 1];
 # α = 1 ms; v = 500 MB; p = 0.3n, η = 0.3, θ = 1; Δt = 0.1 s (our choice, see
-# decision SR5). Each setting runs 20 trials; plots show the median with a min–max band.
+# decision E2). Each setting runs 20 trials; plots show the median with a min–max band.
 # Schemes are compared *paired*: trial t of every scheme uses the same bandwidths
 # and the same per-worker compute-time draws.
 

@@ -17,7 +17,7 @@
 # *Warm start*: the controller knows F_Φ. *Cold start*: it uses the empirical CDF of the
 # compute times observed so far (before the first observation it predicts nobody).
 # Estimation error: the controller sees b + b·e·x, x ~ U[−1, 1], redrawn at every
-# decision (decision SR7), while transfers run at the true b. Transformer trace;
+# decision (decision E9), while transfers run at the true b. Transformer trace;
 # Fig. 11 over n, Fig. 12 over e at n = 200 (the paper does not state the e values; we
 # use 0…0.5).
 

@@ -12,18 +12,18 @@
 # ---
 
 # %% [markdown]
-# # Selective Reduce — the paper's gaps, measured (decisions SR1, SR3, SR4, SR5)
+# # Selective Reduce — the paper's gaps, measured (decisions SR1, E3, E1, E2)
 #
-# The paper leaves four choices open (see `docs/decisions/selective_reduce.md`). This
+# The paper leaves four choices open (see `docs/decisions/`). This
 # notebook shows what each one changes, at the §IV defaults (Transformer trace, n = 200,
 # p = 0.3n, η = 0.3, θ = 1, 100 s, 20 trials):
 #
 # * **SR1** BAG line 6 — `len(g) ≤ p` (pseudo-code: base groups of p + 1) vs `len(g) < p`
 #   (text: groups of p; our default).
-# * **SR3** progress model — Alg. 2 line 26 uses F(t + Δt) (`paper`, default) where Eq. (4)'s
+# * **E3** progress model — Alg. 2 line 26 uses F(t + Δt) (`paper`, default) where Eq. (4)'s
 #   left-hand side is the conditional (F(t + Δt) − F(t)) / (1 − F(t)) (`conditional`).
-# * **SR4** full-sync period c — none (our default) vs c ∈ {10, 50}.
-# * **SR5** Δt — no default in the paper; we use 0.1 s. Sensitivity over 0.01…1 s.
+# * **E1** full-sync period c — none (our default) vs c ∈ {10, 50}.
+# * **E2** Δt — no default in the paper; we use 0.1 s. Sensitivity over 0.01…1 s.
 
 # %% tags=["parameters"]
 profile = "full"                          # "full" (paper fidelity) or "quick" (tests)
@@ -78,9 +78,9 @@ at_default = sr[(sr.dt_s == dt_s)]
 table = pd.concat({
     "BAG line 6 (SR1)": at_default[at_default.progress_model.eq("paper") & at_default.c.isna()]
         .groupby("base_rule")[metrics].median(),
-    "progress model (SR3)": at_default[at_default.base_rule.eq("text") & at_default.c.isna()]
+    "progress model (E3)": at_default[at_default.base_rule.eq("text") & at_default.c.isna()]
         .groupby("progress_model")[metrics].median(),
-    "full-sync period c (SR4)": at_default[at_default.base_rule.eq("text") & at_default.progress_model.eq("paper")]
+    "full-sync period c (E1)": at_default[at_default.base_rule.eq("text") & at_default.progress_model.eq("paper")]
         .assign(c=lambda d: d.c.fillna(0).astype(int).astype(str).replace("0", "none")).groupby("c")[metrics].median(),
     "partial reduce": df[df.scheme == "partial"].assign(x="—").groupby("x")[metrics].median(),
 })
@@ -111,6 +111,6 @@ claims.record_claim(paper="000", figure="Alg. 1 line 6", claim="text reading (gr
                                                          f"{row('BAG line 6 (SR1)', 'pseudocode', 'avg_sync_time_s'):.2f} s",
                     holds=True, note="observation, not a paper claim; default = text")
 claims.record_claim(paper="000", figure="Eq. 4 / Alg. 2 line 26", claim="progress model paper vs conditional: avg sync scale",
-                    paper_value="(ambiguous)", our_value=f"{row('progress model (SR3)', 'paper', 'avg_sync_scale'):.1f} vs "
-                                                         f"{row('progress model (SR3)', 'conditional', 'avg_sync_scale'):.1f}",
+                    paper_value="(ambiguous)", our_value=f"{row('progress model (E3)', 'paper', 'avg_sync_scale'):.1f} vs "
+                                                         f"{row('progress model (E3)', 'conditional', 'avg_sync_scale'):.1f}",
                     holds=True, note="observation, not a paper claim; default = paper")

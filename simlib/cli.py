@@ -64,6 +64,81 @@ def _cmd_claims(subparsers) -> None:
     p.set_defaults(handler=handler, subparser=p)
 
 
+def _num(flag: str, kind=float, **bounds):
+    """argparse type: parse ``kind`` and range-check it, naming ``flag`` in errors."""
+    from .validate import check_int, check_real
+
+    def check(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise ValueError(f"{flag} must be {'an integer' if kind is int else 'a number'}, got {text!r}") from None
+        return check_int(flag, value, **bounds) if kind is int else check_real(flag, value, **bounds)
+
+    return arg_type(check, flag)
+
+
+def _cmd_run(subparsers) -> None:
+    p = subparsers.add_parser(
+        "run", help="simulate one training run (seed 000 §IV) and print its metrics",
+        description="Simulate n workers training for --duration seconds under one synchronization "
+                    "scheme (seed 000 §IV-A) and print the system metrics.")
+    p.add_argument("--scheme", choices=("allreduce", "partial", "selective"), default="selective")
+    p.add_argument("--n", type=_num("--n", int, lo=2, hi=100_000), default=200, help="workers (default 200)")
+    p.add_argument("--trace", default="transformer",
+                   help="compute-time trace: cnn, transformer, lstm or a CSV path (default transformer)")
+    p.add_argument("--seed", type=_num("--seed", int, lo=0), default=0)
+    p.add_argument("--duration", type=_num("--duration", lo=0.0, lo_open=True), default=100.0,
+                   help="training time in seconds (default 100)")
+    p.add_argument("--p", type=_num("--p", lo=0.0, hi=1.0, lo_open=True), default=0.3,
+                   help="minimum group size as a fraction of n (default 0.3)")
+    p.add_argument("--eta", type=_num("--eta", lo=0.0, hi=1.0, hi_open=True), default=0.3)
+    p.add_argument("--theta", type=_num("--theta", lo=0.0), default=1.0)
+    p.add_argument("--dt", type=_num("--dt", lo=0.0, lo_open=True), default=0.1,
+                   help="controller waiting slot Δt in seconds (default 0.1)")
+    p.add_argument("--c", type=_num("--c", int, lo=1), default=None,
+                   help="full all-reduce every c syncs (default: never)")
+    p.add_argument("--lam", type=_num("--lam", lo=0.0, hi=1.0), default=0.05,
+                   help="bandwidth skew: u ~ U[lam, 1] (default 0.05)")
+    p.add_argument("--alpha", type=_num("--alpha", lo=0.0), default=0.001,
+                   help="one-way latency in seconds (default 0.001)")
+    p.add_argument("--model-mb", type=_num("--model-mb", lo=0.0), default=500.0)
+    p.add_argument("--bw-error", type=_num("--bw-error", lo=0.0), default=0.0,
+                   help="bandwidth estimation error scale e (default 0)")
+    p.add_argument("--cdf", choices=("warm", "cold"), default="warm")
+    p.add_argument("--progress-model", choices=("paper", "conditional"), default="paper")
+    p.add_argument("--base-rule", choices=("text", "pseudocode"), default="text")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+    def handler(args, parser) -> int:
+        import json
+
+        import numpy as np
+
+        from .scenario import Scenario, run_trial
+        from .traces import TRACE_NAMES
+
+        if args.trace not in TRACE_NAMES and not Path(args.trace).is_file():
+            parser.error(f"argument --trace: must be one of {list(TRACE_NAMES)} or an existing CSV file, "
+                         f"got {args.trace!r}")
+        if args.p * args.n < 0.5:
+            parser.error(f"argument --p: p * n must be at least 0.5 (a group of >= 1 worker), got {args.p} * {args.n}")
+        params = dict(scheme=args.scheme, n=args.n, trace=args.trace, duration_s=args.duration, p=args.p,
+                      eta=args.eta, theta=args.theta, dt_s=args.dt, c=args.c, lam=args.lam,
+                      alpha_s=args.alpha, model_mb=args.model_mb, bw_error=args.bw_error, cdf=args.cdf,
+                      progress_model=args.progress_model, base_rule=args.base_rule)
+        Scenario.from_params(params)
+        out = run_trial(params, np.random.SeedSequence(args.seed))
+        if args.json:
+            print(json.dumps({**out, "params": params, "seed": args.seed}, sort_keys=True))
+        else:
+            for k, v in out.items():
+                print(f"{k:28s} {v}")
+        return 0
+
+    p.set_defaults(handler=handler, subparser=p)
+
+
 def _cmd_version(subparsers) -> None:
     p = subparsers.add_parser("version", help="print the simlib version",
                               description="Print the simlib version.")
@@ -75,7 +150,7 @@ def _cmd_version(subparsers) -> None:
     p.set_defaults(handler=handler, subparser=p)
 
 
-COMMANDS: list[Callable] = [_cmd_claims, _cmd_version]
+COMMANDS: list[Callable] = [_cmd_run, _cmd_claims, _cmd_version]
 
 
 # --- entry point --------------------------------------------------------------

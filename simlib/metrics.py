@@ -1,6 +1,6 @@
 """System metrics of seed 000 §IV-A2, computed from a :class:`~simlib.cluster.ScheduleLog`.
 
-Exact definitions (decision SR6 in docs/decisions/selective_reduce.md):
+Exact definitions (decision E4 in docs/decisions/selective_reduce_experiments.md):
 
 * ``avg_sync_time_s`` — mean over synchronizations that *finished* within the
   run of (finish − launch): the all-reduce itself, excluding any time workers

@@ -1,7 +1,7 @@
 """Seed 000's experiment as one function: scenario parameters + seed -> schedule log -> metrics.
 
 :class:`Scenario` holds every knob of §IV-A with the paper's defaults (and
-ours where the paper has none; see docs/decisions/selective_reduce.md);
+ours where the paper has none; see docs/decisions/selective_reduce_experiments.md);
 :func:`simulate` builds the cluster and runs it; :func:`run_trial` is the
 sweep-friendly wrapper returning a flat metrics dict.
 
@@ -55,8 +55,8 @@ class Scenario:
     p: float = 0.3
     eta: float = 0.3
     theta: float = 1.0
-    dt_s: float = 0.1                  # Δt; no default in the paper (decision SR5)
-    c: int | None = None               # full all-reduce every c syncs; None = never (decision SR4)
+    dt_s: float = 0.1                  # Δt; no default in the paper (decision E2)
+    c: int | None = None               # full all-reduce every c syncs; None = never (decision E1)
     lam: float = 0.05
     alpha_s: float = 1e-3
     model_mb: float = 500.0

@@ -355,17 +355,27 @@ def _simulate(kind, up, down, srcs, dst_lists, vols, starts, timeout):
     if not live:
         return times, 0.0
 
-    e = _scale_exponent([vols[k] / 8.0 for k in live])
-    scale = math.ldexp(1.0, e)
-    sizes = [int(round(math.ldexp(vols[k] / 8.0, e))) for k in live]
+    if kind == "unicast":
+        # integer byte counts: one power-of-two scale for volumes and capacities
+        e = _scale_exponent([vols[k] / 8.0 for k in live])
+        cap_scale = math.ldexp(1.0 / 8.0, e)
+        sizes = [max(1, int(round(math.ldexp(vols[k] / 8.0, e)))) for k in live]
+        flags = _UNICAST_FLAGS
+    else:
+        # float byte counts; normalise so that the largest capacity is in (0.5, 1]
+        # (BMF's tolerances are absolute, see module docstring)
+        e = -math.ceil(math.log2(max(np.max(up), np.max(down))))
+        cap_scale = math.ldexp(1.0, e)
+        sizes = [math.ldexp(vols[k], e) for k in live]
+        flags = _MULTICAST_FLAGS
     payload = {
         "kind": kind,
-        "flags": _UNICAST_FLAGS if kind == "unicast" else _MULTICAST_FLAGS,
-        "up": [float(c) / 8.0 * scale for c in up],
-        "down": [float(c) / 8.0 * scale for c in down],
+        "flags": flags,
+        "up": [float(c) * cap_scale for c in up],
+        "down": [float(c) * cap_scale for c in down],
         "src": [srcs[k] for k in live],
         "dst": [dst_lists[k] for k in live],
-        "size": [max(1, s) for s in sizes],
+        "size": sizes,
         "start": [starts[k] for k in live],
     }
     with tempfile.TemporaryDirectory(prefix="simgrid_ref_") as tmp:

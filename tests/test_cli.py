@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import importlib.util
 import subprocess
 import sys
@@ -140,3 +141,34 @@ def test_claims_default_ledger_path():
         from simlib.claims import DEFAULT_LEDGER
 
         assert args.ledger == Path(DEFAULT_LEDGER)
+
+
+# --- run ------------------------------------------------------------------------
+
+def test_run_prints_json_metrics(capsys):
+    from simlib.cli import main
+
+    rc = main(["run", "--scheme", "partial", "--n", "10", "--duration", "5", "--model-mb", "50", "--json"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    for key in ("avg_sync_time_s", "avg_sync_scale", "total_sync", "total_iteration", "wasted_wait_s_per_worker"):
+        assert key in out
+    assert out["avg_sync_scale"] == 3.0  # p = round(0.3 * 10)
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--n", "1"], "--n"),
+    (["--p", "0"], "--p"),
+    (["--eta", "1"], "--eta"),
+    (["--alpha", "-1"], "--alpha"),
+    (["--duration", "abc"], "--duration"),
+    (["--trace", "no_such_trace"], "--trace"),
+    (["--scheme", "ring"], "--scheme"),
+])
+def test_run_rejects_bad_values_naming_the_flag(argv, flag, capsys):
+    from simlib.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["run", *argv])
+    assert exc.value.code == 2
+    assert flag in capsys.readouterr().err

@@ -1,0 +1,35 @@
+"""000 §II-D / Fig. 3 through the simulated cluster, with the paper's exact numbers."""
+import pytest
+
+from simlib.experiments.motivating_example import PAPER_VALUES, run_schedules
+
+
+@pytest.fixture(scope="module")
+def table():
+    df, _ = run_schedules()
+    return df.set_index("schedule")
+
+
+@pytest.mark.parametrize("name", list(PAPER_VALUES))
+def test_paper_schedules_reproduce_exact_numbers(table, name):
+    assert (table.loc[name, "avg_ct_s"], table.loc[name, "avg_scale"]) == PAPER_VALUES[name]
+
+
+def test_selective_reduce_waits_at_2s_then_finds_the_bandwidth_aware_schedule(table):
+    row = table.loc["selective reduce"]
+    assert (row.avg_ct_s, row.avg_scale) == (6.0, 2.0)
+    assert row.groups == "{w2,w4}@3s; {w1,w3}@3s"
+    assert row.wasted_wait_s == 0.0  # w1, w2 held at 2 s, and newcomers w3, w4 joined
+
+
+def test_literal_bag_line6_launches_immediately_instead():
+    df, _ = run_schedules(base_rule="pseudocode")
+    row = df.set_index("schedule").loc["selective reduce"]
+    assert row.groups == "{w2,w1}@2s; {w4,w3}@3s"
+    assert (row.avg_ct_s, row.avg_scale) == (10.0, 2.0)
+
+
+def test_huge_theta_never_waits():
+    df, _ = run_schedules(theta=1e9)
+    row = df.set_index("schedule").loc["selective reduce"]
+    assert row.groups.startswith("{w2,w1}@2s")
