@@ -48,6 +48,8 @@ class SyncRecord:
     iterations: tuple[int, ...]
     kind: str = "partial"
     finish: float | None = None
+    weights: tuple[float, ...] | None = None  # aggregation weight per member (None: equal, 1/m)
+    init_weight: float = 0.0                   # weight of the initial model x_1 (002 §3.3.3)
 
     @property
     def duration(self) -> float | None:
@@ -87,11 +89,15 @@ class ScheduleLog:
 
 class ComputeTimes:
     """Per-worker streams of compute times (s): worker ``w``'s k-th draw is the
-    same whatever the scheme, so schemes are compared on identical draws."""
+    same whatever the scheme, so schemes are compared on identical draws.
+    ``scale[w]`` multiplies worker ``w``'s draws (a slowed-down worker, 002 §5.2)."""
 
     def __init__(self, sampler: Callable[[np.random.Generator, int], np.ndarray], n: int,
-                 seed: np.random.SeedSequence, chunk: int = 256):
+                 seed: np.random.SeedSequence, chunk: int = 256, scale: Sequence[float] | None = None):
         self._sampler = sampler
+        self._scale = np.ones(n) if scale is None else check_array("scale", scale, lo=0.0, lo_open=True)
+        if self._scale.size != n:
+            raise ValueError(f"scale must have one factor per worker ({n}), got {self._scale.size}")
         self._rngs = [np.random.default_rng(np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key + (w,)))
                       for w in range(n)]
         self._buf = [np.empty(0)] * n
@@ -102,7 +108,7 @@ class ComputeTimes:
         if self._pos[w] >= self._buf[w].size:
             self._buf[w] = np.asarray(self._sampler(self._rngs[w], self._chunk), dtype=float)
             self._pos[w] = 0
-        x = float(self._buf[w][self._pos[w]])
+        x = float(self._buf[w][self._pos[w]]) * self._scale[w]
         self._pos[w] += 1
         return x
 
@@ -128,7 +134,10 @@ class Cluster:
     ----------
     bandwidth : per-worker bandwidth b_k (bits/s), used for uplink and downlink.
     compute : :class:`ComputeTimes` or any object with ``next(w) -> seconds``.
-    controller : object with ``attach(cluster)``, ``on_ready(w)`` (see controllers).
+    controller : object with ``attach(cluster)``, ``on_ready(w, compute_time)`` (see controllers).
+    weight_rule : optional aggregation-weight rule (:mod:`simlib.weights`) with ``reset(n)``,
+        ``on_iteration(w)`` and ``on_sync(members) -> (weights, init_weight)``; the weights
+        are recorded in each :class:`SyncRecord` (they do not change the schedule).
     model_bits, alpha : model size v (bits) and one-way latency α (s).
     duration : training time (s); nothing starts after it.
     sync_model : one of ``SYNC_MODELS``; ``ring_model`` one of ``collectives.RING_MODELS``.
@@ -136,7 +145,7 @@ class Cluster:
 
     def __init__(self, bandwidth: Sequence[float], compute, controller, *, model_bits: float,
                  alpha: float, duration: float, sync_model: str = "flows", ring_model: str = "single",
-                 sim: Simulator | None = None):
+                 weight_rule=None, sim: Simulator | None = None):
         self.bandwidth = check_array("bandwidth", bandwidth, lo=0.0, lo_open=True, min_len=1)
         self.n = int(self.bandwidth.size)
         self.model_bits = check_real("model_bits", model_bits, 0.0)
@@ -149,6 +158,7 @@ class Cluster:
         self.net = FlowNetwork(self.topo.capacities, self.sim)
         self.compute = compute
         self.controller = controller
+        self.weight_rule = weight_rule
         n = self.n
         self.phase = np.full(n, COMPUTING, dtype=np.int8)
         self.compute_start = np.zeros(n)
@@ -157,6 +167,8 @@ class Cluster:
         self.iterations = np.zeros(n, dtype=np.int64)
         self.log = ScheduleLog(n=n, duration=self.duration, bandwidth=self.bandwidth.copy(),
                                compute_end=[[] for _ in range(n)], wasted_wait=np.zeros(n))
+        if weight_rule is not None:
+            weight_rule.reset(n)
         controller.attach(self)
 
     # ----------------------------------------------------------------- running
@@ -183,6 +195,8 @@ class Cluster:
         now = self.sim.now
         self.iterations[w] += 1
         self.log.compute_end[w].append(now)
+        if self.weight_rule is not None:
+            self.weight_rule.on_iteration(w)
         self.phase[w] = READY
         self.ready_time[w] = now
         self.controller.on_ready(w, now - self.compute_start[w])
@@ -207,6 +221,10 @@ class Cluster:
         self.phase[list(members)] = SYNCING
         rec = SyncRecord(launch=self.sim.now, members=members,
                          iterations=tuple(int(self.iterations[m]) for m in members), kind=kind)
+        if self.weight_rule is not None:
+            ws, w_init = self.weight_rule.on_sync(members)
+            rec.weights = tuple(float(x) for x in ws)
+            rec.init_weight = float(w_init)
         self.log.syncs.append(rec)
         if self.sync_model == "flows":
             RingAllReduce(self.sim, self.net, self.topo, members, self.model_bits, self.alpha,

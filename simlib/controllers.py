@@ -57,11 +57,15 @@ class AllReduceController(_QueueController):
 
 
 class PartialReduceController(_QueueController):
-    """Partial reduce: whenever ≥ ``p`` workers are queued, launch the first ``p`` (FIFO)."""
+    """Partial reduce (002 Alg. 2, controller): whenever ≥ ``p`` workers are queued,
+    launch ``p`` of them — the first ``p`` (FIFO), or, with a ``group_filter``
+    (002 §4 group-frozen avoidance, :class:`simlib.group_filter.GroupFilter`),
+    the ``p`` the filter selects (it may also hold the queue to bridge components)."""
 
-    def __init__(self, p: int):
+    def __init__(self, p: int, group_filter=None):
         super().__init__()
         self.p = check_int("p", p, 1)
+        self.group_filter = group_filter
 
     def attach(self, cluster) -> None:
         if self.p > cluster.n:
@@ -70,7 +74,15 @@ class PartialReduceController(_QueueController):
 
     def process(self) -> None:
         while len(self.queue) >= self.p:
-            group, self.queue = self.queue[: self.p], self.queue[self.p:]
+            if self.group_filter is None:
+                group = self.queue[: self.p]
+            else:
+                group = self.group_filter.select(list(self.queue))
+                if group is None:
+                    return
+                self.group_filter.record(group)
+            chosen = set(group)
+            self.queue = [w for w in self.queue if w not in chosen]
             self.cluster.launch(group)
 
 

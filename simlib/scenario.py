@@ -68,6 +68,13 @@ class Scenario:
     tx_form: str = "approx"            # BPAWR line 15 (approx) or the exact Eq. (2) difference
     sync_model: str = "flows"
     ring_model: str = "single"
+    # seed 002 settings (defaults leave seed 000's experiment unchanged)
+    bandwidth_gbps: float | None = None  # every worker's bandwidth (homogeneous network) instead of round(20u, 3)
+    hl: int = 1                          # heterogeneity level: workers 0..hl-1 share one GPU, compute hl× slower
+    weights: str = "constant"            # aggregation weights: constant (1/P) or dynamic (002 §3.3)
+    ema_alpha: float | None = None       # α of the dynamic weights' EMA (None: simlib.weights' default)
+    group_filter: bool = False           # 002 §4 group-frozen avoidance (partial reduce only)
+    group_filter_window: int | None = None  # T; None: ceil(N ln N / (P - 1)), at least 002's lower bound (E14)
 
     def __post_init__(self):
         check_choice("scheme", self.scheme, SCHEMES)
@@ -92,6 +99,18 @@ class Scenario:
         check_choice("tx_form", self.tx_form, ("approx", "eq2"))
         check_choice("sync_model", self.sync_model, SYNC_MODELS)
         check_choice("ring_model", self.ring_model, RING_MODELS)
+        if self.bandwidth_gbps is not None:
+            check_real("bandwidth_gbps", self.bandwidth_gbps, 0.0, lo_open=True)
+        check_int("hl", self.hl, 1, n)
+        check_choice("weights", self.weights, ("constant", "dynamic"))
+        if self.ema_alpha is not None:
+            check_real("ema_alpha", self.ema_alpha, 0.0, 1.0, hi_open=True)
+        if self.group_filter not in (True, False):
+            raise ValueError(f"group_filter must be True or False, got {self.group_filter!r}")
+        if self.group_filter_window is not None:
+            check_int("group_filter_window", self.group_filter_window, 1)
+        if self.group_filter and self.scheme != "partial":
+            raise ValueError("group_filter applies to scheme 'partial' only")
         if self.progress_model == "oracle" and self.cdf == "cold":
             raise ValueError("progress_model 'oracle' needs cdf='warm' (an oracle learns nothing)")
         del n
@@ -126,20 +145,34 @@ def simulate(sc: Scenario, seed: np.random.SeedSequence | int = 0,
     if not isinstance(seed, np.random.SeedSequence):
         seed = np.random.SeedSequence(check_int("seed", seed, 0))
     trace = _trace(sc)
+    if bandwidth is None and sc.bandwidth_gbps is not None:
+        bandwidth = np.full(sc.n, sc.bandwidth_gbps * 1e9)
     if bandwidth is None:
         bandwidth = selective_reduce_bandwidths(sc.n, np.random.default_rng(child_seed(seed, 0)), lam=sc.lam)
     if compute is None:
-        compute = ComputeTimes(trace.sample, sc.n, child_seed(seed, 1))
+        compute = ComputeTimes(trace.sample, sc.n, child_seed(seed, 1),
+                               scale=[float(sc.hl) if w < sc.hl else 1.0 for w in range(sc.n)])
     v = sc.model_mb * MB
     p = sc.group_size
     if sc.scheme == "allreduce":
         ctrl = AllReduceController()
     elif sc.scheme == "partial":
-        ctrl = PartialReduceController(p)
+        gf = None
+        if sc.group_filter:
+            from .group_filter import GroupFilter, min_window
+            T = sc.group_filter_window
+            if T is None:
+                T = max(min_window(sc.n, p), int(np.ceil(sc.n * np.log(sc.n) / max(p - 1, 1))))
+            gf = GroupFilter(sc.n, p, T=T)
+        ctrl = PartialReduceController(p, group_filter=gf)
     else:
         ctrl = _selective_controller(sc, trace, bandwidth, np.random.default_rng(child_seed(seed, 2)), v, p)
+    rule = None
+    if sc.weights == "dynamic":
+        from .weights import make_weight_rule
+        rule = make_weight_rule("dynamic", **({} if sc.ema_alpha is None else {"alpha": sc.ema_alpha}))
     cluster = Cluster(bandwidth, compute, ctrl, model_bits=v, alpha=sc.alpha_s, duration=sc.duration_s,
-                      sync_model=sc.sync_model, ring_model=sc.ring_model)
+                      sync_model=sc.sync_model, ring_model=sc.ring_model, weight_rule=rule)
     if sc.progress_model == "oracle":
         ctrl.completion_prob = _oracle(cluster)
     log = cluster.run()
