@@ -73,6 +73,7 @@ class Scenario:
     hl: int = 1                          # heterogeneity level: workers 0..hl-1 share one GPU, compute hl× slower
     weights: str = "constant"            # aggregation weights: constant (1/P) or dynamic (002 §3.3)
     ema_alpha: float | None = None       # α of the dynamic weights' EMA (None: simlib.weights' default)
+    weights_missing: str = "oldest"      # where missing versions' weight goes (simlib.weights.MISSING_MODES)
     group_filter: bool = False           # 002 §4 group-frozen avoidance (partial reduce only)
     group_filter_window: int | None = None  # T; None: ceil(N ln N / (P - 1)), at least 002's lower bound (E14)
 
@@ -103,6 +104,7 @@ class Scenario:
             check_real("bandwidth_gbps", self.bandwidth_gbps, 0.0, lo_open=True)
         check_int("hl", self.hl, 1, n)
         check_choice("weights", self.weights, ("constant", "dynamic"))
+        check_choice("weights_missing", self.weights_missing, ("initial", "oldest", "closest"))
         if self.ema_alpha is not None:
             check_real("ema_alpha", self.ema_alpha, 0.0, 1.0, hi_open=True)
         if self.group_filter not in (True, False):
@@ -170,7 +172,8 @@ def simulate(sc: Scenario, seed: np.random.SeedSequence | int = 0,
     rule = None
     if sc.weights == "dynamic":
         from .weights import make_weight_rule
-        rule = make_weight_rule("dynamic", **({} if sc.ema_alpha is None else {"alpha": sc.ema_alpha}))
+        rule = make_weight_rule("dynamic", missing=sc.weights_missing,
+                                **({} if sc.ema_alpha is None else {"alpha": sc.ema_alpha}))
     cluster = Cluster(bandwidth, compute, ctrl, model_bits=v, alpha=sc.alpha_s, duration=sc.duration_s,
                       sync_model=sc.sync_model, ring_model=sc.ring_model, weight_rule=rule)
     if sc.progress_model == "oracle":

@@ -48,7 +48,7 @@ Common flags (``_COMMON_FLAGS``)::
     --log=root.app:stdout           (whatever remains goes to the child's
                                      captured stdout)
 
-Unicast (``_UNICAST_FLAGS``)::
+Unicast (``_CM02_FLAGS``)::
 
     --cfg=network/model:CM02        plain max-min, no TCP/latency tweaks
     --cfg=network/crosstraffic:0    no reverse ACK traffic
@@ -66,7 +66,7 @@ start times); completion times are read from ``Comm.finish_time`` after
 which in the Python bindings means one OS thread per flow) keeps a
 200-host / 10,000-flow run cheap.
 
-Multicast (``_MULTICAST_FLAGS``)::
+Multicast (``_PTASK_FLAGS``)::
 
     --cfg=host/model:ptask_L07      parallel tasks
     --cfg=host/solver:bmf           the default ("fairbottleneck") is wrong here
@@ -160,15 +160,16 @@ _COMMON_FLAGS = [
     "--log=root.thresh:critical",
     "--log=root.app:stdout",
 ]
-_UNICAST_FLAGS = [
+_CM02_FLAGS = [
     "--cfg=network/model:CM02",
     "--cfg=network/crosstraffic:0",
     "--cfg=network/TCP-gamma:0",
     "--cfg=network/weight-S:0",
 ] + _COMMON_FLAGS
-_MULTICAST_FLAGS = [
+_PTASK_FLAGS = [
     "--cfg=host/model:ptask_L07",
     "--cfg=host/solver:bmf",
+    "--cfg=bmf/max-iterations:100000",
 ] + _COMMON_FLAGS
 
 _MIN_SCALED_BYTES = 2.0**40
@@ -226,13 +227,23 @@ def run_benchmark(up_bps, down_bps, flows, *, timeout: float | None = None):
     return _run_unicast(up_bps, down_bps, flows, timeout)
 
 
-def multicast_completion_times(up_bps, down_bps, flows, *, timeout: float | None = None) -> np.ndarray:
+def multicast_completion_times(
+    up_bps, down_bps, flows, *, method: str = "ptask", timeout: float | None = None
+) -> np.ndarray:
     """Completion time (absolute seconds) of each L3 multicast flow, in input order.
 
     ``flows``: sequence of ``(src, [dst, ...], volume_bits, start_time_s)``;
     the destinations are distinct and exclude ``src``.  Each multicast
     crosses ``up[src]`` once and every ``down[d]``, at one common rate.
+
+    ``method``: ``"ptask"`` (default; ptask_L07 + BMF, one parallel task per
+    multicast) or ``"route"`` (CM02 max-min, one communication per multicast
+    towards a virtual host whose route is ``up[src], down[d1], ..., down[dk]``).
+    Both give the same answer; "route" is much faster and robust on large
+    instances, see the module docstring.
     """
+    if method not in ("ptask", "route"):
+        raise ValueError(f"method must be 'ptask' or 'route', got {method!r}")
     up, down = _check_capacities(up_bps, down_bps)
     n = len(up)
     srcs, dst_lists, vols, starts = [], [], [], []
@@ -255,7 +266,8 @@ def multicast_completion_times(up_bps, down_bps, flows, *, timeout: float | None
         dst_lists.append(ds)
         vols.append(_check_volume(v, k))
         starts.append(_check_start(t, k))
-    times, _ = _simulate("multicast", up, down, srcs, dst_lists, vols, starts, timeout)
+    kind = "ptask" if method == "ptask" else "comm"
+    times, _ = _simulate(kind, up, down, srcs, dst_lists, vols, starts, timeout)
     return times
 
 
@@ -279,7 +291,7 @@ def _run_unicast(up_bps, down_bps, flows, timeout):
         dsts.append([d])
         vols.append(_check_volume(v, k))
         starts.append(_check_start(t, k))
-    return _simulate("unicast", up, down, srcs, dsts, vols, starts, timeout)
+    return _simulate("comm", up, down, srcs, dsts, vols, starts, timeout)
 
 
 def _check_capacities(up_bps, down_bps):
@@ -355,19 +367,19 @@ def _simulate(kind, up, down, srcs, dst_lists, vols, starts, timeout):
     if not live:
         return times, 0.0
 
-    if kind == "unicast":
+    if kind == "comm":
         # integer byte counts: one power-of-two scale for volumes and capacities
         e = _scale_exponent([vols[k] / 8.0 for k in live])
         cap_scale = math.ldexp(1.0 / 8.0, e)
         sizes = [max(1, int(round(math.ldexp(vols[k] / 8.0, e)))) for k in live]
-        flags = _UNICAST_FLAGS
+        flags = _CM02_FLAGS
     else:
         # float byte counts; normalise so that the largest capacity is in (0.5, 1]
         # (BMF's tolerances are absolute, see module docstring)
         e = -math.ceil(math.log2(max(np.max(up), np.max(down))))
         cap_scale = math.ldexp(1.0, e)
         sizes = [math.ldexp(vols[k], e) for k in live]
-        flags = _MULTICAST_FLAGS
+        flags = _PTASK_FLAGS
     payload = {
         "kind": kind,
         "flags": flags,
@@ -415,45 +427,56 @@ def _child_main() -> int:
     payload = json.loads(sys.stdin.buffer.read())
     import simgrid  # noqa: F401  (ImportError here -> non-zero exit, reported by the parent)
 
-    if payload["kind"] == "unicast":
-        finish, engine_seconds = _child_unicast(payload)
+    if payload["kind"] == "comm":
+        finish, engine_seconds = _child_comm(payload)
     else:
-        finish, engine_seconds = _child_multicast(payload)
+        finish, engine_seconds = _child_ptask(payload)
     with open(payload["out"], "w") as fh:
         json.dump({"finish": finish, "engine_seconds": engine_seconds}, fh)
     return 0
 
 
-def _child_platform(payload, with_relay):
+def _child_platform(payload):
+    """Star zone: host i with links up_i (route to everyone) and down_i (route
+    from everyone).  Returns (engine, zone, hosts, down_links); the zone is
+    not sealed yet so that callers can add virtual hosts."""
     from simgrid import Engine, LinkInRoute, NetZone
 
     engine = Engine(["simgrid_ref"] + list(payload["flags"]))
     zone = NetZone.create_star_zone("switch")
-    hosts = []
+    hosts, downs = [], []
     for i, (cu, cd) in enumerate(zip(payload["up"], payload["down"])):
         host = zone.create_host(f"h{i}", _HOST_SPEED).seal()
         up = zone.create_link(f"up{i}", cu).set_latency(0).seal()
         down = zone.create_link(f"down{i}", cd).set_latency(0).seal()
-        # star zone: [up_i] from host i to everyone, [down_i] from everyone to host i
         zone.add_route(host.netpoint, None, None, None, [LinkInRoute(up)], False)
         zone.add_route(None, host.netpoint, None, None, [LinkInRoute(down)], False)
         hosts.append(host)
-    relay = None
-    if with_relay:
-        # no add_route: the star zone gives it empty up/down routes, so
-        # relay -> d crosses down[d] only
-        relay = zone.create_host("relay", _HOST_SPEED).seal()
-    zone.seal()
-    return engine, hosts, relay
+        downs.append(down)
+    return engine, zone, hosts, downs
 
 
-def _child_unicast(payload):
+def _child_comm(payload):
+    """CM02 max-min: one Comm per flow, all started by one driver actor."""
     import time
 
-    from simgrid import Actor, Comm, Engine, this_actor
+    from simgrid import Actor, Comm, Engine, LinkInRoute, this_actor
 
-    engine, hosts, _ = _child_platform(payload, with_relay=False)
+    engine, zone, hosts, downs = _child_platform(payload)
     src, dst, size, start = payload["src"], payload["dst"], payload["size"], payload["start"]
+    targets = []
+    for k, ds in enumerate(dst):
+        if len(ds) == 1:
+            targets.append(hosts[ds[0]])
+        else:
+            # multicast as one comm: a virtual host without up route whose
+            # route from everyone is [down_d1, ..., down_dk], so that
+            # src -> group crosses up[src], down[d1], ..., down[dk] once each
+            group = zone.create_host(f"group{k}", _HOST_SPEED).seal()
+            zone.add_route(None, group.netpoint, None, None, [LinkInRoute(downs[d]) for d in ds], False)
+            targets.append(group)
+    zone.seal()
+
     order = sorted(range(len(src)), key=lambda k: start[k])
     comms = [None] * len(src)
     finish = [None] * len(src)
@@ -466,7 +489,7 @@ def _child_unicast(payload):
                 this_actor.sleep_until(t)
             while i < len(order) and start[order[i]] == t:
                 k = order[i]
-                comms[k] = Comm.sendto_async(hosts[src[k]], hosts[dst[k][0]], size[k])
+                comms[k] = Comm.sendto_async(hosts[src[k]], targets[k], size[k])
                 i += 1
         Comm.wait_all(comms)
         for k, c in enumerate(comms):
@@ -479,14 +502,20 @@ def _child_unicast(payload):
     return finish, engine_seconds
 
 
-def _child_multicast(payload):
+def _child_ptask(payload):
+    """ptask_L07 + BMF: one parallel task (comm only) per flow, one actor each."""
     import time
 
     from simgrid import Actor, Engine, this_actor
 
+    engine, zone, hosts, _ = _child_platform(payload)
     src, dst, size, start = payload["src"], payload["dst"], payload["size"], payload["start"]
-    need_relay = any(len(ds) > 1 for ds in dst)
-    engine, hosts, relay = _child_platform(payload, with_relay=need_relay)
+    relay = None
+    if any(len(ds) > 1 for ds in dst):
+        # no add_route: the star zone gives it empty up/down routes, so
+        # relay -> d crosses down[d] only
+        relay = zone.create_host("relay", _HOST_SPEED).seal()
+    zone.seal()
     finish = [None] * len(src)
 
     def make_actor(k):

@@ -49,7 +49,7 @@ __all__ = [
 WEIGHT_RULES = ("constant", "dynamic")
 """Names accepted by :func:`make_weight_rule`."""
 
-MISSING_MODES = ("initial", "closest")
+MISSING_MODES = ("initial", "oldest", "closest")
 """How the weight of a *missing version* (a relative iteration number in
 [1, K] that no member holds) is assigned (§3.3.3, PR3):
 ``"initial"`` -- to the initial model x_1 (the paper's conservative
@@ -121,7 +121,7 @@ def relative_iterations(iterations: Sequence[int]) -> np.ndarray:
 
 
 def dynamic_weights(iterations: Sequence[int], alpha: float = DEFAULT_ALPHA,
-                    missing: str = "initial") -> tuple[np.ndarray, float]:
+                    missing: str = "oldest") -> tuple[np.ndarray, float]:
     """Dynamic-partial-reduce weights of one group (§3.3.3, Eq. 9).
 
     Parameters
@@ -131,7 +131,7 @@ def dynamic_weights(iterations: Sequence[int], alpha: float = DEFAULT_ALPHA,
     alpha
         EMA decay in [0, 1) (PR2).
     missing
-        ``"initial"`` or ``"closest"``, see :data:`MISSING_MODES` (PR3, PR4).
+        ``"initial"``, ``"oldest"`` or ``"closest"``, see :data:`MISSING_MODES` (PR3, PR4, PR13).
 
     Returns
     -------
@@ -142,7 +142,9 @@ def dynamic_weights(iterations: Sequence[int], alpha: float = DEFAULT_ALPHA,
         split it equally (§3.3.3 "their weights are divided equally"); the
         weight of a version no member holds goes to x_1 (``"initial"``,
         w_init = sum of missing betas) or to the held version(s) nearest to v
-        (``"closest"``, split equally on an exact tie, w_init = 0).  K = 1
+        (``"closest"``, split equally on an exact tie, w_init = 0), or to the
+        group's stalest version k̂ = K (``"oldest"``: reading x_1 as the first
+        version of the group's window rather than the training initialization).  K = 1
         (all members at the same iteration) gives 1/P each and w_init = 0.
     """
     khat = relative_iterations(iterations)
@@ -157,6 +159,8 @@ def dynamic_weights(iterations: Sequence[int], alpha: float = DEFAULT_ALPHA,
     missing_v = np.setdiff1d(np.arange(1, K + 1), held)
     if missing == "initial":
         w_init = float(beta[missing_v - 1].sum())
+    elif missing == "oldest":
+        version_w[K] += float(beta[missing_v - 1].sum())   # x_1 of the group's window: its stalest model
     else:
         for v in missing_v.tolist():
             d = np.abs(held - v)
@@ -251,7 +255,7 @@ class DynamicWeights(WeightRule):
         (PR3, PR4).
     """
 
-    def __init__(self, alpha: float = DEFAULT_ALPHA, missing: str = "initial") -> None:
+    def __init__(self, alpha: float = DEFAULT_ALPHA, missing: str = "oldest") -> None:
         super().__init__()
         self.alpha = _check_alpha(alpha)
         self.missing = check_choice("missing", missing, MISSING_MODES)

@@ -121,8 +121,16 @@ def test_constant_rule():
     assert r.iterations.tolist() == [2, 0, 2, 2]
 
 
+def test_oldest_reading_gives_missing_versions_to_the_stalest_member():
+    # (5, 4, 2): k̂ = (1, 2, 4); missing version 3 (2/15) goes to the k̂ = 4 member
+    ws, w0 = dynamic_weights((5, 4, 2), 0.5, "oldest")
+    assert ws == approx(["8/15", "4/15", "3/15"]) and w0 == 0.0
+    ws, w0 = dynamic_weights((5, 4, 2), 0.5)   # the default reading (PR13)
+    assert ws == approx(["8/15", "4/15", "3/15"]) and w0 == 0.0
+
+
 def test_dynamic_rule_replays_paper_example():
-    r = DynamicWeights(alpha=0.5)
+    r = DynamicWeights(alpha=0.5, missing="initial")
     r.reset(4)
     for w, k in ((0, 5), (1, 4), (2, 2), (3, 9)):
         for _ in range(k):
