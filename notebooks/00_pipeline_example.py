@@ -39,13 +39,9 @@ alpha_ms = 1.0            # one-way latency per ring round
 model_mb = 500.0          # model size v
 
 # %%
-from simlib.validate import check_choice, check_int, check_real
+from simlib.validate import check_int, check_notebook_common, check_real
 
-check_choice("profile", profile, ("full", "quick"))
-if workers is not None:
-    workers = check_int("workers", workers, 1)
-seed = check_int("seed", seed, 0)
-trials = check_int("trials", trials, 1)
+profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
 n = check_int("n", n, 2)
 groups = check_int("groups", groups, 1)
 lam = check_real("lam", lam, 0.0, 1.0)
@@ -64,10 +60,8 @@ from simlib.experiments import ring_check
 
 settings = sweep.expand_grid(n=[n], m=group_sizes, groups=[groups], lam=[lam],
                              alpha_ms=[alpha_ms], model_mb=[model_mb])
-df = sweep.run_sweep(ring_check.trial, settings, trials=trials, seed=seed,
-                     executor="serial" if profile == "quick" else "processes", workers=workers,
-                     cache_dir=paths.CACHE / "00_pipeline_example", desc="ring vs Eq. 2")
-df.to_csv(paths.RESULTS / "00_pipeline_example.csv", index=False)
+df = sweep.run_notebook_sweep(ring_check.trial, settings, trials=trials, seed=seed,
+                               name="00_pipeline_example", profile=profile, workers=workers, desc="ring vs Eq. 2")
 df.head()
 
 # %% [markdown]

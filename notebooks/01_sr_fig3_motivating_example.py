@@ -34,11 +34,9 @@ dt = 1.0               # Δt (s)
 w5_bandwidth = 5.0     # the paper only says w5 ≥ 1
 
 # %%
-from simlib.validate import check_choice, check_int, check_real
+from simlib.validate import check_int, check_notebook_common, check_real
 
-check_choice("profile", profile, ("full", "quick"))
-if workers is not None:
-    workers = check_int("workers", workers, 1)
+profile, workers, _, _ = check_notebook_common(profile, workers)
 p = check_int("p", p, 1, 5)
 eta = check_real("eta", eta, 0.0, 1.0, hi_open=True)
 theta = check_real("theta", theta, 0.0)

@@ -39,13 +39,9 @@ alpha_s = 0.001
 model_mb = 500.0
 
 # %%
-from simlib.validate import check_choice, check_int, check_real
+from simlib.validate import check_int, check_notebook_common, check_real
 
-check_choice("profile", profile, ("full", "quick"))
-if workers is not None:
-    workers = check_int("workers", workers, 1)
-seed = check_int("seed", seed, 0)
-trials = check_int("trials", trials, 1)
+profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
 n_values = [check_int("n_values[i]", n, 2) for n in n_values]
 duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
 if profile == "quick":

@@ -34,13 +34,9 @@ duration_s = 100.0
 dt_s = 0.1
 
 # %%
-from simlib.validate import check_choice, check_int, check_real
+from simlib.validate import check_int, check_notebook_common, check_real
 
-check_choice("profile", profile, ("full", "quick"))
-if workers is not None:
-    workers = check_int("workers", workers, 1)
-seed = check_int("seed", seed, 0)
-trials = check_int("trials", trials, 1)
+profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
 n_values = [check_int("n_values[i]", x, 2) for x in n_values]
 n_error = check_int("n_error", n_error, 2)
 e_values = [check_real("e_values[i]", x, 0.0) for x in e_values]

@@ -30,13 +30,9 @@ alpha_ms_values = [0.0, 1.0, 5.0, 50.0]
 dt_s = 0.1
 
 # %%
-from simlib.validate import check_choice, check_int, check_real
+from simlib.validate import check_int, check_notebook_common, check_real
 
-check_choice("profile", profile, ("full", "quick"))
-if workers is not None:
-    workers = check_int("workers", workers, 1)
-seed = check_int("seed", seed, 0)
-trials = check_int("trials", trials, 1)
+profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
 n = check_int("n", n, 2)
 duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
 lam_values = [check_real("lam_values[i]", x, 0.0, 1.0) for x in lam_values]

@@ -42,13 +42,9 @@ compute_means_s = [0.5, 1.0, 2.0, 5.0, 10.0, 20.0]
 dt_s = 0.1
 
 # %%
-from simlib.validate import check_choice, check_int, check_real
+from simlib.validate import check_int, check_notebook_common, check_real
 
-check_choice("profile", profile, ("full", "quick"))
-if workers is not None:
-    workers = check_int("workers", workers, 1)
-seed = check_int("seed", seed, 0)
-trials = check_int("trials", trials, 1)
+profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
 n = check_int("n", n, 2)
 duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
 dt_values = [check_real("dt_values[i]", x, 0.0, lo_open=True) for x in dt_values]

@@ -34,13 +34,9 @@ fig4_duration_s = 200.0              # simulated time for the N = 3 schedules
 ema_alpha = 0.5                      # α of the worked dynamic-weights example
 
 # %%
-from simlib.validate import check_choice, check_int, check_real
+from simlib.validate import check_int, check_notebook_common, check_real
 
-check_choice("profile", profile, ("full", "quick"))
-if workers is not None:
-    workers = check_int("workers", workers, 1)
-seed = check_int("seed", seed, 0)
-trials = check_int("trials", trials, 1)
+profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
 n_values = [check_int("n_values[i]", x, 2) for x in n_values]
 duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
 fig4_duration_s = check_real("fig4_duration_s", fig4_duration_s, 0.0, lo_open=True)
@@ -75,10 +71,8 @@ fig4_settings = sweep.expand_grid(scheme=["partial"], n=[3], p=[2 / 3], hl=[1, 2
                                   bandwidth_gbps=[10.0], model_mb=[1.0], duration_s=[fig4_duration_s])
 main_settings = sweep.expand_grid(scheme=["allreduce", "partial", "selective"], n=n_values,
                                   trace=["transformer"], duration_s=[duration_s])
-df = sweep.run_sweep(mixing.trial, fig4_settings + main_settings, trials=trials, seed=seed,
-                     executor="serial" if profile == "quick" else "processes", workers=workers,
-                     cache_dir=paths.CACHE / "07_pr_mixing", desc="rho")
-df.to_csv(paths.RESULTS / "07_pr_mixing.csv", index=False)
+df = sweep.run_notebook_sweep(mixing.trial, fig4_settings + main_settings, trials=trials, seed=seed,
+                               name="07_pr_mixing", profile=profile, workers=workers, desc="rho")
 fig4 = df[df.n == 3].groupby(["trace", "hl"])["rho"].agg(["min", "median", "max"])
 fig4
 

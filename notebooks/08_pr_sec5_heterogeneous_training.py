@@ -40,13 +40,9 @@ model_mb = 100.0
 trace = "cnn"
 
 # %%
-from simlib.validate import check_choice, check_int, check_real
+from simlib.validate import check_int, check_notebook_common, check_real
 
-check_choice("profile", profile, ("full", "quick"))
-if workers is not None:
-    workers = check_int("workers", workers, 1)
-seed = check_int("seed", seed, 0)
-trials = check_int("trials", trials, 1)
+profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
 n = check_int("n", n, 2)
 p_values = [check_int("p_values[i]", x, 2, n) for x in p_values]
 table_p = [check_int("table_p[i]", x, 2, n) for x in table_p]
@@ -92,13 +88,11 @@ settings = (sweep.expand_grid(scheme=["partial"], hl=[1], p=[x / n for x in p_va
                                 weights_missing=["oldest", "closest", "initial"], **common)
             + sweep.expand_grid(scheme=["allreduce"], hl=hl_values, **common))
 unique = list({tuple(sorted(s.items())): s for s in settings}.values())
-df = sweep.run_sweep(tta.trial, unique, trials=trials, seed=seed,
-                     executor="serial" if profile == "quick" else "processes", workers=workers,
-                     cache_dir=paths.CACHE / "08_pr_training", desc="002 harness")
+df = sweep.run_notebook_sweep(tta.trial, unique, trials=trials, seed=seed,
+                               name="08_pr_training", profile=profile, workers=workers, desc="002 harness")
 df["P"] = (df["p"].fillna(1.0) * n).round().astype(int)
 df["rule"] = np.where(df.scheme == "allreduce", "all reduce",
                       np.where(df.weights == "dynamic", "DYN (" + df.weights_missing.fillna("") + ")", "CON"))
-df.to_csv(paths.RESULTS / "08_pr_training.csv", index=False)
 
 # %%
 plotting.set_theme()

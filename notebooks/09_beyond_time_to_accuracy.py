@@ -42,13 +42,9 @@ batch = 32
 model = "softmax"                   # "softmax" or "mlp"
 
 # %%
-from simlib.validate import check_choice, check_int, check_real
+from simlib.validate import check_choice, check_int, check_notebook_common, check_real
 
-check_choice("profile", profile, ("full", "quick"))
-if workers is not None:
-    workers = check_int("workers", workers, 1)
-seed = check_int("seed", seed, 0)
-trials = check_int("trials", trials, 1)
+profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
 n_values = [check_int("n_values[i]", x, 2) for x in n_values]
 duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
 target_acc = check_real("target_acc", target_acc, 0.0, 1.0)
@@ -68,10 +64,8 @@ from simlib.experiments import time_to_accuracy as tta
 settings = sweep.expand_grid(trace=traces, n=n_values, scheme=["allreduce", "partial", "selective"],
                              duration_s=[duration_s], target_acc=[target_acc], train_lr=[lr],
                              train_batch=[batch], train_model=[model])
-df = sweep.run_sweep(tta.trial, settings, trials=trials, seed=seed,
-                     executor="serial" if profile == "quick" else "processes", workers=workers,
-                     cache_dir=paths.CACHE / "09_beyond_tta", desc="time to accuracy")
-df.to_csv(paths.RESULTS / "09_beyond_tta.csv", index=False)
+df = sweep.run_notebook_sweep(tta.trial, settings, trials=trials, seed=seed,
+                               name="09_beyond_tta", profile=profile, workers=workers, desc="time to accuracy")
 summary = df.groupby(["trace", "n", "scheme"]).agg(
     tta_median_s=("time_to_target_s", "median"), tta_min_s=("time_to_target_s", "min"),
     tta_max_s=("time_to_target_s", "max"), reached=("time_to_target_s", lambda s: int(s.notna().sum())),

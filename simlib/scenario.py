@@ -234,27 +234,12 @@ def run_trial(params: dict, seed: np.random.SeedSequence) -> dict:
 
 def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, profile: str = "full",
                   workers: int | None = None, desc: str | None = None):
-    """The notebooks' sweep: validate every setting, run ``trials`` paired trials of each,
-    cache finished trials under ``data/cache/<name>`` and write the tidy frame to
-    ``data/results/<name>.csv``.
+    """Validate every setting as a :class:`Scenario`, then
+    :func:`simlib.sweep.run_notebook_sweep` of :func:`run_trial` (cache ``data/cache/<name>``,
+    CSV ``data/results/<name>.csv``)."""
+    from .sweep import run_notebook_sweep
 
-    Executor: serial for ``profile="quick"``; for ``"full"``, a Dask cluster when the
-    environment variable ``DASK_SCHEDULER_ADDRESS`` is set, else local processes.
-    Results are identical either way (paired per-trial seeds).
-    """
-    import os
-
-    from . import paths, sweep
-
-    check_choice("profile", profile, ("full", "quick"))
     for s in settings:
         Scenario.from_params(s)
-    if profile == "quick":
-        executor = "serial"
-    else:
-        executor = "dask" if os.environ.get(sweep.DASK_ENV) else "processes"
-    df = sweep.run_sweep(run_trial, settings, trials=trials, seed=seed, executor=executor, workers=workers,
-                         cache_dir=paths.CACHE / name, desc=desc or name)
-    paths.RESULTS.mkdir(parents=True, exist_ok=True)
-    df.to_csv(paths.RESULTS / f"{name}.csv", index=False)
-    return df
+    return run_notebook_sweep(run_trial, settings, trials=trials, seed=seed, name=name, profile=profile,
+                              workers=workers, desc=desc)

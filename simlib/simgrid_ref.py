@@ -165,6 +165,7 @@ _CM02_FLAGS = [
     "--cfg=network/crosstraffic:0",
     "--cfg=network/TCP-gamma:0",
     "--cfg=network/weight-S:0",
+    "--cfg=network/optim:Full",
 ] + _COMMON_FLAGS
 _PTASK_FLAGS = [
     "--cfg=host/model:ptask_L07",
@@ -411,7 +412,8 @@ def _simulate(kind, up, down, srcs, dst_lists, vols, starts, timeout):
         err = proc.stderr.decode(errors="replace")
         if "No module named 'simgrid'" in err:
             raise ImportError("SimGrid's Python bindings (module 'simgrid') are not importable")
-        tail = "\n".join(err.strip().splitlines()[-20:])
+        lines = [ln for ln in err.strip().splitlines() if not ln.lstrip().startswith("->")]
+        tail = "\n".join(lines[:8] + ["..."] + lines[-8:] if len(lines) > 17 else lines)
         raise RuntimeError(f"SimGrid child process failed (exit code {proc.returncode}):\n{tail}")
     fin = np.asarray(result["finish"], dtype=float)
     if fin.shape != (len(live),) or not np.all(np.isfinite(fin)):

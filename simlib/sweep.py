@@ -594,3 +594,26 @@ def summarize(df: pd.DataFrame, by, metrics) -> pd.DataFrame:
     out = out.sort_values(["_g", "_m"], kind="stable").drop(columns=["_g", "_m"]).reset_index(drop=True)
     out["count"] = out["count"].astype(int)
     return out[by + list(SUMMARY_COLUMNS)]
+
+
+def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, profile: str = "full",
+                       workers: int | None = None, desc: str | None = None) -> pd.DataFrame:
+    """The notebooks' sweep: ``run_sweep`` with the project's conventions.
+
+    Executor: serial for ``profile="quick"``; for ``"full"``, a Dask cluster when
+    ``DASK_SCHEDULER_ADDRESS`` is set, else local processes (results are identical
+    either way).  Finished trials are cached under ``data/cache/<name>`` and the
+    tidy frame is written to ``data/results/<name>.csv``.
+    """
+    from . import paths
+
+    check_choice("profile", profile, ("full", "quick"))
+    if profile == "quick":
+        executor = "serial"
+    else:
+        executor = "dask" if os.environ.get(DASK_ENV) else "processes"
+    df = run_sweep(fn, settings, trials=trials, seed=seed, executor=executor, workers=workers,
+                   cache_dir=paths.CACHE / name, desc=desc or name)
+    paths.RESULTS.mkdir(parents=True, exist_ok=True)
+    df.to_csv(paths.RESULTS / f"{name}.csv", index=False)
+    return df

@@ -17,6 +17,7 @@ __all__ = [
     "check_choice",
     "check_probability",
     "check_array",
+    "check_notebook_common",
 ]
 
 
@@ -102,3 +103,15 @@ def check_array(name: str, values: Sequence, lo: float | None = None, hi: float 
         raise ValueError(f"{name} must have every element finite and in {interval}; "
                          f"element {i} is {arr[i]!r}")
     return arr
+
+
+def check_notebook_common(profile, workers, seed=0, trials=1):
+    """Validate the parameters every notebook shares; returns ``(profile, workers, seed, trials)``.
+
+    ``profile`` in {"full", "quick"}; ``workers`` None or an integer >= 1;
+    ``seed`` an integer >= 0; ``trials`` an integer >= 1.
+    """
+    check_choice("profile", profile, ("full", "quick"))
+    if workers is not None:
+        workers = check_int("workers", workers, 1)
+    return profile, workers, check_int("seed", seed, 0), check_int("trials", trials, 1)
