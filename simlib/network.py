@@ -55,20 +55,22 @@ def _drain(remaining, rate, alive, n, dt):
 
 
 @njit(cache=True)
+def _done(remaining, volume, rate, i):
+    """Slot i has (within tolerance, decision N6) nothing left to send."""
+    tol = max(volume[i] * _REL_TOL, _ABS_TOL_BITS)
+    return remaining[i] <= tol or rate[i] == np.inf
+
+
+@njit(cache=True)
 def _min_time_left(remaining, volume, rate, alive, n):
     """Smallest time (s) until an alive slot completes; inf if none can."""
     best = np.inf
     for i in range(n):
         if alive[i]:
-            tol = volume[i] * _REL_TOL
-            if tol < _ABS_TOL_BITS:
-                tol = _ABS_TOL_BITS
-            if remaining[i] <= tol or rate[i] == np.inf:
+            if _done(remaining, volume, rate, i):
                 return 0.0
             if rate[i] > 0.0:
-                dt = remaining[i] / rate[i]
-                if dt < best:
-                    best = dt
+                best = min(best, remaining[i] / rate[i])
     return best
 
 
@@ -77,13 +79,9 @@ def _completed_slots(remaining, volume, rate, alive, n):
     out = np.empty(n, np.int64)
     k = 0
     for i in range(n):
-        if alive[i]:
-            tol = volume[i] * _REL_TOL
-            if tol < _ABS_TOL_BITS:
-                tol = _ABS_TOL_BITS
-            if remaining[i] <= tol or rate[i] == np.inf:
-                out[k] = i
-                k += 1
+        if alive[i] and _done(remaining, volume, rate, i):
+            out[k] = i
+            k += 1
     return out[:k]
 
 
