@@ -63,6 +63,8 @@ f14 = df[df.lam == 0.05]
 fig = analysis.metric_panels(f14, x="alpha_ms", metrics=metrics, xlabel="α (ms)", title="Fig. 14: latency")
 for ax in fig.axes:
     ax.set_xscale("symlog", linthresh=1)
+    ax.set_xlim(left=0)
+    ax.set_xticks(alpha_ms_values, [f"{a:g}" for a in alpha_ms_values])
 plotting.save_figure(fig, "sr_fig14_alpha", figures_dir=paths.FIGURES)
 
 # %% [markdown]
