@@ -1,137 +1,167 @@
 """SimGrid as an independent reference for flow-level max-min bandwidth sharing.
 
-This module drives SimGrid (Python bindings, developed against 3.32) to compute
-flow completion times on a *big-switch star*: ``n`` hosts, host ``i`` has an
-*up* link (host -> switch, capacity ``up_bps[i]``) and a *down* link
-(switch -> host, capacity ``down_bps[i]``).  A unicast flow ``s -> d`` crosses
-``up[s]`` then ``down[d]``; an L3 multicast flow ``s -> {d1..dk}`` crosses
-``up[s]`` once and every ``down[di]``, all at one common rate.
+This module drives SimGrid's Python bindings (developed against Debian's
+3.32) to compute flow completion times on a *big-switch star*: ``n`` hosts,
+host ``i`` has an *up* link (host -> switch, capacity ``up_bps[i]``) and a
+*down* link (switch -> host, capacity ``down_bps[i]``).  A unicast flow
+``s -> d`` crosses ``up[s]`` then ``down[d]``; an L3 multicast flow
+``s -> {d1..dk}`` crosses ``up[s]`` once and every ``down[di]``, all at one
+common rate.  It is meant for cross-check tests and benchmarks of simlib's
+own solver and shares no code with it.
 
-It is meant for cross-check tests and benchmarks of simlib's own solver; it
-does not share any code with it.
-
-Units at the API: bits, bits/s, seconds.  SimGrid works in bytes and bytes/s,
-so volumes and capacities are divided by 8 (see "Integer byte counts" below).
+Units at the API: bits, bits/s, seconds.  SimGrid works in bytes and
+bytes/s: volumes and capacities are divided by 8, then rescaled by one
+common power of two (times are invariant; see "Scaling" below).
 
 Public API (plain values in, numpy arrays out)
 ----------------------------------------------
-``simgrid_available()``
-    True when ``import simgrid`` works in a child interpreter.
-``unicast_completion_times(up_bps, down_bps, flows)``
-    ``flows``: sequence of ``(src, dst, volume_bits, start_time_s)``.
-``multicast_completion_times(up_bps, down_bps, flows)``
-    ``flows``: sequence of ``(src, [dst, ...], volume_bits, start_time_s)``.
-``run_benchmark(up_bps, down_bps, flows)``
-    Unicast; returns ``(completion_times, engine_seconds)`` where
-    ``engine_seconds`` is the wall-clock time of ``Engine.run()`` measured
-    inside the child process (platform construction and actor creation are
-    excluded; so is interpreter start-up).
+``simgrid_available() -> bool``
+    True when ``import simgrid`` works (checked once, in a child interpreter).
+``unicast_completion_times(up_bps, down_bps, flows) -> ndarray``
+    ``flows``: sequence of ``(src, dst, volume_bits, start_time_s)``, src != dst.
+``multicast_completion_times(up_bps, down_bps, flows, method="ptask") -> ndarray``
+    ``flows``: sequence of ``(src, [dst, ...], volume_bits, start_time_s)``;
+    destinations distinct and != src.  ``method="route"``: see below.
+``run_benchmark(up_bps, down_bps, flows) -> (ndarray, float)``
+    Unicast; also returns the wall-clock seconds of ``Engine.run()`` measured
+    inside the child process (platform construction, interpreter start-up and
+    I/O excluded).
 
-All functions return absolute completion times (seconds), in input order.
+All return absolute completion times in seconds, in input order, and
+accept ``timeout=`` (seconds, for the child process).
+Zero-volume flows complete at their start time without involving SimGrid.
+Errors in the child (including a failing ``import simgrid``) raise
+``RuntimeError`` (``ImportError`` when the module is missing).
 
 Process model
 -------------
 SimGrid's Engine is a per-process singleton, so every call runs one
-simulation in a fresh ``sys.executable`` subprocess.  The child gets the
-parent's ``sys.path`` through ``PYTHONPATH`` (so it imports the very same
-``simgrid`` and ``simlib``), reads its inputs as JSON on stdin and writes its
-results as JSON to a temporary file (SimGrid's own output never mixes with
-the data).  This module never imports ``simgrid`` in the calling process.
+simulation in a fresh ``sys.executable`` subprocess.  The child gets this
+package's root and the parent's ``sys.path`` through ``PYTHONPATH`` (so it
+imports the very same ``simgrid`` and ``simlib``), reads its input as JSON on
+stdin and writes its result as JSON to a temporary file; its stdout/stderr
+are captured (SimGrid prints a "contexts/factory" INFO line at import time,
+before any ``--log`` option can apply).  ``simgrid`` is never imported in the
+calling process.
+
+Platform
+--------
+Root zone ``NetZone.create_star_zone``; host ``i`` with links ``up_i`` and
+``down_i`` (``create_link``, SHARED policy, zero latency);
+``add_route(host_i, None, ..., [up_i])`` and ``add_route(None, host_i, ...,
+[down_i])``.  Host speeds are irrelevant (nothing is computed).
 
 SimGrid configuration
 ---------------------
-Common flags (``_COMMON_FLAGS``)::
+Common to all runs::
 
-    --cfg=maxmin/precision:1e-9     (default 1e-5; rates, bytes/s)
-    --cfg=surf/precision:1e-12      (default 1e-9; simulated time, s)
-    --log=root.thresh:critical      (silence SimGrid's logging)
-    --log=root.app:stdout           (whatever remains goes to the child's
-                                     captured stdout)
+    --cfg=maxmin/precision:1e-9     (default 1e-5)
+    --cfg=surf/precision:1e-15      (default 1e-9; seconds)
+    --log=root.thresh:critical      (silence SimGrid)
+    --log=root.app:stdout
 
-Unicast (``_CM02_FLAGS``)::
+Unicast, and multicast with ``method="route"`` (CM02 max-min)::
 
-    --cfg=network/model:CM02        plain max-min, no TCP/latency tweaks
-    --cfg=network/crosstraffic:0    no reverse ACK traffic
+    --cfg=network/model:CM02        plain max-min, bandwidth/latency factors 1
+    --cfg=network/crosstraffic:0    no reverse (ACK) traffic
     --cfg=network/TCP-gamma:0       no TCP-window rate bound
-    --cfg=network/weight-S:0        (defensive: no RTT-based priority; it is
-                                     already inactive with zero latencies)
+    --cfg=network/weight-S:0        defensive; no RTT-based weights (already
+                                    inactive with zero latency)
+    --cfg=network/optim:Full        same results as the default Lazy mode
+                                    (to 1e-14) but ~2x faster on the
+                                    benchmark below (16 s vs 35 s)
 
-All links have zero latency and the SHARED sharing policy.  The root zone is a
-star zone (``NetZone.create_star_zone``); host ``i`` gets route
-``[up_i]`` to everyone and ``[down_i]`` from everyone.  Each flow is a
-``Comm.sendto_async(src_host, dst_host, bytes)`` started by one driver actor
-at exactly its start time (the driver ``sleep_until``\\ s through the distinct
-start times); completion times are read from ``Comm.finish_time`` after
-``Comm.wait_all``.  A single driver actor (rather than one actor per flow,
-which in the Python bindings means one OS thread per flow) keeps a
-200-host / 10,000-flow run cheap.
+Each flow is one ``Comm.sendto_async(src_host, dst_host, bytes)`` issued by
+a single driver actor that ``sleep_until``\\ s through the distinct start
+times, so each comm starts exactly at its start time (no mailbox rendezvous);
+completion times are ``Comm.finish_time`` after ``Comm.wait_all``.  One
+driver instead of one actor per flow matters: the Python bindings force
+thread contexts, and 10,000 per-flow actors (blocking ``Comm.sendto``) took
+6 s to create plus 31 s to run, versus 16 s for the single driver.
 
-Multicast (``_PTASK_FLAGS``)::
+Multicast with ``method="ptask"`` (the default)::
 
-    --cfg=host/model:ptask_L07      parallel tasks
-    --cfg=host/solver:bmf           the default ("fairbottleneck") is wrong here
+    --cfg=host/model:ptask_L07      parallel tasks (network/model must stay
+                                    at its default under ptask_L07)
+    --cfg=host/solver:bmf           the default solver, fairbottleneck, is
+                                    wrong here: up to 60 % error on random
+                                    multicast instances; "maxmin" is refused
+                                    by ptask_L07
+    --cfg=bmf/max-iterations:100000 (default 1000: BMF gave up with "Unable
+                                    to find a BMF allocation" on ~1 in 20
+                                    random 10-host / 40-multicast instances)
 
-(``network/model`` must stay at its default under ptask_L07; the TCP-gamma
-bound is inactive anyway because it is only applied when latency > 0.)
-Each multicast is one ptask started at its start time by its own actor
-(``this_actor.exec_init(hosts, flops=0, bytes).start()`` then ``wait``), and
-its completion time is ``Engine.clock`` when ``wait`` returns.
+Each multicast is one communication-only ptask (``this_actor.exec_init(hosts,
+flops=[0..], bytes).start().wait()``), started by its own actor at its start
+time; the completion time is ``Engine.clock`` when ``wait`` returns.
 
-What ptask_L07 actually does with a communication-only ptask
--------------------------------------------------------------
-Read from SimGrid's ``ptask_L07.cpp`` and confirmed by experiment with 3.32:
-a ptask is ONE variable ``x`` of the linear system (progress of the whole
-task, in tasks/s; cost 1).  For every ``(i, j)`` with ``bytes[i][j] > 0``,
-every link on the route ``i -> j`` is expanded with coefficient
-``bytes[i][j]``, and coefficients of the same link are SUMMED.  So yes: one
-rate for the whole task, and it is limited by its most loaded link, but
-"load" is the summed per-pair byte count.  With the naive matrix
-``bytes[src][d] = V`` for every destination, ``up[src]`` appears on all k
-routes and gets coefficient ``k*V``: a single multicast to k receivers then
-gets ``x = min(up/(k V), min_d down_d / V)``, i.e. the semantics of k
-lock-stepped unicast copies, NOT of an L3 multicast (measured: V = 1 GB,
-up = 1 GB/s, downs = 1 GB/s, k = 3 -> 3 s instead of 1 s).
+What ptask_L07 does with a communication-only ptask (checked)
+------------------------------------------------------------------------
+Reading ``ptask_L07.cpp`` and testing on 3.32: a ptask is ONE variable of the
+linear system (its progress, cost 1 task), so it does progress at one rate
+for the whole task, limited by its most loaded link -- but a link's load is
+the SUM of ``bytes[i][j]`` over all pairs whose route crosses it.  With the
+obvious matrix ``bytes[src][d] = V`` for every receiver, ``up[src]`` lies on
+all k routes and is charged ``k*V``: the task gets
+``min(up/(k V), min_d down_d/V)`` tasks/s, i.e. k lock-stepped unicast
+copies, NOT an L3 multicast.  Measured: V = 1e9 bytes, all links 1e9 B/s,
+k = 3 -> 3.0 s instead of 1.0 s (with bmf and with fairbottleneck).
 
-To obtain L3 semantics each multicast is built with an extra *relay* host
-that has no links at all (a star-zone host without ``add_route`` gets empty
-up/down routes), so that ``relay -> d`` crosses only ``down[d]``::
+This module therefore gives every multicast an extra *relay* host that has
+no links at all (a star-zone host without ``add_route`` gets empty up and
+down routes, so ``relay -> d`` crosses only ``down[d]``)::
 
     hosts = [src, d1, ..., dk, relay]
-    bytes[src][d1]   = V   # up[src] + down[d1]
-    bytes[relay][di] = V   # down[di], i = 2..k
+    bytes[src][d1]   = V        # up[src] + down[d1]
+    bytes[relay][di] = V        # down[di], i = 2..k
 
-Every link of the multicast then has coefficient ``V`` (bytes), the task
-rate ``x`` times ``V`` is its byte rate on each of its links, and BMF (which
-equalises per-resource *consumption* ``A[r][i] * x_i`` among the tasks
-bottlenecked on ``r``) reduces to max-min fairness of the multicast byte
-rates: exactly the model "one common rate across up[src] and all down[d]".
-The relay's (speed > 0, zero flops) CPU constraint never binds.  A
-single-receiver multicast needs no relay and is identical to a unicast.
+Every link of the multicast now has coefficient V, the byte rate on each of
+them is ``V * x``, and BMF (which equalises the per-resource consumption
+``A[r][i] * x_i`` of the tasks bottlenecked on ``r``) reduces to max-min
+fairness of multicast byte rates: the intended model.  A single-receiver
+multicast needs no relay and is exactly a unicast.
 
-Precision
----------
-``maxmin/precision`` is the tolerance of the sharing solvers (partly
-absolute in bytes/s, partly relative to capacities); ``surf/precision`` is
-the time tolerance (seconds; also multiplied with maxmin/precision as the
-threshold on remaining work).  With 1e-9 / 1e-12 both unicast (CM02 + lazy
-max-min) and multicast (ptask + BMF) completion times match an exact
-progressive-filling solver to a relative error of ~1e-12 on random instances
-(including the 200 x 10,000 benchmark and staggered starts); the defaults
-(1e-5 / 1e-9) are already good to ~1e-9 on these well-scaled instances.
-Tighter values (e.g. 1e-12 / 1e-15) are accepted by 3.32 but gain nothing.
+BMF in 3.32 compares capacities, consumptions and shares with *absolute*
+tolerances; with capacities around 1e9 B/s it aborted ("Unable to find a
+BMF allocation") on most random instances although its allocation was right.
+ptask runs are therefore normalised so that the largest capacity lies in
+(0.5, 1] (power-of-two scaling of capacities and volumes, times unchanged).
 
-Integer byte counts
--------------------
-SimGrid's Python bindings take communication sizes as *integers* (bytes).
-To avoid rounding a volume of e.g. 1.5 bits, every run uses one power-of-two
-scale factor ``K``: a volume ``V`` bits becomes ``round(V / 8 * K)`` SimGrid
-bytes and a capacity ``C`` bit/s becomes ``C / 8 * K`` bytes/s.  Times are
-invariant under this scaling (and a power of two scales exactly in floating
-point).  ``K`` is chosen so that the smallest positive volume is >= 2**40
-SimGrid bytes (rounding error <= 5e-13 relative) while the largest stays
-<= 2**62; only instances whose volumes span more than ~2**22 lose accuracy on
-their smallest flows (never worse than 0.5 SimGrid byte).  Zero-volume flows
-complete at their start time and are not sent to SimGrid.
+``method="route"`` is an independent second encoding that needs no ptask:
+each multicast is a single CM02 comm to a virtual host that has no up route
+and the down route ``[down_d1, ..., down_dk]``, so the comm's route is
+``up[src], down[d1..dk]`` (each once) and plain max-min applies.  Both
+methods agree to ~1e-13 and match an exact progressive-filling solver.
+Cost: BMF solves dense systems and iterates, so ptask runs grow quickly
+and erratically (50 hosts, 100-150 multicasts of <= 8 receivers: 1-7 s; 200
+multicasts: BMF gave up after 455 s, even with 100,000 iterations) whereas
+"route" took 0.5 s on the latter.  Use "ptask" for small cross-checks and
+"route" beyond ~100 concurrent multicasts.
+
+Precision (measured against an exact event-driven progressive-filling
+solver, random instances with staggered starts)
+-------------------------------------------------------------------------
+``surf/precision`` is SimGrid's time tolerance (seconds, absolute) and is
+the knob that matters: with the default 1e-9, flows of 80-8,000 bits at
+1-20 Gbit/s (durations ~1e-8..1e-5 s) were off by up to 9e-4 relative, and
+flows lasting ~1e-10..1e-7 s by up to 20 %; with 1e-12 the latter were
+still off by 4e-5.  ``maxmin/precision`` made no measurable difference
+(1e-5, 1e-9 and 1e-12 gave identical results once BMF runs are normalised);
+1e-9 is kept as a safe middle.  With 1e-9 / 1e-15 the worst relative error
+was ~2e-13 (CM02; that is the integer-byte rounding, see below) and ~2e-15
+(ptask) for flow durations from ~1e-10 s to ~1e5 s and capacities spread
+over 1e6..1e11 bit/s; the 200-host / 10,000-flow benchmark instance matched
+to 1.9e-13.
+
+Scaling (integer byte counts)
+-----------------------------
+``Comm.sendto_async`` takes an *integer* number of bytes.  For CM02 runs one
+power-of-two factor ``K`` is applied: a volume ``V`` bits becomes
+``round(V / 8 * K)`` SimGrid bytes and a capacity ``C`` becomes
+``C / 8 * K`` B/s.  ``K`` makes the smallest positive volume >= 2**40 bytes
+(rounding error <= 5e-13) while keeping the largest <= 2**62; only
+instances whose volumes span more than ~2**22 lose accuracy on their
+smallest flows.  ptask byte amounts are floats and are not rounded.
 """
 from __future__ import annotations
 
@@ -143,7 +173,6 @@ import os
 import subprocess
 import sys
 import tempfile
-from typing import Sequence
 
 import numpy as np
 
@@ -156,7 +185,7 @@ __all__ = [
 
 _COMMON_FLAGS = [
     "--cfg=maxmin/precision:1e-9",
-    "--cfg=surf/precision:1e-12",
+    "--cfg=surf/precision:1e-15",
     "--log=root.thresh:critical",
     "--log=root.app:stdout",
 ]
@@ -333,7 +362,7 @@ def _check_start(t, k):
 
 def _scale_exponent(vols_bytes) -> int:
     """Power-of-two exponent e such that volumes * 2**e fit the integer range
-    (see module docstring, "Integer byte counts")."""
+    (see module docstring, "Scaling")."""
     pos = [v for v in vols_bytes if v > 0]
     if not pos:
         return 0
@@ -375,8 +404,9 @@ def _simulate(kind, up, down, srcs, dst_lists, vols, starts, timeout):
         sizes = [max(1, int(round(math.ldexp(vols[k] / 8.0, e)))) for k in live]
         flags = _CM02_FLAGS
     else:
-        # float byte counts; normalise so that the largest capacity is in (0.5, 1]
-        # (BMF's tolerances are absolute, see module docstring)
+        # ptask byte amounts are floats: scale bits and bit/s by one power of
+        # two so that the largest capacity is in (0.5, 1] (BMF's tolerances
+        # are absolute, see module docstring); the /8 would cancel anyway
         e = -math.ceil(math.log2(max(np.max(up), np.max(down))))
         cap_scale = math.ldexp(1.0, e)
         sizes = [math.ldexp(vols[k], e) for k in live]
