@@ -96,7 +96,11 @@ main.groupby(["n", "scheme"])["rho"].median().unstack().round(3)
 # A group with iteration numbers (5, 4, 2), α = 0.5: relative numbers k̂ = (1, 2, 4),
 # K = 4, and Eq. (9)'s bias-corrected EMA weights over versions k̂ = 1..4 are
 # (1−α)α^{k̂−1}/(1−α^K) = 8/15, 4/15, 2/15, 1/15. Version k̂ = 3 is held by nobody: its
-# weight goes to the initial model x_1 (the paper's conservative approximation).
+# weight goes to "the initial model x_1" (the paper's conservative approximation). Read
+# literally (`initial`: the training initialization) that gives 8/15, 4/15, 1/15 and
+# 2/15 to x_1; our default reading (`oldest`, decision PR13: x_1 is the first version of
+# the group's window, its stalest model) gives 8/15, 4/15, 3/15; `closest` is the paper's
+# named alternative. Notebook 08 shows what each does to training.
 
 # %%
 rows = []
@@ -126,8 +130,8 @@ claims.record_claim(paper="002", figure="Fig. 4", claim="heterogeneity raises rh
                     f"{fig4.loc[('cnn', 1), 'median']:.3f} → {fig4.loc[('cnn', 2), 'median']:.3f} (CNN)",
                     holds=bool(sim_h2 > sim_h1),
                     note="median over trials; our group frequencies come from the simulated arrival order")
-ws, w0 = dynamic_weights((5, 4, 2), alpha=0.5)
-claims.record_claim(paper="002", figure="Eq. 9", claim="EMA weights, iterations (5,4,2), alpha=0.5",
+ws, w0 = dynamic_weights((5, 4, 2), alpha=0.5, missing="initial")
+claims.record_claim(paper="002", figure="Eq. 9", claim="EMA weights, iterations (5,4,2), alpha=0.5, x_1 = initial model",
                     paper_value="(derived) 8/15, 4/15, 1/15; x_1: 2/15",
                     our_value=", ".join(str(Fraction(float(w)).limit_denominator(100)) for w in ws)
                     + f"; x_1: {Fraction(float(w0)).limit_denominator(100)}",
