@@ -23,6 +23,10 @@ METRIC_LABELS = {
     "total_iteration": "Total iteration",
     "total_sync": "Total sync",
     "wasted_wait_s_per_worker": "Wasted wait per worker (s)",
+    "updates_to_target": "Updates to target",
+    "time_per_update_s": "Time per update (s)",
+    "time_to_target_s": "Time to target (s)",
+    "final_acc": "Final test accuracy",
 }
 
 
