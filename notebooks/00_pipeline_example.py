@@ -53,7 +53,6 @@ if profile == "quick":  # documented quick profile for `make test`
 
 # %%
 import matplotlib.pyplot as plt
-import pandas as pd
 
 from simlib import claims, paths, plotting, sweep
 from simlib.experiments import ring_check

@@ -49,7 +49,6 @@ if profile == "quick":
     trials, n, duration_s = 2, 20, 10.0
 
 # %%
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from simlib import analysis, claims, paths, plotting, sweep

@@ -45,7 +45,6 @@ if profile == "quick":
     trials, n_values, n_error, duration_s, e_values = 2, [10, 20], 20, 10.0, [0.0, 0.3]
 
 # %%
-import pandas as pd
 
 from simlib import analysis, claims, paths, plotting, sweep
 from simlib.scenario import run_scenarios

@@ -75,7 +75,6 @@ for use in (False, True):
 
 # %%
 import numpy as np
-import pandas as pd
 
 from simlib import analysis, claims, paths, plotting, sweep
 from simlib.experiments import time_to_accuracy as tta

@@ -56,7 +56,6 @@ if profile == "quick":
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
 
 from simlib import analysis, claims, paths, plotting, sweep
 from simlib.experiments import time_to_accuracy as tta

@@ -29,7 +29,7 @@ from .costmodels import ring_allreduce_time
 from .events import Simulator
 from .network import FlowNetwork
 from .topology import BigSwitch
-from .validate import check_array, check_choice, check_int, check_real
+from .validate import check_array, check_choice, check_real
 
 __all__ = ["SyncRecord", "ScheduleLog", "Cluster", "SYNC_MODELS", "ComputeTimes", "ScriptedComputeTimes"]
 

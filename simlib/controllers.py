@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from .validate import check_choice, check_int, check_real
+from .validate import check_int, check_real
 
 __all__ = ["AllReduceController", "PartialReduceController", "SelectiveReduceController",
            "PROGRESS_MODELS"]

@@ -24,7 +24,7 @@ from .controllers import (PROGRESS_MODELS, AllReduceController, PartialReduceCon
                           SelectiveReduceController)
 from .metrics import sync_metrics
 from .traces import OnlineECDF, Trace, load_trace
-from .units import MB, ms
+from .units import MB
 from .validate import check_choice, check_int, check_real
 
 __all__ = ["Scenario", "SCHEMES", "simulate", "run_trial", "run_scenarios", "child_seed"]
