@@ -58,7 +58,11 @@ venv: $(STAMP) $(KERNEL_JSON)
 test: venv
 	$(RUN) $(VPY) -m pytest $(PYTEST_FLAGS)
 
+# A run of every notebook starts a fresh claims ledger, so claims a notebook no
+# longer records (renamed or removed) do not linger; a partial run
+# (NOTEBOOK_FLAGS="--only ...") updates its own rows in place.
 reproduce: venv
+	$(if $(strip $(NOTEBOOK_FLAGS)),,rm -f data/results/claims.csv)
 	$(RUN) $(VPY) scripts/run_notebooks.py --profile $(PROFILE) \
 		$(if $(strip $(WORKERS)),--workers $(WORKERS)) $(NOTEBOOK_FLAGS)
 	$(RUN) $(VPY) -m simlib claims
