@@ -39,6 +39,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: make the in-tree simlib importable
+    sys.path.insert(0, str(ROOT))
+
+from simlib.cli import num_arg  # noqa: E402  (after the path set-up above)
 NOTEBOOK_DIR = ROOT / "notebooks"
 DEFAULT_BUILD_DIR = ROOT / "build"
 KERNEL_NAME = "simlib"
@@ -310,33 +314,13 @@ def run_notebooks(
     return results
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         description="Convert notebooks/[0-9]*.py with jupytext and execute them with "
                     "papermill (kernel 'simlib', cwd = repository root).")
     ap.add_argument("--profile", choices=PROFILES, default="full",
                     help="fidelity profile passed to every notebook as `profile` (default: full)")
-    ap.add_argument("--workers", type=_positive_int, metavar="N",
+    ap.add_argument("--workers", type=num_arg("--workers", int, lo=1), metavar="N",
                     help="passed to every notebook as `workers` (default: notebook default)")
     ap.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
                     metavar=("KEY", "VALUE"),
@@ -351,7 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="where notebooks/ (converted) and executed/ go (default: build/)")
     ap.add_argument("--log-output", action="store_true",
                     help="stream the notebooks' cell output to this terminal")
-    ap.add_argument("--timeout", type=_positive_float, metavar="SECONDS",
+    ap.add_argument("--timeout", type=num_arg("--timeout", lo=0.0, lo_open=True), metavar="SECONDS",
                     help="per-cell execution timeout (default: none)")
     ap.add_argument("-x", "--fail-fast", action="store_true",
                     help="stop after the first failing notebook")

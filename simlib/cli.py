@@ -64,7 +64,7 @@ def _cmd_claims(subparsers) -> None:
     p.set_defaults(handler=handler, subparser=p)
 
 
-def _num(flag: str, kind=float, **bounds):
+def num_arg(flag: str, kind=float, **bounds):
     """argparse type: parse ``kind`` and range-check it, naming ``flag`` in errors."""
     from .validate import check_int, check_real
 
@@ -84,26 +84,26 @@ def _cmd_run(subparsers) -> None:
         description="Simulate n workers training for --duration seconds under one synchronization "
                     "scheme (seed 000 §IV-A) and print the system metrics.")
     p.add_argument("--scheme", choices=("allreduce", "partial", "selective"), default="selective")
-    p.add_argument("--n", type=_num("--n", int, lo=2, hi=100_000), default=200, help="workers (default 200)")
+    p.add_argument("--n", type=num_arg("--n", int, lo=2, hi=100_000), default=200, help="workers (default 200)")
     p.add_argument("--trace", default="transformer",
                    help="compute-time trace: cnn, transformer, lstm or a CSV path (default transformer)")
-    p.add_argument("--seed", type=_num("--seed", int, lo=0), default=0)
-    p.add_argument("--duration", type=_num("--duration", lo=0.0, lo_open=True), default=100.0,
+    p.add_argument("--seed", type=num_arg("--seed", int, lo=0), default=0)
+    p.add_argument("--duration", type=num_arg("--duration", lo=0.0, lo_open=True), default=100.0,
                    help="training time in seconds (default 100)")
-    p.add_argument("--p", type=_num("--p", lo=0.0, hi=1.0, lo_open=True), default=0.3,
+    p.add_argument("--p", type=num_arg("--p", lo=0.0, hi=1.0, lo_open=True), default=0.3,
                    help="minimum group size as a fraction of n (default 0.3)")
-    p.add_argument("--eta", type=_num("--eta", lo=0.0, hi=1.0, hi_open=True), default=0.3)
-    p.add_argument("--theta", type=_num("--theta", lo=0.0), default=1.0)
-    p.add_argument("--dt", type=_num("--dt", lo=0.0, lo_open=True), default=0.1,
+    p.add_argument("--eta", type=num_arg("--eta", lo=0.0, hi=1.0, hi_open=True), default=0.3)
+    p.add_argument("--theta", type=num_arg("--theta", lo=0.0), default=1.0)
+    p.add_argument("--dt", type=num_arg("--dt", lo=0.0, lo_open=True), default=0.1,
                    help="controller waiting slot Δt in seconds (default 0.1)")
-    p.add_argument("--c", type=_num("--c", int, lo=1), default=None,
+    p.add_argument("--c", type=num_arg("--c", int, lo=1), default=None,
                    help="full all-reduce every c syncs (default: never)")
-    p.add_argument("--lam", type=_num("--lam", lo=0.0, hi=1.0), default=0.05,
+    p.add_argument("--lam", type=num_arg("--lam", lo=0.0, hi=1.0), default=0.05,
                    help="bandwidth skew: u ~ U[lam, 1] (default 0.05)")
-    p.add_argument("--alpha", type=_num("--alpha", lo=0.0), default=0.001,
+    p.add_argument("--alpha", type=num_arg("--alpha", lo=0.0), default=0.001,
                    help="one-way latency in seconds (default 0.001)")
-    p.add_argument("--model-mb", type=_num("--model-mb", lo=0.0), default=500.0)
-    p.add_argument("--bw-error", type=_num("--bw-error", lo=0.0), default=0.0,
+    p.add_argument("--model-mb", type=num_arg("--model-mb", lo=0.0), default=500.0)
+    p.add_argument("--bw-error", type=num_arg("--bw-error", lo=0.0), default=0.0,
                    help="bandwidth estimation error scale e (default 0)")
     p.add_argument("--cdf", choices=("warm", "cold"), default="warm")
     p.add_argument("--progress-model", choices=("paper", "conditional"), default="paper")

@@ -18,6 +18,7 @@ from typing import Callable
 
 import numpy as np
 
+from .selective_reduce import plan_round
 from .validate import check_int, check_real
 
 __all__ = ["AllReduceController", "PartialReduceController", "SelectiveReduceController",
@@ -153,8 +154,6 @@ class SelectiveReduceController(_QueueController):
         self.process()
 
     def process(self) -> None:
-        from .selective_reduce import plan_round
-
         cl = self.cluster
         full_round = self.c is not None and self.k % self.c == 0
         if full_round:

@@ -39,6 +39,13 @@ __all__ = ["allocate_rates", "reference_rates"]
 SCAN_MAX_LINKS = 1024
 
 
+@njit(cache=True, inline="always")
+def _heap_swap(hkey, hlink, hver, i, j):
+    hkey[i], hkey[j] = hkey[j], hkey[i]
+    hlink[i], hlink[j] = hlink[j], hlink[i]
+    hver[i], hver[j] = hver[j], hver[i]
+
+
 @njit(cache=True)
 def _heap_push(hkey, hlink, hver, size, key, link, ver):
     i = size
@@ -49,9 +56,7 @@ def _heap_push(hkey, hlink, hver, size, key, link, ver):
         parent = (i - 1) >> 1
         if hkey[parent] <= hkey[i]:
             break
-        hkey[parent], hkey[i] = hkey[i], hkey[parent]
-        hlink[parent], hlink[i] = hlink[i], hlink[parent]
-        hver[parent], hver[i] = hver[i], hver[parent]
+        _heap_swap(hkey, hlink, hver, parent, i)
         i = parent
     return size + 1
 
@@ -74,9 +79,7 @@ def _heap_pop(hkey, hlink, hver, size):
             child = right
         if hkey[i] <= hkey[child]:
             break
-        hkey[child], hkey[i] = hkey[i], hkey[child]
-        hlink[child], hlink[i] = hlink[i], hlink[child]
-        hver[child], hver[i] = hver[i], hver[child]
+        _heap_swap(hkey, hlink, hver, child, i)
         i = child
     return size
 

@@ -115,7 +115,6 @@ class Scenario:
             raise ValueError("group_filter applies to scheme 'partial' only")
         if self.progress_model == "oracle" and self.cdf == "cold":
             raise ValueError("progress_model 'oracle' needs cdf='warm' (an oracle learns nothing)")
-        del n
 
     @property
     def group_size(self) -> int:

@@ -47,28 +47,26 @@ def _check_rng(rng) -> np.random.Generator:
     return rng
 
 
-def _real_array(name: str, values, lo: float | None = None, *, lo_open: bool = False) -> np.ndarray:
-    """Validate a scalar or array of finite reals (any shape); return a float ndarray."""
+def _float_array(name: str, values) -> np.ndarray:
+    """``values`` (a real or an array of reals, any shape) as a float ndarray, or ValueError."""
     if isinstance(values, (str, bytes, bool)):
         raise ValueError(f"{name} must be a real number or an array of reals, got {values!r}")
     try:
-        arr = np.asarray(values, dtype=float)
+        return np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a real number or an array of reals, "
                          f"got {values!r}") from None
-    flat = check_array(name, arr.ravel(), lo=lo, lo_open=lo_open)
-    return flat.reshape(arr.shape)
+
+
+def _real_array(name: str, values, lo: float | None = None, *, lo_open: bool = False) -> np.ndarray:
+    """Validate a scalar or array of finite reals (any shape); return a float ndarray."""
+    arr = _float_array(name, values)
+    return check_array(name, arr.ravel(), lo=lo, lo_open=lo_open).reshape(arr.shape)
 
 
 def _time_array(name: str, values) -> np.ndarray:
     """Scalar or array of times (s) for CDF queries: reals, +-inf allowed, NaN rejected."""
-    if isinstance(values, (str, bytes)):
-        raise ValueError(f"{name} must be a real number or an array of reals, got {values!r}")
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real number or an array of reals, "
-                         f"got {values!r}") from None
+    arr = _float_array(name, values)
     if np.isnan(arr).any():
         raise ValueError(f"{name} must not contain NaN, got {values!r}")
     return arr
