@@ -11,7 +11,7 @@
 #
 # Overridable: PYTHON (interpreter used to create the venv), VENV, WORKERS
 # (passed to the notebooks as `workers`), PROFILE (full|quick), PYTEST_FLAGS,
-# NOTEBOOK_FLAGS (extra run_notebooks.py options, e.g. "--only 01_").
+# NOTEBOOK_FLAGS (extra `python -m simlib.pipeline.notebooks` options, e.g. "--only 01_").
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -63,7 +63,7 @@ test: venv
 # (NOTEBOOK_FLAGS="--only ...") updates its own rows in place.
 reproduce: venv
 	$(if $(strip $(NOTEBOOK_FLAGS)),,rm -f data/results/claims.csv)
-	$(RUN) $(VPY) scripts/run_notebooks.py --profile $(PROFILE) \
+	$(RUN) $(VPY) -m simlib.pipeline.notebooks --profile $(PROFILE) \
 		$(if $(strip $(WORKERS)),--workers $(WORKERS)) $(NOTEBOOK_FLAGS)
 	$(RUN) $(VPY) -m simlib claims
 

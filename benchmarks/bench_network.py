@@ -23,9 +23,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from simlib.network import FlowNetwork  # noqa: E402
-from simlib.topology import BigSwitch  # noqa: E402
-from simlib.units import Gbps, MB  # noqa: E402
+from simlib.core.network import FlowNetwork  # noqa: E402
+from simlib.core.topology import BigSwitch  # noqa: E402
+from simlib.core.units import Gbps, MB  # noqa: E402
 
 
 def workload(hosts: int, flows: int, seed: int):
@@ -68,7 +68,7 @@ def main(argv=None) -> int:
     print(f"simlib : median {statistics.median(our_times):7.2f} s over {args.repeats} runs "
           f"({', '.join(f'{t:.2f}' for t in our_times)})")
 
-    from simlib import simgrid_ref
+    from simlib.core import simgrid_ref
 
     if not simgrid_ref.simgrid_available():
         print("SimGrid: not importable (apt-get install python3-simgrid; make venv) -- skipped")

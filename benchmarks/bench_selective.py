@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import shutil
 import statistics
@@ -26,7 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from simlib.scenario import run_trial  # noqa: E402
+from simlib.papers.selective_reduce.scenario import run_trial  # noqa: E402
 
 SECTION_IV = ["02_", "03_", "04_", "05_", "06_"]
 
@@ -41,10 +40,8 @@ def time_runs(scheme: str, runs: int) -> list[float]:
 
 
 def time_reproduction(workers: int | None) -> list[tuple[str, float, bool]]:
-    spec = importlib.util.spec_from_file_location("run_notebooks", ROOT / "scripts" / "run_notebooks.py")
-    rn = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = rn
-    spec.loader.exec_module(rn)
+    from simlib.pipeline import notebooks as rn
+
     skip = {".git", ".venv", "build", "__pycache__", ".pytest_cache", ".hypothesis", "cache"}
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp) / "repo"

@@ -39,7 +39,7 @@ alpha_ms = 1.0            # one-way latency per ring round
 model_mb = 500.0          # model size v
 
 # %%
-from simlib.validate import check_int, check_notebook_common, check_real
+from simlib.core.validate import check_int, check_notebook_common, check_real
 
 profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
 n = check_int("n", n, 2)
@@ -54,8 +54,14 @@ if profile == "quick":  # documented quick profile for `make test`
 # %%
 import matplotlib.pyplot as plt
 
-from simlib import claims, paths, plotting, sweep
-from simlib.experiments import ring_check
+from simlib.pipeline import claims
+
+from simlib.core import paths
+
+from simlib.pipeline import plotting
+
+from simlib.pipeline import sweep
+from simlib.papers.selective_reduce.experiments import ring_check
 
 settings = sweep.expand_grid(n=[n], m=group_sizes, groups=[groups], lam=[lam],
                              alpha_ms=[alpha_ms], model_mb=[model_mb])

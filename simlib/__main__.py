@@ -1,7 +1,7 @@
 """``python -m simlib``: see :mod:`simlib.cli`."""
 import sys
 
-from .cli import main
+from simlib.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

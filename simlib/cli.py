@@ -6,7 +6,7 @@ parser and sets ``handler``; add it to ``COMMANDS`` and it appears in
 
 Errors in the command line exit with status 2 and a message naming the flag:
 argparse does this for ``choices``/``type``; use :func:`arg_type` to turn a
-``simlib.validate`` check into an argparse type, and any ``ValueError`` a
+``simlib.core.validate`` check into an argparse type, and any ``ValueError`` a
 handler raises while checking its arguments is reported through
 ``parser.error`` as well.  Heavy modules are imported inside the handlers so
 ``--help`` stays fast and works while modules are still being written.
@@ -19,26 +19,12 @@ from pathlib import Path
 from typing import Callable
 
 from . import __version__
+from .core import paths
+from .core.validate import arg_type, num_arg
 
-#: Same file as ``simlib.claims.DEFAULT_LEDGER``: fixed relative to the
+#: Same file as ``simlib.pipeline.claims.DEFAULT_LEDGER``: fixed relative to the
 #: repository, not to the current directory.
-DEFAULT_LEDGER = Path(__file__).resolve().parent.parent / "data" / "results" / "claims.csv"
-
-
-def arg_type(check: Callable[[str], object], metavar: str = "value") -> Callable[[str], object]:
-    """Wrap ``check(text) -> value`` so its ``ValueError`` becomes an argparse error.
-
-    Example: ``type=arg_type(lambda s: check_int("workers", int(s), lo=1))``
-    gives ``error: argument --workers: workers must be an integer in [1, inf], got 0``.
-    """
-    def convert(text: str):
-        try:
-            return check(text)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc) or f"invalid {metavar}: {text!r}") from None
-
-    convert.__name__ = metavar
-    return convert
+DEFAULT_LEDGER = paths.RESULTS / "claims.csv"
 
 
 # --- subcommands --------------------------------------------------------------
@@ -52,7 +38,7 @@ def _cmd_claims(subparsers) -> None:
 
     def handler(args, parser) -> int:
         try:
-            from .claims import summarize_ledger  # lazy: keeps --help independent of it
+            from simlib.pipeline.claims import summarize_ledger  # lazy: keeps --help independent of it
         except ImportError as exc:
             print(f"{parser.prog}: error: claims ledger support unavailable ({exc})",
                   file=sys.stderr)
@@ -62,20 +48,6 @@ def _cmd_claims(subparsers) -> None:
         return 0
 
     p.set_defaults(handler=handler, subparser=p)
-
-
-def num_arg(flag: str, kind=float, **bounds):
-    """argparse type: parse ``kind`` and range-check it, naming ``flag`` in errors."""
-    from .validate import check_int, check_real
-
-    def check(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise ValueError(f"{flag} must be {'an integer' if kind is int else 'a number'}, got {text!r}") from None
-        return check_int(flag, value, **bounds) if kind is int else check_real(flag, value, **bounds)
-
-    return arg_type(check, flag)
 
 
 def _cmd_run(subparsers) -> None:
@@ -115,8 +87,8 @@ def _cmd_run(subparsers) -> None:
 
         import numpy as np
 
-        from .scenario import Scenario, run_trial
-        from .traces import TRACE_NAMES
+        from simlib.papers.selective_reduce.scenario import Scenario, run_trial
+        from simlib.workloads.traces import TRACE_NAMES
 
         if args.trace not in TRACE_NAMES and not Path(args.trace).is_file():
             parser.error(f"argument --trace: must be one of {list(TRACE_NAMES)} or an existing CSV file, "

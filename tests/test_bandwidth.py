@@ -1,4 +1,4 @@
-"""Tests for simlib.bandwidth."""
+"""Tests for simlib.workloads.bandwidth."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,14 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simlib.bandwidth import (
-    TimeVaryingBandwidth,
-    estimate_with_error,
-    fmreduce_bandwidths,
-    selective_reduce_bandwidths,
-    selmcast_bandwidths,
-)
-from simlib.units import Gbps, Mbps
+from simlib.papers.fmreduce.bandwidth import fmreduce_bandwidths
+from simlib.papers.selective_reduce.bandwidth import selective_reduce_bandwidths
+from simlib.papers.selmcast.bandwidth import selmcast_bandwidths
+from simlib.workloads.bandwidth import TimeVaryingBandwidth, estimate_with_error
+from simlib.core.units import Gbps, Mbps
 
 
 def rng(seed=0):

@@ -1,4 +1,4 @@
-"""Tests for simlib.claims: upsert semantics, summary text, atomic writes."""
+"""Tests for simlib.pipeline.claims: upsert semantics, summary text, atomic writes."""
 from __future__ import annotations
 
 import multiprocessing
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import simlib
-from simlib import claims
-from simlib.claims import COLUMNS, DEFAULT_LEDGER, load_ledger, record_claim, summarize_ledger
+from simlib.pipeline import claims
+from simlib.pipeline.claims import COLUMNS, DEFAULT_LEDGER, load_ledger, record_claim, summarize_ledger
 
 
 @pytest.fixture

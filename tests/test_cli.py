@@ -102,9 +102,9 @@ def test_arg_type_reports_flag_and_message():
 
 
 def test_claims_on_missing_ledger(tmp_path, capsys):
-    if importlib.util.find_spec("simlib.claims") is None:
-        pytest.skip("simlib.claims not written yet")
-    from simlib.claims import summarize_ledger
+    if importlib.util.find_spec("simlib.pipeline.claims") is None:
+        pytest.skip("simlib.pipeline.claims not written yet")
+    from simlib.pipeline.claims import summarize_ledger
 
     missing = tmp_path / "nope" / "claims.csv"
     status, out, _ = run_main(["claims", "--ledger", str(missing)], capsys)
@@ -123,9 +123,9 @@ def test_claims_uses_summarize_ledger(monkeypatch, tmp_path, capsys):
         seen["path"] = Path(path)
         return "No claims recorded (fake)."
 
-    fake = types.ModuleType("simlib.claims")
+    fake = types.ModuleType("simlib.pipeline.claims")
     fake.summarize_ledger = fake_summarize
-    monkeypatch.setitem(sys.modules, "simlib.claims", fake)
+    monkeypatch.setitem(sys.modules, "simlib.pipeline.claims", fake)
     monkeypatch.setattr(simlib, "claims", fake, raising=False)
     ledger = tmp_path / "claims.csv"
     status, out, _ = run_main(["claims", "--ledger", str(ledger)], capsys)
@@ -137,8 +137,8 @@ def test_claims_uses_summarize_ledger(monkeypatch, tmp_path, capsys):
 def test_claims_default_ledger_path():
     args = cli.build_parser().parse_args(["claims"])
     assert args.ledger == ROOT / "data" / "results" / "claims.csv"
-    if importlib.util.find_spec("simlib.claims") is not None:
-        from simlib.claims import DEFAULT_LEDGER
+    if importlib.util.find_spec("simlib.pipeline.claims") is not None:
+        from simlib.pipeline.claims import DEFAULT_LEDGER
 
         assert args.ledger == Path(DEFAULT_LEDGER)
 

@@ -3,11 +3,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from simlib.cluster import Cluster, ScriptedComputeTimes
-from simlib.controllers import AllReduceController, PartialReduceController
-from simlib.costmodels import ring_allreduce_time
-from simlib.metrics import sync_metrics
-from simlib.scenario import Scenario, run_trial, simulate
+from simlib.runtime.cluster import Cluster, ScriptedComputeTimes
+from simlib.runtime.baselines import AllReduceController, PartialReduceController
+from simlib.core.costmodels import ring_allreduce_time
+from simlib.runtime.metrics import sync_metrics
+from simlib.papers.selective_reduce.scenario import Scenario, run_trial, simulate
 
 # 000 Fig. 3: five workers ready at 1, 2, 3, 3, 13 s; bandwidths 1, 5, 1, 5, 5; v = 5 units;
 # alpha ~ 0; sync time 2v / min b.

@@ -3,12 +3,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from simlib.collectives import RingAllReduce, start_transfer
-from simlib.costmodels import ring_allreduce_time
-from simlib.events import Simulator
-from simlib.network import FlowNetwork
-from simlib.topology import BigSwitch, FullMesh
-from simlib.units import Gbps, MB
+from simlib.core.collectives import RingAllReduce, start_transfer
+from simlib.core.costmodels import ring_allreduce_time
+from simlib.core.events import Simulator
+from simlib.core.network import FlowNetwork
+from simlib.core.topology import BigSwitch, FullMesh
+from simlib.core.units import Gbps, MB
 
 
 def run_ring(bw, members, model_bits, alpha, model="rounds"):

@@ -1,6 +1,6 @@
 import pytest
 
-from simlib.events import Simulator
+from simlib.core.events import Simulator
 
 
 def test_events_run_in_time_order_with_fifo_ties():

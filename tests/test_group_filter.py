@@ -8,8 +8,8 @@ Decision ids PRn refer to docs/decisions/partial_reduce.md.
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from simlib.group_filter import GroupFilter, min_window
-from simlib.spectral import expected_sync_matrix, spectral_rho
+from simlib.papers.partial_reduce.group_filter import GroupFilter, min_window
+from simlib.papers.partial_reduce.spectral import expected_sync_matrix, spectral_rho
 
 
 def simulate(rounds, n, p, filt=None):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from simlib.maxmin import allocate_rates, reference_rates
+from simlib.core.maxmin import allocate_rates, reference_rates
 
 
 def _csr(flow_links):

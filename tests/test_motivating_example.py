@@ -1,7 +1,7 @@
 """000 §II-D / Fig. 3 through the simulated cluster, with the paper's exact numbers."""
 import pytest
 
-from simlib.experiments.motivating_example import PAPER_VALUES, run_schedules
+from simlib.papers.selective_reduce.experiments.motivating_example import PAPER_VALUES, run_schedules
 
 
 @pytest.fixture(scope="module")

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from simlib.events import Simulator
-from simlib.maxmin import reference_rates
-from simlib.network import FlowNetwork
+from simlib.core.events import Simulator
+from simlib.core.maxmin import reference_rates
+from simlib.core.network import FlowNetwork
 
 
 def test_flows_on_one_link_finish_at_processor_sharing_times():

@@ -1,4 +1,4 @@
-"""Execute every notebook with the quick profile via scripts/run_notebooks.py.
+"""Execute every notebook with the quick profile via simlib.pipeline.notebooks.
 
 Marked ``notebooks`` (select with ``-m notebooks``, deselect with
 ``-m "not notebooks"``); runs by default.  One test per notebook so
@@ -12,7 +12,6 @@ parallel notebooks never share a ledger.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import sys
@@ -20,19 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from simlib.pipeline import notebooks as run_notebooks
+
 ROOT = Path(__file__).resolve().parent.parent
-_SCRIPT = ROOT / "scripts" / "run_notebooks.py"
-
-
-def _load_runner():
-    spec = importlib.util.spec_from_file_location("run_notebooks", _SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses looks the module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-run_notebooks = _load_runner()
 NOTEBOOKS = run_notebooks.discover()
 
 pytestmark = pytest.mark.notebooks
@@ -119,7 +108,7 @@ def test_pipeline_executes_in_root_with_its_simlib(sandbox, tmp_path):
         "# ---\n# jupyter:\n#   kernelspec:\n#     name: simlib\n#     display_name: Python (simlib)\n"
         "#     language: python\n# ---\n\n"
         '# %% tags=["parameters"]\nprofile = "full"\nworkers = None\nn = 1\n\n'
-        "# %%\nfrom simlib.validate import check_choice, check_int\n"
+        "# %%\nfrom simlib.core.validate import check_choice, check_int\n"
         'check_choice("profile", profile, ["full", "quick"])\n'
         'n = check_int("n", n, lo=1)\n\n'
         "# %%\nimport os, pathlib, simlib\n"

@@ -5,8 +5,12 @@ import math
 import numpy as np
 import pytest
 
-from simlib.experiments import frozen_groups, mixing, time_to_accuracy
-from simlib.scenario import Scenario, simulate
+from simlib.papers.partial_reduce.experiments import frozen_groups
+
+from simlib.papers.partial_reduce.experiments import mixing
+
+from simlib.training import time_to_accuracy
+from simlib.papers.selective_reduce.scenario import Scenario, simulate
 
 
 def test_plain_fifo_freezes_and_the_filter_unfreezes():

@@ -1,4 +1,4 @@
-"""Tests for simlib.plotting: theme, reproducible figure files, min/median/max plot."""
+"""Tests for simlib.pipeline.plotting: theme, reproducible figure files, min/median/max plot."""
 from __future__ import annotations
 
 import matplotlib
@@ -10,7 +10,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from simlib.plotting import (FIGURE_DPI, SCHEME_COLORS, SCHEME_LABELS,  # noqa: E402
+from simlib.pipeline.plotting import (FIGURE_DPI, SCHEME_COLORS, SCHEME_LABELS,  # noqa: E402
                              plot_min_median_max, save_figure, set_theme)
 
 
@@ -63,7 +63,7 @@ def test_save_figure_is_byte_identical(themed, tmp_path, monkeypatch):
         assert p.exists() and p.stat().st_size > 1000
         assert p.read_bytes() == q.read_bytes()
     pdf = first[1].read_bytes()
-    assert b"CreationDate" not in pdf and b"ModDate" not in pdf and b"(simlib.plotting)" in pdf
+    assert b"CreationDate" not in pdf and b"ModDate" not in pdf and b"(simlib.pipeline.plotting)" in pdf
     assert b"Software" not in first[0].read_bytes() and b"Matplotlib" not in first[0].read_bytes()
     assert sorted(x.name for x in (tmp_path / "a").iterdir()) == ["fig_demo.pdf", "fig_demo.png"]
 

@@ -1,15 +1,15 @@
-"""Replaying schedule logs through training (simlib.replay) and the learning problem (simlib.learning)."""
+"""Replaying schedule logs through training (simlib.training.replay) and the learning problem (simlib.training.learning)."""
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from simlib.cluster import ScheduleLog, SyncRecord
-from simlib.learning import MLP, Problem, SoftmaxRegression, load_problem, make_model
-from simlib.replay import (CURVE_COLUMNS, init_params, iterations_to_accuracy, minibatch_indices, replay,
+from simlib.runtime.cluster import ScheduleLog, SyncRecord
+from simlib.training.learning import MLP, Problem, SoftmaxRegression, load_problem, make_model
+from simlib.training.replay import (CURVE_COLUMNS, init_params, iterations_to_accuracy, minibatch_indices, replay,
                            time_to_accuracy)
-from simlib.scenario import Scenario, simulate
+from simlib.papers.selective_reduce.scenario import Scenario, simulate
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from simlib.costmodels import ring_allreduce_time
-from simlib.selective_reduce import (
+from simlib.core.costmodels import ring_allreduce_time
+from simlib.papers.selective_reduce.algorithms import (
     BpawrDecision,
     bag,
     bpawr,

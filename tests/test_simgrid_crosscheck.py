@@ -9,11 +9,11 @@ not importable; `.ci/run` installs it so CI always runs this tier.
 import numpy as np
 import pytest
 
-from simlib import simgrid_ref
-from simlib.events import Simulator
-from simlib.network import FlowNetwork
-from simlib.topology import BigSwitch
-from simlib.units import Gbps, MB
+from simlib.core import simgrid_ref
+from simlib.core.events import Simulator
+from simlib.core.network import FlowNetwork
+from simlib.core.topology import BigSwitch
+from simlib.core.units import Gbps, MB
 
 pytestmark = [pytest.mark.simgrid,
               pytest.mark.skipif(not simgrid_ref.simgrid_available(), reason="SimGrid is not importable")]

@@ -1,4 +1,4 @@
-"""Cross-checks of simlib.simgrid_ref (SimGrid as a max-min reference) against
+"""Cross-checks of simlib.core.simgrid_ref (SimGrid as a max-min reference) against
 hand-computed analytic answers.
 
 Skipped cleanly when SimGrid's Python bindings are not importable.
@@ -7,7 +7,7 @@ Units: bits, bit/s, seconds.  Each call spawns one SimGrid child process.
 import numpy as np
 import pytest
 
-from simlib.simgrid_ref import (
+from simlib.core.simgrid_ref import (
     multicast_completion_times,
     run_benchmark,
     simgrid_available,

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from simlib.spectral import (
+from simlib.papers.partial_reduce.spectral import (
     expected_sync_matrix,
     expected_sync_matrix_from_frequencies,
     rho_from_frequencies,

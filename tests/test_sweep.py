@@ -1,4 +1,4 @@
-"""Tests for simlib.sweep: grid expansion, seeds, executors, cache/resume, summaries."""
+"""Tests for simlib.pipeline.sweep: grid expansion, seeds, executors, cache/resume, summaries."""
 from __future__ import annotations
 
 import hashlib
@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simlib import sweep
-from simlib.sweep import (code_fingerprint, expand_grid, run_sweep, setting_hash,
+from simlib.pipeline import sweep
+from simlib.pipeline.sweep import (code_fingerprint, expand_grid, run_sweep, setting_hash,
                           summarize, trial_seed)
 
 LOG_ENV = "SIMLIB_TEST_SWEEP_LOG"     # directory: one file per fn call

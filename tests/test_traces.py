@@ -1,4 +1,4 @@
-"""Tests for simlib.traces and scripts/make_traces.py."""
+"""Tests for simlib.workloads.traces and scripts/make_traces.py."""
 from __future__ import annotations
 
 import importlib.util
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import signal, stats
 
-from simlib.traces import TRACE_DIR, TRACE_NAMES, OnlineECDF, Trace, load_trace
+from simlib.workloads.traces import TRACE_DIR, TRACE_NAMES, OnlineECDF, Trace, load_trace
 
 ROOT = Path(__file__).resolve().parent.parent
 

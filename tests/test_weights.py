@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from simlib.weights import (
+from simlib.papers.partial_reduce.weights import (
     DEFAULT_ALPHA,
     ConstantWeights,
     DynamicWeights,

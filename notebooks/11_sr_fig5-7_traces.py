@@ -1,0 +1,161 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python (simlib)
+#     language: python
+#     name: simlib
+# ---
+
+# %% [markdown]
+# # Selective Reduce §IV-B1 — CNN and Transformer traces (Figs. 5, 6, 7)
+#
+# n workers on one switch train for 100 s; per-iteration compute times come from the
+# CNN or Transformer trace (synthetic stand-ins of the eager-SGD Fig. 1 shapes, mean
+# 1 s: see `data/README.md`); bandwidths round(20u, 3) Gbps with u ~ U[0.05, 1];
+# α = 1 ms; v = 500 MB; p = 0.3n, η = 0.3, θ = 1; Δt = 0.1 s (our choice, see
+# decision E2). Each setting runs 20 trials; plots show the median with a min–max band.
+# Schemes are compared *paired*: trial t of every scheme uses the same bandwidths
+# and the same per-worker compute-time draws.
+
+# %% tags=["parameters"]
+profile = "full"                        # "full" (paper fidelity) or "quick" (tests)
+workers = None                          # processes for the sweep (None: all cores)
+seed = 0                                # root seed
+trials = 20                             # trials per setting
+n_values = [40, 80, 120, 160, 200]      # cluster sizes
+traces = ["cnn", "transformer"]         # built-in names or CSV paths
+duration_s = 100.0
+p = 0.3
+eta = 0.3
+theta = 1.0
+dt_s = 0.1
+lam = 0.05
+alpha_s = 0.001
+model_mb = 500.0
+
+# %%
+from simlib.core.validate import check_int, check_notebook_common, check_real
+
+profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
+n_values = [check_int("n_values[i]", n, 2) for n in n_values]
+duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
+if profile == "quick":
+    trials, n_values, duration_s = 2, [10, 20], 10.0
+
+# %%
+import matplotlib.pyplot as plt
+
+from simlib.pipeline import analysis
+
+from simlib.pipeline import claims
+
+from simlib.core import paths
+
+from simlib.pipeline import plotting
+
+from simlib.pipeline import sweep
+from simlib.papers.selective_reduce.scenario import run_scenarios
+
+settings = sweep.expand_grid(trace=traces, n=n_values, scheme=["allreduce", "partial", "selective"],
+                             duration_s=[duration_s], p=[p], eta=[eta], theta=[theta], dt_s=[dt_s],
+                             lam=[lam], alpha_s=[alpha_s], model_mb=[model_mb])
+df = run_scenarios(settings, trials=trials, seed=seed, name="11_sr_fig5-7", profile=profile,
+                   workers=workers, desc="Figs 5-7")
+df.groupby(["trace", "n", "scheme"])[["avg_sync_time_s", "avg_sync_scale", "total_iteration",
+                                      "total_sync"]].median().round(3)
+
+# %%
+plotting.set_theme()
+metrics = ["avg_sync_time_s", "avg_sync_scale", "total_iteration", "total_sync"]
+for trace, fig_no in (("cnn", 5), ("transformer", 6)):
+    if trace not in traces:
+        continue
+    fig = analysis.metric_panels(df[df.trace == trace], x="n", metrics=metrics, xlabel="number of workers n",
+                                 title=f"Fig. {fig_no}: {trace} trace")
+    plotting.save_figure(fig, f"sr_fig{fig_no:02d}_{trace}", figures_dir=paths.FIGURES)
+
+fig, axes = plt.subplots(1, len(traces), figsize=(3.4 * len(traces), 2.8), squeeze=False)
+for ax, trace in zip(axes.flat, traces):
+    d = df[df.trace == trace].assign(wasted_ms=lambda x: 1e3 * x.wasted_wait_s_per_worker)
+    plotting.plot_min_median_max(ax, d, x="n", y="wasted_ms", hue="scheme")
+    ax.set_title(trace)
+    ax.set_xlabel("number of workers n")
+    ax.set_ylabel("wasted wait per worker (ms)")
+fig.suptitle("Fig. 7: wasted wait time")
+fig.tight_layout()
+plotting.save_figure(fig, "sr_fig07_wasted_wait", figures_dir=paths.FIGURES)
+
+# %% [markdown]
+# ## Paired ratios, selective vs partial reduce (median over trials at each n)
+
+# %%
+ratios = {}
+for metric, num, den in (("avg_sync_time_s", "partial", "selective"),
+                         ("avg_sync_scale", "selective", "partial"),
+                         ("total_iteration", "selective", "partial")):
+    r = analysis.paired_ratio(df, metric, by=["trace", "n"], num=num, den=den)
+    ratios[metric] = r
+    print(f"{metric}: {num}/{den}")
+    print(r.round(3).to_string(index=False))
+
+# %% [markdown]
+# ## Claims (000 §IV-B1)
+# The paper: compared with partial reduce, selective reduce improves average sync time,
+# average sync scale and total iteration by up to 1.89–2.55×, 1.19–1.25× and
+# 1.1–1.17× (we read each range as the spread over the two traces of the largest
+# improvement over n). We report the range over traces of our largest median paired
+# ratio, and say a claim holds when selective reduce is better at every n on both
+# traces *and* our range overlaps the paper's.
+
+# %%
+def record(metric, paper_lo, paper_hi, claim):
+    r = ratios[metric]
+    best = r.groupby("trace")["median"].max()
+    lo, hi = best.min(), best.max()
+    everywhere = bool((r["median"] > 1).all())
+    overlap = bool(lo <= paper_hi and hi >= paper_lo)
+    claims.record_claim(paper="000", figure="Figs. 5-6", claim=claim,
+                        paper_value=f"{paper_lo}–{paper_hi}×", our_value=f"{lo:.2f}–{hi:.2f}×",
+                        holds=everywhere and overlap,
+                        note=("better at every n" if everywhere else "NOT better at every n")
+                        + f"; per-trace max of median paired ratio over n={n_values}; stand-in traces (mean 1 s)")
+
+
+record("avg_sync_time_s", 1.89, 2.55, "SR vs PR: average sync time shorter by")
+record("avg_sync_scale", 1.19, 1.25, "SR vs PR: average sync scale larger by")
+record("total_iteration", 1.1, 1.17, "SR vs PR: total iteration larger by")
+
+sr = df[df.scheme == "selective"]
+med_ms = 1e3 * sr.groupby(["trace", "n"])["wasted_wait_s_per_worker"].median()
+share = med_ms.max() / 1e3 / duration_s
+claims.record_claim(paper="000", figure="Fig. 7", claim="SR wasted wait per worker is a few ms, < 0.01% of 100 s",
+                    paper_value="few ms; <0.01%",
+                    our_value=f"median {med_ms.min():.1f}–{med_ms.max():.1f} ms over settings ({share:.3%} at worst)",
+                    holds=bool(share < 1e-4),
+                    note="wasted = hold time of workers whose group gained no newcomer (metrics.py)")
+ar = df[df.scheme == "allreduce"].groupby(["trace", "n"])["avg_sync_time_s"].median()
+grows = all(ar.loc[t].is_monotonic_increasing for t in traces)
+claims.record_claim(paper="000", figure="Figs. 5-6(a)", claim="AR and PR average sync time grow with n",
+                    paper_value="increasing", our_value="increasing" if grows else "not monotone (AR)",
+                    holds=bool(grows), note="median over trials")
+
+# %% [markdown]
+# ## Where we disagree, and why
+# * **Directions agree** (selective reduce has shorter, larger syncs and more iterations at
+#   every n), and the scale gain overlaps the paper's range; at n = 40 the sync-time gain
+#   (≈2.1×) is inside the paper's 1.89–2.55×, but it keeps growing with n.
+# * **Magnitudes of sync time and total iteration are larger than the paper's.** Our runs
+#   are sync-bound: a 500 MB all-reduce at 1–20 Gbps takes seconds while the stand-in traces
+#   have a 1 s mean compute time (decision E6; the paper never states its traces' scale).
+#   Every second selective reduce saves in sync becomes iterations. Notebook 06 rescales the
+#   traces: the total-iteration gain falls to 1.15× at a 5 s mean, inside the paper's
+#   1.1–1.17×.
+# * **Wasted wait** is a few ms for n ≥ 80 on the Transformer trace but reaches ~35 ms per
+#   worker at n = 40 (0.035 % of 100 s, above the paper's 0.01 %); it is 0 on the tight CNN
+#   trace, where BPAWR rarely predicts useful arrivals. Our definition (E5) counts a hold as
+#   wasted unless a newcomer joins the worker's group; the paper gives no exact definition.

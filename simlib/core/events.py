@@ -1,0 +1,111 @@
+"""Discrete-event loop: time-ordered callbacks with deterministic tie-breaking.
+
+Events at equal times run in the order they were scheduled (a global
+sequence number breaks ties), so a simulation is a pure function of its
+inputs. Timers are cancellable; cancelled entries are dropped lazily when
+they reach the head of the heap.  Times are in seconds.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from typing import Any, Callable
+
+from simlib.core.validate import check_real
+
+__all__ = ["Simulator", "Timer"]
+
+
+class Timer:
+    """Handle of a scheduled callback; ``cancel()`` prevents it from firing."""
+
+    __slots__ = ("time", "seq", "callback", "args", "cancelled", "fired")
+
+    def __init__(self, time: float, seq: int, callback: Callable, args: tuple):
+        self.time = time
+        self.seq = seq
+        self.callback = callback
+        self.args = args
+        self.cancelled = False
+        self.fired = False
+
+    def cancel(self) -> None:
+        """Prevent the callback from running (no effect if it already ran)."""
+        self.cancelled = True
+
+    @property
+    def pending(self) -> bool:
+        return not (self.cancelled or self.fired)
+
+    def __lt__(self, other: "Timer") -> bool:  # heap order: time, then FIFO
+        return (self.time, self.seq) < (other.time, other.seq)
+
+    def __repr__(self) -> str:
+        state = "cancelled" if self.cancelled else ("fired" if self.fired else "pending")
+        return f"Timer(t={self.time!r}, seq={self.seq}, {getattr(self.callback, '__name__', self.callback)}, {state})"
+
+
+class Simulator:
+    """The event loop. ``now`` is the current simulated time in seconds."""
+
+    def __init__(self, start: float = 0.0):
+        self.now = check_real("start", start, 0.0)
+        self._heap: list[Timer] = []
+        self._seq = 0
+        self.events_run = 0
+        self._stopped = False
+
+    def schedule(self, delay: float, callback: Callable[..., Any], *args) -> Timer:
+        """Run ``callback(*args)`` after ``delay`` seconds (``delay >= 0``)."""
+        delay = check_real("delay", delay, 0.0, allow_inf=True)
+        return self.schedule_at(self.now + delay, callback, *args)
+
+    def schedule_at(self, time: float, callback: Callable[..., Any], *args) -> Timer:
+        """Run ``callback(*args)`` at absolute ``time`` (``time >= now``)."""
+        time = check_real("time", time, self.now, allow_inf=True)
+        timer = Timer(time, self._seq, callback, args)
+        self._seq += 1
+        if not math.isinf(time):
+            heapq.heappush(self._heap, timer)
+        return timer
+
+    def peek(self) -> float:
+        """Time of the next pending event, or ``inf`` if none."""
+        heap = self._heap
+        while heap and heap[0].cancelled:
+            heapq.heappop(heap)
+        return heap[0].time if heap else math.inf
+
+    def step(self) -> bool:
+        """Run the next pending event; return False if there was none."""
+        heap = self._heap
+        while heap:
+            timer = heapq.heappop(heap)
+            if timer.cancelled:
+                continue
+            self.now = timer.time
+            timer.fired = True
+            self.events_run += 1
+            timer.callback(*timer.args)
+            return True
+        return False
+
+    def stop(self) -> None:
+        """Make the current ``run`` return after the event being processed."""
+        self._stopped = True
+
+    def run(self, until: float | None = None) -> float:
+        """Process events in time order until none are left, ``stop()`` is called,
+        or the next event is later than ``until`` (then ``now`` becomes ``until``).
+        Returns the final time."""
+        if until is not None:
+            until = check_real("until", until, self.now, allow_inf=True)
+        self._stopped = False
+        while not self._stopped:
+            t = self.peek()
+            if math.isinf(t) or (until is not None and t > until):
+                if until is not None and not math.isinf(until):
+                    self.now = until
+                break
+            self.step()
+        return self.now

@@ -1,0 +1,426 @@
+"""Flow-level network: links with capacities, flows with volumes, fair sharing.
+
+A *flow* carries ``volume`` bits across a set of links at one rate (a unicast
+crosses two links on the big switch; an L3 multicast crosses the sender's
+ingress and every receiver's egress at one common rate).  Rates are the
+max-min fair allocation of :mod:`simlib.core.maxmin` (optionally with strict
+priority classes) and are recomputed lazily after any change: a flow added,
+finished, removed, a link dropped from a flow, a capacity changed.
+
+The network can be driven in two ways:
+
+* attached to a :class:`~simlib.core.events.Simulator` (``FlowNetwork(caps, sim)``):
+  it keeps one pending "next completion" event in the simulator and calls
+  each flow's ``on_done(flow)`` when its last bit arrives;
+* stand-alone: ``advance_to(t)``, ``next_completion_time()`` and
+  ``pop_completed()`` let a custom driver step it.
+
+State lives in flat numpy arrays indexed by slot so that advancing time and
+finding the next completion are vectorized; slots of finished flows are
+compacted away when they make up half the table.
+
+Units: bits, bits/s, seconds.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+from numba import njit
+
+from simlib.core.events import Simulator, Timer
+from simlib.core.maxmin import allocate_rates
+from simlib.core.validate import check_array, check_choice, check_int, check_real
+
+__all__ = ["Flow", "FlowNetwork"]
+
+# A flow is complete when fewer than this many bits (relative to its volume)
+# remain; it absorbs float error from advancing many flows by rate * dt.
+_REL_TOL = 1e-9
+_ABS_TOL_BITS = 1e-6
+
+
+@njit(cache=True)
+def _drain(remaining, rate, alive, n, dt):
+    """remaining -= rate * dt for alive slots (infinite rate empties the flow)."""
+    for i in range(n):
+        if alive[i]:
+            r = rate[i]
+            if r == np.inf:
+                remaining[i] = 0.0
+            else:
+                v = remaining[i] - r * dt
+                remaining[i] = v if v > 0.0 else 0.0
+
+
+@njit(cache=True)
+def _done(remaining, volume, rate, i):
+    """Slot i has (within tolerance, decision N6) nothing left to send."""
+    tol = max(volume[i] * _REL_TOL, _ABS_TOL_BITS)
+    return remaining[i] <= tol or rate[i] == np.inf
+
+
+@njit(cache=True)
+def _min_time_left(remaining, volume, rate, alive, n):
+    """Smallest time (s) until an alive slot completes; inf if none can."""
+    best = np.inf
+    for i in range(n):
+        if alive[i]:
+            if _done(remaining, volume, rate, i):
+                return 0.0
+            if rate[i] > 0.0:
+                best = min(best, remaining[i] / rate[i])
+    return best
+
+
+@njit(cache=True)
+def _completed_slots(remaining, volume, rate, alive, n):
+    out = np.empty(n, np.int64)
+    k = 0
+    for i in range(n):
+        if alive[i] and _done(remaining, volume, rate, i):
+            out[k] = i
+            k += 1
+    return out[:k]
+
+
+class Flow:
+    """Handle of one flow. Read-only for users; the network updates it."""
+
+    __slots__ = ("id", "volume", "links", "priority", "on_done", "start_time",
+                 "finish_time", "tag", "_slot", "_net")
+
+    def __init__(self, fid, volume, links, priority, on_done, start_time, tag, net):
+        self.id = fid
+        self.volume = volume
+        self.links = links
+        self.priority = priority
+        self.on_done = on_done
+        self.start_time = start_time
+        self.finish_time: float | None = None
+        self.tag = tag
+        self._slot = -1
+        self._net = net
+
+    @property
+    def active(self) -> bool:
+        return self._slot >= 0
+
+    @property
+    def remaining(self) -> float:
+        """Bits still to send (as of the network's current time)."""
+        return float(self._net._remaining[self._slot]) if self._slot >= 0 else 0.0
+
+    @property
+    def rate(self) -> float:
+        """Current rate in bits/s (0 once finished)."""
+        if self._slot < 0:
+            return 0.0
+        self._net._ensure_rates()
+        return float(self._net._rate[self._slot])
+
+    def __repr__(self) -> str:
+        return (f"Flow(id={self.id}, volume={self.volume!r}, links={list(self.links)}, "
+                f"priority={self.priority}, finish_time={self.finish_time})")
+
+
+class FlowNetwork:
+    """Links and the flows sharing them.
+
+    Parameters
+    ----------
+    capacities : sequence of float
+        Capacity of each link in bits/s (>= 0); links are numbered 0..L-1.
+    sim : Simulator, optional
+        Attach to an event loop (see module docstring).
+    sharing : {"maxmin", "priority"}
+        ``"maxmin"``: per-flow max-min fairness, priorities ignored.
+        ``"priority"``: strict priority classes (lower ``priority`` value
+        first), max-min inside a class, work-conserving.
+    """
+
+    def __init__(self, capacities: Sequence[float], sim: Simulator | None = None,
+                 sharing: str = "maxmin"):
+        self.capacities = check_array("capacities", capacities, lo=0.0, min_len=1).copy()
+        self.sharing = check_choice("sharing", sharing, ("maxmin", "priority"))
+        self.sim = sim
+        self.now = sim.now if sim is not None else 0.0
+        n0 = 64
+        self._volume = np.zeros(n0)
+        self._remaining = np.zeros(n0)
+        self._rate = np.zeros(n0)
+        self._prio = np.zeros(n0, dtype=np.int64)
+        self._fstart = np.zeros(n0, dtype=np.int64)
+        self._fend = np.zeros(n0, dtype=np.int64)
+        self._alive = np.zeros(n0, dtype=bool)
+        self._fidx = np.zeros(4 * n0, dtype=np.int64)
+        self._n_slots = 0
+        self._n_idx = 0
+        self._n_alive = 0
+        self._flows: list[Flow | None] = []
+        self._next_id = 0
+        self._dirty = False
+        self._timer: Timer | None = None
+        self._poke: Timer | None = None
+        self._done: list[Flow] = []
+        self.recomputations = 0
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def n_links(self) -> int:
+        return int(self.capacities.shape[0])
+
+    @property
+    def active_flows(self) -> list[Flow]:
+        return [f for f in self._flows[: self._n_slots] if f is not None]
+
+    def __len__(self) -> int:
+        return self._n_alive
+
+    def link_load(self) -> np.ndarray:
+        """Sum of current flow rates on every link (bits/s)."""
+        self._ensure_rates()
+        load = np.zeros(self.n_links)
+        s = np.flatnonzero(self._alive[: self._n_slots])
+        for slot in s:
+            ls = self._fidx[self._fstart[slot]: self._fend[slot]]
+            load[ls[ls >= 0]] += self._rate[slot]
+        return load
+
+    # ---------------------------------------------------------------- mutation
+    def add_flow(self, links: Iterable[int], volume: float, *, priority: int = 0,
+                 on_done: Callable[[Flow], None] | None = None, tag=None) -> Flow:
+        """Start a flow of ``volume`` bits over ``links`` now; return its handle.
+
+        ``priority`` (int >= 0) matters only with ``sharing="priority"``.
+        ``on_done(flow)`` is called when the flow completes (attached mode, or
+        by ``pop_completed`` callers).  A zero-volume flow completes at once.
+        """
+        links = tuple(int(l) for l in links)
+        for l in links:
+            if not 0 <= l < self.n_links:
+                raise ValueError(f"links must be link ids in [0, {self.n_links - 1}], got {l}")
+        if len(set(links)) != len(links):
+            raise ValueError(f"links must not repeat a link, got {list(links)}")
+        volume = check_real("volume", volume, 0.0)
+        priority = check_int("priority", priority, lo=0)
+        self._advance(self._clock())
+        flow = Flow(self._next_id, volume, links, priority, on_done, self.now, tag, self)
+        self._next_id += 1
+        slot = self._alloc_slot(len(links))
+        flow._slot = slot
+        self._volume[slot] = volume
+        self._remaining[slot] = volume
+        self._rate[slot] = 0.0
+        self._prio[slot] = priority
+        start = self._n_idx
+        self._fidx[start: start + len(links)] = links
+        self._fstart[slot] = start
+        self._fend[slot] = start + len(links)
+        self._n_idx += len(links)
+        self._alive[slot] = True
+        self._flows.append(flow)
+        self._n_alive += 1
+        self._touch()
+        return flow
+
+    def remove_flow(self, flow: Flow) -> float:
+        """Abort an active flow; return the bits it had left. ``on_done`` is not called."""
+        self._check_mine(flow)
+        self._advance(self._clock())
+        left = float(self._remaining[flow._slot])
+        self._kill(flow)
+        self._touch()
+        return left
+
+    def drop_link(self, flow: Flow, link: int) -> None:
+        """Remove ``link`` from an active flow's path (e.g. a multicast receiver dropped)."""
+        self._check_mine(flow)
+        if link not in flow.links:
+            raise ValueError(f"link must be one of the flow's links {list(flow.links)}, got {link}")
+        self._advance(self._clock())
+        seg = self._fidx[self._fstart[flow._slot]: self._fend[flow._slot]]
+        seg[seg == link] = -1
+        flow.links = tuple(l for l in flow.links if l != link)
+        self._touch()
+
+    def set_capacity(self, link: int, capacity: float) -> None:
+        """Change one link's capacity (bits/s) from now on."""
+        link = check_int("link", link, 0, self.n_links - 1)
+        capacity = check_real("capacity", capacity, 0.0)
+        self._advance(self._clock())
+        self.capacities[link] = capacity
+        self._touch()
+
+    def set_capacities(self, capacities: Sequence[float]) -> None:
+        """Replace every link capacity (bits/s) from now on."""
+        caps = check_array("capacities", capacities, lo=0.0)
+        if caps.shape != self.capacities.shape:
+            raise ValueError(f"capacities must have length {self.n_links}, got {caps.shape[0]}")
+        self._advance(self._clock())
+        self.capacities = caps.copy()
+        self._touch()
+
+    # ----------------------------------------------------- stand-alone driving
+    def next_completion_time(self) -> float:
+        """Absolute time at which the next active flow completes (``inf`` if none can)."""
+        self._ensure_rates()
+        if self._n_alive == 0:
+            return math.inf
+        n = self._n_slots
+        return self.now + _min_time_left(self._remaining, self._volume, self._rate, self._alive, n)
+
+    def advance_to(self, t: float) -> list[Flow]:
+        """Move the clock to ``t`` (no later than the next completion) and
+        return the flows that completed, without calling their ``on_done``."""
+        if self.sim is not None:
+            raise RuntimeError("advance_to is for stand-alone networks; this one is attached to a Simulator")
+        t = check_real("t", t, self.now)
+        self._ensure_rates()
+        self._advance(t)
+        return self._collect_completed()
+
+    def run_until_idle(self) -> list[Flow]:
+        """Stand-alone: advance from completion to completion until no flow can
+        progress; calls ``on_done`` and returns finished flows in completion order."""
+        finished = []
+        while True:
+            t = self.next_completion_time()
+            if math.isinf(t):
+                return finished
+            done = self.advance_to(t)
+            for f in done:
+                if f.on_done is not None:
+                    f.on_done(f)
+            finished.extend(done)
+
+    # ---------------------------------------------------------------- internals
+    def _clock(self) -> float:
+        return self.sim.now if self.sim is not None else self.now
+
+    def _check_mine(self, flow: Flow) -> None:
+        if flow._net is not self:
+            raise ValueError("flow must belong to this network")
+        if flow._slot < 0:
+            raise ValueError(f"flow must be active; flow {flow.id} already finished or was removed")
+
+    def _alloc_slot(self, n_links: int) -> int:
+        if self._n_slots == self._volume.shape[0]:
+            if self._n_alive <= self._n_slots // 2:
+                self._compact()
+            if self._n_slots == self._volume.shape[0]:
+                self._grow_slots()
+        if self._n_idx + n_links > self._fidx.shape[0]:
+            if self._n_alive <= self._n_slots // 2:
+                self._compact()
+            while self._n_idx + n_links > self._fidx.shape[0]:
+                self._fidx = np.concatenate([self._fidx, np.zeros_like(self._fidx)])
+        slot = self._n_slots
+        self._n_slots += 1
+        return slot
+
+    def _grow_slots(self) -> None:
+        for name in ("_volume", "_remaining", "_rate", "_prio", "_fstart", "_fend", "_alive"):
+            arr = getattr(self, name)
+            setattr(self, name, np.concatenate([arr, np.zeros_like(arr)]))
+
+    def _compact(self) -> None:
+        n = self._n_slots
+        keep = np.flatnonzero(self._alive[:n])
+        new_idx_parts = []
+        pos = 0
+        starts = np.empty(keep.size, dtype=np.int64)
+        for k, slot in enumerate(keep):
+            seg = self._fidx[self._fstart[slot]: self._fend[slot]]
+            new_idx_parts.append(seg)
+            starts[k] = pos
+            pos += seg.size
+        lens = self._fend[keep] - self._fstart[keep]
+        for name in ("_volume", "_remaining", "_rate", "_prio", "_alive"):
+            arr = getattr(self, name)
+            arr[: keep.size] = arr[keep]
+            arr[keep.size: n] = 0
+        if new_idx_parts:
+            self._fidx[:pos] = np.concatenate(new_idx_parts)
+        self._fstart[: keep.size] = starts
+        self._fend[: keep.size] = starts + lens
+        flows = [self._flows[s] for s in keep]
+        for k, f in enumerate(flows):
+            f._slot = k
+        self._flows = flows
+        self._n_slots = keep.size
+        self._n_idx = pos
+
+    def _kill(self, flow: Flow) -> None:
+        slot = flow._slot
+        self._alive[slot] = False
+        self._rate[slot] = 0.0
+        self._remaining[slot] = 0.0
+        self._flows[slot] = None
+        flow._slot = -1
+        self._n_alive -= 1
+
+    def _ensure_rates(self) -> None:
+        if not self._dirty:
+            return
+        self._dirty = False
+        n = self._n_slots
+        alive = np.flatnonzero(self._alive[:n])
+        if alive.size:
+            self.recomputations += 1
+            prio = self._prio[:n] if self.sharing == "priority" else None
+            allocate_rates(self.capacities, self._fstart[:n], self._fend[:n],
+                           self._fidx[: max(self._n_idx, 1)], alive, prio, self._rate[:n])
+
+    def _advance(self, t: float) -> None:
+        """Drain every active flow at its current rate from ``self.now`` to ``t``."""
+        if t < self.now:
+            raise ValueError(f"t must be >= the network time {self.now!r}, got {t!r}")
+        dt = t - self.now
+        if dt > 0 and self._n_alive:
+            self._ensure_rates()
+            _drain(self._remaining, self._rate, self._alive, self._n_slots, dt)
+        self.now = t
+
+    def _collect_completed(self) -> list[Flow]:
+        if self._n_alive == 0:
+            return []
+        slots = _completed_slots(self._remaining, self._volume, self._rate, self._alive, self._n_slots)
+        done = []
+        for slot in slots.tolist():  # slot order = start order: deterministic
+            f = self._flows[slot]
+            f.finish_time = self.now
+            self._kill(f)
+            done.append(f)
+        if done:
+            self._dirty = True
+            if self._n_slots > 256 and self._n_alive < self._n_slots // 4:
+                self._compact()
+        return done
+
+    def _touch(self) -> None:
+        """Rates are stale; in attached mode make sure a reschedule happens at this instant."""
+        self._dirty = True
+        if self.sim is not None and (self._poke is None or not self._poke.pending):
+            self._poke = self.sim.schedule(0.0, self._reschedule)
+
+    def _reschedule(self) -> None:
+        self._poke = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        t = self.next_completion_time()
+        if not math.isinf(t):
+            self._timer = self.sim.schedule_at(max(t, self.sim.now), self._on_completion)
+
+    def _on_completion(self) -> None:
+        self._timer = None
+        self._advance(self.sim.now)
+        done = self._collect_completed()
+        for f in done:
+            if f.on_done is not None:
+                f.on_done(f)
+        # callbacks may have added flows (which already poked); coalesce into one reschedule
+        if self._poke is None or not self._poke.pending:
+            self._reschedule()

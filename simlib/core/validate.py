@@ -1,0 +1,149 @@
+"""Parameter validation shared by every public entry point.
+
+Each helper raises ``ValueError`` whose message names the parameter, the
+allowed range and the offending value, e.g.
+``"p must be in (0, 1], got 1.5"``.  They return the (converted) value so
+callers can write ``n = check_int("n", n, lo=1)``.
+"""
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+import argparse
+from typing import Callable, Iterable, Sequence
+
+__all__ = [
+    "check_int",
+    "check_real",
+    "check_choice",
+    "check_probability",
+    "check_array",
+    "check_notebook_common",
+    "arg_type",
+    "num_arg",
+]
+
+
+def _fmt_interval(lo, hi, lo_open: bool, hi_open: bool) -> str:
+    left = "(" if lo_open or lo is None else "["
+    right = ")" if hi_open or hi is None else "]"
+    lo_s = "-inf" if lo is None else repr(lo)
+    hi_s = "inf" if hi is None else repr(hi)
+    return f"{left}{lo_s}, {hi_s}{right}"
+
+
+def check_real(
+    name: str,
+    value,
+    lo: float | None = None,
+    hi: float | None = None,
+    *,
+    lo_open: bool = False,
+    hi_open: bool = False,
+    allow_inf: bool = False,
+) -> float:
+    """Return ``float(value)`` if it is a finite real in the interval, else raise ``ValueError``."""
+    interval = _fmt_interval(lo, hi, lo_open, hi_open)
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise ValueError(f"{name} must be a real number in {interval}, got {value!r}")
+    v = float(value)
+    if math.isnan(v) or (math.isinf(v) and not allow_inf):
+        raise ValueError(f"{name} must be a finite real number in {interval}, got {value!r}")
+    if lo is not None and (v < lo or (lo_open and v == lo)):
+        raise ValueError(f"{name} must be in {interval}, got {value!r}")
+    if hi is not None and (v > hi or (hi_open and v == hi)):
+        raise ValueError(f"{name} must be in {interval}, got {value!r}")
+    return v
+
+
+def check_int(name: str, value, lo: int | None = None, hi: int | None = None) -> int:
+    """Return ``int(value)`` if it is an integer in ``[lo, hi]``, else raise ``ValueError``."""
+    interval = _fmt_interval(lo, hi, False, False)
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be an integer in {interval}, got {value!r}")
+    if not isinstance(value, Integral):
+        if isinstance(value, Real) and math.isfinite(float(value)) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise ValueError(f"{name} must be an integer in {interval}, got {value!r}")
+    v = int(value)
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise ValueError(f"{name} must be an integer in {interval}, got {value!r}")
+    return v
+
+
+def check_probability(name: str, value) -> float:
+    """A real in ``[0, 1]``."""
+    return check_real(name, value, 0.0, 1.0)
+
+
+def check_choice(name: str, value, choices: Iterable) -> object:
+    """Return ``value`` if it is one of ``choices``, else raise ``ValueError`` listing them."""
+    choices = list(choices)
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+    return value
+
+
+def check_array(name: str, values: Sequence, lo: float | None = None, hi: float | None = None,
+                *, lo_open: bool = False, min_len: int = 0):
+    """Validate a 1-D sequence of finite reals elementwise; return a float numpy array."""
+    import numpy as np
+
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D sequence of reals, got shape {arr.shape}")
+    if arr.size < min_len:
+        raise ValueError(f"{name} must have at least {min_len} elements, got {arr.size}")
+    interval = _fmt_interval(lo, hi, lo_open, False)
+    bad = ~np.isfinite(arr)
+    if lo is not None:
+        bad |= (arr <= lo) if lo_open else (arr < lo)
+    if hi is not None:
+        bad |= arr > hi
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name} must have every element finite and in {interval}; "
+                         f"element {i} is {arr[i]!r}")
+    return arr
+
+
+def check_notebook_common(profile, workers, seed=0, trials=1):
+    """Validate the parameters every notebook shares; returns ``(profile, workers, seed, trials)``.
+
+    ``profile`` in {"full", "quick"}; ``workers`` None or an integer >= 1;
+    ``seed`` an integer >= 0; ``trials`` an integer >= 1.
+    """
+    check_choice("profile", profile, ("full", "quick"))
+    if workers is not None:
+        workers = check_int("workers", workers, 1)
+    return profile, workers, check_int("seed", seed, 0), check_int("trials", trials, 1)
+
+
+# --- command-line arguments ---------------------------------------------------
+def arg_type(check: Callable[[str], object], metavar: str = "value") -> Callable[[str], object]:
+    """Wrap ``check(text) -> value`` so its ``ValueError`` becomes an argparse error.
+
+    Example: ``type=arg_type(lambda s: check_int("workers", int(s), lo=1))``
+    gives ``error: argument --workers: workers must be an integer in [1, inf], got 0``.
+    """
+    def convert(text: str):
+        try:
+            return check(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc) or f"invalid {metavar}: {text!r}") from None
+
+    convert.__name__ = metavar
+    return convert
+
+
+def num_arg(flag: str, kind=float, **bounds):
+    """argparse type: parse ``kind`` and range-check it, naming ``flag`` in errors."""
+    def check(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise ValueError(f"{flag} must be {'an integer' if kind is int else 'a number'}, got {text!r}") from None
+        return check_int(flag, value, **bounds) if kind is int else check_real(flag, value, **bounds)
+
+    return arg_type(check, flag)

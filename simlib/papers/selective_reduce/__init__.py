@@ -1,0 +1,1 @@
+"""simlib.papers.selective_reduce"""

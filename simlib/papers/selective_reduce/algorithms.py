@@ -1,0 +1,516 @@
+"""Controller logic of *selective reduce* (seed 000 §III, Algorithms 1-3).
+
+This module holds only the decisions the logical controller takes; the cluster
+simulator that calls it (event loop, queue bookkeeping, launching the
+collectives) lives elsewhere.  Everything here is a pure function: plain
+values or numpy arrays in, plain values / small frozen dataclasses out, no
+global state, no randomness.
+
+* :func:`bag` -- Algorithm 1, bandwidth-aware grouping (BAG).
+* :func:`predict_workers`, :func:`expected_new_worker_num`,
+  :func:`expected_bandwidth` -- Algorithm 2 lines 22-37.
+* :func:`bpawr` -- Algorithm 2 lines 1-21 (bandwidth- and progress-aware
+  waiting and replacement), returning a :class:`BpawrDecision`.
+* :func:`plan_round` -- Algorithm 3 lines 9-22, one pass of the controller
+  over the ready queue, returning a :class:`RoundPlan`.
+
+Units: seconds, bits, bits/s.  Worker ids are integers (negative ones too);
+bandwidths are whatever the caller believes (estimated or exact, §IV-B5).
+
+Where the paper is ambiguous or self-contradictory the choice made here is
+recorded in ``docs/decisions/selective_reduce_algorithms.md`` (entries SR1...);
+the docstrings refer to those entries.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from numbers import Integral
+from typing import Callable, Sequence
+
+import numpy as np
+
+from simlib.core.validate import check_array, check_choice, check_int, check_real
+
+__all__ = [
+    "BASE_RULES",
+    "TX_FORMS",
+    "REASONS",
+    "bag",
+    "predict_workers",
+    "expected_new_worker_num",
+    "expected_bandwidth",
+    "BpawrDecision",
+    "bpawr",
+    "RoundPlan",
+    "plan_round",
+]
+
+BASE_RULES = ("text", "pseudocode")
+"""``"text"``: a group's base is p workers (§III-C "select p workers"), i.e. the
+test of Alg. 1 line 6 is ``len(g) < p``; ``"pseudocode"``: ``len(g) <= p`` as
+printed, a base of p + 1 workers (SR1)."""
+
+TX_FORMS = ("approx", "eq2")
+"""``"approx"``: Alg. 2 line 15, t_X = 2v/min_g b - 2v/min_g* b; ``"eq2"``: the
+difference of the exact Eq. (2) times, with alpha and group sizes (SR12)."""
+
+# floor(sum p) tolerance: a sum that is an integer up to rounding (e.g. three
+# probabilities 0.1 + 0.2 + 0.7) must count as that integer (SR8).
+_FLOOR_TOL = 1e-9
+
+REASONS = ("too_small", "wait_replace", "launch")
+"""Values of :attr:`BpawrDecision.reason`."""
+
+CompletionProb = Callable[[np.ndarray, np.ndarray, float], Sequence[float]]
+
+
+# --------------------------------------------------------------------------- validation
+def _check_ids(name: str, ids, unique: bool = True) -> np.ndarray:
+    """Integer worker ids -> int64 array (bools and non-integers rejected).
+
+    With ``unique`` (default) duplicates are rejected too.
+    """
+    if isinstance(ids, np.ndarray):
+        arr = ids
+        if arr.ndim != 1:
+            raise ValueError(f"{name} must be a 1-D sequence of integer worker ids, got shape {arr.shape}")
+        if arr.size and arr.dtype.kind not in "iu":
+            raise ValueError(f"{name} must hold integer worker ids, got dtype {arr.dtype}")
+        arr = arr.astype(np.int64, copy=False)
+    else:
+        seq = list(ids)
+        for i, w in enumerate(seq):
+            if isinstance(w, bool) or not isinstance(w, Integral):
+                raise ValueError(f"{name} must hold integer worker ids; element {i} is {w!r}")
+        try:
+            arr = np.array(seq, dtype=np.int64)
+        except OverflowError:
+            raise ValueError(f"{name} must hold worker ids that fit in 64 bits") from None
+    if unique and arr.size > 1 and np.unique(arr).size != arr.size:
+        raise ValueError(f"{name} must not contain duplicate worker ids")
+    return arr
+
+
+def _check_ids_pair(name_a: str, a, name_b: str, b) -> tuple[np.ndarray, np.ndarray]:
+    """Two id lists, each without duplicates and disjoint from each other (one sort)."""
+    ia = _check_ids(name_a, a, unique=False)
+    ib = _check_ids(name_b, b, unique=False)
+    n = ia.size + ib.size
+    if n > 1 and np.unique(np.concatenate((ia, ib))).size != n:
+        for name, arr in ((name_a, ia), (name_b, ib)):
+            if np.unique(arr).size != arr.size:
+                raise ValueError(f"{name} must not contain duplicate worker ids")
+        raise ValueError(f"{name_a} and {name_b} must be disjoint (a worker is either ready or in training)")
+    return ia, ib
+
+
+def _check_aligned(name: str, arr: np.ndarray, ref_name: str, n: int) -> None:
+    if arr.size != n:
+        raise ValueError(f"{name} must have one entry per element of {ref_name} ({n}), got {arr.size}")
+
+
+def _check_bw(name: str, values, ref_name: str, n: int) -> np.ndarray:
+    arr = check_array(name, values, lo=0.0, lo_open=True)
+    _check_aligned(name, arr, ref_name, n)
+    return arr
+
+
+def _check_train(train_ids, train_bw, train_elapsed, ids=None):
+    if ids is None:
+        ids = _check_ids("train_ids", train_ids)
+    bw = _check_bw("train_bw", train_bw, "train_ids", ids.size)
+    el = check_array("train_elapsed", train_elapsed, lo=0.0)
+    _check_aligned("train_elapsed", el, "train_ids", ids.size)
+    return ids, bw, el
+
+
+def _check_params(p, eta, theta, dt, v, alpha, base_rule, tx_form, completion_prob):
+    p = check_int("p", p, lo=1)
+    eta = check_real("eta", eta, 0.0, 1.0, hi_open=True)
+    theta = check_real("theta", theta, 0.0, allow_inf=True)
+    dt = check_real("dt", dt, 0.0, lo_open=True)
+    v = check_real("v", v, 0.0)
+    alpha = check_real("alpha", alpha, 0.0)
+    base_rule = check_choice("base_rule", base_rule, BASE_RULES)
+    tx_form = check_choice("tx_form", tx_form, TX_FORMS)
+    _check_callable(completion_prob)
+    return p, eta, theta, dt, v, alpha, base_rule, tx_form
+
+
+def _check_callable(completion_prob) -> None:
+    if not callable(completion_prob):
+        raise ValueError("completion_prob must be a callable (ids, elapsed, dt) -> probabilities in [0, 1], "
+                         f"got {completion_prob!r}")
+
+
+def _base_size(p: int, base_rule: str) -> int:
+    return p if base_rule == "text" else p + 1
+
+
+# --------------------------------------------------------------------------- Algorithm 1
+def _bag_positions(bw: np.ndarray, base: int, eta: float, first_only: bool = False) -> list[np.ndarray]:
+    """Alg. 1 on positions: the groups as arrays of indices into ``bw``.
+
+    Line 2: stable non-increasing sort (ties keep input order, SR2).  Lines
+    4-8 take ``base`` workers, b* = (1 - eta) x bandwidth of the last of them;
+    lines 9-10 extend with every following worker of bandwidth >= b*; since L
+    is sorted those form a contiguous run found by binary search.  Lines 11-15
+    close the group at the first worker below b*, which starts the next group
+    (SR3).  Lines 17-19: a trailing group smaller than ``base`` is kept (SR4).
+    """
+    n = bw.size
+    if n == 0:
+        return []
+    order = np.argsort(-bw, kind="stable")           # line 2
+    neg = -bw[order]                                 # non-decreasing
+    groups = []
+    s = 0
+    while s < n:
+        end = s + base
+        if end >= n:                                 # lines 6-8 consume the rest; 17-19
+            groups.append(order[s:])
+            break
+        b_star = -neg[end - 1] * (1.0 - eta)         # line 8, last base member
+        # lines 9-10: every later worker with b >= b*  <=>  -b <= -b*
+        e = int(np.searchsorted(neg, -b_star, side="right"))
+        groups.append(order[s:e])                    # line 12
+        if first_only:
+            break
+        s = e                                        # lines 13-14
+    return groups
+
+
+def bag(workers: Sequence[int], bandwidths: Sequence[float], p: int, eta: float, *,
+        base_rule: str = "text") -> list[list[int]]:
+    """Algorithm 1 (BAG): split the ready workers into bandwidth-aware groups.
+
+    ``workers``: worker ids in queue (FIFO) order; ``bandwidths``: their
+    bandwidths in bits/s (> 0), aligned with ``workers``; ``p`` >= 1 the minimum
+    group size; ``eta`` in [0, 1); ``base_rule`` one of :data:`BASE_RULES`.
+
+    Mirrors the pseudo-code line by line:
+
+    * line 2 -- sort non-increasingly by bandwidth; ties keep queue order
+      (stable sort, SR2);
+    * lines 6-8 -- fill the group's base: p workers (``base_rule="text"``,
+      test ``len(g) < p``) or p + 1 (``"pseudocode"``, test ``len(g) <= p``)
+      (SR1); b* = b_i (1 - eta) is set for every base member, so it ends as
+      (1 - eta) x the bandwidth of the last base member;
+    * lines 9-10 -- extend the group with every following worker with
+      b_i >= b* (the boundary b_i = b* is included);
+    * lines 11-15 -- the first worker below b* closes the group and opens the
+      next one, as that group's first base member (SR3);
+    * lines 17-19 -- the last group is appended even if it is smaller than p;
+      BPAWR, not BAG, decides what to do with it (SR4).
+
+    Returns the groups ``G`` as lists of worker ids, each in non-increasing
+    bandwidth order; concatenated they are the sorted list ``L``.
+    """
+    ids = _check_ids("workers", workers)
+    bw = _check_bw("bandwidths", bandwidths, "workers", ids.size)
+    p = check_int("p", p, lo=1)
+    eta = check_real("eta", eta, 0.0, 1.0, hi_open=True)
+    base_rule = check_choice("base_rule", base_rule, BASE_RULES)
+    id_list = ids.tolist()
+    return [[id_list[j] for j in g] for g in _bag_positions(bw, _base_size(p, base_rule), eta)]
+
+
+# --------------------------------------------------------------------------- Algorithm 2, lines 22-37
+def _call_completion_prob(completion_prob, ids: np.ndarray, elapsed: np.ndarray, dt: float) -> np.ndarray:
+    """Call the caller's p_i model (line 26) and check its answer cheaply."""
+    out = completion_prob(ids, elapsed, dt)
+    try:
+        probs = np.asarray(out, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"completion_prob must return real probabilities, got {out!r}") from None
+    if probs.shape != ids.shape:
+        raise ValueError(f"completion_prob must return one probability per candidate worker "
+                         f"(shape {ids.shape}), got shape {probs.shape}")
+    # min/max propagate NaN, which then fails both comparisons
+    if not (probs.min() >= 0.0 and probs.max() <= 1.0):
+        return check_array("completion_prob result", probs, lo=0.0, hi=1.0)  # raises, naming the element
+    return probs
+
+
+def predict_workers(train_ids: Sequence[int], train_bw: Sequence[float], train_elapsed: Sequence[float],
+                    dt: float, b_hat: float, completion_prob: CompletionProb
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Alg. 2 lines 22-31 (PREDICTWORKERS): the candidate list C.
+
+    ``train_ids`` / ``train_bw`` (bits/s, > 0) / ``train_elapsed`` (s, >= 0):
+    the workers in S, their bandwidths and the time t_i since each started its
+    current round of training (line 24); ``dt`` > 0 the waiting slot Delta t;
+    ``b_hat`` > 0 the bottleneck bandwidth of the group.
+
+    Line 25 keeps the workers with b_i > b_hat -- the pseudo-code's strict
+    test; the text of §III-D says "not less than" (SR5).  Line 26: p_i comes
+    from ``completion_prob(ids, elapsed, dt)``, called once with the kept
+    workers' ids (int64 array), elapsed times (float array) and ``dt``; it must
+    return one probability in [0, 1] per worker.  The caller chooses what it
+    computes: the paper's F(t_i + dt), the conditional
+    (F(t_i + dt) - F(t_i)) / (1 - F(t_i)), or an oracle (SR6).  It is not
+    called when no worker passes line 25.
+
+    Returns ``(ids, bws, probs)``, numpy arrays in the order of ``train_ids``.
+    """
+    ids, bw, el = _check_train(train_ids, train_bw, train_elapsed)
+    dt = check_real("dt", dt, 0.0, lo_open=True)
+    b_hat = check_real("b_hat", b_hat, 0.0, lo_open=True)
+    _check_callable(completion_prob)
+    keep = bw > b_hat                                              # line 25
+    if not keep.any():
+        return ids[:0], bw[:0], np.empty(0)
+    ids_c = ids[keep]
+    return ids_c, bw[keep], _call_completion_prob(completion_prob, ids_c, el[keep], dt)   # line 26
+
+
+def expected_new_worker_num(probs: Sequence[float]) -> float:
+    """Alg. 2 lines 32-34 (CALCEXPECTEDNEWWORKERNUM): sum of p_i over C.
+
+    ``probs``: probabilities in [0, 1].  BPAWR takes the floor of this value
+    (line 8, SR8).  An empty C gives 0.0.
+    """
+    pr = check_array("probs", probs, lo=0.0, hi=1.0)
+    return float(pr.sum())
+
+
+def expected_bandwidth(bws: Sequence[float], probs: Sequence[float]) -> float:
+    """Alg. 2 lines 35-37 (CALCEXPECTEDBW): sum(p_i b_i) / sum(p_i) in bits/s.
+
+    ``bws`` (> 0) and ``probs`` (in [0, 1]) are aligned.  When sum(p_i) = 0
+    (C empty, or no candidate can finish) the ratio is undefined; we return
+    0.0 -- BPAWR never uses it then, as k = floor(sum p_i) = 0 (SR7).
+    """
+    pr = check_array("probs", probs, lo=0.0, hi=1.0)
+    b = check_array("bws", bws, lo=0.0, lo_open=True)
+    _check_aligned("bws", b, "probs", pr.size)
+    return _expected_bandwidth(b, pr, float(pr.sum()))
+
+
+def _expected_bandwidth(b: np.ndarray, pr: np.ndarray, sp: float) -> float:
+    return float(pr @ b) / sp if sp > 0.0 else 0.0
+
+
+# --------------------------------------------------------------------------- Algorithm 2, lines 1-21
+def _frozen_mask(mask: np.ndarray) -> np.ndarray:
+    mask.setflags(write=False)
+    return mask
+
+
+@dataclass(frozen=True)
+class BpawrDecision:
+    """Outcome of :func:`bpawr` for one group (SR10).
+
+    * ``launch`` -- True: synchronize the group now (line 19, "no waiting");
+      False: do not launch it in this pass, either because it is too small
+      (line 3) or because it waits for replacements (line 17).
+    * ``moved`` -- g_Delta (line 14): the real workers of g not in g*, in g's
+      order; non-empty only when ``reason == "wait_replace"``.
+    * ``reason`` -- ``"too_small"`` (lines 2-3), ``"wait_replace"`` (lines
+      16-17) or ``"launch"`` (line 19).
+    * ``k`` -- number of virtual workers inserted (line 8, floor(sum p_i)).
+    * ``b_virtual`` -- their bandwidth b (line 9, bits/s; 0.0 if sum p_i = 0).
+    * ``expected_new`` -- sum p_i before the floor (line 8).
+    * ``t_x`` -- estimated sync time saved by waiting and replacing (line 15, s).
+    * ``checked`` -- ids of C, the workers removed from S at line 7.
+    * ``remaining`` -- boolean mask over the ``train_*`` arrays given to the
+      call: the workers still in S after line 7 (read-only; excluded from
+      ``==`` and ``hash``).
+    """
+
+    launch: bool
+    moved: tuple[int, ...]
+    reason: str
+    k: int
+    b_virtual: float
+    expected_new: float
+    t_x: float
+    checked: tuple[int, ...]
+    remaining: np.ndarray = field(compare=False, repr=False)
+
+
+def _ring_time(m: int, bmin: float, v: float, alpha: float) -> float:
+    """Eq. (2), exact form: 2(m-1) alpha + 2 (m-1)/m v / min b."""
+    return 2.0 * (m - 1) * alpha + 2.0 * (m - 1) / m * v / bmin
+
+
+def _bpawr_core(g_ids: np.ndarray, g_bw: np.ndarray, t_ids: np.ndarray, t_bw: np.ndarray, t_el: np.ndarray,
+                avail: np.ndarray, p: int, base: int, eta: float, theta: float, dt: float, v: float,
+                alpha: float, tx_form: str, completion_prob) -> tuple[BpawrDecision, np.ndarray | None]:
+    """Alg. 2 lines 1-21 on validated arrays; ``avail`` is S as a mask over t_*.
+
+    Returns the decision and, for "wait_replace", g_Delta as a mask over g.
+    """
+    m = g_bw.size
+    if m < p:                                                       # lines 2-3
+        return BpawrDecision(False, (), "too_small", 0, 0.0, 0.0, 0.0, (), _frozen_mask(avail.copy())), None
+    b_hat = float(g_bw.min())                                       # line 5
+    cand = avail & (t_bw > b_hat)                                   # line 6 (PREDICTWORKERS, line 25)
+    remaining = avail & ~cand                                       # line 7
+    if cand.any():
+        c_ids = t_ids[cand]
+        probs = _call_completion_prob(completion_prob, c_ids, t_el[cand], dt)   # line 26
+        sp = float(probs.sum())                                     # lines 32-34
+        b_virtual = _expected_bandwidth(t_bw[cand], probs, sp)      # lines 35-37
+        checked = tuple(c_ids.tolist())
+    else:
+        sp, b_virtual, checked = 0.0, 0.0, ()
+    k = int(math.floor(sp + _FLOOR_TOL))                            # line 8
+    if k > 0:                                                       # lines 10-11
+        l_bw = np.concatenate((g_bw, np.full(k, b_virtual)))
+    else:
+        l_bw = g_bw
+    g_star = _bag_positions(l_bw, base, eta, first_only=True)[0]    # lines 12-13
+    in_star = np.zeros(m + k, dtype=bool)
+    in_star[g_star] = True
+    delta = ~in_star[:m]                                            # line 14
+    min_star = float(l_bw[g_star[-1]])                              # g* is sorted
+    if tx_form == "approx":                                         # line 15
+        t_x = 2.0 * v / b_hat - 2.0 * v / min_star
+    else:
+        t_x = _ring_time(m, b_hat, v, alpha) - _ring_time(g_star.size, min_star, v, alpha)
+    if t_x > theta * dt:                                            # lines 16-17
+        return BpawrDecision(False, tuple(g_ids[delta].tolist()), "wait_replace", k, b_virtual, sp, t_x,
+                             checked, _frozen_mask(remaining)), delta
+    return BpawrDecision(True, (), "launch", k, b_virtual, sp, t_x, checked,   # line 19
+                         _frozen_mask(remaining)), None
+
+
+def bpawr(group: Sequence[int], group_bw: Sequence[float], train_ids: Sequence[int],
+          train_bw: Sequence[float], train_elapsed: Sequence[float], *, p: int, eta: float,
+          theta: float, dt: float, v: float, completion_prob: CompletionProb, alpha: float = 0.0,
+          base_rule: str = "text", tx_form: str = "approx", available: Sequence[bool] | None = None
+          ) -> BpawrDecision:
+    """Algorithm 2 (BPAWR) for one group g of ready workers.
+
+    ``group`` / ``group_bw``: the group's worker ids and bandwidths (bits/s,
+    > 0); ``train_ids`` / ``train_bw`` / ``train_elapsed``: the workers in
+    training (S) with their bandwidths and time (s) since they started their
+    current round; ``available``: optional boolean mask over ``train_ids``
+    restricting S (default: all of them; :func:`plan_round` threads the
+    previous decision's ``remaining`` here).  ``p`` >= 1, ``eta`` in [0, 1),
+    ``theta`` >= 0 (``inf`` never waits), ``dt`` > 0 s, ``v`` >= 0 bits,
+    ``alpha`` >= 0 s (used only by ``tx_form="eq2"``), ``base_rule`` as in
+    :func:`bag`, ``completion_prob`` as in :func:`predict_workers`.
+
+    * lines 2-3 -- ``len(g) < p``: launch=False, g_Delta empty, S unchanged
+      (reason ``"too_small"``; ``completion_prob`` is not called);
+    * line 5 -- b_hat = min bandwidth of g;
+    * line 6 -- C = PREDICTWORKERS(S, dt, b_hat): the workers of S with
+      b_i > b_hat and their p_i;
+    * line 7 -- every worker of C leaves S whatever the outcome and whatever
+      its p_i, so a later group of the same pass cannot count it (SR11);
+    * lines 8-9 -- k = floor(sum p_i) virtual workers of bandwidth
+      b = sum p_i b_i / sum p_i (SR7, SR8);
+    * lines 10-13 -- BAG(g + k virtual workers) with the same p, eta,
+      base_rule; g* = G[0] (virtual workers are appended after g, so on a
+      bandwidth tie a real worker sorts first, SR9);
+    * line 14 -- g_Delta = real workers of g not in g* (g* may drop g's slow
+      tail even with k = 0 when g is not itself a BAG group, SR13);
+    * line 15 -- t_X = T(g) - T(g*): ``"approx"`` 2v/min_g b - 2v/min_g* b,
+      ``"eq2"`` the exact Eq. (2) difference (SR12);
+    * lines 16-19 -- t_X > theta dt (strict, SR19): wait and replace, i.e.
+      launch=False with ``moved`` = g_Delta; otherwise launch=True.
+
+    The returned flag means *launch now* -- the resolution of the paper's
+    inconsistent True/False between Alg. 2 and Alg. 3 (SR10).
+    """
+    g_ids, t_ids = _check_ids_pair("group", group, "train_ids", train_ids)
+    g_bw = _check_bw("group_bw", group_bw, "group", g_ids.size)
+    t_ids, t_bw, t_el = _check_train(train_ids, train_bw, train_elapsed, ids=t_ids)
+    p, eta, theta, dt, v, alpha, base_rule, tx_form = _check_params(
+        p, eta, theta, dt, v, alpha, base_rule, tx_form, completion_prob)
+    if available is None:
+        avail = np.ones(t_ids.size, dtype=bool)
+    else:
+        avail = np.asarray(available)
+        if avail.dtype != bool or avail.ndim != 1:
+            raise ValueError(f"available must be a 1-D boolean mask over train_ids, got {available!r}")
+        _check_aligned("available", avail, "train_ids", t_ids.size)
+    return _bpawr_core(g_ids, g_bw, t_ids, t_bw, t_el, avail, p, _base_size(p, base_rule), eta, theta,
+                       dt, v, alpha, tx_form, completion_prob)[0]
+
+
+# --------------------------------------------------------------------------- Algorithm 3, lines 9-22
+@dataclass(frozen=True)
+class RoundPlan:
+    """Outcome of one controller pass (:func:`plan_round`).
+
+    * ``launch`` -- the groups to synchronize now, in the order Alg. 3 visits
+      them (line 12), each in member order after the moves of line 15.
+    * ``held`` -- real workers of the groups that decided ``"wait_replace"``
+      (after their g_Delta moved on); the caller measures wasted wait time
+      from them (SR17).  Workers of ``"too_small"`` groups are in neither.
+    * ``groups`` -- BAG's G (line 11), before any move.
+    * ``decisions`` -- one :class:`BpawrDecision` per group, in order; their
+      ``remaining`` masks are over the ``train_*`` arrays of the call.
+    * ``remaining`` -- S after the pass, as a read-only mask over ``train_ids``
+      (excluded from ``==`` and ``hash``).
+    """
+
+    launch: tuple[tuple[int, ...], ...]
+    held: tuple[int, ...]
+    groups: tuple[tuple[int, ...], ...]
+    decisions: tuple[BpawrDecision, ...]
+    remaining: np.ndarray = field(compare=False, repr=False)
+
+
+def plan_round(queue: Sequence[int], queue_bw: Sequence[float], train_ids: Sequence[int],
+               train_bw: Sequence[float], train_elapsed: Sequence[float], *, p: int, eta: float,
+               theta: float, dt: float, v: float, completion_prob: CompletionProb, alpha: float = 0.0,
+               base_rule: str = "text", tx_form: str = "approx") -> RoundPlan:
+    """Algorithm 3 lines 9-22: one partial-synchronization pass of the controller.
+
+    ``queue`` / ``queue_bw``: the ready workers Q in FIFO order and their
+    bandwidths (bits/s, > 0); ``train_ids`` / ``train_bw`` / ``train_elapsed``:
+    S, the workers in training (disjoint from Q).  Other parameters as in
+    :func:`bpawr`.  The caller runs this when ``len(Q) >= p`` (line 8; the
+    text says "larger than p", SR18) and it is not a full-sync round; it owns
+    lines 2-7, the round counter k (line 20), popping Q (line 18) and lines
+    24-27.  With ``len(Q) < p`` the pass is harmless: one too-small group,
+    nothing launched.
+
+    * line 11 -- G = BAG(Q, p, eta, B) (the printed argument list
+      ``BAG(Q, eta, p, theta, B)`` is a typo, SR14);
+    * lines 12-13 -- for each g_i in order: BPAWR(S, g_i), S shrinking as
+      BPAWR removes checked workers (line 7 of Alg. 2);
+    * lines 14-16 -- if g_Delta is non-empty and g_i is not the last group,
+      its workers move from g_i to the *front* of g_{i+1} (BAG sorted them
+      above every member of g_{i+1}, so g_{i+1} stays sorted); in the last
+      group they stay and wait with it (SR15, SR16);
+    * lines 17-19 -- a group whose decision is launch is returned in
+      ``launch`` (SR10).
+    """
+    q_ids, t_ids = _check_ids_pair("queue", queue, "train_ids", train_ids)
+    q_bw = _check_bw("queue_bw", queue_bw, "queue", q_ids.size)
+    t_ids, t_bw, t_el = _check_train(train_ids, train_bw, train_elapsed, ids=t_ids)
+    p, eta, theta, dt, v, alpha, base_rule, tx_form = _check_params(
+        p, eta, theta, dt, v, alpha, base_rule, tx_form, completion_prob)
+    base = _base_size(p, base_rule)
+
+    G = _bag_positions(q_bw, base, eta)                             # line 11 (positions into Q)
+    groups = list(G)
+    avail = np.ones(t_ids.size, dtype=bool)
+    launch, held, decisions = [], [], []
+    for i in range(len(groups)):                                    # line 12
+        g_ids = q_ids[groups[i]]
+        d, delta = _bpawr_core(g_ids, q_bw[groups[i]], t_ids, t_bw, t_el, avail, p, base, eta, theta,
+                               dt, v, alpha, tx_form, completion_prob)   # line 13
+        decisions.append(d)
+        avail = d.remaining
+        if delta is not None and i < len(groups) - 1:               # lines 14-16: to the front of g_{i+1}
+            groups[i + 1] = np.concatenate((groups[i][delta], groups[i + 1]))
+            groups[i] = groups[i][~delta]
+            g_ids = g_ids[~delta]
+        if d.launch:                                                # lines 17-19
+            launch.append(tuple(g_ids.tolist()))
+        elif delta is not None:                                     # "wait_replace"
+            held.extend(g_ids.tolist())
+    return RoundPlan(
+        launch=tuple(launch),
+        held=tuple(held),
+        groups=tuple(tuple(q_ids[g].tolist()) for g in G),
+        decisions=tuple(decisions),
+        remaining=avail,
+    )

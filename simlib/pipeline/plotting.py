@@ -1,0 +1,210 @@
+"""Project-wide figure style, reproducible figure files and the papers' plot style.
+
+* :func:`set_theme` applies one seaborn theme (paper context, white grid,
+  DejaVu Sans -- shipped with matplotlib, so present on a bare machine -- and a
+  colour-blind-safe palette).
+* :data:`SCHEME_COLORS`, :data:`SCHEME_LABELS`, :data:`SCHEME_MARKERS` fix the
+  look of the three synchronization schemes in every figure.
+* :func:`save_figure` writes ``name.png`` and ``name.pdf`` with fixed dpi and
+  fixed metadata, so re-running a notebook produces byte-identical files.
+* :func:`plot_min_median_max` draws the median over trials as a line with
+  markers and the min..max range as a band, one colour per scheme.
+"""
+from __future__ import annotations
+
+import io
+import os
+import re
+from pathlib import Path
+from types import MappingProxyType
+
+import matplotlib as mpl
+import pandas as pd
+
+from simlib.pipeline.sweep import atomic_write_bytes, summarize
+from simlib.core.validate import check_choice, check_int, check_real
+
+__all__ = [
+    "SCHEME_ORDER",
+    "SCHEME_COLORS",
+    "SCHEME_LABELS",
+    "SCHEME_MARKERS",
+    "FIGURE_DPI",
+    "FONT",
+    "set_theme",
+    "save_figure",
+    "plot_min_median_max",
+]
+
+#: Canonical order of the schemes in legends.
+SCHEME_ORDER = ("allreduce", "partial", "selective")
+#: Okabe-Ito colours (colour-blind safe): blue, vermillion, bluish green.
+SCHEME_COLORS = MappingProxyType({
+    "allreduce": "#0072B2",
+    "partial": "#D55E00",
+    "selective": "#009E73",
+})
+SCHEME_LABELS = MappingProxyType({
+    "allreduce": "All reduce",
+    "partial": "Partial reduce",
+    "selective": "Selective reduce",
+})
+#: Distinct markers so the schemes stay distinguishable in greyscale print.
+SCHEME_MARKERS = MappingProxyType({
+    "allreduce": "o",
+    "partial": "s",
+    "selective": "^",
+})
+#: Remaining Okabe-Ito colours, used for hue values that are not schemes.
+_EXTRA_COLORS = ("#E69F00", "#56B4E9", "#CC79A7", "#F0E442", "#000000")
+_EXTRA_MARKERS = ("D", "v", "P", "X", "*")
+#: Resolution of PNG output, dots per inch.
+FIGURE_DPI = 200
+FONT = "DejaVu Sans"
+_CREATOR = "simlib.pipeline.plotting"
+# stable metadata: no dates, no version strings (CreationDate would otherwise be
+# "now" unless SOURCE_DATE_EPOCH is set; Software/Producer embed the version)
+_PDF_METADATA = {"Creator": _CREATOR, "Producer": "matplotlib", "CreationDate": None, "ModDate": None}
+_PNG_METADATA = {"Software": None}
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def _rc() -> dict:
+    """rcParams used by :func:`set_theme` and (for output stability) by :func:`save_figure`."""
+    return {
+        "font.family": "sans-serif",
+        "font.sans-serif": [FONT],
+        "pdf.fonttype": 42,          # embed TrueType (editable text, no Type-3 glyphs)
+        "ps.fonttype": 42,
+        "svg.hashsalt": _CREATOR,    # deterministic element ids if SVG is ever written
+        "savefig.dpi": FIGURE_DPI,
+        "figure.dpi": 100,
+        "axes.prop_cycle": mpl.cycler(color=[SCHEME_COLORS[s] for s in SCHEME_ORDER] + list(_EXTRA_COLORS)),
+    }
+
+
+def set_theme() -> None:
+    """Apply the project's seaborn theme to matplotlib's global rcParams.
+
+    Paper context, ``whitegrid`` style, DejaVu Sans, the scheme colours first
+    in the colour cycle.  Call once at the top of a notebook.
+    """
+    import seaborn as sns
+
+    palette = [SCHEME_COLORS[s] for s in SCHEME_ORDER] + list(_EXTRA_COLORS)
+    sns.set_theme(context="paper", style="whitegrid", palette=palette, font=FONT, rc=_rc())
+
+
+def _check_name(name) -> str:
+    if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
+        raise ValueError("name must be a plain file stem of letters, digits, '.', '_' or '-' "
+                         f"(no path separators, not starting with '.'), got {name!r}")
+    if name.lower().endswith((".png", ".pdf")):
+        raise ValueError(f"name must be given without extension (both .png and .pdf are written), got {name!r}")
+    return name
+
+
+def save_figure(fig, name: str, figures_dir="figures", dpi: int = FIGURE_DPI) -> list[Path]:
+    """Write ``fig`` to ``<figures_dir>/<name>.png`` and ``.pdf``; return both paths.
+
+    Output is reproducible: PNG without the ``Software`` text chunk (and
+    matplotlib writes no timestamp), PDF with fixed ``Creator``/``Producer``
+    and no ``CreationDate``/``ModDate`` (so ``SOURCE_DATE_EPOCH`` is irrelevant),
+    fixed ``dpi`` (dots per inch, PNG only) and tight bounding box.  Saving the
+    same figure again gives byte-identical files.  Each file is rendered in
+    memory and written atomically.  ``figures_dir`` is created if missing
+    (relative paths are relative to the current directory).
+    """
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure):
+        raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    name = _check_name(name)
+    if not isinstance(figures_dir, (str, os.PathLike)):
+        raise ValueError(f"figures_dir must be a str or os.PathLike, got {figures_dir!r}")
+    dpi = check_int("dpi", dpi, lo=10, hi=2400)
+    out_dir = Path(figures_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    stable_rc = {"svg.hashsalt": _CREATOR, "pdf.compression": 6, "pdf.fonttype": 42}
+    with mpl.rc_context(stable_rc):
+        for fmt, metadata in (("png", _PNG_METADATA), ("pdf", _PDF_METADATA)):
+            buf = io.BytesIO()
+            fig.savefig(buf, format=fmt, dpi=dpi, metadata=dict(metadata), bbox_inches="tight")
+            paths.append(atomic_write_bytes(out_dir / f"{name}.{fmt}", buf.getvalue()))
+    return paths
+
+
+def _style_for(values: list) -> dict:
+    """Colour, label and marker for each hue value: schemes fixed, others cycled."""
+    styles, extra = {}, 0
+    for v in values:
+        if v in SCHEME_COLORS:
+            styles[v] = (SCHEME_COLORS[v], SCHEME_LABELS[v], SCHEME_MARKERS[v])
+        else:
+            styles[v] = (_EXTRA_COLORS[extra % len(_EXTRA_COLORS)], str(v),
+                         _EXTRA_MARKERS[extra % len(_EXTRA_MARKERS)])
+            extra += 1
+    return styles
+
+
+def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = None, *,
+                        band: str = "fill", alpha: float = 0.2, legend: bool = True):
+    """Median of ``y`` over trials vs ``x`` with a min..max band, one colour per ``hue``.
+
+    ``df`` holds one row per trial (e.g. from :func:`simlib.pipeline.sweep.run_sweep`).
+    For every hue value the median at each ``x`` is drawn as a line with
+    markers; the range from the minimum to the maximum is drawn as a shaded
+    band (``band="fill"``, opacity ``alpha``) or as error bars
+    (``band="errorbar"``).  Scheme names ("allreduce", "partial", "selective")
+    get :data:`SCHEME_COLORS`/:data:`SCHEME_LABELS` and come first in
+    :data:`SCHEME_ORDER`; other hue values follow in order of appearance.
+    ``hue=None`` draws a single series.  Sets axis labels to the column names
+    if they are empty.  Returns ``ax``.
+    """
+    from matplotlib.axes import Axes
+
+    if not isinstance(ax, Axes):
+        raise ValueError(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
+    if not isinstance(df, pd.DataFrame) or df.empty:
+        raise ValueError("df must be a non-empty pandas DataFrame")
+    for pname, col in (("x", x), ("y", y)) + ((("hue", hue),) if hue is not None else ()):
+        if not isinstance(col, str) or col not in df.columns:
+            raise ValueError(f"{pname} must name a column of df {list(df.columns)}, got {col!r}")
+    if len({x, y} | ({hue} if hue else set())) != (3 if hue else 2):
+        raise ValueError(f"x, y and hue must be different columns, got {x!r}, {y!r}, {hue!r}")
+    if not pd.api.types.is_numeric_dtype(df[y]) or pd.api.types.is_bool_dtype(df[y]):
+        raise ValueError(f"y must name a numeric column, column {y!r} has dtype {df[y].dtype}")
+    band = check_choice("band", band, ("fill", "errorbar"))
+    alpha = check_real("alpha", alpha, 0.0, 1.0)
+    if not isinstance(legend, bool):
+        raise ValueError(f"legend must be a bool, got {legend!r}")
+
+    data = df[[x, y] + ([hue] if hue else [])]
+    if hue is None:
+        data = data.assign(_series=y)
+        hue_col = "_series"
+    else:
+        hue_col = hue
+    stats = summarize(data, [hue_col, x], y)
+    seen = list(pd.unique(stats[hue_col]))
+    order = [s for s in SCHEME_ORDER if s in seen] + [v for v in seen if v not in SCHEME_ORDER]
+    styles = _style_for(order)
+    for value in order:
+        s = stats[stats[hue_col] == value].sort_values(x, kind="stable")
+        color, label, marker = styles[value]
+        if hue is None:
+            color, label = _EXTRA_COLORS[-1], y
+        if band == "fill":
+            ax.fill_between(s[x], s["min"], s["max"], color=color, alpha=alpha, linewidth=0)
+        else:
+            ax.errorbar(s[x], s["median"], yerr=[s["median"] - s["min"], s["max"] - s["median"]],
+                        fmt="none", ecolor=color, elinewidth=1, capsize=3)
+        ax.plot(s[x], s["median"], color=color, marker=marker, label=label)
+    if not ax.get_xlabel():
+        ax.set_xlabel(x)
+    if not ax.get_ylabel():
+        ax.set_ylabel(y)
+    if legend and hue is not None:
+        ax.legend(title=None)
+    return ax

@@ -1,0 +1,619 @@
+"""Run a grid of (setting x trial) simulations into a tidy pandas DataFrame.
+
+A *setting* is a dict of parameters (one point of the grid); a *trial* is one
+independent repetition of a setting with its own random numbers.  The user
+supplies a module-level function::
+
+    fn(params: dict, rng_seed: numpy.random.SeedSequence) -> dict[str, scalar]
+
+and :func:`run_sweep` calls it once per (setting, trial), serially, in a local
+process pool or on a dask.distributed cluster, optionally caching every
+finished trial on disk so that an interrupted sweep resumes where it stopped.
+
+Seeds (see docs/decisions/sweeps.md): by default trial ``t`` of *every*
+setting receives ``SeedSequence(seed, spawn_key=(t,))`` -- common random
+numbers, so schemes compared on the same trial see the same random draws
+(bandwidths, compute times).  ``paired=False`` additionally mixes a stable
+sha256 hash of the setting into the entropy, giving every setting its own,
+independent stream.
+
+The result never depends on the executor, the number of workers or the order in
+which trials complete: rows are sorted by (setting index, trial).
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import itertools
+import json
+import os
+import pickle
+import sys
+import tempfile
+import warnings
+from numbers import Integral, Real
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from simlib.core.validate import check_choice, check_int
+
+__all__ = [
+    "expand_grid",
+    "run_sweep",
+    "summarize",
+    "code_fingerprint",
+    "trial_seed",
+    "setting_hash",
+    "atomic_write_bytes",
+]
+
+EXECUTORS = ("serial", "processes", "dask")
+#: Column holding the trial index in the result of :func:`run_sweep`.
+TRIAL_COLUMN = "trial"
+#: Environment variable consulted for the dask scheduler address.
+DASK_ENV = "DASK_SCHEDULER_ADDRESS"
+#: Columns :func:`summarize` adds after the grouping columns.
+SUMMARY_COLUMNS = ("metric", "min", "median", "max", "count")
+_CACHE_FORMAT = 1
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]
+
+
+# --------------------------------------------------------------------------
+# small helpers
+# --------------------------------------------------------------------------
+def _check_bool(name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be a bool (True or False), got {value!r}")
+    return bool(value)
+
+
+def _to_jsonable(obj):
+    """``json.dumps`` hook: numpy scalars/arrays become plain Python values."""
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    raise TypeError(f"value {obj!r} of type {type(obj).__name__} is not JSON-serializable")
+
+
+def _canonical_json(obj, name: str) -> str:
+    """Canonical JSON (sorted keys, no whitespace, NaN/inf rejected) of ``obj``."""
+    try:
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=True, allow_nan=False, default=_to_jsonable)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be JSON-serializable with finite numbers "
+                         f"(str, int, float, bool, None, lists, dicts): {exc}") from None
+
+
+def atomic_write_bytes(path, data: bytes) -> Path:
+    """Atomically replace the file ``path`` by ``data``.
+
+    The bytes go to a temporary file in the same directory, which is flushed,
+    fsync'ed and then renamed over ``path`` with :func:`os.replace`; readers see
+    either the old or the new content, never a partial file.  The temporary
+    file is removed if anything fails.  Returns the path.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValueError(f"path must be a str or os.PathLike, got {path!r}")
+    if not isinstance(data, (bytes, bytearray)):
+        raise ValueError(f"data must be bytes, got {type(data).__name__}")
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return path
+
+
+# --------------------------------------------------------------------------
+# grid, seeds, fingerprint
+# --------------------------------------------------------------------------
+def expand_grid(**axes: Iterable) -> list[dict]:
+    """Cartesian product of the named axes, as a list of setting dicts.
+
+    ``expand_grid(scheme=["allreduce", "partial"], n=[4, 8])`` gives
+    ``[{"scheme": "allreduce", "n": 4}, {"scheme": "allreduce", "n": 8},
+    {"scheme": "partial", "n": 4}, {"scheme": "partial", "n": 8}]``: the order
+    is stable, the first axis varies slowest (like :func:`itertools.product`)
+    and the keys appear in the order the axes were given.  Every axis must be a
+    non-empty list/tuple/range/1-D array of values (a bare string or scalar is
+    rejected, wrap it in a list).
+    """
+    if not axes:
+        raise ValueError("expand_grid needs at least one axis, e.g. expand_grid(n=[4, 8])")
+    values = []
+    for name, axis in axes.items():
+        if isinstance(axis, (str, bytes, Mapping)) or not isinstance(axis, (Sequence, range, np.ndarray)):
+            raise ValueError(f"axis {name} must be a list/tuple/range/array of values, "
+                             f"got {type(axis).__name__} {axis!r}; wrap a single value in a list")
+        items = [v.item() if isinstance(v, np.generic) else v for v in axis]
+        if not items:
+            raise ValueError(f"axis {name} must have at least 1 value, got 0")
+        values.append(items)
+    names = list(axes)
+    return [dict(zip(names, combo)) for combo in itertools.product(*values)]
+
+
+def setting_hash(params: Mapping) -> int:
+    """Stable 64-bit hash of a setting: first 8 bytes of sha256 of its canonical JSON.
+
+    Unlike Python's ``hash()`` this is the same in every process and session.
+    """
+    if not isinstance(params, Mapping):
+        raise ValueError(f"params must be a dict, got {type(params).__name__}")
+    digest = hashlib.sha256(_canonical_json(dict(params), "params").encode("ascii")).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def trial_seed(seed: int, trial: int, params: Mapping | None = None,
+               paired: bool = True) -> np.random.SeedSequence:
+    """The SeedSequence :func:`run_sweep` passes to ``fn`` for one (setting, trial).
+
+    ``paired=True`` (common random numbers): ``SeedSequence(seed, spawn_key=(trial,))``,
+    the same for every setting.  ``paired=False``:
+    ``SeedSequence([seed, setting_hash(params)], spawn_key=(trial,))``.
+    """
+    seed = check_int("seed", seed, lo=0)
+    trial = check_int("trial", trial, lo=0)
+    paired = _check_bool("paired", paired)
+    if paired:
+        return np.random.SeedSequence(seed, spawn_key=(trial,))
+    if params is None:
+        raise ValueError("params must be given when paired is False")
+    return np.random.SeedSequence([seed, setting_hash(params)], spawn_key=(trial,))
+
+
+def code_fingerprint(root=None) -> str:
+    """sha256 (hex) over every ``*.py`` file below ``root``, sorted by relative path.
+
+    ``root`` defaults to the simlib package directory, so the fingerprint
+    changes whenever any simlib source file changes.  Each file contributes its
+    relative POSIX path and its bytes (length-prefixed), so renames count too.
+    """
+    if root is None:
+        root = _PACKAGE_DIR
+    if not isinstance(root, (str, os.PathLike)):
+        raise ValueError(f"root must be None, a str or os.PathLike, got {root!r}")
+    root = Path(root)
+    if not root.is_dir():
+        raise ValueError(f"root must be an existing directory, got {str(root)!r}")
+    files = sorted((p.relative_to(root).as_posix(), p) for p in root.rglob("*.py") if p.is_file())
+    h = hashlib.sha256()
+    for rel, path in files:
+        data = path.read_bytes()
+        rel_b = rel.encode("utf-8")
+        h.update(len(rel_b).to_bytes(8, "big") + rel_b)
+        h.update(len(data).to_bytes(8, "big") + data)
+    return h.hexdigest()
+
+
+def _fn_identity(fn) -> str:
+    module = getattr(fn, "__module__", None)
+    qualname = getattr(fn, "__qualname__", None)
+    if not module or not qualname or "<lambda>" in qualname or "<locals>" in qualname:
+        raise ValueError("fn must be a named module-level function when cache_dir is given "
+                         f"(needed for a stable cache key), got {fn!r}")
+    return f"{module}:{qualname}"
+
+
+def _sweep_fingerprint(fn) -> str:
+    """simlib's :func:`code_fingerprint` plus fn's own source if it lives outside simlib."""
+    h = hashlib.sha256(code_fingerprint().encode("ascii"))
+    module = sys.modules.get(getattr(fn, "__module__", "") or "")
+    src_file = getattr(module, "__file__", None) if module is not None else None
+    if src_file and Path(src_file).suffix == ".py" and Path(src_file).is_file():
+        path = Path(src_file).resolve()
+        if _PACKAGE_DIR not in path.parents:
+            h.update(b"module:" + path.read_bytes())
+        return h.hexdigest()
+    try:  # e.g. a function defined in a notebook cell (IPython keeps its source)
+        h.update(b"source:" + inspect.getsource(fn).encode("utf-8"))
+    except (OSError, TypeError):
+        raise ValueError("cannot fingerprint the source code of fn (its module has no .py file "
+                         "and inspect.getsource fails); define fn in a .py module or pass "
+                         "cache_dir=None") from None
+    return h.hexdigest()
+
+
+# --------------------------------------------------------------------------
+# running one trial (executed in workers: must stay module-level/picklable)
+# --------------------------------------------------------------------------
+def _clean_metrics(out) -> dict:
+    """Validate fn's return value and convert numpy scalars to plain Python scalars."""
+    if not isinstance(out, Mapping):
+        raise ValueError(f"fn must return a dict of metric name -> scalar, got {type(out).__name__}")
+    clean = {}
+    for key, value in out.items():
+        if not isinstance(key, str) or not key:
+            raise ValueError(f"fn must return non-empty str metric names, got key {key!r}")
+        if isinstance(value, np.generic):
+            value = value.item()
+        if value is not None and not isinstance(value, (bool, Integral, Real, str)):
+            raise ValueError(f"metric {key} must be a scalar (int, float, bool, str or None), "
+                             f"got {type(value).__name__}")
+        if isinstance(value, Integral) and not isinstance(value, bool):
+            value = int(value)
+        elif isinstance(value, Real) and not isinstance(value, (bool, Integral)):
+            value = float(value)
+        clean[key] = value
+    return clean
+
+
+def _run_trial(fn, params: dict, seed_seq: np.random.SeedSequence) -> dict:
+    return _clean_metrics(fn(dict(params), seed_seq))
+
+
+# --------------------------------------------------------------------------
+# cache
+# --------------------------------------------------------------------------
+def _cache_material(fn_id, params_json, trial, seed, paired, fingerprint) -> dict:
+    return {"format": _CACHE_FORMAT, "fn": fn_id, "params": json.loads(params_json),
+            "trial": trial, "seed": seed, "paired": paired, "code": fingerprint}
+
+
+def _cache_key(material: dict) -> str:
+    return hashlib.sha256(_canonical_json(material, "cache key").encode("ascii")).hexdigest()
+
+
+def _load_cached(path: Path, material: dict):
+    """Metrics stored in ``path``, or None if absent; warns and returns None if unusable."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    try:
+        record = json.loads(text)
+        if not isinstance(record, dict) or not isinstance(record.get("metrics"), dict):
+            raise ValueError("no metrics object")
+        stored = {k: v for k, v in record.items() if k != "metrics"}
+        if _canonical_json(stored, "cache record") != _canonical_json(material, "cache key"):
+            raise ValueError("key material does not match")
+        return _clean_metrics(record["metrics"])
+    except ValueError as exc:  # json.JSONDecodeError is a ValueError
+        warnings.warn(f"ignoring corrupt sweep cache file {path} ({exc}); recomputing",
+                      RuntimeWarning, stacklevel=3)
+        return None
+
+
+def _store_cached(path: Path, material: dict, metrics: dict) -> None:
+    record = dict(material)
+    record["metrics"] = metrics  # insertion order kept: columns come out the same
+    data = json.dumps(record, allow_nan=True, separators=(",", ":")).encode("utf-8")
+    atomic_write_bytes(path, data)
+
+
+# --------------------------------------------------------------------------
+# executors: each yields (task index, metrics) in completion order
+# --------------------------------------------------------------------------
+def _iter_serial(fn, tasks):
+    for idx, (params, ss) in tasks:
+        yield idx, _run_trial(fn, params, ss)
+
+
+def _iter_processes(fn, tasks, workers):
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)))
+    try:
+        futures = {pool.submit(_run_trial, fn, params, ss): idx for idx, (params, ss) in tasks}
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            # successes first, so finished work is cached before an error propagates
+            for fut in sorted(done, key=lambda f: f.exception() is not None):
+                yield futures[fut], fut.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _iter_dask(fn, tasks, client):
+    from distributed import as_completed
+
+    futures = {}
+    for idx, (params, ss) in tasks:
+        futures[client.submit(_run_trial, fn, params, ss, pure=False)] = idx
+    try:
+        for fut in as_completed(list(futures)):
+            yield futures[fut], fut.result()
+    finally:
+        unfinished = [f for f in futures if not f.done()]
+        if unfinished:
+            client.cancel(unfinished)
+
+
+# --------------------------------------------------------------------------
+# public runner
+# --------------------------------------------------------------------------
+def _validate_settings(settings) -> tuple[list[dict], list[str]]:
+    if isinstance(settings, Mapping) or not isinstance(settings, Sequence) or isinstance(settings, str):
+        raise ValueError("settings must be a non-empty list of dicts (e.g. from expand_grid), "
+                         f"got {type(settings).__name__}")
+    if len(settings) == 0:
+        raise ValueError("settings must be a non-empty list of dicts, got an empty list")
+    out, seen = [], {}
+    for i, s in enumerate(settings):
+        if not isinstance(s, Mapping):
+            raise ValueError(f"settings[{i}] must be a dict, got {type(s).__name__}")
+        for k in s:
+            if not isinstance(k, str) or not k:
+                raise ValueError(f"settings[{i}] keys must be non-empty str, got {k!r}")
+        if TRIAL_COLUMN in s:
+            raise ValueError(f"settings[{i}] must not use the reserved key {TRIAL_COLUMN!r}")
+        canon = _canonical_json(dict(s), f"settings[{i}]")
+        if canon in seen:
+            raise ValueError(f"settings[{i}] duplicates settings[{seen[canon]}]: {canon}")
+        seen[canon] = i
+        out.append(dict(s))
+    return out, list(seen)
+
+
+def run_sweep(
+    fn: Callable[[dict, np.random.SeedSequence], Mapping[str, Any]],
+    settings: Sequence[Mapping[str, Any]],
+    trials: int,
+    seed: int = 0,
+    executor: str = "processes",
+    workers: int | None = None,
+    cache_dir=None,
+    progress: bool = True,
+    dask_address: str | None = None,
+    desc: str | None = None,
+    *,
+    paired: bool = True,
+    client=None,
+) -> pd.DataFrame:
+    """Run ``fn`` for every (setting, trial) and return a tidy DataFrame.
+
+    Parameters
+    ----------
+    fn
+        ``fn(params, rng_seed) -> {metric: scalar}``; a module-level (picklable)
+        function.  ``params`` is a copy of one setting; ``rng_seed`` is the
+        trial's :class:`numpy.random.SeedSequence` (see :func:`trial_seed`).
+        Metric values must be int, float, bool, str or None (numpy scalars are
+        converted).  ``fn`` must be deterministic given its arguments.
+    settings
+        Non-empty list of parameter dicts (JSON-serializable values, no
+        duplicates, key ``"trial"`` reserved), e.g. from :func:`expand_grid`.
+    trials
+        Number of trials per setting (>= 1); trial indices are ``0..trials-1``.
+    seed
+        Root seed (int >= 0).
+    executor
+        ``"serial"`` (in this process), ``"processes"``
+        (:class:`concurrent.futures.ProcessPoolExecutor`) or ``"dask"``
+        (dask.distributed).
+    workers
+        Pool size for ``executor="processes"`` (default ``os.cpu_count()``).
+        Validated whenever given but ignored by ``"serial"`` (one worker) and
+        ``"dask"`` (the cluster decides), so notebooks can switch executors
+        without touching it.
+    cache_dir
+        Directory for the per-trial JSON cache (created if needed), or None for
+        no cache.  Cached trials are loaded instead of recomputed; the key
+        covers fn's name, the setting, trial, seed, ``paired`` and the code
+        fingerprint (:func:`code_fingerprint` plus fn's module source).
+    progress
+        Show a tqdm progress bar over trials (cached trials count as done).
+    dask_address
+        Scheduler address for ``executor="dask"``; defaults to the environment
+        variable ``DASK_SCHEDULER_ADDRESS``.  Alternatively pass ``client=``.
+    desc
+        Label of the progress bar.
+    paired
+        True (default): common random numbers across settings; False: each
+        setting gets its own stream (setting hash mixed into the seed).
+    client
+        An existing ``distributed.Client`` to use with ``executor="dask"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (setting, trial), sorted by (setting index, trial).  Columns:
+        the setting keys (first-appearance order), ``trial``, then the metrics
+        (first-appearance order).  Identical for every executor, worker count
+        and completion order.
+    """
+    if not callable(fn):
+        raise ValueError(f"fn must be a callable fn(params, rng_seed) -> dict, got {fn!r}")
+    settings, canon = _validate_settings(settings)
+    trials = check_int("trials", trials, lo=1)
+    seed = check_int("seed", seed, lo=0)
+    executor = check_choice("executor", executor, EXECUTORS)
+    progress = _check_bool("progress", progress)
+    paired = _check_bool("paired", paired)
+    if desc is not None and not isinstance(desc, str):
+        raise ValueError(f"desc must be None or a str, got {desc!r}")
+    if workers is not None:
+        workers = check_int("workers", workers, lo=1)
+    if executor == "processes":
+        workers = workers or os.cpu_count() or 1
+        try:
+            pickle.dumps(fn)
+        except Exception as exc:
+            raise ValueError("fn must be picklable (a module-level function) for "
+                             f"executor='processes': {exc}") from None
+    if executor == "dask":
+        if client is not None and dask_address is not None:
+            raise ValueError("pass either client or dask_address for executor='dask', not both")
+        if client is None:
+            if dask_address is None:
+                dask_address = os.environ.get(DASK_ENV) or None
+            if dask_address is None:
+                raise ValueError("executor='dask' needs a scheduler: pass dask_address=..., set the "
+                                 f"environment variable {DASK_ENV}, or pass client=<distributed.Client>")
+            if not isinstance(dask_address, str):
+                raise ValueError(f"dask_address must be a str, got {dask_address!r}")
+    elif client is not None or dask_address is not None:
+        raise ValueError(f"client and dask_address only apply to executor='dask', got executor={executor!r}")
+    if cache_dir is not None:
+        if not isinstance(cache_dir, (str, os.PathLike)):
+            raise ValueError(f"cache_dir must be None, a str or os.PathLike, got {cache_dir!r}")
+        cache_dir = Path(cache_dir)
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        fn_id = _fn_identity(fn)
+        fingerprint = _sweep_fingerprint(fn)
+
+    # enumerate all (setting, trial) tasks in output order
+    keys = [(i, t) for i in range(len(settings)) for t in range(trials)]
+    results: list[dict | None] = [None] * len(keys)
+    materials: list[dict | None] = [None] * len(keys)
+    tasks = []
+    for k, (i, t) in enumerate(keys):
+        if cache_dir is not None:
+            materials[k] = _cache_material(fn_id, canon[i], t, seed, paired, fingerprint)
+            results[k] = _load_cached(cache_dir / f"{_cache_key(materials[k])}.json", materials[k])
+        if results[k] is None:
+            tasks.append((k, (settings[i], trial_seed(seed, t, settings[i], paired))))
+
+    from tqdm import tqdm  # plain text bar: readable in executed notebooks, no ipywidgets needed
+
+    bar = tqdm(total=len(keys), initial=len(keys) - len(tasks), desc=desc,
+               disable=not progress, unit="trial")
+    own_client = None
+    try:
+        if tasks:
+            if executor == "serial":
+                stream = _iter_serial(fn, tasks)
+            elif executor == "processes":
+                stream = _iter_processes(fn, tasks, workers)
+            else:
+                if client is None:
+                    from distributed import Client
+
+                    client = own_client = Client(dask_address)
+                stream = _iter_dask(fn, tasks, client)
+            try:
+                for k, metrics in stream:
+                    results[k] = metrics
+                    if cache_dir is not None:
+                        path = cache_dir / f"{_cache_key(materials[k])}.json"
+                        _store_cached(path, materials[k], metrics)
+                    bar.update(1)
+            except Exception as exc:
+                if hasattr(exc, "add_note"):  # Python >= 3.11
+                    n_done = sum(r is not None for r in results)
+                    exc.add_note(f"run_sweep: stopped after {n_done} of {len(keys)} trials finished"
+                                 + (" (they are cached; rerun to resume)" if cache_dir is not None else ""))
+                raise
+            finally:
+                close = getattr(stream, "close", None)
+                if close is not None:
+                    close()
+    finally:
+        bar.close()
+        if own_client is not None:
+            own_client.close()
+
+    return _assemble(settings, keys, results)
+
+
+def _assemble(settings: list[dict], keys, results) -> pd.DataFrame:
+    setting_cols: list[str] = []
+    for s in settings:
+        setting_cols.extend(c for c in s if c not in setting_cols)
+    metric_cols: list[str] = []
+    for k, metrics in enumerate(results):
+        for c in metrics:
+            if c in setting_cols or c == TRIAL_COLUMN:
+                i, t = keys[k]
+                raise ValueError(f"fn returned metric {c!r} for settings[{i}], trial {t}, which clashes "
+                                 f"with a setting key or the reserved column {TRIAL_COLUMN!r}")
+            if c not in metric_cols:
+                metric_cols.append(c)
+    rows = []
+    for (i, t), metrics in zip(keys, results):
+        row = dict(settings[i])
+        row[TRIAL_COLUMN] = t
+        row.update(metrics)
+        rows.append(row)
+    return pd.DataFrame.from_records(rows, columns=setting_cols + [TRIAL_COLUMN] + metric_cols)
+
+
+# --------------------------------------------------------------------------
+# summaries
+# --------------------------------------------------------------------------
+def _as_column_list(name: str, value, df: pd.DataFrame) -> list[str]:
+    cols = [value] if isinstance(value, str) else value
+    if not isinstance(cols, (list, tuple)) or not cols:
+        raise ValueError(f"{name} must be a column name or a non-empty list of column names, got {value!r}")
+    for c in cols:
+        if c not in df.columns:
+            raise ValueError(f"{name} must name columns of df {list(df.columns)}, got {c!r}")
+    return list(cols)
+
+
+def summarize(df: pd.DataFrame, by, metrics) -> pd.DataFrame:
+    """Min / median / max of each metric over the trials of each group.
+
+    ``by`` is a column name or list of names (typically the setting columns);
+    ``metrics`` a column name or list of numeric columns.  Returns a long
+    ("tidy") frame with one row per (group, metric) and columns
+    ``by + ["metric", "min", "median", "max", "count"]``, where ``count`` is the
+    number of non-missing values (NaN values are skipped).  Groups keep their order of
+    first appearance in ``df`` (the sweep order); rows with a missing group
+    key are kept as their own group.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+    by = _as_column_list("by", by, df)
+    metrics = _as_column_list("metrics", metrics, df)
+    overlap = set(by) & set(metrics)
+    if overlap:
+        raise ValueError(f"metrics must not include grouping columns, got {sorted(overlap)}")
+    reserved = set(by) & set(SUMMARY_COLUMNS)
+    if reserved:
+        raise ValueError(f"by must not use the summary column names {list(SUMMARY_COLUMNS)}, "
+                         f"got {sorted(reserved)}")
+    for m in metrics:
+        if not (pd.api.types.is_numeric_dtype(df[m]) and not pd.api.types.is_bool_dtype(df[m])):
+            raise ValueError(f"metrics must be numeric columns, column {m!r} has dtype {df[m].dtype}")
+    grouped = df.groupby(by, sort=False, dropna=False)
+    parts = []
+    for m in metrics:
+        stats = grouped[m].agg(["min", "median", "max", "count"])
+        stats.insert(0, "metric", m)
+        parts.append(stats.reset_index())
+    out = pd.concat(parts, ignore_index=True)
+    # order: group (first appearance in df), then metric in the order given
+    out["_g"] = out.groupby(by, sort=False, dropna=False).ngroup()
+    out["_m"] = out["metric"].map({m: j for j, m in enumerate(metrics)})
+    out = out.sort_values(["_g", "_m"], kind="stable").drop(columns=["_g", "_m"]).reset_index(drop=True)
+    out["count"] = out["count"].astype(int)
+    return out[by + list(SUMMARY_COLUMNS)]
+
+
+def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, profile: str = "full",
+                       workers: int | None = None, desc: str | None = None) -> pd.DataFrame:
+    """The notebooks' sweep: ``run_sweep`` with the project's conventions.
+
+    Executor: serial for ``profile="quick"``; for ``"full"``, a Dask cluster when
+    ``DASK_SCHEDULER_ADDRESS`` is set, else local processes (results are identical
+    either way).  Finished trials are cached under ``data/cache/<name>`` and the
+    tidy frame is written to ``data/results/<name>.csv``.
+    """
+    from simlib.core import paths
+
+    check_choice("profile", profile, ("full", "quick"))
+    if profile == "quick":
+        executor = "serial"
+    else:
+        executor = "dask" if os.environ.get(DASK_ENV) else "processes"
+    df = run_sweep(fn, settings, trials=trials, seed=seed, executor=executor, workers=workers,
+                   cache_dir=paths.CACHE / name, desc=desc or name)
+    paths.RESULTS.mkdir(parents=True, exist_ok=True)
+    df.to_csv(paths.RESULTS / f"{name}.csv", index=False)
+    return df

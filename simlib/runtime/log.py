@@ -1,0 +1,59 @@
+"""The schedule log: what happened in one simulated run, independent of model values.
+
+Units: seconds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["SyncRecord", "ScheduleLog"]
+
+
+@dataclass
+class SyncRecord:
+    """One synchronization: launch/finish times (s), members, their local iteration counts at launch."""
+
+    launch: float
+    members: tuple[int, ...]
+    iterations: tuple[int, ...]
+    kind: str = "partial"
+    finish: float | None = None
+    weights: tuple[float, ...] | None = None  # aggregation weight per member (None: equal, 1/m)
+    init_weight: float = 0.0                   # weight of the initial model x_1 (002 §3.3.3)
+
+    @property
+    def duration(self) -> float | None:
+        return None if self.finish is None else self.finish - self.launch
+
+
+@dataclass
+class ScheduleLog:
+    """Everything that happened in one run, independent of model values.
+
+    ``compute_end[w]`` lists the times (s) at which worker ``w``'s local
+    iterations ended; ``syncs`` every synchronization launched (``finish`` is
+    None if it had not finished by the end); ``wasted_wait[w]`` is the wait
+    time (s) the controller imposed on ``w`` for arrivals that never joined
+    its group (see :mod:`simlib.runtime.baselines`).
+    """
+
+    n: int
+    duration: float
+    bandwidth: np.ndarray
+    compute_end: list[list[float]] = field(default_factory=list)
+    syncs: list[SyncRecord] = field(default_factory=list)
+    wasted_wait: np.ndarray | None = None
+
+    def syncs_frame(self):
+        """Tidy DataFrame: one row per synchronization."""
+        import pandas as pd
+
+        return pd.DataFrame({
+            "launch_s": [s.launch for s in self.syncs],
+            "finish_s": [s.finish for s in self.syncs],
+            "scale": [len(s.members) for s in self.syncs],
+            "kind": [s.kind for s in self.syncs],
+            "members": [s.members for s in self.syncs],
+        })
