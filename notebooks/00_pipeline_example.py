@@ -60,12 +60,12 @@ from simlib.core import paths
 
 from simlib.pipeline import plotting
 
-from simlib.pipeline import sweep
+from simlib.pipeline import runs, sweep
 from simlib.papers.selective_reduce.experiments import ring_check
 
 settings = sweep.expand_grid(n=[n], m=group_sizes, groups=[groups], lam=[lam],
                              alpha_ms=[alpha_ms], model_mb=[model_mb])
-df = sweep.run_notebook_sweep(ring_check.trial, settings, trials=trials, seed=seed,
+df = runs.run_notebook_sweep(ring_check.trial, settings, trials=trials, seed=seed,
                                name="00_pipeline_example", profile=profile, workers=workers, desc="ring vs Eq. 2")
 df.head()
 

@@ -59,7 +59,7 @@ from simlib.core import paths
 from simlib.pipeline import plotting
 
 from simlib.pipeline import sweep
-from simlib.papers.selective_reduce.scenario import run_scenarios
+from simlib.pipeline.runs import run_scenarios
 
 settings = sweep.expand_grid(trace=traces, n=n_values, scheme=["allreduce", "partial", "selective"],
                              duration_s=[duration_s], p=[p], eta=[eta], theta=[theta], dt_s=[dt_s],
@@ -75,7 +75,7 @@ metrics = ["avg_sync_time_s", "avg_sync_scale", "total_iteration", "total_sync"]
 for trace, fig_no in (("cnn", 5), ("transformer", 6)):
     if trace not in traces:
         continue
-    fig = analysis.metric_panels(df[df.trace == trace], x="n", metrics=metrics, xlabel="number of workers n",
+    fig = plotting.metric_panels(df[df.trace == trace], x="n", metrics=metrics, xlabel="number of workers n",
                                  title=f"Fig. {fig_no}: {trace} trace")
     plotting.save_figure(fig, f"sr_fig{fig_no:02d}_{trace}", figures_dir=paths.FIGURES)
 

@@ -60,7 +60,7 @@ from simlib.core import paths
 from simlib.pipeline import plotting
 
 from simlib.pipeline import sweep
-from simlib.papers.selective_reduce.scenario import run_scenarios
+from simlib.pipeline.runs import run_scenarios
 
 base = dict(trace=[trace], n=[n], duration_s=[duration_s], dt_s=[dt_s])
 settings = (sweep.expand_grid(sweep=["p"], scheme=["partial", "selective"], p=p_values, eta=[eta],
@@ -79,7 +79,7 @@ pr_ref = df[(df.scheme == "partial") & (df.p == p)]
 # %%
 plotting.set_theme()
 metrics = ["avg_sync_scale", "avg_sync_time_s", "total_sync", "total_iteration"]
-fig = analysis.metric_panels(df[(df.eta == eta) & (df.theta == theta)], x="p", metrics=metrics,
+fig = plotting.metric_panels(df[(df.eta == eta) & (df.theta == theta)], x="p", metrics=metrics,
                              xlabel="p / n", title="Fig. 8: impact of p")
 plotting.save_figure(fig, "sr_fig08_p", figures_dir=paths.FIGURES)
 
@@ -89,7 +89,7 @@ def knob_figure(knob, values, fig_no):
     sr = sr[(sr.eta == eta) if knob == "theta" else (sr.theta == theta)]
     ref = pd.concat([pr_ref.assign(**{knob: v}) for v in values])
     d = pd.concat([sr, ref])
-    f = analysis.metric_panels(d, x=knob, metrics=metrics, xlabel={"eta": "η", "theta": "θ"}[knob],
+    f = plotting.metric_panels(d, x=knob, metrics=metrics, xlabel={"eta": "η", "theta": "θ"}[knob],
                                title=f"Fig. {fig_no}: impact of {knob} (partial reduce has no {knob})")
     plotting.save_figure(f, f"sr_fig{fig_no:02d}_{knob}", figures_dir=paths.FIGURES)
     return sr

@@ -55,7 +55,7 @@ from simlib.core import paths
 from simlib.pipeline import plotting
 
 from simlib.pipeline import sweep
-from simlib.papers.selective_reduce.scenario import run_scenarios
+from simlib.pipeline.runs import run_scenarios
 
 common = dict(trace=[trace], duration_s=[duration_s], dt_s=[dt_s])
 settings = (sweep.expand_grid(scheme=["selective"], n=n_values, cdf=["warm", "cold"], bw_error=[0.0], **common)
@@ -81,7 +81,7 @@ fig.tight_layout()
 plotting.save_figure(fig, "sr_fig11_cold_warm", figures_dir=paths.FIGURES)
 
 f12 = df[(df.scheme == "selective") & (df.n == n_error)]
-fig = analysis.metric_panels(f12, x="bw_error", hue="start",
+fig = plotting.metric_panels(f12, x="bw_error", hue="start",
                              metrics=["avg_sync_time_s", "avg_sync_scale", "total_iteration", "total_sync"],
                              xlabel="estimation error scale e", title=f"Fig. 12: bandwidth estimation error (n={n_error})")
 plotting.save_figure(fig, "sr_fig12_bw_error", figures_dir=paths.FIGURES)

@@ -46,7 +46,7 @@ from simlib.pipeline import claims
 from simlib.core import paths
 from simlib.pipeline import plotting
 from simlib.pipeline import sweep
-from simlib.papers.selective_reduce.scenario import run_scenarios
+from simlib.pipeline.runs import run_scenarios
 
 schemes = ["allreduce", "partial", "selective"]
 common = dict(trace=[trace], n=[n], duration_s=[duration_s], dt_s=[dt_s])
@@ -61,10 +61,10 @@ df["alpha_ms"] = df["alpha_s"] * 1e3
 plotting.set_theme()
 metrics = ["avg_sync_time_s", "avg_sync_scale", "total_iteration"]
 f13 = df[df.alpha_s == 0.001]
-fig = analysis.metric_panels(f13, x="lam", metrics=metrics, xlabel="λ", title="Fig. 13: bandwidth skewness")
+fig = plotting.metric_panels(f13, x="lam", metrics=metrics, xlabel="λ", title="Fig. 13: bandwidth skewness")
 plotting.save_figure(fig, "sr_fig13_lambda", figures_dir=paths.FIGURES)
 f14 = df[df.lam == 0.05]
-fig = analysis.metric_panels(f14, x="alpha_ms", metrics=metrics, xlabel="α (ms)", title="Fig. 14: latency")
+fig = plotting.metric_panels(f14, x="alpha_ms", metrics=metrics, xlabel="α (ms)", title="Fig. 14: latency")
 for ax in fig.axes:
     ax.set_xscale("symlog", linthresh=1)
     ax.set_xlim(left=0)

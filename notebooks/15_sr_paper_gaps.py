@@ -67,7 +67,7 @@ from simlib.core import paths
 from simlib.pipeline import plotting
 
 from simlib.pipeline import sweep
-from simlib.papers.selective_reduce.scenario import run_scenarios
+from simlib.pipeline.runs import run_scenarios
 
 common = dict(scheme=["selective"], trace=[trace], n=[n], duration_s=[duration_s])
 settings = (sweep.expand_grid(base_rule=["text", "pseudocode"], dt_s=[dt_s], **common)
@@ -103,7 +103,7 @@ table.round(3)
 # %%
 plotting.set_theme()
 d = sr[sr.base_rule.eq("text") & sr.c.isna()]
-fig = analysis.metric_panels(d, x="dt_s", hue="progress_model",
+fig = plotting.metric_panels(d, x="dt_s", hue="progress_model",
                              metrics=["avg_sync_time_s", "avg_sync_scale", "total_iteration", "wasted_wait_s_per_worker"],
                              xlabel="Δt (s)", title=f"Δt sensitivity (n={n}, {trace})")
 for ax in fig.axes:

@@ -57,7 +57,7 @@ from simlib.core import paths
 
 from simlib.pipeline import plotting
 
-from simlib.pipeline import sweep
+from simlib.pipeline import runs, sweep
 from simlib.papers.partial_reduce.experiments import mixing
 from simlib.papers.partial_reduce.spectral import rho_from_frequencies
 from simlib.papers.partial_reduce.weights import dynamic_weights
@@ -77,7 +77,7 @@ fig4_settings = sweep.expand_grid(scheme=["partial"], n=[3], p=[2 / 3], hl=[1, 2
                                   bandwidth_gbps=[10.0], model_mb=[1.0], duration_s=[fig4_duration_s])
 main_settings = sweep.expand_grid(scheme=["allreduce", "partial", "selective"], n=n_values,
                                   trace=["transformer"], duration_s=[duration_s])
-df = sweep.run_notebook_sweep(mixing.trial, fig4_settings + main_settings, trials=trials, seed=seed,
+df = runs.run_notebook_sweep(mixing.trial, fig4_settings + main_settings, trials=trials, seed=seed,
                                name="20_pr_mixing", profile=profile, workers=workers, desc="rho")
 fig4 = df[df.n == 3].groupby(["trace", "hl"])["rho"].agg(["min", "median", "max"])
 fig4

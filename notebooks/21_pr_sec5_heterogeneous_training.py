@@ -84,7 +84,7 @@ from simlib.core import paths
 
 from simlib.pipeline import plotting
 
-from simlib.pipeline import sweep
+from simlib.pipeline import runs, sweep
 from simlib.training import time_to_accuracy as tta
 
 common = dict(n=[n], bandwidth_gbps=[bandwidth_gbps], model_mb=[model_mb], trace=[trace],
@@ -95,7 +95,7 @@ settings = (sweep.expand_grid(scheme=["partial"], hl=[1], p=[x / n for x in p_va
                                 weights_missing=["oldest", "closest", "initial"], **common)
             + sweep.expand_grid(scheme=["allreduce"], hl=hl_values, **common))
 unique = list({tuple(sorted(s.items())): s for s in settings}.values())
-df = sweep.run_notebook_sweep(tta.trial, unique, trials=trials, seed=seed,
+df = runs.run_notebook_sweep(tta.trial, unique, trials=trials, seed=seed,
                                name="21_pr_training", profile=profile, workers=workers, desc="002 harness")
 df["P"] = (df["p"].fillna(1.0) * n).round().astype(int)
 df["rule"] = np.where(df.scheme == "allreduce", "all reduce",
@@ -104,7 +104,7 @@ df["rule"] = np.where(df.scheme == "allreduce", "all reduce",
 # %%
 plotting.set_theme()
 f8 = df[(df.scheme == "partial") & (df.hl == 1) & (df.rule == "CON")]
-fig = analysis.metric_panels(f8.assign(scheme="partial"), x="P",
+fig = plotting.metric_panels(f8.assign(scheme="partial"), x="P",
                              metrics=["updates_to_target", "time_per_update_s", "time_to_target_s"],
                              xlabel="group size P", title=f"002 Fig. 8 analogue (n={n}, HL=1, target {target_acc:.0%})")
 plotting.save_figure(fig, "pr_fig08_group_size", figures_dir=paths.FIGURES)

@@ -65,13 +65,13 @@ from simlib.core import paths
 
 from simlib.pipeline import plotting
 
-from simlib.pipeline import sweep
+from simlib.pipeline import runs, sweep
 from simlib.training import time_to_accuracy as tta
 
 settings = sweep.expand_grid(trace=traces, n=n_values, scheme=["allreduce", "partial", "selective"],
                              duration_s=[duration_s], target_acc=[target_acc], train_lr=[lr],
                              train_batch=[batch], train_model=[model])
-df = sweep.run_notebook_sweep(tta.trial, settings, trials=trials, seed=seed,
+df = runs.run_notebook_sweep(tta.trial, settings, trials=trials, seed=seed,
                                name="90_beyond_tta", profile=profile, workers=workers, desc="time to accuracy")
 summary = df.groupby(["trace", "n", "scheme"]).agg(
     tta_median_s=("time_to_target_s", "median"), tta_min_s=("time_to_target_s", "min"),

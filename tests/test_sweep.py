@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 from simlib.pipeline import sweep
-from simlib.pipeline.sweep import (code_fingerprint, expand_grid, run_sweep, setting_hash,
-                          summarize, trial_seed)
+from simlib.pipeline.analysis import summarize
+from simlib.pipeline.sweep import code_fingerprint, expand_grid, run_sweep, setting_hash, trial_seed
 
 LOG_ENV = "SIMLIB_TEST_SWEEP_LOG"     # directory: one file per fn call
 FAIL_ENV = "SIMLIB_TEST_SWEEP_FAIL"   # "x:trial:kind" -> that call raises

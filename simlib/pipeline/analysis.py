@@ -1,4 +1,4 @@
-"""Tidy-frame helpers shared by the notebooks: paired ratios and metric panels.
+"""Tidy-frame helpers shared by the notebooks: min/median/max summaries and paired ratios.
 
 Sweeps use common random numbers (trial t of every setting shares its seed),
 so schemes are compared *per trial*: the ratio of two schemes' metrics on the
@@ -9,25 +9,15 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
-from simlib.pipeline import plotting
 from simlib.core.validate import check_choice
 
-__all__ = ["paired_ratio", "metric_panels", "METRIC_LABELS", "fmt_range"]
+__all__ = ["summarize", "paired_ratio", "fmt_range", "SUMMARY_COLUMNS"]
 
-METRIC_LABELS = {
-    "avg_sync_time_s": "Average sync time (s)",
-    "avg_sync_scale": "Average sync scale",
-    "total_iteration": "Total iteration",
-    "total_sync": "Total sync",
-    "wasted_wait_s_per_worker": "Wasted wait per worker (s)",
-    "updates_to_target": "Updates to target",
-    "time_per_update_s": "Time per update (s)",
-    "time_to_target_s": "Time to target (s)",
-    "final_acc": "Final test accuracy",
-}
+#: Columns :func:`summarize` adds after the grouping columns.
+SUMMARY_COLUMNS = ("metric", "min", "median", "max", "count")
+
 
 
 def paired_ratio(df: pd.DataFrame, metric: str, by: Sequence[str], num: str, den: str,
@@ -53,21 +43,52 @@ def fmt_range(values) -> str:
     return f"{s.min():.2f}–{s.max():.2f}×"
 
 
-def metric_panels(df: pd.DataFrame, x: str, metrics: Sequence[str], hue: str = "scheme",
-                  title: str | None = None, xlabel: str | None = None, ncols: int | None = None):
-    """One panel per metric: median over trials with a min–max band, one line per ``hue``."""
-    metrics = list(metrics)
-    ncols = ncols or len(metrics)
-    nrows = -(-len(metrics) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols, 2.7 * nrows), squeeze=False)
-    for i, (ax, m) in enumerate(zip(axes.flat, metrics)):
-        plotting.plot_min_median_max(ax, df, x=x, y=m, hue=hue, legend=(i == 0))
-        ax.set_ylabel(METRIC_LABELS.get(m, m))
-        ax.set_xlabel(xlabel or x)
-        ax.set_title(f"({chr(97 + i)})", loc="left", fontsize="medium")
-    for ax in list(axes.flat)[len(metrics):]:
-        ax.set_visible(False)
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    return fig
+# --------------------------------------------------------------------------
+def _as_column_list(name: str, value, df: pd.DataFrame) -> list[str]:
+    cols = [value] if isinstance(value, str) else value
+    if not isinstance(cols, (list, tuple)) or not cols:
+        raise ValueError(f"{name} must be a column name or a non-empty list of column names, got {value!r}")
+    for c in cols:
+        if c not in df.columns:
+            raise ValueError(f"{name} must name columns of df {list(df.columns)}, got {c!r}")
+    return list(cols)
+
+
+def summarize(df: pd.DataFrame, by, metrics) -> pd.DataFrame:
+    """Min / median / max of each metric over the trials of each group.
+
+    ``by`` is a column name or list of names (typically the setting columns);
+    ``metrics`` a column name or list of numeric columns.  Returns a long
+    ("tidy") frame with one row per (group, metric) and columns
+    ``by + ["metric", "min", "median", "max", "count"]``, where ``count`` is the
+    number of non-missing values (NaN values are skipped).  Groups keep their order of
+    first appearance in ``df`` (the sweep order); rows with a missing group
+    key are kept as their own group.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+    by = _as_column_list("by", by, df)
+    metrics = _as_column_list("metrics", metrics, df)
+    overlap = set(by) & set(metrics)
+    if overlap:
+        raise ValueError(f"metrics must not include grouping columns, got {sorted(overlap)}")
+    reserved = set(by) & set(SUMMARY_COLUMNS)
+    if reserved:
+        raise ValueError(f"by must not use the summary column names {list(SUMMARY_COLUMNS)}, "
+                         f"got {sorted(reserved)}")
+    for m in metrics:
+        if not (pd.api.types.is_numeric_dtype(df[m]) and not pd.api.types.is_bool_dtype(df[m])):
+            raise ValueError(f"metrics must be numeric columns, column {m!r} has dtype {df[m].dtype}")
+    grouped = df.groupby(by, sort=False, dropna=False)
+    parts = []
+    for m in metrics:
+        stats = grouped[m].agg(["min", "median", "max", "count"])
+        stats.insert(0, "metric", m)
+        parts.append(stats.reset_index())
+    out = pd.concat(parts, ignore_index=True)
+    # order: group (first appearance in df), then metric in the order given
+    out["_g"] = out.groupby(by, sort=False, dropna=False).ngroup()
+    out["_m"] = out["metric"].map({m: j for j, m in enumerate(metrics)})
+    out = out.sort_values(["_g", "_m"], kind="stable").drop(columns=["_g", "_m"]).reset_index(drop=True)
+    out["count"] = out["count"].astype(int)
+    return out[by + list(SUMMARY_COLUMNS)]

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from simlib.core import paths
-from simlib.pipeline.sweep import atomic_write_bytes
+from simlib.pipeline.atomic import atomic_write_bytes
 from simlib.core.validate import check_real
 
 __all__ = ["COLUMNS", "DEFAULT_LEDGER", "record_claim", "load_ledger", "summarize_ledger"]

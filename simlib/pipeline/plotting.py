@@ -21,7 +21,8 @@ from types import MappingProxyType
 import matplotlib as mpl
 import pandas as pd
 
-from simlib.pipeline.sweep import atomic_write_bytes, summarize
+from simlib.pipeline.analysis import summarize
+from simlib.pipeline.atomic import atomic_write_bytes
 from simlib.core.validate import check_choice, check_int, check_real
 
 __all__ = [
@@ -208,3 +209,39 @@ def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = 
     if legend and hue is not None:
         ax.legend(title=None)
     return ax
+
+
+#: Axis labels of the metrics the notebooks plot.
+METRIC_LABELS = {
+    "avg_sync_time_s": "Average sync time (s)",
+    "avg_sync_scale": "Average sync scale",
+    "total_iteration": "Total iteration",
+    "total_sync": "Total sync",
+    "wasted_wait_s_per_worker": "Wasted wait per worker (s)",
+    "updates_to_target": "Updates to target",
+    "time_per_update_s": "Time per update (s)",
+    "time_to_target_s": "Time to target (s)",
+    "final_acc": "Final test accuracy",
+}
+
+
+def metric_panels(df: pd.DataFrame, x: str, metrics: Sequence[str], hue: str = "scheme",
+                  title: str | None = None, xlabel: str | None = None, ncols: int | None = None):
+    """One panel per metric: median over trials with a min–max band, one line per ``hue``."""
+    metrics = list(metrics)
+    ncols = ncols or len(metrics)
+    nrows = -(-len(metrics) // ncols)
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols, 2.7 * nrows), squeeze=False)
+    for i, (ax, m) in enumerate(zip(axes.flat, metrics)):
+        plot_min_median_max(ax, df, x=x, y=m, hue=hue, legend=(i == 0))
+        ax.set_ylabel(METRIC_LABELS.get(m, m))
+        ax.set_xlabel(xlabel or x)
+        ax.set_title(f"({chr(97 + i)})", loc="left", fontsize="medium")
+    for ax in list(axes.flat)[len(metrics):]:
+        ax.set_visible(False)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig

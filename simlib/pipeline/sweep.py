@@ -29,7 +29,6 @@ import json
 import os
 import pickle
 import sys
-import tempfile
 import warnings
 from numbers import Integral, Real
 from pathlib import Path
@@ -39,15 +38,14 @@ import numpy as np
 import pandas as pd
 
 from simlib.core.validate import check_choice, check_int
+from simlib.pipeline.atomic import atomic_write_bytes
 
 __all__ = [
     "expand_grid",
     "run_sweep",
-    "summarize",
     "code_fingerprint",
     "trial_seed",
     "setting_hash",
-    "atomic_write_bytes",
 ]
 
 EXECUTORS = ("serial", "processes", "dask")
@@ -55,8 +53,6 @@ EXECUTORS = ("serial", "processes", "dask")
 TRIAL_COLUMN = "trial"
 #: Environment variable consulted for the dask scheduler address.
 DASK_ENV = "DASK_SCHEDULER_ADDRESS"
-#: Columns :func:`summarize` adds after the grouping columns.
-SUMMARY_COLUMNS = ("metric", "min", "median", "max", "count")
 _CACHE_FORMAT = 1
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
@@ -87,35 +83,6 @@ def _canonical_json(obj, name: str) -> str:
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be JSON-serializable with finite numbers "
                          f"(str, int, float, bool, None, lists, dicts): {exc}") from None
-
-
-def atomic_write_bytes(path, data: bytes) -> Path:
-    """Atomically replace the file ``path`` by ``data``.
-
-    The bytes go to a temporary file in the same directory, which is flushed,
-    fsync'ed and then renamed over ``path`` with :func:`os.replace`; readers see
-    either the old or the new content, never a partial file.  The temporary
-    file is removed if anything fails.  Returns the path.
-    """
-    if not isinstance(path, (str, os.PathLike)):
-        raise ValueError(f"path must be a str or os.PathLike, got {path!r}")
-    if not isinstance(data, (bytes, bytearray)):
-        raise ValueError(f"data must be bytes, got {type(data).__name__}")
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
 
 
 # --------------------------------------------------------------------------
@@ -541,79 +508,3 @@ def _assemble(settings: list[dict], keys, results) -> pd.DataFrame:
         row.update(metrics)
         rows.append(row)
     return pd.DataFrame.from_records(rows, columns=setting_cols + [TRIAL_COLUMN] + metric_cols)
-
-
-# --------------------------------------------------------------------------
-# summaries
-# --------------------------------------------------------------------------
-def _as_column_list(name: str, value, df: pd.DataFrame) -> list[str]:
-    cols = [value] if isinstance(value, str) else value
-    if not isinstance(cols, (list, tuple)) or not cols:
-        raise ValueError(f"{name} must be a column name or a non-empty list of column names, got {value!r}")
-    for c in cols:
-        if c not in df.columns:
-            raise ValueError(f"{name} must name columns of df {list(df.columns)}, got {c!r}")
-    return list(cols)
-
-
-def summarize(df: pd.DataFrame, by, metrics) -> pd.DataFrame:
-    """Min / median / max of each metric over the trials of each group.
-
-    ``by`` is a column name or list of names (typically the setting columns);
-    ``metrics`` a column name or list of numeric columns.  Returns a long
-    ("tidy") frame with one row per (group, metric) and columns
-    ``by + ["metric", "min", "median", "max", "count"]``, where ``count`` is the
-    number of non-missing values (NaN values are skipped).  Groups keep their order of
-    first appearance in ``df`` (the sweep order); rows with a missing group
-    key are kept as their own group.
-    """
-    if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"df must be a pandas DataFrame, got {type(df).__name__}")
-    by = _as_column_list("by", by, df)
-    metrics = _as_column_list("metrics", metrics, df)
-    overlap = set(by) & set(metrics)
-    if overlap:
-        raise ValueError(f"metrics must not include grouping columns, got {sorted(overlap)}")
-    reserved = set(by) & set(SUMMARY_COLUMNS)
-    if reserved:
-        raise ValueError(f"by must not use the summary column names {list(SUMMARY_COLUMNS)}, "
-                         f"got {sorted(reserved)}")
-    for m in metrics:
-        if not (pd.api.types.is_numeric_dtype(df[m]) and not pd.api.types.is_bool_dtype(df[m])):
-            raise ValueError(f"metrics must be numeric columns, column {m!r} has dtype {df[m].dtype}")
-    grouped = df.groupby(by, sort=False, dropna=False)
-    parts = []
-    for m in metrics:
-        stats = grouped[m].agg(["min", "median", "max", "count"])
-        stats.insert(0, "metric", m)
-        parts.append(stats.reset_index())
-    out = pd.concat(parts, ignore_index=True)
-    # order: group (first appearance in df), then metric in the order given
-    out["_g"] = out.groupby(by, sort=False, dropna=False).ngroup()
-    out["_m"] = out["metric"].map({m: j for j, m in enumerate(metrics)})
-    out = out.sort_values(["_g", "_m"], kind="stable").drop(columns=["_g", "_m"]).reset_index(drop=True)
-    out["count"] = out["count"].astype(int)
-    return out[by + list(SUMMARY_COLUMNS)]
-
-
-def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, profile: str = "full",
-                       workers: int | None = None, desc: str | None = None) -> pd.DataFrame:
-    """The notebooks' sweep: ``run_sweep`` with the project's conventions.
-
-    Executor: serial for ``profile="quick"``; for ``"full"``, a Dask cluster when
-    ``DASK_SCHEDULER_ADDRESS`` is set, else local processes (results are identical
-    either way).  Finished trials are cached under ``data/cache/<name>`` and the
-    tidy frame is written to ``data/results/<name>.csv``.
-    """
-    from simlib.core import paths
-
-    check_choice("profile", profile, ("full", "quick"))
-    if profile == "quick":
-        executor = "serial"
-    else:
-        executor = "dask" if os.environ.get(DASK_ENV) else "processes"
-    df = run_sweep(fn, settings, trials=trials, seed=seed, executor=executor, workers=workers,
-                   cache_dir=paths.CACHE / name, desc=desc or name)
-    paths.RESULTS.mkdir(parents=True, exist_ok=True)
-    df.to_csv(paths.RESULTS / f"{name}.csv", index=False)
-    return df

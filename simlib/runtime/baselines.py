@@ -11,16 +11,18 @@ group all-reduce.
   first p and launch them.
 
 Paper-specific controllers (e.g. seed 000's selective reduce) live in
-:mod:`simlib.papers`; they share :class:`_QueueController`.
+:mod:`simlib.papers`; they share :class:`QueueController`.
 """
 from __future__ import annotations
 
 from simlib.core.validate import check_int, check_real
 
-__all__ = ["AllReduceController", "PartialReduceController"]
+__all__ = ["QueueController", "AllReduceController", "PartialReduceController"]
 
-class _QueueController:
-    """Common FIFO ready queue."""
+
+class QueueController:
+    """A FIFO ready queue: ``on_ready`` appends the worker and calls :meth:`process`,
+    which subclasses implement (launch groups from ``self.queue``)."""
 
     def __init__(self):
         self.cluster = None
@@ -37,7 +39,7 @@ class _QueueController:
         raise NotImplementedError
 
 
-class AllReduceController(_QueueController):
+class AllReduceController(QueueController):
     """Synchronize all ``n`` workers together once all are ready."""
 
     def process(self) -> None:
@@ -46,7 +48,7 @@ class AllReduceController(_QueueController):
             self.cluster.launch(group, kind="full")
 
 
-class PartialReduceController(_QueueController):
+class PartialReduceController(QueueController):
     """Partial reduce (002 Alg. 2, controller): whenever ≥ ``p`` workers are queued,
     launch ``p`` of them — the first ``p`` (FIFO), or, with a ``group_filter``
     (002 §4 group-frozen avoidance, :class:`simlib.papers.partial_reduce.group_filter.GroupFilter`),

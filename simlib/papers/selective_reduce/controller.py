@@ -10,7 +10,7 @@ from typing import Callable
 import numpy as np
 
 from simlib.core.validate import check_int, check_real
-from simlib.runtime.baselines import _QueueController
+from simlib.runtime.baselines import QueueController
 
 from .algorithms import plan_round
 
@@ -22,7 +22,7 @@ __all__ = ["SelectiveReduceController", "PROGRESS_MODELS"]
 PROGRESS_MODELS = ("paper", "conditional", "oracle")
 
 
-class SelectiveReduceController(_QueueController):
+class SelectiveReduceController(QueueController):
     """Seed 000 Alg. 3 (SELECTIVEREDUCE) as an event-driven controller.
 
     The loop of Alg. 3 alternates "process the queue" (lines 5–23) with

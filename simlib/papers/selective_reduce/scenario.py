@@ -29,7 +29,7 @@ from simlib.workloads.traces import OnlineECDF, Trace, load_trace
 from simlib.core.units import MB
 from simlib.core.validate import check_choice, check_int, check_real
 
-__all__ = ["Scenario", "SCHEMES", "simulate", "run_trial", "run_scenarios", "child_seed"]
+__all__ = ["Scenario", "SCHEMES", "simulate", "run_trial", "child_seed"]
 
 SCHEMES = ("allreduce", "partial", "selective")
 CDF_SOURCES = ("warm", "cold")
@@ -231,16 +231,3 @@ def run_trial(params: dict, seed: np.random.SeedSequence) -> dict:
     out["group_size"] = sc.group_size
     out["controller_rounds"] = int(getattr(ctrl, "rounds", 0))
     return out
-
-
-def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, profile: str = "full",
-                  workers: int | None = None, desc: str | None = None):
-    """Validate every setting as a :class:`Scenario`, then
-    :func:`simlib.pipeline.sweep.run_notebook_sweep` of :func:`run_trial` (cache ``data/cache/<name>``,
-    CSV ``data/results/<name>.csv``)."""
-    from simlib.pipeline.sweep import run_notebook_sweep
-
-    for s in settings:
-        Scenario.from_params(s)
-    return run_notebook_sweep(run_trial, settings, trials=trials, seed=seed, name=name, profile=profile,
-                              workers=workers, desc=desc)

@@ -1,0 +1,37 @@
+"""Atomic file replacement: readers see the old or the new file, never a partial one."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = ["atomic_write_bytes"]
+
+
+def atomic_write_bytes(path, data: bytes) -> Path:
+    """Atomically replace the file ``path`` by ``data``.
+
+    The bytes go to a temporary file in the same directory, which is flushed,
+    fsync'ed and then renamed over ``path`` with :func:`os.replace`; readers see
+    either the old or the new content, never a partial file.  The temporary
+    file is removed if anything fails.  Returns the path.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValueError(f"path must be a str or os.PathLike, got {path!r}")
+    if not isinstance(data, (bytes, bytearray)):
+        raise ValueError(f"data must be bytes, got {type(data).__name__}")
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return path
