@@ -13,7 +13,7 @@ import pytest
 import simlib
 from simlib import cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_main(argv, capsys):

@@ -14,7 +14,7 @@ from scipy import signal, stats
 
 from simlib.workloads.traces import TRACE_DIR, TRACE_NAMES, OnlineECDF, Trace, load_trace
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load_script():

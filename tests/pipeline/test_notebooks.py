@@ -21,7 +21,7 @@ import pytest
 
 from simlib.pipeline import notebooks as run_notebooks
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = run_notebooks.discover()
 
 pytestmark = pytest.mark.notebooks
