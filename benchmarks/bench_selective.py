@@ -25,7 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from simlib.papers.selective_reduce.scenario import run_trial  # noqa: E402
+from simlib.papers.cluster_scenario import run_trial  # noqa: E402
 
 SECTION_IV = ["02_", "03_", "04_", "05_", "06_"]
 

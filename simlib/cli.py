@@ -87,7 +87,7 @@ def _cmd_run(subparsers) -> None:
 
         import numpy as np
 
-        from simlib.papers.selective_reduce.scenario import Scenario, run_trial
+        from simlib.papers.cluster_scenario import Scenario, run_trial
         from simlib.workloads.traces import TRACE_NAMES
 
         if args.trace not in TRACE_NAMES and not Path(args.trace).is_file():

@@ -22,16 +22,22 @@ disjoint ports, so the three models give identical results there and
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
+import numpy as np
+
+from simlib.core.costmodels import RING_FORMS, ring_allreduce_time
 from simlib.core.events import Simulator
 from simlib.core.network import Flow, FlowNetwork
 from simlib.core.topology import BigSwitch
 from simlib.core.validate import check_choice, check_real
 
-__all__ = ["start_transfer", "RingAllReduce", "RING_MODELS"]
+__all__ = ["start_transfer", "RingAllReduce", "RING_MODELS", "Collective", "RingFlows", "RingClosedForm",
+           "SYNC_MODELS", "ring_collective"]
 
 RING_MODELS = ("rounds", "coupled", "single")
+#: How a group's ring all-reduce time is produced: flows on the network, or a closed form of Eq. (2).
+SYNC_MODELS = ("flows",) + tuple(f"eq2_{form}" for form in RING_FORMS)
 
 
 def start_transfer(sim: Simulator, net: FlowNetwork, links: Sequence[int], bits: float,
@@ -124,3 +130,56 @@ class RingAllReduce:
         self.finish_time = self.sim.now
         if self.on_done is not None:
             self.on_done(self)
+
+
+# --------------------------------------------------------------------------- collectives for a cluster
+class Collective(Protocol):
+    """How a cluster synchronizes a group: ``attach`` once to the run's engine,
+    then ``start(members, on_done)`` per group; ``on_done()`` fires when it ends."""
+
+    def attach(self, sim: Simulator, net: FlowNetwork, topo: BigSwitch) -> None: ...
+
+    def start(self, members: Sequence[int], on_done: Callable[[], None]) -> None: ...
+
+
+class RingFlows:
+    """Ring all-reduce executed as flows on the network (one of :data:`RING_MODELS`):
+    concurrent groups share ports max-min fairly.  ``model_bits`` v (bits), ``alpha`` (s)."""
+
+    def __init__(self, model_bits: float, alpha: float, model: str = "single"):
+        self.model_bits = check_real("model_bits", model_bits, 0.0)
+        self.alpha = check_real("alpha", alpha, 0.0)
+        self.model = check_choice("ring_model", model, RING_MODELS)
+
+    def attach(self, sim: Simulator, net: FlowNetwork, topo: BigSwitch) -> None:
+        self._sim, self._net, self._topo = sim, net, topo
+
+    def start(self, members: Sequence[int], on_done: Callable[[], None]) -> None:
+        RingAllReduce(self._sim, self._net, self._topo, members, self.model_bits, self.alpha,
+                      lambda _op: on_done(), model=self.model)
+
+
+class RingClosedForm:
+    """Ring all-reduce timed by 000 Eq. (2) (``form`` one of ``RING_FORMS``), with each
+    member's bandwidth the smaller of its two ports; uses no network capacity."""
+
+    def __init__(self, model_bits: float, alpha: float, form: str = "exact"):
+        self.model_bits = check_real("model_bits", model_bits, 0.0)
+        self.alpha = check_real("alpha", alpha, 0.0)
+        self.form = check_choice("form", form, RING_FORMS)
+
+    def attach(self, sim: Simulator, net: FlowNetwork, topo: BigSwitch) -> None:
+        self._sim = sim
+        self._bandwidth = np.minimum(topo.ingress, topo.egress)
+
+    def start(self, members: Sequence[int], on_done: Callable[[], None]) -> None:
+        t = ring_allreduce_time(self._bandwidth[list(members)], self.model_bits, self.alpha, self.form)
+        self._sim.schedule(t, on_done)
+
+
+def ring_collective(sync_model: str, model_bits: float, alpha: float, ring_model: str = "single"):
+    """The ring collective named by ``sync_model`` (one of :data:`SYNC_MODELS`)."""
+    check_choice("sync_model", sync_model, SYNC_MODELS)
+    if sync_model == "flows":
+        return RingFlows(model_bits, alpha, ring_model)
+    return RingClosedForm(model_bits, alpha, sync_model.split("_", 1)[1])

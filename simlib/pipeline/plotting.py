@@ -21,6 +21,7 @@ from types import MappingProxyType
 import matplotlib as mpl
 import pandas as pd
 
+from simlib.papers.registry import SCHEMES
 from simlib.pipeline.analysis import summarize
 from simlib.pipeline.atomic import atomic_write_bytes
 from simlib.core.validate import check_choice, check_int, check_real
@@ -37,25 +38,12 @@ __all__ = [
     "plot_min_median_max",
 ]
 
-#: Canonical order of the schemes in legends.
-SCHEME_ORDER = ("allreduce", "partial", "selective")
-#: Okabe-Ito colours (colour-blind safe): blue, vermillion, bluish green.
-SCHEME_COLORS = MappingProxyType({
-    "allreduce": "#0072B2",
-    "partial": "#D55E00",
-    "selective": "#009E73",
-})
-SCHEME_LABELS = MappingProxyType({
-    "allreduce": "All reduce",
-    "partial": "Partial reduce",
-    "selective": "Selective reduce",
-})
-#: Distinct markers so the schemes stay distinguishable in greyscale print.
-SCHEME_MARKERS = MappingProxyType({
-    "allreduce": "o",
-    "partial": "s",
-    "selective": "^",
-})
+#: Canonical order of the schemes in legends, and their colours, labels and markers
+#: (from :mod:`simlib.papers.registry`).
+SCHEME_ORDER = tuple(SCHEMES)
+SCHEME_COLORS = MappingProxyType({k: s.color for k, s in SCHEMES.items()})
+SCHEME_LABELS = MappingProxyType({k: s.label for k, s in SCHEMES.items()})
+SCHEME_MARKERS = MappingProxyType({k: s.marker for k, s in SCHEMES.items()})
 #: Remaining Okabe-Ito colours, used for hue values that are not schemes.
 _EXTRA_COLORS = ("#E69F00", "#56B4E9", "#CC79A7", "#F0E442", "#000000")
 _EXTRA_MARKERS = ("D", "v", "P", "X", "*")

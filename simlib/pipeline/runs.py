@@ -8,7 +8,7 @@ import pandas as pd
 
 from simlib.core import paths
 from simlib.core.validate import check_choice
-from simlib.papers.selective_reduce.scenario import Scenario, run_trial
+from simlib.papers.cluster_scenario import Scenario, run_trial
 from simlib.pipeline.sweep import DASK_ENV, run_sweep
 
 __all__ = ["run_notebook_sweep", "run_scenarios"]

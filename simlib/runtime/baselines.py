@@ -1,9 +1,9 @@
 """Baseline synchronization controllers: who synchronizes with whom, and when.
 
-A controller is attached to a :class:`~simlib.runtime.cluster.Cluster`; the cluster
-calls ``on_ready(w, compute_time)`` when worker ``w`` finishes a local
-iteration, and the controller calls ``cluster.launch(members)`` to start a
-group all-reduce.
+Controllers follow :mod:`simlib.runtime.controller`: the cluster calls
+``on_ready(w, compute_time)`` when worker ``w`` finishes a local iteration,
+and the controller calls ``cluster.launch(members)`` to start a group
+all-reduce.
 
 * :class:`AllReduceController` — all ``n`` workers synchronize every round.
 * :class:`PartialReduceController` — the partial-reduce baseline (seed 002
@@ -15,21 +15,19 @@ Paper-specific controllers (e.g. seed 000's selective reduce) live in
 """
 from __future__ import annotations
 
-from simlib.core.validate import check_int, check_real
+from simlib.core.validate import check_int
+from simlib.runtime.controller import ControllerBase
 
 __all__ = ["QueueController", "AllReduceController", "PartialReduceController"]
 
 
-class QueueController:
+class QueueController(ControllerBase):
     """A FIFO ready queue: ``on_ready`` appends the worker and calls :meth:`process`,
     which subclasses implement (launch groups from ``self.queue``)."""
 
     def __init__(self):
         self.cluster = None
         self.queue: list[int] = []
-
-    def attach(self, cluster) -> None:
-        self.cluster = cluster
 
     def on_ready(self, w: int, compute_time: float) -> None:
         self.queue.append(w)

@@ -1,42 +1,54 @@
-"""The simulated data-parallel cluster of seed 000 §IV-A (and seed 002's setting).
+"""The generic simulated data-parallel cluster (seed 000 §IV-A, seed 002's setting).
 
-``n`` workers sit on one non-blocking switch.  Each worker loops:
+``Cluster(topology, collective, compute, controller)``: ``n`` workers on a
+topology (e.g. seed 000's big switch); each worker runs this state machine::
 
-1. compute one local iteration (a draw from a compute-time trace, seconds);
-2. report ready to the controller;
+    COMPUTING --compute done--> READY --controller launches--> SYNCING
+        ^                                                         |
+        +---------------- sync done (t < duration) ---------------+
+    COMPUTING or SYNCING --end of run / sync done at t >= duration--> STOPPED
+
+1. compute one local iteration (``compute.next(w)`` seconds);
+2. report ready to the controller (:mod:`simlib.runtime.controller`);
 3. wait until the controller puts it in a group;
-4. synchronize with the group (ring all-reduce as flows on the big switch, or
-   a closed-form Eq. (2) time), then go back to 1.
+4. synchronize with the group through the ``collective`` (e.g. a ring
+   all-reduce as flows on the network, or a closed-form Eq. (2) time), then
+   go back to 1.
 
-Groups run concurrently and asynchronously.  The controller (see
-:mod:`simlib.runtime.baselines`) decides who synchronizes with whom and when; the
-cluster executes its decisions and writes a :class:`ScheduleLog`: for each
-worker, when each local iteration ended; for each synchronization, its launch
-and finish times, members and the members' iteration counts.  Metrics are
-computed from the log by :mod:`simlib.runtime.metrics`.
+Groups run concurrently and asynchronously.  The cluster executes the
+controller's decisions and writes a :class:`~simlib.runtime.log.ScheduleLog`;
+metrics are derived from the log by :mod:`simlib.runtime.metrics`.
 
 Units: seconds, bits, bits/s.
 """
 from __future__ import annotations
 
+from enum import IntEnum
 from typing import Callable, Sequence
 
 import numpy as np
 
-from simlib.core.collectives import RING_MODELS, RingAllReduce
-from simlib.core.costmodels import ring_allreduce_time
+from simlib.core.collectives import ring_collective
 from simlib.core.events import Simulator
 from simlib.core.network import FlowNetwork
+from simlib.core.seeding import child_seed
 from simlib.core.topology import BigSwitch
-from simlib.core.validate import check_array, check_choice, check_real
+from simlib.core.validate import check_array, check_real
 from simlib.runtime.log import ScheduleLog, SyncRecord
 
-__all__ = ["SyncRecord", "ScheduleLog", "Cluster", "SYNC_MODELS", "ComputeTimes", "ScriptedComputeTimes"]
+__all__ = ["Cluster", "WorkerPhase", "ComputeTimes", "ScriptedComputeTimes"]
 
-#: How a group's synchronization time is produced: flows on the network, or a closed form of Eq. (2).
-SYNC_MODELS = ("flows", "eq2_exact", "eq2_approx", "eq2_example")
 
-COMPUTING, READY, SYNCING, STOPPED = 0, 1, 2, 3
+class WorkerPhase(IntEnum):
+    """A worker's state (see the module docstring for the transitions)."""
+
+    COMPUTING = 0
+    READY = 1
+    SYNCING = 2
+    STOPPED = 3
+
+
+COMPUTING, READY, SYNCING, STOPPED = (int(p) for p in WorkerPhase)
 
 
 class ComputeTimes:
@@ -50,8 +62,7 @@ class ComputeTimes:
         self._scale = np.ones(n) if scale is None else check_array("scale", scale, lo=0.0, lo_open=True)
         if self._scale.size != n:
             raise ValueError(f"scale must have one factor per worker ({n}), got {self._scale.size}")
-        self._rngs = [np.random.default_rng(np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key + (w,)))
-                      for w in range(n)]
+        self._rngs = [np.random.default_rng(child_seed(seed, w)) for w in range(n)]
         self._buf = [np.empty(0)] * n
         self._pos = [0] * n
         self._chunk = chunk
@@ -84,30 +95,26 @@ class Cluster:
 
     Parameters
     ----------
-    bandwidth : per-worker bandwidth b_k (bits/s), used for uplink and downlink.
+    topology : the hosts and their links (e.g. :class:`~simlib.core.topology.BigSwitch`;
+        worker ``w`` is host ``w``); the cluster runs a :class:`FlowNetwork` on its capacities.
+    collective : how a group synchronizes (:class:`simlib.core.collectives.Collective`).
     compute : :class:`ComputeTimes` or any object with ``next(w) -> seconds``.
-    controller : object with ``attach(cluster)``, ``on_ready(w, compute_time)`` (see controllers).
-    weight_rule : optional aggregation-weight rule (:mod:`simlib.papers.partial_reduce.weights`) with ``reset(n)``,
-        ``on_iteration(w)`` and ``on_sync(members) -> (weights, init_weight)``; the weights
-        are recorded in each :class:`SyncRecord` (they do not change the schedule).
-    model_bits, alpha : model size v (bits) and one-way latency α (s).
+    controller : a :class:`simlib.runtime.controller.Controller`.
     duration : training time (s); nothing starts after it.
-    sync_model : one of ``SYNC_MODELS``; ``ring_model`` one of ``collectives.RING_MODELS``.
+    weight_rule : optional aggregation-weight rule with ``reset(n)``, ``on_iteration(w)`` and
+        ``on_sync(members) -> (weights, init_weight)`` (e.g. seed 002's dynamic weights); the
+        weights are recorded in each :class:`SyncRecord` (they do not change the schedule).
     """
 
-    def __init__(self, bandwidth: Sequence[float], compute, controller, *, model_bits: float,
-                 alpha: float, duration: float, sync_model: str = "flows", ring_model: str = "single",
+    def __init__(self, topology: BigSwitch, collective, compute, controller, *, duration: float,
                  weight_rule=None, sim: Simulator | None = None):
-        self.bandwidth = check_array("bandwidth", bandwidth, lo=0.0, lo_open=True, min_len=1)
-        self.n = int(self.bandwidth.size)
-        self.model_bits = check_real("model_bits", model_bits, 0.0)
-        self.alpha = check_real("alpha", alpha, 0.0)
+        self.topo = topology
+        self.n = int(topology.n)
         self.duration = check_real("duration", duration, 0.0, lo_open=True)
-        self.sync_model = check_choice("sync_model", sync_model, SYNC_MODELS)
-        self.ring_model = check_choice("ring_model", ring_model, RING_MODELS)
         self.sim = sim if sim is not None else Simulator()
-        self.topo = BigSwitch.symmetric(self.bandwidth)
-        self.net = FlowNetwork(self.topo.capacities, self.sim)
+        self.net = FlowNetwork(topology.capacities, self.sim)
+        self.collective = collective
+        collective.attach(self.sim, self.net, topology)
         self.compute = compute
         self.controller = controller
         self.weight_rule = weight_rule
@@ -117,11 +124,23 @@ class Cluster:
         self.compute_finish = np.zeros(n)   # end of the current/last compute phase
         self.ready_time = np.full(n, np.nan)
         self.iterations = np.zeros(n, dtype=np.int64)
-        self.log = ScheduleLog(n=n, duration=self.duration, bandwidth=self.bandwidth.copy(),
-                               compute_end=[[] for _ in range(n)], wasted_wait=np.zeros(n))
+        self.log = ScheduleLog(n=n, duration=self.duration,
+                               bandwidth=np.minimum(topology.ingress, topology.egress),
+                               compute_end=[[] for _ in range(n)])
         if weight_rule is not None:
             weight_rule.reset(n)
         controller.attach(self)
+
+    @classmethod
+    def big_switch(cls, bandwidth: Sequence[float], compute, controller, *, model_bits: float,
+                   alpha: float, duration: float, sync_model: str = "flows", ring_model: str = "single",
+                   weight_rule=None) -> "Cluster":
+        """Seed 000's cluster: a symmetric big switch (worker ``w``'s uplink and downlink both
+        ``bandwidth[w]`` bits/s) and a ring all-reduce of ``model_bits`` with latency ``alpha``
+        (s) per step, as flows or closed form (``sync_model`` in ``collectives.SYNC_MODELS``)."""
+        topo = BigSwitch.symmetric(check_array("bandwidth", bandwidth, lo=0.0, lo_open=True, min_len=1))
+        return cls(topo, ring_collective(sync_model, model_bits, alpha, ring_model), compute, controller,
+                   duration=duration, weight_rule=weight_rule)
 
     # ----------------------------------------------------------------- running
     def run(self) -> ScheduleLog:
@@ -155,7 +174,7 @@ class Cluster:
 
     # --------------------------------------------------------- controller API
     def training_workers(self) -> np.ndarray:
-        """Ids of workers currently computing (the set S of Alg. 2/3)."""
+        """Ids of workers currently computing (the set S of 000 Alg. 2/3)."""
         return np.flatnonzero(self.phase == COMPUTING)
 
     def elapsed(self, ids: np.ndarray) -> np.ndarray:
@@ -163,7 +182,7 @@ class Cluster:
         return self.sim.now - self.compute_start[ids]
 
     def launch(self, members: Sequence[int], kind: str = "partial") -> SyncRecord:
-        """Start a (weighted) all-reduce among ready ``members`` now."""
+        """Start a (weighted) synchronization among READY ``members`` now."""
         members = tuple(int(m) for m in members)
         if not members:
             raise ValueError("members must not be empty")
@@ -178,19 +197,21 @@ class Cluster:
             rec.weights = tuple(float(x) for x in ws)
             rec.init_weight = float(w_init)
         self.log.syncs.append(rec)
-        if self.sync_model == "flows":
-            RingAllReduce(self.sim, self.net, self.topo, members, self.model_bits, self.alpha,
-                          lambda _op, rec=rec: self._sync_done(rec), model=self.ring_model)
-        else:
-            form = self.sync_model.split("_", 1)[1]
-            t = ring_allreduce_time(self.bandwidth[list(members)], self.model_bits, self.alpha, form)
-            self.sim.schedule(t, self._sync_done, rec)
+        self.collective.start(members, lambda: self._sync_done(rec))
         return rec
+
+    def record_hold(self, workers: Sequence[int]) -> None:
+        """Log that the controller starts holding these READY workers back now
+        (their group could launch, but it waits for better members)."""
+        now = self.sim.now
+        self.log.holds.extend((now, int(w)) for w in workers)
+
+    def count(self, name: str, k: int = 1) -> None:
+        """Add ``k`` to the log's counter ``name`` (a controller's event count)."""
+        self.log.counters[name] = self.log.counters.get(name, 0) + k
 
     def _sync_done(self, rec: SyncRecord) -> None:
         rec.finish = self.sim.now
         for w in rec.members:
             self._start_compute(w)
-        hook = getattr(self.controller, "on_sync_done", None)
-        if hook is not None:
-            hook(rec)
+        self.controller.on_sync_done(rec)

@@ -1,6 +1,10 @@
 """The schedule log: what happened in one simulated run, independent of model values.
 
-Units: seconds.
+The cluster writes it as the run unfolds and controllers add their raw
+decisions (holds, counters) through the cluster's API; every metric
+(:mod:`simlib.runtime.metrics`) is derived from it afterwards.
+
+Units: seconds, bits/s.
 """
 from __future__ import annotations
 
@@ -32,11 +36,14 @@ class SyncRecord:
 class ScheduleLog:
     """Everything that happened in one run, independent of model values.
 
-    ``compute_end[w]`` lists the times (s) at which worker ``w``'s local
-    iterations ended; ``syncs`` every synchronization launched (``finish`` is
-    None if it had not finished by the end); ``wasted_wait[w]`` is the wait
-    time (s) the controller imposed on ``w`` for arrivals that never joined
-    its group (see :mod:`simlib.runtime.baselines`).
+    ``bandwidth[w]`` is worker ``w``'s bandwidth (bits/s; the smaller of its
+    two ports); ``compute_end[w]`` lists the times (s) at which worker ``w``'s
+    local iterations ended; ``syncs`` every synchronization launched
+    (``finish`` is None if it had not finished by the end); ``holds`` the
+    (time, worker) pairs at which a controller started holding a ready worker
+    back although its group could have launched (seed 000's "wait and
+    replace"); ``counters`` named event counts a controller reports (e.g.
+    ``controller_rounds``).
     """
 
     n: int
@@ -44,7 +51,8 @@ class ScheduleLog:
     bandwidth: np.ndarray
     compute_end: list[list[float]] = field(default_factory=list)
     syncs: list[SyncRecord] = field(default_factory=list)
-    wasted_wait: np.ndarray | None = None
+    holds: list[tuple[float, int]] = field(default_factory=list)
+    counters: dict[str, int] = field(default_factory=dict)
 
     def syncs_frame(self):
         """Tidy DataFrame: one row per synchronization."""

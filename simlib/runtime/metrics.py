@@ -1,4 +1,4 @@
-"""System metrics of seed 000 §IV-A2, computed from a :class:`~simlib.runtime.cluster.ScheduleLog`.
+"""System metrics of seed 000 §IV-A2, derived from a :class:`~simlib.runtime.log.ScheduleLog`.
 
 Exact definitions (decision E4 in docs/decisions/selective_reduce_experiments.md):
 
@@ -9,34 +9,74 @@ Exact definitions (decision E4 in docs/decisions/selective_reduce_experiments.md
 * ``total_sync`` — number of those synchronizations (group operations).
 * ``total_iteration`` — local iterations (compute phases) finished by all
   workers within the run.
-* ``wasted_wait_s_per_worker`` — mean over workers of the wait time imposed
-  by BPAWR's "wait and replace" for arrivals that never joined the worker's
-  group (see :class:`simlib.runtime.baselines.SelectiveReduceController`); 0 for
-  all reduce and partial reduce.
+* ``wasted_wait_s_per_worker`` — mean over workers of :func:`wasted_wait`
+  (0 for controllers that never hold workers back).
+* ``controller_rounds`` — the log's ``controller_rounds`` counter (scheduling
+  passes of controllers that count them, else 0).
 """
 from __future__ import annotations
 
+import bisect
+from collections import defaultdict
+
 import numpy as np
 
-from simlib.runtime.cluster import ScheduleLog
+from simlib.runtime.log import ScheduleLog
 
-__all__ = ["sync_metrics", "METRICS"]
+__all__ = ["sync_metrics", "wasted_wait", "METRICS"]
 
 METRICS = ("avg_sync_time_s", "avg_sync_scale", "total_sync", "total_iteration",
            "wasted_wait_s_per_worker")
 
 
+def wasted_wait(log: ScheduleLog) -> np.ndarray:
+    """Per-worker wasted wait (s) of seed 000 Fig. 7 (decision E5).
+
+    A hold of worker ``w`` starts at its first logged hold time ``t0`` after
+    its previous launch and ends when ``w`` launches at ``t1``.  The hold was
+    useful if the launched group contains a worker that became ready after
+    ``t0``; otherwise ``t1 - t0`` is wasted.  Holds still open at the end of
+    the run are not counted.
+    """
+    held: dict[int, list[float]] = defaultdict(list)
+    for t, w in log.holds:
+        held[w].append(t)
+    out = np.zeros(log.n)
+    if not held:
+        return out
+    last_launch = np.full(log.n, -np.inf)
+    for s in log.syncs:
+        t1 = s.launch
+        for w in s.members:
+            times = held.get(w)
+            if times:
+                k = bisect.bisect_right(times, last_launch[w])
+                if k < len(times) and times[k] <= t1:
+                    t0 = times[k]
+                    ready = (_ready_time(log, m, t1) for m in s.members)
+                    if not any(r > t0 for r in ready):
+                        out[w] += t1 - t0
+            last_launch[w] = t1
+    return out
+
+
+def _ready_time(log: ScheduleLog, w: int, t: float) -> float:
+    """When worker ``w`` last became ready at or before ``t`` (s)."""
+    ends = log.compute_end[w]
+    return ends[bisect.bisect_right(ends, t) - 1]
+
+
 def sync_metrics(log: ScheduleLog) -> dict:
-    """The five metrics (plus ``max_wasted_wait_s``) as a flat dict of Python scalars."""
+    """The five metrics (plus ``max_wasted_wait_s`` and ``controller_rounds``) as a flat dict."""
     done = [s for s in log.syncs if s.finish is not None and s.finish <= log.duration]
     times = np.array([s.finish - s.launch for s in done])
     scales = np.array([len(s.members) for s in done])
-    wasted = np.zeros(log.n) if log.wasted_wait is None else np.asarray(log.wasted_wait)
+    wasted = wasted_wait(log)
     return {
         "avg_sync_time_s": float(times.mean()) if times.size else float("nan"),
         "avg_sync_scale": float(scales.mean()) if scales.size else float("nan"),
         "total_sync": int(len(done)),
         "total_iteration": int(sum(sum(1 for t in ends if t <= log.duration) for ends in log.compute_end)),
         "wasted_wait_s_per_worker": float(wasted.mean()),
-        "max_wasted_wait_s": float(wasted.max()) if wasted.size else 0.0,
+        "max_wasted_wait_s": float(wasted.max()),
     }

@@ -2,7 +2,7 @@
 
 The schedule (who synchronizes with whom, when, with which weights) does not
 depend on model values, so a trial simulates a
-:class:`~simlib.papers.selective_reduce.scenario.Scenario` once and replays its schedule log through
+:class:`~simlib.papers.cluster_scenario.Scenario` once and replays its schedule log through
 minibatch SGD on a real data set (:mod:`simlib.training.replay`).  Parameters whose
 names start with ``train_`` configure the training; ``target_acc`` is the test
 accuracy of the average model that counts as "converged"; all other keys go to
@@ -16,7 +16,8 @@ import numpy as np
 
 from simlib.runtime.metrics import sync_metrics
 from simlib.training.replay import replay, time_to_accuracy
-from simlib.papers.selective_reduce.scenario import Scenario, child_seed, simulate
+from simlib.core.seeding import child_seed
+from simlib.papers.cluster_scenario import Scenario, simulate
 from simlib.core.validate import check_real
 
 __all__ = ["trial", "TRAIN_DEFAULTS"]
@@ -39,7 +40,7 @@ def trial(params: dict, seed: np.random.SeedSequence) -> dict:
     if unknown:
         raise ValueError(f"unknown training parameter(s) {unknown}; allowed: {sorted(TRAIN_DEFAULTS)}")
     cfg = {**TRAIN_DEFAULTS, **train}
-    log, _ = simulate(Scenario.from_params(params), seed)
+    log = simulate(Scenario.from_params(params), seed)
     res = replay(log, cfg["train_problem"], model=cfg["train_model"], lr=cfg["train_lr"],
                  batch_size=cfg["train_batch"], eval_every_s=cfg["train_eval_every_s"],
                  seed=child_seed(seed, 7))

@@ -7,7 +7,7 @@ from simlib.runtime.cluster import Cluster, ScriptedComputeTimes
 from simlib.runtime.baselines import AllReduceController, PartialReduceController
 from simlib.core.costmodels import ring_allreduce_time
 from simlib.runtime.metrics import sync_metrics
-from simlib.papers.selective_reduce.scenario import Scenario, run_trial, simulate
+from simlib.papers.cluster_scenario import Scenario, run_trial, simulate
 
 # 000 Fig. 3: five workers ready at 1, 2, 3, 3, 13 s; bandwidths 1, 5, 1, 5, 5; v = 5 units;
 # alpha ~ 0; sync time 2v / min b.
@@ -16,7 +16,7 @@ FIG3_READY = [[1.0], [2.0], [3.0], [3.0], [13.0]]
 
 
 def fig3_run(controller):
-    cl = Cluster(FIG3_BW, ScriptedComputeTimes(FIG3_READY), controller, model_bits=5.0, alpha=0.0,
+    cl = Cluster.big_switch(FIG3_BW, ScriptedComputeTimes(FIG3_READY), controller, model_bits=5.0, alpha=0.0,
                  duration=100.0, sync_model="eq2_example")
     return sync_metrics(cl.run()), cl.log
 
@@ -48,8 +48,8 @@ def test_flow_ring_models_agree_with_closed_form_inside_the_cluster(ring_model):
 @given(seed=st.integers(0, 2**32 - 1), scheme=st.sampled_from(["allreduce", "partial", "selective"]),
        n=st.integers(4, 30), p=st.sampled_from([0.1, 0.3, 0.5]))
 def test_schedule_log_invariants(seed, scheme, n, p):
-    sc = Scenario(scheme=scheme, n=n, p=p, duration_s=20.0, model_mb=20.0)
-    log, _ = simulate(sc, seed)
+    sc = Scenario.from_params(dict(scheme=scheme, n=n, p=p, duration_s=20.0, model_mb=20.0))
+    log = simulate(sc, seed)
     busy_until = np.zeros(n)
     iters = np.zeros(n, dtype=int)
     for s in sorted(log.syncs, key=lambda s: s.launch):
@@ -79,8 +79,8 @@ def test_same_seed_same_result_and_paired_draws_across_schemes():
     a = run_trial(dict(scheme="partial", n=20, duration_s=20.0), np.random.SeedSequence(5))
     b = run_trial(dict(scheme="partial", n=20, duration_s=20.0), np.random.SeedSequence(5))
     assert a == b
-    la, _ = simulate(Scenario(scheme="partial", n=20, duration_s=20.0), 5)
-    lb, _ = simulate(Scenario(scheme="allreduce", n=20, duration_s=20.0), 5)
+    la = simulate(Scenario.from_params(dict(scheme="partial", n=20, duration_s=20.0)), 5)
+    lb = simulate(Scenario.from_params(dict(scheme="allreduce", n=20, duration_s=20.0)), 5)
     assert np.array_equal(la.bandwidth, lb.bandwidth)
     # first compute phase of every worker is the same draw under both schemes
     assert [c[0] for c in la.compute_end] == [c[0] for c in lb.compute_end]
@@ -102,5 +102,5 @@ def test_bad_scenario_parameters_name_the_parameter(params, match):
 
 def test_controller_p_larger_than_n_rejected():
     with pytest.raises(ValueError, match="p must be"):
-        Cluster([1.0, 1.0], ScriptedComputeTimes([[1.0], [1.0]]), PartialReduceController(3),
+        Cluster.big_switch([1.0, 1.0], ScriptedComputeTimes([[1.0], [1.0]]), PartialReduceController(3),
                 model_bits=1.0, alpha=0.0, duration=10.0)

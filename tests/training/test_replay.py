@@ -9,7 +9,7 @@ from simlib.runtime.cluster import ScheduleLog, SyncRecord
 from simlib.training.learning import MLP, Problem, SoftmaxRegression, load_problem, make_model
 from simlib.training.replay import (CURVE_COLUMNS, init_params, iterations_to_accuracy, minibatch_indices, replay,
                            time_to_accuracy)
-from simlib.papers.selective_reduce.scenario import Scenario, simulate
+from simlib.papers.cluster_scenario import Scenario, simulate
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +141,7 @@ def test_unfinished_sync_apply_or_drop(blobs):
 # ----------------------------------------------------------- batching, seeds, curve
 @pytest.fixture(scope="module")
 def simulated_log():
-    log, _ = simulate(Scenario(scheme="selective", n=40, duration_s=25.0, model_mb=50.0, sync_model="eq2_exact"), 7)
+    log = simulate(Scenario.from_params(dict(scheme="selective", n=40, duration_s=25.0, model_mb=50.0, sync_model="eq2_exact")), 7)
     rng = np.random.default_rng(0)
     for rec in log.syncs[::2]:       # half of the syncs weighted (non-uniform, with an x_init share)
         w = rng.dirichlet(np.ones(len(rec.members)) * 2.0)

@@ -14,13 +14,7 @@ from simlib.runtime.baselines import QueueController
 
 from .algorithms import plan_round
 
-__all__ = ["SelectiveReduceController", "PROGRESS_MODELS"]
-
-#: How the controller turns F_Phi into P(worker ready within dt): 000 Alg. 2 line 26
-#: ("paper": F(t + dt)), the conditional probability of Eq. (4)'s left-hand side
-#: ("conditional"), or exact knowledge of each worker's finish time ("oracle", §II-D).
-PROGRESS_MODELS = ("paper", "conditional", "oracle")
-
+__all__ = ["SelectiveReduceController"]
 
 class SelectiveReduceController(QueueController):
     """Seed 000 Alg. 3 (SELECTIVEREDUCE) as an event-driven controller.
@@ -35,24 +29,24 @@ class SelectiveReduceController(QueueController):
     Parameters (000 Table II): ``p`` minimum group size, ``eta`` BAG's
     tolerance, ``theta`` BPAWR's waiting threshold, ``dt`` Δt (s), ``v`` model
     size (bits) and ``alpha`` (s) for Eq. (2)/line 15, ``c`` full-sync period
-    (None: never; the paper gives no default), ``completion_prob`` the
-    progress model: callable ``(ids, elapsed, dt) -> probabilities``;
+    (None: never; the paper gives no default), ``progress`` the progress
+    model (:mod:`simlib.papers.selective_reduce.progress`: called as
+    ``(ids, elapsed, dt) -> probabilities``, attached with the controller);
     ``bandwidth_estimate`` callable ``(ids) -> estimated bits/s``;
     ``observe`` optional callable fed every measured compute time (cold start).
 
     Alg. 3 increments k only after partial syncs (line 20), so once
     ``k % c == 0`` it would never leave full syncs; we count every sync.
 
-    Wasted wait (000 §IV-A2, Fig. 7): when a group that could have launched
-    (≥ p workers) is told to wait for replacements, its workers start a hold
-    at that time t0.  When such a worker finally launches at t1, the hold was
-    useful if its group contains a worker that became ready after t0;
-    otherwise ``t1 - t0`` is added to its wasted wait.  Holds still open at
-    the end of the run are not counted.
+    Into the schedule log it writes the start of every hold (a queued
+    worker told to wait although its group could have launched: BPAWR's
+    "wait and replace"), from which :func:`simlib.runtime.metrics.wasted_wait`
+    derives Fig. 7's wasted wait, and the ``controller_rounds`` counter (one
+    per pass of lines 8–22).
     """
 
     def __init__(self, p: int, eta: float, theta: float, dt: float, v: float, *,
-                 completion_prob: Callable, bandwidth_estimate: Callable, alpha: float = 0.0,
+                 progress, bandwidth_estimate: Callable, alpha: float = 0.0,
                  c: int | None = None, observe: Callable[[float], None] | None = None,
                  base_rule: str = "text", tx_form: str = "approx"):
         super().__init__()
@@ -65,19 +59,18 @@ class SelectiveReduceController(QueueController):
         self.c = None if c is None else check_int("c", c, 1)
         self.base_rule = base_rule
         self.tx_form = tx_form
-        self.completion_prob = completion_prob
+        self.progress = progress
         self.bandwidth_estimate = bandwidth_estimate
         self.observe = observe
         self.k = 0
         self._timer = None
-        self._held_since: dict[int, float] = {}
-        self.rounds = 0
-        self.wait_decisions = 0
+        self._held: set[int] = set()   # queued workers whose hold is logged and still open
 
     def attach(self, cluster) -> None:
         if self.p > cluster.n:
             raise ValueError(f"p must be in [1, n={cluster.n}], got {self.p}")
         super().attach(cluster)
+        self.progress.attach(cluster)
 
     def on_ready(self, w: int, compute_time: float) -> None:
         if self.observe is not None:
@@ -96,39 +89,30 @@ class SelectiveReduceController(QueueController):
                 group, self.queue = self.queue, []
                 self._launch(group, "full")
         elif len(self.queue) >= self.p:                       # line 8
-            self.rounds += 1
+            cl.count("controller_rounds")
             q = np.asarray(self.queue, dtype=np.int64)
             train = cl.training_workers()                     # line 10
             est = self.bandwidth_estimate(np.concatenate([q, train]))  # line 9
             plan = plan_round(
                 q.tolist(), est[: q.size], train, est[q.size:], cl.elapsed(train),
                 p=self.p, eta=self.eta, theta=self.theta, dt=self.dt, v=self.v,
-                completion_prob=self.completion_prob, alpha=self.alpha,
+                completion_prob=self.progress, alpha=self.alpha,
                 base_rule=self.base_rule, tx_form=self.tx_form)   # lines 11-22
-            now = cl.sim.now
             launched = set()
             for group in plan.launch:
                 launched.update(group)
                 self._launch(list(group), "partial")
-            if plan.held:
-                self.wait_decisions += 1
-            for w in plan.held:
-                if w not in launched:
-                    self._held_since.setdefault(int(w), now)
+            new_holds = [int(w) for w in plan.held if w not in launched and w not in self._held]
+            if new_holds:
+                self._held.update(new_holds)
+                cl.record_hold(new_holds)
             if launched:
                 self.queue = [w for w in self.queue if w not in launched]
         self._arm()
 
     def _launch(self, group: list[int], kind: str) -> None:
-        cl = self.cluster
-        now = cl.sim.now
-        holds = [(w, self._held_since.pop(w)) for w in group if w in self._held_since]
-        if holds:
-            ready = cl.ready_time[group]
-            for w, t0 in holds:
-                if not np.any(ready > t0):
-                    cl.log.wasted_wait[w] += now - t0
-        cl.launch(group, kind=kind)
+        self._held.difference_update(group)
+        self.cluster.launch(group, kind=kind)
         self.k += 1                                            # line 20, counting every sync
 
     def _arm(self) -> None:

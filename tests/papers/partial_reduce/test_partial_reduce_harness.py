@@ -10,7 +10,7 @@ from simlib.papers.partial_reduce.experiments import frozen_groups
 from simlib.papers.partial_reduce.experiments import mixing
 
 from simlib.training import time_to_accuracy
-from simlib.papers.selective_reduce.scenario import Scenario, simulate
+from simlib.papers.cluster_scenario import Scenario, simulate
 
 
 def test_plain_fifo_freezes_and_the_filter_unfreezes():
@@ -22,9 +22,9 @@ def test_plain_fifo_freezes_and_the_filter_unfreezes():
 
 
 def test_dynamic_weights_are_recorded_and_valid():
-    sc = Scenario(scheme="partial", n=8, p=3 / 8, hl=3, bandwidth_gbps=10.0, model_mb=10.0,
-                  duration_s=30.0, trace="cnn", weights="dynamic")
-    log, _ = simulate(sc, 1)
+    sc = Scenario.from_params(dict(scheme="partial", n=8, p=3 / 8, hl=3, bandwidth_gbps=10.0, model_mb=10.0,
+                  duration_s=30.0, trace="cnn", weights="dynamic"))
+    log = simulate(sc, 1)
     assert log.syncs
     saw_unequal = False
     for s in log.syncs:
@@ -36,8 +36,8 @@ def test_dynamic_weights_are_recorded_and_valid():
 
 
 def test_hl_slows_exactly_the_first_hl_workers():
-    sc = Scenario(scheme="partial", n=6, p=0.5, hl=3, bandwidth_gbps=10.0, duration_s=30.0, trace="cnn")
-    log, _ = simulate(sc, 0)
+    sc = Scenario.from_params(dict(scheme="partial", n=6, p=0.5, hl=3, bandwidth_gbps=10.0, duration_s=30.0, trace="cnn"))
+    log = simulate(sc, 0)
     first = np.array([c[0] for c in log.compute_end])
     assert first[:3].min() > 2.0 and first[3:].max() < 2.0  # cnn trace: mean 1 s, 3x for HL workers
 

@@ -23,8 +23,8 @@ def run(use_filter: bool, fast_s: float = 1.0, slow_s: float = 1.3, duration_s: 
     compute = ScriptedComputeTimes([[fast_s] * iterations] * 2 + [[slow_s] * iterations] * 2)
     gf = GroupFilter(4, 2, T=window) if use_filter else None
     ctrl = PartialReduceController(2, group_filter=gf)
-    cl = Cluster([10e9] * 4, compute, ctrl, model_bits=1e6, alpha=0.0, duration=duration_s,
-                 sync_model="eq2_exact")
+    cl = Cluster.big_switch([10e9] * 4, compute, ctrl, model_bits=1e6, alpha=0.0, duration=duration_s,
+                            sync_model="eq2_exact")
     log = cl.run()
     groups = {tuple(sorted(s.members)) for s in log.syncs}
     return log, schedule_rho(log), sorted(groups), (gf.holds if gf is not None else 0)

@@ -1,6 +1,6 @@
 """Spectral gap of a simulated schedule (seed 002 §3.2 applied to any scheme).
 
-One trial runs a :class:`~simlib.papers.selective_reduce.scenario.Scenario`, takes every launched
+One trial runs a :class:`~simlib.papers.cluster_scenario.Scenario`, takes every launched
 synchronization of the schedule log as one W_k of Eq. (4) (constant 1/P
 weights, so E[W] is doubly stochastic), and reports
 ρ = max(|λ2|, |λN|) of E[W] = (1/K) Σ_k W_k next to the system metrics.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from simlib.runtime.metrics import sync_metrics
-from simlib.papers.selective_reduce.scenario import Scenario, simulate
+from simlib.papers.cluster_scenario import Scenario, simulate
 from simlib.papers.partial_reduce.spectral import expected_sync_matrix, spectral_rho
 
 __all__ = ["trial", "schedule_rho"]
@@ -27,7 +27,7 @@ def schedule_rho(log) -> float:
 
 def trial(params: dict, seed: np.random.SeedSequence) -> dict:
     """Scenario parameters -> system metrics plus ``rho`` and the number of distinct groups."""
-    log, _ = simulate(Scenario.from_params(params), seed)
+    log = simulate(Scenario.from_params(params), seed)
     out = sync_metrics(log)
     out["rho"] = schedule_rho(log)
     out["distinct_groups"] = len({tuple(sorted(s.members)) for s in log.syncs})

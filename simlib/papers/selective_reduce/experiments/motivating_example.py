@@ -20,8 +20,10 @@ import pandas as pd
 
 from simlib.runtime.cluster import Cluster, ScriptedComputeTimes
 from simlib.papers.selective_reduce.controller import SelectiveReduceController
+from simlib.papers.selective_reduce.progress import OracleProgress
 from simlib.runtime.baselines import AllReduceController, PartialReduceController
-from simlib.runtime.metrics import sync_metrics
+from simlib.runtime.controller import ControllerBase
+from simlib.runtime.metrics import sync_metrics, wasted_wait
 from simlib.core.validate import check_real
 
 __all__ = ["READY_TIMES", "BANDWIDTHS", "MODEL_UNITS", "ScriptedController", "run_schedules", "SCHEDULES"]
@@ -36,15 +38,14 @@ PAPER_VALUES = {"all reduce": (10, 5), "partial reduce (p=2)": (10, 2),
                 "progress-aware (paper)": (10, 4), "bandwidth-aware (paper)": (6, 2)}
 
 
-class ScriptedController:
+class ScriptedController(ControllerBase):
     """Launch fixed groups at fixed times (0-based worker ids); for hand-made schedules."""
 
     def __init__(self, plan: list[tuple[float, list[list[int]]]]):
         self.plan = plan
-        self.cluster = None
 
     def attach(self, cluster) -> None:
-        self.cluster = cluster
+        super().attach(cluster)
         for t, groups in self.plan:
             for g in groups:
                 cluster.sim.schedule_at(t, self._launch_when_ready, g)
@@ -59,8 +60,8 @@ class ScriptedController:
 
 def _cluster(controller, w5_bandwidth):
     bw = list(BANDWIDTHS) + [w5_bandwidth]
-    return Cluster(bw, ScriptedComputeTimes([[t] for t in READY_TIMES]), controller,
-                   model_bits=MODEL_UNITS, alpha=0.0, duration=100.0, sync_model="eq2_example")
+    return Cluster.big_switch(bw, ScriptedComputeTimes([[t] for t in READY_TIMES]), controller,
+                              model_bits=MODEL_UNITS, alpha=0.0, duration=100.0, sync_model="eq2_example")
 
 
 def run_schedules(p: int = 2, eta: float = 0.3, theta: float = 1.0, dt: float = 1.0,
@@ -79,17 +80,13 @@ def run_schedules(p: int = 2, eta: float = 0.3, theta: float = 1.0, dt: float = 
         "bandwidth-aware (paper)": ScriptedController([(3.0, [[0, 2], [1, 3]])]),
     }
     bw = np.array(list(BANDWIDTHS) + [w5_bandwidth])
-    sr = SelectiveReduceController(p, eta, theta, dt, MODEL_UNITS, completion_prob=None,
+    sr = SelectiveReduceController(p, eta, theta, dt, MODEL_UNITS, progress=OracleProgress(),
                                    bandwidth_estimate=lambda ids: bw[np.asarray(ids, dtype=np.int64)],
                                    alpha=0.0, base_rule=base_rule)
     controllers["selective reduce"] = sr
     rows, logs = [], {}
     for name, ctrl in controllers.items():
-        cl = _cluster(ctrl, w5_bandwidth)
-        if ctrl is sr:
-            sr.completion_prob = lambda ids, elapsed, dt, cl=cl: (
-                cl.compute_finish[np.asarray(ids, dtype=np.int64)] <= cl.sim.now + dt + 1e-12).astype(float)
-        log = cl.run()
+        log = _cluster(ctrl, w5_bandwidth).run()
         m = sync_metrics(log)
         paper = PAPER_VALUES.get(name, (None, None))
         rows.append({
@@ -100,7 +97,7 @@ def run_schedules(p: int = 2, eta: float = 0.3, theta: float = 1.0, dt: float = 
                                 for s in log.syncs),
             "paper_avg_ct_s": paper[0],
             "paper_avg_scale": paper[1],
-            "wasted_wait_s": float(log.wasted_wait.sum()),
+            "wasted_wait_s": float(wasted_wait(log).sum()),
         })
         logs[name] = log
     return pd.DataFrame(rows), logs

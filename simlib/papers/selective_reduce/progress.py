@@ -1,0 +1,71 @@
+"""Progress models of seed 000: the probability that a training worker becomes
+ready within the next Δt, as Alg. 2 (line 26) needs it.
+
+A progress model is called as ``model(ids, elapsed, dt) -> probabilities``
+(``elapsed``: seconds each worker has been computing; ``dt`` in s) and is
+attached to the running cluster once (``attach(cluster)``), which the oracle
+needs to see each worker's true finish time.
+
+* ``"paper"`` — :class:`TraceProgress`: F_Φ(elapsed + Δt), Alg. 2 line 26 as written.
+* ``"conditional"`` — :class:`ConditionalProgress`: P(T ≤ elapsed + Δt | T > elapsed),
+  the left-hand side of Eq. (4).
+* ``"oracle"`` — :class:`OracleProgress`: 1 if the worker's current iteration ends
+  within Δt, else 0 (exact knowledge, as §II-D's discussion assumes).
+
+``dist`` is anything with ``cdf`` and ``conditional_completion_prob`` (a
+:class:`~simlib.workloads.traces.Trace`, or an online ECDF for a cold start).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from simlib.core.validate import check_choice
+
+__all__ = ["PROGRESS_MODELS", "TraceProgress", "ConditionalProgress", "OracleProgress", "make_progress"]
+
+PROGRESS_MODELS = ("paper", "conditional", "oracle")
+
+
+class TraceProgress:
+    """F_Φ(elapsed + Δt) (000 Alg. 2 line 26)."""
+
+    def __init__(self, dist):
+        self.dist = dist
+
+    def attach(self, cluster) -> None:
+        pass
+
+    def __call__(self, ids, elapsed, dt) -> np.ndarray:
+        return np.asarray(self.dist.cdf(np.asarray(elapsed) + dt), dtype=float)
+
+
+class ConditionalProgress(TraceProgress):
+    """P(T ≤ elapsed + Δt | T > elapsed) (the left-hand side of 000 Eq. 4)."""
+
+    def __call__(self, ids, elapsed, dt) -> np.ndarray:
+        return np.asarray(self.dist.conditional_completion_prob(np.asarray(elapsed), dt), dtype=float)
+
+
+class OracleProgress:
+    """1 if the worker's current compute phase ends within Δt (000 §II-D), else 0."""
+
+    def __init__(self):
+        self.cluster = None
+
+    def attach(self, cluster) -> None:
+        self.cluster = cluster
+
+    def __call__(self, ids, elapsed, dt) -> np.ndarray:
+        cl = self.cluster
+        ids = np.asarray(ids, dtype=np.int64)
+        return (cl.compute_finish[ids] <= cl.sim.now + dt + 1e-12).astype(float)
+
+
+def make_progress(name: str, dist=None):
+    """The progress model ``name`` (one of :data:`PROGRESS_MODELS`) over ``dist``."""
+    check_choice("progress_model", name, PROGRESS_MODELS)
+    if name == "oracle":
+        return OracleProgress()
+    if dist is None:
+        raise ValueError(f"progress_model {name!r} needs a compute-time distribution (dist)")
+    return TraceProgress(dist) if name == "paper" else ConditionalProgress(dist)
