@@ -44,6 +44,8 @@ __all__ = [
     "expand_grid",
     "run_sweep",
     "code_fingerprint",
+    "module_closure",
+    "module_fingerprint",
     "trial_seed",
     "setting_hash",
 ]
@@ -143,13 +145,20 @@ def trial_seed(seed: int, trial: int, params: Mapping | None = None,
     return np.random.SeedSequence([seed, setting_hash(params)], spawn_key=(trial,))
 
 
-def code_fingerprint(root=None) -> str:
-    """sha256 (hex) over every ``*.py`` file below ``root``, sorted by relative path.
+def _hash_files(root: Path, files) -> str:
+    """sha256 (hex) over ``files`` (paths below ``root``), sorted by relative path; each file
+    contributes its relative POSIX path and its bytes (length-prefixed), so renames count too."""
+    h = hashlib.sha256()
+    for rel, path in sorted((p.relative_to(root).as_posix(), p) for p in files):
+        data = path.read_bytes()
+        rel_b = rel.encode("utf-8")
+        h.update(len(rel_b).to_bytes(8, "big") + rel_b)
+        h.update(len(data).to_bytes(8, "big") + data)
+    return h.hexdigest()
 
-    ``root`` defaults to the simlib package directory, so the fingerprint
-    changes whenever any simlib source file changes.  Each file contributes its
-    relative POSIX path and its bytes (length-prefixed), so renames count too.
-    """
+
+def code_fingerprint(root=None) -> str:
+    """sha256 (hex) over every ``*.py`` file below ``root`` (default: the simlib package)."""
     if root is None:
         root = _PACKAGE_DIR
     if not isinstance(root, (str, os.PathLike)):
@@ -157,14 +166,71 @@ def code_fingerprint(root=None) -> str:
     root = Path(root)
     if not root.is_dir():
         raise ValueError(f"root must be an existing directory, got {str(root)!r}")
-    files = sorted((p.relative_to(root).as_posix(), p) for p in root.rglob("*.py") if p.is_file())
-    h = hashlib.sha256()
-    for rel, path in files:
-        data = path.read_bytes()
-        rel_b = rel.encode("utf-8")
-        h.update(len(rel_b).to_bytes(8, "big") + rel_b)
-        h.update(len(data).to_bytes(8, "big") + data)
-    return h.hexdigest()
+    return _hash_files(root, [p for p in root.rglob("*.py") if p.is_file()])
+
+
+def _module_file(name: str, root: Path) -> Path | None:
+    """The source file of module ``name`` (dotted, first part = ``root``'s name), if it exists."""
+    parts = name.split(".")
+    if parts[0] != root.name:
+        return None
+    base = root.joinpath(*parts[1:])
+    for cand in (base.with_suffix(".py"), base / "__init__.py"):
+        if cand.is_file():
+            return cand
+    return None
+
+
+def _imports_of(path: Path, module: str, root: Path) -> set[str]:
+    """Dotted names of the ``root`` package's modules that ``path`` imports anywhere
+    (also inside functions), with the packages they sit in."""
+    import ast
+
+    is_pkg = path.name == "__init__.py"
+    package = module if is_pkg else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.add(target)
+            found.update(f"{target}.{a.name}" for a in node.names)  # submodules imported by name
+    out = set()
+    for name in found:
+        parts = name.split(".")
+        for k in range(1, len(parts) + 1):   # a module import runs its packages' __init__ too
+            prefix = ".".join(parts[:k])
+            if _module_file(prefix, root) is not None:
+                out.add(prefix)
+    return out
+
+
+def module_closure(module: str, root=None) -> list[Path]:
+    """Source files of ``module`` and of every module of the package at ``root`` (default
+    simlib) it imports, transitively (static analysis of import statements)."""
+    root = Path(root) if root is not None else _PACKAGE_DIR
+    todo, seen = [module], set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        path = _module_file(name, root)
+        if path is not None:
+            todo.extend(_imports_of(path, name, root) - seen)
+    return sorted({p for p in (_module_file(n, root) for n in seen) if p is not None})
+
+
+def module_fingerprint(module: str, root=None) -> str:
+    """sha256 (hex) of the code ``module`` runs: its :func:`module_closure`."""
+    root = Path(root) if root is not None else _PACKAGE_DIR
+    return _hash_files(root, module_closure(module, root))
 
 
 def _fn_identity(fn) -> str:
@@ -177,21 +243,34 @@ def _fn_identity(fn) -> str:
 
 
 def _sweep_fingerprint(fn) -> str:
-    """simlib's :func:`code_fingerprint` plus fn's own source if it lives outside simlib."""
-    h = hashlib.sha256(code_fingerprint().encode("ascii"))
-    module = sys.modules.get(getattr(fn, "__module__", "") or "")
+    """The code a trial of ``fn`` runs: for a function in simlib, its module's
+    :func:`module_fingerprint` (so editing another paper's code keeps this sweep's cache);
+    for a function elsewhere, its module's (or notebook cell's) source plus the simlib
+    modules that module imports."""
+    module_name = getattr(fn, "__module__", "") or ""
+    if module_name.split(".")[0] == _PACKAGE_DIR.name:
+        return module_fingerprint(module_name)
+    module = sys.modules.get(module_name)
     src_file = getattr(module, "__file__", None) if module is not None else None
+    h = hashlib.sha256()
     if src_file and Path(src_file).suffix == ".py" and Path(src_file).is_file():
         path = Path(src_file).resolve()
-        if _PACKAGE_DIR not in path.parents:
-            h.update(b"module:" + path.read_bytes())
-        return h.hexdigest()
-    try:  # e.g. a function defined in a notebook cell (IPython keeps its source)
-        h.update(b"source:" + inspect.getsource(fn).encode("utf-8"))
-    except (OSError, TypeError):
-        raise ValueError("cannot fingerprint the source code of fn (its module has no .py file "
-                         "and inspect.getsource fails); define fn in a .py module or pass "
-                         "cache_dir=None") from None
+        h.update(b"module:" + path.read_bytes())
+        deps = _imports_of(path, "__outside__", _PACKAGE_DIR)
+    else:
+        try:  # e.g. a function defined in a notebook cell (IPython keeps its source)
+            src = inspect.getsource(fn)
+        except (OSError, TypeError):
+            raise ValueError("cannot fingerprint the source code of fn (its module has no .py file "
+                             "and inspect.getsource fails); define fn in a .py module or pass "
+                             "cache_dir=None") from None
+        h.update(b"source:" + src.encode("utf-8"))
+        deps = None
+    if deps is None:   # a notebook cell: its imports are elsewhere, so cover all of simlib
+        h.update(code_fingerprint().encode("ascii"))
+    else:
+        for name in sorted(deps):
+            h.update(module_fingerprint(name).encode("ascii"))
     return h.hexdigest()
 
 

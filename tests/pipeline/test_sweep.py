@@ -16,7 +16,8 @@ import pytest
 
 from simlib.pipeline import sweep
 from simlib.pipeline.analysis import summarize
-from simlib.pipeline.sweep import code_fingerprint, expand_grid, run_sweep, setting_hash, trial_seed
+from simlib.pipeline.sweep import (code_fingerprint, expand_grid, module_closure, module_fingerprint, run_sweep,
+                                   setting_hash, trial_seed)
 
 LOG_ENV = "SIMLIB_TEST_SWEEP_LOG"     # directory: one file per fn call
 FAIL_ENV = "SIMLIB_TEST_SWEEP_FAIL"   # "x:trial:kind" -> that call raises
@@ -290,12 +291,41 @@ def test_code_fingerprint_tracks_py_bytes(tmp_path):
     assert len(code_fingerprint()) == 64  # the real simlib package
 
 
+def test_module_fingerprint_covers_exactly_the_imported_code(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from .sub import b\n\ndef f():\n    from pkg import lazy\n    return b.y\n")
+    (pkg / "sub" / "b.py").write_text("from ..leaf import z\ny = 2\n")
+    (pkg / "leaf.py").write_text("z = 1\n")
+    (pkg / "lazy.py").write_text("w = 1\n")
+    (pkg / "unrelated.py").write_text("import pkg.a\n")
+    names = {p.relative_to(pkg).as_posix() for p in module_closure("pkg.a", pkg)}
+    assert names == {"__init__.py", "a.py", "sub/__init__.py", "sub/b.py", "leaf.py", "lazy.py"}
+    base = module_fingerprint("pkg.a", pkg)
+    (pkg / "unrelated.py").write_text("import pkg.a\nx = 3\n")
+    assert module_fingerprint("pkg.a", pkg) == base      # code a trial never runs
+    (pkg / "leaf.py").write_text("z = 2\n")
+    assert module_fingerprint("pkg.a", pkg) != base      # transitively imported
+    (pkg / "leaf.py").write_text("z = 1\n")
+    (pkg / "lazy.py").write_text("w = 2\n")
+    assert module_fingerprint("pkg.a", pkg) != base      # imported inside a function
+
+
+def test_a_000_trial_fingerprint_ignores_other_papers_and_the_pipeline():
+    files = {p.as_posix() for p in module_closure("simlib.papers.cluster_scenario")}
+    assert any(f.endswith("papers/selective_reduce/algorithms.py") for f in files)
+    assert any(f.endswith("runtime/cluster.py") for f in files)
+    assert not any("/pipeline/" in f or "/selmcast/" in f or "/fmreduce/" in f for f in files)
+
+
 def test_code_change_invalidates_cache(tmp_path, log_dir, monkeypatch):
     run_sweep(logged_fn, GRID, 2, executor="serial", progress=False, cache_dir=tmp_path)
     assert len(calls(log_dir)) == 6
     run_sweep(logged_fn, GRID, 2, executor="serial", progress=False, cache_dir=tmp_path)
     assert len(calls(log_dir)) == 6  # all served from cache
-    monkeypatch.setattr(sweep, "code_fingerprint", lambda root=None: "0" * 64)
+    monkeypatch.setattr(sweep, "module_fingerprint", lambda name, root=None: "0" * 64)
     run_sweep(logged_fn, GRID, 2, executor="serial", progress=False, cache_dir=tmp_path)
     assert len(calls(log_dir)) == 12  # new fingerprint: nothing reused
     run_sweep(logged_fn, GRID, 2, seed=1, executor="serial", progress=False, cache_dir=tmp_path)
