@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate the synthetic per-iteration compute-time traces in ``data/traces/``.
+"""Generate the synthetic per-iteration compute-time traces in ``simlib/workloads/trace_data/``.
 
 The papers we reproduce (seed 000 §II-B / Fig. 1, seed 004 §IV-A2 / Fig. 3)
 drive workers with the per-iteration runtime distributions that Li et al.
@@ -20,7 +20,7 @@ rounded to whole microseconds.  The mixture parameters below are therefore in
 Re-running the script produces byte-identical files (fixed seeds, fixed
 formatting, ``\\n`` line endings).  Usage::
 
-    .venv/bin/python scripts/make_traces.py            # writes data/traces/*.csv
+    .venv/bin/python scripts/make_traces.py            # writes simlib/workloads/trace_data/*.csv
     .venv/bin/python scripts/make_traces.py --out-dir /tmp/t --summary
 """
 from __future__ import annotations
@@ -50,7 +50,7 @@ N_SAMPLES = 20_000
 #: Name of the single CSV column.
 COLUMN = "compute_time_s"
 #: Default output directory (relative to the repository root).
-DEFAULT_OUT_DIR = Path(__file__).resolve().parent.parent / "data" / "traces"
+DEFAULT_OUT_DIR = Path(__file__).resolve().parent.parent / "simlib" / "workloads" / "trace_data"
 
 
 @dataclass(frozen=True)
@@ -183,7 +183,7 @@ def summary_rows(n_samples: int = N_SAMPLES) -> list[tuple[str, float, float, fl
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out-dir", type=Path, default=DEFAULT_OUT_DIR,
-                        help="directory to write the CSV files into (default: data/traces)")
+                        help="directory to write the CSV files into (default: simlib/workloads/trace_data)")
     parser.add_argument("--n-samples", type=int, default=N_SAMPLES,
                         help=f"rows per trace (default {N_SAMPLES})")
     parser.add_argument("--summary", action="store_true",

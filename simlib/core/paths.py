@@ -10,4 +10,3 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 FIGURES = REPO_ROOT / "figures"
 RESULTS = REPO_ROOT / "data" / "results"
 CACHE = REPO_ROOT / "data" / "cache"
-TRACES = REPO_ROOT / "data" / "traces"

@@ -28,15 +28,14 @@ from pathlib import Path
 
 import numpy as np
 
-from simlib.core import paths
 from simlib.core.validate import check_array, check_int, check_real
 
 __all__ = ["TRACE_NAMES", "TRACE_DIR", "Trace", "load_trace", "OnlineECDF"]
 
-#: Names of the built-in traces (files ``data/traces/<name>.csv``).
+#: Names of the built-in traces (files ``simlib/workloads/trace_data/<name>.csv``, shipped with the package).
 TRACE_NAMES = ("cnn", "transformer", "lstm")
 #: Directory holding the built-in trace files.
-TRACE_DIR = paths.TRACES
+TRACE_DIR = Path(__file__).resolve().parent / "trace_data"
 #: CSV column holding compute times in seconds.
 COLUMN = "compute_time_s"
 
