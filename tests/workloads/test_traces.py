@@ -175,7 +175,9 @@ def test_quantile_is_generalized_inverse_of_cdf(qs):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.floats(0.01, 100.0), min_size=2, max_size=50, unique=True),
+@given(st.lists(st.floats(0.01, 100.0), min_size=2, max_size=50, unique=True)
+       # distinct beyond rounding: two samples an ulp apart make the inverse ill-conditioned
+       .filter(lambda v: np.diff(np.sort(v)).min() > 1e-9 * max(v)),
        st.lists(st.floats(0.0, 1.0), min_size=1, max_size=10))
 def test_quantile_inverts_cdf_without_ties(values, qs):
     tr = Trace("u", values)
