@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import log_softmax
 
 from simlib.core.validate import check_choice, check_int, check_real
 
@@ -75,43 +76,33 @@ def _raw(name: str):
 def load_problem(name: str = "digits", test_fraction: float = 0.2, seed: int = 0) -> Problem:
     """Load ``name`` (one of ``PROBLEMS``), split it and standardize it.
 
-    The split is stratified: in every class, ``round(test_fraction · count)``
-    samples (at least one, at most count − 1) go to the test set, chosen by a
-    permutation from ``numpy.random.default_rng(seed)``.
+    The split is sklearn's stratified ``train_test_split`` (``test_size=test_fraction``,
+    ``random_state=seed``); features are standardized with a ``StandardScaler`` fitted on
+    the training part, then a constant 1 column is appended (the bias).
     """
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
     check_choice("name", name, PROBLEMS)
     test_fraction = check_real("test_fraction", test_fraction, 0.0, 1.0, lo_open=True, hi_open=True)
     seed = check_int("seed", seed, lo=0)
     X, y = _raw(name)
-    rng = np.random.default_rng(seed)
-    test = np.zeros(y.size, dtype=bool)
-    for c in np.unique(y):
-        idx = np.flatnonzero(y == c)
-        k = min(max(int(round(test_fraction * idx.size)), 1), idx.size - 1)
-        test[rng.permutation(idx)[:k]] = True
-    Xtr, Xte = X[~test], X[test]
-    mu = Xtr.mean(axis=0)
-    sd = Xtr.std(axis=0)
-    sd[sd == 0] = 1.0
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=test_fraction, random_state=seed, stratify=y)
+    scaler = StandardScaler().fit(Xtr)
 
     def prep(A):
-        A = (A - mu) / sd
+        A = scaler.transform(A)
         return np.ascontiguousarray(np.hstack([A, np.ones((A.shape[0], 1))]))
 
     n_classes = int(y.max()) + 1
-    return Problem(name=name, X_train=prep(Xtr), y_train=y[~test].copy(), X_test=prep(Xte),
-                   y_test=y[test].copy(), n_classes=n_classes)
+    return Problem(name=name, X_train=prep(Xtr), y_train=np.asarray(ytr, dtype=np.int64), X_test=prep(Xte),
+                   y_test=np.asarray(yte, dtype=np.int64), n_classes=n_classes)
 
 
 # ---------------------------------------------------------------------- helpers
-def _log_softmax(Z: np.ndarray) -> np.ndarray:
-    Z = Z - Z.max(axis=-1, keepdims=True)
-    return Z - np.log(np.exp(Z).sum(axis=-1, keepdims=True))
-
-
 def _dlogits(Z: np.ndarray, y: np.ndarray) -> np.ndarray:
     """d(mean cross-entropy)/d(logits) for logits Z (m, B, C), labels y (m, B)."""
-    P = np.exp(_log_softmax(Z))
+    P = np.exp(log_softmax(Z, axis=-1))
     m, B, _ = Z.shape
     P[np.arange(m)[:, None], np.arange(B)[None, :], y] -= 1.0
     return P / B
@@ -160,7 +151,7 @@ class _Model:
         p = self._check_params(params, 1)
         X, y = self._check_data(X, y, ())
         Z = self._logits(p[None], X[None])[0]
-        ls = _log_softmax(Z)
+        ls = log_softmax(Z, axis=-1)
         loss = -float(ls[np.arange(y.size), y].mean())
         acc = float((Z.argmax(axis=1) == y).mean())
         return loss, acc

@@ -40,6 +40,7 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
+from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.training.learning import MODELS, Problem, load_problem, make_model
 from simlib.core.validate import check_choice, check_int, check_real
 
@@ -71,17 +72,6 @@ class ReplayResult:
 
 
 # ------------------------------------------------------------------------ seeds
-def _root(seed) -> np.random.SeedSequence:
-    if isinstance(seed, np.random.SeedSequence):
-        return seed
-    return np.random.SeedSequence(check_int("seed", seed, lo=0))
-
-
-def _child(root: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
-    """A fixed, order-independent child (``SeedSequence.spawn`` is stateful)."""
-    return np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + tuple(key))
-
-
 def minibatch_indices(seed, worker: int, n_train: int, batch_size: int, count: int) -> np.ndarray:
     """Training-set indices of worker ``worker``'s first ``count`` minibatches, shape (count, batch_size).
 
@@ -90,12 +80,12 @@ def minibatch_indices(seed, worker: int, n_train: int, batch_size: int, count: i
     ``k`` is minibatch ``k`` (0-based) whatever ``count`` is.  ``seed``: int >= 0
     or a ``SeedSequence``.
     """
-    root = _root(seed)
+    root = as_seed_sequence(seed)
     worker = check_int("worker", worker, lo=0)
     n_train = check_int("n_train", n_train, lo=1)
     batch_size = check_int("batch_size", batch_size, lo=1)
     count = check_int("count", count, lo=0)
-    rng = np.random.default_rng(_child(root, _BATCH_KEY, worker))
+    rng = np.random.default_rng(child_seed(root, _BATCH_KEY, worker))
     blocks = -(-count // BATCH_CHUNK)
     out = [rng.integers(0, n_train, size=(BATCH_CHUNK, batch_size)) for _ in range(blocks)]
     if not out:
@@ -105,7 +95,7 @@ def minibatch_indices(seed, worker: int, n_train: int, batch_size: int, count: i
 
 def init_params(seed, model) -> np.ndarray:
     """The common initial model ``x_init`` that :func:`replay` uses for ``seed``."""
-    return np.asarray(model.init(np.random.default_rng(_child(_root(seed), _INIT_KEY))), dtype=float)
+    return np.asarray(model.init(np.random.default_rng(child_seed(as_seed_sequence(seed), _INIT_KEY))), dtype=float)
 
 
 # ------------------------------------------------------------------ event order
@@ -240,7 +230,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     eval_every_s = check_real("eval_every_s", eval_every_s, 0.0, lo_open=True)
     l2 = check_real("l2", l2, 0.0)
     unfinished = check_choice("unfinished", unfinished, UNFINISHED)
-    root = _root(seed)
+    root = as_seed_sequence(seed)
     if isinstance(model, str):
         mdl = make_model(check_choice("model", model, MODELS), problem, l2=l2)
     elif all(hasattr(model, a) for a in ("init", "grad", "loss_acc")):

@@ -248,7 +248,8 @@ def test_mlp_replicas_start_from_seeded_common_init(blobs):
 # ------------------------------------------------------------------------ problems
 def test_problems_are_standardized_with_bias_column(digits, blobs):
     assert isinstance(digits, Problem)
-    assert digits.X_train.shape == (1438, 65) and digits.X_test.shape == (359, 65) and digits.n_classes == 10
+    assert digits.X_test.shape == (360, 65) and digits.X_train.shape == (1797 - 360, 65)  # ceil(0.2 * 1797) test rows
+    assert digits.n_classes == 10
     assert np.bincount(digits.y_test).min() >= 30        # stratified split
     for p in (digits, blobs):
         np.testing.assert_array_equal(p.X_train[:, -1], 1.0)
