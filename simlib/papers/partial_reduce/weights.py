@@ -51,9 +51,10 @@ WEIGHT_RULES = ("constant", "dynamic")
 
 MISSING_MODES = ("initial", "oldest", "closest")
 """How the weight of a *missing version* (a relative iteration number in
-[1, K] that no member holds) is assigned (§3.3.3, PR3):
-``"initial"`` -- to the initial model x_1 (the paper's conservative
-approximation, returned as ``w_init``); ``"closest"`` -- to the member(s)
+[1, K] that no member holds) is assigned (§3.3.3, PR3, PR13):
+``"oldest"`` (default) -- to the member(s) holding the oldest version of the
+group's window; ``"initial"`` -- to the initial model x_1 (the paper's literal
+"initial model", returned as ``w_init``); ``"closest"`` -- to the member(s)
 holding the closest relative iteration number (the paper's alternative; an
 exact tie between a fresher and a staler version is split equally, PR4)."""
 
@@ -251,8 +252,7 @@ class DynamicWeights(WeightRule):
         EMA decay in [0, 1); default :data:`DEFAULT_ALPHA` = 0.5 (PR2).
         ``alpha = 0`` puts all weight on the freshest model(s).
     missing
-        ``"initial"`` (default, the paper's approximation) or ``"closest"``
-        (PR3, PR4).
+        One of :data:`MISSING_MODES`; default ``"oldest"`` (PR13).
     """
 
     def __init__(self, alpha: float = DEFAULT_ALPHA, missing: str = "oldest") -> None:
