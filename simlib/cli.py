@@ -21,6 +21,10 @@ from typing import Callable
 from . import __version__
 from .core import paths
 from .core.validate import arg_type, num_arg
+from .papers.cluster_scenario import SCHEMES
+from .papers.selective_reduce.algorithms import BASE_RULES
+from .papers.selective_reduce.progress import PROGRESS_MODELS
+from .papers.selective_reduce.scenario import CDF_SOURCES
 
 #: Same file as ``simlib.pipeline.claims.DEFAULT_LEDGER``: fixed relative to the
 #: repository, not to the current directory.
@@ -55,7 +59,7 @@ def _cmd_run(subparsers) -> None:
         "run", help="simulate one training run (seed 000 §IV) and print its metrics",
         description="Simulate n workers training for --duration seconds under one synchronization "
                     "scheme (seed 000 §IV-A) and print the system metrics.")
-    p.add_argument("--scheme", choices=("allreduce", "partial", "selective"), default="selective")
+    p.add_argument("--scheme", choices=list(SCHEMES), default="selective")
     p.add_argument("--n", type=num_arg("--n", int, lo=2, hi=100_000), default=200, help="workers (default 200)")
     p.add_argument("--trace", default="transformer",
                    help="compute-time trace: cnn, transformer, lstm or a CSV path (default transformer)")
@@ -77,9 +81,9 @@ def _cmd_run(subparsers) -> None:
     p.add_argument("--model-mb", type=num_arg("--model-mb", lo=0.0), default=500.0)
     p.add_argument("--bw-error", type=num_arg("--bw-error", lo=0.0), default=0.0,
                    help="bandwidth estimation error scale e (default 0)")
-    p.add_argument("--cdf", choices=("warm", "cold"), default="warm")
-    p.add_argument("--progress-model", choices=("paper", "conditional"), default="paper")
-    p.add_argument("--base-rule", choices=("text", "pseudocode"), default="text")
+    p.add_argument("--cdf", choices=CDF_SOURCES, default="warm")
+    p.add_argument("--progress-model", choices=[m for m in PROGRESS_MODELS if m != "oracle"], default="paper")
+    p.add_argument("--base-rule", choices=BASE_RULES, default="text")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handler(args, parser) -> int:
