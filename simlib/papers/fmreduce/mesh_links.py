@@ -24,6 +24,7 @@ tests.  Units: bits, bits/s, seconds.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from simlib.core.validate import check_choice
 
@@ -51,18 +52,39 @@ class MeshLinks:
 
     def add(self, kind: int, src: np.ndarray, dst: np.ndarray, sizes: np.ndarray, t: float) -> None:
         """Start flows of ``kind`` at time ``t`` on links ``src[k] -> dst[k]`` (``src != dst``)
-        carrying ``sizes[k]`` bits; updates both kinds' predicted finish times."""
+        carrying ``sizes[k]`` bits (``src``/``sizes`` may be scalars); updates both kinds'
+        predicted finish times."""
         own, other = self.fin[kind], self.fin[1 - kind]
-        if (own[src, dst] > t + _EPS * max(t, 1.0)).any():
+        dst = np.asarray(dst, dtype=np.int64)
+        src = np.broadcast_to(np.asarray(src, dtype=np.int64), dst.shape)
+        sizes = np.broadcast_to(np.asarray(sizes, dtype=float), dst.shape)
+        ok = _add(own, other, self.cap, src, dst, sizes, float(t), self.sharing == "fcfs")
+        if not ok:
             raise RuntimeError("protocol invariant broken: a link already carries a flow of this kind")
-        c = self.cap[src, dst]
-        r = np.maximum(other[src, dst] - t, 0.0) * c          # bits the other flow has left
-        s = np.asarray(sizes, dtype=float)
-        both_end = t + (r + s) / c                            # work-conserving: the later one ends here
-        if self.sharing == "fcfs":
-            own[src, dst] = np.where(s > 0.0, both_end, t)  # an empty flow waits for nothing
-            return
-        busy = (r > 0.0) & (s > 0.0)
-        old_first = r <= s
-        own[src, dst] = np.where(busy, np.where(old_first, both_end, t + 2.0 * s / c), t + s / c)
-        other[src, dst] = np.where(busy, np.where(old_first, t + 2.0 * r / c, both_end), other[src, dst])
+
+
+@njit(cache=True)
+def _add(own, other, cap, src, dst, sizes, t, fcfs):
+    """The closed forms of the module docstring, one link at a time; False if a link is busy."""
+    slack = _EPS * max(t, 1.0)
+    for k in range(src.size):
+        if own[src[k], dst[k]] > t + slack:
+            return False
+    for k in range(src.size):
+        i, j, s = src[k], dst[k], sizes[k]
+        c = cap[i, j]
+        r = max(other[i, j] - t, 0.0) * c       # bits the other flow has left
+        both_end = t + (r + s) / c              # work-conserving: the later one ends here
+        if s <= 0.0:
+            own[i, j] = t                       # an empty flow waits for nothing
+        elif r <= 0.0:
+            own[i, j] = t + s / c
+        elif fcfs:
+            own[i, j] = both_end                # the older flow keeps the link
+        elif r <= s:
+            other[i, j] = t + 2.0 * r / c
+            own[i, j] = both_end
+        else:
+            own[i, j] = t + 2.0 * s / c
+            other[i, j] = both_end
+    return True

@@ -141,7 +141,7 @@ def simulate(b: np.ndarray, p: int, *, model_bits: float, duration_s: float,
 
     def broadcast(j: int, rnd: Round, t: float) -> None:
         recv = rnd.parts[rnd.parts != j]
-        links.add(BROADCAST, np.full(recv.size, j), recv, np.full(recv.size, rnd.x[j]), t)
+        links.add(BROADCAST, j, recv, rnd.x[j], t)
         if recv.size < rnd.parts.size:  # j is a participant: its own block is local
             b_fin[j, j] = t
         rnd.n_bcast += 1
