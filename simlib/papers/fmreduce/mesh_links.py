@@ -52,39 +52,72 @@ class MeshLinks:
 
     def add(self, kind: int, src: np.ndarray, dst: np.ndarray, sizes: np.ndarray, t: float) -> None:
         """Start flows of ``kind`` at time ``t`` on links ``src[k] -> dst[k]`` (``src != dst``)
-        carrying ``sizes[k]`` bits (``src``/``sizes`` may be scalars); updates both kinds'
-        predicted finish times."""
+        carrying ``sizes[k]`` bits; updates both kinds' predicted finish times."""
         own, other = self.fin[kind], self.fin[1 - kind]
-        dst = np.asarray(dst, dtype=np.int64)
-        src = np.broadcast_to(np.asarray(src, dtype=np.int64), dst.shape)
-        sizes = np.broadcast_to(np.asarray(sizes, dtype=float), dst.shape)
-        ok = _add(own, other, self.cap, src, dst, sizes, float(t), self.sharing == "fcfs")
-        if not ok:
-            raise RuntimeError("protocol invariant broken: a link already carries a flow of this kind")
+        if not _add(own, other, self.cap, np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64),
+                    np.asarray(sizes, dtype=float), float(t), self.sharing == "fcfs"):
+            raise RuntimeError(_BUSY)
+
+    def add_from(self, kind: int, src: int, dst: np.ndarray, size: float, t: float) -> None:
+        """:meth:`add` for flows of ``size`` bits from one worker ``src`` to every ``dst[k]``."""
+        own, other = self.fin[kind], self.fin[1 - kind]
+        if not _add_from(own, other, self.cap, int(src), dst, float(size), float(t), self.sharing == "fcfs"):
+            raise RuntimeError(_BUSY)
+
+
+_BUSY = "protocol invariant broken: a link already carries a flow of this kind"
+
+
+@njit(cache=True, inline="always")
+def _one(own, other, cap, i, j, s, t, fcfs):
+    """The closed forms of the module docstring for a flow of s bits on link i -> j at time t."""
+    c = cap[i, j]
+    r = max(other[i, j] - t, 0.0) * c       # bits the other flow has left
+    both_end = t + (r + s) / c              # work-conserving: the later one ends here
+    if s <= 0.0:
+        own[i, j] = t                       # an empty flow waits for nothing
+    elif r <= 0.0:
+        own[i, j] = t + s / c
+    elif fcfs:
+        own[i, j] = both_end                # the older flow keeps the link
+    elif r <= s:
+        other[i, j] = t + 2.0 * r / c
+        own[i, j] = both_end
+    else:
+        own[i, j] = t + 2.0 * s / c
+        other[i, j] = both_end
 
 
 @njit(cache=True)
 def _add(own, other, cap, src, dst, sizes, t, fcfs):
-    """The closed forms of the module docstring, one link at a time; False if a link is busy."""
+    """:func:`_one` for every (src[k], dst[k], sizes[k]); False (nothing changed) if a link is busy."""
     slack = _EPS * max(t, 1.0)
     for k in range(src.size):
         if own[src[k], dst[k]] > t + slack:
             return False
     for k in range(src.size):
-        i, j, s = src[k], dst[k], sizes[k]
-        c = cap[i, j]
-        r = max(other[i, j] - t, 0.0) * c       # bits the other flow has left
-        both_end = t + (r + s) / c              # work-conserving: the later one ends here
-        if s <= 0.0:
-            own[i, j] = t                       # an empty flow waits for nothing
-        elif r <= 0.0:
-            own[i, j] = t + s / c
-        elif fcfs:
-            own[i, j] = both_end                # the older flow keeps the link
-        elif r <= s:
-            other[i, j] = t + 2.0 * r / c
-            own[i, j] = both_end
-        else:
-            own[i, j] = t + 2.0 * s / c
-            other[i, j] = both_end
+        _one(own, other, cap, src[k], dst[k], sizes[k], t, fcfs)
     return True
+
+
+@njit(cache=True)
+def _add_from(own, other, cap, i, dst, s, t, fcfs):
+    """:func:`_one` for (i, dst[k], s); False (nothing changed) if a link is busy."""
+    slack = _EPS * max(t, 1.0)
+    for k in range(dst.size):
+        if own[i, dst[k]] > t + slack:
+            return False
+    for k in range(dst.size):
+        _one(own, other, cap, i, dst[k], s, t, fcfs)
+    return True
+
+
+@njit(cache=True)
+def column_max(mat, rows, col):
+    """max_k mat[rows[k], col] (-inf for no rows): the latest of some predicted finish times."""
+    best = -np.inf
+    for k in range(rows.size):
+        v = mat[rows[k], col]
+        if v > best:
+            best = v
+    return best

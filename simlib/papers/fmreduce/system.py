@@ -37,7 +37,7 @@ from typing import Callable
 import numpy as np
 
 from simlib.core.units import MB
-from simlib.papers.fmreduce.mesh_links import BROADCAST, SCATTER, MeshLinks
+from simlib.papers.fmreduce.mesh_links import BROADCAST, SCATTER, MeshLinks, column_max
 from simlib.papers.fmreduce.split import even_split, lp_split
 
 __all__ = ["Round", "RunResult", "simulate", "PHASES"]
@@ -141,7 +141,7 @@ def simulate(b: np.ndarray, p: int, *, model_bits: float, duration_s: float,
 
     def broadcast(j: int, rnd: Round, t: float) -> None:
         recv = rnd.parts[rnd.parts != j]
-        links.add(BROADCAST, j, recv, rnd.x[j], t)
+        links.add_from(BROADCAST, j, recv, rnd.x[j], t)
         if recv.size < rnd.parts.size:  # j is a participant: its own block is local
             b_fin[j, j] = t
         rnd.n_bcast += 1
@@ -174,7 +174,7 @@ def simulate(b: np.ndarray, p: int, *, model_bits: float, duration_s: float,
             if len(queue) >= p:
                 announce(t)
         elif kind == _REDUCE:
-            need = s_fin[rnd.parts, a].max()
+            need = column_max(s_fin, rnd.parts, a)
             if need > t:
                 push(need, kind, a, rnd)
                 continue
@@ -189,7 +189,7 @@ def simulate(b: np.ndarray, p: int, *, model_bits: float, duration_s: float,
             broadcast(a, rnd, t)
         else:  # _WORKER_DONE
             i, k = a
-            need = b_fin[rnd.reducers, i].max()
+            need = column_max(b_fin, rnd.reducers, i)
             if need > t:
                 push(need, kind, a, rnd)
                 continue
