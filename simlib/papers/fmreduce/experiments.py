@@ -1,0 +1,83 @@
+"""Seed 003 §3's experiments as sweep inputs and their paired read-outs.
+
+* :func:`fig2_settings` — Fig. 2's 12 variants (8 FMReduce + 4 original
+  partial reduce) at one parameter point; :func:`p_sweep_settings` the same
+  grid over p (beyond the paper).  The trial function is
+  :func:`simlib.papers.fmreduce.scenario.run_trial`.
+* :func:`paired_choice` — for one design choice, the per-trial ratio of a
+  metric between the two options in every otherwise-equal pair of variants
+  (trials share bandwidths and compute draws, so the ratio is paired).
+* :func:`phase_breakdown` — median per-phase time of each variant.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from simlib.core.validate import check_choice
+
+from .scenario import VARIANTS, variant_label
+from .system import PHASES
+
+__all__ = ["CHOICES", "KNOBS", "fig2_settings", "p_sweep_settings", "paired_choice", "phase_breakdown",
+           "label_variants"]
+
+#: The four design choices of §3: knob -> (option the paper expects to win, the other).
+CHOICES = {"split": ("lp", "even"), "sharing": ("fcfs", "fs"), "mode": ("nonblocking", "blocking"),
+           "reducers": ("all", "participants")}
+KNOBS = tuple(CHOICES)
+
+
+def fig2_settings(**fixed) -> list[dict]:
+    """The 12 variants of Fig. 2, each merged with the ``fixed`` Scenario fields."""
+    return [dict(v, **fixed) for v in VARIANTS]
+
+
+def p_sweep_settings(p_values, n: int = 60, **fixed) -> list[dict]:
+    """The 12 variants for every p in ``p_values`` (each in [1, n])."""
+    return [dict(v, p=int(p), n=n, **fixed) for p in p_values for v in VARIANTS]
+
+
+def label_variants(df: pd.DataFrame) -> pd.Series:
+    """Variant label (e.g. ``"FM NB LP FCFS"``) of every row of a sweep frame."""
+    return pd.Series([variant_label(*r) for r in df[["reducers", "mode", "split", "sharing"]].itertuples(index=False, name=None)],
+                     index=df.index, name="variant") if len(df) else pd.Series([], dtype=object, name="variant")
+
+
+def paired_choice(df: pd.DataFrame, knob: str, metric: str = "rounds", by=()) -> pd.DataFrame:
+    """Per-trial ratio ``metric(first option) / metric(second option)`` of ``knob`` (see
+    :data:`CHOICES`) in every pair of variants equal in the other knobs and ``by`` columns.
+
+    Returns one row per pair: the other knobs, ``by``, ``pair`` (a label with the
+    knob left out), ``median``/``min``/``max`` of the ratio over trials and
+    ``wins`` (fraction of trials where the first option is strictly better).
+    """
+    check_choice("knob", knob, KNOBS)
+    first, second = CHOICES[knob]
+    others = [k for k in KNOBS if k != knob]
+    keys = others + list(by) + ["trial"]
+    wide = df.pivot_table(index=keys, columns=knob, values=metric, aggfunc="first").dropna()
+    if wide.empty:
+        return pd.DataFrame(columns=others + list(by) + ["pair", "median", "min", "max", "wins"])
+    ratio = (wide[first] / wide[second]).rename("ratio").reset_index()
+    ratio["win"] = (wide[first] > wide[second]).to_numpy()
+    out = ratio.groupby(others + list(by)).agg(median=("ratio", "median"), min=("ratio", "min"),
+                                                max=("ratio", "max"), wins=("win", "mean")).reset_index()
+    out["pair"] = [" ".join(w for w in variant_label(**{k: r[k] for k in others}, **{knob: first}).split()
+                            if w not in _OPTION_WORDS[knob])
+                   for _, r in out.iterrows()]
+    return out
+
+
+_OPTION_WORDS = {"split": {"LP", "even"}, "sharing": {"FCFS", "FS"}, "mode": {"NB", "B"},
+                 "reducers": {"FM", "PR"}}
+
+
+def phase_breakdown(df: pd.DataFrame, by=()) -> pd.DataFrame:
+    """Median over trials of each variant's mean per-phase time (s), long format:
+    columns ``variant``, ``by``..., ``phase``, ``seconds``."""
+    d = df.assign(variant=label_variants(df))
+    cols = [f"{ph}_s" for ph in PHASES]
+    med = d.groupby(["variant", *by])[cols].median().reset_index()
+    long = med.melt(id_vars=["variant", *by], value_vars=cols, var_name="phase", value_name="seconds")
+    long["phase"] = long["phase"].str.removesuffix("_s")
+    return long

@@ -1,0 +1,133 @@
+"""A second, independent implementation of :func:`.system.simulate` on the generic flow engine.
+
+Every block is one :class:`~simlib.core.network.FlowNetwork` flow on a
+:class:`~simlib.core.topology.FullMesh` link, driven by the core
+:class:`~simlib.core.events.Simulator` with per-flow completion callbacks:
+FS is ``sharing="maxmin"``, FCFS is ``sharing="priority"`` with each flow's
+priority its arrival number (decision FM4).  Nothing is predicted: reducers
+count arriving blocks, participants count reduced blocks.  It is slow (one
+max-min recomputation per flow event) and exists to cross-check the
+closed-form engine in the tests and the benchmark.  Same parameters, same
+result type (``rounds_log`` rounds carry ``parts``, ``announce``, ``done``,
+``finish``).  Units: bits, bits/s, seconds.
+"""
+from __future__ import annotations
+
+from collections import deque
+from typing import Callable
+
+import numpy as np
+
+from simlib.core.events import Simulator
+from simlib.core.network import FlowNetwork
+from simlib.core.topology import FullMesh
+from simlib.core.units import MB
+from simlib.papers.fmreduce.split import even_split, lp_split
+from simlib.papers.fmreduce.system import Round, RunResult, _summarize
+
+__all__ = ["simulate_reference"]
+
+LEADER = 0
+
+
+def simulate_reference(b: np.ndarray, p: int, *, model_bits: float, duration_s: float,
+                       compute_time: Callable[[int], float], reducers: str = "all",
+                       mode: str = "nonblocking", split: str = "lp", sharing: str = "fcfs",
+                       reduce_s_per_mb: float = 0.0, lp_solver: str = "breakpoint") -> RunResult:
+    """Same contract as :func:`simlib.papers.fmreduce.system.simulate`."""
+    n = b.shape[0]
+    v = float(model_bits)
+    mesh = FullMesh(np.where(np.eye(n, dtype=bool), 0.0, b))
+    sim = Simulator()
+    net = FlowNetwork(mesh.capacities, sim, sharing="maxmin" if sharing == "fs" else "priority")
+    arrivals = iter(range(1 << 62))
+    predefined = None
+    if mode == "nonblocking":
+        predefined = lp_split(v, b, solver=lp_solver) if split == "lp" else even_split(v, n)
+    held = [set() for _ in range(n)]          # reducer j: workers whose current block is at j
+    pending = [[] for _ in range(n)]          # reducer j: announced rounds not yet reduced
+    busy_until = [0.0] * n
+    queue: deque = deque()
+    start = np.zeros(n)
+    ready = np.zeros(n)
+    got = {}                                  # (worker, round index) -> reduced blocks received
+    rounds: list[Round] = []
+
+    def send(src, dst, bits, cb):
+        net.add_flow(mesh.unicast(src, dst), bits, priority=next(arrivals), on_done=lambda f: cb())
+
+    def compute_done(i):
+        ready[i] = sim.now
+        if mode == "blocking":
+            queue.append(i)
+            if len(queue) >= p:
+                announce()
+        else:
+            scatter(i, predefined, range(n))
+
+    def scatter(i, x, reds):
+        for j in reds:
+            if j == i:
+                block_in(i, j)
+            else:
+                send(i, j, x[j], lambda i=i, j=j: block_in(i, j))
+
+    def block_in(i, j):
+        held[j].add(i)
+        if mode == "nonblocking" and j == LEADER:
+            queue.append(i)
+            if len(queue) >= p:
+                announce()
+        try_reduce(j)
+
+    def announce():
+        parts = np.array([queue.popleft() for _ in range(p)], dtype=np.int64)
+        reds = np.arange(n) if reducers == "all" else np.sort(parts)
+        if mode == "blocking":
+            x = lp_split(v, b, parts, reds, solver=lp_solver) if split == "lp" else even_split(v, n, reds)
+        else:
+            x = predefined
+        rnd = Round(len(rounds), parts, reds, x, sim.now, start[parts].copy(), ready[parts].copy(),
+                    done=np.full(p, np.nan))
+        rounds.append(rnd)
+        for j in reds.tolist():
+            pending[j].append(rnd)
+        if mode == "blocking":
+            for i in parts.tolist():
+                scatter(i, x, reds.tolist())
+        for j in reds.tolist():
+            try_reduce(j)
+
+    def try_reduce(j):
+        for rnd in list(pending[j]):
+            members = set(rnd.parts.tolist())
+            if members <= held[j]:
+                pending[j].remove(rnd)
+                held[j] -= members
+                rnd.all_in[j] = sim.now
+                fin = max(sim.now, busy_until[j]) + reduce_s_per_mb * p * rnd.x[j] / MB
+                busy_until[j] = fin
+                sim.schedule_at(fin, broadcast, j, rnd)
+
+    def broadcast(j, rnd):
+        for k, i in enumerate(rnd.parts.tolist()):
+            if i == j:
+                reduced_in(i, k, rnd)
+            else:
+                send(j, i, rnd.x[j], lambda i=i, k=k: reduced_in(i, k, rnd))
+
+    def reduced_in(i, k, rnd):
+        key = (i, rnd.index)
+        got[key] = got.get(key, 0) + 1
+        if got[key] == rnd.reducers.size:
+            rnd.done[k] = sim.now
+            rnd.n_done += 1
+            if rnd.n_done == p:
+                rnd.finish = sim.now
+            start[i] = sim.now
+            sim.schedule(compute_time(i), compute_done, i)
+
+    for i in range(n):
+        sim.schedule(compute_time(i), compute_done, i)
+    sim.run(until=duration_s)
+    return _summarize(rounds, p, duration_s)

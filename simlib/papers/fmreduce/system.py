@@ -1,0 +1,219 @@
+"""The simulated cross-cloud training system of seed 003 (§2, Figure 1).
+
+n workers train; a worker that finishes an iteration scatters its model blocks
+to the reducers, each reducer j reduces block j of the round's p participants
+and broadcasts it back, and a participant starts its next iteration when it
+holds every reduced block (scatter => reduce => broadcast).  The four design
+choices of §3 are parameters of :func:`simulate`:
+
+* ``reducers``: ``"all"`` (FMReduce: every worker reduces a block) or
+  ``"participants"`` (original partial reduce: only the round's p);
+* ``mode``: ``"blocking"`` — the leader (worker 0) groups the first p ready
+  workers, splits the model for them and they scatter; ``"nonblocking"`` — a
+  ready worker scatters at once with the predefined split and the leader
+  announces a round when it holds blocks from p workers (§2 problem 2);
+* ``split``: ``"even"`` (x_j = v/m) or ``"lp"`` (LP (2), :mod:`.split`);
+* ``sharing``: ``"fs"`` (per-flow max-min) or ``"fcfs"`` (strict priority by
+  flow arrival), :mod:`.mesh_links`.
+
+Gaps of the paper are documented in docs/decisions/fmreduce.md (FMn):
+control messages (ready signals, the leader's announcement, the split) take
+no time (FM3); a worker whose blocks reached the leader after a round was
+full stays queued, its blocks cached, and joins the next round first (FM1);
+the blocking split is solved per round for its participants, the
+non-blocking one once for all n (FM2, FM6); reduce takes ``reduce_s_per_mb``
+seconds per MB of input blocks, default 0 (FM5), one round at a time per
+reducer.
+
+Units: bits, bits/s, seconds.
+"""
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from simlib.core.units import MB
+from simlib.papers.fmreduce.mesh_links import BROADCAST, SCATTER, MeshLinks, column_max
+from simlib.papers.fmreduce.split import even_split, lp_split
+
+__all__ = ["Round", "RunResult", "simulate", "PHASES"]
+
+#: Per-participant phases of one iteration (they sum to its length): compute;
+#: ready -> round announced ("form"); announced -> the last reducer holds every
+#: block ("scatter"); -> the participant holds every reduced block ("broadcast",
+#: includes reduce time).
+PHASES = ("compute", "form", "scatter", "broadcast")
+
+_COMPUTE_DONE, _LEADER_ARRIVAL, _REDUCE, _BCAST, _WORKER_DONE = range(5)
+LEADER = 0
+
+
+@dataclass
+class Round:
+    """One partial reduce: participants (in selection order), reducers and the split."""
+
+    index: int
+    parts: np.ndarray
+    reducers: np.ndarray
+    x: np.ndarray
+    announce: float
+    start: np.ndarray            # compute start of each participant's iteration (s)
+    ready: np.ndarray            # compute end (s)
+    all_in: dict = field(default_factory=dict)   # reducer -> time it held every block
+    n_bcast: int = 0
+    done: np.ndarray | None = None
+    n_done: int = 0
+    finish: float = np.inf
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one run measured; times in seconds, per completed round unless named otherwise."""
+
+    rounds: int                  # rounds whose every participant finished within the period
+    iterations: int              # participant-iterations in those rounds (rounds * p)
+    duration_s: float
+    phase_means_s: dict          # PHASES -> mean over participant-iterations of completed rounds
+    mean_round_time_s: float     # announcement -> last participant done
+    rounds_log: list             # every announced Round (completed or not)
+
+
+def simulate(b: np.ndarray, p: int, *, model_bits: float, duration_s: float,
+             compute_time: Callable[[int], float], reducers: str = "all", mode: str = "nonblocking",
+             split: str = "lp", sharing: str = "fcfs", reduce_s_per_mb: float = 0.0,
+             lp_solver: str = "breakpoint") -> RunResult:
+    """Run the system for ``duration_s`` seconds; all workers start computing at 0.
+
+    ``b``: n x n bandwidths (bits/s); ``compute_time(i)``: the next iteration's
+    compute time of worker i (s).  Inputs are validated by
+    :class:`simlib.papers.fmreduce.scenario.Scenario`; this is the engine.
+    """
+    n = b.shape[0]
+    v = float(model_bits)
+    links = MeshLinks(b, sharing)
+    s_fin, b_fin = links.fin[SCATTER], links.fin[BROADCAST]
+    everyone = np.arange(n)
+    heap: list = []
+    seq = 0
+
+    def push(t, kind, a, r=None):
+        nonlocal seq
+        heapq.heappush(heap, (t, seq, kind, a, r))
+        seq += 1
+
+    predefined = None
+    if mode == "nonblocking":  # FM2: solved once for all n workers (static bandwidths)
+        predefined = lp_split(v, b, solver=lp_solver) if split == "lp" else even_split(v, n)
+    start = np.zeros(n)
+    ready = np.zeros(n)
+    queue: deque = deque()
+    rounds: list[Round] = []
+    red_free = np.zeros(n)
+
+    def scatter(senders: np.ndarray, x: np.ndarray, red: np.ndarray, t: float) -> None:
+        src = np.repeat(senders, red.size)
+        dst = np.tile(red, senders.size)
+        keep = src != dst
+        links.add(SCATTER, src[keep], dst[keep], x[dst[keep]], t)
+        s_fin[senders, senders] = t  # own block: local
+
+    def announce(t: float) -> None:
+        parts = np.array([queue.popleft() for _ in range(p)], dtype=np.int64)
+        red = everyone if reducers == "all" else np.sort(parts)
+        if mode == "blocking":
+            if split == "lp":
+                x = lp_split(v, b, parts, red, solver=lp_solver)
+            else:
+                x = even_split(v, n, red)
+            scatter(parts, x, red, t)
+        else:
+            x = predefined
+        rnd = Round(len(rounds), parts, red, x, t, start[parts].copy(), ready[parts].copy(),
+                    done=np.full(p, np.nan))
+        rounds.append(rnd)
+        need = s_fin[np.ix_(parts, red)].max(axis=0)
+        for j, tj in zip(red.tolist(), need.tolist()):
+            push(max(tj, t), _REDUCE, j, rnd)
+
+    def broadcast(j: int, rnd: Round, t: float) -> None:
+        recv = rnd.parts[rnd.parts != j]
+        links.add_from(BROADCAST, j, recv, rnd.x[j], t)
+        if recv.size < rnd.parts.size:  # j is a participant: its own block is local
+            b_fin[j, j] = t
+        rnd.n_bcast += 1
+        if rnd.n_bcast == rnd.reducers.size:
+            need = b_fin[np.ix_(rnd.reducers, rnd.parts)].max(axis=0)
+            for k, (i, ti) in enumerate(zip(rnd.parts.tolist(), need.tolist())):
+                push(max(ti, t), _WORKER_DONE, (i, k), rnd)
+
+    for i in range(n):
+        push(compute_time(i), _COMPUTE_DONE, i)
+
+    while heap:
+        t, _, kind, a, rnd = heapq.heappop(heap)
+        if t > duration_s:
+            break
+        if kind == _COMPUTE_DONE:
+            ready[a] = t
+            if mode == "blocking":
+                queue.append(a)
+                if len(queue) >= p:
+                    announce(t)
+            else:
+                scatter(np.array([a]), predefined, everyone, t)
+                push(t if a == LEADER else s_fin[a, LEADER], _LEADER_ARRIVAL, a)
+        elif kind == _LEADER_ARRIVAL:
+            if s_fin[a, LEADER] > t and a != LEADER:  # delayed by a later flow (FS): re-check then
+                push(s_fin[a, LEADER], kind, a)
+                continue
+            queue.append(a)
+            if len(queue) >= p:
+                announce(t)
+        elif kind == _REDUCE:
+            need = column_max(s_fin, rnd.parts, a)
+            if need > t:
+                push(need, kind, a, rnd)
+                continue
+            rnd.all_in[a] = t
+            fin = max(t, red_free[a]) + reduce_s_per_mb * rnd.parts.size * rnd.x[a] / MB
+            red_free[a] = fin
+            if fin > t:
+                push(fin, _BCAST, a, rnd)
+            else:
+                broadcast(a, rnd, t)
+        elif kind == _BCAST:
+            broadcast(a, rnd, t)
+        else:  # _WORKER_DONE
+            i, k = a
+            need = column_max(b_fin, rnd.reducers, i)
+            if need > t:
+                push(need, kind, a, rnd)
+                continue
+            rnd.done[k] = t
+            rnd.n_done += 1
+            if rnd.n_done == p:
+                rnd.finish = t
+            start[i] = t
+            push(t + compute_time(i), _COMPUTE_DONE, i)
+
+    return _summarize(rounds, p, duration_s)
+
+
+def _summarize(rounds: list[Round], p: int, duration_s: float) -> RunResult:
+    done = [r for r in rounds if r.finish <= duration_s]
+    if not done:
+        phases = {ph: float("nan") for ph in PHASES}
+        return RunResult(0, 0, duration_s, phases, float("nan"), rounds)
+    start = np.concatenate([r.start for r in done])
+    ready = np.concatenate([r.ready for r in done])
+    ann = np.concatenate([np.full(p, r.announce) for r in done])
+    scat = np.concatenate([np.full(p, max(r.all_in.values())) for r in done])
+    fin = np.concatenate([r.done for r in done])
+    phases = {"compute": float(np.mean(ready - start)), "form": float(np.mean(ann - ready)),
+              "scatter": float(np.mean(scat - ann)), "broadcast": float(np.mean(fin - scat))}
+    return RunResult(len(done), len(done) * p, duration_s, phases,
+                     float(np.mean([r.finish - r.announce for r in done])), rounds)
