@@ -98,9 +98,8 @@ class _Network:
 
     def pairs_used(self, flow) -> np.ndarray:
         """Bool mask over the allowed pairs carrying one unit of ``flow`` (a csr flow matrix)."""
-        f = sp.csr_array(flow)
-        vals = f[self.ai + 1, self.aj + self.n + 1]
-        return np.asarray(vals).reshape(-1) > 0
+        dense = flow.toarray()                       # (2n + 2)^2 entries: small
+        return dense[self.ai + 1, self.aj + self.n + 1] > 0
 
 
 def _caps(t: float, b: np.ndarray, v: float, n: int) -> np.ndarray:
