@@ -1,0 +1,227 @@
+"""Trial functions of the SelMcast BSP notebooks (seed 004 §II-C Fig. 1, §IV-B Figs. 4-6).
+
+Each ``*_trial(params, rng_seed) -> dict`` is a :func:`simlib.pipeline.sweep.run_sweep`
+trial: ``params`` is one setting, ``rng_seed`` a SeedSequence; fixed children
+(:func:`simlib.core.seeding.child_seed`) give the bandwidths (key 0) and
+Orpheus's draws (key 1), so every scheme of a trial sees the same switch.
+
+:func:`bsp_trial` runs every scheme on one instance and returns one wide row
+(``<scheme>_<metric>``); :func:`long_by_scheme` turns a frame of such rows into
+one row per (trial, scheme).  Metrics per scheme:
+
+* ``ct_norm``: executed completion time / t*, t* = the stage-1 optimum of
+  model (12) with D = {} (decision SM1: the same, selection-independent ideal
+  for every scheme); ``ct_norm_plan``: executed / the plan's own model time
+  (the alternative reading of "ideal", SM1);
+* ``scale``: receivers per multicast / n; ``receivers``: receivers per worker;
+* ``time_ms``: wall time of the selection itself (ms);
+* ``t_model_s``, ``ct_s``: the plan's model time of (10)-(11) and its executed time.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+from scipy.stats import binom
+
+from simlib.core.seeding import child_seed
+from simlib.core.units import Gbps, MB
+from simlib.core.validate import check_choice, check_int, check_real
+from simlib.papers.selmcast.bandwidth import selmcast_bandwidths
+from simlib.papers.selmcast.bsp import selmcast_bsp
+from simlib.papers.selmcast.execute import execute_plan, plan_model_time
+from simlib.papers.selmcast.optimal_flow import optimal_flow
+from simlib.papers.selmcast.optimal_milp import optimal_milp
+from simlib.papers.selmcast.orpheus import DeliveryHistory, orpheus_bsp
+
+__all__ = ["BSP_SCHEMES", "BSP_DEFAULTS", "receivers_count", "ingress_ratio", "bsp_instance",
+           "select", "bsp_trial", "bsp_round_summary", "long_by_scheme", "milp_trial", "random_selection_trial",
+           "pr_balanced"]
+
+BSP_SCHEMES = ("selmcast", "orpheus", "optimal")
+#: §IV-A2 defaults; model size and b̄ do not affect the normalized metrics (§IV-A2).
+BSP_DEFAULTS = dict(n=200, p_frac=0.3, layer="L3", lam=0.5, mu=1.0, bbar_gbps=40.0, model_mb=200.0,
+                    shared_x=False, rounds=1, k=4)
+
+
+def receivers_count(n: int, p_frac: float) -> int:
+    """p as a count: round(p_frac * n), at least 1 and at most n - 1 (decision SM6)."""
+    n = check_int("n", n, 2)
+    p_frac = check_real("p_frac", p_frac, 0.0, 1.0, lo_open=True, hi_open=True)
+    return int(min(max(round(p_frac * n), 1), n - 1))
+
+
+def ingress_ratio(mu, p: int) -> float:
+    """μ as a number: a real > 0, or the string "1/p" for μ = 1/p with p the receiver count (§IV-A2)."""
+    if isinstance(mu, str):
+        check_choice("mu", mu, ("1/p",))
+        return 1.0 / p
+    return check_real("mu", mu, 0.0, lo_open=True)
+
+
+def bsp_instance(params: dict, rng_seed: np.random.SeedSequence):
+    """(b_in, b_eg, p, v) of one trial: bandwidths from child key 0 (bits/s), p a count, v bits."""
+    prm = {**BSP_DEFAULTS, **params}
+    n = check_int("n", prm["n"], 2)
+    p = receivers_count(n, prm["p_frac"])
+    mu = ingress_ratio(prm["mu"], p)
+    b_eg, b_in = selmcast_bandwidths(n, prm["bbar_gbps"] * Gbps, prm["lam"], mu,
+                                     np.random.default_rng(child_seed(rng_seed, 0)),
+                                     shared_x=prm["shared_x"])
+    return b_in, b_eg, p, check_real("model_mb", prm["model_mb"], 0.0, lo_open=True) * MB
+
+
+def select(scheme: str, b_in, b_eg, p: int, v: float, layer: str, rng: np.random.Generator,
+           forced=None, c=None):
+    """Run one selection scheme; returns ``(x, seconds)`` (n x n bool plan, wall time)."""
+    scheme = check_choice("scheme", scheme, BSP_SCHEMES)
+    t0 = time.perf_counter()
+    if scheme == "selmcast":
+        x = selmcast_bsp(b_in, b_eg, p, v, layer, forced, c).x
+    elif scheme == "orpheus":
+        x = orpheus_bsp(len(b_in), p, rng, forced)
+    else:
+        x = optimal_flow(b_in, b_eg, p, v, layer, forced).x
+    return x, time.perf_counter() - t0
+
+
+def _warm_up() -> None:
+    """Load the compiled Pareto kernel so no selection time includes numba's start-up."""
+    selmcast_bsp([1.0, 1.0], [1.0, 1.0], 1, 1.0)
+
+
+def bsp_trial(params: dict, rng_seed: np.random.SeedSequence) -> dict:
+    """One BSP instance, every scheme of ``params["schemes"]`` (default all three).
+
+    ``params``: n, p_frac, layer ("L3"/"L7"), lam, mu (real or "1/p"),
+    bbar_gbps, model_mb, shared_x, rounds (>= 1; SM2) and k (forced pairs
+    after k rounds without delivery; used when rounds > 1).  With
+    rounds > 1 every scheme keeps its own delivery history and the metrics
+    are means over the rounds (bandwidths fixed).
+    """
+    prm = {**BSP_DEFAULTS, **params}
+    layer = check_choice("layer", prm["layer"], ("L3", "L7"))
+    rounds = check_int("rounds", prm["rounds"], 1)
+    schemes = prm.get("schemes", BSP_SCHEMES)
+    b_in, b_eg, p, v = bsp_instance(prm, rng_seed)
+    n = b_in.size
+    _warm_up()
+    t_star = optimal_flow(b_in, b_eg, p, v, layer).t_star       # SM1: the common ideal
+    out = {"p": p, "t_star_s": t_star}
+    for scheme in schemes:
+        rng = np.random.default_rng(child_seed(rng_seed, 1))
+        hist = DeliveryHistory(n, prm["k"] if rounds > 1 else None)
+        acc = {m: [] for m in ("ct_s", "t_model_s", "receivers", "time_ms", "ct_norm_plan")}
+        for _ in range(rounds):
+            x, secs = select(scheme, b_in, b_eg, p, v, layer, rng, forced=hist.due_matrix(), c=hist.c)
+            ct = execute_plan(x, v, b_in, b_eg, layer).completion_s
+            t_model = plan_model_time(x, v, b_in, b_eg, layer)
+            hist.record(x)
+            for m, val in (("ct_s", ct), ("t_model_s", t_model), ("receivers", x.sum() / n),
+                           ("time_ms", 1e3 * secs), ("ct_norm_plan", ct / t_model)):
+                acc[m].append(val)
+        res = {m: float(np.mean(vals)) for m, vals in acc.items()}
+        res["time_ms"] = float(np.median(acc["time_ms"]))
+        res["ct_norm"] = res["ct_s"] / t_star
+        res["scale"] = res["receivers"] / n
+        out.update({f"{scheme}_{m}": val for m, val in res.items()})
+    if "selmcast" in schemes:
+        est = selmcast_bsp(b_in, b_eg, p, v, layer)
+        out["selmcast_t_est_s"] = est.t_est                      # SM5: heuristic's own estimate
+        out["selmcast_n_pareto"] = est.n_pareto
+    return out
+
+
+def long_by_scheme(df: pd.DataFrame, schemes=BSP_SCHEMES) -> pd.DataFrame:
+    """Wide ``bsp_trial`` rows -> one row per (setting, trial, scheme) with unprefixed metric columns."""
+    parts = []
+    for scheme in schemes:
+        cols = [c for c in df.columns if c.startswith(f"{scheme}_")]
+        if not cols:
+            continue
+        other = [c for c in df.columns if not any(c.startswith(f"{s}_") for s in schemes)]
+        part = df[other + cols].rename(columns={c: c[len(scheme) + 1:] for c in cols})
+        parts.append(part.assign(scheme=scheme))
+    return pd.concat(parts, ignore_index=True)
+
+
+def milp_trial(params: dict, rng_seed: np.random.SeedSequence) -> dict:
+    """The HiGHS MILP of model (12) next to the exact max-flow optimum on the same instance.
+
+    ``params`` as :func:`bsp_trial` plus ``time_limit_s`` (per stage, default 60).
+    """
+    prm = {**BSP_DEFAULTS, "time_limit_s": 60.0, **params}
+    layer = check_choice("layer", prm["layer"], ("L3", "L7"))
+    b_in, b_eg, p, v = bsp_instance(prm, rng_seed)
+    flow = optimal_flow(b_in, b_eg, p, v, layer)
+    mil = optimal_milp(b_in, b_eg, p, v, layer, time_limit_s=prm["time_limit_s"])
+    out = {"p": p, "flow_t_star_s": flow.t_star, "flow_receivers": flow.n_receivers,
+           "flow_time_ms": 1e3 * flow.seconds, "milp_t_star_s": mil.t_star,
+           "milp_receivers": mil.n_receivers, "milp_time_s": mil.seconds,
+           "milp_stage1_status": mil.stage1.status, "milp_stage1_gap": mil.stage1.mip_gap,
+           "milp_stage1_s": mil.stage1.seconds,
+           "milp_stage2_status": mil.stage2.status if mil.stage2 else "not_run",
+           "milp_stage2_gap": mil.stage2.mip_gap if mil.stage2 else np.nan,
+           "milp_stage2_s": mil.stage2.seconds if mil.stage2 else np.nan,
+           "milp_proven": mil.proven}
+    if mil.x is not None:
+        ct = execute_plan(mil.x, v, b_in, b_eg, layer).completion_s
+        out.update(milp_ct_norm=ct / flow.t_star, milp_scale=mil.n_receivers / b_in.size ** 2)
+    return out
+
+
+def bsp_round_summary(params: dict, seed: int, scheme: str, time_limit_s: float = 60.0) -> dict:
+    """One round of one scheme on the instance of ``params`` and ``seed`` (the CLI's output).
+
+    ``scheme``: "selmcast", "orpheus", "optimal" (exact max-flow optimum) or
+    "milp" (HiGHS on model (12), ``time_limit_s`` per stage).  Returns the
+    normalized completion time (by t*, SM1), the scale, the selection time
+    and the solver status ("n/a" for the heuristics).
+    """
+    scheme = check_choice("scheme", scheme, BSP_SCHEMES + ("milp",))
+    prm = {**BSP_DEFAULTS, **params}
+    layer = check_choice("layer", prm["layer"], ("L3", "L7"))
+    rng_seed = np.random.SeedSequence(check_int("seed", seed, 0))
+    b_in, b_eg, p, v = bsp_instance(prm, rng_seed)
+    _warm_up()
+    t_star = optimal_flow(b_in, b_eg, p, v, layer).t_star
+    status, gap = "n/a", None
+    if scheme == "milp":
+        res = optimal_milp(b_in, b_eg, p, v, layer, time_limit_s=time_limit_s)
+        if res.x is None:
+            return {"scheme": scheme, "p": p, "status": res.stage1.status, "selection_time_s": res.seconds}
+        x, secs = res.x, res.seconds
+        status = f"{res.stage1.status}/{res.stage2.status}"
+        gap = res.stage1.mip_gap
+    else:
+        x, secs = select(scheme, b_in, b_eg, p, v, layer, np.random.default_rng(child_seed(rng_seed, 1)))
+        status = "optimal" if scheme == "optimal" else "n/a"
+    ct = execute_plan(x, v, b_in, b_eg, layer).completion_s
+    n = b_in.size
+    return {"scheme": scheme, "layer": layer, "n": n, "p": p, "ct_norm": ct / t_star, "completion_s": ct,
+            "t_star_s": t_star, "scale": float(x.sum()) / n ** 2, "receivers_per_worker": float(x.sum()) / n,
+            "selection_time_s": secs, "status": status, "mip_gap": gap}
+
+
+def pr_balanced(n: int, p) -> np.ndarray:
+    """Eq. (1) at m = p: probability that a worker is chosen by exactly p of the other n - 1 senders."""
+    n = check_int("n", n, 2)
+    p = np.asarray(p)
+    return binom.pmf(p, n - 1, p / (n - 1))
+
+
+def random_selection_trial(params: dict, rng_seed: np.random.SeedSequence) -> dict:
+    """Fraction of workers receiving exactly p multicasts under random selection (Fig. 1).
+
+    ``params``: n, p (a count), rounds (independent BSP rounds pooled in the trial).
+    """
+    n = check_int("n", params["n"], 2)
+    p = check_int("p", params["p"], 1, n - 1)
+    rounds = check_int("rounds", params.get("rounds", 1), 1)
+    rng = np.random.default_rng(child_seed(rng_seed, 1))
+    hits = 0
+    for _ in range(rounds):
+        m = orpheus_bsp(n, p, rng).sum(axis=0)
+        hits += int((m == p).sum())
+    return {"pr_empirical": hits / (n * rounds), "pr_eq1": float(pr_balanced(n, p))}

@@ -1,0 +1,123 @@
+"""Trial functions of the SelMcast BSP notebooks, their knobs, and the selmcast-bsp CLI."""
+import json
+
+import numpy as np
+import pytest
+
+from simlib.cli import main
+from simlib.papers.selmcast.experiments import (
+    bsp_instance,
+    bsp_trial,
+    ingress_ratio,
+    long_by_scheme,
+    milp_trial,
+    pr_balanced,
+    random_selection_trial,
+    receivers_count,
+)
+
+SEED = np.random.SeedSequence(7)
+DETERMINISTIC = ("ct_norm", "ct_norm_plan", "scale", "receivers", "ct_s", "t_model_s")
+
+
+def test_receivers_count_rounds_and_clamps():
+    assert receivers_count(50, 0.3) == 15 and receivers_count(150, 0.3) == 45
+    assert receivers_count(5, 0.1) == 1          # round(0.5) = 0 -> at least one receiver
+    with pytest.raises(ValueError, match="p_frac must be in"):
+        receivers_count(10, 1.0)
+
+
+def test_mu_one_over_p():
+    assert ingress_ratio("1/p", 60) == pytest.approx(1 / 60)
+    assert ingress_ratio(2.0, 60) == 2.0
+    with pytest.raises(ValueError, match="mu must be one of"):
+        ingress_ratio("1/n", 60)
+    b_in, b_eg, p, _ = bsp_instance(dict(n=40, mu="1/p", shared_x=True), SEED)
+    assert p == 12 and np.allclose(b_in, b_eg / 12)   # shared x: ingress = mu * egress
+
+
+def test_shared_x_knob_changes_the_ingress_draw():
+    b_in0, b_eg0, _, _ = bsp_instance(dict(n=30), SEED)
+    b_in1, b_eg1, _, _ = bsp_instance(dict(n=30, shared_x=True), SEED)
+    assert np.array_equal(b_eg0, b_eg1)
+    assert not np.allclose(b_in0, b_eg0) and np.allclose(b_in1, b_eg1)
+
+
+def test_bsp_trial_is_deterministic_and_optimal_is_the_floor():
+    a = bsp_trial(dict(n=30, layer="L7"), SEED)
+    b = bsp_trial(dict(n=30, layer="L7"), SEED)
+    for s in ("selmcast", "orpheus", "optimal"):
+        for m in DETERMINISTIC:
+            assert a[f"{s}_{m}"] == b[f"{s}_{m}"]
+        assert a[f"{s}_ct_norm"] >= 1 - 1e-9           # t* is a lower bound for every plan
+    assert a["optimal_ct_norm"] == pytest.approx(1.0)
+    assert a["orpheus_scale"] == pytest.approx(9 / 30)  # exactly p receivers per sender
+    assert a["selmcast_scale"] >= a["orpheus_scale"]
+
+
+def test_mu_one_over_p_lets_l3_select_more_receivers():
+    # mu = 1/p makes every ingress so slow that t* = max_i v / b_i^I; egresses then have room.
+    base = bsp_trial(dict(n=40, layer="L3", schemes=["selmcast"]), SEED)
+    slow = bsp_trial(dict(n=40, layer="L3", mu="1/p", schemes=["selmcast"]), SEED)
+    assert slow["selmcast_scale"] > base["selmcast_scale"]
+
+
+def test_rounds_and_k_force_orpheus_beyond_p():
+    one = bsp_trial(dict(n=12, schemes=["orpheus"]), SEED)
+    many = bsp_trial(dict(n=12, schemes=["orpheus"], rounds=6, k=2), SEED)
+    assert one["orpheus_receivers"] == 4                # p = round(0.3 * 12) = 4
+    assert many["orpheus_receivers"] > 4                # due pairs (not served for 2 rounds) are added
+
+
+def test_long_by_scheme_has_one_row_per_scheme():
+    import pandas as pd
+
+    df = pd.DataFrame([bsp_trial(dict(n=10), SEED)]).assign(n=10, trial=0)
+    long = long_by_scheme(df)
+    assert sorted(long.scheme) == ["optimal", "orpheus", "selmcast"]
+    assert {"ct_norm", "scale", "time_ms", "n", "trial", "p"} <= set(long.columns)
+
+
+def test_milp_trial_agrees_with_the_flow_optimum_on_a_small_instance():
+    out = milp_trial(dict(n=8, layer="L7", time_limit_s=20), SEED)
+    assert out["milp_proven"]
+    assert out["milp_t_star_s"] == pytest.approx(out["flow_t_star_s"], rel=1e-9)
+    assert out["milp_receivers"] == out["flow_receivers"]
+
+
+def test_eq1_values():
+    # n = 3, p = 1: Bin(2, 1/2) at 1 = 1/2.  n = 200, p = 1: (1 - 1/199)^198 = 0.3688 ("≈ 0.37").
+    assert pr_balanced(3, 1) == pytest.approx(0.5)
+    assert pr_balanced(200, 1) == pytest.approx((1 - 1 / 199) ** 198)
+    assert pr_balanced(200, 1) == pytest.approx(0.3688, abs=1e-4)
+
+
+def test_random_selection_matches_eq1():
+    out = random_selection_trial(dict(n=20, p=3, rounds=400), SEED)
+    # 8000 worker-rounds; the sd of the empirical frequency is about 0.006
+    assert out["pr_empirical"] == pytest.approx(out["pr_eq1"], abs=0.03)
+
+
+# ------------------------------------------------------------------------------------ CLI
+def test_cli_json(capsys):
+    assert main(["selmcast-bsp", "--n", "20", "--p", "0.3", "--layer", "L7", "--scheme", "optimal",
+                 "--seed", "0", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ct_norm"] == pytest.approx(1.0) and out["status"] == "optimal" and out["p"] == 6
+    assert {"scale", "selection_time_s", "t_star_s"} <= set(out)
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--n", "10", "--p", "10"], "--p"),
+    (["--lam", "1"], "--lam"),
+    (["--lam", "-0.1"], "--lam"),
+    (["--mu", "0"], "--mu"),
+    (["--mu", "fast"], "--mu"),
+    (["--layer", "L4"], "--layer"),
+    (["--scheme", "random"], "--scheme"),
+])
+def test_cli_bad_values_exit_2_naming_the_flag(argv, flag, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["selmcast-bsp"] + argv)
+    assert exc.value.code == 2
+    assert flag in capsys.readouterr().err
