@@ -50,7 +50,7 @@ _EXTRA_MARKERS = ("D", "v", "P", "X", "*")
 #: Resolution of PNG output, dots per inch.
 FIGURE_DPI = 200
 FONT = "DejaVu Sans"
-_CREATOR = "simlib.pipeline.plotting"
+_CREATOR = "simlib.plotting"  # PDF Creator tag (kept from the flat layout so committed PDFs stay byte-identical)
 # stable metadata: no dates, no version strings (CreationDate would otherwise be
 # "now" unless SOURCE_DATE_EPOCH is set; Software/Producer embed the version)
 _PDF_METADATA = {"Creator": _CREATOR, "Producer": "matplotlib", "CreationDate": None, "ModDate": None}
