@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -102,15 +101,11 @@ def test_arg_type_reports_flag_and_message():
 
 
 def test_claims_on_missing_ledger(tmp_path, capsys):
-    if importlib.util.find_spec("simlib.pipeline.claims") is None:
-        pytest.skip("simlib.pipeline.claims not written yet")
-    from simlib.pipeline.claims import summarize_ledger
-
     missing = tmp_path / "nope" / "claims.csv"
     status, out, _ = run_main(["claims", "--ledger", str(missing)], capsys)
     assert status == 0
     assert "no claims" in out.lower()
-    assert out.strip() == str(summarize_ledger(missing)).strip()
+    assert not missing.parent.exists()          # reading a summary creates nothing
 
 
 def test_claims_uses_summarize_ledger(monkeypatch, tmp_path, capsys):
@@ -137,10 +132,6 @@ def test_claims_uses_summarize_ledger(monkeypatch, tmp_path, capsys):
 def test_claims_default_ledger_path():
     args = cli.build_parser().parse_args(["claims"])
     assert args.ledger == ROOT / "data" / "results" / "claims.csv"
-    if importlib.util.find_spec("simlib.pipeline.claims") is not None:
-        from simlib.pipeline.claims import DEFAULT_LEDGER
-
-        assert args.ledger == Path(DEFAULT_LEDGER)
 
 
 # --- run ------------------------------------------------------------------------

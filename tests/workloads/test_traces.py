@@ -131,6 +131,7 @@ def test_sampling_deterministic(traces):
     a = tr.sample(np.random.default_rng(3), 100)
     b = tr.sample(np.random.default_rng(3), 100)
     assert np.array_equal(a, b)
+    assert not np.array_equal(a, tr.sample(np.random.default_rng(4), 100))   # the rng is used
 
 
 def test_cdf_edges_and_vectorized(traces):
@@ -153,6 +154,10 @@ def test_cdf_small_trace_piecewise_linear():
     assert tr.cdf(2.0) == pytest.approx(0.5)
     assert tr.quantile(0.75) == pytest.approx(2.5)
     assert tr.mean == pytest.approx(2.0)
+    # Eq. 4's conditional (T4): (F(2) - F(1.5)) / (1 - F(1.5)) = 0.25 / 0.75; the paper's form is F(2)
+    assert tr.conditional_completion_prob(1.5, 0.5) == pytest.approx(1 / 3, abs=1e-12)
+    assert tr.conditional_completion_prob(0.5, 1.0) == pytest.approx(0.25, abs=1e-12)    # F(1.5) / (1 - F(0.5) = 1)
+    assert tr.conditional_completion_prob(2.5, 0.25) == pytest.approx(0.5, abs=1e-12)    # (F(2.75) - F(2.5)) / (1 - F(2.5)) = (7/8 - 3/4) / (1/4)
     # ties give a jump; cdf is right-continuous
     tied = Trace("tied", [1.0, 2.0, 2.0, 3.0])
     assert tied.cdf(2.0) == pytest.approx(2 / 3)
