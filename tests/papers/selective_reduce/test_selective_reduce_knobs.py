@@ -255,3 +255,43 @@ def test_b1_lam_sets_the_minimum_bandwidth():
     default = simulate(Scenario.from_params(dict(scheme="partial", n=200, duration_s=0.01)), 1).bandwidth
     assert lo.min() >= 10e9 and lo.max() <= 20e9
     assert default.min() >= 1e9 and default.min() < 5e9    # u ~ U[0.05, 1]: P(all 200 >= 0.25) ~ 1e-21
+
+
+# ------------------------------------------- E10 Δt timer, E5 wasted wait end to end
+def straggler_run(tmp_path, progress_model):
+    """w0 (b = 1) ready at 1 s, w1 (b = 5) at 2 s, w2 and w3 (b = 5) only at 25 s; p = 2,
+    Δt = 0.5 s, θ = 1.  Trace: 4 samples in 2.0-2.6 s, one at 30 s (F linear in between).
+    At 2 s both models give p = F(2.5) = 0.625 per candidate (F(2) = 0): Σp = 1.25, k = 1,
+    g* = [w1, v], t_X = 10 - 2 = 8 > 0.5 -> hold w0, w1.  No worker arrives until 25 s, so only
+    the Δt timer re-plans (E10): at 2.5 s the conditional model gives
+    (F(3) - F(2.5)) / (1 - F(2.5)) = 0.343 per candidate, Σp = 0.69 -> k = 0 -> launch;
+    the paper's F(3) = 0.754 per candidate keeps k = 1 and holds until w2, w3 arrive."""
+    tr = trace_csv(tmp_path, [2.0, 2.2, 2.4, 2.6, 30.0])
+    sc = Scenario.from_params(dict(scheme="selective", n=4, p=0.5, eta=0.3, theta=1.0, dt_s=0.5, model_mb=5.0,
+                                   alpha_s=0.0, sync_model="eq2_example", duration_s=40.0,
+                                   progress_model=progress_model, trace=tr))
+    log = simulate(sc, 0, bandwidth=np.array([1.0, 5.0, 5.0, 5.0]) * UNIT,
+                   compute=ScriptedComputeTimes([[1.0], [2.0], [25.0], [25.0]]))
+    return log
+
+
+def test_e10_dt_timer_replans_without_arrivals_and_e5_wasted_wait_end_to_end(tmp_path):
+    from simlib.runtime.metrics import sync_metrics, wasted_wait
+
+    cond = straggler_run(tmp_path, "conditional")
+    assert [(s.launch, s.members) for s in cond.syncs] == [(2.5, (1, 0)), (25.0, (2, 3))]
+    assert cond.holds == [(2.0, 1), (2.0, 0)]
+    # held 2.0 -> 2.5 and launched with nobody new: 0.5 s wasted each (E5)
+    assert wasted_wait(cond).tolist() == [0.5, 0.5, 0.0, 0.0]
+    assert sync_metrics(cond)["wasted_wait_s_per_worker"] == 0.25
+    assert cond.counters["controller_rounds"] == 3          # 2.0 (hold), 2.5 (timer, launch), 25.0
+
+    paper = straggler_run(tmp_path, "paper")
+    # at 25 s w2 arrives first: BAG([w0, w1, w2]) = [w1, w2], [w0]; {w1, w2} launches (no faster
+    # candidate), [w0] is too small; then w3 arrives and BAG([w0, w3]) = [w3, w0] launches
+    assert [(s.launch, s.members) for s in paper.syncs] == [(25.0, (1, 2)), (25.0, (3, 0))]
+    # both 23 s holds ended in a group with a newcomer (ready at 25 > 2): nothing wasted
+    assert wasted_wait(paper).tolist() == [0.0, 0.0, 0.0, 0.0]
+    # Δt timer: one pass at 2.0, one per tick at 2.5, 3.0, ..., 24.5 (45), then one per arrival at 25
+    # (the 25.0 tick was re-armed away by w2's pass, after which fewer than p are queued)
+    assert paper.counters["controller_rounds"] == 1 + 45 + 2
