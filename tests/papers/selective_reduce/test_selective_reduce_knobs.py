@@ -110,6 +110,19 @@ def test_sr12_tx_form_eq2_uses_the_exact_ring_difference():
     assert fig3(theta=3.99, tx_form="eq2") == WAITS
 
 
+def test_sr12_alpha_enters_t_x_only_in_the_eq2_form(tmp_path):
+    """Cold start (E13) makes k = 2 at 2 s, so g* = [w2, v, v] has 3 members and g = [w2, w1] 2:
+    eq2's t_X = (2α + v/1) - (4α + 4/3 v/5) = 5 - 4/3 - 2α = 11/3 - 2α.  With θΔt = 3.5:
+    α = 0 waits (3.67 > 3.5); α = 0.1 s launches {w2, w1} at 2 s (3.47).  Then at 3 s
+    [w4, w3] expects w5 (k = 1): t_X = (2α + 5) - (2α + 1) = 4 > 3.5, so it holds until w5 comes
+    at 13 s and BAG pairs w4 with w5, leaving w3 alone.  "approx" ignores α: t_X = 8, waits."""
+    slow = trace_csv(tmp_path, [10.0, 20.0, 30.0])
+    kw = dict(trace=slow, progress_model="paper", cdf="cold", theta=3.5)
+    assert fig3(tx_form="eq2", alpha_s=0.0, **kw) == WAITS
+    assert fig3(tx_form="eq2", alpha_s=0.1, **kw) == [(2.0, (1, 0)), (13.0, (3, 4))]
+    assert fig3(tx_form="approx", alpha_s=0.1, **kw) == WAITS
+
+
 # ---------------------------------------------------------- E3 progress model
 def test_e3_paper_vs_conditional_progress(tmp_path):
     """A trace with 3/4 of its mass below 0.8 s and the rest spread to 10 s: at t = 2 s
