@@ -147,6 +147,23 @@ def test_run_prints_json_metrics(capsys):
     assert out["avg_sync_scale"] == 3.0  # p = round(0.3 * 10)
 
 
+def test_run_every_flag_reaches_its_scenario_parameter(capsys):
+    """Each flag of `run` lands in the scenario parameter of the same meaning (units in the name)."""
+    from simlib.cli import main
+
+    argv = ["run", "--scheme", "selective", "--n", "10", "--trace", "cnn", "--seed", "3", "--duration", "2",
+            "--p", "0.4", "--eta", "0.2", "--theta", "2.5", "--dt", "0.3", "--c", "4", "--lam", "0.1",
+            "--alpha", "0.002", "--model-mb", "20", "--bw-error", "0.1", "--cdf", "cold",
+            "--progress-model", "conditional", "--base-rule", "pseudocode", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["seed"] == 3
+    assert out["params"] == dict(scheme="selective", n=10, trace="cnn", duration_s=2.0, p=0.4, eta=0.2, theta=2.5,
+                                 dt_s=0.3, c=4, lam=0.1, alpha_s=0.002, model_mb=20.0, bw_error=0.1, cdf="cold",
+                                 progress_model="conditional", base_rule="pseudocode")
+    assert out["group_size"] == 4
+
+
 @pytest.mark.parametrize("argv, flag", [
     (["--n", "1"], "--n"),
     (["--p", "0"], "--p"),
