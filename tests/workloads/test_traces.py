@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -345,17 +344,16 @@ def test_online_ecdf_equals_empirical(obs, split, queries):
     assert np.all((p >= 0) & (p <= 1))
 
 
-def test_online_ecdf_scales():
-    """1e5 single observations interleaved with queries stay fast (cheap observe, log-n query)."""
+def test_online_ecdf_interleaved_observations_and_queries():
+    """Single observations interleaved with queries (the buffer is merged many times on the way)
+    give exactly the empirical CDF of the observations so far.  Speed: benchmarks/bench_traces.py."""
     rng = np.random.default_rng(1)
-    xs = rng.lognormal(0.0, 0.5, 100_000)
+    xs = rng.lognormal(0.0, 0.5, 20_000)
     e = OnlineECDF()
-    start = time.perf_counter()
     for i, x in enumerate(xs):
         e.observe(float(x))
-        if i % 10 == 0:
-            e.cdf(1.0)
-    elapsed = time.perf_counter() - start
+        if i % 997 == 0:
+            assert e.cdf(1.0) == (xs[: i + 1] <= 1.0).mean()
+            assert e.cdf(float(x)) == (xs[: i + 1] <= x).mean()
     assert e.count == xs.size
-    assert e.cdf(1.0) == pytest.approx((xs <= 1.0).mean(), abs=0)
-    assert elapsed < 10.0  # generous: shared CI machines
+    assert e.cdf(1.0) == (xs <= 1.0).mean()
