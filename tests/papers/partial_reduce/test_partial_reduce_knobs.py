@@ -106,3 +106,16 @@ def test_weights_do_not_change_the_schedule():
     a = simulate(Scenario.from_params(base), 1)
     b = simulate(Scenario.from_params(dict(base, weights="dynamic", weights_missing="initial")), 1)
     assert [(s.launch, s.members) for s in a.syncs] == [(s.launch, s.members) for s in b.syncs]
+
+
+@pytest.mark.xfail(strict=True, reason="bug: Scenario accepts group_filter_window below 002's bound "
+                   "ceil((N-1)/(P-1)) (PR8) and group_filter with a group size of 1; the error only comes "
+                   "from GroupFilter inside simulate (naming 'T' / 'p'), i.e. mid-sweep, after run_scenarios' "
+                   "up-front validation")
+@pytest.mark.parametrize("params", [
+    dict(scheme="partial", n=8, p=0.375, group_filter=True, group_filter_window=2),   # bound ceil(7/2) = 4
+    dict(scheme="partial", n=10, p=0.05, group_filter=True),                        # P = 1: no bound
+])
+def test_group_filter_settings_that_cannot_run_are_refused_by_the_scenario(params):
+    with pytest.raises(ValueError, match="group_filter"):
+        Scenario.from_params(params)
