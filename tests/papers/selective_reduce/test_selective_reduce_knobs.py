@@ -23,6 +23,7 @@ from simlib.core.units import MB
 from simlib.papers.cluster_scenario import Scenario, simulate
 from simlib.papers.selective_reduce.scenario import SelectiveReduceParams, selective_controller
 from simlib.runtime.cluster import ScriptedComputeTimes
+from simlib.runtime.metrics import sync_metrics, wasted_wait
 from simlib.workloads.traces import Trace, load_trace
 
 UNIT = MB                                  # 1 bandwidth "unit" = 1 MB/s = 8e6 bit/s
@@ -33,14 +34,18 @@ WAITS = [(3.0, (1, 3)), (3.0, (0, 2))]      # waited at 2 s: the bandwidth-aware
 LAUNCHES_AT_2 = [(2.0, (1, 0)), (3.0, (3, 2))]
 
 
-def fig3(trace="cnn", **knobs):
+def fig3_log(trace="cnn", **knobs):
     params = dict(scheme="selective", n=5, p=0.4, eta=0.3, theta=1.0, dt_s=1.0, model_mb=5.0, alpha_s=0.0,
                   sync_model="eq2_example", duration_s=100.0, progress_model="oracle", trace=trace)
     params.update(knobs)
     sc = Scenario.from_params(params)
     assert sc.group_size == 2
-    log = simulate(sc, 0, bandwidth=FIG3_BW, compute=ScriptedComputeTimes(FIG3_READY))
-    return [(s.launch, s.members) for s in log.syncs]
+    return simulate(sc, 0, bandwidth=FIG3_BW, compute=ScriptedComputeTimes(FIG3_READY))
+
+
+def fig3(trace="cnn", **knobs):
+    """The schedule as (launch time, members) pairs."""
+    return [(s.launch, s.members) for s in fig3_log(trace, **knobs).syncs]
 
 
 def trace_csv(tmp_path, samples, name="hand"):
@@ -50,9 +55,15 @@ def trace_csv(tmp_path, samples, name="hand"):
 
 
 def test_fig3_through_the_scenario_waits_then_launches_bandwidth_aware_groups():
-    log_sched = fig3()
-    assert log_sched == WAITS
-    # and the sync times are the paper's: 2v/5 = 2 s for {w2, w4}, 2v/1 = 10 s for {w1, w3}
+    log = fig3_log()
+    assert [(s.launch, s.members) for s in log.syncs] == WAITS
+    # the paper's Fig. 3(e) sync times: 2v/5 = 2 s for {w2, w4}, 2v/1 = 10 s for {w1, w3}
+    assert [s.finish - s.launch for s in log.syncs] == [2.0, 10.0]
+    # w1, w2 held at 2 s; at 3 s w3 arrives first and [w2, w1, w3] still expects w4 (t_X = 8): w3 is
+    # held too, then w4 arrives and both BAG groups launch
+    assert log.holds == [(2.0, 1), (2.0, 0), (3.0, 2)]
+    # useful holds: w1's and w2's groups gained newcomers (w3, w4 ready at 3 > 2); w3's hold lasted 0 s
+    assert wasted_wait(log).tolist() == [0.0] * 5
 
 
 # ----------------------------------------------------------------- SR1 base_rule
@@ -64,8 +75,8 @@ def test_sr1_base_rule_pseudocode_forms_p_plus_1_bases_and_launches_at_2s():
 
 
 def test_sr1_base_rule_changes_group_sizes_in_random_runs():
-    """BAG bases of p + 1 workers: under "pseudocode" no partial sync has fewer than p + 1
-    members unless BAG's trailing group is launched, and the mean scale grows."""
+    """Both rules launch groups of at least p = 4; bases of p + 1 (pseudocode) make the
+    launched groups larger on average than bases of p (text)."""
     base = dict(scheme="selective", n=20, p=0.2, duration_s=8.0, model_mb=100.0)
     scales = {}
     for rule in ("text", "pseudocode"):
@@ -289,8 +300,6 @@ def straggler_run(tmp_path, progress_model):
 
 
 def test_e10_dt_timer_replans_without_arrivals_and_e5_wasted_wait_end_to_end(tmp_path):
-    from simlib.runtime.metrics import sync_metrics, wasted_wait
-
     cond = straggler_run(tmp_path, "conditional")
     assert [(s.launch, s.members) for s in cond.syncs] == [(2.5, (1, 0)), (25.0, (2, 3))]
     assert cond.holds == [(2.0, 1), (2.0, 0)]
