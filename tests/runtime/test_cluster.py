@@ -79,6 +79,8 @@ def test_same_seed_same_result_and_paired_draws_across_schemes():
     a = run_trial(dict(scheme="partial", n=20, duration_s=20.0), np.random.SeedSequence(5))
     b = run_trial(dict(scheme="partial", n=20, duration_s=20.0), np.random.SeedSequence(5))
     assert a == b
+    c = run_trial(dict(scheme="partial", n=20, duration_s=20.0), np.random.SeedSequence(6))
+    assert c != a                                   # the seed is used
     la = simulate(Scenario.from_params(dict(scheme="partial", n=20, duration_s=20.0)), 5)
     lb = simulate(Scenario.from_params(dict(scheme="allreduce", n=20, duration_s=20.0)), 5)
     assert np.array_equal(la.bandwidth, lb.bandwidth)

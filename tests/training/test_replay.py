@@ -30,7 +30,7 @@ def make_log(n, duration, compute_end, syncs=()):
 def sync(launch, members, iterations, finish=None, weights=None, init_weight=None):
     rec = SyncRecord(launch=float(launch), members=tuple(members), iterations=tuple(iterations), kind="partial",
                      finish=launch + 0.5 if finish is None else finish)
-    if weights is not None:          # the field another engineer is adding; set as attributes meanwhile
+    if weights is not None:
         rec.weights = tuple(weights)
     if init_weight is not None:
         rec.init_weight = init_weight

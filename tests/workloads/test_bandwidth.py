@@ -85,6 +85,8 @@ def test_selmcast_deterministic():
     a = selmcast_bandwidths(20, 40 * Gbps, 0.5, 1.0, rng(7))
     b = selmcast_bandwidths(20, 40 * Gbps, 0.5, 1.0, rng(7))
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    c = selmcast_bandwidths(20, 40 * Gbps, 0.5, 1.0, rng(8))
+    assert not np.array_equal(a[0], c[0]) and not np.array_equal(a[1], c[1])   # the rng is used
 
 
 def test_selmcast_validation():
@@ -132,6 +134,7 @@ def test_fmreduce_methods():
 
 def test_fmreduce_deterministic():
     assert np.array_equal(fmreduce_bandwidths(30, rng(10)), fmreduce_bandwidths(30, rng(10)))
+    assert not np.array_equal(fmreduce_bandwidths(30, rng(10)), fmreduce_bandwidths(30, rng(11)))
 
 
 def test_fmreduce_validation():

@@ -76,7 +76,12 @@ def test_filter_unfreezes():
     assert f2.connected() and f2.components() == ((0, 1, 2, 3),)
     rho = spectral_rho(expected_sync_matrix(log, 4))
     assert rho < 0.9
-    assert rho == pytest.approx(5 / 6, abs=1e-9)   # numeric value of this 12-group log
+    # The 12 groups are {0,1} x4, {2,3} x4, {0,2} x2, {1,3} x2, so E[W] = I - L/2 with L the
+    # Laplacian of the 4-cycle 0-1-3-2-0 with edge weights a = 1/3 ({0,1}, {2,3}) and
+    # b = 1/6 ({1,3}, {0,2}); its eigenvalues are 0, 2a, 2b, 2(a + b) = 0, 2/3, 1/3, 1, so
+    # E[W] has 1, 2/3, 5/6, 1/2 and rho = 5/6.
+    assert sorted(log.count(g) for g in set(log)) == [1, 1, 1, 1, 4, 4]   # (2,0), (0,2) / (3,1), (1,3)
+    assert rho == pytest.approx(5 / 6, abs=1e-12)
 
 
 def test_connected_graph_passes_fifo_through():

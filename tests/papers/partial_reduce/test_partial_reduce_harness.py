@@ -7,8 +7,6 @@ import pytest
 
 from simlib.papers.partial_reduce.experiments import frozen_groups
 
-from simlib.papers.partial_reduce.experiments import mixing
-
 from simlib.training import time_to_accuracy
 from simlib.papers.cluster_scenario import Scenario, simulate
 
@@ -33,18 +31,6 @@ def test_dynamic_weights_are_recorded_and_valid():
         assert min(s.weights) >= 0 and s.init_weight == 0.0  # default reading 'oldest' (PR13)
         saw_unequal |= max(s.weights) - min(s.weights) > 1e-9
     assert saw_unequal  # slow workers make some groups stale
-
-
-def test_hl_slows_exactly_the_first_hl_workers():
-    sc = Scenario.from_params(dict(scheme="partial", n=6, p=0.5, hl=3, bandwidth_gbps=10.0, duration_s=30.0, trace="cnn"))
-    log = simulate(sc, 0)
-    first = np.array([c[0] for c in log.compute_end])
-    assert first[:3].min() > 2.0 and first[3:].max() < 2.0  # cnn trace: mean 1 s, 3x for HL workers
-
-
-def test_allreduce_schedule_mixes_perfectly():
-    out = mixing.trial(dict(scheme="allreduce", n=10, duration_s=20.0, model_mb=10.0), np.random.SeedSequence(0))
-    assert out["rho"] == pytest.approx(0.0, abs=1e-9)
 
 
 def test_time_to_accuracy_trial():

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from simlib.papers.partial_reduce.weights import (
-    DEFAULT_ALPHA,
     ConstantWeights,
     DynamicWeights,
     dynamic_weights,
@@ -33,7 +32,19 @@ def test_ema_version_weights_alpha_half_K4():
 def test_ema_version_weights_edge_cases():
     assert ema_version_weights(1, 0.9) == approx(["1"])          # K = 1: (1 - a)/(1 - a)
     assert ema_version_weights(3, 0.0) == approx(["1", "0", "0"])  # alpha = 0: newest only
-    assert DEFAULT_ALPHA == 0.5
+
+
+
+def test_default_alpha_is_one_half_pr2():
+    # the rule built without alpha weighs versions 1, 2 of (3, 2) as beta = (2/3, 1/3) (alpha = 0.5)
+    r = DynamicWeights()
+    r.reset(2)
+    for w, k in ((0, 3), (1, 2)):
+        for _ in range(k):
+            r.on_iteration(w)
+    ws, w0 = r.on_sync((0, 1))
+    assert ws == approx(["2/3", "1/3"]) and w0 == 0.0
+    assert dynamic_weights((3, 2))[0] == approx(["2/3", "1/3"])
 
 
 def test_relative_iterations():
@@ -193,7 +204,7 @@ def test_validation_errors():
 @settings(max_examples=100, deadline=None)
 @given(its=st.lists(st.integers(0, 40), min_size=1, max_size=8),
        alpha=st.floats(0.0, 0.999),
-       missing=st.sampled_from(["initial", "closest"]))
+       missing=st.sampled_from(["initial", "oldest", "closest"]))
 def test_weights_are_a_distribution(its, alpha, missing):
     ws, w0 = dynamic_weights(its, alpha, missing)
     assert ws.shape == (len(its),)
