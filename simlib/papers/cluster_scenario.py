@@ -33,7 +33,8 @@ from simlib.runtime.log import ScheduleLog
 from simlib.runtime.metrics import sync_metrics
 from simlib.workloads.traces import Trace, load_trace
 
-from .partial_reduce.scenario import PartialReduceParams, WeightParams, partial_controller, weight_rule
+from .partial_reduce.scenario import (PartialReduceParams, WeightParams, check_runnable, partial_controller,
+                                      weight_rule)
 from .scheme import Scheme
 from .selective_reduce.bandwidth import selective_reduce_bandwidths
 from .selective_reduce.scenario import SelectiveReduceParams, selective_controller
@@ -89,6 +90,7 @@ class Scenario:
                 raise ValueError(f"{name} must be a {cls.__name__}, got {getattr(self, name)!r}")
         if self.partial.group_filter and self.scheme != "partial":
             raise ValueError("group_filter applies to scheme 'partial' only")
+        check_runnable(self.partial, n, self.group_size)
 
     @property
     def group_size(self) -> int:

@@ -16,7 +16,8 @@ from simlib.runtime.baselines import PartialReduceController
 from .group_filter import GroupFilter, min_window
 from .weights import MISSING_MODES, WEIGHT_RULES, make_weight_rule
 
-__all__ = ["PartialReduceParams", "WeightParams", "partial_controller", "weight_rule", "default_window"]
+__all__ = ["PartialReduceParams", "WeightParams", "partial_controller", "weight_rule", "default_window",
+           "check_runnable"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,18 @@ class WeightParams:
         check_choice("weights_missing", self.weights_missing, MISSING_MODES)
         if self.ema_alpha is not None:
             check_real("ema_alpha", self.ema_alpha, 0.0, 1.0, hi_open=True)
+
+
+def check_runnable(pr: PartialReduceParams, n: int, p: int) -> None:
+    """Refuse group-filter settings the filter cannot run with ``n`` workers and group size
+    ``p`` (002 §4 needs P >= 2 and a window of at least ceil((N-1)/(P-1)) groups, PR8)."""
+    if not pr.group_filter:
+        return
+    if p < 2:
+        raise ValueError(f"group_filter needs a group size p*n of at least 2 workers, got {p}")
+    if pr.group_filter_window is not None and pr.group_filter_window < min_window(n, p):
+        raise ValueError(f"group_filter_window must be at least ceil((n-1)/(p-1)) = {min_window(n, p)} "
+                         f"for n={n}, p={p} (002 §4, PR8), got {pr.group_filter_window}")
 
 
 def default_window(n: int, p: int) -> int:

@@ -52,7 +52,7 @@ class SelectiveReduceController(QueueController):
         super().__init__()
         self.p = check_int("p", p, 1)
         self.eta = check_real("eta", eta, 0.0, 1.0, hi_open=True)
-        self.theta = check_real("theta", theta, 0.0)
+        self.theta = check_real("theta", theta, 0.0, allow_inf=True)
         self.dt = check_real("dt", dt, 0.0, lo_open=True)
         self.v = check_real("v", v, 0.0)
         self.alpha = check_real("alpha", alpha, 0.0)

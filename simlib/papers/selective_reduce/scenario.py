@@ -42,7 +42,7 @@ class SelectiveReduceParams:
 
     def __post_init__(self):
         check_real("eta", self.eta, 0.0, 1.0, hi_open=True)
-        check_real("theta", self.theta, 0.0)
+        check_real("theta", self.theta, 0.0, allow_inf=True)   # inf: never wait (SR19)
         check_real("dt_s", self.dt_s, 0.0, lo_open=True)
         if self.c is not None:
             check_int("c", self.c, 1)

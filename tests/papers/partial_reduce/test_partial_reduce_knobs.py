@@ -108,10 +108,6 @@ def test_weights_do_not_change_the_schedule():
     assert [(s.launch, s.members) for s in a.syncs] == [(s.launch, s.members) for s in b.syncs]
 
 
-@pytest.mark.xfail(strict=True, reason="bug: Scenario accepts group_filter_window below 002's bound "
-                   "ceil((N-1)/(P-1)) (PR8) and group_filter with a group size of 1; the error only comes "
-                   "from GroupFilter inside simulate (naming 'T' / 'p'), i.e. mid-sweep, after run_scenarios' "
-                   "up-front validation")
 @pytest.mark.parametrize("params", [
     dict(scheme="partial", n=8, p=0.375, group_filter=True, group_filter_window=2),   # bound ceil(7/2) = 4
     dict(scheme="partial", n=10, p=0.05, group_filter=True),                        # P = 1: no bound

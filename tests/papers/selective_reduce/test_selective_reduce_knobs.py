@@ -97,9 +97,6 @@ def test_sr19_theta_threshold_is_t_x_equals_8s_strict(theta, expected):
     assert fig3(theta=theta) == expected
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="bug: SR19 documents theta = inf (never wait), and bpawr/plan_round accept it, but "
-                          "SelectiveReduceParams and SelectiveReduceController reject it (check_real without allow_inf)")
 def test_sr19_theta_inf_is_accepted_by_the_scenario():
     assert fig3(theta=math.inf) == LAUNCHES_AT_2
 
