@@ -206,3 +206,16 @@ def test_scenario_rejects_bad_values_naming_the_parameter(kw, name):
         Scenario(**kw)
     with pytest.raises(ValueError, match="unknown"):
         Scenario.from_params({"nn": 3})
+
+
+@pytest.mark.parametrize("kw, name", [
+    (dict(p=4), "p must"), (dict(mode="x"), "mode must"), (dict(sharing="x"), "sharing must"),
+    (dict(reducers="participants"), "mode must be 'blocking'"), (dict(duration_s=0.0), "duration_s"),
+])
+def test_simulate_rejects_bad_values_naming_the_parameter(kw, name):
+    args = dict(p=2, model_bits=3.0, duration_s=5.0, compute_time=scripted([[1.0]] * 3))
+    args.update(kw)
+    with pytest.raises(ValueError, match=name):
+        simulate(np.ones((3, 3)), **args)
+    with pytest.raises(ValueError, match="b must"):
+        simulate(np.zeros((3, 3)), 2, model_bits=3.0, duration_s=5.0, compute_time=scripted([[1.0]] * 3))
