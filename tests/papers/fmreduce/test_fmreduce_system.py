@@ -31,8 +31,8 @@ def scripted(times):
 @pytest.mark.parametrize("sizes, fcfs, fs", [
     # capacity 10: A = 10 bits at t = 0, B arrives at 0.5 when A has 5 bits left.
     # FCFS: A keeps the link (ends 1.0), B ends 0.5 + (5 + 10)/10 = 2.0.
-    # FS: both at 5 b/s; A ends 0.5 + 5/5 = 1.5, B has 7.5 left, ends 1.5 + 7.5/10 = 2.25? no:
-    # B sent 5 by 1.5, 5 left at 10 b/s -> 2.0 (work-conserving: 20 bits / 10 = 2.0).
+    # FS: both at 5 b/s; A ends 0.5 + 5/5 = 1.5, when B has sent 5 bits; its last 5 bits
+    # at 10 b/s end at 2.0 (work-conserving: 20 bits / 10 b/s).
     ((10.0, 10.0), (1.0, 2.0), (1.5, 2.0)),
     # B = 2 bits: FCFS A 1.0, B 1.2; FS B ends 0.5 + 2/5 = 0.9, A ends 0.5 + (5 + 2)/10 = 1.2.
     ((10.0, 2.0), (1.0, 1.2), (1.2, 0.9)),
