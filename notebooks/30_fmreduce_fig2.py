@@ -156,7 +156,8 @@ for k, t in trace_pairs.items():
 # %% [markdown]
 # ## Beyond the paper: p from 10 to 60
 # Rounds at different p are not comparable (a round is p worker-iterations), so the left
-# panel shows worker-iterations per minute; the right panels show, for each design choice,
+# panel shows worker-iterations per minute (five of the 12 variants, for legibility); the
+# right panels show, for each design choice,
 # the median paired ratio of rounds in every otherwise-equal pair: above 1 the paper's
 # preferred option wins.
 
@@ -167,7 +168,10 @@ dfp = run_notebook_sweep(run_trial, fx.p_sweep_settings(p_values, **{k: v for k,
 dfp["variant"] = fx.label_variants(dfp)
 dfp["iterations_per_min"] = dfp["iterations"] * 60.0 / duration_s
 fig, axes = plt.subplots(1, 5, figsize=(17, 3.4))
-plotting.plot_min_median_max(axes[0], dfp, x="p", y="iterations_per_min", hue="variant", legend=False)
+shown = ["FM NB LP FCFS", "FM B LP FCFS", "FM NB even FS", "PR B LP FCFS", "PR B even FS"]
+plotting.plot_min_median_max(axes[0], dfp[dfp.variant.isin(shown)], x="p", y="iterations_per_min",
+                             hue="variant")
+axes[0].legend(fontsize=6)
 axes[0].set_ylabel("worker-iterations per minute")
 p_pairs = {}
 for ax, k in zip(axes[1:], fx.KNOBS):
