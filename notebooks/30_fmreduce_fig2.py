@@ -269,7 +269,8 @@ for q, g in t.groupby("p"):
 #   the sweep (listed in the ledger note), because its split is solved for the p
 #   participants only (FM6). At p = 50 the flip sits right at the edge. In our runs a round
 #   is mostly compute and waiting for the p-th worker (printed above), which leaves little
-#   for the better split to win.
+#   for the better split to win. Over the whole p sweep the network-aware split loses to the
+#   even one in at most a pair or two, narrowly (printed above), and FCFS never loses.
 # * **FMReduce vs the original partial reduce is not a "remarkable" factor at p = 50.** With
 #   p = 50 of n = 60 the original partial reduce already uses 50 reducers, so FMReduce adds
 #   only 20 % more links. The iteration is dominated by compute and group formation at our
