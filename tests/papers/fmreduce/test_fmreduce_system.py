@@ -219,3 +219,30 @@ def test_simulate_rejects_bad_values_naming_the_parameter(kw, name):
         simulate(np.ones((3, 3)), **args)
     with pytest.raises(ValueError, match="b must"):
         simulate(np.zeros((3, 3)), 2, model_bits=3.0, duration_s=5.0, compute_time=scripted([[1.0]] * 3))
+
+
+def test_a_round_counts_only_if_every_participant_is_done_within_the_period():
+    # FM8.  The hand-worked round above ends at 2.8 (worker 0) and 2.2 (workers 1, 2).
+    for duration, rounds in ((2.5, 0), (2.8, 1)):
+        res = simulate(B3, 3, model_bits=6.0, duration_s=duration, compute_time=scripted([[1.0]] * 3),
+                       mode="blocking", split="lp", sharing="fs")
+        assert res.rounds == rounds and res.iterations == 3 * rounds
+
+
+def test_blocking_leader_groups_the_first_p_ready_workers_in_ready_order():
+    # FM3.  Ready at 3, 1, 2, 4 (workers 0..3), p = 2: round 1 = {1, 2} announced at 2.
+    res = simulate(np.ones((4, 4)), 2, model_bits=4.0, duration_s=3.0,
+                   compute_time=scripted([[3.0], [1.0], [2.0], [4.0]]), mode="blocking", split="even")
+    r = res.rounds_log[0]
+    assert r.parts.tolist() == [1, 2] and r.announce == 2.0 and r.ready.tolist() == [1.0, 2.0]
+
+
+def test_compute_mean_knob_rescales_every_compute_draw():
+    # FM9.  Same seed, mean 2 s instead of 1 s: every draw doubles, so the first blocking
+    # round is announced exactly twice as late (when the p-th worker finishes).
+    a = run(Scenario(n=10, p=6, mode="blocking", duration_s=20.0), 7).rounds_log[0]
+    b = run(Scenario(n=10, p=6, mode="blocking", duration_s=20.0, compute_mean_s=2.0), 7).rounds_log[0]
+    assert a.parts.tolist() == b.parts.tolist()
+    assert b.announce == pytest.approx(2 * a.announce, rel=1e-12)
+    c = run(Scenario(n=10, p=6, mode="blocking", duration_s=20.0, trace="cnn"), 7).rounds_log[0]
+    assert c.announce != a.announce
