@@ -23,7 +23,7 @@ from simlib.core.network import FlowNetwork
 from simlib.core.topology import FullMesh
 from simlib.core.units import MB
 from simlib.papers.fmreduce.split import even_split, lp_split
-from simlib.papers.fmreduce.system import Round, RunResult, _summarize
+from simlib.papers.fmreduce.system import Round, RunResult, summarize_rounds
 
 __all__ = ["simulate_reference"]
 
@@ -130,4 +130,4 @@ def simulate_reference(b: np.ndarray, p: int, *, model_bits: float, duration_s: 
     for i in range(n):
         sim.schedule(compute_time(i), compute_done, i)
     sim.run(until=duration_s)
-    return _summarize(rounds, p, duration_s)
+    return summarize_rounds(rounds, p, duration_s)

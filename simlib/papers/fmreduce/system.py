@@ -37,10 +37,11 @@ from typing import Callable
 import numpy as np
 
 from simlib.core.units import MB
-from simlib.papers.fmreduce.mesh_links import BROADCAST, SCATTER, MeshLinks, column_max
-from simlib.papers.fmreduce.split import even_split, lp_split
+from simlib.core.validate import check_choice, check_int, check_real
+from simlib.papers.fmreduce.mesh_links import BROADCAST, SCATTER, SHARINGS, MeshLinks, column_max
+from simlib.papers.fmreduce.split import SOLVERS, even_split, lp_split
 
-__all__ = ["Round", "RunResult", "simulate", "PHASES"]
+__all__ = ["Round", "RunResult", "simulate", "summarize_rounds", "PHASES"]
 
 #: Per-participant phases of one iteration (they sum to its length): compute;
 #: ready -> round announced ("form"); announced -> the last reducer holds every
@@ -88,10 +89,11 @@ def simulate(b: np.ndarray, p: int, *, model_bits: float, duration_s: float,
              lp_solver: str = "breakpoint") -> RunResult:
     """Run the system for ``duration_s`` seconds; all workers start computing at 0.
 
-    ``b``: n x n bandwidths (bits/s); ``compute_time(i)``: the next iteration's
-    compute time of worker i (s).  Inputs are validated by
-    :class:`simlib.papers.fmreduce.scenario.Scenario`; this is the engine.
+    ``b``: n x n bandwidths (bits/s, off-diagonal > 0); ``compute_time(i)``: the
+    next iteration's compute time of worker i (s).  :class:`.scenario.Scenario`
+    builds these from the paper's settings.
     """
+    b = _check_inputs(b, p, model_bits, duration_s, reducers, mode, split, sharing, reduce_s_per_mb, lp_solver)
     n = b.shape[0]
     v = float(model_bits)
     links = MeshLinks(b, sharing)
@@ -200,10 +202,32 @@ def simulate(b: np.ndarray, p: int, *, model_bits: float, duration_s: float,
             start[i] = t
             push(t + compute_time(i), _COMPUTE_DONE, i)
 
-    return _summarize(rounds, p, duration_s)
+    return summarize_rounds(rounds, p, duration_s)
 
 
-def _summarize(rounds: list[Round], p: int, duration_s: float) -> RunResult:
+def _check_inputs(b, p, model_bits, duration_s, reducers, mode, split, sharing, reduce_s_per_mb, lp_solver):
+    b = np.asarray(b, dtype=float)
+    if b.ndim != 2 or b.shape[0] != b.shape[1] or b.shape[0] < 2:
+        raise ValueError(f"b must be a square n x n bandwidth matrix with n >= 2, got shape {b.shape}")
+    off = b[~np.eye(b.shape[0], dtype=bool)]
+    if not (np.isfinite(off).all() and (off > 0).all()):
+        raise ValueError("b must have finite off-diagonal bandwidths > 0 bits/s")
+    check_int("p", p, 1, b.shape[0])
+    check_real("model_bits", model_bits, 0.0)
+    check_real("duration_s", duration_s, 0.0, lo_open=True)
+    check_real("reduce_s_per_mb", reduce_s_per_mb, 0.0)
+    check_choice("reducers", reducers, ("all", "participants"))
+    check_choice("mode", mode, ("blocking", "nonblocking"))
+    check_choice("split", split, ("even", "lp"))
+    check_choice("sharing", sharing, SHARINGS)
+    check_choice("lp_solver", lp_solver, SOLVERS)
+    if reducers == "participants" and mode != "blocking":
+        raise ValueError(f"mode must be 'blocking' when reducers='participants', got {mode!r}")
+    return b
+
+
+def summarize_rounds(rounds: list[Round], p: int, duration_s: float) -> RunResult:
+    """Metrics of a run from its round log: rounds finished by ``duration_s`` and their phase means."""
     done = [r for r in rounds if r.finish <= duration_s]
     if not done:
         phases = {ph: float("nan") for ph in PHASES}

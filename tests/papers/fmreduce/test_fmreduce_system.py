@@ -31,8 +31,8 @@ def scripted(times):
 @pytest.mark.parametrize("sizes, fcfs, fs", [
     # capacity 10: A = 10 bits at t = 0, B arrives at 0.5 when A has 5 bits left.
     # FCFS: A keeps the link (ends 1.0), B ends 0.5 + (5 + 10)/10 = 2.0.
-    # FS: both at 5 b/s; A ends 0.5 + 5/5 = 1.5, B has 7.5 left, ends 1.5 + 7.5/10 = 2.25? no:
-    # B sent 5 by 1.5, 5 left at 10 b/s -> 2.0 (work-conserving: 20 bits / 10 = 2.0).
+    # FS: both at 5 b/s; A ends 0.5 + 5/5 = 1.5, when B has sent 5 bits; its last 5 bits
+    # at 10 b/s end at 2.0 (work-conserving: 20 bits / 10 b/s).
     ((10.0, 10.0), (1.0, 2.0), (1.5, 2.0)),
     # B = 2 bits: FCFS A 1.0, B 1.2; FS B ends 0.5 + 2/5 = 0.9, A ends 0.5 + (5 + 2)/10 = 1.2.
     ((10.0, 2.0), (1.0, 1.2), (1.2, 0.9)),
@@ -206,3 +206,43 @@ def test_scenario_rejects_bad_values_naming_the_parameter(kw, name):
         Scenario(**kw)
     with pytest.raises(ValueError, match="unknown"):
         Scenario.from_params({"nn": 3})
+
+
+@pytest.mark.parametrize("kw, name", [
+    (dict(p=4), "p must"), (dict(mode="x"), "mode must"), (dict(sharing="x"), "sharing must"),
+    (dict(reducers="participants"), "mode must be 'blocking'"), (dict(duration_s=0.0), "duration_s"),
+])
+def test_simulate_rejects_bad_values_naming_the_parameter(kw, name):
+    args = dict(p=2, model_bits=3.0, duration_s=5.0, compute_time=scripted([[1.0]] * 3))
+    args.update(kw)
+    with pytest.raises(ValueError, match=name):
+        simulate(np.ones((3, 3)), **args)
+    with pytest.raises(ValueError, match="b must"):
+        simulate(np.zeros((3, 3)), 2, model_bits=3.0, duration_s=5.0, compute_time=scripted([[1.0]] * 3))
+
+
+def test_a_round_counts_only_if_every_participant_is_done_within_the_period():
+    # FM8.  The hand-worked round above ends at 2.8 (worker 0) and 2.2 (workers 1, 2).
+    for duration, rounds in ((2.5, 0), (2.8, 1)):
+        res = simulate(B3, 3, model_bits=6.0, duration_s=duration, compute_time=scripted([[1.0]] * 3),
+                       mode="blocking", split="lp", sharing="fs")
+        assert res.rounds == rounds and res.iterations == 3 * rounds
+
+
+def test_blocking_leader_groups_the_first_p_ready_workers_in_ready_order():
+    # FM3.  Ready at 3, 1, 2, 4 (workers 0..3), p = 2: round 1 = {1, 2} announced at 2.
+    res = simulate(np.ones((4, 4)), 2, model_bits=4.0, duration_s=3.0,
+                   compute_time=scripted([[3.0], [1.0], [2.0], [4.0]]), mode="blocking", split="even")
+    r = res.rounds_log[0]
+    assert r.parts.tolist() == [1, 2] and r.announce == 2.0 and r.ready.tolist() == [1.0, 2.0]
+
+
+def test_compute_mean_knob_rescales_every_compute_draw():
+    # FM9.  Same seed, mean 2 s instead of 1 s: every draw doubles, so the first blocking
+    # round is announced exactly twice as late (when the p-th worker finishes).
+    a = run(Scenario(n=10, p=6, mode="blocking", duration_s=20.0), 7).rounds_log[0]
+    b = run(Scenario(n=10, p=6, mode="blocking", duration_s=20.0, compute_mean_s=2.0), 7).rounds_log[0]
+    assert a.parts.tolist() == b.parts.tolist()
+    assert b.announce == pytest.approx(2 * a.announce, rel=1e-12)
+    c = run(Scenario(n=10, p=6, mode="blocking", duration_s=20.0, trace="cnn"), 7).rounds_log[0]
+    assert c.announce != a.announce
