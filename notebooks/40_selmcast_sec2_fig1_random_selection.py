@@ -27,7 +27,7 @@ workers = None              # processes for the sweep (None: all cores)
 seed = 0                    # root seed
 trials = 10                 # trials per p
 n = 200                     # workers
-p_step = 1                  # simulate p = 1, 1 + p_step, ... (Eq. (1) is drawn at every p)
+p_step = 4                  # simulate p = 1, 1 + p_step, ..., and n - 1 (Eq. (1) is drawn at every p)
 rounds = 10                 # random-selection rounds pooled per trial
 
 # %%
@@ -50,7 +50,7 @@ from simlib.pipeline import claims, plotting, sweep
 from simlib.pipeline.runs import run_notebook_sweep
 
 p_all = np.arange(1, n)
-settings = sweep.expand_grid(n=[n], p=list(range(1, n, p_step)), rounds=[rounds])
+settings = sweep.expand_grid(n=[n], p=sorted(set(range(1, n, p_step)) | {n - 1}), rounds=[rounds])
 df = run_notebook_sweep(random_selection_trial, settings, trials=trials, seed=seed, name="40_selmcast_fig1",
                         profile=profile, workers=workers, desc="Fig. 1")
 df.groupby("p")[["pr_empirical", "pr_eq1"]].mean().head(12).round(4)
@@ -58,8 +58,8 @@ df.groupby("p")[["pr_empirical", "pr_eq1"]].mean().head(12).round(4)
 # %%
 plotting.set_theme()
 fig, ax = plt.subplots(figsize=(4.2, 2.8))
-ax.plot(p_all, pr_balanced(n, p_all), color="#000000", lw=1.2, label="Eq. (1)")
 plotting.plot_min_median_max(ax, df.assign(series="simulated"), x="p", y="pr_empirical", hue="series")
+ax.plot(p_all, pr_balanced(n, p_all), color="#000000", lw=1.0, zorder=5, label="Eq. (1)")
 ax.axhline(0.1, color="grey", lw=0.8, ls=":")
 ax.set_xlabel("p (receivers per multicast)")
 ax.set_ylabel("Pr(m = p)")
