@@ -13,6 +13,10 @@ docs/decisions/selmcast.md.
   are then tried in non-increasing order of c_ij and admitted when neither
   the sender's ingress nor the receiver's egress would exceed t.
 
+Both loops are sequential (every choice changes the loads seen by later
+ones), so lines 8-14 and 22-28 run as compiled numba loops that follow the
+pseudo-code statement by statement; the rest is numpy.
+
 Ties (SM4): stable sorts everywhere, so equal keys keep worker-id order
 (senders at l.7, receivers at l.10, pairs (i, j) row-major at l.21).
 
@@ -94,6 +98,36 @@ def check_selection_inputs(b_in, b_eg, p, v, forced=None, c=None):
 
 
 @njit(cache=True)
+def _basic_selection(x, L, p, v, b_eg, r):
+    """Lines 8-14 for the senders in order L; updates x and the egress loads r in place."""
+    n = x.shape[0]
+    load = np.empty(n)
+    for i in L:                                          # l.8
+        q = p[i] - x[i].sum()                            # l.9 (x_ii is always 0)
+        if q <= 0:
+            continue
+        for j in range(n):                               # l.10: j's load if i selected it
+            if j == i or x[i, j]:
+                load[j] = np.inf                         #   not itself (4), not twice
+            else:
+                load[j] = (v[i] + r[j]) / b_eg[j]
+        kth = np.partition(load.copy(), q - 1)[q - 1]    # the q-th lightest load
+        taken = 0
+        for j in range(n):                               # l.11-13: every load below it ...
+            if load[j] < kth:
+                x[i, j] = True
+                r[j] += v[i]
+                taken += 1
+        for j in range(n):                               # ... then ties at it, lower id first (SM4)
+            if taken == q:
+                break
+            if load[j] == kth:
+                x[i, j] = True
+                r[j] += v[i]
+                taken += 1
+
+
+@njit(cache=True)
 def _pareto_improvement(x, order_i, order_j, v, b_in, b_eg, s, r, t, l3):
     """Lines 22-28 over the pairs of C in the given order; updates x, s, r in place.
 
@@ -136,19 +170,11 @@ def selmcast_bsp(b_in, b_eg, p, v, layer: str = "L3", forced=None, c=None,
     x = np.zeros((n, n), dtype=bool)
     # l.4-6: forced pairs D
     x |= forced
-    r = v @ x                                   # sum_l v_lj x_lj per egress j (kept current below)
+    r = v @ x                                   # r_j = sum_l v_lj x_lj per egress j (kept current below)
     # l.7: senders in non-increasing order of determined receivers (stable: ties by id, SM4)
     L = np.argsort(-x.sum(axis=1), kind="stable")
-    for i in L.tolist():                        # l.8
-        q = p[i] - int(x[i].sum())              # l.9
-        if q <= 0:
-            continue
-        load = (v[i] + r) / b_eg                # l.10: load of receiver j if i selected it
-        load[i] = np.inf                        #       never the sender itself (4)
-        load[x[i]] = np.inf                     #       nor a receiver it already has
-        J = np.argsort(load, kind="stable")[:q]  #     q lightest, ties by id (SM4)
-        x[i, J] = True                          # l.11-13
-        r[J] += v[i]
+    # l.8-14: each sender in L takes the q lightest-loaded egresses, load_j = (v_i + r_j) / b_j^E
+    _basic_selection(x, L, p, v, b_eg, r)
     n_basic = int(x.sum())
     if not pareto:
         return BspPlan(x, float("nan"), n_basic, 0)
@@ -160,6 +186,9 @@ def selmcast_bsp(b_in, b_eg, p, v, layer: str = "L3", forced=None, c=None,
     # l.21: C = {(i, j): x_ij = 0, i != j} in non-increasing order of c_ij (stable: row-major ties)
     free = ~x & (ids[:, None] != ids[None, :])
     ci, cj = np.nonzero(free)                   # row-major order
-    order = np.argsort(-c[ci, cj], kind="stable")
-    n_pareto = _pareto_improvement(x, ci[order], cj[order], v, b_in, b_eg, s, r, t, layer == "L3")
+    cc = c[ci, cj]
+    if cc.size and cc.min() != cc.max():        # (equal c: the stable sort is the identity)
+        order = np.argsort(-cc, kind="stable")
+        ci, cj = ci[order], cj[order]
+    n_pareto = _pareto_improvement(x, ci, cj, v, b_in, b_eg, s, r, t, layer == "L3")
     return BspPlan(x, t, n_basic, int(n_pareto))

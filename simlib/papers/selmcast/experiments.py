@@ -16,6 +16,9 @@ one row per (trial, scheme).  Metrics per scheme:
 * ``scale``: receivers per multicast / n; ``receivers``: receivers per worker;
 * ``time_ms``: wall time of the selection itself (ms);
 * ``t_model_s``, ``ct_s``: the plan's model time of (10)-(11) and its executed time.
+
+Per instance: ``t_star_s``, ``t_in_floor_s`` (the part of t* the ingresses alone force:
+max_i v / b_i^I for L3, max_i p v / b_i^I for L7) and ``mean_over_min_egress``.
 """
 from __future__ import annotations
 
@@ -108,7 +111,10 @@ def bsp_trial(params: dict, rng_seed: np.random.SeedSequence) -> dict:
     n = b_in.size
     _warm_up()
     t_star = optimal_flow(b_in, b_eg, p, v, layer).t_star       # SM1: the common ideal
-    out = {"p": p, "t_star_s": t_star}
+    # t* can be no smaller than what the ingresses alone need (one copy for L3, p copies for L7)
+    t_in_floor = float(((1 if layer == "L3" else p) * v / b_in).max())
+    out = {"p": p, "t_star_s": t_star, "t_in_floor_s": t_in_floor,
+           "mean_over_min_egress": float(b_eg.mean() / b_eg.min())}
     for scheme in schemes:
         rng = np.random.default_rng(child_seed(rng_seed, 1))
         hist = DeliveryHistory(n, prm["k"] if rounds > 1 else None)

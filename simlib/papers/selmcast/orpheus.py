@@ -24,7 +24,10 @@ __all__ = ["orpheus_receivers", "orpheus_bsp", "DeliveryHistory"]
 
 
 def _check_due(sender: int, n: int, due) -> np.ndarray:
-    due = np.asarray(due, dtype=np.int64).reshape(-1)
+    arr = np.asarray(due).reshape(-1)
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"due must hold integer worker ids, got {arr.tolist()}")
+    due = arr.astype(np.int64)
     if due.size:
         if due.min() < 0 or due.max() >= n:
             raise ValueError(f"due must hold worker ids in [0, {n - 1}], got {due.tolist()}")

@@ -79,3 +79,35 @@ def test_executed_plans_satisfy_constraints_2_to_11(data):
         assert np.all(s / t <= b_in * (1 + 1e-9))            # (6)/(10)
         assert np.all(r / t <= b_eg * (1 + 1e-9))            # (7)/(11)
         assert t >= plan_model_time(x, v, b_in, b_eg, layer) * (1 - 1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_equal_volumes_finish_exactly_at_the_model_time(data):
+    # SM5: with equal v and a common start, per-flow max-min meets the bound of (10)-(11), so
+    # SelMcast's executed time is its own estimate t (lines 15-20).
+    n = data.draw(st.integers(2, 9))
+    bw = st.floats(0.5, 4.0)
+    b_in = np.array(data.draw(st.lists(bw, min_size=n, max_size=n)))
+    b_eg = np.array(data.draw(st.lists(bw, min_size=n, max_size=n)))
+    p = data.draw(st.integers(1, n - 1))
+    layer = data.draw(st.sampled_from(["L3", "L7"]))
+    x = orpheus_bsp(n, p, np.random.default_rng(data.draw(st.integers(0, 2**16))))
+    assert execute_plan(x, 2.0, b_in, b_eg, layer).completion_s == \
+        pytest.approx(plan_model_time(x, 2.0, b_in, b_eg, layer), rel=1e-9)
+    plan = selmcast_bsp(b_in, b_eg, p, 2.0, layer)
+    assert execute_plan(plan.x, 2.0, b_in, b_eg, layer).completion_s == pytest.approx(plan.t_est, rel=1e-9)
+
+
+def test_unequal_volumes_can_miss_the_model_time():
+    # SM5's caveat.  L7, v = [1, 3, 1, 1]; 0->2 (a, 1 bit), 1->2 (b, 3 bits), 1->3 (c, 3 bits);
+    # ingress 1 = 3 bit/s, egress 2 = 2 bit/s, all other ports 10.  Model: ingress 1 carries 6 bits
+    # at 3 -> 2 s; egress 2 carries 4 bits at 2 -> 2 s; t = 2.
+    # Max-min: egress 2 is the first bottleneck, a = b = 1; c = 3 - 1 = 2.  At 1 s a is done
+    # (b: 2 left, c: 1 left).  Then ingress 1 (3 / 2 = 1.5) binds before egress 2 (2): b = c = 1.5;
+    # c done at 1 + 1/1.5 = 5/3 s, b has 2 - 1.5 * 2/3 = 1 bit left, then runs at 2 -> 5/3 + 1/2 = 13/6 s.
+    x = plan(4, [(0, 2), (1, 2), (1, 3)])
+    v = [1.0, 3.0, 1.0, 1.0]
+    b_in, b_eg = [10.0, 3.0, 10.0, 10.0], [10.0, 10.0, 2.0, 10.0]
+    assert plan_model_time(x, v, b_in, b_eg, "L7") == pytest.approx(2.0)
+    assert execute_plan(x, v, b_in, b_eg, "L7").completion_s == pytest.approx(13 / 6)

@@ -121,3 +121,11 @@ def test_cli_bad_values_exit_2_naming_the_flag(argv, flag, capsys):
         main(["selmcast-bsp"] + argv)
     assert exc.value.code == 2
     assert flag in capsys.readouterr().err
+
+
+def test_cli_milp_reports_solver_status_and_p_as_a_count(capsys):
+    # --p 3 with n = 8 is a count (3 receivers); the MILP solves both stages to optimality here
+    assert main(["selmcast-bsp", "--n", "8", "--p", "3", "--layer", "L7", "--scheme", "milp", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["p"] == 3 and out["status"] == "optimal/optimal"
+    assert out["ct_norm"] == pytest.approx(1.0)      # the MILP optimum is t* (SM1)

@@ -52,6 +52,7 @@ def test_bsp_round_equals_one_call_per_sender_in_order():
     (dict(due=[3]), r"due must not contain the sender \(3\)"),
     (dict(due=[9]), r"due must hold worker ids in \[0, 5\]"),
     (dict(due=[1, 1]), "due must not repeat"),
+    (dict(due=[1.5]), "due must hold integer worker ids"),
     (dict(p=6), r"p must be an integer in \[1, 5\]"),
 ])
 def test_bad_arguments(kwargs, match):
