@@ -1,10 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     formats: ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python (simlib)
 #     language: python
@@ -37,16 +39,15 @@ theta = 1.0
 dt_s = 0.1
 
 # %%
-from simlib.core.validate import check_int, check_notebook_common, check_real
+from simlib.core.validate import check_int, check_list, check_notebook_common, check_real, quick_profile
 
 profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
+trials, n, duration_s = quick_profile(profile, trials=(trials, 2), n=(n, 20), duration_s=(duration_s, 10.0))
 n = check_int("n", n, 2)
 duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-p_values = [check_real("p_values[i]", x, 0.0, 1.0, lo_open=True) for x in p_values]
-eta_values = [check_real("eta_values[i]", x, 0.0, 1.0, hi_open=True) for x in eta_values]
-theta_values = [check_real("theta_values[i]", x, 0.0) for x in theta_values]
-if profile == "quick":
-    trials, n, duration_s = 2, 20, 10.0
+p_values = check_list("p_values", p_values, lambda k, x: check_real(k, x, 0.0, 1.0, lo_open=True))
+eta_values = check_list("eta_values", eta_values, lambda k, x: check_real(k, x, 0.0, 1.0, hi_open=True))
+theta_values = check_list("theta_values", theta_values, lambda k, x: check_real(k, x, 0.0))
 
 # %%
 import pandas as pd
@@ -63,17 +64,13 @@ from simlib.pipeline import sweep
 from simlib.pipeline.runs import run_scenarios
 
 base = dict(trace=[trace], n=[n], duration_s=[duration_s], dt_s=[dt_s])
-settings = (sweep.expand_grid(sweep=["p"], scheme=["partial", "selective"], p=p_values, eta=[eta],
-                              theta=[theta], **base)
-            + sweep.expand_grid(sweep=["eta"], scheme=["selective"], p=[p], eta=eta_values,
-                                theta=[theta], **base)
-            + sweep.expand_grid(sweep=["theta"], scheme=["selective"], p=[p], eta=[eta],
-                                theta=theta_values, **base))
-settings = [{k: v for k, v in s.items() if k != "sweep"} | {"_": s["sweep"]} for s in settings]
 # identical settings appear in several sweeps (e.g. p=0.3, eta=0.3, theta=1): run each once
-unique = list({tuple(sorted((k, v) for k, v in s.items() if k != "_")): s for s in settings}.values())
-df = run_scenarios([{k: v for k, v in s.items() if k != "_"} for s in unique], trials=trials, seed=seed,
-                   name="12_sr_fig8-10", profile=profile, workers=workers, desc="Figs 8-10")
+settings = sweep.unique_settings(
+    sweep.expand_grid(scheme=["partial", "selective"], p=p_values, eta=[eta], theta=[theta], **base),
+    sweep.expand_grid(scheme=["selective"], p=[p], eta=eta_values, theta=[theta], **base),
+    sweep.expand_grid(scheme=["selective"], p=[p], eta=[eta], theta=theta_values, **base))
+df = run_scenarios(settings, trials=trials, seed=seed, name="12_sr_fig8-10", profile=profile, workers=workers,
+                   desc="Figs 8-10")
 pr_ref = df[(df.scheme == "partial") & (df.p == p)]
 
 # %%

@@ -1,10 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     formats: ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python (simlib)
 #     language: python
@@ -30,15 +32,14 @@ alpha_ms_values = [0.0, 1.0, 5.0, 50.0]
 dt_s = 0.1
 
 # %%
-from simlib.core.validate import check_int, check_notebook_common, check_real
+from simlib.core.validate import check_int, check_list, check_notebook_common, check_real, quick_profile
 
 profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
+trials, n, duration_s = quick_profile(profile, trials=(trials, 2), n=(n, 20), duration_s=(duration_s, 10.0))
 n = check_int("n", n, 2)
 duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-lam_values = [check_real("lam_values[i]", x, 0.0, 1.0) for x in lam_values]
-alpha_ms_values = [check_real("alpha_ms_values[i]", x, 0.0) for x in alpha_ms_values]
-if profile == "quick":
-    trials, n, duration_s = 2, 20, 10.0
+lam_values = check_list("lam_values", lam_values, lambda k, x: check_real(k, x, 0.0, 1.0))
+alpha_ms_values = check_list("alpha_ms_values", alpha_ms_values, lambda k, x: check_real(k, x, 0.0))
 
 # %%
 from simlib.pipeline import analysis
@@ -52,7 +53,7 @@ schemes = ["allreduce", "partial", "selective"]
 common = dict(trace=[trace], n=[n], duration_s=[duration_s], dt_s=[dt_s])
 settings = (sweep.expand_grid(scheme=schemes, lam=lam_values, alpha_s=[0.001], **common)
             + sweep.expand_grid(scheme=schemes, lam=[0.05], alpha_s=[a / 1e3 for a in alpha_ms_values], **common))
-unique = list({tuple(sorted(s.items())): s for s in settings}.values())
+unique = sweep.unique_settings(settings)
 df = run_scenarios(unique, trials=trials, seed=seed, name="14_sr_fig13-14", profile=profile,
                    workers=workers, desc="Figs 13-14")
 df["alpha_ms"] = df["alpha_s"] * 1e3

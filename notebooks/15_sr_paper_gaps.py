@@ -1,10 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     formats: ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python (simlib)
 #     language: python
@@ -42,17 +44,18 @@ compute_means_s = [0.5, 1.0, 2.0, 5.0, 10.0, 20.0]
 dt_s = 0.1
 
 # %%
-from simlib.core.validate import check_int, check_notebook_common, check_real
+from simlib.core.validate import check_int, check_list, check_notebook_common, check_real, quick_profile
 
 profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
+trials, n, duration_s, dt_values, compute_means_s = quick_profile(
+    profile, trials=(trials, 2), n=(n, 20), duration_s=(duration_s, 10.0), dt_values=(dt_values, [0.05, 0.5]),
+    compute_means_s=(compute_means_s, [1.0, 5.0]))
 n = check_int("n", n, 2)
 duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-dt_values = [check_real("dt_values[i]", x, 0.0, lo_open=True) for x in dt_values]
-c_values = [check_int("c_values[i]", x, 1) for x in c_values]
+dt_values = check_list("dt_values", dt_values, lambda k, x: check_real(k, x, 0.0, lo_open=True))
+c_values = check_list("c_values", c_values, lambda k, x: check_int(k, x, 1))
 dt_s = check_real("dt_s", dt_s, 0.0, lo_open=True)
-compute_means_s = [check_real("compute_means_s[i]", x, 0.0, lo_open=True) for x in compute_means_s]
-if profile == "quick":
-    trials, n, duration_s, dt_values, compute_means_s = 2, 20, 10.0, [0.05, 0.5], [1.0, 5.0]
+compute_means_s = check_list("compute_means_s", compute_means_s, lambda k, x: check_real(k, x, 0.0, lo_open=True))
 
 # %%
 import matplotlib.pyplot as plt
@@ -77,7 +80,7 @@ settings = (sweep.expand_grid(base_rule=["text", "pseudocode"], dt_s=[dt_s], **c
             + [dict(scheme="partial", trace=trace, n=n, duration_s=duration_s)]
             + sweep.expand_grid(scheme=["partial", "selective"], trace=[trace], n=[n], duration_s=[duration_s],
                                 compute_mean_s=compute_means_s, dt_s=[dt_s]))
-unique = list({tuple(sorted(s.items())): s for s in settings}.values())
+unique = sweep.unique_settings(settings)
 df = run_scenarios(unique, trials=trials, seed=seed, name="15_sr_gaps", profile=profile,
                    workers=workers, desc="paper gaps")
 for col, default in (("base_rule", "text"), ("progress_model", "paper")):

@@ -1,10 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     formats: ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python (simlib)
 #     language: python
@@ -30,19 +32,20 @@ seed = 0
 trials = 20
 n_values = [40, 80, 120, 160, 200]   # main-paper cluster sizes for the mixing comparison
 duration_s = 100.0
-fig4_duration_s = 200.0              # simulated time for the N = 3 schedules
+fig4_duration_s = 200.0              # simulated time for the three-worker schedules
 ema_alpha = 0.5                      # α of the worked dynamic-weights example
 
 # %%
-from simlib.core.validate import check_int, check_notebook_common, check_real
+from simlib.core.validate import check_int, check_list, check_notebook_common, check_real, quick_profile
 
 profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-n_values = [check_int("n_values[i]", x, 2) for x in n_values]
+trials, n_values, duration_s, fig4_duration_s = quick_profile(
+    profile, trials=(trials, 2), n_values=(n_values, [10, 20]), duration_s=(duration_s, 10.0),
+    fig4_duration_s=(fig4_duration_s, 20.0))
+n_values = check_list("n_values", n_values, lambda k, x: check_int(k, x, 2))
 duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
 fig4_duration_s = check_real("fig4_duration_s", fig4_duration_s, 0.0, lo_open=True)
 ema_alpha = check_real("ema_alpha", ema_alpha, 0.0, 1.0, hi_open=True)
-if profile == "quick":
-    trials, n_values, duration_s, fig4_duration_s = 2, [10, 20], 10.0, 20.0
 
 # %%
 from fractions import Fraction

@@ -1,10 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     formats: ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python (simlib)
 #     language: python
@@ -42,17 +44,20 @@ batch = 32
 model = "softmax"                   # "softmax" or "mlp"
 
 # %%
-from simlib.core.validate import check_choice, check_int, check_notebook_common, check_real
+from simlib.core.validate import check_choice, check_int, check_list, check_notebook_common, check_real, quick_profile
+from simlib.workloads.traces import check_trace
 
 profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-n_values = [check_int("n_values[i]", x, 2) for x in n_values]
+trials, n_values, duration_s, traces = quick_profile(
+    profile, trials=(trials, 2), n_values=(n_values, [10, 20]), duration_s=(duration_s, 20.0),
+    traces=(traces, ["transformer"]))
+n_values = check_list("n_values", n_values, lambda k, x: check_int(k, x, 2))
+traces = check_list("traces", traces, check_trace)
 duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
 target_acc = check_real("target_acc", target_acc, 0.0, 1.0)
 lr = check_real("lr", lr, 0.0, lo_open=True)
 batch = check_int("batch", batch, 1)
 model = check_choice("model", model, ("softmax", "mlp"))
-if profile == "quick":
-    trials, n_values, duration_s, traces = 2, [10, 20], 20.0, ["transformer"]
 
 # %%
 import matplotlib.pyplot as plt

@@ -22,9 +22,9 @@ from . import __version__
 from .core import paths
 from .core.validate import arg_type, num_arg
 
-#: Same file as ``simlib.pipeline.claims.DEFAULT_LEDGER``: fixed relative to the
-#: repository, not to the current directory.
-DEFAULT_LEDGER = paths.RESULTS / "claims.csv"
+#: Same file as ``simlib.pipeline.claims.DEFAULT_LEDGER``: the committed ledger, fixed
+#: relative to the repository, not to the current directory.
+DEFAULT_LEDGER = paths.COMMITTED_LEDGER
 
 
 # --- subcommands --------------------------------------------------------------
@@ -32,9 +32,13 @@ DEFAULT_LEDGER = paths.RESULTS / "claims.csv"
 def _cmd_claims(subparsers) -> None:
     p = subparsers.add_parser(
         "claims", help="summarize the claims ledger",
-        description="Print the summary of the claims ledger (paper claim vs. reproduced value).")
-    p.add_argument("--ledger", type=Path, default=DEFAULT_LEDGER, metavar="PATH",
-                   help="claims ledger CSV (default: data/results/claims.csv in the repository)")
+        description="Print the summary of a claims ledger (paper claim vs. reproduced value): the "
+                    "committed one by default, or that of one run (--run) or file (--ledger).")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--ledger", type=Path, default=None, metavar="PATH",
+                       help="claims ledger CSV (default: the committed data/results/claims.csv)")
+    which.add_argument("--run", type=Path, default=None, metavar="DIR",
+                       help="a run folder printed by a notebook run, e.g. build/runs/11_sr_fig5-7_traces/<hash>")
 
     def handler(args, parser) -> int:
         try:
@@ -44,7 +48,18 @@ def _cmd_claims(subparsers) -> None:
                   file=sys.stderr)
             return 1
 
-        print(summarize_ledger(args.ledger))
+        if args.run is not None:
+            ledger = args.run / "results" / "claims.csv"
+            if not ledger.is_file():
+                parser.error(f"argument --run: {str(args.run)!r} has no ledger {str(ledger)!r} "
+                             "(expected a run folder build/runs/<notebook>/<hash>)")
+        elif args.ledger is not None:
+            ledger = args.ledger
+            if not ledger.is_file():
+                parser.error(f"argument --ledger: no such file {str(ledger)!r}")
+        else:
+            ledger = DEFAULT_LEDGER
+        print(summarize_ledger(ledger))
         return 0
 
     p.set_defaults(handler=handler, subparser=p)

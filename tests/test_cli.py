@@ -101,16 +101,25 @@ def test_arg_type_reports_flag_and_message():
         parser.parse_args(["--workers", "0"])
 
 
-def test_claims_on_missing_ledger(tmp_path, capsys):
-    if importlib.util.find_spec("simlib.pipeline.claims") is None:
-        pytest.skip("simlib.pipeline.claims not written yet")
-    from simlib.pipeline.claims import summarize_ledger
-
+def test_claims_refuses_a_missing_ledger(tmp_path, capsys):
     missing = tmp_path / "nope" / "claims.csv"
-    status, out, _ = run_main(["claims", "--ledger", str(missing)], capsys)
+    status, _, err = run_main(["claims", "--ledger", str(missing)], capsys)
+    assert status == 2
+    assert "--ledger" in err and "no such file" in err
+    status, _, err = run_main(["claims", "--run", str(tmp_path)], capsys)
+    assert status == 2 and "--run" in err
+
+
+def test_claims_shows_a_runs_ledger(tmp_path, capsys):
+    from simlib.pipeline.claims import record_claim
+
+    run = tmp_path / "build" / "runs" / "11_x" / "abc"
+    record_claim("000", "Fig. 5", "c", "1", "2", False, ledger_path=run / "results" / "claims.csv",
+                 profile="quick", trials=2, parameters={"profile": "quick"})
+    status, out, _ = run_main(["claims", "--run", str(run)], capsys)
     assert status == 0
-    assert "no claims" in out.lower()
-    assert out.strip() == str(summarize_ledger(missing)).strip()
+    assert out.startswith("1 claim checked: 0 hold, 1 do not")
+    assert "profile quick" in out
 
 
 def test_claims_uses_summarize_ledger(monkeypatch, tmp_path, capsys):
@@ -128,6 +137,7 @@ def test_claims_uses_summarize_ledger(monkeypatch, tmp_path, capsys):
     monkeypatch.setitem(sys.modules, "simlib.pipeline.claims", fake)
     monkeypatch.setattr(simlib, "claims", fake, raising=False)
     ledger = tmp_path / "claims.csv"
+    ledger.write_text("")
     status, out, _ = run_main(["claims", "--ledger", str(ledger)], capsys)
     assert status == 0
     assert out.strip() == "No claims recorded (fake)."
@@ -135,12 +145,10 @@ def test_claims_uses_summarize_ledger(monkeypatch, tmp_path, capsys):
 
 
 def test_claims_default_ledger_path():
-    args = cli.build_parser().parse_args(["claims"])
-    assert args.ledger == ROOT / "data" / "results" / "claims.csv"
-    if importlib.util.find_spec("simlib.pipeline.claims") is not None:
-        from simlib.pipeline.claims import DEFAULT_LEDGER
+    assert cli.DEFAULT_LEDGER == ROOT / "data" / "results" / "claims.csv"
+    from simlib.pipeline.claims import DEFAULT_LEDGER
 
-        assert args.ledger == Path(DEFAULT_LEDGER)
+    assert cli.DEFAULT_LEDGER == Path(DEFAULT_LEDGER)
 
 
 # --- run ------------------------------------------------------------------------

@@ -19,6 +19,8 @@ __all__ = [
     "check_probability",
     "check_array",
     "check_notebook_common",
+    "check_list",
+    "quick_profile",
     "arg_type",
     "num_arg",
 ]
@@ -112,12 +114,65 @@ def check_notebook_common(profile, workers, seed=0, trials=1):
     """Validate the parameters every notebook shares; returns ``(profile, workers, seed, trials)``.
 
     ``profile`` in {"full", "quick"}; ``workers`` None or an integer >= 1;
-    ``seed`` an integer >= 0; ``trials`` an integer >= 1.
+    ``seed`` an integer >= 0; ``trials`` an integer >= 1.  The values are also
+    noted for the claims ledger (:func:`simlib.core.paths.note_run`).
     """
+    from simlib.core import paths
+
     check_choice("profile", profile, ("full", "quick"))
     if workers is not None:
         workers = check_int("workers", workers, 1)
-    return profile, workers, check_int("seed", seed, 0), check_int("trials", trials, 1)
+    seed, trials = check_int("seed", seed, 0), check_int("trials", trials, 1)
+    paths.note_run(profile=profile, seed=seed, trials=trials)
+    return profile, workers, seed, trials
+
+
+def check_list(name: str, value, check_item: Callable[[str, object], object], *, min_len: int = 1) -> list:
+    """Validate a list parameter elementwise; returns the list of checked items.
+
+    ``value`` is a list or tuple, or a string holding one in YAML/JSON
+    (``"[40, 80]"``: what ``papermill -p n_values "[40, 80]"`` passes).  Each
+    item is checked with ``check_item(f"{name}[{i}]", item)``, e.g.
+    ``lambda k, v: check_int(k, v, 2)``.  A scalar is an error that shows how
+    to pass a list.
+    """
+    if isinstance(value, str):
+        import yaml
+
+        try:
+            parsed = yaml.safe_load(value)
+        except yaml.YAMLError:
+            parsed = value
+        if not isinstance(parsed, list):
+            raise ValueError(f"{name} must be a list such as [1, 2] (YAML/JSON when given as text), "
+                             f"got {value!r}")
+        value = parsed
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{name} must be a list such as [1, 2] (papermill: -p {name} \"[1, 2]\"), "
+                         f"got {value!r}")
+    if len(value) < min_len:
+        raise ValueError(f"{name} must have at least {min_len} element(s), got {list(value)!r}")
+    return [check_item(f"{name}[{i}]", item) for i, item in enumerate(value)]
+
+
+def quick_profile(profile, **values) -> tuple:
+    """The quick profile's smaller values, except for parameters the user passed.
+
+    ``values`` maps a parameter name to ``(current value, quick value)``.  For
+    ``profile == "quick"`` each name gets its quick value unless it was passed
+    to this run (papermill's injected parameters); otherwise the current
+    value.  Returns the values in the order given::
+
+        trials, n_values = quick_profile(profile, trials=(trials, 2), n_values=(n_values, [10, 20]))
+    """
+    from simlib.core import paths
+
+    passed = paths.passed_parameters() if profile == "quick" else {}
+    out = {name: small if profile == "quick" and name not in passed else current
+           for name, (current, small) in values.items()}
+    if "trials" in out:
+        paths.note_run(trials=out["trials"])
+    return tuple(out.values())
 
 
 # --- command-line arguments ---------------------------------------------------
