@@ -185,9 +185,14 @@ def run_facts() -> dict:
 
 
 def __getattr__(name: str):
-    # FIGURES and RESULTS follow the run context (module-level __getattr__, PEP 562).
-    if name == "FIGURES":
-        return run_context().figures
-    if name == "RESULTS":
-        return run_context().results
+    # FIGURES and RESULTS follow the run context (module-level __getattr__, PEP 562).  A run
+    # folder is created on first use, so `paths.RESULTS / "x.csv"` can be written at once, as
+    # the committed folders always exist.
+    if name in ("FIGURES", "RESULTS"):
+        context = run_context()
+        folder = context.figures if name == "FIGURES" else context.results
+        if not context.publish:
+            announce(context)
+            folder.mkdir(parents=True, exist_ok=True)
+        return folder
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
