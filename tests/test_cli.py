@@ -164,6 +164,46 @@ def test_run_prints_json_metrics(capsys):
     assert out["avg_sync_scale"] == 3.0  # p = round(0.3 * 10)
 
 
+def test_run_without_a_completed_sync_prints_null_and_says_why(capsys):
+    from simlib.cli import main
+
+    # 500 MB over <= 20 Gbps takes longer than 0.5 s: no sync can finish
+    rc = main(["run", "--n", "10", "--duration", "0.5", "--json"])
+    assert rc == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)  # valid JSON: no NaN
+    assert out["total_sync"] == 0
+    assert out["avg_sync_time_s"] is None and out["avg_sync_scale"] is None
+    assert "no synchronization completed within --duration 0.5 s" in captured.err
+    assert "increase --duration" in captured.err
+
+
+def test_run_rejects_a_trace_in_milliseconds(tmp_path, capsys):
+    trace = tmp_path / "ms.csv"
+    trace.write_text("compute_time_ms\n800\n1200\n")
+    status, _, err = run_main(["run", "--n", "4", "--duration", "1", "--trace", str(trace)], capsys)
+    assert status == 2
+    assert "compute_time_ms" in err and "compute_time_s" in err
+
+
+def test_long_run_stops_cleanly_on_ctrl_c():
+    """SIGINT during a long run: exit 130 with one line, no traceback."""
+    import os
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "simlib", "run", "--n", "20", "--duration", "1e7"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(3)  # let the simulation start (the exit status does not depend on when)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err
+    assert out == ""
+
+
 @pytest.mark.parametrize("argv, flag", [
     (["--n", "1"], "--n"),
     (["--p", "0"], "--p"),

@@ -168,16 +168,19 @@ def scrub(nb, root: Path):
     """Make an executed notebook deterministic, in place; returns it.
 
     Drops papermill's and the execution timing metadata (start/end times,
-    durations), replaces the absolute ``root`` by ``.`` in outputs, and removes
-    memory addresses (`` at 0x7f...``) from text outputs.
+    durations), replaces the absolute ``root`` by ``.`` and the Python
+    installation by ``<python>`` in outputs, and removes memory addresses
+    (`` at 0x7f...``) from text outputs.
     """
     nb.metadata.pop("papermill", None)
     nb.metadata.pop("widgets", None)
-    prefixes = [str(root) + os.sep, str(root)]
+    # the repository becomes ".", the Python environment "<python>" (longest first)
+    prefixes = sorted({(str(root), "."), (sys.prefix, "<python>"), (sys.base_prefix, "<python>")},
+                      key=lambda p: -len(p[0]))
 
     def clean(text: str) -> str:
-        for prefix in prefixes:
-            text = text.replace(prefix, "./" if prefix.endswith(os.sep) else ".")
+        for prefix, short in prefixes:
+            text = text.replace(prefix + os.sep, short + "/").replace(prefix, short)
         return _ADDRESS.sub("", text)
 
     for cell in nb.cells:

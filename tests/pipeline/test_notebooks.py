@@ -323,3 +323,48 @@ def test_papermill_by_hand_writes_a_run_folder(sandbox, tmp_path):
     run = sandbox / "build" / "runs" / "05_probe" / paths.parameter_hash({"trials": 5})
     assert (run / "results" / "probe.csv").is_file() and (run / "figures" / "probe_fig.png").is_file()
     assert "build/runs/05_probe/" in out.read_text()  # the notebook says where its outputs went
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_committed_ipynb_is_paired_and_in_sync(notebook):
+    import jupytext
+
+    ipynb = notebook.with_suffix(".ipynb")
+    assert ipynb.is_file(), f"{ipynb.name} missing: run `jupytext --sync {notebook}`"
+    py_nb, ipy_nb = jupytext.read(notebook), jupytext.read(ipynb)
+    assert ipy_nb.metadata["jupytext"]["formats"] == "ipynb,py:percent"
+    assert ipy_nb.metadata["kernelspec"]["name"] == "simlib"
+    assert [c.source for c in ipy_nb.cells] == [c.source for c in py_nb.cells]
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_papermill_reads_every_parameter_without_warnings(notebook, caplog):
+    """papermill's parameter inspector ("Unable to parse line ...") must understand each line."""
+    import nbformat
+    from papermill.translators import PythonTranslator
+
+    nb = nbformat.read(str(notebook.with_suffix(".ipynb")), as_version=4)
+    [cell] = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    with caplog.at_level("WARNING"):
+        names = [p.name for p in PythonTranslator.inspect(cell)]
+    assert not caplog.records, [r.getMessage() for r in caplog.records]
+    assert names[:2] == ["profile", "workers"]
+    assert set(names) == run_notebooks.declared_parameters(notebook.with_suffix(".ipynb"))
+
+
+def test_scrub_removes_run_specific_content(tmp_path):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(metadata={"papermill": {"start_time": "2026"}})
+    cell = nbformat.v4.new_code_cell("x", metadata={"papermill": {"duration": 1.0},
+                                                     "execution": {"iopub.status.busy": "2026"}})
+    cell.outputs = [nbformat.v4.new_output("stream", name="stderr",
+                                           text=f"{tmp_path}/simlib/x.py:3: Warning at 0x7f12ab\n"),
+                    nbformat.v4.new_output("execute_result", data={"text/plain": "<object at 0xdeadbeef>"},
+                                           execution_count=1)]
+    nb.cells = [cell]
+    out = run_notebooks.scrub(nb, tmp_path)
+    assert "papermill" not in out.metadata
+    assert out.cells[0].metadata == {}
+    assert out.cells[0].outputs[0]["text"] == "./simlib/x.py:3: Warning\n"
+    assert out.cells[0].outputs[1]["data"]["text/plain"] == "<object>"

@@ -137,3 +137,45 @@ def test_plot_validation(themed, kwargs, match):
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         plot_min_median_max(**args)
+
+
+def test_series_differ_in_line_style_and_legend_sits_outside(themed):
+    """Overlapping medians stay distinguishable; the legend never covers the axes."""
+    df = trial_frame()
+    fig, ax = plt.subplots()
+    plot_min_median_max(ax, df, "n", "time", "scheme")
+    lines = [ln for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+    assert len({str(ln.get_linestyle()) for ln in lines}) == len(lines)
+    legend = ax.get_legend()
+    assert "5 trials" in legend.get_title().get_text()
+    fig.canvas.draw()
+    leg_box = legend.get_window_extent()
+    ax_box = ax.get_window_extent()
+    assert leg_box.x0 >= ax_box.x1  # right of the axes, not on the data
+    plt.close(fig)
+
+
+def test_censored_runs_are_marked(themed):
+    df = trial_frame()
+    df.loc[(df.scheme == "partial") & (df.n == 8) & (df.trial < 2), "time"] = np.nan  # 2 of 5 never finished
+    fig, ax = plt.subplots()
+    plot_min_median_max(ax, df, "n", "time", "scheme")
+    marks = [ln for ln in ax.get_lines() if ln.get_marker() == "x"]
+    assert len(marks) == 1
+    x, y = marks[0].get_data()
+    assert list(x) == [8]
+    assert y[0] == pytest.approx(df[(df.scheme == "partial") & (df.n == 8)].time.median())
+    assert "censored" in marks[0].get_label()
+    plt.close(fig)
+
+
+def test_metric_panels_share_one_legend_below(themed):
+    from simlib.pipeline.plotting import metric_panels
+
+    df = trial_frame().rename(columns={"time": "avg_sync_time_s"}).assign(total_sync=lambda d: d.n * 2)
+    fig = metric_panels(df, x="n", metrics=["avg_sync_time_s", "total_sync"])
+    assert all(ax.get_legend() is None for ax in fig.axes)
+    [legend] = fig.legends
+    assert "5 trials" in legend.get_title().get_text()
+    assert [t.get_text() for t in legend.get_texts()][:2] == ["All reduce", "Partial reduce"]
+    plt.close(fig)
