@@ -16,7 +16,8 @@
 #
 # Overridable: PYTHON (interpreter used to create the venv), VENV, WORKERS
 # (passed to the notebooks as `workers`), PROFILE (full|quick), PYTEST_FLAGS,
-# NOTEBOOK_FLAGS (extra `python -m simlib.pipeline.notebooks` options, e.g. "--only 01_").
+# NOTEBOOK_FLAGS (extra `python -m simlib.pipeline.notebooks` options, e.g. "--only 11_"),
+# LAB_FLAGS (extra `jupyter lab` options, e.g. "--no-browser --port 8890").
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -24,6 +25,7 @@ WORKERS ?=
 PROFILE ?= full
 PYTEST_FLAGS ?= -n 2
 NOTEBOOK_FLAGS ?=
+LAB_FLAGS ?=
 
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -62,9 +64,11 @@ venv: $(STAMP) $(KERNEL_JSON)
 
 # The kernelspec puts the repository on PYTHONPATH; jupytext pairs each
 # notebooks/NN_x.py with its .ipynb, so edits in either stay in sync.
+# (--allow-root only when run as root, e.g. in a container.)
 lab: venv
 	$(RUN) $(VENV)/bin/jupyter lab --notebook-dir="$(CURDIR)" \
-		--ServerApp.default_url=/lab/tree/notebooks/README.md
+		--ServerApp.default_url=/lab/tree/notebooks/README.md \
+		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_FLAGS)
 
 test: venv
 	$(RUN) $(VPY) -m pytest $(PYTEST_FLAGS)

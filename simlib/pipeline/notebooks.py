@@ -387,8 +387,10 @@ class ProgressMonitor:
         if initial:
             text += f" ({initial} cached)"
         computed, elapsed = done - initial, rec["elapsed_s"]
+        if done >= total:
+            return text + f" done in {_fmt_seconds(elapsed)}; finishing the notebook"
         text += f", {_fmt_seconds(elapsed)} elapsed"
-        if 0 < computed and done < total:
+        if computed > 0:
             text += f", about {_fmt_seconds(elapsed / computed * (total - done))} left"
         return text
 
