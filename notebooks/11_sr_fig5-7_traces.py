@@ -86,12 +86,13 @@ for trace, fig_no in (("cnn", 5), ("transformer", 6)):
 fig, axes = plt.subplots(1, len(traces), figsize=(3.4 * len(traces), 2.8), squeeze=False)
 for ax, trace in zip(axes.flat, traces):
     d = df[df.trace == trace].assign(wasted_ms=lambda x: 1e3 * x.wasted_wait_s_per_worker)
-    plotting.plot_min_median_max(ax, d, x="n", y="wasted_ms", hue="scheme")
+    plotting.plot_min_median_max(ax, d, x="n", y="wasted_ms", hue="scheme", legend=False)
     ax.set_title(trace)
     ax.set_xlabel("number of workers n")
     ax.set_ylabel("wasted wait per worker (ms)")
 fig.suptitle("Fig. 7: wasted wait time")
 fig.tight_layout()
+plotting.figure_legend(fig)
 plotting.save_figure(fig, "sr_fig07_wasted_wait", figures_dir=paths.FIGURES)
 
 # %% [markdown]

@@ -133,7 +133,8 @@ for ax, (metric, num, den) in zip(axes, (("avg_sync_time_s", "partial", "selecti
     ax.set_xlabel("mean compute time (s)")
     ax.set_ylabel(f"{num}/{den}: {metric}")
     rows.append(r.assign(metric=metric))
-fig.suptitle("Selective vs partial reduce gains vs compute-time scale")
+fig.suptitle(f"Selective vs partial reduce gains vs compute-time scale (median paired ratio, "
+             f"min–max band over {trials} trials)")
 fig.tight_layout()
 plotting.save_figure(fig, "sr_gaps_compute_scale", figures_dir=paths.FIGURES)
 scale_table = pd.concat(rows)

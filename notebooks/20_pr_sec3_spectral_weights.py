@@ -89,7 +89,7 @@ fig4
 plotting.set_theme()
 main = df[df.n != 3]
 fig, axes = plt.subplots(1, 2, figsize=(7.5, 2.9))
-plotting.plot_min_median_max(axes[0], main, x="n", y="rho", hue="scheme")
+plotting.plot_min_median_max(axes[0], main, x="n", y="rho", hue="scheme", legend=False)
 axes[0].set_ylabel("ρ of E[W] (smaller mixes faster)")
 axes[0].set_xlabel("number of workers n")
 plotting.plot_min_median_max(axes[1], main, x="n", y="distinct_groups", hue="scheme", legend=False)
@@ -97,6 +97,7 @@ axes[1].set_ylabel("distinct groups in 100 s")
 axes[1].set_xlabel("number of workers n")
 fig.suptitle("Mixing of the main paper's schemes (Transformer trace, 000 §IV settings)")
 fig.tight_layout()
+plotting.figure_legend(fig)
 plotting.save_figure(fig, "pr_rho_schemes", figures_dir=paths.FIGURES)
 main.groupby(["n", "scheme"])["rho"].median().unstack().round(3)
 

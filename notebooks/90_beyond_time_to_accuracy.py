@@ -89,9 +89,9 @@ plotting.set_theme()
 fig, axes = plt.subplots(1, 2 * len(traces), figsize=(3.4 * 2 * len(traces), 2.9), squeeze=False)
 for i, trace in enumerate(traces):
     d = df[df.trace == trace].copy()
-    # runs that never reach the target are drawn at the run's end (censored)
-    d["tta_plot"] = d["time_to_target_s"].fillna(duration_s)
-    plotting.plot_min_median_max(axes[0, 2 * i], d, x="n", y="tta_plot", hue="scheme", legend=(i == 0))
+    # runs that never reach the target count at the run's end (censored: marked x)
+    plotting.plot_min_median_max(axes[0, 2 * i], d, x="n", y="time_to_target_s", hue="scheme",
+                                 legend=False, censored_at=duration_s)
     axes[0, 2 * i].set_ylabel(f"time to {target_acc:.0%} test acc. (s)")
     axes[0, 2 * i].set_title(trace)
     plotting.plot_min_median_max(axes[0, 2 * i + 1], d, x="n", y="final_acc", hue="scheme", legend=False)
@@ -100,6 +100,7 @@ for i, trace in enumerate(traces):
     for ax in axes[0, 2 * i: 2 * i + 2]:
         ax.set_xlabel("number of workers n")
 fig.tight_layout()
+plotting.figure_legend(fig)
 plotting.save_figure(fig, "beyond_time_to_accuracy", figures_dir=paths.FIGURES)
 
 # %% [markdown]

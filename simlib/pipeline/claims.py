@@ -136,6 +136,22 @@ def _provenance(profile, trials, parameters) -> dict:
             "trials": str(trials), "parameters": params_json}
 
 
+class LedgerRow(dict):
+    """A recorded ledger row (a plain dict) that IPython shows as one readable line.
+
+    A notebook cell ending with ``record_claim(...)`` thus displays
+    "claim recorded: Fig. 8: ...: paper X vs ours Y (holds)" instead of a dict.
+    """
+
+    def summary(self) -> str:
+        verdict = "" if self.get("holds") is None else (" (holds)" if self["holds"] else " (does not hold)")
+        return (f"{self.get('kind', 'claim')} recorded: {self['figure']}: {self['claim']}: paper "
+                f"{self['paper_value']} vs ours {self['our_value']}{verdict}")
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        printer.text(self.summary())
+
+
 def _upsert(row: dict, ledger_path) -> dict:
     if ledger_path is None:
         context = paths.run_context()
@@ -153,7 +169,7 @@ def _upsert(row: dict, ledger_path) -> dict:
         else:
             rows.append(row)
         _write_rows(path, rows)
-    return dict(row)
+    return LedgerRow(row)
 
 
 def record_claim(paper: str, figure: str, claim: str, paper_value, our_value, holds: bool,

@@ -83,15 +83,16 @@ def discover(notebook_dir: Path | str = NOTEBOOK_DIR, only: str | None = None) -
     """Return the notebook sources ``[0-9]*.py`` in ``notebook_dir``, sorted by name.
 
     ``only`` filters by name: a glob (``"01_*"``) matched against the file name
-    and its stem, or else a plain substring of the file name.
+    and its stem; else the names that start with it (``"10_"`` selects
+    ``10_...`` but not ``12_sr_fig8-10_...``), or, if none does, the names
+    containing it.
     """
     paths = sorted(p for p in Path(notebook_dir).glob(NOTEBOOK_GLOB) if p.is_file())
     if only:
-        def keep(p: Path) -> bool:
-            if any(c in only for c in "*?["):
-                return fnmatch.fnmatch(p.name, only) or fnmatch.fnmatch(p.stem, only)
-            return only in p.name
-        paths = [p for p in paths if keep(p)]
+        if any(c in only for c in "*?["):
+            return [p for p in paths if fnmatch.fnmatch(p.name, only) or fnmatch.fnmatch(p.stem, only)]
+        prefixed = [p for p in paths if p.name.startswith(only)]
+        paths = prefixed or [p for p in paths if only in p.name]
     return paths
 
 

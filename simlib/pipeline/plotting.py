@@ -36,6 +36,8 @@ __all__ = [
     "set_theme",
     "save_figure",
     "plot_min_median_max",
+    "figure_legend",
+    "metric_panels",
 ]
 
 #: Canonical order of the schemes in legends.
@@ -167,7 +169,8 @@ def _trials_text(counts) -> str:
 
 
 def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = None, *,
-                        band: str = "fill", alpha: float = 0.2, legend: bool = True):
+                        band: str = "fill", alpha: float = 0.2, legend: bool = True,
+                        censored_at: float | None = None):
     """Median of ``y`` over trials vs ``x`` with a min..max band, one colour per ``hue``.
 
     ``df`` holds one row per trial (e.g. from :func:`simlib.pipeline.sweep.run_sweep`).
@@ -177,8 +180,9 @@ def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = 
     maximum is drawn as a shaded band (``band="fill"``, opacity ``alpha``) or
     as error bars (``band="errorbar"``).  NaN values of ``y`` are runs that
     never reached their target (censored): statistics use the finished runs
-    and every point with censored runs gets a black ``x`` (legend entry
-    "censored runs").  Scheme names ("allreduce", "partial", "selective")
+    -- or, with ``censored_at``, count each censored run at that value (e.g.
+    the run length: the statistics are then lower bounds) -- and every point
+    with censored runs gets a black ``x`` (legend entry "censored runs").  Scheme names ("allreduce", "partial", "selective")
     get :data:`SCHEME_COLORS`/:data:`SCHEME_LABELS` and come first in
     :data:`SCHEME_ORDER`; other hue values follow in order of appearance.
     ``hue=None`` draws a single series.  The legend (``legend=True``) sits
@@ -203,15 +207,21 @@ def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = 
     alpha = check_real("alpha", alpha, 0.0, 1.0)
     if not isinstance(legend, bool):
         raise ValueError(f"legend must be a bool, got {legend!r}")
+    if censored_at is not None:
+        censored_at = check_real("censored_at", censored_at)
 
     data = df[[x, y] + ([hue] if hue else [])]
+    data = data.assign(_censored=data[y].isna())
+    if censored_at is not None:
+        data[y] = data[y].fillna(censored_at)
     if hue is None:
         data = data.assign(_series=y)
         hue_col = "_series"
     else:
         hue_col = hue
-    stats = summarize(data, [hue_col, x], y)
-    runs = data.groupby([hue_col, x], sort=False, dropna=False)[y].size().rename("runs").reset_index()
+    stats = summarize(data.drop(columns="_censored"), [hue_col, x], y)
+    runs = data.groupby([hue_col, x], sort=False, dropna=False).agg(
+        runs=("_censored", "size"), censored=("_censored", "sum")).reset_index()
     stats = stats.merge(runs, on=[hue_col, x], how="left")
     seen = list(pd.unique(stats[hue_col]))
     order = [s for s in SCHEME_ORDER if s in seen] + [v for v in seen if v not in SCHEME_ORDER]
@@ -229,7 +239,7 @@ def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = 
                         fmt="none", ecolor=color, elinewidth=1, capsize=3)
         ax.plot(s[x], s["median"], color=color, marker=marker, label=label,
                 linestyle=LINESTYLES[i % len(LINESTYLES)], markerfacecolor="none" if i % 2 else color)
-        cens = s[s["count"] < s["runs"]]
+        cens = s[s["censored"] > 0]
         if len(cens):
             y_mark = cens["median"].where(cens["median"].notna(), cens["max"])
             ax.plot(cens[x], y_mark, linestyle="none", marker="x", color="black", markersize=7,
@@ -239,10 +249,32 @@ def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = 
         ax.set_xlabel(x)
     if not ax.get_ylabel():
         ax.set_ylabel(y)
+    ax._simlib_trials = _trials_text(stats["runs"])  # read by figure_legend
     if legend and (hue is not None or censored_drawn):
-        ax.legend(title=f"median, min–max band\n({_trials_text(stats['runs'])})", loc="upper left",
+        ax.legend(title=f"median, min–max band\n({ax._simlib_trials})", loc="upper left",
                   bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False)
     return ax
+
+
+def figure_legend(fig, title: str | None = None, ncols: int = 4):
+    """One legend for all panels of ``fig``, centred below them (it never covers data).
+
+    For figures with several panels drawn by :func:`plot_min_median_max` with
+    ``legend=False``; call it after ``fig.tight_layout()``.  Entries are
+    collected from every axes (duplicates once); the default title gives the
+    number of trials.  Returns the legend (None if there is nothing to show).
+    """
+    handles = {}
+    for ax in fig.axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    if not handles:
+        return None
+    if title is None:
+        counts = sorted({getattr(ax, "_simlib_trials", "") for ax in fig.axes} - {""})
+        title = "median, min–max band" + (f" ({', '.join(counts)})" if counts else "")
+    return fig.legend(list(handles.values()), list(handles), loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                      ncols=min(len(handles), ncols), frameon=False, title=title)
 
 
 #: Axis labels of the metrics the notebooks plot.
@@ -282,14 +314,5 @@ def metric_panels(df: pd.DataFrame, x: str, metrics: Sequence[str], hue: str = "
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    handles, labels = {}, []
-    for ax in axes.flat:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            if lab not in handles:
-                handles[lab] = h
-    if handles:
-        counts = df.groupby([hue, x] if hue else [x], sort=False, dropna=False).size()
-        fig.legend(list(handles.values()), list(handles), loc="upper center", bbox_to_anchor=(0.5, 0.0),
-                   ncols=min(len(handles), 4), frameon=False,
-                   title=f"median, min–max band ({_trials_text(counts)})")
+    figure_legend(fig)
     return fig

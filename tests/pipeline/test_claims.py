@@ -155,6 +155,18 @@ def test_default_ledger_is_in_the_repository():
     assert DEFAULT_LEDGER == root / "data" / "results" / "claims.csv"
 
 
+def test_recorded_row_displays_as_one_line(ledger):
+    row = record_claim("000", "Fig. 8", "scale grows", "monotone", "20 → 40", False, ledger_path=ledger)
+    printed = []
+
+    class Printer:
+        def text(self, t):
+            printed.append(t)
+
+    row._repr_pretty_(Printer(), False)
+    assert printed == ["claim recorded: Fig. 8: scale grows: paper monotone vs ours 20 → 40 (does not hold)"]
+
+
 def test_rows_record_profile_trials_and_parameters(ledger):
     row = record_claim("P", "F", "c", "1", "1", True, ledger_path=ledger, profile="quick", trials=2,
                        parameters={"n_values": [10, 20]})

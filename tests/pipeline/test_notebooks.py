@@ -110,6 +110,10 @@ def test_discover_finds_only_numbered_sources(tmp_path):
     assert found == ["00_a.py", "10_b.py"]
     assert [p.name for p in run_notebooks.discover(tmp_path, only="10_*")] == ["10_b.py"]
     assert [p.name for p in run_notebooks.discover(tmp_path, only="_a")] == ["00_a.py"]
+    (tmp_path / "12_fig8-10_x.py").write_text("")
+    # a number prefix selects that notebook only, not another whose name contains it
+    assert [p.name for p in run_notebooks.discover(tmp_path, only="10_")] == ["10_b.py"]
+    assert [p.name for p in run_notebooks.discover(tmp_path, only="8-10")] == ["12_fig8-10_x.py"]
 
 
 @pytest.mark.parametrize("text, value", [

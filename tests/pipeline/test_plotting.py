@@ -179,3 +179,33 @@ def test_metric_panels_share_one_legend_below(themed):
     assert "5 trials" in legend.get_title().get_text()
     assert [t.get_text() for t in legend.get_texts()][:2] == ["All reduce", "Partial reduce"]
     plt.close(fig)
+
+
+def test_censored_runs_counted_at_a_value(themed):
+    df = trial_frame()
+    sel = (df.scheme == "partial") & (df.n == 8)
+    df.loc[sel & (df.trial < 3), "time"] = np.nan  # 3 of 5 censored
+    fig, ax = plt.subplots()
+    plot_min_median_max(ax, df, "n", "time", "scheme", censored_at=100.0)
+    line = [ln for ln in ax.get_lines() if ln.get_label() == "Partial reduce"][0]
+    x, y = line.get_data()
+    assert y[list(x).index(8)] == 100.0  # median of (100, 100, 100, a, b)
+    assert [list(ln.get_data()[0]) for ln in ax.get_lines() if ln.get_marker() == "x"] == [[8]]
+    plt.close(fig)
+
+
+def test_figure_legend_collects_panels_below(themed):
+    from simlib.pipeline.plotting import figure_legend
+
+    df = trial_frame()
+    fig, axes = plt.subplots(1, 2)
+    for ax in axes:
+        plot_min_median_max(ax, df, "n", "time", "scheme", legend=False)
+    fig.tight_layout()
+    legend = figure_legend(fig)
+    assert [t.get_text() for t in legend.get_texts()] == ["All reduce", "Partial reduce", "Selective reduce",
+                                                           "custom"]
+    assert "5 trials" in legend.get_title().get_text()
+    fig.canvas.draw()
+    assert legend.get_window_extent().y1 <= min(ax.get_window_extent().y0 for ax in axes)  # below the panels
+    plt.close(fig)
