@@ -7,6 +7,11 @@ from simlib.core import paths
 from simlib.core.validate import check_int, check_list, check_notebook_common, check_real, quick_profile
 
 
+@pytest.fixture(autouse=True)
+def no_run_facts(monkeypatch):
+    monkeypatch.setattr(paths, "_run_facts", {})  # check_notebook_common notes facts for the ledger
+
+
 def n_item(name, value):
     return check_int(name, value, 2)
 

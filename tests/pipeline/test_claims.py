@@ -13,6 +13,14 @@ from simlib.pipeline import claims
 from simlib.pipeline.claims import COLUMNS, DEFAULT_LEDGER, load_ledger, record_claim, summarize_ledger
 
 
+@pytest.fixture(autouse=True)
+def no_run_facts(monkeypatch):
+    """Rows get their profile/trials from what a notebook noted; start every test with none."""
+    from simlib.core import paths
+
+    monkeypatch.setattr(paths, "_run_facts", {})
+
+
 @pytest.fixture
 def ledger(tmp_path) -> Path:
     return tmp_path / "results" / "claims.csv"
