@@ -251,9 +251,19 @@ def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = 
         ax.set_ylabel(y)
     ax._simlib_trials = _trials_text(stats["runs"])  # read by figure_legend
     if legend and (hue is not None or censored_drawn):
-        ax.legend(title=f"median, min–max band\n({ax._simlib_trials})", loc="upper left",
-                  bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False)
+        handles = _legend_entries([ax])
+        ax.legend(list(handles.values()), list(handles), title=f"median, min–max band\n({ax._simlib_trials})",
+                  loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False)
     return ax
+
+
+def _legend_entries(axes) -> dict:
+    """label -> handle over ``axes``, each label once, the censored-runs marker last."""
+    handles = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    return dict(sorted(handles.items(), key=lambda item: item[0].startswith("censored")))
 
 
 def figure_legend(fig, title: str | None = None, ncols: int = 4):
@@ -264,10 +274,7 @@ def figure_legend(fig, title: str | None = None, ncols: int = 4):
     collected from every axes (duplicates once); the default title gives the
     number of trials.  Returns the legend (None if there is nothing to show).
     """
-    handles = {}
-    for ax in fig.axes:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(lab, h)
+    handles = _legend_entries(fig.axes)
     if not handles:
         return None
     if title is None:

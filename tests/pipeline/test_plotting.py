@@ -166,6 +166,8 @@ def test_censored_runs_are_marked(themed):
     assert list(x) == [8]
     assert y[0] == pytest.approx(df[(df.scheme == "partial") & (df.n == 8)].time.median())
     assert "censored" in marks[0].get_label()
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[-1].startswith("censored") and labels[:2] == ["All reduce", "Partial reduce"]
     plt.close(fig)
 
 
