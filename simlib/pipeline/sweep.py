@@ -309,6 +309,19 @@ def _iter_processes(fn, tasks, workers):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+#: Added to a worker's "No module named 'simlib'" error: what the cluster needs.
+DASK_IMPORT_HINT = ("the Dask scheduler and workers cannot import simlib: install it on every node "
+                    "(pip install -e /path/to/the/repository) or set PYTHONPATH to the repository "
+                    "there; see notebooks/README.md, 'On your own Dask cluster'")
+
+
+def _explain_worker_error(exc: BaseException) -> BaseException:
+    """Add :data:`DASK_IMPORT_HINT` to an exception about the missing simlib module; return it."""
+    if isinstance(exc, ImportError) and "simlib" in str(exc) and hasattr(exc, "add_note"):
+        exc.add_note(DASK_IMPORT_HINT)
+    return exc
+
+
 def _iter_dask(fn, tasks, client):
     from distributed import as_completed
 
@@ -317,7 +330,11 @@ def _iter_dask(fn, tasks, client):
         futures[client.submit(_run_trial, fn, params, ss, pure=False)] = idx
     try:
         for fut in as_completed(list(futures)):
-            yield futures[fut], fut.result()
+            try:
+                result = fut.result()
+            except ImportError as exc:
+                raise _explain_worker_error(exc)
+            yield futures[fut], result
     finally:
         unfinished = [f for f in futures if not f.done()]
         if unfinished:

@@ -409,3 +409,10 @@ def test_progress_callback_counts_cached_and_computed(tmp_path):
     assert seen == [(4, 6, 4), (5, 6, 4), (6, 6, 4)]
     with pytest.raises(ValueError, match="progress_callback"):
         run_sweep(draw_fn, settings, trials=1, executor="serial", progress=False, progress_callback=3)
+
+
+def test_missing_simlib_on_dask_workers_says_how_to_fix():
+    exc = sweep._explain_worker_error(ModuleNotFoundError("No module named 'simlib'"))
+    assert any("pip install -e" in note for note in exc.__notes__)
+    other = sweep._explain_worker_error(ModuleNotFoundError("No module named 'numpy'"))
+    assert not getattr(other, "__notes__", None)
