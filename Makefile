@@ -1,17 +1,23 @@
 # simlib -- build, test and reproduction entry points (GNU make).
 #
-#   make venv        create $(VENV), install requirements.txt, register the
-#                    `simlib` Jupyter kernel, link SimGrid's Python bindings
+#   make venv        create $(VENV), install requirements.txt (JupyterLab and
+#                    the notebook tooling included), register the `simlib`
+#                    Jupyter kernel, link SimGrid's Python bindings
+#   make lab         open JupyterLab on the repository (kernel `simlib`)
 #   make test        run the test suite (pytest $(PYTEST_FLAGS))
 #   make reproduce   execute every notebook (PROFILE=full by default), then
-#                    print the claims-ledger summary
+#                    print the claims-ledger summary.  Only PROFILE=full with
+#                    default parameters writes the committed results (figures/,
+#                    data/results/, notebooks/*.ipynb); PROFILE=quick writes to
+#                    build/runs/<notebook>/<hash>/
 #   make bench       run every benchmarks/bench_*.py
 #   make clean       remove build/ and caches (keeps $(VENV))
 #   make distclean   clean + remove $(VENV) and data/cache/
 #
 # Overridable: PYTHON (interpreter used to create the venv), VENV, WORKERS
 # (passed to the notebooks as `workers`), PROFILE (full|quick), PYTEST_FLAGS,
-# NOTEBOOK_FLAGS (extra `python -m simlib.pipeline.notebooks` options, e.g. "--only 01_").
+# NOTEBOOK_FLAGS (extra `python -m simlib.pipeline.notebooks` options, e.g. "--only 11_"),
+# LAB_FLAGS (extra `jupyter lab` options, e.g. "--no-browser --port 8890").
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -19,6 +25,7 @@ WORKERS ?=
 PROFILE ?= full
 PYTEST_FLAGS ?= -n 2
 NOTEBOOK_FLAGS ?=
+LAB_FLAGS ?=
 
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -27,7 +34,7 @@ KERNEL_JSON := $(VENV)/share/jupyter/kernels/simlib/kernel.json
 RUN := PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}"
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test reproduce bench clean distclean
+.PHONY: help venv lab test reproduce bench clean distclean
 
 help:
 	@sed -n '1,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
@@ -55,17 +62,26 @@ venv: $(STAMP) $(KERNEL_JSON)
 
 # --- targets ---------------------------------------------------------------
 
+# The kernelspec puts the repository on PYTHONPATH; jupytext pairs each
+# notebooks/NN_x.py with its .ipynb, so edits in either stay in sync.
+# (--allow-root only when run as root, e.g. in a container.)
+lab: venv
+	$(RUN) $(VENV)/bin/jupyter lab --notebook-dir="$(CURDIR)" \
+		--ServerApp.default_url=/lab/tree/notebooks/README.md \
+		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_FLAGS)
+
 test: venv
 	$(RUN) $(VPY) -m pytest $(PYTEST_FLAGS)
 
-# A run of every notebook starts a fresh claims ledger, so claims a notebook no
-# longer records (renamed or removed) do not linger; a partial run
-# (NOTEBOOK_FLAGS="--only ...") updates its own rows in place.
+# A full run of every notebook starts a fresh claims ledger (--fresh-ledger), so
+# claims a notebook no longer records (renamed or removed) do not linger; a
+# partial run (NOTEBOOK_FLAGS="--only ...") updates its own rows in place.  The
+# runner checks every argument before it deletes or writes anything.
 reproduce: venv
-	$(if $(strip $(NOTEBOOK_FLAGS)),,rm -f data/results/claims.csv)
-	$(RUN) $(VPY) -m simlib.pipeline.notebooks --profile $(PROFILE) \
-		$(if $(strip $(WORKERS)),--workers $(WORKERS)) $(NOTEBOOK_FLAGS)
-	$(RUN) $(VPY) -m simlib claims
+	$(RUN) $(VPY) -m simlib.pipeline.notebooks --profile "$(PROFILE)" \
+		$(if $(strip $(WORKERS)),--workers "$(WORKERS)") \
+		$(if $(strip $(NOTEBOOK_FLAGS)),,$(if $(filter full,$(PROFILE)),--fresh-ledger)) $(NOTEBOOK_FLAGS)
+	$(if $(filter full,$(PROFILE)),$(RUN) $(VPY) -m simlib claims)
 
 bench: venv
 	@set -e; found=0; \

@@ -1,10 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     formats: ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python (simlib)
 #     language: python
@@ -39,24 +41,25 @@ alpha_ms = 1.0            # one-way latency per ring round
 model_mb = 500.0          # model size v
 
 # %%
-from simlib.core.validate import check_int, check_notebook_common, check_real
+from simlib.core.validate import check_int, check_list, check_real
+from simlib.pipeline.params import check_notebook_common, quick_profile
 
 profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-n = check_int("n", n, 2)
 groups = check_int("groups", groups, 1)
 lam = check_real("lam", lam, 0.0, 1.0)
 alpha_ms = check_real("alpha_ms", alpha_ms, 0.0)
 model_mb = check_real("model_mb", model_mb, 0.0)
-group_sizes = [check_int("group_sizes[i]", m, 1, n // groups) for m in group_sizes]
-if profile == "quick":  # documented quick profile for `make test`
-    trials, n, group_sizes = 2, 40, [2, 5]
+# the quick profile (tests) shrinks what the user did not set
+trials, n, group_sizes = quick_profile(profile, trials=(trials, 2), n=(n, 40), group_sizes=(group_sizes, [2, 5]))
+n = check_int("n", n, 2)
+group_sizes = check_list("group_sizes", group_sizes, lambda k, m: check_int(k, m, 1, n // groups))
 
 # %%
 import matplotlib.pyplot as plt
 
 from simlib.pipeline import claims
 
-from simlib.core import paths
+from simlib.pipeline import paths
 
 from simlib.pipeline import plotting
 

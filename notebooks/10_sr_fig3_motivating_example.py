@@ -1,10 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     formats: ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python (simlib)
 #     language: python
@@ -34,7 +36,8 @@ dt = 1.0               # Δt (s)
 w5_bandwidth = 5.0     # the paper only says w5 ≥ 1
 
 # %%
-from simlib.core.validate import check_int, check_notebook_common, check_real
+from simlib.core.validate import check_int, check_real
+from simlib.pipeline.params import check_notebook_common
 
 profile, workers, _, _ = check_notebook_common(profile, workers)
 p = check_int("p", p, 1, 5)
@@ -48,7 +51,7 @@ import matplotlib.pyplot as plt
 
 from simlib.pipeline import claims
 
-from simlib.core import paths
+from simlib.pipeline import paths
 
 from simlib.pipeline import plotting
 from simlib.papers.selective_reduce.experiments import motivating_example as mex

@@ -1,10 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     formats: ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python (simlib)
 #     language: python
@@ -30,7 +32,7 @@ workers = None                    # processes for the sweep (None: all cores)
 seed = 0
 trials = 20
 n = 8
-p_values = [2, 3, 4, 5, 6, 7, 8]  # group sizes P for the Fig. 8 sweep (P = n is all-reduce-like)
+p_values = [2, 3, 4, 5, 6, 7, 8]  # group sizes P for the Fig. 8 sweep (P equal to n acts like all-reduce)
 table_p = [3, 5]                  # Table 1's partial-reduce group sizes
 hl_values = [1, 3]                # heterogeneity levels of Table 1
 duration_s = 300.0
@@ -40,17 +42,19 @@ model_mb = 100.0
 trace = "cnn"
 
 # %%
-from simlib.core.validate import check_int, check_notebook_common, check_real
+from simlib.core.validate import check_int, check_list, check_real
+from simlib.pipeline.params import check_notebook_common, quick_profile
 
 profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
+trials, p_values, duration_s, target_acc = quick_profile(
+    profile, trials=(trials, 2), p_values=(p_values, [2, 4]), duration_s=(duration_s, 40.0),
+    target_acc=(target_acc, 0.85))
 n = check_int("n", n, 2)
-p_values = [check_int("p_values[i]", x, 2, n) for x in p_values]
-table_p = [check_int("table_p[i]", x, 2, n) for x in table_p]
-hl_values = [check_int("hl_values[i]", x, 1, n) for x in hl_values]
+p_values = check_list("p_values", p_values, lambda k, x: check_int(k, x, 2, n))
+table_p = check_list("table_p", table_p, lambda k, x: check_int(k, x, 2, n))
+hl_values = check_list("hl_values", hl_values, lambda k, x: check_int(k, x, 1, n))
 duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
 target_acc = check_real("target_acc", target_acc, 0.0, 1.0)
-if profile == "quick":
-    trials, p_values, duration_s, target_acc = 2, [2, 4], 40.0, 0.85
 
 # %% [markdown]
 # ## Group-frozen avoidance (§4)
@@ -80,7 +84,7 @@ from simlib.pipeline import analysis
 
 from simlib.pipeline import claims
 
-from simlib.core import paths
+from simlib.pipeline import paths
 
 from simlib.pipeline import plotting
 
@@ -94,7 +98,7 @@ settings = (sweep.expand_grid(scheme=["partial"], hl=[1], p=[x / n for x in p_va
             + sweep.expand_grid(scheme=["partial"], hl=hl_values, p=[x / n for x in table_p], weights=["dynamic"],
                                 weights_missing=["oldest", "closest", "initial"], **common)
             + sweep.expand_grid(scheme=["allreduce"], hl=hl_values, **common))
-unique = list({tuple(sorted(s.items())): s for s in settings}.values())
+unique = sweep.unique_settings(settings)
 df = runs.run_notebook_sweep(tta.trial, unique, trials=trials, seed=seed,
                                name="21_pr_training", profile=profile, workers=workers, desc="002 harness")
 df["P"] = (df["p"].fillna(1.0) * n).round().astype(int)

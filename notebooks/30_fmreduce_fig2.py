@@ -45,7 +45,8 @@ p_values = [10, 20, 30, 40, 50, 60]   # the p sweep (beyond the paper)
 sweep_trials = 5
 
 # %%
-from simlib.core.validate import check_int, check_notebook_common, check_real
+from simlib.core.validate import check_int, check_real
+from simlib.pipeline.params import check_notebook_common
 
 profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
 n = check_int("n", n, 2)
@@ -63,7 +64,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from simlib.core import paths
+from simlib.pipeline import paths
 from simlib.papers.fmreduce import experiments as fx
 from simlib.papers.fmreduce.scenario import VARIANTS, run_trial, variant_label
 from simlib.pipeline import analysis, claims, plotting

@@ -31,7 +31,8 @@ p_step = 4                  # simulate p = 1, 1 + p_step, ..., and n - 1 (Eq. (1
 rounds = 10                 # random-selection rounds pooled per trial
 
 # %%
-from simlib.core.validate import check_int, check_notebook_common
+from simlib.core.validate import check_int
+from simlib.pipeline.params import check_notebook_common
 
 profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
 n = check_int("n", n, 3)
@@ -44,7 +45,7 @@ if profile == "quick":
 import matplotlib.pyplot as plt
 import numpy as np
 
-from simlib.core import paths
+from simlib.pipeline import paths
 from simlib.papers.selmcast.experiments import pr_balanced, random_selection_trial
 from simlib.pipeline import claims, plotting, sweep
 from simlib.pipeline.runs import run_notebook_sweep

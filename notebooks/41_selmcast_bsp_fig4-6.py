@@ -53,7 +53,8 @@ rounds_demo = 10                          # multi-round demonstration (decision 
 k_demo = 4
 
 # %%
-from simlib.core.validate import check_choice, check_int, check_notebook_common, check_real
+from simlib.core.validate import check_choice, check_int, check_real
+from simlib.pipeline.params import check_notebook_common
 
 profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
 n_values = [check_int("n_values[i]", n, 3) for n in n_values]
@@ -76,7 +77,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from simlib.core import paths
+from simlib.pipeline import paths
 from simlib.papers.selmcast.experiments import bsp_trial, long_by_scheme, milp_trial
 from simlib.pipeline import claims, plotting, sweep
 from simlib.pipeline.runs import run_notebook_sweep

@@ -28,9 +28,68 @@ from .papers.selective_reduce.algorithms import BASE_RULES
 from .papers.selective_reduce.progress import PROGRESS_MODELS
 from .papers.selective_reduce.scenario import CDF_SOURCES
 
-#: Same file as ``simlib.pipeline.claims.DEFAULT_LEDGER``: fixed relative to the
-#: repository, not to the current directory.
-DEFAULT_LEDGER = paths.RESULTS / "claims.csv"
+#: Same file as ``simlib.pipeline.claims.DEFAULT_LEDGER``: the committed ledger, fixed
+#: relative to the repository, not to the current directory.
+DEFAULT_LEDGER = paths.COMMITTED_LEDGER
+
+
+class _SimulationProgress:
+    """While a single run simulates, print "simulated t of T s" on stderr every second.
+
+    The run's simulated clock is read from the running ``Cluster`` (found on the
+    main thread's stack: a frame whose ``self`` has ``sim.now`` and ``duration``),
+    so the simulation code needs no hook.  Disabled: a no-op context manager.
+    """
+
+    def __init__(self, duration_s: float, enabled: bool, interval_s: float = 1.0):
+        import threading
+
+        self.duration_s, self.enabled, self.interval_s = duration_s, enabled, interval_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._main = threading.main_thread().ident
+        self._start = 0.0
+
+    def _clock(self):
+        frame = sys._current_frames().get(self._main)
+        while frame is not None:
+            obj = frame.f_locals.get("self")
+            sim = getattr(obj, "sim", None)
+            if sim is not None and hasattr(sim, "now") and hasattr(obj, "duration"):
+                return float(sim.now)
+            frame = frame.f_back
+        return None
+
+    def _loop(self):
+        import time
+
+        while not self._stop.wait(self.interval_s):
+            now = self._clock()
+            if now is None:
+                continue
+            elapsed = time.monotonic() - self._start
+            frac = min(now / self.duration_s, 1.0) if self.duration_s else 1.0
+            text = f"simulated {now:.6g} of {self.duration_s:.6g} s ({frac:.1%}), {elapsed:.0f} s elapsed"
+            if frac > 0:
+                text += f", about {elapsed / frac * (1 - frac):.0f} s left"
+            sys.stderr.write("\r\x1b[K" + text + "  (Ctrl-C stops)")
+            sys.stderr.flush()
+
+    def __enter__(self):
+        import time
+
+        if self.enabled:
+            self._start = time.monotonic()
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.enabled:
+            self._stop.set()
+            self._thread.join()
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+        return False
 
 
 # --- subcommands --------------------------------------------------------------
@@ -38,9 +97,13 @@ DEFAULT_LEDGER = paths.RESULTS / "claims.csv"
 def _cmd_claims(subparsers) -> None:
     p = subparsers.add_parser(
         "claims", help="summarize the claims ledger",
-        description="Print the summary of the claims ledger (paper claim vs. reproduced value).")
-    p.add_argument("--ledger", type=Path, default=DEFAULT_LEDGER, metavar="PATH",
-                   help="claims ledger CSV (default: data/results/claims.csv in the repository)")
+        description="Print the summary of a claims ledger (paper claim vs. reproduced value): the "
+                    "committed one by default, or that of one run (--run) or file (--ledger).")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--ledger", type=Path, default=None, metavar="PATH",
+                       help="claims ledger CSV (default: the committed data/results/claims.csv)")
+    which.add_argument("--run", type=Path, default=None, metavar="DIR",
+                       help="a run folder printed by a notebook run, e.g. build/runs/11_sr_fig5-7_traces/<hash>")
 
     def handler(args, parser) -> int:
         try:
@@ -50,7 +113,18 @@ def _cmd_claims(subparsers) -> None:
                   file=sys.stderr)
             return 1
 
-        print(summarize_ledger(args.ledger))
+        if args.run is not None:
+            ledger = args.run / "results" / "claims.csv"
+            if not ledger.is_file():
+                parser.error(f"argument --run: {str(args.run)!r} has no ledger {str(ledger)!r} "
+                             "(expected a run folder build/runs/<notebook>/<hash>)")
+        elif args.ledger is not None:
+            ledger = args.ledger
+            if not ledger.is_file():
+                parser.error(f"argument --ledger: no such file {str(ledger)!r}")
+        else:
+            ledger = DEFAULT_LEDGER
+        print(summarize_ledger(ledger))
         return 0
 
     p.set_defaults(handler=handler, subparser=p)
@@ -87,6 +161,8 @@ def _cmd_run(subparsers) -> None:
     p.add_argument("--progress-model", choices=[m for m in PROGRESS_MODELS if m != "oracle"], default="paper")
     p.add_argument("--base-rule", choices=BASE_RULES, default="text")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress line on stderr (shown by default when stderr is a terminal)")
 
     def handler(args, parser) -> int:
         import json
@@ -106,12 +182,25 @@ def _cmd_run(subparsers) -> None:
                       alpha_s=args.alpha, model_mb=args.model_mb, bw_error=args.bw_error, cdf=args.cdf,
                       progress_model=args.progress_model, base_rule=args.base_rule)
         Scenario.from_params(params)
-        out = run_trial(params, np.random.SeedSequence(args.seed))
+        show_progress = not args.no_progress and sys.stderr.isatty()
+        try:
+            with _SimulationProgress(args.duration, enabled=show_progress):
+                out = run_trial(params, np.random.SeedSequence(args.seed))
+        except KeyboardInterrupt:
+            print(f"{parser.prog}: interrupted (Ctrl-C); no result", file=sys.stderr)
+            return 130
+        if out.get("total_sync") == 0:
+            print(f"{parser.prog}: warning: no synchronization completed within --duration {args.duration:g} s "
+                  f"({out.get('total_iteration', 0)} iterations computed, but no sync of the "
+                  f"{args.model_mb:g} MB model finished before the end), so avg_sync_time_s and "
+                  "avg_sync_scale are undefined (null); increase --duration or decrease --model-mb",
+                  file=sys.stderr)
+        out = {k: (None if isinstance(v, float) and v != v else v) for k, v in out.items()}  # NaN -> null
         if args.json:
-            print(json.dumps({**out, "params": params, "seed": args.seed}, sort_keys=True))
+            print(json.dumps({**out, "params": params, "seed": args.seed}, sort_keys=True, allow_nan=False))
         else:
             for k, v in out.items():
-                print(f"{k:28s} {v}")
+                print(f"{k:28s} {'null' if v is None else v}")
         return 0
 
     p.set_defaults(handler=handler, subparser=p)

@@ -100,12 +100,25 @@ def test_arg_type_reports_flag_and_message():
         parser.parse_args(["--workers", "0"])
 
 
-def test_claims_on_missing_ledger(tmp_path, capsys):
+def test_claims_refuses_a_missing_ledger(tmp_path, capsys):
     missing = tmp_path / "nope" / "claims.csv"
-    status, out, _ = run_main(["claims", "--ledger", str(missing)], capsys)
+    status, _, err = run_main(["claims", "--ledger", str(missing)], capsys)
+    assert status == 2
+    assert "--ledger" in err and "no such file" in err
+    status, _, err = run_main(["claims", "--run", str(tmp_path)], capsys)
+    assert status == 2 and "--run" in err
+
+
+def test_claims_shows_a_runs_ledger(tmp_path, capsys):
+    from simlib.pipeline.claims import record_claim
+
+    run = tmp_path / "build" / "runs" / "11_x" / "abc"
+    record_claim("000", "Fig. 5", "c", "1", "2", False, ledger_path=run / "results" / "claims.csv",
+                 profile="quick", trials=2, parameters={"profile": "quick"})
+    status, out, _ = run_main(["claims", "--run", str(run)], capsys)
     assert status == 0
-    assert "no claims" in out.lower()
-    assert not missing.parent.exists()          # reading a summary creates nothing
+    assert out.startswith("1 claim checked: 0 hold, 1 do not")
+    assert "profile quick" in out
 
 
 def test_claims_uses_summarize_ledger(monkeypatch, tmp_path, capsys):
@@ -123,6 +136,7 @@ def test_claims_uses_summarize_ledger(monkeypatch, tmp_path, capsys):
     monkeypatch.setitem(sys.modules, "simlib.pipeline.claims", fake)
     monkeypatch.setattr(simlib, "claims", fake, raising=False)
     ledger = tmp_path / "claims.csv"
+    ledger.write_text("")
     status, out, _ = run_main(["claims", "--ledger", str(ledger)], capsys)
     assert status == 0
     assert out.strip() == "No claims recorded (fake)."
@@ -130,8 +144,10 @@ def test_claims_uses_summarize_ledger(monkeypatch, tmp_path, capsys):
 
 
 def test_claims_default_ledger_path():
-    args = cli.build_parser().parse_args(["claims"])
-    assert args.ledger == ROOT / "data" / "results" / "claims.csv"
+    assert cli.DEFAULT_LEDGER == ROOT / "data" / "results" / "claims.csv"
+    from simlib.pipeline.claims import DEFAULT_LEDGER
+
+    assert cli.DEFAULT_LEDGER == Path(DEFAULT_LEDGER)
 
 
 # --- run ------------------------------------------------------------------------
@@ -162,6 +178,46 @@ def test_run_every_flag_reaches_its_scenario_parameter(capsys):
                                  dt_s=0.3, c=4, lam=0.1, alpha_s=0.002, model_mb=20.0, bw_error=0.1, cdf="cold",
                                  progress_model="conditional", base_rule="pseudocode")
     assert out["group_size"] == 4
+
+
+def test_run_without_a_completed_sync_prints_null_and_says_why(capsys):
+    from simlib.cli import main
+
+    # 500 MB over <= 20 Gbps takes longer than 0.5 s: no sync can finish
+    rc = main(["run", "--n", "10", "--duration", "0.5", "--json"])
+    assert rc == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)  # valid JSON: no NaN
+    assert out["total_sync"] == 0
+    assert out["avg_sync_time_s"] is None and out["avg_sync_scale"] is None
+    assert "no synchronization completed within --duration 0.5 s" in captured.err
+    assert "increase --duration" in captured.err
+
+
+def test_run_rejects_a_trace_in_milliseconds(tmp_path, capsys):
+    trace = tmp_path / "ms.csv"
+    trace.write_text("compute_time_ms\n800\n1200\n")
+    status, _, err = run_main(["run", "--n", "4", "--duration", "1", "--trace", str(trace)], capsys)
+    assert status == 2
+    assert "compute_time_ms" in err and "compute_time_s" in err
+
+
+def test_long_run_stops_cleanly_on_ctrl_c():
+    """SIGINT during a long run: exit 130 with one line, no traceback."""
+    import os
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "simlib", "run", "--n", "20", "--duration", "1e7"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(3)  # let the simulation start (the exit status does not depend on when)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err
+    assert out == ""
 
 
 @pytest.mark.parametrize("argv, flag", [

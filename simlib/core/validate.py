@@ -18,7 +18,7 @@ __all__ = [
     "check_choice",
     "check_probability",
     "check_array",
-    "check_notebook_common",
+    "check_list",
     "arg_type",
     "num_arg",
 ]
@@ -108,16 +108,32 @@ def check_array(name: str, values: Sequence, lo: float | None = None, hi: float 
     return arr
 
 
-def check_notebook_common(profile, workers, seed=0, trials=1):
-    """Validate the parameters every notebook shares; returns ``(profile, workers, seed, trials)``.
+def check_list(name: str, value, check_item: Callable[[str, object], object], *, min_len: int = 1) -> list:
+    """Validate a list parameter elementwise; returns the list of checked items.
 
-    ``profile`` in {"full", "quick"}; ``workers`` None or an integer >= 1;
-    ``seed`` an integer >= 0; ``trials`` an integer >= 1.
+    ``value`` is a list or tuple, or a string holding one in YAML/JSON
+    (``"[40, 80]"``: what ``papermill -p n_values "[40, 80]"`` passes).  Each
+    item is checked with ``check_item(f"{name}[{i}]", item)``, e.g.
+    ``lambda k, v: check_int(k, v, 2)``.  A scalar is an error that shows how
+    to pass a list.
     """
-    check_choice("profile", profile, ("full", "quick"))
-    if workers is not None:
-        workers = check_int("workers", workers, 1)
-    return profile, workers, check_int("seed", seed, 0), check_int("trials", trials, 1)
+    if isinstance(value, str):
+        import yaml
+
+        try:
+            parsed = yaml.safe_load(value)
+        except yaml.YAMLError:
+            parsed = value
+        if not isinstance(parsed, list):
+            raise ValueError(f"{name} must be a list such as [1, 2] (YAML/JSON when given as text), "
+                             f"got {value!r}")
+        value = parsed
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{name} must be a list such as [1, 2] (papermill: -p {name} \"[1, 2]\"), "
+                         f"got {value!r}")
+    if len(value) < min_len:
+        raise ValueError(f"{name} must have at least {min_len} element(s), got {list(value)!r}")
+    return [check_item(f"{name}[{i}]", item) for i, item in enumerate(value)]
 
 
 # --- command-line arguments ---------------------------------------------------

@@ -25,13 +25,31 @@ def paired_ratio(df: pd.DataFrame, metric: str, by: Sequence[str], num: str, den
     """Per-trial ratio ``metric[num] / metric[den]`` within each ``by`` group, summarized.
 
     Returns one row per ``by`` group with columns ``min``, ``median``, ``max``
-    of the ratio over trials (and ``trials``).
+    of the ratio over trials (and ``trials``).  Raises ``ValueError`` when a
+    (``by``, trial, scheme) combination has more than one row -- another
+    setting column varies within a group, so it must be added to ``by`` (or
+    filtered out) instead of one of the rows being picked silently.
     """
     check_choice("metric", metric, list(df.columns))
+    check_choice("scheme_col", scheme_col, list(df.columns))
     for s in (num, den):
         check_choice("scheme", s, sorted(df[scheme_col].unique()))
-    by = list(by)
-    piv = df.pivot_table(index=by + ["trial"], columns=scheme_col, values=metric, aggfunc="first")
+    by = [by] if isinstance(by, str) else list(by)
+    for col in by + ["trial"]:
+        check_choice("by", col, list(df.columns))
+    keys = by + ["trial", scheme_col]
+    rows = df[df[scheme_col].isin([num, den])]
+    dup = rows.duplicated(keys, keep=False)
+    if dup.any():
+        first = rows[dup].iloc[0]
+        group = rows[(rows[keys] == first[keys]).all(axis=1)]
+        varying = [c for c in rows.columns if c not in keys and group[c].nunique(dropna=False) > 1
+                   and c != metric]
+        raise ValueError(
+            f"paired_ratio: {int(dup.sum())} rows share their (by={by}, trial, {scheme_col}) key, e.g. "
+            f"{dict(first[keys])}; columns varying within it: {varying or '(none: duplicated rows)'}. "
+            "Add them to `by` or filter the frame first.")
+    piv = rows.pivot(index=by + ["trial"], columns=scheme_col, values=metric)
     ratio = (piv[num] / piv[den]).rename("ratio").reset_index()
     out = ratio.groupby(by, sort=True)["ratio"].agg(["min", "median", "max", "count"])
     return out.rename(columns={"count": "trials"}).reset_index()

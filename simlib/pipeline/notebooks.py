@@ -1,20 +1,34 @@
-"""Convert and execute the project notebooks (jupytext -> papermill).
+"""Execute the project notebooks with papermill: ``python -m simlib.pipeline.notebooks``.
 
 Every ``notebooks/[0-9]*.py`` (jupytext percent format, sorted by name) is
+paired with ``notebooks/NAME.ipynb`` (jupytext formats ``ipynb,py:percent``).
+For each notebook the runner
 
-1. converted with jupytext's Python API to ``BUILD/notebooks/NAME.ipynb``;
-2. executed with papermill on the ``simlib`` Jupyter kernel, with the working
-   directory set to the **repository root** (so relative paths such as
-   ``figures/`` and ``data/results/`` resolve there) and that root first on
-   the kernel's ``PYTHONPATH`` (so ``import simlib`` finds the in-tree
-   package; see ``_kernel_for_root``); the executed notebook, outputs
-   included, is written to ``BUILD/executed/NAME.ipynb`` -- also when it fails.
+1. synchronizes the pair (``jupytext --sync``: the more recently modified file
+   gives the inputs, outputs stay in the ``.ipynb``); an unpaired source is
+   converted to ``BUILD/notebooks/NAME.ipynb`` instead;
+2. executes the ``.ipynb`` with papermill on the ``simlib`` kernel, with the
+   working directory set to the **repository root** (``root``) and that root
+   first on the kernel's ``PYTHONPATH`` (see ``_kernel_for_root``);
+3. tells the kernel where the run writes (:mod:`simlib.pipeline.paths`):
+
+   * **publishing run** -- ``profile`` full and no ``-p`` parameters
+     (``--workers`` changes no result): figures go to ``figures/``, CSVs and
+     the ledger to ``data/results/``, and the executed notebook -- scrubbed of
+     timestamps, timings, absolute paths and memory addresses, without
+     papermill's injected-parameters cell -- replaces ``notebooks/NAME.ipynb``
+     (a copy stays in ``BUILD/executed/``).  This is ``make reproduce``.
+   * **any other run** -- everything, the executed notebook included, goes to
+     ``build/runs/NAME/<parameter hash>/`` under the root, and the runner says so.
 
 Parameters: ``profile`` (``--profile``, default ``full``) is passed to every
 notebook, ``workers`` only when ``--workers`` is given, and ``-p KEY VALUE``
-adds more.  Every passed key must be declared in the notebook's parameters
-cell (papermill itself would only warn about unknown ones); the notebook then
+adds more (``VALUE`` in YAML: ``5``, ``0.5``, ``"[40, 80]"``, ``cnn``).
+Every passed key must be declared in the notebook's parameters cell
+(papermill itself would only warn about unknown ones); the notebook then
 validates the values in its own second cell with ``simlib.core.validate``.
+While a sweep runs, the runner prints which notebook runs, how many trials of
+how many are done and an estimate of the time left.
 
 The exit status is non-zero if any notebook failed; the failures are listed.
 
@@ -32,11 +46,15 @@ import fnmatch
 import json
 import logging
 import os
+import re
 import sys
+import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from simlib.pipeline import paths
 from simlib.core.paths import REPO_ROOT as ROOT
 from simlib.core.validate import num_arg
 
@@ -56,35 +74,51 @@ class NotebookResult:
     seconds: float
     error: str = ""
     parameters: dict = field(default_factory=dict)
+    #: True: wrote the committed results; False: wrote to ``out_dir``.
+    publish: bool = False
+    out_dir: Path | None = None
 
 
 def discover(notebook_dir: Path | str = NOTEBOOK_DIR, only: str | None = None) -> list[Path]:
     """Return the notebook sources ``[0-9]*.py`` in ``notebook_dir``, sorted by name.
 
     ``only`` filters by name: a glob (``"01_*"``) matched against the file name
-    and its stem, or else a plain substring of the file name.
+    and its stem; else the names that start with it (``"10_"`` selects
+    ``10_...`` but not ``12_sr_fig8-10_...``), or, if none does, the names
+    containing it.
     """
     paths = sorted(p for p in Path(notebook_dir).glob(NOTEBOOK_GLOB) if p.is_file())
     if only:
-        def keep(p: Path) -> bool:
-            if any(c in only for c in "*?["):
-                return fnmatch.fnmatch(p.name, only) or fnmatch.fnmatch(p.stem, only)
-            return only in p.name
-        paths = [p for p in paths if keep(p)]
+        if any(c in only for c in "*?["):
+            return [p for p in paths if fnmatch.fnmatch(p.name, only) or fnmatch.fnmatch(p.stem, only)]
+        prefixed = [p for p in paths if p.name.startswith(only)]
+        paths = prefixed or [p for p in paths if only in p.name]
     return paths
 
 
 def parse_value(text: str):
-    """Interpret a ``-p KEY VALUE`` string: Python literal / true / false / null, else str."""
+    """Interpret a ``-p KEY VALUE`` string as YAML (``5``, ``0.5``, ``[40, 80]``, ``true``,
+    ``null``), else as a Python literal (``None``, ``1e6``), else keep the string."""
+    import yaml
+
     lowered = text.strip().lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    if lowered in ("none", "null"):
+    if lowered == "none":
         return None
     try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        value = text
+    if isinstance(value, str):
+        try:
+            literal = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            return value
+        return literal
+    return value
+
+
+PAIRED_FORMATS = "ipynb,py:percent"
+KERNELSPEC = {"name": KERNEL_NAME, "display_name": "Python (simlib)", "language": "python"}
 
 
 def convert(source: Path, build_dir: Path) -> Path:
@@ -93,11 +127,94 @@ def convert(source: Path, build_dir: Path) -> Path:
 
     nb = jupytext.read(source, fmt="py:percent")
     # Execution uses kernel_name explicitly; keep the metadata consistent too.
-    nb.metadata["kernelspec"] = {"name": KERNEL_NAME, "display_name": "Python (simlib)",
-                                 "language": "python"}
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
     target = build_dir / "notebooks" / f"{source.stem}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
     jupytext.write(nb, target, fmt="ipynb")
+    return target
+
+
+def is_paired(source: Path) -> bool:
+    """Whether the ``.py`` source declares the ``ipynb,py:percent`` pairing in its header."""
+    import jupytext
+
+    formats = jupytext.read(source, fmt="py:percent").metadata.get("jupytext", {}).get("formats", "")
+    return "ipynb" in formats.split(",")
+
+
+def sync_pair(source: Path) -> Path:
+    """``jupytext --sync`` the paired ``source`` (``.py``) and its ``.ipynb``; return the ``.ipynb``.
+
+    The most recently modified file gives the inputs, outputs are kept from the
+    ``.ipynb``, and files whose content would not change are not rewritten.
+    A missing ``.ipynb`` is created.
+    """
+    from jupytext.cli import jupytext as jupytext_cli
+
+    status = jupytext_cli(["--sync", "--quiet", str(source)])
+    if status:
+        raise RuntimeError(f"jupytext --sync {source} failed (status {status}); see the message above")
+    return source.with_suffix(".ipynb")
+
+
+def prepare(source: Path, build_dir: Path) -> Path:
+    """The ``.ipynb`` papermill executes: the synchronized pair, or a converted copy if unpaired."""
+    return sync_pair(source) if is_paired(source) else convert(source, build_dir)
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def scrub(nb, root: Path):
+    """Make an executed notebook deterministic, in place; returns it.
+
+    Drops papermill's and the execution timing metadata (start/end times,
+    durations), replaces the absolute ``root`` by ``.`` and the Python
+    installation by ``<python>`` in outputs, and removes memory addresses
+    (`` at 0x7f...``) from text outputs.
+    """
+    nb.metadata.pop("papermill", None)
+    nb.metadata.pop("widgets", None)
+    # the repository becomes ".", the Python environment "<python>" (longest first)
+    prefixes = sorted({(str(root), "."), (sys.prefix, "<python>"), (sys.base_prefix, "<python>")},
+                      key=lambda p: -len(p[0]))
+
+    def clean(text: str) -> str:
+        for prefix, short in prefixes:
+            text = text.replace(prefix + os.sep, short + "/").replace(prefix, short)
+        return _ADDRESS.sub("", text)
+
+    for cell in nb.cells:
+        cell.metadata.pop("papermill", None)
+        cell.metadata.pop("execution", None)
+        for out in cell.get("outputs", []):
+            if "text" in out:
+                out["text"] = clean(out["text"] if isinstance(out["text"], str) else "".join(out["text"]))
+            for mime, value in out.get("data", {}).items():
+                if mime.startswith("text/") and isinstance(value, (str, list)):
+                    out["data"][mime] = clean(value if isinstance(value, str) else "".join(value))
+            if out.get("output_type") == "error":
+                out["traceback"] = [clean(line) for line in out.get("traceback", [])]
+    return nb
+
+
+def publish_notebook(executed: Path, source: Path, root: Path) -> Path:
+    """Write the scrubbed ``executed`` notebook over ``source``'s paired ``.ipynb``, then re-sync.
+
+    papermill's injected-parameters cell is dropped (a publishing run passes
+    only the defaults), so the ``.ipynb``'s inputs stay those of the ``.py``.
+    """
+    import nbformat
+
+    nb = scrub(nbformat.read(str(executed), as_version=4), root)
+    nb.cells = [c for c in nb.cells if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
+    import jupytext
+
+    target = source.with_suffix(".ipynb")
+    text = jupytext.writes(nb, fmt="ipynb")
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
+        target.write_text(text, encoding="utf-8")
+    sync_pair(source)
     return target
 
 
@@ -159,7 +276,7 @@ def declared_parameters(ipynb: Path) -> set[str] | None:
 
 
 @contextlib.contextmanager
-def _kernel_for_root(kernel_name: str, root: Path, build_dir: Path):
+def _kernel_for_root(kernel_name: str, root: Path, build_dir: Path, env: dict | None = None):
     """Expose, for the duration, a copy of kernelspec ``kernel_name`` that imports from ``root``.
 
     The registered kernelspec sets ``PYTHONPATH`` to the repository it was
@@ -167,16 +284,20 @@ def _kernel_for_root(kernel_name: str, root: Path, build_dir: Path):
     working directory on ``sys.path``.  So that ``root`` -- the repository, or
     the scratch copy the tests use -- provides ``simlib``, the run uses a copy
     of the spec under ``build_dir/jupyter`` with ``PYTHONPATH`` starting with
-    ``root``, found first through ``JUPYTER_PATH``.
+    ``root`` (and the run-context variables ``env``), found first through
+    ``JUPYTER_PATH``.
     """
     from jupyter_client.kernelspec import KernelSpecManager
 
     spec = KernelSpecManager().get_kernel_spec(kernel_name).to_dict()
     outer = os.environ.get("PYTHONPATH", "")
-    env = dict(spec.get("env") or {})
+    kernel_env = dict(spec.get("env") or {})
+    for name in (paths.PUBLISH_ENV, paths.RUN_DIR_ENV, paths.NOTEBOOK_ENV, paths.PROGRESS_ENV):
+        kernel_env.pop(name, None)
     parts = [str(root)] + [p for p in outer.split(os.pathsep) if p and p != str(root)]
-    env["PYTHONPATH"] = os.pathsep.join(parts)
-    spec["env"] = env
+    kernel_env["PYTHONPATH"] = os.pathsep.join(parts)
+    kernel_env.update(env or {})
+    spec["env"] = kernel_env
     jupyter_dir = build_dir / "jupyter"
     spec_dir = jupyter_dir / "kernels" / kernel_name
     spec_dir.mkdir(parents=True, exist_ok=True)
@@ -184,13 +305,46 @@ def _kernel_for_root(kernel_name: str, root: Path, build_dir: Path):
 
     old = os.environ.get("JUPYTER_PATH")
     os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(jupyter_dir.resolve()), old) if p)
+    # the run-context variables must not leak from this process either
+    saved = {n: os.environ.pop(n) for n in (paths.PUBLISH_ENV, paths.RUN_DIR_ENV, paths.NOTEBOOK_ENV,
+                                              paths.PROGRESS_ENV) if n in os.environ}
     try:
         yield
     finally:
+        os.environ.update(saved)
         if old is None:
             os.environ.pop("JUPYTER_PATH", None)
         else:
             os.environ["JUPYTER_PATH"] = old
+
+
+def _quiet_kernel_manager(socket_dir: str):
+    """A kernel manager class for papermill that keeps a successful run silent.
+
+    * IPC transport (Unix sockets in ``socket_dir``) instead of TCP on
+      localhost, so ipykernel has no unencrypted-TCP warning to print;
+    * no SIGINT at shutdown: jupyter_client interrupts a kernel before asking
+      it to shut down, which makes ipykernel log "KeyboardInterrupt caught in
+      kernel" after every notebook.
+    """
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    class QuietKernelManager(AsyncKernelManager):
+        @default("transport")
+        def _transport_default(self):
+            return "ipc" if os.name == "posix" else "tcp"
+
+        @default("ip")
+        def _ip_default(self):
+            return os.path.join(socket_dir, "kernel") if self.transport == "ipc" else "127.0.0.1"
+
+        async def _async_interrupt_kernel(self):
+            if self.shutting_down:
+                return
+            await super()._async_interrupt_kernel()
+
+    return QuietKernelManager
 
 
 def _undeclared(ipynb: Path, parameters: dict) -> list[str] | None:
@@ -198,6 +352,80 @@ def _undeclared(ipynb: Path, parameters: dict) -> list[str] | None:
     if declared is None:
         return None
     return sorted(k for k in parameters if k not in declared)
+
+
+def _fmt_seconds(seconds: float) -> str:
+    seconds = int(round(seconds))
+    h, rem = divmod(seconds, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}h{m:02d}m" if h else f"{m}m{s:02d}s" if m else f"{s}s"
+
+
+class ProgressMonitor:
+    """Print a notebook's sweep progress (from its progress file) while it runs.
+
+    On a terminal one status line is rewritten every ``interval_s``; otherwise
+    a line is printed every ``log_interval_s``.  The estimate of the time left
+    extrapolates the rate of the trials computed in this run (cached trials
+    excluded).
+    """
+
+    def __init__(self, label: str, progress_file: Path, echo, *, tty: bool,
+                 interval_s: float = 2.0, log_interval_s: float = 30.0):
+        self.label, self.file, self.echo, self.tty = label, progress_file, echo, tty
+        self.interval_s = interval_s if tty else log_interval_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._shown = False
+
+    def status(self) -> str | None:
+        try:
+            rec = json.loads(self.file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        done, total, initial = rec["done"], rec["total"], rec["initial"]
+        text = f"{self.label} {rec['desc']}: {done}/{total} trials"
+        if initial:
+            text += f" ({initial} cached)"
+        computed, elapsed = done - initial, rec["elapsed_s"]
+        if done >= total:
+            return text + f" done in {_fmt_seconds(elapsed)}; finishing the notebook"
+        text += f", {_fmt_seconds(elapsed)} elapsed"
+        if computed > 0:
+            text += f", about {_fmt_seconds(elapsed / computed * (total - done))} left"
+        return text
+
+    def _loop(self):
+        while not self._stop.wait(self.interval_s):
+            text = self.status()
+            if text:
+                if self.tty:
+                    sys.stderr.write("\r\x1b[K" + text)
+                    sys.stderr.flush()
+                    self._shown = True
+                else:
+                    self.echo(text)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        if self._shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def is_publishing(profile: str, extra: dict | None) -> bool:
+    """A run writes the committed results iff it is full-profile with the notebooks' defaults."""
+    return profile == "full" and not extra
+
+
+def run_dir_for(root: Path, notebook: str, parameters: dict) -> Path:
+    """``<root>/build/runs/<notebook>/<parameter hash>``: the folder of a non-publishing run."""
+    return Path(root) / paths.RUNS.relative_to(paths.REPO_ROOT) / notebook / paths.parameter_hash(parameters)
 
 
 def run_notebook(
@@ -210,12 +438,17 @@ def run_notebook(
     progress_bar: bool = False,
     cell_timeout: float | None = None,
     root: Path | str = ROOT,
+    publish: bool | None = None,
+    echo=None,
+    label: str = "",
 ) -> NotebookResult:
-    """Convert and execute one notebook; never raises for notebook errors.
+    """Synchronize and execute one notebook; never raises for notebook errors.
 
     ``root`` is the working directory of the kernel (default: this repository).
-    The notebook tests point it at a scratch copy of the repository so that
-    quick runs never overwrite the real ``figures/`` and ``data/results/``.
+    The notebook tests point it at a scratch copy of the repository.
+    ``publish`` (default: :func:`is_publishing` of the parameters) chooses
+    between writing the committed results and the run folder
+    :func:`run_dir_for`.  ``echo`` receives progress lines while sweeps run.
     """
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
@@ -223,17 +456,26 @@ def run_notebook(
     source = Path(source)
     build_dir = Path(build_dir)
     root = Path(root).resolve()
-    output = build_dir / "executed" / f"{source.stem}.ipynb"
+    if publish is None:
+        publish = is_publishing(parameters.get("profile", "full"),
+                                {k: v for k, v in parameters.items() if k not in ("profile", "workers")})
+    out_dir = None if publish else run_dir_for(root, source.stem, parameters)
+    output = (build_dir / "executed" if publish else out_dir) / f"{source.stem}.ipynb"
     output.parent.mkdir(parents=True, exist_ok=True)
     output.unlink(missing_ok=True)  # never leave a stale copy from an earlier run
+    progress_file = build_dir / "progress" / f"{source.stem}.json"
+    progress_file.parent.mkdir(parents=True, exist_ok=True)
+    progress_file.unlink(missing_ok=True)
+    env = {paths.NOTEBOOK_ENV: source.stem, paths.PROGRESS_ENV: str(progress_file.resolve())}
+    env.update({paths.PUBLISH_ENV: "1"} if publish else {paths.RUN_DIR_ENV: str(out_dir)})
     start = time.perf_counter()
 
     def result(ok: bool, error: str = "") -> NotebookResult:
         return NotebookResult(source.stem, source, output, ok, time.perf_counter() - start,
-                              error, dict(parameters))
+                              error, dict(parameters), publish, out_dir)
 
     try:
-        ipynb = convert(source, build_dir)
+        ipynb = prepare(source, build_dir)
         unknown = _undeclared(ipynb, parameters)
         if unknown is None:
             return result(False, "no parameters cell (a code cell tagged 'parameters'; in the "
@@ -244,7 +486,10 @@ def run_notebook(
         engine_kwargs = {}
         if cell_timeout is not None:
             engine_kwargs["execution_timeout"] = cell_timeout
-        with _kernel_for_root(kernel_name, root, build_dir):
+        monitor = (ProgressMonitor(label or source.stem, progress_file, echo, tty=sys.stderr.isatty())
+                   if echo else contextlib.nullcontext())
+        with tempfile.TemporaryDirectory(prefix="simlib-kernel-") as sockets, \
+                _kernel_for_root(kernel_name, root, build_dir, env), monitor:
             pm.execute_notebook(
                 str(ipynb), str(output),
                 parameters=parameters,
@@ -252,13 +497,33 @@ def run_notebook(
                 cwd=str(root),
                 log_output=log_output,
                 progress_bar=progress_bar,
+                kernel_manager_class=_quiet_kernel_manager(sockets),
                 **engine_kwargs,
             )
     except PapermillExecutionError as exc:
         return result(False, f"{exc.ename}: {exc.evalue} (In [{exc.exec_count}])")
     except Exception as exc:  # kernel death, timeouts, conversion errors, ...
         return result(False, f"{type(exc).__name__}: {exc}")
+    try:
+        import nbformat
+
+        nb = scrub(nbformat.read(str(output), as_version=4), root)
+        nbformat.write(nb, str(output))
+        if publish and is_paired(source):
+            publish_notebook(output, source, root)
+    except Exception as exc:
+        return result(False, f"{type(exc).__name__} while saving the executed notebook: {exc}")
     return result(True)
+
+
+def fresh_ledger(root: Path | str = ROOT) -> Path:
+    """Remove the committed claims ledger under ``root`` so a full run rebuilds it; return its path.
+
+    Claims a notebook no longer records (renamed or removed) then do not linger.
+    """
+    ledger = Path(root).resolve() / paths.COMMITTED_LEDGER.relative_to(paths.REPO_ROOT)
+    ledger.unlink(missing_ok=True)
+    return ledger
 
 
 def run_notebooks(
@@ -276,33 +541,57 @@ def run_notebooks(
     fail_fast: bool = False,
     root: Path | str = ROOT,
     echo=print,
+    new_ledger: bool = False,
 ) -> list[NotebookResult]:
-    """Run ``notebooks`` (default: all discovered, filtered by ``only``) and return the results."""
+    """Run ``notebooks`` (default: all discovered, filtered by ``only``) and return the results.
+
+    Everything is validated before anything is written.  ``new_ledger=True``
+    (only for a publishing run) removes the committed ledger first.
+    """
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {list(PROFILES)}, got {profile!r}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    extra = dict(extra or {})
+    for key in extra:
+        if not isinstance(key, str) or not key.isidentifier() or key in ("profile", "workers"):
+            raise ValueError(f"extra must map parameter names (identifiers other than profile and "
+                             f"workers) to values, got key {key!r}")
+    publish = is_publishing(profile, extra)
+    if new_ledger and not publish:
+        raise ValueError("new_ledger applies only to a publishing run (profile 'full', no extra parameters)")
     if notebooks is None:
         notebooks = discover(only=only)
     parameters = {"profile": profile}
     if workers is not None:
         parameters["workers"] = workers
-    parameters.update(extra or {})
+    parameters.update(extra)
     if notebooks:
         ensure_kernel(kernel_name)
+    if echo:
+        if publish:
+            echo(f"publishing run (profile full, default parameters): writes figures/, data/results/ "
+                 f"and the executed notebooks/*.ipynb")
+        else:
+            echo(f"run with {parameters}: outputs go to build/runs/<notebook>/"
+                 f"{paths.parameter_hash(parameters)}/ (the committed results are not touched)")
+    if new_ledger and notebooks:
+        fresh_ledger(root)
 
     results = []
-    for nb in notebooks:
+    for i, nb in enumerate(notebooks, start=1):
+        label = f"[{i}/{len(notebooks)} {Path(nb).stem}]"
         if echo:
-            echo(f"[run] {Path(nb).name} {parameters}")
+            echo(f"{label} running")
         res = run_notebook(Path(nb), parameters, build_dir=Path(build_dir),
                            kernel_name=kernel_name, log_output=log_output,
-                           progress_bar=progress_bar, cell_timeout=cell_timeout, root=root)
+                           progress_bar=progress_bar, cell_timeout=cell_timeout, root=root,
+                           publish=publish, echo=echo, label=label)
         if echo:
             status = "ok" if res.ok else "FAILED"
-            where = f" -> {res.output}" if res.output.exists() else ""
-            echo(f"[{status}] {res.name} in {res.seconds:.1f} s{where}")
+            where = f" -> {_show(res.output, root)}" if res.output.exists() else ""
+            echo(f"{label} {status} in {_fmt_seconds(res.seconds)}{where}")
             if not res.ok:
                 echo(f"    {res.error}")
         results.append(res)
@@ -311,18 +600,26 @@ def run_notebooks(
     return results
 
 
+def _show(path: Path, root) -> str:
+    path, root = Path(path).resolve(), Path(root).resolve()
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
-        description="Convert notebooks/[0-9]*.py with jupytext and execute them with "
-                    "papermill (kernel 'simlib', cwd = repository root).")
+        prog="python -m simlib.pipeline.notebooks",
+        description="Synchronize notebooks/[0-9]*.py with their .ipynb (jupytext) and execute them "
+                    "with papermill (kernel 'simlib', cwd = repository root).  A full-profile run "
+                    "with default parameters writes the committed results (figures/, data/results/, "
+                    "notebooks/*.ipynb); any other run writes to build/runs/<notebook>/<hash>/.")
     ap.add_argument("--profile", choices=PROFILES, default="full",
                     help="fidelity profile passed to every notebook as `profile` (default: full)")
     ap.add_argument("--workers", type=num_arg("--workers", int, lo=1), metavar="N",
                     help="passed to every notebook as `workers` (default: notebook default)")
     ap.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
                     metavar=("KEY", "VALUE"),
-                    help="extra notebook parameter (repeatable); VALUE is parsed as a Python "
-                         "literal, true/false/null, or else kept as a string")
+                    help="extra notebook parameter (repeatable); VALUE is read as YAML (5, 0.5, "
+                         "'[40, 80]', true, null) or a Python literal, else kept as a string")
     ap.add_argument("--only", metavar="PATTERN",
                     help="run only notebooks whose file name matches the glob or contains "
                          "the substring")
@@ -334,6 +631,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="stream the notebooks' cell output to this terminal")
     ap.add_argument("--timeout", type=num_arg("--timeout", lo=0.0, lo_open=True), metavar="SECONDS",
                     help="per-cell execution timeout (default: none)")
+    ap.add_argument("--fresh-ledger", action="store_true",
+                    help="start a new committed claims ledger (publishing run of every notebook only; "
+                         "`make reproduce` passes it)")
     ap.add_argument("-x", "--fail-fast", action="store_true",
                     help="stop after the first failing notebook")
     ap.add_argument("--list", action="store_true", help="list the selected notebooks and exit")
@@ -351,6 +651,10 @@ def main(argv=None) -> int:
             ap.error(f"argument -p/--parameter: use --{key} instead of -p {key}")
         extra[key] = parse_value(value)
 
+    if args.fresh_ledger and not is_publishing(args.profile, extra):
+        ap.error("argument --fresh-ledger: only for a publishing run (--profile full, no -p)")
+    if args.fresh_ledger and args.only:
+        ap.error("argument --fresh-ledger: not with --only (a partial run updates its own rows)")
     if args.log_output:
         # papermill reports cell output through its logger at INFO level.
         logging.basicConfig(level=logging.INFO, format="%(message)s")
@@ -367,8 +671,8 @@ def main(argv=None) -> int:
     results = run_notebooks(
         notebooks, profile=args.profile, workers=args.workers, extra=extra,
         build_dir=args.build_dir, log_output=args.log_output,
-        progress_bar=sys.stderr.isatty() and not args.log_output,
-        cell_timeout=args.timeout, fail_fast=args.fail_fast,
+        progress_bar=False,
+        cell_timeout=args.timeout, fail_fast=args.fail_fast, new_ledger=args.fresh_ledger,
     )
     failed = [r for r in results if not r.ok]
     print(f"\n{len(results) - len(failed)}/{len(results)} notebook(s) succeeded "

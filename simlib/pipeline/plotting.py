@@ -22,6 +22,7 @@ import matplotlib as mpl
 import pandas as pd
 
 from simlib.papers.registry import SCHEMES
+from simlib.pipeline import paths as paths_mod
 from simlib.pipeline.analysis import summarize
 from simlib.pipeline.atomic import atomic_write_bytes
 from simlib.core.validate import check_choice, check_int, check_real
@@ -36,6 +37,8 @@ __all__ = [
     "set_theme",
     "save_figure",
     "plot_min_median_max",
+    "figure_legend",
+    "metric_panels",
 ]
 
 #: Canonical order of the schemes in legends, and their colours, labels and markers
@@ -44,6 +47,8 @@ SCHEME_ORDER = tuple(SCHEMES)
 SCHEME_COLORS = MappingProxyType({k: s.color for k, s in SCHEMES.items()})
 SCHEME_LABELS = MappingProxyType({k: s.label for k, s in SCHEMES.items()})
 SCHEME_MARKERS = MappingProxyType({k: s.marker for k, s in SCHEMES.items()})
+#: Line styles in legend order, so overlapping medians stay distinguishable.
+LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)))
 #: Remaining Okabe-Ito colours, used for hue values that are not schemes.
 _EXTRA_COLORS = ("#E69F00", "#56B4E9", "#CC79A7", "#F0E442", "#000000")
 _EXTRA_MARKERS = ("D", "v", "P", "X", "*")
@@ -93,7 +98,7 @@ def _check_name(name) -> str:
     return name
 
 
-def save_figure(fig, name: str, figures_dir="figures", dpi: int = FIGURE_DPI) -> list[Path]:
+def save_figure(fig, name: str, figures_dir=None, dpi: int = FIGURE_DPI) -> list[Path]:
     """Write ``fig`` to ``<figures_dir>/<name>.png`` and ``.pdf``; return both paths.
 
     Output is reproducible: PNG without the ``Software`` text chunk (and
@@ -102,17 +107,26 @@ def save_figure(fig, name: str, figures_dir="figures", dpi: int = FIGURE_DPI) ->
     fixed ``dpi`` (dots per inch, PNG only) and tight bounding box.  Saving the
     same figure again gives byte-identical files.  Each file is rendered in
     memory and written atomically.  ``figures_dir`` is created if missing
-    (relative paths are relative to the current directory).
+    (relative paths are relative to the current directory); None means the
+    run context's figures folder (:func:`simlib.pipeline.paths.run_context`).
+    The committed ``figures/`` is written only by a publishing run (a
+    full-profile ``make reproduce``): any other run asking for it is sent to
+    its run folder, so ``figures_dir=paths.FIGURES`` is always right.
     """
     from matplotlib.figure import Figure
 
     if not isinstance(fig, Figure):
         raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
     name = _check_name(name)
-    if not isinstance(figures_dir, (str, os.PathLike)):
-        raise ValueError(f"figures_dir must be a str or os.PathLike, got {figures_dir!r}")
+    if figures_dir is not None and not isinstance(figures_dir, (str, os.PathLike)):
+        raise ValueError(f"figures_dir must be None, a str or os.PathLike, got {figures_dir!r}")
     dpi = check_int("dpi", dpi, lo=10, hi=2400)
-    out_dir = Path(figures_dir)
+    context = paths_mod.run_context()
+    out_dir = context.figures if figures_dir is None else Path(figures_dir)
+    if not context.publish and out_dir.resolve() == paths_mod.COMMITTED_FIGURES:
+        out_dir = context.figures
+    if not context.publish and out_dir == context.figures:
+        paths_mod.announce(context)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     stable_rc = {"svg.hashsalt": _CREATOR, "pdf.compression": 6, "pdf.fonttype": 42}
@@ -137,19 +151,32 @@ def _style_for(values: list) -> dict:
     return styles
 
 
+def _trials_text(counts) -> str:
+    lo, hi = int(min(counts)), int(max(counts))
+    return f"{lo} trial{'s' if hi != 1 else ''}" if lo == hi else f"{lo}–{hi} trials"
+
+
 def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = None, *,
-                        band: str = "fill", alpha: float = 0.2, legend: bool = True):
+                        band: str = "fill", alpha: float = 0.2, legend: bool = True,
+                        censored_at: float | None = None):
     """Median of ``y`` over trials vs ``x`` with a min..max band, one colour per ``hue``.
 
     ``df`` holds one row per trial (e.g. from :func:`simlib.pipeline.sweep.run_sweep`).
     For every hue value the median at each ``x`` is drawn as a line with
-    markers; the range from the minimum to the maximum is drawn as a shaded
-    band (``band="fill"``, opacity ``alpha``) or as error bars
-    (``band="errorbar"``).  Scheme names ("allreduce", "partial", "selective")
+    markers (colour, marker *and* line style differ per series, so medians
+    that overlap stay distinguishable); the range from the minimum to the
+    maximum is drawn as a shaded band (``band="fill"``, opacity ``alpha``) or
+    as error bars (``band="errorbar"``).  NaN values of ``y`` are runs that
+    never reached their target (censored): statistics use the finished runs
+    -- or, with ``censored_at``, count each censored run at that value (e.g.
+    the run length: the statistics are then lower bounds) -- and every point
+    with censored runs gets a black ``x`` (legend entry "censored runs").  Scheme names ("allreduce", "partial", "selective")
     get :data:`SCHEME_COLORS`/:data:`SCHEME_LABELS` and come first in
     :data:`SCHEME_ORDER`; other hue values follow in order of appearance.
-    ``hue=None`` draws a single series.  Sets axis labels to the column names
-    if they are empty.  Returns ``ax``.
+    ``hue=None`` draws a single series.  The legend (``legend=True``) sits
+    outside the axes, right of them, titled with the number of trials, so it
+    never covers data.  Sets axis labels to the column names if they are
+    empty.  Returns ``ax``.
     """
     from matplotlib.axes import Axes
 
@@ -168,18 +195,27 @@ def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = 
     alpha = check_real("alpha", alpha, 0.0, 1.0)
     if not isinstance(legend, bool):
         raise ValueError(f"legend must be a bool, got {legend!r}")
+    if censored_at is not None:
+        censored_at = check_real("censored_at", censored_at)
 
     data = df[[x, y] + ([hue] if hue else [])]
+    data = data.assign(_censored=data[y].isna())
+    if censored_at is not None:
+        data[y] = data[y].fillna(censored_at)
     if hue is None:
         data = data.assign(_series=y)
         hue_col = "_series"
     else:
         hue_col = hue
-    stats = summarize(data, [hue_col, x], y)
+    stats = summarize(data.drop(columns="_censored"), [hue_col, x], y)
+    runs = data.groupby([hue_col, x], sort=False, dropna=False).agg(
+        runs=("_censored", "size"), censored=("_censored", "sum")).reset_index()
+    stats = stats.merge(runs, on=[hue_col, x], how="left")
     seen = list(pd.unique(stats[hue_col]))
     order = [s for s in SCHEME_ORDER if s in seen] + [v for v in seen if v not in SCHEME_ORDER]
     styles = _style_for(order)
-    for value in order:
+    censored_drawn = False
+    for i, value in enumerate(order):
         s = stats[stats[hue_col] == value].sort_values(x, kind="stable")
         color, label, marker = styles[value]
         if hue is None:
@@ -189,14 +225,51 @@ def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = 
         else:
             ax.errorbar(s[x], s["median"], yerr=[s["median"] - s["min"], s["max"] - s["median"]],
                         fmt="none", ecolor=color, elinewidth=1, capsize=3)
-        ax.plot(s[x], s["median"], color=color, marker=marker, label=label)
+        ax.plot(s[x], s["median"], color=color, marker=marker, label=label,
+                linestyle=LINESTYLES[i % len(LINESTYLES)], markerfacecolor="none" if i % 2 else color)
+        cens = s[s["censored"] > 0]
+        if len(cens):
+            y_mark = cens["median"].where(cens["median"].notna(), cens["max"])
+            ax.plot(cens[x], y_mark, linestyle="none", marker="x", color="black", markersize=7,
+                    label="_censored" if censored_drawn else "censored runs (never reached target)")
+            censored_drawn = True
     if not ax.get_xlabel():
         ax.set_xlabel(x)
     if not ax.get_ylabel():
         ax.set_ylabel(y)
-    if legend and hue is not None:
-        ax.legend(title=None)
+    ax._simlib_trials = _trials_text(stats["runs"])  # read by figure_legend
+    if legend and (hue is not None or censored_drawn):
+        handles = _legend_entries([ax])
+        ax.legend(list(handles.values()), list(handles), title=f"median, min–max band\n({ax._simlib_trials})",
+                  loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False)
     return ax
+
+
+def _legend_entries(axes) -> dict:
+    """label -> handle over ``axes``, each label once, the censored-runs marker last."""
+    handles = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    return dict(sorted(handles.items(), key=lambda item: item[0].startswith("censored")))
+
+
+def figure_legend(fig, title: str | None = None, ncols: int = 4):
+    """One legend for all panels of ``fig``, centred below them (it never covers data).
+
+    For figures with several panels drawn by :func:`plot_min_median_max` with
+    ``legend=False``; call it after ``fig.tight_layout()``.  Entries are
+    collected from every axes (duplicates once); the default title gives the
+    number of trials.  Returns the legend (None if there is nothing to show).
+    """
+    handles = _legend_entries(fig.axes)
+    if not handles:
+        return None
+    if title is None:
+        counts = sorted({getattr(ax, "_simlib_trials", "") for ax in fig.axes} - {""})
+        title = "median, min–max band" + (f" ({', '.join(counts)})" if counts else "")
+    return fig.legend(list(handles.values()), list(handles), loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                      ncols=min(len(handles), ncols), frameon=False, title=title)
 
 
 #: Axis labels of the metrics the notebooks plot.
@@ -215,7 +288,11 @@ METRIC_LABELS = {
 
 def metric_panels(df: pd.DataFrame, x: str, metrics: Sequence[str], hue: str = "scheme",
                   title: str | None = None, xlabel: str | None = None, ncols: int | None = None):
-    """One panel per metric: median over trials with a min–max band, one line per ``hue``."""
+    """One panel per metric: median over trials with a min–max band, one line per ``hue``.
+
+    One legend for the whole figure, below the panels (it never covers data),
+    titled with the number of trials.
+    """
     metrics = list(metrics)
     ncols = ncols or len(metrics)
     nrows = -(-len(metrics) // ncols)
@@ -223,7 +300,7 @@ def metric_panels(df: pd.DataFrame, x: str, metrics: Sequence[str], hue: str = "
 
     fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols, 2.7 * nrows), squeeze=False)
     for i, (ax, m) in enumerate(zip(axes.flat, metrics)):
-        plot_min_median_max(ax, df, x=x, y=m, hue=hue, legend=(i == 0))
+        plot_min_median_max(ax, df, x=x, y=m, hue=hue, legend=False)
         ax.set_ylabel(METRIC_LABELS.get(m, m))
         ax.set_xlabel(xlabel or x)
         ax.set_title(f"({chr(97 + i)})", loc="left", fontsize="medium")
@@ -232,4 +309,5 @@ def metric_panels(df: pd.DataFrame, x: str, metrics: Sequence[str], hue: str = "
     if title:
         fig.suptitle(title)
     fig.tight_layout()
+    figure_legend(fig)
     return fig

@@ -1,17 +1,44 @@
 """The notebooks' sweeps: :func:`run_notebook_sweep` (executor, cache and CSV by the
-project's conventions) and :func:`run_scenarios` (a grid of simulated training runs)."""
+project's conventions) and :func:`run_scenarios` (a grid of simulated training runs).
+
+Both write where the run context says (:func:`simlib.pipeline.paths.run_context`):
+``data/results/<name>.csv`` for a publishing run (full-profile ``make
+reproduce``), the run folder ``build/runs/<notebook>/<hash>/results/`` for
+every other run.
+"""
 from __future__ import annotations
 
+import json
 import os
+import time
 
 import pandas as pd
 
-from simlib.core import paths
+from simlib.pipeline import paths
 from simlib.core.validate import check_choice
 from simlib.papers.cluster_scenario import Scenario, run_trial
+from simlib.pipeline.atomic import atomic_write_bytes
 from simlib.pipeline.sweep import DASK_ENV, run_sweep
 
-__all__ = ["run_notebook_sweep", "run_scenarios"]
+__all__ = ["run_notebook_sweep", "run_scenarios", "progress_reporter"]
+
+
+def progress_reporter(path, desc: str, min_interval_s: float = 1.0):
+    """A ``run_sweep`` progress callback writing ``{"desc", "done", "total", "initial", "elapsed_s"}``
+    as JSON to ``path`` (atomically, at most once per ``min_interval_s`` and at the end)."""
+    start = time.monotonic()
+    last = [-float("inf")]
+
+    def report(done: int, total: int, initial: int) -> None:
+        now = time.monotonic()
+        if done < total and now - last[0] < min_interval_s:
+            return
+        last[0] = now
+        record = {"desc": desc, "done": done, "total": total, "initial": initial,
+                  "elapsed_s": round(now - start, 3)}
+        atomic_write_bytes(path, json.dumps(record).encode("utf-8"))
+
+    return report
 
 
 def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, profile: str = "full",
@@ -20,26 +47,34 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, profi
 
     Executor: serial for ``profile="quick"``; for ``"full"``, a Dask cluster when
     ``DASK_SCHEDULER_ADDRESS`` is set, else local processes (results are identical
-    either way).  Finished trials are cached under ``data/cache/<name>`` and the
-    tidy frame is written to ``data/results/<name>.csv``.
+    either way).  Finished trials are cached under ``data/cache/<name>``; the
+    tidy frame is written to ``<results>/<name>.csv`` where ``<results>`` is
+    the run context's results folder.  Under the notebook runner the progress
+    goes to the runner (``SIMLIB_PROGRESS_FILE``) instead of a progress bar in
+    the notebook.
     """
     check_choice("profile", profile, ("full", "quick"))
     if profile == "quick":
         executor = "serial"
     else:
         executor = "dask" if os.environ.get(DASK_ENV) else "processes"
+    context = paths.run_context()
+    paths.announce(context)
+    paths.note_run(profile=profile, trials=trials, seed=seed)
+    progress_file = os.environ.get(paths.PROGRESS_ENV)
+    callback = progress_reporter(progress_file, desc or name) if progress_file else None
     df = run_sweep(fn, settings, trials=trials, seed=seed, executor=executor, workers=workers,
-                   cache_dir=paths.CACHE / name, desc=desc or name)
-    paths.RESULTS.mkdir(parents=True, exist_ok=True)
-    df.to_csv(paths.RESULTS / f"{name}.csv", index=False)
+                   cache_dir=paths.CACHE / name, desc=desc or name, progress=callback is None,
+                   progress_callback=callback)
+    context.results.mkdir(parents=True, exist_ok=True)
+    df.to_csv(context.results / f"{name}.csv", index=False)
     return df
 
 
 def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, profile: str = "full",
                   workers: int | None = None, desc: str | None = None):
-    """Validate every setting as a :class:`Scenario`, then
-    :func:`simlib.pipeline.sweep.run_notebook_sweep` of :func:`run_trial` (cache ``data/cache/<name>``,
-    CSV ``data/results/<name>.csv``)."""
+    """Validate every setting as a :class:`Scenario`, then :func:`run_notebook_sweep` of
+    :func:`run_trial` (cache ``data/cache/<name>``, CSV ``<results>/<name>.csv``)."""
     for s in settings:
         Scenario.from_params(s)
     return run_notebook_sweep(run_trial, settings, trials=trials, seed=seed, name=name, profile=profile,

@@ -48,6 +48,7 @@ __all__ = [
     "module_fingerprint",
     "trial_seed",
     "setting_hash",
+    "unique_settings",
 ]
 
 EXECUTORS = ("serial", "processes", "dask")
@@ -114,6 +115,28 @@ def expand_grid(**axes: Iterable) -> list[dict]:
         values.append(items)
     names = list(axes)
     return [dict(zip(names, combo)) for combo in itertools.product(*values)]
+
+
+def unique_settings(*groups: Iterable[Mapping]) -> list[dict]:
+    """Concatenate lists of settings, keeping the first of settings that are equal.
+
+    Sweeps built from several ``expand_grid`` calls often share a point (the
+    default of every axis); :func:`run_sweep` rejects duplicates, so run each
+    once.  Settings are equal when they have the same keys and values (key
+    order does not matter).  Order of first appearance is kept.
+    """
+    out, seen = [], set()
+    for group in groups:
+        if isinstance(group, Mapping):
+            raise ValueError("unique_settings takes lists of settings, got a single dict; wrap it in a list")
+        for s in group:
+            if not isinstance(s, Mapping):
+                raise ValueError(f"settings must be dicts, got {type(s).__name__}")
+            key = _canonical_json(dict(s), "setting")
+            if key not in seen:
+                seen.add(key)
+                out.append(dict(s))
+    return out
 
 
 def setting_hash(params: Mapping) -> int:
@@ -365,6 +388,19 @@ def _iter_processes(fn, tasks, workers):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+#: Added to a worker's "No module named 'simlib'" error: what the cluster needs.
+DASK_IMPORT_HINT = ("the Dask scheduler and workers cannot import simlib: install it on every node "
+                    "(pip install -e /path/to/the/repository) or set PYTHONPATH to the repository "
+                    "there; see notebooks/README.md, 'On your own Dask cluster'")
+
+
+def _explain_worker_error(exc: BaseException) -> BaseException:
+    """Add :data:`DASK_IMPORT_HINT` to an exception about the missing simlib module; return it."""
+    if isinstance(exc, ImportError) and "simlib" in str(exc) and hasattr(exc, "add_note"):
+        exc.add_note(DASK_IMPORT_HINT)
+    return exc
+
+
 def _iter_dask(fn, tasks, client):
     from distributed import as_completed
 
@@ -373,7 +409,11 @@ def _iter_dask(fn, tasks, client):
         futures[client.submit(_run_trial, fn, params, ss, pure=False)] = idx
     try:
         for fut in as_completed(list(futures)):
-            yield futures[fut], fut.result()
+            try:
+                result = fut.result()
+            except ImportError as exc:
+                raise _explain_worker_error(exc)
+            yield futures[fut], result
     finally:
         unfinished = [f for f in futures if not f.done()]
         if unfinished:
@@ -420,6 +460,7 @@ def run_sweep(
     *,
     paired: bool = True,
     client=None,
+    progress_callback: Callable[[int, int, int], None] | None = None,
 ) -> pd.DataFrame:
     """Run ``fn`` for every (setting, trial) and return a tidy DataFrame.
 
@@ -464,6 +505,10 @@ def run_sweep(
         setting gets its own stream (setting hash mixed into the seed).
     client
         An existing ``distributed.Client`` to use with ``executor="dask"``.
+    progress_callback
+        Called as ``progress_callback(done, total, initial)`` before the first
+        trial runs and after each one finishes (``initial`` = trials loaded
+        from the cache); independent of ``progress``.
 
     Returns
     -------
@@ -481,6 +526,8 @@ def run_sweep(
     executor = check_choice("executor", executor, EXECUTORS)
     progress = _check_bool("progress", progress)
     paired = _check_bool("paired", paired)
+    if progress_callback is not None and not callable(progress_callback):
+        raise ValueError(f"progress_callback must be None or callable, got {progress_callback!r}")
     if desc is not None and not isinstance(desc, str):
         raise ValueError(f"desc must be None or a str, got {desc!r}")
     if workers is not None:
@@ -527,8 +574,11 @@ def run_sweep(
 
     from tqdm import tqdm  # plain text bar: readable in executed notebooks, no ipywidgets needed
 
-    bar = tqdm(total=len(keys), initial=len(keys) - len(tasks), desc=desc,
-               disable=not progress, unit="trial")
+    initial = len(keys) - len(tasks)
+    bar = tqdm(total=len(keys), initial=initial, desc=desc, disable=not progress, unit="trial")
+    done = initial
+    if progress_callback is not None:
+        progress_callback(done, len(keys), initial)
     own_client = None
     try:
         if tasks:
@@ -549,6 +599,9 @@ def run_sweep(
                         path = cache_dir / f"{_cache_key(materials[k])}.json"
                         _store_cached(path, materials[k], metrics)
                     bar.update(1)
+                    done += 1
+                    if progress_callback is not None:
+                        progress_callback(done, len(keys), initial)
             except Exception as exc:
                 if hasattr(exc, "add_note"):  # Python >= 3.11
                     n_done = sum(r is not None for r in results)

@@ -31,7 +31,7 @@ import numpy as np
 from simlib.core.seeding import check_rng
 from simlib.core.validate import check_array, check_int, check_real
 
-__all__ = ["TRACE_NAMES", "TRACE_DIR", "Trace", "load_trace", "OnlineECDF"]
+__all__ = ["TRACE_NAMES", "TRACE_DIR", "Trace", "load_trace", "check_trace", "OnlineECDF"]
 
 #: Names of the built-in traces (files ``simlib/workloads/trace_data/<name>.csv``, shipped with the package).
 TRACE_NAMES = ("cnn", "transformer", "lstm")
@@ -240,7 +240,11 @@ def _read_csv(path: Path) -> np.ndarray:
         if COLUMN in first:
             col = first.index(COLUMN)
         elif len(first) == 1:
-            col = 0
+            # a named single column must be the one in seconds: "compute_time_ms" read as
+            # seconds would be 1000x off
+            raise ValueError(f"name_or_path: trace file {str(path)!r} has the single column "
+                             f"{first[0]!r}; expected {COLUMN!r} (compute times in seconds) or no "
+                             "header at all")
         else:
             raise ValueError(f"name_or_path: trace file {str(path)!r} has columns {first} but "
                              f"no {COLUMN!r} column (or use a single-column CSV)")
@@ -270,11 +274,24 @@ def _read_csv(path: Path) -> np.ndarray:
 _BUILTIN_CACHE: dict[str, tuple[tuple[int, int], Trace]] = {}
 
 
+def check_trace(name: str, value) -> str:
+    """Validate a trace parameter: a built-in name (``TRACE_NAMES``) or an existing CSV path.
+
+    Returns ``value``; raises ``ValueError`` naming the parameter otherwise.
+    The file's content is checked when the trace is loaded.
+    """
+    if isinstance(value, str) and (value in TRACE_NAMES or Path(value).is_file()):
+        return value
+    raise ValueError(f"{name} must be one of {list(TRACE_NAMES)} or the path of an existing CSV file, "
+                     f"got {value!r}")
+
+
 def load_trace(name_or_path) -> Trace:
     """Load a trace by built-in name (one of ``TRACE_NAMES``) or from a user CSV path.
 
     CSV format: a header row with a column ``compute_time_s`` (other columns
-    ignored), or a single column with or without a header; one compute time
+    ignored), or a single column without a header (a single column with any
+    other header, e.g. ``compute_time_ms``, is an error: its unit is unknown); one compute time
     per row in seconds, finite and > 0.  Blank lines and lines starting with
     ``#`` are skipped.  A path-loaded trace is named after the file stem.
     Raises ValueError for unknown names, missing files and bad data.

@@ -13,6 +13,14 @@ from simlib.pipeline import claims
 from simlib.pipeline.claims import COLUMNS, DEFAULT_LEDGER, load_ledger, record_claim, summarize_ledger
 
 
+@pytest.fixture(autouse=True)
+def no_run_facts(monkeypatch):
+    """Rows get their profile/trials from what a notebook noted; start every test with none."""
+    from simlib.pipeline import paths
+
+    monkeypatch.setattr(paths, "_run_facts", {})
+
+
 @pytest.fixture
 def ledger(tmp_path) -> Path:
     return tmp_path / "results" / "claims.csv"
@@ -22,11 +30,12 @@ def test_record_creates_ledger_with_string_values(ledger):
     row = record_claim("PR", "Fig. 7", "speed-up vs all-reduce", "1.89–2.55×", 2.25, True,
                        ledger_path=ledger)
     assert row == {"paper": "PR", "figure": "Fig. 7", "claim": "speed-up vs all-reduce",
-                   "paper_value": "1.89–2.55×", "our_value": "2.25", "holds": True, "note": ""}
+                   "paper_value": "1.89–2.55×", "our_value": "2.25", "holds": True, "note": "",
+                   "kind": "claim", "profile": "", "trials": "", "parameters": "{}"}
     df = load_ledger(ledger)
     assert list(df.columns) == list(COLUMNS)
     assert df.iloc[0].to_dict() == row
-    assert df["holds"].dtype == bool
+    assert str(df["holds"].dtype) == "boolean"
     assert ledger.read_text(encoding="utf-8").splitlines()[0] == ",".join(COLUMNS)
 
 
@@ -152,4 +161,59 @@ def test_concurrent_writers_do_not_lose_rows(ledger):
 def test_default_ledger_is_in_the_repository():
     root = Path(simlib.__file__).resolve().parent.parent
     assert DEFAULT_LEDGER == root / "data" / "results" / "claims.csv"
-    assert claims.record_claim.__defaults__[-1] == DEFAULT_LEDGER
+
+
+def test_recorded_row_displays_as_one_line(ledger):
+    row = record_claim("000", "Fig. 8", "scale grows", "monotone", "20 → 40", False, ledger_path=ledger)
+    printed = []
+
+    class Printer:
+        def text(self, t):
+            printed.append(t)
+
+    row._repr_pretty_(Printer(), False)
+    assert printed == ["claim recorded: Fig. 8: scale grows: paper monotone vs ours 20 → 40 (does not hold)"]
+
+
+def test_rows_record_profile_trials_and_parameters(ledger):
+    row = record_claim("P", "F", "c", "1", "1", True, ledger_path=ledger, profile="quick", trials=2,
+                       parameters={"n_values": [10, 20]})
+    assert (row["profile"], row["trials"], row["parameters"]) == ("quick", "2", '{"n_values": [10, 20]}')
+    assert "profile quick" in summarize_ledger(ledger)  # a non-fidelity row is flagged
+
+
+def test_observations_do_not_count_as_claims(ledger):
+    record_claim("P", "F", "c", "1", "1", True, ledger_path=ledger, profile="full", parameters={})
+    record_claim("P", "F", "d", "1", "2", False, ledger_path=ledger, profile="full", parameters={})
+    obs = claims.record_observation("P", "F", "reading A vs B", "1.84 vs 1.88", ledger_path=ledger,
+                                    profile="full", parameters={})
+    assert obs["kind"] == "observation" and obs["holds"] is None
+    df = load_ledger(ledger)
+    assert df["kind"].tolist() == ["claim", "claim", "observation"]
+    assert df["holds"].isna().tolist() == [False, False, True]
+    assert summarize_ledger(ledger).splitlines() == [
+        "2 claims checked: 1 hold, 1 do not",
+        "- P, F: d: paper 1 vs ours 2",
+        "1 observation (not paper claims) recorded"]
+
+
+def test_old_ledger_format_is_read_as_claims(tmp_path):
+    old = tmp_path / "claims.csv"
+    old.write_text("paper,figure,claim,paper_value,our_value,holds,note\nP,F,c,1,1,True,\n")
+    assert load_ledger(old)["kind"].tolist() == ["claim"]
+    record_claim("P", "F", "d", "2", "2", False, ledger_path=old, profile="full", parameters={})
+    assert old.read_text().splitlines()[0] == ",".join(COLUMNS)
+    assert len(load_ledger(old)) == 2
+
+
+def test_default_ledger_follows_the_run_context(tmp_path, monkeypatch):
+    """Outside a publishing run, record_claim without ledger_path never touches the committed ledger."""
+    from simlib.pipeline import paths
+
+    monkeypatch.delenv(paths.PUBLISH_ENV, raising=False)
+    monkeypatch.setenv(paths.RUN_DIR_ENV, str(tmp_path / "run"))
+    record_claim("P", "F", "c", "1", "1", True)
+    assert (tmp_path / "run" / "results" / "claims.csv").is_file()
+    monkeypatch.delenv(paths.RUN_DIR_ENV)
+    monkeypatch.setenv(paths.PUBLISH_ENV, "1")
+    assert paths.run_context().ledger == DEFAULT_LEDGER

@@ -5,21 +5,27 @@ Marked ``notebooks`` (select with ``-m notebooks``, deselect with
 pytest-xdist can spread them over workers.
 
 Each notebook runs inside a scratch copy of the repository (``sandbox``), with
-that copy as working directory and first on the kernel's ``sys.path``: its
-quick-profile figures, results, cache and claims ledger land in the copy, so
-``make test`` never overwrites the real ``figures/`` or ``data/results/`` and
-parallel notebooks never share a ledger.
+that copy as working directory and first on the kernel's ``sys.path``.  A quick
+run must leave the sandbox's committed results untouched (it writes to
+``build/runs/<notebook>/<hash>/``) and must record its claims, with finite
+values, in that run's ledger.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import math
+import re
 import shutil
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from simlib.pipeline import paths
 from simlib.pipeline import notebooks as run_notebooks
+from simlib.pipeline.claims import load_ledger
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = run_notebooks.discover()
@@ -48,20 +54,53 @@ def sandbox(tmp_path):
     return make_sandbox(tmp_path / "repo")
 
 
+def committed_state(root: Path) -> dict:
+    """sha256 of every file a publishing run may write: figures/, data/results/, notebooks/*.ipynb/.py."""
+    files = [*root.glob("figures/*"), *root.glob("data/results/*"), *root.glob("notebooks/*.ipynb"),
+             *root.glob("notebooks/*.py")]
+    return {str(f.relative_to(root)): hashlib.sha256(f.read_bytes()).hexdigest() for f in files if f.is_file()}
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf", re.IGNORECASE)
+
+
+def numbers_in(text: str) -> list[float]:
+    return [float(m) for m in _NUMBER.findall(text)]
+
+
 @pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks/[0-9]*.py yet")
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_quick(notebook, sandbox, tmp_path):
+    before = committed_state(sandbox)
     # workers=1 keeps the quick runs from oversubscribing the CI cores when
     # pytest-xdist already runs notebooks side by side.
     [result] = run_notebooks.run_notebooks([sandbox / "notebooks" / notebook.name],
                                            profile="quick", workers=1, root=sandbox,
                                            build_dir=tmp_path / "build", echo=None)
     assert result.ok, f"{notebook.name} failed: {result.error}\n(executed copy: {result.output})"
+    assert not result.publish
+    assert result.out_dir == sandbox / "build" / "runs" / notebook.stem / paths.parameter_hash(
+        {"profile": "quick"})
+    assert result.output == result.out_dir / f"{notebook.stem}.ipynb"
     executed = json.loads(result.output.read_text())
     injected = [c for c in executed["cells"]
                 if "injected-parameters" in c.get("metadata", {}).get("tags", [])]
     assert injected, "papermill did not inject the parameters (missing parameters cell tag?)"
     assert "profile = \"quick\"" in "".join(injected[0]["source"])
+    # nothing committed changed: everything went to the run folder
+    assert committed_state(sandbox) == before
+    # its claims were recorded, in the run's ledger, each with a finite measured value
+    ledger = load_ledger(result.out_dir / "results" / "claims.csv")
+    assert len(ledger) > 0, "the notebook recorded no claim"
+    assert set(ledger["profile"]) == {"quick"}
+    assert all(json.loads(p) == {"profile": "quick"} for p in ledger["parameters"])
+    for row in ledger.itertuples(index=False):
+        values = numbers_in(row.our_value)
+        assert values and all(math.isfinite(v) for v in values), (
+            f"{row.figure}: {row.claim}: our_value {row.our_value!r} has no finite number")
+        if row.kind == "claim":
+            assert row.holds in (True, False)
+    assert any((result.out_dir / "figures").glob("*.png"))
 
 
 def test_discover_finds_only_numbered_sources(tmp_path):
@@ -71,24 +110,36 @@ def test_discover_finds_only_numbered_sources(tmp_path):
     assert found == ["00_a.py", "10_b.py"]
     assert [p.name for p in run_notebooks.discover(tmp_path, only="10_*")] == ["10_b.py"]
     assert [p.name for p in run_notebooks.discover(tmp_path, only="_a")] == ["00_a.py"]
+    (tmp_path / "12_fig8-10_x.py").write_text("")
+    # a number prefix selects that notebook only, not another whose name contains it
+    assert [p.name for p in run_notebooks.discover(tmp_path, only="10_")] == ["10_b.py"]
+    assert [p.name for p in run_notebooks.discover(tmp_path, only="8-10")] == ["12_fig8-10_x.py"]
 
 
 @pytest.mark.parametrize("text, value", [
     ("3", 3), ("0.5", 0.5), ("1e6", 1e6), ("true", True), ("False", False),
-    ("null", None), ("[1, 2]", [1, 2]), ("'x'", "x"), ("hello", "hello"),
+    ("null", None), ("None", None), ("[1, 2]", [1, 2]), ("[40, 80]", [40, 80]), ("[cnn, lstm]", ["cnn", "lstm"]),
+    ("'x'", "x"), ("hello", "hello"),
 ])
 def test_parse_value(text, value):
     assert run_notebooks.parse_value(text) == value
 
 
-def test_cli_rejects_bad_options(capsys):
-    for argv in (["--profile", "nope"], ["--workers", "0"], ["-p", "bad key", "1"],
-                 ["-p", "profile", "quick"]):
+def test_cli_rejects_bad_options_before_touching_anything(capsys, monkeypatch):
+    """`make reproduce PROFILE=fast` / `WORKERS=0`: rejected before the ledger is removed."""
+    touched = []
+    monkeypatch.setattr(run_notebooks, "fresh_ledger", lambda *a, **k: touched.append(a))
+    monkeypatch.setattr(run_notebooks, "run_notebook", lambda *a, **k: touched.append(a))
+    for argv in (["--profile", "fast", "--fresh-ledger"], ["--workers", "0", "--fresh-ledger"],
+                 ["--workers", "x"], ["-p", "bad key", "1"], ["-p", "profile", "quick"],
+                 ["--profile", "quick", "--fresh-ledger"], ["-p", "trials", "5", "--fresh-ledger"],
+                 ["--fresh-ledger", "--only", "11_"]):
         with pytest.raises(SystemExit) as exc:
             run_notebooks.main(argv)
         assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert "--profile" in err and "--workers" in err and "-p/--parameter" in err
+    assert "--profile" in err and "--workers" in err and "-p/--parameter" in err and "--fresh-ledger" in err
+    assert touched == []
 
 
 def test_undeclared_parameter_fails_the_notebook(tmp_path):
@@ -120,8 +171,10 @@ def test_pipeline_executes_in_root_with_its_simlib(sandbox, tmp_path):
     [ok] = run_notebooks.run_notebooks([nb], profile="quick", workers=1, extra={"n": 3},
                                        root=sandbox, build_dir=tmp_path / "build", echo=None)
     assert ok.ok, ok.error
-    assert (tmp_path / "build" / "notebooks" / "00_probe.ipynb").is_file()
-    assert (tmp_path / "build" / "executed" / "00_probe.ipynb").is_file()
+    assert (tmp_path / "build" / "notebooks" / "00_probe.ipynb").is_file()  # unpaired: converted copy
+    assert ok.output == sandbox / "build" / "runs" / "00_probe" / paths.parameter_hash(
+        {"profile": "quick", "n": 3}) / "00_probe.ipynb"
+    assert ok.output.is_file()
 
     # An invalid value is rejected by the notebook's own validation cell.
     [bad] = run_notebooks.run_notebooks([nb], profile="quick", extra={"n": 0}, root=sandbox,
@@ -137,3 +190,186 @@ def test_sandbox_leaves_out_environment_and_outputs(sandbox):
     for name in (".git", ".venv", "build"):
         assert not (sandbox / name).exists()
     assert not (sandbox / "data" / "cache").exists()
+
+
+PROBE = """# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python (simlib)
+#     language: python
+#     name: simlib
+# ---
+
+# %% [markdown]
+# # Probe
+
+# %% tags=["parameters"]
+profile = "full"
+workers = None
+seed = 0
+trials = 3
+values = [1, 2]
+
+# %%
+from simlib.core.validate import check_int, check_list
+from simlib.pipeline.params import check_notebook_common, quick_profile
+
+profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
+trials, values = quick_profile(profile, trials=(trials, 1), values=(values, [7]))
+values = check_list("values", values, lambda k, v: check_int(k, v, 1))
+
+# %%
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from simlib.pipeline import paths
+from simlib.pipeline import claims, plotting
+
+fig, ax = plt.subplots()
+ax.plot(values, values)
+plotting.save_figure(fig, "probe_fig", figures_dir=paths.FIGURES)
+paths.RESULTS.mkdir(parents=True, exist_ok=True)
+pd.DataFrame({"v": values}).to_csv(paths.RESULTS / "probe.csv", index=False)
+claims.record_claim(paper="P", figure="F", claim="sum of values", paper_value="3", our_value=sum(values),
+                    holds=sum(values) == 3)
+print(object(), paths.REPO_ROOT / "x", trials, values)
+"""
+
+
+def write_probe(sandbox: Path) -> Path:
+    source = sandbox / "notebooks" / "05_probe.py"
+    source.write_text(PROBE)
+    run_notebooks.sync_pair(source)
+    return source
+
+
+def test_publishing_run_writes_committed_results_deterministically(sandbox, tmp_path):
+    source = write_probe(sandbox)
+    py_before = source.read_text()
+    ledger = sandbox / "data" / "results" / "claims.csv"
+    [first] = run_notebooks.run_notebooks([source], profile="full", root=sandbox,
+                                          build_dir=tmp_path / "b1", echo=None)
+    assert first.ok and first.publish, first.error
+    assert (sandbox / "figures" / "probe_fig.png").is_file()
+    assert (sandbox / "data" / "results" / "probe.csv").is_file()
+    row = load_ledger(ledger).set_index("claim").loc["sum of values"]
+    assert (row["profile"], row["trials"], row["parameters"]) == ("full", "3", '{"profile": "full"}')
+    ipynb = source.with_suffix(".ipynb")
+    text = ipynb.read_text()
+    nb = json.loads(text)
+    # executed, with outputs; no injected-parameters cell; nothing run-specific
+    assert any(c.get("outputs") for c in nb["cells"] if c["cell_type"] == "code")
+    assert not any("injected-parameters" in c.get("metadata", {}).get("tags", []) for c in nb["cells"])
+    assert "papermill" not in text and "start_time" not in text and '"execution"' not in text
+    assert str(sandbox) not in text and " at 0x" not in text
+    assert source.read_text() == py_before  # the pair stays in sync without touching the source
+    # a second run gives byte-identical committed files
+    state = committed_state(sandbox)
+    [second] = run_notebooks.run_notebooks([source], profile="full", root=sandbox,
+                                           build_dir=tmp_path / "b2", echo=None)
+    assert second.ok, second.error
+    assert committed_state(sandbox) == state
+
+
+def test_custom_parameters_go_to_a_run_folder(sandbox, tmp_path):
+    """`-p values "[4, 5]"` (text, as papermill passes it) with the full profile: not committed."""
+    source = write_probe(sandbox)
+    before = committed_state(sandbox)
+    [res] = run_notebooks.run_notebooks([source], profile="full", extra={"values": "[4, 5]"}, root=sandbox,
+                                        build_dir=tmp_path / "b", echo=None)
+    assert res.ok and not res.publish, res.error
+    assert committed_state(sandbox) == before
+    assert pd.read_csv(res.out_dir / "results" / "probe.csv")["v"].tolist() == [4, 5]
+    row = load_ledger(res.out_dir / "results" / "claims.csv").iloc[0]
+    assert json.loads(row["parameters"]) == {"profile": "full", "values": "[4, 5]"}
+    assert (res.out_dir / "figures" / "probe_fig.png").is_file()
+
+
+def test_quick_profile_keeps_parameters_the_user_passed(sandbox, tmp_path):
+    source = write_probe(sandbox)
+    [res] = run_notebooks.run_notebooks([source], profile="quick", extra={"values": [2, 3]}, root=sandbox,
+                                        build_dir=tmp_path / "b", echo=None)
+    assert res.ok, res.error
+    assert pd.read_csv(res.out_dir / "results" / "probe.csv")["v"].tolist() == [2, 3]  # not [7]
+    assert load_ledger(res.out_dir / "results" / "claims.csv").iloc[0]["trials"] == "1"
+
+
+@pytest.mark.parametrize("value, message", [
+    (40, r"values must be a list such as \[1, 2\]"),
+    ("[1, 0]", r"values\[1\] must be an integer in \[1, inf\), got 0"),
+])
+def test_bad_list_parameter_fails_with_a_clear_error(sandbox, tmp_path, value, message):
+    source = write_probe(sandbox)
+    [res] = run_notebooks.run_notebooks([source], profile="quick", extra={"values": value}, root=sandbox,
+                                        build_dir=tmp_path / "b", echo=None)
+    assert not res.ok
+    assert res.error.startswith("ValueError") and re.search(message, res.error), res.error
+
+
+def test_papermill_by_hand_writes_a_run_folder(sandbox, tmp_path):
+    """papermill on the committed .ipynb, outside the runner: the run context comes from the
+    injected parameters and the notebook's parameters cell."""
+    import papermill as pm
+
+    source = write_probe(sandbox)
+    before = committed_state(sandbox)
+    out = tmp_path / "out.ipynb"
+    with run_notebooks._kernel_for_root("simlib", sandbox, tmp_path / "k"):
+        pm.execute_notebook(str(source.with_suffix(".ipynb")), str(out), parameters={"trials": 5},
+                            kernel_name="simlib", cwd=str(sandbox), progress_bar=False)
+    assert committed_state(sandbox) == before
+    run = sandbox / "build" / "runs" / "05_probe" / paths.parameter_hash({"trials": 5})
+    assert (run / "results" / "probe.csv").is_file() and (run / "figures" / "probe_fig.png").is_file()
+    assert "build/runs/05_probe/" in out.read_text()  # the notebook says where its outputs went
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_committed_ipynb_is_paired_and_in_sync(notebook):
+    import jupytext
+
+    ipynb = notebook.with_suffix(".ipynb")
+    assert ipynb.is_file(), f"{ipynb.name} missing: run `jupytext --sync {notebook}`"
+    py_nb, ipy_nb = jupytext.read(notebook), jupytext.read(ipynb)
+    assert ipy_nb.metadata["jupytext"]["formats"] == "ipynb,py:percent"
+    assert ipy_nb.metadata["kernelspec"]["name"] == "simlib"
+    assert [c.source for c in ipy_nb.cells] == [c.source for c in py_nb.cells]
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_papermill_reads_every_parameter_without_warnings(notebook, caplog):
+    """papermill's parameter inspector ("Unable to parse line ...") must understand each line."""
+    import nbformat
+    from papermill.translators import PythonTranslator
+
+    nb = nbformat.read(str(notebook.with_suffix(".ipynb")), as_version=4)
+    [cell] = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    with caplog.at_level("WARNING"):
+        names = [p.name for p in PythonTranslator.inspect(cell)]
+    assert not caplog.records, [r.getMessage() for r in caplog.records]
+    assert names[:2] == ["profile", "workers"]
+    assert set(names) == run_notebooks.declared_parameters(notebook.with_suffix(".ipynb"))
+
+
+def test_scrub_removes_run_specific_content(tmp_path):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(metadata={"papermill": {"start_time": "2026"}})
+    cell = nbformat.v4.new_code_cell("x", metadata={"papermill": {"duration": 1.0},
+                                                     "execution": {"iopub.status.busy": "2026"}})
+    cell.outputs = [nbformat.v4.new_output("stream", name="stderr",
+                                           text=f"{tmp_path}/simlib/x.py:3: Warning at 0x7f12ab\n"),
+                    nbformat.v4.new_output("execute_result", data={"text/plain": "<object at 0xdeadbeef>"},
+                                           execution_count=1)]
+    nb.cells = [cell]
+    out = run_notebooks.scrub(nb, tmp_path)
+    assert "papermill" not in out.metadata
+    assert out.cells[0].metadata == {}
+    assert out.cells[0].outputs[0]["text"] == "./simlib/x.py:3: Warning\n"
+    assert out.cells[0].outputs[1]["data"]["text/plain"] == "<object>"

@@ -63,7 +63,7 @@ def test_save_figure_is_byte_identical(themed, tmp_path, monkeypatch):
         assert p.exists() and p.stat().st_size > 1000
         assert p.read_bytes() == q.read_bytes()
     pdf = first[1].read_bytes()
-    assert b"CreationDate" not in pdf and b"ModDate" not in pdf and b"(simlib.pipeline.plotting)" in pdf
+    assert b"CreationDate" not in pdf and b"ModDate" not in pdf and b"(simlib.plotting)" in pdf
     assert b"Software" not in first[0].read_bytes() and b"Matplotlib" not in first[0].read_bytes()
     assert sorted(x.name for x in (tmp_path / "a").iterdir()) == ["fig_demo.pdf", "fig_demo.png"]
 
@@ -137,3 +137,77 @@ def test_plot_validation(themed, kwargs, match):
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         plot_min_median_max(**args)
+
+
+def test_series_differ_in_line_style_and_legend_sits_outside(themed):
+    """Overlapping medians stay distinguishable; the legend never covers the axes."""
+    df = trial_frame()
+    fig, ax = plt.subplots()
+    plot_min_median_max(ax, df, "n", "time", "scheme")
+    lines = [ln for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+    assert len({str(ln.get_linestyle()) for ln in lines}) == len(lines)
+    legend = ax.get_legend()
+    assert "5 trials" in legend.get_title().get_text()
+    fig.canvas.draw()
+    leg_box = legend.get_window_extent()
+    ax_box = ax.get_window_extent()
+    assert leg_box.x0 >= ax_box.x1  # right of the axes, not on the data
+    plt.close(fig)
+
+
+def test_censored_runs_are_marked(themed):
+    df = trial_frame()
+    df.loc[(df.scheme == "partial") & (df.n == 8) & (df.trial < 2), "time"] = np.nan  # 2 of 5 never finished
+    fig, ax = plt.subplots()
+    plot_min_median_max(ax, df, "n", "time", "scheme")
+    marks = [ln for ln in ax.get_lines() if ln.get_marker() == "x"]
+    assert len(marks) == 1
+    x, y = marks[0].get_data()
+    assert list(x) == [8]
+    assert y[0] == pytest.approx(df[(df.scheme == "partial") & (df.n == 8)].time.median())
+    assert "censored" in marks[0].get_label()
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[-1].startswith("censored") and labels[:2] == ["All reduce", "Partial reduce"]
+    plt.close(fig)
+
+
+def test_metric_panels_share_one_legend_below(themed):
+    from simlib.pipeline.plotting import metric_panels
+
+    df = trial_frame().rename(columns={"time": "avg_sync_time_s"}).assign(total_sync=lambda d: d.n * 2)
+    fig = metric_panels(df, x="n", metrics=["avg_sync_time_s", "total_sync"])
+    assert all(ax.get_legend() is None for ax in fig.axes)
+    [legend] = fig.legends
+    assert "5 trials" in legend.get_title().get_text()
+    assert [t.get_text() for t in legend.get_texts()][:2] == ["All reduce", "Partial reduce"]
+    plt.close(fig)
+
+
+def test_censored_runs_counted_at_a_value(themed):
+    df = trial_frame()
+    sel = (df.scheme == "partial") & (df.n == 8)
+    df.loc[sel & (df.trial < 3), "time"] = np.nan  # 3 of 5 censored
+    fig, ax = plt.subplots()
+    plot_min_median_max(ax, df, "n", "time", "scheme", censored_at=100.0)
+    line = [ln for ln in ax.get_lines() if ln.get_label() == "Partial reduce"][0]
+    x, y = line.get_data()
+    assert y[list(x).index(8)] == 100.0  # median of (100, 100, 100, a, b)
+    assert [list(ln.get_data()[0]) for ln in ax.get_lines() if ln.get_marker() == "x"] == [[8]]
+    plt.close(fig)
+
+
+def test_figure_legend_collects_panels_below(themed):
+    from simlib.pipeline.plotting import figure_legend
+
+    df = trial_frame()
+    fig, axes = plt.subplots(1, 2)
+    for ax in axes:
+        plot_min_median_max(ax, df, "n", "time", "scheme", legend=False)
+    fig.tight_layout()
+    legend = figure_legend(fig)
+    assert [t.get_text() for t in legend.get_texts()] == ["All reduce", "Partial reduce", "Selective reduce",
+                                                           "custom"]
+    assert "5 trials" in legend.get_title().get_text()
+    fig.canvas.draw()
+    assert legend.get_window_extent().y1 <= min(ax.get_window_extent().y0 for ax in axes)  # below the panels
+    plt.close(fig)

@@ -2,13 +2,14 @@
 import pandas as pd
 import pytest
 
-from simlib.core import paths
+from simlib.pipeline import paths
 from simlib.pipeline import runs
 
 
 @pytest.fixture
 def tmp_data(tmp_path, monkeypatch):
-    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
+    monkeypatch.delenv(paths.PUBLISH_ENV, raising=False)
+    monkeypatch.setenv(paths.RUN_DIR_ENV, str(tmp_path))     # this run's folder: results/ under it
     monkeypatch.setattr(paths, "CACHE", tmp_path / "cache")
     return tmp_path
 

@@ -408,3 +408,41 @@ def test_summarize_validation(by, metrics, match):
     df = pd.DataFrame({"scheme": ["a"], "n": [1], "t": [1.0], "count": [1]})
     with pytest.raises(ValueError, match=match):
         summarize(df, by, metrics)
+
+
+def test_unique_settings_keeps_first_of_equal_settings():
+    from simlib.pipeline.sweep import expand_grid, unique_settings
+
+    a = expand_grid(scheme=["partial", "selective"], p=[0.1, 0.3], eta=[0.3])
+    b = expand_grid(scheme=["selective"], p=[0.3], eta=[0.0, 0.3])     # shares (selective, 0.3, 0.3)
+    c = [{"eta": 0.3, "p": 0.3, "scheme": "selective"}]                # same setting, other key order
+    out = unique_settings(a, b, c)
+    assert out == a + [{"scheme": "selective", "p": 0.3, "eta": 0.0}]
+    assert unique_settings([{"n": 1}, {"n": 1.0}]) == [{"n": 1}, {"n": 1.0}]  # 1 and 1.0 differ (as in run_sweep)
+    with pytest.raises(ValueError, match="single dict"):
+        unique_settings({"n": 1})
+    with pytest.raises(ValueError, match="dicts"):
+        unique_settings([1])
+
+
+def test_progress_callback_counts_cached_and_computed(tmp_path):
+    from simlib.pipeline.sweep import run_sweep
+
+    seen = []
+    settings = [{"x": 1}, {"x": 2}]
+    run_sweep(draw_fn, settings, trials=2, executor="serial", cache_dir=tmp_path, progress=False,
+              progress_callback=lambda *a: seen.append(a))
+    assert seen == [(0, 4, 0), (1, 4, 0), (2, 4, 0), (3, 4, 0), (4, 4, 0)]
+    seen.clear()
+    run_sweep(draw_fn, settings + [{"x": 3}], trials=2, executor="serial", cache_dir=tmp_path, progress=False,
+              progress_callback=lambda *a: seen.append(a))
+    assert seen == [(4, 6, 4), (5, 6, 4), (6, 6, 4)]
+    with pytest.raises(ValueError, match="progress_callback"):
+        run_sweep(draw_fn, settings, trials=1, executor="serial", progress=False, progress_callback=3)
+
+
+def test_missing_simlib_on_dask_workers_says_how_to_fix():
+    exc = sweep._explain_worker_error(ModuleNotFoundError("No module named 'simlib'"))
+    assert any("pip install -e" in note for note in exc.__notes__)
+    other = sweep._explain_worker_error(ModuleNotFoundError("No module named 'numpy'"))
+    assert not getattr(other, "__notes__", None)

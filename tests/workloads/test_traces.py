@@ -241,10 +241,19 @@ def test_csv_single_column_variants(tmp_path):
     values = [0.3, 0.1, 0.2]
     no_header = tmp_path / "a.csv"
     no_header.write_text("\n".join(map(str, values)) + "\n")
-    other_header = tmp_path / "b.csv"
-    other_header.write_text("# my comment\nseconds\n" + "\n".join(map(str, values)) + "\n\n")
-    for p in (no_header, other_header):
+    named = tmp_path / "b.csv"
+    named.write_text("# my comment\ncompute_time_s\n" + "\n".join(map(str, values)) + "\n\n")
+    for p in (no_header, named):
         assert np.array_equal(load_trace(p).samples, np.sort(values))
+
+
+@pytest.mark.parametrize("header", ["compute_time_ms", "seconds"])
+def test_single_column_with_another_header_is_an_error(tmp_path, header):
+    """A lone column named e.g. compute_time_ms must not be read as seconds."""
+    path = tmp_path / "t.csv"
+    path.write_text(f"{header}\n300\n100\n")
+    with pytest.raises(ValueError, match=f"{header}.*compute_time_s"):
+        load_trace(path)
 
 
 @pytest.mark.parametrize("content, match", [
