@@ -1,10 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     formats: ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python (simlib)
 #     language: python
@@ -27,7 +29,7 @@ workers = None              # processes for the sweep (None: all cores)
 seed = 0                    # root seed
 trials = 10                 # trials per p
 n = 200                     # workers
-p_step = 4                  # simulate p = 1, 1 + p_step, ..., and n - 1 (Eq. (1) is drawn at every p)
+p_step = 4                  # simulate p in 1, 1 + p_step, ..., and n - 1 (Eq. (1) is drawn at every p)
 rounds = 10                 # random-selection rounds pooled per trial
 
 # %%
