@@ -9,7 +9,6 @@ workers in training is one compiled kernel
 """
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 import numpy as np
@@ -19,8 +18,7 @@ from simlib.runtime.cluster import COMPUTING
 from simlib.runtime.controller import ControllerBase
 
 from . import kernels
-from .algorithms import (BASE_RULES, TX_FORMS, _FLOOR_TOL, _base_size, _call_completion_prob, _decide_sorted,
-                         _weighted_mean)
+from .algorithms import BASE_RULES, TX_FORMS, _base_size, _call_completion_prob
 
 __all__ = ["SelectiveReduceController"]
 
@@ -106,7 +104,8 @@ class SelectiveReduceController(ControllerBase):
         self._bw_all = self._fixed_bw if self._fixed_bw is not None else np.empty(n)
         self._fbuf, self._ibuf = kernels.work_buffers(n)
         self._fpar = np.array([0.0, self.dt, self.eta, 0.0, 0.0, 0.0])
-        self._ipar = np.array([COMPUTING, self._base, 0, 0, 0], dtype=np.int64)
+        self._ipar = np.array([COMPUTING, self._base, 0, 0, 0, self.p, self._eq2], dtype=np.int64)
+        self._gpar = np.array([self.theta, self.v, self.alpha])
 
     @property
     def queue(self) -> list[int]:
@@ -164,7 +163,6 @@ class SelectiveReduceController(ControllerBase):
             q_ids, q_bw = fifo[order], est[:qlen][order]
             self._bw_all[train] = est[qlen:]
         kind, conditional, x, hint, x0, inv_w, x2, count, prior = self._spec()
-        dt = self.dt
         fpar, ipar, fbuf, ibuf = self._fpar, self._ipar, self._fbuf, self._ibuf
         fpar[0] = cl.sim.now
         fpar[3] = x0
@@ -173,45 +171,26 @@ class SelectiveReduceController(ControllerBase):
         ipar[2] = kind
         ipar[3] = conditional
         ipar[4] = count
-        ng = kernels.round_pass(cl.phase, self._bw_all, cl.compute_start, cl.compute_finish, q_bw, fpar, ipar,
-                                x, hint, x2, fbuf, ibuf)      # lines 10-11, 13: Alg. 2 lines 5-7, 22-31
-        ends = ibuf[kernels.I_ENDS, :ng]
-        off = ibuf[kernels.I_OFF]
-        probs, bws, lo, hi = fbuf[kernels.F_PROBS], fbuf[kernels.F_BWS], fbuf[kernels.F_LO], fbuf[kernels.F_HI]
-        callback = kind == kernels.KIND_CALLBACK
-        launch, held = [], []
-        s = 0
-        last = ng - 1
-        for i in range(ng):                                    # line 12
-            e = int(ends[i])
-            if e - s < self.p:                                 # Alg. 2 lines 2-3 (only the last group)
-                break
-            a, b = off[i], off[i + 1]
-            sp, b_virtual = 0.0, 0.0
-            if b > a:
-                if callback:
+        args = (cl.phase, self._bw_all, cl.compute_start, cl.compute_finish, q_bw, fpar, ipar)
+        if kind != kernels.KIND_CALLBACK:                      # lines 10-22 in one compiled call
+            n_runs = kernels.round_plan(*args, self._gpar, x, hint, x2, fbuf, ibuf)
+        else:                                                  # a Python progress model: line 26 per group
+            ng = kernels.round_pass(*args, x, hint, x2, fbuf, ibuf)
+            off = ibuf[kernels.I_OFF]
+            for i in range(ng):
+                a, b = off[i], off[i + 1]
+                if b > a:
                     pr = _call_completion_prob(self.progress, ibuf[kernels.I_IDS, a:b].copy(),
-                                               fbuf[kernels.F_ELAPSED, a:b].copy(), dt)
+                                               fbuf[kernels.F_ELAPSED, a:b].copy(), self.dt)
+                    fbuf[kernels.F_PROBS, a:b] = pr
                     pos = pr > 0.0
                     if pos.any():
-                        lo[i], hi[i] = bws[a:b][pos].min(), bws[a:b][pos].max()
-                else:
-                    pr = probs[a:b]
-                sp = float(pr.sum())                           # Alg. 2 lines 8, 32-34
-                if sp > 0.0:                                   # Alg. 2 lines 9, 35-37 (SR7, SR20)
-                    b_virtual = _weighted_mean(float(pr @ bws[a:b]), sp, float(lo[i]), float(hi[i]))
-            k = int(math.floor(sp + _FLOOR_TOL))
-            wait, n_keep, _ = _decide_sorted(q_bw[s:e], k, b_virtual, self._base, self.eta, self.theta, dt,
-                                             self.v, self.alpha, self._eq2)   # Alg. 2 lines 10-19
-            if not wait:                                       # lines 17-19
-                launch.append((s, e))
-                s = e
-            elif i < last:                                     # lines 14-16: g_Delta to the front of g_{i+1}
-                held.append((s, s + n_keep))
-                s += n_keep
-            else:
-                held.append((s, e))
-                s = e
+                        bws = fbuf[kernels.F_BWS, a:b][pos]
+                        fbuf[kernels.F_LO, i], fbuf[kernels.F_HI, i] = bws.min(), bws.max()
+            n_runs = kernels.plan_groups(q_bw, ng, fpar, ipar, self._gpar, fbuf, ibuf)
+        runs = ibuf[kernels.I_RUN_S:kernels.I_RUN_LAUNCH + 1, :n_runs].T.tolist()
+        launch = [(s, e) for s, e, go in runs if go]
+        held = [(s, e) for s, e, go in runs if not go]
         if launch:
             keep = np.ones(qlen, dtype=bool)
             for s, e in launch:

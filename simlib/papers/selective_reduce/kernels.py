@@ -18,7 +18,7 @@ bit-identical to calling them:
 
 * ``KIND_ORACLE`` -- 1 if ``finish <= now + dt + 1e-12`` else 0;
 * ``KIND_LINEAR`` -- the piecewise-linear CDF of a :class:`~simlib.workloads.traces.Trace`
-  (a bucket table gives the search's starting point; the count of samples <= t is
+  (one row of a bucket table usually suffices; the count of samples <= t is
   then exact);
 * ``KIND_STEP`` -- the empirical CDF of an :class:`~simlib.workloads.traces.OnlineECDF`
   (count of observations <= t in two sorted arrays, divided by their number);
@@ -30,106 +30,150 @@ bit-identical to calling them:
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
-from .algorithms import _bag_ends
+from .algorithms import _FLOOR_TOL, _bag_ends, _decide_sorted
 
 __all__ = ["KIND_ORACLE", "KIND_LINEAR", "KIND_STEP", "KIND_CALLBACK", "linear_cdf_table",
-           "work_buffers", "round_pass", "queue_insert"]
+           "work_buffers", "pairwise_sum", "round_pass", "plan_groups", "round_plan", "queue_insert"]
 
 KIND_ORACLE, KIND_LINEAR, KIND_STEP, KIND_CALLBACK = 0, 1, 2, 3
 EMPTY_F = np.empty(0)
-EMPTY_I = np.empty(0, np.int64)
+EMPTY_T = np.empty((0, 4))
 
 
 def linear_cdf_table(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """(x, hint, x0, inv_w) for :data:`KIND_LINEAR`: sorted samples ``x`` (s) and, for
-    each of ``x.size`` equal-width buckets over [x_0, x_{n-1}], the number of samples
-    <= the bucket's left edge (a starting point for the exact count)."""
+    """(x, table, x0, inv_w) for :data:`KIND_LINEAR`: the sorted samples ``x`` (s) and, for
+    each of ``x.size`` equal-width buckets over [x_0, x_{n-1}] (1 / width = ``inv_w``),
+    one row (k, x[k-1], x[k], x[k+1]) with k the number of samples <= the bucket's left
+    edge (x[k+1] = inf past the end): a lookup reads one row and, when t is below
+    x[k+1], needs nothing else.  Other t fall back to a binary search."""
     x = np.ascontiguousarray(samples, dtype=float)
-    m = x.size
-    width = (x[-1] - x[0]) / m
+    n = x.size
+    width = (x[-1] - x[0]) / n
     if not width > 0.0:
-        return x, np.zeros(1, np.int64), float(x[0]), 0.0
-    hint = np.searchsorted(x, x[0] + width * np.arange(m + 1), side="right").astype(np.int64)
-    return x, hint, float(x[0]), 1.0 / width
+        return x, EMPTY_T, float(x[0]), 0.0
+    k = np.clip(np.searchsorted(x, x[0] + width * np.arange(n), side="right"), 1, n - 1)
+    table = np.empty((n, 4))
+    table[:, 0] = k
+    table[:, 1] = x[k - 1]
+    table[:, 2] = x[k]
+    table[:, 3] = np.where(k + 1 < n, x[np.minimum(k + 1, n - 1)], np.inf)
+    return x, table, float(x[0]), 1.0 / width
 
 
 def oracle_spec() -> tuple:
     """Kernel arguments of the oracle progress model."""
-    return KIND_ORACLE, False, EMPTY_F, EMPTY_I, 0.0, 0.0, EMPTY_F, 0, 0.0
+    return KIND_ORACLE, False, EMPTY_F, EMPTY_T, 0.0, 0.0, EMPTY_F, 0, 0.0
 
 
 def callback_spec() -> tuple:
     """Kernel arguments when the progress model is a Python callable."""
-    return KIND_CALLBACK, False, EMPTY_F, EMPTY_I, 0.0, 0.0, EMPTY_F, 0, 0.0
+    return KIND_CALLBACK, False, EMPTY_F, EMPTY_T, 0.0, 0.0, EMPTY_F, 0, 0.0
 
 
-@njit(cache=True)
-def _count_le_hint(x, hint, x0, inv_w, t):
-    """Number of samples in sorted ``x`` that are <= t (``np.searchsorted(x, t, "right")``)."""
+@njit(cache=True, inline="always")
+def _cdf_linear(x, table, x0, inv_w, t):
+    """Trace.cdf(t): the piecewise-linear empirical CDF of the sorted samples ``x``, with
+    the same operations: k = #samples <= t, i = k - 1, (i + (t - x[i]) / (x[i+1] - x[i])) / (n - 1)."""
     n = x.shape[0]
-    if t < x0:
-        return 0
-    if t >= x[n - 1]:
-        return n
-    if inv_w > 0.0:
-        j = int((t - x0) * inv_w)
-        j = min(max(j, 0), hint.shape[0] - 2)
-        k = hint[j]
-    else:
-        k = 0
-    while k > 0 and x[k - 1] > t:
-        k -= 1
-    while k < n and x[k] <= t:
-        k += 1
-    return k
+    if t < x[0]:
+        return 0.0
+    if t >= x[n - 1]:                           # also the whole of a one-sample trace
+        return 1.0
+    j = int((t - x0) * inv_w)
+    if j < table.shape[0]:
+        a = table[j, 1]
+        b = table[j, 2]
+        if a <= t:                              # k >= table[j, 0]
+            if t < b:
+                return ((table[j, 0] - 1.0) + (t - a) / (b - a)) / (n - 1)
+            c = table[j, 3]
+            if t < c:
+                return (table[j, 0] + (t - b) / (c - b)) / (n - 1)
+    i = np.searchsorted(x, t, side="right") - 1
+    return (i + (t - x[i]) / (x[i + 1] - x[i])) / (n - 1)
 
 
-@njit(cache=True)
-def _cdf(kind, x, hint, x0, inv_w, x2, count, prior, t):
-    if kind == KIND_LINEAR:                 # Trace.cdf
-        n = x.shape[0]
-        k = _count_le_hint(x, hint, x0, inv_w, t)
-        if n == 1:
-            return 1.0 if k >= 1 else 0.0
-        if k == 0:
-            return 0.0
-        if k >= n:
-            return 1.0
-        i = k - 1
-        frac = (t - x[i]) / (x[i + 1] - x[i])
-        return (i + frac) / (n - 1)
-    if count == 0:                          # OnlineECDF.cdf
+@njit(cache=True, inline="always")
+def _cdf_step(x, x2, count, prior, t):
+    """OnlineECDF.cdf(t): observations <= t (in the sorted ``x`` and ``x2``) / ``count``."""
+    if count == 0:
         return prior
     k = np.searchsorted(x, t, side="right") + np.searchsorted(x2, t, side="right")
     return k / count
 
 
 @njit(cache=True)
-def _prob(kind, conditional, x, hint, x0, inv_w, x2, count, prior, elapsed, dt):
-    if not conditional:                     # F(t + dt), 000 Alg. 2 line 26
-        return _cdf(kind, x, hint, x0, inv_w, x2, count, prior, elapsed + dt)
-    f_t = _cdf(kind, x, hint, x0, inv_w, x2, count, prior, elapsed)
-    f_tdt = _cdf(kind, x, hint, x0, inv_w, x2, count, prior, elapsed + dt)
-    survival = 1.0 - f_t
-    out = (f_tdt - f_t) / survival if survival > 0.0 else 1.0
-    return min(max(out, 0.0), 1.0)
+def _cdf_probs(linear, conditional, x, table, x0, inv_w, x2, count, prior, elapsed, dt, probs, nc):
+    """probs[q] = F(elapsed[q] + dt), or the conditional form, for q < nc (see module docstring)."""
+    for q in range(nc):
+        el = elapsed[q]
+        if linear:
+            f_tdt = _cdf_linear(x, table, x0, inv_w, el + dt)
+        else:
+            f_tdt = _cdf_step(x, x2, count, prior, el + dt)
+        if not conditional:
+            probs[q] = f_tdt
+            continue
+        if linear:
+            f_t = _cdf_linear(x, table, x0, inv_w, el)
+        else:
+            f_t = _cdf_step(x, x2, count, prior, el)
+        survival = 1.0 - f_t
+        pq = (f_tdt - f_t) / survival if survival > 0.0 else 1.0
+        probs[q] = min(max(pq, 0.0), 1.0)
 
 
 #: rows of the controller's work buffers (:func:`work_buffers`)
 F_PROBS, F_BWS, F_ELAPSED, F_LO, F_HI = range(5)
-I_IDS, I_BAND, I_CID, I_ENDS, I_OFF = range(5)
+I_IDS, I_BAND, I_CID, I_ENDS, I_OFF, I_RUN_S, I_RUN_E, I_RUN_LAUNCH = range(8)
 
 
 def work_buffers(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Preallocated float and int buffers of :func:`round_pass` for ``n`` workers."""
-    return np.empty((5, n + 1)), np.empty((5, n + 1), np.int64)
+    """Preallocated float and int buffers of :func:`round_pass` / :func:`plan_groups` for ``n`` workers."""
+    return np.empty((5, n + 1)), np.empty((8, n + 1), np.int64)
 
 
 @njit(cache=True)
-def round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, hint, x2, fbuf, ibuf):
+def pairwise_sum(a, lo, n):
+    """``a[lo:lo+n].sum()`` exactly as numpy computes it (pairwise, blocks of 8 and 128),
+    so the expected count of Alg. 2 line 8 is bit-identical to numpy's."""
+    if n < 8:
+        res = -0.0
+        for i in range(lo, lo + n):
+            res += a[i]
+        return res
+    if n <= 128:
+        r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+        r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+        i = lo + 8
+        stop = lo + n - (n % 8)
+        while i < stop:
+            r0 += a[i]
+            r1 += a[i + 1]
+            r2 += a[i + 2]
+            r3 += a[i + 3]
+            r4 += a[i + 4]
+            r5 += a[i + 5]
+            r6 += a[i + 6]
+            r7 += a[i + 7]
+            i += 8
+        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < lo + n:
+            res += a[i]
+            i += 1
+        return res
+    n2 = n // 2
+    n2 -= n2 % 8
+    return pairwise_sum(a, lo, n2) + pairwise_sum(a, lo + n2, n - n2)
+
+
+@njit(cache=True)
+def round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, table, x2, fbuf, ibuf):
     """BAG's groups of the sorted queue and every group's candidate list, in one pass.
 
     ``phase`` (per worker) equal to ``ipar[0]`` marks S (workers in training);
@@ -137,7 +181,7 @@ def round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, hint, x2, fbuf, ib
     ``finish`` each worker's compute-phase start / end (s); ``q_bw`` the ready
     queue's bandwidths in BAG's order (non-increasing).  ``fpar`` = (now, dt,
     eta, x0, inv_w, prior), ``ipar`` = (computing, base, kind, conditional,
-    count); ``x``, ``hint``, ``x2`` the progress model's arrays.
+    count); ``x``, ``table``, ``x2`` the progress model's arrays.
 
     Writes into ``ibuf[I_ENDS, :G]`` the groups' ends (Alg. 1,
     :func:`~simlib.papers.selective_reduce.algorithms._bag_ends`) and, per group
@@ -181,30 +225,91 @@ def round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, hint, x2, fbuf, ib
     for j in range(g):
         lo[j] = np.inf
         hi[j] = -np.inf
-    lim = now + dt + 1e-12
     for c in range(nc):
         w = cid[c]
         j = band[c]
         q = pos[j]
         pos[j] += 1
-        el = now - start[w]
         ids[q] = w
-        elapsed[q] = el
-        b = bw[w]
-        bws[q] = b
-        if kind == KIND_CALLBACK:
-            continue
-        if kind == KIND_ORACLE:                                          # Alg. 2 line 26
-            p = 1.0 if finish[w] <= lim else 0.0
-        else:
-            p = _prob(kind, conditional, x, hint, x0, inv_w, x2, count, prior, el, dt)
-        probs[q] = p
-        if p > 0.0:
-            if b < lo[j]:
-                lo[j] = b
-            if b > hi[j]:
-                hi[j] = b
+        elapsed[q] = now - start[w]
+        bws[q] = bw[w]
+    if kind == KIND_CALLBACK:
+        return g
+    if kind == KIND_ORACLE:                                              # Alg. 2 line 26
+        lim = now + dt + 1e-12
+        for q in range(nc):
+            probs[q] = 1.0 if finish[ids[q]] <= lim else 0.0
+    else:
+        _cdf_probs(kind == KIND_LINEAR, conditional, x, table, x0, inv_w, x2, count, prior, elapsed, dt, probs, nc)
+    for j in range(g):
+        for q in range(off[j], off[j + 1]):
+            if probs[q] > 0.0:
+                b = bws[q]
+                if b < lo[j]:
+                    lo[j] = b
+                if b > hi[j]:
+                    hi[j] = b
     return g
+
+
+@njit(cache=True)
+def plan_groups(q_bw, ng, fpar, ipar, gpar, fbuf, ibuf):
+    """Alg. 3 lines 12-22 after :func:`round_pass` (probabilities in ``fbuf[F_PROBS]``).
+
+    ``gpar`` = (theta, v, alpha); ``ipar[5]`` = p, ``ipar[6]`` = 1 for the exact
+    Eq. (2) t_X.  For each group in order: too small (Alg. 2 lines 2-3; only the
+    last group can be, every other BAG group has >= base members); else
+    k = floor(sum p + 1e-9) virtual workers of bandwidth sum(p b) / sum(p) kept in
+    the range of the b with p > 0 (lines 8-9, SR8, SR20; the sums are numpy's:
+    :func:`pairwise_sum` and BLAS ``dot``), and :func:`_decide_sorted`.  A group
+    that launches is a run ``[s, e)`` of the sorted queue; one that waits holds
+    ``[s, s + n_keep)`` and passes g_Delta on to the front of the next group
+    (lines 14-16; the last group holds all of itself).  Writes the runs into
+    ``ibuf[I_RUN_S]``, ``ibuf[I_RUN_E]``, ``ibuf[I_RUN_LAUNCH]`` (1 launch, 0 hold)
+    in order and returns their number.
+    """
+    dt, eta = fpar[1], fpar[2]
+    base, p, eq2 = ipar[1], ipar[5], ipar[6] != 0
+    theta, v, alpha = gpar[0], gpar[1], gpar[2]
+    ends, off = ibuf[I_ENDS], ibuf[I_OFF]
+    probs, bws, lo, hi = fbuf[F_PROBS], fbuf[F_BWS], fbuf[F_LO], fbuf[F_HI]
+    nr = 0
+    s = 0
+    for i in range(ng):                                                  # Alg. 3 line 12
+        e = ends[i]
+        if e - s < p:
+            break
+        a, b = off[i], off[i + 1]
+        sp = 0.0
+        b_virtual = 0.0
+        if b > a:
+            sp = pairwise_sum(probs, a, b - a)                           # Alg. 2 lines 8, 32-34
+            if sp > 0.0:                                                 # lines 9, 35-37
+                b_virtual = min(max(np.dot(probs[a:b], bws[a:b]) / sp, lo[i]), hi[i])
+        k = math.floor(sp + _FLOOR_TOL)
+        wait, n_keep, t_x = _decide_sorted(q_bw[s:e], k, b_virtual, base, eta, theta, dt, v, alpha, eq2)
+        ibuf[I_RUN_S, nr] = s
+        if not wait:                                                     # lines 17-19
+            ibuf[I_RUN_E, nr] = e
+            ibuf[I_RUN_LAUNCH, nr] = 1
+            s = e
+        elif i < ng - 1:                                                 # lines 14-16
+            ibuf[I_RUN_E, nr] = s + n_keep
+            ibuf[I_RUN_LAUNCH, nr] = 0
+            s += n_keep
+        else:
+            ibuf[I_RUN_E, nr] = e
+            ibuf[I_RUN_LAUNCH, nr] = 0
+            s = e
+        nr += 1
+    return nr
+
+
+@njit(cache=True)
+def round_plan(phase, bw, start, finish, q_bw, fpar, ipar, gpar, x, table, x2, fbuf, ibuf):
+    """:func:`round_pass` then :func:`plan_groups`: one controller pass in one call."""
+    ng = round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, table, x2, fbuf, ibuf)
+    return plan_groups(q_bw, ng, fpar, ipar, gpar, fbuf, ibuf)
 
 
 @njit(cache=True)

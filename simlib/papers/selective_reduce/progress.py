@@ -51,11 +51,11 @@ class TraceProgress:
         if isinstance(d, Trace):
             if self._table is None:
                 self._table = kernels.linear_cdf_table(d.samples)
-            x, hint, x0, inv_w = self._table
-            return kernels.KIND_LINEAR, self.conditional, x, hint, x0, inv_w, kernels.EMPTY_F, 0, 0.0
+            x, table, x0, inv_w = self._table
+            return kernels.KIND_LINEAR, self.conditional, x, table, x0, inv_w, kernels.EMPTY_F, 0, 0.0
         if isinstance(d, OnlineECDF):
             main, buf = d.sorted_parts()
-            return kernels.KIND_STEP, self.conditional, main, kernels.EMPTY_I, 0.0, 0.0, buf, d.count, d.prior
+            return kernels.KIND_STEP, self.conditional, main, kernels.EMPTY_T, 0.0, 0.0, buf, d.count, d.prior
         return kernels.callback_spec()
 
     def __call__(self, ids, elapsed, dt) -> np.ndarray:
