@@ -106,6 +106,7 @@ class SelectiveReduceController(ControllerBase):
         self._fpar = np.array([0.0, self.dt, self.eta, 0.0, 0.0, 0.0])
         self._ipar = np.array([COMPUTING, self._base, 0, 0, 0, self.p, self._eq2], dtype=np.int64)
         self._gpar = np.array([self.theta, self.v, self.alpha])
+        self._fixed_spec = self._set_spec() if getattr(self.progress, "kernel_spec_fixed", False) else None
 
     @property
     def queue(self) -> list[int]:
@@ -162,20 +163,20 @@ class SelectiveReduceController(ControllerBase):
             order = np.argsort(-est[:qlen], kind="stable")
             q_ids, q_bw = fifo[order], est[:qlen][order]
             self._bw_all[train] = est[qlen:]
-        kind, conditional, x, hint, x0, inv_w, x2, count, prior = self._spec()
         fpar, ipar, fbuf, ibuf = self._fpar, self._ipar, self._fbuf, self._ibuf
         fpar[0] = cl.sim.now
-        fpar[3] = x0
-        fpar[4] = inv_w
-        fpar[5] = prior
-        ipar[2] = kind
-        ipar[3] = conditional
-        ipar[4] = count
-        args = (cl.phase, self._bw_all, cl.compute_start, cl.compute_finish, q_bw, fpar, ipar)
-        if kind != kernels.KIND_CALLBACK:                      # lines 10-22 in one compiled call
-            n_runs = kernels.round_plan(*args, self._gpar, x, hint, x2, fbuf, ibuf)
+        if self._fixed_spec is None:
+            spec = self._set_spec()
+        else:
+            spec = self._fixed_spec
+        x, table, x2 = spec[2], spec[3], spec[6]
+        if spec[0] != kernels.KIND_CALLBACK:                   # lines 10-22 in one compiled call
+            n_runs, n_launch, n_new = kernels.round_plan(
+                cl.phase, self._bw_all, cl.compute_start, cl.compute_finish, q_ids, q_bw, self._holding,
+                fpar, ipar, self._gpar, x, table, x2, fbuf, ibuf)
         else:                                                  # a Python progress model: line 26 per group
-            ng = kernels.round_pass(*args, x, hint, x2, fbuf, ibuf)
+            ng = kernels.round_pass(cl.phase, self._bw_all, cl.compute_start, cl.compute_finish, q_bw, fpar,
+                                    ipar, x, table, x2, fbuf, ibuf)
             off = ibuf[kernels.I_OFF]
             for i in range(ng):
                 a, b = off[i], off[i + 1]
@@ -188,21 +189,17 @@ class SelectiveReduceController(ControllerBase):
                         bws = fbuf[kernels.F_BWS, a:b][pos]
                         fbuf[kernels.F_LO, i], fbuf[kernels.F_HI, i] = bws.min(), bws.max()
             n_runs = kernels.plan_groups(q_bw, ng, fpar, ipar, self._gpar, fbuf, ibuf)
-        runs = ibuf[kernels.I_RUN_S:kernels.I_RUN_LAUNCH + 1, :n_runs].T.tolist()
-        launch = [(s, e) for s, e, go in runs if go]
-        held = [(s, e) for s, e, go in runs if not go]
-        if launch:
+            n_launch = int(ibuf[kernels.I_RUN_LAUNCH, :n_runs].sum())
+            n_new = kernels.new_holds(q_ids, n_runs, self._holding, ibuf)
+        if n_launch:
             keep = np.ones(qlen, dtype=bool)
-            for s, e in launch:
-                keep[s:e] = False
-                self._launch(q_ids[s:e].tolist(), "partial")
-        if held:
-            h = np.concatenate([q_ids[s:e] for s, e in held])
-            new = h[~self._holding[h]]
-            if new.size:
-                self._holding[new] = True
-                cl.record_hold(new.tolist())
-        if launch:                                             # line 18: pop the launched workers
+            for s, e, go in ibuf[kernels.I_RUN_S:kernels.I_RUN_LAUNCH + 1, :n_runs].T.tolist():
+                if go:
+                    keep[s:e] = False
+                    self._launch(q_ids[s:e].tolist(), "partial")
+        if n_new:
+            cl.record_hold(ibuf[kernels.I_HOLD, :n_new].tolist())
+        if n_launch:                                           # line 18: pop the launched workers
             if order is not None:
                 keep_fifo = np.empty(qlen, dtype=bool)
                 keep_fifo[order] = keep
@@ -213,14 +210,30 @@ class SelectiveReduceController(ControllerBase):
             if order is None:
                 self._qbw[:rest.size] = self._qbw[:qlen][keep]
 
+    def _set_spec(self) -> tuple:
+        """Ask the progress model for its kernel arguments and store the scalar ones."""
+        spec = self._spec()
+        kind, conditional, _, _, x0, inv_w, _, count, prior = spec
+        self._fpar[3] = x0
+        self._fpar[4] = inv_w
+        self._fpar[5] = prior
+        self._ipar[2] = kind
+        self._ipar[3] = conditional
+        self._ipar[4] = count
+        return spec
+
     def _launch(self, group: list[int], kind: str) -> None:
         self._holding[group] = False
         self.cluster.launch(group, kind=kind)
         self.k += 1                                            # line 20, counting every sync
 
     def _arm(self) -> None:
-        if self._timer is not None:
+        """Line 24, GetReadyWorkerID(Δt): (re)start the Δt timeout while >= p workers are queued."""
+        if self._qlen >= self.p:
+            if self._timer is None:
+                self._timer = self.cluster.sim.schedule(self.dt, self._on_timeout)
+            else:                                              # = cancel and schedule anew, in O(1)
+                self.cluster.sim.postpone(self._timer, self.dt)
+        elif self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if self._qlen >= self.p:                               # line 24: GetReadyWorkerID(Δt)
-            self._timer = self.cluster.sim.schedule(self.dt, self._on_timeout)

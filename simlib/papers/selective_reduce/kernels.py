@@ -38,7 +38,7 @@ from numba import njit
 from .algorithms import _FLOOR_TOL, _bag_ends, _decide_sorted
 
 __all__ = ["KIND_ORACLE", "KIND_LINEAR", "KIND_STEP", "KIND_CALLBACK", "linear_cdf_table",
-           "work_buffers", "pairwise_sum", "round_pass", "plan_groups", "round_plan", "queue_insert"]
+           "work_buffers", "pairwise_sum", "round_pass", "plan_groups", "new_holds", "round_plan", "queue_insert"]
 
 KIND_ORACLE, KIND_LINEAR, KIND_STEP, KIND_CALLBACK = 0, 1, 2, 3
 EMPTY_F = np.empty(0)
@@ -130,12 +130,12 @@ def _cdf_probs(linear, conditional, x, table, x0, inv_w, x2, count, prior, elaps
 
 #: rows of the controller's work buffers (:func:`work_buffers`)
 F_PROBS, F_BWS, F_ELAPSED, F_LO, F_HI = range(5)
-I_IDS, I_BAND, I_CID, I_ENDS, I_OFF, I_RUN_S, I_RUN_E, I_RUN_LAUNCH = range(8)
+I_IDS, I_BAND, I_CID, I_ENDS, I_OFF, I_RUN_S, I_RUN_E, I_RUN_LAUNCH, I_HOLD = range(9)
 
 
 def work_buffers(n: int) -> tuple[np.ndarray, np.ndarray]:
     """Preallocated float and int buffers of :func:`round_pass` / :func:`plan_groups` for ``n`` workers."""
-    return np.empty((5, n + 1)), np.empty((8, n + 1), np.int64)
+    return np.empty((5, n + 1)), np.empty((9, n + 1), np.int64)
 
 
 @njit(cache=True)
@@ -306,10 +306,31 @@ def plan_groups(q_bw, ng, fpar, ipar, gpar, fbuf, ibuf):
 
 
 @njit(cache=True)
-def round_plan(phase, bw, start, finish, q_bw, fpar, ipar, gpar, x, table, x2, fbuf, ibuf):
-    """:func:`round_pass` then :func:`plan_groups`: one controller pass in one call."""
+def new_holds(q_ids, n_runs, holding, ibuf):
+    """Workers of the held runs that were not already holding, in run order: marks them
+    in ``holding`` and writes them to ``ibuf[I_HOLD]``; returns how many."""
+    k = 0
+    for r in range(n_runs):
+        if ibuf[I_RUN_LAUNCH, r] == 0:
+            for i in range(ibuf[I_RUN_S, r], ibuf[I_RUN_E, r]):
+                w = q_ids[i]
+                if not holding[w]:
+                    holding[w] = True
+                    ibuf[I_HOLD, k] = w
+                    k += 1
+    return k
+
+
+@njit(cache=True)
+def round_plan(phase, bw, start, finish, q_ids, q_bw, holding, fpar, ipar, gpar, x, table, x2, fbuf, ibuf):
+    """One controller pass in one call: :func:`round_pass`, :func:`plan_groups` and
+    :func:`new_holds`.  Returns (number of runs, number of launched runs, number of new holds)."""
     ng = round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, table, x2, fbuf, ibuf)
-    return plan_groups(q_bw, ng, fpar, ipar, gpar, fbuf, ibuf)
+    n_runs = plan_groups(q_bw, ng, fpar, ipar, gpar, fbuf, ibuf)
+    n_launch = 0
+    for r in range(n_runs):
+        n_launch += ibuf[I_RUN_LAUNCH, r]
+    return n_runs, n_launch, new_holds(q_ids, n_runs, holding, ibuf)
 
 
 @njit(cache=True)

@@ -45,6 +45,11 @@ class TraceProgress:
     def attach(self, cluster) -> None:
         pass
 
+    @property
+    def kernel_spec_fixed(self) -> bool:
+        """True if :meth:`kernel_spec` never changes (a known distribution, not a learning one)."""
+        return isinstance(self.dist, Trace)
+
     def kernel_spec(self) -> tuple:
         """Arguments of :func:`~simlib.papers.selective_reduce.kernels.round_pass` for this model now."""
         d = self.dist
@@ -79,6 +84,8 @@ class OracleProgress:
 
     def attach(self, cluster) -> None:
         self.cluster = cluster
+
+    kernel_spec_fixed = True
 
     def kernel_spec(self) -> tuple:
         """Arguments of :func:`~simlib.papers.selective_reduce.kernels.round_pass` for this model."""
