@@ -107,25 +107,52 @@ def _cdf_step(x, x2, count, prior, t):
     return k / count
 
 
+@njit(cache=True, inline="always")
+def _model_prob(linear, conditional, x, table, x0, inv_w, x2, count, prior, el, dt):
+    if linear:
+        f_tdt = _cdf_linear(x, table, x0, inv_w, el + dt)
+    else:
+        f_tdt = _cdf_step(x, x2, count, prior, el + dt)
+    if not conditional:
+        return f_tdt
+    if linear:
+        f_t = _cdf_linear(x, table, x0, inv_w, el)
+    else:
+        f_t = _cdf_step(x, x2, count, prior, el)
+    survival = 1.0 - f_t
+    pq = (f_tdt - f_t) / survival if survival > 0.0 else 1.0
+    return min(max(pq, 0.0), 1.0)
+
+
+_MEMO = 16
+
+
 @njit(cache=True)
 def _cdf_probs(linear, conditional, x, table, x0, inv_w, x2, count, prior, elapsed, dt, probs, nc):
-    """probs[q] = F(elapsed[q] + dt), or the conditional form, for q < nc (see module docstring)."""
+    """probs[q] = F(elapsed[q] + dt), or the conditional form, for q < nc (see module docstring).
+
+    p depends on the elapsed time only, and the workers in training share few distinct
+    ones (a group's members all restart when its synchronization ends), so the last
+    ``_MEMO`` distinct values are remembered (same input, same result, bit for bit).
+    """
+    keys = np.full(_MEMO, -1.0)
+    vals = np.empty(_MEMO)
+    slot = 0
     for q in range(nc):
         el = elapsed[q]
-        if linear:
-            f_tdt = _cdf_linear(x, table, x0, inv_w, el + dt)
-        else:
-            f_tdt = _cdf_step(x, x2, count, prior, el + dt)
-        if not conditional:
-            probs[q] = f_tdt
+        hit = -1
+        for i in range(_MEMO):
+            if keys[i] == el:
+                hit = i
+                break
+        if hit >= 0:
+            probs[q] = vals[hit]
             continue
-        if linear:
-            f_t = _cdf_linear(x, table, x0, inv_w, el)
-        else:
-            f_t = _cdf_step(x, x2, count, prior, el)
-        survival = 1.0 - f_t
-        pq = (f_tdt - f_t) / survival if survival > 0.0 else 1.0
-        probs[q] = min(max(pq, 0.0), 1.0)
+        pq = _model_prob(linear, conditional, x, table, x0, inv_w, x2, count, prior, el, dt)
+        keys[slot] = el
+        vals[slot] = pq
+        slot = (slot + 1) % _MEMO
+        probs[q] = pq
 
 
 #: rows of the controller's work buffers (:func:`work_buffers`)
