@@ -160,3 +160,25 @@ print(f"* SR's groups hold {sf.loc['selective'].min():.0%}–{sf.loc['selective'
 per_worker = (med["total_iteration"] / med.index.get_level_values("n")).unstack("n")
 print("* local iterations per worker in 100 s:")
 print(per_worker.round(2).to_string())
+
+# %% [markdown]
+# ## Why the sync-time gain shrinks: Eq. (2)'s latency term
+# A ring all-reduce of g workers costs 2(g − 1)α + 2(g − 1)/g · v / min b (Eq. 2). The
+# bandwidth term is what selective reduce optimizes (bandwidth-aware groups); the
+# latency term grows linearly with the group size, which is p = 0.3n or more. The
+# table gives, per scheme and n, the share of the median average sync time that the
+# latency term of a group of the median average scale accounts for, and the
+# bandwidth term left over (s). As n grows the latency share takes over and the
+# bandwidth term, where selective reduce wins, becomes a minority of the sync time.
+# Total iteration gains shrink too: 100 s are only a few iterations per worker at
+# n = 10,000 (printed above), so the run is mostly the start-up transient in which
+# the queue first fills to p.
+
+# %%
+lat = 2 * (med["avg_sync_scale"] - 1) * alpha_s
+share = (lat / med["avg_sync_time_s"]).unstack("n")
+rest = (med["avg_sync_time_s"] - lat).unstack("n")
+print("latency term 2(g-1)α / average sync time:")
+print(share.round(2).to_string())
+print("average sync time minus the latency term (s):")
+print(rest.round(2).to_string())

@@ -2,8 +2,9 @@
 
 Runs a fixed matrix of scenarios (n = 40, 200, 1000; several seeds; progress models
 "paper", "conditional", "oracle"; bandwidth error with both redraw modes; cold CDF; a
-full-sync period c; both BAG base rules; both t_X forms) and records, per run, every
-sync's (launch, members, finish), every hold start and the controller counters.
+full-sync period c; both BAG base rules; both t_X forms; plus a few partial- and
+all-reduce runs) and records, per run, every sync's (launch, members, finish), every
+hold start, the controller counters and the metrics of ``sync_metrics``.
 
 Two steps, each in its own process so that two code versions never share one
 interpreter::
@@ -52,6 +53,9 @@ def matrix(quick: bool) -> list[tuple[str, int, int, dict]]:
         for v in ("default", "bw_error_decision", "cold"):
             runs.append((v, 40, 0, VARIANTS[v]))
         return runs
+    for scheme in ("partial", "allreduce"):                # the other schemes: metrics must not move
+        for n, s in ((40, 0), (40, 1), (200, 0), (1000, 0)):
+            runs.append((scheme, n, s, {"scheme": scheme}))
     for n, seeds in ((40, range(6)), (200, range(4))):
         for v, kw in VARIANTS.items():
             for s in seeds:
@@ -82,19 +86,21 @@ def dump(code: str, out: str, apply_fix: bool, quick: bool) -> None:
 
     from simlib.papers import cluster_scenario as cs
     from simlib.papers.selective_reduce import algorithms
+    from simlib.runtime.metrics import sync_metrics
 
     if apply_fix:
         _fix_expected_bandwidth(algorithms)
     res = {}
     t0 = time.perf_counter()
     for v, n, s, kw in matrix(quick):
-        params = dict(scheme="selective", n=n, duration_s=100.0, trace="transformer")
+        params = dict(scheme="selective", n=n, duration_s=100.0, trace="transformer")  # kw may set scheme
         params.update(kw)
         log = cs.simulate(cs.Scenario.from_params(params), np.random.SeedSequence(s))
         res[(v, n, s)] = {
             "syncs": [(r.launch, tuple(int(m) for m in r.members), r.finish, r.kind) for r in log.syncs],
             "holds": [(float(t), int(w)) for t, w in log.holds],
             "counters": dict(log.counters),
+            "metrics": {k: repr(v) for k, v in sync_metrics(log).items()},   # repr: exact, NaN == NaN
         }
     with open(out, "wb") as f:
         pickle.dump(res, f)
@@ -119,10 +125,11 @@ def compare(a: str, b: str) -> int:
             differ.append(k)
             print(f"DIFFER {k}: syncs {len(x['syncs'])} vs {len(y['syncs'])}, first differing sync #{first}"
                   + (f" at t={x['syncs'][first][0]:.4f}" if first < len(x["syncs"]) else "")
-                  + f"; holds {len(x['holds'])} vs {len(y['holds'])}; counters {x['counters']} vs {y['counters']}")
+                  + f"; holds {len(x['holds'])} vs {len(y['holds'])}; counters {x['counters']} vs {y['counters']}"
+                  + ("" if x.get("metrics") == y.get("metrics") else f"; metrics {x.get('metrics')} vs {y.get('metrics')}"))
     n_syncs = sum(len(ra[k]["syncs"]) for k in keys)
     print(f"{len(keys) - len(differ)}/{len(keys)} runs identical ({n_syncs} syncs compared: launch time, "
-          f"members in order, finish time, kind; every hold; counters)")
+          f"members in order, finish time, kind; every hold; counters; metrics)")
     return 1 if differ or set(ra) != set(rb) else 0
 
 
