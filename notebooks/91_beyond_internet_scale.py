@@ -168,8 +168,9 @@ print(per_worker.round(2).to_string())
 # latency term grows linearly with the group size, which is p = 0.3n or more. The
 # table gives, per scheme and n, the share of the median average sync time that the
 # latency term of a group of the median average scale accounts for, and the
-# bandwidth term left over (s). As n grows the latency share takes over and the
-# bandwidth term, where selective reduce wins, becomes a minority of the sync time.
+# bandwidth term left over (s). As n grows the latency share takes over: selective
+# reduce keeps its bandwidth term far below partial reduce's, but that term becomes a
+# minority of its sync time, so the ratio of whole sync times falls.
 # Total iteration gains shrink too: 100 s are only a few iterations per worker at
 # n = 10,000 (printed above), so the run is mostly the start-up transient in which
 # the queue first fills to p.
