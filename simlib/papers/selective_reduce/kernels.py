@@ -156,13 +156,13 @@ def _cdf_probs(linear, conditional, x, table, x0, inv_w, x2, count, prior, elaps
 
 
 #: rows of the controller's work buffers (:func:`work_buffers`)
-F_PROBS, F_BWS, F_ELAPSED, F_LO, F_HI = range(5)
+F_PROBS, F_BWS, F_ELAPSED, F_LO, F_HI, F_TMP_P, F_TMP_E = range(7)
 I_IDS, I_BAND, I_CID, I_ENDS, I_OFF, I_RUN_S, I_RUN_E, I_RUN_LAUNCH, I_HOLD = range(9)
 
 
 def work_buffers(n: int) -> tuple[np.ndarray, np.ndarray]:
     """Preallocated float and int buffers of :func:`round_pass` / :func:`plan_groups` for ``n`` workers."""
-    return np.empty((5, n + 1)), np.empty((9, n + 1), np.int64)
+    return np.empty((7, n + 1)), np.empty((9, n + 1), np.int64)
 
 
 @njit(cache=True)
@@ -231,6 +231,18 @@ def round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, table, x2, fbuf, i
         b_hat[j] = q_bw[ends[j] - 1]                                     # Alg. 2 line 5
         off[j + 1] = 0
     off[0] = 0
+    probs, bws, elapsed = fbuf[F_PROBS], fbuf[F_BWS], fbuf[F_ELAPSED]
+    lo, hi, ids = fbuf[F_LO], fbuf[F_HI], ibuf[I_IDS]
+    t_prob, t_el = fbuf[F_TMP_P], fbuf[F_TMP_E]
+    for j in range(g):
+        lo[j] = np.inf
+        hi[j] = -np.inf
+    direct = g == 1                     # one band: id order is band order, no second pass
+    linear = kind == KIND_LINEAR
+    lim = now + dt + 1e-12
+    keys = np.full(_MEMO, -1.0)         # p depends on the elapsed time only (see _cdf_probs)
+    vals = np.empty(_MEMO)
+    slot = 0
     nc = 0
     lowest = b_hat[g - 1]
     n = phase.shape[0]
@@ -240,28 +252,55 @@ def round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, table, x2, fbuf, i
             j = 0
             while not b > b_hat[j]:                                      # first group whose b̂ it beats
                 j += 1
-            band[nc] = j
-            cid[nc] = w
+            el = now - start[w]
+            if kind == KIND_ORACLE:                                      # Alg. 2 line 26
+                p = 1.0 if finish[w] <= lim else 0.0
+            elif kind == KIND_CALLBACK:
+                p = 0.0
+            else:
+                hit = -1
+                for i in range(_MEMO):
+                    if keys[i] == el:
+                        hit = i
+                        break
+                if hit >= 0:
+                    p = vals[hit]
+                else:
+                    p = _model_prob(linear, conditional, x, table, x0, inv_w, x2, count, prior, el, dt)
+                    keys[slot] = el
+                    vals[slot] = p
+                    slot = (slot + 1) % _MEMO
+            if p > 0.0:
+                if b < lo[j]:
+                    lo[j] = b
+                if b > hi[j]:
+                    hi[j] = b
+            if direct:
+                ids[nc] = w
+                elapsed[nc] = el
+                bws[nc] = b
+                probs[nc] = p
+            else:
+                band[nc] = j
+                cid[nc] = w
+                t_prob[nc] = p
+                t_el[nc] = el
             nc += 1
             off[j + 1] += 1
     for j in range(g):
         off[j + 1] += off[j]
-    pos = off[:g].copy()
-    probs, bws, elapsed = fbuf[F_PROBS], fbuf[F_BWS], fbuf[F_ELAPSED]
-    lo, hi, ids = fbuf[F_LO], fbuf[F_HI], ibuf[I_IDS]
-    for j in range(g):
-        lo[j] = np.inf
-        hi[j] = -np.inf
-    for c in range(nc):
-        w = cid[c]
-        j = band[c]
-        q = pos[j]
-        pos[j] += 1
-        ids[q] = w
-        elapsed[q] = now - start[w]
-        bws[q] = bw[w]
-    if kind == KIND_CALLBACK:
-        return g
+    if not direct:                      # counting sort into bands, id order kept within each
+        pos = off[:g].copy()
+        for c in range(nc):
+            w = cid[c]
+            j = band[c]
+            q = pos[j]
+            pos[j] += 1
+            ids[q] = w
+            elapsed[q] = t_el[c]
+            bws[q] = bw[w]
+            probs[q] = t_prob[c]
+    return g
     if kind == KIND_ORACLE:                                              # Alg. 2 line 26
         lim = now + dt + 1e-12
         for q in range(nc):
