@@ -124,35 +124,19 @@ def _model_prob(linear, conditional, x, table, x0, inv_w, x2, count, prior, el, 
     return min(max(pq, 0.0), 1.0)
 
 
-_MEMO = 16
+#: Memo slots: p depends on the elapsed time only, and the workers in training share
+#: few distinct ones (a group's members all restart when its synchronization ends), so
+#: :func:`round_pass` remembers p per elapsed time in a small direct-mapped table
+#: (same input, same result, bit for bit; a collision only recomputes).
+_MEMO = 64
 
 
 @njit(cache=True)
 def _cdf_probs(linear, conditional, x, table, x0, inv_w, x2, count, prior, elapsed, dt, probs, nc):
-    """probs[q] = F(elapsed[q] + dt), or the conditional form, for q < nc (see module docstring).
-
-    p depends on the elapsed time only, and the workers in training share few distinct
-    ones (a group's members all restart when its synchronization ends), so the last
-    ``_MEMO`` distinct values are remembered (same input, same result, bit for bit).
-    """
-    keys = np.full(_MEMO, -1.0)
-    vals = np.empty(_MEMO)
-    slot = 0
+    """probs[q] = F(elapsed[q] + dt), or the conditional form, for q < nc (see module docstring):
+    :func:`round_pass`'s per-candidate model on an array, without the memo (tests compare it with numpy)."""
     for q in range(nc):
-        el = elapsed[q]
-        hit = -1
-        for i in range(_MEMO):
-            if keys[i] == el:
-                hit = i
-                break
-        if hit >= 0:
-            probs[q] = vals[hit]
-            continue
-        pq = _model_prob(linear, conditional, x, table, x0, inv_w, x2, count, prior, el, dt)
-        keys[slot] = el
-        vals[slot] = pq
-        slot = (slot + 1) % _MEMO
-        probs[q] = pq
+        probs[q] = _model_prob(linear, conditional, x, table, x0, inv_w, x2, count, prior, elapsed[q], dt)
 
 
 #: rows of the controller's work buffers (:func:`work_buffers`)
@@ -240,9 +224,8 @@ def round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, table, x2, fbuf, i
     direct = g == 1                     # one band: id order is band order, no second pass
     linear = kind == KIND_LINEAR
     lim = now + dt + 1e-12
-    keys = np.full(_MEMO, -1.0)         # p depends on the elapsed time only (see _cdf_probs)
+    keys = np.full(_MEMO, -1.0)         # p depends on the elapsed time only (see _MEMO)
     vals = np.empty(_MEMO)
-    slot = 0
     nc = 0
     lowest = b_hat[g - 1]
     n = phase.shape[0]
@@ -258,18 +241,13 @@ def round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, table, x2, fbuf, i
             elif kind == KIND_CALLBACK:
                 p = 0.0
             else:
-                hit = -1
-                for i in range(_MEMO):
-                    if keys[i] == el:
-                        hit = i
-                        break
-                if hit >= 0:
-                    p = vals[hit]
+                i = int(el * 1048573.0) % _MEMO                         # direct-mapped memo slot
+                if keys[i] == el:
+                    p = vals[i]
                 else:
                     p = _model_prob(linear, conditional, x, table, x0, inv_w, x2, count, prior, el, dt)
-                    keys[slot] = el
-                    vals[slot] = p
-                    slot = (slot + 1) % _MEMO
+                    keys[i] = el
+                    vals[i] = p
             if p > 0.0:
                 if b < lo[j]:
                     lo[j] = b
@@ -300,21 +278,6 @@ def round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, table, x2, fbuf, i
             elapsed[q] = t_el[c]
             bws[q] = bw[w]
             probs[q] = t_prob[c]
-    return g
-    if kind == KIND_ORACLE:                                              # Alg. 2 line 26
-        lim = now + dt + 1e-12
-        for q in range(nc):
-            probs[q] = 1.0 if finish[ids[q]] <= lim else 0.0
-    else:
-        _cdf_probs(kind == KIND_LINEAR, conditional, x, table, x0, inv_w, x2, count, prior, elapsed, dt, probs, nc)
-    for j in range(g):
-        for q in range(off[j], off[j + 1]):
-            if probs[q] > 0.0:
-                b = bws[q]
-                if b < lo[j]:
-                    lo[j] = b
-                if b > hi[j]:
-                    hi[j] = b
     return g
 
 
