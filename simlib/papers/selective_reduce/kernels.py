@@ -141,12 +141,12 @@ def _cdf_probs(linear, conditional, x, table, x0, inv_w, x2, count, prior, elaps
 
 #: rows of the controller's work buffers (:func:`work_buffers`)
 F_PROBS, F_BWS, F_ELAPSED, F_LO, F_HI, F_TMP_P, F_TMP_E = range(7)
-I_IDS, I_BAND, I_CID, I_ENDS, I_OFF, I_RUN_S, I_RUN_E, I_RUN_LAUNCH, I_HOLD = range(9)
+I_IDS, I_BAND, I_CID, I_ENDS, I_OFF, I_RUN_S, I_RUN_E, I_RUN_LAUNCH, I_HOLD, I_SEL = range(10)
 
 
 def work_buffers(n: int) -> tuple[np.ndarray, np.ndarray]:
     """Preallocated float and int buffers of :func:`round_pass` / :func:`plan_groups` for ``n`` workers."""
-    return np.empty((7, n + 1)), np.empty((9, n + 1), np.int64)
+    return np.empty((7, n + 1)), np.empty((10, n + 1), np.int64)
 
 
 @njit(cache=True)
@@ -197,10 +197,11 @@ def round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, table, x2, fbuf, i
     Writes into ``ibuf[I_ENDS, :G]`` the groups' ends (Alg. 1,
     :func:`~simlib.papers.selective_reduce.algorithms._bag_ends`) and, per group
     i, its candidates as ``[off[i], off[i+1])`` (``off = ibuf[I_OFF]``) of
-    ``ibuf[I_IDS]``, ``fbuf[F_PROBS]``, ``fbuf[F_BWS]``, ``fbuf[F_ELAPSED]`` in
-    increasing id order, and ``fbuf[F_LO, i]`` / ``fbuf[F_HI, i]`` the smallest /
-    largest bandwidth among them with p > 0 (inf / -inf if none).  With
-    ``KIND_CALLBACK`` the probabilities are left unset.  Returns G.
+    ``fbuf[F_PROBS]`` and ``fbuf[F_BWS]`` in increasing id order, and
+    ``fbuf[F_LO, i]`` / ``fbuf[F_HI, i]`` the smallest / largest bandwidth among
+    them with p > 0 (inf / -inf if none).  With ``KIND_CALLBACK`` the
+    probabilities are left unset and ``ibuf[I_IDS]`` / ``fbuf[F_ELAPSED]`` hold the
+    candidates' ids and elapsed times instead.  Returns G.
     """
     now, dt, eta, x0, inv_w, prior = fpar[0], fpar[1], fpar[2], fpar[3], fpar[4], fpar[5]
     computing, base, kind, conditional, count = ipar[0], ipar[1], ipar[2], ipar[3] != 0, ipar[4]
@@ -223,48 +224,55 @@ def round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, table, x2, fbuf, i
         hi[j] = -np.inf
     direct = g == 1                     # one band: id order is band order, no second pass
     linear = kind == KIND_LINEAR
+    callback = kind == KIND_CALLBACK    # only a Python model needs the candidates' ids and elapsed times
     lim = now + dt + 1e-12
     keys = np.full(_MEMO, -1.0)         # p depends on the elapsed time only (see _MEMO)
     vals = np.empty(_MEMO)
     nc = 0
     lowest = b_hat[g - 1]
     n = phase.shape[0]
-    for w in range(n):
-        if phase[w] == computing and bw[w] > lowest:                     # Alg. 2 line 25
-            b = bw[w]
-            j = 0
-            while not b > b_hat[j]:                                      # first group whose b̂ it beats
-                j += 1
-            el = now - start[w]
-            if kind == KIND_ORACLE:                                      # Alg. 2 line 26
-                p = 1.0 if finish[w] <= lim else 0.0
-            elif kind == KIND_CALLBACK:
-                p = 0.0
+    sel = ibuf[I_SEL]
+    m = 0
+    for w in range(n):                                                   # Alg. 2 line 25, branch-free
+        sel[m] = w
+        m += (phase[w] == computing) & (bw[w] > lowest)
+    for s in range(m):
+        w = sel[s]
+        b = bw[w]
+        j = 0
+        while not b > b_hat[j]:                                          # first group whose b̂ it beats
+            j += 1
+        el = now - start[w]
+        if kind == KIND_ORACLE:                                          # Alg. 2 line 26
+            p = 1.0 if finish[w] <= lim else 0.0
+        elif callback:
+            p = 0.0
+        else:
+            i = int(el * 1048573.0) % _MEMO                             # direct-mapped memo slot
+            if keys[i] == el:
+                p = vals[i]
             else:
-                i = int(el * 1048573.0) % _MEMO                         # direct-mapped memo slot
-                if keys[i] == el:
-                    p = vals[i]
-                else:
-                    p = _model_prob(linear, conditional, x, table, x0, inv_w, x2, count, prior, el, dt)
-                    keys[i] = el
-                    vals[i] = p
-            if p > 0.0:
-                if b < lo[j]:
-                    lo[j] = b
-                if b > hi[j]:
-                    hi[j] = b
-            if direct:
+                p = _model_prob(linear, conditional, x, table, x0, inv_w, x2, count, prior, el, dt)
+                keys[i] = el
+                vals[i] = p
+        if p > 0.0:
+            if b < lo[j]:
+                lo[j] = b
+            if b > hi[j]:
+                hi[j] = b
+        if direct:
+            bws[nc] = b
+            probs[nc] = p
+            if callback:
                 ids[nc] = w
                 elapsed[nc] = el
-                bws[nc] = b
-                probs[nc] = p
-            else:
-                band[nc] = j
-                cid[nc] = w
-                t_prob[nc] = p
-                t_el[nc] = el
-            nc += 1
-            off[j + 1] += 1
+        else:
+            band[nc] = j
+            cid[nc] = w
+            t_prob[nc] = p
+            t_el[nc] = el
+        nc += 1
+        off[j + 1] += 1
     for j in range(g):
         off[j + 1] += off[j]
     if not direct:                      # counting sort into bands, id order kept within each
@@ -274,10 +282,11 @@ def round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, table, x2, fbuf, i
             j = band[c]
             q = pos[j]
             pos[j] += 1
-            ids[q] = w
-            elapsed[q] = t_el[c]
             bws[q] = bw[w]
             probs[q] = t_prob[c]
+            if callback:
+                ids[q] = w
+                elapsed[q] = t_el[c]
     return g
 
 
