@@ -1,23 +1,30 @@
-"""Benchmark: how long seed 000's experiments take on this machine.
+"""Benchmark: one simulated training run of each scheme at growing cluster sizes.
 
-1. One selective-reduce run at the paper's largest setting (n = 200, 100 s of
-   training, Transformer trace, §IV-A defaults): median wall-clock time over
-   ``--runs`` seeds, next to partial reduce and all reduce for scale.
-2. Unless ``--single-only``: the whole §IV reproduction (notebooks 02–06 at full
-   fidelity) executed in a scratch copy of the repository with an empty sweep
-   cache, timed per notebook and in total, with ``--workers`` processes.
+Seed 000's setting (100 s of training, Transformer trace, §IV-A defaults: p = 0.3n,
+eta = 0.3, theta = 1, dt = 0.1 s, 500 MB, bandwidths round(20u, 3) Gbps) at
+n = 200, 1000, 5000, 10000: the median wall-clock time over ``--seeds`` seeds of
+``run_trial`` (simulation and metrics) for all reduce, partial reduce and selective
+reduce, and selective ÷ partial measured in the same run (goal of issue 9: <= 3x at
+every n, n = 200 <= 0.3 s, n = 10,000 <= 10 s).
 
-    python benchmarks/bench_selective.py [--runs 5] [--single-only] [--workers N]
+``--previous DIR`` also times selective reduce with the simlib found in ``DIR`` (e.g.
+``git archive <commit> | tar -x -C DIR``), in a separate process, for n <=
+``--previous-max-n`` (the pre-issue-9 controller needs ~3 min at n = 5000), and prints
+the speed-up.
+
+    python benchmarks/bench_selective.py [--n 200 1000 5000 10000] [--seeds 3]
+                                         [--previous DIR --previous-max-n 1000]
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import shutil
 import statistics
+import subprocess
 import sys
-import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -25,55 +32,71 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from simlib.papers.cluster_scenario import run_trial  # noqa: E402
+from simlib.core.validate import num_arg  # noqa: E402
 
-SECTION_IV = ["02_", "03_", "04_", "05_", "06_"]
+SCHEMES = ("allreduce", "partial", "selective")
+_TIMER = r"""
+import json, sys, time
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from simlib.papers.cluster_scenario import run_trial
+run_trial(dict(scheme="selective", n=20, duration_s=5.0), np.random.SeedSequence(0))
+out = []
+for seed in json.loads(sys.argv[4]):
+    t0 = time.perf_counter()
+    run_trial(dict(scheme=sys.argv[2], n=int(sys.argv[3]), duration_s=100.0, trace="transformer"),
+              np.random.SeedSequence(seed))
+    out.append(time.perf_counter() - t0)
+print(json.dumps(out))
+"""
 
 
-def time_runs(scheme: str, runs: int) -> list[float]:
-    out = []
-    for seed in range(runs):
-        t0 = time.perf_counter()
-        run_trial(dict(scheme=scheme, n=200, duration_s=100.0, trace="transformer"), np.random.SeedSequence(seed))
-        out.append(time.perf_counter() - t0)
-    return out
+def time_run(scheme: str, n: int, seed: int) -> float:
+    from simlib.papers.cluster_scenario import run_trial
+
+    t0 = time.perf_counter()
+    run_trial(dict(scheme=scheme, n=n, duration_s=100.0, trace="transformer"), np.random.SeedSequence(seed))
+    return time.perf_counter() - t0
 
 
-def time_reproduction(workers: int | None) -> list[tuple[str, float, bool]]:
-    from simlib.pipeline import notebooks as rn
-
-    skip = {".git", ".venv", "build", "__pycache__", ".pytest_cache", ".hypothesis", "cache"}
-    with tempfile.TemporaryDirectory() as tmp:
-        repo = Path(tmp) / "repo"
-        shutil.copytree(ROOT, repo, ignore=lambda d, names: {n for n in names if n in skip})
-        results = []
-        for prefix in SECTION_IV:
-            nbs = rn.discover(repo / "notebooks", only=prefix)
-            for r in rn.run_notebooks(nbs, profile="full", workers=workers, root=repo,
-                                      build_dir=Path(tmp) / "build", echo=None):
-                results.append((r.name, r.seconds, r.ok))
-                print(f"  {r.name:36s} {r.seconds:8.1f} s  {'ok' if r.ok else 'FAILED'}", flush=True)
-        return results
+def time_previous(code: Path, n: int, seeds: list[int]) -> list[float]:
+    res = subprocess.run([sys.executable, "-c", _TIMER, str(code), "selective", str(n), json.dumps(seeds)],
+                         capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(code)})
+    return json.loads(res.stdout.strip().splitlines()[-1])
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--single-only", action="store_true")
-    ap.add_argument("--workers", type=int, default=None)
+    ap.add_argument("--n", type=num_arg("--n", int, lo=2, hi=100_000), nargs="+", default=[200, 1000, 5000, 10000])
+    ap.add_argument("--seeds", type=num_arg("--seeds", int, lo=1), default=3)
+    ap.add_argument("--previous", type=Path, default=None, help="root of an older simlib to compare with")
+    ap.add_argument("--previous-max-n", type=num_arg("--previous-max-n", int, lo=2), default=1000)
     args = ap.parse_args(argv)
-    if args.runs < 1:
-        ap.error("--runs must be >= 1")
-    run_trial(dict(scheme="selective", n=20, duration_s=5.0), np.random.SeedSequence(0))  # warm-up (numba)
-    print(f"one run, n=200, 100 s, transformer trace (median of {args.runs} seeds; {os.cpu_count()} cores):")
-    for scheme in ("selective", "partial", "allreduce"):
-        ts = time_runs(scheme, args.runs)
-        print(f"  {scheme:10s} median {statistics.median(ts):6.2f} s  (min {min(ts):.2f}, max {max(ts):.2f})")
-    if not args.single_only:
-        print("whole §IV reproduction (notebooks 02-06, full fidelity, empty cache):", flush=True)
-        res = time_reproduction(args.workers)
-        total = sum(s for _, s, _ in res)
-        print(f"  total {total / 60:.1f} min; {'all ok' if all(ok for *_, ok in res) else 'SOME FAILED'}")
+    if args.previous is not None and not (args.previous / "simlib").is_dir():
+        ap.error(f"--previous must be a directory containing simlib/, got {args.previous}")
+    from simlib.papers.cluster_scenario import run_trial
+
+    run_trial(dict(scheme="selective", n=20, duration_s=5.0), np.random.SeedSequence(0))   # numba warm-up
+    seeds = list(range(args.seeds))
+    print(f"one run = 100 s of training, Transformer trace; median over {args.seeds} seeds; "
+          f"{os.cpu_count()} cores; {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    head = f"{'n':>6} " + " ".join(f"{s:>10}" for s in SCHEMES) + "   selective/partial"
+    if args.previous is not None:
+        head += "   previous selective  speed-up"
+    print(head, flush=True)
+    for n in args.n:
+        times = {s: [] for s in SCHEMES}
+        for seed in seeds:                        # interleaved, so load changes hit every scheme alike
+            for s in SCHEMES:
+                times[s].append(time_run(s, n, seed))
+        med = {s: statistics.median(t) for s, t in times.items()}
+        line = f"{n:>6} " + " ".join(f"{med[s]:>9.2f}s" for s in SCHEMES) + \
+            f"   {med['selective'] / med['partial']:>16.2f}x"
+        if args.previous is not None and n <= args.previous_max_n:
+            prev = statistics.median(time_previous(args.previous, n, seeds))
+            line += f"   {prev:>17.2f}s  {prev / med['selective']:>7.1f}x"
+        print(line, flush=True)
     return 0
 
 

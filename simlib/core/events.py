@@ -3,7 +3,10 @@
 Events at equal times run in the order they were scheduled (a global
 sequence number breaks ties), so a simulation is a pure function of its
 inputs. Timers are cancellable; cancelled entries are dropped lazily when
-they reach the head of the heap.  Times are in seconds.
+they reach the head of the heap.  A pending timer can be postponed
+(:meth:`Simulator.postpone`): it then runs exactly as if it had been
+cancelled and scheduled anew, but the heap is only touched when its old
+entry comes up.  Times are in seconds.
 """
 from __future__ import annotations
 
@@ -19,11 +22,12 @@ __all__ = ["Simulator", "Timer"]
 class Timer:
     """Handle of a scheduled callback; ``cancel()`` prevents it from firing."""
 
-    __slots__ = ("time", "seq", "callback", "args", "cancelled", "fired")
+    __slots__ = ("time", "seq", "callback", "args", "cancelled", "fired", "due")
 
     def __init__(self, time: float, seq: int, callback: Callable, args: tuple):
         self.time = time
         self.seq = seq
+        self.due = None                 # (time, seq) it was postponed to, if later than its heap entry
         self.callback = callback
         self.args = args
         self.cancelled = False
@@ -69,26 +73,51 @@ class Simulator:
             heapq.heappush(self._heap, timer)
         return timer
 
+    def postpone(self, timer: Timer, delay: float) -> None:
+        """Move the pending ``timer`` to ``now + delay`` (``delay >= 0``, and not earlier than
+        it is due now), with the tie-breaking rank of an event scheduled now: the same as
+        ``timer.cancel(); schedule(delay, ...)``, in O(1)."""
+        delay = check_real("delay", delay, 0.0)
+        time = self.now + delay
+        if not timer.pending:
+            raise ValueError("timer must be pending to be postponed")
+        current = timer.due if timer.due is not None else (timer.time, timer.seq)
+        if time < current[0]:
+            raise ValueError(f"delay must not move the timer earlier (due at {current[0]!r}), got {delay!r}")
+        timer.due = (time, self._seq)
+        self._seq += 1
+
+    def _head(self) -> Timer | None:
+        """The next timer to run (dropping cancelled entries, re-ranking postponed ones), or None."""
+        heap = self._heap
+        while heap:
+            timer = heap[0]
+            if timer.cancelled:
+                heapq.heappop(heap)
+            elif timer.due is not None:         # postponed: re-enter at its new rank
+                timer.time, timer.seq = timer.due
+                timer.due = None
+                heapq.heapreplace(heap, timer)
+            else:
+                return timer
+        return None
+
     def peek(self) -> float:
         """Time of the next pending event, or ``inf`` if none."""
-        heap = self._heap
-        while heap and heap[0].cancelled:
-            heapq.heappop(heap)
-        return heap[0].time if heap else math.inf
+        timer = self._head()
+        return math.inf if timer is None else timer.time
 
     def step(self) -> bool:
         """Run the next pending event; return False if there was none."""
-        heap = self._heap
-        while heap:
-            timer = heapq.heappop(heap)
-            if timer.cancelled:
-                continue
-            self.now = timer.time
-            timer.fired = True
-            self.events_run += 1
-            timer.callback(*timer.args)
-            return True
-        return False
+        timer = self._head()
+        if timer is None:
+            return False
+        heapq.heappop(self._heap)
+        self.now = timer.time
+        timer.fired = True
+        self.events_run += 1
+        timer.callback(*timer.args)
+        return True
 
     def stop(self) -> None:
         """Make the current ``run`` return after the event being processed."""

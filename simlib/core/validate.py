@@ -43,32 +43,33 @@ def check_real(
     allow_inf: bool = False,
 ) -> float:
     """Return ``float(value)`` if it is a finite real in the interval, else raise ``ValueError``."""
-    interval = _fmt_interval(lo, hi, lo_open, hi_open)
+    # the message is only formatted on failure: this runs on every simulated event
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise ValueError(f"{name} must be a real number in {interval}, got {value!r}")
+        raise ValueError(f"{name} must be a real number in {_fmt_interval(lo, hi, lo_open, hi_open)}, "
+                         f"got {value!r}")
     v = float(value)
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
-        raise ValueError(f"{name} must be a finite real number in {interval}, got {value!r}")
-    if lo is not None and (v < lo or (lo_open and v == lo)):
-        raise ValueError(f"{name} must be in {interval}, got {value!r}")
-    if hi is not None and (v > hi or (hi_open and v == hi)):
-        raise ValueError(f"{name} must be in {interval}, got {value!r}")
+        raise ValueError(f"{name} must be a finite real number in {_fmt_interval(lo, hi, lo_open, hi_open)}, "
+                         f"got {value!r}")
+    if (lo is not None and (v < lo or (lo_open and v == lo))) or \
+            (hi is not None and (v > hi or (hi_open and v == hi))):
+        raise ValueError(f"{name} must be in {_fmt_interval(lo, hi, lo_open, hi_open)}, got {value!r}")
     return v
 
 
 def check_int(name: str, value, lo: int | None = None, hi: int | None = None) -> int:
     """Return ``int(value)`` if it is an integer in ``[lo, hi]``, else raise ``ValueError``."""
-    interval = _fmt_interval(lo, hi, False, False)
     if isinstance(value, bool):
-        raise ValueError(f"{name} must be an integer in {interval}, got {value!r}")
+        raise ValueError(f"{name} must be an integer in {_fmt_interval(lo, hi, False, False)}, got {value!r}")
     if not isinstance(value, Integral):
         if isinstance(value, Real) and math.isfinite(float(value)) and float(value).is_integer():
             value = int(value)
         else:
-            raise ValueError(f"{name} must be an integer in {interval}, got {value!r}")
+            raise ValueError(f"{name} must be an integer in {_fmt_interval(lo, hi, False, False)}, "
+                             f"got {value!r}")
     v = int(value)
     if (lo is not None and v < lo) or (hi is not None and v > hi):
-        raise ValueError(f"{name} must be an integer in {interval}, got {value!r}")
+        raise ValueError(f"{name} must be an integer in {_fmt_interval(lo, hi, False, False)}, got {value!r}")
     return v
 
 

@@ -47,14 +47,16 @@ def wasted_wait(log: ScheduleLog) -> np.ndarray:
     last_launch = np.full(log.n, -np.inf)
     for s in log.syncs:
         t1 = s.launch
+        newest = None                    # latest ready time among the members (once per sync)
         for w in s.members:
             times = held.get(w)
             if times:
                 k = bisect.bisect_right(times, last_launch[w])
                 if k < len(times) and times[k] <= t1:
                     t0 = times[k]
-                    ready = (_ready_time(log, m, t1) for m in s.members)
-                    if not any(r > t0 for r in ready):
+                    if newest is None:
+                        newest = max(_ready_time(log, m, t1) for m in s.members)
+                    if not newest > t0:
                         out[w] += t1 - t0
             last_launch[w] = t1
     return out

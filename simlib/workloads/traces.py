@@ -385,6 +385,11 @@ class OnlineECDF:
         self._main = np.insert(self._main, np.searchsorted(self._main, arr, side="right"), arr)
         self._maybe_merge()
 
+    def sorted_parts(self) -> tuple[np.ndarray, np.ndarray]:
+        """The observations as two sorted arrays (s) whose union is every observation,
+        without merging or copying the main one (for compiled CDF evaluation; do not modify)."""
+        return self._main, np.asarray(self._buf, dtype=float)
+
     def samples(self) -> np.ndarray:
         """All observations so far, sorted ascending (a copy, seconds)."""
         self._maybe_merge(force=True)

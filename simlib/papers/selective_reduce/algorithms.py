@@ -29,6 +29,7 @@ from numbers import Integral
 from typing import Callable, Sequence
 
 import numpy as np
+from numba import njit
 
 from simlib.core.validate import check_array, check_choice, check_int, check_real
 
@@ -149,36 +150,56 @@ def _base_size(p: int, base_rule: str) -> int:
 
 
 # --------------------------------------------------------------------------- Algorithm 1
-def _bag_positions(bw: np.ndarray, base: int, eta: float, first_only: bool = False) -> list[np.ndarray]:
-    """Alg. 1 on positions: the groups as arrays of indices into ``bw``.
+@njit(cache=True)
+def _count_ge(a: np.ndarray, lo: int, hi: int, x: float) -> int:
+    """Number of elements >= ``x`` in ``a[lo:hi]``, ``a`` non-increasing (binary search)."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] >= x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
-    Line 2: stable non-increasing sort (ties keep input order, SR2).  Lines
-    4-8 take ``base`` workers, b* = (1 - eta) x bandwidth of the last of them;
-    lines 9-10 extend with every following worker of bandwidth >= b*; since L
-    is sorted those form a contiguous run found by binary search.  Lines 11-15
-    close the group at the first worker below b*, which starts the next group
-    (SR3).  Lines 17-19: a trailing group smaller than ``base`` is kept (SR4).
+
+@njit(cache=True)
+def _bag_ends(bw: np.ndarray, base: int, eta: float) -> np.ndarray:
+    """Alg. 1 lines 4-19 on bandwidths already in line 2's order (non-increasing).
+
+    Returns the end position of every group (group i is ``[ends[i-1], ends[i])``).
+    Lines 4-8 take ``base`` workers, b* = (1 - eta) x the bandwidth of the last
+    of them; lines 9-10 extend with every following worker of bandwidth >= b*
+    (a contiguous run, found by binary search); lines 11-15 close the group at
+    the first worker below b*, which starts the next group (SR3); lines 17-19
+    keep a trailing group smaller than ``base`` (SR4).
     """
-    n = bw.size
-    if n == 0:
-        return []
-    order = np.argsort(-bw, kind="stable")           # line 2
-    neg = -bw[order]                                 # non-decreasing
-    groups = []
+    n = bw.shape[0]
+    ends = np.empty(n, np.int64)
+    g = 0
     s = 0
     while s < n:
         end = s + base
         if end >= n:                                 # lines 6-8 consume the rest; 17-19
-            groups.append(order[s:])
+            ends[g] = n
+            g += 1
             break
-        b_star = -neg[end - 1] * (1.0 - eta)         # line 8, last base member
-        # lines 9-10: every later worker with b >= b*  <=>  -b <= -b*
-        e = int(np.searchsorted(neg, -b_star, side="right"))
-        groups.append(order[s:e])                    # line 12
-        if first_only:
-            break
-        s = e                                        # lines 13-14
-    return groups
+        b_star = bw[end - 1] * (1.0 - eta)           # line 8, last base member
+        s = _count_ge(bw, end, n, b_star)            # lines 9-14
+        ends[g] = s
+        g += 1
+    return ends[:g]
+
+
+def _bag_positions(bw: np.ndarray, base: int, eta: float) -> list[np.ndarray]:
+    """Alg. 1 on positions: the groups as arrays of indices into ``bw``.
+
+    Line 2: stable non-increasing sort (ties keep input order, SR2); the rest
+    is :func:`_bag_ends` on the sorted bandwidths.
+    """
+    if bw.size == 0:
+        return []
+    order = np.argsort(-bw, kind="stable")           # line 2
+    return np.split(order, _bag_ends(bw[order], base, eta)[:-1])
 
 
 def bag(workers: Sequence[int], bandwidths: Sequence[float], p: int, eta: float, *,
@@ -289,7 +310,23 @@ def expected_bandwidth(bws: Sequence[float], probs: Sequence[float]) -> float:
 
 
 def _expected_bandwidth(b: np.ndarray, pr: np.ndarray, sp: float) -> float:
-    return float(pr @ b) / sp if sp > 0.0 else 0.0
+    """Line 9 on arrays, ``sp`` = sum(pr); see :func:`_weighted_mean`."""
+    if not sp > 0.0:
+        return 0.0
+    pos = pr > 0.0
+    return _weighted_mean(float(pr @ b), sp, float(b[pos].min()), float(b[pos].max()))
+
+
+def _weighted_mean(spb: float, sp: float, lo: float, hi: float) -> float:
+    """sum(p_i b_i) / sum(p_i) kept inside [lo, hi], the range of the b_i with p_i > 0 (SR20).
+
+    A weighted mean lies in the range of the values it averages; the rounded
+    quotient can leave it by an ulp, e.g. two candidates at 4 Gbps with
+    p = 0.5, 0.9 give 4e9 + 2^-21 bits/s, which then moves BAG's inclusive
+    threshold b* = (1 - eta) b.  Clamping gives exactly b when all candidates
+    share one bandwidth and changes nothing otherwise.
+    """
+    return min(max(spb / sp, lo), hi)
 
 
 # --------------------------------------------------------------------------- Algorithm 2, lines 1-21
@@ -330,9 +367,49 @@ class BpawrDecision:
     remaining: np.ndarray = field(compare=False, repr=False)
 
 
-def _ring_time(m: int, bmin: float, v: float, alpha: float) -> float:
-    """Eq. (2), exact form: 2(m-1) alpha + 2 (m-1)/m v / min b."""
-    return 2.0 * (m - 1) * alpha + 2.0 * (m - 1) / m * v / bmin
+@njit(cache=True)
+def _decide_sorted(g: np.ndarray, k: int, b_virtual: float, base: int, eta: float, theta: float, dt: float,
+                   v: float, alpha: float, eq2: bool) -> tuple[bool, int, float]:
+    """Alg. 2 lines 10-19 for a group whose bandwidths ``g`` are in non-increasing order.
+
+    L = g + k virtual workers of bandwidth ``b_virtual`` appended after g, so
+    in BAG's stable sort they follow every real worker of equal bandwidth
+    (SR9).  g* = BAG(L)[0] is the prefix of sorted L holding every element
+    >= b* (or all of L when it has at most ``base`` elements); its real
+    members are the first ``n_keep`` of g, so g_Delta = g[n_keep:] (line 14).
+    Returns (wait_replace, n_keep, t_X).
+    """
+    m = g.shape[0]
+    b_hat = g[m - 1]                                                # line 5 (g is sorted)
+    if m + k <= base:                                               # lines 12-13: G = [L]
+        n_keep = m
+        size_star = m + k
+        min_star = min(b_hat, b_virtual) if k > 0 else b_hat
+    else:
+        iv = _count_ge(g, 0, m, b_virtual)                          # real workers sorted before the virtual
+        j = base - 1                                                # last base member of L
+        if j < iv:
+            last = g[j]
+        elif j < iv + k:
+            last = b_virtual
+        else:
+            last = g[j - k]
+        b_star = last * (1.0 - eta)                                 # Alg. 1 line 8
+        n_keep = _count_ge(g, 0, m, b_star)                         # Alg. 1 lines 9-10
+        n_virt = k if b_virtual >= b_star else 0
+        size_star = n_keep + n_virt
+        if n_keep == 0:
+            min_star = b_virtual
+        elif n_virt == 0:
+            min_star = g[n_keep - 1]
+        else:
+            min_star = min(g[n_keep - 1], b_virtual)
+    if eq2:                                                         # line 15 (SR12)
+        t_x = (2.0 * (m - 1) * alpha + 2.0 * (m - 1) / m * v / b_hat) \
+            - (2.0 * (size_star - 1) * alpha + 2.0 * (size_star - 1) / size_star * v / min_star)
+    else:
+        t_x = 2.0 * v / b_hat - 2.0 * v / min_star
+    return t_x > theta * dt, n_keep, t_x                            # line 16
 
 
 def _bpawr_core(g_ids: np.ndarray, g_bw: np.ndarray, t_ids: np.ndarray, t_bw: np.ndarray, t_el: np.ndarray,
@@ -357,20 +434,12 @@ def _bpawr_core(g_ids: np.ndarray, g_bw: np.ndarray, t_ids: np.ndarray, t_bw: np
     else:
         sp, b_virtual, checked = 0.0, 0.0, ()
     k = int(math.floor(sp + _FLOOR_TOL))                            # line 8
-    if k > 0:                                                       # lines 10-11
-        l_bw = np.concatenate((g_bw, np.full(k, b_virtual)))
-    else:
-        l_bw = g_bw
-    g_star = _bag_positions(l_bw, base, eta, first_only=True)[0]    # lines 12-13
-    in_star = np.zeros(m + k, dtype=bool)
-    in_star[g_star] = True
-    delta = ~in_star[:m]                                            # line 14
-    min_star = float(l_bw[g_star[-1]])                              # g* is sorted
-    if tx_form == "approx":                                         # line 15
-        t_x = 2.0 * v / b_hat - 2.0 * v / min_star
-    else:
-        t_x = _ring_time(m, b_hat, v, alpha) - _ring_time(g_star.size, min_star, v, alpha)
-    if t_x > theta * dt:                                            # lines 16-17
+    order = np.argsort(-g_bw, kind="stable")                        # BAG line 2 on L (lines 10-12)
+    wait, n_keep, t_x = _decide_sorted(g_bw[order], k, b_virtual, base, eta, theta, dt, v, alpha,
+                                       tx_form == "eq2")            # lines 10-16
+    if wait:                                                        # line 17
+        delta = np.zeros(m, dtype=bool)
+        delta[order[n_keep:]] = True                                # line 14
         return BpawrDecision(False, tuple(g_ids[delta].tolist()), "wait_replace", k, b_virtual, sp, t_x,
                              checked, _frozen_mask(remaining)), delta
     return BpawrDecision(True, (), "launch", k, b_virtual, sp, t_x, checked,   # line 19

@@ -1,7 +1,11 @@
 """Seed 000 Alg. 3 (SELECTIVEREDUCE) as an event-driven controller.
 
-The per-round grouping logic (BAG, BPAWR) is
-:func:`simlib.papers.selective_reduce.algorithms.plan_round`.
+The per-round grouping logic (BAG, BPAWR) is that of
+:func:`simlib.papers.selective_reduce.algorithms.plan_round`, run here on the
+controller's own arrays without re-validating them: the ready queue is kept in
+BAG's order (bandwidth, then arrival) as workers arrive, and the pass over the
+workers in training is one compiled kernel
+(:func:`simlib.papers.selective_reduce.kernels.round_pass`).
 """
 from __future__ import annotations
 
@@ -9,14 +13,17 @@ from typing import Callable
 
 import numpy as np
 
-from simlib.core.validate import check_int, check_real
-from simlib.runtime.baselines import QueueController
+from simlib.core.validate import check_array, check_choice, check_int, check_real
+from simlib.runtime.cluster import COMPUTING
+from simlib.runtime.controller import ControllerBase
 
-from .algorithms import plan_round
+from . import kernels
+from .algorithms import BASE_RULES, TX_FORMS, _base_size, _call_completion_prob
 
 __all__ = ["SelectiveReduceController"]
 
-class SelectiveReduceController(QueueController):
+
+class SelectiveReduceController(ControllerBase):
     """Seed 000 Alg. 3 (SELECTIVEREDUCE) as an event-driven controller.
 
     The loop of Alg. 3 alternates "process the queue" (lines 5–23) with
@@ -31,8 +38,14 @@ class SelectiveReduceController(QueueController):
     size (bits) and ``alpha`` (s) for Eq. (2)/line 15, ``c`` full-sync period
     (None: never; the paper gives no default), ``progress`` the progress
     model (:mod:`simlib.papers.selective_reduce.progress`: called as
-    ``(ids, elapsed, dt) -> probabilities``, attached with the controller);
-    ``bandwidth_estimate`` callable ``(ids) -> estimated bits/s``;
+    ``(ids, elapsed, dt) -> probabilities``, attached with the controller; the
+    built-in models are evaluated in the compiled pass, any other callable is
+    called once per group as :func:`plan_round` does);
+    ``bandwidth_estimate`` either a callable ``(ids) -> estimated bits/s``,
+    asked once per pass (line 9) about the queue in arrival order then the
+    workers in training, or an array of per-worker estimates (bits/s, > 0)
+    that do not change during the run, which lets the queue stay sorted as
+    workers arrive instead of being sorted every pass;
     ``observe`` optional callable fed every measured compute time (cold start).
 
     Alg. 3 increments k only after partial syncs (line 20), so once
@@ -46,10 +59,9 @@ class SelectiveReduceController(QueueController):
     """
 
     def __init__(self, p: int, eta: float, theta: float, dt: float, v: float, *,
-                 progress, bandwidth_estimate: Callable, alpha: float = 0.0,
+                 progress, bandwidth_estimate, alpha: float = 0.0,
                  c: int | None = None, observe: Callable[[float], None] | None = None,
                  base_rule: str = "text", tx_form: str = "approx"):
-        super().__init__()
         self.p = check_int("p", p, 1)
         self.eta = check_real("eta", eta, 0.0, 1.0, hi_open=True)
         self.theta = check_real("theta", theta, 0.0, allow_inf=True)
@@ -57,25 +69,64 @@ class SelectiveReduceController(QueueController):
         self.v = check_real("v", v, 0.0)
         self.alpha = check_real("alpha", alpha, 0.0)
         self.c = None if c is None else check_int("c", c, 1)
-        self.base_rule = base_rule
-        self.tx_form = tx_form
+        self.base_rule = check_choice("base_rule", base_rule, BASE_RULES)
+        self.tx_form = check_choice("tx_form", tx_form, TX_FORMS)
+        if not callable(progress):
+            raise ValueError(f"progress must be a callable (ids, elapsed, dt) -> probabilities, got {progress!r}")
+        if callable(bandwidth_estimate):
+            self._fixed_bw = None
+        else:
+            self._fixed_bw = check_array("bandwidth_estimate", bandwidth_estimate, lo=0.0, lo_open=True)
         self.progress = progress
         self.bandwidth_estimate = bandwidth_estimate
         self.observe = observe
         self.k = 0
         self._timer = None
-        self._held: set[int] = set()   # queued workers whose hold is logged and still open
+        self._base = _base_size(self.p, self.base_rule)
+        self._eq2 = self.tx_form == "eq2"
+        self._spec = getattr(progress, "kernel_spec", kernels.callback_spec)
 
     def attach(self, cluster) -> None:
-        if self.p > cluster.n:
-            raise ValueError(f"p must be in [1, n={cluster.n}], got {self.p}")
+        n = cluster.n
+        if self.p > n:
+            raise ValueError(f"p must be in [1, n={n}], got {self.p}")
+        if self._fixed_bw is not None and self._fixed_bw.size != n:
+            raise ValueError(f"bandwidth_estimate must have one entry per worker ({n}), got {self._fixed_bw.size}")
         super().attach(cluster)
         self.progress.attach(cluster)
+        # the ready queue Q: ids[:qlen], in BAG's order with fixed estimates, else in arrival order
+        self._qids = np.empty(n, np.int64)
+        self._qbw = np.empty(n)
+        self._qlen = 0
+        self._seq = np.zeros(n, np.int64)          # arrival number of each queued worker (FIFO order)
+        self._arrivals = 0
+        self._holding = np.zeros(n, dtype=bool)     # queued workers whose hold is logged and still open
+        self._bw_all = self._fixed_bw if self._fixed_bw is not None else np.empty(n)
+        self._fbuf, self._ibuf = kernels.work_buffers(n)
+        self._fpar = np.array([0.0, self.dt, self.eta, 0.0, 0.0, 0.0])
+        self._ipar = np.array([COMPUTING, self._base, 0, 0, 0, self.p, self._eq2], dtype=np.int64)
+        self._gpar = np.array([self.theta, self.v, self.alpha])
+        self._fixed_spec = self._set_spec() if getattr(self.progress, "kernel_spec_fixed", False) else None
+
+    @property
+    def queue(self) -> list[int]:
+        """The ready queue Q in arrival (FIFO) order."""
+        ids = self._qids[:self._qlen]
+        if self._fixed_bw is not None:
+            ids = ids[np.argsort(self._seq[ids], kind="stable")]
+        return ids.tolist()
 
     def on_ready(self, w: int, compute_time: float) -> None:
         if self.observe is not None:
             self.observe(compute_time)
-        super().on_ready(w, compute_time)
+        self._seq[w] = self._arrivals                       # line 26: push w to Q
+        self._arrivals += 1
+        if self._fixed_bw is not None:
+            self._qlen = kernels.queue_insert(self._qids, self._qbw, self._qlen, w, self._fixed_bw[w])
+        else:
+            self._qids[self._qlen] = w
+            self._qlen += 1
+        self.process()
 
     def _on_timeout(self) -> None:
         self._timer = None
@@ -85,39 +136,104 @@ class SelectiveReduceController(QueueController):
         cl = self.cluster
         full_round = self.c is not None and self.k % self.c == 0
         if full_round:
-            if len(self.queue) == cl.n:                       # lines 5-7
-                group, self.queue = self.queue, []
+            if self._qlen == cl.n:                             # lines 5-7
+                group = self.queue
+                self._qlen = 0
                 self._launch(group, "full")
-        elif len(self.queue) >= self.p:                       # line 8
+        elif self._qlen >= self.p:                             # line 8
             cl.count("controller_rounds")
-            q = np.asarray(self.queue, dtype=np.int64)
-            train = cl.training_workers()                     # line 10
-            est = self.bandwidth_estimate(np.concatenate([q, train]))  # line 9
-            plan = plan_round(
-                q.tolist(), est[: q.size], train, est[q.size:], cl.elapsed(train),
-                p=self.p, eta=self.eta, theta=self.theta, dt=self.dt, v=self.v,
-                completion_prob=self.progress, alpha=self.alpha,
-                base_rule=self.base_rule, tx_form=self.tx_form)   # lines 11-22
-            launched = set()
-            for group in plan.launch:
-                launched.update(group)
-                self._launch(list(group), "partial")
-            new_holds = [int(w) for w in plan.held if w not in launched and w not in self._held]
-            if new_holds:
-                self._held.update(new_holds)
-                cl.record_hold(new_holds)
-            if launched:
-                self.queue = [w for w in self.queue if w not in launched]
+            self._partial_round()
         self._arm()
 
+    def _partial_round(self) -> None:
+        """Alg. 3 lines 9-22 (one pass of :func:`plan_round` on the controller's arrays)."""
+        cl = self.cluster
+        qlen = self._qlen
+        if self._fixed_bw is not None:
+            q_ids, q_bw = self._qids[:qlen], self._qbw[:qlen]
+            order = None
+        else:                                                  # line 9: fresh estimates, BAG line 2 sort
+            fifo = self._qids[:qlen]
+            train = cl.training_workers()
+            est = check_array("bandwidth_estimate result",
+                              self.bandwidth_estimate(np.concatenate([fifo, train])), lo=0.0, lo_open=True)
+            if est.size != qlen + train.size:
+                raise ValueError(f"bandwidth_estimate must return one bandwidth per id ({qlen + train.size}), "
+                                 f"got {est.size}")
+            order = np.argsort(-est[:qlen], kind="stable")
+            q_ids, q_bw = fifo[order], est[:qlen][order]
+            self._bw_all[train] = est[qlen:]
+        fpar, ipar, fbuf, ibuf = self._fpar, self._ipar, self._fbuf, self._ibuf
+        fpar[0] = cl.sim.now
+        if self._fixed_spec is None:
+            spec = self._set_spec()
+        else:
+            spec = self._fixed_spec
+        x, table, x2 = spec[2], spec[3], spec[6]
+        if spec[0] != kernels.KIND_CALLBACK:                   # lines 10-22 in one compiled call
+            n_runs, n_launch, n_new = kernels.round_plan(
+                cl.phase, self._bw_all, cl.compute_start, cl.compute_finish, q_ids, q_bw, self._holding,
+                fpar, ipar, self._gpar, x, table, x2, fbuf, ibuf)
+        else:                                                  # a Python progress model: line 26 per group
+            ng = kernels.round_pass(cl.phase, self._bw_all, cl.compute_start, cl.compute_finish, q_bw, fpar,
+                                    ipar, x, table, x2, fbuf, ibuf)
+            off = ibuf[kernels.I_OFF]
+            for i in range(ng):
+                a, b = off[i], off[i + 1]
+                if b > a:
+                    pr = _call_completion_prob(self.progress, ibuf[kernels.I_IDS, a:b].copy(),
+                                               fbuf[kernels.F_ELAPSED, a:b].copy(), self.dt)
+                    fbuf[kernels.F_PROBS, a:b] = pr
+                    pos = pr > 0.0
+                    if pos.any():
+                        bws = fbuf[kernels.F_BWS, a:b][pos]
+                        fbuf[kernels.F_LO, i], fbuf[kernels.F_HI, i] = bws.min(), bws.max()
+            n_runs = kernels.plan_groups(q_bw, ng, fpar, ipar, self._gpar, fbuf, ibuf)
+            n_launch = int(ibuf[kernels.I_RUN_LAUNCH, :n_runs].sum())
+            n_new = kernels.new_holds(q_ids, n_runs, self._holding, ibuf)
+        if n_launch:
+            keep = np.ones(qlen, dtype=bool)
+            for s, e, go in ibuf[kernels.I_RUN_S:kernels.I_RUN_LAUNCH + 1, :n_runs].T.tolist():
+                if go:
+                    keep[s:e] = False
+                    self._launch(q_ids[s:e].tolist(), "partial")
+        if n_new:
+            cl.record_hold(ibuf[kernels.I_HOLD, :n_new].tolist())
+        if n_launch:                                           # line 18: pop the launched workers
+            if order is not None:
+                keep_fifo = np.empty(qlen, dtype=bool)
+                keep_fifo[order] = keep
+                keep = keep_fifo
+            rest = self._qids[:qlen][keep]
+            self._qlen = rest.size
+            self._qids[:rest.size] = rest
+            if order is None:
+                self._qbw[:rest.size] = self._qbw[:qlen][keep]
+
+    def _set_spec(self) -> tuple:
+        """Ask the progress model for its kernel arguments and store the scalar ones."""
+        spec = self._spec()
+        kind, conditional, _, _, x0, inv_w, _, count, prior = spec
+        self._fpar[3] = x0
+        self._fpar[4] = inv_w
+        self._fpar[5] = prior
+        self._ipar[2] = kind
+        self._ipar[3] = conditional
+        self._ipar[4] = count
+        return spec
+
     def _launch(self, group: list[int], kind: str) -> None:
-        self._held.difference_update(group)
+        self._holding[group] = False
         self.cluster.launch(group, kind=kind)
         self.k += 1                                            # line 20, counting every sync
 
     def _arm(self) -> None:
-        if self._timer is not None:
+        """Line 24, GetReadyWorkerID(Δt): (re)start the Δt timeout while >= p workers are queued."""
+        if self._qlen >= self.p:
+            if self._timer is None:
+                self._timer = self.cluster.sim.schedule(self.dt, self._on_timeout)
+            else:                                              # = cancel and schedule anew, in O(1)
+                self.cluster.sim.postpone(self._timer, self.dt)
+        elif self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if len(self.queue) >= self.p:                          # line 24: GetReadyWorkerID(Δt)
-            self._timer = self.cluster.sim.schedule(self.dt, self._on_timeout)

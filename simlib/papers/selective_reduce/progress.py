@@ -14,12 +14,19 @@ needs to see each worker's true finish time.
 
 ``dist`` is anything with ``cdf`` and ``conditional_completion_prob`` (a
 :class:`~simlib.workloads.traces.Trace`, or an online ECDF for a cold start).
+
+``kernel_spec()`` gives the controller's compiled pass
+(:func:`simlib.papers.selective_reduce.kernels.round_pass`) the same model as
+arrays; for a ``dist`` of another type it asks for the Python call instead.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from simlib.core.validate import check_choice
+from simlib.workloads.traces import OnlineECDF, Trace
+
+from . import kernels
 
 __all__ = ["PROGRESS_MODELS", "TraceProgress", "ConditionalProgress", "OracleProgress", "make_progress"]
 
@@ -29,11 +36,32 @@ PROGRESS_MODELS = ("paper", "conditional", "oracle")
 class TraceProgress:
     """F_Φ(elapsed + Δt) (000 Alg. 2 line 26)."""
 
+    conditional = False
+
     def __init__(self, dist):
         self.dist = dist
+        self._table = None
 
     def attach(self, cluster) -> None:
         pass
+
+    @property
+    def kernel_spec_fixed(self) -> bool:
+        """True if :meth:`kernel_spec` never changes (a known distribution, not a learning one)."""
+        return isinstance(self.dist, Trace)
+
+    def kernel_spec(self) -> tuple:
+        """Arguments of :func:`~simlib.papers.selective_reduce.kernels.round_pass` for this model now."""
+        d = self.dist
+        if isinstance(d, Trace):
+            if self._table is None:
+                self._table = kernels.linear_cdf_table(d.samples)
+            x, table, x0, inv_w = self._table
+            return kernels.KIND_LINEAR, self.conditional, x, table, x0, inv_w, kernels.EMPTY_F, 0, 0.0
+        if isinstance(d, OnlineECDF):
+            main, buf = d.sorted_parts()
+            return kernels.KIND_STEP, self.conditional, main, kernels.EMPTY_T, 0.0, 0.0, buf, d.count, d.prior
+        return kernels.callback_spec()
 
     def __call__(self, ids, elapsed, dt) -> np.ndarray:
         return np.asarray(self.dist.cdf(np.asarray(elapsed) + dt), dtype=float)
@@ -41,6 +69,8 @@ class TraceProgress:
 
 class ConditionalProgress(TraceProgress):
     """P(T ≤ elapsed + Δt | T > elapsed) (the left-hand side of 000 Eq. 4)."""
+
+    conditional = True
 
     def __call__(self, ids, elapsed, dt) -> np.ndarray:
         return np.asarray(self.dist.conditional_completion_prob(np.asarray(elapsed), dt), dtype=float)
@@ -54,6 +84,12 @@ class OracleProgress:
 
     def attach(self, cluster) -> None:
         self.cluster = cluster
+
+    kernel_spec_fixed = True
+
+    def kernel_spec(self) -> tuple:
+        """Arguments of :func:`~simlib.papers.selective_reduce.kernels.round_pass` for this model."""
+        return kernels.oracle_spec()
 
     def __call__(self, ids, elapsed, dt) -> np.ndarray:
         cl = self.cluster

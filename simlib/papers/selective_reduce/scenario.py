@@ -57,12 +57,12 @@ class SelectiveReduceParams:
 
 
 def _bandwidth_estimator(bandwidth: np.ndarray, e: float, redraw: str, rng: np.random.Generator):
-    """``estimate(ids) -> bits/s``: the controller's view of the bandwidths (000 §IV-B5)."""
+    """The controller's view of the bandwidths (000 §IV-B5), bits/s: a per-worker array when
+    it is fixed for the run (exact, or one error draw per run), else ``estimate(ids)``."""
     if e == 0:
-        return lambda ids: bandwidth[ids]
+        return bandwidth
     if redraw == "run":
-        fixed = estimate_with_error(bandwidth, e, rng)
-        return lambda ids: fixed[ids]
+        return estimate_with_error(bandwidth, e, rng)
     return lambda ids: estimate_with_error(bandwidth[ids], e, rng)
 
 

@@ -262,6 +262,29 @@ def test_expected_new_worker_num_and_bandwidth():
     assert expected_bandwidth([], []) == 0.0
 
 
+def test_expected_bandwidth_of_equal_bandwidths_is_that_bandwidth():
+    # SR20: (0.5 * 4e9 + 0.9 * 4e9) / 1.4 rounds to 4e9 + 2**-21 without the clamp
+    assert expected_bandwidth([4e9, 4e9], [0.5, 0.9]) == 4e9
+    assert expected_bandwidth([3e9, 4e9, 4e9], [0.0, 0.5, 0.9]) == 4e9     # p = 0 does not count
+    # the clamp never moves a mean that is inside the range: (0.5 * 2 + 0.5 * 6) / 1 = 4
+    assert expected_bandwidth([2.0, 6.0], [0.5, 0.5]) == 4.0
+
+
+def test_bpawr_equal_candidate_bandwidths_do_not_flip_bag_inclusive_threshold():
+    # g = [1 (10 Gbps), 2 (2 Gbps)], p = 2, eta = 0.5.  S: 3, 4 at 4 Gbps with p = 0.5, 0.9
+    # -> k = floor(1.4) = 1 virtual worker of bandwidth exactly 4 Gbps (SR20).
+    # L sorted: 1 (10), v (4), 2 (2); base [1, v]; b* = 0.5 * 4 = 2 Gbps and 2 >= b* joins
+    # (inclusive, line 9) -> g* = L, g_Delta = {}, t_X = 2v/2 - 2v/2 = 0 -> launch.
+    # With the rounded b = 4e9 + 2**-21, b* > 2 Gbps excluded worker 2 and the group
+    # waited (t_X = 2v/2e9 - 2v/4e9 = 5 s > theta dt).
+    d = bpawr([1, 2], [10e9, 2e9], [3, 4], [4e9, 4e9], [0.0, 0.0], p=2, eta=0.5, theta=1.0, dt=0.1,
+              v=40e9, completion_prob=prob_table({3: 0.5, 4: 0.9}))
+    assert (d.launch, d.reason, d.k, d.b_virtual, d.t_x) == (True, "launch", 1, 4e9, 0.0)
+    plan = plan_round([1, 2], [10e9, 2e9], [3, 4], [4e9, 4e9], [0.0, 0.0], p=2, eta=0.5, theta=1.0,
+                      dt=0.1, v=40e9, completion_prob=prob_table({3: 0.5, 4: 0.9}))
+    assert plan.launch == ((1, 2),) and plan.held == ()
+
+
 # =========================================================================== BPAWR
 def call_bpawr(group, gbw, tids, tbw, probs, **kw):
     args = dict(p=2, eta=0.25, theta=1.0, dt=0.5, v=12.0, completion_prob=prob_table(dict(zip(tids, probs))))
