@@ -1,10 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     formats: ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python (simlib)
 #     language: python
@@ -46,20 +48,23 @@ alpha_s = 0.001
 model_mb = 500.0
 
 # %%
-from simlib.core.validate import check_int, check_notebook_common, check_real
+from simlib.core.validate import check_int, check_list, check_real
+from simlib.pipeline.params import check_notebook_common, quick_profile
+from simlib.workloads.traces import check_trace
 
 profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-n_values = sorted(check_int("n_values[i]", n, 2, 100_000) for n in n_values)
+trials, n_values, duration_s = quick_profile(profile, trials=(trials, 2), n_values=(n_values, [20, 40]),
+                                             duration_s=(duration_s, 10.0))
+n_values = sorted(check_list("n_values", n_values, lambda k, n: check_int(k, n, 2, 100_000)))
+trace = check_trace("trace", trace)
 duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-if profile == "quick":
-    trials, n_values, duration_s = 2, [20, 40], 10.0
 
 # %%
 import time
 
 import matplotlib.pyplot as plt
 
-from simlib.core import paths
+from simlib.pipeline import paths
 from simlib.pipeline import analysis, claims, plotting, sweep
 from simlib.pipeline.runs import run_scenarios
 
