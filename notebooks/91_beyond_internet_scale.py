@@ -136,12 +136,13 @@ for metric, paper_value, claim in (
                         note=("better at every n" if everywhere else "NOT better at every n")
                         + f"; median paired ratio over {trials} trials per n={n_values}; {trace} trace")
 
-ar_slowest = bool((med.xs("allreduce")["avg_sync_time_s"] >= med.xs("partial")["avg_sync_time_s"]).all()
-                  and (med.xs("allreduce")["total_iteration"] <= med.xs("selective")["total_iteration"]).all())
+ar_sync = med.xs("allreduce")["avg_sync_time_s"] / med.xs("partial")["avg_sync_time_s"]
+ar_iter = med.xs("allreduce")["total_iteration"] / med.xs("selective")["total_iteration"]
+ar_slowest = bool((ar_sync >= 1).all() and (ar_iter <= 1).all())
 _ = claims.record_claim(paper="000", figure=f"beyond §IV: {n_label}",
-                    claim="AR syncs slowest and iterates less than SR", paper_value="yes (n ≤ 200)",
-                    our_value="yes at every n" if ar_slowest else "no", holds=ar_slowest,
-                    note="median over trials at each n")
+                        claim="AR syncs slowest and iterates less than SR", paper_value="yes (n ≤ 200)",
+                        our_value=f"AR/PR sync time ≥ {ar_sync.min():.2f}×, AR/SR iterations ≤ {ar_iter.max():.2f}× "
+                                  "at every n", holds=ar_slowest, note="medians over trials at each n")
 
 # %% [markdown]
 # ## What changes with scale
