@@ -1,0 +1,485 @@
+"""The simulated SSP peer-to-peer cluster of seed 004 §III-C / §IV-A2 / §IV-C.
+
+``n`` workers on one big switch (host i: ingress link i, egress link n + i).
+Each worker loops (decision SM52):
+
+1. compute one iteration (a draw from the trace, seconds);
+2. become ready: the manager chooses receivers (SelMcast: Algorithm 2, which
+   may also drop receivers of ongoing multicasts; Orpheus: random p with the
+   k-round rule, no preemption);
+3. multicast its model (L3: one flow over its ingress and every receiver's
+   egress at one rate; L7: one unicast flow per receiver) and wait until the
+   multicast ends (the sender blocks, as tau_i's definition implies);
+4. SSP gate: with r_i completed rounds it moves on iff r_i - min_j r_j <= ssp,
+   else it waits until the slowest workers catch up (SM58); then back to 1.
+
+A receiver dropped by Algorithm 2 leaves the flow at once (L3: its egress
+link is removed from the flow; L7: its unicast flow is removed).  SelMcast's
+flows share links by strict priority in the order Algorithm 2 processed the
+tasks (max-min inside a class, work-conserving; SM50); Orpheus uses plain
+per-flow max-min.  With ``gamma`` > 0 every link's capacity is re-drawn every
+``period_s`` (§IV-C6, SM56).
+
+The run writes an :class:`SSPLog` (what happened, independent of metrics);
+:mod:`simlib.papers.selmcast.ssp_metrics` turns it into numbers.
+Units: seconds, bits, bits/s.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from simlib.core.network import FlowNetwork
+from simlib.core.validate import check_choice, check_int, check_real
+from simlib.workloads.traces import Trace
+
+from .orpheus import orpheus_receivers
+from .ssp_selection import LINE32_READINGS, PARETO_DEADLINES, TASK_ORDERS, select_ssp
+
+__all__ = ["SSPLog", "MulticastRecord", "SSPCluster", "mean_residual", "SCHEMES", "LAYERS",
+           "TAU_ESTIMATES", "SHARINGS"]
+
+SCHEMES = ("selmcast", "orpheus")
+LAYERS = ("L3", "L7")
+#: tau_i from the trace's expected residual compute time ("trace"), the straggler's true
+#: remaining compute time ("oracle"), or always 0 ("zero"); decision SM51.
+TAU_ESTIMATES = ("trace", "oracle", "zero")
+#: "auto": strict priority for SelMcast, max-min for Orpheus (§III-C, §IV-A1).
+SHARINGS = ("auto", "priority", "maxmin")
+
+COMPUTING, MULTICASTING, BLOCKED = 0, 1, 2
+_GAP = 1 << 20   # spacing of strict-priority classes, so a new task can be slotted in between
+_BASE = 1 << 40  # first class number (room below it for tasks placed ahead of every running one)
+
+
+def _longest_increasing(vals) -> list[int]:
+    """Indices of one longest strictly increasing subsequence of ``vals`` (patience sorting)."""
+    import bisect
+
+    tails: list = []
+    tails_idx: list[int] = []
+    prev = [-1] * len(vals)
+    for i, v in enumerate(vals):
+        k = bisect.bisect_left(tails, v)
+        if k == len(tails):
+            tails.append(v)
+            tails_idx.append(i)
+        else:
+            tails[k] = v
+            tails_idx[k] = i
+        prev[i] = tails_idx[k - 1] if k > 0 else -1
+    out = []
+    i = tails_idx[-1] if tails_idx else -1
+    while i >= 0:
+        out.append(i)
+        i = prev[i]
+    return out[::-1]
+
+
+# --------------------------------------------------------------------------- trace helper
+def _residual_tables(x: np.ndarray):
+    """Survival S(x_k) at the sorted samples and I_k = integral of S over [x_k, x_max]."""
+    nn = x.size
+    surv = 1.0 - np.arange(nn) / max(nn - 1, 1)
+    seg = 0.5 * np.diff(x) * (surv[:-1] + surv[1:])   # S is linear on each segment: exact
+    tail = np.concatenate([np.cumsum(seg[::-1])[::-1], [0.0]])
+    return surv, tail
+
+
+@njit(cache=True)
+def _mean_residual(x, surv, tail, a, out):
+    nn = x.shape[0]
+    for r in range(a.shape[0]):
+        ar = a[r]
+        if nn == 1:
+            out[r] = max(x[0] - ar, 0.0)
+            continue
+        k = np.searchsorted(x, ar, side="right") - 1     # x_k <= a < x_k+1
+        if k < 0:
+            out[r] = (x[0] - ar) + tail[0]
+        elif k >= nn - 1:
+            out[r] = 0.0
+        else:
+            frac = (ar - x[k]) / (x[k + 1] - x[k])
+            s_a = surv[k] + frac * (surv[k + 1] - surv[k])
+            integral = (x[k + 1] - ar) * 0.5 * (s_a + surv[k + 1]) + tail[k + 1]
+            out[r] = integral / s_a if s_a > 0.0 else 0.0
+    return out
+
+
+def mean_residual(trace: Trace, elapsed) -> np.ndarray:
+    """E[T - a | T > a] (seconds) for the trace's piecewise-linear distribution, a = ``elapsed``.
+
+    ``elapsed`` >= 0 (scalar or array; returns an array); 0 where a is at or
+    beyond the largest sample (the iteration is overdue: "imminent").  At
+    a = 0 it equals ``trace.mean``.
+    """
+    a = np.atleast_1d(np.asarray(elapsed, dtype=float))
+    surv, tail = _residual_tables(trace.samples)
+    return _mean_residual(trace.samples, surv, tail, a, np.empty_like(a))
+
+
+# --------------------------------------------------------------------------- the log
+@dataclass
+class MulticastRecord:
+    """One multicast: ``sender``'s ``round`` (1-based), ready/start and finish times (s).
+
+    ``initial``: receivers chosen when it started; ``delivered``: receivers
+    that got the whole model, with ``delivered_at`` their delivery times
+    (L3: all equal to ``finish``); ``dropped``: (receiver, time) pairs removed
+    while the multicast was running (preemption).  ``finish`` is None if the
+    multicast had not ended by the end of the run.  ``sender_iter`` is the
+    number of iterations the sender had computed when it became ready.
+    """
+
+    sender: int
+    round: int
+    start: float
+    sender_iter: int
+    initial: tuple[int, ...]
+    finish: float | None = None
+    delivered: tuple[int, ...] = ()
+    delivered_at: tuple[float, ...] = ()
+    dropped: list = field(default_factory=list)
+
+
+@dataclass
+class SSPLog:
+    """Everything one SSP run did (seconds; bandwidths in bits/s).
+
+    ``compute[w]``: (start, end) of every iteration worker ``w`` started
+    (``end`` may exceed ``duration``); ``multicasts`` in start order;
+    ``blocked[w]``: total time (s) ``w`` waited at the SSP gate within the
+    run; ``max_gap``: the largest r_i - min_j r_j seen when a worker moved on;
+    ``selections``: calls to the selection scheme; ``selection_s``: wall-clock
+    seconds they took.
+    """
+
+    n: int
+    duration: float
+    scheme: str
+    layer: str
+    egress: np.ndarray
+    ingress: np.ndarray
+    compute: list = field(default_factory=list)
+    multicasts: list = field(default_factory=list)
+    blocked: np.ndarray | None = None
+    max_gap: int = 0
+    selections: int = 0
+    selection_s: float = 0.0
+
+
+# --------------------------------------------------------------------------- the cluster
+class SSPCluster:
+    """One SSP training run (see the module docstring).
+
+    Parameters (units in names; validated here, once):
+    ``egress``, ``ingress``: (n,) bits/s at time 0; ``compute``: object with
+    ``next(w) -> seconds`` (e.g. :class:`simlib.runtime.cluster.ComputeTimes`);
+    ``trace``: the compute-time distribution the manager assumes for tau_i;
+    ``volume_bits`` > 0; ``p`` in [1, n - 1] receivers; ``ssp`` >= 0 (``math.inf``:
+    no gate); ``k`` >= 0 rounds (``math.inf``: no forced pairs); ``eta`` in [0, 1];
+    ``bandwidth``: optional callable ``t -> (2, n)`` array (egress, ingress) in force
+    at time t, re-applied every ``period_s``; ``orpheus_rng``: Generator for
+    Orpheus's draws.
+    """
+
+    def __init__(self, *, egress, ingress, compute, trace: Trace | None, volume_bits: float, p: int,
+                 scheme: str = "selmcast", layer: str = "L3", ssp: float = 4, k: float = 4,
+                 eta: float = 0.75, tau_estimate: str = "trace", task_order: str = "pseudocode",
+                 line32: str = "y", pareto_deadline: str = "own", sharing: str = "auto",
+                 bandwidth=None, period_s: float = 0.1, orpheus_rng: np.random.Generator | None = None):
+        self.egress = np.array(egress, dtype=float)
+        self.ingress = np.array(ingress, dtype=float)
+        n = self.n = check_int("n", self.egress.size, lo=2)
+        if self.ingress.shape != (n,) or self.egress.ndim != 1:
+            raise ValueError(f"ingress must have the same length as egress ({n})")
+        if np.any(self.egress <= 0) or np.any(self.ingress <= 0):
+            raise ValueError("egress and ingress must be > 0 bits/s")
+        self.scheme = check_choice("scheme", scheme, SCHEMES)
+        self.layer = check_choice("layer", layer, LAYERS)
+        self.volume = check_real("volume_bits", volume_bits, 0.0, lo_open=True)
+        self.p = check_int("p", p, 1, n - 1)
+        self.ssp = math.inf if ssp == math.inf else check_int("ssp", ssp, lo=0)
+        self.k = math.inf if k == math.inf else check_int("k", k, lo=0)
+        self.eta = check_real("eta", eta, 0.0, 1.0)
+        self.tau_estimate = check_choice("tau_estimate", tau_estimate, TAU_ESTIMATES)
+        self.task_order = check_choice("task_order", task_order, TASK_ORDERS)
+        self.line32 = check_choice("line32", line32, LINE32_READINGS)
+        self.pareto_deadline = check_choice("pareto_deadline", pareto_deadline, PARETO_DEADLINES)
+        sharing = check_choice("sharing", sharing, SHARINGS)
+        if sharing == "auto":
+            sharing = "priority" if self.scheme == "selmcast" else "maxmin"
+        self.sharing = sharing
+        self.period = check_real("period_s", period_s, 0.0, lo_open=True)
+        self.bandwidth = bandwidth
+        if self.tau_estimate == "trace" and trace is None and self.scheme == "selmcast":
+            raise ValueError("trace must be given when tau_estimate='trace'")
+        self.trace = trace
+        self.mean_T = trace.mean if trace is not None else 0.0
+        if trace is not None:
+            self._res = (trace.samples, *_residual_tables(trace.samples))
+        self.compute_src = compute
+        if self.scheme == "orpheus" and orpheus_rng is None:
+            raise ValueError("orpheus_rng must be a numpy.random.Generator for scheme='orpheus'")
+        self.orpheus_rng = orpheus_rng
+
+    # ------------------------------------------------------------------ run
+    def run(self, duration_s: float) -> SSPLog:
+        """Simulate ``duration_s`` seconds (> 0) and return the log."""
+        import time as _time
+
+        duration = check_real("duration_s", duration_s, 0.0, lo_open=True)
+        n = self.n
+        l3 = self.layer == "L3"
+        net = FlowNetwork(np.concatenate([self.ingress, self.egress]), sharing=self.sharing)
+        log = SSPLog(n=n, duration=duration, scheme=self.scheme, layer=self.layer,
+                     egress=self.egress.copy(), ingress=self.ingress.copy(),
+                     compute=[[] for _ in range(n)])
+        b_in = self.ingress.copy()
+        b_eg = self.egress.copy()
+        # worker state
+        state = np.full(n, COMPUTING, np.int64)
+        comp_start = np.zeros(n)
+        comp_end = np.full(n, math.inf)
+        iters = np.zeros(n, np.int64)
+        rounds = np.zeros(n, np.int64)          # completed multicasts (SSP clock)
+        blocked_since = np.full(n, math.nan)
+        blocked = np.zeros(n)
+        # selection state (Algorithm 2's inputs)
+        x = np.zeros((n, n), np.int8)
+        vrem = np.zeros((n, n))
+        v = np.full(n, self.volume)
+        p_arr = np.full(n, self.p, np.int64)
+        c = np.zeros((n, n), np.int64)          # rounds since i last delivered to j (SM55)
+        in_g = np.zeros(n, bool)
+        start = np.zeros(n)
+        tau = np.zeros(n)
+        prio = np.full(n, _BASE, np.int64)
+        flows: list = [None] * n                # L3: the task's flow; L7: dict receiver -> flow
+        rec: list = [None] * n                  # the running MulticastRecord of each sender
+        arrived: list = [None] * n              # L7: receiver -> delivery time
+        durations_sum = 0.0
+        durations_cnt = 0
+        eye = np.eye(n, dtype=bool)
+
+        def start_compute(w, t):
+            d = float(self.compute_src.next(w))
+            state[w] = COMPUTING
+            comp_start[w] = t
+            comp_end[w] = t + d
+            log.compute[w].append((t, t + d))
+
+        def tau_now(t):
+            tau[:] = 0.0
+            if self.tau_estimate == "zero" or self.ssp == math.inf:
+                return
+            g = np.flatnonzero(in_g)
+            if g.size == 0:
+                return
+            low = int(rounds.min())
+            after = rounds[g] + 1                         # the round each task's worker will have
+            need = after - self.ssp                       # the slowest must reach this many rounds
+            if not np.any(need > low):
+                return
+            if self.tau_estimate == "oracle":
+                resid = np.where(state == COMPUTING, comp_end - t, 0.0)
+            else:
+                resid = np.zeros(n)
+                cw = state == COMPUTING
+                el = t - comp_start[cw]
+                resid[cw] = _mean_residual(*self._res, el, np.empty_like(el))
+            dbar = durations_sum / durations_cnt if durations_cnt else 0.0
+            for a in np.flatnonzero(need > low):
+                i = g[a]
+                m = need[a] - rounds                      # rounds each straggler still has to finish
+                s = m > 0
+                est = resid[s] + (m[s] - 1) * self.mean_T + m[s] * dbar
+                tau[i] = float(est.max())
+
+        def place(order, kappa):
+            """Strict-priority classes in Algorithm 2's processing order (SM50).
+
+            Running tasks whose classes are already in that order (a longest
+            increasing run of them) keep their class; kappa and the others get
+            classes slotted in between.  Returns the running tasks whose flows
+            must be re-created with a new class (usually none)."""
+            run = [int(i) for i in order if i != kappa]
+            keep = _longest_increasing(prio[run]) if run else []
+            kept = np.zeros(len(order), bool)
+            pos = {int(i): r for r, i in enumerate(order)}
+            for idx in keep:
+                kept[pos[run[idx]]] = True
+            moved = []
+            r = 0
+            m = len(order)
+            lo = _BASE - _GAP
+            while r < m:
+                if kept[r]:
+                    lo = int(prio[order[r]])
+                    r += 1
+                    continue
+                e = r
+                while e < m and not kept[e]:
+                    e += 1
+                hi = int(prio[order[e]]) if e < m else lo + (e - r + 1) * _GAP
+                cnt = e - r
+                if hi - lo <= cnt:                  # no room left: renumber everything
+                    for rr, i in enumerate(order):
+                        prio[i] = _BASE + rr * _GAP
+                    return [int(i) for i in order if i != kappa]
+                for s_ in range(cnt):
+                    i = int(order[r + s_])
+                    prio[i] = lo + (hi - lo) * (s_ + 1) // (cnt + 1)
+                    if i != kappa:
+                        moved.append(i)
+                lo = int(prio[order[e - 1]])
+                r = e
+            return moved
+
+        def readd(i):
+            """Re-create task i's flow(s) with its current priority (same links, bits left)."""
+            if l3:
+                f = flows[i]
+                left = net.remove_flow(f)
+                flows[i] = net.add_flow(f.links, left, priority=int(prio[i]), tag=(i, -1))
+            else:
+                for j, f in list(flows[i].items()):
+                    left = net.remove_flow(f)
+                    flows[i][j] = net.add_flow(f.links, left, priority=int(prio[i]), tag=(i, j))
+
+        def launch(kappa, receivers, t):
+            r = MulticastRecord(sender=kappa, round=int(rounds[kappa]) + 1, start=t,
+                                sender_iter=int(iters[kappa]), initial=tuple(int(j) for j in receivers))
+            rec[kappa] = r
+            log.multicasts.append(r)
+            pr = int(prio[kappa]) if self.sharing == "priority" else 0
+            if l3:
+                links = [kappa] + [n + int(j) for j in receivers]
+                flows[kappa] = net.add_flow(links, self.volume, priority=pr, tag=(kappa, -1))
+            else:
+                flows[kappa] = {int(j): net.add_flow((kappa, n + int(j)), self.volume, priority=pr,
+                                                     tag=(kappa, int(j))) for j in receivers}
+                arrived[kappa] = {}
+            state[kappa] = MULTICASTING
+            start[kappa] = t
+
+        def on_ready(kappa, t):
+            iters[kappa] += 1
+            comp_end[kappa] = math.inf
+            due = c >= self.k
+            due[eye] = False
+            t0 = _time.perf_counter()
+            if self.scheme == "orpheus":
+                recv = orpheus_receivers(kappa, n, self.p, self.orpheus_rng, np.flatnonzero(due[kappa]))
+                log.selection_s += _time.perf_counter() - t0
+                log.selections += 1
+                x[kappa, recv] = 1
+                in_g[kappa] = True
+                launch(kappa, recv, t)
+                return
+            # SelMcast: refresh the remaining volumes, tau, then Algorithm 2
+            g = np.flatnonzero(in_g)
+            if l3:
+                for i in g:
+                    vrem[i, :] = flows[i].remaining
+            else:
+                for i in g:
+                    for j, f in flows[i].items():
+                        vrem[i, j] = f.remaining
+            tau_now(t)
+            old = x.copy()
+            order, _ = select_ssp(kappa, x, vrem, v, p_arr, b_in, b_eg, tau, c, due, in_g, start,
+                                  eta=self.eta, layer=self.layer, task_order=self.task_order,
+                                  line32=self.line32, pareto_deadline=self.pareto_deadline, check=False)
+            log.selection_s += _time.perf_counter() - t0
+            log.selections += 1
+            # preemption: receivers of running tasks dropped by this call
+            dropped = np.argwhere((old == 1) & (x == 0))
+            for i, j in dropped.tolist():
+                if l3:
+                    net.drop_link(flows[i], n + j)
+                else:
+                    net.remove_flow(flows[i].pop(j))
+                rec[i].dropped.append((j, t))
+            if self.sharing == "priority":
+                for i in place(order, kappa):
+                    readd(i)
+            launch(kappa, np.flatnonzero(x[kappa]), t)
+
+        def finish_task(i, t):
+            nonlocal durations_sum, durations_cnt
+            r = rec[i]
+            recv = np.flatnonzero(x[i])
+            r.finish = t
+            r.delivered = tuple(int(j) for j in recv)
+            if l3:
+                r.delivered_at = (t,) * recv.size
+            else:
+                r.delivered_at = tuple(arrived[i][int(j)] for j in recv)
+                arrived[i] = None
+            durations_sum += t - r.start
+            durations_cnt += 1
+            c[i] += 1                              # SM55: one more round of i ...
+            c[i, recv] = 0                         # ... and 0 for those it delivered to
+            c[i, i] = 0
+            x[i] = 0
+            in_g[i] = False
+            flows[i] = None
+            rec[i] = None
+            low_before = int(rounds.min())
+            rounds[i] += 1
+            low = int(rounds.min())
+            if rounds[i] - low <= self.ssp:
+                log.max_gap = max(log.max_gap, int(rounds[i] - low))
+                start_compute(i, t)
+            else:
+                state[i] = BLOCKED
+                blocked_since[i] = t
+            if low > low_before:
+                for w in np.flatnonzero(state == BLOCKED):
+                    if rounds[w] - low <= self.ssp:
+                        blocked[w] += t - blocked_since[w]
+                        blocked_since[w] = math.nan
+                        log.max_gap = max(log.max_gap, int(rounds[w] - low))
+                        start_compute(w, t)
+
+        for w in range(n):
+            start_compute(w, 0.0)
+        next_bw = self.period if self.bandwidth is not None else math.inf
+        bw_k = 1
+        while True:
+            t_c = float(comp_end.min())
+            t_f = net.next_completion_time()
+            t = min(t_c, t_f, next_bw)
+            if t > duration or math.isinf(t):
+                break
+            done = net.advance_to(t)
+            for f in done:
+                i, j = f.tag
+                if l3:
+                    if flows[i] is f:
+                        finish_task(i, t)
+                else:
+                    if flows[i] is not None and flows[i].get(j) is f:
+                        del flows[i][j]
+                        arrived[i][j] = t
+                        if not flows[i]:
+                            finish_task(i, t)
+            if t_c <= t:
+                for w in np.flatnonzero(comp_end <= t):
+                    on_ready(int(w), t)
+            if next_bw <= t:
+                caps = np.asarray(self.bandwidth(t), dtype=float)
+                b_eg[:] = caps[0]
+                b_in[:] = caps[1]
+                net.set_capacities(np.concatenate([b_in, b_eg]))
+                bw_k += 1
+                next_bw = bw_k * self.period
+        for w in np.flatnonzero(state == BLOCKED):
+            blocked[w] += duration - blocked_since[w]
+        log.blocked = blocked
+        return log
