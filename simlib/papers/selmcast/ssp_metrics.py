@@ -17,6 +17,9 @@ Definitions (decision SM59):
 * ``avg_multicast_s``: mean duration of completed multicasts; ``blocked_share``:
   mean share of the run a worker waited at the SSP gate; ``max_gap``: largest
   r_i - min_j r_j when a worker moved on.
+
+Wall-clock selection time is not a metric here (results must depend on the
+seed only); it is in ``SSPLog.selection_s`` for the benchmark and the CLI.
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ __all__ = ["ssp_metrics", "METRICS"]
 
 METRICS = ("npu_utilization", "avg_scale", "avg_scale_initial", "total_rounds", "rounds_per_worker",
            "multicasts", "preempted_receivers", "preempted_share", "drops_per_multicast",
-           "avg_multicast_s", "blocked_share", "max_gap", "selection_us")
+           "avg_multicast_s", "blocked_share", "max_gap")
 
 
 def ssp_metrics(log: SSPLog) -> dict:
@@ -58,5 +61,4 @@ def ssp_metrics(log: SSPLog) -> dict:
         "avg_multicast_s": float(np.mean([m.finish - m.start for m in done])) if nd else nan,
         "blocked_share": float(np.mean(log.blocked) / dur) if log.blocked is not None else nan,
         "max_gap": float(log.max_gap),
-        "selection_us": float(1e6 * log.selection_s / log.selections) if log.selections else nan,
     }
