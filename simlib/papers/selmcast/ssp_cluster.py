@@ -110,6 +110,48 @@ def _mean_residual(x, surv, tail, a, out):
     return out
 
 
+@njit(cache=True)
+def _tau(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, x, surv, tail, mean_T, dbar, tau):
+    """tau_i for every task in G (decision SM51); 0 outside G.
+
+    Task i's worker will have r_i + 1 rounds when its multicast ends; it may go on
+    once every worker has r_i + 1 - ssp.  A straggler j still has m = r_i + 1 - ssp - r_j
+    rounds to finish: its expected residual compute time (or the true one, ``oracle``),
+    then (m - 1) mean iterations, plus m mean multicast durations ``dbar`` observed so far.
+    tau_i is the largest such estimate.
+    """
+    n = rounds.shape[0]
+    low = rounds.min()
+    one = np.empty(1)
+    res = np.empty(1)
+    resid = np.full(n, -1.0)            # lazily computed residual compute times
+    for i in range(n):
+        tau[i] = 0.0
+        if not in_g[i]:
+            continue
+        need = rounds[i] + 1 - ssp
+        if need <= low:
+            continue
+        best = 0.0
+        for j in range(n):
+            m = need - rounds[j]
+            if m <= 0:
+                continue
+            if resid[j] < 0.0:
+                if state[j] != COMPUTING:
+                    resid[j] = 0.0
+                elif oracle:
+                    resid[j] = comp_end[j] - t
+                else:
+                    one[0] = t - comp_start[j]
+                    resid[j] = _mean_residual(x, surv, tail, one, res)[0]
+            est = resid[j] + (m - 1) * mean_T + m * dbar
+            if est > best:
+                best = est
+        tau[i] = best
+    return tau
+
+
 def mean_residual(trace: Trace, elapsed) -> np.ndarray:
     """E[T - a | T > a] (seconds) for the trace's piecewise-linear distribution, a = ``elapsed``.
 
@@ -220,8 +262,8 @@ class SSPCluster:
             raise ValueError("trace must be given when tau_estimate='trace'")
         self.trace = trace
         self.mean_T = trace.mean if trace is not None else 0.0
-        if trace is not None:
-            self._res = (trace.samples, *_residual_tables(trace.samples))
+        self._res = ((trace.samples, *_residual_tables(trace.samples)) if trace is not None
+                     else (np.ones(1), np.ones(1), np.zeros(1)))
         self.compute_src = compute
         if self.scheme == "orpheus" and orpheus_rng is None:
             raise ValueError("orpheus_rng must be a numpy.random.Generator for scheme='orpheus'")
@@ -274,31 +316,12 @@ class SSPCluster:
             log.compute[w].append((t, t + d))
 
         def tau_now(t):
-            tau[:] = 0.0
             if self.tau_estimate == "zero" or self.ssp == math.inf:
+                tau[:] = 0.0
                 return
-            g = np.flatnonzero(in_g)
-            if g.size == 0:
-                return
-            low = int(rounds.min())
-            after = rounds[g] + 1                         # the round each task's worker will have
-            need = after - self.ssp                       # the slowest must reach this many rounds
-            if not np.any(need > low):
-                return
-            if self.tau_estimate == "oracle":
-                resid = np.where(state == COMPUTING, comp_end - t, 0.0)
-            else:
-                resid = np.zeros(n)
-                cw = state == COMPUTING
-                el = t - comp_start[cw]
-                resid[cw] = _mean_residual(*self._res, el, np.empty_like(el))
             dbar = durations_sum / durations_cnt if durations_cnt else 0.0
-            for a in np.flatnonzero(need > low):
-                i = g[a]
-                m = need[a] - rounds                      # rounds each straggler still has to finish
-                s = m > 0
-                est = resid[s] + (m[s] - 1) * self.mean_T + m[s] * dbar
-                tau[i] = float(est.max())
+            _tau(t, rounds, state, comp_start, comp_end, in_g, int(self.ssp),
+                 self.tau_estimate == "oracle", *self._res, self.mean_T, dbar, tau)
 
         def place(order, kappa):
             """Strict-priority classes in Algorithm 2's processing order (SM50).
@@ -307,8 +330,13 @@ class SSPCluster:
             increasing run of them) keep their class; kappa and the others get
             classes slotted in between.  Returns the running tasks whose flows
             must be re-created with a new class (usually none)."""
-            run = [int(i) for i in order if i != kappa]
-            keep = _longest_increasing(prio[run]) if run else []
+            run = order[order != kappa]
+            pr = prio[run]
+            if run.size == 0 or np.all(pr[1:] > pr[:-1]):
+                keep = range(run.size)
+            else:
+                keep = _longest_increasing(pr.tolist())
+            run = run.tolist()
             kept = np.zeros(len(order), bool)
             pos = {int(i): r for r, i in enumerate(order)}
             for idx in keep:
