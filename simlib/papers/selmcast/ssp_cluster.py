@@ -55,28 +55,66 @@ _GAP = 1 << 20   # spacing of strict-priority classes, so a new task can be slot
 _BASE = 1 << 40  # first class number (room below it for tasks placed ahead of every running one)
 
 
-def _longest_increasing(vals) -> list[int]:
-    """Indices of one longest strictly increasing subsequence of ``vals`` (patience sorting)."""
-    import bisect
+@njit(cache=True)
+def _place(order, kappa, prio, base, gap):
+    """Give the tasks of ``order`` strictly increasing priority classes (SM50), in place.
 
-    tails: list = []
-    tails_idx: list[int] = []
-    prev = [-1] * len(vals)
-    for i, v in enumerate(vals):
-        k = bisect.bisect_left(tails, v)
-        if k == len(tails):
-            tails.append(v)
-            tails_idx.append(i)
-        else:
-            tails[k] = v
-            tails_idx[k] = i
-        prev[i] = tails_idx[k - 1] if k > 0 else -1
-    out = []
-    i = tails_idx[-1] if tails_idx else -1
-    while i >= 0:
-        out.append(i)
-        i = prev[i]
-    return out[::-1]
+    Running tasks (all but ``kappa``) that form a longest run whose classes are
+    already increasing along ``order`` keep their classes; ``kappa`` and the
+    others get classes slotted between their kept neighbours.  If there is no
+    room, every task is renumbered base, base + gap, ...  Returns the running
+    tasks whose class changed (their flows must be re-created)."""
+    m = order.shape[0]
+    # longest strictly increasing subsequence of prio over the running tasks (O(m^2) DP, m <= n)
+    length = np.zeros(m, np.int64)
+    prev = np.full(m, -1, np.int64)
+    best_end = -1
+    for a in range(m):
+        if order[a] == kappa:
+            continue
+        length[a] = 1
+        for b in range(a):
+            if order[b] != kappa and prio[order[b]] < prio[order[a]] and length[b] + 1 > length[a]:
+                length[a] = length[b] + 1
+                prev[a] = b
+        if best_end < 0 or length[a] > length[best_end]:
+            best_end = a
+    kept = np.zeros(m, np.bool_)
+    a = best_end
+    while a >= 0:
+        kept[a] = True
+        a = prev[a]
+    moved = np.empty(m, np.int64)
+    nmoved = 0
+    lo = base - gap
+    r = 0
+    while r < m:
+        if kept[r]:
+            lo = prio[order[r]]
+            r += 1
+            continue
+        e = r
+        while e < m and not kept[e]:
+            e += 1
+        hi = prio[order[e]] if e < m else lo + (e - r + 1) * gap
+        cnt = e - r
+        if hi - lo <= cnt:                                   # no room: renumber everything
+            nmoved = 0
+            for rr in range(m):
+                prio[order[rr]] = base + rr * gap
+                if order[rr] != kappa:
+                    moved[nmoved] = order[rr]
+                    nmoved += 1
+            return moved[:nmoved]
+        for k in range(cnt):
+            i = order[r + k]
+            prio[i] = lo + (hi - lo) * (k + 1) // (cnt + 1)
+            if i != kappa:
+                moved[nmoved] = i
+                nmoved += 1
+        lo = prio[order[e - 1]]
+        r = e
+    return moved[:nmoved]
 
 
 # --------------------------------------------------------------------------- trace helper
@@ -323,51 +361,6 @@ class SSPCluster:
             _tau(t, rounds, state, comp_start, comp_end, in_g, int(self.ssp),
                  self.tau_estimate == "oracle", *self._res, self.mean_T, dbar, tau)
 
-        def place(order, kappa):
-            """Strict-priority classes in Algorithm 2's processing order (SM50).
-
-            Running tasks whose classes are already in that order (a longest
-            increasing run of them) keep their class; kappa and the others get
-            classes slotted in between.  Returns the running tasks whose flows
-            must be re-created with a new class (usually none)."""
-            run = order[order != kappa]
-            pr = prio[run]
-            if run.size == 0 or np.all(pr[1:] > pr[:-1]):
-                keep = range(run.size)
-            else:
-                keep = _longest_increasing(pr.tolist())
-            run = run.tolist()
-            kept = np.zeros(len(order), bool)
-            pos = {int(i): r for r, i in enumerate(order)}
-            for idx in keep:
-                kept[pos[run[idx]]] = True
-            moved = []
-            r = 0
-            m = len(order)
-            lo = _BASE - _GAP
-            while r < m:
-                if kept[r]:
-                    lo = int(prio[order[r]])
-                    r += 1
-                    continue
-                e = r
-                while e < m and not kept[e]:
-                    e += 1
-                hi = int(prio[order[e]]) if e < m else lo + (e - r + 1) * _GAP
-                cnt = e - r
-                if hi - lo <= cnt:                  # no room left: renumber everything
-                    for rr, i in enumerate(order):
-                        prio[i] = _BASE + rr * _GAP
-                    return [int(i) for i in order if i != kappa]
-                for s_ in range(cnt):
-                    i = int(order[r + s_])
-                    prio[i] = lo + (hi - lo) * (s_ + 1) // (cnt + 1)
-                    if i != kappa:
-                        moved.append(i)
-                lo = int(prio[order[e - 1]])
-                r = e
-            return moved
-
         def readd(i):
             """Re-create task i's flow(s) with its current priority (same links, bits left)."""
             if l3:
@@ -434,7 +427,7 @@ class SSPCluster:
                     net.remove_flow(flows[i].pop(j))
                 rec[i].dropped.append((j, t))
             if self.sharing == "priority":
-                for i in place(order, kappa):
+                for i in _place(order, kappa, prio, _BASE, _GAP).tolist():
                     readd(i)
             launch(kappa, np.flatnonzero(x[kappa]), t)
 
