@@ -411,7 +411,11 @@ class SSPCluster:
                 for i in g:
                     for j, f in flows[i].items():
                         vrem[i, j] = f.remaining
+            state[kappa] = MULTICASTING        # kappa has finished computing ...
+            in_g[kappa] = True                 # ... and its tau counts too (its round ends with this task)
             tau_now(t)
+            in_g[kappa] = False                # Algorithm 2's line 4 adds it again
+            start[kappa] = t                   # line 13's tie-break sees kappa as the newest task
             old = x.copy()
             order, _ = select_ssp(kappa, x, vrem, v, p_arr, b_in, b_eg, tau, c, due, in_g, start,
                                   eta=self.eta, layer=self.layer, task_order=self.task_order,

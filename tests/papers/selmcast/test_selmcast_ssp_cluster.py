@@ -201,3 +201,56 @@ def test_eta_raises_the_scale():
 def test_scenario_rejects_bad_values(bad, match):
     with pytest.raises(ValueError, match=match):
         SSPScenario.from_params(bad)
+
+
+@pytest.mark.parametrize("sharing, finish0", [("priority", 2.0), ("maxmin", 2.5)])
+def test_strict_priority_in_algorithm_2_order(sharing, finish0):
+    # k = 0: every pair is due, so both multicasts go to both others and share egress 2.
+    # w0 starts at 1 (first in line 13's order), w1 at 1.5.  Strict priority: w0 keeps the
+    # whole 1 Gbps and ends at 2, w1 then ends at 3.  Max-min: .5 each from 1.5 -> w0 ends
+    # at 2.5, w1 has .5 left at 2.5 and ends at 3.
+    c = SSPCluster(egress=[G, G, G], ingress=[G, G, G], compute=ScriptedComputeTimes([[1, 100], [1.5, 100], [100]]),
+                   trace=Trace("t", [1.0]), volume_bits=G, p=1, scheme="selmcast", ssp=math.inf, k=0,
+                   sharing=sharing)
+    log = c.run(4.0)
+    m0, m1 = log.multicasts
+    assert m0.delivered == (1, 2) and m1.delivered == (0, 2)
+    assert m0.finish == pytest.approx(finish0) and m1.finish == pytest.approx(3.0)
+
+
+@settings(max_examples=50)
+@given(st.lists(st.integers(0, 60), min_size=1, max_size=12, unique=True), st.data())
+def test_place_gives_increasing_classes(prios, data):
+    from simlib.papers.selmcast.ssp_cluster import _BASE, _GAP, _place
+
+    m = len(prios)
+    prio = np.full(m + 1, _BASE, np.int64)
+    prio[:m] = _BASE + np.array(prios) * _GAP
+    kappa = m                                                   # the new task
+    order = np.array(data.draw(st.permutations(list(range(m + 1)))), np.int64)
+    before = prio.copy()
+    moved = set(_place(order, kappa, prio, _BASE, _GAP).tolist())
+    assert np.all(np.diff(prio[order]) > 0)                     # classes follow the order
+    changed = {i for i in range(m) if prio[i] != before[i]}
+    assert changed == moved                                      # exactly the re-created flows
+    run = [int(i) for i in order if i != kappa]
+    if all(before[a] < before[b] for a, b in zip(run, run[1:])):
+        assert not moved                                         # already ordered: nothing moves
+
+
+def test_tau_formula():
+    from simlib.papers.selmcast.ssp_cluster import COMPUTING, MULTICASTING, _residual_tables, _tau
+
+    # task 0 will have 3 rounds; with ssp = 1 everyone needs 2.  w1 (0 rounds, computing, true
+    # remaining .5 s) needs 2 more: .5 + 1 x E[T]=1 + 2 x dbar=.2 = 1.9; w2 (1 round, multicasting)
+    # needs 1: 0 + 0 + .2.  tau_0 = 1.9; w1, w2 are not in G: tau = 0.
+    x = np.array([1.0])
+    surv, tail = _residual_tables(x)
+    tau = np.full(3, -1.0)
+    _tau(10.0, np.array([2, 0, 1]), np.array([MULTICASTING, COMPUTING, MULTICASTING]), np.array([9.0, 9.7, 9.0]),
+         np.array([np.inf, 10.5, np.inf]), np.array([True, False, False]), 1, True, x, surv, tail, 1.0, 0.2, tau)
+    np.testing.assert_allclose(tau, [1.9, 0.0, 0.0])
+    # with ssp = 2 only w1 lags (needs 1): .5 + 0 + .2
+    _tau(10.0, np.array([2, 0, 1]), np.array([MULTICASTING, COMPUTING, MULTICASTING]), np.array([9.0, 9.7, 9.0]),
+         np.array([np.inf, 10.5, np.inf]), np.array([True, False, False]), 2, True, x, surv, tail, 1.0, 0.2, tau)
+    np.testing.assert_allclose(tau, [0.7, 0.0, 0.0])
