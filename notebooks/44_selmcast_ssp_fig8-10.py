@@ -175,8 +175,9 @@ print(claims.load_ledger().query("paper == '004' and figure in ['Fig. 8', 'Fig. 
 # the paper's, the main reasons are the ones of notebook 43 (stand-in traces, SSP gate
 # waits of heterogeneous workers, τ_i and priority decisions). Two specific points:
 # * Orpheus's floor under k = 4 is (n − 1)/(n(k + 1)) = 0.196 at n = 50 — the paper's
-#   "not less than 0.2" — but our Orpheus sits at exactly ⌈p n⌉/n for p ≥ 0.1n, because at
-#   most about a quarter of the pairs become due per round (see notebook 43), so the
-#   flat part reaches only p/n ≤ 0.1 or so in our runs.
+#   "not less than 0.2". Orpheus's multicast has more than p receivers only when more
+#   than p pairs are due; whether that happens for all p ≤ 0.2n depends on how often a
+#   random p-subset misses a worker k times in a row, which the table above shows for our
+#   runs.
 # * With k removed SelMcast's scale comes only from its Pareto step and the η-rule;
 #   with ssp = ∞ nobody waits, so τ_i ≡ 0 and deadlines come from egress loads alone.

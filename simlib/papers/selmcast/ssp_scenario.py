@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -73,8 +74,8 @@ class SSPScenario:
     def __post_init__(self):
         check_choice("scheme", self.scheme, SCHEMES)
         n = check_int("n", self.n, 2, 10_000)
-        if not (isinstance(self.trace, str) and (self.trace in TRACE_NAMES or self.trace)):
-            raise ValueError(f"trace must be one of {list(TRACE_NAMES)} or a CSV path, got {self.trace!r}")
+        if not (isinstance(self.trace, str) and (self.trace in TRACE_NAMES or Path(self.trace).is_file())):
+            raise ValueError(f"trace must be one of {list(TRACE_NAMES)} or an existing CSV path, got {self.trace!r}")
         check_real("compute_mean_s", self.compute_mean_s, 0.0, lo_open=True)
         check_real("duration_s", self.duration_s, 0.0, lo_open=True)
         check_real("p", self.p, 0.0, 1.0, lo_open=True, hi_open=True)

@@ -196,7 +196,7 @@ def test_eta_raises_the_scale():
     (dict(n=1), "n must be"), (dict(p=0.0), "p must be"), (dict(eta=2.0), "eta must be"),
     (dict(ssp=-1), "ssp must be"), (dict(k=1.5), "k must be"), (dict(layer="L2"), "layer must be"),
     (dict(gamma=1.5), "gamma must be"), (dict(lam=1.0), "lam must be"), (dict(mu=0.0), "mu must be"),
-    (dict(foo=1), "unknown scenario parameter"),
+    (dict(foo=1), "unknown scenario parameter"), (dict(trace="no_such_trace"), "trace must be one of"),
 ])
 def test_scenario_rejects_bad_values(bad, match):
     with pytest.raises(ValueError, match=match):
