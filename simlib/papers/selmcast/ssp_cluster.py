@@ -344,7 +344,7 @@ class SSPCluster:
         arrived: list = [None] * n              # L7: receiver -> delivery time
         durations_sum = 0.0
         durations_cnt = 0
-        eye = np.eye(n, dtype=bool)
+        due = np.zeros((n, n), bool)            # D = {(i, j): c_ij >= k}; row i changes when i finishes
 
         def start_compute(w, t):
             d = float(self.compute_src.next(w))
@@ -391,8 +391,6 @@ class SSPCluster:
         def on_ready(kappa, t):
             iters[kappa] += 1
             comp_end[kappa] = math.inf
-            due = c >= self.k
-            due[eye] = False
             t0 = _time.perf_counter()
             if self.scheme == "orpheus":
                 recv = orpheus_receivers(kappa, n, self.p, self.orpheus_rng, np.flatnonzero(due[kappa]))
@@ -416,15 +414,15 @@ class SSPCluster:
             tau_now(t)
             in_g[kappa] = False                # Algorithm 2's line 4 adds it again
             start[kappa] = t                   # line 13's tie-break sees kappa as the newest task
-            old = x.copy()
+            old = x[g].copy()
             order, _ = select_ssp(kappa, x, vrem, v, p_arr, b_in, b_eg, tau, c, due, in_g, start,
                                   eta=self.eta, layer=self.layer, task_order=self.task_order,
                                   line32=self.line32, pareto_deadline=self.pareto_deadline, check=False)
             log.selection_s += _time.perf_counter() - t0
             log.selections += 1
             # preemption: receivers of running tasks dropped by this call
-            dropped = np.argwhere((old == 1) & (x == 0))
-            for i, j in dropped.tolist():
+            for a, j in np.argwhere(old > x[g]).tolist():
+                i = int(g[a])
                 if l3:
                     net.drop_link(flows[i], n + j)
                 else:
@@ -451,6 +449,8 @@ class SSPCluster:
             c[i] += 1                              # SM55: one more round of i ...
             c[i, recv] = 0                         # ... and 0 for those it delivered to
             c[i, i] = 0
+            due[i] = c[i] >= self.k
+            due[i, i] = False
             x[i] = 0
             in_g[i] = False
             flows[i] = None
