@@ -344,7 +344,8 @@ class SSPCluster:
         arrived: list = [None] * n              # L7: receiver -> delivery time
         durations_sum = 0.0
         durations_cnt = 0
-        due = np.zeros((n, n), bool)            # D = {(i, j): c_ij >= k}; row i changes when i finishes
+        due = c >= self.k                       # D = {(i, j): c_ij >= k}; row i changes when i finishes
+        np.fill_diagonal(due, False)
 
         def start_compute(w, t):
             d = float(self.compute_src.next(w))
