@@ -52,6 +52,7 @@ SHARINGS = ("auto", "priority", "maxmin")
 
 COMPUTING, MULTICASTING, BLOCKED = 0, 1, 2
 _GAP = 1 << 20   # spacing of strict-priority classes, so a new task can be slotted in between
+_READD_MIN = 0.01  # flows with less than this share of the model left are not re-created (SM50)
 _BASE = 1 << 40  # first class number (room below it for tasks placed ahead of every running one)
 
 
@@ -363,15 +364,22 @@ class SSPCluster:
                  self.tau_estimate == "oracle", *self._res, self.mean_T, dbar, tau)
 
         def readd(i):
-            """Re-create task i's flow(s) with its current priority (same links, bits left)."""
+            """Re-create task i's flow(s) with its current priority (same links, bits left).
+
+            A flow with less than _READD_MIN of the model left keeps its old class: a
+            re-created flow's completion tolerance is relative to its (then tiny) volume,
+            below the clock's resolution at t ~ 10^2 s (it could never be seen to end)."""
+            keep = _READD_MIN * self.volume
             if l3:
                 f = flows[i]
-                left = net.remove_flow(f)
-                flows[i] = net.add_flow(f.links, left, priority=int(prio[i]), tag=(i, -1))
+                if f.remaining >= keep:
+                    left = net.remove_flow(f)
+                    flows[i] = net.add_flow(f.links, left, priority=int(prio[i]), tag=(i, -1))
             else:
                 for j, f in list(flows[i].items()):
-                    left = net.remove_flow(f)
-                    flows[i][j] = net.add_flow(f.links, left, priority=int(prio[i]), tag=(i, j))
+                    if f.remaining >= keep:
+                        left = net.remove_flow(f)
+                        flows[i][j] = net.add_flow(f.links, left, priority=int(prio[i]), tag=(i, j))
 
         def launch(kappa, receivers, t):
             r = MulticastRecord(sender=kappa, round=int(rounds[kappa]) + 1, start=t,
@@ -477,12 +485,17 @@ class SSPCluster:
             start_compute(w, 0.0)
         next_bw = self.period if self.bandwidth is not None else math.inf
         bw_k = 1
+        t_last, stalled = -1.0, 0
         while True:
             t_c = float(comp_end.min())
             t_f = net.next_completion_time()
             t = min(t_c, t_f, next_bw)
             if t > duration or math.isinf(t):
                 break
+            stalled = stalled + 1 if t == t_last else 0
+            if stalled > 10_000:                   # safety net: a run must never hang
+                raise RuntimeError(f"the SSP simulation stopped advancing at t = {t!r} s")
+            t_last = t
             done = net.advance_to(t)
             for f in done:
                 i, j = f.tag
