@@ -132,14 +132,20 @@ claims.record_claim(paper="004", figure="Fig. 8", claim="SelMcast beats Orpheus 
                               f"; every p: {better8}",
                     holds=better8, note=note)
 small = [x for x in p_values if x <= 0.2 + 1e-9]
-o_small = df8[(df8.scheme == "orpheus") & df8.p.isin(small)].groupby(["trace", "p"])["avg_scale"].mean()
+o8 = df8[(df8.scheme == "orpheus") & df8.p.isin(small)]
+o_small = o8.groupby(["trace", "p"])["avg_scale"].mean()
 spread = o_small.groupby("trace").agg(lambda s: s.max() - s.min()).to_dict()
-floor_ok = bool((o_small >= (n - 1) / n / (k + 1) - 1e-9).all())
+# every pair is forced once per k + 1 rounds, but only after a sender's first k rounds (c starts
+# at 0, SM55): over R rounds per worker the floor is (n - 1)/(n (k + 1)) (R - k)/R
+R = o8["rounds_per_worker"]
+floor = (n - 1) / n / (k + 1) * (R - k) / R
+floor_ok = bool((o8["avg_scale"] >= floor - 1e-12).all())
 claims.record_claim(paper="004", figure="Fig. 8", claim="Orpheus roughly flat for p <= 0.2n (scale >= 1/(k+1) because of k = 4)",
                     paper_value="flat; >= 0.2",
-                    our_value=f"scale spread over p<=0.2n: {ex.triplet(spread, '{:.3f}')}; min {o_small.min():.3f}",
+                    our_value=f"scale spread over p<=0.2n: {ex.triplet(spread, '{:.3f}')}; min {o_small.min():.3f} "
+                              f"(floor {floor.min():.3f}-{floor.max():.3f})",
                     holds=floor_ok and max(spread.values()) < 0.03,
-                    note=note + "; flat = spread < 0.03; bound (n-1)/(n(k+1))")
+                    note=note + "; flat = spread < 0.03; floor (n-1)/(n(k+1)) x (R-k)/R, R rounds per worker")
 
 kinf = df9[df9.k.isna()]
 ui = {s: kinf[kinf.scheme == s].groupby("trace")["npu_utilization"].mean().to_dict() for s in ("orpheus", "selmcast")}
@@ -172,13 +178,19 @@ print(claims.load_ledger().query("paper == '004' and figure in ['Fig. 8', 'Fig. 
 
 # %% [markdown]
 # ## Where we disagree, and why
-# The ledger lines printed above are the measured values. Where our levels differ from
-# the paper's, the main reasons are the ones of notebook 43 (stand-in traces, SSP gate
-# waits of heterogeneous workers, τ_i and priority decisions). Two specific points:
-# * Orpheus's floor under k = 4 is (n − 1)/(n(k + 1)) = 0.196 at n = 50 — the paper's
-#   "not less than 0.2". Orpheus's multicast has more than p receivers only when more
-#   than p pairs are due; whether that happens for all p ≤ 0.2n depends on how often a
-#   random p-subset misses a worker k times in a row, which the table above shows for our
-#   runs.
-# * With k removed SelMcast's scale comes only from its Pareto step and the η-rule;
-#   with ssp = ∞ nobody waits, so τ_i ≡ 0 and deadlines come from egress loads alone.
+# The ledger lines printed above are the measured values; the directions the paper states
+# hold, the levels differ in two ways.
+# * **SelMcast's scale grows less with p than the paper's**, so its lead over Orpheus in
+#   scale shrinks as p/n grows while its utilization lead grows. Our Algorithm 2 re-plans
+#   every running multicast at every ready event and preempts many receivers (see the
+#   `drops_per_multicast` column of notebook 43): a receiver added by the Pareto step of one
+#   call is often dropped by the next, before it has received (1 − η) of the model. With a
+#   larger p each multicast keeps more forced receivers and the egresses have less spare
+#   capacity for the Pareto step, so the extra receivers shrink. The paper gives no
+#   preemption statistics to compare with.
+# * **Utilization levels depend on the stand-in traces**: our CNN trace is tight (few
+#   stragglers), so without the gate or the k requirement SelMcast keeps CNN workers busy
+#   far more than on the bursty LSTM trace, where the SSP gate (`blocked_share`) dominates.
+# * Orpheus's floor under k = 4 is (n − 1)/(n(k + 1)) = 0.196 at n = 50 (the paper's
+#   "not less than 0.2") reduced by the first k rounds of each sender, in which no pair is
+#   due yet (SM55); the claim uses that floor.
