@@ -218,7 +218,7 @@ def _cmd_version(subparsers) -> None:
 
 
 #: Each paper's own commands live in its package (``simlib/papers/<paper>/cli.py``).
-COMMANDS: list[Callable] = [_cmd_run, fmreduce_cli.register, selmcast_cli.register, _cmd_claims, _cmd_version]
+COMMANDS: list[Callable] = [_cmd_run, fmreduce_cli.register, selmcast_cli.register_bsp, selmcast_cli.register_ssp, _cmd_claims, _cmd_version]
 
 
 # --- entry point --------------------------------------------------------------

@@ -26,6 +26,8 @@ class SyncRecord:
     finish: float | None = None
     weights: tuple[float, ...] | None = None  # aggregation weight per member (None: equal, 1/m)
     init_weight: float = 0.0                   # weight of the initial model x_1 (002 §3.3.3)
+    targets: tuple[int, ...] | None = None     # members whose replicas are replaced (None: all);
+                                               # e.g. a multicast delivery i -> j: members (i, j), targets (j,)
 
     @property
     def duration(self) -> float | None:

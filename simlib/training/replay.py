@@ -5,7 +5,9 @@ Every worker holds its own model replica, all starting from the same
 SGD step ``x_w <- x_w - lr · grad(x_w; batch_w,k)`` on its replica; a
 synchronization replaces every member's replica by
 ``Σ_j weights[j] · x_{members[j]} + init_weight · x_init`` (equal weights
-``1/|members|`` and ``init_weight = 0`` when the record has none).  Members do
+``1/|members|`` and ``init_weight = 0`` when the record has none); a record
+with ``targets`` replaces only those members' replicas (a one-way merge such
+as a multicast delivery: members (i, j), targets (j,)).  Members do
 not compute between their ready time and the sync finish, so the average is
 applied at ``launch`` (decision RP2 in docs/decisions/replay.md).
 
@@ -131,6 +133,18 @@ def _sync_weights(rec, i: int):
     return w, c
 
 
+def _sync_targets(rec, i: int):
+    """Members whose replicas a sync replaces (``rec.targets``, default all members)."""
+    tg = getattr(rec, "targets", None)
+    members = tuple(rec.members)
+    if tg is None:
+        return list(members)
+    tg = tuple(tg)
+    if not tg or len(set(tg)) != len(tg) or not set(tg) <= set(members):
+        raise ValueError(f"log.syncs[{i}].targets must be distinct members of {members}, got {tg}")
+    return list(tg)
+
+
 def _event_order(n: int, duration: float, ends: list, syncs) -> list:
     """Events as (time, kind, id) with kind 0 = compute end (id = worker), 1 = sync (id = index).
 
@@ -244,6 +258,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     syncs = list(log.syncs)
     order = _event_order(n, duration, ends, syncs)
     weights = [_sync_weights(rec, i) for i, rec in enumerate(syncs)]
+    targets = [_sync_targets(rec, i) for i, rec in enumerate(syncs)]
     apply_sync = [unfinished == "apply" or rec.finish is not None for rec in syncs]
 
     Xtr, ytr, N = problem.X_train, problem.y_train, problem.y_train.size
@@ -304,7 +319,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
                 new = w @ params[members]
                 if c:
                     new = new + c * x_init
-                params[members] = new
+                params[targets[a]] = new
     flush()
     while ei < len(times):
         evaluate(times[ei])

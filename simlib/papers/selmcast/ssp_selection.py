@@ -1,0 +1,246 @@
+"""SelMcast for SSP training: Algorithm 2 of seed 004 (§III-C), line by line.
+
+Every time a worker kappa becomes ready to multicast, the manager re-plans the
+receivers of *every* ongoing multicast task (the set G) and chooses kappa's:
+
+* lines 1-4: kappa's row starts as "every other worker" (x_kappa,j = 1) with
+  its whole volume still to send; kappa joins G;
+* lines 8-12 (basic selection, consistency): a pair stays if it is forced
+  ((i, j) in D) or if j has already received more than (1 - eta) of i's data
+  (v_ij < eta v_i);
+* lines 13-20: tasks in non-decreasing order of tau_i (decision SM57) each
+  top up to p_i receivers with the q lightest-loaded egresses among the
+  receivers they still have (x_ij = 1); load_j = (v_ij + sum_l v_lj y_lj) / b_j^E;
+* lines 21-28 (Pareto improvement): per-task deadline
+  t_i = max(tau_i, s_i / b_i^I, max_{j: y_ij = 1} r_j / b_j^E);
+* lines 29-36: the remaining pairs (x_ij = 1, y_ij = 0) in non-increasing
+  order of c_ij are re-admitted when task i's deadline still holds;
+* lines 37-39: x <- y.  A receiver dropped here is never re-added in this
+  round, because later calls only choose among x_ij = 1 (§III-C).
+
+The routine is compiled with numba (one call at n = 50 takes tens of
+microseconds); it reads beside the pseudo-code.  Units: bits, bits/s,
+seconds.  Decisions (SM5x) are in docs/decisions/selmcast_ssp.md.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from simlib.core.validate import check_choice, check_int, check_real
+
+__all__ = ["select_ssp", "TASK_ORDERS", "LINE32_READINGS", "PARETO_DEADLINES"]
+
+#: Line 13 sorts tasks by tau non-decreasing ("pseudocode"); §III-C's text says non-increasing ("text").
+TASK_ORDERS = ("pseudocode", "text")
+#: Line 32 sums v_lj x_lj as printed ("x") or v_lj y_lj ("y", the reading of line 24; decision SM54).
+LINE32_READINGS = ("y", "x")
+#: Line 33 checks only task i's own deadline ("own", as printed) or also every task already using j ("all").
+PARETO_DEADLINES = ("own", "all")
+
+
+@njit(cache=True)
+def _before(a, b, tau, start, descending):
+    """Task a is processed before task b (line 13; ties: earlier start, then lower id)."""
+    if tau[a] != tau[b]:
+        return tau[a] > tau[b] if descending else tau[a] < tau[b]
+    if start[a] != start[b]:
+        return start[a] < start[b]
+    return a < b
+
+
+@njit(cache=True)
+def _algorithm2(kappa, x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, l3,
+                descending, line32_x, deadline_all, y, order, deadline):
+    n = x.shape[0]
+    # ---- Initialization ------------------------------------------------------------------
+    for j in range(n):                                  # 1: for each j in N \ {kappa}
+        if j != kappa:
+            x[kappa, j] = 1                             # 2: x_kj <- 1
+            vrem[kappa, j] = v[kappa]                   # 2: v_kj <- v_k (printed v_i; SM53)
+    in_g[kappa] = True                                  # 4: G <- G u {kappa}
+    for i in range(n):                                  # 5-7: y <- 0
+        for j in range(n):
+            y[i, j] = 0
+    # ---- Basic selection ---------------------------------------------------------------
+    load = np.zeros(n)                                  # sum_l v_lj y_lj, kept current
+    count = np.zeros(n, np.int64)                       # sum_j y_ij
+    for i in range(n):                                  # 8: for (i, j) with x_ij = 1
+        if not in_g[i]:
+            continue
+        for j in range(n):
+            if x[i, j] == 1 and (due[i, j] or vrem[i, j] < eta * v[i]):  # 9
+                y[i, j] = 1                             # 10
+                load[j] += vrem[i, j]
+                count[i] += 1
+    m = 0                                               # 13: L <- G sorted by tau
+    for i in range(n):
+        if in_g[i]:
+            k = m
+            while k > 0 and _before(i, order[k - 1], tau, start, descending):
+                order[k] = order[k - 1]
+                k -= 1
+            order[k] = i
+            m += 1
+    cand = np.empty(n, np.int64)
+    for a in range(m):                                  # 14: for each i in L
+        i = order[a]
+        q = p[i] - count[i]                             # 15
+        nc = 0
+        for j in range(n):                              # 16: candidates {j : x_ij = 1} not yet chosen
+            if x[i, j] == 1 and y[i, j] == 0:
+                cand[nc] = j
+                nc += 1
+        while q > 0 and nc > 0:                         # 16: the q lightest loaded, one at a time
+            best = 0
+            best_load = (vrem[i, cand[0]] + load[cand[0]]) / b_eg[cand[0]]
+            for r in range(1, nc):
+                jj = cand[r]
+                lj = (vrem[i, jj] + load[jj]) / b_eg[jj]
+                if lj < best_load:                      # ties: lower worker id (SM64)
+                    best_load = lj
+                    best = r
+            j = cand[best]
+            y[i, j] = 1                                 # 17-18
+            load[j] += vrem[i, j]
+            count[i] += 1
+            cand[best] = cand[nc - 1]
+            nc -= 1
+            # keep candidates in id order so ties stay "lower id first"
+            r = best
+            while r + 1 < nc and cand[r] > cand[r + 1]:
+                cand[r], cand[r + 1] = cand[r + 1], cand[r]
+                r += 1
+            q -= 1
+    # ---- Pareto improvement ------------------------------------------------------------
+    s = np.zeros(n)
+    dl_min = np.full(n, np.inf)                         # min deadline of tasks with y_lj = 1
+    for a in range(m):                                  # 21: for each i in L
+        i = order[a]
+        si = 0.0
+        for j in range(n):                              # 22: s_i via Eq. (9)
+            if y[i, j] == 1:
+                si = max(si, vrem[i, j]) if l3 else si + vrem[i, j]
+        s[i] = si
+        ti = max(tau[i], si / b_in[i])                  # 23
+        for j in range(n):                              # 24
+            if y[i, j] == 1:
+                ti = max(ti, load[j] / b_eg[j])         # 25-26: r_j = sum_l v_lj y_lj
+        deadline[i] = ti
+    for a in range(m):
+        i = order[a]
+        for j in range(n):
+            if y[i, j] == 1 and deadline[i] < dl_min[j]:
+                dl_min[j] = deadline[i]
+    xload = np.zeros(n)                                 # sum_l v_lj x_lj (line 32 as printed)
+    if line32_x:
+        for i in range(n):
+            if in_g[i]:
+                for j in range(n):
+                    if x[i, j] == 1:
+                        xload[j] += vrem[i, j]
+    rank = np.full(n, n, np.int64)
+    cmax = 0
+    for a in range(m):
+        rank[order[a]] = a
+    nC = 0                                              # 29: C <- {(i, j): x_ij = 1, y_ij = 0}
+    for i in range(n):
+        if in_g[i]:
+            for j in range(n):
+                if x[i, j] == 1 and y[i, j] == 0:
+                    nC += 1
+                    if c[i, j] > cmax:
+                        cmax = c[i, j]
+    keys = np.empty(nC, np.int64)
+    pairs = np.empty(nC, np.int64)
+    h = 0
+    for i in range(n):
+        if in_g[i]:
+            for j in range(n):
+                if x[i, j] == 1 and y[i, j] == 0:
+                    # non-increasing c_ij; ties: L order of i, then j (SM64)
+                    keys[h] = ((cmax - c[i, j]) * (n + 1) + rank[i]) * n + j
+                    pairs[h] = i * n + j
+                    h += 1
+    perm = np.argsort(keys)
+    for h in range(nC):                                 # 30: for each (i, j) in C
+        i = pairs[perm[h]] // n
+        j = pairs[perm[h]] % n
+        si = max(s[i], vrem[i, j]) if l3 else s[i] + vrem[i, j]   # 31: s_i provided y_ij <- 1
+        rj = (xload[j] if line32_x else load[j] + vrem[i, j])    # 32: r_j provided y_ij <- 1
+        ok = deadline[i] >= si / b_in[i] and deadline[i] >= rj / b_eg[j]  # 33
+        if ok and deadline_all and dl_min[j] < rj / b_eg[j]:
+            ok = False
+        if ok:
+            y[i, j] = 1                                 # 34
+            load[j] += vrem[i, j]
+            s[i] = si
+            if deadline[i] < dl_min[j]:
+                dl_min[j] = deadline[i]
+    for i in range(n):                                  # 37-39: x <- y
+        for j in range(n):
+            x[i, j] = y[i, j]
+    return m
+
+
+def select_ssp(kappa: int, x: np.ndarray, vrem: np.ndarray, v: np.ndarray, p: np.ndarray,
+               b_in: np.ndarray, b_eg: np.ndarray, tau: np.ndarray, c: np.ndarray, due: np.ndarray,
+               in_g: np.ndarray, start: np.ndarray, *, eta: float = 0.75, layer: str = "L3",
+               task_order: str = "pseudocode", line32: str = "y", pareto_deadline: str = "own",
+               check: bool = True):
+    """Run Algorithm 2 for the newly ready worker ``kappa``; update the plan in place.
+
+    Arrays (n workers): ``x`` (n, n) int8 current plan (x_ij = 1: j is still a
+    receiver of i's ongoing multicast; rows of workers not in G are 0);
+    ``vrem`` (n, n) float bits not yet delivered from i to j (read where
+    x_ij = 1); ``v`` (n,) bits of each multicast; ``p`` (n,) int minimum
+    receivers; ``b_in``/``b_eg`` (n,) ingress/egress bandwidth (bits/s);
+    ``tau`` (n,) seconds each task's worker would still wait at the SSP gate
+    if its multicast ended now; ``c`` (n, n) int rounds since i last delivered
+    to j; ``due`` (n, n) bool, the forced pairs D; ``in_g`` (n,) bool, the
+    ongoing tasks G; ``start`` (n,) task start times (ties of line 13).
+
+    In place: ``x[kappa]`` and ``vrem[kappa]`` are initialised (lines 1-3),
+    ``in_g[kappa]`` set (line 4) and ``x`` replaced by the new plan y (lines
+    37-39).  Returns ``(order, deadline)``: the tasks of G in the order
+    Algorithm 2 processed them (int64 array; the strict-priority order, SM50)
+    and each task's deadline t_i (seconds; NaN outside G).
+
+    ``eta`` in [0, 1] (the eta rule of line 9), ``layer`` "L3" (s_i = max) or
+    "L7" (s_i = sum) as in Eq. (9); ``task_order``, ``line32`` and
+    ``pareto_deadline`` select readings of the paper (see the module constants).
+    ``check=False`` skips input validation (the simulator's hot loop).
+    """
+    n = x.shape[0]
+    if check:
+        kappa = check_int("kappa", kappa, 0, n - 1)
+        eta = check_real("eta", eta, 0.0, 1.0)
+        check_choice("layer", layer, ("L3", "L7"))
+        check_choice("task_order", task_order, TASK_ORDERS)
+        check_choice("line32", line32, LINE32_READINGS)
+        check_choice("pareto_deadline", pareto_deadline, PARETO_DEADLINES)
+        for name, arr, dt in (("x", x, np.int8), ("vrem", vrem, np.float64), ("c", c, np.int64),
+                              ("due", due, np.bool_)):
+            if arr.shape != (n, n) or arr.dtype != dt:
+                raise ValueError(f"{name} must be a ({n}, {n}) {np.dtype(dt).name} array, "
+                                 f"got {arr.shape} {arr.dtype}")
+        for name, arr, dt in (("v", v, np.float64), ("p", p, np.int64), ("b_in", b_in, np.float64),
+                              ("b_eg", b_eg, np.float64), ("tau", tau, np.float64),
+                              ("in_g", in_g, np.bool_), ("start", start, np.float64)):
+            if arr.shape != (n,) or arr.dtype != dt:
+                raise ValueError(f"{name} must be a ({n},) {np.dtype(dt).name} array, "
+                                 f"got {arr.shape} {arr.dtype}")
+        if in_g[kappa]:
+            raise ValueError(f"kappa must not already be multicasting (in_g[{kappa}] is True)")
+        if np.any(np.diagonal(due)):
+            raise ValueError("due must have a False diagonal (x_ii = 0, Eq. 4)")
+        if np.any(b_in <= 0) or np.any(b_eg <= 0):
+            raise ValueError("b_in and b_eg must be > 0 bits/s")
+        if np.any(p < 1) or np.any(p > n - 1):
+            raise ValueError(f"p must be in [1, {n - 1}]")
+    y = np.empty_like(x)
+    order = np.empty(n, np.int64)
+    deadline = np.full(n, np.nan)
+    m = _algorithm2(kappa, x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, layer == "L3",
+                    task_order == "text", line32 == "x", pareto_deadline == "all", y, order, deadline)
+    return order[:m], deadline

@@ -1,0 +1,256 @@
+"""The simulated SSP cluster: hand-worked runs, invariants (Hypothesis), metrics, Orpheus."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from simlib.runtime.cluster import ScriptedComputeTimes
+from simlib.papers.selmcast.orpheus import orpheus_receivers
+from simlib.papers.selmcast.ssp_cluster import SSPCluster, mean_residual
+from simlib.papers.selmcast.ssp_metrics import ssp_metrics
+from simlib.papers.selmcast.ssp_scenario import SSPScenario, p_count, run_trial, simulate
+from simlib.workloads.traces import Trace, load_trace
+
+G = 1e9
+
+
+def two_workers(times, ssp, scheme="selmcast", **kw):
+    """n = 2, 1 Gbps ports, 1 Gb models: a lone multicast takes exactly 1 s."""
+    return SSPCluster(egress=[G, G], ingress=[G, G], compute=ScriptedComputeTimes(times),
+                      trace=Trace("t", [1.0]), volume_bits=G, p=1, scheme=scheme, ssp=ssp, k=4,
+                      orpheus_rng=np.random.default_rng(0), **kw)
+
+
+def test_ssp_block_and_release():
+    # w0: computes [0,1], multicasts [1,2] (round 1); w1 computes [0,3], multicasts [3,4].
+    # ssp = 0 (BSP): at t = 2 w0 has 1 round, the slowest 0: it waits until w1's round
+    # ends at t = 4 (blocked 2 s), then computes [4,5].
+    log = two_workers([[1, 1, 1], [3, 1, 1]], ssp=0).run(4.5)
+    assert log.compute[0][:2] == [(0.0, 1.0), (4.0, 5.0)]
+    assert log.blocked[0] == pytest.approx(2.0) and log.blocked[1] == 0.0
+    m0 = [m for m in log.multicasts if m.sender == 0]
+    assert m0[0].start == 1.0 and m0[0].finish == pytest.approx(2.0) and m0[0].delivered == (1,)
+    # ssp = 1: no wait; w0 computes [2,3] and multicasts from 3 while w1 does too
+    # (disjoint links: ingress0 + egress1 vs ingress1 + egress0), both end at 4.
+    log = two_workers([[1, 1, 1], [3, 1, 1]], ssp=1).run(4.5)
+    assert log.compute[0][:3] == [(0.0, 1.0), (2.0, 3.0), (4.0, 5.0)]
+    assert log.blocked[0] == 0.0 and log.max_gap == 1
+
+
+def test_bandwidth_change_reaches_running_flows():
+    # capacities halve at t = 1.5: w0's multicast (from t = 1) has .5 Gb left at 1.5,
+    # which takes 1 s at .5 Gbps: it ends at 2.5 instead of 2.
+    def bw(t):
+        f = 1.0 if t < 1.5 else 0.5
+        return np.full((2, 2), f * G)
+
+    log = two_workers([[1, 100], [100]], ssp=None or math.inf, bandwidth=bw, period_s=0.5).run(3.0)
+    assert log.multicasts[0].finish == pytest.approx(2.5)
+
+
+def test_l7_delivers_each_receiver_separately():
+    # n = 3, p = 2, L7: w0 sends two unicasts from one 1 Gbps ingress: each at .5 Gbps,
+    # both delivered at t = 1 + 2 = 3.  Egress of w2 is slower (.25 Gbps): w2 gets its copy
+    # at 1 + 4 = 5, w1 takes the rest of the ingress (.75 Gbps) once w2 is capped... max-min:
+    # w2 at .25, w1 at .75 -> w1 done at 1 + 1/.75; then w2 keeps .25 -> done at 5.
+    c = SSPCluster(egress=[G, G, 0.25 * G], ingress=[G, G, G],
+                   compute=ScriptedComputeTimes([[1, 100], [100], [100]]), trace=Trace("t", [1.0]),
+                   volume_bits=G, p=2, scheme="orpheus", layer="L7", ssp=math.inf, k=4,
+                   orpheus_rng=np.random.default_rng(0))
+    log = c.run(6.0)
+    m = log.multicasts[0]
+    assert m.delivered == (1, 2)
+    assert m.delivered_at[0] == pytest.approx(1 + 1 / 0.75) and m.delivered_at[1] == pytest.approx(5.0)
+    assert m.finish == pytest.approx(5.0)
+
+
+def test_metrics_definitions_on_a_hand_run():
+    log = two_workers([[1, 1, 1], [3, 1, 1]], ssp=0).run(4.5)
+    m = ssp_metrics(log)
+    # compute inside [0, 4.5]: w0 1 + .5, w1 3 + .5 -> mean 2.5 / 4.5
+    assert m["npu_utilization"] == pytest.approx(2.5 / 4.5)
+    assert m["avg_scale"] == pytest.approx(0.5)          # one receiver of n = 2
+    assert m["total_rounds"] == 2 and m["multicasts"] == 2
+    assert m["blocked_share"] == pytest.approx((2.0 / 4.5) / 2)
+
+
+def test_mean_residual_matches_numeric_integral():
+    tr = load_trace("lstm")
+    assert mean_residual(tr, 0.0)[0] == pytest.approx(tr.mean, rel=1e-9)
+    grid = np.linspace(0, tr.samples[-1], 200_001)
+    surv = 1 - np.asarray(tr.cdf(grid))
+    for a in (0.3, 0.9, 1.7):
+        sel = grid >= a
+        num = np.trapezoid(surv[sel], grid[sel]) / (1 - tr.cdf(a))
+        assert mean_residual(tr, a)[0] == pytest.approx(num, rel=2e-3)
+    assert mean_residual(tr, tr.samples[-1] + 1)[0] == 0.0
+
+
+def test_orpheus_receivers():
+    rng = np.random.default_rng(1)
+    r = orpheus_receivers(3, 10, 4, rng, due=[7, 1])
+    assert r.dtype == np.int64 and r.size == 4 and {1, 7} <= set(r.tolist()) and 3 not in r
+    assert np.all(np.diff(r) > 0)
+    assert orpheus_receivers(0, 10, 2, rng, due=[5, 6, 9]).tolist() == [5, 6, 9]
+    with pytest.raises(ValueError, match="sender"):
+        orpheus_receivers(3, 10, 2, rng, due=[3])
+    with pytest.raises(ValueError, match="p must be"):
+        orpheus_receivers(3, 10, 10, rng)
+
+
+def test_p_count_is_ceil():
+    assert p_count(0.3, 50) == 15 and p_count(0.05, 50) == 3 and p_count(0.4, 50) == 20
+    with pytest.raises(ValueError, match="p must give"):
+        p_count(0.999, 10)
+
+
+def _check_log(log, ssp, k, p):
+    n = log.n
+    fin = [m for m in log.multicasts if m.finish is not None]
+    for m in log.multicasts:
+        dropped = {j for j, _ in m.dropped}
+        assert dropped <= set(m.initial)
+        assert not dropped & set(m.delivered)       # never re-added in the round
+        assert set(m.delivered) <= set(m.initial) and m.sender not in m.initial
+    for m in fin:
+        assert len(m.delivered) >= p
+    # the SSP gap, rebuilt from the log: when w starts computing round r, it has r - 1
+    # completed rounds and every worker must have at least r - 1 - ssp
+    ends = [sorted(m.finish for m in fin if m.sender == w) for w in range(n)]
+    for w in range(n):
+        for r, (t0, _) in enumerate(log.compute[w][1:], start=2):
+            low = min(np.searchsorted(ends[j], t0, side="right") for j in range(n))
+            assert (r - 1) - low <= ssp
+    # every (i, j) delivered at least once in every k + 1 consecutive completed rounds of i
+    if k != math.inf:
+        for i in range(n):
+            rounds = [set(m.delivered) for m in fin if m.sender == i]
+            for j in set(range(n)) - {i}:
+                gap = 0
+                for got in rounds:
+                    gap = 0 if j in got else gap + 1
+                    assert gap <= k
+
+
+@settings(max_examples=25)
+@given(n=st.integers(4, 9), scheme=st.sampled_from(["selmcast", "orpheus"]),
+       ssp=st.sampled_from([0, 1, 2, None]), k=st.sampled_from([0, 1, 2, None]),
+       eta=st.sampled_from([0.0, 0.75, 1.0]), layer=st.sampled_from(["L3", "L7"]),
+       model_mb=st.sampled_from([20.0, 200.0, 800.0]), seed=st.integers(0, 1000))
+def test_invariants(n, scheme, ssp, k, eta, layer, model_mb, seed):
+    sc = SSPScenario(scheme=scheme, n=n, duration_s=8.0, ssp=ssp, k=k, eta=eta, layer=layer,
+                     model_mb=model_mb, p=0.3)
+    log = simulate(sc, seed)
+    _check_log(log, math.inf if ssp is None else ssp, math.inf if k is None else k, sc.receivers)
+    assert log.max_gap <= (math.inf if ssp is None else ssp)
+
+
+def test_same_seed_same_result_and_paired_draws():
+    p = dict(n=12, duration_s=10.0)
+    a = run_trial({**p, "scheme": "selmcast"}, np.random.SeedSequence(3))
+    b = run_trial({**p, "scheme": "selmcast"}, np.random.SeedSequence(3))
+    assert a == b
+    la = simulate(SSPScenario(scheme="selmcast", **p), 3)
+    lb = simulate(SSPScenario(scheme="orpheus", **p), 3)
+    np.testing.assert_array_equal(la.egress, lb.egress)
+    da = [e - s for s, e in la.compute[0]]
+    db = [e - s for s, e in lb.compute[0]]
+    m = min(len(da), len(db))
+    np.testing.assert_allclose(da[:m], db[:m])        # same per-worker compute draws
+
+
+def test_selmcast_preempts_and_orpheus_never_does():
+    p = dict(n=20, duration_s=20.0)
+    s = run_trial({**p, "scheme": "selmcast"}, np.random.SeedSequence(0))
+    o = run_trial({**p, "scheme": "orpheus"}, np.random.SeedSequence(0))
+    assert s["preempted_receivers"] > 0 and o["preempted_receivers"] == 0
+    assert o["avg_scale"] >= p_count(0.3, 20) / 20
+
+
+def test_k_removed_orpheus_sends_exactly_p():
+    o = run_trial(dict(n=20, duration_s=20.0, scheme="orpheus", k=None), np.random.SeedSequence(0))
+    assert o["avg_scale"] == pytest.approx(6 / 20)
+    o1 = run_trial(dict(n=20, duration_s=20.0, scheme="orpheus", k=0), np.random.SeedSequence(0))
+    assert o1["avg_scale"] == pytest.approx(19 / 20)       # k = 0: everyone is due every round
+
+
+@pytest.mark.parametrize("knob, values", [
+    ("tau_estimate", ["trace", "zero"]), ("sharing", ["auto", "maxmin"]), ("eta", [0.0, 1.0]),
+    ("line32", ["y", "x"]), ("pareto_deadline", ["own", "all"]), ("task_order", ["pseudocode", "text"]),
+])
+def test_knobs_change_the_run(knob, values):
+    base = dict(n=16, duration_s=15.0, ssp=1, scheme="selmcast")
+    outs = [run_trial({**base, knob: v}, np.random.SeedSequence(1)) for v in values]
+    assert outs[0] != outs[1]
+
+
+def test_eta_raises_the_scale():
+    base = dict(n=20, duration_s=20.0, scheme="selmcast")
+    lo = run_trial({**base, "eta": 0.0}, np.random.SeedSequence(2))
+    hi = run_trial({**base, "eta": 1.0}, np.random.SeedSequence(2))
+    assert hi["avg_scale"] > lo["avg_scale"] and hi["preempted_receivers"] < lo["preempted_receivers"]
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(n=1), "n must be"), (dict(p=0.0), "p must be"), (dict(eta=2.0), "eta must be"),
+    (dict(ssp=-1), "ssp must be"), (dict(k=1.5), "k must be"), (dict(layer="L2"), "layer must be"),
+    (dict(gamma=1.5), "gamma must be"), (dict(lam=1.0), "lam must be"), (dict(mu=0.0), "mu must be"),
+    (dict(foo=1), "unknown scenario parameter"), (dict(trace="no_such_trace"), "trace must be one of"),
+])
+def test_scenario_rejects_bad_values(bad, match):
+    with pytest.raises(ValueError, match=match):
+        SSPScenario.from_params(bad)
+
+
+@pytest.mark.parametrize("sharing, finish0", [("priority", 2.0), ("maxmin", 2.5)])
+def test_strict_priority_in_algorithm_2_order(sharing, finish0):
+    # k = 0: every pair is due, so both multicasts go to both others and share egress 2.
+    # w0 starts at 1 (first in line 13's order), w1 at 1.5.  Strict priority: w0 keeps the
+    # whole 1 Gbps and ends at 2, w1 then ends at 3.  Max-min: .5 each from 1.5 -> w0 ends
+    # at 2.5, w1 has .5 left at 2.5 and ends at 3.
+    c = SSPCluster(egress=[G, G, G], ingress=[G, G, G], compute=ScriptedComputeTimes([[1, 100], [1.5, 100], [100]]),
+                   trace=Trace("t", [1.0]), volume_bits=G, p=1, scheme="selmcast", ssp=math.inf, k=0,
+                   sharing=sharing)
+    log = c.run(4.0)
+    m0, m1 = log.multicasts
+    assert m0.delivered == (1, 2) and m1.delivered == (0, 2)
+    assert m0.finish == pytest.approx(finish0) and m1.finish == pytest.approx(3.0)
+
+
+@settings(max_examples=50)
+@given(st.lists(st.integers(0, 60), min_size=1, max_size=12, unique=True), st.data())
+def test_place_gives_increasing_classes(prios, data):
+    from simlib.papers.selmcast.ssp_cluster import _BASE, _GAP, _place
+
+    m = len(prios)
+    prio = np.full(m + 1, _BASE, np.int64)
+    prio[:m] = _BASE + np.array(prios) * _GAP
+    kappa = m                                                   # the new task
+    order = np.array(data.draw(st.permutations(list(range(m + 1)))), np.int64)
+    before = prio.copy()
+    moved = set(_place(order, kappa, prio, _BASE, _GAP).tolist())
+    assert np.all(np.diff(prio[order]) > 0)                     # classes follow the order
+    changed = {i for i in range(m) if prio[i] != before[i]}
+    assert changed == moved                                      # exactly the re-created flows
+    run = [int(i) for i in order if i != kappa]
+    if all(before[a] < before[b] for a, b in zip(run, run[1:])):
+        assert not moved                                         # already ordered: nothing moves
+
+
+def test_tau_formula():
+    from simlib.papers.selmcast.ssp_cluster import COMPUTING, MULTICASTING, _residual_tables, _tau
+
+    # task 0 will have 3 rounds; with ssp = 1 everyone needs 2.  w1 (0 rounds, computing, true
+    # remaining .5 s) needs 2 more: .5 + 1 x E[T]=1 + 2 x dbar=.2 = 1.9; w2 (1 round, multicasting)
+    # needs 1: 0 + 0 + .2.  tau_0 = 1.9; w1, w2 are not in G: tau = 0.
+    x = np.array([1.0])
+    surv, tail = _residual_tables(x)
+    tau = np.full(3, -1.0)
+    _tau(10.0, np.array([2, 0, 1]), np.array([MULTICASTING, COMPUTING, MULTICASTING]), np.array([9.0, 9.7, 9.0]),
+         np.array([np.inf, 10.5, np.inf]), np.array([True, False, False]), 1, True, x, surv, tail, 1.0, 0.2, tau)
+    np.testing.assert_allclose(tau, [1.9, 0.0, 0.0])
+    # with ssp = 2 only w1 lags (needs 1): .5 + 0 + .2
+    _tau(10.0, np.array([2, 0, 1]), np.array([MULTICASTING, COMPUTING, MULTICASTING]), np.array([9.0, 9.7, 9.0]),
+         np.array([np.inf, 10.5, np.inf]), np.array([True, False, False]), 2, True, x, surv, tail, 1.0, 0.2, tau)
+    np.testing.assert_allclose(tau, [0.7, 0.0, 0.0])
