@@ -30,33 +30,40 @@ traces = ["lstm", "transformer", "cnn"]
 duration_s = 600.0
 p_values = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4]
 k_values = [1, 2, 4, 8, 16, None]          # None: requirement removed
-ssp_values = [1, 2, 4, 8, 16, None]        # with k = ssp; None: no gate and no k
+ssp_values = [1, 2, 4, 8, 16, None]        # k follows ssp; None: no gate and no k
 p = 0.3
 ssp = 4
 k = 4
 eta = 0.75
 
 # %%
-from simlib.core.validate import check_int, check_notebook_common, check_real
+from simlib.core.validate import check_int, check_list, check_real
+from simlib.pipeline.params import check_notebook_common, quick_profile
+from simlib.workloads.traces import check_trace
 
 profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
+trials, n, duration_s, traces, p_values, k_values, ssp_values = quick_profile(
+    profile, trials=(trials, 1), n=(n, 12), duration_s=(duration_s, 10.0), traces=(traces, ["lstm"]),
+    p_values=(p_values, [0.1, 0.3]), k_values=(k_values, [2, None]), ssp_values=(ssp_values, [1, None]))
 n = check_int("n", n, 2)
+traces = check_list("traces", traces, check_trace)
 duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-p_values = [check_real("p_values[i]", x, 0.0, 1.0, lo_open=True, hi_open=True) for x in p_values]
-k_values = [None if x is None else check_int("k_values[i]", x, 0) for x in k_values]
-ssp_values = [None if x is None else check_int("ssp_values[i]", x, 0) for x in ssp_values]
-if profile == "quick":
-    trials, n, duration_s, traces = 1, 12, 10.0, ["lstm"]
-    p_values, k_values, ssp_values = [0.1, 0.3], [2, None], [1, None]
+p_values = check_list("p_values", p_values, lambda key, x: check_real(key, x, 0.0, 1.0, lo_open=True, hi_open=True))
+k_values = check_list("k_values", k_values, lambda key, x: None if x is None else check_int(key, x, 0))
+ssp_values = check_list("ssp_values", ssp_values, lambda key, x: None if x is None else check_int(key, x, 0))
+p = check_real("p", p, 0.0, 1.0, lo_open=True, hi_open=True)
+ssp = None if ssp is None else check_int("ssp", ssp, 0)
+k = None if k is None else check_int("k", k, 0)
+eta = check_real("eta", eta, 0.0, 1.0)
 INF_AT = 32
 
 # %%
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from simlib.core import paths
 from simlib.papers.selmcast import ssp_experiments as ex
 from simlib.papers.selmcast.ssp_scenario import run_trial
+from simlib.pipeline import paths
 from simlib.pipeline import claims, plotting, runs, sweep
 
 common = dict(n=[n], duration_s=[duration_s], eta=[eta])
