@@ -1,10 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     formats: ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python (simlib)
 #     language: python
@@ -38,26 +40,31 @@ model_mb = 200.0
 eta = 0.75
 
 # %%
-from simlib.core.validate import check_int, check_notebook_common, check_real
+from simlib.core.validate import check_int, check_list, check_real
+from simlib.pipeline.params import check_notebook_common, quick_profile
+from simlib.workloads.traces import check_trace
 
 profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
+trials, n, duration_s, traces, eta_values, volume_exponents, gamma_values = quick_profile(
+    profile, trials=(trials, 1), n=(n, 12), duration_s=(duration_s, 10.0), traces=(traces, ["lstm"]),
+    eta_values=(eta_values, [0.0, 1.0]), volume_exponents=(volume_exponents, [-1, 1]),
+    gamma_values=(gamma_values, [0.0, 1.0]))
 n = check_int("n", n, 2)
+traces = check_list("traces", traces, check_trace)
 duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-eta_values = [check_real("eta_values[i]", x, 0.0, 1.0) for x in eta_values]
-volume_exponents = [check_int("volume_exponents[i]", x, -20, 20) for x in volume_exponents]
-gamma_values = [check_real("gamma_values[i]", x, 0.0, 1.0) for x in gamma_values]
+eta_values = check_list("eta_values", eta_values, lambda key, x: check_real(key, x, 0.0, 1.0))
+volume_exponents = check_list("volume_exponents", volume_exponents, lambda key, x: check_int(key, x, -20, 20))
+gamma_values = check_list("gamma_values", gamma_values, lambda key, x: check_real(key, x, 0.0, 1.0))
 period_s = check_real("period_s", period_s, 0.0, lo_open=True)
 model_mb = check_real("model_mb", model_mb, 0.0, lo_open=True)
-if profile == "quick":
-    trials, n, duration_s, traces = 1, 12, 10.0, ["lstm"]
-    eta_values, volume_exponents, gamma_values = [0.0, 1.0], [-1, 1], [0.0, 1.0]
+eta = check_real("eta", eta, 0.0, 1.0)
 
 # %%
 import matplotlib.pyplot as plt
 
-from simlib.core import paths
 from simlib.papers.selmcast import ssp_experiments as ex
 from simlib.papers.selmcast.ssp_scenario import run_trial
+from simlib.pipeline import paths
 from simlib.pipeline import claims, plotting, runs, sweep
 
 common = dict(n=[n], duration_s=[duration_s])
@@ -144,9 +151,17 @@ dec = (all(m12.loc[(t, s, f_hi), "npu_utilization"] < m12.loc[(t, s, f_lo), "npu
        and all(m12.loc[(t, "selmcast", f_hi), "avg_scale"] < m12.loc[(t, "selmcast", f_lo), "avg_scale"]
                for t in traces))
 larger = bool((m12.xs("selmcast", level="scheme")["avg_scale"] > m12.xs("orpheus", level="scheme")["avg_scale"]).all())
+ratio12 = m12.xs("selmcast", level="scheme")["avg_scale"] / m12.xs("orpheus", level="scheme")["avg_scale"]
+ends12 = "; ".join(f"{s} utilization {ex.triplet(m12.xs((s, f_lo), level=('scheme', 'volume_factor'))['npu_utilization'].to_dict())}"
+                   f" -> {ex.triplet(m12.xs((s, f_hi), level=('scheme', 'volume_factor'))['npu_utilization'].to_dict())}"
+                   for s in ("selmcast", "orpheus"))
+s_ends12 = (f"SelMcast scale {ex.triplet(m12.xs(('selmcast', f_lo), level=('scheme', 'volume_factor'))['avg_scale'].to_dict())}"
+            f" -> {ex.triplet(m12.xs(('selmcast', f_hi), level=('scheme', 'volume_factor'))['avg_scale'].to_dict())}")
 claims.record_claim(paper="004", figure="Fig. 12", claim="more data: lower utilization and scale; SelMcast always larger scale",
                     paper_value="both decrease; SelMcast scale always larger",
-                    our_value=f"decrease {dec}; SelMcast larger at every volume {larger}", holds=dec and larger, note=note)
+                    our_value=f"volume x{f_lo:g} -> x{f_hi:g}: {ends12}; {s_ends12} (decrease {dec}); "
+                              f"SelMcast/Orpheus scale at least {ratio12.min():.2f} (larger at every volume {larger})",
+                    holds=dec and larger, note=note)
 
 m13 = df13.groupby(["trace", "gamma", "scheme"])[metrics].mean().unstack("scheme")
 sc_ratio = m13[("avg_scale", "selmcast")] / m13[("avg_scale", "orpheus")]
@@ -161,7 +176,7 @@ claims.record_claim(paper="004", figure="Fig. 13", claim="SelMcast's utilization
                     paper_value="decreases slowly; may be < 0 at gamma = 1",
                     our_value="gain(gamma=0) - gain(gamma=1): " + ex.triplet(shrinks, "{:+.3f}"),
                     holds=all(v > 0 for v in shrinks.values()), note=note)
-print(claims.load_ledger().query("paper == '004' and figure in ['Fig. 11', 'Fig. 12', 'Fig. 13']")
+print(claims.load_ledger(paths.run_context().ledger).query("paper == '004' and figure in ['Fig. 11', 'Fig. 12', 'Fig. 13']")
       [["figure", "claim", "paper_value", "our_value", "holds"]].to_string(index=False))
 
 # %% [markdown]
