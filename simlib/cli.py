@@ -20,7 +20,7 @@ from typing import Callable
 
 from . import __version__
 from .core import paths
-from .core.validate import arg_type, num_arg
+from .core.validate import arg_type, num_arg, print_result
 from .papers.cluster_scenario import SCHEMES
 from .papers.fmreduce import cli as fmreduce_cli
 from .papers.selmcast import cli as selmcast_cli
@@ -165,8 +165,6 @@ def _cmd_run(subparsers) -> None:
                    help="no progress line on stderr (shown by default when stderr is a terminal)")
 
     def handler(args, parser) -> int:
-        import json
-
         import numpy as np
 
         from simlib.papers.cluster_scenario import Scenario, run_trial
@@ -195,12 +193,7 @@ def _cmd_run(subparsers) -> None:
                   f"{args.model_mb:g} MB model finished before the end), so avg_sync_time_s and "
                   "avg_sync_scale are undefined (null); increase --duration or decrease --model-mb",
                   file=sys.stderr)
-        out = {k: (None if isinstance(v, float) and v != v else v) for k, v in out.items()}  # NaN -> null
-        if args.json:
-            print(json.dumps({**out, "params": params, "seed": args.seed}, sort_keys=True, allow_nan=False))
-        else:
-            for k, v in out.items():
-                print(f"{k:28s} {'null' if v is None else v}")
+        print_result(out, params, args.seed, args.json)
         return 0
 
     p.set_defaults(handler=handler, subparser=p)

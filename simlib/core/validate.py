@@ -21,6 +21,7 @@ __all__ = [
     "check_list",
     "arg_type",
     "num_arg",
+    "print_result",
 ]
 
 
@@ -164,3 +165,17 @@ def num_arg(flag: str, kind=float, **bounds):
         return check_int(flag, value, **bounds) if kind is int else check_real(flag, value, **bounds)
 
     return arg_type(check, flag)
+
+
+def print_result(out: dict, params: dict, seed: int, as_json: bool) -> None:
+    """Print a command's result: one JSON object (``out`` plus ``params`` and ``seed``; NaN
+    becomes ``null`` so the output is valid JSON) or one ``name value`` line per metric."""
+    import json
+
+    out = {k: (None if isinstance(v, float) and v != v else v) for k, v in out.items()}
+    if as_json:
+        print(json.dumps({**out, "params": params, "seed": seed}, sort_keys=True, allow_nan=False))
+    else:
+        width = max(map(len, out), default=0) + 2
+        for k, v in out.items():
+            print(f"{k:{width}s} {'null' if v is None else v}")

@@ -20,11 +20,35 @@ from simlib.core.seeding import child_seed
 from simlib.papers.cluster_scenario import Scenario, simulate
 from simlib.core.validate import check_real
 
-__all__ = ["trial", "TRAIN_DEFAULTS"]
+__all__ = ["trial", "TRAIN_DEFAULTS", "split_training_params", "replay_to_target"]
 
 #: One shared training configuration for every scheme (docs/decisions/replay.md).
 TRAIN_DEFAULTS = {"train_problem": "digits", "train_model": "softmax", "train_lr": 0.1,
                   "train_batch": 32, "train_eval_every_s": 1.0}
+
+
+def split_training_params(params: dict, default_target: float) -> tuple[dict, float, dict]:
+    """``(scenario params, target_acc, training config)`` from a trial's flat ``params``:
+    ``train_*`` keys (checked against :data:`TRAIN_DEFAULTS`), ``target_acc`` (default
+    ``default_target``), and everything else for the scenario."""
+    params = dict(params)
+    target = check_real("target_acc", params.pop("target_acc", default_target), 0.0, 1.0)
+    train = {k: params.pop(k) for k in list(params) if k.startswith("train_")}
+    unknown = sorted(set(train) - set(TRAIN_DEFAULTS))
+    if unknown:
+        raise ValueError(f"unknown training parameter(s) {unknown}; allowed: {sorted(TRAIN_DEFAULTS)}")
+    return params, target, {**TRAIN_DEFAULTS, **train}
+
+
+def replay_to_target(log, cfg: dict, target: float, seed: np.random.SeedSequence) -> tuple[dict, dict | None]:
+    """Replay ``log`` with training config ``cfg``; returns (``final_acc`` and ``time_to_target_s``
+    (NaN if never reached), the curve row where the target was first met or None)."""
+    curve = replay(log, cfg["train_problem"], model=cfg["train_model"], lr=cfg["train_lr"],
+                   batch_size=cfg["train_batch"], eval_every_s=cfg["train_eval_every_s"],
+                   seed=child_seed(seed, 7)).curve
+    t = time_to_accuracy(curve, target)
+    row = None if math.isnan(t) else curve[curve["time_s"] == t].iloc[0]
+    return {"final_acc": float(curve["test_acc"].iloc[-1]), "time_to_target_s": float(t)}, row
 
 
 def trial(params: dict, seed: np.random.SeedSequence) -> dict:
@@ -33,29 +57,13 @@ def trial(params: dict, seed: np.random.SeedSequence) -> dict:
     ``updates_to_target`` counts synchronizations launched until the target is first
     met (002's "#update"); ``time_per_update_s`` = time to target / updates.
     """
-    params = dict(params)
-    target = check_real("target_acc", params.pop("target_acc", 0.85), 0.0, 1.0)
-    train = {k: params.pop(k) for k in list(params) if k.startswith("train_")}
-    unknown = sorted(set(train) - set(TRAIN_DEFAULTS))
-    if unknown:
-        raise ValueError(f"unknown training parameter(s) {unknown}; allowed: {sorted(TRAIN_DEFAULTS)}")
-    cfg = {**TRAIN_DEFAULTS, **train}
+    params, target, cfg = split_training_params(params, 0.85)
     log = simulate(Scenario.from_params(params), seed)
-    res = replay(log, cfg["train_problem"], model=cfg["train_model"], lr=cfg["train_lr"],
-                 batch_size=cfg["train_batch"], eval_every_s=cfg["train_eval_every_s"],
-                 seed=child_seed(seed, 7))
-    curve = res.curve
-    t = time_to_accuracy(curve, target)
-    out = sync_metrics(log)
-    out["final_acc"] = float(curve["test_acc"].iloc[-1])
-    out["time_to_target_s"] = float(t)
-    if math.isnan(t):
-        out["iterations_to_target"] = float("nan")
-        out["updates_to_target"] = float("nan")
-        out["time_per_update_s"] = float("nan")
-    else:
-        row = curve[curve["time_s"] == t].iloc[0]
-        out["iterations_to_target"] = float(row["iterations"])
-        out["updates_to_target"] = float(row["syncs"])
-        out["time_per_update_s"] = float(t / row["syncs"]) if row["syncs"] > 0 else float("nan")
+    reached, row = replay_to_target(log, cfg, target, seed)
+    out = {**sync_metrics(log), **reached}
+    nan = float("nan")
+    out["iterations_to_target"] = nan if row is None else float(row["iterations"])
+    out["updates_to_target"] = nan if row is None else float(row["syncs"])
+    out["time_per_update_s"] = (nan if row is None or row["syncs"] == 0
+                                else float(out["time_to_target_s"] / row["syncs"]))
     return out

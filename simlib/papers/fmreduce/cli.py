@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simlib.core.validate import num_arg
+from simlib.core.validate import num_arg, print_result
 
 __all__ = ["register"]
 
@@ -36,8 +36,6 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handler(args, parser) -> int:
-        import json
-
         import numpy as np
 
         from simlib.papers.fmreduce.scenario import Scenario, run_trial
@@ -57,11 +55,7 @@ def register(subparsers) -> None:
                       reduce_s_per_mb=args.reduce_s_per_mb, lp_solver=args.lp_solver)
         Scenario.from_params(params)
         out = run_trial(params, np.random.SeedSequence(args.seed))
-        if args.json:
-            print(json.dumps({**out, "params": params, "seed": args.seed}, sort_keys=True))
-        else:
-            for k, v in out.items():
-                print(f"{k:20s} {v}")
+        print_result(out, params, args.seed, args.json)
         return 0
 
     p.set_defaults(handler=handler, subparser=p)

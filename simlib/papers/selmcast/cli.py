@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simlib.core.validate import arg_type, check_int, num_arg
+from simlib.core.validate import arg_type, check_int, num_arg, print_result
 
 __all__ = ["register_bsp", "register_ssp"]
 
@@ -32,8 +32,6 @@ def register_bsp(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handler(args, parser) -> int:
-        import json
-
         from simlib.papers.selmcast.experiments import bsp_round_summary
 
         if args.p < 1:
@@ -56,11 +54,7 @@ def register_bsp(subparsers) -> None:
             parser.error(f"argument --p: p * n must round to at least 1 receiver, got {args.p} * {args.n}")
         params = dict(n=args.n, p_frac=p_frac, layer=args.layer, lam=args.lam, mu=mu, shared_x=args.shared_x)
         out = bsp_round_summary(params, args.seed, args.scheme, time_limit_s=args.time_limit)
-        if args.json:
-            print(json.dumps({**out, "params": params, "seed": args.seed}, sort_keys=True))
-        else:
-            for k, v in out.items():
-                print(f"{k:22s} {v}")
+        print_result(out, params, args.seed, args.json)
         return 0
 
     p.set_defaults(handler=handler, subparser=p)
@@ -119,7 +113,6 @@ def register_ssp(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handler(args, parser) -> int:
-        import json
         import time
 
         import numpy as np
@@ -147,11 +140,7 @@ def register_ssp(subparsers) -> None:
         out = ssp_metrics(log)
         out["selection_us_per_call"] = 1e6 * log.selection_s / max(log.selections, 1)
         out["wall_s"] = wall
-        if args.json:
-            print(json.dumps({**out, "params": params, "seed": args.seed}, sort_keys=True))
-        else:
-            for k, v in out.items():
-                print(f"{k:28s} {v}")
+        print_result(out, params, args.seed, args.json)
         return 0
 
     p.set_defaults(handler=handler, subparser=p)
