@@ -20,7 +20,8 @@ engines and against SimGrid, and how many flows the incremental engine
 re-solves per rate update (median and mean, against the active flows the
 full engine re-solves every time).
 
-    python benchmarks/bench_network.py [--hosts 200] [--flows 10000,50000] [--repeats 3] [--no-simgrid]
+    python benchmarks/bench_network.py [--hosts 200] [--flows 10000,50000] [--repeats 3]
+                                       [--engines incremental,full,simgrid]
 """
 from __future__ import annotations
 
@@ -68,51 +69,58 @@ def _runs(xs):
     return ", ".join(f"{x:.2f}" for x in xs)
 
 
-def bench_instance(hosts: int, n_flows: int, repeats: int, seed: int, simgrid: bool) -> dict:
+def bench_instance(hosts: int, n_flows: int, repeats: int, seed: int, engines: list[str]) -> dict:
     up, down, flows = workload(hosts, n_flows, seed)
+    print(f"\nworkload: {hosts} hosts, {n_flows} flows, all at t=0", flush=True)
     res = {}
     for engine in ("incremental", "full"):
+        if engine not in engines:
+            continue
         walls, cpus = [], []
         for _ in range(repeats):
             times, wall, cpu, net = run_simlib(up, down, flows, engine)
             walls.append(wall)
             cpus.append(cpu)
-        res[engine] = (times, walls, cpus, net)
-    inc_t, inc_w, inc_c, inc_net = res["incremental"]
-    full_t, full_w, full_c, _ = res["full"]
-    print(f"\nworkload: {hosts} hosts, {n_flows} flows, all at t=0; makespan {inc_t.max():.3f} s")
-    print(f"simlib incremental: median {_med(inc_w):7.2f} s wall ({_runs(inc_w)}), {_med(inc_c):7.2f} s CPU")
-    print(f"simlib previous   : median {_med(full_w):7.2f} s wall ({_runs(full_w)}), {_med(full_c):7.2f} s CPU")
-    print(f"ratio previous/incremental = {_med(full_w) / _med(inc_w):.2f}x wall, "
-          f"{_med(full_c) / _med(inc_c):.2f}x CPU;  max relative difference of completion times = "
-          f"{np.max(np.abs(inc_t - full_t) / full_t):.2e}")
-    rec = np.array(inc_net.recomputed_flows)
-    # the previous engine re-solves every active flow at every update: at the k-th
-    # completion of this batch instance, n_flows - k flows are active
-    active = n_flows - np.arange(len(rec))
-    print(f"flows re-solved per rate update (incremental): median {np.median(rec):.0f}, mean {rec.mean():.0f} "
-          f"(previous engine: median {np.median(active):.0f} active flows); "
-          f"{len(rec)} updates, {np.mean(rec / np.maximum(active, 1)):.1%} of active flows on average")
-    out = dict(inc=_med(inc_w), full=_med(full_w), inc_cpu=_med(inc_c), full_cpu=_med(full_c))
-    if not simgrid:
-        return out
+            print(f"  ({engine} run {len(walls)}: {wall:.2f} s wall, {cpu:.2f} s CPU)", flush=True)
+        res[engine] = (times, _med(walls), _med(cpus))
+        label = "incremental" if engine == "incremental" else "previous   "
+        print(f"simlib {label}: median {_med(walls):7.2f} s wall ({_runs(walls)}), "
+              f"{_med(cpus):7.2f} s CPU ({_runs(cpus)}); makespan {times.max():.3f} s")
+        if engine == "incremental":
+            rec = np.array(net.recomputed_flows)
+            # the previous engine re-solves every active flow at every update: at the
+            # k-th completion of this batch instance, n_flows - k flows are active
+            active = n_flows - np.arange(len(rec))
+            print(f"  flows re-solved per rate update: median {np.median(rec):.0f}, mean {rec.mean():.0f} "
+                  f"(previous engine: every active flow, median {np.median(active):.0f}); {len(rec)} updates, "
+                  f"{np.mean(rec / np.maximum(active, 1)):.1%} of the active flows on average")
+    if "incremental" in res and "full" in res:
+        (ti, wi, ci), (tf, wf, cf) = res["incremental"], res["full"]
+        print(f"ratio previous/incremental = {wf / wi:.2f}x wall, {cf / ci:.2f}x CPU;  "
+              f"max relative difference of completion times = {np.max(np.abs(ti - tf) / tf):.2e}")
+    if "simgrid" not in engines:
+        return res
     from simlib.core import simgrid_ref
 
     if not simgrid_ref.simgrid_available():
         print("SimGrid: not importable (apt-get install python3-simgrid; make venv) -- skipped")
-        return out
+        return res
     sg_times, sg_cpus, theirs = [], [], None
     for _ in range(repeats):
         theirs, t, c = simgrid_ref.run_benchmark(up, down, flows, cpu=True)
         sg_times.append(t)
         sg_cpus.append(c)
+        print(f"  (SimGrid run {len(sg_times)}: {t:.2f} s wall, {c:.2f} s CPU)", flush=True)
     sg, sg_cpu = _med(sg_times), _med(sg_cpus)
-    print(f"SimGrid           : median {sg:7.2f} s wall ({_runs(sg_times)}), {sg_cpu:7.2f} s CPU (Engine.run())")
-    print(f"ratio SimGrid/incremental = {sg / _med(inc_w):.2f}x wall, {sg_cpu / _med(inc_c):.2f}x CPU;  "
-          f"SimGrid/previous = {sg / _med(full_w):.2f}x wall, {sg_cpu / _med(full_c):.2f}x CPU;  "
-          f"max relative difference of completion times vs SimGrid = {np.max(np.abs(inc_t - theirs) / theirs):.2e}")
-    out["simgrid"] = sg
-    return out
+    res["simgrid"] = (theirs, sg, sg_cpu)
+    print(f"SimGrid           : median {sg:7.2f} s wall ({_runs(sg_times)}), "
+          f"{sg_cpu:7.2f} s CPU ({_runs(sg_cpus)}) in Engine.run()")
+    for engine, label in (("incremental", "incremental"), ("full", "previous")):
+        if engine in res:
+            t, w, c = res[engine]
+            print(f"ratio SimGrid/{label} = {sg / w:.2f}x wall, {sg_cpu / c:.2f}x CPU;  max relative "
+                  f"difference of completion times vs SimGrid = {np.max(np.abs(t - theirs) / theirs):.2e}")
+    return res
 
 
 def main(argv=None) -> int:
@@ -121,8 +129,12 @@ def main(argv=None) -> int:
     ap.add_argument("--flows", default="10000,50000", help="comma-separated flow counts, one instance each")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--no-simgrid", action="store_true", help="skip the SimGrid runs")
+    ap.add_argument("--engines", default="incremental,full,simgrid",
+                    help="comma-separated subset of incremental, full (the previous engine), simgrid")
     args = ap.parse_args(argv)
+    engines = args.engines.split(",")
+    if not engines or any(e not in ("incremental", "full", "simgrid") for e in engines):
+        ap.error(f"--engines must be a comma-separated subset of incremental,full,simgrid, got {args.engines!r}")
     try:
         counts = [int(x) for x in args.flows.split(",")]
     except ValueError:
@@ -132,7 +144,7 @@ def main(argv=None) -> int:
     for engine in ("incremental", "full"):  # compile numba kernels outside the timing
         run_simlib(*workload(10, 50, 1), engine)
     for n in counts:
-        bench_instance(args.hosts, n, args.repeats, args.seed, not args.no_simgrid)
+        bench_instance(args.hosts, n, args.repeats, args.seed, engines)
     return 0
 
 
