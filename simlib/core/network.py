@@ -54,7 +54,7 @@ _ABS_TOL_BITS = 1e-6
 # Incremental engine (N9): a batch of changes this large is solved in full instead
 # (fractions of the active flows / of the links): new or re-routed flows, changed
 # links, flows the change turned out to affect.
-INC_LIMITS = (0.25, 0.25, 0.5)
+INC_LIMITS = (0.25, 0.25, 0.15)
 
 
 @njit(cache=True)

@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 
 from simlib.core.events import Simulator
 from simlib.core.maxmin import reference_rates
-from simlib.core.network import FlowNetwork
+from simlib.core.network import INC_LIMITS, FlowNetwork
 from simlib.core.topology import BigSwitch
 from simlib.core.units import Gbps, MB
 
@@ -121,7 +121,7 @@ def test_incremental_rates_equal_full_solve_after_random_events(seq, sharing):
 @given(seq=event_sequences())
 def test_incremental_with_default_fallback_limits_equals_full_solve(seq):
     caps, ops = seq
-    replay(caps, ops, "maxmin", (0.25, 0.25, 0.5))
+    replay(caps, ops, "maxmin", INC_LIMITS)
 
 
 def test_forced_incremental_replay_really_takes_the_incremental_path():
