@@ -1,15 +1,27 @@
-"""Benchmark: simlib's flow network vs. SimGrid's LMM solver on one workload.
+"""Benchmark: simlib's flow network (incremental and previous engine) vs. SimGrid's LMM solver.
 
 Workload (the SelMcast L7 scale of the foundation issue): ``--hosts`` hosts on
 a big switch with up/down capacities uniform in [1, 20] Gbps, ``--flows``
 unicast flows with random src != dst and volumes uniform in [1, 100] MB, all
-starting at t = 0.  Both simulators compute every completion time; we report
-the median wall-clock time over ``--repeats`` runs of each (simlib: the whole
-event loop after a warm-up that compiles the numba kernels; SimGrid: the time
-inside ``Engine.run()``), their ratio, and the largest relative difference
-between the two sets of completion times.
+starting at t = 0 (default: two instances, 10,000 and 50,000 flows).  Every
+engine computes every completion time on the same instance in the same
+process run:
 
-    python benchmarks/bench_network.py [--hosts 200] [--flows 10000] [--repeats 3]
+* ``incremental``: simlib's default engine (decision N9);
+* ``full``: the previous engine (every change re-solves every flow, every
+  step scans every flow), kept selectable as ``FlowNetwork(engine="full")``;
+* SimGrid (wall and CPU time inside ``Engine.run()``, in a child process).
+
+We print, per instance, the median wall-clock time over ``--repeats`` runs of
+each (simlib: the whole event loop after a warm-up that compiles the numba
+kernels; also its process CPU time, steadier on a shared machine), the
+ratios, the largest relative difference of completion times between the
+engines and against SimGrid, and how many flows the incremental engine
+re-solves per rate update (median and mean, against the active flows the
+full engine re-solves every time).
+
+    python benchmarks/bench_network.py [--hosts 200] [--flows 10000,50000] [--repeats 3]
+                                       [--engines incremental,full,simgrid]
 """
 from __future__ import annotations
 
@@ -38,50 +50,101 @@ def workload(hosts: int, flows: int, seed: int):
     return up, down, [(int(s), int(d), float(v), 0.0) for s, d, v in zip(src, dst, vol)]
 
 
-def run_simlib(up, down, flows):
+def run_simlib(up, down, flows, engine: str = "incremental"):
+    """Completion times, wall seconds, CPU seconds, and the network (for its counters)."""
     topo = BigSwitch(up, down)
-    t0 = time.perf_counter()
-    net = FlowNetwork(topo.capacities)
+    t0, c0 = time.perf_counter(), time.process_time()
+    net = FlowNetwork(topo.capacities, engine=engine)
     handles = [net.add_flow(topo.unicast(s, d), v) for s, d, v, _ in flows]
     net.run_until_idle()
-    elapsed = time.perf_counter() - t0
-    return np.array([h.finish_time for h in handles]), elapsed
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return np.array([h.finish_time for h in handles]), wall, cpu, net
+
+
+def _med(xs):
+    return statistics.median(xs)
+
+
+def _runs(xs):
+    return ", ".join(f"{x:.2f}" for x in xs)
+
+
+def bench_instance(hosts: int, n_flows: int, repeats: int, seed: int, engines: list[str]) -> dict:
+    up, down, flows = workload(hosts, n_flows, seed)
+    print(f"\nworkload: {hosts} hosts, {n_flows} flows, all at t=0", flush=True)
+    res = {}
+    for engine in ("incremental", "full"):
+        if engine not in engines:
+            continue
+        walls, cpus = [], []
+        for _ in range(repeats):
+            times, wall, cpu, net = run_simlib(up, down, flows, engine)
+            walls.append(wall)
+            cpus.append(cpu)
+            print(f"  ({engine} run {len(walls)}: {wall:.2f} s wall, {cpu:.2f} s CPU)", flush=True)
+        res[engine] = (times, _med(walls), _med(cpus))
+        label = "incremental" if engine == "incremental" else "previous   "
+        print(f"simlib {label}: median {_med(walls):7.2f} s wall ({_runs(walls)}), "
+              f"{_med(cpus):7.2f} s CPU ({_runs(cpus)}); makespan {times.max():.3f} s")
+        if engine == "incremental":
+            rec = np.array(net.recomputed_flows)
+            # the previous engine re-solves every active flow at every update: at the
+            # k-th completion of this batch instance, n_flows - k flows are active
+            active = n_flows - np.arange(len(rec))
+            print(f"  flows re-solved per rate update: median {np.median(rec):.0f}, mean {rec.mean():.0f} "
+                  f"(previous engine: every active flow, median {np.median(active):.0f}); {len(rec)} updates, "
+                  f"{np.mean(rec / np.maximum(active, 1)):.1%} of the active flows on average")
+    if "incremental" in res and "full" in res:
+        (ti, wi, ci), (tf, wf, cf) = res["incremental"], res["full"]
+        print(f"ratio previous/incremental = {wf / wi:.2f}x wall, {cf / ci:.2f}x CPU;  "
+              f"max relative difference of completion times = {np.max(np.abs(ti - tf) / tf):.2e}")
+    if "simgrid" not in engines:
+        return res
+    from simlib.core import simgrid_ref
+
+    if not simgrid_ref.simgrid_available():
+        print("SimGrid: not importable (apt-get install python3-simgrid; make venv) -- skipped")
+        return res
+    sg_times, sg_cpus, theirs = [], [], None
+    for _ in range(repeats):
+        theirs, t, c = simgrid_ref.run_benchmark(up, down, flows, cpu=True)
+        sg_times.append(t)
+        sg_cpus.append(c)
+        print(f"  (SimGrid run {len(sg_times)}: {t:.2f} s wall, {c:.2f} s CPU)", flush=True)
+    sg, sg_cpu = _med(sg_times), _med(sg_cpus)
+    res["simgrid"] = (theirs, sg, sg_cpu)
+    print(f"SimGrid           : median {sg:7.2f} s wall ({_runs(sg_times)}), "
+          f"{sg_cpu:7.2f} s CPU ({_runs(sg_cpus)}) in Engine.run()")
+    for engine, label in (("incremental", "incremental"), ("full", "previous")):
+        if engine in res:
+            t, w, c = res[engine]
+            print(f"ratio SimGrid/{label} = {sg / w:.2f}x wall, {sg_cpu / c:.2f}x CPU;  max relative "
+                  f"difference of completion times vs SimGrid = {np.max(np.abs(t - theirs) / theirs):.2e}")
+    return res
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hosts", type=int, default=200)
-    ap.add_argument("--flows", type=int, default=10_000)
+    ap.add_argument("--flows", default="10000,50000", help="comma-separated flow counts, one instance each")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--engines", default="incremental,full,simgrid",
+                    help="comma-separated subset of incremental, full (the previous engine), simgrid")
     args = ap.parse_args(argv)
-    if args.hosts < 2 or args.flows < 1 or args.repeats < 1:
+    engines = args.engines.split(",")
+    if not engines or any(e not in ("incremental", "full", "simgrid") for e in engines):
+        ap.error(f"--engines must be a comma-separated subset of incremental,full,simgrid, got {args.engines!r}")
+    try:
+        counts = [int(x) for x in args.flows.split(",")]
+    except ValueError:
+        ap.error(f"--flows must be comma-separated integers >= 1, got {args.flows!r}")
+    if args.hosts < 2 or min(counts) < 1 or args.repeats < 1:
         ap.error("--hosts must be >= 2, --flows >= 1, --repeats >= 1")
-
-    up, down, flows = workload(args.hosts, args.flows, args.seed)
-    run_simlib(*workload(10, 50, 1))  # compile numba kernels outside the timing
-    ours, our_times = None, []
-    for _ in range(args.repeats):
-        ours, t = run_simlib(up, down, flows)
-        our_times.append(t)
-    print(f"workload: {args.hosts} hosts, {args.flows} flows, all at t=0; makespan {ours.max():.3f} s")
-    print(f"simlib : median {statistics.median(our_times):7.2f} s over {args.repeats} runs "
-          f"({', '.join(f'{t:.2f}' for t in our_times)})")
-
-    from simlib.core import simgrid_ref
-
-    if not simgrid_ref.simgrid_available():
-        print("SimGrid: not importable (apt-get install python3-simgrid; make venv) -- skipped")
-        return 0
-    sg_times = []
-    theirs = None
-    for _ in range(args.repeats):
-        theirs, t = simgrid_ref.run_benchmark(up, down, flows)
-        sg_times.append(t)
-    sg, me = statistics.median(sg_times), statistics.median(our_times)
-    rel = np.max(np.abs(ours - theirs) / theirs)
-    print(f"SimGrid: median {sg:7.2f} s over {args.repeats} runs ({', '.join(f'{t:.2f}' for t in sg_times)})")
-    print(f"ratio SimGrid/simlib = {sg / me:.2f}x   max relative difference of completion times = {rel:.2e}")
+    for engine in ("incremental", "full"):  # compile numba kernels outside the timing
+        run_simlib(*workload(10, 50, 1), engine)
+    for n in counts:
+        bench_instance(args.hosts, n, args.repeats, args.seed, engines)
     return 0
 
 

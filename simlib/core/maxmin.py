@@ -85,11 +85,13 @@ def _heap_pop(hkey, hlink, hver, size):
 
 
 @njit(cache=True)
-def _allocate(cap, fstart, fend, fidx, flows, prio, rates, scan_max_links):
+def _allocate(cap, fstart, fend, fidx, flows, prio, rates, scan_max_links, blink):
     """Fill ``rates[f]`` for every flow id in ``flows`` (see module docstring).
 
     ``fidx[fstart[f]:fend[f]]`` are the links of flow ``f``; entries < 0 are
     removed links (tombstones).  ``flows`` must be sorted by (prio, id).
+    ``blink[f]`` receives the link at which flow ``f`` was frozen (its
+    bottleneck; -1 for a flow without links).
     """
     n_links = cap.shape[0]
     n_flows_total = rates.shape[0]
@@ -135,6 +137,7 @@ def _allocate(cap, fstart, fend, fidx, flows, prio, rates, scan_max_links):
                 deg[l] += 1
             if not has_link:
                 rates[f] = np.inf
+                blink[f] = -1
                 frozen[f] = True
         # transpose the class's incidence (link -> flows)
         total = 0
@@ -198,6 +201,7 @@ def _allocate(cap, fstart, fend, fidx, flows, prio, rates, scan_max_links):
                     continue
                 frozen[f] = True
                 rates[f] = share
+                blink[f] = l
                 for j in range(fstart[f], fend[f]):
                     l2 = fidx[j]
                     if l2 < 0:
@@ -231,6 +235,7 @@ def allocate_rates(
     prio: np.ndarray | None = None,
     rates: np.ndarray | None = None,
     scan_max_links: int = SCAN_MAX_LINKS,
+    bottleneck: np.ndarray | None = None,
 ) -> np.ndarray:
     """Max-min fair rates (bits/s) with strict priority classes.
 
@@ -250,6 +255,11 @@ def allocate_rates(
     scan_max_links : int
         Classes touching at most this many links use the linear-scan search
         for the bottleneck, larger ones the heap (same result; speed only).
+    bottleneck : int array indexed by flow id, optional
+        Output: the link at which each allocated flow was frozen (a saturated
+        link on which it has the largest rate of its class; -1 for a flow
+        without links).  The incremental engine of
+        :mod:`simlib.core.network` keeps it between updates.
 
     Returns the ``rates`` array.
     """
@@ -268,8 +278,10 @@ def allocate_rates(
             order = flows if ascending else np.sort(flows)
         else:
             order = flows[np.lexsort((flows, p))]
+    if bottleneck is None:
+        bottleneck = np.empty(n_total, dtype=np.int64)
     _allocate(np.asarray(capacities, dtype=np.float64), fstart, fend, fidx, order,
-              prio_arr, rates, int(scan_max_links))
+              prio_arr, rates, int(scan_max_links), bottleneck)
     return rates
 
 

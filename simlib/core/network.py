@@ -7,6 +7,16 @@ max-min fair allocation of :mod:`simlib.core.maxmin` (optionally with strict
 priority classes) and are recomputed lazily after any change: a flow added,
 finished, removed, a link dropped from a flow, a capacity changed.
 
+Two engines give the same rates (to float rounding; decision N9):
+
+* ``engine="incremental"`` (default): after a change only the flows whose
+  rate can move are re-solved (with the other flows' rates held, grown until
+  the held flows provably keep their rates), remaining volumes are brought up
+  to date only when a flow's rate changes, and the next completion comes from
+  projected finish times with per-block minima (:mod:`simlib.core.incremental`);
+* ``engine="full"``: the original engine: every change re-solves all flows,
+  every time step drains all flows, completions are found by scanning.
+
 The network can be driven in two ways:
 
 * attached to a :class:`~simlib.core.events.Simulator` (``FlowNetwork(caps, sim)``):
@@ -15,9 +25,8 @@ The network can be driven in two ways:
 * stand-alone: ``advance_to(t)``, ``next_completion_time()`` and
   ``pop_completed()`` let a custom driver step it.
 
-State lives in flat numpy arrays indexed by slot so that advancing time and
-finding the next completion are vectorized; slots of finished flows are
-compacted away when they make up half the table.
+State lives in flat numpy arrays indexed by slot; slots of finished flows
+are compacted away when they make up half the table.
 
 Units: bits, bits/s, seconds.
 """
@@ -29,16 +38,23 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 from numba import njit
 
+from simlib.core import incremental as inc
 from simlib.core.events import Simulator, Timer
-from simlib.core.maxmin import allocate_rates
+from simlib.core.maxmin import SCAN_MAX_LINKS, allocate_rates
 from simlib.core.validate import check_array, check_choice, check_int, check_real
 
-__all__ = ["Flow", "FlowNetwork"]
+__all__ = ["Flow", "FlowNetwork", "ENGINES"]
+
+ENGINES = ("incremental", "full")
 
 # A flow is complete when fewer than this many bits (relative to its volume)
 # remain; it absorbs float error from advancing many flows by rate * dt.
 _REL_TOL = 1e-9
 _ABS_TOL_BITS = 1e-6
+# Incremental engine (N9): a batch of changes this large is solved in full instead
+# (fractions of the active flows / of the links): new or re-routed flows, changed
+# links, flows the change turned out to affect.
+INC_LIMITS = (0.25, 0.25, 0.15)
 
 
 @njit(cache=True)
@@ -110,7 +126,9 @@ class Flow:
     @property
     def remaining(self) -> float:
         """Bits still to send (as of the network's current time)."""
-        return float(self._net._remaining[self._slot]) if self._slot >= 0 else 0.0
+        if self._slot < 0:
+            return 0.0
+        return self._net._remaining_of(self._slot)
 
     @property
     def rate(self) -> float:
@@ -138,12 +156,19 @@ class FlowNetwork:
         ``"maxmin"``: per-flow max-min fairness, priorities ignored.
         ``"priority"``: strict priority classes (lower ``priority`` value
         first), max-min inside a class, work-conserving.
+    engine : {"incremental", "full"}
+        How rates and completions are updated (module docstring, decision
+        N9); same results, ``"full"`` is the original reference engine.
+
+    ``recomputed_flows`` lists, per rate update, how many flows were re-solved.
     """
 
     def __init__(self, capacities: Sequence[float], sim: Simulator | None = None,
-                 sharing: str = "maxmin"):
+                 sharing: str = "maxmin", engine: str = "incremental"):
         self.capacities = check_array("capacities", capacities, lo=0.0, min_len=1).copy()
         self.sharing = check_choice("sharing", sharing, ("maxmin", "priority"))
+        self.engine = check_choice("engine", engine, ENGINES)
+        self._inc = self.engine == "incremental"
         self.sim = sim
         self.now = sim.now if sim is not None else 0.0
         n0 = 64
@@ -165,6 +190,10 @@ class FlowNetwork:
         self._poke: Timer | None = None
         self._done: list[Flow] = []
         self.recomputations = 0
+        self.recomputed_flows: list[int] = []
+        self.solver_stats = np.zeros(3, dtype=np.int64)  # incremental: passes, flows solved, refresh pos
+        if self._inc:
+            self._inc_init(n0)
 
     # ------------------------------------------------------------------ queries
     @property
@@ -222,6 +251,14 @@ class FlowNetwork:
         self._alive[slot] = True
         self._flows.append(flow)
         self._n_alive += 1
+        if self._inc:
+            self._tupd[slot] = self.now
+            self._bl[slot] = -1
+            inc.project(self._volume, self._remaining, self._rate, self._tupd, slot,
+                        self._tz, self._tt, self._bdirty)
+            self._adj_add(slot)
+            self._pend_flows.append(flow)
+            self._open.update(links)
         self._touch()
         return flow
 
@@ -229,7 +266,7 @@ class FlowNetwork:
         """Abort an active flow; return the bits it had left. ``on_done`` is not called."""
         self._check_mine(flow)
         self._advance(self._clock())
-        left = float(self._remaining[flow._slot])
+        left = self._remaining_of(flow._slot)
         self._kill(flow)
         self._touch()
         return left
@@ -240,6 +277,11 @@ class FlowNetwork:
         if link not in flow.links:
             raise ValueError(f"link must be one of the flow's links {list(flow.links)}, got {link}")
         self._advance(self._clock())
+        if self._inc:
+            inc.adj_remove_link(self._loff, self._lcnt, self._ladj, link, flow._slot)
+            inc.drop_link_load(self._load, self._lcnt, self._rate, link, flow._slot)
+            self._open.update(flow.links)
+            self._pend_flows.append(flow)
         seg = self._fidx[self._fstart[flow._slot]: self._fend[flow._slot]]
         seg[seg == link] = -1
         flow.links = tuple(l for l in flow.links if l != link)
@@ -251,6 +293,14 @@ class FlowNetwork:
         capacity = check_real("capacity", capacity, 0.0)
         self._advance(self._clock())
         self.capacities[link] = capacity
+        if self._inc:
+            self._open.add(link)
+            if capacity < self._load[link]:
+                # the flows crossing it no longer fit, bottlenecked here or not: re-solve them all
+                for slot in self._ladj[self._loff[link]: self._loff[link] + self._lcnt[link]].tolist():
+                    f = self._flows[slot]
+                    self._pend_flows.append(f)
+                    self._open.update(f.links)
         self._touch()
 
     def set_capacities(self, capacities: Sequence[float]) -> None:
@@ -260,6 +310,8 @@ class FlowNetwork:
             raise ValueError(f"capacities must have length {self.n_links}, got {caps.shape[0]}")
         self._advance(self._clock())
         self.capacities = caps.copy()
+        if self._inc:
+            self._open.update(range(self.n_links))
         self._touch()
 
     # ----------------------------------------------------- stand-alone driving
@@ -268,6 +320,9 @@ class FlowNetwork:
         self._ensure_rates()
         if self._n_alive == 0:
             return math.inf
+        if self._inc:
+            t = inc.next_time(self._tz, self._tt, self._bz, self._bt, self._bdirty, self._n_slots)
+            return max(float(t), self.now)
         n = self._n_slots
         return self.now + _min_time_left(self._remaining, self._volume, self._rate, self._alive, n)
 
@@ -320,10 +375,19 @@ class FlowNetwork:
         self._n_slots += 1
         return slot
 
+    _SLOT_ARRAYS = ("_volume", "_remaining", "_rate", "_prio", "_fstart", "_fend", "_alive")
+    _INC_SLOT_ARRAYS = ("_tupd", "_bl", "_bnext", "_bprev", "_nrate", "_nbl", "_in_s")
+
     def _grow_slots(self) -> None:
-        for name in ("_volume", "_remaining", "_rate", "_prio", "_fstart", "_fend", "_alive"):
+        names = self._SLOT_ARRAYS + (self._INC_SLOT_ARRAYS if self._inc else ())
+        for name in names:
             arr = getattr(self, name)
             setattr(self, name, np.concatenate([arr, np.zeros_like(arr)]))
+        if self._inc:
+            self._zprio = np.zeros(self._volume.shape[0], dtype=np.int64)
+            self._tz = np.concatenate([self._tz, np.full_like(self._tz, np.inf)])
+            self._tt = np.concatenate([self._tt, np.full_like(self._tt, np.inf)])
+            self._blocks_alloc()
 
     def _compact(self) -> None:
         n = self._n_slots
@@ -337,7 +401,10 @@ class FlowNetwork:
             starts[k] = pos
             pos += seg.size
         lens = self._fend[keep] - self._fstart[keep]
-        for name in ("_volume", "_remaining", "_rate", "_prio", "_alive"):
+        names = ("_volume", "_remaining", "_rate", "_prio", "_alive")
+        if self._inc:
+            names += ("_tupd", "_bl", "_tz", "_tt")
+        for name in names:
             arr = getattr(self, name)
             arr[: keep.size] = arr[keep]
             arr[keep.size: n] = 0
@@ -351,9 +418,19 @@ class FlowNetwork:
         self._flows = flows
         self._n_slots = keep.size
         self._n_idx = pos
+        if self._inc:
+            self._tz[keep.size: n] = np.inf
+            self._tt[keep.size: n] = np.inf
+            self._adj_rebuild()
+            self._bdirty[:] = True
+            inc.bottlenecks_rebuild(self._bl, self._alive, self._n_slots, self._nb,
+                                    self._bhead, self._bnext, self._bprev)
 
     def _kill(self, flow: Flow) -> None:
         slot = flow._slot
+        if self._inc:
+            self._kill_slots(np.array([slot], dtype=np.int64))
+            self._open.update(flow.links)
         self._alive[slot] = False
         self._rate[slot] = 0.0
         self._remaining[slot] = 0.0
@@ -365,6 +442,9 @@ class FlowNetwork:
         if not self._dirty:
             return
         self._dirty = False
+        if self._inc:
+            self._inc_update()
+            return
         n = self._n_slots
         alive = np.flatnonzero(self._alive[:n])
         if alive.size:
@@ -380,24 +460,126 @@ class FlowNetwork:
         dt = t - self.now
         if dt > 0 and self._n_alive:
             self._ensure_rates()
-            _drain(self._remaining, self._rate, self._alive, self._n_slots, dt)
+            if not self._inc:  # the incremental engine updates remaining bits lazily
+                _drain(self._remaining, self._rate, self._alive, self._n_slots, dt)
         self.now = t
 
     def _collect_completed(self) -> list[Flow]:
         if self._n_alive == 0:
             return []
-        slots = _completed_slots(self._remaining, self._volume, self._rate, self._alive, self._n_slots)
+        if self._inc:
+            slots = inc.collect_done(self.now, self._volume, self._remaining, self._rate, self._tupd,
+                                     self._alive, self._tz, self._tt, self._bz, self._bt, self._bdirty,
+                                     self._n_slots)
+            if slots.size:
+                self._kill_slots(slots)
+        else:
+            slots = _completed_slots(self._remaining, self._volume, self._rate, self._alive, self._n_slots)
         done = []
         for slot in slots.tolist():  # slot order = start order: deterministic
             f = self._flows[slot]
             f.finish_time = self.now
-            self._kill(f)
+            if self._inc:
+                self._open.update(f.links)
+                self._flows[slot] = None
+                f._slot = -1
+                self._n_alive -= 1
+            else:
+                self._kill(f)
             done.append(f)
         if done:
             self._dirty = True
             if self._n_slots > 256 and self._n_alive < self._n_slots // 4:
                 self._compact()
         return done
+
+    # ------------------------------------------------ incremental engine (N9)
+    def _inc_init(self, n0: int) -> None:
+        L = self.n_links
+        self._tupd = np.zeros(n0)                       # time at which _remaining is exact
+        self._tz = np.full(n0, np.inf)                  # projected time of the last bit
+        self._tt = np.full(n0, np.inf)                  # projected entry into the N6 tolerance
+        self._blocks_alloc()
+        self._bl = np.full(n0, -1, dtype=np.int64)      # bottleneck link per slot
+        self._bnext = np.zeros(n0, dtype=np.int64)      # per-link bottleneck lists (linked)
+        self._bprev = np.zeros(n0, dtype=np.int64)
+        self._bhead = np.full(L, -1, dtype=np.int64)
+        self._nrate = np.zeros(n0)                      # solver scratch
+        self._nbl = np.zeros(n0, dtype=np.int64)
+        self._in_s = np.zeros(n0, dtype=bool)
+        self._zprio = np.zeros(n0, dtype=np.int64)
+        self._lam = np.zeros(L)                         # rate of the flows bottlenecked on a link
+        self._nb = np.zeros(L, dtype=np.int64)          # how many flows are bottlenecked on it
+        self._load = np.zeros(L)                        # sum of rates on it
+        self._l_open = np.zeros(L, dtype=bool)          # link scratch
+        self._l_queued = np.zeros(L, dtype=bool)
+        self._l_mark = np.zeros(L, dtype=bool)
+        self._l_f = [np.zeros(L) for _ in range(5)]
+        self._open: set[int] = set()
+        self._pend_flows: list[Flow] = []
+        self._inc_limits = INC_LIMITS
+        self._adj_rebuild()
+
+    def _adj_rebuild(self) -> None:
+        self._loff, self._lcnt, self._lcap, self._ladj = inc.adj_build(
+            self.n_links, self._fstart, self._fend, self._fidx, self._alive, self._n_slots)
+
+    def _adj_add(self, slot: int) -> None:
+        if not inc.adj_insert(self._loff, self._lcnt, self._lcap, self._ladj, self._fidx,
+                              self._fstart[slot], self._fend[slot], slot):
+            self._adj_rebuild()  # the slot is alive already, so the rebuild includes it
+
+    def _blocks_alloc(self) -> None:
+        nblk = (self._tz.shape[0] >> inc.BLOCK_SHIFT) + 1
+        self._bz = np.full(nblk, np.inf)   # per-block minima of _tz / _tt
+        self._bt = np.full(nblk, np.inf)
+        self._bdirty = np.ones(nblk, dtype=bool)
+
+    def _kill_slots(self, slots: np.ndarray) -> None:
+        inc.kill_slots(slots, self._fstart, self._fend, self._fidx, self._alive, self._rate,
+                       self._remaining, self._bl, self._nb, self._bhead, self._bnext, self._bprev,
+                       self._load, self._loff, self._lcnt, self._ladj, self._tz, self._tt, self._bdirty)
+
+    def _remaining_of(self, slot: int) -> float:
+        if not self._inc:
+            return float(self._remaining[slot])
+        r = self._rate[slot]
+        if r == math.inf:  # emptied by any time step, as the full engine's drain does
+            return float(self._remaining[slot]) if self.now <= self._tupd[slot] else 0.0
+        return max(float(self._remaining[slot] - r * (self.now - self._tupd[slot])), 0.0)
+
+    def _inc_update(self) -> None:
+        """Re-solve what the changes since the last update can affect (N9)."""
+        pend = [f._slot for f in self._pend_flows if f._slot >= 0]
+        opened = self._open
+        self._pend_flows = []
+        self._open = set()
+        if self._n_alive == 0:
+            return
+        self.recomputations += 1
+        n = self._n_slots
+        prio = self._prio if self.sharing == "priority" else self._zprio
+        pmode = self.sharing == "priority"
+        ns = -1
+        max_pend, max_open, max_affected = self._inc_limits
+        if len(pend) <= self._n_alive * max_pend and len(opened) <= max(self.n_links * max_open, 2):
+            max_flows = self._n_alive + 1 if max_affected >= 1 else max(int(self._n_alive * max_affected), 16)
+            sold, snew, smax, lamn, resid = self._l_f
+            ns = inc.solve_incremental(
+                self.capacities, self._fstart, self._fend, self._fidx, self._alive, prio, pmode,
+                self._volume, self._remaining, self._rate, self._tupd, self._bl, self._lam,
+                self._nb, self._bhead, self._bnext, self._bprev, self._load, self._loff, self._lcnt, self._ladj,
+                np.fromiter(opened, dtype=np.int64, count=len(opened)), np.array(pend, dtype=np.int64),
+                max_flows, self._l_open, self._l_queued, self._in_s, self._l_mark,
+                resid, sold, snew, smax, lamn, self._nrate, self._nbl, self.now, SCAN_MAX_LINKS,
+                self._tz, self._tt, self._bdirty, self.solver_stats)
+        if ns < 0:
+            ns = inc.solve_full(
+                self.capacities, self._fstart, self._fend, self._fidx[: max(self._n_idx, 1)], self._alive, n,
+                prio, pmode, self._volume, self._remaining, self._rate, self._tupd, self._bl,
+                self._lam, self._nb, self._bhead, self._bnext, self._bprev, self._load, self._nrate, self._nbl, self.now,
+                SCAN_MAX_LINKS, self._tz, self._tt, self._bdirty)
+        self.recomputed_flows.append(int(ns))
 
     def _touch(self) -> None:
         """Rates are stale; in attached mode make sure a reschedule happens at this instant."""

@@ -247,15 +247,17 @@ def unicast_completion_times(up_bps, down_bps, flows, *, timeout: float | None =
 
     ``flows``: sequence of ``(src, dst, volume_bits, start_time_s)``, src != dst.
     """
-    times, _ = _run_unicast(up_bps, down_bps, flows, timeout)
+    times = _run_unicast(up_bps, down_bps, flows, timeout)[0]
     return times
 
 
-def run_benchmark(up_bps, down_bps, flows, *, timeout: float | None = None):
+def run_benchmark(up_bps, down_bps, flows, *, timeout: float | None = None, cpu: bool = False):
     """Unicast run returning ``(completion_times, engine_seconds)``;
     ``engine_seconds`` is the wall-clock time spent in SimGrid's
-    ``Engine.run()`` (measured in the child process)."""
-    return _run_unicast(up_bps, down_bps, flows, timeout)
+    ``Engine.run()`` (measured in the child process).  With ``cpu=True``
+    also the child's CPU seconds in ``Engine.run()`` (a third element)."""
+    times, wall, cpu_s = _run_unicast(up_bps, down_bps, flows, timeout)
+    return (times, wall, cpu_s) if cpu else (times, wall)
 
 
 def multicast_completion_times(
@@ -298,7 +300,7 @@ def multicast_completion_times(
         vols.append(_check_volume(v, k))
         starts.append(_check_start(t, k))
     kind = "ptask" if method == "ptask" else "comm"
-    times, _ = _simulate(kind, up, down, srcs, dst_lists, vols, starts, timeout)
+    times = _simulate(kind, up, down, srcs, dst_lists, vols, starts, timeout)[0]
     return times
 
 
@@ -388,7 +390,7 @@ def _child_env():
 
 def _simulate(kind, up, down, srcs, dst_lists, vols, starts, timeout):
     """Run one SimGrid simulation in a child process.  Returns
-    ``(completion_times, engine_seconds)``."""
+    ``(completion_times, engine_seconds, engine_cpu_seconds)``."""
     nflows = len(srcs)
     times = np.full(nflows, np.nan)
     live = [k for k in range(nflows) if vols[k] > 0]
@@ -396,7 +398,7 @@ def _simulate(kind, up, down, srcs, dst_lists, vols, starts, timeout):
         if vols[k] <= 0:
             times[k] = starts[k]
     if not live:
-        return times, 0.0
+        return times, 0.0, 0.0
 
     if kind == "comm":
         # integer byte counts: one power-of-two scale for volumes and capacities
@@ -450,7 +452,7 @@ def _simulate(kind, up, down, srcs, dst_lists, vols, starts, timeout):
     if fin.shape != (len(live),) or not np.all(np.isfinite(fin)):
         raise RuntimeError("SimGrid child process returned incomplete results")
     times[live] = fin
-    return times, float(result["engine_seconds"])
+    return times, float(result["engine_seconds"]), float(result.get("engine_cpu_seconds", math.nan))
 
 
 # --------------------------------------------------------------------------
@@ -461,11 +463,11 @@ def _child_main() -> int:
     import simgrid  # noqa: F401  (ImportError here -> non-zero exit, reported by the parent)
 
     if payload["kind"] == "comm":
-        finish, engine_seconds = _child_comm(payload)
+        finish, engine_seconds, cpu = _child_comm(payload)
     else:
-        finish, engine_seconds = _child_ptask(payload)
+        finish, engine_seconds, cpu = _child_ptask(payload)
     with open(payload["out"], "w") as fh:
-        json.dump({"finish": finish, "engine_seconds": engine_seconds}, fh)
+        json.dump({"finish": finish, "engine_seconds": engine_seconds, "engine_cpu_seconds": cpu}, fh)
     return 0
 
 
@@ -529,10 +531,10 @@ def _child_comm(payload):
             finish[k] = c.finish_time
 
     Actor.create("driver", hosts[0], driver)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     engine.run()
     engine_seconds = time.perf_counter() - t0
-    return finish, engine_seconds
+    return finish, engine_seconds, time.process_time() - c0
 
 
 def _child_ptask(payload):
@@ -575,7 +577,7 @@ def _child_ptask(payload):
 
     for k in range(len(src)):
         Actor.create(f"mc{k}", hosts[src[k]], make_actor(k))
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     engine.run()
     engine_seconds = time.perf_counter() - t0
-    return finish, engine_seconds
+    return finish, engine_seconds, time.process_time() - c0

@@ -103,6 +103,9 @@ def test_run_benchmark_returns_times_and_engine_seconds():
     times, secs = run_benchmark(up, down, [(0, 1, 80 * MB, 0.0), (0, 2, 80 * MB, 0.0)])
     close(times, [0.32, 0.08])
     assert isinstance(secs, float) and 0.0 <= secs < 60.0
+    times, secs, cpu = run_benchmark(up, down, [(0, 1, 80 * MB, 0.0), (0, 2, 80 * MB, 0.0)], cpu=True)
+    close(times, [0.32, 0.08])
+    assert isinstance(cpu, float) and 0.0 <= cpu < 60.0
 
 
 def test_invalid_unicast_inputs():

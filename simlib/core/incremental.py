@@ -1,0 +1,506 @@
+"""Compiled kernels of the incremental flow-network engine (decision N9).
+
+:class:`simlib.core.network.FlowNetwork` keeps, besides the flows' link lists,
+
+* a link -> flows adjacency (one block of slots per link, grown on demand),
+* per flow: its rate, its *bottleneck* (the link at which the solver froze
+  it) and its remaining bits as of ``tupd`` (remaining volumes are updated
+  lazily, only when the flow's rate changes),
+* per link: ``load`` (sum of rates), ``lam`` (rate of the flows bottlenecked
+  there) and ``nb`` (how many flows are bottlenecked there),
+* two projected times per flow: when its last bit arrives (``tz``: the next
+  completion time) and when it enters the completion tolerance of decision
+  N6 (``tt``: which flows complete at a given time), with per-block minima so
+  that the next completion is found without scanning every flow.
+
+After a change, :func:`solve_incremental` re-solves max-min on a set ``S`` of
+flows with every other flow's rate held fixed (residual capacities), checks
+that the held flows still satisfy the bottleneck characterisation of max-min
+fairness, and grows ``S`` until they do (see N9 in docs/decisions/network.md).
+With strict priorities it re-solves the whole connected component of the
+changed links instead.  :func:`solve_full` is the fallback: every flow.
+
+Units: bits, bits/s, seconds.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from simlib.core.maxmin import _allocate
+
+# decision N6 (same values as simlib.core.network)
+REL_TOL = 1e-9
+ABS_TOL_BITS = 1e-6
+# A held link keeps its bottleneck flows if the flows being re-solved carry the
+# same total over it to this relative tolerance (of the capacity); see N9.
+SAT_TOL = 1e-13
+
+
+# ------------------------------------------------------------------ adjacency
+@njit(cache=True)
+def adj_build(n_links, fstart, fend, fidx, alive, n_slots):
+    """Link -> slots blocks for every alive slot, each block with room to grow."""
+    cnt = np.zeros(n_links, np.int64)
+    for s in range(n_slots):
+        if alive[s]:
+            for j in range(fstart[s], fend[s]):
+                l = fidx[j]
+                if l >= 0:
+                    cnt[l] += 1
+    lcap = 2 * cnt + 4
+    loff = np.zeros(n_links, np.int64)
+    tot = 0
+    for l in range(n_links):
+        loff[l] = tot
+        tot += lcap[l]
+    ladj = np.empty(tot, np.int64)
+    lcnt = np.zeros(n_links, np.int64)
+    for s in range(n_slots):
+        if alive[s]:
+            for j in range(fstart[s], fend[s]):
+                l = fidx[j]
+                if l >= 0:
+                    ladj[loff[l] + lcnt[l]] = s
+                    lcnt[l] += 1
+    return loff, lcnt, lcap, ladj
+
+
+@njit(cache=True)
+def adj_insert(loff, lcnt, lcap, ladj, fidx, a, b, slot):
+    """Append ``slot`` to the blocks of links ``fidx[a:b]``; False (nothing done) if a block is full."""
+    for j in range(a, b):
+        l = fidx[j]
+        if l >= 0 and lcnt[l] >= lcap[l]:
+            return False
+    for j in range(a, b):
+        l = fidx[j]
+        if l >= 0:
+            ladj[loff[l] + lcnt[l]] = slot
+            lcnt[l] += 1
+    return True
+
+
+@njit(cache=True)
+def _adj_remove(loff, lcnt, ladj, l, slot):
+    o = loff[l]
+    n = lcnt[l]
+    for i in range(o, o + n):
+        if ladj[i] == slot:
+            ladj[i] = ladj[o + n - 1]
+            lcnt[l] = n - 1
+            return
+
+
+@njit(cache=True)
+def adj_remove_link(loff, lcnt, ladj, l, slot):
+    _adj_remove(loff, lcnt, ladj, l, slot)
+
+
+# ---------------------------------------------------------- lazy completions
+# Projected times live in per-slot arrays; a per-block minimum (blocks of
+# 2**BLOCK_SHIFT slots, recomputed only for blocks that changed) finds the
+# earliest one without scanning every flow.
+BLOCK_SHIFT = 6
+
+
+@njit(cache=True)
+def _tol(volume, s):
+    return max(volume[s] * REL_TOL, ABS_TOL_BITS)
+
+
+@njit(cache=True)
+def _remaining_at(remaining, rate, tupd, s, t):
+    r = rate[s]
+    if r == np.inf:
+        return 0.0
+    v = remaining[s] - r * (t - tupd[s])
+    return v if v > 0.0 else 0.0
+
+
+@njit(cache=True)
+def project(volume, remaining, rate, tupd, s, tz, tt, bdirty):
+    """Flow ``s``'s projected times as of ``tupd[s]``: last bit (``tz``) and
+    entry into the completion tolerance of decision N6 (``tt``)."""
+    r = rate[s]
+    rm = remaining[s]
+    tol = _tol(volume, s)
+    t0 = tupd[s]
+    if rm <= tol or r == np.inf:
+        tz[s] = t0
+        tt[s] = t0
+    elif r > 0.0:
+        tz[s] = t0 + rm / r
+        tt[s] = t0 + (rm - tol) / r
+    else:
+        tz[s] = np.inf
+        tt[s] = np.inf
+    bdirty[s >> BLOCK_SHIFT] = True
+
+
+@njit(cache=True)
+def _settle(volume, remaining, rate, tupd, s, new_rate, now, tz, tt, bdirty):
+    """Give flow ``s`` a new rate from ``now``: bring its remaining bits up to date, re-project."""
+    if tupd[s] < now:
+        remaining[s] = _remaining_at(remaining, rate, tupd, s, now)
+        tupd[s] = now
+    rate[s] = new_rate
+    project(volume, remaining, rate, tupd, s, tz, tt, bdirty)
+
+
+@njit(cache=True)
+def _refresh_blocks(tz, tt, bz, bt, bdirty, n_slots):
+    nblk = (n_slots + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT
+    for b in range(nblk):
+        if bdirty[b]:
+            bdirty[b] = False
+            mz = np.inf
+            mt = np.inf
+            for s in range(b << BLOCK_SHIFT, min((b + 1) << BLOCK_SHIFT, n_slots)):
+                if tz[s] < mz:
+                    mz = tz[s]
+                if tt[s] < mt:
+                    mt = tt[s]
+            bz[b] = mz
+            bt[b] = mt
+    return nblk
+
+
+@njit(cache=True)
+def next_time(tz, tt, bz, bt, bdirty, n_slots):
+    """Earliest projected last-bit time over alive flows (inf if none)."""
+    nblk = _refresh_blocks(tz, tt, bz, bt, bdirty, n_slots)
+    m = np.inf
+    for b in range(nblk):
+        if bz[b] < m:
+            m = bz[b]
+    return m
+
+
+@njit(cache=True)
+def collect_done(t, volume, remaining, rate, tupd, alive, tz, tt, bz, bt, bdirty, n_slots):
+    """Slots (ascending) whose remaining bits at time ``t`` are within tolerance (N6)."""
+    nblk = _refresh_blocks(tz, tt, bz, bt, bdirty, n_slots)
+    out = []
+    for b in range(nblk):
+        if bt[b] <= t:
+            for s in range(b << BLOCK_SHIFT, min((b + 1) << BLOCK_SHIFT, n_slots)):
+                if tt[s] <= t and alive[s] and _remaining_at(remaining, rate, tupd, s, t) <= _tol(volume, s):
+                    out.append(s)
+    return np.array(out, dtype=np.int64)
+
+
+@njit(cache=True)
+def _b_insert(bhead, bnext, bprev, l, s):
+    h = bhead[l]
+    bnext[s] = h
+    bprev[s] = -1
+    if h >= 0:
+        bprev[h] = s
+    bhead[l] = s
+
+
+@njit(cache=True)
+def _b_remove(bhead, bnext, bprev, l, s):
+    p = bprev[s]
+    n = bnext[s]
+    if p >= 0:
+        bnext[p] = n
+    else:
+        bhead[l] = n
+    if n >= 0:
+        bprev[n] = p
+
+
+@njit(cache=True)
+def _set_bottleneck(bl, nb, bhead, bnext, bprev, s, b):
+    """Move slot ``s`` into link ``b``'s bottleneck list (``b = -1``: none)."""
+    old = bl[s]
+    if old == b:
+        return
+    if old >= 0:
+        nb[old] -= 1
+        _b_remove(bhead, bnext, bprev, old, s)
+    bl[s] = b
+    if b >= 0:
+        nb[b] += 1
+        _b_insert(bhead, bnext, bprev, b, s)
+
+
+@njit(cache=True)
+def bottlenecks_rebuild(bl, alive, n_slots, nb, bhead, bnext, bprev):
+    """Rebuild per-link bottleneck counts and lists from ``bl`` (after slots moved)."""
+    nb[:] = 0
+    bhead[:] = -1
+    for s in range(n_slots):
+        b = bl[s]
+        if alive[s] and b >= 0:
+            nb[b] += 1
+            _b_insert(bhead, bnext, bprev, b, s)
+
+
+@njit(cache=True)
+def kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb, bhead, bnext, bprev,
+               load, loff, lcnt, ladj, tz, tt, bdirty):
+    """Retire finished/removed slots: adjacency, bottleneck lists, link loads, projections."""
+    for s in slots:
+        tz[s] = np.inf
+        tt[s] = np.inf
+        bdirty[s >> BLOCK_SHIFT] = True
+        r = rate[s]
+        for j in range(fstart[s], fend[s]):
+            l = fidx[j]
+            if l >= 0:
+                _adj_remove(loff, lcnt, ladj, l, s)
+                load[l] = load[l] - r if lcnt[l] > 0 else 0.0
+        _set_bottleneck(bl, nb, bhead, bnext, bprev, s, -1)
+        alive[s] = False
+        rate[s] = 0.0
+        remaining[s] = 0.0
+
+
+@njit(cache=True)
+def drop_link_load(load, lcnt, rate, l, s):
+    """Flow ``s`` (already out of link ``l``'s adjacency) no longer loads ``l``."""
+    load[l] = load[l] - rate[s] if lcnt[l] > 0 else 0.0
+
+
+# ------------------------------------------------------------------- solvers
+@njit(cache=True)
+def _order(slist, ns, prio, priority_mode):
+    order = np.sort(slist[:ns])
+    if priority_mode:
+        order = order[np.argsort(prio[order], kind="mergesort")]
+    return order
+
+
+@njit(cache=True)
+def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, volume, remaining,
+               rate, tupd, bl, lam, nb, bhead, bnext, bprev, load, nrate, nbl, now, scan_max,
+               tz, tt, bdirty):
+    """Allocate every alive flow; rebuild loads and bottleneck tables; settle changed rates."""
+    n_alive = 0
+    for s in range(n_slots):
+        if alive[s]:
+            n_alive += 1
+    slist = np.empty(n_alive, np.int64)
+    k = 0
+    for s in range(n_slots):
+        if alive[s]:
+            slist[k] = s
+            k += 1
+    order = _order(slist, n_alive, prio, priority_mode)
+    _allocate(cap, fstart, fend, fidx, order, prio, nrate, scan_max, nbl)
+    load[:] = 0.0
+    for s in slist:
+        bl[s] = nbl[s]
+        if nbl[s] >= 0:
+            lam[nbl[s]] = nrate[s]
+        for j in range(fstart[s], fend[s]):
+            l = fidx[j]
+            if l >= 0:
+                load[l] += nrate[s]
+        if nrate[s] != rate[s]:
+            _settle(volume, remaining, rate, tupd, s, nrate[s], now, tz, tt, bdirty)
+    bottlenecks_rebuild(bl, alive, n_slots, nb, bhead, bnext, bprev)
+    return n_alive
+
+
+@njit(cache=True)
+def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volume, remaining,
+                      rate, tupd, bl, lam, nb, bhead, bnext, bprev, load, loff, lcnt, ladj,
+                      open0, pend, max_flows, is_open, queued, in_s, mark, resid, sold, snew, smax,
+                      lamn, nrate, nbl, now, scan_max, tz, tt, bdirty, stats):
+    """Re-solve the flows a change can affect (decision N9).
+
+    ``open0``: links whose set of flows or capacity changed; ``pend``: slots
+    added or whose links changed.  Scratch arrays (``is_open``, ``queued``,
+    ``in_s``, ``mark`` all False; the float ones any) are left as found.
+    Returns the number of flows re-solved; -1 means more
+    than ``max_flows`` flows were affected and nothing was changed: the
+    caller solves in full instead.  ``stats[0]`` counts solver passes,
+    ``stats[1]`` the flows solved over all passes, ``stats[2]`` is the
+    round-robin position of the exact load refresh.
+    """
+    n_links = cap.shape[0]
+    # keep float drift of the incrementally kept loads bounded: re-sum a few links exactly
+    for _ in range(min(4, n_links)):
+        l = stats[2]
+        stats[2] = (l + 1) % n_links
+        tot = 0.0
+        for i in range(loff[l], loff[l] + lcnt[l]):
+            tot += rate[ladj[i]]
+        load[l] = tot
+    olist = np.empty(n_links, np.int64)
+    no = 0
+    q = np.empty(n_links, np.int64)  # each link is queued at most once
+    nq = 0
+    qi = 0
+    clist = np.empty(n_links, np.int64)
+    nc = 0
+    slist = np.empty(max_flows + pend.shape[0] + 1, np.int64)
+    ns = 0
+    sk = 0  # slist[:sk] have had their links queued
+    for l in open0:
+        if not queued[l]:
+            queued[l] = True
+            q[nq] = l
+            nq += 1
+    for s in pend:
+        if alive[s] and not in_s[s]:
+            in_s[s] = True
+            slist[ns] = s
+            ns += 1
+    too_many = False
+    while True:
+        # open the queued links: their bottleneck flows (every flow in priority mode) join S
+        while qi < nq and not too_many:
+            l = q[qi]
+            qi += 1
+            is_open[l] = True
+            olist[no] = l
+            no += 1
+            if priority_mode:
+                for i in range(loff[l], loff[l] + lcnt[l]):
+                    g = ladj[i]
+                    if in_s[g]:
+                        continue
+                    if ns >= max_flows:
+                        too_many = True
+                        break
+                    in_s[g] = True
+                    slist[ns] = g
+                    ns += 1
+            else:
+                g = bhead[l]
+                while g >= 0:
+                    if not in_s[g]:
+                        if ns >= max_flows:
+                            too_many = True
+                            break
+                        in_s[g] = True
+                        slist[ns] = g
+                        ns += 1
+                    g = bnext[g]
+            # queue links of the new members: in priority mode all of them (connected
+            # component); otherwise the saturated links where other flows are
+            # bottlenecked, whose level moves with these flows' rates (downstream in the
+            # bottleneck precedence graph) -- opened now rather than one pass later
+            for k in range(sk, ns):
+                g = slist[k]
+                for j in range(fstart[g], fend[g]):
+                    l2 = fidx[j]
+                    if l2 >= 0 and not queued[l2] and (priority_mode or nb[l2] > 0):
+                        queued[l2] = True
+                        q[nq] = l2
+                        nq += 1
+            sk = ns
+        if too_many:
+            break
+        # residual capacities of the links S crosses: what the held flows leave
+        for k in range(nc):
+            mark[clist[k]] = False
+        nc = 0
+        for k in range(ns):
+            g = slist[k]
+            for j in range(fstart[g], fend[g]):
+                l = fidx[j]
+                if l < 0:
+                    continue
+                if not mark[l]:
+                    mark[l] = True
+                    clist[nc] = l
+                    nc += 1
+                    sold[l] = 0.0
+                    snew[l] = 0.0
+                    smax[l] = 0.0
+                    lamn[l] = np.inf
+                sold[l] += rate[g]
+        for k in range(nc):
+            l = clist[k]
+            # priority mode: S is a whole component, so it has the links to itself
+            r = cap[l] if priority_mode else cap[l] - load[l] + sold[l]
+            resid[l] = r if r > 0.0 else 0.0
+        order = _order(slist, ns, prio, priority_mode)
+        _allocate(resid, fstart, fend, fidx, order, prio, nrate, scan_max, nbl)
+        stats[0] += 1
+        stats[1] += ns
+        for k in range(ns):
+            g = slist[k]
+            r = nrate[g]
+            for j in range(fstart[g], fend[g]):
+                l = fidx[j]
+                if l >= 0:
+                    snew[l] += r
+        if priority_mode:
+            break  # a whole connected component: nothing outside it can change
+        # check that the held flows still satisfy the bottleneck characterisation
+        nq0 = nq
+        for k in range(ns):
+            g = slist[k]
+            b = nbl[g]
+            if b >= 0:
+                if not is_open[b]:
+                    if not queued[b]:  # frozen on a held link: re-solve its bottleneck group
+                        queued[b] = True
+                        q[nq] = b
+                        nq += 1
+                elif nrate[g] < lamn[b]:
+                    lamn[b] = nrate[g]
+            r = nrate[g]
+            for j in range(fstart[g], fend[g]):
+                l = fidx[j]
+                if l >= 0 and r > smax[l]:
+                    smax[l] = r
+        for k in range(nc):
+            l = clist[k]
+            if is_open[l]:
+                lv = lamn[l]
+                # S flows are bottlenecked here at lv: no held flow on the link may go faster.
+                # Held flows ran at most lam[l] here if it was a bottleneck already.
+                if lv < np.inf and (nb[l] == 0 or lv < lam[l]):
+                    for i in range(loff[l], loff[l] + lcnt[l]):
+                        h = ladj[i]
+                        if not in_s[h] and rate[h] > lv:
+                            b = bl[h]
+                            if b >= 0 and not queued[b]:
+                                queued[b] = True
+                                q[nq] = b
+                                nq += 1
+            elif nb[l] > 0 and not queued[l] and (abs(snew[l] - sold[l]) > SAT_TOL * cap[l]
+                                                  or smax[l] > lam[l] * (1.0 + SAT_TOL)):
+                queued[l] = True  # a held bottleneck is no longer saturated, or is overtaken
+                q[nq] = l
+                nq += 1
+        if nq == nq0:
+            break
+    if too_many:
+        for k in range(ns):
+            in_s[slist[k]] = False
+        for k in range(nq):
+            is_open[q[k]] = False
+            queued[q[k]] = False
+        for k in range(nc):
+            mark[clist[k]] = False
+        return -1
+    # commit: bottleneck tables, loads, rates (settling the remaining bits of changed flows)
+    for k in range(ns):
+        g = slist[k]
+        b = nbl[g]
+        _set_bottleneck(bl, nb, bhead, bnext, bprev, g, b)
+        if b >= 0:
+            lam[b] = nrate[g]
+    for k in range(nc):
+        l = clist[k]
+        load[l] += snew[l] - sold[l]
+        mark[l] = False
+    for k in range(no):
+        l = olist[k]
+        is_open[l] = False
+        queued[l] = False
+    for k in range(ns):
+        g = slist[k]
+        in_s[g] = False
+        if nrate[g] != rate[g]:
+            _settle(volume, remaining, rate, tupd, g, nrate[g], now, tz, tt, bdirty)
+    return ns
