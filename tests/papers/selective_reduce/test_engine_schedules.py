@@ -7,7 +7,7 @@ import pytest
 
 import simlib.runtime.cluster as cluster_mod
 from simlib.core.network import FlowNetwork
-from simlib.papers.selective_reduce.scenario import run_trial
+from simlib.papers.cluster_scenario import run_trial
 
 
 def _trial(monkeypatch, engine, params, seed):
