@@ -11,7 +11,7 @@ all-reduce.
   first p and launch them.
 
 Paper-specific controllers (e.g. seed 000's selective reduce) live in
-:mod:`simlib.papers`; they share :class:`QueueController`.
+:mod:`simlib.papers` and follow the same protocol.
 """
 from __future__ import annotations
 
