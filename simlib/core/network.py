@@ -22,9 +22,9 @@ The network can be driven in two ways:
 * attached to a :class:`~simlib.core.events.Simulator` (``FlowNetwork(caps, sim)``):
   it keeps one pending "next completion" event in the simulator and calls
   each flow's ``on_done(flow)`` when its last bit arrives;
-* stand-alone: ``next_completion_time()``, ``advance_to(t)`` (which returns the
-  flows completed by ``t`` and calls their ``on_done``) and ``run_until_idle()``
-  let a custom driver step it.
+* stand-alone: ``next_completion_time()``, ``advance_to(t)`` (returns the flows
+  completed by ``t``; the caller handles them) and ``run_until_idle()`` (calls
+  each ``on_done``) let a custom driver step it.
 
 State lives in flat numpy arrays indexed by slot; slots of finished flows
 are compacted away when they make up half the table.
@@ -225,7 +225,7 @@ class FlowNetwork:
 
         ``priority`` (int >= 0) matters only with ``sharing="priority"``.
         ``on_done(flow)`` is called when the flow completes (attached mode, or
-        from ``advance_to``/``run_until_idle`` in stand-alone mode).  A zero-volume flow completes at once.
+        from ``run_until_idle`` in stand-alone mode).  A zero-volume flow completes at once.
         """
         links = tuple(int(l) for l in links)
         for l in links:
