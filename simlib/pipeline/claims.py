@@ -172,6 +172,20 @@ def _upsert(row: dict, ledger_path) -> dict:
     return LedgerRow(row)
 
 
+def _row(kind: str, paper, figure, claim, paper_value, our_value, note) -> dict:
+    """A checked ledger row of ``kind`` (``holds`` still None)."""
+    return {
+        "paper": _check_text("paper", paper),
+        "figure": _check_text("figure", figure),
+        "claim": _check_text("claim", claim),
+        "paper_value": _check_value("paper_value", paper_value),
+        "our_value": _check_value("our_value", our_value),
+        "holds": None,
+        "note": _check_text("note", note, allow_empty=True),
+        "kind": kind,
+    }
+
+
 def record_claim(paper: str, figure: str, claim: str, paper_value, our_value, holds: bool,
                  note: str = "", ledger_path=None, *, profile: str | None = None,
                  trials: int | None = None, parameters: dict | None = None) -> dict:
@@ -189,18 +203,9 @@ def record_claim(paper: str, figure: str, claim: str, paper_value, our_value, ho
     appended.  The CSV (parent directories created as needed) is rewritten
     atomically.
     """
-    row = {
-        "paper": _check_text("paper", paper),
-        "figure": _check_text("figure", figure),
-        "claim": _check_text("claim", claim),
-        "paper_value": _check_value("paper_value", paper_value),
-        "our_value": _check_value("our_value", our_value),
-        "holds": None,
-        "note": _check_text("note", note, allow_empty=True),
-        "kind": "claim",
-    }
     if not isinstance(holds, (bool, np.bool_)):
         raise ValueError(f"holds must be a bool (True or False), got {holds!r}")
+    row = _row("claim", paper, figure, claim, paper_value, our_value, note)
     row["holds"] = bool(holds)
     row.update(_provenance(profile, trials, parameters))
     return _upsert(row, ledger_path)
@@ -216,16 +221,7 @@ def record_observation(paper: str, figure: str, claim: str, our_value, note: str
     counted as claims that hold.  Arguments as :func:`record_claim`;
     ``paper_value`` says what the paper states, if anything (default ``"—"``).
     """
-    row = {
-        "paper": _check_text("paper", paper),
-        "figure": _check_text("figure", figure),
-        "claim": _check_text("claim", claim),
-        "paper_value": _check_value("paper_value", paper_value),
-        "our_value": _check_value("our_value", our_value),
-        "holds": None,
-        "note": _check_text("note", note, allow_empty=True),
-        "kind": "observation",
-    }
+    row = _row("observation", paper, figure, claim, paper_value, our_value, note)
     row.update(_provenance(profile, trials, parameters))
     return _upsert(row, ledger_path)
 
