@@ -20,7 +20,11 @@ from simlib.core.seeding import child_seed
 from simlib.papers.cluster_scenario import Scenario, simulate
 from simlib.core.validate import check_real
 
-__all__ = ["trial", "TRAIN_DEFAULTS", "split_training_params", "replay_to_target"]
+__all__ = ["trial", "TRAIN_DEFAULTS", "TARGET_LADDER", "ladder_column", "split_training_params", "replay_to_target"]
+
+#: Targets at which every trial also reports the time to accuracy (``time_to_acc80_s``, ...),
+#: so a conclusion can be checked for its sensitivity to the one ``target_acc`` chosen.
+TARGET_LADDER = (0.80, 0.85, 0.88, 0.90, 0.92)
 
 #: One shared training configuration for every scheme (docs/decisions/replay.md).
 TRAIN_DEFAULTS = {"train_problem": "digits", "train_model": "softmax", "train_lr": 0.1,
@@ -41,14 +45,22 @@ def split_training_params(params: dict, default_target: float) -> tuple[dict, fl
 
 
 def replay_to_target(log, cfg: dict, target: float, seed: np.random.SeedSequence) -> tuple[dict, dict | None]:
-    """Replay ``log`` with training config ``cfg``; returns (``final_acc`` and ``time_to_target_s``
-    (NaN if never reached), the curve row where the target was first met or None)."""
+    """Replay ``log`` with training config ``cfg``; returns (``final_acc``, ``time_to_target_s``
+    and the time to every :data:`TARGET_LADDER` accuracy (NaN if never reached), the curve row
+    where ``target`` was first met or None)."""
     curve = replay(log, cfg["train_problem"], model=cfg["train_model"], lr=cfg["train_lr"],
                    batch_size=cfg["train_batch"], eval_every_s=cfg["train_eval_every_s"],
                    seed=child_seed(seed, 7)).curve
     t = time_to_accuracy(curve, target)
     row = None if math.isnan(t) else curve[curve["time_s"] == t].iloc[0]
-    return {"final_acc": float(curve["test_acc"].iloc[-1]), "time_to_target_s": float(t)}, row
+    out = {"final_acc": float(curve["test_acc"].iloc[-1]), "time_to_target_s": float(t)}
+    out.update({ladder_column(a): time_to_accuracy(curve, a) for a in TARGET_LADDER})
+    return out, row
+
+
+def ladder_column(target: float) -> str:
+    """Column name of the time (s) to test accuracy ``target``, e.g. ``time_to_acc85_s``."""
+    return f"time_to_acc{round(100 * target):d}_s"
 
 
 def trial(params: dict, seed: np.random.SeedSequence) -> dict:

@@ -45,3 +45,17 @@ def test_time_to_accuracy_trial():
     assert math.isnan(never["time_to_target_s"]) and math.isnan(never["updates_to_target"])
     with pytest.raises(ValueError, match="train_lrr"):
         time_to_accuracy.trial(dict(params, train_lrr=0.1), np.random.SeedSequence(0))
+
+
+def test_time_to_accuracy_ladder_is_consistent_with_the_single_target():
+    """The ladder columns are first hits of the same curve: never earlier for a higher target,
+    and equal to ``time_to_target_s`` where the target is on the ladder."""
+    params = dict(scheme="partial", n=8, p=0.5, bandwidth_gbps=10.0, model_mb=10.0, trace="cnn",
+                  duration_s=60.0, target_acc=0.88)
+    out = time_to_accuracy.trial(params, np.random.SeedSequence(1))
+    times = [out[time_to_accuracy.ladder_column(a)] for a in time_to_accuracy.TARGET_LADDER]
+    assert time_to_accuracy.ladder_column(0.88) == "time_to_acc88_s"
+    assert out["time_to_acc88_s"] == out["time_to_target_s"]
+    reached = [t for t in times if not math.isnan(t)]
+    assert reached == sorted(reached) and reached            # monotone in the target
+    assert all(math.isnan(t) for t in times[len(reached):])  # once missed, every higher target too
