@@ -21,6 +21,7 @@ __all__ = [
     "check_list",
     "arg_type",
     "num_arg",
+    "from_params",
     "print_result",
 ]
 
@@ -136,6 +137,18 @@ def check_list(name: str, value, check_item: Callable[[str, object], object], *,
     if len(value) < min_len:
         raise ValueError(f"{name} must have at least {min_len} element(s), got {list(value)!r}")
     return [check_item(f"{name}[{i}]", item) for i, item in enumerate(value)]
+
+
+def from_params(cls, params: dict):
+    """``cls(**params)`` for a dataclass ``cls``, rejecting keys that are not its fields by name
+    (sweeps pass flat setting dicts; a typo must not be silently ignored)."""
+    import dataclasses
+
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(params) - names)
+    if unknown:
+        raise ValueError(f"unknown scenario parameter(s) {unknown}; allowed: {sorted(names)}")
+    return cls(**params)
 
 
 # --- command-line arguments ---------------------------------------------------

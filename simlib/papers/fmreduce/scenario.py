@@ -11,14 +11,13 @@ variant sees the same mesh and the same per-worker draws for the same seed.
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.units import MB, Mbps
-from simlib.core.validate import check_choice, check_int, check_real
+from simlib.core.validate import check_choice, check_int, check_real, from_params
 from simlib.runtime.cluster import ComputeTimes
 from simlib.workloads.traces import TRACE_NAMES, load_trace
 
@@ -79,11 +78,8 @@ class Scenario:
 
     @classmethod
     def from_params(cls, params: dict) -> "Scenario":
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(params) - names)
-        if unknown:
-            raise ValueError(f"params must be Scenario fields {sorted(names)}; unknown: {unknown}")
-        return cls(**params)
+        """Build from a dict, rejecting unknown keys by name."""
+        return from_params(cls, params)
 
 
 def _variants() -> list[dict]:

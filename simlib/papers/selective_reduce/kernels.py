@@ -35,7 +35,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .algorithms import _FLOOR_TOL, _bag_ends, _decide_sorted
+from .algorithms import _FLOOR_TOL, _bag_ends, _count_ge, _decide_sorted
 
 __all__ = ["KIND_ORACLE", "KIND_LINEAR", "KIND_STEP", "KIND_CALLBACK", "linear_cdf_table",
            "work_buffers", "pairwise_sum", "round_pass", "plan_groups", "new_holds", "round_plan", "queue_insert"]
@@ -376,13 +376,7 @@ def queue_insert(ids, bws, length, w, b):
     """Insert worker ``w`` of bandwidth ``b`` into the queue ``ids[:length]`` kept in
     non-increasing bandwidth order (``bws``), after every worker of equal bandwidth
     (arrival order breaks ties, 000 Alg. 1 line 2, SR2).  Returns the new length."""
-    lo, hi = 0, length
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if bws[mid] >= b:
-            lo = mid + 1
-        else:
-            hi = mid
+    lo = _count_ge(bws, 0, length, b)
     for i in range(length, lo, -1):
         ids[i] = ids[i - 1]
         bws[i] = bws[i - 1]

@@ -13,7 +13,6 @@ same seed (paired comparison).
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,7 @@ import numpy as np
 
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.units import MB, Gbps
-from simlib.core.validate import check_choice, check_int, check_real
+from simlib.core.validate import check_choice, check_int, check_real, from_params
 from simlib.runtime.cluster import ComputeTimes
 from simlib.workloads.bandwidth import TimeVaryingBandwidth
 from simlib.workloads.traces import TRACE_NAMES, Trace, load_trace
@@ -107,11 +106,7 @@ class SSPScenario:
     @classmethod
     def from_params(cls, params: dict) -> "SSPScenario":
         """Build from a dict, rejecting unknown keys by name."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(params) - names)
-        if unknown:
-            raise ValueError(f"unknown scenario parameter(s) {unknown}; allowed: {sorted(names)}")
-        return cls(**params)
+        return from_params(cls, params)
 
 
 def _trace(sc: SSPScenario) -> Trace:
