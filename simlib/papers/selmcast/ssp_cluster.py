@@ -30,16 +30,17 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
 from simlib.core.network import FlowNetwork
 from simlib.core.validate import check_choice, check_int, check_real
 from simlib.workloads.traces import Trace
 
+from . import ssp_kernel as K
 from .orpheus import orpheus_receivers
+from .ssp_kernel import BASE, BLOCKED, COMPUTING, GAP, MULTICASTING, READD_MIN, place_classes, residual_tables
 from .ssp_selection import LINE32_READINGS, PARETO_DEADLINES, TASK_ORDERS, select_ssp
 
-__all__ = ["SSPLog", "MulticastRecord", "SSPCluster", "mean_residual", "SCHEMES", "LAYERS",
+__all__ = ["SSPLog", "MulticastRecord", "MulticastTable", "SSPCluster", "mean_residual", "SCHEMES", "LAYERS",
            "TAU_ESTIMATES", "SHARINGS"]
 
 SCHEMES = ("selmcast", "orpheus")
@@ -50,147 +51,12 @@ TAU_ESTIMATES = ("trace", "oracle", "zero")
 #: "auto": strict priority for SelMcast, max-min for Orpheus (§III-C, §IV-A1).
 SHARINGS = ("auto", "priority", "maxmin")
 
-COMPUTING, MULTICASTING, BLOCKED = 0, 1, 2
-_GAP = 1 << 20   # spacing of strict-priority classes, so a new task can be slotted in between
-_READD_MIN = 0.01  # flows with less than this share of the model left are not re-created (SM50)
-_BASE = 1 << 40  # first class number (room below it for tasks placed ahead of every running one)
-
-
-@njit(cache=True)
-def _place(order, kappa, prio, base, gap):
-    """Give the tasks of ``order`` strictly increasing priority classes (SM50), in place.
-
-    Running tasks (all but ``kappa``) that form a longest run whose classes are
-    already increasing along ``order`` keep their classes; ``kappa`` and the
-    others get classes slotted between their kept neighbours.  If there is no
-    room, every task is renumbered base, base + gap, ...  Returns the running
-    tasks whose class changed (their flows must be re-created)."""
-    m = order.shape[0]
-    # longest strictly increasing subsequence of prio over the running tasks (O(m^2) DP, m <= n)
-    length = np.zeros(m, np.int64)
-    prev = np.full(m, -1, np.int64)
-    best_end = -1
-    for a in range(m):
-        if order[a] == kappa:
-            continue
-        length[a] = 1
-        for b in range(a):
-            if order[b] != kappa and prio[order[b]] < prio[order[a]] and length[b] + 1 > length[a]:
-                length[a] = length[b] + 1
-                prev[a] = b
-        if best_end < 0 or length[a] > length[best_end]:
-            best_end = a
-    kept = np.zeros(m, np.bool_)
-    a = best_end
-    while a >= 0:
-        kept[a] = True
-        a = prev[a]
-    moved = np.empty(m, np.int64)
-    nmoved = 0
-    lo = base - gap
-    r = 0
-    while r < m:
-        if kept[r]:
-            lo = prio[order[r]]
-            r += 1
-            continue
-        e = r
-        while e < m and not kept[e]:
-            e += 1
-        hi = prio[order[e]] if e < m else lo + (e - r + 1) * gap
-        cnt = e - r
-        if hi - lo <= cnt:                                   # no room: renumber everything
-            nmoved = 0
-            for rr in range(m):
-                prio[order[rr]] = base + rr * gap
-                if order[rr] != kappa:
-                    moved[nmoved] = order[rr]
-                    nmoved += 1
-            return moved[:nmoved]
-        for k in range(cnt):
-            i = order[r + k]
-            prio[i] = lo + (hi - lo) * (k + 1) // (cnt + 1)
-            if i != kappa:
-                moved[nmoved] = i
-                nmoved += 1
-        lo = prio[order[e - 1]]
-        r = e
-    return moved[:nmoved]
+#: "compiled": the numba event loop of :mod:`ssp_kernel`; "flow": this module's loop on
+#: :class:`~simlib.core.network.FlowNetwork` (the reference; decision SM68).
+ENGINES = ("compiled", "flow")
 
 
 # --------------------------------------------------------------------------- trace helper
-def _residual_tables(x: np.ndarray):
-    """Survival S(x_k) at the sorted samples and I_k = integral of S over [x_k, x_max]."""
-    nn = x.size
-    surv = 1.0 - np.arange(nn) / max(nn - 1, 1)
-    seg = 0.5 * np.diff(x) * (surv[:-1] + surv[1:])   # S is linear on each segment: exact
-    tail = np.concatenate([np.cumsum(seg[::-1])[::-1], [0.0]])
-    return surv, tail
-
-
-@njit(cache=True)
-def _mean_residual(x, surv, tail, a, out):
-    nn = x.shape[0]
-    for r in range(a.shape[0]):
-        ar = a[r]
-        if nn == 1:
-            out[r] = max(x[0] - ar, 0.0)
-            continue
-        k = np.searchsorted(x, ar, side="right") - 1     # x_k <= a < x_k+1
-        if k < 0:
-            out[r] = (x[0] - ar) + tail[0]
-        elif k >= nn - 1:
-            out[r] = 0.0
-        else:
-            frac = (ar - x[k]) / (x[k + 1] - x[k])
-            s_a = surv[k] + frac * (surv[k + 1] - surv[k])
-            integral = (x[k + 1] - ar) * 0.5 * (s_a + surv[k + 1]) + tail[k + 1]
-            out[r] = integral / s_a if s_a > 0.0 else 0.0
-    return out
-
-
-@njit(cache=True)
-def _tau(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, x, surv, tail, mean_T, dbar, tau):
-    """tau_i for every task in G (decision SM51); 0 outside G.
-
-    Task i's worker will have r_i + 1 rounds when its multicast ends; it may go on
-    once every worker has r_i + 1 - ssp.  A straggler j still has m = r_i + 1 - ssp - r_j
-    rounds to finish: its expected residual compute time (or the true one, ``oracle``),
-    then (m - 1) mean iterations, plus m mean multicast durations ``dbar`` observed so far.
-    tau_i is the largest such estimate.
-    """
-    n = rounds.shape[0]
-    low = rounds.min()
-    one = np.empty(1)
-    res = np.empty(1)
-    resid = np.full(n, -1.0)            # lazily computed residual compute times
-    for i in range(n):
-        tau[i] = 0.0
-        if not in_g[i]:
-            continue
-        need = rounds[i] + 1 - ssp
-        if need <= low:
-            continue
-        best = 0.0
-        for j in range(n):
-            m = need - rounds[j]
-            if m <= 0:
-                continue
-            if resid[j] < 0.0:
-                if state[j] != COMPUTING:
-                    resid[j] = 0.0
-                elif oracle:
-                    resid[j] = comp_end[j] - t
-                else:
-                    one[0] = t - comp_start[j]
-                    resid[j] = _mean_residual(x, surv, tail, one, res)[0]
-            est = resid[j] + (m - 1) * mean_T + m * dbar
-            if est > best:
-                best = est
-        tau[i] = best
-    return tau
-
-
 def mean_residual(trace: Trace, elapsed) -> np.ndarray:
     """E[T - a | T > a] (seconds) for the trace's piecewise-linear distribution, a = ``elapsed``.
 
@@ -199,8 +65,8 @@ def mean_residual(trace: Trace, elapsed) -> np.ndarray:
     a = 0 it equals ``trace.mean``.
     """
     a = np.atleast_1d(np.asarray(elapsed, dtype=float))
-    surv, tail = _residual_tables(trace.samples)
-    return _mean_residual(trace.samples, surv, tail, a, np.empty_like(a))
+    surv, tail = residual_tables(trace.samples)
+    return K.mean_residual_at(trace.samples, surv, tail, a, np.empty_like(a))
 
 
 # --------------------------------------------------------------------------- the log
@@ -228,15 +94,97 @@ class MulticastRecord:
 
 
 @dataclass
+class MulticastTable:
+    """Every multicast of a run as columns (start order); what the metrics read.
+
+    Per multicast (length M): ``sender``, ``round`` (1-based), ``start`` and
+    ``finish`` (s; NaN if it had not ended by the end of the run),
+    ``sender_iter``, and its receivers at start: ``recv[r0[m]:r0[m] + nr[m]]``
+    (ascending ids) with ``recv_at`` the time each got the whole model (NaN if
+    it was dropped or the multicast had not ended).  Drops (preemption): row d
+    removed receiver ``drop_j[d]`` from multicast ``drop_mc[d]`` at ``drop_t[d]``.
+    """
+
+    sender: np.ndarray
+    round: np.ndarray
+    start: np.ndarray
+    sender_iter: np.ndarray
+    finish: np.ndarray
+    r0: np.ndarray
+    nr: np.ndarray
+    recv: np.ndarray
+    recv_at: np.ndarray
+    drop_mc: np.ndarray
+    drop_j: np.ndarray
+    drop_t: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.sender.size)
+
+    def delivered_counts(self) -> np.ndarray:
+        """Receivers that got the whole model, per multicast (0 for unfinished ones)."""
+        owner = np.repeat(np.arange(len(self)), self.nr)
+        return np.bincount(owner, weights=~np.isnan(self.recv_at), minlength=len(self)).astype(np.int64)
+
+    def drop_counts(self) -> np.ndarray:
+        """Receivers dropped while running, per multicast."""
+        return np.bincount(self.drop_mc, minlength=len(self)).astype(np.int64)
+
+    def records(self) -> list[MulticastRecord]:
+        """The same multicasts as :class:`MulticastRecord` objects."""
+        drops = [[] for _ in range(len(self))]
+        for m, j, t in zip(self.drop_mc.tolist(), self.drop_j.tolist(), self.drop_t.tolist()):
+            drops[m].append((j, t))
+        recv, at = self.recv.tolist(), self.recv_at.tolist()
+        out = []
+        for a, (snd, rnd, st, it, fin, r0, nr) in enumerate(zip(
+                self.sender.tolist(), self.round.tolist(), self.start.tolist(), self.sender_iter.tolist(),
+                self.finish.tolist(), self.r0.tolist(), self.nr.tolist())):
+            r = MulticastRecord(sender=snd, round=rnd, start=st, sender_iter=it,
+                                initial=tuple(recv[r0:r0 + nr]), dropped=drops[a])
+            if fin == fin:                                   # not NaN: finished
+                r.finish = fin
+                got = [q for q in range(r0, r0 + nr) if at[q] == at[q]]
+                r.delivered = tuple(recv[q] for q in got)
+                r.delivered_at = tuple(at[q] for q in got)
+            out.append(r)
+        return out
+
+    @classmethod
+    def from_records(cls, records: list[MulticastRecord]) -> "MulticastTable":
+        nr = np.array([len(r.initial) for r in records], np.int64)
+        recv, recv_at, drop_mc, drop_j, drop_t = [], [], [], [], []
+        for a, r in enumerate(records):
+            at = dict(zip(r.delivered, r.delivered_at)) if r.finish is not None else {}
+            recv.extend(r.initial)
+            recv_at.extend(at.get(j, math.nan) for j in r.initial)
+            for j, t in r.dropped:
+                drop_mc.append(a)
+                drop_j.append(j)
+                drop_t.append(t)
+        return cls(sender=np.array([r.sender for r in records], np.int64),
+                   round=np.array([r.round for r in records], np.int64),
+                   start=np.array([r.start for r in records], float),
+                   sender_iter=np.array([r.sender_iter for r in records], np.int64),
+                   finish=np.array([math.nan if r.finish is None else r.finish for r in records], float),
+                   r0=np.concatenate([[0], np.cumsum(nr)[:-1]]).astype(np.int64) if nr.size else nr.copy(),
+                   nr=nr, recv=np.array(recv, np.int64), recv_at=np.array(recv_at, float),
+                   drop_mc=np.array(drop_mc, np.int64), drop_j=np.array(drop_j, np.int64),
+                   drop_t=np.array(drop_t, float))
+
+
+@dataclass
 class SSPLog:
     """Everything one SSP run did (seconds; bandwidths in bits/s).
 
     ``compute[w]``: (start, end) of every iteration worker ``w`` started
-    (``end`` may exceed ``duration``); ``multicasts`` in start order;
-    ``blocked[w]``: total time (s) ``w`` waited at the SSP gate within the
-    run; ``max_gap``: the largest r_i - min_j r_j seen when a worker moved on;
-    ``selections``: calls to the selection scheme; ``selection_s``: wall-clock
-    seconds they took.
+    (``end`` may exceed ``duration``); ``table``: the multicasts as columns
+    (:class:`MulticastTable`), ``multicasts`` the same as records (built on
+    first use); ``blocked[w]``: total time (s) ``w`` waited at the SSP gate
+    within the run; ``max_gap``: the largest r_i - min_j r_j seen when a
+    worker moved on; ``selections``: calls to the selection scheme;
+    ``selection_s``: wall-clock seconds they took (NaN: not timed, the
+    compiled engine).
     """
 
     n: int
@@ -246,11 +194,19 @@ class SSPLog:
     egress: np.ndarray
     ingress: np.ndarray
     compute: list = field(default_factory=list)
-    multicasts: list = field(default_factory=list)
+    table: MulticastTable | None = None
     blocked: np.ndarray | None = None
     max_gap: int = 0
     selections: int = 0
     selection_s: float = 0.0
+    _records: list | None = field(default=None, repr=False)
+
+    @property
+    def multicasts(self) -> list[MulticastRecord]:
+        """The multicasts in start order (:class:`MulticastRecord`)."""
+        if self._records is None:
+            self._records = self.table.records() if self.table is not None else []
+        return self._records
 
 
 # --------------------------------------------------------------------------- the cluster
@@ -265,14 +221,16 @@ class SSPCluster:
     no gate); ``k`` >= 0 rounds (``math.inf``: no forced pairs); ``eta`` in [0, 1];
     ``bandwidth``: optional callable ``t -> (2, n)`` array (egress, ingress) in force
     at time t, re-applied every ``period_s``; ``orpheus_rng``: Generator for
-    Orpheus's draws.
+    Orpheus's draws; ``engine``: "compiled" (default) or "flow", two
+    implementations of the same run (decision SM68).
     """
 
     def __init__(self, *, egress, ingress, compute, trace: Trace | None, volume_bits: float, p: int,
                  scheme: str = "selmcast", layer: str = "L3", ssp: float = 4, k: float = 4,
                  eta: float = 0.75, tau_estimate: str = "trace", task_order: str = "pseudocode",
                  line32: str = "y", pareto_deadline: str = "own", sharing: str = "auto",
-                 bandwidth=None, period_s: float = 0.1, orpheus_rng: np.random.Generator | None = None):
+                 bandwidth=None, period_s: float = 0.1, orpheus_rng: np.random.Generator | None = None,
+                 engine: str = "compiled"):
         self.egress = np.array(egress, dtype=float)
         self.ingress = np.array(ingress, dtype=float)
         n = self.n = check_int("n", self.egress.size, lo=2)
@@ -301,25 +259,170 @@ class SSPCluster:
             raise ValueError("trace must be given when tau_estimate='trace'")
         self.trace = trace
         self.mean_T = trace.mean if trace is not None else 0.0
-        self._res = ((trace.samples, *_residual_tables(trace.samples)) if trace is not None
+        self._res = ((trace.samples, *residual_tables(trace.samples)) if trace is not None
                      else (np.ones(1), np.ones(1), np.zeros(1)))
         self.compute_src = compute
         if self.scheme == "orpheus" and orpheus_rng is None:
             raise ValueError("orpheus_rng must be a numpy.random.Generator for scheme='orpheus'")
         self.orpheus_rng = orpheus_rng
+        self.engine = check_choice("engine", engine, ENGINES)
 
     # ------------------------------------------------------------------ run
     def run(self, duration_s: float) -> SSPLog:
         """Simulate ``duration_s`` seconds (> 0) and return the log."""
+        duration = check_real("duration_s", duration_s, 0.0, lo_open=True)
+        if self.engine == "compiled":
+            return self._run_compiled(duration)
+        return self._run_flow(duration)
+
+    def _new_log(self, duration: float) -> SSPLog:
+        return SSPLog(n=self.n, duration=duration, scheme=self.scheme, layer=self.layer,
+                      egress=self.egress.copy(), ingress=self.ingress.copy(),
+                      compute=[[] for _ in range(self.n)])
+
+    def _bandwidth_schedule(self, duration: float) -> np.ndarray:
+        """(K, 2, n) capacities (egress, ingress; bits/s) applied at k * period_s, k = 1..K <= duration."""
+        if self.bandwidth is None:
+            return np.zeros((0, 2, self.n))
+        times = []
+        k = 1
+        while k * self.period <= duration:
+            times.append(k * self.period)
+            k += 1
+        out = np.empty((len(times), 2, self.n))
+        for a, t in enumerate(times):
+            out[a] = np.asarray(self.bandwidth(t), dtype=float)
+        return out
+
+    def _run_compiled(self, duration: float) -> SSPLog:
+        """The run on :func:`ssp_kernel.run_loop`; arrays grow when the loop asks (SM68)."""
+        n, l3 = self.n, self.layer == "L3"
+        inf_or = (lambda val: -1 if val == math.inf else int(val))
+        cfg_i = np.zeros(12, np.int64)
+        cfg_i[[K.C_N, K.C_L3, K.C_SELMCAST, K.C_PRIO, K.C_P, K.C_SSP, K.C_K, K.C_TAU, K.C_DESC,
+               K.C_L32X, K.C_DLALL]] = [
+            n, l3, self.scheme == "selmcast", self.sharing == "priority", self.p, inf_or(self.ssp),
+            inf_or(self.k), TAU_ESTIMATES.index(self.tau_estimate), self.task_order == "text",
+            self.line32 == "x", self.pareto_deadline == "all"]
+        bw = self._bandwidth_schedule(duration)
+        cfg_i[K.C_NBW] = bw.shape[0]
+        cfg_f = np.array([self.volume, self.eta, duration, self.period, self.mean_T])
+        # compute-time draws, taken from the compute source in each worker's order
+        draws = np.zeros((n, 0))
+        ndraws = np.zeros(n, np.int64)
+        cstart = np.zeros((n, 0))
+
+        def more_draws():
+            nonlocal draws, cstart
+            cap = max(2 * draws.shape[1], 64)
+            draws = np.concatenate([draws, np.zeros((n, cap - draws.shape[1]))], axis=1)
+            cstart = np.concatenate([cstart, np.zeros((n, cap - cstart.shape[1]))], axis=1)
+            for w in range(n):
+                for u in range(ndraws[w], cap):
+                    draws[w, u] = float(self.compute_src.next(w))
+                ndraws[w] = cap
+
+        more_draws()
+        orph = self.orpheus_rng.random(n * 1024) if self.scheme == "orpheus" else np.zeros(0)
+        ist = np.zeros(K.N_IST, np.int64)
+        ist[K.I_BWK] = 1
+        fst = np.array([0.0, -1.0, 0.0])
+        state = np.full(n, COMPUTING, np.int64)
+        comp_start = np.zeros(n)
+        comp_end = np.full(n, math.inf)
+        iters = np.zeros(n, np.int64)
+        rounds = np.zeros(n, np.int64)
+        blocked_since = np.full(n, math.nan)
+        blocked = np.zeros(n)
+        used = np.zeros(n, np.int64)
+        cur_mc = np.full(n, -1, np.int64)
+        x = np.zeros((n, n), np.int8)
+        vrem = np.zeros((n, n))
+        v = np.full(n, self.volume)
+        p_arr = np.full(n, self.p, np.int64)
+        c = np.zeros((n, n), np.int64)
+        due = np.zeros((n, n), bool)
+        if self.k != math.inf:
+            due[:] = c >= self.k
+            np.fill_diagonal(due, False)
+        in_g = np.zeros(n, bool)
+        start = np.zeros(n)
+        tau = np.zeros(n)
+        prio = np.full(n, BASE, np.int64)
+        b_in, b_eg = self.ingress.copy(), self.egress.copy()
+        caps = np.concatenate([b_in, b_eg])
+        nf = n if l3 else n * n
+        factive = np.zeros(nf, bool)
+        frem, fvol, frate = np.zeros(nf), np.zeros(nf), np.zeros(nf)
+        fprio, fseq = np.zeros(nf, np.int64), np.zeros(nf, np.int64)
+        arrived = np.full((n, n), math.nan)
+        mc = {"sender": np.zeros(0, np.int64), "round": np.zeros(0, np.int64), "start": np.zeros(0),
+              "iter": np.zeros(0, np.int64), "finish": np.zeros(0), "r0": np.zeros(0, np.int64),
+              "nr": np.zeros(0, np.int64)}
+        rec = {"recv": np.zeros(0, np.int64), "at": np.zeros(0)}
+        drop = {"mc": np.zeros(0, np.int64), "j": np.zeros(0, np.int64), "t": np.zeros(0)}
+
+        def grow(group, need):
+            have = next(iter(group.values())).size
+            if need > have:
+                size = max(2 * have, need, 1024)
+                for key, arr in group.items():
+                    group[key] = np.concatenate([arr, np.zeros(size - arr.size, arr.dtype)])
+
+        for w in range(n):
+            K._start_compute(w, 0.0, state, comp_start, comp_end, draws, used, cstart)
+        while True:
+            status = K.run_loop(
+                cfg_i, cfg_f, *self._res, bw, draws, ndraws, orph, ist, fst, state, comp_start, comp_end,
+                iters, rounds, blocked_since, blocked, used, cur_mc, x, vrem, v, p_arr, c, due, in_g, start,
+                tau, prio, b_in, b_eg, caps, factive, frem, fvol, frate, fprio, fseq, arrived,
+                mc["sender"], mc["round"], mc["start"], mc["iter"], mc["finish"], mc["r0"], mc["nr"],
+                rec["recv"], rec["at"], drop["mc"], drop["j"], drop["t"], cstart)
+            if status == K.DONE:
+                break
+            if status == K.NEED_DRAWS:
+                more_draws()
+            elif status == K.NEED_SPACE:
+                grow(mc, ist[K.I_NEED_MC])
+                grow(rec, ist[K.I_NEED_RECV])
+                grow(drop, ist[K.I_NEED_DROP])
+                if ist[K.I_NEED_U] > orph.size:          # Orpheus: n uniforms a call, in stream order
+                    orph = np.concatenate([orph, self.orpheus_rng.random(max(orph.size, ist[K.I_NEED_U]))])
+            elif status == K.STALLED:
+                raise RuntimeError(f"the SSP simulation stopped advancing at t = {fst[K.F_TLAST]!r} s")
+        return self._compiled_log(duration, ist, draws, cstart, used, blocked, blocked_since, state,
+                                  mc, rec, drop)
+
+    def _compiled_log(self, duration, ist, draws, cstart, used, blocked, blocked_since, state,
+                      mc, rec, drop) -> SSPLog:
+        log = self._new_log(duration)
+        for w in range(self.n):
+            s = cstart[w, :used[w]]
+            log.compute[w] = list(zip(s.tolist(), (s + draws[w, :used[w]]).tolist()))
+        nmc, nrecv, ndrop = int(ist[K.I_NMC]), int(ist[K.I_NRECV]), int(ist[K.I_NDROP])
+        log.table = MulticastTable(
+            sender=mc["sender"][:nmc].copy(), round=mc["round"][:nmc].copy(), start=mc["start"][:nmc].copy(),
+            sender_iter=mc["iter"][:nmc].copy(), finish=mc["finish"][:nmc].copy(), r0=mc["r0"][:nmc].copy(),
+            nr=mc["nr"][:nmc].copy(), recv=rec["recv"][:nrecv].copy(), recv_at=rec["at"][:nrecv].copy(),
+            drop_mc=drop["mc"][:ndrop].copy(), drop_j=drop["j"][:ndrop].copy(), drop_t=drop["t"][:ndrop].copy())
+        blocked = blocked.copy()
+        for w in np.flatnonzero(state == BLOCKED):
+            blocked[w] += duration - blocked_since[w]
+        log.blocked = blocked
+        log.max_gap = int(ist[K.I_MAXGAP])
+        log.selections = int(ist[K.I_SEL])
+        log.selection_s = math.nan                       # not timed inside the compiled loop
+        return log
+
+    def _run_flow(self, duration: float) -> SSPLog:
+        """The reference run: this loop drives :class:`~simlib.core.network.FlowNetwork`."""
         import time as _time
 
-        duration = check_real("duration_s", duration_s, 0.0, lo_open=True)
         n = self.n
         l3 = self.layer == "L3"
         net = FlowNetwork(np.concatenate([self.ingress, self.egress]), sharing=self.sharing)
-        log = SSPLog(n=n, duration=duration, scheme=self.scheme, layer=self.layer,
-                     egress=self.egress.copy(), ingress=self.ingress.copy(),
-                     compute=[[] for _ in range(n)])
+        log = self._new_log(duration)
+        records: list[MulticastRecord] = []
         b_in = self.ingress.copy()
         b_eg = self.egress.copy()
         # worker state
@@ -339,7 +442,7 @@ class SSPCluster:
         in_g = np.zeros(n, bool)
         start = np.zeros(n)
         tau = np.zeros(n)
-        prio = np.full(n, _BASE, np.int64)
+        prio = np.full(n, BASE, np.int64)
         flows: list = [None] * n                # L3: the task's flow; L7: dict receiver -> flow
         rec: list = [None] * n                  # the running MulticastRecord of each sender
         arrived: list = [None] * n              # L7: receiver -> delivery time
@@ -360,16 +463,16 @@ class SSPCluster:
                 tau[:] = 0.0
                 return
             dbar = durations_sum / durations_cnt if durations_cnt else 0.0
-            _tau(t, rounds, state, comp_start, comp_end, in_g, int(self.ssp),
-                 self.tau_estimate == "oracle", *self._res, self.mean_T, dbar, tau)
+            K.tau_estimates(t, rounds, state, comp_start, comp_end, in_g, int(self.ssp),
+                            self.tau_estimate == "oracle", *self._res, self.mean_T, dbar, tau)
 
         def readd(i):
             """Re-create task i's flow(s) with its current priority (same links, bits left).
 
-            A flow with less than _READD_MIN of the model left keeps its old class: a
+            A flow with less than READD_MIN of the model left keeps its old class: a
             re-created flow's completion tolerance is relative to its (then tiny) volume,
             below the clock's resolution at t ~ 10^2 s (it could never be seen to end)."""
-            keep = _READD_MIN * self.volume
+            keep = READD_MIN * self.volume
             if l3:
                 f = flows[i]
                 if f.remaining >= keep:
@@ -385,7 +488,7 @@ class SSPCluster:
             r = MulticastRecord(sender=kappa, round=int(rounds[kappa]) + 1, start=t,
                                 sender_iter=int(iters[kappa]), initial=tuple(int(j) for j in receivers))
             rec[kappa] = r
-            log.multicasts.append(r)
+            records.append(r)
             pr = int(prio[kappa]) if self.sharing == "priority" else 0
             if l3:
                 links = [kappa] + [n + int(j) for j in receivers]
@@ -434,12 +537,20 @@ class SSPCluster:
                 i = int(g[a])
                 if l3:
                     net.drop_link(flows[i], n + j)
+                elif j not in flows[i]:
+                    x[i, j] = 1                # delivered already: stays a receiver (SM67)
+                    continue
                 else:
                     net.remove_flow(flows[i].pop(j))
                 rec[i].dropped.append((j, t))
+            if not l3:                         # every undelivered receiver dropped: the task is done
+                for i in g.tolist():
+                    if not flows[i]:
+                        finish_task(i, t)
             if self.sharing == "priority":
-                for i in _place(order, kappa, prio, _BASE, _GAP).tolist():
-                    readd(i)
+                for i in place_classes(order, kappa, prio, BASE, GAP).tolist():
+                    if flows[i] is not None:
+                        readd(i)
             launch(kappa, np.flatnonzero(x[kappa]), t)
 
         def finish_task(i, t):
@@ -506,6 +617,7 @@ class SSPCluster:
                     if flows[i] is not None and flows[i].get(j) is f:
                         del flows[i][j]
                         arrived[i][j] = t
+                        vrem[i, j] = 0.0           # j has the whole model (SM67)
                         if not flows[i]:
                             finish_task(i, t)
             if t_c <= t:
@@ -521,4 +633,5 @@ class SSPCluster:
         for w in np.flatnonzero(state == BLOCKED):
             blocked[w] += duration - blocked_since[w]
         log.blocked = blocked
+        log.table = MulticastTable.from_records(records)
         return log

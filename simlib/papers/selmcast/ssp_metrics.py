@@ -42,11 +42,12 @@ def ssp_metrics(log: SSPLog) -> dict:
         if iv:
             a = np.asarray(iv, dtype=float)
             busy[w] = np.clip(np.minimum(a[:, 1], dur) - a[:, 0], 0.0, None).sum()
-    done = [m for m in log.multicasts if m.finish is not None]
-    nd = len(done)
-    delivered = np.array([len(m.delivered) for m in done], dtype=float)
-    initial = np.array([len(m.initial) for m in done], dtype=float)
-    drops_done = np.array([len(m.dropped) for m in done], dtype=float)
+    tab = log.table
+    done = ~np.isnan(tab.finish)
+    nd = int(done.sum())
+    delivered = tab.delivered_counts()[done].astype(float)
+    initial = tab.nr[done].astype(float)
+    drops_done = tab.drop_counts()[done].astype(float)
     nan = float("nan")
     return {
         "npu_utilization": float(busy.mean() / dur),
@@ -54,11 +55,11 @@ def ssp_metrics(log: SSPLog) -> dict:
         "avg_scale_initial": float(initial.mean() / n) if nd else nan,
         "total_rounds": float(nd),
         "rounds_per_worker": float(nd / n),
-        "multicasts": float(len(log.multicasts)),
-        "preempted_receivers": float(sum(len(m.dropped) for m in log.multicasts)),
+        "multicasts": float(len(tab)),
+        "preempted_receivers": float(tab.drop_mc.size),
         "preempted_share": float((drops_done > 0).mean()) if nd else nan,
         "drops_per_multicast": float(drops_done.mean()) if nd else nan,
-        "avg_multicast_s": float(np.mean([m.finish - m.start for m in done])) if nd else nan,
+        "avg_multicast_s": float(np.mean(tab.finish[done] - tab.start[done])) if nd else nan,
         "blocked_share": float(np.mean(log.blocked) / dur) if log.blocked is not None else nan,
         "max_gap": float(log.max_gap),
     }

@@ -113,11 +113,14 @@ def _trace(sc: SSPScenario) -> Trace:
     return load_trace(sc.trace).rescaled(sc.compute_mean_s)
 
 
-def simulate(sc: SSPScenario, seed: np.random.SeedSequence | int = 0, *, compute=None) -> SSPLog:
+def simulate(sc: SSPScenario, seed: np.random.SeedSequence | int = 0, *, compute=None,
+             engine: str = "compiled") -> SSPLog:
     """Run one scenario and return its :class:`SSPLog`.
 
     ``compute`` (object with ``next(w) -> seconds``) overrides the seeded
-    compute-time draws (hand-made examples).
+    compute-time draws (hand-made examples); ``engine`` picks the
+    implementation (:data:`~simlib.papers.selmcast.ssp_cluster.ENGINES`,
+    decision SM68: same run, "flow" is the slow reference).
     """
     seed = as_seed_sequence(seed)
     trace = _trace(sc)
@@ -136,7 +139,7 @@ def simulate(sc: SSPScenario, seed: np.random.SeedSequence | int = 0, *, compute
                          eta=sc.eta, tau_estimate=sc.tau_estimate, task_order=sc.task_order,
                          line32=sc.line32, pareto_deadline=sc.pareto_deadline, sharing=sc.sharing,
                          bandwidth=tvb.at if sc.gamma > 0 else None, period_s=sc.period_s,
-                         orpheus_rng=np.random.default_rng(child_seed(seed, 2)))
+                         orpheus_rng=np.random.default_rng(child_seed(seed, 2)), engine=engine)
     return cluster.run(sc.duration_s)
 
 

@@ -59,9 +59,10 @@ def _algorithm2(kappa, x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta,
             x[kappa, j] = 1                             # 2: x_kj <- 1
             vrem[kappa, j] = v[kappa]                   # 2: v_kj <- v_k (printed v_i; SM53)
     in_g[kappa] = True                                  # 4: G <- G u {kappa}
-    for i in range(n):                                  # 5-7: y <- 0
-        for j in range(n):
-            y[i, j] = 0
+    for i in range(n):                                  # 5-7: y <- 0 (rows outside G stay 0 in x)
+        if in_g[i]:
+            for j in range(n):
+                y[i, j] = 0
     # ---- Basic selection ---------------------------------------------------------------
     load = np.zeros(n)                                  # sum_l v_lj y_lj, kept current
     count = np.zeros(n, np.int64)                       # sum_j y_ij
@@ -83,35 +84,30 @@ def _algorithm2(kappa, x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta,
             order[k] = i
             m += 1
     cand = np.empty(n, np.int64)
+    ckey = np.empty(n)
     for a in range(m):                                  # 14: for each i in L
         i = order[a]
         q = p[i] - count[i]                             # 15
+        if q <= 0:
+            continue
         nc = 0
         for j in range(n):                              # 16: candidates {j : x_ij = 1} not yet chosen
             if x[i, j] == 1 and y[i, j] == 0:
                 cand[nc] = j
+                ckey[nc] = (vrem[i, j] + load[j]) / b_eg[j]
                 nc += 1
-        while q > 0 and nc > 0:                         # 16: the q lightest loaded, one at a time
-            best = 0
-            best_load = (vrem[i, cand[0]] + load[cand[0]]) / b_eg[cand[0]]
-            for r in range(1, nc):
-                jj = cand[r]
-                lj = (vrem[i, jj] + load[jj]) / b_eg[jj]
-                if lj < best_load:                      # ties: lower worker id (SM64)
-                    best_load = lj
-                    best = r
-            j = cand[best]
+        # 16: the q lightest loaded.  Choosing j changes only load_j, so the other candidates'
+        # loads stay put while i chooses: a stable sort gives the same picks as choosing one at
+        # a time, ties to the lower worker id (SM62)
+        if q < nc:
+            pick = np.argsort(ckey[:nc], kind="mergesort")[:q]
+        else:
+            pick = np.arange(nc)
+        for r in range(pick.shape[0]):
+            j = cand[pick[r]]
             y[i, j] = 1                                 # 17-18
             load[j] += vrem[i, j]
             count[i] += 1
-            cand[best] = cand[nc - 1]
-            nc -= 1
-            # keep candidates in id order so ties stay "lower id first"
-            r = best
-            while r + 1 < nc and cand[r] > cand[r + 1]:
-                cand[r], cand[r + 1] = cand[r + 1], cand[r]
-                r += 1
-            q -= 1
     # ---- Pareto improvement ------------------------------------------------------------
     s = np.zeros(n)
     dl_min = np.full(n, np.inf)                         # min deadline of tasks with y_lj = 1
@@ -139,33 +135,37 @@ def _algorithm2(kappa, x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta,
                 for j in range(n):
                     if x[i, j] == 1:
                         xload[j] += vrem[i, j]
-    rank = np.full(n, n, np.int64)
+    nC = 0                                              # 29: C <- {(i, j): x_ij = 1, y_ij = 0}
     cmax = 0
     for a in range(m):
-        rank[order[a]] = a
-    nC = 0                                              # 29: C <- {(i, j): x_ij = 1, y_ij = 0}
-    for i in range(n):
-        if in_g[i]:
-            for j in range(n):
-                if x[i, j] == 1 and y[i, j] == 0:
-                    nC += 1
-                    if c[i, j] > cmax:
-                        cmax = c[i, j]
-    keys = np.empty(nC, np.int64)
-    pairs = np.empty(nC, np.int64)
-    h = 0
-    for i in range(n):
-        if in_g[i]:
-            for j in range(n):
-                if x[i, j] == 1 and y[i, j] == 0:
-                    # non-increasing c_ij; ties: L order of i, then j (SM64)
-                    keys[h] = ((cmax - c[i, j]) * (n + 1) + rank[i]) * n + j
-                    pairs[h] = i * n + j
-                    h += 1
-    perm = np.argsort(keys)
+        i = order[a]
+        for j in range(n):
+            if x[i, j] == 1 and y[i, j] == 0:
+                nC += 1
+                cmax = max(cmax, c[i, j])
+    # C in non-increasing c_ij, ties: L order of i, then j (SM62): a counting sort on c
+    # (c_ij < k for every pair of C, forced pairs being in y already), stable in (L, j) order
+    slot = np.zeros(cmax + 2, np.int64)
+    for a in range(m):
+        i = order[a]
+        for j in range(n):
+            if x[i, j] == 1 and y[i, j] == 0:
+                slot[cmax - c[i, j] + 1] += 1
+    for b in range(1, cmax + 2):
+        slot[b] += slot[b - 1]
+    ci = np.empty(nC, np.int64)
+    cj = np.empty(nC, np.int64)
+    for a in range(m):
+        i = order[a]
+        for j in range(n):
+            if x[i, j] == 1 and y[i, j] == 0:
+                h = slot[cmax - c[i, j]]
+                slot[cmax - c[i, j]] = h + 1
+                ci[h] = i
+                cj[h] = j
     for h in range(nC):                                 # 30: for each (i, j) in C
-        i = pairs[perm[h]] // n
-        j = pairs[perm[h]] % n
+        i = ci[h]
+        j = cj[h]
         si = max(s[i], vrem[i, j]) if l3 else s[i] + vrem[i, j]   # 31: s_i provided y_ij <- 1
         rj = (xload[j] if line32_x else load[j] + vrem[i, j])    # 32: r_j provided y_ij <- 1
         ok = deadline[i] >= si / b_in[i] and deadline[i] >= rj / b_eg[j]  # 33
@@ -178,8 +178,9 @@ def _algorithm2(kappa, x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta,
             if deadline[i] < dl_min[j]:
                 dl_min[j] = deadline[i]
     for i in range(n):                                  # 37-39: x <- y
-        for j in range(n):
-            x[i, j] = y[i, j]
+        if in_g[i]:
+            for j in range(n):
+                x[i, j] = y[i, j]
     return m
 
 

@@ -221,7 +221,7 @@ def test_strict_priority_in_algorithm_2_order(sharing, finish0):
 @settings(max_examples=50)
 @given(st.lists(st.integers(0, 60), min_size=1, max_size=12, unique=True), st.data())
 def test_place_gives_increasing_classes(prios, data):
-    from simlib.papers.selmcast.ssp_cluster import _BASE, _GAP, _place
+    from simlib.papers.selmcast.ssp_kernel import BASE as _BASE, GAP as _GAP, place_classes as _place
 
     m = len(prios)
     prio = np.full(m + 1, _BASE, np.int64)
@@ -239,7 +239,8 @@ def test_place_gives_increasing_classes(prios, data):
 
 
 def test_tau_formula():
-    from simlib.papers.selmcast.ssp_cluster import COMPUTING, MULTICASTING, _residual_tables, _tau
+    from simlib.papers.selmcast.ssp_kernel import COMPUTING, MULTICASTING
+    from simlib.papers.selmcast.ssp_kernel import residual_tables as _residual_tables, tau_estimates as _tau
 
     # task 0 will have 3 rounds; with ssp = 1 everyone needs 2.  w1 (0 rounds, computing, true
     # remaining .5 s) needs 2 more: .5 + 1 x E[T]=1 + 2 x dbar=.2 = 1.9; w2 (1 round, multicasting)
