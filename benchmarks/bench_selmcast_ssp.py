@@ -1,15 +1,22 @@
-"""Benchmark: one 10-minute n = 50 SSP run (seed 004 §IV-C defaults) per scheme.
+"""Benchmark: one 10-minute n = 50 SSP run (seed 004 §IV-C defaults) per scheme and engine.
 
 For SelMcast and Orpheus (LSTM trace, L3, v = 200 MB, b̄ = 40 Gbps, p = 0.3n,
-ssp = k = 4, eta = 0.75) we report, over ``--repeats`` runs after a warm-up
-that loads the numba kernels: the median wall-clock time of the whole run, the
-number of multicasts, the process CPU time (less sensitive to a busy machine),
-the median selection time per call (the manager's work
-for one ready worker: refresh the remaining volumes and tau, then Algorithm 2
-or Orpheus), and the SelMcast/Orpheus wall-time ratio measured in the same
-run.  Target (issue 12): <= 3 s for the SelMcast run.
+ssp = k = 4, eta = 0.75) we report, over ``--repeats`` seeds after a warm-up
+that loads the numba kernels:
 
-    python benchmarks/bench_selmcast_ssp.py [--duration 600] [--repeats 3] [--n 50]
+* the compiled engine (the default, decision SM68): median wall-clock time of
+  the whole run (scenario, simulation and log), its process CPU time (steadier
+  on a busy machine), the number of multicasts and microseconds per multicast;
+* the reference engine (``engine="flow"``, the Python loop on FlowNetwork) on
+  the first ``--flow-duration`` seconds of the same runs: its run time, the
+  compiled engine's time on the same shorter runs (ratio measured in the same
+  process), and the selection time per call (Algorithm 2 or Orpheus plus the
+  remaining-volume and tau refresh), which only the reference engine times.
+
+Targets (issue 12): <= 3 s for the 10-minute SelMcast run; the whole §IV-C
+reproduction (notebooks 43-46) <= 10 minutes on 2 cores.
+
+    python benchmarks/bench_selmcast_ssp.py [--duration 600] [--flow-duration 120] [--repeats 3] [--n 50]
 """
 from __future__ import annotations
 
@@ -23,37 +30,50 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from simlib.papers.selmcast.ssp_metrics import ssp_metrics  # noqa: E402
 from simlib.papers.selmcast.ssp_scenario import SSPScenario, simulate  # noqa: E402
+
+
+def timed(sc: SSPScenario, seed: int, engine: str):
+    t0, c0 = time.perf_counter(), time.process_time()
+    log = simulate(sc, np.random.SeedSequence(seed), engine=engine)
+    ssp_metrics(log)
+    return time.perf_counter() - t0, time.process_time() - c0, log
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--duration", type=float, default=600.0)
+    ap.add_argument("--flow-duration", type=float, default=120.0)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--n", type=int, default=50)
     ap.add_argument("--trace", default="lstm")
     args = ap.parse_args(argv)
     for scheme in ("selmcast", "orpheus"):                      # warm-up: numba kernels
-        simulate(SSPScenario(scheme=scheme, n=args.n, trace=args.trace, duration_s=5.0), 0)
-    res = {}
+        for engine in ("compiled", "flow"):
+            simulate(SSPScenario(scheme=scheme, n=args.n, trace=args.trace, duration_s=5.0), 0, engine=engine)
+    full = {}
     for scheme in ("selmcast", "orpheus"):
-        walls, cpus, sels, counts = [], [], [], []
-        for r in range(args.repeats):
-            t0, c0 = time.perf_counter(), time.process_time()
-            log = simulate(SSPScenario(scheme=scheme, n=args.n, trace=args.trace,
-                                       duration_s=args.duration), np.random.SeedSequence(r))
-            walls.append(time.perf_counter() - t0)
-            cpus.append(time.process_time() - c0)
-            sels.append(1e6 * log.selection_s / max(log.selections, 1))
-            counts.append(len(log.multicasts))
-        res[scheme] = statistics.median(walls)
-        print(f"{scheme:9s} n={args.n} {args.duration:g} s simulated: run {statistics.median(walls):6.2f} s "
-              f"(min {min(walls):.2f}; CPU {statistics.median(cpus):.2f} s), "
-              f"{statistics.median(counts):,.0f} multicasts, "
-              f"selection {statistics.median(sels):6.1f} us/call, "
-              f"{1e6 * statistics.median(walls) / statistics.median(counts):6.1f} us per multicast")
-    print(f"ratio SelMcast / Orpheus run time: {res['selmcast'] / res['orpheus']:.2f}; "
-          f"target SelMcast <= 3 s: {'met' if res['selmcast'] <= 3.0 else 'NOT met'}")
+        sc = SSPScenario(scheme=scheme, n=args.n, trace=args.trace, duration_s=args.duration)
+        runs = [timed(sc, r, "compiled") for r in range(args.repeats)]
+        wall = statistics.median(w for w, _, _ in runs)
+        cpu = statistics.median(c for _, c, _ in runs)
+        count = statistics.median(len(log.table) for _, _, log in runs)
+        full[scheme] = wall
+        print(f"{scheme:9s} n={args.n} {args.duration:g} s simulated, compiled engine: run {wall:5.2f} s "
+              f"(runs {', '.join(f'{w:.2f}' for w, _, _ in runs)}; CPU {cpu:.2f} s), {count:,.0f} multicasts, "
+              f"{1e6 * wall / count:5.1f} us per multicast", flush=True)
+    print(f"ratio SelMcast / Orpheus run time: {full['selmcast'] / full['orpheus']:.2f}; "
+          f"target SelMcast <= 3 s: {'met' if full['selmcast'] <= 3.0 else 'NOT met'}")
+    for scheme in ("selmcast", "orpheus"):
+        sc = SSPScenario(scheme=scheme, n=args.n, trace=args.trace, duration_s=args.flow_duration)
+        ref = [timed(sc, r, "flow") for r in range(args.repeats)]
+        com = [timed(sc, r, "compiled") for r in range(args.repeats)]
+        wf = statistics.median(w for w, _, _ in ref)
+        wc = statistics.median(w for w, _, _ in com)
+        sel = statistics.median(1e6 * log.selection_s / max(log.selections, 1) for _, _, log in ref)
+        print(f"{scheme:9s} {args.flow_duration:g} s simulated: reference engine {wf:5.2f} s, compiled {wc:5.2f} s "
+              f"({wf / wc:.1f}x); selection {sel:5.1f} us per call (reference engine)", flush=True)
     return 0
 
 
