@@ -7,6 +7,7 @@ the real execution path is covered by tests/pipeline/test_notebooks.py.
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -45,15 +46,11 @@ def repo(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "run_notebook", fake_run_notebook)
     monkeypatch.setattr(runner, "ensure_kernel", lambda *a, **k: None)
 
-    class Repo:
-        pass
-
-    r = Repo()
-    r.root, r.build, r.times = root, tmp_path / "build", times
-    r.committed = runner.committed_times_path(root)
-    r.run = lambda only=None, **kw: runner.run_notebooks(
-        runner.discover(root / "notebooks", only=only), root=root, build_dir=r.build, **kw)
-    return r
+    build = tmp_path / "build"
+    return SimpleNamespace(
+        root=root, build=build, times=times, committed=runner.committed_times_path(root),
+        run=lambda only=None, **kw: runner.run_notebooks(runner.discover(root / "notebooks", only=only),
+                                                         root=root, build_dir=build, **kw))
 
 
 def test_partial_publishing_run_updates_only_its_row_and_prints_the_estimate(repo):
