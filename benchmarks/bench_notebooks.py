@@ -43,8 +43,9 @@ def main(argv=None) -> int:
         results = notebooks.run_notebooks(selected, profile="quick", workers=args.workers)
         total = sum(r.seconds for r in results)
         failed = [r.name for r in results if not r.ok]
-        print(f"quick profile: {len(results)} notebooks in {timing.format_duration(total)} "
-              f"(smoke-test size; the {timing.format_duration(args.target_min * 60)} target is for the full profile)")
+        noun = "notebook" if len(results) == 1 else "notebooks"
+        print(f"quick profile: {len(results)} {noun} in {timing.format_duration(total)} (smoke-test size; "
+              f"the {timing.format_duration(args.target_min * 60)} target is for the full profile)")
         if failed:
             print(f"failed: {', '.join(failed)}", file=sys.stderr)
             return 1
