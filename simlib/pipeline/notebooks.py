@@ -687,7 +687,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Synchronize notebooks/[0-9]*.py with their .ipynb (jupytext) and execute them "
                     "with papermill (kernel 'simlib', cwd = repository root).  A full-profile run "
                     "with default parameters writes the committed results (figures/, data/results/, "
-                    "notebooks/*.ipynb); any other run writes to build/runs/<notebook>/<hash>/.")
+                    "notebooks/*.ipynb); any other run writes to build/runs/<notebook>/<hash>/.  Before it "
+                    "starts it prints the estimated total time from the recorded times of earlier runs "
+                    "(data/results/notebook_times.csv, or build/notebook_times_quick.csv for --profile quick).")
     ap.add_argument("--profile", choices=PROFILES, default="full",
                     help="fidelity profile passed to every notebook as `profile` (default: full)")
     ap.add_argument("--workers", type=num_arg("--workers", int, lo=1), metavar="N",
