@@ -83,14 +83,10 @@ reproduce: venv
 		$(if $(strip $(NOTEBOOK_FLAGS)),,$(if $(filter full,$(PROFILE)),--fresh-ledger)) $(NOTEBOOK_FLAGS)
 	$(if $(filter full,$(PROFILE)),$(RUN) $(VPY) -m simlib claims)
 
+# Lists the scripts with an estimate from build/bench_times.csv (their last wall
+# times), runs each, records its time and prints a table at the end.
 bench: venv
-	@set -e; found=0; \
-	for f in benchmarks/bench_*.py; do \
-		[ -e "$$f" ] || continue; found=1; \
-		echo "== $$f"; \
-		$(RUN) $(VPY) "$$f"; \
-	done; \
-	[ $$found -eq 1 ] || echo "bench: no benchmarks/bench_*.py yet"
+	@$(RUN) $(VPY) -m simlib.pipeline.bench
 
 clean:
 	rm -rf build .pytest_cache .hypothesis .cache dask-worker-space *.egg-info

@@ -1,11 +1,36 @@
-"""Atomic file replacement: readers see the old or the new file, never a partial one."""
+"""Atomic file replacement: readers see the old or the new file, never a partial one.
+
+:func:`locked_directory` serializes read-modify-write cycles of small shared
+files (the claims ledger, the recorded times) between processes.
+"""
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes"]
+__all__ = ["atomic_write_bytes", "locked_directory"]
+
+
+@contextlib.contextmanager
+def locked_directory(path):
+    """Hold an exclusive advisory lock on ``path``'s directory (no-op where unsupported).
+
+    Locking the directory rather than a side file leaves no lock file behind.
+    """
+    try:
+        import fcntl
+
+        fd = os.open(Path(path).parent, os.O_RDONLY)
+    except (ImportError, OSError):  # pragma: no cover - non-POSIX
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:

@@ -18,7 +18,6 @@ readers never see a partial ledger and concurrent notebooks do not lose rows.
 """
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
@@ -30,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from simlib.pipeline import paths
-from simlib.pipeline.atomic import atomic_write_bytes
+from simlib.pipeline.atomic import atomic_write_bytes, locked_directory as _locked
 from simlib.core.validate import check_real
 
 __all__ = ["COLUMNS", "DEFAULT_LEDGER", "KINDS", "record_claim", "record_observation", "load_ledger",
@@ -68,26 +67,6 @@ def _check_path(name: str, path) -> Path:
     if not isinstance(path, (str, os.PathLike)):
         raise ValueError(f"{name} must be a str or os.PathLike, got {path!r}")
     return Path(path)
-
-
-@contextlib.contextmanager
-def _locked(path: Path):
-    """Exclusive advisory lock on the ledger's directory (no-op where unsupported).
-
-    Locking the directory rather than a side file leaves no lock file behind.
-    """
-    try:
-        import fcntl
-
-        fd = os.open(path.parent, os.O_RDONLY)
-    except (ImportError, OSError):  # pragma: no cover - non-POSIX
-        yield
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # releases the lock
 
 
 def _read_rows(path: Path) -> list[dict]:

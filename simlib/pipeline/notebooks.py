@@ -27,8 +27,19 @@ adds more (``VALUE`` in YAML: ``5``, ``0.5``, ``"[40, 80]"``, ``cnn``).
 Every passed key must be declared in the notebook's parameters cell
 (papermill itself would only warn about unknown ones); the notebook then
 validates the values in its own second cell with ``simlib.core.validate``.
-While a sweep runs, the runner prints which notebook runs, how many trials of
-how many are done and an estimate of the time left.
+Before it starts, the runner prints how many notebooks it runs and the
+estimated total time, from the times recorded by earlier runs
+(:mod:`simlib.pipeline.timing`); then, per notebook, its estimate
+(``[3/18] 12_sr_fig8-10_parameters (est. 1m40s)``), and while a sweep runs how
+many trials of how many are done and an estimate of the time left; at the end a
+table of estimated and measured times.
+
+Recorded times (wall and CPU seconds, profile, ok): a publishing run updates
+its notebooks' rows of ``data/results/notebook_times.csv`` (committed; the
+estimate of full-profile runs); a quick-profile run with no ``-p`` parameters
+updates ``BUILD/notebook_times_quick.csv`` (the estimate of quick runs); every
+non-publishing run also writes its notebook's row to
+``build/runs/NAME/<hash>/results/notebook_times.csv``.
 
 The exit status is non-zero if any notebook failed; the failures are listed.
 
@@ -54,7 +65,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from simlib.pipeline import paths
+from simlib.pipeline import paths, timing
 from simlib.core.paths import REPO_ROOT as ROOT
 from simlib.core.validate import num_arg
 
@@ -63,6 +74,9 @@ DEFAULT_BUILD_DIR = ROOT / "build"
 KERNEL_NAME = "simlib"
 PROFILES = ("full", "quick")
 NOTEBOOK_GLOB = "[0-9]*.py"
+#: Recorded times: of publishing runs under ``<root>/data/results/``, of quick runs in the build folder.
+TIMES_FILE = "notebook_times.csv"
+QUICK_TIMES_FILE = "notebook_times_quick.csv"
 
 
 @dataclass
@@ -77,6 +91,9 @@ class NotebookResult:
     #: True: wrote the committed results; False: wrote to ``out_dir``.
     publish: bool = False
     out_dir: Path | None = None
+    #: CPU seconds of the runner and the child processes it waited for (kernel, sweep workers);
+    #: None where the platform does not report children's CPU time.
+    cpu_seconds: float | None = None
 
 
 def discover(notebook_dir: Path | str = NOTEBOOK_DIR, only: str | None = None) -> list[Path]:
@@ -354,11 +371,15 @@ def _undeclared(ipynb: Path, parameters: dict) -> list[str] | None:
     return sorted(k for k in parameters if k not in declared)
 
 
-def _fmt_seconds(seconds: float) -> str:
-    seconds = int(round(seconds))
-    h, rem = divmod(seconds, 3600)
-    m, s = divmod(rem, 60)
-    return f"{h}h{m:02d}m" if h else f"{m}m{s:02d}s" if m else f"{s}s"
+_fmt_seconds = timing.format_duration
+
+
+def _cpu_seconds() -> float | None:
+    """User + system CPU seconds of this process and its waited-for children (None off POSIX)."""
+    if os.name != "posix":
+        return None
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 class ProgressMonitor:
@@ -468,11 +489,12 @@ def run_notebook(
     progress_file.unlink(missing_ok=True)
     env = {paths.NOTEBOOK_ENV: source.stem, paths.PROGRESS_ENV: str(progress_file.resolve())}
     env.update({paths.PUBLISH_ENV: "1"} if publish else {paths.RUN_DIR_ENV: str(out_dir)})
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), _cpu_seconds()
 
     def result(ok: bool, error: str = "") -> NotebookResult:
+        cpu = None if cpu_start is None else max(0.0, _cpu_seconds() - cpu_start)
         return NotebookResult(source.stem, source, output, ok, time.perf_counter() - start,
-                              error, dict(parameters), publish, out_dir)
+                              error, dict(parameters), publish, out_dir, cpu)
 
     try:
         ipynb = prepare(source, build_dir)
@@ -516,6 +538,38 @@ def run_notebook(
     return result(True)
 
 
+def committed_times_path(root: Path | str = ROOT) -> Path:
+    """``<root>/data/results/notebook_times.csv``: the times of the last publishing run of each notebook."""
+    return Path(root).resolve() / paths.COMMITTED_RESULTS.relative_to(paths.REPO_ROOT) / TIMES_FILE
+
+
+def estimate_times_path(profile: str, root: Path | str = ROOT,
+                        build_dir: Path | str = DEFAULT_BUILD_DIR) -> Path:
+    """The times file a ``profile`` run is estimated from: the committed one (full) or the quick one."""
+    return committed_times_path(root) if profile == "full" else Path(build_dir) / QUICK_TIMES_FILE
+
+
+def record_time(res: NotebookResult, profile: str, *, extra: dict | None = None,
+                root: Path | str = ROOT, build_dir: Path | str = DEFAULT_BUILD_DIR,
+                keep=None) -> list[Path]:
+    """Record ``res``'s wall and CPU time where its run belongs; return the files written.
+
+    A publishing run updates its row of :func:`committed_times_path` (``keep``:
+    which other rows stay, default all); any other run writes its run folder's
+    ``results/notebook_times.csv``, and a quick run without extra parameters
+    also updates the quick-profile times file in ``build_dir``.
+    """
+    row = timing.Timing(res.name, res.seconds, res.ok, profile, res.cpu_seconds)
+    if res.publish:
+        return [timing.update_times(committed_times_path(root), [row], keep=keep)]
+    written = []
+    if res.out_dir is not None:
+        written.append(timing.update_times(Path(res.out_dir) / "results" / TIMES_FILE, [row]))
+    if profile == "quick" and not extra:
+        written.append(timing.update_times(Path(build_dir) / QUICK_TIMES_FILE, [row]))
+    return written
+
+
 def fresh_ledger(root: Path | str = ROOT) -> Path:
     """Remove the committed claims ledger under ``root`` so a full run rebuilds it; return its path.
 
@@ -546,7 +600,9 @@ def run_notebooks(
     """Run ``notebooks`` (default: all discovered, filtered by ``only``) and return the results.
 
     Everything is validated before anything is written.  ``new_ledger=True``
-    (only for a publishing run) removes the committed ledger first.
+    (only for a publishing run) removes the committed ledger first, and the
+    committed times file then keeps only the rows of ``notebooks``.  Each
+    notebook's time is recorded as soon as it finishes (:func:`record_time`).
     """
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {list(PROFILES)}, got {profile!r}")
@@ -569,25 +625,42 @@ def run_notebooks(
     parameters.update(extra)
     if notebooks:
         ensure_kernel(kernel_name)
-    if echo:
+    names = [Path(nb).stem for nb in notebooks]
+    times_source = estimate_times_path(profile, root, build_dir)
+    try:
+        recorded, unreadable = timing.read_times(times_source), ""
+    except ValueError as exc:
+        recorded, unreadable = {}, str(exc)
+    est = timing.estimate(names, recorded, profile=profile)
+    if echo and notebooks:
         if publish:
             echo(f"publishing run (profile full, default parameters): writes figures/, data/results/ "
                  f"and the executed notebooks/*.ipynb")
         else:
             echo(f"run with {parameters}: outputs go to build/runs/<notebook>/"
                  f"{paths.parameter_hash(parameters)}/ (the committed results are not touched)")
+        if unreadable:
+            echo(f"ignoring the recorded times: {unreadable}")
+        echo(est.line("notebook", _show(times_source, root)))
     if new_ledger and notebooks:
         fresh_ledger(root)
 
+    keep = set(names).__contains__ if new_ledger else None
     results = []
     for i, nb in enumerate(notebooks, start=1):
-        label = f"[{i}/{len(notebooks)} {Path(nb).stem}]"
+        name = Path(nb).stem
+        label = f"[{i}/{len(notebooks)}] {name}"
         if echo:
-            echo(f"{label} running")
+            guess = est.per_name.get(name)
+            echo(f"{label} ({'no estimate' if guess is None else f'est. {_fmt_seconds(guess)}'})")
         res = run_notebook(Path(nb), parameters, build_dir=Path(build_dir),
                            kernel_name=kernel_name, log_output=log_output,
                            progress_bar=progress_bar, cell_timeout=cell_timeout, root=root,
                            publish=publish, echo=echo, label=label)
+        try:
+            record_time(res, profile, extra=extra, root=root, build_dir=build_dir, keep=keep)
+        except (OSError, ValueError) as exc:
+            print(f"run_notebooks: could not record the time of {name}: {exc}", file=sys.stderr)
         if echo:
             status = "ok" if res.ok else "FAILED"
             where = f" -> {_show(res.output, root)}" if res.output.exists() else ""
@@ -597,6 +670,9 @@ def run_notebooks(
         results.append(res)
         if fail_fast and not res.ok:
             break
+    if echo and results:
+        echo("")
+        echo(timing.timing_table([(r.name, est.per_name.get(r.name), r.seconds, r.ok) for r in results]))
     return results
 
 
@@ -611,7 +687,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Synchronize notebooks/[0-9]*.py with their .ipynb (jupytext) and execute them "
                     "with papermill (kernel 'simlib', cwd = repository root).  A full-profile run "
                     "with default parameters writes the committed results (figures/, data/results/, "
-                    "notebooks/*.ipynb); any other run writes to build/runs/<notebook>/<hash>/.")
+                    "notebooks/*.ipynb); any other run writes to build/runs/<notebook>/<hash>/.  Before it "
+                    "starts it prints the estimated total time from the recorded times of earlier runs "
+                    "(data/results/notebook_times.csv, or build/notebook_times_quick.csv for --profile quick).")
     ap.add_argument("--profile", choices=PROFILES, default="full",
                     help="fidelity profile passed to every notebook as `profile` (default: full)")
     ap.add_argument("--workers", type=num_arg("--workers", int, lo=1), metavar="N",

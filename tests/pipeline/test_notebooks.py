@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from simlib.pipeline import paths
+from simlib.pipeline import paths, timing
 from simlib.pipeline import notebooks as run_notebooks
 from simlib.pipeline.claims import load_ledger
 
@@ -54,10 +54,16 @@ def sandbox(tmp_path):
     return make_sandbox(tmp_path / "repo")
 
 
-def committed_state(root: Path) -> dict:
-    """sha256 of every file a publishing run may write: figures/, data/results/, notebooks/*.ipynb/.py."""
+def committed_state(root: Path, *, with_times: bool = True) -> dict:
+    """sha256 of every file a publishing run may write: figures/, data/results/, notebooks/*.ipynb/.py.
+
+    ``with_times=False`` leaves out the recorded run times (data/results/notebook_times.csv), the
+    one committed file that differs between two publishing runs.
+    """
     files = [*root.glob("figures/*"), *root.glob("data/results/*"), *root.glob("notebooks/*.ipynb"),
              *root.glob("notebooks/*.py")]
+    if not with_times:
+        files = [f for f in files if f != run_notebooks.committed_times_path(root)]
     return {str(f.relative_to(root)): hashlib.sha256(f.read_bytes()).hexdigest() for f in files if f.is_file()}
 
 
@@ -270,12 +276,19 @@ def test_publishing_run_writes_committed_results_deterministically(sandbox, tmp_
     assert "papermill" not in text and "start_time" not in text and '"execution"' not in text
     assert str(sandbox) not in text and " at 0x" not in text
     assert source.read_text() == py_before  # the pair stays in sync without touching the source
-    # a second run gives byte-identical committed files
-    state = committed_state(sandbox)
+    # its time is recorded in the committed times file, next to the other notebooks' rows
+    times = run_notebooks.committed_times_path(sandbox)
+    recorded = timing.read_times(times)
+    assert recorded["05_probe"].ok and recorded["05_probe"].profile == "full"
+    assert abs(recorded["05_probe"].wall_s - first.seconds) <= 0.05
+    assert not (first.output.parent / "results").exists()  # no run folder for a publishing run
+    # a second run gives byte-identical committed files (the recorded times aside)
+    state = committed_state(sandbox, with_times=False)
     [second] = run_notebooks.run_notebooks([source], profile="full", root=sandbox,
                                            build_dir=tmp_path / "b2", echo=None)
     assert second.ok, second.error
-    assert committed_state(sandbox) == state
+    assert committed_state(sandbox, with_times=False) == state
+    assert set(timing.read_times(times)) == set(recorded)
 
 
 def test_custom_parameters_go_to_a_run_folder(sandbox, tmp_path):
@@ -290,6 +303,8 @@ def test_custom_parameters_go_to_a_run_folder(sandbox, tmp_path):
     row = load_ledger(res.out_dir / "results" / "claims.csv").iloc[0]
     assert json.loads(row["parameters"]) == {"profile": "full", "values": "[4, 5]"}
     assert (res.out_dir / "figures" / "probe_fig.png").is_file()
+    [row] = timing.read_times(res.out_dir / "results" / "notebook_times.csv").values()
+    assert (row.name, row.profile, row.ok) == ("05_probe", "full", True)
 
 
 def test_quick_profile_keeps_parameters_the_user_passed(sandbox, tmp_path):

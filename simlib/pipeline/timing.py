@@ -1,0 +1,260 @@
+"""Recorded run times of notebooks and benchmark scripts, and the estimates made from them.
+
+A *times file* is a small CSV with one row per name (a notebook's file stem or
+a benchmark script's file name), sorted by name, written atomically under a
+directory lock.  Times are in seconds, rounded to 0.1 s, so a re-run changes
+only the rows whose time moved by more than the rounding:
+
+* notebooks -- :data:`NOTEBOOK_COLUMNS` ``notebook, profile, wall_s, cpu_s, ok``
+  (``cpu_s``: CPU seconds of the runner and every child process it waited for,
+  the kernel and its sweep workers included; empty where the platform does not
+  report children's CPU time);
+* benchmarks -- :data:`BENCH_COLUMNS` ``script, wall_s, ok``.
+
+The estimate of a run is the sum of the last recorded wall times of its
+members (:func:`estimate`); a member without a recorded time, or whose last
+recorded run failed, has no estimate and is named as such.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from simlib.pipeline.atomic import atomic_write_bytes, locked_directory
+
+__all__ = ["NOTEBOOK_COLUMNS", "BENCH_COLUMNS", "Timing", "Estimate", "format_duration", "read_times",
+           "format_times", "update_times", "estimate", "timing_table"]
+
+NOTEBOOK_COLUMNS = ("notebook", "profile", "wall_s", "cpu_s", "ok")
+BENCH_COLUMNS = ("script", "wall_s", "ok")
+_KNOWN_COLUMNS = (NOTEBOOK_COLUMNS, BENCH_COLUMNS)
+#: Names listed in an estimate line before "... (+N more)".
+_MAX_LISTED = 6
+
+
+def format_duration(seconds: float) -> str:
+    """``seconds`` as ``"42s"``, ``"1m40s"`` or ``"1h05m"`` (rounded to whole seconds)."""
+    seconds = int(round(seconds))
+    h, rem = divmod(seconds, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}h{m:02d}m" if h else f"{m}m{s:02d}s" if m else f"{s}s"
+
+
+def _check_seconds(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number of seconds >= 0, got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One recorded run: ``name`` took ``wall_s`` seconds (``cpu_s`` CPU seconds, if known)."""
+
+    name: str
+    wall_s: float
+    ok: bool
+    profile: str = ""
+    cpu_s: float | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name or "\n" in self.name:
+            raise ValueError(f"name must be a non-empty one-line str, got {self.name!r}")
+        _check_seconds("wall_s", self.wall_s)
+        if self.cpu_s is not None:
+            _check_seconds("cpu_s", self.cpu_s)
+        if not isinstance(self.ok, bool):
+            raise ValueError(f"ok must be True or False, got {self.ok!r}")
+        if not isinstance(self.profile, str):
+            raise ValueError(f"profile must be a str, got {self.profile!r}")
+
+
+def _check_columns(columns) -> tuple:
+    columns = tuple(columns)
+    if columns not in _KNOWN_COLUMNS:
+        raise ValueError(f"columns must be one of {[list(c) for c in _KNOWN_COLUMNS]}, got {list(columns)}")
+    return columns
+
+
+def read_times(path, columns=NOTEBOOK_COLUMNS) -> dict[str, Timing]:
+    """The times file ``path`` as ``{name: Timing}`` (``{}`` if it does not exist).
+
+    Raises ``ValueError`` naming the file (and line) if its columns are not
+    ``columns`` or a value is malformed.
+    """
+    columns = _check_columns(columns)
+    path = Path(path)
+    if not path.exists():
+        return {}
+    if not path.is_file():
+        raise ValueError(f"times file {str(path)!r} is not a file")
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        if tuple(reader.fieldnames or ()) != columns:
+            raise ValueError(f"times file {str(path)!r}: columns {reader.fieldnames} instead of {list(columns)}")
+        out: dict[str, Timing] = {}
+        for line, row in enumerate(reader, start=2):
+            try:
+                name = row[columns[0]]
+                if name in out:
+                    raise ValueError(f"{columns[0]} {name!r} appears twice")
+                if row["ok"] not in ("True", "False"):
+                    raise ValueError(f"ok must be True or False, got {row['ok']!r}")
+                cpu = row.get("cpu_s") or None
+                out[name] = Timing(name, float(row["wall_s"]), row["ok"] == "True",
+                                   row.get("profile") or "", None if cpu is None else float(cpu))
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"times file {str(path)!r} line {line}: {exc}") from None
+    return out
+
+
+def _tenths(seconds: float) -> str:
+    return f"{round(seconds, 1):.1f}"
+
+
+def format_times(rows: Iterable[Timing], columns=NOTEBOOK_COLUMNS) -> str:
+    """The CSV text of ``rows``: sorted by name, seconds with one decimal, ``ok`` as True/False."""
+    columns = _check_columns(columns)
+    rows = sorted(rows, key=lambda r: r.name)
+    names = [r.name for r in rows]
+    if len(set(names)) != len(names):
+        raise ValueError(f"rows must have distinct names, got {names}")
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    for r in rows:
+        values = {columns[0]: r.name, "profile": r.profile, "wall_s": _tenths(r.wall_s),
+                  "cpu_s": "" if r.cpu_s is None else _tenths(r.cpu_s), "ok": str(r.ok)}
+        writer.writerow([values[c] for c in columns])
+    return buf.getvalue()
+
+
+def update_times(path, new: Iterable[Timing], columns=NOTEBOOK_COLUMNS, *,
+                 keep: Callable[[str], bool] | None = None) -> Path:
+    """Replace the rows of ``new`` in the times file ``path`` and keep the others; return the path.
+
+    ``keep(name)`` (default: keep all) decides which of the other rows stay.
+    An existing file that cannot be read as a times file is replaced: it only
+    holds estimates, which the next runs record again.  The directory is created.
+    """
+    columns = _check_columns(columns)
+    path = Path(path)
+    new = list(new)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with locked_directory(path):
+        try:
+            rows = read_times(path, columns)
+        except ValueError:
+            rows = {}
+        rows = {name: r for name, r in rows.items() if keep is None or keep(name)}
+        rows.update({r.name: r for r in new})
+        text = format_times(rows.values(), columns)
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            atomic_write_bytes(path, text.encode("utf-8"))
+    return path
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Estimated wall time of running ``names`` (in order) from recorded times.
+
+    ``per_name[name]`` is the last recorded wall time in seconds, or None for a
+    name with no usable record: ``new`` (never recorded, or recorded for another
+    profile) or ``failed`` (its last recorded run failed).
+    """
+
+    per_name: dict = field(default_factory=dict)
+    new: tuple = ()
+    failed: tuple = ()
+
+    @property
+    def total_s(self) -> float:
+        """Sum of the known estimates, in seconds (0 if none)."""
+        return float(sum(v for v in self.per_name.values() if v is not None))
+
+    @property
+    def n_known(self) -> int:
+        return sum(v is not None for v in self.per_name.values())
+
+    def line(self, noun: str = "notebook", source: str | None = None) -> str:
+        """One line: how many, the estimated total and which have no estimate.
+
+        ``"18 notebooks, estimated 14m20s (recorded in data/results/notebook_times.csv);
+        no estimate for 2 of 18 notebooks (new: 46_x, 90_y)"``.
+        """
+        n = len(self.per_name)
+        what = f"{n} {noun}{'' if n == 1 else 's'}"
+        where = f" in {source}" if source else ""
+        if n == 0:
+            return f"{what}"
+        if self.n_known:
+            text = f"{what}, estimated {format_duration(self.total_s)} (recorded times{where})"
+        elif not self.failed:
+            return f"{what}; no estimate yet (no recorded times{where})"
+        else:
+            text = f"{what} (recorded times{where})"
+        missing = n - self.n_known
+        if missing:
+            parts = [f"{label}: {_listing(names)}" for label, names in
+                     (("new", self.new), ("failed last time", self.failed)) if names]
+            text += f"; no estimate for {missing} of {what} ({'; '.join(parts)})"
+        return text
+
+
+def _listing(names) -> str:
+    names = list(names)
+    shown = ", ".join(names[:_MAX_LISTED])
+    return shown + (f", ... (+{len(names) - _MAX_LISTED} more)" if len(names) > _MAX_LISTED else "")
+
+
+def estimate(names: Iterable[str], recorded: dict[str, Timing], profile: str | None = None) -> Estimate:
+    """Estimate the run of ``names`` from ``recorded`` (:func:`read_times`).
+
+    A record counts only if its run succeeded and, when ``profile`` is given,
+    was made with that profile.
+    """
+    names = list(names)
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"names must be non-empty strs, got {name!r}")
+    if not isinstance(recorded, dict):
+        raise ValueError(f"recorded must be a dict of name -> Timing, got {type(recorded).__name__}")
+    per_name, new, failed = {}, [], []
+    for name in dict.fromkeys(names):
+        rec = recorded.get(name)
+        if rec is None or (profile is not None and rec.profile != profile):
+            per_name[name] = None
+            new.append(name)
+        elif not rec.ok:
+            per_name[name] = None
+            failed.append(name)
+        else:
+            per_name[name] = rec.wall_s
+    return Estimate(per_name, tuple(new), tuple(failed))
+
+
+def timing_table(rows: Iterable[tuple], name_header: str = "notebook") -> str:
+    """A plain-text table of ``(name, estimated_s | None, measured_s | None, ok)`` rows and a total.
+
+    Missing times show as ``-``; a failed run is marked ``FAILED``.  The total
+    row sums each column; if some rows have no estimate, it says how many do.
+    """
+    rows = list(rows)
+    body = []
+    for name, est, measured, ok in rows:
+        body.append((str(name), "-" if est is None else format_duration(est),
+                     "-" if measured is None else format_duration(measured), "" if ok else "FAILED"))
+    known = [r[1] for r in rows if r[1] is not None]
+    total_label = "total" if len(known) == len(rows) else f"total (estimate for {len(known)} of {len(rows)})"
+    total = (total_label, format_duration(sum(known)) if known else "-",
+             format_duration(sum(r[2] for r in rows if r[2] is not None)), "")
+    header = (name_header, "estimated", "measured", "")
+    width = [max(len(r[i]) for r in (header, *body, total)) for i in range(3)]
+
+    def fmt(r):
+        return f"{r[0]:<{width[0]}}  {r[1]:>{width[1]}}  {r[2]:>{width[2]}}  {r[3]}".rstrip()
+
+    return "\n".join([fmt(header), *map(fmt, body), fmt(total)])

@@ -1,0 +1,140 @@
+"""`make bench` (simlib.pipeline.bench) and benchmarks/bench_notebooks.py, on tiny scripts and hand-made times."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from simlib.pipeline import bench, timing
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def bench_dir(tmp_path):
+    d = tmp_path / "benchmarks"
+    d.mkdir()
+    (d / "bench_a.py").write_text("print('A ran')\n")
+    (d / "bench_b.py").write_text("import sys\nprint('B ran')\nsys.exit(3)\n")
+    (d / "helper.py").write_text("raise SystemExit('not a benchmark')\n")
+    return d
+
+
+def test_discover_and_only(bench_dir):
+    assert [p.name for p in bench.discover(bench_dir)] == ["bench_a.py", "bench_b.py"]
+    assert [p.name for p in bench.discover(bench_dir, "_b")] == ["bench_b.py"]
+    assert [p.name for p in bench.discover(bench_dir, "bench_a*")] == ["bench_a.py"]
+    assert bench.discover(bench_dir, "zzz") == []
+
+
+def test_plan_lists_the_scripts_with_their_estimates(bench_dir, tmp_path):
+    scripts = bench.discover(bench_dir)
+    est, text = bench.plan(scripts, {}, "t.csv")
+    assert text.splitlines() == ["2 benchmark scripts; no estimate yet (no recorded times in t.csv):",
+                                 "  bench_a.py  -", "  bench_b.py  -"]
+    times = tmp_path / "t.csv"
+    times.write_text("script,wall_s,ok\nbench_a.py,75.0,True\nbench_gone.py,9.0,True\n")
+    est, text = bench.plan(scripts, timing.read_times(times, timing.BENCH_COLUMNS), "t.csv")
+    assert est.total_s == 75.0
+    assert text.splitlines() == [
+        "2 benchmark scripts, estimated 1m15s (recorded times in t.csv); no estimate for 1 of 2 benchmark "
+        "scripts (new: bench_b.py):", "  bench_a.py  est. 1m15s", "  bench_b.py  -"]
+
+
+def test_run_records_times_and_prints_a_summary(bench_dir, tmp_path, capfd):
+    times = tmp_path / "build" / "bench_times.csv"
+    assert bench.main(["--bench-dir", str(bench_dir), "--times-file", str(times)]) == 1
+    out, err = capfd.readouterr()
+    assert "2 benchmark scripts; no estimate yet" in out
+    assert "[1/2] bench_a.py (no estimate)\nA ran\n" in out
+    assert "B ran\n[2/2] bench_b.py FAILED (exit status 3)" in out
+    summary = out.rstrip().splitlines()[-4:]
+    assert summary[0].split() == ["script", "estimated", "measured"]
+    assert summary[1].split()[0] == "bench_a.py" and summary[2].split()[-1] == "FAILED"
+    assert summary[3].startswith("total (estimate for 0 of 2)")
+    assert "1 of 2 script(s) failed: bench_b.py" in err
+    recorded = timing.read_times(times, timing.BENCH_COLUMNS)
+    assert [(r.name, r.ok) for r in recorded.values()] == [("bench_a.py", True), ("bench_b.py", False)]
+    assert all(0 <= r.wall_s < 60 for r in recorded.values())
+    # the next run is estimated from the recorded time of bench_a (bench_b failed: no estimate)
+    (bench_dir / "bench_b.py").write_text("pass\n")
+    assert bench.main(["--bench-dir", str(bench_dir), "--times-file", str(times)]) == 0
+    out = capfd.readouterr().out
+    a = timing.format_duration(recorded["bench_a.py"].wall_s)
+    assert out.splitlines()[0] == (f"2 benchmark scripts, estimated {a} (recorded times in {times}); "
+                                   "no estimate for 1 of 2 benchmark scripts (failed last time: bench_b.py):")
+    assert f"[1/2] bench_a.py (est. {a})" in out
+
+
+def test_fail_fast_and_list_run_nothing_more(bench_dir, tmp_path, capfd):
+    (bench_dir / "bench_0_fails.py").write_text("raise SystemExit(1)\n")
+    times = tmp_path / "t.csv"
+    assert bench.main(["--bench-dir", str(bench_dir), "--times-file", str(times), "-x"]) == 1
+    assert "A ran" not in capfd.readouterr().out
+    assert list(timing.read_times(times, timing.BENCH_COLUMNS)) == ["bench_0_fails.py"]
+    assert bench.main(["--bench-dir", str(bench_dir), "--times-file", str(times), "--list"]) == 0
+    out = capfd.readouterr().out
+    assert "A ran" not in out and out.startswith("3 benchmark scripts (recorded times in")
+
+
+def test_bad_arguments(bench_dir, tmp_path, capsys):
+    for argv, flag in ((["--bench-dir", str(tmp_path / "nope")], "--bench-dir"),
+                       (["--bench-dir", str(bench_dir), "--times-file", str(tmp_path)], "--times-file")):
+        with pytest.raises(SystemExit) as exc:
+            bench.main(argv)
+        assert exc.value.code == 2
+        assert f"argument {flag}" in capsys.readouterr().err
+    assert bench.main(["--bench-dir", str(bench_dir), "--only", "zzz"]) == 1
+    assert "no bench_*.py matching 'zzz'" in capsys.readouterr().err
+
+
+RECORDED = """notebook,profile,wall_s,cpu_s,ok
+10_a,full,400.0,700.0,True
+11_b,full,350.0,360.0,True
+"""
+
+
+def test_notebook_times_report_against_the_target(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text(RECORDED)
+    recorded = timing.read_times(path)
+    text = bench.notebook_times_report(recorded, ["10_a", "11_b"], source="t.csv")
+    lines = text.splitlines()
+    assert lines[0] == "notebook times of the last full reproduction (t.csv):"
+    assert lines[2].split() == ["10_a", "full", "6m40s", "11m40s", "1.75"]
+    assert lines[4].split() == ["total", "12m30s", "17m40s", "1.41"]
+    assert lines[5] == ("total 12m30s for 2 notebooks against the 15m00s target of issue 9: "
+                        "within the target by 2m30s (83% of the target)")
+    over = bench.notebook_times_report(recorded, ["10_a", "11_b", "12_new"], target_s=600)
+    assert "total at least 12m30s for 2 notebooks against the 10m00s target of issue 9: over the target by " \
+           "2m30s (125% of the target)" in over
+    assert "no recorded time for 1 notebook(s) (new since): 12_new" in over
+    assert "recorded but no longer in notebooks/: 11_b" in bench.notebook_times_report(recorded, ["10_a"])
+    assert bench.notebook_times_report({}, source="t.csv").startswith("no recorded notebook times (t.csv)")
+    with pytest.raises(ValueError, match="target_s must be"):
+        bench.notebook_times_report(recorded, target_s=0)
+
+
+def _bench_notebooks():
+    spec = importlib.util.spec_from_file_location("bench_notebooks", ROOT / "benchmarks" / "bench_notebooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bench_notebooks_reads_the_recorded_times_without_running(tmp_path, capsys, monkeypatch):
+    script = _bench_notebooks()
+    monkeypatch.setattr(script.notebooks, "run_notebooks", lambda *a, **k: pytest.fail("must not run"))
+    path = tmp_path / "t.csv"
+    path.write_text(RECORDED)
+    assert script.main(["--times-file", str(path)]) == 0
+    assert "total at least 12m30s for 2 notebooks" in capsys.readouterr().out  # the repo has more notebooks
+    for argv, message in ((["--times-file", str(path), "--only", "1"], "--only and --workers apply only with --run"),
+                          (["--target-min", "0"], "argument --target-min"),
+                          (["--times-file", str(tmp_path)], "argument --times-file"),
+                          (["--run", "--only", "zzz"], "no notebook matches 'zzz'")):
+        with pytest.raises(SystemExit) as exc:
+            script.main(argv)
+        assert exc.value.code == 2
+        assert message in capsys.readouterr().err

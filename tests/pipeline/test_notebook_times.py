@@ -1,0 +1,127 @@
+"""The notebook runner records and estimates run times (no notebook is executed here).
+
+``run_notebook`` is replaced by a fake that returns a result with a chosen wall
+time, as the real one would (publishing or not, run folder under ``root``);
+the real execution path is covered by tests/pipeline/test_notebooks.py.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from simlib.pipeline import notebooks as runner
+from simlib.pipeline import timing
+
+COMMITTED = """notebook,profile,wall_s,cpu_s,ok
+09_gone,full,5.0,5.0,True
+10_a,full,100.0,150.0,True
+11_b,full,40.0,70.0,True
+12_c,full,7.0,7.0,True
+"""
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    """A tmp root with notebooks 10_a, 11_b, 12_c, a committed times file, and a fake executor.
+
+    ``repo.times[name] = (wall_s, ok)`` sets what the fake reports.
+    """
+    root = tmp_path / "repo"
+    (root / "notebooks").mkdir(parents=True)
+    for name in ("10_a", "11_b", "12_c"):
+        (root / "notebooks" / f"{name}.py").write_text("")
+    (root / "data" / "results").mkdir(parents=True)
+    runner.committed_times_path(root).write_text(COMMITTED)
+    times = {}
+
+    def fake_run_notebook(source, parameters, *, root, publish, build_dir, **_):
+        wall, ok = times.get(source.stem, (1.0, True))
+        out_dir = None if publish else runner.run_dir_for(root, source.stem, parameters)
+        output = (Path(build_dir) / "executed" if publish else out_dir) / f"{source.stem}.ipynb"
+        return runner.NotebookResult(source.stem, source, output, ok, wall, "" if ok else "boom",
+                                     dict(parameters), publish, out_dir, cpu_seconds=2 * wall)
+
+    monkeypatch.setattr(runner, "run_notebook", fake_run_notebook)
+    monkeypatch.setattr(runner, "ensure_kernel", lambda *a, **k: None)
+
+    build = tmp_path / "build"
+    return SimpleNamespace(
+        root=root, build=build, times=times, committed=runner.committed_times_path(root),
+        run=lambda only=None, **kw: runner.run_notebooks(runner.discover(root / "notebooks", only=only),
+                                                         root=root, build_dir=build, **kw))
+
+
+def test_partial_publishing_run_updates_only_its_row_and_prints_the_estimate(repo):
+    repo.times["11_b"] = (42.04, True)
+    lines = []
+    [res] = repo.run(only="11_", profile="full", echo=lines.append)
+    assert res.publish
+    before = COMMITTED.splitlines()
+    assert repo.committed.read_text().splitlines() == [*before[:3], "11_b,full,42.0,84.1,True", before[4]]
+    assert lines[1] == "1 notebook, estimated 40s (recorded times in data/results/notebook_times.csv)"
+    assert lines[2] == "[1/1] 11_b (est. 40s)"
+    assert lines[-1].splitlines() == ["notebook  estimated  measured",
+                          "11_b            40s       42s",
+                          "total           40s       42s"]
+    assert not (repo.root / "build").exists()  # a publishing run makes no run folder
+
+
+def test_full_run_with_a_fresh_ledger_drops_rows_of_removed_notebooks(repo):
+    (repo.root / "notebooks" / "13_new.py").write_text("")
+    lines = []
+    results = repo.run(profile="full", new_ledger=True, echo=lines.append)
+    assert [r.name for r in results] == ["10_a", "11_b", "12_c", "13_new"]
+    assert lines[1] == ("4 notebooks, estimated 2m27s (recorded times in data/results/notebook_times.csv); "
+                        "no estimate for 1 of 4 notebooks (new: 13_new)")
+    assert "[4/4] 13_new (no estimate)" in lines
+    assert lines[-1].splitlines()[-1] == "total (estimate for 3 of 4)      2m27s        4s"
+    assert list(timing.read_times(repo.committed)) == ["10_a", "11_b", "12_c", "13_new"]
+
+
+def test_failed_notebook_is_recorded_and_then_has_no_estimate(repo):
+    repo.times["12_c"] = (3.0, False)
+    repo.run(only="12_", profile="full", echo=None)
+    assert timing.read_times(repo.committed)["12_c"] == timing.Timing("12_c", 3.0, False, "full", 6.0)
+    lines = []
+    repo.run(only="12_", profile="full", echo=lines.append)
+    assert lines[1] == ("1 notebook (recorded times in data/results/notebook_times.csv); "
+                        "no estimate for 1 of 1 notebook (failed last time: 12_c)")
+
+
+@pytest.mark.parametrize("profile, extra", [("quick", {}), ("quick", {"trials": 2}), ("full", {"trials": 2})])
+def test_non_publishing_run_never_touches_the_committed_times(repo, profile, extra):
+    committed = repo.committed.read_bytes()
+    repo.times["10_a"] = (12.0, True)
+    [res] = repo.run(only="10_", profile=profile, extra=extra, echo=None)
+    assert not res.publish
+    assert repo.committed.read_bytes() == committed
+    # the run folder records this run's time
+    in_run = timing.read_times(res.out_dir / "results" / "notebook_times.csv")
+    assert in_run == {"10_a": timing.Timing("10_a", 12.0, True, profile, 24.0)}
+    # only a plain quick run feeds the quick-profile estimate
+    quick = repo.build / runner.QUICK_TIMES_FILE
+    assert quick.exists() == (profile == "quick" and not extra)
+
+
+def test_quick_runs_are_estimated_from_earlier_quick_runs(repo):
+    lines = []
+    repo.run(only="1", profile="quick", echo=lines.append)
+    quick = repo.build / runner.QUICK_TIMES_FILE
+    assert lines[1] == f"3 notebooks; no estimate yet (no recorded times in {quick})"
+    repo.times["11_b"] = (20.0, True)
+    lines.clear()
+    repo.run(only="1", profile="quick", echo=lines.append)
+    assert lines[1] == f"3 notebooks, estimated 3s (recorded times in {quick})"
+    assert "[2/3] 11_b (est. 1s)" in lines
+    assert timing.read_times(quick)["11_b"].wall_s == 20.0
+
+
+def test_unreadable_times_file_is_reported_and_replaced(repo):
+    repo.committed.write_text("something else\n1\n")
+    lines = []
+    repo.run(only="10_", profile="full", echo=lines.append)
+    assert lines[1].startswith("ignoring the recorded times: times file") and "columns" in lines[1]
+    assert lines[2].startswith("1 notebook; no estimate yet")
+    assert list(timing.read_times(repo.committed)) == ["10_a"]

@@ -1,0 +1,140 @@
+"""Times files and the estimates made from them (simlib.pipeline.timing)."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from simlib.pipeline import timing
+from simlib.pipeline.timing import Timing
+
+HAND_MADE = """notebook,profile,wall_s,cpu_s,ok
+10_a,full,100.0,150.0,True
+11_b,full,40.4,,True
+12_c,full,30.0,31.0,False
+13_d,quick,5.0,5.0,True
+"""
+
+
+@pytest.fixture
+def hand_made(tmp_path):
+    path = tmp_path / "times.csv"
+    path.write_text(HAND_MADE)
+    return path
+
+
+def test_estimate_sums_the_recorded_times_and_names_the_rest(hand_made):
+    recorded = timing.read_times(hand_made)
+    assert recorded["11_b"] == Timing("11_b", 40.4, True, "full", None)
+    est = timing.estimate(["10_a", "11_b", "12_c", "13_d", "14_e"], recorded, profile="full")
+    assert est.total_s == pytest.approx(140.4)
+    assert est.per_name == {"10_a": 100.0, "11_b": 40.4, "12_c": None, "13_d": None, "14_e": None}
+    assert (est.n_known, est.new, est.failed) == (2, ("13_d", "14_e"), ("12_c",))
+    assert est.line("notebook", "times.csv") == (
+        "5 notebooks, estimated 2m20s (recorded times in times.csv); no estimate for 3 of 5 notebooks "
+        "(new: 13_d, 14_e; failed last time: 12_c)")
+    # the quick profile counts only the quick row; without a profile every successful row counts
+    quick = timing.estimate(["10_a", "13_d"], recorded, profile="quick")
+    assert (quick.total_s, quick.new) == (5.0, ("10_a",))
+    assert timing.estimate(["10_a", "13_d"], recorded).total_s == 105.0
+
+
+def test_estimate_lines_when_all_or_nothing_is_known(hand_made):
+    recorded = timing.read_times(hand_made)
+    assert timing.estimate(["10_a"], recorded, "full").line() == "1 notebook, estimated 1m40s (recorded times)"
+    assert timing.estimate(["x", "y"], {}).line("benchmark script", "b.csv") == (
+        "2 benchmark scripts; no estimate yet (no recorded times in b.csv)")
+    many = timing.estimate([f"n{i}" for i in range(9)] + ["10_a"], recorded, "full")
+    assert many.line().endswith("no estimate for 9 of 10 notebooks (new: n0, n1, n2, n3, n4, n5, ... (+3 more))")
+
+
+def test_times_are_written_sorted_rounded_to_tenths_and_deterministic(tmp_path):
+    rows = [Timing("b", 12.34, True, "full", 20.04), Timing("a", 0.04, False, "full", None)]
+    expected = "notebook,profile,wall_s,cpu_s,ok\na,full,0.0,,False\nb,full,12.3,20.0,True\n"
+    assert timing.format_times(rows) == expected
+    path = timing.update_times(tmp_path / "sub" / "t.csv", rows)
+    assert path.read_text() == expected
+    # a re-run within the rounding leaves the file byte-identical
+    timing.update_times(path, [Timing("b", 12.31, True, "full", 19.98)])
+    assert path.read_text() == expected
+    assert timing.read_times(path)["b"] == Timing("b", 12.3, True, "full", 20.0)
+    assert timing.format_times([Timing("bench_x.py", 3.25, True)], timing.BENCH_COLUMNS) == (
+        "script,wall_s,ok\nbench_x.py,3.2,True\n")
+
+
+def test_update_replaces_its_rows_and_keeps_the_others(hand_made):
+    before = hand_made.read_text().splitlines()
+    timing.update_times(hand_made, [Timing("11_b", 42.0, True, "full", 43.0), Timing("11_z", 1.0, True, "full")])
+    after = hand_made.read_text().splitlines()
+    assert after == [before[0], before[1], "11_b,full,42.0,43.0,True", "11_z,full,1.0,,True", *before[3:]]
+    # keep: which other rows stay (a full run drops the rows of notebooks that no longer exist)
+    timing.update_times(hand_made, [Timing("12_c", 9.0, True, "full")], keep={"10_a"}.__contains__)
+    assert list(timing.read_times(hand_made)) == ["10_a", "12_c"]
+
+
+def test_an_unreadable_times_file_is_refused_on_read_and_replaced_on_update(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("paper,figure\nx,y\n")
+    with pytest.raises(ValueError, match=r"t.csv.*columns \['paper', 'figure'\] instead of"):
+        timing.read_times(path)
+    timing.update_times(path, [Timing("a", 1.0, True, "full")])
+    assert list(timing.read_times(path)) == ["a"]
+
+
+@pytest.mark.parametrize("row, message", [
+    ("a,full,x,,True", "line 2: could not convert"),
+    ("a,full,-1.0,,True", "line 2: wall_s must be a finite number of seconds >= 0, got -1.0"),
+    ("a,full,nan,,True", "line 2: wall_s must be"),
+    ("a,full,1.0,-2,True", "line 2: cpu_s must be"),
+    ("a,full,1.0,,yes", "line 2: ok must be True or False, got 'yes'"),
+    ("a,full,1.0,,True\na,full,2.0,,True", "line 3: notebook 'a' appears twice"),
+    (",full,1.0,,True", "line 2: name must be a non-empty"),
+])
+def test_malformed_rows_are_reported_with_file_and_line(tmp_path, row, message):
+    path = tmp_path / "t.csv"
+    path.write_text("notebook,profile,wall_s,cpu_s,ok\n" + row + "\n")
+    with pytest.raises(ValueError, match="t.csv") as exc:
+        timing.read_times(path)
+    assert message in str(exc.value)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(name="", wall_s=1.0, ok=True), "name must be"),
+    (dict(name="a", wall_s=math.inf, ok=True), "wall_s must be"),
+    (dict(name="a", wall_s=True, ok=True), "wall_s must be"),
+    (dict(name="a", wall_s=1.0, ok=1), "ok must be True or False"),
+    (dict(name="a", wall_s=1.0, ok=True, cpu_s=-0.5), "cpu_s must be"),
+])
+def test_bad_timing_values_are_rejected(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Timing(**kwargs)
+
+
+def test_bad_arguments_are_rejected(tmp_path):
+    with pytest.raises(ValueError, match="columns must be one of"):
+        timing.read_times(tmp_path / "x.csv", ("a", "b"))
+    with pytest.raises(ValueError, match="is not a file"):
+        timing.read_times(tmp_path)
+    with pytest.raises(ValueError, match="names must be non-empty strs"):
+        timing.estimate(["a", 3], {})
+    with pytest.raises(ValueError, match="distinct names"):
+        timing.format_times([Timing("a", 1.0, True), Timing("a", 2.0, True)])
+
+
+@pytest.mark.parametrize("seconds, text", [
+    (0.4, "0s"), (42, "42s"), (59.6, "1m00s"), (100, "1m40s"), (900, "15m00s"), (3725, "1h02m"),
+])
+def test_format_duration(seconds, text):
+    assert timing.format_duration(seconds) == text
+
+
+def test_timing_table_totals_and_marks_failures():
+    table = timing.timing_table([("10_a", 100.0, 95.0, True), ("11_long_name", None, 30.0, False)])
+    assert table.splitlines() == [
+        "notebook" + " " * 21 + "estimated  measured",
+        "10_a" + " " * 29 + "1m40s     1m35s",
+        "11_long_name" + " " * 25 + "-       30s  FAILED",
+        "total (estimate for 1 of 2)      1m40s     2m05s",
+    ]
+    assert timing.timing_table([("b.py", 2.0, 3.0, True)], "script").splitlines()[-1] == (
+        "total" + " " * 10 + "2s" + " " * 8 + "3s")
