@@ -192,7 +192,7 @@ def tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, x, 
 
 
 # --------------------------------------------------------------------------- rates
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _crosses(n, l3, x, s, link):
     """Slot s's flow crosses ``link`` (links: ingress 0..n-1, egress n..2n-1)."""
     if l3:
@@ -201,7 +201,7 @@ def _crosses(n, l3, x, s, link):
     return link == i or link == n + s - i * n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _open_links(n, l3, x, s, cnt, lmark, llist, nll):
     """Count slot s's flow on each of its links; add unseen links to ``llist``."""
     if l3:
@@ -228,7 +228,7 @@ def _open_links(n, l3, x, s, cnt, lmark, llist, nll):
     return nll
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _freeze(n, l3, x, s, rate, resid, cnt):
     """Fix slot s's rate and take it off its links' residual capacity."""
     if l3:
@@ -293,12 +293,12 @@ def solve_rates(n, l3, x, factive, fprio, frate, caps, resid, cnt, lmark, llist,
         a = b
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _is_done(frem, fvol, frate, s):
     return frem[s] <= max(fvol[s] * _REL_TOL, _ABS_TOL_BITS) or frate[s] == np.inf
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _new_flow(s, vol, prio, ist, factive, frem, fvol, frate, fprio, fseq):
     factive[s] = True
     frem[s] = vol
@@ -311,7 +311,7 @@ def _new_flow(s, vol, prio, ist, factive, frem, fvol, frate, fprio, fseq):
 
 
 # --------------------------------------------------------------------------- workers
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start_compute(w, t, state, comp_start, comp_end, draws, used, cstart):
     d = draws[w, used[w]]
     cstart[w, used[w]] = t
@@ -368,7 +368,7 @@ def _finish(i, t, l3, ssp, k, ist, fst, state, comp_start, comp_end, rounds, blo
                 _start_compute(w, t, state, comp_start, comp_end, draws, used, cstart)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _l7_idle(i, n, factive):
     for j in range(n):
         if factive[i * n + j]:

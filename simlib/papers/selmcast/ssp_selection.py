@@ -39,7 +39,7 @@ LINE32_READINGS = ("y", "x")
 PARETO_DEADLINES = ("own", "all")
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _before(a, b, tau, start, descending):
     """Task a is processed before task b (line 13; ties: earlier start, then lower id)."""
     if tau[a] != tau[b]:
