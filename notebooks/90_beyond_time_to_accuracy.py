@@ -180,3 +180,24 @@ for a in tta.TARGET_LADDER:
             claim=f"{short}/SR time to {a:.0%} test accuracy", paper_value="(not measured by the papers)",
             our_value=f"median paired ratio {row['min']:.2f}–{row['max']:.2f}× over n, traces",
             note=f"{short} reached it in {row['reached_share']:.0%} of runs; censored at {duration_s:g} s")
+
+# %% [markdown]
+# ## What we conclude
+# The statement below is computed from the ladder (no number in it is typed by hand): for
+# each target, whether selective reduce is faster than partial reduce at *every* (trace, n)
+# (the smallest of the median paired ratios above 1.05) and how often partial reduce reached
+# the target at all. A conclusion that holds at one target but not at its neighbours is a
+# statement about the target, not about the schedulers.
+
+# %%
+pr = ladder[ladder.vs == "partial"].set_index("target")
+clear = [a for a in tta.TARGET_LADDER if pr.loc[a, "min"] > 1.05]
+tied = [a for a in tta.TARGET_LADDER if pr.loc[a, "max"] < 1.05]
+print(f"At the notebook's target ({target_acc:.0%}) the median paired PR/SR ratio is "
+      f"{analysis.fmt_range(analysis.paired_ratio(d, 'tta', by=['trace', 'n'], num='partial', den='selective')['median'])}"
+      " over (trace, n).")
+print("Selective reduce is faster than partial reduce at every (trace, n) (ratio > 1.05) at targets: "
+      + (", ".join(f"{a:.0%}" for a in clear) or "none"))
+print("No (trace, n) shows a gain above 1.05 at targets: " + (", ".join(f"{a:.0%}" for a in tied) or "none"))
+print("Partial reduce reached the target in: "
+      + ", ".join(f"{a:.0%}: {pr.loc[a, 'reached_share']:.0%}" for a in tta.TARGET_LADDER))
