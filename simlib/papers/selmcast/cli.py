@@ -81,7 +81,7 @@ def register_ssp(subparsers) -> None:
         description="Simulate n workers training under SSP for --duration seconds; every ready worker "
                     "multicasts its model to receivers chosen by SelMcast (Algorithm 2) or Orpheus "
                     "(seed 004 §III-C, §IV-C).  Prints NPU utilization, multicast scale, rounds, "
-                    "preemptions and the selection time per call.")
+                    "preemptions and the wall time (with --engine flow also the selection time per call).")
     p.add_argument("--scheme", choices=("selmcast", "orpheus"), default="selmcast")
     p.add_argument("--n", type=num_arg("--n", int, lo=2, hi=10_000), default=50, help="workers (default 50)")
     p.add_argument("--trace", default="lstm",
@@ -110,9 +110,13 @@ def register_ssp(subparsers) -> None:
     p.add_argument("--line32", choices=("y", "x"), default="y")
     p.add_argument("--pareto-deadline", choices=("own", "all"), default="own")
     p.add_argument("--sharing", choices=("auto", "priority", "maxmin"), default="auto")
+    p.add_argument("--engine", choices=("compiled", "flow"), default="compiled",
+                   help="compiled event loop (default) or the slower FlowNetwork reference; same run "
+                        "(decision SM68)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handler(args, parser) -> int:
+        import math
         import time
 
         import numpy as np
@@ -135,10 +139,11 @@ def register_ssp(subparsers) -> None:
                       line32=args.line32, pareto_deadline=args.pareto_deadline, sharing=args.sharing)
         sc = SSPScenario.from_params(params)
         t0 = time.perf_counter()
-        log = simulate(sc, np.random.SeedSequence(args.seed))
+        log = simulate(sc, np.random.SeedSequence(args.seed), engine=args.engine)
         wall = time.perf_counter() - t0
         out = ssp_metrics(log)
-        out["selection_us_per_call"] = 1e6 * log.selection_s / max(log.selections, 1)
+        timed = not math.isnan(log.selection_s)          # only the reference engine times selections
+        out["selection_us_per_call"] = 1e6 * log.selection_s / max(log.selections, 1) if timed else None
         out["wall_s"] = wall
         print_result(out, params, args.seed, args.json)
         return 0

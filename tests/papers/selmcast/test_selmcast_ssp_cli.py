@@ -18,12 +18,24 @@ def test_selmcast_ssp_prints_json(capsys):
     assert out["preempted_receivers"] == 0
 
 
+def test_selmcast_ssp_engines_print_the_same_run(capsys):
+    outs = {}
+    for engine in ("compiled", "flow"):
+        assert main(["selmcast-ssp", "--n", "10", "--duration", "8", "--engine", engine, "--json"]) == 0
+        outs[engine] = json.loads(capsys.readouterr().out)
+    assert outs["compiled"]["selection_us_per_call"] is None       # not timed in the compiled loop
+    assert outs["flow"]["selection_us_per_call"] > 0
+    for key in ("npu_utilization", "avg_scale", "total_rounds", "preempted_receivers"):
+        assert outs["compiled"][key] == pytest.approx(outs["flow"][key], rel=1e-9)
+
+
 @pytest.mark.parametrize("argv, flag", [
     (["--n", "1"], "--n"), (["--p", "0"], "--p"), (["--p", "0.99", "--n", "10"], "--p"),
     (["--eta", "1.5"], "--eta"), (["--ssp", "-1"], "--ssp"), (["--k", "two"], "--k"),
     (["--lam", "1"], "--lam"), (["--mu", "0"], "--mu"), (["--gamma", "2"], "--gamma"),
     (["--layer", "L4"], "--layer"), (["--scheme", "random"], "--scheme"),
     (["--trace", "no_such_trace"], "--trace"), (["--duration", "0"], "--duration"),
+    (["--engine", "fast"], "--engine"),
 ])
 def test_selmcast_ssp_rejects_bad_values(argv, flag, capsys):
     with pytest.raises(SystemExit) as exc:
