@@ -11,9 +11,10 @@ from typing import Sequence
 
 import pandas as pd
 
-from simlib.core.validate import check_choice
+from simlib.core.validate import check_choice, check_real
+from simlib.training.time_to_accuracy import TARGET_LADDER, ladder_column
 
-__all__ = ["summarize", "paired_ratio", "fmt_range", "SUMMARY_COLUMNS"]
+__all__ = ["summarize", "paired_ratio", "fmt_range", "ladder_ratios", "SUMMARY_COLUMNS"]
 
 #: Columns :func:`summarize` adds after the grouping columns.
 SUMMARY_COLUMNS = ("metric", "min", "median", "max", "count")
@@ -53,6 +54,32 @@ def paired_ratio(df: pd.DataFrame, metric: str, by: Sequence[str], num: str, den
     ratio = (piv[num] / piv[den]).rename("ratio").reset_index()
     out = ratio.groupby(by, sort=True)["ratio"].agg(["min", "median", "max", "count"])
     return out.rename(columns={"count": "trials"}).reset_index()
+
+
+def ladder_ratios(df: pd.DataFrame, by: Sequence[str], num: str, den: str, censor_at_s: float,
+                  targets: Sequence[float] = TARGET_LADDER) -> pd.DataFrame:
+    """Paired time-to-accuracy ratios ``num / den`` at every accuracy of a target ladder.
+
+    ``df`` holds one row per (setting, trial, scheme) with the columns
+    ``time_to_accNN_s`` of :func:`~simlib.training.time_to_accuracy.ladder_column`;
+    a run that never reached a target counts at ``censor_at_s`` seconds (the run
+    length), so a ratio is a lower bound when ``num`` did not finish and 1 when
+    neither did.  Returns one row per target: ``target``, ``min``, ``median``,
+    ``max`` of the per-group median ratios over the ``by`` groups, and
+    ``reached_num`` / ``reached_den``: the share of ``num``'s / ``den``'s runs
+    that reached the target.
+    """
+    censor_at_s = check_real("censor_at_s", censor_at_s, 0.0, lo_open=True)
+    rows = []
+    for a in targets:
+        col = ladder_column(a)
+        check_choice("ladder column", col, list(df.columns))
+        r = paired_ratio(df.assign(_tta=df[col].fillna(censor_at_s)), "_tta", by=by, num=num, den=den)
+        rows.append({"target": a, "min": r["median"].min(), "median": r["median"].median(),
+                     "max": r["median"].max(),
+                     "reached_num": float(df.loc[df.scheme == num, col].notna().mean()),
+                     "reached_den": float(df.loc[df.scheme == den, col].notna().mean())})
+    return pd.DataFrame(rows)
 
 
 def fmt_range(values) -> str:

@@ -39,6 +39,7 @@ __all__ = [
     "plot_min_median_max",
     "figure_legend",
     "metric_panels",
+    "plot_ladder",
 ]
 
 #: Canonical order of the schemes in legends, and their colours, labels and markers
@@ -311,3 +312,18 @@ def metric_panels(df: pd.DataFrame, x: str, metrics: Sequence[str], hue: str = "
     fig.tight_layout()
     figure_legend(fig)
     return fig
+
+
+def plot_ladder(ax, ladders: dict, den: str) -> None:
+    """Paired time-to-target ratio against the target accuracy (median line, min–max band
+    over the groups), one line per ``num`` scheme of ``ladders`` (``num`` -> the frame of
+    :func:`simlib.pipeline.analysis.ladder_ratios` for ``num`` / ``den``)."""
+    for num, lad in ladders.items():
+        line, = ax.plot(lad["target"], lad["median"], "-", marker=SCHEME_MARKERS.get(num, "o"),
+                        color=SCHEME_COLORS.get(num),
+                        label=f"{SCHEME_LABELS.get(num, num)} / {SCHEME_LABELS.get(den, den)}")
+        ax.fill_between(lad["target"], lad["min"], lad["max"], color=line.get_color(), alpha=0.2, linewidth=0)
+    ax.axhline(1.0, color="0.5", lw=0.8)
+    ax.set_xlabel("target test accuracy")
+    ax.set_ylabel("paired time-to-target ratio")
+    ax.legend(loc="upper left", fontsize="small")

@@ -1,0 +1,39 @@
+"""analysis.ladder_ratios: paired time-to-target ratios over a target ladder, with censoring."""
+import math
+
+import pandas as pd
+import pytest
+
+from simlib.pipeline.analysis import ladder_ratios
+
+
+def frame():
+    # two groups (trace a, b), two trials; times to 80 % and 90 % (NaN: never reached)
+    rows = []
+    times = {  # (trace, trial, scheme): (t80, t90)
+        ("a", 0, "slow"): (4.0, math.nan), ("a", 0, "fast"): (2.0, 5.0),
+        ("a", 1, "slow"): (6.0, 8.0), ("a", 1, "fast"): (2.0, 4.0),
+        ("b", 0, "slow"): (3.0, math.nan), ("b", 0, "fast"): (3.0, math.nan),
+        ("b", 1, "slow"): (9.0, math.nan), ("b", 1, "fast"): (3.0, 10.0),
+    }
+    for (trace, trial, scheme), (t80, t90) in times.items():
+        rows.append(dict(trace=trace, trial=trial, scheme=scheme, time_to_acc80_s=t80, time_to_acc90_s=t90))
+    return pd.DataFrame(rows)
+
+
+def test_ratios_by_hand():
+    lad = ladder_ratios(frame(), by=["trace"], num="slow", den="fast", censor_at_s=10.0, targets=(0.8, 0.9))
+    r80, r90 = lad.iloc[0], lad.iloc[1]
+    # 80 %: a: 4/2 = 2, 6/2 = 3 -> median 2.5; b: 3/3 = 1, 9/3 = 3 -> median 2
+    assert (r80.target, r80["min"], r80["median"], r80["max"]) == (0.8, 2.0, 2.25, 2.5)
+    # 90 %, censored at 10 s: a: 10/5 = 2, 8/4 = 2 -> 2; b: 10/10 = 1, 10/10 = 1 -> 1
+    assert (r90["min"], r90["max"]) == (1.0, 2.0)
+    assert r90.reached_num == pytest.approx(1 / 4) and r90.reached_den == pytest.approx(3 / 4)
+    assert r80.reached_num == 1.0
+
+
+def test_missing_ladder_column_is_named():
+    with pytest.raises(ValueError, match="time_to_acc85_s"):
+        ladder_ratios(frame(), by=["trace"], num="slow", den="fast", censor_at_s=10.0, targets=(0.85,))
+    with pytest.raises(ValueError, match="censor_at_s"):
+        ladder_ratios(frame(), by=["trace"], num="slow", den="fast", censor_at_s=0.0)
