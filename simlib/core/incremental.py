@@ -81,7 +81,7 @@ def adj_insert(loff, lcnt, lcap, ladj, fidx, a, b, slot):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _adj_remove(loff, lcnt, ladj, l, slot):
     o = loff[l]
     n = lcnt[l]
@@ -104,48 +104,44 @@ def adj_remove_link(loff, lcnt, ladj, l, slot):
 BLOCK_SHIFT = 6
 
 
+# Helpers that take several arrays are written as loops over many slots: a numba
+# call with array arguments costs ~20 ns of reference counting per call
+# (measured: 15x the body of a linked-list insert), so per-slot helper calls in
+# hot loops dominated the engine.
 @njit(cache=True)
-def _tol(volume, s):
-    return max(volume[s] * REL_TOL, ABS_TOL_BITS)
-
-
-@njit(cache=True)
-def _remaining_at(remaining, rate, tupd, s, t):
-    r = rate[s]
-    if r == np.inf:
-        return 0.0
-    v = remaining[s] - r * (t - tupd[s])
-    return v if v > 0.0 else 0.0
-
-
-@njit(cache=True)
-def project(volume, remaining, rate, tupd, s, tz, tt, bdirty):
-    """Flow ``s``'s projected times as of ``tupd[s]``: last bit (``tz``) and
-    entry into the completion tolerance of decision N6 (``tt``)."""
-    r = rate[s]
-    rm = remaining[s]
-    tol = _tol(volume, s)
-    t0 = tupd[s]
-    if rm <= tol or r == np.inf:
-        tz[s] = t0
-        tt[s] = t0
-    elif r > 0.0:
-        tz[s] = t0 + rm / r
-        tt[s] = t0 + (rm - tol) / r
-    else:
-        tz[s] = np.inf
-        tt[s] = np.inf
-    bdirty[s >> BLOCK_SHIFT] = True
-
-
-@njit(cache=True)
-def _settle(volume, remaining, rate, tupd, s, new_rate, now, tz, tt, bdirty):
-    """Give flow ``s`` a new rate from ``now``: bring its remaining bits up to date, re-project."""
-    if tupd[s] < now:
-        remaining[s] = _remaining_at(remaining, rate, tupd, s, now)
-        tupd[s] = now
-    rate[s] = new_rate
-    project(volume, remaining, rate, tupd, s, tz, tt, bdirty)
+def settle(slots, new_rate, force, now, volume, remaining, rate, tupd, tz, tt, bdirty):
+    """Give each flow ``slots[k]`` the rate ``new_rate[k]`` from ``now``: bring its
+    remaining bits up to date and re-project its times of last bit (``tz``) and of
+    entry into the completion tolerance of decision N6 (``tt``).  Flows whose rate
+    does not change are left alone unless ``force`` (a new flow)."""
+    for k in range(slots.shape[0]):
+        s = slots[k]
+        r = new_rate[k]
+        if r == rate[s] and not force:
+            continue
+        t0 = tupd[s]
+        if t0 < now:
+            old = rate[s]
+            if old == np.inf:
+                remaining[s] = 0.0
+            else:
+                v = remaining[s] - old * (now - t0)
+                remaining[s] = v if v > 0.0 else 0.0
+            tupd[s] = now
+            t0 = now
+        rate[s] = r
+        rm = remaining[s]
+        tol = max(volume[s] * REL_TOL, ABS_TOL_BITS)
+        if rm <= tol or r == np.inf:
+            tz[s] = t0
+            tt[s] = t0
+        elif r > 0.0:
+            tz[s] = t0 + rm / r
+            tt[s] = t0 + (rm - tol) / r
+        else:
+            tz[s] = np.inf
+            tt[s] = np.inf
+        bdirty[s >> BLOCK_SHIFT] = True
 
 
 @njit(cache=True)
@@ -185,46 +181,43 @@ def collect_done(t, volume, remaining, rate, tupd, alive, tz, tt, bz, bt, bdirty
     for b in range(nblk):
         if bt[b] <= t:
             for s in range(b << BLOCK_SHIFT, min((b + 1) << BLOCK_SHIFT, n_slots)):
-                if tt[s] <= t and alive[s] and _remaining_at(remaining, rate, tupd, s, t) <= _tol(volume, s):
-                    out.append(s)
+                if tt[s] <= t and alive[s]:
+                    r = rate[s]
+                    v = 0.0 if r == np.inf else remaining[s] - r * (t - tupd[s])
+                    if v <= max(volume[s] * REL_TOL, ABS_TOL_BITS):
+                        out.append(s)
     return np.array(out, dtype=np.int64)
 
 
 @njit(cache=True)
-def _b_insert(bhead, bnext, bprev, l, s):
-    h = bhead[l]
-    bnext[s] = h
-    bprev[s] = -1
-    if h >= 0:
-        bprev[h] = s
-    bhead[l] = s
-
-
-@njit(cache=True)
-def _b_remove(bhead, bnext, bprev, l, s):
-    p = bprev[s]
-    n = bnext[s]
-    if p >= 0:
-        bnext[p] = n
-    else:
-        bhead[l] = n
-    if n >= 0:
-        bprev[n] = p
-
-
-@njit(cache=True)
-def _set_bottleneck(bl, nb, bhead, bnext, bprev, s, b):
-    """Move slot ``s`` into link ``b``'s bottleneck list (``b = -1``: none)."""
-    old = bl[s]
-    if old == b:
-        return
-    if old >= 0:
-        nb[old] -= 1
-        _b_remove(bhead, bnext, bprev, old, s)
-    bl[s] = b
-    if b >= 0:
-        nb[b] += 1
-        _b_insert(bhead, bnext, bprev, b, s)
+def move_bottlenecks(slots, newb, bl, nb, bhead, bnext, bprev):
+    """Move flow ``slots[k]`` into link ``newb[k]``'s bottleneck list (-1: none);
+    the lists are doubly linked through ``bnext`` / ``bprev``, headed by ``bhead``."""
+    for k in range(slots.shape[0]):
+        s = slots[k]
+        b = newb[k]
+        old = bl[s]
+        if old == b:
+            continue
+        if old >= 0:
+            nb[old] -= 1
+            p = bprev[s]
+            n = bnext[s]
+            if p >= 0:
+                bnext[p] = n
+            else:
+                bhead[old] = n
+            if n >= 0:
+                bprev[n] = p
+        bl[s] = b
+        if b >= 0:
+            nb[b] += 1
+            h = bhead[b]
+            bnext[s] = h
+            bprev[s] = -1
+            if h >= 0:
+                bprev[h] = s
+            bhead[b] = s
 
 
 @njit(cache=True)
@@ -236,13 +229,19 @@ def bottlenecks_rebuild(bl, alive, n_slots, nb, bhead, bnext, bprev):
         b = bl[s]
         if alive[s] and b >= 0:
             nb[b] += 1
-            _b_insert(bhead, bnext, bprev, b, s)
+            h = bhead[b]
+            bnext[s] = h
+            bprev[s] = -1
+            if h >= 0:
+                bprev[h] = s
+            bhead[b] = s
 
 
 @njit(cache=True)
 def kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb, bhead, bnext, bprev,
                load, loff, lcnt, ladj, tz, tt, bdirty):
     """Retire finished/removed slots: adjacency, bottleneck lists, link loads, projections."""
+    move_bottlenecks(slots, np.full(slots.shape[0], -1, np.int64), bl, nb, bhead, bnext, bprev)
     for s in slots:
         tz[s] = np.inf
         tt[s] = np.inf
@@ -253,7 +252,6 @@ def kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb, bhead,
             if l >= 0:
                 _adj_remove(loff, lcnt, ladj, l, s)
                 load[l] = load[l] - r if lcnt[l] > 0 else 0.0
-        _set_bottleneck(bl, nb, bhead, bnext, bprev, s, -1)
         alive[s] = False
         rate[s] = 0.0
         remaining[s] = 0.0
@@ -275,9 +273,74 @@ def _order(slist, ns, prio, priority_mode):
 
 
 @njit(cache=True)
+def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, nrate, nbl):
+    """Max-min rates of every alive slot, one class, from the link -> slots adjacency.
+
+    The same bottleneck-link progressive filling as :func:`simlib.core.maxmin._allocate`
+    (smallest fair share ``remaining capacity / unfrozen flows`` first), without
+    rebuilding the transpose: freezing link ``l`` reads its adjacency block
+    sequentially, and the fair shares of the few hundred links are kept current
+    and scanned.  Fills ``nrate`` / ``nbl`` (bottleneck link; ``inf`` / -1 for a
+    flow without links).
+    """
+    n_links = cap.shape[0]
+    rem = cap.copy()
+    cnt = lcnt.copy()
+    fair = np.empty(n_links, np.float64)
+    live = np.empty(n_links, np.int64)
+    n_live = 0
+    for l in range(n_links):
+        if cnt[l] > 0:
+            fair[l] = rem[l] / cnt[l]
+            live[n_live] = l
+            n_live += 1
+    frozen = np.zeros(n_slots, np.bool_)
+    for s in range(n_slots):
+        if alive[s]:
+            nrate[s] = np.inf
+            nbl[s] = -1
+    while n_live > 0:
+        best = -1
+        share = np.inf
+        t = 0
+        while t < n_live:
+            l2 = live[t]
+            if cnt[l2] == 0:
+                n_live -= 1
+                live[t] = live[n_live]
+                continue
+            if fair[l2] < share:
+                share = fair[l2]
+                best = l2
+            t += 1
+        if best < 0:
+            break
+        l = best
+        for i in range(loff[l], loff[l] + lcnt[l]):
+            s = ladj[i]
+            if frozen[s]:
+                continue
+            frozen[s] = True
+            nrate[s] = share
+            nbl[s] = l
+            for j in range(fstart[s], fend[s]):
+                l2 = fidx[j]
+                if l2 < 0 or l2 == l:
+                    continue
+                r = rem[l2] - share
+                r = r if r > 0.0 else 0.0
+                rem[l2] = r
+                c = cnt[l2] - 1
+                cnt[l2] = c
+                if c > 0:
+                    fair[l2] = r / c
+        cnt[l] = 0
+
+
+@njit(cache=True)
 def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, volume, remaining,
                rate, tupd, bl, lam, nb, bhead, bnext, bprev, load, nrate, nbl, now, scan_max,
-               tz, tt, bdirty):
+               tz, tt, bdirty, loff, lcnt, ladj):
     """Allocate every alive flow; rebuild loads and bottleneck tables; settle changed rates."""
     n_alive = 0
     for s in range(n_slots):
@@ -289,8 +352,11 @@ def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, vol
         if alive[s]:
             slist[k] = s
             k += 1
-    order = _order(slist, n_alive, prio, priority_mode)
-    _allocate(cap, fstart, fend, fidx, order, prio, nrate, scan_max, nbl)
+    if priority_mode:
+        order = _order(slist, n_alive, prio, priority_mode)
+        _allocate(cap, fstart, fend, fidx, order, prio, nrate, scan_max, nbl)
+    else:
+        allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, nrate, nbl)
     load[:] = 0.0
     for s in slist:
         bl[s] = nbl[s]
@@ -300,8 +366,7 @@ def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, vol
             l = fidx[j]
             if l >= 0:
                 load[l] += nrate[s]
-        if nrate[s] != rate[s]:
-            _settle(volume, remaining, rate, tupd, s, nrate[s], now, tz, tt, bdirty)
+    settle(slist, nrate[slist], False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
     bottlenecks_rebuild(bl, alive, n_slots, nb, bhead, bnext, bprev)
     return n_alive
 
@@ -484,10 +549,11 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
             mark[clist[k]] = False
         return -1
     # commit: bottleneck tables, loads, rates (settling the remaining bits of changed flows)
+    sl = slist[:ns]
+    move_bottlenecks(sl, nbl[sl], bl, nb, bhead, bnext, bprev)
     for k in range(ns):
         g = slist[k]
         b = nbl[g]
-        _set_bottleneck(bl, nb, bhead, bnext, bprev, g, b)
         if b >= 0:
             lam[b] = nrate[g]
     for k in range(nc):
@@ -499,8 +565,6 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
         is_open[l] = False
         queued[l] = False
     for k in range(ns):
-        g = slist[k]
-        in_s[g] = False
-        if nrate[g] != rate[g]:
-            _settle(volume, remaining, rate, tupd, g, nrate[g], now, tz, tt, bdirty)
+        in_s[slist[k]] = False
+    settle(sl, nrate[sl], False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
     return ns

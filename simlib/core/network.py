@@ -255,8 +255,8 @@ class FlowNetwork:
         if self._inc:
             self._tupd[slot] = self.now
             self._bl[slot] = -1
-            inc.project(self._volume, self._remaining, self._rate, self._tupd, slot,
-                        self._tz, self._tt, self._bdirty)
+            inc.settle(np.array([slot]), np.zeros(1), True, self.now, self._volume, self._remaining,
+                       self._rate, self._tupd, self._tz, self._tt, self._bdirty)
             self._adj_add(slot)
             self._pend_flows.append(flow)
             self._open.update(links)
@@ -579,7 +579,7 @@ class FlowNetwork:
                 self.capacities, self._fstart, self._fend, self._fidx[: max(self._n_idx, 1)], self._alive, n,
                 prio, pmode, self._volume, self._remaining, self._rate, self._tupd, self._bl,
                 self._lam, self._nb, self._bhead, self._bnext, self._bprev, self._load, self._nrate, self._nbl, self.now,
-                SCAN_MAX_LINKS, self._tz, self._tt, self._bdirty)
+                SCAN_MAX_LINKS, self._tz, self._tt, self._bdirty, self._loff, self._lcnt, self._ladj)
         self.recomputed_flows.append(int(ns))
 
     def _touch(self) -> None:
