@@ -39,8 +39,28 @@ SAT_TOL = 1e-13
 
 # ------------------------------------------------------------------ adjacency
 @njit(cache=True)
+def _partner(fidx, a, b, l):
+    """What the adjacency stores beside flow ``fidx[a:b]``'s entry on link ``l``:
+    its other link if it crosses exactly two, -1 if ``l`` is its only link, -2
+    otherwise (read its links from ``fidx``).  Lets the full solve of a unicast
+    skip two dependent random reads per flow."""
+    k = 0
+    other = -1
+    for j in range(a, b):
+        m = fidx[j]
+        if m >= 0:
+            k += 1
+            if m != l:
+                other = m
+    if k == 1:
+        return -1
+    return other if k == 2 else -2
+
+
+@njit(cache=True)
 def adj_build(n_links, fstart, fend, fidx, alive, n_slots):
-    """Link -> slots blocks for every alive slot, each block with room to grow."""
+    """Link -> slots blocks for every alive slot, each block with room to grow;
+    ``lpart`` beside ``ladj`` holds each entry's :func:`_partner`."""
     cnt = np.zeros(n_links, np.int64)
     for s in range(n_slots):
         if alive[s]:
@@ -55,6 +75,7 @@ def adj_build(n_links, fstart, fend, fidx, alive, n_slots):
         loff[l] = tot
         tot += lcap[l]
     ladj = np.empty(tot, np.int64)
+    lpart = np.empty(tot, np.int64)
     lcnt = np.zeros(n_links, np.int64)
     for s in range(n_slots):
         if alive[s]:
@@ -62,12 +83,13 @@ def adj_build(n_links, fstart, fend, fidx, alive, n_slots):
                 l = fidx[j]
                 if l >= 0:
                     ladj[loff[l] + lcnt[l]] = s
+                    lpart[loff[l] + lcnt[l]] = _partner(fidx, fstart[s], fend[s], l)
                     lcnt[l] += 1
-    return loff, lcnt, lcap, ladj
+    return loff, lcnt, lcap, ladj, lpart
 
 
 @njit(cache=True)
-def adj_insert(loff, lcnt, lcap, ladj, fidx, a, b, slot):
+def adj_insert(loff, lcnt, lcap, ladj, lpart, fidx, a, b, slot):
     """Append ``slot`` to the blocks of links ``fidx[a:b]``; False (nothing done) if a block is full."""
     for j in range(a, b):
         l = fidx[j]
@@ -77,24 +99,34 @@ def adj_insert(loff, lcnt, lcap, ladj, fidx, a, b, slot):
         l = fidx[j]
         if l >= 0:
             ladj[loff[l] + lcnt[l]] = slot
+            lpart[loff[l] + lcnt[l]] = _partner(fidx, a, b, l)
             lcnt[l] += 1
     return True
 
 
 @njit(cache=True, inline="always")
-def _adj_remove(loff, lcnt, ladj, l, slot):
+def _adj_remove(loff, lcnt, ladj, lpart, l, slot):
     o = loff[l]
     n = lcnt[l]
     for i in range(o, o + n):
         if ladj[i] == slot:
             ladj[i] = ladj[o + n - 1]
+            lpart[i] = lpart[o + n - 1]
             lcnt[l] = n - 1
             return
 
 
 @njit(cache=True)
-def adj_remove_link(loff, lcnt, ladj, l, slot):
-    _adj_remove(loff, lcnt, ladj, l, slot)
+def adj_remove_link(loff, lcnt, ladj, lpart, fidx, a, b, l, slot):
+    """Take link ``l`` out of flow ``slot``'s links ``fidx[a:b]`` (still listed there)
+    in the adjacency; its entries on its other links fall back to reading ``fidx``."""
+    _adj_remove(loff, lcnt, ladj, lpart, l, slot)
+    for j in range(a, b):
+        m = fidx[j]
+        if m >= 0 and m != l:
+            for i in range(loff[m], loff[m] + lcnt[m]):
+                if ladj[i] == slot:
+                    lpart[i] = -2
 
 
 # ---------------------------------------------------------- lazy completions
@@ -239,7 +271,7 @@ def bottlenecks_rebuild(bl, alive, n_slots, nb, bhead, bnext, bprev):
 
 @njit(cache=True)
 def kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb, bhead, bnext, bprev,
-               load, loff, lcnt, ladj, tz, tt, bdirty):
+               load, loff, lcnt, ladj, lpart, tz, tt, bdirty):
     """Retire finished/removed slots: adjacency, bottleneck lists, link loads, projections."""
     move_bottlenecks(slots, np.full(slots.shape[0], -1, np.int64), bl, nb, bhead, bnext, bprev)
     for s in slots:
@@ -250,7 +282,7 @@ def kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb, bhead,
         for j in range(fstart[s], fend[s]):
             l = fidx[j]
             if l >= 0:
-                _adj_remove(loff, lcnt, ladj, l, s)
+                _adj_remove(loff, lcnt, ladj, lpart, l, s)
                 load[l] = load[l] - r if lcnt[l] > 0 else 0.0
         alive[s] = False
         rate[s] = 0.0
@@ -273,7 +305,7 @@ def _order(slist, ns, prio, priority_mode):
 
 
 @njit(cache=True)
-def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, nrate, nbl):
+def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, nrate, nbl):
     """Max-min rates of every alive slot, one class, from the link -> slots adjacency.
 
     The same bottleneck-link progressive filling as :func:`simlib.core.maxmin._allocate`
@@ -323,24 +355,34 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, nrat
             frozen[s] = True
             nrate[s] = share
             nbl[s] = l
-            for j in range(fstart[s], fend[s]):
-                l2 = fidx[j]
-                if l2 < 0 or l2 == l:
-                    continue
-                r = rem[l2] - share
+            p = lpart[i]
+            if p >= 0:  # the one other link of a unicast
+                r = rem[p] - share
                 r = r if r > 0.0 else 0.0
-                rem[l2] = r
-                c = cnt[l2] - 1
-                cnt[l2] = c
+                rem[p] = r
+                c = cnt[p] - 1
+                cnt[p] = c
                 if c > 0:
-                    fair[l2] = r / c
+                    fair[p] = r / c
+            elif p == -2:
+                for j in range(fstart[s], fend[s]):
+                    l2 = fidx[j]
+                    if l2 < 0 or l2 == l:
+                        continue
+                    r = rem[l2] - share
+                    r = r if r > 0.0 else 0.0
+                    rem[l2] = r
+                    c = cnt[l2] - 1
+                    cnt[l2] = c
+                    if c > 0:
+                        fair[l2] = r / c
         cnt[l] = 0
 
 
 @njit(cache=True)
 def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, volume, remaining,
                rate, tupd, bl, lam, nb, bhead, bnext, bprev, load, nrate, nbl, now, scan_max,
-               tz, tt, bdirty, loff, lcnt, ladj):
+               tz, tt, bdirty, loff, lcnt, ladj, lpart):
     """Allocate every alive flow; rebuild loads and bottleneck tables; settle changed rates."""
     n_alive = 0
     for s in range(n_slots):
@@ -356,7 +398,7 @@ def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, vol
         order = _order(slist, n_alive, prio, priority_mode)
         _allocate(cap, fstart, fend, fidx, order, prio, nrate, scan_max, nbl)
     else:
-        allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, nrate, nbl)
+        allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, nrate, nbl)
     load[:] = 0.0
     for s in slist:
         bl[s] = nbl[s]

@@ -279,7 +279,8 @@ class FlowNetwork:
             raise ValueError(f"link must be one of the flow's links {list(flow.links)}, got {link}")
         self._advance(self._clock())
         if self._inc:
-            inc.adj_remove_link(self._loff, self._lcnt, self._ladj, link, flow._slot)
+            inc.adj_remove_link(self._loff, self._lcnt, self._ladj, self._lpart, self._fidx,
+                                self._fstart[flow._slot], self._fend[flow._slot], link, flow._slot)
             inc.drop_link_load(self._load, self._lcnt, self._rate, link, flow._slot)
             self._open.update(flow.links)
             self._pend_flows.append(flow)
@@ -490,7 +491,8 @@ class FlowNetwork:
             done.append(f)
         if done:
             self._dirty = True
-            if self._n_slots > 256 and self._n_alive < self._n_slots // 4:
+            # the incremental engine's full solve walks every slot: keep them at least half alive
+            if self._n_slots > 256 and self._n_alive < self._n_slots // (2 if self._inc else 4):
                 self._compact()
         return done
 
@@ -522,11 +524,11 @@ class FlowNetwork:
         self._adj_rebuild()
 
     def _adj_rebuild(self) -> None:
-        self._loff, self._lcnt, self._lcap, self._ladj = inc.adj_build(
+        self._loff, self._lcnt, self._lcap, self._ladj, self._lpart = inc.adj_build(
             self.n_links, self._fstart, self._fend, self._fidx, self._alive, self._n_slots)
 
     def _adj_add(self, slot: int) -> None:
-        if not inc.adj_insert(self._loff, self._lcnt, self._lcap, self._ladj, self._fidx,
+        if not inc.adj_insert(self._loff, self._lcnt, self._lcap, self._ladj, self._lpart, self._fidx,
                               self._fstart[slot], self._fend[slot], slot):
             self._adj_rebuild()  # the slot is alive already, so the rebuild includes it
 
@@ -539,7 +541,8 @@ class FlowNetwork:
     def _kill_slots(self, slots: np.ndarray) -> None:
         inc.kill_slots(slots, self._fstart, self._fend, self._fidx, self._alive, self._rate,
                        self._remaining, self._bl, self._nb, self._bhead, self._bnext, self._bprev,
-                       self._load, self._loff, self._lcnt, self._ladj, self._tz, self._tt, self._bdirty)
+                       self._load, self._loff, self._lcnt, self._ladj, self._lpart, self._tz, self._tt,
+                       self._bdirty)
 
     def _remaining_of(self, slot: int) -> float:
         if not self._inc:
@@ -579,7 +582,8 @@ class FlowNetwork:
                 self.capacities, self._fstart, self._fend, self._fidx[: max(self._n_idx, 1)], self._alive, n,
                 prio, pmode, self._volume, self._remaining, self._rate, self._tupd, self._bl,
                 self._lam, self._nb, self._bhead, self._bnext, self._bprev, self._load, self._nrate, self._nbl, self.now,
-                SCAN_MAX_LINKS, self._tz, self._tt, self._bdirty, self._loff, self._lcnt, self._ladj)
+                SCAN_MAX_LINKS, self._tz, self._tt, self._bdirty, self._loff, self._lcnt, self._ladj,
+                self._lpart)
         self.recomputed_flows.append(int(ns))
 
     def _touch(self) -> None:
