@@ -142,13 +142,13 @@ BLOCK_SHIFT = 6
 # hot loops dominated the engine.
 @njit(cache=True)
 def settle(slots, new_rate, force, now, volume, remaining, rate, tupd, tz, tt, bdirty):
-    """Give each flow ``slots[k]`` the rate ``new_rate[k]`` from ``now``: bring its
+    """Give each flow ``s`` in ``slots`` the rate ``new_rate[s]`` from ``now``: bring its
     remaining bits up to date and re-project its times of last bit (``tz``) and of
     entry into the completion tolerance of decision N6 (``tt``).  Flows whose rate
     does not change are left alone unless ``force`` (a new flow)."""
     for k in range(slots.shape[0]):
         s = slots[k]
-        r = new_rate[k]
+        r = new_rate[s]
         if r == rate[s] and not force:
             continue
         t0 = tupd[s]
@@ -253,13 +253,16 @@ def move_bottlenecks(slots, newb, bl, nb, bhead, bnext, bprev):
 
 
 @njit(cache=True)
-def bottlenecks_rebuild(bl, alive, n_slots, nb, bhead, bnext, bprev):
-    """Rebuild per-link bottleneck counts and lists from ``bl`` (after slots moved)."""
+def bottlenecks_rebuild(src, bl, alive, n_slots, nb, bhead, bnext, bprev):
+    """Set ``bl = src`` on alive slots and rebuild per-link bottleneck counts and lists."""
     nb[:] = 0
     bhead[:] = -1
     for s in range(n_slots):
-        b = bl[s]
-        if alive[s] and b >= 0:
+        if not alive[s]:
+            continue
+        b = src[s]
+        bl[s] = b
+        if b >= 0:
             nb[b] += 1
             h = bhead[b]
             bnext[s] = h
@@ -305,7 +308,7 @@ def _order(slist, ns, prio, priority_mode):
 
 
 @njit(cache=True)
-def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, nrate, nbl):
+def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, nrate, nbl, load, lam):
     """Max-min rates of every alive slot, one class, from the link -> slots adjacency.
 
     The same bottleneck-link progressive filling as :func:`simlib.core.maxmin._allocate`
@@ -313,7 +316,8 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
     rebuilding the transpose: freezing link ``l`` reads its adjacency block
     sequentially, and the fair shares of the few hundred links are kept current
     and scanned.  Fills ``nrate`` / ``nbl`` (bottleneck link; ``inf`` / -1 for a
-    flow without links).
+    flow without links), ``load`` (sum of rates per link) and ``lam`` (the
+    rate of the flows bottlenecked on a link, for links that are a bottleneck).
     """
     n_links = cap.shape[0]
     rem = cap.copy()
@@ -326,6 +330,7 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
             fair[l] = rem[l] / cnt[l]
             live[n_live] = l
             n_live += 1
+    load[:] = 0.0
     frozen = np.zeros(n_slots, np.bool_)
     for s in range(n_slots):
         if alive[s]:
@@ -355,8 +360,11 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
             frozen[s] = True
             nrate[s] = share
             nbl[s] = l
+            lam[l] = share
+            load[l] += share
             p = lpart[i]
             if p >= 0:  # the one other link of a unicast
+                load[p] += share
                 r = rem[p] - share
                 r = r if r > 0.0 else 0.0
                 rem[p] = r
@@ -369,6 +377,7 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
                     l2 = fidx[j]
                     if l2 < 0 or l2 == l:
                         continue
+                    load[l2] += share
                     r = rem[l2] - share
                     r = r if r > 0.0 else 0.0
                     rem[l2] = r
@@ -397,19 +406,18 @@ def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, vol
     if priority_mode:
         order = _order(slist, n_alive, prio, priority_mode)
         _allocate(cap, fstart, fend, fidx, order, prio, nrate, scan_max, nbl)
+        load[:] = 0.0
+        for s in slist:
+            if nbl[s] >= 0:
+                lam[nbl[s]] = nrate[s]
+            for j in range(fstart[s], fend[s]):
+                l = fidx[j]
+                if l >= 0:
+                    load[l] += nrate[s]
     else:
-        allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, nrate, nbl)
-    load[:] = 0.0
-    for s in slist:
-        bl[s] = nbl[s]
-        if nbl[s] >= 0:
-            lam[nbl[s]] = nrate[s]
-        for j in range(fstart[s], fend[s]):
-            l = fidx[j]
-            if l >= 0:
-                load[l] += nrate[s]
-    settle(slist, nrate[slist], False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
-    bottlenecks_rebuild(bl, alive, n_slots, nb, bhead, bnext, bprev)
+        allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, nrate, nbl, load, lam)
+    settle(slist, nrate, False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
+    bottlenecks_rebuild(nbl, bl, alive, n_slots, nb, bhead, bnext, bprev)
     return n_alive
 
 
@@ -608,5 +616,5 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
         queued[l] = False
     for k in range(ns):
         in_s[slist[k]] = False
-    settle(sl, nrate[sl], False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
+    settle(sl, nrate, False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
     return ns

@@ -255,7 +255,7 @@ class FlowNetwork:
         if self._inc:
             self._tupd[slot] = self.now
             self._bl[slot] = -1
-            inc.settle(np.array([slot]), np.zeros(1), True, self.now, self._volume, self._remaining,
+            inc.settle(np.array([slot]), self._rate, True, self.now, self._volume, self._remaining,
                        self._rate, self._tupd, self._tz, self._tt, self._bdirty)
             self._adj_add(slot)
             self._pend_flows.append(flow)
@@ -425,7 +425,7 @@ class FlowNetwork:
             self._tt[keep.size: n] = np.inf
             self._adj_rebuild()
             self._bdirty[:] = True
-            inc.bottlenecks_rebuild(self._bl, self._alive, self._n_slots, self._nb,
+            inc.bottlenecks_rebuild(self._bl, self._bl, self._alive, self._n_slots, self._nb,
                                     self._bhead, self._bnext, self._bprev)
 
     def _kill(self, flow: Flow) -> None:
