@@ -618,3 +618,85 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
         in_s[slist[k]] = False
     settle(sl, nrate, False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
     return ns
+
+
+# ------------------------------------------------------ stand-alone driver
+@njit(cache=True)
+def run_completions(cap, fstart, fend, fidx, alive, n_slots, n_alive, prio, priority_mode, volume,
+                    remaining, rate, tupd, bl, lam, nb, bhead, bnext, bprev, load, loff, lcnt, ladj,
+                    lpart, is_open, queued, in_s, mark, resid, sold, snew, smax, lamn, nrate, nbl,
+                    scan_max, tz, tt, bz, bt, bdirty, stats, has_cb, now, limits, compact_below,
+                    out_slot, out_time, out_ns, opened):
+    """The loop of ``FlowNetwork.run_until_idle`` in one compiled call.
+
+    From up-to-date rates, repeat: next completion time, collect the flows
+    complete then (N6), retire them, and update the rates of what their links
+    can affect -- by :func:`solve_incremental` or, past the fallback
+    ``limits`` (``network.INC_LIMITS``), :func:`solve_full`, exactly as
+    ``FlowNetwork._inc_update`` decides.  Completed slots and their times go to
+    ``out_slot`` / ``out_time``, the flows re-solved per update to ``out_ns``.
+
+    Stops, without updating the rates after the last batch, when no flow can
+    complete, when a batch is empty, when the batch had a flow with an
+    ``on_done`` callback (``has_cb``), or when fewer than ``compact_below``
+    flows remain (the caller compacts the slots); ``opened[:n_open]`` are then
+    the links of that batch's flows.  Returns (completions, updates, time,
+    n_open, whether the rates need an update).
+    """
+    n_links = cap.shape[0]
+    lmark = np.zeros(n_links, np.bool_)
+    n_done = 0
+    n_upd = 0
+    n_open = 0
+    empty = np.empty(0, np.int64)
+    dirty = False
+    while True:
+        if dirty:
+            ns = -1
+            if 0 <= n_alive * limits[0] and n_open <= max(n_links * limits[1], 2):
+                if limits[2] >= 1:
+                    max_flows = n_alive + 1
+                else:
+                    max_flows = max(int(n_alive * limits[2]), 16)
+                ns = solve_incremental(
+                    cap, fstart, fend, fidx, alive, prio, priority_mode, volume, remaining, rate, tupd,
+                    bl, lam, nb, bhead, bnext, bprev, load, loff, lcnt, ladj, opened[:n_open], empty,
+                    max_flows, is_open, queued, in_s, mark, resid, sold, snew, smax, lamn, nrate, nbl,
+                    now, scan_max, tz, tt, bdirty, stats)
+            if ns < 0:
+                ns = solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, volume,
+                                remaining, rate, tupd, bl, lam, nb, bhead, bnext, bprev, load, nrate, nbl,
+                                now, scan_max, tz, tt, bdirty, loff, lcnt, ladj, lpart)
+            out_ns[n_upd] = ns
+            n_upd += 1
+            dirty = False
+            n_open = 0
+        t = next_time(tz, tt, bz, bt, bdirty, n_slots)
+        if t == np.inf:
+            return n_done, n_upd, now, n_open, dirty
+        if t > now:
+            now = t
+        slots = collect_done(now, volume, remaining, rate, tupd, alive, tz, tt, bz, bt, bdirty, n_slots)
+        if slots.shape[0] == 0:
+            return n_done, n_upd, now, n_open, dirty
+        stop = False
+        for s in slots:
+            out_slot[n_done] = s
+            out_time[n_done] = now
+            n_done += 1
+            if has_cb[s]:
+                stop = True
+            for j in range(fstart[s], fend[s]):
+                l = fidx[j]
+                if l >= 0 and not lmark[l]:
+                    lmark[l] = True
+                    opened[n_open] = l
+                    n_open += 1
+        for k in range(n_open):
+            lmark[opened[k]] = False
+        kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb, bhead, bnext, bprev,
+                   load, loff, lcnt, ladj, lpart, tz, tt, bdirty)
+        n_alive -= slots.shape[0]
+        dirty = True
+        if stop or n_alive == 0 or n_alive < compact_below:
+            return n_done, n_upd, now, n_open, dirty

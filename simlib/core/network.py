@@ -254,6 +254,7 @@ class FlowNetwork:
         self._n_alive += 1
         if self._inc:
             self._tupd[slot] = self.now
+            self._cb[slot] = on_done is not None
             self._bl[slot] = -1
             inc.settle(np.array([slot]), self._rate, True, self.now, self._volume, self._remaining,
                        self._rate, self._tupd, self._tz, self._tt, self._bdirty)
@@ -343,6 +344,8 @@ class FlowNetwork:
         progress; calls ``on_done`` and returns finished flows in completion order."""
         finished = []
         while True:
+            if self._inc and self.sim is None and self._run_compiled(finished):
+                continue
             t = self.next_completion_time()
             if math.isinf(t):
                 return finished
@@ -351,6 +354,52 @@ class FlowNetwork:
                 if f.on_done is not None:
                     f.on_done(f)
             finished.extend(done)
+
+    def _run_compiled(self, finished: list) -> bool:
+        """Run completions in one compiled call (:func:`incremental.run_completions`)
+        until a flow with ``on_done`` completes, the slots need compacting or
+        nothing can complete; handle the completed flows as ``advance_to`` and
+        ``run_until_idle`` do.  False when it made no progress (the caller's
+        step-by-step loop takes over)."""
+        self._ensure_rates()
+        if self._n_alive == 0:
+            return False
+        n = self._n_slots
+        out_slot = np.empty(self._n_alive, dtype=np.int64)
+        out_time = np.empty(self._n_alive)
+        out_ns = np.empty(self._n_alive + 1, dtype=np.int64)
+        opened = np.empty(self.n_links, dtype=np.int64)
+        prio = self._prio if self.sharing == "priority" else self._zprio
+        sold, snew, smax, lamn, resid = self._l_f
+        k, u, now, n_open, dirty = inc.run_completions(
+            self.capacities, self._fstart, self._fend, self._fidx, self._alive, n, self._n_alive, prio,
+            self.sharing == "priority", self._volume, self._remaining, self._rate, self._tupd, self._bl,
+            self._lam, self._nb, self._bhead, self._bnext, self._bprev, self._load, self._loff, self._lcnt,
+            self._ladj, self._lpart, self._l_open, self._l_queued, self._in_s, self._l_mark, resid, sold,
+            snew, smax, lamn, self._nrate, self._nbl, SCAN_MAX_LINKS, self._tz, self._tt, self._bz, self._bt,
+            self._bdirty, self.solver_stats, self._cb, self.now, np.asarray(self._inc_limits, dtype=float),
+            n // 2 if n > 256 else 0, out_slot, out_time, out_ns, opened)
+        self.now = float(now)
+        self.recomputations += u
+        self.recomputed_flows.extend(out_ns[:u].tolist())
+        done = []
+        for slot, t in zip(out_slot[:k].tolist(), out_time[:k].tolist()):
+            f = self._flows[slot]
+            f.finish_time = t
+            self._flows[slot] = None
+            f._slot = -1
+            done.append(f)
+        self._n_alive -= k
+        if dirty:
+            self._open.update(opened[:n_open].tolist())
+            self._dirty = True
+        if k and self._n_slots > 256 and self._n_alive < self._n_slots // 2:
+            self._compact()
+        for f in done:  # only the last batch can hold flows with on_done
+            if f.on_done is not None:
+                f.on_done(f)
+        finished.extend(done)
+        return k > 0
 
     # ---------------------------------------------------------------- internals
     def _clock(self) -> float:
@@ -378,7 +427,7 @@ class FlowNetwork:
         return slot
 
     _SLOT_ARRAYS = ("_volume", "_remaining", "_rate", "_prio", "_fstart", "_fend", "_alive")
-    _INC_SLOT_ARRAYS = ("_tupd", "_bl", "_bnext", "_bprev", "_nrate", "_nbl", "_in_s")
+    _INC_SLOT_ARRAYS = ("_tupd", "_bl", "_bnext", "_bprev", "_nrate", "_nbl", "_in_s", "_cb")
 
     def _grow_slots(self) -> None:
         names = self._SLOT_ARRAYS + (self._INC_SLOT_ARRAYS if self._inc else ())
@@ -405,7 +454,7 @@ class FlowNetwork:
         lens = self._fend[keep] - self._fstart[keep]
         names = ("_volume", "_remaining", "_rate", "_prio", "_alive")
         if self._inc:
-            names += ("_tupd", "_bl", "_tz", "_tt")
+            names += ("_tupd", "_bl", "_tz", "_tt", "_cb")
         for name in names:
             arr = getattr(self, name)
             arr[: keep.size] = arr[keep]
@@ -510,6 +559,7 @@ class FlowNetwork:
         self._nrate = np.zeros(n0)                      # solver scratch
         self._nbl = np.zeros(n0, dtype=np.int64)
         self._in_s = np.zeros(n0, dtype=bool)
+        self._cb = np.zeros(n0, dtype=bool)             # the flow has an on_done callback
         self._zprio = np.zeros(n0, dtype=np.int64)
         self._lam = np.zeros(L)                         # rate of the flows bottlenecked on a link
         self._nb = np.zeros(L, dtype=np.int64)          # how many flows are bottlenecked on it
