@@ -18,7 +18,9 @@ flows with every other flow's rate held fixed (residual capacities), checks
 that the held flows still satisfy the bottleneck characterisation of max-min
 fairness, and grows ``S`` until they do (see N9 in docs/decisions/network.md).
 With strict priorities it re-solves the whole connected component of the
-changed links instead.  :func:`solve_full` is the fallback: every flow.
+changed links instead.  :func:`solve_full` is the fallback: every flow
+(without priorities by :func:`allocate_adj`, on the kept adjacency).
+:func:`run_completions` is ``FlowNetwork.run_until_idle``'s loop in one call.
 
 Units: bits, bits/s, seconds.
 """

@@ -13,7 +13,8 @@ Two engines give the same rates (to float rounding; decision N9):
   rate can move are re-solved (with the other flows' rates held, grown until
   the held flows provably keep their rates), remaining volumes are brought up
   to date only when a flow's rate changes, and the next completion comes from
-  projected finish times with per-block minima (:mod:`simlib.core.incremental`);
+  projected finish times with per-block minima, and ``run_until_idle`` steps
+  through completions in one compiled loop (:mod:`simlib.core.incremental`);
 * ``engine="full"``: the original engine: every change re-solves all flows,
   every time step drains all flows, completions are found by scanning.
 
