@@ -379,7 +379,7 @@ class FlowNetwork:
             self._ladj, self._lpart, self._l_open, self._l_queued, self._in_s, self._l_mark, resid, sold,
             snew, smax, lamn, self._nrate, self._nbl, SCAN_MAX_LINKS, self._tz, self._tt, self._bz, self._bt,
             self._bdirty, self.solver_stats, self._cb, self.now, np.asarray(self._inc_limits, dtype=float),
-            n // 2 if n > 256 else 0, out_slot, out_time, out_ns, opened)
+            self._compact_below(), out_slot, out_time, out_ns, opened)
         self.now = float(now)
         self.recomputations += u
         self.recomputed_flows.extend(out_ns[:u].tolist())
@@ -394,7 +394,7 @@ class FlowNetwork:
         if dirty:
             self._open.update(opened[:n_open].tolist())
             self._dirty = True
-        if k and self._n_slots > 256 and self._n_alive < self._n_slots // 2:
+        if k and self._n_alive < self._compact_below():
             self._compact()
         for f in done:  # only the last batch can hold flows with on_done
             if f.on_done is not None:
@@ -440,6 +440,13 @@ class FlowNetwork:
             self._tz = np.concatenate([self._tz, np.full_like(self._tz, np.inf)])
             self._tt = np.concatenate([self._tt, np.full_like(self._tt, np.inf)])
             self._blocks_alloc()
+
+    def _compact_below(self) -> int:
+        """Compact the slots once fewer flows than this are alive (after completions);
+        the incremental engine's full solve walks every slot: keep them at least half alive."""
+        if self._n_slots <= 256:
+            return 0
+        return self._n_slots // (2 if self._inc else 4)
 
     def _compact(self) -> None:
         n = self._n_slots
@@ -541,8 +548,7 @@ class FlowNetwork:
             done.append(f)
         if done:
             self._dirty = True
-            # the incremental engine's full solve walks every slot: keep them at least half alive
-            if self._n_slots > 256 and self._n_alive < self._n_slots // (2 if self._inc else 4):
+            if self._n_alive < self._compact_below():
                 self._compact()
         return done
 
