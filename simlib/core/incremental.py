@@ -18,7 +18,9 @@ flows with every other flow's rate held fixed (residual capacities), checks
 that the held flows still satisfy the bottleneck characterisation of max-min
 fairness, and grows ``S`` until they do (see N9 in docs/decisions/network.md).
 With strict priorities it re-solves the whole connected component of the
-changed links instead.  :func:`solve_full` is the fallback: every flow.
+changed links instead.  :func:`solve_full` is the fallback: every flow
+(without priorities by :func:`allocate_adj`, on the kept adjacency).
+:func:`run_completions` is ``FlowNetwork.run_until_idle``'s loop in one call.
 
 Units: bits, bits/s, seconds.
 """
@@ -39,8 +41,28 @@ SAT_TOL = 1e-13
 
 # ------------------------------------------------------------------ adjacency
 @njit(cache=True)
+def _partner(fidx, a, b, l):
+    """What the adjacency stores beside flow ``fidx[a:b]``'s entry on link ``l``:
+    its other link if it crosses exactly two, -1 if ``l`` is its only link, -2
+    otherwise (read its links from ``fidx``).  Lets the full solve of a unicast
+    skip two dependent random reads per flow."""
+    k = 0
+    other = -1
+    for j in range(a, b):
+        m = fidx[j]
+        if m >= 0:
+            k += 1
+            if m != l:
+                other = m
+    if k == 1:
+        return -1
+    return other if k == 2 else -2
+
+
+@njit(cache=True)
 def adj_build(n_links, fstart, fend, fidx, alive, n_slots):
-    """Link -> slots blocks for every alive slot, each block with room to grow."""
+    """Link -> slots blocks for every alive slot, each block with room to grow;
+    ``lpart`` beside ``ladj`` holds each entry's :func:`_partner`."""
     cnt = np.zeros(n_links, np.int64)
     for s in range(n_slots):
         if alive[s]:
@@ -55,6 +77,7 @@ def adj_build(n_links, fstart, fend, fidx, alive, n_slots):
         loff[l] = tot
         tot += lcap[l]
     ladj = np.empty(tot, np.int64)
+    lpart = np.empty(tot, np.int64)
     lcnt = np.zeros(n_links, np.int64)
     for s in range(n_slots):
         if alive[s]:
@@ -62,12 +85,13 @@ def adj_build(n_links, fstart, fend, fidx, alive, n_slots):
                 l = fidx[j]
                 if l >= 0:
                     ladj[loff[l] + lcnt[l]] = s
+                    lpart[loff[l] + lcnt[l]] = _partner(fidx, fstart[s], fend[s], l)
                     lcnt[l] += 1
-    return loff, lcnt, lcap, ladj
+    return loff, lcnt, lcap, ladj, lpart
 
 
 @njit(cache=True)
-def adj_insert(loff, lcnt, lcap, ladj, fidx, a, b, slot):
+def adj_insert(loff, lcnt, lcap, ladj, lpart, fidx, a, b, slot):
     """Append ``slot`` to the blocks of links ``fidx[a:b]``; False (nothing done) if a block is full."""
     for j in range(a, b):
         l = fidx[j]
@@ -77,24 +101,34 @@ def adj_insert(loff, lcnt, lcap, ladj, fidx, a, b, slot):
         l = fidx[j]
         if l >= 0:
             ladj[loff[l] + lcnt[l]] = slot
+            lpart[loff[l] + lcnt[l]] = _partner(fidx, a, b, l)
             lcnt[l] += 1
     return True
 
 
-@njit(cache=True)
-def _adj_remove(loff, lcnt, ladj, l, slot):
+@njit(cache=True, inline="always")
+def _adj_remove(loff, lcnt, ladj, lpart, l, slot):
     o = loff[l]
     n = lcnt[l]
     for i in range(o, o + n):
         if ladj[i] == slot:
             ladj[i] = ladj[o + n - 1]
+            lpart[i] = lpart[o + n - 1]
             lcnt[l] = n - 1
             return
 
 
 @njit(cache=True)
-def adj_remove_link(loff, lcnt, ladj, l, slot):
-    _adj_remove(loff, lcnt, ladj, l, slot)
+def adj_remove_link(loff, lcnt, ladj, lpart, fidx, a, b, l, slot):
+    """Take link ``l`` out of flow ``slot``'s links ``fidx[a:b]`` (still listed there)
+    in the adjacency; its entries on its other links fall back to reading ``fidx``."""
+    _adj_remove(loff, lcnt, ladj, lpart, l, slot)
+    for j in range(a, b):
+        m = fidx[j]
+        if m >= 0 and m != l:
+            for i in range(loff[m], loff[m] + lcnt[m]):
+                if ladj[i] == slot:
+                    lpart[i] = -2
 
 
 # ---------------------------------------------------------- lazy completions
@@ -104,48 +138,44 @@ def adj_remove_link(loff, lcnt, ladj, l, slot):
 BLOCK_SHIFT = 6
 
 
+# Helpers that take several arrays are written as loops over many slots: a numba
+# call with array arguments costs ~20 ns of reference counting per call
+# (measured: 15x the body of a linked-list insert), so per-slot helper calls in
+# hot loops dominated the engine.
 @njit(cache=True)
-def _tol(volume, s):
-    return max(volume[s] * REL_TOL, ABS_TOL_BITS)
-
-
-@njit(cache=True)
-def _remaining_at(remaining, rate, tupd, s, t):
-    r = rate[s]
-    if r == np.inf:
-        return 0.0
-    v = remaining[s] - r * (t - tupd[s])
-    return v if v > 0.0 else 0.0
-
-
-@njit(cache=True)
-def project(volume, remaining, rate, tupd, s, tz, tt, bdirty):
-    """Flow ``s``'s projected times as of ``tupd[s]``: last bit (``tz``) and
-    entry into the completion tolerance of decision N6 (``tt``)."""
-    r = rate[s]
-    rm = remaining[s]
-    tol = _tol(volume, s)
-    t0 = tupd[s]
-    if rm <= tol or r == np.inf:
-        tz[s] = t0
-        tt[s] = t0
-    elif r > 0.0:
-        tz[s] = t0 + rm / r
-        tt[s] = t0 + (rm - tol) / r
-    else:
-        tz[s] = np.inf
-        tt[s] = np.inf
-    bdirty[s >> BLOCK_SHIFT] = True
-
-
-@njit(cache=True)
-def _settle(volume, remaining, rate, tupd, s, new_rate, now, tz, tt, bdirty):
-    """Give flow ``s`` a new rate from ``now``: bring its remaining bits up to date, re-project."""
-    if tupd[s] < now:
-        remaining[s] = _remaining_at(remaining, rate, tupd, s, now)
-        tupd[s] = now
-    rate[s] = new_rate
-    project(volume, remaining, rate, tupd, s, tz, tt, bdirty)
+def settle(slots, new_rate, force, now, volume, remaining, rate, tupd, tz, tt, bdirty):
+    """Give each flow ``s`` in ``slots`` the rate ``new_rate[s]`` from ``now``: bring its
+    remaining bits up to date and re-project its times of last bit (``tz``) and of
+    entry into the completion tolerance of decision N6 (``tt``).  Flows whose rate
+    does not change are left alone unless ``force`` (a new flow)."""
+    for k in range(slots.shape[0]):
+        s = slots[k]
+        r = new_rate[s]
+        if r == rate[s] and not force:
+            continue
+        t0 = tupd[s]
+        if t0 < now:
+            old = rate[s]
+            if old == np.inf:
+                remaining[s] = 0.0
+            else:
+                v = remaining[s] - old * (now - t0)
+                remaining[s] = v if v > 0.0 else 0.0
+            tupd[s] = now
+            t0 = now
+        rate[s] = r
+        rm = remaining[s]
+        tol = max(volume[s] * REL_TOL, ABS_TOL_BITS)
+        if rm <= tol or r == np.inf:
+            tz[s] = t0
+            tt[s] = t0
+        elif r > 0.0:
+            tz[s] = t0 + rm / r
+            tt[s] = t0 + (rm - tol) / r
+        else:
+            tz[s] = np.inf
+            tt[s] = np.inf
+        bdirty[s >> BLOCK_SHIFT] = True
 
 
 @njit(cache=True)
@@ -185,64 +215,70 @@ def collect_done(t, volume, remaining, rate, tupd, alive, tz, tt, bz, bt, bdirty
     for b in range(nblk):
         if bt[b] <= t:
             for s in range(b << BLOCK_SHIFT, min((b + 1) << BLOCK_SHIFT, n_slots)):
-                if tt[s] <= t and alive[s] and _remaining_at(remaining, rate, tupd, s, t) <= _tol(volume, s):
-                    out.append(s)
+                if tt[s] <= t and alive[s]:
+                    r = rate[s]
+                    v = 0.0 if r == np.inf else remaining[s] - r * (t - tupd[s])
+                    if v <= max(volume[s] * REL_TOL, ABS_TOL_BITS):
+                        out.append(s)
     return np.array(out, dtype=np.int64)
 
 
 @njit(cache=True)
-def _b_insert(bhead, bnext, bprev, l, s):
-    h = bhead[l]
-    bnext[s] = h
-    bprev[s] = -1
-    if h >= 0:
-        bprev[h] = s
-    bhead[l] = s
+def move_bottlenecks(slots, newb, bl, nb, bhead, bnext, bprev):
+    """Move flow ``slots[k]`` into link ``newb[k]``'s bottleneck list (-1: none);
+    the lists are doubly linked through ``bnext`` / ``bprev``, headed by ``bhead``."""
+    for k in range(slots.shape[0]):
+        s = slots[k]
+        b = newb[k]
+        old = bl[s]
+        if old == b:
+            continue
+        if old >= 0:
+            nb[old] -= 1
+            p = bprev[s]
+            n = bnext[s]
+            if p >= 0:
+                bnext[p] = n
+            else:
+                bhead[old] = n
+            if n >= 0:
+                bprev[n] = p
+        bl[s] = b
+        if b >= 0:
+            nb[b] += 1
+            h = bhead[b]
+            bnext[s] = h
+            bprev[s] = -1
+            if h >= 0:
+                bprev[h] = s
+            bhead[b] = s
 
 
 @njit(cache=True)
-def _b_remove(bhead, bnext, bprev, l, s):
-    p = bprev[s]
-    n = bnext[s]
-    if p >= 0:
-        bnext[p] = n
-    else:
-        bhead[l] = n
-    if n >= 0:
-        bprev[n] = p
-
-
-@njit(cache=True)
-def _set_bottleneck(bl, nb, bhead, bnext, bprev, s, b):
-    """Move slot ``s`` into link ``b``'s bottleneck list (``b = -1``: none)."""
-    old = bl[s]
-    if old == b:
-        return
-    if old >= 0:
-        nb[old] -= 1
-        _b_remove(bhead, bnext, bprev, old, s)
-    bl[s] = b
-    if b >= 0:
-        nb[b] += 1
-        _b_insert(bhead, bnext, bprev, b, s)
-
-
-@njit(cache=True)
-def bottlenecks_rebuild(bl, alive, n_slots, nb, bhead, bnext, bprev):
-    """Rebuild per-link bottleneck counts and lists from ``bl`` (after slots moved)."""
+def bottlenecks_rebuild(src, bl, alive, n_slots, nb, bhead, bnext, bprev):
+    """Set ``bl = src`` on alive slots and rebuild per-link bottleneck counts and lists."""
     nb[:] = 0
     bhead[:] = -1
     for s in range(n_slots):
-        b = bl[s]
-        if alive[s] and b >= 0:
+        if not alive[s]:
+            continue
+        b = src[s]
+        bl[s] = b
+        if b >= 0:
             nb[b] += 1
-            _b_insert(bhead, bnext, bprev, b, s)
+            h = bhead[b]
+            bnext[s] = h
+            bprev[s] = -1
+            if h >= 0:
+                bprev[h] = s
+            bhead[b] = s
 
 
 @njit(cache=True)
 def kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb, bhead, bnext, bprev,
-               load, loff, lcnt, ladj, tz, tt, bdirty):
+               load, loff, lcnt, ladj, lpart, tz, tt, bdirty):
     """Retire finished/removed slots: adjacency, bottleneck lists, link loads, projections."""
+    move_bottlenecks(slots, np.full(slots.shape[0], -1, np.int64), bl, nb, bhead, bnext, bprev)
     for s in slots:
         tz[s] = np.inf
         tt[s] = np.inf
@@ -251,9 +287,8 @@ def kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb, bhead,
         for j in range(fstart[s], fend[s]):
             l = fidx[j]
             if l >= 0:
-                _adj_remove(loff, lcnt, ladj, l, s)
+                _adj_remove(loff, lcnt, ladj, lpart, l, s)
                 load[l] = load[l] - r if lcnt[l] > 0 else 0.0
-        _set_bottleneck(bl, nb, bhead, bnext, bprev, s, -1)
         alive[s] = False
         rate[s] = 0.0
         remaining[s] = 0.0
@@ -275,9 +310,90 @@ def _order(slist, ns, prio, priority_mode):
 
 
 @njit(cache=True)
+def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, nrate, nbl, load, lam):
+    """Max-min rates of every alive slot, one class, from the link -> slots adjacency.
+
+    The same bottleneck-link progressive filling as :func:`simlib.core.maxmin._allocate`
+    (smallest fair share ``remaining capacity / unfrozen flows`` first), without
+    rebuilding the transpose: freezing link ``l`` reads its adjacency block
+    sequentially, and the fair shares of the few hundred links are kept current
+    and scanned.  Fills ``nrate`` / ``nbl`` (bottleneck link; ``inf`` / -1 for a
+    flow without links), ``load`` (sum of rates per link) and ``lam`` (the
+    rate of the flows bottlenecked on a link, for links that are a bottleneck).
+    """
+    n_links = cap.shape[0]
+    rem = cap.copy()
+    cnt = lcnt.copy()
+    fair = np.empty(n_links, np.float64)
+    live = np.empty(n_links, np.int64)
+    n_live = 0
+    for l in range(n_links):
+        if cnt[l] > 0:
+            fair[l] = rem[l] / cnt[l]
+            live[n_live] = l
+            n_live += 1
+    load[:] = 0.0
+    frozen = np.zeros(n_slots, np.bool_)
+    for s in range(n_slots):
+        if alive[s]:
+            nrate[s] = np.inf
+            nbl[s] = -1
+    while n_live > 0:
+        best = -1
+        share = np.inf
+        t = 0
+        while t < n_live:
+            l2 = live[t]
+            if cnt[l2] == 0:
+                n_live -= 1
+                live[t] = live[n_live]
+                continue
+            if fair[l2] < share:
+                share = fair[l2]
+                best = l2
+            t += 1
+        if best < 0:
+            break
+        l = best
+        for i in range(loff[l], loff[l] + lcnt[l]):
+            s = ladj[i]
+            if frozen[s]:
+                continue
+            frozen[s] = True
+            nrate[s] = share
+            nbl[s] = l
+            lam[l] = share
+            load[l] += share
+            p = lpart[i]
+            if p >= 0:  # the one other link of a unicast
+                load[p] += share
+                r = rem[p] - share
+                r = r if r > 0.0 else 0.0
+                rem[p] = r
+                c = cnt[p] - 1
+                cnt[p] = c
+                if c > 0:
+                    fair[p] = r / c
+            elif p == -2:
+                for j in range(fstart[s], fend[s]):
+                    l2 = fidx[j]
+                    if l2 < 0 or l2 == l:
+                        continue
+                    load[l2] += share
+                    r = rem[l2] - share
+                    r = r if r > 0.0 else 0.0
+                    rem[l2] = r
+                    c = cnt[l2] - 1
+                    cnt[l2] = c
+                    if c > 0:
+                        fair[l2] = r / c
+        cnt[l] = 0
+
+
+@njit(cache=True)
 def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, volume, remaining,
                rate, tupd, bl, lam, nb, bhead, bnext, bprev, load, nrate, nbl, now, scan_max,
-               tz, tt, bdirty):
+               tz, tt, bdirty, loff, lcnt, ladj, lpart):
     """Allocate every alive flow; rebuild loads and bottleneck tables; settle changed rates."""
     n_alive = 0
     for s in range(n_slots):
@@ -289,20 +405,21 @@ def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, vol
         if alive[s]:
             slist[k] = s
             k += 1
-    order = _order(slist, n_alive, prio, priority_mode)
-    _allocate(cap, fstart, fend, fidx, order, prio, nrate, scan_max, nbl)
-    load[:] = 0.0
-    for s in slist:
-        bl[s] = nbl[s]
-        if nbl[s] >= 0:
-            lam[nbl[s]] = nrate[s]
-        for j in range(fstart[s], fend[s]):
-            l = fidx[j]
-            if l >= 0:
-                load[l] += nrate[s]
-        if nrate[s] != rate[s]:
-            _settle(volume, remaining, rate, tupd, s, nrate[s], now, tz, tt, bdirty)
-    bottlenecks_rebuild(bl, alive, n_slots, nb, bhead, bnext, bprev)
+    if priority_mode:
+        order = _order(slist, n_alive, prio, priority_mode)
+        _allocate(cap, fstart, fend, fidx, order, prio, nrate, scan_max, nbl)
+        load[:] = 0.0
+        for s in slist:
+            if nbl[s] >= 0:
+                lam[nbl[s]] = nrate[s]
+            for j in range(fstart[s], fend[s]):
+                l = fidx[j]
+                if l >= 0:
+                    load[l] += nrate[s]
+    else:
+        allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, nrate, nbl, load, lam)
+    settle(slist, nrate, False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
+    bottlenecks_rebuild(nbl, bl, alive, n_slots, nb, bhead, bnext, bprev)
     return n_alive
 
 
@@ -484,10 +601,11 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
             mark[clist[k]] = False
         return -1
     # commit: bottleneck tables, loads, rates (settling the remaining bits of changed flows)
+    sl = slist[:ns]
+    move_bottlenecks(sl, nbl[sl], bl, nb, bhead, bnext, bprev)
     for k in range(ns):
         g = slist[k]
         b = nbl[g]
-        _set_bottleneck(bl, nb, bhead, bnext, bprev, g, b)
         if b >= 0:
             lam[b] = nrate[g]
     for k in range(nc):
@@ -499,8 +617,88 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
         is_open[l] = False
         queued[l] = False
     for k in range(ns):
-        g = slist[k]
-        in_s[g] = False
-        if nrate[g] != rate[g]:
-            _settle(volume, remaining, rate, tupd, g, nrate[g], now, tz, tt, bdirty)
+        in_s[slist[k]] = False
+    settle(sl, nrate, False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
     return ns
+
+
+# ------------------------------------------------------ stand-alone driver
+@njit(cache=True)
+def run_completions(cap, fstart, fend, fidx, alive, n_slots, n_alive, prio, priority_mode, volume,
+                    remaining, rate, tupd, bl, lam, nb, bhead, bnext, bprev, load, loff, lcnt, ladj,
+                    lpart, is_open, queued, in_s, mark, resid, sold, snew, smax, lamn, nrate, nbl,
+                    scan_max, tz, tt, bz, bt, bdirty, stats, has_cb, now, limits, compact_below,
+                    out_slot, out_time, out_ns, opened):
+    """The loop of ``FlowNetwork.run_until_idle`` in one compiled call.
+
+    From up-to-date rates, repeat: next completion time, collect the flows
+    complete then (N6), retire them, and update the rates of what their links
+    can affect -- by :func:`solve_incremental` or, past the fallback
+    ``limits`` (``network.INC_LIMITS``), :func:`solve_full`, exactly as
+    ``FlowNetwork._inc_update`` decides.  Completed slots and their times go to
+    ``out_slot`` / ``out_time``, the flows re-solved per update to ``out_ns``.
+
+    Stops, without updating the rates after the last batch, when no flow can
+    complete, when a batch is empty, when the batch had a flow with an
+    ``on_done`` callback (``has_cb``), or when fewer than ``compact_below``
+    flows remain (the caller compacts the slots); ``opened[:n_open]`` are then
+    the links of that batch's flows.  Returns (completions, updates, time,
+    n_open, whether the rates need an update).
+    """
+    n_links = cap.shape[0]
+    lmark = np.zeros(n_links, np.bool_)
+    n_done = 0
+    n_upd = 0
+    n_open = 0
+    empty = np.empty(0, np.int64)
+    dirty = False
+    while True:
+        if dirty:
+            ns = -1
+            if 0 <= n_alive * limits[0] and n_open <= max(n_links * limits[1], 2):
+                if limits[2] >= 1:
+                    max_flows = n_alive + 1
+                else:
+                    max_flows = max(int(n_alive * limits[2]), 16)
+                ns = solve_incremental(
+                    cap, fstart, fend, fidx, alive, prio, priority_mode, volume, remaining, rate, tupd,
+                    bl, lam, nb, bhead, bnext, bprev, load, loff, lcnt, ladj, opened[:n_open], empty,
+                    max_flows, is_open, queued, in_s, mark, resid, sold, snew, smax, lamn, nrate, nbl,
+                    now, scan_max, tz, tt, bdirty, stats)
+            if ns < 0:
+                ns = solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, volume,
+                                remaining, rate, tupd, bl, lam, nb, bhead, bnext, bprev, load, nrate, nbl,
+                                now, scan_max, tz, tt, bdirty, loff, lcnt, ladj, lpart)
+            out_ns[n_upd] = ns
+            n_upd += 1
+            dirty = False
+            n_open = 0
+        t = next_time(tz, tt, bz, bt, bdirty, n_slots)
+        if t == np.inf:
+            return n_done, n_upd, now, n_open, dirty
+        if t > now:
+            now = t
+        slots = collect_done(now, volume, remaining, rate, tupd, alive, tz, tt, bz, bt, bdirty, n_slots)
+        if slots.shape[0] == 0:
+            return n_done, n_upd, now, n_open, dirty
+        stop = False
+        for s in slots:
+            out_slot[n_done] = s
+            out_time[n_done] = now
+            n_done += 1
+            if has_cb[s]:
+                stop = True
+            for j in range(fstart[s], fend[s]):
+                l = fidx[j]
+                if l >= 0 and not lmark[l]:
+                    lmark[l] = True
+                    opened[n_open] = l
+                    n_open += 1
+        for k in range(n_open):
+            lmark[opened[k]] = False
+        kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb, bhead, bnext, bprev,
+                   load, loff, lcnt, ladj, lpart, tz, tt, bdirty)
+        n_alive -= slots.shape[0]
+        dirty = True
+        if stop or n_alive == 0 or n_alive < compact_below:
+            return n_done, n_upd, now, n_open, dirty

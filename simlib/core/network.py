@@ -13,7 +13,8 @@ Two engines give the same rates (to float rounding; decision N9):
   rate can move are re-solved (with the other flows' rates held, grown until
   the held flows provably keep their rates), remaining volumes are brought up
   to date only when a flow's rate changes, and the next completion comes from
-  projected finish times with per-block minima (:mod:`simlib.core.incremental`);
+  projected finish times with per-block minima, and ``run_until_idle`` steps
+  through completions in one compiled loop (:mod:`simlib.core.incremental`);
 * ``engine="full"``: the original engine: every change re-solves all flows,
   every time step drains all flows, completions are found by scanning.
 
@@ -254,9 +255,10 @@ class FlowNetwork:
         self._n_alive += 1
         if self._inc:
             self._tupd[slot] = self.now
+            self._cb[slot] = on_done is not None
             self._bl[slot] = -1
-            inc.project(self._volume, self._remaining, self._rate, self._tupd, slot,
-                        self._tz, self._tt, self._bdirty)
+            inc.settle(np.array([slot]), self._rate, True, self.now, self._volume, self._remaining,
+                       self._rate, self._tupd, self._tz, self._tt, self._bdirty)
             self._adj_add(slot)
             self._pend_flows.append(flow)
             self._open.update(links)
@@ -279,7 +281,8 @@ class FlowNetwork:
             raise ValueError(f"link must be one of the flow's links {list(flow.links)}, got {link}")
         self._advance(self._clock())
         if self._inc:
-            inc.adj_remove_link(self._loff, self._lcnt, self._ladj, link, flow._slot)
+            inc.adj_remove_link(self._loff, self._lcnt, self._ladj, self._lpart, self._fidx,
+                                self._fstart[flow._slot], self._fend[flow._slot], link, flow._slot)
             inc.drop_link_load(self._load, self._lcnt, self._rate, link, flow._slot)
             self._open.update(flow.links)
             self._pend_flows.append(flow)
@@ -342,6 +345,8 @@ class FlowNetwork:
         progress; calls ``on_done`` and returns finished flows in completion order."""
         finished = []
         while True:
+            if self._inc and self.sim is None and self._run_compiled(finished):
+                continue
             t = self.next_completion_time()
             if math.isinf(t):
                 return finished
@@ -350,6 +355,52 @@ class FlowNetwork:
                 if f.on_done is not None:
                     f.on_done(f)
             finished.extend(done)
+
+    def _run_compiled(self, finished: list) -> bool:
+        """Run completions in one compiled call (:func:`incremental.run_completions`)
+        until a flow with ``on_done`` completes, the slots need compacting or
+        nothing can complete; handle the completed flows as ``advance_to`` and
+        ``run_until_idle`` do.  False when it made no progress (the caller's
+        step-by-step loop takes over)."""
+        self._ensure_rates()
+        if self._n_alive == 0:
+            return False
+        n = self._n_slots
+        out_slot = np.empty(self._n_alive, dtype=np.int64)
+        out_time = np.empty(self._n_alive)
+        out_ns = np.empty(self._n_alive + 1, dtype=np.int64)
+        opened = np.empty(self.n_links, dtype=np.int64)
+        prio = self._prio if self.sharing == "priority" else self._zprio
+        sold, snew, smax, lamn, resid = self._l_f
+        k, u, now, n_open, dirty = inc.run_completions(
+            self.capacities, self._fstart, self._fend, self._fidx, self._alive, n, self._n_alive, prio,
+            self.sharing == "priority", self._volume, self._remaining, self._rate, self._tupd, self._bl,
+            self._lam, self._nb, self._bhead, self._bnext, self._bprev, self._load, self._loff, self._lcnt,
+            self._ladj, self._lpart, self._l_open, self._l_queued, self._in_s, self._l_mark, resid, sold,
+            snew, smax, lamn, self._nrate, self._nbl, SCAN_MAX_LINKS, self._tz, self._tt, self._bz, self._bt,
+            self._bdirty, self.solver_stats, self._cb, self.now, np.asarray(self._inc_limits, dtype=float),
+            self._compact_below(), out_slot, out_time, out_ns, opened)
+        self.now = float(now)
+        self.recomputations += u
+        self.recomputed_flows.extend(out_ns[:u].tolist())
+        done = []
+        for slot, t in zip(out_slot[:k].tolist(), out_time[:k].tolist()):
+            f = self._flows[slot]
+            f.finish_time = t
+            self._flows[slot] = None
+            f._slot = -1
+            done.append(f)
+        self._n_alive -= k
+        if dirty:
+            self._open.update(opened[:n_open].tolist())
+            self._dirty = True
+        if k and self._n_alive < self._compact_below():
+            self._compact()
+        for f in done:  # only the last batch can hold flows with on_done
+            if f.on_done is not None:
+                f.on_done(f)
+        finished.extend(done)
+        return k > 0
 
     # ---------------------------------------------------------------- internals
     def _clock(self) -> float:
@@ -377,7 +428,7 @@ class FlowNetwork:
         return slot
 
     _SLOT_ARRAYS = ("_volume", "_remaining", "_rate", "_prio", "_fstart", "_fend", "_alive")
-    _INC_SLOT_ARRAYS = ("_tupd", "_bl", "_bnext", "_bprev", "_nrate", "_nbl", "_in_s")
+    _INC_SLOT_ARRAYS = ("_tupd", "_bl", "_bnext", "_bprev", "_nrate", "_nbl", "_in_s", "_cb")
 
     def _grow_slots(self) -> None:
         names = self._SLOT_ARRAYS + (self._INC_SLOT_ARRAYS if self._inc else ())
@@ -389,6 +440,13 @@ class FlowNetwork:
             self._tz = np.concatenate([self._tz, np.full_like(self._tz, np.inf)])
             self._tt = np.concatenate([self._tt, np.full_like(self._tt, np.inf)])
             self._blocks_alloc()
+
+    def _compact_below(self) -> int:
+        """Compact the slots once fewer flows than this are alive (after completions);
+        the incremental engine's full solve walks every slot: keep them at least half alive."""
+        if self._n_slots <= 256:
+            return 0
+        return self._n_slots // (2 if self._inc else 4)
 
     def _compact(self) -> None:
         n = self._n_slots
@@ -404,7 +462,7 @@ class FlowNetwork:
         lens = self._fend[keep] - self._fstart[keep]
         names = ("_volume", "_remaining", "_rate", "_prio", "_alive")
         if self._inc:
-            names += ("_tupd", "_bl", "_tz", "_tt")
+            names += ("_tupd", "_bl", "_tz", "_tt", "_cb")
         for name in names:
             arr = getattr(self, name)
             arr[: keep.size] = arr[keep]
@@ -424,7 +482,7 @@ class FlowNetwork:
             self._tt[keep.size: n] = np.inf
             self._adj_rebuild()
             self._bdirty[:] = True
-            inc.bottlenecks_rebuild(self._bl, self._alive, self._n_slots, self._nb,
+            inc.bottlenecks_rebuild(self._bl, self._bl, self._alive, self._n_slots, self._nb,
                                     self._bhead, self._bnext, self._bprev)
 
     def _kill(self, flow: Flow) -> None:
@@ -490,7 +548,7 @@ class FlowNetwork:
             done.append(f)
         if done:
             self._dirty = True
-            if self._n_slots > 256 and self._n_alive < self._n_slots // 4:
+            if self._n_alive < self._compact_below():
                 self._compact()
         return done
 
@@ -508,6 +566,7 @@ class FlowNetwork:
         self._nrate = np.zeros(n0)                      # solver scratch
         self._nbl = np.zeros(n0, dtype=np.int64)
         self._in_s = np.zeros(n0, dtype=bool)
+        self._cb = np.zeros(n0, dtype=bool)             # the flow has an on_done callback
         self._zprio = np.zeros(n0, dtype=np.int64)
         self._lam = np.zeros(L)                         # rate of the flows bottlenecked on a link
         self._nb = np.zeros(L, dtype=np.int64)          # how many flows are bottlenecked on it
@@ -522,11 +581,11 @@ class FlowNetwork:
         self._adj_rebuild()
 
     def _adj_rebuild(self) -> None:
-        self._loff, self._lcnt, self._lcap, self._ladj = inc.adj_build(
+        self._loff, self._lcnt, self._lcap, self._ladj, self._lpart = inc.adj_build(
             self.n_links, self._fstart, self._fend, self._fidx, self._alive, self._n_slots)
 
     def _adj_add(self, slot: int) -> None:
-        if not inc.adj_insert(self._loff, self._lcnt, self._lcap, self._ladj, self._fidx,
+        if not inc.adj_insert(self._loff, self._lcnt, self._lcap, self._ladj, self._lpart, self._fidx,
                               self._fstart[slot], self._fend[slot], slot):
             self._adj_rebuild()  # the slot is alive already, so the rebuild includes it
 
@@ -539,7 +598,8 @@ class FlowNetwork:
     def _kill_slots(self, slots: np.ndarray) -> None:
         inc.kill_slots(slots, self._fstart, self._fend, self._fidx, self._alive, self._rate,
                        self._remaining, self._bl, self._nb, self._bhead, self._bnext, self._bprev,
-                       self._load, self._loff, self._lcnt, self._ladj, self._tz, self._tt, self._bdirty)
+                       self._load, self._loff, self._lcnt, self._ladj, self._lpart, self._tz, self._tt,
+                       self._bdirty)
 
     def _remaining_of(self, slot: int) -> float:
         if not self._inc:
@@ -579,7 +639,8 @@ class FlowNetwork:
                 self.capacities, self._fstart, self._fend, self._fidx[: max(self._n_idx, 1)], self._alive, n,
                 prio, pmode, self._volume, self._remaining, self._rate, self._tupd, self._bl,
                 self._lam, self._nb, self._bhead, self._bnext, self._bprev, self._load, self._nrate, self._nbl, self.now,
-                SCAN_MAX_LINKS, self._tz, self._tt, self._bdirty)
+                SCAN_MAX_LINKS, self._tz, self._tt, self._bdirty, self._loff, self._lcnt, self._ladj,
+                self._lpart)
         self.recomputed_flows.append(int(ns))
 
     def _touch(self) -> None:

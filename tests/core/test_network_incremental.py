@@ -20,6 +20,7 @@ from simlib.core.topology import BigSwitch
 from simlib.core.units import Gbps, MB
 
 FORCE_INCREMENTAL = (math.inf, math.inf, 1.0)  # never fall back to a full solve
+FORCE_FULL = (-1.0, -1.0, 0.0)  # every update is the engine's own full solve
 
 
 @st.composite
@@ -124,6 +125,17 @@ def test_incremental_with_default_fallback_limits_equals_full_solve(seq):
     replay(caps, ops, "maxmin", INC_LIMITS)
 
 
+@settings(max_examples=150, deadline=None)
+@given(seq=event_sequences())
+def test_engine_full_solve_from_the_link_adjacency_equals_full_engine(seq):
+    # the incremental engine's full solve walks its link -> flow adjacency, which keeps
+    # each unicast entry's other link; multicasts, single links and dropped links take
+    # the general path: all must match the full engine and the exact solver
+    caps, ops = seq
+    inc = replay(caps, ops, "maxmin", FORCE_FULL)
+    assert inc.solver_stats[0] == 0  # no incremental pass was taken
+
+
 def test_forced_incremental_replay_really_takes_the_incremental_path():
     ops = [("add", [0, 1], 10.0, 0), ("add", [1, 2], 20.0, 0), ("add", [2], 5.0, 0), ("next",),
            ("add", [0], 3.0, 0), ("drop", 0, 0), ("next",), ("remove", 0, 0), ("next",)]
@@ -220,6 +232,42 @@ def test_whole_random_scenarios_finish_at_the_same_times_as_the_full_engine(seed
     np.testing.assert_allclose(ours[ok], ref[ok], rtol=1e-12)
     assert net.solver_stats[0] > 0  # the incremental path was exercised, not only full solves
     assert np.median(net.recomputed_flows) < len(ours)
+
+
+def _chained_run(engine, sharing, seed):
+    """run_until_idle on 600 flows where every third flow's on_done starts a new flow."""
+    rng = np.random.default_rng(seed)
+    topo = BigSwitch(rng.uniform(1, 5, 12) * Gbps, rng.uniform(1, 5, 12) * Gbps)
+    net = FlowNetwork(topo.capacities, sharing=sharing, engine=engine)
+    log = []
+
+    def chain(f):
+        log.append((f.tag, net.now))
+        if f.tag < 2000:
+            s, d = rng.integers(0, 12, 2)
+            net.add_flow(topo.unicast(int(s), int((s + 1 + d % 11) % 12)), float(rng.uniform(1, 50)) * MB,
+                         priority=int(rng.integers(0, 3)), on_done=chain, tag=f.tag + 1000)
+
+    for i in range(600):
+        s = int(rng.integers(0, 12))
+        d = (s + 1 + int(rng.integers(0, 11))) % 12
+        net.add_flow(topo.unicast(s, d), float(rng.uniform(1, 50)) * MB, priority=int(rng.integers(0, 3)),
+                     on_done=chain if i % 3 == 0 else None, tag=i)
+    finished = net.run_until_idle()
+    return [(f.tag, f.finish_time) for f in finished], log
+
+
+@pytest.mark.parametrize("sharing", ["maxmin", "priority"])
+def test_run_until_idle_in_one_compiled_loop_calls_on_done_like_the_full_engine(sharing):
+    # the incremental engine runs completions without callbacks in one compiled call and
+    # returns to Python for on_done (which adds flows here) and for slot compaction
+    ours, our_log = _chained_run("incremental", sharing, 5)
+    ref, ref_log = _chained_run("full", sharing, 5)
+    assert len(ours) == len(ref) == 1000  # 600 + two chained flows per third flow
+    assert [tag for tag, _ in ours] == [tag for tag, _ in ref]
+    np.testing.assert_allclose([t for _, t in ours], [t for _, t in ref], rtol=1e-12)
+    assert [tag for tag, _ in our_log] == [tag for tag, _ in ref_log]
+    np.testing.assert_allclose([t for _, t in our_log], [t for _, t in ref_log], rtol=1e-12)
 
 
 def test_engine_choice_is_validated():
