@@ -110,24 +110,26 @@ def _algorithm2(kappa, x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta,
             count[i] += 1
     # ---- Pareto improvement ------------------------------------------------------------
     s = np.zeros(n)
-    dl_min = np.full(n, np.inf)                         # min deadline of tasks with y_lj = 1
+    lratio = np.empty(n)                                # r_j / b_j^E with r_j = sum_l v_lj y_lj (25-26)
+    for j in range(n):
+        lratio[j] = load[j] / b_eg[j]
     for a in range(m):                                  # 21: for each i in L
         i = order[a]
         si = 0.0
-        for j in range(n):                              # 22: s_i via Eq. (9)
+        tr = 0.0
+        for j in range(n):                              # 22: s_i via Eq. (9); 24-26: max r_j / b_j^E
             if y[i, j] == 1:
                 si = max(si, vrem[i, j]) if l3 else si + vrem[i, j]
+                tr = max(tr, lratio[j])
         s[i] = si
-        ti = max(tau[i], si / b_in[i])                  # 23
-        for j in range(n):                              # 24
-            if y[i, j] == 1:
-                ti = max(ti, load[j] / b_eg[j])         # 25-26: r_j = sum_l v_lj y_lj
-        deadline[i] = ti
-    for a in range(m):
-        i = order[a]
-        for j in range(n):
-            if y[i, j] == 1 and deadline[i] < dl_min[j]:
-                dl_min[j] = deadline[i]
+        deadline[i] = max(max(tau[i], si / b_in[i]), tr)  # 23-27
+    dl_min = np.full(n, np.inf)                         # min deadline of tasks with y_lj = 1 ("all" only)
+    if deadline_all:
+        for a in range(m):
+            i = order[a]
+            for j in range(n):
+                if y[i, j] == 1 and deadline[i] < dl_min[j]:
+                    dl_min[j] = deadline[i]
     xload = np.zeros(n)                                 # sum_l v_lj x_lj (line 32 as printed)
     if line32_x:
         for i in range(n):
@@ -135,34 +137,32 @@ def _algorithm2(kappa, x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta,
                 for j in range(n):
                     if x[i, j] == 1:
                         xload[j] += vrem[i, j]
-    nC = 0                                              # 29: C <- {(i, j): x_ij = 1, y_ij = 0}
+    # 29: C <- {(i, j): x_ij = 1, y_ij = 0}, collected in (L, j) order, then put in
+    # non-increasing c_ij by a stable counting sort (ties: L order of i, then j; SM62)
+    pi = np.empty(m * n, np.int64)
+    pj = np.empty(m * n, np.int64)
+    nC = 0
     cmax = 0
     for a in range(m):
         i = order[a]
         for j in range(n):
             if x[i, j] == 1 and y[i, j] == 0:
+                pi[nC] = i
+                pj[nC] = j
                 nC += 1
                 cmax = max(cmax, c[i, j])
-    # C in non-increasing c_ij, ties: L order of i, then j (SM62): a counting sort on c
-    # (c_ij < k for every pair of C, forced pairs being in y already), stable in (L, j) order
     slot = np.zeros(cmax + 2, np.int64)
-    for a in range(m):
-        i = order[a]
-        for j in range(n):
-            if x[i, j] == 1 and y[i, j] == 0:
-                slot[cmax - c[i, j] + 1] += 1
+    for h in range(nC):
+        slot[cmax - c[pi[h], pj[h]] + 1] += 1
     for b in range(1, cmax + 2):
         slot[b] += slot[b - 1]
     ci = np.empty(nC, np.int64)
     cj = np.empty(nC, np.int64)
-    for a in range(m):
-        i = order[a]
-        for j in range(n):
-            if x[i, j] == 1 and y[i, j] == 0:
-                h = slot[cmax - c[i, j]]
-                slot[cmax - c[i, j]] = h + 1
-                ci[h] = i
-                cj[h] = j
+    for h in range(nC):
+        b = cmax - c[pi[h], pj[h]]
+        ci[slot[b]] = pi[h]
+        cj[slot[b]] = pj[h]
+        slot[b] += 1
     for h in range(nC):                                 # 30: for each (i, j) in C
         i = ci[h]
         j = cj[h]
