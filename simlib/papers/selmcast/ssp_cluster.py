@@ -20,6 +20,12 @@ tasks (max-min inside a class, work-conserving; SM50); Orpheus uses plain
 per-flow max-min.  With ``gamma`` > 0 every link's capacity is re-drawn every
 ``period_s`` (§IV-C6, SM56).
 
+Two implementations run this model (decision SM68): ``engine="compiled"``
+(default; the numba event loop of :mod:`simlib.papers.selmcast.ssp_kernel`)
+and ``engine="flow"`` (this module's Python loop on
+:class:`~simlib.core.network.FlowNetwork`, the slower reference); the tests
+check that they agree on every multicast, receiver, drop and time.
+
 The run writes an :class:`SSPLog` (what happened, independent of metrics);
 :mod:`simlib.papers.selmcast.ssp_metrics` turns it into numbers.
 Units: seconds, bits, bits/s.
@@ -41,7 +47,7 @@ from .ssp_kernel import BASE, BLOCKED, COMPUTING, GAP, MULTICASTING, READD_MIN, 
 from .ssp_selection import LINE32_READINGS, PARETO_DEADLINES, TASK_ORDERS, select_ssp
 
 __all__ = ["SSPLog", "MulticastRecord", "MulticastTable", "SSPCluster", "mean_residual", "SCHEMES", "LAYERS",
-           "TAU_ESTIMATES", "SHARINGS"]
+           "TAU_ESTIMATES", "SHARINGS", "ENGINES"]
 
 SCHEMES = ("selmcast", "orpheus")
 LAYERS = ("L3", "L7")
