@@ -5,7 +5,7 @@ One 10-minute n = 50 run has ~20,000 multicasts and ~60,000 events; driving
 multicast, so the §IV-C reproduction took over an hour.  :func:`run_loop`
 runs the same simulation as ``SSPCluster(engine="flow")`` -- the worker loop,
 Algorithm 2 (:func:`~simlib.papers.selmcast.ssp_selection._algorithm2`), tau
-(:func:`_tau`), the priority placement (:func:`_place`), Orpheus's key rule,
+(:func:`tau_estimates`), the priority placement (:func:`place_classes`), Orpheus's key rule,
 the flow network's drain and completion tolerance (decision N6) and its
 strict-priority max-min sharing -- inside one compiled loop.  The two engines
 are independent implementations of one model, cross-checked in the tests
