@@ -27,6 +27,7 @@ from .papers.selmcast import cli as selmcast_cli
 from .papers.selective_reduce.algorithms import BASE_RULES
 from .papers.selective_reduce.progress import PROGRESS_MODELS
 from .papers.selective_reduce.scenario import CDF_SOURCES
+from .workloads.traces import trace_arg
 
 #: Same file as ``simlib.pipeline.claims.DEFAULT_LEDGER``: the committed ledger, fixed
 #: relative to the repository, not to the current directory.
@@ -137,7 +138,7 @@ def _cmd_run(subparsers) -> None:
                     "scheme (seed 000 §IV-A) and print the system metrics.")
     p.add_argument("--scheme", choices=list(SCHEMES), default="selective")
     p.add_argument("--n", type=num_arg("--n", int, lo=2, hi=100_000), default=200, help="workers (default 200)")
-    p.add_argument("--trace", default="transformer",
+    p.add_argument("--trace", type=trace_arg, default="transformer",
                    help="compute-time trace: cnn, transformer, lstm or a CSV path (default transformer)")
     p.add_argument("--seed", type=num_arg("--seed", int, lo=0), default=0)
     p.add_argument("--duration", type=num_arg("--duration", lo=0.0, lo_open=True), default=100.0,
@@ -168,11 +169,7 @@ def _cmd_run(subparsers) -> None:
         import numpy as np
 
         from simlib.papers.cluster_scenario import Scenario, run_trial
-        from simlib.workloads.traces import TRACE_NAMES
 
-        if args.trace not in TRACE_NAMES and not Path(args.trace).is_file():
-            parser.error(f"argument --trace: must be one of {list(TRACE_NAMES)} or an existing CSV file, "
-                         f"got {args.trace!r}")
         if args.p * args.n < 0.5:
             parser.error(f"argument --p: p * n must be at least 0.5 (a group of >= 1 worker), got {args.p} * {args.n}")
         params = dict(scheme=args.scheme, n=args.n, trace=args.trace, duration_s=args.duration, p=args.p,

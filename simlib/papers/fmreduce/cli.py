@@ -1,9 +1,8 @@
 """Command-line entry point of one paper: ``python -m simlib fmreduce ...`` (see :mod:`simlib.cli`)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from simlib.core.validate import num_arg, print_result
+from simlib.workloads.traces import trace_arg
 
 __all__ = ["register"]
 
@@ -25,7 +24,7 @@ def register(subparsers) -> None:
     p.add_argument("--duration", type=num_arg("--duration", lo=0.0, lo_open=True), default=600.0,
                    help="period in which rounds are counted, seconds (default 600)")
     p.add_argument("--model-mb", type=num_arg("--model-mb", lo=0.0, lo_open=True), default=200.0)
-    p.add_argument("--trace", default="transformer",
+    p.add_argument("--trace", type=trace_arg, default="transformer",
                    help="compute-time trace: cnn, transformer, lstm or a CSV path (default transformer)")
     p.add_argument("--compute-mean", type=num_arg("--compute-mean", lo=0.0, lo_open=True), default=1.0,
                    help="mean compute time per iteration in seconds (default 1)")
@@ -39,16 +38,12 @@ def register(subparsers) -> None:
         import numpy as np
 
         from simlib.papers.fmreduce.scenario import Scenario, run_trial
-        from simlib.workloads.traces import TRACE_NAMES
 
         if args.p > args.n:
             parser.error(f"argument --p: must be in [1, --n = {args.n}], got {args.p}")
         if args.reducers == "participants" and args.mode != "blocking":
             parser.error("argument --mode: must be blocking with --reducers participants "
                          f"(the original partial reduce is blocking only), got {args.mode}")
-        if args.trace not in TRACE_NAMES and not Path(args.trace).is_file():
-            parser.error(f"argument --trace: must be one of {list(TRACE_NAMES)} or an existing CSV file, "
-                         f"got {args.trace!r}")
         params = dict(n=args.n, p=args.p, reducers=args.reducers, mode=args.mode, split=args.split,
                       sharing=args.sharing, duration_s=args.duration, model_mb=args.model_mb,
                       trace=args.trace, compute_mean_s=args.compute_mean,

@@ -1,9 +1,8 @@
 """Seed 004's commands: ``python -m simlib selmcast-bsp ...`` and ``selmcast-ssp ...`` (see :mod:`simlib.cli`)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from simlib.core.validate import arg_type, check_int, num_arg, print_result
+from simlib.workloads.traces import trace_arg
 
 __all__ = ["register_bsp", "register_ssp"]
 
@@ -84,7 +83,7 @@ def register_ssp(subparsers) -> None:
                     "preemptions and the wall time (with --engine flow also the selection time per call).")
     p.add_argument("--scheme", choices=("selmcast", "orpheus"), default="selmcast")
     p.add_argument("--n", type=num_arg("--n", int, lo=2, hi=10_000), default=50, help="workers (default 50)")
-    p.add_argument("--trace", default="lstm",
+    p.add_argument("--trace", type=trace_arg, default="lstm",
                    help="compute-time trace: lstm, transformer, cnn or a CSV path (default lstm)")
     p.add_argument("--layer", choices=("L3", "L7"), default="L3")
     p.add_argument("--ssp", type=_inf_or_int("--ssp"), default=4, help="SSP threshold, or inf (default 4)")
@@ -123,11 +122,7 @@ def register_ssp(subparsers) -> None:
 
         from simlib.papers.selmcast.ssp_metrics import ssp_metrics
         from simlib.papers.selmcast.ssp_scenario import SSPScenario, p_count, simulate
-        from simlib.workloads.traces import TRACE_NAMES
 
-        if args.trace not in TRACE_NAMES and not Path(args.trace).is_file():
-            parser.error(f"argument --trace: must be one of {list(TRACE_NAMES)} or an existing CSV file, "
-                         f"got {args.trace!r}")
         try:
             p_count(args.p, args.n)
         except ValueError as exc:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -24,7 +23,7 @@ from simlib.core.units import MB, Gbps
 from simlib.core.validate import check_choice, check_int, check_real, from_params
 from simlib.runtime.cluster import ComputeTimes
 from simlib.workloads.bandwidth import TimeVaryingBandwidth
-from simlib.workloads.traces import TRACE_NAMES, Trace, load_trace
+from simlib.workloads.traces import Trace, check_trace, load_trace
 
 from .bandwidth import selmcast_bandwidths
 from .ssp_cluster import LAYERS, SCHEMES, SHARINGS, TAU_ESTIMATES, SSPCluster, SSPLog
@@ -73,8 +72,7 @@ class SSPScenario:
     def __post_init__(self):
         check_choice("scheme", self.scheme, SCHEMES)
         n = check_int("n", self.n, 2, 10_000)
-        if not (isinstance(self.trace, str) and (self.trace in TRACE_NAMES or Path(self.trace).is_file())):
-            raise ValueError(f"trace must be one of {list(TRACE_NAMES)} or an existing CSV path, got {self.trace!r}")
+        check_trace("trace", self.trace)
         check_real("compute_mean_s", self.compute_mean_s, 0.0, lo_open=True)
         check_real("duration_s", self.duration_s, 0.0, lo_open=True)
         check_real("p", self.p, 0.0, 1.0, lo_open=True, hi_open=True)
