@@ -256,7 +256,11 @@ def move_bottlenecks(slots, newb, bl, nb, bhead, bnext, bprev):
 
 @njit(cache=True)
 def bottlenecks_rebuild(src, bl, alive, n_slots, nb, bhead, bnext, bprev):
-    """Set ``bl = src`` on alive slots and rebuild per-link bottleneck counts and lists."""
+    """Set ``bl = src`` on alive slots and rebuild per-link bottleneck counts and lists.
+
+    The list push is :func:`move_bottlenecks`' written out: calling it on
+    ``flatnonzero(alive)`` gives the same lists but measured 5 % slower on the
+    10,000-flow benchmark (this runs after every full solve)."""
     nb[:] = 0
     bhead[:] = -1
     for s in range(n_slots):
