@@ -304,7 +304,7 @@ class SSPCluster:
         """The run on :func:`ssp_kernel.run_loop`; arrays grow when the loop asks (SM68)."""
         n, l3 = self.n, self.layer == "L3"
         inf_or = (lambda val: -1 if val == math.inf else int(val))
-        cfg_i = np.zeros(12, np.int64)
+        cfg_i = np.zeros(K.N_CFG_I, np.int64)
         cfg_i[[K.C_N, K.C_L3, K.C_SELMCAST, K.C_PRIO, K.C_P, K.C_SSP, K.C_K, K.C_TAU, K.C_DESC,
                K.C_L32X, K.C_DLALL]] = [
             n, l3, self.scheme == "selmcast", self.sharing == "priority", self.p, inf_or(self.ssp),
@@ -312,27 +312,29 @@ class SSPCluster:
             self.line32 == "x", self.pareto_deadline == "all"]
         bw = self._bandwidth_schedule(duration)
         cfg_i[K.C_NBW] = bw.shape[0]
-        cfg_f = np.array([self.volume, self.eta, duration, self.period, self.mean_T])
-        # compute-time draws, taken from the compute source in each worker's order
+        cfg_f = np.zeros(K.N_CFG_F)
+        cfg_f[[K.C_VOL, K.C_ETA, K.C_DUR, K.C_PERIOD, K.C_MEANT]] = [self.volume, self.eta, duration,
+                                                                      self.period, self.mean_T]
+        # compute-time draws (s), taken from the compute source in each worker's order; column u
+        # of ``cstart`` is when worker w started the iteration of draw u
         draws = np.zeros((n, 0))
-        ndraws = np.zeros(n, np.int64)
         cstart = np.zeros((n, 0))
 
         def more_draws():
             nonlocal draws, cstart
-            cap = max(2 * draws.shape[1], 64)
-            draws = np.concatenate([draws, np.zeros((n, cap - draws.shape[1]))], axis=1)
-            cstart = np.concatenate([cstart, np.zeros((n, cap - cstart.shape[1]))], axis=1)
+            have, cap = draws.shape[1], max(2 * draws.shape[1], 64)
+            draws = np.concatenate([draws, np.zeros((n, cap - have))], axis=1)
+            cstart = np.concatenate([cstart, np.zeros((n, cap - have))], axis=1)
             for w in range(n):
-                for u in range(ndraws[w], cap):
+                for u in range(have, cap):
                     draws[w, u] = float(self.compute_src.next(w))
-                ndraws[w] = cap
 
         more_draws()
         orph = self.orpheus_rng.random(n * 1024) if self.scheme == "orpheus" else np.zeros(0)
         ist = np.zeros(K.N_IST, np.int64)
         ist[K.I_BWK] = 1
-        fst = np.array([0.0, -1.0, 0.0])
+        fst = np.zeros(K.N_FST)
+        fst[K.F_TLAST] = -1.0                          # no event yet
         state = np.full(n, COMPUTING, np.int64)
         comp_start = np.zeros(n)
         comp_end = np.full(n, math.inf)
@@ -379,7 +381,7 @@ class SSPCluster:
             K._start_compute(w, 0.0, state, comp_start, comp_end, draws, used, cstart)
         while True:
             status = K.run_loop(
-                cfg_i, cfg_f, *self._res, bw, draws, ndraws, orph, ist, fst, state, comp_start, comp_end,
+                cfg_i, cfg_f, *self._res, bw, draws, orph, ist, fst, state, comp_start, comp_end,
                 iters, rounds, blocked_since, blocked, used, cur_mc, x, vrem, v, p_arr, c, due, in_g, start,
                 tau, prio, b_in, b_eg, caps, factive, frem, fvol, frate, fprio, fseq, arrived,
                 mc["sender"], mc["round"], mc["start"], mc["iter"], mc["finish"], mc["r0"], mc["nr"],

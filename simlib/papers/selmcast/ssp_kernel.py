@@ -51,7 +51,9 @@ F_NOW, F_TLAST, F_DSUM = range(3)
 N_FST = 3
 # configuration: ints (cfg_i) and floats (cfg_f)
 C_N, C_L3, C_SELMCAST, C_PRIO, C_P, C_SSP, C_K, C_TAU, C_DESC, C_L32X, C_DLALL, C_NBW = range(12)
+N_CFG_I = 12
 C_VOL, C_ETA, C_DUR, C_PERIOD, C_MEANT = range(5)
+N_CFG_F = 5
 
 
 @njit(cache=True)
@@ -378,7 +380,7 @@ def _l7_idle(i, n, factive):
 
 # --------------------------------------------------------------------------- the loop
 @njit(cache=True)
-def run_loop(cfg_i, cfg_f, rx, surv, tail, bw_sched, draws, ndraws, orph_u,
+def run_loop(cfg_i, cfg_f, rx, surv, tail, bw_sched, draws, orph_u,
              ist, fst, state, comp_start, comp_end, iters, rounds, blocked_since, blocked, used, cur_mc,
              x, vrem, v, p_arr, c, due, in_g, start, tau, prio, b_in, b_eg, caps,
              factive, frem, fvol, frate, fprio, fseq, arrived,
@@ -423,7 +425,7 @@ def run_loop(cfg_i, cfg_f, rx, surv, tail, bw_sched, draws, ndraws, orph_u,
     keep = READD_MIN * volume
     while True:
         for w in range(n):                                  # a worker draws at most once per event
-            if used[w] >= ndraws[w]:
+            if used[w] >= draws.shape[1]:
                 return NEED_DRAWS
         if ist[I_DIRTY]:
             solve_rates(n, l3, x, factive, fprio, frate, caps, resid, cnt, lmark, llist, act)
