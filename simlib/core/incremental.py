@@ -106,6 +106,23 @@ def adj_insert(loff, lcnt, lcap, ladj, lpart, fidx, a, b, slot):
     return True
 
 
+@njit(cache=True)
+def adj_insert_many(loff, lcnt, lcap, ladj, lpart, fidx, fstart, fend, slots):
+    """:func:`adj_insert` for every slot of ``slots``; False (nothing done) if the blocks lack room."""
+    need = np.zeros(loff.shape[0], np.int64)
+    for s in slots:
+        for j in range(fstart[s], fend[s]):
+            l = fidx[j]
+            if l >= 0:
+                need[l] += 1
+    for l in range(loff.shape[0]):
+        if lcnt[l] + need[l] > lcap[l]:
+            return False
+    for s in slots:
+        adj_insert(loff, lcnt, lcap, ladj, lpart, fidx, fstart[s], fend[s], s)
+    return True
+
+
 @njit(cache=True, inline="always")
 def _adj_remove(loff, lcnt, ladj, lpart, l, slot):
     o = loff[l]

@@ -34,6 +34,7 @@ Units: bits, bits/s, seconds.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Callable, Iterable, Sequence
 
@@ -101,6 +102,26 @@ def _completed_slots(remaining, volume, rate, alive, n):
             out[k] = i
             k += 1
     return out[:k]
+
+
+def _flatten_paths(paths, n_links: int) -> tuple[np.ndarray, np.ndarray]:
+    """``add_flows``' paths as (concatenated link ids, length per path), checked: ids in
+    ``[0, n_links)``, no link twice in one path."""
+    if isinstance(paths, np.ndarray) and paths.ndim == 2:
+        flat = paths.astype(np.int64, copy=False).ravel()
+        lens = np.full(paths.shape[0], paths.shape[1], dtype=np.int64)
+    else:
+        lens = np.fromiter((len(p) for p in paths), dtype=np.int64)
+        flat = np.fromiter(itertools.chain.from_iterable(paths), dtype=np.int64, count=int(lens.sum()))
+    if flat.size and (flat.min() < 0 or flat.max() >= n_links):
+        bad = flat[(flat < 0) | (flat >= n_links)][0]
+        raise ValueError(f"paths must hold link ids in [0, {n_links - 1}], got {bad}")
+    owner = np.repeat(np.arange(lens.size, dtype=np.int64), lens)
+    key = np.sort(owner * n_links + flat)
+    if key.size > 1 and (key[1:] == key[:-1]).any():
+        f = int(key[1:][key[1:] == key[:-1]][0] // n_links)
+        raise ValueError(f"paths must not repeat a link within a path; path {f} does")
+    return flat, lens
 
 
 class Flow:
@@ -265,6 +286,65 @@ class FlowNetwork:
         self._touch()
         return flow
 
+    def add_flows(self, paths, volumes, *, priorities=0, tags=None) -> list[Flow]:
+        """Start many flows now: the same as ``add_flow`` on each in order (same ids,
+        slots and rates), with the checks and table updates done once for the batch.
+
+        ``paths``: one link sequence per flow, or a 2-D int array with one row per
+        flow; ``volumes``: bits (>= 0), one per flow or one for all; ``priorities``:
+        int >= 0, one per flow or one for all; ``tags``: one per flow, or None.  The
+        flows get no ``on_done`` callback (use ``add_flow`` for that).
+        """
+        flat, lens = _flatten_paths(paths, self.n_links)
+        k = lens.size
+        volumes = check_array("volumes", np.broadcast_to(np.asarray(volumes, dtype=float), (k,)), lo=0.0)
+        prio = np.broadcast_to(np.asarray(priorities), (k,))
+        if prio.size and (not np.issubdtype(prio.dtype, np.integer) or prio.min() < 0):
+            raise ValueError(f"priorities must be integers >= 0, got {priorities!r}")
+        if tags is not None and len(tags) != k:
+            raise ValueError(f"tags must have one entry per flow ({k}), got {len(tags)}")
+        if k == 0:
+            return []
+        self._advance(self._clock())
+        self._reserve(k, flat.size)
+        slots = np.arange(self._n_slots, self._n_slots + k, dtype=np.int64)
+        starts = self._n_idx + np.concatenate(([0], np.cumsum(lens)[:-1]))
+        self._fidx[self._n_idx: self._n_idx + flat.size] = flat
+        self._fstart[slots] = starts
+        self._fend[slots] = starts + lens
+        self._volume[slots] = volumes
+        self._remaining[slots] = volumes
+        self._rate[slots] = 0.0
+        self._prio[slots] = prio
+        self._alive[slots] = True
+        self._n_slots += k
+        self._n_idx += flat.size
+        flows = []
+        tag_list = [None] * k if tags is None else tags
+        bounds = np.concatenate(([0], np.cumsum(lens))).tolist()
+        flat_list = flat.tolist()
+        for i, (slot, vol, pr) in enumerate(zip(slots.tolist(), volumes.tolist(), prio.tolist())):
+            f = Flow(self._next_id + i, vol, tuple(flat_list[bounds[i]: bounds[i + 1]]), pr, None, self.now,
+                     tag_list[i], self)
+            f._slot = slot
+            flows.append(f)
+        self._next_id += k
+        self._flows.extend(flows)
+        self._n_alive += k
+        if self._inc:
+            self._tupd[slots] = self.now
+            self._cb[slots] = False
+            self._bl[slots] = -1
+            inc.settle(slots, self._rate, True, self.now, self._volume, self._remaining,
+                       self._rate, self._tupd, self._tz, self._tt, self._bdirty)
+            if not inc.adj_insert_many(self._loff, self._lcnt, self._lcap, self._ladj, self._lpart, self._fidx,
+                                       self._fstart, self._fend, slots):
+                self._adj_rebuild()
+            self._pend_flows.extend(flows)
+            self._open.update(np.unique(flat).tolist())
+        self._touch()
+        return flows
+
     def remove_flow(self, flow: Flow) -> float:
         """Abort an active flow; return the bits it had left. ``on_done`` is not called."""
         self._check_mine(flow)
@@ -413,19 +493,23 @@ class FlowNetwork:
             raise ValueError(f"flow must be active; flow {flow.id} already finished or was removed")
 
     def _alloc_slot(self, n_links: int) -> int:
-        if self._n_slots == self._volume.shape[0]:
+        self._reserve(1, n_links)
+        slot = self._n_slots
+        self._n_slots += 1
+        return slot
+
+    def _reserve(self, n_flows: int, n_links: int) -> None:
+        """Room for ``n_flows`` more slots holding ``n_links`` link entries in all."""
+        if self._n_slots + n_flows > self._volume.shape[0]:
             if self._n_alive <= self._n_slots // 2:
                 self._compact()
-            if self._n_slots == self._volume.shape[0]:
+            while self._n_slots + n_flows > self._volume.shape[0]:
                 self._grow_slots()
         if self._n_idx + n_links > self._fidx.shape[0]:
             if self._n_alive <= self._n_slots // 2:
                 self._compact()
             while self._n_idx + n_links > self._fidx.shape[0]:
                 self._fidx = np.concatenate([self._fidx, np.zeros_like(self._fidx)])
-        slot = self._n_slots
-        self._n_slots += 1
-        return slot
 
     _SLOT_ARRAYS = ("_volume", "_remaining", "_rate", "_prio", "_fstart", "_fend", "_alive")
     _INC_SLOT_ARRAYS = ("_tupd", "_bl", "_bnext", "_bprev", "_nrate", "_nbl", "_in_s", "_cb")

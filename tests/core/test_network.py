@@ -107,6 +107,81 @@ def test_bad_flow_parameters_are_rejected(kwargs, match):
     assert len(net) == 0
 
 
+@st.composite
+def flow_batches(draw):
+    """Links, then batches (start time, [(links, volume, priority)]) of flows."""
+    n_links = draw(st.integers(1, 6))
+    caps = [float(c) for c in draw(st.lists(st.integers(1, 20), min_size=n_links, max_size=n_links))]
+    batches = []
+    for t in sorted(draw(st.lists(st.integers(0, 8), min_size=1, max_size=4))):
+        flows = [(sorted(draw(st.sets(st.integers(0, n_links - 1), min_size=1, max_size=3))),
+                  float(draw(st.integers(0, 30))), draw(st.integers(0, 2)))
+                 for _ in range(draw(st.integers(1, 40)))]
+        batches.append((t / 2, flows))
+    return caps, batches
+
+
+def _run_batches(caps, batches, engine, sharing, batched):
+    net = FlowNetwork(caps, engine=engine, sharing=sharing)
+    handles, finish = [], {}
+    for t, flows in batches:
+        while net.next_completion_time() <= t:
+            for f in net.advance_to(net.next_completion_time()):
+                finish[f.tag] = f.finish_time
+        for f in net.advance_to(t):
+            finish[f.tag] = f.finish_time
+        tags = list(range(len(handles), len(handles) + len(flows)))
+        if batched:
+            handles += net.add_flows([ls for ls, _, _ in flows], [v for _, v, _ in flows],
+                                     priorities=[p for _, _, p in flows], tags=tags)
+        else:
+            handles += [net.add_flow(ls, v, priority=p, tag=tag) for (ls, v, p), tag in zip(flows, tags)]
+    for f in net.run_until_idle():
+        finish[f.tag] = f.finish_time
+    return handles, finish
+
+
+@pytest.mark.parametrize("engine", ["incremental", "full"])
+@pytest.mark.parametrize("sharing", ["maxmin", "priority"])
+@settings(max_examples=60, deadline=None)
+@given(inst=flow_batches())
+def test_add_flows_is_add_flow_on_each_flow_in_order(inst, engine, sharing):
+    caps, batches = inst
+    h1, fin1 = _run_batches(caps, batches, engine, sharing, batched=True)
+    h2, fin2 = _run_batches(caps, batches, engine, sharing, batched=False)
+    assert [(f.id, f.links, f.volume, f.priority, f.start_time) for f in h1] == \
+        [(f.id, f.links, f.volume, f.priority, f.start_time) for f in h2]
+    assert fin1.keys() == fin2.keys() == set(range(len(h1)))
+    for k in fin1:
+        assert fin1[k] == pytest.approx(fin2[k], rel=1e-12, abs=1e-12)
+
+
+def test_add_flows_takes_a_2d_array_of_paths():
+    caps = [3.0, 5.0, 7.0, 11.0]
+    paths = np.array([[0, 2], [1, 3], [0, 3], [1, 2], [0, 2]])
+    a = FlowNetwork(caps).add_flows(paths, [8.0, 9.0, 10.0, 11.0, 12.0])
+    b = FlowNetwork(caps).add_flows([tuple(p) for p in paths.tolist()], [8.0, 9.0, 10.0, 11.0, 12.0])
+    a[0]._net.run_until_idle()
+    b[0]._net.run_until_idle()
+    assert [f.finish_time for f in a] == [f.finish_time for f in b]
+    assert all(f.links == tuple(p) for f, p in zip(a, paths.tolist()))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(paths=[[0], [5]], volumes=1.0), r"paths must hold link ids in \[0, 1\], got 5"),
+    (dict(paths=[[0], [1, 1]], volumes=1.0), "path 1 does"),
+    (dict(paths=[[0], [1]], volumes=[1.0, -1.0]), "volumes"),
+    (dict(paths=[[0], [1]], volumes=1.0, priorities=[0, -1]), "priorities"),
+    (dict(paths=[[0], [1]], volumes=1.0, tags=[1]), "tags"),
+])
+def test_bad_batches_are_rejected_and_add_nothing(kwargs, match):
+    net = FlowNetwork([1.0, 1.0])
+    net.add_flow([0], 1.0)
+    with pytest.raises(ValueError, match=match):
+        net.add_flows(**kwargs)
+    assert len(net) == 1 and net._next_id == 1
+
+
 def test_bad_capacities_rejected():
     with pytest.raises(ValueError, match="capacities"):
         FlowNetwork([1.0, -2.0])

@@ -128,18 +128,14 @@ def execute_plan(x, v, b_in, b_eg, layer: str) -> ExecutionResult:
         raise ValueError(f"b_in and b_eg must have length n = {n}, got {switch.n}")
     net = FlowNetwork(switch.capacities)
     finish = np.zeros(n)
-    n_flows = 0
-    for i in range(n):
-        dsts = np.flatnonzero(x[i])
-        if dsts.size == 0:
-            continue
-        if layer == "L3":
-            net.add_flow((i,) + tuple((n + dsts).tolist()), vol[i], tag=i)
-            n_flows += 1
-        else:
-            for j in dsts.tolist():
-                net.add_flow((i, n + j), vol[i], tag=i)
-            n_flows += dsts.size
+    if layer == "L3":
+        senders = np.flatnonzero(x.any(axis=1))
+        paths = [(i,) + tuple((n + np.flatnonzero(x[i])).tolist()) for i in senders.tolist()]
+    else:
+        senders, dsts = np.nonzero(x)
+        paths = np.column_stack([senders, n + dsts])
+    net.add_flows(paths, vol[senders], tags=senders.tolist())
+    n_flows = senders.size
     for f in net.run_until_idle():
         finish[f.tag] = max(finish[f.tag], f.finish_time)
     if len(net):
