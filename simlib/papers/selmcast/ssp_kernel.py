@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .ssp_selection import _algorithm2
+from .ssp_selection import _algorithm2, stable_argsort
 
 DONE, NEED_DRAWS, NEED_SPACE, STALLED = 0, 1, 2, 3
 COMPUTING, MULTICASTING, BLOCKED = 0, 1, 2
@@ -45,7 +45,6 @@ _ABS_TOL_BITS = 1e-6
 (I_SEQ, I_NMC, I_NRECV, I_NDROP, I_USED_U, I_BWK, I_STALLED, I_DCNT, I_MAXGAP, I_SEL, I_DIRTY, I_NX,
  I_NEED_MC, I_NEED_RECV, I_NEED_DROP, I_NEED_U) = range(16)
 N_IST = 16
-REPS = 1
 # float state (fst): clock, last event time, sum of finished multicast durations
 F_NOW, F_TLAST, F_DSUM = range(3)
 N_FST = 3
@@ -264,7 +263,7 @@ def solve_rates(n, l3, x, factive, fprio, frate, caps, resid, cnt, lmark, llist,
     keys = np.empty(m, np.int64)
     for a in range(m):
         keys[a] = fprio[act[a]]
-    perm = np.argsort(keys, kind="mergesort")
+    perm = stable_argsort(keys)                             # classes keep slot order
     a = 0
     while a < m:
         b = a + 1
@@ -556,10 +555,6 @@ def run_loop(cfg_i, cfg_f, rx, surv, tail, bw_sched, draws, orph_u,
                     for q in range(ng):
                         for j in range(n):
                             old[q, j] = x[gl[q], j]
-                    for _rep in range(REPS - 1):
-                        x2 = x.copy(); v2 = vrem.copy(); g2 = in_g.copy()
-                        _algorithm2(kappa, x2, v2, v, p_arr, b_in, b_eg, tau, c, due, g2, start, eta, l3,
-                                    descending, line32_x, deadline_all, y, order, deadline)
                     m = _algorithm2(kappa, x, vrem, v, p_arr, b_in, b_eg, tau, c, due, in_g, start, eta, l3,
                                     descending, line32_x, deadline_all, y, order, deadline)
                     for q in range(ng):                     # preemption, row-major over G

@@ -7,6 +7,7 @@ worked out by hand in the comments.  Ingresses are fast (100) so that line
 """
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from simlib.papers.selmcast.ssp_selection import select_ssp
 
@@ -147,3 +148,14 @@ def test_bad_input(bad, match):
     s.update(bad)
     with pytest.raises(ValueError, match=match):
         select_ssp(**s)
+
+
+@settings(max_examples=200, deadline=None)
+@given(keys=st.lists(st.integers(0, 5), min_size=0, max_size=150), as_float=st.booleans())
+def test_stable_argsort_is_numpys_stable_argsort(keys, as_float):
+    """Insertion sort below 65 keys, merge sort above: always the stable permutation
+    (ties kept in index order; few distinct keys make many ties)."""
+    from simlib.papers.selmcast.ssp_selection import stable_argsort
+
+    k = np.array(keys, dtype=float if as_float else np.int64)
+    assert stable_argsort(k).tolist() == np.argsort(k, kind="stable").tolist()
