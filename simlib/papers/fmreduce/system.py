@@ -32,16 +32,18 @@ from __future__ import annotations
 import heapq
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable
-
 import numpy as np
 
 from simlib.core.units import MB
 from simlib.core.validate import check_choice, check_int, check_real
 from simlib.papers.fmreduce.mesh_links import BROADCAST, SCATTER, SHARINGS, MeshLinks, column_max
+from simlib.papers.fmreduce import system_kernel as K
+from simlib.papers.fmreduce.mesh_links import _BUSY
 from simlib.papers.fmreduce.split import SOLVERS, even_split, lp_split
 
-__all__ = ["Round", "RunResult", "simulate", "summarize_rounds", "PHASES"]
+__all__ = ["Round", "RunResult", "simulate", "summarize_rounds", "PHASES", "ENGINES"]
+
+ENGINES = ("compiled", "python")
 
 #: Per-participant phases of one iteration (they sum to its length): compute;
 #: ready -> round announced ("form"); announced -> the last reducer holds every
@@ -84,16 +86,44 @@ class RunResult:
 
 
 def simulate(b: np.ndarray, p: int, *, model_bits: float, duration_s: float,
-             compute_time: Callable[[int], float], reducers: str = "all", mode: str = "nonblocking",
+             compute_time, reducers: str = "all", mode: str = "nonblocking",
              split: str = "lp", sharing: str = "fcfs", reduce_s_per_mb: float = 0.0,
-             lp_solver: str = "breakpoint") -> RunResult:
+             lp_solver: str = "breakpoint", engine: str = "compiled") -> RunResult:
     """Run the system for ``duration_s`` seconds; all workers start computing at 0.
 
-    ``b``: n x n bandwidths (bits/s, off-diagonal > 0); ``compute_time(i)``: the
-    next iteration's compute time of worker i (s).  :class:`.scenario.Scenario`
-    builds these from the paper's settings.
+    ``b``: n x n bandwidths (bits/s, off-diagonal > 0); ``compute_time``: the
+    next iteration's compute time of worker i (s), as a callable ``i -> s`` or a
+    source with ``next(i)`` (:class:`~simlib.runtime.cluster.ComputeTimes`); a
+    source with ``take(i, k)`` hands the compiled engine its draws in bulk.
+    Worker i's k-th time must depend on i and k only (per-worker streams, as
+    ComputeTimes and ScriptedComputeTimes): the compiled engine draws ahead.
+    ``engine``: ``"compiled"`` (:mod:`.system_kernel`) or ``"python"`` (the
+    reference loop below); both give the same result to the bit (FM12).
+    :class:`.scenario.Scenario` builds the inputs from the paper's settings.
     """
     b = _check_inputs(b, p, model_bits, duration_s, reducers, mode, split, sharing, reduce_s_per_mb, lp_solver)
+    check_choice("engine", engine, ENGINES)
+    draw = getattr(compute_time, "next", compute_time)
+    if not callable(draw):
+        raise ValueError("compute_time must be a callable worker -> seconds or have a next(worker) method, "
+                         f"got {compute_time!r}")
+    if engine == "compiled":
+        return _simulate_compiled(b, p, float(model_bits), float(duration_s), compute_time, reducers, mode,
+                                  split, sharing, float(reduce_s_per_mb), lp_solver)
+    return _simulate_python(b, p, float(model_bits), float(duration_s), draw, reducers, mode, split, sharing,
+                            float(reduce_s_per_mb), lp_solver)
+
+
+def _predefined_split(v, b, mode, split, lp_solver):
+    """FM2: the non-blocking split, solved once for all n workers (static bandwidths); None if blocking."""
+    if mode != "nonblocking":
+        return None
+    return lp_split(v, b, solver=lp_solver) if split == "lp" else even_split(v, b.shape[0])
+
+
+def _simulate_python(b, p, model_bits, duration_s, compute_time, reducers, mode, split, sharing,
+                     reduce_s_per_mb, lp_solver) -> RunResult:
+    """The reference engine: a heapq event loop over :class:`.mesh_links.MeshLinks`."""
     n = b.shape[0]
     v = float(model_bits)
     links = MeshLinks(b, sharing)
@@ -107,9 +137,7 @@ def simulate(b: np.ndarray, p: int, *, model_bits: float, duration_s: float,
         heapq.heappush(heap, (t, seq, kind, a, r))
         seq += 1
 
-    predefined = None
-    if mode == "nonblocking":  # FM2: solved once for all n workers (static bandwidths)
-        predefined = lp_split(v, b, solver=lp_solver) if split == "lp" else even_split(v, n)
+    predefined = _predefined_split(v, b, mode, split, lp_solver)
     start = np.zeros(n)
     ready = np.zeros(n)
     queue: deque = deque()
@@ -203,6 +231,95 @@ def simulate(b: np.ndarray, p: int, *, model_bits: float, duration_s: float,
             push(t + compute_time(i), _COMPUTE_DONE, i)
 
     return summarize_rounds(rounds, p, duration_s)
+
+
+def _simulate_compiled(b, p, v, duration_s, compute_time, reducers, mode, split, sharing,
+                       reduce_s_per_mb, lp_solver) -> RunResult:
+    """The same run on :func:`.system_kernel.run_loop`; arrays grow when the loop asks (FM12)."""
+    n = b.shape[0]
+    m = n if reducers == "all" else p
+    blocking = mode == "blocking"
+    predefined = _predefined_split(v, b, mode, split, lp_solver)
+    cfg_i = np.zeros(K.N_CFG_I, np.int64)
+    cfg_i[[K.C_N, K.C_P, K.C_ALL, K.C_BLOCKING, K.C_SPLIT, K.C_FCFS]] = [
+        n, p, reducers == "all", blocking,
+        K.SPLIT_EVEN if split == "even" else K.SPLIT_BREAKPOINT if lp_solver == "breakpoint" else K.SPLIT_PYTHON,
+        sharing == "fcfs"]
+    cfg_f = np.zeros(K.N_CFG_F)
+    cfg_f[[K.C_V, K.C_DUR, K.C_RED_S_PER_MB]] = [v, duration_s, reduce_s_per_mb]
+    take = getattr(compute_time, "take", None)
+    draw = getattr(compute_time, "next", compute_time)
+    draws = np.zeros((n, 0))                 # draws[w, u]: worker w's u-th compute time (s)
+
+    def more_draws():
+        nonlocal draws
+        have = draws.shape[1]
+        k = max(have, 16)
+        new = np.empty((n, k))
+        for w in range(n):
+            new[w] = take(w, k) if take is not None else [draw(w) for _ in range(k)]
+        draws = np.concatenate([draws, new], axis=1)
+
+    more_draws()
+    used = np.zeros(n, np.int64)
+    start, ready, red_free = np.zeros(n), np.zeros(n), np.zeros(n)
+    s_fin, b_fin = np.zeros((n, n)), np.zeros((n, n))
+    queue = np.zeros(n, np.int64)
+    xpre = predefined if predefined is not None else np.zeros(n)
+    ist = np.zeros(K.N_IST, np.int64)
+    ist[K.I_PENDING] = -1
+    fst = np.zeros(K.N_FST)
+    heap = {"t": np.zeros(4 * (n + 1)), "seq": np.zeros(4 * (n + 1), np.int64),
+            "pl": np.zeros((4 * (n + 1), 4), np.int64)}
+    log = {"parts": np.zeros((16, p), np.int64), "red": np.zeros((16, m), np.int64), "x": np.zeros((16, n)),
+           "allin": np.zeros((16, n)), "pf": np.zeros((16, 3, p)), "sc": np.zeros((16, 2)),
+           "cnt": np.zeros((16, 2), np.int64)}
+
+    def grow(group, need):
+        have = next(iter(group.values())).shape[0]
+        if need > have:
+            size = max(2 * have, need)
+            for key, arr in group.items():
+                group[key] = np.concatenate([arr, np.zeros((size - have,) + arr.shape[1:], arr.dtype)])
+
+    K.push_first_computes(draws, used, heap["t"], heap["seq"], heap["pl"], ist)
+    while True:
+        status = K.run_loop(cfg_i, cfg_f, b, b, s_fin, b_fin, xpre, draws, used, start, ready, red_free, queue,
+                            ist, fst, heap["t"], heap["seq"], heap["pl"], log["parts"], log["red"], log["x"],
+                            log["allin"], log["pf"], log["sc"], log["cnt"])
+        if status == K.DONE:
+            break
+        if status == K.NEED_DRAWS:
+            more_draws()
+        elif status == K.NEED_SPACE:
+            grow(heap, ist[K.I_NEED_HEAP])
+            grow(log, ist[K.I_NEED_ROUNDS])
+        elif status == K.NEED_SPLIT:
+            r = ist[K.I_PENDING]
+            log["x"][r] = lp_split(v, b, log["parts"][r], log["red"][r], solver=lp_solver)
+        elif status == K.LINK_BUSY:
+            raise RuntimeError(_BUSY)
+        else:  # NO_SPLIT: raise lp_split's own error for this round
+            r = ist[K.I_NR] - 1
+            lp_split(v, b, log["parts"][r], log["red"][r], solver=lp_solver)
+            raise RuntimeError("the compiled LP (2) split failed where lp_split did not")
+    return summarize_rounds(_rounds_from_log(ist[K.I_NR], log, n, reducers, predefined), p, duration_s)
+
+
+def _rounds_from_log(nr, log, n, reducers, predefined) -> list[Round]:
+    """:class:`Round` records from the compiled loop's columnar round log."""
+    everyone = np.arange(n)
+    rounds = []
+    for r in range(nr):
+        red = everyone if reducers == "all" else log["red"][r].copy()
+        allin = log["allin"][r]
+        held = np.flatnonzero(~np.isnan(allin))
+        pf, sc, cnt = log["pf"][r], log["sc"][r], log["cnt"][r]
+        rounds.append(Round(r, log["parts"][r].copy(), red, predefined if predefined is not None else log["x"][r].copy(),
+                            float(sc[K.R_ANNOUNCE]), pf[K.R_START].copy(), pf[K.R_READY].copy(),
+                            all_in=dict(zip(held.tolist(), allin[held].tolist())), n_bcast=int(cnt[K.R_NBCAST]),
+                            done=pf[K.R_DONE].copy(), n_done=int(cnt[K.R_NDONE]), finish=float(sc[K.R_FINISH])))
+    return rounds
 
 
 def _check_inputs(b, p, model_bits, duration_s, reducers, mode, split, sharing, reduce_s_per_mb, lp_solver):
