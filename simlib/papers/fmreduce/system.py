@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 import numpy as np
 
@@ -41,7 +42,7 @@ from simlib.papers.fmreduce import system_kernel as K
 from simlib.papers.fmreduce.mesh_links import _BUSY
 from simlib.papers.fmreduce.split import SOLVERS, even_split, lp_split
 
-__all__ = ["Round", "RunResult", "simulate", "summarize_rounds", "PHASES", "ENGINES"]
+__all__ = ["Round", "RoundLog", "RunResult", "simulate", "summarize_rounds", "PHASES", "ENGINES"]
 
 ENGINES = ("compiled", "python")
 
@@ -82,7 +83,7 @@ class RunResult:
     duration_s: float
     phase_means_s: dict          # PHASES -> mean over participant-iterations of completed rounds
     mean_round_time_s: float     # announcement -> last participant done
-    rounds_log: list             # every announced Round (completed or not)
+    rounds_log: Sequence         # every announced Round (completed or not), in announce order
 
 
 def simulate(b: np.ndarray, p: int, *, model_bits: float, duration_s: float,
@@ -269,8 +270,7 @@ def _simulate_compiled(b, p, v, duration_s, compute_time, reducers, mode, split,
     ist = np.zeros(K.N_IST, np.int64)
     ist[K.I_PENDING] = -1
     fst = np.zeros(K.N_FST)
-    heap = {"t": np.zeros(4 * (n + 1)), "seq": np.zeros(4 * (n + 1), np.int64),
-            "pl": np.zeros((4 * (n + 1), 4), np.int64)}
+    heap = {"t": np.zeros(n), "seq": np.zeros(n, np.int64), "pl": np.zeros((n, 4), np.int64)}
     log = {"parts": np.zeros((16, p), np.int64), "red": np.zeros((16, m), np.int64), "x": np.zeros((16, n)),
            "allin": np.zeros((16, n)), "pf": np.zeros((16, 3, p)), "sc": np.zeros((16, 2)),
            "cnt": np.zeros((16, 2), np.int64)}
@@ -284,7 +284,7 @@ def _simulate_compiled(b, p, v, duration_s, compute_time, reducers, mode, split,
 
     K.push_first_computes(draws, used, heap["t"], heap["seq"], heap["pl"], ist)
     while True:
-        status = K.run_loop(cfg_i, cfg_f, b, b, s_fin, b_fin, xpre, draws, used, start, ready, red_free, queue,
+        status = K.run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red_free, queue,
                             ist, fst, heap["t"], heap["seq"], heap["pl"], log["parts"], log["red"], log["x"],
                             log["allin"], log["pf"], log["sc"], log["cnt"])
         if status == K.DONE:
@@ -303,23 +303,47 @@ def _simulate_compiled(b, p, v, duration_s, compute_time, reducers, mode, split,
             r = ist[K.I_NR] - 1
             lp_split(v, b, log["parts"][r], log["red"][r], solver=lp_solver)
             raise RuntimeError("the compiled LP (2) split failed where lp_split did not")
-    return summarize_rounds(_rounds_from_log(ist[K.I_NR], log, n, reducers, predefined), p, duration_s)
+    nr = int(ist[K.I_NR])
+    cols = {key: arr[:nr] for key, arr in log.items()}
+    rounds_log = RoundLog(cols, n if reducers == "all" else None, predefined)
+    sc, pf = cols["sc"], cols["pf"]
+    ok = sc[:, K.R_FINISH] <= duration_s
+    with np.errstate(invalid="ignore"):                # rows of unfinished rounds may be all NaN
+        scatter_end = np.nanmax(cols["allin"][ok], axis=1) if ok.any() else np.zeros(0)
+    return _summary(sc[ok, K.R_ANNOUNCE], sc[ok, K.R_FINISH], pf[ok, K.R_START], pf[ok, K.R_READY],
+                    pf[ok, K.R_DONE], scatter_end, p, duration_s, rounds_log)
 
 
-def _rounds_from_log(nr, log, n, reducers, predefined) -> list[Round]:
-    """:class:`Round` records from the compiled loop's columnar round log."""
-    everyone = np.arange(n)
-    rounds = []
-    for r in range(nr):
-        red = everyone if reducers == "all" else log["red"][r].copy()
-        allin = log["allin"][r]
-        held = np.flatnonzero(~np.isnan(allin))
-        pf, sc, cnt = log["pf"][r], log["sc"][r], log["cnt"][r]
-        rounds.append(Round(r, log["parts"][r].copy(), red, predefined if predefined is not None else log["x"][r].copy(),
-                            float(sc[K.R_ANNOUNCE]), pf[K.R_START].copy(), pf[K.R_READY].copy(),
-                            all_in=dict(zip(held.tolist(), allin[held].tolist())), n_bcast=int(cnt[K.R_NBCAST]),
-                            done=pf[K.R_DONE].copy(), n_done=int(cnt[K.R_NDONE]), finish=float(sc[K.R_FINISH])))
-    return rounds
+class RoundLog(Sequence):
+    """The compiled engine's round log: columns, read as :class:`Round` records on first use."""
+
+    def __init__(self, cols: dict, n_all: int | None, predefined: np.ndarray | None):
+        self._cols, self._n_all, self._predefined = cols, n_all, predefined
+        self._rounds: list[Round] | None = None
+
+    def __len__(self) -> int:
+        return self._cols["sc"].shape[0]
+
+    def __getitem__(self, i):
+        if self._rounds is None:
+            self._rounds = self._build()
+        return self._rounds[i]
+
+    def _build(self) -> list[Round]:
+        c = self._cols
+        everyone = np.arange(self._n_all) if self._n_all is not None else None
+        rounds = []
+        for r in range(len(self)):
+            allin = c["allin"][r]
+            held = np.flatnonzero(~np.isnan(allin))
+            pf, sc, cnt = c["pf"][r], c["sc"][r], c["cnt"][r]
+            rounds.append(Round(
+                r, c["parts"][r].copy(), everyone if everyone is not None else c["red"][r].copy(),
+                self._predefined if self._predefined is not None else c["x"][r].copy(),
+                float(sc[K.R_ANNOUNCE]), pf[K.R_START].copy(), pf[K.R_READY].copy(),
+                all_in=dict(zip(held.tolist(), allin[held].tolist())), n_bcast=int(cnt[K.R_NBCAST]),
+                done=pf[K.R_DONE].copy(), n_done=int(cnt[K.R_NDONE]), finish=float(sc[K.R_FINISH])))
+        return rounds
 
 
 def _check_inputs(b, p, model_bits, duration_s, reducers, mode, split, sharing, reduce_s_per_mb, lp_solver):
@@ -347,14 +371,23 @@ def summarize_rounds(rounds: list[Round], p: int, duration_s: float) -> RunResul
     """Metrics of a run from its round log: rounds finished by ``duration_s`` and their phase means."""
     done = [r for r in rounds if r.finish <= duration_s]
     if not done:
+        return _summary(np.zeros(0), np.zeros(0), np.zeros((0, p)), np.zeros((0, p)), np.zeros((0, p)),
+                        np.zeros(0), p, duration_s, rounds)
+    return _summary(np.array([r.announce for r in done], dtype=float), np.array([r.finish for r in done], dtype=float),
+                    np.array([r.start for r in done]), np.array([r.ready for r in done]),
+                    np.array([r.done for r in done]),
+                    np.array([max(r.all_in.values()) for r in done], dtype=float), p, duration_s, rounds)
+
+
+def _summary(announce, finish, start, ready, done, scatter_end, p, duration_s, rounds_log) -> RunResult:
+    """RunResult from the completed rounds' columns: announce, finish and the time the last reducer
+    held every block (k,), and each participant's start, ready and done times (k, p); seconds."""
+    k = announce.size
+    if k == 0:
         phases = {ph: float("nan") for ph in PHASES}
-        return RunResult(0, 0, duration_s, phases, float("nan"), rounds)
-    start = np.concatenate([r.start for r in done])
-    ready = np.concatenate([r.ready for r in done])
-    ann = np.concatenate([np.full(p, r.announce) for r in done])
-    scat = np.concatenate([np.full(p, max(r.all_in.values())) for r in done])
-    fin = np.concatenate([r.done for r in done])
+        return RunResult(0, 0, duration_s, phases, float("nan"), rounds_log)
+    start, ready, fin = start.ravel(), ready.ravel(), done.ravel()
+    ann, scat = np.repeat(announce, p), np.repeat(scatter_end, p)
     phases = {"compute": float(np.mean(ready - start)), "form": float(np.mean(ann - ready)),
               "scatter": float(np.mean(scat - ann)), "broadcast": float(np.mean(fin - scat))}
-    return RunResult(len(done), len(done) * p, duration_s, phases,
-                     float(np.mean([r.finish - r.announce for r in done])), rounds)
+    return RunResult(k, k * p, duration_s, phases, float(np.mean(finish - announce)), rounds_log)

@@ -28,7 +28,7 @@ from numba import njit
 
 from simlib.core.units import MB
 
-from .mesh_links import _EPS, _one
+from .mesh_links import finish_times, link_free
 from .split import breakpoint_split_into
 
 DONE, NEED_DRAWS, NEED_SPACE, NEED_SPLIT, LINK_BUSY, NO_SPLIT = range(6)
@@ -62,7 +62,7 @@ def _before(t1, s1, t2, s2):
     return t1 < t2 or (t1 == t2 and s1 < s2)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def push(h_t, h_seq, h_pl, ist, t, kind, a, k, rnd):
     """heapq.heappush(heap, (t, seq, kind, (a, k), rnd)); seq is the next sequence number."""
     q = ist[I_HSIZE]
@@ -75,7 +75,8 @@ def push(h_t, h_seq, h_pl, ist, t, kind, a, k, rnd):
             break
         h_t[q] = h_t[up]
         h_seq[q] = h_seq[up]
-        h_pl[q, :] = h_pl[up, :]
+        for c in range(4):
+            h_pl[q, c] = h_pl[up, c]
         q = up
     h_t[q] = t
     h_seq[q] = seq
@@ -106,7 +107,8 @@ def _pop(h_t, h_seq, h_pl, ist):
             break
         h_t[q] = h_t[c]
         h_seq[q] = h_seq[c]
-        h_pl[q, :] = h_pl[c, :]
+        for col in range(4):
+            h_pl[q, col] = h_pl[c, col]
         q = c
     h_t[q] = t
     h_seq[q] = seq
@@ -116,34 +118,28 @@ def _pop(h_t, h_seq, h_pl, ist):
     h_pl[q, 3] = p3
 
 
-@njit(cache=True, inline="always")
-def _free(own, i, j, t):
-    """MeshLinks' busy check: the previous flow of this kind on i -> j has finished by t."""
-    return own[i, j] <= t + _EPS * max(t, 1.0)
-
-
 @njit(cache=True)
-def _scatter(s_fin, b_fin, cap, senders, red, x, t, fcfs):
+def _scatter(s_fin, b_fin, b, senders, red, x, t, fcfs):
     """system.simulate's scatter(): every sender's block j to every reducer j != sender."""
     for i in senders:
         for j in red:
-            if i != j and not _free(s_fin, i, j, t):
+            if i != j and not link_free(s_fin[i, j], t):
                 return False
     for i in senders:
         for j in red:
             if i != j:
-                _one(s_fin, b_fin, cap, i, j, x[j], t, fcfs)
+                s_fin[i, j], b_fin[i, j] = finish_times(b_fin[i, j], b[i, j], x[j], t, fcfs)
     for i in senders:
         s_fin[i, i] = t
     return True
 
 
 @njit(cache=True)
-def _announce_end(r, t, blocking, fcfs, s_fin, b_fin, cap, r_parts, r_red, r_x, h_t, h_seq, h_pl, ist):
+def _announce_end(r, t, blocking, fcfs, s_fin, b_fin, b, r_parts, r_red, r_x, h_t, h_seq, h_pl, ist):
     """The second half of system.simulate's announce(): scatter (blocking) and the reduce events."""
     parts = r_parts[r]
     red = r_red[r]
-    if blocking and not _scatter(s_fin, b_fin, cap, parts, red, r_x[r], t, fcfs):
+    if blocking and not _scatter(s_fin, b_fin, b, parts, red, r_x[r], t, fcfs):
         return False
     for j in red:
         need = -np.inf
@@ -163,7 +159,7 @@ def push_first_computes(draws, used, h_t, h_seq, h_pl, ist):
 
 
 @njit(cache=True)
-def run_loop(cfg_i, cfg_f, cap, b, s_fin, b_fin, xpre, draws, used, start, ready, red_free, queue,
+def run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red_free, queue,
              ist, fst, h_t, h_seq, h_pl, r_parts, r_red, r_x, r_allin, r_pf, r_sc, r_cnt):
     """Advance the simulation until its end, or until the driver must act.
 
@@ -189,7 +185,7 @@ def run_loop(cfg_i, cfg_f, cap, b, s_fin, b_fin, xpre, draws, used, start, ready
         r = ist[I_PENDING]
         if r >= 0:                                  # Python wrote round r's split
             ist[I_PENDING] = -1
-            if not _announce_end(r, fst[F_PENDING_T], blocking, fcfs, s_fin, b_fin, cap, r_parts, r_red, r_x,
+            if not _announce_end(r, fst[F_PENDING_T], blocking, fcfs, s_fin, b_fin, b, r_parts, r_red, r_x,
                                  h_t, h_seq, h_pl, ist):
                 return LINK_BUSY
         size = ist[I_HSIZE]
@@ -219,11 +215,11 @@ def run_loop(cfg_i, cfg_f, cap, b, s_fin, b_fin, xpre, draws, used, start, ready
                 announce = ist[I_QLEN] >= p
             else:
                 for j in range(n):
-                    if j != a and not _free(s_fin, a, j, t):
+                    if j != a and not link_free(s_fin[a, j], t):
                         return LINK_BUSY
                 for j in range(n):
                     if j != a:
-                        _one(s_fin, b_fin, cap, a, j, xpre[j], t, fcfs)
+                        s_fin[a, j], b_fin[a, j] = finish_times(b_fin[a, j], b[a, j], xpre[j], t, fcfs)
                 s_fin[a, a] = t
                 push(h_t, h_seq, h_pl, ist, t if a == LEADER else s_fin[a, LEADER], LEADER_ARRIVAL, a, 0, 0)
         elif kind == LEADER_ARRIVAL:
@@ -255,10 +251,11 @@ def run_loop(cfg_i, cfg_f, cap, b, s_fin, b_fin, xpre, draws, used, start, ready
                     recv[nrecv] = r_parts[rnd, q]
                     nrecv += 1
             for q in range(nrecv):
-                if not _free(b_fin, a, recv[q], t):
+                if not link_free(b_fin[a, recv[q]], t):
                     return LINK_BUSY
             for q in range(nrecv):
-                _one(b_fin, s_fin, cap, a, recv[q], r_x[rnd, a], t, fcfs)
+                j = recv[q]
+                b_fin[a, j], s_fin[a, j] = finish_times(s_fin[a, j], b[a, j], r_x[rnd, a], t, fcfs)
             if nrecv < p:                           # a is a participant: its own block is local
                 b_fin[a, a] = t
             r_cnt[rnd, R_NBCAST] += 1
@@ -324,5 +321,5 @@ def run_loop(cfg_i, cfg_f, cap, b, s_fin, b_fin, xpre, draws, used, start, ready
             ist[I_PENDING] = r
             fst[F_PENDING_T] = t
             return NEED_SPLIT
-        if not _announce_end(r, t, blocking, fcfs, s_fin, b_fin, cap, r_parts, r_red, r_x, h_t, h_seq, h_pl, ist):
+        if not _announce_end(r, t, blocking, fcfs, s_fin, b_fin, b, r_parts, r_red, r_x, h_t, h_seq, h_pl, ist):
             return LINK_BUSY
