@@ -270,7 +270,7 @@ def _simulate_compiled(b, p, v, duration_s, compute_time, reducers, mode, split,
     ist = np.zeros(K.N_IST, np.int64)
     ist[K.I_PENDING] = -1
     fst = np.zeros(K.N_FST)
-    heap = {"t": np.zeros(n), "seq": np.zeros(n, np.int64), "pl": np.zeros((n, 4), np.int64)}
+    heap = {"events": np.zeros((n + 1, K.H_COLS))}  # header row + the n first events
     log = {"parts": np.zeros((16, p), np.int64), "red": np.zeros((16, m), np.int64), "x": np.zeros((16, n)),
            "allin": np.zeros((16, n)), "pf": np.zeros((16, 3, p)), "sc": np.zeros((16, 2)),
            "cnt": np.zeros((16, 2), np.int64)}
@@ -282,10 +282,10 @@ def _simulate_compiled(b, p, v, duration_s, compute_time, reducers, mode, split,
             for key, arr in group.items():
                 group[key] = np.concatenate([arr, np.zeros((size - have,) + arr.shape[1:], arr.dtype)])
 
-    K.push_first_computes(draws, used, heap["t"], heap["seq"], heap["pl"], ist)
+    K.push_first_computes(draws, used, heap["events"])
     while True:
         status = K.run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red_free, queue,
-                            ist, fst, heap["t"], heap["seq"], heap["pl"], log["parts"], log["red"], log["x"],
+                            ist, fst, heap["events"], log["parts"], log["red"], log["x"],
                             log["allin"], log["pf"], log["sc"], log["cnt"])
         if status == K.DONE:
             break

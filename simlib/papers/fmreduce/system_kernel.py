@@ -36,12 +36,14 @@ DONE, NEED_DRAWS, NEED_SPACE, NEED_SPLIT, LINK_BUSY, NO_SPLIT = range(6)
 COMPUTE_DONE, LEADER_ARRIVAL, REDUCE, BCAST, WORKER_DONE = range(5)
 LEADER = 0
 
-# heap payload columns
-H_KIND, H_A, H_K, H_RND = range(4)
-# integer state: push sequence, heap size, rounds logged, queue head and length, the round
-# awaiting its split from Python (-1: none), the sizes the next event needs
-I_SEQ, I_HSIZE, I_NR, I_QHEAD, I_QLEN, I_PENDING, I_NEED_HEAP, I_NEED_ROUNDS = range(8)
-N_IST = 8
+# the heap: one float array, row 0 a header (size, next sequence number), events in rows
+# 1..size as a 1-based binary heap ordered by (time, sequence number); small ints are exact
+H_T, H_SEQ, H_KIND, H_A, H_K, H_RND = range(6)
+H_COLS = 6
+# integer state: rounds logged, queue head and length, the round awaiting its split from
+# Python (-1: none), the sizes the next event needs
+I_NR, I_QHEAD, I_QLEN, I_PENDING, I_NEED_HEAP, I_NEED_ROUNDS = range(6)
+N_IST = 6
 # float state: the time of the pending announcement
 F_PENDING_T = 0
 N_FST = 1
@@ -58,64 +60,54 @@ R_NBCAST, R_NDONE = range(2)
 
 
 @njit(cache=True, inline="always")
-def _before(t1, s1, t2, s2):
-    return t1 < t2 or (t1 == t2 and s1 < s2)
-
-
-@njit(cache=True, inline="always")
-def push(h_t, h_seq, h_pl, ist, t, kind, a, k, rnd):
-    """heapq.heappush(heap, (t, seq, kind, (a, k), rnd)); seq is the next sequence number."""
-    q = ist[I_HSIZE]
-    seq = ist[I_SEQ]
-    ist[I_SEQ] = seq + 1
-    ist[I_HSIZE] = q + 1
-    while q > 0:
-        up = (q - 1) >> 1
-        if not _before(t, seq, h_t[up], h_seq[up]):
+def push(heap, t, kind, a, k, rnd):
+    """heapq.heappush(heap, (t, seq, kind, (a, k), rnd)) with seq the next sequence number.
+    One array argument: every array passed costs two atomic reference-count updates."""
+    q = int(heap[0, H_T]) + 1
+    seq = heap[0, H_SEQ]
+    heap[0, H_T] = q
+    heap[0, H_SEQ] = seq + 1.0
+    while q > 1:
+        up = q >> 1
+        tu = heap[up, H_T]
+        if not (t < tu or (t == tu and seq < heap[up, H_SEQ])):
             break
-        h_t[q] = h_t[up]
-        h_seq[q] = h_seq[up]
-        for c in range(4):
-            h_pl[q, c] = h_pl[up, c]
+        for c in range(H_COLS):
+            heap[q, c] = heap[up, c]
         q = up
-    h_t[q] = t
-    h_seq[q] = seq
-    h_pl[q, H_KIND] = kind
-    h_pl[q, H_A] = a
-    h_pl[q, H_K] = k
-    h_pl[q, H_RND] = rnd
+    heap[q, H_T] = t
+    heap[q, H_SEQ] = seq
+    heap[q, H_KIND] = kind
+    heap[q, H_A] = a
+    heap[q, H_K] = k
+    heap[q, H_RND] = rnd
 
 
 @njit(cache=True, inline="always")
-def _pop(h_t, h_seq, h_pl, ist):
-    """Remove the root (the caller has read it)."""
-    size = ist[I_HSIZE] - 1
-    ist[I_HSIZE] = size
+def _pop(heap):
+    """Remove the root (the caller has read it): the last event sifts down from the top."""
+    last = int(heap[0, H_T])
+    size = last - 1
+    heap[0, H_T] = size
     if size == 0:
         return
-    t = h_t[size]
-    seq = h_seq[size]
-    p0, p1, p2, p3 = h_pl[size, 0], h_pl[size, 1], h_pl[size, 2], h_pl[size, 3]
-    q = 0
+    t = heap[last, H_T]
+    seq = heap[last, H_SEQ]
+    q = 1
     while True:
-        c = 2 * q + 1
-        if c >= size:
+        c = 2 * q
+        if c > size:
             break
-        if c + 1 < size and _before(h_t[c + 1], h_seq[c + 1], h_t[c], h_seq[c]):
+        if c < size and (heap[c + 1, H_T] < heap[c, H_T]
+                         or (heap[c + 1, H_T] == heap[c, H_T] and heap[c + 1, H_SEQ] < heap[c, H_SEQ])):
             c += 1
-        if not _before(h_t[c], h_seq[c], t, seq):
+        if not (heap[c, H_T] < t or (heap[c, H_T] == t and heap[c, H_SEQ] < seq)):
             break
-        h_t[q] = h_t[c]
-        h_seq[q] = h_seq[c]
-        for col in range(4):
-            h_pl[q, col] = h_pl[c, col]
+        for col in range(H_COLS):
+            heap[q, col] = heap[c, col]
         q = c
-    h_t[q] = t
-    h_seq[q] = seq
-    h_pl[q, 0] = p0
-    h_pl[q, 1] = p1
-    h_pl[q, 2] = p2
-    h_pl[q, 3] = p3
+    for col in range(H_COLS):
+        heap[q, col] = heap[last, col]
 
 
 @njit(cache=True)
@@ -135,7 +127,7 @@ def _scatter(s_fin, b_fin, b, senders, red, x, t, fcfs):
 
 
 @njit(cache=True)
-def _announce_end(r, t, blocking, fcfs, s_fin, b_fin, b, r_parts, r_red, r_x, h_t, h_seq, h_pl, ist):
+def _announce_end(r, t, blocking, fcfs, s_fin, b_fin, b, r_parts, r_red, r_x, heap):
     """The second half of system.simulate's announce(): scatter (blocking) and the reduce events."""
     parts = r_parts[r]
     red = r_red[r]
@@ -146,21 +138,21 @@ def _announce_end(r, t, blocking, fcfs, s_fin, b_fin, b, r_parts, r_red, r_x, h_
         for i in parts:
             if s_fin[i, j] > need:
                 need = s_fin[i, j]
-        push(h_t, h_seq, h_pl, ist, max(need, t), REDUCE, j, 0, r)
+        push(heap, max(need, t), REDUCE, j, 0, r)
     return True
 
 
 @njit(cache=True)
-def push_first_computes(draws, used, h_t, h_seq, h_pl, ist):
+def push_first_computes(draws, used, heap):
     """Every worker starts computing at 0: its first draw is its first event."""
     for i in range(draws.shape[0]):
-        push(h_t, h_seq, h_pl, ist, draws[i, 0], COMPUTE_DONE, i, 0, 0)
+        push(heap, draws[i, 0], COMPUTE_DONE, i, 0, 0)
         used[i] = 1
 
 
 @njit(cache=True)
 def run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red_free, queue,
-             ist, fst, h_t, h_seq, h_pl, r_parts, r_red, r_x, r_allin, r_pf, r_sc, r_cnt):
+             ist, fst, heap, r_parts, r_red, r_x, r_allin, r_pf, r_sc, r_cnt):
     """Advance the simulation until its end, or until the driver must act.
 
     Returns DONE, NEED_DRAWS (the next event's worker has no unused compute
@@ -185,27 +177,26 @@ def run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red
         r = ist[I_PENDING]
         if r >= 0:                                  # Python wrote round r's split
             ist[I_PENDING] = -1
-            if not _announce_end(r, fst[F_PENDING_T], blocking, fcfs, s_fin, b_fin, b, r_parts, r_red, r_x,
-                                 h_t, h_seq, h_pl, ist):
+            if not _announce_end(r, fst[F_PENDING_T], blocking, fcfs, s_fin, b_fin, b, r_parts, r_red, r_x, heap):
                 return LINK_BUSY
-        size = ist[I_HSIZE]
+        size = int(heap[0, H_T])
         if size == 0:
             return DONE
-        t = h_t[0]
+        t = heap[1, H_T]
         if t > duration:
             return DONE
-        kind = h_pl[0, H_KIND]
-        a = h_pl[0, H_A]
+        kind = int(heap[1, H_KIND])
+        a = int(heap[1, H_A])
         # an event pushes at most max(n, p) events and logs at most one round
-        ist[I_NEED_HEAP] = size + n + 1
+        ist[I_NEED_HEAP] = size + n + 1                # rows, the header included
         ist[I_NEED_ROUNDS] = ist[I_NR] + 1
-        if ist[I_NEED_HEAP] > h_t.shape[0] or ist[I_NEED_ROUNDS] > r_sc.shape[0]:
+        if ist[I_NEED_HEAP] > heap.shape[0] or ist[I_NEED_ROUNDS] > r_sc.shape[0]:
             return NEED_SPACE
         if kind == WORKER_DONE and used[a] >= draws.shape[1]:
             return NEED_DRAWS
-        k = h_pl[0, H_K]
-        rnd = h_pl[0, H_RND]
-        _pop(h_t, h_seq, h_pl, ist)
+        k = int(heap[1, H_K])
+        rnd = int(heap[1, H_RND])
+        _pop(heap)
         announce = False
         if kind == COMPUTE_DONE:
             ready[a] = t
@@ -221,10 +212,10 @@ def run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red
                     if j != a:
                         s_fin[a, j], b_fin[a, j] = finish_times(b_fin[a, j], b[a, j], xpre[j], t, fcfs)
                 s_fin[a, a] = t
-                push(h_t, h_seq, h_pl, ist, t if a == LEADER else s_fin[a, LEADER], LEADER_ARRIVAL, a, 0, 0)
+                push(heap, t if a == LEADER else s_fin[a, LEADER], LEADER_ARRIVAL, a, 0, 0)
         elif kind == LEADER_ARRIVAL:
             if s_fin[a, LEADER] > t and a != LEADER:  # delayed by a later flow (FS): re-check then
-                push(h_t, h_seq, h_pl, ist, s_fin[a, LEADER], kind, a, 0, 0)
+                push(heap, s_fin[a, LEADER], kind, a, 0, 0)
                 continue
             queue[(ist[I_QHEAD] + ist[I_QLEN]) % n] = a
             ist[I_QLEN] += 1
@@ -236,13 +227,13 @@ def run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red
                     if s_fin[r_parts[rnd, q], a] > need:
                         need = s_fin[r_parts[rnd, q], a]
                 if need > t:
-                    push(h_t, h_seq, h_pl, ist, need, kind, a, 0, rnd)
+                    push(heap, need, kind, a, 0, rnd)
                     continue
                 r_allin[rnd, a] = t
                 fin = max(t, red_free[a]) + red_s_per_mb * p * r_x[rnd, a] / MB
                 red_free[a] = fin
                 if fin > t:
-                    push(h_t, h_seq, h_pl, ist, fin, BCAST, a, 0, rnd)
+                    push(heap, fin, BCAST, a, 0, rnd)
                     continue
             # broadcast(a, rnd, t)
             nrecv = 0
@@ -266,14 +257,14 @@ def run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red
                     for jj in range(m):
                         if b_fin[r_red[rnd, jj], i] > need:
                             need = b_fin[r_red[rnd, jj], i]
-                    push(h_t, h_seq, h_pl, ist, max(need, t), WORKER_DONE, i, q, rnd)
+                    push(heap, max(need, t), WORKER_DONE, i, q, rnd)
         else:  # WORKER_DONE
             need = -np.inf
             for jj in range(m):
                 if b_fin[r_red[rnd, jj], a] > need:
                     need = b_fin[r_red[rnd, jj], a]
             if need > t:
-                push(h_t, h_seq, h_pl, ist, need, kind, a, k, rnd)
+                push(heap, need, kind, a, k, rnd)
                 continue
             r_pf[rnd, R_DONE, k] = t
             r_cnt[rnd, R_NDONE] += 1
@@ -282,7 +273,7 @@ def run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red
             start[a] = t
             d = draws[a, used[a]]
             used[a] += 1
-            push(h_t, h_seq, h_pl, ist, t + d, COMPUTE_DONE, a, 0, 0)
+            push(heap, t + d, COMPUTE_DONE, a, 0, 0)
         if not announce:
             continue
         # ---- announce(t): the first p queued workers form round r
@@ -321,5 +312,5 @@ def run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red
             ist[I_PENDING] = r
             fst[F_PENDING_T] = t
             return NEED_SPLIT
-        if not _announce_end(r, t, blocking, fcfs, s_fin, b_fin, b, r_parts, r_red, r_x, h_t, h_seq, h_pl, ist):
+        if not _announce_end(r, t, blocking, fcfs, s_fin, b_fin, b, r_parts, r_red, r_x, heap):
             return LINK_BUSY
