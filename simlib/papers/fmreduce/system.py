@@ -25,6 +25,10 @@ non-blocking one once for all n (FM2, FM6); reduce takes ``reduce_s_per_mb``
 seconds per MB of input blocks, default 0 (FM5), one round at a time per
 reducer.
 
+Two engines run this model (decision FM12): ``engine="compiled"`` (default,
+:mod:`.system_kernel`, one numba loop) and ``engine="python"`` (the heapq loop
+of :func:`_simulate_python`, the reference).  They agree to the bit (tests).
+
 Units: bits, bits/s, seconds.
 """
 from __future__ import annotations
@@ -315,7 +319,8 @@ def _simulate_compiled(b, p, v, duration_s, compute_time, reducers, mode, split,
 
 
 class RoundLog(Sequence):
-    """The compiled engine's round log: columns, read as :class:`Round` records on first use."""
+    """The compiled engine's round log: columns, read as :class:`Round` records on first use
+    (``all_in`` lists the reducers in id order, the Python loop in the order they were ready)."""
 
     def __init__(self, cols: dict, n_all: int | None, predefined: np.ndarray | None):
         self._cols, self._n_all, self._predefined = cols, n_all, predefined

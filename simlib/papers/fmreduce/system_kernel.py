@@ -17,9 +17,10 @@ blocking round whose split Python must solve (``lp_solver="highs"``) returns
 NEED_SPLIT after the round's participants are logged; the driver writes the
 split into the round's row and the next call finishes the announcement.
 
-The heap holds (time, sequence number, kind, worker, slot, round) in arrays;
-the round log is columnar (one row per announced round).  Units: bits, bits/s,
-seconds.
+The heap holds (time, sequence number, kind, worker, slot, round) as rows of
+one float array; the round log is columnar (one row per announced round,
+``system.RoundLog`` reads it as :class:`~.system.Round` records).  Units:
+bits, bits/s, seconds.
 """
 from __future__ import annotations
 
