@@ -37,13 +37,13 @@ import heapq
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
 import numpy as np
 
 from simlib.core.units import MB
 from simlib.core.validate import check_choice, check_int, check_real
-from simlib.papers.fmreduce.mesh_links import BROADCAST, SCATTER, SHARINGS, MeshLinks, column_max
 from simlib.papers.fmreduce import system_kernel as K
-from simlib.papers.fmreduce.mesh_links import _BUSY
+from simlib.papers.fmreduce.mesh_links import _BUSY, BROADCAST, SCATTER, SHARINGS, MeshLinks, column_max
 from simlib.papers.fmreduce.split import SOLVERS, even_split, lp_split
 
 __all__ = ["Round", "RoundLog", "RunResult", "simulate", "summarize_rounds", "PHASES", "ENGINES"]
