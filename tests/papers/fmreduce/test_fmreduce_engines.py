@@ -65,6 +65,14 @@ def test_long_runs_grow_every_array_and_stay_identical(variant):
     assert_same_run(py, comp, variant_label(**variant))
 
 
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: variant_label(**v))
+def test_paper_scale_runs_are_identical(variant):
+    # n = 60, p = 50, 200 MB (Fig. 2's setting) for 90 s: ~40 rounds of 60 reducers
+    py, comp = both_engines(60, 50, 3, 90.0, 200 * MB, **variant)
+    assert comp.rounds > 20
+    assert_same_run(py, comp, variant_label(**variant))
+
+
 @pytest.mark.parametrize("engine", ["python", "compiled"])
 def test_hand_written_compute_times_work_as_callable_or_source(engine):
     # worker 2 never finishes (p = 2): blocking, even split of 3 bits on unit links;
