@@ -5,7 +5,11 @@
    (HiGHS) and of the closed-form breakpoint solver, and their ratio.  Target:
    HiGHS <= 20 ms.
 2. One full run at the paper's setting (n = 60, p = 50, 600 s, Transformer
-   trace) for every Fig. 2 variant: median wall-clock over ``--runs`` seeds.
+   trace) for every Fig. 2 variant: median wall-clock over ``--runs`` seeds of
+   ``simulate`` on the compiled engine and on the Python reference loop (same
+   inputs, results checked identical), their ratio, and of the whole
+   ``run_trial`` (mesh and trace draws included).  Target (FM12): compiled
+   >= 5x faster per run.
 3. The closed-form engine against the generic flow engine (reference.py) on
    a smaller run (n = 20, p = 15, 60 s), same result, ratio of times.
 
@@ -24,10 +28,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from simlib.core.units import MB  # noqa: E402
+from simlib.core.seeding import child_seed  # noqa: E402
+from simlib.core.units import MB, Mbps  # noqa: E402
 from simlib.papers.fmreduce.bandwidth import fmreduce_bandwidths  # noqa: E402
 from simlib.papers.fmreduce.reference import simulate_reference  # noqa: E402
-from simlib.papers.fmreduce.scenario import VARIANTS, run_trial, variant_label  # noqa: E402
+from simlib.papers.fmreduce.scenario import VARIANTS, Scenario, run_trial, variant_label  # noqa: E402
 from simlib.papers.fmreduce.split import lp_split  # noqa: E402
 from simlib.papers.fmreduce.system import simulate  # noqa: E402
 from simlib.runtime.cluster import ComputeTimes  # noqa: E402
@@ -56,20 +61,53 @@ def bench_split(repeats: int = 50) -> None:
               f"ratio {th / tb:5.1f}x   {'OK' if th <= 0.020 else 'ABOVE'} 20 ms target")
 
 
+def _paper_inputs(seed: int):
+    """The mesh and a fresh compute-time source of scenario.run for the paper's setting."""
+    sc = Scenario()
+    ss = np.random.SeedSequence(seed)
+    b = fmreduce_bandwidths(sc.n, np.random.default_rng(child_seed(ss, 0)), unit=sc.bw_unit_mbps * Mbps)
+    trace = load_trace(sc.trace).rescaled(sc.compute_mean_s)
+    return sc, b, lambda: ComputeTimes(lambda rng, k: trace.sample(rng, k), sc.n, child_seed(ss, 1), chunk=64)
+
+
 def bench_runs(runs: int) -> None:
     print(f"\nOne run, n = 60, p = 50, 600 s, transformer (median wall-clock of {runs} seeds)")
     run_trial(dict(duration_s=5.0), np.random.SeedSequence(0))  # compile / warm caches
-    total = 0.0
+    print(f"  {'variant':16s} {'python':>8s} {'compiled':>9s} {'ratio':>6s} {'run_trial':>10s}  rounds  identical")
+    totals = {"python": 0.0, "compiled": 0.0, "trial": 0.0}
     for v in VARIANTS:
-        ts = []
+        ts = {"python": [], "compiled": [], "trial": []}
+        same = True
         for s in range(runs):
+            sc, b, source = _paper_inputs(s)
+            res = {}
+            for engine in ("python", "compiled"):
+                ct = source()
+                t0 = time.perf_counter()
+                res[engine] = simulate(b, sc.p, model_bits=sc.model_mb * MB, duration_s=sc.duration_s,
+                                       compute_time=ct, engine=engine, **v)
+                ts[engine].append(time.perf_counter() - t0)
+            same &= _identical(res["python"], res["compiled"])
             t0 = time.perf_counter()
             out = run_trial(dict(v), np.random.SeedSequence(s))
-            ts.append(time.perf_counter() - t0)
-        med = statistics.median(ts)
-        total += med
-        print(f"  {variant_label(**v):16s} {med:6.2f} s   ({out['rounds']} rounds, seed {runs - 1})")
-    print(f"  all 12 variants: {total:.1f} s (one seed each, serial)")
+            ts["trial"].append(time.perf_counter() - t0)
+        med = {k: statistics.median(x) for k, x in ts.items()}
+        for k in totals:
+            totals[k] += med[k]
+        print(f"  {variant_label(**v):16s} {1e3 * med['python']:6.1f}ms {1e3 * med['compiled']:7.1f}ms "
+              f"{med['python'] / med['compiled']:5.1f}x {1e3 * med['trial']:8.1f}ms  {out['rounds']:6d}  {same}")
+    print(f"  all 12 variants: python {totals['python']:.2f} s, compiled {totals['compiled']:.2f} s "
+          f"(ratio {totals['python'] / totals['compiled']:.1f}x), run_trial {totals['trial']:.2f} s "
+          f"(one seed each, serial)")
+
+
+def _identical(a, b) -> bool:
+    """Same rounds and the same times to the bit (decision FM12)."""
+    if (a.rounds, len(a.rounds_log)) != (b.rounds, len(b.rounds_log)):
+        return False
+    return all(np.array_equal(x.parts, y.parts) and np.array_equal(x.done, y.done, equal_nan=True)
+               and x.announce == y.announce and x.finish == y.finish and x.all_in == y.all_in
+               for x, y in zip(a.rounds_log, b.rounds_log))
 
 
 def bench_reference() -> None:

@@ -75,6 +75,20 @@ class ComputeTimes:
         self._pos[w] += 1
         return x
 
+    def take(self, w: int, k: int) -> np.ndarray:
+        """Worker ``w``'s next ``k`` compute times (s): the values of ``k`` calls to :meth:`next`."""
+        out = np.empty(k)
+        got = 0
+        while got < k:
+            if self._pos[w] >= self._buf[w].size:
+                self._buf[w] = np.asarray(self._sampler(self._rngs[w], self._chunk), dtype=float)
+                self._pos[w] = 0
+            part = self._buf[w][self._pos[w]:self._pos[w] + k - got]
+            out[got:got + part.size] = part * self._scale[w]
+            self._pos[w] += part.size
+            got += part.size
+        return out
+
 
 class ScriptedComputeTimes:
     """Hand-written compute times (s): ``times[w]`` lists worker ``w``'s iterations;
@@ -88,6 +102,10 @@ class ScriptedComputeTimes:
         k = self._pos[w]
         self._pos[w] += 1
         return self._times[w][k] if k < len(self._times[w]) else float("inf")
+
+    def take(self, w: int, k: int) -> np.ndarray:
+        """Worker ``w``'s next ``k`` compute times (s): the values of ``k`` calls to :meth:`next`."""
+        return np.array([self.next(w) for _ in range(k)], dtype=float)
 
 
 class Cluster:

@@ -106,3 +106,24 @@ def test_controller_p_larger_than_n_rejected():
     with pytest.raises(ValueError, match="p must be"):
         Cluster.big_switch([1.0, 1.0], ScriptedComputeTimes([[1.0], [1.0]]), PartialReduceController(3),
                 model_bits=1.0, alpha=0.0, duration=10.0)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**31), st.lists(st.integers(0, 300), min_size=1, max_size=6),
+       st.sampled_from([1, 7, 64]))
+def test_compute_times_take_returns_what_next_would(seed, ks, chunk):
+    # take(w, k) is k calls of next(w): same values, same position in the stream after it,
+    # whether the request fits in the buffered chunk or spans several refills
+    from simlib.runtime.cluster import ComputeTimes
+
+    def make():
+        return ComputeTimes(lambda rng, k: rng.exponential(1.0, k), 3, np.random.SeedSequence(seed),
+                            chunk=chunk, scale=[1.0, 2.5, 0.3])
+
+    a, b = make(), make()
+    for i, k in enumerate(ks):
+        w = i % 3
+        assert a.take(w, k).tolist() == [b.next(w) for _ in range(k)]
+    assert [a.next(w) for w in range(3)] == [b.next(w) for w in range(3)]
+    s = ScriptedComputeTimes([[1.0, 2.0], [3.0]])
+    assert s.take(0, 3).tolist() == [1.0, 2.0, float("inf")] and s.next(1) == 3.0

@@ -69,31 +69,41 @@ _BUSY = "protocol invariant broken: a link already carries a flow of this kind"
 
 
 @njit(cache=True, inline="always")
-def _one(own, other, cap, i, j, s, t, fcfs):
-    """The closed forms of the module docstring for a flow of s bits on link i -> j at time t."""
-    c = cap[i, j]
-    r = max(other[i, j] - t, 0.0) * c       # bits the other flow has left
+def finish_times(other_fin, c, s, t, fcfs):
+    """The closed forms of the module docstring for a flow of s bits arriving at time t on a
+    link of c bits/s whose flow of the other kind ends at ``other_fin`` (if alone):
+    returns (this flow's finish, the other flow's new finish).  Scalars only, so the
+    compiled event loop (:mod:`.system_kernel`) calls it without array reference counting."""
+    r = max(other_fin - t, 0.0) * c         # bits the other flow has left
     both_end = t + (r + s) / c              # work-conserving: the later one ends here
     if s <= 0.0:
-        own[i, j] = t                       # an empty flow waits for nothing
-    elif r <= 0.0:
-        own[i, j] = t + s / c
-    elif fcfs:
-        own[i, j] = both_end                # the older flow keeps the link
-    elif r <= s:
-        other[i, j] = t + 2.0 * r / c
-        own[i, j] = both_end
-    else:
-        own[i, j] = t + 2.0 * s / c
-        other[i, j] = both_end
+        return t, other_fin                 # an empty flow waits for nothing
+    if r <= 0.0:
+        return t + s / c, other_fin
+    if fcfs:
+        return both_end, other_fin          # the older flow keeps the link
+    if r <= s:
+        return both_end, t + 2.0 * r / c
+    return t + 2.0 * s / c, both_end
+
+
+@njit(cache=True, inline="always")
+def link_free(own_fin, t):
+    """The previous flow of a kind (finishing at ``own_fin``) is done by t, up to float noise."""
+    return own_fin <= t + _EPS * max(t, 1.0)
+
+
+@njit(cache=True, inline="always")
+def _one(own, other, cap, i, j, s, t, fcfs):
+    """:func:`finish_times` for a flow of s bits on link i -> j at time t."""
+    own[i, j], other[i, j] = finish_times(other[i, j], cap[i, j], s, t, fcfs)
 
 
 @njit(cache=True)
 def _add(own, other, cap, src, dst, sizes, t, fcfs):
     """:func:`_one` for every (src[k], dst[k], sizes[k]); False (nothing changed) if a link is busy."""
-    slack = _EPS * max(t, 1.0)
     for k in range(src.size):
-        if own[src[k], dst[k]] > t + slack:
+        if not link_free(own[src[k], dst[k]], t):
             return False
     for k in range(src.size):
         _one(own, other, cap, src[k], dst[k], sizes[k], t, fcfs)
@@ -103,9 +113,8 @@ def _add(own, other, cap, src, dst, sizes, t, fcfs):
 @njit(cache=True)
 def _add_from(own, other, cap, i, dst, s, t, fcfs):
     """:func:`_one` for (i, dst[k], s); False (nothing changed) if a link is busy."""
-    slack = _EPS * max(t, 1.0)
     for k in range(dst.size):
-        if own[i, dst[k]] > t + slack:
+        if not link_free(own[i, dst[k]], t):
             return False
     for k in range(dst.size):
         _one(own, other, cap, i, dst[k], s, t, fcfs)

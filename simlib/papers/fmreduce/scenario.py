@@ -110,7 +110,7 @@ def run(sc: Scenario, seed) -> RunResult:
     b = fmreduce_bandwidths(sc.n, np.random.default_rng(child_seed(ss, 0)), unit=sc.bw_unit_mbps * Mbps)
     trace = load_trace(sc.trace).rescaled(sc.compute_mean_s)
     ct = ComputeTimes(lambda rng, k: trace.sample(rng, k), sc.n, child_seed(ss, 1), chunk=64)
-    return simulate(b, sc.p, model_bits=sc.model_mb * MB, duration_s=sc.duration_s, compute_time=ct.next,
+    return simulate(b, sc.p, model_bits=sc.model_mb * MB, duration_s=sc.duration_s, compute_time=ct,
                     reducers=sc.reducers, mode=sc.mode, split=sc.split, sharing=sc.sharing,
                     reduce_s_per_mb=sc.reduce_s_per_mb, lp_solver=sc.lp_solver)
 

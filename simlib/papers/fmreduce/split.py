@@ -26,15 +26,22 @@ sum(x) = v, x >= 0.  Two independent solvers:
   h(lam) = sum_j min(a_j lam, c_j (1 - lam)), concave and piecewise linear, so
   the optimum is t* = v / max h at one of the breakpoints lam_j = c_j / (a_j + c_j)
   and x_j = min(a_j S, c_j B).  O(m^2) numpy for m reducers (decision FM7).
+
+:func:`breakpoint_split_into` is the breakpoint solver compiled for the
+simulator's event loop (decision FM12); it repeats numpy's floating-point
+operations in numpy's order (:func:`pairwise_sum` is numpy's summation), so
+it returns the same bits as ``lp_split(..., solver="breakpoint")`` (tests).
 """
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 from scipy.optimize import linprog
 
 from simlib.core.validate import check_choice, check_real
 
-__all__ = ["SplitTimes", "bottleneck_rates", "phase_times", "even_split", "lp_split", "SOLVERS"]
+__all__ = ["SplitTimes", "bottleneck_rates", "phase_times", "even_split", "lp_split", "SOLVERS",
+           "breakpoint_split_into", "pairwise_sum"]
 
 SOLVERS = ("highs", "breakpoint")
 
@@ -187,3 +194,125 @@ def lp_split(v: float, b, participants=None, reducers=None, solver: str = "break
         return x
     x[red] = (_solve_highs if solver == "highs" else _solve_breakpoint)(a, c, v)
     return x
+
+
+# --------------------------------------------------------------------------- compiled twin
+_PW_BLOCK = 128   # numpy's PW_BLOCKSIZE
+
+
+@njit(cache=True, inline="always")
+def _pairwise_block(a, lo, m):
+    """numpy's pairwise_sum for m <= 128: sequential below 8, else 8 partial sums."""
+    if m < 8:
+        res = 0.0
+        for i in range(m):
+            res += a[lo + i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    while i < m - m % 8:
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < m:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@njit(cache=True)
+def pairwise_sum(a, lo, m):
+    """sum(a[lo:lo + m]) added in the order of numpy's pairwise summation (``np.add.reduce`` on a
+    contiguous float64 axis: 8 partial sums per block of <= 128, halves above), so the result
+    has the same bits as ``a[lo:lo + m].sum()``.  numpy recurses into the halves; this walks the
+    same tree with an explicit stack (numba's cache mishandles recursive functions)."""
+    if m <= _PW_BLOCK:
+        return _pairwise_block(a, lo, m)
+    los = np.empty(64, np.int64)
+    ms = np.empty(64, np.int64)
+    stage = np.zeros(64, np.int64)           # 0: go left, 1: left done, go right, 2: both done
+    left = np.empty(64)
+    sp = 0
+    los[0], ms[0] = lo, m
+    ret = 0.0
+    while sp >= 0:
+        l, mm = los[sp], ms[sp]
+        if mm <= _PW_BLOCK:
+            ret = _pairwise_block(a, l, mm)
+            sp -= 1
+            continue
+        half = mm // 2
+        half -= half % 8
+        if stage[sp] == 0:
+            stage[sp] = 1
+            sp += 1
+            los[sp], ms[sp], stage[sp] = l, half, 0
+        elif stage[sp] == 1:
+            left[sp] = ret
+            stage[sp] = 2
+            sp += 1
+            los[sp], ms[sp], stage[sp] = l + half, mm - half, 0
+        else:
+            ret = left[sp] + ret
+            sp -= 1
+    return ret
+
+
+@njit(cache=True)
+def breakpoint_split_into(v, b, part, red, x):
+    """``lp_split(v, b, part, red, solver="breakpoint")`` written into ``x`` (length n, bits).
+
+    ``part`` and ``red`` are sorted worker ids (int64) without repeats, ``v`` >= 0.
+    Returns False (``x`` unusable) where :func:`_solve_breakpoint` raises: no split has a
+    finite time."""
+    x[:] = 0.0
+    if v == 0.0:
+        return True
+    m = red.shape[0]
+    a = np.empty(m)
+    c = np.empty(m)
+    for q in range(m):                      # bottleneck_rates
+        j = red[q]
+        aj = np.inf
+        cj = np.inf
+        for i in part:
+            if i != j:
+                aj = min(aj, b[i, j])
+                cj = min(cj, b[j, i])
+        a[q] = aj
+        c[q] = cj
+    for q in range(m):                      # a block that never leaves its reducer
+        if a[q] == np.inf and c[q] == np.inf:
+            x[red[q]] = v
+            return True
+    lam = np.empty(m)
+    for q in range(m):
+        s = a[q] + c[q]
+        lam[q] = c[q] / s if s > 0 else 0.0
+    row = np.empty(m)
+    best = -np.inf
+    k = 0
+    for r in range(m):                      # h at every breakpoint; argmax keeps the first maximum
+        for q in range(m):
+            row[q] = min(a[q] * lam[r], c[q] * (1.0 - lam[r]))
+        h = pairwise_sum(row, 0, m)
+        if h > best:
+            best = h
+            k = r
+    if not best > 0:
+        return False
+    t = v / best
+    for q in range(m):
+        row[q] = min(a[q] * lam[k] * t, c[q] * (1.0 - lam[k]) * t)
+    f = v / pairwise_sum(row, 0, m)
+    for q in range(m):
+        x[red[q]] = row[q] * f
+    return True

@@ -25,23 +25,30 @@ non-blocking one once for all n (FM2, FM6); reduce takes ``reduce_s_per_mb``
 seconds per MB of input blocks, default 0 (FM5), one round at a time per
 reducer.
 
+Two engines run this model (decision FM12): ``engine="compiled"`` (default,
+:mod:`.system_kernel`, one numba loop) and ``engine="python"`` (the heapq loop
+of :func:`_simulate_python`, the reference).  They agree to the bit (tests).
+
 Units: bits, bits/s, seconds.
 """
 from __future__ import annotations
 
 import heapq
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
 from simlib.core.units import MB
 from simlib.core.validate import check_choice, check_int, check_real
-from simlib.papers.fmreduce.mesh_links import BROADCAST, SCATTER, SHARINGS, MeshLinks, column_max
+from simlib.papers.fmreduce import system_kernel as K
+from simlib.papers.fmreduce.mesh_links import _BUSY, BROADCAST, SCATTER, SHARINGS, MeshLinks, column_max
 from simlib.papers.fmreduce.split import SOLVERS, even_split, lp_split
 
-__all__ = ["Round", "RunResult", "simulate", "summarize_rounds", "PHASES"]
+__all__ = ["Round", "RoundLog", "RunResult", "simulate", "summarize_rounds", "PHASES", "ENGINES"]
+
+ENGINES = ("compiled", "python")
 
 #: Per-participant phases of one iteration (they sum to its length): compute;
 #: ready -> round announced ("form"); announced -> the last reducer holds every
@@ -80,20 +87,48 @@ class RunResult:
     duration_s: float
     phase_means_s: dict          # PHASES -> mean over participant-iterations of completed rounds
     mean_round_time_s: float     # announcement -> last participant done
-    rounds_log: list             # every announced Round (completed or not)
+    rounds_log: Sequence         # every announced Round (completed or not), in announce order
 
 
 def simulate(b: np.ndarray, p: int, *, model_bits: float, duration_s: float,
-             compute_time: Callable[[int], float], reducers: str = "all", mode: str = "nonblocking",
+             compute_time, reducers: str = "all", mode: str = "nonblocking",
              split: str = "lp", sharing: str = "fcfs", reduce_s_per_mb: float = 0.0,
-             lp_solver: str = "breakpoint") -> RunResult:
+             lp_solver: str = "breakpoint", engine: str = "compiled") -> RunResult:
     """Run the system for ``duration_s`` seconds; all workers start computing at 0.
 
-    ``b``: n x n bandwidths (bits/s, off-diagonal > 0); ``compute_time(i)``: the
-    next iteration's compute time of worker i (s).  :class:`.scenario.Scenario`
-    builds these from the paper's settings.
+    ``b``: n x n bandwidths (bits/s, off-diagonal > 0); ``compute_time``: the
+    next iteration's compute time of worker i (s), as a callable ``i -> s`` or a
+    source with ``next(i)`` (:class:`~simlib.runtime.cluster.ComputeTimes`); a
+    source with ``take(i, k)`` hands the compiled engine its draws in bulk.
+    Worker i's k-th time must depend on i and k only (per-worker streams, as
+    ComputeTimes and ScriptedComputeTimes): the compiled engine draws ahead.
+    ``engine``: ``"compiled"`` (:mod:`.system_kernel`) or ``"python"`` (the
+    reference loop below); both give the same result to the bit (FM12).
+    :class:`.scenario.Scenario` builds the inputs from the paper's settings.
     """
     b = _check_inputs(b, p, model_bits, duration_s, reducers, mode, split, sharing, reduce_s_per_mb, lp_solver)
+    check_choice("engine", engine, ENGINES)
+    draw = getattr(compute_time, "next", compute_time)
+    if not callable(draw):
+        raise ValueError("compute_time must be a callable worker -> seconds or have a next(worker) method, "
+                         f"got {compute_time!r}")
+    if engine == "compiled":
+        return _simulate_compiled(b, p, float(model_bits), float(duration_s), compute_time, reducers, mode,
+                                  split, sharing, float(reduce_s_per_mb), lp_solver)
+    return _simulate_python(b, p, float(model_bits), float(duration_s), draw, reducers, mode, split, sharing,
+                            float(reduce_s_per_mb), lp_solver)
+
+
+def _predefined_split(v, b, mode, split, lp_solver):
+    """FM2: the non-blocking split, solved once for all n workers (static bandwidths); None if blocking."""
+    if mode != "nonblocking":
+        return None
+    return lp_split(v, b, solver=lp_solver) if split == "lp" else even_split(v, b.shape[0])
+
+
+def _simulate_python(b, p, model_bits, duration_s, compute_time, reducers, mode, split, sharing,
+                     reduce_s_per_mb, lp_solver) -> RunResult:
+    """The reference engine: a heapq event loop over :class:`.mesh_links.MeshLinks`."""
     n = b.shape[0]
     v = float(model_bits)
     links = MeshLinks(b, sharing)
@@ -107,9 +142,7 @@ def simulate(b: np.ndarray, p: int, *, model_bits: float, duration_s: float,
         heapq.heappush(heap, (t, seq, kind, a, r))
         seq += 1
 
-    predefined = None
-    if mode == "nonblocking":  # FM2: solved once for all n workers (static bandwidths)
-        predefined = lp_split(v, b, solver=lp_solver) if split == "lp" else even_split(v, n)
+    predefined = _predefined_split(v, b, mode, split, lp_solver)
     start = np.zeros(n)
     ready = np.zeros(n)
     queue: deque = deque()
@@ -205,6 +238,119 @@ def simulate(b: np.ndarray, p: int, *, model_bits: float, duration_s: float,
     return summarize_rounds(rounds, p, duration_s)
 
 
+def _simulate_compiled(b, p, v, duration_s, compute_time, reducers, mode, split, sharing,
+                       reduce_s_per_mb, lp_solver) -> RunResult:
+    """The same run on :func:`.system_kernel.run_loop`; arrays grow when the loop asks (FM12)."""
+    n = b.shape[0]
+    m = n if reducers == "all" else p
+    blocking = mode == "blocking"
+    predefined = _predefined_split(v, b, mode, split, lp_solver)
+    cfg_i = np.zeros(K.N_CFG_I, np.int64)
+    cfg_i[[K.C_N, K.C_P, K.C_ALL, K.C_BLOCKING, K.C_SPLIT, K.C_FCFS]] = [
+        n, p, reducers == "all", blocking,
+        K.SPLIT_EVEN if split == "even" else K.SPLIT_BREAKPOINT if lp_solver == "breakpoint" else K.SPLIT_PYTHON,
+        sharing == "fcfs"]
+    cfg_f = np.zeros(K.N_CFG_F)
+    cfg_f[[K.C_V, K.C_DUR, K.C_RED_S_PER_MB]] = [v, duration_s, reduce_s_per_mb]
+    take = getattr(compute_time, "take", None)
+    draw = getattr(compute_time, "next", compute_time)
+    draws = np.zeros((n, 0))                 # draws[w, u]: worker w's u-th compute time (s)
+
+    def more_draws():
+        nonlocal draws
+        have = draws.shape[1]
+        k = max(have, 16)
+        new = np.empty((n, k))
+        for w in range(n):
+            new[w] = take(w, k) if take is not None else [draw(w) for _ in range(k)]
+        draws = np.concatenate([draws, new], axis=1)
+
+    more_draws()
+    used = np.zeros(n, np.int64)
+    start, ready, red_free = np.zeros(n), np.zeros(n), np.zeros(n)
+    s_fin, b_fin = np.zeros((n, n)), np.zeros((n, n))
+    queue = np.zeros(n, np.int64)
+    xpre = predefined if predefined is not None else np.zeros(n)
+    ist = np.zeros(K.N_IST, np.int64)
+    ist[K.I_PENDING] = -1
+    fst = np.zeros(K.N_FST)
+    heap = {"events": np.zeros((n + 1, K.H_COLS))}  # header row + the n first events
+    log = {"parts": np.zeros((16, p), np.int64), "red": np.zeros((16, m), np.int64), "x": np.zeros((16, n)),
+           "allin": np.zeros((16, n)), "pf": np.zeros((16, 3, p)), "sc": np.zeros((16, 2)),
+           "cnt": np.zeros((16, 2), np.int64)}
+
+    def grow(group, need):
+        have = next(iter(group.values())).shape[0]
+        if need > have:
+            size = max(2 * have, need)
+            for key, arr in group.items():
+                group[key] = np.concatenate([arr, np.zeros((size - have,) + arr.shape[1:], arr.dtype)])
+
+    K.push_first_computes(draws, used, heap["events"])
+    while True:
+        status = K.run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red_free, queue,
+                            ist, fst, heap["events"], log["parts"], log["red"], log["x"],
+                            log["allin"], log["pf"], log["sc"], log["cnt"])
+        if status == K.DONE:
+            break
+        if status == K.NEED_DRAWS:
+            more_draws()
+        elif status == K.NEED_SPACE:
+            grow(heap, ist[K.I_NEED_HEAP])
+            grow(log, ist[K.I_NEED_ROUNDS])
+        elif status == K.NEED_SPLIT:
+            r = ist[K.I_PENDING]
+            log["x"][r] = lp_split(v, b, log["parts"][r], log["red"][r], solver=lp_solver)
+        elif status == K.LINK_BUSY:
+            raise RuntimeError(_BUSY)
+        else:  # NO_SPLIT: raise lp_split's own error for this round
+            r = ist[K.I_NR] - 1
+            lp_split(v, b, log["parts"][r], log["red"][r], solver=lp_solver)
+            raise RuntimeError("the compiled LP (2) split failed where lp_split did not")
+    nr = int(ist[K.I_NR])
+    cols = {key: arr[:nr] for key, arr in log.items()}
+    rounds_log = RoundLog(cols, n if reducers == "all" else None, predefined)
+    sc, pf = cols["sc"], cols["pf"]
+    ok = sc[:, K.R_FINISH] <= duration_s
+    with np.errstate(invalid="ignore"):                # rows of unfinished rounds may be all NaN
+        scatter_end = np.nanmax(cols["allin"][ok], axis=1) if ok.any() else np.zeros(0)
+    return _summary(sc[ok, K.R_ANNOUNCE], sc[ok, K.R_FINISH], pf[ok, K.R_START], pf[ok, K.R_READY],
+                    pf[ok, K.R_DONE], scatter_end, p, duration_s, rounds_log)
+
+
+class RoundLog(Sequence):
+    """The compiled engine's round log: columns, read as :class:`Round` records on first use
+    (``all_in`` lists the reducers in id order, the Python loop in the order they were ready)."""
+
+    def __init__(self, cols: dict, n_all: int | None, predefined: np.ndarray | None):
+        self._cols, self._n_all, self._predefined = cols, n_all, predefined
+        self._rounds: list[Round] | None = None
+
+    def __len__(self) -> int:
+        return self._cols["sc"].shape[0]
+
+    def __getitem__(self, i):
+        if self._rounds is None:
+            self._rounds = self._build()
+        return self._rounds[i]
+
+    def _build(self) -> list[Round]:
+        c = self._cols
+        everyone = np.arange(self._n_all) if self._n_all is not None else None
+        rounds = []
+        for r in range(len(self)):
+            allin = c["allin"][r]
+            held = np.flatnonzero(~np.isnan(allin))
+            pf, sc, cnt = c["pf"][r], c["sc"][r], c["cnt"][r]
+            rounds.append(Round(
+                r, c["parts"][r].copy(), everyone if everyone is not None else c["red"][r].copy(),
+                self._predefined if self._predefined is not None else c["x"][r].copy(),
+                float(sc[K.R_ANNOUNCE]), pf[K.R_START].copy(), pf[K.R_READY].copy(),
+                all_in=dict(zip(held.tolist(), allin[held].tolist())), n_bcast=int(cnt[K.R_NBCAST]),
+                done=pf[K.R_DONE].copy(), n_done=int(cnt[K.R_NDONE]), finish=float(sc[K.R_FINISH])))
+        return rounds
+
+
 def _check_inputs(b, p, model_bits, duration_s, reducers, mode, split, sharing, reduce_s_per_mb, lp_solver):
     b = np.asarray(b, dtype=float)
     if b.ndim != 2 or b.shape[0] != b.shape[1] or b.shape[0] < 2:
@@ -230,14 +376,23 @@ def summarize_rounds(rounds: list[Round], p: int, duration_s: float) -> RunResul
     """Metrics of a run from its round log: rounds finished by ``duration_s`` and their phase means."""
     done = [r for r in rounds if r.finish <= duration_s]
     if not done:
+        return _summary(np.zeros(0), np.zeros(0), np.zeros((0, p)), np.zeros((0, p)), np.zeros((0, p)),
+                        np.zeros(0), p, duration_s, rounds)
+    return _summary(np.array([r.announce for r in done], dtype=float), np.array([r.finish for r in done], dtype=float),
+                    np.array([r.start for r in done]), np.array([r.ready for r in done]),
+                    np.array([r.done for r in done]),
+                    np.array([max(r.all_in.values()) for r in done], dtype=float), p, duration_s, rounds)
+
+
+def _summary(announce, finish, start, ready, done, scatter_end, p, duration_s, rounds_log) -> RunResult:
+    """RunResult from the completed rounds' columns: announce, finish and the time the last reducer
+    held every block (k,), and each participant's start, ready and done times (k, p); seconds."""
+    k = announce.size
+    if k == 0:
         phases = {ph: float("nan") for ph in PHASES}
-        return RunResult(0, 0, duration_s, phases, float("nan"), rounds)
-    start = np.concatenate([r.start for r in done])
-    ready = np.concatenate([r.ready for r in done])
-    ann = np.concatenate([np.full(p, r.announce) for r in done])
-    scat = np.concatenate([np.full(p, max(r.all_in.values())) for r in done])
-    fin = np.concatenate([r.done for r in done])
+        return RunResult(0, 0, duration_s, phases, float("nan"), rounds_log)
+    start, ready, fin = start.ravel(), ready.ravel(), done.ravel()
+    ann, scat = np.repeat(announce, p), np.repeat(scatter_end, p)
     phases = {"compute": float(np.mean(ready - start)), "form": float(np.mean(ann - ready)),
               "scatter": float(np.mean(scat - ann)), "broadcast": float(np.mean(fin - scat))}
-    return RunResult(len(done), len(done) * p, duration_s, phases,
-                     float(np.mean([r.finish - r.announce for r in done])), rounds)
+    return RunResult(k, k * p, duration_s, phases, float(np.mean(finish - announce)), rounds_log)

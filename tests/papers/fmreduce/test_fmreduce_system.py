@@ -5,6 +5,7 @@ Times in seconds, sizes in bits, bandwidths in bits/s; every expected number is
 worked out by hand in the comment next to it.  FMn: docs/decisions/fmreduce.md.
 """
 import math
+from functools import partial
 
 import numpy as np
 import pytest
@@ -21,6 +22,10 @@ from simlib.papers.fmreduce.system import simulate
 from simlib.workloads.traces import load_trace
 
 INF = math.inf
+# the compiled engine (simulate's default), the Python reference loop and the FlowNetwork engine
+simulate_python = partial(simulate, engine="python")
+ENGINES = [simulate, simulate_python]
+ALL_SIMS = [simulate, simulate_python, simulate_reference]
 
 
 def scripted(times):
@@ -67,7 +72,7 @@ B3 = np.array([[0.0, 4.0, 4.0],
                [2.0, 4.0, 0.0]])
 
 
-@pytest.mark.parametrize("sim", [simulate, simulate_reference])
+@pytest.mark.parametrize("sim", ALL_SIMS)
 def test_one_blocking_round_takes_eq1_upper_bound_on_hand_mesh(sim):
     # All ready at 1; LP split x = (1.2, 2.4, 2.4) (see test_fmreduce_split).  Scatter: reducer 0
     # holds all at 1 + 1.2/2 = 1.6, reducers 1, 2 at 1 + 2.4/4 = 1.6.  Broadcast: 1 -> 0 takes
@@ -87,7 +92,7 @@ def blocking_vs_nonblocking_mesh():
     return b
 
 
-@pytest.mark.parametrize("sim", [simulate, simulate_reference])
+@pytest.mark.parametrize("sim", ALL_SIMS)
 @pytest.mark.parametrize("mode, done0, done1, announce", [
     # v = 3, even x = 1.  Ready: w0 at 1, w1 at 3, w2 never (p = 2).
     # non-blocking: w0 scatters at 1 (blocks at 1, 2 by 1 + 1/0.5 = 3); w1 at 3, its block reaches
@@ -107,7 +112,7 @@ def test_mode_knob_scatters_before_or_after_the_round_is_known(sim, mode, done0,
     assert dict(zip(rnd.parts.tolist(), rnd.done.tolist())) == pytest.approx({0: done0, 1: done1})
 
 
-@pytest.mark.parametrize("sim", [simulate, simulate_reference])
+@pytest.mark.parametrize("sim", ALL_SIMS)
 def test_worker_left_out_of_a_round_joins_the_next_without_recomputing(sim):
     # FM1.  Unit links, v = 3 (x = 1), p = 2, non-blocking.  Leader holds w0's block at 1,
     # w1's at 1.5 + 1 = 2.5 -> round {0, 1} at 2.5; w2's block arrives at 2 + 1 = 3: left out.
@@ -122,7 +127,7 @@ def test_worker_left_out_of_a_round_joins_the_next_without_recomputing(sim):
     assert r2.ready.tolist() == pytest.approx([2.0, 5.0])
 
 
-@pytest.mark.parametrize("sim", [simulate, simulate_reference])
+@pytest.mark.parametrize("sim", ALL_SIMS)
 def test_reduce_time_knob_delays_every_broadcast_by_its_reduce(sim):
     # FM5.  Unit links, n = p = 3, even x = 1 MB = 8e6 bits on 8e6 b/s links (1 s per block),
     # everyone ready at 1: all blocks in at 2.  Reducing 3 blocks of 1 MB at 0.25 s/MB takes
@@ -134,19 +139,22 @@ def test_reduce_time_knob_delays_every_broadcast_by_its_reduce(sim):
         assert res.rounds_log[0].done.tolist() == pytest.approx([done] * 3)
 
 
-def test_blocking_lp_split_is_solved_per_round_for_its_participants():
+@pytest.mark.parametrize("simulate", ENGINES)
+@pytest.mark.parametrize("solver", ["breakpoint", "highs"])
+def test_blocking_lp_split_is_solved_per_round_for_its_participants(simulate, solver):
     # FM2: every round's split is LP (2) over that round's participants.
     n = 8
     b = fmreduce_bandwidths(n, np.random.default_rng(5))
     ct = ComputeTimes(lambda rng, k: load_trace("transformer").sample(rng, k), n, np.random.SeedSequence(2))
-    res = simulate(b, 3, model_bits=1.6e9, duration_s=60.0, compute_time=ct.next, mode="blocking", split="lp")
+    res = simulate(b, 3, model_bits=1.6e9, duration_s=60.0, compute_time=ct.next, mode="blocking", split="lp",
+                   lp_solver=solver)
     splits = {tuple(r.x) for r in res.rounds_log}
     assert len(splits) > 1
     for r in res.rounds_log[:10]:
-        np.testing.assert_allclose(r.x, lp_split(1.6e9, b, r.parts, np.arange(n)))
+        np.testing.assert_array_equal(r.x, lp_split(1.6e9, b, r.parts, np.arange(n), solver=solver))
     # original partial reduce: reducers are the participants, blocks elsewhere are 0
     res = simulate(b, 3, model_bits=1.6e9, duration_s=60.0, compute_time=ct.next, mode="blocking",
-                   split="lp", reducers="participants")
+                   split="lp", reducers="participants", lp_solver=solver)
     for r in res.rounds_log:
         assert r.reducers.tolist() == sorted(r.parts.tolist())
         assert np.count_nonzero(r.x) <= 3
@@ -212,7 +220,8 @@ def test_scenario_rejects_bad_values_naming_the_parameter(kw, name):
     (dict(p=4), "p must"), (dict(mode="x"), "mode must"), (dict(sharing="x"), "sharing must"),
     (dict(reducers="participants"), "mode must be 'blocking'"), (dict(duration_s=0.0), "duration_s"),
 ])
-def test_simulate_rejects_bad_values_naming_the_parameter(kw, name):
+@pytest.mark.parametrize("simulate", ENGINES)
+def test_simulate_rejects_bad_values_naming_the_parameter(simulate, kw, name):
     args = dict(p=2, model_bits=3.0, duration_s=5.0, compute_time=scripted([[1.0]] * 3))
     args.update(kw)
     with pytest.raises(ValueError, match=name):
@@ -221,7 +230,8 @@ def test_simulate_rejects_bad_values_naming_the_parameter(kw, name):
         simulate(np.zeros((3, 3)), 2, model_bits=3.0, duration_s=5.0, compute_time=scripted([[1.0]] * 3))
 
 
-def test_a_round_counts_only_if_every_participant_is_done_within_the_period():
+@pytest.mark.parametrize("simulate", ENGINES)
+def test_a_round_counts_only_if_every_participant_is_done_within_the_period(simulate):
     # FM8.  The hand-worked round above ends at 2.8 (worker 0) and 2.2 (workers 1, 2).
     for duration, rounds in ((2.5, 0), (2.8, 1)):
         res = simulate(B3, 3, model_bits=6.0, duration_s=duration, compute_time=scripted([[1.0]] * 3),
@@ -229,7 +239,8 @@ def test_a_round_counts_only_if_every_participant_is_done_within_the_period():
         assert res.rounds == rounds and res.iterations == 3 * rounds
 
 
-def test_blocking_leader_groups_the_first_p_ready_workers_in_ready_order():
+@pytest.mark.parametrize("simulate", ENGINES)
+def test_blocking_leader_groups_the_first_p_ready_workers_in_ready_order(simulate):
     # FM3.  Ready at 3, 1, 2, 4 (workers 0..3), p = 2: round 1 = {1, 2} announced at 2.
     res = simulate(np.ones((4, 4)), 2, model_bits=4.0, duration_s=3.0,
                    compute_time=scripted([[3.0], [1.0], [2.0], [4.0]]), mode="blocking", split="even")
