@@ -55,7 +55,7 @@ def run_simlib(up, down, flows, engine: str = "incremental"):
     topo = BigSwitch(up, down)
     t0, c0 = time.perf_counter(), time.process_time()
     net = FlowNetwork(topo.capacities, engine=engine)
-    handles = [net.add_flow(topo.unicast(s, d), v) for s, d, v, _ in flows]
+    handles = net.add_flows([topo.unicast(s, d) for s, d, _, _ in flows], [v for _, _, v, _ in flows])
     net.run_until_idle()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     return np.array([h.finish_time for h in handles]), wall, cpu, net

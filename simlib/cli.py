@@ -238,4 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"{sub.prog}: error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # also while imports load or compile the kernels, before a run starts
+        print(f"{sub.prog}: interrupted (Ctrl-C); no result", file=sys.stderr)
+        return 130
     return 0  # pragma: no cover - sub.error() does not return

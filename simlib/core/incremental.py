@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simlib.core import jitcache, maxmin
 from simlib.core.maxmin import _allocate
 
 # decision N6 (same values as simlib.core.network)
@@ -414,18 +415,15 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
 @njit(cache=True)
 def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, volume, remaining,
                rate, tupd, bl, lam, nb, bhead, bnext, bprev, load, nrate, nbl, now, scan_max,
-               tz, tt, bdirty, loff, lcnt, ladj, lpart):
+               tz, tt, bz, bt, bdirty, loff, lcnt, ladj, lpart):
     """Allocate every alive flow; rebuild loads and bottleneck tables; settle changed rates."""
+    slist = np.empty(n_slots, np.int64)
     n_alive = 0
     for s in range(n_slots):
         if alive[s]:
+            slist[n_alive] = s
             n_alive += 1
-    slist = np.empty(n_alive, np.int64)
-    k = 0
-    for s in range(n_slots):
-        if alive[s]:
-            slist[k] = s
-            k += 1
+    slist = slist[:n_alive]
     if priority_mode:
         order = _order(slist, n_alive, prio, priority_mode)
         _allocate(cap, fstart, fend, fidx, order, prio, nrate, scan_max, nbl)
@@ -439,9 +437,64 @@ def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, vol
                     load[l] += nrate[s]
     else:
         allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, nrate, nbl, load, lam)
-    settle(slist, nrate, False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
-    bottlenecks_rebuild(nbl, bl, alive, n_slots, nb, bhead, bnext, bprev)
+    _settle_all(slist, nrate, nbl, now, volume, remaining, rate, tupd, tz, tt, bz, bt, bdirty, n_slots,
+                bl, nb, bhead, bnext, bprev)
     return n_alive
+
+
+@njit(cache=True)
+def _settle_all(slist, new_rate, new_bl, now, volume, remaining, rate, tupd, tz, tt, bz, bt, bdirty, n_slots,
+                bl, nb, bhead, bnext, bprev):
+    """After a full solve, in one pass over the alive slots ``slist`` (ascending): :func:`settle`,
+    :func:`bottlenecks_rebuild` (``bl = new_bl``, the same lists) and the per-block minima of
+    ``tz`` / ``tt`` that :func:`next_time` would recompute for every block."""
+    nb[:] = 0
+    bhead[:] = -1
+    nblk = (n_slots + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT
+    bz[:nblk] = np.inf
+    bt[:nblk] = np.inf
+    bdirty[:nblk] = False
+    for k in range(slist.shape[0]):
+        s = slist[k]
+        r = new_rate[s]
+        if r != rate[s]:
+            t0 = tupd[s]
+            if t0 < now:
+                old = rate[s]
+                if old == np.inf:
+                    remaining[s] = 0.0
+                else:
+                    v = remaining[s] - old * (now - t0)
+                    remaining[s] = v if v > 0.0 else 0.0
+                tupd[s] = now
+                t0 = now
+            rate[s] = r
+            rm = remaining[s]
+            tol = max(volume[s] * REL_TOL, ABS_TOL_BITS)
+            if rm <= tol or r == np.inf:
+                tz[s] = t0
+                tt[s] = t0
+            elif r > 0.0:
+                tz[s] = t0 + rm / r
+                tt[s] = t0 + (rm - tol) / r
+            else:
+                tz[s] = np.inf
+                tt[s] = np.inf
+        blk = s >> BLOCK_SHIFT
+        if tz[s] < bz[blk]:
+            bz[blk] = tz[s]
+        if tt[s] < bt[blk]:
+            bt[blk] = tt[s]
+        b = new_bl[s]
+        bl[s] = b
+        if b >= 0:
+            nb[b] += 1
+            h = bhead[b]
+            bnext[s] = h
+            bprev[s] = -1
+            if h >= 0:
+                bprev[h] = s
+            bhead[b] = s
 
 
 @njit(cache=True)
@@ -474,6 +527,7 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
     q = np.empty(n_links, np.int64)  # each link is queued at most once
     nq = 0
     qi = 0
+    waiting = 0  # bottleneck flows of the queued links not opened yet (each flow has one)
     clist = np.empty(n_links, np.int64)
     nc = 0
     slist = np.empty(max_flows + pend.shape[0] + 1, np.int64)
@@ -484,6 +538,7 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
             queued[l] = True
             q[nq] = l
             nq += 1
+            waiting += nb[l]
     for s in pend:
         if alive[s] and not in_s[s]:
             in_s[s] = True
@@ -493,8 +548,13 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
     while True:
         # open the queued links: their bottleneck flows (every flow in priority mode) join S
         while qi < nq and not too_many:
+            if not priority_mode and ns + waiting > max_flows:
+                # the queued links' bottleneck flows alone overflow S: stop before walking them
+                too_many = True
+                break
             l = q[qi]
             qi += 1
+            waiting -= nb[l]
             is_open[l] = True
             olist[no] = l
             no += 1
@@ -532,6 +592,7 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
                         queued[l2] = True
                         q[nq] = l2
                         nq += 1
+                        waiting += nb[l2]
             sk = ns
         if too_many:
             break
@@ -583,6 +644,7 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
                         queued[b] = True
                         q[nq] = b
                         nq += 1
+                        waiting += nb[b]
                 elif nrate[g] < lamn[b]:
                     lamn[b] = nrate[g]
             r = nrate[g]
@@ -605,11 +667,13 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
                                 queued[b] = True
                                 q[nq] = b
                                 nq += 1
+                                waiting += nb[b]
             elif nb[l] > 0 and not queued[l] and (abs(snew[l] - sold[l]) > SAT_TOL * cap[l]
                                                   or smax[l] > lam[l] * (1.0 + SAT_TOL)):
                 queued[l] = True  # a held bottleneck is no longer saturated, or is overtaken
                 q[nq] = l
                 nq += 1
+                waiting += nb[l]
         if nq == nq0:
             break
     if too_many:
@@ -689,7 +753,7 @@ def run_completions(cap, fstart, fend, fidx, alive, n_slots, n_alive, prio, prio
             if ns < 0:
                 ns = solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, volume,
                                 remaining, rate, tupd, bl, lam, nb, bhead, bnext, bprev, load, nrate, nbl,
-                                now, scan_max, tz, tt, bdirty, loff, lcnt, ladj, lpart)
+                                now, scan_max, tz, tt, bz, bt, bdirty, loff, lcnt, ladj, lpart)
             out_ns[n_upd] = ns
             n_upd += 1
             dirty = False
@@ -723,3 +787,7 @@ def run_completions(cap, fstart, fend, fidx, alive, n_slots, n_alive, prio, prio
         dirty = True
         if stop or n_alive == 0 or n_alive < compact_below:
             return n_done, n_upd, now, n_open, dirty
+
+
+# code compiled from maxmin is frozen into this module's cache entries (simlib.core.jitcache)
+jitcache.depend_on(jitcache.dispatchers_of(globals()), maxmin)

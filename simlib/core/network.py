@@ -723,8 +723,8 @@ class FlowNetwork:
                 self.capacities, self._fstart, self._fend, self._fidx[: max(self._n_idx, 1)], self._alive, n,
                 prio, pmode, self._volume, self._remaining, self._rate, self._tupd, self._bl,
                 self._lam, self._nb, self._bhead, self._bnext, self._bprev, self._load, self._nrate, self._nbl, self.now,
-                SCAN_MAX_LINKS, self._tz, self._tt, self._bdirty, self._loff, self._lcnt, self._ladj,
-                self._lpart)
+                SCAN_MAX_LINKS, self._tz, self._tt, self._bz, self._bt, self._bdirty, self._loff, self._lcnt,
+                self._ladj, self._lpart)
         self.recomputed_flows.append(int(ns))
 
     def _touch(self) -> None:

@@ -27,8 +27,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simlib.core import jitcache
 from simlib.core.units import MB
 
+from . import mesh_links, split
 from .mesh_links import finish_times, link_free
 from .split import breakpoint_split_into
 
@@ -315,3 +317,7 @@ def run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red
             return NEED_SPLIT
         if not _announce_end(r, t, blocking, fcfs, s_fin, b_fin, b, r_parts, r_red, r_x, heap):
             return LINK_BUSY
+
+
+# code compiled from mesh_links, split is frozen into this module's cache entries (simlib.core.jitcache)
+jitcache.depend_on(jitcache.dispatchers_of(globals()), mesh_links, split)

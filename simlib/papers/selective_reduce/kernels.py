@@ -35,6 +35,9 @@ import math
 import numpy as np
 from numba import njit
 
+from simlib.core import jitcache
+
+from . import algorithms
 from .algorithms import _FLOOR_TOL, _bag_ends, _count_ge, _decide_sorted
 
 __all__ = ["KIND_ORACLE", "KIND_LINEAR", "KIND_STEP", "KIND_CALLBACK", "linear_cdf_table",
@@ -383,3 +386,7 @@ def queue_insert(ids, bws, length, w, b):
     ids[lo] = w
     bws[lo] = b
     return length + 1
+
+
+# code compiled from algorithms is frozen into this module's cache entries (simlib.core.jitcache)
+jitcache.depend_on(jitcache.dispatchers_of(globals()), algorithms)

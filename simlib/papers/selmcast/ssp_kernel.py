@@ -29,6 +29,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simlib.core import jitcache
+
+from . import ssp_selection
 from .ssp_selection import _algorithm2, stable_argsort
 
 DONE, NEED_DRAWS, NEED_SPACE, STALLED = 0, 1, 2, 3
@@ -633,3 +636,7 @@ def run_loop(cfg_i, cfg_f, rx, surv, tail, bw_sched, draws, orph_u,
                 caps[n + w] = b_eg[w]
             ist[I_BWK] = bwk + 1
             ist[I_DIRTY] = 1
+
+
+# code compiled from ssp_selection is frozen into this module's cache entries (simlib.core.jitcache)
+jitcache.depend_on(jitcache.dispatchers_of(globals()), ssp_selection)
