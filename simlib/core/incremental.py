@@ -325,10 +325,13 @@ def drop_link_load(load, lcnt, rate, l, s):
 # ------------------------------------------------------------------- solvers
 @njit(cache=True)
 def _order(slist, ns, prio, priority_mode):
+    """``slist[:ns]`` in the order ``_allocate`` needs: by (priority, slot) with priorities.
+    One class needs no order: the flows a filling step freezes all take the same share
+    off their links, so the order of the flows changes no bit of the result."""
+    if not priority_mode:
+        return slist[:ns].copy()
     order = np.sort(slist[:ns])
-    if priority_mode:
-        order = order[np.argsort(prio[order], kind="mergesort")]
-    return order
+    return order[np.argsort(prio[order], kind="mergesort")]
 
 
 @njit(cache=True)
