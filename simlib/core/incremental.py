@@ -326,8 +326,9 @@ def drop_link_load(load, lcnt, rate, l, s):
 @njit(cache=True)
 def _order(slist, ns, prio, priority_mode):
     """``slist[:ns]`` in the order ``_allocate`` needs: by (priority, slot) with priorities.
-    One class needs no order: the flows a filling step freezes all take the same share
-    off their links, so the order of the flows changes no bit of the result."""
+    One class needs no order: a filling step takes the same share off the links of every
+    flow it freezes, whatever their order (the order can only decide which of several
+    exactly equally tight links is filled first)."""
     if not priority_mode:
         return slist[:ns].copy()
     order = np.sort(slist[:ns])
