@@ -171,29 +171,29 @@ def settle(slots, new_rate, force, now, volume, remaining, rate, tupd, tz, tt, b
         r = new_rate[s]
         if r == rate[s] and not force:
             continue
-        t0 = tupd[s]
-        if t0 < now:
-            old = rate[s]
-            if old == np.inf:
-                remaining[s] = 0.0
-            else:
-                v = remaining[s] - old * (now - t0)
-                remaining[s] = v if v > 0.0 else 0.0
-            tupd[s] = now
-            t0 = now
+        remaining[s], tupd[s], tz[s], tt[s] = _rerate(remaining[s], rate[s], tupd[s], r, volume[s], now)
         rate[s] = r
-        rm = remaining[s]
-        tol = max(volume[s] * REL_TOL, ABS_TOL_BITS)
-        if rm <= tol or r == np.inf:
-            tz[s] = t0
-            tt[s] = t0
-        elif r > 0.0:
-            tz[s] = t0 + rm / r
-            tt[s] = t0 + (rm - tol) / r
-        else:
-            tz[s] = np.inf
-            tt[s] = np.inf
         bdirty[s >> BLOCK_SHIFT] = True
+
+
+@njit(cache=True, inline="always")
+def _rerate(rm, old, t0, r, vol, now):
+    """A flow with ``rm`` bits left at ``t0`` at rate ``old`` runs at ``r`` from ``now``:
+    its (remaining bits, time they are exact, time of last bit, time it enters the
+    N6 tolerance).  Scalars only, so a call in a loop costs no reference counting."""
+    if t0 < now:
+        if old == np.inf:
+            rm = 0.0
+        else:
+            v = rm - old * (now - t0)
+            rm = v if v > 0.0 else 0.0
+        t0 = now
+    tol = max(vol * REL_TOL, ABS_TOL_BITS)
+    if rm <= tol or r == np.inf:
+        return rm, t0, t0, t0
+    if r > 0.0:
+        return rm, t0, t0 + rm / r, t0 + (rm - tol) / r
+    return rm, t0, np.inf, np.inf
 
 
 @njit(cache=True)
@@ -462,28 +462,8 @@ def _settle_all(slist, new_rate, new_bl, now, volume, remaining, rate, tupd, tz,
         s = slist[k]
         r = new_rate[s]
         if r != rate[s]:
-            t0 = tupd[s]
-            if t0 < now:
-                old = rate[s]
-                if old == np.inf:
-                    remaining[s] = 0.0
-                else:
-                    v = remaining[s] - old * (now - t0)
-                    remaining[s] = v if v > 0.0 else 0.0
-                tupd[s] = now
-                t0 = now
+            remaining[s], tupd[s], tz[s], tt[s] = _rerate(remaining[s], rate[s], tupd[s], r, volume[s], now)
             rate[s] = r
-            rm = remaining[s]
-            tol = max(volume[s] * REL_TOL, ABS_TOL_BITS)
-            if rm <= tol or r == np.inf:
-                tz[s] = t0
-                tt[s] = t0
-            elif r > 0.0:
-                tz[s] = t0 + rm / r
-                tt[s] = t0 + (rm - tol) / r
-            else:
-                tz[s] = np.inf
-                tt[s] = np.inf
         blk = s >> BLOCK_SHIFT
         if tz[s] < bz[blk]:
             bz[blk] = tz[s]

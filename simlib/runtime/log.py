@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["SyncRecord", "ScheduleLog"]
+__all__ = ["SyncRecord", "ScheduleLog", "grow_columns"]
 
 
 @dataclass
@@ -67,3 +67,15 @@ class ScheduleLog:
             "kind": [s.kind for s in self.syncs],
             "members": [s.members for s in self.syncs],
         })
+
+
+def grow_columns(group: dict, need: int, minimum: int = 1) -> None:
+    """Grow the arrays of a columnar log ``group`` (name -> array, equal lengths along
+    axis 0) in place to at least ``need`` rows, at least doubling (and at least
+    ``minimum`` rows); new rows are zero.  Used by the compiled event loops' drivers
+    when a loop asks for room."""
+    have = next(iter(group.values())).shape[0]
+    if need > have:
+        size = max(2 * have, need, minimum)
+        for key, arr in group.items():
+            group[key] = np.concatenate([arr, np.zeros((size - have,) + arr.shape[1:], arr.dtype)])

@@ -42,6 +42,7 @@ import numpy as np
 
 from simlib.core.units import MB
 from simlib.core.validate import check_choice, check_int, check_real
+from simlib.runtime.log import grow_columns
 from simlib.papers.fmreduce import system_kernel as K
 from simlib.papers.fmreduce.mesh_links import _BUSY, BROADCAST, SCATTER, SHARINGS, MeshLinks, column_max
 from simlib.papers.fmreduce.split import SOLVERS, even_split, lp_split
@@ -279,13 +280,6 @@ def _simulate_compiled(b, p, v, duration_s, compute_time, reducers, mode, split,
            "allin": np.zeros((16, n)), "pf": np.zeros((16, 3, p)), "sc": np.zeros((16, 2)),
            "cnt": np.zeros((16, 2), np.int64)}
 
-    def grow(group, need):
-        have = next(iter(group.values())).shape[0]
-        if need > have:
-            size = max(2 * have, need)
-            for key, arr in group.items():
-                group[key] = np.concatenate([arr, np.zeros((size - have,) + arr.shape[1:], arr.dtype)])
-
     K.push_first_computes(draws, used, heap["events"])
     while True:
         status = K.run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red_free, queue,
@@ -296,8 +290,8 @@ def _simulate_compiled(b, p, v, duration_s, compute_time, reducers, mode, split,
         if status == K.NEED_DRAWS:
             more_draws()
         elif status == K.NEED_SPACE:
-            grow(heap, ist[K.I_NEED_HEAP])
-            grow(log, ist[K.I_NEED_ROUNDS])
+            grow_columns(heap, ist[K.I_NEED_HEAP])
+            grow_columns(log, ist[K.I_NEED_ROUNDS])
         elif status == K.NEED_SPLIT:
             r = ist[K.I_PENDING]
             log["x"][r] = lp_split(v, b, log["parts"][r], log["red"][r], solver=lp_solver)

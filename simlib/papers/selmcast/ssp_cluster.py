@@ -39,6 +39,7 @@ import numpy as np
 
 from simlib.core.network import FlowNetwork
 from simlib.core.validate import check_choice, check_int, check_real
+from simlib.runtime.log import grow_columns
 from simlib.workloads.traces import Trace
 
 from . import ssp_kernel as K
@@ -370,13 +371,6 @@ class SSPCluster:
         rec = {"recv": np.zeros(0, np.int64), "at": np.zeros(0)}
         drop = {"mc": np.zeros(0, np.int64), "j": np.zeros(0, np.int64), "t": np.zeros(0)}
 
-        def grow(group, need):
-            have = next(iter(group.values())).size
-            if need > have:
-                size = max(2 * have, need, 1024)
-                for key, arr in group.items():
-                    group[key] = np.concatenate([arr, np.zeros(size - arr.size, arr.dtype)])
-
         for w in range(n):
             K._start_compute(w, 0.0, state, comp_start, comp_end, draws, used, cstart)
         while True:
@@ -391,9 +385,9 @@ class SSPCluster:
             if status == K.NEED_DRAWS:
                 more_draws()
             elif status == K.NEED_SPACE:
-                grow(mc, ist[K.I_NEED_MC])
-                grow(rec, ist[K.I_NEED_RECV])
-                grow(drop, ist[K.I_NEED_DROP])
+                grow_columns(mc, ist[K.I_NEED_MC], 1024)
+                grow_columns(rec, ist[K.I_NEED_RECV], 1024)
+                grow_columns(drop, ist[K.I_NEED_DROP], 1024)
                 if ist[K.I_NEED_U] > orph.size:          # Orpheus: n uniforms a call, in stream order
                     orph = np.concatenate([orph, self.orpheus_rng.random(max(orph.size, ist[K.I_NEED_U]))])
             elif status == K.STALLED:
