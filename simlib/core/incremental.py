@@ -276,24 +276,14 @@ def move_bottlenecks(slots, newb, bl, nb, bhead, bnext, bprev):
 def bottlenecks_rebuild(src, bl, alive, n_slots, nb, bhead, bnext, bprev):
     """Set ``bl = src`` on alive slots and rebuild per-link bottleneck counts and lists.
 
-    The list push is :func:`move_bottlenecks`' written out: calling it on
-    ``flatnonzero(alive)`` gives the same lists but measured 5 % slower on the
-    10,000-flow benchmark (this runs after every full solve)."""
+    ``src`` may be ``bl`` itself.  Slots are pushed in ascending order.  Used when the
+    slots are compacted; after a full solve :func:`_settle_all` does this in its pass."""
+    slots = np.flatnonzero(alive[:n_slots])
+    newb = src[slots]                    # a copy: src may be bl
     nb[:] = 0
     bhead[:] = -1
-    for s in range(n_slots):
-        if not alive[s]:
-            continue
-        b = src[s]
-        bl[s] = b
-        if b >= 0:
-            nb[b] += 1
-            h = bhead[b]
-            bnext[s] = h
-            bprev[s] = -1
-            if h >= 0:
-                bprev[h] = s
-            bhead[b] = s
+    bl[slots] = -1
+    move_bottlenecks(slots, newb, bl, nb, bhead, bnext, bprev)
 
 
 @njit(cache=True)
@@ -451,7 +441,11 @@ def _settle_all(slist, new_rate, new_bl, now, volume, remaining, rate, tupd, tz,
                 bl, nb, bhead, bnext, bprev):
     """After a full solve, in one pass over the alive slots ``slist`` (ascending): :func:`settle`,
     :func:`bottlenecks_rebuild` (``bl = new_bl``, the same lists) and the per-block minima of
-    ``tz`` / ``tt`` that :func:`next_time` would recompute for every block."""
+    ``tz`` / ``tt`` that :func:`next_time` would recompute for every block.
+
+    The list push is :func:`move_bottlenecks`' written out: this runs after every
+    full solve, and a separate ``move_bottlenecks`` pass measured 4 % slower on the
+    50,000-flow benchmark (18.5-18.9 vs 17.8-17.9 s)."""
     nb[:] = 0
     bhead[:] = -1
     nblk = (n_slots + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT

@@ -159,10 +159,11 @@ def test_add_flows_is_add_flow_on_each_flow_in_order(inst, engine, sharing):
 def test_add_flows_takes_a_2d_array_of_paths():
     caps = [3.0, 5.0, 7.0, 11.0]
     paths = np.array([[0, 2], [1, 3], [0, 3], [1, 2], [0, 2]])
-    a = FlowNetwork(caps).add_flows(paths, [8.0, 9.0, 10.0, 11.0, 12.0])
-    b = FlowNetwork(caps).add_flows([tuple(p) for p in paths.tolist()], [8.0, 9.0, 10.0, 11.0, 12.0])
-    a[0]._net.run_until_idle()
-    b[0]._net.run_until_idle()
+    net_a, net_b = FlowNetwork(caps), FlowNetwork(caps)
+    a = net_a.add_flows(paths, [8.0, 9.0, 10.0, 11.0, 12.0])
+    b = net_b.add_flows([tuple(p) for p in paths.tolist()], [8.0, 9.0, 10.0, 11.0, 12.0])
+    net_a.run_until_idle()
+    net_b.run_until_idle()
     assert [f.finish_time for f in a] == [f.finish_time for f in b]
     assert all(f.links == tuple(p) for f, p in zip(a, paths.tolist()))
 
