@@ -242,9 +242,10 @@ def collect_done(t, volume, remaining, rate, tupd, alive, tz, tt, bz, bt, bdirty
 
 
 @njit(cache=True)
-def move_bottlenecks(slots, newb, bl, nb, bhead, bnext, bprev):
-    """Move flow ``slots[k]`` into link ``newb[k]``'s bottleneck list (-1: none);
-    the lists are doubly linked through ``bnext`` / ``bprev``, headed by ``bhead``."""
+def move_bottlenecks(slots, newb, bl, nb):
+    """Make link ``newb[k]`` (-1: none) the bottleneck of flow ``slots[k]``, keeping the
+    per-link counts ``nb``.  The flows bottlenecked on link ``l`` are those of its
+    adjacency block with ``bl == l`` (no per-link lists: see N9)."""
     for k in range(slots.shape[0]):
         s = slots[k]
         b = newb[k]
@@ -253,44 +254,25 @@ def move_bottlenecks(slots, newb, bl, nb, bhead, bnext, bprev):
             continue
         if old >= 0:
             nb[old] -= 1
-            p = bprev[s]
-            n = bnext[s]
-            if p >= 0:
-                bnext[p] = n
-            else:
-                bhead[old] = n
-            if n >= 0:
-                bprev[n] = p
         bl[s] = b
         if b >= 0:
             nb[b] += 1
-            h = bhead[b]
-            bnext[s] = h
-            bprev[s] = -1
-            if h >= 0:
-                bprev[h] = s
-            bhead[b] = s
 
 
 @njit(cache=True)
-def bottlenecks_rebuild(src, bl, alive, n_slots, nb, bhead, bnext, bprev):
-    """Set ``bl = src`` on alive slots and rebuild per-link bottleneck counts and lists.
-
-    ``src`` may be ``bl`` itself.  Slots are pushed in ascending order.  Used when the
-    slots are compacted; after a full solve :func:`_settle_all` does this in its pass."""
-    slots = np.flatnonzero(alive[:n_slots])
-    newb = src[slots]                    # a copy: src may be bl
+def bottlenecks_rebuild(bl, alive, n_slots, nb):
+    """Recount ``nb`` (flows bottlenecked per link) from ``bl`` over the alive slots."""
     nb[:] = 0
-    bhead[:] = -1
-    bl[slots] = -1
-    move_bottlenecks(slots, newb, bl, nb, bhead, bnext, bprev)
+    for s in range(n_slots):
+        if alive[s] and bl[s] >= 0:
+            nb[bl[s]] += 1
 
 
 @njit(cache=True)
-def kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb, bhead, bnext, bprev,
+def kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb,
                load, loff, lcnt, ladj, lpart, tz, tt, bdirty):
-    """Retire finished/removed slots: adjacency, bottleneck lists, link loads, projections."""
-    move_bottlenecks(slots, np.full(slots.shape[0], -1, np.int64), bl, nb, bhead, bnext, bprev)
+    """Retire finished/removed slots: adjacency, bottleneck counts, link loads, projections."""
+    move_bottlenecks(slots, np.full(slots.shape[0], -1, np.int64), bl, nb)
     for s in slots:
         tz[s] = np.inf
         tt[s] = np.inf
@@ -326,16 +308,19 @@ def _order(slist, ns, prio, priority_mode):
 
 
 @njit(cache=True)
-def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, nrate, nbl, load, lam):
+def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, rate, nrate, bl, nb, load, lam, chg):
     """Max-min rates of every alive slot, one class, from the link -> slots adjacency.
 
     The same bottleneck-link progressive filling as :func:`simlib.core.maxmin._allocate`
     (smallest fair share ``remaining capacity / unfrozen flows`` first), without
     rebuilding the transpose: freezing link ``l`` reads its adjacency block
     sequentially, and the fair shares of the few hundred links are kept current
-    and scanned.  Fills ``nrate`` / ``nbl`` (bottleneck link; ``inf`` / -1 for a
-    flow without links), ``load`` (sum of rates per link) and ``lam`` (the
-    rate of the flows bottlenecked on a link, for links that are a bottleneck).
+    and scanned.  Sets ``bl`` (bottleneck link; -1 for a flow without links) and
+    ``nb`` (flows bottlenecked per link), ``load`` (sum of rates per link) and
+    ``lam`` (the rate of the flows bottlenecked on a link, for links that are a
+    bottleneck); the slots whose rate differs from ``rate`` go to ``chg`` with
+    their new rate in ``nrate`` (``inf`` for a flow without links).  Returns
+    (number of changed slots, number of alive slots).
     """
     n_links = cap.shape[0]
     rem = cap.copy()
@@ -349,11 +334,10 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
             live[n_live] = l
             n_live += 1
     load[:] = 0.0
-    frozen = np.zeros(n_slots, np.bool_)
-    for s in range(n_slots):
-        if alive[s]:
-            nrate[s] = np.inf
-            nbl[s] = -1
+    nb[:] = 0
+    for s in range(n_slots):  # bl >= 0 marks the flows frozen so far
+        bl[s] = -1
+    nch = 0
     while n_live > 0:
         best = -1
         share = np.inf
@@ -373,11 +357,14 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
         l = best
         for i in range(loff[l], loff[l] + lcnt[l]):
             s = ladj[i]
-            if frozen[s]:
+            if bl[s] >= 0:
                 continue
-            frozen[s] = True
-            nrate[s] = share
-            nbl[s] = l
+            if share != rate[s]:
+                nrate[s] = share
+                chg[nch] = s
+                nch += 1
+            bl[s] = l
+            nb[l] += 1
             lam[l] = share
             load[l] += share
             p = lpart[i]
@@ -404,13 +391,29 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
                     if c > 0:
                         fair[l2] = r / c
         cnt[l] = 0
+    n_alive = 0
+    for s in range(n_slots):
+        if alive[s]:
+            n_alive += 1
+            if bl[s] < 0 and rate[s] != np.inf:  # no links
+                nrate[s] = np.inf
+                chg[nch] = s
+                nch += 1
+    return nch, n_alive
 
 
 @njit(cache=True)
 def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, volume, remaining,
-               rate, tupd, bl, lam, nb, bhead, bnext, bprev, load, nrate, nbl, now, scan_max,
+               rate, tupd, bl, lam, nb, load, nrate, nbl, now, scan_max,
                tz, tt, bz, bt, bdirty, loff, lcnt, ladj, lpart):
     """Allocate every alive flow; rebuild loads and bottleneck tables; settle changed rates."""
+    if not priority_mode:
+        # only the flows whose rate changed are settled; next_time refreshes their blocks
+        chg = np.empty(n_slots, np.int64)
+        nch, n_alive = allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, rate,
+                                    nrate, bl, nb, load, lam, chg)
+        settle(chg[:nch], nrate, False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
+        return n_alive
     slist = np.empty(n_slots, np.int64)
     n_alive = 0
     for s in range(n_slots):
@@ -418,36 +421,28 @@ def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, vol
             slist[n_alive] = s
             n_alive += 1
     slist = slist[:n_alive]
-    if priority_mode:
-        order = _order(slist, n_alive, prio, priority_mode)
-        _allocate(cap, fstart, fend, fidx, order, prio, nrate, scan_max, nbl)
-        load[:] = 0.0
-        for s in slist:
-            if nbl[s] >= 0:
-                lam[nbl[s]] = nrate[s]
-            for j in range(fstart[s], fend[s]):
-                l = fidx[j]
-                if l >= 0:
-                    load[l] += nrate[s]
-    else:
-        allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, nrate, nbl, load, lam)
+    order = _order(slist, n_alive, prio, priority_mode)
+    _allocate(cap, fstart, fend, fidx, order, prio, nrate, scan_max, nbl)
+    load[:] = 0.0
+    for s in slist:
+        if nbl[s] >= 0:
+            lam[nbl[s]] = nrate[s]
+        for j in range(fstart[s], fend[s]):
+            l = fidx[j]
+            if l >= 0:
+                load[l] += nrate[s]
     _settle_all(slist, nrate, nbl, now, volume, remaining, rate, tupd, tz, tt, bz, bt, bdirty, n_slots,
-                bl, nb, bhead, bnext, bprev)
+                bl, nb)
     return n_alive
 
 
 @njit(cache=True)
 def _settle_all(slist, new_rate, new_bl, now, volume, remaining, rate, tupd, tz, tt, bz, bt, bdirty, n_slots,
-                bl, nb, bhead, bnext, bprev):
+                bl, nb):
     """After a full solve, in one pass over the alive slots ``slist`` (ascending): :func:`settle`,
-    :func:`bottlenecks_rebuild` (``bl = new_bl``, the same lists) and the per-block minima of
-    ``tz`` / ``tt`` that :func:`next_time` would recompute for every block.
-
-    The list push is :func:`move_bottlenecks`' written out: this runs after every
-    full solve, and a separate ``move_bottlenecks`` pass measured 4 % slower on the
-    50,000-flow benchmark (18.5-18.9 vs 17.8-17.9 s)."""
+    ``bl = new_bl`` with the counts ``nb``, and the per-block minima of ``tz`` / ``tt`` that
+    :func:`next_time` would recompute for every block."""
     nb[:] = 0
-    bhead[:] = -1
     nblk = (n_slots + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT
     bz[:nblk] = np.inf
     bt[:nblk] = np.inf
@@ -467,19 +462,40 @@ def _settle_all(slist, new_rate, new_bl, now, volume, remaining, rate, tupd, tz,
         bl[s] = b
         if b >= 0:
             nb[b] += 1
-            h = bhead[b]
-            bnext[s] = h
-            bprev[s] = -1
-            if h >= 0:
-                bprev[h] = s
-            bhead[b] = s
+
+
+@njit(cache=True)
+def _gather(slist, k0, k1, fstart, fend, fidx, rate, prio, priority_mode, kst, kidx, kr0, kpr):
+    """Copy the links (without tombstones), rate and priority of S's members ``k0:k1``
+    into the local arrays of :func:`solve_incremental`; returns ``kidx``, grown if needed."""
+    e = kst[k0]
+    need = e
+    for k in range(k0, k1):
+        g = slist[k]
+        need += fend[g] - fstart[g]
+    if need > kidx.shape[0]:
+        grown = np.empty(2 * need, np.int64)
+        grown[:e] = kidx[:e]
+        kidx = grown
+    for k in range(k0, k1):
+        g = slist[k]
+        for j in range(fstart[g], fend[g]):
+            l = fidx[j]
+            if l >= 0:
+                kidx[e] = l
+                e += 1
+        kst[k + 1] = e
+        kr0[k] = rate[g]
+        if priority_mode:
+            kpr[k] = prio[g]
+    return kidx
 
 
 @njit(cache=True)
 def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volume, remaining,
-                      rate, tupd, bl, lam, nb, bhead, bnext, bprev, load, loff, lcnt, ladj,
+                      rate, tupd, bl, lam, nb, load, loff, lcnt, ladj,
                       open0, pend, max_flows, is_open, queued, in_s, mark, resid, sold, snew, smax,
-                      lamn, nrate, nbl, now, scan_max, tz, tt, bdirty, stats):
+                      lamn, now, scan_max, tz, tt, bdirty, stats):
     """Re-solve the flows a change can affect (decision N9).
 
     ``open0``: links whose set of flows or capacity changed; ``pend``: slots
@@ -508,7 +524,17 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
     waiting = 0  # bottleneck flows of the queued links not opened yet (each flow has one)
     clist = np.empty(n_links, np.int64)
     nc = 0
-    slist = np.empty(max_flows + pend.shape[0] + 1, np.int64)
+    # S is gathered once into local arrays (k = position in S): its slots, links (without
+    # tombstones) and old rates; every pass then reads them sequentially (N9, fourth round)
+    cap_s = max_flows + pend.shape[0] + 1
+    slist = np.empty(cap_s, np.int64)
+    kst = np.empty(cap_s + 1, np.int64)  # links of the k-th member: kidx[kst[k]:kst[k + 1]]
+    kst[0] = 0
+    kidx = np.empty(2 * cap_s + 2, np.int64)
+    kr0 = np.empty(cap_s)  # its rate before this update
+    knr = np.empty(cap_s)  # its new rate, bottleneck
+    knb = np.empty(cap_s, np.int64)
+    kpr = np.zeros(cap_s, np.int64)  # its priority
     ns = 0
     sk = 0  # slist[:sk] have had their links queued
     for l in open0:
@@ -547,43 +573,41 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
                     in_s[g] = True
                     slist[ns] = g
                     ns += 1
-            else:
-                g = bhead[l]
-                while g >= 0:
-                    if not in_s[g]:
+            elif nb[l] > 0:
+                for i in range(loff[l], loff[l] + lcnt[l]):
+                    g = ladj[i]
+                    if bl[g] == l and not in_s[g]:
                         if ns >= max_flows:
                             too_many = True
                             break
                         in_s[g] = True
                         slist[ns] = g
                         ns += 1
-                    g = bnext[g]
             # queue links of the new members: in priority mode all of them (connected
             # component); otherwise the saturated links where other flows are
             # bottlenecked, whose level moves with these flows' rates (downstream in the
             # bottleneck precedence graph) -- opened now rather than one pass later
-            for k in range(sk, ns):
-                g = slist[k]
-                for j in range(fstart[g], fend[g]):
-                    l2 = fidx[j]
-                    if l2 >= 0 and not queued[l2] and (priority_mode or nb[l2] > 0):
-                        queued[l2] = True
-                        q[nq] = l2
-                        nq += 1
-                        waiting += nb[l2]
+            kidx = _gather(slist, sk, ns, fstart, fend, fidx, rate, prio, priority_mode, kst, kidx, kr0, kpr)
+            for j in range(kst[sk], kst[ns]):
+                l2 = kidx[j]
+                if not queued[l2] and (priority_mode or nb[l2] > 0):
+                    queued[l2] = True
+                    q[nq] = l2
+                    nq += 1
+                    waiting += nb[l2]
             sk = ns
         if too_many:
             break
+        if sk < ns:  # members that no opened link brought (added or re-routed flows)
+            kidx = _gather(slist, sk, ns, fstart, fend, fidx, rate, prio, priority_mode, kst, kidx, kr0, kpr)
+            sk = ns
         # residual capacities of the links S crosses: what the held flows leave
         for k in range(nc):
             mark[clist[k]] = False
         nc = 0
         for k in range(ns):
-            g = slist[k]
-            for j in range(fstart[g], fend[g]):
-                l = fidx[j]
-                if l < 0:
-                    continue
+            for j in range(kst[k], kst[k + 1]):
+                l = kidx[j]
                 if not mark[l]:
                     mark[l] = True
                     clist[nc] = l
@@ -592,30 +616,31 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
                     snew[l] = 0.0
                     smax[l] = 0.0
                     lamn[l] = np.inf
-                sold[l] += rate[g]
+                sold[l] += kr0[k]
         for k in range(nc):
             l = clist[k]
             # priority mode: S is a whole component, so it has the links to itself
             r = cap[l] if priority_mode else cap[l] - load[l] + sold[l]
             resid[l] = r if r > 0.0 else 0.0
-        order = _order(slist, ns, prio, priority_mode)
-        _allocate(resid, fstart, fend, fidx, order, prio, nrate, scan_max, nbl)
+        if priority_mode:  # by (priority, slot), as _order
+            order = np.argsort(slist[:ns])
+            order = order[np.argsort(kpr[order], kind="mergesort")]
+        else:
+            order = np.arange(ns)
+        _allocate(resid, kst[:ns], kst[1:ns + 1], kidx, order, kpr, knr[:ns], scan_max, knb)
         stats[0] += 1
         stats[1] += ns
         for k in range(ns):
-            g = slist[k]
-            r = nrate[g]
-            for j in range(fstart[g], fend[g]):
-                l = fidx[j]
-                if l >= 0:
-                    snew[l] += r
+            r = knr[k]
+            for j in range(kst[k], kst[k + 1]):
+                snew[kidx[j]] += r
         if priority_mode:
             break  # a whole connected component: nothing outside it can change
         # check that the held flows still satisfy the bottleneck characterisation
         nq0 = nq
         for k in range(ns):
-            g = slist[k]
-            b = nbl[g]
+            b = knb[k]
+            r = knr[k]
             if b >= 0:
                 if not is_open[b]:
                     if not queued[b]:  # frozen on a held link: re-solve its bottleneck group
@@ -623,12 +648,11 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
                         q[nq] = b
                         nq += 1
                         waiting += nb[b]
-                elif nrate[g] < lamn[b]:
-                    lamn[b] = nrate[g]
-            r = nrate[g]
-            for j in range(fstart[g], fend[g]):
-                l = fidx[j]
-                if l >= 0 and r > smax[l]:
+                elif r < lamn[b]:
+                    lamn[b] = r
+            for j in range(kst[k], kst[k + 1]):
+                l = kidx[j]
+                if r > smax[l]:
                     smax[l] = r
         for k in range(nc):
             l = clist[k]
@@ -664,13 +688,24 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
             mark[clist[k]] = False
         return -1
     # commit: bottleneck tables, loads, rates (settling the remaining bits of changed flows)
-    sl = slist[:ns]
-    move_bottlenecks(sl, nbl[sl], bl, nb, bhead, bnext, bprev)
     for k in range(ns):
         g = slist[k]
-        b = nbl[g]
+        b = knb[k]
+        old = bl[g]
+        if old != b:  # move_bottlenecks, written out
+            if old >= 0:
+                nb[old] -= 1
+            bl[g] = b
+            if b >= 0:
+                nb[b] += 1
+        r = knr[k]
         if b >= 0:
-            lam[b] = nrate[g]
+            lam[b] = r
+        in_s[g] = False
+        if r != rate[g]:  # settle, written out
+            remaining[g], tupd[g], tz[g], tt[g] = _rerate(remaining[g], rate[g], tupd[g], r, volume[g], now)
+            rate[g] = r
+            bdirty[g >> BLOCK_SHIFT] = True
     for k in range(nc):
         l = clist[k]
         load[l] += snew[l] - sold[l]
@@ -679,16 +714,13 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
         l = olist[k]
         is_open[l] = False
         queued[l] = False
-    for k in range(ns):
-        in_s[slist[k]] = False
-    settle(sl, nrate, False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
     return ns
 
 
 # ------------------------------------------------------ stand-alone driver
 @njit(cache=True)
 def run_completions(cap, fstart, fend, fidx, alive, n_slots, n_alive, prio, priority_mode, volume,
-                    remaining, rate, tupd, bl, lam, nb, bhead, bnext, bprev, load, loff, lcnt, ladj,
+                    remaining, rate, tupd, bl, lam, nb, load, loff, lcnt, ladj,
                     lpart, is_open, queued, in_s, mark, resid, sold, snew, smax, lamn, nrate, nbl,
                     scan_max, tz, tt, bz, bt, bdirty, stats, has_cb, now, limits, compact_below,
                     out_slot, out_time, out_ns, opened):
@@ -725,12 +757,12 @@ def run_completions(cap, fstart, fend, fidx, alive, n_slots, n_alive, prio, prio
                     max_flows = max(int(n_alive * limits[2]), 16)
                 ns = solve_incremental(
                     cap, fstart, fend, fidx, alive, prio, priority_mode, volume, remaining, rate, tupd,
-                    bl, lam, nb, bhead, bnext, bprev, load, loff, lcnt, ladj, opened[:n_open], empty,
-                    max_flows, is_open, queued, in_s, mark, resid, sold, snew, smax, lamn, nrate, nbl,
+                    bl, lam, nb, load, loff, lcnt, ladj, opened[:n_open], empty,
+                    max_flows, is_open, queued, in_s, mark, resid, sold, snew, smax, lamn,
                     now, scan_max, tz, tt, bdirty, stats)
             if ns < 0:
                 ns = solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, volume,
-                                remaining, rate, tupd, bl, lam, nb, bhead, bnext, bprev, load, nrate, nbl,
+                                remaining, rate, tupd, bl, lam, nb, load, nrate, nbl,
                                 now, scan_max, tz, tt, bz, bt, bdirty, loff, lcnt, ladj, lpart)
             out_ns[n_upd] = ns
             n_upd += 1
@@ -759,7 +791,7 @@ def run_completions(cap, fstart, fend, fidx, alive, n_slots, n_alive, prio, prio
                     n_open += 1
         for k in range(n_open):
             lmark[opened[k]] = False
-        kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb, bhead, bnext, bprev,
+        kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb,
                    load, loff, lcnt, ladj, lpart, tz, tt, bdirty)
         n_alive -= slots.shape[0]
         dirty = True

@@ -455,7 +455,7 @@ class FlowNetwork:
         k, u, now, n_open, dirty = inc.run_completions(
             self.capacities, self._fstart, self._fend, self._fidx, self._alive, n, self._n_alive, prio,
             self.sharing == "priority", self._volume, self._remaining, self._rate, self._tupd, self._bl,
-            self._lam, self._nb, self._bhead, self._bnext, self._bprev, self._load, self._loff, self._lcnt,
+            self._lam, self._nb, self._load, self._loff, self._lcnt,
             self._ladj, self._lpart, self._l_open, self._l_queued, self._in_s, self._l_mark, resid, sold,
             snew, smax, lamn, self._nrate, self._nbl, SCAN_MAX_LINKS, self._tz, self._tt, self._bz, self._bt,
             self._bdirty, self.solver_stats, self._cb, self.now, np.asarray(self._inc_limits, dtype=float),
@@ -512,7 +512,7 @@ class FlowNetwork:
                 self._fidx = np.concatenate([self._fidx, np.zeros_like(self._fidx)])
 
     _SLOT_ARRAYS = ("_volume", "_remaining", "_rate", "_prio", "_fstart", "_fend", "_alive")
-    _INC_SLOT_ARRAYS = ("_tupd", "_bl", "_bnext", "_bprev", "_nrate", "_nbl", "_in_s", "_cb")
+    _INC_SLOT_ARRAYS = ("_tupd", "_bl", "_nrate", "_nbl", "_in_s", "_cb")
 
     def _grow_slots(self) -> None:
         names = self._SLOT_ARRAYS + (self._INC_SLOT_ARRAYS if self._inc else ())
@@ -566,8 +566,7 @@ class FlowNetwork:
             self._tt[keep.size: n] = np.inf
             self._adj_rebuild()
             self._bdirty[:] = True
-            inc.bottlenecks_rebuild(self._bl, self._bl, self._alive, self._n_slots, self._nb,
-                                    self._bhead, self._bnext, self._bprev)
+            inc.bottlenecks_rebuild(self._bl, self._alive, self._n_slots, self._nb)
 
     def _kill(self, flow: Flow) -> None:
         slot = flow._slot
@@ -644,9 +643,6 @@ class FlowNetwork:
         self._tt = np.full(n0, np.inf)                  # projected entry into the N6 tolerance
         self._blocks_alloc()
         self._bl = np.full(n0, -1, dtype=np.int64)      # bottleneck link per slot
-        self._bnext = np.zeros(n0, dtype=np.int64)      # per-link bottleneck lists (linked)
-        self._bprev = np.zeros(n0, dtype=np.int64)
-        self._bhead = np.full(L, -1, dtype=np.int64)
         self._nrate = np.zeros(n0)                      # solver scratch
         self._nbl = np.zeros(n0, dtype=np.int64)
         self._in_s = np.zeros(n0, dtype=bool)
@@ -681,7 +677,7 @@ class FlowNetwork:
 
     def _kill_slots(self, slots: np.ndarray) -> None:
         inc.kill_slots(slots, self._fstart, self._fend, self._fidx, self._alive, self._rate,
-                       self._remaining, self._bl, self._nb, self._bhead, self._bnext, self._bprev,
+                       self._remaining, self._bl, self._nb,
                        self._load, self._loff, self._lcnt, self._ladj, self._lpart, self._tz, self._tt,
                        self._bdirty)
 
@@ -713,16 +709,16 @@ class FlowNetwork:
             ns = inc.solve_incremental(
                 self.capacities, self._fstart, self._fend, self._fidx, self._alive, prio, pmode,
                 self._volume, self._remaining, self._rate, self._tupd, self._bl, self._lam,
-                self._nb, self._bhead, self._bnext, self._bprev, self._load, self._loff, self._lcnt, self._ladj,
+                self._nb, self._load, self._loff, self._lcnt, self._ladj,
                 np.fromiter(opened, dtype=np.int64, count=len(opened)), np.array(pend, dtype=np.int64),
                 max_flows, self._l_open, self._l_queued, self._in_s, self._l_mark,
-                resid, sold, snew, smax, lamn, self._nrate, self._nbl, self.now, SCAN_MAX_LINKS,
+                resid, sold, snew, smax, lamn, self.now, SCAN_MAX_LINKS,
                 self._tz, self._tt, self._bdirty, self.solver_stats)
         if ns < 0:
             ns = inc.solve_full(
                 self.capacities, self._fstart, self._fend, self._fidx[: max(self._n_idx, 1)], self._alive, n,
                 prio, pmode, self._volume, self._remaining, self._rate, self._tupd, self._bl,
-                self._lam, self._nb, self._bhead, self._bnext, self._bprev, self._load, self._nrate, self._nbl, self.now,
+                self._lam, self._nb, self._load, self._nrate, self._nbl, self.now,
                 SCAN_MAX_LINKS, self._tz, self._tt, self._bz, self._bt, self._bdirty, self._loff, self._lcnt,
                 self._ladj, self._lpart)
         self.recomputed_flows.append(int(ns))
