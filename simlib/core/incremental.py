@@ -439,7 +439,7 @@ def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, vol
 @njit(cache=True)
 def _settle_all(slist, new_rate, new_bl, now, volume, remaining, rate, tupd, tz, tt, bz, bt, bdirty, n_slots,
                 bl, nb):
-    """After a full solve, in one pass over the alive slots ``slist`` (ascending): :func:`settle`,
+    """After a full solve with priorities, in one pass over the alive slots ``slist`` (ascending): :func:`settle`,
     ``bl = new_bl`` with the counts ``nb``, and the per-block minima of ``tz`` / ``tt`` that
     :func:`next_time` would recompute for every block."""
     nb[:] = 0
