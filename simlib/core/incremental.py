@@ -162,38 +162,38 @@ BLOCK_SHIFT = 6
 # hot loops dominated the engine.
 @njit(cache=True)
 def settle(slots, new_rate, force, now, volume, remaining, rate, tupd, tz, tt, bdirty):
-    """Give each flow ``s`` in ``slots`` the rate ``new_rate[s]`` from ``now``: bring its
+    """Give flow ``slots[k]`` the rate ``new_rate[k]`` from ``now``: bring its
     remaining bits up to date and re-project its times of last bit (``tz``) and of
     entry into the completion tolerance of decision N6 (``tt``).  Flows whose rate
     does not change are left alone unless ``force`` (a new flow)."""
     for k in range(slots.shape[0]):
         s = slots[k]
-        r = new_rate[s]
+        r = new_rate[k]
         if r == rate[s] and not force:
             continue
-        remaining[s], tupd[s], tz[s], tt[s] = _rerate(remaining[s], rate[s], tupd[s], r, volume[s], now)
+        t0 = tupd[s]
+        if t0 < now:
+            old = rate[s]
+            if old == np.inf:
+                remaining[s] = 0.0
+            else:
+                v = remaining[s] - old * (now - t0)
+                remaining[s] = v if v > 0.0 else 0.0
+            tupd[s] = now
+            t0 = now
         rate[s] = r
-        bdirty[s >> BLOCK_SHIFT] = True
-
-
-@njit(cache=True, inline="always")
-def _rerate(rm, old, t0, r, vol, now):
-    """A flow with ``rm`` bits left at ``t0`` at rate ``old`` runs at ``r`` from ``now``:
-    its (remaining bits, time they are exact, time of last bit, time it enters the
-    N6 tolerance).  Scalars only, so a call in a loop costs no reference counting."""
-    if t0 < now:
-        if old == np.inf:
-            rm = 0.0
+        rm = remaining[s]
+        tol = max(volume[s] * REL_TOL, ABS_TOL_BITS)
+        if rm <= tol or r == np.inf:
+            tz[s] = t0
+            tt[s] = t0
+        elif r > 0.0:
+            tz[s] = t0 + rm / r
+            tt[s] = t0 + (rm - tol) / r
         else:
-            v = rm - old * (now - t0)
-            rm = v if v > 0.0 else 0.0
-        t0 = now
-    tol = max(vol * REL_TOL, ABS_TOL_BITS)
-    if rm <= tol or r == np.inf:
-        return rm, t0, t0, t0
-    if r > 0.0:
-        return rm, t0, t0 + rm / r, t0 + (rm - tol) / r
-    return rm, t0, np.inf, np.inf
+            tz[s] = np.inf
+            tt[s] = np.inf
+        bdirty[s >> BLOCK_SHIFT] = True
 
 
 @njit(cache=True)
@@ -296,15 +296,13 @@ def drop_link_load(load, lcnt, rate, l, s):
 
 # ------------------------------------------------------------------- solvers
 @njit(cache=True)
-def _order(slist, ns, prio, priority_mode):
-    """``slist[:ns]`` in the order ``_allocate`` needs: by (priority, slot) with priorities.
-    One class needs no order: a filling step takes the same share off the links of every
-    flow it freezes, whatever their order (the order can only decide which of several
-    exactly equally tight links is filled first)."""
-    if not priority_mode:
-        return slist[:ns].copy()
-    order = np.sort(slist[:ns])
-    return order[np.argsort(prio[order], kind="mergesort")]
+def _priority_order(ids, pr):
+    """Positions that put ``ids`` (distinct) in the order ``_allocate`` needs with priorities:
+    by (priority ``pr``, id).  One class needs no order: a filling step takes the same share
+    off the links of every flow it freezes, whatever their order (the order can only decide
+    which of several exactly equally tight links is filled first)."""
+    order = np.argsort(ids)
+    return order[np.argsort(pr[order], kind="mergesort")]
 
 
 @njit(cache=True)
@@ -318,8 +316,8 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
     and scanned.  Sets ``bl`` (bottleneck link; -1 for a flow without links) and
     ``nb`` (flows bottlenecked per link), ``load`` (sum of rates per link) and
     ``lam`` (the rate of the flows bottlenecked on a link, for links that are a
-    bottleneck); the slots whose rate differs from ``rate`` go to ``chg`` with
-    their new rate in ``nrate`` (``inf`` for a flow without links).  Returns
+    bottleneck); the slots whose rate differs from ``rate`` go to ``chg[k]`` with
+    their new rate in ``nrate[k]`` (``inf`` for a flow without links).  Returns
     (number of changed slots, number of alive slots).
     """
     n_links = cap.shape[0]
@@ -360,7 +358,7 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
             if bl[s] >= 0:
                 continue
             if share != rate[s]:
-                nrate[s] = share
+                nrate[nch] = share
                 chg[nch] = s
                 nch += 1
             bl[s] = l
@@ -396,7 +394,7 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
         if alive[s]:
             n_alive += 1
             if bl[s] < 0 and rate[s] != np.inf:  # no links
-                nrate[s] = np.inf
+                nrate[nch] = np.inf
                 chg[nch] = s
                 nch += 1
     return nch, n_alive
@@ -405,24 +403,17 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
 @njit(cache=True)
 def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, volume, remaining,
                rate, tupd, bl, lam, nb, load, nrate, nbl, now, scan_max,
-               tz, tt, bz, bt, bdirty, loff, lcnt, ladj, lpart):
-    """Allocate every alive flow; rebuild loads and bottleneck tables; settle changed rates."""
+               tz, tt, bdirty, loff, lcnt, ladj, lpart):
+    """Allocate every alive flow; rebuild loads and bottleneck tables; settle changed rates
+    (only the flows whose rate changed are touched; :func:`next_time` refreshes their blocks)."""
     if not priority_mode:
-        # only the flows whose rate changed are settled; next_time refreshes their blocks
         chg = np.empty(n_slots, np.int64)
         nch, n_alive = allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, rate,
                                     nrate, bl, nb, load, lam, chg)
-        settle(chg[:nch], nrate, False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
+        settle(chg[:nch], nrate[:nch], False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
         return n_alive
-    slist = np.empty(n_slots, np.int64)
-    n_alive = 0
-    for s in range(n_slots):
-        if alive[s]:
-            slist[n_alive] = s
-            n_alive += 1
-    slist = slist[:n_alive]
-    order = _order(slist, n_alive, prio, priority_mode)
-    _allocate(cap, fstart, fend, fidx, order, prio, nrate, scan_max, nbl)
+    slist = np.flatnonzero(alive[:n_slots])
+    _allocate(cap, fstart, fend, fidx, slist[_priority_order(slist, prio[slist])], prio, nrate, scan_max, nbl)
     load[:] = 0.0
     for s in slist:
         if nbl[s] >= 0:
@@ -431,37 +422,10 @@ def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, vol
             l = fidx[j]
             if l >= 0:
                 load[l] += nrate[s]
-    _settle_all(slist, nrate, nbl, now, volume, remaining, rate, tupd, tz, tt, bz, bt, bdirty, n_slots,
-                bl, nb)
-    return n_alive
-
-
-@njit(cache=True)
-def _settle_all(slist, new_rate, new_bl, now, volume, remaining, rate, tupd, tz, tt, bz, bt, bdirty, n_slots,
-                bl, nb):
-    """After a full solve with priorities, in one pass over the alive slots ``slist`` (ascending): :func:`settle`,
-    ``bl = new_bl`` with the counts ``nb``, and the per-block minima of ``tz`` / ``tt`` that
-    :func:`next_time` would recompute for every block."""
-    nb[:] = 0
-    nblk = (n_slots + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT
-    bz[:nblk] = np.inf
-    bt[:nblk] = np.inf
-    bdirty[:nblk] = False
-    for k in range(slist.shape[0]):
-        s = slist[k]
-        r = new_rate[s]
-        if r != rate[s]:
-            remaining[s], tupd[s], tz[s], tt[s] = _rerate(remaining[s], rate[s], tupd[s], r, volume[s], now)
-            rate[s] = r
-        blk = s >> BLOCK_SHIFT
-        if tz[s] < bz[blk]:
-            bz[blk] = tz[s]
-        if tt[s] < bt[blk]:
-            bt[blk] = tt[s]
-        b = new_bl[s]
-        bl[s] = b
-        if b >= 0:
-            nb[b] += 1
+    bl[slist] = nbl[slist]
+    bottlenecks_rebuild(bl, alive, n_slots, nb)
+    settle(slist, nrate[slist], False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
+    return slist.shape[0]
 
 
 @njit(cache=True)
@@ -622,11 +586,7 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
             # priority mode: S is a whole component, so it has the links to itself
             r = cap[l] if priority_mode else cap[l] - load[l] + sold[l]
             resid[l] = r if r > 0.0 else 0.0
-        if priority_mode:  # by (priority, slot), as _order
-            order = np.argsort(slist[:ns])
-            order = order[np.argsort(kpr[order], kind="mergesort")]
-        else:
-            order = np.arange(ns)
+        order = _priority_order(slist[:ns], kpr[:ns]) if priority_mode else np.arange(ns)
         _allocate(resid, kst[:ns], kst[1:ns + 1], kidx, order, kpr, knr[:ns], scan_max, knb)
         stats[0] += 1
         stats[1] += ns
@@ -688,24 +648,13 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
             mark[clist[k]] = False
         return -1
     # commit: bottleneck tables, loads, rates (settling the remaining bits of changed flows)
+    sl = slist[:ns]
+    move_bottlenecks(sl, knb, bl, nb)
     for k in range(ns):
-        g = slist[k]
-        b = knb[k]
-        old = bl[g]
-        if old != b:  # move_bottlenecks, written out
-            if old >= 0:
-                nb[old] -= 1
-            bl[g] = b
-            if b >= 0:
-                nb[b] += 1
-        r = knr[k]
-        if b >= 0:
-            lam[b] = r
-        in_s[g] = False
-        if r != rate[g]:  # settle, written out
-            remaining[g], tupd[g], tz[g], tt[g] = _rerate(remaining[g], rate[g], tupd[g], r, volume[g], now)
-            rate[g] = r
-            bdirty[g >> BLOCK_SHIFT] = True
+        in_s[slist[k]] = False
+        if knb[k] >= 0:
+            lam[knb[k]] = knr[k]
+    settle(sl, knr, False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
     for k in range(nc):
         l = clist[k]
         load[l] += snew[l] - sold[l]
@@ -763,7 +712,7 @@ def run_completions(cap, fstart, fend, fidx, alive, n_slots, n_alive, prio, prio
             if ns < 0:
                 ns = solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, volume,
                                 remaining, rate, tupd, bl, lam, nb, load, nrate, nbl,
-                                now, scan_max, tz, tt, bz, bt, bdirty, loff, lcnt, ladj, lpart)
+                                now, scan_max, tz, tt, bdirty, loff, lcnt, ladj, lpart)
             out_ns[n_upd] = ns
             n_upd += 1
             dirty = False

@@ -278,7 +278,7 @@ class FlowNetwork:
             self._tupd[slot] = self.now
             self._cb[slot] = on_done is not None
             self._bl[slot] = -1
-            inc.settle(np.array([slot]), self._rate, True, self.now, self._volume, self._remaining,
+            inc.settle(np.array([slot]), np.zeros(1), True, self.now, self._volume, self._remaining,
                        self._rate, self._tupd, self._tz, self._tt, self._bdirty)
             self._adj_add(slot)
             self._pend_flows.append(flow)
@@ -335,7 +335,7 @@ class FlowNetwork:
             self._tupd[slots] = self.now
             self._cb[slots] = False
             self._bl[slots] = -1
-            inc.settle(slots, self._rate, True, self.now, self._volume, self._remaining,
+            inc.settle(slots, np.zeros(k), True, self.now, self._volume, self._remaining,
                        self._rate, self._tupd, self._tz, self._tt, self._bdirty)
             if not inc.adj_insert_many(self._loff, self._lcnt, self._lcap, self._ladj, self._lpart, self._fidx,
                                        self._fstart, self._fend, slots):
@@ -719,8 +719,8 @@ class FlowNetwork:
                 self.capacities, self._fstart, self._fend, self._fidx[: max(self._n_idx, 1)], self._alive, n,
                 prio, pmode, self._volume, self._remaining, self._rate, self._tupd, self._bl,
                 self._lam, self._nb, self._load, self._nrate, self._nbl, self.now,
-                SCAN_MAX_LINKS, self._tz, self._tt, self._bz, self._bt, self._bdirty, self._loff, self._lcnt,
-                self._ladj, self._lpart)
+                SCAN_MAX_LINKS, self._tz, self._tt, self._bdirty, self._loff, self._lcnt, self._ladj,
+                self._lpart)
         self.recomputed_flows.append(int(ns))
 
     def _touch(self) -> None:
