@@ -29,7 +29,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simlib.core import jitcache, maxmin
+from simlib.core import jitcache, levels, maxmin
+from simlib.core.levels import move_bottlenecks, regroup, vsync_links
 from simlib.core.maxmin import _allocate
 
 # decision N6 (same values as simlib.core.network)
@@ -61,9 +62,10 @@ def _partner(fidx, a, b, l):
 
 
 @njit(cache=True)
-def adj_build(n_links, fstart, fend, fidx, alive, n_slots):
+def adj_build(n_links, fstart, fend, fidx, alive, n_slots, bl):
     """Link -> slots blocks for every alive slot, each block with room to grow;
-    ``lpart`` beside ``ladj`` holds each entry's :func:`_partner`."""
+    ``lpart`` beside ``ladj`` holds each entry's :func:`_partner`, ``lbl`` the
+    flow's bottleneck ``bl`` (kept up to date by the levels mode only)."""
     cnt = np.zeros(n_links, np.int64)
     for s in range(n_slots):
         if alive[s]:
@@ -79,6 +81,7 @@ def adj_build(n_links, fstart, fend, fidx, alive, n_slots):
         tot += lcap[l]
     ladj = np.empty(tot, np.int64)
     lpart = np.empty(tot, np.int64)
+    lbl = np.empty(tot, np.int64)
     lcnt = np.zeros(n_links, np.int64)
     for s in range(n_slots):
         if alive[s]:
@@ -87,13 +90,15 @@ def adj_build(n_links, fstart, fend, fidx, alive, n_slots):
                 if l >= 0:
                     ladj[loff[l] + lcnt[l]] = s
                     lpart[loff[l] + lcnt[l]] = _partner(fidx, fstart[s], fend[s], l)
+                    lbl[loff[l] + lcnt[l]] = bl[s]
                     lcnt[l] += 1
-    return loff, lcnt, lcap, ladj, lpart
+    return loff, lcnt, lcap, ladj, lpart, lbl
 
 
 @njit(cache=True)
-def adj_insert(loff, lcnt, lcap, ladj, lpart, fidx, a, b, slot):
-    """Append ``slot`` to the blocks of links ``fidx[a:b]``; False (nothing done) if a block is full."""
+def adj_insert(loff, lcnt, lcap, ladj, lpart, lbl, fidx, a, b, slot):
+    """Append ``slot`` (no bottleneck yet) to the blocks of links ``fidx[a:b]``; False
+    (nothing done) if a block is full."""
     for j in range(a, b):
         l = fidx[j]
         if l >= 0 and lcnt[l] >= lcap[l]:
@@ -103,12 +108,13 @@ def adj_insert(loff, lcnt, lcap, ladj, lpart, fidx, a, b, slot):
         if l >= 0:
             ladj[loff[l] + lcnt[l]] = slot
             lpart[loff[l] + lcnt[l]] = _partner(fidx, a, b, l)
+            lbl[loff[l] + lcnt[l]] = -1
             lcnt[l] += 1
     return True
 
 
 @njit(cache=True)
-def adj_insert_many(loff, lcnt, lcap, ladj, lpart, fidx, fstart, fend, slots):
+def adj_insert_many(loff, lcnt, lcap, ladj, lpart, lbl, fidx, fstart, fend, slots):
     """:func:`adj_insert` for every slot of ``slots``; False (nothing done) if the blocks lack room."""
     need = np.zeros(loff.shape[0], np.int64)
     for s in slots:
@@ -120,27 +126,28 @@ def adj_insert_many(loff, lcnt, lcap, ladj, lpart, fidx, fstart, fend, slots):
         if lcnt[l] + need[l] > lcap[l]:
             return False
     for s in slots:
-        adj_insert(loff, lcnt, lcap, ladj, lpart, fidx, fstart[s], fend[s], s)
+        adj_insert(loff, lcnt, lcap, ladj, lpart, lbl, fidx, fstart[s], fend[s], s)
     return True
 
 
 @njit(cache=True, inline="always")
-def _adj_remove(loff, lcnt, ladj, lpart, l, slot):
+def _adj_remove(loff, lcnt, ladj, lpart, lbl, l, slot):
     o = loff[l]
     n = lcnt[l]
     for i in range(o, o + n):
         if ladj[i] == slot:
             ladj[i] = ladj[o + n - 1]
             lpart[i] = lpart[o + n - 1]
+            lbl[i] = lbl[o + n - 1]
             lcnt[l] = n - 1
             return
 
 
 @njit(cache=True)
-def adj_remove_link(loff, lcnt, ladj, lpart, fidx, a, b, l, slot):
+def adj_remove_link(loff, lcnt, ladj, lpart, lbl, fidx, a, b, l, slot):
     """Take link ``l`` out of flow ``slot``'s links ``fidx[a:b]`` (still listed there)
     in the adjacency; its entries on its other links fall back to reading ``fidx``."""
-    _adj_remove(loff, lcnt, ladj, lpart, l, slot)
+    _adj_remove(loff, lcnt, ladj, lpart, lbl, l, slot)
     for j in range(a, b):
         m = fidx[j]
         if m >= 0 and m != l:
@@ -154,6 +161,14 @@ def adj_remove_link(loff, lcnt, ladj, lpart, fidx, a, b, l, slot):
 # 2**BLOCK_SHIFT slots, recomputed only for blocks that changed) finds the
 # earliest one without scanning every flow.
 BLOCK_SHIFT = 6
+
+
+@njit(cache=True, inline="always")
+def rate_of(lv, b, lam_b, rate_s):
+    """A flow's rate from its bottleneck ``b``: with per-link levels (``lv``, decision N9
+    fifth round) that link's level ``lam_b``, else (or without a bottleneck: a new flow
+    0, one without links inf) its own ``rate_s``.  Scalars only (see levels.synced)."""
+    return lam_b if lv and b >= 0 else rate_s
 
 
 # Helpers that take several arrays are written as loops over many slots: a numba
@@ -242,24 +257,6 @@ def collect_done(t, volume, remaining, rate, tupd, alive, tz, tt, bz, bt, bdirty
 
 
 @njit(cache=True)
-def move_bottlenecks(slots, newb, bl, nb):
-    """Make link ``newb[k]`` (-1: none) the bottleneck of flow ``slots[k]``, keeping the
-    per-link counts ``nb``.  The flows bottlenecked on link ``l`` are those of its
-    adjacency block with ``bl == l`` (no per-link lists: see N9)."""
-    for k in range(slots.shape[0]):
-        s = slots[k]
-        b = newb[k]
-        old = bl[s]
-        if old == b:
-            continue
-        if old >= 0:
-            nb[old] -= 1
-        bl[s] = b
-        if b >= 0:
-            nb[b] += 1
-
-
-@njit(cache=True)
 def bottlenecks_rebuild(bl, alive, n_slots, nb):
     """Recount ``nb`` (flows bottlenecked per link) from ``bl`` over the alive slots."""
     nb[:] = 0
@@ -270,18 +267,29 @@ def bottlenecks_rebuild(bl, alive, n_slots, nb):
 
 @njit(cache=True)
 def kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb,
-               load, loff, lcnt, ladj, lpart, tz, tt, bdirty):
-    """Retire finished/removed slots: adjacency, bottleneck counts, link loads, projections."""
+               load, loff, lcnt, ladj, lpart, lbl, tz, tt, bdirty, lv, lam, gdirty, nol):
+    """Retire finished/removed slots: adjacency, bottleneck counts, link loads, projections
+    (levels mode: the groups they leave, ``nol[0]`` the alive flows without links)."""
+    rs = np.empty(slots.shape[0])
+    for k in range(slots.shape[0]):
+        s = slots[k]
+        rs[k] = rate_of(lv, bl[s], lam[bl[s]], rate[s])
+        if lv:
+            if bl[s] >= 0:
+                gdirty[bl[s]] = True
+            elif rate[s] == np.inf:
+                nol[0] -= 1
     move_bottlenecks(slots, np.full(slots.shape[0], -1, np.int64), bl, nb)
-    for s in slots:
+    for k in range(slots.shape[0]):
+        s = slots[k]
         tz[s] = np.inf
         tt[s] = np.inf
         bdirty[s >> BLOCK_SHIFT] = True
-        r = rate[s]
+        r = rs[k]
         for j in range(fstart[s], fend[s]):
             l = fidx[j]
             if l >= 0:
-                _adj_remove(loff, lcnt, ladj, lpart, l, s)
+                _adj_remove(loff, lcnt, ladj, lpart, lbl, l, s)
                 load[l] = load[l] - r if lcnt[l] > 0 else 0.0
         alive[s] = False
         rate[s] = 0.0
@@ -289,9 +297,9 @@ def kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb,
 
 
 @njit(cache=True)
-def drop_link_load(load, lcnt, rate, l, s):
+def drop_link_load(load, lcnt, rate, lam, bl, lv, l, s):
     """Flow ``s`` (already out of link ``l``'s adjacency) no longer loads ``l``."""
-    load[l] = load[l] - rate[s] if lcnt[l] > 0 else 0.0
+    load[l] = load[l] - rate_of(lv, bl[s], lam[bl[s]], rate[s]) if lcnt[l] > 0 else 0.0
 
 
 # ------------------------------------------------------------------- solvers
@@ -306,7 +314,8 @@ def _priority_order(ids, pr):
 
 
 @njit(cache=True)
-def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, rate, nrate, bl, nb, load, lam, chg):
+def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, lbl, rate, nrate, bl, nb, load,
+                 lam, chg, track):
     """Max-min rates of every alive slot, one class, from the link -> slots adjacency.
 
     The same bottleneck-link progressive filling as :func:`simlib.core.maxmin._allocate`
@@ -314,11 +323,13 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
     rebuilding the transpose: freezing link ``l`` reads its adjacency block
     sequentially, and the fair shares of the few hundred links are kept current
     and scanned.  Sets ``bl`` (bottleneck link; -1 for a flow without links) and
-    ``nb`` (flows bottlenecked per link), ``load`` (sum of rates per link) and
+    ``nb`` (flows bottlenecked per link) with its copy ``lbl`` in the adjacency,
+    ``load`` (sum of rates per link) and
     ``lam`` (the rate of the flows bottlenecked on a link, for links that are a
-    bottleneck); the slots whose rate differs from ``rate`` go to ``chg[k]`` with
-    their new rate in ``nrate[k]`` (``inf`` for a flow without links).  Returns
-    (number of changed slots, number of alive slots).
+    bottleneck); if ``track``, the slots whose rate differs from ``rate`` go to
+    ``chg[k]`` with their new rate in ``nrate[k]`` (``inf`` for a flow without
+    links; without ``track`` only those).  Returns (number of changed slots,
+    number of alive slots).
     """
     n_links = cap.shape[0]
     rem = cap.copy()
@@ -335,6 +346,7 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
     nb[:] = 0
     for s in range(n_slots):  # bl >= 0 marks the flows frozen so far
         bl[s] = -1
+    solved = np.zeros(n_links, np.bool_)
     nch = 0
     while n_live > 0:
         best = -1
@@ -353,11 +365,14 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
         if best < 0:
             break
         l = best
-        for i in range(loff[l], loff[l] + lcnt[l]):
+        solved[l] = True
+        for i in range(loff[l], loff[l] + lcnt[l]):  # every flow here is frozen once l is
             s = ladj[i]
             if bl[s] >= 0:
+                lbl[i] = bl[s]
                 continue
-            if share != rate[s]:
+            lbl[i] = l
+            if track and share != rate[s]:
                 nrate[nch] = share
                 chg[nch] = s
                 nch += 1
@@ -389,6 +404,10 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
                     if c > 0:
                         fair[l2] = r / c
         cnt[l] = 0
+    for l in range(n_links):  # links whose flows all froze elsewhere
+        if not solved[l]:
+            for i in range(loff[l], loff[l] + lcnt[l]):
+                lbl[i] = bl[ladj[i]]
     n_alive = 0
     for s in range(n_slots):
         if alive[s]:
@@ -403,14 +422,35 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
 @njit(cache=True)
 def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, volume, remaining,
                rate, tupd, bl, lam, nb, load, nrate, nbl, now, scan_max,
-               tz, tt, bdirty, loff, lcnt, ladj, lpart):
+               tz, tt, bdirty, loff, lcnt, ladj, lpart, lbl, lv, tag, vt, tv, gdirty, nol):
     """Allocate every alive flow; rebuild loads and bottleneck tables; settle changed rates
-    (only the flows whose rate changed are touched; :func:`next_time` refreshes their blocks)."""
+    (only the flows whose rate changed are touched; :func:`next_time` refreshes their blocks).
+    Levels mode (one class only): move the finish tags of the flows whose bottleneck changed."""
     if not priority_mode:
         chg = np.empty(n_slots, np.int64)
-        nch, n_alive = allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, rate,
-                                    nrate, bl, nb, load, lam, chg)
-        settle(chg[:nch], nrate[:nch], False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
+        if lv:
+            vsync_links(np.arange(cap.shape[0]), now, lam, nb, vt, tv)
+            oldb = bl[:n_slots].copy()
+        nch, n_alive = allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, lbl, rate,
+                                    nrate, bl, nb, load, lam, chg, not lv)
+        if not lv:
+            settle(chg[:nch], nrate[:nch], False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
+            return n_alive
+        for s in range(n_slots):
+            o = oldb[s]
+            b = bl[s]
+            if o != b and alive[s]:
+                rem = tag[s] - vt[o] if o >= 0 else tag[s]
+                rem = rem if rem > 0.0 else 0.0
+                tag[s] = vt[b] + rem if b >= 0 else rem
+                if o >= 0:
+                    gdirty[o] = True
+                if b >= 0:
+                    gdirty[b] = True
+        for k in range(nch):  # flows without links
+            rate[chg[k]] = np.inf
+            tupd[chg[k]] = now
+            nol[0] += 1
         return n_alive
     slist = np.flatnonzero(alive[:n_slots])
     _allocate(cap, fstart, fend, fidx, slist[_priority_order(slist, prio[slist])], prio, nrate, scan_max, nbl)
@@ -429,7 +469,7 @@ def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, vol
 
 
 @njit(cache=True)
-def _gather(slist, k0, k1, fstart, fend, fidx, rate, prio, priority_mode, kst, kidx, kr0, kpr):
+def _gather(slist, k0, k1, fstart, fend, fidx, rate, lam, bl, lv, prio, priority_mode, kst, kidx, kr0, kpr):
     """Copy the links (without tombstones), rate and priority of S's members ``k0:k1``
     into the local arrays of :func:`solve_incremental`; returns ``kidx``, grown if needed."""
     e = kst[k0]
@@ -449,7 +489,7 @@ def _gather(slist, k0, k1, fstart, fend, fidx, rate, prio, priority_mode, kst, k
                 kidx[e] = l
                 e += 1
         kst[k + 1] = e
-        kr0[k] = rate[g]
+        kr0[k] = rate_of(lv, bl[g], lam[bl[g]], rate[g])
         if priority_mode:
             kpr[k] = prio[g]
     return kidx
@@ -459,7 +499,7 @@ def _gather(slist, k0, k1, fstart, fend, fidx, rate, prio, priority_mode, kst, k
 def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volume, remaining,
                       rate, tupd, bl, lam, nb, load, loff, lcnt, ladj,
                       open0, pend, max_flows, is_open, queued, in_s, mark, resid, sold, snew, smax,
-                      lamn, now, scan_max, tz, tt, bdirty, stats):
+                      lamn, now, scan_max, tz, tt, bdirty, stats, lv, lbl, tag, vt, tv, gdirty, nol):
     """Re-solve the flows a change can affect (decision N9).
 
     ``open0``: links whose set of flows or capacity changed; ``pend``: slots
@@ -478,7 +518,8 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
         stats[2] = (l + 1) % n_links
         tot = 0.0
         for i in range(loff[l], loff[l] + lcnt[l]):
-            tot += rate[ladj[i]]
+            g = ladj[i]
+            tot += rate_of(lv, bl[g], lam[bl[g]], rate[g])
         load[l] = tot
     olist = np.empty(n_links, np.int64)
     no = 0
@@ -551,7 +592,8 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
             # component); otherwise the saturated links where other flows are
             # bottlenecked, whose level moves with these flows' rates (downstream in the
             # bottleneck precedence graph) -- opened now rather than one pass later
-            kidx = _gather(slist, sk, ns, fstart, fend, fidx, rate, prio, priority_mode, kst, kidx, kr0, kpr)
+            kidx = _gather(slist, sk, ns, fstart, fend, fidx, rate, lam, bl, lv, prio, priority_mode,
+                           kst, kidx, kr0, kpr)
             for j in range(kst[sk], kst[ns]):
                 l2 = kidx[j]
                 if not queued[l2] and (priority_mode or nb[l2] > 0):
@@ -563,7 +605,8 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
         if too_many:
             break
         if sk < ns:  # members that no opened link brought (added or re-routed flows)
-            kidx = _gather(slist, sk, ns, fstart, fend, fidx, rate, prio, priority_mode, kst, kidx, kr0, kpr)
+            kidx = _gather(slist, sk, ns, fstart, fend, fidx, rate, lam, bl, lv, prio, priority_mode,
+                           kst, kidx, kr0, kpr)
             sk = ns
         # residual capacities of the links S crosses: what the held flows leave
         for k in range(nc):
@@ -617,13 +660,13 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
         for k in range(nc):
             l = clist[k]
             if is_open[l]:
-                lv = lamn[l]
-                # S flows are bottlenecked here at lv: no held flow on the link may go faster.
+                lvl = lamn[l]
+                # S flows are bottlenecked here at lvl: no held flow on the link may go faster.
                 # Held flows ran at most lam[l] here if it was a bottleneck already.
-                if lv < np.inf and (nb[l] == 0 or lv < lam[l]):
+                if lvl < np.inf and (nb[l] == 0 or lvl < lam[l]):
                     for i in range(loff[l], loff[l] + lcnt[l]):
                         h = ladj[i]
-                        if not in_s[h] and rate[h] > lv:
+                        if not in_s[h] and rate_of(lv, bl[h], lam[bl[h]], rate[h]) > lvl:
                             b = bl[h]
                             if b >= 0 and not queued[b]:
                                 queued[b] = True
@@ -649,12 +692,22 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
         return -1
     # commit: bottleneck tables, loads, rates (settling the remaining bits of changed flows)
     sl = slist[:ns]
-    move_bottlenecks(sl, knb, bl, nb)
+    if lv:  # virtual times advance at the old levels up to now, then tags move groups
+        vsync_links(knb[:ns], now, lam, nb, vt, tv)
+        regroup(sl, knb[:ns], now, bl, nb, lam, tag, vt, tv, gdirty, fstart, fend, fidx, loff, lcnt, ladj, lbl)
+    else:
+        move_bottlenecks(sl, knb, bl, nb)
     for k in range(ns):
-        in_s[slist[k]] = False
+        s = slist[k]
+        in_s[s] = False
         if knb[k] >= 0:
             lam[knb[k]] = knr[k]
-    settle(sl, knr, False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
+        elif lv and knr[k] == np.inf and rate[s] != np.inf:  # no links
+            rate[s] = np.inf
+            tupd[s] = now
+            nol[0] += 1
+    if not lv:
+        settle(sl, knr, False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
     for k in range(nc):
         l = clist[k]
         load[l] += snew[l] - sold[l]
@@ -670,9 +723,10 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
 @njit(cache=True)
 def run_completions(cap, fstart, fend, fidx, alive, n_slots, n_alive, prio, priority_mode, volume,
                     remaining, rate, tupd, bl, lam, nb, load, loff, lcnt, ladj,
-                    lpart, is_open, queued, in_s, mark, resid, sold, snew, smax, lamn, nrate, nbl,
+                    lpart, lbl, is_open, queued, in_s, mark, resid, sold, snew, smax, lamn, nrate, nbl,
                     scan_max, tz, tt, bz, bt, bdirty, stats, has_cb, now, limits, compact_below,
-                    out_slot, out_time, out_ns, opened):
+                    out_slot, out_time, out_ns, opened, lv, tag, vt, tv, mz, mt, gdirty, nol, lstate,
+                    lv_max_pops):
     """The loop of ``FlowNetwork.run_until_idle`` in one compiled call.
 
     From up-to-date rates, repeat: next completion time, collect the flows
@@ -681,6 +735,8 @@ def run_completions(cap, fstart, fend, fidx, alive, n_slots, n_alive, prio, prio
     ``limits`` (``network.INC_LIMITS``), :func:`solve_full`, exactly as
     ``FlowNetwork._inc_update`` decides.  Completed slots and their times go to
     ``out_slot`` / ``out_time``, the flows re-solved per update to ``out_ns``.
+    With per-link levels (``lv``) an update first tries :func:`levels.propagate`
+    (``stats[3]`` / ``stats[4]`` count its successes / failures).
 
     Stops, without updating the rates after the last batch, when no flow can
     complete, when a batch is empty, when the batch had a flow with an
@@ -699,7 +755,11 @@ def run_completions(cap, fstart, fend, fidx, alive, n_slots, n_alive, prio, prio
     while True:
         if dirty:
             ns = -1
-            if 0 <= n_alive * limits[0] and n_open <= max(n_links * limits[1], 2):
+            if lv:
+                ns = levels.propagate(cap, fstart, fend, fidx, loff, lcnt, ladj, lpart, lbl, bl, nb, lam, load, tag,
+                                      opened[:n_open], now, vt, tv, gdirty, lstate, lv_max_pops, stats[5:8])
+                stats[3 if ns >= 0 else 4] += 1
+            if ns < 0 and 0 <= n_alive * limits[0] and n_open <= max(n_links * limits[1], 2):
                 if limits[2] >= 1:
                     max_flows = n_alive + 1
                 else:
@@ -708,21 +768,29 @@ def run_completions(cap, fstart, fend, fidx, alive, n_slots, n_alive, prio, prio
                     cap, fstart, fend, fidx, alive, prio, priority_mode, volume, remaining, rate, tupd,
                     bl, lam, nb, load, loff, lcnt, ladj, opened[:n_open], empty,
                     max_flows, is_open, queued, in_s, mark, resid, sold, snew, smax, lamn,
-                    now, scan_max, tz, tt, bdirty, stats)
+                    now, scan_max, tz, tt, bdirty, stats, lv, lbl, tag, vt, tv, gdirty, nol)
             if ns < 0:
                 ns = solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, volume,
                                 remaining, rate, tupd, bl, lam, nb, load, nrate, nbl,
-                                now, scan_max, tz, tt, bdirty, loff, lcnt, ladj, lpart)
+                                now, scan_max, tz, tt, bdirty, loff, lcnt, ladj, lpart, lbl, lv, tag, vt, tv,
+                                gdirty, nol)
             out_ns[n_upd] = ns
             n_upd += 1
             dirty = False
             n_open = 0
-        t = next_time(tz, tt, bz, bt, bdirty, n_slots)
+        if lv:
+            t = levels.next_time(loff, lcnt, ladj, lbl, nb, lam, tag, volume, vt, tv, mz, mt, gdirty, nol, now)
+        else:
+            t = next_time(tz, tt, bz, bt, bdirty, n_slots)
         if t == np.inf:
             return n_done, n_upd, now, n_open, dirty
         if t > now:
             now = t
-        slots = collect_done(now, volume, remaining, rate, tupd, alive, tz, tt, bz, bt, bdirty, n_slots)
+        if lv:
+            slots = levels.collect_done(now, loff, lcnt, ladj, lbl, bl, nb, lam, rate, alive, n_slots, tag, volume,
+                                        vt, tv, mz, mt, gdirty, nol)
+        else:
+            slots = collect_done(now, volume, remaining, rate, tupd, alive, tz, tt, bz, bt, bdirty, n_slots)
         if slots.shape[0] == 0:
             return n_done, n_upd, now, n_open, dirty
         stop = False
@@ -741,7 +809,7 @@ def run_completions(cap, fstart, fend, fidx, alive, n_slots, n_alive, prio, prio
         for k in range(n_open):
             lmark[opened[k]] = False
         kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb,
-                   load, loff, lcnt, ladj, lpart, tz, tt, bdirty)
+                   load, loff, lcnt, ladj, lpart, lbl, tz, tt, bdirty, lv, lam, gdirty, nol)
         n_alive -= slots.shape[0]
         dirty = True
         if stop or n_alive == 0 or n_alive < compact_below:
@@ -749,4 +817,4 @@ def run_completions(cap, fstart, fend, fidx, alive, n_slots, n_alive, prio, prio
 
 
 # code compiled from maxmin is frozen into this module's cache entries (simlib.core.jitcache)
-jitcache.depend_on(jitcache.dispatchers_of(globals()), maxmin)
+jitcache.depend_on(jitcache.dispatchers_of(globals()), maxmin, levels)

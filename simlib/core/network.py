@@ -42,6 +42,7 @@ import numpy as np
 from numba import njit
 
 from simlib.core import incremental as inc
+from simlib.core import levels as lv
 from simlib.core.events import Simulator, Timer
 from simlib.core.maxmin import SCAN_MAX_LINKS, allocate_rates
 from simlib.core.validate import check_array, check_choice, check_int, check_real
@@ -58,6 +59,9 @@ _ABS_TOL_BITS = 1e-6
 # (fractions of the active flows / of the links): new or re-routed flows, changed
 # links, flows the change turned out to affect.
 INC_LIMITS = (0.25, 0.25, 0.15)
+# Levels mode (N9, fifth round): a propagation that solves more than this many links
+# per link of the network gives up (everything restored) for the flow-level solve.
+LV_MAX_SOLVES = 2
 
 
 @njit(cache=True)
@@ -159,7 +163,7 @@ class Flow:
         if self._slot < 0:
             return 0.0
         self._net._ensure_rates()
-        return float(self._net._rate[self._slot])
+        return self._net._rate_of(self._slot)
 
     def __repr__(self) -> str:
         return (f"Flow(id={self.id}, volume={self.volume!r}, links={list(self.links)}, "
@@ -192,6 +196,7 @@ class FlowNetwork:
         self.sharing = check_choice("sharing", sharing, ("maxmin", "priority"))
         self.engine = check_choice("engine", engine, ENGINES)
         self._inc = self.engine == "incremental"
+        self._lv = self._inc and self.sharing == "maxmin"  # per-link levels (N9, fifth round)
         self.sim = sim
         self.now = sim.now if sim is not None else 0.0
         n0 = 64
@@ -214,7 +219,8 @@ class FlowNetwork:
         self._done: list[Flow] = []
         self.recomputations = 0
         self.recomputed_flows: list[int] = []
-        self.solver_stats = np.zeros(3, dtype=np.int64)  # incremental: passes, flows solved, refresh pos
+        # incremental: passes, flows solved, refresh pos, level propagations that succeeded / failed
+        self.solver_stats = np.zeros(8, dtype=np.int64)
         if self._inc:
             self._inc_init(n0)
 
@@ -237,7 +243,7 @@ class FlowNetwork:
         s = np.flatnonzero(self._alive[: self._n_slots])
         for slot in s:
             ls = self._fidx[self._fstart[slot]: self._fend[slot]]
-            load[ls[ls >= 0]] += self._rate[slot]
+            load[ls[ls >= 0]] += self._rate_of(slot)
         return load
 
     # ---------------------------------------------------------------- mutation
@@ -278,8 +284,10 @@ class FlowNetwork:
             self._tupd[slot] = self.now
             self._cb[slot] = on_done is not None
             self._bl[slot] = -1
-            inc.settle(np.array([slot]), np.zeros(1), True, self.now, self._volume, self._remaining,
-                       self._rate, self._tupd, self._tz, self._tt, self._bdirty)
+            self._tag[slot] = volume  # without a bottleneck, the tag is the remaining bits
+            if not self._lv:
+                inc.settle(np.array([slot]), np.zeros(1), True, self.now, self._volume, self._remaining,
+                           self._rate, self._tupd, self._tz, self._tt, self._bdirty)
             self._adj_add(slot)
             self._pend_flows.append(flow)
             self._open.update(links)
@@ -335,9 +343,12 @@ class FlowNetwork:
             self._tupd[slots] = self.now
             self._cb[slots] = False
             self._bl[slots] = -1
-            inc.settle(slots, np.zeros(k), True, self.now, self._volume, self._remaining,
-                       self._rate, self._tupd, self._tz, self._tt, self._bdirty)
-            if not inc.adj_insert_many(self._loff, self._lcnt, self._lcap, self._ladj, self._lpart, self._fidx,
+            self._tag[slots] = volumes
+            if not self._lv:
+                inc.settle(slots, np.zeros(k), True, self.now, self._volume, self._remaining,
+                           self._rate, self._tupd, self._tz, self._tt, self._bdirty)
+            if not inc.adj_insert_many(self._loff, self._lcnt, self._lcap, self._ladj, self._lpart, self._lbl,
+                                       self._fidx,
                                        self._fstart, self._fend, slots):
                 self._adj_rebuild()
             self._pend_flows.extend(flows)
@@ -361,9 +372,9 @@ class FlowNetwork:
             raise ValueError(f"link must be one of the flow's links {list(flow.links)}, got {link}")
         self._advance(self._clock())
         if self._inc:
-            inc.adj_remove_link(self._loff, self._lcnt, self._ladj, self._lpart, self._fidx,
+            inc.adj_remove_link(self._loff, self._lcnt, self._ladj, self._lpart, self._lbl, self._fidx,
                                 self._fstart[flow._slot], self._fend[flow._slot], link, flow._slot)
-            inc.drop_link_load(self._load, self._lcnt, self._rate, link, flow._slot)
+            inc.drop_link_load(self._load, self._lcnt, self._rate, self._lam, self._bl, self._lv, link, flow._slot)
             self._open.update(flow.links)
             self._pend_flows.append(flow)
         seg = self._fidx[self._fstart[flow._slot]: self._fend[flow._slot]]
@@ -404,6 +415,10 @@ class FlowNetwork:
         self._ensure_rates()
         if self._n_alive == 0:
             return math.inf
+        if self._lv:
+            t = lv.next_time(self._loff, self._lcnt, self._ladj, self._lbl, self._nb, self._lam, self._tag,
+                             self._volume, self._vt, self._tv, self._mz, self._mt, self._gdirty, self._nol, self.now)
+            return max(float(t), self.now)
         if self._inc:
             t = inc.next_time(self._tz, self._tt, self._bz, self._bt, self._bdirty, self._n_slots)
             return max(float(t), self.now)
@@ -456,10 +471,11 @@ class FlowNetwork:
             self.capacities, self._fstart, self._fend, self._fidx, self._alive, n, self._n_alive, prio,
             self.sharing == "priority", self._volume, self._remaining, self._rate, self._tupd, self._bl,
             self._lam, self._nb, self._load, self._loff, self._lcnt,
-            self._ladj, self._lpart, self._l_open, self._l_queued, self._in_s, self._l_mark, resid, sold,
+            self._ladj, self._lpart, self._lbl, self._l_open, self._l_queued, self._in_s, self._l_mark, resid, sold,
             snew, smax, lamn, self._nrate, self._nbl, SCAN_MAX_LINKS, self._tz, self._tt, self._bz, self._bt,
             self._bdirty, self.solver_stats, self._cb, self.now, np.asarray(self._inc_limits, dtype=float),
-            self._compact_below(), out_slot, out_time, out_ns, opened)
+            self._compact_below(), out_slot, out_time, out_ns, opened, self._lv, self._tag, self._vt, self._tv,
+            self._mz, self._mt, self._gdirty, self._nol, self._lstate, self._lv_max_pops)
         self.now = float(now)
         self.recomputations += u
         self.recomputed_flows.extend(out_ns[:u].tolist())
@@ -512,7 +528,7 @@ class FlowNetwork:
                 self._fidx = np.concatenate([self._fidx, np.zeros_like(self._fidx)])
 
     _SLOT_ARRAYS = ("_volume", "_remaining", "_rate", "_prio", "_fstart", "_fend", "_alive")
-    _INC_SLOT_ARRAYS = ("_tupd", "_bl", "_nrate", "_nbl", "_in_s", "_cb")
+    _INC_SLOT_ARRAYS = ("_tupd", "_bl", "_nrate", "_nbl", "_in_s", "_cb", "_tag")
 
     def _grow_slots(self) -> None:
         names = self._SLOT_ARRAYS + (self._INC_SLOT_ARRAYS if self._inc else ())
@@ -546,7 +562,7 @@ class FlowNetwork:
         lens = self._fend[keep] - self._fstart[keep]
         names = ("_volume", "_remaining", "_rate", "_prio", "_alive")
         if self._inc:
-            names += ("_tupd", "_bl", "_tz", "_tt", "_cb")
+            names += ("_tupd", "_bl", "_tz", "_tt", "_cb", "_tag")
         for name in names:
             arr = getattr(self, name)
             arr[: keep.size] = arr[keep]
@@ -566,6 +582,7 @@ class FlowNetwork:
             self._tt[keep.size: n] = np.inf
             self._adj_rebuild()
             self._bdirty[:] = True
+            self._gdirty[:] = True
             inc.bottlenecks_rebuild(self._bl, self._alive, self._n_slots, self._nb)
 
     def _kill(self, flow: Flow) -> None:
@@ -609,7 +626,13 @@ class FlowNetwork:
     def _collect_completed(self) -> list[Flow]:
         if self._n_alive == 0:
             return []
-        if self._inc:
+        if self._lv:
+            slots = lv.collect_done(self.now, self._loff, self._lcnt, self._ladj, self._lbl, self._bl, self._nb, self._lam,
+                                    self._rate, self._alive, self._n_slots, self._tag, self._volume, self._vt,
+                                    self._tv, self._mz, self._mt, self._gdirty, self._nol)
+            if slots.size:
+                self._kill_slots(slots)
+        elif self._inc:
             slots = inc.collect_done(self.now, self._volume, self._remaining, self._rate, self._tupd,
                                      self._alive, self._tz, self._tt, self._bz, self._bt, self._bdirty,
                                      self._n_slots)
@@ -655,17 +678,26 @@ class FlowNetwork:
         self._l_queued = np.zeros(L, dtype=bool)
         self._l_mark = np.zeros(L, dtype=bool)
         self._l_f = [np.zeros(L) for _ in range(5)]
+        self._tag = np.zeros(n0)                        # levels: finish tag (remaining bits if no bottleneck)
+        self._vt = np.zeros(L)                          # levels: virtual time per link, as of _tv
+        self._tv = np.zeros(L)
+        self._mz = np.full(L, np.inf)                   # levels: smallest tag of the link's group
+        self._mt = np.full(L, np.inf)                   # ... minus the completion tolerance
+        self._gdirty = np.zeros(L, dtype=bool)          # ... to be recomputed
+        self._nol = np.zeros(1, dtype=np.int64)         # levels: alive flows without links
+        self._lstate = np.zeros(L, dtype=np.int8)       # propagation scratch
+        self._lv_max_pops = LV_MAX_SOLVES * L + 16      # link solves before a propagation gives up
         self._open: set[int] = set()
         self._pend_flows: list[Flow] = []
         self._inc_limits = INC_LIMITS
         self._adj_rebuild()
 
     def _adj_rebuild(self) -> None:
-        self._loff, self._lcnt, self._lcap, self._ladj, self._lpart = inc.adj_build(
-            self.n_links, self._fstart, self._fend, self._fidx, self._alive, self._n_slots)
+        self._loff, self._lcnt, self._lcap, self._ladj, self._lpart, self._lbl = inc.adj_build(
+            self.n_links, self._fstart, self._fend, self._fidx, self._alive, self._n_slots, self._bl)
 
     def _adj_add(self, slot: int) -> None:
-        if not inc.adj_insert(self._loff, self._lcnt, self._lcap, self._ladj, self._lpart, self._fidx,
+        if not inc.adj_insert(self._loff, self._lcnt, self._lcap, self._ladj, self._lpart, self._lbl, self._fidx,
                               self._fstart[slot], self._fend[slot], slot):
             self._adj_rebuild()  # the slot is alive already, so the rebuild includes it
 
@@ -678,10 +710,17 @@ class FlowNetwork:
     def _kill_slots(self, slots: np.ndarray) -> None:
         inc.kill_slots(slots, self._fstart, self._fend, self._fidx, self._alive, self._rate,
                        self._remaining, self._bl, self._nb,
-                       self._load, self._loff, self._lcnt, self._ladj, self._lpart, self._tz, self._tt,
-                       self._bdirty)
+                       self._load, self._loff, self._lcnt, self._ladj, self._lpart, self._lbl, self._tz, self._tt,
+                       self._bdirty, self._lv, self._lam, self._gdirty, self._nol)
+
+    def _rate_of(self, slot: int) -> float:
+        b = self._bl[slot] if self._lv else -1
+        return float(self._lam[b] if b >= 0 else self._rate[slot])
 
     def _remaining_of(self, slot: int) -> float:
+        if self._lv:
+            return float(lv.remaining(slot, self.now, self._bl, self._lam, self._rate, self._tupd, self._tag,
+                                      self._vt, self._tv))
         if not self._inc:
             return float(self._remaining[slot])
         r = self._rate[slot]
@@ -702,8 +741,16 @@ class FlowNetwork:
         prio = self._prio if self.sharing == "priority" else self._zprio
         pmode = self.sharing == "priority"
         ns = -1
+        if self._lv and not pend:
+            ns = lv.propagate(self.capacities, self._fstart, self._fend, self._fidx, self._loff, self._lcnt,
+                              self._ladj, self._lpart, self._lbl, self._bl, self._nb, self._lam, self._load,
+                              self._tag,
+                              np.fromiter(opened, dtype=np.int64, count=len(opened)), self.now, self._vt,
+                              self._tv, self._gdirty, self._lstate, self._lv_max_pops,
+                              self.solver_stats[5:8])
+            self.solver_stats[3 if ns >= 0 else 4] += 1
         max_pend, max_open, max_affected = self._inc_limits
-        if len(pend) <= self._n_alive * max_pend and len(opened) <= max(self.n_links * max_open, 2):
+        if ns < 0 and len(pend) <= self._n_alive * max_pend and len(opened) <= max(self.n_links * max_open, 2):
             max_flows = self._n_alive + 1 if max_affected >= 1 else max(int(self._n_alive * max_affected), 16)
             sold, snew, smax, lamn, resid = self._l_f
             ns = inc.solve_incremental(
@@ -713,14 +760,15 @@ class FlowNetwork:
                 np.fromiter(opened, dtype=np.int64, count=len(opened)), np.array(pend, dtype=np.int64),
                 max_flows, self._l_open, self._l_queued, self._in_s, self._l_mark,
                 resid, sold, snew, smax, lamn, self.now, SCAN_MAX_LINKS,
-                self._tz, self._tt, self._bdirty, self.solver_stats)
+                self._tz, self._tt, self._bdirty, self.solver_stats, self._lv, self._lbl, self._tag, self._vt, self._tv,
+                self._gdirty, self._nol)
         if ns < 0:
             ns = inc.solve_full(
                 self.capacities, self._fstart, self._fend, self._fidx[: max(self._n_idx, 1)], self._alive, n,
                 prio, pmode, self._volume, self._remaining, self._rate, self._tupd, self._bl,
                 self._lam, self._nb, self._load, self._nrate, self._nbl, self.now,
                 SCAN_MAX_LINKS, self._tz, self._tt, self._bdirty, self._loff, self._lcnt, self._ladj,
-                self._lpart)
+                self._lpart, self._lbl, self._lv, self._tag, self._vt, self._tv, self._gdirty, self._nol)
         self.recomputed_flows.append(int(ns))
 
     def _touch(self) -> None:

@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 
 from simlib.core.events import Simulator
 from simlib.core.maxmin import reference_rates
-from simlib.core.network import INC_LIMITS, FlowNetwork
+from simlib.core.network import INC_LIMITS, FlowNetwork, LV_MAX_SOLVES
 from simlib.core.topology import BigSwitch
 from simlib.core.units import Gbps, MB
 
@@ -64,9 +64,11 @@ def check_same_state(inc, full, flows_inc, flows_full, caps, sharing):
         assert flows_inc[k].rate == pytest.approx(float(x), rel=1e-9, abs=1e-9 * maxcap)
 
 
-def replay(caps, ops, sharing, limits):
+def replay(caps, ops, sharing, limits, lv_max_pops=None):
     inc = FlowNetwork(caps, sharing=sharing)
     inc._inc_limits = limits
+    if lv_max_pops is not None:
+        inc._lv_max_pops = lv_max_pops
     full = FlowNetwork(caps, sharing=sharing, engine="full")
     fi, ff = [], []
     for op in ops:
@@ -273,3 +275,122 @@ def test_run_until_idle_in_one_compiled_loop_calls_on_done_like_the_full_engine(
 def test_engine_choice_is_validated():
     with pytest.raises(ValueError, match="engine"):
         FlowNetwork([1.0], engine="fast")
+
+
+# ----------------------------------------------------- per-link levels (N9, fifth round)
+def check_levels_state(net):
+    """The levels-mode tables agree with each other and describe a max-min allocation."""
+    net._ensure_rates()
+    n = net._n_slots
+    alive = [s for s in range(n) if net._alive[s]]
+    for l in range(net.n_links):
+        entries = range(net._loff[l], net._loff[l] + net._lcnt[l])
+        flows = [int(net._ladj[i]) for i in entries]
+        assert [int(net._lbl[i]) for i in entries] == [int(net._bl[s]) for s in flows]  # the adjacency's copy
+        assert net._nb[l] == sum(1 for s in alive if net._bl[s] == l)
+        rates = [net._rate_of(s) for s in flows]
+        assert net._load[l] == pytest.approx(sum(rates), rel=1e-9, abs=1e-9 * max(net.capacities))
+        if net._nb[l] > 0:  # a bottleneck: saturated, and no flow on it is faster than its level
+            assert net._load[l] == pytest.approx(net.capacities[l], rel=1e-9, abs=1e-12)
+            assert max(rates) <= net._lam[l] * (1 + 1e-12)
+    for s in alive:
+        links = [int(x) for x in net._fidx[net._fstart[s]: net._fend[s]] if x >= 0]
+        assert (net._bl[s] in links) if links else net._bl[s] == -1
+
+
+@settings(max_examples=80, deadline=None)
+@given(seq=event_sequences())
+def test_levels_propagation_that_gives_up_restores_everything(seq):
+    # with a budget of one link solve, every propagation that needs more gives up
+    # midway (levels, loads and moved bottlenecks restored) and the flow-level solve
+    # takes over: the results must not change
+    caps, ops = seq
+    inc = replay(caps, ops, "maxmin", INC_LIMITS, lv_max_pops=1)
+    check_levels_state(inc)
+
+
+def test_levels_budget_exhaustion_after_a_move_is_rolled_back():
+    # the hand-derived case below, with a budget of two link solves: B (f3 gone: f2 at 4),
+    # then A, where f2 at 4 is faster than A's level 3, so f2 moves to A and B is queued
+    # again: over the budget, everything is restored and the flow-level solve takes over
+    net, (f1, f2, f3) = _move_case()
+    net._lv_max_pops = 2
+    net.advance_to(1.0)
+    assert (f1.rate, f2.rate) == (3.0, 3.0)
+    assert net.solver_stats[4] == 1 and net.solver_stats[7] == 1  # gave up after one move
+    check_levels_state(net)
+
+
+def _move_case():
+    # link A (capacity 6): f1 alone, f2 also; link B (capacity 4): f2 and f3.
+    # B fills first: f2 = f3 = 2 (bottleneck B), f1 = 6 - 2 = 4 (bottleneck A).
+    net = FlowNetwork([6.0, 4.0])
+    f1 = net.add_flow([0], 100.0)
+    f2 = net.add_flow([0, 1], 100.0)
+    f3 = net.add_flow([1], 2.0)
+    assert (f1.rate, f2.rate, f3.rate) == (4.0, 2.0, 2.0)
+    return net, (f1, f2, f3)
+
+
+def test_levels_move_a_bottleneck_hand_derived():
+    # f3 (2 bits at 2 bits/s) ends at t = 1; f1 has sent 4, f2 2.  Alone on B, f2 could
+    # take 4, but A then shares 6 between f1 and f2: 3 each, so f2's bottleneck moves
+    # from B to A.  f1 has 96 bits left at 3 bits/s: ends at t = 33, when f2 has
+    # 98 - 96 = 2 left; alone, f2 gets min(6, 4) = 4: ends at t = 33.5.
+    net, (f1, f2, f3) = _move_case()
+    done = net.advance_to(1.0)
+    assert done == [f3]
+    assert (f1.rate, f2.rate) == (3.0, 3.0)
+    assert net._bl[f2._slot] == 0
+    assert list(net.solver_stats[3:5]) == [1, 0] and net.solver_stats[7] == 1  # propagated, one move
+    check_levels_state(net)
+    net.run_until_idle()
+    assert (f3.finish_time, f1.finish_time, f2.finish_time) == (1.0, 33.0, 33.5)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), hosts=st.integers(2, 9), n=st.integers(1, 120))
+def test_levels_tables_stay_consistent_through_completions(seed, hosts, n):
+    rng = np.random.default_rng(seed)
+    topo = BigSwitch(rng.integers(1, 20, hosts) * 1.0, rng.integers(1, 20, hosts) * 1.0)
+    net = FlowNetwork(topo.capacities)
+    full = FlowNetwork(topo.capacities, engine="full")
+    src = rng.integers(0, hosts, n)
+    dst = (src + rng.integers(1, max(hosts, 2), n)) % hosts
+    paths = [topo.unicast(int(a), int(b)) if a != b else [int(a)] for a, b in zip(src, dst)]
+    vols = rng.integers(1, 50, n) * 1.0
+    fl, ff = net.add_flows(paths, vols), full.add_flows(paths, vols)
+    while True:
+        check_levels_state(net)
+        t = full.next_completion_time()
+        if math.isinf(t):
+            break
+        assert close(net.next_completion_time(), t, 1.0)
+        assert [f.id for f in net.advance_to(t)] == [f.id for f in full.advance_to(t)]
+        for a, b in zip(fl, ff):
+            if b.active:
+                assert close(a.rate, b.rate, max(topo.capacities))
+    assert all(close(a.finish_time, b.finish_time, 1.0) for a, b in zip(fl, ff))
+
+
+def test_levels_big_switch_updates_by_propagation_match_the_full_engine():
+    # the benchmark's workload in small: every completion is handled by propagating
+    # levels, some with bottleneck moves, and completion times match the full engine
+    rng = np.random.default_rng(3)
+    topo = BigSwitch(rng.uniform(1, 20, 30) * Gbps, rng.uniform(1, 20, 30) * Gbps)
+    src = rng.integers(0, 30, 3000)
+    dst = (src + rng.integers(1, 30, 3000)) % 30
+    paths = [topo.unicast(int(a), int(b)) for a, b in zip(src, dst)]
+    vols = rng.uniform(1, 100, 3000) * MB
+    runs = {}
+    for engine in ("incremental", "full"):
+        net = FlowNetwork(topo.capacities, engine=engine)
+        flows = net.add_flows(paths, vols)
+        net.run_until_idle()
+        runs[engine] = (net, np.array([f.finish_time for f in flows]))
+    net, t_inc = runs["incremental"]
+    t_full = runs["full"][1]
+    assert np.max(np.abs(t_inc - t_full) / t_full) < 1e-12
+    assert net.solver_stats[3] > 0.9 * len(net.recomputed_flows)  # propagations succeeded
+    assert net.solver_stats[7] > 0  # and moved bottlenecks
+    assert LV_MAX_SOLVES >= 1

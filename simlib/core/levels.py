@@ -1,0 +1,451 @@
+"""Per-link levels: the one-class incremental engine's state between solves (decision N9, fifth round).
+
+Under max-min fairness every flow runs at the *level* of its bottleneck link
+(``lam[bl[s]]``), so after a change only links change, not flows: a completion
+re-rates hundreds of flows but moves the bottleneck of fewer than one flow on
+average (N9).  This module keeps what depends on levels per link:
+
+* progress: each link's *virtual time* ``vt`` (bits served to each of its
+  bottleneck flows since its group was last rebased; exact at ``tv``), and per
+  flow a *finish tag*: the flow's last bit arrives when its bottleneck's virtual
+  time reaches its tag.  A level change costs one :func:`synced` of the link,
+  whatever the number of flows it carries; a flow's tag moves only when its
+  bottleneck does (``incremental.regroup``);
+* completions: per link the smallest tag of its group (``mz``) and the smallest
+  tag minus the completion tolerance of decision N6 (``mt``), refreshed when the
+  group's membership changed (``gdirty``);
+* rate updates: :func:`propagate` re-solves the levels of the links a change
+  reaches with every flow keeping its bottleneck (a triangular system, solved in
+  level order), and reports failure when the result breaks the bottleneck
+  characterisation of max-min fairness, i.e. when some bottleneck must move; the
+  caller then runs the flow-level incremental solve.
+
+Units: bits, bits/s, seconds.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+# decision N6 (same values as simlib.core.network)
+REL_TOL = 1e-9
+ABS_TOL_BITS = 1e-6
+# relative slack of the bottleneck checks (as incremental.SAT_TOL)
+SAT_TOL = 1e-13
+
+
+# Helpers called in loops take scalars: an array argument costs reference counting
+# on every call, even inlined (N9).
+@njit(cache=True, inline="always")
+def synced(now, lam, nb, vt, tv):
+    """A link's virtual time at ``now``, from its level ``lam``, group size ``nb`` and
+    virtual time ``vt`` as of ``tv``; an empty group restarts from 0.  Callers store it
+    with ``tv = now`` before the link's level or group changes."""
+    if nb == 0:
+        return 0.0
+    if tv < now:
+        return vt + lam * (now - tv)
+    return vt
+
+
+@njit(cache=True, inline="always")
+def _tol(volume):
+    v = volume * REL_TOL
+    return v if v > ABS_TOL_BITS else ABS_TOL_BITS
+
+
+@njit(cache=True, inline="always")
+def _last_bit(lam, vt, tv, tag):
+    """When a link at level ``lam`` with virtual time ``vt`` at ``tv`` reaches ``tag``."""
+    if lam > 0.0:
+        return tv + (tag - vt) / lam
+    return tv if tag <= vt else np.inf
+
+
+@njit(cache=True)
+def vsync_links(links, now, lam, nb, vt, tv):
+    """Bring the virtual times of ``links`` up to ``now`` (levels mode)."""
+    for l in links:
+        if l >= 0:
+            vt[l] = synced(now, lam[l], nb[l], vt[l], tv[l])
+            tv[l] = now
+
+
+@njit(cache=True)
+def move_bottlenecks(slots, newb, bl, nb):
+    """Make link ``newb[k]`` (-1: none) the bottleneck of flow ``slots[k]``, keeping the
+    per-link counts ``nb``.  The flows bottlenecked on link ``l`` are those of its
+    adjacency block with ``bl == l`` (no per-link lists: see N9)."""
+    for k in range(slots.shape[0]):
+        s = slots[k]
+        b = newb[k]
+        old = bl[s]
+        if old == b:
+            continue
+        if old >= 0:
+            nb[old] -= 1
+        bl[s] = b
+        if b >= 0:
+            nb[b] += 1
+
+
+@njit(cache=True)
+def regroup(slots, newb, now, bl, nb, lam, tag, vt, tv, gdirty, fstart, fend, fidx, loff, lcnt, ladj, lbl):
+    """Levels mode: flow ``slots[k]`` changes bottleneck to ``newb[k]`` (-1: none) now.
+    Its finish tag moves from the old link's virtual time to the new one's (a flow
+    without a bottleneck keeps its remaining bits in ``tag``).  Syncs every link
+    involved first; marks the groups whose membership changed (``gdirty``)."""
+    vsync_links(bl[slots], now, lam, nb, vt, tv)
+    vsync_links(newb, now, lam, nb, vt, tv)
+    for k in range(slots.shape[0]):
+        s = slots[k]
+        o = bl[s]
+        b = newb[k]
+        if o == b:
+            continue
+        if o >= 0:
+            rem = tag[s] - vt[o]
+            gdirty[o] = True
+        else:
+            rem = tag[s]
+        if rem < 0.0:
+            rem = 0.0
+        if b >= 0:
+            tag[s] = vt[b] + rem
+            gdirty[b] = True
+        else:
+            tag[s] = rem
+        for j in range(fstart[s], fend[s]):  # the copies of its bottleneck in the adjacency
+            m = fidx[j]
+            if m >= 0:
+                for i in range(loff[m], loff[m] + lcnt[m]):
+                    if ladj[i] == s:
+                        lbl[i] = b
+                        break
+    move_bottlenecks(slots, newb, bl, nb)
+
+
+@njit(cache=True)
+def _refresh(l, loff, lcnt, ladj, lbl, tag, volume, vt, mz, mt):
+    """Recompute link ``l``'s group minima, rebasing its tags on virtual time 0
+    (keeps tags and virtual times within the group's volumes: no precision lost
+    to a virtual time that grew for long)."""
+    v0 = vt[l]
+    a = np.inf
+    c = np.inf
+    for i in range(loff[l], loff[l] + lcnt[l]):
+        if lbl[i] == l:
+            s = ladj[i]
+            t = tag[s] - v0
+            tag[s] = t
+            if t < a:
+                a = t
+            t -= _tol(volume[s])
+            if t < c:
+                c = t
+    vt[l] = 0.0
+    mz[l] = a
+    mt[l] = c
+
+
+@njit(cache=True)
+def next_time(loff, lcnt, ladj, lbl, nb, lam, tag, volume, vt, tv, mz, mt, gdirty, nol, now):
+    """Earliest last-bit time over the alive flows (``now`` if a flow without links is
+    waiting, inf if nothing can complete)."""
+    m = now if nol[0] > 0 else np.inf
+    for l in range(nb.shape[0]):
+        if nb[l] > 0:
+            if gdirty[l]:
+                gdirty[l] = False
+                _refresh(l, loff, lcnt, ladj, lbl, tag, volume, vt, mz, mt)
+            t = _last_bit(lam[l], vt[l], tv[l], mz[l])
+            if t < m:
+                m = t
+    return m
+
+
+@njit(cache=True)
+def collect_done(t, loff, lcnt, ladj, lbl, bl, nb, lam, rate, alive, n_slots, tag, volume, vt, tv, mz, mt,
+                 gdirty, nol):
+    """Slots (ascending) complete at time ``t``: within the tolerance of N6, or with their
+    last bit due by ``t`` as :func:`next_time` computes it (so its answer always completes)."""
+    out = []
+    for l in range(nb.shape[0]):
+        if nb[l] > 0:
+            if gdirty[l]:
+                gdirty[l] = False
+                _refresh(l, loff, lcnt, ladj, lbl, tag, volume, vt, mz, mt)
+            lm = lam[l]
+            v0 = vt[l]
+            t0 = tv[l]
+            vnow = v0 + lm * (t - t0)
+            if mt[l] <= vnow or _last_bit(lm, v0, t0, mz[l]) <= t:
+                for i in range(loff[l], loff[l] + lcnt[l]):
+                    if lbl[i] == l:
+                        s = ladj[i]
+                        if tag[s] - vnow <= _tol(volume[s]) or _last_bit(lm, v0, t0, tag[s]) <= t:
+                            out.append(s)
+    if nol[0] > 0:
+        for s in range(n_slots):
+            if alive[s] and bl[s] < 0 and rate[s] == np.inf:
+                out.append(s)
+    res = np.array(out, dtype=np.int64)
+    res.sort()
+    return res
+
+
+@njit(cache=True)
+def remaining(s, now, bl, lam, rate, tupd, tag, vt, tv):
+    """Bits flow ``s`` has left at ``now`` (a flow without links empties as soon as time
+    moves on after ``tupd[s]``, when it got its infinite rate, as in the full engine)."""
+    b = bl[s]
+    if b < 0:
+        return 0.0 if rate[s] == np.inf and now > tupd[s] else tag[s]
+    v = tag[s] - (vt[b] + lam[b] * (now - tv[b]))
+    return v if v > 0.0 else 0.0
+
+
+@njit(cache=True, inline="always")
+def _before(ka, la, kb, lb):
+    return ka < kb or (ka == kb and la < lb)
+
+
+@njit(cache=True)
+def _qpush(qkey, qlink, n, key, link):
+    """Push (key, link) on the binary heap ``qkey[:n]`` / ``qlink[:n]``; returns its new size."""
+    i = n
+    while i > 0:
+        p = (i - 1) >> 1
+        if not _before(key, link, qkey[p], qlink[p]):
+            break
+        qkey[i] = qkey[p]
+        qlink[i] = qlink[p]
+        i = p
+    qkey[i] = key
+    qlink[i] = link
+    return n + 1
+
+
+@njit(cache=True)
+def _qpop(qkey, qlink, n):
+    """Remove the root of the heap ``qkey[:n]`` / ``qlink[:n]``; returns its new size."""
+    n -= 1
+    key = qkey[n]
+    link = qlink[n]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and _before(qkey[c + 1], qlink[c + 1], qkey[c], qlink[c]):
+            c += 1
+        if not _before(qkey[c], qlink[c], key, link):
+            break
+        qkey[i] = qkey[c]
+        qlink[i] = qlink[c]
+        i = c
+    qkey[i] = key
+    qlink[i] = link
+    return n
+
+
+@njit(cache=True)
+def propagate(cap, fstart, fend, fidx, loff, lcnt, ladj, lpart, lbl, bl, nb, lam, load, tag, opened, now,
+              vt, tv, gdirty, state, max_pops, work):
+    """Re-solve the levels of the links reachable from ``opened`` (links whose flows or
+    capacity changed), moving bottlenecks where the levels require it.
+
+    Links are solved in level order (a flow's bottleneck level is at most the level
+    of every other link it crosses, so a link's level depends only on links solved
+    before it).  Solving link ``l`` is water-filling on ``l`` alone, the other flows
+    running at their bottlenecks' levels: if some of them would run faster than the
+    level that fills ``l`` with its own flows, the fastest move to ``l`` (their
+    bottleneck becomes ``l``) until none is faster; the links they left are solved
+    again.  A link without bottleneck flows keeps no level unless overloaded.  A link
+    whose level changed passes the change on to the other links of its bottleneck
+    flows (their loads are updated by it, which is all a link without bottleneck
+    flows needs until it is overloaded).  When nothing is left to solve, every flow
+    runs at the level of a saturated link where no flow is faster and no link is
+    overloaded: the max-min allocation (N9, fifth round).
+
+    Returns the number of flow re-ratings (the flows of a link each time its level
+    changed), or -1 after more than
+    ``max_pops`` link solves or on a flow without a bottleneck; then every level,
+    load and moved bottleneck is restored, and the caller solves by flows instead.
+    ``state`` is link scratch (all 0, left so); ``work`` counts link solves, adjacency
+    entries read and flows moved.
+    """
+    n_links = cap.shape[0]
+    # links waiting to be solved: a binary heap of (level when queued, -inf for an
+    # overloaded link without bottleneck flows; link id), written out here (a
+    # helper's array arguments cost reference counting on every call, N9)
+    qkey = np.empty(n_links)
+    qlink = np.empty(n_links, np.int64)
+    touched = np.empty(n_links, np.int64)
+    old_lam = np.empty(n_links)
+    old_load = np.empty(n_links)
+    mv_slot = np.empty(16, np.int64)  # bottleneck moves, for the rollback
+    mv_from = np.empty(16, np.int64)
+    n_mv = 0
+    one = np.empty(1, np.int64)
+    onel = np.empty(1, np.int64)
+    nt = 0
+    nq = 0
+    for l in opened:
+        if state[l] == 0:
+            state[l] = 1
+            touched[nt] = l
+            old_lam[nt] = lam[l]
+            old_load[nt] = load[l]
+            nt += 1
+            nq = _qpush(qkey, qlink, nq, lam[l] if nb[l] > 0 else np.inf, l)
+    pops = 0
+    changed = 0
+    ok = True
+    while ok:
+        while nq > 0:
+            l = qlink[0]
+            nq = _qpop(qkey, qlink, nq)
+            pops += 1
+            if pops > max_pops:
+                ok = False
+                break
+            state[l] = 2
+            work[0] += 1
+            work[1] += lcnt[l]
+            own0 = nb[l]
+            own = own0
+            so = 0.0
+            mo = 0.0
+            for i in range(loff[l], loff[l] + lcnt[l]):
+                b = lbl[i]
+                if b < 0:
+                    ok = False
+                    break
+                if b != l:
+                    r = lam[b]
+                    so += r
+                    if r > mo:
+                        mo = r
+            if not ok:
+                break
+            if own == 0 and so <= cap[l] * (1.0 + SAT_TOL):
+                load[l] = so
+                continue
+            x = (cap[l] - so) / own if own > 0 else -np.inf
+            mv0 = n_mv
+            while own == 0 or mo > x * (1.0 + SAT_TOL):
+                # the fastest flows bottlenecked elsewhere are limited here: move them
+                for i in range(loff[l], loff[l] + lcnt[l]):
+                    b = lbl[i]
+                    if b != l and lam[b] == mo:
+                        if n_mv == mv_slot.shape[0]:
+                            mv_slot = np.concatenate((mv_slot, np.empty(n_mv, np.int64)))
+                            mv_from = np.concatenate((mv_from, np.empty(n_mv, np.int64)))
+                        s = ladj[i]
+                        mv_slot[n_mv] = s
+                        mv_from[n_mv] = b
+                        n_mv += 1
+                        one[0] = s
+                        onel[0] = l
+                        regroup(one, onel, now, bl, nb, lam, tag, vt, tv, gdirty, fstart, fend, fidx, loff, lcnt,
+                                ladj, lbl)
+                        so -= mo
+                        own += 1
+                        if state[b] != 1:  # the link it left is solved again
+                            if state[b] == 0:
+                                touched[nt] = b
+                                old_lam[nt] = lam[b]
+                                old_load[nt] = load[b]
+                                nt += 1
+                            state[b] = 1
+                            nq = _qpush(qkey, qlink, nq, lam[b] if nb[b] > 0 else np.inf, b)
+                x = (cap[l] - so) / own
+                mo = 0.0
+                for i in range(loff[l], loff[l] + lcnt[l]):
+                    b = lbl[i]
+                    if b != l and lam[b] > mo:
+                        mo = lam[b]
+            work[2] += n_mv - mv0
+            load[l] = so + own * x
+            lo = lam[l] if own0 > 0 else x
+            if x == lo and n_mv == mv0:
+                continue
+            if own0 > 0:
+                vt[l] = synced(now, lam[l], own0, vt[l], tv[l])
+                tv[l] = now
+            delta = x - lo
+            # the flows that moved here change rate by x - (their old level): pre-charge
+            # (lo - old level) on their other links; the loop below adds x - lo to all
+            for k in range(mv0, n_mv):
+                s = mv_slot[k]
+                d = lo - lam[mv_from[k]]
+                for j in range(fstart[s], fend[s]):
+                    m = fidx[j]
+                    if m >= 0 and m != l:
+                        if state[m] == 0:
+                            touched[nt] = m
+                            old_lam[nt] = lam[m]
+                            old_load[nt] = load[m]
+                            nt += 1
+                            state[m] = 3  # queued below if it has bottleneck flows
+                        load[m] += d
+            lam[l] = x
+            changed += own
+            # the other links of its bottleneck flows: their loads move by delta; those with
+            # bottleneck flows of their own are queued, the others only checked at the end
+            for i in range(loff[l], loff[l] + lcnt[l]):
+                if lbl[i] != l:
+                    continue
+                s = ladj[i]
+                p = lpart[i]
+                if p >= 0:
+                    ps = p
+                    pe = p + 1
+                    direct = True
+                elif p == -1:
+                    continue
+                else:
+                    ps = fstart[s]
+                    pe = fend[s]
+                    direct = False
+                for j in range(ps, pe):
+                    m = j if direct else fidx[j]
+                    if m < 0 or m == l:
+                        continue
+                    if state[m] == 0:
+                        touched[nt] = m
+                        old_lam[nt] = lam[m]
+                        old_load[nt] = load[m]
+                        nt += 1
+                    load[m] += delta
+                    if nb[m] == 0:
+                        if state[m] != 1:
+                            state[m] = 3
+                    elif state[m] != 1:
+                        state[m] = 1
+                        nq = _qpush(qkey, qlink, nq, lam[m], m)
+        if not ok:
+            break
+        # links without bottleneck flows that a change reached: an overloaded one is solved
+        # (first: its level is below that of the flows it must now limit)
+        for k in range(nt):
+            l = touched[k]
+            if state[l] == 3 and load[l] > cap[l] * (1.0 + SAT_TOL):
+                state[l] = 1
+                nq = _qpush(qkey, qlink, nq, -np.inf, l)
+        if nq == 0:
+            break
+    if not ok:
+        for k in range(n_mv - 1, -1, -1):
+            one[0] = mv_slot[k]
+            onel[0] = mv_from[k]
+            regroup(one, onel, now, bl, nb, lam, tag, vt, tv, gdirty, fstart, fend, fidx, loff, lcnt, ladj, lbl)
+    for k in range(nt):
+        l = touched[k]
+        state[l] = 0
+        if not ok:
+            lam[l] = old_lam[k]
+            load[l] = old_load[k]
+    return changed if ok else -1
