@@ -288,6 +288,7 @@ def propagate(cap, fstart, fend, fidx, loff, lcnt, ladj, lpart, lbl, bl, nb, lam
     mv_slot = np.empty(16, np.int64)  # bottleneck moves, for the rollback
     mv_from = np.empty(16, np.int64)
     n_mv = 0
+    oi = np.empty(64, np.int64)  # adjacency positions of the solved link's own flows
     one = np.empty(1, np.int64)
     onel = np.empty(1, np.int64)
     nt = 0
@@ -318,17 +319,20 @@ def propagate(cap, fstart, fend, fidx, loff, lcnt, ladj, lpart, lbl, bl, nb, lam
             own = own0
             so = 0.0
             mo = 0.0
-            for i in range(loff[l], loff[l] + lcnt[l]):
+            neg = 0
+            if lcnt[l] > oi.shape[0]:
+                oi = np.empty(2 * lcnt[l], np.int64)
+            k_own = 0
+            for i in range(loff[l], loff[l] + lcnt[l]):  # branch-free: half the entries are l's own
                 b = lbl[i]
-                if b < 0:
-                    ok = False
-                    break
-                if b != l:
-                    r = lam[b]
-                    so += r
-                    if r > mo:
-                        mo = r
-            if not ok:
+                r = lam[b] if b != l else 0.0
+                so += r
+                mo = max(mo, r)
+                neg |= b
+                oi[k_own] = i  # positions of l's own flows, kept where b == l
+                k_own += b == l
+            if neg < 0:  # a flow without a bottleneck (not solved yet)
+                ok = False
                 break
             if own == 0 and so <= cap[l] * (1.0 + SAT_TOL):
                 load[l] = so
@@ -344,6 +348,8 @@ def propagate(cap, fstart, fend, fidx, loff, lcnt, ladj, lpart, lbl, bl, nb, lam
                             mv_slot = np.concatenate((mv_slot, np.empty(n_mv, np.int64)))
                             mv_from = np.concatenate((mv_from, np.empty(n_mv, np.int64)))
                         s = ladj[i]
+                        oi[k_own] = i
+                        k_own += 1
                         mv_slot[n_mv] = s
                         mv_from[n_mv] = b
                         n_mv += 1
@@ -395,9 +401,8 @@ def propagate(cap, fstart, fend, fidx, loff, lcnt, ladj, lpart, lbl, bl, nb, lam
             changed += own
             # the other links of its bottleneck flows: their loads move by delta; those with
             # bottleneck flows of their own are queued, the others only checked at the end
-            for i in range(loff[l], loff[l] + lcnt[l]):
-                if lbl[i] != l:
-                    continue
+            for k in range(k_own):
+                i = oi[k]
                 s = ladj[i]
                 p = lpart[i]
                 if p >= 0:
