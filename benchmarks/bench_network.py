@@ -17,8 +17,9 @@ each (simlib: the whole event loop after a warm-up that compiles the numba
 kernels; also its process CPU time, steadier on a shared machine), the
 ratios, the largest relative difference of completion times between the
 engines and against SimGrid, and how many flows the incremental engine
-re-solves per rate update (median and mean, against the active flows the
-full engine re-solves every time).
+re-rates per rate update (median and mean, against the active flows the
+full engine re-solves every time) and how its updates went (level propagations,
+links they solved, bottleneck moves; decision N9, fifth round).
 
     python benchmarks/bench_network.py [--hosts 200] [--flows 10000,50000] [--repeats 3]
                                        [--engines incremental,full,simgrid]
@@ -91,9 +92,13 @@ def bench_instance(hosts: int, n_flows: int, repeats: int, seed: int, engines: l
             # the previous engine re-solves every active flow at every update: at the
             # k-th completion of this batch instance, n_flows - k flows are active
             active = n_flows - np.arange(len(rec))
-            print(f"  flows re-solved per rate update: median {np.median(rec):.0f}, mean {rec.mean():.0f} "
-                  f"(previous engine: every active flow, median {np.median(active):.0f}); {len(rec)} updates, "
-                  f"{np.mean(rec / np.maximum(active, 1)):.1%} of the active flows on average")
+            print(f"  flows re-rated per rate update: median {np.median(rec):.0f}, mean {rec.mean():.0f} "
+                  f"(previous engine: every active flow re-solved, median {np.median(active):.0f}); {len(rec)} "
+                  f"updates, {np.mean(rec / np.maximum(active, 1)):.1%} of the active flows on average")
+            st = net.solver_stats
+            print(f"  updates by level propagation: {st[3]} (gave up: {st[4]}); per propagation "
+                  f"{st[5] / max(st[3] + st[4], 1):.0f} link solves, {st[6] / max(st[3] + st[4], 1):.0f} adjacency "
+                  f"entries read; {st[7]} bottleneck moves; flow-level solver passes: {st[0]}")
     if "incremental" in res and "full" in res:
         (ti, wi, ci), (tf, wf, cf) = res["incremental"], res["full"]
         print(f"ratio previous/incremental = {wf / wi:.2f}x wall, {cf / ci:.2f}x CPU;  "

@@ -22,6 +22,15 @@ changed links instead.  :func:`solve_full` is the fallback: every flow
 (without priorities by :func:`allocate_adj`, on the kept adjacency).
 :func:`run_completions` is ``FlowNetwork.run_until_idle``'s loop in one call.
 
+With one class (``sharing="maxmin"``) the engine runs in *levels mode* (``lv``,
+N9 fifth round, :mod:`simlib.core.levels`): a flow's rate is its bottleneck's
+level ``lam[bl[s]]`` (``rate`` only holds it for flows without a bottleneck),
+progress is per-link virtual time and per-flow finish tags instead of
+``remaining`` / ``tupd`` / ``tz`` / ``tt``, each adjacency entry keeps a copy of
+its flow's bottleneck (``lbl``), and an update first tries
+:func:`levels.propagate`; these solvers then commit by moving the tags of the
+flows whose bottleneck changed (:func:`levels.regroup`) instead of settling.
+
 Units: bits, bits/s, seconds.
 """
 from __future__ import annotations

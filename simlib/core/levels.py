@@ -1,24 +1,25 @@
 """Per-link levels: the one-class incremental engine's state between solves (decision N9, fifth round).
 
 Under max-min fairness every flow runs at the *level* of its bottleneck link
-(``lam[bl[s]]``), so after a change only links change, not flows: a completion
-re-rates hundreds of flows but moves the bottleneck of fewer than one flow on
-average (N9).  This module keeps what depends on levels per link:
+(``lam[bl[s]]``), so after a change mostly links change, not flows: on the
+benchmark a completion re-rates thousands of flows but moves the bottleneck of
+fewer than one flow on average (N9).  This module keeps what depends on levels
+per link:
 
 * progress: each link's *virtual time* ``vt`` (bits served to each of its
   bottleneck flows since its group was last rebased; exact at ``tv``), and per
   flow a *finish tag*: the flow's last bit arrives when its bottleneck's virtual
   time reaches its tag.  A level change costs one :func:`synced` of the link,
   whatever the number of flows it carries; a flow's tag moves only when its
-  bottleneck does (``incremental.regroup``);
+  bottleneck does (:func:`regroup`);
 * completions: per link the smallest tag of its group (``mz``) and the smallest
   tag minus the completion tolerance of decision N6 (``mt``), refreshed when the
   group's membership changed (``gdirty``);
 * rate updates: :func:`propagate` re-solves the levels of the links a change
-  reaches with every flow keeping its bottleneck (a triangular system, solved in
-  level order), and reports failure when the result breaks the bottleneck
-  characterisation of max-min fairness, i.e. when some bottleneck must move; the
-  caller then runs the flow-level incremental solve.
+  reaches, in level order, by water-filling one link at a time and moving the
+  bottlenecks of flows that a link now limits; it gives up (restoring
+  everything) past a budget of link solves, and the caller then runs the
+  flow-level incremental solve (:mod:`simlib.core.incremental`).
 
 Units: bits, bits/s, seconds.
 """
@@ -76,7 +77,8 @@ def vsync_links(links, now, lam, nb, vt, tv):
 def move_bottlenecks(slots, newb, bl, nb):
     """Make link ``newb[k]`` (-1: none) the bottleneck of flow ``slots[k]``, keeping the
     per-link counts ``nb``.  The flows bottlenecked on link ``l`` are those of its
-    adjacency block with ``bl == l`` (no per-link lists: see N9)."""
+    adjacency block with ``bl == l`` (no per-link lists: see N9); the adjacency's
+    copies (``lbl``) are the caller's (:func:`regroup` in levels mode)."""
     for k in range(slots.shape[0]):
         s = slots[k]
         b = newb[k]

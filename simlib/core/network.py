@@ -9,11 +9,17 @@ finished, removed, a link dropped from a flow, a capacity changed.
 
 Two engines give the same rates (to float rounding; decision N9):
 
-* ``engine="incremental"`` (default): after a change only the flows whose
-  rate can move are re-solved (with the other flows' rates held, grown until
-  the held flows provably keep their rates), remaining volumes are brought up
-  to date only when a flow's rate changes, and the next completion comes from
-  projected finish times with per-block minima, and ``run_until_idle`` steps
+* ``engine="incremental"`` (default).  With ``sharing="maxmin"`` every flow
+  runs at its bottleneck link's *level*: after a change the levels of the
+  links it reaches are re-solved, moving bottlenecks where needed, and progress
+  is kept per link as virtual time, so a flow is touched only when its
+  bottleneck moves (:mod:`simlib.core.levels`); added or re-routed flows, and
+  changes the propagation gives up on, go to the flow-level incremental solve.
+  With priorities the flow-level solve does it all: only the flows whose rate
+  can move are re-solved (with the other flows' rates held, grown until the
+  held flows provably keep their rates), remaining volumes are brought up to
+  date only when a flow's rate changes, and the next completion comes from
+  projected finish times with per-block minima.  ``run_until_idle`` steps
   through completions in one compiled loop (:mod:`simlib.core.incremental`);
 * ``engine="full"``: the original engine: every change re-solves all flows,
   every time step drains all flows, completions are found by scanning.
@@ -219,7 +225,8 @@ class FlowNetwork:
         self._done: list[Flow] = []
         self.recomputations = 0
         self.recomputed_flows: list[int] = []
-        # incremental: passes, flows solved, refresh pos, level propagations that succeeded / failed
+        # incremental: flow-level solver passes, flows solved, refresh pos; level propagations that
+        # succeeded / gave up, links they solved, adjacency entries they read, bottlenecks they moved
         self.solver_stats = np.zeros(8, dtype=np.int64)
         if self._inc:
             self._inc_init(n0)
