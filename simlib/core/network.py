@@ -634,9 +634,9 @@ class FlowNetwork:
         if self._n_alive == 0:
             return []
         if self._lv:
-            slots = lv.collect_done(self.now, self._loff, self._lcnt, self._ladj, self._lbl, self._bl, self._nb, self._lam,
-                                    self._rate, self._alive, self._n_slots, self._tag, self._volume, self._vt,
-                                    self._tv, self._mz, self._mt, self._gdirty, self._nol)
+            slots = lv.collect_done(self.now, self._loff, self._lcnt, self._ladj, self._lbl, self._bl, self._nb,
+                                    self._lam, self._rate, self._alive, self._n_slots, self._tag, self._volume,
+                                    self._vt, self._tv, self._mz, self._mt, self._gdirty, self._nol)
             if slots.size:
                 self._kill_slots(slots)
         elif self._inc:
