@@ -272,16 +272,15 @@ def propagate(cap, fstart, fend, fidx, loff, lcnt, ladj, lpart, lbl, bl, nb, lam
     overloaded: the max-min allocation (N9, fifth round).
 
     Returns the number of flow re-ratings (the flows of a link each time its level
-    changed), or -1 after more than
-    ``max_pops`` link solves or on a flow without a bottleneck; then every level,
-    load and moved bottleneck is restored, and the caller solves by flows instead.
+    changed), or -1 after more than ``max_pops`` link solves or on a flow without a
+    bottleneck; then every level, load and moved bottleneck is restored, and the
+    caller solves by flows instead.
     ``state`` is link scratch (all 0, left so); ``work`` counts link solves, adjacency
     entries read and flows moved.
     """
     n_links = cap.shape[0]
-    # links waiting to be solved: a binary heap of (level when queued, -inf for an
-    # overloaded link without bottleneck flows; link id), written out here (a
-    # helper's array arguments cost reference counting on every call, N9)
+    # links waiting to be solved: a binary heap (_qpush / _qpop) of (level when queued,
+    # -inf for an overloaded link without bottleneck flows; link id)
     qkey = np.empty(n_links)
     qlink = np.empty(n_links, np.int64)
     touched = np.empty(n_links, np.int64)
