@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit
 
 from simlib.core import jitcache, levels, maxmin
-from simlib.core.levels import move_bottlenecks, regroup, vsync_links
+from simlib.core.levels import move_bottlenecks, moved_tag, regroup, vsync_links
 from simlib.core.maxmin import _allocate
 
 # decision N6 (same values as simlib.core.network)
@@ -449,9 +449,7 @@ def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, vol
             o = oldb[s]
             b = bl[s]
             if o != b and alive[s]:
-                rem = tag[s] - vt[o] if o >= 0 else tag[s]
-                rem = rem if rem > 0.0 else 0.0
-                tag[s] = vt[b] + rem if b >= 0 else rem
+                tag[s] = moved_tag(tag[s], o, vt[o], b, vt[b])
                 if o >= 0:
                     gdirty[o] = True
                 if b >= 0:

@@ -64,6 +64,16 @@ def _last_bit(lam, vt, tv, tag):
     return tv if tag <= vt else np.inf
 
 
+@njit(cache=True, inline="always")
+def moved_tag(tag, o, vt_o, b, vt_b):
+    """A flow's finish tag once its bottleneck moves from link ``o`` (virtual time
+    ``vt_o`` now) to link ``b`` (``vt_b``); -1 is no bottleneck, where the tag holds
+    the remaining bits."""
+    rem = tag - vt_o if o >= 0 else tag
+    rem = rem if rem > 0.0 else 0.0
+    return vt_b + rem if b >= 0 else rem
+
+
 @njit(cache=True)
 def vsync_links(links, now, lam, nb, vt, tv):
     """Bring the virtual times of ``links`` up to ``now`` (levels mode)."""
@@ -106,18 +116,11 @@ def regroup(slots, newb, now, bl, nb, lam, tag, vt, tv, gdirty, fstart, fend, fi
         b = newb[k]
         if o == b:
             continue
+        tag[s] = moved_tag(tag[s], o, vt[o], b, vt[b])
         if o >= 0:
-            rem = tag[s] - vt[o]
             gdirty[o] = True
-        else:
-            rem = tag[s]
-        if rem < 0.0:
-            rem = 0.0
         if b >= 0:
-            tag[s] = vt[b] + rem
             gdirty[b] = True
-        else:
-            tag[s] = rem
         for j in range(fstart[s], fend[s]):  # the copies of its bottleneck in the adjacency
             m = fidx[j]
             if m >= 0:
