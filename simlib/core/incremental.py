@@ -699,8 +699,7 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
         return -1
     # commit: bottleneck tables, loads, rates (settling the remaining bits of changed flows)
     sl = slist[:ns]
-    if lv:  # virtual times advance at the old levels up to now, then tags move groups
-        vsync_links(knb[:ns], now, lam, nb, vt, tv)
+    if lv:  # regroup brings the new bottlenecks' virtual times up to now at the old levels
         regroup(sl, knb[:ns], now, bl, nb, lam, tag, vt, tv, gdirty, fstart, fend, fidx, loff, lcnt, ladj, lbl)
     else:
         move_bottlenecks(sl, knb, bl, nb)
