@@ -55,13 +55,14 @@ duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
 # %%
 import matplotlib.pyplot as plt
 
-from simlib.pipeline import analysis
+from simlib.papers import analysis
 
 from simlib.pipeline import claims
 
 from simlib.pipeline import paths
 
-from simlib.pipeline import plotting, predicates
+from simlib.papers import predicates
+from simlib.pipeline import plotting
 
 from simlib.pipeline import sweep
 from simlib.pipeline.runs import run_scenarios

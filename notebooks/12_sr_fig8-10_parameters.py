@@ -53,13 +53,14 @@ theta_values = check_list("theta_values", theta_values, lambda k, x: check_real(
 # %%
 import pandas as pd
 
-from simlib.pipeline import analysis
+from simlib.papers import analysis
 
 from simlib.pipeline import claims
 
 from simlib.pipeline import paths
 
-from simlib.pipeline import plotting, predicates
+from simlib.papers import predicates
+from simlib.pipeline import plotting
 
 from simlib.pipeline import sweep
 from simlib.pipeline.runs import run_scenarios

@@ -50,7 +50,7 @@ duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
 
 # %%
 
-from simlib.pipeline import analysis
+from simlib.papers import analysis
 
 from simlib.pipeline import claims
 

@@ -43,10 +43,11 @@ lam_values = check_list("lam_values", lam_values, lambda k, x: check_real(k, x, 
 alpha_ms_values = check_list("alpha_ms_values", alpha_ms_values, lambda k, x: check_real(k, x, 0.0))
 
 # %%
-from simlib.pipeline import analysis
+from simlib.papers import analysis
 from simlib.pipeline import claims
 from simlib.pipeline import paths
-from simlib.pipeline import plotting, predicates
+from simlib.papers import predicates
+from simlib.pipeline import plotting
 from simlib.pipeline import sweep
 from simlib.pipeline.runs import run_scenarios
 

@@ -62,7 +62,7 @@ compute_means_s = check_list("compute_means_s", compute_means_s, lambda k, x: ch
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from simlib.pipeline import analysis
+from simlib.papers import analysis
 
 from simlib.pipeline import claims
 

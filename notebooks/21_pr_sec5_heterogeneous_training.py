@@ -80,7 +80,7 @@ for use in (False, True):
 # %%
 import numpy as np
 
-from simlib.pipeline import analysis
+from simlib.papers import analysis
 
 from simlib.pipeline import claims
 

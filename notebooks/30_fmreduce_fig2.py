@@ -69,7 +69,8 @@ import pandas as pd
 from simlib.pipeline import paths
 from simlib.papers.fmreduce import experiments as fx
 from simlib.papers.fmreduce.scenario import VARIANTS, run_trial, variant_label
-from simlib.pipeline import analysis, claims, plotting
+from simlib.papers import analysis
+from simlib.pipeline import claims, plotting
 from simlib.pipeline.runs import run_notebook_sweep
 
 fixed = dict(n=n, p=p, model_mb=model_mb, duration_s=duration_s, trace=trace,

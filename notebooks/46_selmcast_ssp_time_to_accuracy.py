@@ -64,7 +64,8 @@ import matplotlib.pyplot as plt
 
 from simlib.papers.selmcast import ssp_experiments as ex
 from simlib.pipeline import paths
-from simlib.pipeline import analysis, claims, plotting, runs, sweep
+from simlib.papers import analysis
+from simlib.pipeline import claims, plotting, runs, sweep
 from simlib.training import selmcast_ssp_tta as tta
 
 settings = sweep.expand_grid(trace=traces, scheme=["selmcast", "orpheus"], n=[n], duration_s=[duration_s],

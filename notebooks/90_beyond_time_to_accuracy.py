@@ -64,7 +64,7 @@ model = check_choice("model", model, ("softmax", "mlp"))
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from simlib.pipeline import analysis
+from simlib.papers import analysis
 
 from simlib.pipeline import claims
 

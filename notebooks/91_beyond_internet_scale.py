@@ -65,7 +65,8 @@ import time
 import matplotlib.pyplot as plt
 
 from simlib.pipeline import paths
-from simlib.pipeline import analysis, claims, plotting, sweep
+from simlib.papers import analysis
+from simlib.pipeline import claims, plotting, sweep
 from simlib.pipeline.runs import run_scenarios
 
 settings = sweep.expand_grid(n=n_values, scheme=["allreduce", "partial", "selective"], trace=[trace],

@@ -24,6 +24,7 @@ import json
 import os
 from numbers import Real
 from pathlib import Path
+from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -31,36 +32,22 @@ import pandas as pd
 from simlib.pipeline import paths
 from simlib.pipeline.atomic import atomic_write_bytes, locked_directory as _locked
 from simlib.core.validate import check_real
+from simlib.papers.claim import KINDS, Claim, observation
 
-__all__ = ["COLUMNS", "DEFAULT_LEDGER", "KINDS", "record_claim", "record_observation", "load_ledger",
-           "summarize_ledger"]
+__all__ = ["COLUMNS", "DEFAULT_LEDGER", "KINDS", "record", "record_claim", "record_observation",
+           "load_ledger", "summarize_ledger"]
 
-COLUMNS = ("paper", "figure", "claim", "paper_value", "our_value", "holds", "note",
-           "kind", "profile", "trials", "parameters")
-#: Columns of ledgers written before the provenance columns existed (read as kind "claim").
-_OLD_COLUMNS = COLUMNS[:7]
+COLUMNS = ("paper", "figure", "claim", "paper_value", "our_value", "tolerance", "direction", "magnitude",
+           "holds", "cause", "note", "kind", "notebook", "profile", "trials", "parameters")
+#: Columns of ledgers written before direction/magnitude/cause existed (``holds`` read as the direction).
+_V2_COLUMNS = ("paper", "figure", "claim", "paper_value", "our_value", "holds", "note",
+               "kind", "profile", "trials", "parameters")
+_V1_COLUMNS = _V2_COLUMNS[:7]
+_VERDICTS = ("direction", "magnitude", "holds")
 KEY = ("paper", "figure", "claim")
-KINDS = ("claim", "observation")
 #: The committed ledger ``<repository root>/data/results/claims.csv`` -- independent
 #: of the current directory.  Written only by a publishing run (see the module docstring).
 DEFAULT_LEDGER = paths.COMMITTED_LEDGER
-
-
-def _check_text(name: str, value, allow_empty: bool = False) -> str:
-    if not isinstance(value, str) or (not allow_empty and not value.strip()):
-        kind = "a str" if allow_empty else "a non-empty str"
-        raise ValueError(f"{name} must be {kind}, got {value!r}")
-    return value
-
-
-def _check_value(name: str, value) -> str:
-    """A claim value: a non-empty string (kept verbatim) or a real number (stored via str)."""
-    if isinstance(value, str):
-        return _check_text(name, value)
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
-        raise ValueError(f"{name} must be a non-empty str or a real number, got {value!r}")
-    v = check_real(name, value, allow_inf=True)
-    return str(int(value)) if isinstance(value, (int, np.integer)) else repr(v)
 
 
 def _check_path(name: str, path) -> Path:
@@ -69,22 +56,37 @@ def _check_path(name: str, path) -> Path:
     return Path(path)
 
 
+def _verdict_text(value) -> str:
+    return "" if value is None else str(bool(value))
+
+
+def _parse_verdict(path: Path, line: int, column: str, text: str, kind: str):
+    allowed = ("",) if kind == "observation" else (("True", "False", "") if column == "magnitude"
+                                                  else ("True", "False"))
+    if text not in allowed:
+        raise ValueError(f"ledger_path {str(path)!r} line {line}: {column} of a {kind} must be "
+                         f"{' or '.join(repr(a) for a in allowed)}, got {text!r}")
+    return None if text == "" else text == "True"
+
+
 def _read_rows(path: Path) -> list[dict]:
     if not path.exists():
         return []
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
-        if tuple(reader.fieldnames or ()) not in (COLUMNS, _OLD_COLUMNS):
+        columns = tuple(reader.fieldnames or ())
+        if columns not in (COLUMNS, _V2_COLUMNS, _V1_COLUMNS):
             raise ValueError(f"ledger_path {str(path)!r} is not a claims ledger: columns "
                              f"{reader.fieldnames} instead of {list(COLUMNS)}")
         rows = []
         for line, row in enumerate(reader, start=2):
-            row = {"kind": "claim", "profile": "", "trials": "", "parameters": "", **row}
-            allowed = ("True", "False") if row["kind"] == "claim" else ("",)
-            if row["holds"] not in allowed:
-                raise ValueError(f"ledger_path {str(path)!r} line {line}: holds of a {row['kind']} must be "
-                                 f"{' or '.join(allowed) or 'empty'}, got {row['holds']!r}")
-            rows.append({**row, "holds": None if row["holds"] == "" else row["holds"] == "True"})
+            row = {"kind": "claim", "profile": "", "trials": "", "parameters": "", "notebook": "",
+                   "tolerance": "", "cause": "", **row}
+            if columns != COLUMNS:   # an older ledger: its "holds" was the only verdict
+                row.update(direction=row["holds"], magnitude="")
+            for column in _VERDICTS:
+                row[column] = _parse_verdict(path, line, column, row[column], row["kind"])
+            rows.append({c: row[c] for c in COLUMNS})
     return rows
 
 
@@ -93,12 +95,12 @@ def _write_rows(path: Path, rows: list[dict]) -> None:
     writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({**row, "holds": "" if row["holds"] is None else str(bool(row["holds"]))})
+        writer.writerow({**row, **{c: _verdict_text(row[c]) for c in _VERDICTS}})
     atomic_write_bytes(path, buf.getvalue().encode("utf-8"))
 
 
 def _provenance(profile, trials, parameters) -> dict:
-    """profile / trials / parameters columns: given values, else what the run noted."""
+    """notebook / profile / trials / parameters columns: given values, else what the run noted."""
     facts = paths.run_facts()
     passed = paths.passed_parameters()
     profile = profile if profile is not None else facts.get("profile", passed.get("profile", ""))
@@ -111,19 +113,27 @@ def _provenance(profile, trials, parameters) -> dict:
         params_json = json.dumps(parameters, sort_keys=True, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"parameters must be JSON-serializable with finite numbers: {exc}") from None
-    return {"profile": _check_text("profile", str(profile), allow_empty=True),
+    if not isinstance(profile, str):
+        raise ValueError(f"profile must be a str, got {profile!r}")
+    return {"notebook": paths.run_context().notebook if facts else "", "profile": profile,
             "trials": str(trials), "parameters": params_json}
 
 
 class LedgerRow(dict):
     """A recorded ledger row (a plain dict) that IPython shows as one readable line.
 
-    A notebook cell ending with ``record_claim(...)`` thus displays
-    "claim recorded: Fig. 8: ...: paper X vs ours Y (holds)" instead of a dict.
+    A notebook cell ending with ``record(...)`` thus displays
+    "claim recorded: Fig. 8: ...: paper X vs ours Y (direction holds, magnitude fails)".
     """
 
     def summary(self) -> str:
-        verdict = "" if self.get("holds") is None else (" (holds)" if self["holds"] else " (does not hold)")
+        if self.get("kind") == "observation":
+            verdict = ""
+        else:
+            parts = [f"direction {'holds' if self['direction'] else 'fails'}"]
+            if self.get("magnitude") is not None:
+                parts.append(f"magnitude {'holds' if self['magnitude'] else 'fails'}")
+            verdict = f" ({', '.join(parts)})"
         return (f"{self.get('kind', 'claim')} recorded: {self['figure']}: {self['claim']}: paper "
                 f"{self['paper_value']} vs ours {self['our_value']}{verdict}")
 
@@ -131,7 +141,14 @@ class LedgerRow(dict):
         printer.text(self.summary())
 
 
-def _upsert(row: dict, ledger_path) -> dict:
+class LedgerRows(list):
+    """The rows one :func:`record` call wrote; IPython shows one line per row."""
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        printer.text("\n".join(r.summary() for r in self))
+
+
+def _upsert(new_rows: list[dict], ledger_path) -> None:
     if ledger_path is None:
         context = paths.run_context()
         paths.announce(context)
@@ -140,105 +157,121 @@ def _upsert(row: dict, ledger_path) -> dict:
     path.parent.mkdir(parents=True, exist_ok=True)
     with _locked(path):
         rows = _read_rows(path)
-        key = tuple(row[k] for k in KEY)
-        for i, old in enumerate(rows):
-            if tuple(old[k] for k in KEY) == key:
-                rows[i] = row
-                break
-        else:
-            rows.append(row)
+        index = {tuple(old[k] for k in KEY): i for i, old in enumerate(rows)}
+        for row in new_rows:
+            key = tuple(row[k] for k in KEY)
+            if key in index:
+                rows[index[key]] = row
+            else:
+                index[key] = len(rows)
+                rows.append(row)
         _write_rows(path, rows)
-    return LedgerRow(row)
 
 
-def _row(kind: str, paper, figure, claim, paper_value, our_value, note) -> dict:
-    """A checked ledger row of ``kind`` (``holds`` still None)."""
-    return {
-        "paper": _check_text("paper", paper),
-        "figure": _check_text("figure", figure),
-        "claim": _check_text("claim", claim),
-        "paper_value": _check_value("paper_value", paper_value),
-        "our_value": _check_value("our_value", our_value),
-        "holds": None,
-        "note": _check_text("note", note, allow_empty=True),
-        "kind": kind,
-    }
+def record(claims: Claim | Iterable[Claim], ledger_path=None, *, profile: str | None = None,
+           trials: int | None = None, parameters: dict | None = None) -> LedgerRows:
+    """Insert or replace the ledger rows of ``claims`` (keyed by (paper, figure, claim)).
+
+    ``claims`` is one :class:`~simlib.papers.claim.Claim` or an iterable of them
+    (what a paper's ``claims.py`` returns).  ``profile``, ``trials`` and
+    ``parameters`` default to what the running notebook noted
+    (``check_notebook_common`` / ``run_notebook_sweep``) and the parameters
+    passed to it; ``ledger_path`` to the run context's ledger.  An existing row
+    with the same key is replaced in place, otherwise the row is appended; the
+    CSV is rewritten atomically.  Returns the rows written.
+    """
+    claims = [claims] if isinstance(claims, Claim) else list(claims)
+    for c in claims:
+        if not isinstance(c, Claim):
+            raise ValueError(f"claims must be Claim records (simlib.papers.claim.Claim), got {c!r}")
+    keys = [(c.paper, c.figure, c.claim) for c in claims]
+    if len(set(keys)) != len(keys):
+        dup = next(k for k in keys if keys.count(k) > 1)
+        raise ValueError(f"claims must have distinct (paper, figure, claim) keys, {dup} appears twice")
+    prov = _provenance(profile, trials, parameters)
+    rows = [{**{f: getattr(c, f) for f in ("paper", "figure", "claim", "paper_value", "our_value",
+                                              "tolerance", "direction", "magnitude", "cause", "note", "kind")},
+             "holds": c.holds, **prov} for c in claims]
+    _upsert(rows, ledger_path)
+    return LedgerRows(LedgerRow(r) for r in rows)
+
+
+def _value(name: str, value) -> str:
+    """A claim value: a non-empty string (kept verbatim) or a real number (stored via str)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+        raise ValueError(f"{name} must be a non-empty str or a real number, got {value!r}")
+    v = check_real(name, value, allow_inf=True)
+    return str(int(value)) if isinstance(value, (int, np.integer)) else repr(v)
 
 
 def record_claim(paper: str, figure: str, claim: str, paper_value, our_value, holds: bool,
                  note: str = "", ledger_path=None, *, profile: str | None = None,
                  trials: int | None = None, parameters: dict | None = None) -> dict:
-    """Insert or replace the ledger row keyed by (paper, figure, claim); return the row.
+    """One claim with a single verdict (recorded as its direction, no magnitude verdict).
 
-    ``paper``, ``figure`` and ``claim`` are non-empty strings (e.g.
-    ``"Partial reduce (SIGMOD'21)"``, ``"Fig. 7"``, ``"speed-up over all-reduce"``);
-    ``paper_value`` and ``our_value`` are non-empty strings kept verbatim
-    (``"1.89–2.55×"``) or real numbers (stored as ``str``); ``holds`` is a bool
-    (numpy bools accepted); ``note`` is free text.  ``profile``, ``trials``
-    and ``parameters`` default to what the running notebook noted
-    (``check_notebook_common`` / ``run_notebook_sweep``) and the parameters
-    passed to it.  ``ledger_path`` defaults to the run context's ledger.  An
-    existing row with the same key is replaced in place, otherwise the row is
-    appended.  The CSV (parent directories created as needed) is rewritten
-    atomically.
+    Kept for notebooks whose claims have not moved to their paper's ``claims.py``
+    yet; a claim that does not hold gets the cause ``"unexplained: ..."``.
     """
     if not isinstance(holds, (bool, np.bool_)):
         raise ValueError(f"holds must be a bool (True or False), got {holds!r}")
-    row = _row("claim", paper, figure, claim, paper_value, our_value, note)
-    row["holds"] = bool(holds)
-    row.update(_provenance(profile, trials, parameters))
-    return _upsert(row, ledger_path)
+    c = Claim(paper=paper, figure=figure, claim=claim, paper_value=_value("paper_value", paper_value),
+              our_value=_value("our_value", our_value), direction=bool(holds), note=note,
+              cause="" if holds else "unexplained: not yet classified (single-verdict claim)")
+    return record(c, ledger_path, profile=profile, trials=trials, parameters=parameters)[0]
 
 
 def record_observation(paper: str, figure: str, claim: str, our_value, note: str = "",
                        paper_value="—", ledger_path=None, *, profile: str | None = None,
                        trials: int | None = None, parameters: dict | None = None) -> dict:
-    """Record a measured fact that is not a paper claim (kind ``"observation"``, no ``holds``).
-
-    For readings of ambiguous passages, paper gaps and questions beyond the
-    papers: they are listed separately by :func:`summarize_ledger` and never
-    counted as claims that hold.  Arguments as :func:`record_claim`;
-    ``paper_value`` says what the paper states, if anything (default ``"—"``).
-    """
-    row = _row("observation", paper, figure, claim, paper_value, our_value, note)
-    row.update(_provenance(profile, trials, parameters))
-    return _upsert(row, ledger_path)
+    """Record a measured fact that is not a paper claim (kind ``"observation"``, no verdicts)."""
+    c = observation(paper, figure, claim, _value("our_value", our_value), note=note,
+                    paper_value=_value("paper_value", paper_value))
+    return record(c, ledger_path, profile=profile, trials=trials, parameters=parameters)[0]
 
 
 def load_ledger(path=DEFAULT_LEDGER) -> pd.DataFrame:
     """The ledger as a DataFrame with columns :data:`COLUMNS`.
 
-    ``holds`` is pandas' nullable ``boolean`` (missing for observations); all
-    other columns are strings.  A missing file gives an empty frame with the
-    same columns.
+    ``direction``, ``magnitude`` and ``holds`` are pandas' nullable ``boolean``
+    (missing for observations; ``magnitude`` also where the paper gives no
+    number); all other columns are strings.  A missing file gives an empty
+    frame with the same columns.
     """
     path = _check_path("path", path)
     rows = _read_rows(path)
     df = pd.DataFrame.from_records(rows, columns=list(COLUMNS))
-    return df.astype({c: ("boolean" if c == "holds" else str) for c in COLUMNS})
+    return df.astype({c: ("boolean" if c in _VERDICTS else str) for c in COLUMNS})
 
 
 def summarize_ledger(path=DEFAULT_LEDGER) -> str:
-    """Human-readable summary: ``"N claims checked: H hold, F do not"``.
+    """Human-readable summary of a ledger.
 
-    Followed by one line per claim that does not hold:
-    ``"- <paper>, <figure>: <claim>: paper <paper_value> vs ours <our_value> (<note>)"``;
-    then ``"M observations (not paper claims)"`` if there are any, and a
-    warning line if rows come from other than the full profile with the
-    notebooks' default parameters.  Returns ``"no claims recorded yet"`` if
-    the ledger is missing or empty.
+    ``"N claims checked: H hold, F do not (direction holds in D of N; magnitude
+    checked in M, holds in K)"``, then one line per claim that does not hold:
+    ``"- <paper>, <figure>: <claim>: paper <paper_value> vs ours <our_value>
+    [direction fails; magnitude fails] -- <cause>"``; then ``"M observations
+    (not paper claims)"`` if there are any, and a warning line if rows come
+    from other than the full profile with the notebooks' default parameters.
+    Returns ``"no claims recorded yet"`` if the ledger is missing or empty.
     """
     df = load_ledger(path)
     if df.empty:
         return "no claims recorded yet"
     claims_df = df[df["kind"] == "claim"]
     n, n_hold = len(claims_df), int(claims_df["holds"].sum())
+    n_dir = int(claims_df["direction"].sum())
+    mag = claims_df["magnitude"].dropna()
     noun = "claim" if n == 1 else "claims"
-    lines = [f"{n} {noun} checked: {n_hold} hold, {n - n_hold} do not"]
+    lines = [f"{n} {noun} checked: {n_hold} hold, {n - n_hold} do not (direction holds in {n_dir} of {n}; "
+             f"magnitude checked in {len(mag)}, holds in {int(mag.sum())})"]
     for row in claims_df[~claims_df["holds"].astype(bool)].itertuples(index=False):
+        fails = [v for v, ok in (("direction", row.direction), ("magnitude", row.magnitude))
+                 if not pd.isna(ok) and not ok]
         line = (f"- {row.paper}, {row.figure}: {row.claim}: "
-                f"paper {row.paper_value} vs ours {row.our_value}")
-        lines.append(line + (f" ({row.note})" if row.note else ""))
+                f"paper {row.paper_value} vs ours {row.our_value} [{' and '.join(fails)} fails]")
+        lines.append(line + (f" -- {row.cause}" if row.cause else ""))
     n_obs = int((df["kind"] == "observation").sum())
     if n_obs:
         lines.append(f"{n_obs} observation{'s' if n_obs != 1 else ''} (not paper claims) recorded")

@@ -23,7 +23,7 @@ import pandas as pd
 
 from simlib.papers.registry import SCHEMES
 from simlib.pipeline import paths as paths_mod
-from simlib.pipeline.analysis import summarize
+from simlib.papers.analysis import summarize
 from simlib.pipeline.atomic import atomic_write_bytes
 from simlib.core.validate import check_choice, check_int, check_real
 
@@ -317,7 +317,7 @@ def metric_panels(df: pd.DataFrame, x: str, metrics: Sequence[str], hue: str = "
 def plot_ladder(ax, ladders: dict, den: str) -> None:
     """Paired time-to-target ratio against the target accuracy (median line, min–max band
     over the groups), one line per ``num`` scheme of ``ladders`` (``num`` -> the frame of
-    :func:`simlib.pipeline.analysis.ladder_ratios` for ``num`` / ``den``)."""
+    :func:`simlib.papers.analysis.ladder_ratios` for ``num`` / ``den``)."""
     for num, lad in ladders.items():
         line, = ax.plot(lad["target"], lad["median"], "-", marker=SCHEME_MARKERS.get(num, "o"),
                         color=SCHEME_COLORS.get(num),

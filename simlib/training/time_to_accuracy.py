@@ -19,6 +19,7 @@ from simlib.training.replay import replay, time_to_accuracy
 from simlib.core.seeding import child_seed
 from simlib.papers.cluster_scenario import Scenario, simulate
 from simlib.core.validate import check_real
+from simlib.papers.analysis import ladder_column
 
 __all__ = ["trial", "TRAIN_DEFAULTS", "TARGET_LADDER", "ladder_column", "split_training_params", "replay_to_target"]
 
@@ -56,11 +57,6 @@ def replay_to_target(log, cfg: dict, target: float, seed: np.random.SeedSequence
     out = {"final_acc": float(curve["test_acc"].iloc[-1]), "time_to_target_s": float(t)}
     out.update({ladder_column(a): time_to_accuracy(curve, a) for a in TARGET_LADDER})
     return out, row
-
-
-def ladder_column(target: float) -> str:
-    """Column name of the time (s) to test accuracy ``target``, e.g. ``time_to_acc85_s``."""
-    return f"time_to_acc{round(100 * target):d}_s"
 
 
 def trial(params: dict, seed: np.random.SeedSequence) -> dict:

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import simlib
@@ -30,13 +31,18 @@ def test_record_creates_ledger_with_string_values(ledger):
     row = record_claim("PR", "Fig. 7", "speed-up vs all-reduce", "1.89–2.55×", 2.25, True,
                        ledger_path=ledger)
     assert row == {"paper": "PR", "figure": "Fig. 7", "claim": "speed-up vs all-reduce",
-                   "paper_value": "1.89–2.55×", "our_value": "2.25", "holds": True, "note": "",
-                   "kind": "claim", "profile": "", "trials": "", "parameters": "{}"}
+                   "paper_value": "1.89–2.55×", "our_value": "2.25", "tolerance": "", "direction": True,
+                   "magnitude": None, "holds": True, "cause": "", "note": "", "kind": "claim",
+                   "notebook": "", "profile": "", "trials": "", "parameters": "{}"}
     df = load_ledger(ledger)
-    assert list(df.columns) == list(COLUMNS)
-    assert df.iloc[0].to_dict() == row
-    assert str(df["holds"].dtype) == "boolean"
-    assert ledger.read_text(encoding="utf-8").splitlines()[0] == ",".join(COLUMNS)
+    header = ("paper,figure,claim,paper_value,our_value,tolerance,direction,magnitude,holds,cause,note,kind,"
+              "notebook,profile,trials,parameters")
+    assert ",".join(df.columns) == header
+    got = df.iloc[0].to_dict()
+    assert pd.isna(got.pop("magnitude")) and row.pop("magnitude") is None
+    assert got == row
+    assert str(df["holds"].dtype) == str(df["direction"].dtype) == str(df["magnitude"].dtype) == "boolean"
+    assert ledger.read_text(encoding="utf-8").splitlines()[0] == header
 
 
 def test_upsert_replaces_in_place(ledger):
@@ -64,14 +70,17 @@ def test_awkward_text_round_trips(ledger):
 def test_summary_text(ledger):
     assert summarize_ledger(ledger) == "no claims recorded yet"
     record_claim("PR", "Fig. 7", "speed-up", "1.89–2.55×", "2.1×", True, ledger_path=ledger)
-    assert summarize_ledger(ledger) == "1 claim checked: 1 hold, 0 do not"
+    assert summarize_ledger(ledger) == ("1 claim checked: 1 hold, 0 do not (direction holds in 1 of 1; "
+                                        "magnitude checked in 0, holds in 0)")
     record_claim("PR", "Fig. 9", "accuracy loss", "< 1%", "1.4%", False, note="fewer epochs",
                  ledger_path=ledger)
     record_claim("SR", "Fig. 3", "traffic cut", "40%", "35%", False, ledger_path=ledger)
     assert summarize_ledger(ledger) == (
-        "3 claims checked: 1 hold, 2 do not\n"
-        "- PR, Fig. 9: accuracy loss: paper < 1% vs ours 1.4% (fewer epochs)\n"
-        "- SR, Fig. 3: traffic cut: paper 40% vs ours 35%")
+        "3 claims checked: 1 hold, 2 do not (direction holds in 1 of 3; magnitude checked in 0, holds in 0)\n"
+        "- PR, Fig. 9: accuracy loss: paper < 1% vs ours 1.4% [direction fails] -- unexplained: not yet "
+        "classified (single-verdict claim)\n"
+        "- SR, Fig. 3: traffic cut: paper 40% vs ours 35% [direction fails] -- unexplained: not yet "
+        "classified (single-verdict claim)")
 
 
 def test_missing_and_empty_ledger(tmp_path):
@@ -172,7 +181,7 @@ def test_recorded_row_displays_as_one_line(ledger):
             printed.append(t)
 
     row._repr_pretty_(Printer(), False)
-    assert printed == ["claim recorded: Fig. 8: scale grows: paper monotone vs ours 20 → 40 (does not hold)"]
+    assert printed == ["claim recorded: Fig. 8: scale grows: paper monotone vs ours 20 → 40 (direction fails)"]
 
 
 def test_rows_record_profile_trials_and_parameters(ledger):
@@ -192,8 +201,8 @@ def test_observations_do_not_count_as_claims(ledger):
     assert df["kind"].tolist() == ["claim", "claim", "observation"]
     assert df["holds"].isna().tolist() == [False, False, True]
     assert summarize_ledger(ledger).splitlines() == [
-        "2 claims checked: 1 hold, 1 do not",
-        "- P, F: d: paper 1 vs ours 2",
+        "2 claims checked: 1 hold, 1 do not (direction holds in 1 of 2; magnitude checked in 0, holds in 0)",
+        "- P, F: d: paper 1 vs ours 2 [direction fails] -- unexplained: not yet classified (single-verdict claim)",
         "1 observation (not paper claims) recorded"]
 
 
@@ -217,3 +226,30 @@ def test_default_ledger_follows_the_run_context(tmp_path, monkeypatch):
     monkeypatch.delenv(paths.RUN_DIR_ENV)
     monkeypatch.setenv(paths.PUBLISH_ENV, "1")
     assert paths.run_context().ledger == DEFAULT_LEDGER
+
+
+def test_record_keeps_direction_and_magnitude_apart(ledger):
+    from simlib.papers.claim import Claim
+
+    rows = claims.record([
+        Claim("004", "Fig. 4c", "Orpheus normalized CT at n = 100", "1.67", "2.32", direction=True,
+              magnitude=False, tolerance="within 10 %", cause="paper ambiguity: SM1, the ideal t*"),
+        Claim("004", "Fig. 4c", "SelMcast beats Orpheus", "yes", "yes", direction=True)], ledger_path=ledger)
+    assert [r["holds"] for r in rows] == [False, True]
+    df = load_ledger(ledger)
+    assert df["direction"].tolist() == [True, True]
+    assert df["magnitude"].isna().tolist() == [False, True] and not bool(df["magnitude"].iloc[0])
+    assert df["cause"].tolist() == ["paper ambiguity: SM1, the ideal t*", ""]
+    assert summarize_ledger(ledger).splitlines()[:2] == [
+        "2 claims checked: 1 hold, 1 do not (direction holds in 2 of 2; magnitude checked in 1, holds in 0)",
+        "- 004, Fig. 4c: Orpheus normalized CT at n = 100: paper 1.67 vs ours 2.32 [magnitude fails] -- "
+        "paper ambiguity: SM1, the ideal t*"]
+
+
+def test_record_rejects_duplicate_keys_before_writing(ledger):
+    from simlib.papers.claim import Claim
+
+    c = Claim("000", "Fig. 5", "c", "1", "1", direction=True)
+    with pytest.raises(ValueError, match="appears twice"):
+        claims.record([c, c], ledger_path=ledger)
+    assert not ledger.exists()

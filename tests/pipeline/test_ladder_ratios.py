@@ -4,7 +4,7 @@ import math
 import pandas as pd
 import pytest
 
-from simlib.pipeline.analysis import ladder_ratios
+from simlib.papers.analysis import ladder_ratios
 
 
 def frame():

@@ -1,4 +1,4 @@
-"""Claim predicates (simlib.pipeline.predicates) and the paired ratio (analysis.paired_ratio)."""
+"""Claim predicates (simlib.papers.predicates) and the paired ratio (analysis.paired_ratio)."""
 from __future__ import annotations
 
 import math
@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simlib.pipeline.analysis import paired_ratio
-from simlib.pipeline.predicates import interior_extremum, monotone, range_claim, trend, wins_at_every_x
+from simlib.papers.analysis import paired_ratio
+from simlib.papers.predicates import interior_extremum, monotone, range_claim, trend, wins_at_every_x
 
 
 def ratios(rows):

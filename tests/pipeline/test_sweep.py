@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from simlib.pipeline import sweep
-from simlib.pipeline.analysis import summarize
+from simlib.papers.analysis import summarize
 from simlib.pipeline.sweep import (code_fingerprint, expand_grid, module_closure, module_fingerprint, run_sweep,
                                    setting_hash, trial_seed)
 

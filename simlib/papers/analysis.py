@@ -12,9 +12,9 @@ from typing import Sequence
 import pandas as pd
 
 from simlib.core.validate import check_choice, check_real
-from simlib.training.time_to_accuracy import TARGET_LADDER, ladder_column
 
-__all__ = ["summarize", "paired_ratio", "fmt_range", "ladder_ratios", "SUMMARY_COLUMNS"]
+__all__ = ["summarize", "paired_ratio", "fmt_range", "ladder_ratios", "ladder_column", "ladder_targets",
+           "SUMMARY_COLUMNS"]
 
 #: Columns :func:`summarize` adds after the grouping columns.
 SUMMARY_COLUMNS = ("metric", "min", "median", "max", "count")
@@ -56,12 +56,25 @@ def paired_ratio(df: pd.DataFrame, metric: str, by: Sequence[str], num: str, den
     return out.rename(columns={"count": "trials"}).reset_index()
 
 
+def ladder_column(target: float) -> str:
+    """Column name of the time (s) to test accuracy ``target``, e.g. ``time_to_acc85_s``."""
+    return f"time_to_acc{round(100 * target):d}_s"
+
+
+def ladder_targets(df: pd.DataFrame) -> list[float]:
+    """The accuracies of the ``time_to_accNN_s`` columns of ``df`` (ascending)."""
+    import re
+
+    found = [int(m.group(1)) / 100 for c in df.columns if (m := re.fullmatch(r"time_to_acc(\d+)_s", c))]
+    return sorted(found)
+
+
 def ladder_ratios(df: pd.DataFrame, by: Sequence[str], num: str, den: str, censor_at_s: float,
-                  targets: Sequence[float] = TARGET_LADDER) -> pd.DataFrame:
+                  targets: Sequence[float] | None = None) -> pd.DataFrame:
     """Paired time-to-accuracy ratios ``num / den`` at every accuracy of a target ladder.
 
     ``df`` holds one row per (setting, trial, scheme) with the columns
-    ``time_to_accNN_s`` of :func:`~simlib.training.time_to_accuracy.ladder_column`;
+    ``time_to_accNN_s`` of :func:`ladder_column` (``targets``: all of them by default);
     a run that never reached a target counts at ``censor_at_s`` seconds (the run
     length), so a ratio is a lower bound when ``num`` did not finish and 1 when
     neither did.  Returns one row per target: ``target``, ``min``, ``median``,
@@ -70,6 +83,9 @@ def ladder_ratios(df: pd.DataFrame, by: Sequence[str], num: str, den: str, censo
     that reached the target.
     """
     censor_at_s = check_real("censor_at_s", censor_at_s, 0.0, lo_open=True)
+    targets = ladder_targets(df) if targets is None else targets
+    if not targets:
+        raise ValueError("df has no time_to_accNN_s columns (targets=None reads the ladder from them)")
     rows = []
     for a in targets:
         col = ladder_column(a)

@@ -1,7 +1,7 @@
 """Claim predicates: the tests a notebook applies before it records a claim.
 
 Each takes plain values (sequences, Series, the frame of
-:func:`simlib.pipeline.analysis.paired_ratio`) and returns a bool or a small
+:func:`simlib.papers.analysis.paired_ratio`) and returns a bool or a small
 dataclass, so the rule behind every "holds" in the claims ledger is written
 once, tested, and cited by name in the ledger's note.
 """
@@ -47,7 +47,7 @@ def range_claim(ratios: pd.DataFrame, group: str, paper_lo: float, paper_hi: flo
     """The E12 rule for "up to a–b×" claims (docs/decisions/selective_reduce_experiments.md).
 
     ``ratios`` has one row per (``group``, x) with the paired ratio's
-    ``column`` (better > 1), e.g. :func:`~simlib.pipeline.analysis.paired_ratio`
+    ``column`` (better > 1), e.g. :func:`~simlib.papers.analysis.paired_ratio`
     by ``[group, "n"]``.  Our range spans, over the groups, the largest ratio
     of each group; the claim holds when the ratio exceeds 1 at every row *and*
     our range overlaps ``[paper_lo, paper_hi]``.

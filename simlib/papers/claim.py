@@ -1,0 +1,133 @@
+"""A checked paper claim (or an observation beyond the papers), as plain values.
+
+Each paper's ``claims.py`` turns result frames into :class:`Claim` records;
+:mod:`simlib.pipeline.claims` writes them to the ledger.  A claim keeps two
+verdicts apart:
+
+* ``direction`` -- does the qualitative statement hold (who wins, which way a
+  curve goes)?
+* ``magnitude`` -- where the paper gives a number, is ours within the stated
+  ``tolerance`` of it?  ``None`` when the paper gives no number.
+
+and, whenever either verdict is False, a ``cause``: one of :data:`CAUSES`
+followed by ``": "`` and the reason; ``"paper ambiguity"`` must name the
+decision id it rests on (e.g. ``"paper ambiguity: SM1, ..."``).
+Observations (``kind="observation"``) carry no verdicts.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+__all__ = ["Claim", "CAUSES", "KINDS", "observation", "within", "ratio_within"]
+
+KINDS = ("claim", "observation")
+#: Why a verdict is False.  "stand-in trace": the compute-time traces are synthetic
+#: stand-ins (T1); "paper ambiguity": a reading the paper leaves open (name its
+#: decision id); "setting": a setting the paper omits or we could not match;
+#: "simulation model": the flow-level model differs from the paper's testbed;
+#: "unexplained": none of these.
+CAUSES = ("stand-in trace", "paper ambiguity", "setting", "simulation model", "unexplained")
+_DECISION_ID = re.compile(r"\b[A-Z]{1,3}\d{1,3}\b")
+
+
+def _text(name: str, value, allow_empty: bool = False) -> str:
+    if not isinstance(value, str) or (not allow_empty and not value.strip()):
+        raise ValueError(f"{name} must be a {'' if allow_empty else 'non-empty '}str, got {value!r}")
+    return value
+
+
+def _verdict(name: str, value) -> bool | None:
+    if value is None:
+        return None
+    if type(value).__name__ in ("bool", "bool_"):   # numpy bools too
+        return bool(value)
+    raise ValueError(f"{name} must be True, False or None, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One ledger row before provenance: what the paper says, what we measured, the verdicts.
+
+    ``paper`` is the seed id ("000", "002", "003", "004"); ``figure`` e.g.
+    ``"Fig. 5"``; ``claim`` the statement (unique within (paper, figure));
+    ``paper_value``/``our_value`` text kept verbatim (``"1.89–2.55×"``);
+    ``tolerance`` how the magnitude is judged (``"within 10 %"``; empty when
+    ``magnitude`` is None); ``note`` free text (settings, trials).
+    """
+
+    paper: str
+    figure: str
+    claim: str
+    paper_value: str
+    our_value: str
+    direction: bool | None
+    magnitude: bool | None = None
+    tolerance: str = ""
+    cause: str = ""
+    note: str = ""
+    kind: str = "claim"
+
+    def __post_init__(self):
+        for name in ("paper", "figure", "claim", "paper_value", "our_value"):
+            _text(name, getattr(self, name))
+        for name in ("tolerance", "cause", "note"):
+            _text(name, getattr(self, name), allow_empty=True)
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {list(KINDS)}, got {self.kind!r}")
+        object.__setattr__(self, "direction", _verdict("direction", self.direction))
+        object.__setattr__(self, "magnitude", _verdict("magnitude", self.magnitude))
+        if self.kind == "observation":
+            if self.direction is not None or self.magnitude is not None:
+                raise ValueError("an observation has no verdicts: direction and magnitude must be None")
+            return
+        if self.direction is None:
+            raise ValueError(f"direction of claim {self.claim!r} must be True or False")
+        if self.magnitude is not None and not self.tolerance.strip():
+            raise ValueError(f"claim {self.claim!r} has a magnitude verdict, so tolerance must say how it "
+                             "is judged (e.g. 'within 10 %')")
+        if not self.holds:
+            kind = self.cause.split(":", 1)[0].strip()
+            if kind not in CAUSES:
+                raise ValueError(f"claim {self.claim!r} does not hold, so cause must start with one of "
+                                 f"{list(CAUSES)} followed by ': <reason>', got {self.cause!r}")
+            if kind == "paper ambiguity" and not _DECISION_ID.search(self.cause):
+                raise ValueError(f"cause of claim {self.claim!r} is a paper ambiguity, so it must name the "
+                                 f"decision id (e.g. SM1), got {self.cause!r}")
+        elif self.cause:
+            raise ValueError(f"claim {self.claim!r} holds, so cause must be empty, got {self.cause!r}")
+
+    @property
+    def holds(self) -> bool | None:
+        """Direction holds and the magnitude (where checked) holds; None for observations."""
+        if self.kind == "observation":
+            return None
+        return bool(self.direction and self.magnitude is not False)
+
+
+def observation(paper: str, figure: str, claim: str, our_value: str, note: str = "",
+                paper_value: str = "—") -> Claim:
+    """A measured fact that is not a paper claim (a reading of an ambiguous passage, a
+    question beyond the papers): no verdicts."""
+    return Claim(paper=paper, figure=figure, claim=claim, paper_value=paper_value, our_value=our_value,
+                 direction=None, note=note, kind="observation")
+
+
+def within(ours: float, paper: float, rel: float) -> bool:
+    """``|ours - paper| <= rel * |paper|`` (a relative tolerance; NaN never within).
+
+    The bound is closed and forgives float rounding (1e-12 relative), so 1.1 is
+    within 10 % of 1.0 although ``1.1 - 1.0`` is ``0.10000000000000009``."""
+    if rel < 0:
+        raise ValueError(f"rel must be >= 0, got {rel!r}")
+    if math.isnan(ours) or math.isnan(paper):
+        return False
+    return abs(ours - paper) <= rel * abs(paper) * (1 + 1e-12) + 1e-15
+
+
+def ratio_within(lo: float, hi: float, paper_lo: float, paper_hi: float) -> bool:
+    """Whether our range ``[lo, hi]`` overlaps the paper's ``[paper_lo, paper_hi]`` (closed)."""
+    if lo > hi or paper_lo > paper_hi:
+        raise ValueError(f"ranges must have lo <= hi, got [{lo}, {hi}] and [{paper_lo}, {paper_hi}]")
+    return lo <= paper_hi and hi >= paper_lo
