@@ -41,8 +41,8 @@ from simlib.core.validate import arg_type, check_array, check_choice, check_int,
 from simlib.runtime.cluster import ComputeTimes
 
 __all__ = ["TRACE_NAMES", "STANDIN_NAMES", "REAL_TRACE_NAMES", "TRACE_DIR", "Trace", "RecordedTrace",
-           "ReplayComputeTimes", "TraceWrapWarning", "REPLAY_JITTER", "REPLAY_OFFSETS", "load_trace",
-           "check_trace", "trace_arg", "OnlineECDF"]
+           "ReplayComputeTimes", "TraceWrapWarning", "REPLAY_JITTER", "REPLAY_OFFSETS", "TRACE_HELP",
+           "load_trace", "check_trace", "trace_arg", "OnlineECDF"]
 
 #: Synthetic stand-ins for the papers' traces (i.i.d. draws; ``scripts/make_traces.py``).
 STANDIN_NAMES = ("cnn", "transformer", "lstm")
@@ -51,6 +51,9 @@ REAL_TRACE_NAMES = ("pai-job1", "pai-job2", "pai-job3", "pai-job4", "bytedance-s
                     "bytedance-st")
 #: Names of the built-in traces (files ``simlib/workloads/trace_data/<name>.csv``, shipped with the package).
 TRACE_NAMES = STANDIN_NAMES + REAL_TRACE_NAMES
+#: ``--help`` text of a ``--trace`` flag (append the default).
+TRACE_HELP = ("compute-time trace: a stand-in (" + ", ".join(STANDIN_NAMES) + "), a real trace replayed per "
+              "worker (" + ", ".join(REAL_TRACE_NAMES) + "; decision T7) or a CSV path")
 #: Default log-normal sigma of the per-draw multiplicative jitter of copied workers (decision T7).
 REPLAY_JITTER = 0.02
 #: Where replayed workers start in their recorded sequence (decision T7): "copy" -- the workers
