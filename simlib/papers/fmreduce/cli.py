@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from simlib.core.validate import num_arg, print_result
-from simlib.workloads.traces import trace_arg
+from simlib.workloads.traces import TRACE_HELP, trace_arg
 
 __all__ = ["register"]
 
@@ -25,7 +25,7 @@ def register(subparsers) -> None:
                    help="period in which rounds are counted, seconds (default 600)")
     p.add_argument("--model-mb", type=num_arg("--model-mb", lo=0.0, lo_open=True), default=200.0)
     p.add_argument("--trace", type=trace_arg, default="transformer",
-                   help="compute-time trace: cnn, transformer, lstm or a CSV path (default transformer)")
+                   help=f"{TRACE_HELP} (default transformer)")
     p.add_argument("--compute-mean", type=num_arg("--compute-mean", lo=0.0, lo_open=True), default=1.0,
                    help="mean compute time per iteration in seconds (default 1)")
     p.add_argument("--reduce-s-per-mb", type=num_arg("--reduce-s-per-mb", lo=0.0), default=0.0,

@@ -18,7 +18,6 @@ import numpy as np
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.units import MB, Mbps
 from simlib.core.validate import check_choice, check_int, check_real, from_params
-from simlib.runtime.cluster import ComputeTimes
 from simlib.workloads.traces import TRACE_NAMES, load_trace
 
 from .bandwidth import fmreduce_bandwidths
@@ -109,7 +108,7 @@ def run(sc: Scenario, seed) -> RunResult:
     ss = as_seed_sequence(seed)
     b = fmreduce_bandwidths(sc.n, np.random.default_rng(child_seed(ss, 0)), unit=sc.bw_unit_mbps * Mbps)
     trace = load_trace(sc.trace).rescaled(sc.compute_mean_s)
-    ct = ComputeTimes(lambda rng, k: trace.sample(rng, k), sc.n, child_seed(ss, 1), chunk=64)
+    ct = trace.compute_times(sc.n, child_seed(ss, 1), chunk=64)
     return simulate(b, sc.p, model_bits=sc.model_mb * MB, duration_s=sc.duration_s, compute_time=ct,
                     reducers=sc.reducers, mode=sc.mode, split=sc.split, sharing=sc.sharing,
                     reduce_s_per_mb=sc.reduce_s_per_mb, lp_solver=sc.lp_solver)
