@@ -31,7 +31,10 @@
 # Every plan is **executed** on the flow network with per-flow max-min sharing (L3: one
 # multicast flow per sender; L7: one unicast flow per pair); the round ends with the last
 # delivery. Normalized completion time = executed time / t*, the optimum of stage 1 of
-# model (12) on the same instance (decision SM1). Scale = receivers per multicast / n.
+# model (12) for the same layer on the same instance (decision SM1; `normalization`).
+# Scale = receivers per multicast / n. Beside the figures we run the other readings of
+# §IV-A2 — λ = `lam_alt` (SM14) and the L3 t* as the ideal for both layers (SM1) — where
+# the paper quotes a number, and record which reading reproduces which number.
 # 10 trials per setting; tables report means (medians for computation times) as the paper
 # does; plots show the median with a min–max band. Schemes are paired: trial t of every
 # scheme sees the same bandwidths.
@@ -48,6 +51,9 @@ p_frac_values = [0.1, 0.2, 0.3, 0.4, 0.5]  # Fig. 5
 fig5_n = 200                              # n of Fig. 5 (the paper does not say; its default)
 lam = 0.5
 shared_x = False                          # decision B2
+normalization = "own"                     # the ideal of the figures (SM1): "own" layer's t* or "L3" t*
+lam_alt = 0.25                            # the other reading of λ, run beside the figures (SM14)
+normalization_alt = "L3"                  # the other reading of the ideal, run beside the figures (SM1)
 milp_n_values = [10, 15, 20]              # where the HiGHS MILP runs (paper: 50..200, see below)
 milp_trials = 5
 milp_time_limit_s = 60.0                  # per solve, as the paper's Gurobi runs
@@ -80,20 +86,23 @@ import numpy as np
 import pandas as pd
 
 from simlib.pipeline import paths
-from simlib.papers.selmcast.experiments import bsp_trial, long_by_scheme, milp_trial
+from simlib.papers.selmcast import claims as selmcast_claims
+from simlib.papers.selmcast.experiments import bsp_trial, long_by_scheme, milp_trial, reading_settings
 from simlib.pipeline import claims, plotting, sweep
 from simlib.pipeline.runs import run_notebook_sweep
 
 common = dict(lam=[lam], shared_x=[shared_x], bbar_gbps=[40.0], model_mb=[200.0])
-fig4 = run_notebook_sweep(bsp_trial, sweep.expand_grid(layer=layers, n=n_values, p_frac=[p_frac], mu=[1.0], **common),
+bsp_common = dict(common, normalization=[normalization])
+fig4 = run_notebook_sweep(bsp_trial, sweep.expand_grid(layer=layers, n=n_values, p_frac=[p_frac], mu=[1.0],
+                                                       **bsp_common),
                           trials=trials, seed=seed, name="41_selmcast_fig4", profile=profile, workers=workers,
                           desc="Fig. 4")
 fig5 = run_notebook_sweep(bsp_trial, sweep.expand_grid(layer=layers, n=[fig5_n], p_frac=p_frac_values, mu=[1.0],
-                                                       **common),
+                                                       **bsp_common),
                           trials=trials, seed=seed, name="41_selmcast_fig5", profile=profile, workers=workers,
                           desc="Fig. 5")
 fig6 = run_notebook_sweep(bsp_trial, sweep.expand_grid(layer=["L3"], n=n_values, p_frac=[p_frac], mu=["1/p"],
-                                                       **common),
+                                                       **bsp_common),
                           trials=trials, seed=seed, name="41_selmcast_fig6", profile=profile, workers=workers,
                           desc="Fig. 6")
 milp = run_notebook_sweep(milp_trial, sweep.expand_grid(layer=layers, n=milp_n_values, p_frac=[p_frac], mu=[1.0],
@@ -193,9 +202,9 @@ milp_summary.round(3)
 
 # %% [markdown]
 # ## Paper gaps, shown once
-# * **SM1, the ideal time.** We divide by t* (selection-independent). The alternative,
-#   dividing each plan's executed time by *its own* model time of (10)–(11)
-#   (`ct_norm_plan`), is printed here.
+# * **SM1, the ideal time.** We divide by t* (selection-independent). Dividing each plan's
+#   executed time by *its own* model time of (10)–(11) (`ct_norm_plan`) is printed here;
+#   dividing both layers by the L3 t* is a reading of its own (section "Readings" below).
 # * **SM5, the heuristic's estimate.** Algorithm 1 estimates t at lines 15–20; Pareto
 #   improvement never raises the plan's model time above it. We print executed / t_est.
 # * **SM2, one round vs many.** The figures are single rounds (D = ∅, c = 0). Below,
@@ -212,158 +221,113 @@ print(alt.round(4).to_string())
 
 n_small = min(n_values)
 multi = run_notebook_sweep(bsp_trial, sweep.expand_grid(layer=layers, n=[n_small], p_frac=[p_frac], mu=[1.0],
-                                                        rounds=[1, rounds_demo], k=[k_demo], **common),
+                                                        rounds=[1, rounds_demo], k=[k_demo], **bsp_common),
                            trials=trials, seed=seed, name="41_selmcast_rounds", profile=profile, workers=workers,
                            desc="rounds")
 print(f"\nSM2: one round vs {rounds_demo} rounds with k = {k_demo} (n = {n_small}; means over rounds and trials)")
 print(table(long_by_scheme(multi), ["layer", "rounds"]).to_string())
 
 sx = run_notebook_sweep(bsp_trial, sweep.expand_grid(layer=layers, n=[n_small], p_frac=[p_frac], mu=[1.0],
-                                                     shared_x=[False, True], lam=[lam]),
+                                                     shared_x=[False, True], lam=[lam],
+                                                     normalization=[normalization]),
                         trials=trials, seed=seed, name="41_selmcast_shared_x", profile=profile, workers=workers,
                         desc="shared x")
 print("\nB2: independent vs shared x per worker")
 print(table(long_by_scheme(sx), ["layer", "shared_x"]).to_string())
 
 # %% [markdown]
-# ## Claims (004 §IV-B)
-# "holds" rules: a paper number holds when our mean is within 10 % of it; "≈ Optimal" when
-# SelMcast's mean normalized completion time and scale are within 2 % of Optimal's at every
-# setting; "flat" when SelMcast's mean normalized time varies by less than 0.05 over p/n.
+# ## Readings of §IV-A2: λ (SM14) and the ideal (SM1)
+# The figures above use the stated reading: λ = `lam` and each layer's own t*. The
+# paper's numbers are then far off (below), so we also run, where the paper quotes a
+# number, λ = `lam_alt` (the variation's half-width halved: the reading in which λ bounds
+# the whole width) and the L3 t* as the ideal of both layers (`normalization_alt`; it
+# changes nothing at L3) — `experiments.reading_settings` says which settings. The table
+# gives our value under each reading, ✓ where it is within 10 % of the paper's.
+# The claims below are judged under the stated reading only; the other readings are
+# recorded as observations.
 
 # %%
-P = "004"
-m4 = L4.groupby(["layer", "n", "scheme"])[["ct_norm", "scale", "receivers"]].mean()
-m5 = L5.groupby(["layer", "p_over_n", "scheme"])[["ct_norm", "scale"]].mean()
-m6 = L6.groupby(["n", "scheme"])[["receivers", "scale", "ct_norm"]].mean()
+n_ref = selmcast_claims.reference_n(n_values)
+alt_settings = reading_settings(layers=layers, n_values=n_values, n_ref=n_ref, p_frac=p_frac, fig5_n=fig5_n,
+                                fig5_p_frac=max(p_frac_values), lam=lam, normalization=normalization,
+                                lam_alt=lam_alt, normalization_alt=normalization_alt, shared_x=shared_x)
+readings = {fig: run_notebook_sweep(bsp_trial, s, trials=trials, seed=seed, name=f"41_selmcast_{fig}_readings",
+                                    profile=profile, workers=workers, desc=f"{fig} readings")
+            for fig, s in alt_settings.items() if s}
+stated = (lam, normalization)
+selmcast_claims.reading_table(fig4, fig5, fig6, readings=readings, stated=stated, n_ref=n_ref)
 
+# %% [markdown]
+# ## Claims (004 §II-C is notebook 40; here §IV-B)
+# Rules (`simlib.papers.selmcast.claims`, fixed before looking at our values): a number the
+# paper gives holds when our mean is within 10 % of it (for a ratio quoted for a whole
+# figure, our smallest and largest ratio over n); "overlap" when SelMcast's and Optimal's
+# means are within 2 % at every setting; "consistent" when SelMcast's mean varies by less
+# than 0.05 over p/n; "exactly p" within 1 %; "tens of ms" below 100 ms.
 
-def near(ours, paper, tol=0.10):
-    return bool(abs(ours - paper) <= tol * paper)
-
-
-n_ref = 100 if 100 in n_values else n_values[len(n_values) // 2]
-for layer, paper_sm in (("L3", 1.02), ("L7", 1.32)):
-    if layer not in layers:
-        continue
-    o, s = m4.loc[(layer, n_ref, "orpheus"), "ct_norm"], m4.loc[(layer, n_ref, "selmcast"), "ct_norm"]
-    claims.record_claim(paper=P, figure=f"Fig. 4{'c' if layer == 'L3' else 'd'}",
-                        claim=f"normalized CT at n = 100, {layer}: Orpheus -> SelMcast",
-                        paper_value=f"1.67 -> {paper_sm}", our_value=f"{o:.2f} -> {s:.2f} (n = {n_ref})",
-                        holds=near(o, 1.67) and near(s, paper_sm),
-                        note="mean of 10 trials; executed max-min time / t* (SM1)")
-
-gaps = []
-for d in (m4, m5, m6):
-    sm = d.xs("selmcast", level="scheme")
-    op = d.xs("optimal", level="scheme")
-    gaps.append(float(((sm["ct_norm"] - op["ct_norm"]) / op["ct_norm"]).abs().max()))
-    gaps.append(float(((sm["scale"] - op["scale"]) / op["scale"]).abs().max()))
-worst_ct, worst_scale = max(gaps[0::2]), max(gaps[1::2])
-claims.record_claim(paper=P, figure="Figs. 4-6", claim="SelMcast and Optimal overlap: normalized CT",
-                    paper_value="overlap", our_value=f"max rel. gap {worst_ct:.1%}", holds=bool(worst_ct <= 0.02),
-                    note="means per setting, all settings of Figs. 4-6; Optimal = exact max-flow optimum")
-claims.record_claim(paper=P, figure="Figs. 4-6", claim="SelMcast and Optimal overlap: multicast scale",
-                    paper_value="overlap", our_value=f"max rel. gap {worst_scale:.1%}", holds=bool(worst_scale <= 0.02),
-                    note="means per setting, all settings of Figs. 4-6; Optimal = exact max-flow optimum")
-
-for layer in layers:
-    d5 = m5.xs(layer, level="layer")
-    p_end = d5.index.get_level_values("p_over_n").max()
-    o_end = d5.loc[(p_end, "orpheus"), "ct_norm"]
-    sm_range = d5.xs("selmcast", level="scheme")["ct_norm"]
-    claims.record_claim(paper=P, figure=f"Fig. 5 {layer}", claim=f"as p grows Orpheus -> about 1.5 ({layer})",
-                        paper_value="≈ 1.5", our_value=f"{o_end:.2f} at p/n = {p_end:.2f}",
-                        holds=near(o_end, 1.5), note=f"n = {fig5_n}, mean of {trials} trials")
-    spread = float(sm_range.max() - sm_range.min())
-    claims.record_claim(paper=P, figure=f"Fig. 5 {layer}", claim=f"SelMcast normalized CT flat in p/n ({layer})",
-                        paper_value="consistent", our_value=f"{sm_range.min():.3f}–{sm_range.max():.3f}",
-                        holds=bool(spread < 0.05), note=f"p/n = {p_frac_values}")
-
-if "L7" in layers:
-    r7 = (m4.xs(("L7", "selmcast"), level=["layer", "scheme"])["scale"]
-          / m4.xs(("L7", "orpheus"), level=["layer", "scheme"])["scale"])
-    claims.record_claim(paper=P, figure="Fig. 4f", claim="L7: SelMcast selects more receivers than Orpheus",
-                        paper_value="≈ 1.3×", our_value=f"{r7.min():.2f}–{r7.max():.2f}× over n",
-                        holds=bool(near(r7.min(), 1.3) and near(r7.max(), 1.3)), note="ratio of mean scales")
-if "L3" in layers:
-    d3 = L4[L4.layer == "L3"]
-    excess = float((d3.assign(rel=d3.receivers / d3.p).groupby(["n", "scheme"]).rel.mean() - 1).abs().max())
-    claims.record_claim(paper=P, figure="Fig. 4e", claim="L3, μ = 1: every scheme selects exactly p receivers",
-                        paper_value="exactly p", our_value=f"max deviation {excess:.2%} of p",
-                        holds=bool(excess < 0.01), note="mean receivers per worker over trials, all n and schemes")
-r6 = m6.xs("selmcast", level="scheme")["receivers"] / m6.xs("orpheus", level="scheme")["receivers"]
-claims.record_claim(paper=P, figure="Fig. 6", claim="L3, μ = 1/p: SelMcast selects more receivers than Orpheus",
-                    paper_value="≈ +33 %", our_value=f"+{r6.min() - 1:.0%} to +{r6.max() - 1:.0%} over n",
-                    holds=bool(near(r6.min(), 1.33) and near(r6.max(), 1.33)), note="ratio of mean receivers")
-
-n_big = max(n_values)
-tm = L4[L4.n == n_big].groupby("scheme")["time_ms"].median()
-claims.record_claim(paper=P, figure="Fig. 4a-b", claim="SelMcast and Orpheus select within tens of ms at n = 200",
-                    paper_value="tens of ms",
-                    our_value=f"SelMcast {tm['selmcast']:.1f} ms, Orpheus {tm['orpheus']:.2f} ms at n = {n_big}",
-                    holds=bool(max(tm["selmcast"], tm["orpheus"]) < 100),
-                    note=f"median over layers and trials, measured inside the sweep's worker processes "
-                         f"(depends on machine load; benchmarks/bench_selmcast_bsp.py times it alone); "
-                         f"exact optimum {tm['optimal']:.0f} ms")
-ml3 = milp[milp.layer == "L3"].groupby("n").milp_time_s.median() if "L3" in layers else pd.Series(dtype=float)
-if len(ml3) >= 2:
-    n0, n1 = ml3.index.min(), ml3.index.max()
-    growth = float(ml3[n1] / ml3[n0])
-    claims.record_claim(paper=P, figure="Fig. 4a", claim="Optimal (MILP) median time grows super-linearly; > 27 s at n = 200 (L3)",
-                        paper_value="super-linear; > 27 s at n = 200 (Gurobi)",
-                        our_value=f"HiGHS median {ml3[n0]:.2f} s at n = {n0} -> {ml3[n1]:.2f} s at n = {n1} "
-                                  f"({growth:.0f}× for {n1 / n0:.1f}× n); n = 200 not run",
-                        holds=bool(growth > (n1 / n0)),
-                        note=f"time limit {milp_time_limit_s:g} s per stage; exact max-flow optimum "
-                             f"{tm['optimal']:.0f} ms at n = {n_big}")
+# %%
+recorded = claims.record(selmcast_claims.bsp_claims(fig4, fig5, fig6, milp, readings=readings, stated=stated,
+                                                    n_ref=n_ref))
+recorded
 
 # %% [markdown]
 # ## Where we disagree, and why
 # The numbers quoted are printed by the cell below from the results above.
 #
-# * **SelMcast equals Optimal in completion time** (the paper: SelMcast ≈ 1.02 at L3 and
-#   ≈ 1.32 at L7 for n = 100; ours ≈ 1.00 for both). On this switch the basic selection's
-#   weighted load balancing already reaches t* (L3), and at L7 with μ = 1 t* is forced by
-#   the slowest ingress, which must send p copies whoever receives them, so every scheme
-#   that does not overload an egress ties with Optimal.
-# * **Orpheus is worse than the paper's 1.67 at L3 and better at L7.** At L3 Orpheus's time
-#   is set by its most loaded slow egress; with λ = 0.5 the slowest egress has about half
-#   the mean bandwidth, so as p grows (load per egress → p) its normalized time tends to
-#   mean/min egress bandwidth ≈ 2, not 1.5 (printed below). At L7 the slowest ingress
-#   dominates every scheme (t* equals the ingress-only floor in most trials, printed
-#   below), so Orpheus's random egress overload rarely matters. We see no reading of §IV-A2
-#   that gives 1.67 for both layers; the paper's "ideal" may be defined differently (SM1).
-# * **Receivers**: our L7 and μ = 1/p gains are larger than the paper's 1.3× and +33 %,
-#   because the same slow-ingress floor leaves every other port with slack that Pareto
-#   improvement (and Optimal) fill. SelMcast stays within a few % of Optimal's scale.
-#   L3 with μ = 1/p is, for the ingresses, the same as L7 with μ = 1 (one copy at b̄(1+λx)/p
-#   takes as long as p copies at b̄(1+λx)), which is why Fig. 6 mirrors Fig. 4(d, f).
+# * **Under the stated reading (λ = 0.5, each layer's own t*) none of §IV-B's six numbers
+#   is reproduced; with λ = 0.25 and the L3 t* as the ideal of both layers, all six are**
+#   (table above; ledger observations). We do not adopt that reading: the paper states
+#   λ = 0.5 and does not define its ideal, so the figures and the claims keep the stated
+#   reading and each miss names the reading that reproduces it (SM14, SM1).
+# * **λ sets Orpheus's level and the receiver gains.** At L3 Orpheus's time is set by its
+#   most loaded slow egress; as p grows (load per egress → p) its normalized time tends to
+#   mean/min egress bandwidth, about 1/(1 − λ): ≈ 2 at λ = 0.5, ≈ 1.33 at λ = 0.25 (printed
+#   below), against the paper's "approaches about 1.5". SelMcast's extra receivers at L7
+#   and with μ = 1/p fill the slack that the slowest ingress leaves every other port; the
+#   narrower the bandwidth spread, the less slack: ≈ 1.8× and +95 % at λ = 0.5, ≈ 1.3× and
+#   +30 % at λ = 0.25 (paper ≈ 1.3× and +33 %). L3 with μ = 1/p is, for the ingresses, the
+#   same as L7 with μ = 1 (one copy at b̄(1+λx)/p takes as long as p copies at b̄(1+λx)),
+#   which is why Fig. 6 mirrors Fig. 4(d, f).
+# * **The ideal sets the L7 completion times.** At L7 with μ = 1, t* is forced by the
+#   slowest ingress, which sends p copies whoever receives them (share of trials printed
+#   below), so by its own layer's t* every scheme that does not overload an egress scores
+#   1.00 and Orpheus only slightly more. Divided by the L3 t* instead, SelMcast's L7 time
+#   is the L7/L3 ideal ratio (≈ 1/(1 − λ) again) and Orpheus's L7 time equals its L3 one:
+#   the paper's 1.67 for Orpheus at both layers suggests one ideal for both.
+# * **SelMcast equals Optimal in completion time** (≈ 1.00; the paper 1.02 at L3): on this
+#   switch the basic selection's weighted load balancing already reaches t*. Its multicast
+#   scale falls a few % short of the exact optimum's at L7 for large p/n (the overlap claim
+#   names the setting), where Algorithm 1's greedy Pareto improvement stops early.
 # * **Speed**: SelMcast and Orpheus are milliseconds, as the paper says ("tens of ms"); the
 #   HiGHS MILP grows steeply with n for L3 (table above; `benchmarks/bench_selmcast_bsp.py`
 #   times it at n = 50 and 200 against the 60 s limit), which is why the exact max-flow
-#   optimum draws the "Optimal" line (SM8, SM10).
+#   optimum draws the "Optimal" line (SM8, SM10). At our MILP sizes (n ≤ 20, SM10) the L7
+#   model's time barely grows with n.
 
 # %%
 def fmt(v):
     return f"{v:.2f}"
 
 
+m4 = L4.groupby(["layer", "n", "scheme"])["ct_norm"].mean()
+m5 = L5.groupby(["layer", "p_over_n", "scheme"])["ct_norm"].mean()
 floor_hit = (fig4.assign(hit=np.isclose(fig4.t_star_s, fig4.t_in_floor_s, rtol=1e-9))
              .groupby("layer").hit.mean())
-print(f"* Orpheus's normalized completion time at n = {n_ref}: "
-      + ", ".join(f"{layer} {fmt(m4.loc[(layer, n_ref, 'orpheus'), 'ct_norm'])}" for layer in layers)
-      + " (paper: 1.67 for both).")
-print(f"* SelMcast at n = {n_ref}: "
-      + ", ".join(f"{layer} {fmt(m4.loc[(layer, n_ref, 'selmcast'), 'ct_norm'])}" for layer in layers)
-      + f" (paper: 1.02 and 1.32); worst gap to Optimal over all settings {worst_ct:.1%} (CT), "
-      f"{worst_scale:.1%} (scale).")
-print(f"* Mean/min egress bandwidth over the Fig. 5 instances: {fig5.mean_over_min_egress.mean():.2f}; "
-      f"Orpheus at the largest p/n: "
-      + ", ".join(f"{layer} {fmt(m5.xs(layer, level='layer').xs('orpheus', level='scheme').ct_norm.iloc[-1])}"
-                  for layer in layers) + ".")
+print(f"* Orpheus's normalized completion time at n = {n_ref} (stated reading): "
+      + ", ".join(f"{layer} {fmt(m4[(layer, n_ref, 'orpheus')])}" for layer in layers)
+      + " (paper: 1.67 for both); SelMcast: "
+      + ", ".join(f"{layer} {fmt(m4[(layer, n_ref, 'selmcast')])}" for layer in layers) + " (paper: 1.02 and 1.32).")
+spread = {lam: fig5.mean_over_min_egress.mean()}
+if "fig5" in readings:
+    spread.update(readings["fig5"].groupby("lam").mean_over_min_egress.mean())
+orpheus_end = {layer: m5.xs(layer, level="layer").xs("orpheus", level="scheme").iloc[-1] for layer in layers}
+print("* Mean/min egress bandwidth over the Fig. 5 instances: "
+      + ", ".join(f"λ = {x:g}: {v:.2f}" for x, v in sorted(spread.items()))
+      + "; Orpheus at the largest p/n (stated reading): "
+      + ", ".join(f"{layer} {fmt(v)}" for layer, v in orpheus_end.items()) + ".")
 print("* Share of Fig. 4 trials whose t* equals the ingress-only floor: "
       + ", ".join(f"{layer} {floor_hit[layer]:.0%}" for layer in floor_hit.index) + ".")
+print("* " + "; ".join(f"{r['claim']}: {r['our_value']}" for r in recorded if r["figure"] == "Figs. 4-6") + ".")
 sm_plan = L4.groupby("scheme")["ct_norm_plan"].agg(["min", "max"])
 print(f"* Executed max-min time / the plan's own model time: {sm_plan['min'].min():.4f}–{sm_plan['max'].max():.4f} "
       "for every scheme and setting of Fig. 4 (SM5).")

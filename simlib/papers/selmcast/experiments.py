@@ -9,15 +9,20 @@ Orpheus's draws (key 1), so every scheme of a trial sees the same switch.
 (``<scheme>_<metric>``); :func:`long_by_scheme` turns a frame of such rows into
 one row per (trial, scheme).  Metrics per scheme:
 
-* ``ct_norm``: executed completion time / t*, t* = the stage-1 optimum of
-  model (12) with D = {} (decision SM1: the same, selection-independent ideal
-  for every scheme); ``ct_norm_plan``: executed / the plan's own model time
-  (the alternative reading of "ideal", SM1);
+* ``ct_norm``: executed completion time / the ideal time of the setting's
+  ``normalization`` (decision SM1): ``"own"`` (default) divides by t*, the
+  stage-1 optimum of model (12) with D = {} for the trial's own layer -- the
+  same, selection-independent ideal for every scheme; ``"L3"`` divides by the
+  t* of L3 multicast on the same instance (for an L3 trial the same number;
+  for L7 the reading under which both layers share the L3 ideal);
+  ``ct_norm_plan``: executed / the plan's own model time (the third reading
+  of "ideal", SM1);
 * ``scale``: receivers per multicast / n; ``receivers``: receivers per worker;
 * ``time_ms``: wall time of the selection itself (ms);
 * ``t_model_s``, ``ct_s``: the plan's model time of (10)-(11) and its executed time.
 
-Per instance: ``t_star_s``, ``t_in_floor_s`` (the part of t* the ingresses alone force:
+Per instance: ``t_star_s`` (the own layer's t*), ``t_ideal_s`` (the divisor of
+``ct_norm``), ``t_in_floor_s`` (the part of t* the ingresses alone force:
 max_i v / b_i^I for L3, max_i p v / b_i^I for L7) and ``mean_over_min_egress``.
 """
 from __future__ import annotations
@@ -38,14 +43,16 @@ from simlib.papers.selmcast.optimal_flow import optimal_flow
 from simlib.papers.selmcast.optimal_milp import optimal_milp
 from simlib.papers.selmcast.orpheus import DeliveryHistory, orpheus_bsp
 
-__all__ = ["BSP_SCHEMES", "BSP_DEFAULTS", "receivers_count", "ingress_ratio", "bsp_instance",
-           "select", "bsp_trial", "bsp_round_summary", "long_by_scheme", "milp_trial", "random_selection_trial",
-           "pr_balanced"]
+__all__ = ["BSP_SCHEMES", "BSP_DEFAULTS", "NORMALIZATIONS", "receivers_count", "ingress_ratio", "bsp_instance",
+           "ideal_time", "select", "bsp_trial", "bsp_round_summary", "long_by_scheme", "reading_settings",
+           "milp_trial", "random_selection_trial", "pr_balanced"]
 
 BSP_SCHEMES = ("selmcast", "orpheus", "optimal")
+#: Readings of the paper's "ideal completion time" (decision SM1): the own layer's t*, or the L3 t*.
+NORMALIZATIONS = ("own", "L3")
 #: §IV-A2 defaults; model size and b̄ do not affect the normalized metrics (§IV-A2).
 BSP_DEFAULTS = dict(n=200, p_frac=0.3, layer="L3", lam=0.5, mu=1.0, bbar_gbps=40.0, model_mb=200.0,
-                    shared_x=False, rounds=1, k=4)
+                    shared_x=False, rounds=1, k=4, normalization="own")
 
 
 def receivers_count(n: int, p_frac: float) -> int:
@@ -75,6 +82,19 @@ def bsp_instance(params: dict, rng_seed: np.random.SeedSequence):
     return b_in, b_eg, p, check_real("model_mb", prm["model_mb"], 0.0, lo_open=True) * MB
 
 
+def ideal_time(b_in, b_eg, p: int, v: float, layer: str, normalization: str, t_star: float) -> float:
+    """The divisor of the normalized completion time (seconds; decision SM1).
+
+    ``t_star`` is the own layer's t* (stage 1 of model (12), D = {}).
+    ``normalization="own"`` returns it; ``"L3"`` returns the t* of L3 multicast on
+    the same instance (equal to ``t_star`` when ``layer`` is L3).
+    """
+    normalization = check_choice("normalization", normalization, NORMALIZATIONS)
+    if normalization == "own" or layer == "L3":
+        return t_star
+    return optimal_flow(b_in, b_eg, p, v, "L3").t_star
+
+
 def select(scheme: str, b_in, b_eg, p: int, v: float, layer: str, rng: np.random.Generator,
            forced=None, c=None):
     """Run one selection scheme; returns ``(x, seconds)`` (n x n bool plan, wall time)."""
@@ -98,8 +118,9 @@ def bsp_trial(params: dict, rng_seed: np.random.SeedSequence) -> dict:
     """One BSP instance, every scheme of ``params["schemes"]`` (default all three).
 
     ``params``: n, p_frac, layer ("L3"/"L7"), lam, mu (real or "1/p"),
-    bbar_gbps, model_mb, shared_x, rounds (>= 1; SM2) and k (forced pairs
-    after k rounds without delivery; used when rounds > 1).  With
+    bbar_gbps, model_mb, shared_x, rounds (>= 1; SM2), k (forced pairs
+    after k rounds without delivery; used when rounds > 1) and normalization
+    ("own" or "L3": the ideal that ``ct_norm`` divides by, SM1).  With
     rounds > 1 every scheme keeps its own delivery history and the metrics
     are means over the rounds (bandwidths fixed).
     """
@@ -110,10 +131,11 @@ def bsp_trial(params: dict, rng_seed: np.random.SeedSequence) -> dict:
     b_in, b_eg, p, v = bsp_instance(prm, rng_seed)
     n = b_in.size
     _warm_up()
-    t_star = optimal_flow(b_in, b_eg, p, v, layer).t_star       # SM1: the common ideal
+    t_star = optimal_flow(b_in, b_eg, p, v, layer).t_star
+    t_ideal = ideal_time(b_in, b_eg, p, v, layer, prm["normalization"], t_star)   # SM1: the common ideal
     # t* can be no smaller than what the ingresses alone need (one copy for L3, p copies for L7)
     t_in_floor = float(((1 if layer == "L3" else p) * v / b_in).max())
-    out = {"p": p, "t_star_s": t_star, "t_in_floor_s": t_in_floor,
+    out = {"p": p, "t_star_s": t_star, "t_ideal_s": t_ideal, "t_in_floor_s": t_in_floor,
            "mean_over_min_egress": float(b_eg.mean() / b_eg.min())}
     for scheme in schemes:
         rng = np.random.default_rng(child_seed(rng_seed, 1))
@@ -129,7 +151,7 @@ def bsp_trial(params: dict, rng_seed: np.random.SeedSequence) -> dict:
                 acc[m].append(val)
         res = {m: float(np.mean(vals)) for m, vals in acc.items()}
         res["time_ms"] = float(np.median(acc["time_ms"]))
-        res["ct_norm"] = res["ct_s"] / t_star
+        res["ct_norm"] = res["ct_s"] / t_ideal
         res["scale"] = res["receivers"] / n
         out.update({f"{scheme}_{m}": val for m, val in res.items()})
     if "selmcast" in schemes:
@@ -150,6 +172,46 @@ def long_by_scheme(df: pd.DataFrame, schemes=BSP_SCHEMES) -> pd.DataFrame:
         part = df[other + cols].rename(columns={c: c[len(scheme) + 1:] for c in cols})
         parts.append(part.assign(scheme=scheme))
     return pd.concat(parts, ignore_index=True)
+
+
+def reading_settings(*, layers, n_values, n_ref: int, p_frac: float, fig5_n: int, fig5_p_frac: float,
+                     lam: float, normalization: str, lam_alt: float, normalization_alt: str,
+                     shared_x: bool = False, bbar_gbps: float = 40.0, model_mb: float = 200.0) -> dict:
+    """The ``bsp_trial`` settings of the readings notebook 41 runs beside its figures (SM14, SM1).
+
+    The figures use the stated reading (``lam``, ``normalization``).  The other
+    readings are the other λ (``lam_alt``) with the stated ideal, and the other
+    ideal (``normalization_alt``) with either λ; the ideal changes nothing at L3
+    (both ideals are then the L3 t*), so it runs at L7 only.  To stay cheap, each
+    runs where the paper quotes a number, with the schemes that number needs:
+
+    * ``"fig4"``: the other λ at every n and layer (Figs. 4c-f), the other ideal at
+      ``n_ref`` (Fig. 4d's completion times); SelMcast and Orpheus;
+    * ``"fig5"``: every other reading at ``fig5_n`` and the largest p/n
+      (``fig5_p_frac``, where Orpheus "approximates about 1.5"); Orpheus only;
+    * ``"fig6"``: the other λ at L3, μ = 1/p, every n; SelMcast and Orpheus.
+
+    Returns ``{"fig4": [...], "fig5": [...], "fig6": [...]}`` (a list may be empty).
+    """
+    for name, value in (("normalization", normalization), ("normalization_alt", normalization_alt)):
+        check_choice(name, value, NORMALIZATIONS)
+    layers = [check_choice("layers[i]", layer, ("L3", "L7")) for layer in layers]
+    other_lam = [dict(lam=lam_alt, normalization=normalization)] if lam_alt != lam else []
+    other_ideal = ([dict(lam=x, normalization=normalization_alt) for x in dict.fromkeys([lam, lam_alt])]
+                   if normalization_alt != normalization and "L7" in layers else [])
+    fixed = dict(shared_x=shared_x, bbar_gbps=bbar_gbps, model_mb=model_mb)
+    pair, orpheus = ["selmcast", "orpheus"], ["orpheus"]
+    return {
+        "fig4": ([dict(r, layer=layer, n=n, p_frac=p_frac, mu=1.0, schemes=pair, **fixed)
+                  for r in other_lam for layer in layers for n in n_values]
+                 + [dict(r, layer="L7", n=n_ref, p_frac=p_frac, mu=1.0, schemes=pair, **fixed) for r in other_ideal]),
+        "fig5": ([dict(r, layer=layer, n=fig5_n, p_frac=fig5_p_frac, mu=1.0, schemes=orpheus, **fixed)
+                  for r in other_lam for layer in layers]
+                 + [dict(r, layer="L7", n=fig5_n, p_frac=fig5_p_frac, mu=1.0, schemes=orpheus, **fixed)
+                    for r in other_ideal]),
+        "fig6": ([dict(r, layer="L3", n=n, p_frac=p_frac, mu="1/p", schemes=pair, **fixed)
+                  for r in other_lam for n in n_values] if "L3" in layers else []),
+    }
 
 
 def milp_trial(params: dict, rng_seed: np.random.SeedSequence) -> dict:
@@ -182,8 +244,9 @@ def bsp_round_summary(params: dict, seed: int, scheme: str, time_limit_s: float 
 
     ``scheme``: "selmcast", "orpheus", "optimal" (exact max-flow optimum) or
     "milp" (HiGHS on model (12), ``time_limit_s`` per stage).  Returns the
-    normalized completion time (by t*, SM1), the scale, the selection time
-    and the solver status ("n/a" for the heuristics).
+    normalized completion time (by the ideal of ``params["normalization"]``,
+    default the own layer's t*, SM1), the scale, the selection time and the
+    solver status ("n/a" for the heuristics).
     """
     scheme = check_choice("scheme", scheme, BSP_SCHEMES + ("milp",))
     prm = {**BSP_DEFAULTS, **params}
@@ -192,6 +255,7 @@ def bsp_round_summary(params: dict, seed: int, scheme: str, time_limit_s: float 
     b_in, b_eg, p, v = bsp_instance(prm, rng_seed)
     _warm_up()
     t_star = optimal_flow(b_in, b_eg, p, v, layer).t_star
+    t_ideal = ideal_time(b_in, b_eg, p, v, layer, prm["normalization"], t_star)
     status, gap = "n/a", None
     if scheme == "milp":
         res = optimal_milp(b_in, b_eg, p, v, layer, time_limit_s=time_limit_s)
@@ -205,9 +269,9 @@ def bsp_round_summary(params: dict, seed: int, scheme: str, time_limit_s: float 
         status = "optimal" if scheme == "optimal" else "n/a"
     ct = execute_plan(x, v, b_in, b_eg, layer).completion_s
     n = b_in.size
-    return {"scheme": scheme, "layer": layer, "n": n, "p": p, "ct_norm": ct / t_star, "completion_s": ct,
-            "t_star_s": t_star, "scale": float(x.sum()) / n ** 2, "receivers_per_worker": float(x.sum()) / n,
-            "selection_time_s": secs, "status": status, "mip_gap": gap}
+    return {"scheme": scheme, "layer": layer, "n": n, "p": p, "ct_norm": ct / t_ideal, "completion_s": ct,
+            "t_star_s": t_star, "t_ideal_s": t_ideal, "scale": float(x.sum()) / n ** 2,
+            "receivers_per_worker": float(x.sum()) / n, "selection_time_s": secs, "status": status, "mip_gap": gap}
 
 
 def pr_balanced(n: int, p) -> np.ndarray:

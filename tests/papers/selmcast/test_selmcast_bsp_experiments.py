@@ -13,8 +13,11 @@ from simlib.papers.selmcast.experiments import (
     milp_trial,
     pr_balanced,
     random_selection_trial,
+    reading_settings,
     receivers_count,
 )
+from simlib.core.seeding import child_seed
+from simlib.papers.selmcast.orpheus import orpheus_bsp
 
 SEED = np.random.SeedSequence(7)
 DETERMINISTIC = ("ct_norm", "ct_norm_plan", "scale", "receivers", "ct_s", "t_model_s")
@@ -60,6 +63,68 @@ def test_mu_one_over_p_lets_l3_select_more_receivers():
     base = bsp_trial(dict(n=40, layer="L3", schemes=["selmcast"]), SEED)
     slow = bsp_trial(dict(n=40, layer="L3", mu="1/p", schemes=["selmcast"]), SEED)
     assert slow["selmcast_scale"] > base["selmcast_scale"]
+
+
+def test_normalization_l3_divides_l7_by_the_l3_optimum_of_the_same_switch():
+    own = bsp_trial(dict(n=30, layer="L7"), SEED)
+    by_l3 = bsp_trial(dict(n=30, layer="L7", normalization="L3"), SEED)
+    l3 = bsp_trial(dict(n=30, layer="L3", schemes=["optimal"]), SEED)
+    assert own["t_ideal_s"] == own["t_star_s"]
+    assert by_l3["t_star_s"] == own["t_star_s"]                          # same instance, same L7 optimum
+    assert by_l3["t_ideal_s"] == pytest.approx(l3["t_star_s"], rel=1e-12)  # cross-check: an L3 trial's t*
+    # L7 sends p copies per sender where L3 sends one, so its optimum is slower: the L3 ideal scores higher
+    assert by_l3["t_ideal_s"] < own["t_star_s"]
+    for s in ("selmcast", "orpheus", "optimal"):
+        assert by_l3[f"{s}_ct_s"] == own[f"{s}_ct_s"]                    # the plans and their execution are unchanged
+        assert by_l3[f"{s}_ct_norm"] == pytest.approx(own[f"{s}_ct_s"] / l3["t_star_s"], rel=1e-12)
+    assert by_l3["optimal_ct_norm"] > 1
+
+
+def test_normalization_changes_nothing_at_l3_and_rejects_other_values():
+    a = bsp_trial(dict(n=20, layer="L3"), SEED)
+    b = bsp_trial(dict(n=20, layer="L3", normalization="L3"), SEED)
+    assert all(a[f"{s}_ct_norm"] == b[f"{s}_ct_norm"] for s in ("selmcast", "orpheus", "optimal"))
+    with pytest.raises(ValueError, match="normalization must be one of"):
+        bsp_trial(dict(n=10, normalization="L7"), SEED)
+
+
+def test_lam_readings_scale_each_ports_deviation_from_bbar():
+    # SM14: the same seed draws the same x, so λ = 0.25 puts every port half as far from b̄ as λ = 0.5
+    b_in5, b_eg5, _, _ = bsp_instance(dict(n=30, lam=0.5), SEED)
+    b_in25, b_eg25, _, _ = bsp_instance(dict(n=30, lam=0.25), SEED)
+    bbar = 40e9
+    np.testing.assert_allclose(b_eg25 - bbar, (b_eg5 - bbar) / 2, rtol=1e-9)
+    np.testing.assert_allclose(b_in25 - bbar, (b_in5 - bbar) / 2, rtol=1e-9)
+
+
+def test_lam_changes_orpheus_time_and_is_max_indegree_over_p_without_variation():
+    # λ = 0, μ = 1, L3: every port has b̄, t* = p v / b̄ and Orpheus's round lasts (max in-degree) v / b̄ (SM5)
+    n, p = 20, 6
+    x = orpheus_bsp(n, p, np.random.default_rng(child_seed(SEED, 1)))
+    flat = bsp_trial(dict(n=n, layer="L3", lam=0.0, schemes=["orpheus"]), SEED)
+    assert flat["orpheus_ct_norm"] == pytest.approx(x.sum(axis=0).max() / p, rel=1e-9)
+    half = bsp_trial(dict(n=n, layer="L3", lam=0.25, schemes=["orpheus"]), SEED)
+    stated = bsp_trial(dict(n=n, layer="L3", lam=0.5, schemes=["orpheus"]), SEED)
+    assert half["orpheus_ct_norm"] != stated["orpheus_ct_norm"]
+
+
+def test_reading_settings_run_each_other_reading_where_the_paper_quotes_a_number():
+    kw = dict(layers=["L3", "L7"], n_values=[50, 100], n_ref=100, p_frac=0.3, fig5_n=200, fig5_p_frac=0.5,
+              lam=0.5, normalization="own")
+    s = reading_settings(**kw, lam_alt=0.25, normalization_alt="L3")
+
+    def readings(rows):
+        return {(r["layer"], r["lam"], r["normalization"]) for r in rows}
+    others = {("L3", 0.25, "own"), ("L7", 0.25, "own"), ("L7", 0.5, "L3"), ("L7", 0.25, "L3")}
+    assert readings(s["fig4"]) == readings(s["fig5"]) == others      # the L3 ideal changes nothing at L3
+    assert sorted(r["n"] for r in s["fig4"] if r["normalization"] == "own") == [50, 50, 100, 100]
+    assert {r["n"] for r in s["fig4"] if r["normalization"] == "L3"} == {100}
+    assert all(r["p_frac"] == 0.5 and r["n"] == 200 and r["schemes"] == ["orpheus"] for r in s["fig5"])
+    assert readings(s["fig6"]) == {("L3", 0.25, "own")} and all(r["mu"] == "1/p" for r in s["fig6"])
+    same = reading_settings(**kw, lam_alt=0.5, normalization_alt="own")
+    assert same == {"fig4": [], "fig5": [], "fig6": []}
+    with pytest.raises(ValueError, match="normalization_alt must be one of"):
+        reading_settings(**kw, lam_alt=0.25, normalization_alt="ideal")
 
 
 def test_rounds_and_k_force_orpheus_beyond_p():
