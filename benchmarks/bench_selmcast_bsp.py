@@ -27,7 +27,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from simlib.core.validate import num_arg  # noqa: E402
+from simlib.papers.cli_gen import num_arg  # noqa: E402
 from simlib.papers.selmcast.bsp import selmcast_bsp  # noqa: E402
 from simlib.papers.selmcast.experiments import bsp_instance  # noqa: E402
 from simlib.papers.selmcast.optimal_flow import optimal_flow  # noqa: E402

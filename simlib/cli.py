@@ -20,14 +20,13 @@ from typing import Callable
 
 from . import __version__
 from .core import paths
-from .core.validate import arg_type, num_arg, print_result
+from .papers.cli_gen import arg_type, num_arg, print_result, trace_arg
 from .papers.cluster_scenario import SCHEMES
 from .papers.fmreduce import cli as fmreduce_cli
 from .papers.selmcast import cli as selmcast_cli
 from .papers.selective_reduce.algorithms import BASE_RULES
 from .papers.selective_reduce.progress import PROGRESS_MODELS
 from .papers.selective_reduce.scenario import CDF_SOURCES
-from .workloads.traces import trace_arg
 
 #: Same file as ``simlib.pipeline.claims.DEFAULT_LEDGER``: the committed ledger, fixed
 #: relative to the repository, not to the current directory.

@@ -29,9 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from simlib.core.seeding import check_rng
-from simlib.core.validate import arg_type, check_array, check_int, check_real
+from simlib.core.validate import check_array, check_int, check_real
 
-__all__ = ["TRACE_NAMES", "TRACE_DIR", "Trace", "load_trace", "check_trace", "trace_arg", "OnlineECDF"]
+__all__ = ["TRACE_NAMES", "TRACE_DIR", "Trace", "load_trace", "check_trace", "OnlineECDF"]
 
 #: Names of the built-in traces (files ``simlib/workloads/trace_data/<name>.csv``, shipped with the package).
 TRACE_NAMES = ("cnn", "transformer", "lstm")
@@ -284,10 +284,6 @@ def check_trace(name: str, value) -> str:
         return value
     raise ValueError(f"{name} must be one of {list(TRACE_NAMES)} or the path of an existing CSV file, "
                      f"got {value!r}")
-
-
-#: argparse ``type`` of a ``--trace`` flag: :func:`check_trace`, failing as an argparse error.
-trace_arg = arg_type(lambda text: check_trace("trace", text), "trace")
 
 
 def load_trace(name_or_path) -> Trace:

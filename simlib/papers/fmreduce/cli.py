@@ -1,8 +1,7 @@
 """Command-line entry point of one paper: ``python -m simlib fmreduce ...`` (see :mod:`simlib.cli`)."""
 from __future__ import annotations
 
-from simlib.core.validate import num_arg, print_result
-from simlib.workloads.traces import trace_arg
+from simlib.papers.cli_gen import num_arg, print_result, trace_arg
 
 __all__ = ["register"]
 

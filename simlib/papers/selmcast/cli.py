@@ -1,8 +1,8 @@
 """Seed 004's commands: ``python -m simlib selmcast-bsp ...`` and ``selmcast-ssp ...`` (see :mod:`simlib.cli`)."""
 from __future__ import annotations
 
-from simlib.core.validate import arg_type, check_int, num_arg, print_result
-from simlib.workloads.traces import trace_arg
+from simlib.core.validate import check_int
+from simlib.papers.cli_gen import arg_type, num_arg, print_result, trace_arg
 
 __all__ = ["register_bsp", "register_ssp"]
 
