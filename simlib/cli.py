@@ -20,9 +20,9 @@ from typing import Callable
 
 from . import __version__
 from .core import paths
-from .papers.cli_gen import arg_type, num_arg, print_result, trace_arg
+from .papers.cli_gen import add_command, arg_type, num_arg, print_result, trace_arg
 from .papers.cluster_scenario import SCHEMES
-from .papers.fmreduce import cli as fmreduce_cli
+from .papers.fmreduce.paper import COMMAND as FMREDUCE
 from .papers.selmcast import cli as selmcast_cli
 from .papers.selective_reduce.algorithms import BASE_RULES
 from .papers.selective_reduce.progress import PROGRESS_MODELS
@@ -207,7 +207,7 @@ def _cmd_version(subparsers) -> None:
 
 
 #: Each paper's own commands live in its package (``simlib/papers/<paper>/cli.py``).
-COMMANDS: list[Callable] = [_cmd_run, fmreduce_cli.register, selmcast_cli.register_bsp, selmcast_cli.register_ssp, _cmd_claims, _cmd_version]
+COMMANDS: list[Callable] = [_cmd_run, lambda sub: add_command(sub, FMREDUCE), selmcast_cli.register_bsp, selmcast_cli.register_ssp, _cmd_claims, _cmd_version]
 
 
 # --- entry point --------------------------------------------------------------

@@ -106,9 +106,12 @@ def _default_text(value) -> str:
 
 
 def _help(spec: ParamSpec, default) -> str:
+    """``help — range unit, default value`` (the range is left out where argparse lists the choices)."""
     unit = f" {spec.unit}" if spec.unit else ""
     shown = spec.none_means if default is None else _default_text(default)
-    return f"{spec.help} — {spec.range_text()}{unit}, default {shown}".replace("%", "%%")
+    listed = spec.choices is not None and spec.none_means is None
+    where = f"{spec.unit}, " if listed and spec.unit else "" if listed else f"{spec.range_text()}{unit}, "
+    return f"{spec.help} — {where}default {shown}".replace("%", "%%")
 
 
 def add_arguments(parser: argparse.ArgumentParser, cls) -> dict[str, str]:

@@ -62,7 +62,7 @@ def test_help_lists_unit_range_and_default_of_every_flag(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "--n N workers — [2, 10000], default 60" in text
     assert "--duration DURATION_S period (100% of it) — (0, inf) s, default 600" in text
-    assert "--split {even,lp} how the model is split — {even, lp}, default lp" in text
+    assert "--split {even,lp} how the model is split — default lp" in text
     assert "--k K rounds without delivery — [0, inf) or inf, default 4" in text
     assert "--shared-x, --no-shared-x" in text
     assert "--seed" in text and "--json" in text and "--scheme {a,b}" in text
