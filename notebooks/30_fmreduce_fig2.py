@@ -59,8 +59,8 @@ import pandas as pd
 
 from simlib.pipeline import paths
 from simlib.papers.fmreduce import experiments as fx
-from simlib.papers.fmreduce.scenario import VARIANTS, run_trial, variant_label
-from simlib.papers import analysis
+from simlib.papers.fmreduce.scenario import VARIANTS, run_trial, variant_label, variant_scheme
+from simlib.papers import analysis, registry
 from simlib.pipeline import claims, plotting
 from simlib.pipeline.runs import run_notebook_sweep
 
@@ -79,11 +79,11 @@ stats[["min", "median", "max"]]
 
 # %%
 plotting.set_theme()
+SCHEME_OF = {variant_label(**v): registry.scheme(variant_scheme(**v)) for v in VARIANTS}
 
 
 def bars(ax, st, title):
-    colors = ["#0072B2" if v.startswith("FM NB") else "#56B4E9" if v.startswith("FM B") else "#D55E00"
-              for v in st.index]
+    colors = [SCHEME_OF[v].color for v in st.index]     # FMReduce NB / B, original PR: registered colours
     y = np.arange(len(st))
     ax.barh(y, st["median"], color=colors)
     ax.errorbar(st["median"], y, xerr=[st["median"] - st["min"], st["max"] - st["median"]],

@@ -22,7 +22,7 @@ from . import __version__
 from .core import paths
 from .papers.cli_gen import add_command, arg_type, num_arg, print_result, trace_arg
 from .papers.cluster_scenario import SCHEMES
-from .papers.fmreduce.paper import COMMAND as FMREDUCE
+from .papers.registry import PAPERS
 from .papers.selmcast import cli as selmcast_cli
 from .papers.selective_reduce.algorithms import BASE_RULES
 from .papers.selective_reduce.progress import PROGRESS_MODELS
@@ -206,8 +206,14 @@ def _cmd_version(subparsers) -> None:
     p.set_defaults(handler=handler, subparser=p)
 
 
-#: Each paper's own commands live in its package (``simlib/papers/<paper>/cli.py``).
-COMMANDS: list[Callable] = [_cmd_run, lambda sub: add_command(sub, FMREDUCE), selmcast_cli.register_bsp, selmcast_cli.register_ssp, _cmd_claims, _cmd_version]
+def _generated(command) -> Callable:
+    return lambda subparsers: add_command(subparsers, command)
+
+
+#: The commands, in ``--help`` order: each paper's generated ones come from its contract
+#: (:data:`simlib.papers.registry.PAPERS`); ``run`` and ``selmcast-ssp`` are still hand-written.
+COMMANDS: list[Callable] = [_cmd_run, *(_generated(c) for p in PAPERS for c in p.commands),
+                            selmcast_cli.register_ssp, _cmd_claims, _cmd_version]
 
 
 # --- entry point --------------------------------------------------------------

@@ -84,6 +84,8 @@ def _parse_text(name: str, text: str, spec: ParamSpec):
     """One command-line word as a value of ``spec`` (before its range check)."""
     if spec.none_means is not None and text.strip().lower() in (spec.none_means.lower(), "none"):
         return None
+    if text.strip() in spec.words:
+        return text.strip()
     if spec.kind == "int":
         try:
             return int(text)
@@ -114,11 +116,13 @@ def _help(spec: ParamSpec, default) -> str:
     return f"{spec.help} — {where}default {shown}".replace("%", "%%")
 
 
-def add_arguments(parser: argparse.ArgumentParser, cls) -> dict[str, str]:
-    """One flag per declared field of dataclass ``cls``; returns ``{field name: flag}``."""
+def add_arguments(parser: argparse.ArgumentParser, cls, exclude=()) -> dict[str, str]:
+    """One flag per declared field of dataclass ``cls`` (but ``exclude``); returns ``{field name: flag}``."""
     defaults = {f.name: f.default for f in dataclasses.fields(cls)}
     flags = {}
     for name, spec in specs(cls).items():
+        if name in exclude:
+            continue
         flag = flags[name] = flag_of(name, spec)
         kw = dict(dest=name, default=defaults[name], help=_help(spec, defaults[name]))
         if spec.kind == "bool":
@@ -134,9 +138,10 @@ def add_arguments(parser: argparse.ArgumentParser, cls) -> dict[str, str]:
     return flags
 
 
-def params_from_args(args: argparse.Namespace, cls) -> dict:
-    """The declared fields' values from parsed ``args`` (lists as lists)."""
-    return {name: list(v) if isinstance(v := getattr(args, name), (list, tuple)) else v for name in specs(cls)}
+def params_from_args(args: argparse.Namespace, cls, exclude=()) -> dict:
+    """The declared fields' values from parsed ``args`` (lists as lists), but ``exclude``."""
+    return {name: list(v) if isinstance(v := getattr(args, name), (list, tuple)) else v
+            for name in specs(cls) if name not in exclude}
 
 
 def add_command(subparsers, command: Command) -> argparse.ArgumentParser:
@@ -144,7 +149,7 @@ def add_command(subparsers, command: Command) -> argparse.ArgumentParser:
     with status 2 naming the flag), runs ``command.trial`` with ``--seed`` and prints the metrics
     (``--json``: one JSON object with the parameters and the seed)."""
     p = subparsers.add_parser(command.name, help=command.help, description=command.description or command.help)
-    flags = add_arguments(p, command.scenario)
+    flags = add_arguments(p, command.scenario, command.exclude)
     if command.options is not None:
         flags.update(add_arguments(p, command.options))
     p.add_argument("--seed", type=num_arg("--seed", int, lo=0), default=0,
@@ -154,7 +159,7 @@ def add_command(subparsers, command: Command) -> argparse.ArgumentParser:
     def handler(args, parser) -> int:
         import numpy as np
 
-        params = params_from_args(args, command.scenario)
+        params = params_from_args(args, command.scenario, command.exclude)
         try:
             command.scenario.from_params(params)
             options = {} if command.options is None else \

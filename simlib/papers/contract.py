@@ -70,7 +70,8 @@ class ParamSpec:
     command-line flag (default ``--`` + the name with ``_`` -> ``-``);
     ``none_means`` says what ``None`` stands for when ``None`` is allowed
     (e.g. ``"inf"``: the requirement removed), and is the word the command
-    line accepts for it.  ``check(name, value) -> value`` is an extra check
+    line accepts for it; ``words`` are strings allowed as values besides the
+    kind's (``mu = "1/p"``).  ``check(name, value) -> value`` is an extra check
     run after the kind's (e.g. :func:`simlib.workloads.traces.check_trace`),
     ``allowed`` the text of what it allows.  A ``list`` has an ``item`` spec
     and at least ``min_len`` items.
@@ -87,6 +88,7 @@ class ParamSpec:
     quick: Any = MISSING
     flag: str | None = None
     none_means: str | None = None
+    words: tuple = ()
     check: Callable | None = None
     allowed: str | None = None
     item: "ParamSpec | None" = None
@@ -96,8 +98,9 @@ class ParamSpec:
         check_choice("kind", self.kind, KINDS)
         if not isinstance(self.help, str) or not self.help.strip():
             raise ValueError(f"help must be a non-empty str, got {self.help!r}")
-        if self.choices is not None and not isinstance(self.choices, tuple):
-            object.__setattr__(self, "choices", tuple(self.choices))
+        for name in ("choices", "words"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), tuple):
+                object.__setattr__(self, name, tuple(getattr(self, name)))
         if (self.kind == "list") != (self.item is not None):
             raise ValueError("a list parameter needs an item spec, and only a list has one")
 
@@ -119,7 +122,7 @@ class ParamSpec:
             text = f"{left}{lo}, {hi}{right}"
         else:
             text = "text"
-        return text + (f" or {self.none_means}" if self.none_means else "")
+        return " or ".join((text, *self.words, *([self.none_means] if self.none_means else [])))
 
 
 def _kind_of(default) -> str:
@@ -137,7 +140,7 @@ def _field(default, spec: ParamSpec) -> dataclasses.Field:
 
 def param(default, *, help: str, kind: str | None = None, unit: str = "", lo=None, hi=None,
           lo_open: bool = False, hi_open: bool = False, choices=None, quick=MISSING,
-          flag: str | None = None, none_means: str | None = None, check: Callable | None = None,
+          flag: str | None = None, none_means: str | None = None, words=(), check: Callable | None = None,
           allowed: str | None = None) -> dataclasses.Field:
     """A dataclass field carrying its :class:`ParamSpec`.
 
@@ -152,7 +155,7 @@ def param(default, *, help: str, kind: str | None = None, unit: str = "", lo=Non
         kind = _kind_of(default)
     return _field(default, ParamSpec(kind=kind, help=help, unit=unit, lo=lo, hi=hi, lo_open=lo_open,
                                      hi_open=hi_open, choices=choices, quick=quick, flag=flag,
-                                     none_means=none_means, check=check, allowed=allowed))
+                                     none_means=none_means, words=words, check=check, allowed=allowed))
 
 
 def _field_spec(cls, name: str) -> tuple[dataclasses.Field, ParamSpec]:
@@ -211,6 +214,8 @@ def _check(name: str, value, spec: ParamSpec):
         if spec.none_means is None:
             raise ValueError(f"{name} must be in {spec.range_text()}, got None")
         return None
+    if isinstance(value, str) and value in spec.words:
+        return value
     if spec.kind == "list":
         return tuple(check_list(name, value, lambda k, v: _check(k, v, spec.item), min_len=spec.min_len))
     if spec.choices is not None:
@@ -222,13 +227,22 @@ def _check(name: str, value, spec: ParamSpec):
     elif spec.kind == "str":
         if not isinstance(value, str) or not value:
             raise ValueError(f"{name} must be a non-empty str, got {value!r}")
-    elif spec.kind == "int":
+    else:
+        try:
+            value = _check_number(name, value, spec)
+        except ValueError:
+            if not (spec.words or spec.none_means):
+                raise
+            raise ValueError(f"{name} must be in {spec.range_text()}, got {value!r}") from None
+    return spec.check(name, value) if spec.check is not None else value
+
+
+def _check_number(name: str, value, spec: ParamSpec):
+    if spec.kind == "int":
         lo = None if spec.lo is None else (math.floor(spec.lo) + 1 if spec.lo_open else math.ceil(spec.lo))
         hi = None if spec.hi is None else (math.ceil(spec.hi) - 1 if spec.hi_open else math.floor(spec.hi))
-        value = check_int(name, value, lo, hi)
-    else:
-        value = check_real(name, value, spec.lo, spec.hi, lo_open=spec.lo_open, hi_open=spec.hi_open)
-    return spec.check(name, value) if spec.check is not None else value
+        return check_int(name, value, lo, hi)
+    return check_real(name, value, spec.lo, spec.hi, lo_open=spec.lo_open, hi_open=spec.hi_open)
 
 
 class ScenarioBase:
@@ -288,7 +302,9 @@ class Command:
     ``trial(params, seed_sequence, **options) -> dict`` runs one scenario (its
     flat parameter dict) and returns flat metrics; ``options`` is an optional
     :class:`ScenarioBase` dataclass of run options that are not scenario
-    parameters (e.g. which scheme to run), passed to ``trial`` as keywords.
+    parameters (e.g. which scheme to run), passed to ``trial`` as keywords;
+    ``exclude`` names scenario fields the command does not offer (they keep
+    their defaults).
     """
 
     name: str
@@ -297,6 +313,7 @@ class Command:
     help: str
     description: str = ""
     options: type | None = None
+    exclude: tuple = ()
 
 
 @dataclass(frozen=True)

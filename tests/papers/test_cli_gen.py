@@ -82,7 +82,7 @@ def test_values_reach_the_trial_converted(capsys):
     (["--n", "x"], r"argument --n: n must be an integer in \[2, 10000\], got 'x'"),
     (["--duration", "0"], r"argument --duration: duration_s must be in \(0.0, inf\)"),
     (["--split", "LP"], "argument --split: split must be one of"),
-    (["--k", "-1"], "argument --k: k must be an integer"),
+    (["--k", "-1"], r"argument --k: k must be in \[0, inf\) or inf, got -1"),
     (["--sizes", "0"], r"argument --sizes: sizes must be an integer in \[1, inf\)"),
     (["--n", "10", "--p", "11"], r"argument --p: p must be in \[1, n = 10\], got 11"),   # the cross-field rule
     (["--scheme", "c"], "argument --scheme"),

@@ -116,3 +116,15 @@ def test_param_list_needs_exactly_one_item_source():
         param_list([1])
     with pytest.raises(ValueError, match="item spec"):
         check_param("x", 1, dataclasses.replace(specs(Toy)["n"], kind="list"))
+
+
+def test_words_are_values_besides_the_kinds():
+    @dataclasses.dataclass(frozen=True)
+    class Mu(ScenarioBase):
+        mu: float = param(1.0, lo=0.0, lo_open=True, words=("1/p",), help="ratio")
+
+    assert Mu(mu="1/p").mu == "1/p" and Mu(mu=2).mu == 2.0
+    assert specs(Mu)["mu"].range_text() == "(0, inf) or 1/p"
+    for bad in ("1/n", 0.0):
+        with pytest.raises(ParamError, match=rf"mu must be in \(0, inf\) or 1/p, got {bad!r}"):
+            Mu(mu=bad)

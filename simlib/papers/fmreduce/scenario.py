@@ -26,7 +26,8 @@ from .mesh_links import SHARINGS
 from .split import SOLVERS
 from .system import PHASES, RunResult, simulate
 
-__all__ = ["Scenario", "REDUCERS", "MODES", "SPLITS", "SHARINGS", "VARIANTS", "variant_label", "run", "run_trial"]
+__all__ = ["Scenario", "REDUCERS", "MODES", "SPLITS", "SHARINGS", "VARIANTS", "variant_label", "variant_scheme",
+           "run", "run_trial"]
 
 REDUCERS = ("all", "participants")
 MODES = ("blocking", "nonblocking")
@@ -97,6 +98,12 @@ def variant_label(reducers: str, mode: str, split: str, sharing: str) -> str:
     """Short name of a variant, e.g. ``"FM NB LP FCFS"`` / ``"PR B even FS"``."""
     return " ".join(("FM" if reducers == "all" else "PR", "NB" if mode == "nonblocking" else "B",
                      "LP" if split == "lp" else "even", sharing.upper()))
+
+
+def variant_scheme(reducers: str, mode: str, **_) -> str:
+    """The registered scheme (family of variants) a variant belongs to: ``"fm-nb"``, ``"fm-b"`` or
+    ``"pr-b"`` (FMReduce non-blocking / blocking, original partial reduce); see ``paper.SCHEMES``."""
+    return ("fm-" if reducers == "all" else "pr-") + ("nb" if mode == "nonblocking" else "b")
 
 
 def run(sc: Scenario, seed) -> RunResult:
