@@ -48,6 +48,12 @@ def run_parameters(stem: str, monkeypatch, **passed) -> dict:
     ("30_fmreduce_fig2", dict(profile="quick", p_values="[4, 10]"), dict(p_values=[4, 10], n=12)),
     ("30_fmreduce_fig2", dict(profile="quick", n=20, p_values="[10, 20]"), dict(p_values=[10, 20], n=20, p=10)),
     ("30_fmreduce_fig2", dict(profile="full", p_values="[10, 20]", trials=3), dict(p_values=[10, 20], trials=3, n=60)),
+    # notebooks 40 and 41 had the same inline quick block
+    ("40_selmcast_sec2_fig1_random_selection", dict(profile="quick", n=100), dict(n=100, trials=2, p_step=13)),
+    ("41_selmcast_bsp_fig4-6", dict(profile="quick", n_values="[40, 80]", milp_trials=2),
+     dict(n_values=[40, 80], milp_trials=2, trials=2, fig5_n=20, layers=["L3", "L7"])),
+    ("41_selmcast_bsp_fig4-6", dict(profile="full", layers="[L7]", p_frac_values="[0.25]"),
+     dict(layers=["L7"], p_frac_values=[0.25], n_values=[50, 100, 150, 200])),
 ])
 def test_quick_profile_keeps_user_parameters_and_lists_come_as_text(stem, passed, expected, monkeypatch):
     ns = run_parameters(stem, monkeypatch, **passed)
@@ -65,8 +71,10 @@ def test_a_p_sweep_value_above_n_names_the_list_item(monkeypatch):
 # ------------------------------------------------------------------ every migrated notebook
 def migrated() -> dict:
     from simlib.papers.fmreduce.experiments import Fig2Notebook
+    from simlib.papers.selmcast.experiments import BSPFiguresNotebook, Fig1Notebook
 
-    return {"30_fmreduce_fig2": Fig2Notebook}
+    return {"30_fmreduce_fig2": Fig2Notebook, "40_selmcast_sec2_fig1_random_selection": Fig1Notebook,
+            "41_selmcast_bsp_fig4-6": BSPFiguresNotebook}
 
 
 def literal_assignments(source: str) -> dict:

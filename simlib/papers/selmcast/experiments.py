@@ -24,6 +24,7 @@ max_i v / b_i^I for L3, max_i p v / b_i^I for L7) and ``mean_over_min_egress``.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -33,6 +34,7 @@ from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.units import Gbps, MB
 from simlib.core.validate import check_choice, check_int, check_real
 from simlib.papers.selmcast.bandwidth import selmcast_bandwidths
+from simlib.papers.contract import ScenarioBase, param, param_list, param_of
 from simlib.papers.selmcast.bsp_scenario import BSP_SCHEMES, BSPOptions, BSPScenario
 from simlib.papers.selmcast.bsp import selmcast_bsp
 from simlib.papers.selmcast.execute import execute_plan, plan_model_time
@@ -42,7 +44,7 @@ from simlib.papers.selmcast.orpheus import DeliveryHistory, orpheus_bsp
 
 __all__ = ["BSP_SCHEMES", "receivers_count", "ingress_ratio", "bsp_instance",
            "select", "bsp_trial", "bsp_round_summary", "long_by_scheme", "milp_trial", "random_selection_trial",
-           "pr_balanced"]
+           "pr_balanced", "Fig1Notebook", "BSPFiguresNotebook"]
 
 def receivers_count(n: int, p_frac: float) -> int:
     """p as a count: round(p_frac * n), at least 1 and at most n - 1 (decision SM6)."""
@@ -228,3 +230,39 @@ def random_selection_trial(params: dict, rng_seed: np.random.SeedSequence) -> di
         m = orpheus_bsp(n, p, rng).sum(axis=0)
         hits += int((m == p).sum())
     return {"pr_empirical": hits / (n * rounds), "pr_eq1": float(pr_balanced(n, p))}
+
+
+# ------------------------------------------------------------------ the notebooks' parameters
+@dataclass(frozen=True)
+class Fig1Notebook(ScenarioBase):
+    """Notebook 40's parameters (Fig. 1: random selection), for :func:`simlib.pipeline.params.notebook_params`."""
+
+    trials: int = param(10, lo=1, quick=2, help="trials per p")
+    n: int = param_of(BSPScenario, "n", quick=40)
+    p_step: int = param(4, lo=1, quick=13, help="simulate p in 1, 1 + p_step, ... and n - 1")
+    rounds: int = param(10, lo=1, quick=2, help="random-selection rounds pooled per trial")
+
+
+@dataclass(frozen=True)
+class BSPFiguresNotebook(ScenarioBase):
+    """Notebook 41's parameters (Figs. 4-6, the MILP check, the multi-round demonstration); ranges and
+    units are :class:`BSPScenario`'s and :class:`BSPOptions`'."""
+
+    trials: int = param(10, lo=1, quick=2, help="trials per setting")
+    n_values: tuple = param_list([50, 100, 150, 200], of=(BSPScenario, "n"), quick=[10, 20],
+                                 help="n of Figs. 4 and 6")
+    layers: tuple = param_list(["L3", "L7"], of=(BSPScenario, "layer"))
+    p_frac: float = param_of(BSPScenario, "p_frac")
+    p_frac_values: tuple = param_list([0.1, 0.2, 0.3, 0.4, 0.5], of=(BSPScenario, "p_frac"), quick=[0.2, 0.4],
+                                      help="p / n of Fig. 5")
+    fig5_n: int = param_of(BSPScenario, "n", quick=20, help="n of Fig. 5 (the paper does not say; its default)")
+    lam: float = param_of(BSPScenario, "lam")
+    shared_x: bool = param_of(BSPScenario, "shared_x")
+    milp_n_values: tuple = param_list([10, 15, 20], of=(BSPScenario, "n"), quick=[6],
+                                      help="n where the HiGHS MILP runs (the paper: 50..200)")
+    milp_trials: int = param(5, lo=1, quick=1, help="trials per MILP setting")
+    milp_time_limit_s: float = param_of(BSPOptions, "time_limit_s", quick=10.0,
+                                        help="MILP time limit per solve, as the paper's Gurobi runs")
+    rounds_demo: int = param_of(BSPScenario, "rounds", default=10, quick=3,
+                                help="rounds of the multi-round demonstration (SM2)")
+    k_demo: int = param_of(BSPScenario, "k")
