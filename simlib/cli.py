@@ -27,6 +27,7 @@ from .papers.selmcast import cli as selmcast_cli
 from .papers.selective_reduce.algorithms import BASE_RULES
 from .papers.selective_reduce.progress import PROGRESS_MODELS
 from .papers.selective_reduce.scenario import CDF_SOURCES
+from .workloads.traces import TRACE_HELP
 
 #: Same file as ``simlib.pipeline.claims.DEFAULT_LEDGER``: the committed ledger, fixed
 #: relative to the repository, not to the current directory.
@@ -138,7 +139,7 @@ def _cmd_run(subparsers) -> None:
     p.add_argument("--scheme", choices=list(SCHEMES), default="selective")
     p.add_argument("--n", type=num_arg("--n", int, lo=2, hi=100_000), default=200, help="workers (default 200)")
     p.add_argument("--trace", type=trace_arg, default="transformer",
-                   help="compute-time trace: cnn, transformer, lstm or a CSV path (default transformer)")
+                   help=f"{TRACE_HELP} (default transformer)")
     p.add_argument("--seed", type=num_arg("--seed", int, lo=0), default=0)
     p.add_argument("--duration", type=num_arg("--duration", lo=0.0, lo_open=True), default=100.0,
                    help="training time in seconds (default 100)")

@@ -22,7 +22,7 @@ import json
 from typing import Callable
 
 from simlib.core.validate import check_int, check_real
-from simlib.workloads.traces import check_trace
+from simlib.workloads.traces import check_trace_file
 
 from .contract import Command, ParamError, ParamSpec, check_param, specs
 
@@ -58,8 +58,9 @@ def num_arg(flag: str, kind=float, **bounds):
     return arg_type(check, flag)
 
 
-#: argparse ``type`` of a ``--trace`` flag: :func:`simlib.workloads.traces.check_trace`.
-trace_arg = arg_type(lambda text: check_trace("trace", text), "trace")
+#: argparse ``type`` of a ``--trace`` flag: :func:`simlib.workloads.traces.check_trace_file` (a known name
+#: or CSV path whose file loads; any error fails as ``argument --trace: ...``).
+trace_arg = arg_type(lambda text: check_trace_file("trace", text), "trace")
 
 
 def print_result(out: dict, params: dict, seed: int, as_json: bool) -> None:

@@ -28,7 +28,7 @@ from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.units import MB
 from simlib.core.validate import check_choice, check_int, check_real
 from simlib.runtime.baselines import AllReduceController
-from simlib.runtime.cluster import Cluster, ComputeTimes
+from simlib.runtime.cluster import Cluster
 from simlib.runtime.log import ScheduleLog
 from simlib.runtime.metrics import sync_metrics
 from simlib.workloads.traces import Trace, load_trace
@@ -151,8 +151,8 @@ def simulate(sc: Scenario, seed: np.random.SeedSequence | int = 0,
     if bandwidth is None:
         bandwidth = selective_reduce_bandwidths(sc.n, np.random.default_rng(child_seed(seed, 0)), lam=sc.lam)
     if compute is None:
-        compute = ComputeTimes(trace.sample, sc.n, child_seed(seed, 1),
-                               scale=[float(sc.hl) if w < sc.hl else 1.0 for w in range(sc.n)])
+        compute = trace.compute_times(sc.n, child_seed(seed, 1),
+                                      scale=[float(sc.hl) if w < sc.hl else 1.0 for w in range(sc.n)])
     ctrl = SCHEMES[sc.scheme].controller(sc, sc.group_size, trace=trace, bandwidth=bandwidth,
                                          error_rng=np.random.default_rng(child_seed(seed, 2)))
     cluster = Cluster.big_switch(bandwidth, compute, ctrl, model_bits=sc.model_mb * MB, alpha=sc.alpha_s,

@@ -54,9 +54,13 @@ COMPUTING, READY, SYNCING, STOPPED = (int(p) for p in WorkerPhase)
 class ComputeTimes:
     """Per-worker streams of compute times (s): worker ``w``'s k-th draw is the
     same whatever the scheme, so schemes are compared on identical draws.
-    ``scale[w]`` multiplies worker ``w``'s draws (a slowed-down worker, 002 §5.2)."""
+    ``scale[w]`` multiplies worker ``w``'s draws (a slowed-down worker, 002 §5.2).
 
-    def __init__(self, sampler: Callable[[np.random.Generator, int], np.ndarray], n: int,
+    Worker ``w`` draws ``sampler(rng_w, chunk)`` at a time from its own generator
+    (``child_seed(seed, w)``); subclasses change what a chunk is by overriding
+    :meth:`_fill` (e.g. :class:`simlib.workloads.traces.ReplayComputeTimes`)."""
+
+    def __init__(self, sampler: Callable[[np.random.Generator, int], np.ndarray] | None, n: int,
                  seed: np.random.SeedSequence, chunk: int = 256, scale: Sequence[float] | None = None):
         self._sampler = sampler
         self._scale = np.ones(n) if scale is None else check_array("scale", scale, lo=0.0, lo_open=True)
@@ -67,9 +71,13 @@ class ComputeTimes:
         self._pos = [0] * n
         self._chunk = chunk
 
+    def _fill(self, w: int) -> np.ndarray:
+        """Worker ``w``'s next chunk of unscaled compute times (s)."""
+        return np.asarray(self._sampler(self._rngs[w], self._chunk), dtype=float)
+
     def next(self, w: int) -> float:
         if self._pos[w] >= self._buf[w].size:
-            self._buf[w] = np.asarray(self._sampler(self._rngs[w], self._chunk), dtype=float)
+            self._buf[w] = self._fill(w)
             self._pos[w] = 0
         x = float(self._buf[w][self._pos[w]]) * self._scale[w]
         self._pos[w] += 1
@@ -81,7 +89,7 @@ class ComputeTimes:
         got = 0
         while got < k:
             if self._pos[w] >= self._buf[w].size:
-                self._buf[w] = np.asarray(self._sampler(self._rngs[w], self._chunk), dtype=float)
+                self._buf[w] = self._fill(w)
                 self._pos[w] = 0
             part = self._buf[w][self._pos[w]:self._pos[w] + k - got]
             out[got:got + part.size] = part * self._scale[w]

@@ -10,11 +10,18 @@ Fig. 3 of seed 004).  This module provides
   with the matching :meth:`Trace.cdf`, :meth:`Trace.quantile`,
   :meth:`Trace.rescaled` (seed 004 rescales every trace to a mean of 1000 ms)
   and :meth:`Trace.conditional_completion_prob` (seed 000 Eq. 4);
+* :class:`RecordedTrace`: a real trace, i.e. recorded per-worker *sequences*
+  (Alibaba PAI, ByteDance; ``REAL_TRACE_NAMES``), whose distribution view is the
+  pooled distribution of all its recorded times;
+* :meth:`Trace.compute_times`: the per-worker compute-time source of a run --
+  i.i.d. draws for a distribution, :class:`ReplayComputeTimes` (each simulated
+  worker replays one recorded worker's sequence, decision T7) for a recorded trace;
 * :class:`OnlineECDF`: the controller's "cold start" estimate of F_Phi built
   from the compute times observed so far (seed 000 §IV-B5).
 
-All times are in seconds.  The built-in traces (``TRACE_NAMES``) are synthetic
-stand-ins; see ``data/README.md``.
+All times are in seconds.  The built-in traces are synthetic stand-ins
+(``STANDIN_NAMES``) and real traces (``REAL_TRACE_NAMES``), every one at a mean
+of 1.0 s; see ``data/README.md`` and ``data/traces/README.md``.
 """
 from __future__ import annotations
 
@@ -22,19 +29,37 @@ import bisect
 import csv
 import math
 import os
+import warnings
 from dataclasses import dataclass
 from numbers import Real
 from pathlib import Path
 
 import numpy as np
 
-from simlib.core.seeding import check_rng
-from simlib.core.validate import check_array, check_int, check_real
+from simlib.core.seeding import as_seed_sequence, check_rng
+from simlib.core.validate import check_array, check_choice, check_int, check_real
+from simlib.runtime.cluster import ComputeTimes
 
-__all__ = ["TRACE_NAMES", "TRACE_DIR", "Trace", "load_trace", "check_trace", "OnlineECDF"]
+__all__ = ["TRACE_NAMES", "STANDIN_NAMES", "REAL_TRACE_NAMES", "TRACE_DIR", "Trace", "RecordedTrace",
+           "ReplayComputeTimes", "TraceWrapWarning", "REPLAY_JITTER", "REPLAY_OFFSETS", "TRACE_HELP",
+           "load_trace", "check_trace", "check_trace_file", "OnlineECDF"]
 
+#: Synthetic stand-ins for the papers' traces (i.i.d. draws; ``scripts/make_traces.py``).
+STANDIN_NAMES = ("cnn", "transformer", "lstm")
+#: Real recorded per-worker traces (replayed in order; ``scripts/derive_real_traces.py``, decision T7).
+REAL_TRACE_NAMES = ("pai-job1", "pai-job2", "pai-job3", "pai-job4", "bytedance-se", "bytedance-ar",
+                    "bytedance-st")
 #: Names of the built-in traces (files ``simlib/workloads/trace_data/<name>.csv``, shipped with the package).
-TRACE_NAMES = ("cnn", "transformer", "lstm")
+TRACE_NAMES = STANDIN_NAMES + REAL_TRACE_NAMES
+#: ``--help`` text of a ``--trace`` flag (append the default).
+TRACE_HELP = ("compute-time trace: a stand-in (" + ", ".join(STANDIN_NAMES) + "), a real trace replayed per "
+              "worker (" + ", ".join(REAL_TRACE_NAMES) + "; decision T7) or a CSV path")
+#: Default log-normal sigma of the per-draw multiplicative jitter of copied workers (decision T7).
+REPLAY_JITTER = 0.02
+#: Where replayed workers start in their recorded sequence (decision T7): "copy" -- the workers
+#: replaying one copy of the recording share one seeded offset (the recorded job, step-aligned);
+#: "worker" -- every worker its own seeded offset.
+REPLAY_OFFSETS = ("copy", "worker")
 #: Directory holding the built-in trace files.
 TRACE_DIR = Path(__file__).resolve().parent / "trace_data"
 #: CSV column holding compute times in seconds.
@@ -213,27 +238,163 @@ class Trace:
         factor = mean_s / self.mean
         return Trace(self.name if name is None else name, self.samples * factor)
 
+    def compute_times(self, n: int, seed, *, chunk: int = 256, scale=None) -> ComputeTimes:
+        """The compute-time source of a run of ``n`` workers (``next(w)`` / ``take(w, k)``, seconds).
+
+        For a distribution (this class) every worker draws i.i.d. from :meth:`sample` with its own
+        generator ``child_seed(seed, w)``, ``chunk`` draws at a time: exactly
+        ``ComputeTimes(trace.sample, n, seed, chunk=chunk, scale=scale)``.  ``seed``: a
+        SeedSequence or an int >= 0; ``scale[w]`` multiplies worker ``w``'s times (002's slowed
+        workers).  :class:`RecordedTrace` replays recorded sequences instead (decision T7).
+        """
+        n = check_int("n", n, 1)
+        return ComputeTimes(self.sample, n, as_seed_sequence(seed), chunk=check_int("chunk", chunk, 1),
+                            scale=scale)
+
+
+class TraceWrapWarning(UserWarning):
+    """A run needs more iterations of a worker than its recorded trace holds; replay wraps (T7)."""
+
+
+class RecordedTrace(Trace):
+    """A real trace: ``sequences[r]`` is recorded worker ``r``'s compute times (s), step by step.
+
+    ``sequences`` is an R x L array (R recorded workers, L recorded steps, aligned: column ``i``
+    is the same recorded step for every worker), all finite and > 0.  As a :class:`Trace` it is
+    the *pooled* distribution of all R * L times (``samples``, :meth:`cdf`, :meth:`quantile`,
+    :meth:`sample`, :meth:`conditional_completion_prob` as for any trace: selective reduce's
+    F_Phi and SSP's tau estimates use it unchanged), except that :attr:`mean` is the arithmetic
+    pooled mean -- the long-run mean of a replay -- so ``rescaled(m)`` makes a replay average
+    ``m`` seconds.  :meth:`compute_times` replays the sequences (:class:`ReplayComputeTimes`).
+    """
+
+    def __init__(self, name: str, sequences):
+        seqs = np.array(_float_array("sequences", sequences))  # a copy: made read-only below
+        if seqs.ndim != 2 or seqs.size == 0:
+            raise ValueError(f"sequences must be a non-empty 2-D array (recorded workers x steps), "
+                             f"got shape {seqs.shape}")
+        check_array("sequences", seqs.ravel(), lo=0.0, lo_open=True)
+        seqs.setflags(write=False)
+        object.__setattr__(self, "sequences", seqs)
+        super().__init__(name, seqs.ravel())
+
+    def __repr__(self) -> str:
+        r, l = self.sequences.shape
+        return (f"RecordedTrace(name={self.name!r}, workers={r}, steps={l}, mean={self.mean:.6g} s, "
+                f"min={self.samples[0]:.6g} s, max={self.samples[-1]:.6g} s)")
+
+    @property
+    def workers(self) -> int:
+        """Number of recorded workers R."""
+        return int(self.sequences.shape[0])
+
+    @property
+    def steps(self) -> int:
+        """Number of recorded steps L per worker."""
+        return int(self.sequences.shape[1])
+
+    @property
+    def mean(self) -> float:
+        """Arithmetic mean (s) of all recorded times: the long-run mean of a replay."""
+        return float(self.sequences.mean())
+
+    def rescaled(self, mean_s: float, name: str | None = None) -> "RecordedTrace":
+        """Every recorded time multiplied by one constant so that the pooled mean is ``mean_s`` (s)."""
+        mean_s = check_real("mean_s", mean_s, lo=0.0, lo_open=True)
+        return RecordedTrace(self.name if name is None else name, self.sequences * (mean_s / self.mean))
+
+    def compute_times(self, n: int, seed, *, chunk: int = 256, scale=None, jitter: float = REPLAY_JITTER,
+                      offsets: str = "copy") -> "ReplayComputeTimes":
+        """Replay source for ``n`` workers (decision T7): see :class:`ReplayComputeTimes`."""
+        return ReplayComputeTimes(self, n, seed, chunk=chunk, scale=scale, jitter=jitter, offsets=offsets)
+
+
+class ReplayComputeTimes(ComputeTimes):
+    """Compute times (s) of ``n`` simulated workers replaying a :class:`RecordedTrace` (decision T7).
+
+    Simulated worker ``w`` replays recorded worker ``r = w mod R`` (copy ``c = w // R``) in
+    recorded order, from a seeded offset ``o``: its ``i``-th time is
+    ``sequences[r, (o + i) mod L] * j_i * scale[w]``.
+
+    * ``offsets="copy"`` (default): one offset per copy, uniform on {0, ..., L-1}, shared by the
+      R workers of that copy (they replay the recorded job step-aligned); ``"worker"``: an offset
+      per worker.  Offsets are drawn from ``default_rng(seed)``.
+    * ``jitter`` (log-normal sigma >= 0, default :data:`REPLAY_JITTER`): copies ``c >= 1`` (only
+      when ``n > R``) multiply each time by its own ``j_i = exp(jitter * Z - jitter**2 / 2)``
+      (mean 1), ``Z`` standard normal from worker ``w``'s generator ``child_seed(seed, w)``, so
+      that copies of one recorded worker never coincide; copy 0 replays the recording exactly.
+    * A worker that needs more than L times wraps to the start of its sequence; the first time
+      any worker does, one :class:`TraceWrapWarning` is issued (once per object, i.e. per run).
+
+    ``next(w)`` / ``take(w, k)`` as :class:`~simlib.runtime.cluster.ComputeTimes`; ``take`` gives
+    the values of ``k`` calls to ``next``.
+    """
+
+    def __init__(self, trace: RecordedTrace, n: int, seed, *, chunk: int = 256, scale=None,
+                 jitter: float = REPLAY_JITTER, offsets: str = "copy"):
+        if not isinstance(trace, RecordedTrace):
+            raise ValueError(f"trace must be a RecordedTrace, got {trace!r}")
+        n = check_int("n", n, 1)
+        seed = as_seed_sequence(seed)
+        super().__init__(None, n, seed, chunk=check_int("chunk", chunk, 1), scale=scale)
+        self._jitter = check_real("jitter", jitter, lo=0.0)
+        check_choice("offsets", offsets, REPLAY_OFFSETS)
+        self.trace = trace
+        r_count, length = trace.sequences.shape
+        w = np.arange(n)
+        copy = w // r_count
+        draws = np.random.default_rng(seed).integers(0, length, size=int(copy[-1]) + 1 if offsets == "copy" else n)
+        #: recorded worker, first recorded step, and whether each simulated worker is jittered
+        self.recorded = w % r_count
+        self.offset = draws[copy] if offsets == "copy" else draws
+        self._jittered = (copy >= 1) & (self._jitter > 0)
+        self._drawn = np.zeros(n, dtype=np.int64)
+        self._warned = False
+
+    def _fill(self, w: int) -> np.ndarray:
+        length = self.trace.steps
+        done = int(self._drawn[w])
+        if done >= length and not self._warned:
+            self._warned = True
+            warnings.warn(f"trace {self.trace.name!r} records {length} steps per worker and this run "
+                          "needs more: workers wrap to the start of their recorded sequence (decision T7)",
+                          TraceWrapWarning, stacklevel=3)
+        k = self._chunk if done >= length else min(self._chunk, length - done)  # stop at the first wrap
+        idx = (self.offset[w] + done + np.arange(k)) % length
+        x = self.trace.sequences[self.recorded[w], idx]
+        if self._jittered[w]:
+            s = self._jitter
+            x = x * np.exp(s * self._rngs[w].standard_normal(k) - 0.5 * s * s)
+        self._drawn[w] = done + k
+        return x
+
 
 # --------------------------------------------------------------------------- loading
-def _read_csv(path: Path) -> np.ndarray:
+def _rows(path: Path, label: str) -> list[tuple[int, list[str]]]:
+    """Non-blank, non-comment CSV rows of ``path`` as (line number, stripped cells)."""
     try:
         with open(path, newline="", encoding="utf-8") as fh:
-            rows = [r for r in csv.reader(fh)]
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"name_or_path: cannot read trace file {str(path)!r}: {exc}") from exc
-    rows = [(lineno, [c.strip() for c in r]) for lineno, r in enumerate(rows, start=1)
+            rows = list(csv.reader(fh))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"{label}: cannot read file {str(path)!r}: {exc}") from exc
+    return [(lineno, [c.strip() for c in r]) for lineno, r in enumerate(rows, start=1)
             if r and any(c.strip() for c in r) and not r[0].lstrip().startswith("#")]
+
+
+def _is_number(s: str) -> bool:
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False
+
+
+def _read_csv(path: Path, label: str) -> np.ndarray:
+    """Compute times (s) of a one-column trace file; ValueErrors start with ``label``."""
+    rows = _rows(path, label)
     if not rows:
-        raise ValueError(f"name_or_path: trace file {str(path)!r} is empty "
+        raise ValueError(f"{label}: file {str(path)!r} is empty "
                          f"(expected a column {COLUMN!r} of compute times in seconds)")
-
-    def _is_number(s: str) -> bool:
-        try:
-            float(s)
-            return True
-        except ValueError:
-            return False
-
     col = 0
     first = rows[0][1]
     if not all(_is_number(c) for c in first if c):  # header row
@@ -242,15 +403,15 @@ def _read_csv(path: Path) -> np.ndarray:
         elif len(first) == 1:
             # a named single column must be the one in seconds: "compute_time_ms" read as
             # seconds would be 1000x off
-            raise ValueError(f"name_or_path: trace file {str(path)!r} has the single column "
+            raise ValueError(f"{label}: file {str(path)!r} has the single column "
                              f"{first[0]!r}; expected {COLUMN!r} (compute times in seconds) or no "
                              "header at all")
         else:
-            raise ValueError(f"name_or_path: trace file {str(path)!r} has columns {first} but "
+            raise ValueError(f"{label}: file {str(path)!r} has columns {first} but "
                              f"no {COLUMN!r} column (or use a single-column CSV)")
         rows = rows[1:]
     elif len(first) != 1:
-        raise ValueError(f"name_or_path: trace file {str(path)!r} has {len(first)} columns and "
+        raise ValueError(f"{label}: file {str(path)!r} has {len(first)} columns and "
                          f"no header; expected a header with {COLUMN!r} or a single column")
     values = []
     for lineno, r in rows:
@@ -258,17 +419,47 @@ def _read_csv(path: Path) -> np.ndarray:
         try:
             values.append(float(cell))
         except ValueError:
-            raise ValueError(f"name_or_path: trace file {str(path)!r} line {lineno}: "
+            raise ValueError(f"{label}: file {str(path)!r} line {lineno}: "
                              f"{cell!r} is not a number") from None
     if not values:
-        raise ValueError(f"name_or_path: trace file {str(path)!r} has a header but no data rows")
+        raise ValueError(f"{label}: file {str(path)!r} has a header but no data rows")
     arr = np.asarray(values, dtype=float)
     bad = ~np.isfinite(arr) | (arr <= 0.0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"name_or_path: trace file {str(path)!r}: compute times must be finite "
+        raise ValueError(f"{label}: file {str(path)!r}: compute times must be finite "
                          f"and > 0 seconds; data row {i + 1} is {arr[i]!r}")
     return arr
+
+
+def _read_recorded_csv(path: Path, label: str) -> np.ndarray:
+    """The R x L matrix (recorded worker x step) of a derived real-trace file.
+
+    Format (``scripts/derive_real_traces.py``): ``#`` comment lines, the header
+    ``step,worker_0,...,worker_{R-1}``, then one row per recorded step; times finite and > 0
+    in one unit per file (the loader rescales to a pooled mean of 1 s).
+    """
+    rows = _rows(path, label)
+    if not rows or rows[0][1][:1] != ["step"] or len(rows[0][1]) < 2:
+        raise ValueError(f"{label}: file {str(path)!r} must start with the header "
+                         "'step,worker_0,...' (written by scripts/derive_real_traces.py)")
+    width = len(rows[0][1])
+    values = []
+    for lineno, r in rows[1:]:
+        if len(r) != width:
+            raise ValueError(f"{label}: file {str(path)!r} line {lineno}: {len(r)} columns, "
+                             f"expected {width}")
+        try:
+            row = [float(c) for c in r[1:]]
+        except ValueError:
+            raise ValueError(f"{label}: file {str(path)!r} line {lineno}: not a number in {r}") from None
+        if not all(math.isfinite(x) and x > 0.0 for x in row):
+            raise ValueError(f"{label}: file {str(path)!r} line {lineno}: compute times must be "
+                             f"finite and > 0, got {r[1:]}")
+        values.append(row)
+    if not values:
+        raise ValueError(f"{label}: file {str(path)!r} has a header but no data rows")
+    return np.asarray(values, dtype=float).T
 
 
 _BUILTIN_CACHE: dict[str, tuple[tuple[int, int], Trace]] = {}
@@ -286,38 +477,58 @@ def check_trace(name: str, value) -> str:
                      f"got {value!r}")
 
 
+def check_trace_file(name: str, value) -> str:
+    """:func:`check_trace`, then the trace is loaded: a missing or malformed file is a ``ValueError``
+    too (a ``--trace`` flag fails as ``argument --trace: ...``; a scenario names its field)."""
+    check_trace(name, value)
+    load_trace(value)
+    return value
+
+
+def _load_builtin(name: str) -> Trace:
+    path = TRACE_DIR / f"{name}.csv"
+    label = f"trace {name!r}"
+    script = "scripts/make_traces.py" if name in STANDIN_NAMES else "scripts/derive_real_traces.py"
+    if not path.is_file():
+        raise ValueError(f"{label}: built-in data file {str(path)!r} is missing; regenerate it with {script}")
+    st = path.stat()
+    key = (st.st_mtime_ns, st.st_size)
+    cached = _BUILTIN_CACHE.get(name)
+    if cached is None or cached[0] != key:  # a Trace is immutable, so sharing is safe
+        if name in STANDIN_NAMES:
+            trace = Trace(name, _read_csv(path, label))
+        else:
+            seqs = _read_recorded_csv(path, label)
+            trace = RecordedTrace(name, seqs / seqs.mean())  # T2: every built-in trace at mean 1 s
+        cached = (key, trace)
+        _BUILTIN_CACHE[name] = cached
+    return cached[1]
+
+
 def load_trace(name_or_path) -> Trace:
     """Load a trace by built-in name (one of ``TRACE_NAMES``) or from a user CSV path.
 
-    CSV format: a header row with a column ``compute_time_s`` (other columns
-    ignored), or a single column without a header (a single column with any
+    Stand-ins (``STANDIN_NAMES``) and user CSVs give a :class:`Trace`; real traces
+    (``REAL_TRACE_NAMES``) a :class:`RecordedTrace` whose pooled mean is 1.0 s (decision T2).
+    CSV format: a header row with a column ``compute_time_s`` (other
+    columns ignored), or a single column without a header (a single column with any
     other header, e.g. ``compute_time_ms``, is an error: its unit is unknown); one compute time
     per row in seconds, finite and > 0.  Blank lines and lines starting with
     ``#`` are skipped.  A path-loaded trace is named after the file stem.
-    Raises ValueError for unknown names, missing files and bad data.
+    Raises ValueError naming the trace and the file for unknown names, missing files and bad data.
     Built-in traces are parsed once per process and then shared (a Trace is
     immutable).
     """
     if isinstance(name_or_path, str) and name_or_path in TRACE_NAMES:
-        path = TRACE_DIR / f"{name_or_path}.csv"
-        if not path.is_file():
-            raise ValueError(f"name_or_path: built-in trace file {str(path)!r} is missing; "
-                             f"regenerate it with scripts/make_traces.py")
-        st = path.stat()
-        key = (st.st_mtime_ns, st.st_size)
-        cached = _BUILTIN_CACHE.get(name_or_path)
-        if cached is None or cached[0] != key:  # Trace is immutable, so sharing is safe
-            cached = (key, Trace(name_or_path, _read_csv(path)))
-            _BUILTIN_CACHE[name_or_path] = cached
-        return cached[1]
+        return _load_builtin(name_or_path)
     if not isinstance(name_or_path, (str, os.PathLike)):
-        raise ValueError(f"name_or_path must be one of {TRACE_NAMES} or a path to a CSV file, "
+        raise ValueError(f"trace must be one of {list(TRACE_NAMES)} or a path to a CSV file, "
                          f"got {name_or_path!r}")
     path = Path(name_or_path)
     if not path.is_file():
-        raise ValueError(f"name_or_path must be one of {TRACE_NAMES} or a path to an existing "
+        raise ValueError(f"trace must be one of {list(TRACE_NAMES)} or a path to an existing "
                          f"CSV file, got {str(name_or_path)!r}")
-    return Trace(path.stem or "trace", _read_csv(path))
+    return Trace(path.stem or "trace", _read_csv(path, f"trace {path.stem or 'trace'!r}"))
 
 
 # --------------------------------------------------------------------------- OnlineECDF

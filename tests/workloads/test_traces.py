@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import signal, stats
 
-from simlib.workloads.traces import TRACE_DIR, TRACE_NAMES, OnlineECDF, Trace, load_trace
+from simlib.workloads.traces import STANDIN_NAMES, TRACE_DIR, OnlineECDF, Trace, load_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,21 +29,21 @@ def _load_script():
 
 @pytest.fixture(scope="module")
 def traces():
-    return {name: load_trace(name) for name in TRACE_NAMES}
+    return {name: load_trace(name) for name in STANDIN_NAMES}
 
 
 # --------------------------------------------------------------------------- generator / files
 def test_regeneration_is_byte_identical(tmp_path):
     mod = _load_script()
     paths = mod.write_traces(tmp_path)
-    assert set(paths) == set(TRACE_NAMES)
-    for name in TRACE_NAMES:
+    assert set(paths) == set(STANDIN_NAMES)
+    for name in STANDIN_NAMES:
         committed = (TRACE_DIR / f"{name}.csv").read_bytes()
         assert paths[name].read_bytes() == committed, name
 
 
 def test_trace_files_format_and_size():
-    for name in TRACE_NAMES:
+    for name in STANDIN_NAMES:
         path = TRACE_DIR / f"{name}.csv"
         assert path.stat().st_size < 1_000_000
         lines = path.read_text().splitlines()
@@ -270,17 +270,17 @@ def test_single_column_with_another_header_is_an_error(tmp_path, header):
 def test_csv_bad_data(tmp_path, content, match):
     path = tmp_path / "bad.csv"
     path.write_text(content)
-    with pytest.raises(ValueError, match="name_or_path") as ei:
+    with pytest.raises(ValueError, match="^trace 'bad': file '.*bad.csv'") as ei:
         load_trace(path)
     assert match in str(ei.value)
 
 
 def test_load_unknown_name_and_missing_file(tmp_path):
-    with pytest.raises(ValueError, match=r"name_or_path must be one of \('cnn'"):
+    with pytest.raises(ValueError, match=r"^trace must be one of \['cnn'"):
         load_trace("resnet")
-    with pytest.raises(ValueError, match="name_or_path"):
+    with pytest.raises(ValueError, match="^trace must be .*nope.csv"):
         load_trace(tmp_path / "nope.csv")
-    with pytest.raises(ValueError, match="name_or_path"):
+    with pytest.raises(ValueError, match="^trace must be"):
         load_trace(42)
 
 

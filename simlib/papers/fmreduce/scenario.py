@@ -17,8 +17,7 @@ import numpy as np
 
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.units import MB, Mbps
-from simlib.runtime.cluster import ComputeTimes
-from simlib.workloads.traces import TRACE_NAMES, check_trace, load_trace
+from simlib.workloads.traces import TRACE_HELP, check_trace_file, load_trace
 
 from simlib.papers.contract import ParamError, ScenarioBase, param
 
@@ -60,7 +59,7 @@ class Scenario(ScenarioBase):
     model_mb: float = param(200.0, lo=0.0, lo_open=True, unit="MB", help="model size (§3: 200 MB)")
     duration_s: float = param(600.0, lo=0.0, lo_open=True, unit="s", quick=30.0, flag="--duration",
                               help="period in which rounds are counted (FM8)")
-    trace: str = param("transformer", check=check_trace, allowed=f"{', '.join(TRACE_NAMES)} or a CSV path",
+    trace: str = param("transformer", check=check_trace_file, allowed=TRACE_HELP.removeprefix("compute-time trace: "),
                        help="compute-time trace (FM9)")
     compute_mean_s: float = param(1.0, lo=0.0, lo_open=True, unit="s", flag="--compute-mean",
                                   help="mean compute time per iteration; the trace is rescaled to it (FM9)")
@@ -113,7 +112,7 @@ def run(sc: Scenario, seed) -> RunResult:
     ss = as_seed_sequence(seed)
     b = fmreduce_bandwidths(sc.n, np.random.default_rng(child_seed(ss, 0)), unit=sc.bw_unit_mbps * Mbps)
     trace = load_trace(sc.trace).rescaled(sc.compute_mean_s)
-    ct = ComputeTimes(lambda rng, k: trace.sample(rng, k), sc.n, child_seed(ss, 1), chunk=64)
+    ct = trace.compute_times(sc.n, child_seed(ss, 1), chunk=64)
     return simulate(b, sc.p, model_bits=sc.model_mb * MB, duration_s=sc.duration_s, compute_time=ct,
                     reducers=sc.reducers, mode=sc.mode, split=sc.split, sharing=sc.sharing,
                     reduce_s_per_mb=sc.reduce_s_per_mb, lp_solver=sc.lp_solver)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from simlib.core.validate import check_int
 from simlib.papers.cli_gen import arg_type, num_arg, print_result, trace_arg
+from simlib.workloads.traces import TRACE_HELP
 
 __all__ = ["register_ssp"]
 
@@ -33,7 +34,7 @@ def register_ssp(subparsers) -> None:
     p.add_argument("--scheme", choices=("selmcast", "orpheus"), default="selmcast")
     p.add_argument("--n", type=num_arg("--n", int, lo=2, hi=10_000), default=50, help="workers (default 50)")
     p.add_argument("--trace", type=trace_arg, default="lstm",
-                   help="compute-time trace: lstm, transformer, cnn or a CSV path (default lstm)")
+                   help=f"{TRACE_HELP} (default lstm)")
     p.add_argument("--layer", choices=("L3", "L7"), default="L3")
     p.add_argument("--ssp", type=_inf_or_int("--ssp"), default=4, help="SSP threshold, or inf (default 4)")
     p.add_argument("--k", type=_inf_or_int("--k"), default=4,

@@ -21,7 +21,6 @@ import numpy as np
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.units import MB, Gbps
 from simlib.core.validate import check_choice, check_int, check_real, from_params
-from simlib.runtime.cluster import ComputeTimes
 from simlib.workloads.bandwidth import TimeVaryingBandwidth
 from simlib.workloads.traces import Trace, check_trace, load_trace
 
@@ -130,7 +129,7 @@ def simulate(sc: SSPScenario, seed: np.random.SeedSequence | int = 0, *, compute
     tvb = TimeVaryingBandwidth(draw, sc.gamma, sc.period_s, child_seed(seed, 0))
     egress, ingress = tvb.initial
     if compute is None:
-        compute = ComputeTimes(trace.sample, n, child_seed(seed, 1))
+        compute = trace.compute_times(n, child_seed(seed, 1))
     cluster = SSPCluster(egress=egress, ingress=ingress, compute=compute, trace=trace,
                          volume_bits=sc.model_mb * MB, p=sc.receivers, scheme=sc.scheme, layer=sc.layer,
                          ssp=math.inf if sc.ssp is None else sc.ssp, k=math.inf if sc.k is None else sc.k,
