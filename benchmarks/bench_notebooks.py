@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from simlib.core.validate import num_arg  # noqa: E402
+from simlib.papers.cli_gen import num_arg  # noqa: E402
 from simlib.pipeline import bench, notebooks, timing  # noqa: E402
 
 

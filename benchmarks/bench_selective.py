@@ -32,7 +32,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from simlib.core.validate import num_arg  # noqa: E402
+from simlib.papers.cli_gen import num_arg  # noqa: E402
 
 SCHEMES = ("allreduce", "partial", "selective")
 _TIMER = r"""

@@ -27,9 +27,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from simlib.core.validate import num_arg  # noqa: E402
+from simlib.papers.cli_gen import num_arg  # noqa: E402
 from simlib.papers.selmcast.bsp import selmcast_bsp  # noqa: E402
 from simlib.papers.selmcast.experiments import bsp_instance  # noqa: E402
+from simlib.papers.selmcast.bsp_scenario import BSPScenario  # noqa: E402
 from simlib.papers.selmcast.optimal_flow import optimal_flow  # noqa: E402
 from simlib.papers.selmcast.optimal_milp import optimal_milp  # noqa: E402
 from simlib.papers.selmcast.orpheus import orpheus_bsp  # noqa: E402
@@ -65,7 +66,7 @@ def main(argv=None) -> int:
             runs = args.runs if n in args.n else args.milp_runs
             for seed in range(runs):
                 ss = np.random.SeedSequence(seed)
-                b_in, b_eg, p, v = bsp_instance(dict(n=n, layer=layer), ss)
+                b_in, b_eg, p, v = bsp_instance(BSPScenario(n=n, layer=layer), ss)
                 rng = np.random.default_rng(seed)
                 times["selmcast"].append(timed(selmcast_bsp, b_in, b_eg, p, v, layer)[1])
                 times["orpheus"].append(timed(orpheus_bsp, n, p, rng)[1])

@@ -47,19 +47,10 @@ p_values = [10, 20, 30, 40, 50, 60]   # the p sweep (beyond the paper)
 sweep_trials = 5
 
 # %%
-from simlib.core.validate import check_int, check_real
-from simlib.pipeline.params import check_notebook_common
+from simlib.papers.fmreduce.experiments import Fig2Notebook
+from simlib.pipeline.params import notebook_params
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-n = check_int("n", n, 2)
-p = check_int("p", p, 1, n)
-p_values = [check_int("p_values[i]", q, 1, n) for q in p_values]
-trace_trials = check_int("trace_trials", trace_trials, 1)
-sweep_trials = check_int("sweep_trials", sweep_trials, 1)
-duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-if profile == "quick":
-    trials, trace_trials, sweep_trials = 2, 1, 1
-    n, p, p_values, duration_s, other_traces = 12, 10, [4, 8, 12], 30.0, ["cnn"]
+globals().update(notebook_params(Fig2Notebook, globals()))   # ranges, units, quick values: Fig2Notebook
 
 # %%
 import matplotlib.pyplot as plt
@@ -68,8 +59,8 @@ import pandas as pd
 
 from simlib.pipeline import paths
 from simlib.papers.fmreduce import experiments as fx
-from simlib.papers.fmreduce.scenario import VARIANTS, run_trial, variant_label
-from simlib.papers import analysis
+from simlib.papers.fmreduce.scenario import VARIANTS, run_trial, variant_label, variant_scheme
+from simlib.papers import analysis, registry
 from simlib.pipeline import claims, plotting
 from simlib.pipeline.runs import run_notebook_sweep
 
@@ -88,11 +79,11 @@ stats[["min", "median", "max"]]
 
 # %%
 plotting.set_theme()
+SCHEME_OF = {variant_label(**v): registry.scheme(variant_scheme(**v)) for v in VARIANTS}
 
 
 def bars(ax, st, title):
-    colors = ["#0072B2" if v.startswith("FM NB") else "#56B4E9" if v.startswith("FM B") else "#D55E00"
-              for v in st.index]
+    colors = [SCHEME_OF[v].color for v in st.index]     # FMReduce NB / B, original PR: registered colours
     y = np.arange(len(st))
     ax.barh(y, st["median"], color=colors)
     ax.errorbar(st["median"], y, xerr=[st["median"] - st["min"], st["max"] - st["median"]],

@@ -33,15 +33,10 @@ p_step = 4                  # simulate p in 1, 1 + p_step, ..., and n - 1 (Eq. (
 rounds = 10                 # random-selection rounds pooled per trial
 
 # %%
-from simlib.core.validate import check_int
-from simlib.pipeline.params import check_notebook_common
+from simlib.papers.selmcast.experiments import Fig1Notebook
+from simlib.pipeline.params import notebook_params
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-n = check_int("n", n, 3)
-p_step = check_int("p_step", p_step, 1)
-rounds = check_int("rounds", rounds, 1)
-if profile == "quick":
-    trials, n, p_step, rounds = 2, 40, 13, 2
+globals().update(notebook_params(Fig1Notebook, globals()))   # ranges, units, quick values: Fig1Notebook
 
 # %%
 import matplotlib.pyplot as plt

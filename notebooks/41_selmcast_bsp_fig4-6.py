@@ -61,24 +61,10 @@ rounds_demo = 10                          # multi-round demonstration (decision 
 k_demo = 4
 
 # %%
-from simlib.core.validate import check_choice, check_int, check_real
-from simlib.pipeline.params import check_notebook_common
+from simlib.papers.selmcast.experiments import BSPFiguresNotebook
+from simlib.pipeline.params import notebook_params
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-n_values = [check_int("n_values[i]", n, 3) for n in n_values]
-layers = [check_choice("layers[i]", layer, ("L3", "L7")) for layer in layers]
-p_frac = check_real("p_frac", p_frac, 0.0, 1.0, lo_open=True, hi_open=True)
-p_frac_values = [check_real("p_frac_values[i]", f, 0.0, 1.0, lo_open=True, hi_open=True) for f in p_frac_values]
-fig5_n = check_int("fig5_n", fig5_n, 3)
-lam = check_real("lam", lam, 0.0, 1.0, hi_open=True)
-milp_n_values = [check_int("milp_n_values[i]", n, 3) for n in milp_n_values]
-milp_trials = check_int("milp_trials", milp_trials, 1)
-milp_time_limit_s = check_real("milp_time_limit_s", milp_time_limit_s, 0.0, lo_open=True)
-rounds_demo = check_int("rounds_demo", rounds_demo, 1)
-k_demo = check_int("k_demo", k_demo, 1)
-if profile == "quick":
-    trials, n_values, p_frac_values, fig5_n = 2, [10, 20], [0.2, 0.4], 20
-    milp_n_values, milp_trials, milp_time_limit_s, rounds_demo = [6], 1, 10.0, 3
+globals().update(notebook_params(BSPFiguresNotebook, globals()))   # ranges, units, quick values: BSPFiguresNotebook
 
 # %%
 import matplotlib.pyplot as plt

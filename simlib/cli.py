@@ -20,14 +20,14 @@ from typing import Callable
 
 from . import __version__
 from .core import paths
-from .core.validate import arg_type, num_arg, print_result
+from .papers.cli_gen import add_command, arg_type, num_arg, print_result, trace_arg
 from .papers.cluster_scenario import SCHEMES
-from .papers.fmreduce import cli as fmreduce_cli
+from .papers.registry import PAPERS
 from .papers.selmcast import cli as selmcast_cli
 from .papers.selective_reduce.algorithms import BASE_RULES
 from .papers.selective_reduce.progress import PROGRESS_MODELS
 from .papers.selective_reduce.scenario import CDF_SOURCES
-from .workloads.traces import TRACE_HELP, trace_arg
+from .workloads.traces import TRACE_HELP
 
 #: Same file as ``simlib.pipeline.claims.DEFAULT_LEDGER``: the committed ledger, fixed
 #: relative to the repository, not to the current directory.
@@ -207,8 +207,14 @@ def _cmd_version(subparsers) -> None:
     p.set_defaults(handler=handler, subparser=p)
 
 
-#: Each paper's own commands live in its package (``simlib/papers/<paper>/cli.py``).
-COMMANDS: list[Callable] = [_cmd_run, fmreduce_cli.register, selmcast_cli.register_bsp, selmcast_cli.register_ssp, _cmd_claims, _cmd_version]
+def _generated(command) -> Callable:
+    return lambda subparsers: add_command(subparsers, command)
+
+
+#: The commands, in ``--help`` order: each paper's generated ones come from its contract
+#: (:data:`simlib.papers.registry.PAPERS`); ``run`` and ``selmcast-ssp`` are still hand-written.
+COMMANDS: list[Callable] = [_cmd_run, *(_generated(c) for p in PAPERS for c in p.commands),
+                            selmcast_cli.register_ssp, _cmd_claims, _cmd_version]
 
 
 # --- entry point --------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""simlib's layers import only downward: core <- runtime <- workloads <- papers <- training <- pipeline <- cli."""
+"""simlib's layers import only downward: core <- runtime <- workloads <- papers <- training <- pipeline <- cli;
+and no paper package imports another (only the shared modules at the top of simlib/papers/)."""
 import ast
 from pathlib import Path
 
@@ -51,3 +52,47 @@ def test_the_check_sees_an_upward_import(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("from simlib.pipeline.sweep import run_sweep\n")
     assert ORDER[layer_of(next(iter(imported_modules(bad, "simlib.core.bad"))))] > ORDER["core"]
+
+
+#: Modules at the top of simlib/papers/ that every paper may use (the 000/002 cluster run is shared).
+SHARED_PAPER_MODULES = {"cluster_scenario", "contract", "cli_gen", "claim", "analysis", "predicates", "scheme",
+                        "registry"}
+
+
+def paper_of(module: str) -> str | None:
+    """The paper package ``module`` belongs to (``simlib.papers.fmreduce.split`` -> ``fmreduce``), else None."""
+    parts = module.split(".")
+    if len(parts) < 3 or parts[:2] != ["simlib", "papers"] or parts[2] in SHARED_PAPER_MODULES:
+        return None
+    return parts[2]
+
+
+def other_papers_imported(path: Path, module: str) -> list[str]:
+    own = paper_of(module)
+    return sorted(m for m in imported_modules(path, module) if own and paper_of(m) not in (None, own))
+
+
+def module_name(path: Path) -> str:
+    return ".".join(path.relative_to(PKG.parent).with_suffix("").parts).removesuffix(".__init__")
+
+
+PAPER_MODULES = [p for p in MODULES if paper_of(module_name(p))]
+
+
+@pytest.mark.parametrize("path", PAPER_MODULES, ids=[p.relative_to(PKG).as_posix() for p in PAPER_MODULES])
+def test_no_paper_imports_another(path):
+    module = module_name(path)
+    assert not other_papers_imported(path, module), \
+        f"{module} imports another paper's package: {other_papers_imported(path, module)}"
+
+
+def test_the_check_sees_one_paper_importing_another(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("from simlib.papers.selmcast.bsp import selmcast_bsp\n"
+                   "from simlib.papers import contract, cluster_scenario\n"
+                   "from ..selective_reduce import algorithms\n")
+    assert other_papers_imported(bad, "simlib.papers.fmreduce.bad") == [
+        "simlib.papers.selective_reduce", "simlib.papers.selective_reduce.algorithms",
+        "simlib.papers.selmcast.bsp"]
+    assert other_papers_imported(bad, "simlib.papers.registry") == []      # a shared module may
+    assert len(PAPER_MODULES) > 30

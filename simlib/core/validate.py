@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Real
-import argparse
 from typing import Callable, Iterable, Sequence
 
 __all__ = [
@@ -19,10 +18,7 @@ __all__ = [
     "check_probability",
     "check_array",
     "check_list",
-    "arg_type",
-    "num_arg",
     "from_params",
-    "print_result",
 ]
 
 
@@ -149,46 +145,3 @@ def from_params(cls, params: dict):
     if unknown:
         raise ValueError(f"unknown scenario parameter(s) {unknown}; allowed: {sorted(names)}")
     return cls(**params)
-
-
-# --- command-line arguments ---------------------------------------------------
-def arg_type(check: Callable[[str], object], metavar: str = "value") -> Callable[[str], object]:
-    """Wrap ``check(text) -> value`` so its ``ValueError`` becomes an argparse error.
-
-    Example: ``type=arg_type(lambda s: check_int("workers", int(s), lo=1))``
-    gives ``error: argument --workers: workers must be an integer in [1, inf], got 0``.
-    """
-    def convert(text: str):
-        try:
-            return check(text)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc) or f"invalid {metavar}: {text!r}") from None
-
-    convert.__name__ = metavar
-    return convert
-
-
-def num_arg(flag: str, kind=float, **bounds):
-    """argparse type: parse ``kind`` and range-check it, naming ``flag`` in errors."""
-    def check(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise ValueError(f"{flag} must be {'an integer' if kind is int else 'a number'}, got {text!r}") from None
-        return check_int(flag, value, **bounds) if kind is int else check_real(flag, value, **bounds)
-
-    return arg_type(check, flag)
-
-
-def print_result(out: dict, params: dict, seed: int, as_json: bool) -> None:
-    """Print a command's result: one JSON object (``out`` plus ``params`` and ``seed``; NaN
-    becomes ``null`` so the output is valid JSON) or one ``name value`` line per metric."""
-    import json
-
-    out = {k: (None if isinstance(v, float) and v != v else v) for k, v in out.items()}
-    if as_json:
-        print(json.dumps({**out, "params": params, "seed": seed}, sort_keys=True, allow_nan=False))
-    else:
-        width = max(map(len, out), default=0) + 2
-        for k, v in out.items():
-            print(f"{k:{width}s} {'null' if v is None else v}")

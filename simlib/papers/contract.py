@@ -1,29 +1,41 @@
 """The paper contract: each parameter of a paper's scenario declared once, on its field.
 
-A paper's ``Scenario`` is a frozen dataclass whose fields are declared with
-:func:`param`: default, allowed range or choices, unit, help text, the
-quick-profile value and (optionally) the command-line flag.  The command line,
-the notebooks' parameter check and the sweep trial are generated from these
-declarations, so a default or a range is written in exactly one place.
+A paper's ``Scenario`` is a frozen dataclass deriving from :class:`ScenarioBase`
+whose fields are declared with :func:`param`: default, allowed range or
+choices, unit, help text, the quick-profile value and (optionally) the
+command-line flag.  The command line (:mod:`simlib.papers.cli_gen`), the
+notebooks' parameter check (:func:`simlib.pipeline.params.notebook_params`) and
+the sweep trial read these declarations, so a default or a range is written in
+exactly one place.
 
-:class:`ParamSpec` is the declaration; :func:`spec_of` reads it back from a
-dataclass field; :func:`check_param` validates one value against it (the
-message names the parameter and its allowed range, as every check in
-:mod:`simlib.core.validate`).
+* :class:`ParamSpec` is the declaration; :func:`param` puts one on a field,
+  :func:`param_list` declares a list whose items are another field's values
+  (``param_list(of=(Scenario, "p"), ...)``), :func:`param_of` re-uses a field's
+  declaration elsewhere (a notebook's spec); :func:`spec_of`/:func:`specs` read
+  them back.
+* :func:`check_param` validates one value against its spec; every error is a
+  :class:`ParamError` (a ``ValueError``) carrying the parameter's name, so the
+  command line can name the flag.
+* :class:`ScenarioBase` validates every declared field once, in
+  ``__post_init__``, then runs the subclass's :meth:`ScenarioBase.check` (the
+  cross-field rules).  Engines take a validated scenario and do not re-check it.
+* :class:`Command` and :class:`Paper` are a paper's entry in
+  :data:`simlib.papers.registry.PAPERS`.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
-from simlib.core.validate import check_choice, check_int, check_real
+from simlib.core.validate import check_choice, check_int, check_list, check_real
 
-__all__ = ["ParamSpec", "param", "spec_of", "specs", "check_param", "MISSING", "KINDS"]
+__all__ = ["ParamSpec", "ParamError", "param", "param_list", "param_of", "spec_of", "specs", "check_param",
+           "ScenarioBase", "Command", "Paper", "MISSING", "KINDS"]
 
-#: Value kinds a parameter can have.
-KINDS = ("int", "float", "str", "bool")
+#: Value kinds a parameter can have ("list": a list of ``item`` values).
+KINDS = ("int", "float", "str", "bool", "list")
 
 
 class _Missing:
@@ -38,6 +50,14 @@ MISSING = _Missing()
 _KEY = "simlib.contract"
 
 
+class ParamError(ValueError):
+    """A parameter's value is not allowed; ``name`` is the parameter (``"p"``, ``"p_values"``)."""
+
+    def __init__(self, name: str, message: str):
+        super().__init__(message)
+        self.name = name
+
+
 @dataclass(frozen=True)
 class ParamSpec:
     """How one scenario parameter is declared.
@@ -49,8 +69,12 @@ class ParamSpec:
     the quick profile's value (:data:`MISSING`: unchanged); ``flag`` the
     command-line flag (default ``--`` + the name with ``_`` -> ``-``);
     ``none_means`` says what ``None`` stands for when ``None`` is allowed
-    (e.g. ``"inf"``: the requirement removed; ``"as stored"``), and is the
-    word the command line accepts for it.
+    (e.g. ``"inf"``: the requirement removed), and is the word the command
+    line accepts for it; ``words`` are strings allowed as values besides the
+    kind's (``mu = "1/p"``).  ``check(name, value) -> value`` is an extra check
+    run after the kind's (e.g. :func:`simlib.workloads.traces.check_trace`),
+    ``allowed`` the text of what it allows.  A ``list`` has an ``item`` spec
+    and at least ``min_len`` items.
     """
 
     kind: str
@@ -64,17 +88,29 @@ class ParamSpec:
     quick: Any = MISSING
     flag: str | None = None
     none_means: str | None = None
+    words: tuple = ()
+    check: Callable | None = None
+    allowed: str | None = None
+    item: "ParamSpec | None" = None
+    min_len: int = 1
 
     def __post_init__(self):
         check_choice("kind", self.kind, KINDS)
         if not isinstance(self.help, str) or not self.help.strip():
             raise ValueError(f"help must be a non-empty str, got {self.help!r}")
-        if self.choices is not None and not isinstance(self.choices, tuple):
-            object.__setattr__(self, "choices", tuple(self.choices))
+        for name in ("choices", "words"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), tuple):
+                object.__setattr__(self, name, tuple(getattr(self, name)))
+        if (self.kind == "list") != (self.item is not None):
+            raise ValueError("a list parameter needs an item spec, and only a list has one")
 
     def range_text(self) -> str:
         """The allowed values as text: ``[2, 10000]``, ``(0, 1)``, ``{even, lp}``, ``true/false``."""
-        if self.choices is not None:
+        if self.kind == "list":
+            text = f"list of {self.item.range_text()}"
+        elif self.allowed is not None:
+            text = self.allowed
+        elif self.choices is not None:
             text = "{" + ", ".join(map(str, self.choices)) + "}"
         elif self.kind == "bool":
             text = "true/false"
@@ -86,12 +122,26 @@ class ParamSpec:
             text = f"{left}{lo}, {hi}{right}"
         else:
             text = "text"
-        return text + (f" or {self.none_means}" if self.none_means else "")
+        return " or ".join((text, *self.words, *([self.none_means] if self.none_means else [])))
+
+
+def _kind_of(default) -> str:
+    kind = {bool: "bool", int: "int", float: "float", str: "str"}.get(type(default))
+    if kind is None:
+        raise ValueError(f"kind must be given for a default of type {type(default).__name__}")
+    return kind
+
+
+def _field(default, spec: ParamSpec) -> dataclasses.Field:
+    if spec.kind == "list":
+        default = tuple(default)      # dataclasses refuse mutable defaults; lists are stored as tuples
+    return dataclasses.field(default=default, metadata={_KEY: spec})
 
 
 def param(default, *, help: str, kind: str | None = None, unit: str = "", lo=None, hi=None,
           lo_open: bool = False, hi_open: bool = False, choices=None, quick=MISSING,
-          flag: str | None = None, none_means: str | None = None) -> dataclasses.Field:
+          flag: str | None = None, none_means: str | None = None, words=(), check: Callable | None = None,
+          allowed: str | None = None) -> dataclasses.Field:
     """A dataclass field carrying its :class:`ParamSpec`.
 
     ``kind`` defaults to the type of ``default`` (``int``, ``float``, ``str``,
@@ -102,12 +152,39 @@ def param(default, *, help: str, kind: str | None = None, unit: str = "", lo=Non
     if kind is None:
         if default is None:
             raise ValueError("kind must be given when the default is None")
-        kind = {bool: "bool", int: "int", float: "float", str: "str"}.get(type(default))
-        if kind is None:
-            raise ValueError(f"kind must be given for a default of type {type(default).__name__}")
-    spec = ParamSpec(kind=kind, help=help, unit=unit, lo=lo, hi=hi, lo_open=lo_open, hi_open=hi_open,
-                     choices=choices, quick=quick, flag=flag, none_means=none_means)
-    return dataclasses.field(default=default, metadata={_KEY: spec})
+        kind = _kind_of(default)
+    return _field(default, ParamSpec(kind=kind, help=help, unit=unit, lo=lo, hi=hi, lo_open=lo_open,
+                                     hi_open=hi_open, choices=choices, quick=quick, flag=flag,
+                                     none_means=none_means, words=words, check=check, allowed=allowed))
+
+
+def _field_spec(cls, name: str) -> tuple[dataclasses.Field, ParamSpec]:
+    for f in dataclasses.fields(cls):
+        if f.name == name and (s := spec_of(f)) is not None:
+            return f, s
+    raise ValueError(f"{cls.__name__} has no declared parameter {name!r}; declared: {list(specs(cls))}")
+
+
+def param_of(cls, name: str, **overrides) -> dataclasses.Field:
+    """The field ``name`` of dataclass ``cls`` declared again, elsewhere (e.g. in a notebook's
+    parameter spec): same default and spec, with ``overrides`` (``default``, ``quick``, ``help``, ...)."""
+    f, s = _field_spec(cls, name)
+    default = overrides.pop("default", f.default)
+    return _field(default, dataclasses.replace(s, **overrides))
+
+
+def param_list(default, *, of: tuple | None = None, item: ParamSpec | None = None, help: str | None = None,
+               quick=MISSING, flag: str | None = None, min_len: int = 1) -> dataclasses.Field:
+    """A list parameter whose items are values of field ``of = (cls, name)`` (its range, unit and
+    check: written once, on that field) or of the spec ``item``.  Given as text (``"[10, 20]"``,
+    what ``papermill -p`` passes), it is read as YAML/JSON.  Stored as a tuple."""
+    if (of is None) == (item is None):
+        raise ValueError("give exactly one of of=(cls, name) and item=ParamSpec")
+    if of is not None:
+        item = dataclasses.replace(_field_spec(*of)[1], quick=MISSING, flag=None)
+    help = help or f"values of {of[1] if of else 'the item'}: {item.help}"
+    return _field(default, ParamSpec(kind="list", help=help, unit=item.unit, quick=quick, flag=flag, item=item,
+                                     min_len=min_len))
 
 
 def spec_of(field: dataclasses.Field) -> ParamSpec | None:
@@ -121,25 +198,131 @@ def specs(cls) -> dict[str, ParamSpec]:
 
 
 def check_param(name: str, value, spec: ParamSpec):
-    """``value`` checked against ``spec`` (converted: ints to int, reals to float); ValueError
-    naming ``name`` and the allowed range otherwise.  ``None`` passes only when
-    ``spec.none_means`` is set."""
+    """``value`` checked against ``spec`` (converted: ints to int, reals to float, lists to
+    tuples); :class:`ParamError` naming ``name`` and the allowed range otherwise.  ``None``
+    passes only when ``spec.none_means`` is set."""
+    try:
+        return _check(name, value, spec)
+    except ParamError:
+        raise
+    except ValueError as exc:
+        raise ParamError(name, str(exc)) from None
+
+
+def _check(name: str, value, spec: ParamSpec):
     if value is None:
         if spec.none_means is None:
             raise ValueError(f"{name} must be in {spec.range_text()}, got None")
         return None
+    if isinstance(value, str) and value in spec.words:
+        return value
+    if spec.kind == "list":
+        return tuple(check_list(name, value, lambda k, v: _check(k, v, spec.item), min_len=spec.min_len))
     if spec.choices is not None:
-        return check_choice(name, value, spec.choices)
-    if spec.kind == "bool":
+        value = check_choice(name, value, spec.choices)
+    elif spec.kind == "bool":
         if value not in (True, False):
             raise ValueError(f"{name} must be true or false, got {value!r}")
-        return bool(value)
-    if spec.kind == "str":
+        value = bool(value)
+    elif spec.kind == "str":
         if not isinstance(value, str) or not value:
             raise ValueError(f"{name} must be a non-empty str, got {value!r}")
-        return value
+    else:
+        try:
+            value = _check_number(name, value, spec)
+        except ValueError:
+            if not (spec.words or spec.none_means):
+                raise
+            raise ValueError(f"{name} must be in {spec.range_text()}, got {value!r}") from None
+    return spec.check(name, value) if spec.check is not None else value
+
+
+def _check_number(name: str, value, spec: ParamSpec):
     if spec.kind == "int":
         lo = None if spec.lo is None else (math.floor(spec.lo) + 1 if spec.lo_open else math.ceil(spec.lo))
         hi = None if spec.hi is None else (math.ceil(spec.hi) - 1 if spec.hi_open else math.floor(spec.hi))
         return check_int(name, value, lo, hi)
     return check_real(name, value, spec.lo, spec.hi, lo_open=spec.lo_open, hi_open=spec.hi_open)
+
+
+class ScenarioBase:
+    """Mixin of a paper's frozen dataclass scenario: every :func:`param` field is checked against
+    its spec and converted once, at construction; then :meth:`check` runs the cross-field rules.
+
+    ::
+
+        @dataclass(frozen=True)
+        class Scenario(ScenarioBase):
+            n: int = param(60, lo=2, hi=10_000, help="workers")
+            p: int = param(50, lo=1, hi=10_000, help="participants per round, at most n")
+
+            def check(self):
+                if self.p > self.n:
+                    raise ParamError("p", f"p must be in [1, n = {self.n}], got {self.p}")
+    """
+
+    def __post_init__(self):
+        for name, spec in specs(type(self)).items():
+            object.__setattr__(self, name, check_param(name, getattr(self, name), spec))
+        self.check()
+
+    def check(self) -> None:
+        """Cross-field rules; raise :class:`ParamError` naming the parameter to change."""
+
+    @classmethod
+    def from_params(cls, params: dict):
+        """Build from a flat dict (a sweep setting), rejecting keys that are not fields by name."""
+        names = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(params) - set(names))
+        if unknown:
+            raise ParamError(unknown[0], f"unknown scenario parameter(s) {unknown}; allowed: {sorted(names)}")
+        return cls(**params)
+
+    def to_params(self) -> dict:
+        """The fields as a flat dict (lists as lists): ``from_params(to_params())`` is the same scenario."""
+        return {f.name: list(v) if isinstance(v := getattr(self, f.name), tuple) else v
+                for f in dataclasses.fields(self)}
+
+    @classmethod
+    def describe(cls) -> str:
+        """A Markdown table of the declared parameters: name, default, allowed values, unit, quick
+        value, meaning."""
+        rows = ["| parameter | default | allowed | unit | quick | meaning |", "|---|---|---|---|---|---|"]
+        defaults = {f.name: f.default for f in dataclasses.fields(cls)}
+        for name, s in specs(cls).items():
+            quick = "" if s.quick is MISSING else repr(s.quick)
+            rows.append(f"| `{name}` | {defaults[name]!r} | {s.range_text()} | {s.unit} | {quick} | {s.help} |")
+        return "\n".join(rows)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A ``python -m simlib <name>`` command generated from a scenario (:mod:`simlib.papers.cli_gen`).
+
+    ``trial(params, seed_sequence, **options) -> dict`` runs one scenario (its
+    flat parameter dict) and returns flat metrics; ``options`` is an optional
+    :class:`ScenarioBase` dataclass of run options that are not scenario
+    parameters (e.g. which scheme to run), passed to ``trial`` as keywords;
+    ``exclude`` names scenario fields the command does not offer (they keep
+    their defaults).
+    """
+
+    name: str
+    scenario: type
+    trial: Callable
+    help: str
+    description: str = ""
+    options: type | None = None
+    exclude: tuple = ()
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One paper's contract: seed ``id`` ("003"), ``title``, its scenario classes, its schemes
+    (:class:`simlib.papers.scheme.Scheme`) and its generated commands."""
+
+    id: str
+    title: str
+    scenarios: tuple
+    schemes: tuple
+    commands: tuple = ()

@@ -67,7 +67,7 @@ from pathlib import Path
 
 from simlib.pipeline import paths, timing
 from simlib.core.paths import REPO_ROOT as ROOT
-from simlib.core.validate import num_arg
+from simlib.papers.cli_gen import num_arg
 
 NOTEBOOK_DIR = ROOT / "notebooks"
 DEFAULT_BUILD_DIR = ROOT / "build"

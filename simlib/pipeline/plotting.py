@@ -4,7 +4,8 @@
   DejaVu Sans -- shipped with matplotlib, so present on a bare machine -- and a
   colour-blind-safe palette).
 * :data:`SCHEME_COLORS`, :data:`SCHEME_LABELS`, :data:`SCHEME_MARKERS` fix the
-  look of the three synchronization schemes in every figure.
+  look of every registered scheme (:data:`simlib.papers.registry.SCHEMES`) in
+  every figure.
 * :func:`save_figure` writes ``name.png`` and ``name.pdf`` with fixed dpi and
   fixed metadata, so re-running a notebook produces byte-identical files.
 * :func:`plot_min_median_max` draws the median over trials as a line with
@@ -171,9 +172,10 @@ def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = 
     never reached their target (censored): statistics use the finished runs
     -- or, with ``censored_at``, count each censored run at that value (e.g.
     the run length: the statistics are then lower bounds) -- and every point
-    with censored runs gets a black ``x`` (legend entry "censored runs").  Scheme names ("allreduce", "partial", "selective")
-    get :data:`SCHEME_COLORS`/:data:`SCHEME_LABELS` and come first in
-    :data:`SCHEME_ORDER`; other hue values follow in order of appearance.
+    with censored runs gets a black ``x`` (legend entry "censored runs").  Registered scheme names
+    (:data:`simlib.papers.registry.SCHEMES`: "allreduce", "selmcast", ...) get
+    :data:`SCHEME_COLORS`/:data:`SCHEME_LABELS` and come first, in :data:`SCHEME_ORDER`; other
+    hue values follow in order of appearance.
     ``hue=None`` draws a single series.  The legend (``legend=True``) sits
     outside the axes, right of them, titled with the number of trials, so it
     never covers data.  Sets axis labels to the column names if they are

@@ -37,12 +37,12 @@ from pathlib import Path
 import numpy as np
 
 from simlib.core.seeding import as_seed_sequence, check_rng
-from simlib.core.validate import arg_type, check_array, check_choice, check_int, check_real
+from simlib.core.validate import check_array, check_choice, check_int, check_real
 from simlib.runtime.cluster import ComputeTimes
 
 __all__ = ["TRACE_NAMES", "STANDIN_NAMES", "REAL_TRACE_NAMES", "TRACE_DIR", "Trace", "RecordedTrace",
            "ReplayComputeTimes", "TraceWrapWarning", "REPLAY_JITTER", "REPLAY_OFFSETS", "TRACE_HELP",
-           "load_trace", "check_trace", "trace_arg", "OnlineECDF"]
+           "load_trace", "check_trace", "check_trace_file", "OnlineECDF"]
 
 #: Synthetic stand-ins for the papers' traces (i.i.d. draws; ``scripts/make_traces.py``).
 STANDIN_NAMES = ("cnn", "transformer", "lstm")
@@ -477,16 +477,12 @@ def check_trace(name: str, value) -> str:
                      f"got {value!r}")
 
 
-def _trace_flag(text: str) -> str:
-    """``--trace``: a known name or CSV path whose file loads (so a bad file is a command-line error)."""
-    check_trace("trace", text)
-    load_trace(text)
-    return text
-
-
-#: argparse ``type`` of a ``--trace`` flag: :func:`check_trace`, then the file is loaded; any
-#: error (unknown name, missing or malformed file) fails as ``argument --trace: ...``.
-trace_arg = arg_type(_trace_flag, "trace")
+def check_trace_file(name: str, value) -> str:
+    """:func:`check_trace`, then the trace is loaded: a missing or malformed file is a ``ValueError``
+    too (a ``--trace`` flag fails as ``argument --trace: ...``; a scenario names its field)."""
+    check_trace(name, value)
+    load_trace(value)
+    return value
 
 
 def _load_builtin(name: str) -> Trace:

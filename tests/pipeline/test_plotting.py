@@ -10,8 +10,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from simlib.pipeline.plotting import (FIGURE_DPI, SCHEME_COLORS, SCHEME_LABELS,  # noqa: E402
-                             plot_min_median_max, save_figure, set_theme)
+from simlib.pipeline.plotting import (FIGURE_DPI, SCHEME_COLORS, SCHEME_LABELS, SCHEME_MARKERS,  # noqa: E402
+                                      SCHEME_ORDER, plot_min_median_max, save_figure, set_theme)
 
 
 def trial_frame() -> pd.DataFrame:
@@ -37,12 +37,37 @@ def themed():
     plt.close("all")
 
 
-def test_scheme_styles_cover_the_three_schemes():
-    assert set(SCHEME_COLORS) == set(SCHEME_LABELS) == {"allreduce", "partial", "selective"}
-    assert SCHEME_LABELS["partial"] == "Partial reduce"
-    assert len(set(SCHEME_COLORS.values())) == 3
+OKABE_ITO = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"}
+
+
+def test_every_registered_scheme_has_a_colour_blind_safe_style():
+    from simlib.papers.registry import SCHEMES
+
+    assert set(SCHEME_COLORS) == set(SCHEME_LABELS) == set(SCHEME_MARKERS) == set(SCHEMES)
+    assert {"allreduce", "partial", "selective", "selmcast", "orpheus", "optimal", "milp",
+            "fm-nb", "fm-b", "pr-b"} <= set(SCHEMES)
+    assert SCHEME_ORDER[:3] == ("allreduce", "partial", "selective")   # the legend order 000/002 figures have
+    assert SCHEME_LABELS["partial"] == "Partial reduce" and SCHEME_LABELS["selmcast"] == "SelMcast"
+    assert set(SCHEME_COLORS.values()) <= OKABE_ITO
+    # a figure shows one paper's schemes (000 and 002 share theirs): colours and markers differ within it
+    for papers in (("000", "002"), ("003",), ("004",)):
+        names = [k for k, s in SCHEMES.items() if s.paper in papers]
+        assert len(names) >= 3
+        assert len({SCHEME_COLORS[k] for k in names}) == len({SCHEME_MARKERS[k] for k in names}) == len(names)
     with pytest.raises(TypeError):
         SCHEME_COLORS["partial"] = "red"  # read-only, no mutable module state
+
+
+def test_registered_schemes_keep_their_style_in_any_row_order(themed):
+    # the colour of SelMcast used to depend on the order rows appeared in (unregistered hue values)
+    df = pd.DataFrame([{"scheme": s, "n": n, "trial": 0, "y": float(n)} for s in ("orpheus", "selmcast")
+                       for n in (1, 2)])
+    for frame in (df, df.iloc[::-1]):
+        fig, ax = plt.subplots()
+        plot_min_median_max(ax, frame, "n", "y", "scheme")
+        colors = {line.get_label(): line.get_color() for line in ax.get_lines()}
+        assert colors == {"SelMcast": SCHEME_COLORS["selmcast"], "Orpheus": SCHEME_COLORS["orpheus"]}
+        plt.close(fig)
 
 
 def test_set_theme_uses_available_font(themed):

@@ -12,6 +12,7 @@ import pytest
 
 from simlib import cli
 from simlib.core.seeding import child_seed
+from simlib.papers.cli_gen import trace_arg
 from simlib.runtime.cluster import ComputeTimes
 from simlib.workloads import traces
 from simlib.workloads.traces import (REAL_TRACE_NAMES, REPLAY_OFFSETS, STANDIN_NAMES, TRACE_NAMES,
@@ -271,7 +272,7 @@ def test_cli_errors_name_the_trace_flag(command, tmp_path, capsys):
 
 
 def test_real_trace_names_are_accepted_by_the_flag():
-    assert all(traces.trace_arg(n) == n for n in REAL_TRACE_NAMES)
+    assert all(trace_arg(n) == n for n in REAL_TRACE_NAMES)
 
 
 # --------------------------------------------------------------------------- the derivation script

@@ -8,23 +8,60 @@
   metric between the two options in every otherwise-equal pair of variants
   (trials share bandwidths and compute draws, so the ratio is paired).
 * :func:`phase_breakdown` — median per-phase time of each variant.
+* :class:`Fig2Notebook` — notebook 30's parameters: the scenario fields it sets
+  (their ranges, units and quick values are :class:`.scenario.Scenario`'s) and
+  its own (trials, the other traces, the p sweep), for
+  :func:`simlib.pipeline.params.notebook_params`.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import pandas as pd
 
 from simlib.core.validate import check_choice
+from simlib.papers.contract import ParamError, ScenarioBase, param, param_list, param_of
 
-from .scenario import VARIANTS, variant_label
+from .scenario import VARIANTS, Scenario, variant_label
 from .system import PHASES
 
 __all__ = ["CHOICES", "KNOBS", "fig2_settings", "p_sweep_settings", "paired_choice", "phase_breakdown",
-           "label_variants"]
+           "label_variants", "Fig2Notebook"]
 
 #: The four design choices of §3: knob -> (option the paper expects to win, the other).
 CHOICES = {"split": ("lp", "even"), "sharing": ("fcfs", "fs"), "mode": ("nonblocking", "blocking"),
            "reducers": ("all", "participants")}
 KNOBS = tuple(CHOICES)
+
+
+@dataclass(frozen=True)
+class Fig2Notebook(ScenarioBase):
+    """Notebook 30's parameters (its parameters cell assigns these defaults; a test checks it)."""
+
+    trials: int = param(10, lo=1, quick=2, help="trials per Fig. 2 variant")
+    n: int = param_of(Scenario, "n")
+    p: int = param_of(Scenario, "p")
+    model_mb: float = param_of(Scenario, "model_mb")
+    duration_s: float = param_of(Scenario, "duration_s")
+    trace: str = param_of(Scenario, "trace")
+    compute_mean_s: float = param_of(Scenario, "compute_mean_s")
+    reduce_s_per_mb: float = param_of(Scenario, "reduce_s_per_mb")
+    other_traces: tuple = param_list(["cnn", "lstm"], of=(Scenario, "trace"), quick=["cnn"],
+                                     help="Fig. 2 again with these traces")
+    trace_trials: int = param(5, lo=1, quick=1, help="trials per variant with the other traces")
+    p_values: tuple = param_list([10, 20, 30, 40, 50, 60], of=(Scenario, "p"), quick=[4, 8, 12],
+                                 help="the p sweep (beyond the paper), each at most n")
+    sweep_trials: int = param(5, lo=1, quick=1, help="trials per variant and p of the p sweep")
+
+    def check(self):
+        fixed = dict(n=self.n, model_mb=self.model_mb, duration_s=self.duration_s, trace=self.trace,
+                     compute_mean_s=self.compute_mean_s, reduce_s_per_mb=self.reduce_s_per_mb)
+        Scenario(p=self.p, **fixed)                     # the scenario's own cross-field rules (p <= n)
+        for i, q in enumerate(self.p_values):
+            try:
+                Scenario(p=q, **fixed)
+            except ParamError as exc:
+                raise ParamError("p_values", f"p_values[{i}]: {exc}") from None
 
 
 def fig2_settings(**fixed) -> list[dict]:

@@ -17,15 +17,16 @@ import numpy as np
 
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.units import MB, Mbps
-from simlib.core.validate import check_choice, check_int, check_real, from_params
-from simlib.workloads.traces import TRACE_NAMES, load_trace
+from simlib.workloads.traces import TRACE_HELP, check_trace_file, load_trace
 
-from .bandwidth import fmreduce_bandwidths
+from simlib.papers.contract import ParamError, ScenarioBase, param
+
 from .mesh_links import SHARINGS
 from .split import SOLVERS
 from .system import PHASES, RunResult, simulate
 
-__all__ = ["Scenario", "REDUCERS", "MODES", "SPLITS", "SHARINGS", "VARIANTS", "variant_label", "run", "run_trial"]
+__all__ = ["Scenario", "REDUCERS", "MODES", "SPLITS", "SHARINGS", "VARIANTS", "variant_label", "variant_scheme",
+           "run", "run_trial"]
 
 REDUCERS = ("all", "participants")
 MODES = ("blocking", "nonblocking")
@@ -33,52 +34,47 @@ SPLITS = ("even", "lp")
 
 
 @dataclass(frozen=True)
-class Scenario:
+class Scenario(ScenarioBase):
     """One FMReduce experiment.  Sizes in MB, bandwidth unit in Mbps, times in seconds.
 
-    ``reducers="participants"`` is the original partial reduce, which supports
-    blocking only (§3, Fig. 2 caption).  ``duration_s`` is the fixed period in
-    which rounds are counted (FM8); ``trace`` one of the eager-SGD stand-ins or
-    a CSV path, rescaled to ``compute_mean_s`` (FM9).
+    Every field is declared once here (default, range, unit, help, quick-profile
+    value); the command line ``python -m simlib fmreduce`` and notebook 30's
+    parameter check are generated from these declarations.  ``reducers="participants"``
+    is the original partial reduce, which supports blocking only (§3, Fig. 2
+    caption).  ``duration_s`` is the fixed period in which rounds are counted
+    (FM8); ``trace`` one of the eager-SGD stand-ins or a CSV path, rescaled to
+    ``compute_mean_s`` (FM9).
     """
 
-    n: int = 60
-    p: int = 50
-    reducers: str = "all"
-    mode: str = "nonblocking"
-    split: str = "lp"
-    sharing: str = "fcfs"
-    model_mb: float = 200.0
-    duration_s: float = 600.0
-    trace: str = "transformer"
-    compute_mean_s: float = 1.0
-    reduce_s_per_mb: float = 0.0
-    bw_unit_mbps: float = 25.0
-    lp_solver: str = "breakpoint"
+    n: int = param(60, lo=2, hi=10_000, quick=12, help="workers (§3: 60)")
+    p: int = param(50, lo=1, hi=10_000, quick=10, help="participants per round, at most n (§3: 50)")
+    reducers: str = param("all", choices=REDUCERS,
+                          help="all: FMReduce, every worker reduces a block; participants: the original "
+                               "partial reduce (blocking only)")
+    mode: str = param("nonblocking", choices=MODES,
+                      help="blocking: the leader groups the first p ready workers, then they scatter; "
+                           "nonblocking: a ready worker scatters at once (§2)")
+    split: str = param("lp", choices=SPLITS, help="model split: evenly divided or network-aware LP (2)")
+    sharing: str = param("fcfs", choices=SHARINGS, help="link sharing: fair (fs) or first come first served")
+    model_mb: float = param(200.0, lo=0.0, lo_open=True, unit="MB", help="model size (§3: 200 MB)")
+    duration_s: float = param(600.0, lo=0.0, lo_open=True, unit="s", quick=30.0, flag="--duration",
+                              help="period in which rounds are counted (FM8)")
+    trace: str = param("transformer", check=check_trace_file, allowed=TRACE_HELP.removeprefix("compute-time trace: "),
+                       help="compute-time trace (FM9)")
+    compute_mean_s: float = param(1.0, lo=0.0, lo_open=True, unit="s", flag="--compute-mean",
+                                  help="mean compute time per iteration; the trace is rescaled to it (FM9)")
+    reduce_s_per_mb: float = param(0.0, lo=0.0, unit="s/MB", help="reduce time per MB of input blocks (FM5)")
+    bw_unit_mbps: float = param(25.0, lo=0.0, lo_open=True, unit="Mbps",
+                                help="bandwidth unit: b_ij = k times this, k ~ N(5, 1) in [1, 10] (§3)")
+    lp_solver: str = param("breakpoint", choices=SOLVERS, help="solver of LP (2): HiGHS or the exact breakpoint "
+                                                               "search")
 
-    def __post_init__(self):
-        n = check_int("n", self.n, 2, 10_000)
-        check_int("p", self.p, 1, n)
-        check_choice("reducers", self.reducers, REDUCERS)
-        check_choice("mode", self.mode, MODES)
-        check_choice("split", self.split, SPLITS)
-        check_choice("sharing", self.sharing, SHARINGS)
-        check_choice("lp_solver", self.lp_solver, SOLVERS)
+    def check(self):
+        if self.p > self.n:
+            raise ParamError("p", f"p must be in [1, n = {self.n}], got {self.p}")
         if self.reducers == "participants" and self.mode != "blocking":
-            raise ValueError("mode must be 'blocking' when reducers='participants' (the original partial "
-                             f"reduce supports blocking only), got {self.mode!r}")
-        check_real("model_mb", self.model_mb, 0.0, lo_open=True)
-        check_real("duration_s", self.duration_s, 0.0, lo_open=True)
-        check_real("compute_mean_s", self.compute_mean_s, 0.0, lo_open=True)
-        check_real("reduce_s_per_mb", self.reduce_s_per_mb, 0.0)
-        check_real("bw_unit_mbps", self.bw_unit_mbps, 0.0, lo_open=True)
-        if not isinstance(self.trace, str) or not self.trace:
-            raise ValueError(f"trace must be one of {TRACE_NAMES} or a CSV path, got {self.trace!r}")
-
-    @classmethod
-    def from_params(cls, params: dict) -> "Scenario":
-        """Build from a dict, rejecting unknown keys by name."""
-        return from_params(cls, params)
+            raise ParamError("mode", "mode must be 'blocking' when reducers='participants' (the original "
+                                     f"partial reduce supports blocking only), got {self.mode!r}")
 
 
 def _variants() -> list[dict]:
@@ -103,8 +99,16 @@ def variant_label(reducers: str, mode: str, split: str, sharing: str) -> str:
                      "LP" if split == "lp" else "even", sharing.upper()))
 
 
+def variant_scheme(reducers: str, mode: str, **_) -> str:
+    """The registered scheme (family of variants) a variant belongs to: ``"fm-nb"``, ``"fm-b"`` or
+    ``"pr-b"`` (FMReduce non-blocking / blocking, original partial reduce); see ``paper.SCHEMES``."""
+    return ("fm-" if reducers == "all" else "pr-") + ("nb" if mode == "nonblocking" else "b")
+
+
 def run(sc: Scenario, seed) -> RunResult:
     """Draw the mesh and compute times from ``seed`` (int or SeedSequence) and simulate ``sc``."""
+    from .bandwidth import fmreduce_bandwidths   # here: scipy.special is slow to import (--help)
+
     ss = as_seed_sequence(seed)
     b = fmreduce_bandwidths(sc.n, np.random.default_rng(child_seed(ss, 0)), unit=sc.bw_unit_mbps * Mbps)
     trace = load_trace(sc.trace).rescaled(sc.compute_mean_s)

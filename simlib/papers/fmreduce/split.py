@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from scipy.optimize import linprog
 
 from simlib.core.validate import check_choice, check_real
 
@@ -159,6 +158,8 @@ def _solve_highs(a: np.ndarray, c: np.ndarray, v: float) -> np.ndarray:
         rows.append(r)
     a_eq = np.zeros((1, m + 2))
     a_eq[0, :m] = 1.0
+    from scipy.optimize import linprog   # here: importing scipy.optimize costs ~0.3 s (python -m simlib --help)
+
     res = linprog(cost, A_ub=np.array(rows), b_ub=np.zeros(2 * m), A_eq=a_eq, b_eq=[1.0],
                   bounds=[(0, None)] * (m + 2), method="highs")
     if res.status != 0:

@@ -41,11 +41,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simlib.core.units import MB
-from simlib.core.validate import check_choice, check_int, check_real
+from simlib.core.validate import check_choice
 from simlib.runtime.log import grow_columns
 from simlib.papers.fmreduce import system_kernel as K
-from simlib.papers.fmreduce.mesh_links import _BUSY, BROADCAST, SCATTER, SHARINGS, MeshLinks, column_max
-from simlib.papers.fmreduce.split import SOLVERS, even_split, lp_split
+from simlib.papers.fmreduce.mesh_links import _BUSY, BROADCAST, SCATTER, MeshLinks, column_max
+from simlib.papers.fmreduce.split import even_split, lp_split
 
 __all__ = ["Round", "RoundLog", "RunResult", "simulate", "summarize_rounds", "PHASES", "ENGINES"]
 
@@ -105,9 +105,12 @@ def simulate(b: np.ndarray, p: int, *, model_bits: float, duration_s: float,
     ComputeTimes and ScriptedComputeTimes): the compiled engine draws ahead.
     ``engine``: ``"compiled"`` (:mod:`.system_kernel`) or ``"python"`` (the
     reference loop below); both give the same result to the bit (FM12).
-    :class:`.scenario.Scenario` builds the inputs from the paper's settings.
+    :class:`.scenario.Scenario` builds the inputs from the paper's settings and checks them, once
+    (p in [1, n], the choices, reducers="participants" => blocking): this engine does not check them
+    again (it checks only the mesh ``b``, ``engine`` and ``compute_time``, which are not scenario
+    parameters).
     """
-    b = _check_inputs(b, p, model_bits, duration_s, reducers, mode, split, sharing, reduce_s_per_mb, lp_solver)
+    b = _check_mesh(b)
     check_choice("engine", engine, ENGINES)
     draw = getattr(compute_time, "next", compute_time)
     if not callable(draw):
@@ -345,24 +348,16 @@ class RoundLog(Sequence):
         return rounds
 
 
-def _check_inputs(b, p, model_bits, duration_s, reducers, mode, split, sharing, reduce_s_per_mb, lp_solver):
+def _check_mesh(b) -> np.ndarray:
+    """The bandwidth matrix as floats: square, n >= 2, finite off-diagonal entries > 0 (an invariant of
+    every mesh :func:`.bandwidth.fmreduce_bandwidths` draws; the scenario's knobs are checked by
+    :class:`.scenario.Scenario`, once)."""
     b = np.asarray(b, dtype=float)
     if b.ndim != 2 or b.shape[0] != b.shape[1] or b.shape[0] < 2:
         raise ValueError(f"b must be a square n x n bandwidth matrix with n >= 2, got shape {b.shape}")
     off = b[~np.eye(b.shape[0], dtype=bool)]
     if not (np.isfinite(off).all() and (off > 0).all()):
         raise ValueError("b must have finite off-diagonal bandwidths > 0 bits/s")
-    check_int("p", p, 1, b.shape[0])
-    check_real("model_bits", model_bits, 0.0)
-    check_real("duration_s", duration_s, 0.0, lo_open=True)
-    check_real("reduce_s_per_mb", reduce_s_per_mb, 0.0)
-    check_choice("reducers", reducers, ("all", "participants"))
-    check_choice("mode", mode, ("blocking", "nonblocking"))
-    check_choice("split", split, ("even", "lp"))
-    check_choice("sharing", sharing, SHARINGS)
-    check_choice("lp_solver", lp_solver, SOLVERS)
-    if reducers == "participants" and mode != "blocking":
-        raise ValueError(f"mode must be 'blocking' when reducers='participants', got {mode!r}")
     return b
 
 

@@ -21,39 +21,35 @@ one row per (trial, scheme).  Metrics per scheme:
 * ``time_ms``: wall time of the selection itself (ms);
 * ``t_model_s``, ``ct_s``: the plan's model time of (10)-(11) and its executed time.
 
-Per instance: ``t_star_s`` (the own layer's t*), ``t_ideal_s`` (the divisor of
-``ct_norm``), ``t_in_floor_s`` (the part of t* the ingresses alone force:
+The instance is a :class:`.bsp_scenario.BSPScenario` (its fields are the
+settings; it checks them once).  Per instance: ``t_star_s`` (the own layer's t*),
+``t_ideal_s`` (the divisor of ``ct_norm``), ``t_in_floor_s`` (the part of t* the ingresses alone force:
 max_i v / b_i^I for L3, max_i p v / b_i^I for L7) and ``mean_over_min_egress``.
 """
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy.stats import binom
 
-from simlib.core.seeding import child_seed
+from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.units import Gbps, MB
 from simlib.core.validate import check_choice, check_int, check_real
 from simlib.papers.selmcast.bandwidth import selmcast_bandwidths
+from simlib.papers.contract import ScenarioBase, param, param_list, param_of
+from simlib.papers.selmcast.bsp_scenario import BSP_SCHEMES, NORMALIZATIONS, BSPOptions, BSPScenario
 from simlib.papers.selmcast.bsp import selmcast_bsp
 from simlib.papers.selmcast.execute import execute_plan, plan_model_time
 from simlib.papers.selmcast.optimal_flow import optimal_flow
 from simlib.papers.selmcast.optimal_milp import optimal_milp
 from simlib.papers.selmcast.orpheus import DeliveryHistory, orpheus_bsp
 
-__all__ = ["BSP_SCHEMES", "BSP_DEFAULTS", "NORMALIZATIONS", "receivers_count", "ingress_ratio", "bsp_instance",
+__all__ = ["BSP_SCHEMES", "NORMALIZATIONS", "receivers_count", "ingress_ratio", "bsp_instance",
            "ideal_time", "select", "bsp_trial", "bsp_round_summary", "long_by_scheme", "reading_settings",
-           "milp_trial", "random_selection_trial", "pr_balanced"]
-
-BSP_SCHEMES = ("selmcast", "orpheus", "optimal")
-#: Readings of the paper's "ideal completion time" (decision SM1): the own layer's t*, or the L3 t*.
-NORMALIZATIONS = ("own", "L3")
-#: §IV-A2 defaults; model size and b̄ do not affect the normalized metrics (§IV-A2).
-BSP_DEFAULTS = dict(n=200, p_frac=0.3, layer="L3", lam=0.5, mu=1.0, bbar_gbps=40.0, model_mb=200.0,
-                    shared_x=False, rounds=1, k=4, normalization="own")
-
+           "milp_trial", "random_selection_trial", "pr_balanced", "Fig1Notebook", "BSPFiguresNotebook"]
 
 def receivers_count(n: int, p_frac: float) -> int:
     """p as a count: round(p_frac * n), at least 1 and at most n - 1 (decision SM6)."""
@@ -70,16 +66,13 @@ def ingress_ratio(mu, p: int) -> float:
     return check_real("mu", mu, 0.0, lo_open=True)
 
 
-def bsp_instance(params: dict, rng_seed: np.random.SeedSequence):
+def bsp_instance(sc: BSPScenario, rng_seed: np.random.SeedSequence):
     """(b_in, b_eg, p, v) of one trial: bandwidths from child key 0 (bits/s), p a count, v bits."""
-    prm = {**BSP_DEFAULTS, **params}
-    n = check_int("n", prm["n"], 2)
-    p = receivers_count(n, prm["p_frac"])
-    mu = ingress_ratio(prm["mu"], p)
-    b_eg, b_in = selmcast_bandwidths(n, prm["bbar_gbps"] * Gbps, prm["lam"], mu,
-                                     np.random.default_rng(child_seed(rng_seed, 0)),
-                                     shared_x=prm["shared_x"])
-    return b_in, b_eg, p, check_real("model_mb", prm["model_mb"], 0.0, lo_open=True) * MB
+    p = receivers_count(sc.n, sc.p_frac)
+    mu = ingress_ratio(sc.mu, p)
+    b_eg, b_in = selmcast_bandwidths(sc.n, sc.bbar_gbps * Gbps, sc.lam, mu,
+                                     np.random.default_rng(child_seed(rng_seed, 0)), shared_x=sc.shared_x)
+    return b_in, b_eg, p, sc.model_mb * MB
 
 
 def ideal_time(b_in, b_eg, p: int, v: float, layer: str, normalization: str, t_star: float) -> float:
@@ -117,29 +110,28 @@ def _warm_up() -> None:
 def bsp_trial(params: dict, rng_seed: np.random.SeedSequence) -> dict:
     """One BSP instance, every scheme of ``params["schemes"]`` (default all three).
 
-    ``params``: n, p_frac, layer ("L3"/"L7"), lam, mu (real or "1/p"),
-    bbar_gbps, model_mb, shared_x, rounds (>= 1; SM2), k (forced pairs
-    after k rounds without delivery; used when rounds > 1) and normalization
-    ("own" or "L3": the ideal that ``ct_norm`` divides by, SM1).  With
-    rounds > 1 every scheme keeps its own delivery history and the metrics
-    are means over the rounds (bandwidths fixed).
+    ``params``: :class:`BSPScenario` fields (n, p_frac, layer, lam, mu (real or
+    "1/p"), bbar_gbps, model_mb, shared_x, rounds (SM2), k and normalization (the
+    ideal ``ct_norm`` divides by, SM1)) plus ``schemes``.  With rounds > 1 every
+    scheme keeps its own delivery history and the metrics are means over the
+    rounds (bandwidths fixed).
     """
-    prm = {**BSP_DEFAULTS, **params}
-    layer = check_choice("layer", prm["layer"], ("L3", "L7"))
-    rounds = check_int("rounds", prm["rounds"], 1)
-    schemes = prm.get("schemes", BSP_SCHEMES)
-    b_in, b_eg, p, v = bsp_instance(prm, rng_seed)
+    prm = dict(params)
+    schemes = prm.pop("schemes", BSP_SCHEMES)
+    sc = BSPScenario.from_params(prm)
+    layer, rounds = sc.layer, sc.rounds
+    b_in, b_eg, p, v = bsp_instance(sc, rng_seed)
     n = b_in.size
     _warm_up()
     t_star = optimal_flow(b_in, b_eg, p, v, layer).t_star
-    t_ideal = ideal_time(b_in, b_eg, p, v, layer, prm["normalization"], t_star)   # SM1: the common ideal
+    t_ideal = ideal_time(b_in, b_eg, p, v, layer, sc.normalization, t_star)   # SM1: the common ideal
     # t* can be no smaller than what the ingresses alone need (one copy for L3, p copies for L7)
     t_in_floor = float(((1 if layer == "L3" else p) * v / b_in).max())
     out = {"p": p, "t_star_s": t_star, "t_ideal_s": t_ideal, "t_in_floor_s": t_in_floor,
            "mean_over_min_egress": float(b_eg.mean() / b_eg.min())}
     for scheme in schemes:
         rng = np.random.default_rng(child_seed(rng_seed, 1))
-        hist = DeliveryHistory(n, prm["k"] if rounds > 1 else None)
+        hist = DeliveryHistory(n, sc.k if rounds > 1 else None)
         acc = {m: [] for m in ("ct_s", "t_model_s", "receivers", "time_ms", "ct_norm_plan")}
         for _ in range(rounds):
             x, secs = select(scheme, b_in, b_eg, p, v, layer, rng, forced=hist.due_matrix(), c=hist.c)
@@ -217,13 +209,15 @@ def reading_settings(*, layers, n_values, n_ref: int, p_frac: float, fig5_n: int
 def milp_trial(params: dict, rng_seed: np.random.SeedSequence) -> dict:
     """The HiGHS MILP of model (12) next to the exact max-flow optimum on the same instance.
 
-    ``params`` as :func:`bsp_trial` plus ``time_limit_s`` (per stage, default 60).
+    ``params``: :class:`BSPScenario` fields plus ``time_limit_s`` (per stage, :class:`BSPOptions`).
     """
-    prm = {**BSP_DEFAULTS, "time_limit_s": 60.0, **params}
-    layer = check_choice("layer", prm["layer"], ("L3", "L7"))
-    b_in, b_eg, p, v = bsp_instance(prm, rng_seed)
+    prm = dict(params)
+    time_limit_s = prm.pop("time_limit_s", BSPOptions.time_limit_s)
+    sc = BSPScenario.from_params(prm)
+    layer = sc.layer
+    b_in, b_eg, p, v = bsp_instance(sc, rng_seed)
     flow = optimal_flow(b_in, b_eg, p, v, layer)
-    mil = optimal_milp(b_in, b_eg, p, v, layer, time_limit_s=prm["time_limit_s"])
+    mil = optimal_milp(b_in, b_eg, p, v, layer, time_limit_s=time_limit_s)
     out = {"p": p, "flow_t_star_s": flow.t_star, "flow_receivers": flow.n_receivers,
            "flow_time_ms": 1e3 * flow.seconds, "milp_t_star_s": mil.t_star,
            "milp_receivers": mil.n_receivers, "milp_time_s": mil.seconds,
@@ -239,26 +233,29 @@ def milp_trial(params: dict, rng_seed: np.random.SeedSequence) -> dict:
     return out
 
 
-def bsp_round_summary(params: dict, seed: int, scheme: str, time_limit_s: float = 60.0) -> dict:
-    """One round of one scheme on the instance of ``params`` and ``seed`` (the CLI's output).
+def bsp_round_summary(params: dict, seed, scheme: str = BSPOptions.scheme,
+                      time_limit_s: float = BSPOptions.time_limit_s) -> dict:
+    """One round of one scheme on the instance of ``params`` (:class:`BSPScenario` fields) and
+    ``seed`` (int or SeedSequence): ``python -m simlib selmcast-bsp``'s output.
 
     ``scheme``: "selmcast", "orpheus", "optimal" (exact max-flow optimum) or
-    "milp" (HiGHS on model (12), ``time_limit_s`` per stage).  Returns the
-    normalized completion time (by the ideal of ``params["normalization"]``,
-    default the own layer's t*, SM1), the scale, the selection time and the
-    solver status ("n/a" for the heuristics).
+    "milp" (HiGHS on model (12), ``time_limit_s`` per stage); see :class:`BSPOptions`.
+    Returns the normalized completion time (by the ideal of the scenario's
+    ``normalization``, default the own layer's t*, SM1), the scale, the
+    selection time and the solver status ("n/a" for the heuristics).
     """
-    scheme = check_choice("scheme", scheme, BSP_SCHEMES + ("milp",))
-    prm = {**BSP_DEFAULTS, **params}
-    layer = check_choice("layer", prm["layer"], ("L3", "L7"))
-    rng_seed = np.random.SeedSequence(check_int("seed", seed, 0))
-    b_in, b_eg, p, v = bsp_instance(prm, rng_seed)
+    opts = BSPOptions(scheme=scheme, time_limit_s=time_limit_s)
+    scheme = opts.scheme
+    sc = BSPScenario.from_params(params)
+    layer = sc.layer
+    rng_seed = as_seed_sequence(seed)
+    b_in, b_eg, p, v = bsp_instance(sc, rng_seed)
     _warm_up()
     t_star = optimal_flow(b_in, b_eg, p, v, layer).t_star
-    t_ideal = ideal_time(b_in, b_eg, p, v, layer, prm["normalization"], t_star)
+    t_ideal = ideal_time(b_in, b_eg, p, v, layer, sc.normalization, t_star)
     status, gap = "n/a", None
     if scheme == "milp":
-        res = optimal_milp(b_in, b_eg, p, v, layer, time_limit_s=time_limit_s)
+        res = optimal_milp(b_in, b_eg, p, v, layer, time_limit_s=opts.time_limit_s)
         if res.x is None:
             return {"scheme": scheme, "p": p, "status": res.stage1.status, "selection_time_s": res.seconds}
         x, secs = res.x, res.seconds
@@ -295,3 +292,44 @@ def random_selection_trial(params: dict, rng_seed: np.random.SeedSequence) -> di
         m = orpheus_bsp(n, p, rng).sum(axis=0)
         hits += int((m == p).sum())
     return {"pr_empirical": hits / (n * rounds), "pr_eq1": float(pr_balanced(n, p))}
+
+
+# ------------------------------------------------------------------ the notebooks' parameters
+@dataclass(frozen=True)
+class Fig1Notebook(ScenarioBase):
+    """Notebook 40's parameters (Fig. 1: random selection), for :func:`simlib.pipeline.params.notebook_params`."""
+
+    trials: int = param(10, lo=1, quick=2, help="trials per p")
+    n: int = param_of(BSPScenario, "n", quick=40)
+    p_step: int = param(4, lo=1, quick=13, help="simulate p in 1, 1 + p_step, ... and n - 1")
+    rounds: int = param(10, lo=1, quick=2, help="random-selection rounds pooled per trial")
+
+
+@dataclass(frozen=True)
+class BSPFiguresNotebook(ScenarioBase):
+    """Notebook 41's parameters (Figs. 4-6, the MILP check, the multi-round demonstration); ranges and
+    units are :class:`BSPScenario`'s and :class:`BSPOptions`'."""
+
+    trials: int = param(10, lo=1, quick=2, help="trials per setting")
+    n_values: tuple = param_list([50, 100, 150, 200], of=(BSPScenario, "n"), quick=[10, 20],
+                                 help="n of Figs. 4 and 6")
+    layers: tuple = param_list(["L3", "L7"], of=(BSPScenario, "layer"))
+    p_frac: float = param_of(BSPScenario, "p_frac")
+    p_frac_values: tuple = param_list([0.1, 0.2, 0.3, 0.4, 0.5], of=(BSPScenario, "p_frac"), quick=[0.2, 0.4],
+                                      help="p / n of Fig. 5")
+    fig5_n: int = param_of(BSPScenario, "n", quick=20, help="n of Fig. 5 (the paper does not say; its default)")
+    lam: float = param_of(BSPScenario, "lam")
+    shared_x: bool = param_of(BSPScenario, "shared_x")
+    normalization: str = param_of(BSPScenario, "normalization")
+    lam_alt: float = param_of(BSPScenario, "lam", default=0.25,
+                              help="the other reading of λ, run beside the figures (SM14)")
+    normalization_alt: str = param_of(BSPScenario, "normalization", default="L3",
+                                      help="the other reading of the ideal, run beside the figures (SM1)")
+    milp_n_values: tuple = param_list([10, 15, 20], of=(BSPScenario, "n"), quick=[6],
+                                      help="n where the HiGHS MILP runs (the paper: 50..200)")
+    milp_trials: int = param(5, lo=1, quick=1, help="trials per MILP setting")
+    milp_time_limit_s: float = param_of(BSPOptions, "time_limit_s", quick=10.0,
+                                        help="MILP time limit per solve, as the paper's Gurobi runs")
+    rounds_demo: int = param_of(BSPScenario, "rounds", default=10, quick=3,
+                                help="rounds of the multi-round demonstration (SM2)")
+    k_demo: int = param_of(BSPScenario, "k")

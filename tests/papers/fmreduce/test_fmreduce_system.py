@@ -216,18 +216,15 @@ def test_scenario_rejects_bad_values_naming_the_parameter(kw, name):
         Scenario.from_params({"nn": 3})
 
 
-@pytest.mark.parametrize("kw, name", [
-    (dict(p=4), "p must"), (dict(mode="x"), "mode must"), (dict(sharing="x"), "sharing must"),
-    (dict(reducers="participants"), "mode must be 'blocking'"), (dict(duration_s=0.0), "duration_s"),
-])
 @pytest.mark.parametrize("simulate", ENGINES)
-def test_simulate_rejects_bad_values_naming_the_parameter(simulate, kw, name):
-    args = dict(p=2, model_bits=3.0, duration_s=5.0, compute_time=scripted([[1.0]] * 3))
-    args.update(kw)
-    with pytest.raises(ValueError, match=name):
-        simulate(np.ones((3, 3)), **args)
-    with pytest.raises(ValueError, match="b must"):
-        simulate(np.zeros((3, 3)), 2, model_bits=3.0, duration_s=5.0, compute_time=scripted([[1.0]] * 3))
+def test_simulate_checks_only_its_mesh(simulate):
+    # the scenario's knobs (p, choices, durations, participants => blocking) are checked once, by
+    # Scenario (test above); the engine checks what is not a scenario parameter: the mesh b
+    args = dict(model_bits=3.0, duration_s=5.0, compute_time=scripted([[1.0]] * 3))
+    for b, match in ((np.zeros((3, 3)), "b must have finite"), (np.ones((3, 2)), "b must be a square"),
+                     (np.ones((1, 1)), "b must be a square")):
+        with pytest.raises(ValueError, match=match):
+            simulate(b, 1, **args)
 
 
 @pytest.mark.parametrize("simulate", ENGINES)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from simlib.cli import main
+from simlib.papers.selmcast.bsp_scenario import BSPScenario
 from simlib.papers.selmcast.experiments import (
     bsp_instance,
     bsp_trial,
@@ -35,13 +36,13 @@ def test_mu_one_over_p():
     assert ingress_ratio(2.0, 60) == 2.0
     with pytest.raises(ValueError, match="mu must be one of"):
         ingress_ratio("1/n", 60)
-    b_in, b_eg, p, _ = bsp_instance(dict(n=40, mu="1/p", shared_x=True), SEED)
+    b_in, b_eg, p, _ = bsp_instance(BSPScenario(n=40, mu="1/p", shared_x=True), SEED)
     assert p == 12 and np.allclose(b_in, b_eg / 12)   # shared x: ingress = mu * egress
 
 
 def test_shared_x_knob_changes_the_ingress_draw():
-    b_in0, b_eg0, _, _ = bsp_instance(dict(n=30), SEED)
-    b_in1, b_eg1, _, _ = bsp_instance(dict(n=30, shared_x=True), SEED)
+    b_in0, b_eg0, _, _ = bsp_instance(BSPScenario(n=30), SEED)
+    b_in1, b_eg1, _, _ = bsp_instance(BSPScenario(n=30, shared_x=True), SEED)
     assert np.array_equal(b_eg0, b_eg1)
     assert not np.allclose(b_in0, b_eg0) and np.allclose(b_in1, b_eg1)
 
@@ -188,9 +189,24 @@ def test_cli_bad_values_exit_2_naming_the_flag(argv, flag, capsys):
     assert flag in capsys.readouterr().err
 
 
-def test_cli_milp_reports_solver_status_and_p_as_a_count(capsys):
-    # --p 3 with n = 8 is a count (3 receivers); the MILP solves both stages to optimality here
-    assert main(["selmcast-bsp", "--n", "8", "--p", "3", "--layer", "L7", "--scheme", "milp", "--json"]) == 0
+def test_cli_milp_reports_solver_status_and_the_receiver_count(capsys):
+    # --p 0.375 with n = 8 is 3 receivers; the MILP solves both stages to optimality here
+    assert main(["selmcast-bsp", "--n", "8", "--p", "0.375", "--layer", "L7", "--scheme", "milp", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["p"] == 3 and out["status"] == "optimal/optimal"
     assert out["ct_norm"] == pytest.approx(1.0)      # the MILP optimum is t* (SM1)
+
+
+@pytest.mark.parametrize("kw, name", [
+    (dict(n=1), "n"), (dict(n=5001), "n"), (dict(p_frac=1.0), "p_frac"), (dict(p_frac=0.0), "p_frac"),
+    (dict(lam=1.0), "lam"), (dict(mu=0.0), "mu"), (dict(mu="1/n"), "mu"), (dict(layer="L4"), "layer"),
+    (dict(rounds=0), "rounds"), (dict(k=0), "k"), (dict(model_mb=0.0), "model_mb"),
+])
+def test_bsp_scenario_checks_each_field_once_naming_it(kw, name):
+    with pytest.raises(ValueError, match=f"{name} must"):
+        BSPScenario(**kw)
+
+
+def test_bsp_trials_reject_unknown_settings():
+    with pytest.raises(ValueError, match=r"unknown scenario parameter\(s\) \['p'\]"):
+        bsp_trial(dict(n=10, p=3), SEED)          # the setting is p_frac (a fraction of n)

@@ -1,0 +1,175 @@
+"""Command lines generated from a paper's contract, and the argparse helpers every command uses.
+
+:func:`add_command` turns a :class:`~simlib.papers.contract.Command` (a
+scenario class declared with :func:`~simlib.papers.contract.param` plus its
+trial function) into a ``python -m simlib <name>`` subcommand: one flag per
+declared field (``--`` + the name with ``_`` -> ``-``, or the spec's
+``flag``), its type, choices, ``none_means`` word (``--k inf``) and a help text
+with the unit, the range and the default, all read from the spec; bools are
+``--x/--no-x``; ``--seed`` and ``--json`` are common.  A value out of its range
+exits with status 2 naming the flag (argparse), and so does a cross-field rule
+of the scenario's ``check()`` (the :class:`~simlib.papers.contract.ParamError`'s
+field is mapped back to its flag).
+
+:func:`arg_type`, :func:`num_arg` and :func:`print_result` are the helpers of
+hand-written commands (they lived in ``core/validate.py`` before).
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from typing import Callable
+
+from simlib.core.validate import check_int, check_real
+from simlib.workloads.traces import check_trace_file
+
+from .contract import Command, ParamError, ParamSpec, check_param, specs
+
+__all__ = ["arg_type", "num_arg", "trace_arg", "print_result", "flag_of", "add_arguments", "add_command",
+           "params_from_args"]
+
+
+def arg_type(check: Callable[[str], object], metavar: str = "value") -> Callable[[str], object]:
+    """Wrap ``check(text) -> value`` so its ``ValueError`` becomes an argparse error.
+
+    Example: ``type=arg_type(lambda s: check_int("workers", int(s), lo=1))``
+    gives ``error: argument --workers: workers must be an integer in [1, inf], got 0``.
+    """
+    def convert(text: str):
+        try:
+            return check(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc) or f"invalid {metavar}: {text!r}") from None
+
+    convert.__name__ = metavar
+    return convert
+
+
+def num_arg(flag: str, kind=float, **bounds):
+    """argparse type: parse ``kind`` and range-check it, naming ``flag`` in errors."""
+    def check(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise ValueError(f"{flag} must be {'an integer' if kind is int else 'a number'}, got {text!r}") from None
+        return check_int(flag, value, **bounds) if kind is int else check_real(flag, value, **bounds)
+
+    return arg_type(check, flag)
+
+
+#: argparse ``type`` of a ``--trace`` flag: :func:`simlib.workloads.traces.check_trace_file` (a known name
+#: or CSV path whose file loads; any error fails as ``argument --trace: ...``).
+trace_arg = arg_type(lambda text: check_trace_file("trace", text), "trace")
+
+
+def print_result(out: dict, params: dict, seed: int, as_json: bool) -> None:
+    """Print a command's result: one JSON object (``out`` plus ``params`` and ``seed``; NaN
+    becomes ``null`` so the output is valid JSON) or one ``name value`` line per metric."""
+    out = {k: (None if isinstance(v, float) and v != v else v) for k, v in out.items()}
+    if as_json:
+        print(json.dumps({**out, "params": params, "seed": seed}, sort_keys=True, allow_nan=False))
+    else:
+        width = max(map(len, out), default=0) + 2
+        for k, v in out.items():
+            print(f"{k:{width}s} {'null' if v is None else v}")
+
+
+# --- generated from a contract ------------------------------------------------
+def flag_of(name: str, spec: ParamSpec) -> str:
+    """The command-line flag of parameter ``name``: ``spec.flag`` or ``--`` + name with ``_`` -> ``-``."""
+    return spec.flag or "--" + name.replace("_", "-")
+
+
+def _parse_text(name: str, text: str, spec: ParamSpec):
+    """One command-line word as a value of ``spec`` (before its range check)."""
+    if spec.none_means is not None and text.strip().lower() in (spec.none_means.lower(), "none"):
+        return None
+    if text.strip() in spec.words:
+        return text.strip()
+    if spec.kind == "int":
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError(f"{name} must be an integer in {spec.range_text()}, got {text!r}") from None
+    if spec.kind == "float":
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(f"{name} must be a number in {spec.range_text()}, got {text!r}") from None
+    return text
+
+
+def _default_text(value) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, tuple):
+        return " ".join(map(_default_text, value))
+    return str(value)
+
+
+def _help(spec: ParamSpec, default) -> str:
+    """``help — range unit, default value`` (the range is left out where argparse lists the choices)."""
+    unit = f" {spec.unit}" if spec.unit else ""
+    shown = spec.none_means if default is None else _default_text(default)
+    listed = spec.choices is not None and spec.none_means is None
+    where = f"{spec.unit}, " if listed and spec.unit else "" if listed else f"{spec.range_text()}{unit}, "
+    return f"{spec.help} — {where}default {shown}".replace("%", "%%")
+
+
+def add_arguments(parser: argparse.ArgumentParser, cls, exclude=()) -> dict[str, str]:
+    """One flag per declared field of dataclass ``cls`` (but ``exclude``); returns ``{field name: flag}``."""
+    defaults = {f.name: f.default for f in dataclasses.fields(cls)}
+    flags = {}
+    for name, spec in specs(cls).items():
+        if name in exclude:
+            continue
+        flag = flags[name] = flag_of(name, spec)
+        kw = dict(dest=name, default=defaults[name], help=_help(spec, defaults[name]))
+        if spec.kind == "bool":
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, **kw)
+            continue
+        item = spec.item if spec.kind == "list" else spec
+        convert = arg_type(lambda text, n=name, s=item: check_param(n, _parse_text(n, text, s), s), name)
+        if spec.kind == "list":
+            kw["nargs"] = "+"
+        if item.choices is not None and item.none_means is None:
+            kw["choices"] = item.choices
+        parser.add_argument(flag, type=convert, metavar=None if "choices" in kw else name.upper(), **kw)
+    return flags
+
+
+def params_from_args(args: argparse.Namespace, cls, exclude=()) -> dict:
+    """The declared fields' values from parsed ``args`` (lists as lists), but ``exclude``."""
+    return {name: list(v) if isinstance(v := getattr(args, name), (list, tuple)) else v
+            for name in specs(cls) if name not in exclude}
+
+
+def add_command(subparsers, command: Command) -> argparse.ArgumentParser:
+    """Register ``command`` as a subcommand; its handler builds the scenario (cross-field errors exit
+    with status 2 naming the flag), runs ``command.trial`` with ``--seed`` and prints the metrics
+    (``--json``: one JSON object with the parameters and the seed)."""
+    p = subparsers.add_parser(command.name, help=command.help, description=command.description or command.help)
+    flags = add_arguments(p, command.scenario, command.exclude)
+    if command.options is not None:
+        flags.update(add_arguments(p, command.options))
+    p.add_argument("--seed", type=num_arg("--seed", int, lo=0), default=0,
+                   help="root seed of the run's random draws — [0, inf), default 0")
+    p.add_argument("--json", action="store_true", help="print one JSON object (metrics, params, seed)")
+
+    def handler(args, parser) -> int:
+        import numpy as np
+
+        params = params_from_args(args, command.scenario, command.exclude)
+        try:
+            command.scenario.from_params(params)
+            options = {} if command.options is None else \
+                command.options.from_params(params_from_args(args, command.options)).to_params()
+        except ParamError as exc:
+            parser.error(f"argument {flags.get(exc.name, exc.name)}: {exc}")
+        out = command.trial(params, np.random.SeedSequence(args.seed), **options)
+        print_result(out, params, args.seed, args.json)
+        return 0
+
+    p.set_defaults(handler=handler, subparser=p)
+    return p

@@ -1,0 +1,29 @@
+"""Seed 004 (SelMcast)'s contract: its scenarios (a BSP round, an SSP run), its schemes and its
+generated commands, listed in :data:`simlib.papers.registry.PAPERS`."""
+from __future__ import annotations
+
+from simlib.papers.contract import Command, Paper
+from simlib.papers.scheme import Scheme
+
+from .bsp_scenario import BSPOptions, BSPScenario, round_summary
+from .ssp_scenario import SSPScenario
+
+__all__ = ["SCHEMES", "BSP_COMMAND", "PAPER"]
+
+#: Okabe-Ito colours, distinct from each other (and the colours the BSP figures have had).
+SCHEMES = {s.name: s for s in (
+    Scheme("selmcast", "004", "SelMcast", "#E69F00", "D", (BSPScenario, SSPScenario)),
+    Scheme("orpheus", "004", "Orpheus", "#56B4E9", "v", (BSPScenario, SSPScenario)),
+    Scheme("optimal", "004", "Optimal", "#CC79A7", "P", BSPScenario),
+    Scheme("milp", "004", "MILP (HiGHS)", "#000000", "X", BSPScenario),
+)}
+
+BSP_COMMAND = Command(
+    "selmcast-bsp", BSPScenario, round_summary, options=BSPOptions, exclude=("rounds", "k"),
+    help="one BSP round of seed 004 (SelMcast, Orpheus or the optimum) on a big switch",
+    description="Select multicast receivers for one peer-to-peer BSP round (seed 004 §III-B, §IV-B), execute "
+                "the plan with per-flow max-min sharing and print the normalized completion time (by the "
+                "optimal t*), the multicast scale, the selection time and the solver status.")
+
+PAPER = Paper("004", "Efficient Parameter Synchronization for Peer-to-Peer Distributed Learning With Selective "
+                     "Multicast (SelMcast)", (BSPScenario, SSPScenario), tuple(SCHEMES.values()), (BSP_COMMAND,))

@@ -1,0 +1,130 @@
+"""ScenarioBase (simlib.papers.contract): every declared field checked and converted once, then the
+cross-field rules; lists from YAML text; declarations re-used by name, never re-written."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+from simlib.papers.contract import (MISSING, ParamError, ScenarioBase, check_param, param, param_list, param_of,
+                                    specs)
+
+
+def even_only(name, value):
+    if value % 2:
+        raise ValueError(f"{name} must be even, got {value}")
+    return value
+
+
+@dataclasses.dataclass(frozen=True)
+class Toy(ScenarioBase):
+    n: int = param(60, lo=2, hi=10_000, help="workers", quick=12)
+    p: int = param(50, lo=1, hi=10_000, help="participants per round, at most n", quick=10)
+    duration_s: float = param(600.0, lo=0.0, lo_open=True, unit="s", help="period", flag="--duration")
+    split: str = param("lp", choices=("even", "lp"), help="how the model is split")
+    k: int = param(4, lo=0, none_means="inf", help="rounds")
+    m: int = param(2, lo=0, check=even_only, allowed="even numbers >= 0", help="an even count")
+
+    def check(self):
+        if self.p > self.n:
+            raise ParamError("p", f"p must be in [1, n = {self.n}], got {self.p}")
+
+
+def test_fields_are_converted_once():
+    t = Toy(n=np.int64(20), p=np.int32(5), duration_s=3, k=None)
+    assert (type(t.n), type(t.p), type(t.duration_s)) == (int, int, float)
+    assert t.k is None and t.duration_s == 3.0
+
+
+@pytest.mark.parametrize("kw, name, match", [
+    (dict(n=1), "n", r"n must be an integer in \[2, 10000\], got 1"),
+    (dict(p=0), "p", r"p must be an integer in \[1, 10000\]"),
+    (dict(duration_s=0.0), "duration_s", r"duration_s must be in \(0.0, inf\)"),
+    (dict(split="LP"), "split", "split must be one of"),
+    (dict(m=3), "m", "m must be even, got 3"),
+    (dict(n=10, p=11), "p", r"p must be in \[1, n = 10\], got 11"),   # the cross-field rule, after the ranges
+    (dict(n="ten"), "n", "n must be an integer"),
+])
+def test_errors_are_param_errors_naming_the_field(kw, name, match):
+    with pytest.raises(ParamError, match=match) as exc:
+        Toy(**kw)
+    assert exc.value.name == name and isinstance(exc.value, ValueError)
+
+
+def test_cross_field_rule_runs_after_each_field_is_valid():
+    # p=0 breaks p's own range; the rule p <= n never sees an unchecked value
+    with pytest.raises(ParamError) as exc:
+        Toy(n=1, p=0)
+    assert exc.value.name == "n"
+
+
+def test_from_params_rejects_unknown_keys_by_name_and_round_trips():
+    with pytest.raises(ParamError, match=r"unknown scenario parameter\(s\) \['nn'\]") as exc:
+        Toy.from_params({"nn": 3})
+    assert exc.value.name == "nn"
+    t = Toy.from_params({"n": 30, "p": 25})
+    assert Toy.from_params(t.to_params()) == t
+
+
+@dataclasses.dataclass(frozen=True)
+class Sweep(ScenarioBase):
+    trials: int = param(10, lo=1, help="trials per setting", quick=2)
+    n: int = param_of(Toy, "n")
+    p_values: tuple = param_list([10, 20, 50], of=(Toy, "p"), quick=[4, 8])
+    splits: tuple = param_list(["lp"], of=(Toy, "split"))
+
+
+def test_param_of_and_param_list_reuse_the_declaration():
+    s, t = specs(Sweep), specs(Toy)
+    assert s["n"] == t["n"] and s["n"].quick == 12
+    assert s["p_values"].item == dataclasses.replace(t["p"], quick=MISSING)
+    assert s["p_values"].range_text() == "list of [1, 10000]"
+    assert Sweep().p_values == (10, 20, 50)        # stored as a tuple: the dataclass stays hashable
+    assert param_of(Toy, "n", default=8, quick=MISSING).default == 8
+    with pytest.raises(ValueError, match="no declared parameter 'q'"):
+        param_of(Toy, "q")
+
+
+@pytest.mark.parametrize("value, expected", [("[10, 20]", (10, 20)), ([5], (5,)), ("- 3\n- 4\n", (3, 4))])
+def test_list_parameters_accept_yaml_text(value, expected):
+    assert Sweep(p_values=value).p_values == expected
+
+
+@pytest.mark.parametrize("value, match", [
+    ("[10, 0]", r"p_values\[1\] must be an integer in \[1, 10000\], got 0"),
+    (10, r"p_values must be a list such as \[1, 2\]"),
+    ("[]", "at least 1 element"),
+])
+def test_list_items_are_checked_with_the_fields_range(value, match):
+    with pytest.raises(ParamError, match=match) as exc:
+        Sweep(p_values=value)
+    assert exc.value.name == "p_values"
+    with pytest.raises(ParamError, match=r"splits\[0\] must be one of \['even', 'lp'\]"):
+        Sweep(splits=["LP"])
+
+
+def test_describe_lists_every_parameter_with_range_unit_and_quick_value():
+    text = Toy.describe()
+    assert "| `duration_s` | 600.0 | (0, inf) | s |  | period |" in text
+    assert "| `n` | 60 | [2, 10000] |  | 12 | workers |" in text
+    assert "| `k` | 4 | [0, inf) or inf |" in text
+    assert "| `m` | 2 | even numbers >= 0 |" in text
+    assert len(text.splitlines()) == 2 + len(specs(Toy))
+
+
+def test_param_list_needs_exactly_one_item_source():
+    with pytest.raises(ValueError, match="exactly one"):
+        param_list([1])
+    with pytest.raises(ValueError, match="item spec"):
+        check_param("x", 1, dataclasses.replace(specs(Toy)["n"], kind="list"))
+
+
+def test_words_are_values_besides_the_kinds():
+    @dataclasses.dataclass(frozen=True)
+    class Mu(ScenarioBase):
+        mu: float = param(1.0, lo=0.0, lo_open=True, words=("1/p",), help="ratio")
+
+    assert Mu(mu="1/p").mu == "1/p" and Mu(mu=2).mu == 2.0
+    assert specs(Mu)["mu"].range_text() == "(0, inf) or 1/p"
+    for bad in ("1/n", 0.0):
+        with pytest.raises(ParamError, match=rf"mu must be in \(0, inf\) or 1/p, got {bad!r}"):
+            Mu(mu=bad)
