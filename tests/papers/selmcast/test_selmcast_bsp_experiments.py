@@ -91,8 +91,8 @@ def test_normalization_changes_nothing_at_l3_and_rejects_other_values():
 
 def test_lam_readings_scale_each_ports_deviation_from_bbar():
     # SM14: the same seed draws the same x, so λ = 0.25 puts every port half as far from b̄ as λ = 0.5
-    b_in5, b_eg5, _, _ = bsp_instance(dict(n=30, lam=0.5), SEED)
-    b_in25, b_eg25, _, _ = bsp_instance(dict(n=30, lam=0.25), SEED)
+    b_in5, b_eg5, _, _ = bsp_instance(BSPScenario(n=30, lam=0.5), SEED)
+    b_in25, b_eg25, _, _ = bsp_instance(BSPScenario(n=30, lam=0.25), SEED)
     bbar = 40e9
     np.testing.assert_allclose(b_eg25 - bbar, (b_eg5 - bbar) / 2, rtol=1e-9)
     np.testing.assert_allclose(b_in25 - bbar, (b_in5 - bbar) / 2, rtol=1e-9)

@@ -1,0 +1,287 @@
+"""Beyond the papers: each paper's central comparison on a stand-in and on real traces (notebook 92).
+
+The notebook reruns, on the synthetic stand-in trace and on the real per-worker
+traces (decision T7), the comparison each paper rests on, and this module turns
+its sweep frames (as the sweeps return them, = ``data/results/<name>.csv``) into
+
+* a long **ratio table** (:func:`sr_vs_pr`, :func:`fmreduce_vs_pr`,
+  :func:`selmcast_vs_orpheus`, :func:`sr_vs_pr_tta`, :func:`selmcast_vs_orpheus_tta`):
+  one row per (quantity, setting, trace) with the per-trial paired ratio
+  summarized over trials (``median``, ``min``, ``max``, ``trials``, ``wins``);
+  every ratio is oriented so that **> 1 means the paper's scheme is better**
+  (shorter sync / time to target, larger scale / iterations / rounds / utilization);
+* :func:`survival` -- per quantity, setting and real trace: does the paper's
+  conclusion hold there (:data:`SURVIVES_RULE`), and on the stand-in;
+* :func:`summary_lines` -- the sentences of the notebook's "which conclusions
+  survive" cell, per paper;
+* :func:`observations` -- the ledger rows: one observation
+  (:func:`simlib.papers.claim.observation`, paper ``"beyond"``) per (comparison, real
+  trace), naming the trace and quoting the stand-in's values beside it.
+
+Trials are paired (common random numbers): trial t of both schemes, and of every
+trace, shares its seed, so a ratio compares two schedules on the same bandwidths.
+The module imports no paper package: frames carry everything it needs (the
+FMReduce frame a ``variant`` label column, e.g. ``"FM NB LP FCFS"``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from simlib.papers.claim import Claim, observation
+
+__all__ = ["Quantity", "Comparison", "SR_VS_PR", "FMREDUCE_VS_PR", "SELMCAST_VS_ORPHEUS", "SR_VS_PR_TTA",
+           "SELMCAST_VS_ORPHEUS_TTA", "COMPARISONS", "FM_FULL", "FM_BLOCKING", "PR_ORIGINAL", "SURVIVES_RULE",
+           "TABLE_COLUMNS", "ratio_table", "sr_vs_pr", "fmreduce_vs_pr", "selmcast_vs_orpheus", "sr_vs_pr_tta",
+           "selmcast_vs_orpheus_tta", "survival", "summary_lines", "observations"]
+
+#: FMReduce with every design choice the paper recommends (n reducers, non-blocking, LP split, FCFS).
+FM_FULL = "FM NB LP FCFS"
+#: FMReduce's reducers only (n reducers), blocking like the original: isolates the reducers choice.
+FM_BLOCKING = "FM B LP FCFS"
+#: The original partial reduce (p reducers, blocking only) with the same split and sharing.
+PR_ORIGINAL = "PR B LP FCFS"
+#: When a conclusion "survives" on a trace.
+SURVIVES_RULE = ("the median over trials of the paired ratio (paper's scheme better > 1) is > 1 "
+                 "(strictly; a tie at 1 does not survive)")
+#: Columns of every ratio table, in order.
+TABLE_COLUMNS = ("paper", "figure", "comparison", "quantity", "setting", "trace", "median", "min", "max",
+                 "trials", "wins", "reached_num", "reached_den")
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One paired ratio ``metric[num] / metric[den]`` (> 1: the paper's scheme is better)."""
+
+    label: str      # e.g. "sync time PR/SR"
+    metric: str     # frame column
+    num: str        # value of the scheme column in the numerator
+    den: str
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A paper's central comparison: who against whom, on which quantities, what the paper says."""
+
+    paper: str          # seed id
+    figure: str         # where in the paper
+    name: str           # e.g. "SR vs PR"
+    quantities: tuple   # of Quantity
+    paper_value: str    # what the paper reports (on its own traces), verbatim
+    scheme_col: str = "scheme"
+    censored: bool = False   # metric is a time to target, NaN = not reached (counted at duration_s)
+
+
+SR_VS_PR = Comparison(
+    "000", "§IV-B1", "SR vs PR",
+    (Quantity("sync time PR/SR", "avg_sync_time_s", "partial", "selective"),
+     Quantity("scale SR/PR", "avg_sync_scale", "selective", "partial"),
+     Quantity("total iteration SR/PR", "total_iteration", "selective", "partial")),
+    "up to 1.89–2.55×, 1.19–1.25×, 1.1–1.17× (its traces)")
+FMREDUCE_VS_PR = Comparison(
+    "003", "Fig. 2", "FMReduce vs partial reduce",
+    (Quantity(f"rounds {FM_FULL} / {PR_ORIGINAL}", "rounds", FM_FULL, PR_ORIGINAL),
+     Quantity(f"rounds {FM_BLOCKING} / {PR_ORIGINAL}", "rounds", FM_BLOCKING, PR_ORIGINAL)),
+    "remarkable speedup (no number)", scheme_col="variant")
+SELMCAST_VS_ORPHEUS = Comparison(
+    "004", "Fig. 7", "SelMcast vs Orpheus (SSP)",
+    (Quantity("utilization SelMcast/Orpheus", "npu_utilization", "selmcast", "orpheus"),
+     Quantity("scale SelMcast/Orpheus", "avg_scale", "selmcast", "orpheus")),
+    "scale 0.3 → 0.55; utilization 0.63–0.65 → 0.68–0.70 (its traces)")
+SR_VS_PR_TTA = Comparison(
+    "000", "§IV settings, time to accuracy", "SR vs PR time to accuracy",
+    (Quantity("time to target PR/SR", "time_to_target_s", "partial", "selective"),),
+    "(not measured by the papers)", censored=True)
+SELMCAST_VS_ORPHEUS_TTA = Comparison(
+    "004", "§IV-C settings, time to accuracy", "SelMcast vs Orpheus time to accuracy",
+    (Quantity("time to target Orpheus/SelMcast", "time_to_target_s", "orpheus", "selmcast"),),
+    "(claimed qualitatively, not measured)", censored=True)
+#: Every comparison of notebook 92, in the order the notebook reports them.
+COMPARISONS = (SR_VS_PR, FMREDUCE_VS_PR, SELMCAST_VS_ORPHEUS, SR_VS_PR_TTA, SELMCAST_VS_ORPHEUS_TTA)
+
+
+# ----------------------------------------------------------------------------- the ratio table
+
+def _need(df, columns: Sequence[str]) -> pd.DataFrame:
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"df lacks the column(s) {missing}; it has {list(df.columns)}")
+    if df.empty:
+        raise ValueError("df has no rows")
+    return df
+
+
+def _setting(by: Sequence[str], values) -> str:
+    return ", ".join(f"{c} = {v:g}" if isinstance(v, (int, float, np.number)) else f"{c} = {v}"
+                     for c, v in zip(by, values)) or "—"
+
+
+def ratio_table(df: pd.DataFrame, comparison: Comparison, by: Sequence[str] = ()) -> pd.DataFrame:
+    """Paired ratios of every quantity of ``comparison``, per (``by`` setting, trace).
+
+    ``df`` has one row per (setting, trial, scheme): columns ``trace``, ``trial``, the
+    comparison's scheme column, ``by`` and the metrics (plus ``duration_s`` when the
+    comparison is ``censored``: a time to target that is NaN counts at the run's
+    ``duration_s``, so a ratio is a lower bound when the numerator's scheme never
+    reached the target and exactly 1 when neither did).  Returns :data:`TABLE_COLUMNS`:
+    ``median``/``min``/``max`` of the per-trial ratio, ``trials`` (pairs), ``wins``
+    (share of trials with ratio > 1) and, for censored comparisons, ``reached_num`` /
+    ``reached_den`` (share of the two schemes' runs that reached the target; NaN otherwise).
+    """
+    by = [by] if isinstance(by, str) else list(by)
+    sc = comparison.scheme_col
+    extra = ["duration_s"] if comparison.censored else []
+    _need(df, ["trace", "trial", sc, *by, *extra, *{q.metric for q in comparison.quantities}])
+    keys = by + ["trace", "trial"]
+    trace_order = {t: i for i, t in enumerate(dict.fromkeys(df["trace"]))}   # rows follow the frame's traces
+    rows = []
+    for q in comparison.quantities:
+        for s in (q.num, q.den):
+            if s not in set(df[sc]):
+                raise ValueError(f"df[{sc!r}] lacks {s!r} (needed for {q.label!r}); it has {sorted(set(df[sc]))}")
+        d = df[df[sc].isin([q.num, q.den])]
+        dup = d.duplicated(keys + [sc], keep=False)
+        if dup.any():
+            raise ValueError(f"{int(dup.sum())} rows share their ({', '.join(keys + [sc])}) key: another "
+                             "setting column varies; pass it in `by` or filter the frame first")
+        values = d[q.metric].astype(float)
+        if comparison.censored:
+            values = values.fillna(d["duration_s"].astype(float))
+        wide = d.assign(_v=values, _reached=d[q.metric].notna()).pivot(index=keys, columns=sc,
+                                                                          values=["_v", "_reached"])
+        wide = wide[wide["_v"][[q.num, q.den]].notna().all(axis=1)]
+        ratio = (wide["_v"][q.num] / wide["_v"][q.den]).rename("ratio")
+        per = pd.DataFrame({"ratio": ratio, "reached_num": wide["_reached"][q.num].astype(float),
+                            "reached_den": wide["_reached"][q.den].astype(float)}).reset_index()
+        per = per.assign(_o=per["trace"].map(trace_order)).sort_values(by + ["_o"], kind="stable")
+        for group, g in per.groupby(by + ["trace"], sort=False):
+            group = group if isinstance(group, tuple) else (group,)
+            rows.append({"paper": comparison.paper, "figure": comparison.figure, "comparison": comparison.name,
+                         "quantity": q.label, "setting": _setting(by, group[:-1]), "trace": group[-1],
+                         "median": float(g["ratio"].median()), "min": float(g["ratio"].min()),
+                         "max": float(g["ratio"].max()), "trials": int(len(g)),
+                         "wins": float((g["ratio"] > 1).mean()),
+                         "reached_num": float(g["reached_num"].mean()) if comparison.censored else np.nan,
+                         "reached_den": float(g["reached_den"].mean()) if comparison.censored else np.nan})
+    return pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+
+
+def sr_vs_pr(df: pd.DataFrame) -> pd.DataFrame:
+    """000 §IV-B1 on each trace: PR/SR sync time, SR/PR scale and total iteration per ``n``
+    (frame of :func:`simlib.papers.cluster_scenario.run_trial`)."""
+    return ratio_table(df, SR_VS_PR, by=["n"])
+
+
+def fmreduce_vs_pr(df: pd.DataFrame) -> pd.DataFrame:
+    """003 Fig. 2 on each trace: rounds of :data:`FM_FULL` and :data:`FM_BLOCKING` over
+    :data:`PR_ORIGINAL` per ``p`` (frame of :func:`simlib.papers.fmreduce.scenario.run_trial`
+    with a ``variant`` label column)."""
+    return ratio_table(df, FMREDUCE_VS_PR, by=["p"])
+
+
+def selmcast_vs_orpheus(df: pd.DataFrame) -> pd.DataFrame:
+    """004 Fig. 7 on each trace: SelMcast/Orpheus NPU utilization and multicast scale per ``n``
+    (frame of :func:`simlib.papers.selmcast.ssp_scenario.run_trial`)."""
+    return ratio_table(df, SELMCAST_VS_ORPHEUS, by=["n"])
+
+
+def sr_vs_pr_tta(df: pd.DataFrame) -> pd.DataFrame:
+    """PR/SR time to the target accuracy per ``n`` (frame of
+    :func:`simlib.training.time_to_accuracy.trial`; not reached = ``duration_s``)."""
+    return ratio_table(df, SR_VS_PR_TTA, by=["n"])
+
+
+def selmcast_vs_orpheus_tta(df: pd.DataFrame) -> pd.DataFrame:
+    """Orpheus/SelMcast time to the target accuracy per ``n`` (frame of
+    :func:`simlib.training.selmcast_ssp_tta.trial`; not reached = ``duration_s``)."""
+    return ratio_table(df, SELMCAST_VS_ORPHEUS_TTA, by=["n"])
+
+
+# ----------------------------------------------------------------------------- verdict per trace
+
+def _check_table(table) -> pd.DataFrame:
+    _need(table, TABLE_COLUMNS)
+    return table
+
+
+def survival(table: pd.DataFrame, standin: str) -> pd.DataFrame:
+    """Per (comparison, quantity, setting, real trace): the trace's median ratio beside the
+    stand-in's, ``survives`` (:data:`SURVIVES_RULE` on the trace), ``standin_holds`` (the same
+    rule on the stand-in) and ``change`` = trace median / stand-in median.
+
+    ``table`` is one or more ratio tables concatenated; every trace other than ``standin``
+    counts as real.  Raises ``ValueError`` when ``standin`` is missing for a quantity."""
+    table = _check_table(table)
+    keys = ["paper", "figure", "comparison", "quantity", "setting"]
+    ref = table[table.trace == standin].set_index(keys)["median"]
+    rest = table[table.trace != standin]
+    missing = sorted({k for k in map(tuple, rest[keys].drop_duplicates().to_numpy()) if k not in ref.index})
+    if missing:
+        raise ValueError(f"standin {standin!r} has no row for {missing[0][2:]} (the table's traces: "
+                         f"{sorted(set(table.trace))})")
+    out = rest[keys + ["trace", "median", "min", "max", "trials", "wins", "reached_num", "reached_den"]].copy()
+    out["standin_median"] = [float(ref.loc[k]) for k in map(tuple, out[keys].to_numpy())]
+    out["survives"] = out["median"] > 1.0
+    out["standin_holds"] = out["standin_median"] > 1.0
+    out["change"] = out["median"] / out["standin_median"]
+    return out.reset_index(drop=True)
+
+
+def _x(v: float) -> str:
+    return f"{v:.2f}×"
+
+
+def summary_lines(table: pd.DataFrame, standin: str) -> list[str]:
+    """One sentence per (comparison, quantity, setting): the stand-in's median ratio, on how many
+    real traces the conclusion survives (:data:`SURVIVES_RULE`) with the range of their medians,
+    and the traces where it does not (with their ratios)."""
+    surv = survival(table, standin)
+    lines = []
+    for (paper, comp, q, setting), g in surv.groupby(["paper", "comparison", "quantity", "setting"], sort=False):
+        ref, ref_holds = g["standin_median"].iloc[0], bool(g["standin_holds"].iloc[0])
+        fails = g[~g["survives"]]
+        lost = ", ".join(f"{t} ({_x(m)})" for t, m in zip(fails.trace, fails["median"])) or "none"
+        where = "" if setting == "—" else f" ({setting})"
+        lines.append(f"{paper} {comp}, {q}{where}: stand-in {standin} {_x(ref)} "
+                     f"({'holds' if ref_holds else 'does not hold'}); survives on {int(g['survives'].sum())} of "
+                     f"{len(g)} real traces (medians {_x(g['median'].min())}–{_x(g['median'].max())}); "
+                     f"not on: {lost}")
+    return lines
+
+
+def observations(table: pd.DataFrame, standin: str, note: str = "") -> list[Claim]:
+    """The ledger rows: one observation per (comparison, real trace), paper ``"beyond"``.
+
+    ``claim`` names the comparison, the trace and the quantities; ``our_value`` gives the
+    trace's median paired ratio of each quantity (and setting) with the stand-in's in
+    parentheses; the note names the stand-in and says, per quantity, whether the paper's
+    conclusion survives (:data:`SURVIVES_RULE`), the trials and the min–max over them
+    (and, for times to accuracy, how often each scheme reached the target), then ``note``."""
+    surv = survival(table, standin)
+    out = []
+    by_comp = {c.name: c for c in COMPARISONS}
+    for (paper, figure, comp, trace), g in surv.groupby(["paper", "figure", "comparison", "trace"], sort=False):
+        parts, notes = [], []
+        for r in g.itertuples(index=False):
+            where = "" if r.setting == "—" else f" [{r.setting}]"
+            parts.append(f"{r.quantity}{where} {_x(r.median)} (stand-in {_x(r.standin_median)})")
+            reached = ("" if np.isnan(r.reached_num) else
+                       f", reached by numerator/denominator scheme in {r.reached_num:.0%}/{r.reached_den:.0%}")
+            notes.append(f"{r.quantity}{where}: {'survives' if r.survives else 'does not survive'} "
+                         f"(min–max {_x(r.min)}–{_x(r.max)} over {r.trials} trials, better in "
+                         f"{r.wins:.0%}{reached})")
+        quantities = ", ".join(dict.fromkeys(g["quantity"]))
+        c = by_comp.get(comp)
+        out.append(observation(
+            paper="beyond", figure=f"{paper} {figure}, real traces",
+            claim=f"{comp} on {trace}: {quantities}",
+            our_value="; ".join(parts),
+            paper_value=c.paper_value if c is not None else "—",
+            note=(f"stand-in = {standin}; " + "; ".join(notes) + ". Median paired ratios, > 1: the paper's "
+                  f"scheme better; survives = {SURVIVES_RULE}" + (f"; {note}" if note else ""))))
+    return out

@@ -1,0 +1,158 @@
+"""Notebook 92's read-out (simlib.papers.beyond_claims) on small hand-built sweep frames.
+
+Every expected number below is worked out by hand from the frame it is computed from.
+"""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from simlib.papers import beyond_claims as bc
+
+
+def sr_frame(sync):
+    """SR vs PR frame, n = 200: ``sync[(trace, trial)] = (partial sync, selective sync)``; scale
+    partial 60 / selective 66 (ratio 1.1) and iterations 100 / 150 (1.5) everywhere."""
+    rows = []
+    for (trace, trial), (pr, sr) in sync.items():
+        rows.append(dict(trace=trace, trial=trial, n=200, scheme="partial", avg_sync_time_s=pr,
+                         avg_sync_scale=60.0, total_iteration=100.0))
+        rows.append(dict(trace=trace, trial=trial, n=200, scheme="selective", avg_sync_time_s=sr,
+                         avg_sync_scale=66.0, total_iteration=150.0))
+    return pd.DataFrame(rows)
+
+
+def tta_frame(times, duration_s=100.0):
+    """Time-to-accuracy frame, n = 200: ``times[(trace, trial)] = (partial, selective)``; NaN = not reached."""
+    return pd.DataFrame([dict(trace=tr, trial=t, n=200, duration_s=duration_s, scheme=s, time_to_target_s=v)
+                         for (tr, t), pair in times.items() for s, v in zip(("partial", "selective"), pair)])
+
+
+def row(table, quantity, trace):
+    r = table[(table.quantity == quantity) & (table.trace == trace)]
+    assert len(r) == 1
+    return r.iloc[0]
+
+
+def test_sr_ratios_are_oriented_paper_scheme_better_and_summarized_over_trials():
+    df = sr_frame({("transformer", 0): (2.0, 1.0), ("transformer", 1): (3.0, 1.0), ("transformer", 2): (5.0, 5.0),
+                   ("pai-job4", 0): (1.0, 2.0), ("pai-job4", 1): (1.0, 4.0), ("pai-job4", 2): (3.0, 2.0)})
+    t = bc.sr_vs_pr(df)
+    assert list(t.columns) == list(bc.TABLE_COLUMNS)
+    s = row(t, "sync time PR/SR", "transformer")          # PR / SR per trial: 2, 3, 1
+    assert (s["median"], s["min"], s["max"], s["trials"]) == (2.0, 1.0, 3.0, 3)
+    assert s["wins"] == pytest.approx(2 / 3)               # the tie at exactly 1 is not a win
+    assert s["setting"] == "n = 200" and s["paper"] == "000" and s["comparison"] == "SR vs PR"
+    p = row(t, "sync time PR/SR", "pai-job4")              # 0.5, 0.25, 1.5
+    assert (p["median"], p["min"], p["max"], p["wins"]) == (0.5, 0.25, 1.5, pytest.approx(1 / 3))
+    assert row(t, "scale SR/PR", "pai-job4")["median"] == pytest.approx(1.1)
+    assert row(t, "total iteration SR/PR", "transformer")["median"] == pytest.approx(1.5)
+    assert math.isnan(s["reached_num"]) and math.isnan(s["reached_den"])
+
+
+def test_time_to_accuracy_counts_runs_that_never_reach_the_target_at_the_run_length():
+    df = tta_frame({("transformer", 0): (np.nan, 50.0),    # PR censored at 100 s: 100 / 50 = 2
+                    ("transformer", 1): (np.nan, np.nan),  # neither: 100 / 100 = 1, not a win
+                    ("transformer", 2): (30.0, 10.0)})     # 3
+    r = bc.sr_vs_pr_tta(df).iloc[0]
+    assert (r["median"], r["min"], r["max"], r["trials"]) == (2.0, 1.0, 3.0, 3)
+    assert r["wins"] == pytest.approx(2 / 3)
+    assert r["reached_num"] == pytest.approx(1 / 3) and r["reached_den"] == pytest.approx(2 / 3)
+    # the censoring uses each row's own run length
+    df2 = tta_frame({("transformer", 0): (np.nan, 50.0)}, duration_s=60.0)
+    assert bc.sr_vs_pr_tta(df2).iloc[0]["median"] == pytest.approx(60.0 / 50.0)
+
+
+def test_fmreduce_pairs_variants_per_p_and_selmcast_per_n():
+    rows = []
+    for trial, (full, blocking, original) in enumerate(((120, 110, 100), (90, 100, 100))):
+        for p in (10, 50):
+            k = 2 if p == 10 else 1                      # at p = 10 every FMReduce count doubles
+            for variant, rounds in ((bc.FM_FULL, full * k), (bc.FM_BLOCKING, blocking * k), (bc.PR_ORIGINAL, original)):
+                rows.append(dict(trace="transformer", trial=trial, p=p, variant=variant, rounds=rounds))
+    t = bc.fmreduce_vs_pr(pd.DataFrame(rows))
+    full = t[t.quantity == f"rounds {bc.FM_FULL} / {bc.PR_ORIGINAL}"].set_index("setting")
+    assert full.loc["p = 50", "median"] == pytest.approx((1.2 + 0.9) / 2)
+    assert full.loc["p = 10", "median"] == pytest.approx((2.4 + 1.8) / 2)
+    blocking = t[t.quantity == f"rounds {bc.FM_BLOCKING} / {bc.PR_ORIGINAL}"].set_index("setting")
+    assert blocking.loc["p = 50", "min"] == pytest.approx(1.0) and blocking.loc["p = 50", "wins"] == 0.5
+    ssp = pd.DataFrame([dict(trace="lstm", trial=0, n=50, scheme="selmcast", npu_utilization=0.7, avg_scale=0.55),
+                        dict(trace="lstm", trial=0, n=50, scheme="orpheus", npu_utilization=0.63, avg_scale=0.3)])
+    s = bc.selmcast_vs_orpheus(ssp).set_index("quantity")["median"]
+    assert s["utilization SelMcast/Orpheus"] == pytest.approx(0.7 / 0.63)
+    assert s["scale SelMcast/Orpheus"] == pytest.approx(0.55 / 0.3)
+
+
+def test_bad_frames_are_rejected_by_name():
+    df = sr_frame({("transformer", 0): (2.0, 1.0)})
+    with pytest.raises(ValueError, match="avg_sync_scale"):
+        bc.sr_vs_pr(df.drop(columns="avg_sync_scale"))
+    with pytest.raises(ValueError, match="'selective'"):
+        bc.sr_vs_pr(df[df.scheme == "partial"])
+    with pytest.raises(ValueError, match="share their"):          # another setting varies within a group
+        bc.sr_vs_pr(pd.concat([df, df.assign(duration_s=50.0)]))
+    with pytest.raises(ValueError, match="duration_s"):            # censoring needs the run length
+        bc.sr_vs_pr_tta(tta_frame({("transformer", 0): (1.0, 1.0)}).drop(columns="duration_s"))
+    with pytest.raises(ValueError, match="no rows"):
+        bc.sr_vs_pr(df.iloc[:0])
+    with pytest.raises(ValueError, match="DataFrame"):
+        bc.sr_vs_pr(df.to_dict())
+
+
+def table_with(medians, standin="transformer"):
+    """A ratio table of SR vs PR sync time with one trial per trace: ``medians[trace] = PR/SR ratio``."""
+    return bc.sr_vs_pr(sr_frame({(tr, 0): (m, 1.0) for tr, m in {standin: 2.0, **medians}.items()}))
+
+
+def test_survives_strictly_above_one_and_a_tie_does_not():
+    eps = 1e-12
+    s = bc.survival(table_with({"a": 1.0, "b": 1.0 + eps, "c": 1.0 - eps, "d": 3.0}), "transformer")
+    s = s[s.quantity == "sync time PR/SR"].set_index("trace")
+    assert list(s.index) == ["a", "b", "c", "d"]                    # the stand-in is the reference, not a row
+    assert s["survives"].to_dict() == {"a": False, "b": True, "c": False, "d": True}
+    assert s["standin_median"].eq(2.0).all() and s["standin_holds"].all()
+    assert s.loc["d", "change"] == pytest.approx(1.5)
+    tie = bc.survival(table_with({"a": 3.0}, standin="cnn").assign(
+        median=lambda t: np.where(t.trace == "cnn", 1.0, t["median"])), "cnn")
+    assert not tie["standin_holds"].any()                           # a stand-in tie does not hold either
+
+
+def test_survival_needs_the_standin():
+    with pytest.raises(ValueError, match="standin 'lstm'"):
+        bc.survival(table_with({"a": 1.5}), "lstm")
+    with pytest.raises(ValueError, match="lacks the column"):
+        bc.survival(table_with({"a": 1.5}).drop(columns="wins"), "transformer")
+
+
+def test_summary_lines_count_the_traces_where_the_conclusion_survives():
+    lines = bc.summary_lines(table_with({"a": 0.8, "b": 1.0, "c": 1.6}), "transformer")
+    sync = next(line for line in lines if "sync time PR/SR" in line)
+    assert sync == ("000 SR vs PR, sync time PR/SR (n = 200): stand-in transformer 2.00× (holds); survives on 1 of "
+                    "3 real traces (medians 0.80×–1.60×); not on: a (0.80×), b (1.00×)")
+    scale = next(line for line in lines if "scale SR/PR" in line)
+    assert "survives on 3 of 3" in scale and scale.endswith("not on: none")
+    tie = table_with({"a": 1.5})
+    tie.loc[tie.trace == "transformer", "median"] = 1.0
+    assert "stand-in transformer 1.00× (does not hold)" in bc.summary_lines(tie, "transformer")[0]
+
+
+def test_one_observation_per_comparison_and_real_trace_naming_both_traces():
+    t = pd.concat([table_with({"pai-job4": 0.9, "bytedance-ar": 1.2}),
+                   bc.sr_vs_pr_tta(tta_frame({("transformer", 0): (np.nan, 50.0), ("pai-job4", 0): (20.0, 10.0)}))],
+                  ignore_index=True)
+    obs = bc.observations(t, "transformer", note="5 trials")
+    assert [(o.figure, o.claim.split(":")[0]) for o in obs] == [
+        ("000 §IV-B1, real traces", "SR vs PR on pai-job4"),
+        ("000 §IV-B1, real traces", "SR vs PR on bytedance-ar"),
+        ("000 §IV settings, time to accuracy, real traces", "SR vs PR time to accuracy on pai-job4")]
+    assert all(o.kind == "observation" and o.paper == "beyond" and o.holds is None for o in obs)
+    first = obs[0]
+    assert first.our_value.startswith("sync time PR/SR [n = 200] 0.90× (stand-in 2.00×); scale SR/PR")
+    assert "stand-in = transformer" in first.note and first.note.endswith("; 5 trials")
+    assert "sync time PR/SR [n = 200]: does not survive" in first.note
+    assert "sync time PR/SR [n = 200]: survives" in obs[1].note
+    assert first.paper_value == bc.SR_VS_PR.paper_value
+    assert obs[2].our_value == "time to target PR/SR [n = 200] 2.00× (stand-in 2.00×)"
+    assert "reached by numerator/denominator scheme in 100%/100%" in obs[2].note
+    assert len({(o.paper, o.figure, o.claim) for o in obs}) == len(obs)   # distinct ledger keys
