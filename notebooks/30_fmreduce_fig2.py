@@ -259,6 +259,8 @@ print("\n".join(fm_claims.discussion(df, dfp)))
 #   claim that non-blocking beats blocking there is checked in the p sweep (ledger row
 #   above). Non-blocking gains only the scatter overlapped with waiting for the last worker.
 # * **LP (2) with several optima (FM7).** Where LP (2) has several optimal splits, the two
-#   solvers may return different ones. At small n this changes a run's rounds by a round or
-#   two, a few per cent of short runs and no systematic direction (the FM7 row); percentages
-#   above that come only from runs with very few rounds (the quick profile).
+#   solvers may return different ones, with the same Eq. (1) bound but different loads on the
+#   links that bound does not see. The FM7 row says which runs change and by how much: in our
+#   runs only the smallest mesh (n = 12, p = 4), by a few per cent; at the paper's n = 60
+#   LP (2) rarely has several optima. Percentages well above that come only from runs with a
+#   handful of rounds (the quick profile).

@@ -64,8 +64,9 @@ def _range(pairs: pd.DataFrame) -> str:
     return f"{pairs['median'].min():.3f}–{pairs['median'].max():.3f}× over {len(pairs)} pairs"
 
 
-def _ps(values: Sequence[int]) -> str:
-    return "{" + ", ".join(map(str, values)) + "}" if len(values) else "no p"
+def _at(values: Sequence[int]) -> str:
+    """'at p in {10, 20}' / 'at no p'."""
+    return "at p in {" + ", ".join(map(str, values)) + "}" if len(values) else "at no p"
 
 
 def _single(df: pd.DataFrame, name: str, column: str):
@@ -145,16 +146,16 @@ def fig2(df: pd.DataFrame, p_sweep: pd.DataFrame, traces: pd.DataFrame | None = 
         if elsewhere:
             cause = (f"stand-in trace: the claim holds at p = {p} with the {', '.join(elsewhere)} stand-in; "
                      f"with the {trace} stand-in the LP pairs are within {max(abs(lp['median'] - 1)):.1%} of a "
-                     f"tie, and blocking wins both LP pairs at p in {_ps(lp_b_wins)} of the {sweep_text}")
+                     f"tie, and blocking wins both LP pairs {_at(lp_b_wins)} of the {sweep_text}")
         else:
             cause = (f"unexplained: NB/B with the LP split {_range(lp)} at p = {p}; blocking wins both LP "
-                     f"pairs at p in {_ps(lp_b_wins)} of the {sweep_text}")
+                     f"pairs {_at(lp_b_wins)} of the {sweep_text}")
     out.append(Claim(
         PAPER, "Fig. 2", "non-blocking beats blocking unless the split is network-aware (p < n)",
         "NB > B with even split; B > NB with LP split",
         f"NB/B even: {_range(even)}; LP: {_range(lp)}", direction=holds, cause=cause,
         note=f"FMReduce pairs; 'beats' = median paired ratio > 1, 'B wins' = < 1 in every pair; {where}; "
-             f"in the {sweep_text} blocking wins both LP pairs at p in {_ps(lp_b_wins)}"))
+             f"in the {sweep_text} blocking wins both LP pairs {_at(lp_b_wins)}"))
 
     # p = n: non-blocking beats blocking (checked in the p sweep)
     n_sweep = _single(p_sweep, "p_sweep", "n")
@@ -181,19 +182,19 @@ def fig2(df: pd.DataFrame, p_sweep: pd.DataFrame, traces: pd.DataFrame | None = 
         PAPER, "Fig. 2", f"FMReduce's gain over the original partial reduce is remarkable (≥ {REMARKABLE:g}× "
                          f"in every blocking pair) at p = {p}",
         "remarkable speedup (no number)",
-        f"{_range(t)}; ≥ {REMARKABLE:g}× in every pair at p in {_ps(remarkable_ps)} of the p sweep",
+        f"{_range(t)}; ≥ {REMARKABLE:g}× in every pair {_at(remarkable_ps)} of the p sweep",
         direction=ok,
         cause="" if ok else (
             f"paper ambiguity: FM10, our original partial reduce spreads the model over the p participants' "
             f"full mesh (p(p-1) links), so at p = {p} of n = {n} FMReduce adds only {n / p - 1:.0%} more "
             f"reducers; a less efficient original (e.g. a ring all-reduce) is not modelled; the gain is "
-            f"≥ {REMARKABLE:g}× at p in {_ps(remarkable_ps)} of the {sweep_text}"),
+            f"≥ {REMARKABLE:g}× {_at(remarkable_ps)} of the {sweep_text}"),
         note=f"'remarkable' read as ≥ {REMARKABLE:g}× (median paired ratio, closed) in every blocking pair, "
              f"our threshold fixed before running; {where}"))
     out.append(observation(
         PAPER, "p sweep", f"p where FMReduce's gain over the original partial reduce is ≥ {REMARKABLE:g}× "
                           "in every blocking pair",
-        _ps(remarkable_ps), note=f"{sweep_text}; median paired ratio of rounds per p: {per_p}"))
+        _at(remarkable_ps).removeprefix("at "), note=f"{sweep_text}; median paired ratio of rounds per p: {per_p}"))
 
     # the p sweep: the (pair, p) points where the paper's direction does not hold
     for k in ("split", "sharing", "mode"):

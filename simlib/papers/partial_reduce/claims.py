@@ -233,19 +233,21 @@ def paired(df: pd.DataFrame, metric: str, num: tuple, den: tuple, by: Sequence[s
     ``min``, ``max``, ``trials`` (pairs with a ratio), ``num_smaller`` (trials where num's
     metric is strictly smaller)."""
     by = list(by)
-    rows = []
-    for arm, tag in ((num, "num"), (den, "den")):
-        sel = df[(df["P"] == arm[0]) & (df["rule"] == arm[1])]
-        rows.append(sel.assign(_arm=tag, _v=sel[metric].astype(float).fillna(np.inf)))
-    both = pd.concat(rows)
-    wide = both.pivot_table(index=by + ["trial"], columns="_arm", values="_v", aggfunc="first")
-    if not {"num", "den"} <= set(wide.columns):
+
+    def arm(P_rule):
+        sel = df[(df["P"] == P_rule[0]) & (df["rule"] == P_rule[1])]
+        return sel.set_index(by + ["trial"])[metric].astype(float).fillna(np.inf)
+
+    a, b = arm(num).align(arm(den), join="inner")
+    keep = ~(np.isinf(a.to_numpy()) & np.isinf(b.to_numpy()))
+    a, b = a[keep], b[keep]
+    r = pd.DataFrame({"ratio": a / b, "smaller": (a < b).astype(int)})
+    if r.empty:
         return pd.DataFrame(columns=by + ["median", "min", "max", "trials", "num_smaller"])
-    wide = wide.dropna(subset=["num", "den"])
-    wide = wide[~(np.isinf(wide["num"]) & np.isinf(wide["den"]))]
-    r = pd.DataFrame({"ratio": wide["num"] / wide["den"], "smaller": wide["num"] < wide["den"]}).reset_index()
-    return (r.groupby(by).agg(median=("ratio", "median"), min=("ratio", "min"), max=("ratio", "max"),
-                              trials=("ratio", "size"), num_smaller=("smaller", "sum")).reset_index())
+    g = r.groupby(level=by)
+    out = g["ratio"].agg(["median", "min", "max", "size"]).rename(columns={"size": "trials"})
+    out["num_smaller"] = g["smaller"].sum()
+    return out.reset_index()
 
 
 def _one(pr: pd.DataFrame, hl) -> pd.Series | None:
