@@ -420,7 +420,7 @@ def sec5(df: pd.DataFrame) -> list[Claim]:
             PAPER, "Table 1", "partial reduce needs more updates than all reduce", "more updates (§5.2.2)",
             f"median paired PR/AR {min(ms):.2f}–{max(ms):.2f}× over {len(worse)} (HL, P, rule)",
             direction=ok,
-            cause="" if ok else _LEARNING + "settings with fewer: " + ", ".join(
+            cause="" if ok else _LEARNING + "not more updates at " + ", ".join(
                 f"HL={hl:g} P={P} {rule}" for hl, P, rule, m in worse if not m > 1),
             note="#updates to target, paired per trial, holds if every median ratio > 1"))
     return out

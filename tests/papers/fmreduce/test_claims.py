@@ -134,6 +134,13 @@ def test_p_sweep_observations_list_the_failing_points():
     assert mode.our_value == "FM LP FCFS at p=40 (1.000×), FM LP FS at p=40 (1.000×)"
     assert rows["pairs where FCFS does not beat FS"].our_value == "none"
 
+    def fcfs_tie(v, t):   # FCFS = FS in the PR B even pair: a ratio of exactly 1 is listed
+        if (v["reducers"], v["split"]) == ("participants", "even"):
+            v = dict(v, sharing="fs")
+        return paper_like(v, t)
+    rows = by_claim(C.fig2(grid(paper_like), sweep({40: fcfs_tie})))
+    assert rows["pairs where FCFS does not beat FS"].our_value == "PR B even at p=40 (1.000×)"
+
 
 def test_other_traces_observation():
     rows = C.fig2(grid(paper_like), FULL, pd.concat([grid(paper_like, trace="cnn"),
@@ -148,13 +155,14 @@ def test_lp_ties_observation_by_hand():
     for n in (12, 20):
         for t in range(2):
             for solver in ("breakpoint", "highs"):
-                r = 11 if (n, t, solver) == (12, 1, "highs") else 10
+                r = {(12, 1, "highs"): 11, (20, 0, "highs"): 9}.get((n, t, solver), 10)
                 rows.append(dict(reducers="participants", mode="blocking", split="lp", sharing="fcfs", n=n,
                                  p=n // 3, trial=t, rounds=r, lp_solver=solver, duration_s=120.0))
     (obs,) = C.lp_ties(pd.DataFrame(rows))
     assert obs.kind == "observation"
-    assert obs.our_value.startswith("per trial +0.0% to +10.0%; differ in 1 of 4 runs")
-    assert "PR B n=12 trial 1 (+10.0%)" in obs.note
+    assert obs.our_value == ("per trial -10.0% to +10.0%; differ in 2 of 4 runs; median per setting "
+                             "-5.0% to +5.0%")
+    assert obs.note.endswith("PR B n=12 trial 1 (+10.0%), PR B n=20 trial 0 (-10.0%)")
     with pytest.raises(ValueError, match="lp_solver"):
         C.lp_ties(pd.DataFrame(rows).query("lp_solver == 'highs'"))
 
