@@ -18,11 +18,10 @@ exceeds :data:`CLEAR_GAIN` and "no faster anywhere" when none does.
 """
 from __future__ import annotations
 
-from typing import Sequence
-
 import pandas as pd
 
 from simlib.papers.analysis import fmt_range, ladder_ratios, ladder_targets, paired_ratio
+from simlib.papers.analysis import require_frame as _need
 from simlib.papers.claim import Claim, observation
 
 __all__ = ["CLEAR_GAIN", "SHORT", "scheme_mixing", "time_to_accuracy", "ladder_conclusion"]
@@ -31,17 +30,6 @@ __all__ = ["CLEAR_GAIN", "SHORT", "scheme_mixing", "time_to_accuracy", "ladder_c
 CLEAR_GAIN = 1.05
 SHORT = {"allreduce": "AR", "partial": "PR", "selective": "SR"}
 _PAPERS = "(not measured by the papers)"
-
-
-def _need(df, name: str, columns: Sequence[str]) -> pd.DataFrame:
-    if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"{name} must be a DataFrame, got {type(df).__name__}")
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ValueError(f"{name} lacks the column(s) {missing}; it has {list(df.columns)}")
-    if df.empty:
-        raise ValueError(f"{name} has no rows")
-    return df
 
 
 # ----------------------------------------------------------------------------- notebook 20

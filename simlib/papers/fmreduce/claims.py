@@ -21,7 +21,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from simlib.papers.analysis import paired_ratio
+from simlib.papers.analysis import paired_ratio, require_frame as _need
 from simlib.papers.claim import Claim, observation
 
 from .experiments import CHOICES, KNOBS, paired_choice, phase_breakdown
@@ -75,17 +75,6 @@ def _single(df: pd.DataFrame, name: str, column: str):
         raise ValueError(f"{name}: column {column!r} must hold one value, got {sorted(values)}")
     v = values[0]
     return v.item() if hasattr(v, "item") else v
-
-
-def _need(df, name: str, columns: Sequence[str]) -> pd.DataFrame:
-    if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"{name} must be a DataFrame, got {type(df).__name__}")
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ValueError(f"{name} lacks the column(s) {missing}; it has {list(df.columns)}")
-    if df.empty:
-        raise ValueError(f"{name} has no rows")
-    return df
 
 
 _SWEEP_COLUMNS = ("reducers", "mode", "split", "sharing", "n", "p", "trial", "rounds")
@@ -185,7 +174,8 @@ def fig2(df: pd.DataFrame, p_sweep: pd.DataFrame, traces: pd.DataFrame | None = 
         f"{_range(t)}; ≥ {REMARKABLE:g}× in every pair {_at(remarkable_ps)} of the p sweep",
         direction=ok,
         cause="" if ok else (
-            f"paper ambiguity: FM10, our original partial reduce spreads the model over the p participants' "
+            f"paper ambiguity: FM10, FM13 ('remarkable' has no number); our original partial reduce spreads "
+            f"the model over the p participants' "
             f"full mesh (p(p-1) links), so at p = {p} of n = {n} FMReduce adds only {n / p - 1:.0%} more "
             f"reducers; a less efficient original (e.g. a ring all-reduce) is not modelled; the gain is "
             f"≥ {REMARKABLE:g}× {_at(remarkable_ps)} of the {sweep_text}"),

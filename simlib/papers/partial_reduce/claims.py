@@ -28,6 +28,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from simlib.papers.analysis import require_frame as _need
 from simlib.papers.claim import Claim, ratio_within, within
 from simlib.papers.predicates import interior_extremum, trend
 
@@ -79,17 +80,6 @@ _TABLE1_NOTE = "paper range: Table 1 over its three CNNs (ResNet-34, VGG-19, Den
 DEFAULT_READING = "oldest"
 _LEARNING = ("setting: the replayed learning task is a small stand-in for the paper's CNNs on CIFAR-10 "
              "(docs/decisions/replay.md), and statistical efficiency is a property of the task; ")
-
-
-def _need(df, name: str, columns: Sequence[str]) -> pd.DataFrame:
-    if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"{name} must be a DataFrame, got {type(df).__name__}")
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ValueError(f"{name} lacks the column(s) {missing}; it has {list(df.columns)}")
-    if df.empty:
-        raise ValueError(f"{name} has no rows")
-    return df
 
 
 def _cluster(d: pd.DataFrame) -> str:
