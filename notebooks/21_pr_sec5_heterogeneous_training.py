@@ -123,7 +123,7 @@ table
 # The rules (`simlib/papers/partial_reduce/claims.py`): comparisons are paired per trial (the
 # median of the per-trial ratio decides); where Table 1 gives numbers, our ratio must fall in
 # the range of Table 1's three CNNs; "4×" within 10 %; Fig. 8's trends by Spearman's rank
-# correlation (|ρ| > 0.8).
+# correlation (|r_s| > 0.8).
 
 # %%
 from simlib.papers.partial_reduce import claims as pr_claims
