@@ -136,10 +136,21 @@ def frame5(changes=None, traces=("cnn", "transformer")):
     return pd.DataFrame(rows)
 
 
+FIGS5_7_KEYS = {
+    ("Figs. 5-6", "SR vs PR: average sync time shorter by"), ("Figs. 5-6", "SR vs PR: average sync scale larger by"),
+    ("Figs. 5-6", "SR vs PR: total iteration larger by"),
+    ("Fig. 7", "SR wasted wait per worker is a few ms, < 0.01% of 100 s"),
+    ("Figs. 5-6(a)", "SR's average sync time decreases as n grows"), ("Figs. 5-6(d)", "SR's total sync falls as n grows"),
+    ("Figs. 5-6(c)", "SR's total-iteration gain over PR shrinks as n grows (E16)"),
+    ("Figs. 5-6(a)", "AR and PR average sync time grow with n"),
+    ("Figs. 5-6(c)", "AR and PR total iteration grows sub-linearly with n"),
+}
+
+
 def test_figs5_7_all_hold_on_the_base_frame():
     out = C.figs5_7(frame5())
-    bad = [(c.figure, c.claim) for c in out if not c.holds]
-    assert bad == [("Figs. 5-6(a)", "SR's average sync time decreases as n grows")] or not bad
+    assert set(by_key(out)) == FIGS5_7_KEYS and len(out) == len(FIGS5_7_KEYS)
+    assert all(c.holds for c in out), [(c.figure, c.claim) for c in out if not c.holds]
     ranges = [c for c in out if c.figure == "Figs. 5-6"]
     assert [c.our_value for c in ranges] == ["2.00–2.00×", "1.20–1.20×", "1.15–1.15×"]
     assert all(c.direction and c.magnitude and c.tolerance == C.RANGE_RULE for c in ranges)
@@ -161,6 +172,10 @@ def test_range_magnitude_boundary_and_causes():
     c = one(C.figs5_7(df), "Figs. 5-6", "SR vs PR: average sync time")
     assert c.direction and not c.magnitude and cause_kind(c) == "stand-in trace"
     assert c.cause.endswith("inside the paper's range at (cnn, n=40)")        # 1.89 is in; 1.5 and 2.55+ are not
+    df = frame5({(t, "partial", 80): {"avg_sync_time_s": 2.55 + EPS} for t in ("cnn", "transformer")}
+                | {("cnn", "partial", 40): {"avg_sync_time_s": 2.55}})
+    c = one(C.figs5_7(df), "Figs. 5-6", "SR vs PR: average sync time")
+    assert c.cause.endswith("inside the paper's range at (cnn, n=40)")        # the paper's high end is in
     # total iteration: 1.17 exactly is in, just above is out (with the stand-in-trace cause)
     it = {(t, "selective", 40): {"total_iteration": 1.17 * 800} for t in ("cnn", "transformer")}
     assert one(C.figs5_7(frame5(it)), "Figs. 5-6", "SR vs PR: total iteration").magnitude
@@ -209,6 +224,7 @@ def test_figs5_7_quick_profile_shapes():
     # one trace, no all reduce: no crash, the AR/PR rows use partial reduce alone
     df = frame5(traces=("cnn",))
     out = C.figs5_7(df[df.scheme != "allreduce"])
+    assert set(by_key(out)) == FIGS5_7_KEYS
     assert one(out, "Figs. 5-6(a)", "AR and PR").our_value.startswith("partial cnn")
     assert [c for c in C.figs5_7(df[df.scheme == "allreduce"]) if c.figure == "Figs. 5-6"] == []
 
@@ -240,7 +256,18 @@ def fig8_10_frame(n=200, scale_half=127.0, eta_it=None, theta_rows=None, eta_sca
 
 def test_figs8_10_holds_where_built_to():
     out = C.figs8_10(fig8_10_frame(), p=0.3, eta=0.3, theta=1.0)
+    assert len(out) == 15 and len(by_key(out)) == 15
     assert all(c.holds for c in out), [(c.figure, c.claim, c.cause) for c in out if not c.holds]
+
+
+def test_fig9_sr_vs_pr_tie_is_not_larger_or_faster():
+    df = fig8_10_frame(eta_scale=[60, 80, 150])              # SR's scale at η = 0.3 equals PR's (60)
+    c = one(C.figs8_10(df, p=0.3, eta=0.3, theta=1.0), "Fig. 9", "SR has larger")
+    assert not c.direction and c.our_value.startswith("larger at 2/3")
+    df = fig8_10_frame()
+    df.loc[(df.scheme == "partial") & (df.p == 0.3), "avg_sync_time_s"] = 4.0   # = SR's at η = 0.8
+    c = one(C.figs8_10(df, p=0.3, eta=0.3, theta=1.0), "Fig. 9", "SR has larger")
+    assert not c.direction and c.our_value.endswith("faster at 2/3")
 
 
 def test_fig8a_scale_boundaries():
@@ -322,6 +349,9 @@ def frame13(cold=(1.0, 1.0), e_rows=None):
 def test_figs11_12_hold_where_built_to():
     out = C.figs11_12(frame13(), n_error=200)
     assert len(out) == 7 and all(c.holds for c in out)
+    two = frame13()                                                     # the quick profile: two e values
+    assert len(C.figs11_12(two[two.bw_error != 0.25], n_error=200)) == 7
+    assert len(C.figs11_12(two[two.bw_error.fillna(0) == 0], n_error=200)) == 1   # e = 0 only: Fig. 11 alone
 
 
 def test_fig11_gap_boundary():
@@ -356,9 +386,44 @@ def frame14(sr_time=(1.0, 1.05, 1.5, 5.0), pr_time=(5.0, 5.1, 6.0, 10.0), sr_sca
     return pd.DataFrame(rows)
 
 
+FIGS13_14_KEYS = {
+    ("Fig. 13", "SR beats PR in sync time, scale and total iteration at every λ"),
+    ("Fig. 13", "the more skewed the bandwidth (smaller λ), the larger SR's gain"),
+    ("Fig. 14(a)", "average sync time grows with α for every scheme"),
+    ("Fig. 14(c)", "total iteration falls as α grows, for every scheme"),
+    ("Fig. 14", "α's impact on sync time and total iteration is trivial only while α ≤ 1 ms"),
+    ("Fig. 14(a)", "AR's sync time grows faster with α than PR's and SR's"),
+    ("Fig. 14(a)", "SR's sync time grows more slowly with α than PR's"),
+    ("Fig. 14(b)", "α has a trivial impact on average sync scale"),
+}
+
+
 def test_figs13_14_hold_where_built_to():
     out = C.figs13_14(frame14())
+    assert set(by_key(out)) == FIGS13_14_KEYS and len(out) == len(FIGS13_14_KEYS)
     assert all(c.holds for c in out), [(c.figure, c.claim) for c in out if not c.holds]
+
+
+def test_figs13_14_shapes():
+    df = frame14()
+    keys = set(by_key(C.figs13_14(df[df.scheme != "allreduce"])))
+    assert keys == FIGS13_14_KEYS - {("Fig. 14(a)", "AR's sync time grows faster with α than PR's and SR's")}
+    two = df[df.alpha_s.isin([0.001, 0.05])]                             # two α values, one of them ≤ 1 ms
+    keys = set(by_key(C.figs13_14(two)))
+    assert ("Fig. 14(a)", "average sync time grows with α for every scheme") in keys
+    assert ("Fig. 14", "α's impact on sync time and total iteration is trivial only while α ≤ 1 ms") not in keys
+    small = df[df.alpha_s <= 0.001]                                      # α ≤ 1 ms only: nothing to contrast
+    assert ("Fig. 14", "α's impact on sync time and total iteration is trivial only while α ≤ 1 ms") \
+        not in by_key(C.figs13_14(small))
+    one_alpha = df[df.alpha_s == 0.001]
+    assert set(by_key(C.figs13_14(one_alpha))) == {k for k in FIGS13_14_KEYS if k[0] == "Fig. 13"}
+
+
+def test_fig14_ar_growth_tie_is_not_faster():
+    df = frame14(pr_time=(5.0, 5.1, 6.0, 25.0))                         # PR grows by 20 s, as AR does
+    assert not one(C.figs13_14(df), "Fig. 14(a)", "AR's sync time").direction
+    df = frame14(sr_time=(1.0, 1.05, 1.5, 21.0))                        # SR grows by 20 s, as AR does
+    assert not one(C.figs13_14(df), "Fig. 14(a)", "AR's sync time").direction
 
 
 def test_fig13_gain_tie_is_non_increasing():
@@ -426,6 +491,18 @@ def test_internet_scale_rows_are_observations_and_a_ratio_of_one_is_not_better()
     t = one(out, "beyond §IV: n = 1,000–2,000", "SR vs PR: average sync time")
     assert t.our_value == "1.00–3.00× over n; shrinks with n" and t.note.startswith("NOT better at every n")
     assert one(out, "beyond §IV: n = 1,000–2,000", "SR vs PR: average sync scale").note.startswith("better")
+    assert one(out, "beyond §IV: n = 1,000–2,000", "AR syncs slowest").note.startswith("holds")
+    df = pd.DataFrame(rows)
+    assert len(C.internet_scale(df[df.scheme != "allreduce"])) == 3
+    # ties: AR as slow as PR (ratio 1) and iterating as much as SR (ratio 1) still count as "slowest"
+    df.loc[df.scheme == "allreduce", "avg_sync_time_s"] = df.loc[df.scheme == "partial", "avg_sync_time_s"].values
+    df.loc[df.scheme == "allreduce", "total_iteration"] = 300
+    assert one(C.internet_scale(df), "beyond §IV: n = 1,000–2,000", "AR syncs slowest").note.startswith("holds")
+    df.loc[df.scheme == "allreduce", "total_iteration"] = 301
+    assert one(C.internet_scale(df), "beyond §IV: n = 1,000–2,000", "AR syncs slowest").note.startswith("does NOT")
+    df.loc[df.scheme == "allreduce", "total_iteration"] = 300
+    df.loc[df.scheme == "allreduce", "avg_sync_time_s"] -= 0.01
+    assert one(C.internet_scale(df), "beyond §IV: n = 1,000–2,000", "AR syncs slowest").note.startswith("does NOT")
 
 
 # ----------------------------------------------------------------------------- every failing verdict has a cause
