@@ -485,7 +485,7 @@ def figs8_10(df: pd.DataFrame, *, p: float, eta: float, theta: float,
                 larger == len(m) and faster == len(m), note="SR medians vs PR's median at the default p"))
     if not main["theta"].empty:
         knob_claim("theta", "Fig. 10", "θ 1→20: scale decreases, sync time and total sync increase",
-                   "yes (not very sensitive)", theta_ends, note="endpoints of the medians")
+                   "scale down; time and total sync up", theta_ends, note="endpoints of the medians")
         knob_claim("theta", "Fig. 10(d)", "θ 1→20: slightly more total iteration", "slightly larger",
                    theta_iterations, note="endpoints of the medians")
         knob_claim("theta", "Fig. 10", "performance is not very sensitive to θ", "not very sensitive",
