@@ -33,7 +33,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from simlib.core.validate import check_choice, check_real
+from simlib.core.validate import check_real
 from simlib.papers.analysis import paired_ratio
 from simlib.papers.claim import Claim, observation, within
 from simlib.papers.predicates import interior_extremum, monotone, range_claim, wins_at_every_x
@@ -188,8 +188,9 @@ def fig3(table: pd.DataFrame, *, p: int = 2, eta: float = 0.3, theta: float = 1.
         ref = ar if name == pr else pr
         ours = (t.loc[name, "avg_ct_s"], t.loc[name, "avg_scale"])
         paper = (t.loc[name, "paper_avg_ct_s"], t.loc[name, "paper_avg_scale"])
-        d = all(np.sign(t.loc[name, o] - t.loc[ref, o]) == np.sign(t.loc[name, p] - t.loc[ref, p])
-                for o, p in (("avg_ct_s", "paper_avg_ct_s"), ("avg_scale", "paper_avg_scale")))
+        d = all(np.sign(t.loc[name, ours_col] - t.loc[ref, ours_col])
+                == np.sign(t.loc[name, paper_col] - t.loc[ref, paper_col])
+                for ours_col, paper_col in (("avg_ct_s", "paper_avg_ct_s"), ("avg_scale", "paper_avg_scale")))
         out.append(_claim(
             "Fig. 3", f"{name}: avg CT / avg scale", f"{paper[0]:g} / {paper[1]:g}",
             f"{ours[0]:g} / {ours[1]:g}", d,
@@ -279,7 +280,7 @@ def figs5_7(df: pd.DataFrame) -> list[Claim]:
         out.append(_claim(
             "Figs. 5-6(a)", "SR's average sync time decreases as n grows", "decreasing",
             "; ".join(f"{t}: " + _arrow(sr_t.loc[t]) for t in traces), ok,
-            why="unexplained: it grows with n; Eq. (2)'s latency term 2(m−1)α of SR's median group grows by "
+            why="unexplained: it does not fall with n; Eq. (2)'s latency term 2(m−1)α of SR's median group grows by "
                 + ", ".join(f"{(lat[t].iloc[-1] - lat[t].iloc[0]):.2f} s ({t})" for t in traces)
                 + " of the rise of "
                 + ", ".join(f"{(sr_t.loc[t].iloc[-1] - sr_t.loc[t].iloc[0]):.2f} s" for t in traces),

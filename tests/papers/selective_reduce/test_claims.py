@@ -99,6 +99,7 @@ def fig3_table(change=None):
 def test_fig3_all_hold_on_the_paper_numbers():
     out = C.fig3(fig3_table())
     assert len(out) == 5 and all(c.holds and c.magnitude for c in out)
+    assert "p=2, eta=0.3, theta=1, dt=1 s" in out[-1].note
 
 
 def test_fig3_selective_tie_with_partial_reduce_is_not_shorter():
