@@ -7,14 +7,15 @@ trials as the papers report.
 """
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 import pandas as pd
 
 from simlib.core.validate import check_choice, check_real
-from simlib.training.time_to_accuracy import TARGET_LADDER, ladder_column
+from simlib.training.time_to_accuracy import ladder_column
 
-__all__ = ["summarize", "paired_ratio", "fmt_range", "ladder_ratios", "SUMMARY_COLUMNS"]
+__all__ = ["summarize", "paired_ratio", "fmt_range", "ladder_ratios", "ladder_targets", "SUMMARY_COLUMNS"]
 
 #: Columns :func:`summarize` adds after the grouping columns.
 SUMMARY_COLUMNS = ("metric", "min", "median", "max", "count")
@@ -56,12 +57,20 @@ def paired_ratio(df: pd.DataFrame, metric: str, by: Sequence[str], num: str, den
     return out.rename(columns={"count": "trials"}).reset_index()
 
 
+def ladder_targets(df: pd.DataFrame) -> tuple[float, ...]:
+    """The target accuracies whose ``time_to_accNN_s`` columns ``df`` holds, ascending
+    (the ladder of the trials' problem, :func:`~simlib.training.time_to_accuracy.target_ladder`)."""
+    found = [re.fullmatch(r"time_to_acc(\d+)_s", str(c)) for c in df.columns]
+    return tuple(sorted(int(m.group(1)) / 100 for m in found if m))
+
+
 def ladder_ratios(df: pd.DataFrame, by: Sequence[str], num: str, den: str, censor_at_s: float,
-                  targets: Sequence[float] = TARGET_LADDER) -> pd.DataFrame:
+                  targets: Sequence[float] | None = None) -> pd.DataFrame:
     """Paired time-to-accuracy ratios ``num / den`` at every accuracy of a target ladder.
 
     ``df`` holds one row per (setting, trial, scheme) with the columns
     ``time_to_accNN_s`` of :func:`~simlib.training.time_to_accuracy.ladder_column`;
+    ``targets`` None means every such column (:func:`ladder_targets`);
     a run that never reached a target counts at ``censor_at_s`` seconds (the run
     length), so a ratio is a lower bound when ``num`` did not finish and 1 when
     neither did.  Returns one row per target: ``target``, ``min``, ``median``,
@@ -70,6 +79,10 @@ def ladder_ratios(df: pd.DataFrame, by: Sequence[str], num: str, den: str, censo
     that reached the target.
     """
     censor_at_s = check_real("censor_at_s", censor_at_s, 0.0, lo_open=True)
+    if targets is None:
+        targets = ladder_targets(df)
+        if not targets:
+            raise ValueError("df has no time_to_accNN_s columns (ladder_column); pass targets or a trial's output")
     rows = []
     for a in targets:
         col = ladder_column(a)

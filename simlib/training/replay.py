@@ -54,7 +54,9 @@ __all__ = ["ReplayResult", "replay", "minibatch_indices", "init_params", "time_t
 CURVE_COLUMNS = ("time_s", "iterations", "syncs", "test_loss", "test_acc")
 #: Minibatches are drawn from each worker's stream in blocks of this many.
 BATCH_CHUNK = 64
-_INIT_KEY, _BATCH_KEY = 0, 1
+_INIT_KEY, _BATCH_KEY, _SHARD_KEY = 0, 1, 2
+#: Where a worker's minibatches come from (RP11): "iid" the whole training set, "sharded" its own shard.
+DATA_MODES = ("iid", "sharded")
 UNFINISHED = ("apply", "drop")
 DTYPES = ("float64", "float32")
 #: Syncs with at most this many members are combined by elementwise sums, larger ones by matmul.
@@ -98,6 +100,16 @@ def minibatch_indices(seed, worker: int, n_train: int, batch_size: int, count: i
     if not out:
         return np.empty((0, batch_size), dtype=np.int64)
     return np.concatenate(out)[:count]
+
+
+def shards(seed, n_train: int, n: int) -> list[np.ndarray]:
+    """Worker shards of the training set for ``data="sharded"``: a uniformly random permutation
+    of ``range(n_train)`` from child key ``(2,)`` of ``seed``, cut into ``n`` contiguous parts of
+    sizes differing by at most one (``numpy.array_split``); needs ``n <= n_train``."""
+    n_train = check_int("n_train", n_train, lo=1)
+    n = check_int("n", n, lo=1, hi=n_train)
+    perm = np.random.default_rng(child_seed(as_seed_sequence(seed), _SHARD_KEY)).permutation(n_train)
+    return np.array_split(perm, n)
 
 
 def init_params(seed, model) -> np.ndarray:
@@ -350,7 +362,7 @@ def _event_order_merge(n, ends, sy, ch_w, ch_slot, ch_r):
 # ----------------------------------------------------------------------- replay
 def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
            eval_every_s: float = 1.0, seed=0, l2: float = 0.0, *, unfinished: str = "apply",
-           dtype: str = "float64", blas_threads: int | None = 1,
+           dtype: str = "float64", blas_threads: int | None = 1, data: str = "iid",
            _one_at_a_time: bool = False) -> ReplayResult:
     """Train n replicas along the schedule ``log`` and return the average model's test curve.
 
@@ -388,6 +400,9 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     l2 = check_real("l2", l2, 0.0)
     unfinished = check_choice("unfinished", unfinished, UNFINISHED)
     ft = np.dtype(check_choice("dtype", dtype, DTYPES))
+    data = check_choice("data", data, DATA_MODES)
+    if data == "sharded" and n > problem.y_train.size:
+        raise ValueError(f"data='sharded' needs log.n <= {problem.y_train.size} training samples, got n = {n}")
     root = as_seed_sequence(seed)
     if isinstance(model, str):
         mdl = make_model(check_choice("model", model, MODELS), problem, l2=l2)
@@ -409,7 +424,11 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
 
         Xtr, ytr, N = problem.X_train.astype(ft), problem.y_train, problem.y_train.size
         Xte, yte = problem.X_test.astype(ft), problem.y_test
-        batches = [minibatch_indices(root, w, N, batch_size, ends[w].size) for w in range(n)]
+        if data == "iid":
+            batches = [minibatch_indices(root, w, N, batch_size, ends[w].size) for w in range(n)]
+        else:
+            batches = [sh[minibatch_indices(root, w, sh.size, batch_size, ends[w].size)]
+                       for w, sh in enumerate(shards(root, N, n))]
         x_init = init_params(root, mdl)
         x0 = x_init.astype(ft)
         params = np.tile(x0, (n, 1))
