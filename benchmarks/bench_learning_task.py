@@ -42,7 +42,7 @@ def accuracy(steps: int) -> None:
     prob = load_problem("mnist1d")
     log = lockstep_log(1, steps)
     print(f"1. accuracy after {steps} SGD steps (one worker, batch 32), last 10 evaluations every 500 steps:")
-    for model, lr, ref in (("softmax", 0.1, "logistic regression"), ("mlp-relu", 0.5, "MLP")):
+    for model, lr, ref in (("softmax", 0.1, "logistic regression"), ("mlp-relu", TASK["lr"], "MLP")):
         t = time.process_time()
         acc = replay(log, prob, model=model, lr=lr, batch_size=32, eval_every_s=500.0, seed=0).curve.test_acc
         print(f"   {model:9s} lr {lr:g}: test accuracy {acc.iloc[-10:].min():.3f}–{acc.iloc[-10:].max():.3f} "
@@ -95,7 +95,7 @@ def speed(repeats: int) -> None:
             ts = []
             for _ in range(repeats):
                 t = time.process_time()
-                replay(log, prob, model="mlp-relu", lr=0.5, eval_every_s=ev, data="sharded", dtype=dtype)
+                replay(log, prob, model="mlp-relu", lr=TASK["lr"], eval_every_s=ev, data="sharded", dtype=dtype)
                 ts.append(time.process_time() - t)
             print(f"   {name:30s} {dtype}: {statistics.median(ts):5.2f} s "
                   f"({sum(map(len, log.compute_end))} local steps, {len(log.syncs)} syncs)", flush=True)
@@ -107,7 +107,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-speed", action="store_true")
+    ap.add_argument("--lr", type=float, default=TASK["lr"], help="step size of the mlp-relu task")
     args = ap.parse_args(argv)
+    TASK["lr"] = args.lr
     accuracy(args.steps)
     calibration(args.seeds)
     if not args.skip_speed:
