@@ -19,11 +19,13 @@ chains; a log whose times contradict its chains is rejected.
 
 Vectorization.  Consecutive compute ends of *distinct* workers that are not
 separated by a sync touching any of them are one ``model.grad`` call on
-``(m, d)`` arrays; the result is identical to one-at-a-time processing
-(tested).
+``(m, d)`` arrays; consecutive syncs none of whose members an earlier one of
+them wrote are applied together; the result is identical to one-at-a-time
+processing (tested; RP4, RP10).
 
 Minibatches.  Worker ``w``'s ``k``-th minibatch is ``batch_size`` i.i.d. draws
-with replacement from the training set, from a stream that depends only on
+with replacement from the training set (``data="iid"``) or from the worker's
+own shard of it (``data="sharded"``, RP11), from a stream that depends only on
 ``(seed, w)`` (see :func:`minibatch_indices`), so the same worker/iteration
 sees the same batch whatever the schedule (paired comparisons between
 schemes).  ``x_init`` comes from a separate fixed child of ``seed``.
@@ -48,8 +50,8 @@ from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.training.learning import MODELS, Problem, load_problem, make_model
 from simlib.core.validate import check_choice, check_int, check_real
 
-__all__ = ["ReplayResult", "replay", "minibatch_indices", "init_params", "time_to_accuracy",
-           "iterations_to_accuracy", "CURVE_COLUMNS", "BATCH_CHUNK"]
+__all__ = ["ReplayResult", "replay", "minibatch_indices", "shards", "init_params", "time_to_accuracy",
+           "iterations_to_accuracy", "CURVE_COLUMNS", "BATCH_CHUNK", "DTYPES", "DATA_MODES"]
 
 CURVE_COLUMNS = ("time_s", "iterations", "syncs", "test_loss", "test_acc")
 #: Minibatches are drawn from each worker's stream in blocks of this many.
@@ -190,7 +192,7 @@ def _parse_syncs(n: int, duration: float, ends: list, syncs: list, unfinished: s
         w = getattr(rec, "weights", None)
         if w is None:
             w = (1.0 / k,) * k
-        elif len(w) != k:
+        elif not hasattr(w, "__len__") or len(w) != k:
             w = np.asarray(w, dtype=float).reshape(-1)
             if w.size != k:
                 raise ValueError(f"log.syncs[{i}].weights must be {k} finite reals aligned with members")
@@ -385,6 +387,8 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     dtype : ``"float64"`` or ``"float32"``: the floating type of the replicas,
         data and gradients (RP10; float32 is about twice as fast; the curve
         is evaluated in the same type, its loss reported as a float).
+    data : where worker ``w``'s minibatches come from: ``"iid"``, the whole training set
+        (RP5), or ``"sharded"``, its own shard (:func:`shards`; RP11).
     blas_threads : BLAS threads while the replay runs (>= 1; restored afterwards), or
         None to leave them as they are.  One thread is fastest for these many small
         matrix products, most of all when sweep processes share the cores (RP10).
