@@ -265,3 +265,27 @@ def test_new_replay_options_are_checked(blobs, kw, name):
 def test_mnist1d_has_one_fixed_split(kw, name):
     with pytest.raises(ValueError, match=name):
         load_problem("mnist1d", **kw)
+
+
+def test_replay_runs_with_one_blas_thread_and_restores_the_count(blobs):
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads():
+        return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+
+    inner = make_model("softmax", blobs)
+    seen = []
+
+    class Spy:                                  # a model object: replay calls its public grad
+        init, loss_acc = inner.init, inner.loss_acc
+
+        def grad(self, p, X, y):
+            seen.append(blas_threads())
+            return inner.grad(p, X, y)
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        outside = blas_threads()
+        replay(lockstep_log(2, 3), blobs, model=Spy())
+        assert blas_threads() == outside
+        replay(lockstep_log(2, 3), blobs, model=Spy(), blas_threads=None)
+    assert seen[0] == [1] * len(outside) and seen[-1] == outside
