@@ -43,21 +43,10 @@ model = "softmax"                     # "softmax" or "mlp"
 eval_every_s = 0.25                   # simulated seconds between test evaluations
 
 # %%
-from simlib.core.validate import check_choice, check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common, quick_profile
-from simlib.workloads.traces import check_trace
+from simlib.papers.selmcast.ssp_experiments import SSPTimeToAccuracyNotebook
+from simlib.pipeline.params import notebook_params
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-trials, n, duration_s, traces = quick_profile(profile, trials=(trials, 1), n=(n, 12),
-                                              duration_s=(duration_s, 15.0), traces=(traces, ["lstm"]))
-n = check_int("n", n, 2)
-traces = check_list("traces", traces, check_trace)
-duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-target_acc = check_real("target_acc", target_acc, 0.0, 1.0)
-lr = check_real("lr", lr, 0.0, lo_open=True)
-batch = check_int("batch", batch, 1)
-model = check_choice("model", model, ("softmax", "mlp"))
-eval_every_s = check_real("eval_every_s", eval_every_s, 0.0, lo_open=True)
+globals().update(notebook_params(SSPTimeToAccuracyNotebook, globals()))   # ranges, units, quick values: SSPTimeToAccuracyNotebook
 
 # %%
 import matplotlib.pyplot as plt
