@@ -77,8 +77,8 @@ def _check_scenarios(spec, lists: dict | None = None) -> None:
                 raise ParamError(name, f"{name}[{i}]: {exc}") from None
 
 
-def _trials(default: int = 10, quick: int = 1):
-    return param(default, lo=1, quick=quick, help="trials per setting (§IV-A2: 10); the paper reports means")
+def _trials():
+    return param(10, lo=1, quick=1, help="trials per setting (§IV-A2: 10); the paper reports means")
 
 
 def _traces(quick=None):

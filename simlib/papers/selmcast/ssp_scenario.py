@@ -53,7 +53,7 @@ class SSPScenario(ScenarioBase):
 
     The field names are the sweep settings of notebooks 43-46 and 92 (CSV
     columns and cache keys).  ``quick`` values are the §IV-C notebooks' quick
-    profile.
+    profile (notebooks 43 and 46 simulate 15 s instead of 10 s).
     """
 
     scheme: str = param("selmcast", choices=SCHEMES,
