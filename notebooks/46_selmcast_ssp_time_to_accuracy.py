@@ -52,27 +52,10 @@ data = "sharded"                      # each worker's minibatches: "sharded" (it
 eval_every_s = 0.25                   # simulated seconds between test evaluations
 
 # %%
-from simlib.core.validate import check_choice, check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common, quick_profile
-from simlib.training import learning
-from simlib.workloads.traces import check_trace
+from simlib.papers.selmcast.ssp_experiments import SSPTimeToAccuracyNotebook
+from simlib.pipeline.params import notebook_params
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-trials, n, duration_s, traces = quick_profile(profile, trials=(trials, 1), n=(n, 12),
-                                              duration_s=(duration_s, 15.0), traces=(traces, ["lstm"]))
-problem, model, lr, target_acc, data = quick_profile(
-    profile, problem=(problem, "digits"), model=(model, "softmax"), lr=(lr, 0.1), target_acc=(target_acc, 0.85),
-    data=(data, "iid"))
-n = check_int("n", n, 2)
-traces = check_list("traces", traces, check_trace)
-duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-problem = check_choice("problem", problem, learning.PROBLEMS)
-target_acc = learning.check_target(problem, target_acc, "target_acc")
-lr = check_real("lr", lr, 0.0, lo_open=True)
-batch = check_int("batch", batch, 1)
-model = check_choice("model", model, learning.MODELS)
-data = check_choice("data", data, ("iid", "sharded"))
-eval_every_s = check_real("eval_every_s", eval_every_s, 0.0, lo_open=True)
+globals().update(notebook_params(SSPTimeToAccuracyNotebook, globals()))   # ranges, units, quick values: SSPTimeToAccuracyNotebook
 
 # %%
 import matplotlib.pyplot as plt

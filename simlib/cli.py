@@ -23,7 +23,6 @@ from .core import paths
 from .papers.cli_gen import add_command, arg_type, num_arg, print_result, trace_arg
 from .papers.cluster_scenario import SCHEMES
 from .papers.registry import PAPERS
-from .papers.selmcast import cli as selmcast_cli
 from .papers.selective_reduce.algorithms import BASE_RULES
 from .papers.selective_reduce.progress import PROGRESS_MODELS
 from .papers.selective_reduce.scenario import CDF_SOURCES
@@ -212,9 +211,9 @@ def _generated(command) -> Callable:
 
 
 #: The commands, in ``--help`` order: each paper's generated ones come from its contract
-#: (:data:`simlib.papers.registry.PAPERS`); ``run`` and ``selmcast-ssp`` are still hand-written.
-COMMANDS: list[Callable] = [_cmd_run, *(_generated(c) for p in PAPERS for c in p.commands),
-                            selmcast_cli.register_ssp, _cmd_claims, _cmd_version]
+#: (:data:`simlib.papers.registry.PAPERS`); ``run`` is still hand-written.
+COMMANDS: list[Callable] = [_cmd_run, *(_generated(c) for p in PAPERS for c in p.commands), _cmd_claims,
+                            _cmd_version]
 
 
 # --- entry point --------------------------------------------------------------
