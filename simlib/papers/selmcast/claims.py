@@ -99,7 +99,8 @@ def fig1_claims(df: pd.DataFrame, n: int) -> list[Claim]:
     sim = f"Eq. (1); simulated random selection within {gap:.3f} of Eq. (1) at every simulated p"
     if n != 200:
         return [observation(PAPER, "Fig. 1", f"Pr(m = p) at p = 1, n = {n}", f"{pr[0]:.4f}", note=sim),
-                observation(PAPER, "Fig. 1", f"p with Pr(m = p) < 0.1, n = {n}", interval if below.size else "none",
+                observation(PAPER, "Fig. 1", f"p with Pr(m = p) < 0.1, n = {n}",
+                            interval if below.size else f"none (the smallest Pr(m = p) is {pr.min():.4f})",
                             note="Eq. (1)"),
                 observation(PAPER, "Fig. 1", f"shape of Pr(m = p) over p, n = {n}", shape, note="Eq. (1)")]
     small = bool(pr[0] < 0.5)
