@@ -21,6 +21,7 @@ import pandas as pd
 from simlib.runtime.cluster import Cluster, ScriptedComputeTimes
 from simlib.papers.selective_reduce.controller import SelectiveReduceController
 from simlib.papers.selective_reduce.progress import OracleProgress
+from simlib.papers.selective_reduce.scenario import SelectiveReduceParams
 from simlib.runtime.baselines import AllReduceController, PartialReduceController
 from simlib.runtime.controller import ControllerBase
 from simlib.runtime.metrics import sync_metrics, wasted_wait
@@ -73,6 +74,7 @@ def run_schedules(p: int = 2, eta: float = 0.3, theta: float = 1.0, dt: float = 
     paper's values where it gives them.
     """
     w5_bandwidth = check_real("w5_bandwidth", w5_bandwidth, 1.0)
+    sr = SelectiveReduceParams(eta=eta, theta=theta, dt_s=dt, base_rule=base_rule)   # the knobs, checked once
     controllers = {
         "all reduce": AllReduceController(),
         "partial reduce (p=2)": PartialReduceController(2),
@@ -80,10 +82,9 @@ def run_schedules(p: int = 2, eta: float = 0.3, theta: float = 1.0, dt: float = 
         "bandwidth-aware (paper)": ScriptedController([(3.0, [[0, 2], [1, 3]])]),
     }
     bw = np.array(list(BANDWIDTHS) + [w5_bandwidth])
-    sr = SelectiveReduceController(p, eta, theta, dt, MODEL_UNITS, progress=OracleProgress(),
-                                   bandwidth_estimate=lambda ids: bw[np.asarray(ids, dtype=np.int64)],
-                                   alpha=0.0, base_rule=base_rule)
-    controllers["selective reduce"] = sr
+    controllers["selective reduce"] = SelectiveReduceController(
+        p, sr.eta, sr.theta, sr.dt_s, MODEL_UNITS, progress=OracleProgress(),
+        bandwidth_estimate=lambda ids: bw[np.asarray(ids, dtype=np.int64)], alpha=0.0, base_rule=sr.base_rule)
     rows, logs = [], {}
     for name, ctrl in controllers.items():
         log = _cluster(ctrl, w5_bandwidth).run()
