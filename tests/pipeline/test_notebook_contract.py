@@ -54,6 +54,13 @@ def run_parameters(stem: str, monkeypatch, **passed) -> dict:
      dict(n_values=[40, 80], milp_trials=2, trials=2, fig5_n=20, layers=["L3", "L7"])),
     ("41_selmcast_bsp_fig4-6", dict(profile="full", layers="[L7]", p_frac_values="[0.25]"),
      dict(layers=["L7"], p_frac_values=[0.25], n_values=[50, 100, 150, 200])),
+    # 000's notebooks (the shared cluster run's declarations)
+    ("11_sr_fig5-7_traces", dict(profile="quick", n_values="[40]", theta=float("inf")),
+     dict(n_values=[40], theta=float("inf"), trials=2, duration_s=10.0, traces=["cnn", "transformer"])),
+    ("13_sr_fig11-12_robustness", dict(profile="quick", e_values="[0.5]", n_error=60),
+     dict(e_values=[0.5], n_error=60, n_values=[10, 20])),
+    ("15_sr_paper_gaps", dict(profile="full", c_values="[5]"), dict(c_values=[5], n=200, dt_values=[
+        0.01, 0.05, 0.1, 0.2, 0.5, 1.0])),
 ])
 def test_quick_profile_keeps_user_parameters_and_lists_come_as_text(stem, passed, expected, monkeypatch):
     ns = run_parameters(stem, monkeypatch, **passed)
@@ -68,12 +75,29 @@ def test_a_p_sweep_value_above_n_names_the_list_item(monkeypatch):
         run_parameters("30_fmreduce_fig2", monkeypatch, profile="quick", p=25)
 
 
+@pytest.mark.parametrize("stem, passed, match", [
+    # the scenario's own rules, in the validation cell, naming the list item
+    ("12_sr_fig8-10_parameters", dict(n=4, p_values="[0.5, 0.1]"),
+     r"p_values\[1\]: p \* n must be at least 0.5 \(a group of >= 1 worker\), got 0.1 \* 4"),
+    ("11_sr_fig5-7_traces", dict(n_values="[2, 200000]"), r"n_values\[1\] must be an integer in \[2, 100000\]"),
+    ("14_sr_fig13-14_skew_latency", dict(alpha_ms_values="[1, -5]"), r"alpha_ms_values\[1\] must be in \[0.0, inf\)"),
+    ("13_sr_fig11-12_robustness", dict(e_values="[0.1, -0.1]"), r"e_values\[1\] must be in"),
+])
+def test_000_notebooks_refuse_bad_values_naming_the_parameter(stem, passed, match, monkeypatch):
+    with pytest.raises(ValueError, match=match):
+        run_parameters(stem, monkeypatch, profile="full", **passed)
+
+
 # ------------------------------------------------------------------ every migrated notebook
 def migrated() -> dict:
     from simlib.papers.fmreduce.experiments import Fig2Notebook
+    from simlib.papers.selective_reduce.experiments import figures as sr
     from simlib.papers.selmcast.experiments import BSPFiguresNotebook, Fig1Notebook
 
-    return {"30_fmreduce_fig2": Fig2Notebook, "40_selmcast_sec2_fig1_random_selection": Fig1Notebook,
+    return {"11_sr_fig5-7_traces": sr.Fig5to7Notebook, "12_sr_fig8-10_parameters": sr.Fig8to10Notebook,
+            "13_sr_fig11-12_robustness": sr.Fig11to12Notebook, "14_sr_fig13-14_skew_latency": sr.Fig13to14Notebook,
+            "15_sr_paper_gaps": sr.GapsNotebook,
+            "30_fmreduce_fig2": Fig2Notebook, "40_selmcast_sec2_fig1_random_selection": Fig1Notebook,
             "41_selmcast_bsp_fig4-6": BSPFiguresNotebook}
 
 
