@@ -43,8 +43,6 @@ globals().update(notebook_params(Fig11to12Notebook, globals()))   # ranges, unit
 
 # %%
 
-from simlib.papers import analysis
-
 from simlib.pipeline import claims
 
 from simlib.pipeline import paths
@@ -53,6 +51,7 @@ from simlib.pipeline import plotting
 
 from simlib.pipeline import sweep
 from simlib.pipeline.runs import run_scenarios
+from simlib.papers.selective_reduce import claims as sr_claims
 
 common = dict(trace=[trace], duration_s=[duration_s], dt_s=[dt_s])
 settings = (sweep.expand_grid(scheme=["selective"], n=n_values, cdf=["warm", "cold"], bw_error=[0.0], **common)
@@ -85,37 +84,35 @@ plotting.save_figure(fig, "sr_fig12_bw_error", figures_dir=paths.FIGURES)
 
 # %% [markdown]
 # ## Claims (000 §IV-B5)
+# "No obvious gap" and "not obvious change" mean within 10 % (decision E15); the
+# per-panel directions of Fig. 12 compare the smallest and largest e. Rules:
+# `simlib/papers/selective_reduce/claims.py: figs11_12`.
 
 # %%
-w = f11[f11.start == "SR warm start"].groupby("n")["avg_sync_time_s"].median()
-c = f11[f11.start == "SR cold start"].groupby("n")["avg_sync_time_s"].median()
-gap = (c / w - 1).abs().max()
-claims.record_claim(paper="000", figure="Fig. 11", claim="no obvious gap between cold and warm start (avg sync time)",
-                    paper_value="tiny gap", our_value=f"max |cold/warm − 1| = {gap:.1%} over n",
-                    holds=bool(gap <= 0.10), note="holds if within 10% at every n (median over trials)")
-for start in ("SR warm start", "SR cold start"):
-    d = f12[f12.start == start].groupby("bw_error")[["avg_sync_time_s", "avg_sync_scale", "total_iteration"]].median()
-    change = (d.iloc[-1] / d.iloc[0] - 1)
-    claims.record_claim(paper="000", figure="Fig. 12", claim=f"{start}: metrics change little as e grows (robust)",
-                        paper_value="not obvious change",
-                        our_value=f"e {d.index[0]}→{d.index[-1]}: time {change['avg_sync_time_s']:+.1%}, "
-                                  f"scale {change['avg_sync_scale']:+.1%}, iterations {change['total_iteration']:+.1%}",
-                        holds=bool(change.abs().max() <= 0.15), note="holds if every change is within ±15%")
+claims.record(sr_claims.figs11_12(df, n_error=n_error))
 
 # %% [markdown]
 # ## Where we disagree, and why
 # The numbers behind this discussion, from this run's results (median over trials):
 
 # %%
-warm = f12[f12.start == "SR warm start"].groupby("bw_error")[["avg_sync_time_s", "total_iteration"]].median()
+w11 = f11[f11.start == "SR warm start"].groupby("n")["avg_sync_time_s"].median()
+c11 = f11[f11.start == "SR cold start"].groupby("n")["avg_sync_time_s"].median()
+print(f"cold vs warm start, largest gap in sync time over n: {(c11 / w11 - 1).abs().max():.1%}")
+warm = f12[f12.start == "SR warm start"].groupby("bw_error")[["avg_sync_time_s", "avg_sync_scale",
+                                                              "total_sync", "total_iteration"]].median()
 rel = warm / warm.iloc[0] - 1
-print(f"cold vs warm start, largest gap in sync time over n: {gap:.1%}")
 for e, r in rel.iterrows():
-    print(f"warm start, e = {e:g}: sync time {r['avg_sync_time_s']:+.1%}, total iteration {r['total_iteration']:+.1%}")
+    print(f"warm start, e = {e:g}: sync time {r['avg_sync_time_s']:+.1%}, scale {r['avg_sync_scale']:+.1%}, "
+          f"total sync {r['total_sync']:+.1%}, total iteration {r['total_iteration']:+.1%}")
 
 # %% [markdown]
 # Cold start matches warm start closely (as the paper says). Estimation error hurts more
-# than the paper reports at the largest e: BAG then mixes workers whose true bandwidths
-# differ by up to 3×, so the slowest member sets a longer ring time, and in our sync-bound
-# runs (decision E6) that costs iterations (printed above). The paper does not state its e
-# values; for small e our changes stay small.
+# than the paper reports at the largest e, and moves the metrics the other way for three of
+# Fig. 12's four panels: the paper sees the scale fall a little and total sync and total
+# iteration *rise*; we see the scale rise and both counts fall (printed above). Only the
+# sync time rises in both. Our hypothesis, not yet tested (the cause is recorded as
+# unexplained): BAG then mixes workers whose true bandwidths differ by up to 3×, so the
+# slowest member sets a longer ring time, and in our sync-bound runs (decision E6) that
+# costs syncs and iterations. The paper does not state its e values; for small e our
+# changes stay small.

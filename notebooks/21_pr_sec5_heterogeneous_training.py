@@ -119,37 +119,25 @@ table = (df[df.P.isin(table_p + [n])]
 table
 
 # %% [markdown]
-# ## Claims (002 §5.2)
+# ## Claims (002 §4, §5.2)
+# The rules (`simlib/papers/partial_reduce/claims.py`): comparisons are paired per trial (the
+# median of the per-trial ratio decides); where Table 1 gives numbers, our ratio must fall in
+# the range of Table 1's three CNNs; "4×" within 10 %; Fig. 8's trends by Spearman's rank
+# correlation (|r_s| > 0.8).
 
 # %%
-from scipy.stats import spearmanr
+from simlib.papers.partial_reduce import claims as pr_claims
 
-med8 = f8.groupby("P")[["updates_to_target", "time_per_update_s"]].median()
-r_upd = spearmanr(med8.index, med8["updates_to_target"]).statistic
-r_put = spearmanr(med8.index, med8["time_per_update_s"]).statistic
-claims.record_claim(paper="002", figure="Fig. 8", claim="#updates to target falls as P grows",
-                    paper_value="decreasing", our_value=" → ".join(f"{x:.0f}" for x in med8["updates_to_target"]),
-                    holds=bool(r_upd < -0.8), note=f"Spearman {r_upd:.2f} over P={list(med8.index)}; holds if < -0.8")
-claims.record_claim(paper="002", figure="Fig. 8", claim="per-update time rises with P",
-                    paper_value="increasing", our_value=" → ".join(f"{x:.2f}s" for x in med8["time_per_update_s"]),
-                    holds=bool(r_put > 0.8), note=f"Spearman {r_put:.2f}; holds if > 0.8")
+claims.record(pr_claims.group_filter(frozen[False], frozen[True]) + pr_claims.sec5(df))
 
-het = max(hl_values)
-t = df[df.hl == het].groupby(["P", "rule"])[["updates_to_target", "time_to_target_s"]].median()
-for P in table_p:
-    con = t.loc[(P, "CON"), "updates_to_target"]
-    for reading in ("oldest", "closest", "initial"):
-        dyn = t.loc[(P, f"DYN ({reading})"), "updates_to_target"]
-        claims.record_claim(paper="002", figure="Table 1", claim=f"HL={het}, P={P}: dynamic weights need fewer updates than constant ({reading})",
-                            paper_value="DYN < CON", our_value=f"DYN {dyn:.0f} vs CON {con:.0f}",
-                            holds=bool(dyn < con),
-                            note="median #updates to target; 'oldest' is our default reading of x_1 (PR13); NaN = target never reached")
-ar = t.loc[(n, "all reduce"), "time_to_target_s"]
-for P in table_p:
-    pr = t.loc[(P, "CON"), "time_to_target_s"]
-    claims.record_claim(paper="002", figure="Table 1", claim=f"HL={het}: partial reduce (P={P}) beats all reduce in run time",
-                        paper_value="PR faster (up to 1.48–2.01× for DYN P=3)", our_value=f"PR {pr:.0f} s vs AR {ar:.0f} s ({ar / pr:.2f}×)",
-                        holds=bool(pr < ar), note="median time to target accuracy")
-claims.record_claim(paper="002", figure="§4", claim="group filter un-freezes a frozen FIFO schedule",
-                    paper_value="connected sync graph", our_value=f"rho {frozen[False]:.3f} → {frozen[True]:.3f}",
-                    holds=bool(frozen[False] > 0.999 and frozen[True] < 0.999))
+# %% [markdown]
+# ## Where we disagree with the paper, and why
+# Every ledger row above that does not hold carries its cause, computed from these runs. In
+# short: how many updates a target accuracy takes is a property of the learning task, and ours
+# is a small stand-in replayed through simulated schedules, so Table 1's dynamic-vs-constant
+# comparison and Fig. 8's best P need not carry over; the literal reading of "the initial
+# model x_1" (PR13) fails for a reason of its own, it pulls every synced model back toward the
+# initialization. Where partial reduce loses to all reduce in run time, or its per-update
+# speed-up misses the paper's 4×, the cause row compares our per-update speed-up and update
+# count with Table 1's: one update's time is set by our simulated cluster (and its model of a
+# slow, shared GPU as an HL× slower worker), not by the paper's GPUs.

@@ -68,7 +68,7 @@ layer = check_choice("layer", layer, ["L3", "L7"])
 import matplotlib.pyplot as plt
 import numpy as np
 
-from simlib.papers.selmcast import ssp_experiments as ex
+from simlib.papers.selmcast import ssp_claims, ssp_experiments as ex
 from simlib.papers.selmcast.ssp_scenario import p_count, run_trial
 from simlib.pipeline import paths
 from simlib.pipeline import claims, plotting, runs, sweep
@@ -106,37 +106,24 @@ plotting.save_figure(fig, "selmcast_ssp_fig07_case_study", figures_dir=paths.FIG
 # ## Claims (004 §IV-C1)
 # "it not only enlarges the average normalized scale of multicast from 0.3 to 0.55, but
 # also improves the average utilization of computation resources from about 0.63, 0.65,
-# and 0.64 to about 0.68, 0.70, and 0.70" (LSTM / Transformer / ResNet-50). We say a claim
-# holds when SelMcast's mean is above Orpheus's on every trace (the paper's direction) and
-# report both means beside the paper's.
+# and 0.64 to about 0.68, 0.70, and 0.70" (LSTM / Transformer / ResNet-50), and Orpheus's
+# scale "might be larger than the default value of 0.3" for Transformer and ResNet-50.
+# `ssp_claims.fig7` judges each claim's direction on every trace and, where the paper gives
+# a number, its magnitude: a plain value within 10 %, an "about" value within 15 %
+# (decision SM70); a verdict that fails names its cause.
 
 # %%
-m = {s: table.xs(s, level="scheme") for s in ("selmcast", "orpheus")}
-util = {s: m[s]["npu_utilization"].to_dict() for s in m}
-scale = {s: m[s]["avg_scale"].to_dict() for s in m}
-util_up = all(util["selmcast"][t] > util["orpheus"][t] for t in util["selmcast"])
-scale_up = all(scale["selmcast"][t] > scale["orpheus"][t] for t in scale["selmcast"])
-note = f"n={n}, {duration_s:g} s, {trials} trials, means; stand-in traces (lstm/transformer/cnn)"
-claims.record_claim(paper="004", figure="Fig. 7", claim="SSP: SelMcast raises the average multicast scale over Orpheus",
-                    paper_value="0.3 -> 0.55",
-                    our_value=f"{ex.triplet(scale['orpheus'])} -> {ex.triplet(scale['selmcast'])}",
-                    holds=scale_up, note=note)
-claims.record_claim(paper="004", figure="Fig. 7", claim="SSP: SelMcast raises the average NPU utilization over Orpheus",
-                    paper_value="0.63/0.65/0.64 -> 0.68/0.70/0.70",
-                    our_value=f"{ex.triplet(util['orpheus'])} -> {ex.triplet(util['selmcast'])}",
-                    holds=util_up, note=note)
-p_recv = p_count(p, n)  # receivers per multicast; p_recv / n is Orpheus's scale without the k rule
-orph_above = {t: float((df[(df.scheme == "orpheus") & (df.trace == t)]["avg_scale"] > p_recv / n + 1e-9).mean())
-              for t in order}
-claims.record_claim(paper="004", figure="Fig. 7", claim="SSP: Orpheus's scale can exceed p/n = 0.3 because of the k rule",
-                    paper_value="> 0.3 in some Transformer/ResNet-50 runs",
-                    our_value=f"share of runs above {p_recv / n:.2f}: " + ex.triplet(orph_above),
-                    holds=any(v > 0 for v in orph_above.values()), note=note)
-print("utilization (orpheus -> selmcast):", ex.triplet(util["orpheus"]), "->", ex.triplet(util["selmcast"]))
-print("scale (orpheus -> selmcast):", ex.triplet(scale["orpheus"]), "->", ex.triplet(scale["selmcast"]))
+claims.record(ssp_claims.fig7(df))
+
+# %%
+print("utilization (orpheus -> selmcast):", ex.triplet(table.xs("orpheus", level="scheme")["npu_utilization"].to_dict()),
+      "->", ex.triplet(table.xs("selmcast", level="scheme")["npu_utilization"].to_dict()))
+print("scale (orpheus -> selmcast):", ex.triplet(table.xs("orpheus", level="scheme")["avg_scale"].to_dict()),
+      "->", ex.triplet(table.xs("selmcast", level="scheme")["avg_scale"].to_dict()))
 print("SelMcast preempted share / drops per multicast:",
-      ex.triplet(m["selmcast"]["preempted_share"].to_dict()), "/",
-      ex.triplet(m["selmcast"]["drops_per_multicast"].to_dict()))
+      ex.triplet(table.xs("selmcast", level="scheme")["preempted_share"].to_dict()), "/",
+      ex.triplet(table.xs("selmcast", level="scheme")["drops_per_multicast"].to_dict()))
+p_recv = p_count(p, n)  # receivers per multicast; p_recv / n is Orpheus's scale without the k rule
 print(f"Orpheus: p = {p_recv} receivers of {n - 1} peers per multicast (p/n = {p_recv / n:.2f})")
 if k is not None:
     miss = ((n - 1 - p_recv) / (n - 1)) ** k
@@ -147,13 +134,18 @@ if k is not None:
 # %% [markdown]
 # ## Where we disagree, and why
 # The printed numbers above are the measured ones. The directions (larger scale *and*
-# higher utilization for SelMcast on every workload) are the paper's claims; levels depend
-# on things the paper does not give: the exact trace shapes (ours are synthetic stand-ins
-# with the right mean), how τ_i is estimated (SM51) and who gets priority (SM50). Two
-# systematic effects: (i) under the SSP gate with fixed heterogeneous bandwidths, workers
-# with slow ports fall behind and the fast ones wait at the gate (see `blocked_share`),
-# which caps utilization for *both* schemes; (ii) our Orpheus rarely exceeds p/n: a sender
-# misses a given peer in k consecutive random rounds only with the small probability
-# printed above, so the peers due per multicast (also printed above) are fewer than p, and
-# the multicast still has exactly p receivers. Only runs where more than p pairs happen to
-# be due go above p/n.
+# higher utilization for SelMcast on every workload) hold, and the utilization levels are
+# within 15 % of the paper's "about" values; the **scale falls short of 0.55** by more than
+# 10 % on every trace. The cause (SM50): SelMcast's flows share the links by strict priority
+# in Algorithm 2's order, so the multicasts queued behind the first few send nothing, and
+# every re-plan at a ready event drops their extra receivers (the preempted share printed
+# above). Under per-flow max-min sharing the scale comes much closer to the paper's (notebook
+# 45 records it beside Fig. 11). Levels also depend on things the paper does not give: the
+# exact trace shapes (ours are synthetic stand-ins with the right mean, T1) and how τ_i is
+# estimated (SM51). Two systematic effects: (i) under the SSP gate with fixed heterogeneous
+# bandwidths, workers with slow ports fall behind and the fast ones wait at the gate (see
+# `blocked_share`), which caps utilization for *both* schemes; (ii) our Orpheus rarely
+# exceeds p/n: a sender misses a given peer in k consecutive random rounds only with the
+# small probability printed above, so the peers due per multicast (also printed above) are
+# fewer than p, and the multicast still has exactly p receivers. Only runs where more than
+# p pairs happen to be due go above p/n.

@@ -62,7 +62,7 @@ eval_every_s = check_real("eval_every_s", eval_every_s, 0.0, lo_open=True)
 # %%
 import matplotlib.pyplot as plt
 
-from simlib.papers.selmcast import ssp_experiments as ex
+from simlib.papers.selmcast import ssp_claims, ssp_experiments as ex
 from simlib.pipeline import paths
 from simlib.papers import analysis
 from simlib.pipeline import claims, plotting, runs, sweep
@@ -107,16 +107,6 @@ plotting.save_figure(fig, "selmcast_ssp_time_to_accuracy", figures_dir=paths.FIG
 # %%
 r = analysis.paired_ratio(df, "tta", by=["trace"], num="orpheus", den="selmcast")
 print(r.round(3).to_string(index=False))
-faster = bool((summary.xs("selmcast", level="scheme")["tta_mean_s"]
-               < summary.xs("orpheus", level="scheme")["tta_mean_s"]).all())
-claims.record_observation(paper="beyond", figure="004 §IV-C settings",
-                          claim="SelMcast SSP schedules reach the target accuracy sooner than Orpheus",
-                          paper_value="(claimed qualitatively, not measured)",
-                          our_value=f"median Orpheus/SelMcast time ratio {analysis.fmt_range(r['median'])} over traces",
-                          note=f"SelMcast sooner (mean) on every trace: {'yes' if faster else 'no'}; {model} on digits, "
-                               f"target {target_acc:.0%}, lr {lr:g}, batch {batch}, pairwise-average merge (SM66), "
-                               f"n={n}, {duration_s:g} s, {trials} trials")
-print("SelMcast faster on mean time to target on every trace:", faster)
 
 # %% [markdown]
 # ## Reading the result
@@ -143,12 +133,5 @@ plotting.plot_ladder(ax, {"orpheus": lad}, den="selmcast")
 ax.set_title("> 1: SelMcast reaches the target sooner", fontsize="small")
 fig.tight_layout()
 plotting.save_figure(fig, "selmcast_ssp_time_to_accuracy_targets", figures_dir=paths.FIGURES)
-for row in lad.itertuples():
-    claims.record_observation(
-        paper="beyond", figure="004 §IV-C settings, target ladder",
-        claim=f"Orpheus/SelMcast time to {row.target:.0%} test accuracy", paper_value="(not measured by the paper)",
-        our_value=f"median paired ratio {row.min:.2f}–{row.max:.2f}× over traces",
-        note=f"reached by Orpheus in {row.reached_num:.0%}, SelMcast in {row.reached_den:.0%} of runs; "
-             f"censored at {duration_s:g} s; evaluated every {eval_every_s:g} s")
-faster_at = [f"{row.target:.0%}" for row in lad.itertuples() if row.min > 1.05]
-print("SelMcast faster on every trace (ratio > 1.05) at targets: " + (", ".join(faster_at) or "none"))
+claims.record(ssp_claims.time_to_accuracy(df, f"{model} on digits, lr {lr:g}, batch {batch}, pairwise-average "
+                                               f"merge (SM66), evaluated every {eval_every_s:g} s"))

@@ -119,22 +119,13 @@ print("allreduce / selective\n", r_ar.round(2).to_string(index=False))
 
 # %% [markdown]
 # ## Result
+# The observations at the notebook's target and at every accuracy of the ladder (below) come
+# from `simlib/papers/cluster_claims.py`.
 
 # %%
-med = d.groupby(["trace", "n", "scheme"])["tta"].median().unstack()
-sr_beats_pr = bool((med["selective"] < med["partial"]).all())
-sr_beats_ar = bool((med["selective"] < med["allreduce"]).all())
-claims.record_observation(paper="beyond", figure="000 §IV settings", claim="selective reduce reaches the target accuracy sooner than partial reduce",
-                          paper_value="(not measured by the papers)",
-                          our_value=f"median PR/SR time ratio {analysis.fmt_range(r_pr['median'])} over n, traces",
-                          note=f"SR sooner at every (trace, n): {'yes' if sr_beats_pr else 'no'}; softmax on digits, "
-                               f"target {target_acc:.0%}, lr {lr}, batch {batch}, {trials} trials")
-claims.record_observation(paper="beyond", figure="000 §IV settings", claim="selective reduce reaches the target accuracy sooner than all reduce",
-                          paper_value="(not measured by the papers)",
-                          our_value=f"median AR/SR time ratio {analysis.fmt_range(r_ar['median'])}",
-                          note=f"SR sooner at every (trace, n): {'yes' if sr_beats_ar else 'no'}; runs not reaching "
-                               "the target counted at the run length (censored)")
-print(f"SR faster than PR at every (trace, n): {sr_beats_pr}; than AR: {sr_beats_ar}")
+from simlib.papers import cluster_claims
+
+claims.record(cluster_claims.time_to_accuracy(df, duration_s=duration_s))
 
 # %% [markdown]
 # ## How much does the conclusion depend on the target?
@@ -154,15 +145,6 @@ plotting.plot_ladder(ax, ladders, den="selective")
 ax.set_title("median over (trace, n); band: min–max", fontsize="small")
 fig.tight_layout()
 plotting.save_figure(fig, "beyond_time_to_accuracy_targets", figures_dir=paths.FIGURES)
-for a in tta.TARGET_LADDER:
-    for other, short in (("partial", "PR"), ("allreduce", "AR")):
-        row = ladders[other].set_index("target").loc[a]
-        claims.record_observation(
-            paper="beyond", figure="000 §IV settings, target ladder",
-            claim=f"{short}/SR time to {a:.0%} test accuracy", paper_value="(not measured by the papers)",
-            our_value=f"median paired ratio {row['min']:.2f}–{row['max']:.2f}× over n, traces",
-            note=f"{short} reached it in {row['reached_num']:.0%} of runs, SR in {row['reached_den']:.0%}; "
-                 f"censored at {duration_s:g} s")
 
 # %% [markdown]
 # ## What we conclude
@@ -173,14 +155,4 @@ for a in tta.TARGET_LADDER:
 # statement about the target, not about the schedulers.
 
 # %%
-pr = ladders["partial"].set_index("target")
-clear = [a for a in tta.TARGET_LADDER if pr.loc[a, "min"] > 1.05]
-tied = [a for a in tta.TARGET_LADDER if pr.loc[a, "max"] < 1.05]
-print(f"At the notebook's target ({target_acc:.0%}) the median paired PR/SR ratio is "
-      f"{analysis.fmt_range(analysis.paired_ratio(d, 'tta', by=['trace', 'n'], num='partial', den='selective')['median'])}"
-      " over (trace, n).")
-print("Selective reduce is faster than partial reduce at every (trace, n) (ratio > 1.05) at targets: "
-      + (", ".join(f"{a:.0%}" for a in clear) or "none"))
-print("No (trace, n) shows a gain above 1.05 at targets: " + (", ".join(f"{a:.0%}" for a in tied) or "none"))
-print("Partial reduce reached the target in: "
-      + ", ".join(f"{a:.0%}: {pr.loc[a, 'reached_num']:.0%}" for a in tta.TARGET_LADDER))
+print("\n".join(cluster_claims.ladder_conclusion(df, duration_s=duration_s)))

@@ -113,11 +113,12 @@ def test_claims_refuses_a_missing_ledger(tmp_path, capsys):
 
 
 def test_claims_shows_a_runs_ledger(tmp_path, capsys):
-    from simlib.pipeline.claims import record_claim
+    from simlib.papers.claim import Claim
+    from simlib.pipeline.claims import record
 
     run = tmp_path / "build" / "runs" / "11_x" / "abc"
-    record_claim("000", "Fig. 5", "c", "1", "2", False, ledger_path=run / "results" / "claims.csv",
-                 profile="quick", trials=2, parameters={"profile": "quick"})
+    record(Claim("000", "Fig. 5", "c", "1", "2", direction=False, cause="unexplained: test"),
+           run / "results" / "claims.csv", profile="quick", trials=2, parameters={"profile": "quick"})
     status, out, _ = run_main(["claims", "--run", str(run)], capsys)
     assert status == 0
     assert out.startswith("1 claim checked: 0 hold, 1 do not")

@@ -14,11 +14,24 @@ import pandas as pd
 from simlib.core.validate import check_choice, check_real
 
 __all__ = ["summarize", "paired_ratio", "fmt_range", "ladder_ratios", "ladder_column", "ladder_targets",
-           "SUMMARY_COLUMNS"]
+           "require_frame", "SUMMARY_COLUMNS"]
 
 #: Columns :func:`summarize` adds after the grouping columns.
 SUMMARY_COLUMNS = ("metric", "min", "median", "max", "count")
 
+
+
+def require_frame(df, name: str, columns: Sequence[str]) -> pd.DataFrame:
+    """``df`` itself when it is a non-empty DataFrame with every column of ``columns``;
+    otherwise ``ValueError`` naming ``name`` and the missing columns."""
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError(f"{name} must be a DataFrame, got {type(df).__name__}")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{name} lacks the column(s) {missing}; it has {list(df.columns)}")
+    if df.empty:
+        raise ValueError(f"{name} has no rows")
+    return df
 
 
 def paired_ratio(df: pd.DataFrame, metric: str, by: Sequence[str], num: str, den: str,

@@ -1,10 +1,12 @@
 """The claims ledger: the papers' quantitative claims next to our measured values.
 
-Notebooks call :func:`record_claim` once per claim they check, and
-:func:`record_observation` for a measured fact that is not a paper claim (a
-reading of an ambiguous passage, a question beyond the papers): observations
-have no "holds" and do not count in the summary's "N claims checked".  The
-ledger is a small CSV (columns :data:`COLUMNS`) keyed by (paper, figure, claim):
+Each paper's ``claims.py`` turns result frames into
+:class:`~simlib.papers.claim.Claim` records (a direction verdict, a magnitude
+verdict where the paper gives a number, the tolerance it is judged by, and the
+cause of every failing verdict); notebooks pass them to :func:`record`.
+Observations (measured facts that are not paper claims: a reading of an
+ambiguous passage, a question beyond the papers) have no verdicts and do not
+count in the summary's "N claims checked".  The ledger is a small CSV (columns :data:`COLUMNS`) keyed by (paper, figure, claim):
 recording a claim again replaces its row in place, so re-running a notebook
 never duplicates rows.  Every row records the ``profile``, ``trials`` and
 ``parameters`` (the ones passed to the run, JSON; ``{}`` = the notebook's
@@ -22,20 +24,16 @@ import csv
 import io
 import json
 import os
-from numbers import Real
 from pathlib import Path
 from typing import Iterable
 
-import numpy as np
 import pandas as pd
 
 from simlib.pipeline import paths
 from simlib.pipeline.atomic import atomic_write_bytes, locked_directory as _locked
-from simlib.core.validate import check_real
-from simlib.papers.claim import KINDS, Claim, observation
+from simlib.papers.claim import KINDS, Claim
 
-__all__ = ["COLUMNS", "DEFAULT_LEDGER", "KINDS", "record", "record_claim", "record_observation",
-           "load_ledger", "summarize_ledger"]
+__all__ = ["COLUMNS", "DEFAULT_LEDGER", "KINDS", "record", "load_ledger", "summarize_ledger"]
 
 COLUMNS = ("paper", "figure", "claim", "paper_value", "our_value", "tolerance", "direction", "magnitude",
            "holds", "cause", "note", "kind", "notebook", "profile", "trials", "parameters")
@@ -194,41 +192,6 @@ def record(claims: Claim | Iterable[Claim], ledger_path=None, *, profile: str | 
              "holds": c.holds, **prov} for c in claims]
     _upsert(rows, ledger_path)
     return LedgerRows(LedgerRow(r) for r in rows)
-
-
-def _value(name: str, value) -> str:
-    """A claim value: a non-empty string (kept verbatim) or a real number (stored via str)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
-        raise ValueError(f"{name} must be a non-empty str or a real number, got {value!r}")
-    v = check_real(name, value, allow_inf=True)
-    return str(int(value)) if isinstance(value, (int, np.integer)) else repr(v)
-
-
-def record_claim(paper: str, figure: str, claim: str, paper_value, our_value, holds: bool,
-                 note: str = "", ledger_path=None, *, profile: str | None = None,
-                 trials: int | None = None, parameters: dict | None = None) -> dict:
-    """One claim with a single verdict (recorded as its direction, no magnitude verdict).
-
-    Kept for notebooks whose claims have not moved to their paper's ``claims.py``
-    yet; a claim that does not hold gets the cause ``"unexplained: ..."``.
-    """
-    if not isinstance(holds, (bool, np.bool_)):
-        raise ValueError(f"holds must be a bool (True or False), got {holds!r}")
-    c = Claim(paper=paper, figure=figure, claim=claim, paper_value=_value("paper_value", paper_value),
-              our_value=_value("our_value", our_value), direction=bool(holds), note=note,
-              cause="" if holds else "unexplained: not yet classified (single-verdict claim)")
-    return record(c, ledger_path, profile=profile, trials=trials, parameters=parameters)[0]
-
-
-def record_observation(paper: str, figure: str, claim: str, our_value, note: str = "",
-                       paper_value="—", ledger_path=None, *, profile: str | None = None,
-                       trials: int | None = None, parameters: dict | None = None) -> dict:
-    """Record a measured fact that is not a paper claim (kind ``"observation"``, no verdicts)."""
-    c = observation(paper, figure, claim, _value("our_value", our_value), note=note,
-                    paper_value=_value("paper_value", paper_value))
-    return record(c, ledger_path, profile=profile, trials=trials, parameters=parameters)[0]
 
 
 def load_ledger(path=DEFAULT_LEDGER) -> pd.DataFrame:

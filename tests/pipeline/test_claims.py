@@ -11,7 +11,17 @@ import pytest
 
 import simlib
 from simlib.pipeline import claims
-from simlib.pipeline.claims import COLUMNS, DEFAULT_LEDGER, load_ledger, record_claim, summarize_ledger
+from simlib.papers.claim import Claim, observation
+from simlib.pipeline.claims import COLUMNS, DEFAULT_LEDGER, load_ledger, summarize_ledger
+
+CAUSE = "unexplained: test"
+
+
+def record_claim(paper, figure, claim, paper_value, our_value, holds, note="", ledger_path=None, **provenance):
+    """One single-verdict claim (its direction) written through claims.record; the written row."""
+    c = Claim(paper, figure, claim, str(paper_value), str(our_value), direction=holds, note=note,
+              cause="" if holds else CAUSE)
+    return claims.record(c, ledger_path, **provenance)[0]
 
 
 @pytest.fixture(autouse=True)
@@ -77,10 +87,8 @@ def test_summary_text(ledger):
     record_claim("SR", "Fig. 3", "traffic cut", "40%", "35%", False, ledger_path=ledger)
     assert summarize_ledger(ledger) == (
         "3 claims checked: 1 hold, 2 do not (direction holds in 1 of 3; magnitude checked in 0, holds in 0)\n"
-        "- PR, Fig. 9: accuracy loss: paper < 1% vs ours 1.4% [direction fails] -- unexplained: not yet "
-        "classified (single-verdict claim)\n"
-        "- SR, Fig. 3: traffic cut: paper 40% vs ours 35% [direction fails] -- unexplained: not yet "
-        "classified (single-verdict claim)")
+        "- PR, Fig. 9: accuracy loss: paper < 1% vs ours 1.4% [direction fails] -- unexplained: test\n"
+        "- SR, Fig. 3: traffic cut: paper 40% vs ours 35% [direction fails] -- unexplained: test")
 
 
 def test_missing_and_empty_ledger(tmp_path):
@@ -103,17 +111,23 @@ def test_foreign_csv_is_not_overwritten(tmp_path):
 
 @pytest.mark.parametrize("kwargs, match", [
     ({"paper": ""}, "paper"), ({"paper": "  "}, "paper"), ({"figure": 7}, "figure"),
-    ({"claim": None}, "claim"), ({"paper_value": ""}, "paper_value"),
-    ({"our_value": float("nan")}, "our_value"), ({"our_value": True}, "our_value"),
-    ({"our_value": [1, 2]}, "our_value"), ({"holds": "yes"}, "holds"), ({"holds": 1}, "holds"),
-    ({"holds": None}, "holds"), ({"note": None}, "note"), ({"ledger_path": 3}, "ledger_path"),
+    ({"claim": None}, "claim"), ({"paper_value": ""}, "paper_value"), ({"our_value": 2.5}, "our_value"),
+    ({"direction": "yes"}, "direction"), ({"direction": 1}, "direction"), ({"direction": None}, "direction"),
+    ({"note": None}, "note"),
 ])
 def test_validation(ledger, kwargs, match):
-    args = {"paper": "P", "figure": "F", "claim": "c", "paper_value": "1", "our_value": "1",
-            "holds": True, "ledger_path": ledger}
+    args = {"paper": "P", "figure": "F", "claim": "c", "paper_value": "1", "our_value": "1", "direction": True}
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
-        record_claim(**args)
+        claims.record(Claim(**args), ledger)
+    assert not ledger.exists()
+
+
+def test_record_refuses_what_is_not_a_claim_or_a_path(ledger):
+    with pytest.raises(ValueError, match="Claim records"):
+        claims.record([{"paper": "P"}], ledger)
+    with pytest.raises(ValueError, match="ledger_path"):
+        claims.record(Claim("P", "F", "c", "1", "1", direction=True), 3)
     assert not ledger.exists()
 
 
@@ -194,15 +208,15 @@ def test_rows_record_profile_trials_and_parameters(ledger):
 def test_observations_do_not_count_as_claims(ledger):
     record_claim("P", "F", "c", "1", "1", True, ledger_path=ledger, profile="full", parameters={})
     record_claim("P", "F", "d", "1", "2", False, ledger_path=ledger, profile="full", parameters={})
-    obs = claims.record_observation("P", "F", "reading A vs B", "1.84 vs 1.88", ledger_path=ledger,
-                                    profile="full", parameters={})
+    obs = claims.record(observation("P", "F", "reading A vs B", "1.84 vs 1.88"), ledger,
+                        profile="full", parameters={})[0]
     assert obs["kind"] == "observation" and obs["holds"] is None
     df = load_ledger(ledger)
     assert df["kind"].tolist() == ["claim", "claim", "observation"]
     assert df["holds"].isna().tolist() == [False, False, True]
     assert summarize_ledger(ledger).splitlines() == [
         "2 claims checked: 1 hold, 1 do not (direction holds in 1 of 2; magnitude checked in 0, holds in 0)",
-        "- P, F: d: paper 1 vs ours 2 [direction fails] -- unexplained: not yet classified (single-verdict claim)",
+        "- P, F: d: paper 1 vs ours 2 [direction fails] -- unexplained: test",
         "1 observation (not paper claims) recorded"]
 
 

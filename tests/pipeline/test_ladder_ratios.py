@@ -37,3 +37,16 @@ def test_missing_ladder_column_is_named():
         ladder_ratios(frame(), by=["trace"], num="slow", den="fast", censor_at_s=10.0, targets=(0.85,))
     with pytest.raises(ValueError, match="censor_at_s"):
         ladder_ratios(frame(), by=["trace"], num="slow", den="fast", censor_at_s=0.0)
+
+
+def test_require_frame_names_what_is_wrong():
+    from simlib.papers.analysis import require_frame
+
+    df = pd.DataFrame({"a": [1], "b": [2]})
+    assert require_frame(df, "df", ["a"]) is df
+    with pytest.raises(ValueError, match=r"runs lacks the column\(s\) \['c'\]"):
+        require_frame(df, "runs", ["a", "c"])
+    with pytest.raises(ValueError, match="runs has no rows"):
+        require_frame(df.iloc[:0], "runs", ["a"])
+    with pytest.raises(ValueError, match="runs must be a DataFrame"):
+        require_frame([1], "runs", [])

@@ -243,8 +243,9 @@ ax.plot(values, values)
 plotting.save_figure(fig, "probe_fig", figures_dir=paths.FIGURES)
 paths.RESULTS.mkdir(parents=True, exist_ok=True)
 pd.DataFrame({"v": values}).to_csv(paths.RESULTS / "probe.csv", index=False)
-claims.record_claim(paper="P", figure="F", claim="sum of values", paper_value="3", our_value=sum(values),
-                    holds=sum(values) == 3)
+from simlib.papers.claim import Claim
+claims.record(Claim(paper="P", figure="F", claim="sum of values", paper_value="3", our_value=str(sum(values)),
+                    direction=sum(values) == 3, cause="" if sum(values) == 3 else "unexplained: probe"))
 print(object(), paths.REPO_ROOT / "x", trials, values)
 """
 

@@ -12,6 +12,8 @@
   (their ranges, units and quick values are :class:`.scenario.Scenario`'s) and
   its own (trials, the other traces, the p sweep), for
   :func:`simlib.pipeline.params.notebook_params`.
+* :func:`lp_tie_settings` — decision FM7's check: the LP-split variants at small
+  n with both LP solvers, which may return different optimal splits.
 """
 from __future__ import annotations
 
@@ -19,14 +21,15 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from simlib.core.validate import check_choice
+from simlib.core.validate import check_choice, check_real
 from simlib.papers.contract import ScenarioBase, check_items, param, param_list, param_of
 
 from .scenario import VARIANTS, Scenario, variant_label
 from .system import PHASES
 
 __all__ = ["CHOICES", "KNOBS", "fig2_settings", "p_sweep_settings", "paired_choice", "phase_breakdown",
-           "label_variants", "Fig2Notebook"]
+           "label_variants", "Fig2Notebook", "lp_tie_settings", "LP_TIE_N_VALUES", "LP_TIE_TRIALS",
+           "LP_TIE_DURATION_S"]
 
 #: The four design choices of §3: knob -> (option the paper expects to win, the other).
 CHOICES = {"split": ("lp", "even"), "sharing": ("fcfs", "fs"), "mode": ("nonblocking", "blocking"),
@@ -68,6 +71,33 @@ def fig2_settings(**fixed) -> list[dict]:
 def p_sweep_settings(p_values, n: int = 60, **fixed) -> list[dict]:
     """The 12 variants for every p in ``p_values`` (each in [1, n])."""
     return [dict(v, p=int(p), n=n, **fixed) for p in p_values for v in VARIANTS]
+
+
+#: FM7's check (notebook 30): small meshes, where LP (2) often has several optimal splits
+#: (integer bandwidth units give h(lam) flat tops), a few trials, and a period short enough
+#: that the per-round HiGHS solves of the blocking variants stay cheap (seconds).
+LP_TIE_N_VALUES = (12, 20, 30)
+LP_TIE_TRIALS = 3
+LP_TIE_DURATION_S = 120.0
+
+
+def lp_tie_settings(n_values, duration_s: float = LP_TIE_DURATION_S, p_fraction: float = 1 / 3,
+                    sharing: str = "fcfs", **fixed) -> list[dict]:
+    """The three network-aware variants (FMReduce blocking and non-blocking, original partial
+    reduce) with ``lp_solver`` = ``"breakpoint"`` and ``"highs"`` for every n in ``n_values``,
+    p = max(2, round(p_fraction * n)); ``fixed`` holds other Scenario fields.
+
+    Both solvers reach the same optimum of LP (2) (tests) but, where the optimum is not
+    unique, may return different splits; pairing the two solvers per trial (same mesh, same
+    compute draws) measures what that choice does to the rounds (decision FM7).
+    """
+    p_fraction = check_real("p_fraction", p_fraction, 0.0, 1.0, lo_open=True)
+    variants = [v for v in VARIANTS if v["split"] == "lp" and v["sharing"] == sharing]
+    if not variants:
+        raise ValueError(f"sharing must be one of {sorted({v['sharing'] for v in VARIANTS})}, got {sharing!r}")
+    return [dict(v, n=int(n), p=max(2, min(int(n), round(p_fraction * n))), duration_s=duration_s,
+                 lp_solver=solver, **fixed)
+            for n in n_values for v in variants for solver in ("breakpoint", "highs")]
 
 
 def label_variants(df: pd.DataFrame) -> pd.Series:

@@ -47,3 +47,21 @@ def test_settings_are_valid_scenarios():
     for s in fig2_settings(n=60, p=50) + p_sweep_settings([10, 60]):
         Scenario.from_params(s)
     assert len(p_sweep_settings([10, 20, 30])) == 36
+
+
+def test_lp_tie_settings_pair_the_two_solvers():
+    from simlib.papers.fmreduce.experiments import lp_tie_settings
+
+    s = lp_tie_settings([12, 30], duration_s=60.0, model_mb=200.0)
+    # 2 n x 3 network-aware FCFS variants (FM B, FM NB, PR B) x 2 solvers
+    assert len(s) == 12
+    assert {(x["n"], x["p"]) for x in s} == {(12, 4), (30, 10)}
+    assert {x["lp_solver"] for x in s} == {"breakpoint", "highs"}
+    assert all(x["split"] == "lp" and x["sharing"] == "fcfs" and x["duration_s"] == 60.0 for x in s)
+    for x in s:
+        Scenario.from_params(x)
+    assert {x["p"] for x in lp_tie_settings([3])} == {2}          # never below 2
+    with pytest.raises(ValueError, match="sharing"):
+        lp_tie_settings([12], sharing="fifo")
+    with pytest.raises(ValueError, match="p_fraction"):
+        lp_tie_settings([12], p_fraction=0.0)

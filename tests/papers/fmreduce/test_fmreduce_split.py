@@ -77,6 +77,21 @@ def test_highs_and_breakpoint_solvers_agree(n, seed, p):
                            b, parts, parts).total >= tb * (1 - 1e-9)
 
 
+def test_lp_solver_knob_picks_among_several_optimal_splits():
+    # FM7.  b01 = b10 = 1, b02 = b12 = 3, b20 = b21 = 2: a = (1, 1, 3), c = (1, 1, 2), so
+    # h(lam) = 2 min(lam, 1 - lam) + min(3 lam, 2 (1 - lam)) is flat (= 2) on [2/5, 1/2]: t* = 6 / 2 = 3.
+    # lam = 1/2 (S = B = 1.5) gives x = (1.5, 1.5, 3); lam = 2/5 (S = 1.2, B = 1.8) gives (1.2, 1.2, 3.6).
+    b = np.array([[0.0, 1.0, 3.0],
+                  [1.0, 0.0, 3.0],
+                  [2.0, 2.0, 0.0]])
+    xb = lp_split(V3, b, solver="breakpoint")
+    xh = lp_split(V3, b, solver="highs")
+    np.testing.assert_allclose(xb, [1.5, 1.5, 3.0], rtol=1e-12)     # the first breakpoint of the flat top
+    np.testing.assert_allclose(xh, [1.2, 1.2, 3.6], rtol=1e-7)      # HiGHS returns the other vertex
+    for x in (xb, xh, 0.5 * (xb + xh)):                              # and every split between is optimal
+        assert phase_times(x, b).total == pytest.approx(3.0, rel=1e-9)
+
+
 def test_blocking_lp_ranges_min_over_participants_only():
     # FM6: worker 2 has a 0.01 bit/s link into reducer 1.  With all n senders (non-blocking)
     # a_1 = 0.01, so the LP keeps reducer 1's block tiny; with participants {0, 1}

@@ -1,0 +1,217 @@
+"""Seed 002's claims module on hand-built frames: every verdict and its boundary.
+
+Values are chosen so the ratios are exact (e.g. per-update 4.4 / 1.0 is exactly 10 % above
+the paper's 4×; 50 / 50 updates is a tie, never "fewer").
+"""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from simlib.papers.partial_reduce import claims as C
+
+
+# ----------------------------------------------------------------------------- notebook 20
+
+def mixing(fig4=((0.5, 0.625), (0.5, 0.625)), ar_rho=0.0, pr_rho=0.8):
+    """Fig. 4 rows (cnn, transformer: (HL=1, HL=2) rho) plus main-paper rows at n = 40, 80."""
+    rows = []
+    for trace, (h1, h2) in zip(("cnn", "transformer"), fig4):
+        for hl, rho in ((1.0, h1), (2.0, h2)):
+            rows += [dict(scheme="partial", n=3, hl=hl, trace=trace, rho=rho, trial=t) for t in range(2)]
+    for n in (40, 80):
+        rows += [dict(scheme="allreduce", n=n, hl=np.nan, trace="transformer", rho=ar_rho, trial=t) for t in range(2)]
+        rows += [dict(scheme="partial", n=n, hl=np.nan, trace="transformer", rho=pr_rho, trial=t) for t in range(2)]
+    return pd.DataFrame(rows)
+
+
+def by_figure_claim(rows):
+    return {(c.figure, c.claim): c for c in rows}
+
+
+def test_analytic_fig4_and_eq9_rows_hold():
+    rows = by_figure_claim(C.fig4_and_weights(mixing()))
+    for key in [("Fig. 4(a)", "rho = 0.5 for N=3, P=2, homogeneous"),
+                ("Fig. 4(b)", "rho = 0.625 when one worker is 2x slower"),
+                ("Eq. 9", "EMA weights, iterations (5,4,2), alpha=0.5, x_1 = initial model")]:
+        assert rows[key].holds and rows[key].magnitude is True
+    assert rows[("Fig. 4(a)", "rho = 0.5 for N=3, P=2, homogeneous")].our_value == "0.5000"
+    assert rows[("Eq. 9", "EMA weights, iterations (5,4,2), alpha=0.5, x_1 = initial model")].our_value == \
+        "8/15, 4/15, 1/15; x_1: 2/15"
+
+
+def test_simulated_fig4_within_ten_percent_closed():
+    key = ("Fig. 4", "heterogeneity raises rho (simulated FIFO schedules)")
+    # 0.55 is exactly 10 % above 0.5, 0.6875 exactly 10 % above 0.625: both within
+    c = by_figure_claim(C.fig4_and_weights(mixing(fig4=((0.55, 0.6875), (0.45, 0.5625)))))[key]
+    assert c.direction and c.magnitude
+    c = by_figure_claim(C.fig4_and_weights(mixing(fig4=((0.5, 0.6876), (0.5, 0.625)))))[key]
+    assert c.direction and not c.magnitude and c.cause.startswith("stand-in trace") and "cnn HL=2" in c.cause
+
+
+def test_simulated_fig4_tie_does_not_raise_rho():
+    key = ("Fig. 4", "heterogeneity raises rho (simulated FIFO schedules)")
+    c = by_figure_claim(C.fig4_and_weights(mixing(fig4=((0.5, 0.625), (0.6, 0.6)))))[key]
+    assert not c.direction and c.cause.startswith("unexplained")
+
+
+def test_all_reduce_rho_zero_boundary():
+    key = ("§3.2", "all reduce (P = N) gives rho = 0")
+    assert by_figure_claim(C.fig4_and_weights(mixing(ar_rho=1e-9)))[key].holds
+    c = by_figure_claim(C.fig4_and_weights(mixing(ar_rho=2e-9)))[key]
+    assert c.direction and not c.magnitude
+    c = by_figure_claim(C.fig4_and_weights(mixing(ar_rho=0.8, pr_rho=0.8)))[key]   # equal medians: not faster
+    assert not c.direction
+
+
+# ----------------------------------------------------------------------------- §4
+
+def test_group_filter_boundaries():
+    (c,) = C.group_filter(1.0, 0.8)
+    assert c.holds
+    assert C.group_filter(1 - C.EXACT_ABS, 0.8)[0].holds            # frozen within the tolerance
+    (c,) = C.group_filter(0.99, 0.8)
+    assert not c.holds and "not frozen" in c.cause
+    (c,) = C.group_filter(1.0, 1 - C.EXACT_ABS)
+    assert not c.holds and "disconnected" in c.cause
+
+
+# ----------------------------------------------------------------------------- §5
+
+def arm_rows(scheme, hl, P, rule, values, n=8):
+    """Rows of one arm; ``values`` per trial: (time_to_target_s, updates, time_per_update_s)."""
+    weights = {"CON": "constant", "AR": np.nan}.get(rule, "dynamic")
+    missing = rule[5:-1] if rule.startswith("DYN") else np.nan
+    return [dict(scheme=scheme, hl=hl, p=np.nan if scheme == "allreduce" else P / n, n=n, weights=weights,
+                 weights_missing=missing, trial=t, time_to_target_s=tt, updates_to_target=u,
+                 time_per_update_s=put, final_acc=0.95, trace="cnn", bandwidth_gbps=10.0, model_mb=100.0)
+            for t, (tt, u, put) in enumerate(values)]
+
+
+def training(dyn3=(45, 45), con3=(50, 50), ar=(20.0, 20.0), per_update=(4.4, 1.0), fig8_time=None, hl1_time=30.0):
+    """Two trials at HL = 1 and 3: AR, CON at P = 2..8 (HL = 1) and P = 3, 5; DYN (oldest, closest) at
+    P = 3, 5.  ``dyn3``/``con3``: updates per trial at HL = 3, P = 3; ``ar``: AR time per trial."""
+    fig8_time = fig8_time or {2: 40.0, 3: 30.0, 4: 35.0, 5: 36.0, 8: 45.0}
+    rows = []
+    for hl in (1, 3):
+        rows += arm_rows("allreduce", hl, 8, "AR", [(ar_t * 3, 10, per_update[0]) for ar_t in ar])
+        for P in (3, 5):
+            u_con = con3 if (hl, P) == (3, 3) else (50, 50)
+            u_dyn = dyn3 if (hl, P) == (3, 3) else (45, 45)
+            t_pr = hl1_time if hl == 1 else 30.0
+            rows += arm_rows("partial", hl, P, "CON", [(t_pr, u, per_update[1]) for u in u_con])
+            for reading in ("oldest", "closest"):
+                rows += arm_rows("partial", hl, P, f"DYN ({reading})", [(30.0, u, per_update[1]) for u in u_dyn])
+    for P, tt in fig8_time.items():
+        if P not in (3, 5):
+            rows += arm_rows("partial", 1, P, "CON", [(tt, 100 / P, 0.5 * (P - 1))] * 2)
+    df = pd.DataFrame(rows)
+    # Fig. 8's P = 3, 5 rows at HL = 1 follow its trends (per-update time 0.5 (P - 1): 1.0 s at P = 3)
+    for P in (3, 5):
+        sel = (df.hl == 1) & (df.scheme == "partial") & (df.weights == "constant") & np.isclose(df.p, P / 8)
+        df.loc[sel, "time_to_target_s"] = fig8_time[P]
+        df.loc[sel, "updates_to_target"] = 100 / P
+        df.loc[sel, "time_per_update_s"] = 0.5 * (P - 1)
+    return df
+
+
+def sec5(**kw):
+    return by_figure_claim(C.sec5(training(**kw)))
+
+
+DYN3 = ("Table 1", "HL=3, P=3: dynamic weights need fewer updates than constant (oldest)")
+
+
+def test_paired_ratio_by_hand():
+    df = C.with_rules(pd.DataFrame(
+        arm_rows("partial", 3, 3, "CON", [(1, 4, 1), (1, 4, 1), (1, np.nan, 1)])
+        + arm_rows("partial", 3, 3, "DYN (oldest)", [(1, 2, 1), (1, 4, 1), (1, np.nan, 1)])))
+    r = C.paired(df, "updates_to_target", (3, "DYN (oldest)"), (3, "CON")).iloc[0]
+    # ratios 0.5 and 1.0; the pair (never, never) is dropped
+    assert (r["median"], r["min"], r["max"], r["trials"], r["num_smaller"]) == (0.75, 0.5, 1.0, 2, 1)
+
+
+def test_dynamic_vs_constant_tie_and_range():
+    c = sec5(dyn3=(50, 50))[DYN3]                      # a ratio of exactly 1 is not "fewer"
+    assert not c.direction and c.cause.startswith("setting")
+    c = sec5(dyn3=(45, 45))[DYN3]                      # 0.9: fewer, inside Table 1's 0.86–0.94
+    assert c.holds and c.magnitude is True and c.tolerance == C.RANGE_RULE
+    lo, hi = C.table1_range(lambda t: t["DYN3"][1] / t["CON3"][1], True)
+    c = sec5(dyn3=(50 * hi, 50 * hi), con3=(50, 50))[DYN3]     # exactly the top of the range: inside
+    assert c.holds
+    c = sec5(dyn3=(50 * hi + 0.01, 50 * hi + 0.01))[DYN3]
+    assert c.direction and not c.magnitude
+
+
+def test_never_reaching_the_target_counts_as_infinitely_many_updates():
+    c = sec5(dyn3=(np.nan, np.nan))[DYN3]
+    assert not c.direction
+
+
+def test_partial_vs_all_reduce_run_time():
+    key = ("Table 1", "HL=1: partial reduce (P=3) beats all reduce in run time")
+    # AR 60 s vs PR 60 s: a tie, not a win
+    c = sec5(hl1_time=60.0, fig8_time={2: 40.0, 3: 60.0, 4: 35.0, 5: 36.0, 8: 45.0})[key]
+    assert not c.direction and c.cause.startswith("setting")
+    lo, hi = C.table1_range(lambda t: t["AR"][0] / t["CON3"][0], False)
+    c = sec5(fig8_time={2: 40.0, 3: 60.0 / hi, 4: 35.0, 5: 36.0, 8: 45.0})[key]
+    assert c.holds and c.magnitude is True                         # exactly the paper's best ratio
+
+
+def test_per_update_four_times_within_ten_percent():
+    key = ("Table 1", "per-update time of partial reduce (P=3) is 4× shorter than all reduce's")
+    assert sec5(per_update=(4.4, 1.0))[key].holds                  # exactly +10 %
+    assert sec5(per_update=(3.6, 1.0))[key].holds                  # exactly -10 %
+    c = sec5(per_update=(4.41, 1.0))[key]
+    assert c.direction and not c.magnitude and c.cause.startswith("setting")
+    assert not sec5(per_update=(1.0, 1.0))[key].direction          # equal: not shorter
+
+
+def test_fig8_trends_and_best_p():
+    rows = sec5()
+    assert rows[("Fig. 8", "#updates to target falls as P grows")].holds
+    assert rows[("Fig. 8", "per-update time rises with P")].holds
+    best = ("Fig. 8", "total run time is smallest at an intermediate P (paper: P = 3 and 5)")
+    assert rows[best].holds                                        # minimum 30 s at P = 3
+    c = sec5(fig8_time={2: 20.0, 3: 30.0, 4: 35.0, 5: 36.0, 8: 45.0})[best]
+    assert not c.direction and not c.magnitude                     # minimum at the edge, P = 2
+    c = sec5(fig8_time={2: 40.0, 3: 31.0, 4: 30.0, 5: 36.0, 8: 45.0})[best]
+    assert c.direction and not c.magnitude                         # interior, but P = 4
+
+
+def test_dyn_p3_vs_all_reduce_range():
+    key = ("Table 1", "HL=3: DYN (P=3) is 1.48–2.01× faster than all reduce")
+    assert sec5(ar=(20.0, 20.0))[key].holds                        # AR 60 s / DYN 30 s = 2.0
+    c = sec5(ar=(20.2, 20.2))[key]                                 # 2.02 > 2.01
+    assert c.direction and not c.magnitude
+
+
+def test_more_updates_than_all_reduce():
+    key = ("Table 1", "partial reduce needs more updates than all reduce")
+    assert sec5()[key].holds                                        # 20-50 vs 10
+    df = training()
+    df.loc[(df.scheme == "allreduce") & (df.hl == 3), "updates_to_target"] = 45   # ties DYN's 45 at HL = 3
+    c = by_figure_claim(C.sec5(df))[key]
+    assert not c.direction
+    assert c.cause.endswith("not more updates at HL=3 P=3 DYN (closest), HL=3 P=5 DYN (closest), "
+                            "HL=3 P=3 DYN (oldest), HL=3 P=5 DYN (oldest)")
+
+
+def test_table1_transcription_is_consistent():
+    # run time = #updates x per-update time in every cell (the paper rounds to 3 digits)
+    for cells in C.TABLE1.values():
+        for run_time, updates, per_update in cells.values():
+            assert math.isclose(run_time, updates * per_update, rel_tol=0.01)
+    # §5.2.2's "1.48–2.01×" is Table 1's AR / DYN (P=3) over the heterogeneous rows (to 0.03)
+    lo, hi = C.table1_range(lambda t: t["AR"][0] / t["DYN3"][0], True)
+    assert lo == pytest.approx(1.48, abs=0.03) and hi == pytest.approx(2.01, abs=0.03)
+
+
+def test_small_frames_leave_rows_out():
+    df = training()
+    df = df[~((df.weights == "dynamic") | (np.isclose(df.p, 3 / 8)))]
+    rows = C.sec5(df)
+    assert not any("P=3" in c.claim for c in rows)
+    with pytest.raises(ValueError, match="updates_to_target"):
+        C.sec5(training().drop(columns="updates_to_target"))
