@@ -82,6 +82,9 @@ def test_a_p_sweep_value_above_n_names_the_list_item(monkeypatch):
     ("11_sr_fig5-7_traces", dict(n_values="[2, 200000]"), r"n_values\[1\] must be an integer in \[2, 100000\]"),
     ("14_sr_fig13-14_skew_latency", dict(alpha_ms_values="[1, -5]"), r"alpha_ms_values\[1\] must be in \[0.0, inf\)"),
     ("13_sr_fig11-12_robustness", dict(e_values="[0.1, -0.1]"), r"e_values\[1\] must be in"),
+    ("00_pipeline_example", dict(n=40, group_sizes="[5, 20]"), r"group_sizes\[1\]: groups \* m must be <= n \(40\)"),
+    ("10_sr_fig3_motivating_example", dict(p=6), r"p must be an integer in \[1, 5\], got 6"),
+    ("20_pr_sec3_spectral_weights", dict(ema_alpha=1.0), r"ema_alpha must be in \[0.0, 1.0\)"),
 ])
 def test_000_notebooks_refuse_bad_values_naming_the_parameter(stem, passed, match, monkeypatch):
     with pytest.raises(ValueError, match=match):
@@ -91,12 +94,16 @@ def test_000_notebooks_refuse_bad_values_naming_the_parameter(stem, passed, matc
 # ------------------------------------------------------------------ every migrated notebook
 def migrated() -> dict:
     from simlib.papers.fmreduce.experiments import Fig2Notebook
+    from simlib.papers.partial_reduce.experiments.mixing import SpectralNotebook
     from simlib.papers.selective_reduce.experiments import figures as sr
+    from simlib.papers.selective_reduce.experiments.motivating_example import Fig3Notebook
+    from simlib.papers.selective_reduce.experiments.ring_check import RingCheckNotebook
     from simlib.papers.selmcast.experiments import BSPFiguresNotebook, Fig1Notebook
 
-    return {"11_sr_fig5-7_traces": sr.Fig5to7Notebook, "12_sr_fig8-10_parameters": sr.Fig8to10Notebook,
+    return {"00_pipeline_example": RingCheckNotebook, "10_sr_fig3_motivating_example": Fig3Notebook,
+            "11_sr_fig5-7_traces": sr.Fig5to7Notebook, "12_sr_fig8-10_parameters": sr.Fig8to10Notebook,
             "13_sr_fig11-12_robustness": sr.Fig11to12Notebook, "14_sr_fig13-14_skew_latency": sr.Fig13to14Notebook,
-            "15_sr_paper_gaps": sr.GapsNotebook,
+            "15_sr_paper_gaps": sr.GapsNotebook, "20_pr_sec3_spectral_weights": SpectralNotebook,
             "30_fmreduce_fig2": Fig2Notebook, "40_selmcast_sec2_fig1_random_selection": Fig1Notebook,
             "41_selmcast_bsp_fig4-6": BSPFiguresNotebook}
 
