@@ -44,21 +44,10 @@ batch = 32
 model = "softmax"                   # "softmax" or "mlp"
 
 # %%
-from simlib.core.validate import check_choice, check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common, quick_profile
-from simlib.workloads.traces import check_trace
+from simlib.pipeline.params import notebook_params
+from simlib.training.notebook_specs import TimeToAccuracyNotebook
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-trials, n_values, duration_s, traces = quick_profile(
-    profile, trials=(trials, 2), n_values=(n_values, [10, 20]), duration_s=(duration_s, 20.0),
-    traces=(traces, ["transformer"]))
-n_values = check_list("n_values", n_values, lambda k, x: check_int(k, x, 2))
-traces = check_list("traces", traces, check_trace)
-duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-target_acc = check_real("target_acc", target_acc, 0.0, 1.0)
-lr = check_real("lr", lr, 0.0, lo_open=True)
-batch = check_int("batch", batch, 1)
-model = check_choice("model", model, ("softmax", "mlp"))
+globals().update(notebook_params(TimeToAccuracyNotebook, globals()))   # ranges, units, quick values: the spec
 
 # %%
 import matplotlib.pyplot as plt
