@@ -45,24 +45,10 @@ eta = 0.75
 layer = "L3"
 
 # %%
-from simlib.core.validate import check_choice, check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common, quick_profile
-from simlib.workloads.traces import check_trace
+from simlib.papers.selmcast.ssp_experiments import SSPFig7Notebook
+from simlib.pipeline.params import notebook_params
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-trials, n, duration_s = quick_profile(profile, trials=(trials, 1), n=(n, 12), duration_s=(duration_s, 15.0))
-n = check_int("n", n, 2)
-traces = check_list("traces", traces, check_trace)
-duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-p = check_real("p", p, 0.0, 1.0, lo_open=True, hi_open=True)
-model_mb = check_real("model_mb", model_mb, 0.0, lo_open=True)
-bbar_gbps = check_real("bbar_gbps", bbar_gbps, 0.0, lo_open=True)
-lam = check_real("lam", lam, 0.0, 1.0, hi_open=True)
-mu = check_real("mu", mu, 0.0, lo_open=True)
-ssp = None if ssp is None else check_int("ssp", ssp, 0)
-k = None if k is None else check_int("k", k, 0)
-eta = check_real("eta", eta, 0.0, 1.0)
-layer = check_choice("layer", layer, ["L3", "L7"])
+globals().update(notebook_params(SSPFig7Notebook, globals()))   # ranges, units, quick values: SSPFig7Notebook
 
 # %%
 import matplotlib.pyplot as plt

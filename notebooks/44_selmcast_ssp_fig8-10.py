@@ -39,25 +39,11 @@ k = 4
 eta = 0.75
 
 # %%
-from simlib.core.validate import check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common, quick_profile
-from simlib.workloads.traces import check_trace
+from simlib.papers.selmcast.ssp_experiments import SSPFigs8to10Notebook
+from simlib.pipeline.params import notebook_params
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-trials, n, duration_s, traces, p_values, k_values, ssp_values = quick_profile(
-    profile, trials=(trials, 1), n=(n, 12), duration_s=(duration_s, 10.0), traces=(traces, ["lstm"]),
-    p_values=(p_values, [0.1, 0.3]), k_values=(k_values, [2, None]), ssp_values=(ssp_values, [1, None]))
-n = check_int("n", n, 2)
-traces = check_list("traces", traces, check_trace)
-duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-p_values = check_list("p_values", p_values, lambda key, x: check_real(key, x, 0.0, 1.0, lo_open=True, hi_open=True))
-k_values = check_list("k_values", k_values, lambda key, x: None if x is None else check_int(key, x, 0))
-ssp_values = check_list("ssp_values", ssp_values, lambda key, x: None if x is None else check_int(key, x, 0))
-p = check_real("p", p, 0.0, 1.0, lo_open=True, hi_open=True)
-ssp = None if ssp is None else check_int("ssp", ssp, 0)
-k = None if k is None else check_int("k", k, 0)
-eta = check_real("eta", eta, 0.0, 1.0)
-INF_AT = 32
+globals().update(notebook_params(SSPFigs8to10Notebook, globals()))   # ranges, units, quick values: SSPFigs8to10Notebook
+INF_AT = 32                              # where ∞ (k or ssp removed) is drawn on the axes
 
 # %%
 import matplotlib.pyplot as plt

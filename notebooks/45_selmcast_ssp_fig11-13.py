@@ -40,24 +40,10 @@ model_mb = 200.0
 eta = 0.75
 
 # %%
-from simlib.core.validate import check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common, quick_profile
-from simlib.workloads.traces import check_trace
+from simlib.papers.selmcast.ssp_experiments import SSPFigs11to13Notebook
+from simlib.pipeline.params import notebook_params
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-trials, n, duration_s, traces, eta_values, volume_exponents, gamma_values = quick_profile(
-    profile, trials=(trials, 1), n=(n, 12), duration_s=(duration_s, 10.0), traces=(traces, ["lstm"]),
-    eta_values=(eta_values, [0.0, 1.0]), volume_exponents=(volume_exponents, [-1, 1]),
-    gamma_values=(gamma_values, [0.0, 1.0]))
-n = check_int("n", n, 2)
-traces = check_list("traces", traces, check_trace)
-duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-eta_values = check_list("eta_values", eta_values, lambda key, x: check_real(key, x, 0.0, 1.0))
-volume_exponents = check_list("volume_exponents", volume_exponents, lambda key, x: check_int(key, x, -20, 20))
-gamma_values = check_list("gamma_values", gamma_values, lambda key, x: check_real(key, x, 0.0, 1.0))
-period_s = check_real("period_s", period_s, 0.0, lo_open=True)
-model_mb = check_real("model_mb", model_mb, 0.0, lo_open=True)
-eta = check_real("eta", eta, 0.0, 1.0)
+globals().update(notebook_params(SSPFigs11to13Notebook, globals()))   # ranges, units, quick values: SSPFigs11to13Notebook
 
 # %%
 import matplotlib.pyplot as plt

@@ -25,7 +25,6 @@ from . import __version__
 from .core import paths
 from .papers.cli_gen import add_command
 from .papers.registry import PAPERS
-from .papers.selmcast import cli as selmcast_cli
 
 #: Same file as ``simlib.pipeline.claims.DEFAULT_LEDGER``: the committed ledger, fixed
 #: relative to the repository, not to the current directory.
@@ -86,10 +85,9 @@ def _generated(command) -> Callable:
 
 
 #: The commands, in ``--help`` order: each paper's generated ones come from its contract
-#: (:data:`simlib.papers.registry.PAPERS`; a command two papers share, ``run``, once);
-#: ``selmcast-ssp`` is still hand-written.
+#: (:data:`simlib.papers.registry.PAPERS`; a command two papers share, ``run``, once).
 COMMANDS: list[Callable] = [*(_generated(c) for c in dict.fromkeys(c for p in PAPERS for c in p.commands)),
-                            selmcast_cli.register_ssp, _cmd_claims, _cmd_version]
+                            _cmd_claims, _cmd_version]
 
 
 # --- entry point --------------------------------------------------------------

@@ -16,3 +16,5 @@ COMMITTED_RESULTS = REPO_ROOT / "data" / "results"
 COMMITTED_LEDGER = COMMITTED_RESULTS / "claims.csv"
 #: Run folders of every other run: ``RUNS / <notebook> / <parameter hash>``.
 RUNS = REPO_ROOT / "build" / "runs"
+#: Derived data that is slow to rebuild but never downloaded (git-ignored), e.g. the generated mnist1d set.
+BUILD_CACHE = REPO_ROOT / "build" / "cache"

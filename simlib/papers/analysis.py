@@ -7,6 +7,7 @@ trials as the papers report.
 """
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 import pandas as pd

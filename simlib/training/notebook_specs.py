@@ -4,8 +4,8 @@ the papers), declared once for :func:`simlib.pipeline.params.notebook_params`.
 
 Scenario values re-use :class:`~simlib.papers.cluster_scenario.Scenario`'s declarations
 (``param_of``, ``param_list(of=...)``); the training values (``target_acc``, ``lr``, ``batch``,
-``model``) are declared here with the defaults the notebooks' parameters cells have (the learning
-rate, batch and model those of :data:`~simlib.training.time_to_accuracy.TRAIN_DEFAULTS`).  Each
+``model``, ``problem``, ``data``) are declared here with the defaults the notebooks' parameters cells
+have (notebook 90's learning task: decisions RP9-RP11 in docs/decisions/replay.md).  Each
 parameters cell assigns the spec's defaults (a test checks it); each ``check()`` builds the
 scenario of every swept value, so its rules fail in the validation cell naming the list item.
 """
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from simlib.papers.cluster_scenario import Scenario
 from simlib.papers.contract import MISSING, ParamError, ParamSpec, ScenarioBase, check_items, param, param_list, \
     param_of
-from simlib.training.learning import MODELS
-from simlib.training.time_to_accuracy import TRAIN_DEFAULTS
+from simlib.training.learning import MODELS, PROBLEMS, check_target
+from simlib.training.replay import DATA_MODES
 
 __all__ = ["HeterogeneousTrainingNotebook", "TimeToAccuracyNotebook"]
 
@@ -25,8 +25,9 @@ __all__ = ["HeterogeneousTrainingNotebook", "TimeToAccuracyNotebook"]
 GROUP_SIZE = ParamSpec(kind="int", lo=2, help="group size P in workers, at most n")
 
 
-def _target(default: float, **kw):
-    return param(default, lo=0.0, hi=1.0, help="test accuracy of the average model that counts as reached", **kw)
+def _target(default: float, extra: str = "", **kw):
+    return param(default, lo=0.0, hi=1.0, help="test accuracy of the average model that counts as reached" + extra,
+                 **kw)
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,8 @@ class HeterogeneousTrainingNotebook(ScenarioBase):
 
 @dataclass(frozen=True)
 class TimeToAccuracyNotebook(ScenarioBase):
-    """Notebook 90: every scheme at 000 §IV's settings, each schedule replayed through training."""
+    """Notebook 90: every scheme at 000 §IV's settings, each schedule replayed through training on the
+    learning task of decisions RP9-RP11 (mnist1d, an MLP; the quick profile: softmax on digits)."""
 
     trials: int = param(20, lo=1, quick=2, help="trials per setting")
     n_values: tuple = param_list([40, 80, 120, 160, 200], of=(Scenario, "n"), quick=[10, 20],
@@ -70,11 +72,19 @@ class TimeToAccuracyNotebook(ScenarioBase):
     traces: tuple = param_list(["transformer", "cnn"], of=(Scenario, "trace"), quick=["transformer"],
                                help="compute-time traces")
     duration_s: float = param_of(Scenario, "duration_s", quick=20.0)
-    target_acc: float = _target(0.85)
-    lr: float = param(TRAIN_DEFAULTS["train_lr"], lo=0.0, lo_open=True, help="SGD learning rate (train_lr)")
-    batch: int = param(TRAIN_DEFAULTS["train_batch"], lo=1, help="minibatch size per local step (train_batch)")
-    model: str = param(TRAIN_DEFAULTS["train_model"], choices=MODELS, help="the model trained (train_model)")
+    target_acc: float = _target(0.25, quick=0.85, extra=" (the problem's ladder: mnist1d 25-45 %, digits 80-92 %; "
+                                                        "at most the problem's highest target)")
+    lr: float = param(0.5, lo=0.0, lo_open=True, quick=0.1, help="SGD learning rate (train_lr; decision RP9)")
+    batch: int = param(32, lo=1, help="minibatch size per local step (train_batch)")
+    model: str = param("mlp-relu", choices=MODELS, quick="softmax", help="the model trained (train_model)")
+    problem: str = param("mnist1d", choices=PROBLEMS, quick="digits", help="the learning problem (train_problem)")
+    data: str = param("sharded", choices=DATA_MODES, quick="iid",
+                      help="each worker's minibatches: its own shard or the whole training set (train_data; RP11)")
 
     def check(self):
+        try:
+            check_target(self.problem, self.target_acc, "target_acc")
+        except ValueError as exc:
+            raise ParamError("target_acc", str(exc)) from None
         check_items("n_values", self.n_values, lambda n: Scenario(n=n, trace=self.traces[0],
                                                                    duration_s=self.duration_s))

@@ -19,11 +19,13 @@ chains; a log whose times contradict its chains is rejected.
 
 Vectorization.  Consecutive compute ends of *distinct* workers that are not
 separated by a sync touching any of them are one ``model.grad`` call on
-``(m, d)`` arrays; the result is identical to one-at-a-time processing
-(tested).
+``(m, d)`` arrays; consecutive syncs none of whose members an earlier one of
+them wrote are applied together; the result is identical to one-at-a-time
+processing (tested; RP4, RP10).
 
 Minibatches.  Worker ``w``'s ``k``-th minibatch is ``batch_size`` i.i.d. draws
-with replacement from the training set, from a stream that depends only on
+with replacement from the training set (``data="iid"``) or from the worker's
+own shard of it (``data="sharded"``, RP11), from a stream that depends only on
 ``(seed, w)`` (see :func:`minibatch_indices`), so the same worker/iteration
 sees the same batch whatever the schedule (paired comparisons between
 schemes).  ``x_init`` comes from a separate fixed child of ``seed``.
@@ -34,6 +36,7 @@ the state at time ``t`` includes every event with time ``<= t``.
 """
 from __future__ import annotations
 
+import contextlib
 import heapq
 import math
 from dataclasses import dataclass
@@ -41,19 +44,25 @@ from numbers import Integral
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.training.learning import MODELS, Problem, load_problem, make_model
 from simlib.core.validate import check_choice, check_int, check_real
 
-__all__ = ["ReplayResult", "replay", "minibatch_indices", "init_params", "time_to_accuracy",
-           "iterations_to_accuracy", "CURVE_COLUMNS", "BATCH_CHUNK"]
+__all__ = ["ReplayResult", "replay", "minibatch_indices", "shards", "init_params", "time_to_accuracy",
+           "iterations_to_accuracy", "CURVE_COLUMNS", "BATCH_CHUNK", "DTYPES", "DATA_MODES"]
 
 CURVE_COLUMNS = ("time_s", "iterations", "syncs", "test_loss", "test_acc")
 #: Minibatches are drawn from each worker's stream in blocks of this many.
 BATCH_CHUNK = 64
-_INIT_KEY, _BATCH_KEY = 0, 1
+_INIT_KEY, _BATCH_KEY, _SHARD_KEY = 0, 1, 2
+#: Where a worker's minibatches come from (RP11): "iid" the whole training set, "sharded" its own shard.
+DATA_MODES = ("iid", "sharded")
 UNFINISHED = ("apply", "drop")
+DTYPES = ("float64", "float32")
+#: Syncs with at most this many members are combined by elementwise sums, larger ones by matmul.
+_LOOP_K = 4
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,6 +104,16 @@ def minibatch_indices(seed, worker: int, n_train: int, batch_size: int, count: i
     return np.concatenate(out)[:count]
 
 
+def shards(seed, n_train: int, n: int) -> list[np.ndarray]:
+    """Worker shards of the training set for ``data="sharded"``: a uniformly random permutation
+    of ``range(n_train)`` from child key ``(2,)`` of ``seed``, cut into ``n`` contiguous parts of
+    sizes differing by at most one (``numpy.array_split``); needs ``n <= n_train``."""
+    n_train = check_int("n_train", n_train, lo=1)
+    n = check_int("n", n, lo=1, hi=n_train)
+    perm = np.random.default_rng(child_seed(as_seed_sequence(seed), _SHARD_KEY)).permutation(n_train)
+    return np.array_split(perm, n)
+
+
 def init_params(seed, model) -> np.ndarray:
     """The common initial model ``x_init`` that :func:`replay` uses for ``seed``."""
     return np.asarray(model.init(np.random.default_rng(child_seed(as_seed_sequence(seed), _INIT_KEY))), dtype=float)
@@ -119,102 +138,233 @@ def _check_log(log):
     return n, duration, ends
 
 
-def _sync_weights(rec, i: int):
-    k = len(rec.members)
-    w = getattr(rec, "weights", None)
-    c = getattr(rec, "init_weight", None)
-    if w is None:
-        w = np.full(k, 1.0 / k)
-    else:
-        w = np.asarray(w, dtype=float).reshape(-1)
-        if w.size != k or not np.all(np.isfinite(w)):
-            raise ValueError(f"log.syncs[{i}].weights must be {k} finite reals aligned with members")
-    c = 0.0 if c is None else check_real(f"log.syncs[{i}].init_weight", c)
-    return w, c
+@dataclass(frozen=True, eq=False)
+class _Syncs:
+    """The log's sync records as flat arrays (record ``i`` owns ``mem[ptr[i]:ptr[i+1]]``)."""
+
+    launch: np.ndarray   # (S,) launch times
+    ptr: np.ndarray      # (S+1,) offsets into mem / its / w
+    mem: np.ndarray      # member ids, record by record
+    its: np.ndarray      # iterations[j] of each member
+    w: np.ndarray        # weight of each member (1/|members| when the record has none)
+    c: np.ndarray        # (S,) init_weight (0 when the record has none)
+    tptr: np.ndarray     # (S+1,) offsets into tgt
+    tgt: np.ndarray      # replicas each record replaces (its members when it has no targets)
+    apply: np.ndarray    # (S,) False for an unfinished sync under unfinished="drop"
 
 
-def _sync_targets(rec, i: int):
-    """Members whose replicas a sync replaces (``rec.targets``, default all members)."""
-    tg = getattr(rec, "targets", None)
-    members = tuple(rec.members)
-    if tg is None:
-        return list(members)
-    tg = tuple(tg)
-    if not tg or len(set(tg)) != len(tg) or not set(tg) <= set(members):
-        raise ValueError(f"log.syncs[{i}].targets must be distinct members of {members}, got {tg}")
-    return list(tg)
+def _first(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
 
 
-def _event_order(n: int, duration: float, ends: list, syncs) -> list:
-    """Events as (time, kind, id) with kind 0 = compute end (id = worker), 1 = sync (id = index).
+def _reals(values: list, field: str, syncs: list, lo=None, hi=None) -> np.ndarray:
+    """``values`` (one per sync record) as a float array; the first that is not a finite real in
+    [lo, hi] raises the ValueError of ``check_real`` naming ``log.syncs[i].<field>``."""
+    try:
+        a = np.array(values, dtype=float)
+        bad = ~np.isfinite(a) | (a < (-np.inf if lo is None else lo)) | (a > (np.inf if hi is None else hi))
+        ok = not bad.any() and not any(type(v) is bool for v in values)
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        for i, v in enumerate(values):
+            check_real(f"log.syncs[{i}].{field}", v, lo, hi)
+    return a
 
-    Follows every worker's chain; among chain heads (a sync is a head when it
-    heads all its members' chains), the smallest (time, kind, id) goes first.
-    """
-    chains = [[] for _ in range(n)]
+
+def _parse_syncs(n: int, duration: float, ends: list, syncs: list, unfinished: str) -> _Syncs:
+    """Read and check every sync record once; the checks (and their messages) are those of RP3."""
+    S = len(syncs)
+    launch, c = [], []
+    apply = np.ones(S, dtype=bool)
+    klen = np.empty(S, dtype=np.int64)
+    tlen = np.empty(S, dtype=np.int64)
+    mem, its, wts, tgt = [], [], [], []
+    drop = unfinished == "drop"
     for i, rec in enumerate(syncs):
         members = tuple(rec.members)
-        launch = check_real(f"log.syncs[{i}].launch", rec.launch, 0.0, duration)
-        if not members or len(set(members)) != len(members) or any(
-                not isinstance(m, Integral) or not 0 <= m < n for m in members):
-            raise ValueError(f"log.syncs[{i}].members must be distinct worker ids in [0, {n - 1}], "
-                             f"got {members}")
-        its = tuple(getattr(rec, "iterations", ()) or ())
-        if len(its) != len(members):
+        k = len(members)
+        if not k:
+            raise ValueError(f"log.syncs[{i}].members must be distinct worker ids in [0, {n - 1}], got {members}")
+        it = tuple(getattr(rec, "iterations", ()) or ())
+        if len(it) != k:
             raise ValueError(f"log.syncs[{i}].iterations must align with members")
-        for m, it in zip(members, its):
-            e = ends[m]
-            if not (isinstance(it, Integral) and 0 <= it <= e.size):
-                raise ValueError(f"log.syncs[{i}].iterations must be in [0, {e.size}] for worker {m}, got {it}")
-            if (it > 0 and e[it - 1] > launch) or (it < e.size and e[it] < launch):
-                raise ValueError(f"log.syncs[{i}] (launch {launch}) is inconsistent with worker {m}'s "
-                                 f"compute ends around its iteration {it}")
-            chains[m].append((int(it), launch, i))
-    for m in range(n):
-        chains[m].sort()
-    # chain of worker m: compute ends 1..K interleaved with syncs after iteration `it`
-    seq = []
-    for m in range(n):
-        c, j = [], 0
-        for k in range(ends[m].size + 1):
-            while j < len(chains[m]) and chains[m][j][0] == k:
-                c.append((1, chains[m][j][2]))
-                j += 1
-            if k < ends[m].size:
-                c.append((0, k))
-        seq.append(c)
+        w = getattr(rec, "weights", None)
+        if w is None:
+            w = (1.0 / k,) * k
+        elif not hasattr(w, "__len__") or len(w) != k:
+            w = np.asarray(w, dtype=float).reshape(-1)
+            if w.size != k:
+                raise ValueError(f"log.syncs[{i}].weights must be {k} finite reals aligned with members")
+        tg = getattr(rec, "targets", None)
+        tg = members if tg is None else tuple(tg)
+        launch.append(rec.launch)
+        c.append(getattr(rec, "init_weight", None))
+        if drop and rec.finish is None:
+            apply[i] = False
+        klen[i], tlen[i] = k, len(tg)
+        mem += members
+        its += it
+        wts += w
+        tgt += tg
+    ptr = np.zeros(S + 1, dtype=np.int64)
+    np.cumsum(klen, out=ptr[1:])
+    tptr = np.zeros(S + 1, dtype=np.int64)
+    np.cumsum(tlen, out=tptr[1:])
+    rec_of = np.repeat(np.arange(S), klen)
+
+    launch = _reals(launch, "launch", syncs, lo=0.0, hi=duration)
+    c = _reals([0.0 if x is None else x for x in c], "init_weight", syncs)
+    mem_a, its_a, tgt_a = (np.asarray(x) for x in (mem, its, tgt))
+
+    def members_error(i):
+        return ValueError(f"log.syncs[{i}].members must be distinct worker ids in [0, {n - 1}], "
+                          f"got {tuple(syncs[i].members)}")
+
+    if mem_a.size and mem_a.dtype.kind not in "iu":
+        raise members_error(next(i for i, r in enumerate(syncs) if not all(isinstance(m, Integral) for m in r.members)))
+    mem_a = mem_a.astype(np.int64, copy=False)
+    bad = (mem_a < 0) | (mem_a >= n)
+    if bad.any():
+        raise members_error(rec_of[_first(bad)])
+    key = np.sort(rec_of * n + mem_a)
+    bad = key[1:] == key[:-1]
+    if bad.any():
+        raise members_error(key[_first(bad)] // n)
+    sizes = np.array([e.size for e in ends], dtype=np.int64)
+    if its_a.size and its_a.dtype.kind not in "iu":
+        i = next(i for i, r in enumerate(syncs) if not all(isinstance(x, Integral) for x in r.iterations))
+        raise ValueError(f"log.syncs[{i}].iterations must be integers in [0, compute ends] for each member, "
+                         f"got {tuple(syncs[i].iterations)}")
+    its_a = its_a.astype(np.int64, copy=False)
+    bad = (its_a < 0) | (its_a > sizes[mem_a])
+    if bad.any():
+        j = _first(bad)
+        raise ValueError(f"log.syncs[{rec_of[j]}].iterations must be in [0, {sizes[mem_a[j]]}] for worker "
+                         f"{mem_a[j]}, got {its_a[j]}")
+    eptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(sizes, out=eptr[1:])
+    flat_ends = np.concatenate(ends) if n else np.empty(0)
+    lm = launch[rec_of]
+    pos = eptr[mem_a] + its_a
+    before = np.where(its_a > 0, flat_ends[np.maximum(pos - 1, 0)] if flat_ends.size else 0.0, -np.inf)
+    after = np.where(its_a < sizes[mem_a], flat_ends[np.minimum(pos, max(flat_ends.size - 1, 0))]
+                     if flat_ends.size else 0.0, np.inf)
+    bad = (before > lm) | (after < lm)
+    if bad.any():
+        j = _first(bad)
+        raise ValueError(f"log.syncs[{rec_of[j]}] (launch {launch[rec_of[j]]}) is inconsistent with worker "
+                         f"{mem_a[j]}'s compute ends around its iteration {its_a[j]}")
+    w_a = np.asarray(wts, dtype=float)
+    bad = ~np.isfinite(w_a)
+    if bad.any():
+        i = rec_of[_first(bad)]
+        raise ValueError(f"log.syncs[{i}].weights must be {klen[i]} finite reals aligned with members")
+    trec = np.repeat(np.arange(S), tlen)
+    tgt_a = tgt_a.astype(np.int64) if tgt_a.size and tgt_a.dtype.kind in "iu" else tgt_a
+    ok = tgt_a.dtype.kind in "iu" or not tgt_a.size
+    if ok and tgt_a.size:
+        tkey = trec * n + tgt_a
+        ok_member = np.isin(tkey, rec_of * n + mem_a) & (tgt_a >= 0) & (tgt_a < n)
+        st = np.sort(tkey)
+        dup = np.zeros(tkey.size, dtype=bool)
+        if (st[1:] == st[:-1]).any():
+            dup_keys = st[1:][st[1:] == st[:-1]]
+            dup = np.isin(tkey, dup_keys)
+        bad = ~ok_member | dup
+        ok = not bad.any()
+        bad_rec = trec[_first(bad)] if not ok else None
+    elif not ok:
+        bad_rec = next(i for i, r in enumerate(syncs) if r.targets is not None
+                       and not all(isinstance(x, Integral) for x in r.targets))
+    if not ok or (tlen == 0).any():
+        i = bad_rec if not ok else _first(tlen == 0)
+        raise ValueError(f"log.syncs[{i}].targets must be distinct members of {tuple(syncs[i].members)}, "
+                         f"got {tuple(syncs[i].targets)}")
+    return _Syncs(launch=launch, ptr=ptr, mem=mem_a, its=its_a, w=w_a, c=c, tptr=tptr, tgt=tgt_a.astype(np.int64),
+                  apply=apply)
+
+
+def _event_order(n: int, ends: list, sy: _Syncs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Events in processing order as arrays (time, kind, id): kind 0 = compute end (id = worker,
+    the iteration is implied by the order), 1 = sync (id = record index).
+
+    Every worker has a chain: its compute ends with the syncs it joined after
+    iteration ``iterations[j]`` in between (ordered by launch, then record
+    index).  Among chain heads (a sync is a head when it heads all its members'
+    chains) the smallest (time, kind, id, iteration) goes first.  That order is
+    the lexicographic sort of all events whenever the sort respects every chain
+    (checked with arrays); only logs where it does not (e.g. a zero-length sync
+    and a compute end at the same instant) take the event-by-event merge.
+    """
+    sizes = np.array([e.size for e in ends], dtype=np.int64)
+    S = sy.launch.size
+    NC = int(sizes.sum())
+    c_w = np.repeat(np.arange(n, dtype=np.int64), sizes)
+    c_k = np.arange(NC, dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    c_t = np.concatenate(ends) if n else np.empty(0)
+    time = np.concatenate([c_t, sy.launch])
+    kind = np.concatenate([np.zeros(NC, dtype=np.int8), np.ones(S, dtype=np.int8)])
+    ident = np.concatenate([c_w, np.arange(S, dtype=np.int64)])
+    sub = np.concatenate([c_k, np.zeros(S, dtype=np.int64)])
+    order = np.lexsort((sub, ident, kind, time))
+    gpos = np.empty(order.size, dtype=np.int64)
+    gpos[order] = np.arange(order.size)
+    # chain elements: compute (w, slot 2k+1), sync member (m, slot 2·it, launch, record)
+    rec_of = np.repeat(np.arange(S, dtype=np.int64), np.diff(sy.ptr))
+    ch_w = np.concatenate([c_w, sy.mem])
+    ch_slot = np.concatenate([2 * c_k + 1, 2 * sy.its])
+    ch_t = np.concatenate([np.zeros(NC), sy.launch[rec_of]])
+    ch_r = np.concatenate([np.zeros(NC, dtype=np.int64), rec_of])
+    ch_pos = np.concatenate([gpos[:NC], gpos[NC + rec_of]])
+    o = np.lexsort((ch_r, ch_t, ch_slot, ch_w))
+    same = ch_w[o][1:] == ch_w[o][:-1]
+    if not np.any(same & (np.diff(ch_pos[o]) <= 0)):
+        return time[order], kind[order], ident[order]
+    return _event_order_merge(n, ends, sy, ch_w[o], ch_slot[o], ch_r[o])
+
+
+def _event_order_merge(n, ends, sy, ch_w, ch_slot, ch_r):
+    """The event-by-event merge of the chains (heap of chain heads), for logs with ties the sort misorders."""
+    seq = [[] for _ in range(n)]
+    for w, slot, r in zip(ch_w.tolist(), ch_slot.tolist(), ch_r.tolist()):
+        seq[w].append((0, slot // 2) if slot % 2 else (1, r))
+    nmem = np.diff(sy.ptr).tolist()
+    members = [sy.mem[sy.ptr[i]:sy.ptr[i + 1]].tolist() for i in range(sy.launch.size)]
     head = [0] * n
-    at_head = [0] * len(syncs)
+    at_head = [0] * sy.launch.size
     heap: list = []
 
     def arrive(m):
         if head[m] >= len(seq[m]):
             return
-        kind, x = seq[m][head[m]]
-        if kind == 0:
+        kd, x = seq[m][head[m]]
+        if kd == 0:
             heapq.heappush(heap, (float(ends[m][x]), 0, m, x))
         else:
             at_head[x] += 1
-            if at_head[x] == len(syncs[x].members):
-                heapq.heappush(heap, (float(syncs[x].launch), 1, x, 0))
+            if at_head[x] == nmem[x]:
+                heapq.heappush(heap, (float(sy.launch[x]), 1, x, 0))
 
     for m in range(n):
         arrive(m)
-    order = []
+    out = []
     while heap:
-        t, kind, a, k = heapq.heappop(heap)
-        order.append((t, kind, a, k))
-        for m in ((a,) if kind == 0 else syncs[a].members):
+        t, kd, a, k = heapq.heappop(heap)
+        out.append((t, kd, a))
+        for m in ((a,) if kd == 0 else members[a]):
             head[m] += 1
             arrive(m)
-    if any(head[m] < len(seq[m]) for m in range(n)):  # pragma: no cover - guarded by checks above
+    if any(head[m] < len(seq[m]) for m in range(n)):
         raise ValueError("log is inconsistent: its syncs' iteration counts form a cycle")
-    return order
+    t, kd, a = (np.array(x) for x in zip(*out)) if out else (np.empty(0), np.empty(0, np.int8), np.empty(0, np.int64))
+    return t.astype(float), kd.astype(np.int8), a.astype(np.int64)
 
 
 # ----------------------------------------------------------------------- replay
 def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
            eval_every_s: float = 1.0, seed=0, l2: float = 0.0, *, unfinished: str = "apply",
+           dtype: str = "float64", blas_threads: int | None = 1, data: str = "iid",
            _one_at_a_time: bool = False) -> ReplayResult:
     """Train n replicas along the schedule ``log`` and return the average model's test curve.
 
@@ -223,7 +373,8 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     log : :class:`~simlib.runtime.cluster.ScheduleLog` (or anything with ``n``, ``duration``,
         ``compute_end`` and ``syncs`` of the same form).
     problem : :class:`~simlib.training.learning.Problem` or a name for :func:`~simlib.training.learning.load_problem`.
-    model : ``"softmax"``, ``"mlp"`` (32 tanh hidden units) or a model object with
+    model : a name of :data:`~simlib.training.learning.MODELS` (``"softmax"``, ``"mlp"``: 32 tanh
+        hidden units, ``"mlp-relu"``: the mnist1d model) or a model object with
         ``init``/``grad``/``loss_acc`` (then ``l2`` must be set on the model).
     lr : SGD step size (> 0) of every local step.
     batch_size : samples per local minibatch (>= 1).
@@ -233,6 +384,14 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     unfinished : what to do with a sync whose ``finish`` is None: ``"apply"``
         it at launch like the others, or ``"drop"`` it (the members keep
         their pre-sync replicas; it still counts as launched).
+    dtype : ``"float64"`` or ``"float32"``: the floating type of the replicas,
+        data and gradients (RP10; float32 is about twice as fast; the curve
+        is evaluated in the same type, its loss reported as a float).
+    data : where worker ``w``'s minibatches come from: ``"iid"``, the whole training set
+        (RP5), or ``"sharded"``, its own shard (:func:`shards`; RP11).
+    blas_threads : BLAS threads while the replay runs (>= 1; restored afterwards), or
+        None to leave them as they are.  One thread is fastest for these many small
+        matrix products, most of all when sweep processes share the cores (RP10).
     """
     n, duration, ends = _check_log(log)
     if isinstance(problem, str):
@@ -244,6 +403,10 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     eval_every_s = check_real("eval_every_s", eval_every_s, 0.0, lo_open=True)
     l2 = check_real("l2", l2, 0.0)
     unfinished = check_choice("unfinished", unfinished, UNFINISHED)
+    ft = np.dtype(check_choice("dtype", dtype, DTYPES))
+    data = check_choice("data", data, DATA_MODES)
+    if data == "sharded" and n > problem.y_train.size:
+        raise ValueError(f"data='sharded' needs log.n <= {problem.y_train.size} training samples, got n = {n}")
     root = as_seed_sequence(seed)
     if isinstance(model, str):
         mdl = make_model(check_choice("model", model, MODELS), problem, l2=l2)
@@ -255,78 +418,152 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         raise ValueError(f"model must be one of {list(MODELS)} or a model object, got {model!r}")
     grad = getattr(mdl, "_grad", mdl.grad)
 
-    syncs = list(log.syncs)
-    order = _event_order(n, duration, ends, syncs)
-    weights = [_sync_weights(rec, i) for i, rec in enumerate(syncs)]
-    targets = [_sync_targets(rec, i) for i, rec in enumerate(syncs)]
-    apply_sync = [unfinished == "apply" or rec.finish is not None for rec in syncs]
+    if blas_threads is not None:
+        blas_threads = check_int("blas_threads", blas_threads, lo=1)
+    limit = (contextlib.nullcontext() if blas_threads is None
+             else threadpool_limits(limits=blas_threads, user_api="blas"))
+    with limit:
+        sy = _parse_syncs(n, duration, ends, list(log.syncs), unfinished)
+        ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
 
-    Xtr, ytr, N = problem.X_train, problem.y_train, problem.y_train.size
-    batches = [minibatch_indices(root, w, N, batch_size, ends[w].size) for w in range(n)]
-    x_init = init_params(root, mdl)
-    params = np.tile(x_init, (n, 1))
+        Xtr, ytr, N = problem.X_train.astype(ft), problem.y_train, problem.y_train.size
+        Xte, yte = problem.X_test.astype(ft), problem.y_test
+        if data == "iid":
+            batches = [minibatch_indices(root, w, N, batch_size, ends[w].size) for w in range(n)]
+        else:
+            batches = [sh[minibatch_indices(root, w, sh.size, batch_size, ends[w].size)]
+                       for w, sh in enumerate(shards(root, N, n))]
+        x_init = init_params(root, mdl)
+        x0 = x_init.astype(ft)
+        params = np.tile(x0, (n, 1))
+        step = ft.type(lr)
 
-    n_eval = int(math.floor(duration / eval_every_s * (1 + 1e-12)))
-    times = [k * eval_every_s for k in range(n_eval + 1) if k * eval_every_s <= duration]
-    if times[-1] < duration:
-        times.append(duration)
-    rows = []
-    pend_w: list[int] = []
-    pend_k: list[int] = []
-    pending: set[int] = set()
-    calls = 0
-    iters = nsync = 0
+        n_eval = int(math.floor(duration / eval_every_s * (1 + 1e-12)))
+        times = [k * eval_every_s for k in range(n_eval + 1) if k * eval_every_s <= duration]
+        if times[-1] < duration:
+            times.append(duration)
+        rows = []
+        calls = iters = nsync = 0
+        next_k = [0] * n                    # next local iteration of each worker
+        pend_w: list[int] = []              # pending local steps (distinct workers)
+        pending: set[int] = set()
+        sync_batch: list[int] = []          # pending syncs: no member is a target of an earlier one
+        sb_read: set[int] = set()
+        sb_write: set[int] = set()
+        ptr, tptr = sy.ptr.tolist(), sy.tptr.tolist()
+        mem_l, tgt_l, apply_l = sy.mem.tolist(), sy.tgt.tolist(), sy.apply.tolist()
+        klen = np.diff(sy.ptr)
+        w_f = sy.w.astype(ft)
+        c_f = sy.c.astype(ft)
+        pair = (klen == 2) & (sy.c == 0)
+        logits = getattr(mdl, "_logits", None)
+        te_rows = np.arange(yte.size)
 
-    def flush():
-        nonlocal calls
-        if not pend_w:
-            return
-        ws = np.asarray(pend_w)
-        idx = np.stack([batches[w][k] for w, k in zip(pend_w, pend_k)])
-        params[ws] -= lr * grad(params[ws], Xtr[idx], ytr[idx])
-        calls += 1
-        pend_w.clear()
-        pend_k.clear()
-        pending.clear()
+        def flush_grads():
+            nonlocal calls
+            if not pend_w:
+                return
+            ws = np.array(pend_w)
+            idx = np.stack([batches[w][next_k[w] - 1] for w in pend_w])
+            params[ws] -= step * grad(params[ws], np.take(Xtr, idx, axis=0), ytr[idx])
+            calls += 1
+            pend_w.clear()
+            pending.clear()
 
-    def evaluate(t):
-        loss, acc = mdl.loss_acc(params.mean(axis=0), problem.X_test, problem.y_test)
-        rows.append((t, iters, nsync, loss, acc))
+        def flush_syncs():
+            """Apply the pending syncs: every new replica is computed from the replicas before the
+            batch, then written (the batch's targets are distinct and no member of a later sync
+            is a target of an earlier one, so this equals applying them one by one)."""
+            if not sync_batch:
+                return
+            recs = np.array(sync_batch)
+            if pair[recs].all():            # merges of two replicas without an x_init share
+                j0 = sy.ptr[recs]
+                new = w_f[j0, None] * params[sy.mem[j0]]
+                new += w_f[j0 + 1, None] * params[sy.mem[j0 + 1]]
+                params[sy.tgt[sy.tptr[recs]]] = new
+                two = sy.tptr[recs + 1] - sy.tptr[recs] == 2
+                if two.any():
+                    params[sy.tgt[sy.tptr[recs[two]] + 1]] = new[two]
+                sync_batch.clear()
+                sb_read.clear()
+                sb_write.clear()
+                return
+            ks = klen[recs]
+            outs = []
+            for kv in np.unique(ks).tolist():
+                rs = recs[ks == kv]
+                pos = sy.ptr[rs][:, None] + np.arange(kv)
+                idx, W = sy.mem[pos], w_f[pos]
+                if kv <= _LOOP_K:
+                    new = W[:, 0, None] * params[idx[:, 0]]
+                    for j in range(1, kv):
+                        new += W[:, j, None] * params[idx[:, j]]
+                else:
+                    new = np.matmul(W[:, None, :], params[idx])[:, 0]
+                cs = c_f[rs]
+                if cs.any():
+                    new += cs[:, None] * x0
+                tl = sy.tptr[rs + 1] - sy.tptr[rs]
+                tpos = np.repeat(sy.tptr[rs] - np.cumsum(tl) + tl, tl) + np.arange(tl.sum())
+                outs.append((sy.tgt[tpos], np.repeat(new, tl, axis=0)))
+            for tg, vals in outs:
+                params[tg] = vals
+            sync_batch.clear()
+            sb_read.clear()
+            sb_write.clear()
 
-    ei = 0
-    for t, kind, a, k in order:
-        while ei < len(times) and t > times[ei]:
-            flush()
+        def evaluate(t):
+            xbar = params.mean(axis=0)
+            if logits is None:
+                loss, acc = mdl.loss_acc(xbar, Xte, yte)
+            else:
+                Z = logits(xbar[None], Xte[None])[0].astype(float)
+                Z -= Z.max(axis=1, keepdims=True)
+                loss = float(np.log(np.exp(Z).sum(axis=1)).mean() - Z[te_rows, yte].mean())
+                acc = float((Z.argmax(axis=1) == yte).mean())
+            rows.append((t, iters, nsync, loss, acc))
+
+        ei, n_times = 0, len(times)
+        for t, kd, a in zip(ev_t.tolist(), ev_kind.tolist(), ev_id.tolist()):
+            while ei < n_times and t > times[ei]:
+                flush_syncs()
+                flush_grads()
+                evaluate(times[ei])
+                ei += 1
+            if kd == 0:
+                if a in pending:
+                    flush_grads()
+                if a in sb_read:
+                    flush_syncs()
+                next_k[a] += 1
+                pend_w.append(a)
+                pending.add(a)
+                iters += 1
+                if _one_at_a_time:
+                    flush_grads()
+                continue
+            nsync += 1
+            if not apply_l[a]:
+                continue
+            members = mem_l[ptr[a]:ptr[a + 1]]
+            if not pending.isdisjoint(members):
+                flush_grads()
+            if not sb_write.isdisjoint(members):
+                flush_syncs()
+            sync_batch.append(a)
+            sb_read.update(members)
+            sb_write.update(tgt_l[tptr[a]:tptr[a + 1]])
+            if _one_at_a_time:
+                flush_syncs()
+        flush_syncs()
+        flush_grads()
+        while ei < n_times:
             evaluate(times[ei])
             ei += 1
-        if kind == 0:
-            if a in pending:
-                flush()
-            pend_w.append(a)
-            pend_k.append(k)
-            pending.add(a)
-            iters += 1
-            if _one_at_a_time:
-                flush()
-        else:
-            rec = syncs[a]
-            members = list(rec.members)
-            if not pending.isdisjoint(members):
-                flush()
-            nsync += 1
-            if apply_sync[a]:
-                w, c = weights[a]
-                new = w @ params[members]
-                if c:
-                    new = new + c * x_init
-                params[targets[a]] = new
-    flush()
-    while ei < len(times):
-        evaluate(times[ei])
-        ei += 1
-    curve = pd.DataFrame(rows, columns=list(CURVE_COLUMNS))
-    curve["iterations"] = curve["iterations"].astype(np.int64)
-    curve["syncs"] = curve["syncs"].astype(np.int64)
+        curve = pd.DataFrame(rows, columns=list(CURVE_COLUMNS))
+        curve["iterations"] = curve["iterations"].astype(np.int64)
+        curve["syncs"] = curve["syncs"].astype(np.int64)
     return ReplayResult(curve=curve, final_params=params, x_init=x_init, grad_calls=calls)
 
 

@@ -6,7 +6,7 @@ received into its own: decision SM66) and replays it through minibatch SGD
 (:mod:`simlib.training.replay`).  Keys starting with ``train_`` configure the
 training (defaults :data:`simlib.training.time_to_accuracy.TRAIN_DEFAULTS`),
 ``target_acc`` is the test accuracy of the average model that counts as
-reached; the rest go to the scenario.
+reached (default: the problem's); the rest go to the scenario.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ __all__ = ["trial"]
 
 def trial(params: dict, seed: np.random.SeedSequence) -> dict:
     """SSP metrics of the run plus ``time_to_target_s``, ``iterations_to_target`` and ``final_acc``."""
-    params, target, cfg = split_training_params(params, 0.9)
+    params, target, cfg = split_training_params(params)
     log = simulate(SSPScenario.from_params(params), seed)
     reached, row = replay_to_target(multicast_schedule_log(log), cfg, target, seed)
     out = {**ssp_metrics(log), **reached}

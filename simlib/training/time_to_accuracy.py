@@ -4,9 +4,10 @@ The schedule (who synchronizes with whom, when, with which weights) does not
 depend on model values, so a trial simulates a
 :class:`~simlib.papers.cluster_scenario.Scenario` once and replays its schedule log through
 minibatch SGD on a real data set (:mod:`simlib.training.replay`).  Parameters whose
-names start with ``train_`` configure the training; ``target_acc`` is the test
-accuracy of the average model that counts as "converged"; all other keys go to
-the scenario.
+names start with ``train_`` configure the training (:data:`TRAIN_DEFAULTS`);
+``target_acc`` is the test accuracy of the average model that counts as
+"converged" (default: the problem's, see :func:`target_ladder`); all other keys
+go to the scenario.
 """
 from __future__ import annotations
 
@@ -15,47 +16,61 @@ import math
 import numpy as np
 
 from simlib.runtime.metrics import sync_metrics
+from simlib.training import learning
 from simlib.training.replay import replay, time_to_accuracy
 from simlib.core.seeding import child_seed
 from simlib.papers.cluster_scenario import Scenario, simulate
-from simlib.core.validate import check_real
+from simlib.core.validate import check_choice
 from simlib.papers.analysis import ladder_column
 
-__all__ = ["trial", "TRAIN_DEFAULTS", "TARGET_LADDER", "ladder_column", "split_training_params", "replay_to_target"]
+__all__ = ["trial", "TRAIN_DEFAULTS", "TARGET_LADDER", "target_ladder", "ladder_column", "split_training_params",
+           "replay_to_target"]
 
-#: Targets at which every trial also reports the time to accuracy (``time_to_acc80_s``, ...),
-#: so a conclusion can be checked for its sensitivity to the one ``target_acc`` chosen.
-TARGET_LADDER = (0.80, 0.85, 0.88, 0.90, 0.92)
+#: The digits ladder (kept for code written before ladders became per problem): use
+#: :func:`target_ladder` with the trial's ``train_problem`` instead.
+TARGET_LADDER = learning.target_ladder("digits")
 
-#: One shared training configuration for every scheme (docs/decisions/replay.md).
+#: One shared training configuration for every scheme (docs/decisions/replay.md RP8-RP11):
+#: problem, model, SGD step size, local minibatch size, simulated seconds between evaluations,
+#: where minibatches come from ("iid" or "sharded") and the floating type of the replay.
 TRAIN_DEFAULTS = {"train_problem": "digits", "train_model": "softmax", "train_lr": 0.1,
-                  "train_batch": 32, "train_eval_every_s": 1.0}
+                  "train_batch": 32, "train_eval_every_s": 1.0, "train_data": "iid", "train_dtype": "float32"}
 
 
-def split_training_params(params: dict, default_target: float) -> tuple[dict, float, dict]:
+def target_ladder(problem) -> tuple:
+    """The target accuracies at which every trial on ``problem`` (a name, e.g. the trial's
+    ``train_problem``, or a Problem) reports the time to accuracy (``time_to_accNN_s``)."""
+    return learning.target_ladder(problem)
+
+
+def split_training_params(params: dict, default_target: float | None = None) -> tuple[dict, float, dict]:
     """``(scenario params, target_acc, training config)`` from a trial's flat ``params``:
     ``train_*`` keys (checked against :data:`TRAIN_DEFAULTS`), ``target_acc`` (default
-    ``default_target``), and everything else for the scenario."""
+    ``default_target``, or the problem's default target when None; checked against the
+    highest target the problem supports), and everything else for the scenario."""
     params = dict(params)
-    target = check_real("target_acc", params.pop("target_acc", default_target), 0.0, 1.0)
     train = {k: params.pop(k) for k in list(params) if k.startswith("train_")}
     unknown = sorted(set(train) - set(TRAIN_DEFAULTS))
     if unknown:
         raise ValueError(f"unknown training parameter(s) {unknown}; allowed: {sorted(TRAIN_DEFAULTS)}")
-    return params, target, {**TRAIN_DEFAULTS, **train}
+    cfg = {**TRAIN_DEFAULTS, **train}
+    problem = check_choice("train_problem", cfg["train_problem"], learning.PROBLEMS)
+    check_choice("train_model", cfg["train_model"], learning.MODELS)
+    target = params.pop("target_acc", learning.default_target(problem) if default_target is None else default_target)
+    return params, learning.check_target(problem, target, "target_acc"), cfg
 
 
 def replay_to_target(log, cfg: dict, target: float, seed: np.random.SeedSequence) -> tuple[dict, dict | None]:
     """Replay ``log`` with training config ``cfg``; returns (``final_acc``, ``time_to_target_s``
-    and the time to every :data:`TARGET_LADDER` accuracy (NaN if never reached), the curve row
+    and the time to every accuracy of the problem's ladder (NaN if never reached), the curve row
     where ``target`` was first met or None)."""
     curve = replay(log, cfg["train_problem"], model=cfg["train_model"], lr=cfg["train_lr"],
                    batch_size=cfg["train_batch"], eval_every_s=cfg["train_eval_every_s"],
-                   seed=child_seed(seed, 7)).curve
+                   seed=child_seed(seed, 7), data=cfg["train_data"], dtype=cfg["train_dtype"]).curve
     t = time_to_accuracy(curve, target)
     row = None if math.isnan(t) else curve[curve["time_s"] == t].iloc[0]
     out = {"final_acc": float(curve["test_acc"].iloc[-1]), "time_to_target_s": float(t)}
-    out.update({ladder_column(a): time_to_accuracy(curve, a) for a in TARGET_LADDER})
+    out.update({ladder_column(a): time_to_accuracy(curve, a) for a in target_ladder(cfg["train_problem"])})
     return out, row
 
 
@@ -65,7 +80,7 @@ def trial(params: dict, seed: np.random.SeedSequence) -> dict:
     ``updates_to_target`` counts synchronizations launched until the target is first
     met (002's "#update"); ``time_per_update_s`` = time to target / updates.
     """
-    params, target, cfg = split_training_params(params, 0.85)
+    params, target, cfg = split_training_params(params)
     log = simulate(Scenario.from_params(params), seed)
     reached, row = replay_to_target(log, cfg, target, seed)
     out = {**sync_metrics(log), **reached}

@@ -50,3 +50,14 @@ def test_require_frame_names_what_is_wrong():
         require_frame(df.iloc[:0], "runs", ["a"])
     with pytest.raises(ValueError, match="runs must be a DataFrame"):
         require_frame([1], "runs", [])
+
+
+def test_default_targets_are_the_ladder_columns_of_the_frame():
+    """Without targets the ladder is read from the time_to_accNN_s columns (any problem's ladder)."""
+    df = frame().rename(columns={"time_to_acc80_s": "time_to_acc35_s", "time_to_acc90_s": "time_to_acc40_s"})
+    lad = ladder_ratios(df, by=["trace"], num="slow", den="fast", censor_at_s=10.0)
+    assert lad.target.tolist() == [0.35, 0.40]
+    assert (lad.iloc[0]["min"], lad.iloc[0]["max"]) == (2.0, 2.5)     # the 80 % case above
+    with pytest.raises(ValueError, match="time_to_accNN_s"):
+        ladder_ratios(df.drop(columns=["time_to_acc35_s", "time_to_acc40_s"]), by=["trace"], num="slow",
+                      den="fast", censor_at_s=10.0)

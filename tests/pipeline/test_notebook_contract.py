@@ -64,6 +64,16 @@ def run_parameters(stem: str, monkeypatch, **passed) -> dict:
     ("91_beyond_internet_scale", dict(profile="quick", n_values="[40, 20]"), dict(n_values=[20, 40], trials=2)),
     ("15_sr_paper_gaps", dict(profile="full", c_values="[5]"), dict(c_values=[5], n=200, dt_values=[
         0.01, 0.05, 0.1, 0.2, 0.5, 1.0])),
+    # the SSP notebooks: quick n = 12 and 10 or 15 s, but what the user passed; None items as YAML null
+    ("43_selmcast_ssp_fig7_case_study", dict(profile="quick", n=30),
+     dict(n=30, trials=1, duration_s=15.0, traces=["lstm", "transformer", "cnn"], ssp=4)),
+    ("44_selmcast_ssp_fig8-10", dict(profile="quick", k_values="[2, null]", ssp_values="[0]"),
+     dict(k_values=[2, None], ssp_values=[0], n=12, duration_s=10.0, p_values=[0.1, 0.3], traces=["lstm"])),
+    ("45_selmcast_ssp_fig11-13", dict(profile="full", volume_exponents="[-2, 3]", traces="[cnn]"),
+     dict(volume_exponents=[-2, 3], traces=["cnn"], n=50, trials=10, eta_values=[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6,
+                                                                                0.7, 0.75, 0.8, 0.9, 1.0])),
+    ("46_selmcast_ssp_time_to_accuracy", dict(profile="quick", target_acc=0.9, trials=3),
+     dict(target_acc=0.9, trials=3, n=12, duration_s=15.0, traces=["lstm"], model="softmax")),
 ])
 def test_quick_profile_keeps_user_parameters_and_lists_come_as_text(stem, passed, expected, monkeypatch):
     ns = run_parameters(stem, monkeypatch, **passed)
@@ -100,16 +110,27 @@ def test_000_notebooks_refuse_bad_values_naming_the_parameter(stem, passed, matc
         run_parameters(stem, monkeypatch, profile="full", **passed)
 
 
+def test_ssp_notebooks_check_p_against_n_with_the_scenarios_rule(monkeypatch):
+    with pytest.raises(ValueError, match=r"p_values\[1\]: p must give between 1 and n - 1 = 9 receivers"):
+        run_parameters("44_selmcast_ssp_fig8-10", monkeypatch, profile="full", n=10, p_values="[0.1, 0.95]")
+    # quick n = 12 with a passed p = 0.95: ceil(0.95 * 12) = 12 > 11 receivers
+    with pytest.raises(ValueError, match=r"p must give between 1 and n - 1 = 11 receivers"):
+        run_parameters("43_selmcast_ssp_fig7_case_study", monkeypatch, profile="quick", p=0.95)
+    with pytest.raises(ValueError, match=r"volume_exponents\[0\] must be an integer in \[-20, 20\]"):
+        run_parameters("45_selmcast_ssp_fig11-13", monkeypatch, profile="full", volume_exponents="[21]")
+
+
 # ------------------------------------------------------------------ every migrated notebook
 def migrated() -> dict:
+    from simlib.papers.beyond_notebooks import InternetScaleNotebook, RealTracesNotebook
     from simlib.papers.fmreduce.experiments import Fig2Notebook
     from simlib.papers.partial_reduce.experiments.mixing import SpectralNotebook
     from simlib.papers.selective_reduce.experiments import figures as sr
     from simlib.papers.selective_reduce.experiments.motivating_example import Fig3Notebook
     from simlib.papers.selective_reduce.experiments.ring_check import RingCheckNotebook
     from simlib.papers.selmcast.experiments import BSPFiguresNotebook, Fig1Notebook
-
-    from simlib.papers.beyond_notebooks import InternetScaleNotebook, RealTracesNotebook
+    from simlib.papers.selmcast.ssp_experiments import (SSPFig7Notebook, SSPFigs8to10Notebook,
+                                                        SSPFigs11to13Notebook, SSPTimeToAccuracyNotebook)
     from simlib.training.notebook_specs import HeterogeneousTrainingNotebook, TimeToAccuracyNotebook
 
     return {"00_pipeline_example": RingCheckNotebook, "10_sr_fig3_motivating_example": Fig3Notebook,
@@ -117,10 +138,12 @@ def migrated() -> dict:
             "13_sr_fig11-12_robustness": sr.Fig11to12Notebook, "14_sr_fig13-14_skew_latency": sr.Fig13to14Notebook,
             "15_sr_paper_gaps": sr.GapsNotebook, "20_pr_sec3_spectral_weights": SpectralNotebook,
             "21_pr_sec5_heterogeneous_training": HeterogeneousTrainingNotebook,
-            "90_beyond_time_to_accuracy": TimeToAccuracyNotebook, "91_beyond_internet_scale": InternetScaleNotebook,
-            "92_beyond_real_traces": RealTracesNotebook,
             "30_fmreduce_fig2": Fig2Notebook, "40_selmcast_sec2_fig1_random_selection": Fig1Notebook,
-            "41_selmcast_bsp_fig4-6": BSPFiguresNotebook}
+            "41_selmcast_bsp_fig4-6": BSPFiguresNotebook, "43_selmcast_ssp_fig7_case_study": SSPFig7Notebook,
+            "44_selmcast_ssp_fig8-10": SSPFigs8to10Notebook, "45_selmcast_ssp_fig11-13": SSPFigs11to13Notebook,
+            "46_selmcast_ssp_time_to_accuracy": SSPTimeToAccuracyNotebook,
+            "90_beyond_time_to_accuracy": TimeToAccuracyNotebook, "91_beyond_internet_scale": InternetScaleNotebook,
+            "92_beyond_real_traces": RealTracesNotebook}
 
 
 def literal_assignments(source: str) -> dict:

@@ -196,7 +196,8 @@ def test_curve_includes_events_at_evaluation_times(blobs):
 
 
 # ------------------------------------------------------------------------- models
-@pytest.mark.parametrize("cls,kw", [(SoftmaxRegression, {}), (MLP, {"hidden": 6})])
+@pytest.mark.parametrize("cls,kw", [(SoftmaxRegression, {}), (MLP, {"hidden": 6}),
+                                    (MLP, {"hidden": 6, "activation": "relu"})])
 def test_gradient_matches_finite_differences(blobs, cls, kw):
     rng = np.random.default_rng(1)
     l2 = 0.03

@@ -6,9 +6,9 @@ from simlib.papers.contract import Command, Paper
 from simlib.papers.scheme import Scheme
 
 from .bsp_scenario import BSPOptions, BSPScenario, round_summary
-from .ssp_scenario import SSPScenario
+from .ssp_scenario import SSPOptions, SSPScenario, run_summary
 
-__all__ = ["SCHEMES", "BSP_COMMAND", "PAPER"]
+__all__ = ["SCHEMES", "BSP_COMMAND", "SSP_COMMAND", "PAPER"]
 
 #: Okabe-Ito colours, distinct from each other (and the colours the BSP figures have had).
 SCHEMES = {s.name: s for s in (
@@ -25,5 +25,14 @@ BSP_COMMAND = Command(
                 "the plan with per-flow max-min sharing and print the normalized completion time (by the "
                 "optimal t*), the multicast scale, the selection time and the solver status.")
 
+SSP_COMMAND = Command(
+    "selmcast-ssp", SSPScenario, run_summary, options=SSPOptions,
+    help="simulate one SSP training run with SelMcast or Orpheus (seed 004 §IV-C)",
+    description="Simulate n workers training under SSP for --duration seconds; every ready worker multicasts its "
+                "model to receivers chosen by SelMcast (Algorithm 2) or Orpheus (seed 004 §III-C, §IV-C).  Prints "
+                "NPU utilization, multicast scale, rounds, preemptions and the wall time (with --engine flow also "
+                "the selection time per call).")
+
 PAPER = Paper("004", "Efficient Parameter Synchronization for Peer-to-Peer Distributed Learning With Selective "
-                     "Multicast (SelMcast)", (BSPScenario, SSPScenario), tuple(SCHEMES.values()), (BSP_COMMAND,))
+                     "Multicast (SelMcast)", (BSPScenario, SSPScenario), tuple(SCHEMES.values()),
+              (BSP_COMMAND, SSP_COMMAND))

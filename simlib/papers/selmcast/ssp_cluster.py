@@ -38,14 +38,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simlib.core.network import FlowNetwork
-from simlib.core.validate import check_choice, check_int, check_real
+from simlib.core.validate import check_choice, check_int
 from simlib.runtime.log import grow_columns
 from simlib.workloads.traces import Trace
 
 from . import ssp_kernel as K
 from .orpheus import orpheus_receivers
 from .ssp_kernel import BASE, BLOCKED, COMPUTING, GAP, MULTICASTING, READD_MIN, place_classes, residual_tables
-from .ssp_selection import LINE32_READINGS, PARETO_DEADLINES, TASK_ORDERS, select_ssp
+from .ssp_selection import select_ssp
 
 __all__ = ["SSPLog", "MulticastRecord", "MulticastTable", "SSPCluster", "mean_residual", "SCHEMES", "LAYERS",
            "TAU_ESTIMATES", "SHARINGS", "ENGINES"]
@@ -220,16 +220,22 @@ class SSPLog:
 class SSPCluster:
     """One SSP training run (see the module docstring).
 
-    Parameters (units in names; validated here, once):
-    ``egress``, ``ingress``: (n,) bits/s at time 0; ``compute``: object with
-    ``next(w) -> seconds`` (e.g. :class:`simlib.runtime.cluster.ComputeTimes`);
-    ``trace``: the compute-time distribution the manager assumes for tau_i;
-    ``volume_bits`` > 0; ``p`` in [1, n - 1] receivers; ``ssp`` >= 0 (``math.inf``:
-    no gate); ``k`` >= 0 rounds (``math.inf``: no forced pairs); ``eta`` in [0, 1];
-    ``bandwidth``: optional callable ``t -> (2, n)`` array (egress, ingress) in force
-    at time t, re-applied every ``period_s``; ``orpheus_rng``: Generator for
-    Orpheus's draws; ``engine``: "compiled" (default) or "flow", two
-    implementations of the same run (decision SM68).
+    Parameters (units in names): ``egress``, ``ingress``: (n,) bits/s at time 0;
+    ``compute``: object with ``next(w) -> seconds`` (e.g.
+    :class:`simlib.runtime.cluster.ComputeTimes`); ``trace``: the compute-time
+    distribution the manager assumes for tau_i; ``volume_bits`` > 0; ``p`` in
+    [1, n - 1] receivers; ``ssp`` >= 0 (``math.inf``: no gate); ``k`` >= 0 rounds
+    (``math.inf``: no forced pairs); ``eta`` in [0, 1]; ``bandwidth``: optional
+    callable ``t -> (2, n)`` array (egress, ingress) in force at time t,
+    re-applied every ``period_s``; ``orpheus_rng``: Generator for Orpheus's
+    draws; ``engine``: "compiled" (default) or "flow", two implementations of
+    the same run (decision SM68).
+
+    The knobs come from a validated
+    :class:`~simlib.papers.selmcast.ssp_scenario.SSPScenario` and are not
+    checked again; the cluster checks only what the scenario does not fix: the
+    port arrays, ``p`` against the number of ports, the trace and generator a
+    scheme needs, and the engine.
     """
 
     def __init__(self, *, egress, ingress, compute, trace: Trace | None, volume_bits: float, p: int,
@@ -245,22 +251,14 @@ class SSPCluster:
             raise ValueError(f"ingress must have the same length as egress ({n})")
         if np.any(self.egress <= 0) or np.any(self.ingress <= 0):
             raise ValueError("egress and ingress must be > 0 bits/s")
-        self.scheme = check_choice("scheme", scheme, SCHEMES)
-        self.layer = check_choice("layer", layer, LAYERS)
-        self.volume = check_real("volume_bits", volume_bits, 0.0, lo_open=True)
+        self.scheme, self.layer = scheme, layer
+        self.volume = float(volume_bits)
         self.p = check_int("p", p, 1, n - 1)
-        self.ssp = math.inf if ssp == math.inf else check_int("ssp", ssp, lo=0)
-        self.k = math.inf if k == math.inf else check_int("k", k, lo=0)
-        self.eta = check_real("eta", eta, 0.0, 1.0)
-        self.tau_estimate = check_choice("tau_estimate", tau_estimate, TAU_ESTIMATES)
-        self.task_order = check_choice("task_order", task_order, TASK_ORDERS)
-        self.line32 = check_choice("line32", line32, LINE32_READINGS)
-        self.pareto_deadline = check_choice("pareto_deadline", pareto_deadline, PARETO_DEADLINES)
-        sharing = check_choice("sharing", sharing, SHARINGS)
-        if sharing == "auto":
-            sharing = "priority" if self.scheme == "selmcast" else "maxmin"
-        self.sharing = sharing
-        self.period = check_real("period_s", period_s, 0.0, lo_open=True)
+        self.ssp, self.k, self.eta = ssp, k, float(eta)
+        self.tau_estimate, self.task_order, self.line32 = tau_estimate, task_order, line32
+        self.pareto_deadline = pareto_deadline
+        self.sharing = ("priority" if scheme == "selmcast" else "maxmin") if sharing == "auto" else sharing
+        self.period = float(period_s)
         self.bandwidth = bandwidth
         if self.tau_estimate == "trace" and trace is None and self.scheme == "selmcast":
             raise ValueError("trace must be given when tau_estimate='trace'")
@@ -277,7 +275,7 @@ class SSPCluster:
     # ------------------------------------------------------------------ run
     def run(self, duration_s: float) -> SSPLog:
         """Simulate ``duration_s`` seconds (> 0) and return the log."""
-        duration = check_real("duration_s", duration_s, 0.0, lo_open=True)
+        duration = float(duration_s)
         if self.engine == "compiled":
             return self._run_compiled(duration)
         return self._run_flow(duration)

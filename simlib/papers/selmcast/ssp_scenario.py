@@ -3,8 +3,13 @@
 :class:`SSPScenario` holds every knob of §IV-A2/§IV-C with the paper's
 defaults (n = 50, b̄ = 40 Gbps, v = 200 MB, p = 0.3n, eta = 0.75, ssp = k = 4,
 lambda = 0.5, mu = 1, 10 minutes) and ours where the paper has none (see
-docs/decisions/selmcast_ssp.md).  ``ssp=None`` / ``k=None`` mean infinity
-(SSP gate removed = ASP; the k-round requirement removed).
+docs/decisions/selmcast_ssp.md), each declared once with its range, unit and
+quick-profile value (:mod:`simlib.papers.contract`); the command
+``python -m simlib selmcast-ssp`` (:mod:`.paper`, trial :func:`run_summary`,
+run option :class:`SSPOptions`) and the §IV-C notebooks' parameter checks
+(:mod:`.ssp_experiments`) are generated from these declarations.
+``ssp=None`` / ``k=None`` mean infinity (``--ssp inf``: SSP gate removed = ASP;
+``--k inf``: the k-round requirement removed).
 
 Randomness: the trial's SeedSequence has fixed children (0: bandwidths, 1:
 per-worker compute-time streams, 2: Orpheus's draws), so SelMcast and Orpheus
@@ -14,22 +19,23 @@ same seed (paired comparison).
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.units import MB, Gbps
-from simlib.core.validate import check_choice, check_int, check_real, from_params
+from simlib.papers.contract import ParamError, ScenarioBase, param
 from simlib.workloads.bandwidth import TimeVaryingBandwidth
-from simlib.workloads.traces import Trace, check_trace, load_trace
+from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
 
 from .bandwidth import selmcast_bandwidths
-from .ssp_cluster import LAYERS, SCHEMES, SHARINGS, TAU_ESTIMATES, SSPCluster, SSPLog
+from .ssp_cluster import ENGINES, LAYERS, SCHEMES, SHARINGS, TAU_ESTIMATES, SSPCluster, SSPLog
 from .ssp_metrics import ssp_metrics
 from .ssp_selection import LINE32_READINGS, PARETO_DEADLINES, TASK_ORDERS
 
-__all__ = ["SSPScenario", "simulate", "run_trial", "p_count"]
+__all__ = ["SSPScenario", "SSPOptions", "simulate", "run_trial", "run_summary", "p_count"]
 
 
 def p_count(p: float, n: int) -> int:
@@ -42,68 +48,74 @@ def p_count(p: float, n: int) -> int:
 
 
 @dataclass(frozen=True)
-class SSPScenario:
-    """One simulated SSP training run of seed 004 §IV-C (units in field names)."""
+class SSPScenario(ScenarioBase):
+    """One simulated SSP training run of seed 004 §IV-C (units in field names; §IV-A2's defaults).
 
-    scheme: str = "selmcast"
-    n: int = 50
-    trace: str = "lstm"                 # built-in name or CSV path
-    compute_mean_s: float = 1.0         # traces rescaled to this mean (§IV-A2: 1000 ms)
-    duration_s: float = 600.0
-    p: float = 0.3                      # fraction of n; receivers = ceil(p n)
-    model_mb: float = 200.0             # v; Fig. 12 scales it
-    bbar_gbps: float = 40.0
-    lam: float = 0.5
-    mu: float = 1.0
-    shared_x: bool = False              # one x for a worker's two ports (decision B2)
-    layer: str = "L3"
-    ssp: int | None = 4                 # None: no gate (ASP)
-    k: int | None = 4                   # None: requirement removed
-    eta: float = 0.75
-    gamma: float = 0.0                  # Fig. 13 bandwidth variability
-    period_s: float = 0.1               # Delta_T
-    tau_estimate: str = "trace"         # SM51
-    task_order: str = "pseudocode"      # SM57
-    line32: str = "y"                   # SM54
-    pareto_deadline: str = "own"        # SM61
-    sharing: str = "auto"               # SM50: priority for SelMcast, max-min for Orpheus
+    The field names are the sweep settings of notebooks 43-46 and 92 (CSV
+    columns and cache keys).  ``quick`` values are the §IV-C notebooks' quick
+    profile (notebooks 43 and 46 simulate 15 s instead of 10 s).
+    """
 
-    def __post_init__(self):
-        check_choice("scheme", self.scheme, SCHEMES)
-        n = check_int("n", self.n, 2, 10_000)
-        check_trace("trace", self.trace)
-        check_real("compute_mean_s", self.compute_mean_s, 0.0, lo_open=True)
-        check_real("duration_s", self.duration_s, 0.0, lo_open=True)
-        check_real("p", self.p, 0.0, 1.0, lo_open=True, hi_open=True)
-        p_count(self.p, n)
-        check_real("model_mb", self.model_mb, 0.0, lo_open=True)
-        check_real("bbar_gbps", self.bbar_gbps, 0.0, lo_open=True)
-        check_real("lam", self.lam, 0.0, 1.0, hi_open=True)
-        check_real("mu", self.mu, 0.0, lo_open=True)
-        if self.shared_x not in (True, False):
-            raise ValueError(f"shared_x must be True or False, got {self.shared_x!r}")
-        check_choice("layer", self.layer, LAYERS)
-        if self.ssp is not None:
-            check_int("ssp", self.ssp, 0)
-        if self.k is not None:
-            check_int("k", self.k, 0)
-        check_real("eta", self.eta, 0.0, 1.0)
-        check_real("gamma", self.gamma, 0.0, 1.0)
-        check_real("period_s", self.period_s, 0.0, lo_open=True)
-        check_choice("tau_estimate", self.tau_estimate, TAU_ESTIMATES)
-        check_choice("task_order", self.task_order, TASK_ORDERS)
-        check_choice("line32", self.line32, LINE32_READINGS)
-        check_choice("pareto_deadline", self.pareto_deadline, PARETO_DEADLINES)
-        check_choice("sharing", self.sharing, SHARINGS)
+    scheme: str = param("selmcast", choices=SCHEMES,
+                        help="receiver selection: SelMcast (Algorithm 2, preemptive) or Orpheus (random p after "
+                             "the pairs due by the k rule)")
+    n: int = param(50, lo=2, hi=10_000, quick=12, help="workers (§IV-A2: 50)")
+    trace: str = param("lstm", check=check_trace_file, allowed=TRACE_HELP.removeprefix("compute-time trace: "),
+                       help="compute-time trace, rescaled to compute_mean_s")
+    compute_mean_s: float = param(1.0, lo=0.0, lo_open=True, unit="s", flag="--compute-mean",
+                                  help="mean compute time per iteration (§IV-A2: 1000 ms)")
+    duration_s: float = param(600.0, lo=0.0, lo_open=True, unit="s", quick=10.0, flag="--duration",
+                              help="training time simulated (§IV-A2: 10 minutes)")
+    p: float = param(0.3, lo=0.0, hi=1.0, lo_open=True, hi_open=True,
+                     help="minimum receivers as a fraction of n; ceil(p n) in [1, n - 1] receivers (SM60)")
+    model_mb: float = param(200.0, lo=0.0, lo_open=True, unit="MB", help="model size v (§IV-A2: 200 MB)")
+    bbar_gbps: float = param(40.0, lo=0.0, lo_open=True, unit="Gbps", flag="--bbar",
+                             help="mean egress bandwidth b̄ (§IV-A2: 40 Gbps)")
+    lam: float = param(0.5, lo=0.0, hi=1.0, hi_open=True, help="bandwidth variation λ: b̄(1 + λx), x ~ U[-1, 1]")
+    mu: float = param(1.0, lo=0.0, lo_open=True, help="ingress/egress bandwidth ratio μ")
+    shared_x: bool = param(False, help="a worker's ingress and egress share one random x (decision B2)")
+    layer: str = param("L3", choices=LAYERS, help="multicast layer: L3 (one flow per multicast) or L7 "
+                                                  "(one unicast flow per receiver; SM63)")
+    ssp: int | None = param(4, kind="int", lo=0, none_means="inf",
+                            help="SSP threshold: a worker moves on while its rounds exceed the slowest's by at "
+                                 "most ssp (SM58); inf: no gate (ASP)")
+    k: int | None = param(4, kind="int", lo=0, none_means="inf",
+                          help="every worker receives each sender's model at least once per k + 1 of its "
+                               "rounds (SM55); inf: requirement removed")
+    eta: float = param(0.75, lo=0.0, hi=1.0,
+                       help="η of Algorithm 2's line 9: a receiver with less than η v of the model left is kept "
+                            "(§IV-A2: 0.75)")
+    gamma: float = param(0.0, lo=0.0, hi=1.0,
+                         help="bandwidth variability γ of Fig. 13: b = b#(1 - γ) + γ b* every period_s (SM56)")
+    period_s: float = param(0.1, lo=0.0, lo_open=True, unit="s", flag="--period",
+                            help="Δ_T between bandwidth re-draws (§IV-C6: 100 ms; used when gamma > 0)")
+    tau_estimate: str = param("trace", choices=TAU_ESTIMATES,
+                              help="how τ_i is estimated: the trace's expected residual, the true one, or 0 (SM51)")
+    task_order: str = param("pseudocode", choices=TASK_ORDERS,
+                            help="line 13's order of τ: non-decreasing (pseudo-code) or non-increasing (text; SM57)")
+    line32: str = param("y", choices=LINE32_READINGS, help="line 32 sums over y (ours) or x (as printed; SM54)")
+    pareto_deadline: str = param("own", choices=PARETO_DEADLINES,
+                                 help="line 33 checks the own task's deadline or every task's (SM61)")
+    sharing: str = param("auto", choices=SHARINGS,
+                         help="link sharing: auto = strict priority for SelMcast, max-min for Orpheus (SM50)")
+
+    def check(self):
+        try:
+            p_count(self.p, self.n)
+        except ValueError as exc:
+            raise ParamError("p", str(exc)) from None
 
     @property
     def receivers(self) -> int:
         return p_count(self.p, self.n)
 
-    @classmethod
-    def from_params(cls, params: dict) -> "SSPScenario":
-        """Build from a dict, rejecting unknown keys by name."""
-        return from_params(cls, params)
+
+@dataclass(frozen=True)
+class SSPOptions(ScenarioBase):
+    """What ``python -m simlib selmcast-ssp`` runs the scenario on: the implementation (SM68)."""
+
+    engine: str = param("compiled", choices=ENGINES,
+                        help="compiled event loop or the slower FlowNetwork reference; same run (SM68)")
 
 
 def _trace(sc: SSPScenario) -> Trace:
@@ -143,3 +155,18 @@ def simulate(sc: SSPScenario, seed: np.random.SeedSequence | int = 0, *, compute
 def run_trial(params: dict, seed: np.random.SeedSequence) -> dict:
     """Sweep-friendly: metrics (:func:`ssp_metrics`) of one run of ``SSPScenario.from_params(params)``."""
     return ssp_metrics(simulate(SSPScenario.from_params(params), seed))
+
+
+def run_summary(params: dict, seed: np.random.SeedSequence, *, engine: str = "compiled") -> dict:
+    """``python -m simlib selmcast-ssp``'s trial: :func:`run_trial`'s metrics of the run on ``engine``,
+    plus ``selection_us_per_call`` (wall-clock microseconds per selection call; None for the compiled
+    engine, which does not time them) and ``wall_s`` (wall-clock seconds of the simulation)."""
+    sc = SSPScenario.from_params(params)
+    t0 = time.perf_counter()
+    log = simulate(sc, seed, engine=engine)
+    wall = time.perf_counter() - t0
+    out = ssp_metrics(log)
+    timed = not math.isnan(log.selection_s)          # only the reference engine times selections
+    out["selection_us_per_call"] = 1e6 * log.selection_s / max(log.selections, 1) if timed else None
+    out["wall_s"] = wall
+    return out

@@ -35,10 +35,25 @@ def test_selmcast_ssp_engines_print_the_same_run(capsys):
     (["--lam", "1"], "--lam"), (["--mu", "0"], "--mu"), (["--gamma", "2"], "--gamma"),
     (["--layer", "L4"], "--layer"), (["--scheme", "random"], "--scheme"),
     (["--trace", "no_such_trace"], "--trace"), (["--duration", "0"], "--duration"),
-    (["--engine", "fast"], "--engine"),
+    (["--engine", "fast"], "--engine"), (["--compute-mean", "0"], "--compute-mean"), (["--period", "0"], "--period"),
+    (["--bbar", "-1"], "--bbar"), (["--model-mb", "0"], "--model-mb"), (["--k", "1.5"], "--k"),
+    (["--tau-estimate", "guess"], "--tau-estimate"),
 ])
 def test_selmcast_ssp_rejects_bad_values(argv, flag, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["selmcast-ssp", *argv])
     assert exc.value.code == 2
     assert flag in capsys.readouterr().err
+
+
+def test_flags_the_hand_written_command_lacked_reach_the_run(capsys):
+    """--shared-x (decision B2) and --compute-mean are generated from SSPScenario; each changes the run."""
+    outs = {}
+    for extra in ([], ["--shared-x"], ["--compute-mean", "2"]):
+        assert main(["selmcast-ssp", "--n", "8", "--duration", "6", "--json", *extra]) == 0
+        outs[" ".join(extra)] = json.loads(capsys.readouterr().out)
+    assert outs["--shared-x"]["params"]["shared_x"] is True and outs["--compute-mean 2"]["params"]["compute_mean_s"] == 2
+    base = outs[""]["npu_utilization"], outs[""]["total_rounds"]
+    assert (outs["--shared-x"]["npu_utilization"], outs["--shared-x"]["total_rounds"]) != base
+    # twice the compute time per iteration in the same 6 s: fewer rounds
+    assert outs["--compute-mean 2"]["total_rounds"] < outs[""]["total_rounds"]

@@ -255,3 +255,20 @@ def test_tau_formula():
     _tau(10.0, np.array([2, 0, 1]), np.array([MULTICASTING, COMPUTING, MULTICASTING]), np.array([9.0, 9.7, 9.0]),
          np.array([np.inf, 10.5, np.inf]), np.array([True, False, False]), 2, True, x, surv, tail, 1.0, 0.2, tau)
     np.testing.assert_allclose(tau, [0.7, 0.0, 0.0])
+
+
+def test_scenario_cross_field_error_names_p_and_none_means_inf():
+    from simlib.papers.contract import ParamError
+
+    with pytest.raises(ParamError, match=r"p must give between 1 and n - 1 = 9") as exc:
+        SSPScenario(n=10, p=0.95)
+    assert exc.value.name == "p"
+    sc = SSPScenario(ssp=None, k=None, n=10, p=0.9)          # ceil(9.0) = 9 = n - 1 receivers
+    assert sc.receivers == 9 and sc.ssp is None and SSPScenario.from_params(sc.to_params()) == sc
+
+
+def test_notebook_46_models_and_problems_are_the_trainable_ones():
+    from simlib.papers.selmcast.ssp_experiments import TRAIN_MODELS, TRAIN_PROBLEMS
+    from simlib.training.learning import MODELS, PROBLEMS
+
+    assert TRAIN_MODELS == MODELS and TRAIN_PROBLEMS == PROBLEMS
