@@ -41,18 +41,10 @@ alpha_ms = 1.0            # one-way latency per ring round
 model_mb = 500.0          # model size v
 
 # %%
-from simlib.core.validate import check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common, quick_profile
+from simlib.papers.selective_reduce.experiments.ring_check import RingCheckNotebook
+from simlib.pipeline.params import notebook_params
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-groups = check_int("groups", groups, 1)
-lam = check_real("lam", lam, 0.0, 1.0)
-alpha_ms = check_real("alpha_ms", alpha_ms, 0.0)
-model_mb = check_real("model_mb", model_mb, 0.0)
-# the quick profile (tests) shrinks what the user did not set
-trials, n, group_sizes = quick_profile(profile, trials=(trials, 2), n=(n, 40), group_sizes=(group_sizes, [2, 5]))
-n = check_int("n", n, 2)
-group_sizes = check_list("group_sizes", group_sizes, lambda k, m: check_int(k, m, 1, n // groups))
+globals().update(notebook_params(RingCheckNotebook, globals()))   # ranges, units, quick values: RingCheckNotebook
 
 # %%
 import matplotlib.pyplot as plt

@@ -29,6 +29,7 @@
 # %% tags=["parameters"]
 profile = "full"       # "full" or "quick" (identical here: the example is tiny)
 workers = None         # unused (no sweep), accepted for a uniform interface
+seed = 0               # unused (the example draws nothing), accepted for a uniform interface
 p = 2                  # minimum group size
 eta = 0.3              # BAG tolerance
 theta = 1.0            # BPAWR threshold
@@ -36,15 +37,10 @@ dt = 1.0               # Δt (s)
 w5_bandwidth = 5.0     # the paper only says w5 ≥ 1
 
 # %%
-from simlib.core.validate import check_int, check_real
-from simlib.pipeline.params import check_notebook_common
+from simlib.papers.selective_reduce.experiments.motivating_example import Fig3Notebook
+from simlib.pipeline.params import notebook_params
 
-profile, workers, _, _ = check_notebook_common(profile, workers)
-p = check_int("p", p, 1, 5)
-eta = check_real("eta", eta, 0.0, 1.0, hi_open=True)
-theta = check_real("theta", theta, 0.0)
-dt = check_real("dt", dt, 0.0, lo_open=True)
-w5_bandwidth = check_real("w5_bandwidth", w5_bandwidth, 1.0)
+globals().update(notebook_params(Fig3Notebook, globals()))   # ranges, units: Fig3Notebook
 
 # %%
 import matplotlib.pyplot as plt

@@ -41,16 +41,10 @@ alpha_s = 0.001
 model_mb = 500.0
 
 # %%
-from simlib.core.validate import check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common, quick_profile
-from simlib.workloads.traces import check_trace
+from simlib.papers.selective_reduce.experiments.figures import Fig5to7Notebook
+from simlib.pipeline.params import notebook_params
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-trials, n_values, duration_s = quick_profile(profile, trials=(trials, 2), n_values=(n_values, [10, 20]),
-                                             duration_s=(duration_s, 10.0))
-n_values = check_list("n_values", n_values, lambda k, n: check_int(k, n, 2))
-traces = check_list("traces", traces, check_trace)
-duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
+globals().update(notebook_params(Fig5to7Notebook, globals()))   # ranges, units, quick values: Fig5to7Notebook
 
 # %%
 import matplotlib.pyplot as plt

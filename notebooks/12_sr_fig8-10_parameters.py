@@ -39,16 +39,10 @@ theta = 1.0
 dt_s = 0.1
 
 # %%
-from simlib.core.validate import check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common, quick_profile
+from simlib.papers.selective_reduce.experiments.figures import Fig8to10Notebook
+from simlib.pipeline.params import notebook_params
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-trials, n, duration_s = quick_profile(profile, trials=(trials, 2), n=(n, 20), duration_s=(duration_s, 10.0))
-n = check_int("n", n, 2)
-duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-p_values = check_list("p_values", p_values, lambda k, x: check_real(k, x, 0.0, 1.0, lo_open=True))
-eta_values = check_list("eta_values", eta_values, lambda k, x: check_real(k, x, 0.0, 1.0, hi_open=True))
-theta_values = check_list("theta_values", theta_values, lambda k, x: check_real(k, x, 0.0))
+globals().update(notebook_params(Fig8to10Notebook, globals()))   # ranges, units, quick values: Fig8to10Notebook
 
 # %%
 import pandas as pd

@@ -36,17 +36,10 @@ duration_s = 100.0
 dt_s = 0.1
 
 # %%
-from simlib.core.validate import check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common, quick_profile
+from simlib.papers.selective_reduce.experiments.figures import Fig11to12Notebook
+from simlib.pipeline.params import notebook_params
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-trials, n_values, n_error, duration_s, e_values = quick_profile(
-    profile, trials=(trials, 2), n_values=(n_values, [10, 20]), n_error=(n_error, 20),
-    duration_s=(duration_s, 10.0), e_values=(e_values, [0.0, 0.3]))
-n_values = check_list("n_values", n_values, lambda k, x: check_int(k, x, 2))
-n_error = check_int("n_error", n_error, 2)
-e_values = check_list("e_values", e_values, lambda k, x: check_real(k, x, 0.0))
-duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
+globals().update(notebook_params(Fig11to12Notebook, globals()))   # ranges, units, quick values: Fig11to12Notebook
 
 # %%
 

@@ -32,15 +32,10 @@ alpha_ms_values = [0.0, 1.0, 5.0, 50.0]
 dt_s = 0.1
 
 # %%
-from simlib.core.validate import check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common, quick_profile
+from simlib.papers.selective_reduce.experiments.figures import Fig13to14Notebook
+from simlib.pipeline.params import notebook_params
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-trials, n, duration_s = quick_profile(profile, trials=(trials, 2), n=(n, 20), duration_s=(duration_s, 10.0))
-n = check_int("n", n, 2)
-duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-lam_values = check_list("lam_values", lam_values, lambda k, x: check_real(k, x, 0.0, 1.0))
-alpha_ms_values = check_list("alpha_ms_values", alpha_ms_values, lambda k, x: check_real(k, x, 0.0))
+globals().update(notebook_params(Fig13to14Notebook, globals()))   # ranges, units, quick values: Fig13to14Notebook
 
 # %%
 from simlib.pipeline import claims

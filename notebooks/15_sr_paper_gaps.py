@@ -44,19 +44,10 @@ compute_means_s = [0.5, 1.0, 2.0, 5.0, 10.0, 20.0]
 dt_s = 0.1
 
 # %%
-from simlib.core.validate import check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common, quick_profile
+from simlib.papers.selective_reduce.experiments.figures import GapsNotebook
+from simlib.pipeline.params import notebook_params
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-trials, n, duration_s, dt_values, compute_means_s = quick_profile(
-    profile, trials=(trials, 2), n=(n, 20), duration_s=(duration_s, 10.0), dt_values=(dt_values, [0.05, 0.5]),
-    compute_means_s=(compute_means_s, [1.0, 5.0]))
-n = check_int("n", n, 2)
-duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-dt_values = check_list("dt_values", dt_values, lambda k, x: check_real(k, x, 0.0, lo_open=True))
-c_values = check_list("c_values", c_values, lambda k, x: check_int(k, x, 1))
-dt_s = check_real("dt_s", dt_s, 0.0, lo_open=True)
-compute_means_s = check_list("compute_means_s", compute_means_s, lambda k, x: check_real(k, x, 0.0, lo_open=True))
+globals().update(notebook_params(GapsNotebook, globals()))   # ranges, units, quick values: GapsNotebook
 
 # %%
 import matplotlib.pyplot as plt

@@ -36,17 +36,10 @@ fig4_duration_s = 200.0              # simulated time for the three-worker sched
 ema_alpha = 0.5                      # α of the worked dynamic-weights example
 
 # %%
-from simlib.core.validate import check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common, quick_profile
+from simlib.papers.partial_reduce.experiments.mixing import SpectralNotebook
+from simlib.pipeline.params import notebook_params
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-trials, n_values, duration_s, fig4_duration_s = quick_profile(
-    profile, trials=(trials, 2), n_values=(n_values, [10, 20]), duration_s=(duration_s, 10.0),
-    fig4_duration_s=(fig4_duration_s, 20.0))
-n_values = check_list("n_values", n_values, lambda k, x: check_int(k, x, 2))
-duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-fig4_duration_s = check_real("fig4_duration_s", fig4_duration_s, 0.0, lo_open=True)
-ema_alpha = check_real("ema_alpha", ema_alpha, 0.0, 1.0, hi_open=True)
+globals().update(notebook_params(SpectralNotebook, globals()))   # ranges, units, quick values: SpectralNotebook
 
 # %%
 from fractions import Fraction

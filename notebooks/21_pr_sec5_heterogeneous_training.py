@@ -42,19 +42,10 @@ model_mb = 100.0
 trace = "cnn"
 
 # %%
-from simlib.core.validate import check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common, quick_profile
+from simlib.pipeline.params import notebook_params
+from simlib.training.notebook_specs import HeterogeneousTrainingNotebook
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-trials, p_values, duration_s, target_acc = quick_profile(
-    profile, trials=(trials, 2), p_values=(p_values, [2, 4]), duration_s=(duration_s, 40.0),
-    target_acc=(target_acc, 0.85))
-n = check_int("n", n, 2)
-p_values = check_list("p_values", p_values, lambda k, x: check_int(k, x, 2, n))
-table_p = check_list("table_p", table_p, lambda k, x: check_int(k, x, 2, n))
-hl_values = check_list("hl_values", hl_values, lambda k, x: check_int(k, x, 1, n))
-duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-target_acc = check_real("target_acc", target_acc, 0.0, 1.0)
+globals().update(notebook_params(HeterogeneousTrainingNotebook, globals()))   # ranges, units, quick values: the spec
 
 # %% [markdown]
 # ## Group-frozen avoidance (§4)

@@ -51,27 +51,10 @@ problem = "mnist1d"                 # "mnist1d" or "digits" (simlib.training.lea
 data = "sharded"                    # each worker's minibatches: "sharded" (its own shard) or "iid" (RP11)
 
 # %%
-from simlib.core.validate import check_choice, check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common, quick_profile
-from simlib.training import learning
-from simlib.workloads.traces import check_trace
+from simlib.pipeline.params import notebook_params
+from simlib.training.notebook_specs import TimeToAccuracyNotebook
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-trials, n_values, duration_s, traces = quick_profile(
-    profile, trials=(trials, 2), n_values=(n_values, [10, 20]), duration_s=(duration_s, 20.0),
-    traces=(traces, ["transformer"]))
-problem, model, lr, target_acc, data = quick_profile(
-    profile, problem=(problem, "digits"), model=(model, "softmax"), lr=(lr, 0.1), target_acc=(target_acc, 0.85),
-    data=(data, "iid"))
-n_values = check_list("n_values", n_values, lambda k, x: check_int(k, x, 2))
-traces = check_list("traces", traces, check_trace)
-duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
-problem = check_choice("problem", problem, learning.PROBLEMS)
-target_acc = learning.check_target(problem, target_acc, "target_acc")
-lr = check_real("lr", lr, 0.0, lo_open=True)
-batch = check_int("batch", batch, 1)
-model = check_choice("model", model, learning.MODELS)
-data = check_choice("data", data, ("iid", "sharded"))
+globals().update(notebook_params(TimeToAccuracyNotebook, globals()))   # ranges, units, quick values: the spec
 
 # %%
 import matplotlib.pyplot as plt

@@ -48,16 +48,11 @@ alpha_s = 0.001
 model_mb = 500.0
 
 # %%
-from simlib.core.validate import check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common, quick_profile
-from simlib.workloads.traces import check_trace
+from simlib.papers.beyond_notebooks import InternetScaleNotebook
+from simlib.pipeline.params import notebook_params
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-trials, n_values, duration_s = quick_profile(profile, trials=(trials, 2), n_values=(n_values, [20, 40]),
-                                             duration_s=(duration_s, 10.0))
-n_values = sorted(check_list("n_values", n_values, lambda k, n: check_int(k, n, 2, 100_000)))
-trace = check_trace("trace", trace)
-duration_s = check_real("duration_s", duration_s, 0.0, lo_open=True)
+globals().update(notebook_params(InternetScaleNotebook, globals()))   # ranges, units, quick values: the spec
+n_values = sorted(n_values)
 
 # %%
 import time

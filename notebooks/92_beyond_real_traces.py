@@ -73,34 +73,10 @@ tta_ssp_duration_s = 60.0
 tta_ssp_trials = 2
 
 # %%
-from simlib.core.validate import check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common, quick_profile
-from simlib.workloads.traces import check_trace
+from simlib.papers.beyond_notebooks import RealTracesNotebook
+from simlib.pipeline.params import notebook_params
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-(trials, real_traces, sr_n, sr_duration_s, fm_n, fm_p_values, fm_duration_s, ssp_n, ssp_duration_s, ssp_trials,
- tta_real_traces, tta_sr_duration_s, tta_sr_trials, tta_ssp_duration_s, tta_ssp_trials) = quick_profile(
-    profile, trials=(trials, 2), real_traces=(real_traces, ["pai-job4", "bytedance-ar"]), sr_n=(sr_n, 20),
-    sr_duration_s=(sr_duration_s, 10.0), fm_n=(fm_n, 12), fm_p_values=(fm_p_values, [10, 4]),
-    fm_duration_s=(fm_duration_s, 30.0), ssp_n=(ssp_n, 12), ssp_duration_s=(ssp_duration_s, 15.0),
-    ssp_trials=(ssp_trials, 1), tta_real_traces=(tta_real_traces, ["pai-job4"]),
-    tta_sr_duration_s=(tta_sr_duration_s, 10.0), tta_sr_trials=(tta_sr_trials, 1),
-    tta_ssp_duration_s=(tta_ssp_duration_s, 10.0), tta_ssp_trials=(tta_ssp_trials, 1))
-standin = check_trace("standin", standin)
-real_traces = check_list("real_traces", real_traces, check_trace)
-tta_real_traces = check_list("tta_real_traces", tta_real_traces, check_trace)
-if standin in real_traces or standin in tta_real_traces:
-    raise ValueError(f"standin {standin!r} must not be in real_traces or tta_real_traces")
-sr_n = check_int("sr_n", sr_n, 2)
-fm_n = check_int("fm_n", fm_n, 2)
-fm_p_values = check_list("fm_p_values", fm_p_values, lambda k, q: check_int(k, q, 1, fm_n))
-ssp_n = check_int("ssp_n", ssp_n, 2)
-ssp_trials, tta_sr_trials, tta_ssp_trials = (check_int(k, v, 1) for k, v in (
-    ("ssp_trials", ssp_trials), ("tta_sr_trials", tta_sr_trials), ("tta_ssp_trials", tta_ssp_trials)))
-sr_duration_s, fm_duration_s, ssp_duration_s, tta_sr_duration_s, tta_ssp_duration_s = (
-    check_real(k, v, 0.0, lo_open=True) for k, v in (
-        ("sr_duration_s", sr_duration_s), ("fm_duration_s", fm_duration_s), ("ssp_duration_s", ssp_duration_s),
-        ("tta_sr_duration_s", tta_sr_duration_s), ("tta_ssp_duration_s", tta_ssp_duration_s)))
+globals().update(notebook_params(RealTracesNotebook, globals()))   # ranges, units, quick values: the spec
 
 # %% [markdown]
 # ## The traces

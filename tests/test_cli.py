@@ -11,8 +11,11 @@ import pytest
 
 import simlib
 from simlib import cli
+from simlib.papers import cli_gen
 
 ROOT = Path(__file__).resolve().parents[1]
+
+from simlib.papers.cluster_scenario import Scenario  # noqa: E402
 
 
 def run_main(argv, capsys):
@@ -94,7 +97,7 @@ def test_arg_type_reports_flag_and_message():
             raise ValueError(f"workers must be >= 1, got {value}")
         return value
 
-    parser.add_argument("--workers", type=cli.arg_type(positive, "workers"))
+    parser.add_argument("--workers", type=cli_gen.arg_type(positive, "workers"))
     assert parser.parse_args(["--workers", "3"]).workers == 3
     with pytest.raises(argparse.ArgumentError, match="workers must be >= 1, got 0"):
         parser.parse_args(["--workers", "0"])
@@ -175,10 +178,55 @@ def test_run_every_flag_reaches_its_scenario_parameter(capsys):
     assert main(argv) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["seed"] == 3
-    assert out["params"] == dict(scheme="selective", n=10, trace="cnn", duration_s=2.0, p=0.4, eta=0.2, theta=2.5,
-                                 dt_s=0.3, c=4, lam=0.1, alpha_s=0.002, model_mb=20.0, bw_error=0.1, cdf="cold",
-                                 progress_model="conditional", base_rule="pseudocode")
+    given = dict(scheme="selective", n=10, trace="cnn", duration_s=2.0, p=0.4, eta=0.2, theta=2.5, dt_s=0.3, c=4,
+                 lam=0.1, alpha_s=0.002, model_mb=20.0, bw_error=0.1, cdf="cold", progress_model="conditional",
+                 base_rule="pseudocode")
+    assert out["params"] == {**Scenario().to_params(), **given}     # every other parameter at its default
     assert out["group_size"] == 4
+
+
+def test_run_offers_002s_knobs_and_its_result_is_the_trials(capsys):
+    """002's knobs are declared on the scenario, so they are flags too; the command runs the sweeps' trial."""
+    import numpy as np
+
+    from simlib.cli import main
+    from simlib.papers.cluster_scenario import run_trial
+
+    argv = ["run", "--scheme", "partial", "--n", "8", "--p", "0.375", "--hl", "3", "--bandwidth-gbps", "10",
+            "--group-filter", "--group-filter-window", "6", "--weights", "dynamic", "--ema-alpha", "0.25",
+            "--weights-missing", "initial", "--model-mb", "10", "--duration", "20", "--seed", "2", "--no-progress",
+            "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    given = dict(scheme="partial", n=8, p=0.375, hl=3, bandwidth_gbps=10.0, group_filter=True, group_filter_window=6,
+                 weights="dynamic", ema_alpha=0.25, weights_missing="initial", model_mb=10.0, duration_s=20.0)
+    assert out.pop("params") == {**Scenario().to_params(), **given} and out.pop("seed") == 2
+    assert out == run_trial(given, np.random.SeedSequence(2))
+
+
+@pytest.mark.parametrize("argv, flag, message", [
+    (["--n", "10", "--p", "0.04"], "--p", "p * n must be at least 0.5"),           # a cross-field rule
+    (["--hl", "11", "--n", "10"], "--hl", "hl must be in [1, n = 10]"),
+    (["--group-filter"], "--group-filter", "scheme 'partial' only"),
+    (["--scheme", "partial", "--n", "10", "--group-filter", "--group-filter-window", "2"], "--group-filter-window",
+     "at least ceil((n-1)/(p-1))"),
+    (["--progress-model", "oracle", "--cdf", "cold"], "--progress-model", "needs cdf='warm'"),
+])
+def test_run_cross_field_rules_exit_2_naming_the_flag(argv, flag, message, capsys):
+    status, out, err = run_main(["run", *argv], capsys)
+    assert status == 2 and out == ""
+    assert f"argument {flag}: " in err and message in err
+
+
+def test_run_accepts_the_words_of_its_flags(capsys):
+    # --theta inf never waits (SR19), --c never (no full syncs), --compute-mean stored, --bandwidth-gbps drawn
+    argv = ["run", "--n", "6", "--duration", "3", "--model-mb", "5", "--theta", "inf", "--c", "never",
+            "--compute-mean", "stored", "--bandwidth-gbps", "drawn", "--json"]
+    status, out, _ = run_main(argv, capsys)
+    assert status == 0
+    params = json.loads(out)["params"]
+    assert params["theta"] == "inf"                   # JSON has no inf: the word the flag accepts
+    assert (params["c"], params["compute_mean_s"], params["bandwidth_gbps"]) == (None, None, None)
 
 
 def test_run_without_a_completed_sync_prints_null_and_says_why(capsys):

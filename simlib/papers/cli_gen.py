@@ -12,22 +12,24 @@ of the scenario's ``check()`` (the :class:`~simlib.papers.contract.ParamError`'s
 field is mapped back to its flag).
 
 :func:`arg_type`, :func:`num_arg` and :func:`print_result` are the helpers of
-hand-written commands (they lived in ``core/validate.py`` before).
+hand-written commands (they lived in ``core/validate.py`` before);
+:class:`SimulationProgress` shows a long run's simulated clock on stderr.
 """
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
+import math
+import sys
 from typing import Callable
 
 from simlib.core.validate import check_int, check_real
 from simlib.workloads.traces import check_trace_file
 
-from .contract import Command, ParamError, ParamSpec, check_param, specs
+from .contract import Command, ParamError, ParamSpec, check_param, defaults, specs
 
-__all__ = ["arg_type", "num_arg", "trace_arg", "print_result", "flag_of", "add_arguments", "add_command",
-           "params_from_args"]
+__all__ = ["arg_type", "num_arg", "trace_arg", "print_result", "SimulationProgress", "flag_of", "add_arguments",
+           "add_command", "params_from_args"]
 
 
 def arg_type(check: Callable[[str], object], metavar: str = "value") -> Callable[[str], object]:
@@ -63,16 +65,84 @@ def num_arg(flag: str, kind=float, **bounds):
 trace_arg = arg_type(lambda text: check_trace_file("trace", text), "trace")
 
 
+def _json_value(v):
+    """NaN as ``null``, ±inf as the text ``"inf"``/``"-inf"`` (what the flags accept): JSON has neither."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return None if v != v else ("inf" if v > 0 else "-inf")
+    return v
+
+
 def print_result(out: dict, params: dict, seed: int, as_json: bool) -> None:
     """Print a command's result: one JSON object (``out`` plus ``params`` and ``seed``; NaN
-    becomes ``null`` so the output is valid JSON) or one ``name value`` line per metric."""
-    out = {k: (None if isinstance(v, float) and v != v else v) for k, v in out.items()}
+    becomes ``null`` and an infinite value the text ``"inf"``, so the output is valid JSON) or one
+    ``name value`` line per metric."""
+    out = {k: _json_value(v) for k, v in out.items()}
     if as_json:
+        params = {k: _json_value(v) for k, v in params.items()}
         print(json.dumps({**out, "params": params, "seed": seed}, sort_keys=True, allow_nan=False))
     else:
         width = max(map(len, out), default=0) + 2
         for k, v in out.items():
             print(f"{k:{width}s} {'null' if v is None else v}")
+
+
+class SimulationProgress:
+    """While a single run simulates, print "simulated t of T s" on stderr every second.
+
+    The run's simulated clock is read from the running ``Cluster`` (found on the
+    main thread's stack: a frame whose ``self`` has ``sim.now`` and ``duration``),
+    so the simulation code needs no hook.  Disabled: a no-op context manager.
+    """
+
+    def __init__(self, duration_s: float, enabled: bool, interval_s: float = 1.0):
+        import threading
+
+        self.duration_s, self.enabled, self.interval_s = duration_s, enabled, interval_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._main = threading.main_thread().ident
+        self._start = 0.0
+
+    def _clock(self):
+        frame = sys._current_frames().get(self._main)
+        while frame is not None:
+            obj = frame.f_locals.get("self")
+            sim = getattr(obj, "sim", None)
+            if sim is not None and hasattr(sim, "now") and hasattr(obj, "duration"):
+                return float(sim.now)
+            frame = frame.f_back
+        return None
+
+    def _loop(self):
+        import time
+
+        while not self._stop.wait(self.interval_s):
+            now = self._clock()
+            if now is None:
+                continue
+            elapsed = time.monotonic() - self._start
+            frac = min(now / self.duration_s, 1.0) if self.duration_s else 1.0
+            text = f"simulated {now:.6g} of {self.duration_s:.6g} s ({frac:.1%}), {elapsed:.0f} s elapsed"
+            if frac > 0:
+                text += f", about {elapsed / frac * (1 - frac):.0f} s left"
+            sys.stderr.write("\r\x1b[K" + text + "  (Ctrl-C stops)")
+            sys.stderr.flush()
+
+    def __enter__(self):
+        import time
+
+        if self.enabled:
+            self._start = time.monotonic()
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.enabled:
+            self._stop.set()
+            self._thread.join()
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+        return False
 
 
 # --- generated from a contract ------------------------------------------------
@@ -118,14 +188,15 @@ def _help(spec: ParamSpec, default) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser, cls, exclude=()) -> dict[str, str]:
-    """One flag per declared field of dataclass ``cls`` (but ``exclude``); returns ``{field name: flag}``."""
-    defaults = {f.name: f.default for f in dataclasses.fields(cls)}
+    """One flag per declared parameter of dataclass ``cls`` (its groups' included; but ``exclude``);
+    returns ``{parameter name: flag}``."""
+    default = defaults(cls)
     flags = {}
     for name, spec in specs(cls).items():
         if name in exclude:
             continue
         flag = flags[name] = flag_of(name, spec)
-        kw = dict(dest=name, default=defaults[name], help=_help(spec, defaults[name]))
+        kw = dict(dest=name, default=default[name], help=_help(spec, default[name]))
         if spec.kind == "bool":
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, **kw)
             continue

@@ -1,15 +1,18 @@
 """The simulated data-parallel training run shared by seeds 000 and 002:
 scenario parameters + seed -> schedule log -> metrics.
 
-:class:`Scenario` holds the cluster's settings (000 §IV-A, 002 §5) and, per
-paper, the knobs only that paper's scheme uses
+:class:`Scenario` declares the cluster's settings (000 §IV-A, 002 §5) with
+:func:`~simlib.papers.contract.param` and, per paper, the knobs only that
+paper's scheme uses as parameter groups
 (:class:`~simlib.papers.selective_reduce.scenario.SelectiveReduceParams`,
 :class:`~simlib.papers.partial_reduce.scenario.PartialReduceParams`) plus the
-aggregation weights (:class:`~simlib.papers.partial_reduce.scenario.WeightParams`).
-Sweeps and CSVs use flat parameter dicts: :meth:`Scenario.from_params` routes
-each key to its group.  :data:`SCHEMES` maps each scheme name to its
-controller; :func:`simulate` builds the cluster and runs it; :func:`run_trial`
-is the sweep entry point returning a flat metrics dict.
+aggregation weights (:class:`~simlib.papers.partial_reduce.scenario.WeightParams`);
+it checks them once, when built.  Sweeps and CSVs use flat parameter dicts:
+:meth:`Scenario.from_params` routes each key to its group.  :data:`SCHEMES`
+maps each scheme name to its controller; :func:`simulate` builds the cluster
+and runs it; :func:`run_trial` is the sweep entry point returning a flat
+metrics dict.  The ``python -m simlib run`` command is generated from
+:class:`Scenario` (:mod:`simlib.papers.cluster_command`).
 
 Randomness: the trial's SeedSequence is split into independent children
 (0: bandwidths, 1: compute times, 2: estimation error) by fixed keys, so every
@@ -18,97 +21,91 @@ the same seed (paired comparison).
 """
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from simlib.core.collectives import RING_MODELS, SYNC_MODELS
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.units import MB
-from simlib.core.validate import check_choice, check_int, check_real
 from simlib.runtime.baselines import AllReduceController
 from simlib.runtime.cluster import Cluster
 from simlib.runtime.log import ScheduleLog
 from simlib.runtime.metrics import sync_metrics
-from simlib.workloads.traces import Trace, load_trace
+from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
 
+from .contract import ParamError, ScenarioBase, param, param_group
 from .partial_reduce.scenario import (PartialReduceParams, WeightParams, check_runnable, partial_controller,
                                       weight_rule)
 from .scheme import Scheme
 from .selective_reduce.bandwidth import selective_reduce_bandwidths
 from .selective_reduce.scenario import SelectiveReduceParams, selective_controller
 
-__all__ = ["Scenario", "SCHEMES", "simulate", "run_trial"]
+__all__ = ["Scenario", "SCHEME_NAMES", "SCHEMES", "simulate", "run_trial"]
 
-#: The parameter groups of a scenario: attribute name -> dataclass.
-GROUPS = {"selective": SelectiveReduceParams, "partial": PartialReduceParams, "weighting": WeightParams}
+#: The schemes a scenario can run (their controllers: :data:`SCHEMES`).
+SCHEME_NAMES = ("allreduce", "partial", "selective")
 
 
 @dataclass(frozen=True)
-class Scenario:
-    """One simulated training run (units in field names).
+class Scenario(ScenarioBase):
+    """One simulated training run (units in field names), every parameter declared once.
 
     ``p`` is a fraction of ``n`` as in the paper (p = 0.3n); the group size
-    used is ``max(1, round(p * n))``.
+    used is ``max(1, round(p * n))`` (decision E8), and ``p * n`` must be at
+    least 0.5.  Each paper's own knobs are parameter groups
+    (:func:`~simlib.papers.contract.param_group`): ``selective`` (000),
+    ``partial`` and ``weighting`` (002); their parameters have flat names like
+    every other (``eta``, ``group_filter``, ``weights``), which are the sweeps'
+    settings, CSV columns and cache keys.
     """
 
-    scheme: str = "selective"
-    n: int = 200
-    trace: str = "transformer"           # built-in name or CSV path
-    compute_mean_s: float | None = None  # rescale the trace to this mean (None: as stored, 1.0 s)
-    duration_s: float = 100.0
-    p: float = 0.3
-    lam: float = 0.05                    # 000 §IV-A1: b_k = round(20u, 3) Gbps, u ~ U[lam, 1]
-    alpha_s: float = 1e-3
-    model_mb: float = 500.0
-    sync_model: str = "flows"
-    ring_model: str = "single"
-    bandwidth_gbps: float | None = None  # 002: every worker's bandwidth (homogeneous network) instead
-    hl: int = 1                          # 002 §5.2: workers 0..hl-1 share one GPU, compute hl× slower
-    selective: SelectiveReduceParams = field(default_factory=SelectiveReduceParams)
-    partial: PartialReduceParams = field(default_factory=PartialReduceParams)
-    weighting: WeightParams = field(default_factory=WeightParams)
+    scheme: str = param("selective", choices=SCHEME_NAMES,
+                        help="synchronization scheme: all reduce, FIFO partial reduce (002) or selective reduce "
+                             "(000)")
+    n: int = param(200, lo=2, hi=100_000, quick=20, help="workers (000 §IV-A: 40-200)")
+    trace: str = param("transformer", check=check_trace_file, allowed=TRACE_HELP.removeprefix("compute-time trace: "),
+                       help="compute-time trace")
+    compute_mean_s: float | None = param(None, kind="float", lo=0.0, lo_open=True, unit="s", none_means="stored",
+                                         flag="--compute-mean",
+                                         help="rescale the trace to this mean compute time per iteration; stored: "
+                                              "as stored, mean 1 s (decision E6)")
+    duration_s: float = param(100.0, lo=0.0, lo_open=True, unit="s", quick=10.0, flag="--duration",
+                              help="training time simulated (000 §IV-A: 100 s)")
+    p: float = param(0.3, lo=0.0, hi=1.0, lo_open=True,
+                     help="minimum group size as a fraction of n: max(1, round(p n)) workers, p n >= 0.5 (000 Table "
+                          "II: 0.3; decision E8)")
+    lam: float = param(0.05, lo=0.0, hi=1.0,
+                       help="bandwidth skew λ: b_k = round(20u, 3) Gbps, u ~ U[λ, 1] (000 §IV-A1: 0.05)")
+    alpha_s: float = param(1e-3, lo=0.0, unit="s", flag="--alpha", help="one-way latency α (000 §IV-A: 1 ms)")
+    model_mb: float = param(500.0, lo=0.0, unit="MB", help="model size v (000 §IV-A: 500 MB)")
+    sync_model: str = param("flows", choices=SYNC_MODELS,
+                            help="a group's sync: ring all-reduce as flows, or Eq. (2) in closed form")
+    ring_model: str = param("single", choices=RING_MODELS,
+                            help="flow model of the ring all-reduce (decision E11)")
+    bandwidth_gbps: float | None = param(None, kind="float", lo=0.0, lo_open=True, unit="Gbps", none_means="drawn",
+                                         help="every worker's bandwidth (002's homogeneous network); drawn: 000 "
+                                              "§IV-A1's draws (lam)")
+    hl: int = param(1, lo=1, help="heterogeneity level: workers 0..hl-1 share one GPU and compute hl times slower "
+                                  "(002 §5.2), at most n")
+    selective: SelectiveReduceParams = param_group(SelectiveReduceParams)
+    partial: PartialReduceParams = param_group(PartialReduceParams)
+    weighting: WeightParams = param_group(WeightParams)
 
-    def __post_init__(self):
-        check_choice("scheme", self.scheme, list(SCHEMES))
-        n = check_int("n", self.n, 2, 100_000)
-        if self.compute_mean_s is not None:
-            check_real("compute_mean_s", self.compute_mean_s, 0.0, lo_open=True)
-        check_real("duration_s", self.duration_s, 0.0, lo_open=True)
-        check_real("p", self.p, 0.0, 1.0, lo_open=True)
-        check_real("lam", self.lam, 0.0, 1.0)
-        check_real("alpha_s", self.alpha_s, 0.0)
-        check_real("model_mb", self.model_mb, 0.0)
-        check_choice("sync_model", self.sync_model, SYNC_MODELS)
-        check_choice("ring_model", self.ring_model, RING_MODELS)
-        if self.bandwidth_gbps is not None:
-            check_real("bandwidth_gbps", self.bandwidth_gbps, 0.0, lo_open=True)
-        check_int("hl", self.hl, 1, n)
-        for name, cls in GROUPS.items():
-            if not isinstance(getattr(self, name), cls):
-                raise ValueError(f"{name} must be a {cls.__name__}, got {getattr(self, name)!r}")
+    def check(self):
+        if self.hl > self.n:
+            raise ParamError("hl", f"hl must be in [1, n = {self.n}], got {self.hl}")
+        if self.p * self.n < 0.5:
+            raise ParamError("p", f"p * n must be at least 0.5 (a group of >= 1 worker), got {self.p} * {self.n}")
         if self.partial.group_filter and self.scheme != "partial":
-            raise ValueError("group_filter applies to scheme 'partial' only")
-        check_runnable(self.partial, n, self.group_size)
+            raise ParamError("group_filter", f"group_filter applies to scheme 'partial' only, got scheme "
+                                             f"{self.scheme!r}")
+        check_runnable(self.partial, self.n, self.group_size)
 
     @property
     def group_size(self) -> int:
         """p in workers: max(1, round(p * n))."""
         return max(1, int(round(self.p * self.n)))
-
-    @classmethod
-    def from_params(cls, params: dict) -> "Scenario":
-        """Build from a flat dict (the sweeps' settings), routing each key to its group;
-        unknown keys are rejected by name."""
-        own = {f.name for f in dataclasses.fields(cls)} - set(GROUPS)
-        owner = {f.name: g for g, gcls in GROUPS.items() for f in dataclasses.fields(gcls)}
-        unknown = sorted(set(params) - own - set(owner))
-        if unknown:
-            raise ValueError(f"unknown scenario parameter(s) {unknown}; allowed: {sorted(own | set(owner))}")
-        top = {k: v for k, v in params.items() if k in own}
-        groups = {g: GROUPS[g](**{k: v for k, v in params.items() if owner.get(k) == g}) for g in GROUPS}
-        return cls(**top, **groups)
 
 
 def _allreduce(sc: Scenario, p: int, **_):
@@ -124,12 +121,13 @@ def _selective(sc: Scenario, p: int, *, trace, bandwidth, error_rng):
                                 trace=trace, bandwidth=bandwidth, error_rng=error_rng)
 
 
-#: Okabe-Ito colours (colour-blind safe) and distinct markers (greyscale print).
+#: Okabe-Ito colours (colour-blind safe) and distinct markers (greyscale print), in :data:`SCHEME_NAMES` order.
 SCHEMES = {s.name: s for s in (
     Scheme("allreduce", "000", "All reduce", "#0072B2", "o", Scenario, _allreduce),
     Scheme("partial", "002", "Partial reduce", "#D55E00", "s", Scenario, _partial),
     Scheme("selective", "000", "Selective reduce", "#009E73", "^", Scenario, _selective),
 )}
+assert tuple(SCHEMES) == SCHEME_NAMES
 
 
 def _trace(sc: Scenario) -> Trace:

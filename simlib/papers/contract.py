@@ -19,6 +19,12 @@ exactly one place.
 * :class:`ScenarioBase` validates every declared field once, in
   ``__post_init__``, then runs the subclass's :meth:`ScenarioBase.check` (the
   cross-field rules).  Engines take a validated scenario and do not re-check it.
+* :func:`param_group` puts a group of parameters (another :class:`ScenarioBase`
+  dataclass, e.g. one paper's knobs in a scenario two papers share) on a field;
+  its parameters count as the enclosing scenario's, by their own flat names
+  (:func:`specs`, :func:`defaults`, ``from_params``, ``to_params``, the
+  generated command, :func:`param_of`).  :func:`check_items` runs a rule on
+  every item of a list parameter, naming the item.
 * :class:`Command` and :class:`Paper` are a paper's entry in
   :data:`simlib.papers.registry.PAPERS`.
 """
@@ -31,8 +37,9 @@ from typing import Any, Callable
 
 from simlib.core.validate import check_choice, check_int, check_list, check_real
 
-__all__ = ["ParamSpec", "ParamError", "param", "param_list", "param_of", "spec_of", "specs", "check_param",
-           "ScenarioBase", "Command", "Paper", "MISSING", "KINDS"]
+__all__ = ["ParamSpec", "ParamError", "param", "param_list", "param_of", "param_group", "spec_of", "specs",
+           "defaults", "groups", "check_param", "check_items", "ScenarioBase", "Command", "Paper", "MISSING",
+           "KINDS"]
 
 #: Value kinds a parameter can have ("list": a list of ``item`` values).
 KINDS = ("int", "float", "str", "bool", "list")
@@ -48,6 +55,7 @@ class _Missing:
 #: Marker for "no quick-profile value" (the parameter keeps its value in the quick profile).
 MISSING = _Missing()
 _KEY = "simlib.contract"
+_GROUP = "simlib.contract.group"
 
 
 class ParamError(ValueError):
@@ -63,7 +71,8 @@ class ParamSpec:
     """How one scenario parameter is declared.
 
     ``kind`` is one of :data:`KINDS`; ``lo``/``hi`` bound numbers (``None``:
-    unbounded; ``lo_open``/``hi_open`` exclude the bound); ``choices`` lists
+    unbounded; ``lo_open``/``hi_open`` exclude the bound; a closed ``hi=math.inf``
+    admits ``inf`` itself as a value, e.g. a threshold that never triggers); ``choices`` lists
     the allowed values of a ``str`` (or any) parameter; ``unit`` is printed in
     help texts ("s", "MB", "Gbps", "" for counts and fractions); ``quick`` is
     the quick profile's value (:data:`MISSING`: unchanged); ``flag`` the
@@ -158,19 +167,39 @@ def param(default, *, help: str, kind: str | None = None, unit: str = "", lo=Non
                                      none_means=none_means, words=words, check=check, allowed=allowed))
 
 
-def _field_spec(cls, name: str) -> tuple[dataclasses.Field, ParamSpec]:
-    for f in dataclasses.fields(cls):
-        if f.name == name and (s := spec_of(f)) is not None:
-            return f, s
-    raise ValueError(f"{cls.__name__} has no declared parameter {name!r}; declared: {list(specs(cls))}")
+def _field_spec(cls, name: str) -> tuple[Any, ParamSpec]:
+    """``(default, spec)`` of the declared parameter ``name`` of ``cls`` (its groups' included)."""
+    declared = _declared(cls)
+    if name not in declared:
+        raise ValueError(f"{cls.__name__} has no declared parameter {name!r}; declared: {list(declared)}")
+    return declared[name]
 
 
 def param_of(cls, name: str, **overrides) -> dataclasses.Field:
-    """The field ``name`` of dataclass ``cls`` declared again, elsewhere (e.g. in a notebook's
-    parameter spec): same default and spec, with ``overrides`` (``default``, ``quick``, ``help``, ...)."""
-    f, s = _field_spec(cls, name)
-    default = overrides.pop("default", f.default)
+    """The parameter ``name`` of dataclass ``cls`` (or of one of its groups) declared again,
+    elsewhere (e.g. in a notebook's parameter spec): same default and spec, with ``overrides``
+    (``default``, ``quick``, ``help``, ...)."""
+    default, s = _field_spec(cls, name)
+    default = overrides.pop("default", default)
     return _field(default, dataclasses.replace(s, **overrides))
+
+
+def param_group(cls) -> dataclasses.Field:
+    """A field holding a group of declared parameters: an instance of the :class:`ScenarioBase`
+    dataclass ``cls`` (default: ``cls()``, its defaults).
+
+    The group's parameters count as the enclosing scenario's, by their own (flat) names: they
+    appear in :func:`specs` and :func:`defaults`, ``from_params`` routes each flat key to its
+    group, ``to_params`` flattens, the generated command has one flag per group parameter, and
+    :func:`param_of` finds them.  The group checks its own fields and rules when it is built; the
+    enclosing scenario's ``check()`` adds the rules across groups.  Names must be unique across
+    the scenario and its groups.  Example (000's knobs in the run 000 and 002 share)::
+
+        selective: SelectiveReduceParams = param_group(SelectiveReduceParams)
+    """
+    if not (isinstance(cls, type) and dataclasses.is_dataclass(cls) and issubclass(cls, ScenarioBase)):
+        raise ValueError(f"a parameter group must be a ScenarioBase dataclass, got {cls!r}")
+    return dataclasses.field(default_factory=cls, metadata={_GROUP: cls})
 
 
 def param_list(default, *, of: tuple | None = None, item: ParamSpec | None = None, help: str | None = None,
@@ -192,9 +221,40 @@ def spec_of(field: dataclasses.Field) -> ParamSpec | None:
     return field.metadata.get(_KEY)
 
 
+def groups(cls) -> dict[str, type]:
+    """``{field name: group class}`` of the :func:`param_group` fields of dataclass ``cls``."""
+    return {f.name: f.metadata[_GROUP] for f in dataclasses.fields(cls) if _GROUP in f.metadata}
+
+
+def _declared(cls) -> dict[str, tuple[Any, ParamSpec]]:
+    """``{name: (default, spec)}`` of every declared parameter of ``cls``, its groups' flattened in
+    field order; a name declared twice is a ``ValueError``."""
+    out = {}
+    for f in dataclasses.fields(cls):
+        if _GROUP in f.metadata:
+            items = _declared(f.metadata[_GROUP]).items()
+        elif (s := spec_of(f)) is not None:
+            items = [(f.name, (f.default, s))]
+        else:
+            continue
+        for name, declared in items:
+            if name in out:
+                raise ValueError(f"{cls.__name__}: parameter {name!r} is declared twice (names must be unique "
+                                 "across a scenario and its groups)")
+            out[name] = declared
+    return out
+
+
 def specs(cls) -> dict[str, ParamSpec]:
-    """``{name: ParamSpec}`` of every :func:`param` field of dataclass ``cls``, in field order."""
-    return {f.name: s for f in dataclasses.fields(cls) if (s := spec_of(f)) is not None}
+    """``{name: ParamSpec}`` of every declared parameter of dataclass ``cls`` (its :func:`param`
+    fields and its groups' parameters, flat), in field order."""
+    return {name: s for name, (_, s) in _declared(cls).items()}
+
+
+def defaults(cls) -> dict[str, Any]:
+    """``{name: default}`` of every declared parameter of dataclass ``cls`` (groups flattened;
+    lists as tuples)."""
+    return {name: d for name, (d, _) in _declared(cls).items()}
 
 
 def check_param(name: str, value, spec: ParamSpec):
@@ -242,7 +302,20 @@ def _check_number(name: str, value, spec: ParamSpec):
         lo = None if spec.lo is None else (math.floor(spec.lo) + 1 if spec.lo_open else math.ceil(spec.lo))
         hi = None if spec.hi is None else (math.ceil(spec.hi) - 1 if spec.hi_open else math.floor(spec.hi))
         return check_int(name, value, lo, hi)
-    return check_real(name, value, spec.lo, spec.hi, lo_open=spec.lo_open, hi_open=spec.hi_open)
+    allow_inf = spec.hi is not None and math.isinf(spec.hi) and not spec.hi_open
+    return check_real(name, value, spec.lo, spec.hi, lo_open=spec.lo_open, hi_open=spec.hi_open,
+                      allow_inf=allow_inf)
+
+
+def check_items(name: str, values, rule: Callable) -> None:
+    """Run ``rule(item)`` (e.g. build the scenario with that item) on every item of the list
+    parameter ``name``; a :class:`ParamError` it raises becomes one naming ``name`` and the item's
+    index: ``p_values[1]: p must be in [1, n = 30], got 40``."""
+    for i, value in enumerate(values):
+        try:
+            rule(value)
+        except ParamError as exc:
+            raise ParamError(name, f"{name}[{i}]: {exc}") from None
 
 
 class ScenarioBase:
@@ -262,8 +335,12 @@ class ScenarioBase:
     """
 
     def __post_init__(self):
-        for name, spec in specs(type(self)).items():
-            object.__setattr__(self, name, check_param(name, getattr(self, name), spec))
+        for f in dataclasses.fields(self):
+            if _GROUP in f.metadata:         # a group checked itself when it was built
+                if not isinstance(value := getattr(self, f.name), f.metadata[_GROUP]):
+                    raise ParamError(f.name, f"{f.name} must be a {f.metadata[_GROUP].__name__}, got {value!r}")
+            elif (spec := spec_of(f)) is not None:
+                object.__setattr__(self, f.name, check_param(f.name, getattr(self, f.name), spec))
         self.check()
 
     def check(self) -> None:
@@ -271,28 +348,47 @@ class ScenarioBase:
 
     @classmethod
     def from_params(cls, params: dict):
-        """Build from a flat dict (a sweep setting), rejecting keys that are not fields by name."""
-        names = [f.name for f in dataclasses.fields(cls)]
+        """Build from a flat dict (a sweep setting), each key a field or a parameter of a
+        :func:`param_group` (routed to its group); keys that are neither are refused by name."""
+        grouped = groups(cls)
+        owner = {name: g for g, gcls in grouped.items() for name in _flat_names(gcls)}
+        names = [f.name for f in dataclasses.fields(cls) if f.name not in grouped] + list(owner)
         unknown = sorted(set(params) - set(names))
         if unknown:
             raise ParamError(unknown[0], f"unknown scenario parameter(s) {unknown}; allowed: {sorted(names)}")
-        return cls(**params)
+        own = {k: v for k, v in params.items() if k not in owner}
+        parts = {g: gcls.from_params({k: v for k, v in params.items() if owner.get(k) == g})
+                 for g, gcls in grouped.items()}
+        return cls(**own, **parts)
 
     def to_params(self) -> dict:
-        """The fields as a flat dict (lists as lists): ``from_params(to_params())`` is the same scenario."""
-        return {f.name: list(v) if isinstance(v := getattr(self, f.name), tuple) else v
-                for f in dataclasses.fields(self)}
+        """The fields as a flat dict (lists as lists; groups flattened): ``from_params(to_params())``
+        is the same scenario."""
+        out = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if _GROUP in f.metadata:
+                out.update(value.to_params())
+            else:
+                out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
 
     @classmethod
     def describe(cls) -> str:
         """A Markdown table of the declared parameters: name, default, allowed values, unit, quick
         value, meaning."""
         rows = ["| parameter | default | allowed | unit | quick | meaning |", "|---|---|---|---|---|---|"]
-        defaults = {f.name: f.default for f in dataclasses.fields(cls)}
-        for name, s in specs(cls).items():
+        for name, (default, s) in _declared(cls).items():
             quick = "" if s.quick is MISSING else repr(s.quick)
-            rows.append(f"| `{name}` | {defaults[name]!r} | {s.range_text()} | {s.unit} | {quick} | {s.help} |")
+            rows.append(f"| `{name}` | {default!r} | {s.range_text()} | {s.unit} | {quick} | {s.help} |")
         return "\n".join(rows)
+
+
+def _flat_names(cls) -> list[str]:
+    """Every key ``cls.from_params`` accepts: its non-group fields and its groups' keys."""
+    grouped = groups(cls)
+    return [f.name for f in dataclasses.fields(cls) if f.name not in grouped] + \
+        [name for gcls in grouped.values() for name in _flat_names(gcls)]
 
 
 @dataclass(frozen=True)

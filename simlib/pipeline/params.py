@@ -3,9 +3,10 @@
 :func:`notebook_params` checks every parameter against a spec declared in the
 paper's package (a :class:`~simlib.papers.contract.ScenarioBase` dataclass whose
 fields re-use the scenario's declarations) and applies the quick profile to the
-parameters the user did not pass.  :func:`check_notebook_common` and
-:func:`quick_profile` are the older per-notebook helpers.  All note the run's
-profile, seed and trials for the claims ledger (:func:`simlib.pipeline.paths.note_run`).
+parameters the user did not pass; every notebook's validation cell is one call
+of it.  :func:`check_notebook_common` checks the parameters every notebook
+shares.  Both note the run's profile, seed and trials for the claims ledger
+(:func:`simlib.pipeline.paths.note_run`).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from simlib.core.validate import check_choice, check_int
 from simlib.papers.contract import MISSING, specs
 from simlib.pipeline import paths
 
-__all__ = ["PROFILES", "COMMON", "notebook_params", "check_notebook_common", "quick_profile"]
+__all__ = ["PROFILES", "COMMON", "notebook_params", "check_notebook_common"]
 
 #: Fidelity profiles: "full" (paper fidelity) or "quick" (smoke-size runs for tests).
 PROFILES = ("full", "quick")
@@ -67,21 +68,3 @@ def check_notebook_common(profile, workers, seed=0, trials=1):
     seed, trials = check_int("seed", seed, 0), check_int("trials", trials, 1)
     paths.note_run(profile=profile, seed=seed, trials=trials)
     return profile, workers, seed, trials
-
-
-def quick_profile(profile, **values) -> tuple:
-    """The quick profile's smaller values, except for parameters the user passed.
-
-    ``values`` maps a parameter name to ``(current value, quick value)``.  For
-    ``profile == "quick"`` each name gets its quick value unless it was passed
-    to this run (papermill's injected parameters); otherwise the current
-    value.  Returns the values in the order given::
-
-        trials, n_values = quick_profile(profile, trials=(trials, 2), n_values=(n_values, [10, 20]))
-    """
-    passed = paths.passed_parameters() if profile == "quick" else {}
-    out = {name: small if profile == "quick" and name not in passed else current
-           for name, (current, small) in values.items()}
-    if "trials" in out:
-        paths.note_run(trials=out["trials"])
-    return tuple(out.values())

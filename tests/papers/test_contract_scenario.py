@@ -1,12 +1,13 @@
 """ScenarioBase (simlib.papers.contract): every declared field checked and converted once, then the
 cross-field rules; lists from YAML text; declarations re-used by name, never re-written."""
 import dataclasses
+import math
 
 import numpy as np
 import pytest
 
-from simlib.papers.contract import (MISSING, ParamError, ScenarioBase, check_param, param, param_list, param_of,
-                                    specs)
+from simlib.papers.contract import (MISSING, ParamError, ScenarioBase, check_items, check_param, defaults, groups,
+                                    param, param_group, param_list, param_of, specs)
 
 
 def even_only(name, value):
@@ -128,3 +129,83 @@ def test_words_are_values_besides_the_kinds():
     for bad in ("1/n", 0.0):
         with pytest.raises(ParamError, match=rf"mu must be in \(0, inf\) or 1/p, got {bad!r}"):
             Mu(mu=bad)
+
+
+# ------------------------------------------------------------------ parameter groups, inf, list items
+@dataclasses.dataclass(frozen=True)
+class Knobs(ScenarioBase):
+    eta: float = param(0.3, lo=0.0, hi=1.0, hi_open=True, help="tolerance")
+    rule: str = param("text", choices=("text", "code"), help="reading")
+
+    def check(self):
+        if self.rule == "code" and self.eta > 0.5:
+            raise ParamError("eta", f"eta must be <= 0.5 with rule 'code', got {self.eta}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Run(ScenarioBase):
+    n: int = param(10, lo=2, help="workers", quick=4)
+    knobs: Knobs = param_group(Knobs)
+
+    def check(self):
+        if self.knobs.rule == "code" and self.n > 100:
+            raise ParamError("rule", f"rule 'code' needs n <= 100, got {self.n}")
+
+
+def test_a_groups_parameters_are_the_scenarios_by_their_flat_names():
+    assert list(specs(Run)) == ["n", "eta", "rule"] and specs(Run)["eta"] == specs(Knobs)["eta"]
+    assert defaults(Run) == {"n": 10, "eta": 0.3, "rule": "text"} and groups(Run) == {"knobs": Knobs}
+    r = Run.from_params({"n": 5, "eta": 0.1})
+    assert r.knobs == Knobs(eta=0.1) and r.n == 5
+    assert r.to_params() == {"n": 5, "eta": 0.1, "rule": "text"} and Run.from_params(r.to_params()) == r
+    assert Run() == Run(knobs=Knobs()) and "| `eta` | 0.3 | [0, 1) |" in Run.describe()
+    assert param_of(Run, "eta", default=0.2).default == 0.2
+
+
+@pytest.mark.parametrize("params, name, match", [
+    ({"eta": 1.0}, "eta", r"eta must be in \[0.0, 1.0\)"),                   # the group's range
+    ({"eta": 0.7, "rule": "code"}, "eta", "with rule 'code'"),              # the group's own rule
+    ({"n": 200, "rule": "code"}, "rule", "needs n <= 100"),                  # the rule across the groups
+    ({"knobs": Knobs()}, "knobs", r"unknown scenario parameter\(s\) \['knobs'\]"),   # flat keys only
+    ({"etta": 0.1}, "etta", "unknown"),
+])
+def test_group_errors_name_the_flat_parameter(params, name, match):
+    with pytest.raises(ParamError, match=match) as exc:
+        Run.from_params(params)
+    assert exc.value.name == name
+
+
+def test_a_group_must_be_its_declared_class_and_names_unique():
+    with pytest.raises(ParamError, match="knobs must be a Knobs") as exc:
+        Run(knobs={"eta": 0.1})
+    assert exc.value.name == "knobs"
+
+    @dataclasses.dataclass(frozen=True)
+    class Twice(ScenarioBase):
+        eta: float = param(0.1, help="again")
+        knobs: Knobs = param_group(Knobs)
+
+    with pytest.raises(ValueError, match="'eta' is declared twice"):
+        specs(Twice)
+    with pytest.raises(ValueError, match="must be a ScenarioBase dataclass"):
+        param_group(dict)
+
+
+def test_a_closed_infinite_upper_bound_admits_inf_and_only_then():
+    @dataclasses.dataclass(frozen=True)
+    class Th(ScenarioBase):
+        theta: float = param(1.0, lo=0.0, hi=math.inf, help="never waits at inf")
+        rate: float = param(1.0, lo=0.0, help="finite")
+
+    assert Th(theta=math.inf).theta == math.inf and specs(Th)["theta"].range_text() == "[0, inf]"
+    with pytest.raises(ParamError, match="rate must be a finite real"):
+        Th(rate=math.inf)
+    with pytest.raises(ParamError, match="theta must be a finite real"):
+        Th(theta=math.nan)
+
+
+def test_check_items_names_the_list_and_the_item():
+    check_items("p_values", [10, 20], lambda q: Toy(n=30, p=q))
+    with pytest.raises(ParamError, match=r"^p_values\[1\]: p must be in \[1, n = 30\], got 40$") as exc:
+        check_items("p_values", [10, 40, 50], lambda q: Toy(n=30, p=q))
+    assert exc.value.name == "p_values"

@@ -36,7 +36,8 @@ COMMANDS = [c for p in registry.PAPERS for c in p.commands]
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=[c.name for c in COMMANDS])
-def test_generated_help_lists_every_flag_with_its_range_and_unit(command, capsys):
+def test_generated_help_lists_every_flag_with_its_range_and_unit(command, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "10000")      # argparse wraps help lines at hyphens ("bytedance- ar") otherwise
     with pytest.raises(SystemExit):
         build_parser().parse_args([command.name, "--help"])
     text = " ".join(capsys.readouterr().out.split())
@@ -59,3 +60,12 @@ def test_every_fmreduce_variant_belongs_to_a_registered_family():
     assert Counter(families.values()) == {"fm-nb": 4, "fm-b": 4, "pr-b": 4}
     prefix = {"fm-nb": "FM NB ", "fm-b": "FM B ", "pr-b": "PR B "}
     assert all(label.startswith(prefix[f]) and registry.scheme(f).paper == "003" for label, f in families.items())
+
+
+def test_the_command_000_and_002_share_is_registered_once(capsys):
+    assert registry.paper("000").commands == registry.paper("002").commands
+    assert [c.name for c in registry.paper("000").commands] == ["run"]
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--help"])
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.strip().startswith("run ")]
+    assert listed == ["run"]

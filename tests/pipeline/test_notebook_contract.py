@@ -54,6 +54,16 @@ def run_parameters(stem: str, monkeypatch, **passed) -> dict:
      dict(n_values=[40, 80], milp_trials=2, trials=2, fig5_n=20, layers=["L3", "L7"])),
     ("41_selmcast_bsp_fig4-6", dict(profile="full", layers="[L7]", p_frac_values="[0.25]"),
      dict(layers=["L7"], p_frac_values=[0.25], n_values=[50, 100, 150, 200])),
+    # 000's notebooks (the shared cluster run's declarations)
+    ("11_sr_fig5-7_traces", dict(profile="quick", n_values="[40]", theta=float("inf")),
+     dict(n_values=[40], theta=float("inf"), trials=2, duration_s=10.0, traces=["cnn", "transformer"])),
+    ("13_sr_fig11-12_robustness", dict(profile="quick", e_values="[0.5]", n_error=60),
+     dict(e_values=[0.5], n_error=60, n_values=[10, 20])),
+    ("21_pr_sec5_heterogeneous_training", dict(profile="quick", target_acc=0.9),
+     dict(target_acc=0.9, n=8, p_values=[2, 4], duration_s=40.0)),
+    ("91_beyond_internet_scale", dict(profile="quick", n_values="[40, 20]"), dict(n_values=[20, 40], trials=2)),
+    ("15_sr_paper_gaps", dict(profile="full", c_values="[5]"), dict(c_values=[5], n=200, dt_values=[
+        0.01, 0.05, 0.1, 0.2, 0.5, 1.0])),
     # the SSP notebooks: quick n = 12 and 10 or 15 s, but what the user passed; None items as YAML null
     ("43_selmcast_ssp_fig7_case_study", dict(profile="quick", n=30),
      dict(n=30, trials=1, duration_s=15.0, traces=["lstm", "transformer", "cnn"], ssp=4)),
@@ -78,6 +88,29 @@ def test_a_p_sweep_value_above_n_names_the_list_item(monkeypatch):
         run_parameters("30_fmreduce_fig2", monkeypatch, profile="quick", p=25)
 
 
+@pytest.mark.parametrize("stem, passed, match", [
+    # the scenario's own rules, in the validation cell, naming the list item
+    ("12_sr_fig8-10_parameters", dict(n=4, p_values="[0.5, 0.1]"),
+     r"p_values\[1\]: p \* n must be at least 0.5 \(a group of >= 1 worker\), got 0.1 \* 4"),
+    ("11_sr_fig5-7_traces", dict(n_values="[2, 200000]"), r"n_values\[1\] must be an integer in \[2, 100000\]"),
+    ("14_sr_fig13-14_skew_latency", dict(alpha_ms_values="[1, -5]"), r"alpha_ms_values\[1\] must be in \[0.0, inf\)"),
+    ("13_sr_fig11-12_robustness", dict(e_values="[0.1, -0.1]"), r"e_values\[1\] must be in"),
+    ("00_pipeline_example", dict(n=40, group_sizes="[5, 20]"), r"group_sizes\[1\]: groups \* m must be <= n \(40\)"),
+    ("10_sr_fig3_motivating_example", dict(p=6), r"p must be an integer in \[1, 5\], got 6"),
+    ("20_pr_sec3_spectral_weights", dict(ema_alpha=1.0), r"ema_alpha must be in \[0.0, 1.0\)"),
+    ("21_pr_sec5_heterogeneous_training", dict(table_p="[3, 9]"), r"table_p\[1\]: group size P must be in \[2, n = 8\]"),
+    ("21_pr_sec5_heterogeneous_training", dict(hl_values="[1, 9]"), r"hl_values\[1\]: hl must be in \[1, n = 8\]"),
+    ("90_beyond_time_to_accuracy", dict(model="cnn"), r"model must be one of \['softmax', 'mlp', 'mlp-relu'\]"),
+    ("90_beyond_time_to_accuracy", dict(target_acc=0.99), r"the highest target problem 'mnist1d' supports is"),
+    ("91_beyond_internet_scale", dict(n_values="[1000, 200000]"), r"n_values\[1\] must be an integer in"),
+    ("92_beyond_real_traces", dict(standin="pai-job4"), "standin 'pai-job4' must not be in real_traces"),
+    ("92_beyond_real_traces", dict(fm_n=30, fm_p_values="[10, 40]"), r"fm_p_values\[1\]: p must be in \[1, n = 30\]"),
+])
+def test_000_notebooks_refuse_bad_values_naming_the_parameter(stem, passed, match, monkeypatch):
+    with pytest.raises(ValueError, match=match):
+        run_parameters(stem, monkeypatch, profile="full", **passed)
+
+
 def test_ssp_notebooks_check_p_against_n_with_the_scenarios_rule(monkeypatch):
     with pytest.raises(ValueError, match=r"p_values\[1\]: p must give between 1 and n - 1 = 9 receivers"):
         run_parameters("44_selmcast_ssp_fig8-10", monkeypatch, profile="full", n=10, p_values="[0.1, 0.95]")
@@ -90,15 +123,28 @@ def test_ssp_notebooks_check_p_against_n_with_the_scenarios_rule(monkeypatch):
 
 # ------------------------------------------------------------------ every migrated notebook
 def migrated() -> dict:
+    from simlib.papers.beyond_notebooks import InternetScaleNotebook, RealTracesNotebook
     from simlib.papers.fmreduce.experiments import Fig2Notebook
+    from simlib.papers.partial_reduce.experiments.mixing import SpectralNotebook
+    from simlib.papers.selective_reduce.experiments import figures as sr
+    from simlib.papers.selective_reduce.experiments.motivating_example import Fig3Notebook
+    from simlib.papers.selective_reduce.experiments.ring_check import RingCheckNotebook
     from simlib.papers.selmcast.experiments import BSPFiguresNotebook, Fig1Notebook
     from simlib.papers.selmcast.ssp_experiments import (SSPFig7Notebook, SSPFigs8to10Notebook,
                                                         SSPFigs11to13Notebook, SSPTimeToAccuracyNotebook)
+    from simlib.training.notebook_specs import HeterogeneousTrainingNotebook, TimeToAccuracyNotebook
 
-    return {"30_fmreduce_fig2": Fig2Notebook, "40_selmcast_sec2_fig1_random_selection": Fig1Notebook,
+    return {"00_pipeline_example": RingCheckNotebook, "10_sr_fig3_motivating_example": Fig3Notebook,
+            "11_sr_fig5-7_traces": sr.Fig5to7Notebook, "12_sr_fig8-10_parameters": sr.Fig8to10Notebook,
+            "13_sr_fig11-12_robustness": sr.Fig11to12Notebook, "14_sr_fig13-14_skew_latency": sr.Fig13to14Notebook,
+            "15_sr_paper_gaps": sr.GapsNotebook, "20_pr_sec3_spectral_weights": SpectralNotebook,
+            "21_pr_sec5_heterogeneous_training": HeterogeneousTrainingNotebook,
+            "30_fmreduce_fig2": Fig2Notebook, "40_selmcast_sec2_fig1_random_selection": Fig1Notebook,
             "41_selmcast_bsp_fig4-6": BSPFiguresNotebook, "43_selmcast_ssp_fig7_case_study": SSPFig7Notebook,
             "44_selmcast_ssp_fig8-10": SSPFigs8to10Notebook, "45_selmcast_ssp_fig11-13": SSPFigs11to13Notebook,
-            "46_selmcast_ssp_time_to_accuracy": SSPTimeToAccuracyNotebook}
+            "46_selmcast_ssp_time_to_accuracy": SSPTimeToAccuracyNotebook,
+            "90_beyond_time_to_accuracy": TimeToAccuracyNotebook, "91_beyond_internet_scale": InternetScaleNotebook,
+            "92_beyond_real_traces": RealTracesNotebook}
 
 
 def literal_assignments(source: str) -> dict:

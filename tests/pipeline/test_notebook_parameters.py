@@ -1,11 +1,12 @@
-"""Notebook parameter validation: list parameters given as text (papermill -p), the quick profile."""
+"""Notebook parameter validation: list parameters given as text (papermill -p), the parameters every
+notebook shares, the parameters papermill injected (the quick profile keeps them: test_notebook_contract.py)."""
 from __future__ import annotations
 
 import pytest
 
 from simlib.pipeline import paths
 from simlib.core.validate import check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common, quick_profile
+from simlib.pipeline.params import check_notebook_common
 
 
 @pytest.fixture(autouse=True)
@@ -56,19 +57,6 @@ def test_check_notebook_common_rejects(kwargs, match):
     args = {"profile": "full", "workers": None, "seed": 0, "trials": 1} | kwargs
     with pytest.raises(ValueError, match=match):
         check_notebook_common(**args)
-
-
-def test_quick_profile_keeps_what_the_user_passed(monkeypatch):
-    monkeypatch.setattr(paths, "passed_parameters", lambda: {"profile": "quick", "n_values": "[40]"})
-    trials, n_values = quick_profile("quick", trials=(20, 2), n_values=("[40]", [10, 20]))
-    assert (trials, n_values) == (2, "[40]")
-    # the full profile never substitutes
-    assert quick_profile("full", trials=(20, 2), n_values=([40, 80], [10])) == (20, [40, 80])
-
-
-def test_quick_profile_without_passed_parameters(monkeypatch):
-    monkeypatch.setattr(paths, "passed_parameters", lambda: {})
-    assert quick_profile("quick", trials=(20, 2), n=(200, 20)) == (2, 20)
 
 
 def test_passed_parameters_come_from_papermills_injected_cell(monkeypatch):

@@ -224,12 +224,19 @@ trials = 3
 values = [1, 2]
 
 # %%
-from simlib.core.validate import check_int, check_list
-from simlib.pipeline.params import check_notebook_common, quick_profile
+from dataclasses import dataclass
 
-profile, workers, seed, trials = check_notebook_common(profile, workers, seed, trials)
-trials, values = quick_profile(profile, trials=(trials, 1), values=(values, [7]))
-values = check_list("values", values, lambda k, v: check_int(k, v, 1))
+from simlib.papers.contract import ParamSpec, ScenarioBase, param, param_list
+from simlib.pipeline.params import notebook_params
+
+
+@dataclass(frozen=True)
+class Probe(ScenarioBase):
+    trials: int = param(3, lo=1, quick=1, help="trials")
+    values: tuple = param_list([1, 2], item=ParamSpec(kind="int", lo=1, help="a value"), quick=[7])
+
+
+globals().update(notebook_params(Probe, globals()))
 
 # %%
 import matplotlib.pyplot as plt

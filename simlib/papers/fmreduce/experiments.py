@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from simlib.core.validate import check_choice, check_real
-from simlib.papers.contract import ParamError, ScenarioBase, param, param_list, param_of
+from simlib.papers.contract import ScenarioBase, check_items, param, param_list, param_of
 
 from .scenario import VARIANTS, Scenario, variant_label
 from .system import PHASES
@@ -60,11 +60,7 @@ class Fig2Notebook(ScenarioBase):
         fixed = dict(n=self.n, model_mb=self.model_mb, duration_s=self.duration_s, trace=self.trace,
                      compute_mean_s=self.compute_mean_s, reduce_s_per_mb=self.reduce_s_per_mb)
         Scenario(p=self.p, **fixed)                     # the scenario's own cross-field rules (p <= n)
-        for i, q in enumerate(self.p_values):
-            try:
-                Scenario(p=q, **fixed)
-            except ParamError as exc:
-                raise ParamError("p_values", f"p_values[{i}]: {exc}") from None
+        check_items("p_values", self.p_values, lambda q: Scenario(p=q, **fixed))
 
 
 def fig2_settings(**fixed) -> list[dict]:

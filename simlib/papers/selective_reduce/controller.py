@@ -13,12 +13,12 @@ from typing import Callable
 
 import numpy as np
 
-from simlib.core.validate import check_array, check_choice, check_int, check_real
+from simlib.core.validate import check_array, check_int
 from simlib.runtime.cluster import COMPUTING
 from simlib.runtime.controller import ControllerBase
 
 from . import kernels
-from .algorithms import BASE_RULES, TX_FORMS, _base_size, _call_completion_prob
+from .algorithms import _base_size, _call_completion_prob
 
 __all__ = ["SelectiveReduceController"]
 
@@ -48,6 +48,14 @@ class SelectiveReduceController(ControllerBase):
     workers arrive instead of being sorted every pass;
     ``observe`` optional callable fed every measured compute time (cold start).
 
+    The knobs (``eta``, ``theta``, ``dt``, ``c``, ``base_rule``, ``tx_form``;
+    ``v`` and ``alpha`` from the cluster's ``model_mb`` and ``alpha_s``) are
+    checked once, where they are declared
+    (:class:`~simlib.papers.selective_reduce.scenario.SelectiveReduceParams`,
+    :class:`~simlib.papers.cluster_scenario.Scenario`), not again here; the
+    controller checks what is not a scenario parameter: ``p`` (derived from
+    the fraction p), ``progress`` and ``bandwidth_estimate``.
+
     Alg. 3 increments k only after partial syncs (line 20), so once
     ``k % c == 0`` it would never leave full syncs; we count every sync.
 
@@ -63,14 +71,8 @@ class SelectiveReduceController(ControllerBase):
                  c: int | None = None, observe: Callable[[float], None] | None = None,
                  base_rule: str = "text", tx_form: str = "approx"):
         self.p = check_int("p", p, 1)
-        self.eta = check_real("eta", eta, 0.0, 1.0, hi_open=True)
-        self.theta = check_real("theta", theta, 0.0, allow_inf=True)
-        self.dt = check_real("dt", dt, 0.0, lo_open=True)
-        self.v = check_real("v", v, 0.0)
-        self.alpha = check_real("alpha", alpha, 0.0)
-        self.c = None if c is None else check_int("c", c, 1)
-        self.base_rule = check_choice("base_rule", base_rule, BASE_RULES)
-        self.tx_form = check_choice("tx_form", tx_form, TX_FORMS)
+        self.eta, self.theta, self.dt, self.v, self.alpha = eta, theta, dt, v, alpha
+        self.c, self.base_rule, self.tx_form = c, base_rule, tx_form
         if not callable(progress):
             raise ValueError(f"progress must be a callable (ids, elapsed, dt) -> probabilities, got {progress!r}")
         if callable(bandwidth_estimate):

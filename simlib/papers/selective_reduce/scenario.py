@@ -1,17 +1,20 @@
 """Seed 000's own knobs (Table II and §IV-B) and the selective-reduce controller they build.
 
-:class:`SelectiveReduceParams` holds every parameter that only selective
-reduce uses, with the paper's defaults (and ours where the paper has none;
-see docs/decisions/selective_reduce_experiments.md).  The run itself (cluster,
-traces, bandwidths, the other schemes) is :mod:`simlib.papers.cluster_scenario`.
+:class:`SelectiveReduceParams` declares every parameter that only selective
+reduce uses (:func:`simlib.papers.contract.param`: default, range, unit, help),
+with the paper's defaults (and ours where the paper has none; see
+docs/decisions/selective_reduce_experiments.md); it is a parameter group of the
+run 000 and 002 share (:mod:`simlib.papers.cluster_scenario`), which has the
+cluster, traces, bandwidths and the other schemes.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from simlib.core.validate import check_choice, check_int, check_real
+from simlib.papers.contract import ParamError, ScenarioBase, param
 from simlib.workloads.bandwidth import estimate_with_error
 from simlib.workloads.traces import OnlineECDF
 
@@ -26,34 +29,37 @@ ERROR_REDRAW = ("decision", "run")
 
 
 @dataclass(frozen=True)
-class SelectiveReduceParams:
-    """Selective reduce's knobs (000 Table II, §IV-B; units in field names)."""
+class SelectiveReduceParams(ScenarioBase):
+    """Selective reduce's knobs (000 Table II, §IV-B; units in field names), each declared once:
+    the ``run`` command's flags and the notebooks' checks come from these declarations."""
 
-    eta: float = 0.3
-    theta: float = 1.0
-    dt_s: float = 0.1                  # Δt; no default in the paper (decision E2)
-    c: int | None = None               # full all-reduce every c syncs; None = never (decision E1)
-    bw_error: float = 0.0              # e of §IV-B5
-    bw_error_redraw: str = "decision"  # fresh estimation error per controller decision, or once per run (E9)
-    cdf: str = "warm"                  # warm: F_Phi known; cold: learned online (§IV-B5, E13)
-    progress_model: str = "paper"      # progress.PROGRESS_MODELS (E3)
-    base_rule: str = "text"            # BAG line 6 reading (decision SR1)
-    tx_form: str = "approx"            # BPAWR line 15 (approx) or the exact Eq. (2) difference
+    eta: float = param(0.3, lo=0.0, hi=1.0, hi_open=True, help="BAG's bandwidth tolerance η (Table II: 0.3)")
+    theta: float = param(1.0, lo=0.0, hi=math.inf,
+                         help="BPAWR's waiting threshold θ, in units of Δt (Table II: 1; inf: never wait, SR19)")
+    dt_s: float = param(0.1, lo=0.0, lo_open=True, unit="s", flag="--dt",
+                        help="controller waiting slot Δt (no default in the paper, decision E2)")
+    c: int | None = param(None, kind="int", lo=1, none_means="never",
+                          help="a full all-reduce every c syncs (decision E1)")
+    bw_error: float = param(0.0, lo=0.0, help="bandwidth estimation error scale e: b + b e x, x ~ U[-1, 1] "
+                                              "(§IV-B5)")
+    bw_error_redraw: str = param("decision", choices=ERROR_REDRAW,
+                                 help="estimation error drawn afresh per controller decision or once per run "
+                                      "(decision E9)")
+    cdf: str = param("warm", choices=CDF_SOURCES,
+                     help="F_Φ known (warm) or learned online from the compute times seen (cold; §IV-B5, E13)")
+    progress_model: str = param("paper", choices=PROGRESS_MODELS,
+                                help="Alg. 2 line 26's completion probability: F(t + Δt) (paper), the "
+                                     "conditional form, or an oracle that knows the ready times (decision E3)")
+    base_rule: str = param("text", choices=BASE_RULES,
+                           help="BAG line 6: base groups of p (text) or p + 1 (pseudocode) workers (decision SR1)")
+    tx_form: str = param("approx", choices=TX_FORMS,
+                         help="BPAWR line 15's t_X: the approximate form as printed or the exact Eq. (2) difference "
+                                  "(decision SR12)")
 
-    def __post_init__(self):
-        check_real("eta", self.eta, 0.0, 1.0, hi_open=True)
-        check_real("theta", self.theta, 0.0, allow_inf=True)   # inf: never wait (SR19)
-        check_real("dt_s", self.dt_s, 0.0, lo_open=True)
-        if self.c is not None:
-            check_int("c", self.c, 1)
-        check_real("bw_error", self.bw_error, 0.0)
-        check_choice("bw_error_redraw", self.bw_error_redraw, ERROR_REDRAW)
-        check_choice("cdf", self.cdf, CDF_SOURCES)
-        check_choice("progress_model", self.progress_model, PROGRESS_MODELS)
-        check_choice("base_rule", self.base_rule, BASE_RULES)
-        check_choice("tx_form", self.tx_form, TX_FORMS)
+    def check(self):
         if self.progress_model == "oracle" and self.cdf == "cold":
-            raise ValueError("progress_model 'oracle' needs cdf='warm' (an oracle learns nothing)")
+            raise ParamError("progress_model", "progress_model 'oracle' needs cdf='warm' (an oracle learns "
+                                               "nothing), got cdf='cold'")
 
 
 def _bandwidth_estimator(bandwidth: np.ndarray, e: float, redraw: str, rng: np.random.Generator):

@@ -21,6 +21,7 @@ import pytest
 
 from simlib.core.units import MB
 from simlib.papers.cluster_scenario import Scenario, simulate
+from simlib.papers.contract import ParamError
 from simlib.papers.selective_reduce.scenario import SelectiveReduceParams, selective_controller
 from simlib.runtime.cluster import ScriptedComputeTimes
 from simlib.runtime.metrics import sync_metrics, wasted_wait
@@ -248,9 +249,16 @@ def test_e9_bw_error_reaches_the_schedule():
 
 
 # --------------------------------------------------- scenario-level knobs (E6, E8, B1, 002 §5.2)
-@pytest.mark.parametrize("p, n, size", [(0.3, 200, 60), (0.01, 20, 1), (0.5, 7, 4), (0.1, 40, 4)])
+@pytest.mark.parametrize("p, n, size", [(0.3, 200, 60), (0.025, 20, 1), (0.5, 7, 4), (0.1, 40, 4)])
 def test_e8_group_size_is_round_p_n_at_least_one(p, n, size):
-    assert Scenario(p=p, n=n).group_size == size
+    assert Scenario(p=p, n=n).group_size == size      # p n = 0.5 rounds (half to even) to 0: at least one
+
+
+@pytest.mark.parametrize("p, n", [(0.01, 20), (0.1, 4), (0.24, 2)])
+def test_e8_p_n_below_one_half_is_refused_naming_p(p, n):
+    with pytest.raises(ParamError, match=r"p \* n must be at least 0.5") as exc:
+        Scenario(p=p, n=n)
+    assert exc.value.name == "p"
 
 
 def test_e6_compute_mean_rescales_every_compute_time():

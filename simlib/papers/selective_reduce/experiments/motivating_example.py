@@ -15,18 +15,22 @@ ready, as the paper's discussion assumes).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
 from simlib.runtime.cluster import Cluster, ScriptedComputeTimes
 from simlib.papers.selective_reduce.controller import SelectiveReduceController
 from simlib.papers.selective_reduce.progress import OracleProgress
+from simlib.papers.selective_reduce.scenario import SelectiveReduceParams
 from simlib.runtime.baselines import AllReduceController, PartialReduceController
 from simlib.runtime.controller import ControllerBase
 from simlib.runtime.metrics import sync_metrics, wasted_wait
-from simlib.core.validate import check_real
+from simlib.papers.contract import ScenarioBase, param, param_of
 
-__all__ = ["READY_TIMES", "BANDWIDTHS", "MODEL_UNITS", "ScriptedController", "run_schedules", "SCHEDULES"]
+__all__ = ["READY_TIMES", "BANDWIDTHS", "MODEL_UNITS", "ScriptedController", "Fig3Example", "Fig3Notebook",
+           "run_schedules", "SCHEDULES"]
 
 READY_TIMES = (1.0, 2.0, 3.0, 3.0, 13.0)
 BANDWIDTHS = (1.0, 5.0, 1.0, 5.0)  # w5's is a parameter
@@ -64,15 +68,41 @@ def _cluster(controller, w5_bandwidth):
                               model_bits=MODEL_UNITS, alpha=0.0, duration=100.0, sync_model="eq2_example")
 
 
+@dataclass(frozen=True)
+class Fig3Example(ScenarioBase):
+    """The example's knobs, each declared once (selective reduce's re-use
+    :class:`~simlib.papers.selective_reduce.scenario.SelectiveReduceParams`'); §II-D's values."""
+
+    p: int = param(2, lo=1, hi=len(READY_TIMES), help="minimum group size (of the example's 5 workers)")
+    eta: float = param_of(SelectiveReduceParams, "eta")
+    theta: float = param_of(SelectiveReduceParams, "theta")
+    dt: float = param_of(SelectiveReduceParams, "dt_s", default=1.0, flag=None, help="controller waiting slot Δt")
+    w5_bandwidth: float = param(5.0, lo=1.0, unit="units/s", help="w5's bandwidth (the paper only says w5 >= 1)")
+    base_rule: str = param_of(SelectiveReduceParams, "base_rule")
+
+
+@dataclass(frozen=True)
+class Fig3Notebook(ScenarioBase):
+    """Notebook 10's parameters (its parameters cell assigns these defaults; a test checks it)."""
+
+    p: int = param_of(Fig3Example, "p")
+    eta: float = param_of(Fig3Example, "eta")
+    theta: float = param_of(Fig3Example, "theta")
+    dt: float = param_of(Fig3Example, "dt")
+    w5_bandwidth: float = param_of(Fig3Example, "w5_bandwidth")
+
+
 def run_schedules(p: int = 2, eta: float = 0.3, theta: float = 1.0, dt: float = 1.0,
                   w5_bandwidth: float = 5.0, base_rule: str = "text") -> tuple[pd.DataFrame, dict]:
-    """Run every schedule; returns (summary frame, {schedule: ScheduleLog}).
+    """Run every schedule of :class:`Fig3Example` (its knobs); returns (summary frame,
+    {schedule: ScheduleLog}).
 
     The frame has one row per schedule: ``avg_ct_s`` and ``avg_scale`` over the
     syncs of this iteration, the groups as launched (1-based names) and the
     paper's values where it gives them.
     """
-    w5_bandwidth = check_real("w5_bandwidth", w5_bandwidth, 1.0)
+    ex = Fig3Example(p=p, eta=eta, theta=theta, dt=dt, w5_bandwidth=w5_bandwidth, base_rule=base_rule)
+    w5_bandwidth = ex.w5_bandwidth
     controllers = {
         "all reduce": AllReduceController(),
         "partial reduce (p=2)": PartialReduceController(2),
@@ -80,10 +110,9 @@ def run_schedules(p: int = 2, eta: float = 0.3, theta: float = 1.0, dt: float = 
         "bandwidth-aware (paper)": ScriptedController([(3.0, [[0, 2], [1, 3]])]),
     }
     bw = np.array(list(BANDWIDTHS) + [w5_bandwidth])
-    sr = SelectiveReduceController(p, eta, theta, dt, MODEL_UNITS, progress=OracleProgress(),
-                                   bandwidth_estimate=lambda ids: bw[np.asarray(ids, dtype=np.int64)],
-                                   alpha=0.0, base_rule=base_rule)
-    controllers["selective reduce"] = sr
+    controllers["selective reduce"] = SelectiveReduceController(
+        ex.p, ex.eta, ex.theta, ex.dt, MODEL_UNITS, progress=OracleProgress(),
+        bandwidth_estimate=lambda ids: bw[np.asarray(ids, dtype=np.int64)], alpha=0.0, base_rule=ex.base_rule)
     rows, logs = [], {}
     for name, ctrl in controllers.items():
         log = _cluster(ctrl, w5_bandwidth).run()

@@ -9,6 +9,8 @@ the exact form; the approximate form overestimates by ``2 alpha + 2v/(m b)``.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from simlib.papers.selective_reduce.bandwidth import selective_reduce_bandwidths
@@ -18,22 +20,53 @@ from simlib.core.events import Simulator
 from simlib.core.network import FlowNetwork
 from simlib.core.topology import BigSwitch
 from simlib.core.units import MB, ms
-from simlib.core.validate import check_int, check_real
+from simlib.papers.contract import ParamError, ScenarioBase, check_items, param, param_list, param_of
 
-__all__ = ["trial"]
+__all__ = ["RingCheck", "RingCheckNotebook", "trial"]
+
+
+@dataclass(frozen=True)
+class RingCheck(ScenarioBase):
+    """One ring check: ``groups`` disjoint rings of ``m`` workers among ``n`` on one big switch,
+    each declared once (units in the names)."""
+
+    n: int = param(200, lo=2, quick=40, help="workers on the switch")
+    m: int = param(2, lo=1, help="workers per ring (group size), at most n")
+    groups: int = param(1, lo=1, help="disjoint rings running at once; groups * m <= n")
+    lam: float = param(0.05, lo=0.0, hi=1.0, help="bandwidth skew: b = round(20u, 3) Gbps, u ~ U[lam, 1] (000 §IV-A1)")
+    alpha_ms: float = param(1.0, lo=0.0, unit="ms", help="one-way latency per ring round (000 §IV-A: 1 ms)")
+    model_mb: float = param(500.0, lo=0.0, unit="MB", help="model size v (000 §IV-A: 500 MB)")
+
+    def check(self):
+        if self.m > self.n:
+            raise ParamError("m", f"m must be in [1, n = {self.n}], got {self.m}")
+        if self.groups * self.m > self.n:
+            raise ParamError("groups", f"groups * m must be <= n ({self.n}), got {self.groups} * {self.m}")
+
+
+@dataclass(frozen=True)
+class RingCheckNotebook(ScenarioBase):
+    """Notebook 00's parameters (its parameters cell assigns these defaults; a test checks it)."""
+
+    trials: int = param(20, lo=1, quick=2, help="trials per group size (the paper reports min/median/max over 20)")
+    n: int = param_of(RingCheck, "n")
+    group_sizes: tuple = param_list([2, 5, 10, 20, 40], of=(RingCheck, "m"), quick=[2, 5], help="ring sizes m")
+    groups: int = param_of(RingCheck, "groups", default=4)
+    lam: float = param_of(RingCheck, "lam")
+    alpha_ms: float = param_of(RingCheck, "alpha_ms")
+    model_mb: float = param_of(RingCheck, "model_mb")
+
+    def check(self):
+        fixed = dict(n=self.n, groups=self.groups, lam=self.lam, alpha_ms=self.alpha_ms, model_mb=self.model_mb)
+        check_items("group_sizes", self.group_sizes, lambda m: RingCheck(m=m, **fixed))
 
 
 def trial(params: dict, seed: np.random.SeedSequence) -> dict:
-    """Params: n (workers), m (group size), groups (k), lam, alpha_ms, model_mb.
+    """Params: :class:`RingCheck`'s (n workers, m group size, groups k, lam, alpha_ms, model_mb).
     Returns mean simulated time (s) and the max relative error of both Eq. (2) forms."""
-    n = check_int("n", params["n"], 2)
-    m = check_int("m", params["m"], 1, n)
-    k = check_int("groups", params.get("groups", 1), 1)
-    if k * m > n:
-        raise ValueError(f"groups * m must be <= n ({n}), got {k} * {m}")
-    lam = check_real("lam", params.get("lam", 0.05), 0.0, 1.0)
-    alpha = check_real("alpha_ms", params.get("alpha_ms", 1.0), 0.0) * ms
-    v = check_real("model_mb", params.get("model_mb", 500.0), 0.0) * MB
+    rc = RingCheck.from_params(params)
+    n, m, k, lam = rc.n, rc.m, rc.groups, rc.lam
+    alpha, v = rc.alpha_ms * ms, rc.model_mb * MB
     rng = np.random.default_rng(seed)
     bw = selective_reduce_bandwidths(n, lam=lam, rng=rng)
     topo = BigSwitch.symmetric(bw)

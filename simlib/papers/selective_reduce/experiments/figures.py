@@ -1,0 +1,131 @@
+"""The parameters of seed 000's §IV notebooks (11-15), declared once for
+:func:`simlib.pipeline.params.notebook_params`.
+
+Their trial is the shared cluster run (:func:`simlib.papers.cluster_scenario.run_trial`,
+through :func:`simlib.pipeline.runs.run_scenarios`), so each spec re-uses the
+:class:`~simlib.papers.cluster_scenario.Scenario`'s declarations (its range, unit
+and quick value: ``param_of``, ``param_list(of=...)``) and adds the notebook's own
+(``trials``, the swept lists).  Each parameters cell assigns the spec's defaults (a
+test checks it); each ``check()`` builds the scenario for every swept value, so
+the scenario's own rules (p n >= 0.5, ...) fail in the validation cell naming the
+list and the item.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from simlib.papers.cluster_scenario import Scenario
+from simlib.papers.contract import ParamSpec, ScenarioBase, check_items, param, param_list, param_of
+
+__all__ = ["Fig5to7Notebook", "Fig8to10Notebook", "Fig11to12Notebook", "Fig13to14Notebook", "GapsNotebook"]
+
+#: The paper reports min/median/max over 20 trials per setting (§IV-A2); the quick profile runs 2.
+TRIALS = dict(lo=1, quick=2, help="trials per setting (§IV-A2: 20)")
+N_VALUES = [40, 80, 120, 160, 200]
+
+
+def _run(**params) -> Scenario:
+    """The run with these (flat) parameters, checked: its ranges and cross-field rules."""
+    return Scenario.from_params(params)
+
+
+@dataclass(frozen=True)
+class Fig5to7Notebook(ScenarioBase):
+    """Notebook 11 (§IV-B1, Figs. 5-7): every scheme over n on the CNN and Transformer traces."""
+
+    trials: int = param(20, **TRIALS)
+    n_values: tuple = param_list(N_VALUES, of=(Scenario, "n"), quick=[10, 20], help="cluster sizes n")
+    traces: tuple = param_list(["cnn", "transformer"], of=(Scenario, "trace"), help="compute-time traces")
+    duration_s: float = param_of(Scenario, "duration_s")
+    p: float = param_of(Scenario, "p")
+    eta: float = param_of(Scenario, "eta")
+    theta: float = param_of(Scenario, "theta")
+    dt_s: float = param_of(Scenario, "dt_s")
+    lam: float = param_of(Scenario, "lam")
+    alpha_s: float = param_of(Scenario, "alpha_s")
+    model_mb: float = param_of(Scenario, "model_mb")
+
+    def check(self):
+        fixed = dict(trace=self.traces[0], duration_s=self.duration_s, p=self.p, eta=self.eta, theta=self.theta,
+                     dt_s=self.dt_s, lam=self.lam, alpha_s=self.alpha_s, model_mb=self.model_mb)
+        check_items("n_values", self.n_values, lambda n: _run(n=n, **fixed))
+
+
+@dataclass(frozen=True)
+class Fig8to10Notebook(ScenarioBase):
+    """Notebook 12 (§IV-B2-4, Figs. 8-10): p, η and θ swept one at a time at n = 200 (decision E7)."""
+
+    trials: int = param(20, **TRIALS)
+    n: int = param_of(Scenario, "n")
+    trace: str = param_of(Scenario, "trace")
+    duration_s: float = param_of(Scenario, "duration_s")
+    p_values: tuple = param_list([0.1, 0.2, 0.3, 0.4, 0.5], of=(Scenario, "p"), help="Fig. 8's p (fractions of n)")
+    eta_values: tuple = param_list([0.0, 0.2, 0.4, 0.6, 0.8], of=(Scenario, "eta"), help="Fig. 9's η")
+    theta_values: tuple = param_list([1.0, 5.0, 10.0, 15.0, 20.0], of=(Scenario, "theta"),
+                                     help="Fig. 10's θ (decision E7)")
+    p: float = param_of(Scenario, "p")
+    eta: float = param_of(Scenario, "eta")
+    theta: float = param_of(Scenario, "theta")
+    dt_s: float = param_of(Scenario, "dt_s")
+
+    def check(self):
+        fixed = dict(n=self.n, trace=self.trace, duration_s=self.duration_s, dt_s=self.dt_s)
+        _run(p=self.p, eta=self.eta, theta=self.theta, **fixed)
+        check_items("p_values", self.p_values, lambda p: _run(p=p, **fixed))
+
+
+@dataclass(frozen=True)
+class Fig11to12Notebook(ScenarioBase):
+    """Notebook 13 (§IV-B5, Figs. 11-12): cold start over n, estimation error e at ``n_error``."""
+
+    trials: int = param(20, **TRIALS)
+    n_values: tuple = param_list(N_VALUES, of=(Scenario, "n"), quick=[10, 20], help="Fig. 11's cluster sizes n")
+    n_error: int = param_of(Scenario, "n", help="workers of Fig. 12's error sweep (decision E7: 200)")
+    e_values: tuple = param_list([0.0, 0.1, 0.2, 0.3, 0.4, 0.5], of=(Scenario, "bw_error"), quick=[0.0, 0.3],
+                                 help="Fig. 12's estimation error scales e (not in the paper, decision E7)")
+    trace: str = param_of(Scenario, "trace")
+    duration_s: float = param_of(Scenario, "duration_s")
+    dt_s: float = param_of(Scenario, "dt_s")
+
+    def check(self):
+        fixed = dict(trace=self.trace, duration_s=self.duration_s, dt_s=self.dt_s)
+        _run(n=self.n_error, **fixed)
+        check_items("n_values", self.n_values, lambda n: _run(n=n, **fixed))
+
+
+@dataclass(frozen=True)
+class Fig13to14Notebook(ScenarioBase):
+    """Notebook 14 (§IV-B6-7, Figs. 13-14): bandwidth skew λ and latency α."""
+
+    trials: int = param(20, **TRIALS)
+    n: int = param_of(Scenario, "n")
+    trace: str = param_of(Scenario, "trace")
+    duration_s: float = param_of(Scenario, "duration_s")
+    lam_values: tuple = param_list([0.05, 0.1, 0.2], of=(Scenario, "lam"), help="Fig. 13's λ")
+    alpha_ms_values: tuple = param_list([0.0, 1.0, 5.0, 50.0], help="Fig. 14's latencies α",
+                                        item=ParamSpec(kind="float", lo=0.0, unit="ms", help="one-way latency α"))
+    dt_s: float = param_of(Scenario, "dt_s")
+
+    def check(self):
+        fixed = dict(n=self.n, trace=self.trace, duration_s=self.duration_s, dt_s=self.dt_s)
+        check_items("lam_values", self.lam_values, lambda lam: _run(lam=lam, **fixed))
+        check_items("alpha_ms_values", self.alpha_ms_values, lambda a: _run(alpha_s=a / 1e3, **fixed))
+
+
+@dataclass(frozen=True)
+class GapsNotebook(ScenarioBase):
+    """Notebook 15: what the paper's open choices change (SR1, E3, E1, E2, E6) at the §IV defaults."""
+
+    trials: int = param(20, **TRIALS)
+    n: int = param_of(Scenario, "n")
+    trace: str = param_of(Scenario, "trace")
+    duration_s: float = param_of(Scenario, "duration_s")
+    dt_values: tuple = param_list([0.01, 0.05, 0.1, 0.2, 0.5, 1.0], of=(Scenario, "dt_s"), quick=[0.05, 0.5],
+                                  help="Δt sensitivity (decision E2)")
+    c_values: tuple = param_list([10, 50], of=(Scenario, "c"), help="full-sync periods c (decision E1)")
+    compute_means_s: tuple = param_list([0.5, 1.0, 2.0, 5.0, 10.0, 20.0], of=(Scenario, "compute_mean_s"),
+                                        quick=[1.0, 5.0], help="compute-time scales (decision E6)")
+    dt_s: float = param_of(Scenario, "dt_s")
+
+    def check(self):
+        _run(n=self.n, trace=self.trace, duration_s=self.duration_s, dt_s=self.dt_s)

@@ -1,0 +1,90 @@
+"""The parameters of the notebooks whose trial replays a simulated schedule through training
+(:func:`simlib.training.time_to_accuracy.trial`): 21 (seed 002 §5) and 90 (time to accuracy, beyond
+the papers), declared once for :func:`simlib.pipeline.params.notebook_params`.
+
+Scenario values re-use :class:`~simlib.papers.cluster_scenario.Scenario`'s declarations
+(``param_of``, ``param_list(of=...)``); the training values (``target_acc``, ``lr``, ``batch``,
+``model``, ``problem``, ``data``) are declared here with the defaults the notebooks' parameters cells
+have (notebook 90's learning task: decisions RP9-RP11 in docs/decisions/replay.md).  Each
+parameters cell assigns the spec's defaults (a test checks it); each ``check()`` builds the
+scenario of every swept value, so its rules fail in the validation cell naming the list item.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from simlib.papers.cluster_scenario import Scenario
+from simlib.papers.contract import MISSING, ParamError, ParamSpec, ScenarioBase, check_items, param, param_list, \
+    param_of
+from simlib.training.learning import MODELS, PROBLEMS, check_target
+from simlib.training.replay import DATA_MODES
+
+__all__ = ["HeterogeneousTrainingNotebook", "TimeToAccuracyNotebook"]
+
+#: A group size P in workers (002's P; the scenario's p is the fraction P / n).
+GROUP_SIZE = ParamSpec(kind="int", lo=2, help="group size P in workers, at most n")
+
+
+def _target(default: float, extra: str = "", **kw):
+    return param(default, lo=0.0, hi=1.0, help="test accuracy of the average model that counts as reached" + extra,
+                 **kw)
+
+
+@dataclass(frozen=True)
+class HeterogeneousTrainingNotebook(ScenarioBase):
+    """Notebook 21 (002 §5): 8 workers on a homogeneous 10 Gbps network, HL workers slowed HL times,
+    each schedule replayed through training (the parameters cell's defaults)."""
+
+    trials: int = param(20, lo=1, quick=2, help="trials per setting")
+    n: int = param_of(Scenario, "n", default=8, quick=MISSING, help="workers (002 §5.2: 8)")
+    p_values: tuple = param_list([2, 3, 4, 5, 6, 7, 8], item=GROUP_SIZE, quick=[2, 4],
+                                 help="group sizes P of the Fig. 8 sweep (P = n acts like all reduce)")
+    table_p: tuple = param_list([3, 5], item=GROUP_SIZE, help="Table 1's partial-reduce group sizes P")
+    hl_values: tuple = param_list([1, 3], of=(Scenario, "hl"), help="Table 1's heterogeneity levels")
+    duration_s: float = param_of(Scenario, "duration_s", default=300.0, quick=40.0)
+    target_acc: float = _target(0.90, quick=0.85)
+    bandwidth_gbps: float = param_of(Scenario, "bandwidth_gbps", default=10.0)
+    model_mb: float = param_of(Scenario, "model_mb", default=100.0)
+    trace: str = param_of(Scenario, "trace", default="cnn")
+
+    def check(self):
+        common = dict(scheme="partial", n=self.n, bandwidth_gbps=self.bandwidth_gbps, model_mb=self.model_mb,
+                      trace=self.trace, duration_s=self.duration_s)
+
+        def group(P):
+            if P > self.n:
+                raise ParamError("P", f"group size P must be in [2, n = {self.n}], got {P}")
+            Scenario.from_params(dict(common, p=P / self.n))
+
+        check_items("p_values", self.p_values, group)
+        check_items("table_p", self.table_p, group)
+        check_items("hl_values", self.hl_values, lambda hl: Scenario.from_params(dict(common, hl=hl)))
+
+
+@dataclass(frozen=True)
+class TimeToAccuracyNotebook(ScenarioBase):
+    """Notebook 90: every scheme at 000 §IV's settings, each schedule replayed through training on the
+    learning task of decisions RP9-RP11 (mnist1d, an MLP; the quick profile: softmax on digits)."""
+
+    trials: int = param(20, lo=1, quick=2, help="trials per setting")
+    n_values: tuple = param_list([40, 80, 120, 160, 200], of=(Scenario, "n"), quick=[10, 20],
+                                 help="cluster sizes n")
+    traces: tuple = param_list(["transformer", "cnn"], of=(Scenario, "trace"), quick=["transformer"],
+                               help="compute-time traces")
+    duration_s: float = param_of(Scenario, "duration_s", quick=20.0)
+    target_acc: float = _target(0.25, quick=0.85, extra=" (the problem's ladder: mnist1d 25-45 %, digits 80-92 %; "
+                                                        "at most the problem's highest target)")
+    lr: float = param(0.5, lo=0.0, lo_open=True, quick=0.1, help="SGD learning rate (train_lr; decision RP9)")
+    batch: int = param(32, lo=1, help="minibatch size per local step (train_batch)")
+    model: str = param("mlp-relu", choices=MODELS, quick="softmax", help="the model trained (train_model)")
+    problem: str = param("mnist1d", choices=PROBLEMS, quick="digits", help="the learning problem (train_problem)")
+    data: str = param("sharded", choices=DATA_MODES, quick="iid",
+                      help="each worker's minibatches: its own shard or the whole training set (train_data; RP11)")
+
+    def check(self):
+        try:
+            check_target(self.problem, self.target_acc, "target_acc")
+        except ValueError as exc:
+            raise ParamError("target_acc", str(exc)) from None
+        check_items("n_values", self.n_values, lambda n: Scenario(n=n, trace=self.traces[0],
+                                                                   duration_s=self.duration_s))
