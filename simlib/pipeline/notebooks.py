@@ -449,6 +449,31 @@ def run_dir_for(root: Path, notebook: str, parameters: dict) -> Path:
     return Path(root) / paths.RUNS.relative_to(paths.REPO_ROOT) / notebook / paths.parameter_hash(parameters)
 
 
+def check_build_dir(build_dir: Path | str, root: Path | str = ROOT, *, name: str = "build_dir") -> Path:
+    """``build_dir`` as a Path if the runner may use it as its build folder, else a ValueError
+    naming ``name`` and why: it (or a parent) is a file, the nearest existing folder is not
+    writable, or it is the repository ``root`` or inside a committed folder of ``root``
+    (``figures/``, ``data/results/``, ``notebooks/``).  Writes nothing."""
+    path = Path(build_dir)
+    resolved, root = path.resolve(), Path(root).resolve()
+    if resolved == root:
+        raise ValueError(f"{name} must not be the repository root {root}, got {str(path)!r}")
+    for committed in (paths.COMMITTED_FIGURES, paths.COMMITTED_RESULTS, NOTEBOOK_DIR):
+        rel = committed.relative_to(paths.REPO_ROOT)
+        if resolved.is_relative_to(root / rel):
+            raise ValueError(f"{name} must not be inside the committed folder {rel.as_posix()}/ "
+                             f"(only `make reproduce` writes there), got {str(path)!r}")
+    existing = resolved
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        why = "it is a file" if existing == resolved else f"{existing} is a file"
+        raise ValueError(f"{name} must be a directory, got {str(path)!r}: {why}")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"{name} must be writable, got {str(path)!r} ({existing} is not writable)")
+    return path
+
+
 def run_notebook(
     source: Path,
     parameters: dict,
@@ -614,6 +639,7 @@ def run_notebooks(
         if not isinstance(key, str) or not key.isidentifier() or key in ("profile", "workers"):
             raise ValueError(f"extra must map parameter names (identifiers other than profile and "
                              f"workers) to values, got key {key!r}")
+    build_dir = check_build_dir(build_dir, root)
     publish = is_publishing(profile, extra)
     if new_ledger and not publish:
         raise ValueError("new_ledger applies only to a publishing run (profile 'full', no extra parameters)")
@@ -704,7 +730,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--notebook-dir", type=Path, default=NOTEBOOK_DIR, metavar="DIR",
                     help="where to look for [0-9]*.py notebooks (default: notebooks/)")
     ap.add_argument("--build-dir", type=Path, default=DEFAULT_BUILD_DIR, metavar="DIR",
-                    help="where notebooks/ (converted) and executed/ go (default: build/)")
+                    help="where notebooks/ (converted) and executed/ go (default: build/); a writable "
+                         "folder (created if missing), not the repository root nor inside figures/, "
+                         "data/results/ or notebooks/")
     ap.add_argument("--log-output", action="store_true",
                     help="stream the notebooks' cell output to this terminal")
     ap.add_argument("--timeout", type=num_arg("--timeout", lo=0.0, lo_open=True), metavar="SECONDS",
@@ -733,6 +761,10 @@ def main(argv=None) -> int:
         ap.error("argument --fresh-ledger: only for a publishing run (--profile full, no -p)")
     if args.fresh_ledger and args.only:
         ap.error("argument --fresh-ledger: not with --only (a partial run updates its own rows)")
+    try:
+        check_build_dir(args.build_dir, name="--build-dir")
+    except ValueError as exc:
+        ap.error(str(exc))
     if args.log_output:
         # papermill reports cell output through its logger at INFO level.
         logging.basicConfig(level=logging.INFO, format="%(message)s")

@@ -148,6 +148,49 @@ def test_cli_rejects_bad_options_before_touching_anything(capsys, monkeypatch):
     assert touched == []
 
 
+def _bad_build_dirs(tmp_path):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("not a folder")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    return [(a_file, "is a file"), (a_file / "sub", "is a file"), (locked / "build", "not writable"),
+            (ROOT / "data" / "results" / "build", "data/results/"), (ROOT / "figures", "figures/"),
+            (ROOT, "repository root")], locked
+
+
+def test_cli_rejects_a_bad_build_dir_before_touching_anything(tmp_path, capsys, monkeypatch):
+    """A --build-dir that is a file, not writable or inside the committed results: exit 2 naming the flag."""
+    touched = []
+    for name in ("fresh_ledger", "ensure_kernel", "run_notebook", "record_time"):
+        monkeypatch.setattr(run_notebooks, name, lambda *a, _n=name, **k: touched.append(_n))
+    cases, locked = _bad_build_dirs(tmp_path)
+    real_access = run_notebooks.os.access     # tests run as root here, where chmod cannot deny access
+    monkeypatch.setattr(run_notebooks.os, "access",
+                        lambda p, mode, **k: Path(p) != locked and real_access(p, mode, **k))
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    for build_dir, why in cases:
+        for extra in ([], ["--fresh-ledger"]):
+            with pytest.raises(SystemExit) as exc:
+                run_notebooks.main(["--build-dir", str(build_dir), *extra])
+            assert exc.value.code == 2
+            err = capsys.readouterr().err
+            assert "--build-dir" in err and why in err and "Traceback" not in err, err
+    assert touched == []
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+    assert not (ROOT / "data" / "results" / "build").exists()
+
+
+def test_run_notebooks_rejects_a_bad_build_dir(tmp_path):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    with pytest.raises(ValueError, match="build_dir must be a directory"):
+        run_notebooks.run_notebooks([], build_dir=a_file, echo=None)
+    with pytest.raises(ValueError, match="build_dir must not be inside the committed folder data/results/"):
+        run_notebooks.run_notebooks([], root=tmp_path, build_dir=tmp_path / "data" / "results" / "b", echo=None)
+    # a fresh folder under a writable one is fine (created later, on first write)
+    assert run_notebooks.check_build_dir(tmp_path / "new" / "build", tmp_path) == tmp_path / "new" / "build"
+
+
 def test_undeclared_parameter_fails_the_notebook(tmp_path):
     """papermill only warns about unknown parameters; the runner makes it an error."""
     nb = tmp_path / "00_tiny.py"
