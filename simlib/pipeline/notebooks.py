@@ -58,6 +58,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import sys
 import tempfile
 import threading
@@ -494,7 +495,9 @@ def run_notebook(
     The notebook tests point it at a scratch copy of the repository.
     ``publish`` (default: :func:`is_publishing` of the parameters) chooses
     between writing the committed results and the run folder
-    :func:`run_dir_for`.  ``echo`` receives progress lines while sweeps run.
+    :func:`run_dir_for`; the run folder exists only if the notebook wrote to it or
+    succeeded (a run rejected by its parameter check leaves none; its executed copy
+    stays under ``build_dir/executed/``).  ``echo`` receives progress lines while sweeps run.
     """
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
@@ -506,9 +509,16 @@ def run_notebook(
         publish = is_publishing(parameters.get("profile", "full"),
                                 {k: v for k, v in parameters.items() if k not in ("profile", "workers")})
     out_dir = None if publish else run_dir_for(root, source.stem, parameters)
-    output = (build_dir / "executed" if publish else out_dir) / f"{source.stem}.ipynb"
+    # papermill writes into build_dir; a non-publishing run's executed copy moves into its run
+    # folder at the end if the run succeeded or wrote an output there (the folder is created on
+    # the notebook's first write), so a run rejected by its parameter check leaves no run folder.
+    final = None if publish else out_dir / f"{source.stem}.ipynb"
+    staged = f"{source.stem}.ipynb" if publish else f"{source.stem}-{out_dir.name}.ipynb"
+    output = build_dir / "executed" / staged
     output.parent.mkdir(parents=True, exist_ok=True)
     output.unlink(missing_ok=True)  # never leave a stale copy from an earlier run
+    if final is not None:
+        final.unlink(missing_ok=True)
     progress_file = build_dir / "progress" / f"{source.stem}.json"
     progress_file.parent.mkdir(parents=True, exist_ok=True)
     progress_file.unlink(missing_ok=True)
@@ -517,7 +527,12 @@ def run_notebook(
     start, cpu_start = time.perf_counter(), _cpu_seconds()
 
     def result(ok: bool, error: str = "") -> NotebookResult:
+        nonlocal output
         cpu = None if cpu_start is None else max(0.0, _cpu_seconds() - cpu_start)
+        if final is not None and output.exists() and (ok or out_dir.is_dir()):
+            final.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(output, final)
+            output = final
         return NotebookResult(source.stem, source, output, ok, time.perf_counter() - start,
                               error, dict(parameters), publish, out_dir, cpu)
 
@@ -581,14 +596,14 @@ def record_time(res: NotebookResult, profile: str, *, extra: dict | None = None,
 
     A publishing run updates its row of :func:`committed_times_path` (``keep``:
     which other rows stay, default all); any other run writes its run folder's
-    ``results/notebook_times.csv``, and a quick run without extra parameters
+    ``results/notebook_times.csv`` (unless it failed before creating that folder), and a quick run without extra parameters
     also updates the quick-profile times file in ``build_dir``.
     """
     row = timing.Timing(res.name, res.seconds, res.ok, profile, res.cpu_seconds)
     if res.publish:
         return [timing.update_times(committed_times_path(root), [row], keep=keep)]
     written = []
-    if res.out_dir is not None:
+    if res.out_dir is not None and (res.ok or Path(res.out_dir).is_dir()):  # none if failed before any output
         written.append(timing.update_times(Path(res.out_dir) / "results" / TIMES_FILE, [row]))
     if profile == "quick" and not extra:
         written.append(timing.update_times(Path(build_dir) / QUICK_TIMES_FILE, [row]))

@@ -231,6 +231,23 @@ def test_pipeline_executes_in_root_with_its_simlib(sandbox, tmp_path):
     assert not bad.ok
     assert "ValueError" in bad.error and "n must be" in bad.error
     assert bad.output.is_file()  # the executed copy (with the traceback) is kept
+    assert not bad.out_dir.exists()  # ... in the build folder: a rejected parameter leaves no run folder
+    assert not (sandbox / "build" / "runs" / "00_probe" / bad.out_dir.name).exists()
+    assert bad.output.parent == tmp_path / "build" / "executed"
+
+
+def test_a_failure_after_the_first_output_keeps_the_run_folder(sandbox, tmp_path):
+    """The run folder appears with the notebook's first write; the executed copy then joins it."""
+    nb = tmp_path / "00_late.py"
+    nb.write_text('# %% tags=["parameters"]\nprofile = "full"\nn = 1\n\n'
+                  "# %%\nfrom simlib.pipeline import paths\n(paths.RESULTS / 'partial.txt').write_text('x')\n"
+                  "raise RuntimeError('after the first output')\n")
+    [res] = run_notebooks.run_notebooks([nb], profile="quick", extra={"n": 2}, root=sandbox,
+                                        build_dir=tmp_path / "build", echo=None)
+    assert not res.ok and "after the first output" in res.error
+    assert res.output == res.out_dir / "00_late.ipynb" and res.output.is_file()
+    assert (res.out_dir / "results" / "partial.txt").is_file()
+    assert (res.out_dir / "results" / run_notebooks.TIMES_FILE).is_file()
 
 
 def test_sandbox_leaves_out_environment_and_outputs(sandbox):
