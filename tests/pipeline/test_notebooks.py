@@ -236,6 +236,21 @@ def test_pipeline_executes_in_root_with_its_simlib(sandbox, tmp_path):
     assert bad.output.parent == tmp_path / "build" / "executed"
 
 
+def test_save_figure_as_a_cells_last_expression_leaves_no_output(sandbox, tmp_path):
+    nb = tmp_path / "00_fig.py"
+    nb.write_text('# %% tags=["parameters"]\nprofile = "full"\n\n'
+                  "# %%\nimport matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+                  "from simlib.pipeline import paths, plotting\nfig, ax = plt.subplots()\n"
+                  "plotting.save_figure(fig, 'probe', figures_dir=paths.FIGURES)\n")
+    [res] = run_notebooks.run_notebooks([nb], profile="quick", root=sandbox, build_dir=tmp_path / "build",
+                                        echo=None)
+    assert res.ok, res.error
+    assert (res.out_dir / "figures" / "probe.png").is_file()
+    [cell] = [c for c in json.loads(res.output.read_text())["cells"] if "save_figure" in "".join(c["source"])]
+    assert [o for o in cell["outputs"] if o["output_type"] == "execute_result"] == []
+    assert "PosixPath" not in json.dumps(cell["outputs"])
+
+
 def test_a_failure_after_the_first_output_keeps_the_run_folder(sandbox, tmp_path):
     """The run folder appears with the notebook's first write; the executed copy then joins it."""
     nb = tmp_path / "00_late.py"
