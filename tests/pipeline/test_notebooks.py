@@ -74,6 +74,9 @@ def numbers_in(text: str) -> list[float]:
     return [float(m) for m in _NUMBER.findall(text)]
 
 
+# A quick run took 23-352 s per notebook (-n 0, numba compiling afresh in each sandbox, load 7-9 on
+# 2 cores); the suite-wide timeout in pyproject.toml (600 s) is for the other tests.
+@pytest.mark.timeout(1800)
 @pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks/[0-9]*.py yet")
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_quick(notebook, sandbox, tmp_path):
