@@ -596,8 +596,9 @@ def record_time(res: NotebookResult, profile: str, *, extra: dict | None = None,
 
     A publishing run updates its row of :func:`committed_times_path` (``keep``:
     which other rows stay, default all); any other run writes its run folder's
-    ``results/notebook_times.csv`` (unless it failed before creating that folder), and a quick run without extra parameters
-    also updates the quick-profile times file in ``build_dir``.
+    ``results/notebook_times.csv`` (unless it failed before creating that folder),
+    and a quick run without extra parameters also updates the quick-profile times
+    file in ``build_dir``.
     """
     row = timing.Timing(res.name, res.seconds, res.ok, profile, res.cpu_seconds)
     if res.publish:
