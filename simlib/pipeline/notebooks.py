@@ -58,6 +58,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import sys
 import tempfile
 import threading
@@ -449,6 +450,31 @@ def run_dir_for(root: Path, notebook: str, parameters: dict) -> Path:
     return Path(root) / paths.RUNS.relative_to(paths.REPO_ROOT) / notebook / paths.parameter_hash(parameters)
 
 
+def check_build_dir(build_dir: Path | str, root: Path | str = ROOT, *, name: str = "build_dir") -> Path:
+    """``build_dir`` as a Path if the runner may use it as its build folder, else a ValueError
+    naming ``name`` and why: it (or a parent) is a file, the nearest existing folder is not
+    writable, or it is the repository ``root`` or inside a committed folder of ``root``
+    (``figures/``, ``data/results/``, ``notebooks/``).  Writes nothing."""
+    path = Path(build_dir)
+    resolved, root = path.resolve(), Path(root).resolve()
+    if resolved == root:
+        raise ValueError(f"{name} must not be the repository root {root}, got {str(path)!r}")
+    for committed in (paths.COMMITTED_FIGURES, paths.COMMITTED_RESULTS, NOTEBOOK_DIR):
+        rel = committed.relative_to(paths.REPO_ROOT)
+        if resolved.is_relative_to(root / rel):
+            raise ValueError(f"{name} must not be inside the committed folder {rel.as_posix()}/ "
+                             f"(only `make reproduce` writes there), got {str(path)!r}")
+    existing = resolved
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        why = "it is a file" if existing == resolved else f"{existing} is a file"
+        raise ValueError(f"{name} must be a directory, got {str(path)!r}: {why}")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"{name} must be writable, got {str(path)!r} ({existing} is not writable)")
+    return path
+
+
 def run_notebook(
     source: Path,
     parameters: dict,
@@ -469,7 +495,9 @@ def run_notebook(
     The notebook tests point it at a scratch copy of the repository.
     ``publish`` (default: :func:`is_publishing` of the parameters) chooses
     between writing the committed results and the run folder
-    :func:`run_dir_for`.  ``echo`` receives progress lines while sweeps run.
+    :func:`run_dir_for`; the run folder exists only if the notebook wrote to it or
+    succeeded (a run rejected by its parameter check leaves none; its executed copy
+    stays under ``build_dir/executed/``).  ``echo`` receives progress lines while sweeps run.
     """
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
@@ -481,9 +509,16 @@ def run_notebook(
         publish = is_publishing(parameters.get("profile", "full"),
                                 {k: v for k, v in parameters.items() if k not in ("profile", "workers")})
     out_dir = None if publish else run_dir_for(root, source.stem, parameters)
-    output = (build_dir / "executed" if publish else out_dir) / f"{source.stem}.ipynb"
+    # papermill writes into build_dir; a non-publishing run's executed copy moves into its run
+    # folder at the end if the run succeeded or wrote an output there (the folder is created on
+    # the notebook's first write), so a run rejected by its parameter check leaves no run folder.
+    final = None if publish else out_dir / f"{source.stem}.ipynb"
+    staged = f"{source.stem}.ipynb" if publish else f"{source.stem}-{out_dir.name}.ipynb"
+    output = build_dir / "executed" / staged
     output.parent.mkdir(parents=True, exist_ok=True)
     output.unlink(missing_ok=True)  # never leave a stale copy from an earlier run
+    if final is not None:
+        final.unlink(missing_ok=True)
     progress_file = build_dir / "progress" / f"{source.stem}.json"
     progress_file.parent.mkdir(parents=True, exist_ok=True)
     progress_file.unlink(missing_ok=True)
@@ -492,7 +527,12 @@ def run_notebook(
     start, cpu_start = time.perf_counter(), _cpu_seconds()
 
     def result(ok: bool, error: str = "") -> NotebookResult:
+        nonlocal output
         cpu = None if cpu_start is None else max(0.0, _cpu_seconds() - cpu_start)
+        if final is not None and output.exists() and (ok or out_dir.is_dir()):
+            final.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(output, final)
+            output = final
         return NotebookResult(source.stem, source, output, ok, time.perf_counter() - start,
                               error, dict(parameters), publish, out_dir, cpu)
 
@@ -556,14 +596,15 @@ def record_time(res: NotebookResult, profile: str, *, extra: dict | None = None,
 
     A publishing run updates its row of :func:`committed_times_path` (``keep``:
     which other rows stay, default all); any other run writes its run folder's
-    ``results/notebook_times.csv``, and a quick run without extra parameters
-    also updates the quick-profile times file in ``build_dir``.
+    ``results/notebook_times.csv`` (unless it failed before creating that folder),
+    and a quick run without extra parameters also updates the quick-profile times
+    file in ``build_dir``.
     """
     row = timing.Timing(res.name, res.seconds, res.ok, profile, res.cpu_seconds)
     if res.publish:
         return [timing.update_times(committed_times_path(root), [row], keep=keep)]
     written = []
-    if res.out_dir is not None:
+    if res.out_dir is not None and (res.ok or Path(res.out_dir).is_dir()):  # none if failed before any output
         written.append(timing.update_times(Path(res.out_dir) / "results" / TIMES_FILE, [row]))
     if profile == "quick" and not extra:
         written.append(timing.update_times(Path(build_dir) / QUICK_TIMES_FILE, [row]))
@@ -614,6 +655,7 @@ def run_notebooks(
         if not isinstance(key, str) or not key.isidentifier() or key in ("profile", "workers"):
             raise ValueError(f"extra must map parameter names (identifiers other than profile and "
                              f"workers) to values, got key {key!r}")
+    build_dir = check_build_dir(build_dir, root)
     publish = is_publishing(profile, extra)
     if new_ledger and not publish:
         raise ValueError("new_ledger applies only to a publishing run (profile 'full', no extra parameters)")
@@ -704,7 +746,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--notebook-dir", type=Path, default=NOTEBOOK_DIR, metavar="DIR",
                     help="where to look for [0-9]*.py notebooks (default: notebooks/)")
     ap.add_argument("--build-dir", type=Path, default=DEFAULT_BUILD_DIR, metavar="DIR",
-                    help="where notebooks/ (converted) and executed/ go (default: build/)")
+                    help="where notebooks/ (converted) and executed/ go (default: build/); a writable "
+                         "folder (created if missing), not the repository root nor inside figures/, "
+                         "data/results/ or notebooks/")
     ap.add_argument("--log-output", action="store_true",
                     help="stream the notebooks' cell output to this terminal")
     ap.add_argument("--timeout", type=num_arg("--timeout", lo=0.0, lo_open=True), metavar="SECONDS",
@@ -733,6 +777,10 @@ def main(argv=None) -> int:
         ap.error("argument --fresh-ledger: only for a publishing run (--profile full, no -p)")
     if args.fresh_ledger and args.only:
         ap.error("argument --fresh-ledger: not with --only (a partial run updates its own rows)")
+    try:
+        check_build_dir(args.build_dir, name="--build-dir")
+    except ValueError as exc:
+        ap.error(str(exc))
     if args.log_output:
         # papermill reports cell output through its logger at INFO level.
         logging.basicConfig(level=logging.INFO, format="%(message)s")

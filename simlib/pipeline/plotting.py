@@ -100,8 +100,18 @@ def _check_name(name) -> str:
     return name
 
 
-def save_figure(fig, name: str, figures_dir=None, dpi: int = FIGURE_DPI) -> list[Path]:
-    """Write ``fig`` to ``<figures_dir>/<name>.png`` and ``.pdf``; return both paths.
+class SavedFiles(list):
+    """The files :func:`save_figure` wrote (a list of Path).  It shows nothing as the last
+    expression of a notebook cell, so executed notebooks carry no stray ``[PosixPath(...)]``
+    output; ``print`` or ``list(...)`` still show the paths."""
+
+    def _ipython_display_(self) -> None:
+        pass
+
+
+def save_figure(fig, name: str, figures_dir=None, dpi: int = FIGURE_DPI) -> SavedFiles:
+    """Write ``fig`` to ``<figures_dir>/<name>.png`` and ``.pdf``; return both paths
+    (a :class:`SavedFiles`: a list that a notebook does not display).
 
     Output is reproducible: PNG without the ``Software`` text chunk (and
     matplotlib writes no timestamp), PDF with fixed ``Creator``/``Producer``
@@ -137,7 +147,7 @@ def save_figure(fig, name: str, figures_dir=None, dpi: int = FIGURE_DPI) -> list
             buf = io.BytesIO()
             fig.savefig(buf, format=fmt, dpi=dpi, metadata=dict(metadata), bbox_inches="tight")
             paths.append(atomic_write_bytes(out_dir / f"{name}.{fmt}", buf.getvalue()))
-    return paths
+    return SavedFiles(paths)
 
 
 def _style_for(values: list) -> dict:

@@ -56,7 +56,9 @@ EXECUTORS = ("serial", "processes", "dask")
 TRIAL_COLUMN = "trial"
 #: Environment variable consulted for the dask scheduler address.
 DASK_ENV = "DASK_SCHEDULER_ADDRESS"
-_CACHE_FORMAT = 1
+#: Version of the cache file layout, part of every cache key.  2: each file stores a
+#: checksum of its contents (decision S14); format-1 files are never looked up again.
+_CACHE_FORMAT = 2
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
 
@@ -337,8 +339,17 @@ def _cache_key(material: dict) -> str:
     return hashlib.sha256(_canonical_json(material, "cache key").encode("ascii")).hexdigest()
 
 
+def _checksum(material: dict, metrics: dict) -> str:
+    """sha256 (hex) of the canonical JSON of a cache entry's key material and metrics
+    (sorted keys, NaN/inf as the JSON extensions, which the cache stores)."""
+    payload = json.dumps({"key": material, "metrics": metrics}, sort_keys=True, separators=(",", ":"),
+                         ensure_ascii=True, allow_nan=True)
+    return hashlib.sha256(payload.encode("ascii")).hexdigest()
+
+
 def _load_cached(path: Path, material: dict):
-    """Metrics stored in ``path``, or None if absent; warns and returns None if unusable."""
+    """Metrics stored in ``path``, or None if absent; warns and returns None if unusable
+    (not JSON, wrong shape, other key material, or a checksum that does not match: S4, S14)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -347,9 +358,13 @@ def _load_cached(path: Path, material: dict):
         record = json.loads(text)
         if not isinstance(record, dict) or not isinstance(record.get("metrics"), dict):
             raise ValueError("no metrics object")
-        stored = {k: v for k, v in record.items() if k != "metrics"}
+        stored = {k: v for k, v in record.items() if k not in ("metrics", "checksum")}
         if _canonical_json(stored, "cache record") != _canonical_json(material, "cache key"):
             raise ValueError("key material does not match")
+        if "checksum" not in record:
+            raise ValueError("no checksum")
+        if record["checksum"] != _checksum(stored, record["metrics"]):
+            raise ValueError("checksum does not match the contents (edited?)")
         return _clean_metrics(record["metrics"])
     except ValueError as exc:  # json.JSONDecodeError is a ValueError
         warnings.warn(f"ignoring corrupt sweep cache file {path} ({exc}); recomputing",
@@ -360,6 +375,7 @@ def _load_cached(path: Path, material: dict):
 def _store_cached(path: Path, material: dict, metrics: dict) -> None:
     record = dict(material)
     record["metrics"] = metrics  # insertion order kept: columns come out the same
+    record["checksum"] = _checksum(material, metrics)
     data = json.dumps(record, allow_nan=True, separators=(",", ":")).encode("utf-8")
     atomic_write_bytes(path, data)
 

@@ -74,6 +74,9 @@ def numbers_in(text: str) -> list[float]:
     return [float(m) for m in _NUMBER.findall(text)]
 
 
+# A quick run took 23-352 s per notebook (-n 0, numba compiling afresh in each sandbox, load 7-9 on
+# 2 cores); the suite-wide timeout in pyproject.toml (600 s) is for the other tests.
+@pytest.mark.timeout(1800)
 @pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks/[0-9]*.py yet")
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_quick(notebook, sandbox, tmp_path):
@@ -148,6 +151,49 @@ def test_cli_rejects_bad_options_before_touching_anything(capsys, monkeypatch):
     assert touched == []
 
 
+def _bad_build_dirs(tmp_path):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("not a folder")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    return [(a_file, "is a file"), (a_file / "sub", "is a file"), (locked / "build", "not writable"),
+            (ROOT / "data" / "results" / "build", "data/results/"), (ROOT / "figures", "figures/"),
+            (ROOT, "repository root")], locked
+
+
+def test_cli_rejects_a_bad_build_dir_before_touching_anything(tmp_path, capsys, monkeypatch):
+    """A --build-dir that is a file, not writable or inside the committed results: exit 2 naming the flag."""
+    touched = []
+    for name in ("fresh_ledger", "ensure_kernel", "run_notebook", "record_time"):
+        monkeypatch.setattr(run_notebooks, name, lambda *a, _n=name, **k: touched.append(_n))
+    cases, locked = _bad_build_dirs(tmp_path)
+    real_access = run_notebooks.os.access     # tests run as root here, where chmod cannot deny access
+    monkeypatch.setattr(run_notebooks.os, "access",
+                        lambda p, mode, **k: Path(p) != locked and real_access(p, mode, **k))
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    for build_dir, why in cases:
+        for extra in ([], ["--fresh-ledger"]):
+            with pytest.raises(SystemExit) as exc:
+                run_notebooks.main(["--build-dir", str(build_dir), *extra])
+            assert exc.value.code == 2
+            err = capsys.readouterr().err
+            assert "--build-dir" in err and why in err and "Traceback" not in err, err
+    assert touched == []
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+    assert not (ROOT / "data" / "results" / "build").exists()
+
+
+def test_run_notebooks_rejects_a_bad_build_dir(tmp_path):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    with pytest.raises(ValueError, match="build_dir must be a directory"):
+        run_notebooks.run_notebooks([], build_dir=a_file, echo=None)
+    with pytest.raises(ValueError, match="build_dir must not be inside the committed folder data/results/"):
+        run_notebooks.run_notebooks([], root=tmp_path, build_dir=tmp_path / "data" / "results" / "b", echo=None)
+    # a fresh folder under a writable one is fine (created later, on first write)
+    assert run_notebooks.check_build_dir(tmp_path / "new" / "build", tmp_path) == tmp_path / "new" / "build"
+
+
 def test_undeclared_parameter_fails_the_notebook(tmp_path):
     """papermill only warns about unknown parameters; the runner makes it an error."""
     nb = tmp_path / "00_tiny.py"
@@ -188,6 +234,38 @@ def test_pipeline_executes_in_root_with_its_simlib(sandbox, tmp_path):
     assert not bad.ok
     assert "ValueError" in bad.error and "n must be" in bad.error
     assert bad.output.is_file()  # the executed copy (with the traceback) is kept
+    assert not bad.out_dir.exists()  # ... in the build folder: a rejected parameter leaves no run folder
+    assert not (sandbox / "build" / "runs" / "00_probe" / bad.out_dir.name).exists()
+    assert bad.output.parent == tmp_path / "build" / "executed"
+
+
+def test_save_figure_as_a_cells_last_expression_leaves_no_output(sandbox, tmp_path):
+    nb = tmp_path / "00_fig.py"
+    nb.write_text('# %% tags=["parameters"]\nprofile = "full"\n\n'
+                  "# %%\nimport matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+                  "from simlib.pipeline import paths, plotting\nfig, ax = plt.subplots()\n"
+                  "plotting.save_figure(fig, 'probe', figures_dir=paths.FIGURES)\n")
+    [res] = run_notebooks.run_notebooks([nb], profile="quick", root=sandbox, build_dir=tmp_path / "build",
+                                        echo=None)
+    assert res.ok, res.error
+    assert (res.out_dir / "figures" / "probe.png").is_file()
+    [cell] = [c for c in json.loads(res.output.read_text())["cells"] if "save_figure" in "".join(c["source"])]
+    assert [o for o in cell["outputs"] if o["output_type"] == "execute_result"] == []
+    assert "PosixPath" not in json.dumps(cell["outputs"])
+
+
+def test_a_failure_after_the_first_output_keeps_the_run_folder(sandbox, tmp_path):
+    """The run folder appears with the notebook's first write; the executed copy then joins it."""
+    nb = tmp_path / "00_late.py"
+    nb.write_text('# %% tags=["parameters"]\nprofile = "full"\nn = 1\n\n'
+                  "# %%\nfrom simlib.pipeline import paths\n(paths.RESULTS / 'partial.txt').write_text('x')\n"
+                  "raise RuntimeError('after the first output')\n")
+    [res] = run_notebooks.run_notebooks([nb], profile="quick", extra={"n": 2}, root=sandbox,
+                                        build_dir=tmp_path / "build", echo=None)
+    assert not res.ok and "after the first output" in res.error
+    assert res.output == res.out_dir / "00_late.ipynb" and res.output.is_file()
+    assert (res.out_dir / "results" / "partial.txt").is_file()
+    assert (res.out_dir / "results" / run_notebooks.TIMES_FILE).is_file()
 
 
 def test_sandbox_leaves_out_environment_and_outputs(sandbox):

@@ -93,6 +93,18 @@ def test_save_figure_is_byte_identical(themed, tmp_path, monkeypatch):
     assert sorted(x.name for x in (tmp_path / "a").iterdir()) == ["fig_demo.pdf", "fig_demo.png"]
 
 
+def test_save_figure_returns_the_paths_but_a_notebook_displays_nothing(themed, tmp_path):
+    """As a cell's last expression, the return value used to render as ``[PosixPath(...), ...]``."""
+    from IPython.core.formatters import DisplayFormatter
+
+    saved = save_figure(make_figure(), "quiet", tmp_path)
+    assert saved == [tmp_path / "quiet.png", tmp_path / "quiet.pdf"]
+    assert all(p.is_file() for p in saved)
+    formatter = DisplayFormatter()
+    assert "PosixPath" in formatter.format(list(saved))[0]["text/plain"]  # what a plain list shows
+    assert formatter.format(saved) == ({}, {})
+
+
 def test_save_figure_fixed_dpi(themed, tmp_path):
     fig = plt.figure(figsize=(2, 1))
     png, _ = save_figure(fig, "blank", tmp_path)

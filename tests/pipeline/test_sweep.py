@@ -8,6 +8,7 @@ import math
 import os
 import time
 import uuid
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -270,6 +271,49 @@ def test_corrupt_cache_files_are_recomputed(tmp_path, log_dir):
     assert len(calls(log_dir)) == 3
     assert_same(first, again)
     json.loads(files[0].read_text())  # rewritten, valid again
+
+
+def _cache_file_of(cache: Path, x: int) -> Path:
+    return next(p for p in cache.glob("*.json") if json.loads(p.read_text())["params"] == {"x": x})
+
+
+def test_edited_but_valid_cache_file_is_recomputed_and_named(tmp_path, log_dir):
+    cache = tmp_path / "cache"
+    first = run_sweep(logged_fn, GRID, 1, executor="serial", progress=False, cache_dir=cache)
+    edited = _cache_file_of(cache, 2)
+    record = json.loads(edited.read_text())
+    record["metrics"]["y"] += 1.0              # still valid JSON, same key material: only the checksum tells
+    edited.write_text(json.dumps(record))
+    for p in log_dir.iterdir():
+        p.unlink()
+    with pytest.warns(RuntimeWarning) as caught:
+        again = run_sweep(logged_fn, GRID, 1, executor="serial", progress=False, cache_dir=cache)
+    messages = [str(w.message) for w in caught if "sweep cache" in str(w.message)]
+    assert len(messages) == 1 and str(edited) in messages[0] and "checksum" in messages[0]
+    assert calls(log_dir) == [(2, 0)]          # the edited trial recomputed, the intact ones reused
+    assert_same(first, again)                  # the edited value is never returned
+    for p in log_dir.iterdir():
+        p.unlink()
+    with warnings.catch_warnings():            # rewritten intact: reused, no warning
+        warnings.simplefilter("error")
+        third = run_sweep(logged_fn, GRID, 1, executor="serial", progress=False, cache_dir=cache)
+    assert calls(log_dir) == []
+    assert_same(first, third)
+
+
+def test_cache_entry_without_checksum_is_recomputed(tmp_path, log_dir):
+    """S14: an entry written before checksums existed is not trusted."""
+    first = run_sweep(logged_fn, GRID, 1, executor="serial", progress=False, cache_dir=tmp_path)
+    old = _cache_file_of(tmp_path, 3)
+    record = json.loads(old.read_text())
+    del record["checksum"]
+    old.write_text(json.dumps(record))
+    for p in log_dir.iterdir():
+        p.unlink()
+    with pytest.warns(RuntimeWarning, match="no checksum"):
+        again = run_sweep(logged_fn, GRID, 1, executor="serial", progress=False, cache_dir=tmp_path)
+    assert calls(log_dir) == [(3, 0)]
+    assert_same(first, again)
 
 
 def test_code_fingerprint_tracks_py_bytes(tmp_path):

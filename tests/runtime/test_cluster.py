@@ -127,3 +127,39 @@ def test_compute_times_take_returns_what_next_would(seed, ks, chunk):
     assert [a.next(w) for w in range(3)] == [b.next(w) for w in range(3)]
     s = ScriptedComputeTimes([[1.0, 2.0], [3.0]])
     assert s.take(0, 3).tolist() == [1.0, 2.0, float("inf")] and s.next(1) == 3.0
+
+
+class _LaunchPairOnReady:
+    """A controller that launches the group (0, 1) as soon as worker ``trigger`` is ready."""
+
+    def __init__(self, trigger):
+        self.trigger = trigger
+        self.cluster = None
+
+    def attach(self, cluster):
+        self.cluster = cluster
+
+    def on_ready(self, w, compute_time):
+        if w == self.trigger:
+            self.cluster.launch((0, 1))
+
+    def on_sync_done(self, record):
+        pass
+
+
+def _pair_cluster(trigger):
+    # worker 0 is ready at 1 s, worker 1 at 3 s; bandwidth 1 each, v = 1 unit, eq2 sync time 2v / min b = 2 s
+    return Cluster.big_switch([1.0, 1.0], ScriptedComputeTimes([[1.0], [3.0]]), _LaunchPairOnReady(trigger),
+                              model_bits=1.0, alpha=0.0, duration=100.0, sync_model="eq2_example")
+
+
+def test_launch_refuses_a_group_with_a_computing_member():
+    # at 1 s worker 0 is READY but worker 1 still COMPUTING: the launch must fail naming worker 1
+    with pytest.raises(ValueError, match=r"not ready: \[1\]"):
+        _pair_cluster(trigger=0).run()
+
+
+def test_launch_accepts_a_group_whose_members_are_all_ready():
+    # at 3 s both are READY (worker 0 since 1 s): the pair syncs from 3 s to 3 + 2 s
+    log = _pair_cluster(trigger=1).run()
+    assert [(s.members, s.launch, s.finish) for s in log.syncs] == [((0, 1), 3.0, 5.0)]
