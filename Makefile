@@ -10,6 +10,9 @@
 #                    default parameters writes the committed results (figures/,
 #                    data/results/, notebooks/*.ipynb); PROFILE=quick writes to
 #                    build/runs/<notebook>/<hash>/
+#   make site        build the website of the committed executed notebooks
+#                    (nothing re-run) into $(SITE_DIR): index, one page per
+#                    notebook, the sortable claims ledger, every figure
 #   make bench       run every benchmarks/bench_*.py
 #   make clean       remove build/ and caches (keeps $(VENV))
 #   make distclean   clean + remove $(VENV) and data/cache/
@@ -17,7 +20,8 @@
 # Overridable: PYTHON (interpreter used to create the venv), VENV, WORKERS
 # (passed to the notebooks as `workers`), PROFILE (full|quick), PYTEST_FLAGS,
 # NOTEBOOK_FLAGS (extra `python -m simlib.pipeline.notebooks` options, e.g. "--only 11_"),
-# LAB_FLAGS (extra `jupyter lab` options, e.g. "--no-browser --port 8890").
+# LAB_FLAGS (extra `jupyter lab` options, e.g. "--no-browser --port 8890"),
+# SITE_DIR (where `make site` writes; default build/site).
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -26,6 +30,7 @@ PROFILE ?= full
 PYTEST_FLAGS ?= -n 2
 NOTEBOOK_FLAGS ?=
 LAB_FLAGS ?=
+SITE_DIR ?= build/site
 
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -34,7 +39,7 @@ KERNEL_JSON := $(VENV)/share/jupyter/kernels/simlib/kernel.json
 RUN := PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}"
 
 .DEFAULT_GOAL := help
-.PHONY: help venv lab test reproduce bench clean distclean
+.PHONY: help venv lab test reproduce site bench clean distclean
 
 help:
 	@sed -n '1,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
@@ -82,6 +87,11 @@ reproduce: venv
 		$(if $(strip $(WORKERS)),--workers "$(WORKERS)") \
 		$(if $(strip $(NOTEBOOK_FLAGS)),,$(if $(filter full,$(PROFILE)),--fresh-ledger)) $(NOTEBOOK_FLAGS)
 	$(if $(filter full,$(PROFILE)),$(RUN) $(VPY) -m simlib claims)
+
+# Reads notebooks/*.ipynb, data/results/claims.csv and figures/ as committed; checks
+# SITE_DIR before writing (a new or empty folder, or a site built there before).
+site: venv
+	$(RUN) $(VPY) -m simlib.pipeline.site --out "$(SITE_DIR)"
 
 # Lists the scripts with an estimate from build/bench_times.csv (their last wall
 # times), runs each, records its time and prints a table at the end.

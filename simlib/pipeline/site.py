@@ -472,8 +472,10 @@ def build_site(out, notebooks_dir=None, ledger_path=None, figures_dir=None, repo
     for name, p in (("notebooks_dir", notebooks_dir), ("figures_dir", figures_dir)):
         if not p.is_dir():
             raise ValueError(f"{name} must be an existing folder, got {str(p)!r}")
-    commit = _git(repo, "rev-parse", "--short=12", "HEAD") or "unknown (not a git checkout)"
-    if commit[0] != "u" and _git(repo, "status", "--porcelain", "--", "notebooks", "figures", "data/results"):
+    commit = _git(repo, "rev-parse", "--short=12", "HEAD")
+    if not commit:
+        commit = "unknown (not a git checkout)"
+    elif _git(repo, "status", "--porcelain", "--", "notebooks", "figures", "data/results"):
         commit += " (with uncommitted changes to the results)"
 
     infos = read_notebooks(notebooks_dir, repo)

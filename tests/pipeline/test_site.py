@@ -1,0 +1,281 @@
+"""The static website of the executed notebooks (simlib.pipeline.site, `make site`; decision W1).
+
+The site is built once per module from the committed notebooks, ledger and figures into a
+temporary folder (never into the repository).  The checks of its files run everywhere; the
+browser test opens it in headless Chromium (Debian's ``chromium``) and is skipped where that
+is absent.
+"""
+from __future__ import annotations
+
+import base64
+import csv
+import functools
+import http.server
+import io
+import json
+import re
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+
+from simlib.core import paths as core_paths
+from simlib.pipeline import site
+
+REPO = core_paths.REPO_ROOT
+NOTEBOOKS = sorted(p for p in (REPO / "notebooks").glob("*.ipynb") if re.fullmatch(r"\d\d_.+", p.stem))
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _ledger_rows(path: Path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("site") / "site"
+    counts = site.build_site(out)
+    return out, counts
+
+
+# --- the build's outputs (no browser) ------------------------------------------------------------
+
+def test_one_page_per_notebook_linked_from_the_index_under_its_paper(built):
+    out, counts = built
+    assert counts["notebooks"] == len(NOTEBOOKS) > 0
+    index = (out / "index.html").read_text(encoding="utf-8")
+    # the grouping the issue asks for: 000 = 00, 10-15; 002 = 20, 21; 003 = 30; 004 = 40-46; beyond = 90-92
+    expected = {"0": "000", "1": "000", "2": "002", "3": "003", "4": "004", "9": "beyond"}
+    sections = dict(re.findall(r'<h2 id="group-([^"]+)">.*?</h2>(.*?)</ul>', index, re.S))
+    for nb in NOTEBOOKS:
+        assert (out / "notebooks" / f"{nb.stem}.html").is_file()
+        assert f'href="notebooks/{nb.stem}.html"' in sections[expected[nb.stem[0]]], nb.stem
+
+
+def test_ledger_table_has_one_row_per_claims_csv_row(built):
+    out, counts = built
+    rows = _ledger_rows(core_paths.COMMITTED_LEDGER)
+    page = (out / "claims.html").read_text(encoding="utf-8")
+    body = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    assert body.count("<tr>") == len(rows) == counts["ledger_rows"]
+    # every link of the table points at a page of the site
+    for href in re.findall(r'href="(notebooks/[^"#]+)', body):
+        assert (out / href).is_file(), href
+
+
+def test_every_notebook_figure_has_its_file_and_provenance_underneath(built):
+    out, _ = built
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short=12", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+    for nb in NOTEBOOKS:
+        data = json.loads(nb.read_text(encoding="utf-8"))
+        n_images = sum(1 for c in data["cells"] for o in c.get("outputs", [])
+                       if any(k.startswith("image/") for k in o.get("data", {})))
+        page = (out / "notebooks" / f"{nb.stem}.html").read_text(encoding="utf-8")
+        srcs = re.findall(r'<img[^>]*src="([^"]+)"', page)
+        assert len(srcs) == n_images, nb.stem
+        for src in srcs:
+            assert not src.startswith(("http", "data:")) and (out / "notebooks" / src).stat().st_size > 0
+        # the provenance follows each figure: the text between one image and the next holds it
+        for chunk in re.split(r"<img ", page)[1:]:
+            prov = re.search(r'<p class="provenance">Figure \d+ · notebook .*?</p>', chunk, re.S)
+            assert prov, nb.stem
+            for fact in (nb.stem, "profile ", "trials ", "parameters: ", f"built from commit {head}"):
+                assert fact in prov.group(0), (nb.stem, fact)
+
+
+def test_figures_gallery_shows_every_committed_png_with_its_pdf(built):
+    out, _ = built
+    page = (out / "figures.html").read_text(encoding="utf-8")
+    pngs = sorted(core_paths.COMMITTED_FIGURES.glob("*.png"))
+    assert len(re.findall(r'<img src="figures/', page)) == len(pngs)
+    for png in pngs:
+        assert (out / "figures" / png.name).read_bytes() == png.read_bytes()
+        assert f'href="figures/{png.stem}.pdf"' in page
+    assert page.count('class="provenance"') == len(pngs)
+
+
+def test_site_references_nothing_outside_itself(built):
+    out, _ = built
+    for page in out.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r'<(script|link|img)[^>]+(src|href)="(https?:)?//', text), page.name
+
+
+# --- the ledger links, on hand-made notebooks --------------------------------------------------------
+
+def _png() -> str:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(1, 1))
+    ax.plot([0, 1], [0, 1])
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def _notebook(path: Path, title: str, record_text: str | None = None, image: bool = False) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell('profile = "full"\ntrials = 7\nn_values = [4, 8]')
+    params.metadata["tags"] = ["parameters"]
+    record = nbformat.v4.new_code_cell("claims.record(...)")
+    if record_text:
+        record.outputs = [nbformat.v4.new_output("execute_result", data={"text/plain": record_text},
+                                                 execution_count=2)]
+    plot = nbformat.v4.new_code_cell("plot()")
+    if image:
+        plot.outputs = [nbformat.v4.new_output("display_data", data={"image/png": _png(), "text/plain": "<Figure>"})]
+    nb.cells = [nbformat.v4.new_markdown_cell(f"# {title}"), params, record, plot]
+    nbformat.write(nb, str(path))
+    return nb
+
+
+def _row(paper, figure, claim, notebook=""):
+    return {"paper": paper, "figure": figure, "claim": claim, "paper_value": "1", "our_value": "1",
+            "tolerance": "", "direction": "True", "magnitude": "", "holds": "True", "cause": "", "note": "",
+            "kind": "claim", "notebook": notebook, "profile": "full", "trials": "7", "parameters": "{}"}
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    nbs = tmp_path / "notebooks"
+    nbs.mkdir()
+    a = _notebook(nbs / "11_x_fig5-7_a.ipynb", "A (Figs. 5, 6, 7)",
+                  "claim recorded: Fig. 5: A holds: paper 1 vs ours 1 (holds)", image=True)
+    _notebook(nbs / "12_x_fig8-10_b.ipynb", "B (Figs. 8, 9, 10)")
+    _notebook(nbs / "21_y.ipynb", "C")
+    rows = [_row("000", "Fig. 5", "A holds"),                 # printed by 11's record cell
+            _row("000", "Fig. 9(b)", "B trend"),              # number 9: only 12 covers it
+            _row("000", "Fig. 9(b)", "named", "11_x_fig5-7_a"),  # its notebook column wins
+            _row("000", "Eq. 3", "nowhere"),                  # two notebooks of 000, no clue: unknown
+            _row("002", "Table 1", "only one"),               # 002 has a single notebook
+            _row("beyond", "Fig. 5", "beyond")]               # no group "beyond" here: unknown
+    ledger = tmp_path / "claims.csv"
+    pd.DataFrame(rows).to_csv(ledger, index=False)
+    figures = tmp_path / "figures"
+    figures.mkdir()
+    return nbs, ledger, figures, a.cells[2].id
+
+
+def test_link_rows_prefers_the_notebook_column_then_the_printed_cell_then_the_figure(tiny):
+    nbs, ledger, _, record_cell = tiny
+    from simlib.pipeline.claims import load_ledger
+
+    links = site.link_rows(load_ledger(ledger), site.read_notebooks(nbs))
+    assert links == [site.RowLink("11_x_fig5-7_a", record_cell, "output"),
+                     site.RowLink("12_x_fig8-10_b", None, "inferred"),
+                     site.RowLink("11_x_fig5-7_a", None, "ledger"),
+                     site.RowLink(None, None, "none"),
+                     site.RowLink("21_y", None, "inferred"),
+                     site.RowLink(None, None, "none")]
+
+
+def test_tiny_site_links_rows_to_cells_and_writes_figure_provenance(tiny, tmp_path):
+    nbs, ledger, figures, record_cell = tiny
+    out = tmp_path / "out"
+    counts = site.build_site(out, notebooks_dir=nbs, ledger_path=ledger, figures_dir=figures, repo=tmp_path)
+    assert counts == {"notebooks": 3, "figures": 1, "ledger_rows": 6, "commit": "unknown (not a git checkout)"}
+    table = (out / "claims.html").read_text(encoding="utf-8")
+    assert f'href="notebooks/11_x_fig5-7_a.html#cell-id={record_cell}"' in table
+    page = (out / "notebooks" / "11_x_fig5-7_a.html").read_text(encoding="utf-8")
+    assert f'id="cell-id={record_cell}"' in page
+    prov = re.search(r'<p class="provenance">Figure 1 .*?</p>', page, re.S).group(0)
+    # profile and trials as the ledger recorded them; parameters from the parameters cell
+    assert "profile full" in prov and "trials 7" in prov and "n_values = [4, 8]" in prov
+    # a rebuild replaces the site it wrote before
+    site.build_site(out, notebooks_dir=nbs, ledger_path=ledger, figures_dir=figures, repo=tmp_path)
+    assert (out / site.MARKER).is_file()
+
+
+@pytest.mark.parametrize("make_out", [
+    lambda tmp: (tmp / "f.txt", (tmp / "f.txt").write_text("x")),                  # a file
+    lambda tmp: (tmp / "d", (tmp / "d").mkdir(), (tmp / "d" / "keep.txt").write_text("x")),  # a foreign folder
+    lambda tmp: (REPO, None),                                                       # the repository
+])
+def test_out_that_is_not_a_site_is_refused_before_anything_is_written(tmp_path, make_out, capsys):
+    out = make_out(tmp_path)[0]
+    before = sorted(p.name for p in out.parent.iterdir())
+    assert site.main(["--out", str(out)]) == 2
+    assert "--out" in capsys.readouterr().err
+    assert sorted(p.name for p in out.parent.iterdir()) == before
+    with pytest.raises(ValueError, match="--out"):
+        site.build_site(out)
+
+
+# --- in a real browser ----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).is_file():
+        pytest.skip(f"Chromium not found ({CHROMIUM}): install Debian's chromium to run the browser test")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (requirements.txt) is not installed")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def served(built):
+    out, _ = built
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(out)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}/", out
+    server.shutdown()
+    thread.join()
+
+
+_BROKEN_IMAGES = "Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)"
+
+
+def test_in_chromium_every_page_loads_with_its_images_and_the_ledger_sorts(browser, served):
+    base, out = served
+    page = browser.new_page()
+    page.set_default_timeout(60_000)
+    foreign = []
+    page.on("request", lambda r: None if r.url.startswith(base) or r.url.startswith("data:") else foreign.append(r.url))
+
+    response = page.goto(base + "index.html", wait_until="load")
+    assert response.ok and "four papers" in page.title() + page.inner_text("h1")
+    assert page.locator("main a[href^='notebooks/']").count() == len(NOTEBOOKS)
+
+    pages = ["index.html", "claims.html", "figures.html"] + [f"notebooks/{nb.stem}.html" for nb in NOTEBOOKS]
+    n_images = 0
+    for name in pages:
+        response = page.goto(base + name, wait_until="load")
+        assert response.ok, name
+        assert page.evaluate(_BROKEN_IMAGES) == [], name
+        n_images += page.evaluate("document.images.length")
+    n_pngs = len(list(core_paths.COMMITTED_FIGURES.glob("*.png")))
+    assert n_images >= n_pngs > 0
+
+    page.goto(base + "claims.html", wait_until="load")
+    rows = page.locator("#ledger tbody tr")
+    assert rows.count() == len(_ledger_rows(core_paths.COMMITTED_LEDGER))
+    headers = page.locator("#ledger thead th")
+    col = [headers.nth(i).inner_text().strip() for i in range(headers.count())].index("trials")
+    values = lambda: [int(v) if v else -1 for v in page.eval_on_selector_all(   # "" sorts first
+        "#ledger tbody tr", f"rs => rs.map(r => r.cells[{col}].textContent.trim())")]
+    headers.nth(col).click()
+    assert values() == sorted(values()) and headers.nth(col).get_attribute("aria-sort") == "ascending"
+    headers.nth(col).click()
+    assert values() == sorted(values(), reverse=True)
+    assert rows.count() == len(_ledger_rows(core_paths.COMMITTED_LEDGER))
+    assert foreign == []
+    page.close()
