@@ -216,19 +216,21 @@ def _run_facts(info: NotebookInfo, ledger: pd.DataFrame, links: list[RowLink]) -
     return facts
 
 
-def _provenance_html(info: NotebookInfo, facts: dict, commit: str, label: str) -> str:
+def _provenance_html(info: NotebookInfo, facts: dict, commit: str, label: str, page_href: str) -> str:
+    """The provenance line under a figure; ``page_href`` links to the notebook's page."""
     params = ", ".join(f"{k} = {json.dumps(v, ensure_ascii=False)}" for k, v in info.parameters.items()
                        if k not in ("profile", "trials", "workers"))
     committed = f"; outputs committed in {info.committed_in}" if info.committed_in else ""
     return (f'<p class="provenance">{html.escape(label)} · notebook '
-            f'<a href="{_page(info.stem, from_root=label.startswith("figures/"))}">{info.stem}</a>'
+            f'<a href="{page_href}">{info.stem}</a>'
             f' · profile {html.escape(facts["profile"])} · trials {html.escape(facts["trials"])}'
             f' · parameters: {html.escape(params or "none")} (the notebook\'s defaults)'
             f' · built from commit {html.escape(commit)}{html.escape(committed)}</p>')
 
 
-def _page(stem: str, from_root: bool = True) -> str:
-    return f"notebooks/{stem}.html" if from_root else f"{stem}.html"
+def _page(stem: str) -> str:
+    """A notebook page's address relative to the site's root."""
+    return f"notebooks/{stem}.html"
 
 
 # --- pages --------------------------------------------------------------------------------------
@@ -316,7 +318,7 @@ def _notebook_page(info: NotebookInfo, facts: dict, commit: str, n_rows: int) ->
             outputs.append(out)
             if any(m.startswith("image/") for m in out.get("data", {})):
                 k += 1
-                prov = _provenance_html(info, facts, commit, f"Figure {k}")
+                prov = _provenance_html(info, facts, commit, f"Figure {k}", f"#figure-{k}")
                 outputs.append(nbformat.v4.new_output(
                     "display_data", data={"text/html": f'<div id="figure-{k}">{prov}</div>'}))
         cell.outputs = outputs
@@ -427,7 +429,7 @@ def _figures_body(figures_dir: Path, infos, facts, commit) -> tuple[str, list[Pa
         info = owner[png]
         pdf = png.with_suffix(".pdf")
         link = f' · <a href="figures/{pdf.name}">PDF</a>' if pdf.exists() else ""
-        prov = (_provenance_html(info, facts[info.stem], commit, f"figures/{png.name}") if info else
+        prov = (_provenance_html(info, facts[info.stem], commit, f"figures/{png.name}", _page(info.stem)) if info else
                 f'<p class="provenance">figures/{html.escape(png.name)} · notebook not known · '
                 f'built from commit {html.escape(commit)}</p>')
         parts.append(f'<figure id="{html.escape(png.stem)}"><img src="figures/{png.name}" alt="{png.stem}">'

@@ -30,7 +30,8 @@ REPO = core_paths.REPO_ROOT
 NOTEBOOKS = sorted(p for p in (REPO / "notebooks").glob("*.ipynb") if re.fullmatch(r"\d\d_.+", p.stem))
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage"]
 
 
 def _ledger_rows(path: Path) -> list[dict]:
