@@ -30,6 +30,11 @@ own shard of it (``data="sharded"``, RP11), from a stream that depends only on
 sees the same batch whatever the schedule (paired comparisons between
 schemes).  ``x_init`` comes from a separate fixed child of ``seed``.
 
+Update rules.  All of the above is the ``"average"`` rule.  A log whose ``update_rule`` is
+``"gradient"`` (a parameter server, Eager-Reduce) is replayed on one global model instead:
+compute ends accumulate gradients, records apply them with their weights as step-size factors
+and their targets pull the global model, which is what is evaluated (RP12, :func:`_replay_gradient`).
+
 Evaluation.  The *average model* (mean of all n replicas) is evaluated on the
 test set at ``0, eval_every_s, 2·eval_every_s, …`` and at ``log.duration``;
 the state at time ``t`` includes every event with time ``<= t``.
@@ -47,6 +52,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from simlib.core.seeding import as_seed_sequence, child_seed
+from simlib.runtime.log import UPDATE_RULES
 from simlib.training.learning import MODELS, Problem, load_problem, make_model
 from simlib.core.validate import check_choice, check_int, check_real
 
@@ -73,13 +79,16 @@ class ReplayResult:
     local iterations so far, syncs launched so far, test loss, test accuracy).
     ``final_params`` (n, d): every worker's replica after the last event;
     ``x_init`` (d,): the common initial model; ``grad_calls``: number of
-    vectorized gradient calls made (a measure of the batching achieved).
+    vectorized gradient calls made (a measure of the batching achieved);
+    ``final_model`` (d,): the model the curve evaluates, after the last event (the mean of the
+    replicas, or the global model of a log with update rule ``"gradient"``, RP12).
     """
 
     curve: pd.DataFrame
     final_params: np.ndarray
     x_init: np.ndarray
     grad_calls: int
+    final_model: np.ndarray | None = None
 
 
 # ------------------------------------------------------------------------ seeds
@@ -403,6 +412,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     eval_every_s = check_real("eval_every_s", eval_every_s, 0.0, lo_open=True)
     l2 = check_real("l2", l2, 0.0)
     unfinished = check_choice("unfinished", unfinished, UNFINISHED)
+    rule = check_choice("log.update_rule", getattr(log, "update_rule", "average"), UPDATE_RULES)
     ft = np.dtype(check_choice("dtype", dtype, DTYPES))
     data = check_choice("data", data, DATA_MODES)
     if data == "sharded" and n > problem.y_train.size:
@@ -424,7 +434,6 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
              else threadpool_limits(limits=blas_threads, user_api="blas"))
     with limit:
         sy = _parse_syncs(n, duration, ends, list(log.syncs), unfinished)
-        ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
 
         Xtr, ytr, N = problem.X_train.astype(ft), problem.y_train, problem.y_train.size
         Xte, yte = problem.X_test.astype(ft), problem.y_test
@@ -442,6 +451,21 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         times = [k * eval_every_s for k in range(n_eval + 1) if k * eval_every_s <= duration]
         if times[-1] < duration:
             times.append(duration)
+        logits = getattr(mdl, "_logits", None)
+        te_rows = np.arange(yte.size)
+
+        def loss_acc(x):
+            if logits is None:
+                return mdl.loss_acc(x, Xte, yte)
+            Z = logits(x[None], Xte[None])[0].astype(float)
+            Z -= Z.max(axis=1, keepdims=True)
+            loss = float(np.log(np.exp(Z).sum(axis=1)).mean() - Z[te_rows, yte].mean())
+            return loss, float((Z.argmax(axis=1) == yte).mean())
+
+        if rule == "gradient":
+            return _replay_gradient(n, ends, log.syncs, sy, grad, Xtr, ytr, batches, x_init, x0, times, step,
+                                    loss_acc, _one_at_a_time)
+        ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
         rows = []
         calls = iters = nsync = 0
         next_k = [0] * n                    # next local iteration of each worker
@@ -456,8 +480,6 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         w_f = sy.w.astype(ft)
         c_f = sy.c.astype(ft)
         pair = (klen == 2) & (sy.c == 0)
-        logits = getattr(mdl, "_logits", None)
-        te_rows = np.arange(yte.size)
 
         def flush_grads():
             nonlocal calls
@@ -514,14 +536,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
             sb_write.clear()
 
         def evaluate(t):
-            xbar = params.mean(axis=0)
-            if logits is None:
-                loss, acc = mdl.loss_acc(xbar, Xte, yte)
-            else:
-                Z = logits(xbar[None], Xte[None])[0].astype(float)
-                Z -= Z.max(axis=1, keepdims=True)
-                loss = float(np.log(np.exp(Z).sum(axis=1)).mean() - Z[te_rows, yte].mean())
-                acc = float((Z.argmax(axis=1) == yte).mean())
+            loss, acc = loss_acc(params.mean(axis=0))
             rows.append((t, iters, nsync, loss, acc))
 
         ei, n_times = 0, len(times)
@@ -561,10 +576,124 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         while ei < n_times:
             evaluate(times[ei])
             ei += 1
-        curve = pd.DataFrame(rows, columns=list(CURVE_COLUMNS))
-        curve["iterations"] = curve["iterations"].astype(np.int64)
-        curve["syncs"] = curve["syncs"].astype(np.int64)
-    return ReplayResult(curve=curve, final_params=params, x_init=x_init, grad_calls=calls)
+        curve = _curve(rows)
+    return ReplayResult(curve=curve, final_params=params, x_init=x_init, grad_calls=calls,
+                        final_model=params.mean(axis=0))
+
+
+def _curve(rows) -> pd.DataFrame:
+    curve = pd.DataFrame(rows, columns=list(CURVE_COLUMNS))
+    curve["iterations"] = curve["iterations"].astype(np.int64)
+    curve["syncs"] = curve["syncs"].astype(np.int64)
+    return curve
+
+
+def _replay_gradient(n, ends, records, sy: _Syncs, grad, Xtr, ytr, batches, x_init, x0, times, step, loss_acc,
+                     one_at_a_time) -> ReplayResult:
+    """The replay of a log with update rule ``"gradient"`` (RP12): one global model ``x_s``; a compute
+    end adds the worker's gradient on its replica to its accumulator (the replica is unchanged); an
+    applied record (``weights`` set) does ``x_s -= lr · Σ_j weights[j] · acc[members[j]]``, empties
+    those accumulators, then its targets' replicas become ``x_s`` (all records applied at one instant
+    first, then their pulls).  ``x_s`` is the evaluated model; ``syncs`` counts its updates."""
+    S = len(records)
+    applied = sy.apply & np.array([r.weights is not None for r in records], dtype=bool)
+    if S and (sy.c != 0).any():
+        i = _first(sy.c != 0)
+        raise ValueError(f"log.syncs[{i}].init_weight must be 0 under update rule 'gradient', got {sy.c[i]}")
+    at = _reals([r.launch if getattr(r, "apply", None) is None else r.apply for r in records], "apply", records,
+                hi=times[-1])
+    rec_of = np.repeat(np.arange(S), np.diff(sy.ptr))
+    bad = at[rec_of] < sy.launch[rec_of]
+    nxt = np.array([ends[m][k] if k < ends[m].size else np.inf for m, k in zip(sy.mem.tolist(), sy.its.tolist())])
+    bad |= at[rec_of] > nxt
+    if bad.any():
+        i = rec_of[_first(bad)]
+        raise ValueError(f"log.syncs[{i}].apply must be in [launch, each member's next compute end], got {at[i]}")
+    NC = sum(e.size for e in ends)
+    c_w = np.repeat(np.arange(n), [e.size for e in ends])
+    ev_t = np.concatenate([np.concatenate(ends) if n else np.empty(0), at[applied], at[applied]])
+    ev_k = np.concatenate([np.zeros(NC, np.int8), np.ones(applied.sum(), np.int8), np.full(applied.sum(), 2, np.int8)])
+    idx = np.flatnonzero(applied)
+    ev_id = np.concatenate([c_w, idx, idx])
+    order = np.lexsort((ev_id, ev_k, ev_t))
+    # every applied record must come after its members' iterations[j]-th compute ends and before the next ones
+    pos = np.empty(order.size, dtype=np.int64)
+    pos[order] = np.arange(order.size)
+    eptr = np.concatenate([[0], np.cumsum([e.size for e in ends])])
+    mem_pos = eptr[sy.mem] + sy.its          # flat index of each member's next compute end
+    ok_rec = applied[rec_of]
+    rpos = np.full(S, -1, dtype=np.int64)
+    rpos[idx] = pos[NC + np.arange(idx.size)]
+    ppos = np.full(S, -1, dtype=np.int64)
+    ppos[idx] = pos[NC + idx.size + np.arange(idx.size)]
+    before_ok = (sy.its == 0) | (pos[np.maximum(mem_pos - 1, 0)] < rpos[rec_of])
+    after_ok = (mem_pos >= eptr[sy.mem + 1]) | (pos[np.minimum(mem_pos, max(NC - 1, 0))] > ppos[rec_of])
+    bad = ok_rec & ~(before_ok & after_ok)
+    if bad.any():
+        i = rec_of[_first(bad)]
+        raise ValueError(f"log.syncs[{i}] (apply {at[i]}) ties with a compute end of a member; the order is "
+                         "ambiguous")
+
+    ft = x0.dtype
+    params = np.tile(x0, (n, 1))
+    xs = x0.copy()
+    acc = np.zeros_like(params)
+    w_f = sy.w.astype(ft)
+    next_k = [0] * n
+    pend: list[int] = []
+    pending: set[int] = set()
+    rows = []
+    calls = iters = nupd = 0
+    last_upd = None
+
+    def flush():
+        nonlocal calls
+        if not pend:
+            return
+        ws = np.array(pend)
+        bi = np.stack([batches[w][next_k[w] - 1] for w in pend])
+        acc[ws] += grad(params[ws], np.take(Xtr, bi, axis=0), ytr[bi])
+        calls += 1
+        pend.clear()
+        pending.clear()
+
+    ei, n_times = 0, len(times)
+    for t, kd, a in zip(ev_t[order].tolist(), ev_k[order].tolist(), ev_id[order].tolist()):
+        while ei < n_times and t > times[ei]:
+            loss, acc_ = loss_acc(xs)
+            rows.append((times[ei], iters, nupd, loss, acc_))
+            ei += 1
+        if kd == 0:
+            if a in pending:
+                flush()
+            next_k[a] += 1
+            pend.append(a)
+            pending.add(a)
+            iters += 1
+            if one_at_a_time:
+                flush()
+            continue
+        lo, hi = sy.ptr[a], sy.ptr[a + 1]
+        if kd == 1:
+            members = sy.mem[lo:hi]
+            if not pending.isdisjoint(members.tolist()):
+                flush()
+            xs -= step * (w_f[lo:hi] @ acc[members])
+            acc[members] = 0
+            if (w_f[lo:hi] != 0).any() and t != last_upd:
+                nupd += 1
+                last_upd = t
+        else:
+            tg = sy.tgt[sy.tptr[a]:sy.tptr[a + 1]]
+            if not pending.isdisjoint(tg.tolist()):
+                flush()
+            params[tg] = xs
+    flush()
+    while ei < n_times:
+        loss, acc_ = loss_acc(xs)
+        rows.append((times[ei], iters, nupd, loss, acc_))
+        ei += 1
+    return ReplayResult(curve=_curve(rows), final_params=params, x_init=x_init, grad_calls=calls, final_model=xs)
 
 
 # --------------------------------------------------------------------- read-outs

@@ -1,0 +1,148 @@
+"""The replay's update rules for seed 002's baselines (RP12, decisions PS1-PS4, AD1, ER1-ER2):
+gradient aggregation with staleness (PS ASP/HETE, Eager-Reduce), drop the stragglers (PS BK),
+model averaging (AD-PSGD), and the invariant that BSP, all reduce and partial reduce with P = n
+reach the same model when nothing is heterogeneous."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from simlib.core.topology import BigSwitch
+from simlib.runtime.baselines import AllReduceController, PartialReduceController
+from simlib.runtime.cluster import Cluster, ScriptedComputeTimes
+from simlib.runtime.decentralized import EagerReduceController, WholeRing
+from simlib.runtime.log import ScheduleLog, SyncRecord
+from simlib.runtime.metrics import update_times
+from simlib.runtime.parameter_server import ParameterServerController, ps_cluster
+from simlib.training.learning import load_problem
+from simlib.training.replay import minibatch_indices, replay
+
+PROBLEM = load_problem("blobs")
+
+
+class Pull:
+    """Toy model: loss ½‖x − target‖², target 1 (``by_batch``: the batch's mean label), so a step of
+    size lr moves x a fraction lr of the way to the target; d = 1."""
+
+    def __init__(self, by_batch=False):
+        self.by_batch = by_batch
+
+    def init(self, rng):
+        return np.zeros(1)
+
+    def grad(self, P, X, y):
+        target = y.mean(axis=1, keepdims=True) if self.by_batch else 1.0
+        return P - target
+
+    def loss_acc(self, x, X, y):
+        return float(((x - 1.0) ** 2).sum()), 0.0
+
+
+def ps(times, mode="sync", duration=10.0, **kw):
+    ctrl = ParameterServerController(mode, **kw)
+    return ps_cluster([1e9] * len(times), ScriptedComputeTimes(times), ctrl, model_bits=1.0, alpha=0.0,
+                      duration=duration).run()
+
+
+def test_asp_replay_applies_stale_gradients_on_a_hand_worked_schedule():
+    """The 2-worker ASP schedule of test_parameter_server (pushes computed on versions 0, 1, 0, 2, 4, 5, 3, 6),
+    lr 0.5, gradient x_v - 1 on the version v it was computed on: x = 0, .5, .75, 1.25, 1.375, 1.1875,
+    1.09375, .96875, .921875 — the stale pushes (on v0 at the third, on v3 at the seventh) overshoot."""
+    log = ps([[1.0] * 10, [2.6] * 10], mode="async", duration=6.5)
+    res = replay(log, PROBLEM, model=Pull(), lr=0.5, eval_every_s=0.5, seed=0)
+    assert res.final_model == pytest.approx([0.921875], abs=1e-15)
+    assert res.curve["syncs"].iloc[-1] == 8 == len(update_times(log))
+    assert res.curve.set_index("time_s").loc[2.5, "syncs"] == 2                   # updates at 1 and 2 so far
+    # HETE: each push scaled by 1 / (staleness + c); the same recurrence with those factors
+    for c in (1.0, 3.0):
+        hete = ps([[1.0] * 10, [2.6] * 10], mode="async", hete_c=c, duration=6.5)
+        xs = [0.0]
+        for v, tau in zip([0, 1, 0, 2, 4, 5, 3, 6], [0, 0, 2, 1, 0, 0, 3, 1]):
+            xs.append(xs[-1] - 0.5 / (tau + c) * (xs[v] - 1.0))
+        got = replay(hete, PROBLEM, model=Pull(), lr=0.5, seed=0).final_model
+        assert got == pytest.approx([xs[-1]], abs=1e-15)
+        assert abs(xs[-1] - 0.921875) > 0.01
+
+
+def test_backup_replay_drops_the_stragglers_gradients():
+    """4 workers, 1 backup, worker 3 always late: every step averages three gradients computed on the
+    current model, so after K steps x = 1 - (1 - lr)^K; worker 3's stale gradients (on older, smaller x)
+    would pull x further if they counted."""
+    times = [[1.0] * 20, [1.1] * 20, [1.2] * 20, [2.5] * 20]
+    log = ps(times, backups=1)
+    res = replay(log, PROBLEM, model=Pull(), lr=0.5, seed=0)
+    assert res.curve["syncs"].iloc[-1] == 8
+    assert res.final_model == pytest.approx([1 - 0.5 ** 8], abs=1e-15)
+    for r in log.syncs:                                  # pulled models are the server's after each step
+        if r.weights and r.weights[0] > 0 and r.finish is not None:
+            assert r.targets is None
+
+
+def test_adpsgd_pair_average_on_three_workers():
+    """A hand-made AD-PSGD log: worker 0 ends a step at 1 s and averages with worker 2 (idle, passive);
+    worker 1 ends a step at 1.5 s and averages with worker 0, which is computing; worker 0 ends its next
+    step at 2 s.  Local step x <- x - lr (x - m), m the batch's mean label, lr 0.5; every replica starts at 0."""
+    log = ScheduleLog(n=3, duration=3.0, bandwidth=np.ones(3), compute_end=[[1.0, 2.0], [1.5], []])
+    log.syncs += [SyncRecord(1.0, (0, 2), (1, 0), kind="adpsgd", finish=1.2),
+                  SyncRecord(1.5, (1, 0), (1, 1), kind="adpsgd", finish=1.7)]
+    res = replay(log, PROBLEM, model=Pull(by_batch=True), lr=0.5, seed=3)
+    m = [PROBLEM.y_train[minibatch_indices(3, w, PROBLEM.y_train.size, 32, 2)].mean(axis=1) for w in range(3)]
+    x0 = m[0][0] / 2                       # worker 0's step
+    x0 = x2 = (x0 + 0.0) / 2               # pair average with worker 2
+    x1 = m[1][0] / 2                       # worker 1's step
+    x1 = x0 = (x1 + x0) / 2                # pair average with worker 0 (mid-compute)
+    x0 = (x0 + m[0][1]) / 2                # worker 0's second step
+    assert res.final_params[:, 0] == pytest.approx([x0, x1, x2], abs=1e-15)
+
+
+def test_eager_reduce_replay_aggregates_with_factor_one_over_n():
+    """n = 4, majority rounds of the hand-worked schedule in test_decentralized: rounds {0,1,2} at 1.2 and
+    2.4 (gradients on the current model), round 3 at 3.5 takes worker 3's gradient on version 0 and
+    workers 0 and 1's on version 2; factor 1/4 each, lr 1: x1 = 3/4, x2 = x1 + 3/4 (1 - x1), x3 = x2 +
+    1/4 (1 - 0) + 2/4 (1 - x2)."""
+    times = [[1.0] * 9, [1.1] * 9, [1.2] * 9, [2.5] * 9]
+    cl = Cluster(BigSwitch.symmetric([1e9] * 4), WholeRing(1.0, 0.0), ScriptedComputeTimes(times),
+                 EagerReduceController("majority"), duration=3.55)
+    res = replay(cl.run(), PROBLEM, model=Pull(), lr=1.0, seed=0)
+    x1 = 0.75
+    x2 = x1 + 0.75 * (1 - x1)
+    x3 = x2 + 0.25 * 1.0 + 0.5 * (1 - x2)
+    assert res.final_model == pytest.approx([x3], abs=1e-15)
+    assert res.curve["syncs"].iloc[-1] == 3
+
+
+@settings(max_examples=12, deadline=None)
+@given(n=st.integers(2, 5), seed=st.integers(0, 999), c=st.floats(0.5, 1.5), lr=st.sampled_from([0.1, 0.3, 1.0]))
+def test_bsp_all_reduce_and_partial_reduce_with_p_n_reach_the_same_model(n, seed, c, lr):
+    """No heterogeneity (every worker computes c s per step), P = n: the three schemes take the same
+    gradients (worker w's k-th minibatch on the model after k - 1 rounds) and average them, so they reach
+    the same model after every round (to rounding), seen by the evaluations half-way between rounds (all
+    reduce applies a round at its launch, RP2; the server when the last push arrives, PS4)."""
+    times = [[c] * 20] * n
+    kw = dict(model_bits=1.0, alpha=0.0, duration=7.5 * c)
+    logs = [Cluster.big_switch([1e9] * n, ScriptedComputeTimes(times), AllReduceController(), **kw).run(),
+            Cluster.big_switch([1e9] * n, ScriptedComputeTimes(times), PartialReduceController(n), **kw).run(),
+            ps_cluster([1e9] * n, ScriptedComputeTimes(times), ParameterServerController("sync"), **kw).run()]
+    res = [replay(log, PROBLEM, model="softmax", lr=lr, eval_every_s=c / 2, seed=seed) for log in logs]
+    assert [r.curve["syncs"].iloc[-1] for r in res] == [7, 7, 7]
+    np.testing.assert_array_equal(res[0].final_model, res[1].final_model)
+    np.testing.assert_allclose(res[2].final_model, res[0].final_model, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(res[2].curve["test_loss"][1::2], res[0].curve["test_loss"][1::2], rtol=1e-9)
+    assert res[0].curve["test_loss"].iloc[-1] < res[0].curve["test_loss"].iloc[0]
+
+
+def test_gradient_replay_is_the_same_one_step_at_a_time_and_checks_its_log():
+    log = ps([[1.0, 0.7, 1.3] * 5, [1.1, 0.9] * 8, [2.5] * 6], mode="async")
+    a = replay(log, PROBLEM, model="softmax", lr=0.3, seed=1)
+    b = replay(log, PROBLEM, model="softmax", lr=0.3, seed=1, _one_at_a_time=True)
+    np.testing.assert_array_equal(a.final_model, b.final_model)
+    assert a.grad_calls < b.grad_calls
+    log.syncs[0].init_weight = 0.5
+    with pytest.raises(ValueError, match="init_weight"):
+        replay(log, PROBLEM, model="softmax")
+    log.syncs[0].init_weight = 0.0
+    log.syncs[0].apply = log.syncs[0].launch - 0.1
+    with pytest.raises(ValueError, match="apply"):
+        replay(log, PROBLEM, model="softmax")
+    log.update_rule = "median"
+    with pytest.raises(ValueError, match="update_rule"):
+        replay(log, PROBLEM, model="softmax")
