@@ -218,7 +218,7 @@ class Cluster:
         ``passive`` workers take part without waiting for it, whatever they are doing (AD-PSGD's
         neighbour, :mod:`simlib.runtime.decentralized`): they follow ``members`` in the record
         and the collective, and their phase does not change; only ``members`` compute again
-        when it ends."""
+        when it ends.  Passive workers that are computing are listed in the record's ``computing``."""
         members = tuple(int(m) for m in members)
         passive = tuple(int(m) for m in passive)
         if not members:
@@ -233,6 +233,9 @@ class Cluster:
         self.phase[list(members)] = SYNCING
         rec = SyncRecord(launch=self.sim.now, members=everyone,
                          iterations=tuple(int(self.iterations[m]) for m in everyone), kind=kind)
+        busy = tuple(m for m in passive if self.phase[m] == COMPUTING)
+        if busy:
+            rec.computing = busy
         if self.weight_rule is not None:
             ws, w_init = self.weight_rule.on_sync(everyone)
             rec.weights = tuple(float(x) for x in ws)

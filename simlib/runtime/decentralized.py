@@ -5,7 +5,9 @@ ER1-ER2 in docs/decisions/baselines.md).
   a local step averages its model with one neighbour drawn uniformly from the other workers
   (seeded), *whatever that neighbour is doing*: the neighbour is a passive member of the record
   (:meth:`~simlib.runtime.cluster.Cluster.launch`), keeps computing, and both replicas are
-  replaced by their mean.  The exchange is :class:`PairwiseExchange`: both models cross the
+  replaced by their mean; then the worker applies its gradient, taken on the model it read before
+  (Lian et al. Alg. 1); a neighbour that was computing applies its own gradient, taken on its
+  model before the average, when it ends (the record's ``computing``; AD2).  The exchange is :class:`PairwiseExchange`: both models cross the
   switch at once (``i -> j`` and ``j -> i``, ``model_bits`` each, after ``alpha``).
 * :class:`EagerReduceController` — Eager-Reduce (Li et al., PPoPP'20, "partial collectives"; 002
   §2.3, §5.2.2): one global model updated by rounds of gradient aggregation, one round at a time.
@@ -81,7 +83,11 @@ class ADPSGDController(ControllerBase):
     def on_ready(self, w: int, compute_time: float) -> None:
         j = int(self.rng.integers(self.cluster.n - 1))
         j += j >= w                                      # uniform over the others
-        self.cluster.launch((w,), kind="adpsgd", passive=(j,))
+        rec = self.cluster.launch((w,), kind="adpsgd", passive=(j,))
+        # Lian et al. Alg. 1: average first, then apply the gradient taken on the model read before:
+        # the record goes before w's last compute end in w's chain, and w's step uses its pre-average replica
+        rec.iterations = (rec.iterations[0] - 1,) + rec.iterations[1:]
+        rec.computing = (w,) + (rec.computing or ())
 
 
 class WholeRing(RingFlows):

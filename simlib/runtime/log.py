@@ -35,6 +35,9 @@ class SyncRecord:
                                                # a parameter server applies a push on arrival or at a step's close
     versions: tuple[int, ...] | None = None    # gradient rule: the global model version each member's gradient
                                                # was computed on (staleness = version at apply - this)
+    computing: tuple[int, ...] | None = None   # average rule: members mid-computation at launch; the gradient of
+                                               # their next local step is taken on their replica before this sync
+                                               # (AD-PSGD's neighbour, and its initiator, decision AD2)
 
     @property
     def duration(self) -> float | None:

@@ -35,6 +35,11 @@ Update rules.  All of the above is the ``"average"`` rule.  A log whose ``update
 compute ends accumulate gradients, records apply them with their weights as step-size factors
 and their targets pull the global model, which is what is evaluated (RP12, :func:`_replay_gradient`).
 
+Gradients taken before a sync.  A record's ``computing`` members were mid-computation when it
+launched (AD-PSGD's neighbour, and its initiator, which averages before applying its step): the
+gradient of each one's next local step is taken on its replica just before the record is applied,
+and applied when that step ends (RP13).
+
 Evaluation.  The *average model* (mean of all n replicas) is evaluated on the
 test set at ``0, eval_every_s, 2·eval_every_s, …`` and at ``log.duration``;
 the state at time ``t`` includes every event with time ``<= t``.
@@ -370,6 +375,18 @@ def _event_order_merge(n, ends, sy, ch_w, ch_slot, ch_r):
     return t.astype(float), kd.astype(np.int8), a.astype(np.int64)
 
 
+def _computing(syncs) -> list | None:
+    """Each record's ``computing`` members (RP13) as a list of tuples, or None when no record has any;
+    a ValueError names a record whose ``computing`` are not distinct members."""
+    comp = [getattr(r, "computing", None) for r in syncs]
+    if not any(comp):
+        return None
+    for i, (r, c) in enumerate(zip(syncs, comp)):
+        if c and (len(set(c)) != len(c) or not set(c) <= set(r.members)):
+            raise ValueError(f"log.syncs[{i}].computing must be distinct members of {tuple(r.members)}, got {c}")
+    return [tuple(int(w) for w in c) if c else () for c in comp]
+
+
 # ----------------------------------------------------------------------- replay
 def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
            eval_every_s: float = 1.0, seed=0, l2: float = 0.0, *, unfinished: str = "apply",
@@ -480,6 +497,18 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         w_f = sy.w.astype(ft)
         c_f = sy.c.astype(ft)
         pair = (klen == 2) & (sy.c == 0)
+        comp_l = _computing(log.syncs)
+        snap: dict[int, np.ndarray] = {}    # worker -> gradient of its next step, taken before a sync (RP13)
+
+        def snapshot(ws):
+            nonlocal calls
+            ws = [w for w in ws if w not in snap and next_k[w] < batches[w].shape[0]]
+            if not ws:
+                return
+            idx = np.stack([batches[w][next_k[w]] for w in ws])
+            g = grad(params[np.array(ws)], np.take(Xtr, idx, axis=0), ytr[idx])
+            calls += 1
+            snap.update(zip(ws, g))
 
         def flush_grads():
             nonlocal calls
@@ -552,6 +581,10 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
                 if a in sb_read:
                     flush_syncs()
                 next_k[a] += 1
+                if a in snap:
+                    params[a] -= step * snap.pop(a)
+                    iters += 1
+                    continue
                 pend_w.append(a)
                 pending.add(a)
                 iters += 1
@@ -566,6 +599,8 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
                 flush_grads()
             if not sb_write.isdisjoint(members):
                 flush_syncs()
+            if comp_l is not None and comp_l[a]:
+                snapshot(comp_l[a])
             sync_batch.append(a)
             sb_read.update(members)
             sb_write.update(tgt_l[tptr[a]:tptr[a + 1]])

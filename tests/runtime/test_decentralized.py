@@ -37,6 +37,13 @@ def test_adpsgd_neighbour_is_passive_and_the_exchange_is_two_flows():
     for r in log.syncs:
         assert len(r.members) == 2 and r.members[0] != r.members[1]
         assert r.weights is None and r.targets is None                   # both replicas become the mean
+        i, j = r.members
+        # the initiator averages before its step: the record precedes its compute end at launch
+        assert log.compute_end[i][r.iterations[0]] == r.launch
+        assert r.computing[0] == i
+        # the neighbour is listed as computing exactly when it is in the middle of a local step
+        busy = not any(s.members[0] == j and s.launch <= r.launch < (s.finish or np.inf) for s in log.syncs)
+        assert (j in r.computing) == busy
     assert log.update_rule == "average"
 
 

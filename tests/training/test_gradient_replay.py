@@ -78,20 +78,31 @@ def test_backup_replay_drops_the_stragglers_gradients():
 
 
 def test_adpsgd_pair_average_on_three_workers():
-    """A hand-made AD-PSGD log: worker 0 ends a step at 1 s and averages with worker 2 (idle, passive);
-    worker 1 ends a step at 1.5 s and averages with worker 0, which is computing; worker 0 ends its next
-    step at 2 s.  Local step x <- x - lr (x - m), m the batch's mean label, lr 0.5; every replica starts at 0."""
-    log = ScheduleLog(n=3, duration=3.0, bandwidth=np.ones(3), compute_end=[[1.0, 2.0], [1.5], []])
-    log.syncs += [SyncRecord(1.0, (0, 2), (1, 0), kind="adpsgd", finish=1.2),
-                  SyncRecord(1.5, (1, 0), (1, 1), kind="adpsgd", finish=1.7)]
-    res = replay(log, PROBLEM, model=Pull(by_batch=True), lr=0.5, seed=3)
+    """A hand-made AD-PSGD log as the controller writes it (AD1-AD2, RP13).  Worker 0 ends steps at 1 and 2 s,
+    worker 1 at 1.5 s, worker 2 at 2.5 s.  At 1 s worker 0 averages with worker 1 (computing), at 2 s with
+    worker 2 (computing): each record sits before worker 0's step in its chain and lists both as computing.
+    Toy loss ½(x - m)², m the batch's mean label, lr 0.5, replicas start at 0.  By Lian et al. Alg. 1:
+    average, then each step applies the gradient taken on the replica its worker read when it started.
+      1 s:   g0 = 0 - m00, g1 = 0 - m10 (taken now); x0 = x1 = 0; x0 -= g0/2: x0 = m00/2
+      1.5 s: x1 -= g1/2: x1 = m10/2
+      2 s:   g0' = m00/2 - m01, g2 = 0 - m20; x0 = x2 = m00/4; x0 -= g0'/2: x0 = m01/2
+      2.5 s: x2 -= g2/2: x2 = m00/4 + m20/2  (taken at its end instead: m00/8 + m20/2)"""
+    log = ScheduleLog(n=3, duration=3.0, bandwidth=np.ones(3), compute_end=[[1.0, 2.0], [1.5], [2.5]])
+    log.syncs += [SyncRecord(1.0, (0, 1), (0, 0), kind="adpsgd", finish=1.2, computing=(0, 1)),
+                  SyncRecord(2.0, (0, 2), (1, 0), kind="adpsgd", finish=2.2, computing=(0, 2))]
     m = [PROBLEM.y_train[minibatch_indices(3, w, PROBLEM.y_train.size, 32, 2)].mean(axis=1) for w in range(3)]
-    x0 = m[0][0] / 2                       # worker 0's step
-    x0 = x2 = (x0 + 0.0) / 2               # pair average with worker 2
-    x1 = m[1][0] / 2                       # worker 1's step
-    x1 = x0 = (x1 + x0) / 2                # pair average with worker 0 (mid-compute)
-    x0 = (x0 + m[0][1]) / 2                # worker 0's second step
-    assert res.final_params[:, 0] == pytest.approx([x0, x1, x2], abs=1e-15)
+    expected = [m[0][1] / 2, m[1][0] / 2, m[0][0] / 4 + m[2][0] / 2]
+    for one in (False, True):
+        res = replay(log, PROBLEM, model=Pull(by_batch=True), lr=0.5, seed=3, _one_at_a_time=one)
+        assert res.final_params[:, 0] == pytest.approx(expected, abs=1e-15)
+    # without `computing`, every gradient is taken at its step's end, on the averaged replica
+    for r in log.syncs:
+        r.computing = None
+    plain = replay(log, PROBLEM, model=Pull(by_batch=True), lr=0.5, seed=3).final_params[:, 0]
+    assert plain[2] == pytest.approx(m[0][0] / 8 + m[2][0] / 2, abs=1e-15)
+    log.syncs[0].computing = (2,)
+    with pytest.raises(ValueError, match="computing"):
+        replay(log, PROBLEM, model=Pull(by_batch=True))
 
 
 def test_eager_reduce_replay_aggregates_with_factor_one_over_n():
