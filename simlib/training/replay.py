@@ -631,7 +631,8 @@ def _replay_gradient(n, ends, records, sy: _Syncs, grad, Xtr, ytr, batches, x_in
     those accumulators, then its targets' replicas become ``x_s`` (all records applied at one instant
     first, then their pulls).  ``x_s`` is the evaluated model; ``syncs`` counts its updates."""
     S = len(records)
-    applied = sy.apply & np.array([r.weights is not None for r in records], dtype=bool)
+    applied = np.array([r.weights is not None for r in records], dtype=bool)
+    pulled = applied & sy.apply              # unfinished="drop": the update stands, the pull did not arrive
     if S and (sy.c != 0).any():
         i = _first(sy.c != 0)
         raise ValueError(f"log.syncs[{i}].init_weight must be 0 under update rule 'gradient', got {sy.c[i]}")
@@ -646,10 +647,10 @@ def _replay_gradient(n, ends, records, sy: _Syncs, grad, Xtr, ytr, batches, x_in
         raise ValueError(f"log.syncs[{i}].apply must be in [launch, each member's next compute end], got {at[i]}")
     NC = sum(e.size for e in ends)
     c_w = np.repeat(np.arange(n), [e.size for e in ends])
-    ev_t = np.concatenate([np.concatenate(ends) if n else np.empty(0), at[applied], at[applied]])
-    ev_k = np.concatenate([np.zeros(NC, np.int8), np.ones(applied.sum(), np.int8), np.full(applied.sum(), 2, np.int8)])
-    idx = np.flatnonzero(applied)
-    ev_id = np.concatenate([c_w, idx, idx])
+    idx, pdx = np.flatnonzero(applied), np.flatnonzero(pulled)
+    ev_t = np.concatenate([np.concatenate(ends) if n else np.empty(0), at[idx], at[pdx]])
+    ev_k = np.concatenate([np.zeros(NC, np.int8), np.ones(idx.size, np.int8), np.full(pdx.size, 2, np.int8)])
+    ev_id = np.concatenate([c_w, idx, pdx])
     order = np.lexsort((ev_id, ev_k, ev_t))
     # every applied record must come after its members' iterations[j]-th compute ends and before the next ones
     pos = np.empty(order.size, dtype=np.int64)
@@ -659,8 +660,8 @@ def _replay_gradient(n, ends, records, sy: _Syncs, grad, Xtr, ytr, batches, x_in
     ok_rec = applied[rec_of]
     rpos = np.full(S, -1, dtype=np.int64)
     rpos[idx] = pos[NC + np.arange(idx.size)]
-    ppos = np.full(S, -1, dtype=np.int64)
-    ppos[idx] = pos[NC + idx.size + np.arange(idx.size)]
+    ppos = rpos.copy()
+    ppos[pdx] = pos[NC + idx.size + np.arange(pdx.size)]
     before_ok = (sy.its == 0) | (pos[np.maximum(mem_pos - 1, 0)] < rpos[rec_of])
     after_ok = (mem_pos >= eptr[sy.mem + 1]) | (pos[np.minimum(mem_pos, max(NC - 1, 0))] > ppos[rec_of])
     bad = ok_rec & ~(before_ok & after_ok)

@@ -157,3 +157,15 @@ def test_gradient_replay_is_the_same_one_step_at_a_time_and_checks_its_log():
     log.update_rule = "median"
     with pytest.raises(ValueError, match="update_rule"):
         replay(log, PROBLEM, model="softmax")
+
+
+def test_unfinished_drop_keeps_the_server_update_but_not_the_pull():
+    """BSP, 2 workers computing 1 s, 0.3 s per transfer alone: both pushes share the server's downlink and
+    arrive at 1.6 s, where the step is applied; the pulls would end at 2.2 s, but the run stops at 1.7 s."""
+    log = ps_cluster([1e9] * 2, ScriptedComputeTimes([[1.0] * 3] * 2), ParameterServerController("sync"),
+                     model_bits=3e8, alpha=0.0, duration=1.7).run()
+    assert all(r.apply == pytest.approx(1.6) and r.finish is None for r in log.syncs)
+    keep = replay(log, PROBLEM, model=Pull(), lr=0.5, seed=0)
+    drop = replay(log, PROBLEM, model=Pull(), lr=0.5, seed=0, unfinished="drop")
+    assert keep.final_model == pytest.approx([0.5]) and drop.final_model == pytest.approx([0.5])
+    assert keep.final_params[:, 0] == pytest.approx([0.5, 0.5]) and drop.final_params[:, 0] == pytest.approx([0, 0])
