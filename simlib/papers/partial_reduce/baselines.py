@@ -28,7 +28,10 @@ class BaselineParams(ScenarioBase):
 
     backups: int = param(3, lo=0, help="PS BK's backup workers b: each step aggregates the first n - b fresh "
                                        "gradients, at most n - 1 (002 §5.2: 3 of 8; decision PS2)")
-    ps_servers: int = param(1, lo=1, help="parameter servers; the model is split evenly over them (decision PS1)")
+    ps_servers: int | None = param(None, kind="int", lo=1, none_means="n",
+                                   help="parameter servers (hosts of their own); the model is split evenly over "
+                                        "them; n: one per worker, as 002 Table 1's PS-to-all-reduce per-update "
+                                        "times suggest (decision PS1)")
     server_bandwidth_gbps: float | None = param(None, kind="float", lo=0.0, lo_open=True, unit="Gbps",
                                                 none_means="fastest",
                                                 help="each parameter server's bandwidth; fastest: the fastest "
@@ -78,8 +81,9 @@ def baseline_cluster(ctrl, bp: BaselineParams, bandwidth: np.ndarray, compute, *
     server (PS1), a pairwise exchange for AD-PSGD, a ring over every worker for Eager-Reduce."""
     if isinstance(ctrl, ParameterServerController):
         sb = None if bp.server_bandwidth_gbps is None else bp.server_bandwidth_gbps * 1e9
+        servers = len(bandwidth) if bp.ps_servers is None else bp.ps_servers
         return ps_cluster(bandwidth, compute, ctrl, model_bits=model_bits, alpha=alpha, duration=duration,
-                          servers=bp.ps_servers, server_bandwidth=sb)
+                          servers=servers, server_bandwidth=sb)
     collective = (PairwiseExchange(model_bits, alpha) if isinstance(ctrl, ADPSGDController)
                   else WholeRing(model_bits, alpha, ring_model))
     return Cluster(BigSwitch.symmetric(bandwidth), collective, compute, ctrl, duration=duration)

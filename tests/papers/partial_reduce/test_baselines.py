@@ -44,11 +44,14 @@ def test_each_baseline_knob_changes_the_run():
 
     assert updates("ps-backup", backups=3) != updates("ps-backup", backups=1)
     assert updates("eager", quorum="solo") > updates("eager", quorum="majority")
-    one, two = (log_of("ps-bsp", ps_servers=k) for k in (1, 2))
-    assert np.mean([r.finish - r.apply for r in two.syncs if r.finish]) < \
-        np.mean([r.finish - r.apply for r in one.syncs if r.finish])              # pulls: 8 M / 2B against 8 M / B
+    one, two, dflt = (log_of("ps-bsp", **kw) for kw in (dict(ps_servers=1), dict(ps_servers=2), {}))
+    pull = {k: np.median([r.finish - r.apply for r in lg.syncs if r.finish])
+            for k, lg in (("one", one), ("two", two), ("n", dflt))}
+    # BSP: all 8 pull at a step's close through the servers' uplinks: 8 M / (s B) with M = 0.08 s at 10 Gbps
+    assert pull["one"] == pytest.approx(8 * 0.08, rel=0.02) and pull["two"] == pytest.approx(4 * 0.08, rel=0.02)
+    assert pull["n"] == pytest.approx(0.08, rel=0.02)                             # default: one server per worker
     slow = log_of("ps-bsp", server_bandwidth_gbps=2.5)
-    assert len(update_times(slow)) < len(update_times(one))
+    assert len(update_times(slow)) < len(update_times(dflt))
     w1 = [r.weights for r in log_of("ps-hete", hete_c=1.0).syncs]
     w4 = [r.weights for r in log_of("ps-hete", hete_c=4.0).syncs]
     assert w1 != w4
