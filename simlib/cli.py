@@ -25,6 +25,7 @@ from . import __version__
 from .core import paths
 from .papers.cli_gen import add_command
 from .papers.registry import PAPERS
+from .training.train_command import TRAIN_COMMAND
 
 #: Same file as ``simlib.pipeline.claims.DEFAULT_LEDGER``: the committed ledger, fixed
 #: relative to the repository, not to the current directory.
@@ -85,9 +86,10 @@ def _generated(command) -> Callable:
 
 
 #: The commands, in ``--help`` order: each paper's generated ones come from its contract
-#: (:data:`simlib.papers.registry.PAPERS`; a command two papers share, ``run``, once).
+#: (:data:`simlib.papers.registry.PAPERS`; a command two papers share, ``run``, once), then ``train``
+#: (generated from :class:`simlib.training.train_command.TrainScenario`).
 COMMANDS: list[Callable] = [*(_generated(c) for c in dict.fromkeys(c for p in PAPERS for c in p.commands)),
-                            _cmd_claims, _cmd_version]
+                            _generated(TRAIN_COMMAND), _cmd_claims, _cmd_version]
 
 
 # --- entry point --------------------------------------------------------------

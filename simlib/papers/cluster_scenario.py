@@ -35,6 +35,7 @@ from simlib.runtime.metrics import sync_metrics
 from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
 
 from .contract import ParamError, ScenarioBase, param, param_group
+from .partial_reduce.baselines import BASELINES, BaselineParams, baseline_cluster, baseline_controller, check_baseline
 from .partial_reduce.scenario import (PartialReduceParams, WeightParams, check_runnable, partial_controller,
                                       weight_rule)
 from .scheme import Scheme
@@ -43,8 +44,9 @@ from .selective_reduce.scenario import SelectiveReduceParams, selective_controll
 
 __all__ = ["Scenario", "SCHEME_NAMES", "SCHEMES", "simulate", "run_trial"]
 
-#: The schemes a scenario can run (their controllers: :data:`SCHEMES`).
-SCHEME_NAMES = ("allreduce", "partial", "selective")
+#: The schemes a scenario can run (their controllers: :data:`SCHEMES`): 000/002's reduce schemes, then
+#: 002's baselines (:data:`~simlib.papers.partial_reduce.baselines.BASELINES`).
+SCHEME_NAMES = ("allreduce", "partial", "selective") + BASELINES
 
 
 @dataclass(frozen=True)
@@ -61,8 +63,9 @@ class Scenario(ScenarioBase):
     """
 
     scheme: str = param("selective", choices=SCHEME_NAMES,
-                        help="synchronization scheme: all reduce, FIFO partial reduce (002) or selective reduce "
-                             "(000)")
+                        help="synchronization scheme: all reduce, FIFO partial reduce (002), selective reduce "
+                             "(000), or one of 002's baselines: Eager-Reduce, AD-PSGD, parameter server BSP / ASP / "
+                             "HETE / with backup workers")
     n: int = param(200, lo=2, hi=100_000, quick=20, help="workers (000 §IV-A: 40-200)")
     trace: str = param("transformer", check=check_trace_file, allowed=TRACE_HELP.removeprefix("compute-time trace: "),
                        help="compute-time trace")
@@ -91,6 +94,7 @@ class Scenario(ScenarioBase):
     selective: SelectiveReduceParams = param_group(SelectiveReduceParams)
     partial: PartialReduceParams = param_group(PartialReduceParams)
     weighting: WeightParams = param_group(WeightParams)
+    baselines: BaselineParams = param_group(BaselineParams)
 
     def check(self):
         if self.hl > self.n:
@@ -101,6 +105,7 @@ class Scenario(ScenarioBase):
             raise ParamError("group_filter", f"group_filter applies to scheme 'partial' only, got scheme "
                                              f"{self.scheme!r}")
         check_runnable(self.partial, self.n, self.group_size)
+        check_baseline(self.baselines, self.scheme, self.n, self.weighting.weights, self.sync_model)
 
     @property
     def group_size(self) -> int:
@@ -121,11 +126,22 @@ def _selective(sc: Scenario, p: int, *, trace, bandwidth, error_rng):
                                 trace=trace, bandwidth=bandwidth, error_rng=error_rng)
 
 
-#: Okabe-Ito colours (colour-blind safe) and distinct markers (greyscale print), in :data:`SCHEME_NAMES` order.
+def _baseline(sc: Scenario, p: int, *, error_rng, **_):
+    return baseline_controller(sc.scheme, sc.baselines, error_rng)
+
+
+#: Okabe-Ito colours (colour-blind safe; the nine of R's ``palette.colors("Okabe-Ito")``, grey included)
+#: and distinct markers (greyscale print), in :data:`SCHEME_NAMES` order.
 SCHEMES = {s.name: s for s in (
     Scheme("allreduce", "000", "All reduce", "#0072B2", "o", Scenario, _allreduce),
     Scheme("partial", "002", "Partial reduce", "#D55E00", "s", Scenario, _partial),
     Scheme("selective", "000", "Selective reduce", "#009E73", "^", Scenario, _selective),
+    Scheme("eager", "002", "Eager-Reduce", "#E69F00", "v", Scenario, _baseline),
+    Scheme("adpsgd", "002", "AD-PSGD", "#56B4E9", "D", Scenario, _baseline),
+    Scheme("ps-bsp", "002", "PS BSP", "#000000", "P", Scenario, _baseline),
+    Scheme("ps-asp", "002", "PS ASP", "#CC79A7", "X", Scenario, _baseline),
+    Scheme("ps-hete", "002", "PS HETE", "#F0E442", "*", Scenario, _baseline),
+    Scheme("ps-backup", "002", "PS BK", "#999999", "h", Scenario, _baseline),
 )}
 assert tuple(SCHEMES) == SCHEME_NAMES
 
@@ -153,9 +169,13 @@ def simulate(sc: Scenario, seed: np.random.SeedSequence | int = 0,
                                       scale=[float(sc.hl) if w < sc.hl else 1.0 for w in range(sc.n)])
     ctrl = SCHEMES[sc.scheme].controller(sc, sc.group_size, trace=trace, bandwidth=bandwidth,
                                          error_rng=np.random.default_rng(child_seed(seed, 2)))
-    cluster = Cluster.big_switch(bandwidth, compute, ctrl, model_bits=sc.model_mb * MB, alpha=sc.alpha_s,
-                                 duration=sc.duration_s, sync_model=sc.sync_model, ring_model=sc.ring_model,
-                                 weight_rule=weight_rule(sc.weighting))
+    if sc.scheme in BASELINES:
+        cluster = baseline_cluster(ctrl, sc.baselines, bandwidth, compute, model_bits=sc.model_mb * MB,
+                                   alpha=sc.alpha_s, duration=sc.duration_s, ring_model=sc.ring_model)
+    else:
+        cluster = Cluster.big_switch(bandwidth, compute, ctrl, model_bits=sc.model_mb * MB, alpha=sc.alpha_s,
+                                     duration=sc.duration_s, sync_model=sc.sync_model, ring_model=sc.ring_model,
+                                     weight_rule=weight_rule(sc.weighting))
     return cluster.run()
 
 

@@ -33,8 +33,8 @@ from simlib.core.events import Simulator
 from simlib.core.network import FlowNetwork
 from simlib.core.seeding import child_seed
 from simlib.core.topology import BigSwitch
-from simlib.core.validate import check_array, check_real
-from simlib.runtime.log import ScheduleLog, SyncRecord
+from simlib.core.validate import check_array, check_choice, check_int, check_real
+from simlib.runtime.log import UPDATE_RULES, ScheduleLog, SyncRecord
 
 __all__ = ["Cluster", "WorkerPhase", "ComputeTimes", "ScriptedComputeTimes"]
 
@@ -125,17 +125,20 @@ class Cluster:
         worker ``w`` is host ``w``); the cluster runs a :class:`FlowNetwork` on its capacities.
     collective : how a group synchronizes (:class:`simlib.core.collectives.Collective`).
     compute : :class:`ComputeTimes` or any object with ``next(w) -> seconds``.
-    controller : a :class:`simlib.runtime.controller.Controller`.
+    controller : a :class:`simlib.runtime.controller.Controller`; its ``update_rule`` attribute
+        (default ``"average"``) is copied into the log (:class:`~simlib.runtime.log.ScheduleLog`).
     duration : training time (s); nothing starts after it.
+    workers : number of workers ``n`` (default: every host); hosts ``n .. topology.n - 1`` are
+        not workers (e.g. parameter servers, :mod:`simlib.runtime.parameter_server`).
     weight_rule : optional aggregation-weight rule with ``reset(n)``, ``on_iteration(w)`` and
         ``on_sync(members) -> (weights, init_weight)`` (e.g. seed 002's dynamic weights); the
         weights are recorded in each :class:`SyncRecord` (they do not change the schedule).
     """
 
     def __init__(self, topology: BigSwitch, collective, compute, controller, *, duration: float,
-                 weight_rule=None, sim: Simulator | None = None):
+                 weight_rule=None, sim: Simulator | None = None, workers: int | None = None):
         self.topo = topology
-        self.n = int(topology.n)
+        self.n = int(topology.n) if workers is None else check_int("workers", workers, 1, int(topology.n))
         self.duration = check_real("duration", duration, 0.0, lo_open=True)
         self.sim = sim if sim is not None else Simulator()
         self.net = FlowNetwork(topology.capacities, self.sim)
@@ -151,8 +154,10 @@ class Cluster:
         self.ready_time = np.full(n, np.nan)
         self.iterations = np.zeros(n, dtype=np.int64)
         self.log = ScheduleLog(n=n, duration=self.duration,
-                               bandwidth=np.minimum(topology.ingress, topology.egress),
-                               compute_end=[[] for _ in range(n)])
+                               bandwidth=np.minimum(topology.ingress, topology.egress)[:n],
+                               compute_end=[[] for _ in range(n)],
+                               update_rule=check_choice("controller.update_rule",
+                                                        getattr(controller, "update_rule", "average"), UPDATE_RULES))
         if weight_rule is not None:
             weight_rule.reset(n)
         controller.attach(self)
@@ -207,23 +212,36 @@ class Cluster:
         """Seconds since each worker started its current compute phase."""
         return self.sim.now - self.compute_start[ids]
 
-    def launch(self, members: Sequence[int], kind: str = "partial") -> SyncRecord:
-        """Start a (weighted) synchronization among READY ``members`` now."""
+    def launch(self, members: Sequence[int], kind: str = "partial", passive: Sequence[int] = ()) -> SyncRecord:
+        """Start a (weighted) synchronization among READY ``members`` now.
+
+        ``passive`` workers take part without waiting for it, whatever they are doing (AD-PSGD's
+        neighbour, :mod:`simlib.runtime.decentralized`): they follow ``members`` in the record
+        and the collective, and their phase does not change; only ``members`` compute again
+        when it ends.  Passive workers that are computing are listed in the record's ``computing``."""
         members = tuple(int(m) for m in members)
+        passive = tuple(int(m) for m in passive)
         if not members:
             raise ValueError("members must not be empty")
         if not np.all(self.phase[list(members)] == READY):
             bad = [m for m in members if self.phase[m] != READY]
             raise ValueError(f"members must all be ready; not ready: {bad}")
+        everyone = members + passive
+        if len(set(everyone)) != len(everyone) or not all(0 <= m < self.n for m in passive):
+            raise ValueError(f"passive must be distinct workers in [0, {self.n - 1}] other than members, "
+                             f"got {passive}")
         self.phase[list(members)] = SYNCING
-        rec = SyncRecord(launch=self.sim.now, members=members,
-                         iterations=tuple(int(self.iterations[m]) for m in members), kind=kind)
+        rec = SyncRecord(launch=self.sim.now, members=everyone,
+                         iterations=tuple(int(self.iterations[m]) for m in everyone), kind=kind)
+        busy = tuple(m for m in passive if self.phase[m] == COMPUTING)
+        if busy:
+            rec.computing = busy
         if self.weight_rule is not None:
-            ws, w_init = self.weight_rule.on_sync(members)
+            ws, w_init = self.weight_rule.on_sync(everyone)
             rec.weights = tuple(float(x) for x in ws)
             rec.init_weight = float(w_init)
         self.log.syncs.append(rec)
-        self.collective.start(members, lambda: self._sync_done(rec))
+        self.collective.start(everyone, lambda: self._sync_done(rec, len(members)))
         return rec
 
     def record_hold(self, workers: Sequence[int]) -> None:
@@ -236,8 +254,8 @@ class Cluster:
         """Add ``k`` to the log's counter ``name`` (a controller's event count)."""
         self.log.counters[name] = self.log.counters.get(name, 0) + k
 
-    def _sync_done(self, rec: SyncRecord) -> None:
+    def _sync_done(self, rec: SyncRecord, active: int) -> None:
         rec.finish = self.sim.now
-        for w in rec.members:
+        for w in rec.members[:active]:
             self._start_compute(w)
         self.controller.on_sync_done(rec)

@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["SyncRecord", "ScheduleLog", "grow_columns"]
+__all__ = ["SyncRecord", "ScheduleLog", "grow_columns", "UPDATE_RULES"]
+
+#: How a log's syncs change the models (see :class:`ScheduleLog`).
+UPDATE_RULES = ("average", "gradient")
 
 
 @dataclass
@@ -28,6 +31,13 @@ class SyncRecord:
     init_weight: float = 0.0                   # weight of the initial model x_1 (002 §3.3.3)
     targets: tuple[int, ...] | None = None     # members whose replicas are replaced (None: all);
                                                # e.g. a multicast delivery i -> j: members (i, j), targets (j,)
+    apply: float | None = None                 # when the update takes effect (None: at launch); gradient rule:
+                                               # a parameter server applies a push on arrival or at a step's close
+    versions: tuple[int, ...] | None = None    # gradient rule: the global model version each member's gradient
+                                               # was computed on (staleness = version at apply - this)
+    computing: tuple[int, ...] | None = None   # average rule: members mid-computation at launch; the gradient of
+                                               # their next local step is taken on their replica before this sync
+                                               # (AD-PSGD's neighbour, and its initiator, decision AD2)
 
     @property
     def duration(self) -> float | None:
@@ -46,6 +56,12 @@ class ScheduleLog:
     back although its group could have launched (seed 000's "wait and
     replace"); ``counters`` named event counts a controller reports (e.g.
     ``controller_rounds``).
+
+    ``update_rule`` says how the replay (:mod:`simlib.training.replay`) reads the syncs:
+    ``"average"`` (a sync replaces its targets' replicas by the weighted mean of the members'
+    replicas: all reduce, partial/selective reduce, AD-PSGD) or ``"gradient"`` (one global model,
+    e.g. a parameter server's: a sync applies its members' accumulated gradients with its weights as
+    step-size factors, at ``apply``, and its targets pull the result; PS, Eager-Reduce).
     """
 
     n: int
@@ -55,6 +71,7 @@ class ScheduleLog:
     syncs: list[SyncRecord] = field(default_factory=list)
     holds: list[tuple[float, int]] = field(default_factory=list)
     counters: dict[str, int] = field(default_factory=dict)
+    update_rule: str = "average"
 
     def syncs_frame(self):
         """Tidy DataFrame: one row per synchronization."""

@@ -23,7 +23,7 @@ import numpy as np
 
 from simlib.runtime.log import ScheduleLog
 
-__all__ = ["sync_metrics", "wasted_wait", "METRICS"]
+__all__ = ["sync_metrics", "wasted_wait", "METRICS", "gradient_staleness", "update_times"]
 
 METRICS = ("avg_sync_time_s", "avg_sync_scale", "total_sync", "total_iteration",
            "wasted_wait_s_per_worker")
@@ -82,3 +82,31 @@ def sync_metrics(log: ScheduleLog) -> dict:
         "wasted_wait_s_per_worker": float(wasted.mean()),
         "max_wasted_wait_s": float(wasted.max()),
     }
+
+
+def update_times(log: ScheduleLog) -> np.ndarray:
+    """Times (s, sorted) at which the global model of a ``"gradient"`` log changed: the distinct
+    ``apply`` times (launch when unset) of records that applied a gradient with a non-zero factor
+    (a parameter server's step or push, an Eager-Reduce round; decision PS4).  Equal times count once."""
+    if log.update_rule != "gradient":
+        raise ValueError(f"log.update_rule must be 'gradient', got {log.update_rule!r}")
+    t = [s.launch if s.apply is None else s.apply for s in log.syncs
+         if s.weights is not None and any(w != 0 for w in s.weights)]
+    return np.unique(np.asarray(t, dtype=float))
+
+
+def gradient_staleness(log: ScheduleLog) -> np.ndarray:
+    """Per sync record of a ``"gradient"`` log with ``versions``: for each member, the number of
+    global-model updates (:func:`update_times`) before the record's apply time minus the version
+    its gradient was computed on, shape (records, max members), NaN where not applied (or no member).
+    A PS ASP push computed on the version current at its arrival has staleness 0."""
+    ups = update_times(log)
+    k = max((len(s.members) for s in log.syncs), default=0)
+    out = np.full((len(log.syncs), k), np.nan)
+    for i, s in enumerate(log.syncs):
+        if s.weights is None or s.versions is None:
+            continue
+        t = s.launch if s.apply is None else s.apply
+        before = np.searchsorted(ups, t, side="left")
+        out[i, :len(s.versions)] = before - np.asarray(s.versions)
+    return out

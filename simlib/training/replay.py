@@ -30,6 +30,16 @@ own shard of it (``data="sharded"``, RP11), from a stream that depends only on
 sees the same batch whatever the schedule (paired comparisons between
 schemes).  ``x_init`` comes from a separate fixed child of ``seed``.
 
+Update rules.  All of the above is the ``"average"`` rule.  A log whose ``update_rule`` is
+``"gradient"`` (a parameter server, Eager-Reduce) is replayed on one global model instead:
+compute ends accumulate gradients, records apply them with their weights as step-size factors
+and their targets pull the global model, which is what is evaluated (RP12, :func:`_replay_gradient`).
+
+Gradients taken before a sync.  A record's ``computing`` members were mid-computation when it
+launched (AD-PSGD's neighbour, and its initiator, which averages before applying its step): the
+gradient of each one's next local step is taken on its replica just before the record is applied,
+and applied when that step ends (RP13).
+
 Evaluation.  The *average model* (mean of all n replicas) is evaluated on the
 test set at ``0, eval_every_s, 2·eval_every_s, …`` and at ``log.duration``;
 the state at time ``t`` includes every event with time ``<= t``.
@@ -47,6 +57,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from simlib.core.seeding import as_seed_sequence, child_seed
+from simlib.runtime.log import UPDATE_RULES
 from simlib.training.learning import MODELS, Problem, load_problem, make_model
 from simlib.core.validate import check_choice, check_int, check_real
 
@@ -73,13 +84,16 @@ class ReplayResult:
     local iterations so far, syncs launched so far, test loss, test accuracy).
     ``final_params`` (n, d): every worker's replica after the last event;
     ``x_init`` (d,): the common initial model; ``grad_calls``: number of
-    vectorized gradient calls made (a measure of the batching achieved).
+    vectorized gradient calls made (a measure of the batching achieved);
+    ``final_model`` (d,): the model the curve evaluates, after the last event (the mean of the
+    replicas, or the global model of a log with update rule ``"gradient"``, RP12).
     """
 
     curve: pd.DataFrame
     final_params: np.ndarray
     x_init: np.ndarray
     grad_calls: int
+    final_model: np.ndarray | None = None
 
 
 # ------------------------------------------------------------------------ seeds
@@ -361,6 +375,18 @@ def _event_order_merge(n, ends, sy, ch_w, ch_slot, ch_r):
     return t.astype(float), kd.astype(np.int8), a.astype(np.int64)
 
 
+def _computing(syncs) -> list | None:
+    """Each record's ``computing`` members (RP13) as a list of tuples, or None when no record has any;
+    a ValueError names a record whose ``computing`` are not distinct members."""
+    comp = [getattr(r, "computing", None) for r in syncs]
+    if not any(comp):
+        return None
+    for i, (r, c) in enumerate(zip(syncs, comp)):
+        if c and (len(set(c)) != len(c) or not set(c) <= set(r.members)):
+            raise ValueError(f"log.syncs[{i}].computing must be distinct members of {tuple(r.members)}, got {c}")
+    return [tuple(int(w) for w in c) if c else () for c in comp]
+
+
 # ----------------------------------------------------------------------- replay
 def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
            eval_every_s: float = 1.0, seed=0, l2: float = 0.0, *, unfinished: str = "apply",
@@ -403,6 +429,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     eval_every_s = check_real("eval_every_s", eval_every_s, 0.0, lo_open=True)
     l2 = check_real("l2", l2, 0.0)
     unfinished = check_choice("unfinished", unfinished, UNFINISHED)
+    rule = check_choice("log.update_rule", getattr(log, "update_rule", "average"), UPDATE_RULES)
     ft = np.dtype(check_choice("dtype", dtype, DTYPES))
     data = check_choice("data", data, DATA_MODES)
     if data == "sharded" and n > problem.y_train.size:
@@ -424,7 +451,6 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
              else threadpool_limits(limits=blas_threads, user_api="blas"))
     with limit:
         sy = _parse_syncs(n, duration, ends, list(log.syncs), unfinished)
-        ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
 
         Xtr, ytr, N = problem.X_train.astype(ft), problem.y_train, problem.y_train.size
         Xte, yte = problem.X_test.astype(ft), problem.y_test
@@ -442,6 +468,21 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         times = [k * eval_every_s for k in range(n_eval + 1) if k * eval_every_s <= duration]
         if times[-1] < duration:
             times.append(duration)
+        logits = getattr(mdl, "_logits", None)
+        te_rows = np.arange(yte.size)
+
+        def loss_acc(x):
+            if logits is None:
+                return mdl.loss_acc(x, Xte, yte)
+            Z = logits(x[None], Xte[None])[0].astype(float)
+            Z -= Z.max(axis=1, keepdims=True)
+            loss = float(np.log(np.exp(Z).sum(axis=1)).mean() - Z[te_rows, yte].mean())
+            return loss, float((Z.argmax(axis=1) == yte).mean())
+
+        if rule == "gradient":
+            return _replay_gradient(n, ends, log.syncs, sy, grad, Xtr, ytr, batches, x_init, x0, times, step,
+                                    loss_acc, _one_at_a_time)
+        ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
         rows = []
         calls = iters = nsync = 0
         next_k = [0] * n                    # next local iteration of each worker
@@ -456,8 +497,18 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         w_f = sy.w.astype(ft)
         c_f = sy.c.astype(ft)
         pair = (klen == 2) & (sy.c == 0)
-        logits = getattr(mdl, "_logits", None)
-        te_rows = np.arange(yte.size)
+        comp_l = _computing(log.syncs)
+        snap: dict[int, np.ndarray] = {}    # worker -> gradient of its next step, taken before a sync (RP13)
+
+        def snapshot(ws):
+            nonlocal calls
+            ws = [w for w in ws if w not in snap and next_k[w] < batches[w].shape[0]]
+            if not ws:
+                return
+            idx = np.stack([batches[w][next_k[w]] for w in ws])
+            g = grad(params[np.array(ws)], np.take(Xtr, idx, axis=0), ytr[idx])
+            calls += 1
+            snap.update(zip(ws, g))
 
         def flush_grads():
             nonlocal calls
@@ -514,14 +565,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
             sb_write.clear()
 
         def evaluate(t):
-            xbar = params.mean(axis=0)
-            if logits is None:
-                loss, acc = mdl.loss_acc(xbar, Xte, yte)
-            else:
-                Z = logits(xbar[None], Xte[None])[0].astype(float)
-                Z -= Z.max(axis=1, keepdims=True)
-                loss = float(np.log(np.exp(Z).sum(axis=1)).mean() - Z[te_rows, yte].mean())
-                acc = float((Z.argmax(axis=1) == yte).mean())
+            loss, acc = loss_acc(params.mean(axis=0))
             rows.append((t, iters, nsync, loss, acc))
 
         ei, n_times = 0, len(times)
@@ -537,6 +581,10 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
                 if a in sb_read:
                     flush_syncs()
                 next_k[a] += 1
+                if a in snap:
+                    params[a] -= step * snap.pop(a)
+                    iters += 1
+                    continue
                 pend_w.append(a)
                 pending.add(a)
                 iters += 1
@@ -551,6 +599,8 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
                 flush_grads()
             if not sb_write.isdisjoint(members):
                 flush_syncs()
+            if comp_l is not None and comp_l[a]:
+                snapshot(comp_l[a])
             sync_batch.append(a)
             sb_read.update(members)
             sb_write.update(tgt_l[tptr[a]:tptr[a + 1]])
@@ -561,10 +611,125 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         while ei < n_times:
             evaluate(times[ei])
             ei += 1
-        curve = pd.DataFrame(rows, columns=list(CURVE_COLUMNS))
-        curve["iterations"] = curve["iterations"].astype(np.int64)
-        curve["syncs"] = curve["syncs"].astype(np.int64)
-    return ReplayResult(curve=curve, final_params=params, x_init=x_init, grad_calls=calls)
+        curve = _curve(rows)
+    return ReplayResult(curve=curve, final_params=params, x_init=x_init, grad_calls=calls,
+                        final_model=params.mean(axis=0))
+
+
+def _curve(rows) -> pd.DataFrame:
+    curve = pd.DataFrame(rows, columns=list(CURVE_COLUMNS))
+    curve["iterations"] = curve["iterations"].astype(np.int64)
+    curve["syncs"] = curve["syncs"].astype(np.int64)
+    return curve
+
+
+def _replay_gradient(n, ends, records, sy: _Syncs, grad, Xtr, ytr, batches, x_init, x0, times, step, loss_acc,
+                     one_at_a_time) -> ReplayResult:
+    """The replay of a log with update rule ``"gradient"`` (RP12): one global model ``x_s``; a compute
+    end adds the worker's gradient on its replica to its accumulator (the replica is unchanged); an
+    applied record (``weights`` set) does ``x_s -= lr · Σ_j weights[j] · acc[members[j]]``, empties
+    those accumulators, then its targets' replicas become ``x_s`` (all records applied at one instant
+    first, then their pulls).  ``x_s`` is the evaluated model; ``syncs`` counts its updates."""
+    S = len(records)
+    applied = np.array([r.weights is not None for r in records], dtype=bool)
+    pulled = applied & sy.apply              # unfinished="drop": the update stands, the pull did not arrive
+    if S and (sy.c != 0).any():
+        i = _first(sy.c != 0)
+        raise ValueError(f"log.syncs[{i}].init_weight must be 0 under update rule 'gradient', got {sy.c[i]}")
+    at = _reals([r.launch if getattr(r, "apply", None) is None else r.apply for r in records], "apply", records,
+                hi=times[-1])
+    rec_of = np.repeat(np.arange(S), np.diff(sy.ptr))
+    bad = at[rec_of] < sy.launch[rec_of]
+    nxt = np.array([ends[m][k] if k < ends[m].size else np.inf for m, k in zip(sy.mem.tolist(), sy.its.tolist())])
+    bad |= at[rec_of] > nxt
+    if bad.any():
+        i = rec_of[_first(bad)]
+        raise ValueError(f"log.syncs[{i}].apply must be in [launch, each member's next compute end], got {at[i]}")
+    NC = sum(e.size for e in ends)
+    c_w = np.repeat(np.arange(n), [e.size for e in ends])
+    idx, pdx = np.flatnonzero(applied), np.flatnonzero(pulled)
+    ev_t = np.concatenate([np.concatenate(ends) if n else np.empty(0), at[idx], at[pdx]])
+    ev_k = np.concatenate([np.zeros(NC, np.int8), np.ones(idx.size, np.int8), np.full(pdx.size, 2, np.int8)])
+    ev_id = np.concatenate([c_w, idx, pdx])
+    order = np.lexsort((ev_id, ev_k, ev_t))
+    # every applied record must come after its members' iterations[j]-th compute ends and before the next ones
+    pos = np.empty(order.size, dtype=np.int64)
+    pos[order] = np.arange(order.size)
+    eptr = np.concatenate([[0], np.cumsum([e.size for e in ends])])
+    mem_pos = eptr[sy.mem] + sy.its          # flat index of each member's next compute end
+    ok_rec = applied[rec_of]
+    rpos = np.full(S, -1, dtype=np.int64)
+    rpos[idx] = pos[NC + np.arange(idx.size)]
+    ppos = rpos.copy()
+    ppos[pdx] = pos[NC + idx.size + np.arange(pdx.size)]
+    before_ok = (sy.its == 0) | (pos[np.maximum(mem_pos - 1, 0)] < rpos[rec_of])
+    after_ok = (mem_pos >= eptr[sy.mem + 1]) | (pos[np.minimum(mem_pos, max(NC - 1, 0))] > ppos[rec_of])
+    bad = ok_rec & ~(before_ok & after_ok)
+    if bad.any():
+        i = rec_of[_first(bad)]
+        raise ValueError(f"log.syncs[{i}] (apply {at[i]}) ties with a compute end of a member; the order is "
+                         "ambiguous")
+
+    ft = x0.dtype
+    params = np.tile(x0, (n, 1))
+    xs = x0.copy()
+    acc = np.zeros_like(params)
+    w_f = sy.w.astype(ft)
+    next_k = [0] * n
+    pend: list[int] = []
+    pending: set[int] = set()
+    rows = []
+    calls = iters = nupd = 0
+    last_upd = None
+
+    def flush():
+        nonlocal calls
+        if not pend:
+            return
+        ws = np.array(pend)
+        bi = np.stack([batches[w][next_k[w] - 1] for w in pend])
+        acc[ws] += grad(params[ws], np.take(Xtr, bi, axis=0), ytr[bi])
+        calls += 1
+        pend.clear()
+        pending.clear()
+
+    ei, n_times = 0, len(times)
+    for t, kd, a in zip(ev_t[order].tolist(), ev_k[order].tolist(), ev_id[order].tolist()):
+        while ei < n_times and t > times[ei]:
+            loss, acc_ = loss_acc(xs)
+            rows.append((times[ei], iters, nupd, loss, acc_))
+            ei += 1
+        if kd == 0:
+            if a in pending:
+                flush()
+            next_k[a] += 1
+            pend.append(a)
+            pending.add(a)
+            iters += 1
+            if one_at_a_time:
+                flush()
+            continue
+        lo, hi = sy.ptr[a], sy.ptr[a + 1]
+        if kd == 1:
+            members = sy.mem[lo:hi]
+            if not pending.isdisjoint(members.tolist()):
+                flush()
+            xs -= step * (w_f[lo:hi] @ acc[members])
+            acc[members] = 0
+            if (w_f[lo:hi] != 0).any() and t != last_upd:
+                nupd += 1
+                last_upd = t
+        else:
+            tg = sy.tgt[sy.tptr[a]:sy.tptr[a + 1]]
+            if not pending.isdisjoint(tg.tolist()):
+                flush()
+            params[tg] = xs
+    flush()
+    while ei < n_times:
+        loss, acc_ = loss_acc(xs)
+        rows.append((times[ei], iters, nupd, loss, acc_))
+        ei += 1
+    return ReplayResult(curve=_curve(rows), final_params=params, x_init=x_init, grad_calls=calls, final_model=xs)
 
 
 # --------------------------------------------------------------------- read-outs

@@ -37,7 +37,8 @@ def themed():
     plt.close("all")
 
 
-OKABE_ITO = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"}
+# R's palette.colors("Okabe-Ito"): the eight hues and grey
+OKABE_ITO = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999"}
 
 
 def test_every_registered_scheme_has_a_colour_blind_safe_style():

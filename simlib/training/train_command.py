@@ -1,0 +1,108 @@
+"""``python -m simlib train``: one system of seed 002's Table 1 (or 000's selective reduce) on the simulated
+cluster, its schedule replayed through real training, generated from :class:`TrainScenario` (issue 21).
+
+The scheme names are the cluster run's (:data:`~simlib.papers.cluster_scenario.SCHEME_NAMES`) plus
+``partial-dynamic`` (partial reduce with 002's dynamic weights); ``--p`` is 002's group size P in
+workers (the cluster scenario's ``p`` is the fraction P / n).  Cluster values reuse
+:class:`~simlib.papers.cluster_scenario.Scenario`'s declarations with 002 §5's settings as defaults
+(8 workers, 10 Gbps, a 100 MB model, the CNN trace), the baselines' knobs are their parameter
+group, and the training values are notebook 90's (mnist1d, an MLP, sharded data; decisions RP9-RP12).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from simlib.papers.cluster_scenario import SCHEME_NAMES, Scenario
+from simlib.papers.contract import Command, ParamError, ScenarioBase, param, param_group, param_of
+from simlib.papers.partial_reduce.baselines import BaselineParams
+from simlib.papers.partial_reduce.scenario import WeightParams
+from simlib.training.learning import check_target
+from simlib.training.notebook_specs import TimeToAccuracyNotebook
+
+__all__ = ["TrainScenario", "TRAIN_SCHEMES", "train_trial", "TRAIN_COMMAND"]
+
+#: The systems ``train`` runs: the cluster run's schemes and partial reduce with dynamic weights.
+TRAIN_SCHEMES = SCHEME_NAMES + ("partial-dynamic",)
+
+
+@dataclass(frozen=True)
+class TrainScenario(ScenarioBase):
+    """One system trained on the simulated cluster (see the module docstring)."""
+
+    scheme: str = param("partial", choices=TRAIN_SCHEMES,
+                        help="the system: all reduce, partial reduce (constant or dynamic weights), selective "
+                             "reduce, or 002's baselines Eager-Reduce, AD-PSGD, PS BSP / ASP / HETE / backup")
+    n: int = param_of(Scenario, "n", default=8, help="workers (002 §5.2: 8)")
+    hl: int = param_of(Scenario, "hl")
+    p: int = param(3, lo=1, help="group size P in workers, at most n (partial reduce; selective reduce's minimum "
+                                 "group; 002 Table 1: 3 and 5)")
+    trace: str = param_of(Scenario, "trace", default="cnn")
+    duration_s: float = param_of(Scenario, "duration_s", default=300.0)
+    bandwidth_gbps: float | None = param_of(Scenario, "bandwidth_gbps", default=10.0)
+    model_mb: float = param_of(Scenario, "model_mb", default=100.0)
+    alpha_s: float = param_of(Scenario, "alpha_s")
+    ema_alpha: float = param_of(WeightParams, "ema_alpha")
+    weights_missing: str = param_of(WeightParams, "weights_missing")
+    baselines: BaselineParams = param_group(BaselineParams)
+    target_acc: float | None = param(None, kind="float", lo=0.0, hi=1.0, none_means="default",
+                                     help="test accuracy of the model that counts as reached; default: the "
+                                          "problem's (mnist1d 45 %, digits 85 %)")
+    lr: float = param_of(TimeToAccuracyNotebook, "lr")
+    batch: int = param_of(TimeToAccuracyNotebook, "batch")
+    model: str = param_of(TimeToAccuracyNotebook, "model")
+    problem: str = param_of(TimeToAccuracyNotebook, "problem")
+    data: str = param_of(TimeToAccuracyNotebook, "data")
+
+    def check(self):
+        if self.p > self.n:
+            raise ParamError("p", f"p must be in [1, n = {self.n}], got {self.p}")
+        if self.target_acc is not None:
+            try:
+                check_target(self.problem, self.target_acc, "target_acc")
+            except ValueError as exc:
+                raise ParamError("target_acc", str(exc)) from None
+        self.scenario()
+
+    def scenario(self) -> Scenario:
+        """The cluster run this system is (its rules apply: a :class:`ParamError` names the field)."""
+        dynamic = self.scheme == "partial-dynamic"
+        return Scenario.from_params(dict(
+            scheme="partial" if dynamic else self.scheme, n=self.n, hl=self.hl, p=self.p / self.n, trace=self.trace,
+            duration_s=self.duration_s, bandwidth_gbps=self.bandwidth_gbps, model_mb=self.model_mb,
+            alpha_s=self.alpha_s, weights="dynamic" if dynamic else "constant", ema_alpha=self.ema_alpha,
+            weights_missing=self.weights_missing, **self.baselines.to_params()))
+
+    def training(self) -> dict:
+        """The replay's configuration as :func:`~simlib.training.time_to_accuracy.trial` keys."""
+        out = {"train_lr": self.lr, "train_batch": self.batch, "train_model": self.model,
+               "train_problem": self.problem, "train_data": self.data}
+        if self.target_acc is not None:
+            out["target_acc"] = self.target_acc
+        return out
+
+
+def train_trial(params: dict, seed: np.random.SeedSequence) -> dict:
+    """``python -m simlib train``'s trial: the scheme's schedule
+    (:func:`~simlib.papers.cluster_scenario.simulate`) replayed through training
+    (:func:`~simlib.training.time_to_accuracy.trial`): time to the target (s; NaN, printed null, if
+    never reached), updates to it (002's "#update": syncs launched, or global-model updates under
+    the gradient rule), time per update (s), local iterations to it, final accuracy."""
+    from simlib.training import time_to_accuracy as tta
+
+    ts = TrainScenario.from_params(params)
+    sc = ts.scenario()
+    out = tta.trial({**sc.to_params(), **ts.training()}, seed)
+    return {"time_to_target_s": out["time_to_target_s"], "updates_to_target": out["updates_to_target"],
+            "per_update_s": out["time_per_update_s"], "iterations_to_target": out["iterations_to_target"],
+            "final_acc": out["final_acc"], "total_iteration": out["total_iteration"]}
+
+
+TRAIN_COMMAND = Command(
+    "train", TrainScenario, train_trial,
+    help="train with one synchronization system on the simulated cluster (002 Table 1) and print its time to "
+         "accuracy",
+    description="Simulate n workers (workers 0..hl-1 hl times slower) under one synchronization system for "
+                "--duration seconds, replay the schedule through minibatch SGD on a real learning task, and print "
+                "the time to --target-acc, the updates to it, the time per update and the final accuracy.")

@@ -1,0 +1,73 @@
+"""002's baselines as schemes of the 000/002 cluster run (simlib.papers.partial_reduce.baselines): each runs
+through the scenario, each knob changes the run, bad combinations are refused naming the parameter."""
+import numpy as np
+import pytest
+
+from simlib.papers import registry
+from simlib.papers.cluster_scenario import Scenario, run_trial, simulate
+from simlib.papers.contract import ParamError
+from simlib.papers.partial_reduce.baselines import BASELINES
+from simlib.runtime.metrics import update_times
+
+BASE = dict(n=8, hl=3, bandwidth_gbps=10.0, model_mb=100.0, trace="cnn", duration_s=30.0)
+
+
+def log_of(scheme, seed=0, **kw):
+    return simulate(Scenario.from_params(dict(BASE, scheme=scheme, **kw)), seed)
+
+
+@pytest.mark.parametrize("scheme", BASELINES)
+def test_every_baseline_runs_through_the_scenario_and_is_registered(scheme):
+    log = log_of(scheme)
+    s = registry.scheme(scheme)
+    assert s.paper == "002" and s.label and s.color and s.marker
+    assert log.n == 8 and sum(map(len, log.compute_end)) > 8 and log.syncs
+    assert log.update_rule == ("average" if scheme == "adpsgd" else "gradient")
+    if log.update_rule == "gradient":
+        assert len(update_times(log)) > 0
+    again = log_of(scheme)
+    assert [(r.launch, r.members, r.weights) for r in again.syncs] == [(r.launch, r.members, r.weights)
+                                                                       for r in log.syncs]
+
+
+def test_existing_schemes_run_as_before_with_the_new_parameter_group():
+    """The baselines' group adds parameters with defaults; all reduce / partial / selective ignore them."""
+    a = run_trial(dict(BASE, scheme="partial", p=3 / 8), np.random.SeedSequence(1))
+    b = run_trial(dict(BASE, scheme="partial", p=3 / 8, backups=1, ps_servers=2, hete_c=5.0, quorum="solo"),
+                  np.random.SeedSequence(1))
+    assert a == b
+
+
+def test_each_baseline_knob_changes_the_run():
+    def updates(scheme, **kw):
+        return len(update_times(log_of(scheme, **kw)))
+
+    assert updates("ps-backup", backups=3) != updates("ps-backup", backups=1)
+    assert updates("eager", quorum="solo") > updates("eager", quorum="majority")
+    one, two, dflt = (log_of("ps-bsp", **kw) for kw in (dict(ps_servers=1), dict(ps_servers=2), {}))
+    pull = {k: np.median([r.finish - r.apply for r in lg.syncs if r.finish])
+            for k, lg in (("one", one), ("two", two), ("n", dflt))}
+    # BSP: all 8 pull at a step's close through the servers' uplinks: 8 M / (s B) with M = 0.08 s at 10 Gbps
+    assert pull["one"] == pytest.approx(8 * 0.08, rel=0.02) and pull["two"] == pytest.approx(4 * 0.08, rel=0.02)
+    assert pull["n"] == pytest.approx(0.08, rel=0.02)                             # default: one server per worker
+    slow = log_of("ps-bsp", server_bandwidth_gbps=2.5)
+    assert len(update_times(slow)) < len(update_times(dflt))
+    w1 = [r.weights for r in log_of("ps-hete", hete_c=1.0).syncs]
+    w4 = [r.weights for r in log_of("ps-hete", hete_c=4.0).syncs]
+    assert w1 != w4
+    a, b = (log_of("adpsgd", seed=s) for s in (0, 1))
+    assert [r.members for r in a.syncs] != [r.members for r in b.syncs]
+
+
+@pytest.mark.parametrize("params, name", [
+    (dict(scheme="ps-backup", backups=8), "backups"),
+    (dict(scheme="ps-bsp", weights="dynamic"), "weights"),
+    (dict(scheme="eager", sync_model="eq2_exact"), "sync_model"),
+    (dict(scheme="ps-bsp", ps_servers=0), "ps_servers"),
+    (dict(scheme="ps-hete", hete_c=0.0), "hete_c"),
+    (dict(scheme="eager", quorum="all"), "quorum"),
+])
+def test_bad_baseline_settings_are_refused_naming_the_parameter(params, name):
+    with pytest.raises(ParamError) as e:
+        Scenario.from_params(dict(BASE, **params))
+    assert e.value.name == name and name in str(e.value)

@@ -1,0 +1,129 @@
+"""Parameter-server training on the flow engine: PS BSP / BK / ASP / HETE (decisions PS1-PS5)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from simlib.runtime.cluster import ComputeTimes, ScriptedComputeTimes
+from simlib.runtime.metrics import gradient_staleness, update_times
+from simlib.runtime.parameter_server import ParameterServerController, ps_cluster, ps_topology, push_pull_time
+
+B = 1e9          # bits/s
+M = 8e8          # bits: 0.8 s alone on a 1 Gbps port
+
+
+def run(times, mode="sync", duration=10.0, model_bits=M, alpha=0.0, servers=1, server_bandwidth=None,
+        bandwidth=None, **kw):
+    ctrl = ParameterServerController(mode, **kw)
+    bw = [B] * len(times) if bandwidth is None else bandwidth
+    cl = ps_cluster(bw, ScriptedComputeTimes(times), ctrl, model_bits=model_bits, alpha=alpha,
+                    duration=duration, servers=servers, server_bandwidth=server_bandwidth)
+    return cl.run()
+
+
+def steps(log):
+    """Accepted members per update (records grouped by apply time), and the dropped records."""
+    by_t = {}
+    for r in log.syncs:
+        if r.weights is not None and r.weights[0] > 0:
+            by_t.setdefault(r.apply, []).extend(r.members)
+    dropped = [r for r in log.syncs if r.weights == (0.0,)]
+    return [sorted(by_t[t]) for t in sorted(by_t)], dropped
+
+
+@pytest.mark.parametrize("servers, server_bw, expected", [
+    # n = 4 pushes share the one server's downlink: 4 M / B, then 4 pulls share its uplink: 4 M / B
+    (1, B, 2 * 4 * M / B),
+    # two servers, half the model each: every server port carries 4 flows of M/2: 2 M / B per phase
+    (2, B, 2 * 2 * M / B),
+    # a server at half the workers' bandwidth: 4 M / (B/2) per phase
+    (1, B / 2, 2 * 8 * M / B),
+    # a server 8x faster than the workers: the workers' own ports (M / B) are the bottleneck
+    (1, 8 * B, 2 * M / B),
+])
+def test_bsp_round_time_on_the_flow_engine_equals_the_closed_form(servers, server_bw, expected):
+    alpha = 1e-3
+    log = run([[1.0]] * 4, duration=20.0, alpha=alpha, servers=servers, server_bandwidth=server_bw)
+    assert len(log.syncs) == 4
+    for r in log.syncs:
+        assert r.launch == 1.0
+        assert r.finish - r.launch == pytest.approx(expected + 2 * alpha, rel=1e-12)
+        assert r.apply - r.launch == pytest.approx(expected / 2 + alpha, rel=1e-12)
+    assert expected + 2 * alpha == pytest.approx(push_pull_time(4, M, B, server_bw, servers, alpha), rel=1e-12)
+
+
+def test_topology_adds_server_hosts_after_the_workers():
+    topo = ps_topology([1.0, 2.0, 3.0], servers=2)
+    assert topo.n == 5 and list(topo.ingress) == [1.0, 2.0, 3.0, 3.0, 3.0]
+    assert list(ps_topology([1.0, 2.0], 1, server_bandwidth=7.0).egress) == [1.0, 2.0, 7.0]
+    log = run([[1.0]] * 3, servers=2)
+    assert log.n == 3 and len(log.bandwidth) == 3
+
+
+def test_backup_workers_drop_exactly_the_slowest_gradient_of_each_step():
+    """4 workers, 1 backup; worker 3 is the slowest (2.5 s against 1.0-1.2 s), the model tiny: every step
+    aggregates workers 0-2 with weight 1/3 and every gradient of worker 3 arrives after its version's step
+    closed and is dropped (it then pulls at once)."""
+    times = [[1.0] * 20, [1.1] * 20, [1.2] * 20, [2.5] * 20]
+    log = run(times, backups=1, model_bits=1.0)
+    accepted, dropped = steps(log)
+    assert len(accepted) == 8 and all(a == [0, 1, 2] for a in accepted)    # steps close at ~1.2, 2.4, ..., 9.6
+    assert [r.members for r in dropped] == [(3,)] * 3                      # worker 3 ends at ~2.5, 5.0, 7.5
+    assert log.counters["dropped_gradients"] == 3
+    assert all(r.weights == (1 / 3,) for r in log.syncs if r.weights and r.weights[0] > 0)
+    for r in dropped:                                                      # dropped on arrival, pulled at once
+        assert r.apply == pytest.approx(r.launch, abs=1e-6)
+    # the knob: without backups (BSP) every step waits for worker 3 and takes all four gradients
+    accepted, dropped = steps(run(times, backups=0, model_bits=1.0))
+    assert accepted == [[0, 1, 2, 3]] * 3 and dropped == []                # steps close at ~2.5, 5.0, 7.5
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 7), data=st.data())
+def test_every_step_takes_n_minus_b_fresh_gradients(seed, n, data):
+    b = data.draw(st.integers(0, n - 1))
+    ct = ComputeTimes(lambda rng, k: rng.uniform(0.5, 2.0, k), n, np.random.SeedSequence(seed))
+    ctrl = ParameterServerController("sync", backups=b)
+    log = ps_cluster([B] * n, ct, ctrl, model_bits=1e8, alpha=1e-3, duration=15.0).run()
+    stale = gradient_staleness(log)[:, 0]
+    accepted, dropped = steps(log)
+    assert all(len(a) == n - b and len(set(a)) == n - b for a in accepted)
+    applied = [r for r in log.syncs if r.weights is not None]
+    assert all(s == 0 for r, s in zip(log.syncs, stale) if r.weights and r.weights[0] > 0)
+    assert all(s > 0 for r, s in zip(log.syncs, stale) if r.weights == (0.0,))   # only stale gradients drop
+    assert len(applied) == len(accepted) * (n - b) + len(dropped)
+    if b == 0:
+        assert dropped == []
+
+
+def test_asp_staleness_on_a_hand_worked_two_worker_schedule():
+    """Worker 0 computes 1 s, worker 1 2.6 s, transfers ~1 ns.  Pushes arrive at 1, 2, 2.6, 3, 4, 5, 5.2, 6;
+    worker 0 pulls the version its own push made, worker 1 at 2.6 pulls version 3:
+    computed-on versions 0, 1, 0, 2, 4, 5, 3, 6; staleness (updates applied since) 0, 0, 2, 1, 0, 0, 3, 1."""
+    log = run([[1.0] * 10, [2.6] * 10], mode="async", model_bits=1.0, duration=6.5)
+    recs = sorted((r for r in log.syncs if r.weights is not None), key=lambda r: r.apply)
+    assert [r.members[0] for r in recs] == [0, 0, 1, 0, 0, 0, 1, 0]
+    assert [r.versions[0] for r in recs] == [0, 1, 0, 2, 4, 5, 3, 6]
+    stale = {id(r): s for r, s in zip(log.syncs, gradient_staleness(log)[:, 0])}
+    assert [stale[id(r)] for r in recs] == [0, 0, 2, 1, 0, 0, 3, 1]
+    assert all(r.weights == (1.0,) for r in recs)                          # ASP: every push at full step
+    assert len(update_times(log)) == 8
+    # HETE: factor 1 / (staleness + c); the constant changes it
+    for c in (1.0, 2.0):
+        hete = run([[1.0] * 10, [2.6] * 10], mode="async", hete_c=c, model_bits=1.0, duration=6.5)
+        recs = sorted((r for r in hete.syncs if r.weights is not None), key=lambda r: r.apply)
+        assert [r.weights[0] for r in recs] == pytest.approx([1 / (s + c) for s in [0, 0, 2, 1, 0, 0, 3, 1]])
+
+
+def test_unfinished_push_is_not_applied_and_bad_arguments_are_refused():
+    log = run([[1.0], [1.0]], mode="async", model_bits=B * 10, duration=5.0)   # pushes take 20 s
+    assert all(r.weights is None and r.apply is None for r in log.syncs)
+    with pytest.raises(ValueError, match="backups"):
+        run([[1.0]] * 3, backups=3)
+    with pytest.raises(ValueError, match="hete_c"):
+        ParameterServerController("async", hete_c=0.0)
+    with pytest.raises(ValueError, match="hete_c"):
+        ParameterServerController("sync", hete_c=1.0)
+    with pytest.raises(ValueError, match="mode"):
+        ParameterServerController("ssp")
+    with pytest.raises(ValueError, match="servers"):
+        ps_topology([1.0], servers=0)

@@ -1,0 +1,192 @@
+"""The replay's update rules for seed 002's baselines (RP12, decisions PS1-PS4, AD1, ER1-ER2):
+gradient aggregation with staleness (PS ASP/HETE, Eager-Reduce), drop the stragglers (PS BK),
+model averaging (AD-PSGD), and the invariant that BSP, all reduce and partial reduce with P = n
+reach the same model when nothing is heterogeneous."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from simlib.core.topology import BigSwitch
+from simlib.runtime.baselines import AllReduceController, PartialReduceController
+from simlib.runtime.cluster import Cluster, ScriptedComputeTimes
+from simlib.runtime.decentralized import EagerReduceController, WholeRing
+from simlib.runtime.log import ScheduleLog, SyncRecord
+from simlib.runtime.metrics import update_times
+from simlib.runtime.parameter_server import ParameterServerController, ps_cluster
+from simlib.training.learning import load_problem
+from simlib.training.replay import minibatch_indices, replay
+
+PROBLEM = load_problem("blobs")
+
+
+class Pull:
+    """Toy model: loss ½‖x − target‖², target 1 (``by_batch``: the batch's mean label), so a step of
+    size lr moves x a fraction lr of the way to the target; d = 1."""
+
+    def __init__(self, by_batch=False):
+        self.by_batch = by_batch
+
+    def init(self, rng):
+        return np.zeros(1)
+
+    def grad(self, P, X, y):
+        target = y.mean(axis=1, keepdims=True) if self.by_batch else 1.0
+        return P - target
+
+    def loss_acc(self, x, X, y):
+        return float(((x - 1.0) ** 2).sum()), 0.0
+
+
+def ps(times, mode="sync", duration=10.0, **kw):
+    ctrl = ParameterServerController(mode, **kw)
+    return ps_cluster([1e9] * len(times), ScriptedComputeTimes(times), ctrl, model_bits=1.0, alpha=0.0,
+                      duration=duration).run()
+
+
+def test_asp_replay_applies_stale_gradients_on_a_hand_worked_schedule():
+    """The 2-worker ASP schedule of test_parameter_server (pushes computed on versions 0, 1, 0, 2, 4, 5, 3, 6),
+    lr 0.5, gradient x_v - 1 on the version v it was computed on: x = 0, .5, .75, 1.25, 1.375, 1.1875,
+    1.09375, .96875, .921875 — the stale pushes (on v0 at the third, on v3 at the seventh) overshoot."""
+    log = ps([[1.0] * 10, [2.6] * 10], mode="async", duration=6.5)
+    res = replay(log, PROBLEM, model=Pull(), lr=0.5, eval_every_s=0.5, seed=0)
+    assert res.final_model == pytest.approx([0.921875], abs=1e-15)
+    assert res.curve["syncs"].iloc[-1] == 8 == len(update_times(log))
+    assert res.curve.set_index("time_s").loc[2.5, "syncs"] == 2                   # updates at 1 and 2 so far
+    # HETE: each push scaled by 1 / (staleness + c); the same recurrence with those factors
+    for c in (1.0, 3.0):
+        hete = ps([[1.0] * 10, [2.6] * 10], mode="async", hete_c=c, duration=6.5)
+        xs = [0.0]
+        for v, tau in zip([0, 1, 0, 2, 4, 5, 3, 6], [0, 0, 2, 1, 0, 0, 3, 1]):
+            xs.append(xs[-1] - 0.5 / (tau + c) * (xs[v] - 1.0))
+        got = replay(hete, PROBLEM, model=Pull(), lr=0.5, seed=0).final_model
+        assert got == pytest.approx([xs[-1]], abs=1e-15)
+        assert abs(xs[-1] - 0.921875) > 0.01
+
+
+def test_backup_replay_drops_the_stragglers_gradients():
+    """4 workers, 1 backup, worker 3 always late: every step averages three gradients computed on the
+    current model, so after K steps x = 1 - (1 - lr)^K; worker 3's stale gradients (on older, smaller x)
+    would pull x further if they counted."""
+    times = [[1.0] * 20, [1.1] * 20, [1.2] * 20, [2.5] * 20]
+    log = ps(times, backups=1)
+    res = replay(log, PROBLEM, model=Pull(), lr=0.5, seed=0)
+    assert res.curve["syncs"].iloc[-1] == 8
+    assert res.final_model == pytest.approx([1 - 0.5 ** 8], abs=1e-15)
+    for r in log.syncs:                                  # pulled models are the server's after each step
+        if r.weights and r.weights[0] > 0 and r.finish is not None:
+            assert r.targets is None
+
+
+def test_adpsgd_pair_average_on_three_workers():
+    """A hand-made AD-PSGD log as the controller writes it (AD1-AD2, RP13).  Worker 0 ends steps at 1 and 2 s,
+    worker 1 at 1.5 s, worker 2 at 2.5 s.  At 1 s worker 0 averages with worker 1 (computing), at 2 s with
+    worker 2 (computing): each record sits before worker 0's step in its chain and lists both as computing.
+    Toy loss ½(x - m)², m the batch's mean label, lr 0.5, replicas start at 0.  By Lian et al. Alg. 1:
+    average, then each step applies the gradient taken on the replica its worker read when it started.
+      1 s:   g0 = 0 - m00, g1 = 0 - m10 (taken now); x0 = x1 = 0; x0 -= g0/2: x0 = m00/2
+      1.5 s: x1 -= g1/2: x1 = m10/2
+      2 s:   g0' = m00/2 - m01, g2 = 0 - m20; x0 = x2 = m00/4; x0 -= g0'/2: x0 = m01/2
+      2.5 s: x2 -= g2/2: x2 = m00/4 + m20/2  (taken at its end instead: m00/8 + m20/2)"""
+    log = ScheduleLog(n=3, duration=3.0, bandwidth=np.ones(3), compute_end=[[1.0, 2.0], [1.5], [2.5]])
+    log.syncs += [SyncRecord(1.0, (0, 1), (0, 0), kind="adpsgd", finish=1.2, computing=(0, 1)),
+                  SyncRecord(2.0, (0, 2), (1, 0), kind="adpsgd", finish=2.2, computing=(0, 2))]
+    m = [PROBLEM.y_train[minibatch_indices(3, w, PROBLEM.y_train.size, 32, 2)].mean(axis=1) for w in range(3)]
+    expected = [m[0][1] / 2, m[1][0] / 2, m[0][0] / 4 + m[2][0] / 2]
+    for one in (False, True):
+        res = replay(log, PROBLEM, model=Pull(by_batch=True), lr=0.5, seed=3, _one_at_a_time=one)
+        assert res.final_params[:, 0] == pytest.approx(expected, abs=1e-15)
+    # without `computing`, every gradient is taken at its step's end, on the averaged replica
+    for r in log.syncs:
+        r.computing = None
+    plain = replay(log, PROBLEM, model=Pull(by_batch=True), lr=0.5, seed=3).final_params[:, 0]
+    assert plain[2] == pytest.approx(m[0][0] / 8 + m[2][0] / 2, abs=1e-15)
+    log.syncs[0].computing = (2,)
+    with pytest.raises(ValueError, match="computing"):
+        replay(log, PROBLEM, model=Pull(by_batch=True))
+
+
+def test_eager_reduce_replay_aggregates_with_factor_one_over_n():
+    """n = 4, majority rounds of the hand-worked schedule in test_decentralized: rounds {0,1,2} at 1.2 and
+    2.4 (gradients on the current model), round 3 at 3.5 takes worker 3's gradient on version 0 and
+    workers 0 and 1's on version 2; factor 1/4 each, lr 1: x1 = 3/4, x2 = x1 + 3/4 (1 - x1), x3 = x2 +
+    1/4 (1 - 0) + 2/4 (1 - x2)."""
+    times = [[1.0] * 9, [1.1] * 9, [1.2] * 9, [2.5] * 9]
+    cl = Cluster(BigSwitch.symmetric([1e9] * 4), WholeRing(1.0, 0.0), ScriptedComputeTimes(times),
+                 EagerReduceController("majority"), duration=3.55)
+    res = replay(cl.run(), PROBLEM, model=Pull(), lr=1.0, seed=0)
+    x1 = 0.75
+    x2 = x1 + 0.75 * (1 - x1)
+    x3 = x2 + 0.25 * 1.0 + 0.5 * (1 - x2)
+    assert res.final_model == pytest.approx([x3], abs=1e-15)
+    assert res.curve["syncs"].iloc[-1] == 3
+
+
+@settings(max_examples=12, deadline=None)
+@given(n=st.integers(2, 5), seed=st.integers(0, 999), c=st.floats(0.5, 1.5), lr=st.sampled_from([0.1, 0.3, 1.0]))
+def test_bsp_all_reduce_and_partial_reduce_with_p_n_reach_the_same_model(n, seed, c, lr):
+    """No heterogeneity (every worker computes c s per step), P = n: the three schemes take the same
+    gradients (worker w's k-th minibatch on the model after k - 1 rounds) and average them, so they reach
+    the same model after every round (to rounding), seen by the evaluations half-way between rounds (all
+    reduce applies a round at its launch, RP2; the server when the last push arrives, PS4)."""
+    times = [[c] * 20] * n
+    kw = dict(model_bits=1.0, alpha=0.0, duration=7.5 * c)
+    logs = [Cluster.big_switch([1e9] * n, ScriptedComputeTimes(times), AllReduceController(), **kw).run(),
+            Cluster.big_switch([1e9] * n, ScriptedComputeTimes(times), PartialReduceController(n), **kw).run(),
+            ps_cluster([1e9] * n, ScriptedComputeTimes(times), ParameterServerController("sync"), **kw).run()]
+    res = [replay(log, PROBLEM, model="softmax", lr=lr, eval_every_s=c / 2, seed=seed) for log in logs]
+    assert [r.curve["syncs"].iloc[-1] for r in res] == [7, 7, 7]
+    np.testing.assert_array_equal(res[0].final_model, res[1].final_model)
+    np.testing.assert_allclose(res[2].final_model, res[0].final_model, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(res[2].curve["test_loss"][1::2], res[0].curve["test_loss"][1::2], rtol=1e-9)
+    assert res[0].curve["test_loss"].iloc[-1] < res[0].curve["test_loss"].iloc[0]
+
+
+def test_gradient_replay_is_the_same_one_step_at_a_time_and_checks_its_log():
+    log = ps([[1.0, 0.7, 1.3] * 5, [1.1, 0.9] * 8, [2.5] * 6], mode="async")
+    a = replay(log, PROBLEM, model="softmax", lr=0.3, seed=1)
+    b = replay(log, PROBLEM, model="softmax", lr=0.3, seed=1, _one_at_a_time=True)
+    np.testing.assert_array_equal(a.final_model, b.final_model)
+    assert a.grad_calls < b.grad_calls
+    log.syncs[0].init_weight = 0.5
+    with pytest.raises(ValueError, match="init_weight"):
+        replay(log, PROBLEM, model="softmax")
+    log.syncs[0].init_weight = 0.0
+    log.syncs[0].apply = log.syncs[0].launch - 0.1
+    with pytest.raises(ValueError, match="apply"):
+        replay(log, PROBLEM, model="softmax")
+    log.update_rule = "median"
+    with pytest.raises(ValueError, match="update_rule"):
+        replay(log, PROBLEM, model="softmax")
+
+
+def test_unfinished_drop_keeps_the_server_update_but_not_the_pull():
+    """BSP, 2 workers computing 1 s, 0.3 s per transfer alone: both pushes share the server's downlink and
+    arrive at 1.6 s, where the step is applied; the pulls would end at 2.2 s, but the run stops at 1.7 s."""
+    log = ps_cluster([1e9] * 2, ScriptedComputeTimes([[1.0] * 3] * 2), ParameterServerController("sync"),
+                     model_bits=3e8, alpha=0.0, duration=1.7).run()
+    assert all(r.apply == pytest.approx(1.6) and r.finish is None for r in log.syncs)
+    keep = replay(log, PROBLEM, model=Pull(), lr=0.5, seed=0)
+    drop = replay(log, PROBLEM, model=Pull(), lr=0.5, seed=0, unfinished="drop")
+    assert keep.final_model == pytest.approx([0.5]) and drop.final_model == pytest.approx([0.5])
+    assert keep.final_params[:, 0] == pytest.approx([0.5, 0.5]) and drop.final_params[:, 0] == pytest.approx([0, 0])
+
+
+@settings(max_examples=15, deadline=None)
+@given(scheme=st.sampled_from(["eager", "adpsgd", "ps-bsp", "ps-asp", "ps-hete", "ps-backup"]),
+       seed=st.integers(0, 2**32 - 1), n=st.integers(4, 9), hl=st.integers(1, 3))
+def test_every_baseline_log_replays_the_same_batched_and_one_step_at_a_time(scheme, seed, n, hl):
+    """Random runs of each baseline (heterogeneous, model in flight long enough for overlaps): the log is
+    consistent for the replay, batching changes nothing, and the curve's update count is the log's."""
+    from simlib.papers.cluster_scenario import Scenario, simulate
+
+    sc = Scenario.from_params(dict(scheme=scheme, n=n, hl=hl, backups=1, bandwidth_gbps=1.0, model_mb=20.0,
+                                   trace="cnn", duration_s=15.0))
+    log = simulate(sc, seed)
+    a = replay(log, PROBLEM, model="softmax", lr=0.3, seed=seed % 97)
+    b = replay(log, PROBLEM, model="softmax", lr=0.3, seed=seed % 97, _one_at_a_time=True)
+    np.testing.assert_array_equal(a.final_model, b.final_model)
+    np.testing.assert_array_equal(a.final_params, b.final_params)
+    if log.update_rule == "gradient":
+        assert a.curve["syncs"].iloc[-1] == len(update_times(log))
+    else:
+        assert a.curve["syncs"].iloc[-1] == len(log.syncs)

@@ -1,0 +1,64 @@
+"""``python -m simlib train`` (simlib.training.train_command): every system of 002 Table 1 plus selective
+reduce, trained on the simulated cluster; its JSON output; bad values exit 2 naming the flag."""
+import json
+
+import pytest
+
+from simlib import cli
+from simlib.papers.cli_gen import flag_of
+from simlib.papers.contract import specs
+from simlib.training.train_command import TRAIN_SCHEMES, TrainScenario
+
+QUICK = ["--problem", "digits", "--model", "softmax", "--lr", "0.1", "--data", "iid", "--duration", "20",
+         "--model-mb", "10", "--target-acc", "0.8"]
+
+
+def train(capsys, *args):
+    assert cli.main(["train", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("scheme", TRAIN_SCHEMES)
+def test_every_system_trains_and_prints_the_table_1_metrics(scheme, capsys):
+    out = train(capsys, "--scheme", scheme, "--n", "8", "--hl", "3", "--p", "3", "--seed", "0", *QUICK)
+    assert {"time_to_target_s", "updates_to_target", "per_update_s", "final_acc"} <= set(out)
+    assert 0.0 <= out["final_acc"] <= 1.0 and out["params"]["scheme"] == scheme
+    if out["time_to_target_s"] is not None:
+        assert out["per_update_s"] == pytest.approx(out["time_to_target_s"] / out["updates_to_target"])
+
+
+def test_never_reached_is_null_and_partial_dynamic_is_a_different_run(capsys):
+    out = train(capsys, "--scheme", "ps-bsp", *QUICK[:-4], "--model-mb", "10", "--duration", "2",
+                "--target-acc", "0.92")
+    assert out["time_to_target_s"] is None and out["updates_to_target"] is None and out["per_update_s"] is None
+    con = TrainScenario(scheme="partial", hl=3).scenario()
+    dyn = TrainScenario(scheme="partial-dynamic", hl=3).scenario()
+    assert (con.scheme, con.weighting.weights, dyn.scheme, dyn.weighting.weights) == \
+        ("partial", "constant", "partial", "dynamic")
+    assert con.group_size == 3 and TrainScenario(p=5).scenario().group_size == 5
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["--p", "9"], "--p"),
+    (["--n", "4", "--hl", "5"], "--hl"),
+    (["--scheme", "ps-backup", "--backups", "8"], "--backups"),
+    (["--scheme", "gossip"], "--scheme"),
+    (["--target-acc", "0.99"], "--target-acc"),
+    (["--hete-c", "0"], "--hete-c"),
+])
+def test_bad_values_exit_2_naming_the_flag(args, flag, capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["train", *args])
+    assert e.value.code == 2
+    assert f"argument {flag}" in capsys.readouterr().err
+
+
+def test_help_lists_every_flag_with_its_range_and_unit(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "10000")
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for name, spec in specs(TrainScenario).items():
+        assert f"{flag_of(name, spec)} " in text
+        if spec.choices is None:
+            assert f"{spec.range_text()}{' ' + spec.unit if spec.unit else ''}, default" in text, name
