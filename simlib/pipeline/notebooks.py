@@ -447,7 +447,7 @@ def is_publishing(profile: str, extra: dict | None) -> bool:
 
 def run_dir_for(root: Path, notebook: str, parameters: dict) -> Path:
     """``<root>/build/runs/<notebook>/<parameter hash>``: the folder of a non-publishing run."""
-    return Path(root) / paths.RUNS.relative_to(paths.REPO_ROOT) / notebook / paths.parameter_hash(parameters)
+    return Path(root) / "build" / "runs" / notebook / paths.parameter_hash(parameters)
 
 
 def check_build_dir(build_dir: Path | str, root: Path | str = ROOT, *, name: str = "build_dir") -> Path:
