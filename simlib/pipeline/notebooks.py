@@ -67,6 +67,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from simlib.pipeline import paths, timing
+from simlib.pipeline.sweep import DASK_ENV, connect_dask
 from simlib.core.paths import REPO_ROOT as ROOT
 from simlib.papers.cli_gen import num_arg
 
@@ -793,6 +794,15 @@ def main(argv=None) -> int:
         where = f" matching {args.only!r}" if args.only else ""
         print(f"run_notebooks: no notebooks{where} in {args.notebook_dir}", file=sys.stderr)
         return 1 if args.only else 0
+    address = os.environ.get(DASK_ENV)
+    if address:   # every sweep would go there (any profile): check it once, before any notebook runs
+        try:
+            with connect_dask(address) as client:
+                n_workers = len(client.scheduler_info()["workers"])
+        except ValueError as exc:
+            ap.error(f"environment variable {DASK_ENV}: {exc}")
+        print(f"run_notebooks: sweeps run on the Dask cluster at {address} ({n_workers} worker(s), each with "
+              "this simlib and the same Python packages)")
 
     results = run_notebooks(
         notebooks, profile=args.profile, workers=args.workers, extra=extra,
