@@ -114,3 +114,16 @@ def test_node_identity_names_simlib_python_and_the_packages():
     ident = node_identity()
     assert set(ident) == {"simlib", "simlib code", "python", *sweep.NODE_PACKAGES}
     assert ident["simlib code"] == sweep.code_fingerprint()[:12]
+
+
+def test_the_notebook_runner_refuses_an_unreachable_scheduler_before_any_notebook(quick_timeout, tmp_path,
+                                                                                   monkeypatch, capsys):
+    from simlib.pipeline import notebooks
+
+    monkeypatch.setenv(sweep.DASK_ENV, UNREACHABLE)
+    monkeypatch.setattr(notebooks, "run_notebooks", lambda *a, **k: pytest.fail("a notebook ran"))
+    with pytest.raises(SystemExit) as stop:
+        notebooks.main(["--profile", "quick", "--only", "11_", "--build-dir", str(tmp_path / "build")])
+    assert stop.value.code == 2
+    assert "DASK_SCHEDULER_ADDRESS" in capsys.readouterr().err
+    assert not (tmp_path / "build").exists()
