@@ -67,7 +67,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from simlib.pipeline import paths, timing
-from simlib.pipeline.sweep import DASK_ENV, connect_dask
 from simlib.core.paths import REPO_ROOT as ROOT
 from simlib.papers.cli_gen import num_arg
 
@@ -794,6 +793,8 @@ def main(argv=None) -> int:
         where = f" matching {args.only!r}" if args.only else ""
         print(f"run_notebooks: no notebooks{where} in {args.notebook_dir}", file=sys.stderr)
         return 1 if args.only else 0
+    from simlib.pipeline.sweep import DASK_ENV, connect_dask   # here: numpy, pandas
+
     address = os.environ.get(DASK_ENV)
     if address:   # every sweep would go there (any profile): check it once, before any notebook runs
         try:
