@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 #: The package folder (``.../simlib``) and the folder above it (the repository root in a checkout).
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -39,8 +38,7 @@ def is_checkout(package_dir: Path = PACKAGE_DIR) -> bool:
     return (root / "pyproject.toml").is_file() and (root / "notebooks").is_dir()
 
 
-@dataclass(frozen=True)
-class Locations:
+class Locations(NamedTuple):
     """The folders simlib writes to: ``cache`` (per-trial sweep cache), ``runs`` (run folders
     ``<runs>/<notebook or script>/<parameter hash>``), ``build_cache`` (derived data such as the
     generated mnist1d set), ``numba_cache`` (compiled kernels; None: numba's default, the
