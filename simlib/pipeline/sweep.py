@@ -37,6 +37,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from simlib.core.jitcache import announce_compilation
 from simlib.core.validate import check_choice, check_int
 from simlib.pipeline.atomic import atomic_write_bytes
 
@@ -384,8 +385,9 @@ def _store_cached(path: Path, material: dict, metrics: dict) -> None:
 # executors: each yields (task index, metrics) in completion order
 # --------------------------------------------------------------------------
 def _iter_serial(fn, tasks):
-    for idx, (params, ss) in tasks:
-        yield idx, _run_trial(fn, params, ss)
+    with announce_compilation():     # in this process: say so when the first trials compile numba kernels
+        for idx, (params, ss) in tasks:
+            yield idx, _run_trial(fn, params, ss)
 
 
 def _iter_processes(fn, tasks, workers):

@@ -120,3 +120,22 @@ def test_a_generated_command_announces_the_compilation_of_its_trial(capsys):
     assert args.handler(args, parser) == 0
     captured = capsys.readouterr()
     assert captured.err == COMPILING_MESSAGE + "\n" and '"doubled": 140' in captured.out
+
+
+def _compiling_trial(params, rng_seed):
+    from numba import njit
+
+    @njit
+    def kernel(x):                  # a new function each call: numba compiles it every time
+        return x + 1
+
+    return {"y": kernel(params["x"])}
+
+
+def test_a_serial_sweep_says_once_that_it_compiles(capsys):
+    from simlib.core.jitcache import COMPILING_MESSAGE
+    from simlib.pipeline.sweep import run_sweep
+
+    df = run_sweep(_compiling_trial, [{"x": 1}, {"x": 2}], 2, executor="serial", progress=False)
+    assert df["y"].tolist() == [2, 2, 3, 3]
+    assert capsys.readouterr().err.count(COMPILING_MESSAGE) == 1
