@@ -35,11 +35,12 @@ SITE_DIR ?= build/site
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 KERNEL_JSON := $(VENV)/share/jupyter/kernels/simlib/kernel.json
+KERNEL_ROOT := $(VENV)/.kernel-checkout
 # Put the in-tree package first on the path for everything run below.
 RUN := PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}"
 
 .DEFAULT_GOAL := help
-.PHONY: help venv lab test reproduce site bench clean distclean
+.PHONY: help venv lab test reproduce site bench clean distclean FORCE
 
 help:
 	@sed -n '1,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
@@ -55,8 +56,14 @@ $(STAMP): requirements.txt | $(VPY)
 	@touch $@
 
 # The kernelspec runs $(VPY) with PYTHONPATH=$(CURDIR), so `import simlib`
-# also works when a notebook is opened interactively from notebooks/.
-$(KERNEL_JSON): $(STAMP)
+# also works when a notebook is opened interactively from notebooks/.  That path
+# is the checkout's, so $(KERNEL_ROOT) records it and is rewritten -- and the
+# kernel registered again -- whenever make runs from another path (a moved or
+# copied checkout, another worktree sharing the venv); otherwise it is left alone.
+$(KERNEL_ROOT): FORCE | $(VPY)
+	@test "$$(cat $@ 2>/dev/null)" = "$(CURDIR)" || printf '%s\n' "$(CURDIR)" > $@
+
+$(KERNEL_JSON): $(STAMP) $(KERNEL_ROOT)
 	$(VPY) -m ipykernel install --sys-prefix --name simlib \
 		--display-name "Python (simlib)" --env PYTHONPATH "$(CURDIR)"
 
@@ -64,6 +71,8 @@ $(KERNEL_JSON): $(STAMP)
 # bindings installed (or removed) after the venv was created are picked up.
 venv: $(STAMP) $(KERNEL_JSON)
 	@$(VPY) scripts/simgrid_shim.py
+
+FORCE:
 
 # --- targets ---------------------------------------------------------------
 

@@ -66,6 +66,7 @@ for ax, (name, log) in zip(axes, logs.items()):
     mex.gantt(ax, log, f"{name}\nCT {row.avg_ct_s:g}, scale {row.avg_scale:g}")
     ax.set_xlabel("time (s)")
 fig.tight_layout()
+fig.legend(handles=mex.gantt_key(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=4, frameon=False)
 plotting.save_figure(fig, "sr_fig03_motivating_example", figures_dir=paths.FIGURES)
 
 # %% [markdown]

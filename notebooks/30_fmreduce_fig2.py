@@ -162,23 +162,31 @@ dfp = run_notebook_sweep(run_trial, fx.p_sweep_settings(p_values, **{k: v for k,
                          workers=workers, desc="p sweep")
 dfp["variant"] = fx.label_variants(dfp)
 dfp["iterations_per_min"] = dfp["iterations"] * 60.0 / duration_s
-fig, axes = plt.subplots(1, 5, figsize=(17, 3.4))
+fig, axes = plt.subplots(1, 5, figsize=(21, 5.6))
 shown = ["FM NB LP FCFS", "FM B LP FCFS", "FM NB even FS", "PR B LP FCFS", "PR B even FS"]
-plotting.plot_min_median_max(axes[0], dfp[dfp.variant.isin(shown)], x="p", y="iterations_per_min",
-                             hue="variant")
-axes[0].legend(fontsize=6)
+shown_df = dfp[dfp.variant.isin(shown)].assign(variant=lambda d: d["variant"].map(fx.long_label))
+plotting.plot_min_median_max(axes[0], shown_df, x="p", y="iterations_per_min", hue="variant", legend=False)
+axes[0].legend(fontsize=8, title="variant (median, min–max band)", title_fontsize=8,
+               loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)
+axes[0].set_title("throughput of five variants")
 axes[0].set_ylabel("worker-iterations per minute")
 p_pairs = {}
+PAIR_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00")   # Okabe-Ito
 for ax, k in zip(axes[1:], fx.KNOBS):
     t = fx.paired_choice(dfp, k, by=["p"])
     p_pairs[k] = t
-    for pair, g in t.groupby("pair", sort=False):
-        ax.plot(g["p"], g["median"], marker="o", label=pair)
+    for i, (pair, g) in enumerate(t.groupby("pair", sort=False)):   # up to 6 pairs: colour, marker, dashes differ
+        ax.plot(g["p"], g["median"], color=PAIR_COLORS[i], marker="osD^vP"[i],
+                linestyle=plotting.LINESTYLES[i % len(plotting.LINESTYLES)], label=fx.long_label(pair))
     ax.axhline(1.0, color="black", lw=0.8)
-    ax.set_title(f"{fx.CHOICES[k][0]} / {fx.CHOICES[k][1]}")
+    first, second = fx.CHOICE_WORDS[k]
+    ax.set_title(f"{first} vs {second}")
+    ax.set_ylabel(f"rounds ratio {fx.CHOICES[k][0]} / {fx.CHOICES[k][1]}\n(median over paired trials; > 1: "
+                  f"{fx.CHOICES[k][0]} wins)")
     ax.set_xlabel("p")
-    ax.legend(fontsize=6)
-axes[1].set_ylabel("median paired ratio of rounds")
+    ax.legend(fontsize=8, title="other choices (fixed in a pair)", title_fontsize=8,
+              loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)
+axes[0].set_xlabel("p")
 fig.tight_layout()
 plotting.save_figure(fig, "fm_p_sweep", figures_dir=paths.FIGURES)
 for k, t in p_pairs.items():

@@ -124,8 +124,9 @@ for col, layer in enumerate(layers):
                                            ("ct_norm", "normalized completion time"),
                                            ("scale", "average multicast scale"))):
         ax = axes[row, col]
+        # dodge: SelMcast often finds the optimum; side by side, neither line hides the other
         plotting.plot_min_median_max(ax, t if metric == "time_ms" else d, x="n", y=metric, hue="scheme",
-                                     legend=(row == 0 and col == 0))
+                                     legend=False, dodge=0.025)
         if metric == "time_ms":
             ax.set_yscale("log")
         if metric == "scale":
@@ -135,6 +136,7 @@ for col, layer in enumerate(layers):
         ax.set_title(f"({chr(97 + 2 * row + col)}) {layer}", loc="left", fontsize="medium")
 fig.suptitle("Fig. 4: BSP, p = 0.3n, μ = 1")
 fig.tight_layout()
+plotting.figure_legend(fig)
 plotting.save_figure(fig, "selmcast_fig04_bsp_scale_n", figures_dir=paths.FIGURES)
 
 # %% [markdown]
@@ -147,12 +149,13 @@ for col, layer in enumerate(layers):
     for row, (metric, label) in enumerate((("ct_norm", "normalized completion time"),
                                            ("scale", "average multicast scale"))):
         ax = axes[row, col]
-        plotting.plot_min_median_max(ax, d, x="p_over_n", y=metric, hue="scheme", legend=(row == 0 and col == 0))
+        plotting.plot_min_median_max(ax, d, x="p_over_n", y=metric, hue="scheme", legend=False, dodge=0.025)
         ax.set_xlabel("p / n")
         ax.set_ylabel(label)
         ax.set_title(f"({chr(97 + 2 * row + col)}) {layer}", loc="left", fontsize="medium")
 fig.suptitle(f"Fig. 5: BSP, n = {fig5_n}, μ = 1")
 fig.tight_layout()
+plotting.figure_legend(fig)
 plotting.save_figure(fig, "selmcast_fig05_bsp_p", figures_dir=paths.FIGURES)
 table(L5, ["layer", "p_over_n"])
 

@@ -3,6 +3,82 @@
 Units everywhere: time in seconds (s), data volume in bits, rates and
 capacities in bits per second (bit/s).  Papers quote MB and Gbps; the helpers
 ``units.MB`` (= 8e6 bits, decimal megabytes) and ``units.Gbps`` (= 1e9 bit/s)
-convert at the boundary.
+convert at the boundary, and parameters given in other units say so in their
+name (``model_mb``, ``duration_s``, ``bandwidth_gbps``).
+
+The objects a researcher needs are importable from here (``simlib.Scenario``,
+``simlib.run_sweep``, ...; see :data:`__all__`).  They are imported on first
+use (PEP 562 module ``__getattr__``), so ``import simlib`` stays fast and a
+script pays only for the parts it touches.
+
+Each paper's scenario (a frozen dataclass: every parameter declared once with
+its default, range and unit; ``Scenario.describe()`` lists them) and its trial
+function ``trial(params: dict, seed) -> dict`` (one run, flat metrics, times in
+seconds):
+
+* 000 selective reduce / 002 partial reduce -- :class:`Scenario`,
+  :func:`simulate` (-> schedule log), :func:`run_trial` (-> ``avg_sync_time_s``,
+  ``avg_sync_scale``, ``total_sync``, ``total_iteration``, ``wasted_wait_s_per_worker``, ...);
+* 003 FMReduce -- :class:`FMReduceScenario`, :func:`fmreduce_trial`;
+* 004 SelMcast -- :class:`BSPScenario`, :func:`bsp_trial` (one BSP round, every
+  scheme); :class:`SSPScenario`, :func:`ssp_trial` (one SSP run);
+* :data:`PAPERS`, :data:`SCHEMES` -- each paper's contract, each scheme's label,
+  colour and marker.
+
+Sweeps: :func:`expand_grid` (a grid of settings), :func:`run_sweep` (settings x
+trials -> a tidy DataFrame; serial, processes or Dask; optional per-trial
+cache), :func:`run_scenarios` (a grid of :class:`Scenario` runs, cached in the
+user's cache and written as CSV to a run folder, see :mod:`simlib.core.paths`).
+The claims ledger: :func:`load_ledger`, :func:`summarize_ledger`.
 """
+from __future__ import annotations
+
+import importlib
+
 __version__ = "0.1.0"
+
+#: Public name -> (module, attribute).  Resolved on first access (see :func:`__getattr__`).
+_EXPORTS = {
+    # 000 / 002: the simulated data-parallel training run
+    "Scenario": ("simlib.papers.cluster_scenario", "Scenario"),
+    "simulate": ("simlib.papers.cluster_scenario", "simulate"),
+    "run_trial": ("simlib.papers.cluster_scenario", "run_trial"),
+    # 003: FMReduce
+    "FMReduceScenario": ("simlib.papers.fmreduce.scenario", "Scenario"),
+    "fmreduce_trial": ("simlib.papers.fmreduce.scenario", "run_trial"),
+    # 004: SelMcast, a BSP round and an SSP run
+    "BSPScenario": ("simlib.papers.selmcast.bsp_scenario", "BSPScenario"),
+    "bsp_trial": ("simlib.papers.selmcast.experiments", "bsp_trial"),
+    "SSPScenario": ("simlib.papers.selmcast.ssp_scenario", "SSPScenario"),
+    "ssp_trial": ("simlib.papers.selmcast.ssp_scenario", "run_trial"),
+    # every paper's contract and scheme
+    "PAPERS": ("simlib.papers.registry", "PAPERS"),
+    "SCHEMES": ("simlib.papers.registry", "SCHEMES"),
+    # sweeps
+    "expand_grid": ("simlib.pipeline.sweep", "expand_grid"),
+    "run_sweep": ("simlib.pipeline.sweep", "run_sweep"),
+    "run_scenarios": ("simlib.pipeline.runs", "run_scenarios"),
+    # the claims ledger
+    "load_ledger": ("simlib.pipeline.claims", "load_ledger"),
+    "summarize_ledger": ("simlib.pipeline.claims", "summarize_ledger"),
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+# An installed package keeps numba's compiled kernels in the user's cache, not in site-packages
+# (decision S15); must run before any simlib module imports numba.
+importlib.import_module("simlib.core.paths").configure_numba_cache()
+
+
+def __getattr__(name: str):
+    """Import ``simlib.<name>`` from its module on first access (PEP 562) and keep it."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'simlib' has no attribute {name!r}")
+    module, attribute = _EXPORTS[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

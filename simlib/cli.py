@@ -64,10 +64,26 @@ def _cmd_claims(subparsers) -> None:
                 parser.error(f"argument --ledger: no such file {str(ledger)!r}")
         else:
             ledger = DEFAULT_LEDGER
+            if not ledger.is_file() and not paths.is_checkout():
+                print(_no_committed_ledger())
+                return 0
         print(summarize_ledger(ledger))
         return 0
 
     p.set_defaults(handler=handler, subparser=p)
+
+
+def _no_committed_ledger() -> str:
+    """What ``claims`` says in an installed package: there is no committed ledger, and where the
+    user's own runs' ledgers are (the five most recent)."""
+    ledgers = sorted(paths.RUNS.glob("*/*/results/claims.csv"), key=lambda f: f.stat().st_mtime, reverse=True)
+    lines = ["an installed simlib package has no committed claims ledger: it lives in the source repository "
+             "(data/results/claims.csv, written by a full `make reproduce`).",
+             f"Your own runs' ledgers are in {paths.RUNS}/<notebook or script>/<hash>/results/claims.csv; "
+             "summarize one with --run <run folder> or --ledger <file>."]
+    if ledgers:
+        lines.append("most recent: " + ", ".join(str(f.parents[1]) for f in ledgers[:5]))
+    return "\n".join(lines)
 
 
 def _cmd_version(subparsers) -> None:

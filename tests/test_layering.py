@@ -7,7 +7,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "simlib"
 ORDER = {"core": 0, "runtime": 1, "workloads": 2, "papers": 3, "training": 4, "pipeline": 5,
-         "cli": 6, "__main__": 6, "__init__": 0}
+         "cli": 6, "__main__": 6, "__init__": 7}   # simlib/__init__.py re-exports from every layer
 
 
 def layer_of(module: str) -> str:

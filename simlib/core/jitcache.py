@@ -13,13 +13,21 @@ any of those files makes the entries stale and numba compiles afresh.  It
 relies on numba's cache internals (the ``_source_stamp`` of the function's
 cache file, numba as pinned in requirements.txt); where they are missing it
 does nothing, and caching behaves as numba's default.
+
+:func:`announce_compilation` says, once, when a block of code has to compile
+(a cold or stale cache: the first call of a command compiles for 16-43 s).
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 from types import ModuleType
 
-__all__ = ["depend_on", "dispatchers_of"]
+__all__ = ["depend_on", "dispatchers_of", "announce_compilation", "COMPILING_MESSAGE"]
+
+#: Printed (to stderr) when a command has to compile numba code before it can run.
+COMPILING_MESSAGE = "[simlib] compiling the simulator's kernels once, ~30 s; later runs reuse the cache"
 
 
 def _stamp(module: ModuleType) -> tuple:
@@ -47,3 +55,28 @@ def dispatchers_of(namespace: dict) -> list:
     name = namespace["__name__"]
     return [v for v in list(namespace.values())
             if hasattr(v, "_cache") and getattr(getattr(v, "py_func", None), "__module__", None) == name]
+
+
+@contextlib.contextmanager
+def announce_compilation(stream=None, message: str = COMPILING_MESSAGE):
+    """Within the block, print ``message`` once to ``stream`` (default stderr) as soon as numba starts
+    compiling a function, i.e. when one was not found in the on-disk cache (numba's
+    ``"numba:compile"`` event fires only on a cache miss); nothing when every kernel the block
+    calls comes from the cache.  Imports numba."""
+    from numba.core import event
+
+    class _FirstCompile(event.Listener):
+        said = False
+
+        def on_start(self, ev):
+            if not self.said:
+                self.said = True
+                out = stream or sys.stderr
+                print(message, file=out)
+                out.flush()
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", _FirstCompile()):
+        yield

@@ -23,6 +23,7 @@ import math
 import sys
 from typing import Callable
 
+from simlib.core.jitcache import announce_compilation
 from simlib.core.validate import check_int, check_real
 from simlib.workloads.traces import check_trace_file
 
@@ -238,7 +239,8 @@ def add_command(subparsers, command: Command) -> argparse.ArgumentParser:
                 command.options.from_params(params_from_args(args, command.options)).to_params()
         except ParamError as exc:
             parser.error(f"argument {flags.get(exc.name, exc.name)}: {exc}")
-        out = command.trial(params, np.random.SeedSequence(args.seed), **options)
+        with announce_compilation():     # the first run of a command compiles its kernels (16-43 s)
+            out = command.trial(params, np.random.SeedSequence(args.seed), **options)
         print_result(out, params, args.seed, args.json)
         return 0
 

@@ -200,7 +200,9 @@ def load_ledger(path=DEFAULT_LEDGER) -> pd.DataFrame:
     ``direction``, ``magnitude`` and ``holds`` are pandas' nullable ``boolean``
     (missing for observations; ``magnitude`` also where the paper gives no
     number); all other columns are strings.  A missing file gives an empty
-    frame with the same columns.
+    frame with the same columns -- so does the default ``path`` in an installed
+    package, which ships no committed ledger (the repository's
+    ``data/results/claims.csv``); a run's ledger is ``<run folder>/results/claims.csv``.
     """
     path = _check_path("path", path)
     rows = _read_rows(path)

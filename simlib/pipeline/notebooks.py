@@ -447,7 +447,7 @@ def is_publishing(profile: str, extra: dict | None) -> bool:
 
 def run_dir_for(root: Path, notebook: str, parameters: dict) -> Path:
     """``<root>/build/runs/<notebook>/<parameter hash>``: the folder of a non-publishing run."""
-    return Path(root) / paths.RUNS.relative_to(paths.REPO_ROOT) / notebook / paths.parameter_hash(parameters)
+    return Path(root) / "build" / "runs" / notebook / paths.parameter_hash(parameters)
 
 
 def check_build_dir(build_dir: Path | str, root: Path | str = ROOT, *, name: str = "build_dir") -> Path:
@@ -793,6 +793,17 @@ def main(argv=None) -> int:
         where = f" matching {args.only!r}" if args.only else ""
         print(f"run_notebooks: no notebooks{where} in {args.notebook_dir}", file=sys.stderr)
         return 1 if args.only else 0
+    from simlib.pipeline.sweep import DASK_ENV, connect_dask   # here: numpy, pandas
+
+    address = os.environ.get(DASK_ENV)
+    if address:   # every sweep would go there (any profile): check it once, before any notebook runs
+        try:
+            with connect_dask(address) as client:
+                n_workers = len(client.scheduler_info()["workers"])
+        except ValueError as exc:
+            ap.error(f"environment variable {DASK_ENV}: {exc}")
+        print(f"run_notebooks: sweeps run on the Dask cluster at {address} ({n_workers} worker(s), each with "
+              "this simlib and the same Python packages)")
 
     results = run_notebooks(
         notebooks, profile=args.profile, workers=args.workers, extra=extra,

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from simlib.core.paths import (CACHE, COMMITTED_FIGURES, COMMITTED_LEDGER, COMMITTED_RESULTS, REPO_ROOT,  # noqa: F401
-                               RUNS)
+                               RUNS, announce_locations)
 
 #: "1": this run writes the committed results (set only by the notebook runner).
 PUBLISH_ENV = "SIMLIB_PUBLISH"
@@ -129,7 +129,8 @@ def _notebook_name() -> str:
             if match and match.group(1).strip() in executed:
                 return source.stem
         return "notebook"
-    return Path(sys.argv[0]).stem if sys.argv and sys.argv[0] else "python"
+    script = Path(sys.argv[0]).stem if sys.argv and sys.argv[0] else ""
+    return script if script and not script.startswith("-") else "python"   # `python -c`: argv[0] == "-c"
 
 
 def run_context() -> RunContext:
@@ -147,12 +148,15 @@ _announced: set[Path] = set()
 
 
 def announce(context: RunContext | None = None) -> None:
-    """Say once per run folder where a non-publishing run writes (nothing for a publishing run)."""
+    """Say once per run folder where a non-publishing run writes (nothing for a publishing run):
+    relative to the repository root inside a checkout, else the absolute path (and, once per
+    process, where the trial cache is: :func:`simlib.core.paths.announce_locations`)."""
     context = context or run_context()
     if context.publish or context.out_dir in _announced:
         return
     _announced.add(context.out_dir)
-    where = context.out_dir
+    announce_locations()
+    where = context.out_dir.resolve()
     if where.is_relative_to(REPO_ROOT):
         where = where.relative_to(REPO_ROOT)
     print(f"[simlib] outputs of this run (figures/, results/, results/claims.csv) go to {where}/; "

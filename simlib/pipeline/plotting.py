@@ -170,7 +170,7 @@ def _trials_text(counts) -> str:
 
 def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = None, *,
                         band: str = "fill", alpha: float = 0.2, legend: bool = True,
-                        censored_at: float | None = None):
+                        censored_at: float | None = None, dodge: float = 0.0):
     """Median of ``y`` over trials vs ``x`` with a min..max band, one colour per ``hue``.
 
     ``df`` holds one row per trial (e.g. from :func:`simlib.pipeline.sweep.run_sweep`).
@@ -186,6 +186,10 @@ def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = 
     (:data:`simlib.papers.registry.SCHEMES`: "allreduce", "selmcast", ...) get
     :data:`SCHEME_COLORS`/:data:`SCHEME_LABELS` and come first, in :data:`SCHEME_ORDER`; other
     hue values follow in order of appearance.
+    ``dodge`` (a fraction of the x range, in [0, 0.1]) shifts series ``i`` of ``k``
+    horizontally by ``(i - (k - 1) / 2) * dodge * (max x - min x)``, so series with
+    equal values (a heuristic that finds the optimum) stay visible side by side
+    instead of one hiding under the other; 0 (default) draws them at their x.
     ``hue=None`` draws a single series.  The legend (``legend=True``) sits
     outside the axes, right of them, titled with the number of trials, so it
     never covers data.  Sets axis labels to the column names if they are
@@ -210,6 +214,7 @@ def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = 
         raise ValueError(f"legend must be a bool, got {legend!r}")
     if censored_at is not None:
         censored_at = check_real("censored_at", censored_at)
+    dodge = check_real("dodge", dodge, 0.0, 0.1)
 
     data = df[[x, y] + ([hue] if hue else [])]
     data = data.assign(_censored=data[y].isna())
@@ -228,8 +233,11 @@ def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = 
     order = [s for s in SCHEME_ORDER if s in seen] + [v for v in seen if v not in SCHEME_ORDER]
     styles = _style_for(order)
     censored_drawn = False
+    x_span = float(stats[x].max() - stats[x].min()) if dodge else 0.0
     for i, value in enumerate(order):
         s = stats[stats[hue_col] == value].sort_values(x, kind="stable")
+        if dodge:
+            s = s.assign(**{x: s[x] + (i - (len(order) - 1) / 2) * dodge * x_span})
         color, label, marker = styles[value]
         if hue is None:
             color, label = _EXTRA_COLORS[-1], y

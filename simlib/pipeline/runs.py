@@ -18,7 +18,7 @@ from simlib.pipeline import paths
 from simlib.core.validate import check_choice
 from simlib.papers.cluster_scenario import Scenario, run_trial
 from simlib.pipeline.atomic import atomic_write_bytes
-from simlib.pipeline.sweep import DASK_ENV, run_sweep
+from simlib.pipeline.sweep import DASK_ENV, EXECUTORS, run_sweep
 
 __all__ = ["run_notebook_sweep", "run_scenarios", "progress_reporter"]
 
@@ -42,22 +42,24 @@ def progress_reporter(path, desc: str, min_interval_s: float = 1.0):
 
 
 def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, profile: str = "full",
-                       workers: int | None = None, desc: str | None = None) -> pd.DataFrame:
-    """The notebooks' sweep: ``run_sweep`` with the project's conventions.
+                       workers: int | None = None, desc: str | None = None,
+                       executor: str | None = None) -> pd.DataFrame:
+    """The notebooks' sweep: ``run_sweep`` with the project's conventions; returns its tidy frame.
 
-    Executor: serial for ``profile="quick"``; for ``"full"``, a Dask cluster when
-    ``DASK_SCHEDULER_ADDRESS`` is set, else local processes (results are identical
-    either way).  Finished trials are cached under ``data/cache/<name>``; the
-    tidy frame is written to ``<results>/<name>.csv`` where ``<results>`` is
-    the run context's results folder.  Under the notebook runner the progress
-    goes to the runner (``SIMLIB_PROGRESS_FILE``) instead of a progress bar in
-    the notebook.
+    Executor (``None``: by the rule below; else ``"serial"``, ``"processes"`` or
+    ``"dask"``, as :func:`~simlib.pipeline.sweep.run_sweep`): a Dask cluster when
+    ``DASK_SCHEDULER_ADDRESS`` is set, in every profile; otherwise serial for
+    ``profile="quick"`` and local processes (``workers``, default all cores) for
+    ``"full"``.  Results are identical either way.  Finished trials are cached under
+    ``<cache>/<name>`` (:data:`simlib.core.paths.CACHE`); the tidy frame is written to
+    ``<results>/<name>.csv`` where ``<results>`` is the run context's results
+    folder.  Under the notebook runner the progress goes to the runner
+    (``SIMLIB_PROGRESS_FILE``) instead of a progress bar in the notebook.
     """
     check_choice("profile", profile, ("full", "quick"))
-    if profile == "quick":
-        executor = "serial"
-    else:
-        executor = "dask" if os.environ.get(DASK_ENV) else "processes"
+    if executor is None:
+        executor = "dask" if os.environ.get(DASK_ENV) else ("serial" if profile == "quick" else "processes")
+    check_choice("executor", executor, EXECUTORS)
     context = paths.run_context()
     paths.announce(context)
     paths.note_run(profile=profile, trials=trials, seed=seed)
@@ -72,10 +74,19 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, profi
 
 
 def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, profile: str = "full",
-                  workers: int | None = None, desc: str | None = None):
-    """Validate every setting as a :class:`Scenario`, then :func:`run_notebook_sweep` of
-    :func:`run_trial` (cache ``data/cache/<name>``, CSV ``<results>/<name>.csv``)."""
+                  workers: int | None = None, desc: str | None = None,
+                  executor: str | None = None) -> pd.DataFrame:
+    """Simulated training runs of 000/002 (:class:`~simlib.papers.cluster_scenario.Scenario`):
+    every setting (a dict of its parameters, e.g. ``{"scheme": "selective", "n": 40}``; units in the
+    names: ``duration_s``, ``model_mb``) is checked first, then :func:`run_notebook_sweep` runs
+    :func:`~simlib.papers.cluster_scenario.run_trial` ``trials`` times per setting (cache
+    ``<cache>/<name>``, CSV ``<results>/<name>.csv``).
+
+    Returns one row per (setting, trial): the setting's keys, ``trial``, then the metrics
+    (``avg_sync_time_s``, ``avg_sync_scale`` in workers, ``total_sync``, ``total_iteration``,
+    ``wasted_wait_s_per_worker``, ``max_wasted_wait_s``, ``group_size``, ``controller_rounds``).
+    """
     for s in settings:
         Scenario.from_params(s)
     return run_notebook_sweep(run_trial, settings, trials=trials, seed=seed, name=name, profile=profile,
-                              workers=workers, desc=desc)
+                              workers=workers, desc=desc, executor=executor)

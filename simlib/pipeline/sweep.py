@@ -37,6 +37,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from simlib.core.jitcache import announce_compilation
 from simlib.core.validate import check_choice, check_int
 from simlib.pipeline.atomic import atomic_write_bytes
 
@@ -384,8 +385,9 @@ def _store_cached(path: Path, material: dict, metrics: dict) -> None:
 # executors: each yields (task index, metrics) in completion order
 # --------------------------------------------------------------------------
 def _iter_serial(fn, tasks):
-    for idx, (params, ss) in tasks:
-        yield idx, _run_trial(fn, params, ss)
+    with announce_compilation():     # in this process: say so when the first trials compile numba kernels
+        for idx, (params, ss) in tasks:
+            yield idx, _run_trial(fn, params, ss)
 
 
 def _iter_processes(fn, tasks, workers):
@@ -405,9 +407,15 @@ def _iter_processes(fn, tasks, workers):
 
 
 #: Added to a worker's "No module named 'simlib'" error: what the cluster needs.
-DASK_IMPORT_HINT = ("the Dask scheduler and workers cannot import simlib: install it on every node "
-                    "(pip install -e /path/to/the/repository) or set PYTHONPATH to the repository "
+DASK_IMPORT_HINT = ("the Dask scheduler and workers cannot import simlib: install the same simlib on every "
+                    "node (pip install -e /path/to/the/repository) or set PYTHONPATH to the repository "
                     "there; see notebooks/README.md, 'On your own Dask cluster'")
+#: Seconds to wait for the Dask scheduler (connect and handshake) and for its first worker.
+DASK_CONNECT_TIMEOUT_S = 10.0
+#: Packages whose versions every Dask node must share with the client: they shape the numbers.
+NODE_PACKAGES = ("numpy", "scipy", "pandas", "numba")
+#: Evaluated on every node (a builtin ships without simlib, so a node lacking it reports the ImportError).
+_NODE_PROBE = "__import__('importlib').import_module('simlib.pipeline.sweep').node_identity()"
 
 
 def _explain_worker_error(exc: BaseException) -> BaseException:
@@ -417,6 +425,104 @@ def _explain_worker_error(exc: BaseException) -> BaseException:
     return exc
 
 
+def node_identity() -> dict:
+    """What a Dask node runs: ``simlib`` (its version), ``simlib code`` (the first 12 hex digits of
+    :func:`code_fingerprint`), ``python`` and the versions of :data:`NODE_PACKAGES` (None if absent)."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    import simlib
+
+    out = {"simlib": simlib.__version__, "simlib code": code_fingerprint()[:12], "python": platform.python_version()}
+    for pkg in NODE_PACKAGES:
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def node_problems(here: dict, nodes: Mapping[str, Any]) -> list[str]:
+    """One line per Dask node (``{name: node_identity() or the exception it raised}``) that cannot
+    run this sweep as this process would: it cannot import simlib, or it differs from ``here``
+    (this process's :func:`node_identity`) in any entry.  Empty: every node matches."""
+    out = []
+    for name, ident in nodes.items():
+        if isinstance(ident, BaseException):
+            out.append(f"{name}: cannot run simlib ({type(ident).__name__}: {ident})")
+            continue
+        diff = [f"{k} {ident.get(k)} (here {v})" for k, v in here.items() if ident.get(k) != v]
+        if diff:
+            out.append(f"{name}: " + ", ".join(diff))
+    return out
+
+
+def _run_in_thread(fn, *args):
+    """``fn(*args)`` in a fresh thread (asyncio.run refuses to run inside a running loop, e.g. Jupyter's)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(fn, *args).result()
+
+
+def connect_dask(address: str, timeout_s: float | None = None):
+    """A ``distributed.Client`` for the scheduler at ``address``, checked before any trial is sent.
+
+    ValueError naming the address when the scheduler cannot be reached (or does not speak Dask)
+    within ``timeout_s`` seconds (default :data:`DASK_CONNECT_TIMEOUT_S`), when no worker joins
+    within that time, or when the scheduler or a worker cannot import simlib or runs another
+    simlib code or another version of Python or of :data:`NODE_PACKAGES` (:func:`check_dask_nodes`).
+    """
+    import asyncio
+
+    from distributed import Client
+    from distributed.comm import connect
+
+    timeout_s = DASK_CONNECT_TIMEOUT_S if timeout_s is None else timeout_s
+    where = f"the Dask scheduler at {address!r} ({DASK_ENV} or dask_address)"
+
+    async def handshake():   # no Client yet: a failed Client would complain again when collected
+        comm = await connect(address, timeout=timeout_s)
+        await comm.close()
+
+    try:
+        _run_in_thread(asyncio.run, handshake())
+        client = Client(address, timeout=timeout_s, set_as_default=False)
+    except Exception as exc:
+        raise ValueError(f"cannot reach {where} within {timeout_s:g} s: {type(exc).__name__}: {exc}; start "
+                         f"the scheduler, correct the address, or unset {DASK_ENV} to run locally") from None
+    try:
+        try:
+            client.wait_for_workers(1, timeout=timeout_s)
+        except Exception:
+            raise ValueError(f"{where} has no worker after {timeout_s:g} s; start one with "
+                             f"`dask worker {address}`") from None
+        check_dask_nodes(client)
+    except BaseException:
+        client.close()
+        raise
+    return client
+
+
+def check_dask_nodes(client, probe: str = _NODE_PROBE) -> None:
+    """ValueError naming every node of ``client``'s cluster (the scheduler and each worker) that
+    cannot import simlib or differs from this process in simlib's version or code, Python or
+    :data:`NODE_PACKAGES` (:func:`node_problems`); ``probe`` is the expression each node evaluates."""
+    here = node_identity()
+    nodes = {}
+    try:
+        nodes["scheduler"] = client.run_on_scheduler(eval, probe)
+    except Exception as exc:
+        nodes["scheduler"] = exc
+    for worker, ident in client.run(eval, probe, on_error="return").items():
+        nodes[f"worker {worker}"] = ident
+    problems = node_problems(here, nodes)
+    if problems:
+        raise ValueError(f"the Dask cluster at {client.scheduler.address} cannot run this sweep as this process "
+                         "would (every node needs the same simlib and the same Python packages; see "
+                         "notebooks/README.md, 'On your own Dask cluster'):\n  " + "\n  ".join(problems))
+
+
 def _iter_dask(fn, tasks, client):
     from distributed import as_completed
 
@@ -424,7 +530,7 @@ def _iter_dask(fn, tasks, client):
     for idx, (params, ss) in tasks:
         futures[client.submit(_run_trial, fn, params, ss, pure=False)] = idx
     try:
-        for fut in as_completed(list(futures)):
+        for fut in as_completed(list(futures), loop=client.loop):
             try:
                 result = fut.result()
             except ImportError as exc:
@@ -514,6 +620,11 @@ def run_sweep(
     dask_address
         Scheduler address for ``executor="dask"``; defaults to the environment
         variable ``DASK_SCHEDULER_ADDRESS``.  Alternatively pass ``client=``.
+        Before any trial runs (and before the cache is read), the scheduler must
+        answer within :data:`DASK_CONNECT_TIMEOUT_S` seconds and every node
+        (scheduler and workers) must run the same simlib code, Python and
+        :data:`NODE_PACKAGES` as this process (:func:`connect_dask`); else a
+        ValueError names the address or the nodes that differ.
     desc
         Label of the progress bar.
     paired
@@ -568,9 +679,25 @@ def run_sweep(
                 raise ValueError(f"dask_address must be a str, got {dask_address!r}")
     elif client is not None or dask_address is not None:
         raise ValueError(f"client and dask_address only apply to executor='dask', got executor={executor!r}")
+    if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)):
+        raise ValueError(f"cache_dir must be None, a str or os.PathLike, got {cache_dir!r}")
+    own_client = None
+    if executor == "dask":   # before anything is read or written: an unusable cluster fails at once
+        if client is None:
+            client = own_client = connect_dask(dask_address)
+        else:
+            check_dask_nodes(client)
+    try:
+        return _run_sweep(fn, settings, canon, trials, seed, executor, workers, cache_dir, progress, desc,
+                          paired, client, progress_callback)
+    finally:
+        if own_client is not None:
+            own_client.close()
+
+
+def _run_sweep(fn, settings, canon, trials, seed, executor, workers, cache_dir, progress, desc, paired, client,
+               progress_callback) -> pd.DataFrame:
     if cache_dir is not None:
-        if not isinstance(cache_dir, (str, os.PathLike)):
-            raise ValueError(f"cache_dir must be None, a str or os.PathLike, got {cache_dir!r}")
         cache_dir = Path(cache_dir)
         cache_dir.mkdir(parents=True, exist_ok=True)
         fn_id = _fn_identity(fn)
@@ -595,7 +722,6 @@ def run_sweep(
     done = initial
     if progress_callback is not None:
         progress_callback(done, len(keys), initial)
-    own_client = None
     try:
         if tasks:
             if executor == "serial":
@@ -603,10 +729,6 @@ def run_sweep(
             elif executor == "processes":
                 stream = _iter_processes(fn, tasks, workers)
             else:
-                if client is None:
-                    from distributed import Client
-
-                    client = own_client = Client(dask_address)
                 stream = _iter_dask(fn, tasks, client)
             try:
                 for k, metrics in stream:
@@ -630,8 +752,6 @@ def run_sweep(
                     close()
     finally:
         bar.close()
-        if own_client is not None:
-            own_client.close()
 
     return _assemble(settings, keys, results)
 

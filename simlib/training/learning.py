@@ -53,7 +53,7 @@ from pathlib import Path
 import numpy as np
 from scipy.special import log_softmax
 
-from simlib.core.paths import BUILD_CACHE
+from simlib.core.paths import BUILD_CACHE, announce_locations
 from simlib.core.validate import check_choice, check_int, check_real
 
 __all__ = ["Problem", "PROBLEMS", "load_problem", "ProblemSpec", "PROBLEM_SPECS", "problem_spec", "target_ladder",
@@ -175,11 +175,13 @@ def mnist1d_arrays(cache_dir=None) -> dict:
     """The default MNIST-1D set: ``x`` (4000, 40), ``y`` (4000,), ``x_test`` (1000, 40), ``y_test`` (1000,).
 
     Generated once per process (about 7 s) and cached on disk as
-    ``<cache_dir>/mnist1d-<key>.npz`` (default ``build/cache``), where ``key``
+    ``<cache_dir>/mnist1d-<key>.npz`` (default :data:`simlib.core.paths.BUILD_CACHE`, ``build/cache`` in a checkout), where ``key``
     hashes the generation arguments and the package version; an unreadable
     cache file is regenerated.  Nothing is downloaded.  The returned arrays are
     read-only and shared: copy before changing them.
     """
+    if cache_dir is None:
+        announce_locations()
     return _mnist1d_cached(str(BUILD_CACHE if cache_dir is None else cache_dir))
 
 

@@ -54,3 +54,88 @@ def test_an_edit_of_a_dependency_recompiles_the_marked_callers(tmp_path):
     # numba's own rule (the hazard depend_on removes): the caller's file did not change,
     # so its cache entry, with the old f compiled in, is still used
     assert unmarked == "1"
+
+
+# ---------------------------------------------------------------- saying that it compiles
+def test_announce_compilation_says_it_once_when_numba_compiles():
+    import io
+
+    from numba import njit
+
+    from simlib.core.jitcache import COMPILING_MESSAGE, announce_compilation
+
+    @njit
+    def twice(x):
+        return 2 * x
+
+    @njit
+    def thrice(x):
+        return 3 * x
+
+    out = io.StringIO()
+    with announce_compilation(out):
+        assert twice(2) == 4 and thrice(2) == 6 and twice(2.5) == 5.0     # three compilations
+    assert out.getvalue() == COMPILING_MESSAGE + "\n"
+    out = io.StringIO()
+    with announce_compilation(out):
+        assert twice(3) == 6                                             # compiled already
+    assert out.getvalue() == ""
+
+
+def test_a_warm_cache_says_nothing(tmp_path):
+    """A cache=True function: the first process compiles (and says so), the next loads the cache."""
+    pkg = tmp_path / "warmpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from numba import njit\n\n@njit(cache=True)\ndef f(x):\n    return x + 1\n")
+    code = ("import sys\nfrom simlib.core.jitcache import announce_compilation\nimport warmpkg\n"
+            "with announce_compilation(sys.stdout):\n    print(warmpkg.f(1))\n")
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}", "NUMBA_CACHE_DIR": str(tmp_path / "nb")}
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+            for _ in range(2)]
+    assert runs[0].splitlines() == ["[simlib] compiling the simulator's kernels once, ~30 s; later runs reuse the "
+                                    "cache", "2"]
+    assert runs[1].splitlines() == ["2"]
+
+
+def test_a_generated_command_announces_the_compilation_of_its_trial(capsys):
+    import argparse
+
+    from numba import njit
+
+    from simlib.core.jitcache import COMPILING_MESSAGE
+    from simlib.papers.cli_gen import add_command
+    from simlib.papers.contract import Command
+    from simlib.papers.fmreduce.scenario import Scenario
+
+    @njit
+    def kernel(n):
+        return n * 2
+
+    def trial(params, seed):
+        return {"doubled": kernel(params["n"])}
+
+    parser = argparse.ArgumentParser()
+    add_command(parser.add_subparsers(), Command("toy", Scenario, trial, help="toy"))
+    args = parser.parse_args(["toy", "--n", "70", "--json"])
+    assert args.handler(args, parser) == 0
+    captured = capsys.readouterr()
+    assert captured.err == COMPILING_MESSAGE + "\n" and '"doubled": 140' in captured.out
+
+
+def _compiling_trial(params, rng_seed):
+    from numba import njit
+
+    @njit
+    def kernel(x):                  # a new function each call: numba compiles it every time
+        return x + 1
+
+    return {"y": kernel(params["x"])}
+
+
+def test_a_serial_sweep_says_once_that_it_compiles(capsys):
+    from simlib.core.jitcache import COMPILING_MESSAGE
+    from simlib.pipeline.sweep import run_sweep
+
+    df = run_sweep(_compiling_trial, [{"x": 1}, {"x": 2}], 2, executor="serial", progress=False)
+    assert df["y"].tolist() == [2, 2, 3, 3]
+    assert capsys.readouterr().err.count(COMPILING_MESSAGE) == 1

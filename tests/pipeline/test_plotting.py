@@ -249,3 +249,22 @@ def test_figure_legend_collects_panels_below(themed):
     fig.canvas.draw()
     assert legend.get_window_extent().y1 <= min(ax.get_window_extent().y0 for ax in axes)  # below the panels
     plt.close(fig)
+
+
+def test_dodge_sets_equal_series_side_by_side(themed):
+    """Two schemes with the same medians (a heuristic that finds the optimum): dodge shifts series i
+    of k by (i - (k - 1) / 2) * dodge * x range, so neither hides under the other."""
+    df = pd.DataFrame([{"scheme": s, "n": n, "trial": t, "time": float(n)}
+                       for s in ("selmcast", "optimal") for n in (40, 120, 200) for t in range(2)])
+    fig, ax = plt.subplots()
+    plot_min_median_max(ax, df, "n", "time", "scheme")
+    plain = [ln.get_xdata() for ln in ax.get_lines()]
+    assert list(plain[0]) == list(plain[1]) == [40, 120, 200]              # drawn on top of each other
+    fig, ax = plt.subplots()
+    plot_min_median_max(ax, df, "n", "time", "scheme", dodge=0.02)
+    shifted = [np.asarray(ln.get_xdata(), dtype=float) for ln in ax.get_lines()]
+    assert shifted[0] == pytest.approx(np.array([40, 120, 200]) - 0.5 * 0.02 * 160)
+    assert shifted[1] == pytest.approx(np.array([40, 120, 200]) + 0.5 * 0.02 * 160)
+    assert [list(ln.get_ydata()) for ln in ax.get_lines()] == [[40.0, 120.0, 200.0]] * 2   # values unchanged
+    with pytest.raises(ValueError, match="dodge"):
+        plot_min_median_max(ax, df, "n", "time", "scheme", dodge=0.5)

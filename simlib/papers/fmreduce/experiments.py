@@ -29,7 +29,7 @@ from .system import PHASES
 
 __all__ = ["CHOICES", "KNOBS", "fig2_settings", "p_sweep_settings", "paired_choice", "phase_breakdown",
            "label_variants", "Fig2Notebook", "lp_tie_settings", "LP_TIE_N_VALUES", "LP_TIE_TRIALS",
-           "LP_TIE_DURATION_S"]
+           "LP_TIE_DURATION_S", "LONG_WORDS", "CHOICE_WORDS", "long_label"]
 
 #: The four design choices of §3: knob -> (option the paper expects to win, the other).
 CHOICES = {"split": ("lp", "even"), "sharing": ("fcfs", "fs"), "mode": ("nonblocking", "blocking"),
@@ -133,6 +133,23 @@ def paired_choice(df: pd.DataFrame, knob: str, metric: str = "rounds", by=()) ->
 
 _OPTION_WORDS = {"split": {"LP", "even"}, "sharing": {"FCFS", "FS"}, "mode": {"NB", "B"},
                  "reducers": {"FM", "PR"}}
+
+#: The words of a short variant label (:func:`.scenario.variant_label`) spelled out for figure legends.
+LONG_WORDS = {"FM": "FMReduce", "PR": "original PR", "NB": "non-blocking", "B": "blocking", "LP": "LP split",
+              "even": "even split", "FCFS": "FCFS", "FS": "fair sharing"}
+#: Each design choice in words, for figure titles: knob -> (the option expected to win, the other).
+CHOICE_WORDS = {"split": ("LP (2) split", "even split"), "sharing": ("FCFS", "fair sharing"),
+                "mode": ("non-blocking", "blocking"), "reducers": ("all reduce (FMReduce)", "participants (PR)")}
+
+
+def long_label(label: str) -> str:
+    """A short variant label or pair label spelled out: ``"FM NB LP FCFS"`` -> ``"FMReduce, non-blocking,
+    LP split, FCFS"`` (ValueError on an unknown word)."""
+    words = label.split()
+    unknown = [w for w in words if w not in LONG_WORDS]
+    if unknown:
+        raise ValueError(f"label must consist of {sorted(LONG_WORDS)}, got {label!r}")
+    return ", ".join(LONG_WORDS[w] for w in words)
 
 
 def phase_breakdown(df: pd.DataFrame, by=()) -> pd.DataFrame:

@@ -65,3 +65,16 @@ def test_lp_tie_settings_pair_the_two_solvers():
         lp_tie_settings([12], sharing="fifo")
     with pytest.raises(ValueError, match="p_fraction"):
         lp_tie_settings([12], p_fraction=0.0)
+
+
+def test_long_labels_spell_out_every_variant_and_pair():
+    from simlib.papers.fmreduce.experiments import long_label
+    from simlib.papers.fmreduce.scenario import VARIANTS, variant_label
+
+    longs = {long_label(variant_label(**{k: v[k] for k in ("reducers", "mode", "split", "sharing")}))
+             for v in VARIANTS}
+    assert len(longs) == len(VARIANTS)                       # spelling out keeps variants apart
+    assert long_label("FM NB LP FCFS") == "FMReduce, non-blocking, LP split, FCFS"
+    assert long_label("PR B even FS") == "original PR, blocking, even split, fair sharing"
+    with pytest.raises(ValueError, match="label"):
+        long_label("FM XX")

@@ -39,3 +39,21 @@ def test_huge_theta_never_waits():
     df, _ = run_schedules(theta=1e9)
     row = df.set_index("schedule").loc["selective reduce"]
     assert row.groups.startswith("{w2,w1}@2s")
+
+
+def test_the_gantt_key_names_every_colour_the_chart_uses():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_hex
+
+    from simlib.papers.selective_reduce.experiments import motivating_example as mex
+
+    table, logs = mex.run_schedules()
+    fig, ax = plt.subplots()
+    mex.gantt(ax, logs[next(iter(logs))], "x")
+    used = {to_hex(c.get_facecolor()[0]) for c in ax.collections}
+    keyed = {to_hex(h.get_facecolor()) for h in mex.gantt_key()}
+    assert used <= keyed and len(mex.gantt_key()) == 4
+    plt.close(fig)

@@ -132,9 +132,22 @@ def run_schedules(p: int = 2, eta: float = 0.3, theta: float = 1.0, dt: float = 
     return pd.DataFrame(rows), logs
 
 
+#: Colours of :func:`gantt`'s bars, and what each means (:func:`gantt_key`).
+GANTT_COLORS = {"compute": "#bbbbbb", "wait": "#f2c57c", "sync": "#4c72b0"}
+GANTT_MEANING = {"compute": "computing", "wait": "ready, waiting in the queue", "sync": "synchronizing"}
+
+
+def gantt_key() -> list:
+    """Legend handles for :func:`gantt`'s colours (one per state, plus the faded 'never synchronized')."""
+    from matplotlib.patches import Patch
+
+    return [Patch(color=GANTT_COLORS[k], label=GANTT_MEANING[k]) for k in GANTT_COLORS] + \
+        [Patch(color=GANTT_COLORS["wait"], alpha=0.4, label="ready, not synchronized in the window")]
+
+
 def gantt(ax, log, title: str) -> None:
-    """Per-worker timeline: compute, wait in queue, sync (s)."""
-    colors = {"compute": "#bbbbbb", "wait": "#f2c57c", "sync": "#4c72b0"}
+    """Per-worker timeline: compute, wait in queue, sync (s); colours :data:`GANTT_COLORS`."""
+    colors = GANTT_COLORS
     ready = [c[0] if c else np.nan for c in log.compute_end]
     for w in range(log.n):
         ax.broken_barh([(0, ready[w])], (w - 0.35, 0.7), color=colors["compute"])

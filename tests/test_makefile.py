@@ -1,0 +1,58 @@
+"""The Makefile registers the `simlib` kernel for the checkout it runs in: again after the checkout
+moved or was copied (the kernelspec's PYTHONPATH names the checkout), not on every call."""
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+KERNEL_JSON = "v/share/jupyter/kernels/simlib/kernel.json"
+
+#: Stands in for the venv's python: logs its arguments; `-m ipykernel install` writes the kernelspec.
+FAKE_PYTHON = """#!/bin/sh
+echo "$*" >> "$(dirname "$0")/../calls.log"
+case "$*" in *"ipykernel install"*)
+  d="$(dirname "$0")/../share/jupyter/kernels/simlib"; mkdir -p "$d"; echo '{}' > "$d/kernel.json";; esac
+"""
+
+
+def _checkout(folder: Path) -> Path:
+    folder.mkdir()
+    shutil.copy(ROOT / "Makefile", folder)
+    (folder / "requirements.txt").write_text("")
+    python = folder / "v" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(FAKE_PYTHON)
+    python.chmod(0o755)
+    stamp = folder / "v" / ".installed"        # installed (in the past) after requirements.txt: no pip run
+    stamp.touch()
+    now = os.path.getmtime(stamp)
+    os.utime(folder / "requirements.txt", (now - 100,) * 2)
+    for path in (python, stamp):
+        os.utime(path, (now - 50,) * 2)
+    return folder
+
+
+def _registrations(folder: Path) -> list[str]:
+    log = folder / "v" / "calls.log"
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [line.split("--env PYTHONPATH ")[1] for line in lines if "ipykernel install" in line]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make not installed")
+def test_kernel_is_registered_again_when_the_checkout_moves(tmp_path):
+    a = _checkout(tmp_path / "a")
+    make = ["make", "-s", "VENV=v", KERNEL_JSON]
+    subprocess.run(make, cwd=a, check=True)
+    subprocess.run(make, cwd=a, check=True)                       # same place: nothing to do
+    assert _registrations(a) == [str(a)]
+    b = tmp_path / "b"
+    shutil.copytree(a, b, symlinks=True)                           # copy (mtimes kept) ...
+    shutil.rmtree(a)                                               # ... and the original gone: moved
+    subprocess.run(make, cwd=b, check=True)
+    assert _registrations(b) == [str(a), str(b)]
+    assert (b / "v" / ".kernel-checkout").read_text().strip() == str(b)
+    subprocess.run(make, cwd=b, check=True)
+    assert _registrations(b) == [str(a), str(b)]
