@@ -132,14 +132,15 @@ def migrated() -> dict:
     from simlib.papers.selmcast.experiments import BSPFiguresNotebook, Fig1Notebook
     from simlib.papers.selmcast.ssp_experiments import (SSPFig7Notebook, SSPFigs8to10Notebook,
                                                         SSPFigs11to13Notebook, SSPTimeToAccuracyNotebook)
-    from simlib.training.notebook_specs import HeterogeneousTrainingNotebook, TimeToAccuracyNotebook
+    from simlib.training.notebook_specs import (HeterogeneousTrainingNotebook, NineSystemsNotebook,
+                                                TimeToAccuracyNotebook)
 
     return {"00_pipeline_example": RingCheckNotebook, "10_sr_fig3_motivating_example": Fig3Notebook,
             "11_sr_fig5-7_traces": sr.Fig5to7Notebook, "12_sr_fig8-10_parameters": sr.Fig8to10Notebook,
             "13_sr_fig11-12_robustness": sr.Fig11to12Notebook, "14_sr_fig13-14_skew_latency": sr.Fig13to14Notebook,
             "15_sr_paper_gaps": sr.GapsNotebook, "20_pr_sec3_spectral_weights": SpectralNotebook,
             "21_pr_sec5_heterogeneous_training": HeterogeneousTrainingNotebook,
-            "30_fmreduce_fig2": Fig2Notebook, "40_selmcast_sec2_fig1_random_selection": Fig1Notebook,
+            "22_pr_sec5_nine_systems": NineSystemsNotebook, "30_fmreduce_fig2": Fig2Notebook, "40_selmcast_sec2_fig1_random_selection": Fig1Notebook,
             "41_selmcast_bsp_fig4-6": BSPFiguresNotebook, "43_selmcast_ssp_fig7_case_study": SSPFig7Notebook,
             "44_selmcast_ssp_fig8-10": SSPFigs8to10Notebook, "45_selmcast_ssp_fig11-13": SSPFigs11to13Notebook,
             "46_selmcast_ssp_time_to_accuracy": SSPTimeToAccuracyNotebook,

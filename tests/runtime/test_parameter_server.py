@@ -123,6 +123,11 @@ def test_unfinished_push_is_not_applied_and_bad_arguments_are_refused():
         ParameterServerController("async", hete_c=0.0)
     with pytest.raises(ValueError, match="hete_c"):
         ParameterServerController("sync", hete_c=1.0)
+    for kw in (dict(mode="sync"), dict(mode="async", hete_c=1.0)):
+        with pytest.raises(ValueError, match="asp_factor"):
+            ParameterServerController(asp_factor=0.5, **kw)
+    with pytest.raises(ValueError, match="asp_factor"):
+        ParameterServerController("async", asp_factor=2.0)
     with pytest.raises(ValueError, match="mode"):
         ParameterServerController("ssp")
     with pytest.raises(ValueError, match="servers"):
