@@ -1,5 +1,5 @@
 """Parameter-server training on the generic cluster: PS BSP, PS BK, PS ASP and PS HETE (seed 002 §2.2,
-§2.3, §5.1; decisions PS1-PS5 in docs/decisions/baselines.md).
+§2.3, §5.1; decisions PS1-PS6 in docs/decisions/baselines.md).
 
 Topology (:func:`ps_topology`): the ``n`` workers are hosts ``0 .. n-1`` of a big switch and the
 ``s`` servers hosts ``n .. n+s-1``; the model of ``model_bits`` is split evenly over the servers
@@ -190,11 +190,24 @@ class ParameterServerController(ControllerBase):
 
 
 def ps_cluster(bandwidth: Sequence[float], compute, controller: ParameterServerController, *, model_bits: float,
-               alpha: float, duration: float, servers: int = 1, server_bandwidth=None) -> Cluster:
+               alpha: float, duration: float, servers: int = 1, server_bandwidth=None,
+               merge_servers: bool = True) -> Cluster:
     """A parameter-server cluster: :func:`ps_topology` (workers ``bandwidth``, ``servers`` servers),
     the controller's :class:`PushPull` of ``model_bits`` split over the servers, latency ``alpha`` (s)
-    per transfer, ``duration`` (s)."""
-    topo = ps_topology(bandwidth, servers, server_bandwidth)
-    n = topo.n - check_int("servers", servers, 1)
-    return Cluster(topo, controller.collective(model_bits, alpha, servers), compute, controller,
-                   duration=duration, workers=n)
+    per transfer, ``duration`` (s).
+
+    ``merge_servers`` (default) simulates the ``s`` servers as one host with ``s`` times a server's
+    bandwidth that receives and sends the whole model. This is exact, because every push and pull
+    sends equal shards to all servers at the same instant and the servers' ports are equal. Every
+    server therefore carries the same flows at the same rates, and the max-min problem is the sharded
+    one scaled by ``s``. It needs ``s`` times fewer flows (PS1; tested against ``merge_servers=False``)."""
+    s = check_int("servers", servers, 1)
+    if merge_servers and s > 1:
+        bw = check_array("bandwidth", bandwidth, lo=0.0, lo_open=True, min_len=1)
+        sb = bw.max() if server_bandwidth is None else check_real("server_bandwidth", server_bandwidth, 0.0,
+                                                                  lo_open=True)
+        topo, hosts = ps_topology(bw, 1, s * sb), 1
+    else:
+        topo, hosts = ps_topology(bandwidth, s, server_bandwidth), s
+    return Cluster(topo, controller.collective(model_bits, alpha, hosts), compute, controller,
+                   duration=duration, workers=topo.n - hosts)

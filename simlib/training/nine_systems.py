@@ -77,8 +77,8 @@ def trial(params: dict, seed) -> dict:
     or global-model updates under the gradient rule; local steps for one worker), ``per_update_s``
     (time to target / updates to it; for a run that never reaches the target, the run's duration /
     its updates, as Table 1 gives ER's per-update time), ``run_updates``, ``reached`` (0/1),
-    ``final_acc``, ``iterations_to_target`` and the test accuracy every ``curve_every_s`` seconds
-    (:func:`curve_column`).
+    ``final_acc``, ``iterations_to_target``, the time to every accuracy of the problem's ladder
+    (``time_to_accNN_s``) and the test accuracy every ``curve_every_s`` seconds (:func:`curve_column`).
     """
     params = dict(params)
     every = check_real("curve_every_s", params.pop("curve_every_s", 10.0), 0.0, lo_open=True)
@@ -101,7 +101,7 @@ def trial(params: dict, seed) -> dict:
     single = log.n == 1
     count = "iterations" if single else "syncs"
     nan = float("nan")
-    out = {"time_to_target_s": reached["time_to_target_s"], "final_acc": reached["final_acc"],
+    out = {**reached,
            "reached": int(row is not None),
            "iterations_to_target": nan if row is None else float(row["iterations"]),
            "updates_to_target": nan if row is None else float(row[count]),

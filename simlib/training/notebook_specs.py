@@ -108,7 +108,7 @@ class NineSystemsNotebook(ScenarioBase):
     duration_s: float = param_of(Scenario, "duration_s", default=300.0, quick=30.0)
     curve_every_s: float = param(10.0, lo=0.0, lo_open=True, unit="s", quick=5.0,
                                  help="seconds between the points of Fig. 7's accuracy curves")
-    fig11_trials: int = param(2, lo=1, quick=1, help="trials per Fig. 11 setting")
+    fig11_trials: int = param(3, lo=1, quick=1, help="trials per Fig. 11 setting")
     fig11_n: tuple = param_list([1, 4, 8, 16, 32], item=ParamSpec(kind="int", lo=1, hi=100_000, help="cluster size n"),
                                 quick=[1, 4, 8],
                                 help="Fig. 11's cluster sizes (1: the baseline, one worker, RP14)")

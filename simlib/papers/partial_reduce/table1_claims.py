@@ -103,7 +103,9 @@ def paired_arms(df: pd.DataFrame, metric: str, num: str, den: str) -> pd.DataFra
 
 
 def _fmt(x: float) -> str:
-    return f"{x:.2f}×" if math.isfinite(x) else "∞ (only the denominator reached the target)"
+    if not math.isfinite(x):
+        return "∞ (only the denominator reached the target)"
+    return f"{x:.2f}×" if x > 0 else "0× (only the numerator reached the target)"
 
 
 def _per_hl(r: pd.DataFrame) -> str:
