@@ -30,11 +30,13 @@
 # heterogeneous trace, `pai-job4`. In that Alibaba PAI job the worker means lie 5.4× apart (see the
 # README's real-trace section). Its speedup is measured against one worker training alone (RP14).
 #
-# **Cost.** Measured on this 2-core machine, one trial of all twelve arms at one HL (300 s) takes about
-# 12 s of CPU. Fig. 11's largest cost is PS BK at n = 32, about 23 s, because 32 servers (PS1) put
-# 2n² flows in every step. The full profile (3 trials of Table 1 at 3 HLs, 2 of Fig. 11) needs about
-# 190 s of CPU, so about 95–100 s of wall time on 2 cores. Decision RP15 says why the trial counts are
-# smaller than 002's five runs.
+# **Cost.** Measured on this 2-core machine with other jobs running, one trial of the twelve arms at one
+# HL (300 s) takes about 9.4 s of CPU: 4.4 s of simulation and 5.0 s of replay. AD-PSGD and the
+# PS arms cost the most, 0.9–1.3 s each, because the servers are simulated as one merged host (PS1).
+# One Fig. 11 trial takes about 15 s, and PS BK at n = 32 takes 2.8 s of that. The full profile
+# (3 trials of Table 1 at 3 HLs, 3 of Fig. 11) ran in 84 s of wall time and 146 s of CPU. The quick
+# profile takes 14 s with warm numba caches. Decision RP15 says why there are 3 trials where 002
+# averages 5 runs.
 
 # %% tags=["parameters"]
 profile = "full"                  # "full" or "quick" (tests)
@@ -129,6 +131,16 @@ ax.table(cellText=cells, rowLabels=rows, colLabels=order, loc="center", cellLoc=
 ax.set_title(f"002 Table 1 analogue: n={n}, {bandwidth_gbps:g} Gbps, {model_mb:g} MB, target {target_acc:.0%}, "
              f"median of {trials} trial{'s' if trials > 1 else ''} (N/A: never reached in {duration_s:g} s)")
 plotting.save_figure(fig, "pr_table1_nine_systems", figures_dir=paths.FIGURES)
+
+# %% [markdown]
+# Most runs reach 45 % late, so censoring decides many cells. The same runs at the lower rungs of the
+# problem's ladder show the order of the systems with fewer runs censored. The table gives the median
+# time to each accuracy, with unreached runs counted as infinite (N/A).
+
+# %%
+ladder = sorted(c for c in df.columns if c.startswith("time_to_acc"))
+(df[["hl", "arm"] + ladder].fillna(np.inf).groupby(["hl", "arm"]).median().replace(np.inf, np.nan)
+ .stack(future_stack=True).unstack("arm")[order].round(0).astype(object).where(lambda t: t.notna(), "N/A"))
 
 # %% [markdown]
 # ## Fig. 7: accuracy against time

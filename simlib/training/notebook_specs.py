@@ -98,7 +98,7 @@ class NineSystemsNotebook(ScenarioBase):
     002's setting (``n`` workers, HL workers slowed HL times, 10 Gbps, 100 MB), and Fig. 11's cluster
     sizes on a real trace, each schedule replayed through notebook 90's learning task (mnist1d, an MLP,
     sharded data, lr 0.5; the quick profile: softmax on digits).  ``trials`` and ``fig11_trials`` fit
-    the notebook into its share of the 15-minute reproduction (decision RP15)."""
+    the notebook into its share of the 15-minute reproduction (decision RP15: about 85 s)."""
 
     trials: int = param(3, lo=1, quick=1, help="trials per Table 1 setting")
     n: int = param_of(Scenario, "n", default=8, quick=MISSING, help="workers of Table 1 (002 §5.2: 8)")
