@@ -302,12 +302,12 @@ def fig11(df: pd.DataFrame, pr: str = "PR4") -> list[Claim]:
         curve = ", ".join(f"n={n:g}: {med.loc[other, n]:.2f} vs {med.loc[pr, n]:.2f}" for n in med.columns
                           if other in med.index and pr in med.index)
         out.append(Claim(
-            PAPER, "Fig. 11", f"nine systems: {name} scales worse than partial reduce (P=4)",
+            PAPER, "Fig. 11", f"nine systems: {name} scales worse than partial reduce ({pr})",
             "limited scalability vs. improved scalability (§5.3.2)",
             f"median speedup over 1 worker, {other} vs {pr}: {curve}", direction=ok,
-            cause="" if ok else (_SETTING.replace("002's 8 workers", "n workers") + f"at n={top:g} "
-                                 f"{other} reaches the target in {int(s[(s.arm == other) & (s.n == top)].reached.sum())}"
-                                 f" of {int(((s.arm == other) & (s.n == top)).sum())} runs"),
+            cause="" if ok else (_SETTING.replace("002's 8 workers", "n workers") + f"at n={top:g} {other} reaches "
+                                 f"the target in {int(s[(s.arm == other) & (s.n == top)].reached.sum())} of "
+                                 f"{int(((s.arm == other) & (s.n == top)).sum())} runs"),
             note="speedup = 1-worker time to target / n-worker time (0 if never reached), median over trials; "
                  f"holds if {pr}'s median at the largest n is larger"))
     return out
