@@ -120,7 +120,7 @@ table.astype(object).where(table.notna(), "N/A")
 import matplotlib.pyplot as plt
 
 plotting.set_theme()
-fig, ax = plt.subplots(figsize=(12, 0.45 * len(table) + 0.8))
+fig, ax = plt.subplots(figsize=(12, 0.28 * len(table) + 0.6))
 ax.axis("off")
 cells = [["N/A" if pd.isna(v) else (f"{v:.3f}" if m == "per_update_s" else f"{v:.0f}" + (f"/{trials}" if m == "reached"
                                                                                              else "")) for v in row]
@@ -129,7 +129,8 @@ names = {"time_s": "run time (s)", "updates": "#update", "per_update_s": "per-up
 rows = [f"{names[m]} HL={hl:g}" for m, hl in table.index]
 ax.table(cellText=cells, rowLabels=rows, colLabels=order, loc="center", cellLoc="center").scale(1, 1.3)
 ax.set_title(f"002 Table 1 analogue: n={n}, {bandwidth_gbps:g} Gbps, {model_mb:g} MB, target {target_acc:.0%}, "
-             f"median of {trials} trial{'s' if trials > 1 else ''} (N/A: never reached in {duration_s:g} s)")
+             f"median of {trials} trial{'s' if trials > 1 else ''}\n(N/A: the median run did not reach it in "
+             f"{duration_s:g} s)", fontsize=10)
 plotting.save_figure(fig, "pr_table1_nine_systems", figures_dir=paths.FIGURES)
 
 # %% [markdown]
