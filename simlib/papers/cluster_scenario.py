@@ -127,7 +127,7 @@ def _selective(sc: Scenario, p: int, *, trace, bandwidth, error_rng):
 
 
 def _baseline(sc: Scenario, p: int, *, error_rng, **_):
-    return baseline_controller(sc.scheme, sc.baselines, error_rng)
+    return baseline_controller(sc.scheme, sc.baselines, error_rng, sc.n)
 
 
 #: Okabe-Ito colours (colour-blind safe; the nine of R's ``palette.colors("Okabe-Ito")``, grey included)

@@ -1,5 +1,5 @@
 """Parameter-server training on the generic cluster: PS BSP, PS BK, PS ASP and PS HETE (seed 002 §2.2,
-§2.3, §5.1; decisions PS1-PS5 in docs/decisions/baselines.md).
+§2.3, §5.1; decisions PS1-PS6 in docs/decisions/baselines.md).
 
 Topology (:func:`ps_topology`): the ``n`` workers are hosts ``0 .. n-1`` of a big switch and the
 ``s`` servers hosts ``n .. n+s-1``; the model of ``model_bits`` is split evenly over the servers
@@ -23,7 +23,8 @@ not arrived by the end of the run has ``weights = None`` (never applied).
   arrived; they are averaged (factor ``1/(n-b)`` each), the version becomes ``k + 1`` and their
   workers pull.  A gradient computed on an older version is dropped on arrival and its worker pulls
   at once (PS2).  ``b = 0`` is PS BSP.
-* ``async`` — PS ASP: each push is applied on arrival (factor 1) and its worker pulls at once;
+* ``async`` — PS ASP: each push is applied on arrival (factor ``asp_factor``, 1 by default; PS6) and its
+  worker pulls at once;
   its staleness ``τ`` is the number of updates applied since the version it was computed on.
   With ``hete_c`` set, PS HETE: factor ``1 / (τ + hete_c)`` (Jiang et al., SIGMOD'17; PS3).
 
@@ -113,12 +114,14 @@ class PushPull:
 
 class ParameterServerController(ControllerBase):
     """The parameter server's consistency protocol (see the module docstring): ``mode`` ``"sync"``
-    (``backups`` b >= 0; b = 0 is BSP) or ``"async"`` (``hete_c`` None: ASP; a value > 0: HETE's
-    factor ``1 / (τ + hete_c)``).  Needs the :class:`PushPull` collective built by :meth:`collective`."""
+    (``backups`` b >= 0; b = 0 is BSP) or ``"async"`` (``hete_c`` None: ASP, each push applied with
+    factor ``asp_factor`` in (0, 1] (PS6); a value > 0: HETE's factor ``1 / (τ + hete_c)``).  Needs the
+    :class:`PushPull` collective built by :meth:`collective`."""
 
     update_rule = "gradient"
 
-    def __init__(self, mode: str = "sync", *, backups: int = 0, hete_c: float | None = None):
+    def __init__(self, mode: str = "sync", *, backups: int = 0, hete_c: float | None = None,
+                 asp_factor: float = 1.0):
         self.mode = check_choice("mode", mode, PS_MODES)
         self.backups = check_int("backups", backups, 0)
         if mode == "sync" and hete_c is not None:
@@ -126,6 +129,9 @@ class ParameterServerController(ControllerBase):
         if mode == "async" and self.backups:
             raise ValueError("backups applies to mode 'sync' only")
         self.hete_c = None if hete_c is None else check_real("hete_c", hete_c, 0.0, lo_open=True)
+        self.asp_factor = check_real("asp_factor", asp_factor, 0.0, 1.0, lo_open=True)
+        if self.asp_factor != 1.0 and (mode != "async" or hete_c is not None):
+            raise ValueError("asp_factor applies to PS ASP only (mode 'async' without hete_c)")
         self.kind = {"sync": "ps-bk" if self.backups else "ps-bsp",
                      "async": "ps-asp" if hete_c is None else "ps-hete"}[self.mode]
         self.cluster = None
@@ -164,7 +170,7 @@ class ParameterServerController(ControllerBase):
     def _on_pushed(self, w: int) -> None:
         if self.mode == "async":
             tau = self.version - int(self.held[w])
-            self._applied(w, 1.0 if self.hete_c is None else 1.0 / (tau + self.hete_c))
+            self._applied(w, self.asp_factor if self.hete_c is None else 1.0 / (tau + self.hete_c))
             self.version += 1
             self._pull(w)
             return
@@ -184,11 +190,24 @@ class ParameterServerController(ControllerBase):
 
 
 def ps_cluster(bandwidth: Sequence[float], compute, controller: ParameterServerController, *, model_bits: float,
-               alpha: float, duration: float, servers: int = 1, server_bandwidth=None) -> Cluster:
+               alpha: float, duration: float, servers: int = 1, server_bandwidth=None,
+               merge_servers: bool = True) -> Cluster:
     """A parameter-server cluster: :func:`ps_topology` (workers ``bandwidth``, ``servers`` servers),
     the controller's :class:`PushPull` of ``model_bits`` split over the servers, latency ``alpha`` (s)
-    per transfer, ``duration`` (s)."""
-    topo = ps_topology(bandwidth, servers, server_bandwidth)
-    n = topo.n - check_int("servers", servers, 1)
-    return Cluster(topo, controller.collective(model_bits, alpha, servers), compute, controller,
-                   duration=duration, workers=n)
+    per transfer, ``duration`` (s).
+
+    ``merge_servers`` (default) simulates the ``s`` servers as one host with ``s`` times a server's
+    bandwidth that receives and sends the whole model. This is exact, because every push and pull
+    sends equal shards to all servers at the same instant and the servers' ports are equal. Every
+    server therefore carries the same flows at the same rates, and the max-min problem is the sharded
+    one scaled by ``s``. It needs ``s`` times fewer flows (PS1; tested against ``merge_servers=False``)."""
+    s = check_int("servers", servers, 1)
+    if merge_servers and s > 1:
+        bw = check_array("bandwidth", bandwidth, lo=0.0, lo_open=True, min_len=1)
+        sb = bw.max() if server_bandwidth is None else check_real("server_bandwidth", server_bandwidth, 0.0,
+                                                                  lo_open=True)
+        topo, hosts = ps_topology(bw, 1, s * sb), 1
+    else:
+        topo, hosts = ps_topology(bandwidth, s, server_bandwidth), s
+    return Cluster(topo, controller.collective(model_bits, alpha, hosts), compute, controller,
+                   duration=duration, workers=topo.n - hosts)

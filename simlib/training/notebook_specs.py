@@ -1,6 +1,7 @@
 """The parameters of the notebooks whose trial replays a simulated schedule through training
-(:func:`simlib.training.time_to_accuracy.trial`): 21 (seed 002 §5) and 90 (time to accuracy, beyond
-the papers), declared once for :func:`simlib.pipeline.params.notebook_params`.
+(:func:`simlib.training.time_to_accuracy.trial`, :func:`simlib.training.nine_systems.trial`): 21 and 22
+(seed 002 §5) and 90 (time to accuracy, beyond the papers), declared once for
+:func:`simlib.pipeline.params.notebook_params`.
 
 Scenario values re-use :class:`~simlib.papers.cluster_scenario.Scenario`'s declarations
 (``param_of``, ``param_list(of=...)``); the training values (``target_acc``, ``lr``, ``batch``,
@@ -16,10 +17,11 @@ from dataclasses import dataclass
 from simlib.papers.cluster_scenario import Scenario
 from simlib.papers.contract import MISSING, ParamError, ParamSpec, ScenarioBase, check_items, param, param_list, \
     param_of
+from simlib.papers.partial_reduce.baselines import BaselineParams
 from simlib.training.learning import MODELS, PROBLEMS, check_target
 from simlib.training.replay import DATA_MODES
 
-__all__ = ["HeterogeneousTrainingNotebook", "TimeToAccuracyNotebook"]
+__all__ = ["HeterogeneousTrainingNotebook", "TimeToAccuracyNotebook", "NineSystemsNotebook"]
 
 #: A group size P in workers (002's P; the scenario's p is the fraction P / n).
 GROUP_SIZE = ParamSpec(kind="int", lo=2, help="group size P in workers, at most n")
@@ -88,3 +90,75 @@ class TimeToAccuracyNotebook(ScenarioBase):
             raise ParamError("target_acc", str(exc)) from None
         check_items("n_values", self.n_values, lambda n: Scenario(n=n, trace=self.traces[0],
                                                                    duration_s=self.duration_s))
+
+
+@dataclass(frozen=True)
+class NineSystemsNotebook(ScenarioBase):
+    """Notebook 22 (002 §5, Table 1, Figs. 7 and 11): every system of Table 1 plus selective reduce at
+    002's setting (``n`` workers, HL workers slowed HL times, 10 Gbps, 100 MB), and Fig. 11's cluster
+    sizes on a real trace, each schedule replayed through notebook 90's learning task (mnist1d, an MLP,
+    sharded data, lr 0.5; the quick profile: softmax on digits).  ``trials`` and ``fig11_trials`` fit
+    the notebook into its share of the 15-minute reproduction (decision RP15: about 85 s)."""
+
+    trials: int = param(3, lo=1, quick=1, help="trials per Table 1 setting")
+    n: int = param_of(Scenario, "n", default=8, quick=MISSING, help="workers of Table 1 (002 §5.2: 8)")
+    hl_values: tuple = param_list([1, 2, 3], of=(Scenario, "hl"), quick=[3], help="Table 1's heterogeneity levels")
+    table_p: tuple = param_list([3, 5], item=GROUP_SIZE, quick=[3], help="Table 1's partial-reduce group sizes P")
+    backups: int = param_of(BaselineParams, "backups")
+    duration_s: float = param_of(Scenario, "duration_s", default=300.0, quick=30.0)
+    curve_every_s: float = param(10.0, lo=0.0, lo_open=True, unit="s", quick=5.0,
+                                 help="seconds between the points of Fig. 7's accuracy curves")
+    fig11_trials: int = param(3, lo=1, quick=1, help="trials per Fig. 11 setting")
+    fig11_n: tuple = param_list([1, 4, 8, 16, 32], item=ParamSpec(kind="int", lo=1, hi=100_000, help="cluster size n"),
+                                quick=[1, 4, 8],
+                                help="Fig. 11's cluster sizes (1: the baseline, one worker, RP14)")
+    fig11_p: int = param(4, lo=2, help="Fig. 11's partial-reduce group size P (002 §5.3.2: 4)")
+    fig11_trace: str = param_of(Scenario, "trace", default="pai-job4", quick="cnn")
+    fig11_single_duration_s: float = param(600.0, lo=0.0, lo_open=True, unit="s", quick=60.0,
+                                           help="training time of Fig. 11's 1-worker baseline (cheap: no "
+                                                "network, one replica)")
+    target_acc: float = _target(0.45, quick=0.85, extra=" (mnist1d at most 45 %, digits at most 92 %)")
+    bandwidth_gbps: float = param_of(Scenario, "bandwidth_gbps", default=10.0)
+    model_mb: float = param_of(Scenario, "model_mb", default=100.0)
+    trace: str = param_of(Scenario, "trace", default="cnn")
+    lr: float = param_of(TimeToAccuracyNotebook, "lr")
+    batch: int = param_of(TimeToAccuracyNotebook, "batch")
+    model: str = param_of(TimeToAccuracyNotebook, "model")
+    problem: str = param_of(TimeToAccuracyNotebook, "problem")
+    data: str = param_of(TimeToAccuracyNotebook, "data")
+
+    def training(self) -> dict:
+        """The training values every setting carries (``python -m simlib train``'s names)."""
+        return dict(target_acc=self.target_acc, lr=self.lr, batch=self.batch, model=self.model,
+                    problem=self.problem, data=self.data, bandwidth_gbps=self.bandwidth_gbps,
+                    model_mb=self.model_mb)
+
+    def check(self):
+        from simlib.training.train_command import TrainScenario
+
+        try:
+            check_target(self.problem, self.target_acc, "target_acc")
+        except ValueError as exc:
+            raise ParamError("target_acc", str(exc)) from None
+        common = dict(self.training(), n=self.n, trace=self.trace, duration_s=self.duration_s)
+
+        def group(P):
+            if P > self.n:
+                raise ParamError("P", f"group size P must be in [2, n = {self.n}], got {P}")
+            TrainScenario.from_params(dict(common, scheme="partial", p=P))
+
+        check_items("table_p", self.table_p, group)
+        check_items("hl_values", self.hl_values,
+                    lambda hl: TrainScenario.from_params(dict(common, scheme="ps-backup", hl=hl, backups=self.backups)))
+        if 1 not in self.fig11_n:
+            raise ParamError("fig11_n", f"fig11_n must contain 1 (the baseline of the speedup), got {self.fig11_n}")
+
+        def size(m):
+            if m == 1:
+                return
+            if m < self.fig11_p:
+                raise ParamError("n", f"n must be 1 or at least fig11_p = {self.fig11_p}, got {m}")
+            TrainScenario.from_params(dict(self.training(), scheme="partial", n=m, p=self.fig11_p,
+                                           trace=self.fig11_trace, duration_s=self.duration_s))
+
+        check_items("fig11_n", self.fig11_n, size)

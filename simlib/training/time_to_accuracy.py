@@ -24,7 +24,7 @@ from simlib.core.validate import check_choice
 from simlib.papers.analysis import ladder_column
 
 __all__ = ["trial", "TRAIN_DEFAULTS", "TARGET_LADDER", "target_ladder", "ladder_column", "split_training_params",
-           "replay_to_target"]
+           "replay_to_target", "replay_curve"]
 
 #: The digits ladder (kept for code written before ladders became per problem): use
 #: :func:`target_ladder` with the trial's ``train_problem`` instead.
@@ -60,13 +60,21 @@ def split_training_params(params: dict, default_target: float | None = None) -> 
     return params, learning.check_target(problem, target, "target_acc"), cfg
 
 
-def replay_to_target(log, cfg: dict, target: float, seed: np.random.SeedSequence) -> tuple[dict, dict | None]:
-    """Replay ``log`` with training config ``cfg``; returns (``final_acc``, ``time_to_target_s``
-    and the time to every accuracy of the problem's ladder (NaN if never reached), the curve row
-    where ``target`` was first met or None)."""
-    curve = replay(log, cfg["train_problem"], model=cfg["train_model"], lr=cfg["train_lr"],
-                   batch_size=cfg["train_batch"], eval_every_s=cfg["train_eval_every_s"],
-                   seed=child_seed(seed, 7), data=cfg["train_data"], dtype=cfg["train_dtype"]).curve
+def replay_curve(log, cfg: dict, seed: np.random.SeedSequence):
+    """The test curve (:func:`~simlib.training.replay.replay`) of ``log`` replayed with training config
+    ``cfg`` (``train_*`` keys) and the trial's replay seed (child 7 of ``seed``)."""
+    return replay(log, cfg["train_problem"], model=cfg["train_model"], lr=cfg["train_lr"],
+                  batch_size=cfg["train_batch"], eval_every_s=cfg["train_eval_every_s"],
+                  seed=child_seed(seed, 7), data=cfg["train_data"], dtype=cfg["train_dtype"]).curve
+
+
+def replay_to_target(log, cfg: dict, target: float, seed: np.random.SeedSequence, curve=None) -> tuple[dict,
+                                                                                                         dict | None]:
+    """Replay ``log`` with training config ``cfg`` (or read ``curve``, its :func:`replay_curve`, when
+    given); returns (``final_acc``, ``time_to_target_s`` and the time to every accuracy of the
+    problem's ladder (NaN if never reached), the curve row where ``target`` was first met or None)."""
+    if curve is None:
+        curve = replay_curve(log, cfg, seed)
     t = time_to_accuracy(curve, target)
     row = None if math.isnan(t) else curve[curve["time_s"] == t].iloc[0]
     out = {"final_acc": float(curve["test_acc"].iloc[-1]), "time_to_target_s": float(t)}

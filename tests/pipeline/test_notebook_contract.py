@@ -100,6 +100,10 @@ def test_a_p_sweep_value_above_n_names_the_list_item(monkeypatch):
     ("20_pr_sec3_spectral_weights", dict(ema_alpha=1.0), r"ema_alpha must be in \[0.0, 1.0\)"),
     ("21_pr_sec5_heterogeneous_training", dict(table_p="[3, 9]"), r"table_p\[1\]: group size P must be in \[2, n = 8\]"),
     ("21_pr_sec5_heterogeneous_training", dict(hl_values="[1, 9]"), r"hl_values\[1\]: hl must be in \[1, n = 8\]"),
+    ("22_pr_sec5_nine_systems", dict(table_p="[3, 9]"), r"table_p\[1\]: group size P must be in \[2, n = 8\]"),
+    ("22_pr_sec5_nine_systems", dict(backups=8), r"hl_values\[0\]: backups must be in \[0, n - 1 = 7\]"),
+    ("22_pr_sec5_nine_systems", dict(fig11_n="[4, 8]"), r"fig11_n must contain 1"),
+    ("22_pr_sec5_nine_systems", dict(fig11_n="[1, 2]"), r"fig11_n\[1\]: n must be 1 or at least fig11_p = 4"),
     ("90_beyond_time_to_accuracy", dict(model="cnn"), r"model must be one of \['softmax', 'mlp', 'mlp-relu'\]"),
     ("90_beyond_time_to_accuracy", dict(target_acc=0.99), r"the highest target problem 'mnist1d' supports is"),
     ("91_beyond_internet_scale", dict(n_values="[1000, 200000]"), r"n_values\[1\] must be an integer in"),
@@ -132,14 +136,15 @@ def migrated() -> dict:
     from simlib.papers.selmcast.experiments import BSPFiguresNotebook, Fig1Notebook
     from simlib.papers.selmcast.ssp_experiments import (SSPFig7Notebook, SSPFigs8to10Notebook,
                                                         SSPFigs11to13Notebook, SSPTimeToAccuracyNotebook)
-    from simlib.training.notebook_specs import HeterogeneousTrainingNotebook, TimeToAccuracyNotebook
+    from simlib.training.notebook_specs import (HeterogeneousTrainingNotebook, NineSystemsNotebook,
+                                                TimeToAccuracyNotebook)
 
     return {"00_pipeline_example": RingCheckNotebook, "10_sr_fig3_motivating_example": Fig3Notebook,
             "11_sr_fig5-7_traces": sr.Fig5to7Notebook, "12_sr_fig8-10_parameters": sr.Fig8to10Notebook,
             "13_sr_fig11-12_robustness": sr.Fig11to12Notebook, "14_sr_fig13-14_skew_latency": sr.Fig13to14Notebook,
             "15_sr_paper_gaps": sr.GapsNotebook, "20_pr_sec3_spectral_weights": SpectralNotebook,
             "21_pr_sec5_heterogeneous_training": HeterogeneousTrainingNotebook,
-            "30_fmreduce_fig2": Fig2Notebook, "40_selmcast_sec2_fig1_random_selection": Fig1Notebook,
+            "22_pr_sec5_nine_systems": NineSystemsNotebook, "30_fmreduce_fig2": Fig2Notebook, "40_selmcast_sec2_fig1_random_selection": Fig1Notebook,
             "41_selmcast_bsp_fig4-6": BSPFiguresNotebook, "43_selmcast_ssp_fig7_case_study": SSPFig7Notebook,
             "44_selmcast_ssp_fig8-10": SSPFigs8to10Notebook, "45_selmcast_ssp_fig11-13": SSPFigs11to13Notebook,
             "46_selmcast_ssp_time_to_accuracy": SSPTimeToAccuracyNotebook,

@@ -123,7 +123,36 @@ def test_unfinished_push_is_not_applied_and_bad_arguments_are_refused():
         ParameterServerController("async", hete_c=0.0)
     with pytest.raises(ValueError, match="hete_c"):
         ParameterServerController("sync", hete_c=1.0)
+    for kw in (dict(mode="sync"), dict(mode="async", hete_c=1.0)):
+        with pytest.raises(ValueError, match="asp_factor"):
+            ParameterServerController(asp_factor=0.5, **kw)
+    with pytest.raises(ValueError, match="asp_factor"):
+        ParameterServerController("async", asp_factor=2.0)
     with pytest.raises(ValueError, match="mode"):
         ParameterServerController("ssp")
     with pytest.raises(ValueError, match="servers"):
         ps_topology([1.0], servers=0)
+
+
+@settings(max_examples=15, deadline=None)
+@given(mode=st.sampled_from(["bsp", "bk", "asp"]), servers=st.integers(2, 5), seed=st.integers(0, 10_000),
+       server_factor=st.sampled_from([0.5, 1.0, 3.0]))
+def test_merged_servers_give_the_sharded_schedule(mode, servers, seed, server_factor):
+    """PS1: s equal servers simulated as one host of s times their bandwidth (whole-model flows) give
+    the same launches, applies and finishes as s sharded servers, with heterogeneous workers."""
+    rng = np.random.default_rng(seed)
+    n = 5
+    bw = list(rng.uniform(0.5, 2.0, n) * B)
+    times = [list(rng.uniform(0.5, 2.0, 12)) for _ in range(n)]
+    kw = dict(sync=dict(mode="sync"), bsp=dict(mode="sync"), bk=dict(mode="sync", backups=2),
+              asp=dict(mode="async"))[mode]
+    logs = [ps_cluster(bw, ScriptedComputeTimes(times), ParameterServerController(**kw), model_bits=M, alpha=1e-3,
+                       duration=8.0, servers=servers, server_bandwidth=server_factor * B, merge_servers=m).run()
+            for m in (True, False)]
+    a, b = ([(r.members, r.launch, r.apply, r.finish, r.weights, r.versions) for r in lg.syncs] for lg in logs)
+    assert len(a) == len(b) and [x[0] for x in a] == [x[0] for x in b]
+    assert [x[4:] for x in a] == [x[4:] for x in b]
+    for x, y in zip(a, b):
+        for u, v in zip(x[1:4], y[1:4]):
+            assert (u is None and v is None) or u == pytest.approx(v, rel=1e-9, abs=1e-12)
+    assert [list(e) for e in logs[0].compute_end] == [pytest.approx(list(e), rel=1e-9) for e in logs[1].compute_end]

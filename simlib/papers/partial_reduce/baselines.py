@@ -2,7 +2,7 @@
 000/002 cluster run: their knobs, declared once (:class:`BaselineParams`, a parameter group of
 :class:`~simlib.papers.cluster_scenario.Scenario`), and the controller and cluster each builds from
 the generic runtime (:mod:`simlib.runtime.parameter_server`, :mod:`simlib.runtime.decentralized`).
-Decisions PS1-PS4, AD1-AD2, ER1-ER2 in docs/decisions/baselines.md.
+Decisions PS1-PS6, AD1-AD2, ER1-ER2 in docs/decisions/baselines.md.
 """
 from __future__ import annotations
 
@@ -39,6 +39,10 @@ class BaselineParams(ScenarioBase):
     hete_c: float = param(1.0, lo=0.0, lo_open=True,
                           help="PS HETE's step-size factor 1 / (staleness + hete_c) (Jiang et al. SIGMOD'17; "
                                "decision PS3)")
+    asp_lr_scale: float | None = param(None, kind="float", lo=0.0, hi=1.0, lo_open=True, none_means="1/n",
+                                       help="PS ASP's step-size factor per push; 1/n: each gradient moves the "
+                                            "model as far as in PS BSP's averaged step; 1: the literal full "
+                                            "step per push (decision PS6)")
     quorum: str = param("majority", choices=QUORUMS,
                         help="ready workers that start an Eager-Reduce round: the first (solo) or n // 2 + 1 "
                              "(decision ER1)")
@@ -58,8 +62,9 @@ def check_baseline(bp: BaselineParams, scheme: str, n: int, weights: str, sync_m
         raise ParamError("weights", f"weights applies to the reduce schemes, not {scheme!r}; got {weights!r}")
 
 
-def baseline_controller(scheme: str, bp: BaselineParams, rng: np.random.Generator):
-    """The controller of baseline ``scheme`` (one of :data:`BASELINES`); ``rng`` draws AD-PSGD's neighbours."""
+def baseline_controller(scheme: str, bp: BaselineParams, rng: np.random.Generator, n: int):
+    """The controller of baseline ``scheme`` (one of :data:`BASELINES`) for ``n`` workers; ``rng`` draws
+    AD-PSGD's neighbours."""
     if scheme == "eager":
         return EagerReduceController(bp.quorum)
     if scheme == "adpsgd":
@@ -69,7 +74,7 @@ def baseline_controller(scheme: str, bp: BaselineParams, rng: np.random.Generato
     if scheme == "ps-backup":
         return ParameterServerController("sync", backups=bp.backups)
     if scheme == "ps-asp":
-        return ParameterServerController("async")
+        return ParameterServerController("async", asp_factor=1.0 / n if bp.asp_lr_scale is None else bp.asp_lr_scale)
     if scheme == "ps-hete":
         return ParameterServerController("async", hete_c=bp.hete_c)
     raise ValueError(f"scheme must be one of {list(BASELINES)}, got {scheme!r}")

@@ -37,7 +37,7 @@ from .weights import dynamic_weights
 
 __all__ = ["PAPER", "EXACT_ABS", "NEAR_REL", "NEAR_RULE", "RANGE_RULE", "SPEARMAN_MIN", "FIG4_FREQUENCIES",
            "FIG4_RHO", "EQ9_EXAMPLE", "TABLE1", "TABLE1_DYN_VS_AR", "table1_range", "PER_UPDATE_SPEEDUP", "FIG8_BEST_P", "DEFAULT_READING",
-           "with_rules", "paired", "fig4_and_weights", "group_filter", "sec5"]
+           "with_rules", "paired", "paired_masks", "fig4_and_weights", "group_filter", "sec5"]
 
 PAPER = "002"
 EXACT_ABS = 1e-9
@@ -222,11 +222,18 @@ def paired(df: pd.DataFrame, metric: str, num: tuple, den: tuple, by: Sequence[s
     reached) counts as infinity; inf / inf is dropped.  One row per group: ``median``,
     ``min``, ``max``, ``trials`` (pairs with a ratio), ``num_smaller`` (trials where num's
     metric is strictly smaller)."""
+    return paired_masks(df, metric, (df["P"] == num[0]) & (df["rule"] == num[1]),
+                        (df["P"] == den[0]) & (df["rule"] == den[1]), by)
+
+
+def paired_masks(df: pd.DataFrame, metric: str, num: pd.Series, den: pd.Series,
+                 by: Sequence[str] = ("hl",)) -> pd.DataFrame:
+    """:func:`paired` with the two arms given as boolean row masks of ``df`` (columns ``by`` and
+    ``trial`` identify a pair)."""
     by = list(by)
 
-    def arm(P_rule):
-        sel = df[(df["P"] == P_rule[0]) & (df["rule"] == P_rule[1])]
-        return sel.set_index(by + ["trial"])[metric].astype(float).fillna(np.inf)
+    def arm(mask):
+        return df[mask].set_index(by + ["trial"])[metric].astype(float).fillna(np.inf)
 
     a, b = arm(num).align(arm(den), join="inner")
     keep = ~(np.isinf(a.to_numpy()) & np.isinf(b.to_numpy()))

@@ -55,6 +55,9 @@ def test_each_baseline_knob_changes_the_run():
     w1 = [r.weights for r in log_of("ps-hete", hete_c=1.0).syncs]
     w4 = [r.weights for r in log_of("ps-hete", hete_c=4.0).syncs]
     assert w1 != w4
+    # PS6: ASP's factor per push is 1/n by default (n = 8), the given value otherwise
+    assert {r.weights for r in log_of("ps-asp").syncs if r.weights} == {(1 / 8,)}
+    assert {r.weights for r in log_of("ps-asp", asp_lr_scale=1.0).syncs if r.weights} == {(1.0,)}
     a, b = (log_of("adpsgd", seed=s) for s in (0, 1))
     assert [r.members for r in a.syncs] != [r.members for r in b.syncs]
 
@@ -66,6 +69,8 @@ def test_each_baseline_knob_changes_the_run():
     (dict(scheme="ps-bsp", ps_servers=0), "ps_servers"),
     (dict(scheme="ps-hete", hete_c=0.0), "hete_c"),
     (dict(scheme="eager", quorum="all"), "quorum"),
+    (dict(scheme="ps-asp", asp_lr_scale=1.5), "asp_lr_scale"),
+    (dict(scheme="ps-asp", asp_lr_scale=0.0), "asp_lr_scale"),
 ])
 def test_bad_baseline_settings_are_refused_naming_the_parameter(params, name):
     with pytest.raises(ParamError) as e:

@@ -1,0 +1,314 @@
+"""Seed 002 §5.2's statements about all nine systems of Table 1, and §5.3.2's Fig. 11, as tested code
+(notebook 22).
+
+:func:`table1` reads the ``22_pr_table1`` frame (one row per arm, HL and trial: ``arm`` is Table 1's
+column name, ``AR``, ``ER``, ``AD``, ``BSP``, ``ASP``, ``HETE``, ``BK``, ``CON3``, ``DYN3``, ``CON5``,
+``DYN5``, and ``SR3`` for selective reduce); :func:`fig11` reads the ``22_pr_fig11`` frame (``arm``
+``AR``, ``BK``, ``PR<P>`` and ``1 worker``, ``n``, ``trial``).  Both return
+:class:`~simlib.papers.claim.Claim` rows.
+
+Rules (fixed before looking at our values; those of :mod:`.claims`):
+
+* "A is faster / needs more updates / is cheaper per update than B": the median over trials of the
+  paired ratio (trial t of every arm shares its seed), at **every** HL of the frame, strictly on the
+  stated side of 1; a run that never reaches the target counts as infinitely many seconds and
+  updates (inf / inf pairs are dropped);
+* "up to X×" (a maximum over Table 1's models and HLs): direction, our largest median ratio over
+  the HLs (over HL > 1 where the paper says "heterogeneous") is > 1; magnitude, it is within
+  :data:`~.claims.NEAR_REL` = 10 % of X;
+* "at most 1.48–2.01×" (one maximum per model): our largest median ratio over HL > 1 lies in the
+  closed range;
+* "4× faster per update": within 10 % at every HL (as notebook 21);
+* "fails to reach the threshold": no run of the arm reaches the target, at every HL;
+* Fig. 11's "AR and BK scale worse than PR": at the largest n, the median paired speedup over one
+  worker (time of the 1-worker run / time of the n-worker run, 0 if the n-worker run never
+  reaches the target) of PR is strictly larger.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from simlib.papers.analysis import require_frame as _need
+from simlib.papers.claim import Claim, observation, within
+
+from .claims import NEAR_REL, NEAR_RULE, PAPER, paired_masks
+
+__all__ = ["TABLE1_ALL", "TABLE1_ARMS", "UP_TO", "DYN_VS_AR", "PER_UPDATE", "table1_ratios", "paired_arms",
+           "speedup", "table1", "fig11"]
+
+#: Table 1's columns, in its order.
+TABLE1_ARMS = ("AR", "ER", "AD", "BSP", "ASP", "HETE", "BK", "CON3", "DYN3", "CON5", "DYN5")
+_ROWS = {
+    ("ResNet-34", 1): ((530, None, 482, 605, 768, 756, 588, 423, 393, 448, 456),
+                       (1226, None, 6342, 1275, 10213, 9935, 1482, 3030, 2706, 1500, 1484),
+                       (0.432, 0.217, 0.076, 0.475, 0.075, 0.076, 0.397, 0.140, 0.145, 0.299, 0.307)),
+    ("ResNet-34", 3): ((1150, None, 731, 1204, 996, 861, 734, 630, 603, 639, 658),
+                       (1425, None, 7029, 1438, 10335, 8789, 1556, 3209, 3017, 1607, 1621),
+                       (0.807, 0.349, 0.104, 0.837, 0.096, 0.098, 0.472, 0.196, 0.200, 0.398, 0.406)),
+    ("VGG-19", 1): ((580, None, 582, 734, 1099, 757, 732, 493, 398, 499, 588),
+                    (2025, None, 11640, 1985, 16713, 11620, 2532, 5301, 4204, 2528, 2890),
+                    (0.286, 0.141, 0.050, 0.370, 0.066, 0.065, 0.289, 0.093, 0.095, 0.197, 0.203)),
+    ("VGG-19", 3): ((897, None, 1146, 1019, 1391, 909, 867, 626, 608, 731, 687),
+                    (2025, None, 11344, 2005, 19625, 12893, 2852, 5451, 5147, 2942, 2761),
+                    (0.443, 0.199, 0.062, 0.508, 0.071, 0.071, 0.304, 0.115, 0.118, 0.248, 0.249)),
+    ("DenseNet-121", 1): ((964, None, 870, 977, 952, 913, 923, 660, 694, 947, 964),
+                          (1176, None, 6850, 1180, 12009, 11556, 1487, 2798, 2746, 1779, 1947),
+                          (0.820, 0.397, 0.127, 0.828, 0.079, 0.079, 0.621, 0.236, 0.253, 0.532, 0.495)),
+    ("DenseNet-121", 2): ((1432, None, 1224, 1532, 1299, 1243, 1129, 781, 705, 1269, 1009),
+                          (1125, None, 7948, 1192, 13273, 12551, 1643, 2886, 2487, 2202, 1666),
+                          (1.273, 0.470, 0.154, 1.286, 0.098, 0.099, 0.687, 0.271, 0.283, 0.576, 0.606)),
+}
+#: Table 1 (CIFAR-10) in full: (model, HL) -> arm -> (run time s, #updates, per-update time s); ER's run
+#: time and #updates are N/A (None): it never reaches the threshold.
+TABLE1_ALL = {key: {arm: (t, u, pu) for arm, t, u, pu in zip(TABLE1_ARMS, *rows)} for key, rows in _ROWS.items()}
+#: §5.2.1's "up to" statements: (numerator arm of the time ratio, our PR arm, X); 1.47 is BK/CON5
+#: (VGG-19, HL 1), 1.84 BK/DYN3 (VGG-19, HL 1) and 1.74 AD/DYN3 (DenseNet-121, HL 2) in Table 1.
+UP_TO = {"BK/CON5": ("BK", "CON5", 1.47), "BK/DYN3": ("BK", "DYN3", 1.84), "AD/DYN3": ("AD", "DYN3", 1.74)}
+#: §5.2.2: "DYN (P=3) can be at most 1.48–2.01× faster than All-Reduce" (HL > 1).
+DYN_VS_AR = (1.48, 2.01)
+#: §5.2.2: "the per-update time is 4× faster than All-Reduce" (partial reduce, P = 3).
+PER_UPDATE = 4.0
+_METRIC = {"time": "time_to_target_s", "updates": "updates_to_target", "per-update": "per_update_s"}
+_IDX = {"time": 0, "updates": 1, "per-update": 2}
+_NOTE = "paired per trial (median of the per-trial ratio), a run that never reaches the target counts as inf"
+_SETTING = ("setting: the simulated cluster (002's 8 workers, 10 Gbps, 100 MB, HL workers HL× slower) and the "
+            "replayed learning task (docs/decisions/replay.md) stand in for the paper's GPUs and CNNs; ")
+
+
+def table1_ratios(num: str, den: str, what: str, hls=None) -> list[float]:
+    """``num``'s value over ``den``'s in Table 1 (``what``: "time", "updates" or "per-update") for
+    every model and HL (``hls``: "homogeneous", "heterogeneous" or None for both); N/A cells skipped."""
+    i = _IDX[what]
+    out = []
+    for (_, hl), cells in TABLE1_ALL.items():
+        if (hls == "homogeneous" and hl > 1) or (hls == "heterogeneous" and hl == 1):
+            continue
+        a, b = cells[num][i], cells[den][i]
+        if a is not None and b is not None:
+            out.append(a / b)
+    return out
+
+
+def _span(vals) -> str:
+    return f"{min(vals):.2f}–{max(vals):.2f}×"
+
+
+def paired_arms(df: pd.DataFrame, metric: str, num: str, den: str) -> pd.DataFrame:
+    """Per HL: the median, min and max over trials of ``metric(num) / metric(den)`` (arms by name),
+    ``trials`` and ``num_smaller`` (see :func:`~.claims.paired`)."""
+    return paired_masks(df, metric, df["arm"] == num, df["arm"] == den, ("hl",))
+
+
+def _fmt(x: float) -> str:
+    if not math.isfinite(x):
+        return "∞ (only the denominator reached the target)"
+    return f"{x:.2f}×" if x > 0 else "0× (only the numerator reached the target)"
+
+
+def _per_hl(r: pd.DataFrame) -> str:
+    return "; ".join(f"HL={hl:g}: {_fmt(m)} ({int(k)} of {int(t)} trials num < den)"
+                     for hl, m, k, t in zip(r["hl"], r["median"], r["num_smaller"], r["trials"]))
+
+
+def _why(d: pd.DataFrame, a: str, b: str, hl) -> str:
+    """Cause text for a run-time comparison of arms ``a`` and ``b``: our updates and per-update ratios."""
+    th = d[d["hl"] == hl]
+    parts = []
+    for what, label in (("updates", "updates to the target"), ("per-update", "time per update")):
+        r = paired_arms(th, _METRIC[what], a, b)
+        if len(r):
+            paper = table1_ratios(a, b, what)
+            parts.append(f"{a}/{b} {label} {_fmt(r['median'].iloc[0])}"
+                         + (f" (Table 1: {_span(paper)})" if paper else ""))
+    return _SETTING + f"at HL={hl:g} " + ", ".join(parts)
+
+
+def _every_hl(d, name, metric, num, den, *, side, statement, paper_value, extra_note="", hls=None):
+    """One claim: at every HL (of ``hls``), the median paired ``num/den`` of ``metric`` is > 1
+    (``side="num"``: num is larger) or < 1 (``side="den"``)."""
+    r = paired_arms(d if hls is None else d[d["hl"].isin(hls)], metric, num, den)
+    if r.empty:
+        return []
+    ok = bool((r["median"] > 1).all()) if side == "num" else bool((r["median"] < 1).all())
+    bad = r[~(r["median"] > 1)] if side == "num" else r[~(r["median"] < 1)]
+    cause = "" if ok else "; ".join(_why(d, num, den, hl) for hl in bad["hl"])
+    return [Claim(PAPER, "Table 1", statement, paper_value, f"median paired {num}/{den}: " + _per_hl(r),
+                  direction=ok, cause=cause, note=f"{name}; {_NOTE}; holds if every HL's median is "
+                                                   f"{'> 1' if side == 'num' else '< 1'}" + extra_note)]
+
+
+def _up_to(d, key, statement, hls=None):
+    num, den, x = UP_TO[key]
+    sub = d if hls is None else d[d["hl"].isin(hls)]
+    r = paired_arms(sub, "time_to_target_s", num, den)
+    if r.empty:
+        return []
+    top = float(r["median"].max())
+    ok_d, ok_m = top > 1, within(top, x, NEAR_REL)
+    hl_top = r.loc[r["median"].idxmax(), "hl"]
+    cause = "" if ok_d and ok_m else _why(d, num, den, hl_top)
+    return [Claim(PAPER, "Table 1", statement, f"up to {x:.2f}× (Table 1 {num}/{den}: "
+                                               f"{_span(table1_ratios(num, den, 'time'))})",
+                  f"largest median paired {num}/{den} time {_fmt(top)} at HL={hl_top:g}; " + _per_hl(r),
+                  direction=bool(ok_d), magnitude=bool(ok_m), tolerance=NEAR_RULE + ", our largest over HL",
+                  cause=cause, note=f"time to target, {_NOTE}; direction: the largest median > 1"
+                                    + ("" if hls is None else "; heterogeneous HLs only")),
+            ]
+
+
+def table1(df: pd.DataFrame) -> list[Claim]:
+    """§5.2's statements on Table 1 from the ``22_pr_table1`` frame (needs ``arm``, ``hl``, ``trial``,
+    ``time_to_target_s``, ``updates_to_target``, ``per_update_s``, ``reached``).  Statements whose
+    arms the frame lacks are left out."""
+    _need(df, "df", ["arm", "hl", "trial", "time_to_target_s", "updates_to_target", "per_update_s", "reached"])
+    d = df
+    arms = set(d["arm"])
+    het = [hl for hl in sorted(d["hl"].unique()) if hl > 1]
+    out: list[Claim] = []
+
+    def have(*names):
+        return all(a in arms for a in names)
+
+    T, U, PU = _METRIC["time"], _METRIC["updates"], _METRIC["per-update"]
+    for P in (3, 5):
+        if have("BSP", f"CON{P}"):
+            out += _every_hl(d, "time to target", T, "BSP", f"CON{P}", side="num",
+                             statement=f"nine systems: PS BSP is (slightly) slower than partial reduce (P={P})",
+                             paper_value=f"slower (§5.2.1); Table 1 BSP/CON{P}: "
+                                         f"{_span(table1_ratios('BSP', f'CON{P}', 'time'))}")
+    if have("ASP", "BSP"):
+        out += _every_hl(d, "#updates to target", U, "ASP", "BSP", side="num",
+                         statement="nine systems: PS ASP needs more updates than PS BSP",
+                         paper_value=f"more updates (§5.2.1); Table 1 ASP/BSP: "
+                                     f"{_span(table1_ratios('ASP', 'BSP', 'updates'))}",
+                         extra_note="; ASP's step size per push: decision PS6")
+    if have("ASP", "CON3"):
+        out += _every_hl(d, "time to target", T, "ASP", "CON3", side="num",
+                         statement="nine systems: PS ASP converges slower than partial reduce (P=3)",
+                         paper_value=f"slower (§5.2.1); Table 1 ASP/CON3: "
+                                     f"{_span(table1_ratios('ASP', 'CON3', 'time'))}",
+                         extra_note="; ASP's step size per push: decision PS6")
+    if have("ASP", "HETE"):
+        out += _every_hl(d, "time to target", T, "ASP", "HETE", side="num",
+                         statement="nine systems: PS HETE is faster than PS ASP",
+                         paper_value=f"HETE outperforms ASP (§5.2.1); Table 1 ASP/HETE: "
+                                     f"{_span(table1_ratios('ASP', 'HETE', 'time'))}",
+                         extra_note="; HETE's constant: PS3; ASP's step size: PS6")
+    if have("HETE", "CON3"):
+        out += _every_hl(d, "time to target", T, "HETE", "CON3", side="num",
+                         statement="nine systems: PS HETE is slower than partial reduce (P=3)",
+                         paper_value=f"still slower than partial reduce (§5.2.1); Table 1 HETE/CON3: "
+                                     f"{_span(table1_ratios('HETE', 'CON3', 'time'))}")
+    if have("BK", "CON5"):
+        out += _up_to(d, "BK/CON5", "nine systems: partial reduce (P=5) beats PS BK (3 backups), up to 1.47×")
+        out += _every_hl(d, "time per update", PU, "BK", "CON5", side="num",
+                         statement="nine systems: partial reduce (P=5) has a lower per-update time than PS BK",
+                         paper_value=f"lower (§5.2.1); Table 1 BK/CON5 per update: "
+                                     f"{_span(table1_ratios('BK', 'CON5', 'per-update'))}")
+    if have("BK", "DYN3"):
+        out += _up_to(d, "BK/DYN3", "nine systems: partial reduce (P=3) beats PS BK, up to 1.84×")
+    if have("AR", "DYN3") and het:
+        r = paired_arms(d[d["hl"].isin(het)], T, "AR", "DYN3")
+        if len(r):
+            top = float(r["median"].max())
+            lo, hi = DYN_VS_AR
+            ok_d, ok_m = bool((r["median"] > 1).all()), bool(lo <= top <= hi)
+            out.append(Claim(
+                PAPER, "Table 1", "nine systems: DYN (P=3) is at most 1.48–2.01× faster than AR for HL > 1",
+                f"at most {lo:.2f}–{hi:.2f}× (§5.2.2)", f"median paired AR/DYN3 time: " + _per_hl(r),
+                direction=ok_d, magnitude=ok_m, tolerance="our largest median over HL > 1 in the closed range",
+                cause="" if ok_d and ok_m else _why(d, "AR", "DYN3", r.loc[r["median"].idxmax(), "hl"]),
+                note=f"time to target, {_NOTE}; direction: every HL > 1 median > 1; dynamic weights' "
+                     "reading of x_1: PR13"))
+    if have("AR", "CON3"):
+        r = paired_arms(d, PU, "AR", "CON3")
+        if len(r):
+            ok_d = bool((r["median"] > 1).all())
+            ok_m = bool(all(within(m, PER_UPDATE, NEAR_REL) for m in r["median"]))
+            out.append(Claim(
+                PAPER, "Table 1", "nine systems: partial reduce (P=3) is 4× faster per update than AR",
+                f"{PER_UPDATE:g}× (§5.2.2); Table 1 AR/CON3: {_span(table1_ratios('AR', 'CON3', 'per-update'))}",
+                f"median paired AR/CON3 per update: " + _per_hl(r), direction=ok_d, magnitude=ok_m,
+                tolerance=NEAR_RULE + ", at every HL",
+                cause="" if ok_d and ok_m else _SETTING + "one update's time is set by the cluster and its "
+                                                          "model of a slow, shared GPU as an HL× slower worker",
+                note=f"time per update, {_NOTE}"))
+    if have("AD", "DYN3") and het:
+        out += _up_to(d, "AD/DYN3", "nine systems: partial reduce (P=3) beats AD-PSGD in heterogeneous settings, "
+                                    "up to 1.74×", hls=het)
+    if have("ER", "AR"):
+        out += _every_hl(d, "time per update", PU, "ER", "AR", side="den",
+                         statement="nine systems: Eager-Reduce is cheaper per update than AR",
+                         paper_value=f"smaller (§5.2.2); Table 1 ER/AR per update: "
+                                     f"{_span(table1_ratios('ER', 'AR', 'per-update'))}",
+                         extra_note="; a run that never reaches the target: its duration / its updates")
+    if have("ER"):
+        er = d[d["arm"] == "ER"].groupby("hl")["reached"].agg(["sum", "size"])
+        ok = bool((er["sum"] == 0).all())
+        reached = d[(d["arm"] == "ER") & (d["reached"] > 0)]
+        out.append(Claim(
+            PAPER, "Table 1", "nine systems: Eager-Reduce fails to reach the accuracy threshold", "N/A (§5.2.2)",
+            "; ".join(f"HL={hl:g}: reached in {int(s)} of {int(n)} runs" for hl, (s, n) in er.iterrows()),
+            direction=ok,
+            cause="" if ok else "setting: on the replayed learning task (docs/decisions/replay.md) ER's "
+                                "stale gradients (ER1-ER2) still reach the target, median "
+                                f"{reached['time_to_target_s'].median():.0f} s where it does",
+            note="holds if no ER run reaches the target at any HL"))
+    if have("SR3", "CON3"):
+        r = paired_arms(d, T, "SR3", "CON3")
+        if len(r):
+            same = sum(int((a == b) or (np.isnan(a) and np.isnan(b))) for a, b in zip(
+                *[d[d["arm"] == x].sort_values(["hl", "trial"])["time_to_target_s"] for x in ("SR3", "CON3")]))
+            out.append(observation(
+                PAPER, "Table 1", "nine systems: selective reduce (000) in Table 1's setting",
+                f"median paired SR3/CON3 time: {_per_hl(r)}; identical times in {same} of "
+                f"{int((d['arm'] == 'SR3').sum())} runs",
+                note="no paper has this row; with one bandwidth for every worker, Alg. 2's waiting gain is 0, "
+                     "so selective reduce never holds a worker and forms the FIFO group of p"))
+    return out
+
+
+def speedup(df: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 11's speedup: per (arm, n, trial), the time to target of the 1-worker run of the same trial
+    (``arm == "1 worker"``) divided by this run's (0 when this run never reaches it; NaN when the
+    1-worker run does not).  Returns ``arm``, ``n``, ``trial``, ``speedup``, ``reached``."""
+    _need(df, "df", ["arm", "n", "trial", "time_to_target_s"])
+    one = df[df["arm"] == "1 worker"].set_index("trial")["time_to_target_s"]
+    rest = df[df["arm"] != "1 worker"]
+    t = rest["time_to_target_s"].astype(float)
+    base = rest["trial"].map(one).astype(float)
+    sp = np.where(t.isna(), 0.0, base / t)
+    return pd.DataFrame({"arm": rest["arm"].to_numpy(), "n": rest["n"].to_numpy(), "trial": rest["trial"].to_numpy(),
+                         "speedup": sp, "reached": t.notna().astype(int).to_numpy()})
+
+
+def fig11(df: pd.DataFrame, pr: str = "PR4") -> list[Claim]:
+    """§5.3.2: AR and PS BK scale worse than partial reduce (arm ``pr``), from the ``22_pr_fig11``
+    frame: at the largest n, PR's median paired speedup over one worker is strictly larger."""
+    s = speedup(df).dropna(subset=["speedup"])
+    if s.empty or pr not in set(s["arm"]):
+        return []
+    top = s["n"].max()
+    at = s[s["n"] == top].pivot_table(index="trial", columns="arm", values="speedup")
+    med = s.groupby(["arm", "n"])["speedup"].median().unstack("n")
+    out = []
+    for other, name in (("AR", "all reduce"), ("BK", "PS BK (a quarter of the workers as backups)")):
+        if other not in at.columns:
+            continue
+        ok = bool(at[pr].median() > at[other].median())
+        curve = ", ".join(f"n={n:g}: {med.loc[other, n]:.2f} vs {med.loc[pr, n]:.2f}" for n in med.columns
+                          if other in med.index and pr in med.index)
+        out.append(Claim(
+            PAPER, "Fig. 11", f"nine systems: {name} scales worse than partial reduce ({pr})",
+            "limited scalability vs. improved scalability (§5.3.2)",
+            f"median speedup over 1 worker, {other} vs {pr}: {curve}", direction=ok,
+            cause="" if ok else (_SETTING.replace("002's 8 workers", "n workers") + f"at n={top:g} {other} reaches "
+                                 f"the target in {int(s[(s.arm == other) & (s.n == top)].reached.sum())} of "
+                                 f"{int(((s.arm == other) & (s.n == top)).sum())} runs"),
+            note="speedup = 1-worker time to target / n-worker time (0 if never reached), median over trials; "
+                 f"holds if {pr}'s median at the largest n is larger"))
+    return out
+

@@ -1,0 +1,118 @@
+"""Seed 002 §5 in full (notebook 22): every system of Table 1 on the simulated cluster, replayed through
+training, with the accuracy curve (Fig. 7) and a 1-worker baseline (Fig. 11).
+
+A setting is a :class:`~simlib.training.train_command.TrainScenario` (``python -m simlib train``'s
+flat parameters: ``scheme``, ``n``, ``hl``, ``p`` = group size P in workers, ...) plus
+``curve_every_s``; or, for Fig. 11's baseline, ``scheme = "single"`` with ``n = 1``: one worker running
+local SGD with no synchronization (decision RP14), the same training values, its compute times those
+of worker 0 of an ``n``-worker run of the trace with the same seed.
+
+Units: seconds.  :data:`ARMS` names Table 1's columns (its order) plus selective reduce.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from simlib.core.seeding import as_seed_sequence, child_seed
+from simlib.core.validate import check_real
+from simlib.papers.cluster_scenario import simulate
+from simlib.runtime.log import ScheduleLog
+from simlib.training.time_to_accuracy import replay_curve, replay_to_target, split_training_params
+from simlib.training.train_command import TrainScenario
+from simlib.workloads.traces import load_trace
+
+__all__ = ["ARMS", "SINGLE", "arm_label", "curve_column", "single_worker_log", "trial"]
+
+#: Table 1's columns in the paper's order (label -> (scheme, group size P or None)), then 000's
+#: selective reduce (P = its minimum group), the row no paper has.
+ARMS = {"AR": ("allreduce", None), "ER": ("eager", None), "AD": ("adpsgd", None), "BSP": ("ps-bsp", None),
+        "ASP": ("ps-asp", None), "HETE": ("ps-hete", None), "BK": ("ps-backup", None),
+        "CON3": ("partial", 3), "DYN3": ("partial-dynamic", 3), "CON5": ("partial", 5),
+        "DYN5": ("partial-dynamic", 5), "SR3": ("selective", 3)}
+#: The scheme name of the 1-worker baseline (local SGD, no synchronization).
+SINGLE = "single"
+_GROUPED = ("partial", "partial-dynamic", "selective")
+_SHORT = {"partial": "CON", "partial-dynamic": "DYN", "selective": "SR"}
+
+
+def arm_label(scheme: str, p: int | None = None) -> str:
+    """Table 1's column name of ``scheme`` (with group size ``p`` for the reduce schemes): ``"AR"``,
+    ``"BK"``, ``"CON3"``, ``"DYN5"``, ``"SR3"``, ...; ``"1 worker"`` for :data:`SINGLE`."""
+    if scheme == SINGLE:
+        return "1 worker"
+    if scheme in _GROUPED:
+        return f"{_SHORT[scheme]}{int(p)}"
+    for label, (s, _) in ARMS.items():
+        if s == scheme:
+            return label
+    raise ValueError(f"scheme must be one of {sorted({s for s, _ in ARMS.values()} | {SINGLE})}, got {scheme!r}")
+
+
+def curve_column(t: float) -> str:
+    """The frame column holding the test accuracy at ``t`` seconds (Fig. 7's curve)."""
+    return f"acc_at_{t:g}s"
+
+
+def single_worker_log(trace: str, duration: float, seed, bandwidth: float = 1e10) -> ScheduleLog:
+    """The schedule of one worker training alone for ``duration`` s: its local iterations end at the
+    running sums of worker 0's compute times (``trace.compute_times(1, child 1 of seed)``, as
+    :func:`~simlib.papers.cluster_scenario.simulate` draws them), no synchronization (RP14)."""
+    duration = check_real("duration", duration, 0.0, lo_open=True)
+    src = load_trace(trace).compute_times(1, child_seed(as_seed_sequence(seed), 1))
+    ends, t = [], 0.0
+    while True:
+        t += src.next(0)
+        if t > duration:
+            break
+        ends.append(t)
+    return ScheduleLog(n=1, duration=duration, bandwidth=np.array([float(bandwidth)]), compute_end=[ends])
+
+
+def trial(params: dict, seed) -> dict:
+    """One system's run replayed through training.
+
+    Returns ``time_to_target_s`` (NaN if never reached), ``updates_to_target`` (002's "#update": syncs,
+    or global-model updates under the gradient rule; local steps for one worker), ``per_update_s``
+    (time to target / updates to it; for a run that never reaches the target, the run's duration /
+    its updates, as Table 1 gives ER's per-update time), ``run_updates``, ``reached`` (0/1),
+    ``final_acc``, ``iterations_to_target``, the time to every accuracy of the problem's ladder
+    (``time_to_accNN_s``) and the test accuracy every ``curve_every_s`` seconds (:func:`curve_column`).
+    """
+    params = dict(params)
+    every = check_real("curve_every_s", params.pop("curve_every_s", 10.0), 0.0, lo_open=True)
+    seed = as_seed_sequence(seed)
+    if params.get("scheme") == SINGLE:
+        if params.get("n", 1) != 1 or params.get("hl", 1) != 1:
+            raise ValueError(f"scheme {SINGLE!r} is one worker: n and hl must be 1, got n = {params.get('n')}, "
+                             f"hl = {params.get('hl')}")
+        # the training values are checked as those of a 2-worker all-reduce run
+        ts = TrainScenario.from_params({**params, "scheme": "allreduce", "n": 2, "p": 1})
+        _, target, cfg = split_training_params(ts.training())
+        log = single_worker_log(ts.trace, ts.duration_s, seed)
+    else:
+        ts = TrainScenario.from_params(params)
+        sc = ts.scenario()
+        _, target, cfg = split_training_params({**sc.to_params(), **ts.training()})
+        log = simulate(sc, seed)
+    curve = replay_curve(log, cfg, seed)
+    reached, row = replay_to_target(log, cfg, target, seed, curve=curve)
+    single = log.n == 1
+    count = "iterations" if single else "syncs"
+    nan = float("nan")
+    out = {**reached,
+           "reached": int(row is not None),
+           "iterations_to_target": nan if row is None else float(row["iterations"]),
+           "updates_to_target": nan if row is None else float(row[count]),
+           "run_updates": float(curve[count].iloc[-1])}
+    if row is not None and row[count] > 0:
+        out["per_update_s"] = out["time_to_target_s"] / float(row[count])
+    else:
+        out["per_update_s"] = log.duration / out["run_updates"] if out["run_updates"] > 0 else nan
+    times = curve["time_s"].to_numpy()
+    acc = curve["test_acc"].to_numpy()
+    for k in range(int(math.floor(log.duration / every * (1 + 1e-12))) + 1):
+        t = k * every
+        out[curve_column(t)] = float(acc[np.searchsorted(times, t * (1 + 1e-12), side="right") - 1])
+    return out

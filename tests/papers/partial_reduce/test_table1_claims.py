@@ -1,0 +1,146 @@
+"""Notebook 22's claims (002 §5.2 on all nine systems, §5.3.2's Fig. 11) on hand-built frames: each rule
+at its edge (holds exactly at the tolerance, fails just past it), direction and magnitude apart."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from simlib.papers.partial_reduce import table1_claims as t1
+from simlib.papers.partial_reduce.claims import TABLE1
+
+
+def frame(times: dict, updates: dict | None = None, per_update: dict | None = None, hls=(1, 3), trials=3):
+    """One row per (arm, hl, trial); ``times[arm]`` a number (every HL and trial) or {hl: number};
+    NaN = never reached.  Updates and per-update times default to 100 and 1.0."""
+    rows = []
+    for arm, t in times.items():
+        for hl in hls:
+            for k in range(trials):
+                def pick(d, default):
+                    v = (d or {}).get(arm, default)
+                    return v.get(hl, default) if isinstance(v, dict) else v
+                tt = pick(times, np.nan)
+                rows.append(dict(arm=arm, hl=hl, trial=k, time_to_target_s=tt,
+                                 updates_to_target=pick(updates, 100.0), per_update_s=pick(per_update, 1.0),
+                                 reached=int(not math.isnan(tt))))
+    return pd.DataFrame(rows)
+
+
+def claim(claims, text):
+    found = [c for c in claims if text in c.claim]
+    assert len(found) == 1, [c.claim for c in claims]
+    return found[0]
+
+
+def test_table1_transcription_agrees_with_notebook_21s_columns():
+    for key, cells in TABLE1.items():
+        for arm, vals in cells.items():
+            assert t1.TABLE1_ALL[key][arm] == vals
+    # the paper's "up to" numbers are Table 1's maxima where §5.2 says so
+    assert max(t1.table1_ratios("BK", "CON5", "time")) == pytest.approx(1.47, abs=0.005)
+    assert max(t1.table1_ratios("BK", "DYN3", "time")) == pytest.approx(1.84, abs=0.005)
+    assert 1224 / 705 == pytest.approx(1.74, abs=0.005)          # AD/DYN3, DenseNet-121 HL 2
+    # ER never reaches the threshold: no run time, no #update
+    assert all(c["ER"][0] is None and c["ER"][1] is None for c in t1.TABLE1_ALL.values())
+
+
+@pytest.mark.parametrize("top, direction, magnitude", [
+    (1.47 * 1.1, True, True),            # exactly at the 10 % edge
+    (1.47 * 1.1 * 1.001, True, False),   # just past it: the direction still holds
+    (1.47 * 0.9, True, True),
+    (1.47 * 0.9 * 0.999, True, False),
+    (1.0, False, False),                 # a tie is not "beats"
+])
+def test_up_to_147_edges(top, direction, magnitude):
+    df = frame({"BK": {1: 1.0, 3: top}, "CON5": 1.0})
+    c = claim(t1.table1(df), "P=5) beats PS BK")
+    assert (c.direction, c.magnitude) == (direction, magnitude)
+    assert c.holds == (direction and magnitude) and bool(c.cause) != c.holds
+
+
+def test_up_to_174_uses_the_heterogeneous_levels_only():
+    df = frame({"AD": {1: 1.74 * 2, 3: 1.74}, "DYN3": 1.0})
+    c = claim(t1.table1(df), "beats AD-PSGD")
+    assert c.direction and c.magnitude                   # HL 1's 3.48× is ignored
+    df = frame({"AD": {1: 1.74, 3: 0.9}, "DYN3": 1.0})
+    c = claim(t1.table1(df), "beats AD-PSGD")
+    assert not c.direction and not c.magnitude
+
+
+@pytest.mark.parametrize("ratio, ok", [(1.48, True), (2.01, True), (1.479, False), (2.0101, False)])
+def test_dyn_vs_ar_range_edges(ratio, ok):
+    df = frame({"AR": {1: 0.5, 3: ratio}, "DYN3": 1.0})
+    c = claim(t1.table1(df), "DYN (P=3) is at most")
+    assert c.direction is True and c.magnitude is ok
+
+
+@pytest.mark.parametrize("ratio, direction, magnitude", [(3.6, True, True), (4.4, True, True),
+                                                         (3.599, True, False), (0.9, False, False)])
+def test_per_update_4x_at_every_hl(ratio, direction, magnitude):
+    df = frame({"AR": 1.0, "CON3": 1.0}, per_update={"AR": {1: 4.0, 3: ratio}, "CON3": 1.0})
+    c = claim(t1.table1(df), "4× faster per update")
+    assert (c.direction, c.magnitude) == (direction, magnitude)
+
+
+def test_every_hl_comparison_is_strict_and_counts_never_reached_as_infinite():
+    # BSP equal to CON3 at HL 3: not slower
+    c = claim(t1.table1(frame({"BSP": {1: 2.0, 3: 1.0}, "CON3": 1.0})), "PS BSP is (slightly) slower than partial "
+                                                                        "reduce (P=3)")
+    assert c.direction is False and c.magnitude is None and c.cause.startswith("setting:")
+    # BSP never reaches the target: infinitely slow, so slower at every HL; the row's numbers stay finite text
+    c = claim(t1.table1(frame({"BSP": np.nan, "CON3": 1.0})), "P=3)")
+    assert c.direction is True and "∞" in c.our_value
+    # both never reach: the pairs are dropped, no row
+    assert not [x for x in t1.table1(frame({"BSP": np.nan, "CON5": np.nan})) if "BSP" in x.claim]
+
+
+def test_asp_hete_claims_read_the_right_metrics():
+    df = frame({"ASP": 2.0, "HETE": 1.5, "BSP": 1.0, "CON3": 1.0},
+               updates={"ASP": 900.0, "BSP": 100.0, "HETE": 800.0, "CON3": 300.0})
+    got = {c.claim: c.direction for c in t1.table1(df)}
+    assert got["nine systems: PS ASP needs more updates than PS BSP"]
+    assert got["nine systems: PS ASP converges slower than partial reduce (P=3)"]
+    assert got["nine systems: PS HETE is faster than PS ASP"]
+    assert got["nine systems: PS HETE is slower than partial reduce (P=3)"]
+    # updates decide the first, not times: ASP with fewer updates than BSP fails it though slower
+    df2 = frame({"ASP": 2.0, "BSP": 1.0}, updates={"ASP": 50.0, "BSP": 100.0})
+    assert not claim(t1.table1(df2), "ASP needs more updates").direction
+
+
+def test_eager_reduce_fails_the_threshold_only_if_no_run_reaches_it():
+    never = frame({"ER": np.nan, "AR": 1.0}, per_update={"ER": 0.4, "AR": 1.0})
+    rows = t1.table1(never)
+    assert claim(rows, "fails to reach").direction is True
+    assert claim(rows, "cheaper per update").direction is True          # per-update: run duration / updates
+    once = frame({"ER": {1: np.nan, 3: 5.0}, "AR": 1.0})
+    c = claim(t1.table1(once), "fails to reach")
+    assert c.direction is False and "HL=3: reached in 3 of 3" in c.our_value and c.cause
+
+
+def test_selective_row_is_an_observation_counting_identical_runs():
+    c = claim(t1.table1(frame({"SR3": 1.0, "CON3": 1.0})), "selective reduce")
+    assert c.kind == "observation" and "identical times in 6 of 6" in c.our_value
+
+
+def fig11_frame(times: dict, trials=2):
+    """times[arm][n] = time to target (same for every trial); arm '1 worker' at n = 1."""
+    return pd.DataFrame([dict(arm=a, n=n, trial=k, time_to_target_s=t)
+                         for a, by_n in times.items() for n, t in by_n.items() for k in range(trials)])
+
+
+def test_speedup_is_the_paired_one_worker_time_over_the_n_worker_time_and_zero_if_never_reached():
+    s = t1.speedup(fig11_frame({"1 worker": {1: 300.0}, "AR": {4: 150.0, 8: np.nan}}))
+    got = s.set_index(["n", "trial"])["speedup"]
+    assert got[(4, 0)] == 2.0 and got[(8, 1)] == 0.0
+    assert list(s["reached"]) == [1, 1, 0, 0]
+
+
+@pytest.mark.parametrize("pr, ok", [(99.0, True), (100.0, False), (101.0, False)])   # PR time at n = 32
+def test_fig11_scales_worse_at_the_largest_n(pr, ok):
+    # at n = 4 PR is far ahead, so only the largest n can decide
+    df = fig11_frame({"1 worker": {1: 300.0}, "AR": {4: 300.0, 32: 100.0}, "BK": {4: 300.0, 32: 100.0},
+                      "PR4": {4: 30.0, 32: pr}})
+    rows = t1.fig11(df)
+    assert [c.direction for c in rows] == [ok, ok]
+    assert all(bool(c.cause) != ok for c in rows)

@@ -1,0 +1,44 @@
+"""Notebook 22's trial (simlib.training.nine_systems): the 1-worker baseline (RP14), Table 1's columns,
+the per-update time of runs that never reach the target, the curve columns."""
+import numpy as np
+import pytest
+
+from simlib.core.seeding import as_seed_sequence, child_seed
+from simlib.training import nine_systems as ns
+from simlib.workloads.traces import load_trace
+
+QUICK = dict(problem="digits", model="softmax", lr=0.1, data="iid", trace="cnn")
+
+
+def test_single_worker_log_replays_worker_0s_compute_times_without_syncs():
+    seed = as_seed_sequence(5)
+    log = ns.single_worker_log("cnn", 30.0, seed)
+    ends = np.asarray(log.compute_end[0])
+    # worker 0 of an 8-worker run draws the same times (its own child of the run's compute seed)
+    draws = load_trace("cnn").compute_times(8, child_seed(seed, 1)).take(0, len(ends) + 1)
+    assert ends == pytest.approx(np.cumsum(draws[:-1]))
+    assert ends[-1] <= 30.0 < ends[-1] + draws[-1]
+    assert log.n == 1 and log.syncs == []
+
+
+def test_single_worker_trial_counts_local_steps_as_updates():
+    out = ns.trial(dict(QUICK, scheme=ns.SINGLE, n=1, duration_s=40.0, target_acc=0.8, curve_every_s=10.0), 0)
+    assert out["reached"] == 1 and out["updates_to_target"] == out["iterations_to_target"]
+    assert out["per_update_s"] == pytest.approx(out["time_to_target_s"] / out["updates_to_target"])
+    assert [k for k in out if k.startswith("acc_at_")] == [ns.curve_column(t) for t in (0, 10, 20, 30, 40)]
+    assert all(0.0 <= out[ns.curve_column(t)] <= 1.0 for t in (0, 10, 20, 30, 40))
+    with pytest.raises(ValueError, match="n and hl must be 1"):
+        ns.trial(dict(QUICK, scheme=ns.SINGLE, n=2, duration_s=10.0), 0)
+
+
+def test_a_run_that_never_reaches_the_target_reports_its_run_per_update_time():
+    out = ns.trial(dict(QUICK, scheme="allreduce", n=4, duration_s=5.0, target_acc=0.92), 0)
+    assert out["reached"] == 0 and np.isnan(out["time_to_target_s"]) and np.isnan(out["updates_to_target"])
+    assert out["run_updates"] > 0 and out["per_update_s"] == pytest.approx(5.0 / out["run_updates"])
+
+
+def test_arm_labels_are_table_1s_columns():
+    assert [ns.arm_label(s, p) for s, p in ns.ARMS.values()] == list(ns.ARMS)
+    assert ns.arm_label("partial", 4) == "CON4" and ns.arm_label(ns.SINGLE) == "1 worker"
+    with pytest.raises(ValueError, match="scheme must be one of"):
+        ns.arm_label("ring")
