@@ -16,32 +16,24 @@ from dataclasses import dataclass
 from simlib.papers.cluster_scenario import Scenario
 from simlib.papers.contract import ParamError, ScenarioBase, check_items, param, param_list, param_of
 from simlib.papers.fmreduce.scenario import Scenario as FMScenario
+from simlib.papers.selective_reduce.experiments.figures import RunKnobs
 from simlib.papers.selmcast.ssp_scenario import SSPScenario
 
 __all__ = ["InternetScaleNotebook", "RealTracesNotebook"]
 
 
 @dataclass(frozen=True)
-class InternetScaleNotebook(ScenarioBase):
+class InternetScaleNotebook(RunKnobs):
     """Notebook 91: every scheme at 000 §IV's settings for n up to 10,000 workers."""
 
     trials: int = param(5, lo=1, quick=2, help="trials per setting")
     n_values: tuple = param_list([1000, 2000, 5000, 10000], of=(Scenario, "n"), quick=[20, 40],
                                  help="cluster sizes n")
     trace: str = param_of(Scenario, "trace")
-    duration_s: float = param_of(Scenario, "duration_s")
-    p: float = param_of(Scenario, "p")
-    eta: float = param_of(Scenario, "eta")
-    theta: float = param_of(Scenario, "theta")
-    dt_s: float = param_of(Scenario, "dt_s")
-    lam: float = param_of(Scenario, "lam")
-    alpha_s: float = param_of(Scenario, "alpha_s")
-    model_mb: float = param_of(Scenario, "model_mb")
 
     def check(self):
-        fixed = dict(trace=self.trace, duration_s=self.duration_s, p=self.p, eta=self.eta, theta=self.theta,
-                     dt_s=self.dt_s, lam=self.lam, alpha_s=self.alpha_s, model_mb=self.model_mb)
-        check_items("n_values", self.n_values, lambda n: Scenario.from_params(dict(fixed, n=n)))
+        check_items("n_values", self.n_values,
+                    lambda n: Scenario.from_params(dict(self.run_knobs(), trace=self.trace, n=n)))
 
 
 def _trials(default: int, quick: int, what: str):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from simlib.papers.cluster_scenario import Scenario
 from simlib.papers.contract import ParamSpec, ScenarioBase, check_items, param, param_list, param_of
 
-__all__ = ["Fig5to7Notebook", "Fig8to10Notebook", "Fig11to12Notebook", "Fig13to14Notebook", "GapsNotebook"]
+__all__ = ["RunKnobs", "RUN_KNOBS", "Fig5to7Notebook", "Fig8to10Notebook", "Fig11to12Notebook", "Fig13to14Notebook", "GapsNotebook"]
 
 #: The paper reports min/median/max over 20 trials per setting (§IV-A2); the quick profile runs 2.
 TRIALS = dict(lo=1, quick=2, help="trials per setting (§IV-A2: 20)")
@@ -29,13 +29,15 @@ def _run(**params) -> Scenario:
     return Scenario.from_params(params)
 
 
-@dataclass(frozen=True)
-class Fig5to7Notebook(ScenarioBase):
-    """Notebook 11 (§IV-B1, Figs. 5-7): every scheme over n on the CNN and Transformer traces."""
+#: The cluster run's knobs that :class:`RunKnobs` declares.
+RUN_KNOBS = ("duration_s", "p", "eta", "theta", "dt_s", "lam", "alpha_s", "model_mb")
 
-    trials: int = param(20, **TRIALS)
-    n_values: tuple = param_list(N_VALUES, of=(Scenario, "n"), quick=[10, 20], help="cluster sizes n")
-    traces: tuple = param_list(["cnn", "transformer"], of=(Scenario, "trace"), help="compute-time traces")
+
+@dataclass(frozen=True)
+class RunKnobs(ScenarioBase):
+    """The cluster run's knobs a notebook passes unchanged to every trial (the Scenario's
+    declarations: §IV-A's defaults, ranges and units)."""
+
     duration_s: float = param_of(Scenario, "duration_s")
     p: float = param_of(Scenario, "p")
     eta: float = param_of(Scenario, "eta")
@@ -45,10 +47,21 @@ class Fig5to7Notebook(ScenarioBase):
     alpha_s: float = param_of(Scenario, "alpha_s")
     model_mb: float = param_of(Scenario, "model_mb")
 
+    def run_knobs(self) -> dict:
+        """These knobs as the Scenario's flat parameters."""
+        return {name: getattr(self, name) for name in RUN_KNOBS}
+
+
+@dataclass(frozen=True)
+class Fig5to7Notebook(RunKnobs):
+    """Notebook 11 (§IV-B1, Figs. 5-7): every scheme over n on the CNN and Transformer traces."""
+
+    trials: int = param(20, **TRIALS)
+    n_values: tuple = param_list(N_VALUES, of=(Scenario, "n"), quick=[10, 20], help="cluster sizes n")
+    traces: tuple = param_list(["cnn", "transformer"], of=(Scenario, "trace"), help="compute-time traces")
+
     def check(self):
-        fixed = dict(trace=self.traces[0], duration_s=self.duration_s, p=self.p, eta=self.eta, theta=self.theta,
-                     dt_s=self.dt_s, lam=self.lam, alpha_s=self.alpha_s, model_mb=self.model_mb)
-        check_items("n_values", self.n_values, lambda n: _run(n=n, **fixed))
+        check_items("n_values", self.n_values, lambda n: _run(n=n, trace=self.traces[0], **self.run_knobs()))
 
 
 @dataclass(frozen=True)
