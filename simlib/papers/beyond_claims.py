@@ -31,6 +31,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from simlib.papers.analysis import require_frame
 from simlib.papers.claim import Claim, observation
 
 __all__ = ["Quantity", "Comparison", "SR_VS_PR", "FMREDUCE_VS_PR", "SELMCAST_VS_ORPHEUS", "SR_VS_PR_TTA",
@@ -105,17 +106,6 @@ COMPARISONS = (SR_VS_PR, FMREDUCE_VS_PR, SELMCAST_VS_ORPHEUS, SR_VS_PR_TTA, SELM
 
 # ----------------------------------------------------------------------------- the ratio table
 
-def _need(df, columns: Sequence[str]) -> pd.DataFrame:
-    if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"df must be a pandas DataFrame, got {type(df).__name__}")
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ValueError(f"df lacks the column(s) {missing}; it has {list(df.columns)}")
-    if df.empty:
-        raise ValueError("df has no rows")
-    return df
-
-
 def _setting(by: Sequence[str], values) -> str:
     return ", ".join(f"{c} = {v:g}" if isinstance(v, (int, float, np.number)) else f"{c} = {v}"
                      for c, v in zip(by, values)) or "—"
@@ -136,7 +126,7 @@ def ratio_table(df: pd.DataFrame, comparison: Comparison, by: Sequence[str] = ()
     by = [by] if isinstance(by, str) else list(by)
     sc = comparison.scheme_col
     extra = ["duration_s"] if comparison.censored else []
-    _need(df, ["trace", "trial", sc, *by, *extra, *{q.metric for q in comparison.quantities}])
+    require_frame(df, "df", ["trace", "trial", sc, *by, *extra, *{q.metric for q in comparison.quantities}])
     keys = by + ["trace", "trial"]
     trace_order = {t: i for i, t in enumerate(dict.fromkeys(df["trace"]))}   # rows follow the frame's traces
     rows = []
@@ -205,7 +195,7 @@ def selmcast_vs_orpheus_tta(df: pd.DataFrame) -> pd.DataFrame:
 # ----------------------------------------------------------------------------- verdict per trace
 
 def _check_table(table) -> pd.DataFrame:
-    _need(table, TABLE_COLUMNS)
+    require_frame(table, "table", TABLE_COLUMNS)
     return table
 
 

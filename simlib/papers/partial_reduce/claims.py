@@ -36,7 +36,7 @@ from .spectral import rho_from_frequencies
 from .weights import dynamic_weights
 
 __all__ = ["PAPER", "EXACT_ABS", "NEAR_REL", "NEAR_RULE", "RANGE_RULE", "SPEARMAN_MIN", "FIG4_FREQUENCIES",
-           "FIG4_RHO", "EQ9_EXAMPLE", "TABLE1", "TABLE1_DYN_VS_AR", "table1_range", "PER_UPDATE_SPEEDUP", "FIG8_BEST_P", "DEFAULT_READING",
+           "FIG4_RHO", "EQ9_EXAMPLE", "TABLE1_ARMS", "TABLE1_ALL", "TABLE1", "TABLE1_DYN_VS_AR", "table1_range", "PER_UPDATE_SPEEDUP", "FIG8_BEST_P", "DEFAULT_READING",
            "with_rules", "paired", "paired_masks", "fig4_and_weights", "group_filter", "sec5"]
 
 PAPER = "002"
@@ -58,23 +58,34 @@ TABLE1_DYN_VS_AR = (3, 1.48, 2.01)
 PER_UPDATE_SPEEDUP = (3, 4.0)
 #: §5.2.3: "partial reduce achieves the optimal total run time with P = 3 and 5".
 FIG8_BEST_P = (3, 5)
-#: Table 1 (CIFAR-10), the columns we simulate: (model, HL) -> arm -> (run time s, #updates,
-#: per-update time s); arms AR (all reduce), CON3/DYN3/CON5/DYN5 (partial reduce, P = 3 / 5).
-#: The heterogeneous rows are HL = 3, except DenseNet-121's HL = 2.
-TABLE1 = {
-    ("ResNet-34", 1): {"AR": (530, 1226, 0.432), "CON3": (423, 3030, 0.140), "DYN3": (393, 2706, 0.145),
-                       "CON5": (448, 1500, 0.299), "DYN5": (456, 1484, 0.307)},
-    ("ResNet-34", 3): {"AR": (1150, 1425, 0.807), "CON3": (630, 3209, 0.196), "DYN3": (603, 3017, 0.200),
-                       "CON5": (639, 1607, 0.398), "DYN5": (658, 1621, 0.406)},
-    ("VGG-19", 1): {"AR": (580, 2025, 0.286), "CON3": (493, 5301, 0.093), "DYN3": (398, 4204, 0.095),
-                    "CON5": (499, 2528, 0.197), "DYN5": (588, 2890, 0.203)},
-    ("VGG-19", 3): {"AR": (897, 2025, 0.443), "CON3": (626, 5451, 0.115), "DYN3": (608, 5147, 0.118),
-                    "CON5": (731, 2942, 0.248), "DYN5": (687, 2761, 0.249)},
-    ("DenseNet-121", 1): {"AR": (964, 1176, 0.820), "CON3": (660, 2798, 0.236), "DYN3": (694, 2746, 0.253),
-                          "CON5": (947, 1779, 0.532), "DYN5": (964, 1947, 0.495)},
-    ("DenseNet-121", 2): {"AR": (1432, 1125, 1.273), "CON3": (781, 2886, 0.271), "DYN3": (705, 2487, 0.283),
-                          "CON5": (1269, 2202, 0.576), "DYN5": (1009, 1666, 0.606)},
+#: Table 1's columns, in its order.
+TABLE1_ARMS = ("AR", "ER", "AD", "BSP", "ASP", "HETE", "BK", "CON3", "DYN3", "CON5", "DYN5")
+_ROWS = {
+    ("ResNet-34", 1): ((530, None, 482, 605, 768, 756, 588, 423, 393, 448, 456),
+                       (1226, None, 6342, 1275, 10213, 9935, 1482, 3030, 2706, 1500, 1484),
+                       (0.432, 0.217, 0.076, 0.475, 0.075, 0.076, 0.397, 0.140, 0.145, 0.299, 0.307)),
+    ("ResNet-34", 3): ((1150, None, 731, 1204, 996, 861, 734, 630, 603, 639, 658),
+                       (1425, None, 7029, 1438, 10335, 8789, 1556, 3209, 3017, 1607, 1621),
+                       (0.807, 0.349, 0.104, 0.837, 0.096, 0.098, 0.472, 0.196, 0.200, 0.398, 0.406)),
+    ("VGG-19", 1): ((580, None, 582, 734, 1099, 757, 732, 493, 398, 499, 588),
+                    (2025, None, 11640, 1985, 16713, 11620, 2532, 5301, 4204, 2528, 2890),
+                    (0.286, 0.141, 0.050, 0.370, 0.066, 0.065, 0.289, 0.093, 0.095, 0.197, 0.203)),
+    ("VGG-19", 3): ((897, None, 1146, 1019, 1391, 909, 867, 626, 608, 731, 687),
+                    (2025, None, 11344, 2005, 19625, 12893, 2852, 5451, 5147, 2942, 2761),
+                    (0.443, 0.199, 0.062, 0.508, 0.071, 0.071, 0.304, 0.115, 0.118, 0.248, 0.249)),
+    ("DenseNet-121", 1): ((964, None, 870, 977, 952, 913, 923, 660, 694, 947, 964),
+                          (1176, None, 6850, 1180, 12009, 11556, 1487, 2798, 2746, 1779, 1947),
+                          (0.820, 0.397, 0.127, 0.828, 0.079, 0.079, 0.621, 0.236, 0.253, 0.532, 0.495)),
+    ("DenseNet-121", 2): ((1432, None, 1224, 1532, 1299, 1243, 1129, 781, 705, 1269, 1009),
+                          (1125, None, 7948, 1192, 13273, 12551, 1643, 2886, 2487, 2202, 1666),
+                          (1.273, 0.470, 0.154, 1.286, 0.098, 0.099, 0.687, 0.271, 0.283, 0.576, 0.606)),
 }
+#: Table 1 (CIFAR-10) in full: (model, HL) -> arm -> (run time s, #updates, per-update time s); ER's run
+#: time and #updates are N/A (None): it never reaches the threshold.
+TABLE1_ALL = {key: {arm: (t, u, pu) for arm, t, u, pu in zip(TABLE1_ARMS, *rows)} for key, rows in _ROWS.items()}
+#: The columns notebook 21 simulates: arms AR (all reduce), CON3/DYN3/CON5/DYN5 (partial reduce,
+#: P = 3 / 5). The heterogeneous rows are HL = 3, except DenseNet-121's HL = 2.
+TABLE1 = {key: {arm: cells[arm] for arm in ("AR", "CON3", "DYN3", "CON5", "DYN5")} for key, cells in TABLE1_ALL.items()}
 _TABLE1_NOTE = "paper range: Table 1 over its three CNNs (ResNet-34, VGG-19, DenseNet-121)"
 #: The reading of "the initial model x_1" our simulator uses by default (decision PR13).
 DEFAULT_READING = "oldest"

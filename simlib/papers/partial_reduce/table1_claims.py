@@ -34,45 +34,22 @@ import pandas as pd
 from simlib.papers.analysis import require_frame as _need
 from simlib.papers.claim import Claim, observation, within
 
-from .claims import NEAR_REL, NEAR_RULE, PAPER, paired_masks
+from .claims import (NEAR_REL, NEAR_RULE, PAPER, PER_UPDATE_SPEEDUP, TABLE1_ALL, TABLE1_ARMS, TABLE1_DYN_VS_AR,
+                     paired_masks)
 
 __all__ = ["TABLE1_ALL", "TABLE1_ARMS", "UP_TO", "DYN_VS_AR", "PER_UPDATE", "table1_ratios", "paired_arms",
            "speedup", "table1", "fig11"]
 
-#: Table 1's columns, in its order.
-TABLE1_ARMS = ("AR", "ER", "AD", "BSP", "ASP", "HETE", "BK", "CON3", "DYN3", "CON5", "DYN5")
-_ROWS = {
-    ("ResNet-34", 1): ((530, None, 482, 605, 768, 756, 588, 423, 393, 448, 456),
-                       (1226, None, 6342, 1275, 10213, 9935, 1482, 3030, 2706, 1500, 1484),
-                       (0.432, 0.217, 0.076, 0.475, 0.075, 0.076, 0.397, 0.140, 0.145, 0.299, 0.307)),
-    ("ResNet-34", 3): ((1150, None, 731, 1204, 996, 861, 734, 630, 603, 639, 658),
-                       (1425, None, 7029, 1438, 10335, 8789, 1556, 3209, 3017, 1607, 1621),
-                       (0.807, 0.349, 0.104, 0.837, 0.096, 0.098, 0.472, 0.196, 0.200, 0.398, 0.406)),
-    ("VGG-19", 1): ((580, None, 582, 734, 1099, 757, 732, 493, 398, 499, 588),
-                    (2025, None, 11640, 1985, 16713, 11620, 2532, 5301, 4204, 2528, 2890),
-                    (0.286, 0.141, 0.050, 0.370, 0.066, 0.065, 0.289, 0.093, 0.095, 0.197, 0.203)),
-    ("VGG-19", 3): ((897, None, 1146, 1019, 1391, 909, 867, 626, 608, 731, 687),
-                    (2025, None, 11344, 2005, 19625, 12893, 2852, 5451, 5147, 2942, 2761),
-                    (0.443, 0.199, 0.062, 0.508, 0.071, 0.071, 0.304, 0.115, 0.118, 0.248, 0.249)),
-    ("DenseNet-121", 1): ((964, None, 870, 977, 952, 913, 923, 660, 694, 947, 964),
-                          (1176, None, 6850, 1180, 12009, 11556, 1487, 2798, 2746, 1779, 1947),
-                          (0.820, 0.397, 0.127, 0.828, 0.079, 0.079, 0.621, 0.236, 0.253, 0.532, 0.495)),
-    ("DenseNet-121", 2): ((1432, None, 1224, 1532, 1299, 1243, 1129, 781, 705, 1269, 1009),
-                          (1125, None, 7948, 1192, 13273, 12551, 1643, 2886, 2487, 2202, 1666),
-                          (1.273, 0.470, 0.154, 1.286, 0.098, 0.099, 0.687, 0.271, 0.283, 0.576, 0.606)),
-}
-#: Table 1 (CIFAR-10) in full: (model, HL) -> arm -> (run time s, #updates, per-update time s); ER's run
-#: time and #updates are N/A (None): it never reaches the threshold.
-TABLE1_ALL = {key: {arm: (t, u, pu) for arm, t, u, pu in zip(TABLE1_ARMS, *rows)} for key, rows in _ROWS.items()}
 #: §5.2.1's "up to" statements: (numerator arm of the time ratio, our PR arm, X); 1.47 is BK/CON5
 #: (VGG-19, HL 1), 1.84 BK/DYN3 (VGG-19, HL 1) and 1.74 AD/DYN3 (DenseNet-121, HL 2) in Table 1.
 UP_TO = {"BK/CON5": ("BK", "CON5", 1.47), "BK/DYN3": ("BK", "DYN3", 1.84), "AD/DYN3": ("AD", "DYN3", 1.74)}
-#: §5.2.2: "DYN (P=3) can be at most 1.48–2.01× faster than All-Reduce" (HL > 1).
-DYN_VS_AR = (1.48, 2.01)
-#: §5.2.2: "the per-update time is 4× faster than All-Reduce" (partial reduce, P = 3).
-PER_UPDATE = 4.0
+#: §5.2.2's "at most 1.48–2.01× faster than All-Reduce" (DYN, P = 3, HL > 1): :data:`.claims.TABLE1_DYN_VS_AR`.
+DYN_VS_AR = TABLE1_DYN_VS_AR[1:]
+#: §5.2.2's "the per-update time is 4× faster than All-Reduce" (P = 3): :data:`.claims.PER_UPDATE_SPEEDUP`.
+PER_UPDATE = PER_UPDATE_SPEEDUP[1]
 _METRIC = {"time": "time_to_target_s", "updates": "updates_to_target", "per-update": "per_update_s"}
 _IDX = {"time": 0, "updates": 1, "per-update": 2}
+_NAME = {"time": "time to target", "updates": "#updates to target", "per-update": "time per update"}
 _NOTE = "paired per trial (median of the per-trial ratio), a run that never reaches the target counts as inf"
 _SETTING = ("setting: the simulated cluster (002's 8 workers, 10 Gbps, 100 MB, HL workers HL× slower) and the "
             "replayed learning task (docs/decisions/replay.md) stand in for the paper's GPUs and CNNs; ")
@@ -126,17 +103,21 @@ def _why(d: pd.DataFrame, a: str, b: str, hl) -> str:
     return _SETTING + f"at HL={hl:g} " + ", ".join(parts)
 
 
-def _every_hl(d, name, metric, num, den, *, side, statement, paper_value, extra_note="", hls=None):
-    """One claim: at every HL (of ``hls``), the median paired ``num/den`` of ``metric`` is > 1
-    (``side="num"``: num is larger) or < 1 (``side="den"``)."""
-    r = paired_arms(d if hls is None else d[d["hl"].isin(hls)], metric, num, den)
+def _every_hl(d, what, num, den, *, side, statement, says, extra_note="", hls=None):
+    """One claim: at every HL (of ``hls``), the median paired ``num/den`` of ``what`` ("time", "updates"
+    or "per-update") is > 1 (``side="num"``: num is larger) or < 1 (``side="den"``); the paper value is
+    ``says`` and Table 1's range of the same ratio."""
+    r = paired_arms(d if hls is None else d[d["hl"].isin(hls)], _METRIC[what], num, den)
     if r.empty:
         return []
-    ok = bool((r["median"] > 1).all()) if side == "num" else bool((r["median"] < 1).all())
-    bad = r[~(r["median"] > 1)] if side == "num" else r[~(r["median"] < 1)]
-    cause = "" if ok else "; ".join(_why(d, num, den, hl) for hl in bad["hl"])
-    return [Claim(PAPER, "Table 1", statement, paper_value, f"median paired {num}/{den}: " + _per_hl(r),
-                  direction=ok, cause=cause, note=f"{name}; {_NOTE}; holds if every HL's median is "
+    larger = r["median"] > 1 if side == "num" else r["median"] < 1
+    ok = bool(larger.all())
+    cause = "" if ok else "; ".join(_why(d, num, den, hl) for hl in r.loc[~larger, "hl"])
+    per = " per update" if what == "per-update" else ""
+    return [Claim(PAPER, "Table 1", statement, f"{says}; Table 1 {num}/{den}{per}: "
+                                               f"{_span(table1_ratios(num, den, what))}",
+                  f"median paired {num}/{den}: " + _per_hl(r),
+                  direction=ok, cause=cause, note=f"{_NAME[what]}; {_NOTE}; holds if every HL's median is "
                                                    f"{'> 1' if side == 'num' else '< 1'}" + extra_note)]
 
 
@@ -172,42 +153,36 @@ def table1(df: pd.DataFrame) -> list[Claim]:
     def have(*names):
         return all(a in arms for a in names)
 
-    T, U, PU = _METRIC["time"], _METRIC["updates"], _METRIC["per-update"]
+    T, PU = _METRIC["time"], _METRIC["per-update"]
     for P in (3, 5):
         if have("BSP", f"CON{P}"):
-            out += _every_hl(d, "time to target", T, "BSP", f"CON{P}", side="num",
+            out += _every_hl(d, "time", "BSP", f"CON{P}", side="num",
                              statement=f"nine systems: PS BSP is (slightly) slower than partial reduce (P={P})",
-                             paper_value=f"slower (§5.2.1); Table 1 BSP/CON{P}: "
-                                         f"{_span(table1_ratios('BSP', f'CON{P}', 'time'))}")
+                             says="slower (§5.2.1)")
     if have("ASP", "BSP"):
-        out += _every_hl(d, "#updates to target", U, "ASP", "BSP", side="num",
+        out += _every_hl(d, "updates", "ASP", "BSP", side="num",
                          statement="nine systems: PS ASP needs more updates than PS BSP",
-                         paper_value=f"more updates (§5.2.1); Table 1 ASP/BSP: "
-                                     f"{_span(table1_ratios('ASP', 'BSP', 'updates'))}",
+                         says="more updates (§5.2.1)",
                          extra_note="; ASP's step size per push: decision PS6")
     if have("ASP", "CON3"):
-        out += _every_hl(d, "time to target", T, "ASP", "CON3", side="num",
+        out += _every_hl(d, "time", "ASP", "CON3", side="num",
                          statement="nine systems: PS ASP converges slower than partial reduce (P=3)",
-                         paper_value=f"slower (§5.2.1); Table 1 ASP/CON3: "
-                                     f"{_span(table1_ratios('ASP', 'CON3', 'time'))}",
+                         says="slower (§5.2.1)",
                          extra_note="; ASP's step size per push: decision PS6")
     if have("ASP", "HETE"):
-        out += _every_hl(d, "time to target", T, "ASP", "HETE", side="num",
+        out += _every_hl(d, "time", "ASP", "HETE", side="num",
                          statement="nine systems: PS HETE is faster than PS ASP",
-                         paper_value=f"HETE outperforms ASP (§5.2.1); Table 1 ASP/HETE: "
-                                     f"{_span(table1_ratios('ASP', 'HETE', 'time'))}",
+                         says="HETE outperforms ASP (§5.2.1)",
                          extra_note="; HETE's constant: PS3; ASP's step size: PS6")
     if have("HETE", "CON3"):
-        out += _every_hl(d, "time to target", T, "HETE", "CON3", side="num",
+        out += _every_hl(d, "time", "HETE", "CON3", side="num",
                          statement="nine systems: PS HETE is slower than partial reduce (P=3)",
-                         paper_value=f"still slower than partial reduce (§5.2.1); Table 1 HETE/CON3: "
-                                     f"{_span(table1_ratios('HETE', 'CON3', 'time'))}")
+                         says="still slower than partial reduce (§5.2.1)")
     if have("BK", "CON5"):
         out += _up_to(d, "BK/CON5", "nine systems: partial reduce (P=5) beats PS BK (3 backups), up to 1.47×")
-        out += _every_hl(d, "time per update", PU, "BK", "CON5", side="num",
+        out += _every_hl(d, "per-update", "BK", "CON5", side="num",
                          statement="nine systems: partial reduce (P=5) has a lower per-update time than PS BK",
-                         paper_value=f"lower (§5.2.1); Table 1 BK/CON5 per update: "
-                                     f"{_span(table1_ratios('BK', 'CON5', 'per-update'))}")
+                         says="lower (§5.2.1)")
     if have("BK", "DYN3"):
         out += _up_to(d, "BK/DYN3", "nine systems: partial reduce (P=3) beats PS BK, up to 1.84×")
     if have("AR", "DYN3") and het:
@@ -218,7 +193,7 @@ def table1(df: pd.DataFrame) -> list[Claim]:
             ok_d, ok_m = bool((r["median"] > 1).all()), bool(lo <= top <= hi)
             out.append(Claim(
                 PAPER, "Table 1", "nine systems: DYN (P=3) is at most 1.48–2.01× faster than AR for HL > 1",
-                f"at most {lo:.2f}–{hi:.2f}× (§5.2.2)", f"median paired AR/DYN3 time: " + _per_hl(r),
+                f"at most {lo:.2f}–{hi:.2f}× (§5.2.2)", "median paired AR/DYN3 time: " + _per_hl(r),
                 direction=ok_d, magnitude=ok_m, tolerance="our largest median over HL > 1 in the closed range",
                 cause="" if ok_d and ok_m else _why(d, "AR", "DYN3", r.loc[r["median"].idxmax(), "hl"]),
                 note=f"time to target, {_NOTE}; direction: every HL > 1 median > 1; dynamic weights' "
@@ -231,7 +206,7 @@ def table1(df: pd.DataFrame) -> list[Claim]:
             out.append(Claim(
                 PAPER, "Table 1", "nine systems: partial reduce (P=3) is 4× faster per update than AR",
                 f"{PER_UPDATE:g}× (§5.2.2); Table 1 AR/CON3: {_span(table1_ratios('AR', 'CON3', 'per-update'))}",
-                f"median paired AR/CON3 per update: " + _per_hl(r), direction=ok_d, magnitude=ok_m,
+                "median paired AR/CON3 per update: " + _per_hl(r), direction=ok_d, magnitude=ok_m,
                 tolerance=NEAR_RULE + ", at every HL",
                 cause="" if ok_d and ok_m else _SETTING + "one update's time is set by the cluster and its "
                                                           "model of a slow, shared GPU as an HL× slower worker",
@@ -240,10 +215,9 @@ def table1(df: pd.DataFrame) -> list[Claim]:
         out += _up_to(d, "AD/DYN3", "nine systems: partial reduce (P=3) beats AD-PSGD in heterogeneous settings, "
                                     "up to 1.74×", hls=het)
     if have("ER", "AR"):
-        out += _every_hl(d, "time per update", PU, "ER", "AR", side="den",
+        out += _every_hl(d, "per-update", "ER", "AR", side="den",
                          statement="nine systems: Eager-Reduce is cheaper per update than AR",
-                         paper_value=f"smaller (§5.2.2); Table 1 ER/AR per update: "
-                                     f"{_span(table1_ratios('ER', 'AR', 'per-update'))}",
+                         says="smaller (§5.2.2)",
                          extra_note="; a run that never reaches the target: its duration / its updates")
     if have("ER"):
         er = d[d["arm"] == "ER"].groupby("hl")["reached"].agg(["sum", "size"])

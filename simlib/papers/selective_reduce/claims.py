@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from simlib.core.validate import check_real
-from simlib.papers.analysis import paired_ratio
+from simlib.papers.analysis import paired_ratio, require_frame
 from simlib.papers.claim import Claim, observation, within
 from simlib.papers.predicates import interior_extremum, monotone, range_claim, wins_at_every_x
 
@@ -87,17 +87,6 @@ def _insensitive(values: Sequence[float]) -> bool:
     return near(arr.max(), arr.min())
 
 
-def _need(df, name: str, columns: Sequence[str]) -> pd.DataFrame:
-    if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"{name} must be a DataFrame, got {type(df).__name__}")
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ValueError(f"{name} lacks the column(s) {missing}; it has {list(df.columns)}")
-    if df.empty:
-        raise ValueError(f"{name} has no rows")
-    return df
-
-
 def _single(df: pd.DataFrame, name: str, column: str):
     values = df[column].dropna().unique()
     if len(values) != 1:
@@ -145,7 +134,7 @@ def ring_check(df: pd.DataFrame) -> list[Claim]:
     largest relative error of the simulated time against Eq. (2)'s exact form and against the
     approximation 2mα + 2v/min b, relative to that form).
     """
-    _need(df, "df", ["m", "rel_err_exact", "rel_err_approx"])
+    require_frame(df, "df", ["m", "rel_err_exact", "rel_err_approx"])
     worst = float(df["rel_err_exact"].max())
     approx = df.groupby("m")["rel_err_approx"].max().sort_index()
     close = [m for m, e in approx.items() if within(1.0 + e, 1.0, NEAR_REL)]
@@ -178,7 +167,7 @@ def fig3(table: pd.DataFrame, *, p: int = 2, eta: float = 0.3, theta: float = 1.
     avg scale each smaller, equal or larger.  ``p``, ``eta``, ``theta``, ``dt`` (s): the settings selective
     reduce ran with (for the note).
     """
-    _need(table, "table", ["schedule", "avg_ct_s", "avg_scale", "groups", "paper_avg_ct_s", "paper_avg_scale"])
+    require_frame(table, "table", ["schedule", "avg_ct_s", "avg_scale", "groups", "paper_avg_ct_s", "paper_avg_scale"])
     t = table.set_index("schedule")
     pr, ar = "partial reduce (p=2)", "all reduce"
     exact = "exact (the example is deterministic; its times are exact in floating point)"
@@ -230,7 +219,7 @@ def figs5_7(df: pd.DataFrame) -> list[Claim]:
     ``avg_sync_scale``, ``total_sync``, ``total_iteration``, ``wasted_wait_s_per_worker``,
     ``duration_s``, ``alpha_s``).
     """
-    _need(df, "df", ["trace", "n", "scheme", "trial", "avg_sync_time_s", "avg_sync_scale", "total_sync",
+    require_frame(df, "df", ["trace", "n", "scheme", "trial", "avg_sync_time_s", "avg_sync_scale", "total_sync",
                      "total_iteration", "wasted_wait_s_per_worker", "duration_s", "alpha_s"])
     duration = float(_single(df, "df", "duration_s"))
     schemes = set(df["scheme"])
@@ -357,11 +346,11 @@ def figs8_10(df: pd.DataFrame, *, p: float, eta: float, theta: float,
     """
     cols = ["scheme", "p", "eta", "theta", "n", "group_size", "trial", "avg_sync_scale", "avg_sync_time_s",
             "total_sync", "total_iteration"]
-    _need(df, "df", cols)
+    require_frame(df, "df", cols)
     p, eta = (check_real(k, v, 0.0, 1.0) for k, v in (("p", p), ("eta", eta)))
     theta = check_real("theta", theta, 0.0)
     if rescaled is not None:
-        _need(rescaled, "rescaled", cols + ["compute_mean_s"])
+        require_frame(rescaled, "rescaled", cols + ["compute_mean_s"])
     n = int(_single(df, "df", "n"))
     out = []
     f8 = df[np.isclose(df["eta"], eta) & np.isclose(df["theta"], theta)]
@@ -506,7 +495,7 @@ def figs11_12(df: pd.DataFrame, *, n_error: int) -> list[Claim]:
     ``df``: notebook 13's frame (columns scheme, n, cdf, bw_error, trial and the metrics; partial
     reduce rows have no cdf / bw_error).
     """
-    _need(df, "df", ["scheme", "n", "cdf", "bw_error", "trial", "avg_sync_time_s", "avg_sync_scale",
+    require_frame(df, "df", ["scheme", "n", "cdf", "bw_error", "trial", "avg_sync_time_s", "avg_sync_scale",
                      "total_sync", "total_iteration"])
     df = df.assign(start=_start(df))
     out = []
@@ -562,7 +551,7 @@ def figs13_14(df: pd.DataFrame) -> list[Claim]:
 
     ``df``: notebook 14's frame (columns scheme, lam, alpha_s, trial and the metrics).
     """
-    _need(df, "df", ["scheme", "lam", "alpha_s", "trial", "avg_sync_time_s", "avg_sync_scale", "total_iteration"])
+    require_frame(df, "df", ["scheme", "lam", "alpha_s", "trial", "avg_sync_time_s", "avg_sync_scale", "total_iteration"])
     metrics = ["avg_sync_time_s", "avg_sync_scale", "total_iteration"]
     schemes = [s for s in _SCHEMES if s in set(df["scheme"])]
     out = []
@@ -646,7 +635,7 @@ def paper_gaps(df: pd.DataFrame, *, dt_s: float = 0.1) -> list[Claim]:
     ``df``: notebook 15's frame as saved (columns base_rule, progress_model, c, dt_s, compute_mean_s,
     scheme and the metrics; NaN where a setting used the default); ``dt_s`` the default Δt (s).
     """
-    _need(df, "df", ["scheme", "base_rule", "progress_model", "c", "dt_s", "compute_mean_s", "n",
+    require_frame(df, "df", ["scheme", "base_rule", "progress_model", "c", "dt_s", "compute_mean_s", "n",
                      "avg_sync_time_s", "avg_sync_scale", "total_iteration"])
     df = df.assign(base_rule=df["base_rule"].fillna("text"), progress_model=df["progress_model"].fillna("paper"))
     n = int(_single(df, "df", "n"))
@@ -701,7 +690,7 @@ def internet_scale(df: pd.DataFrame) -> list[Claim]:
     ``df``: notebook 91's frame (columns n, scheme, trial and the metrics).  Each §IV-B1 comparison is
     summarized by the median paired ratio at every n (> 1: selective reduce better) and its trend.
     """
-    _need(df, "df", ["n", "scheme", "trial", "avg_sync_time_s", "avg_sync_scale", "total_iteration"])
+    require_frame(df, "df", ["n", "scheme", "trial", "avg_sync_time_s", "avg_sync_scale", "total_iteration"])
     ns = sorted(int(x) for x in df["n"].unique())
     label = f"beyond §IV: n = {ns[0]:,}–{ns[-1]:,}"
     trials = int(df.groupby(["n", "scheme"])["trial"].nunique().min())

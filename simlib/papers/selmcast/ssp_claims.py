@@ -84,11 +84,8 @@ FIG13_SCALE_GAIN_UP_TO = 0.67                                         # "an impr
 
 # ---------------------------------------------------------------- frame helpers
 def _check_frame(df: pd.DataFrame, columns) -> None:
-    if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"df must be a pandas DataFrame, got {type(df).__name__}")
-    missing = [c for c in ("trace", "scheme", "trial", "n", "duration_s", *columns) if c not in df.columns]
-    if missing:
-        raise ValueError(f"df lacks the columns {missing} (expected a §IV-C sweep frame)")
+    """A §IV-C sweep frame: the sweep's columns plus ``columns``."""
+    analysis.require_frame(df, "df", ("trace", "scheme", "trial", "n", "duration_s", *columns))
 
 
 def _axis(df: pd.DataFrame, col: str) -> pd.DataFrame:
