@@ -388,6 +388,28 @@ def _computing(syncs) -> list | None:
 
 
 # ----------------------------------------------------------------------- replay
+@dataclass(frozen=True)
+class _Task:
+    """What a replay trains with, whatever the update rule: the model's batched gradient, the
+    training data, each worker's minibatch stream, the starting model (``x_init`` as drawn, ``x0`` in
+    the replay's dtype), the SGD step, the evaluation times (s) and the test loss/accuracy function."""
+    grad: object
+    Xtr: np.ndarray
+    ytr: np.ndarray
+    batches: list
+    x_init: np.ndarray
+    x0: np.ndarray
+    step: object
+    times: list
+    loss_acc: object
+
+    def grads(self, params: np.ndarray, ws: list, ks: list) -> np.ndarray:
+        """Gradients of workers ``ws`` (distinct) at their replicas in ``params``, each on its
+        ``ks[i]``-th minibatch: one batched call for all of them."""
+        idx = np.stack([self.batches[w][k] for w, k in zip(ws, ks)])
+        return self.grad(params[np.array(ws)], np.take(self.Xtr, idx, axis=0), self.ytr[idx])
+
+
 def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
            eval_every_s: float = 1.0, seed=0, l2: float = 0.0, *, unfinished: str = "apply",
            dtype: str = "float64", blas_threads: int | None = 1, data: str = "iid",
@@ -479,9 +501,9 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
             loss = float(np.log(np.exp(Z).sum(axis=1)).mean() - Z[te_rows, yte].mean())
             return loss, float((Z.argmax(axis=1) == yte).mean())
 
+        task = _Task(grad, Xtr, ytr, batches, x_init, x0, step, times, loss_acc)
         if rule == "gradient":
-            return _replay_gradient(n, ends, log.syncs, sy, grad, Xtr, ytr, batches, x_init, x0, times, step,
-                                    loss_acc, _one_at_a_time)
+            return _replay_gradient(n, ends, log.syncs, sy, task, _one_at_a_time)
         ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
         rows = []
         calls = iters = nsync = 0
@@ -505,18 +527,14 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
             ws = [w for w in ws if w not in snap and next_k[w] < batches[w].shape[0]]
             if not ws:
                 return
-            idx = np.stack([batches[w][next_k[w]] for w in ws])
-            g = grad(params[np.array(ws)], np.take(Xtr, idx, axis=0), ytr[idx])
             calls += 1
-            snap.update(zip(ws, g))
+            snap.update(zip(ws, task.grads(params, ws, [next_k[w] for w in ws])))
 
         def flush_grads():
             nonlocal calls
             if not pend_w:
                 return
-            ws = np.array(pend_w)
-            idx = np.stack([batches[w][next_k[w] - 1] for w in pend_w])
-            params[ws] -= step * grad(params[ws], np.take(Xtr, idx, axis=0), ytr[idx])
+            params[np.array(pend_w)] -= step * task.grads(params, pend_w, [next_k[w] - 1 for w in pend_w])
             calls += 1
             pend_w.clear()
             pending.clear()
@@ -623,13 +641,13 @@ def _curve(rows) -> pd.DataFrame:
     return curve
 
 
-def _replay_gradient(n, ends, records, sy: _Syncs, grad, Xtr, ytr, batches, x_init, x0, times, step, loss_acc,
-                     one_at_a_time) -> ReplayResult:
+def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time) -> ReplayResult:
     """The replay of a log with update rule ``"gradient"`` (RP12): one global model ``x_s``; a compute
     end adds the worker's gradient on its replica to its accumulator (the replica is unchanged); an
     applied record (``weights`` set) does ``x_s -= lr · Σ_j weights[j] · acc[members[j]]``, empties
     those accumulators, then its targets' replicas become ``x_s`` (all records applied at one instant
     first, then their pulls).  ``x_s`` is the evaluated model; ``syncs`` counts its updates."""
+    times, step, loss_acc, x0 = task.times, task.step, task.loss_acc, task.x0
     S = len(records)
     applied = np.array([r.weights is not None for r in records], dtype=bool)
     pulled = applied & sy.apply              # unfinished="drop": the update stands, the pull did not arrive
@@ -686,18 +704,19 @@ def _replay_gradient(n, ends, records, sy: _Syncs, grad, Xtr, ytr, batches, x_in
         nonlocal calls
         if not pend:
             return
-        ws = np.array(pend)
-        bi = np.stack([batches[w][next_k[w] - 1] for w in pend])
-        acc[ws] += grad(params[ws], np.take(Xtr, bi, axis=0), ytr[bi])
+        acc[np.array(pend)] += task.grads(params, pend, [next_k[w] - 1 for w in pend])
         calls += 1
         pend.clear()
         pending.clear()
 
+    def evaluate(t):
+        loss, acc_ = loss_acc(xs)
+        rows.append((t, iters, nupd, loss, acc_))
+
     ei, n_times = 0, len(times)
     for t, kd, a in zip(ev_t[order].tolist(), ev_k[order].tolist(), ev_id[order].tolist()):
         while ei < n_times and t > times[ei]:
-            loss, acc_ = loss_acc(xs)
-            rows.append((times[ei], iters, nupd, loss, acc_))
+            evaluate(times[ei])
             ei += 1
         if kd == 0:
             if a in pending:
@@ -726,10 +745,10 @@ def _replay_gradient(n, ends, records, sy: _Syncs, grad, Xtr, ytr, batches, x_in
             params[tg] = xs
     flush()
     while ei < n_times:
-        loss, acc_ = loss_acc(xs)
-        rows.append((times[ei], iters, nupd, loss, acc_))
+        evaluate(times[ei])
         ei += 1
-    return ReplayResult(curve=_curve(rows), final_params=params, x_init=x_init, grad_calls=calls, final_model=xs)
+    return ReplayResult(curve=_curve(rows), final_params=params, x_init=task.x_init, grad_calls=calls,
+                        final_model=xs)
 
 
 # --------------------------------------------------------------------- read-outs
