@@ -2,7 +2,6 @@
 installed package runs the README's Python example from another folder without writing into its
 own folder (decision S15)."""
 import hashlib
-import os
 import shutil
 import subprocess
 import sys

@@ -77,8 +77,6 @@ def ladder_column(target: float) -> str:
 
 def ladder_targets(df: pd.DataFrame) -> list[float]:
     """The accuracies of the ``time_to_accNN_s`` columns of ``df`` (ascending)."""
-    import re
-
     found = [int(m.group(1)) / 100 for c in df.columns if (m := re.fullmatch(r"time_to_acc(\d+)_s", c))]
     return sorted(found)
 

@@ -676,8 +676,8 @@ def run_notebooks(
     est = timing.estimate(names, recorded, profile=profile)
     if echo and notebooks:
         if publish:
-            echo(f"publishing run (profile full, default parameters): writes figures/, data/results/ "
-                 f"and the executed notebooks/*.ipynb")
+            echo("publishing run (profile full, default parameters): writes figures/, data/results/ "
+                 "and the executed notebooks/*.ipynb")
         else:
             echo(f"run with {parameters}: outputs go to build/runs/<notebook>/"
                  f"{paths.parameter_hash(parameters)}/ (the committed results are not touched)")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from types import MappingProxyType
 

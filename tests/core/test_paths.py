@@ -1,6 +1,5 @@
 """Where simlib writes (decision S15): inside a checkout, or -- installed -- under $SIMLIB_HOME or the
 user's cache/data folders, never under the package folder."""
-import os
 from pathlib import Path
 
 import pytest

@@ -19,7 +19,6 @@ import math
 import os
 import re
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
