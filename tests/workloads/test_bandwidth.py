@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from simlib.papers.fmreduce.bandwidth import fmreduce_bandwidths
 from simlib.papers.selective_reduce.bandwidth import selective_reduce_bandwidths
-from simlib.papers.selmcast.bandwidth import selmcast_bandwidths
+from simlib.papers.selmcast.bandwidth import selmcast_bandwidth_draw, selmcast_bandwidths
 from simlib.workloads.bandwidth import TimeVaryingBandwidth, estimate_with_error
 from simlib.core.units import Gbps, Mbps
 
@@ -87,6 +87,23 @@ def test_selmcast_deterministic():
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
     c = selmcast_bandwidths(20, 40 * Gbps, 0.5, 1.0, rng(8))
     assert not np.array_equal(a[0], c[0]) and not np.array_equal(a[1], c[1])   # the rng is used
+
+
+@pytest.mark.parametrize("shared_x", [False, True])
+def test_selmcast_draw_factory_is_the_checked_function(shared_x):
+    """The once-checked draw (TimeVaryingBandwidth's form) gives selmcast_bandwidths' numbers bit for bit,
+    and both equal the formula of 004 §IV-A2 on uniforms drawn as rng.uniform(-1, 1) (x first, then x')."""
+    draw = selmcast_bandwidth_draw(30, 40 * Gbps, 0.5, 1.3, shared_x=shared_x)
+    for seed in range(5):
+        pair = draw(rng(seed))
+        eg, ing = selmcast_bandwidths(30, 40 * Gbps, 0.5, 1.3, rng(seed), shared_x=shared_x)
+        assert pair.shape == (2, 30) and np.array_equal(pair[0], eg) and np.array_equal(pair[1], ing)
+        r = rng(seed)
+        x_e = r.uniform(-1.0, 1.0, 30)
+        x_i = x_e if shared_x else r.uniform(-1.0, 1.0, 30)
+        assert np.array_equal(eg, 40 * Gbps * (1.0 + 0.5 * x_e))
+        assert np.array_equal(ing, 40 * Gbps * 1.3 * (1.0 + 0.5 * x_i))
+    _raises_named(lambda: selmcast_bandwidth_draw(4, 1e9, 1.0, 1.0), "lam")
 
 
 def test_selmcast_validation():
@@ -260,6 +277,31 @@ def test_time_varying_order_independent(times, seed):
     second = {t: b.at(t) for t in reversed(times)}
     for t, v in zip(times, first):
         assert np.array_equal(v, second[t])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([0.0, 0.3, 1.0]), st.floats(0.01, 2.0), st.floats(0.0, 20.0), st.integers(0, 2**32 - 1))
+def test_time_varying_schedule_equals_at_each_change_time(gamma, period, t_end, seed):
+    """schedule(t_end) is at(k period) for k = 1..K, bit for bit, K the last change time <= t_end."""
+    tv = TimeVaryingBandwidth(_draw, gamma, period, seed=seed)
+    sched = tv.schedule(t_end)
+    times = tv.change_times(t_end)
+    assert sched.shape == (times.size, N_TV)
+    for row, t in zip(sched, times):
+        assert np.array_equal(row, tv.at(t))
+    pair = TimeVaryingBandwidth(selmcast_bandwidth_draw(4, 1e9, 0.5, 1.0), gamma, period, seed=seed)
+    assert pair.schedule(t_end).shape == (times.size, 2, 4)
+    assert np.array_equal(tv(t_end), tv.at(t_end))          # the object is its own bandwidth(t) callable
+
+
+def test_time_varying_schedule_validates_draws():
+    sizes = iter(range(1, 100))
+    bad = TimeVaryingBandwidth(lambda r: np.ones(next(sizes)), 0.5, 0.1, 0)
+    _raises_named(lambda: bad.schedule(0.5), "draw")
+    calls = iter([np.ones(3)] + [np.ones(3)] * 2 + [-np.ones(3)])
+    neg = TimeVaryingBandwidth(lambda r: next(calls), 0.5, 0.1, 0)
+    _raises_named(lambda: neg.schedule(0.35), "draw")
+    _raises_named(lambda: neg.schedule(-1.0), "t_end")
 
 
 def test_time_varying_validation():

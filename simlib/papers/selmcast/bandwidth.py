@@ -7,7 +7,7 @@ from simlib.core.seeding import check_rng
 from simlib.core.units import Mbps
 from simlib.core.validate import check_choice, check_int, check_real
 
-__all__ = ["selmcast_bandwidths"]
+__all__ = ["selmcast_bandwidths", "selmcast_bandwidth_draw"]
 
 
 def selmcast_bandwidths(n: int, bbar: float, lam: float, mu: float, rng: np.random.Generator,
@@ -23,15 +23,31 @@ def selmcast_bandwidths(n: int, bbar: float, lam: float, mu: float, rng: np.rand
     it: ``shared_x=False`` (default) draws x and x' independently per port,
     ``shared_x=True`` uses x' = x.
     """
+    check_rng(rng)
+    draw = selmcast_bandwidth_draw(n, bbar, lam, mu, shared_x=shared_x)
+    egress, ingress = draw(rng)
+    return egress, ingress
+
+
+def selmcast_bandwidth_draw(n: int, bbar: float, lam: float, mu: float, *, shared_x: bool = False):
+    """:func:`selmcast_bandwidths` with its arguments checked once: returns ``draw(rng)``, a
+    ``(2, n)`` array of (egress, ingress) bits/s per call, the same values as
+    ``np.stack(selmcast_bandwidths(n, bbar, lam, mu, rng, shared_x=shared_x))`` -- the form
+    :class:`~simlib.workloads.bandwidth.TimeVaryingBandwidth` re-draws every period."""
     n = check_int("n", n, lo=1)
     bbar = check_real("bbar", bbar, lo=0.0, lo_open=True)
     lam = check_real("lam", lam, 0.0, 1.0, hi_open=True)
     mu = check_real("mu", mu, lo=0.0, lo_open=True)
-    check_rng(rng)
     if not isinstance(shared_x, (bool, np.bool_)):
         raise ValueError(f"shared_x must be one of [False, True], got {shared_x!r}")
-    x_e = rng.uniform(-1.0, 1.0, size=n)
-    x_i = x_e if shared_x else rng.uniform(-1.0, 1.0, size=n)
-    egress = bbar * (1.0 + lam * x_e)
-    ingress = bbar * mu * (1.0 + lam * x_i)
-    return egress, ingress
+
+    def draw(rng: np.random.Generator) -> np.ndarray:
+        # rng.uniform(-1, 1, size) is -1 + 2 U on the same stream; one call for both ports
+        # gives the same numbers as two (x first, then x')
+        x = 2.0 * rng.random((1 if shared_x else 2, n)) - 1.0
+        out = np.empty((2, n))
+        out[0] = bbar * (1.0 + lam * x[0])
+        out[1] = bbar * mu * (1.0 + lam * x[-1])
+        return out
+
+    return draw

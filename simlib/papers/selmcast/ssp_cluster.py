@@ -227,7 +227,9 @@ class SSPCluster:
     [1, n - 1] receivers; ``ssp`` >= 0 (``math.inf``: no gate); ``k`` >= 0 rounds
     (``math.inf``: no forced pairs); ``eta`` in [0, 1]; ``bandwidth``: optional
     callable ``t -> (2, n)`` array (egress, ingress) in force at time t,
-    re-applied every ``period_s``; ``orpheus_rng``: Generator for Orpheus's
+    re-applied every ``period_s`` (an object with ``schedule(t_end)``, e.g. a
+    :class:`~simlib.workloads.bandwidth.TimeVaryingBandwidth`, gives the compiled
+    engine every period at once); ``orpheus_rng``: Generator for Orpheus's
     draws; ``engine``: "compiled" (default) or "flow", two implementations of
     the same run (decision SM68).
 
@@ -289,6 +291,8 @@ class SSPCluster:
         """(K, 2, n) capacities (egress, ingress; bits/s) applied at k * period_s, k = 1..K <= duration."""
         if self.bandwidth is None:
             return np.zeros((0, 2, self.n))
+        if hasattr(self.bandwidth, "schedule"):              # TimeVaryingBandwidth: all periods in one pass
+            return np.asarray(self.bandwidth.schedule(duration), dtype=float).reshape(-1, 2, self.n)
         times = []
         k = 1
         while k * self.period <= duration:

@@ -30,7 +30,7 @@ from simlib.papers.contract import ParamError, ScenarioBase, param
 from simlib.workloads.bandwidth import TimeVaryingBandwidth
 from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
 
-from .bandwidth import selmcast_bandwidths
+from .bandwidth import selmcast_bandwidth_draw
 from .ssp_cluster import ENGINES, LAYERS, SCHEMES, SHARINGS, TAU_ESTIMATES, SSPCluster, SSPLog
 from .ssp_metrics import ssp_metrics
 from .ssp_selection import LINE32_READINGS, PARETO_DEADLINES, TASK_ORDERS
@@ -135,9 +135,7 @@ def simulate(sc: SSPScenario, seed: np.random.SeedSequence | int = 0, *, compute
     trace = _trace(sc)
     n = sc.n
 
-    def draw(rng):
-        return np.stack(selmcast_bandwidths(n, sc.bbar_gbps * Gbps, sc.lam, sc.mu, rng, shared_x=sc.shared_x))
-
+    draw = selmcast_bandwidth_draw(n, sc.bbar_gbps * Gbps, sc.lam, sc.mu, shared_x=sc.shared_x)
     tvb = TimeVaryingBandwidth(draw, sc.gamma, sc.period_s, child_seed(seed, 0))
     egress, ingress = tvb.initial
     if compute is None:
@@ -147,7 +145,7 @@ def simulate(sc: SSPScenario, seed: np.random.SeedSequence | int = 0, *, compute
                          ssp=math.inf if sc.ssp is None else sc.ssp, k=math.inf if sc.k is None else sc.k,
                          eta=sc.eta, tau_estimate=sc.tau_estimate, task_order=sc.task_order,
                          line32=sc.line32, pareto_deadline=sc.pareto_deadline, sharing=sc.sharing,
-                         bandwidth=tvb.at if sc.gamma > 0 else None, period_s=sc.period_s,
+                         bandwidth=tvb if sc.gamma > 0 else None, period_s=sc.period_s,
                          orpheus_rng=np.random.default_rng(child_seed(seed, 2)), engine=engine)
     return cluster.run(sc.duration_s)
 
