@@ -187,3 +187,13 @@ def run_trial(params: dict, seed: np.random.SeedSequence) -> dict:
     out["group_size"] = sc.group_size
     out["controller_rounds"] = log.counters.get("controller_rounds", 0)
     return out
+
+
+
+def _canonical_params(params: dict) -> dict:
+    """Every parameter of the trial ``params`` stands for (defaults filled in): the sweep cache's key,
+    so settings that spell one trial differently share one result (:func:`simlib.pipeline.sweep.run_sweep`)."""
+    return Scenario.from_params(params).to_params()
+
+
+run_trial.canonical_params = _canonical_params

@@ -18,7 +18,7 @@ from simlib.pipeline import paths
 from simlib.core.validate import check_choice
 from simlib.papers.cluster_scenario import Scenario, run_trial
 from simlib.pipeline.atomic import atomic_write_bytes
-from simlib.pipeline.sweep import DASK_ENV, EXECUTORS, run_sweep
+from simlib.pipeline.sweep import DASK_ENV, EXECUTORS, cache_folder, run_sweep
 
 __all__ = ["run_notebook_sweep", "run_scenarios", "progress_reporter"]
 
@@ -51,7 +51,9 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, profi
     ``DASK_SCHEDULER_ADDRESS`` is set, in every profile; otherwise serial for
     ``profile="quick"`` and local processes (``workers``, default all cores) for
     ``"full"``.  Results are identical either way.  Finished trials are cached under
-    ``<cache>/<name>`` (:data:`simlib.core.paths.CACHE`); the tidy frame is written to
+    ``<cache>/<module.function of fn>`` (:data:`simlib.core.paths.CACHE`), one folder per trial
+    function, so sweeps of several notebooks that run the same trial compute it once
+    (:func:`~simlib.pipeline.sweep.run_sweep`, ``canonical_params``); the tidy frame is written to
     ``<results>/<name>.csv`` where ``<results>`` is the run context's results
     folder.  Under the notebook runner the progress goes to the runner
     (``SIMLIB_PROGRESS_FILE``) instead of a progress bar in the notebook.
@@ -66,7 +68,7 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, profi
     progress_file = os.environ.get(paths.PROGRESS_ENV)
     callback = progress_reporter(progress_file, desc or name) if progress_file else None
     df = run_sweep(fn, settings, trials=trials, seed=seed, executor=executor, workers=workers,
-                   cache_dir=paths.CACHE / name, desc=desc or name, progress=callback is None,
+                   cache_dir=paths.CACHE / cache_folder(fn), desc=desc or name, progress=callback is None,
                    progress_callback=callback)
     context.results.mkdir(parents=True, exist_ok=True)
     df.to_csv(context.results / f"{name}.csv", index=False)
@@ -80,7 +82,7 @@ def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, pr
     every setting (a dict of its parameters, e.g. ``{"scheme": "selective", "n": 40}``; units in the
     names: ``duration_s``, ``model_mb``) is checked first, then :func:`run_notebook_sweep` runs
     :func:`~simlib.papers.cluster_scenario.run_trial` ``trials`` times per setting (cache
-    ``<cache>/<name>``, CSV ``<results>/<name>.csv``).
+    ``<cache>/<module.function>``, CSV ``<results>/<name>.csv``).
 
     Returns one row per (setting, trial): the setting's keys, ``trial``, then the metrics
     (``avg_sync_time_s``, ``avg_sync_scale`` in workers, ``total_sync``, ``total_iteration``,

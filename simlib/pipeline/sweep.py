@@ -268,6 +268,11 @@ def _fn_identity(fn) -> str:
     return f"{module}:{qualname}"
 
 
+def cache_folder(fn) -> str:
+    """Folder name for ``fn``'s trial cache: ``module.qualname`` (a named module-level function)."""
+    return _fn_identity(fn).replace(":", ".")
+
+
 def _sweep_fingerprint(fn) -> str:
     """The code a trial of ``fn`` runs: for a function in simlib, its module's
     :func:`module_fingerprint` (so editing another paper's code keeps this sweep's cache);
@@ -331,6 +336,17 @@ def _run_trial(fn, params: dict, seed_seq: np.random.SeedSequence) -> dict:
 # --------------------------------------------------------------------------
 # cache
 # --------------------------------------------------------------------------
+def _key_params(fn, setting: dict, canon_json: str, paired: bool) -> str:
+    """The setting as the cache key sees it: ``fn.canonical_params(setting)`` when ``fn`` has that
+    attribute and trials are paired (every default filled in, so two settings that spell one trial
+    differently -- ``{"p": 0.3}`` and ``{}`` with default p = 0.3 -- share one cached result; their
+    seeds are equal because paired seeds ignore the setting), else the setting itself."""
+    canonical = getattr(fn, "canonical_params", None)
+    if canonical is None or not paired:
+        return canon_json
+    return _canonical_json(canonical(dict(setting)), "fn.canonical_params(setting)")
+
+
 def _cache_material(fn_id, params_json, trial, seed, paired, fingerprint) -> dict:
     return {"format": _CACHE_FORMAT, "fn": fn_id, "params": json.loads(params_json),
             "trial": trial, "seed": seed, "paired": paired, "code": fingerprint}
@@ -614,7 +630,11 @@ def run_sweep(
         Directory for the per-trial JSON cache (created if needed), or None for
         no cache.  Cached trials are loaded instead of recomputed; the key
         covers fn's name, the setting, trial, seed, ``paired`` and the code
-        fingerprint (:func:`code_fingerprint` plus fn's module source).
+        fingerprint (:func:`code_fingerprint` plus fn's module source).  If ``fn``
+        has an attribute ``canonical_params(setting) -> dict`` (the full parameter
+        set the setting stands for), paired trials are keyed by it, so settings of
+        this or another sweep (same ``cache_dir``) that name the same trial are
+        computed once.
     progress
         Show a tqdm progress bar over trials (cached trials count as done).
     dask_address
@@ -708,16 +728,29 @@ def _run_sweep(fn, settings, canon, trials, seed, executor, workers, cache_dir, 
     results: list[dict | None] = [None] * len(keys)
     materials: list[dict | None] = [None] * len(keys)
     tasks = []
+    twins: dict[int, list[int]] = {}     # task -> later tasks with the same cache key (computed once)
+    first_of: dict[str, int] = {}
+    if cache_dir is not None:
+        key_params = [_key_params(fn, settings[i], canon[i], paired) for i in range(len(settings))]
     for k, (i, t) in enumerate(keys):
         if cache_dir is not None:
-            materials[k] = _cache_material(fn_id, canon[i], t, seed, paired, fingerprint)
-            results[k] = _load_cached(cache_dir / f"{_cache_key(materials[k])}.json", materials[k])
+            materials[k] = _cache_material(fn_id, key_params[i], t, seed, paired, fingerprint)
+            ck = _cache_key(materials[k])
+            if ck in first_of:
+                twins[first_of[ck]].append(k)
+                continue
+            first_of[ck] = k
+            twins[k] = []
+            results[k] = _load_cached(cache_dir / f"{ck}.json", materials[k])
         if results[k] is None:
             tasks.append((k, (settings[i], trial_seed(seed, t, settings[i], paired))))
+    for k, later in twins.items():
+        for k2 in later:
+            results[k2] = results[k]
 
     from tqdm import tqdm  # plain text bar: readable in executed notebooks, no ipywidgets needed
 
-    initial = len(keys) - len(tasks)
+    initial = sum(r is not None for r in results)        # loaded from the cache
     bar = tqdm(total=len(keys), initial=initial, desc=desc, disable=not progress, unit="trial")
     done = initial
     if progress_callback is not None:
@@ -733,11 +766,15 @@ def _run_sweep(fn, settings, canon, trials, seed, executor, workers, cache_dir, 
             try:
                 for k, metrics in stream:
                     results[k] = metrics
+                    finished = 1
                     if cache_dir is not None:
                         path = cache_dir / f"{_cache_key(materials[k])}.json"
                         _store_cached(path, materials[k], metrics)
-                    bar.update(1)
-                    done += 1
+                        for k2 in twins[k]:
+                            results[k2] = metrics
+                        finished += len(twins[k])
+                    bar.update(finished)
+                    done += finished
                     if progress_callback is not None:
                         progress_callback(done, len(keys), initial)
             except Exception as exc:

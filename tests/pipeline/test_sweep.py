@@ -61,6 +61,15 @@ def exotic_fn(params, rng_seed):
             "u": float(np.random.default_rng(rng_seed).random())}
 
 
+def defaulted_fn(params, rng_seed):
+    """logged_fn with an optional parameter ``scale`` (default 1) that canonical_params fills in."""
+    out = logged_fn({"x": params["x"]}, rng_seed)
+    return {**out, "y": out["y"] * params.get("scale", 1)}
+
+
+defaulted_fn.canonical_params = lambda params: {"scale": 1, **params}
+
+
 def clashing_fn(params, rng_seed):
     return {"x": 1.0}
 
@@ -201,6 +210,27 @@ def test_cache_file_is_json_with_key_material(tmp_path):
     assert record["params"] == {"x": 1} and record["trial"] == 0 and record["seed"] == 3
     assert record["fn"].endswith(":draw_fn") and record["paired"] is True
     assert list(tmp_path.glob(".*tmp")) == []  # no temp files left behind
+
+
+def test_canonical_params_compute_one_trial_once_within_and_across_sweeps(tmp_path, log_dir):
+    """Settings that name the same trial ({"x": 1} and {"x": 1, "scale": 1}) are computed once, in one
+    sweep and in a later one sharing the cache folder; the rows equal an uncached run's."""
+    spelled = [{"x": 1}, {"x": 1, "scale": 1}, {"x": 1, "scale": 2}]
+    reference = run_sweep(defaulted_fn, spelled, 2, executor="serial", progress=False)
+    for p in log_dir.iterdir():
+        p.unlink()
+    got = run_sweep(defaulted_fn, spelled, 2, executor="serial", progress=False, cache_dir=tmp_path)
+    assert_same(reference, got)
+    assert calls(log_dir) == [(1, 0), (1, 0), (1, 1), (1, 1)]     # (x=1, scale=1) and (x=1, scale=2), 2 trials
+    assert got.y.iloc[0] == got.y.iloc[2] and got.y.iloc[4] == 2 * got.y.iloc[0]
+    for p in log_dir.iterdir():
+        p.unlink()
+    other = run_sweep(defaulted_fn, [{"scale": 1, "x": 1}], 2, executor="processes", workers=2,
+                      progress=False, cache_dir=tmp_path)
+    assert calls(log_dir) == [] and list(other.y) == list(got.y.iloc[:2])
+    # unpaired seeds depend on how a setting is spelled, so the canonical key is not used there
+    run_sweep(defaulted_fn, spelled[:2], 1, executor="serial", progress=False, cache_dir=tmp_path, paired=False)
+    assert calls(log_dir) == [(1, 0), (1, 0)]
 
 
 def test_resume_after_exception_serial(tmp_path, log_dir, monkeypatch):

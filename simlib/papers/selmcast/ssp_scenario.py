@@ -155,6 +155,15 @@ def run_trial(params: dict, seed: np.random.SeedSequence) -> dict:
     return ssp_metrics(simulate(SSPScenario.from_params(params), seed))
 
 
+def _canonical_params(params: dict) -> dict:
+    """Every parameter of the trial ``params`` stands for (defaults filled in): the sweep cache's key,
+    so settings that spell one trial differently share one result (:func:`simlib.pipeline.sweep.run_sweep`)."""
+    return SSPScenario.from_params(params).to_params()
+
+
+run_trial.canonical_params = _canonical_params
+
+
 def run_summary(params: dict, seed: np.random.SeedSequence, *, engine: str = "compiled") -> dict:
     """``python -m simlib selmcast-ssp``'s trial: :func:`run_trial`'s metrics of the run on ``engine``,
     plus ``selection_us_per_call`` (wall-clock microseconds per selection call; None for the compiled
