@@ -61,12 +61,18 @@ class Simulator:
 
     def schedule(self, delay: float, callback: Callable[..., Any], *args) -> Timer:
         """Run ``callback(*args)`` after ``delay`` seconds (``delay >= 0``)."""
-        delay = check_real("delay", delay, 0.0, allow_inf=True)
+        if isinstance(delay, float) and delay >= 0.0:         # floats >= 0 (or inf) checked inline; NaN fails
+            delay = float(delay)
+        else:
+            delay = check_real("delay", delay, 0.0, allow_inf=True)
         return self.schedule_at(self.now + delay, callback, *args)
 
     def schedule_at(self, time: float, callback: Callable[..., Any], *args) -> Timer:
         """Run ``callback(*args)`` at absolute ``time`` (``time >= now``)."""
-        time = check_real("time", time, self.now, allow_inf=True)
+        if isinstance(time, float) and time >= self.now:
+            time = float(time)
+        else:
+            time = check_real("time", time, self.now, allow_inf=True)
         timer = Timer(time, self._seq, callback, args)
         self._seq += 1
         if not math.isinf(time):
@@ -77,7 +83,10 @@ class Simulator:
         """Move the pending ``timer`` to ``now + delay`` (``delay >= 0``, and not earlier than
         it is due now), with the tie-breaking rank of an event scheduled now: the same as
         ``timer.cancel(); schedule(delay, ...)``, in O(1)."""
-        delay = check_real("delay", delay, 0.0)
+        if isinstance(delay, float) and 0.0 <= delay < math.inf:
+            delay = float(delay)
+        else:
+            delay = check_real("delay", delay, 0.0)
         time = self.now + delay
         if not timer.pending:
             raise ValueError("timer must be pending to be postponed")

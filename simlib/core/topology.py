@@ -53,10 +53,16 @@ class BigSwitch:
         return np.concatenate([self.ingress, self.egress])
 
     def ingress_link(self, host: int) -> int:
-        return check_int("host", host, 0, self.n - 1)
+        n = self.ingress.size
+        if type(host) is int and 0 <= host < n:     # the common case, checked inline
+            return host
+        return check_int("host", host, 0, n - 1)
 
     def egress_link(self, host: int) -> int:
-        return self.n + check_int("host", host, 0, self.n - 1)
+        n = self.ingress.size
+        if type(host) is int and 0 <= host < n:
+            return n + host
+        return n + check_int("host", host, 0, n - 1)
 
     def unicast(self, src: int, dst: int) -> tuple[int, int]:
         """Links crossed by a unicast ``src -> dst``."""
