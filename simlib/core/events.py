@@ -76,7 +76,7 @@ class Simulator:
         timer = Timer(time, self._seq, callback, args)
         self._seq += 1
         if not math.isinf(time):
-            heapq.heappush(self._heap, timer)
+            heapq.heappush(self._heap, (time, timer.seq, timer))   # tuples compare in C; seq is unique
         return timer
 
     def postpone(self, timer: Timer, delay: float) -> None:
@@ -100,13 +100,13 @@ class Simulator:
         """The next timer to run (dropping cancelled entries, re-ranking postponed ones), or None."""
         heap = self._heap
         while heap:
-            timer = heap[0]
+            timer = heap[0][2]
             if timer.cancelled:
                 heapq.heappop(heap)
             elif timer.due is not None:         # postponed: re-enter at its new rank
                 timer.time, timer.seq = timer.due
                 timer.due = None
-                heapq.heapreplace(heap, timer)
+                heapq.heapreplace(heap, (timer.time, timer.seq, timer))
             else:
                 return timer
         return None
