@@ -71,4 +71,5 @@ def test_readme_example_runs_as_written(tmp_path):
     assert set(df["scheme"]) == {"partial", "selective"} and set(df["n"]) == {20, 40, 60}
     assert "partial" in proc.stdout and "selective" in proc.stdout   # the printed table
     assert str(csv.parents[1]) in proc.stdout + proc.stderr           # says where it wrote
-    assert list((home / "cache" / "trials" / "sr_vs_pr").glob("*.json"))   # trials cached under SIMLIB_HOME
+    # trials cached under SIMLIB_HOME, one folder per trial function
+    assert list((home / "cache" / "trials" / "simlib.papers.cluster_scenario.run_trial").glob("*.json"))
