@@ -520,3 +520,21 @@ def test_missing_simlib_on_dask_workers_says_how_to_fix():
     assert any("pip install -e" in note for note in exc.__notes__)
     other = sweep._explain_worker_error(ModuleNotFoundError("No module named 'numpy'"))
     assert not getattr(other, "__notes__", None)
+
+
+def test_scenario_trials_name_their_full_parameters():
+    """004's default point spelled as Fig. 8's and Fig. 11's sweeps spell it is one trial; another p is not;
+    the same for 000/002's Scenario (n given or left at its default)."""
+    from simlib.papers.cluster_scenario import Scenario, run_trial as cluster_trial
+    from simlib.papers.selmcast.ssp_scenario import run_trial as ssp_trial
+
+    fig8 = {"trace": "lstm", "scheme": "selmcast", "p": 0.3, "ssp": 4, "k": 4, "n": 50, "duration_s": 600.0,
+            "eta": 0.75}
+    fig11 = {"trace": "lstm", "scheme": "selmcast", "eta": 0.75, "n": 50, "duration_s": 600.0}
+    assert ssp_trial.canonical_params(fig8) == ssp_trial.canonical_params(fig11)
+    assert ssp_trial.canonical_params({**fig8, "p": 0.35}) != ssp_trial.canonical_params(fig11)
+    n0 = Scenario().n
+    assert cluster_trial.canonical_params({"scheme": "selective"}) == \
+        cluster_trial.canonical_params({"scheme": "selective", "n": n0})
+    assert cluster_trial.canonical_params({"scheme": "selective", "n": n0 + 1}) != \
+        cluster_trial.canonical_params({"scheme": "selective"})
