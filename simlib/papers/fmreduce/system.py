@@ -36,10 +36,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 
-from simlib.runtime.log import grow_columns
+from simlib.runtime.kernel_driver import DrawBuffer, drive
 from simlib.papers.fmreduce import system_kernel as K
 from simlib.papers.fmreduce.mesh_links import _BUSY
 from simlib.papers.fmreduce.split import even_split, lp_split
@@ -118,75 +119,45 @@ def _predefined_split(v, b, mode, split, lp_solver):
 
 def _simulate_compiled(b, p, v, duration_s, compute_time, reducers, mode, split, sharing,
                        reduce_s_per_mb, lp_solver) -> RunResult:
-    """:func:`simulate` on :func:`.system_kernel.run_loop`; arrays grow when the loop asks (FM12)."""
+    """:func:`simulate` on :func:`.system_kernel.run_loop`, served by :func:`simlib.runtime.kernel_driver.drive`
+    (it grows the draws, the heap and the round log when the loop asks; FM12)."""
     n = b.shape[0]
     m = n if reducers == "all" else p
-    blocking = mode == "blocking"
     predefined = _predefined_split(v, b, mode, split, lp_solver)
-    cfg_i = np.zeros(K.N_CFG_I, np.int64)
-    cfg_i[[K.C_N, K.C_P, K.C_ALL, K.C_BLOCKING, K.C_SPLIT, K.C_FCFS]] = [
-        n, p, reducers == "all", blocking,
-        K.SPLIT_EVEN if split == "even" else K.SPLIT_BREAKPOINT if lp_solver == "breakpoint" else K.SPLIT_PYTHON,
-        sharing == "fcfs"]
-    cfg_f = np.zeros(K.N_CFG_F)
-    cfg_f[[K.C_V, K.C_DUR, K.C_RED_S_PER_MB]] = [v, duration_s, reduce_s_per_mb]
-    take = getattr(compute_time, "take", None)
-    draw = getattr(compute_time, "next", compute_time)
-    draws = np.zeros((n, 0))                 # draws[w, u]: worker w's u-th compute time (s)
-
-    def more_draws():
-        nonlocal draws
-        have = draws.shape[1]
-        k = max(have, 16)
-        new = np.empty((n, k))
-        for w in range(n):
-            new[w] = take(w, k) if take is not None else [draw(w) for _ in range(k)]
-        draws = np.concatenate([draws, new], axis=1)
-
-    more_draws()
-    used = np.zeros(n, np.int64)
-    start, ready, red_free = np.zeros(n), np.zeros(n), np.zeros(n)
-    s_fin, b_fin = np.zeros((n, n)), np.zeros((n, n))
-    queue = np.zeros(n, np.int64)
-    xpre = predefined if predefined is not None else np.zeros(n)
-    ist = np.zeros(K.N_IST, np.int64)
-    ist[K.I_PENDING] = -1
-    fst = np.zeros(K.N_FST)
+    cfg = K.Config(n=n, p=p, everyone=reducers == "all", blocking=mode == "blocking",
+                   split=K.SPLIT_EVEN if split == "even" else K.SPLIT_BREAKPOINT if lp_solver == "breakpoint"
+                   else K.SPLIT_PYTHON, fcfs=sharing == "fcfs", model_bits=v, duration_s=duration_s,
+                   reduce_s_per_mb=reduce_s_per_mb, b=b, xpre=predefined if predefined is not None else np.zeros(n))
+    source = compute_time if hasattr(compute_time, "next") else SimpleNamespace(next=compute_time)
+    draws = DrawBuffer(source, n, minimum=16)       # draws.draws[w, u]: worker w's u-th compute time (s)
+    st = K.new_state(n)
     heap = {"events": np.zeros((n + 1, K.H_COLS))}  # header row + the n first events
-    log = {"parts": np.zeros((16, p), np.int64), "red": np.zeros((16, m), np.int64), "x": np.zeros((16, n)),
-           "allin": np.zeros((16, n)), "pf": np.zeros((16, 3, p)), "sc": np.zeros((16, 2)),
-           "cnt": np.zeros((16, 2), np.int64)}
+    log = K.new_log(16, n, p, m)
+    K.push_first_computes(draws.draws, st.used, heap["events"])
 
-    K.push_first_computes(draws, used, heap["events"])
-    while True:
-        status = K.run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red_free, queue,
-                            ist, fst, heap["events"], log["parts"], log["red"], log["x"],
-                            log["allin"], log["pf"], log["sc"], log["cnt"])
-        if status == K.DONE:
-            break
-        if status == K.NEED_DRAWS:
-            more_draws()
-        elif status == K.NEED_SPACE:
-            grow_columns(heap, ist[K.I_NEED_HEAP])
-            grow_columns(log, ist[K.I_NEED_ROUNDS])
-        elif status == K.NEED_SPLIT:
-            r = ist[K.I_PENDING]
-            log["x"][r] = lp_split(v, b, log["parts"][r], log["red"][r], solver=lp_solver)
-        elif status == K.LINK_BUSY:
-            raise RuntimeError(_BUSY)
-        else:  # NO_SPLIT: raise lp_split's own error for this round
-            r = ist[K.I_NR] - 1
-            lp_split(v, b, log["parts"][r], log["red"][r], solver=lp_solver)
-            raise RuntimeError("the compiled LP (2) split failed where lp_split did not")
-    nr = int(ist[K.I_NR])
+    def solve_split():                              # NEED_SPLIT: round st.pending's split by HiGHS
+        r = st.pending[0]
+        log["x"][r] = lp_split(v, b, log["parts"][r], log["red"][r], solver=lp_solver)
+
+    def link_busy():
+        raise RuntimeError(_BUSY)
+
+    def no_split():                                 # raise lp_split's own error for this round
+        r = st.n_rounds[0] - 1
+        lp_split(v, b, log["parts"][r], log["red"][r], solver=lp_solver)
+        raise RuntimeError("the compiled LP (2) split failed where lp_split did not")
+
+    drive(lambda: K.run_loop(cfg, st, K.Log(**log), heap["events"], draws.draws), draws=draws,
+          columns=[(heap, lambda: st.need_heap[0], 1), (log, lambda: st.need_rounds[0], 1)],
+          handlers={K.NEED_SPLIT: solve_split, K.LINK_BUSY: link_busy, K.NO_SPLIT: no_split})
+    nr = int(st.n_rounds[0])
     cols = {key: arr[:nr] for key, arr in log.items()}
     rounds_log = RoundLog(cols, n if reducers == "all" else None, predefined)
-    sc, pf = cols["sc"], cols["pf"]
-    ok = sc[:, K.R_FINISH] <= duration_s
+    ok = cols["finish"] <= duration_s
     with np.errstate(invalid="ignore"):                # rows of unfinished rounds may be all NaN
         scatter_end = np.nanmax(cols["allin"][ok], axis=1) if ok.any() else np.zeros(0)
-    return _summary(sc[ok, K.R_ANNOUNCE], sc[ok, K.R_FINISH], pf[ok, K.R_START], pf[ok, K.R_READY],
-                    pf[ok, K.R_DONE], scatter_end, p, duration_s, rounds_log)
+    return _summary(cols["announce"][ok], cols["finish"][ok], cols["start"][ok], cols["ready"][ok],
+                    cols["done"][ok], scatter_end, p, duration_s, rounds_log)
 
 
 class RoundLog(Sequence):
@@ -198,7 +169,7 @@ class RoundLog(Sequence):
         self._rounds: list[Round] | None = None
 
     def __len__(self) -> int:
-        return self._cols["sc"].shape[0]
+        return self._cols["finish"].shape[0]
 
     def __getitem__(self, i):
         if self._rounds is None:
@@ -212,13 +183,12 @@ class RoundLog(Sequence):
         for r in range(len(self)):
             allin = c["allin"][r]
             held = np.flatnonzero(~np.isnan(allin))
-            pf, sc, cnt = c["pf"][r], c["sc"][r], c["cnt"][r]
             rounds.append(Round(
                 r, c["parts"][r].copy(), everyone if everyone is not None else c["red"][r].copy(),
                 self._predefined if self._predefined is not None else c["x"][r].copy(),
-                float(sc[K.R_ANNOUNCE]), pf[K.R_START].copy(), pf[K.R_READY].copy(),
-                all_in=dict(zip(held.tolist(), allin[held].tolist())), n_bcast=int(cnt[K.R_NBCAST]),
-                done=pf[K.R_DONE].copy(), n_done=int(cnt[K.R_NDONE]), finish=float(sc[K.R_FINISH])))
+                float(c["announce"][r]), c["start"][r].copy(), c["ready"][r].copy(),
+                all_in=dict(zip(held.tolist(), allin[held].tolist())), n_bcast=int(c["n_bcast"][r]),
+                done=c["done"][r].copy(), n_done=int(c["n_done"][r]), finish=float(c["finish"][r])))
         return rounds
 
 
