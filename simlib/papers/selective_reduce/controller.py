@@ -166,13 +166,15 @@ class SelectiveReduceController(ControllerBase):
             q_ids, q_bw = fifo[order], est[:qlen][order]
             self._bw_all[train] = est[qlen:]
         fbuf, ibuf = self._fbuf, self._ibuf
-        par = self._par._replace(now=cl.sim.now)
+        # plain tuples of the kernels' NamedTuples' fields: cheaper to pass (kernels.round_pass)
+        par = (cl.sim.now, *self._par[1:])
         model = self._spec() if self._fixed_spec is None else self._fixed_spec
-        workers = kernels.Workers(cl.phase, self._bw_all, cl.compute_start, cl.compute_finish)
+        workers = (cl.phase, self._bw_all, cl.compute_start, cl.compute_finish)
         if model.kind != kernels.KIND_CALLBACK:                # lines 10-22 in one compiled call
-            n_runs, n_launch, n_new = kernels.round_plan(workers, q_ids, q_bw, self._holding, par, model, fbuf, ibuf)
+            n_runs, n_launch, n_new = kernels.round_plan(workers, q_ids, q_bw, self._holding, par, tuple(model),
+                                                         fbuf, ibuf)
         else:                                                  # a Python progress model: line 26 per group
-            ng = kernels.round_pass(workers, q_bw, par, model, fbuf, ibuf)
+            ng = kernels.round_pass(workers, q_bw, par, tuple(model), fbuf, ibuf)
             off = ibuf[kernels.I_OFF]
             for i in range(ng):
                 a, b = off[i], off[i + 1]
