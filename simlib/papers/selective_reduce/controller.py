@@ -167,7 +167,7 @@ class SelectiveReduceController(ControllerBase):
             self._bw_all[train] = est[qlen:]
         fbuf, ibuf = self._fbuf, self._ibuf
         # plain tuples of the kernels' NamedTuples' fields: cheaper to pass (kernels.round_pass)
-        par = (cl.sim.now, *self._par[1:])
+        par = (float(cl.sim.now), *self._par[1:])
         model = self._spec() if self._fixed_spec is None else self._fixed_spec
         workers = (cl.phase, self._bw_all, cl.compute_start, cl.compute_finish)
         if model.kind != kernels.KIND_CALLBACK:                # lines 10-22 in one compiled call
