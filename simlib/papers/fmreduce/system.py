@@ -25,40 +25,33 @@ non-blocking one once for all n (FM2, FM6); reduce takes ``reduce_s_per_mb``
 seconds per MB of input blocks, default 0 (FM5), one round at a time per
 reducer.
 
-Two engines run this model (decision FM12): ``engine="compiled"`` (default,
-:mod:`.system_kernel`, one numba loop) and ``engine="python"`` (the heapq loop
-of :func:`_simulate_python`, the reference).  They agree to the bit (tests).
+One fast engine runs this model, the compiled event loop of
+:mod:`.system_kernel` (decision FM12); :func:`.reference.simulate_reference`
+runs it again on the generic flow engine, slowly and obviously, and the tests
+check the two agree on every round (decision FM14).
 
 Units: bits, bits/s, seconds.
 """
 from __future__ import annotations
 
-import heapq
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 
-from simlib.core.units import MB
-from simlib.core.validate import check_choice
-from simlib.runtime.log import grow_columns
+from simlib.runtime.kernel_driver import DrawBuffer, drive
 from simlib.papers.fmreduce import system_kernel as K
-from simlib.papers.fmreduce.mesh_links import _BUSY, BROADCAST, SCATTER, MeshLinks, column_max
+from simlib.papers.fmreduce.mesh_links import _BUSY
 from simlib.papers.fmreduce.split import even_split, lp_split
 
-__all__ = ["Round", "RoundLog", "RunResult", "simulate", "summarize_rounds", "PHASES", "ENGINES"]
-
-ENGINES = ("compiled", "python")
+__all__ = ["Round", "RoundLog", "RunResult", "simulate", "summarize_rounds", "PHASES"]
 
 #: Per-participant phases of one iteration (they sum to its length): compute;
 #: ready -> round announced ("form"); announced -> the last reducer holds every
 #: block ("scatter"); -> the participant holds every reduced block ("broadcast",
 #: includes reduce time).
 PHASES = ("compute", "form", "scatter", "broadcast")
-
-_COMPUTE_DONE, _LEADER_ARRIVAL, _REDUCE, _BCAST, _WORKER_DONE = range(5)
-LEADER = 0
 
 
 @dataclass
@@ -94,7 +87,7 @@ class RunResult:
 def simulate(b: np.ndarray, p: int, *, model_bits: float, duration_s: float,
              compute_time, reducers: str = "all", mode: str = "nonblocking",
              split: str = "lp", sharing: str = "fcfs", reduce_s_per_mb: float = 0.0,
-             lp_solver: str = "breakpoint", engine: str = "compiled") -> RunResult:
+             lp_solver: str = "breakpoint") -> RunResult:
     """Run the system for ``duration_s`` seconds; all workers start computing at 0.
 
     ``b``: n x n bandwidths (bits/s, off-diagonal > 0); ``compute_time``: the
@@ -103,24 +96,18 @@ def simulate(b: np.ndarray, p: int, *, model_bits: float, duration_s: float,
     source with ``take(i, k)`` hands the compiled engine its draws in bulk.
     Worker i's k-th time must depend on i and k only (per-worker streams, as
     ComputeTimes and ScriptedComputeTimes): the compiled engine draws ahead.
-    ``engine``: ``"compiled"`` (:mod:`.system_kernel`) or ``"python"`` (the
-    reference loop below); both give the same result to the bit (FM12).
     :class:`.scenario.Scenario` builds the inputs from the paper's settings and checks them, once
     (p in [1, n], the choices, reducers="participants" => blocking): this engine does not check them
-    again (it checks only the mesh ``b``, ``engine`` and ``compute_time``, which are not scenario
+    again (it checks only the mesh ``b`` and ``compute_time``, which are not scenario
     parameters).
     """
     b = _check_mesh(b)
-    check_choice("engine", engine, ENGINES)
     draw = getattr(compute_time, "next", compute_time)
     if not callable(draw):
         raise ValueError("compute_time must be a callable worker -> seconds or have a next(worker) method, "
                          f"got {compute_time!r}")
-    if engine == "compiled":
-        return _simulate_compiled(b, p, float(model_bits), float(duration_s), compute_time, reducers, mode,
-                                  split, sharing, float(reduce_s_per_mb), lp_solver)
-    return _simulate_python(b, p, float(model_bits), float(duration_s), draw, reducers, mode, split, sharing,
-                            float(reduce_s_per_mb), lp_solver)
+    return _simulate_compiled(b, p, float(model_bits), float(duration_s), compute_time, reducers, mode,
+                              split, sharing, float(reduce_s_per_mb), lp_solver)
 
 
 def _predefined_split(v, b, mode, split, lp_solver):
@@ -130,201 +117,59 @@ def _predefined_split(v, b, mode, split, lp_solver):
     return lp_split(v, b, solver=lp_solver) if split == "lp" else even_split(v, b.shape[0])
 
 
-def _simulate_python(b, p, model_bits, duration_s, compute_time, reducers, mode, split, sharing,
-                     reduce_s_per_mb, lp_solver) -> RunResult:
-    """The reference engine: a heapq event loop over :class:`.mesh_links.MeshLinks`."""
-    n = b.shape[0]
-    v = float(model_bits)
-    links = MeshLinks(b, sharing)
-    s_fin, b_fin = links.fin[SCATTER], links.fin[BROADCAST]
-    everyone = np.arange(n)
-    heap: list = []
-    seq = 0
-
-    def push(t, kind, a, r=None):
-        nonlocal seq
-        heapq.heappush(heap, (t, seq, kind, a, r))
-        seq += 1
-
-    predefined = _predefined_split(v, b, mode, split, lp_solver)
-    start = np.zeros(n)
-    ready = np.zeros(n)
-    queue: deque = deque()
-    rounds: list[Round] = []
-    red_free = np.zeros(n)
-
-    def scatter(senders: np.ndarray, x: np.ndarray, red: np.ndarray, t: float) -> None:
-        src = np.repeat(senders, red.size)
-        dst = np.tile(red, senders.size)
-        keep = src != dst
-        links.add(SCATTER, src[keep], dst[keep], x[dst[keep]], t)
-        s_fin[senders, senders] = t  # own block: local
-
-    def announce(t: float) -> None:
-        parts = np.array([queue.popleft() for _ in range(p)], dtype=np.int64)
-        red = everyone if reducers == "all" else np.sort(parts)
-        if mode == "blocking":
-            if split == "lp":
-                x = lp_split(v, b, parts, red, solver=lp_solver)
-            else:
-                x = even_split(v, n, red)
-            scatter(parts, x, red, t)
-        else:
-            x = predefined
-        rnd = Round(len(rounds), parts, red, x, t, start[parts].copy(), ready[parts].copy(),
-                    done=np.full(p, np.nan))
-        rounds.append(rnd)
-        need = s_fin[np.ix_(parts, red)].max(axis=0)
-        for j, tj in zip(red.tolist(), need.tolist()):
-            push(max(tj, t), _REDUCE, j, rnd)
-
-    def broadcast(j: int, rnd: Round, t: float) -> None:
-        recv = rnd.parts[rnd.parts != j]
-        links.add_from(BROADCAST, j, recv, rnd.x[j], t)
-        if recv.size < rnd.parts.size:  # j is a participant: its own block is local
-            b_fin[j, j] = t
-        rnd.n_bcast += 1
-        if rnd.n_bcast == rnd.reducers.size:
-            need = b_fin[np.ix_(rnd.reducers, rnd.parts)].max(axis=0)
-            for k, (i, ti) in enumerate(zip(rnd.parts.tolist(), need.tolist())):
-                push(max(ti, t), _WORKER_DONE, (i, k), rnd)
-
-    for i in range(n):
-        push(compute_time(i), _COMPUTE_DONE, i)
-
-    while heap:
-        t, _, kind, a, rnd = heapq.heappop(heap)
-        if t > duration_s:
-            break
-        if kind == _COMPUTE_DONE:
-            ready[a] = t
-            if mode == "blocking":
-                queue.append(a)
-                if len(queue) >= p:
-                    announce(t)
-            else:
-                scatter(np.array([a]), predefined, everyone, t)
-                push(t if a == LEADER else s_fin[a, LEADER], _LEADER_ARRIVAL, a)
-        elif kind == _LEADER_ARRIVAL:
-            if s_fin[a, LEADER] > t and a != LEADER:  # delayed by a later flow (FS): re-check then
-                push(s_fin[a, LEADER], kind, a)
-                continue
-            queue.append(a)
-            if len(queue) >= p:
-                announce(t)
-        elif kind == _REDUCE:
-            need = column_max(s_fin, rnd.parts, a)
-            if need > t:
-                push(need, kind, a, rnd)
-                continue
-            rnd.all_in[a] = t
-            fin = max(t, red_free[a]) + reduce_s_per_mb * rnd.parts.size * rnd.x[a] / MB
-            red_free[a] = fin
-            if fin > t:
-                push(fin, _BCAST, a, rnd)
-            else:
-                broadcast(a, rnd, t)
-        elif kind == _BCAST:
-            broadcast(a, rnd, t)
-        else:  # _WORKER_DONE
-            i, k = a
-            need = column_max(b_fin, rnd.reducers, i)
-            if need > t:
-                push(need, kind, a, rnd)
-                continue
-            rnd.done[k] = t
-            rnd.n_done += 1
-            if rnd.n_done == p:
-                rnd.finish = t
-            start[i] = t
-            push(t + compute_time(i), _COMPUTE_DONE, i)
-
-    return summarize_rounds(rounds, p, duration_s)
-
-
 def _simulate_compiled(b, p, v, duration_s, compute_time, reducers, mode, split, sharing,
                        reduce_s_per_mb, lp_solver) -> RunResult:
-    """The same run on :func:`.system_kernel.run_loop`; arrays grow when the loop asks (FM12)."""
+    """:func:`simulate` on :func:`.system_kernel.run_loop`, served by :func:`simlib.runtime.kernel_driver.drive`
+    (it grows the draws, the heap and the round log when the loop asks; FM12)."""
     n = b.shape[0]
     m = n if reducers == "all" else p
-    blocking = mode == "blocking"
     predefined = _predefined_split(v, b, mode, split, lp_solver)
-    cfg_i = np.zeros(K.N_CFG_I, np.int64)
-    cfg_i[[K.C_N, K.C_P, K.C_ALL, K.C_BLOCKING, K.C_SPLIT, K.C_FCFS]] = [
-        n, p, reducers == "all", blocking,
-        K.SPLIT_EVEN if split == "even" else K.SPLIT_BREAKPOINT if lp_solver == "breakpoint" else K.SPLIT_PYTHON,
-        sharing == "fcfs"]
-    cfg_f = np.zeros(K.N_CFG_F)
-    cfg_f[[K.C_V, K.C_DUR, K.C_RED_S_PER_MB]] = [v, duration_s, reduce_s_per_mb]
-    take = getattr(compute_time, "take", None)
-    draw = getattr(compute_time, "next", compute_time)
-    draws = np.zeros((n, 0))                 # draws[w, u]: worker w's u-th compute time (s)
-
-    def more_draws():
-        nonlocal draws
-        have = draws.shape[1]
-        k = max(have, 16)
-        new = np.empty((n, k))
-        for w in range(n):
-            new[w] = take(w, k) if take is not None else [draw(w) for _ in range(k)]
-        draws = np.concatenate([draws, new], axis=1)
-
-    more_draws()
-    used = np.zeros(n, np.int64)
-    start, ready, red_free = np.zeros(n), np.zeros(n), np.zeros(n)
-    s_fin, b_fin = np.zeros((n, n)), np.zeros((n, n))
-    queue = np.zeros(n, np.int64)
-    xpre = predefined if predefined is not None else np.zeros(n)
-    ist = np.zeros(K.N_IST, np.int64)
-    ist[K.I_PENDING] = -1
-    fst = np.zeros(K.N_FST)
+    cfg = K.Config(n=n, p=p, everyone=reducers == "all", blocking=mode == "blocking",
+                   split=K.SPLIT_EVEN if split == "even" else K.SPLIT_BREAKPOINT if lp_solver == "breakpoint"
+                   else K.SPLIT_PYTHON, fcfs=sharing == "fcfs", model_bits=v, duration_s=duration_s,
+                   reduce_s_per_mb=reduce_s_per_mb, b=b, xpre=predefined if predefined is not None else np.zeros(n))
+    source = compute_time if hasattr(compute_time, "next") else SimpleNamespace(next=compute_time)
+    draws = DrawBuffer(source, n, minimum=16)       # draws.draws[w, u]: worker w's u-th compute time (s)
+    st = K.new_state(n)
     heap = {"events": np.zeros((n + 1, K.H_COLS))}  # header row + the n first events
-    log = {"parts": np.zeros((16, p), np.int64), "red": np.zeros((16, m), np.int64), "x": np.zeros((16, n)),
-           "allin": np.zeros((16, n)), "pf": np.zeros((16, 3, p)), "sc": np.zeros((16, 2)),
-           "cnt": np.zeros((16, 2), np.int64)}
+    log = K.new_log(16, n, p, m)
+    K.push_first_computes(draws.draws, st.used, heap["events"])
 
-    K.push_first_computes(draws, used, heap["events"])
-    while True:
-        status = K.run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red_free, queue,
-                            ist, fst, heap["events"], log["parts"], log["red"], log["x"],
-                            log["allin"], log["pf"], log["sc"], log["cnt"])
-        if status == K.DONE:
-            break
-        if status == K.NEED_DRAWS:
-            more_draws()
-        elif status == K.NEED_SPACE:
-            grow_columns(heap, ist[K.I_NEED_HEAP])
-            grow_columns(log, ist[K.I_NEED_ROUNDS])
-        elif status == K.NEED_SPLIT:
-            r = ist[K.I_PENDING]
-            log["x"][r] = lp_split(v, b, log["parts"][r], log["red"][r], solver=lp_solver)
-        elif status == K.LINK_BUSY:
-            raise RuntimeError(_BUSY)
-        else:  # NO_SPLIT: raise lp_split's own error for this round
-            r = ist[K.I_NR] - 1
-            lp_split(v, b, log["parts"][r], log["red"][r], solver=lp_solver)
-            raise RuntimeError("the compiled LP (2) split failed where lp_split did not")
-    nr = int(ist[K.I_NR])
+    def solve_split():                              # NEED_SPLIT: round st.pending's split by HiGHS
+        r = st.pending[0]
+        log["x"][r] = lp_split(v, b, log["parts"][r], log["red"][r], solver=lp_solver)
+
+    def link_busy():
+        raise RuntimeError(_BUSY)
+
+    def no_split():                                 # raise lp_split's own error for this round
+        r = st.n_rounds[0] - 1
+        lp_split(v, b, log["parts"][r], log["red"][r], solver=lp_solver)
+        raise RuntimeError("the compiled LP (2) split failed where lp_split did not")
+
+    drive(lambda: K.run_loop(cfg, st, K.Log(**log), heap["events"], draws.draws), draws=draws,
+          columns=[(heap, lambda: st.need_heap[0], 1), (log, lambda: st.need_rounds[0], 1)],
+          handlers={K.NEED_SPLIT: solve_split, K.LINK_BUSY: link_busy, K.NO_SPLIT: no_split})
+    nr = int(st.n_rounds[0])
     cols = {key: arr[:nr] for key, arr in log.items()}
     rounds_log = RoundLog(cols, n if reducers == "all" else None, predefined)
-    sc, pf = cols["sc"], cols["pf"]
-    ok = sc[:, K.R_FINISH] <= duration_s
+    ok = cols["finish"] <= duration_s
     with np.errstate(invalid="ignore"):                # rows of unfinished rounds may be all NaN
         scatter_end = np.nanmax(cols["allin"][ok], axis=1) if ok.any() else np.zeros(0)
-    return _summary(sc[ok, K.R_ANNOUNCE], sc[ok, K.R_FINISH], pf[ok, K.R_START], pf[ok, K.R_READY],
-                    pf[ok, K.R_DONE], scatter_end, p, duration_s, rounds_log)
+    return _summary(cols["announce"][ok], cols["finish"][ok], cols["start"][ok], cols["ready"][ok],
+                    cols["done"][ok], scatter_end, p, duration_s, rounds_log)
 
 
 class RoundLog(Sequence):
     """The compiled engine's round log: columns, read as :class:`Round` records on first use
-    (``all_in`` lists the reducers in id order, the Python loop in the order they were ready)."""
+    (``all_in`` lists the reducers in id order; the reference engine in the order they were ready)."""
 
     def __init__(self, cols: dict, n_all: int | None, predefined: np.ndarray | None):
         self._cols, self._n_all, self._predefined = cols, n_all, predefined
         self._rounds: list[Round] | None = None
 
     def __len__(self) -> int:
-        return self._cols["sc"].shape[0]
+        return self._cols["finish"].shape[0]
 
     def __getitem__(self, i):
         if self._rounds is None:
@@ -338,13 +183,12 @@ class RoundLog(Sequence):
         for r in range(len(self)):
             allin = c["allin"][r]
             held = np.flatnonzero(~np.isnan(allin))
-            pf, sc, cnt = c["pf"][r], c["sc"][r], c["cnt"][r]
             rounds.append(Round(
                 r, c["parts"][r].copy(), everyone if everyone is not None else c["red"][r].copy(),
                 self._predefined if self._predefined is not None else c["x"][r].copy(),
-                float(sc[K.R_ANNOUNCE]), pf[K.R_START].copy(), pf[K.R_READY].copy(),
-                all_in=dict(zip(held.tolist(), allin[held].tolist())), n_bcast=int(cnt[K.R_NBCAST]),
-                done=pf[K.R_DONE].copy(), n_done=int(cnt[K.R_NDONE]), finish=float(sc[K.R_FINISH])))
+                float(c["announce"][r]), c["start"][r].copy(), c["ready"][r].copy(),
+                all_in=dict(zip(held.tolist(), allin[held].tolist())), n_bcast=int(c["n_bcast"][r]),
+                done=c["done"][r].copy(), n_done=int(c["n_done"][r]), finish=float(c["finish"][r])))
         return rounds
 
 

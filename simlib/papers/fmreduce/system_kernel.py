@@ -1,65 +1,123 @@
 """The FMReduce system's event loop, compiled (decision FM12).
 
-:func:`run_loop` runs the same simulation as the Python loop of
-:func:`simlib.papers.fmreduce.system.simulate` (``engine="python"``),
-statement for statement and in the same floating-point order, so the two give
-the same rounds and the same times to the bit (tests): the same event queue
-ordered by (time, push sequence number), the same lazy re-checks (an event
-whose predicted finish moved later is pushed again), the same closed-form
-links (:mod:`.mesh_links`) and the same splits (the blocking LP (2) split by
-:func:`.split.breakpoint_split_into`, or by Python for HiGHS).
+:func:`run_loop` runs :func:`simlib.papers.fmreduce.system.simulate`: an event
+queue ordered by (time, push sequence number), lazy re-checks (an event whose
+predicted finish moved later is pushed again), the closed-form links of
+:mod:`.mesh_links` and the splits of :mod:`.split` (the blocking LP (2) split
+by :func:`.split.breakpoint_split_into`, or by Python for HiGHS).
+:func:`.reference.simulate_reference` runs the same protocol on the generic
+flow engine; the tests check the two agree (decision FM14).
 
-The loop is resumable, as the SelMcast SSP kernel (decision SM68): before an
-event that could need a compute draw a worker does not have yet, or more heap
-or round-log room than is left, it returns a status; the driver
-(``system._simulate_compiled``) grows the arrays and calls it again.  A
-blocking round whose split Python must solve (``lp_solver="highs"``) returns
-NEED_SPLIT after the round's participants are logged; the driver writes the
-split into the round's row and the next call finishes the announcement.
+The loop is resumable (:mod:`simlib.runtime.kernel_driver`): before an event
+that could need a compute draw a worker does not have yet, or more heap or
+round-log room than is left, it returns ``NEED_DRAWS`` / ``NEED_SPACE``; the
+driver (``system._simulate_compiled``) grows the arrays and calls it again.
+A blocking round whose split Python must solve (``lp_solver="highs"``)
+returns ``NEED_SPLIT`` after the round's participants are logged; the driver
+writes the split into the round's row and the next call finishes the
+announcement.
 
-The heap holds (time, sequence number, kind, worker, slot, round) as rows of
-one float array; the round log is columnar (one row per announced round,
-``system.RoundLog`` reads it as :class:`~.system.Round` records).  Units:
-bits, bits/s, seconds.
+Its arguments are NamedTuples of arrays: :class:`Config` (the run, fixed),
+:class:`State` (mutated in place; scalars that change are 1-element arrays)
+and :class:`Log` (the round log, one row per announced round, columnar;
+``system.RoundLog`` reads it as :class:`~.system.Round` records).  The heap
+holds (time, sequence number, kind, worker, slot, round) as rows of one
+float array.  Units: bits, bits/s, seconds.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from simlib.core import jitcache
 from simlib.core.units import MB
+from simlib.runtime.kernel_driver import DONE, FIRST_OWN, NEED_DRAWS, NEED_SPACE
 
 from . import mesh_links, split
 from .mesh_links import finish_times, link_free
 from .split import breakpoint_split_into
 
-DONE, NEED_DRAWS, NEED_SPACE, NEED_SPLIT, LINK_BUSY, NO_SPLIT = range(6)
-# event kinds, as system.py
+# the kernel's own requests (simlib.runtime.kernel_driver): a round's split from Python, and two errors
+NEED_SPLIT, LINK_BUSY, NO_SPLIT = FIRST_OWN, FIRST_OWN + 1, FIRST_OWN + 2
+# event kinds
 COMPUTE_DONE, LEADER_ARRIVAL, REDUCE, BCAST, WORKER_DONE = range(5)
 LEADER = 0
+SPLIT_EVEN, SPLIT_BREAKPOINT, SPLIT_PYTHON = range(3)
 
 # the heap: one float array, row 0 a header (size, next sequence number), events in rows
 # 1..size as a 1-based binary heap ordered by (time, sequence number); small ints are exact
 H_T, H_SEQ, H_KIND, H_A, H_K, H_RND = range(6)
 H_COLS = 6
-# integer state: rounds logged, queue head and length, the round awaiting its split from
-# Python (-1: none), the sizes the next event needs
-I_NR, I_QHEAD, I_QLEN, I_PENDING, I_NEED_HEAP, I_NEED_ROUNDS = range(6)
-N_IST = 6
-# float state: the time of the pending announcement
-F_PENDING_T = 0
-N_FST = 1
-# configuration: ints (cfg_i) and floats (cfg_f)
-C_N, C_P, C_ALL, C_BLOCKING, C_SPLIT, C_FCFS = range(6)
-N_CFG_I = 6
-SPLIT_EVEN, SPLIT_BREAKPOINT, SPLIT_PYTHON = range(3)
-C_V, C_DUR, C_RED_S_PER_MB = range(3)
-N_CFG_F = 3
-# round log: per-participant floats (r_pf[r, F, k]) and per-round scalars
-R_START, R_READY, R_DONE = range(3)
-R_ANNOUNCE, R_FINISH = range(2)
-R_NBCAST, R_NDONE = range(2)
+
+
+class Config(NamedTuple):
+    """One run's settings (system.simulate's arguments), fixed for the run."""
+
+    n: int                    # workers
+    p: int                    # participants per round
+    everyone: bool            # reducers="all": every worker reduces a block; else the participants
+    blocking: bool            # mode="blocking"
+    split: int                # SPLIT_EVEN, SPLIT_BREAKPOINT (compiled LP (2)) or SPLIT_PYTHON (HiGHS)
+    fcfs: bool                # sharing="fcfs"; else fair sharing
+    model_bits: float         # v (bits)
+    duration_s: float         # the period (s)
+    reduce_s_per_mb: float    # reduce time per MB of input blocks (s/MB)
+    b: np.ndarray             # (n, n) bandwidths (bits/s)
+    xpre: np.ndarray          # (n,) the non-blocking predefined split (bits; zeros if blocking)
+
+
+class State(NamedTuple):
+    """The loop's state, mutated in place; (1,) arrays hold the scalars that change."""
+
+    s_fin: np.ndarray         # (n, n) predicted finish of the latest scatter flow on link i -> j (s)
+    b_fin: np.ndarray         # (n, n) the same for broadcast flows (s)
+    start: np.ndarray         # (n,) compute start of each worker's current iteration (s)
+    ready: np.ndarray         # (n,) compute end of its current iteration (s)
+    red_free: np.ndarray      # (n,) when reducer j has finished its last reduce (s)
+    queue: np.ndarray         # (n,) int64 ring buffer of queued workers (the leader's FIFO)
+    q_head: np.ndarray        # (1,) int64 the queue's head position
+    q_len: np.ndarray         # (1,) int64 its length
+    used: np.ndarray          # (n,) int64 compute draws used per worker
+    n_rounds: np.ndarray      # (1,) int64 rounds logged
+    pending: np.ndarray       # (1,) int64 the round awaiting its split from Python (-1: none)
+    pending_t: np.ndarray     # (1,) float the time of that round's announcement (s)
+    need_heap: np.ndarray     # (1,) int64 heap rows the next event needs (the header included)
+    need_rounds: np.ndarray   # (1,) int64 log rows the next event needs
+
+
+class Log(NamedTuple):
+    """The round log: row r is the r-th announced round (m reducers, p participants)."""
+
+    parts: np.ndarray         # (R, p) int64 participants in selection order
+    red: np.ndarray           # (R, m) int64 reducers, ascending
+    x: np.ndarray             # (R, n) the split (bits)
+    allin: np.ndarray         # (R, n) when reducer j held every block (s; NaN: not yet)
+    start: np.ndarray         # (R, p) each participant's compute start (s)
+    ready: np.ndarray         # (R, p) its compute end (s)
+    done: np.ndarray          # (R, p) when it held every reduced block (s; NaN: not yet)
+    announce: np.ndarray      # (R,) announcement time (s)
+    finish: np.ndarray        # (R,) when its last participant was done (s; inf: not yet)
+    n_bcast: np.ndarray       # (R,) int64 reducers that broadcast
+    n_done: np.ndarray        # (R,) int64 participants done
+
+
+def new_state(n: int) -> State:
+    """Every worker idle at 0, no link busy, the queue empty, no round pending."""
+    one = lambda dtype, value=0: np.full(1, value, dtype)  # noqa: E731
+    return State(s_fin=np.zeros((n, n)), b_fin=np.zeros((n, n)), start=np.zeros(n), ready=np.zeros(n),
+                 red_free=np.zeros(n), queue=np.zeros(n, np.int64), q_head=one(np.int64), q_len=one(np.int64),
+                 used=np.zeros(n, np.int64), n_rounds=one(np.int64), pending=one(np.int64, -1),
+                 pending_t=one(float), need_heap=one(np.int64), need_rounds=one(np.int64))
+
+
+def new_log(rows: int, n: int, p: int, m: int) -> dict:
+    """The round log's columns (:class:`Log`'s fields) with ``rows`` zero rows, as a dict the driver grows."""
+    return {"parts": np.zeros((rows, p), np.int64), "red": np.zeros((rows, m), np.int64),
+            "x": np.zeros((rows, n)), "allin": np.zeros((rows, n)), "start": np.zeros((rows, p)),
+            "ready": np.zeros((rows, p)), "done": np.zeros((rows, p)), "announce": np.zeros(rows),
+            "finish": np.zeros(rows), "n_bcast": np.zeros(rows, np.int64), "n_done": np.zeros(rows, np.int64)}
 
 
 @njit(cache=True, inline="always")
@@ -114,33 +172,35 @@ def _pop(heap):
 
 
 @njit(cache=True)
-def _scatter(s_fin, b_fin, b, senders, red, x, t, fcfs):
-    """system.simulate's scatter(): every sender's block j to every reducer j != sender."""
+def _scatter(cfg, st, senders, red, x, t):
+    """Every sender's block j (``x[j]`` bits) to every reducer j != sender at time t; False (nothing
+    changed) if a link still carries a scatter flow (the protocol invariant of :mod:`.mesh_links`)."""
     for i in senders:
         for j in red:
-            if i != j and not link_free(s_fin[i, j], t):
+            if i != j and not link_free(st.s_fin[i, j], t):
                 return False
     for i in senders:
         for j in red:
             if i != j:
-                s_fin[i, j], b_fin[i, j] = finish_times(b_fin[i, j], b[i, j], x[j], t, fcfs)
+                st.s_fin[i, j], st.b_fin[i, j] = finish_times(st.b_fin[i, j], cfg.b[i, j], x[j], t, cfg.fcfs)
     for i in senders:
-        s_fin[i, i] = t
+        st.s_fin[i, i] = t                          # own block: local
     return True
 
 
 @njit(cache=True)
-def _announce_end(r, t, blocking, fcfs, s_fin, b_fin, b, r_parts, r_red, r_x, heap):
-    """The second half of system.simulate's announce(): scatter (blocking) and the reduce events."""
-    parts = r_parts[r]
-    red = r_red[r]
-    if blocking and not _scatter(s_fin, b_fin, b, parts, red, r_x[r], t, fcfs):
+def _announce_end(cfg, st, log, heap, r, t):
+    """The second half of announcing round r at t: the participants scatter (blocking) and every
+    reducer's REDUCE event is pushed for when it can hold every block."""
+    parts = log.parts[r]
+    red = log.red[r]
+    if cfg.blocking and not _scatter(cfg, st, parts, red, log.x[r], t):
         return False
     for j in red:
         need = -np.inf
         for i in parts:
-            if s_fin[i, j] > need:
-                need = s_fin[i, j]
+            if st.s_fin[i, j] > need:
+                need = st.s_fin[i, j]
         push(heap, max(need, t), REDUCE, j, 0, r)
     return True
 
@@ -154,46 +214,44 @@ def push_first_computes(draws, used, heap):
 
 
 @njit(cache=True)
-def run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red_free, queue,
-             ist, fst, heap, r_parts, r_red, r_x, r_allin, r_pf, r_sc, r_cnt):
+def run_loop(cfg, st, log, heap, draws):
     """Advance the simulation until its end, or until the driver must act.
 
+    ``cfg`` a :class:`Config`, ``st`` a :class:`State`, ``log`` a :class:`Log`,
+    ``heap`` the event heap, ``draws[w, u]`` worker w's u-th compute time (s).
     Returns DONE, NEED_DRAWS (the next event's worker has no unused compute
     draw left), NEED_SPACE (the heap or the round log may be too small for the
-    next event: ``ist[I_NEED_HEAP]``, ``ist[I_NEED_ROUNDS]``), NEED_SPLIT
-    (round ``ist[I_PENDING]`` needs its split in ``r_x``), LINK_BUSY (the
-    protocol invariant of :mod:`.mesh_links` broke) or NO_SPLIT (LP (2) has no
-    finite optimum)."""
-    n = cfg_i[C_N]
-    p = cfg_i[C_P]
-    everyone = cfg_i[C_ALL] == 1
-    blocking = cfg_i[C_BLOCKING] == 1
-    split = cfg_i[C_SPLIT]
-    fcfs = cfg_i[C_FCFS] == 1
-    v = cfg_f[C_V]
-    duration = cfg_f[C_DUR]
-    red_s_per_mb = cfg_f[C_RED_S_PER_MB]
-    m = r_red.shape[1]
+    next event: ``st.need_heap``, ``st.need_rounds``), NEED_SPLIT (round
+    ``st.pending`` needs its split in ``log.x``), LINK_BUSY (the protocol
+    invariant of :mod:`.mesh_links` broke) or NO_SPLIT (LP (2) has no finite
+    optimum)."""
+    # the fields the events use, as locals (each attribute read of a NamedTuple's array in the loop costs)
+    n, p, b, fcfs, xpre = cfg.n, cfg.p, cfg.b, cfg.fcfs, cfg.xpre
+    s_fin, b_fin, start, ready, red_free = st.s_fin, st.b_fin, st.start, st.ready, st.red_free
+    queue, q_head, q_len, used = st.queue, st.q_head, st.q_len, st.used
+    parts, red, x, allin, done = log.parts, log.red, log.x, log.allin, log.done
+    n_bcast, n_done, finish = log.n_bcast, log.n_done, log.finish
+    m = red.shape[1]
     sorted_parts = np.empty(p, np.int64)
     recv = np.empty(p, np.int64)
     while True:
-        r = ist[I_PENDING]
+        r = st.pending[0]
         if r >= 0:                                  # Python wrote round r's split
-            ist[I_PENDING] = -1
-            if not _announce_end(r, fst[F_PENDING_T], blocking, fcfs, s_fin, b_fin, b, r_parts, r_red, r_x, heap):
+            st.pending[0] = -1
+            if not _announce_end(cfg, st, log, heap, r, st.pending_t[0]):
                 return LINK_BUSY
         size = int(heap[0, H_T])
         if size == 0:
             return DONE
         t = heap[1, H_T]
-        if t > duration:
+        if t > cfg.duration_s:
             return DONE
         kind = int(heap[1, H_KIND])
         a = int(heap[1, H_A])
         # an event pushes at most max(n, p) events and logs at most one round
-        ist[I_NEED_HEAP] = size + n + 1                # rows, the header included
-        ist[I_NEED_ROUNDS] = ist[I_NR] + 1
-        if ist[I_NEED_HEAP] > heap.shape[0] or ist[I_NEED_ROUNDS] > r_sc.shape[0]:
+        st.need_heap[0] = size + n + 1              # rows, the header included
+        st.need_rounds[0] = st.n_rounds[0] + 1
+        if st.need_heap[0] > heap.shape[0] or st.need_rounds[0] > finish.shape[0]:
             return NEED_SPACE
         if kind == WORKER_DONE and used[a] >= draws.shape[1]:
             return NEED_DRAWS
@@ -203,11 +261,11 @@ def run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red
         announce = False
         if kind == COMPUTE_DONE:
             ready[a] = t
-            if blocking:
-                queue[(ist[I_QHEAD] + ist[I_QLEN]) % n] = a
-                ist[I_QLEN] += 1
-                announce = ist[I_QLEN] >= p
-            else:
+            if cfg.blocking:
+                queue[(q_head[0] + q_len[0]) % n] = a
+                q_len[0] += 1
+                announce = q_len[0] >= p
+            else:                                   # scatter with the predefined split (FM2)
                 for j in range(n):
                     if j != a and not link_free(s_fin[a, j], t):
                         return LINK_BUSY
@@ -220,59 +278,59 @@ def run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red
             if s_fin[a, LEADER] > t and a != LEADER:  # delayed by a later flow (FS): re-check then
                 push(heap, s_fin[a, LEADER], kind, a, 0, 0)
                 continue
-            queue[(ist[I_QHEAD] + ist[I_QLEN]) % n] = a
-            ist[I_QLEN] += 1
-            announce = ist[I_QLEN] >= p
+            queue[(q_head[0] + q_len[0]) % n] = a
+            q_len[0] += 1
+            announce = q_len[0] >= p
         elif kind == REDUCE or kind == BCAST:
             if kind == REDUCE:
                 need = -np.inf
                 for q in range(p):
-                    if s_fin[r_parts[rnd, q], a] > need:
-                        need = s_fin[r_parts[rnd, q], a]
+                    if s_fin[parts[rnd, q], a] > need:
+                        need = s_fin[parts[rnd, q], a]
                 if need > t:
                     push(heap, need, kind, a, 0, rnd)
                     continue
-                r_allin[rnd, a] = t
-                fin = max(t, red_free[a]) + red_s_per_mb * p * r_x[rnd, a] / MB
+                allin[rnd, a] = t
+                fin = max(t, red_free[a]) + cfg.reduce_s_per_mb * p * x[rnd, a] / MB
                 red_free[a] = fin
                 if fin > t:
                     push(heap, fin, BCAST, a, 0, rnd)
                     continue
-            # broadcast(a, rnd, t)
+            # broadcast reducer a's block of round rnd to its participants
             nrecv = 0
             for q in range(p):
-                if r_parts[rnd, q] != a:
-                    recv[nrecv] = r_parts[rnd, q]
+                if parts[rnd, q] != a:
+                    recv[nrecv] = parts[rnd, q]
                     nrecv += 1
             for q in range(nrecv):
                 if not link_free(b_fin[a, recv[q]], t):
                     return LINK_BUSY
             for q in range(nrecv):
                 j = recv[q]
-                b_fin[a, j], s_fin[a, j] = finish_times(s_fin[a, j], b[a, j], r_x[rnd, a], t, fcfs)
+                b_fin[a, j], s_fin[a, j] = finish_times(s_fin[a, j], b[a, j], x[rnd, a], t, fcfs)
             if nrecv < p:                           # a is a participant: its own block is local
                 b_fin[a, a] = t
-            r_cnt[rnd, R_NBCAST] += 1
-            if r_cnt[rnd, R_NBCAST] == m:
+            n_bcast[rnd] += 1
+            if n_bcast[rnd] == m:
                 for q in range(p):
-                    i = r_parts[rnd, q]
+                    i = parts[rnd, q]
                     need = -np.inf
                     for jj in range(m):
-                        if b_fin[r_red[rnd, jj], i] > need:
-                            need = b_fin[r_red[rnd, jj], i]
+                        if b_fin[red[rnd, jj], i] > need:
+                            need = b_fin[red[rnd, jj], i]
                     push(heap, max(need, t), WORKER_DONE, i, q, rnd)
         else:  # WORKER_DONE
             need = -np.inf
             for jj in range(m):
-                if b_fin[r_red[rnd, jj], a] > need:
-                    need = b_fin[r_red[rnd, jj], a]
+                if b_fin[red[rnd, jj], a] > need:
+                    need = b_fin[red[rnd, jj], a]
             if need > t:
                 push(heap, need, kind, a, k, rnd)
                 continue
-            r_pf[rnd, R_DONE, k] = t
-            r_cnt[rnd, R_NDONE] += 1
-            if r_cnt[rnd, R_NDONE] == p:
-                r_sc[rnd, R_FINISH] = t
+            done[rnd, k] = t
+            n_done[rnd] += 1
+            if n_done[rnd] == p:
+                finish[rnd] = t
             start[a] = t
             d = draws[a, used[a]]
             used[a] += 1
@@ -280,42 +338,42 @@ def run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red
         if not announce:
             continue
         # ---- announce(t): the first p queued workers form round r
-        r = ist[I_NR]
-        ist[I_NR] = r + 1
+        r = st.n_rounds[0]
+        st.n_rounds[0] = r + 1
         for q in range(p):
-            w = queue[ist[I_QHEAD]]
-            ist[I_QHEAD] = (ist[I_QHEAD] + 1) % n
-            r_parts[r, q] = w
+            w = queue[q_head[0]]
+            q_head[0] = (q_head[0] + 1) % n
+            parts[r, q] = w
             sorted_parts[q] = w
-            r_pf[r, R_START, q] = start[w]
-            r_pf[r, R_READY, q] = ready[w]
-            r_pf[r, R_DONE, q] = np.nan
-        ist[I_QLEN] -= p
+            log.start[r, q] = start[w]
+            log.ready[r, q] = ready[w]
+            done[r, q] = np.nan
+        q_len[0] -= p
         sorted_parts.sort()
-        if everyone:
+        if cfg.everyone:
             for j in range(n):
-                r_red[r, j] = j
+                red[r, j] = j
         else:
-            r_red[r, :] = sorted_parts
-        r_sc[r, R_ANNOUNCE] = t
-        r_sc[r, R_FINISH] = np.inf
-        r_cnt[r, R_NBCAST] = 0
-        r_cnt[r, R_NDONE] = 0
-        r_allin[r, :] = np.nan
-        if not blocking:
-            r_x[r, :] = xpre
-        elif split == SPLIT_EVEN:                   # split.even_split
-            r_x[r, :] = 0.0
-            for j in r_red[r]:
-                r_x[r, j] = v / m
-        elif split == SPLIT_BREAKPOINT:
-            if not breakpoint_split_into(v, b, sorted_parts, r_red[r], r_x[r]):
+            red[r, :] = sorted_parts
+        log.announce[r] = t
+        finish[r] = np.inf
+        n_bcast[r] = 0
+        n_done[r] = 0
+        allin[r, :] = np.nan
+        if not cfg.blocking:
+            x[r, :] = xpre
+        elif cfg.split == SPLIT_EVEN:               # split.even_split
+            x[r, :] = 0.0
+            for j in red[r]:
+                x[r, j] = cfg.model_bits / m
+        elif cfg.split == SPLIT_BREAKPOINT:
+            if not breakpoint_split_into(cfg.model_bits, b, sorted_parts, red[r], x[r]):
                 return NO_SPLIT
         else:                                       # Python solves it; the next call goes on
-            ist[I_PENDING] = r
-            fst[F_PENDING_T] = t
+            st.pending[0] = r
+            st.pending_t[0] = t
             return NEED_SPLIT
-        if not _announce_end(r, t, blocking, fcfs, s_fin, b_fin, b, r_parts, r_red, r_x, heap):
+        if not _announce_end(cfg, st, log, heap, r, t):
             return LINK_BUSY
 
 

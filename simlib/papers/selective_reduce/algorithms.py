@@ -41,6 +41,7 @@ __all__ = [
     "predict_workers",
     "expected_new_worker_num",
     "expected_bandwidth",
+    "Knobs",
     "BpawrDecision",
     "bpawr",
     "RoundPlan",
@@ -126,17 +127,41 @@ def _check_train(train_ids, train_bw, train_elapsed, ids=None):
     return ids, bw, el
 
 
-def _check_params(p, eta, theta, dt, v, alpha, base_rule, tx_form, completion_prob):
-    p = check_int("p", p, lo=1)
-    eta = check_real("eta", eta, 0.0, 1.0, hi_open=True)
-    theta = check_real("theta", theta, 0.0, allow_inf=True)
-    dt = check_real("dt", dt, 0.0, lo_open=True)
-    v = check_real("v", v, 0.0)
-    alpha = check_real("alpha", alpha, 0.0)
-    base_rule = check_choice("base_rule", base_rule, BASE_RULES)
-    tx_form = check_choice("tx_form", tx_form, TX_FORMS)
-    _check_callable(completion_prob)
-    return p, eta, theta, dt, v, alpha, base_rule, tx_form
+@dataclass(frozen=True)
+class Knobs:
+    """The knobs :func:`bpawr` and :func:`plan_round` take as keywords, checked on creation.
+
+    ``p`` >= 1 the minimum group size, ``eta`` in [0, 1), ``theta`` >= 0 (``inf``
+    never waits), ``dt`` > 0 the waiting slot (s), ``v`` >= 0 the model size
+    (bits), ``alpha`` >= 0 the latency (s, used only by ``tx_form="eq2"``),
+    ``base_rule`` one of :data:`BASE_RULES`, ``tx_form`` one of :data:`TX_FORMS`.
+    """
+
+    p: int
+    eta: float
+    theta: float
+    dt: float
+    v: float
+    alpha: float = 0.0
+    base_rule: str = "text"
+    tx_form: str = "approx"
+
+    def __post_init__(self):
+        checked = dict(p=check_int("p", self.p, lo=1),
+                       eta=check_real("eta", self.eta, 0.0, 1.0, hi_open=True),
+                       theta=check_real("theta", self.theta, 0.0, allow_inf=True),
+                       dt=check_real("dt", self.dt, 0.0, lo_open=True),
+                       v=check_real("v", self.v, 0.0),
+                       alpha=check_real("alpha", self.alpha, 0.0),
+                       base_rule=check_choice("base_rule", self.base_rule, BASE_RULES),
+                       tx_form=check_choice("tx_form", self.tx_form, TX_FORMS))
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+    @property
+    def base(self) -> int:
+        """A BAG group's base size: p, or p + 1 with ``base_rule="pseudocode"`` (SR1)."""
+        return _base_size(self.p, self.base_rule)
 
 
 def _check_callable(completion_prob) -> None:
@@ -413,12 +438,12 @@ def _decide_sorted(g: np.ndarray, k: int, b_virtual: float, base: int, eta: floa
 
 
 def _bpawr_core(g_ids: np.ndarray, g_bw: np.ndarray, t_ids: np.ndarray, t_bw: np.ndarray, t_el: np.ndarray,
-                avail: np.ndarray, p: int, base: int, eta: float, theta: float, dt: float, v: float,
-                alpha: float, tx_form: str, completion_prob) -> tuple[BpawrDecision, np.ndarray | None]:
+                avail: np.ndarray, kn: Knobs, completion_prob) -> tuple[BpawrDecision, np.ndarray | None]:
     """Alg. 2 lines 1-21 on validated arrays; ``avail`` is S as a mask over t_*.
 
     Returns the decision and, for "wait_replace", g_Delta as a mask over g.
     """
+    p, dt = kn.p, kn.dt
     m = g_bw.size
     if m < p:                                                       # lines 2-3
         return BpawrDecision(False, (), "too_small", 0, 0.0, 0.0, 0.0, (), _frozen_mask(avail.copy())), None
@@ -435,8 +460,8 @@ def _bpawr_core(g_ids: np.ndarray, g_bw: np.ndarray, t_ids: np.ndarray, t_bw: np
         sp, b_virtual, checked = 0.0, 0.0, ()
     k = int(math.floor(sp + _FLOOR_TOL))                            # line 8
     order = np.argsort(-g_bw, kind="stable")                        # BAG line 2 on L (lines 10-12)
-    wait, n_keep, t_x = _decide_sorted(g_bw[order], k, b_virtual, base, eta, theta, dt, v, alpha,
-                                       tx_form == "eq2")            # lines 10-16
+    wait, n_keep, t_x = _decide_sorted(g_bw[order], k, b_virtual, kn.base, kn.eta, kn.theta, dt, kn.v, kn.alpha,
+                                       kn.tx_form == "eq2")         # lines 10-16
     if wait:                                                        # line 17
         delta = np.zeros(m, dtype=bool)
         delta[order[n_keep:]] = True                                # line 14
@@ -447,10 +472,8 @@ def _bpawr_core(g_ids: np.ndarray, g_bw: np.ndarray, t_ids: np.ndarray, t_bw: np
 
 
 def bpawr(group: Sequence[int], group_bw: Sequence[float], train_ids: Sequence[int],
-          train_bw: Sequence[float], train_elapsed: Sequence[float], *, p: int, eta: float,
-          theta: float, dt: float, v: float, completion_prob: CompletionProb, alpha: float = 0.0,
-          base_rule: str = "text", tx_form: str = "approx", available: Sequence[bool] | None = None
-          ) -> BpawrDecision:
+          train_bw: Sequence[float], train_elapsed: Sequence[float], *, completion_prob: CompletionProb,
+          available: Sequence[bool] | None = None, **knobs) -> BpawrDecision:
     """Algorithm 2 (BPAWR) for one group g of ready workers.
 
     ``group`` / ``group_bw``: the group's worker ids and bandwidths (bits/s,
@@ -458,10 +481,11 @@ def bpawr(group: Sequence[int], group_bw: Sequence[float], train_ids: Sequence[i
     training (S) with their bandwidths and time (s) since they started their
     current round; ``available``: optional boolean mask over ``train_ids``
     restricting S (default: all of them; :func:`plan_round` threads the
-    previous decision's ``remaining`` here).  ``p`` >= 1, ``eta`` in [0, 1),
-    ``theta`` >= 0 (``inf`` never waits), ``dt`` > 0 s, ``v`` >= 0 bits,
-    ``alpha`` >= 0 s (used only by ``tx_form="eq2"``), ``base_rule`` as in
-    :func:`bag`, ``completion_prob`` as in :func:`predict_workers`.
+    previous decision's ``remaining`` here).  ``knobs``: the keywords of
+    :class:`Knobs` -- ``p`` >= 1, ``eta`` in [0, 1), ``theta`` >= 0 (``inf``
+    never waits), ``dt`` > 0 s, ``v`` >= 0 bits, and optionally ``alpha`` >= 0 s
+    (used only by ``tx_form="eq2"``), ``base_rule`` as in :func:`bag`,
+    ``tx_form``.  ``completion_prob`` as in :func:`predict_workers`.
 
     * lines 2-3 -- ``len(g) < p``: launch=False, g_Delta empty, S unchanged
       (reason ``"too_small"``; ``completion_prob`` is not called);
@@ -488,8 +512,8 @@ def bpawr(group: Sequence[int], group_bw: Sequence[float], train_ids: Sequence[i
     g_ids, t_ids = _check_ids_pair("group", group, "train_ids", train_ids)
     g_bw = _check_bw("group_bw", group_bw, "group", g_ids.size)
     t_ids, t_bw, t_el = _check_train(train_ids, train_bw, train_elapsed, ids=t_ids)
-    p, eta, theta, dt, v, alpha, base_rule, tx_form = _check_params(
-        p, eta, theta, dt, v, alpha, base_rule, tx_form, completion_prob)
+    kn = Knobs(**knobs)
+    _check_callable(completion_prob)
     if available is None:
         avail = np.ones(t_ids.size, dtype=bool)
     else:
@@ -497,8 +521,7 @@ def bpawr(group: Sequence[int], group_bw: Sequence[float], train_ids: Sequence[i
         if avail.dtype != bool or avail.ndim != 1:
             raise ValueError(f"available must be a 1-D boolean mask over train_ids, got {available!r}")
         _check_aligned("available", avail, "train_ids", t_ids.size)
-    return _bpawr_core(g_ids, g_bw, t_ids, t_bw, t_el, avail, p, _base_size(p, base_rule), eta, theta,
-                       dt, v, alpha, tx_form, completion_prob)[0]
+    return _bpawr_core(g_ids, g_bw, t_ids, t_bw, t_el, avail, kn, completion_prob)[0]
 
 
 # --------------------------------------------------------------------------- Algorithm 3, lines 9-22
@@ -526,9 +549,8 @@ class RoundPlan:
 
 
 def plan_round(queue: Sequence[int], queue_bw: Sequence[float], train_ids: Sequence[int],
-               train_bw: Sequence[float], train_elapsed: Sequence[float], *, p: int, eta: float,
-               theta: float, dt: float, v: float, completion_prob: CompletionProb, alpha: float = 0.0,
-               base_rule: str = "text", tx_form: str = "approx") -> RoundPlan:
+               train_bw: Sequence[float], train_elapsed: Sequence[float], *, completion_prob: CompletionProb,
+               **knobs) -> RoundPlan:
     """Algorithm 3 lines 9-22: one partial-synchronization pass of the controller.
 
     ``queue`` / ``queue_bw``: the ready workers Q in FIFO order and their
@@ -554,18 +576,16 @@ def plan_round(queue: Sequence[int], queue_bw: Sequence[float], train_ids: Seque
     q_ids, t_ids = _check_ids_pair("queue", queue, "train_ids", train_ids)
     q_bw = _check_bw("queue_bw", queue_bw, "queue", q_ids.size)
     t_ids, t_bw, t_el = _check_train(train_ids, train_bw, train_elapsed, ids=t_ids)
-    p, eta, theta, dt, v, alpha, base_rule, tx_form = _check_params(
-        p, eta, theta, dt, v, alpha, base_rule, tx_form, completion_prob)
-    base = _base_size(p, base_rule)
+    kn = Knobs(**knobs)
+    _check_callable(completion_prob)
 
-    G = _bag_positions(q_bw, base, eta)                             # line 11 (positions into Q)
+    G = _bag_positions(q_bw, kn.base, kn.eta)                       # line 11 (positions into Q)
     groups = list(G)
     avail = np.ones(t_ids.size, dtype=bool)
     launch, held, decisions = [], [], []
     for i in range(len(groups)):                                    # line 12
         g_ids = q_ids[groups[i]]
-        d, delta = _bpawr_core(g_ids, q_bw[groups[i]], t_ids, t_bw, t_el, avail, p, base, eta, theta,
-                               dt, v, alpha, tx_form, completion_prob)   # line 13
+        d, delta = _bpawr_core(g_ids, q_bw[groups[i]], t_ids, t_bw, t_el, avail, kn, completion_prob)  # line 13
         decisions.append(d)
         avail = d.remaining
         if delta is not None and i < len(groups) - 1:               # lines 14-16: to the front of g_{i+1}

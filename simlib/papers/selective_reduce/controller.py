@@ -105,10 +105,10 @@ class SelectiveReduceController(ControllerBase):
         self._holding = np.zeros(n, dtype=bool)     # queued workers whose hold is logged and still open
         self._bw_all = self._fixed_bw if self._fixed_bw is not None else np.empty(n)
         self._fbuf, self._ibuf = kernels.work_buffers(n)
-        self._fpar = np.array([0.0, self.dt, self.eta, 0.0, 0.0, 0.0])
-        self._ipar = np.array([COMPUTING, self._base, 0, 0, 0, self.p, self._eq2], dtype=np.int64)
-        self._gpar = np.array([self.theta, self.v, self.alpha])
-        self._fixed_spec = self._set_spec() if getattr(self.progress, "kernel_spec_fixed", False) else None
+        self._par = kernels.PassParams(now=0.0, dt=float(self.dt), eta=float(self.eta), theta=float(self.theta),
+                                       v=float(self.v), alpha=float(self.alpha), computing=COMPUTING,
+                                       base=self._base, p=self.p, eq2=self._eq2)
+        self._fixed_spec = self._spec() if getattr(self.progress, "kernel_spec_fixed", False) else None
 
     @property
     def queue(self) -> list[int]:
@@ -165,20 +165,16 @@ class SelectiveReduceController(ControllerBase):
             order = np.argsort(-est[:qlen], kind="stable")
             q_ids, q_bw = fifo[order], est[:qlen][order]
             self._bw_all[train] = est[qlen:]
-        fpar, ipar, fbuf, ibuf = self._fpar, self._ipar, self._fbuf, self._ibuf
-        fpar[0] = cl.sim.now
-        if self._fixed_spec is None:
-            spec = self._set_spec()
-        else:
-            spec = self._fixed_spec
-        x, table, x2 = spec[2], spec[3], spec[6]
-        if spec[0] != kernels.KIND_CALLBACK:                   # lines 10-22 in one compiled call
-            n_runs, n_launch, n_new = kernels.round_plan(
-                cl.phase, self._bw_all, cl.compute_start, cl.compute_finish, q_ids, q_bw, self._holding,
-                fpar, ipar, self._gpar, x, table, x2, fbuf, ibuf)
+        fbuf, ibuf = self._fbuf, self._ibuf
+        # plain tuples of the kernels' NamedTuples' fields: cheaper to pass (kernels.round_pass)
+        par = (float(cl.sim.now), *self._par[1:])
+        model = self._spec() if self._fixed_spec is None else self._fixed_spec
+        workers = (cl.phase, self._bw_all, cl.compute_start, cl.compute_finish)
+        if model.kind != kernels.KIND_CALLBACK:                # lines 10-22 in one compiled call
+            n_runs, n_launch, n_new = kernels.round_plan(workers, q_ids, q_bw, self._holding, par, tuple(model),
+                                                         fbuf, ibuf)
         else:                                                  # a Python progress model: line 26 per group
-            ng = kernels.round_pass(cl.phase, self._bw_all, cl.compute_start, cl.compute_finish, q_bw, fpar,
-                                    ipar, x, table, x2, fbuf, ibuf)
+            ng = kernels.round_pass(workers, q_bw, par, tuple(model), fbuf, ibuf)
             off = ibuf[kernels.I_OFF]
             for i in range(ng):
                 a, b = off[i], off[i + 1]
@@ -190,7 +186,7 @@ class SelectiveReduceController(ControllerBase):
                     if pos.any():
                         bws = fbuf[kernels.F_BWS, a:b][pos]
                         fbuf[kernels.F_LO, i], fbuf[kernels.F_HI, i] = bws.min(), bws.max()
-            n_runs = kernels.plan_groups(q_bw, ng, fpar, ipar, self._gpar, fbuf, ibuf)
+            n_runs = kernels.plan_groups(q_bw, ng, par, fbuf, ibuf)
             n_launch = int(ibuf[kernels.I_RUN_LAUNCH, :n_runs].sum())
             n_new = kernels.new_holds(q_ids, n_runs, self._holding, ibuf)
         if n_launch:
@@ -211,18 +207,6 @@ class SelectiveReduceController(ControllerBase):
             self._qids[:rest.size] = rest
             if order is None:
                 self._qbw[:rest.size] = self._qbw[:qlen][keep]
-
-    def _set_spec(self) -> tuple:
-        """Ask the progress model for its kernel arguments and store the scalar ones."""
-        spec = self._spec()
-        kind, conditional, _, _, x0, inv_w, _, count, prior = spec
-        self._fpar[3] = x0
-        self._fpar[4] = inv_w
-        self._fpar[5] = prior
-        self._ipar[2] = kind
-        self._ipar[3] = conditional
-        self._ipar[4] = count
-        return spec
 
     def _launch(self, group: list[int], kind: str) -> None:
         self._holding[group] = False

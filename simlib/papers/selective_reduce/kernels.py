@@ -31,6 +31,7 @@ bit-identical to calling them:
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -40,8 +41,9 @@ from simlib.core import jitcache
 from . import algorithms
 from .algorithms import _FLOOR_TOL, _bag_ends, _count_ge, _decide_sorted
 
-__all__ = ["KIND_ORACLE", "KIND_LINEAR", "KIND_STEP", "KIND_CALLBACK", "linear_cdf_table",
-           "work_buffers", "pairwise_sum", "round_pass", "plan_groups", "new_holds", "round_plan", "queue_insert"]
+__all__ = ["KIND_ORACLE", "KIND_LINEAR", "KIND_STEP", "KIND_CALLBACK", "CdfModel", "cdf_model", "PassParams",
+           "Workers", "linear_cdf_table", "work_buffers", "pairwise_sum", "round_pass", "plan_groups", "new_holds",
+           "round_plan", "queue_insert"]
 
 KIND_ORACLE, KIND_LINEAR, KIND_STEP, KIND_CALLBACK = 0, 1, 2, 3
 EMPTY_F = np.empty(0)
@@ -68,14 +70,62 @@ def linear_cdf_table(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, float
     return x, table, float(x[0]), 1.0 / width
 
 
-def oracle_spec() -> tuple:
-    """Kernel arguments of the oracle progress model."""
-    return KIND_ORACLE, False, EMPTY_F, EMPTY_T, 0.0, 0.0, EMPTY_F, 0, 0.0
+class CdfModel(NamedTuple):
+    """A progress model as the compiled pass evaluates p_i (module docstring); build it with :func:`cdf_model`."""
+
+    kind: int               # KIND_ORACLE, KIND_LINEAR, KIND_STEP or KIND_CALLBACK
+    conditional: bool       # (F(t + dt) - F(t)) / (1 - F(t)) instead of F(t + dt)
+    x: np.ndarray           # sorted samples (s): the trace's (linear) or the ECDF's main part (step)
+    table: np.ndarray       # KIND_LINEAR's bucket table (:func:`linear_cdf_table`)
+    x0: float               # KIND_LINEAR: the first sample (s)
+    inv_w: float            # KIND_LINEAR: 1 / bucket width (1/s)
+    x2: np.ndarray          # KIND_STEP: the ECDF's sorted buffer of recent observations (s)
+    count: int              # KIND_STEP: observations in x and x2
+    prior: float            # KIND_STEP: F before any observation
 
 
-def callback_spec() -> tuple:
-    """Kernel arguments when the progress model is a Python callable."""
-    return KIND_CALLBACK, False, EMPTY_F, EMPTY_T, 0.0, 0.0, EMPTY_F, 0, 0.0
+def cdf_model(kind: int, conditional: bool = False, x: np.ndarray = EMPTY_F, table: np.ndarray = EMPTY_T,
+              x0: float = 0.0, inv_w: float = 0.0, x2: np.ndarray = EMPTY_F, count: int = 0,
+              prior: float = 0.0) -> CdfModel:
+    """A :class:`CdfModel` with every field of one numba type whatever the caller passed
+    (one compiled version of the pass)."""
+    return CdfModel(int(kind), bool(conditional), np.ascontiguousarray(x, dtype=float),
+                    np.ascontiguousarray(table, dtype=float), float(x0), float(inv_w),
+                    np.ascontiguousarray(x2, dtype=float), int(count), float(prior))
+
+
+class PassParams(NamedTuple):
+    """One controller pass's settings: the time and the knobs of 000 Alg. 1-3."""
+
+    now: float              # the simulated time (s)
+    dt: float               # the waiting slot Delta t (s)
+    eta: float              # BAG's eta
+    theta: float            # Alg. 2 line 16's theta
+    v: float                # model size (bits)
+    alpha: float            # latency of Eq. (2) (s)
+    computing: int          # the phase code of workers in training (S)
+    base: int               # a BAG group's base size (p or p + 1, SR1)
+    p: int                  # the minimum group size
+    eq2: bool               # t_X by the exact Eq. (2) (SR12)
+
+
+class Workers(NamedTuple):
+    """The cluster's per-worker arrays the pass reads (:class:`simlib.runtime.cluster.Cluster`)."""
+
+    phase: np.ndarray       # phase code per worker
+    bw: np.ndarray          # the controller's bandwidth estimate (bits/s)
+    start: np.ndarray       # compute-phase start (s)
+    finish: np.ndarray      # compute-phase end (s)
+
+
+def oracle_spec() -> CdfModel:
+    """The oracle progress model."""
+    return cdf_model(KIND_ORACLE)
+
+
+def callback_spec() -> CdfModel:
+    """A progress model that is a Python callable (the caller evaluates p_i)."""
+    return cdf_model(KIND_CALLBACK)
 
 
 @njit(cache=True, inline="always")
@@ -111,17 +161,19 @@ def _cdf_step(x, x2, count, prior, t):
 
 
 @njit(cache=True, inline="always")
-def _model_prob(linear, conditional, x, table, x0, inv_w, x2, count, prior, el, dt):
+def _model_prob(model, el, dt):
+    """p_i of a worker ``el`` s into its compute phase under a KIND_LINEAR or KIND_STEP ``model``."""
+    linear = model.kind == KIND_LINEAR
     if linear:
-        f_tdt = _cdf_linear(x, table, x0, inv_w, el + dt)
+        f_tdt = _cdf_linear(model.x, model.table, model.x0, model.inv_w, el + dt)
     else:
-        f_tdt = _cdf_step(x, x2, count, prior, el + dt)
-    if not conditional:
+        f_tdt = _cdf_step(model.x, model.x2, model.count, model.prior, el + dt)
+    if not model.conditional:
         return f_tdt
     if linear:
-        f_t = _cdf_linear(x, table, x0, inv_w, el)
+        f_t = _cdf_linear(model.x, model.table, model.x0, model.inv_w, el)
     else:
-        f_t = _cdf_step(x, x2, count, prior, el)
+        f_t = _cdf_step(model.x, model.x2, model.count, model.prior, el)
     survival = 1.0 - f_t
     pq = (f_tdt - f_t) / survival if survival > 0.0 else 1.0
     return min(max(pq, 0.0), 1.0)
@@ -135,11 +187,11 @@ _MEMO = 64
 
 
 @njit(cache=True)
-def _cdf_probs(linear, conditional, x, table, x0, inv_w, x2, count, prior, elapsed, dt, probs, nc):
+def _cdf_probs(model, elapsed, dt, probs, nc):
     """probs[q] = F(elapsed[q] + dt), or the conditional form, for q < nc (see module docstring):
     :func:`round_pass`'s per-candidate model on an array, without the memo (tests compare it with numpy)."""
     for q in range(nc):
-        probs[q] = _model_prob(linear, conditional, x, table, x0, inv_w, x2, count, prior, elapsed[q], dt)
+        probs[q] = _model_prob(model, elapsed[q], dt)
 
 
 #: rows of the controller's work buffers (:func:`work_buffers`)
@@ -186,16 +238,26 @@ def pairwise_sum(a, lo, n):
     return pairwise_sum(a, lo, n2) + pairwise_sum(a, lo + n2, n - n2)
 
 
+#: On the arguments ``workers``, ``par`` and ``model`` of the entry points below: numba types a
+#: NamedTuple argument in ~3 us and a plain tuple in well under 1 us, and the controller makes one
+#: call per pass; so they take the NamedTuple or a plain tuple of its fields (what the controller
+#: passes) and make it the NamedTuple inside, for free.
+
+
 @njit(cache=True)
-def round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, table, x2, fbuf, ibuf):
+def round_pass(workers, q_bw, par, model, fbuf, ibuf):
+    """:func:`_round_pass` for a :class:`Workers`, :class:`PassParams` and :class:`CdfModel` or plain tuples
+    of their fields."""
+    return _round_pass(Workers(*workers), q_bw, PassParams(*par), CdfModel(*model), fbuf, ibuf)
+
+
+@njit(cache=True)
+def _round_pass(workers, q_bw, par, model, fbuf, ibuf):
     """BAG's groups of the sorted queue and every group's candidate list, in one pass.
 
-    ``phase`` (per worker) equal to ``ipar[0]`` marks S (workers in training);
-    ``bw`` the controller's bandwidth estimate per worker (bits/s); ``start`` /
-    ``finish`` each worker's compute-phase start / end (s); ``q_bw`` the ready
-    queue's bandwidths in BAG's order (non-increasing).  ``fpar`` = (now, dt,
-    eta, x0, inv_w, prior), ``ipar`` = (computing, base, kind, conditional,
-    count); ``x``, ``table``, ``x2`` the progress model's arrays.
+    ``workers`` (:class:`Workers`): a phase equal to ``par.computing`` marks S
+    (workers in training); ``q_bw`` the ready queue's bandwidths in BAG's order
+    (non-increasing); ``par`` a :class:`PassParams`, ``model`` a :class:`CdfModel`.
 
     Writes into ``ibuf[I_ENDS, :G]`` the groups' ends (Alg. 1,
     :func:`~simlib.papers.selective_reduce.algorithms._bag_ends`) and, per group
@@ -206,9 +268,9 @@ def round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, table, x2, fbuf, i
     probabilities are left unset and ``ibuf[I_IDS]`` / ``fbuf[F_ELAPSED]`` hold the
     candidates' ids and elapsed times instead.  Returns G.
     """
-    now, dt, eta, x0, inv_w, prior = fpar[0], fpar[1], fpar[2], fpar[3], fpar[4], fpar[5]
-    computing, base, kind, conditional, count = ipar[0], ipar[1], ipar[2], ipar[3] != 0, ipar[4]
-    ends = _bag_ends(q_bw, base, eta)                                    # Alg. 3 line 11
+    now, dt, computing, kind = par.now, par.dt, par.computing, model.kind
+    phase, bw, start, finish = workers.phase, workers.bw, workers.start, workers.finish
+    ends = _bag_ends(q_bw, par.base, par.eta)                            # Alg. 3 line 11
     g = ends.shape[0]
     off = ibuf[I_OFF]
     band = ibuf[I_BAND]
@@ -226,7 +288,6 @@ def round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, table, x2, fbuf, i
         lo[j] = np.inf
         hi[j] = -np.inf
     direct = g == 1                     # one band: id order is band order, no second pass
-    linear = kind == KIND_LINEAR
     callback = kind == KIND_CALLBACK    # only a Python model needs the candidates' ids and elapsed times
     lim = now + dt + 1e-12
     keys = np.full(_MEMO, -1.0)         # p depends on the elapsed time only (see _MEMO)
@@ -255,7 +316,7 @@ def round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, table, x2, fbuf, i
             if keys[i] == el:
                 p = vals[i]
             else:
-                p = _model_prob(linear, conditional, x, table, x0, inv_w, x2, count, prior, el, dt)
+                p = _model_prob(model, el, dt)
                 keys[i] = el
                 vals[i] = p
         if p > 0.0:
@@ -294,11 +355,16 @@ def round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, table, x2, fbuf, i
 
 
 @njit(cache=True)
-def plan_groups(q_bw, ng, fpar, ipar, gpar, fbuf, ibuf):
+def plan_groups(q_bw, ng, par, fbuf, ibuf):
+    """:func:`_plan_groups` for a :class:`PassParams` or a plain tuple of its fields."""
+    return _plan_groups(q_bw, ng, PassParams(*par), fbuf, ibuf)
+
+
+@njit(cache=True)
+def _plan_groups(q_bw, ng, par, fbuf, ibuf):
     """Alg. 3 lines 12-22 after :func:`round_pass` (probabilities in ``fbuf[F_PROBS]``).
 
-    ``gpar`` = (theta, v, alpha); ``ipar[5]`` = p, ``ipar[6]`` = 1 for the exact
-    Eq. (2) t_X.  For each group in order: too small (Alg. 2 lines 2-3; only the
+    ``par`` a :class:`PassParams`.  For each group in order: too small (Alg. 2 lines 2-3; only the
     last group can be, every other BAG group has >= base members); else
     k = floor(sum p + 1e-9) virtual workers of bandwidth sum(p b) / sum(p) kept in
     the range of the b with p > 0 (lines 8-9, SR8, SR20; the sums are numpy's:
@@ -309,9 +375,8 @@ def plan_groups(q_bw, ng, fpar, ipar, gpar, fbuf, ibuf):
     ``ibuf[I_RUN_S]``, ``ibuf[I_RUN_E]``, ``ibuf[I_RUN_LAUNCH]`` (1 launch, 0 hold)
     in order and returns their number.
     """
-    dt, eta = fpar[1], fpar[2]
-    base, p, eq2 = ipar[1], ipar[5], ipar[6] != 0
-    theta, v, alpha = gpar[0], gpar[1], gpar[2]
+    dt, eta, base, p, eq2 = par.dt, par.eta, par.base, par.p, par.eq2
+    theta, v, alpha = par.theta, par.v, par.alpha
     ends, off = ibuf[I_ENDS], ibuf[I_OFF]
     probs, bws, lo, hi = fbuf[F_PROBS], fbuf[F_BWS], fbuf[F_LO], fbuf[F_HI]
     nr = 0
@@ -363,11 +428,13 @@ def new_holds(q_ids, n_runs, holding, ibuf):
 
 
 @njit(cache=True)
-def round_plan(phase, bw, start, finish, q_ids, q_bw, holding, fpar, ipar, gpar, x, table, x2, fbuf, ibuf):
+def round_plan(workers, q_ids, q_bw, holding, par, model, fbuf, ibuf):
     """One controller pass in one call: :func:`round_pass`, :func:`plan_groups` and
-    :func:`new_holds`.  Returns (number of runs, number of launched runs, number of new holds)."""
-    ng = round_pass(phase, bw, start, finish, q_bw, fpar, ipar, x, table, x2, fbuf, ibuf)
-    n_runs = plan_groups(q_bw, ng, fpar, ipar, gpar, fbuf, ibuf)
+    :func:`new_holds` (``workers``, ``par``, ``model`` as for :func:`round_pass`).
+    Returns (number of runs, number of launched runs, number of new holds)."""
+    par = PassParams(*par)
+    ng = _round_pass(Workers(*workers), q_bw, par, CdfModel(*model), fbuf, ibuf)
+    n_runs = _plan_groups(q_bw, ng, par, fbuf, ibuf)
     n_launch = 0
     for r in range(n_runs):
         n_launch += ibuf[I_RUN_LAUNCH, r]

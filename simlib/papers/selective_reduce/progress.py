@@ -40,7 +40,7 @@ class TraceProgress:
 
     def __init__(self, dist):
         self.dist = dist
-        self._table = None
+        self._model = None
 
     def attach(self, cluster) -> None:
         pass
@@ -50,17 +50,17 @@ class TraceProgress:
         """True if :meth:`kernel_spec` never changes (a known distribution, not a learning one)."""
         return isinstance(self.dist, Trace)
 
-    def kernel_spec(self) -> tuple:
-        """Arguments of :func:`~simlib.papers.selective_reduce.kernels.round_pass` for this model now."""
+    def kernel_spec(self) -> kernels.CdfModel:
+        """This model now, as :func:`~simlib.papers.selective_reduce.kernels.round_pass` evaluates it."""
         d = self.dist
         if isinstance(d, Trace):
-            if self._table is None:
-                self._table = kernels.linear_cdf_table(d.samples)
-            x, table, x0, inv_w = self._table
-            return kernels.KIND_LINEAR, self.conditional, x, table, x0, inv_w, kernels.EMPTY_F, 0, 0.0
+            if self._model is None:
+                x, table, x0, inv_w = kernels.linear_cdf_table(d.samples)
+                self._model = kernels.cdf_model(kernels.KIND_LINEAR, self.conditional, x, table, x0, inv_w)
+            return self._model
         if isinstance(d, OnlineECDF):
             main, buf = d.sorted_parts()
-            return kernels.KIND_STEP, self.conditional, main, kernels.EMPTY_T, 0.0, 0.0, buf, d.count, d.prior
+            return kernels.cdf_model(kernels.KIND_STEP, self.conditional, main, x2=buf, count=d.count, prior=d.prior)
         return kernels.callback_spec()
 
     def __call__(self, ids, elapsed, dt) -> np.ndarray:
@@ -87,8 +87,8 @@ class OracleProgress:
 
     kernel_spec_fixed = True
 
-    def kernel_spec(self) -> tuple:
-        """Arguments of :func:`~simlib.papers.selective_reduce.kernels.round_pass` for this model."""
+    def kernel_spec(self) -> kernels.CdfModel:
+        """This model as :func:`~simlib.papers.selective_reduce.kernels.round_pass` evaluates it."""
         return kernels.oracle_spec()
 
     def __call__(self, ids, elapsed, dt) -> np.ndarray:

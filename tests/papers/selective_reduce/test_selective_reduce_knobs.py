@@ -323,3 +323,18 @@ def test_e10_dt_timer_replans_without_arrivals_and_e5_wasted_wait_end_to_end(tmp
     # Δt timer: one pass at 2.0, one per tick at 2.5, 3.0, ..., 24.5 (45), then one per arrival at 25
     # (the 25.0 tick was re-armed away by w2's pass, after which fewer than p are queued)
     assert paper.counters["controller_rounds"] == 1 + 45 + 2
+
+
+def test_bpawr_and_plan_round_refuse_a_misspelt_or_missing_knob_by_name():
+    # the knobs arrive as keywords grouped in algorithms.Knobs: a typo must not be silently dropped
+    from simlib.papers.selective_reduce.algorithms import bpawr, plan_round
+
+    args = ([1, 2], [10e9, 2e9], [3], [4e9], [0.0])
+    knobs = dict(p=2, eta=0.5, theta=1.0, dt=0.1, v=1e9)
+    for fn in (bpawr, plan_round):
+        fn(*args, completion_prob=lambda ids, el, dt: np.ones(ids.size), **knobs)
+        with pytest.raises(TypeError, match="thetaa"):
+            fn(*args, completion_prob=lambda ids, el, dt: np.ones(ids.size), **knobs, thetaa=2.0)
+        without_v = {k: x for k, x in knobs.items() if k != "v"}
+        with pytest.raises(TypeError, match="'v'"):
+            fn(*args, completion_prob=lambda ids, el, dt: np.ones(ids.size), **without_v)

@@ -43,10 +43,8 @@ def test_compiled_dot_is_numpys_dot_bit_for_bit():
 
 def _probs(model, elapsed, dt):
     """The compiled pass's probabilities for candidates with these elapsed times."""
-    kind, cond, x, table, x0, inv_w, x2, count, prior = model.kernel_spec()
     out = np.empty(elapsed.size)
-    kernels._cdf_probs(kind == kernels.KIND_LINEAR, cond, x, table, x0, inv_w, x2, count, prior,
-                       elapsed, dt, out, elapsed.size)
+    kernels._cdf_probs(model.kernel_spec(), elapsed, dt, out, elapsed.size)
     return out
 
 
@@ -115,15 +113,13 @@ def test_compiled_pass_equals_plan_round(data):
     ref = plan_round(arrival.tolist(), bw[arrival], train.tolist(), bw[train], now - start[train],
                      completion_prob=model, **kw)
 
-    kind, cond, x, table, x0, inv_w, x2, count, prior = model.kernel_spec()
     base = p if kw["base_rule"] == "text" else p + 1
-    fpar = np.array([now, kw["dt"], kw["eta"], x0, inv_w, prior])
-    ipar = np.array([0, base, kind, cond, count, p, kw["tx_form"] == "eq2"], dtype=np.int64)
-    gpar = np.array([kw["theta"], kw["v"], kw["alpha"]])
+    par = kernels.PassParams(now=now, dt=kw["dt"], eta=kw["eta"], theta=kw["theta"], v=kw["v"], alpha=kw["alpha"],
+                             computing=0, base=base, p=p, eq2=kw["tx_form"] == "eq2")
     fbuf, ibuf = kernels.work_buffers(n)
     holding = np.zeros(n, dtype=bool)
-    n_runs, n_launch, n_new = kernels.round_plan(phase, bw, start, finish, q_ids, q_bw, holding, fpar, ipar,
-                                                 gpar, x, table, x2, fbuf, ibuf)
+    n_runs, n_launch, n_new = kernels.round_plan(kernels.Workers(phase, bw, start, finish), q_ids, q_bw, holding,
+                                                 par, model.kernel_spec(), fbuf, ibuf)
     runs = ibuf[kernels.I_RUN_S:kernels.I_RUN_LAUNCH + 1, :n_runs].T
     launch = tuple(tuple(q_ids[s:e].tolist()) for s, e, go in runs if go)
     held = tuple(w for s, e, go in runs if not go for w in q_ids[s:e].tolist())
