@@ -38,6 +38,8 @@ import numpy as np
 import pandas as pd
 
 from simlib.core.jitcache import announce_compilation
+from simlib.core.modclosure import imports_of as _imports_of
+from simlib.core.modclosure import module_closure as _closure
 from simlib.core.validate import check_choice, check_int
 from simlib.pipeline.atomic import atomic_write_bytes
 
@@ -195,62 +197,11 @@ def code_fingerprint(root=None) -> str:
     return _hash_files(root, [p for p in root.rglob("*.py") if p.is_file()])
 
 
-def _module_file(name: str, root: Path) -> Path | None:
-    """The source file of module ``name`` (dotted, first part = ``root``'s name), if it exists."""
-    parts = name.split(".")
-    if parts[0] != root.name:
-        return None
-    base = root.joinpath(*parts[1:])
-    for cand in (base.with_suffix(".py"), base / "__init__.py"):
-        if cand.is_file():
-            return cand
-    return None
-
-
-def _imports_of(path: Path, module: str, root: Path) -> set[str]:
-    """Dotted names of the ``root`` package's modules that ``path`` imports anywhere
-    (also inside functions), with the packages they sit in."""
-    import ast
-
-    is_pkg = path.name == "__init__.py"
-    package = module if is_pkg else module.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            found.add(target)
-            found.update(f"{target}.{a.name}" for a in node.names)  # submodules imported by name
-    out = set()
-    for name in found:
-        parts = name.split(".")
-        for k in range(1, len(parts) + 1):   # a module import runs its packages' __init__ too
-            prefix = ".".join(parts[:k])
-            if _module_file(prefix, root) is not None:
-                out.add(prefix)
-    return out
-
-
 def module_closure(module: str, root=None) -> list[Path]:
     """Source files of ``module`` and of every module of the package at ``root`` (default
-    simlib) it imports, transitively (static analysis of import statements)."""
-    root = Path(root) if root is not None else _PACKAGE_DIR
-    todo, seen = [module], set()
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        path = _module_file(name, root)
-        if path is not None:
-            todo.extend(_imports_of(path, name, root) - seen)
-    return sorted({p for p in (_module_file(n, root) for n in seen) if p is not None})
+    simlib) it imports, transitively (static analysis of import statements;
+    :func:`simlib.core.modclosure.module_closure`)."""
+    return _closure(module, Path(root) if root is not None else _PACKAGE_DIR)
 
 
 def module_fingerprint(module: str, root=None) -> str:

@@ -320,4 +320,4 @@ def run_loop(cfg_i, cfg_f, b, s_fin, b_fin, xpre, draws, used, start, ready, red
 
 
 # code compiled from mesh_links, split is frozen into this module's cache entries (simlib.core.jitcache)
-jitcache.depend_on(jitcache.dispatchers_of(globals()), mesh_links, split)
+jitcache.track(globals())
