@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simlib.core.flowstate import Adjacency, Config, Counters, Flows, Links, Output, Projections, State
+from simlib.core.flowstate import Adjacency, Config, Counters, Flows, Links, Output, Projections, State, as_state
 from simlib.core import jitcache, levels
 from simlib.core.levels import move_bottlenecks, moved_tag, regroup, vsync_links
 from simlib.core.maxmin import _allocate
@@ -77,6 +77,7 @@ def adj_build(n_links, fl: Flows, n_slots):
     block with room to grow: the fields of :class:`~.flowstate.Adjacency`, in order;
     ``lpart`` beside ``ladj`` holds each entry's :func:`_partner`, ``lbl`` the
     flow's bottleneck ``bl`` (kept up to date by the levels mode only)."""
+    fl = Flows(*fl)  # as passed from Python: plain tuples
     fstart, fend, fidx, alive, bl = fl.fstart, fl.fend, fl.fidx, fl.alive, fl.bl
     cnt = np.zeros(n_links, np.int64)
     for s in range(n_slots):
@@ -111,6 +112,7 @@ def adj_build(n_links, fl: Flows, n_slots):
 def adj_insert(adj: Adjacency, fidx, a, b, slot):
     """Append ``slot`` (no bottleneck yet) to the blocks of links ``fidx[a:b]`` in ``adj``
     (:class:`~.flowstate.Adjacency`); False (nothing done) if a block is full."""
+    adj = Adjacency(*adj)  # as passed from Python: plain tuples
     loff, lcnt, lcap, ladj, lpart, lbl = adj
     for j in range(a, b):
         l = fidx[j]
@@ -129,6 +131,7 @@ def adj_insert(adj: Adjacency, fidx, a, b, slot):
 @njit(cache=True)
 def adj_insert_many(adj: Adjacency, fl: Flows, slots):
     """:func:`adj_insert` for every slot of ``slots``; False (nothing done) if the blocks lack room."""
+    adj, fl = Adjacency(*adj), Flows(*fl)  # as passed from Python: plain tuples
     loff, lcnt, lcap = adj.loff, adj.lcnt, adj.lcap
     fidx, fstart, fend = fl.fidx, fl.fstart, fl.fend
     need = np.zeros(loff.shape[0], np.int64)
@@ -163,6 +166,7 @@ def _adj_remove(adj: Adjacency, l, slot):
 def adj_remove_link(adj: Adjacency, fidx, a, b, l, slot):
     """Take link ``l`` out of flow ``slot``'s links ``fidx[a:b]`` (still listed there)
     in the adjacency; its entries on its other links fall back to reading ``fidx``."""
+    adj = Adjacency(*adj)  # as passed from Python: plain tuples
     loff, lcnt, ladj, lpart = adj.loff, adj.lcnt, adj.ladj, adj.lpart
     _adj_remove(adj, l, slot)
     for j in range(a, b):
@@ -199,6 +203,7 @@ def settle(slots, new_rate, force, now, fl: Flows, pj: Projections):
     entry into the completion tolerance of decision N6 (``tt``).  Flows whose rate
     does not change are left alone unless ``force`` (a new flow).
     ``fl``: :class:`~.flowstate.Flows`; ``pj``: :class:`~.flowstate.Projections`."""
+    fl, pj = Flows(*fl), Projections(*pj)  # as passed from Python: plain tuples
     volume, remaining, rate, tupd = fl.volume, fl.remaining, fl.rate, fl.tupd
     tz, tt, bdirty = pj.tz, pj.tt, pj.bdirty
     for k in range(slots.shape[0]):
@@ -253,6 +258,7 @@ def _refresh_blocks(pj: Projections, n_slots):
 @njit(cache=True)
 def next_time(pj: Projections, n_slots):
     """Earliest projected last-bit time over alive flows (inf if none)."""
+    pj = Projections(*pj)  # as passed from Python: plain tuples
     nblk = _refresh_blocks(pj, n_slots)
     m = np.inf
     for b in range(nblk):
@@ -264,6 +270,7 @@ def next_time(pj: Projections, n_slots):
 @njit(cache=True)
 def collect_done(t, fl: Flows, pj: Projections, n_slots):
     """Slots (ascending) whose remaining bits at time ``t`` are within tolerance (N6)."""
+    fl, pj = Flows(*fl), Projections(*pj)  # as passed from Python: plain tuples
     volume, remaining, rate, tupd, alive = fl.volume, fl.remaining, fl.rate, fl.tupd, fl.alive
     tt, bt = pj.tt, pj.bt
     nblk = _refresh_blocks(pj, n_slots)
@@ -292,6 +299,8 @@ def bottlenecks_rebuild(bl, alive, n_slots, nb):
 def kill_slots(slots, fl: Flows, lk: Links, adj: Adjacency, pj: Projections, cnt: Counters, lv):
     """Retire finished/removed slots: adjacency, bottleneck counts, link loads, projections
     (levels mode ``lv``: the groups they leave, ``cnt.nol[0]`` the alive flows without links)."""
+    # as passed from Python: plain tuples
+    fl, lk, adj, pj, cnt = Flows(*fl), Links(*lk), Adjacency(*adj), Projections(*pj), Counters(*cnt)
     fstart, fend, fidx, alive, rate, remaining, bl = fl.fstart, fl.fend, fl.fidx, fl.alive, fl.rate, fl.remaining, fl.bl
     load, lam, gdirty, nol = lk.load, lk.lam, lk.gdirty, cnt.nol
     lcnt = adj.lcnt
@@ -323,8 +332,25 @@ def kill_slots(slots, fl: Flows, lk: Links, adj: Adjacency, pj: Projections, cnt
 
 
 @njit(cache=True)
+def collect_and_retire(t, fl: Flows, lk: Links, adj: Adjacency, pj: Projections, cnt: Counters, lv, n_slots):
+    """The slots complete at time ``t`` (ascending; :func:`levels.collect_done` in levels mode
+    ``lv``, else :func:`collect_done`), retired by :func:`kill_slots`: one call from Python per
+    completion event instead of two."""
+    # as passed from Python: plain tuples
+    fl, lk, adj, pj, cnt = Flows(*fl), Links(*lk), Adjacency(*adj), Projections(*pj), Counters(*cnt)
+    if lv:
+        slots = levels.collect_done(t, fl, lk, adj, cnt, n_slots)
+    else:
+        slots = collect_done(t, fl, pj, n_slots)
+    if slots.shape[0] > 0:
+        kill_slots(slots, fl, lk, adj, pj, cnt, lv)
+    return slots
+
+
+@njit(cache=True)
 def drop_link_load(fl: Flows, lk: Links, adj: Adjacency, lv, l, s):
     """Flow ``s`` (already out of link ``l``'s adjacency) no longer loads ``l``."""
+    fl, lk, adj = Flows(*fl), Links(*lk), Adjacency(*adj)  # as passed from Python: plain tuples
     load, b = lk.load, fl.bl[s]
     load[l] = load[l] - rate_of(lv, b, lk.lam[b], fl.rate[s]) if adj.lcnt[l] > 0 else 0.0
 
@@ -454,6 +480,8 @@ def solve_full(st: State, cfg: Config, n_slots, now):
     (only the flows whose rate changed are touched; :func:`next_time` refreshes their blocks).
     Levels mode (one class only): move the finish tags of the flows whose bottleneck changed.
     ``st``: :class:`~.flowstate.State`; ``cfg``: :class:`~.flowstate.Config`."""
+    st = as_state(st)
+    cfg = Config(*cfg)  # as passed from Python: plain tuples
     fl, lk, adj, pj = st.flows, st.links, st.adj, st.proj
     fstart, fend, fidx, alive, prio, rate, tupd, bl, tag = (fl.fstart, fl.fend, fl.fidx, fl.alive, fl.prio, fl.rate,
                                                             fl.tupd, fl.bl, fl.tag)
@@ -542,6 +570,8 @@ def solve_incremental(st: State, cfg: Config, open0, pend, max_flows, now):
     ``stats[1]`` the flows solved over all passes, ``stats[2]`` is the
     round-robin position of the exact load refresh.
     """
+    st = as_state(st)
+    cfg = Config(*cfg)  # as passed from Python: plain tuples
     fl, lk, adj, sc = st.flows, st.links, st.adj, st.scratch
     alive, rate, tupd, bl = fl.alive, fl.rate, fl.tupd, fl.bl
     cap, lam, nb, load = lk.cap, lk.lam, lk.nb, lk.load
@@ -779,6 +809,8 @@ def run_completions(st: State, cfg: Config, n_slots, n_alive, now, compact_below
     the links of that batch's flows.  Returns (completions, updates, time,
     n_open, whether the rates need an update).
     """
+    st = as_state(st)
+    cfg, out = Config(*cfg), Output(*out)  # as passed from Python: plain tuples
     fl, lk, adj, pj, cnt = st.flows, st.links, st.adj, st.proj, st.counters
     fstart, fend, fidx, has_cb = fl.fstart, fl.fend, fl.fidx, fl.has_cb
     stats, limits, lv = cnt.stats, cfg.limits, cfg.levels

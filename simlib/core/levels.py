@@ -168,6 +168,7 @@ def _refresh(l, fl: Flows, lk: Links, adj: Adjacency):
 def next_time(fl: Flows, lk: Links, adj: Adjacency, cnt: Counters, now):
     """Earliest last-bit time over the alive flows (``now`` if a flow without links is
     waiting, inf if nothing can complete); ``cnt``: :class:`~.flowstate.Counters`."""
+    fl, lk, adj, cnt = Flows(*fl), Links(*lk), Adjacency(*adj), Counters(*cnt)  # as passed from Python: plain tuples
     nb, lam, vt, tv, mz, gdirty = lk.nb, lk.lam, lk.vt, lk.tv, lk.mz, lk.gdirty
     m = now if cnt.nol[0] > 0 else np.inf
     for l in range(nb.shape[0]):
@@ -185,6 +186,7 @@ def next_time(fl: Flows, lk: Links, adj: Adjacency, cnt: Counters, now):
 def collect_done(t, fl: Flows, lk: Links, adj: Adjacency, cnt: Counters, n_slots):
     """Slots (ascending) complete at time ``t``: within the tolerance of N6, or with their
     last bit due by ``t`` as :func:`next_time` computes it (so its answer always completes)."""
+    fl, lk, adj, cnt = Flows(*fl), Links(*lk), Adjacency(*adj), Counters(*cnt)  # as passed from Python: plain tuples
     bl, rate, alive, tag, volume = fl.bl, fl.rate, fl.alive, fl.tag, fl.volume
     nb, lam, vt, tv, mz, mt, gdirty = lk.nb, lk.lam, lk.vt, lk.tv, lk.mz, lk.mt, lk.gdirty
     loff, lcnt, ladj, lbl = adj.loff, adj.lcnt, adj.ladj, adj.lbl
@@ -217,6 +219,7 @@ def collect_done(t, fl: Flows, lk: Links, adj: Adjacency, cnt: Counters, n_slots
 def remaining(s, now, fl: Flows, lk: Links):
     """Bits flow ``s`` has left at ``now`` (a flow without links empties as soon as time
     moves on after ``tupd[s]``, when it got its infinite rate, as in the full engine)."""
+    fl, lk = Flows(*fl), Links(*lk)  # as passed from Python: plain tuples
     b = fl.bl[s]
     if b < 0:
         return 0.0 if fl.rate[s] == np.inf and now > fl.tupd[s] else fl.tag[s]
@@ -294,6 +297,7 @@ def propagate(fl: Flows, lk: Links, adj: Adjacency, opened, now, state, max_pops
     ``state`` is link scratch (all 0, left so); ``work`` counts link solves, adjacency
     entries read and flows moved.
     """
+    fl, lk, adj = Flows(*fl), Links(*lk), Adjacency(*adj)  # as passed from Python: plain tuples
     fstart, fend, fidx = fl.fstart, fl.fend, fl.fidx
     cap, load, lam, nb, vt, tv = lk.cap, lk.load, lk.lam, lk.nb, lk.vt, lk.tv
     loff, lcnt, ladj, lpart, lbl = adj.loff, adj.lcnt, adj.ladj, adj.lpart, adj.lbl

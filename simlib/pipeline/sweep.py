@@ -22,6 +22,7 @@ which trials complete: rows are sorted by (setting index, trial).
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import inspect
 import itertools
@@ -639,15 +640,35 @@ def run_sweep(
         else:
             check_dask_nodes(client)
     try:
-        return _run_sweep(fn, settings, canon, trials, seed, executor, workers, cache_dir, progress, desc,
-                          paired, client, progress_callback)
+        return _run_sweep(_Sweep(fn=fn, settings=settings, canon=canon, trials=trials, seed=seed, paired=paired,
+                                 cache_dir=cache_dir, executor=executor, workers=workers, client=client,
+                                 progress=progress, desc=desc, progress_callback=progress_callback))
     finally:
         if own_client is not None:
             own_client.close()
 
 
-def _run_sweep(fn, settings, canon, trials, seed, executor, workers, cache_dir, progress, desc, paired, client,
-               progress_callback) -> pd.DataFrame:
+@dataclasses.dataclass(frozen=True)
+class _Sweep:
+    """A validated :func:`run_sweep` call (``canon``: the settings' canonical JSON, the cache key's part)."""
+    fn: Callable
+    settings: list
+    canon: list
+    trials: int
+    seed: int
+    paired: bool
+    cache_dir: Any
+    executor: str
+    workers: int | None
+    client: Any
+    progress: bool
+    desc: str | None
+    progress_callback: Callable | None
+
+
+def _run_sweep(sw: _Sweep) -> pd.DataFrame:
+    fn, settings, canon, trials, seed, paired = sw.fn, sw.settings, sw.canon, sw.trials, sw.seed, sw.paired
+    cache_dir, progress_callback = sw.cache_dir, sw.progress_callback
     if cache_dir is not None:
         cache_dir = Path(cache_dir)
         cache_dir.mkdir(parents=True, exist_ok=True)
@@ -669,18 +690,18 @@ def _run_sweep(fn, settings, canon, trials, seed, executor, workers, cache_dir, 
     from tqdm import tqdm  # plain text bar: readable in executed notebooks, no ipywidgets needed
 
     initial = len(keys) - len(tasks)
-    bar = tqdm(total=len(keys), initial=initial, desc=desc, disable=not progress, unit="trial")
+    bar = tqdm(total=len(keys), initial=initial, desc=sw.desc, disable=not sw.progress, unit="trial")
     done = initial
     if progress_callback is not None:
         progress_callback(done, len(keys), initial)
     try:
         if tasks:
-            if executor == "serial":
+            if sw.executor == "serial":
                 stream = _iter_serial(fn, tasks)
-            elif executor == "processes":
-                stream = _iter_processes(fn, tasks, workers)
+            elif sw.executor == "processes":
+                stream = _iter_processes(fn, tasks, sw.workers)
             else:
-                stream = _iter_dask(fn, tasks, client)
+                stream = _iter_dask(fn, tasks, sw.client)
             try:
                 for k, metrics in stream:
                     results[k] = metrics
