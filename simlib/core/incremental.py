@@ -38,8 +38,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simlib.core.flowstate import Adjacency, Config, Counters, Flows, Links, Output, Projections, State, as_state
 from simlib.core import jitcache, levels
+from simlib.core.flowstate import Adjacency, Config, Counters, Flows, Links, Output, Projections, State, as_state
 from simlib.core.levels import move_bottlenecks, moved_tag, regroup, vsync_links
 from simlib.core.maxmin import _allocate
 
