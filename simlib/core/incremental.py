@@ -38,7 +38,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simlib.core import jitcache, levels, maxmin
+from simlib.core import jitcache, levels
+from simlib.core.flowstate import Adjacency, Config, Counters, Flows, Links, Output, Projections, State, as_state
 from simlib.core.levels import move_bottlenecks, moved_tag, regroup, vsync_links
 from simlib.core.maxmin import _allocate
 
@@ -71,10 +72,13 @@ def _partner(fidx, a, b, l):
 
 
 @njit(cache=True)
-def adj_build(n_links, fstart, fend, fidx, alive, n_slots, bl):
-    """Link -> slots blocks for every alive slot, each block with room to grow;
+def adj_build(n_links, fl: Flows, n_slots):
+    """Link -> slots blocks for every alive slot of ``fl`` (:class:`~.flowstate.Flows`), each
+    block with room to grow: the fields of :class:`~.flowstate.Adjacency`, in order;
     ``lpart`` beside ``ladj`` holds each entry's :func:`_partner`, ``lbl`` the
     flow's bottleneck ``bl`` (kept up to date by the levels mode only)."""
+    fl = Flows(*fl)  # as passed from Python: plain tuples
+    fstart, fend, fidx, alive, bl = fl.fstart, fl.fend, fl.fidx, fl.alive, fl.bl
     cnt = np.zeros(n_links, np.int64)
     for s in range(n_slots):
         if alive[s]:
@@ -105,9 +109,11 @@ def adj_build(n_links, fstart, fend, fidx, alive, n_slots, bl):
 
 
 @njit(cache=True)
-def adj_insert(loff, lcnt, lcap, ladj, lpart, lbl, fidx, a, b, slot):
-    """Append ``slot`` (no bottleneck yet) to the blocks of links ``fidx[a:b]``; False
-    (nothing done) if a block is full."""
+def adj_insert(adj: Adjacency, fidx, a, b, slot):
+    """Append ``slot`` (no bottleneck yet) to the blocks of links ``fidx[a:b]`` in ``adj``
+    (:class:`~.flowstate.Adjacency`); False (nothing done) if a block is full."""
+    adj = Adjacency(*adj)  # as passed from Python: plain tuples
+    loff, lcnt, lcap, ladj, lpart, lbl = adj
     for j in range(a, b):
         l = fidx[j]
         if l >= 0 and lcnt[l] >= lcap[l]:
@@ -123,8 +129,11 @@ def adj_insert(loff, lcnt, lcap, ladj, lpart, lbl, fidx, a, b, slot):
 
 
 @njit(cache=True)
-def adj_insert_many(loff, lcnt, lcap, ladj, lpart, lbl, fidx, fstart, fend, slots):
+def adj_insert_many(adj: Adjacency, fl: Flows, slots):
     """:func:`adj_insert` for every slot of ``slots``; False (nothing done) if the blocks lack room."""
+    adj, fl = Adjacency(*adj), Flows(*fl)  # as passed from Python: plain tuples
+    loff, lcnt, lcap = adj.loff, adj.lcnt, adj.lcap
+    fidx, fstart, fend = fl.fidx, fl.fstart, fl.fend
     need = np.zeros(loff.shape[0], np.int64)
     for s in slots:
         for j in range(fstart[s], fend[s]):
@@ -135,13 +144,14 @@ def adj_insert_many(loff, lcnt, lcap, ladj, lpart, lbl, fidx, fstart, fend, slot
         if lcnt[l] + need[l] > lcap[l]:
             return False
     for s in slots:
-        adj_insert(loff, lcnt, lcap, ladj, lpart, lbl, fidx, fstart[s], fend[s], s)
+        adj_insert(adj, fidx, fstart[s], fend[s], s)
     return True
 
 
 @njit(cache=True, inline="always")
-def _adj_remove(loff, lcnt, ladj, lpart, lbl, l, slot):
-    o = loff[l]
+def _adj_remove(adj: Adjacency, l, slot):
+    lcnt, ladj, lpart, lbl = adj.lcnt, adj.ladj, adj.lpart, adj.lbl
+    o = adj.loff[l]
     n = lcnt[l]
     for i in range(o, o + n):
         if ladj[i] == slot:
@@ -153,10 +163,12 @@ def _adj_remove(loff, lcnt, ladj, lpart, lbl, l, slot):
 
 
 @njit(cache=True)
-def adj_remove_link(loff, lcnt, ladj, lpart, lbl, fidx, a, b, l, slot):
+def adj_remove_link(adj: Adjacency, fidx, a, b, l, slot):
     """Take link ``l`` out of flow ``slot``'s links ``fidx[a:b]`` (still listed there)
     in the adjacency; its entries on its other links fall back to reading ``fidx``."""
-    _adj_remove(loff, lcnt, ladj, lpart, lbl, l, slot)
+    adj = Adjacency(*adj)  # as passed from Python: plain tuples
+    loff, lcnt, ladj, lpart = adj.loff, adj.lcnt, adj.ladj, adj.lpart
+    _adj_remove(adj, l, slot)
     for j in range(a, b):
         m = fidx[j]
         if m >= 0 and m != l:
@@ -185,11 +197,15 @@ def rate_of(lv, b, lam_b, rate_s):
 # (measured: 15x the body of a linked-list insert), so per-slot helper calls in
 # hot loops dominated the engine.
 @njit(cache=True)
-def settle(slots, new_rate, force, now, volume, remaining, rate, tupd, tz, tt, bdirty):
+def settle(slots, new_rate, force, now, fl: Flows, pj: Projections):
     """Give flow ``slots[k]`` the rate ``new_rate[k]`` from ``now``: bring its
     remaining bits up to date and re-project its times of last bit (``tz``) and of
     entry into the completion tolerance of decision N6 (``tt``).  Flows whose rate
-    does not change are left alone unless ``force`` (a new flow)."""
+    does not change are left alone unless ``force`` (a new flow).
+    ``fl``: :class:`~.flowstate.Flows`; ``pj``: :class:`~.flowstate.Projections`."""
+    fl, pj = Flows(*fl), Projections(*pj)  # as passed from Python: plain tuples
+    volume, remaining, rate, tupd = fl.volume, fl.remaining, fl.rate, fl.tupd
+    tz, tt, bdirty = pj.tz, pj.tt, pj.bdirty
     for k in range(slots.shape[0]):
         s = slots[k]
         r = new_rate[k]
@@ -221,7 +237,8 @@ def settle(slots, new_rate, force, now, volume, remaining, rate, tupd, tz, tt, b
 
 
 @njit(cache=True)
-def _refresh_blocks(tz, tt, bz, bt, bdirty, n_slots):
+def _refresh_blocks(pj: Projections, n_slots):
+    tz, tt, bz, bt, bdirty = pj
     nblk = (n_slots + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT
     for b in range(nblk):
         if bdirty[b]:
@@ -239,20 +256,24 @@ def _refresh_blocks(tz, tt, bz, bt, bdirty, n_slots):
 
 
 @njit(cache=True)
-def next_time(tz, tt, bz, bt, bdirty, n_slots):
+def next_time(pj: Projections, n_slots):
     """Earliest projected last-bit time over alive flows (inf if none)."""
-    nblk = _refresh_blocks(tz, tt, bz, bt, bdirty, n_slots)
+    pj = Projections(*pj)  # as passed from Python: plain tuples
+    nblk = _refresh_blocks(pj, n_slots)
     m = np.inf
     for b in range(nblk):
-        if bz[b] < m:
-            m = bz[b]
+        if pj.bz[b] < m:
+            m = pj.bz[b]
     return m
 
 
 @njit(cache=True)
-def collect_done(t, volume, remaining, rate, tupd, alive, tz, tt, bz, bt, bdirty, n_slots):
+def collect_done(t, fl: Flows, pj: Projections, n_slots):
     """Slots (ascending) whose remaining bits at time ``t`` are within tolerance (N6)."""
-    nblk = _refresh_blocks(tz, tt, bz, bt, bdirty, n_slots)
+    fl, pj = Flows(*fl), Projections(*pj)  # as passed from Python: plain tuples
+    volume, remaining, rate, tupd, alive = fl.volume, fl.remaining, fl.rate, fl.tupd, fl.alive
+    tt, bt = pj.tt, pj.bt
+    nblk = _refresh_blocks(pj, n_slots)
     out = []
     for b in range(nblk):
         if bt[b] <= t:
@@ -275,10 +296,15 @@ def bottlenecks_rebuild(bl, alive, n_slots, nb):
 
 
 @njit(cache=True)
-def kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb,
-               load, loff, lcnt, ladj, lpart, lbl, tz, tt, bdirty, lv, lam, gdirty, nol):
+def kill_slots(slots, fl: Flows, lk: Links, adj: Adjacency, pj: Projections, cnt: Counters, lv):
     """Retire finished/removed slots: adjacency, bottleneck counts, link loads, projections
-    (levels mode: the groups they leave, ``nol[0]`` the alive flows without links)."""
+    (levels mode ``lv``: the groups they leave, ``cnt.nol[0]`` the alive flows without links)."""
+    # as passed from Python: plain tuples
+    fl, lk, adj, pj, cnt = Flows(*fl), Links(*lk), Adjacency(*adj), Projections(*pj), Counters(*cnt)
+    fstart, fend, fidx, alive, rate, remaining, bl = fl.fstart, fl.fend, fl.fidx, fl.alive, fl.rate, fl.remaining, fl.bl
+    load, lam, gdirty, nol = lk.load, lk.lam, lk.gdirty, cnt.nol
+    lcnt = adj.lcnt
+    tz, tt, bdirty = pj.tz, pj.tt, pj.bdirty
     rs = np.empty(slots.shape[0])
     for k in range(slots.shape[0]):
         s = slots[k]
@@ -288,7 +314,7 @@ def kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb,
                 gdirty[bl[s]] = True
             elif rate[s] == np.inf:
                 nol[0] -= 1
-    move_bottlenecks(slots, np.full(slots.shape[0], -1, np.int64), bl, nb)
+    move_bottlenecks(slots, np.full(slots.shape[0], -1, np.int64), bl, lk.nb)
     for k in range(slots.shape[0]):
         s = slots[k]
         tz[s] = np.inf
@@ -298,7 +324,7 @@ def kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb,
         for j in range(fstart[s], fend[s]):
             l = fidx[j]
             if l >= 0:
-                _adj_remove(loff, lcnt, ladj, lpart, lbl, l, s)
+                _adj_remove(adj, l, s)
                 load[l] = load[l] - r if lcnt[l] > 0 else 0.0
         alive[s] = False
         rate[s] = 0.0
@@ -306,9 +332,27 @@ def kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb,
 
 
 @njit(cache=True)
-def drop_link_load(load, lcnt, rate, lam, bl, lv, l, s):
+def collect_and_retire(t, fl: Flows, lk: Links, adj: Adjacency, pj: Projections, cnt: Counters, lv, n_slots):
+    """The slots complete at time ``t`` (ascending; :func:`levels.collect_done` in levels mode
+    ``lv``, else :func:`collect_done`), retired by :func:`kill_slots`: one call from Python per
+    completion event instead of two."""
+    # as passed from Python: plain tuples
+    fl, lk, adj, pj, cnt = Flows(*fl), Links(*lk), Adjacency(*adj), Projections(*pj), Counters(*cnt)
+    if lv:
+        slots = levels.collect_done(t, fl, lk, adj, cnt, n_slots)
+    else:
+        slots = collect_done(t, fl, pj, n_slots)
+    if slots.shape[0] > 0:
+        kill_slots(slots, fl, lk, adj, pj, cnt, lv)
+    return slots
+
+
+@njit(cache=True)
+def drop_link_load(fl: Flows, lk: Links, adj: Adjacency, lv, l, s):
     """Flow ``s`` (already out of link ``l``'s adjacency) no longer loads ``l``."""
-    load[l] = load[l] - rate_of(lv, bl[s], lam[bl[s]], rate[s]) if lcnt[l] > 0 else 0.0
+    fl, lk, adj = Flows(*fl), Links(*lk), Adjacency(*adj)  # as passed from Python: plain tuples
+    load, b = lk.load, fl.bl[s]
+    load[l] = load[l] - rate_of(lv, b, lk.lam[b], fl.rate[s]) if adj.lcnt[l] > 0 else 0.0
 
 
 # ------------------------------------------------------------------- solvers
@@ -323,8 +367,7 @@ def _priority_order(ids, pr):
 
 
 @njit(cache=True)
-def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, lbl, rate, nrate, bl, nb, load,
-                 lam, chg, track):
+def allocate_adj(fl: Flows, lk: Links, adj: Adjacency, n_slots, nrate, chg, track):
     """Max-min rates of every alive slot, one class, from the link -> slots adjacency.
 
     The same bottleneck-link progressive filling as :func:`simlib.core.maxmin._allocate`
@@ -340,6 +383,9 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
     links; without ``track`` only those).  Returns (number of changed slots,
     number of alive slots).
     """
+    fstart, fend, fidx, alive, rate, bl = fl.fstart, fl.fend, fl.fidx, fl.alive, fl.rate, fl.bl
+    cap, nb, load, lam = lk.cap, lk.nb, lk.load, lk.lam
+    loff, lcnt, ladj, lpart, lbl = adj.loff, adj.lcnt, adj.ladj, adj.lpart, adj.lbl
     n_links = cap.shape[0]
     rem = cap.copy()
     cnt = lcnt.copy()
@@ -429,21 +475,27 @@ def allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpar
 
 
 @njit(cache=True)
-def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, volume, remaining,
-               rate, tupd, bl, lam, nb, load, nrate, nbl, now, scan_max,
-               tz, tt, bdirty, loff, lcnt, ladj, lpart, lbl, lv, tag, vt, tv, gdirty, nol):
+def solve_full(st: State, cfg: Config, n_slots, now):
     """Allocate every alive flow; rebuild loads and bottleneck tables; settle changed rates
     (only the flows whose rate changed are touched; :func:`next_time` refreshes their blocks).
-    Levels mode (one class only): move the finish tags of the flows whose bottleneck changed."""
-    if not priority_mode:
+    Levels mode (one class only): move the finish tags of the flows whose bottleneck changed.
+    ``st``: :class:`~.flowstate.State`; ``cfg``: :class:`~.flowstate.Config`."""
+    st = as_state(st)
+    cfg = Config(*cfg)  # as passed from Python: plain tuples
+    fl, lk, adj, pj = st.flows, st.links, st.adj, st.proj
+    fstart, fend, fidx, alive, prio, rate, tupd, bl, tag = (fl.fstart, fl.fend, fl.fidx, fl.alive, fl.prio, fl.rate,
+                                                            fl.tupd, fl.bl, fl.tag)
+    cap, lam, nb, load, vt, gdirty = lk.cap, lk.lam, lk.nb, lk.load, lk.vt, lk.gdirty
+    nrate, nbl, nol = st.scratch.nrate, st.scratch.nbl, st.counters.nol
+    lv = cfg.levels
+    if not cfg.priority_mode:
         chg = np.empty(n_slots, np.int64)
         if lv:
-            vsync_links(np.arange(cap.shape[0]), now, lam, nb, vt, tv)
+            vsync_links(np.arange(cap.shape[0]), now, lk)
             oldb = bl[:n_slots].copy()
-        nch, n_alive = allocate_adj(cap, fstart, fend, fidx, alive, n_slots, loff, lcnt, ladj, lpart, lbl, rate,
-                                    nrate, bl, nb, load, lam, chg, not lv)
+        nch, n_alive = allocate_adj(fl, lk, adj, n_slots, nrate, chg, not lv)
         if not lv:
-            settle(chg[:nch], nrate[:nch], False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
+            settle(chg[:nch], nrate[:nch], False, now, fl, pj)
             return n_alive
         for s in range(n_slots):
             o = oldb[s]
@@ -460,7 +512,7 @@ def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, vol
             nol[0] += 1
         return n_alive
     slist = np.flatnonzero(alive[:n_slots])
-    _allocate(cap, fstart, fend, fidx, slist[_priority_order(slist, prio[slist])], prio, nrate, scan_max, nbl)
+    _allocate(cap, fstart, fend, fidx, slist[_priority_order(slist, prio[slist])], prio, nrate, cfg.scan_max, nbl)
     load[:] = 0.0
     for s in slist:
         if nbl[s] >= 0:
@@ -471,14 +523,16 @@ def solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, vol
                 load[l] += nrate[s]
     bl[slist] = nbl[slist]
     bottlenecks_rebuild(bl, alive, n_slots, nb)
-    settle(slist, nrate[slist], False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
+    settle(slist, nrate[slist], False, now, fl, pj)
     return slist.shape[0]
 
 
 @njit(cache=True)
-def _gather(slist, k0, k1, fstart, fend, fidx, rate, lam, bl, lv, prio, priority_mode, kst, kidx, kr0, kpr):
+def _gather(slist, k0, k1, fl: Flows, lam, cfg: Config, kst, kidx, kr0, kpr):
     """Copy the links (without tombstones), rate and priority of S's members ``k0:k1``
     into the local arrays of :func:`solve_incremental`; returns ``kidx``, grown if needed."""
+    fstart, fend, fidx, rate, bl, prio = fl.fstart, fl.fend, fl.fidx, fl.rate, fl.bl, fl.prio
+    lv = cfg.levels
     e = kst[k0]
     need = e
     for k in range(k0, k1):
@@ -497,18 +551,16 @@ def _gather(slist, k0, k1, fstart, fend, fidx, rate, lam, bl, lv, prio, priority
                 e += 1
         kst[k + 1] = e
         kr0[k] = rate_of(lv, bl[g], lam[bl[g]], rate[g])
-        if priority_mode:
+        if cfg.priority_mode:
             kpr[k] = prio[g]
     return kidx
 
 
 @njit(cache=True)
-def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volume, remaining,
-                      rate, tupd, bl, lam, nb, load, loff, lcnt, ladj,
-                      open0, pend, max_flows, is_open, queued, in_s, mark, resid, sold, snew, smax,
-                      lamn, now, scan_max, tz, tt, bdirty, stats, lv, lbl, tag, vt, tv, gdirty, nol):
+def solve_incremental(st: State, cfg: Config, open0, pend, max_flows, now):
     """Re-solve the flows a change can affect (decision N9).
 
+    ``st``: :class:`~.flowstate.State`; ``cfg``: :class:`~.flowstate.Config`.
     ``open0``: links whose set of flows or capacity changed; ``pend``: slots
     added or whose links changed.  Scratch arrays (``is_open``, ``queued``,
     ``in_s``, ``mark`` all False; the float ones any) are left as found.
@@ -518,6 +570,16 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
     ``stats[1]`` the flows solved over all passes, ``stats[2]`` is the
     round-robin position of the exact load refresh.
     """
+    st = as_state(st)
+    cfg = Config(*cfg)  # as passed from Python: plain tuples
+    fl, lk, adj, sc = st.flows, st.links, st.adj, st.scratch
+    alive, rate, tupd, bl = fl.alive, fl.rate, fl.tupd, fl.bl
+    cap, lam, nb, load = lk.cap, lk.lam, lk.nb, lk.load
+    loff, lcnt, ladj = adj.loff, adj.lcnt, adj.ladj
+    is_open, queued, in_s, mark = sc.is_open, sc.queued, sc.in_s, sc.mark
+    resid, sold, snew, smax, lamn = sc.resid, sc.sold, sc.snew, sc.smax, sc.lamn
+    stats, nol = st.counters.stats, st.counters.nol
+    priority_mode, lv = cfg.priority_mode, cfg.levels
     n_links = cap.shape[0]
     # keep float drift of the incrementally kept loads bounded: re-sum a few links exactly
     for _ in range(min(4, n_links)):
@@ -599,8 +661,7 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
             # component); otherwise the saturated links where other flows are
             # bottlenecked, whose level moves with these flows' rates (downstream in the
             # bottleneck precedence graph) -- opened now rather than one pass later
-            kidx = _gather(slist, sk, ns, fstart, fend, fidx, rate, lam, bl, lv, prio, priority_mode,
-                           kst, kidx, kr0, kpr)
+            kidx = _gather(slist, sk, ns, fl, lam, cfg, kst, kidx, kr0, kpr)
             for j in range(kst[sk], kst[ns]):
                 l2 = kidx[j]
                 if not queued[l2] and (priority_mode or nb[l2] > 0):
@@ -612,8 +673,7 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
         if too_many:
             break
         if sk < ns:  # members that no opened link brought (added or re-routed flows)
-            kidx = _gather(slist, sk, ns, fstart, fend, fidx, rate, lam, bl, lv, prio, priority_mode,
-                           kst, kidx, kr0, kpr)
+            kidx = _gather(slist, sk, ns, fl, lam, cfg, kst, kidx, kr0, kpr)
             sk = ns
         # residual capacities of the links S crosses: what the held flows leave
         for k in range(nc):
@@ -637,7 +697,7 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
             r = cap[l] if priority_mode else cap[l] - load[l] + sold[l]
             resid[l] = r if r > 0.0 else 0.0
         order = _priority_order(slist[:ns], kpr[:ns]) if priority_mode else np.arange(ns)
-        _allocate(resid, kst[:ns], kst[1:ns + 1], kidx, order, kpr, knr[:ns], scan_max, knb)
+        _allocate(resid, kst[:ns], kst[1:ns + 1], kidx, order, kpr, knr[:ns], cfg.scan_max, knb)
         stats[0] += 1
         stats[1] += ns
         for k in range(ns):
@@ -700,7 +760,7 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
     # commit: bottleneck tables, loads, rates (settling the remaining bits of changed flows)
     sl = slist[:ns]
     if lv:  # regroup brings the new bottlenecks' virtual times up to now at the old levels
-        regroup(sl, knb[:ns], now, bl, nb, lam, tag, vt, tv, gdirty, fstart, fend, fidx, loff, lcnt, ladj, lbl)
+        regroup(sl, knb[:ns], now, fl, lk, adj)
     else:
         move_bottlenecks(sl, knb, bl, nb)
     for k in range(ns):
@@ -713,7 +773,7 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
             tupd[s] = now
             nol[0] += 1
     if not lv:
-        settle(sl, knr, False, now, volume, remaining, rate, tupd, tz, tt, bdirty)
+        settle(sl, knr, False, now, fl, st.proj)
     for k in range(nc):
         l = clist[k]
         load[l] += snew[l] - sold[l]
@@ -727,31 +787,35 @@ def solve_incremental(cap, fstart, fend, fidx, alive, prio, priority_mode, volum
 
 # ------------------------------------------------------ stand-alone driver
 @njit(cache=True)
-def run_completions(cap, fstart, fend, fidx, alive, n_slots, n_alive, prio, priority_mode, volume,
-                    remaining, rate, tupd, bl, lam, nb, load, loff, lcnt, ladj,
-                    lpart, lbl, is_open, queued, in_s, mark, resid, sold, snew, smax, lamn, nrate, nbl,
-                    scan_max, tz, tt, bz, bt, bdirty, stats, has_cb, now, limits, compact_below,
-                    out_slot, out_time, out_ns, opened, lv, tag, vt, tv, mz, mt, gdirty, nol, lstate,
-                    lv_max_pops):
+def run_completions(st: State, cfg: Config, n_slots, n_alive, now, compact_below, out: Output):
     """The loop of ``FlowNetwork.run_until_idle`` in one compiled call.
 
+    ``st``: :class:`~.flowstate.State`; ``cfg``: :class:`~.flowstate.Config`;
+    ``n_slots`` / ``n_alive``: slots in use / alive flows; ``now``: the network time.
     From up-to-date rates, repeat: next completion time, collect the flows
     complete then (N6), retire them, and update the rates of what their links
     can affect -- by :func:`solve_incremental` or, past the fallback
-    ``limits`` (``network.INC_LIMITS``), :func:`solve_full`, exactly as
+    ``cfg.limits`` (``network.INC_LIMITS``), :func:`solve_full`, exactly as
     ``FlowNetwork._inc_update`` decides.  Completed slots and their times go to
-    ``out_slot`` / ``out_time``, the flows re-solved per update to ``out_ns``.
-    With per-link levels (``lv``) an update first tries :func:`levels.propagate`
+    ``out.slot`` / ``out.time``, the flows re-solved per update to ``out.ns``
+    (``out``: :class:`~.flowstate.Output`).
+    With per-link levels (``cfg.levels``) an update first tries :func:`levels.propagate`
     (``stats[3]`` / ``stats[4]`` count its successes / failures).
 
     Stops, without updating the rates after the last batch, when no flow can
     complete, when a batch is empty, when the batch had a flow with an
-    ``on_done`` callback (``has_cb``), or when fewer than ``compact_below``
-    flows remain (the caller compacts the slots); ``opened[:n_open]`` are then
+    ``on_done`` callback (``flows.has_cb``), or when fewer than ``compact_below``
+    flows remain (the caller compacts the slots); ``out.opened[:n_open]`` are then
     the links of that batch's flows.  Returns (completions, updates, time,
     n_open, whether the rates need an update).
     """
-    n_links = cap.shape[0]
+    st = as_state(st)
+    cfg, out = Config(*cfg), Output(*out)  # as passed from Python: plain tuples
+    fl, lk, adj, pj, cnt = st.flows, st.links, st.adj, st.proj, st.counters
+    fstart, fend, fidx, has_cb = fl.fstart, fl.fend, fl.fidx, fl.has_cb
+    stats, limits, lv = cnt.stats, cfg.limits, cfg.levels
+    opened = out.opened
+    n_links = lk.cap.shape[0]
     lmark = np.zeros(n_links, np.bool_)
     n_done = 0
     n_upd = 0
@@ -762,47 +826,39 @@ def run_completions(cap, fstart, fend, fidx, alive, n_slots, n_alive, prio, prio
         if dirty:
             ns = -1
             if lv:
-                ns = levels.propagate(cap, fstart, fend, fidx, loff, lcnt, ladj, lpart, lbl, bl, nb, lam, load, tag,
-                                      opened[:n_open], now, vt, tv, gdirty, lstate, lv_max_pops, stats[5:8])
+                ns = levels.propagate(fl, lk, adj, opened[:n_open], now, st.scratch.lstate, cfg.lv_max_pops,
+                                      stats[5:8])
                 stats[3 if ns >= 0 else 4] += 1
             if ns < 0 and 0 <= n_alive * limits[0] and n_open <= max(n_links * limits[1], 2):
                 if limits[2] >= 1:
                     max_flows = n_alive + 1
                 else:
                     max_flows = max(int(n_alive * limits[2]), 16)
-                ns = solve_incremental(
-                    cap, fstart, fend, fidx, alive, prio, priority_mode, volume, remaining, rate, tupd,
-                    bl, lam, nb, load, loff, lcnt, ladj, opened[:n_open], empty,
-                    max_flows, is_open, queued, in_s, mark, resid, sold, snew, smax, lamn,
-                    now, scan_max, tz, tt, bdirty, stats, lv, lbl, tag, vt, tv, gdirty, nol)
+                ns = solve_incremental(st, cfg, opened[:n_open], empty, max_flows, now)
             if ns < 0:
-                ns = solve_full(cap, fstart, fend, fidx, alive, n_slots, prio, priority_mode, volume,
-                                remaining, rate, tupd, bl, lam, nb, load, nrate, nbl,
-                                now, scan_max, tz, tt, bdirty, loff, lcnt, ladj, lpart, lbl, lv, tag, vt, tv,
-                                gdirty, nol)
-            out_ns[n_upd] = ns
+                ns = solve_full(st, cfg, n_slots, now)
+            out.ns[n_upd] = ns
             n_upd += 1
             dirty = False
             n_open = 0
         if lv:
-            t = levels.next_time(loff, lcnt, ladj, lbl, nb, lam, tag, volume, vt, tv, mz, mt, gdirty, nol, now)
+            t = levels.next_time(fl, lk, adj, cnt, now)
         else:
-            t = next_time(tz, tt, bz, bt, bdirty, n_slots)
+            t = next_time(pj, n_slots)
         if t == np.inf:
             return n_done, n_upd, now, n_open, dirty
         if t > now:
             now = t
         if lv:
-            slots = levels.collect_done(now, loff, lcnt, ladj, lbl, bl, nb, lam, rate, alive, n_slots, tag, volume,
-                                        vt, tv, mz, mt, gdirty, nol)
+            slots = levels.collect_done(now, fl, lk, adj, cnt, n_slots)
         else:
-            slots = collect_done(now, volume, remaining, rate, tupd, alive, tz, tt, bz, bt, bdirty, n_slots)
+            slots = collect_done(now, fl, pj, n_slots)
         if slots.shape[0] == 0:
             return n_done, n_upd, now, n_open, dirty
         stop = False
         for s in slots:
-            out_slot[n_done] = s
-            out_time[n_done] = now
+            out.slot[n_done] = s
+            out.time[n_done] = now
             n_done += 1
             if has_cb[s]:
                 stop = True
@@ -814,13 +870,12 @@ def run_completions(cap, fstart, fend, fidx, alive, n_slots, n_alive, prio, prio
                     n_open += 1
         for k in range(n_open):
             lmark[opened[k]] = False
-        kill_slots(slots, fstart, fend, fidx, alive, rate, remaining, bl, nb,
-                   load, loff, lcnt, ladj, lpart, lbl, tz, tt, bdirty, lv, lam, gdirty, nol)
+        kill_slots(slots, fl, lk, adj, pj, cnt, lv)
         n_alive -= slots.shape[0]
         dirty = True
         if stop or n_alive == 0 or n_alive < compact_below:
             return n_done, n_upd, now, n_open, dirty
 
 
-# code compiled from maxmin is frozen into this module's cache entries (simlib.core.jitcache)
-jitcache.depend_on(jitcache.dispatchers_of(globals()), maxmin, levels)
+# code compiled from other modules is frozen into this module's cache entries (simlib.core.jitcache)
+jitcache.track(globals())

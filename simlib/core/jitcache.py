@@ -9,7 +9,11 @@ from the SSP event loop in ``ssp_kernel.py``) would keep running the old code.
 
 :func:`depend_on` adds the stamps of the other modules' files to the stamp the
 cache entries of the given functions are saved and checked with, so an edit of
-any of those files makes the entries stale and numba compiles afresh.  It
+any of those files makes the entries stale and numba compiles afresh.
+:func:`track` computes those files: a kernel module ends with
+``jitcache.track(globals())``, and its compiled functions depend on every module
+of its package that it imports, transitively (:mod:`simlib.core.modclosure`) --
+a superset of the code numba can freeze into them, so none is missed.  It
 relies on numba's cache internals (the ``_source_stamp`` of the function's
 cache file, numba as pinned in requirements.txt); where they are missing it
 does nothing, and caching behaves as numba's default.
@@ -22,32 +26,53 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from pathlib import Path
 from types import ModuleType
 
-__all__ = ["depend_on", "dispatchers_of", "announce_compilation", "COMPILING_MESSAGE"]
+from simlib.core.modclosure import module_closure
+
+__all__ = ["track", "dependencies", "depend_on", "dispatchers_of", "announce_compilation", "COMPILING_MESSAGE"]
 
 #: Printed (to stderr) when a command has to compile numba code before it can run.
 COMPILING_MESSAGE = "[simlib] compiling the simulator's kernels once, ~30 s; later runs reuse the cache"
 
 
-def _stamp(module: ModuleType) -> tuple:
-    st = os.stat(module.__file__)
-    return module.__name__, st.st_mtime, st.st_size
+def _stamp(source: ModuleType | Path) -> tuple:
+    path = Path(source.__file__ if isinstance(source, ModuleType) else source)
+    st = os.stat(path)
+    return path.name, st.st_mtime, st.st_size
 
 
-def depend_on(dispatchers, *modules: ModuleType) -> None:
+def depend_on(dispatchers, *sources: ModuleType | Path) -> None:
     """Make the cached code of ``dispatchers`` (numba ``@njit`` functions) stale
-    whenever the source file of any of ``modules`` changes.
+    whenever any of the source files ``sources`` (modules or paths) changes.
 
     Call it at import time, right after the functions are defined (before their
     first call loads the cache), with every module whose compiled code they
-    inline or call, directly or through the listed modules' own calls.
+    inline or call, directly or through the listed modules' own calls
+    (:func:`track` computes them).
     """
-    stamps = tuple(_stamp(m) for m in modules)
+    stamps = tuple(_stamp(m) for m in sources)
     for d in dispatchers:
         cache_file = getattr(getattr(d, "_cache", None), "_cache_file", None)
         if cache_file is not None and hasattr(cache_file, "_source_stamp"):
             cache_file._source_stamp = (cache_file._source_stamp, stamps)
+
+
+def dependencies(namespace: dict) -> list[Path]:
+    """The source files, other than its own, of the in-package import closure of the module
+    whose ``globals()`` is ``namespace`` (its package: the top-level package it is in)."""
+    name, own = namespace["__name__"], Path(namespace["__file__"]).resolve()
+    depth = name.count(".") - (0 if own.name == "__init__.py" else 1)
+    root = own.parents[depth]
+    return [p for p in module_closure(name, root) if p.resolve() != own]
+
+
+def track(namespace: dict) -> None:
+    """Make the numba-compiled functions of the module whose ``globals()`` is ``namespace``
+    stale whenever a module it imports (transitively, within its package) changes:
+    :func:`depend_on` with :func:`dependencies`.  Call it as the module's last statement."""
+    depend_on(dispatchers_of(namespace), *dependencies(namespace))
 
 
 def dispatchers_of(namespace: dict) -> list:

@@ -28,6 +28,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simlib.core import jitcache
+from simlib.core.flowstate import Adjacency, Counters, Flows, Links
 
 # decision N6 (same values as simlib.core.network)
 REL_TOL = 1e-9
@@ -75,11 +77,13 @@ def moved_tag(tag, o, vt_o, b, vt_b):
 
 
 @njit(cache=True)
-def vsync_links(links, now, lam, nb, vt, tv):
-    """Bring the virtual times of ``links`` up to ``now`` (levels mode)."""
+def vsync_links(links, now, lk: Links):
+    """Bring the virtual times of ``links`` up to ``now`` (levels mode; ``lk``: :class:`~.flowstate.Links`)."""
+    vt = lk.vt
+    tv = lk.tv
     for l in links:
         if l >= 0:
-            vt[l] = synced(now, lam[l], nb[l], vt[l], tv[l])
+            vt[l] = synced(now, lk.lam[l], lk.nb[l], vt[l], tv[l])
             tv[l] = now
 
 
@@ -103,13 +107,17 @@ def move_bottlenecks(slots, newb, bl, nb):
 
 
 @njit(cache=True)
-def regroup(slots, newb, now, bl, nb, lam, tag, vt, tv, gdirty, fstart, fend, fidx, loff, lcnt, ladj, lbl):
+def regroup(slots, newb, now, fl: Flows, lk: Links, adj: Adjacency):
     """Levels mode: flow ``slots[k]`` changes bottleneck to ``newb[k]`` (-1: none) now.
     Its finish tag moves from the old link's virtual time to the new one's (a flow
     without a bottleneck keeps its remaining bits in ``tag``).  Syncs every link
-    involved first; marks the groups whose membership changed (``gdirty``)."""
-    vsync_links(bl[slots], now, lam, nb, vt, tv)
-    vsync_links(newb, now, lam, nb, vt, tv)
+    involved first; marks the groups whose membership changed (``gdirty``).
+    ``fl``, ``lk``, ``adj``: :class:`~.flowstate.Flows`, ``Links``, ``Adjacency``."""
+    bl, tag, fstart, fend, fidx = fl.bl, fl.tag, fl.fstart, fl.fend, fl.fidx
+    vt, gdirty = lk.vt, lk.gdirty
+    loff, lcnt, ladj, lbl = adj.loff, adj.lcnt, adj.ladj, adj.lbl
+    vsync_links(bl[slots], now, lk)
+    vsync_links(newb, now, lk)
     for k in range(slots.shape[0]):
         s = slots[k]
         o = bl[s]
@@ -128,18 +136,20 @@ def regroup(slots, newb, now, bl, nb, lam, tag, vt, tv, gdirty, fstart, fend, fi
                     if ladj[i] == s:
                         lbl[i] = b
                         break
-    move_bottlenecks(slots, newb, bl, nb)
+    move_bottlenecks(slots, newb, bl, lk.nb)
 
 
 @njit(cache=True)
-def _refresh(l, loff, lcnt, ladj, lbl, tag, volume, vt, mz, mt):
+def _refresh(l, fl: Flows, lk: Links, adj: Adjacency):
     """Recompute link ``l``'s group minima, rebasing its tags on virtual time 0
     (keeps tags and virtual times within the group's volumes: no precision lost
     to a virtual time that grew for long)."""
+    tag, volume, vt = fl.tag, fl.volume, lk.vt
+    ladj, lbl = adj.ladj, adj.lbl
     v0 = vt[l]
     a = np.inf
     c = np.inf
-    for i in range(loff[l], loff[l] + lcnt[l]):
+    for i in range(adj.loff[l], adj.loff[l] + adj.lcnt[l]):
         if lbl[i] == l:
             s = ladj[i]
             t = tag[s] - v0
@@ -150,20 +160,22 @@ def _refresh(l, loff, lcnt, ladj, lbl, tag, volume, vt, mz, mt):
             if t < c:
                 c = t
     vt[l] = 0.0
-    mz[l] = a
-    mt[l] = c
+    lk.mz[l] = a
+    lk.mt[l] = c
 
 
 @njit(cache=True)
-def next_time(loff, lcnt, ladj, lbl, nb, lam, tag, volume, vt, tv, mz, mt, gdirty, nol, now):
+def next_time(fl: Flows, lk: Links, adj: Adjacency, cnt: Counters, now):
     """Earliest last-bit time over the alive flows (``now`` if a flow without links is
-    waiting, inf if nothing can complete)."""
-    m = now if nol[0] > 0 else np.inf
+    waiting, inf if nothing can complete); ``cnt``: :class:`~.flowstate.Counters`."""
+    fl, lk, adj, cnt = Flows(*fl), Links(*lk), Adjacency(*adj), Counters(*cnt)  # as passed from Python: plain tuples
+    nb, lam, vt, tv, mz, gdirty = lk.nb, lk.lam, lk.vt, lk.tv, lk.mz, lk.gdirty
+    m = now if cnt.nol[0] > 0 else np.inf
     for l in range(nb.shape[0]):
         if nb[l] > 0:
             if gdirty[l]:
                 gdirty[l] = False
-                _refresh(l, loff, lcnt, ladj, lbl, tag, volume, vt, mz, mt)
+                _refresh(l, fl, lk, adj)
             t = _last_bit(lam[l], vt[l], tv[l], mz[l])
             if t < m:
                 m = t
@@ -171,16 +183,19 @@ def next_time(loff, lcnt, ladj, lbl, nb, lam, tag, volume, vt, tv, mz, mt, gdirt
 
 
 @njit(cache=True)
-def collect_done(t, loff, lcnt, ladj, lbl, bl, nb, lam, rate, alive, n_slots, tag, volume, vt, tv, mz, mt,
-                 gdirty, nol):
+def collect_done(t, fl: Flows, lk: Links, adj: Adjacency, cnt: Counters, n_slots):
     """Slots (ascending) complete at time ``t``: within the tolerance of N6, or with their
     last bit due by ``t`` as :func:`next_time` computes it (so its answer always completes)."""
+    fl, lk, adj, cnt = Flows(*fl), Links(*lk), Adjacency(*adj), Counters(*cnt)  # as passed from Python: plain tuples
+    bl, rate, alive, tag, volume = fl.bl, fl.rate, fl.alive, fl.tag, fl.volume
+    nb, lam, vt, tv, mz, mt, gdirty = lk.nb, lk.lam, lk.vt, lk.tv, lk.mz, lk.mt, lk.gdirty
+    loff, lcnt, ladj, lbl = adj.loff, adj.lcnt, adj.ladj, adj.lbl
     out = []
     for l in range(nb.shape[0]):
         if nb[l] > 0:
             if gdirty[l]:
                 gdirty[l] = False
-                _refresh(l, loff, lcnt, ladj, lbl, tag, volume, vt, mz, mt)
+                _refresh(l, fl, lk, adj)
             lm = lam[l]
             v0 = vt[l]
             t0 = tv[l]
@@ -191,7 +206,7 @@ def collect_done(t, loff, lcnt, ladj, lbl, bl, nb, lam, rate, alive, n_slots, ta
                         s = ladj[i]
                         if tag[s] - vnow <= _tol(volume[s]) or _last_bit(lm, v0, t0, tag[s]) <= t:
                             out.append(s)
-    if nol[0] > 0:
+    if cnt.nol[0] > 0:
         for s in range(n_slots):
             if alive[s] and bl[s] < 0 and rate[s] == np.inf:
                 out.append(s)
@@ -201,13 +216,14 @@ def collect_done(t, loff, lcnt, ladj, lbl, bl, nb, lam, rate, alive, n_slots, ta
 
 
 @njit(cache=True)
-def remaining(s, now, bl, lam, rate, tupd, tag, vt, tv):
+def remaining(s, now, fl: Flows, lk: Links):
     """Bits flow ``s`` has left at ``now`` (a flow without links empties as soon as time
     moves on after ``tupd[s]``, when it got its infinite rate, as in the full engine)."""
-    b = bl[s]
+    fl, lk = Flows(*fl), Links(*lk)  # as passed from Python: plain tuples
+    b = fl.bl[s]
     if b < 0:
-        return 0.0 if rate[s] == np.inf and now > tupd[s] else tag[s]
-    v = tag[s] - (vt[b] + lam[b] * (now - tv[b]))
+        return 0.0 if fl.rate[s] == np.inf and now > fl.tupd[s] else fl.tag[s]
+    v = fl.tag[s] - (lk.vt[b] + lk.lam[b] * (now - lk.tv[b]))
     return v if v > 0.0 else 0.0
 
 
@@ -256,8 +272,7 @@ def _qpop(qkey, qlink, n):
 
 
 @njit(cache=True)
-def propagate(cap, fstart, fend, fidx, loff, lcnt, ladj, lpart, lbl, bl, nb, lam, load, tag, opened, now,
-              vt, tv, gdirty, state, max_pops, work):
+def propagate(fl: Flows, lk: Links, adj: Adjacency, opened, now, state, max_pops, work):
     """Re-solve the levels of the links reachable from ``opened`` (links whose flows or
     capacity changed), moving bottlenecks where the levels require it.
 
@@ -278,9 +293,14 @@ def propagate(cap, fstart, fend, fidx, loff, lcnt, ladj, lpart, lbl, bl, nb, lam
     changed), or -1 after more than ``max_pops`` link solves or on a flow without a
     bottleneck; then every level, load and moved bottleneck is restored, and the
     caller solves by flows instead.
+    ``fl``, ``lk``, ``adj``: :class:`~.flowstate.Flows`, ``Links``, ``Adjacency``.
     ``state`` is link scratch (all 0, left so); ``work`` counts link solves, adjacency
     entries read and flows moved.
     """
+    fl, lk, adj = Flows(*fl), Links(*lk), Adjacency(*adj)  # as passed from Python: plain tuples
+    fstart, fend, fidx = fl.fstart, fl.fend, fl.fidx
+    cap, load, lam, nb, vt, tv = lk.cap, lk.load, lk.lam, lk.nb, lk.vt, lk.tv
+    loff, lcnt, ladj, lpart, lbl = adj.loff, adj.lcnt, adj.ladj, adj.lpart, adj.lbl
     n_links = cap.shape[0]
     # links waiting to be solved: a binary heap (_qpush / _qpop) of (level when queued,
     # -inf for an overloaded link without bottleneck flows; link id)
@@ -359,8 +379,7 @@ def propagate(cap, fstart, fend, fidx, loff, lcnt, ladj, lpart, lbl, bl, nb, lam
                         n_mv += 1
                         one[0] = s
                         onel[0] = l
-                        regroup(one, onel, now, bl, nb, lam, tag, vt, tv, gdirty, fstart, fend, fidx, loff, lcnt,
-                                ladj, lbl)
+                        regroup(one, onel, now, fl, lk, adj)
                         so -= mo
                         own += 1
                         if state[b] != 1:  # the link it left is solved again
@@ -450,7 +469,7 @@ def propagate(cap, fstart, fend, fidx, loff, lcnt, ladj, lpart, lbl, bl, nb, lam
         for k in range(n_mv - 1, -1, -1):
             one[0] = mv_slot[k]
             onel[0] = mv_from[k]
-            regroup(one, onel, now, bl, nb, lam, tag, vt, tv, gdirty, fstart, fend, fidx, loff, lcnt, ladj, lbl)
+            regroup(one, onel, now, fl, lk, adj)
     for k in range(nt):
         l = touched[k]
         state[l] = 0
@@ -458,3 +477,7 @@ def propagate(cap, fstart, fend, fidx, loff, lcnt, ladj, lpart, lbl, bl, nb, lam
             lam[l] = old_lam[k]
             load[l] = old_load[k]
     return changed if ok else -1
+
+
+# code compiled from other modules is frozen into this module's cache entries (simlib.core.jitcache)
+jitcache.track(globals())

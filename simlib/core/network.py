@@ -48,8 +48,10 @@ import numpy as np
 from numba import njit
 
 from simlib.core import incremental as inc
+from simlib.core import jitcache
 from simlib.core import levels as lv
 from simlib.core.events import Simulator, Timer
+from simlib.core.flowstate import Adjacency, Config, Counters, Flows, Links, Output, Projections, Scratch, State
 from simlib.core.maxmin import SCAN_MAX_LINKS, allocate_rates
 from simlib.core.validate import check_array, check_choice, check_int, check_real
 
@@ -228,6 +230,10 @@ class FlowNetwork:
         # incremental: flow-level solver passes, flows solved, refresh pos; level propagations that
         # succeeded / gave up, links they solved, adjacency entries they read, bottlenecks they moved
         self.solver_stats = np.zeros(8, dtype=np.int64)
+        self._kb: State | None = None   # the kernels' argument bundles (_bundles)
+        self._kb_state: tuple = ()
+        self._kcfg_key: tuple = ()      # ... and the Config (_kconfig)
+        self._kcfg: tuple = ()
         if self._inc:
             self._inc_init(n0)
 
@@ -293,8 +299,8 @@ class FlowNetwork:
             self._bl[slot] = -1
             self._tag[slot] = volume  # without a bottleneck, the tag is the remaining bits
             if not self._lv:
-                inc.settle(np.array([slot]), np.zeros(1), True, self.now, self._volume, self._remaining,
-                           self._rate, self._tupd, self._tz, self._tt, self._bdirty)
+                kb = self._bundles()
+                inc.settle(np.array([slot]), np.zeros(1), True, self.now, kb.flows, kb.proj)
             self._adj_add(slot)
             self._pend_flows.append(flow)
             self._open.update(links)
@@ -351,12 +357,10 @@ class FlowNetwork:
             self._cb[slots] = False
             self._bl[slots] = -1
             self._tag[slots] = volumes
+            kb = self._bundles()
             if not self._lv:
-                inc.settle(slots, np.zeros(k), True, self.now, self._volume, self._remaining,
-                           self._rate, self._tupd, self._tz, self._tt, self._bdirty)
-            if not inc.adj_insert_many(self._loff, self._lcnt, self._lcap, self._ladj, self._lpart, self._lbl,
-                                       self._fidx,
-                                       self._fstart, self._fend, slots):
+                inc.settle(slots, np.zeros(k), True, self.now, kb.flows, kb.proj)
+            if not inc.adj_insert_many(kb.adj, kb.flows, slots):
                 self._adj_rebuild()
             self._pend_flows.extend(flows)
             self._open.update(np.unique(flat).tolist())
@@ -379,9 +383,9 @@ class FlowNetwork:
             raise ValueError(f"link must be one of the flow's links {list(flow.links)}, got {link}")
         self._advance(self._clock())
         if self._inc:
-            inc.adj_remove_link(self._loff, self._lcnt, self._ladj, self._lpart, self._lbl, self._fidx,
-                                self._fstart[flow._slot], self._fend[flow._slot], link, flow._slot)
-            inc.drop_link_load(self._load, self._lcnt, self._rate, self._lam, self._bl, self._lv, link, flow._slot)
+            kb = self._bundles()
+            inc.adj_remove_link(kb.adj, self._fidx, self._fstart[flow._slot], self._fend[flow._slot], link, flow._slot)
+            inc.drop_link_load(kb.flows, kb.links, kb.adj, self._lv, link, flow._slot)
             self._open.update(flow.links)
             self._pend_flows.append(flow)
         seg = self._fidx[self._fstart[flow._slot]: self._fend[flow._slot]]
@@ -412,6 +416,7 @@ class FlowNetwork:
             raise ValueError(f"capacities must have length {self.n_links}, got {caps.shape[0]}")
         self._advance(self._clock())
         self.capacities = caps.copy()
+        self._kb = None
         if self._inc:
             self._open.update(range(self.n_links))
         self._touch()
@@ -423,11 +428,11 @@ class FlowNetwork:
         if self._n_alive == 0:
             return math.inf
         if self._lv:
-            t = lv.next_time(self._loff, self._lcnt, self._ladj, self._lbl, self._nb, self._lam, self._tag,
-                             self._volume, self._vt, self._tv, self._mz, self._mt, self._gdirty, self._nol, self.now)
+            kb = self._bundles()
+            t = lv.next_time(kb.flows, kb.links, kb.adj, kb.counters, self.now)
             return max(float(t), self.now)
         if self._inc:
-            t = inc.next_time(self._tz, self._tt, self._bz, self._bt, self._bdirty, self._n_slots)
+            t = inc.next_time(self._bundles().proj, self._n_slots)
             return max(float(t), self.now)
         n = self._n_slots
         return self.now + _min_time_left(self._remaining, self._volume, self._rate, self._alive, n)
@@ -467,27 +472,15 @@ class FlowNetwork:
         self._ensure_rates()
         if self._n_alive == 0:
             return False
-        n = self._n_slots
-        out_slot = np.empty(self._n_alive, dtype=np.int64)
-        out_time = np.empty(self._n_alive)
-        out_ns = np.empty(self._n_alive + 1, dtype=np.int64)
-        opened = np.empty(self.n_links, dtype=np.int64)
-        prio = self._prio if self.sharing == "priority" else self._zprio
-        sold, snew, smax, lamn, resid = self._l_f
-        k, u, now, n_open, dirty = inc.run_completions(
-            self.capacities, self._fstart, self._fend, self._fidx, self._alive, n, self._n_alive, prio,
-            self.sharing == "priority", self._volume, self._remaining, self._rate, self._tupd, self._bl,
-            self._lam, self._nb, self._load, self._loff, self._lcnt,
-            self._ladj, self._lpart, self._lbl, self._l_open, self._l_queued, self._in_s, self._l_mark, resid, sold,
-            snew, smax, lamn, self._nrate, self._nbl, SCAN_MAX_LINKS, self._tz, self._tt, self._bz, self._bt,
-            self._bdirty, self.solver_stats, self._cb, self.now, np.asarray(self._inc_limits, dtype=float),
-            self._compact_below(), out_slot, out_time, out_ns, opened, self._lv, self._tag, self._vt, self._tv,
-            self._mz, self._mt, self._gdirty, self._nol, self._lstate, self._lv_max_pops)
+        out = Output(slot=np.empty(self._n_alive, dtype=np.int64), time=np.empty(self._n_alive),
+                     ns=np.empty(self._n_alive + 1, dtype=np.int64), opened=np.empty(self.n_links, dtype=np.int64))
+        k, u, now, n_open, dirty = inc.run_completions(self._state_bundle(), self._kconfig(), self._n_slots,
+                                                       self._n_alive, self.now, self._compact_below(), tuple(out))
         self.now = float(now)
         self.recomputations += u
-        self.recomputed_flows.extend(out_ns[:u].tolist())
+        self.recomputed_flows.extend(out.ns[:u].tolist())
         done = []
-        for slot, t in zip(out_slot[:k].tolist(), out_time[:k].tolist()):
+        for slot, t in zip(out.slot[:k].tolist(), out.time[:k].tolist()):
             f = self._flows[slot]
             f.finish_time = t
             self._flows[slot] = None
@@ -495,7 +488,7 @@ class FlowNetwork:
             done.append(f)
         self._n_alive -= k
         if dirty:
-            self._open.update(opened[:n_open].tolist())
+            self._open.update(out.opened[:n_open].tolist())
             self._dirty = True
         if k and self._n_alive < self._compact_below():
             self._compact()
@@ -533,6 +526,7 @@ class FlowNetwork:
                 self._compact()
             while self._n_idx + n_links > self._fidx.shape[0]:
                 self._fidx = np.concatenate([self._fidx, np.zeros_like(self._fidx)])
+                self._kb = None
 
     _SLOT_ARRAYS = ("_volume", "_remaining", "_rate", "_prio", "_fstart", "_fend", "_alive")
     _INC_SLOT_ARRAYS = ("_tupd", "_bl", "_nrate", "_nbl", "_in_s", "_cb", "_tag")
@@ -542,6 +536,7 @@ class FlowNetwork:
         for name in names:
             arr = getattr(self, name)
             setattr(self, name, np.concatenate([arr, np.zeros_like(arr)]))
+        self._kb = None
         if self._inc:
             self._zprio = np.zeros(self._volume.shape[0], dtype=np.int64)
             self._tz = np.concatenate([self._tz, np.full_like(self._tz, np.inf)])
@@ -633,18 +628,10 @@ class FlowNetwork:
     def _collect_completed(self) -> list[Flow]:
         if self._n_alive == 0:
             return []
-        if self._lv:
-            slots = lv.collect_done(self.now, self._loff, self._lcnt, self._ladj, self._lbl, self._bl, self._nb,
-                                    self._lam, self._rate, self._alive, self._n_slots, self._tag, self._volume,
-                                    self._vt, self._tv, self._mz, self._mt, self._gdirty, self._nol)
-            if slots.size:
-                self._kill_slots(slots)
-        elif self._inc:
-            slots = inc.collect_done(self.now, self._volume, self._remaining, self._rate, self._tupd,
-                                     self._alive, self._tz, self._tt, self._bz, self._bt, self._bdirty,
-                                     self._n_slots)
-            if slots.size:
-                self._kill_slots(slots)
+        if self._inc:
+            kb = self._bundles()
+            slots = inc.collect_and_retire(self.now, kb.flows, kb.links, kb.adj, kb.proj, kb.counters, self._lv,
+                                           self._n_slots)
         else:
             slots = _completed_slots(self._remaining, self._volume, self._rate, self._alive, self._n_slots)
         done = []
@@ -684,7 +671,7 @@ class FlowNetwork:
         self._l_open = np.zeros(L, dtype=bool)          # link scratch
         self._l_queued = np.zeros(L, dtype=bool)
         self._l_mark = np.zeros(L, dtype=bool)
-        self._l_f = [np.zeros(L) for _ in range(5)]
+        self._l_f = [np.zeros(L) for _ in range(5)]     # link scratch: resid, sold, snew, smax, lamn
         self._tag = np.zeros(n0)                        # levels: finish tag (remaining bits if no bottleneck)
         self._vt = np.zeros(L)                          # levels: virtual time per link, as of _tv
         self._tv = np.zeros(L)
@@ -699,26 +686,68 @@ class FlowNetwork:
         self._inc_limits = INC_LIMITS
         self._adj_rebuild()
 
+    # ------------------------------------------ the kernels' arguments (flowstate)
+    def _bundles(self) -> State:
+        """The engine's arrays bundled by meaning for the compiled kernels
+        (:mod:`simlib.core.flowstate`), each bundle a plain tuple in its NamedTuple's field
+        order (cheaper to pass than the NamedTuple).  Cached: whatever replaces one of these
+        arrays resets ``_kb`` (``tests/core/test_network_incremental.py`` checks that the
+        bundles hold the current arrays)."""
+        if self._kb is None:
+            resid, sold, snew, smax, lamn = self._l_f
+            kb = State(
+                flows=self._flows_bundle(),
+                links=Links(self.capacities, self._load, self._lam, self._nb, self._vt, self._tv, self._mz, self._mt,
+                            self._gdirty),
+                adj=Adjacency(self._loff, self._lcnt, self._lcap, self._ladj, self._lpart, self._lbl),
+                proj=Projections(self._tz, self._tt, self._bz, self._bt, self._bdirty),
+                scratch=Scratch(self._l_open, self._l_queued, self._l_mark, resid, sold, snew, smax, lamn,
+                                self._lstate, self._in_s, self._nrate, self._nbl),
+                counters=Counters(self.solver_stats, self._nol))
+            self._kb = State(*(tuple(bundle) for bundle in kb))
+            self._kb_state = tuple(self._kb)
+        return self._kb
+
+    def _state_bundle(self) -> tuple:
+        """:meth:`_bundles` as one plain tuple (a :class:`~simlib.core.flowstate.State`)."""
+        if self._kb is None:
+            self._bundles()
+        return self._kb_state
+
+    def _flows_bundle(self) -> Flows:
+        return Flows(self._fstart, self._fend, self._fidx, self._alive, self._volume, self._remaining, self._rate,
+                     self._tupd, self._prio if self.sharing == "priority" else self._zprio, self._bl, self._tag,
+                     self._cb)
+
+    def _kconfig(self) -> tuple:
+        """The solvers' :class:`~simlib.core.flowstate.Config`, as a plain tuple (cached; tests
+        change ``_inc_limits`` and ``_lv_max_pops``)."""
+        key = (self._inc_limits, self._lv_max_pops)
+        if key != self._kcfg_key:
+            self._kcfg_key = key
+            self._kcfg = tuple(Config(self.sharing == "priority", self._lv, SCAN_MAX_LINKS,
+                                      tuple(float(x) for x in self._inc_limits), int(self._lv_max_pops)))
+        return self._kcfg
+
     def _adj_rebuild(self) -> None:
         self._loff, self._lcnt, self._lcap, self._ladj, self._lpart, self._lbl = inc.adj_build(
-            self.n_links, self._fstart, self._fend, self._fidx, self._alive, self._n_slots, self._bl)
+            self.n_links, tuple(self._flows_bundle()), self._n_slots)
+        self._kb = None
 
     def _adj_add(self, slot: int) -> None:
-        if not inc.adj_insert(self._loff, self._lcnt, self._lcap, self._ladj, self._lpart, self._lbl, self._fidx,
-                              self._fstart[slot], self._fend[slot], slot):
+        if not inc.adj_insert(self._bundles().adj, self._fidx, self._fstart[slot], self._fend[slot], slot):
             self._adj_rebuild()  # the slot is alive already, so the rebuild includes it
 
     def _blocks_alloc(self) -> None:
         nblk = (self._tz.shape[0] >> inc.BLOCK_SHIFT) + 1
+        self._kb = None
         self._bz = np.full(nblk, np.inf)   # per-block minima of _tz / _tt
         self._bt = np.full(nblk, np.inf)
         self._bdirty = np.ones(nblk, dtype=bool)
 
     def _kill_slots(self, slots: np.ndarray) -> None:
-        inc.kill_slots(slots, self._fstart, self._fend, self._fidx, self._alive, self._rate,
-                       self._remaining, self._bl, self._nb,
-                       self._load, self._loff, self._lcnt, self._ladj, self._lpart, self._lbl, self._tz, self._tt,
-                       self._bdirty, self._lv, self._lam, self._gdirty, self._nol)
+        kb = self._bundles()
+        inc.kill_slots(slots, kb.flows, kb.links, kb.adj, kb.proj, kb.counters, self._lv)
 
     def _rate_of(self, slot: int) -> float:
         b = self._bl[slot] if self._lv else -1
@@ -726,8 +755,8 @@ class FlowNetwork:
 
     def _remaining_of(self, slot: int) -> float:
         if self._lv:
-            return float(lv.remaining(slot, self.now, self._bl, self._lam, self._rate, self._tupd, self._tag,
-                                      self._vt, self._tv))
+            kb = self._bundles()
+            return float(lv.remaining(slot, self.now, kb.flows, kb.links))
         if not self._inc:
             return float(self._remaining[slot])
         r = self._rate[slot]
@@ -744,38 +773,20 @@ class FlowNetwork:
         if self._n_alive == 0:
             return
         self.recomputations += 1
-        n = self._n_slots
-        prio = self._prio if self.sharing == "priority" else self._zprio
-        pmode = self.sharing == "priority"
+        kb, cfg = self._bundles(), self._kconfig()
+        opened_links = np.fromiter(opened, dtype=np.int64, count=len(opened))
         ns = -1
         if self._lv and not pend:
-            ns = lv.propagate(self.capacities, self._fstart, self._fend, self._fidx, self._loff, self._lcnt,
-                              self._ladj, self._lpart, self._lbl, self._bl, self._nb, self._lam, self._load,
-                              self._tag,
-                              np.fromiter(opened, dtype=np.int64, count=len(opened)), self.now, self._vt,
-                              self._tv, self._gdirty, self._lstate, self._lv_max_pops,
+            ns = lv.propagate(kb.flows, kb.links, kb.adj, opened_links, self.now, self._lstate, self._lv_max_pops,
                               self.solver_stats[5:8])
             self.solver_stats[3 if ns >= 0 else 4] += 1
         max_pend, max_open, max_affected = self._inc_limits
         if ns < 0 and len(pend) <= self._n_alive * max_pend and len(opened) <= max(self.n_links * max_open, 2):
             max_flows = self._n_alive + 1 if max_affected >= 1 else max(int(self._n_alive * max_affected), 16)
-            sold, snew, smax, lamn, resid = self._l_f
-            ns = inc.solve_incremental(
-                self.capacities, self._fstart, self._fend, self._fidx, self._alive, prio, pmode,
-                self._volume, self._remaining, self._rate, self._tupd, self._bl, self._lam,
-                self._nb, self._load, self._loff, self._lcnt, self._ladj,
-                np.fromiter(opened, dtype=np.int64, count=len(opened)), np.array(pend, dtype=np.int64),
-                max_flows, self._l_open, self._l_queued, self._in_s, self._l_mark,
-                resid, sold, snew, smax, lamn, self.now, SCAN_MAX_LINKS,
-                self._tz, self._tt, self._bdirty, self.solver_stats, self._lv, self._lbl, self._tag, self._vt, self._tv,
-                self._gdirty, self._nol)
+            ns = inc.solve_incremental(self._state_bundle(), cfg, opened_links, np.array(pend, dtype=np.int64),
+                                       max_flows, self.now)
         if ns < 0:
-            ns = inc.solve_full(
-                self.capacities, self._fstart, self._fend, self._fidx[: max(self._n_idx, 1)], self._alive, n,
-                prio, pmode, self._volume, self._remaining, self._rate, self._tupd, self._bl,
-                self._lam, self._nb, self._load, self._nrate, self._nbl, self.now,
-                SCAN_MAX_LINKS, self._tz, self._tt, self._bdirty, self._loff, self._lcnt, self._ladj,
-                self._lpart, self._lbl, self._lv, self._tag, self._vt, self._tv, self._gdirty, self._nol)
+            ns = inc.solve_full(self._state_bundle(), cfg, self._n_slots, self.now)
         self.recomputed_flows.append(int(ns))
 
     def _touch(self) -> None:
@@ -803,3 +814,7 @@ class FlowNetwork:
         # callbacks may have added flows (which already poked); coalesce into one reschedule
         if self._poke is None or not self._poke.pending:
             self._reschedule()
+
+
+# code compiled from other modules is frozen into this module's cache entries (simlib.core.jitcache)
+jitcache.track(globals())

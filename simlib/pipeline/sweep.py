@@ -22,6 +22,7 @@ which trials complete: rows are sorted by (setting index, trial).
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import inspect
 import itertools
@@ -38,6 +39,8 @@ import numpy as np
 import pandas as pd
 
 from simlib.core.jitcache import announce_compilation
+from simlib.core.modclosure import imports_of as _imports_of
+from simlib.core.modclosure import module_closure as _closure
 from simlib.core.validate import check_choice, check_int
 from simlib.pipeline.atomic import atomic_write_bytes
 
@@ -195,62 +198,11 @@ def code_fingerprint(root=None) -> str:
     return _hash_files(root, [p for p in root.rglob("*.py") if p.is_file()])
 
 
-def _module_file(name: str, root: Path) -> Path | None:
-    """The source file of module ``name`` (dotted, first part = ``root``'s name), if it exists."""
-    parts = name.split(".")
-    if parts[0] != root.name:
-        return None
-    base = root.joinpath(*parts[1:])
-    for cand in (base.with_suffix(".py"), base / "__init__.py"):
-        if cand.is_file():
-            return cand
-    return None
-
-
-def _imports_of(path: Path, module: str, root: Path) -> set[str]:
-    """Dotted names of the ``root`` package's modules that ``path`` imports anywhere
-    (also inside functions), with the packages they sit in."""
-    import ast
-
-    is_pkg = path.name == "__init__.py"
-    package = module if is_pkg else module.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            found.add(target)
-            found.update(f"{target}.{a.name}" for a in node.names)  # submodules imported by name
-    out = set()
-    for name in found:
-        parts = name.split(".")
-        for k in range(1, len(parts) + 1):   # a module import runs its packages' __init__ too
-            prefix = ".".join(parts[:k])
-            if _module_file(prefix, root) is not None:
-                out.add(prefix)
-    return out
-
-
 def module_closure(module: str, root=None) -> list[Path]:
     """Source files of ``module`` and of every module of the package at ``root`` (default
-    simlib) it imports, transitively (static analysis of import statements)."""
-    root = Path(root) if root is not None else _PACKAGE_DIR
-    todo, seen = [module], set()
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        path = _module_file(name, root)
-        if path is not None:
-            todo.extend(_imports_of(path, name, root) - seen)
-    return sorted({p for p in (_module_file(n, root) for n in seen) if p is not None})
+    simlib) it imports, transitively (static analysis of import statements;
+    :func:`simlib.core.modclosure.module_closure`)."""
+    return _closure(module, Path(root) if root is not None else _PACKAGE_DIR)
 
 
 def module_fingerprint(module: str, root=None) -> str:
@@ -708,15 +660,35 @@ def run_sweep(
         else:
             check_dask_nodes(client)
     try:
-        return _run_sweep(fn, settings, canon, trials, seed, executor, workers, cache_dir, progress, desc,
-                          paired, client, progress_callback)
+        return _run_sweep(_Sweep(fn=fn, settings=settings, canon=canon, trials=trials, seed=seed, paired=paired,
+                                 cache_dir=cache_dir, executor=executor, workers=workers, client=client,
+                                 progress=progress, desc=desc, progress_callback=progress_callback))
     finally:
         if own_client is not None:
             own_client.close()
 
 
-def _run_sweep(fn, settings, canon, trials, seed, executor, workers, cache_dir, progress, desc, paired, client,
-               progress_callback) -> pd.DataFrame:
+@dataclasses.dataclass(frozen=True)
+class _Sweep:
+    """A validated :func:`run_sweep` call (``canon``: the settings' canonical JSON, the cache key's part)."""
+    fn: Callable
+    settings: list
+    canon: list
+    trials: int
+    seed: int
+    paired: bool
+    cache_dir: Any
+    executor: str
+    workers: int | None
+    client: Any
+    progress: bool
+    desc: str | None
+    progress_callback: Callable | None
+
+
+def _run_sweep(sw: _Sweep) -> pd.DataFrame:
+    fn, settings, canon, trials, seed, paired = sw.fn, sw.settings, sw.canon, sw.trials, sw.seed, sw.paired
+    cache_dir, progress_callback = sw.cache_dir, sw.progress_callback
     if cache_dir is not None:
         cache_dir = Path(cache_dir)
         cache_dir.mkdir(parents=True, exist_ok=True)
@@ -751,18 +723,18 @@ def _run_sweep(fn, settings, canon, trials, seed, executor, workers, cache_dir, 
     from tqdm import tqdm  # plain text bar: readable in executed notebooks, no ipywidgets needed
 
     initial = sum(r is not None for r in results)        # loaded from the cache
-    bar = tqdm(total=len(keys), initial=initial, desc=desc, disable=not progress, unit="trial")
+    bar = tqdm(total=len(keys), initial=initial, desc=sw.desc, disable=not sw.progress, unit="trial")
     done = initial
     if progress_callback is not None:
         progress_callback(done, len(keys), initial)
     try:
         if tasks:
-            if executor == "serial":
+            if sw.executor == "serial":
                 stream = _iter_serial(fn, tasks)
-            elif executor == "processes":
-                stream = _iter_processes(fn, tasks, workers)
+            elif sw.executor == "processes":
+                stream = _iter_processes(fn, tasks, sw.workers)
             else:
-                stream = _iter_dask(fn, tasks, client)
+                stream = _iter_dask(fn, tasks, sw.client)
             try:
                 for k, metrics in stream:
                     results[k] = metrics

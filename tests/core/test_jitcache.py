@@ -139,3 +139,56 @@ def test_a_serial_sweep_says_once_that_it_compiles(capsys):
     df = run_sweep(_compiling_trial, [{"x": 1}, {"x": 2}], 2, executor="serial", progress=False)
     assert df["y"].tolist() == [2, 2, 3, 3]
     assert capsys.readouterr().err.count(COMPILING_MESSAGE) == 1
+
+
+# ------------------------------------------------------- dependencies computed
+TRACKED = textwrap.dedent("""
+    from numba import njit
+    from simlib.core import jitcache
+    from .mid import f
+
+    @njit(cache=True)
+    def g():
+        return f()
+
+    jitcache.track(globals())
+""")
+
+
+def _run_tracked(tmp_path: Path) -> str:
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
+    env.pop("NUMBA_CACHE_DIR", None)
+    return subprocess.run([sys.executable, "-c", "import tpkg.main as m; print(m.g())"],
+                          env=env, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _touch_later(path: Path, text: str) -> None:
+    path.write_text(text)
+    later = path.stat().st_mtime + 10
+    os.utime(path, (later, later))
+
+
+def test_track_depends_on_the_import_closure_only(tmp_path, monkeypatch):
+    pkg = tmp_path / "tpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "main.py").write_text(TRACKED)
+    # every module with cached kernels tracks its own closure (mid's f freezes leaf's VALUE)
+    (pkg / "mid.py").write_text("from numba import njit\nfrom simlib.core import jitcache\nfrom .leaf import VALUE\n\n"
+                                "@njit(cache=True)\ndef f():\n    return VALUE\n\njitcache.track(globals())\n")
+    (pkg / "leaf.py").write_text("VALUE = 1\n")
+    (pkg / "unrelated.py").write_text("import tpkg.main\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from simlib.core import jitcache
+
+    import tpkg.main as m
+    assert {p.name for p in jitcache.dependencies(vars(m))} == {"__init__.py", "mid.py", "leaf.py"}
+    assert _run_tracked(tmp_path) == "1"
+    index = next((pkg / "__pycache__").glob("main.g-*.nbi"))
+    cached = index.read_bytes()
+    _touch_later(pkg / "unrelated.py", "import tpkg.main\nx = 2\n")      # outside the closure: cache kept
+    assert _run_tracked(tmp_path) == "1"
+    assert index.read_bytes() == cached
+    _touch_later(pkg / "leaf.py", "VALUE = 2\n")                          # two imports away: recompiled
+    assert _run_tracked(tmp_path) == "2"
+    assert index.read_bytes() != cached

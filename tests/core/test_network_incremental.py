@@ -397,3 +397,32 @@ def test_levels_big_switch_updates_by_propagation_match_the_full_engine():
     assert net.solver_stats[3] > 0.9 * len(net.recomputed_flows)  # propagations succeeded
     assert net.solver_stats[7] > 0  # and moved bottlenecks
     assert net.solver_stats[4] == 0  # the default budget (LV_MAX_SOLVES per link) never ran out
+
+
+@pytest.mark.parametrize("sharing", ["maxmin", "priority"])
+def test_kernel_argument_bundles_follow_every_reallocation(sharing):
+    # FlowNetwork caches the arrays it hands the compiled kernels (_bundles); growing the slot
+    # table or the link-entry table, rebuilding the adjacency or replacing the capacities makes
+    # new arrays, and a bundle still holding an old one would let the kernels update a copy
+    rng = np.random.default_rng(4)
+    net = FlowNetwork(rng.uniform(1, 10, 12) * 1e9, sharing=sharing)
+
+    def assert_current():
+        live = {id(v) for v in vars(net).values() if isinstance(v, np.ndarray)} | {id(a) for a in net._l_f}
+        kb = net._bundles()
+        for bundle in kb:
+            assert all(id(a) in live for a in bundle)
+        assert net._state_bundle() == tuple(kb)
+
+    net.add_flows([rng.choice(12, 3, replace=False) for _ in range(10)], 8e6)
+    net.next_completion_time()
+    assert_current()
+    net.add_flows([rng.choice(12, 12, replace=False) for _ in range(300)], 8e7)     # slots and link entries grow
+    net.add_flow(list(range(12)), 8e6)
+    net.next_completion_time()
+    assert_current()
+    net.set_capacities(rng.uniform(1, 10, 12) * 1e9)
+    net.advance_to(net.next_completion_time())
+    assert_current()
+    net.run_until_idle()                                                             # compactions
+    assert_current()

@@ -378,4 +378,4 @@ def run_loop(cfg, st, log, heap, draws):
 
 
 # code compiled from mesh_links, split is frozen into this module's cache entries (simlib.core.jitcache)
-jitcache.depend_on(jitcache.dispatchers_of(globals()), mesh_links, split)
+jitcache.track(globals())

@@ -456,4 +456,4 @@ def queue_insert(ids, bws, length, w, b):
 
 
 # code compiled from algorithms is frozen into this module's cache entries (simlib.core.jitcache)
-jitcache.depend_on(jitcache.dispatchers_of(globals()), algorithms)
+jitcache.track(globals())

@@ -639,4 +639,4 @@ def run_loop(cfg_i, cfg_f, rx, surv, tail, bw_sched, draws, orph_u,
 
 
 # code compiled from ssp_selection is frozen into this module's cache entries (simlib.core.jitcache)
-jitcache.depend_on(jitcache.dispatchers_of(globals()), ssp_selection)
+jitcache.track(globals())
