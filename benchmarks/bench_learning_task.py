@@ -52,7 +52,6 @@ def accuracy(steps: int) -> None:
 
 def calibration(seeds: int) -> None:
     prob = load_problem("mnist1d")
-    ladder = target_ladder(prob)
     print(f"2. calibration (lr {TASK['lr']}, batch {TASK['batch_size']}, {TASK['model']}); "
           f"rounds = local iterations per worker, updates = syncs; min–max over {seeds} seeds", flush=True)
     rows = []

@@ -19,7 +19,7 @@ from typing import Callable
 import numpy as np
 
 from simlib.core.seeding import check_rng
-from simlib.core.validate import check_choice, check_int, check_real
+from simlib.core.validate import check_int, check_real
 
 __all__ = ["estimate_with_error", "TimeVaryingBandwidth"]
 

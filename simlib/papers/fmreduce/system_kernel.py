@@ -35,7 +35,6 @@ from simlib.core import jitcache
 from simlib.core.units import MB
 from simlib.runtime.kernel_driver import DONE, FIRST_OWN, NEED_DRAWS, NEED_SPACE
 
-from . import mesh_links, split
 from .mesh_links import finish_times, link_free
 from .split import breakpoint_split_into
 

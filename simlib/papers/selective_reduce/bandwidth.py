@@ -5,7 +5,7 @@ import numpy as np
 
 from simlib.core.seeding import check_rng
 from simlib.core.units import Mbps
-from simlib.core.validate import check_choice, check_int, check_real
+from simlib.core.validate import check_int, check_real
 
 __all__ = ["selective_reduce_bandwidths"]
 

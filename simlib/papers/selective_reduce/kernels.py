@@ -38,7 +38,6 @@ from numba import njit
 
 from simlib.core import jitcache
 
-from . import algorithms
 from .algorithms import _FLOOR_TOL, _bag_ends, _count_ge, _decide_sorted
 
 __all__ = ["KIND_ORACLE", "KIND_LINEAR", "KIND_STEP", "KIND_CALLBACK", "CdfModel", "cdf_model", "PassParams",

@@ -4,8 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from simlib.core.seeding import check_rng
-from simlib.core.units import Mbps
-from simlib.core.validate import check_choice, check_int, check_real
+from simlib.core.validate import check_int, check_real
 
 __all__ = ["selmcast_bandwidths", "selmcast_bandwidth_draw"]
 
