@@ -30,17 +30,17 @@ import numpy as np
 from numba import njit
 
 from simlib.core import jitcache
+from simlib.core.sharing import drain, flow_table, set_links, share_rates
+from simlib.core.tolerance import is_done
 
 from . import ssp_selection
-from .ssp_selection import _algorithm2, stable_argsort
+from .ssp_selection import _algorithm2
 
 DONE, NEED_DRAWS, NEED_SPACE, STALLED = 0, 1, 2, 3
 COMPUTING, MULTICASTING, BLOCKED = 0, 1, 2
 GAP = 1 << 20       # spacing of strict-priority classes, so a new task can be slotted in between
 BASE = 1 << 40      # first class number (room below it for tasks placed ahead of every running one)
 READD_MIN = 0.01    # flows with less than this share of the model left are not re-created (SM50)
-_REL_TOL = 1e-9     # completion tolerance, decision N6 (as simlib.core.network)
-_ABS_TOL_BITS = 1e-6
 
 # integer state (ist): flow sequence, multicasts, receivers, drops logged, Orpheus uniforms used,
 # next bandwidth period, stalled events, multicasts finished, max gap, selections, rates stale,
@@ -195,111 +195,22 @@ def tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, x, 
 
 
 
-# --------------------------------------------------------------------------- rates
-@njit(cache=True, inline="always")
-def _crosses(n, l3, x, s, link):
-    """Slot s's flow crosses ``link`` (links: ingress 0..n-1, egress n..2n-1)."""
-    if l3:
-        return link == s if link < n else x[s, link - n] == 1
-    i = s // n
-    return link == i or link == n + s - i * n
-
-
-@njit(cache=True, inline="always")
-def _open_links(n, l3, x, s, cnt, lmark, llist, nll):
-    """Count slot s's flow on each of its links; add unseen links to ``llist``."""
-    if l3:
-        cnt[s] += 1
-        if not lmark[s]:
-            lmark[s] = True
-            llist[nll] = s
-            nll += 1
-        for j in range(n):
-            if x[s, j] == 1:
-                cnt[n + j] += 1
-                if not lmark[n + j]:
-                    lmark[n + j] = True
-                    llist[nll] = n + j
-                    nll += 1
-        return nll
-    i = s // n
-    for l in (i, n + s - i * n):
-        cnt[l] += 1
-        if not lmark[l]:
-            lmark[l] = True
-            llist[nll] = l
-            nll += 1
-    return nll
-
-
-@njit(cache=True, inline="always")
-def _freeze(n, l3, x, s, rate, resid, cnt):
-    """Fix slot s's rate and take it off its links' residual capacity."""
-    if l3:
-        resid[s] -= rate
-        cnt[s] -= 1
-        for j in range(n):
-            if x[s, j] == 1:
-                resid[n + j] -= rate
-                cnt[n + j] -= 1
-    else:
-        i = s // n
-        for l in (i, n + s - i * n):
-            resid[l] -= rate
-            cnt[l] -= 1
-
-
+# --------------------------------------------------------------------------- flows' links
 @njit(cache=True)
-def solve_rates(n, l3, x, factive, fprio, frate, caps, resid, cnt, lmark, llist, act):
-    """Rates (bits/s, into ``frate``) of the active slots: strict priority by class value
-    (lower first), max-min inside a class by water-filling, work-conserving (decision N3)."""
-    for l in range(2 * n):
-        resid[l] = caps[l]
-        cnt[l] = 0
-    m = 0
-    for s in range(factive.shape[0]):
-        if factive[s]:
-            act[m] = s
-            m += 1
-    if m == 0:
-        return
-    keys = np.empty(m, np.int64)
-    for a in range(m):
-        keys[a] = fprio[act[a]]
-    perm = stable_argsort(keys)                             # classes keep slot order
-    a = 0
-    while a < m:
-        b = a + 1
-        while b < m and keys[perm[b]] == keys[perm[a]]:
-            b += 1
-        nll = 0
-        for q in range(a, b):
-            frate[act[perm[q]]] = -1.0                     # not frozen yet
-            nll = _open_links(n, l3, x, act[perm[q]], cnt, lmark, llist, nll)
-        left = b - a
-        while left > 0:                                     # the tightest link freezes its flows
-            best = np.inf
-            bl = -1
-            for q in range(nll):
-                l = llist[q]
-                if cnt[l] > 0 and resid[l] / cnt[l] < best:
-                    best = resid[l] / cnt[l]
-                    bl = l
-            best = max(best, 0.0)
-            for q in range(a, b):
-                s = act[perm[q]]
-                if frate[s] < 0.0 and _crosses(n, l3, x, s, bl):
-                    frate[s] = best
-                    left -= 1
-                    _freeze(n, l3, x, s, best, resid, cnt)
-        for q in range(nll):
-            lmark[llist[q]] = False
-        a = b
+def _l3_links(n, x, s, table, buf):
+    """Slot s (L3: sender s's multicast) crosses its ingress s and the egress n + j of every receiver j."""
+    buf[0] = s
+    k = 1
+    for j in range(n):
+        if x[s, j] == 1:
+            buf[k] = n + j
+            k += 1
+    set_links(table, s, buf, k)
 
 
 @njit(cache=True, inline="always")
 def _is_done(frem, fvol, frate, s):
-    return frem[s] <= max(fvol[s] * _REL_TOL, _ABS_TOL_BITS) or frate[s] == np.inf
+    return is_done(frem[s], fvol[s]) or frate[s] == np.inf
 
 
 @njit(cache=True, inline="always")
@@ -412,11 +323,15 @@ def run_loop(cfg_i, cfg_f, rx, surv, tail, bw_sched, draws, orph_u,
     period = cfg_f[C_PERIOD]
     mean_t = cfg_f[C_MEANT]
     nf = factive.shape[0]
-    resid = np.empty(2 * n)
-    cnt = np.zeros(2 * n, np.int64)
-    lmark = np.zeros(2 * n, np.bool_)
-    llist = np.empty(2 * n, np.int64)
-    act = np.empty(nf, np.int64)
+    table = flow_table(nf, n if l3 else 2, 2 * n)
+    lbuf = np.empty(n + 1, np.int64)
+    for s in range(nf):
+        if l3:
+            _l3_links(n, x, s, table, lbuf)
+        else:
+            lbuf[0] = s // n
+            lbuf[1] = n + s % n
+            set_links(table, s, lbuf, 2)
     y = np.empty_like(x)
     order = np.empty(n, np.int64)
     deadline = np.empty(n)
@@ -430,7 +345,7 @@ def run_loop(cfg_i, cfg_f, rx, surv, tail, bw_sched, draws, orph_u,
             if used[w] >= draws.shape[1]:
                 return NEED_DRAWS
         if ist[I_DIRTY]:
-            solve_rates(n, l3, x, factive, fprio, frate, caps, resid, cnt, lmark, llist, act)
+            share_rates(caps, table, factive, fprio, frate)
             ist[I_DIRTY] = 0
         now = fst[F_NOW]
         t_c = comp_end.min()
@@ -474,13 +389,7 @@ def run_loop(cfg_i, cfg_f, rx, surv, tail, bw_sched, draws, orph_u,
         # ---- the network moves to t: drain at the current rates, collect completions
         dt = t - now
         if dt > 0.0:
-            for s in range(nf):
-                if factive[s]:
-                    if frate[s] == np.inf:
-                        frem[s] = 0.0
-                    else:
-                        rest = frem[s] - frate[s] * dt
-                        frem[s] = rest if rest > 0.0 else 0.0
+            drain(frem, frate, factive, nf, dt)
         fst[F_NOW] = t
         nd = 0
         for s in range(nf):
@@ -576,6 +485,8 @@ def run_loop(cfg_i, cfg_f, rx, surv, tail, bw_sched, draws, orph_u,
                                 drop_j[d] = j
                                 drop_t[d] = t
                                 ist[I_NDROP] = d + 1
+                                if l3:
+                                    _l3_links(n, x, i, table, lbuf)
                     nx = 0
                     for i in range(n):
                         for j in range(n):
@@ -624,6 +535,7 @@ def run_loop(cfg_i, cfg_f, rx, surv, tail, bw_sched, draws, orph_u,
                 mc_nr[mc] = nrc
                 ist[I_NRECV] = r0 + nrc
                 if l3:
+                    _l3_links(n, x, kappa, table, lbuf)
                     _new_flow(kappa, volume, pr, ist, factive, frem, fvol, frate, fprio, fseq)
                 state[kappa] = MULTICASTING
                 start[kappa] = t

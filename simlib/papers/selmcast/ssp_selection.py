@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simlib.core.sharing import stable_argsort
 from simlib.core.validate import check_choice, check_int, check_real
 
 __all__ = ["select_ssp", "TASK_ORDERS", "LINE32_READINGS", "PARETO_DEADLINES"]
@@ -37,25 +38,6 @@ TASK_ORDERS = ("pseudocode", "text")
 LINE32_READINGS = ("y", "x")
 #: Line 33 checks only task i's own deadline ("own", as printed) or also every task already using j ("all").
 PARETO_DEADLINES = ("own", "all")
-
-
-@njit(cache=True)
-def stable_argsort(keys):
-    """``np.argsort(keys, kind="mergesort")``: the stable order, hence the same permutation.
-    Up to 64 keys (one selection, most rate solves) by insertion sort, several times
-    faster there than numba's merge sort and linear on keys already in order."""
-    m = keys.shape[0]
-    if m > 64:
-        return np.argsort(keys, kind="mergesort")
-    perm = np.empty(m, np.int64)
-    for a in range(m):
-        k = keys[a]
-        q = a
-        while q > 0 and keys[perm[q - 1]] > k:
-            perm[q] = perm[q - 1]
-            q -= 1
-        perm[q] = a
-    return perm
 
 
 @njit(cache=True, inline="always")

@@ -155,7 +155,7 @@ def test_bad_input(bad, match):
 def test_stable_argsort_is_numpys_stable_argsort(keys, as_float):
     """Insertion sort below 65 keys, merge sort above: always the stable permutation
     (ties kept in index order; few distinct keys make many ties)."""
-    from simlib.papers.selmcast.ssp_selection import stable_argsort
+    from simlib.core.sharing import stable_argsort
 
     k = np.array(keys, dtype=float if as_float else np.int64)
     assert stable_argsort(k).tolist() == np.argsort(k, kind="stable").tolist()
