@@ -239,7 +239,7 @@ def test_place_gives_increasing_classes(prios, data):
 
 
 def test_tau_formula():
-    from simlib.papers.selmcast.ssp_kernel import COMPUTING, MULTICASTING
+    from simlib.papers.selmcast.ssp_kernel import COMPUTING, MULTICASTING, Residual
     from simlib.papers.selmcast.ssp_kernel import residual_tables as _residual_tables, tau_estimates as _tau
 
     # task 0 will have 3 rounds; with ssp = 1 everyone needs 2.  w1 (0 rounds, computing, true
@@ -249,11 +249,13 @@ def test_tau_formula():
     surv, tail = _residual_tables(x)
     tau = np.full(3, -1.0)
     _tau(10.0, np.array([2, 0, 1]), np.array([MULTICASTING, COMPUTING, MULTICASTING]), np.array([9.0, 9.7, 9.0]),
-         np.array([np.inf, 10.5, np.inf]), np.array([True, False, False]), 1, True, x, surv, tail, 1.0, 0.2, tau)
+         np.array([np.inf, 10.5, np.inf]), np.array([True, False, False]), 1, True, Residual(x, surv, tail, 1.0), 0.2,
+         tau)
     np.testing.assert_allclose(tau, [1.9, 0.0, 0.0])
     # with ssp = 2 only w1 lags (needs 1): .5 + 0 + .2
     _tau(10.0, np.array([2, 0, 1]), np.array([MULTICASTING, COMPUTING, MULTICASTING]), np.array([9.0, 9.7, 9.0]),
-         np.array([np.inf, 10.5, np.inf]), np.array([True, False, False]), 2, True, x, surv, tail, 1.0, 0.2, tau)
+         np.array([np.inf, 10.5, np.inf]), np.array([True, False, False]), 2, True, Residual(x, surv, tail, 1.0), 0.2,
+         tau)
     np.testing.assert_allclose(tau, [0.7, 0.0, 0.0])
 
 
