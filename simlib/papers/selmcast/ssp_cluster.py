@@ -47,7 +47,7 @@ from .orpheus import orpheus_receivers
 from .ssp_kernel import BASE, BLOCKED, COMPUTING, GAP, MULTICASTING, READD_MIN, place_classes, residual_tables
 from .ssp_selection import Plan, Rules, select_ssp
 
-__all__ = ["SSPLog", "MulticastRecord", "MulticastTable", "SSPCluster", "mean_residual", "SCHEMES", "LAYERS",
+__all__ = ["SSPLog", "MulticastRecord", "MulticastTable", "SSPCluster", "SSPRules", "mean_residual", "SCHEMES", "LAYERS",
            "TAU_ESTIMATES", "SHARINGS", "ENGINES"]
 
 SCHEMES = ("selmcast", "orpheus")
@@ -217,6 +217,26 @@ class SSPLog:
 
 
 # --------------------------------------------------------------------------- the cluster
+@dataclass(frozen=True)
+class SSPRules:
+    """How the cluster runs (the scenario's knobs, checked there): ``scheme`` and ``layer``
+    (:data:`SCHEMES`, :data:`LAYERS`); ``ssp`` >= 0 rounds (``math.inf``: no gate); ``k`` >= 0
+    rounds (``math.inf``: no forced pairs); ``eta`` in [0, 1]; the readings ``tau_estimate``
+    (:data:`TAU_ESTIMATES`), ``task_order``, ``line32``, ``pareto_deadline``
+    (:mod:`.ssp_selection`) and ``sharing`` (:data:`SHARINGS`)."""
+
+    scheme: str = "selmcast"
+    layer: str = "L3"
+    ssp: float = 4
+    k: float = 4
+    eta: float = 0.75
+    tau_estimate: str = "trace"
+    task_order: str = "pseudocode"
+    line32: str = "y"
+    pareto_deadline: str = "own"
+    sharing: str = "auto"
+
+
 class SSPCluster:
     """One SSP training run (see the module docstring).
 
@@ -224,8 +244,8 @@ class SSPCluster:
     ``compute``: object with ``next(w) -> seconds`` (e.g.
     :class:`simlib.runtime.cluster.ComputeTimes`); ``trace``: the compute-time
     distribution the manager assumes for tau_i; ``volume_bits`` > 0; ``p`` in
-    [1, n - 1] receivers; ``ssp`` >= 0 (``math.inf``: no gate); ``k`` >= 0 rounds
-    (``math.inf``: no forced pairs); ``eta`` in [0, 1]; ``bandwidth``: optional
+    [1, n - 1] receivers; ``rules``: the scheme, layer, SSP threshold, k, eta and
+    the paper's readings (:class:`SSPRules`); ``bandwidth``: optional
     callable ``t -> (2, n)`` array (egress, ingress) in force at time t,
     re-applied every ``period_s``; ``orpheus_rng``: Generator for Orpheus's
     draws; ``engine``: "compiled" (default) or "flow", two implementations of
@@ -239,11 +259,8 @@ class SSPCluster:
     """
 
     def __init__(self, *, egress, ingress, compute, trace: Trace | None, volume_bits: float, p: int,
-                 scheme: str = "selmcast", layer: str = "L3", ssp: float = 4, k: float = 4,
-                 eta: float = 0.75, tau_estimate: str = "trace", task_order: str = "pseudocode",
-                 line32: str = "y", pareto_deadline: str = "own", sharing: str = "auto",
-                 bandwidth=None, period_s: float = 0.1, orpheus_rng: np.random.Generator | None = None,
-                 engine: str = "compiled"):
+                 rules: SSPRules = SSPRules(), bandwidth=None, period_s: float = 0.1,
+                 orpheus_rng: np.random.Generator | None = None, engine: str = "compiled"):
         self.egress = np.array(egress, dtype=float)
         self.ingress = np.array(ingress, dtype=float)
         n = self.n = check_int("n", self.egress.size, lo=2)
@@ -251,13 +268,15 @@ class SSPCluster:
             raise ValueError(f"ingress must have the same length as egress ({n})")
         if np.any(self.egress <= 0) or np.any(self.ingress <= 0):
             raise ValueError("egress and ingress must be > 0 bits/s")
-        self.scheme, self.layer = scheme, layer
+        self.rules = rules
+        self.scheme, self.layer = rules.scheme, rules.layer
         self.volume = float(volume_bits)
         self.p = check_int("p", p, 1, n - 1)
-        self.ssp, self.k, self.eta = ssp, k, float(eta)
-        self.tau_estimate, self.task_order, self.line32 = tau_estimate, task_order, line32
-        self.pareto_deadline = pareto_deadline
-        self.sharing = ("priority" if scheme == "selmcast" else "maxmin") if sharing == "auto" else sharing
+        self.ssp, self.k, self.eta = rules.ssp, rules.k, float(rules.eta)
+        self.tau_estimate, self.task_order, self.line32 = rules.tau_estimate, rules.task_order, rules.line32
+        self.pareto_deadline = rules.pareto_deadline
+        self.sharing = (("priority" if self.scheme == "selmcast" else "maxmin") if rules.sharing == "auto"
+                        else rules.sharing)
         self.period = float(period_s)
         self.bandwidth = bandwidth
         if self.tau_estimate == "trace" and trace is None and self.scheme == "selmcast":
