@@ -47,8 +47,8 @@ from .orpheus import orpheus_receivers
 from .ssp_kernel import BASE, BLOCKED, COMPUTING, GAP, MULTICASTING, READD_MIN, place_classes, residual_tables
 from .ssp_selection import Plan, Rules, select_ssp
 
-__all__ = ["SSPLog", "MulticastRecord", "MulticastTable", "SSPCluster", "SSPRules", "mean_residual", "SCHEMES", "LAYERS",
-           "TAU_ESTIMATES", "SHARINGS", "ENGINES"]
+__all__ = ["SSPLog", "MulticastRecord", "MulticastTable", "SSPCluster", "SSPRules", "mean_residual", "SCHEMES",
+           "LAYERS", "TAU_ESTIMATES", "SHARINGS", "ENGINES"]
 
 SCHEMES = ("selmcast", "orpheus")
 LAYERS = ("L3", "L7")
