@@ -1,7 +1,6 @@
 """The compiled link-sharing service (simlib.core.sharing) against the exact max-min reference of
 simlib.core.maxmin, hand-derived cases, and the N6 completion tolerance's edge cases."""
 import numpy as np
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from simlib.core.maxmin import allocate_rates, reference_rates
