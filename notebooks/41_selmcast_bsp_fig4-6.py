@@ -239,7 +239,8 @@ print(table(long_by_scheme(sx), ["layer", "shared_x"]).to_string())
 n_ref = selmcast_claims.reference_n(n_values)
 alt_settings = reading_settings(layers=layers, n_values=n_values, n_ref=n_ref, p_frac=p_frac, fig5_n=fig5_n,
                                 fig5_p_frac=max(p_frac_values), lam=lam, normalization=normalization,
-                                lam_alt=lam_alt, normalization_alt=normalization_alt, shared_x=shared_x)
+                                lam_alt=lam_alt, normalization_alt=normalization_alt,
+                                fixed=dict(shared_x=shared_x))
 readings = {fig: run_notebook_sweep(bsp_trial, s, trials=trials, seed=seed, name=f"41_selmcast_{fig}_readings",
                                     profile=profile, workers=workers, desc=f"{fig} readings")
             for fig, s in alt_settings.items() if s}

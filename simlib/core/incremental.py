@@ -43,9 +43,8 @@ from simlib.core.flowstate import Adjacency, Config, Counters, Flows, Links, Out
 from simlib.core.levels import move_bottlenecks, moved_tag, regroup, vsync_links
 from simlib.core.maxmin import _allocate
 
-# decision N6 (same values as simlib.core.network)
-REL_TOL = 1e-9
-ABS_TOL_BITS = 1e-6
+from simlib.core.tolerance import ABS_TOL_BITS, REL_TOL  # decision N6
+
 # A held link keeps its bottleneck flows if the flows being re-solved carry the
 # same total over it to this relative tolerance (of the capacity); see N9.
 SAT_TOL = 1e-13

@@ -31,9 +31,8 @@ from numba import njit
 from simlib.core import jitcache
 from simlib.core.flowstate import Adjacency, Counters, Flows, Links
 
-# decision N6 (same values as simlib.core.network)
-REL_TOL = 1e-9
-ABS_TOL_BITS = 1e-6
+from simlib.core.tolerance import ABS_TOL_BITS, REL_TOL  # decision N6
+
 # relative slack of the bottleneck checks (as incremental.SAT_TOL)
 SAT_TOL = 1e-13
 

@@ -53,16 +53,14 @@ from simlib.core import levels as lv
 from simlib.core.events import Simulator, Timer
 from simlib.core.flowstate import Adjacency, Config, Counters, Flows, Links, Output, Projections, Scratch, State
 from simlib.core.maxmin import SCAN_MAX_LINKS, allocate_rates
+from simlib.core.sharing import drain as _drain
+from simlib.core.tolerance import is_done
 from simlib.core.validate import check_array, check_choice, check_int, check_real
 
 __all__ = ["Flow", "FlowNetwork", "ENGINES"]
 
 ENGINES = ("incremental", "full")
 
-# A flow is complete when fewer than this many bits (relative to its volume)
-# remain; it absorbs float error from advancing many flows by rate * dt.
-_REL_TOL = 1e-9
-_ABS_TOL_BITS = 1e-6
 # Incremental engine (N9): a batch of changes this large is solved in full instead
 # (fractions of the active flows / of the links): new or re-routed flows, changed
 # links, flows the change turned out to affect.
@@ -73,23 +71,9 @@ LV_MAX_SOLVES = 2
 
 
 @njit(cache=True)
-def _drain(remaining, rate, alive, n, dt):
-    """remaining -= rate * dt for alive slots (infinite rate empties the flow)."""
-    for i in range(n):
-        if alive[i]:
-            r = rate[i]
-            if r == np.inf:
-                remaining[i] = 0.0
-            else:
-                v = remaining[i] - r * dt
-                remaining[i] = v if v > 0.0 else 0.0
-
-
-@njit(cache=True)
 def _done(remaining, volume, rate, i):
     """Slot i has (within tolerance, decision N6) nothing left to send."""
-    tol = max(volume[i] * _REL_TOL, _ABS_TOL_BITS)
-    return remaining[i] <= tol or rate[i] == np.inf
+    return is_done(remaining[i], volume[i]) or rate[i] == np.inf
 
 
 @njit(cache=True)

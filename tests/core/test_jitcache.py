@@ -192,3 +192,23 @@ def test_track_depends_on_the_import_closure_only(tmp_path, monkeypatch):
     _touch_later(pkg / "leaf.py", "VALUE = 2\n")                          # two imports away: recompiled
     assert _run_tracked(tmp_path) == "2"
     assert index.read_bytes() != cached
+
+
+def test_every_cached_kernel_module_that_imports_compiled_code_tracks_it():
+    """A module with cached compiled functions whose import closure holds another module with compiled
+    functions ends with jitcache.track(globals()): else an edit there alone would run stale code."""
+    import simlib
+    from simlib.core.modclosure import module_closure
+
+    root = Path(simlib.__file__).parent
+    compiled = {p.resolve() for p in root.rglob("*.py") if "@njit" in p.read_text(encoding="utf-8")}
+    missing = []
+    for path in sorted(compiled):
+        text = path.read_text(encoding="utf-8")
+        if "cache=True" not in text:
+            continue
+        name = ".".join((root.name,) + path.relative_to(root).with_suffix("").parts)
+        others = {p.resolve() for p in module_closure(name, root)} & compiled - {path}
+        if others and "jitcache.track(globals())" not in text:
+            missing.append((path.name, sorted(p.name for p in others)))
+    assert missing == []

@@ -168,7 +168,7 @@ def long_by_scheme(df: pd.DataFrame, schemes=BSP_SCHEMES) -> pd.DataFrame:
 
 def reading_settings(*, layers, n_values, n_ref: int, p_frac: float, fig5_n: int, fig5_p_frac: float,
                      lam: float, normalization: str, lam_alt: float, normalization_alt: str,
-                     shared_x: bool = False, bbar_gbps: float = 40.0, model_mb: float = 200.0) -> dict:
+                     fixed: dict | None = None) -> dict:
     """The ``bsp_trial`` settings of the readings notebook 41 runs beside its figures (SM14, SM1).
 
     The figures use the stated reading (``lam``, ``normalization``).  The other
@@ -183,6 +183,8 @@ def reading_settings(*, layers, n_values, n_ref: int, p_frac: float, fig5_n: int
       (``fig5_p_frac``, where Orpheus "approximates about 1.5"); Orpheus only;
     * ``"fig6"``: the other λ at L3, μ = 1/p, every n; SelMcast and Orpheus.
 
+    ``fixed``: settings every row carries, by default ``shared_x=False, bbar_gbps=40.0,
+    model_mb=200.0`` (those given replace the defaults).
     Returns ``{"fig4": [...], "fig5": [...], "fig6": [...]}`` (a list may be empty).
     """
     for name, value in (("normalization", normalization), ("normalization_alt", normalization_alt)):
@@ -191,7 +193,7 @@ def reading_settings(*, layers, n_values, n_ref: int, p_frac: float, fig5_n: int
     other_lam = [dict(lam=lam_alt, normalization=normalization)] if lam_alt != lam else []
     other_ideal = ([dict(lam=x, normalization=normalization_alt) for x in dict.fromkeys([lam, lam_alt])]
                    if normalization_alt != normalization and "L7" in layers else [])
-    fixed = dict(shared_x=shared_x, bbar_gbps=bbar_gbps, model_mb=model_mb)
+    fixed = dict(dict(shared_x=False, bbar_gbps=40.0, model_mb=200.0), **(fixed or {}))
     pair, orpheus = ["selmcast", "orpheus"], ["orpheus"]
     return {
         "fig4": ([dict(r, layer=layer, n=n, p_frac=p_frac, mu=1.0, schemes=pair, **fixed)

@@ -39,16 +39,16 @@ import numpy as np
 
 from simlib.core.network import FlowNetwork
 from simlib.core.validate import check_choice, check_int
-from simlib.runtime.log import grow_columns
+from simlib.runtime.kernel_driver import DrawBuffer, drive
 from simlib.workloads.traces import Trace
 
 from . import ssp_kernel as K
 from .orpheus import orpheus_receivers
 from .ssp_kernel import BASE, BLOCKED, COMPUTING, GAP, MULTICASTING, READD_MIN, place_classes, residual_tables
-from .ssp_selection import select_ssp
+from .ssp_selection import Plan, Rules, select_ssp
 
-__all__ = ["SSPLog", "MulticastRecord", "MulticastTable", "SSPCluster", "mean_residual", "SCHEMES", "LAYERS",
-           "TAU_ESTIMATES", "SHARINGS", "ENGINES"]
+__all__ = ["SSPLog", "MulticastRecord", "MulticastTable", "SSPCluster", "SSPRules", "mean_residual", "SCHEMES",
+           "LAYERS", "TAU_ESTIMATES", "SHARINGS", "ENGINES"]
 
 SCHEMES = ("selmcast", "orpheus")
 LAYERS = ("L3", "L7")
@@ -217,6 +217,26 @@ class SSPLog:
 
 
 # --------------------------------------------------------------------------- the cluster
+@dataclass(frozen=True)
+class SSPRules:
+    """How the cluster runs (the scenario's knobs, checked there): ``scheme`` and ``layer``
+    (:data:`SCHEMES`, :data:`LAYERS`); ``ssp`` >= 0 rounds (``math.inf``: no gate); ``k`` >= 0
+    rounds (``math.inf``: no forced pairs); ``eta`` in [0, 1]; the readings ``tau_estimate``
+    (:data:`TAU_ESTIMATES`), ``task_order``, ``line32``, ``pareto_deadline``
+    (:mod:`.ssp_selection`) and ``sharing`` (:data:`SHARINGS`)."""
+
+    scheme: str = "selmcast"
+    layer: str = "L3"
+    ssp: float = 4
+    k: float = 4
+    eta: float = 0.75
+    tau_estimate: str = "trace"
+    task_order: str = "pseudocode"
+    line32: str = "y"
+    pareto_deadline: str = "own"
+    sharing: str = "auto"
+
+
 class SSPCluster:
     """One SSP training run (see the module docstring).
 
@@ -224,8 +244,8 @@ class SSPCluster:
     ``compute``: object with ``next(w) -> seconds`` (e.g.
     :class:`simlib.runtime.cluster.ComputeTimes`); ``trace``: the compute-time
     distribution the manager assumes for tau_i; ``volume_bits`` > 0; ``p`` in
-    [1, n - 1] receivers; ``ssp`` >= 0 (``math.inf``: no gate); ``k`` >= 0 rounds
-    (``math.inf``: no forced pairs); ``eta`` in [0, 1]; ``bandwidth``: optional
+    [1, n - 1] receivers; ``rules``: the scheme, layer, SSP threshold, k, eta and
+    the paper's readings (:class:`SSPRules`); ``bandwidth``: optional
     callable ``t -> (2, n)`` array (egress, ingress) in force at time t,
     re-applied every ``period_s`` (an object with ``schedule(t_end)``, e.g. a
     :class:`~simlib.workloads.bandwidth.TimeVaryingBandwidth`, gives the compiled
@@ -241,11 +261,8 @@ class SSPCluster:
     """
 
     def __init__(self, *, egress, ingress, compute, trace: Trace | None, volume_bits: float, p: int,
-                 scheme: str = "selmcast", layer: str = "L3", ssp: float = 4, k: float = 4,
-                 eta: float = 0.75, tau_estimate: str = "trace", task_order: str = "pseudocode",
-                 line32: str = "y", pareto_deadline: str = "own", sharing: str = "auto",
-                 bandwidth=None, period_s: float = 0.1, orpheus_rng: np.random.Generator | None = None,
-                 engine: str = "compiled"):
+                 rules: SSPRules = SSPRules(), bandwidth=None, period_s: float = 0.1,
+                 orpheus_rng: np.random.Generator | None = None, engine: str = "compiled"):
         self.egress = np.array(egress, dtype=float)
         self.ingress = np.array(ingress, dtype=float)
         n = self.n = check_int("n", self.egress.size, lo=2)
@@ -253,21 +270,22 @@ class SSPCluster:
             raise ValueError(f"ingress must have the same length as egress ({n})")
         if np.any(self.egress <= 0) or np.any(self.ingress <= 0):
             raise ValueError("egress and ingress must be > 0 bits/s")
-        self.scheme, self.layer = scheme, layer
+        self.rules = rules
+        self.scheme, self.layer = rules.scheme, rules.layer
         self.volume = float(volume_bits)
         self.p = check_int("p", p, 1, n - 1)
-        self.ssp, self.k, self.eta = ssp, k, float(eta)
-        self.tau_estimate, self.task_order, self.line32 = tau_estimate, task_order, line32
-        self.pareto_deadline = pareto_deadline
-        self.sharing = ("priority" if scheme == "selmcast" else "maxmin") if sharing == "auto" else sharing
+        self.ssp, self.k, self.eta = rules.ssp, rules.k, float(rules.eta)
+        self.tau_estimate, self.task_order, self.line32 = rules.tau_estimate, rules.task_order, rules.line32
+        self.pareto_deadline = rules.pareto_deadline
+        self.sharing = (("priority" if self.scheme == "selmcast" else "maxmin") if rules.sharing == "auto"
+                        else rules.sharing)
         self.period = float(period_s)
         self.bandwidth = bandwidth
         if self.tau_estimate == "trace" and trace is None and self.scheme == "selmcast":
             raise ValueError("trace must be given when tau_estimate='trace'")
         self.trace = trace
-        self.mean_T = trace.mean if trace is not None else 0.0
-        self._res = ((trace.samples, *residual_tables(trace.samples)) if trace is not None
-                     else (np.ones(1), np.ones(1), np.zeros(1)))
+        self._res = (K.Residual(trace.samples, *residual_tables(trace.samples), trace.mean) if trace is not None
+                     else K.Residual(np.ones(1), np.ones(1), np.zeros(1), 0.0))
         self.compute_src = compute
         if self.scheme == "orpheus" and orpheus_rng is None:
             raise ValueError("orpheus_rng must be a numpy.random.Generator for scheme='orpheus'")
@@ -304,117 +322,77 @@ class SSPCluster:
         return out
 
     def _run_compiled(self, duration: float) -> SSPLog:
-        """The run on :func:`ssp_kernel.run_loop`; arrays grow when the loop asks (SM68)."""
+        """The run on :func:`ssp_kernel.run_loop`, resumed by :func:`~simlib.runtime.kernel_driver.drive`
+        whenever it needs more compute draws, log rows or Orpheus uniforms (SM68)."""
         n, l3 = self.n, self.layer == "L3"
         inf_or = (lambda val: -1 if val == math.inf else int(val))
-        cfg_i = np.zeros(K.N_CFG_I, np.int64)
-        cfg_i[[K.C_N, K.C_L3, K.C_SELMCAST, K.C_PRIO, K.C_P, K.C_SSP, K.C_K, K.C_TAU, K.C_DESC,
-               K.C_L32X, K.C_DLALL]] = [
-            n, l3, self.scheme == "selmcast", self.sharing == "priority", self.p, inf_or(self.ssp),
-            inf_or(self.k), TAU_ESTIMATES.index(self.tau_estimate), self.task_order == "text",
-            self.line32 == "x", self.pareto_deadline == "all"]
         bw = self._bandwidth_schedule(duration)
-        cfg_i[K.C_NBW] = bw.shape[0]
-        cfg_f = np.zeros(K.N_CFG_F)
-        cfg_f[[K.C_VOL, K.C_ETA, K.C_DUR, K.C_PERIOD, K.C_MEANT]] = [self.volume, self.eta, duration,
-                                                                      self.period, self.mean_T]
-        # compute-time draws (s), taken from the compute source in each worker's order; column u
-        # of ``cstart`` is when worker w started the iteration of draw u
-        draws = np.zeros((n, 0))
-        cstart = np.zeros((n, 0))
-
-        def more_draws():
-            nonlocal draws, cstart
-            have, cap = draws.shape[1], max(2 * draws.shape[1], 64)
-            draws = np.concatenate([draws, np.zeros((n, cap - have))], axis=1)
-            cstart = np.concatenate([cstart, np.zeros((n, cap - have))], axis=1)
-            for w in range(n):
-                for u in range(have, cap):
-                    draws[w, u] = float(self.compute_src.next(w))
-
-        more_draws()
-        orph = self.orpheus_rng.random(n * 1024) if self.scheme == "orpheus" else np.zeros(0)
-        ist = np.zeros(K.N_IST, np.int64)
-        ist[K.I_BWK] = 1
-        fst = np.zeros(K.N_FST)
-        fst[K.F_TLAST] = -1.0                          # no event yet
-        state = np.full(n, COMPUTING, np.int64)
-        comp_start = np.zeros(n)
-        comp_end = np.full(n, math.inf)
-        iters = np.zeros(n, np.int64)
-        rounds = np.zeros(n, np.int64)
-        blocked_since = np.full(n, math.nan)
-        blocked = np.zeros(n)
-        used = np.zeros(n, np.int64)
-        cur_mc = np.full(n, -1, np.int64)
-        x = np.zeros((n, n), np.int8)
-        vrem = np.zeros((n, n))
-        v = np.full(n, self.volume)
-        p_arr = np.full(n, self.p, np.int64)
+        rules = Rules(self.eta, l3, self.task_order == "text", self.line32 == "x", self.pareto_deadline == "all")
+        cfg = K.Config(n=n, l3=l3, selmcast=self.scheme == "selmcast", prio_mode=self.sharing == "priority",
+                       p=self.p, ssp=inf_or(self.ssp), k=inf_or(self.k),
+                       tau_mode=TAU_ESTIMATES.index(self.tau_estimate), rules=rules, volume=self.volume,
+                       duration=duration, period=self.period, res=self._res, bw_sched=bw)
+        # compute-time draws (s), taken from the compute source in each worker's order; companion 0:
+        # when worker w started the iteration of draw u
+        draws = DrawBuffer(self.compute_src, n, minimum=64, companions=1)
+        orph = {"u": self.orpheus_rng.random(n * 1024) if self.scheme == "orpheus" else np.zeros(0)}
+        wk = K.Workers(state=np.full(n, COMPUTING, np.int64), comp_start=np.zeros(n), comp_end=np.full(n, math.inf),
+                       iters=np.zeros(n, np.int64), rounds=np.zeros(n, np.int64),
+                       blocked_since=np.full(n, math.nan), blocked=np.zeros(n), used=np.zeros(n, np.int64),
+                       cur_mc=np.full(n, -1, np.int64), draws=draws.draws, cstart=draws.companion[0])
         c = np.zeros((n, n), np.int64)
         due = np.zeros((n, n), bool)
         if self.k != math.inf:
             due[:] = c >= self.k
             np.fill_diagonal(due, False)
-        in_g = np.zeros(n, bool)
-        start = np.zeros(n)
-        tau = np.zeros(n)
-        prio = np.full(n, BASE, np.int64)
-        b_in, b_eg = self.ingress.copy(), self.egress.copy()
-        caps = np.concatenate([b_in, b_eg])
+        plan = Plan(x=np.zeros((n, n), np.int8), vrem=np.zeros((n, n)), v=np.full(n, self.volume),
+                    p=np.full(n, self.p, np.int64), b_in=self.ingress.copy(), b_eg=self.egress.copy(),
+                    tau=np.zeros(n), c=c, due=due, in_g=np.zeros(n, bool), start=np.zeros(n))
         nf = n if l3 else n * n
-        factive = np.zeros(nf, bool)
-        frem, fvol, frate = np.zeros(nf), np.zeros(nf), np.zeros(nf)
-        fprio, fseq = np.zeros(nf, np.int64), np.zeros(nf, np.int64)
-        arrived = np.full((n, n), math.nan)
+        fl = K.Flows(active=np.zeros(nf, bool), rem=np.zeros(nf), vol=np.zeros(nf), rate=np.zeros(nf),
+                     cls=np.zeros(nf, np.int64), seq=np.zeros(nf, np.int64), arrived=np.full((n, n), math.nan),
+                     task_cls=np.full(n, BASE, np.int64), caps=np.concatenate([plan.b_in, plan.b_eg]))
         mc = {"sender": np.zeros(0, np.int64), "round": np.zeros(0, np.int64), "start": np.zeros(0),
               "iter": np.zeros(0, np.int64), "finish": np.zeros(0), "r0": np.zeros(0, np.int64),
               "nr": np.zeros(0, np.int64)}
-        rec = {"recv": np.zeros(0, np.int64), "at": np.zeros(0)}
-        drop = {"mc": np.zeros(0, np.int64), "j": np.zeros(0, np.int64), "t": np.zeros(0)}
+        rec = {"recv": np.zeros(0, np.int64), "recv_at": np.zeros(0)}
+        drop = {"drop_mc": np.zeros(0, np.int64), "drop_j": np.zeros(0, np.int64), "drop_t": np.zeros(0)}
+        cn = K.counters()
+
+        def more_uniforms():                           # Orpheus: n uniforms a call, in stream order
+            if cn.need_u[0] > orph["u"].size:
+                orph["u"] = np.concatenate([orph["u"], self.orpheus_rng.random(max(orph["u"].size, cn.need_u[0]))])
+
+        def step() -> int:                             # the arrays as they are now (growing replaces them)
+            nonlocal wk
+            wk = wk._replace(draws=draws.draws, cstart=draws.companion[0])
+            return K.run_loop(cfg, wk, plan, fl, K.Log(**mc, **rec, **drop, orph_u=orph["u"]), cn)
 
         for w in range(n):
-            K._start_compute(w, 0.0, state, comp_start, comp_end, draws, used, cstart)
-        while True:
-            status = K.run_loop(
-                cfg_i, cfg_f, *self._res, bw, draws, orph, ist, fst, state, comp_start, comp_end,
-                iters, rounds, blocked_since, blocked, used, cur_mc, x, vrem, v, p_arr, c, due, in_g, start,
-                tau, prio, b_in, b_eg, caps, factive, frem, fvol, frate, fprio, fseq, arrived,
-                mc["sender"], mc["round"], mc["start"], mc["iter"], mc["finish"], mc["r0"], mc["nr"],
-                rec["recv"], rec["at"], drop["mc"], drop["j"], drop["t"], cstart)
-            if status == K.DONE:
-                break
-            if status == K.NEED_DRAWS:
-                more_draws()
-            elif status == K.NEED_SPACE:
-                grow_columns(mc, ist[K.I_NEED_MC], 1024)
-                grow_columns(rec, ist[K.I_NEED_RECV], 1024)
-                grow_columns(drop, ist[K.I_NEED_DROP], 1024)
-                if ist[K.I_NEED_U] > orph.size:          # Orpheus: n uniforms a call, in stream order
-                    orph = np.concatenate([orph, self.orpheus_rng.random(max(orph.size, ist[K.I_NEED_U]))])
-            elif status == K.STALLED:
-                raise RuntimeError(f"the SSP simulation stopped advancing at t = {fst[K.F_TLAST]!r} s")
-        return self._compiled_log(duration, ist, draws, cstart, used, blocked, blocked_since, state,
-                                  mc, rec, drop)
+            K.start_compute(w, 0.0, wk)
+        drive(step, draws=draws, columns=[(mc, lambda: cn.need_mc[0], 1024), (rec, lambda: cn.need_recv[0], 1024),
+                                          (drop, lambda: cn.need_drop[0], 1024)],
+              on_space=more_uniforms, stalled=lambda: f"the SSP simulation stopped advancing at t = {cn.t_last[0]!r} s")
+        return self._compiled_log(duration, wk, cn, mc, rec, drop)
 
-    def _compiled_log(self, duration, ist, draws, cstart, used, blocked, blocked_since, state,
-                      mc, rec, drop) -> SSPLog:
+    def _compiled_log(self, duration: float, wk, cn, mc: dict, rec: dict, drop: dict) -> SSPLog:
         log = self._new_log(duration)
         for w in range(self.n):
-            s = cstart[w, :used[w]]
-            log.compute[w] = list(zip(s.tolist(), (s + draws[w, :used[w]]).tolist()))
-        nmc, nrecv, ndrop = int(ist[K.I_NMC]), int(ist[K.I_NRECV]), int(ist[K.I_NDROP])
+            s = wk.cstart[w, :wk.used[w]]
+            log.compute[w] = list(zip(s.tolist(), (s + wk.draws[w, :wk.used[w]]).tolist()))
+        nmc, nrecv, ndrop = int(cn.nmc[0]), int(cn.nrecv[0]), int(cn.ndrop[0])
         log.table = MulticastTable(
             sender=mc["sender"][:nmc].copy(), round=mc["round"][:nmc].copy(), start=mc["start"][:nmc].copy(),
             sender_iter=mc["iter"][:nmc].copy(), finish=mc["finish"][:nmc].copy(), r0=mc["r0"][:nmc].copy(),
-            nr=mc["nr"][:nmc].copy(), recv=rec["recv"][:nrecv].copy(), recv_at=rec["at"][:nrecv].copy(),
-            drop_mc=drop["mc"][:ndrop].copy(), drop_j=drop["j"][:ndrop].copy(), drop_t=drop["t"][:ndrop].copy())
-        blocked = blocked.copy()
-        for w in np.flatnonzero(state == BLOCKED):
-            blocked[w] += duration - blocked_since[w]
+            nr=mc["nr"][:nmc].copy(), recv=rec["recv"][:nrecv].copy(), recv_at=rec["recv_at"][:nrecv].copy(),
+            drop_mc=drop["drop_mc"][:ndrop].copy(), drop_j=drop["drop_j"][:ndrop].copy(),
+            drop_t=drop["drop_t"][:ndrop].copy())
+        blocked = wk.blocked.copy()
+        for w in np.flatnonzero(wk.state == BLOCKED):
+            blocked[w] += duration - wk.blocked_since[w]
         log.blocked = blocked
-        log.max_gap = int(ist[K.I_MAXGAP])
-        log.selections = int(ist[K.I_SEL])
+        log.max_gap = int(cn.maxgap[0])
+        log.selections = int(cn.sel[0])
         log.selection_s = math.nan                       # not timed inside the compiled loop
         return log
 
@@ -468,7 +446,7 @@ class SSPCluster:
                 return
             dbar = durations_sum / durations_cnt if durations_cnt else 0.0
             K.tau_estimates(t, rounds, state, comp_start, comp_end, in_g, int(self.ssp),
-                            self.tau_estimate == "oracle", *self._res, self.mean_T, dbar, tau)
+                            self.tau_estimate == "oracle", self._res, dbar, tau)
 
         def readd(i):
             """Re-create task i's flow(s) with its current priority (same links, bits left).
@@ -531,7 +509,7 @@ class SSPCluster:
             in_g[kappa] = False                # Algorithm 2's line 4 adds it again
             start[kappa] = t                   # line 13's tie-break sees kappa as the newest task
             old = x[g].copy()
-            order, _ = select_ssp(kappa, x, vrem, v, p_arr, b_in, b_eg, tau, c, due, in_g, start,
+            order, _ = select_ssp(kappa, Plan(x, vrem, v, p_arr, b_in, b_eg, tau, c, due, in_g, start),
                                   eta=self.eta, layer=self.layer, task_order=self.task_order,
                                   line32=self.line32, pareto_deadline=self.pareto_deadline, check=False)
             log.selection_s += _time.perf_counter() - t0

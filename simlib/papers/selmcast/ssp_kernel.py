@@ -6,56 +6,48 @@ multicast, so the §IV-C reproduction took over an hour.  :func:`run_loop`
 runs the same simulation as ``SSPCluster(engine="flow")`` -- the worker loop,
 Algorithm 2 (:func:`~simlib.papers.selmcast.ssp_selection._algorithm2`), tau
 (:func:`tau_estimates`), the priority placement (:func:`place_classes`), Orpheus's key rule,
-the flow network's drain and completion tolerance (decision N6) and its
-strict-priority max-min sharing -- inside one compiled loop.  The two engines
+and the flow model (drain, completion tolerance N6 and strict-priority max-min sharing, from
+:mod:`simlib.core.sharing` and :mod:`simlib.core.tolerance`) -- inside one compiled loop.  The two engines
 are independent implementations of one model, cross-checked in the tests
 (same multicasts, receivers and drops; times to 1e-9).
 
 Flows live in slots: L3, slot i is sender i's multicast, whose links are its
 ingress i and the egress n + j of every j with x[i, j] = 1; L7, slot i * n + j
-is the unicast i -> j over links i and n + j.  Rates are recomputed after any
-change by water-filling per priority class (lower class first, max-min inside
-a class, work-conserving); with at most n flows (L3) that is cheaper than
-keeping them incrementally.
+is the unicast i -> j over links i and n + j.  Their links are kept in a
+:class:`~simlib.core.sharing.FlowTable` (an L3 row is rewritten when its
+multicast starts or loses a receiver); rates are recomputed after any change
+by :func:`~simlib.core.sharing.share_rates` (strict priority by class, max-min
+inside a class, work-conserving); with at most n flows (L3) that is cheaper
+than keeping them incrementally.  The state is in NamedTuples of arrays
+(:class:`Config`, :class:`Workers`, :class:`~.ssp_selection.Plan`,
+:class:`Flows`, :class:`Log`, :class:`Counters`), changed in place.
 
 The loop is resumable: before an event that could need a compute-time draw a
 worker does not have yet, or more log space than is left, it returns a status;
-the driver (``SSPCluster._run_compiled``) grows the arrays and calls it again,
+the driver (:func:`simlib.runtime.kernel_driver.drive`, called by
+``SSPCluster._run_compiled``) grows the arrays and calls it again,
 and the event is handled as if nothing had happened.  Units: seconds, bits,
 bits/s.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from simlib.core import jitcache
+from simlib.core.sharing import drain, flow_table, set_links, share_rates
+from simlib.core.tolerance import is_done
+from simlib.runtime.kernel_driver import DONE, NEED_DRAWS, NEED_SPACE, STALLED
 
 from . import ssp_selection
-from .ssp_selection import _algorithm2, stable_argsort
+from .ssp_selection import Rules, Scratch, _algorithm2
 
-DONE, NEED_DRAWS, NEED_SPACE, STALLED = 0, 1, 2, 3
 COMPUTING, MULTICASTING, BLOCKED = 0, 1, 2
 GAP = 1 << 20       # spacing of strict-priority classes, so a new task can be slotted in between
 BASE = 1 << 40      # first class number (room below it for tasks placed ahead of every running one)
 READD_MIN = 0.01    # flows with less than this share of the model left are not re-created (SM50)
-_REL_TOL = 1e-9     # completion tolerance, decision N6 (as simlib.core.network)
-_ABS_TOL_BITS = 1e-6
-
-# integer state (ist): flow sequence, multicasts, receivers, drops logged, Orpheus uniforms used,
-# next bandwidth period, stalled events, multicasts finished, max gap, selections, rates stale,
-# ones in x, and the sizes the next event needs (multicast, receiver, drop and uniform arrays)
-(I_SEQ, I_NMC, I_NRECV, I_NDROP, I_USED_U, I_BWK, I_STALLED, I_DCNT, I_MAXGAP, I_SEL, I_DIRTY, I_NX,
- I_NEED_MC, I_NEED_RECV, I_NEED_DROP, I_NEED_U) = range(16)
-N_IST = 16
-# float state (fst): clock, last event time, sum of finished multicast durations
-F_NOW, F_TLAST, F_DSUM = range(3)
-N_FST = 3
-# configuration: ints (cfg_i) and floats (cfg_f)
-C_N, C_L3, C_SELMCAST, C_PRIO, C_P, C_SSP, C_K, C_TAU, C_DESC, C_L32X, C_DLALL, C_NBW = range(12)
-N_CFG_I = 12
-C_VOL, C_ETA, C_DUR, C_PERIOD, C_MEANT = range(5)
-N_CFG_F = 5
 
 
 @njit(cache=True)
@@ -152,19 +144,21 @@ def mean_residual_at(x, surv, tail, a, out):
 
 
 @njit(cache=True)
-def tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, x, surv, tail, mean_T, dbar, tau):
+def tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau):
     """tau_i for every task in G (decision SM51); 0 outside G.
 
     Task i's worker will have r_i + 1 rounds when its multicast ends; it may go on
     once every worker has r_i + 1 - ssp.  A straggler j still has m = r_i + 1 - ssp - r_j
-    rounds to finish: its expected residual compute time (or the true one, ``oracle``),
-    then (m - 1) mean iterations, plus m mean multicast durations ``dbar`` observed so far.
-    tau_i is the largest such estimate.
+    rounds to finish: its expected residual compute time (from the trace's tables ``res``,
+    a :class:`Residual`, or the true one, ``oracle``), then (m - 1) mean iterations, plus m
+    mean multicast durations ``dbar`` observed so far.  tau_i is the largest such estimate.
+    Per worker (n,): rounds, state, current iteration's start and end (s); ``in_g`` (n,) the
+    tasks G; ``tau`` (n,) is written and returned.
     """
     n = rounds.shape[0]
     low = rounds.min()
     one = np.empty(1)
-    res = np.empty(1)
+    out = np.empty(1)
     resid = np.full(n, -1.0)            # lazily computed residual compute times
     for i in range(n):
         tau[i] = 0.0
@@ -185,164 +179,197 @@ def tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, x, 
                     resid[j] = comp_end[j] - t
                 else:
                     one[0] = t - comp_start[j]
-                    resid[j] = mean_residual_at(x, surv, tail, one, res)[0]
-            est = resid[j] + (m - 1) * mean_T + m * dbar
+                    resid[j] = mean_residual_at(res.x, res.surv, res.tail, one, out)[0]
+            est = resid[j] + (m - 1) * res.mean + m * dbar
             if est > best:
                 best = est
         tau[i] = best
     return tau
 
 
+# --------------------------------------------------------------------------- the loop's state
+class Residual(NamedTuple):
+    """The trace's residual-time tables (:func:`residual_tables`): samples ``x`` (s, sorted),
+    survival ``surv``, tail integrals ``tail`` (s), and its mean (s)."""
+
+    x: np.ndarray
+    surv: np.ndarray
+    tail: np.ndarray
+    mean: float
 
 
-# --------------------------------------------------------------------------- rates
-@njit(cache=True, inline="always")
-def _crosses(n, l3, x, s, link):
-    """Slot s's flow crosses ``link`` (links: ingress 0..n-1, egress n..2n-1)."""
-    if l3:
-        return link == s if link < n else x[s, link - n] == 1
-    i = s // n
-    return link == i or link == n + s - i * n
+class Config(NamedTuple):
+    """What one run is (read only): n, the layer, scheme, sharing and Algorithm 2's readings
+    (``rules``), p, the SSP threshold and k (< 0: infinite), how tau is estimated (0 trace,
+    1 oracle, 2 zero), the model volume (bits), the run's end (s), the bandwidth period (s)
+    and schedule (K, 2, n) (egress, ingress; bits/s) applied at k * period, k = 1..K."""
+
+    n: int
+    l3: bool
+    selmcast: bool
+    prio_mode: bool
+    p: int
+    ssp: int
+    k: int
+    tau_mode: int
+    rules: Rules
+    volume: float
+    duration: float
+    period: float
+    res: Residual
+    bw_sched: np.ndarray
 
 
-@njit(cache=True, inline="always")
-def _open_links(n, l3, x, s, cnt, lmark, llist, nll):
-    """Count slot s's flow on each of its links; add unseen links to ``llist``."""
-    if l3:
-        cnt[s] += 1
-        if not lmark[s]:
-            lmark[s] = True
-            llist[nll] = s
-            nll += 1
-        for j in range(n):
-            if x[s, j] == 1:
-                cnt[n + j] += 1
-                if not lmark[n + j]:
-                    lmark[n + j] = True
-                    llist[nll] = n + j
-                    nll += 1
-        return nll
-    i = s // n
-    for l in (i, n + s - i * n):
-        cnt[l] += 1
-        if not lmark[l]:
-            lmark[l] = True
-            llist[nll] = l
-            nll += 1
-    return nll
+class Workers(NamedTuple):
+    """Per worker (n,): state (COMPUTING / MULTICASTING / BLOCKED), current iteration's start and
+    end (s), iterations computed, rounds (multicasts finished), blocked since (s) and in total (s),
+    draws used, its running multicast's log row (-1: none); ``draws`` (n, U) compute times (s)
+    and ``cstart`` (n, U) the start of the iteration of each draw (s)."""
+
+    state: np.ndarray
+    comp_start: np.ndarray
+    comp_end: np.ndarray
+    iters: np.ndarray
+    rounds: np.ndarray
+    blocked_since: np.ndarray
+    blocked: np.ndarray
+    used: np.ndarray
+    cur_mc: np.ndarray
+    draws: np.ndarray
+    cstart: np.ndarray
 
 
-@njit(cache=True, inline="always")
-def _freeze(n, l3, x, s, rate, resid, cnt):
-    """Fix slot s's rate and take it off its links' residual capacity."""
-    if l3:
-        resid[s] -= rate
-        cnt[s] -= 1
-        for j in range(n):
-            if x[s, j] == 1:
-                resid[n + j] -= rate
-                cnt[n + j] -= 1
-    else:
-        i = s // n
-        for l in (i, n + s - i * n):
-            resid[l] -= rate
-            cnt[l] -= 1
+class Flows(NamedTuple):
+    """Flow slots (L3: n, slot i is sender i's multicast; L7: n * n, slot i n + j is i -> j):
+    active, bits left, volume (bits), rate (bits/s), class, creation number; ``arrived`` (n, n)
+    L7 delivery times (s); per task its class ``task_cls`` (n,); link capacities ``caps`` (2n,)
+    (ingress i, egress n + i; bits/s)."""
+
+    active: np.ndarray
+    rem: np.ndarray
+    vol: np.ndarray
+    rate: np.ndarray
+    cls: np.ndarray
+    seq: np.ndarray
+    arrived: np.ndarray
+    task_cls: np.ndarray
+    caps: np.ndarray
 
 
+class Log(NamedTuple):
+    """The multicast table's columns (:class:`~.ssp_cluster.MulticastTable`) as the loop writes
+    them, and Orpheus's uniforms ``orph_u`` (consumed n per selection)."""
+
+    sender: np.ndarray
+    round: np.ndarray
+    start: np.ndarray
+    iter: np.ndarray
+    finish: np.ndarray
+    r0: np.ndarray
+    nr: np.ndarray
+    recv: np.ndarray
+    recv_at: np.ndarray
+    drop_mc: np.ndarray
+    drop_j: np.ndarray
+    drop_t: np.ndarray
+    orph_u: np.ndarray
+
+
+class Counters(NamedTuple):
+    """Scalars the loop keeps between calls, each a 1-element array: flows created, multicasts,
+    receivers, drops logged, Orpheus uniforms used, next bandwidth period, events without the
+    clock moving, multicasts finished, largest SSP gap, selections, rates stale, ones in x, the
+    log sizes the next event needs (multicasts, receivers, drops, uniforms), the clock (s), the
+    last event's time (s) and the sum of finished multicasts' durations (s)."""
+
+    seq: np.ndarray
+    nmc: np.ndarray
+    nrecv: np.ndarray
+    ndrop: np.ndarray
+    used_u: np.ndarray
+    bwk: np.ndarray
+    stalled: np.ndarray
+    dcnt: np.ndarray
+    maxgap: np.ndarray
+    sel: np.ndarray
+    dirty: np.ndarray
+    nx: np.ndarray
+    need_mc: np.ndarray
+    need_recv: np.ndarray
+    need_drop: np.ndarray
+    need_u: np.ndarray
+    now: np.ndarray
+    t_last: np.ndarray
+    dsum: np.ndarray
+
+
+def counters() -> Counters:
+    """Fresh :class:`Counters`: nothing happened yet, the first bandwidth period is 1, no event yet."""
+    ints = {name: np.zeros(1, np.int64) for name in Counters._fields if name not in ("now", "t_last", "dsum")}
+    ints["bwk"][0] = 1
+    return Counters(**ints, now=np.zeros(1), t_last=np.full(1, -1.0), dsum=np.zeros(1))
+
+
+# --------------------------------------------------------------------------- flows
 @njit(cache=True)
-def solve_rates(n, l3, x, factive, fprio, frate, caps, resid, cnt, lmark, llist, act):
-    """Rates (bits/s, into ``frate``) of the active slots: strict priority by class value
-    (lower first), max-min inside a class by water-filling, work-conserving (decision N3)."""
-    for l in range(2 * n):
-        resid[l] = caps[l]
-        cnt[l] = 0
-    m = 0
-    for s in range(factive.shape[0]):
-        if factive[s]:
-            act[m] = s
-            m += 1
-    if m == 0:
-        return
-    keys = np.empty(m, np.int64)
-    for a in range(m):
-        keys[a] = fprio[act[a]]
-    perm = stable_argsort(keys)                             # classes keep slot order
-    a = 0
-    while a < m:
-        b = a + 1
-        while b < m and keys[perm[b]] == keys[perm[a]]:
-            b += 1
-        nll = 0
-        for q in range(a, b):
-            frate[act[perm[q]]] = -1.0                     # not frozen yet
-            nll = _open_links(n, l3, x, act[perm[q]], cnt, lmark, llist, nll)
-        left = b - a
-        while left > 0:                                     # the tightest link freezes its flows
-            best = np.inf
-            bl = -1
-            for q in range(nll):
-                l = llist[q]
-                if cnt[l] > 0 and resid[l] / cnt[l] < best:
-                    best = resid[l] / cnt[l]
-                    bl = l
-            best = max(best, 0.0)
-            for q in range(a, b):
-                s = act[perm[q]]
-                if frate[s] < 0.0 and _crosses(n, l3, x, s, bl):
-                    frate[s] = best
-                    left -= 1
-                    _freeze(n, l3, x, s, best, resid, cnt)
-        for q in range(nll):
-            lmark[llist[q]] = False
-        a = b
+def _l3_links(n, x, s, table, buf):
+    """Slot s (L3: sender s's multicast) crosses its ingress s and the egress n + j of every receiver j."""
+    buf[0] = s
+    k = 1
+    for j in range(n):
+        if x[s, j] == 1:
+            buf[k] = n + j
+            k += 1
+    set_links(table, s, buf, k)
 
 
 @njit(cache=True, inline="always")
-def _is_done(frem, fvol, frate, s):
-    return frem[s] <= max(fvol[s] * _REL_TOL, _ABS_TOL_BITS) or frate[s] == np.inf
+def _is_done(fl, s):
+    return is_done(fl.rem[s], fl.vol[s]) or fl.rate[s] == np.inf
 
 
 @njit(cache=True, inline="always")
-def _new_flow(s, vol, prio, ist, factive, frem, fvol, frate, fprio, fseq):
-    factive[s] = True
-    frem[s] = vol
-    fvol[s] = vol
-    frate[s] = 0.0
-    fprio[s] = prio
-    fseq[s] = ist[I_SEQ]
-    ist[I_SEQ] += 1
-    ist[I_DIRTY] = 1
+def _new_flow(s, vol, cls, fl, cn):
+    fl.active[s] = True
+    fl.rem[s] = vol
+    fl.vol[s] = vol
+    fl.rate[s] = 0.0
+    fl.cls[s] = cls
+    fl.seq[s] = cn.seq[0]
+    cn.seq[0] += 1
+    cn.dirty[0] = 1
 
 
 # --------------------------------------------------------------------------- workers
 @njit(cache=True, inline="always")
-def _start_compute(w, t, state, comp_start, comp_end, draws, used, cstart):
-    d = draws[w, used[w]]
-    cstart[w, used[w]] = t
-    used[w] += 1
-    state[w] = COMPUTING
-    comp_start[w] = t
-    comp_end[w] = t + d
+def start_compute(w, t, wk):
+    """Worker w starts an iteration at t (s) with its next draw."""
+    u = wk.used[w]
+    wk.cstart[w, u] = t
+    wk.used[w] = u + 1
+    wk.state[w] = COMPUTING
+    wk.comp_start[w] = t
+    wk.comp_end[w] = t + wk.draws[w, u]
 
 
 @njit(cache=True)
-def _finish(i, t, l3, ssp, k, ist, fst, state, comp_start, comp_end, rounds, blocked_since, blocked,
-            used, cur_mc, x, c, due, in_g, arrived, draws, cstart, mc_start, mc_finish, mc_r0, mc_nr,
-            recv, recv_at):
+def _finish(i, t, cfg, wk, plan, fl, log, cn):
     """Task i's multicast ends at t: log it, update c and D (SM55), then the SSP gate (SM58)."""
-    n = rounds.shape[0]
-    mc = cur_mc[i]
-    mc_finish[mc] = t
-    r0 = mc_r0[mc]
-    for q in range(mc_nr[mc]):
-        j = recv[r0 + q]
+    n, l3, ssp, k = cfg.n, cfg.l3, cfg.ssp, cfg.k
+    x, c, due, in_g = plan.x, plan.c, plan.due, plan.in_g
+    rounds, state = wk.rounds, wk.state
+    mc = wk.cur_mc[i]
+    log.finish[mc] = t
+    r0 = log.r0[mc]
+    for q in range(log.nr[mc]):
+        j = log.recv[r0 + q]
         if x[i, j] == 1:
-            recv_at[r0 + q] = t if l3 else arrived[i, j]
-    ist[I_DCNT] += 1
-    fst[F_DSUM] += t - mc_start[mc]
+            log.recv_at[r0 + q] = t if l3 else fl.arrived[i, j]
+    cn.dcnt[0] += 1
+    cn.dsum[0] += t - log.start[mc]
     for j in range(n):
         if x[i, j] == 1:
-            ist[I_NX] -= 1
+            cn.nx[0] -= 1
             c[i, j] = 0
         elif j == i:
             c[i, j] = 0
@@ -351,25 +378,25 @@ def _finish(i, t, l3, ssp, k, ist, fst, state, comp_start, comp_end, rounds, blo
         due[i, j] = k >= 0 and j != i and c[i, j] >= k
         x[i, j] = 0
         if not l3:
-            arrived[i, j] = np.nan
+            fl.arrived[i, j] = np.nan
     in_g[i] = False
-    cur_mc[i] = -1
+    wk.cur_mc[i] = -1
     low_before = rounds.min()
     rounds[i] += 1
     low = rounds.min()
     if ssp < 0 or rounds[i] - low <= ssp:
-        ist[I_MAXGAP] = max(ist[I_MAXGAP], rounds[i] - low)
-        _start_compute(i, t, state, comp_start, comp_end, draws, used, cstart)
+        cn.maxgap[0] = max(cn.maxgap[0], rounds[i] - low)
+        start_compute(i, t, wk)
     else:
         state[i] = BLOCKED
-        blocked_since[i] = t
+        wk.blocked_since[i] = t
     if low > low_before:
         for w in range(n):
             if state[w] == BLOCKED and rounds[w] - low <= ssp:
-                blocked[w] += t - blocked_since[w]
-                blocked_since[w] = np.nan
-                ist[I_MAXGAP] = max(ist[I_MAXGAP], rounds[w] - low)
-                _start_compute(w, t, state, comp_start, comp_end, draws, used, cstart)
+                wk.blocked[w] += t - wk.blocked_since[w]
+                wk.blocked_since[w] = np.nan
+                cn.maxgap[0] = max(cn.maxgap[0], rounds[w] - low)
+                start_compute(w, t, wk)
 
 
 @njit(cache=True, inline="always")
@@ -382,70 +409,61 @@ def _l7_idle(i, n, factive):
 
 # --------------------------------------------------------------------------- the loop
 @njit(cache=True)
-def run_loop(cfg_i, cfg_f, rx, surv, tail, bw_sched, draws, orph_u,
-             ist, fst, state, comp_start, comp_end, iters, rounds, blocked_since, blocked, used, cur_mc,
-             x, vrem, v, p_arr, c, due, in_g, start, tau, prio, b_in, b_eg, caps,
-             factive, frem, fvol, frate, fprio, fseq, arrived,
-             mc_sender, mc_round, mc_start, mc_iter, mc_finish, mc_r0, mc_nr, recv, recv_at,
-             drop_mc, drop_j, drop_t, cstart):
+def run_loop(cfg, wk, plan, fl, log, cn):
     """Advance the simulation until its end or until the driver must grow an array.
 
-    Returns DONE, NEED_DRAWS (a worker has no unused compute draw left),
-    NEED_SPACE (the log arrays may be too small for the next event) or STALLED
-    (the clock stopped advancing: a guard against bugs).  Mirrors
-    ``SSPCluster._run_flow`` statement for statement."""
-    n = cfg_i[C_N]
-    l3 = cfg_i[C_L3] == 1
-    selmcast = cfg_i[C_SELMCAST] == 1
-    prio_mode = cfg_i[C_PRIO] == 1
-    p = cfg_i[C_P]
-    ssp = cfg_i[C_SSP]                 # < 0: no gate
-    k = cfg_i[C_K]                     # < 0: requirement removed
-    tau_mode = cfg_i[C_TAU]            # 0 trace, 1 oracle, 2 zero
-    descending = cfg_i[C_DESC] == 1
-    line32_x = cfg_i[C_L32X] == 1
-    deadline_all = cfg_i[C_DLALL] == 1
-    nbw = cfg_i[C_NBW]
-    volume = cfg_f[C_VOL]
-    eta = cfg_f[C_ETA]
-    duration = cfg_f[C_DUR]
-    period = cfg_f[C_PERIOD]
-    mean_t = cfg_f[C_MEANT]
+    ``cfg``: :class:`Config`; the state, changed in place: ``wk`` (:class:`Workers`), ``plan``
+    (Algorithm 2's :class:`~.ssp_selection.Plan`), ``fl`` (:class:`Flows`), ``log``
+    (:class:`Log`), ``cn`` (:class:`Counters`).  Returns DONE, NEED_DRAWS (a worker has no
+    unused compute draw left), NEED_SPACE (the log arrays may be too small for the next event:
+    ``cn.need_*``) or STALLED (the clock stopped advancing: a guard against bugs), the protocol
+    of :mod:`simlib.runtime.kernel_driver`.  Mirrors ``SSPCluster._run_flow`` statement for
+    statement."""
+    n, l3, selmcast, prio_mode, p, ssp = cfg.n, cfg.l3, cfg.selmcast, cfg.prio_mode, cfg.p, cfg.ssp
+    volume, duration, period = cfg.volume, cfg.duration, cfg.period
+    nbw = cfg.bw_sched.shape[0]
+    x, vrem, in_g, due, tau = plan.x, plan.vrem, plan.in_g, plan.due, plan.tau
+    state, comp_end, rounds = wk.state, wk.comp_end, wk.rounds
+    factive, frem, frate = fl.active, fl.rem, fl.rate
+    prio = fl.task_cls
     nf = factive.shape[0]
-    resid = np.empty(2 * n)
-    cnt = np.zeros(2 * n, np.int64)
-    lmark = np.zeros(2 * n, np.bool_)
-    llist = np.empty(2 * n, np.int64)
-    act = np.empty(nf, np.int64)
-    y = np.empty_like(x)
-    order = np.empty(n, np.int64)
-    deadline = np.empty(n)
+    out = Scratch(np.empty_like(x), np.empty(n, np.int64), np.empty(n))
+    order = out.order
     old = np.empty((n, n), np.int8)
     gl = np.empty(n, np.int64)
     ready = np.empty(n, np.int64)
     doneslots = np.empty(nf, np.int64)
     keep = READD_MIN * volume
+    table = flow_table(nf, n if l3 else 2, 2 * n)         # the flows' links (core.sharing)
+    lbuf = np.empty(n + 1, np.int64)
+    for s in range(nf):
+        if l3:
+            _l3_links(n, x, s, table, lbuf)
+        else:
+            lbuf[0] = s // n
+            lbuf[1] = n + s % n
+            set_links(table, s, lbuf, 2)
     while True:
         for w in range(n):                                  # a worker draws at most once per event
-            if used[w] >= draws.shape[1]:
+            if wk.used[w] >= wk.draws.shape[1]:
                 return NEED_DRAWS
-        if ist[I_DIRTY]:
-            solve_rates(n, l3, x, factive, fprio, frate, caps, resid, cnt, lmark, llist, act)
-            ist[I_DIRTY] = 0
-        now = fst[F_NOW]
+        if cn.dirty[0]:
+            share_rates(fl.caps, table, factive, fl.cls, frate)
+            cn.dirty[0] = 0
+        now = cn.now[0]
         t_c = comp_end.min()
         left = np.inf                                       # time to the next flow completion
         anyf = False
         for s in range(nf):
             if factive[s]:
                 anyf = True
-                if _is_done(frem, fvol, frate, s):
+                if _is_done(fl, s):
                     left = 0.0
                     break
                 if frate[s] > 0.0:
                     left = min(left, frem[s] / frate[s])
         t_f = now + left if anyf else np.inf
-        bwk = ist[I_BWK]
+        bwk = cn.bwk[0]
         next_bw = bwk * period if bwk <= nbw else np.inf
         t = min(t_c, t_f, next_bw)
         if t > duration or t == np.inf:
@@ -457,55 +475,47 @@ def run_loop(cfg_i, cfg_f, rx, surv, tail, bw_sched, draws, orph_u,
                     nready += 1
         # log space for this event: nready launches of < n receivers; a selection drops at most
         # the pairs in x, which launches grow by < n each
-        ist[I_NEED_MC] = ist[I_NMC] + nready
-        ist[I_NEED_RECV] = ist[I_NRECV] + nready * n
-        ist[I_NEED_DROP] = ist[I_NDROP] + nready * (ist[I_NX] + nready * n)
-        ist[I_NEED_U] = ist[I_USED_U] + nready * n if not selmcast else 0
-        if (ist[I_NEED_MC] > mc_sender.shape[0] or ist[I_NEED_RECV] > recv.shape[0]
-                or ist[I_NEED_DROP] > drop_mc.shape[0] or ist[I_NEED_U] > orph_u.shape[0]):
+        cn.need_mc[0] = cn.nmc[0] + nready
+        cn.need_recv[0] = cn.nrecv[0] + nready * n
+        cn.need_drop[0] = cn.ndrop[0] + nready * (cn.nx[0] + nready * n)
+        cn.need_u[0] = cn.used_u[0] + nready * n if not selmcast else 0
+        if (cn.need_mc[0] > log.sender.shape[0] or cn.need_recv[0] > log.recv.shape[0]
+                or cn.need_drop[0] > log.drop_mc.shape[0] or cn.need_u[0] > log.orph_u.shape[0]):
             return NEED_SPACE
-        if t == fst[F_TLAST]:
-            ist[I_STALLED] += 1
-            if ist[I_STALLED] > 10_000:
+        if t == cn.t_last[0]:
+            cn.stalled[0] += 1
+            if cn.stalled[0] > 10_000:
                 return STALLED
         else:
-            ist[I_STALLED] = 0
-        fst[F_TLAST] = t
+            cn.stalled[0] = 0
+        cn.t_last[0] = t
         # ---- the network moves to t: drain at the current rates, collect completions
         dt = t - now
         if dt > 0.0:
-            for s in range(nf):
-                if factive[s]:
-                    if frate[s] == np.inf:
-                        frem[s] = 0.0
-                    else:
-                        rest = frem[s] - frate[s] * dt
-                        frem[s] = rest if rest > 0.0 else 0.0
-        fst[F_NOW] = t
+            drain(frem, frate, factive, nf, dt)
+        cn.now[0] = t
         nd = 0
         for s in range(nf):
-            if factive[s] and _is_done(frem, fvol, frate, s):
+            if factive[s] and _is_done(fl, s):
                 doneslots[nd] = s
                 nd += 1
         for a in range(1, nd):                              # creation order, as the flow network
             q = a
-            while q > 0 and fseq[doneslots[q - 1]] > fseq[doneslots[q]]:
+            while q > 0 and fl.seq[doneslots[q - 1]] > fl.seq[doneslots[q]]:
                 doneslots[q - 1], doneslots[q] = doneslots[q], doneslots[q - 1]
                 q -= 1
         for a in range(nd):
             s = doneslots[a]
             factive[s] = False
             frate[s] = 0.0
-            ist[I_DIRTY] = 1
+            cn.dirty[0] = 1
             i = s if l3 else s // n
             if not l3:
-                arrived[i, s - i * n] = t
+                fl.arrived[i, s - i * n] = t
                 vrem[i, s - i * n] = 0.0                    # that receiver has the model (SM67)
                 if not _l7_idle(i, n, factive):
                     continue
-            _finish(i, t, l3, ssp, k, ist, fst, state, comp_start, comp_end, rounds, blocked_since, blocked,
-                    used, cur_mc, x, c, due, in_g, arrived, draws, cstart, mc_start, mc_finish, mc_r0, mc_nr,
-                    recv, recv_at)
+            _finish(i, t, cfg, wk, plan, fl, log, cn)
         # ---- workers that became ready
         if t_c <= t:
             nr = 0
@@ -515,13 +525,13 @@ def run_loop(cfg_i, cfg_f, rx, surv, tail, bw_sched, draws, orph_u,
                     nr += 1
             for a in range(nr):
                 kappa = ready[a]
-                iters[kappa] += 1
+                wk.iters[kappa] += 1
                 comp_end[kappa] = np.inf
-                ist[I_SEL] += 1
+                cn.sel[0] += 1
                 if not selmcast:                            # Orpheus (SM65): due first, then the p smallest keys
-                    u0 = ist[I_USED_U]
-                    ist[I_USED_U] = u0 + n
-                    keys = orph_u[u0:u0 + n].copy()
+                    u0 = cn.used_u[0]
+                    cn.used_u[0] = u0 + n
+                    keys = log.orph_u[u0:u0 + n].copy()
                     ndue = 0
                     for j in range(n):
                         if due[kappa, j]:
@@ -531,7 +541,7 @@ def run_loop(cfg_i, cfg_f, rx, surv, tail, bw_sched, draws, orph_u,
                     chosen = np.argsort(keys)[:max(p, ndue)]
                     for q in range(chosen.shape[0]):
                         x[kappa, chosen[q]] = 1
-                    ist[I_NX] += chosen.shape[0]
+                    cn.nx[0] += chosen.shape[0]
                     in_g[kappa] = True
                 else:                                       # SelMcast: remaining volumes, tau, Algorithm 2
                     ng = 0
@@ -546,20 +556,19 @@ def run_loop(cfg_i, cfg_f, rx, surv, tail, bw_sched, draws, orph_u,
                                     vrem[i, j] = frem[i * n + j]
                     state[kappa] = MULTICASTING
                     in_g[kappa] = True
-                    if tau_mode == 2 or ssp < 0:
+                    if cfg.tau_mode == 2 or ssp < 0:
                         tau[:] = 0.0
                     else:
-                        dcnt = ist[I_DCNT]
-                        dbar = fst[F_DSUM] / dcnt if dcnt > 0 else 0.0
-                        tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, tau_mode == 1,
-                                      rx, surv, tail, mean_t, dbar, tau)
+                        dcnt = cn.dcnt[0]
+                        dbar = cn.dsum[0] / dcnt if dcnt > 0 else 0.0
+                        tau_estimates(t, rounds, state, wk.comp_start, comp_end, in_g, ssp, cfg.tau_mode == 1,
+                                      cfg.res, dbar, tau)
                     in_g[kappa] = False
-                    start[kappa] = t
+                    plan.start[kappa] = t
                     for q in range(ng):
                         for j in range(n):
                             old[q, j] = x[gl[q], j]
-                    m = _algorithm2(kappa, x, vrem, v, p_arr, b_in, b_eg, tau, c, due, in_g, start, eta, l3,
-                                    descending, line32_x, deadline_all, y, order, deadline)
+                    m = _algorithm2(kappa, plan, cfg.rules, out)
                     for q in range(ng):                     # preemption, row-major over G
                         i = gl[q]
                         for j in range(n):
@@ -570,72 +579,72 @@ def run_loop(cfg_i, cfg_f, rx, surv, tail, bw_sched, draws, orph_u,
                                 if not l3:
                                     factive[i * n + j] = False
                                     frate[i * n + j] = 0.0
-                                ist[I_DIRTY] = 1
-                                d = ist[I_NDROP]
-                                drop_mc[d] = cur_mc[i]
-                                drop_j[d] = j
-                                drop_t[d] = t
-                                ist[I_NDROP] = d + 1
+                                cn.dirty[0] = 1
+                                d = cn.ndrop[0]
+                                log.drop_mc[d] = wk.cur_mc[i]
+                                log.drop_j[d] = j
+                                log.drop_t[d] = t
+                                cn.ndrop[0] = d + 1
+                                if l3:
+                                    _l3_links(n, x, i, table, lbuf)
                     nx = 0
                     for i in range(n):
                         for j in range(n):
                             nx += x[i, j]
-                    ist[I_NX] = nx
+                    cn.nx[0] = nx
                     if not l3:                              # every undelivered receiver dropped: done
                         for q in range(ng):
                             i = gl[q]
                             if _l7_idle(i, n, factive):
-                                _finish(i, t, l3, ssp, k, ist, fst, state, comp_start, comp_end, rounds,
-                                        blocked_since, blocked, used, cur_mc, x, c, due, in_g, arrived, draws,
-                                        cstart, mc_start, mc_finish, mc_r0, mc_nr, recv, recv_at)
+                                _finish(i, t, cfg, wk, plan, fl, log, cn)
                     if prio_mode:                           # SM50: classes in Algorithm 2's order
                         moved = place_classes(order[:m], kappa, prio, BASE, GAP)
                         for q in range(moved.shape[0]):
                             i = moved[q]
                             if l3:
                                 if factive[i] and frem[i] >= keep:
-                                    _new_flow(i, frem[i], prio[i], ist, factive, frem, fvol, frate, fprio, fseq)
+                                    _new_flow(i, frem[i], prio[i], fl, cn)
                             else:
                                 for j in range(n):
                                     s = i * n + j
                                     if factive[s] and frem[s] >= keep:
-                                        _new_flow(s, frem[s], prio[i], ist, factive, frem, fvol, frate,
-                                                  fprio, fseq)
+                                        _new_flow(s, frem[s], prio[i], fl, cn)
                 # ---- kappa's multicast starts
-                mc = ist[I_NMC]
-                ist[I_NMC] = mc + 1
-                cur_mc[kappa] = mc
-                mc_sender[mc] = kappa
-                mc_round[mc] = rounds[kappa] + 1
-                mc_start[mc] = t
-                mc_iter[mc] = iters[kappa]
-                mc_finish[mc] = np.nan
-                r0 = ist[I_NRECV]
-                mc_r0[mc] = r0
+                mc = cn.nmc[0]
+                cn.nmc[0] = mc + 1
+                wk.cur_mc[kappa] = mc
+                log.sender[mc] = kappa
+                log.round[mc] = rounds[kappa] + 1
+                log.start[mc] = t
+                log.iter[mc] = wk.iters[kappa]
+                log.finish[mc] = np.nan
+                r0 = cn.nrecv[0]
+                log.r0[mc] = r0
                 pr = prio[kappa] if prio_mode else 0
                 nrc = 0
                 for j in range(n):
                     if x[kappa, j] == 1:
-                        recv[r0 + nrc] = j
-                        recv_at[r0 + nrc] = np.nan
+                        log.recv[r0 + nrc] = j
+                        log.recv_at[r0 + nrc] = np.nan
                         nrc += 1
                         if not l3:
-                            _new_flow(kappa * n + j, volume, pr, ist, factive, frem, fvol, frate, fprio, fseq)
-                mc_nr[mc] = nrc
-                ist[I_NRECV] = r0 + nrc
+                            _new_flow(kappa * n + j, volume, pr, fl, cn)
+                log.nr[mc] = nrc
+                cn.nrecv[0] = r0 + nrc
                 if l3:
-                    _new_flow(kappa, volume, pr, ist, factive, frem, fvol, frate, fprio, fseq)
+                    _l3_links(n, x, kappa, table, lbuf)
+                    _new_flow(kappa, volume, pr, fl, cn)
                 state[kappa] = MULTICASTING
-                start[kappa] = t
+                plan.start[kappa] = t
         # ---- capacities change (SM56)
         if next_bw <= t:
             for w in range(n):
-                b_eg[w] = bw_sched[bwk - 1, 0, w]
-                b_in[w] = bw_sched[bwk - 1, 1, w]
-                caps[w] = b_in[w]
-                caps[n + w] = b_eg[w]
-            ist[I_BWK] = bwk + 1
-            ist[I_DIRTY] = 1
+                plan.b_eg[w] = cfg.bw_sched[bwk - 1, 0, w]
+                plan.b_in[w] = cfg.bw_sched[bwk - 1, 1, w]
+                fl.caps[w] = plan.b_in[w]
+                fl.caps[n + w] = plan.b_eg[w]
+            cn.bwk[0] = bwk + 1
+            cn.dirty[0] = 1
 
 
 # code compiled from ssp_selection is frozen into this module's cache entries (simlib.core.jitcache)

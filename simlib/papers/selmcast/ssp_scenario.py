@@ -31,7 +31,7 @@ from simlib.workloads.bandwidth import TimeVaryingBandwidth
 from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
 
 from .bandwidth import selmcast_bandwidth_draw
-from .ssp_cluster import ENGINES, LAYERS, SCHEMES, SHARINGS, TAU_ESTIMATES, SSPCluster, SSPLog
+from .ssp_cluster import ENGINES, LAYERS, SCHEMES, SHARINGS, TAU_ESTIMATES, SSPCluster, SSPLog, SSPRules
 from .ssp_metrics import ssp_metrics
 from .ssp_selection import LINE32_READINGS, PARETO_DEADLINES, TASK_ORDERS
 
@@ -140,11 +140,12 @@ def simulate(sc: SSPScenario, seed: np.random.SeedSequence | int = 0, *, compute
     egress, ingress = tvb.initial
     if compute is None:
         compute = trace.compute_times(n, child_seed(seed, 1))
+    rules = SSPRules(scheme=sc.scheme, layer=sc.layer, ssp=math.inf if sc.ssp is None else sc.ssp,
+                     k=math.inf if sc.k is None else sc.k, eta=sc.eta, tau_estimate=sc.tau_estimate,
+                     task_order=sc.task_order, line32=sc.line32, pareto_deadline=sc.pareto_deadline,
+                     sharing=sc.sharing)
     cluster = SSPCluster(egress=egress, ingress=ingress, compute=compute, trace=trace,
-                         volume_bits=sc.model_mb * MB, p=sc.receivers, scheme=sc.scheme, layer=sc.layer,
-                         ssp=math.inf if sc.ssp is None else sc.ssp, k=math.inf if sc.k is None else sc.k,
-                         eta=sc.eta, tau_estimate=sc.tau_estimate, task_order=sc.task_order,
-                         line32=sc.line32, pareto_deadline=sc.pareto_deadline, sharing=sc.sharing,
+                         volume_bits=sc.model_mb * MB, p=sc.receivers, rules=rules,
                          bandwidth=tvb if sc.gamma > 0 else None, period_s=sc.period_s,
                          orpheus_rng=np.random.default_rng(child_seed(seed, 2)), engine=engine)
     return cluster.run(sc.duration_s)

@@ -24,12 +24,16 @@ seconds.  Decisions (SM5x) are in docs/decisions/selmcast_ssp.md.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
+from simlib.core import jitcache
+from simlib.core.sharing import stable_argsort
 from simlib.core.validate import check_choice, check_int, check_real
 
-__all__ = ["select_ssp", "TASK_ORDERS", "LINE32_READINGS", "PARETO_DEADLINES"]
+__all__ = ["select_ssp", "Plan", "Rules", "TASK_ORDERS", "LINE32_READINGS", "PARETO_DEADLINES"]
 
 #: Line 13 sorts tasks by tau non-decreasing ("pseudocode"); §III-C's text says non-increasing ("text").
 TASK_ORDERS = ("pseudocode", "text")
@@ -37,25 +41,6 @@ TASK_ORDERS = ("pseudocode", "text")
 LINE32_READINGS = ("y", "x")
 #: Line 33 checks only task i's own deadline ("own", as printed) or also every task already using j ("all").
 PARETO_DEADLINES = ("own", "all")
-
-
-@njit(cache=True)
-def stable_argsort(keys):
-    """``np.argsort(keys, kind="mergesort")``: the stable order, hence the same permutation.
-    Up to 64 keys (one selection, most rate solves) by insertion sort, several times
-    faster there than numba's merge sort and linear on keys already in order."""
-    m = keys.shape[0]
-    if m > 64:
-        return np.argsort(keys, kind="mergesort")
-    perm = np.empty(m, np.int64)
-    for a in range(m):
-        k = keys[a]
-        q = a
-        while q > 0 and keys[perm[q - 1]] > k:
-            perm[q] = perm[q - 1]
-            q -= 1
-        perm[q] = a
-    return perm
 
 
 @njit(cache=True, inline="always")
@@ -68,9 +53,51 @@ def _before(a, b, tau, start, descending):
     return a < b
 
 
+class Plan(NamedTuple):
+    """Algorithm 2's state for n workers (see :func:`select_ssp` for each array's meaning)."""
+
+    x: np.ndarray       # (n, n) int8 current plan: x_ij = 1 while j is a receiver of i's multicast
+    vrem: np.ndarray    # (n, n) bits not yet delivered from i to j
+    v: np.ndarray       # (n,) bits of each multicast
+    p: np.ndarray       # (n,) int64 minimum receivers
+    b_in: np.ndarray    # (n,) ingress bandwidth (bits/s)
+    b_eg: np.ndarray    # (n,) egress bandwidth (bits/s)
+    tau: np.ndarray     # (n,) seconds each task's worker would still wait at the SSP gate
+    c: np.ndarray       # (n, n) int64 rounds since i last delivered to j
+    due: np.ndarray     # (n, n) bool, the forced pairs D
+    in_g: np.ndarray    # (n,) bool, the ongoing tasks G
+    start: np.ndarray   # (n,) task start times (s; ties of line 13)
+
+
+class Rules(NamedTuple):
+    """How Algorithm 2 is read: ``eta`` of line 9, L3 (s_i = max) or L7 (s_i = sum), and the
+    readings of :data:`TASK_ORDERS` (``descending``: "text"), :data:`LINE32_READINGS`
+    (``line32_x``: "x") and :data:`PARETO_DEADLINES` (``deadline_all``: "all")."""
+
+    eta: float
+    l3: bool
+    descending: bool
+    line32_x: bool
+    deadline_all: bool
+
+
+class Scratch(NamedTuple):
+    """Output and scratch arrays of :func:`_algorithm2`: ``y`` (n, n) int8, ``order`` (n,) int64
+    (G in processing order), ``deadline`` (n,) float (t_i, seconds)."""
+
+    y: np.ndarray
+    order: np.ndarray
+    deadline: np.ndarray
+
+
 @njit(cache=True)
-def _algorithm2(kappa, x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, l3,
-                descending, line32_x, deadline_all, y, order, deadline):
+def _algorithm2(kappa, plan, rules, out):
+    """Algorithm 2 for ``kappa`` on ``plan`` (a :class:`Plan`, updated in place) read by ``rules``
+    (:class:`Rules`); the order of G and the deadlines go to ``out`` (:class:`Scratch`).
+    Returns |G|."""
+    x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start = plan
+    eta, l3, descending, line32_x, deadline_all = rules
+    y, order, deadline = out
     n = x.shape[0]
     # ---- Initialization ------------------------------------------------------------------
     for j in range(n):                                  # 1: for each j in N \ {kappa}
@@ -203,14 +230,12 @@ def _algorithm2(kappa, x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta,
     return m
 
 
-def select_ssp(kappa: int, x: np.ndarray, vrem: np.ndarray, v: np.ndarray, p: np.ndarray,
-               b_in: np.ndarray, b_eg: np.ndarray, tau: np.ndarray, c: np.ndarray, due: np.ndarray,
-               in_g: np.ndarray, start: np.ndarray, *, eta: float = 0.75, layer: str = "L3",
+def select_ssp(kappa: int, plan: Plan, *, eta: float = 0.75, layer: str = "L3",
                task_order: str = "pseudocode", line32: str = "y", pareto_deadline: str = "own",
                check: bool = True):
     """Run Algorithm 2 for the newly ready worker ``kappa``; update the plan in place.
 
-    Arrays (n workers): ``x`` (n, n) int8 current plan (x_ij = 1: j is still a
+    ``plan`` (:class:`Plan`, n workers): ``x`` (n, n) int8 current plan (x_ij = 1: j is still a
     receiver of i's ongoing multicast; rows of workers not in G are 0);
     ``vrem`` (n, n) float bits not yet delivered from i to j (read where
     x_ij = 1); ``v`` (n,) bits of each multicast; ``p`` (n,) int minimum
@@ -231,6 +256,7 @@ def select_ssp(kappa: int, x: np.ndarray, vrem: np.ndarray, v: np.ndarray, p: np
     ``pareto_deadline`` select readings of the paper (see the module constants).
     ``check=False`` skips input validation (the simulator's hot loop).
     """
+    x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start = plan
     n = x.shape[0]
     if check:
         kappa = check_int("kappa", kappa, 0, n - 1)
@@ -258,9 +284,11 @@ def select_ssp(kappa: int, x: np.ndarray, vrem: np.ndarray, v: np.ndarray, p: np
             raise ValueError("b_in and b_eg must be > 0 bits/s")
         if np.any(p < 1) or np.any(p > n - 1):
             raise ValueError(f"p must be in [1, {n - 1}]")
-    y = np.empty_like(x)
-    order = np.empty(n, np.int64)
-    deadline = np.full(n, np.nan)
-    m = _algorithm2(kappa, x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, layer == "L3",
-                    task_order == "text", line32 == "x", pareto_deadline == "all", y, order, deadline)
-    return order[:m], deadline
+    out = Scratch(np.empty_like(x), np.empty(n, np.int64), np.full(n, np.nan))
+    rules = Rules(float(eta), layer == "L3", task_order == "text", line32 == "x", pareto_deadline == "all")
+    m = _algorithm2(kappa, plan, rules, out)
+    return out.order[:m], out.deadline
+
+
+# compiled code from core.sharing is frozen into this module's cache entries (simlib.core.jitcache)
+jitcache.track(globals())

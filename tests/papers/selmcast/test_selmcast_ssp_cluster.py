@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from simlib.runtime.cluster import ScriptedComputeTimes
 from simlib.papers.selmcast.orpheus import orpheus_receivers
-from simlib.papers.selmcast.ssp_cluster import SSPCluster, mean_residual
+from simlib.papers.selmcast.ssp_cluster import SSPCluster, SSPRules, mean_residual
 from simlib.papers.selmcast.ssp_metrics import ssp_metrics
 from simlib.papers.selmcast.ssp_scenario import SSPScenario, p_count, run_trial, simulate
 from simlib.workloads.traces import Trace, load_trace
@@ -18,7 +18,7 @@ G = 1e9
 def two_workers(times, ssp, scheme="selmcast", **kw):
     """n = 2, 1 Gbps ports, 1 Gb models: a lone multicast takes exactly 1 s."""
     return SSPCluster(egress=[G, G], ingress=[G, G], compute=ScriptedComputeTimes(times),
-                      trace=Trace("t", [1.0]), volume_bits=G, p=1, scheme=scheme, ssp=ssp, k=4,
+                      trace=Trace("t", [1.0]), volume_bits=G, p=1, rules=SSPRules(scheme=scheme, ssp=ssp, k=4),
                       orpheus_rng=np.random.default_rng(0), **kw)
 
 
@@ -56,7 +56,7 @@ def test_l7_delivers_each_receiver_separately():
     # w2 at .25, w1 at .75 -> w1 done at 1 + 1/.75; then w2 keeps .25 -> done at 5.
     c = SSPCluster(egress=[G, G, 0.25 * G], ingress=[G, G, G],
                    compute=ScriptedComputeTimes([[1, 100], [100], [100]]), trace=Trace("t", [1.0]),
-                   volume_bits=G, p=2, scheme="orpheus", layer="L7", ssp=math.inf, k=4,
+                   volume_bits=G, p=2, rules=SSPRules(scheme="orpheus", layer="L7", ssp=math.inf, k=4),
                    orpheus_rng=np.random.default_rng(0))
     log = c.run(6.0)
     m = log.multicasts[0]
@@ -210,8 +210,8 @@ def test_strict_priority_in_algorithm_2_order(sharing, finish0):
     # whole 1 Gbps and ends at 2, w1 then ends at 3.  Max-min: .5 each from 1.5 -> w0 ends
     # at 2.5, w1 has .5 left at 2.5 and ends at 3.
     c = SSPCluster(egress=[G, G, G], ingress=[G, G, G], compute=ScriptedComputeTimes([[1, 100], [1.5, 100], [100]]),
-                   trace=Trace("t", [1.0]), volume_bits=G, p=1, scheme="selmcast", ssp=math.inf, k=0,
-                   sharing=sharing)
+                   trace=Trace("t", [1.0]), volume_bits=G, p=1,
+                   rules=SSPRules(scheme="selmcast", ssp=math.inf, k=0, sharing=sharing))
     log = c.run(4.0)
     m0, m1 = log.multicasts
     assert m0.delivered == (1, 2) and m1.delivered == (0, 2)
@@ -239,7 +239,7 @@ def test_place_gives_increasing_classes(prios, data):
 
 
 def test_tau_formula():
-    from simlib.papers.selmcast.ssp_kernel import COMPUTING, MULTICASTING
+    from simlib.papers.selmcast.ssp_kernel import COMPUTING, MULTICASTING, Residual
     from simlib.papers.selmcast.ssp_kernel import residual_tables as _residual_tables, tau_estimates as _tau
 
     # task 0 will have 3 rounds; with ssp = 1 everyone needs 2.  w1 (0 rounds, computing, true
@@ -249,11 +249,13 @@ def test_tau_formula():
     surv, tail = _residual_tables(x)
     tau = np.full(3, -1.0)
     _tau(10.0, np.array([2, 0, 1]), np.array([MULTICASTING, COMPUTING, MULTICASTING]), np.array([9.0, 9.7, 9.0]),
-         np.array([np.inf, 10.5, np.inf]), np.array([True, False, False]), 1, True, x, surv, tail, 1.0, 0.2, tau)
+         np.array([np.inf, 10.5, np.inf]), np.array([True, False, False]), 1, True, Residual(x, surv, tail, 1.0), 0.2,
+         tau)
     np.testing.assert_allclose(tau, [1.9, 0.0, 0.0])
     # with ssp = 2 only w1 lags (needs 1): .5 + 0 + .2
     _tau(10.0, np.array([2, 0, 1]), np.array([MULTICASTING, COMPUTING, MULTICASTING]), np.array([9.0, 9.7, 9.0]),
-         np.array([np.inf, 10.5, np.inf]), np.array([True, False, False]), 2, True, x, surv, tail, 1.0, 0.2, tau)
+         np.array([np.inf, 10.5, np.inf]), np.array([True, False, False]), 2, True, Residual(x, surv, tail, 1.0), 0.2,
+         tau)
     np.testing.assert_allclose(tau, [0.7, 0.0, 0.0])
 
 

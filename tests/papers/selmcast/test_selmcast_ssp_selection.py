@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from simlib.papers.selmcast.ssp_selection import select_ssp
+from simlib.papers.selmcast.ssp_selection import Plan, select_ssp
 
 
 def state(n=4, b_eg=(1.0, 1.0, 1.0, 0.5), vrem0=0.9, p=1):
@@ -26,6 +26,12 @@ def state(n=4, b_eg=(1.0, 1.0, 1.0, 0.5), vrem0=0.9, p=1):
                 start=np.array([0.0, 1.0, 0.0, 0.0]))
 
 
+def select(s, **kw):
+    """select_ssp on the state dict ``s`` (kappa, the Plan's arrays, and options)."""
+    opts = {k: val for k, val in s.items() if k != "kappa" and k not in Plan._fields}
+    return select_ssp(s["kappa"], Plan(**{k: s[k] for k in Plan._fields}), **opts, **kw)
+
+
 def receivers(x, i):
     return set(np.flatnonzero(x[i]).tolist())
 
@@ -36,7 +42,7 @@ def test_preemption_drops_the_slow_receiver():
     # Pareto (c = 0, L order): (0,2) r = .9 <= .9 admit; (0,3) r = 1.8 > .9 DROP;
     # (1,2) r = 1.9 > 1 reject; (1,3) r = 2 > 1 reject.
     s = state()
-    order, deadline = select_ssp(**s)
+    order, deadline = select(s)
     assert order.tolist() == [0, 1]
     assert deadline[0] == pytest.approx(0.9) and deadline[1] == pytest.approx(1.0)
     assert receivers(s["x"], 0) == {1, 2}
@@ -48,29 +54,29 @@ def test_eta_rule_keeps_a_nearly_finished_task():
     # vrem = .7 < eta v = .75: every receiver of task 0 stays (lines 9-10), even 3.
     # Task 1 loads: 0: 1, 2: 1.7, 3: 3.4 -> {0}; t1 = 1; (1,2): 1.7 > 1, (1,3): 3.4 > 1.
     s = state(vrem0=0.7)
-    select_ssp(**s, eta=0.75)
+    select(s, eta=0.75)
     assert receivers(s["x"], 0) == {1, 2, 3}
     assert receivers(s["x"], 1) == {0}
     # eta = 0.5: .7 is not < .5, so task 0 is re-planned and loses receiver 3
     s = state(vrem0=0.7)
-    select_ssp(**s, eta=0.5)
+    select(s, eta=0.5)
     assert receivers(s["x"], 0) == {1, 2}
 
 
 def test_forced_pair_is_kept():
     s = state()
     s["due"][0, 3] = True                    # (0, 3) in D: line 9 keeps it
-    select_ssp(**s)
+    select(s)
     assert 3 in receivers(s["x"], 0)
 
 
 def test_dropped_receiver_is_never_re_added():
     s = state()
-    select_ssp(**s)                          # drops (0, 3)
+    select(s)                          # drops (0, 3)
     s["kappa"] = 2
     s["start"][2] = 2.0
     s["b_eg"][:] = 100.0                     # egress 3 is now as fast as the others
-    select_ssp(**s)
+    select(s)
     # task 0 (loads .009 on 1, 2) keeps {1, 2}: 3 is not a candidate any more (x_03 = 0)
     assert receivers(s["x"], 0) == {1, 2}
     # task 2: loads 0: .02, 1: .019, 3: .01 -> {3}; t2 = .01 admits nothing else
@@ -81,13 +87,13 @@ def test_tau_extends_the_deadline_and_task_order_knob():
     # tau_1 = 5: t1 = 5, so (1,2) r = 1.9 and (1,3) r = 2 are admitted; task 0 as before.
     s = state()
     s["tau"][1] = 5.0
-    select_ssp(**s)
+    select(s)
     assert receivers(s["x"], 0) == {1, 2} and receivers(s["x"], 1) == {0, 2, 3}
     # text order (non-increasing tau): task 1 goes first and takes 2 and 3;
     # then (0,2) r = 1.9 > .9 and (0,3) r = 3.8 > .9: task 0 keeps only {1}.
     s = state()
     s["tau"][1] = 5.0
-    order, _ = select_ssp(**s, task_order="text")
+    order, _ = select(s, task_order="text")
     assert order.tolist() == [1, 0]
     assert receivers(s["x"], 0) == {1} and receivers(s["x"], 1) == {0, 2, 3}
 
@@ -96,14 +102,14 @@ def test_pareto_deadline_all_protects_other_tasks():
     # As in the tau case, but (1,2) would push egress 2 to 1.9 > t0 = .9, which task 0 uses.
     s = state()
     s["tau"][1] = 5.0
-    select_ssp(**s, pareto_deadline="all")
+    select(s, pareto_deadline="all")
     assert receivers(s["x"], 1) == {0, 3}
 
 
 def test_line32_printed_x_reading():
     # r_j = sum_l v_lj x_lj with x after lines 1-3: egress 2 has .9 + 1 = 1.9 > t0 = .9.
     s = state()
-    select_ssp(**s, line32="x")
+    select(s, line32="x")
     assert receivers(s["x"], 0) == {1}
 
 
@@ -111,12 +117,12 @@ def test_pareto_follows_c_order():
     # Equal egresses. Basic: task 0 {1} (t0 = .9), task 1 {0} (t1 = 1).
     # c = 0 everywhere: L order; (0,2) .9 and (0,3) .9 admitted, (1,2), (1,3) 1.9 > 1 rejected.
     s = state(b_eg=(1.0, 1.0, 1.0, 1.0))
-    select_ssp(**s)
+    select(s)
     assert receivers(s["x"], 0) == {1, 2, 3} and receivers(s["x"], 1) == {0}
     # c_13 = 5 puts (1,3) first: r3 = 1 <= 1 admitted; then (0,3) sees 1.9 > .9 and is dropped.
     s = state(b_eg=(1.0, 1.0, 1.0, 1.0))
     s["c"][1, 3] = 5
-    select_ssp(**s)
+    select(s)
     assert receivers(s["x"], 0) == {1, 2} and receivers(s["x"], 1) == {0, 3}
 
 
@@ -127,13 +133,13 @@ def test_l7_sums_the_ingress():
     s["x"][0] = 0
     s["in_g"][0] = False
     s["b_in"][1] = 1.5
-    select_ssp(**s, layer="L7")
+    select(s, layer="L7")
     assert receivers(s["x"], 1) == {0}
     s = state(b_eg=(1.0, 1.0, 1.0, 1.0))
     s["x"][0] = 0
     s["in_g"][0] = False
     s["b_in"][1] = 1.5
-    select_ssp(**s, layer="L3")            # L3: s = max = 1, every receiver fits
+    select(s, layer="L3")            # L3: s = max = 1, every receiver fits
     assert receivers(s["x"], 1) == {0, 2, 3}
 
 
@@ -147,7 +153,7 @@ def test_bad_input(bad, match):
     s = state()
     s.update(bad)
     with pytest.raises(ValueError, match=match):
-        select_ssp(**s)
+        select(s)
 
 
 @settings(max_examples=200, deadline=None)
@@ -155,7 +161,7 @@ def test_bad_input(bad, match):
 def test_stable_argsort_is_numpys_stable_argsort(keys, as_float):
     """Insertion sort below 65 keys, merge sort above: always the stable permutation
     (ties kept in index order; few distinct keys make many ties)."""
-    from simlib.papers.selmcast.ssp_selection import stable_argsort
+    from simlib.core.sharing import stable_argsort
 
     k = np.array(keys, dtype=float if as_float else np.int64)
     assert stable_argsort(k).tolist() == np.argsort(k, kind="stable").tolist()

@@ -11,7 +11,7 @@ the plans, orders and deadlines must be identical.
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from simlib.papers.selmcast.ssp_selection import select_ssp
+from simlib.papers.selmcast.ssp_selection import Plan, select_ssp
 
 
 def reference(kappa, x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, l3, descending,
@@ -107,7 +107,7 @@ def test_compiled_algorithm2_equals_the_pseudocode(n, data, eta, layer, task_ord
     ref_x, ref_L, ref_dl = reference(kappa, x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta,
                                      layer == "L3", task_order == "text", line32 == "x",
                                      pareto_deadline == "all")
-    order, deadline = select_ssp(kappa, x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta=eta,
+    order, deadline = select_ssp(kappa, Plan(x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start), eta=eta,
                                  layer=layer, task_order=task_order, line32=line32,
                                  pareto_deadline=pareto_deadline)
     np.testing.assert_array_equal(x, ref_x)

@@ -1,0 +1,165 @@
+"""Link sharing for compiled event loops: rates of flows kept in a fixed-width flow-link table.
+
+A compiled simulator (e.g. seed 004's SSP loop) keeps its flows in slots
+``f = 0 .. F-1``, each crossing up to ``W`` links.  :class:`FlowTable` stores
+them in the CSR form of :func:`simlib.core.maxmin.allocate_rates` with room to
+spare: slot f's links are ``fidx[fstart[f]:fend[f]]`` with ``fstart[f] = f W``,
+so a flow's links are rewritten in place (:func:`set_links`) without moving
+the others.  :func:`share_rates` gives every active slot its rate by the one
+water-filling of :mod:`simlib.core.maxmin` (``_allocate``, in scratch arrays kept in the table): strict priority by
+class (lower class first), max-min inside a class, work-conserving (decision
+N3).  A multicast is one flow over its sender's ingress and every receiver's
+egress, so it runs at the rate of its slowest link.  Flows of one class are
+served in slot order (ties between equal fair shares: the link seen first).
+
+Units: capacities and rates in bits/s.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+
+__all__ = ["FlowTable", "flow_table", "set_links", "share_rates", "drain", "stable_argsort"]
+
+
+class FlowTable(NamedTuple):
+    """``F`` flow slots of up to ``W`` links each: slot f crosses ``fidx[fstart[f]:fend[f]]``;
+    the other arrays are the solver's scratch space (kept so that a solve allocates nothing)."""
+
+    fidx: np.ndarray      # (F * W,) int64 link ids
+    fstart: np.ndarray    # (F,) int64, f * W
+    fend: np.ndarray      # (F,) int64, fstart[f] + number of links of slot f
+    act: np.ndarray       # (F,) int64 scratch: the active slots
+    keys: np.ndarray      # (F,) int64 scratch: their classes
+    resid: np.ndarray     # (L,) scratch: capacity left on each link (bits/s)
+    cnt: np.ndarray       # (L,) int64 scratch: unfrozen flows of the class on each link
+    lmark: np.ndarray     # (L,) bool scratch: the link is in llist
+    llist: np.ndarray     # (L,) int64 scratch: the links of the class
+
+
+@njit(cache=True)
+def flow_table(n_flows, width, n_links):
+    """An empty :class:`FlowTable` of ``n_flows`` slots of at most ``width`` of ``n_links`` links
+    (every slot crosses no link yet); callable from compiled code and Python."""
+    fstart = np.arange(n_flows) * width
+    return FlowTable(np.zeros(n_flows * width, np.int64), fstart, fstart.copy(), np.empty(n_flows, np.int64),
+                     np.empty(n_flows, np.int64), np.empty(n_links), np.zeros(n_links, np.int64),
+                     np.zeros(n_links, np.bool_), np.empty(n_links, np.int64))
+
+
+@njit(cache=True)
+def stable_argsort(keys):
+    """``np.argsort(keys, kind="mergesort")``: the stable order, hence the same permutation.
+    Up to 64 keys by insertion sort, several times faster there than numba's merge sort
+    and linear on keys already in order."""
+    m = keys.shape[0]
+    if m > 64:
+        return np.argsort(keys, kind="mergesort")
+    perm = np.empty(m, np.int64)
+    for a in range(m):
+        k = keys[a]
+        q = a
+        while q > 0 and keys[perm[q - 1]] > k:
+            perm[q] = perm[q - 1]
+            q -= 1
+        perm[q] = a
+    return perm
+
+
+@njit(cache=True, inline="always")
+def set_links(table, f, links, count):
+    """Slot ``f`` crosses ``links[:count]`` (distinct, at most the table's width)."""
+    b = table.fstart[f]
+    for q in range(count):
+        table.fidx[b + q] = links[q]
+    table.fend[f] = b + count
+
+
+@njit(cache=True, inline="always")
+def _crosses(table, f, link):
+    for q in range(table.fstart[f], table.fend[f]):
+        if table.fidx[q] == link:
+            return True
+    return False
+
+
+@njit(cache=True)
+def share_rates(caps, table, active, prio, rates):
+    """Rates (bits/s) of the slots with ``active[f]``, into ``rates[f]`` (others untouched).
+
+    ``caps``: (L,) link capacities (bits/s); ``prio``: (F,) int64 class per slot (lower
+    first).  Strict priority between classes (lower class first); inside a class,
+    max-min by water-filling: the link with the smallest fair share (capacity left /
+    unfrozen flows; ties: the link the class reached first, in slot then link order)
+    freezes its flows at that share, until every flow is frozen (decision N3).  Every
+    active slot must cross at least one link."""
+    fidx, fstart, fend = table.fidx, table.fstart, table.fend
+    resid, cnt, lmark, llist, act = table.resid, table.cnt, table.lmark, table.llist, table.act
+    for l in range(caps.shape[0]):
+        resid[l] = caps[l]
+        cnt[l] = 0
+    m = 0
+    for f in range(active.shape[0]):
+        if active[f]:
+            act[m] = f
+            m += 1
+    if m == 0:
+        return
+    keys = table.keys[:m]
+    for a in range(m):
+        keys[a] = prio[act[a]]
+    perm = stable_argsort(keys)                             # a class keeps slot order
+    a = 0
+    while a < m:
+        b = a + 1
+        while b < m and keys[perm[b]] == keys[perm[a]]:
+            b += 1
+        nll = 0
+        for q in range(a, b):                               # open the class's links
+            f = act[perm[q]]
+            rates[f] = -1.0                                 # not frozen yet
+            for e in range(fstart[f], fend[f]):
+                l = fidx[e]
+                cnt[l] += 1
+                if not lmark[l]:
+                    lmark[l] = True
+                    llist[nll] = l
+                    nll += 1
+        left = b - a
+        while left > 0:                                     # the tightest link freezes its flows
+            best = np.inf
+            bl = -1
+            for q in range(nll):
+                l = llist[q]
+                if cnt[l] > 0 and resid[l] / cnt[l] < best:
+                    best = resid[l] / cnt[l]
+                    bl = l
+            best = max(best, 0.0)
+            for q in range(a, b):
+                f = act[perm[q]]
+                if rates[f] < 0.0 and _crosses(table, f, bl):
+                    rates[f] = best
+                    left -= 1
+                    for e in range(fstart[f], fend[f]):
+                        resid[fidx[e]] -= best
+                        cnt[fidx[e]] -= 1
+        for q in range(nll):
+            lmark[llist[q]] = False
+        a = b
+
+
+@njit(cache=True)
+def drain(remaining, rate, alive, n, dt):
+    """``remaining -= rate * dt`` (bits; rates bits/s, ``dt`` s) for the first ``n`` slots with
+    ``alive``, floored at 0; an infinite rate empties the slot."""
+    for i in range(n):
+        if alive[i]:
+            r = rate[i]
+            if r == np.inf:
+                remaining[i] = 0.0
+            else:
+                v = remaining[i] - r * dt
+                remaining[i] = v if v > 0.0 else 0.0

@@ -1,0 +1,97 @@
+"""The compiled link-sharing service (simlib.core.sharing) against the exact max-min reference of
+simlib.core.maxmin, hand-derived cases, and the N6 completion tolerance's edge cases."""
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from simlib.core.maxmin import allocate_rates, reference_rates
+from simlib.core.sharing import drain, flow_table, set_links, share_rates
+from simlib.core.tolerance import ABS_TOL_BITS, REL_TOL, completion_tol, is_done
+
+
+def shared(caps, flow_links, prio, active=None, width=None):
+    """Rates of ``share_rates`` for flows given as link lists (inactive slots: NaN)."""
+    nf = len(flow_links)
+    width = width or max(len(x) for x in flow_links)
+    table = flow_table(nf, width, len(caps))
+    for f, links in enumerate(flow_links):
+        set_links(table, f, np.asarray(links, np.int64), len(links))
+    active = np.ones(nf, bool) if active is None else np.asarray(active)
+    rates = np.full(nf, np.nan)
+    share_rates(np.asarray(caps, float), table, active, np.asarray(prio, np.int64), rates)
+    return rates
+
+
+def test_multicast_runs_at_its_slowest_receiver():
+    # host i: ingress i, egress 3 + i (n = 3); the multicast 0 -> {1, 2} crosses 0, 4, 5
+    caps = [10.0, 10.0, 10.0, 9.0, 4.0, 6.0]
+    assert shared(caps, [[0, 4, 5]], [0]).tolist() == [4.0]
+
+
+def test_strict_priority_then_max_min_inside_a_class():
+    # class 1 (slot 1, limited by link 2's 6) takes 6 of link 0 (cap 10); slots 0 and 2 (class 5)
+    # share the 4 left, slot 2 also crosses link 1 (cap 1): it gets 1, slot 0 the other 3 (work-conserving)
+    rates = shared([10.0, 1.0, 6.0], [[0], [0, 2], [0, 1]], [5, 1, 5], width=2)
+    assert rates.tolist() == [3.0, 6.0, 1.0]
+
+
+def test_hand_case_priority_order_is_the_class_not_the_slot():
+    # slot 1 has the higher priority (class 1) and takes link 0 (cap 10) up to link 1's 6
+    rates = shared([10.0, 6.0], [[0], [0, 1]], [5, 1])
+    assert rates.tolist() == [4.0, 6.0]
+
+
+def test_inactive_slots_are_left_alone():
+    rates = shared([10.0], [[0], [0], [0]], [0, 0, 0], active=[True, False, True])
+    assert rates[0] == rates[2] == 5.0 and np.isnan(rates[1])
+
+
+@st.composite
+def instances(draw):
+    n_links = draw(st.integers(1, 8))
+    caps = draw(st.lists(st.integers(1, 50), min_size=n_links, max_size=n_links))
+    nf = draw(st.integers(1, 10))
+    links = [sorted(draw(st.sets(st.integers(0, n_links - 1), min_size=1, max_size=n_links))) for _ in range(nf)]
+    prio = draw(st.lists(st.integers(0, 3), min_size=nf, max_size=nf))
+    active = draw(st.lists(st.booleans(), min_size=nf, max_size=nf).filter(any))
+    return caps, links, prio, active
+
+
+@settings(max_examples=300, deadline=None)
+@given(instances())
+def test_matches_the_exact_max_min_reference(inst):
+    """Priority classes and multicast flows (several links each): the rates are the exact
+    strict-priority max-min rates of the active flows (to float rounding) and match the
+    production solver of core.maxmin."""
+    caps, links, prio, active = inst
+    rates = shared(caps, links, prio, active)
+    act = [f for f in range(len(links)) if active[f]]
+    exact = reference_rates(caps, [links[f] for f in act], [prio[f] for f in act])
+    np.testing.assert_allclose(rates[act], [float(r) for r in exact], rtol=1e-9, atol=1e-9)
+    lens = np.array([len(x) for x in links])
+    fend = np.cumsum(lens)
+    other = allocate_rates(np.asarray(caps, float), fend - lens, fend, np.concatenate(links).astype(np.int64),
+                           np.array(act), np.asarray(prio, np.int64))
+    np.testing.assert_allclose(rates[act], other[act], rtol=1e-12)
+    for l in range(len(caps)):                              # no link is over its capacity
+        assert sum(rates[f] for f in act if l in links[f]) <= caps[l] * (1 + 1e-12)
+
+
+def test_drain_floors_at_zero_and_empties_infinite_rates():
+    rem = np.array([10.0, 10.0, 10.0, 10.0])
+    drain(rem, np.array([1.0, 100.0, np.inf, 1.0]), np.array([True, True, True, False]), 4, 2.0)
+    assert rem.tolist() == [8.0, 0.0, 0.0, 10.0]
+
+
+def test_tolerance_edges():
+    vol = 1.6e9                                            # 200 MB in bits: the relative term governs
+    assert completion_tol(vol) == vol * REL_TOL
+    assert is_done(vol * REL_TOL, vol) and not is_done(np.nextafter(vol * REL_TOL, np.inf), vol)
+    assert completion_tol(1.0) == ABS_TOL_BITS               # tiny flow: the absolute floor governs
+    assert is_done(ABS_TOL_BITS, 1.0) and not is_done(2 * ABS_TOL_BITS, 1.0)
+    assert is_done(0.0, 0.0) and not is_done(1.0, 0.0)
+    assert completion_tol(ABS_TOL_BITS / REL_TOL) == ABS_TOL_BITS  # where the two terms meet
+
+
+def test_the_flow_network_and_its_solvers_use_the_one_tolerance():
+    from simlib.core import incremental, levels
+    assert incremental.REL_TOL is REL_TOL and levels.ABS_TOL_BITS is ABS_TOL_BITS
