@@ -32,7 +32,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from simlib.training.calibration import lockstep_log, updates_to_targets  # noqa: E402
-from simlib.training.learning import MNIST1D_REFERENCE, load_problem, target_ladder  # noqa: E402
+from simlib.training.learning import MNIST1D_REFERENCE, load_problem  # noqa: E402
 from simlib.training.replay import replay  # noqa: E402
 
 TASK = dict(model="mlp-relu", lr=0.5, batch_size=32, dtype="float32")

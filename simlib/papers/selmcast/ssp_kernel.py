@@ -41,7 +41,6 @@ from simlib.core.sharing import drain, flow_table, set_links, share_rates
 from simlib.core.tolerance import is_done
 from simlib.runtime.kernel_driver import DONE, NEED_DRAWS, NEED_SPACE, STALLED
 
-from . import ssp_selection
 from .ssp_selection import Rules, Scratch, _algorithm2
 
 COMPUTING, MULTICASTING, BLOCKED = 0, 1, 2

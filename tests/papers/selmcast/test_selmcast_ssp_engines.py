@@ -4,7 +4,6 @@
 ``engine="flow"`` (Python loop on the general FlowNetwork) are independent
 implementations of one model: every multicast, receiver, drop and time must agree.
 """
-import math
 
 import numpy as np
 import pytest
