@@ -62,7 +62,7 @@ def test_installed_package_runs_the_readme_example_without_writing_into_site_pac
     assert _snapshot(installed) == before                       # nothing written into the package folder
     runs = tmp_path / "xdg-data" / "simlib" / "runs"
     assert (runs / "example" / "defaults" / "results" / "sr_vs_pr.csv").is_file()
-    assert list((tmp_path / "xdg-cache" / "simlib" / "trials" / "sr_vs_pr").glob("*.json"))
+    assert list((tmp_path / "xdg-cache" / "simlib" / "trials" / "simlib.papers.cluster_scenario.run_trial").glob("*.json"))
     assert list((tmp_path / "xdg-cache" / "simlib" / "numba").rglob("*.nbi"))   # compiled kernels cached there
     assert str(runs) in proc.stderr and str(runs / "example" / "defaults") in proc.stdout   # says where, absolute
     assert (script.parent / "sr_vs_pr.png").is_file()
