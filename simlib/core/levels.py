@@ -360,7 +360,10 @@ def propagate(fl: Flows, lk: Links, adj: Adjacency, opened, now, state, max_pops
             if own == 0 and so <= cap[l] * (1.0 + SAT_TOL):
                 load[l] = so
                 continue
-            x = (cap[l] - so) / own if own > 0 else -np.inf
+            # a level is a rate, >= 0: ``so`` sums and subtracts other flows' rates, so on a link of
+            # capacity 0 rounding can leave it at 1e-16, and a level of -3e-17 that no move can raise
+            # kept the loop below spinning for ever
+            x = max((cap[l] - so) / own, 0.0) if own > 0 else -np.inf
             mv0 = n_mv
             while own == 0 or mo > x * (1.0 + SAT_TOL):
                 # the fastest flows bottlenecked elsewhere are limited here: move them
@@ -389,7 +392,7 @@ def propagate(fl: Flows, lk: Links, adj: Adjacency, opened, now, state, max_pops
                                 nt += 1
                             state[b] = 1
                             nq = _qpush(qkey, qlink, nq, lam[b] if nb[b] > 0 else np.inf, b)
-                x = (cap[l] - so) / own
+                x = max((cap[l] - so) / own, 0.0)
                 mo = 0.0
                 for i in range(loff[l], loff[l] + lcnt[l]):
                     b = lbl[i]
