@@ -248,8 +248,8 @@ class SSPCluster:
     the paper's readings (:class:`SSPRules`); ``bandwidth``: optional
     callable ``t -> (2, n)`` array (egress, ingress) in force at time t,
     re-applied every ``period_s`` (an object with ``schedule(t_end)``, e.g. a
-    :class:`~simlib.workloads.bandwidth.TimeVaryingBandwidth`, gives the compiled
-    engine every period at once); ``orpheus_rng``: Generator for Orpheus's
+    :class:`~simlib.workloads.bandwidth.TimeVaryingBandwidth`, gives every period
+    at once); ``orpheus_rng``: Generator for Orpheus's
     draws; ``engine``: "compiled" (default) or "flow", two implementations of
     the same run (decision SM68).
 
@@ -306,7 +306,8 @@ class SSPCluster:
                       compute=[[] for _ in range(self.n)])
 
     def _bandwidth_schedule(self, duration: float) -> np.ndarray:
-        """(K, 2, n) capacities (egress, ingress; bits/s) applied at k * period_s, k = 1..K <= duration."""
+        """(K, 2, n) capacities (egress, ingress; bits/s) applied at k * period_s, k = 1..K <= duration;
+        both engines apply these rows, so ``bandwidth`` is asked once per run."""
         if self.bandwidth is None:
             return np.zeros((0, 2, self.n))
         if hasattr(self.bandwidth, "schedule"):              # TimeVaryingBandwidth: all periods in one pass
@@ -576,8 +577,9 @@ class SSPCluster:
 
         for w in range(n):
             start_compute(w, 0.0)
-        next_bw = self.period if self.bandwidth is not None else math.inf
+        bw_sched = self._bandwidth_schedule(duration)           # the capacities the compiled engine applies
         bw_k = 1
+        next_bw = self.period if bw_sched.shape[0] else math.inf
         t_last, stalled = -1.0, 0
         while True:
             t_c = float(comp_end.min())
@@ -606,12 +608,11 @@ class SSPCluster:
                 for w in np.flatnonzero(comp_end <= t):
                     on_ready(int(w), t)
             if next_bw <= t:
-                caps = np.asarray(self.bandwidth(t), dtype=float)
-                b_eg[:] = caps[0]
-                b_in[:] = caps[1]
+                b_eg[:] = bw_sched[bw_k - 1, 0]
+                b_in[:] = bw_sched[bw_k - 1, 1]
                 net.set_capacities(np.concatenate([b_in, b_eg]))
                 bw_k += 1
-                next_bw = bw_k * self.period
+                next_bw = bw_k * self.period if bw_k <= bw_sched.shape[0] else math.inf
         for w in np.flatnonzero(state == BLOCKED):
             blocked[w] += duration - blocked_since[w]
         log.blocked = blocked
