@@ -3,11 +3,15 @@
 Used by :mod:`simlib.core.jitcache` (the files whose compiled code a numba cache entry
 freezes) and by :mod:`simlib.pipeline.sweep` (the code a sweep's trial runs, for its
 result cache).  Imports are read from the source with :mod:`ast` (also those inside
-functions), so nothing is imported to find them.
+functions), so nothing is imported to find them.  A file's imports are parsed once per
+process and version of the file (its size and modification time): every kernel module
+asks for its closure when it is imported, and the closures overlap.
 """
 from __future__ import annotations
 
 import ast
+import functools
+import os
 from pathlib import Path
 
 __all__ = ["module_file", "imports_of", "module_closure"]
@@ -25,13 +29,34 @@ def module_file(name: str, root: Path) -> Path | None:
     return None
 
 
+def _statements(tree: ast.AST):
+    """Every statement of ``tree``, nested ones included (bodies of functions, classes,
+    branches, loops, handlers and match cases).  Expressions are not entered: an import is
+    a statement and cannot sit inside one, and skipping them is most of the work saved."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+                yield child
+                todo.append(child)
+
+
 def imports_of(path: Path, module: str, root: Path) -> set[str]:
     """Dotted names of the ``root`` package's modules that ``path`` (module ``module``)
     imports anywhere (also inside functions), with the packages they sit in."""
+    st = os.stat(path)
+    return set(_imports_of(str(path), module, str(root), st.st_mtime_ns, st.st_size))
+
+
+@functools.lru_cache(maxsize=4096)
+def _imports_of(path: str, module: str, root: str, mtime_ns: int, size: int) -> frozenset[str]:
+    """:func:`imports_of` of one version of the file (``mtime_ns``, ``size``: the cache key)."""
+    path, root = Path(path), Path(root)
     is_pkg = path.name == "__init__.py"
     package = module if is_pkg else module.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+    for node in _statements(ast.parse(path.read_bytes(), filename=str(path))):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -50,7 +75,7 @@ def imports_of(path: Path, module: str, root: Path) -> set[str]:
             prefix = ".".join(parts[:k])
             if module_file(prefix, root) is not None:
                 out.add(prefix)
-    return out
+    return frozenset(out)
 
 
 def module_closure(module: str, root: Path) -> list[Path]:

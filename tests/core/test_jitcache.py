@@ -212,3 +212,41 @@ def test_every_cached_kernel_module_that_imports_compiled_code_tracks_it():
         if others and "jitcache.track(globals())" not in text:
             missing.append((path.name, sorted(p.name for p in others)))
     assert missing == []
+
+
+def test_imports_are_found_in_every_kind_of_nested_statement_and_an_edit_is_reread(tmp_path):
+    """modclosure reads statements only (not expressions) and remembers a file's imports per
+    version: imports in functions, classes, branches, handlers, with- and match-blocks are
+    all found, and a rewritten file is parsed again."""
+    from simlib.core.modclosure import imports_of
+
+    pkg = tmp_path / "npkg"
+    pkg.mkdir()
+    for name in ("__init__", "a", "b", "c", "d", "e", "f", "g"):
+        (pkg / f"{name}.py").write_text("")
+    main = pkg / "main.py"
+    main.write_text(textwrap.dedent("""
+        x = [i for i in range(3)]
+        def fn():
+            from . import a
+        class K:
+            def m(self):
+                if True:
+                    import npkg.b
+        try:
+            pass
+        except ImportError:
+            from .c import thing
+        with open(__file__):
+            for _ in ():
+                while False:
+                    from npkg import d
+        match x:
+            case [1, *_]:
+                import npkg.e as e
+    """))
+    found = imports_of(main, "npkg.main", pkg)
+    assert found == {"npkg", "npkg.a", "npkg.b", "npkg.c", "npkg.d", "npkg.e"}
+    main.write_text("from . import f\nimport npkg.g\n")
+    os.utime(main, ns=(main.stat().st_mtime_ns + 10**9,) * 2)
+    assert imports_of(main, "npkg.main", pkg) == {"npkg", "npkg.f", "npkg.g"}
