@@ -21,7 +21,7 @@ import numpy as np
 from simlib.core.seeding import check_rng
 from simlib.core.validate import check_int, check_real
 
-__all__ = ["estimate_with_error", "TimeVaryingBandwidth"]
+__all__ = ["estimate_with_error", "error_estimator", "TimeVaryingBandwidth"]
 
 
 def estimate_with_error(b, e: float, rng: np.random.Generator, *, floor: float = 1e6) -> np.ndarray:
@@ -34,6 +34,28 @@ def estimate_with_error(b, e: float, rng: np.random.Generator, *, floor: float =
     ``floor`` (bits/s, > 0, default 1 Mbps).  Entries with b == 0 (e.g. the
     zero diagonal of a link matrix) stay 0.
     """
+    arr = _bandwidths(b)
+    e = check_real("e", e, lo=0.0)
+    check_rng(rng)
+    floor = check_real("floor", floor, lo=0.0, lo_open=True)
+    return _perturb(arr, e, rng, floor)
+
+
+def error_estimator(b, e: float, rng: np.random.Generator, *, floor: float = 1e6) -> Callable[[np.ndarray], np.ndarray]:
+    """``estimate(ids)``: :func:`estimate_with_error` of ``b[ids]`` with fresh errors on every
+    call (bits/s), the arguments checked once here rather than on every call (a controller
+    asks at every scheduling round).  ``b``: 1-D array of true bandwidths (bits/s)."""
+    arr = _bandwidths(b)
+    if arr.ndim != 1:
+        raise ValueError(f"b must be a 1-D array of bandwidths, got shape {arr.shape}")
+    e = check_real("e", e, lo=0.0)
+    check_rng(rng)
+    floor = check_real("floor", floor, lo=0.0, lo_open=True)
+    return lambda ids: _perturb(arr[ids], e, rng, floor)
+
+
+def _bandwidths(b) -> np.ndarray:
+    """``b`` as a new float array, every element finite and >= 0 (bits/s), else ValueError."""
     try:
         arr = np.array(b, dtype=float)
     except (TypeError, ValueError):
@@ -43,9 +65,11 @@ def estimate_with_error(b, e: float, rng: np.random.Generator, *, floor: float =
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
         raise ValueError(f"b must have every element finite and in [0.0, inf); "
                          f"element {idx} is {arr[idx]!r}")
-    e = check_real("e", e, lo=0.0)
-    check_rng(rng)
-    floor = check_real("floor", floor, lo=0.0, lo_open=True)
+    return arr
+
+
+def _perturb(arr: np.ndarray, e: float, rng: np.random.Generator, floor: float) -> np.ndarray:
+    """arr + arr e x, x ~ U[-1, 1], positive entries floored at ``floor`` (arguments already checked)."""
     x = rng.uniform(-1.0, 1.0, size=arr.shape)
     est = arr + arr * e * x
     pos = arr > 0.0

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from simlib.papers.fmreduce.bandwidth import fmreduce_bandwidths
 from simlib.papers.selective_reduce.bandwidth import selective_reduce_bandwidths
 from simlib.papers.selmcast.bandwidth import selmcast_bandwidth_draw, selmcast_bandwidths
-from simlib.workloads.bandwidth import TimeVaryingBandwidth, estimate_with_error
+from simlib.workloads.bandwidth import TimeVaryingBandwidth, error_estimator, estimate_with_error
 from simlib.core.units import Gbps, Mbps
 
 
@@ -198,6 +198,27 @@ def test_estimate_with_error_validation():
     _raises_named(lambda: estimate_with_error([1e9], -0.1, rng()), "e")
     _raises_named(lambda: estimate_with_error([1e9], 0.1, rng(), floor=0.0), "floor")
     _raises_named(lambda: estimate_with_error([1e9], 0.1, 3), "rng")
+
+
+def test_error_estimator_draws_what_estimate_with_error_draws_for_each_id_set():
+    """The per-round estimator (arguments checked once) gives, call after call, the values of
+    estimate_with_error on the same ids from the same generator; e = 0 returns the truth."""
+    b = np.array([1e9, 2e9, 0.0, 5e8, 4e9])
+    calls = [np.array([0, 1]), np.array([4, 2, 3]), np.arange(5)]
+    est, ref_rng = error_estimator(b, 0.3, rng(21), floor=1e6), rng(21)
+    for ids in calls:
+        assert np.array_equal(est(ids), estimate_with_error(b[ids], 0.3, ref_rng, floor=1e6))
+    assert np.array_equal(error_estimator(b, 0.0, rng(1))(calls[1]), b[calls[1]])
+    assert error_estimator(b, 3.0, rng(2))(np.arange(5))[2] == 0.0        # b = 0 stays 0
+    assert error_estimator(b, 3.0, rng(2), floor=7e8)(np.array([0, 1, 3, 4])).min() >= 7e8
+
+
+def test_error_estimator_validation():
+    _raises_named(lambda: error_estimator([1e9, -1.0], 0.1, rng()), "b")
+    _raises_named(lambda: error_estimator([[1e9]], 0.1, rng()), "b")
+    _raises_named(lambda: error_estimator([1e9], -0.1, rng()), "e")
+    _raises_named(lambda: error_estimator([1e9], 0.1, rng(), floor=-1.0), "floor")
+    _raises_named(lambda: error_estimator([1e9], 0.1, "x"), "rng")
 
 
 # --------------------------------------------------------------------------- seed 004 §IV-C6

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simlib.papers.contract import ParamError, ScenarioBase, param
-from simlib.workloads.bandwidth import estimate_with_error
+from simlib.workloads.bandwidth import error_estimator, estimate_with_error
 from simlib.workloads.traces import OnlineECDF
 
 from .algorithms import BASE_RULES, TX_FORMS
@@ -69,7 +69,7 @@ def _bandwidth_estimator(bandwidth: np.ndarray, e: float, redraw: str, rng: np.r
         return bandwidth
     if redraw == "run":
         return estimate_with_error(bandwidth, e, rng)
-    return lambda ids: estimate_with_error(bandwidth[ids], e, rng)
+    return error_estimator(bandwidth, e, rng)
 
 
 def selective_controller(sr: SelectiveReduceParams, *, p: int, model_bits: float, alpha_s: float, trace,
