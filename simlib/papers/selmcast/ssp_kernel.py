@@ -41,7 +41,7 @@ from simlib.core.sharing import drain, flow_table, set_links, share_rates
 from simlib.core.tolerance import is_done
 from simlib.runtime.kernel_driver import DONE, NEED_DRAWS, NEED_SPACE, STALLED
 
-from .ssp_selection import Rules, Scratch, _algorithm2
+from .ssp_selection import Rules, _algorithm2, scratch
 
 COMPUTING, MULTICASTING, BLOCKED = 0, 1, 2
 GAP = 1 << 20       # spacing of strict-priority classes, so a new task can be slotted in between
@@ -426,7 +426,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     factive, frem, frate = fl.active, fl.rem, fl.rate
     prio = fl.task_cls
     nf = factive.shape[0]
-    out = Scratch(np.empty_like(x), np.empty(n, np.int64), np.empty(n))
+    out = scratch(n)
     order = out.order
     old = np.empty((n, n), np.int8)
     gl = np.empty(n, np.int64)
