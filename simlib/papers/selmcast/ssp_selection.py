@@ -88,8 +88,8 @@ class Scratch(NamedTuple):
     ``load`` (bits, sum_l v_lj y_lj), ``lratio`` (s, r_j / b_j^E), ``dl_min`` (s), ``xload``
     (bits, sum_l v_lj x_lj); per task i (n,) ``count`` (sum_j y_ij), ``s`` (bits, s_i); line 16's
     candidates ``cand`` (n,) int64 and their keys ``ckey`` (n,) (s); line 29's pairs in (L, j)
-    order ``pi``, ``pj`` and in processing order ``ci``, ``cj`` (n * n,) int64, with the
-    counting sort's buckets ``slot`` (n + 2,) int64 (grown if c_ij exceeds n)."""
+    order ``pi``, ``pj`` with their ``pc`` = c_ij, and in processing order ``ci``, ``cj`` (n * n,)
+    int64, with the counting sort's buckets ``slot`` (n + 2,) int64 (grown if c_ij exceeds n)."""
 
     y: np.ndarray
     order: np.ndarray
@@ -104,6 +104,7 @@ class Scratch(NamedTuple):
     ckey: np.ndarray
     pi: np.ndarray
     pj: np.ndarray
+    pc: np.ndarray
     ci: np.ndarray
     cj: np.ndarray
     slot: np.ndarray
@@ -115,7 +116,7 @@ def scratch(n):
     return Scratch(np.zeros((n, n), np.int8), np.zeros(n, np.int64), np.full(n, np.nan), np.zeros(n), np.zeros(n),
                    np.zeros(n), np.zeros(n), np.zeros(n, np.int64), np.zeros(n), np.zeros(n, np.int64), np.zeros(n),
                    np.zeros(n * n, np.int64), np.zeros(n * n, np.int64), np.zeros(n * n, np.int64),
-                   np.zeros(n * n, np.int64), np.zeros(n + 2, np.int64))
+                   np.zeros(n * n, np.int64), np.zeros(n * n, np.int64), np.zeros(n + 2, np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -148,7 +149,7 @@ def _algorithm2(kappa, plan, rules, out):
     other arrays are work space).  Returns |G|."""
     x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start = plan
     eta, l3, descending, line32_x, deadline_all = rules
-    y, order, deadline, load, lratio, dl_min, xload, count, s, cand, ckey, pi, pj, ci, cj, slot = out
+    y, order, deadline, load, lratio, dl_min, xload, count, s, cand, ckey, pi, pj, pc, ci, cj, slot = out
     n = x.shape[0]
     # ---- Initialization ------------------------------------------------------------------
     for j in range(n):                                  # 1: for each j in N \ {kappa}
@@ -174,12 +175,10 @@ def _algorithm2(kappa, plan, rules, out):
         cnt = 0
         keep = eta * v[i]
         for j in range(n):                              # 8: for (i, j) with x_ij = 1
-            if x[i, j] == 1 and (due[i, j] or vrem[i, j] < keep):  # 9
-                y[i, j] = 1                             # 10
-                load[j] += vrem[i, j]
-                cnt += 1
-            else:
-                y[i, j] = 0
+            kept = (x[i, j] == 1) & (due[i, j] | (vrem[i, j] < keep))  # 9 (branch-free: y_ij = 0 or 1)
+            y[i, j] = kept                              # 10
+            load[j] += vrem[i, j] if kept else 0.0      # (load_j >= 0: adding 0.0 changes no bit)
+            cnt += kept
         count[i] = cnt                                  # sum_j y_ij
     for a in range(m):                                  # 14: for each i in L
         i = order[a]
@@ -188,9 +187,8 @@ def _algorithm2(kappa, plan, rules, out):
             continue
         nc = 0
         for j in range(n):                              # 16: candidates {j : x_ij = 1} not yet chosen
-            if x[i, j] == 1 and y[i, j] == 0:
-                cand[nc] = j
-                nc += 1
+            cand[nc] = j
+            nc += (x[i, j] == 1) & (y[i, j] == 0)
         # 16: the q lightest loaded.  Choosing j changes only load_j, so the other candidates'
         # loads stay put while i chooses: the first q of a stable sort give the same picks as
         # choosing one at a time, ties to the lower worker id (SM62)
@@ -214,9 +212,10 @@ def _algorithm2(kappa, plan, rules, out):
         si = 0.0
         tr = 0.0
         for j in range(n):                              # 22: s_i via Eq. (9); 24-26: max r_j / b_j^E
-            if y[i, j] == 1:
-                si = max(si, vrem[i, j]) if l3 else si + vrem[i, j]
-                tr = max(tr, lratio[j])
+            on = y[i, j] == 1                           # (branch-free: off-plan pairs count as 0 bits,
+            vij = vrem[i, j] if on else 0.0             # which changes neither a max nor a sum of >= 0)
+            si = max(si, vij) if l3 else si + vij
+            tr = max(tr, lratio[j] if on else 0.0)
         s[i] = si
         deadline[i] = max(max(tau[i], si / b_in[i]), tr)  # 23-27
     for j in range(n):
@@ -242,21 +241,23 @@ def _algorithm2(kappa, plan, rules, out):
     for a in range(m):
         i = order[a]
         for j in range(n):
-            if x[i, j] == 1 and y[i, j] == 0:
-                pi[nC] = i
-                pj[nC] = j
-                nC += 1
-                cmax = max(cmax, c[i, j])
+            inc = (x[i, j] == 1) & (y[i, j] == 0)
+            cij = c[i, j]
+            pi[nC] = i
+            pj[nC] = j
+            pc[nC] = cij
+            nC += inc
+            cmax = max(cmax, cij if inc else 0)
     if cmax + 2 > slot.shape[0]:
         slot = np.zeros(cmax + 2, np.int64)
     for b in range(cmax + 2):
         slot[b] = 0
     for h in range(nC):
-        slot[cmax - c[pi[h], pj[h]] + 1] += 1
+        slot[cmax - pc[h] + 1] += 1
     for b in range(1, cmax + 2):
         slot[b] += slot[b - 1]
     for h in range(nC):
-        b = cmax - c[pi[h], pj[h]]
+        b = cmax - pc[h]
         ci[slot[b]] = pi[h]
         cj[slot[b]] = pj[h]
         slot[b] += 1
