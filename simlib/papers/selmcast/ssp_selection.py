@@ -30,7 +30,6 @@ import numpy as np
 from numba import njit
 
 from simlib.core import jitcache
-from simlib.core.sharing import stable_argsort
 from simlib.core.validate import check_choice, check_int, check_real
 
 __all__ = ["select_ssp", "Plan", "Rules", "Scratch", "scratch", "TASK_ORDERS", "LINE32_READINGS", "PARETO_DEADLINES"]
@@ -89,7 +88,8 @@ class Scratch(NamedTuple):
     (bits, sum_l v_lj x_lj); per task i (n,) ``count`` (sum_j y_ij), ``s`` (bits, s_i); line 16's
     candidates ``cand`` (n,) int64 and their keys ``ckey`` (n,) (s); line 29's pairs in (L, j)
     order ``pi``, ``pj`` with their ``pc`` = c_ij, and in processing order ``ci``, ``cj`` (n * n,)
-    int64, with the counting sort's buckets ``slot`` (n + 2,) int64 (grown if c_ij exceeds n)."""
+    int64, with the counting sort's buckets ``slot`` (n + 2,) int64 (a call with some c_ij > n
+    allocates larger ones)."""
 
     y: np.ndarray
     order: np.ndarray
@@ -342,5 +342,5 @@ def select_ssp(kappa: int, plan: Plan, *, eta: float = 0.75, layer: str = "L3",
     return out.order[:m], out.deadline
 
 
-# compiled code from core.sharing is frozen into this module's cache entries (simlib.core.jitcache)
+# a module this one imports may change compiled code (simlib.core.jitcache)
 jitcache.track(globals())
