@@ -86,8 +86,24 @@ def _crosses(table, f, link):
     return False
 
 
+@njit(cache=True, inline="always")
+def _single(table, f, resid, rates):
+    """Slot f is alone in its class: it gets the smallest capacity left on its links (floored at 0)
+    and takes it from each of them.  The water-filling of :func:`share_rates` gives the same, bit
+    for bit: each of f's (distinct) links has one flow, so its fair share is resid / 1 = resid."""
+    best = np.inf
+    for e in range(table.fstart[f], table.fend[f]):
+        r = table.resid[table.fidx[e]]
+        if r < best:
+            best = r
+    best = max(best, 0.0)
+    rates[f] = best
+    for e in range(table.fstart[f], table.fend[f]):
+        table.resid[table.fidx[e]] -= best
+
+
 @njit(cache=True)
-def share_rates(caps, table, active, prio, rates):
+def share_rates(caps, table, active, prio, rates, single=True):
     """Rates (bits/s) of the slots with ``active[f]``, into ``rates[f]`` (others untouched).
 
     ``caps``: (L,) link capacities (bits/s); ``prio``: (F,) int64 class per slot (lower
@@ -95,7 +111,10 @@ def share_rates(caps, table, active, prio, rates):
     max-min by water-filling: the link with the smallest fair share (capacity left /
     unfrozen flows; ties: the link the class reached first, in slot then link order)
     freezes its flows at that share, until every flow is frozen (decision N3).  Every
-    active slot must cross at least one link."""
+    active slot must cross at least one link, and each at most once (:func:`set_links`).
+    A class of a single flow (every class of SelMcast's strict priority on L3) takes the
+    shortcut :func:`_single`, which gives the same rates bit for bit; ``single=False``
+    sends it through the water-filling too (the tests compare the two)."""
     fidx, fstart, fend = table.fidx, table.fstart, table.fend
     resid, cnt, lmark, llist, act = table.resid, table.cnt, table.lmark, table.llist, table.act
     for l in range(caps.shape[0]):
@@ -117,6 +136,10 @@ def share_rates(caps, table, active, prio, rates):
         b = a + 1
         while b < m and keys[perm[b]] == keys[perm[a]]:
             b += 1
+        if single and b == a + 1:
+            _single(table, act[perm[a]], resid, rates)
+            a = b
+            continue
         nll = 0
         for q in range(a, b):                               # open the class's links
             f = act[perm[q]]

@@ -8,8 +8,9 @@ from simlib.core.sharing import drain, flow_table, set_links, share_rates
 from simlib.core.tolerance import ABS_TOL_BITS, REL_TOL, completion_tol, is_done
 
 
-def shared(caps, flow_links, prio, active=None, width=None):
-    """Rates of ``share_rates`` for flows given as link lists (inactive slots: NaN)."""
+def shared(caps, flow_links, prio, active=None, width=None, single=True):
+    """Rates of ``share_rates`` for flows given as link lists (inactive slots: NaN); ``single``:
+    classes of one flow take the shortcut (False: the water-filling)."""
     nf = len(flow_links)
     width = width or max(len(x) for x in flow_links)
     table = flow_table(nf, width, len(caps))
@@ -17,7 +18,7 @@ def shared(caps, flow_links, prio, active=None, width=None):
         set_links(table, f, np.asarray(links, np.int64), len(links))
     active = np.ones(nf, bool) if active is None else np.asarray(active)
     rates = np.full(nf, np.nan)
-    share_rates(np.asarray(caps, float), table, active, np.asarray(prio, np.int64), rates)
+    share_rates(np.asarray(caps, float), table, active, np.asarray(prio, np.int64), rates, single)
     return rates
 
 
@@ -43,6 +44,36 @@ def test_hand_case_priority_order_is_the_class_not_the_slot():
 def test_inactive_slots_are_left_alone():
     rates = shared([10.0], [[0], [0], [0]], [0, 0, 0], active=[True, False, True])
     assert rates[0] == rates[2] == 5.0 and np.isnan(rates[1])
+
+
+def test_hand_case_single_flow_classes_take_their_slowest_link_in_class_order():
+    # classes 2 < 3 < 7, one flow each: slot 1 (class 2) takes min(10, 9) = 9 of links 0 and 1;
+    # slot 2 (class 3) then finds 1 left on link 0 and 4 on link 2: 1; slot 0 (class 7) gets
+    # min(0 on link 0, 3 on link 2) = 0.  Both paths give these rates.
+    caps, links, prio = [10.0, 9.0, 4.0], [[0, 2], [0, 1], [2, 0]], [7, 2, 3]
+    for single in (True, False):
+        assert shared(caps, links, prio, single=single).tolist() == [0.0, 9.0, 1.0]
+
+
+@st.composite
+def single_flow_classes(draw):
+    """Tables where many classes hold one flow: distinct links per flow, real-valued capacities."""
+    n_links = draw(st.integers(1, 12))
+    caps = draw(st.lists(st.floats(1e-3, 1e11, allow_nan=False), min_size=n_links, max_size=n_links))
+    nf = draw(st.integers(1, 14))
+    links = [draw(st.permutations(range(n_links)))[:draw(st.integers(1, n_links))] for _ in range(nf)]
+    prio = draw(st.lists(st.integers(0, 20), min_size=nf, max_size=nf))
+    active = draw(st.lists(st.booleans(), min_size=nf, max_size=nf).filter(any))
+    return caps, links, prio, active
+
+
+@settings(max_examples=300, deadline=None)
+@given(single_flow_classes())
+def test_single_flow_shortcut_gives_the_water_filling_rates_bit_for_bit(inst):
+    caps, links, prio, active = inst
+    fast = shared(caps, links, prio, active, single=True)
+    slow = shared(caps, links, prio, active, single=False)
+    assert fast.tobytes() == slow.tobytes()
 
 
 @st.composite

@@ -41,7 +41,7 @@ from simlib.core.sharing import drain, flow_table, set_links, share_rates
 from simlib.core.tolerance import is_done
 from simlib.runtime.kernel_driver import DONE, NEED_DRAWS, NEED_SPACE, STALLED
 
-from .ssp_selection import Rules, Scratch, _algorithm2
+from .ssp_selection import Rules, _algorithm2, scratch
 
 COMPUTING, MULTICASTING, BLOCKED = 0, 1, 2
 GAP = 1 << 20       # spacing of strict-priority classes, so a new task can be slotted in between
@@ -122,23 +122,27 @@ def residual_tables(x: np.ndarray):
 
 
 @njit(cache=True)
-def mean_residual_at(x, surv, tail, a, out):
+def _mean_residual(x, surv, tail, ar):
+    """E[T - a | T > a] (s) at one elapsed time ``ar`` (s) from the tables of :func:`residual_tables`."""
     nn = x.shape[0]
+    if nn == 1:
+        return max(x[0] - ar, 0.0)
+    k = np.searchsorted(x, ar, side="right") - 1         # x_k <= a < x_k+1
+    if k < 0:
+        return (x[0] - ar) + tail[0]
+    if k >= nn - 1:
+        return 0.0
+    frac = (ar - x[k]) / (x[k + 1] - x[k])
+    s_a = surv[k] + frac * (surv[k + 1] - surv[k])
+    integral = (x[k + 1] - ar) * 0.5 * (s_a + surv[k + 1]) + tail[k + 1]
+    return integral / s_a if s_a > 0.0 else 0.0
+
+
+@njit(cache=True)
+def mean_residual_at(x, surv, tail, a, out):
+    """:func:`_mean_residual` at every elapsed time of ``a`` (s), into ``out`` (returned)."""
     for r in range(a.shape[0]):
-        ar = a[r]
-        if nn == 1:
-            out[r] = max(x[0] - ar, 0.0)
-            continue
-        k = np.searchsorted(x, ar, side="right") - 1     # x_k <= a < x_k+1
-        if k < 0:
-            out[r] = (x[0] - ar) + tail[0]
-        elif k >= nn - 1:
-            out[r] = 0.0
-        else:
-            frac = (ar - x[k]) / (x[k + 1] - x[k])
-            s_a = surv[k] + frac * (surv[k + 1] - surv[k])
-            integral = (x[k + 1] - ar) * 0.5 * (s_a + surv[k + 1]) + tail[k + 1]
-            out[r] = integral / s_a if s_a > 0.0 else 0.0
+        out[r] = _mean_residual(x, surv, tail, a[r])
     return out
 
 
@@ -156,8 +160,6 @@ def tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res
     """
     n = rounds.shape[0]
     low = rounds.min()
-    one = np.empty(1)
-    out = np.empty(1)
     resid = np.full(n, -1.0)            # lazily computed residual compute times
     for i in range(n):
         tau[i] = 0.0
@@ -177,8 +179,7 @@ def tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res
                 elif oracle:
                     resid[j] = comp_end[j] - t
                 else:
-                    one[0] = t - comp_start[j]
-                    resid[j] = mean_residual_at(res.x, res.surv, res.tail, one, out)[0]
+                    resid[j] = _mean_residual(res.x, res.surv, res.tail, t - comp_start[j])
             est = resid[j] + (m - 1) * res.mean + m * dbar
             if est > best:
                 best = est
@@ -426,7 +427,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     factive, frem, frate = fl.active, fl.rem, fl.rate
     prio = fl.task_cls
     nf = factive.shape[0]
-    out = Scratch(np.empty_like(x), np.empty(n, np.int64), np.empty(n))
+    out = scratch(n)
     order = out.order
     old = np.empty((n, n), np.int8)
     gl = np.empty(n, np.int64)
@@ -544,15 +545,16 @@ def run_loop(cfg, wk, plan, fl, log, cn):
                     in_g[kappa] = True
                 else:                                       # SelMcast: remaining volumes, tau, Algorithm 2
                     ng = 0
-                    for i in range(n):
+                    for i in range(n):                      # G, its remaining volumes and its plan
                         if in_g[i]:
-                            gl[ng] = i
-                            ng += 1
                             for j in range(n):
                                 if l3:
                                     vrem[i, j] = frem[i]
                                 elif factive[i * n + j]:
                                     vrem[i, j] = frem[i * n + j]
+                                old[ng, j] = x[i, j]
+                            gl[ng] = i
+                            ng += 1
                     state[kappa] = MULTICASTING
                     in_g[kappa] = True
                     if cfg.tau_mode == 2 or ssp < 0:
@@ -564,17 +566,20 @@ def run_loop(cfg, wk, plan, fl, log, cn):
                                       cfg.res, dbar, tau)
                     in_g[kappa] = False
                     plan.start[kappa] = t
-                    for q in range(ng):
-                        for j in range(n):
-                            old[q, j] = x[gl[q], j]
                     m = _algorithm2(kappa, plan, cfg.rules, out)
+                    nx = cn.nx[0]                           # ones in x, kept current: rows outside G
+                    for j in range(n):                      # are unchanged, kappa's was empty
+                        nx += x[kappa, j]
                     for q in range(ng):                     # preemption, row-major over G
                         i = gl[q]
+                        dropped = False
                         for j in range(n):
                             if old[q, j] > x[i, j]:
                                 if not l3 and not factive[i * n + j]:
                                     x[i, j] = 1             # delivered already: stays a receiver (SM67)
                                     continue
+                                nx -= 1
+                                dropped = True
                                 if not l3:
                                     factive[i * n + j] = False
                                     frate[i * n + j] = 0.0
@@ -584,12 +589,8 @@ def run_loop(cfg, wk, plan, fl, log, cn):
                                 log.drop_j[d] = j
                                 log.drop_t[d] = t
                                 cn.ndrop[0] = d + 1
-                                if l3:
-                                    _l3_links(n, x, i, table, lbuf)
-                    nx = 0
-                    for i in range(n):
-                        for j in range(n):
-                            nx += x[i, j]
+                        if l3 and dropped:                  # the flow leaves the dropped egresses
+                            _l3_links(n, x, i, table, lbuf)
                     cn.nx[0] = nx
                     if not l3:                              # every undelivered receiver dropped: done
                         for q in range(ng):

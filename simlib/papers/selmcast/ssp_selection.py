@@ -30,10 +30,9 @@ import numpy as np
 from numba import njit
 
 from simlib.core import jitcache
-from simlib.core.sharing import stable_argsort
 from simlib.core.validate import check_choice, check_int, check_real
 
-__all__ = ["select_ssp", "Plan", "Rules", "TASK_ORDERS", "LINE32_READINGS", "PARETO_DEADLINES"]
+__all__ = ["select_ssp", "Plan", "Rules", "Scratch", "scratch", "TASK_ORDERS", "LINE32_READINGS", "PARETO_DEADLINES"]
 
 #: Line 13 sorts tasks by tau non-decreasing ("pseudocode"); §III-C's text says non-increasing ("text").
 TASK_ORDERS = ("pseudocode", "text")
@@ -82,22 +81,75 @@ class Rules(NamedTuple):
 
 
 class Scratch(NamedTuple):
-    """Output and scratch arrays of :func:`_algorithm2`: ``y`` (n, n) int8, ``order`` (n,) int64
-    (G in processing order), ``deadline`` (n,) float (t_i, seconds)."""
+    """Output and work arrays of :func:`_algorithm2` for n workers (:func:`scratch` makes them), so
+    that a call allocates nothing.  Output: ``y`` (n, n) int8, ``order`` (n,) int64 (G in
+    processing order), ``deadline`` (n,) float (t_i, seconds).  Work: per receiver j (n,)
+    ``load`` (bits, sum_l v_lj y_lj), ``lratio`` (s, r_j / b_j^E), ``dl_min`` (s), ``xload``
+    (bits, sum_l v_lj x_lj); per task i (n,) ``count`` (sum_j y_ij), ``s`` (bits, s_i); line 16's
+    candidates ``cand`` (n,) int64 and their keys ``ckey`` (n,) (s); line 29's pairs in (L, j)
+    order ``pi``, ``pj`` with their ``pc`` = c_ij, and in processing order ``ci``, ``cj`` (n * n,)
+    int64, with the counting sort's buckets ``slot`` (n + 2,) int64 (a call with some c_ij > n
+    allocates larger ones)."""
 
     y: np.ndarray
     order: np.ndarray
     deadline: np.ndarray
+    load: np.ndarray
+    lratio: np.ndarray
+    dl_min: np.ndarray
+    xload: np.ndarray
+    count: np.ndarray
+    s: np.ndarray
+    cand: np.ndarray
+    ckey: np.ndarray
+    pi: np.ndarray
+    pj: np.ndarray
+    pc: np.ndarray
+    ci: np.ndarray
+    cj: np.ndarray
+    slot: np.ndarray
+
+
+@njit(cache=True)
+def scratch(n):
+    """A :class:`Scratch` for n workers (``deadline`` NaN); callable from compiled code and Python."""
+    return Scratch(np.zeros((n, n), np.int8), np.zeros(n, np.int64), np.full(n, np.nan), np.zeros(n), np.zeros(n),
+                   np.zeros(n), np.zeros(n), np.zeros(n, np.int64), np.zeros(n), np.zeros(n, np.int64), np.zeros(n),
+                   np.zeros(n * n, np.int64), np.zeros(n * n, np.int64), np.zeros(n * n, np.int64),
+                   np.zeros(n * n, np.int64), np.zeros(n * n, np.int64), np.zeros(n + 2, np.int64))
+
+
+@njit(cache=True, inline="always")
+def _lightest(cand, ckey, nc, q):
+    """Move the q lightest of ``cand[:nc]`` (keys ``ckey[:nc]``) to the front, lightest first,
+    ties to the earlier candidate: the first q of a stable sort (line 16, SM62), found by
+    inserting each candidate into the q kept so far (a heavier one is rejected in one test)."""
+    k = 0
+    for a in range(nc):
+        key = ckey[a]
+        j = cand[a]
+        if k == q:
+            if key >= ckey[q - 1]:
+                continue
+        else:
+            k += 1
+        b = k - 1
+        while b > 0 and ckey[b - 1] > key:
+            ckey[b] = ckey[b - 1]
+            cand[b] = cand[b - 1]
+            b -= 1
+        ckey[b] = key
+        cand[b] = j
 
 
 @njit(cache=True)
 def _algorithm2(kappa, plan, rules, out):
     """Algorithm 2 for ``kappa`` on ``plan`` (a :class:`Plan`, updated in place) read by ``rules``
-    (:class:`Rules`); the order of G and the deadlines go to ``out`` (:class:`Scratch`).
-    Returns |G|."""
+    (:class:`Rules`); the order of G and the deadlines go to ``out`` (:class:`Scratch`, whose
+    other arrays are work space).  Returns |G|."""
     x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start = plan
     eta, l3, descending, line32_x, deadline_all = rules
-    y, order, deadline = out
+    y, order, deadline, load, lratio, dl_min, xload, count, s, cand, ckey, pi, pj, pc, ci, cj, slot = out
     n = x.shape[0]
     # ---- Initialization ------------------------------------------------------------------
     for j in range(n):                                  # 1: for each j in N \ {kappa}
@@ -105,22 +157,7 @@ def _algorithm2(kappa, plan, rules, out):
             x[kappa, j] = 1                             # 2: x_kj <- 1
             vrem[kappa, j] = v[kappa]                   # 2: v_kj <- v_k (printed v_i; SM53)
     in_g[kappa] = True                                  # 4: G <- G u {kappa}
-    for i in range(n):                                  # 5-7: y <- 0 (rows outside G stay 0 in x)
-        if in_g[i]:
-            for j in range(n):
-                y[i, j] = 0
-    # ---- Basic selection ---------------------------------------------------------------
-    load = np.zeros(n)                                  # sum_l v_lj y_lj, kept current
-    count = np.zeros(n, np.int64)                       # sum_j y_ij
-    for i in range(n):                                  # 8: for (i, j) with x_ij = 1
-        if not in_g[i]:
-            continue
-        for j in range(n):
-            if x[i, j] == 1 and (due[i, j] or vrem[i, j] < eta * v[i]):  # 9
-                y[i, j] = 1                             # 10
-                load[j] += vrem[i, j]
-                count[i] += 1
-    m = 0                                               # 13: L <- G sorted by tau
+    m = 0                                               # 13: L <- G sorted by tau (insertion)
     for i in range(n):
         if in_g[i]:
             k = m
@@ -129,8 +166,20 @@ def _algorithm2(kappa, plan, rules, out):
                 k -= 1
             order[k] = i
             m += 1
-    cand = np.empty(n, np.int64)
-    ckey = np.empty(n)
+    # ---- Basic selection ---------------------------------------------------------------
+    for j in range(n):
+        load[j] = 0.0                                   # sum_l v_lj y_lj, kept current
+    for i in range(n):                                  # 5-7: y <- 0 (rows outside G stay 0 in x)
+        if not in_g[i]:                                 # (G in id order: the order load_j is summed in)
+            continue
+        cnt = 0
+        keep = eta * v[i]
+        for j in range(n):                              # 8: for (i, j) with x_ij = 1
+            kept = (x[i, j] == 1) & (due[i, j] | (vrem[i, j] < keep))  # 9 (branch-free: y_ij = 0 or 1)
+            y[i, j] = kept                              # 10
+            load[j] += vrem[i, j] if kept else 0.0      # (load_j >= 0: adding 0.0 changes no bit)
+            cnt += kept
+        count[i] = cnt                                  # sum_j y_ij
     for a in range(m):                                  # 14: for each i in L
         i = order[a]
         q = p[i] - count[i]                             # 15
@@ -138,46 +187,48 @@ def _algorithm2(kappa, plan, rules, out):
             continue
         nc = 0
         for j in range(n):                              # 16: candidates {j : x_ij = 1} not yet chosen
-            if x[i, j] == 1 and y[i, j] == 0:
-                cand[nc] = j
-                ckey[nc] = (vrem[i, j] + load[j]) / b_eg[j]
-                nc += 1
+            cand[nc] = j
+            nc += (x[i, j] == 1) & (y[i, j] == 0)
         # 16: the q lightest loaded.  Choosing j changes only load_j, so the other candidates'
-        # loads stay put while i chooses: a stable sort gives the same picks as choosing one at
-        # a time, ties to the lower worker id (SM62)
+        # loads stay put while i chooses: the first q of a stable sort give the same picks as
+        # choosing one at a time, ties to the lower worker id (SM62)
         if q < nc:
-            pick = stable_argsort(ckey[:nc])[:q]
+            for r in range(nc):
+                j = cand[r]
+                ckey[r] = (vrem[i, j] + load[j]) / b_eg[j]
+            _lightest(cand, ckey, nc, q)
         else:
-            pick = np.arange(nc)
-        for r in range(pick.shape[0]):
-            j = cand[pick[r]]
+            q = nc
+        for r in range(q):
+            j = cand[r]
             y[i, j] = 1                                 # 17-18
             load[j] += vrem[i, j]
             count[i] += 1
     # ---- Pareto improvement ------------------------------------------------------------
-    s = np.zeros(n)
-    lratio = np.empty(n)                                # r_j / b_j^E with r_j = sum_l v_lj y_lj (25-26)
-    for j in range(n):
+    for j in range(n):                                  # r_j / b_j^E with r_j = sum_l v_lj y_lj (25-26)
         lratio[j] = load[j] / b_eg[j]
     for a in range(m):                                  # 21: for each i in L
         i = order[a]
         si = 0.0
         tr = 0.0
         for j in range(n):                              # 22: s_i via Eq. (9); 24-26: max r_j / b_j^E
-            if y[i, j] == 1:
-                si = max(si, vrem[i, j]) if l3 else si + vrem[i, j]
-                tr = max(tr, lratio[j])
+            on = y[i, j] == 1                           # (branch-free: off-plan pairs count as 0 bits,
+            vij = vrem[i, j] if on else 0.0             # which changes neither a max nor a sum of >= 0)
+            si = max(si, vij) if l3 else si + vij
+            tr = max(tr, lratio[j] if on else 0.0)
         s[i] = si
         deadline[i] = max(max(tau[i], si / b_in[i]), tr)  # 23-27
-    dl_min = np.full(n, np.inf)                         # min deadline of tasks with y_lj = 1 ("all" only)
+    for j in range(n):
+        dl_min[j] = np.inf                              # min deadline of tasks with y_lj = 1 ("all" only)
     if deadline_all:
         for a in range(m):
             i = order[a]
             for j in range(n):
                 if y[i, j] == 1 and deadline[i] < dl_min[j]:
                     dl_min[j] = deadline[i]
-    xload = np.zeros(n)                                 # sum_l v_lj x_lj (line 32 as printed)
-    if line32_x:
+    if line32_x:                                        # sum_l v_lj x_lj (line 32 as printed)
+        for j in range(n):
+            xload[j] = 0.0
         for i in range(n):
             if in_g[i]:
                 for j in range(n):
@@ -185,27 +236,28 @@ def _algorithm2(kappa, plan, rules, out):
                         xload[j] += vrem[i, j]
     # 29: C <- {(i, j): x_ij = 1, y_ij = 0}, collected in (L, j) order, then put in
     # non-increasing c_ij by a stable counting sort (ties: L order of i, then j; SM62)
-    pi = np.empty(m * n, np.int64)
-    pj = np.empty(m * n, np.int64)
     nC = 0
     cmax = 0
     for a in range(m):
         i = order[a]
         for j in range(n):
-            if x[i, j] == 1 and y[i, j] == 0:
-                pi[nC] = i
-                pj[nC] = j
-                nC += 1
-                cmax = max(cmax, c[i, j])
-    slot = np.zeros(cmax + 2, np.int64)
+            inc = (x[i, j] == 1) & (y[i, j] == 0)
+            cij = c[i, j]
+            pi[nC] = i
+            pj[nC] = j
+            pc[nC] = cij
+            nC += inc
+            cmax = max(cmax, cij if inc else 0)
+    if cmax + 2 > slot.shape[0]:
+        slot = np.zeros(cmax + 2, np.int64)
+    for b in range(cmax + 2):
+        slot[b] = 0
     for h in range(nC):
-        slot[cmax - c[pi[h], pj[h]] + 1] += 1
+        slot[cmax - pc[h] + 1] += 1
     for b in range(1, cmax + 2):
         slot[b] += slot[b - 1]
-    ci = np.empty(nC, np.int64)
-    cj = np.empty(nC, np.int64)
     for h in range(nC):
-        b = cmax - c[pi[h], pj[h]]
+        b = cmax - pc[h]
         ci[slot[b]] = pi[h]
         cj[slot[b]] = pj[h]
         slot[b] += 1
@@ -223,10 +275,10 @@ def _algorithm2(kappa, plan, rules, out):
             s[i] = si
             if deadline[i] < dl_min[j]:
                 dl_min[j] = deadline[i]
-    for i in range(n):                                  # 37-39: x <- y
-        if in_g[i]:
-            for j in range(n):
-                x[i, j] = y[i, j]
+    for a in range(m):                                  # 37-39: x <- y
+        i = order[a]
+        for j in range(n):
+            x[i, j] = y[i, j]
     return m
 
 
@@ -284,11 +336,11 @@ def select_ssp(kappa: int, plan: Plan, *, eta: float = 0.75, layer: str = "L3",
             raise ValueError("b_in and b_eg must be > 0 bits/s")
         if np.any(p < 1) or np.any(p > n - 1):
             raise ValueError(f"p must be in [1, {n - 1}]")
-    out = Scratch(np.empty_like(x), np.empty(n, np.int64), np.full(n, np.nan))
+    out = scratch(n)
     rules = Rules(float(eta), layer == "L3", task_order == "text", line32 == "x", pareto_deadline == "all")
     m = _algorithm2(kappa, plan, rules, out)
     return out.order[:m], out.deadline
 
 
-# compiled code from core.sharing is frozen into this module's cache entries (simlib.core.jitcache)
+# a module this one imports may change compiled code (simlib.core.jitcache)
 jitcache.track(globals())

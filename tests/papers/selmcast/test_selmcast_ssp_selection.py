@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from simlib.papers.selmcast.ssp_selection import Plan, select_ssp
+from simlib.papers.selmcast.ssp_selection import Plan, _lightest, select_ssp
 
 
 def state(n=4, b_eg=(1.0, 1.0, 1.0, 0.5), vrem0=0.9, p=1):
@@ -165,3 +165,24 @@ def test_stable_argsort_is_numpys_stable_argsort(keys, as_float):
 
     k = np.array(keys, dtype=float if as_float else np.int64)
     assert stable_argsort(k).tolist() == np.argsort(k, kind="stable").tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=40), st.data())
+def test_line16_picks_are_the_first_q_of_a_stable_sort(keys, data):
+    """Line 16's q lightest candidates (SM62): numpy's stable sort, ties to the earlier candidate
+    (few distinct keys, so ties are common)."""
+    nc = len(keys)
+    q = data.draw(st.integers(1, nc))
+    cand = np.array(sorted(data.draw(st.sets(st.integers(0, 99), min_size=nc, max_size=nc))), np.int64)
+    ckey = np.array(keys, float)
+    want = cand[np.argsort(ckey, kind="stable")[:q]]
+    _lightest(cand, ckey, nc, q)
+    assert cand[:q].tolist() == want.tolist()
+
+
+def test_line16_hand_case():
+    # keys 3, 1, 2, 1, 0 for candidates 10..14: the 3 lightest are 14 (0), 11 (1) and 13 (1, later)
+    cand = np.arange(10, 15)
+    _lightest(cand, np.array([3.0, 1.0, 2.0, 1.0, 0.0]), 5, 3)
+    assert cand[:3].tolist() == [14, 11, 13]
