@@ -71,17 +71,14 @@ INC_LIMITS = (0.25, 0.25, 0.15)
 LV_MAX_SOLVES = 2
 
 
-# The incremental engine's kernels as Python calls them: through a flowstate.Handle (one pointer)
-# instead of the bundles' arrays, which numba would unbox one by one on every call (flowstate.py).
+# The incremental engine's kernels as Python calls them at every event: through a flowstate.Handle
+# (one pointer, ~2 us a call) instead of the bundles' arrays, which numba unboxes one by one on every
+# call (~0.2 us each, flowstate.py).  Calls that pass fewer than about ten arrays (adjacency insert,
+# the projections' next time) keep the plain tuples: cheaper.
 @njit(cache=True)
 def _k_levels_next_time(h, now):
     st = h.state
     return lv.next_time(st.flows, st.links, st.adj, st.counters, now)
-
-
-@njit(cache=True)
-def _k_next_time(h, n_slots):
-    return inc.next_time(h.state.proj, n_slots)
 
 
 @njit(cache=True)
@@ -104,11 +101,6 @@ def _k_solve_incremental(h, cfg, opened, pend, max_flows, now):
 @njit(cache=True)
 def _k_solve_full(h, cfg, n_slots, now):
     return inc.solve_full(h.state, cfg, n_slots, now)
-
-
-@njit(cache=True)
-def _k_adj_insert(h, fidx, a, b, slot):
-    return inc.adj_insert(h.state.adj, fidx, a, b, slot)
 
 
 @njit(cache=True)
@@ -462,7 +454,7 @@ class FlowNetwork:
             t = _k_levels_next_time(self._handle(), self.now)
             return max(float(t), self.now)
         if self._inc:
-            t = _k_next_time(self._handle(), self._n_slots)
+            t = inc.next_time(self._bundles().proj, self._n_slots)
             return max(float(t), self.now)
         n = self._n_slots
         return self.now + _min_time_left(self._remaining, self._volume, self._rate, self._alive, n)
@@ -774,7 +766,7 @@ class FlowNetwork:
         self._kb = None
 
     def _adj_add(self, slot: int) -> None:
-        if not _k_adj_insert(self._handle(), self._fidx, self._fstart[slot], self._fend[slot], slot):
+        if not inc.adj_insert(self._bundles().adj, self._fidx, self._fstart[slot], self._fend[slot], slot):
             self._adj_rebuild()  # the slot is alive already, so the rebuild includes it
 
     def _blocks_alloc(self) -> None:
