@@ -51,8 +51,8 @@ from simlib.core import incremental as inc
 from simlib.core import jitcache
 from simlib.core import levels as lv
 from simlib.core.events import Simulator, Timer
-from simlib.core.flowstate import (Adjacency, Config, Counters, Flows, Handle, Links, Output, Projections, Scratch, State,
-                                   make_handle)
+from simlib.core.flowstate import (Adjacency, Config, Counters, Flows, Handle, Links, Output, Projections, Scratch,
+                                   State, make_handle)
 from simlib.core.maxmin import SCAN_MAX_LINKS, allocate_rates
 from simlib.core.sharing import drain as _drain
 from simlib.core.tolerance import is_done
@@ -651,8 +651,7 @@ class FlowNetwork:
         if self._n_alive == 0:
             return []
         if self._inc:
-            slots = _k_collect_and_retire(self._handle(), self.now, self._lv,
-                                           self._n_slots)
+            slots = _k_collect_and_retire(self._handle(), self.now, self._lv, self._n_slots)
         else:
             slots = _completed_slots(self._remaining, self._volume, self._rate, self._alive, self._n_slots)
         done = []
@@ -813,8 +812,7 @@ class FlowNetwork:
         max_pend, max_open, max_affected = self._inc_limits
         if ns < 0 and len(pend) <= self._n_alive * max_pend and len(opened) <= max(self.n_links * max_open, 2):
             max_flows = self._n_alive + 1 if max_affected >= 1 else max(int(self._n_alive * max_affected), 16)
-            ns = _k_solve_incremental(h, cfg, opened_links, np.array(pend, dtype=np.int64),
-                                       max_flows, self.now)
+            ns = _k_solve_incremental(h, cfg, opened_links, np.array(pend, dtype=np.int64), max_flows, self.now)
         if ns < 0:
             ns = _k_solve_full(h, cfg, self._n_slots, self.now)
         self.recomputed_flows.append(int(ns))
