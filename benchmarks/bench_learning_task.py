@@ -33,9 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from simlib.training.calibration import lockstep_log, updates_to_targets  # noqa: E402
 from simlib.training.learning import MNIST1D_REFERENCE, load_problem  # noqa: E402
-from simlib.training.replay import replay  # noqa: E402
+from simlib.training.replay import Numerics, replay  # noqa: E402
 
-TASK = dict(model="mlp-relu", lr=0.5, batch_size=32, dtype="float32")
+TASK = dict(model="mlp-relu", lr=0.5, batch_size=32, numerics=Numerics(dtype="float32"))
 
 
 def accuracy(steps: int) -> None:
@@ -94,7 +94,8 @@ def speed(repeats: int) -> None:
             ts = []
             for _ in range(repeats):
                 t = time.process_time()
-                replay(log, prob, model="mlp-relu", lr=TASK["lr"], eval_every_s=ev, data="sharded", dtype=dtype)
+                replay(log, prob, model="mlp-relu", lr=TASK["lr"], eval_every_s=ev, data="sharded",
+                       numerics=Numerics(dtype=dtype))
                 ts.append(time.process_time() - t)
             print(f"   {name:30s} {dtype}: {statistics.median(ts):5.2f} s "
                   f"({sum(map(len, log.compute_end))} local steps, {len(log.syncs)} syncs)", flush=True)

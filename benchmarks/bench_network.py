@@ -21,8 +21,11 @@ re-rates per rate update (median and mean, against the active flows the
 full engine re-solves every time) and how its updates went (level propagations,
 links they solved, bottleneck moves; decision N9, fifth round).
 
+Before them, ``--stepped`` completions of a network stepped one event at a time from Python
+(a cluster's event loop drives it so; process CPU time, median of ``--repeats``).
+
     python benchmarks/bench_network.py [--hosts 200] [--flows 10000,50000] [--repeats 3]
-                                       [--engines incremental,full,simgrid]
+                                       [--engines incremental,full,simgrid] [--stepped 6000]
 """
 from __future__ import annotations
 
@@ -128,12 +131,46 @@ def bench_instance(hosts: int, n_flows: int, repeats: int, seed: int, engines: l
     return res
 
 
+def run_stepped(hosts: int, events: int, seed: int, initial: int = 2000) -> float:
+    """CPU seconds of ``events`` completions of a network stepped one event at a time from Python
+    (``next_completion_time`` / ``advance_to``, a new flow after each completion, as a cluster's
+    event loop drives it): ``initial`` unicast flows of 1-100 MB on a big switch of ``hosts``."""
+    rng = np.random.default_rng(seed)
+    up, down = rng.uniform(1, 20, hosts) * Gbps, rng.uniform(1, 20, hosts) * Gbps
+    topo = BigSwitch(up, down)
+    net = FlowNetwork(topo.capacities)
+
+    def add():
+        s = int(rng.integers(hosts))
+        net.add_flow(topo.unicast(s, (s + int(rng.integers(1, hosts))) % hosts), float(rng.uniform(1, 100) * MB))
+
+    for _ in range(initial):
+        add()
+    c0 = time.process_time()
+    done = 0
+    while done < events:
+        finished = net.advance_to(net.next_completion_time())
+        done += len(finished)
+        for _ in finished:
+            add()
+    return time.process_time() - c0
+
+
+def bench_stepped(hosts: int, events: int, repeats: int, seed: int) -> None:
+    cpus = [run_stepped(hosts, events, seed + k) for k in range(repeats)]
+    print(f"\nstepped from Python: {hosts} hosts, 2000 flows, {events} completions (a new flow after each)\n"
+          f"simlib incremental: median {_med(cpus):7.2f} s CPU ({_runs(cpus)}), "
+          f"{1e6 * _med(cpus) / events:.0f} us per completion")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hosts", type=int, default=200)
     ap.add_argument("--flows", default="10000,50000", help="comma-separated flow counts, one instance each")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--stepped", type=int, default=6000, metavar="EVENTS",
+                    help="completions of the network stepped one event at a time from Python (0: skip)")
     ap.add_argument("--engines", default="incremental,full,simgrid",
                     help="comma-separated subset of incremental, full (the previous engine), simgrid")
     args = ap.parse_args(argv)
@@ -144,10 +181,13 @@ def main(argv=None) -> int:
         counts = [int(x) for x in args.flows.split(",")]
     except ValueError:
         ap.error(f"--flows must be comma-separated integers >= 1, got {args.flows!r}")
-    if args.hosts < 2 or min(counts) < 1 or args.repeats < 1:
-        ap.error("--hosts must be >= 2, --flows >= 1, --repeats >= 1")
+    if args.hosts < 2 or min(counts) < 1 or args.repeats < 1 or args.stepped < 0:
+        ap.error("--hosts must be >= 2, --flows >= 1, --repeats >= 1, --stepped >= 0")
     for engine in ("incremental", "full"):  # compile numba kernels outside the timing
         run_simlib(*workload(10, 50, 1), engine)
+    if args.stepped:
+        run_stepped(args.hosts, 50, args.seed, initial=50)   # warm-up
+        bench_stepped(args.hosts, args.stepped, args.repeats, args.seed)
     for n in counts:
         bench_instance(args.hosts, n, args.repeats, args.seed, engines)
     return 0

@@ -26,8 +26,8 @@ seconds):
   colour and marker.
 
 Sweeps: :func:`expand_grid` (a grid of settings), :func:`run_sweep` (settings x
-trials -> a tidy DataFrame; serial, processes or Dask; optional per-trial
-cache), :func:`run_scenarios` (a grid of :class:`Scenario` runs, cached in the
+trials -> a tidy DataFrame; serial, processes or Dask, chosen by an :class:`Executor`;
+optional per-trial cache), :func:`run_scenarios` (a grid of :class:`Scenario` runs, cached in the
 user's cache and written as CSV to a run folder, see :mod:`simlib.core.paths`).
 The claims ledger: :func:`load_ledger`, :func:`summarize_ledger`.
 """
@@ -57,6 +57,7 @@ _EXPORTS = {
     # sweeps
     "expand_grid": ("simlib.pipeline.sweep", "expand_grid"),
     "run_sweep": ("simlib.pipeline.sweep", "run_sweep"),
+    "Executor": ("simlib.pipeline.sweep", "Executor"),
     "run_scenarios": ("simlib.pipeline.runs", "run_scenarios"),
     # the claims ledger
     "load_ledger": ("simlib.pipeline.claims", "load_ledger"),

@@ -15,6 +15,8 @@ as a plain tuple (measured on numba 0.68.1: 4.9 vs 2.4 us per call for
 for a network driven event by event.  Each kernel that Python calls re-wraps
 its arguments (``fl = Flows(*fl)``, :func:`as_state`), free in compiled code and
 a no-op for a bundle that is a NamedTuple already; inside, fields are read by name.
+The kernels Python calls at every event take a :class:`Handle` instead, the whole
+:class:`State` behind one pointer (see the end of this module).
 
 Every array is 1-D and C-contiguous; "per slot" arrays are indexed by flow
 slot, "per link" arrays by link id.  Units: bits, bits/s, seconds.
@@ -24,9 +26,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, typeof, types
+from numba.experimental import structref
 
-__all__ = ["Flows", "Links", "Adjacency", "Projections", "Scratch", "Counters", "Config", "State", "Output", "as_state"]
+__all__ = ["Flows", "Links", "Adjacency", "Projections", "Scratch", "Counters", "Config", "State", "Output", "as_state",
+           "DTYPES", "Handle", "make_handle"]
 
 
 class Flows(NamedTuple):
@@ -131,3 +135,60 @@ def as_state(st):
     """``st`` (a :class:`State`, or plain tuples in its field order) as a :class:`State` of NamedTuples."""
     return State(Flows(*st[0]), Links(*st[1]), Adjacency(*st[2]), Projections(*st[3]), Scratch(*st[4]),
                  Counters(*st[5]))
+
+
+# ------------------------------------------------------------------ a handle for Python callers
+# numba types and unboxes every array of a tuple argument on every call from Python (~0.18 us per
+# array on numba 0.68.1, so ~5 us for the 29 arrays of lv.next_time's bundles), while a StructRef
+# crosses the boundary as one pointer (~2 us whatever it holds).  A network stepped one event at a
+# time from Python makes about four such calls per event, so it keeps its State in a Handle, built
+# once per change of its arrays, and calls its kernels through the one-line adapters of
+# simlib.core.network that read ``h.state``.
+
+#: dtype of every array of :class:`State`, field by field (all 1-D, C-contiguous).
+DTYPES = {
+    Flows: dict(fstart=np.int64, fend=np.int64, fidx=np.int64, alive=np.bool_, volume=np.float64,
+                remaining=np.float64, rate=np.float64, tupd=np.float64, prio=np.int64, bl=np.int64,
+                tag=np.float64, has_cb=np.bool_),
+    Links: dict(cap=np.float64, load=np.float64, lam=np.float64, nb=np.int64, vt=np.float64, tv=np.float64,
+                mz=np.float64, mt=np.float64, gdirty=np.bool_),
+    Adjacency: dict(loff=np.int64, lcnt=np.int64, lcap=np.int64, ladj=np.int64, lpart=np.int64, lbl=np.int64),
+    Projections: dict(tz=np.float64, tt=np.float64, bz=np.float64, bt=np.float64, bdirty=np.bool_),
+    Scratch: dict(is_open=np.bool_, queued=np.bool_, mark=np.bool_, resid=np.float64, sold=np.float64,
+                  snew=np.float64, smax=np.float64, lamn=np.float64, lstate=np.int8, in_s=np.bool_,
+                  nrate=np.float64, nbl=np.int64),
+    Counters: dict(stats=np.int64, nol=np.int64),
+}
+
+
+@structref.register
+class HandleType(types.StructRef):
+    """numba type of :class:`Handle`: one member, ``state`` (a :class:`State` of NamedTuples)."""
+
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(t)) for name, t in fields)
+
+
+class Handle(structref.StructRefProxy):
+    """A :class:`State` behind one pointer, for kernels called from Python (see above);
+    build it with :func:`make_handle`."""
+
+
+structref.define_boxing(HandleType, Handle)
+
+_STATE_TYPE = typeof(State(*(bundle(**{f: np.zeros(1, dt) for f, dt in DTYPES[bundle].items()})
+                              for bundle in (Flows, Links, Adjacency, Projections, Scratch, Counters))))
+_HANDLE_TYPE = HandleType([("state", _STATE_TYPE)])
+
+
+@njit(cache=True)
+def _new_handle(st):
+    h = structref.new(_HANDLE_TYPE)
+    h.state = as_state(st)
+    return h
+
+
+def make_handle(st) -> Handle:
+    """A :class:`Handle` on the arrays of ``st`` (a :class:`State`, or plain tuples in its field
+    order, with the :data:`DTYPES`); the kernels change those arrays in place."""
+    return _new_handle(st)

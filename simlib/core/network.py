@@ -51,7 +51,8 @@ from simlib.core import incremental as inc
 from simlib.core import jitcache
 from simlib.core import levels as lv
 from simlib.core.events import Simulator, Timer
-from simlib.core.flowstate import Adjacency, Config, Counters, Flows, Links, Output, Projections, Scratch, State
+from simlib.core.flowstate import (Adjacency, Config, Counters, Flows, Handle, Links, Output, Projections, Scratch,
+                                   State, make_handle)
 from simlib.core.maxmin import SCAN_MAX_LINKS, allocate_rates
 from simlib.core.sharing import drain as _drain
 from simlib.core.tolerance import is_done
@@ -68,6 +69,44 @@ INC_LIMITS = (0.25, 0.25, 0.15)
 # Levels mode (N9, fifth round): a propagation that solves more than this many links
 # per link of the network gives up (everything restored) for the flow-level solve.
 LV_MAX_SOLVES = 2
+
+
+# The incremental engine's kernels as Python calls them at every event: through a flowstate.Handle
+# (one pointer, ~2 us a call) instead of the bundles' arrays, which numba unboxes one by one on every
+# call (~0.2 us each, flowstate.py).  Calls that pass fewer than about ten arrays (adjacency insert,
+# the projections' next time) keep the plain tuples: cheaper.
+@njit(cache=True)
+def _k_levels_next_time(h, now):
+    st = h.state
+    return lv.next_time(st.flows, st.links, st.adj, st.counters, now)
+
+
+@njit(cache=True)
+def _k_collect_and_retire(h, t, levels, n_slots):
+    st = h.state
+    return inc.collect_and_retire(t, st.flows, st.links, st.adj, st.proj, st.counters, levels, n_slots)
+
+
+@njit(cache=True)
+def _k_propagate(h, opened, now, max_pops, work):
+    st = h.state
+    return lv.propagate(st.flows, st.links, st.adj, opened, now, st.scratch.lstate, max_pops, work)
+
+
+@njit(cache=True)
+def _k_solve_incremental(h, cfg, opened, pend, max_flows, now):
+    return inc.solve_incremental(h.state, cfg, opened, pend, max_flows, now)
+
+
+@njit(cache=True)
+def _k_solve_full(h, cfg, n_slots, now):
+    return inc.solve_full(h.state, cfg, n_slots, now)
+
+
+@njit(cache=True)
+def _k_settle(h, slots, new_rate, force, now):
+    st = h.state
+    inc.settle(slots, new_rate, force, now, st.flows, st.proj)
 
 
 @njit(cache=True)
@@ -215,6 +254,7 @@ class FlowNetwork:
         # succeeded / gave up, links they solved, adjacency entries they read, bottlenecks they moved
         self.solver_stats = np.zeros(8, dtype=np.int64)
         self._kb: State | None = None   # the kernels' argument bundles (_bundles)
+        self._kh: Handle | None = None   # ... behind one pointer (_handle)
         self._kb_state: tuple = ()
         self._kcfg_key: tuple = ()      # ... and the Config (_kconfig)
         self._kcfg: tuple = ()
@@ -283,8 +323,7 @@ class FlowNetwork:
             self._bl[slot] = -1
             self._tag[slot] = volume  # without a bottleneck, the tag is the remaining bits
             if not self._lv:
-                kb = self._bundles()
-                inc.settle(np.array([slot]), np.zeros(1), True, self.now, kb.flows, kb.proj)
+                _k_settle(self._handle(), np.array([slot]), np.zeros(1), True, self.now)
             self._adj_add(slot)
             self._pend_flows.append(flow)
             self._open.update(links)
@@ -412,8 +451,7 @@ class FlowNetwork:
         if self._n_alive == 0:
             return math.inf
         if self._lv:
-            kb = self._bundles()
-            t = lv.next_time(kb.flows, kb.links, kb.adj, kb.counters, self.now)
+            t = _k_levels_next_time(self._handle(), self.now)
             return max(float(t), self.now)
         if self._inc:
             t = inc.next_time(self._bundles().proj, self._n_slots)
@@ -613,9 +651,7 @@ class FlowNetwork:
         if self._n_alive == 0:
             return []
         if self._inc:
-            kb = self._bundles()
-            slots = inc.collect_and_retire(self.now, kb.flows, kb.links, kb.adj, kb.proj, kb.counters, self._lv,
-                                           self._n_slots)
+            slots = _k_collect_and_retire(self._handle(), self.now, self._lv, self._n_slots)
         else:
             slots = _completed_slots(self._remaining, self._volume, self._rate, self._alive, self._n_slots)
         done = []
@@ -690,7 +726,17 @@ class FlowNetwork:
                 counters=Counters(self.solver_stats, self._nol))
             self._kb = State(*(tuple(bundle) for bundle in kb))
             self._kb_state = tuple(self._kb)
+            self._kh = None
         return self._kb
+
+    def _handle(self) -> Handle:
+        """:meth:`_bundles` behind one pointer (a :class:`~simlib.core.flowstate.Handle`), for the
+        kernels Python calls at every event (the ``_k_*`` adapters); rebuilt with the bundles."""
+        if self._kb is None:
+            self._bundles()
+        if self._kh is None:
+            self._kh = make_handle(self._kb_state)
+        return self._kh
 
     def _state_bundle(self) -> tuple:
         """:meth:`_bundles` as one plain tuple (a :class:`~simlib.core.flowstate.State`)."""
@@ -757,20 +803,18 @@ class FlowNetwork:
         if self._n_alive == 0:
             return
         self.recomputations += 1
-        kb, cfg = self._bundles(), self._kconfig()
+        h, cfg = self._handle(), self._kconfig()
         opened_links = np.fromiter(opened, dtype=np.int64, count=len(opened))
         ns = -1
         if self._lv and not pend:
-            ns = lv.propagate(kb.flows, kb.links, kb.adj, opened_links, self.now, self._lstate, self._lv_max_pops,
-                              self.solver_stats[5:8])
+            ns = _k_propagate(h, opened_links, self.now, self._lv_max_pops, self.solver_stats[5:8])
             self.solver_stats[3 if ns >= 0 else 4] += 1
         max_pend, max_open, max_affected = self._inc_limits
         if ns < 0 and len(pend) <= self._n_alive * max_pend and len(opened) <= max(self.n_links * max_open, 2):
             max_flows = self._n_alive + 1 if max_affected >= 1 else max(int(self._n_alive * max_affected), 16)
-            ns = inc.solve_incremental(self._state_bundle(), cfg, opened_links, np.array(pend, dtype=np.int64),
-                                       max_flows, self.now)
+            ns = _k_solve_incremental(h, cfg, opened_links, np.array(pend, dtype=np.int64), max_flows, self.now)
         if ns < 0:
-            ns = inc.solve_full(self._state_bundle(), cfg, self._n_slots, self.now)
+            ns = _k_solve_full(h, cfg, self._n_slots, self.now)
         self.recomputed_flows.append(int(ns))
 
     def _touch(self) -> None:

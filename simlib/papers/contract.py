@@ -147,24 +147,30 @@ def _field(default, spec: ParamSpec) -> dataclasses.Field:
     return dataclasses.field(default=default, metadata={_KEY: spec})
 
 
-def param(default, *, help: str, kind: str | None = None, unit: str = "", lo=None, hi=None,
-          lo_open: bool = False, hi_open: bool = False, choices=None, quick=MISSING,
-          flag: str | None = None, none_means: str | None = None, words=(), check: Callable | None = None,
-          allowed: str | None = None) -> dataclasses.Field:
+def param(default, *, help: str, kind: str | None = None, **spec) -> dataclasses.Field:
     """A dataclass field carrying its :class:`ParamSpec`.
 
     ``kind`` defaults to the type of ``default`` (``int``, ``float``, ``str``,
-    ``bool``); give it when the default is ``None``.  Example::
+    ``bool``); give it when the default is ``None``.  ``spec`` are the other fields
+    of :class:`ParamSpec` by name (``unit``, ``lo``, ``hi``, ``lo_open``, ``hi_open``,
+    ``choices``, ``quick``, ``flag``, ``none_means``, ``words``, ``check``,
+    ``allowed``; a list parameter is declared with :func:`param_list`).  Example::
 
         n: int = param(60, lo=2, hi=10_000, help="workers", quick=12)
     """
+    unknown = sorted(set(spec) - _PARAM_FIELDS)
+    if unknown:
+        raise TypeError(f"param() got unexpected keyword argument(s) {unknown}; "
+                        f"allowed: help, kind, {', '.join(sorted(_PARAM_FIELDS))}")
     if kind is None:
         if default is None:
             raise ValueError("kind must be given when the default is None")
         kind = _kind_of(default)
-    return _field(default, ParamSpec(kind=kind, help=help, unit=unit, lo=lo, hi=hi, lo_open=lo_open,
-                                     hi_open=hi_open, choices=choices, quick=quick, flag=flag,
-                                     none_means=none_means, words=words, check=check, allowed=allowed))
+    return _field(default, ParamSpec(kind=kind, help=help, **spec))
+
+
+#: The :class:`ParamSpec` fields :func:`param` takes as keywords besides ``help`` and ``kind``.
+_PARAM_FIELDS = frozenset(f.name for f in dataclasses.fields(ParamSpec)) - {"kind", "help", "item", "min_len"}
 
 
 def _field_spec(cls, name: str) -> tuple[Any, ParamSpec]:

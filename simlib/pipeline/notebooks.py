@@ -68,6 +68,7 @@ from pathlib import Path
 
 from simlib.pipeline import paths, timing
 from simlib.core.paths import REPO_ROOT as ROOT
+from simlib.core.validate import check_real
 from simlib.papers.cli_gen import num_arg
 
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -78,6 +79,23 @@ NOTEBOOK_GLOB = "[0-9]*.py"
 #: Recorded times: of publishing runs under ``<root>/data/results/``, of quick runs in the build folder.
 TIMES_FILE = "notebook_times.csv"
 QUICK_TIMES_FILE = "notebook_times_quick.csv"
+
+
+@dataclass(frozen=True)
+class ExecOptions:
+    """How papermill executes each notebook: the Jupyter kernel (``kernel_name``), whether the
+    cells' output streams to this terminal (``log_output``), papermill's progress bar
+    (``progress_bar``) and the per-cell timeout in seconds (``cell_timeout``, > 0; None: none)."""
+    kernel_name: str = KERNEL_NAME
+    log_output: bool = False
+    progress_bar: bool = False
+    cell_timeout: float | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.kernel_name, str) or not self.kernel_name:
+            raise ValueError(f"kernel_name must be a non-empty str, got {self.kernel_name!r}")
+        if self.cell_timeout is not None:
+            check_real("cell_timeout", self.cell_timeout, 0.0, lo_open=True)
 
 
 @dataclass
@@ -480,10 +498,7 @@ def run_notebook(
     parameters: dict,
     *,
     build_dir: Path = DEFAULT_BUILD_DIR,
-    kernel_name: str = KERNEL_NAME,
-    log_output: bool = False,
-    progress_bar: bool = False,
-    cell_timeout: float | None = None,
+    options: ExecOptions = ExecOptions(),
     root: Path | str = ROOT,
     publish: bool | None = None,
     echo=None,
@@ -491,6 +506,7 @@ def run_notebook(
 ) -> NotebookResult:
     """Synchronize and execute one notebook; never raises for notebook errors.
 
+    ``options``: how papermill executes it (:class:`ExecOptions`: kernel, output, timeout).
     ``root`` is the working directory of the kernel (default: this repository).
     The notebook tests point it at a scratch copy of the repository.
     ``publish`` (default: :func:`is_publishing` of the parameters) chooses
@@ -546,19 +562,19 @@ def run_notebook(
             return result(False, "parameter(s) not declared in the notebook's parameters "
                                  f"cell: {', '.join(unknown)}")
         engine_kwargs = {}
-        if cell_timeout is not None:
-            engine_kwargs["execution_timeout"] = cell_timeout
+        if options.cell_timeout is not None:
+            engine_kwargs["execution_timeout"] = options.cell_timeout
         monitor = (ProgressMonitor(label or source.stem, progress_file, echo, tty=sys.stderr.isatty())
                    if echo else contextlib.nullcontext())
         with tempfile.TemporaryDirectory(prefix="simlib-kernel-") as sockets, \
-                _kernel_for_root(kernel_name, root, build_dir, env), monitor:
+                _kernel_for_root(options.kernel_name, root, build_dir, env), monitor:
             pm.execute_notebook(
                 str(ipynb), str(output),
                 parameters=parameters,
-                kernel_name=kernel_name,
+                kernel_name=options.kernel_name,
                 cwd=str(root),
-                log_output=log_output,
-                progress_bar=progress_bar,
+                log_output=options.log_output,
+                progress_bar=options.progress_bar,
                 kernel_manager_class=_quiet_kernel_manager(sockets),
                 **engine_kwargs,
             )
@@ -629,10 +645,7 @@ def run_notebooks(
     extra: dict | None = None,
     only: str | None = None,
     build_dir: Path | str = DEFAULT_BUILD_DIR,
-    kernel_name: str = KERNEL_NAME,
-    log_output: bool = False,
-    progress_bar: bool = False,
-    cell_timeout: float | None = None,
+    options: ExecOptions = ExecOptions(),
     fail_fast: bool = False,
     root: Path | str = ROOT,
     echo=print,
@@ -640,6 +653,7 @@ def run_notebooks(
 ) -> list[NotebookResult]:
     """Run ``notebooks`` (default: all discovered, filtered by ``only``) and return the results.
 
+    ``options`` say how papermill executes each notebook (:class:`ExecOptions`).
     Everything is validated before anything is written.  ``new_ledger=True``
     (only for a publishing run) removes the committed ledger first, and the
     committed times file then keeps only the rows of ``notebooks``.  Each
@@ -650,6 +664,8 @@ def run_notebooks(
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    if not isinstance(options, ExecOptions):
+        raise ValueError(f"options must be an ExecOptions, got {options!r}")
     extra = dict(extra or {})
     for key in extra:
         if not isinstance(key, str) or not key.isidentifier() or key in ("profile", "workers"):
@@ -666,7 +682,7 @@ def run_notebooks(
         parameters["workers"] = workers
     parameters.update(extra)
     if notebooks:
-        ensure_kernel(kernel_name)
+        ensure_kernel(options.kernel_name)
     names = [Path(nb).stem for nb in notebooks]
     times_source = estimate_times_path(profile, root, build_dir)
     try:
@@ -695,9 +711,7 @@ def run_notebooks(
         if echo:
             guess = est.per_name.get(name)
             echo(f"{label} ({'no estimate' if guess is None else f'est. {_fmt_seconds(guess)}'})")
-        res = run_notebook(Path(nb), parameters, build_dir=Path(build_dir),
-                           kernel_name=kernel_name, log_output=log_output,
-                           progress_bar=progress_bar, cell_timeout=cell_timeout, root=root,
+        res = run_notebook(Path(nb), parameters, build_dir=Path(build_dir), options=options, root=root,
                            publish=publish, echo=echo, label=label)
         try:
             record_time(res, profile, extra=extra, root=root, build_dir=build_dir, keep=keep)
@@ -807,9 +821,8 @@ def main(argv=None) -> int:
 
     results = run_notebooks(
         notebooks, profile=args.profile, workers=args.workers, extra=extra,
-        build_dir=args.build_dir, log_output=args.log_output,
-        progress_bar=False,
-        cell_timeout=args.timeout, fail_fast=args.fail_fast, new_ledger=args.fresh_ledger,
+        build_dir=args.build_dir, options=ExecOptions(log_output=args.log_output, cell_timeout=args.timeout),
+        fail_fast=args.fail_fast, new_ledger=args.fresh_ledger,
     )
     failed = [r for r in results if not r.ok]
     print(f"\n{len(results) - len(failed)}/{len(results)} notebook(s) succeeded "

@@ -18,7 +18,7 @@ from simlib.pipeline import paths
 from simlib.core.validate import check_choice
 from simlib.papers.cluster_scenario import Scenario, run_trial
 from simlib.pipeline.atomic import atomic_write_bytes
-from simlib.pipeline.sweep import DASK_ENV, EXECUTORS, cache_folder, run_sweep
+from simlib.pipeline.sweep import DASK_ENV, Executor, cache_folder, run_sweep
 
 __all__ = ["run_notebook_sweep", "run_scenarios", "progress_reporter"]
 
@@ -61,13 +61,13 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, profi
     check_choice("profile", profile, ("full", "quick"))
     if executor is None:
         executor = "dask" if os.environ.get(DASK_ENV) else ("serial" if profile == "quick" else "processes")
-    check_choice("executor", executor, EXECUTORS)
+    where = Executor(executor, workers=workers)
     context = paths.run_context()
     paths.announce(context)
     paths.note_run(profile=profile, trials=trials, seed=seed)
     progress_file = os.environ.get(paths.PROGRESS_ENV)
     callback = progress_reporter(progress_file, desc or name) if progress_file else None
-    df = run_sweep(fn, settings, trials=trials, seed=seed, executor=executor, workers=workers,
+    df = run_sweep(fn, settings, trials=trials, seed=seed, executor=where,
                    cache_dir=paths.CACHE / cache_folder(fn), desc=desc or name, progress=callback is None,
                    progress_callback=callback)
     context.results.mkdir(parents=True, exist_ok=True)

@@ -46,6 +46,7 @@ from simlib.pipeline.atomic import atomic_write_bytes
 
 __all__ = [
     "expand_grid",
+    "Executor",
     "run_sweep",
     "code_fingerprint",
     "module_closure",
@@ -536,20 +537,60 @@ def _validate_settings(settings) -> tuple[list[dict], list[str]]:
     return out, list(seen)
 
 
+@dataclasses.dataclass(frozen=True)
+class Executor:
+    """Where :func:`run_sweep`'s trials run (checked when built).
+
+    kind
+        ``"serial"`` (in this process), ``"processes"``
+        (:class:`concurrent.futures.ProcessPoolExecutor`) or ``"dask"``
+        (dask.distributed).
+    workers
+        Pool size for ``"processes"`` (default ``os.cpu_count()``).  Validated
+        whenever given but ignored by ``"serial"`` (one worker) and ``"dask"``
+        (the cluster decides), so notebooks can switch executors without touching it.
+    dask_address
+        Scheduler address for ``"dask"``; defaults to the environment variable
+        ``DASK_SCHEDULER_ADDRESS``.  Alternatively pass ``client``.  Before any
+        trial runs (and before the cache is read), the scheduler must answer within
+        :data:`DASK_CONNECT_TIMEOUT_S` seconds and every node (scheduler and
+        workers) must run the same simlib code, Python and :data:`NODE_PACKAGES` as
+        this process (:func:`connect_dask`); else a ValueError names the address or
+        the nodes that differ.
+    client
+        An existing ``distributed.Client`` to use with ``"dask"``.
+
+    ``run_sweep(..., executor="serial")`` is short for ``executor=Executor("serial")``.
+    """
+    kind: str = "processes"
+    workers: int | None = None
+    dask_address: str | None = None
+    client: Any = None
+
+    def __post_init__(self):
+        check_choice("executor", self.kind, EXECUTORS)
+        if self.workers is not None:
+            check_int("workers", self.workers, lo=1)
+        if self.kind == "dask":
+            if self.client is not None and self.dask_address is not None:
+                raise ValueError("pass either client or dask_address for executor='dask', not both")
+            if self.dask_address is not None and not isinstance(self.dask_address, str):
+                raise ValueError(f"dask_address must be a str, got {self.dask_address!r}")
+        elif self.client is not None or self.dask_address is not None:
+            raise ValueError(f"client and dask_address only apply to executor='dask', got executor={self.kind!r}")
+
+
 def run_sweep(
     fn: Callable[[dict, np.random.SeedSequence], Mapping[str, Any]],
     settings: Sequence[Mapping[str, Any]],
     trials: int,
     seed: int = 0,
-    executor: str = "processes",
-    workers: int | None = None,
+    executor: str | Executor = "processes",
     cache_dir=None,
     progress: bool = True,
-    dask_address: str | None = None,
     desc: str | None = None,
     *,
     paired: bool = True,
-    client=None,
     progress_callback: Callable[[int, int, int], None] | None = None,
 ) -> pd.DataFrame:
     """Run ``fn`` for every (setting, trial) and return a tidy DataFrame.
@@ -570,14 +611,10 @@ def run_sweep(
     seed
         Root seed (int >= 0).
     executor
-        ``"serial"`` (in this process), ``"processes"``
-        (:class:`concurrent.futures.ProcessPoolExecutor`) or ``"dask"``
-        (dask.distributed).
-    workers
-        Pool size for ``executor="processes"`` (default ``os.cpu_count()``).
-        Validated whenever given but ignored by ``"serial"`` (one worker) and
-        ``"dask"`` (the cluster decides), so notebooks can switch executors
-        without touching it.
+        Where the trials run: an :class:`Executor` (its kind, pool size, Dask
+        scheduler or client), or the name of its kind for its defaults:
+        ``"serial"``, ``"processes"`` (every core) or ``"dask"`` (the scheduler at
+        ``DASK_SCHEDULER_ADDRESS``).
     cache_dir
         Directory for the per-trial JSON cache (created if needed), or None for
         no cache.  Cached trials are loaded instead of recomputed; the key
@@ -589,21 +626,11 @@ def run_sweep(
         computed once.
     progress
         Show a tqdm progress bar over trials (cached trials count as done).
-    dask_address
-        Scheduler address for ``executor="dask"``; defaults to the environment
-        variable ``DASK_SCHEDULER_ADDRESS``.  Alternatively pass ``client=``.
-        Before any trial runs (and before the cache is read), the scheduler must
-        answer within :data:`DASK_CONNECT_TIMEOUT_S` seconds and every node
-        (scheduler and workers) must run the same simlib code, Python and
-        :data:`NODE_PACKAGES` as this process (:func:`connect_dask`); else a
-        ValueError names the address or the nodes that differ.
     desc
         Label of the progress bar.
     paired
         True (default): common random numbers across settings; False: each
         setting gets its own stream (setting hash mixed into the seed).
-    client
-        An existing ``distributed.Client`` to use with ``executor="dask"``.
     progress_callback
         Called as ``progress_callback(done, total, initial)`` before the first
         trial runs and after each one finishes (``initial`` = trials loaded
@@ -622,46 +649,41 @@ def run_sweep(
     settings, canon = _validate_settings(settings)
     trials = check_int("trials", trials, lo=1)
     seed = check_int("seed", seed, lo=0)
-    executor = check_choice("executor", executor, EXECUTORS)
+    if not isinstance(executor, Executor):
+        if not isinstance(executor, str):
+            raise ValueError(f"executor must be an Executor or one of {list(EXECUTORS)}, got {executor!r}")
+        executor = Executor(executor)
     progress = _check_bool("progress", progress)
     paired = _check_bool("paired", paired)
     if progress_callback is not None and not callable(progress_callback):
         raise ValueError(f"progress_callback must be None or callable, got {progress_callback!r}")
     if desc is not None and not isinstance(desc, str):
         raise ValueError(f"desc must be None or a str, got {desc!r}")
-    if workers is not None:
-        workers = check_int("workers", workers, lo=1)
-    if executor == "processes":
+    workers, client, dask_address = executor.workers, executor.client, executor.dask_address
+    if executor.kind == "processes":
         workers = workers or os.cpu_count() or 1
         try:
             pickle.dumps(fn)
         except Exception as exc:
             raise ValueError("fn must be picklable (a module-level function) for "
                              f"executor='processes': {exc}") from None
-    if executor == "dask":
-        if client is not None and dask_address is not None:
-            raise ValueError("pass either client or dask_address for executor='dask', not both")
-        if client is None:
-            if dask_address is None:
-                dask_address = os.environ.get(DASK_ENV) or None
-            if dask_address is None:
-                raise ValueError("executor='dask' needs a scheduler: pass dask_address=..., set the "
-                                 f"environment variable {DASK_ENV}, or pass client=<distributed.Client>")
-            if not isinstance(dask_address, str):
-                raise ValueError(f"dask_address must be a str, got {dask_address!r}")
-    elif client is not None or dask_address is not None:
-        raise ValueError(f"client and dask_address only apply to executor='dask', got executor={executor!r}")
+    if executor.kind == "dask" and client is None:
+        if dask_address is None:
+            dask_address = os.environ.get(DASK_ENV) or None
+        if dask_address is None:
+            raise ValueError("executor='dask' needs a scheduler: pass Executor('dask', dask_address=...), set the "
+                             f"environment variable {DASK_ENV}, or pass Executor('dask', client=<distributed.Client>)")
     if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)):
         raise ValueError(f"cache_dir must be None, a str or os.PathLike, got {cache_dir!r}")
     own_client = None
-    if executor == "dask":   # before anything is read or written: an unusable cluster fails at once
+    if executor.kind == "dask":   # before anything is read or written: an unusable cluster fails at once
         if client is None:
             client = own_client = connect_dask(dask_address)
         else:
             check_dask_nodes(client)
     try:
         return _run_sweep(_Sweep(fn=fn, settings=settings, canon=canon, trials=trials, seed=seed, paired=paired,
-                                 cache_dir=cache_dir, executor=executor, workers=workers, client=client,
+                                 cache_dir=cache_dir, executor=executor.kind, workers=workers, client=client,
                                  progress=progress, desc=desc, progress_callback=progress_callback))
     finally:
         if own_client is not None:

@@ -61,7 +61,7 @@ from simlib.runtime.log import UPDATE_RULES
 from simlib.training.learning import MODELS, Problem, load_problem, make_model
 from simlib.core.validate import check_choice, check_int, check_real
 
-__all__ = ["ReplayResult", "replay", "minibatch_indices", "shards", "init_params", "time_to_accuracy",
+__all__ = ["ReplayResult", "Numerics", "replay", "minibatch_indices", "shards", "init_params", "time_to_accuracy",
            "iterations_to_accuracy", "CURVE_COLUMNS", "BATCH_CHUNK", "DTYPES", "DATA_MODES"]
 
 CURVE_COLUMNS = ("time_s", "iterations", "syncs", "test_loss", "test_acc")
@@ -410,10 +410,34 @@ class _Task:
         return self.grad(params[np.array(ws)], np.take(self.Xtr, idx, axis=0), self.ytr[idx])
 
 
+@dataclass(frozen=True)
+class Numerics:
+    """How a replay computes (not what it trains; checked when built).
+
+    dtype : ``"float64"`` or ``"float32"``: the floating type of the replicas,
+        data and gradients (RP10; float32 is about twice as fast; the curve
+        is evaluated in the same type, its loss reported as a float).
+    blas_threads : BLAS threads while the replay runs (>= 1; restored afterwards), or
+        None to leave them as they are.  One thread is fastest for these many small
+        matrix products, most of all when sweep processes share the cores (RP10).
+    one_at_a_time : compute every gradient and apply every sync on its own instead of
+        batching them (the slow, obvious order the tests compare the batched replay with).
+    """
+    dtype: str = "float64"
+    blas_threads: int | None = 1
+    one_at_a_time: bool = False
+
+    def __post_init__(self):
+        check_choice("dtype", self.dtype, DTYPES)
+        if self.blas_threads is not None:
+            check_int("blas_threads", self.blas_threads, lo=1)
+        if not isinstance(self.one_at_a_time, bool):
+            raise ValueError(f"one_at_a_time must be a bool, got {self.one_at_a_time!r}")
+
+
 def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
            eval_every_s: float = 1.0, seed=0, l2: float = 0.0, *, unfinished: str = "apply",
-           dtype: str = "float64", blas_threads: int | None = 1, data: str = "iid",
-           _one_at_a_time: bool = False) -> ReplayResult:
+           data: str = "iid", numerics: Numerics = Numerics()) -> ReplayResult:
     """Train n replicas along the schedule ``log`` and return the average model's test curve.
 
     Parameters
@@ -432,14 +456,9 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     unfinished : what to do with a sync whose ``finish`` is None: ``"apply"``
         it at launch like the others, or ``"drop"`` it (the members keep
         their pre-sync replicas; it still counts as launched).
-    dtype : ``"float64"`` or ``"float32"``: the floating type of the replicas,
-        data and gradients (RP10; float32 is about twice as fast; the curve
-        is evaluated in the same type, its loss reported as a float).
     data : where worker ``w``'s minibatches come from: ``"iid"``, the whole training set
         (RP5), or ``"sharded"``, its own shard (:func:`shards`; RP11).
-    blas_threads : BLAS threads while the replay runs (>= 1; restored afterwards), or
-        None to leave them as they are.  One thread is fastest for these many small
-        matrix products, most of all when sweep processes share the cores (RP10).
+    numerics : :class:`Numerics`: the floating type, BLAS threads, batched or one at a time.
     """
     n, duration, ends = _check_log(log)
     if isinstance(problem, str):
@@ -452,7 +471,9 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     l2 = check_real("l2", l2, 0.0)
     unfinished = check_choice("unfinished", unfinished, UNFINISHED)
     rule = check_choice("log.update_rule", getattr(log, "update_rule", "average"), UPDATE_RULES)
-    ft = np.dtype(check_choice("dtype", dtype, DTYPES))
+    if not isinstance(numerics, Numerics):
+        raise ValueError(f"numerics must be a Numerics, got {numerics!r}")
+    ft = np.dtype(numerics.dtype)
     data = check_choice("data", data, DATA_MODES)
     if data == "sharded" and n > problem.y_train.size:
         raise ValueError(f"data='sharded' needs log.n <= {problem.y_train.size} training samples, got n = {n}")
@@ -467,10 +488,8 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         raise ValueError(f"model must be one of {list(MODELS)} or a model object, got {model!r}")
     grad = getattr(mdl, "_grad", mdl.grad)
 
-    if blas_threads is not None:
-        blas_threads = check_int("blas_threads", blas_threads, lo=1)
-    limit = (contextlib.nullcontext() if blas_threads is None
-             else threadpool_limits(limits=blas_threads, user_api="blas"))
+    limit = (contextlib.nullcontext() if numerics.blas_threads is None
+             else threadpool_limits(limits=numerics.blas_threads, user_api="blas"))
     with limit:
         sy = _parse_syncs(n, duration, ends, list(log.syncs), unfinished)
 
@@ -503,7 +522,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
 
         task = _Task(grad, Xtr, ytr, batches, x_init, x0, step, times, loss_acc)
         if rule == "gradient":
-            return _replay_gradient(n, ends, log.syncs, sy, task, _one_at_a_time)
+            return _replay_gradient(n, ends, log.syncs, sy, task, numerics.one_at_a_time)
         ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
         rows = []
         calls = iters = nsync = 0
@@ -606,7 +625,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
                 pend_w.append(a)
                 pending.add(a)
                 iters += 1
-                if _one_at_a_time:
+                if numerics.one_at_a_time:
                     flush_grads()
                 continue
             nsync += 1
@@ -622,7 +641,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
             sync_batch.append(a)
             sb_read.update(members)
             sb_write.update(tgt_l[tptr[a]:tptr[a + 1]])
-            if _one_at_a_time:
+            if numerics.one_at_a_time:
                 flush_syncs()
         flush_syncs()
         flush_grads()

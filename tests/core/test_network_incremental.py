@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from numba import njit
+
 from simlib.core.events import Simulator
 from simlib.core.maxmin import reference_rates
 from simlib.core.network import INC_LIMITS, FlowNetwork
@@ -412,6 +414,11 @@ def test_levels_big_switch_updates_by_propagation_match_the_full_engine():
     assert net.solver_stats[4] == 0  # the default budget (LV_MAX_SOLVES per link) never ran out
 
 
+@njit
+def _handle_state(h):
+    return h.state
+
+
 @pytest.mark.parametrize("sharing", ["maxmin", "priority"])
 def test_kernel_argument_bundles_follow_every_reallocation(sharing):
     # FlowNetwork caches the arrays it hands the compiled kernels (_bundles); growing the slot
@@ -426,6 +433,8 @@ def test_kernel_argument_bundles_follow_every_reallocation(sharing):
         for bundle in kb:
             assert all(id(a) in live for a in bundle)
         assert net._state_bundle() == tuple(kb)
+        for mine, its in zip(kb, _handle_state(net._handle())):   # so does the per-event kernels' handle
+            assert all(a is b for a, b in zip(mine, its))
 
     net.add_flows([rng.choice(12, 3, replace=False) for _ in range(10)], 8e6)
     net.next_completion_time()

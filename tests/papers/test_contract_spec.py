@@ -3,7 +3,7 @@ import dataclasses
 
 import pytest
 
-from simlib.papers.contract import MISSING, check_param, param, spec_of, specs
+from simlib.papers.contract import MISSING, ParamSpec, check_param, param, spec_of, specs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -22,6 +22,16 @@ def test_specs_lists_declared_fields_in_order():
     assert s["n"].quick == 12 and s["p"].quick is MISSING
     assert spec_of(next(f for f in dataclasses.fields(Toy) if f.name == "other")) is None
     assert (s["n"].kind, s["p"].kind, s["split"].kind, s["shared"].kind) == ("int", "float", "str", "bool")
+
+
+def test_param_passes_the_spec_fields_by_name_and_refuses_others():
+    field = param(1.0, help="a time", unit="s", lo=0.0, hi=2.0, hi_open=True, flag="--t", words=["auto"])
+    assert spec_of(field) == ParamSpec(kind="float", help="a time", unit="s", lo=0.0, hi=2.0, hi_open=True,
+                                       flag="--t", words=("auto",))
+    with pytest.raises(TypeError, match="'lo_opn'"):
+        param(1.0, help="a time", lo_opn=True)
+    with pytest.raises(TypeError, match="'item'"):       # a list is declared with param_list
+        param((1,), kind="list", help="values", item=ParamSpec(kind="int", help="v"))
 
 
 def test_range_text():

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from simlib.pipeline import paths, runs, sweep
-from simlib.pipeline.sweep import check_dask_nodes, node_identity, node_problems, run_sweep
+from simlib.pipeline.sweep import Executor, check_dask_nodes, node_identity, node_problems, run_sweep
 
 distributed = pytest.importorskip("distributed")
 
@@ -40,7 +40,7 @@ def cluster():
 
 def test_unreachable_scheduler_is_named_before_anything_is_written(quick_timeout, tmp_path):
     with pytest.raises(ValueError, match=r"cannot reach the Dask scheduler at 'tcp://127\.0\.0\.1:1'.* 1 s"):
-        run_sweep(double_fn, [{"x": 1}], 1, executor="dask", dask_address=UNREACHABLE, progress=False,
+        run_sweep(double_fn, [{"x": 1}], 1, executor=Executor("dask", dask_address=UNREACHABLE), progress=False,
                   cache_dir=tmp_path / "cache")
     assert not (tmp_path / "cache").exists()
 
@@ -73,7 +73,7 @@ def test_every_node_matching_passes(cluster):
 def test_a_worker_process_is_probed_across_the_process_boundary():
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
                                   silence_logs=logging.ERROR) as procs:
-        df = run_sweep(double_fn, [{"x": 2}], 1, executor="dask", dask_address=procs.scheduler_address,
+        df = run_sweep(double_fn, [{"x": 2}], 1, executor=Executor("dask", dask_address=procs.scheduler_address),
                        progress=False)
     assert df["y"].tolist() == [4]
 
@@ -95,7 +95,7 @@ def test_a_scheduler_without_workers_is_refused(quick_timeout):
     with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=":0",
                                   silence_logs=logging.ERROR) as empty:
         with pytest.raises(ValueError, match="has no worker after 1 s"):
-            run_sweep(double_fn, [{"x": 1}], 1, executor="dask", dask_address=empty.scheduler_address,
+            run_sweep(double_fn, [{"x": 1}], 1, executor=Executor("dask", dask_address=empty.scheduler_address),
                       progress=False)
 
 

@@ -282,6 +282,20 @@ def test_run_notebooks_rejects_a_bad_build_dir(tmp_path):
     assert run_notebooks.check_build_dir(tmp_path / "new" / "build", tmp_path) == tmp_path / "new" / "build"
 
 
+def test_cli_flags_reach_papermill_through_the_exec_options(tmp_path, monkeypatch):
+    nb = tmp_path / "00_tiny.py"
+    nb.write_text('# %% tags=["parameters"]\nprofile = "full"\n')
+    with pytest.raises(ValueError, match="cell_timeout"):
+        run_notebooks.ExecOptions(cell_timeout=0)
+    with pytest.raises(ValueError, match="options must be an ExecOptions"):
+        run_notebooks.run_notebooks([], options={"cell_timeout": 5}, echo=None)
+    seen = []
+    monkeypatch.setattr(run_notebooks, "ensure_kernel", lambda name: seen.append(name))
+    monkeypatch.setattr(run_notebooks, "run_notebooks", lambda nbs, **kw: seen.append(kw["options"]) or [])
+    run_notebooks.main(["--notebook-dir", str(tmp_path), "--profile", "quick", "--timeout", "7.5", "--log-output"])
+    assert seen == [run_notebooks.ExecOptions(log_output=True, cell_timeout=7.5)]
+
+
 def test_undeclared_parameter_fails_the_notebook(tmp_path):
     """papermill only warns about unknown parameters; the runner makes it an error."""
     nb = tmp_path / "00_tiny.py"

@@ -17,7 +17,7 @@ import pytest
 
 from simlib.pipeline import sweep
 from simlib.papers.analysis import summarize
-from simlib.pipeline.sweep import (code_fingerprint, expand_grid, module_closure, module_fingerprint, run_sweep,
+from simlib.pipeline.sweep import (Executor, code_fingerprint, expand_grid, module_closure, module_fingerprint, run_sweep,
                                    setting_hash, trial_seed)
 
 LOG_ENV = "SIMLIB_TEST_SWEEP_LOG"     # directory: one file per fn call
@@ -158,7 +158,7 @@ def test_result_layout_and_row_order():
 def test_serial_equals_processes_despite_shuffled_completion():
     settings = expand_grid(x=[1.0, 2.5, -3.0], scheme=["allreduce", "partial"])
     serial = run_sweep(noisy_fn, settings, 4, seed=11, executor="serial", progress=False)
-    procs = run_sweep(noisy_fn, settings, 4, seed=11, executor="processes", workers=2, progress=False)
+    procs = run_sweep(noisy_fn, settings, 4, seed=11, executor=Executor("processes", workers=2), progress=False)
     assert_same(serial, procs)
     assert len(serial) == 24 and serial["draw"].dtype == np.int64 and serial["small"].dtype == bool
     other = run_sweep(noisy_fn, settings, 4, seed=12, executor="serial", progress=False)
@@ -172,7 +172,7 @@ def test_dask_local_cluster_matches_serial(monkeypatch):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
             distributed.Client(cluster) as client:
-        via_client = run_sweep(noisy_fn, settings, 3, seed=11, executor="dask", client=client,
+        via_client = run_sweep(noisy_fn, settings, 3, seed=11, executor=Executor("dask", client=client),
                                progress=False)
         monkeypatch.setenv(sweep.DASK_ENV, cluster.scheduler_address)
         via_env = run_sweep(noisy_fn, settings, 3, seed=11, executor="dask", progress=False)
@@ -225,7 +225,7 @@ def test_canonical_params_compute_one_trial_once_within_and_across_sweeps(tmp_pa
     assert got.y.iloc[0] == got.y.iloc[2] and got.y.iloc[4] == 2 * got.y.iloc[0]
     for p in log_dir.iterdir():
         p.unlink()
-    other = run_sweep(defaulted_fn, [{"scale": 1, "x": 1}], 2, executor="processes", workers=2,
+    other = run_sweep(defaulted_fn, [{"scale": 1, "x": 1}], 2, executor=Executor("processes", workers=2),
                       progress=False, cache_dir=tmp_path)
     assert calls(log_dir) == [] and list(other.y) == list(got.y.iloc[:2])
     # unpaired seeds depend on how a setting is spelled, so the canonical key is not used there
@@ -270,14 +270,14 @@ def test_resume_after_exception_processes(tmp_path, log_dir, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setenv(FAIL_ENV, "2:1:error")
     with pytest.raises(RuntimeError, match="injected"):
-        run_sweep(logged_fn, GRID, 3, executor="processes", workers=2, progress=False, cache_dir=cache)
+        run_sweep(logged_fn, GRID, 3, executor=Executor("processes", workers=2), progress=False, cache_dir=cache)
     cached = {(json.loads(p.read_text())["params"]["x"], json.loads(p.read_text())["trial"])
               for p in cache.glob("*.json")}
     assert (2, 1) not in cached and len(cached) < 9
     for p in log_dir.iterdir():
         p.unlink()
     monkeypatch.delenv(FAIL_ENV)
-    resumed = run_sweep(logged_fn, GRID, 3, executor="processes", workers=2, progress=False,
+    resumed = run_sweep(logged_fn, GRID, 3, executor=Executor("processes", workers=2), progress=False,
                         cache_dir=cache)
     recomputed = calls(log_dir)
     assert len(recomputed) == 9 - len(cached)
@@ -420,9 +420,7 @@ def test_progress_bar_counts_cached_trials(tmp_path, capsys):
     ({"trials": 1.5}, "trials"),
     ({"seed": -1}, "seed"),
     ({"executor": "gpu"}, "executor"),
-    ({"workers": 0}, "workers"),
-    ({"executor": "serial", "workers": 0}, "workers"),
-    ({"executor": "serial", "workers": 1.5}, "workers"),
+    ({"executor": 3}, "executor"),
     ({"progress": "yes"}, "progress"),
     ({"paired": 1}, "paired"),
     ({"desc": 3}, "desc"),
@@ -435,19 +433,30 @@ def test_progress_bar_counts_cached_trials(tmp_path, capsys):
     ({"settings": [{"x": float("nan")}]}, r"settings\[0\]"),
     ({"settings": [{"x": object()}]}, r"settings\[0\]"),
     ({"fn": 42}, "fn"),
-    ({"fn": lambda p, s: {}, "executor": "processes"}, "picklable"),
+    ({"fn": lambda p, s: {}, "executor": Executor("processes", workers=1)}, "picklable"),
     ({"fn": lambda p, s: {}, "executor": "serial", "cache_dir": "unused"}, "module-level"),
-    ({"client": object()}, "client"),
 ])
 def test_run_sweep_validation(kwargs, match, tmp_path):
     args = {"fn": draw_fn, "settings": GRID, "trials": 1, "executor": "serial", "progress": False}
     args.update(kwargs)
     if args.get("cache_dir") == "unused":
         args["cache_dir"] = tmp_path
-    if args["executor"] == "processes" and "workers" not in kwargs:
-        args["workers"] = 1
     with pytest.raises(ValueError, match=match):
         run_sweep(**args)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"workers": 0}, "workers"),
+    ({"kind": "serial", "workers": 0}, "workers"),
+    ({"kind": "serial", "workers": 1.5}, "workers"),
+    ({"kind": "gpu"}, "executor"),
+    ({"client": object()}, "client and dask_address only apply to executor='dask'"),
+    ({"kind": "dask", "client": object(), "dask_address": "tcp://h:1"}, "either client or dask_address"),
+    ({"kind": "dask", "dask_address": 8786}, "dask_address must be a str"),
+])
+def test_executor_validation(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        Executor(**kwargs)
 
 
 def test_metric_errors_are_reported():

@@ -14,7 +14,7 @@ from simlib.runtime.log import ScheduleLog, SyncRecord
 from simlib.runtime.metrics import update_times
 from simlib.runtime.parameter_server import ParameterServerController, ps_cluster
 from simlib.training.learning import load_problem
-from simlib.training.replay import minibatch_indices, replay
+from simlib.training.replay import Numerics, minibatch_indices, replay
 
 PROBLEM = load_problem("blobs")
 
@@ -93,7 +93,7 @@ def test_adpsgd_pair_average_on_three_workers():
     m = [PROBLEM.y_train[minibatch_indices(3, w, PROBLEM.y_train.size, 32, 2)].mean(axis=1) for w in range(3)]
     expected = [m[0][1] / 2, m[1][0] / 2, m[0][0] / 4 + m[2][0] / 2]
     for one in (False, True):
-        res = replay(log, PROBLEM, model=Pull(by_batch=True), lr=0.5, seed=3, _one_at_a_time=one)
+        res = replay(log, PROBLEM, model=Pull(by_batch=True), lr=0.5, seed=3, numerics=Numerics(one_at_a_time=one))
         assert res.final_params[:, 0] == pytest.approx(expected, abs=1e-15)
     # without `computing`, every gradient is taken at its step's end, on the averaged replica
     for r in log.syncs:
@@ -144,7 +144,7 @@ def test_bsp_all_reduce_and_partial_reduce_with_p_n_reach_the_same_model(n, seed
 def test_gradient_replay_is_the_same_one_step_at_a_time_and_checks_its_log():
     log = ps([[1.0, 0.7, 1.3] * 5, [1.1, 0.9] * 8, [2.5] * 6], mode="async")
     a = replay(log, PROBLEM, model="softmax", lr=0.3, seed=1)
-    b = replay(log, PROBLEM, model="softmax", lr=0.3, seed=1, _one_at_a_time=True)
+    b = replay(log, PROBLEM, model="softmax", lr=0.3, seed=1, numerics=Numerics(one_at_a_time=True))
     np.testing.assert_array_equal(a.final_model, b.final_model)
     assert a.grad_calls < b.grad_calls
     log.syncs[0].init_weight = 0.5
@@ -183,7 +183,7 @@ def test_every_baseline_log_replays_the_same_batched_and_one_step_at_a_time(sche
                                    trace="cnn", duration_s=15.0))
     log = simulate(sc, seed)
     a = replay(log, PROBLEM, model="softmax", lr=0.3, seed=seed % 97)
-    b = replay(log, PROBLEM, model="softmax", lr=0.3, seed=seed % 97, _one_at_a_time=True)
+    b = replay(log, PROBLEM, model="softmax", lr=0.3, seed=seed % 97, numerics=Numerics(one_at_a_time=True))
     np.testing.assert_array_equal(a.final_model, b.final_model)
     np.testing.assert_array_equal(a.final_params, b.final_params)
     if log.update_rule == "gradient":

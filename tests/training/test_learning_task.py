@@ -10,8 +10,8 @@ from simlib.training import learning
 from simlib.training.calibration import lockstep_log, updates_to_targets
 from simlib.training.learning import (MLP, MNIST1D_REFERENCE, PROBLEM_SPECS, check_target, default_target,
                                       load_problem, make_model, mnist1d_arrays, target_ladder)
-from simlib.training.replay import (_event_order, _event_order_merge, _parse_syncs, init_params, minibatch_indices,
-                                    replay, shards)
+from simlib.training.replay import (Numerics, _event_order, _event_order_merge, _parse_syncs, init_params,
+                                    minibatch_indices, replay, shards)
 from simlib.training import time_to_accuracy as tta
 
 
@@ -85,8 +85,10 @@ def test_relu_mlp_learns_mnist1d_beyond_the_linear_baseline(mnist1d):
     """3000 SGD steps (one worker, batch 32): the ReLU MLP passes the published logistic-regression
     accuracy (32 %) clearly; softmax regression stays near it (it is linear)."""
     log = lockstep_log(1, 3000)
-    mlp = replay(log, mnist1d, model="mlp-relu", lr=0.5, eval_every_s=500.0, dtype="float32").curve.test_acc
-    lin = replay(log, mnist1d, model="softmax", lr=0.1, eval_every_s=500.0, dtype="float32").curve.test_acc
+    mlp = replay(log, mnist1d, model="mlp-relu", lr=0.5, eval_every_s=500.0,
+                 numerics=Numerics(dtype="float32")).curve.test_acc
+    lin = replay(log, mnist1d, model="softmax", lr=0.1, eval_every_s=500.0,
+                 numerics=Numerics(dtype="float32")).curve.test_acc
     assert mlp.iloc[0] < 0.2
     assert mlp.iloc[-3:].min() >= MNIST1D_REFERENCE["logistic regression"] + 0.1
     assert lin.max() <= MNIST1D_REFERENCE["logistic regression"] + 0.08
@@ -173,7 +175,7 @@ def test_sharded_allreduce_is_synchronous_sgd_on_shard_batches(blobs):
 def test_float32_replay_follows_the_float64_one(blobs):
     log = lockstep_log(6, 40, group_size=2, seed=1)
     a = replay(log, blobs, model="mlp", lr=0.2, batch_size=8, seed=3)
-    b = replay(log, blobs, model="mlp", lr=0.2, batch_size=8, seed=3, dtype="float32")
+    b = replay(log, blobs, model="mlp", lr=0.2, batch_size=8, seed=3, numerics=Numerics(dtype="float32"))
     assert b.final_params.dtype == np.float32 and a.final_params.dtype == np.float64
     np.testing.assert_allclose(b.final_params, a.final_params, rtol=0, atol=1e-4)
     assert np.abs(a.curve.test_acc - b.curve.test_acc).max() <= 0.01
@@ -198,8 +200,9 @@ def merge_log(n=12, rounds=30, seed=0):
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_batched_pairwise_merges_equal_one_at_a_time(blobs, dtype):
     log = merge_log()
-    kw = dict(model="mlp", lr=0.2, batch_size=4, seed=1, dtype=dtype, eval_every_s=2.0)
-    fast, slow = replay(log, blobs, **kw), replay(log, blobs, _one_at_a_time=True, **kw)
+    kw = dict(model="mlp", lr=0.2, batch_size=4, seed=1, eval_every_s=2.0)
+    fast = replay(log, blobs, numerics=Numerics(dtype=dtype), **kw)
+    slow = replay(log, blobs, numerics=Numerics(dtype=dtype, one_at_a_time=True), **kw)
     np.testing.assert_array_equal(fast.final_params, slow.final_params)
     pd.testing.assert_frame_equal(fast.curve, slow.curve, check_exact=True)
     assert fast.grad_calls < slow.grad_calls
@@ -254,11 +257,15 @@ def test_lockstep_logs_and_updates_to_targets(blobs):
     assert pr.updates.iloc[0] == 2 * pr.rounds.iloc[0]
 
 
-@pytest.mark.parametrize("kw,name", [({"dtype": "float16"}, "dtype"), ({"data": "skewed"}, "data"),
-                                     ({"blas_threads": 0}, "blas_threads")])
+@pytest.mark.parametrize("kw,name", [({"dtype": "float16"}, "dtype"), ({"blas_threads": 0}, "blas_threads"),
+                                     ({"one_at_a_time": 1}, "one_at_a_time")])
 def test_new_replay_options_are_checked(blobs, kw, name):
     with pytest.raises(ValueError, match=name):
-        replay(lockstep_log(2, 2), blobs, **kw)
+        Numerics(**kw)
+    with pytest.raises(ValueError, match="data"):
+        replay(lockstep_log(2, 2), blobs, data="skewed")
+    with pytest.raises(ValueError, match="numerics must be a Numerics"):
+        replay(lockstep_log(2, 2), blobs, numerics={"dtype": "float32"})
 
 
 @pytest.mark.parametrize("kw,name", [({"seed": 1}, "seed"), ({"test_fraction": 0.3}, "test_fraction")])
@@ -287,5 +294,5 @@ def test_replay_runs_with_one_blas_thread_and_restores_the_count(blobs):
         outside = blas_threads()
         replay(lockstep_log(2, 3), blobs, model=Spy())
         assert blas_threads() == outside
-        replay(lockstep_log(2, 3), blobs, model=Spy(), blas_threads=None)
+        replay(lockstep_log(2, 3), blobs, model=Spy(), numerics=Numerics(blas_threads=None))
     assert seen[0] == [1] * len(outside) and seen[-1] == outside

@@ -7,7 +7,7 @@ import pytest
 
 from simlib.runtime.cluster import ScheduleLog, SyncRecord
 from simlib.training.learning import MLP, Problem, SoftmaxRegression, load_problem, make_model
-from simlib.training.replay import (CURVE_COLUMNS, init_params, iterations_to_accuracy, minibatch_indices, replay,
+from simlib.training.replay import (CURVE_COLUMNS, Numerics, init_params, iterations_to_accuracy, minibatch_indices, replay,
                            time_to_accuracy)
 from simlib.papers.cluster_scenario import Scenario, simulate
 
@@ -155,7 +155,8 @@ def test_batched_and_one_at_a_time_replays_are_identical(blobs, simulated_log, m
     log = simulated_log
     assert len(log.syncs) > 10 and sum(map(len, log.compute_end)) > 200
     fast = replay(log, blobs, model=model, lr=0.1, batch_size=16, eval_every_s=0.5, seed=2)
-    slow = replay(log, blobs, model=model, lr=0.1, batch_size=16, eval_every_s=0.5, seed=2, _one_at_a_time=True)
+    slow = replay(log, blobs, model=model, lr=0.1, batch_size=16, eval_every_s=0.5, seed=2,
+                  numerics=Numerics(one_at_a_time=True))
     np.testing.assert_array_equal(fast.final_params, slow.final_params)
     pd.testing.assert_frame_equal(fast.curve, slow.curve, check_exact=True)
     assert slow.grad_calls == sum(map(len, log.compute_end))
