@@ -47,6 +47,7 @@ def simulate_reference(b: np.ndarray, p: int, *, model_bits: float, duration_s: 
     held = [set() for _ in range(n)]          # reducer j: workers whose current block is at j
     pending = [[] for _ in range(n)]          # reducer j: announced rounds not yet reduced
     busy_until = [0.0] * n
+    checking = set()                          # reducers whose blocks are counted at the end of this instant
     queue: deque = deque()
     start = np.zeros(n)
     ready = np.zeros(n)
@@ -78,6 +79,12 @@ def simulate_reference(b: np.ndarray, p: int, *, model_bits: float, duration_s: 
             queue.append(i)
             if len(queue) >= p:
                 announce()
+        if j not in checking:                 # after every block arriving at j at this instant (FM15)
+            checking.add(j)
+            sim.schedule(0.0, checked, j)
+
+    def checked(j):
+        checking.discard(j)
         try_reduce(j)
 
     def announce():

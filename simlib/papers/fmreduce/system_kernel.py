@@ -75,6 +75,7 @@ class State(NamedTuple):
     start: np.ndarray         # (n,) compute start of each worker's current iteration (s)
     ready: np.ndarray         # (n,) compute end of its current iteration (s)
     red_free: np.ndarray      # (n,) when reducer j has finished its last reduce (s)
+    red_low: np.ndarray       # (n,) int64 no round before this one is waiting at reducer j
     queue: np.ndarray         # (n,) int64 ring buffer of queued workers (the leader's FIFO)
     q_head: np.ndarray        # (1,) int64 the queue's head position
     q_len: np.ndarray         # (1,) int64 its length
@@ -106,7 +107,7 @@ def new_state(n: int) -> State:
     """Every worker idle at 0, no link busy, the queue empty, no round pending."""
     one = lambda dtype, value=0: np.full(1, value, dtype)  # noqa: E731
     return State(s_fin=np.zeros((n, n)), b_fin=np.zeros((n, n)), start=np.zeros(n), ready=np.zeros(n),
-                 red_free=np.zeros(n), queue=np.zeros(n, np.int64), q_head=one(np.int64), q_len=one(np.int64),
+                 red_free=np.zeros(n), red_low=np.zeros(n, np.int64), queue=np.zeros(n, np.int64), q_head=one(np.int64), q_len=one(np.int64),
                  used=np.zeros(n, np.int64), n_rounds=one(np.int64), pending=one(np.int64, -1),
                  pending_t=one(float), need_heap=one(np.int64), need_rounds=one(np.int64))
 
@@ -185,6 +186,30 @@ def _scatter(cfg, st, senders, red, x, t):
     for i in senders:
         st.s_fin[i, i] = t                          # own block: local
     return True
+
+
+#: Relative time within which two rounds' blocks count as arriving at a reducer at the same instant
+#: (FM15): sums of the same transfer times in another order differ by a few ulps.
+SAME_INSTANT = 1e-12
+
+
+@njit(cache=True, inline="always")
+def _blocks_in(parts, s_fin, r, a):
+    """When reducer ``a`` holds every participant's block of round ``r`` (s)."""
+    need = -np.inf
+    for q in range(parts.shape[1]):
+        if s_fin[parts[r, q], a] > need:
+            need = s_fin[parts[r, q], a]
+    return need
+
+
+@njit(cache=True, inline="always")
+def _reduces(red, r, a):
+    """Worker ``a`` is one of round ``r``'s reducers."""
+    for jj in range(red.shape[1]):
+        if red[r, jj] == a:
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -282,14 +307,24 @@ def run_loop(cfg, st, log, heap, draws):
             announce = q_len[0] >= p
         elif kind == REDUCE or kind == BCAST:
             if kind == REDUCE:
-                need = -np.inf
-                for q in range(p):
-                    if s_fin[parts[rnd, q], a] > need:
-                        need = s_fin[parts[rnd, q], a]
-                if need > t:
-                    push(heap, need, kind, a, 0, rnd)
+                if not np.isnan(allin[rnd, a]):     # reduced already, ahead of its event (FM15)
                     continue
+                if _blocks_in(parts, s_fin, rnd, a) > t:
+                    push(heap, _blocks_in(parts, s_fin, rnd, a), kind, a, 0, rnd)
+                    continue
+                # FM15: of the rounds whose blocks are all in at a at this instant, the first announced
+                # reduces first; this round's event comes back after it
+                for r2 in range(st.red_low[a], rnd):
+                    if (np.isnan(allin[r2, a]) and _reduces(red, r2, a)
+                            and _blocks_in(parts, s_fin, r2, a) <= t + SAME_INSTANT * t):
+                        push(heap, t, kind, a, 0, rnd)
+                        rnd = r2
+                        break
                 allin[rnd, a] = t
+                lo = st.red_low[a]
+                while lo < st.n_rounds[0] and not (np.isnan(allin[lo, a]) and _reduces(red, lo, a)):
+                    lo += 1
+                st.red_low[a] = lo
                 fin = max(t, red_free[a]) + cfg.reduce_s_per_mb * p * x[rnd, a] / MB
                 red_free[a] = fin
                 if fin > t:

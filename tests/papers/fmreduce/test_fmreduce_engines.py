@@ -138,3 +138,22 @@ def test_pairwise_sum_is_numpys_sum_to_the_bit(m, seed):
     rng = np.random.default_rng(seed)
     a = rng.uniform(0.0, 1.0, m + 3) * 10.0 ** rng.uniform(-6, 6, m + 3)
     assert pairwise_sum(a, 3, m) == a[3:].sum()
+
+
+@pytest.mark.parametrize("sharing, model_mb, duration_s, solver", [("fcfs", 10.0, 5.0, "breakpoint"),
+                                                                     ("fs", 50.0, 7.0, "highs")])
+def test_rounds_whose_blocks_arrive_together_reduce_in_announce_order_in_both_engines(sharing, model_mb, duration_s,
+                                                                                        solver):
+    """FM15, the two cases Hypothesis found: n = 4, p = 1, non-blocking, LP split, 2 ms/MB reduce time.
+    Two rounds' last blocks reach reducer 3 (FCFS) or 2 (FS) at the same instant (equal
+    bandwidth classes, equal blocks); both engines reduce the earlier-announced round first.
+    Before FM15 the compiled loop took them in heap order and the reference in flow-callback
+    order, and their done times differed by one block's reduce time (the FCFS case failed)."""
+    comp, ref = both_engines(4, 1, 1, duration_s, model_mb * MB, reduce_s_per_mb=0.002, lp_solver=solver,
+                             reducers="all", mode="nonblocking", split="lp", sharing=sharing)
+    assert_same_run(comp, ref, sharing)
+    red = 3 if sharing == "fcfs" else 2
+    ties = [(r.index, s.index) for r in comp.rounds_log for s in comp.rounds_log
+            if r.index < s.index and red in r.all_in and red in s.all_in
+            and abs(r.all_in[red] - s.all_in[red]) <= 1e-12 * r.all_in[red] and r.parts[0] != s.parts[0]]
+    assert ties                                        # the situation FM15 rules on occurs here
