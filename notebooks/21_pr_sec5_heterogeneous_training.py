@@ -71,7 +71,6 @@ for use in (False, True):
 # %%
 import numpy as np
 
-from simlib.papers import analysis
 
 from simlib.pipeline import claims
 

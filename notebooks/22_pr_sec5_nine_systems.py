@@ -77,7 +77,7 @@ globals().update(notebook_params(NineSystemsNotebook, globals()))   # ranges, un
 import numpy as np
 import pandas as pd
 
-from simlib.pipeline import claims, paths, plotting, runs, sweep
+from simlib.pipeline import claims, paths, plotting, runs
 from simlib.training import nine_systems as ns
 
 spec = NineSystemsNotebook(**{k: globals()[k] for k in NineSystemsNotebook.__dataclass_fields__})

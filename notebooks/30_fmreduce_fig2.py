@@ -55,7 +55,6 @@ globals().update(notebook_params(Fig2Notebook, globals()))   # ranges, units, qu
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 
 from simlib.pipeline import paths
 from simlib.papers.fmreduce import experiments as fx

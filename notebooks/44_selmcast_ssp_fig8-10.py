@@ -47,7 +47,6 @@ INF_AT = 32                              # where ∞ (k or ssp removed) is drawn
 
 # %%
 import matplotlib.pyplot as plt
-import pandas as pd
 
 from simlib.papers.selmcast import ssp_claims, ssp_experiments as ex
 from simlib.papers.selmcast.ssp_scenario import run_trial

@@ -57,7 +57,6 @@ n_values = sorted(n_values)
 # %%
 import time
 
-import matplotlib.pyplot as plt
 
 from simlib.pipeline import paths
 from simlib.papers import analysis

@@ -69,7 +69,6 @@ def matrix(quick: bool) -> list[tuple[str, int, int, dict]]:
 
 def _fix_expected_bandwidth(module) -> None:
     """Give a pre-change algorithms module the Alg. 2 line 9 rounding fix (SR20) and nothing else."""
-    import numpy as np
 
     def fixed(b, pr, sp):
         if not sp > 0.0:
