@@ -17,7 +17,11 @@ handler raises while checking its arguments is reported through
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Callable
 
@@ -128,14 +132,74 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     sub = args.subparser
+    interrupted = f"{sub.prog}: interrupted (Ctrl-C); no result"
+    with ctrl_c_guard(interrupted) as ctrl_c:
+        try:
+            return int(args.handler(args, sub) or 0)
+        except KeyboardInterrupt:  # also while imports load or compile the kernels, before a run starts
+            pass
+        except (ValueError, OSError) as exc:
+            if not ctrl_c.is_set():
+                if isinstance(exc, OSError):
+                    print(f"{sub.prog}: error: {exc}", file=sys.stderr)
+                    return 1
+                sub.error(str(exc))  # exits with status 2
+        except Exception:
+            if not ctrl_c.is_set():
+                raise
+            # An error raised after Ctrl-C is its consequence (numba's cache save after an interrupted compile).
+    print(interrupted, file=sys.stderr)
+    return 130
+
+
+#: Seconds a command has, after Ctrl-C, to unwind on its own before :func:`ctrl_c_guard` ends the process.
+CTRL_C_GRACE_S = 3.0
+
+
+@contextlib.contextmanager
+def ctrl_c_guard(message: str, grace_s: float = CTRL_C_GRACE_S):
+    """Make Ctrl-C (SIGINT) end a command even where Python swallows the ``KeyboardInterrupt``.
+
+    The interrupt is raised as usual, so ``finally`` blocks and atomic writes clean up; but a
+    ``KeyboardInterrupt`` raised inside a C callback (llvmlite's object-cache hook while numba
+    compiles a kernel, or a ``__del__``) is discarded with an "Exception ignored" traceback, and the
+    run would go on.  So the first Ctrl-C also starts a timer: if the guarded block is still running
+    ``grace_s`` seconds later, the timer prints ``message`` to stderr and exits the process with
+    status 130; and such lost interrupts print nothing (``sys.unraisablehook``).
+    Yields an ``Event`` set on the first Ctrl-C.  Outside the main thread (where Python has no
+    signal handlers) it only yields the event.
+    """
+    pressed = threading.Event()
+    timers: list[threading.Timer] = []
+
+    def on_sigint(signum, frame):
+        if not pressed.is_set():
+            pressed.set()
+            timers.append(threading.Timer(grace_s, _exit_now, args=(message,)))
+            timers[0].daemon = True
+            timers[0].start()
+        raise KeyboardInterrupt
+
+    def on_unraisable(unraisable):
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            previous_hook(unraisable)
+        # else: the interrupt was lost in a callback or __del__; the timer ends the process, quietly
+
     try:
-        return int(args.handler(args, sub) or 0)
-    except ValueError as exc:
-        sub.error(str(exc))  # exits with status 2
-    except OSError as exc:
-        print(f"{sub.prog}: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:  # also while imports load or compile the kernels, before a run starts
-        print(f"{sub.prog}: interrupted (Ctrl-C); no result", file=sys.stderr)
-        return 130
-    return 0  # pragma: no cover - sub.error() does not return
+        previous = signal.signal(signal.SIGINT, on_sigint)  # None: the old handler is not Python's
+    except ValueError:  # not the main thread
+        previous = None
+    previous_hook, sys.unraisablehook = sys.unraisablehook, on_unraisable
+    try:
+        yield pressed
+    finally:
+        for timer in timers:
+            timer.cancel()
+        sys.unraisablehook = previous_hook
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _exit_now(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+    os._exit(130)

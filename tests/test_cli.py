@@ -269,6 +269,58 @@ def test_long_run_stops_cleanly_on_ctrl_c():
     assert out == ""
 
 
+# A command whose handler loses Ctrl-C the way a C callback or __del__ does (numba's compile hook:
+# "Exception ignored", and the run goes on), or turns it into another error (numba's cache save).
+_SWALLOWING_COMMANDS = """
+import sys, time
+import simlib.cli as cli
+
+class Slow:
+    def __del__(self):
+        time.sleep(0.05)  # Ctrl-C here is lost: "Exception ignored in ... __del__"
+
+def spin(args, parser):
+    print("ready", flush=True)
+    while True:
+        try:
+            Slow()
+        except KeyboardInterrupt:
+            pass
+
+def fail_after(args, parser):
+    print("ready", flush=True)
+    try:
+        time.sleep(60)
+    except KeyboardInterrupt:
+        raise RuntimeError("no compiled object yet")
+
+def register(subparsers):
+    for name, handler in (("spin", spin), ("fail-after", fail_after)):
+        p = subparsers.add_parser(name)
+        p.set_defaults(handler=handler, subparser=p)
+
+cli.COMMANDS.append(register)
+sys.exit(cli.main([sys.argv[1]]))
+"""
+
+
+@pytest.mark.parametrize("command", ["spin", "fail-after"])
+def test_ctrl_c_ends_a_command_even_when_the_interrupt_is_swallowed_or_turned_into_an_error(command):
+    import os
+    import signal
+
+    proc = subprocess.Popen([sys.executable, "-c", _SWALLOWING_COMMANDS, command],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.stdout.readline() == "ready\n"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.count("interrupted (Ctrl-C); no result") == 1
+    assert "Traceback" not in err and "RuntimeError" not in err and "Exception ignored" not in err
+
+
 @pytest.mark.parametrize("argv, flag", [
     (["--n", "1"], "--n"),
     (["--p", "0"], "--p"),
