@@ -11,7 +11,10 @@ that loads the numba kernels:
   the first ``--flow-duration`` seconds of the same runs: its run time, the
   compiled engine's time on the same shorter runs (ratio measured in the same
   process), and the selection time per call (Algorithm 2 or Orpheus plus the
-  remaining-volume and tau refresh), which only the reference engine times.
+  remaining-volume and tau refresh), which only the reference engine times;
+* Fig. 13's time-varying bandwidth (gamma = 0.2-1.0, re-drawn every 100 ms): process CPU per
+  compiled run when its period draws are computed, and when a run of the same trial (the other
+  scheme or another gamma, as in the sweep) computed them before in the process.
 
 Targets (issue 12): <= 3 s for the 10-minute SelMcast run; the whole §IV-C
 reproduction (notebooks 43-46) <= 10 minutes on 2 cores.
@@ -74,6 +77,17 @@ def main(argv=None) -> int:
         sel = statistics.median(1e6 * log.selection_s / max(log.selections, 1) for _, _, log in ref)
         print(f"{scheme:9s} {args.flow_duration:g} s simulated: reference engine {wf:5.2f} s, compiled {wc:5.2f} s "
               f"({wf / wc:.1f}x); selection {sel:5.1f} us per call (reference engine)", flush=True)
+    for i, scheme in enumerate(("selmcast", "orpheus")):
+        fresh, shared = [], []
+        for r in range(args.repeats):
+            seed = 1000 + 100 * i + r                           # not drawn before in this process
+            for k, gamma in enumerate((0.2, 0.4, 0.6, 0.8, 1.0)):
+                sc = SSPScenario(scheme=scheme, n=args.n, trace=args.trace, duration_s=args.duration,
+                                 gamma=gamma, period_s=0.1)
+                (shared if k else fresh).append(timed(sc, seed, "compiled")[1])
+        print(f"{scheme:9s} n={args.n} {args.duration:g} s simulated, gamma 0.2-1.0 every 0.1 s: CPU "
+              f"{statistics.median(fresh):5.2f} s per run drawing its bandwidths, "
+              f"{statistics.median(shared):5.2f} s per run sharing a trial's draws", flush=True)
     return 0
 
 

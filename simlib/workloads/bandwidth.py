@@ -78,6 +78,36 @@ def _perturb(arr: np.ndarray, e: float, rng: np.random.Generator, floor: float) 
 
 
 # --------------------------------------------------------------------------- seed 004 §IV-C6
+class _LatestArrays:
+    """The most recently used arrays by key, at most ``max_bytes`` in all (a memo of a pure
+    function: what it returns is what recomputing would give; arrays are read-only)."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self._items: OrderedDict = OrderedDict()
+        self._bytes = 0
+
+    def get(self, key):
+        arr = self._items.get(key)
+        if arr is not None:
+            self._items.move_to_end(key)
+        return arr
+
+    def put(self, key, arr: np.ndarray) -> None:
+        if arr.nbytes > self.max_bytes or key in self._items:
+            return
+        self._items[key] = arr
+        self._bytes += arr.nbytes
+        while self._bytes > self.max_bytes:
+            _, old = self._items.popitem(last=False)
+            self._bytes -= old.nbytes
+
+
+#: Period draws of :meth:`TimeVaryingBandwidth.schedule`, shared by the runs of one process
+#: (128 MiB: 26 ten-minute n = 50 schedules of seed 004's Fig. 13, 4.8 MB each).
+_DRAWS = _LatestArrays(128 * 2**20)
+
+
 @dataclass(frozen=True, eq=False)
 class TimeVaryingBandwidth:
     """Piecewise-constant time-varying bandwidth of seed 004 §IV-C6 (bits/s).
@@ -203,17 +233,41 @@ class TimeVaryingBandwidth:
             return np.empty((0,) + b0.shape)
         if self.gamma == 0.0:
             return np.broadcast_to(b0, (k_last,) + b0.shape).copy()
+        bk = self._period_draws(k_last)
+        if self.gamma == 1.0:
+            return bk.copy()
+        return b0 * (1.0 - self.gamma) + self.gamma * bk
+
+    def _period_draws(self, k_last: int) -> np.ndarray:
+        """draw() of periods 1..k_last, shape ``(k_last, *shape)`` (read-only; bits/s).
+
+        They depend only on the draw, the seed and k_last -- not on gamma or period -- so a
+        sweep's runs that share them (paired trials: both schemes and every gamma of one trial)
+        compute them once per process: :data:`_DRAWS` remembers the latest ones when ``draw``
+        hashes by value (e.g. a frozen dataclass, like seed 004's
+        :class:`~simlib.papers.selmcast.bandwidth.SelMcastBandwidthDraw`).  The values are the
+        same either way."""
+        b = self._base
+        entropy = b.entropy if isinstance(b.entropy, int) else tuple(b.entropy)
+        key = (self.draw, entropy, tuple(b.spawn_key), b.pool_size, k_last)
+        try:
+            bk = _DRAWS.get(key)
+        except TypeError:                    # an unhashable draw: nothing to share
+            key, bk = None, None
+        if bk is not None:
+            return bk
         try:
             bk = np.array([self.draw(self._rng(k)) for k in range(1, k_last + 1)], dtype=float)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"draw must return arrays of bandwidths in bits/s of one shape: {exc}") from exc
-        if bk.shape[1:] != b0.shape:
-            raise ValueError(f"draw must return arrays of one shape; got {bk.shape[1:]}, expected {b0.shape}")
+        if bk.shape[1:] != self._shape:
+            raise ValueError(f"draw must return arrays of one shape; got {bk.shape[1:]}, expected {self._shape}")
         if not np.isfinite(bk).all() or (bk < 0).any():
             raise ValueError("draw must return finite bandwidths >= 0 bits/s")
-        if self.gamma == 1.0:
-            return bk
-        return b0 * (1.0 - self.gamma) + self.gamma * bk
+        bk.setflags(write=False)
+        if key is not None:
+            _DRAWS.put(key, bk)
+        return bk
 
     def change_times(self, t_end: float) -> np.ndarray:
         """Times (s) in (0, t_end] at which the bandwidth is updated: Delta_T, 2 Delta_T, ...

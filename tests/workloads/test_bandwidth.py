@@ -315,6 +315,43 @@ def test_time_varying_schedule_equals_at_each_change_time(gamma, period, t_end, 
     assert np.array_equal(tv(t_end), tv.at(t_end))          # the object is its own bandwidth(t) callable
 
 
+def test_runs_with_one_seed_share_the_period_draws_and_get_the_fresh_values():
+    """Two runs of one trial (value-equal draws, same seed, other gamma and period): the second
+    reuses the first's period draws, and both schedules equal a computation that shares nothing
+    (the same draw behind a lambda, which hashes by identity)."""
+    seed = np.random.SeedSequence(7, spawn_key=(3, 0))
+    for gamma, period in ((0.4, 0.1), (1.0, 0.25)):
+        draw_a, draw_b = (selmcast_bandwidth_draw(6, 40 * Gbps, 0.5, 1.0) for _ in range(2))
+        assert draw_a is not draw_b and draw_a == draw_b and hash(draw_a) == hash(draw_b)
+        a = TimeVaryingBandwidth(draw_a, 0.2, period, seed=seed)
+        b = TimeVaryingBandwidth(draw_b, gamma, period, seed=seed)
+        alone = TimeVaryingBandwidth(lambda r, d=draw_a: d(r), gamma, period, seed=seed)
+        first, second, fresh = a.schedule(30.0), b.schedule(30.0), alone.schedule(30.0)
+        k_last = a.period_index(30.0)
+        assert b._period_draws(k_last) is a._period_draws(k_last)
+        assert alone._period_draws(k_last) is not a._period_draws(k_last)
+        assert second.tobytes() == fresh.tobytes()
+        assert not np.array_equal(first, second)
+        second[:] = 0.0                                     # the caller's copy, not the shared draws
+        assert b.schedule(30.0).tobytes() == fresh.tobytes()
+    other_seed = TimeVaryingBandwidth(selmcast_bandwidth_draw(6, 40 * Gbps, 0.5, 1.0), 0.4, 0.1, seed=8)
+    assert not np.array_equal(other_seed.schedule(30.0), fresh)
+
+
+def test_shared_period_draws_keep_to_their_byte_budget():
+    from simlib.workloads.bandwidth import _LatestArrays
+
+    memo = _LatestArrays(max_bytes=3 * 800)
+    for k in range(5):
+        memo.put(k, np.full(100, float(k)))                 # 800 bytes each
+    assert [memo.get(k) is None for k in range(5)] == [True, True, False, False, False]
+    memo.get(2)                                             # used: now the newest
+    memo.put(5, np.zeros(100))
+    assert memo.get(3) is None and memo.get(2) is not None
+    memo.put(6, np.zeros(1000))                             # larger than the budget: not kept
+    assert memo.get(6) is None and memo.get(5) is not None
+
+
 def test_time_varying_schedule_validates_draws():
     sizes = iter(range(1, 100))
     bad = TimeVaryingBandwidth(lambda r: np.ones(next(sizes)), 0.5, 0.1, 0)

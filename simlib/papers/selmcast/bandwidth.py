@@ -1,12 +1,14 @@
 """Seed 004 §IV-A2 bandwidths (bits/s).  Decisions: docs/decisions/traces_bandwidth.md."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from simlib.core.seeding import check_rng
 from simlib.core.validate import check_int, check_real
 
-__all__ = ["selmcast_bandwidths", "selmcast_bandwidth_draw"]
+__all__ = ["selmcast_bandwidths", "selmcast_bandwidth_draw", "SelMcastBandwidthDraw"]
 
 
 def selmcast_bandwidths(n: int, bbar: float, lam: float, mu: float, rng: np.random.Generator,
@@ -28,7 +30,8 @@ def selmcast_bandwidths(n: int, bbar: float, lam: float, mu: float, rng: np.rand
     return egress, ingress
 
 
-def selmcast_bandwidth_draw(n: int, bbar: float, lam: float, mu: float, *, shared_x: bool = False):
+def selmcast_bandwidth_draw(n: int, bbar: float, lam: float, mu: float, *,
+                            shared_x: bool = False) -> SelMcastBandwidthDraw:
     """:func:`selmcast_bandwidths` with its arguments checked once: returns ``draw(rng)``, a
     ``(2, n)`` array of (egress, ingress) bits/s per call, the same values as
     ``np.stack(selmcast_bandwidths(n, bbar, lam, mu, rng, shared_x=shared_x))`` -- the form
@@ -39,14 +42,26 @@ def selmcast_bandwidth_draw(n: int, bbar: float, lam: float, mu: float, *, share
     mu = check_real("mu", mu, lo=0.0, lo_open=True)
     if not isinstance(shared_x, (bool, np.bool_)):
         raise ValueError(f"shared_x must be one of [False, True], got {shared_x!r}")
+    return SelMcastBandwidthDraw(n, bbar, lam, mu, bool(shared_x))
 
-    def draw(rng: np.random.Generator) -> np.ndarray:
+
+@dataclass(frozen=True)
+class SelMcastBandwidthDraw:
+    """The draw :func:`selmcast_bandwidth_draw` returns (arguments already checked there).  Equal
+    arguments compare and hash equal, so the period draws of runs that share a seed are computed
+    once (:meth:`~simlib.workloads.bandwidth.TimeVaryingBandwidth.schedule`)."""
+
+    n: int
+    bbar: float
+    lam: float
+    mu: float
+    shared_x: bool
+
+    def __call__(self, rng: np.random.Generator) -> np.ndarray:
         # rng.uniform(-1, 1, size) is -1 + 2 U on the same stream; one call for both ports
         # gives the same numbers as two (x first, then x')
-        x = 2.0 * rng.random((1 if shared_x else 2, n)) - 1.0
-        out = np.empty((2, n))
-        out[0] = bbar * (1.0 + lam * x[0])
-        out[1] = bbar * mu * (1.0 + lam * x[-1])
+        x = 2.0 * rng.random((1 if self.shared_x else 2, self.n)) - 1.0
+        out = np.empty((2, self.n))
+        out[0] = self.bbar * (1.0 + self.lam * x[0])
+        out[1] = self.bbar * self.mu * (1.0 + self.lam * x[-1])
         return out
-
-    return draw
