@@ -49,15 +49,9 @@ globals().update(notebook_params(RingCheckNotebook, globals()))   # ranges, unit
 # %%
 import matplotlib.pyplot as plt
 
-from simlib.pipeline import claims
-
-from simlib.pipeline import paths
-
-from simlib.pipeline import plotting
-
-from simlib.pipeline import runs, sweep
 from simlib.papers.selective_reduce import claims as sr_claims
 from simlib.papers.selective_reduce.experiments import ring_check
+from simlib.pipeline import claims, paths, plotting, runs, sweep
 
 settings = sweep.expand_grid(n=[n], m=group_sizes, groups=[groups], lam=[lam],
                              alpha_ms=[alpha_ms], model_mb=[model_mb])

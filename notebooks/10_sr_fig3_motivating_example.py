@@ -45,13 +45,9 @@ globals().update(notebook_params(Fig3Notebook, globals()))   # ranges, units: Fi
 # %%
 import matplotlib.pyplot as plt
 
-from simlib.pipeline import claims
-
-from simlib.pipeline import paths
-
-from simlib.pipeline import plotting
 from simlib.papers.selective_reduce import claims as sr_claims
 from simlib.papers.selective_reduce.experiments import motivating_example as mex
+from simlib.pipeline import claims, paths, plotting
 
 table, logs = mex.run_schedules(p=p, eta=eta, theta=theta, dt=dt, w5_bandwidth=w5_bandwidth)
 table.to_csv(paths.RESULTS / "10_sr_fig3.csv", index=False)

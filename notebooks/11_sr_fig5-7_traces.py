@@ -49,14 +49,8 @@ globals().update(notebook_params(Fig5to7Notebook, globals()))   # ranges, units,
 # %%
 import matplotlib.pyplot as plt
 
-from simlib.pipeline import claims
-
-from simlib.pipeline import paths
-
-from simlib.pipeline import plotting
 from simlib.papers.selective_reduce import claims as sr_claims
-
-from simlib.pipeline import sweep
+from simlib.pipeline import claims, paths, plotting, sweep
 from simlib.pipeline.runs import run_scenarios
 
 settings = sweep.expand_grid(trace=traces, n=n_values, scheme=["allreduce", "partial", "selective"],

@@ -47,14 +47,8 @@ globals().update(notebook_params(Fig8to10Notebook, globals()))   # ranges, units
 # %%
 import pandas as pd
 
-from simlib.pipeline import claims
-
-from simlib.pipeline import paths
-
-from simlib.pipeline import plotting
 from simlib.papers.selective_reduce import claims as sr_claims
-
-from simlib.pipeline import sweep
+from simlib.pipeline import claims, paths, plotting, sweep
 from simlib.pipeline.runs import run_scenarios
 
 base = dict(trace=[trace], n=[n], duration_s=[duration_s], dt_s=[dt_s])

@@ -43,15 +43,9 @@ globals().update(notebook_params(Fig11to12Notebook, globals()))   # ranges, unit
 
 # %%
 
-from simlib.pipeline import claims
-
-from simlib.pipeline import paths
-
-from simlib.pipeline import plotting
-
-from simlib.pipeline import sweep
-from simlib.pipeline.runs import run_scenarios
 from simlib.papers.selective_reduce import claims as sr_claims
+from simlib.pipeline import claims, paths, plotting, sweep
+from simlib.pipeline.runs import run_scenarios
 
 common = dict(trace=[trace], duration_s=[duration_s], dt_s=[dt_s])
 settings = (sweep.expand_grid(scheme=["selective"], n=n_values, cdf=["warm", "cold"], bw_error=[0.0], **common)

@@ -38,11 +38,8 @@ from simlib.pipeline.params import notebook_params
 globals().update(notebook_params(Fig13to14Notebook, globals()))   # ranges, units, quick values: Fig13to14Notebook
 
 # %%
-from simlib.pipeline import claims
-from simlib.pipeline import paths
-from simlib.pipeline import plotting
 from simlib.papers.selective_reduce import claims as sr_claims
-from simlib.pipeline import sweep
+from simlib.pipeline import claims, paths, plotting, sweep
 from simlib.pipeline.runs import run_scenarios
 
 schemes = ["allreduce", "partial", "selective"]

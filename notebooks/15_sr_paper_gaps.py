@@ -54,16 +54,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from simlib.papers import analysis
-
-from simlib.pipeline import claims
-
-from simlib.pipeline import paths
-
-from simlib.pipeline import plotting
-
-from simlib.pipeline import sweep
-from simlib.pipeline.runs import run_scenarios
 from simlib.papers.selective_reduce import claims as sr_claims
+from simlib.pipeline import claims, paths, plotting, sweep
+from simlib.pipeline.runs import run_scenarios
 
 common = dict(scheme=["selective"], trace=[trace], n=[n], duration_s=[duration_s])
 settings = (sweep.expand_grid(base_rule=["text", "pseudocode"], dt_s=[dt_s], **common)

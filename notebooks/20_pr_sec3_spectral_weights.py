@@ -47,18 +47,11 @@ from fractions import Fraction
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from simlib.pipeline import claims
-
-from simlib.pipeline import paths
-
-from simlib.pipeline import plotting
-
-from simlib.pipeline import runs, sweep
+from simlib.papers.partial_reduce.claims import FIG4_FREQUENCIES
 from simlib.papers.partial_reduce.experiments import mixing
 from simlib.papers.partial_reduce.spectral import rho_from_frequencies
 from simlib.papers.partial_reduce.weights import dynamic_weights
-
-from simlib.papers.partial_reduce.claims import FIG4_FREQUENCIES
+from simlib.pipeline import claims, paths, plotting, runs, sweep
 
 rho_hom = rho_from_frequencies(FIG4_FREQUENCIES["homogeneous"], 3)
 rho_het = rho_from_frequencies(FIG4_FREQUENCIES["heterogeneous"], 3)  # worker 2 is the slow one

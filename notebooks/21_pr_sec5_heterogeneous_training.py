@@ -71,14 +71,7 @@ for use in (False, True):
 # %%
 import numpy as np
 
-
-from simlib.pipeline import claims
-
-from simlib.pipeline import paths
-
-from simlib.pipeline import plotting
-
-from simlib.pipeline import runs, sweep
+from simlib.pipeline import claims, paths, plotting, runs, sweep
 from simlib.training import time_to_accuracy as tta
 
 common = dict(n=[n], bandwidth_gbps=[bandwidth_gbps], model_mb=[model_mb], trace=[trace],

@@ -56,11 +56,10 @@ globals().update(notebook_params(Fig2Notebook, globals()))   # ranges, units, qu
 import matplotlib.pyplot as plt
 import numpy as np
 
-from simlib.pipeline import paths
+from simlib.papers import analysis, registry
 from simlib.papers.fmreduce import experiments as fx
 from simlib.papers.fmreduce.scenario import VARIANTS, run_trial, variant_label, variant_scheme
-from simlib.papers import analysis, registry
-from simlib.pipeline import claims, plotting
+from simlib.pipeline import claims, paths, plotting
 from simlib.pipeline.runs import run_notebook_sweep
 
 fixed = dict(n=n, p=p, model_mb=model_mb, duration_s=duration_s, trace=trace,

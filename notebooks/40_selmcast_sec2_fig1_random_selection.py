@@ -42,10 +42,9 @@ globals().update(notebook_params(Fig1Notebook, globals()))   # ranges, units, qu
 import matplotlib.pyplot as plt
 import numpy as np
 
-from simlib.pipeline import paths
 from simlib.papers.selmcast import claims as selmcast_claims
 from simlib.papers.selmcast.experiments import pr_balanced, random_selection_trial
-from simlib.pipeline import claims, plotting, sweep
+from simlib.pipeline import claims, paths, plotting, sweep
 from simlib.pipeline.runs import run_notebook_sweep
 
 p_all = np.arange(1, n)

@@ -71,10 +71,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from simlib.pipeline import paths
 from simlib.papers.selmcast import claims as selmcast_claims
 from simlib.papers.selmcast.experiments import bsp_trial, long_by_scheme, milp_trial, reading_settings
-from simlib.pipeline import claims, plotting, sweep
+from simlib.pipeline import claims, paths, plotting, sweep
 from simlib.pipeline.runs import run_notebook_sweep
 
 common = dict(lam=[lam], shared_x=[shared_x], bbar_gbps=[40.0], model_mb=[200.0])

@@ -56,8 +56,7 @@ import numpy as np
 
 from simlib.papers.selmcast import ssp_claims, ssp_experiments as ex
 from simlib.papers.selmcast.ssp_scenario import p_count, run_trial
-from simlib.pipeline import paths
-from simlib.pipeline import claims, plotting, runs, sweep
+from simlib.pipeline import claims, paths, plotting, runs, sweep
 
 settings = ex.validate_settings(sweep.expand_grid(
     trace=traces, scheme=["selmcast", "orpheus"], n=[n], duration_s=[duration_s], p=[p], model_mb=[model_mb],

@@ -50,8 +50,7 @@ import matplotlib.pyplot as plt
 
 from simlib.papers.selmcast import ssp_claims, ssp_experiments as ex
 from simlib.papers.selmcast.ssp_scenario import run_trial
-from simlib.pipeline import paths
-from simlib.pipeline import claims, plotting, runs, sweep
+from simlib.pipeline import claims, paths, plotting, runs, sweep
 
 common = dict(n=[n], duration_s=[duration_s])
 grid11 = (sweep.expand_grid(trace=traces, scheme=["selmcast"], eta=eta_values, **common)

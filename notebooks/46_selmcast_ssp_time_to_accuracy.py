@@ -60,10 +60,9 @@ globals().update(notebook_params(SSPTimeToAccuracyNotebook, globals()))   # rang
 # %%
 import matplotlib.pyplot as plt
 
-from simlib.papers.selmcast import ssp_claims, ssp_experiments as ex
-from simlib.pipeline import paths
 from simlib.papers import analysis
-from simlib.pipeline import claims, plotting, runs, sweep
+from simlib.papers.selmcast import ssp_claims, ssp_experiments as ex
+from simlib.pipeline import claims, paths, plotting, runs, sweep
 from simlib.training import selmcast_ssp_tta as tta
 
 settings = sweep.expand_grid(trace=traces, scheme=["selmcast", "orpheus"], n=[n], duration_s=[duration_s],

@@ -61,14 +61,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from simlib.papers import analysis
-
-from simlib.pipeline import claims
-
-from simlib.pipeline import paths
-
-from simlib.pipeline import plotting
-
-from simlib.pipeline import runs, sweep
+from simlib.pipeline import claims, paths, plotting, runs, sweep
 from simlib.training import time_to_accuracy as tta
 
 settings = sweep.expand_grid(trace=traces, n=n_values, scheme=["allreduce", "partial", "selective"],

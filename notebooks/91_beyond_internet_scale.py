@@ -57,12 +57,10 @@ n_values = sorted(n_values)
 # %%
 import time
 
-
-from simlib.pipeline import paths
 from simlib.papers import analysis
-from simlib.pipeline import claims, plotting, sweep
-from simlib.pipeline.runs import run_scenarios
 from simlib.papers.selective_reduce import claims as sr_claims
+from simlib.pipeline import claims, paths, plotting, sweep
+from simlib.pipeline.runs import run_scenarios
 
 settings = sweep.expand_grid(n=n_values, scheme=["allreduce", "partial", "selective"], trace=[trace],
                              duration_s=[duration_s], p=[p], eta=[eta], theta=[theta], dt_s=[dt_s], lam=[lam],

@@ -98,7 +98,7 @@ import pandas as pd
 from simlib.papers import beyond_claims as bc
 from simlib.papers.cluster_scenario import run_trial as sr_trial
 from simlib.papers.fmreduce import experiments as fx
-from simlib.papers.fmreduce.scenario import VARIANTS, variant_label, run_trial as fm_trial
+from simlib.papers.fmreduce.scenario import VARIANTS, run_trial as fm_trial, variant_label
 from simlib.papers.selmcast.ssp_scenario import run_trial as ssp_trial
 from simlib.pipeline import claims, paths, plotting, sweep
 from simlib.pipeline.runs import run_notebook_sweep
