@@ -114,9 +114,12 @@ COMMANDS: list[Callable] = [*(_generated(c) for c in dict.fromkeys(c for p in PA
 
 # --- entry point --------------------------------------------------------------
 
+PROG = "python -m simlib"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m simlib",
+        prog=PROG,
         description="simlib: flow-level simulator for partial model synchronization.")
     parser.add_argument("--version", action="version", version=f"simlib {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
@@ -126,8 +129,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted (Ctrl-C); no result", file=sys.stderr)
+        return 130
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2

@@ -321,6 +321,17 @@ def test_ctrl_c_ends_a_command_even_when_the_interrupt_is_swallowed_or_turned_in
     assert "Traceback" not in err and "RuntimeError" not in err and "Exception ignored" not in err
 
 
+def test_ctrl_c_while_the_commands_are_being_registered_exits_130(monkeypatch, capsys):
+    import simlib.cli as cli
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert cli.main(["run"]) == 130
+    assert capsys.readouterr().err == "python -m simlib: interrupted (Ctrl-C); no result\n"
+
+
 @pytest.mark.parametrize("argv, flag", [
     (["--n", "1"], "--n"),
     (["--p", "0"], "--p"),
