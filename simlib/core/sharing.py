@@ -87,7 +87,7 @@ def _crosses(table, f, link):
 
 
 @njit(cache=True, inline="always")
-def _single(table, f, resid, rates):
+def _single(table, f, rates):
     """Slot f is alone in its class: it gets the smallest capacity left on its links (floored at 0)
     and takes it from each of them.  The water-filling of :func:`share_rates` gives the same, bit
     for bit: each of f's (distinct) links has one flow, so its fair share is resid / 1 = resid."""
@@ -137,7 +137,7 @@ def share_rates(caps, table, active, prio, rates, single=True):
         while b < m and keys[perm[b]] == keys[perm[a]]:
             b += 1
         if single and b == a + 1:
-            _single(table, act[perm[a]], resid, rates)
+            _single(table, act[perm[a]], rates)
             a = b
             continue
         nll = 0

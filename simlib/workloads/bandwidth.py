@@ -34,10 +34,7 @@ def estimate_with_error(b, e: float, rng: np.random.Generator, *, floor: float =
     ``floor`` (bits/s, > 0, default 1 Mbps).  Entries with b == 0 (e.g. the
     zero diagonal of a link matrix) stay 0.
     """
-    arr = _bandwidths(b)
-    e = check_real("e", e, lo=0.0)
-    check_rng(rng)
-    floor = check_real("floor", floor, lo=0.0, lo_open=True)
+    arr, e, floor = _checked(b, e, rng, floor)
     return _perturb(arr, e, rng, floor)
 
 
@@ -45,17 +42,15 @@ def error_estimator(b, e: float, rng: np.random.Generator, *, floor: float = 1e6
     """``estimate(ids)``: :func:`estimate_with_error` of ``b[ids]`` with fresh errors on every
     call (bits/s), the arguments checked once here rather than on every call (a controller
     asks at every scheduling round).  ``b``: 1-D array of true bandwidths (bits/s)."""
-    arr = _bandwidths(b)
+    arr, e, floor = _checked(b, e, rng, floor)
     if arr.ndim != 1:
         raise ValueError(f"b must be a 1-D array of bandwidths, got shape {arr.shape}")
-    e = check_real("e", e, lo=0.0)
-    check_rng(rng)
-    floor = check_real("floor", floor, lo=0.0, lo_open=True)
     return lambda ids: _perturb(arr[ids], e, rng, floor)
 
 
-def _bandwidths(b) -> np.ndarray:
-    """``b`` as a new float array, every element finite and >= 0 (bits/s), else ValueError."""
+def _checked(b, e, rng, floor) -> tuple[np.ndarray, float, float]:
+    """The arguments of :func:`estimate_with_error`, checked: ``b`` as a new float array (every
+    element finite and >= 0 bits/s), ``e`` >= 0 and ``floor`` > 0 bits/s; else ValueError."""
     try:
         arr = np.array(b, dtype=float)
     except (TypeError, ValueError):
@@ -65,7 +60,9 @@ def _bandwidths(b) -> np.ndarray:
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
         raise ValueError(f"b must have every element finite and in [0.0, inf); "
                          f"element {idx} is {arr[idx]!r}")
-    return arr
+    e = check_real("e", e, lo=0.0)
+    check_rng(rng)
+    return arr, e, check_real("floor", floor, lo=0.0, lo_open=True)
 
 
 def _perturb(arr: np.ndarray, e: float, rng: np.random.Generator, floor: float) -> np.ndarray:

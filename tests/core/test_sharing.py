@@ -56,19 +56,34 @@ def test_hand_case_single_flow_classes_take_their_slowest_link_in_class_order():
 
 
 @st.composite
-def single_flow_classes(draw):
-    """Tables where many classes hold one flow: distinct links per flow, real-valued capacities."""
-    n_links = draw(st.integers(1, 12))
-    caps = draw(st.lists(st.floats(1e-3, 1e11, allow_nan=False), min_size=n_links, max_size=n_links))
-    nf = draw(st.integers(1, 14))
-    links = [draw(st.permutations(range(n_links)))[:draw(st.integers(1, n_links))] for _ in range(nf)]
-    prio = draw(st.lists(st.integers(0, 20), min_size=nf, max_size=nf))
+def flow_tables(draw, cap, max_links, max_flows, max_prio, links):
+    """(caps, links per flow, class per flow, active) with capacities drawn from ``cap`` and each
+    flow's links from ``links(n_links)``; at least one flow active."""
+    n_links = draw(st.integers(1, max_links))
+    caps = draw(st.lists(cap, min_size=n_links, max_size=n_links))
+    nf = draw(st.integers(1, max_flows))
+    flows = [draw(links(n_links)) for _ in range(nf)]
+    prio = draw(st.lists(st.integers(0, max_prio), min_size=nf, max_size=nf))
     active = draw(st.lists(st.booleans(), min_size=nf, max_size=nf).filter(any))
-    return caps, links, prio, active
+    return caps, flows, prio, active
+
+
+def _distinct_links_in_any_order(n_links):
+    return st.permutations(range(n_links)).flatmap(lambda perm: st.integers(1, n_links).map(lambda k: perm[:k]))
+
+
+def _sorted_links(n_links):
+    return st.sets(st.integers(0, n_links - 1), min_size=1, max_size=n_links).map(sorted)
+
+
+#: Tables where many classes hold one flow: distinct links per flow, real-valued capacities.
+single_flow_classes = flow_tables(st.floats(1e-3, 1e11, allow_nan=False), 12, 14, 20, _distinct_links_in_any_order)
+#: Few classes of several (multicast) flows, integer capacities (the exact reference works in fractions).
+instances = flow_tables(st.integers(1, 50), 8, 10, 3, _sorted_links)
 
 
 @settings(max_examples=300, deadline=None)
-@given(single_flow_classes())
+@given(single_flow_classes)
 def test_single_flow_shortcut_gives_the_water_filling_rates_bit_for_bit(inst):
     caps, links, prio, active = inst
     fast = shared(caps, links, prio, active, single=True)
@@ -76,19 +91,8 @@ def test_single_flow_shortcut_gives_the_water_filling_rates_bit_for_bit(inst):
     assert fast.tobytes() == slow.tobytes()
 
 
-@st.composite
-def instances(draw):
-    n_links = draw(st.integers(1, 8))
-    caps = draw(st.lists(st.integers(1, 50), min_size=n_links, max_size=n_links))
-    nf = draw(st.integers(1, 10))
-    links = [sorted(draw(st.sets(st.integers(0, n_links - 1), min_size=1, max_size=n_links))) for _ in range(nf)]
-    prio = draw(st.lists(st.integers(0, 3), min_size=nf, max_size=nf))
-    active = draw(st.lists(st.booleans(), min_size=nf, max_size=nf).filter(any))
-    return caps, links, prio, active
-
-
 @settings(max_examples=300, deadline=None)
-@given(instances())
+@given(instances)
 def test_matches_the_exact_max_min_reference(inst):
     """Priority classes and multicast flows (several links each): the rates are the exact
     strict-priority max-min rates of the active flows (to float rounding) and match the

@@ -107,7 +107,8 @@ def new_state(n: int) -> State:
     """Every worker idle at 0, no link busy, the queue empty, no round pending."""
     one = lambda dtype, value=0: np.full(1, value, dtype)  # noqa: E731
     return State(s_fin=np.zeros((n, n)), b_fin=np.zeros((n, n)), start=np.zeros(n), ready=np.zeros(n),
-                 red_free=np.zeros(n), red_low=np.zeros(n, np.int64), queue=np.zeros(n, np.int64), q_head=one(np.int64), q_len=one(np.int64),
+                 red_free=np.zeros(n), red_low=np.zeros(n, np.int64), queue=np.zeros(n, np.int64),
+                 q_head=one(np.int64), q_len=one(np.int64),
                  used=np.zeros(n, np.int64), n_rounds=one(np.int64), pending=one(np.int64, -1),
                  pending_t=one(float), need_heap=one(np.int64), need_rounds=one(np.int64))
 
@@ -309,8 +310,9 @@ def run_loop(cfg, st, log, heap, draws):
             if kind == REDUCE:
                 if not np.isnan(allin[rnd, a]):     # reduced already, ahead of its event (FM15)
                     continue
-                if _blocks_in(parts, s_fin, rnd, a) > t:
-                    push(heap, _blocks_in(parts, s_fin, rnd, a), kind, a, 0, rnd)
+                need = _blocks_in(parts, s_fin, rnd, a)
+                if need > t:
+                    push(heap, need, kind, a, 0, rnd)
                     continue
                 # FM15: of the rounds whose blocks are all in at a at this instant, the first announced
                 # reduces first; this round's event comes back after it
