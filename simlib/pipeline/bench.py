@@ -11,7 +11,9 @@ and ends with a table of estimated and measured times.  The exit status is 1
 if any script failed (all of them run unless ``-x``).
 
 :func:`notebook_times_report` is the text of ``benchmarks/bench_notebooks.py``:
-the per-notebook times of the last full reproduction against the target.
+the per-notebook times of the last full reproduction against the target;
+:func:`reference_report` judges them beside a reference reproduction run the same
+day (decision S18: the machine's speed changes from day to day).
 """
 from __future__ import annotations
 
@@ -161,6 +163,54 @@ def notebook_times_report(recorded: dict, notebooks: list[str] | None = None,
         lines.append(f"recorded but no longer in notebooks/: {', '.join(gone)}")
     if failed:
         lines.append(f"failed in that run (time until the failure): {', '.join(failed)}")
+    return "\n".join(lines)
+
+
+def _total_wall(recorded: dict, what: str) -> float:
+    if not recorded:
+        raise ValueError(f"{what} has no recorded notebook times")
+    failed = sorted(r.name for r in recorded.values() if not r.ok)
+    if failed:
+        raise ValueError(f"{what} is not a complete reproduction: {', '.join(failed)} failed")
+    return sum(r.wall_s for r in recorded.values())
+
+
+def reference_report(recorded: dict, reference: dict, reference_then: dict,
+                     target_s: float = REPRODUCE_TARGET_S) -> str:
+    """The last reproduction against the target on the machine the target was set on (decision S18).
+
+    This machine's speed changes from day to day (the same code's reproduction took 2.4 times
+    longer on one day than on another), so a reproduction time is compared with a *reference*
+    reproduction -- another commit's, run on the same day -- instead of with the clock alone.
+    ``recorded``: the last reproduction's times ({name: Timing}); ``reference``: the reference
+    commit's reproduction run the same day; ``reference_then``: the same commit's reproduction as
+    recorded when the target was set.  The machine factor is reference / reference_then (total
+    wall times); the last reproduction, divided by it, is compared with ``target_s``.  Raises
+    ValueError if a file is empty or holds a failed notebook.
+    """
+    target_s = check_real("target_s", target_s, lo=0.0, lo_open=True)
+    wall = _total_wall(recorded, "the last reproduction")
+    ref = _total_wall(reference, "the reference run")
+    then = _total_wall(reference_then, "the reference as recorded then")
+    if then <= 0 or ref <= 0:
+        raise ValueError("the reference's total wall time must be > 0 s")
+    factor = ref / then
+    scaled = wall / factor
+    table = [("notebook", "last", "reference", "last / reference")]
+    for name in sorted(set(recorded) | set(reference)):
+        a, b = recorded.get(name), reference.get(name)
+        ratio = f"{a.wall_s / b.wall_s:.2f}" if a is not None and b is not None and b.wall_s > 0 else "-"
+        table.append((name, "-" if a is None else timing.format_duration(a.wall_s),
+                      "-" if b is None else timing.format_duration(b.wall_s), ratio))
+    table.append(("total", timing.format_duration(wall), timing.format_duration(ref), f"{wall / ref:.2f}"))
+    width = [max(len(t[i]) for t in table) for i in range(4)]
+    lines = ["the last reproduction beside the reference reproduction run the same day:"]
+    lines += [f"{t[0]:<{width[0]}}  {t[1]:>{width[1]}}  {t[2]:>{width[2]}}  {t[3]:>{width[3]}}" for t in table]
+    verdict = "within" if scaled <= target_s else "over"
+    lines.append(f"machine factor: the reference took {timing.format_duration(ref)} that day and "
+                 f"{timing.format_duration(then)} when the target was set ({factor:.2f}x); the last reproduction, "
+                 f"{timing.format_duration(wall)}, is {timing.format_duration(scaled)} on the machine of then: "
+                 f"{verdict} the {timing.format_duration(target_s)} target ({scaled / target_s:.0%} of it)")
     return "\n".join(lines)
 
 

@@ -116,6 +116,35 @@ def test_notebook_times_report_against_the_target(tmp_path):
         bench.notebook_times_report(recorded, target_s=0)
 
 
+def _times(**walls):
+    return {name: timing.Timing(name, wall, True, "full") for name, wall in walls.items()}
+
+
+def test_reference_report_scales_the_last_run_by_the_machine_factor():
+    # reference: 300 s when the target was set, 750 s today (factor 2.5); the last run, 1,500 s
+    # today, is 600 s on the machine of then: within a 900 s target, over a 500 s one
+    then = _times(a=100.0, b=200.0)
+    ref = _times(a=250.0, b=500.0)
+    last = _times(a=500.0, b=700.0, c=300.0)
+    text = bench.reference_report(last, ref, then, target_s=900)
+    lines = text.splitlines()
+    assert lines[1].split() == ["notebook", "last", "reference", "last", "/", "reference"]
+    assert lines[2].split() == ["a", "8m20s", "4m10s", "2.00"]
+    assert lines[4].split() == ["c", "5m00s", "-", "-"]
+    assert lines[5].split() == ["total", "25m00s", "12m30s", "2.00"]
+    assert lines[6] == ("machine factor: the reference took 12m30s that day and 5m00s when the target was set "
+                        "(2.50x); the last reproduction, 25m00s, is 10m00s on the machine of then: within the "
+                        "15m00s target (67% of it)")
+    assert "over the 8m20s target (120% of it)" in bench.reference_report(last, ref, then, target_s=500)
+    # the same run on an unchanged machine is judged by the clock alone
+    assert "is 25m00s on the machine of then: over" in bench.reference_report(last, then, then)
+    failed = {**ref, "b": timing.Timing("b", 10.0, False, "full")}
+    with pytest.raises(ValueError, match="the reference run is not a complete reproduction: b failed"):
+        bench.reference_report(last, failed, then)
+    with pytest.raises(ValueError, match="the last reproduction has no recorded notebook times"):
+        bench.reference_report({}, ref, then)
+
+
 def _bench_notebooks():
     spec = importlib.util.spec_from_file_location("bench_notebooks", ROOT / "benchmarks" / "bench_notebooks.py")
     module = importlib.util.module_from_spec(spec)
@@ -138,3 +167,30 @@ def test_bench_notebooks_reads_the_recorded_times_without_running(tmp_path, caps
             script.main(argv)
         assert exc.value.code == 2
         assert message in capsys.readouterr().err
+
+
+def test_bench_notebooks_reference_flags(tmp_path, capsys, monkeypatch):
+    script = _bench_notebooks()
+    monkeypatch.setattr(script.notebooks, "run_notebooks", lambda *a, **k: pytest.fail("must not run"))
+    last, ref, then = tmp_path / "last.csv", tmp_path / "ref.csv", tmp_path / "then.csv"
+    last.write_text(RECORDED)                                    # 750 s
+    ref.write_text(RECORDED.replace("400.0", "1100.0"))          # 1,450 s
+    then.write_text(RECORDED.replace("400.0", "225.0"))          # 575 s
+    argv = ["--times-file", str(last), "--reference", str(ref), "--reference-then", str(then)]
+    assert script.main(argv) == 0
+    assert ("(2.52x); the last reproduction, 12m30s, is 4m57s on the machine of then: within the 15m00s target"
+            in capsys.readouterr().out)
+    bad = tmp_path / "bad.csv"
+    bad.write_text(RECORDED.replace("11_b,full,350.0,360.0,True", "11_b,full,350.0,360.0,False"))
+    for extra, message in ((["--reference", str(ref)], "--reference and --reference-then go together"),
+                           (["--reference", str(tmp_path / "no.csv"), "--reference-then", str(then)],
+                            "argument --reference: no such file"),
+                           (["--reference", str(bad), "--reference-then", str(then)],
+                            "the reference run is not a complete reproduction: 11_b failed")):
+        with pytest.raises(SystemExit) as exc:
+            script.main(["--times-file", str(last)] + extra)
+        assert exc.value.code == 2
+        assert message in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        script.main(["--run", "--reference", str(ref), "--reference-then", str(then)])
+    assert exc.value.code == 2
