@@ -114,6 +114,10 @@ def run_benchmarks(scripts: list[Path], *, times_file: Path | str = TIMES_FILE, 
             print(f"bench: could not record the time of {script.name}: {exc}", file=sys.stderr)
         if fail_fast and not res.ok:
             break
+        if i < len(scripts):
+            left = est.remaining_line({r.script: r.wall_s if r.ok else None for r in results}, "script")
+            if left:
+                echo(left)
     if results:
         echo("")
         echo(timing.timing_table([(r.script, est.per_name[r.script], r.wall_s, r.ok) for r in results],

@@ -724,6 +724,10 @@ def run_notebooks(
             if not res.ok:
                 echo(f"    {res.error}")
         results.append(res)
+        if echo and i < len(notebooks):
+            left = est.remaining_line({r.name: r.seconds if r.ok else None for r in results})
+            if left:
+                echo(f"    {left}")
         if fail_fast and not res.ok:
             break
     if echo and results:

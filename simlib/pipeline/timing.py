@@ -204,6 +204,38 @@ class Estimate:
         return text
 
 
+    def remaining(self, measured: dict) -> tuple[float, float] | None:
+        """``(remaining_s, pace)`` after the runs in ``measured`` ({name: wall seconds, or None for
+        a run that failed}) finished.
+
+        ``pace`` is how much longer than recorded the finished runs with an estimate took (their
+        measured total over their estimated total: this machine's speed changes from day to day,
+        decision S18; failed runs do not count), and ``remaining_s`` the estimates of the names not
+        run yet times ``pace``.  None if no finished run counts, none with an estimate is left, or
+        the counted ones had an estimated total of 0 s.
+        """
+        done = [n for n, v in measured.items() if v is not None and self.per_name.get(n) is not None]
+        est_done = sum(self.per_name[n] for n in done)
+        left = [v for n, v in self.per_name.items() if n not in measured and v is not None]
+        if not done or not left or est_done <= 0:
+            return None
+        pace = sum(float(measured[n]) for n in done) / est_done
+        return pace * sum(left), pace
+
+    def remaining_line(self, measured: dict, noun: str = "notebook") -> str | None:
+        """``"remaining ≈ 12m30s for 3 notebooks (the finished ones took 1.70× their recorded times)"``,
+        or None where :meth:`remaining` is None; names without an estimate are said separately."""
+        est = self.remaining(measured)
+        if est is None:
+            return None
+        rest = [n for n in self.per_name if n not in measured]
+        unknown = sum(self.per_name[n] is None for n in rest)
+        known = len(rest) - unknown
+        text = (f"remaining ≈ {format_duration(est[0])} for {known} {noun}{'' if known == 1 else 's'} "
+                f"(the finished ones took {est[1]:.2f}× their recorded times)")
+        return text + (f", plus {unknown} without an estimate" if unknown else "")
+
+
 def _listing(names) -> str:
     names = list(names)
     shown = ", ".join(names[:_MAX_LISTED])

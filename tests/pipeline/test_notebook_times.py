@@ -76,6 +76,10 @@ def test_full_run_with_a_fresh_ledger_drops_rows_of_removed_notebooks(repo):
     assert lines[1] == ("4 notebooks, estimated 2m27s (recorded times in data/results/notebook_times.csv); "
                         "no estimate for 1 of 4 notebooks (new: 13_new)")
     assert "[4/4] 13_new (no estimate)" in lines
+    # after each notebook the rest is estimated at the pace so far: 10_a took 1 s of its 100 s
+    assert "    remaining ≈ 0s for 2 notebooks (the finished ones took 0.01× their recorded times), " \
+           "plus 1 without an estimate" in lines
+    assert not any("remaining" in line for line in lines[lines.index("[4/4] 13_new (no estimate)"):])
     assert lines[-1].splitlines()[-1] == "total (estimate for 3 of 4)      2m27s        4s"
     assert list(timing.read_times(repo.committed)) == ["10_a", "11_b", "12_c", "13_new"]
 

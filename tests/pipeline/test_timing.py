@@ -48,6 +48,27 @@ def test_estimate_lines_when_all_or_nothing_is_known(hand_made):
     assert many.line().endswith("no estimate for 9 of 10 notebooks (new: n0, n1, n2, n3, n4, n5, ... (+3 more))")
 
 
+def test_remaining_time_is_scaled_by_the_pace_of_the_finished_runs():
+    est = timing.Estimate({"a": 100.0, "b": 50.0, "c": 200.0, "d": None, "e": 20.0})
+    # a took 170 s against 100 recorded: 1.7x; b, c and e are left (270 s recorded) -> 459 s
+    assert est.remaining({"a": 170.0}) == pytest.approx((459.0, 1.7))
+    assert est.remaining_line({"a": 170.0}) == ("remaining ≈ 7m39s for 3 notebooks (the finished ones took "
+                                                "1.70× their recorded times), plus 1 without an estimate")
+    # b failed (None): it is done but says nothing about the pace; d (no estimate) adds nothing to it;
+    # c and e are left (220 s)
+    assert est.remaining({"a": 170.0, "b": None, "d": 9.0}) == pytest.approx((374.0, 1.7))
+    # a and b both count: (170 + 40) / 150 = 1.4, times 220 s
+    assert est.remaining({"a": 170.0, "b": 40.0}) == pytest.approx((308.0, 1.4))
+    # (170 + 40 + 1) / 350 = 0.603, times e's 20 s
+    assert est.remaining_line({"a": 170.0, "b": 40.0, "c": 1.0, "d": 1.0}, "script") == (
+        "remaining ≈ 12s for 1 script (the finished ones took 0.60× their recorded times)")
+    assert est.remaining({}) is None                                  # nothing finished yet
+    assert est.remaining({"d": 5.0}) is None                          # nothing with an estimate finished
+    assert est.remaining({n: 1.0 for n in "abce"}) is None            # nothing with an estimate left
+    assert timing.Estimate({"z": 0.0, "y": 5.0}).remaining({"z": 3.0}) is None   # no pace from 0 s
+    assert est.remaining_line({}) is None
+
+
 def test_times_are_written_sorted_rounded_to_tenths_and_deterministic(tmp_path):
     rows = [Timing("b", 12.34, True, "full", 20.04), Timing("a", 0.04, False, "full", None)]
     expected = "notebook,profile,wall_s,cpu_s,ok\na,full,0.0,,False\nb,full,12.3,20.0,True\n"
