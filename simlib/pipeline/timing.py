@@ -203,7 +203,6 @@ class Estimate:
             text += f"; no estimate for {missing} of {what} ({'; '.join(parts)})"
         return text
 
-
     def remaining(self, measured: dict) -> tuple[float, float] | None:
         """``(remaining_s, pace)`` after the runs in ``measured`` ({name: wall seconds, or None for
         a run that failed}) finished.
