@@ -133,13 +133,13 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted (Ctrl-C); no result", file=sys.stderr)
+        print(_interrupted(PROG), file=sys.stderr)
         return 130
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
     sub = args.subparser
-    interrupted = f"{sub.prog}: interrupted (Ctrl-C); no result"
+    interrupted = _interrupted(sub.prog)
     with ctrl_c_guard(interrupted) as ctrl_c:
         try:
             return int(args.handler(args, sub) or 0)
@@ -157,6 +157,10 @@ def main(argv: list[str] | None = None) -> int:
             # An error raised after Ctrl-C is its consequence (numba's cache save after an interrupted compile).
     print(interrupted, file=sys.stderr)
     return 130
+
+
+def _interrupted(prog: str) -> str:
+    return f"{prog}: interrupted (Ctrl-C); no result"
 
 
 #: Seconds a command has, after Ctrl-C, to unwind on its own before :func:`ctrl_c_guard` ends the process.
@@ -177,14 +181,13 @@ def ctrl_c_guard(message: str, grace_s: float = CTRL_C_GRACE_S):
     signal handlers) it only yields the event.
     """
     pressed = threading.Event()
-    timers: list[threading.Timer] = []
+    timer = threading.Timer(grace_s, _exit_now, args=(message,))
+    timer.daemon = True
 
     def on_sigint(signum, frame):
         if not pressed.is_set():
             pressed.set()
-            timers.append(threading.Timer(grace_s, _exit_now, args=(message,)))
-            timers[0].daemon = True
-            timers[0].start()
+            timer.start()
         raise KeyboardInterrupt
 
     def on_unraisable(unraisable):
@@ -200,8 +203,7 @@ def ctrl_c_guard(message: str, grace_s: float = CTRL_C_GRACE_S):
     try:
         yield pressed
     finally:
-        for timer in timers:
-            timer.cancel()
+        timer.cancel()                                   # a no-op if it never started
         sys.unraisablehook = previous_hook
         if previous is not None:
             signal.signal(signal.SIGINT, previous)

@@ -82,8 +82,8 @@ class Rules(NamedTuple):
 
 class Scratch(NamedTuple):
     """Output and work arrays of :func:`_algorithm2` for n workers (:func:`scratch` makes them), so
-    that a call allocates nothing but larger sort buckets (below).  Output: ``y`` (n, n) int8, ``order`` (n,) int64 (G in
-    processing order), ``deadline`` (n,) float (t_i, seconds).  Work: per receiver j (n,)
+    that a call allocates nothing but larger sort buckets (below).  Output: ``y`` (n, n) int8,
+    ``order`` (n,) int64 (G in processing order), ``deadline`` (n,) float (t_i, seconds).  Work: per receiver j (n,)
     ``load`` (bits, sum_l v_lj y_lj), ``lratio`` (s, r_j / b_j^E), ``dl_min`` (s), ``xload``
     (bits, sum_l v_lj x_lj); per task i (n,) ``count`` (sum_j y_ij), ``s`` (bits, s_i); line 16's
     candidates ``cand`` (n,) int64 and their keys ``ckey`` (n,) (s); line 29's pairs in (L, j)
