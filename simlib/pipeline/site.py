@@ -366,7 +366,8 @@ def _index_body(infos, ledger, commit) -> str:
     return "\n".join(parts)
 
 
-_LEDGER_COLUMNS = (("paper", "paper"), ("figure", "figure"), ("claim", "claim"), ("paper_value", "paper value"),
+_LEDGER_COLUMNS = (("paper", "paper"), ("figure", "figure"), ("claim", "claim"), ("setting", "setting"),
+                   ("paper_value", "paper value"),
                    ("our_value", "our value"), ("kind", "kind"), ("verdict", "verdict"), ("note", "cause or note"),
                    ("profile", "profile"), ("trials", "trials"), ("notebook", "notebook"))
 
