@@ -34,7 +34,7 @@ from simlib.pipeline import paths
 from simlib.pipeline.atomic import atomic_write_bytes, locked_directory as _locked
 from simlib.papers.claim import DEFAULT_SETTING, KINDS, PROFILE_SETTING, Claim
 
-__all__ = ["COLUMNS", "DEFAULT_LEDGER", "KINDS", "record", "load_ledger", "settings_table", "summarize_ledger"]
+__all__ = ["COLUMNS", "DEFAULT_LEDGER", "KINDS", "record", "load_ledger", "settings_table", "reproduction_table", "markdown_table", "summarize_ledger"]
 
 COLUMNS = ("paper", "figure", "claim", "setting", "paper_value", "our_value", "tolerance", "direction", "magnitude",
            "holds", "cause", "note", "kind", "notebook", "profile", "trials", "parameters")
@@ -245,6 +245,43 @@ def settings_table(df: pd.DataFrame) -> pd.DataFrame:
                 counts["unexplained"] += kind == "unexplained"
         out.append({"paper": paper, **counts})
     return pd.DataFrame(out, columns=cols)
+
+
+def _status(holds: dict, causes: dict) -> str:
+    """One claim's status over its settings (``holds``/``causes``: setting -> verdict / cause)."""
+    if holds.get(DEFAULT_SETTING):
+        return "holds at default" + (" and profile" if holds.get(PROFILE_SETTING) else "")
+    other = sorted(k for k, v in holds.items() if v and k != DEFAULT_SETTING)
+    if other:
+        return "holds at " + " and ".join(other) + " only"
+    kind = causes.get(DEFAULT_SETTING, next(iter(causes.values()), "")).split(":", 1)[0].strip()
+    return kind if kind in ("likely paper error", "unexplained") else f"fails ({kind})"
+
+
+def reproduction_table(df: pd.DataFrame, paper: str) -> pd.DataFrame:
+    """The claims of ``paper`` as a replication report's table (decision S19): one row per claim
+    with its verdict at each setting (``holds``/``fails``/``""`` when not judged there), its status
+    ("holds at default [and profile]", "holds at profile only", "likely paper error", "unexplained",
+    "fails (<cause kind>)") and the cause at the default.  ``df``: a ledger frame."""
+    claims_df = df[(df["kind"] == "claim") & (df["paper"] == paper)]
+    settings = [s for s in (DEFAULT_SETTING, PROFILE_SETTING) if s in set(claims_df["setting"])]
+    settings += sorted(set(claims_df["setting"]) - set(settings))
+    rows = []
+    for (figure, claim), g in claims_df.groupby(["figure", "claim"], sort=False):
+        holds = {r.setting: bool(r.holds) for r in g.itertuples(index=False)}
+        causes = {r.setting: r.cause for r in g.itertuples(index=False) if not r.holds}
+        rows.append({"figure": figure, "claim": claim,
+                     **{s: ("holds" if holds[s] else "fails") if s in holds else "" for s in settings},
+                     "status": _status(holds, causes), "cause": causes.get(DEFAULT_SETTING, "")})
+    return pd.DataFrame(rows, columns=["figure", "claim", *settings, "status", "cause"])
+
+
+def markdown_table(df: pd.DataFrame) -> str:
+    """``df`` as a GitHub Markdown table (cells as text; ``|`` escaped, newlines as spaces)."""
+    cell = lambda v: str(v).replace("|", "\\|").replace("\n", " ")
+    lines = ["| " + " | ".join(cell(c) for c in df.columns) + " |", "|" + "---|" * len(df.columns)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    return "\n".join(lines)
 
 
 def _settings_lines(df: pd.DataFrame) -> list[str]:

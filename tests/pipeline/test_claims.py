@@ -318,3 +318,24 @@ def test_record_rejects_duplicate_keys_before_writing(ledger):
     with pytest.raises(ValueError, match="appears twice"):
         claims.record([c, c], ledger_path=ledger)
     assert not ledger.exists()
+
+
+def test_reproduction_table_gives_each_claim_its_status(ledger):
+    error = "likely paper error: groups never below p (test_sr_groups_at_least_p)"
+    claims.record([_at("default", "a", True), _at("profile", "a", True),
+                   _at("default", "b", False), _at("profile", "b", True),
+                   _at("default", "d", False, error), _at("profile", "d", False),
+                   _at("default", "e", False), _at("default", "f", False, "stand-in trace: 1 s"),
+                   _at("priority", "f", True)], ledger)
+    t = claims.reproduction_table(load_ledger(ledger), "000")
+    assert list(t.columns) == ["figure", "claim", "default", "profile", "priority", "status", "cause"]
+    assert dict(zip(t.claim, t.status)) == {"a": "holds at default and profile", "b": "holds at profile only",
+                                            "d": "likely paper error", "e": "unexplained",
+                                            "f": "holds at priority only"}
+    assert t.set_index("claim").loc["e", "profile"] == "" and t.set_index("claim").loc["d", "cause"] == error
+    assert claims.reproduction_table(load_ledger(ledger), "004").empty
+
+
+def test_markdown_table_escapes_pipes():
+    t = pd.DataFrame({"a": ["x|y", "z"], "b": [1, "p\nq"]})
+    assert claims.markdown_table(t) == "| a | b |\n|---|---|\n| x\\|y | 1 |\n| z | p q |"

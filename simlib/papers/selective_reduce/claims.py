@@ -449,8 +449,10 @@ def figs8_10(df: pd.DataFrame, *, p: float, eta: float, theta: float,
         return bool(it.iloc[-1] >= it.iloc[0]), f"{it.iloc[0]:.0f} → {it.iloc[-1]:.0f}"
 
     def theta_insensitive(m):
-        cols = ["avg_sync_scale", "avg_sync_time_s", "total_sync", "total_iteration"]
-        return (all(_insensitive(m[c]) for c in cols),
+        # E15 as amended: the same paragraph says scale falls and sync time and total sync rise with θ,
+        # so "performance" is the total iteration it ends on; the other metrics are reported, not judged
+        cols = ["total_iteration", "avg_sync_scale", "avg_sync_time_s", "total_sync"]
+        return (_insensitive(m["total_iteration"]),
                 ", ".join(f"{c}: {spread(m[c]):+.0%}" for c in cols) + " spread over θ")
 
     if not main["eta"].empty:
@@ -479,7 +481,8 @@ def figs8_10(df: pd.DataFrame, *, p: float, eta: float, theta: float,
         knob_claim("theta", "Fig. 10(d)", "θ 1→20: slightly more total iteration", "slightly larger",
                    theta_iterations, note="endpoints of the medians")
         knob_claim("theta", "Fig. 10", "performance is not very sensitive to θ", "not very sensitive",
-                   theta_insensitive, note=f"every metric's medians {NEAR_RULE} of each other over θ")
+                   theta_insensitive, note=f"total iteration's medians {NEAR_RULE} of each other over θ (E15: the "
+                                           "sentence's other metrics are said to move)")
     return out
 
 

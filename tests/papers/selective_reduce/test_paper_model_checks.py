@@ -56,3 +56,15 @@ def test_only_selective_reduce_reads_its_knobs():
     assert sr[0] != sr[1]
     assert run_trial.canonical_params(dict(base, scheme="selective", **knobs)) != \
         run_trial.canonical_params(dict(base, scheme="selective"))
+
+
+def test_the_redraw_rule_matters_only_with_an_estimation_error():
+    import numpy as np
+
+    from simlib.papers.cluster_scenario import run_trial
+
+    base = dict(n=20, duration_s=10.0, scheme="selective")
+    for e, same in ((0.0, True), (0.4, False)):
+        runs = [run_trial(dict(base, bw_error=e, bw_error_redraw=r), np.random.SeedSequence(5)) for r in ("decision", "run")]
+        keys = [run_trial.canonical_params(dict(base, bw_error=e, bw_error_redraw=r)) for r in ("decision", "run")]
+        assert (runs[0] == runs[1]) == same and (keys[0] == keys[1]) == same
