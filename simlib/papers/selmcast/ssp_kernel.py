@@ -199,7 +199,8 @@ class Residual(NamedTuple):
 
 
 class Config(NamedTuple):
-    """What one run is (read only): n, the layer, scheme, sharing and Algorithm 2's readings
+    """What one run is (read only): n, the layer, scheme, sharing (``prio_mode``: strict priority;
+    ``fifo``: its classes in start order, else in Algorithm 2's order) and Algorithm 2's readings
     (``rules``), p, the SSP threshold and k (< 0: infinite), how tau is estimated (0 trace,
     1 oracle, 2 zero), the model volume (bits), the run's end (s), the bandwidth period (s)
     and schedule (K, 2, n) (egress, ingress; bits/s) applied at k * period, k = 1..K."""
@@ -208,6 +209,7 @@ class Config(NamedTuple):
     l3: bool
     selmcast: bool
     prio_mode: bool
+    fifo: bool
     p: int
     ssp: int
     k: int
@@ -597,7 +599,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
                             i = gl[q]
                             if _l7_idle(i, n, factive):
                                 _finish(i, t, cfg, wk, plan, fl, log, cn)
-                    if prio_mode:                           # SM50: classes in Algorithm 2's order
+                    if prio_mode and not cfg.fifo:          # SM50: classes in Algorithm 2's order
                         moved = place_classes(order[:m], kappa, prio, BASE, GAP)
                         for q in range(moved.shape[0]):
                             i = moved[q]
@@ -620,6 +622,8 @@ def run_loop(cfg, wk, plan, fl, log, cn):
                 log.finish[mc] = np.nan
                 r0 = cn.nrecv[0]
                 log.r0[mc] = r0
+                if prio_mode and cfg.fifo:                  # SM50's "fifo": classes in start order
+                    prio[kappa] = BASE + mc
                 pr = prio[kappa] if prio_mode else 0
                 nrc = 0
                 for j in range(n):
