@@ -6,7 +6,7 @@ multicast, so the §IV-C reproduction took over an hour.  :func:`run_loop`
 runs the same simulation as ``SSPCluster(engine="flow")`` -- the worker loop,
 Algorithm 2 (:func:`~simlib.papers.selmcast.ssp_selection._algorithm2`), tau
 (:func:`tau_estimates`), the priority placement (:func:`place_classes`), Orpheus's key rule,
-and the flow model (drain, completion tolerance N6 and strict-priority max-min sharing, from
+and the flow model (drain, completion tolerance N6 and per-flow max-min or strict-priority sharing, from
 :mod:`simlib.core.sharing` and :mod:`simlib.core.tolerance`) -- inside one compiled loop.  The two engines
 are independent implementations of one model, cross-checked in the tests
 (same multicasts, receivers and drops; times to 1e-9).
@@ -16,7 +16,7 @@ ingress i and the egress n + j of every j with x[i, j] = 1; L7, slot i * n + j
 is the unicast i -> j over links i and n + j.  Their links are kept in a
 :class:`~simlib.core.sharing.FlowTable` (an L3 row is rewritten when its
 multicast starts or loses a receiver); rates are recomputed after any change
-by :func:`~simlib.core.sharing.share_rates` (strict priority by class, max-min
+by :func:`~simlib.core.sharing.share_rates` (max-min; under SM50's priority reading strict priority by class, max-min
 inside a class, work-conserving); with at most n flows (L3) that is cheaper
 than keeping them incrementally.  The state is in NamedTuples of arrays
 (:class:`Config`, :class:`Workers`, :class:`~.ssp_selection.Plan`,
