@@ -35,7 +35,8 @@
 #   split, FCFS) and its blocking variant vs the original partial reduce (p reducers,
 #   blocking, LP, FCFS): n = 60, 600 s, 200 MB, p = 50 and p = 10 (notebook 30); rounds.
 # * **004 Fig. 7** — SelMcast vs Orpheus under SSP: n = 50, 600 s, 200 MB, b̄ = 40 Gbps,
-#   ssp = k = 4, η = 0.75, L3 (notebook 43); NPU utilization and multicast scale.
+#   ssp = k = 4, η = 0.75, L3, per-flow max-min sharing (SM50; notebook 43); NPU utilization and
+#   multicast scale.
 # * **Time to accuracy** — the SR/PR schedules (n = 200, 100 s, as notebook 90) and the
 #   SelMcast/Orpheus SSP schedules (n = 50, 60 s, as notebook 46) replayed through real
 #   training with the project's default learning task and configuration
