@@ -68,6 +68,10 @@ class ChosenSetting(NamedTuple):
     help: str
     declared_in: str
 
+    def default_text(self) -> str:
+        """The default as the tables print it (``0.1``, ``600``, ``stored``)."""
+        return f"{self.default:g}" if isinstance(self.default, float) else str(self.default)
+
 
 def _owner(cls) -> str | None:
     """The seed id of the paper whose package defines ``cls`` (None: shared, e.g. the cluster run)."""
@@ -101,8 +105,7 @@ def chosen_settings(paper_id: str) -> list[ChosenSetting]:
     return [ChosenSetting(*key, ", ".join(where)) for key, where in rows.items()]
 
 
-def _cell(value) -> str:
-    text = f"{value:g}" if isinstance(value, float) else str(value)
+def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
@@ -113,7 +116,7 @@ def chosen_settings_markdown() -> str:
     for p in PAPERS:
         rows = [f"**{p.id}** — {p.title}", "", "| parameter | default | decision | meaning | declared in |",
                 "|---|---|---|---|---|"]
-        rows += [f"| `{c.parameter}` | {_cell(c.default)} | {c.decision} | {_cell(c.help)} | {c.declared_in} |"
+        rows += [f"| `{c.parameter}` | {_cell(c.default_text())} | {c.decision} | {_cell(c.help)} | {c.declared_in} |"
                  for c in chosen_settings(p.id)]
         parts.append("\n".join(rows))
     return "\n\n".join(parts) + "\n"

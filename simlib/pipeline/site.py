@@ -386,9 +386,8 @@ def _settings_body() -> str:
                      "<table><thead><tr><th>parameter</th><th>default</th><th>decision</th><th>meaning</th>"
                      "<th>declared in</th></tr></thead><tbody>")
         for c in chosen_settings(p.id):
-            default = f"{c.default:g}" if isinstance(c.default, float) else str(c.default)
-            parts.append(f"<tr><td><code>{html.escape(c.parameter)}</code></td><td>{html.escape(default)}</td>"
-                         f"<td>{html.escape(c.decision)}</td><td>{html.escape(c.help)}</td>"
+            parts.append(f"<tr><td><code>{html.escape(c.parameter)}</code></td>"
+                         f"<td>{html.escape(c.default_text())}</td><td>{html.escape(c.decision)}</td><td>{html.escape(c.help)}</td>"
                          f"<td>{html.escape(c.declared_in)}</td></tr>")
         parts.append("</tbody></table>")
     return "\n".join(parts)
