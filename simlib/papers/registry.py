@@ -6,7 +6,9 @@ schemes, generated commands; ``python -m simlib`` builds its commands from it
 and figures look schemes up in :data:`SCHEMES`.  A new paper is a new package
 with a ``paper.py`` plus one line in :data:`PAPERS`.  Simulations import only
 their own package, never this module, so a trial's code fingerprint does not
-cover other papers.
+cover other papers.  :func:`chosen_settings` lists the settings a paper leaves
+open and the decision that chose each (decision S20; the README's and the
+site's tables).
 """
 from __future__ import annotations
 
