@@ -56,8 +56,8 @@ class RealTracesNotebook(ScenarioBase):
     fm_p_values: tuple = param_list([50, 10], of=(FMScenario, "p"), quick=[10, 4],
                                     help="FMReduce's participants per round p, each at most fm_n")
     fm_duration_s: float = param_of(FMScenario, "duration_s", flag=None, help="simulated time of FMReduce vs PR")
-    ssp_n: int = param(50, lo=2, quick=12, help="workers of SelMcast vs Orpheus (004 §IV-C: 50)")
-    ssp_duration_s: float = param(600.0, lo=0.0, lo_open=True, unit="s", quick=15.0,
+    ssp_n: int = param(50, lo=2, quick=12, stated="004 §IV-A2", help="workers of SelMcast vs Orpheus (004 §IV-C: 50)")
+    ssp_duration_s: float = param(600.0, lo=0.0, lo_open=True, unit="s", quick=15.0, stated="004 §IV-A2",
                                   help="simulated time of SelMcast vs Orpheus")
     ssp_trials: int = _trials(3, 1, "SelMcast vs Orpheus")
     tta_real_traces: tuple = param_list(["pai-job4", "bytedance-ar"], of=(Scenario, "trace"), quick=["pai-job4"],

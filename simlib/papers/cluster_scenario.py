@@ -66,31 +66,37 @@ class Scenario(ScenarioBase):
                         help="synchronization scheme: all reduce, FIFO partial reduce (002), selective reduce "
                              "(000), or one of 002's baselines: Eager-Reduce, AD-PSGD, parameter server BSP / ASP / "
                              "HETE / with backup workers")
-    n: int = param(200, lo=2, hi=100_000, quick=20, help="workers (000 §IV-A: 40-200)")
+    n: int = param(200, lo=2, hi=100_000, quick=20, stated="000 §IV-A1",
+                   help="workers (000 §IV-A1: 40-200; Figs. 8-14 at 200, decision E7)")
     trace: str = param("transformer", check=check_trace_file, allowed=TRACE_HELP.removeprefix("compute-time trace: "),
-                       help="compute-time trace")
+                       stated="000 §IV-B1", help="compute-time trace (000 §IV-B1: mainly Transformer)")
     compute_mean_s: float | None = param(None, kind="float", lo=0.0, lo_open=True, unit="s", none_means="stored",
                                          flag="--compute-mean",
+                                         chosen="E6",
                                          help="rescale the trace to this mean compute time per iteration; stored: "
                                               "as stored, mean 1 s (decision E6)")
     duration_s: float = param(100.0, lo=0.0, lo_open=True, unit="s", quick=10.0, flag="--duration",
-                              help="training time simulated (000 §IV-A: 100 s)")
-    p: float = param(0.3, lo=0.0, hi=1.0, lo_open=True,
-                     help="minimum group size as a fraction of n: max(1, round(p n)) workers, p n >= 0.5 (000 Table "
-                          "II: 0.3; decision E8)")
-    lam: float = param(0.05, lo=0.0, hi=1.0,
+                              stated="000 §IV-B1", help="training time simulated (000 §IV-B1: 100 s)")
+    p: float = param(0.3, lo=0.0, hi=1.0, lo_open=True, stated="000 §IV-A1",
+                     help="minimum group size as a fraction of n: max(1, round(p n)) workers, p n >= 0.5 (000 §IV-A1: "
+                          "0.3n; decision E8)")
+    lam: float = param(0.05, lo=0.0, hi=1.0, stated="000 §IV-A1",
                        help="bandwidth skew λ: b_k = round(20u, 3) Gbps, u ~ U[λ, 1] (000 §IV-A1: 0.05)")
-    alpha_s: float = param(1e-3, lo=0.0, unit="s", flag="--alpha", help="one-way latency α (000 §IV-A: 1 ms)")
-    model_mb: float = param(500.0, lo=0.0, unit="MB", help="model size v (000 §IV-A: 500 MB)")
-    sync_model: str = param("flows", choices=SYNC_MODELS,
-                            help="a group's sync: ring all-reduce as flows, or Eq. (2) in closed form")
-    ring_model: str = param("single", choices=RING_MODELS,
+    alpha_s: float = param(1e-3, lo=0.0, unit="s", flag="--alpha", stated="000 §IV-A1",
+                           help="one-way latency α (000 §IV-A1: 1 ms)")
+    model_mb: float = param(500.0, lo=0.0, unit="MB", stated="000 §IV-A1", help="model size v (000 §IV-A1: 500 MB)")
+    sync_model: str = param("flows", choices=SYNC_MODELS, stated="000 §IV-A2",
+                            help="a group's sync: ring all-reduce as flows (000 §IV-A2's flow-level simulator), or "
+                                 "Eq. (2) in closed form")
+    ring_model: str = param("single", choices=RING_MODELS, chosen="E11",
                             help="flow model of the ring all-reduce (decision E11)")
     bandwidth_gbps: float | None = param(None, kind="float", lo=0.0, lo_open=True, unit="Gbps", none_means="drawn",
+                                         stated="000 §IV-A1",
                                          help="every worker's bandwidth (002's homogeneous network); drawn: 000 "
                                               "§IV-A1's draws (lam)")
-    hl: int = param(1, lo=1, help="heterogeneity level: workers 0..hl-1 share one GPU and compute hl times slower "
-                                  "(002 §5.2), at most n")
+    hl: int = param(1, lo=1, stated="000 §IV-A1",
+                    help="heterogeneity level: workers 0..hl-1 share one GPU and compute hl times slower (002 §5.2), "
+                         "at most n; 1: none, as in 000 §IV-A1")
     selective: SelectiveReduceParams = param_group(SelectiveReduceParams)
     partial: PartialReduceParams = param_group(PartialReduceParams)
     weighting: WeightParams = param_group(WeightParams)

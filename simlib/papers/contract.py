@@ -215,8 +215,16 @@ def _field_spec(cls, name: str) -> tuple[Any, ParamSpec]:
 def param_of(cls, name: str, **overrides) -> dataclasses.Field:
     """The parameter ``name`` of dataclass ``cls`` (or of one of its groups) declared again,
     elsewhere (e.g. in a notebook's parameter spec): same default and spec, with ``overrides``
-    (``default``, ``quick``, ``help``, ...)."""
+    (``default``, ``quick``, ``help``, ...).  A new ``default`` drops the original's ``stated``/``chosen``
+    (that source was for the other value) unless the overrides give this one's; giving one of the two
+    clears the other."""
     default, s = _field_spec(cls, name)
+    if "default" in overrides and overrides["default"] != default and not {"stated", "chosen"} & set(overrides):
+        overrides.update(stated=None, chosen=None)     # another default: the original's source is not its source
+    if "stated" in overrides:
+        overrides.setdefault("chosen", None)
+    if "chosen" in overrides:
+        overrides.setdefault("stated", None)
     default = overrides.pop("default", default)
     return _field(default, dataclasses.replace(s, **overrides))
 
@@ -240,17 +248,19 @@ def param_group(cls) -> dataclasses.Field:
 
 
 def param_list(default, *, of: tuple | None = None, item: ParamSpec | None = None, help: str | None = None,
-               quick=MISSING, flag: str | None = None, min_len: int = 1) -> dataclasses.Field:
+               quick=MISSING, flag: str | None = None, min_len: int = 1, stated: str | None = None,
+               chosen: str | None = None) -> dataclasses.Field:
     """A list parameter whose items are values of field ``of = (cls, name)`` (its range, unit and
     check: written once, on that field) or of the spec ``item``.  Given as text (``"[10, 20]"``,
-    what ``papermill -p`` passes), it is read as YAML/JSON.  Stored as a tuple."""
+    what ``papermill -p`` passes), it is read as YAML/JSON.  Stored as a tuple.  ``stated``/``chosen``:
+    where the paper states the list (a figure's x values) or the decision that chose it."""
     if (of is None) == (item is None):
         raise ValueError("give exactly one of of=(cls, name) and item=ParamSpec")
     if of is not None:
-        item = dataclasses.replace(_field_spec(*of)[1], quick=MISSING, flag=None)
+        item = dataclasses.replace(_field_spec(*of)[1], quick=MISSING, flag=None, stated=None, chosen=None)
     help = help or f"values of {of[1] if of else 'the item'}: {item.help}"
     return _field(default, ParamSpec(kind="list", help=help, unit=item.unit, quick=quick, flag=flag, item=item,
-                                     min_len=min_len))
+                                     min_len=min_len, stated=stated, chosen=chosen))
 
 
 def spec_of(field: dataclasses.Field) -> ParamSpec | None:

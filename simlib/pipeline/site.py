@@ -12,6 +12,8 @@ self-contained static site (no CDN, no network at build or view time)::
     claims.html                the ledger as a table sorted by clicking a header; each row links to
                                the notebook page (and the cell) that recorded it
     figures.html, figures/     every committed figure (PNG, PDF) with its provenance
+    settings.html              per paper, the settings it leaves open and the decision that chose each
+                               (:func:`simlib.papers.registry.chosen_settings`; decision S20)
     site.css, sort.js
 
 Rendering is nbconvert's HTML exporter (``basic`` template: the page body only,
@@ -294,7 +296,8 @@ def _html_page(title: str, body: str, commit: str, depth: int = 0, extra_head: s
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{html.escape(title)}</title><link rel="stylesheet" href="{up}site.css">{extra_head}</head>\n'
             f'<body{cls}><header><a href="{up}index.html">Index</a><a href="{up}claims.html">Claims ledger</a>'
-            f'<a href="{up}figures.html">Figures</a></header>\n<main>\n{body}\n</main>\n'
+            f'<a href="{up}figures.html">Figures</a><a href="{up}settings.html">Settings</a></header>\n'
+            f'<main>\n{body}\n</main>\n'
             f'<footer>Built from commit {html.escape(commit)} by <code>make site</code> '
             f'(simlib.pipeline.site) from the committed executed notebooks; nothing was re-run.</footer>'
             f'</body></html>\n')
@@ -353,7 +356,9 @@ def _index_body(infos, ledger, commit) -> str:
                  f'claims checked ({n_hold} hold), {len(ledger) - n_claims} observations. '
                  f'<a href="figures.html">Every figure</a> with its provenance. '
                  f'<a href="summary.html">Reproduction summaries</a>: per paper, what holds at our defaults '
-                 f'and at the paper profile, what was easy and hard, which settings the paper leaves open.</p>')
+                 f'and at the paper profile, what was easy and hard. '
+                 f'<a href="settings.html">The settings the papers leave open</a> and the decision that chose '
+                 f'each.</p>')
     for key, heading, _ in GROUPS:
         members = [i for i in infos if i.group == key]
         if not members:
@@ -365,6 +370,28 @@ def _index_body(infos, ledger, commit) -> str:
             parts.append(f'<li><a href="{_page(i.stem)}">{html.escape(i.stem)}</a>: '
                          f'{html.escape(i.title)}{flag}</li>')
         parts.append("</ul>")
+    return "\n".join(parts)
+
+
+def _settings_body() -> str:
+    """Per paper, the settings it leaves open: parameter, default, decision, meaning, declared in (the
+    README's table, from the same declarations)."""
+    from simlib.papers.registry import PAPERS, chosen_settings
+
+    parts = ["<h1>Settings the papers leave open</h1>",
+             "<p>Every scenario parameter says whether the paper states its default or this repository chose "
+             "it (decision S20). These are the chosen ones, per paper, with the decision entry of "
+             "<code>docs/decisions/</code> that says why: the numbers of a run that are ours, not the "
+             "paper's.</p>"]
+    for p in PAPERS:
+        parts.append(f'<h2 id="paper-{p.id}">{html.escape(p.id)} — <em>{html.escape(p.title)}</em></h2>'
+                     "<table><thead><tr><th>parameter</th><th>default</th><th>decision</th><th>meaning</th>"
+                     "<th>declared in</th></tr></thead><tbody>")
+        for c in chosen_settings(p.id):
+            parts.append(f"<tr><td><code>{html.escape(c.parameter)}</code></td>"
+                         f"<td>{html.escape(c.default_text())}</td><td>{html.escape(c.decision)}</td><td>{html.escape(c.help)}</td>"
+                         f"<td>{html.escape(c.declared_in)}</td></tr>")
+        parts.append("</tbody></table>")
     return "\n".join(parts)
 
 
@@ -570,6 +597,8 @@ def build_site(out, notebooks_dir=None, ledger_path=None, figures_dir=None, repo
         for p in copied:
             shutil.copy2(p, tmp / "figures" / p.name)
         (tmp / "figures.html").write_text(_html_page("Figures", body, commit), encoding="utf-8")
+        (tmp / "settings.html").write_text(_html_page("Settings the papers leave open", _settings_body(), commit),
+                                           encoding="utf-8")
         if out.exists():
             shutil.rmtree(out)
         tmp.rename(out)

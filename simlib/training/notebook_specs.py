@@ -38,16 +38,18 @@ class HeterogeneousTrainingNotebook(ScenarioBase):
     each schedule replayed through training (the parameters cell's defaults)."""
 
     trials: int = param(20, lo=1, quick=2, help="trials per setting")
-    n: int = param_of(Scenario, "n", default=8, quick=MISSING, help="workers (002 §5.2: 8)")
+    n: int = param_of(Scenario, "n", default=8, quick=MISSING, stated="002 §5.2.1",
+                      help="workers (002 §5.2.1: 8)")
     p_values: tuple = param_list([2, 3, 4, 5, 6, 7, 8], item=GROUP_SIZE, quick=[2, 4],
                                  help="group sizes P of the Fig. 8 sweep (P = n acts like all reduce)")
-    table_p: tuple = param_list([3, 5], item=GROUP_SIZE, help="Table 1's partial-reduce group sizes P")
+    table_p: tuple = param_list([3, 5], item=GROUP_SIZE, stated="002 Table 1",
+                                help="Table 1's partial-reduce group sizes P")
     hl_values: tuple = param_list([1, 3], of=(Scenario, "hl"), help="Table 1's heterogeneity levels")
-    duration_s: float = param_of(Scenario, "duration_s", default=300.0, quick=40.0)
-    target_acc: float = _target(0.90, quick=0.85)
-    bandwidth_gbps: float = param_of(Scenario, "bandwidth_gbps", default=10.0)
-    model_mb: float = param_of(Scenario, "model_mb", default=100.0)
-    trace: str = param_of(Scenario, "trace", default="cnn")
+    duration_s: float = param_of(Scenario, "duration_s", default=300.0, quick=40.0, chosen="RP16")
+    target_acc: float = _target(0.90, quick=0.85, stated="002 §5.1")
+    bandwidth_gbps: float = param_of(Scenario, "bandwidth_gbps", default=10.0, stated="002 §5.1")
+    model_mb: float = param_of(Scenario, "model_mb", default=100.0, chosen="RP16")
+    trace: str = param_of(Scenario, "trace", default="cnn", chosen="RP16")
 
     def check(self):
         common = dict(scheme="partial", n=self.n, bandwidth_gbps=self.bandwidth_gbps, model_mb=self.model_mb,
@@ -68,19 +70,23 @@ class TimeToAccuracyNotebook(ScenarioBase):
     """Notebook 90: every scheme at 000 §IV's settings, each schedule replayed through training on the
     learning task of decisions RP9-RP11 (mnist1d, an MLP; the quick profile: softmax on digits)."""
 
-    trials: int = param(20, lo=1, quick=2, help="trials per setting")
-    n_values: tuple = param_list([40, 80, 120, 160, 200], of=(Scenario, "n"), quick=[10, 20],
+    trials: int = param(20, lo=1, quick=2, stated="000 §IV-A2", help="trials per setting")
+    n_values: tuple = param_list([40, 80, 120, 160, 200], of=(Scenario, "n"), quick=[10, 20], stated="000 §IV-A1",
                                  help="cluster sizes n")
     traces: tuple = param_list(["transformer", "cnn"], of=(Scenario, "trace"), quick=["transformer"],
-                               help="compute-time traces")
+                               stated="000 §IV-A1", help="compute-time traces")
     duration_s: float = param_of(Scenario, "duration_s", quick=20.0)
-    target_acc: float = _target(0.25, quick=0.85, extra=" (the problem's ladder: mnist1d 25-45 %, digits 80-92 %; "
-                                                        "at most the problem's highest target)")
-    lr: float = param(0.5, lo=0.0, lo_open=True, quick=0.1, help="SGD learning rate (train_lr; decision RP9)")
-    batch: int = param(32, lo=1, help="minibatch size per local step (train_batch)")
-    model: str = param("mlp-relu", choices=MODELS, quick="softmax", help="the model trained (train_model)")
-    problem: str = param("mnist1d", choices=PROBLEMS, quick="digits", help="the learning problem (train_problem)")
-    data: str = param("sharded", choices=DATA_MODES, quick="iid",
+    target_acc: float = _target(0.25, quick=0.85, chosen="RP9",
+                                extra=" (the problem's ladder: mnist1d 25-45 %, digits 80-92 %; at most the "
+                                      "problem's highest target)")
+    lr: float = param(0.5, lo=0.0, lo_open=True, quick=0.1, chosen="RP9",
+                      help="SGD learning rate (train_lr; decision RP9)")
+    batch: int = param(32, lo=1, chosen="RP8", help="minibatch size per local step (train_batch)")
+    model: str = param("mlp-relu", choices=MODELS, quick="softmax", chosen="RP9",
+                       help="the model trained (train_model)")
+    problem: str = param("mnist1d", choices=PROBLEMS, quick="digits", chosen="RP9",
+                         help="the learning problem (train_problem)")
+    data: str = param("sharded", choices=DATA_MODES, quick="iid", chosen="RP11",
                       help="each worker's minibatches: its own shard or the whole training set (train_data; RP11)")
 
     def check(self):
@@ -100,27 +106,30 @@ class NineSystemsNotebook(ScenarioBase):
     sharded data, lr 0.5; the quick profile: softmax on digits).  ``trials`` and ``fig11_trials`` fit
     the notebook into its share of the 15-minute reproduction (decision RP15: about 85 s)."""
 
-    trials: int = param(3, lo=1, quick=1, help="trials per Table 1 setting")
-    n: int = param_of(Scenario, "n", default=8, quick=MISSING, help="workers of Table 1 (002 §5.2: 8)")
-    hl_values: tuple = param_list([1, 2, 3], of=(Scenario, "hl"), quick=[3], help="Table 1's heterogeneity levels")
-    table_p: tuple = param_list([3, 5], item=GROUP_SIZE, quick=[3], help="Table 1's partial-reduce group sizes P")
+    trials: int = param(3, lo=1, quick=1, chosen="RP15", help="trials per Table 1 setting")
+    n: int = param_of(Scenario, "n", default=8, quick=MISSING, stated="002 §5.2.1",
+                      help="workers of Table 1 (002 §5.2.1: 8)")
+    hl_values: tuple = param_list([1, 2, 3], of=(Scenario, "hl"), quick=[3], stated="002 Table 1",
+                                  help="Table 1's heterogeneity levels")
+    table_p: tuple = param_list([3, 5], item=GROUP_SIZE, quick=[3], stated="002 Table 1",
+                                help="Table 1's partial-reduce group sizes P")
     backups: int = param_of(BaselineParams, "backups")
-    duration_s: float = param_of(Scenario, "duration_s", default=300.0, quick=30.0)
+    duration_s: float = param_of(Scenario, "duration_s", default=300.0, quick=30.0, chosen="RP16")
     curve_every_s: float = param(10.0, lo=0.0, lo_open=True, unit="s", quick=5.0,
                                  help="seconds between the points of Fig. 7's accuracy curves")
-    fig11_trials: int = param(3, lo=1, quick=1, help="trials per Fig. 11 setting")
+    fig11_trials: int = param(3, lo=1, quick=1, chosen="RP15", help="trials per Fig. 11 setting")
     fig11_n: tuple = param_list([1, 4, 8, 16, 32], item=ParamSpec(kind="int", lo=1, hi=100_000, help="cluster size n"),
-                                quick=[1, 4, 8],
+                                quick=[1, 4, 8], stated="002 §5.3.2",
                                 help="Fig. 11's cluster sizes (1: the baseline, one worker, RP14)")
-    fig11_p: int = param(4, lo=2, help="Fig. 11's partial-reduce group size P (002 §5.3.2: 4)")
-    fig11_trace: str = param_of(Scenario, "trace", default="pai-job4", quick="cnn")
-    fig11_single_duration_s: float = param(600.0, lo=0.0, lo_open=True, unit="s", quick=60.0,
+    fig11_p: int = param(4, lo=2, stated="002 §5.3.2", help="Fig. 11's partial-reduce group size P (002 §5.3.2: 4)")
+    fig11_trace: str = param_of(Scenario, "trace", default="pai-job4", quick="cnn", chosen="RP16")
+    fig11_single_duration_s: float = param(600.0, lo=0.0, lo_open=True, unit="s", quick=60.0, chosen="RP14",
                                            help="training time of Fig. 11's 1-worker baseline (cheap: no "
                                                 "network, one replica)")
     target_acc: float = _target(0.45, quick=0.85, extra=" (mnist1d at most 45 %, digits at most 92 %)")
-    bandwidth_gbps: float = param_of(Scenario, "bandwidth_gbps", default=10.0)
-    model_mb: float = param_of(Scenario, "model_mb", default=100.0)
-    trace: str = param_of(Scenario, "trace", default="cnn")
+    bandwidth_gbps: float = param_of(Scenario, "bandwidth_gbps", default=10.0, stated="002 §5.1")
+    model_mb: float = param_of(Scenario, "model_mb", default=100.0, chosen="RP16")
+    trace: str = param_of(Scenario, "trace", default="cnn", chosen="RP16")
     lr: float = param_of(TimeToAccuracyNotebook, "lr")
     batch: int = param_of(TimeToAccuracyNotebook, "batch")
     model: str = param_of(TimeToAccuracyNotebook, "model")

@@ -34,19 +34,22 @@ class TrainScenario(ScenarioBase):
     scheme: str = param("partial", choices=TRAIN_SCHEMES,
                         help="the system: all reduce, partial reduce (constant or dynamic weights), selective "
                              "reduce, or 002's baselines Eager-Reduce, AD-PSGD, PS BSP / ASP / HETE / backup")
-    n: int = param_of(Scenario, "n", default=8, help="workers (002 §5.2: 8)")
+    n: int = param_of(Scenario, "n", default=8, stated="002 §5.2.1", help="workers (002 §5.2.1: 8)")
     hl: int = param_of(Scenario, "hl")
-    p: int = param(3, lo=1, help="group size P in workers, at most n (partial reduce; selective reduce's minimum "
-                                 "group; 002 Table 1: 3 and 5)")
-    trace: str = param_of(Scenario, "trace", default="cnn")
-    duration_s: float = param_of(Scenario, "duration_s", default=300.0)
-    bandwidth_gbps: float | None = param_of(Scenario, "bandwidth_gbps", default=10.0)
-    model_mb: float = param_of(Scenario, "model_mb", default=100.0)
+    p: int = param(3, lo=1, stated="002 Table 1",
+                   help="group size P in workers, at most n (partial reduce; selective reduce's minimum group; 002 "
+                        "Table 1: 3 and 5)")
+    trace: str = param_of(Scenario, "trace", default="cnn", chosen="RP16")
+    duration_s: float = param_of(Scenario, "duration_s", default=300.0, chosen="RP16", help="training time simulated")
+    bandwidth_gbps: float | None = param_of(Scenario, "bandwidth_gbps", default=10.0, stated="002 §5.1",
+                                            help="every worker's bandwidth (002 §5.1: 10 Gb Ethernet); drawn: 000 "
+                                                 "§IV-A1's draws")
+    model_mb: float = param_of(Scenario, "model_mb", default=100.0, chosen="RP16", help="model size v")
     alpha_s: float = param_of(Scenario, "alpha_s")
     ema_alpha: float = param_of(WeightParams, "ema_alpha")
     weights_missing: str = param_of(WeightParams, "weights_missing")
     baselines: BaselineParams = param_group(BaselineParams)
-    target_acc: float | None = param(None, kind="float", lo=0.0, hi=1.0, none_means="default",
+    target_acc: float | None = param(None, kind="float", lo=0.0, hi=1.0, none_means="default", chosen="RP9",
                                      help="test accuracy of the model that counts as reached; default: the "
                                           "problem's (mnist1d 45 %, digits 85 %)")
     lr: float = param_of(TimeToAccuracyNotebook, "lr")

@@ -228,3 +228,26 @@ def test_a_default_is_stated_by_the_paper_or_chosen_here_not_both():
         b: float = param(0.1, help="chosen", unit="s", chosen="E2")
     assert Chosen.chosen() == {"b": "E2"}
     assert "| `b` | 0.1 | chosen: E2 |" in Chosen.describe()
+
+
+def test_param_of_keeps_the_source_of_the_same_default_and_drops_it_for_another():
+    @dataclasses.dataclass(frozen=True)
+    class Src(ScenarioBase):
+        n: int = param(200, lo=2, help="workers", stated="§IV-A1")
+        dt: float = param(0.1, lo=0.0, help="slot", chosen="E2")
+
+    @dataclasses.dataclass(frozen=True)
+    class Spec(ScenarioBase):
+        same: int = param_of(Src, "n", quick=10)
+        other: int = param_of(Src, "n", default=8)
+        other_stated: int = param_of(Src, "n", default=8, stated="002 §5.2")
+        restated: float = param_of(Src, "dt", stated="§II-D")
+        items: tuple = param_list([40, 80], of=(Src, "n"), stated="Fig. 5")
+        plain: tuple = param_list([0.1], of=(Src, "dt"))
+
+    s = specs(Spec)
+    assert (s["same"].stated, s["same"].chosen) == ("§IV-A1", None)
+    assert (s["other"].stated, s["other"].chosen) == (None, None)
+    assert (s["other_stated"].stated, s["restated"].stated, s["restated"].chosen) == ("002 §5.2", "§II-D", None)
+    assert s["items"].source == "paper: Fig. 5" and s["items"].item.source == ""
+    assert s["plain"].source == "" and s["plain"].item.source == ""

@@ -125,6 +125,26 @@ def test_figures_gallery_shows_every_committed_png_with_its_pdf(built):
     assert page.count('class="provenance"') == len(pngs)
 
 
+def test_settings_page_lists_each_papers_chosen_settings_and_is_linked_from_every_page(built):
+    import html as html_lib
+
+    from simlib.papers.registry import PAPERS, chosen_settings
+
+    out, _ = built
+    page = (out / "settings.html").read_text(encoding="utf-8")
+    sections = dict(re.findall(r'<h2 id="paper-(\d+)">.*?</h2>(.*?)</table>', page, re.S))
+    assert sorted(sections) == [p.id for p in PAPERS]
+    for p in PAPERS:
+        rows = [[html_lib.unescape(re.sub(r"<.*?>", "", c)) for c in re.findall(r"<td>(.*?)</td>", r)]
+                for r in re.findall(r"<tr><td>.*?</tr>", sections[p.id])]
+        assert [(r[0], r[2]) for r in rows] == [(c.parameter, c.decision) for c in chosen_settings(p.id)]
+    row = re.search(r"<tr><td><code>dt_s</code></td>(.*?)</tr>", sections["000"]).group(1)
+    assert "<td>0.1</td><td>E2</td>" in row
+    assert 'href="settings.html"' in (out / "index.html").read_text(encoding="utf-8")
+    nb_page = next((out / "notebooks").glob("*.html")).read_text(encoding="utf-8")
+    assert 'href="../settings.html"' in nb_page
+
+
 def test_site_references_nothing_outside_itself(built):
     out, _ = built
     for page in out.rglob("*.html"):
@@ -278,7 +298,8 @@ def test_in_chromium_every_page_loads_with_its_images_and_the_ledger_sorts(brows
     assert response.ok and "four papers" in page.title() + page.inner_text("h1")
     assert page.locator("main a[href^='notebooks/']").count() == len(NOTEBOOKS)
 
-    pages = ["index.html", "claims.html", "figures.html"] + [f"notebooks/{nb.stem}.html" for nb in NOTEBOOKS]
+    pages = ["index.html", "claims.html", "figures.html", "settings.html"] + [f"notebooks/{nb.stem}.html"
+                                                                             for nb in NOTEBOOKS]
     n_images = 0
     for name in pages:
         response = page.goto(base + name, wait_until="load")

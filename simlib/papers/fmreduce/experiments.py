@@ -49,7 +49,7 @@ class Fig2Notebook(ScenarioBase):
     trace: str = param_of(Scenario, "trace")
     compute_mean_s: float = param_of(Scenario, "compute_mean_s")
     reduce_s_per_mb: float = param_of(Scenario, "reduce_s_per_mb")
-    other_traces: tuple = param_list(["cnn", "lstm"], of=(Scenario, "trace"), quick=["cnn"],
+    other_traces: tuple = param_list(["cnn", "lstm"], of=(Scenario, "trace"), quick=["cnn"], chosen="FM9",
                                      help="Fig. 2 again with these traces")
     trace_trials: int = param(5, lo=1, quick=1, help="trials per variant with the other traces")
     p_values: tuple = param_list([10, 20, 30, 40, 50, 60], of=(Scenario, "p"), quick=[4, 8, 12],

@@ -46,28 +46,32 @@ class Scenario(ScenarioBase):
     ``compute_mean_s`` (FM9).
     """
 
-    n: int = param(60, lo=2, hi=10_000, quick=12, help="workers (§3: 60)")
-    p: int = param(50, lo=1, hi=10_000, quick=10, help="participants per round, at most n (§3: 50)")
-    reducers: str = param("all", choices=REDUCERS,
+    n: int = param(60, lo=2, hi=10_000, quick=12, stated="§3", help="workers (§3: 60)")
+    p: int = param(50, lo=1, hi=10_000, quick=10, stated="Fig. 2 caption",
+                   help="participants per round, at most n (Fig. 2: 50)")
+    reducers: str = param("all", choices=REDUCERS, stated="Fig. 2 caption",
                           help="all: FMReduce, every worker reduces a block; participants: the original "
                                "partial reduce (blocking only)")
     mode: str = param("nonblocking", choices=MODES,
                       help="blocking: the leader groups the first p ready workers, then they scatter; "
                            "nonblocking: a ready worker scatters at once (§2)")
-    split: str = param("lp", choices=SPLITS, help="model split: evenly divided or network-aware LP (2)")
-    sharing: str = param("fcfs", choices=SHARINGS, help="link sharing: fair (fs) or first come first served")
-    model_mb: float = param(200.0, lo=0.0, lo_open=True, unit="MB", help="model size (§3: 200 MB)")
-    duration_s: float = param(600.0, lo=0.0, lo_open=True, unit="s", quick=30.0, flag="--duration",
+    split: str = param("lp", choices=SPLITS, stated="§2 problem 1",
+                       help="model split: evenly divided or network-aware LP (2), FMReduce's (§2 problem 1)")
+    sharing: str = param("fcfs", choices=SHARINGS, stated="§2 problem 3",
+                         help="link sharing: fair (fs) or first come first served, FMReduce's (§2 problem 3; FM4)")
+    model_mb: float = param(200.0, lo=0.0, lo_open=True, unit="MB", stated="§3", help="model size (§3: 200 MB)")
+    duration_s: float = param(600.0, lo=0.0, lo_open=True, unit="s", quick=30.0, flag="--duration", chosen="FM8",
                               help="period in which rounds are counted (FM8)")
     trace: str = param("transformer", check=check_trace_file, allowed=TRACE_HELP.removeprefix("compute-time trace: "),
-                       help="compute-time trace (FM9)")
-    compute_mean_s: float = param(1.0, lo=0.0, lo_open=True, unit="s", flag="--compute-mean",
+                       chosen="FM9", help="compute-time trace (FM9)")
+    compute_mean_s: float = param(1.0, lo=0.0, lo_open=True, unit="s", flag="--compute-mean", chosen="FM9",
                                   help="mean compute time per iteration; the trace is rescaled to it (FM9)")
-    reduce_s_per_mb: float = param(0.0, lo=0.0, unit="s/MB", help="reduce time per MB of input blocks (FM5)")
-    bw_unit_mbps: float = param(25.0, lo=0.0, lo_open=True, unit="Mbps",
+    reduce_s_per_mb: float = param(0.0, lo=0.0, unit="s/MB", chosen="FM5",
+                                   help="reduce time per MB of input blocks (FM5)")
+    bw_unit_mbps: float = param(25.0, lo=0.0, lo_open=True, unit="Mbps", stated="§3",
                                 help="bandwidth unit: b_ij = k times this, k ~ N(5, 1) in [1, 10] (§3)")
-    lp_solver: str = param("breakpoint", choices=SOLVERS, help="solver of LP (2): HiGHS or the exact breakpoint "
-                                                               "search")
+    lp_solver: str = param("breakpoint", choices=SOLVERS, chosen="FM7",
+                           help="solver of LP (2): HiGHS or the exact breakpoint search")
 
     def check(self):
         if self.p > self.n:

@@ -26,26 +26,27 @@ BASELINES = ("eager", "adpsgd", "ps-bsp", "ps-asp", "ps-hete", "ps-backup")
 class BaselineParams(ScenarioBase):
     """The knobs of 002's baselines, each declared once."""
 
-    backups: int = param(3, lo=0, help="PS BK's backup workers b: each step aggregates the first n - b fresh "
-                                       "gradients, at most n - 1 (002 §5.2: 3 of 8; decision PS2)")
-    ps_servers: int | None = param(None, kind="int", lo=1, none_means="n",
+    backups: int = param(3, lo=0, stated="002 §5.2.1",
+                         help="PS BK's backup workers b: each step aggregates the first n - b fresh gradients, at "
+                              "most n - 1 (002 §5.2.1: 3 of 8; decision PS2)")
+    ps_servers: int | None = param(None, kind="int", lo=1, none_means="n", chosen="PS1",
                                    help="parameter servers (hosts of their own); the model is split evenly over "
                                         "them; n: one per worker, as 002 Table 1's PS-to-all-reduce per-update "
                                         "times suggest (decision PS1)")
     server_bandwidth_gbps: float | None = param(None, kind="float", lo=0.0, lo_open=True, unit="Gbps",
-                                                none_means="fastest",
+                                                none_means="fastest", chosen="PS1",
                                                 help="each parameter server's bandwidth; fastest: the fastest "
                                                      "worker's (decision PS1)")
-    hete_c: float = param(1.0, lo=0.0, lo_open=True,
+    hete_c: float = param(1.0, lo=0.0, lo_open=True, chosen="PS3",
                           help="PS HETE's step-size factor 1 / (staleness + hete_c) (Jiang et al. SIGMOD'17; "
                                "decision PS3)")
-    asp_lr_scale: float | None = param(None, kind="float", lo=0.0, hi=1.0, lo_open=True, none_means="1/n",
+    asp_lr_scale: float | None = param(None, kind="float", lo=0.0, hi=1.0, lo_open=True, none_means="1/n", chosen="PS6",
                                        help="PS ASP's step-size factor per push; 1/n: each gradient moves the "
                                             "model as far as in PS BSP's averaged step; 1: the literal full "
                                             "step per push (decision PS6)")
-    quorum: str = param("majority", choices=QUORUMS,
+    quorum: str = param("majority", choices=QUORUMS, stated="002 §5.2.2",
                         help="ready workers that start an Eager-Reduce round: the first (solo) or n // 2 + 1 "
-                             "(decision ER1)")
+                             "(002 §5.2.2: ER \"requires the majority to participate\"; decision ER1)")
 
 
 def check_baseline(bp: BaselineParams, scheme: str, n: int, weights: str, sync_model: str) -> None:

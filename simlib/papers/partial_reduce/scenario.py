@@ -26,7 +26,7 @@ class PartialReduceParams(ScenarioBase):
     """The FIFO partial-reduce controller's options (002 §4), each declared once."""
 
     group_filter: bool = param(False, help="002 §4's group-frozen avoidance (scheme partial only)")
-    group_filter_window: int | None = param(None, kind="int", lo=1, none_means="auto",
+    group_filter_window: int | None = param(None, kind="int", lo=1, none_means="auto", chosen="PR12",
                                             help="the group filter's window T, at least ceil((n-1)/(p-1)) (002 §4, "
                                                  "PR8); auto: max(that, ceil(n ln n/(p-1))) (decision PR12)")
 
@@ -37,9 +37,9 @@ class WeightParams(ScenarioBase):
 
     weights: str = param("constant", choices=WEIGHT_RULES,
                          help="aggregation weights: constant 1/P or dynamic (EMA of Eq. 9, 002 §3.3)")
-    ema_alpha: float = param(DEFAULT_ALPHA, lo=0.0, hi=1.0, hi_open=True,
+    ema_alpha: float = param(DEFAULT_ALPHA, lo=0.0, hi=1.0, hi_open=True, chosen="PR2",
                              help="α of the dynamic weights' EMA (002 §3.3.2; default: decision PR2)")
-    weights_missing: str = param("oldest", choices=MISSING_MODES,
+    weights_missing: str = param("oldest", choices=MISSING_MODES, chosen="PR13",
                                  help="where the weight of versions no member holds goes (decision PR13)")
 
 

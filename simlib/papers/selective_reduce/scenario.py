@@ -33,26 +33,29 @@ class SelectiveReduceParams(ScenarioBase):
     """Selective reduce's knobs (000 Table II, §IV-B; units in field names), each declared once:
     the ``run`` command's flags and the notebooks' checks come from these declarations."""
 
-    eta: float = param(0.3, lo=0.0, hi=1.0, hi_open=True, help="BAG's bandwidth tolerance η (Table II: 0.3)")
-    theta: float = param(1.0, lo=0.0, hi=math.inf,
-                         help="BPAWR's waiting threshold θ, in units of Δt (Table II: 1; inf: never wait, SR19)")
-    dt_s: float = param(0.1, lo=0.0, lo_open=True, unit="s", flag="--dt",
+    eta: float = param(0.3, lo=0.0, hi=1.0, hi_open=True, stated="000 §IV-A1",
+                       help="BAG's bandwidth tolerance η (§IV-A1: 0.3)")
+    theta: float = param(1.0, lo=0.0, hi=math.inf, stated="000 §IV-A1",
+                         help="BPAWR's waiting threshold θ, in units of Δt (§IV-A1: 1; inf: never wait, SR19)")
+    dt_s: float = param(0.1, lo=0.0, lo_open=True, unit="s", flag="--dt", chosen="E2",
                         help="controller waiting slot Δt (no default in the paper, decision E2)")
-    c: int | None = param(None, kind="int", lo=1, none_means="never",
+    c: int | None = param(None, kind="int", lo=1, none_means="never", chosen="E1",
                           help="a full all-reduce every c syncs (decision E1)")
-    bw_error: float = param(0.0, lo=0.0, help="bandwidth estimation error scale e: b + b e x, x ~ U[-1, 1] "
-                                              "(§IV-B5)")
-    bw_error_redraw: str = param("decision", choices=ERROR_REDRAW,
+    bw_error: float = param(0.0, lo=0.0, stated="000 §IV-B5",
+                            help="bandwidth estimation error scale e: b + b e x, x ~ U[-1, 1] (§IV-B5; 0: the "
+                                 "precise estimates §IV-B5 says the other tests assume)")
+    bw_error_redraw: str = param("decision", choices=ERROR_REDRAW, chosen="E9",
                                  help="estimation error drawn afresh per controller decision or once per run "
                                       "(decision E9)")
-    cdf: str = param("warm", choices=CDF_SOURCES,
-                     help="F_Φ known (warm) or learned online from the compute times seen (cold; §IV-B5, E13)")
-    progress_model: str = param("paper", choices=PROGRESS_MODELS,
+    cdf: str = param("warm", choices=CDF_SOURCES, stated="000 §IV-B5",
+                     help="F_Φ known (warm, what §IV-B5 says the other tests assume) or learned online from the "
+                          "compute times seen (cold; §IV-B5, E13)")
+    progress_model: str = param("paper", choices=PROGRESS_MODELS, chosen="E3",
                                 help="Alg. 2 line 26's completion probability: F(t + Δt) (paper), the "
                                      "conditional form, or an oracle that knows the ready times (decision E3)")
-    base_rule: str = param("text", choices=BASE_RULES,
+    base_rule: str = param("text", choices=BASE_RULES, chosen="SR1",
                            help="BAG line 6: base groups of p (text) or p + 1 (pseudocode) workers (decision SR1)")
-    tx_form: str = param("approx", choices=TX_FORMS,
+    tx_form: str = param("approx", choices=TX_FORMS, chosen="SR12",
                          help="BPAWR line 15's t_X: the approximate form as printed or the exact Eq. (2) difference "
                                   "(decision SR12)")
 

@@ -27,21 +27,25 @@ NORMALIZATIONS = ("own", "L3")
 class BSPScenario(ScenarioBase):
     """One BSP instance of seed 004 §IV-B (units in field names); §IV-A2's defaults."""
 
-    n: int = param(200, lo=2, hi=5000, help="workers (§IV-A2: 200)")
-    p_frac: float = param(0.3, lo=0.0, hi=1.0, lo_open=True, hi_open=True, flag="--p",
+    n: int = param(200, lo=2, hi=5000, stated="§IV-A2", help="workers (§IV-A2: 200)")
+    p_frac: float = param(0.3, lo=0.0, hi=1.0, lo_open=True, hi_open=True, flag="--p", stated="§IV-A2",
                           help="minimum receivers as a fraction of n; p = round(p_frac n) in [1, n - 1] (SM6)")
     layer: str = param("L3", choices=LAYERS, help="multicast layer: L3 (one flow per sender) or L7 (one per pair)")
-    lam: float = param(0.5, lo=0.0, hi=1.0, hi_open=True, help="bandwidth variation λ: b̄(1 + λx), x ~ U[-1, 1]")
-    mu: float = param(1.0, lo=0.0, lo_open=True, words=("1/p",),
+    lam: float = param(0.5, lo=0.0, hi=1.0, hi_open=True, stated="§IV-A2",
+                       help="bandwidth variation λ: b̄(1 + λx), x ~ U[-1, 1] (§IV-A2: 0.5; SM14)")
+    mu: float = param(1.0, lo=0.0, lo_open=True, words=("1/p",), stated="§IV-A2",
                       help="ingress/egress bandwidth ratio μ; 1/p: the receiver count's inverse (Fig. 6, SM6)")
-    bbar_gbps: float = param(40.0, lo=0.0, lo_open=True, unit="Gbps", flag="--bbar",
-                             help="mean egress bandwidth b̄ (the normalized metrics do not depend on it)")
-    model_mb: float = param(200.0, lo=0.0, lo_open=True, unit="MB",
-                            help="model size v (the normalized metrics do not depend on it)")
-    shared_x: bool = param(False, help="a worker's ingress and egress share one random x (decision B2)")
-    rounds: int = param(1, lo=1, help="rounds with one delivery history; metrics are means over them (SM2)")
-    k: int = param(4, lo=1, help="a pair not served for k rounds is forced into the next (used when rounds > 1)")
-    normalization: str = param("own", choices=NORMALIZATIONS,
+    bbar_gbps: float = param(40.0, lo=0.0, lo_open=True, unit="Gbps", flag="--bbar", stated="§IV-A2",
+                             help="mean egress bandwidth b̄ (§IV-A2: 40 Gbps; the normalized metrics do not "
+                                  "depend on it)")
+    model_mb: float = param(200.0, lo=0.0, lo_open=True, unit="MB", stated="§IV-A2",
+                            help="model size v (§IV-A2: 200 MB; the normalized metrics do not depend on it)")
+    shared_x: bool = param(False, chosen="B2", help="a worker's ingress and egress share one random x (decision B2)")
+    rounds: int = param(1, lo=1, chosen="SM2",
+                        help="rounds with one delivery history; metrics are means over them (SM2)")
+    k: int = param(4, lo=1, stated="§IV-A2",
+                   help="a pair not served for k rounds is forced into the next (used when rounds > 1; §IV-A2: 4)")
+    normalization: str = param("own", choices=NORMALIZATIONS, chosen="SM1",
                                help="the ideal the completion time is divided by: the own layer's t* or "
                                     "the L3 t* (SM1)")
 
@@ -53,7 +57,7 @@ class BSPOptions(ScenarioBase):
     scheme: str = param("selmcast", choices=(*BSP_SCHEMES, "milp"),
                         help="optimal: the exact max-flow optimum; milp: HiGHS on model (12)")
     time_limit_s: float = param(60.0, lo=0.0, lo_open=True, unit="s", flag="--time-limit",
-                                help="MILP time limit per stage")
+                                stated="§IV-B1", help="MILP time limit per stage (§IV-B1: 60 s)")
 
 
 def round_summary(params: dict, seed, **options) -> dict:

@@ -313,25 +313,26 @@ class BSPFiguresNotebook(ScenarioBase):
     units are :class:`BSPScenario`'s and :class:`BSPOptions`'."""
 
     trials: int = param(10, lo=1, quick=2, help="trials per setting")
-    n_values: tuple = param_list([50, 100, 150, 200], of=(BSPScenario, "n"), quick=[10, 20],
+    n_values: tuple = param_list([50, 100, 150, 200], of=(BSPScenario, "n"), quick=[10, 20], stated="§IV-B1",
                                  help="n of Figs. 4 and 6")
     layers: tuple = param_list(["L3", "L7"], of=(BSPScenario, "layer"))
     p_frac: float = param_of(BSPScenario, "p_frac")
     p_frac_values: tuple = param_list([0.1, 0.2, 0.3, 0.4, 0.5], of=(BSPScenario, "p_frac"), quick=[0.2, 0.4],
+                                      stated="§IV-B2",
                                       help="p / n of Fig. 5")
     fig5_n: int = param_of(BSPScenario, "n", quick=20, help="n of Fig. 5 (the paper does not say; its default)")
     lam: float = param_of(BSPScenario, "lam")
     shared_x: bool = param_of(BSPScenario, "shared_x")
     normalization: str = param_of(BSPScenario, "normalization")
-    lam_alt: float = param_of(BSPScenario, "lam", default=0.25,
+    lam_alt: float = param_of(BSPScenario, "lam", default=0.25, chosen="SM14",
                               help="the other reading of λ, run beside the figures (SM14)")
-    normalization_alt: str = param_of(BSPScenario, "normalization", default="L3",
+    normalization_alt: str = param_of(BSPScenario, "normalization", default="L3", chosen="SM1",
                                       help="the other reading of the ideal, run beside the figures (SM1)")
     milp_n_values: tuple = param_list([10, 15, 20], of=(BSPScenario, "n"), quick=[6],
                                       help="n where the HiGHS MILP runs (the paper: 50..200)")
     milp_trials: int = param(5, lo=1, quick=1, help="trials per MILP setting")
     milp_time_limit_s: float = param_of(BSPOptions, "time_limit_s", quick=10.0,
                                         help="MILP time limit per solve, as the paper's Gurobi runs")
-    rounds_demo: int = param_of(BSPScenario, "rounds", default=10, quick=3,
+    rounds_demo: int = param_of(BSPScenario, "rounds", default=10, quick=3, chosen="SM2",
                                 help="rounds of the multi-round demonstration (SM2)")
     k_demo: int = param_of(BSPScenario, "k")

@@ -82,12 +82,12 @@ def _check_scenarios(spec, lists: dict | None = None) -> None:
 
 
 def _trials():
-    return param(10, lo=1, quick=1, help="trials per setting (§IV-A2: 10); the paper reports means")
+    return param(10, lo=1, quick=1, stated="§IV-A2", help="trials per setting (§IV-A2: 10); the paper reports means")
 
 
 def _traces(quick=None):
     kw = {} if quick is None else {"quick": quick}
-    return param_list(["lstm", "transformer", "cnn"], of=(SSPScenario, "trace"),
+    return param_list(["lstm", "transformer", "cnn"], of=(SSPScenario, "trace"), stated="§IV-A2",
                       help="compute-time traces, one run per trace (§IV-A2: LSTM, Transformer, ResNet-50)", **kw)
 
 
@@ -122,7 +122,8 @@ class SSPFigs8to10Notebook(ScenarioBase):
     traces: tuple = _traces(quick=["lstm"])
     duration_s: float = param_of(SSPScenario, "duration_s")
     p_values: tuple = param_list([0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4], of=(SSPScenario, "p"),
-                                 quick=[0.1, 0.3], help="p / n of Fig. 8, each giving 1 to n - 1 receivers")
+                                 quick=[0.1, 0.3], stated="§IV-C2",
+                                 help="p / n of Fig. 8, each giving 1 to n - 1 receivers")
     k_values: tuple = param_list([1, 2, 4, 8, 16, None], of=(SSPScenario, "k"), quick=[2, None],
                                  help="k of Fig. 9 (None, null in YAML: requirement removed)")
     ssp_values: tuple = param_list([1, 2, 4, 8, 16, None], of=(SSPScenario, "ssp"), quick=[1, None],
@@ -145,9 +146,11 @@ class SSPFigs11to13Notebook(ScenarioBase):
     traces: tuple = _traces(quick=["lstm"])
     duration_s: float = param_of(SSPScenario, "duration_s")
     eta_values: tuple = param_list([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9, 1.0],
-                                   of=(SSPScenario, "eta"), quick=[0.0, 1.0], help="η of Fig. 11 (SelMcast)")
+                                   of=(SSPScenario, "eta"), quick=[0.0, 1.0], stated="§IV-C4",
+                                   help="η of Fig. 11 (SelMcast)")
     volume_exponents: tuple = param_list([-4, -3, -2, -1, 0, 1, 2, 3, 4],
                                          item=ParamSpec("int", "exponent e", lo=-20, hi=20), quick=[-1, 1],
+                                         stated="§IV-C5",
                                          help="Fig. 12's model volumes: model_mb × 2^e")
     gamma_values: tuple = param_list([0.0, 0.2, 0.4, 0.6, 0.8, 1.0], of=(SSPScenario, "gamma"), quick=[0.0, 1.0],
                                      help="γ of Fig. 13")
@@ -169,15 +172,17 @@ class SSPTimeToAccuracyNotebook(ScenarioBase):
     traces: tuple = _traces(quick=["lstm"])
     duration_s: float = param_of(SSPScenario, "duration_s", default=60.0, quick=15.0,
                                  help="simulated seconds per run (the model converges within it)")
-    target_acc: float = param(0.25, lo=0.0, hi=1.0, quick=0.85,
+    target_acc: float = param(0.25, lo=0.0, hi=1.0, quick=0.85, chosen="RP9",
                               help="test accuracy of the average model that counts as reached (the problem's "
                                    "ladder: mnist1d 25-45 %, digits 80-92 %; RP9)")
-    lr: float = param(0.5, lo=0.0, lo_open=True, quick=0.1, help="SGD learning rate (docs/decisions/replay.md RP9)")
-    batch: int = param(32, lo=1, help="minibatch size per local step")
-    model: str = param("mlp-relu", choices=TRAIN_MODELS, quick="softmax", help="model trained on the problem")
-    problem: str = param("mnist1d", choices=TRAIN_PROBLEMS, quick="digits",
+    lr: float = param(0.5, lo=0.0, lo_open=True, quick=0.1, chosen="RP9",
+                      help="SGD learning rate (docs/decisions/replay.md RP9)")
+    batch: int = param(32, lo=1, chosen="RP8", help="minibatch size per local step")
+    model: str = param("mlp-relu", choices=TRAIN_MODELS, quick="softmax", chosen="RP9",
+                       help="model trained on the problem")
+    problem: str = param("mnist1d", choices=TRAIN_PROBLEMS, quick="digits", chosen="RP9",
                          help="learning problem (simlib.training.learning.PROBLEMS)")
-    data: str = param("sharded", choices=TRAIN_DATA, quick="iid",
+    data: str = param("sharded", choices=TRAIN_DATA, quick="iid", chosen="RP11",
                       help="each worker's minibatches: its own shard or the whole training set (RP11)")
     eval_every_s: float = param(0.25, lo=0.0, lo_open=True, unit="s",
                                 help="simulated seconds between test evaluations")

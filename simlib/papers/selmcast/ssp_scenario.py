@@ -60,43 +60,45 @@ class SSPScenario(ScenarioBase):
     scheme: str = param("selmcast", choices=SCHEMES,
                         help="receiver selection: SelMcast (Algorithm 2, preemptive) or Orpheus (random p after "
                              "the pairs due by the k rule)")
-    n: int = param(50, lo=2, hi=10_000, quick=12, help="workers (§IV-A2: 50)")
+    n: int = param(50, lo=2, hi=10_000, quick=12, stated="§IV-A2", help="workers (§IV-A2: 50)")
     trace: str = param("lstm", check=check_trace_file, allowed=TRACE_HELP.removeprefix("compute-time trace: "),
                        help="compute-time trace, rescaled to compute_mean_s")
-    compute_mean_s: float = param(1.0, lo=0.0, lo_open=True, unit="s", flag="--compute-mean",
+    compute_mean_s: float = param(1.0, lo=0.0, lo_open=True, unit="s", flag="--compute-mean", stated="§IV-A2",
                                   help="mean compute time per iteration (§IV-A2: 1000 ms)")
-    duration_s: float = param(600.0, lo=0.0, lo_open=True, unit="s", quick=10.0, flag="--duration",
+    duration_s: float = param(600.0, lo=0.0, lo_open=True, unit="s", quick=10.0, flag="--duration", stated="§IV-A2",
                               help="training time simulated (§IV-A2: 10 minutes)")
-    p: float = param(0.3, lo=0.0, hi=1.0, lo_open=True, hi_open=True,
+    p: float = param(0.3, lo=0.0, hi=1.0, lo_open=True, hi_open=True, stated="§IV-A2",
                      help="minimum receivers as a fraction of n; ceil(p n) in [1, n - 1] receivers (SM60)")
-    model_mb: float = param(200.0, lo=0.0, lo_open=True, unit="MB", help="model size v (§IV-A2: 200 MB)")
-    bbar_gbps: float = param(40.0, lo=0.0, lo_open=True, unit="Gbps", flag="--bbar",
+    model_mb: float = param(200.0, lo=0.0, lo_open=True, unit="MB", stated="§IV-A2",
+                            help="model size v (§IV-A2: 200 MB)")
+    bbar_gbps: float = param(40.0, lo=0.0, lo_open=True, unit="Gbps", flag="--bbar", stated="§IV-A2",
                              help="mean egress bandwidth b̄ (§IV-A2: 40 Gbps)")
-    lam: float = param(0.5, lo=0.0, hi=1.0, hi_open=True, help="bandwidth variation λ: b̄(1 + λx), x ~ U[-1, 1]")
-    mu: float = param(1.0, lo=0.0, lo_open=True, help="ingress/egress bandwidth ratio μ")
-    shared_x: bool = param(False, help="a worker's ingress and egress share one random x (decision B2)")
-    layer: str = param("L3", choices=LAYERS, help="multicast layer: L3 (one flow per multicast) or L7 "
+    lam: float = param(0.5, lo=0.0, hi=1.0, hi_open=True, stated="§IV-A2",
+                       help="bandwidth variation λ: b̄(1 + λx), x ~ U[-1, 1]")
+    mu: float = param(1.0, lo=0.0, lo_open=True, stated="§IV-A2", help="ingress/egress bandwidth ratio μ")
+    shared_x: bool = param(False, chosen="B2", help="a worker's ingress and egress share one random x (decision B2)")
+    layer: str = param("L3", choices=LAYERS, stated="§IV-C", help="multicast layer: L3 (one flow per multicast) or L7 "
                                                   "(one unicast flow per receiver; SM63)")
-    ssp: int | None = param(4, kind="int", lo=0, none_means="inf",
+    ssp: int | None = param(4, kind="int", lo=0, none_means="inf", stated="§IV-A2",
                             help="SSP threshold: a worker moves on while its rounds exceed the slowest's by at "
                                  "most ssp (SM58); inf: no gate (ASP)")
-    k: int | None = param(4, kind="int", lo=0, none_means="inf",
+    k: int | None = param(4, kind="int", lo=0, none_means="inf", stated="§IV-A2",
                           help="every worker receives each sender's model at least once per k + 1 of its "
                                "rounds (SM55); inf: requirement removed")
-    eta: float = param(0.75, lo=0.0, hi=1.0,
+    eta: float = param(0.75, lo=0.0, hi=1.0, stated="§IV-A2",
                        help="η of Algorithm 2's line 9: a receiver with less than η v of the model left is kept "
                             "(§IV-A2: 0.75)")
-    gamma: float = param(0.0, lo=0.0, hi=1.0,
+    gamma: float = param(0.0, lo=0.0, hi=1.0, stated="§IV-A2",
                          help="bandwidth variability γ of Fig. 13: b = b#(1 - γ) + γ b* every period_s (SM56)")
-    period_s: float = param(0.1, lo=0.0, lo_open=True, unit="s", flag="--period",
+    period_s: float = param(0.1, lo=0.0, lo_open=True, unit="s", flag="--period", stated="§IV-C6",
                             help="Δ_T between bandwidth re-draws (§IV-C6: 100 ms; used when gamma > 0)")
-    tau_estimate: str = param("trace", choices=TAU_ESTIMATES,
+    tau_estimate: str = param("trace", choices=TAU_ESTIMATES, chosen="SM51",
                               help="how τ_i is estimated: the trace's expected residual, the true one, or 0 (SM51)")
-    task_order: str = param("pseudocode", choices=TASK_ORDERS,
+    task_order: str = param("pseudocode", choices=TASK_ORDERS, chosen="SM57",
                             help="line 13's order of τ: non-decreasing (pseudo-code) or non-increasing (text; SM57)")
     line32: str = param("y", choices=LINE32_READINGS, chosen="SM54",
                         help="line 32 sums over y (ours) or x (as printed; SM54)")
-    pareto_deadline: str = param("own", choices=PARETO_DEADLINES,
+    pareto_deadline: str = param("own", choices=PARETO_DEADLINES, chosen="SM61",
                                  help="line 33 checks the own task's deadline or every task's (SM61)")
     sharing: str = param("maxmin", choices=SHARINGS, stated="§IV-A1, line 310",
                          help="link sharing: per-flow max-min for both schemes (§IV-A1), or the reading 'priority': "
@@ -120,7 +122,7 @@ class SSPScenario(ScenarioBase):
 class SSPOptions(ScenarioBase):
     """What ``python -m simlib selmcast-ssp`` runs the scenario on: the implementation (SM68)."""
 
-    engine: str = param("compiled", choices=ENGINES,
+    engine: str = param("compiled", choices=ENGINES, chosen="SM68",
                         help="compiled event loop or the slower FlowNetwork reference; same run (SM68)")
 
 

@@ -25,8 +25,8 @@ class SpectralNotebook(ScenarioBase):
     """Notebook 20's parameters (its parameters cell assigns these defaults; a test checks it); ranges,
     units and quick values from :class:`~simlib.papers.cluster_scenario.Scenario`."""
 
-    trials: int = param(20, lo=1, quick=2, help="trials per setting")
-    n_values: tuple = param_list([40, 80, 120, 160, 200], of=(Scenario, "n"), quick=[10, 20],
+    trials: int = param(20, lo=1, quick=2, stated="000 §IV-A2", help="trials per setting")
+    n_values: tuple = param_list([40, 80, 120, 160, 200], of=(Scenario, "n"), quick=[10, 20], stated="000 §IV-A1",
                                  help="the main paper's cluster sizes for the mixing comparison")
     duration_s: float = param_of(Scenario, "duration_s")
     fig4_duration_s: float = param_of(Scenario, "duration_s", default=200.0, quick=20.0, flag=None,

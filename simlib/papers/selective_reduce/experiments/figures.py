@@ -21,7 +21,7 @@ __all__ = ["RunKnobs", "RUN_KNOBS", "Fig5to7Notebook", "Fig8to10Notebook", "Fig1
            "ProfileSearchNotebook"]
 
 #: The paper reports min/median/max over 20 trials per setting (§IV-A2); the quick profile runs 2.
-TRIALS = dict(lo=1, quick=2, help="trials per setting (§IV-A2: 20)")
+TRIALS = dict(lo=1, quick=2, stated="000 §IV-A2", help="trials per setting (§IV-A2: 20)")
 N_VALUES = [40, 80, 120, 160, 200]
 
 
@@ -58,8 +58,10 @@ class Fig5to7Notebook(RunKnobs):
     """Notebook 11 (§IV-B1, Figs. 5-7): every scheme over n on the CNN and Transformer traces."""
 
     trials: int = param(20, **TRIALS)
-    n_values: tuple = param_list(N_VALUES, of=(Scenario, "n"), quick=[10, 20], help="cluster sizes n")
-    traces: tuple = param_list(["cnn", "transformer"], of=(Scenario, "trace"), help="compute-time traces")
+    n_values: tuple = param_list(N_VALUES, of=(Scenario, "n"), quick=[10, 20], stated="000 §IV-A1",
+                                 help="cluster sizes n")
+    traces: tuple = param_list(["cnn", "transformer"], of=(Scenario, "trace"), stated="000 §IV-A1",
+                               help="compute-time traces")
 
     def check(self):
         check_items("n_values", self.n_values, lambda n: _run(n=n, trace=self.traces[0], **self.run_knobs()))
@@ -73,9 +75,11 @@ class Fig8to10Notebook(ScenarioBase):
     n: int = param_of(Scenario, "n")
     trace: str = param_of(Scenario, "trace")
     duration_s: float = param_of(Scenario, "duration_s")
-    p_values: tuple = param_list([0.1, 0.2, 0.3, 0.4, 0.5], of=(Scenario, "p"), help="Fig. 8's p (fractions of n)")
-    eta_values: tuple = param_list([0.0, 0.2, 0.4, 0.6, 0.8], of=(Scenario, "eta"), help="Fig. 9's η")
-    theta_values: tuple = param_list([1.0, 5.0, 10.0, 15.0, 20.0], of=(Scenario, "theta"),
+    p_values: tuple = param_list([0.1, 0.2, 0.3, 0.4, 0.5], of=(Scenario, "p"), stated="000 §IV-B2",
+                                 help="Fig. 8's p (fractions of n)")
+    eta_values: tuple = param_list([0.0, 0.2, 0.4, 0.6, 0.8], of=(Scenario, "eta"), stated="000 §IV-B3",
+                                   help="Fig. 9's η")
+    theta_values: tuple = param_list([1.0, 5.0, 10.0, 15.0, 20.0], of=(Scenario, "theta"), chosen="E7",
                                      help="Fig. 10's θ (decision E7)")
     p: float = param_of(Scenario, "p")
     eta: float = param_of(Scenario, "eta")
@@ -93,9 +97,11 @@ class Fig11to12Notebook(ScenarioBase):
     """Notebook 13 (§IV-B5, Figs. 11-12): cold start over n, estimation error e at ``n_error``."""
 
     trials: int = param(20, **TRIALS)
-    n_values: tuple = param_list(N_VALUES, of=(Scenario, "n"), quick=[10, 20], help="Fig. 11's cluster sizes n")
+    n_values: tuple = param_list(N_VALUES, of=(Scenario, "n"), quick=[10, 20], stated="000 §IV-A1",
+                                 help="Fig. 11's cluster sizes n")
     n_error: int = param_of(Scenario, "n", help="workers of Fig. 12's error sweep (decision E7: 200)")
     e_values: tuple = param_list([0.0, 0.1, 0.2, 0.3, 0.4, 0.5], of=(Scenario, "bw_error"), quick=[0.0, 0.3],
+                                 chosen="E7",
                                  help="Fig. 12's estimation error scales e (not in the paper, decision E7)")
     trace: str = param_of(Scenario, "trace")
     duration_s: float = param_of(Scenario, "duration_s")
@@ -115,8 +121,9 @@ class Fig13to14Notebook(ScenarioBase):
     n: int = param_of(Scenario, "n")
     trace: str = param_of(Scenario, "trace")
     duration_s: float = param_of(Scenario, "duration_s")
-    lam_values: tuple = param_list([0.05, 0.1, 0.2], of=(Scenario, "lam"), help="Fig. 13's λ")
-    alpha_ms_values: tuple = param_list([0.0, 1.0, 5.0, 50.0], help="Fig. 14's latencies α",
+    lam_values: tuple = param_list([0.05, 0.1, 0.2], of=(Scenario, "lam"), stated="000 §IV-B6",
+                                   help="Fig. 13's λ")
+    alpha_ms_values: tuple = param_list([0.0, 1.0, 5.0, 50.0], help="Fig. 14's latencies α", stated="000 §IV-B7",
                                         item=ParamSpec(kind="float", lo=0.0, unit="ms", help="one-way latency α"))
     dt_s: float = param_of(Scenario, "dt_s")
 
@@ -135,10 +142,10 @@ class GapsNotebook(ScenarioBase):
     trace: str = param_of(Scenario, "trace")
     duration_s: float = param_of(Scenario, "duration_s")
     dt_values: tuple = param_list([0.01, 0.05, 0.1, 0.2, 0.5, 1.0], of=(Scenario, "dt_s"), quick=[0.05, 0.5],
-                                  help="Δt sensitivity (decision E2)")
-    c_values: tuple = param_list([10, 50], of=(Scenario, "c"), help="full-sync periods c (decision E1)")
+                                  chosen="E2", help="Δt sensitivity (decision E2)")
+    c_values: tuple = param_list([10, 50], of=(Scenario, "c"), chosen="E1", help="full-sync periods c (decision E1)")
     compute_means_s: tuple = param_list([0.5, 1.0, 2.0, 5.0, 10.0, 20.0], of=(Scenario, "compute_mean_s"),
-                                        quick=[1.0, 5.0], help="compute-time scales (decision E6)")
+                                        quick=[1.0, 5.0], chosen="E6", help="compute-time scales (decision E6)")
     dt_s: float = param_of(Scenario, "dt_s")
 
     def check(self):

@@ -73,7 +73,8 @@ class Fig3Example(ScenarioBase):
     """The example's knobs, each declared once (selective reduce's re-use
     :class:`~simlib.papers.selective_reduce.scenario.SelectiveReduceParams`'); §II-D's values."""
 
-    p: int = param(2, lo=1, hi=len(READY_TIMES), help="minimum group size (of the example's 5 workers)")
+    p: int = param(2, lo=1, hi=len(READY_TIMES), stated="000 §II-D",
+                   help="minimum group size (of the example's 5 workers)")
     eta: float = param_of(SelectiveReduceParams, "eta")
     theta: float = param_of(SelectiveReduceParams, "theta")
     dt: float = param_of(SelectiveReduceParams, "dt_s", default=1.0, flag=None, help="controller waiting slot Δt")

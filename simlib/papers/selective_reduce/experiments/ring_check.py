@@ -33,9 +33,11 @@ class RingCheck(ScenarioBase):
     n: int = param(200, lo=2, quick=40, help="workers on the switch")
     m: int = param(2, lo=1, help="workers per ring (group size), at most n")
     groups: int = param(1, lo=1, help="disjoint rings running at once; groups * m <= n")
-    lam: float = param(0.05, lo=0.0, hi=1.0, help="bandwidth skew: b = round(20u, 3) Gbps, u ~ U[lam, 1] (000 §IV-A1)")
-    alpha_ms: float = param(1.0, lo=0.0, unit="ms", help="one-way latency per ring round (000 §IV-A: 1 ms)")
-    model_mb: float = param(500.0, lo=0.0, unit="MB", help="model size v (000 §IV-A: 500 MB)")
+    lam: float = param(0.05, lo=0.0, hi=1.0, stated="000 §IV-A1",
+                       help="bandwidth skew: b = round(20u, 3) Gbps, u ~ U[lam, 1] (000 §IV-A1)")
+    alpha_ms: float = param(1.0, lo=0.0, unit="ms", stated="000 §IV-A1",
+                            help="one-way latency per ring round (000 §IV-A1: 1 ms)")
+    model_mb: float = param(500.0, lo=0.0, unit="MB", stated="000 §IV-A1", help="model size v (000 §IV-A1: 500 MB)")
 
     def check(self):
         if self.m > self.n:
@@ -48,7 +50,8 @@ class RingCheck(ScenarioBase):
 class RingCheckNotebook(ScenarioBase):
     """Notebook 00's parameters (its parameters cell assigns these defaults; a test checks it)."""
 
-    trials: int = param(20, lo=1, quick=2, help="trials per group size (the paper reports min/median/max over 20)")
+    trials: int = param(20, lo=1, quick=2, stated="000 §IV-A2",
+                        help="trials per group size (the paper reports min/median/max over 20)")
     n: int = param_of(RingCheck, "n")
     group_sizes: tuple = param_list([2, 5, 10, 20, 40], of=(RingCheck, "m"), quick=[2, 5], help="ring sizes m")
     groups: int = param_of(RingCheck, "groups", default=4)
