@@ -108,7 +108,7 @@ bench: venv
 	@$(RUN) $(VPY) -m simlib.pipeline.bench
 
 clean:
-	rm -rf build .pytest_cache .hypothesis .cache dask-worker-space *.egg-info
+	rm -rf build .setuptools-build .pytest_cache .hypothesis .cache dask-worker-space *.egg-info
 	find . -path ./$(VENV) -prune -o -path ./.git -prune -o \
 		\( -name __pycache__ -o -name .ipynb_checkpoints \) -type d -print0 \
 		| xargs -0 rm -rf
