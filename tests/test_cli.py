@@ -211,7 +211,13 @@ def test_run_offers_002s_knobs_and_its_result_is_the_trials(capsys):
     (["--scheme", "partial", "--n", "10", "--group-filter", "--group-filter-window", "2"], "--group-filter-window",
      "at least ceil((n-1)/(p-1))"),
     (["--progress-model", "oracle", "--cdf", "cold"], "--progress-model", "needs cdf='warm'"),
+    # below the clock's resolution at the end of the run (ulp(100) = 2**-46) the Δt timer fired at the same
+    # instant forever (issue 34); exactly the resolution runs (test_events.py: t + ulp(T) > t for t <= T)
+    (["--scheme", "selective", "--dt", "1e-20"], "--dt", "dt_s must be in [1.42e-14, inf) s, the clock's resolution "
+                                                         "at duration_s = 100 s"),
+    (["--scheme", "selective", "--dt", repr(2.0 ** -47)], "--dt", "got 7.105427357601002e-15"),
 ])
+@pytest.mark.timeout(60)
 def test_run_cross_field_rules_exit_2_naming_the_flag(argv, flag, message, capsys):
     status, out, err = run_main(["run", *argv], capsys)
     assert status == 2 and out == ""

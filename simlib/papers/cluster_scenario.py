@@ -21,6 +21,8 @@ the same seed (paired comparison).
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,6 +106,12 @@ class Scenario(ScenarioBase):
         if self.partial.group_filter and self.scheme != "partial":
             raise ParamError("group_filter", f"group_filter applies to scheme 'partial' only, got scheme "
                                              f"{self.scheme!r}")
+        if self.scheme == "selective" and self.selective.dt_s < math.ulp(self.duration_s):
+            # below the clock's resolution t + Δt == t: Alg. 3's line-24 timeout would fire again at the same
+            # instant forever (the event loop's no-progress check would end it, later and less clearly)
+            raise ParamError("dt_s", f"dt_s must be in [{math.ulp(self.duration_s):.3g}, inf) s, the clock's "
+                                     f"resolution at duration_s = {self.duration_s:g} s (math.ulp), got "
+                                     f"{self.selective.dt_s!r}")
         check_runnable(self.partial, self.n, self.group_size)
         check_baseline(self.baselines, self.scheme, self.n, self.weighting.weights, self.sync_model)
 
