@@ -112,6 +112,36 @@ def test_claims_refuses_a_missing_ledger(tmp_path, capsys):
     assert status == 2 and "--run" in err
 
 
+def test_claims_names_the_flag_of_a_file_that_is_not_a_ledger(tmp_path, capsys):
+    bad = tmp_path / "x.csv"
+    bad.write_text("a,b\n1,2\n", encoding="utf-8")
+    status, _, err = run_main(["claims", "--ledger", str(bad)], capsys)
+    assert status == 2 and f"argument --ledger: {str(bad)!r} is not a claims ledger" in err
+    assert "ledger_path" not in err
+
+
+@pytest.mark.parametrize("argv, simulated", [
+    (["run", "--n", "10", "--duration", "3"], "duration_s"),
+    (["fmreduce", "--n", "10", "--p", "5", "--duration", "5"], "duration_s"),
+    (["selmcast-bsp", "--n", "10"], "completion_s"),        # one BSP round: its completion time
+    (["selmcast-ssp", "--n", "10", "--duration", "5"], "duration_s"),
+    (["train", "--problem", "digits", "--model", "softmax", "--data", "iid", "--duration", "3"], "duration_s"),
+])
+def test_every_commands_json_has_its_wall_time_and_simulated_seconds_per_wall_second(argv, simulated, capsys):
+    status, out, _ = run_main([*argv, "--json"], capsys)
+    result = json.loads(out)
+    sim = result["params"][simulated] if simulated in result["params"] else result[simulated]
+    assert status == 0 and result["wall_s"] > 0
+    assert result["sim_s_per_wall_s"] == pytest.approx(sim / result["wall_s"])
+
+
+def test_with_speed_prefers_the_trials_own_wall_time_and_reads_a_metric_when_no_parameter_has_the_name():
+    assert cli_gen.with_speed({"x": 1}, {"duration_s": 10.0}, "duration_s", 2.0) == \
+        {"x": 1, "wall_s": 2.0, "sim_s_per_wall_s": 5.0}
+    assert cli_gen.with_speed({"wall_s": 4.0, "completion_s": 2.0}, {}, "completion_s", 9.0) == \
+        {"wall_s": 4.0, "completion_s": 2.0, "sim_s_per_wall_s": 0.5}
+
+
 def test_claims_shows_a_runs_ledger(tmp_path, capsys):
     from simlib.papers.claim import Claim
     from simlib.pipeline.claims import record
@@ -201,6 +231,7 @@ def test_run_offers_002s_knobs_and_its_result_is_the_trials(capsys):
     given = dict(scheme="partial", n=8, p=0.375, hl=3, bandwidth_gbps=10.0, group_filter=True, group_filter_window=6,
                  weights="dynamic", ema_alpha=0.25, weights_missing="initial", model_mb=10.0, duration_s=20.0)
     assert out.pop("params") == {**Scenario().to_params(), **given} and out.pop("seed") == 2
+    assert out.pop("wall_s") > 0 and out.pop("sim_s_per_wall_s") > 0
     assert out == run_trial(given, np.random.SeedSequence(2))
 
 
@@ -346,6 +377,7 @@ def test_ctrl_c_while_the_commands_are_being_registered_exits_130(monkeypatch, c
     (["--duration", "abc"], "--duration"),
     (["--trace", "no_such_trace"], "--trace"),
     (["--scheme", "ring"], "--scheme"),
+    (["--model-mb", "0"], "--model-mb"),          # as every other command (was accepted by run)
 ])
 def test_run_rejects_bad_values_naming_the_flag(argv, flag, capsys):
     from simlib.cli import main

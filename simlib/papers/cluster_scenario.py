@@ -83,7 +83,7 @@ class Scenario(ScenarioBase):
     lam: float = param(0.05, lo=0.0, hi=1.0,
                        help="bandwidth skew λ: b_k = round(20u, 3) Gbps, u ~ U[λ, 1] (000 §IV-A1: 0.05)")
     alpha_s: float = param(1e-3, lo=0.0, unit="s", flag="--alpha", help="one-way latency α (000 §IV-A: 1 ms)")
-    model_mb: float = param(500.0, lo=0.0, unit="MB", help="model size v (000 §IV-A: 500 MB)")
+    model_mb: float = param(500.0, lo=0.0, lo_open=True, unit="MB", help="model size v (000 §IV-A: 500 MB)")
     sync_model: str = param("flows", choices=SYNC_MODELS,
                             help="a group's sync: ring all-reduce as flows, or Eq. (2) in closed form")
     ring_model: str = param("single", choices=RING_MODELS,
