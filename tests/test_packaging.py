@@ -23,7 +23,7 @@ def built(tmp_path_factory) -> tuple[Path, Path]:
     src = tmp / "src"
     # build from a copy, so the build leaves nothing in the repository
     shutil.copytree(ROOT / "simlib", src / "simlib", ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "setup.cfg"):
+    for name in ("pyproject.toml", "setup.cfg", "LICENSE"):
         shutil.copy(ROOT / name, src)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--disable-pip-version-check",
                     "--wheel-dir", str(tmp / "dist"), str(src)], check=True, cwd=tmp)
@@ -46,6 +46,15 @@ def test_building_leaves_nothing_in_build(built):
     src = built[0]
     assert not (src / "build").exists(), sorted(p.name for p in (src / "build").iterdir())
     assert (src / ".setuptools-build").is_dir()
+
+
+def test_the_wheel_carries_the_licence(built):
+    import zipfile
+
+    names = zipfile.ZipFile(built[1]).namelist()
+    meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
+    assert "License-Expression: BSD-3-Clause" in zipfile.ZipFile(built[1]).read(meta).decode()
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names[-5:]
 
 
 def test_pip_install_ships_every_module_and_the_traces(installed, tmp_path):
