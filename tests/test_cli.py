@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -386,3 +387,30 @@ def test_run_rejects_bad_values_naming_the_flag(argv, flag, capsys):
         main(["run", *argv])
     assert exc.value.code == 2
     assert flag in capsys.readouterr().err
+
+
+def test_json_keeps_the_sign_of_an_infinite_value_and_writes_nan_as_null(capsys):
+    cli_gen.print_result({"lo": -math.inf, "hi": math.inf, "x": math.nan}, {"k": math.inf, "m": -math.inf}, 0, True)
+    out = json.loads(capsys.readouterr().out)
+    assert (out["lo"], out["hi"], out["x"]) == ("-inf", "inf", None)
+    assert out["params"] == {"k": "inf", "m": "-inf"}
+    cli_gen.print_result({"lo": -math.inf}, {}, 0, False)
+    assert capsys.readouterr().out.split() == ["lo", "-inf"]
+
+
+def test_the_none_word_of_every_flag_is_matched_whatever_its_case(capsys):
+    """--k INF, --c Never, --bandwidth-gbps DRAWN: the word (or "none") in any case means None; other
+    text is still parsed as a number."""
+    from simlib.papers.contract import specs
+    from simlib.papers.registry import PAPERS
+    from simlib.training.train_command import TrainScenario
+
+    scenarios = {sc for p in PAPERS for sc in p.scenarios} | {TrainScenario}
+    words = [(name, spec) for sc in scenarios for name, spec in specs(sc).items() if spec.none_means is not None]
+    assert len(words) >= 3
+    for name, spec in words:
+        for text in (spec.none_means, spec.none_means.upper(), spec.none_means.title(), "None", "NONE", " none "):
+            assert cli_gen._parse_text(name, text, spec) is None, (name, text)
+    status, out, _ = run_main(["run", "--n", "10", "--duration", "2", "--c", "NEVER", "--bandwidth-gbps", "Drawn",
+                               "--json"], capsys)
+    assert status == 0 and (json.loads(out)["params"]["c"], json.loads(out)["params"]["bandwidth_gbps"]) == (None, None)
