@@ -30,7 +30,8 @@ from simlib.workloads.traces import check_trace_file
 
 from .contract import Command, ParamError, ParamSpec, check_param, defaults, specs
 
-__all__ = ["arg_type", "num_arg", "trace_arg", "print_result", "with_speed", "SimulationProgress", "flag_of", "add_arguments",
+__all__ = ["arg_type", "num_arg", "trace_arg", "print_result", "with_speed", "SimulationProgress", "flag_of",
+           "add_arguments",
            "add_command", "params_from_args"]
 
 
@@ -253,8 +254,9 @@ def add_command(subparsers, command: Command) -> argparse.ArgumentParser:
         start = time.perf_counter()
         with announce_compilation():     # the first run of a command compiles its kernels (16-43 s)
             out = command.trial(params, np.random.SeedSequence(args.seed), **options)
+        used = scenario.used_params()           # e.g. train's default target, resolved
         print_result(with_speed(out, params, command.simulated, time.perf_counter() - start),
-                     {**params, **scenario.used_params()}, args.seed, args.json)
+                     {k: used.get(k, v) for k, v in params.items()}, args.seed, args.json)
         return 0
 
     p.set_defaults(handler=handler, subparser=p)
