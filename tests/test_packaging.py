@@ -4,6 +4,7 @@ dependencies into a fresh venv, runs `import simlib`, the README's Python exampl
 simlib train` from another folder without writing into its own folder (decision S15)."""
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -83,8 +84,9 @@ def fresh_venv(built, tmp_path_factory) -> Path:
     venv = tmp_path_factory.mktemp("venv") / "venv"
     subprocess.run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}    # make test puts the checkout there
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(built[1])],
-                   check=True, timeout=900)
+                   check=True, timeout=900, env=env)
     return python
 
 
@@ -94,20 +96,21 @@ def test_wheel_in_a_fresh_venv_runs_the_readme_example_and_train(fresh_venv, tmp
     Cold numba cache (the installed copy has its own): one to two minutes on 2 busy cores, plus
     about 25 s for pip (warm cache)."""
     python = str(fresh_venv)
+    # a clean environment (no PYTHONPATH: the checkout's simlib must not be the one imported)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home"),
+           "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"), "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+           "MPLBACKEND": "Agg", "MPLCONFIGDIR": str(tmp_path / "mpl")}
     where = subprocess.run([python, "-c", "import simlib, os; print(os.path.dirname(simlib.__file__))"],
-                           cwd=tmp_path, capture_output=True, text=True)
+                           cwd=tmp_path, env=env, capture_output=True, text=True)
     assert where.returncode == 0, where.stderr[-3000:]
     site = Path(where.stdout.strip())
     assert site.parent.name == "site-packages" and site.is_relative_to(fresh_venv.parents[1])
-    check = subprocess.run([python, "-m", "pip", "check"], capture_output=True, text=True)
+    check = subprocess.run([python, "-m", "pip", "check"], env=env, capture_output=True, text=True)
     assert check.returncode == 0, check.stdout
     script = tmp_path / "work" / "example.py"
     script.parent.mkdir()
     script.write_text(readme_example(), encoding="utf-8")
     before = _snapshot(site)
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home"),
-           "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"), "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
-           "MPLBACKEND": "Agg", "MPLCONFIGDIR": str(tmp_path / "mpl")}
     proc = subprocess.run([python, str(script)], cwd=script.parent, env=env, capture_output=True,
                           text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
