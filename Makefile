@@ -9,7 +9,8 @@
 #                    print the claims-ledger summary.  Only PROFILE=full with
 #                    default parameters writes the committed results (figures/,
 #                    data/results/, notebooks/*.ipynb); PROFILE=quick writes to
-#                    build/runs/<notebook>/<hash>/
+#                    build/runs/<notebook>/<hash>/; a full run also writes
+#                    requirements.lock (`pip freeze` of $(VENV))
 #   make site        build the website of the committed executed notebooks
 #                    (nothing re-run) into $(SITE_DIR): index, one page per
 #                    notebook, the sortable claims ledger, every figure
@@ -96,6 +97,12 @@ reproduce: venv
 		$(if $(strip $(WORKERS)),--workers "$(WORKERS)") \
 		$(if $(strip $(NOTEBOOK_FLAGS)),,$(if $(filter full,$(PROFILE)),--fresh-ledger)) $(NOTEBOOK_FLAGS)
 	$(if $(filter full,$(PROFILE)),$(RUN) $(VPY) -m simlib claims)
+	$(if $(filter full,$(PROFILE)),$(MAKE) --no-print-directory requirements.lock)
+
+# The exact versions of the environment a full reproduction ran in (`pip freeze`), committed with its results.
+requirements.lock: FORCE | $(VPY)
+	{ echo "# pip freeze of the environment of the last full \`make reproduce\` ($$($(VPY) --version))"; \
+	  $(VPY) -m pip freeze --disable-pip-version-check --exclude-editable; } > $@.tmp && mv $@.tmp $@
 
 # Reads notebooks/*.ipynb, data/results/claims.csv and figures/ as committed; checks
 # SITE_DIR before writing (a new or empty folder, or a site built there before).
@@ -108,7 +115,7 @@ bench: venv
 	@$(RUN) $(VPY) -m simlib.pipeline.bench
 
 clean:
-	rm -rf build .pytest_cache .hypothesis .cache dask-worker-space *.egg-info
+	rm -rf build .setuptools-build .pytest_cache .hypothesis .cache dask-worker-space *.egg-info
 	find . -path ./$(VENV) -prune -o -path ./.git -prune -o \
 		\( -name __pycache__ -o -name .ipynb_checkpoints \) -type d -print0 \
 		| xargs -0 rm -rf

@@ -80,7 +80,14 @@ def _cmd_claims(subparsers) -> None:
             table = reproduction_table(load_ledger(ledger), args.paper)
             print(markdown_table(table) if len(table) else f"no claims of paper {args.paper} in {ledger}")
             return 0
-        print(summarize_ledger(ledger))
+        try:
+            summary = summarize_ledger(ledger)
+        except ValueError as exc:        # not a ledger: name the flag that gave it, not the reader's argument
+            given = "--run" if args.run is not None else "--ledger" if args.ledger is not None else None
+            if given is None:
+                raise
+            parser.error(f"argument {given}: {str(exc).removeprefix('ledger_path ')}")
+        print(summary)
         return 0
 
     p.set_defaults(handler=handler, subparser=p)

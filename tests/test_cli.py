@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -112,6 +113,36 @@ def test_claims_refuses_a_missing_ledger(tmp_path, capsys):
     assert status == 2 and "--run" in err
 
 
+def test_claims_names_the_flag_of_a_file_that_is_not_a_ledger(tmp_path, capsys):
+    bad = tmp_path / "x.csv"
+    bad.write_text("a,b\n1,2\n", encoding="utf-8")
+    status, _, err = run_main(["claims", "--ledger", str(bad)], capsys)
+    assert status == 2 and f"argument --ledger: {str(bad)!r} is not a claims ledger" in err
+    assert "ledger_path" not in err
+
+
+@pytest.mark.parametrize("argv, simulated", [
+    (["run", "--n", "10", "--duration", "3"], "duration_s"),
+    (["fmreduce", "--n", "10", "--p", "5", "--duration", "5"], "duration_s"),
+    (["selmcast-bsp", "--n", "10"], "completion_s"),        # one BSP round: its completion time
+    (["selmcast-ssp", "--n", "10", "--duration", "5"], "duration_s"),
+    (["train", "--problem", "digits", "--model", "softmax", "--data", "iid", "--duration", "3"], "duration_s"),
+])
+def test_every_commands_json_has_its_wall_time_and_simulated_seconds_per_wall_second(argv, simulated, capsys):
+    status, out, _ = run_main([*argv, "--json"], capsys)
+    result = json.loads(out)
+    sim = result["params"][simulated] if simulated in result["params"] else result[simulated]
+    assert status == 0 and result["wall_s"] > 0
+    assert result["sim_s_per_wall_s"] == pytest.approx(sim / result["wall_s"])
+
+
+def test_with_speed_prefers_the_trials_own_wall_time_and_reads_a_metric_when_no_parameter_has_the_name():
+    assert cli_gen.with_speed({"x": 1}, {"duration_s": 10.0}, "duration_s", 2.0) == \
+        {"x": 1, "wall_s": 2.0, "sim_s_per_wall_s": 5.0}
+    assert cli_gen.with_speed({"wall_s": 4.0, "completion_s": 2.0}, {}, "completion_s", 9.0) == \
+        {"wall_s": 4.0, "completion_s": 2.0, "sim_s_per_wall_s": 0.5}
+
+
 def test_claims_shows_a_runs_ledger(tmp_path, capsys):
     from simlib.papers.claim import Claim
     from simlib.pipeline.claims import record
@@ -201,6 +232,7 @@ def test_run_offers_002s_knobs_and_its_result_is_the_trials(capsys):
     given = dict(scheme="partial", n=8, p=0.375, hl=3, bandwidth_gbps=10.0, group_filter=True, group_filter_window=6,
                  weights="dynamic", ema_alpha=0.25, weights_missing="initial", model_mb=10.0, duration_s=20.0)
     assert out.pop("params") == {**Scenario().to_params(), **given} and out.pop("seed") == 2
+    assert out.pop("wall_s") > 0 and out.pop("sim_s_per_wall_s") > 0
     assert out == run_trial(given, np.random.SeedSequence(2))
 
 
@@ -211,7 +243,13 @@ def test_run_offers_002s_knobs_and_its_result_is_the_trials(capsys):
     (["--scheme", "partial", "--n", "10", "--group-filter", "--group-filter-window", "2"], "--group-filter-window",
      "at least ceil((n-1)/(p-1))"),
     (["--progress-model", "oracle", "--cdf", "cold"], "--progress-model", "needs cdf='warm'"),
+    # below the clock's resolution at the end of the run (ulp(100) = 2**-46) the Δt timer fired at the same
+    # instant forever (issue 34); exactly the resolution runs (test_events.py: t + ulp(T) > t for t <= T)
+    (["--scheme", "selective", "--dt", "1e-20"], "--dt", "dt_s must be in [1.42e-14, inf) s, the clock's resolution "
+                                                         "at duration_s = 100 s"),
+    (["--scheme", "selective", "--dt", repr(2.0 ** -47)], "--dt", "got 7.105427357601002e-15"),
 ])
+@pytest.mark.timeout(60)
 def test_run_cross_field_rules_exit_2_naming_the_flag(argv, flag, message, capsys):
     status, out, err = run_main(["run", *argv], capsys)
     assert status == 2 and out == ""
@@ -340,6 +378,7 @@ def test_ctrl_c_while_the_commands_are_being_registered_exits_130(monkeypatch, c
     (["--duration", "abc"], "--duration"),
     (["--trace", "no_such_trace"], "--trace"),
     (["--scheme", "ring"], "--scheme"),
+    (["--model-mb", "0"], "--model-mb"),          # as every other command (was accepted by run)
 ])
 def test_run_rejects_bad_values_naming_the_flag(argv, flag, capsys):
     from simlib.cli import main
@@ -348,3 +387,30 @@ def test_run_rejects_bad_values_naming_the_flag(argv, flag, capsys):
         main(["run", *argv])
     assert exc.value.code == 2
     assert flag in capsys.readouterr().err
+
+
+def test_json_keeps_the_sign_of_an_infinite_value_and_writes_nan_as_null(capsys):
+    cli_gen.print_result({"lo": -math.inf, "hi": math.inf, "x": math.nan}, {"k": math.inf, "m": -math.inf}, 0, True)
+    out = json.loads(capsys.readouterr().out)
+    assert (out["lo"], out["hi"], out["x"]) == ("-inf", "inf", None)
+    assert out["params"] == {"k": "inf", "m": "-inf"}
+    cli_gen.print_result({"lo": -math.inf}, {}, 0, False)
+    assert capsys.readouterr().out.split() == ["lo", "-inf"]
+
+
+def test_the_none_word_of_every_flag_is_matched_whatever_its_case(capsys):
+    """--k INF, --c Never, --bandwidth-gbps DRAWN: the word (or "none") in any case means None; other
+    text is still parsed as a number."""
+    from simlib.papers.contract import specs
+    from simlib.papers.registry import PAPERS
+    from simlib.training.train_command import TrainScenario
+
+    scenarios = {sc for p in PAPERS for sc in p.scenarios} | {TrainScenario}
+    words = [(name, spec) for sc in scenarios for name, spec in specs(sc).items() if spec.none_means is not None]
+    assert len(words) >= 3
+    for name, spec in words:
+        for text in (spec.none_means, spec.none_means.upper(), spec.none_means.title(), "None", "NONE", " none "):
+            assert cli_gen._parse_text(name, text, spec) is None, (name, text)
+    status, out, _ = run_main(["run", "--n", "10", "--duration", "2", "--c", "NEVER", "--bandwidth-gbps", "Drawn",
+                               "--json"], capsys)
+    assert status == 0 and (json.loads(out)["params"]["c"], json.loads(out)["params"]["bandwidth_gbps"]) == (None, None)

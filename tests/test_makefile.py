@@ -56,3 +56,17 @@ def test_kernel_is_registered_again_when_the_checkout_moves(tmp_path):
     assert (b / "v" / ".kernel-checkout").read_text().strip() == str(b)
     subprocess.run(make, cwd=b, check=True)
     assert _registrations(b) == [str(a), str(b)]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make not installed")
+@pytest.mark.parametrize("profile, locked", [("full", True), ("quick", False)])
+def test_a_full_reproduction_writes_requirements_lock_from_pip_freeze(tmp_path, profile, locked):
+    a = _checkout(tmp_path / "a")
+    subprocess.run(["make", "-s", "VENV=v", f"PROFILE={profile}", "reproduce"], cwd=a, check=True,
+                   env={**os.environ, "MAKEFLAGS": ""})
+    calls = (a / "v" / "calls.log").read_text().splitlines()
+    assert any(c.startswith("-m simlib.pipeline.notebooks --profile " + profile) for c in calls)
+    assert ("-m pip freeze --disable-pip-version-check --exclude-editable" in calls) == locked
+    assert (a / "requirements.lock").is_file() == locked
+    if locked:
+        assert (a / "requirements.lock").read_text().startswith("# pip freeze of the environment of the last full")

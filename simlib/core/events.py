@@ -14,9 +14,9 @@ import heapq
 import math
 from typing import Any, Callable
 
-from simlib.core.validate import check_real
+from simlib.core.validate import check_int, check_real
 
-__all__ = ["Simulator", "Timer"]
+__all__ = ["NoProgressError", "Simulator", "Timer"]
 
 
 class Timer:
@@ -49,11 +49,24 @@ class Timer:
         return f"Timer(t={self.time!r}, seq={self.seq}, {getattr(self.callback, '__name__', self.callback)}, {state})"
 
 
-class Simulator:
-    """The event loop. ``now`` is the current simulated time in seconds."""
+class NoProgressError(RuntimeError):
+    """:meth:`Simulator.run` ran ``max_events_per_instant`` events without the clock advancing."""
 
-    def __init__(self, start: float = 0.0):
+
+class Simulator:
+    """The event loop. ``now`` is the current simulated time in seconds.
+
+    ``max_events_per_instant``: :meth:`run` raises :class:`NoProgressError` once that many events
+    in a row ran at one instant -- a loop that makes no progress in simulated time (zero compute
+    times with a zero-cost sync, a delay below the clock's resolution ``math.ulp(now)``) would
+    otherwise run forever.  The default, 10**5 (2-3 s of events on a busy core), is far above the
+    bursts a run has at one instant (a few events per worker); :class:`~simlib.runtime.cluster.Cluster`
+    raises it with n.
+    """
+
+    def __init__(self, start: float = 0.0, *, max_events_per_instant: int = 10**5):
         self.now = check_real("start", start, 0.0)
+        self.max_events_per_instant = check_int("max_events_per_instant", max_events_per_instant, 1)
         self._heap: list[Timer] = []
         self._seq = 0
         self.events_run = 0
@@ -139,11 +152,26 @@ class Simulator:
         if until is not None:
             until = check_real("until", until, self.now, allow_inf=True)
         self._stopped = False
+        instant, same = self.now, 0            # events run in a row at `instant`
         while not self._stopped:
             t = self.peek()
             if math.isinf(t) or (until is not None and t > until):
                 if until is not None and not math.isinf(until):
                     self.now = until
                 break
+            if t == instant:
+                same += 1
+                if same > self.max_events_per_instant:
+                    self._no_progress(t)
+            else:
+                instant, same = t, 1
             self.step()
         return self.now
+
+    def _no_progress(self, t: float):
+        head = self._head()
+        raise NoProgressError(
+            f"simulated time makes no progress: more than {self.max_events_per_instant:,} events in a row at "
+            f"t = {t!r} s (next: {getattr(head.callback, '__qualname__', head.callback)}). A loop of zero-duration "
+            f"steps: e.g. zero compute times with a zero-cost sync (model size 0 and latency 0), or a delay below "
+            f"the clock's resolution at t ({math.ulp(t):.3g} s)")

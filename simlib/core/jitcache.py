@@ -34,7 +34,8 @@ from simlib.core.modclosure import module_closure
 __all__ = ["track", "dependencies", "depend_on", "dispatchers_of", "announce_compilation", "COMPILING_MESSAGE"]
 
 #: Printed (to stderr) when a command has to compile numba code before it can run.
-COMPILING_MESSAGE = "[simlib] compiling the simulator's kernels once, ~30 s; later runs reuse the cache"
+COMPILING_MESSAGE = ("[simlib] compiling the simulator's kernels once: 20 s on an idle machine, up to 4 min on a "
+                     "busy one; later runs reuse the cache")
 
 
 def _stamp(source: ModuleType | Path) -> tuple:

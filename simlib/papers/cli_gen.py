@@ -21,6 +21,7 @@ import argparse
 import json
 import math
 import sys
+import time
 from typing import Callable
 
 from simlib.core.jitcache import announce_compilation
@@ -29,7 +30,8 @@ from simlib.workloads.traces import check_trace_file
 
 from .contract import Command, ParamError, ParamSpec, check_param, defaults, specs
 
-__all__ = ["arg_type", "num_arg", "trace_arg", "print_result", "SimulationProgress", "flag_of", "add_arguments",
+__all__ = ["arg_type", "num_arg", "trace_arg", "print_result", "with_speed", "SimulationProgress", "flag_of",
+           "add_arguments",
            "add_command", "params_from_args"]
 
 
@@ -71,6 +73,16 @@ def _json_value(v):
     if isinstance(v, float) and not math.isfinite(v):
         return None if v != v else ("inf" if v > 0 else "-inf")
     return v
+
+
+def with_speed(out: dict, params: dict, simulated: str, wall_s: float) -> dict:
+    """``out`` plus ``wall_s`` (wall-clock seconds of the run: the trial's own measurement if it
+    reports one, else ``wall_s``, which includes a first run's compilation) and ``sim_s_per_wall_s``
+    (simulated seconds per wall-clock second; the simulated time is the parameter named
+    ``simulated``, else the metric of that name)."""
+    wall = out.get("wall_s", wall_s)
+    sim = params[simulated] if simulated in params else out[simulated]
+    return {**out, "wall_s": wall, "sim_s_per_wall_s": sim / wall if wall > 0 else math.inf}
 
 
 def print_result(out: dict, params: dict, seed: int, as_json: bool) -> None:
@@ -236,14 +248,17 @@ def add_command(subparsers, command: Command) -> argparse.ArgumentParser:
 
         params = params_from_args(args, command.scenario, command.exclude)
         try:
-            command.scenario.from_params(params)
+            scenario = command.scenario.from_params(params)
             options = {} if command.options is None else \
                 command.options.from_params(params_from_args(args, command.options)).to_params()
         except ParamError as exc:
             parser.error(f"argument {flags.get(exc.name, exc.name)}: {exc}")
+        start = time.perf_counter()
         with announce_compilation():     # the first run of a command compiles its kernels (16-43 s)
             out = command.trial(params, np.random.SeedSequence(args.seed), **options)
-        print_result(out, params, args.seed, args.json)
+        used = scenario.used_params()           # e.g. train's default target, resolved
+        print_result(with_speed(out, params, command.simulated, time.perf_counter() - start),
+                     {k: used.get(k, v) for k, v in params.items()}, args.seed, args.json)
         return 0
 
     p.set_defaults(handler=handler, subparser=p)

@@ -21,6 +21,8 @@ the same seed (paired comparison).
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -84,7 +86,8 @@ class Scenario(ScenarioBase):
                        help="bandwidth skew λ: b_k = round(20u, 3) Gbps, u ~ U[λ, 1] (000 §IV-A1: 0.05)")
     alpha_s: float = param(1e-3, lo=0.0, unit="s", flag="--alpha", stated="000 §IV-A1",
                            help="one-way latency α (000 §IV-A1: 1 ms)")
-    model_mb: float = param(500.0, lo=0.0, unit="MB", stated="000 §IV-A1", help="model size v (000 §IV-A1: 500 MB)")
+    model_mb: float = param(500.0, lo=0.0, lo_open=True, unit="MB", stated="000 §IV-A1",
+                            help="model size v (000 §IV-A1: 500 MB)")
     sync_model: str = param("flows", choices=SYNC_MODELS, stated="000 §IV-A2",
                             help="a group's sync: ring all-reduce as flows (000 §IV-A2's flow-level simulator), or "
                                  "Eq. (2) in closed form")
@@ -110,6 +113,12 @@ class Scenario(ScenarioBase):
         if self.partial.group_filter and self.scheme != "partial":
             raise ParamError("group_filter", f"group_filter applies to scheme 'partial' only, got scheme "
                                              f"{self.scheme!r}")
+        if self.scheme == "selective" and self.selective.dt_s < math.ulp(self.duration_s):
+            # below the clock's resolution t + Δt == t: Alg. 3's line-24 timeout would fire again at the same
+            # instant forever (the event loop's no-progress check would end it, later and less clearly)
+            raise ParamError("dt_s", f"dt_s must be in [{math.ulp(self.duration_s):.3g}, inf) s, the clock's "
+                                     f"resolution at duration_s = {self.duration_s:g} s (math.ulp), got "
+                                     f"{self.selective.dt_s!r}")
         check_runnable(self.partial, self.n, self.group_size)
         check_baseline(self.baselines, self.scheme, self.n, self.weighting.weights, self.sync_model)
 

@@ -408,6 +408,12 @@ class ScenarioBase:
                  for g, gcls in grouped.items()}
         return cls(**own, **parts)
 
+    def used_params(self) -> dict:
+        """The parameters as a run uses them (what a command prints): :meth:`to_params`, with a
+        ``None`` that stands for a value computed from the others (``none_means``) replaced by that
+        value where the scenario knows it (override)."""
+        return self.to_params()
+
     def to_params(self) -> dict:
         """The fields as a flat dict (lists as lists; groups flattened): ``from_params(to_params())``
         is the same scenario."""
@@ -455,7 +461,9 @@ class Command:
     :class:`ScenarioBase` dataclass of run options that are not scenario
     parameters (e.g. which scheme to run), passed to ``trial`` as keywords;
     ``exclude`` names scenario fields the command does not offer (they keep
-    their defaults).
+    their defaults); ``simulated`` names the parameter (or, if none has that name,
+    the metric) that is the run's simulated time in s, for the printed
+    ``sim_s_per_wall_s``.
     """
 
     name: str
@@ -465,6 +473,7 @@ class Command:
     description: str = ""
     options: type | None = None
     exclude: tuple = ()
+    simulated: str = "duration_s"
 
 
 @dataclass(frozen=True)

@@ -107,7 +107,7 @@ def _provenance(profile, trials, parameters) -> dict:
     profile = profile if profile is not None else facts.get("profile", passed.get("profile", ""))
     trials = trials if trials is not None else facts.get("trials", "")
     if parameters is None:
-        parameters = {k: v for k, v in passed.items() if k not in paths.RESULT_NEUTRAL_PARAMETERS}
+        parameters = {k: paths.finite_json(v) for k, v in passed.items() if k not in paths.RESULT_NEUTRAL_PARAMETERS}
     if not isinstance(parameters, dict):
         raise ValueError(f"parameters must be None or a dict, got {parameters!r}")
     try:

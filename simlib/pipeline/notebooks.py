@@ -418,9 +418,12 @@ class ProgressMonitor:
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._shown = False
 
-    def status(self) -> str | None:
+    def status(self, now: float | None = None) -> str | None:
+        """The status line; ``now`` (``time.time()``) counts the time since the file's last report into
+        the elapsed time, which the sweep writes only as trials finish (the first may compile for minutes)."""
         try:
             rec = json.loads(self.file.read_text(encoding="utf-8"))
+            since = max(0.0, (time.time() if now is None else now) - self.file.stat().st_mtime)
         except (OSError, ValueError):
             return None
         done, total, initial = rec["done"], rec["total"], rec["initial"]
@@ -430,9 +433,11 @@ class ProgressMonitor:
         computed, elapsed = done - initial, rec["elapsed_s"]
         if done >= total:
             return text + f" done in {_fmt_seconds(elapsed)}; finishing the notebook"
-        text += f", {_fmt_seconds(elapsed)} elapsed"
+        text += f", {_fmt_seconds(elapsed + since)} elapsed"
         if computed > 0:
             text += f", about {_fmt_seconds(elapsed / computed * (total - done))} left"
+        else:
+            text += " (no trial finished yet: the first includes compiling the kernels on a fresh checkout)"
         return text
 
     def _loop(self):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import math
 import os
 import re
 import sys
@@ -86,8 +87,26 @@ def _history() -> list[str]:
     return [c for c in shell.user_ns.get("In", []) if isinstance(c, str)]
 
 
+class _ReadFloatCalls(ast.NodeTransformer):
+    """``float('inf')``, ``float('-inf')``, ``float('nan')`` (how papermill writes non-finite floats) as constants."""
+
+    def visit_Call(self, node: ast.Call):
+        if (isinstance(node.func, ast.Name) and node.func.id == "float" and len(node.args) == 1 and not node.keywords
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            try:
+                return ast.copy_location(ast.Constant(float(node.args[0].value)), node)
+            except ValueError:
+                pass
+        return self.generic_visit(node)
+
+
 def _assignments(source: str) -> dict:
-    """``name = <literal>`` assignments of a cell (others are skipped)."""
+    """``name = <value>`` assignments of a cell: every assigned name counts as passed.
+
+    A value is read as a literal, with papermill's ``float('inf')``/``float('nan')`` read as
+    those floats; any other expression (``papermill -r name <expr>``) is kept as its source
+    text, so the run still counts the parameter as passed and gets a run folder of its own.
+    """
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -96,9 +115,9 @@ def _assignments(source: str) -> dict:
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             try:
-                out[node.targets[0].id] = ast.literal_eval(node.value)
-            except ValueError:
-                continue
+                out[node.targets[0].id] = ast.literal_eval(_ReadFloatCalls().visit(node.value))
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                out[node.targets[0].id] = ast.unparse(node.value)
     return out
 
 
@@ -111,6 +130,18 @@ def passed_parameters() -> dict:
         if source.lstrip().startswith(_INJECTED_MARK):
             return _assignments(source)
     return {}
+
+
+def finite_json(value):
+    """``value`` with every non-finite float written as text (``"inf"``, ``"-inf"``, ``"nan"``), for
+    strict JSON such as the ledger's parameters column; lists, tuples and dicts are walked."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return [finite_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: finite_json(v) for k, v in value.items()}
+    return value
 
 
 def _notebook_name() -> str:

@@ -155,6 +155,16 @@ def _recorded_cell(row, infos) -> tuple[str, str] | None:
     return hits[0] if len(hits) == 1 else None
 
 
+_RECORD_CALL_RE = re.compile(r"\bclaims\.record\(")
+
+
+def _recording_cell(info: NotebookInfo) -> str | None:
+    """The id of the notebook's only code cell that calls ``claims.record(`` (a cell recording a list of
+    claims shows a table, not one printed line per row), else None."""
+    ids = [c.get("id") for c in info.nb.cells if c.cell_type == "code" and _RECORD_CALL_RE.search(c.source)]
+    return ids[0] if len(ids) == 1 else None
+
+
 def _figure_numbers(info: NotebookInfo) -> set[int]:
     """Figure numbers a notebook covers, from its file name (``fig8-10``) and title ("Figs. 8, 9, 10")."""
     numbers = {n for a, b in _FILE_FIGS_RE.findall(info.stem) for n in range(int(a), int(b or a) + 1)}
@@ -182,14 +192,15 @@ def _infer(row, infos) -> str | None:
 
 def link_rows(ledger: pd.DataFrame, infos: list[NotebookInfo]) -> list[RowLink]:
     """One :class:`RowLink` per ledger row, in order: the ``notebook`` column if it names a known
-    notebook, else the notebook whose output printed the row, else :func:`_infer`."""
+    notebook (the cell that printed the row, else its only recording cell), else the notebook whose
+    output printed the row, else :func:`_infer`."""
     known = {i.stem: i for i in infos}
     links = []
     for _, row in ledger.iterrows():
         stem = row.get("notebook", "") or ""
         if stem in known:
             hit = _recorded_cell(row, [known[stem]])
-            links.append(RowLink(stem, hit[1] if hit else None, "ledger"))
+            links.append(RowLink(stem, hit[1] if hit else _recording_cell(known[stem]), "ledger"))
             continue
         hit = _recorded_cell(row, infos)
         if hit:
@@ -435,11 +446,13 @@ def _ledger_body(ledger, links) -> str:
     n_cell = sum(1 for lk in links if lk.cell)
     n_inferred = sum(1 for lk in links if lk.how == "inferred")
     n_none = sum(1 for lk in links if lk.notebook is None)
+    n_page = len(links) - n_cell - n_inferred - n_none
     return (f"<h1>Claims ledger</h1><p><code>data/results/claims.csv</code>: {len(ledger)} rows. "
             "Click a column header to sort by it (again to reverse). A <em>claim</em> is a statement of "
             "the paper we check; an <em>observation</em> is what we measured where the paper is silent. "
             "A claim's verdict fails when its direction or its magnitude (where the paper gives a number) fails. "
             f"The last column links to the notebook that recorded the row: {n_cell} to the very cell; "
+            f"{n_page} to the notebook's page (no single cell of it prints or records the row); "
             f"{n_inferred} inferred from the paper and figure (the ledger predates its notebook column and "
             f"the notebook's current output no longer prints the row); {n_none} unknown.</p>"
             f'<table class="ledger" id="ledger"><thead><tr>{head}</tr></thead><tbody>\n'

@@ -140,7 +140,8 @@ class Cluster:
         self.topo = topology
         self.n = int(topology.n) if workers is None else check_int("workers", workers, 1, int(topology.n))
         self.duration = check_real("duration", duration, 0.0, lo_open=True)
-        self.sim = sim if sim is not None else Simulator()
+        # a few events per worker may share an instant; a loop of zero-duration steps is an error
+        self.sim = sim if sim is not None else Simulator(max_events_per_instant=max(10**5, 20 * self.n))
         self.net = FlowNetwork(topology.capacities, self.sim)
         self.collective = collective
         collective.attach(self.sim, self.net, topology)

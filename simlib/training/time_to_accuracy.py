@@ -88,13 +88,19 @@ def trial(params: dict, seed: np.random.SeedSequence) -> dict:
     ``updates_to_target`` counts synchronizations launched until the target is first
     met (002's "#update"); ``time_per_update_s`` = time to target / updates.
     """
+    return trial_and_curve(params, seed)[0]
+
+
+def trial_and_curve(params: dict, seed: np.random.SeedSequence) -> tuple:
+    """:func:`trial`'s metrics and the replay's test curve (:func:`replay_curve`, a DataFrame) they come from."""
     params, target, cfg = split_training_params(params)
     log = simulate(Scenario.from_params(params), seed)
-    reached, row = replay_to_target(log, cfg, target, seed)
+    curve = replay_curve(log, cfg, seed)
+    reached, row = replay_to_target(log, cfg, target, seed, curve=curve)
     out = {**sync_metrics(log), **reached}
     nan = float("nan")
     out["iterations_to_target"] = nan if row is None else float(row["iterations"])
     out["updates_to_target"] = nan if row is None else float(row["syncs"])
     out["time_per_update_s"] = (nan if row is None or row["syncs"] == 0
                                 else float(out["time_to_target_s"] / row["syncs"]))
-    return out
+    return out, curve

@@ -10,6 +10,7 @@ group, and the training values are notebook 90's (mnist1d, an MLP, sharded data;
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +19,7 @@ from simlib.papers.cluster_scenario import SCHEME_NAMES, Scenario
 from simlib.papers.contract import Command, ParamError, ScenarioBase, param, param_group, param_of
 from simlib.papers.partial_reduce.baselines import BaselineParams
 from simlib.papers.partial_reduce.scenario import WeightParams
-from simlib.training.learning import check_target
+from simlib.training.learning import check_target, default_target
 from simlib.training.notebook_specs import TimeToAccuracyNotebook
 
 __all__ = ["TrainScenario", "TRAIN_SCHEMES", "train_trial", "TRAIN_COMMAND"]
@@ -77,29 +78,40 @@ class TrainScenario(ScenarioBase):
             alpha_s=self.alpha_s, weights="dynamic" if dynamic else "constant", ema_alpha=self.ema_alpha,
             weights_missing=self.weights_missing, **self.baselines.to_params()))
 
+    def target(self) -> float:
+        """The test accuracy that counts as reached: ``target_acc``, or the problem's default."""
+        return default_target(self.problem) if self.target_acc is None else self.target_acc
+
+    def used_params(self) -> dict:
+        return {**self.to_params(), "target_acc": self.target()}
+
     def training(self) -> dict:
         """The replay's configuration as :func:`~simlib.training.time_to_accuracy.trial` keys."""
-        out = {"train_lr": self.lr, "train_batch": self.batch, "train_model": self.model,
-               "train_problem": self.problem, "train_data": self.data}
-        if self.target_acc is not None:
-            out["target_acc"] = self.target_acc
-        return out
+        return {"train_lr": self.lr, "train_batch": self.batch, "train_model": self.model,
+                "train_problem": self.problem, "train_data": self.data, "target_acc": self.target()}
 
 
 def train_trial(params: dict, seed: np.random.SeedSequence) -> dict:
     """``python -m simlib train``'s trial: the scheme's schedule
     (:func:`~simlib.papers.cluster_scenario.simulate`) replayed through training
-    (:func:`~simlib.training.time_to_accuracy.trial`): time to the target (s; NaN, printed null, if
-    never reached), updates to it (002's "#update": syncs launched, or global-model updates under
-    the gradient rule), time per update (s), local iterations to it, final accuracy."""
+    (:func:`~simlib.training.time_to_accuracy.trial`): the target used, time to it (s; NaN, printed
+    null, if never reached), updates to it (002's "#update": syncs launched, or global-model updates
+    under the gradient rule), local iterations to it, the final accuracy, the updates of the whole
+    run, and the time per update (s): to the target, or over the whole run if it was never reached
+    (NaN only without any update)."""
     from simlib.training import time_to_accuracy as tta
 
     ts = TrainScenario.from_params(params)
     sc = ts.scenario()
-    out = tta.trial({**sc.to_params(), **ts.training()}, seed)
-    return {"time_to_target_s": out["time_to_target_s"], "updates_to_target": out["updates_to_target"],
-            "per_update_s": out["time_per_update_s"], "iterations_to_target": out["iterations_to_target"],
-            "final_acc": out["final_acc"], "total_iteration": out["total_iteration"]}
+    out, curve = tta.trial_and_curve({**sc.to_params(), **ts.training()}, seed)
+    updates = int(curve["syncs"].iloc[-1])
+    per_update = out["time_per_update_s"]
+    if math.isnan(out["time_to_target_s"]) and updates > 0:
+        per_update = ts.duration_s / updates
+    return {"target_acc": ts.target(), "time_to_target_s": out["time_to_target_s"],
+            "updates_to_target": out["updates_to_target"], "per_update_s": per_update,
+            "iterations_to_target": out["iterations_to_target"], "final_acc": out["final_acc"],
+            "updates": updates, "total_iteration": out["total_iteration"]}
 
 
 TRAIN_COMMAND = Command(
@@ -108,4 +120,4 @@ TRAIN_COMMAND = Command(
          "accuracy",
     description="Simulate n workers (workers 0..hl-1 hl times slower) under one synchronization system for "
                 "--duration seconds, replay the schedule through minibatch SGD on a real learning task, and print "
-                "the time to --target-acc, the updates to it, the time per update and the final accuracy.")
+                "the target used, the time to it, the updates to it, the time per update and the final accuracy.")

@@ -1,6 +1,8 @@
+import math
+
 import pytest
 
-from simlib.core.events import Simulator
+from simlib.core.events import NoProgressError, Simulator
 
 
 def test_events_run_in_time_order_with_fifo_ties():
@@ -108,3 +110,50 @@ def test_postpone_rejects_moving_earlier_and_finished_timers():
     sim.run()
     with pytest.raises(ValueError, match="^timer must be pending"):
         sim.postpone(t, 1.0)
+
+
+def test_a_loop_of_zero_delay_events_is_an_error_naming_the_instant():
+    sim = Simulator(max_events_per_instant=50)
+
+    def again():
+        sim.schedule(0.0, again)
+
+    sim.schedule(2.5, again)
+    with pytest.raises(NoProgressError, match=r"more than 50 events in a row at t = 2.5 s \(next: .*again\)"):
+        sim.run(until=10.0)
+    assert sim.events_run == 50 and sim.now == 2.5
+
+
+def test_a_delay_below_the_clocks_resolution_is_a_loop_without_progress():
+    """t + d == t once d < ulp(t) / 2: the selective controller's Δt timer at --dt 1e-20 (issue 34)."""
+    sim = Simulator(max_events_per_instant=1000)
+
+    def tick():
+        sim.schedule(1e-20, tick)
+
+    sim.schedule(1.0, tick)
+    with pytest.raises(NoProgressError, match="below the clock's resolution"):
+        sim.run(until=2.0)
+    assert sim.now == 1.0 and sim.events_run == 1000
+    # one ulp of the last instant always advances the clock: the boundary the CLI checks
+    t = 100.0
+    assert all(x + math.ulp(t) > x for x in (t, math.nextafter(t, 0), 1.0, 1e-300, 0.0))
+
+
+def test_bursts_at_one_instant_up_to_the_limit_and_advancing_loops_run():
+    sim = Simulator(max_events_per_instant=3)
+    fired = []
+    for _ in range(3):
+        sim.schedule(1.0, fired.append, 1.0)
+    count = [0]
+
+    def step():                         # 1,000 events, each later than the last
+        count[0] += 1
+        if count[0] < 1000:
+            sim.schedule(1e-3, step)
+
+    sim.schedule(2.0, step)
+    sim.run()
+    assert fired == [1.0] * 3 and count[0] == 1000
+    with pytest.raises(ValueError, match=r"max_events_per_instant must be an integer in \[1, inf\)"):
+        Simulator(max_events_per_instant=0)

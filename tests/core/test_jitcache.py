@@ -92,8 +92,9 @@ def test_a_warm_cache_says_nothing(tmp_path):
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}", "NUMBA_CACHE_DIR": str(tmp_path / "nb")}
     runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
             for _ in range(2)]
-    assert runs[0].splitlines() == ["[simlib] compiling the simulator's kernels once, ~30 s; later runs reuse the "
-                                    "cache", "2"]
+    # the time it takes by the machine's load (issue 34: 2-4 min on a loaded machine, the notice said ~30 s)
+    assert runs[0].splitlines() == ["[simlib] compiling the simulator's kernels once: 20 s on an idle machine, up "
+                                    "to 4 min on a busy one; later runs reuse the cache", "2"]
     assert runs[1].splitlines() == ["2"]
 
 

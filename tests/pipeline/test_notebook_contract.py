@@ -210,3 +210,49 @@ def test_notebook_params_rejects_unknown_and_missing_parameters(monkeypatch):
     ns["sweep_trials"] = 5
     out = notebook_params(Fig2Notebook, dict(ns, profile="quick", trials=7))
     assert out["trials"] == 2 and paths.run_facts() == {"profile": "quick", "seed": 0, "trials": 2}
+
+
+def run_injected(stem: str, monkeypatch, **passed) -> dict:
+    """As :func:`run_parameters`, but through papermill itself: its Python translator writes the
+    injected cell (``float('inf')`` for an infinite value), the kernel runs it, and
+    :func:`simlib.pipeline.paths.passed_parameters` reads it from the executed cells."""
+    from papermill.translators import PythonTranslator
+
+    monkeypatch.setattr(paths, "_run_facts", {})
+    params, validation = parameter_cells(stem)
+    injected = PythonTranslator.codify(passed)
+    monkeypatch.setattr(paths, "_history", lambda: [params, injected])
+    ns: dict = {}
+    exec(params, ns)
+    exec(injected, ns)
+    exec(validation, ns)
+    return ns
+
+
+@pytest.mark.parametrize("stem, name, value, match", [
+    # the issue's two: quick replaced the unread value with its own and wrote the default quick run's folder
+    ("30_fmreduce_fig2", "duration_s", float("inf"), r"duration_s must be a finite real number in \(0.0, inf\), got inf"),
+    ("22_pr_sec5_nine_systems", "target_acc", float("nan"), r"target_acc must be .*got nan"),
+])
+def test_papermills_non_finite_values_are_rejected_in_both_profiles(stem, name, value, match, monkeypatch):
+    for profile in ("full", "quick"):
+        with pytest.raises(ValueError, match=match):
+            run_injected(stem, monkeypatch, profile=profile, **{name: value})
+        passed = paths.passed_parameters()
+        assert name in passed and str(passed[name]) == str(value)
+
+
+def test_a_passed_infinite_value_the_spec_accepts_is_used_and_gets_its_own_run_folder(monkeypatch):
+    """theta = inf is in notebook 11's range: the quick profile keeps it (as the full one does), the run
+    folder is not the default quick run's, and the ledger's parameters column records it as text."""
+    import json
+
+    from simlib.pipeline import claims
+
+    for profile in ("full", "quick"):
+        ns = run_injected("11_sr_fig5-7_traces", monkeypatch, profile=profile, theta=float("inf"))
+        assert ns["theta"] == float("inf")
+        passed = paths.passed_parameters()
+        assert passed == {"profile": profile, "theta": float("inf")}
+        assert paths.parameter_hash(passed) != paths.parameter_hash({"profile": profile})
+        assert json.loads(claims._provenance(None, None, None)["parameters"]) == {"profile": profile, "theta": "inf"}

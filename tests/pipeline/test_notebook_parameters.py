@@ -68,6 +68,22 @@ def test_passed_parameters_come_from_papermills_injected_cell(monkeypatch):
     assert paths.passed_parameters() == {"profile": "quick", "n_values": "[10, 20]", "workers": 1}
 
 
+def test_passed_parameters_read_papermills_non_finite_floats_and_keep_any_other_expression(monkeypatch):
+    import math
+
+    from papermill.translators import PythonTranslator
+
+    injected = PythonTranslator.codify({"a": math.inf, "b": -math.inf, "c": math.nan, "d": [1.5, math.inf]})
+    assert "float('-inf')" in injected                                   # how papermill writes them
+    # `papermill -r e "2 * 3"` injects an expression: still passed, kept as its text
+    monkeypatch.setattr(paths, "_history", lambda: [injected + "e = 2 * 3\nf = float('x')\n"])
+    got = paths.passed_parameters()
+    assert got["a"] == math.inf and got["b"] == -math.inf and math.isnan(got["c"]) and got["d"] == [1.5, math.inf]
+    assert got["e"] == "2 * 3" and got["f"] == "float('x')"
+    assert paths.finite_json(got) == {"a": "inf", "b": "-inf", "c": "nan", "d": [1.5, "inf"], "e": "2 * 3",
+                                      "f": "float('x')"}
+
+
 def test_run_context_rules(monkeypatch, tmp_path):
     for name in (paths.PUBLISH_ENV, paths.RUN_DIR_ENV, paths.NOTEBOOK_ENV):
         monkeypatch.delenv(name, raising=False)

@@ -129,3 +129,20 @@ def test_unreadable_times_file_is_reported_and_replaced(repo):
     assert lines[1].startswith("ignoring the recorded times: times file") and "columns" in lines[1]
     assert lines[2].startswith("1 notebook; no estimate yet")
     assert list(timing.read_times(repo.committed)) == ["10_a"]
+
+
+def test_the_progress_line_counts_time_since_the_last_report(tmp_path):
+    """While the first trial runs (numba compiling: minutes on a fresh clone, issue 34) the sweep writes no
+    new report; the line's elapsed time still grows and says why no estimate is given yet."""
+    import json
+    import os
+
+    f = tmp_path / "progress.json"
+    f.write_text(json.dumps({"desc": "sweep", "done": 0, "total": 4, "initial": 0, "elapsed_s": 0.0}))
+    mtime = f.stat().st_mtime
+    monitor = runner.ProgressMonitor("[1/1]", f, print, tty=False)
+    line = monitor.status(now=mtime + 100.0)
+    assert line.startswith("[1/1] sweep: 0/4 trials, 1m40s elapsed (no trial finished yet: the first includes")
+    f.write_text(json.dumps({"desc": "sweep", "done": 2, "total": 4, "initial": 0, "elapsed_s": 60.0}))
+    os.utime(f, (mtime, mtime))
+    assert monitor.status(now=mtime + 30.0) == "[1/1] sweep: 2/4 trials, 1m30s elapsed, about 1m00s left"

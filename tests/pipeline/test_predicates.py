@@ -29,6 +29,18 @@ def test_range_claim_e12_rule():
     assert check.overlaps and not check.better_everywhere and not check.holds
 
 
+def test_a_ratio_of_exactly_1_is_not_a_win():
+    """A tie is not "better": one row at exactly 1.0 fails "better everywhere" (the rule is > 1, not >= 1)."""
+    tie = ratios([("cnn", 40, 2.2), ("cnn", 80, 1.0), ("transformer", 40, 2.0)])
+    check = range_claim(tie, "trace", 1.89, 2.55)
+    assert check.overlaps and not check.better_everywhere and not check.holds
+    assert range_claim(tie.assign(median=tie["median"].replace(1.0, 1.0 + 1e-12)), "trace", 1.89, 2.55).holds
+    # equal medians at an x: no win for either scheme
+    df = pd.DataFrame([{"scheme": s, "n": 40, "trial": t, "time": 1.0} for s in ("a", "b") for t in range(3)])
+    assert wins_at_every_x(df, "n", "time", "a", "b", higher_is_better=True) == (0, 1)
+    assert wins_at_every_x(df, "n", "time", "a", "b", higher_is_better=False) == (0, 1)
+
+
 def test_range_claim_validation():
     with pytest.raises(ValueError, match="paper_hi"):
         range_claim(ratios([("a", 1, 2.0)]), "trace", 2.0, 1.0)

@@ -211,13 +211,15 @@ def tiny(tmp_path):
 
 
 def test_link_rows_prefers_the_notebook_column_then_the_printed_cell_then_the_figure(tiny):
+    """A row that names its notebook links to the cell that printed it, else to the notebook's only
+    ``claims.record(`` cell (notebook 22 records a list and shows a table: issue 34)."""
     nbs, ledger, _, record_cell = tiny
     from simlib.pipeline.claims import load_ledger
 
     links = site.link_rows(load_ledger(ledger), site.read_notebooks(nbs))
     assert links == [site.RowLink("11_x_fig5-7_a", record_cell, "output"),
                      site.RowLink("12_x_fig8-10_b", None, "inferred"),
-                     site.RowLink("11_x_fig5-7_a", None, "ledger"),
+                     site.RowLink("11_x_fig5-7_a", record_cell, "ledger"),   # its only claims.record cell
                      site.RowLink(None, None, "none"),
                      site.RowLink("21_y", None, "inferred"),
                      site.RowLink(None, None, "none")]
@@ -230,6 +232,10 @@ def test_tiny_site_links_rows_to_cells_and_writes_figure_provenance(tiny, tmp_pa
     assert counts == {"notebooks": 3, "figures": 1, "ledger_rows": 6, "commit": "unknown (not a git checkout)"}
     table = (out / "claims.html").read_text(encoding="utf-8")
     assert f'href="notebooks/11_x_fig5-7_a.html#cell-id={record_cell}"' in table
+    # the count sentence accounts for every row (issue 34: rows linking to a page only were left out)
+    counts = re.search(r"recorded the row: (\d+) to the very cell; (\d+) to the notebook's page .*?; (\d+) inferred "
+                       r".*?; (\d+) unknown", table, re.S)
+    assert tuple(map(int, counts.groups())) == (2, 0, 2, 2) and sum(map(int, counts.groups())) == 6
     page = (out / "notebooks" / "11_x_fig5-7_a.html").read_text(encoding="utf-8")
     assert f'id="cell-id={record_cell}"' in page
     prov = re.search(r'<p class="provenance">Figure 1 .*?</p>', page, re.S).group(0)

@@ -163,3 +163,24 @@ def test_launch_accepts_a_group_whose_members_are_all_ready():
     # at 3 s both are READY (worker 0 since 1 s): the pair syncs from 3 s to 3 + 2 s
     log = _pair_cluster(trigger=1).run()
     assert [(s.members, s.launch, s.finish) for s in log.syncs] == [((0, 1), 3.0, 5.0)]
+
+
+class _ZeroCompute:
+    def next(self, w):
+        return 0.0
+
+    def take(self, w, k):
+        return np.zeros(k)
+
+
+@pytest.mark.timeout(120)
+def test_zero_compute_times_with_a_zero_cost_sync_end_with_an_error_not_a_hang():
+    """Every worker ready at t = 0, syncs of 0 bits with no latency, computing again in 0 s: nothing
+    ever advances the clock (issue 34: looped forever).  The cluster's limit: max(10**5, 20 n) events."""
+    from simlib.core.events import NoProgressError
+
+    cl = Cluster.big_switch([1.0, 1.0], _ZeroCompute(), AllReduceController(), model_bits=0.0, alpha=0.0,
+                            duration=10.0, sync_model="eq2_exact")
+    assert cl.sim.max_events_per_instant == 10**5
+    with pytest.raises(NoProgressError, match=r"at t = 0.0 s .*zero compute times with a zero-cost sync"):
+        cl.run()

@@ -128,6 +128,11 @@ def test_unfinished_push_is_not_applied_and_bad_arguments_are_refused():
             ParameterServerController(asp_factor=0.5, **kw)
     with pytest.raises(ValueError, match="asp_factor"):
         ParameterServerController("async", asp_factor=2.0)
+    # 0 would apply no push at all: the range is (0, 1], open at 0 (the edge a mutation lo_open=False passes)
+    for bad in (0.0, -0.0, -1e-300):
+        with pytest.raises(ValueError, match=r"asp_factor must be in \(0.0, 1.0\], got"):
+            ParameterServerController("async", asp_factor=bad)
+    assert ParameterServerController("async", asp_factor=1e-300).asp_factor == 1e-300
     with pytest.raises(ValueError, match="mode"):
         ParameterServerController("ssp")
     with pytest.raises(ValueError, match="servers"):
@@ -156,3 +161,14 @@ def test_merged_servers_give_the_sharded_schedule(mode, servers, seed, server_fa
         for u, v in zip(x[1:4], y[1:4]):
             assert (u is None and v is None) or u == pytest.approx(v, rel=1e-9, abs=1e-12)
     assert [list(e) for e in logs[0].compute_end] == [pytest.approx(list(e), rel=1e-9) for e in logs[1].compute_end]
+
+
+def test_a_pull_goes_over_the_servers_uplink_beside_a_push_on_its_downlink():
+    """PS ASP, one server, all ports B: worker 0 pushes at 1.0 s (arrives 1.8) and is pulled 1.8-2.6 s while
+    worker 1 pushes 1.8-2.6 s.  A pull uses the server's uplink and a push its downlink, so both take M / B;
+    a pull sent over the push direction would share the downlink, each at B / 2, and end at 3.4 s (BSP's
+    rounds never overlap a pull with a push, so their timing does not test this)."""
+    log = run([[1.0], [1.8]], mode="async", duration=10.0)
+    by_worker = {r.members: r for r in log.syncs}
+    assert (by_worker[(0,)].launch, by_worker[(0,)].finish) == pytest.approx((1.0, 2.6), abs=1e-9)
+    assert (by_worker[(1,)].launch, by_worker[(1,)].finish) == pytest.approx((1.8, 3.4), abs=1e-9)

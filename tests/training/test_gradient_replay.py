@@ -190,3 +190,15 @@ def test_every_baseline_log_replays_the_same_batched_and_one_step_at_a_time(sche
         assert a.curve["syncs"].iloc[-1] == len(update_times(log))
     else:
         assert a.curve["syncs"].iloc[-1] == len(log.syncs)
+
+
+def test_an_update_exactly_at_an_evaluation_time_is_in_that_evaluation():
+    """RP6: the state at t includes every event at time <= t.  PS ASP, one worker: compute 0.5 s, a push of
+    5e8 bits at 1 Gbps (0.5 s) applied at exactly t = 1.0, an evaluation time (eval_every_s = 1): the row at
+    1.0 counts the update and evaluates x = 0.5 (lr 0.5 on ½(x - 1)² from 0), loss 0.25."""
+    log = ps_cluster([1e9], ScriptedComputeTimes([[0.5, 10.0]]), ParameterServerController("async"),
+                     model_bits=5e8, alpha=0.0, duration=2.0).run()
+    assert [r.apply for r in log.syncs] == [1.0]
+    curve = replay(log, PROBLEM, model=Pull(), lr=0.5, eval_every_s=1.0, seed=0).curve.set_index("time_s")
+    assert curve.loc[0.0, "syncs"] == 0 and curve.loc[0.0, "test_loss"] == 1.0
+    assert curve.loc[1.0, "syncs"] == 1 and curve.loc[1.0, "test_loss"] == pytest.approx(0.25, abs=1e-15)

@@ -30,7 +30,10 @@ def test_every_system_trains_and_prints_the_table_1_metrics(scheme, capsys):
 def test_never_reached_is_null_and_partial_dynamic_is_a_different_run(capsys):
     out = train(capsys, "--scheme", "ps-bsp", *QUICK[:-4], "--model-mb", "10", "--duration", "2",
                 "--target-acc", "0.92")
-    assert out["time_to_target_s"] is None and out["updates_to_target"] is None and out["per_update_s"] is None
+    assert out["time_to_target_s"] is None and out["updates_to_target"] is None
+    # updates happened: the time per update over the whole run (was null whenever the target was missed)
+    assert out["updates"] > 0 and out["per_update_s"] == pytest.approx(2.0 / out["updates"])
+    assert out["target_acc"] == out["params"]["target_acc"] == 0.92
     con = TrainScenario(scheme="partial", hl=3).scenario()
     dyn = TrainScenario(scheme="partial-dynamic", hl=3).scenario()
     assert (con.scheme, con.weighting.weights, dyn.scheme, dyn.weighting.weights) == \
@@ -62,3 +65,11 @@ def test_help_lists_every_flag_with_its_range_and_unit(capsys, monkeypatch):
         assert f"{flag_of(name, spec)} " in text
         if spec.choices is None:
             assert f"{spec.range_text()}{' ' + spec.unit if spec.unit else ''}, default" in text, name
+
+
+def test_the_default_target_is_printed_where_it_was_used(capsys):
+    """--target-acc default: the problem's (digits 85 %), printed as the metric and in params (was null)."""
+    from simlib.training.learning import default_target
+
+    out = train(capsys, *QUICK[:-2])
+    assert out["target_acc"] == out["params"]["target_acc"] == default_target("digits") == 0.85

@@ -152,6 +152,38 @@ def test_jitter_only_on_copies_mean_one_and_its_knob(job3):
         job3.compute_times(n, 1, jitter=-0.1)
 
 
+def test_a_copys_jitter_is_exp_sigma_z_minus_half_sigma_squared_with_its_workers_own_normals(job3):
+    """j = exp(s Z - s**2 / 2) exactly: without the -s**2/2 term the mean would be exp(s**2/2) (1.00125 at
+    s = 0.05, inside the sampled-mean test's tolerance), so compare with the worker's own normal draws."""
+    r_count, length = job3.sequences.shape
+    s, seed, w = 0.05, np.random.SeedSequence(1), r_count + 2            # a worker of copy 1
+    exact = job3.compute_times(2 * r_count, seed, jitter=0.0)
+    jit = job3.compute_times(2 * r_count, seed, jitter=s)
+    k = min(256, length)                                                # the first chunk: up to the wrap
+    z = np.random.default_rng(child_seed(seed, w)).standard_normal(k)
+    np.testing.assert_allclose(jit.take(w, k) / exact.take(w, k), np.exp(s * z - s * s / 2), rtol=1e-13)
+
+
+def test_one_step_past_the_recording_warns(job3):
+    """A run needing L + 1 steps (L = 248 < the 256-draw chunk) wraps: the chunk stops at the wrap, so the
+    warning comes with the first wrapped draw, from take() and from next() alike."""
+    r_count, length = job3.sequences.shape
+    assert length < 256
+    ct = job3.compute_times(r_count, 7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ct.take(0, length)
+    with pytest.warns(TraceWrapWarning):
+        ct.take(0, 1)
+    ct = job3.compute_times(r_count, 7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(length):
+            ct.next(1)
+    with pytest.warns(TraceWrapWarning):
+        ct.next(1)
+
+
 def test_wraps_with_one_warning_per_run(job3):
     r_count, length = job3.sequences.shape
     ct = job3.compute_times(r_count, 7)

@@ -20,6 +20,7 @@ SCHEMES = {s.name: s for s in (
 
 BSP_COMMAND = Command(
     "selmcast-bsp", BSPScenario, round_summary, options=BSPOptions, exclude=("rounds", "k"),
+    simulated="completion_s",
     help="one BSP round of seed 004 (SelMcast, Orpheus or the optimum) on a big switch",
     description="Select multicast receivers for one peer-to-peer BSP round (seed 004 §III-B, §IV-B), execute "
                 "the plan with per-flow max-min sharing and print the normalized completion time (by the "
