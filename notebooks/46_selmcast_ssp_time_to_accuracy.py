@@ -100,10 +100,16 @@ plotting.save_figure(fig, "selmcast_ssp_time_to_accuracy", figures_dir=paths.FIG
 
 # %% [markdown]
 # ## Paired ratio Orpheus / SelMcast of the time to target (per trial; > 1: SelMcast faster)
+# A run that never reached the target is censored at its cap (the run length): the ratio is then a
+# bound (> or <) or n/a, and the median over trials is a number only when the censored pairs cannot
+# move it (`simlib.papers.censoring`).
 
 # %%
-r = analysis.paired_ratio(df, "tta", by=["trace"], num="orpheus", den="selmcast")
-print(r.round(3).to_string(index=False))
+from simlib.papers.censoring import paired_bounds
+
+r = paired_bounds(df, "time_to_target_s", "duration_s", by=["trace"], num="orpheus", den="selmcast")
+print(r[["trace", "median_text", "pairs", "censored_num", "censored_den", "censored_both", "reached_num",
+         "reached_den"]].round(2).to_string(index=False))
 
 # %% [markdown]
 # ## Reading the result
@@ -119,11 +125,12 @@ print(r.round(3).to_string(index=False))
 # ## How much does the answer depend on the target?
 # The target accuracy is one point of the learning curve. Every trial also records the
 # time to each accuracy of a ladder; below, the paired Orpheus/SelMcast ratio at each target
-# (median over trials per trace; line: median over traces, band: min–max; a run that never
-# reached a target counts at the run length) and how often each scheme reached it.
+# (median over trials per trace; line: median over traces where it is a number, band: min–max;
+# a run that never reached a target is censored at the run length, so a median it can move is drawn
+# as a bound ▲/▼ or not at all when unknown) and how often each scheme reached it.
 
 # %%
-lad = analysis.ladder_ratios(df, by=["trace"], num="orpheus", den="selmcast", censor_at_s=duration_s)
+lad = analysis.ladder_ratios(df, by=["trace"], num="orpheus", den="selmcast", censor_at_s="duration_s")
 print(lad.round(3).to_string(index=False))
 fig, ax = plt.subplots(figsize=(4.2, 2.9))
 plotting.plot_ladder(ax, {"orpheus": lad}, den="selmcast")

@@ -162,8 +162,10 @@ print("training:", tta.TRAIN_DEFAULTS)
 # Median over trials of the per-trial ratio, min–max over trials, share of trials the
 # paper's scheme wins; every ratio is oriented so that **> 1 means the paper's scheme is
 # better** (PR/SR sync time, SR/PR scale and iterations, FMReduce/PR rounds, SelMcast/Orpheus
-# utilization and scale, PR/SR and Orpheus/SelMcast time to target; a run that never reached
-# the target counts at the run length). What is compared and the rule below: decision T8.
+# utilization and scale, PR/SR and Orpheus/SelMcast time to target). A run that never reached
+# the target is censored at the run length: a median it can move is no number (`median` NaN) but
+# bounds (`median_lo`, `median_hi`; drawn as ▲ "at least" / ▼ "at most", n/a not drawn), and a
+# conclusion it leaves open is "undetermined". What is compared and the rule below: decision T8.
 
 # %%
 table = pd.concat([bc.sr_vs_pr(df_sr), bc.fmreduce_vs_pr(df_fm), bc.selmcast_vs_orpheus(df_ssp),
@@ -185,8 +187,14 @@ def ratio_panel(ax, d, order, title):
     for j, s in enumerate(settings_):
         g = d[d.setting == s].set_index("trace").reindex(order)
         x = np.arange(len(order)) + (j - (len(settings_) - 1) / 2) * width
-        ax.errorbar(x, g["median"], yerr=[g["median"] - g["min"], g["max"] - g["median"]], fmt="o", ms=4,
-                    capsize=2, label=s if len(settings_) > 1 else None)
+        ok = g["median"].notna() & np.isfinite(g["max"]) & (g["min"] > 0)
+        bar = ax.errorbar(x[ok], g["median"][ok], yerr=[(g["median"] - g["min"])[ok], (g["max"] - g["median"])[ok]],
+                          fmt="o", ms=4, capsize=2, label=s if len(settings_) > 1 else None)
+        # censored runs (time to accuracy): a median known only as a bound is a triangle at it, n/a is not drawn
+        for mask, col, mk in ((g["median"].isna() & np.isinf(g["median_hi"]) & (g["median_lo"] > 0), "median_lo", "^"),
+                              (g["median"].isna() & (g["median_lo"] <= 0) & np.isfinite(g["median_hi"]), "median_hi",
+                               "v")):
+            ax.plot(x[mask], g[col][mask], linestyle="none", marker=mk, ms=6, color=bar.lines[0].get_color())
     ax.axhline(1.0, color="black", lw=0.8)
     ax.axvspan(-0.5, 0.5, color="grey", alpha=0.12, lw=0)
     ax.set_xticks(np.arange(len(order)), [label(t) for t in order], rotation=60, ha="right", fontsize=7)

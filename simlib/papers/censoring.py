@@ -55,8 +55,9 @@ def ratio_bounds(t_num, cap_num, t_den, cap_den) -> tuple[np.ndarray, np.ndarray
     """Tight bounds ``(lo, hi)`` of the paired ratio ``num / den`` of times to a target.
 
     ``t_num``, ``t_den``: the times (s) at which each run first reached the target, NaN when it
-    never did; ``cap_num``, ``cap_den``: each run's cap (s; the simulated time it ran), > 0
-    wherever the time is NaN.  Arrays broadcast.  ``lo`` is 0 when the numerator may be
+    never did; ``cap_num``, ``cap_den``: each run's cap (s; the simulated time it ran), >= 0
+    wherever the time is NaN (0: nothing is known about a censored run, e.g. a count whose
+    value at the cap was not recorded).  Arrays broadcast.  ``lo`` is 0 when the numerator may be
     arbitrarily small relative to the denominator, ``hi`` is inf when it may be arbitrarily
     large (module docstring).  A reached time larger than its cap is an error."""
     tn, cn, td, cd = (_as_float(k, v) for k, v in (("t_num", t_num), ("cap_num", cap_num), ("t_den", t_den),
@@ -64,9 +65,9 @@ def ratio_bounds(t_num, cap_num, t_den, cap_den) -> tuple[np.ndarray, np.ndarray
     tn, cn, td, cd = np.broadcast_arrays(tn, cn, td, cd)
     for name, t, c in (("num", tn, cn), ("den", td, cd)):
         cens = np.isnan(t)
-        if np.any(cens & ~(c > 0)):
-            raise ValueError(f"cap_{name} must be > 0 (s) for every censored run (t_{name} NaN), got "
-                             f"{c[cens & ~(c > 0)][0]}")
+        if np.any(cens & ~(c >= 0)):
+            raise ValueError(f"cap_{name} must be >= 0 (s) for every censored run (t_{name} NaN), got "
+                             f"{c[cens & ~(c >= 0)][0]}")
         if np.any(~cens & (t < 0)):
             raise ValueError(f"t_{name} must be >= 0 (s) or NaN, got {t[~cens & (t < 0)][0]}")
         if np.any(~cens & (t > c)):
@@ -140,6 +141,8 @@ def fmt_bound(lo: float, hi: float, strict: bool = False, digits: int = 2) -> st
         return f"{'>' if strict else '≥'} {lo:.{digits}f}×"
     if lo <= 0:
         return f"{'<' if strict else '≤'} {hi:.{digits}f}×"
+    while f"{lo:.{digits}f}" == f"{hi:.{digits}f}" and digits < 6:   # close bounds: enough digits to differ
+        digits += 1
     return f"{lo:.{digits}f}–{hi:.{digits}f}× (bounds)"
 
 

@@ -75,6 +75,7 @@ def test_the_four_cases_by_hand():
     assert fmt_bound(0.0, math.inf) == "n/a"
     assert fmt_bound(0.5, 0.5) == "0.50×"
     assert fmt_bound(1.2, 1.5) == "1.20–1.50× (bounds)"
+    assert fmt_bound(0.981, 0.984) == "0.981–0.984× (bounds)"     # never "0.98–0.98×"
 
 
 def test_median_determined_only_when_censored_pairs_cannot_move_it():
@@ -105,8 +106,12 @@ def test_verdict():
 
 
 def test_bad_input_is_named():
-    with pytest.raises(ValueError, match="cap_num must be > 0"):
-        ratio_bounds([np.nan], [0.0], [1.0], [10.0])
+    with pytest.raises(ValueError, match="cap_num must be >= 0"):
+        ratio_bounds([np.nan], [-1.0], [1.0], [10.0])
+    with pytest.raises(ValueError, match="cap_den must be >= 0"):
+        ratio_bounds([1.0], [10.0], [np.nan], [np.nan])
+    # cap 0: nothing known about the censored run, even against a finished one
+    assert [a.tolist() for a in ratio_bounds([np.nan], [0.0], [5.0], [10.0])] == [[0.0], [math.inf]]
     with pytest.raises(ValueError, match="t_den must be at most cap_den"):
         ratio_bounds([1.0], [10.0], [11.0], [10.0])
     with pytest.raises(ValueError, match="stat must be one of"):
