@@ -44,6 +44,8 @@ globals().update(notebook_params(Fig11to12Notebook, globals()))   # ranges, unit
 # %%
 
 from simlib.papers.selective_reduce import claims as sr_claims
+from simlib.papers.selective_reduce import profile as sr_profile
+from simlib.papers.selective_reduce.experiments.suite import cross_causes
 from simlib.pipeline import claims, paths, plotting, sweep
 from simlib.pipeline.runs import run_scenarios
 
@@ -54,6 +56,9 @@ settings = (sweep.expand_grid(scheme=["selective"], n=n_values, cdf=["warm", "co
 unique = sweep.unique_settings(settings)
 df = run_scenarios(unique, trials=trials, seed=seed, name="13_sr_fig11-12", profile=profile,
                    workers=workers, desc="Figs 11-12")
+# the same grid at the paper profile (decision E18: Δt and the compute-time scale fitted; the rest as §IV-A1)
+df_profile = run_scenarios(sr_profile.at_profile(unique), trials=trials, seed=seed, name="13_sr_fig11-12_profile",
+                           profile=profile, workers=workers, desc="Figs 11-12 at the paper profile")
 df["start"] = df["cdf"].fillna("—").map({"warm": "SR warm start", "cold": "SR cold start", "—": "partial reduce"})
 df.loc[df.scheme == "partial", "start"] = "partial reduce"
 
@@ -83,7 +88,8 @@ plotting.save_figure(fig, "sr_fig12_bw_error", figures_dir=paths.FIGURES)
 # `simlib/papers/selective_reduce/claims.py: figs11_12`.
 
 # %%
-claims.record(sr_claims.figs11_12(df, n_error=n_error))
+claims.record(cross_causes(sr_claims.figs11_12(df, n_error=n_error), sr_claims.figs11_12(df_profile, n_error=n_error),
+                           sr_profile.PAPER_PROFILE.label()))
 
 # %% [markdown]
 # ## Where we disagree, and why

@@ -39,6 +39,8 @@ globals().update(notebook_params(Fig13to14Notebook, globals()))   # ranges, unit
 
 # %%
 from simlib.papers.selective_reduce import claims as sr_claims
+from simlib.papers.selective_reduce import profile as sr_profile
+from simlib.papers.selective_reduce.experiments.suite import cross_causes
 from simlib.pipeline import claims, paths, plotting, sweep
 from simlib.pipeline.runs import run_scenarios
 
@@ -49,6 +51,9 @@ settings = (sweep.expand_grid(scheme=schemes, lam=lam_values, alpha_s=[0.001], *
 unique = sweep.unique_settings(settings)
 df = run_scenarios(unique, trials=trials, seed=seed, name="14_sr_fig13-14", profile=profile,
                    workers=workers, desc="Figs 13-14")
+# the same grid at the paper profile (decision E18: Δt and the compute-time scale fitted; the rest as §IV-A1)
+df_profile = run_scenarios(sr_profile.at_profile(unique), trials=trials, seed=seed, name="14_sr_fig13-14_profile",
+                           profile=profile, workers=workers, desc="Figs 13-14 at the paper profile")
 df["alpha_ms"] = df["alpha_s"] * 1e3
 
 # %%
@@ -71,7 +76,7 @@ plotting.save_figure(fig, "sr_fig14_alpha", figures_dir=paths.FIGURES)
 # Rules: `simlib/papers/selective_reduce/claims.py: figs13_14`.
 
 # %%
-claims.record(sr_claims.figs13_14(df))
+claims.record(cross_causes(sr_claims.figs13_14(df), sr_claims.figs13_14(df_profile), sr_profile.PAPER_PROFILE.label()))
 
 # %% [markdown]
 # ## Where we disagree, and why

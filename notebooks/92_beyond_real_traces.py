@@ -35,14 +35,15 @@
 #   split, FCFS) and its blocking variant vs the original partial reduce (p reducers,
 #   blocking, LP, FCFS): n = 60, 600 s, 200 MB, p = 50 and p = 10 (notebook 30); rounds.
 # * **004 Fig. 7** — SelMcast vs Orpheus under SSP: n = 50, 600 s, 200 MB, b̄ = 40 Gbps,
-#   ssp = k = 4, η = 0.75, L3 (notebook 43); NPU utilization and multicast scale.
+#   ssp = k = 4, η = 0.75, L3, per-flow max-min sharing (SM50; notebook 43); NPU utilization and
+#   multicast scale.
 # * **Time to accuracy** — the SR/PR schedules (n = 200, as notebook 90) and the
 #   SelMcast/Orpheus SSP schedules (n = 50, as notebook 46) replayed through real training on
 #   notebook 90's learning task (mnist1d, a ReLU MLP, sharded data, lr 0.5, batch 32) to its
 #   default target, 45 %: each run may take up to a cap stated in advance (4000 s as notebook 90;
 #   2400 s for SSP, where SelMcast on `pai-job4` needed up to 763 s in a pilot against ≤ 256 s on
-#   the stand-ins: decision RP16) and each replay stops once it reached 45 %; a run that never reaches it is
-#   censored (its ratios are bounds). FMReduce has no replay (its rounds are not turned into a
+#   the stand-ins: decision RP16) and each replay stops once it reached 45 %; a run that never
+#   reaches it is censored (its ratios are bounds). FMReduce has no replay (its rounds are not turned into a
 #   schedule log), so it has no time to accuracy here.
 #
 # Trials are paired: trial t of both schemes *and of every trace* uses the same seed (same

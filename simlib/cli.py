@@ -48,6 +48,9 @@ def _cmd_claims(subparsers) -> None:
                        help="claims ledger CSV (default: the committed data/results/claims.csv)")
     which.add_argument("--run", type=Path, default=None, metavar="DIR",
                        help="a run folder printed by a notebook run, e.g. build/runs/11_sr_fig5-7_traces/<hash>")
+    p.add_argument("--paper", default=None, choices=sorted(x.id for x in PAPERS),
+                   help="print this paper's reproduction table instead: every claim's verdict at each setting it "
+                        "was judged at (default, profile, a reading) and its status (Markdown)")
 
     def handler(args, parser) -> int:
         try:
@@ -71,6 +74,12 @@ def _cmd_claims(subparsers) -> None:
             if not ledger.is_file() and not paths.is_checkout():
                 print(_no_committed_ledger())
                 return 0
+        if args.paper is not None:
+            from simlib.pipeline.claims import load_ledger, markdown_table, reproduction_table
+
+            table = reproduction_table(load_ledger(ledger), args.paper)
+            print(markdown_table(table) if len(table) else f"no claims of paper {args.paper} in {ledger}")
+            return 0
         print(summarize_ledger(ledger))
         return 0
 

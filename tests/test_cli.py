@@ -121,7 +121,7 @@ def test_claims_shows_a_runs_ledger(tmp_path, capsys):
            run / "results" / "claims.csv", profile="quick", trials=2, parameters={"profile": "quick"})
     status, out, _ = run_main(["claims", "--run", str(run)], capsys)
     assert status == 0
-    assert out.startswith("1 claim checked: 0 hold, 1 do not")
+    assert out.startswith("1 claim checked at 1 setting (default): 1 verdict, 0 hold, 1 do not")
     assert "profile quick" in out
 
 

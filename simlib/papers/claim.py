@@ -9,7 +9,12 @@ verdicts apart:
 * ``magnitude`` -- where the paper gives a number, is ours within the stated
   ``tolerance`` of it?  ``None`` when the paper gives no number.
 
-and, whenever either verdict is False, a ``cause``: one of :data:`CAUSES`
+Each claim is judged at a named ``setting`` (decision S19): ``"default"`` (the
+repository's defaults), ``"profile"`` (the paper profile: calibrated values of
+the settings the paper leaves open) or the name of another reading (e.g.
+``"priority"``); the same claim recorded at two settings is two ledger rows.
+
+And, whenever either verdict is False, a ``cause``: one of :data:`CAUSES`
 followed by ``": "`` and the reason; ``"paper ambiguity"`` must name the
 decision id it rests on (e.g. ``"paper ambiguity: SM1, ..."``).
 Observations (``kind="observation"``) carry no verdicts.
@@ -20,7 +25,7 @@ import math
 import re
 from dataclasses import dataclass
 
-__all__ = ["Claim", "CAUSES", "KINDS", "observation", "within", "ratio_within"]
+__all__ = ["Claim", "CAUSES", "KINDS", "DEFAULT_SETTING", "PROFILE_SETTING", "observation", "within", "ratio_within"]
 
 KINDS = ("claim", "observation")
 #: Why a verdict is False.  "stand-in trace": the compute-time traces are synthetic
@@ -28,8 +33,15 @@ KINDS = ("claim", "observation")
 #: decision id); "setting": a setting the paper omits or we could not match;
 #: "simulation model": the flow-level model differs from the paper's testbed;
 #: "unexplained": none of these.
-CAUSES = ("stand-in trace", "paper ambiguity", "setting", "simulation model", "unexplained")
+#: "likely paper error": our measurement contradicts the paper's own model (the cause says which
+#: measurement and names the test that checks it).
+CAUSES = ("stand-in trace", "paper ambiguity", "setting", "simulation model", "likely paper error",
+          "unexplained")
+#: Conventional setting labels (any short label is allowed; these two are the summary's columns).
+DEFAULT_SETTING, PROFILE_SETTING = "default", "profile"
+_SETTING = re.compile(r"^[a-z0-9][a-z0-9 ._=()+-]{0,39}$")
 _DECISION_ID = re.compile(r"\b[A-Z]{1,3}\d{1,3}\b")
+_TEST_NAME = re.compile(r"\btest_\w+")
 
 
 def _text(name: str, value, allow_empty: bool = False) -> str:
@@ -54,7 +66,9 @@ class Claim:
     ``"Fig. 5"``; ``claim`` the statement (unique within (paper, figure));
     ``paper_value``/``our_value`` text kept verbatim (``"1.89–2.55×"``);
     ``tolerance`` how the magnitude is judged (``"within 10 %"``; empty when
-    ``magnitude`` is None); ``note`` free text (settings, trials).
+    ``magnitude`` is None); ``note`` free text (settings, trials); ``setting``
+    the setting the claim was judged at (a short lower-case label:
+    ``"default"``, ``"profile"``, a reading's name).
     """
 
     paper: str
@@ -68,12 +82,16 @@ class Claim:
     cause: str = ""
     note: str = ""
     kind: str = "claim"
+    setting: str = DEFAULT_SETTING
 
     def __post_init__(self):
         for name in ("paper", "figure", "claim", "paper_value", "our_value"):
             _text(name, getattr(self, name))
         for name in ("tolerance", "cause", "note"):
             _text(name, getattr(self, name), allow_empty=True)
+        if not isinstance(self.setting, str) or not _SETTING.match(self.setting):
+            raise ValueError(f"setting must be a short lower-case label (letters, digits, space . _ = ( ) + -; "
+                             f"at most 40 characters) such as 'default' or 'profile', got {self.setting!r}")
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {list(KINDS)}, got {self.kind!r}")
         object.__setattr__(self, "direction", _verdict("direction", self.direction))
@@ -92,6 +110,10 @@ class Claim:
             if kind not in CAUSES:
                 raise ValueError(f"claim {self.claim!r} does not hold, so cause must start with one of "
                                  f"{list(CAUSES)} followed by ': <reason>', got {self.cause!r}")
+            if kind == "likely paper error" and not _TEST_NAME.search(self.cause):
+                raise ValueError(f"cause of claim {self.claim!r} is a likely paper error, so it must name the "
+                                 f"test of the measurement that contradicts the paper (e.g. test_sr_groups_at_"
+                                 f"least_p), got {self.cause!r}")
             if kind == "paper ambiguity" and not _DECISION_ID.search(self.cause):
                 raise ValueError(f"cause of claim {self.claim!r} is a paper ambiguity, so it must name the "
                                  f"decision id (e.g. SM1), got {self.cause!r}")
@@ -107,11 +129,11 @@ class Claim:
 
 
 def observation(paper: str, figure: str, claim: str, our_value: str, note: str = "",
-                paper_value: str = "—") -> Claim:
+                paper_value: str = "—", setting: str = DEFAULT_SETTING) -> Claim:
     """A measured fact that is not a paper claim (a reading of an ambiguous passage, a
     question beyond the papers): no verdicts."""
     return Claim(paper=paper, figure=figure, claim=claim, paper_value=paper_value, our_value=our_value,
-                 direction=None, note=note, kind="observation")
+                 direction=None, note=note, kind="observation", setting=setting)
 
 
 def within(ours: float, paper: float, rel: float) -> bool:

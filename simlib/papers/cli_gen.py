@@ -180,12 +180,14 @@ def _default_text(value) -> str:
 
 
 def _help(spec: ParamSpec, default) -> str:
-    """``help — range unit, default value`` (the range is left out where argparse lists the choices)."""
+    """``help — range unit, default value (paper: where | chosen: decision)`` (the range is left out where
+    argparse lists the choices; the source only where the declaration gives one)."""
     unit = f" {spec.unit}" if spec.unit else ""
     shown = spec.none_means if default is None else _default_text(default)
     listed = spec.choices is not None and spec.none_means is None
     where = f"{spec.unit}, " if listed and spec.unit else "" if listed else f"{spec.range_text()}{unit}, "
-    return f"{spec.help} — {where}default {shown}".replace("%", "%%")
+    source = f" ({spec.source})" if spec.source else ""
+    return f"{spec.help} — {where}default {shown}{source}".replace("%", "%%")
 
 
 def add_arguments(parser: argparse.ArgumentParser, cls, exclude=()) -> dict[str, str]:

@@ -21,7 +21,7 @@ the same seed (paired comparison).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -192,8 +192,16 @@ def run_trial(params: dict, seed: np.random.SeedSequence) -> dict:
 
 def _canonical_params(params: dict) -> dict:
     """Every parameter of the trial ``params`` stands for (defaults filled in): the sweep cache's key,
-    so settings that spell one trial differently share one result (:func:`simlib.pipeline.sweep.run_sweep`)."""
-    return Scenario.from_params(params).to_params()
+    so settings that spell one trial differently share one result (:func:`simlib.pipeline.sweep.run_sweep`).
+    Only selective reduce reads its knobs (``_selective``), so another scheme's key has them at their
+    defaults: its run at every Δt, η, θ, e is one trial; without an estimation error (e = 0) how the
+    error would be redrawn is irrelevant too (decision S17)."""
+    sc = Scenario.from_params(params)
+    if sc.scheme != "selective":
+        sc = replace(sc, selective=SelectiveReduceParams())
+    elif sc.selective.bw_error == 0:   # an exact estimate is drawn no way (scenario._bandwidth_estimator)
+        sc = replace(sc, selective=replace(sc.selective, bw_error_redraw=SelectiveReduceParams().bw_error_redraw))
+    return sc.to_params()
 
 
 run_trial.canonical_params = _canonical_params

@@ -35,11 +35,16 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import re
+
 from simlib.core.validate import check_choice, check_int, check_list, check_real
 
 __all__ = ["ParamSpec", "ParamError", "param", "param_list", "param_of", "param_group", "spec_of", "specs",
            "defaults", "groups", "check_param", "check_items", "ScenarioBase", "Command", "Paper", "MISSING",
            "KINDS"]
+
+#: A decision id of docs/decisions/ (``E2``, ``SM50``, ``RP9``).
+_DECISION_ID = re.compile(r"\b[A-Z]{1,3}\d{1,3}\b")
 
 #: Value kinds a parameter can have ("list": a list of ``item`` values).
 KINDS = ("int", "float", "str", "bool", "list")
@@ -75,7 +80,10 @@ class ParamSpec:
     admits ``inf`` itself as a value, e.g. a threshold that never triggers); ``choices`` lists
     the allowed values of a ``str`` (or any) parameter; ``unit`` is printed in
     help texts ("s", "MB", "Gbps", "" for counts and fractions); ``quick`` is
-    the quick profile's value (:data:`MISSING`: unchanged); ``flag`` the
+    the quick profile's value (:data:`MISSING`: unchanged); ``stated`` where the
+    paper states the default (``"Table II"``, ``"§IV-A1, line 310"``) or ``chosen``
+    the decision entry with which this repository chose it (``"E2"``) -- at most
+    one of the two (decision S20); ``flag`` the
     command-line flag (default ``--`` + the name with ``_`` -> ``-``);
     ``none_means`` says what ``None`` stands for when ``None`` is allowed
     (e.g. ``"inf"``: the requirement removed), and is the word the command
@@ -102,9 +110,21 @@ class ParamSpec:
     allowed: str | None = None
     item: "ParamSpec | None" = None
     min_len: int = 1
+    stated: str | None = None
+    chosen: str | None = None
 
     def __post_init__(self):
         check_choice("kind", self.kind, KINDS)
+        if self.stated is not None and self.chosen is not None:
+            raise ValueError(f"a parameter's value is either stated by the paper or chosen by this repository, "
+                             f"not both (stated={self.stated!r}, chosen={self.chosen!r})")
+        for name in ("stated", "chosen"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise ValueError(f"{name} must be None or a non-empty str, got {value!r}")
+        if self.chosen is not None and not _DECISION_ID.search(self.chosen):
+            raise ValueError(f"chosen must name the decision entry that chose the value (e.g. 'E2'), "
+                             f"got {self.chosen!r}")
         if not isinstance(self.help, str) or not self.help.strip():
             raise ValueError(f"help must be a non-empty str, got {self.help!r}")
         for name in ("choices", "words"):
@@ -112,6 +132,17 @@ class ParamSpec:
                 object.__setattr__(self, name, tuple(getattr(self, name)))
         if (self.kind == "list") != (self.item is not None):
             raise ValueError("a list parameter needs an item spec, and only a list has one")
+
+    @property
+    def source(self) -> str:
+        """Where the default comes from: ``"paper: <where>"``, ``"chosen: <decision>"``, or
+        ``"run option"`` for a parameter that selects what to run (a scheme, a seed, a reading) and has
+        no paper value; ``""`` when the declaration does not say."""
+        if self.stated is not None:
+            return f"paper: {self.stated}"
+        if self.chosen is not None:
+            return f"chosen: {self.chosen}"
+        return ""
 
     def range_text(self) -> str:
         """The allowed values as text: ``[2, 10000]``, ``(0, 1)``, ``{even, lp}``, ``true/false``."""
@@ -381,13 +412,21 @@ class ScenarioBase:
 
     @classmethod
     def describe(cls) -> str:
-        """A Markdown table of the declared parameters: name, default, allowed values, unit, quick
-        value, meaning."""
-        rows = ["| parameter | default | allowed | unit | quick | meaning |", "|---|---|---|---|---|---|"]
+        """A Markdown table of the declared parameters: name, default, source (stated by the paper
+        or chosen here), allowed values, unit, quick value, meaning."""
+        rows = ["| parameter | default | source | allowed | unit | quick | meaning |",
+                "|---|---|---|---|---|---|---|"]
         for name, (default, s) in _declared(cls).items():
             quick = "" if s.quick is MISSING else repr(s.quick)
-            rows.append(f"| `{name}` | {default!r} | {s.range_text()} | {s.unit} | {quick} | {s.help} |")
+            rows.append(f"| `{name}` | {default!r} | {s.source} | {s.range_text()} | {s.unit} | {quick} | "
+                        f"{s.help} |")
         return "\n".join(rows)
+
+    @classmethod
+    def chosen(cls) -> dict[str, str]:
+        """``{name: decision id}`` of the parameters whose default this repository chose (the paper
+        leaves them open; decision S20), in field order."""
+        return {name: s.chosen for name, (_, s) in _declared(cls).items() if s.chosen is not None}
 
 
 def _flat_names(cls) -> list[str]:

@@ -6,7 +6,8 @@ verdict where the paper gives a number, the tolerance it is judged by, and the
 cause of every failing verdict); notebooks pass them to :func:`record`.
 Observations (measured facts that are not paper claims: a reading of an
 ambiguous passage, a question beyond the papers) have no verdicts and do not
-count in the summary's "N claims checked".  The ledger is a small CSV (columns :data:`COLUMNS`) keyed by (paper, figure, claim):
+count in the summary's "N claims checked".  The ledger is a small CSV (columns :data:`COLUMNS`) keyed by
+(paper, figure, claim, setting) -- one verdict per claim per setting (decision S19):
 recording a claim again replaces its row in place, so re-running a notebook
 never duplicates rows.  Every row records the ``profile``, ``trials`` and
 ``parameters`` (the ones passed to the run, JSON; ``{}`` = the notebook's
@@ -31,18 +32,20 @@ import pandas as pd
 
 from simlib.pipeline import paths
 from simlib.pipeline.atomic import atomic_write_bytes, locked_directory as _locked
-from simlib.papers.claim import KINDS, Claim
+from simlib.papers.claim import DEFAULT_SETTING, KINDS, PROFILE_SETTING, Claim
 
-__all__ = ["COLUMNS", "DEFAULT_LEDGER", "KINDS", "record", "load_ledger", "summarize_ledger"]
+__all__ = ["COLUMNS", "DEFAULT_LEDGER", "KINDS", "record", "load_ledger", "settings_table", "reproduction_table", "markdown_table", "summarize_ledger"]
 
-COLUMNS = ("paper", "figure", "claim", "paper_value", "our_value", "tolerance", "direction", "magnitude",
+COLUMNS = ("paper", "figure", "claim", "setting", "paper_value", "our_value", "tolerance", "direction", "magnitude",
            "holds", "cause", "note", "kind", "notebook", "profile", "trials", "parameters")
+#: Columns of ledgers written before the setting column existed (every row at the default setting).
+_V3_COLUMNS = tuple(c for c in COLUMNS if c != "setting")
 #: Columns of ledgers written before direction/magnitude/cause existed (``holds`` read as the direction).
 _V2_COLUMNS = ("paper", "figure", "claim", "paper_value", "our_value", "holds", "note",
                "kind", "profile", "trials", "parameters")
 _V1_COLUMNS = _V2_COLUMNS[:7]
 _VERDICTS = ("direction", "magnitude", "holds")
-KEY = ("paper", "figure", "claim")
+KEY = ("paper", "figure", "claim", "setting")
 #: The committed ledger ``<repository root>/data/results/claims.csv`` -- independent
 #: of the current directory.  Written only by a publishing run (see the module docstring).
 DEFAULT_LEDGER = paths.COMMITTED_LEDGER
@@ -73,14 +76,14 @@ def _read_rows(path: Path) -> list[dict]:
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
         columns = tuple(reader.fieldnames or ())
-        if columns not in (COLUMNS, _V2_COLUMNS, _V1_COLUMNS):
+        if columns not in (COLUMNS, _V3_COLUMNS, _V2_COLUMNS, _V1_COLUMNS):
             raise ValueError(f"ledger_path {str(path)!r} is not a claims ledger: columns "
                              f"{reader.fieldnames} instead of {list(COLUMNS)}")
         rows = []
         for line, row in enumerate(reader, start=2):
             row = {"kind": "claim", "profile": "", "trials": "", "parameters": "", "notebook": "",
-                   "tolerance": "", "cause": "", **row}
-            if columns != COLUMNS:   # an older ledger: its "holds" was the only verdict
+                   "tolerance": "", "cause": "", "setting": DEFAULT_SETTING, **row}
+            if columns not in (COLUMNS, _V3_COLUMNS):   # an older ledger: its "holds" was the only verdict
                 row.update(direction=row["holds"], magnitude="")
             for column in _VERDICTS:
                 row[column] = _parse_verdict(path, line, column, row[column], row["kind"])
@@ -168,7 +171,7 @@ def _upsert(new_rows: list[dict], ledger_path) -> None:
 
 def record(claims: Claim | Iterable[Claim], ledger_path=None, *, profile: str | None = None,
            trials: int | None = None, parameters: dict | None = None) -> LedgerRows:
-    """Insert or replace the ledger rows of ``claims`` (keyed by (paper, figure, claim)).
+    """Insert or replace the ledger rows of ``claims`` (keyed by (paper, figure, claim, setting)).
 
     ``claims`` is one :class:`~simlib.papers.claim.Claim` or an iterable of them
     (what a paper's ``claims.py`` returns).  ``profile``, ``trials`` and
@@ -182,12 +185,12 @@ def record(claims: Claim | Iterable[Claim], ledger_path=None, *, profile: str | 
     for c in claims:
         if not isinstance(c, Claim):
             raise ValueError(f"claims must be Claim records (simlib.papers.claim.Claim), got {c!r}")
-    keys = [(c.paper, c.figure, c.claim) for c in claims]
+    keys = [(c.paper, c.figure, c.claim, c.setting) for c in claims]
     if len(set(keys)) != len(keys):
         dup = next(k for k in keys if keys.count(k) > 1)
-        raise ValueError(f"claims must have distinct (paper, figure, claim) keys, {dup} appears twice")
+        raise ValueError(f"claims must have distinct (paper, figure, claim, setting) keys, {dup} appears twice")
     prov = _provenance(profile, trials, parameters)
-    rows = [{**{f: getattr(c, f) for f in ("paper", "figure", "claim", "paper_value", "our_value",
+    rows = [{**{f: getattr(c, f) for f in ("paper", "figure", "claim", "setting", "paper_value", "our_value",
                                               "tolerance", "direction", "magnitude", "cause", "note", "kind")},
              "holds": c.holds, **prov} for c in claims]
     _upsert(rows, ledger_path)
@@ -210,12 +213,96 @@ def load_ledger(path=DEFAULT_LEDGER) -> pd.DataFrame:
     return df.astype({c: ("boolean" if c in _VERDICTS else str) for c in COLUMNS})
 
 
+def settings_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Per paper, where its claims hold (decision S19): one row per paper with the number of claims
+    (distinct (figure, claim)) and how many hold at the default setting, at the paper profile, only at
+    some setting other than the default, and at none of the settings they were judged at; of the
+    last, how many carry the cause "likely paper error" or "unexplained" at the default.
+
+    ``df`` is a ledger frame (:func:`load_ledger`); observations are left out.  Columns: ``paper``,
+    ``claims``, ``at_default``, ``at_profile`` (claims judged at the profile that hold there),
+    ``judged_at_profile``, ``elsewhere_only``, ``neither``, ``likely_paper_error``, ``unexplained``.
+    """
+    cols = ["paper", "claims", "at_default", "at_profile", "judged_at_profile", "elsewhere_only", "neither",
+            "likely_paper_error", "unexplained"]
+    claims_df = df[df["kind"] == "claim"]
+    out = []
+    for paper, rows in claims_df.groupby("paper", sort=True):
+        counts = dict.fromkeys(cols[1:], 0)
+        for _, claim in rows.groupby(["figure", "claim"], sort=False):
+            holds = {r.setting: bool(r.holds) for r in claim.itertuples(index=False)}
+            counts["claims"] += 1
+            counts["at_default"] += holds.get(DEFAULT_SETTING, False)
+            counts["judged_at_profile"] += PROFILE_SETTING in holds
+            counts["at_profile"] += holds.get(PROFILE_SETTING, False)
+            other = any(v for k, v in holds.items() if k != DEFAULT_SETTING)
+            counts["elsewhere_only"] += other and not holds.get(DEFAULT_SETTING, False)
+            if not any(holds.values()):
+                counts["neither"] += 1
+                default = claim[claim["setting"] == DEFAULT_SETTING]
+                kind = (default if len(default) else claim)["cause"].iloc[0].split(":", 1)[0].strip()
+                counts["likely_paper_error"] += kind == "likely paper error"
+                counts["unexplained"] += kind == "unexplained"
+        out.append({"paper": paper, **counts})
+    return pd.DataFrame(out, columns=cols)
+
+
+def _status(holds: dict, causes: dict) -> str:
+    """One claim's status over its settings (``holds``/``causes``: setting -> verdict / cause)."""
+    if holds.get(DEFAULT_SETTING):
+        return "holds at default" + (" and profile" if holds.get(PROFILE_SETTING) else "")
+    other = sorted(k for k, v in holds.items() if v and k != DEFAULT_SETTING)
+    if other:
+        return "holds at " + " and ".join(other) + " only"
+    kind = causes.get(DEFAULT_SETTING, next(iter(causes.values()), "")).split(":", 1)[0].strip()
+    return kind if kind in ("likely paper error", "unexplained") else f"fails ({kind})"
+
+
+def reproduction_table(df: pd.DataFrame, paper: str) -> pd.DataFrame:
+    """The claims of ``paper`` as a replication report's table (decision S19): one row per claim
+    with its verdict at each setting (``holds``/``fails``/``""`` when not judged there), its status
+    ("holds at default [and profile]", "holds at profile only", "likely paper error", "unexplained",
+    "fails (<cause kind>)") and the cause at the default.  ``df``: a ledger frame."""
+    claims_df = df[(df["kind"] == "claim") & (df["paper"] == paper)]
+    settings = [s for s in (DEFAULT_SETTING, PROFILE_SETTING) if s in set(claims_df["setting"])]
+    settings += sorted(set(claims_df["setting"]) - set(settings))
+    rows = []
+    for (figure, claim), g in claims_df.groupby(["figure", "claim"], sort=False):
+        holds = {r.setting: bool(r.holds) for r in g.itertuples(index=False)}
+        causes = {r.setting: r.cause for r in g.itertuples(index=False) if not r.holds}
+        rows.append({"figure": figure, "claim": claim,
+                     **{s: ("holds" if holds[s] else "fails") if s in holds else "" for s in settings},
+                     "status": _status(holds, causes), "cause": causes.get(DEFAULT_SETTING, "")})
+    return pd.DataFrame(rows, columns=["figure", "claim", *settings, "status", "cause"])
+
+
+def markdown_table(df: pd.DataFrame) -> str:
+    """``df`` as a GitHub Markdown table (cells as text; ``|`` escaped, newlines as spaces)."""
+    cell = lambda v: str(v).replace("|", "\\|").replace("\n", " ")
+    lines = ["| " + " | ".join(cell(c) for c in df.columns) + " |", "|" + "---|" * len(df.columns)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def _settings_lines(df: pd.DataFrame) -> list[str]:
+    table = settings_table(df)
+    lines = ["per paper (claims; holds at default / at profile / only at another setting / at neither, "
+             "of which likely paper error, unexplained):"]
+    for r in table.itertuples(index=False):
+        profile = f"{r.at_profile} of {r.judged_at_profile}" if r.judged_at_profile else "n/a"
+        lines.append(f"  {r.paper}: {r.claims} claims; default {r.at_default}, profile {profile}, "
+                     f"other setting only {r.elsewhere_only}, neither {r.neither} "
+                     f"({r.likely_paper_error} likely paper error, {r.unexplained} unexplained)")
+    return lines
+
+
 def summarize_ledger(path=DEFAULT_LEDGER) -> str:
     """Human-readable summary of a ledger.
 
-    ``"N claims checked: H hold, F do not (direction holds in D of N; magnitude
-    checked in M, holds in K)"``, then one line per claim that does not hold:
-    ``"- <paper>, <figure>: <claim>: paper <paper_value> vs ours <our_value>
+    ``"N claims checked at S setting(s): H verdicts hold, F do not (direction holds in D of V;
+    magnitude checked in M, holds in K)"``, the per-paper table of :func:`settings_table`, then
+    one line per verdict that does not hold:
+    ``"- <paper>, <figure> [<setting>]: <claim>: paper <paper_value> vs ours <our_value>
     [direction fails; magnitude fails] -- <cause>"``; then ``"M observations
     (not paper claims)"`` if there are any, and a warning line if rows come
     from other than the full profile with the notebooks' default parameters.
@@ -225,16 +312,21 @@ def summarize_ledger(path=DEFAULT_LEDGER) -> str:
     if df.empty:
         return "no claims recorded yet"
     claims_df = df[df["kind"] == "claim"]
-    n, n_hold = len(claims_df), int(claims_df["holds"].sum())
+    n_claims = len(claims_df.drop_duplicates(["paper", "figure", "claim"]))
+    settings = sorted(set(claims_df["setting"]))
+    v, n_hold = len(claims_df), int(claims_df["holds"].sum())
     n_dir = int(claims_df["direction"].sum())
     mag = claims_df["magnitude"].dropna()
-    noun = "claim" if n == 1 else "claims"
-    lines = [f"{n} {noun} checked: {n_hold} hold, {n - n_hold} do not (direction holds in {n_dir} of {n}; "
-             f"magnitude checked in {len(mag)}, holds in {int(mag.sum())})"]
+    noun = "claim" if n_claims == 1 else "claims"
+    lines = [f"{n_claims} {noun} checked at {len(settings)} setting{'s' if len(settings) != 1 else ''} "
+             f"({', '.join(settings)}): {v} verdict{'s' if v != 1 else ''}, {n_hold} hold, {v - n_hold} do not (direction holds in "
+             f"{n_dir} of {v}; magnitude checked in {len(mag)}, holds in {int(mag.sum())})"]
+    if n_claims:
+        lines += _settings_lines(df)
     for row in claims_df[~claims_df["holds"].astype(bool)].itertuples(index=False):
         fails = [v for v, ok in (("direction", row.direction), ("magnitude", row.magnitude))
                  if not pd.isna(ok) and not ok]
-        line = (f"- {row.paper}, {row.figure}: {row.claim}: "
+        line = (f"- {row.paper}, {row.figure} [{row.setting}]: {row.claim}: "
                 f"paper {row.paper_value} vs ours {row.our_value} [{' and '.join(fails)} fails]")
         lines.append(line + (f" -- {row.cause}" if row.cause else ""))
     n_obs = int((df["kind"] == "observation").sum())

@@ -86,7 +86,7 @@ def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, pr
 
     Returns one row per (setting, trial): the setting's keys, ``trial``, then the metrics
     (``avg_sync_time_s``, ``avg_sync_scale`` in workers, ``total_sync``, ``total_iteration``,
-    ``wasted_wait_s_per_worker``, ``max_wasted_wait_s``, ``group_size``, ``controller_rounds``).
+    ``wasted_wait_s_per_worker``, ``max_wasted_wait_s``, ``max_sync_scale``, ``group_size``, ``controller_rounds``).
     """
     for s in settings:
         Scenario.from_params(s)

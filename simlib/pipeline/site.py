@@ -40,7 +40,7 @@ from pathlib import Path
 import pandas as pd
 
 from simlib.core import paths as core_paths
-from simlib.pipeline.claims import load_ledger
+from simlib.pipeline.claims import load_ledger, reproduction_table, settings_table
 from simlib.pipeline.paths import _assignments as literal_assignments
 
 __all__ = ["GROUPS", "MARKER", "NotebookInfo", "RowLink", "read_notebooks", "link_rows", "build_site", "main"]
@@ -351,7 +351,9 @@ def _index_body(infos, ledger, commit) -> str:
     n_hold = int(ledger.loc[ledger["kind"] == "claim", "holds"].fillna(False).astype(bool).sum()) if n_claims else 0
     parts.append(f'<p><a href="claims.html">The claims ledger</a>: {len(ledger)} rows, {n_claims} paper '
                  f'claims checked ({n_hold} hold), {len(ledger) - n_claims} observations. '
-                 f'<a href="figures.html">Every figure</a> with its provenance.</p>')
+                 f'<a href="figures.html">Every figure</a> with its provenance. '
+                 f'<a href="summary.html">Reproduction summaries</a>: per paper, what holds at our defaults '
+                 f'and at the paper profile, what was easy and hard, which settings the paper leaves open.</p>')
     for key, heading, _ in GROUPS:
         members = [i for i in infos if i.group == key]
         if not members:
@@ -366,7 +368,8 @@ def _index_body(infos, ledger, commit) -> str:
     return "\n".join(parts)
 
 
-_LEDGER_COLUMNS = (("paper", "paper"), ("figure", "figure"), ("claim", "claim"), ("paper_value", "paper value"),
+_LEDGER_COLUMNS = (("paper", "paper"), ("figure", "figure"), ("claim", "claim"), ("setting", "setting"),
+                   ("paper_value", "paper value"),
                    ("our_value", "our value"), ("kind", "kind"), ("verdict", "verdict"), ("note", "cause or note"),
                    ("profile", "profile"), ("trials", "trials"), ("notebook", "notebook"))
 
@@ -414,6 +417,53 @@ def _ledger_body(ledger, links) -> str:
             f"the notebook's current output no longer prints the row); {n_none} unknown.</p>"
             f'<table class="ledger" id="ledger"><thead><tr>{head}</tr></thead><tbody>\n'
             + "\n".join(body) + "\n</tbody></table>")
+
+
+#: The README section whose "### <paper id> ..." subsections are the reproduction summaries.
+SUMMARY_HEADING = "## Reproduction summaries"
+
+
+def readme_summaries(readme: str) -> dict[str, str]:
+    """``{paper id: Markdown}`` of the README's :data:`SUMMARY_HEADING` section, one per
+    ``### <id> ...`` subsection (the heading line left out)."""
+    if SUMMARY_HEADING not in readme:
+        return {}
+    section = readme.split(SUMMARY_HEADING, 1)[1]
+    section = re.split(r"^## ", section, maxsplit=1, flags=re.M)[0]
+    parts = re.split(r"^### ", section, flags=re.M)[1:]
+    out = {}
+    for part in parts:
+        heading, _, body = part.partition("\n")
+        out[heading.split()[0]] = body.strip()
+    return out
+
+
+def _summary_body(ledger, readme: str) -> str:
+    """The reproduction summaries: per paper, the README's text, the counts and every claim's status."""
+    from nbconvert.filters import markdown2html
+
+    from simlib.papers.registry import PAPERS
+
+    text = readme_summaries(readme)
+    counts = settings_table(ledger).set_index("paper") if len(ledger) else None
+    parts = ["<h1>Reproduction summaries</h1><p>Per paper, as a replication report: the claims checked, "
+             "where each holds (at this repository's defaults, at the paper profile — the settings the paper "
+             "leaves open, calibrated by a rule written first — or at another reading), which fail as a likely "
+             "error of the paper's own model, and which stay unexplained. Every row is in the "
+             '<a href="claims.html">claims ledger</a> with its measured values and cause.</p>']
+    for paper in PAPERS:
+        parts.append(f'<h2 id="paper-{paper.id}">{html.escape(paper.id)} — <em>{html.escape(paper.title)}</em></h2>')
+        if paper.id in text:
+            parts.append(markdown2html(text[paper.id]))
+        if counts is not None and paper.id in counts.index:
+            c = counts.loc[paper.id]
+            parts.append(f"<p>{c.claims} claims: {c.at_default} hold at the default, "
+                         f"{c.at_profile} of {c.judged_at_profile} at the profile, {c.elsewhere_only} only at a "
+                         f"setting other than the default, {c.neither} at none ({c.likely_paper_error} likely "
+                         f"paper error, {c.unexplained} unexplained).</p>")
+            parts.append(reproduction_table(ledger, paper.id).to_html(index=False, classes="ledger", border=0,
+                                                                       escape=True))
+    return "\n".join(parts)
 
 
 def _figures_body(figures_dir: Path, infos, facts, commit) -> tuple[str, list[Path]]:
@@ -510,6 +560,11 @@ def build_site(out, notebooks_dir=None, ledger_path=None, figures_dir=None, repo
         (tmp / "claims.html").write_text(
             _html_page("Claims ledger", _ledger_body(ledger, links), commit,
                        extra_head='<script src="sort.js" defer></script>', wide=True), encoding="utf-8")
+        readme = repo / "README.md"
+        (tmp / "summary.html").write_text(
+            _html_page("Reproduction summaries", _summary_body(ledger, readme.read_text(encoding="utf-8")
+                                                             if readme.is_file() else ""), commit, wide=True),
+            encoding="utf-8")
         body, copied = _figures_body(figures_dir, infos, facts, commit)
         (tmp / "figures").mkdir()
         for p in copied:

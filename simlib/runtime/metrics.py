@@ -69,7 +69,8 @@ def _ready_time(log: ScheduleLog, w: int, t: float) -> float:
 
 
 def sync_metrics(log: ScheduleLog) -> dict:
-    """The five metrics (plus ``max_wasted_wait_s`` and ``controller_rounds``) as a flat dict."""
+    """The five metrics (plus ``max_wasted_wait_s`` and ``max_sync_scale``, the largest finished group,
+    in workers) as a flat dict."""
     done = [s for s in log.syncs if s.finish is not None]
     times = np.array([s.finish - s.launch for s in done])
     scales = np.array([len(s.members) for s in done])
@@ -81,6 +82,7 @@ def sync_metrics(log: ScheduleLog) -> dict:
         "total_iteration": int(sum(len(ends) for ends in log.compute_end)),
         "wasted_wait_s_per_worker": float(wasted.mean()),
         "max_wasted_wait_s": float(wasted.max()),
+        "max_sync_scale": int(scales.max()) if scales.size else 0,
     }
 
 

@@ -60,3 +60,19 @@ def test_ratio_within_is_closed_overlap():
     assert ratio_within(2.6, 3.0, 1.0, 2.6)
     with pytest.raises(ValueError, match="lo <= hi"):
         ratio_within(2.0, 1.0, 1.0, 2.0)
+
+
+def test_setting_is_a_short_label():
+    assert Claim("000", "Fig. 5", "c", "2×", "2×", direction=True).setting == "default"
+    assert Claim("000", "Fig. 5", "c", "2×", "2×", direction=True, setting="dt=0.02").setting == "dt=0.02"
+    for bad in ("", "Profile", "a,b", "x" * 41, None):
+        with pytest.raises(ValueError, match="setting must be a short lower-case label"):
+            Claim("000", "Fig. 5", "c", "2×", "2×", direction=True, setting=bad)
+
+
+def test_a_likely_paper_error_names_the_test_of_its_measurement():
+    with pytest.raises(ValueError, match="must name the test"):
+        Claim("000", "Fig. 14", "c", "2×", "3×", direction=False, cause="likely paper error: groups >= p")
+    c = Claim("000", "Fig. 14", "c", "2×", "3×", direction=False,
+              cause="likely paper error: SR's groups are never below p (test_sr_groups_at_least_p)")
+    assert c.holds is False

@@ -105,10 +105,10 @@ def test_list_items_are_checked_with_the_fields_range(value, match):
 
 def test_describe_lists_every_parameter_with_range_unit_and_quick_value():
     text = Toy.describe()
-    assert "| `duration_s` | 600.0 | (0, inf) | s |  | period |" in text
-    assert "| `n` | 60 | [2, 10000] |  | 12 | workers |" in text
-    assert "| `k` | 4 | [0, inf) or inf |" in text
-    assert "| `m` | 2 | even numbers >= 0 |" in text
+    assert "| `duration_s` | 600.0 |  | (0, inf) | s |  | period |" in text
+    assert "| `n` | 60 |  | [2, 10000] |  | 12 | workers |" in text
+    assert "| `k` | 4 |  | [0, inf) or inf |" in text
+    assert "| `m` | 2 |  | even numbers >= 0 |" in text
     assert len(text.splitlines()) == 2 + len(specs(Toy))
 
 
@@ -134,7 +134,7 @@ def test_words_are_values_besides_the_kinds():
 # ------------------------------------------------------------------ parameter groups, inf, list items
 @dataclasses.dataclass(frozen=True)
 class Knobs(ScenarioBase):
-    eta: float = param(0.3, lo=0.0, hi=1.0, hi_open=True, help="tolerance")
+    eta: float = param(0.3, lo=0.0, hi=1.0, hi_open=True, help="tolerance", stated="Table II")
     rule: str = param("text", choices=("text", "code"), help="reading")
 
     def check(self):
@@ -158,7 +158,7 @@ def test_a_groups_parameters_are_the_scenarios_by_their_flat_names():
     r = Run.from_params({"n": 5, "eta": 0.1})
     assert r.knobs == Knobs(eta=0.1) and r.n == 5
     assert r.to_params() == {"n": 5, "eta": 0.1, "rule": "text"} and Run.from_params(r.to_params()) == r
-    assert Run() == Run(knobs=Knobs()) and "| `eta` | 0.3 | [0, 1) |" in Run.describe()
+    assert Run() == Run(knobs=Knobs()) and "| `eta` | 0.3 | paper: Table II | [0, 1) |" in Run.describe()
     assert param_of(Run, "eta", default=0.2).default == 0.2
 
 
@@ -209,3 +209,22 @@ def test_check_items_names_the_list_and_the_item():
     with pytest.raises(ParamError, match=r"^p_values\[1\]: p must be in \[1, n = 30\], got 40$") as exc:
         check_items("p_values", [10, 40, 50], lambda q: Toy(n=30, p=q))
     assert exc.value.name == "p_values"
+
+
+def test_a_default_is_stated_by_the_paper_or_chosen_here_not_both():
+    from simlib.papers.contract import ParamSpec
+
+    assert ParamSpec("float", "slot", stated="Table II").source == "paper: Table II"
+    assert ParamSpec("float", "slot", chosen="E2").source == "chosen: E2"
+    assert ParamSpec("float", "slot").source == ""
+    with pytest.raises(ValueError, match="not both"):
+        ParamSpec("float", "slot", stated="Table II", chosen="E2")
+    with pytest.raises(ValueError, match="must name the decision entry"):
+        ParamSpec("float", "slot", chosen="a guess")
+
+    @dataclasses.dataclass(frozen=True)
+    class Chosen(ScenarioBase):
+        a: float = param(1.0, help="stated", stated="§IV")
+        b: float = param(0.1, help="chosen", unit="s", chosen="E2")
+    assert Chosen.chosen() == {"b": "E2"}
+    assert "| `b` | 0.1 | chosen: E2 |" in Chosen.describe()

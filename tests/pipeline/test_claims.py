@@ -40,12 +40,12 @@ def ledger(tmp_path) -> Path:
 def test_record_creates_ledger_with_string_values(ledger):
     row = record_claim("PR", "Fig. 7", "speed-up vs all-reduce", "1.89–2.55×", 2.25, True,
                        ledger_path=ledger)
-    assert row == {"paper": "PR", "figure": "Fig. 7", "claim": "speed-up vs all-reduce",
+    assert row == {"paper": "PR", "figure": "Fig. 7", "claim": "speed-up vs all-reduce", "setting": "default",
                    "paper_value": "1.89–2.55×", "our_value": "2.25", "tolerance": "", "direction": True,
                    "magnitude": None, "holds": True, "cause": "", "note": "", "kind": "claim",
                    "notebook": "", "profile": "", "trials": "", "parameters": "{}"}
     df = load_ledger(ledger)
-    header = ("paper,figure,claim,paper_value,our_value,tolerance,direction,magnitude,holds,cause,note,kind,"
+    header = ("paper,figure,claim,setting,paper_value,our_value,tolerance,direction,magnitude,holds,cause,note,kind,"
               "notebook,profile,trials,parameters")
     assert ",".join(df.columns) == header
     got = df.iloc[0].to_dict()
@@ -80,15 +80,60 @@ def test_awkward_text_round_trips(ledger):
 def test_summary_text(ledger):
     assert summarize_ledger(ledger) == "no claims recorded yet"
     record_claim("PR", "Fig. 7", "speed-up", "1.89–2.55×", "2.1×", True, ledger_path=ledger)
-    assert summarize_ledger(ledger) == ("1 claim checked: 1 hold, 0 do not (direction holds in 1 of 1; "
-                                        "magnitude checked in 0, holds in 0)")
+    assert summarize_ledger(ledger).splitlines()[0] == (
+        "1 claim checked at 1 setting (default): 1 verdict, 1 hold, 0 do not (direction holds in 1 of 1; "
+        "magnitude checked in 0, holds in 0)")
     record_claim("PR", "Fig. 9", "accuracy loss", "< 1%", "1.4%", False, note="fewer epochs",
                  ledger_path=ledger)
     record_claim("SR", "Fig. 3", "traffic cut", "40%", "35%", False, ledger_path=ledger)
-    assert summarize_ledger(ledger) == (
-        "3 claims checked: 1 hold, 2 do not (direction holds in 1 of 3; magnitude checked in 0, holds in 0)\n"
-        "- PR, Fig. 9: accuracy loss: paper < 1% vs ours 1.4% [direction fails] -- unexplained: test\n"
-        "- SR, Fig. 3: traffic cut: paper 40% vs ours 35% [direction fails] -- unexplained: test")
+    assert summarize_ledger(ledger).splitlines() == [
+        "3 claims checked at 1 setting (default): 3 verdicts, 1 hold, 2 do not (direction holds in 1 of 3; "
+        "magnitude checked in 0, holds in 0)",
+        "per paper (claims; holds at default / at profile / only at another setting / at neither, of which "
+        "likely paper error, unexplained):",
+        "  PR: 2 claims; default 1, profile n/a, other setting only 0, neither 1 (0 likely paper error, "
+        "1 unexplained)",
+        "  SR: 1 claims; default 0, profile n/a, other setting only 0, neither 1 (0 likely paper error, "
+        "1 unexplained)",
+        "- PR, Fig. 9 [default]: accuracy loss: paper < 1% vs ours 1.4% [direction fails] -- unexplained: test",
+        "- SR, Fig. 3 [default]: traffic cut: paper 40% vs ours 35% [direction fails] -- unexplained: test"]
+
+
+def _at(setting, claim, holds, cause=CAUSE):
+    return Claim("000", "Fig. 9", claim, "1", "2", direction=holds, cause="" if holds else cause,
+                 setting=setting)
+
+
+def test_one_verdict_per_claim_per_setting(ledger):
+    """The same claim at two settings is two rows; recording it again at one setting replaces only that row."""
+    claims.record([_at("default", "a", False), _at("profile", "a", True)], ledger)
+    claims.record(_at("profile", "a", False), ledger)
+    df = load_ledger(ledger)
+    assert df["setting"].tolist() == ["default", "profile"]
+    assert df["holds"].tolist() == [False, False]
+
+
+def test_settings_table_counts_each_claim_once(ledger):
+    """Hand-made: a holds at both, b only at the profile, c only at a third reading, d nowhere (a likely
+    paper error), e nowhere (unexplained) and judged only at the default."""
+    error = "likely paper error: groups never below p (test_sr_groups_at_least_p)"
+    claims.record([_at("default", "a", True), _at("profile", "a", True),
+                   _at("default", "b", False), _at("profile", "b", True),
+                   _at("default", "c", False), _at("profile", "c", False), _at("priority", "c", True),
+                   _at("default", "d", False, error), _at("profile", "d", False),
+                   _at("default", "e", False)], ledger)
+    row = claims.settings_table(load_ledger(ledger)).iloc[0].to_dict()
+    assert row == {"paper": "000", "claims": 5, "at_default": 1, "at_profile": 2, "judged_at_profile": 4,
+                   "elsewhere_only": 2, "neither": 2, "likely_paper_error": 1, "unexplained": 1}
+    assert "000: 5 claims; default 1, profile 2 of 4, other setting only 2, neither 2 (1 likely paper error, " \
+           "1 unexplained)" in summarize_ledger(ledger)
+
+
+def test_ledger_without_setting_column_reads_as_default(tmp_path):
+    old = tmp_path / "claims.csv"
+    old.write_text(",".join(c for c in COLUMNS if c != "setting") + "\n"
+                   "000,F,c,1,1,,True,,True,,,claim,nb,full,20,{}\n")
+    assert load_ledger(old)["setting"].tolist() == ["default"]
 
 
 def test_missing_and_empty_ledger(tmp_path):
@@ -215,8 +260,13 @@ def test_observations_do_not_count_as_claims(ledger):
     assert df["kind"].tolist() == ["claim", "claim", "observation"]
     assert df["holds"].isna().tolist() == [False, False, True]
     assert summarize_ledger(ledger).splitlines() == [
-        "2 claims checked: 1 hold, 1 do not (direction holds in 1 of 2; magnitude checked in 0, holds in 0)",
-        "- P, F: d: paper 1 vs ours 2 [direction fails] -- unexplained: test",
+        "2 claims checked at 1 setting (default): 2 verdicts, 1 hold, 1 do not (direction holds in 1 of 2; "
+        "magnitude checked in 0, holds in 0)",
+        "per paper (claims; holds at default / at profile / only at another setting / at neither, of which "
+        "likely paper error, unexplained):",
+        "  P: 2 claims; default 1, profile n/a, other setting only 0, neither 1 (0 likely paper error, "
+        "1 unexplained)",
+        "- P, F [default]: d: paper 1 vs ours 2 [direction fails] -- unexplained: test",
         "1 observation (not paper claims) recorded"]
 
 
@@ -254,9 +304,10 @@ def test_record_keeps_direction_and_magnitude_apart(ledger):
     assert df["direction"].tolist() == [True, True]
     assert df["magnitude"].isna().tolist() == [False, True] and not bool(df["magnitude"].iloc[0])
     assert df["cause"].tolist() == ["paper ambiguity: SM1, the ideal t*", ""]
-    assert summarize_ledger(ledger).splitlines()[:2] == [
-        "2 claims checked: 1 hold, 1 do not (direction holds in 2 of 2; magnitude checked in 1, holds in 0)",
-        "- 004, Fig. 4c: Orpheus normalized CT at n = 100: paper 1.67 vs ours 2.32 [magnitude fails] -- "
+    assert summarize_ledger(ledger).splitlines()[::3] == [
+        "2 claims checked at 1 setting (default): 2 verdicts, 1 hold, 1 do not (direction holds in 2 of 2; "
+        "magnitude checked in 1, holds in 0)",
+        "- 004, Fig. 4c [default]: Orpheus normalized CT at n = 100: paper 1.67 vs ours 2.32 [magnitude fails] -- "
         "paper ambiguity: SM1, the ideal t*"]
 
 
@@ -267,3 +318,24 @@ def test_record_rejects_duplicate_keys_before_writing(ledger):
     with pytest.raises(ValueError, match="appears twice"):
         claims.record([c, c], ledger_path=ledger)
     assert not ledger.exists()
+
+
+def test_reproduction_table_gives_each_claim_its_status(ledger):
+    error = "likely paper error: groups never below p (test_sr_groups_at_least_p)"
+    claims.record([_at("default", "a", True), _at("profile", "a", True),
+                   _at("default", "b", False), _at("profile", "b", True),
+                   _at("default", "d", False, error), _at("profile", "d", False),
+                   _at("default", "e", False), _at("default", "f", False, "stand-in trace: 1 s"),
+                   _at("priority", "f", True)], ledger)
+    t = claims.reproduction_table(load_ledger(ledger), "000")
+    assert list(t.columns) == ["figure", "claim", "default", "profile", "priority", "status", "cause"]
+    assert dict(zip(t.claim, t.status)) == {"a": "holds at default and profile", "b": "holds at profile only",
+                                            "d": "likely paper error", "e": "unexplained",
+                                            "f": "holds at priority only"}
+    assert t.set_index("claim").loc["e", "profile"] == "" and t.set_index("claim").loc["d", "cause"] == error
+    assert claims.reproduction_table(load_ledger(ledger), "004").empty
+
+
+def test_markdown_table_escapes_pipes():
+    t = pd.DataFrame({"a": ["x|y", "z"], "b": [1, "p\nq"]})
+    assert claims.markdown_table(t) == "| a | b |\n|---|---|\n| x\\|y | 1 |\n| z | p q |"

@@ -71,6 +71,28 @@ def test_ledger_table_has_one_row_per_claims_csv_row(built):
         assert (out / href).is_file(), href
 
 
+def test_summary_page_has_every_papers_section_text_and_claim_statuses(built):
+    out, _ = built
+    page = (out / "summary.html").read_text(encoding="utf-8")
+    ledger = pd.read_csv(core_paths.COMMITTED_LEDGER)
+    summaries = site.readme_summaries((REPO / "README.md").read_text(encoding="utf-8"))
+    for paper in ("000", "002", "003", "004"):
+        assert f'id="paper-{paper}"' in page
+    for paper, text in summaries.items():   # the README's prose is on the page (its first words, escaped)
+        first = re.sub(r"[*_`\[\]]", "", text.split("\n", 1)[0])[:30]
+        assert first.split()[0] in page, paper
+    n_claims = len(ledger[ledger["kind"] == "claim"].drop_duplicates(["paper", "figure", "claim"]))
+    assert sum(b.count("<tr") for b in re.findall(r"<tbody>(.*?)</tbody>", page, re.S)) == n_claims
+    assert 'href="summary.html"' in (out / "index.html").read_text(encoding="utf-8")
+
+
+def test_readme_summaries_splits_the_section_by_paper():
+    readme = ("# T\n## Reproduction summaries\nintro\n### 000 Selective\n**easy**: x\n\n### 004 SelMcast\ny\n"
+              "## Next\n### 999 not a summary\n")
+    assert site.readme_summaries(readme) == {"000": "**easy**: x", "004": "y"}
+    assert site.readme_summaries("# no section") == {}
+
+
 def test_every_notebook_figure_has_its_file_and_provenance_underneath(built):
     out, _ = built
     head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short=12", "HEAD"],

@@ -45,6 +45,7 @@ def test_sync_metrics_hand_worked():
         "total_iteration": 7,
         "wasted_wait_s_per_worker": 6.0 / 4,
         "max_wasted_wait_s": 4.0,
+        "max_sync_scale": 2,
     }
 
 

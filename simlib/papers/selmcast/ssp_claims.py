@@ -4,8 +4,14 @@ One function per figure, each taking the frame of its sweep as the sweep
 returns it or as saved in ``data/results/<name>.csv`` (one row per (setting,
 trial, scheme) with the metrics of :mod:`.ssp_metrics`): :func:`fig7`
 (notebook 43), :func:`fig8`, :func:`fig9`, :func:`fig10` (notebook 44),
-:func:`fig11`, :func:`fig11_sharing`, :func:`fig12`, :func:`fig13` (notebook 45), and
+:func:`fig11`, :func:`fig12`, :func:`fig13` (notebook 45), and
 :func:`time_to_accuracy` (notebook 46's observations, beyond the paper).
+
+Each figure function judges its frame at one ``setting`` of the ledger (decision S19):
+``"default"`` -- per-flow max-min sharing, the paper's stated default (SM50) -- or
+``"priority"`` -- SelMcast's multicasts strictly prioritized in Algorithm 2's order (SM50's
+reading).  :func:`reading` picks a reading's rows from a frame that holds both; the causes of
+failing verdicts differ by setting because the mechanisms do.
 
 How a claim is judged (decision SM70 in ``docs/decisions/selmcast_ssp.md``):
 the paper reports the *mean* over 10 trials per setting (§IV-A2), so every
@@ -27,6 +33,7 @@ magnitude verdict; a claim the frame cannot test at all is left out.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Mapping
 
@@ -40,10 +47,12 @@ from simlib.papers.claim import Claim, observation, within
 from .ssp_experiments import TRACE_ORDER, triplet
 from .ssp_scenario import p_count
 
-__all__ = ["fig7", "fig8", "fig9", "fig10", "fig11", "fig11_sharing", "fig12", "fig13", "time_to_accuracy", "orpheus_floor",
-           "PAPER", "REL_VALUE", "REL_ABOUT", "FLAT_SPREAD", "APPROACH_SHARE"]
+__all__ = ["fig7", "fig8", "fig9", "fig10", "fig11", "fig12", "fig13", "time_to_accuracy",
+           "orpheus_floor", "reading", "SETTINGS", "PAPER", "REL_VALUE", "REL_ABOUT", "FLAT_SPREAD", "APPROACH_SHARE"]
 
 PAPER = "004"
+#: The ledger setting of each sharing reading (decision SM50; S19).
+SETTINGS = {"maxmin": "default", "priority": "priority"}
 #: Relative tolerance of a value the paper states plainly (SM70).
 REL_VALUE = 0.10
 #: Relative tolerance of a value the paper calls "about" (SM70).
@@ -81,6 +90,8 @@ FIG11_SCALE_GAIN = _paper(0.66, 0.66, 0.58)                           # "increas
 FIG11_UTIL_LOSS_BELOW = _paper(0.06, 0.08, 0.07)                      # "demotion ... less than 6 %, 8 %, 7 %"
 FIG11_FLAT_ETA = 0.5                                                  # "when eta <= 0.5 ... inconspicuous"
 FIG13_SCALE_GAIN_UP_TO = 0.67                                         # "an improvement of up to 67 %"
+#: Fig. 7's own scale gain at the same setting as Fig. 13's gamma = 0: 0.55 / 0.3 - 1 = +83 %.
+FIG7_GAIN = FIG7_SCALE[1]["lstm"] / FIG7_SCALE[0]["lstm"] - 1
 
 
 # ---------------------------------------------------------------- frame helpers
@@ -114,6 +125,32 @@ def _note(df: pd.DataFrame, extra: str = "") -> str:
     n = ",".join(str(int(v)) for v in sorted(pd.unique(df["n"])))
     dur = ",".join(f"{float(v):g}" for v in sorted(pd.unique(df["duration_s"])))
     return f"n={n}, {dur} s, {df['trial'].nunique()} trials, means over trials" + (f"; {extra}" if extra else "")
+
+
+def reading(df: pd.DataFrame, sharing: str) -> pd.DataFrame:
+    """The rows of one sharing reading (:data:`SETTINGS`): SelMcast's rows with that ``sharing`` and
+    Orpheus's rows (Orpheus runs max-min under either reading, SM50).  A frame without a ``sharing``
+    column is the default reading."""
+    if sharing not in SETTINGS:
+        raise ValueError(f"sharing must be one of {list(SETTINGS)}, got {sharing!r}")
+    if "sharing" not in df.columns:
+        if sharing != "maxmin":
+            raise ValueError("the frame has no 'sharing' column, so it holds only the default reading (maxmin)")
+        return df
+    sh = df["sharing"].fillna("maxmin")
+    orph = (df["scheme"] != "selmcast") & (sh == "maxmin")
+    return df[orph | ((df["scheme"] == "selmcast") & (sh == sharing))]
+
+
+def _check_setting(setting: str) -> str:
+    if setting not in SETTINGS.values():
+        raise ValueError(f"setting must be one of {list(SETTINGS.values())}, got {setting!r}")
+    return setting
+
+
+def _at(claims: list[Claim], setting: str) -> list[Claim]:
+    """The claims recorded at ``setting`` (S19)."""
+    return [dataclasses.replace(c, setting=setting) for c in claims]
 
 
 def _has(df: pd.DataFrame, *schemes: str) -> bool:
@@ -169,15 +206,24 @@ def _percent(df: pd.DataFrame, metric: str, scheme: str, **where) -> str:
 
 
 def _scale_reason(df: pd.DataFrame, **where) -> str:
-    """Why SelMcast's scale falls short: strict priority in Algorithm 2's order (SM50)."""
+    """Why SelMcast's scale falls short under the priority reading (SM50)."""
     seen = _percent(df, "preempted_share", "selmcast", **where)
     return ("under strict priority in Algorithm 2's order, the multicasts queued behind the first few send "
             "nothing, so every re-plan at a ready event drops their extra receivers"
             + (f" (SelMcast lost receivers in {seen} % of its multicasts here)" if seen else ""))
 
 
-def _cause_scale(df: pd.DataFrame, **where) -> str:
-    return "paper ambiguity: SM50: " + _scale_reason(df, **where)
+def _cause_scale(df: pd.DataFrame, setting: str = "default", **where) -> str:
+    """Why SelMcast's scale misses the paper's: under priority, queued multicasts (SM50); under
+    max-min, the per-trace spread of the scale, which comes from tau_i estimated from the stand-in
+    traces' shapes (SM51): with tau = 0 the three traces give the same scale, as the paper's do
+    (notebook 43's tau = 0 rows)."""
+    if setting == "priority":
+        return "paper ambiguity: SM50: " + _scale_reason(df, **where)
+    return ("stand-in trace: T1, SM51: SelMcast's scale follows tau_i, estimated from the compute-time stand-ins' "
+            "shapes -- large on the heavy-tailed LSTM stand-in (stragglers: workers that will wait add receivers), "
+            "small on the tight ResNet-50 one; with tau = 0 the three traces give the same scale (notebook 43), as "
+            "the paper's nearly do; ruled out: the sharing (strict priority lowers the scale on every trace)")
 
 
 def _cause_util(df: pd.DataFrame) -> str:
@@ -190,16 +236,17 @@ def _cause_util(df: pd.DataFrame) -> str:
 
 
 # ---------------------------------------------------------------- Fig. 7 (notebook 43)
-def fig7(df: pd.DataFrame) -> list[Claim]:
+def fig7(df: pd.DataFrame, setting: str = "default") -> list[Claim]:
     """§IV-C1 case study: scale 0.3 -> 0.55, utilization about 0.63/0.65/0.64 -> 0.68/0.70/0.70,
     Orpheus's scale above p/n in some Transformer/ResNet-50 runs (k rule)."""
+    _check_setting(setting)
     _check_frame(df, ("p", *_METRICS))
     if not _has(df, *_SCHEMES):
         return []
     note = _note(df, "stand-in traces")
     out = []
     for metric, what, paper, tol, rel, cause in (
-            ("avg_scale", "average multicast scale", FIG7_SCALE, _TOL_VALUE, REL_VALUE, _cause_scale(df)),
+            ("avg_scale", "average multicast scale", FIG7_SCALE, _TOL_VALUE, REL_VALUE, _cause_scale(df, setting)),
             ("npu_utilization", "average NPU utilization", FIG7_UTIL, _TOL_ABOUT, REL_ABOUT, _cause_util(df))):
         o, s = _mean(df, metric, "orpheus"), _mean(df, metric, "selmcast")
         up = all(s[t] > o[t] for t in _common(s, o))
@@ -224,7 +271,7 @@ def fig7(df: pd.DataFrame) -> list[Claim]:
             "> 0.3 in some Transformer/ResNet-50 runs",
             f"share of runs above {p_n:.2f}: {_fmt(share)}", all(share[t] > 0 for t in named), note,
             cause="unexplained: no Orpheus run exceeded p/n on a trace the paper names"))
-    return out
+    return _at(out, setting)
 
 
 # ---------------------------------------------------------------- Fig. 8 (notebook 44)
@@ -238,9 +285,10 @@ def orpheus_floor(n: int, k: float, rounds: np.ndarray | float) -> np.ndarray:
     return (n - 1) / n / (k + 1) * (rounds - k) / rounds
 
 
-def fig8(df: pd.DataFrame) -> list[Claim]:
+def fig8(df: pd.DataFrame, setting: str = "default") -> list[Claim]:
     """§IV-C2 p/n from 0.05 to 0.4: SelMcast's levels at both ends, its gains at p = 0.4n,
     both schemes' trends, Orpheus flat for p <= 0.2n at no less than 1/(k+1)."""
+    _check_setting(setting)
     _check_frame(df, ("p", "k", "rounds_per_worker", *_METRICS))
     df = _axis(df, "p")
     if not _has(df, *_SCHEMES):
@@ -251,9 +299,10 @@ def fig8(df: pd.DataFrame) -> list[Claim]:
     at_paper = "" if paper_ends else f"; the paper's values are at p/n = {FIG8_P[0]} and {FIG8_P[1]}: no magnitude"
     out = []
     for metric, what, paper, trend, cause in (
-            ("avg_scale", "scale grows", FIG8_SCALE, lambda a, b: b > a, _cause_scale(df, p=p_hi)),
+            ("avg_scale", "scale grows", FIG8_SCALE, lambda a, b: b > a, _cause_scale(df, setting, p=p_hi)),
             ("npu_utilization", "utilization falls", FIG8_UTIL, lambda a, b: b < a,
-             _cause_util(df) + "; at p = 0.4n SelMcast's smaller scale (SM50) also leaves it more time to compute")):
+             _cause_util(df) + ("; at p = 0.4n SelMcast's smaller scale (SM50) also leaves it more time to compute"
+                                if setting == "priority" else ""))):
         lo, hi = _mean(df, metric, "selmcast", p=p_lo), _mean(df, metric, "selmcast", p=p_hi)
         mag = _and(_within_all(lo, paper[0], REL_VALUE), _within_all(hi, paper[1], REL_VALUE)) \
             if paper_ends else None
@@ -279,7 +328,7 @@ def fig8(df: pd.DataFrame) -> list[Claim]:
         f"> +{FIG8_SCALE_GAIN_ABOVE:g} on every trace (at p = 0.4n)", _fmt(gs, "{:+.3f}"),
         all(v > 0 for v in gs.values()), note + ("" if at04 else at_paper), magnitude=mag_s,
         tolerance=f"bound: gain > {FIG8_SCALE_GAIN_ABOVE:g} on every trace, no tolerance (SM70)",
-        cause=_cause_scale(df, p=p_hi)))
+        cause=_cause_scale(df, setting, p=p_hi)))
     mag_u = all(within(v, FIG8_UTIL_GAIN, REL_ABOUT) for v in gu.values()) if at04 else None
     out.append(_claim(
         "Fig. 8", f"at p = {p_hi:g}n SelMcast's utilization exceeds Orpheus's"
@@ -289,7 +338,11 @@ def fig8(df: pd.DataFrame) -> list[Claim]:
         tolerance=f"'about': each within {REL_ABOUT:.0%} of {FIG8_UTIL_GAIN:g} (SM70)",
         cause=(f"paper ambiguity: SM50: SelMcast's scale gain over Orpheus at p = {p_hi:g}n is only "
                f"{_fmt(gs, '{:+.2f}')} (paper > 0.2), so it sends less and computes more; "
-               + _scale_reason(df, p=p_hi))))
+               + _scale_reason(df, p=p_hi)) if setting == "priority" else
+              (f"stand-in trace: T1: the gain grows with how tight the compute-time stand-in is "
+               f"({_fmt(gu, '{:+.3f}')} in trace order LSTM/Transformer/ResNet-50): on a tight trace fewer "
+               "workers wait at the SSP gate, so SelMcast's faster multicasts turn into computing time; ruled "
+               "out: the sharing (strict priority's gains are also above 0.05)")))
     # caption: "for both schemes, a higher value generally leads to larger scales but lower utilizations"
     so, uo = {e: _mean(df, "avg_scale", "orpheus", p=e) for e in (p_lo, p_hi)}, \
         {e: _mean(df, "npu_utilization", "orpheus", p=e) for e in (p_lo, p_hi)}
@@ -323,7 +376,7 @@ def fig8(df: pd.DataFrame) -> list[Claim]:
                    "although a sender has n - 1 peers (SM59) and that no pair is due before a sender's first k "
                    f"rounds (SM55); our floor is {np.nanmin(floor):.3f}" if above_floor and flat and mag is False
                    else "unexplained: Orpheus's scale moves with p below 0.2n or falls below our floor")))
-    return out
+    return _at(out, setting)
 
 
 # ---------------------------------------------------------------- Figs. 9 and 10 (notebook 44)
@@ -379,21 +432,22 @@ def _relaxing(df: pd.DataFrame, col: str, figure: str, what: str) -> list[Claim]
     return out
 
 
-def fig9(df: pd.DataFrame) -> list[Claim]:
+def fig9(df: pd.DataFrame, setting: str = "default") -> list[Claim]:
     """§IV-C3 k from 1 to 16 and removed (ssp = 4): SelMcast always better, the trends, the fast
     approach to the removed case, and the removed case's levels and "up to about 1.17x and 1.53x"."""
+    _check_setting(setting)
     _check_frame(df, ("k", *_METRICS))
     df = _axis(df, "k")
     if not _has(df, *_SCHEMES):
         return []
     out = _relaxing(df, "k", "Fig. 9", "k")
     if not np.isinf(df["k"]).any():
-        return out
+        return _at(out, setting)
     note = _note(df)
     lvl = {m: (_mean(df, m, "orpheus", k=math.inf), _mean(df, m, "selmcast", k=math.inf)) for m in _METRICS}
     for metric, what, paper, cause in (
             ("npu_utilization", "utilization", FIG9_UTIL, _cause_util(df)),
-            ("avg_scale", "the multicast scale", FIG9_SCALE, _cause_scale(df, k=math.inf))):
+            ("avg_scale", "the multicast scale", FIG9_SCALE, _cause_scale(df, setting, k=math.inf))):
         o, s = lvl[metric]
         mag = _and(_within_all(o, paper[0], REL_VALUE), _within_all(s, paper[1], REL_VALUE))
         out.append(_claim(
@@ -408,7 +462,7 @@ def fig9(df: pd.DataFrame) -> list[Claim]:
         best = max(ratio, key=ratio.get)
         mag = within(ratio[best], FIG9_UP_TO[metric], REL_ABOUT)
         if metric == "avg_scale":
-            cause = _cause_scale(df, k=math.inf)
+            cause = _cause_scale(df, setting, k=math.inf)
         elif best == "cnn":
             cause = (f"stand-in trace: T1: the largest ratio is on ResNet-50, whose tight stand-in lets SelMcast "
                      f"compute {s[best]:.0%} of the time without the k requirement (paper {paper_u[best]:.2f})")
@@ -419,23 +473,49 @@ def fig9(df: pd.DataFrame) -> list[Claim]:
             f"up to about {FIG9_UP_TO[metric]:.2f}x", f"{_fmt(ratio)}x (largest {ratio[best]:.2f}x, {best})",
             all(v > 1 for v in ratio.values()), note + "; ratio of the means", magnitude=mag,
             tolerance=f"'up to about': the largest per-trace ratio within {REL_ABOUT:.0%} (SM70)", cause=cause))
-    return out
+    return _at(out, setting)
 
 
-def fig10(df: pd.DataFrame) -> list[Claim]:
+def fig10(df: pd.DataFrame, setting: str = "default") -> list[Claim]:
     """§IV-C3 ssp (= k) from 1 to 16 and removed: "quite similar to" Fig. 9, SelMcast always better."""
+    _check_setting(setting)
     _check_frame(df, ("ssp", *_METRICS))
     df = _axis(df, "ssp")
     if not _has(df, *_SCHEMES):
         return []
-    return _relaxing(df, "ssp", "Fig. 10", "ssp (= k)")
+    return _at(_relaxing(df, "ssp", "Fig. 10", "ssp (= k)"), setting)
 
 
 # ---------------------------------------------------------------- Fig. 11 (notebook 45)
-def fig11(df: pd.DataFrame) -> list[Claim]:
+def _eta_effect(df: pd.DataFrame) -> tuple[dict, dict] | None:
+    """SelMcast's scale gain and utilization loss (fractions, per trace) of eta = 0.75 over eta = 0
+    (SM69) in an eta-axis frame; None when it lacks either eta."""
+    base, dflt = FIG11_ETA
+    etas = set(pd.unique(df.loc[df["scheme"] == "selmcast", "eta"]))
+    if base not in etas or dflt not in etas:
+        return None
+    s0, s1 = _mean(df, "avg_scale", "selmcast", eta=base), _mean(df, "avg_scale", "selmcast", eta=dflt)
+    u0, u1 = _mean(df, "npu_utilization", "selmcast", eta=base), _mean(df, "npu_utilization", "selmcast", eta=dflt)
+    return {t: s1[t] / s0[t] - 1 for t in _common(s0, s1)}, {t: 1 - u1[t] / u0[t] for t in _common(u0, u1)}
+
+
+def _pct(values: Mapping) -> str:
+    return _fmt({t: 100 * v for t, v in values.items()}, "{:+.1f}") + " %"
+
+
+def fig11(df: pd.DataFrame, setting: str = "default", df_x: pd.DataFrame | None = None) -> list[Claim]:
     """§IV-C4 eta from 0 to 1 (SelMcast; Orpheus once at the default eta): the trade-off, the
     inconspicuous effect for eta <= 0.5, and eta = 0.75's +66/66/58 % scale for < 6/8/7 %
-    utilization, read against eta = 0 (SM69; Orpheus as the baseline is an observation)."""
+    utilization, read against eta = 0 (SM69; Orpheus as the baseline is an observation).
+    ``df_x``: SelMcast's runs of the same axis with line 32 as printed (``line32="x"``, SM54),
+    reported beside it as observations and used in the causes."""
+    _check_setting(setting)
+    effect_x = None
+    if df_x is not None:
+        _check_frame(df_x, ("eta", *_METRICS))
+        if "line32" in df_x.columns and not (df_x.loc[df_x["scheme"] == "selmcast", "line32"] == "x").all():
+            raise ValueError("df_x must hold SelMcast's runs with line32='x'")
+        effect_x = _eta_effect(_axis(df_x, "eta"))
     _check_frame(df, ("eta", *_METRICS))
     df = _axis(df, "eta")
     if not _has(df, "selmcast"):
@@ -444,11 +524,20 @@ def fig11(df: pd.DataFrame) -> list[Claim]:
     etas = sorted(pd.unique(df.loc[df["scheme"] == "selmcast", "eta"]))
     e_lo, e_hi = etas[0], etas[-1]
     seen = _percent(df, "preempted_share", "selmcast", eta=e_hi)
-    eta_reason = ("an L3 multicast's receivers all have the same remaining volume, so line 9's eta-rule protects "
-                  "a multicast only once (1 - eta) of it is sent (SM63), and under strict priority (SM50) the "
-                  "multicasts queued behind the first few send nothing, so no eta protects them"
-                  + (f" (SelMcast loses receivers in {seen} % of its multicasts even at eta = {e_hi:g})" if seen else ""))
-    cause_eta = "paper ambiguity: SM50, SM63: " + eta_reason
+    if setting == "priority":
+        eta_reason = ("an L3 multicast's receivers all have the same remaining volume, so line 9's eta-rule protects "
+                      "a multicast only once (1 - eta) of it is sent (SM63), and under strict priority (SM50) the "
+                      "multicasts queued behind the first few send nothing, so no eta protects them"
+                      + (f" (SelMcast loses receivers in {seen} % of its multicasts even at eta = {e_hi:g})"
+                         if seen else ""))
+        cause_eta = "paper ambiguity: SM50, SM63: " + eta_reason
+    else:
+        with_x = (f"with line 32 as printed (x, SM54) the gain is {_pct(effect_x[0])} and the utilization loss "
+                  f"{_pct(effect_x[1])}" if effect_x else "line 32 as printed (x, SM54) lowers the eta = 0 end")
+        eta_reason = ("the paper does not say what the +66 % is measured against (SM69 reads eta = 0); " + with_x
+                      + "; an L3 multicast's receivers share one remaining volume, so eta keeps them only once "
+                      "(1 - eta) of it is sent (SM63); ruled out: the sharing (strict priority: a smaller gain)")
+        cause_eta = "paper ambiguity: SM69, SM54, SM63: " + eta_reason
     out = []
     if len(etas) >= 2:
         s = {e: _mean(df, "avg_scale", "selmcast", eta=e) for e in (e_lo, e_hi)}
@@ -473,11 +562,10 @@ def fig11(df: pd.DataFrame) -> list[Claim]:
             cause="unexplained: eta <= 0.5 moves a metric by more than the flat threshold"))
     base, dflt = FIG11_ETA
     if base in etas and dflt in etas:
-        s0, s1 = _mean(df, "avg_scale", "selmcast", eta=base), _mean(df, "avg_scale", "selmcast", eta=dflt)
+        s1 = _mean(df, "avg_scale", "selmcast", eta=dflt)
         u0, u1 = (_mean(df, "npu_utilization", "selmcast", eta=base),
                   _mean(df, "npu_utilization", "selmcast", eta=dflt))
-        gain = {t: s1[t] / s0[t] - 1 for t in _common(s0, s1)}
-        loss = {t: 1 - u1[t] / u0[t] for t in _common(u0, u1)}
+        gain, loss = _eta_effect(df)
         sm69 = note + f"; baseline eta = {base:g} (SM69)"
         out.append(_claim(
             "Fig. 11", f"eta = {dflt:g} vs eta = {base:g}: scale gain of about 66/66/58 %",
@@ -492,7 +580,18 @@ def fig11(df: pd.DataFrame) -> list[Claim]:
             # loss < b  <=>  u(0.75) > (1 - b) u(0): the form without a rounding error at the bound
             magnitude=all(u1[t] > (1 - FIG11_UTIL_LOSS_BELOW[t]) * u0[t] for t in common) if common else None,
             tolerance="bound: loss < 6/8/7 % on its trace, no tolerance (SM70)",
-            cause=f"paper ambiguity: SM50, SM63: eta = {dflt:g} barely changes what SelMcast sends: " + eta_reason))
+            cause=(f"paper ambiguity: SM50, SM63: eta = {dflt:g} barely changes what SelMcast sends: " + eta_reason
+                   if setting == "priority" else
+                   "paper ambiguity: SM54: " + (f"with line 32 as printed (x) eta = {dflt:g} costs {_pct(effect_x[1])} "
+                                                "of SelMcast's utilization, " if effect_x else "")
+                   + f"with y (ours) keeping receivers at eta = {dflt:g} does not lower it; ruled out: the sharing "
+                     "(strict priority: no loss either)")))
+        if effect_x:
+            out.append(observation(
+                PAPER, "Fig. 11", f"line 32 as printed (x, SM54): eta = {dflt:g} vs eta = {base:g}, scale gain and "
+                                  "utilization loss",
+                f"scale {_pct(effect_x[0])}, utilization loss {_pct(effect_x[1])}",
+                paper_value="+66/66/58 %; < 6/8/7 %", note=sm69 + "; line32='x'"))
         if _has(df, "orpheus"):
             o = _mean(df, "avg_scale", "orpheus")
             vs = {t: s1[t] / o[t] - 1 for t in _common(s1, o)}
@@ -501,50 +600,14 @@ def fig11(df: pd.DataFrame) -> list[Claim]:
                                   "66/66/58 % baseline)",
                 f"{_fmt({t: 100 * v for t, v in vs.items()}, '{:+.1f}')} %", paper_value="+66/66/58 %",
                 note=note + "; SM69 reads the paper's baseline as eta = 0"))
-    return out
-
-
-def fig11_sharing(df_maxmin: pd.DataFrame, df11: pd.DataFrame | None = None) -> list[Claim]:
-    """Observations: SelMcast under per-flow max-min sharing (SM50's ``sharing="maxmin"``) instead
-    of strict priority, at eta = 0 and 0.75 -- how much of the scale shortfall and of the missing
-    eta effect the priority rule explains.  ``df11`` (the strict-priority Fig. 11 frame) adds the
-    default rule's values for comparison."""
-    _check_frame(df_maxmin, ("eta", *_METRICS))
-    if "sharing" in df_maxmin.columns and not (df_maxmin["sharing"] == "maxmin").all():
-        raise ValueError("df_maxmin must hold only runs with sharing='maxmin'")
-    df = _axis(df_maxmin, "eta")
-    if not _has(df, "selmcast"):
-        return []
-    strict = _axis(df11, "eta") if df11 is not None and _has(df11, "selmcast") else None
-    note = _note(df, "sharing='maxmin' for SelMcast (SM50's knob; the paper asks for strict priority)")
-    base, dflt = FIG11_ETA
-    etas = set(pd.unique(df["eta"]))
-    out = []
-    if dflt in etas:
-        s, u = _mean(df, "avg_scale", "selmcast", eta=dflt), _mean(df, "npu_utilization", "selmcast", eta=dflt)
-        ref = ""
-        if strict is not None and dflt in set(strict["eta"]):
-            ref = (f" (strict priority: scale {_fmt(_mean(strict, 'avg_scale', 'selmcast', eta=dflt))}, utilization "
-                   f"{_fmt(_mean(strict, 'npu_utilization', 'selmcast', eta=dflt))})")
-        out.append(observation(
-            PAPER, "Fig. 11", f"max-min sharing instead of strict priority (SM50): SelMcast's levels at eta = {dflt:g}",
-            f"scale {_fmt(s)}, utilization {_fmt(u)}{ref}",
-            paper_value=f"scale {_fmt(FIG7_SCALE[1])}, utilization {_fmt(FIG7_UTIL[1])} (Fig. 7)", note=note))
-    if base in etas and dflt in etas:
-        s0, s1 = _mean(df, "avg_scale", "selmcast", eta=base), _mean(df, "avg_scale", "selmcast", eta=dflt)
-        gain = {t: s1[t] / s0[t] - 1 for t in _common(s0, s1)}
-        out.append(observation(
-            PAPER, "Fig. 11", f"max-min sharing instead of strict priority (SM50): scale gain of eta = {dflt:g} "
-                              f"over eta = {base:g}",
-            f"{_fmt({t: 100 * v for t, v in gain.items()}, '{:+.1f}')} %", paper_value="+66/66/58 %",
-            note=note + "; baseline eta = 0 (SM69)"))
-    return out
+    return _at(out, setting)
 
 
 # ---------------------------------------------------------------- Fig. 12 (notebook 45)
-def fig12(df: pd.DataFrame, model_mb: float) -> list[Claim]:
+def fig12(df: pd.DataFrame, model_mb: float, setting: str = "default") -> list[Claim]:
     """§IV-C5 data volume ``model_mb`` x 2^e: both metrics fall with the volume, SelMcast's scale
     always (much) larger; "the utilization gap might become small" as an observation."""
+    _check_setting(setting)
     _check_frame(df, ("model_mb", *_METRICS))
     if not (isinstance(model_mb, (int, float)) and model_mb > 0):
         raise ValueError(f"model_mb must be a positive number (MB), got {model_mb!r}")
@@ -577,14 +640,15 @@ def fig12(df: pd.DataFrame, model_mb: float) -> list[Claim]:
             PAPER, "Fig. 12", f"SelMcast's utilization lead at volume x1 and x{f_hi:g}",
             f"{_fmt(gap.loc[1.0].to_dict(), '{:+.3f}')} -> {_fmt(gap.loc[f_hi].to_dict(), '{:+.3f}')}",
             paper_value="the gap might become small", note=note + "; a hedged statement (SM70)"))
-    return out
+    return _at(out, setting)
 
 
 # ---------------------------------------------------------------- Fig. 13 (notebook 45)
-def fig13(df: pd.DataFrame) -> list[Claim]:
+def fig13(df: pd.DataFrame, setting: str = "default") -> list[Claim]:
     """§IV-C6 bandwidth re-drawn every Delta_T with weight gamma: SelMcast's scale always larger
     (up to +67 %), utilization rising then falling (both schemes), SelMcast's utilization gain
     shrinking, a smaller scale going with a higher utilization; the lead at gamma = 1 as an observation."""
+    _check_setting(setting)
     _check_frame(df, ("gamma", *_METRICS))
     df = _axis(df, "gamma")
     if not _has(df, *_SCHEMES):
@@ -599,7 +663,10 @@ def fig13(df: pd.DataFrame) -> list[Claim]:
         bool((ratio > 1).to_numpy().all()), note,
         magnitude=within(best, FIG13_SCALE_GAIN_UP_TO, REL_VALUE),
         tolerance=f"'up to': the largest gain over gamma and traces within {REL_VALUE:.0%} of +67 % (SM70)",
-        cause=_cause_scale(df))]
+        cause=_cause_scale(df, setting) if setting == "priority" or best <= FIG13_SCALE_GAIN_UP_TO else
+        (f"likely paper error: at gamma = 0, Fig. 13's setting is Fig. 7's, whose 0.3 -> 0.55 is a gain of "
+         f"{100 * FIG7_GAIN:+.0f} %, above 'up to 67 %' (test_fig13_up_to_67_contradicts_fig7); ours is "
+         f"{100 * best:+.0f} % at its largest, the per-trace spread from the stand-in traces (T1, SM51)"))]
     gammas = list(tab[("orpheus", "npu_utilization")].index)
     g_lo, g_hi = gammas[0], gammas[-1]
     gain = tab[("selmcast", "npu_utilization")] - tab[("orpheus", "npu_utilization")]
@@ -635,7 +702,7 @@ def fig13(df: pd.DataFrame) -> list[Claim]:
         PAPER, "Fig. 13", f"SelMcast's utilization lead over Orpheus at gamma = {g_hi:g}",
         _fmt(gain.loc[g_hi].to_dict(), "{:+.3f}"), paper_value="might be even slightly < 0 at gamma = 1",
         note=note + "; a hedged statement (SM70)"))
-    return out
+    return _at(out, setting)
 
 
 # ---------------------------------------------------------------- notebook 46 (beyond the paper)

@@ -14,10 +14,11 @@ Each worker loops (decision SM52):
    else it waits until the slowest workers catch up (SM58); then back to 1.
 
 A receiver dropped by Algorithm 2 leaves the flow at once (L3: its egress
-link is removed from the flow; L7: its unicast flow is removed).  SelMcast's
-flows share links by strict priority in the order Algorithm 2 processed the
-tasks (max-min inside a class, work-conserving; SM50); Orpheus uses plain
-per-flow max-min.  With ``gamma`` > 0 every link's capacity is re-drawn every
+link is removed from the flow; L7: its unicast flow is removed).  Flows share
+links by per-flow max-min, as §IV-A1 states for every experiment (SM50); the
+reading ``sharing="priority"`` serves SelMcast's multicasts by strict priority
+instead (in the order Algorithm 2 processed the tasks, or in start order;
+max-min inside a class, work-conserving), Orpheus staying max-min.  With ``gamma`` > 0 every link's capacity is re-drawn every
 ``period_s`` (§IV-C6, SM56).
 
 Two implementations run this model (decision SM68): ``engine="compiled"``
@@ -48,15 +49,19 @@ from .ssp_kernel import BASE, BLOCKED, COMPUTING, GAP, MULTICASTING, READD_MIN, 
 from .ssp_selection import Plan, Rules, select_ssp
 
 __all__ = ["SSPLog", "MulticastRecord", "MulticastTable", "SSPCluster", "SSPRules", "mean_residual", "SCHEMES",
-           "LAYERS", "TAU_ESTIMATES", "SHARINGS", "ENGINES"]
+           "LAYERS", "TAU_ESTIMATES", "SHARINGS", "PRIORITY_ORDERS", "ENGINES"]
 
 SCHEMES = ("selmcast", "orpheus")
 LAYERS = ("L3", "L7")
 #: tau_i from the trace's expected residual compute time ("trace"), the straggler's true
 #: remaining compute time ("oracle"), or always 0 ("zero"); decision SM51.
 TAU_ESTIMATES = ("trace", "oracle", "zero")
-#: "auto": strict priority for SelMcast, max-min for Orpheus (§III-C, §IV-A1).
-SHARINGS = ("auto", "priority", "maxmin")
+#: "maxmin": per-flow max-min for both schemes (§IV-A1, line 310: "by default"); "priority": SelMcast's
+#: multicasts strictly prioritized (§III-C2, line 298), Orpheus still max-min (decision SM50).
+SHARINGS = ("maxmin", "priority")
+#: The order of strict priority (used with sharing="priority", SM50): "algorithm2" -- the order in which
+#: Algorithm 2 processed the tasks at its last call (line 13's L); "fifo" -- multicast start order.
+PRIORITY_ORDERS = ("algorithm2", "fifo")
 
 #: "compiled": the numba event loop of :mod:`ssp_kernel`; "flow": this module's loop on
 #: :class:`~simlib.core.network.FlowNetwork` (the reference; decision SM68).
@@ -223,7 +228,8 @@ class SSPRules:
     (:data:`SCHEMES`, :data:`LAYERS`); ``ssp`` >= 0 rounds (``math.inf``: no gate); ``k`` >= 0
     rounds (``math.inf``: no forced pairs); ``eta`` in [0, 1]; the readings ``tau_estimate``
     (:data:`TAU_ESTIMATES`), ``task_order``, ``line32``, ``pareto_deadline``
-    (:mod:`.ssp_selection`) and ``sharing`` (:data:`SHARINGS`)."""
+    (:mod:`.ssp_selection`), ``sharing`` (:data:`SHARINGS`) and ``priority_order``
+    (:data:`PRIORITY_ORDERS`, used with ``sharing="priority"``)."""
 
     scheme: str = "selmcast"
     layer: str = "L3"
@@ -234,7 +240,8 @@ class SSPRules:
     task_order: str = "pseudocode"
     line32: str = "y"
     pareto_deadline: str = "own"
-    sharing: str = "auto"
+    sharing: str = "maxmin"
+    priority_order: str = "algorithm2"
 
 
 class SSPCluster:
@@ -277,8 +284,9 @@ class SSPCluster:
         self.ssp, self.k, self.eta = rules.ssp, rules.k, float(rules.eta)
         self.tau_estimate, self.task_order, self.line32 = rules.tau_estimate, rules.task_order, rules.line32
         self.pareto_deadline = rules.pareto_deadline
-        self.sharing = (("priority" if self.scheme == "selmcast" else "maxmin") if rules.sharing == "auto"
-                        else rules.sharing)
+        # Orpheus has no order to serve its multicasts in: max-min under either reading (SM50, SM65)
+        self.sharing = rules.sharing if self.scheme == "selmcast" else "maxmin"
+        self.fifo = self.sharing == "priority" and rules.priority_order == "fifo"
         self.period = float(period_s)
         self.bandwidth = bandwidth
         if self.tau_estimate == "trace" and trace is None and self.scheme == "selmcast":
@@ -330,6 +338,7 @@ class SSPCluster:
         bw = self._bandwidth_schedule(duration)
         rules = Rules(self.eta, l3, self.task_order == "text", self.line32 == "x", self.pareto_deadline == "all")
         cfg = K.Config(n=n, l3=l3, selmcast=self.scheme == "selmcast", prio_mode=self.sharing == "priority",
+                       fifo=self.fifo,
                        p=self.p, ssp=inf_or(self.ssp), k=inf_or(self.k),
                        tau_mode=TAU_ESTIMATES.index(self.tau_estimate), rules=rules, volume=self.volume,
                        duration=duration, period=self.period, res=self._res, bw_sched=bw)
@@ -472,6 +481,8 @@ class SSPCluster:
                                 sender_iter=int(iters[kappa]), initial=tuple(int(j) for j in receivers))
             rec[kappa] = r
             records.append(r)
+            if self.fifo:                      # SM50's "fifo": classes in start order
+                prio[kappa] = BASE + len(records) - 1
             pr = int(prio[kappa]) if self.sharing == "priority" else 0
             if l3:
                 links = [kappa] + [n + int(j) for j in receivers]
@@ -530,7 +541,7 @@ class SSPCluster:
                 for i in g.tolist():
                     if not flows[i]:
                         finish_task(i, t)
-            if self.sharing == "priority":
+            if self.sharing == "priority" and not self.fifo:
                 for i in place_classes(order, kappa, prio, BASE, GAP).tolist():
                     if flows[i] is not None:
                         readd(i)

@@ -6,7 +6,7 @@ multicast, so the §IV-C reproduction took over an hour.  :func:`run_loop`
 runs the same simulation as ``SSPCluster(engine="flow")`` -- the worker loop,
 Algorithm 2 (:func:`~simlib.papers.selmcast.ssp_selection._algorithm2`), tau
 (:func:`tau_estimates`), the priority placement (:func:`place_classes`), Orpheus's key rule,
-and the flow model (drain, completion tolerance N6 and strict-priority max-min sharing, from
+and the flow model (drain, completion tolerance N6 and per-flow max-min or strict-priority sharing, from
 :mod:`simlib.core.sharing` and :mod:`simlib.core.tolerance`) -- inside one compiled loop.  The two engines
 are independent implementations of one model, cross-checked in the tests
 (same multicasts, receivers and drops; times to 1e-9).
@@ -16,7 +16,7 @@ ingress i and the egress n + j of every j with x[i, j] = 1; L7, slot i * n + j
 is the unicast i -> j over links i and n + j.  Their links are kept in a
 :class:`~simlib.core.sharing.FlowTable` (an L3 row is rewritten when its
 multicast starts or loses a receiver); rates are recomputed after any change
-by :func:`~simlib.core.sharing.share_rates` (strict priority by class, max-min
+by :func:`~simlib.core.sharing.share_rates` (max-min; under SM50's priority reading strict priority by class, max-min
 inside a class, work-conserving); with at most n flows (L3) that is cheaper
 than keeping them incrementally.  The state is in NamedTuples of arrays
 (:class:`Config`, :class:`Workers`, :class:`~.ssp_selection.Plan`,
@@ -199,7 +199,8 @@ class Residual(NamedTuple):
 
 
 class Config(NamedTuple):
-    """What one run is (read only): n, the layer, scheme, sharing and Algorithm 2's readings
+    """What one run is (read only): n, the layer, scheme, sharing (``prio_mode``: strict priority;
+    ``fifo``: its classes in start order, else in Algorithm 2's order) and Algorithm 2's readings
     (``rules``), p, the SSP threshold and k (< 0: infinite), how tau is estimated (0 trace,
     1 oracle, 2 zero), the model volume (bits), the run's end (s), the bandwidth period (s)
     and schedule (K, 2, n) (egress, ingress; bits/s) applied at k * period, k = 1..K."""
@@ -208,6 +209,7 @@ class Config(NamedTuple):
     l3: bool
     selmcast: bool
     prio_mode: bool
+    fifo: bool
     p: int
     ssp: int
     k: int
@@ -597,7 +599,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
                             i = gl[q]
                             if _l7_idle(i, n, factive):
                                 _finish(i, t, cfg, wk, plan, fl, log, cn)
-                    if prio_mode:                           # SM50: classes in Algorithm 2's order
+                    if prio_mode and not cfg.fifo:          # SM50: classes in Algorithm 2's order
                         moved = place_classes(order[:m], kappa, prio, BASE, GAP)
                         for q in range(moved.shape[0]):
                             i = moved[q]
@@ -620,6 +622,8 @@ def run_loop(cfg, wk, plan, fl, log, cn):
                 log.finish[mc] = np.nan
                 r0 = cn.nrecv[0]
                 log.r0[mc] = r0
+                if prio_mode and cfg.fifo:                  # SM50's "fifo": classes in start order
+                    prio[kappa] = BASE + mc
                 pr = prio[kappa] if prio_mode else 0
                 nrc = 0
                 for j in range(n):

@@ -31,7 +31,8 @@ from simlib.workloads.bandwidth import TimeVaryingBandwidth
 from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
 
 from .bandwidth import selmcast_bandwidth_draw
-from .ssp_cluster import ENGINES, LAYERS, SCHEMES, SHARINGS, TAU_ESTIMATES, SSPCluster, SSPLog, SSPRules
+from .ssp_cluster import (ENGINES, LAYERS, PRIORITY_ORDERS, SCHEMES, SHARINGS, TAU_ESTIMATES, SSPCluster, SSPLog,
+                          SSPRules)
 from .ssp_metrics import ssp_metrics
 from .ssp_selection import LINE32_READINGS, PARETO_DEADLINES, TASK_ORDERS
 
@@ -93,11 +94,16 @@ class SSPScenario(ScenarioBase):
                               help="how τ_i is estimated: the trace's expected residual, the true one, or 0 (SM51)")
     task_order: str = param("pseudocode", choices=TASK_ORDERS,
                             help="line 13's order of τ: non-decreasing (pseudo-code) or non-increasing (text; SM57)")
-    line32: str = param("y", choices=LINE32_READINGS, help="line 32 sums over y (ours) or x (as printed; SM54)")
+    line32: str = param("y", choices=LINE32_READINGS, chosen="SM54",
+                        help="line 32 sums over y (ours) or x (as printed; SM54)")
     pareto_deadline: str = param("own", choices=PARETO_DEADLINES,
                                  help="line 33 checks the own task's deadline or every task's (SM61)")
-    sharing: str = param("auto", choices=SHARINGS,
-                         help="link sharing: auto = strict priority for SelMcast, max-min for Orpheus (SM50)")
+    sharing: str = param("maxmin", choices=SHARINGS, stated="§IV-A1, line 310",
+                         help="link sharing: per-flow max-min for both schemes (§IV-A1), or the reading 'priority': "
+                              "SelMcast's multicasts strictly prioritized, Orpheus max-min (SM50)")
+    priority_order: str = param("algorithm2", choices=PRIORITY_ORDERS, chosen="SM50",
+                                help="order of strict priority (sharing='priority' only): Algorithm 2's order at "
+                                     "its last call (line 13) or multicast start order (fifo; SM50)")
 
     def check(self):
         try:
@@ -143,7 +149,7 @@ def simulate(sc: SSPScenario, seed: np.random.SeedSequence | int = 0, *, compute
     rules = SSPRules(scheme=sc.scheme, layer=sc.layer, ssp=math.inf if sc.ssp is None else sc.ssp,
                      k=math.inf if sc.k is None else sc.k, eta=sc.eta, tau_estimate=sc.tau_estimate,
                      task_order=sc.task_order, line32=sc.line32, pareto_deadline=sc.pareto_deadline,
-                     sharing=sc.sharing)
+                     sharing=sc.sharing, priority_order=sc.priority_order)
     cluster = SSPCluster(egress=egress, ingress=ingress, compute=compute, trace=trace,
                          volume_bits=sc.model_mb * MB, p=sc.receivers, rules=rules,
                          bandwidth=tvb if sc.gamma > 0 else None, period_s=sc.period_s,
@@ -158,8 +164,15 @@ def run_trial(params: dict, seed: np.random.SeedSequence) -> dict:
 
 def _canonical_params(params: dict) -> dict:
     """Every parameter of the trial ``params`` stands for (defaults filled in): the sweep cache's key,
-    so settings that spell one trial differently share one result (:func:`simlib.pipeline.sweep.run_sweep`)."""
-    return SSPScenario.from_params(params).to_params()
+    so settings that spell one trial differently share one result (:func:`simlib.pipeline.sweep.run_sweep`).
+    Knobs a run ignores take their defaults: Orpheus runs max-min under either ``sharing`` (SM50), and
+    ``priority_order`` matters only under ``sharing="priority"``."""
+    out = SSPScenario.from_params(params).to_params()
+    if out["scheme"] != "selmcast":
+        out["sharing"] = SSPScenario.sharing
+    if out["sharing"] != "priority":
+        out["priority_order"] = SSPScenario.priority_order
+    return out
 
 
 run_trial.canonical_params = _canonical_params

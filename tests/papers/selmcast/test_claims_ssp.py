@@ -55,10 +55,13 @@ def test_fig7_the_papers_values_hold():
                                                   (0.6051, False), (0.4949, False)])
 def test_fig7_scale_within_10_percent_closed(sel_scale, magnitude):
     c = by_claim(sc.fig7(fig7_frame(sel_scale=sel_scale)), "multicast scale")
-    assert c.direction and c.magnitude is magnitude
+    assert c.direction and c.magnitude is magnitude and c.setting == "default"
     assert bool(c.cause) is (not magnitude)
-    if not magnitude:
-        assert c.cause.startswith("paper ambiguity: SM50")
+    p = by_claim(sc.fig7(fig7_frame(sel_scale=sel_scale), setting="priority"), "multicast scale")
+    assert p.setting == "priority" and p.magnitude is magnitude
+    if not magnitude:                        # the cause follows the mechanism of each reading (SM50, SM51)
+        assert c.cause.startswith("stand-in trace: T1, SM51")
+        assert p.cause.startswith("paper ambiguity: SM50")
 
 
 @pytest.mark.parametrize("factor, magnitude", [(1.15, True), (1.1501, False), (0.85, True), (0.8499, False)])
@@ -140,7 +143,9 @@ def test_fig8_scale_gain_more_than_0_2_is_strict(sel, magnitude):
 def test_fig8_scale_gain_of_the_issue_fails_the_bound():
     c = by_claim(sc.fig8(fig8_frame(sel_hi_scale=(0.47, 0.44, 0.41))), "by more than 0.2")
     assert c.direction is True and c.magnitude is False and c.holds is False
-    assert "+0.070/+0.040/+0.010" in c.our_value and c.cause.startswith("paper ambiguity: SM50")
+    assert "+0.070/+0.040/+0.010" in c.our_value and c.cause.startswith("stand-in trace")
+    c = by_claim(sc.fig8(fig8_frame(sel_hi_scale=(0.47, 0.44, 0.41)), "priority"), "by more than 0.2")
+    assert c.setting == "priority" and c.cause.startswith("paper ambiguity: SM50")
 
 
 @pytest.mark.parametrize("gain, magnitude", [(0.0575, True), (0.0425, True), (0.0576, False), (0.0424, False)])
@@ -240,7 +245,10 @@ def test_fig9_removed_k_as_none_or_nan(none_as):
     assert scale.direction and scale.magnitude is True         # 0.46 vs 0.46/0.44/0.42: within 10 %
     sel = {**SEL9, INF: (0.72, 0.3781)}                         # 0.3781 < 0.42 x 0.9
     scale = by_claim(sc.fig9(relax_frame("k", list(sel), sel, ORPH9, none_as=none_as)), "raises the multicast")
-    assert scale.direction and scale.magnitude is False and scale.cause.startswith("paper ambiguity: SM50")
+    assert scale.direction and scale.magnitude is False and scale.cause.startswith("stand-in trace: T1")
+    scale = by_claim(sc.fig9(relax_frame("k", list(sel), sel, ORPH9, none_as=none_as), "priority"),
+                     "raises the multicast")
+    assert scale.cause.startswith("paper ambiguity: SM50")
 
 
 @pytest.mark.parametrize("util16, approaches", [(0.925, True), (0.9249, False)])
@@ -362,9 +370,11 @@ def test_fig11_utilization_loss_bound_is_strict(u75, magnitude):
 
 
 def test_fig11_no_utilization_loss_is_no_trade_off():
-    c = by_claim(sc.fig11(fig11_frame(util0=(0.7, 0.7, 0.7), util75=(0.7, 0.71, 0.69))), "utilization loss below")
+    df = fig11_frame(util0=(0.7, 0.7, 0.7), util75=(0.7, 0.71, 0.69))
+    c = by_claim(sc.fig11(df), "utilization loss below")
     assert c.direction is False and c.magnitude is True and c.holds is False
-    assert c.cause.startswith("paper ambiguity: SM50, SM63")
+    assert c.cause.startswith("paper ambiguity: SM54")
+    assert by_claim(sc.fig11(df, "priority"), "utilization loss below").cause.startswith("paper ambiguity: SM50, SM63")
 
 
 @pytest.mark.parametrize("hi, flat", [(0.23, False), (0.2299, True)])
@@ -396,17 +406,34 @@ def test_fig11_ties_at_the_default_eta():
     assert by_claim(claims, "inconspicuous").direction is True
 
 
-def test_fig11_short_grid_and_sharing_observations():
+def test_fig11_short_grid_and_line32_observations():
     claims = sc.fig11(fig11_frame(eta_values=(0.0, 1.0)))
     assert by_claim(claims, "from eta = 0 to 1").direction is True
     assert not [c for c in claims if "about" in c.claim or "inconspicuous" in c.claim]
-    mm = fig11_frame(scale0=0.4, scale75=0.5, eta_values=(0.0, 0.75)).assign(sharing="maxmin")
-    obs = sc.fig11_sharing(mm[mm.scheme == "selmcast"], fig11_frame())
-    assert [o.kind for o in obs] == ["observation", "observation"]
-    assert "+25.0/+25.0/+25.0 %" in by_claim(obs, "scale gain").our_value
-    assert "strict priority: scale 0.55/0.55/0.55" in by_claim(obs, "levels").our_value
-    with pytest.raises(ValueError, match="maxmin"):
-        sc.fig11_sharing(mm.assign(sharing="priority"))
+    # line 32 as printed (SM54): its gain and loss are observations and enter the default's causes
+    x = fig11_frame(scale0=0.4, scale75=0.5, util0=(0.7, 0.7, 0.7), util75=(0.693, 0.693, 0.693),
+                    eta_values=(0.0, 0.75)).assign(line32="x")
+    claims = sc.fig11(fig11_frame(scale0=0.4, scale75=0.44), df_x=x)
+    obs = by_claim(claims, "line 32 as printed")
+    assert obs.kind == "observation" and "scale +25.0/+25.0/+25.0 %" in obs.our_value
+    assert "loss +1.0/+1.0/+1.0 %" in obs.our_value
+    gain = by_claim(claims, "scale gain of about")
+    assert gain.magnitude is False and "with line 32 as printed (x, SM54) the gain is +25.0/+25.0/+25.0 %" in gain.cause
+    with pytest.raises(ValueError, match="line32='x'"):
+        sc.fig11(fig11_frame(), df_x=x.assign(line32="y"))
+
+
+def test_reading_picks_one_sharing_and_orpheus():
+    df = pd.concat([fig7_frame().assign(sharing="maxmin"),
+                    fig7_frame(sel_scale=0.4).query("scheme == 'selmcast'").assign(sharing="priority")])
+    pri = sc.reading(df, "priority")
+    assert set(pri.loc[pri.scheme == "selmcast", "avg_scale"]) == {0.4} and (pri.scheme == "orpheus").sum() == 3
+    assert set(sc.reading(df, "maxmin").avg_scale) == {0.55, 0.3}
+    assert sc.reading(fig7_frame(), "maxmin").shape == fig7_frame().shape
+    with pytest.raises(ValueError, match="sharing"):
+        sc.reading(df, "fair")
+    with pytest.raises(ValueError, match="setting"):
+        sc.fig7(df, setting="maxmin")
 
 
 # ---------------------------------------------------------------- Fig. 12
@@ -467,6 +494,18 @@ def test_fig13_the_papers_shape_holds():
 def test_fig13_up_to_67_percent(top, magnitude):
     c = by_claim(sc.fig13(fig13_frame(sel_scale=(top, 0.45, 0.4, 0.35))), "larger scale")
     assert c.direction is True and c.magnitude is magnitude
+
+
+def test_fig13_up_to_67_contradicts_fig7():
+    # the paper's own numbers: Fig. 13's gamma = 0 is Fig. 7's setting, where 0.3 -> 0.55 is +83 %,
+    # outside "up to 67 %" by the 10 % rule for a plain value (SM70)
+    assert sc.FIG7_GAIN == pytest.approx(0.55 / 0.3 - 1)
+    assert not sc.within(sc.FIG7_GAIN, sc.FIG13_SCALE_GAIN_UP_TO, sc.REL_VALUE)
+    c = by_claim(sc.fig13(fig13_frame(sel_scale=(0.3 * (1 + sc.FIG7_GAIN), 0.45, 0.4, 0.35))), "larger scale")
+    assert c.magnitude is False and c.cause.startswith("likely paper error")
+    p = by_claim(sc.fig13(fig13_frame(sel_scale=(0.3 * (1 + sc.FIG7_GAIN), 0.45, 0.4, 0.35)), "priority"),
+                 "larger scale")
+    assert p.cause.startswith("paper ambiguity: SM50")
 
 
 def test_fig13_ratio_of_one_tie_and_end_peaks():

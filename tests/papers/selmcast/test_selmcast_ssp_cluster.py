@@ -176,7 +176,7 @@ def test_k_removed_orpheus_sends_exactly_p():
 
 
 @pytest.mark.parametrize("knob, values", [
-    ("tau_estimate", ["trace", "zero"]), ("sharing", ["auto", "maxmin"]), ("eta", [0.0, 1.0]),
+    ("tau_estimate", ["trace", "zero"]), ("sharing", ["maxmin", "priority"]), ("eta", [0.0, 1.0]),
     ("line32", ["y", "x"]), ("pareto_deadline", ["own", "all"]), ("task_order", ["pseudocode", "text"]),
 ])
 def test_knobs_change_the_run(knob, values):
@@ -274,3 +274,55 @@ def test_notebook_46_models_and_problems_are_the_trainable_ones():
     from simlib.training.learning import MODELS, PROBLEMS
 
     assert TRAIN_MODELS == MODELS and TRAIN_PROBLEMS == PROBLEMS
+
+
+def test_priority_order_changes_the_priority_run_only():
+    # SM50: the order of strict priority matters under sharing="priority" and is ignored under max-min
+    base = dict(n=16, duration_s=15.0, ssp=1, scheme="selmcast")
+    runs = {(s, o): run_trial({**base, "sharing": s, "priority_order": o}, np.random.SeedSequence(1))
+            for s in ("maxmin", "priority") for o in ("algorithm2", "fifo")}
+    assert runs[("priority", "algorithm2")] != runs[("priority", "fifo")]
+    assert runs[("maxmin", "algorithm2")] == runs[("maxmin", "fifo")]
+
+
+def test_orpheus_runs_max_min_under_either_sharing():
+    # SM50/SM65: Orpheus has no order to prioritize by; the sweep cache keys both spellings alike
+    base = dict(n=12, duration_s=10.0, scheme="orpheus")
+    a = run_trial({**base, "sharing": "maxmin"}, np.random.SeedSequence(4))
+    b = run_trial({**base, "sharing": "priority", "priority_order": "fifo"}, np.random.SeedSequence(4))
+    assert a == b
+    assert run_trial.canonical_params({**base, "sharing": "priority"}) == run_trial.canonical_params(base)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "flow"])
+@pytest.mark.parametrize("sharing, finish", [("priority", (2.0, 4.0)), ("maxmin", (2.5, 3.5))])
+def test_queued_multicast_starves_under_priority_and_progresses_under_maxmin(engine, sharing, finish):
+    # k = 0: w0 (ready at 1) sends to {1, 2}, w1 (ready at 1.5, ingress 0.5 Gbps) to {0, 2}; both cross
+    # egress 2.  Priority (w0 first in line 13's order): w0 keeps 1 Gbps and ends at 1.5 + 0.5 = 2;
+    # w1 gets nothing until then (queued), then its ingress's 0.5 Gbps: 2 + 1 / 0.5 = 4.  Max-min:
+    # from 1.5 w1 is held to 0.5 by its ingress and egress 2 gives w0 the other 0.5: w0 ends at
+    # 1.5 + 0.5 / 0.5 = 2.5, w1 has sent 0.5 Gb by then and ends at 2.5 + 0.5 / 0.5 = 3.5.
+    c = SSPCluster(egress=[G, G, G], ingress=[G, G / 2, G],
+                   compute=ScriptedComputeTimes([[1, 100], [1.5, 100], [100]]), trace=Trace("t", [1.0]),
+                   volume_bits=G, p=1, rules=SSPRules(scheme="selmcast", ssp=math.inf, k=0, sharing=sharing),
+                   engine=engine)
+    m0, m1 = c.run(5.0).multicasts
+    assert m0.delivered == (1, 2) and m1.delivered == (0, 2) and not m0.dropped and not m1.dropped
+    assert (m0.finish, m1.finish) == pytest.approx(finish)
+
+
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(4, 10), layer=st.sampled_from(["L3", "L7"]), ssp=st.sampled_from([1, 4, None]),
+       k=st.sampled_from([2, 4, None]), p=st.sampled_from([0.2, 0.3, 0.5]), seed=st.integers(0, 10_000))
+def test_eta_one_drops_no_receiver_under_maxmin(n, layer, ssp, k, p, seed):
+    # SM50 / line 9: with eta = 1 a receiver is kept once any of the model reached it; under max-min
+    # every running multicast has a positive rate, so no running multicast ever loses a receiver
+    sc = SSPScenario(scheme="selmcast", n=n, layer=layer, ssp=ssp, k=k, p=p, eta=1.0, duration_s=10.0)
+    assert ssp_metrics(simulate(sc, seed))["preempted_receivers"] == 0
+
+
+def test_eta_one_still_drops_under_priority():
+    # the contrast that makes the test above able to fail: queued multicasts have sent nothing,
+    # so eta = 1 does not protect them (SM50's "priority" reading)
+    sc = SSPScenario(scheme="selmcast", n=20, eta=1.0, duration_s=20.0, sharing="priority")
+    assert ssp_metrics(simulate(sc, 0))["preempted_receivers"] > 0

@@ -39,11 +39,11 @@ def assert_same_run(a, b, rel=1e-9):
 @given(n=st.integers(3, 9), scheme=st.sampled_from(["selmcast", "orpheus"]),
        layer=st.sampled_from(["L3", "L7"]), ssp=st.sampled_from([0, 1, 4, None]),
        k=st.sampled_from([0, 2, 4, None]), eta=st.sampled_from([0.0, 0.75, 1.0]),
-       sharing=st.sampled_from(["auto", "maxmin", "priority"]),
+       sharing=st.sampled_from(["maxmin", "priority"]), order=st.sampled_from(["algorithm2", "fifo"]),
        tau=st.sampled_from(["trace", "oracle", "zero"]), gamma=st.sampled_from([0.0, 0.5]),
        model_mb=st.sampled_from([50.0, 200.0, 800.0]), seed=st.integers(0, 10_000))
-def test_engines_give_the_same_run(n, scheme, layer, ssp, k, eta, sharing, tau, gamma, model_mb, seed):
-    sc = SSPScenario(scheme=scheme, n=n, layer=layer, ssp=ssp, k=k, eta=eta, sharing=sharing,
+def test_engines_give_the_same_run(n, scheme, layer, ssp, k, eta, sharing, order, tau, gamma, model_mb, seed):
+    sc = SSPScenario(scheme=scheme, n=n, layer=layer, ssp=ssp, k=k, eta=eta, sharing=sharing, priority_order=order,
                      tau_estimate=tau, gamma=gamma, model_mb=model_mb, duration_s=6.0, p=0.4)
     a = simulate(sc, seed, engine="compiled")
     b = simulate(sc, seed, engine="flow")
@@ -100,3 +100,16 @@ def test_l7_runs_with_eta_zero_complete(engine):
             if mc.finish is not None:
                 assert len(mc.delivered) + len(dropped) == len(mc.initial)
                 assert len(mc.delivered) >= 6              # p = ceil(0.3 * 20) receivers still served
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(3, 10), scheme=st.sampled_from(["selmcast", "orpheus"]), layer=st.sampled_from(["L3", "L7"]),
+       ssp=st.sampled_from([0, 1, 4, None]), k=st.sampled_from([0, 2, 4, None]),
+       eta=st.sampled_from([0.0, 0.5, 0.75, 1.0]), p=st.sampled_from([0.2, 0.3, 0.5]),
+       line32=st.sampled_from(["y", "x"]), gamma=st.sampled_from([0.0, 0.5]), seed=st.integers(0, 10_000))
+def test_engines_give_the_same_run_under_maxmin(n, scheme, layer, ssp, k, eta, p, line32, gamma, seed):
+    # the default sharing (SM50): the compiled loop's water-filling against FlowNetwork's max-min,
+    # every multicast, receiver, drop and time
+    sc = SSPScenario(scheme=scheme, n=n, layer=layer, ssp=ssp, k=k, eta=eta, p=p, line32=line32, gamma=gamma,
+                     sharing="maxmin", duration_s=5.0)
+    assert_same_run(simulate(sc, seed, engine="compiled"), simulate(sc, seed, engine="flow"))

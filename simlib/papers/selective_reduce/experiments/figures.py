@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from simlib.papers.cluster_scenario import Scenario
 from simlib.papers.contract import ParamSpec, ScenarioBase, check_items, param, param_list, param_of
 
-__all__ = ["RunKnobs", "RUN_KNOBS", "Fig5to7Notebook", "Fig8to10Notebook", "Fig11to12Notebook", "Fig13to14Notebook", "GapsNotebook"]
+__all__ = ["RunKnobs", "RUN_KNOBS", "Fig5to7Notebook", "Fig8to10Notebook", "Fig11to12Notebook", "Fig13to14Notebook", "GapsNotebook",
+           "ProfileSearchNotebook"]
 
 #: The paper reports min/median/max over 20 trials per setting (§IV-A2); the quick profile runs 2.
 TRIALS = dict(lo=1, quick=2, help="trials per setting (§IV-A2: 20)")
@@ -142,3 +143,24 @@ class GapsNotebook(ScenarioBase):
 
     def check(self):
         _run(n=self.n, trace=self.trace, duration_s=self.duration_s, dt_s=self.dt_s)
+
+
+@dataclass(frozen=True)
+class ProfileSearchNotebook(ScenarioBase):
+    """Notebook 16: decision E18's search for the paper profile (every Figs. 5–14 claim at every
+    candidate Δt × compute mean) and the model-size sensitivity at the profile."""
+
+    trials: int = param(5, lo=1, quick=1, help="paired trials per setting in the search (decision E18: 5)")
+    n_values: tuple = param_list(N_VALUES, of=(Scenario, "n"), quick=[10, 20], help="Figs. 5-7 and 11's cluster sizes")
+    n: int = param_of(Scenario, "n", help="workers of Figs. 8-14 (decision E7: 200)")
+    duration_s: float = param_of(Scenario, "duration_s")
+    dt_values: tuple = param_list([0.01, 0.02, 0.05, 0.1], of=(Scenario, "dt_s"), quick=[0.05, 0.1],
+                                  help="candidate slots Δt (decision E18)")
+    compute_means_s: tuple = param_list([None, 2.0, 3.0, 5.0], of=(Scenario, "compute_mean_s"), quick=[None, 3.0],
+                                        help="candidate mean compute times (stored: the stand-ins' 1 s; E18)")
+    model_mb_values: tuple = param_list([250.0, 1000.0], of=(Scenario, "model_mb"), quick=[250.0],
+                                        help="model sizes of the sensitivity at the profile (the paper states 500 MB)")
+
+    def check(self):
+        check_items("n_values", self.n_values, lambda n: _run(n=n, duration_s=self.duration_s))
+        check_items("dt_values", self.dt_values, lambda dt: _run(n=self.n, dt_s=dt))

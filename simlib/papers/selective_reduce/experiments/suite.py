@@ -1,0 +1,156 @@
+"""Every seed-000 claim of Figs. 5–14 at one setting of the open parameters (decision E18).
+
+Notebooks 11–14 each run one figure group's grid; the paper-profile search (notebook 16) runs
+all four at every candidate.  :func:`figure_settings` builds the four grids (the notebooks'
+defaults: §IV-A1 and decision E7) with the open settings merged into every setting;
+:func:`judge` turns the four result frames into the claims of ``claims.figs5_7`` …
+``figs13_14``; :func:`at_setting` stamps claims with the ledger setting they were judged at
+(S19).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterable
+
+import pandas as pd
+
+from simlib.papers.claim import Claim
+from simlib.papers.selective_reduce import claims as sr_claims
+
+__all__ = ["GROUPS", "figure_settings", "judge", "claims_table", "at_setting", "cross_causes", "select_rows", "split_by_group", "unique"]
+
+#: The four figure groups (notebook number, what they cover).
+GROUPS = {"11": "Figs. 5–7", "12": "Figs. 8–10", "13": "Figs. 11–12", "14": "Figs. 13–14"}
+N_VALUES = (40, 80, 120, 160, 200)
+P, ETA, THETA, N = 0.3, 0.3, 1.0, 200
+
+
+def _grid(**axes) -> list[dict]:
+    """Every combination of the axes' values (the last axis varies fastest)."""
+    rows = [{}]
+    for name, values in axes.items():
+        rows = [dict(r, **{name: v}) for r in rows for v in values]
+    return rows
+
+
+def unique(settings: Iterable[dict]) -> list[dict]:
+    """The settings without repeats, in first-seen order."""
+    seen, out = set(), []
+    for s in settings:
+        key = tuple(sorted(s.items()))
+        if key not in seen:
+            seen.add(key)
+            out.append(s)
+    return out
+
+
+def figure_settings(open_settings: dict, *, n_values=N_VALUES, n: int = N, duration_s: float = 100.0,
+                    e_values=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5), extra: dict | None = None) -> dict[str, list[dict]]:
+    """``{group: settings}``: notebooks 11–14's default grids (§IV-A1 settings, E7's sweeps; the same
+    keys as the notebooks write, so the trial cache (S17) serves both) with ``open_settings`` (e.g.
+    ``{"dt_s": 0.02, "compute_mean_s": 3.0}``) and ``extra`` (e.g. ``{"model_mb": 250.0}``) merged
+    into every setting.  ``n`` is Figs. 8–14's cluster size (also Fig. 12's, E7), ``n_values``
+    Figs. 5–7's and 11's, ``duration_s`` every run's length (s)."""
+    fixed = {**open_settings, **(extra or {})}
+    N = N_ERROR = n
+    tr = dict(trace=["transformer"], duration_s=[duration_s])
+    knobs = dict(p=[P], eta=[ETA], theta=[THETA])
+    groups = {
+        "11": _grid(trace=["cnn", "transformer"], n=list(n_values), scheme=["allreduce", "partial", "selective"],
+                    duration_s=[duration_s], **knobs, lam=[0.05], alpha_s=[0.001], model_mb=[500.0]),
+        "12": _grid(scheme=["partial", "selective"], p=[0.1, 0.2, 0.3, 0.4, 0.5], eta=[ETA], theta=[THETA], n=[N], **tr)
+              + _grid(scheme=["selective"], p=[P], eta=[0.0, 0.2, 0.4, 0.6, 0.8], theta=[THETA], n=[N], **tr)
+              + _grid(scheme=["selective"], p=[P], eta=[ETA], theta=[1.0, 5.0, 10.0, 15.0, 20.0], n=[N], **tr),
+        "13": _grid(scheme=["selective"], n=list(n_values), cdf=["warm", "cold"], bw_error=[0.0], **tr)
+              + _grid(scheme=["selective"], n=[N_ERROR], cdf=["warm", "cold"], bw_error=list(e_values), **tr)
+              + _grid(scheme=["partial"], n=sorted(set(n_values) | {N_ERROR}), **tr),
+        "14": _grid(scheme=["allreduce", "partial", "selective"], lam=[0.05, 0.1, 0.2], alpha_s=[0.001], n=[N], **tr)
+              + _grid(scheme=["allreduce", "partial", "selective"], lam=[0.05], alpha_s=[0.0, 0.001, 0.005, 0.05],
+                      n=[N], **tr),
+    }
+    return {g: unique(dict(s, **fixed) for s in settings) for g, settings in groups.items()}
+
+
+def _keys(frame: pd.DataFrame, columns: list[str]) -> pd.Series:
+    """Each row's values in ``columns`` as a tuple, unset (NaN / None) as one marker."""
+    f = frame.reindex(columns=columns).astype(object)
+    return f.where(f.notna(), "<unset>").apply(tuple, axis=1)
+
+
+def select_rows(df: pd.DataFrame, settings: list[dict]) -> pd.DataFrame:
+    """The rows of ``df`` (a sweep's tidy frame) whose setting is one of ``settings``: a setting's
+    keys must equal the row's values and the row's other setting columns must be unset."""
+    if not settings:
+        return df.iloc[:0]
+    columns = list(df.columns[:list(df.columns).index("trial")])   # a sweep frame: setting keys, trial, metrics
+    extra = sorted(set().union(*settings) - set(columns))
+    if extra:
+        raise ValueError(f"settings have keys {extra} that are not setting columns of df {columns}")
+    want = set(_keys(pd.DataFrame(settings), columns))
+    return df[_keys(df, columns).isin(want).to_numpy()]
+
+
+def split_by_group(df: pd.DataFrame, groups: dict[str, list[dict]]) -> dict[str, pd.DataFrame]:
+    """``{group: the rows of df run for that group's settings}`` (:func:`figure_settings`)."""
+    return {g: select_rows(df, settings) for g, settings in groups.items()}
+
+
+def judge(frames: dict[str, pd.DataFrame], *, n: int = N) -> list[Claim]:
+    """Every Figs. 5–14 claim from the four groups' frames (:func:`split_by_group`; ``n`` as in
+    :func:`figure_settings`)."""
+    return (sr_claims.figs5_7(frames["11"])
+            + sr_claims.figs8_10(frames["12"], p=P, eta=ETA, theta=THETA)
+            + sr_claims.figs11_12(frames["13"], n_error=n)
+            + sr_claims.figs13_14(frames["14"]))
+
+
+def claims_table(claims: Iterable[Claim], **labels) -> pd.DataFrame:
+    """The claims (observations left out) as rows: ``labels`` (e.g. the candidate's ``dt_s``,
+    ``compute_mean_s``, ``model_mb``), then figure, claim, paper_value, our_value, direction,
+    magnitude (None: no number to meet), holds."""
+    rows = [{**labels, "figure": c.figure, "claim": c.claim, "paper_value": c.paper_value, "our_value": c.our_value,
+             "direction": c.direction, "magnitude": c.magnitude, "holds": c.holds}
+            for c in claims if c.kind == "claim"]
+    return pd.DataFrame(rows, columns=[*labels, "figure", "claim", "paper_value", "our_value", "direction",
+                                       "magnitude", "holds"])
+
+
+def _kind(cause: str) -> str:
+    return cause.split(":", 1)[0].strip()
+
+
+def cross_causes(default: Iterable[Claim], profile: Iterable[Claim], profile_label: str) -> list[Claim]:
+    """The claims judged at the default (setting ``default``) and at the paper profile (``profile``;
+    ``profile_label`` says its values, e.g. ``Profile.label()``), with each failing verdict's cause
+    carrying what the other setting measured (E18, issue 30's "causes that carry their evidence"):
+
+    * fails at one setting, holds at the other: cause "setting: holds at <the other> (<its value>)";
+    * fails at both with an "unexplained" cause: the cause adds that the profile's settings were
+      ruled out (the profile's value), so "unexplained" names the mechanism it ruled out;
+    * any other cause is kept.
+
+    Claims are matched by (figure, claim); one judged at only one setting is returned unchanged.
+    """
+    default, profile = at_setting(default, "default"), at_setting(profile, "profile")
+    key = lambda c: (c.figure, c.claim)
+    d_by, p_by = {key(c): c for c in default}, {key(c): c for c in profile}
+    out = []
+    for mine, other_by, other_name in ((default, p_by, f"the paper profile ({profile_label})"),
+                                       (profile, d_by, "the default (Δt = 0.1 s, stored 1 s mean; E2, E6)")):
+        for c in mine:
+            o = other_by.get(key(c))
+            if c.kind != "claim" or c.holds or o is None:
+                out.append(c)
+            elif o.holds:
+                out.append(dataclasses.replace(c, cause=f"setting: holds at {other_name}: {o.our_value}"))
+            elif _kind(c.cause) == "unexplained":
+                out.append(dataclasses.replace(
+                    c, cause=f"{c.cause}; ruled out: the open settings -- it fails at {other_name} too: {o.our_value}"))
+            else:
+                out.append(c)
+    return out
+
+
+def at_setting(claims: Iterable[Claim], setting: str) -> list[Claim]:
+    """The same claims judged at ledger setting ``setting`` (S19)."""
+    return [dataclasses.replace(c, setting=setting) for c in claims]
