@@ -4,7 +4,8 @@ baselines, its calibration, and the cost of one replay at notebooks 90's and 46'
 1. *Accuracy.*  One worker trains each model with plain minibatch SGD (batch 32)
    for ``--steps`` steps; the test accuracy of the last 10 evaluations (every
    500 steps) is printed beside the published MNIST-1D accuracies (mnist1d
-   README; Greydanus 2020: logistic regression 32 %, MLP 68 %, CNN 94 %).
+   README; Greydanus 2020: logistic regression 32 %, MLP 68 %, CNN 94 %); then the
+   dataset's reference MLP trained as its reference script trains it (:func:`reference_mlp`).
 2. *Calibration.*  Lock-step schedules (:mod:`simlib.training.calibration`) at
    n = 8 and n = 200: synchronous all-reduce (every worker averages every
    iteration), a partial reduce (random groups of 2 at n = 8, of 60 at n = 200,
@@ -12,11 +13,16 @@ baselines, its calibration, and the cost of one replay at notebooks 90's and 46'
    (stale replicas); for each target of the ladder, the rounds (local
    iterations per worker) and updates (syncs) to the target; ``data`` iid
    (RP5) and sharded (RP11); ``--seeds`` replay seeds (min–max shown).
-3. *Speed.*  Per-replay CPU time (median of ``--repeats``) of the n = 200
-   schedules of notebook 90 (transformer, 100 s, each scheme) and of the n = 50
-   SSP schedules of notebook 46 (LSTM, 60 s, evaluated every 0.25 s).
+3. *Speed.*  Per-replay CPU time (median of ``--repeats``) and throughput (local SGD steps
+   per CPU second) of the n = 200 schedules of notebook 90 (transformer, 100 s, each scheme)
+   and of the n = 50 SSP schedules of notebook 46 (LSTM, 60 s, evaluated every 0.25 s).
+4. *Cost of the time-to-accuracy notebooks* (decision RP16).  ``--cost-trials`` trials of every
+   setting of notebooks 90, 46 and 92's replays at their caps, run three ways in the same run
+   (to the cap; early stop; early stop and a half-cap first stage), times the notebooks' trial
+   counts: the full-profile CPU each would add, and the share of runs that reached 45 %.
 
     python benchmarks/bench_learning_task.py [--steps 20000] [--seeds 3] [--repeats 3] [--skip-speed]
+                                             [--cost-trials 1] [--only-cost]
 """
 from __future__ import annotations
 
@@ -47,6 +53,61 @@ def accuracy(steps: int) -> None:
         acc = replay(log, prob, model=model, lr=lr, batch_size=32, eval_every_s=500.0, seed=0).curve.test_acc
         print(f"   {model:9s} lr {lr:g}: test accuracy {acc.iloc[-10:].min():.3f}–{acc.iloc[-10:].max():.3f} "
               f"(best {acc.max():.3f}); published {ref}: {MNIST1D_REFERENCE[ref]:.2f} "
+              f"[{time.process_time() - t:.1f} s CPU]", flush=True)
+
+
+def reference_mlp(steps: int = 8000, seed: int = 0) -> None:
+    """The mnist1d reference MLP, in numpy, trained as the dataset's reference script trains it (mnist1d
+    ``notebooks/models.py`` MLPBase and ``notebooks/train.py``: 40 -> 100 -> 100 -> 10 with ReLU and a residual
+    second layer, h + relu(W2 h); Adam, lr 1e-2, batch 100 taken in order through the training set, default
+    PyTorch-style uniform initialization), on the raw signals and on our standardized ones; beside it
+    the replay's task (one hidden layer of 32, plain SGD: part 1).  Checks that our data and split give the
+    published MLP accuracy (68 %), so the gap of the replay's MLP is its size and optimizer."""
+    d = load_problem("mnist1d")
+    from simlib.training.learning import mnist1d_arrays
+
+    raw = mnist1d_arrays()
+    rng = np.random.default_rng(seed)
+
+    def layer(i, o):
+        k = 1 / np.sqrt(i)
+        return [rng.uniform(-k, k, (i, o)), rng.uniform(-k, k, o)]
+
+    for label, (X, Xt) in (("raw signals", (raw["x"], raw["x_test"])),
+                           ("standardized", (d.X_train[:, :-1], d.X_test[:, :-1]))):
+        t = time.process_time()
+        P = layer(40, 100) + layer(100, 100) + layer(100, 10)
+        m = [np.zeros_like(p) for p in P]
+        v = [np.zeros_like(p) for p in P]
+        y, yt = d.y_train, d.y_test
+
+        def forward(P, X):
+            h1 = np.maximum(X @ P[0] + P[1], 0)
+            a2 = h1 @ P[2] + P[3]
+            h2 = h1 + np.maximum(a2, 0)
+            return h1, a2, h2, h2 @ P[4] + P[5]
+
+        accs = []
+        for step in range(1, steps + 1):
+            b = ((step - 1) * 100) % len(X)
+            xb, yb = X[b:b + 100], y[b:b + 100]
+            h1, a2, h2, z = forward(P, xb)
+            g = np.exp(z - z.max(1, keepdims=True))
+            g /= g.sum(1, keepdims=True)
+            g[np.arange(len(yb)), yb] -= 1
+            g /= len(yb)
+            dh2 = g @ P[4].T
+            da2 = dh2 * (a2 > 0)
+            dh1 = (dh2 + da2 @ P[2].T) * (h1 > 0)
+            grads = [xb.T @ dh1, dh1.sum(0), h1.T @ da2, da2.sum(0), h2.T @ g, g.sum(0)]
+            for i, gr in enumerate(grads):             # Adam (beta 0.9, 0.999, eps 1e-8), lr 1e-2
+                m[i] = 0.9 * m[i] + 0.1 * gr
+                v[i] = 0.999 * v[i] + 0.001 * gr * gr
+                P[i] -= 1e-2 * (m[i] / (1 - 0.9 ** step)) / (np.sqrt(v[i] / (1 - 0.999 ** step)) + 1e-8)
+            if step % 250 == 0:
+                accs.append(float((forward(P, Xt)[3].argmax(1) == yt).mean()))
+        print(f"   reference MLP (2x100, Adam 1e-2, batch 100, {steps} steps), {label}: test accuracy at the end "
+              f"{accs[-1]:.3f}, best {max(accs):.3f}; published MLP {MNIST1D_REFERENCE['MLP']:.2f} "
               f"[{time.process_time() - t:.1f} s CPU]", flush=True)
 
 
@@ -84,12 +145,13 @@ def speed(repeats: int) -> None:
     from simlib.papers.selmcast.ssp_scenario import SSPScenario, simulate as ssp_simulate
 
     prob = load_problem("mnist1d")
-    print("\n3. replay CPU time, median of", repeats, flush=True)
+    print("\n3. replay CPU time, median of", repeats, "; throughput = local SGD steps per CPU second", flush=True)
     cases = [(f"nb 90 {s} n=200 100 s", simulate(Scenario(scheme=s, n=200, duration_s=100.0), 0), 1.0)
              for s in ("allreduce", "partial", "selective")]
     cases += [(f"nb 46 {s} n=50 60 s", multicast_schedule_log(ssp_simulate(
         SSPScenario(scheme=s, n=50, trace="lstm", duration_s=60.0), 0)), 0.25) for s in ("selmcast", "orpheus")]
     for name, log, ev in cases:
+        steps = sum(map(len, log.compute_end))
         for dtype in ("float64", "float32"):
             ts = []
             for _ in range(repeats):
@@ -97,8 +159,63 @@ def speed(repeats: int) -> None:
                 replay(log, prob, model="mlp-relu", lr=TASK["lr"], eval_every_s=ev, data="sharded",
                        numerics=Numerics(dtype=dtype))
                 ts.append(time.process_time() - t)
-            print(f"   {name:30s} {dtype}: {statistics.median(ts):5.2f} s "
-                  f"({sum(map(len, log.compute_end))} local steps, {len(log.syncs)} syncs)", flush=True)
+            med = statistics.median(ts)
+            print(f"   {name:30s} {dtype}: {med:5.2f} s, {steps / med:7.0f} steps/CPU-s "
+                  f"({steps} local steps, {len(log.syncs)} syncs)", flush=True)
+
+
+#: The time-to-accuracy sweeps of the full profile (decision RP16): (label, trial, settings of one trial,
+#: trials per setting in the notebook).
+def _tta_sweeps():
+    from simlib.papers.beyond_notebooks import SSP_REAL_TTA_CAP_S, SSP_TTA_CAP_S, TTA_CAP_S
+    from simlib.training import selmcast_ssp_tta, time_to_accuracy as tta
+
+    task = dict(target_acc=0.45, train_lr=0.5, train_batch=32, train_model="mlp-relu", train_problem="mnist1d",
+                train_data="sharded", train_early_stop=True)
+    nb90 = [dict(task, scheme=s, n=n, trace=t, duration_s=TTA_CAP_S) for t in ("transformer", "cnn")
+            for n in (40, 80, 120, 160, 200) for s in ("allreduce", "partial", "selective")]
+    nb46 = [dict(task, scheme=s, n=50, trace=t, duration_s=SSP_TTA_CAP_S, train_eval_every_s=0.25)
+            for t in ("lstm", "transformer", "cnn") for s in ("selmcast", "orpheus")]
+    nb92 = [dict(task, scheme=s, n=200, trace=t, duration_s=TTA_CAP_S) for t in ("transformer", "pai-job4",
+                                                                                  "bytedance-ar")
+            for s in ("partial", "selective")]
+    nb92s = [dict(task, scheme=s, n=50, trace=t, duration_s=SSP_REAL_TTA_CAP_S) for t in ("transformer", "pai-job4",
+                                                                                       "bytedance-ar")
+             for s in ("selmcast", "orpheus")]
+    return [("notebook 90", tta.trial, nb90, 20), ("notebook 46", selmcast_ssp_tta.trial, nb46, 10),
+            ("notebook 92 SR vs PR replay", tta.trial, nb92, 3),
+            ("notebook 92 SelMcast vs Orpheus replay", selmcast_ssp_tta.trial, nb92s, 2)]
+
+
+def cost(trials: int) -> None:
+    """Full-profile CPU of the time-to-accuracy notebooks, estimated from ``trials`` trials of every setting
+    (seeds 1..trials) x the notebook's trial count; before (one run to the cap, no early stop) and after
+    (early stop and a half-cap first stage, RP16) in the same run; share of runs that reached 45 %."""
+    import warnings
+
+    from simlib.workloads.traces import TraceWrapWarning
+
+    warnings.filterwarnings("ignore", category=TraceWrapWarning)    # ByteDance's short traces wrap (T7)
+    warnings.filterwarnings("ignore", category=RuntimeWarning)      # empty merges of SSP deliveries
+    print(f"\n4. full-profile CPU of the time-to-accuracy sweeps (RP16), from {trials} trial(s) of every setting "
+          "x the notebook's trials; same run", flush=True)
+    for label, fn, settings, n_trials in _tta_sweeps():
+        rows = {}
+        for mode, extra in (("before: run to the cap", dict(train_early_stop=False)),
+                            ("early stop only", dict(train_first_stage=1.0)),
+                            ("early stop + half-cap first stage", dict(train_first_stage=0.5))):
+            cpu, reached, runs = 0.0, {}, 0
+            for s in settings:
+                for k in range(1, trials + 1):
+                    t = time.process_time()
+                    out = fn({**s, **extra}, np.random.SeedSequence(k))
+                    cpu += time.process_time() - t
+                    reached.setdefault(s["scheme"], []).append(not np.isnan(out["time_to_target_s"]))
+                    runs += 1
+            rows[mode] = cpu / trials * n_trials
+            share = ", ".join(f"{sc} {np.mean(v):.0%}" for sc, v in reached.items())
+            print(f"   {label:40s} {mode:34s}: {cpu / runs:5.2f} s per run -> {rows[mode]:6.0f} s CPU for the "
+                  f"notebook ({len(settings)} settings x {n_trials} trials); reached 45 %: {share}", flush=True)
 
 
 def main(argv=None) -> int:
@@ -107,13 +224,20 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-speed", action="store_true")
+    ap.add_argument("--cost-trials", type=int, default=1,
+                    help="trials per setting for the full-profile cost estimate (0: skip it)")
+    ap.add_argument("--only-cost", action="store_true", help="print only the cost estimate (part 4)")
     ap.add_argument("--lr", type=float, default=TASK["lr"], help="step size of the mlp-relu task")
     args = ap.parse_args(argv)
     TASK["lr"] = args.lr
-    accuracy(args.steps)
-    calibration(args.seeds)
-    if not args.skip_speed:
-        speed(args.repeats)
+    if not args.only_cost:
+        accuracy(args.steps)
+        reference_mlp()
+        calibration(args.seeds)
+        if not args.skip_speed:
+            speed(args.repeats)
+    if args.cost_trials:
+        cost(args.cost_trials)
     return 0
 
 

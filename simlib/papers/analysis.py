@@ -13,9 +13,10 @@ from typing import Sequence
 import pandas as pd
 
 from simlib.core.validate import check_choice, check_real
+from simlib.papers.censoring import fmt_bound, paired_bounds, summary
 
 __all__ = ["summarize", "paired_ratio", "fmt_range", "ladder_ratios", "ladder_column", "ladder_targets",
-           "require_frame", "SUMMARY_COLUMNS"]
+           "require_frame", "SUMMARY_COLUMNS", "fmt_bound_range"]
 
 #: Columns :func:`summarize` adds after the grouping columns.
 SUMMARY_COLUMNS = ("metric", "min", "median", "max", "count")
@@ -81,20 +82,26 @@ def ladder_targets(df: pd.DataFrame) -> list[float]:
     return sorted(found)
 
 
-def ladder_ratios(df: pd.DataFrame, by: Sequence[str], num: str, den: str, censor_at_s: float,
+def ladder_ratios(df: pd.DataFrame, by: Sequence[str], num: str, den: str, censor_at_s,
                   targets: Sequence[float] | None = None) -> pd.DataFrame:
-    """Paired time-to-accuracy ratios ``num / den`` at every accuracy of a target ladder.
+    """Paired time-to-accuracy ratios ``num / den`` at every accuracy of a target ladder, with
+    censoring said as censoring (:mod:`simlib.papers.censoring`).
 
     ``df`` holds one row per (setting, trial, scheme) with the columns
     ``time_to_accNN_s`` of :func:`ladder_column` (``targets``: all of them by default);
-    a run that never reached a target counts at ``censor_at_s`` seconds (the run
-    length), so a ratio is a lower bound when ``num`` did not finish and 1 when
-    neither did.  Returns one row per target: ``target``, ``min``, ``median``,
-    ``max`` of the per-group median ratios over the ``by`` groups, and
-    ``reached_num`` / ``reached_den``: the share of ``num``'s / ``den``'s runs
-    that reached the target.
+    a run that never reached a target (NaN) is censored at its cap ``censor_at_s``: seconds
+    (> 0, the run length) or the name of a column holding each run's cap (e.g. ``"duration_s"``).
+    Per ``by`` group the median over trials of the paired ratio is known to lie in an interval;
+    across the groups, returns one row per target: ``target``; ``min``, ``median``, ``max`` of
+    the per-group medians *when censoring leaves them determined* (NaN otherwise) and their
+    bounds ``min_lo`` ... ``max_hi``; ``range_text`` (e.g. ``"1.54–2.24×"``, or the bounds);
+    ``pairs`` and ``censored`` (pairs with a censored run); ``reached_num`` / ``reached_den``: the
+    share of ``num``'s / ``den``'s runs that reached the target.
     """
-    censor_at_s = check_real("censor_at_s", censor_at_s, 0.0, lo_open=True)
+    if isinstance(censor_at_s, str):
+        check_choice("censor_at_s", censor_at_s, list(df.columns))
+    else:
+        censor_at_s = check_real("censor_at_s", censor_at_s, 0.0, lo_open=True)
     targets = ladder_targets(df) if targets is None else targets
     if not targets:
         raise ValueError("df has no time_to_accNN_s columns (targets=None reads the ladder from them)")
@@ -102,12 +109,28 @@ def ladder_ratios(df: pd.DataFrame, by: Sequence[str], num: str, den: str, censo
     for a in targets:
         col = ladder_column(a)
         check_choice("ladder column", col, list(df.columns))
-        r = paired_ratio(df.assign(_tta=df[col].fillna(censor_at_s)), "_tta", by=by, num=num, den=den)
-        rows.append({"target": a, "min": r["median"].min(), "median": r["median"].median(),
-                     "max": r["median"].max(),
-                     "reached_num": float(df.loc[df.scheme == num, col].notna().mean()),
-                     "reached_den": float(df.loc[df.scheme == den, col].notna().mean())})
+        t = paired_bounds(df, col, censor_at_s, by=by, num=num, den=den)
+        rec = {"target": a}
+        for over in ("min", "median", "max"):
+            b = summary(t, "median", over)
+            rec.update({over: b.value, f"{over}_lo": b.lo, f"{over}_hi": b.hi})
+        rec["range_text"] = fmt_bound_range(rec["min_lo"], rec["min_hi"], rec["max_lo"], rec["max_hi"])
+        rec.update(pairs=int(t["pairs"].sum()), censored=b.censored,
+                   reached_num=float(df.loc[df.scheme == num, col].notna().mean()),
+                   reached_den=float(df.loc[df.scheme == den, col].notna().mean()))
+        rows.append(rec)
     return pd.DataFrame(rows)
+
+
+def fmt_bound_range(min_lo: float, min_hi: float, max_lo: float, max_hi: float) -> str:
+    """The range over groups of bounded statistics: ``"1.54–2.24×"`` when both ends are numbers,
+    else each end as :func:`simlib.papers.censoring.fmt_bound` gives it
+    (``"lowest n/a, highest ≥ 2.10×"``)."""
+    if min_lo == min_hi and max_lo == max_hi:
+        return f"{min_lo:.2f}–{max_lo:.2f}×"
+    if (min_lo, min_hi) == (max_lo, max_hi):
+        return fmt_bound(min_lo, min_hi)
+    return f"lowest {fmt_bound(min_lo, min_hi)}, highest {fmt_bound(max_lo, max_hi)}"
 
 
 def fmt_range(values) -> str:

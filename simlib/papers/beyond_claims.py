@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from simlib.papers.analysis import require_frame
+from simlib.papers.censoring import CENSORING_RULE, fmt_bound, paired_bounds, verdict_above
 from simlib.papers.claim import Claim, observation
 
 __all__ = ["Quantity", "Comparison", "SR_VS_PR", "FMREDUCE_VS_PR", "SELMCAST_VS_ORPHEUS", "SR_VS_PR_TTA",
@@ -47,10 +48,14 @@ FM_BLOCKING = "FM B LP FCFS"
 PR_ORIGINAL = "PR B LP FCFS"
 #: When a conclusion "survives" on a trace.
 SURVIVES_RULE = ("the median over trials of the paired ratio (paper's scheme better > 1) is > 1 "
-                 "(strictly; a tie at 1 does not survive)")
-#: Columns of every ratio table, in order.
+                 "(strictly; a tie at 1 does not survive); with censored runs, undetermined unless every "
+                 "value the censored pairs allow gives the same answer")
+#: Columns of every ratio table, in order.  With censoring (times to a target), ``median`` is NaN
+#: unless the censored pairs leave it determined; ``median_lo``/``median_hi`` bound it, ``min`` is the
+#: lower bound of the minimum and ``max`` the upper bound of the maximum; ``censored``: pairs with a
+#: censored run (0 for quantities without censoring).
 TABLE_COLUMNS = ("paper", "figure", "comparison", "quantity", "setting", "trace", "median", "min", "max",
-                 "trials", "wins", "reached_num", "reached_den")
+                 "trials", "wins", "reached_num", "reached_den", "median_lo", "median_hi", "censored")
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,7 @@ class Comparison:
     quantities: tuple   # of Quantity
     paper_value: str    # what the paper reports (on its own traces), verbatim
     scheme_col: str = "scheme"
-    censored: bool = False   # metric is a time to target, NaN = not reached (counted at duration_s)
+    censored: bool = False   # metric is a time to target, NaN = not reached (censored at duration_s)
 
 
 SR_VS_PR = Comparison(
@@ -116,12 +121,12 @@ def ratio_table(df: pd.DataFrame, comparison: Comparison, by: Sequence[str] = ()
 
     ``df`` has one row per (setting, trial, scheme): columns ``trace``, ``trial``, the
     comparison's scheme column, ``by`` and the metrics (plus ``duration_s`` when the
-    comparison is ``censored``: a time to target that is NaN counts at the run's
-    ``duration_s``, so a ratio is a lower bound when the numerator's scheme never
-    reached the target and exactly 1 when neither did).  Returns :data:`TABLE_COLUMNS`:
+    comparison is ``censored``: a time to target that is NaN is censored at the run's
+    ``duration_s``, :mod:`simlib.papers.censoring`).  Returns :data:`TABLE_COLUMNS`:
     ``median``/``min``/``max`` of the per-trial ratio, ``trials`` (pairs), ``wins``
-    (share of trials with ratio > 1) and, for censored comparisons, ``reached_num`` /
-    ``reached_den`` (share of the two schemes' runs that reached the target; NaN otherwise).
+    (share of trials whose ratio is certainly > 1) and, for censored comparisons,
+    ``reached_num`` / ``reached_den`` (share of the two schemes' runs that reached the
+    target; NaN otherwise), the median's bounds and the count of censored pairs.
     """
     by = [by] if isinstance(by, str) else list(by)
     sc = comparison.scheme_col
@@ -139,25 +144,32 @@ def ratio_table(df: pd.DataFrame, comparison: Comparison, by: Sequence[str] = ()
         if dup.any():
             raise ValueError(f"{int(dup.sum())} rows share their ({', '.join(keys + [sc])}) key: another "
                              "setting column varies; pass it in `by` or filter the frame first")
-        values = d[q.metric].astype(float)
         if comparison.censored:
-            values = values.fillna(d["duration_s"].astype(float))
-        wide = d.assign(_v=values, _reached=d[q.metric].notna()).pivot(index=keys, columns=sc,
-                                                                          values=["_v", "_reached"])
-        wide = wide[wide["_v"][[q.num, q.den]].notna().all(axis=1)]
-        ratio = (wide["_v"][q.num] / wide["_v"][q.den]).rename("ratio")
-        per = pd.DataFrame({"ratio": ratio, "reached_num": wide["_reached"][q.num].astype(float),
-                            "reached_den": wide["_reached"][q.den].astype(float)}).reset_index()
+            t = paired_bounds(d, q.metric, "duration_s", by=by + ["trace"], num=q.num, den=q.den, scheme_col=sc)
+            t = t.assign(_o=t["trace"].map(trace_order)).sort_values(by + ["_o"], kind="stable")
+            for r in t.itertuples(index=False):
+                rec = r._asdict()
+                rows.append({"paper": comparison.paper, "figure": comparison.figure, "comparison": comparison.name,
+                             "quantity": q.label, "setting": _setting(by, [rec[c] for c in by]), "trace": r.trace,
+                             "median": r.median_lo if r.median_lo == r.median_hi else np.nan,
+                             "min": r.min_lo, "max": r.max_hi, "trials": int(r.pairs), "wins": r.wins / r.pairs,
+                             "reached_num": r.reached_num, "reached_den": r.reached_den,
+                             "median_lo": r.median_lo, "median_hi": r.median_hi,
+                             "censored": int(r.censored_num + r.censored_den + r.censored_both)})
+            continue
+        wide = d.pivot(index=keys, columns=sc, values=q.metric).astype(float)
+        wide = wide[wide[[q.num, q.den]].notna().all(axis=1)]
+        per = (wide[q.num] / wide[q.den]).rename("ratio").reset_index()
         per = per.assign(_o=per["trace"].map(trace_order)).sort_values(by + ["_o"], kind="stable")
         for group, g in per.groupby(by + ["trace"], sort=False):
             group = group if isinstance(group, tuple) else (group,)
+            med = float(g["ratio"].median())
             rows.append({"paper": comparison.paper, "figure": comparison.figure, "comparison": comparison.name,
                          "quantity": q.label, "setting": _setting(by, group[:-1]), "trace": group[-1],
-                         "median": float(g["ratio"].median()), "min": float(g["ratio"].min()),
+                         "median": med, "min": float(g["ratio"].min()),
                          "max": float(g["ratio"].max()), "trials": int(len(g)),
-                         "wins": float((g["ratio"] > 1).mean()),
-                         "reached_num": float(g["reached_num"].mean()) if comparison.censored else np.nan,
-                         "reached_den": float(g["reached_den"].mean()) if comparison.censored else np.nan})
+                         "wins": float((g["ratio"] > 1).mean()), "reached_num": np.nan, "reached_den": np.nan,
+                         "median_lo": med, "median_hi": med, "censored": 0})
     return pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
 
 
@@ -200,47 +212,64 @@ def _check_table(table) -> pd.DataFrame:
 
 
 def survival(table: pd.DataFrame, standin: str) -> pd.DataFrame:
-    """Per (comparison, quantity, setting, real trace): the trace's median ratio beside the
-    stand-in's, ``survives`` (:data:`SURVIVES_RULE` on the trace), ``standin_holds`` (the same
-    rule on the stand-in) and ``change`` = trace median / stand-in median.
+    """Per (comparison, quantity, setting, real trace): the trace's median ratio (and its bounds)
+    beside the stand-in's, ``survives`` (:data:`SURVIVES_RULE` on the trace: True, False or None
+    when censoring leaves it undetermined), ``standin_holds`` (the same rule on the stand-in) and
+    ``change`` = trace median / stand-in median (NaN when either is not determined).
 
     ``table`` is one or more ratio tables concatenated; every trace other than ``standin``
     counts as real.  Raises ``ValueError`` when ``standin`` is missing for a quantity."""
     table = _check_table(table)
     keys = ["paper", "figure", "comparison", "quantity", "setting"]
-    ref = table[table.trace == standin].set_index(keys)["median"]
+    ref = table[table.trace == standin].set_index(keys)[["median", "median_lo", "median_hi"]]
     rest = table[table.trace != standin]
     missing = sorted({k for k in map(tuple, rest[keys].drop_duplicates().to_numpy()) if k not in ref.index})
     if missing:
         raise ValueError(f"standin {standin!r} has no row for {missing[0][2:]} (the table's traces: "
                          f"{sorted(set(table.trace))})")
-    out = rest[keys + ["trace", "median", "min", "max", "trials", "wins", "reached_num", "reached_den"]].copy()
-    out["standin_median"] = [float(ref.loc[k]) for k in map(tuple, out[keys].to_numpy())]
-    out["survives"] = out["median"] > 1.0
-    out["standin_holds"] = out["standin_median"] > 1.0
+    out = rest[keys + ["trace", "median", "min", "max", "trials", "wins", "reached_num", "reached_den",
+                       "median_lo", "median_hi", "censored"]].copy()
+    ks = list(map(tuple, out[keys].to_numpy()))
+    for col in ("median", "median_lo", "median_hi"):
+        out[f"standin_{col}"] = [float(ref.loc[k, col]) for k in ks]
+    out["survives"] = [verdict_above(lo, hi) for lo, hi in zip(out["median_lo"], out["median_hi"])]
+    out["standin_holds"] = [verdict_above(lo, hi) for lo, hi in zip(out["standin_median_lo"], out["standin_median_hi"])]
     out["change"] = out["median"] / out["standin_median"]
     return out.reset_index(drop=True)
 
 
-def _x(v: float) -> str:
-    return f"{v:.2f}×"
+def _x(lo: float, hi: float | None = None) -> str:
+    return fmt_bound(lo, lo if hi is None else hi)
+
+
+def _span(g: pd.DataFrame) -> str:
+    """The range over rows of bounded medians: ``"0.80×–1.60×"``, or each end's bound."""
+    a, b = _x(g["median_lo"].min(), g["median_hi"].min()), _x(g["median_lo"].max(), g["median_hi"].max())
+    return f"{a}–{b}" if (g["median_lo"] == g["median_hi"]).all() else f"{a} to {b}"
+
+
+_STATE = {True: "holds", False: "does not hold", None: "undetermined: censored runs"}
 
 
 def summary_lines(table: pd.DataFrame, standin: str) -> list[str]:
     """One sentence per (comparison, quantity, setting): the stand-in's median ratio, on how many
     real traces the conclusion survives (:data:`SURVIVES_RULE`) with the range of their medians,
-    and the traces where it does not (with their ratios)."""
+    the traces where it does not (with their ratios) and those censoring leaves undetermined."""
     surv = survival(table, standin)
     lines = []
     for (paper, comp, q, setting), g in surv.groupby(["paper", "comparison", "quantity", "setting"], sort=False):
-        ref, ref_holds = g["standin_median"].iloc[0], bool(g["standin_holds"].iloc[0])
-        fails = g[~g["survives"]]
-        lost = ", ".join(f"{t} ({_x(m)})" for t, m in zip(fails.trace, fails["median"])) or "none"
+        ref = _x(g["standin_median_lo"].iloc[0], g["standin_median_hi"].iloc[0])
+        fails = g[g["survives"].map(lambda v: v is False)]
+        open_ = g[g["survives"].map(lambda v: v is None)]
+        lost = ", ".join(f"{t} ({_x(lo, hi)})" for t, lo, hi in zip(fails.trace, fails.median_lo, fails.median_hi))
         where = "" if setting == "—" else f" ({setting})"
-        lines.append(f"{paper} {comp}, {q}{where}: stand-in {standin} {_x(ref)} "
-                     f"({'holds' if ref_holds else 'does not hold'}); survives on {int(g['survives'].sum())} of "
-                     f"{len(g)} real traces (medians {_x(g['median'].min())}–{_x(g['median'].max())}); "
-                     f"not on: {lost}")
+        line = (f"{paper} {comp}, {q}{where}: stand-in {standin} {ref} ({_STATE[g['standin_holds'].iloc[0]]}); "
+                f"survives on {int(g['survives'].map(lambda v: v is True).sum())} of {len(g)} real traces "
+                f"(medians {_span(g)}); not on: {lost or 'none'}")
+        if len(open_):
+            line += "; undetermined (censored runs) on: " + ", ".join(
+                f"{t} ({_x(lo, hi)})" for t, lo, hi in zip(open_.trace, open_.median_lo, open_.median_hi))
+        lines.append(line)
     return lines
 
 
@@ -259,12 +288,15 @@ def observations(table: pd.DataFrame, standin: str, note: str = "") -> list[Clai
         parts, notes = [], []
         for r in g.itertuples(index=False):
             where = "" if r.setting == "—" else f" [{r.setting}]"
-            parts.append(f"{r.quantity}{where} {_x(r.median)} (stand-in {_x(r.standin_median)})")
+            parts.append(f"{r.quantity}{where} {_x(r.median_lo, r.median_hi)} "
+                         f"(stand-in {_x(r.standin_median_lo, r.standin_median_hi)})")
             reached = ("" if np.isnan(r.reached_num) else
-                       f", reached by numerator/denominator scheme in {r.reached_num:.0%}/{r.reached_den:.0%}")
-            notes.append(f"{r.quantity}{where}: {'survives' if r.survives else 'does not survive'} "
-                         f"(min–max {_x(r.min)}–{_x(r.max)} over {r.trials} trials, better in "
-                         f"{r.wins:.0%}{reached})")
+                       f", reached by numerator/denominator scheme in {r.reached_num:.0%}/{r.reached_den:.0%}, "
+                       f"{r.censored} of {r.trials} pairs censored")
+            verdict = {True: "survives", False: "does not survive", None: "undetermined (censored runs)"}[r.survives]
+            notes.append(f"{r.quantity}{where}: {verdict} "
+                         f"(min–max {r.min:.2f}–{r.max:.2f}× over {r.trials} trials"
+                         + (" (bounds)" if r.censored else "") + f", certainly better in {r.wins:.0%}{reached})")
         quantities = ", ".join(dict.fromkeys(g["quantity"]))
         c = by_comp.get(comp)
         out.append(observation(
@@ -273,5 +305,7 @@ def observations(table: pd.DataFrame, standin: str, note: str = "") -> list[Clai
             our_value="; ".join(parts),
             paper_value=c.paper_value if c is not None else "—",
             note=(f"stand-in = {standin}; " + "; ".join(notes) + ". Median paired ratios, > 1: the paper's "
-                  f"scheme better; survives = {SURVIVES_RULE}" + (f"; {note}" if note else ""))))
+                  f"scheme better; survives = {SURVIVES_RULE}"
+                  + (f"; censoring: {CENSORING_RULE}" if g["censored"].sum() or not np.isnan(g["reached_num"]).all()
+                     else "") + (f"; {note}" if note else ""))))
     return out

@@ -19,7 +19,18 @@ from simlib.papers.fmreduce.scenario import Scenario as FMScenario
 from simlib.papers.selective_reduce.experiments.figures import RunKnobs
 from simlib.papers.selmcast.ssp_scenario import SSPScenario
 
-__all__ = ["InternetScaleNotebook", "RealTracesNotebook"]
+__all__ = ["InternetScaleNotebook", "RealTracesNotebook", "TTA_CAP_S", "SSP_TTA_CAP_S", "SSP_REAL_TTA_CAP_S"]
+
+#: The cap (s) of a time-to-accuracy run at 000 §IV's settings (notebooks 90 and 92; decision RP16 in
+#: docs/decisions/replay.md): about twice all-reduce's expected time to the mnist1d task's 45 % at n = 200
+#: (RP9: up to 188 updates of about 10.5 s).
+TTA_CAP_S = 4000.0
+#: The cap (s) of a time-to-accuracy run at 004 §IV-C's SSP settings (notebooks 46 and 92; RP16): more than
+#: twice the slowest time to 45 % of a pilot trial per scheme and trace (145-256 s).
+SSP_TTA_CAP_S = 600.0
+#: The cap (s) of notebook 92's SSP replay, on real traces (RP16): about three times the slowest time to 45 % of a
+#: pilot there (SelMcast on pai-job4: 741-763 s; every other pair 263-355 s).
+SSP_REAL_TTA_CAP_S = 2400.0
 
 
 @dataclass(frozen=True)
@@ -62,11 +73,20 @@ class RealTracesNotebook(ScenarioBase):
     ssp_trials: int = _trials(3, 1, "SelMcast vs Orpheus")
     tta_real_traces: tuple = param_list(["pai-job4", "bytedance-ar"], of=(Scenario, "trace"), quick=["pai-job4"],
                                         help="real traces of the two time-to-accuracy replays")
-    tta_sr_duration_s: float = param_of(Scenario, "duration_s", help="simulated time of the SR vs PR replay")
+    tta_sr_duration_s: float = param_of(Scenario, "duration_s", default=TTA_CAP_S, quick=60.0,
+                                        help="the cap of the SR vs PR replay (s; RP16, as notebook 90)")
     tta_sr_trials: int = _trials(3, 1, "the SR vs PR replay")
-    tta_ssp_duration_s: float = param(60.0, lo=0.0, lo_open=True, unit="s", quick=10.0,
-                                      help="simulated time of the SelMcast vs Orpheus replay")
+    tta_ssp_duration_s: float = param(SSP_REAL_TTA_CAP_S, lo=0.0, lo_open=True, unit="s", quick=10.0,
+                                      help="the cap of the SelMcast vs Orpheus replay on real traces (s; RP16)")
     tta_ssp_trials: int = _trials(2, 1, "the SelMcast vs Orpheus replay")
+    # the learning task of both replays: notebook 90's (decisions RP9-RP11, RP16); checked by the replay
+    target_acc: float = param(0.45, lo=0.0, hi=1.0, quick=0.85,
+                              help="test accuracy of the average model that counts as reached (the task's default)")
+    lr: float = param(0.5, lo=0.0, lo_open=True, quick=0.1, help="SGD learning rate of the replays (RP9)")
+    batch: int = param(32, lo=1, help="minibatch size per local step of the replays")
+    model: str = param("mlp-relu", quick="softmax", help="the model the replays train (RP9)")
+    problem: str = param("mnist1d", quick="digits", help="the learning problem of the replays (RP9)")
+    data: str = param("sharded", quick="iid", help="each worker's minibatches: its own shard or the whole set (RP11)")
 
     def check(self):
         if self.standin in self.real_traces or self.standin in self.tta_real_traces:

@@ -171,7 +171,7 @@ def _trials_text(counts) -> str:
 
 def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = None, *,
                         band: str = "fill", alpha: float = 0.2, legend: bool = True,
-                        censored_at: float | None = None, dodge: float = 0.0):
+                        censored_at: float | str | None = None, dodge: float = 0.0):
     """Median of ``y`` over trials vs ``x`` with a min..max band, one colour per ``hue``.
 
     ``df`` holds one row per trial (e.g. from :func:`simlib.pipeline.sweep.run_sweep`).
@@ -182,8 +182,10 @@ def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = 
     as error bars (``band="errorbar"``).  NaN values of ``y`` are runs that
     never reached their target (censored): statistics use the finished runs
     -- or, with ``censored_at``, count each censored run at that value (e.g.
-    the run length: the statistics are then lower bounds) -- and every point
-    with censored runs gets a black ``x`` (legend entry "censored runs").  Registered scheme names
+    the run length: the statistics are then lower bounds) or, when it names a column,
+    at that row's own bound (e.g. the upper bound of a speedup; never 0 for "not
+    reached") -- and every point with censored runs gets a black ``x`` (legend entry
+    "censored runs": the point is a bound, not a measurement).  Registered scheme names
     (:data:`simlib.papers.registry.SCHEMES`: "allreduce", "selmcast", ...) get
     :data:`SCHEME_COLORS`/:data:`SCHEME_LABELS` and come first, in :data:`SCHEME_ORDER`; other
     hue values follow in order of appearance.
@@ -213,14 +215,18 @@ def plot_min_median_max(ax, df: pd.DataFrame, x: str, y: str, hue: str | None = 
     alpha = check_real("alpha", alpha, 0.0, 1.0)
     if not isinstance(legend, bool):
         raise ValueError(f"legend must be a bool, got {legend!r}")
-    if censored_at is not None:
+    if isinstance(censored_at, str):
+        if censored_at not in df.columns or censored_at in (x, y, hue):
+            raise ValueError(f"censored_at must be a number or name a column of df other than x, y and hue, "
+                             f"got {censored_at!r}")
+    elif censored_at is not None:
         censored_at = check_real("censored_at", censored_at)
     dodge = check_real("dodge", dodge, 0.0, 0.1)
 
     data = df[[x, y] + ([hue] if hue else [])]
     data = data.assign(_censored=data[y].isna())
     if censored_at is not None:
-        data[y] = data[y].fillna(censored_at)
+        data[y] = data[y].fillna(df[censored_at].astype(float) if isinstance(censored_at, str) else censored_at)
     if hue is None:
         data = data.assign(_series=y)
         hue_col = "_series"
@@ -338,12 +344,33 @@ def metric_panels(df: pd.DataFrame, x: str, metrics: Sequence[str], hue: str = "
 def plot_ladder(ax, ladders: dict, den: str) -> None:
     """Paired time-to-target ratio against the target accuracy (median line, min–max band
     over the groups), one line per ``num`` scheme of ``ladders`` (``num`` -> the frame of
-    :func:`simlib.papers.analysis.ladder_ratios` for ``num`` / ``den``)."""
+    :func:`simlib.papers.analysis.ladder_ratios` for ``num`` / ``den``).  Censoring is drawn as
+    censoring (:mod:`simlib.papers.censoring`): the line joins only medians that are numbers; a
+    median known only as a bound is a triangle at the bound (▲ "at least", ▼ "at most"), an
+    unknown one ("n/a") is not drawn; the band spans the bounds where they are finite."""
+    import numpy as np
+
+    bound_drawn = False
     for num, lad in ladders.items():
         line, = ax.plot(lad["target"], lad["median"], "-", marker=SCHEME_MARKERS.get(num, "o"),
                         color=SCHEME_COLORS.get(num),
                         label=f"{SCHEME_LABELS.get(num, num)} / {SCHEME_LABELS.get(den, den)}")
-        ax.fill_between(lad["target"], lad["min"], lad["max"], color=line.get_color(), alpha=0.2, linewidth=0)
+        if {"min_lo", "max_hi", "median_lo", "median_hi"} <= set(lad.columns):
+            lo_band, hi_band = lad["min_lo"], lad["max_hi"]
+            finite = np.isfinite(hi_band) & (lo_band > 0)
+            ax.fill_between(lad["target"], lo_band.where(finite), hi_band.where(finite), color=line.get_color(),
+                            alpha=0.2, linewidth=0)
+            open_ = lad["median_lo"] != lad["median_hi"]
+            at_least = open_ & np.isinf(lad["median_hi"]) & (lad["median_lo"] > 0)
+            at_most = open_ & (lad["median_lo"] <= 0) & np.isfinite(lad["median_hi"])
+            for mask, col, mk, text in ((at_least, "median_lo", "^", "median at least (censored runs)"),
+                                        (at_most, "median_hi", "v", "median at most (censored runs)")):
+                if mask.any():
+                    ax.plot(lad.loc[mask, "target"], lad.loc[mask, col], linestyle="none", marker=mk,
+                            color=line.get_color(), markersize=7, label=f"_{text}" if bound_drawn else text)
+                    bound_drawn = True
+        else:
+            ax.fill_between(lad["target"], lad["min"], lad["max"], color=line.get_color(), alpha=0.2, linewidth=0)
     ax.axhline(1.0, color="0.5", lw=0.8)
     ax.set_xlabel("target test accuracy")
     ax.set_ylabel("paired time-to-target ratio")

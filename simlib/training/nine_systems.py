@@ -96,7 +96,7 @@ def trial(params: dict, seed) -> dict:
         sc = ts.scenario()
         _, target, cfg = split_training_params({**sc.to_params(), **ts.training()})
         log = simulate(sc, seed)
-    curve = replay_curve(log, cfg, seed)
+    curve = replay_curve(log, cfg, seed, target)
     reached, row = replay_to_target(log, cfg, target, seed, curve=curve)
     single = log.n == 1
     count = "iterations" if single else "syncs"

@@ -402,6 +402,12 @@ class _Task:
     step: object
     times: list
     loss_acc: object
+    stop_acc: float | None = None
+
+    def stop(self, rows: list) -> bool:
+        """Whether the replay stops after its last evaluation (``rows[-1]``, accuracy last): early
+        stop at ``stop_acc`` (RP16)."""
+        return self.stop_acc is not None and rows[-1][-1] >= self.stop_acc
 
     def grads(self, params: np.ndarray, ws: list, ks: list) -> np.ndarray:
         """Gradients of workers ``ws`` (distinct) at their replicas in ``params``, each on its
@@ -437,7 +443,7 @@ class Numerics:
 
 def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
            eval_every_s: float = 1.0, seed=0, l2: float = 0.0, *, unfinished: str = "apply",
-           data: str = "iid", numerics: Numerics = Numerics()) -> ReplayResult:
+           data: str = "iid", numerics: Numerics = Numerics(), stop_acc: float | None = None) -> ReplayResult:
     """Train n replicas along the schedule ``log`` and return the average model's test curve.
 
     Parameters
@@ -459,6 +465,10 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     data : where worker ``w``'s minibatches come from: ``"iid"``, the whole training set
         (RP5), or ``"sharded"``, its own shard (:func:`shards`; RP11).
     numerics : :class:`Numerics`: the floating type, BLAS threads, batched or one at a time.
+    stop_acc : early stop (RP16): the replay ends at the first evaluation whose test accuracy is
+        ``>= stop_acc`` (in [0, 1]); the curve then ends there and ``final_params`` /
+        ``final_model`` are the models at that time.  None (default): run to ``log.duration``.
+        Every row the curve keeps is identical to the full replay's.
     """
     n, duration, ends = _check_log(log)
     if isinstance(problem, str):
@@ -469,6 +479,8 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     batch_size = check_int("batch_size", batch_size, lo=1)
     eval_every_s = check_real("eval_every_s", eval_every_s, 0.0, lo_open=True)
     l2 = check_real("l2", l2, 0.0)
+    if stop_acc is not None:
+        stop_acc = check_real("stop_acc", stop_acc, 0.0, 1.0)
     unfinished = check_choice("unfinished", unfinished, UNFINISHED)
     rule = check_choice("log.update_rule", getattr(log, "update_rule", "average"), UPDATE_RULES)
     if not isinstance(numerics, Numerics):
@@ -520,7 +532,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
             loss = float(np.log(np.exp(Z).sum(axis=1)).mean() - Z[te_rows, yte].mean())
             return loss, float((Z.argmax(axis=1) == yte).mean())
 
-        task = _Task(grad, Xtr, ytr, batches, x_init, x0, step, times, loss_acc)
+        task = _Task(grad, Xtr, ytr, batches, x_init, x0, step, times, loss_acc, stop_acc)
         if rule == "gradient":
             return _replay_gradient(n, ends, log.syncs, sy, task, numerics.one_at_a_time)
         ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
@@ -606,12 +618,18 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
             rows.append((t, iters, nsync, loss, acc))
 
         ei, n_times = 0, len(times)
+        stopped = False
         for t, kd, a in zip(ev_t.tolist(), ev_kind.tolist(), ev_id.tolist()):
             while ei < n_times and t > times[ei]:
                 flush_syncs()
                 flush_grads()
                 evaluate(times[ei])
                 ei += 1
+                stopped = task.stop(rows)
+                if stopped:
+                    break
+            if stopped:
+                break
             if kd == 0:
                 if a in pending:
                     flush_grads()
@@ -645,9 +663,10 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
                 flush_syncs()
         flush_syncs()
         flush_grads()
-        while ei < n_times:
+        while ei < n_times and not stopped:
             evaluate(times[ei])
             ei += 1
+            stopped = task.stop(rows)
         curve = _curve(rows)
     return ReplayResult(curve=curve, final_params=params, x_init=x_init, grad_calls=calls,
                         final_model=params.mean(axis=0))
@@ -733,10 +752,16 @@ def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time) -
         rows.append((t, iters, nupd, loss, acc_))
 
     ei, n_times = 0, len(times)
+    stopped = False
     for t, kd, a in zip(ev_t[order].tolist(), ev_k[order].tolist(), ev_id[order].tolist()):
         while ei < n_times and t > times[ei]:
             evaluate(times[ei])
             ei += 1
+            stopped = task.stop(rows)
+            if stopped:
+                break
+        if stopped:
+            break
         if kd == 0:
             if a in pending:
                 flush()
@@ -762,10 +787,12 @@ def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time) -
             if not pending.isdisjoint(tg.tolist()):
                 flush()
             params[tg] = xs
-    flush()
-    while ei < n_times:
+    if not stopped:
+        flush()
+    while ei < n_times and not stopped:
         evaluate(times[ei])
         ei += 1
+        stopped = task.stop(rows)
     return ReplayResult(curve=_curve(rows), final_params=params, x_init=task.x_init, grad_calls=calls,
                         final_model=xs)
 

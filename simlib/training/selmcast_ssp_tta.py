@@ -15,16 +15,27 @@ import numpy as np
 from simlib.papers.selmcast.ssp_metrics import ssp_metrics
 from simlib.papers.selmcast.ssp_replay import multicast_schedule_log
 from simlib.papers.selmcast.ssp_scenario import SSPScenario, simulate
-from simlib.training.time_to_accuracy import replay_to_target, split_training_params
+from simlib.training.time_to_accuracy import replay_to_target, split_training_params, staged_replay
 
 __all__ = ["trial"]
 
 
 def trial(params: dict, seed: np.random.SeedSequence) -> dict:
-    """SSP metrics of the run plus ``time_to_target_s``, ``iterations_to_target`` and ``final_acc``."""
+    """SSP metrics of the run plus ``time_to_target_s``, ``iterations_to_target`` and ``final_acc``; with
+    early stop (RP16) the metrics describe the simulated part of the run (``simulated_s``,
+    :func:`~simlib.training.time_to_accuracy.staged_replay`)."""
     params, target, cfg = split_training_params(params)
-    log = simulate(SSPScenario.from_params(params), seed)
-    reached, row = replay_to_target(multicast_schedule_log(log), cfg, target, seed)
+    runs = {}
+
+    def schedule(d):
+        runs["log"] = simulate(SSPScenario.from_params({**params, "duration_s": d}), seed)
+        return multicast_schedule_log(runs["log"])
+
+    sched, curve = staged_replay(schedule, SSPScenario.from_params(params).duration_s, cfg, target, seed)
+    reached, row = replay_to_target(sched, cfg, target, seed, curve=curve)
+    log = runs["log"]
     out = {**ssp_metrics(log), **reached}
+    if cfg["train_early_stop"]:
+        out["simulated_s"] = float(sched.duration)
     out["iterations_to_target"] = float("nan") if row is None else float(row["iterations"])
     return out

@@ -51,17 +51,23 @@ def test_sr_ratios_are_oriented_paper_scheme_better_and_summarized_over_trials()
     assert math.isnan(s["reached_num"]) and math.isnan(s["reached_den"])
 
 
-def test_time_to_accuracy_counts_runs_that_never_reach_the_target_at_the_run_length():
-    df = tta_frame({("transformer", 0): (np.nan, 50.0),    # PR censored at 100 s: 100 / 50 = 2
-                    ("transformer", 1): (np.nan, np.nan),  # neither: 100 / 100 = 1, not a win
+def test_time_to_accuracy_censors_runs_that_never_reach_the_target_at_the_run_length():
+    df = tta_frame({("transformer", 0): (np.nan, 50.0),    # PR censored at 100 s: > 100 / 50 = 2
+                    ("transformer", 1): (np.nan, np.nan),  # neither: n/a (was counted as 1)
                     ("transformer", 2): (30.0, 10.0)})     # 3
     r = bc.sr_vs_pr_tta(df).iloc[0]
-    assert (r["median"], r["min"], r["max"], r["trials"]) == (2.0, 1.0, 3.0, 3)
-    assert r["wins"] == pytest.approx(2 / 3)
+    # the median of {> 2, n/a, 3} is at least 2 (not 2): no number
+    assert math.isnan(r["median"]) and (r["median_lo"], r["median_hi"]) == (2.0, math.inf)
+    assert (r["min"], r["max"], r["trials"], r["censored"]) == (0.0, math.inf, 3, 2)
+    assert r["wins"] == pytest.approx(2 / 3)               # > 2 and 3 are certainly wins
     assert r["reached_num"] == pytest.approx(1 / 3) and r["reached_den"] == pytest.approx(2 / 3)
     # the censoring uses each row's own run length
     df2 = tta_frame({("transformer", 0): (np.nan, 50.0)}, duration_s=60.0)
-    assert bc.sr_vs_pr_tta(df2).iloc[0]["median"] == pytest.approx(60.0 / 50.0)
+    assert bc.sr_vs_pr_tta(df2).iloc[0]["median_lo"] == pytest.approx(60.0 / 50.0)
+    # every pair finished: a number, as without censoring
+    df3 = tta_frame({("transformer", 0): (20.0, 10.0), ("transformer", 1): (30.0, 10.0)})
+    r = bc.sr_vs_pr_tta(df3).iloc[0]
+    assert (r["median"], r["min"], r["max"], r["censored"]) == (2.5, 2.0, 3.0, 0)
 
 
 def test_fmreduce_pairs_variants_per_p_and_selmcast_per_n():
@@ -113,9 +119,21 @@ def test_survives_strictly_above_one_and_a_tie_does_not():
     assert s["survives"].to_dict() == {"a": False, "b": True, "c": False, "d": True}
     assert s["standin_median"].eq(2.0).all() and s["standin_holds"].all()
     assert s.loc["d", "change"] == pytest.approx(1.5)
-    tie = bc.survival(table_with({"a": 3.0}, standin="cnn").assign(
-        median=lambda t: np.where(t.trace == "cnn", 1.0, t["median"])), "cnn")
+    one = lambda t: np.where(t.trace == "cnn", 1.0, t["median"])   # noqa: E731
+    tie = bc.survival(table_with({"a": 3.0}, standin="cnn").assign(median=one, median_lo=one, median_hi=one), "cnn")
     assert not tie["standin_holds"].any()                           # a stand-in tie does not hold either
+
+
+def test_survival_is_undetermined_when_censoring_straddles_one():
+    # stand-in: {> 2}: holds; a: {< 0.5}: does not survive; b: {n/a}: undetermined
+    df = tta_frame({("transformer", 0): (np.nan, 50.0), ("a", 0): (50.0, np.nan), ("b", 0): (np.nan, np.nan)})
+    s = bc.survival(bc.sr_vs_pr_tta(df), "transformer").set_index("trace")
+    assert s["survives"].to_dict() == {"a": False, "b": None}
+    assert s["standin_holds"].tolist() == [True, True] and s["change"].isna().all()
+    (line,) = bc.summary_lines(bc.sr_vs_pr_tta(df), "transformer")
+    assert line.startswith("000 SR vs PR time to accuracy, time to target PR/SR (n = 200): stand-in transformer "
+                           "≥ 2.00× (holds); survives on 0 of 2 real traces")
+    assert line.endswith("not on: a (≤ 0.50×); undetermined (censored runs) on: b (n/a)")
 
 
 def test_survival_needs_the_standin():
@@ -133,7 +151,7 @@ def test_summary_lines_count_the_traces_where_the_conclusion_survives():
     scale = next(line for line in lines if "scale SR/PR" in line)
     assert "survives on 3 of 3" in scale and scale.endswith("not on: none")
     tie = table_with({"a": 1.5})
-    tie.loc[tie.trace == "transformer", "median"] = 1.0
+    tie.loc[tie.trace == "transformer", ["median", "median_lo", "median_hi"]] = 1.0
     assert "stand-in transformer 1.00× (does not hold)" in bc.summary_lines(tie, "transformer")[0]
 
 
@@ -153,6 +171,6 @@ def test_one_observation_per_comparison_and_real_trace_naming_both_traces():
     assert "sync time PR/SR [n = 200]: does not survive" in first.note
     assert "sync time PR/SR [n = 200]: survives" in obs[1].note
     assert first.paper_value == bc.SR_VS_PR.paper_value
-    assert obs[2].our_value == "time to target PR/SR [n = 200] 2.00× (stand-in 2.00×)"
-    assert "reached by numerator/denominator scheme in 100%/100%" in obs[2].note
+    assert obs[2].our_value == "time to target PR/SR [n = 200] 2.00× (stand-in ≥ 2.00×)"
+    assert "reached by numerator/denominator scheme in 100%/100%, 0 of 1 pairs censored" in obs[2].note
     assert len({(o.paper, o.figure, o.claim) for o in obs}) == len(obs)   # distinct ledger keys

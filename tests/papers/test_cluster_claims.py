@@ -39,14 +39,20 @@ def test_time_to_accuracy_observations_by_hand():
     df = tta({"selective": [10.0, 10.0], "partial": [20.0, np.nan], "allreduce": [10.0, 10.0]})
     rows = {c.claim: c for c in C.time_to_accuracy(df, duration_s=100.0)}
     pr = rows["selective reduce reaches the target accuracy sooner than partial reduce"]
-    # paired ratios 2 and 10 (censored at 100 s): median 6
-    assert pr.our_value == "median PR/SR time ratio 6.00–6.00× over n, traces"
-    assert "at every (trace, n): yes" in pr.note and "softmax model, target 85%, lr 0.1, batch 32, 2 trials" in pr.note
+    # paired ratios 2 and > 10 (PR censored at 100 s): the median is at least 6, not 6
+    assert pr.our_value == "median PR/SR time ratio ≥ 6.00× over n, traces"
+    assert "at every (trace, n): yes" in pr.note and "1 of 2 pairs censored (numerator 1)" in pr.note and "softmax model, target 85%, lr 0.1, batch 32, 2 trials" in pr.note
     ar = rows["selective reduce reaches the target accuracy sooner than all reduce"]
     assert "at every (trace, n): no" in ar.note                 # a ratio of exactly 1 is not faster
     lad = rows["PR/SR time to 90% test accuracy"]
-    assert lad.our_value == "median paired ratio 3.50–3.50× over n, traces"      # 40/20 and 100/20
-    assert lad.note.startswith("PR reached it in 50% of runs, SR in 100%")
+    assert lad.our_value == "median paired ratio ≥ 3.50× over n, traces"      # 40/20 and > 100/20
+    assert lad.note.startswith("PR reached it in 50% of runs, SR in 100%; 1 of 2 pairs censored")
+    # both schemes censored in every pair: n/a, never 1.00×
+    both = tta({"selective": [np.nan, np.nan], "partial": [np.nan, np.nan]})
+    rows = {c.claim: c for c in C.time_to_accuracy(both, duration_s=100.0)}
+    pr = rows["selective reduce reaches the target accuracy sooner than partial reduce"]
+    assert pr.our_value == "median PR/SR time ratio n/a over n, traces"
+    assert "every (trace, n): undetermined" in pr.note
     assert all(c.kind == "observation" for c in rows.values())
 
 
@@ -54,13 +60,23 @@ def test_ladder_conclusion_boundary_at_the_clear_gain():
     # PR/SR = exactly 1.05 at 80 %: not "clearly faster", and counts as "no gain above 1.05"
     df = tta({"selective": [20.0, 20.0], "partial": [21.0, 21.0]})
     lines = C.ladder_conclusion(df, duration_s=100.0)
-    assert lines[0] == "At the notebook's target (85%) the median paired PR/SR ratio is 1.05–1.05× over (trace, n)."
+    assert lines[0] == ("At the notebook's target (85%) the median paired PR/SR ratio is 1.05–1.05× over "
+                        "(trace, n) (no pair of 2 censored).")
     assert lines[1].endswith("targets: none")
     assert lines[2].endswith("targets: 80%, 90%")
     df = tta({"selective": [20.0, 20.0], "partial": [21.02, 21.02]})
     lines = C.ladder_conclusion(df, duration_s=100.0)
     assert lines[1].endswith("targets: 80%, 90%") and lines[2].endswith("targets: none")
-    assert lines[3] == "Partial reduce reached the target in: 80%: 100%, 90%: 100%"
+    assert lines[3].endswith("targets: none")
+    assert lines[4] == "Partial reduce / selective reduce reached the target in: 80%: 100% / 100%, 90%: 100% / 100%"
+    # PR censored in one of two pairs at 90 % (ratios 2 and > 2.5): clearly faster whatever its time
+    df = tta({"selective": [20.0, 40.0], "partial": [40.0, 60.0]})
+    lines = C.ladder_conclusion(df, duration_s=100.0)
+    assert lines[1].endswith("targets: 80%, 90%")
+    # SR censored in one of two pairs at 90 % (ratios 1 and < 0.9): no gain anywhere, as a bound
+    df = tta({"selective": [20.0, 60.0], "partial": [20.0, 45.0]})
+    lines = C.ladder_conclusion(df, duration_s=100.0)
+    assert lines[2].endswith("targets: 80%, 90%") and lines[3].endswith("targets: none")
 
 
 def test_bad_frames():

@@ -26,8 +26,12 @@ def test_ratios_by_hand():
     r80, r90 = lad.iloc[0], lad.iloc[1]
     # 80 %: a: 4/2 = 2, 6/2 = 3 -> median 2.5; b: 3/3 = 1, 9/3 = 3 -> median 2
     assert (r80.target, r80["min"], r80["median"], r80["max"]) == (0.8, 2.0, 2.25, 2.5)
-    # 90 %, censored at 10 s: a: 10/5 = 2, 8/4 = 2 -> 2; b: 10/10 = 1, 10/10 = 1 -> 1
-    assert (r90["min"], r90["max"]) == (1.0, 2.0)
+    assert r80.range_text == "2.00–2.50×" and r80.censored == 0
+    # 90 %, censored at 10 s: a: {> 10/5 = 2, 8/4 = 2} -> median in [2, inf); b: {n/a, > 10/10 = 1} -> [0.5, inf)
+    # the old reading (censored runs at 10 s) gave min 1, max 2: numbers that nobody measured
+    assert math.isnan(r90["min"]) and math.isnan(r90["max"]) and math.isnan(r90["median"])
+    assert (r90.min_lo, r90.min_hi, r90.max_lo, r90.max_hi) == (0.5, math.inf, 2.0, math.inf)
+    assert r90.range_text == "lowest ≥ 0.50×, highest ≥ 2.00×" and (r90.pairs, r90.censored) == (4, 3)
     assert r90.reached_num == pytest.approx(1 / 4) and r90.reached_den == pytest.approx(3 / 4)
     assert r80.reached_num == 1.0
 

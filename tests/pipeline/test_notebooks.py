@@ -193,6 +193,8 @@ def test_notebook_runs_quick(notebook, sandbox, tmp_path):
     assert all(json.loads(p) == {"profile": "quick"} for p in ledger["parameters"])
     for row in ledger.itertuples(index=False):
         values = numbers_in(row.our_value)
+        if "n/a" in row.our_value and "censored" in str(row.note):
+            continue              # every pair censored: no number is the honest value (decision RP17)
         assert values and all(math.isfinite(v) for v in values), (
             f"{row.figure}: {row.claim}: our_value {row.our_value!r} has no finite number")
         if row.kind == "claim":

@@ -234,6 +234,24 @@ def test_censored_runs_counted_at_a_value(themed):
     plt.close(fig)
 
 
+def test_censored_runs_drawn_at_their_own_bound_never_at_zero(themed):
+    """A speedup of a run that never reached its target is bounded above (1-worker time / cap), row by row."""
+    df = trial_frame()
+    sel = (df.scheme == "partial") & (df.n == 8)
+    df.loc[sel & (df.trial < 3), "time"] = np.nan
+    df["bound"] = 0.25 + df["trial"]            # 0.25, 1.25, 2.25 for the three censored runs
+    fig, ax = plt.subplots()
+    plot_min_median_max(ax, df, "n", "time", "scheme", censored_at="bound")
+    line = [ln for ln in ax.get_lines() if ln.get_label() == "Partial reduce"][0]
+    x, y = line.get_data()
+    finished = sorted(df.loc[sel & (df.trial >= 3), "time"])
+    assert y[list(x).index(8)] == np.median([0.25, 1.25, 2.25] + finished) and 0.0 not in list(y)
+    assert [list(ln.get_data()[0]) for ln in ax.get_lines() if ln.get_marker() == "x"] == [[8]]
+    with pytest.raises(ValueError, match="censored_at must be a number or name a column"):
+        plot_min_median_max(ax, df, "n", "time", "scheme", censored_at="nope")
+    plt.close(fig)
+
+
 def test_figure_legend_collects_panels_below(themed):
     from simlib.pipeline.plotting import figure_legend
 
@@ -268,3 +286,27 @@ def test_dodge_sets_equal_series_side_by_side(themed):
     assert [list(ln.get_ydata()) for ln in ax.get_lines()] == [[40.0, 120.0, 200.0]] * 2   # values unchanged
     with pytest.raises(ValueError, match="dodge"):
         plot_min_median_max(ax, df, "n", "time", "scheme", dodge=0.5)
+
+
+def test_plot_ladder_draws_censored_medians_as_bounds_never_as_numbers():
+    from simlib.papers.analysis import ladder_ratios
+    from simlib.pipeline.plotting import plot_ladder
+
+    rows = []
+    # 80 %: ratios 2, 2 (numbers); 90 %: partial censored at 10 s vs 4 s: > 2.5 (a bound); 95 %: nobody: n/a
+    for trial in range(2):
+        rows += [dict(trace="a", trial=trial, scheme="partial", time_to_acc80_s=4.0, time_to_acc90_s=np.nan,
+                      time_to_acc95_s=np.nan),
+                 dict(trace="a", trial=trial, scheme="selective", time_to_acc80_s=2.0, time_to_acc90_s=4.0,
+                      time_to_acc95_s=np.nan)]
+    lad = ladder_ratios(pd.DataFrame(rows), by=["trace"], num="partial", den="selective", censor_at_s=10.0)
+    fig, ax = plt.subplots()
+    plot_ladder(ax, {"partial": lad}, den="selective")
+    lines = {ln.get_label(): ln for ln in ax.get_lines()}
+    med = lines["PR / SR"] if "PR / SR" in lines else ax.get_lines()[0]
+    y = np.asarray(med.get_ydata(), dtype=float)
+    assert y[0] == 2.0 and np.isnan(y[1:]).all()                 # only the number is on the line
+    up = lines["median at least (censored runs)"]
+    assert list(up.get_xdata()) == [0.9] and list(up.get_ydata()) == [2.5]
+    assert not any(ln.get_marker() == "v" for ln in ax.get_lines())   # nothing claims "at most"
+    plt.close(fig)

@@ -335,3 +335,27 @@ def test_replay_validation_names_parameter(blobs, kw, name):
 def test_validation_names_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+@pytest.mark.parametrize("model", ["softmax", "mlp"])
+def test_early_stop_keeps_the_full_replays_rows_up_to_the_first_hit(blobs, simulated_log, model):
+    """RP16: stop_acc ends the curve at the first evaluation that meets it; every row it keeps, and the
+    models at that time, are those of the full replay (a replay run only to that time)."""
+    kw = dict(model=model, lr=0.1, batch_size=16, eval_every_s=0.5, seed=2)
+    full = replay(simulated_log, blobs, **kw).curve
+    goal = float(full["test_acc"].quantile(0.5))
+    hit = int(np.flatnonzero(full["test_acc"].to_numpy() >= goal)[0])
+    assert 0 < hit < len(full) - 1                    # a stop inside the run
+    early = replay(simulated_log, blobs, stop_acc=goal, **kw)
+    pd.testing.assert_frame_equal(early.curve, full.iloc[:hit + 1], check_exact=True)
+    t_stop = float(full["time_s"].iloc[hit])
+    cut = make_log(simulated_log.n, t_stop, [[t for t in ce if t <= t_stop] for ce in simulated_log.compute_end],
+                   [r for r in simulated_log.syncs if r.launch <= t_stop])
+    short = replay(cut, blobs, **kw)
+    np.testing.assert_array_equal(early.final_params, short.final_params)
+    # a target never met: the whole curve, as without stop_acc
+    never = float(full["test_acc"].max()) + 1e-6
+    assert never <= 1.0
+    pd.testing.assert_frame_equal(replay(simulated_log, blobs, stop_acc=never, **kw).curve, full, check_exact=True)
+    with pytest.raises(ValueError, match="stop_acc"):
+        replay(simulated_log, blobs, stop_acc=1.5, **kw)

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from simlib.papers.analysis import require_frame as _need
+from simlib.papers.censoring import bounded_stat, fmt_bound, ratio_bounds
 from simlib.papers.claim import Claim, ratio_within, within
 from simlib.papers.predicates import interior_extremum, trend
 
@@ -37,7 +38,8 @@ from .weights import dynamic_weights
 
 __all__ = ["PAPER", "EXACT_ABS", "NEAR_REL", "NEAR_RULE", "RANGE_RULE", "SPEARMAN_MIN", "FIG4_FREQUENCIES",
            "FIG4_RHO", "EQ9_EXAMPLE", "TABLE1_ARMS", "TABLE1_ALL", "TABLE1", "TABLE1_DYN_VS_AR", "table1_range", "PER_UPDATE_SPEEDUP", "FIG8_BEST_P", "DEFAULT_READING",
-           "with_rules", "paired", "paired_masks", "fig4_and_weights", "group_filter", "sec5"]
+           "with_rules", "paired", "paired_masks", "ratio_text", "bounded_within", "fig4_and_weights",
+           "group_filter", "sec5"]
 
 PAPER = "002"
 EXACT_ABS = 1e-9
@@ -229,10 +231,7 @@ def with_rules(df: pd.DataFrame) -> pd.DataFrame:
 
 def paired(df: pd.DataFrame, metric: str, num: tuple, den: tuple, by: Sequence[str] = ("hl",)) -> pd.DataFrame:
     """Paired per-trial ratio ``metric(num) / metric(den)`` of two arms ``(P, rule)`` of a
-    :func:`with_rules` frame, within each ``by`` group.  A missing value (target never
-    reached) counts as infinity; inf / inf is dropped.  One row per group: ``median``,
-    ``min``, ``max``, ``trials`` (pairs with a ratio), ``num_smaller`` (trials where num's
-    metric is strictly smaller)."""
+    :func:`with_rules` frame, within each ``by`` group, with censoring (:func:`paired_masks`)."""
     return paired_masks(df, metric, (df["P"] == num[0]) & (df["rule"] == num[1]),
                         (df["P"] == den[0]) & (df["rule"] == den[1]), by)
 
@@ -240,22 +239,63 @@ def paired(df: pd.DataFrame, metric: str, num: tuple, den: tuple, by: Sequence[s
 def paired_masks(df: pd.DataFrame, metric: str, num: pd.Series, den: pd.Series,
                  by: Sequence[str] = ("hl",)) -> pd.DataFrame:
     """:func:`paired` with the two arms given as boolean row masks of ``df`` (columns ``by`` and
-    ``trial`` identify a pair)."""
+    ``trial`` identify a pair).
+
+    A missing value (target never reached) is censored (:mod:`simlib.papers.censoring`): a time
+    to target at the run's ``duration_s``, updates to target at the run's ``run_updates`` (the
+    updates it made in all; each when the frame has the column), any other metric at 0 (nothing
+    known).  One row per group: ``median`` (NaN unless the censored pairs leave it determined),
+    its bounds ``median_lo`` / ``median_hi``, ``min`` / ``max`` (the lower bound of the minimum, the
+    upper bound of the maximum), ``trials`` (pairs), ``num_smaller`` / ``num_larger`` (pairs where num's
+    metric is certainly strictly smaller / larger) and ``censored`` (pairs with a censored run)."""
     by = list(by)
+    cols = by + ["median", "median_lo", "median_hi", "min", "max", "trials", "num_smaller", "num_larger", "censored"]
+    cap = {"time_to_target_s": "duration_s", "updates_to_target": "run_updates"}.get(metric)
+    cap = cap if cap in df.columns else None
 
     def arm(mask):
-        return df[mask].set_index(by + ["trial"])[metric].astype(float).fillna(np.inf)
+        a = df[mask].set_index(by + ["trial"])
+        t = a[metric].astype(float)
+        return pd.DataFrame({"t": t, "c": a[cap].astype(float) if cap else t.fillna(0.0)})
 
-    a, b = arm(num).align(arm(den), join="inner")
-    keep = ~(np.isinf(a.to_numpy()) & np.isinf(b.to_numpy()))
-    a, b = a[keep], b[keep]
-    r = pd.DataFrame({"ratio": a / b, "smaller": (a < b).astype(int)})
-    if r.empty:
-        return pd.DataFrame(columns=by + ["median", "min", "max", "trials", "num_smaller"])
-    g = r.groupby(level=by)
-    out = g["ratio"].agg(["median", "min", "max", "size"]).rename(columns={"size": "trials"})
-    out["num_smaller"] = g["smaller"].sum()
-    return out.reset_index()
+    a, b = arm(num).align(arm(den), join="inner", axis=0)
+    if a.empty:
+        return pd.DataFrame(columns=cols)
+    lo, hi = ratio_bounds(a["t"], a["c"], b["t"], b["c"])
+    r = pd.DataFrame({"lo": lo, "hi": hi, "smaller": (hi < 1).astype(int), "larger": (lo > 1).astype(int),
+                      "cens": (a["t"].isna() | b["t"].isna()).astype(int).to_numpy()}, index=a.index)
+    rows = []
+    for key, g in r.groupby(level=by):
+        key = key if isinstance(key, tuple) else (key,)
+        m_lo, m_hi = bounded_stat(g["lo"], g["hi"])
+        rows.append(dict(zip(by, key), median=m_lo if m_lo == m_hi else np.nan, median_lo=m_lo, median_hi=m_hi,
+                         min=float(g["lo"].min()), max=float(g["hi"].max()), trials=len(g),
+                         num_smaller=int(g["smaller"].sum()), num_larger=int(g["larger"].sum()),
+                         censored=int(g["cens"].sum())))
+    return pd.DataFrame(rows, columns=cols)
+
+
+def ratio_text(row) -> str:
+    """A :func:`paired_masks` row's median as text: ``"1.23×"``, a bound (``"≥ 1.80×"``) or ``"n/a"``."""
+    return fmt_bound(row["median_lo"], row["median_hi"])
+
+
+def bounded_within(row, paper_lo: float, paper_hi: float) -> bool:
+    """Magnitude of a :func:`paired_masks` median against the paper's range ``[paper_lo, paper_hi]``:
+    the closed-range test when the median is a number; False otherwise (its bounds lie outside the
+    range, or censored runs leave it undetermined: not shown to be within)."""
+    lo, hi = row["median_lo"], row["median_hi"]
+    return bool(lo == hi and ratio_within(lo, hi, paper_lo, paper_hi))
+
+
+_CENSORED = ("a run that never reaches the target is censored at its run length (a time) or unknown (a count); "
+             "a median such runs can move is a bound or n/a, and a statement it leaves open does not hold")
+
+
+def _censored(row) -> str:
+    """The cause of a statement that censored runs leave undetermined."""
+    return (f"setting: runs that never reached the target within the run length leave the median paired ratio "
+            f"at {ratio_text(row)} ({int(row['censored'])} of {int(row['trials'])} pairs censored)")
 
 
 def _one(pr: pd.DataFrame, hl) -> pd.Series | None:
@@ -327,8 +367,8 @@ def sec5(df: pd.DataFrame) -> list[Claim]:
                 continue
             con = th[(th.P == P) & (th.rule == "CON")]["updates_to_target"].median()
             dyn = th[(th.P == P) & (th.rule == f"DYN ({reading})")]["updates_to_target"].median()
-            ok = bool(row["median"] < 1)
-            mag = None if paper is None else bool(ratio_within(row["median"], row["median"], *paper))
+            ok = bool(row["median_hi"] < 1)
+            mag = None if paper is None else bounded_within(row, *paper)
             causes = []
             if not ok or mag is False:
                 if reading == "initial":
@@ -337,17 +377,20 @@ def sec5(df: pd.DataFrame) -> list[Claim]:
                                   "to the training initialization, which pulls every synced model back (median "
                                   f"final accuracy {acc[f'DYN ({reading})']:.3f} vs {acc['CON']:.3f} with constant "
                                   "weights)")
+                elif row["censored"]:
+                    causes.append(_censored(row))
                 else:
                     causes.append(_LEARNING + f"DYN/CON per trial {row['min']:.2f}–{row['max']:.2f}")
             out.append(Claim(
                 PAPER, "Table 1", f"HL={het:g}, P={P}: dynamic weights need fewer updates than constant ({reading})",
                 "DYN < CON" + ("" if paper is None else f" (DYN/CON {_span(paper)})"),
-                f"median paired DYN/CON {row['median']:.3f} (DYN fewer in {int(row['num_smaller'])} "
-                f"of {int(row['trials'])} trials); medians DYN {dyn:.0f} vs CON {con:.0f}",
-                direction=ok, magnitude=mag, tolerance="" if mag is None else RANGE_RULE, cause="; ".join(causes),
-                note=f"#updates to target, paired per trial; direction: median ratio < 1; '{DEFAULT_READING}' is "
-                     "our default reading of x_1 (PR13); a run that never reaches the target counts as "
-                     "infinitely many updates; " + _TABLE1_NOTE))
+                f"median paired DYN/CON {fmt_bound(row['median_lo'], row['median_hi'], digits=3)} (DYN certainly "
+                f"fewer in {int(row['num_smaller'])} of {int(row['trials'])} trials); medians DYN {dyn:.0f} vs CON "
+                f"{con:.0f}",
+                direction=ok, magnitude=mag, tolerance="" if paper is None else RANGE_RULE, cause="; ".join(causes),
+                note=f"#updates to target, paired per trial; direction: median ratio certainly < 1; "
+                     f"'{DEFAULT_READING}' is our default reading of x_1 (PR13); " + _CENSORED + "; "
+                     + _TABLE1_NOTE))
 
     for hl in hls:
         th = d[d["hl"] == hl]
@@ -356,14 +399,16 @@ def sec5(df: pd.DataFrame) -> list[Claim]:
             if row is None:
                 continue
             paper = table1_range(lambda c, P=P: c["AR"][0] / c[f"CON{P}"][0], hl > 1) if P in (3, 5) else None
-            ok = bool(row["median"] > 1)
-            mag = None if paper is None else bool(ratio_within(row["median"], row["median"], *paper))
+            ok = bool(row["median_lo"] > 1)
+            mag = None if paper is None else bounded_within(row, *paper)
             cause = ""
-            if not ok or mag is False:
+            if (not ok or mag is False) and row["censored"]:
+                cause = _censored(row)
+            elif not ok or mag is False:
                 upd = _one(paired(th, "updates_to_target", (P, "CON"), (n, "all reduce")), hl)
                 put = _one(paired(th, "time_per_update_s", (n, "all reduce"), (P, "CON")), hl)
-                cause = (_cluster(d) + f"here P={P} needs {upd['median']:.1f}× the updates of all reduce and one "
-                         f"update is {put['median']:.1f}× faster" + (
+                cause = (_cluster(d) + f"here P={P} needs {ratio_text(upd)} the updates of all reduce and one "
+                         f"update is {ratio_text(put)} faster" + (
                              "" if P not in (3, 5) else
                              f" (Table 1: {_span(table1_range(lambda c, P=P: c[f'CON{P}'][1] / c['AR'][1], hl > 1))}"
                              f" the updates, {_span(table1_range(lambda c, P=P: c['AR'][2] / c[f'CON{P}'][2], hl > 1))}"
@@ -371,23 +416,24 @@ def sec5(df: pd.DataFrame) -> list[Claim]:
             out.append(Claim(
                 PAPER, "Table 1", f"HL={hl:g}: partial reduce (P={P}) beats all reduce in run time",
                 "PR faster ('always outperforms', §5.2.2)" + ("" if paper is None else f"; AR/PR {_span(paper)}"),
-                f"median paired AR/PR time {row['median']:.2f}× (PR faster in "
-                f"{int(row['trials'] - row['num_smaller'])} of {int(row['trials'])} trials)",
-                direction=ok, magnitude=mag, tolerance="" if mag is None else RANGE_RULE, cause=cause,
+                f"median paired AR/PR time {ratio_text(row)} (PR certainly faster in "
+                f"{int(row['num_larger'])} of {int(row['trials'])} trials)",
+                direction=ok, magnitude=mag, tolerance="" if paper is None else RANGE_RULE, cause=cause,
                 note="time to target accuracy, constant weights, paired per trial; direction: median AR/PR "
-                     "ratio > 1; " + _TABLE1_NOTE))
+                     "ratio certainly > 1; " + _CENSORED + "; " + _TABLE1_NOTE))
 
     P3, lo, hi = TABLE1_DYN_VS_AR
     th = d[d["hl"] == het]
     row = _one(paired(th, "time_to_target_s", (n, "all reduce"), (P3, f"DYN ({DEFAULT_READING})")), het) \
         if het > 1 and P3 in table_p else None
     if row is not None:
-        ok_d, ok_m = bool(row["median"] > 1), bool(ratio_within(row["median"], row["median"], lo, hi))
+        ok_d, ok_m = bool(row["median_lo"] > 1), bounded_within(row, lo, hi)
         out.append(Claim(
             PAPER, "Table 1", f"HL={het:g}: DYN (P={P3}) is 1.48–2.01× faster than all reduce",
-            f"up to {lo:.2f}–{hi:.2f}×", f"{row['median']:.2f}× (median paired AR/DYN time)",
+            f"up to {lo:.2f}–{hi:.2f}×", f"{ratio_text(row)} (median paired AR/DYN time)",
             direction=ok_d, magnitude=ok_m, tolerance=RANGE_RULE,
-            cause="" if ok_d and ok_m else _cluster(d) + "run time to a target accuracy depends on both",
+            cause="" if ok_d and ok_m else (
+                _censored(row) if row["censored"] else _cluster(d) + "run time to a target accuracy depends on both"),
             note=f"time to target, dynamic weights ({DEFAULT_READING}, PR13), paired per trial; the paper's "
                  "range is over three CNNs, HL = 2 or 3 (§5.2.2)"))
 
@@ -397,15 +443,15 @@ def sec5(df: pd.DataFrame) -> list[Claim]:
                 for hl in hls}
         rows = {hl: r for hl, r in rows.items() if r is not None}
         if rows:
-            ok_d = all(r["median"] > 1 for r in rows.values())
-            ok_m = all(within(r["median"], factor, NEAR_REL) for r in rows.values())
+            ok_d = all(r["median_lo"] > 1 for r in rows.values())
+            ok_m = all(within(r["median"], factor, NEAR_REL) for r in rows.values())   # NaN (censored): never
             ranges = "; ".join(f"HL {'> 1' if h else '= 1'}: "
                                f"{_span(table1_range(lambda c: c['AR'][2] / c[f'CON{P4}'][2], h))}"
                                for h in (False, True))
             out.append(Claim(
                 PAPER, "Table 1", f"per-update time of partial reduce (P={P4}) is {factor:g}× shorter than all "
                                   "reduce's", f"{factor:g}× (§5.2.2)",
-                "; ".join(f"HL={hl:g}: {r['median']:.2f}×" for hl, r in rows.items()),
+                "; ".join(f"HL={hl:g}: {ratio_text(r)}" for hl, r in rows.items()),
                 direction=ok_d, magnitude=ok_m, tolerance=f"{NEAR_RULE}, at every HL",
                 cause="" if ok_d and ok_m else _cluster(d) + "one update's time is set by the cluster",
                 note=f"median paired AR/PR time per update, constant weights; Table 1's ratios: {ranges}"))
@@ -420,15 +466,18 @@ def sec5(df: pd.DataFrame) -> list[Claim]:
                     continue
                 row = _one(paired(th, "updates_to_target", (P, rule), (n, "all reduce")), hl)
                 if row is not None:
-                    worse.append((hl, P, rule, row["median"]))
+                    worse.append((hl, P, rule, row))
     if worse:
-        ok = all(m > 1 for *_, m in worse)
-        ms = [m for *_, m in worse]
+        ok = all(r["median_lo"] > 1 for *_, r in worse)
+        lo_, hi_ = ([r[c] for *_, r in worse] for c in ("median_lo", "median_hi"))
+        span = (f"{min(lo_):.2f}–{max(lo_):.2f}×" if lo_ == hi_ else
+                f"{fmt_bound(min(lo_), min(hi_))} to {fmt_bound(max(lo_), max(hi_))}")
         out.append(Claim(
             PAPER, "Table 1", "partial reduce needs more updates than all reduce", "more updates (§5.2.2)",
-            f"median paired PR/AR {min(ms):.2f}–{max(ms):.2f}× over {len(worse)} (HL, P, rule)",
+            f"median paired PR/AR {span} over {len(worse)} (HL, P, rule)",
             direction=ok,
-            cause="" if ok else _LEARNING + "not more updates at " + ", ".join(
-                f"HL={hl:g} P={P} {rule}" for hl, P, rule, m in worse if not m > 1),
-            note="#updates to target, paired per trial, holds if every median ratio > 1"))
+            cause="" if ok else _LEARNING + "not (certainly) more updates at " + ", ".join(
+                f"HL={hl:g} P={P} {rule} ({ratio_text(r)})" for hl, P, rule, r in worse if not r["median_lo"] > 1),
+            note="#updates to target, paired per trial, holds if every median ratio is certainly > 1; "
+                 + _CENSORED))
     return out

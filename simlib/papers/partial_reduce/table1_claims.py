@@ -11,8 +11,9 @@ Rules (fixed before looking at our values; those of :mod:`.claims`):
 
 * "A is faster / needs more updates / is cheaper per update than B": the median over trials of the
   paired ratio (trial t of every arm shares its seed), at **every** HL of the frame, strictly on the
-  stated side of 1; a run that never reaches the target counts as infinitely many seconds and
-  updates (inf / inf pairs are dropped);
+  stated side of 1 *for certain*: a run that never reaches the target is censored at its run length
+  (a time) or unknown (a count), so a median such runs can move is a bound or n/a
+  (:mod:`simlib.papers.censoring`), and a statement it leaves open does not hold;
 * "up to X×" (a maximum over Table 1's models and HLs): direction, our largest median ratio over
   the HLs (over HL > 1 where the paper says "heterogeneous") is > 1; magnitude, it is within
   :data:`~.claims.NEAR_REL` = 10 % of X;
@@ -21,8 +22,8 @@ Rules (fixed before looking at our values; those of :mod:`.claims`):
 * "4× faster per update": within 10 % at every HL (as notebook 21);
 * "fails to reach the threshold": no run of the arm reaches the target, at every HL;
 * Fig. 11's "AR and BK scale worse than PR": at the largest n, the median paired speedup over one
-  worker (time of the 1-worker run / time of the n-worker run, 0 if the n-worker run never
-  reaches the target) of PR is strictly larger.
+  worker (time of the 1-worker run / time of the n-worker run; a bound when a run never reaches
+  the target) of PR is certainly larger.
 """
 from __future__ import annotations
 
@@ -32,10 +33,11 @@ import numpy as np
 import pandas as pd
 
 from simlib.papers.analysis import require_frame as _need
+from simlib.papers.censoring import bounded_stat, fmt_bound, ratio_bounds
 from simlib.papers.claim import Claim, observation, within
 
 from .claims import (NEAR_REL, NEAR_RULE, PAPER, PER_UPDATE_SPEEDUP, TABLE1_ALL, TABLE1_ARMS, TABLE1_DYN_VS_AR,
-                     paired_masks)
+                     _censored, paired_masks, ratio_text)
 
 __all__ = ["TABLE1_ALL", "TABLE1_ARMS", "UP_TO", "DYN_VS_AR", "PER_UPDATE", "table1_ratios", "paired_arms",
            "speedup", "table1", "fig11"]
@@ -50,7 +52,9 @@ PER_UPDATE = PER_UPDATE_SPEEDUP[1]
 _METRIC = {"time": "time_to_target_s", "updates": "updates_to_target", "per-update": "per_update_s"}
 _IDX = {"time": 0, "updates": 1, "per-update": 2}
 _NAME = {"time": "time to target", "updates": "#updates to target", "per-update": "time per update"}
-_NOTE = "paired per trial (median of the per-trial ratio), a run that never reaches the target counts as inf"
+_NOTE = ("paired per trial (median of the per-trial ratio); a run that never reaches the target is censored at its "
+         "run length (a time) or unknown (a count), so a median it can move is a bound or n/a and a statement it "
+         "leaves open does not hold")
 _SETTING = ("setting: the simulated cluster (002's 8 workers, 10 Gbps, 100 MB, HL workers HL× slower) and the "
             "replayed learning task (docs/decisions/replay.md) stand in for the paper's GPUs and CNNs; ")
 
@@ -79,15 +83,10 @@ def paired_arms(df: pd.DataFrame, metric: str, num: str, den: str) -> pd.DataFra
     return paired_masks(df, metric, df["arm"] == num, df["arm"] == den, ("hl",))
 
 
-def _fmt(x: float) -> str:
-    if not math.isfinite(x):
-        return "∞ (only the denominator reached the target)"
-    return f"{x:.2f}×" if x > 0 else "0× (only the numerator reached the target)"
-
-
 def _per_hl(r: pd.DataFrame) -> str:
-    return "; ".join(f"HL={hl:g}: {_fmt(m)} ({int(k)} of {int(t)} trials num < den)"
-                     for hl, m, k, t in zip(r["hl"], r["median"], r["num_smaller"], r["trials"]))
+    return "; ".join(f"HL={row.hl:g}: {ratio_text(row._asdict())} ({int(row.num_smaller)} of {int(row.trials)} trials "
+                     f"num < den" + (f", {int(row.censored)} censored" if row.censored else "") + ")"
+                     for row in r.itertuples(index=False))
 
 
 def _why(d: pd.DataFrame, a: str, b: str, hl) -> str:
@@ -98,7 +97,7 @@ def _why(d: pd.DataFrame, a: str, b: str, hl) -> str:
         r = paired_arms(th, _METRIC[what], a, b)
         if len(r):
             paper = table1_ratios(a, b, what)
-            parts.append(f"{a}/{b} {label} {_fmt(r['median'].iloc[0])}"
+            parts.append(f"{a}/{b} {label} {ratio_text(r.iloc[0])}"
                          + (f" (Table 1: {_span(paper)})" if paper else ""))
     return _SETTING + f"at HL={hl:g} " + ", ".join(parts)
 
@@ -110,15 +109,16 @@ def _every_hl(d, what, num, den, *, side, statement, says, extra_note="", hls=No
     r = paired_arms(d if hls is None else d[d["hl"].isin(hls)], _METRIC[what], num, den)
     if r.empty:
         return []
-    larger = r["median"] > 1 if side == "num" else r["median"] < 1
+    larger = r["median_lo"] > 1 if side == "num" else r["median_hi"] < 1
     ok = bool(larger.all())
-    cause = "" if ok else "; ".join(_why(d, num, den, hl) for hl in r.loc[~larger, "hl"])
+    cause = "" if ok else "; ".join(_why(d, num, den, row.hl) if not row.censored else _censored(row._asdict())
+                                    for row in r[~larger].itertuples(index=False))
     per = " per update" if what == "per-update" else ""
     return [Claim(PAPER, "Table 1", statement, f"{says}; Table 1 {num}/{den}{per}: "
                                                f"{_span(table1_ratios(num, den, what))}",
                   f"median paired {num}/{den}: " + _per_hl(r),
                   direction=ok, cause=cause, note=f"{_NAME[what]}; {_NOTE}; holds if every HL's median is "
-                                                   f"{'> 1' if side == 'num' else '< 1'}" + extra_note)]
+                                                   f"certainly {'> 1' if side == 'num' else '< 1'}" + extra_note)]
 
 
 def _up_to(d, key, statement, hls=None):
@@ -127,14 +127,18 @@ def _up_to(d, key, statement, hls=None):
     r = paired_arms(sub, "time_to_target_s", num, den)
     if r.empty:
         return []
-    top = float(r["median"].max())
-    ok_d, ok_m = top > 1, within(top, x, NEAR_REL)
-    hl_top = r.loc[r["median"].idxmax(), "hl"]
-    cause = "" if ok_d and ok_m else _why(d, num, den, hl_top)
+    top_lo, top_hi = float(r["median_lo"].max()), float(r["median_hi"].max())
+    ok_d = top_lo > 1
+    ok_m = top_lo == top_hi and within(top_lo, x, NEAR_REL)      # censored runs: not shown within
+    hl_top = r.loc[r["median_hi"].idxmax(), "hl"]
+    row_top = r[r["hl"] == hl_top].iloc[0]
+    cause = "" if ok_d and ok_m else (_censored(row_top) if row_top["censored"] or top_lo != top_hi
+                                      else _why(d, num, den, hl_top))
     return [Claim(PAPER, "Table 1", statement, f"up to {x:.2f}× (Table 1 {num}/{den}: "
                                                f"{_span(table1_ratios(num, den, 'time'))})",
-                  f"largest median paired {num}/{den} time {_fmt(top)} at HL={hl_top:g}; " + _per_hl(r),
-                  direction=bool(ok_d), magnitude=bool(ok_m), tolerance=NEAR_RULE + ", our largest over HL",
+                  f"largest median paired {num}/{den} time {fmt_bound(top_lo, top_hi)} at HL={hl_top:g}; "
+                  + _per_hl(r),
+                  direction=bool(ok_d), magnitude=ok_m, tolerance=NEAR_RULE + ", our largest over HL",
                   cause=cause, note=f"time to target, {_NOTE}; direction: the largest median > 1"
                                     + ("" if hls is None else "; heterogeneous HLs only")),
             ]
@@ -188,21 +192,24 @@ def table1(df: pd.DataFrame) -> list[Claim]:
     if have("AR", "DYN3") and het:
         r = paired_arms(d[d["hl"].isin(het)], T, "AR", "DYN3")
         if len(r):
-            top = float(r["median"].max())
+            top_lo, top_hi = float(r["median_lo"].max()), float(r["median_hi"].max())
             lo, hi = DYN_VS_AR
-            ok_d, ok_m = bool((r["median"] > 1).all()), bool(lo <= top <= hi)
+            ok_d = bool((r["median_lo"] > 1).all())
+            ok_m = bool(top_lo == top_hi and lo <= top_lo <= hi)         # censored runs: not shown within
             out.append(Claim(
                 PAPER, "Table 1", "nine systems: DYN (P=3) is at most 1.48–2.01× faster than AR for HL > 1",
                 f"at most {lo:.2f}–{hi:.2f}× (§5.2.2)", "median paired AR/DYN3 time: " + _per_hl(r),
                 direction=ok_d, magnitude=ok_m, tolerance="our largest median over HL > 1 in the closed range",
-                cause="" if ok_d and ok_m else _why(d, "AR", "DYN3", r.loc[r["median"].idxmax(), "hl"]),
+                cause="" if ok_d and ok_m else (
+                    _censored(r.loc[r["median_hi"].idxmax()]) if r["censored"].any()
+                    else _why(d, "AR", "DYN3", r.loc[r["median_hi"].idxmax(), "hl"])),
                 note=f"time to target, {_NOTE}; direction: every HL > 1 median > 1; dynamic weights' "
                      "reading of x_1: PR13"))
     if have("AR", "CON3"):
         r = paired_arms(d, PU, "AR", "CON3")
         if len(r):
-            ok_d = bool((r["median"] > 1).all())
-            ok_m = bool(all(within(m, PER_UPDATE, NEAR_REL) for m in r["median"]))
+            ok_d = bool((r["median_lo"] > 1).all())
+            ok_m = bool(all(within(m, PER_UPDATE, NEAR_REL) for m in r["median"]))   # NaN (censored): never
             out.append(Claim(
                 PAPER, "Table 1", "nine systems: partial reduce (P=3) is 4× faster per update than AR",
                 f"{PER_UPDATE:g}× (§5.2.2); Table 1 AR/CON3: {_span(table1_ratios('AR', 'CON3', 'per-update'))}",
@@ -247,42 +254,53 @@ def table1(df: pd.DataFrame) -> list[Claim]:
 
 def speedup(df: pd.DataFrame) -> pd.DataFrame:
     """Fig. 11's speedup: per (arm, n, trial), the time to target of the 1-worker run of the same trial
-    (``arm == "1 worker"``) divided by this run's (0 when this run never reaches it; NaN when the
-    1-worker run does not).  Returns ``arm``, ``n``, ``trial``, ``speedup``, ``reached``."""
-    _need(df, "df", ["arm", "n", "trial", "time_to_target_s"])
-    one = df[df["arm"] == "1 worker"].set_index("trial")["time_to_target_s"]
+    (``arm == "1 worker"``) divided by this run's, with censoring (:mod:`simlib.papers.censoring`): a
+    run that never reaches the target is censored at its ``duration_s``, so its speedup is a bound.
+    Returns ``arm``, ``n``, ``trial``, ``speedup`` (NaN unless a number), ``speedup_lo``, ``speedup_hi``
+    (its bounds: ``[0, t_1 / cap]`` when this run never reached the target) and ``reached``."""
+    _need(df, "df", ["arm", "n", "trial", "time_to_target_s", "duration_s"])
+    one = df[df["arm"] == "1 worker"].set_index("trial")
     rest = df[df["arm"] != "1 worker"]
+    rest = rest[rest["trial"].isin(one.index)]
     t = rest["time_to_target_s"].astype(float)
-    base = rest["trial"].map(one).astype(float)
-    sp = np.where(t.isna(), 0.0, base / t)
+    lo, hi = ratio_bounds(rest["trial"].map(one["time_to_target_s"]).astype(float),
+                          rest["trial"].map(one["duration_s"]).astype(float), t, rest["duration_s"].astype(float))
     return pd.DataFrame({"arm": rest["arm"].to_numpy(), "n": rest["n"].to_numpy(), "trial": rest["trial"].to_numpy(),
-                         "speedup": sp, "reached": t.notna().astype(int).to_numpy()})
+                         "speedup": np.where(lo == hi, lo, np.nan), "speedup_lo": lo, "speedup_hi": hi,
+                         "reached": t.notna().astype(int).to_numpy()})
 
 
 def fig11(df: pd.DataFrame, pr: str = "PR4") -> list[Claim]:
     """§5.3.2: AR and PS BK scale worse than partial reduce (arm ``pr``), from the ``22_pr_fig11``
-    frame: at the largest n, PR's median paired speedup over one worker is strictly larger."""
-    s = speedup(df).dropna(subset=["speedup"])
+    frame: at the largest n, PR's median paired speedup over one worker is certainly larger (its
+    lower bound above the other's upper bound; censored runs give bounds, :func:`speedup`)."""
+    s = speedup(df)
     if s.empty or pr not in set(s["arm"]):
         return []
     top = s["n"].max()
-    at = s[s["n"] == top].pivot_table(index="trial", columns="arm", values="speedup")
-    med = s.groupby(["arm", "n"])["speedup"].median().unstack("n")
+    med = {(a, n): bounded_stat(g["speedup_lo"], g["speedup_hi"]) for (a, n), g in s.groupby(["arm", "n"])}
+    ns = sorted(s["n"].unique())
     out = []
     for other, name in (("AR", "all reduce"), ("BK", "PS BK (a quarter of the workers as backups)")):
-        if other not in at.columns:
+        if (other, top) not in med or (pr, top) not in med:
             continue
-        ok = bool(at[pr].median() > at[other].median())
-        curve = ", ".join(f"n={n:g}: {med.loc[other, n]:.2f} vs {med.loc[pr, n]:.2f}" for n in med.columns
-                          if other in med.index and pr in med.index)
+        (a_lo, a_hi), (b_lo, b_hi) = med[(pr, top)], med[(other, top)]
+        ok = bool(a_lo > b_hi)
+        open_ = not ok and not a_hi <= b_lo
+        curve = ", ".join(f"n={n:g}: {fmt_bound(*med[(other, n)])} vs {fmt_bound(*med[(pr, n)])}" for n in ns
+                          if (other, n) in med and (pr, n) in med)
+        sub = s[(s.arm.isin([other, pr])) & (s.n == top)]
+        reached = (f"at n={top:g} {other} reaches the target in {int(sub[sub.arm == other].reached.sum())} of "
+                   f"{int((sub.arm == other).sum())} runs, {pr} in {int(sub[sub.arm == pr].reached.sum())} of "
+                   f"{int((sub.arm == pr).sum())}")
         out.append(Claim(
             PAPER, "Fig. 11", f"nine systems: {name} scales worse than partial reduce ({pr})",
             "limited scalability vs. improved scalability (§5.3.2)",
             f"median speedup over 1 worker, {other} vs {pr}: {curve}", direction=ok,
-            cause="" if ok else (_SETTING.replace("002's 8 workers", "n workers") + f"at n={top:g} {other} reaches "
-                                 f"the target in {int(s[(s.arm == other) & (s.n == top)].reached.sum())} of "
-                                 f"{int(((s.arm == other) & (s.n == top)).sum())} runs"),
-            note="speedup = 1-worker time to target / n-worker time (0 if never reached), median over trials; "
-                 f"holds if {pr}'s median at the largest n is larger"))
+            cause="" if ok else (
+                ("setting: runs that never reached the target within the run length leave the comparison "
+                 "undetermined; " if open_ else _SETTING.replace("002's 8 workers", "n workers")) + reached),
+            note="speedup = 1-worker time to target / n-worker time, median over trials; a run that never "
+                 "reaches the target is censored at its run length, so its speedup is a bound (≤ or ≥) or n/a; "
+                 f"holds if {pr}'s median at the largest n is certainly larger"))
     return out
-

@@ -128,8 +128,24 @@ def test_paired_ratio_by_hand():
         arm_rows("partial", 3, 3, "CON", [(1, 4, 1), (1, 4, 1), (1, np.nan, 1)])
         + arm_rows("partial", 3, 3, "DYN (oldest)", [(1, 2, 1), (1, 4, 1), (1, np.nan, 1)])))
     r = C.paired(df, "updates_to_target", (3, "DYN (oldest)"), (3, "CON")).iloc[0]
-    # ratios 0.5 and 1.0; the pair (never, never) is dropped
-    assert (r["median"], r["min"], r["max"], r["trials"], r["num_smaller"]) == (0.75, 0.5, 1.0, 2, 1)
+    # ratios 0.5, 1.0 and n/a (neither reached the target: nothing known, no longer dropped): the median
+    # of {0.5, 1, anything} is anywhere in [0.5, 1], so no number
+    assert np.isnan(r["median"]) and (r["median_lo"], r["median_hi"]) == (0.5, 1.0)
+    assert (r["min"], r["max"], r["trials"], r["num_smaller"], r["censored"]) == (0.0, np.inf, 3, 1, 1)
+    assert C.ratio_text(r) == "0.50–1.00× (bounds)"
+    # time to target with the run length: a censored numerator against 50 s is > 100 / 50
+    t = C.with_rules(pd.DataFrame(
+        arm_rows("partial", 3, 3, "CON", [(20.0, 4, 1), (10.0, 4, 1), (10.0, 4, 1)])
+        + arm_rows("partial", 3, 3, "DYN (oldest)", [(np.nan, 2, 1), (30.0, 4, 1), (40.0, 4, 1)]))).assign(
+        duration_s=100.0)
+    r = C.paired(t, "time_to_target_s", (3, "DYN (oldest)"), (3, "CON")).iloc[0]
+    assert (r["median"], r["median_lo"], r["median_hi"], r["num_larger"]) == (4.0, 4.0, 4.0, 3)   # {> 5, 3, 4}
+    assert C.bounded_within(r, 3.5, 4.5) is True and C.bounded_within(r, 1.0, 2.0) is False
+    # CON at 50 s in the first pair: {> 2, 3, 4}, median anywhere in [3, 4]
+    t.loc[(t.rule == "CON") & (t.trial == 0), "time_to_target_s"] = 50.0
+    r = C.paired(t, "time_to_target_s", (3, "DYN (oldest)"), (3, "CON")).iloc[0]
+    assert np.isnan(r["median"]) and (r["median_lo"], r["median_hi"]) == (3.0, 4.0)
+    assert C.bounded_within(r, 3.5, 5.0) is False and C.bounded_within(r, 2.0, 5.0) is False   # not shown within
 
 
 def test_dynamic_vs_constant_tie_and_range():
@@ -194,8 +210,8 @@ def test_more_updates_than_all_reduce():
     df.loc[(df.scheme == "allreduce") & (df.hl == 3), "updates_to_target"] = 45   # ties DYN's 45 at HL = 3
     c = by_figure_claim(C.sec5(df))[key]
     assert not c.direction
-    assert c.cause.endswith("not more updates at HL=3 P=3 DYN (closest), HL=3 P=5 DYN (closest), "
-                            "HL=3 P=3 DYN (oldest), HL=3 P=5 DYN (oldest)")
+    assert c.cause.endswith("not (certainly) more updates at HL=3 P=3 DYN (closest) (1.00×), HL=3 P=5 DYN "
+                            "(closest) (1.00×), HL=3 P=3 DYN (oldest) (1.00×), HL=3 P=5 DYN (oldest) (1.00×)")
 
 
 def test_table1_transcription_is_consistent():

@@ -23,7 +23,7 @@ def frame(times: dict, updates: dict | None = None, per_update: dict | None = No
                 tt = pick(times, np.nan)
                 rows.append(dict(arm=arm, hl=hl, trial=k, time_to_target_s=tt,
                                  updates_to_target=pick(updates, 100.0), per_update_s=pick(per_update, 1.0),
-                                 reached=int(not math.isnan(tt))))
+                                 reached=int(not math.isnan(tt)), duration_s=100.0))
     return pd.DataFrame(rows)
 
 
@@ -83,16 +83,21 @@ def test_per_update_4x_at_every_hl(ratio, direction, magnitude):
     assert (c.direction, c.magnitude) == (direction, magnitude)
 
 
-def test_every_hl_comparison_is_strict_and_counts_never_reached_as_infinite():
+def test_every_hl_comparison_is_strict_and_censors_runs_that_never_reach_the_target():
     # BSP equal to CON3 at HL 3: not slower
     c = claim(t1.table1(frame({"BSP": {1: 2.0, 3: 1.0}, "CON3": 1.0})), "PS BSP is (slightly) slower than partial "
                                                                         "reduce (P=3)")
     assert c.direction is False and c.magnitude is None and c.cause.startswith("setting:")
-    # BSP never reaches the target: infinitely slow, so slower at every HL; the row's numbers stay finite text
+    # BSP never reaches the target within its 100 s: more than 100× slower, at every HL -- a bound, not ∞
     c = claim(t1.table1(frame({"BSP": np.nan, "CON3": 1.0})), "P=3)")
-    assert c.direction is True and "∞" in c.our_value
-    # both never reach: the pairs are dropped, no row
-    assert not [x for x in t1.table1(frame({"BSP": np.nan, "CON5": np.nan})) if "BSP" in x.claim]
+    assert c.direction is True and "HL=1: ≥ 100.00× (0 of 3 trials num < den, 3 censored)" in c.our_value
+    assert "∞" not in c.our_value
+    # both never reach: n/a, which does not show BSP slower (it used to drop the pairs)
+    c = claim(t1.table1(frame({"BSP": np.nan, "CON5": np.nan})), "P=5)")
+    assert c.direction is False and "HL=1: n/a" in c.our_value and c.cause.startswith("setting: runs that never")
+    # CON3 never reaches it, BSP at 50 s: BSP/CON3 < 0.5, certainly not slower
+    c = claim(t1.table1(frame({"BSP": 50.0, "CON3": np.nan})), "P=3)")
+    assert c.direction is False and "≤ 0.50×" in c.our_value
 
 
 def test_asp_hete_claims_read_the_right_metrics():
@@ -125,15 +130,31 @@ def test_selective_row_is_an_observation_counting_identical_runs():
 
 def fig11_frame(times: dict, trials=2):
     """times[arm][n] = time to target (same for every trial); arm '1 worker' at n = 1."""
-    return pd.DataFrame([dict(arm=a, n=n, trial=k, time_to_target_s=t)
+    return pd.DataFrame([dict(arm=a, n=n, trial=k, time_to_target_s=t, duration_s=600.0 if n == 1 else 400.0)
                          for a, by_n in times.items() for n, t in by_n.items() for k in range(trials)])
 
 
-def test_speedup_is_the_paired_one_worker_time_over_the_n_worker_time_and_zero_if_never_reached():
-    s = t1.speedup(fig11_frame({"1 worker": {1: 300.0}, "AR": {4: 150.0, 8: np.nan}}))
-    got = s.set_index(["n", "trial"])["speedup"]
-    assert got[(4, 0)] == 2.0 and got[(8, 1)] == 0.0
+def test_speedup_is_the_paired_one_worker_time_over_the_n_worker_time_and_a_bound_if_never_reached():
+    s = t1.speedup(fig11_frame({"1 worker": {1: 300.0}, "AR": {4: 150.0, 8: np.nan}})).set_index(["n", "trial"])
+    assert s.loc[(4, 0), "speedup"] == 2.0
+    # never reached within 400 s: speedup below 300 / 400, not 0
+    assert np.isnan(s.loc[(8, 1), "speedup"]) and (s.loc[(8, 1), "speedup_lo"], s.loc[(8, 1), "speedup_hi"]) == (
+        0.0, 0.75)
     assert list(s["reached"]) == [1, 1, 0, 0]
+    # the 1-worker run never reached it within 600 s: speedup above 600 / 150
+    s = t1.speedup(fig11_frame({"1 worker": {1: np.nan}, "AR": {4: 150.0}}))
+    assert (s["speedup_lo"].iloc[0], s["speedup_hi"].iloc[0]) == (4.0, np.inf)
+
+
+def test_fig11_with_censored_runs_holds_only_when_the_bounds_decide():
+    # AR never reaches it at n = 32: speedup < 300 / 400 = 0.75 against PR's 3: PR certainly scales better
+    df = fig11_frame({"1 worker": {1: 300.0}, "AR": {4: 300.0, 32: np.nan}, "PR4": {4: 30.0, 32: 100.0}})
+    (c,) = t1.fig11(df)
+    assert c.direction is True and "n=32: ≤ 0.75× vs 3.00×" in c.our_value
+    # both never reach it at n = 32: undetermined, so it does not hold, and the cause says why
+    df = fig11_frame({"1 worker": {1: 300.0}, "AR": {4: 300.0, 32: np.nan}, "PR4": {4: 30.0, 32: np.nan}})
+    (c,) = t1.fig11(df)
+    assert c.direction is False and c.cause.startswith("setting: runs that never reached the target")
 
 
 @pytest.mark.parametrize("pr, ok", [(99.0, True), (100.0, False), (101.0, False)])   # PR time at n = 32

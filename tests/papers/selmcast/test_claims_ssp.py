@@ -536,11 +536,15 @@ def test_time_to_accuracy_observations():
     obs = sc.time_to_accuracy(pd.DataFrame(rows), "softmax")
     assert all(o.kind == "observation" for o in obs)
     head = obs[0]
-    assert "2.00" in head.our_value                               # lstm 20/10 and cnn 60 (censored)/30: both 2
-    assert head.note.startswith("SelMcast sooner (mean) on every trace: yes; softmax")
+    # lstm 20/10 = 2 and cnn > 60/30 = 2 (Orpheus censored at 60 s): at least 2, never "2.00" for cnn
+    assert "time ratio lowest 2.00×, highest ≥ 2.00× over traces" in head.our_value
+    assert head.note.startswith("SelMcast sooner (median paired ratio > 1) on every trace: yes; 1 of 2 pairs "
+                                "censored (numerator 1) at the cap (60 s); softmax")
     assert [o.claim for o in obs[1:]] == ["Orpheus/SelMcast time to 85% test accuracy",
                                           "Orpheus/SelMcast time to 90% test accuracy"]
+    assert obs[2].our_value == "median paired ratio n/a over traces"      # nobody reached 90 %: not 1.00×
     tie = pd.DataFrame(rows).assign(time_to_target_s=10.0)
-    assert sc.time_to_accuracy(tie, "softmax")[0].note.startswith("SelMcast sooner (mean) on every trace: no")
+    assert sc.time_to_accuracy(tie, "softmax")[0].note.startswith("SelMcast sooner (median paired ratio > 1) on "
+                                                                  "every trace: no")
     with pytest.raises(ValueError, match="setting"):
         sc.time_to_accuracy(pd.DataFrame(rows), None)
