@@ -44,7 +44,9 @@
 # One Fig. 11 trial takes about 15 s, and PS BK at n = 32 takes 2.8 s of that. The full profile
 # (3 trials of Table 1 at 3 HLs, 3 of Fig. 11) ran in 84 s of wall time and 146 s of CPU. The quick
 # profile takes 14 s with warm numba caches. Decision RP15 says why there are 3 trials where 002
-# averages 5 runs.
+# averages 5 runs. The paper profile's Table 1 (900 s runs) costs about 1.7x the default's: 9.2 s
+# against 5.3 s of CPU for the eleven Table 1 arms at HL 1 and 3, one trial each (2026-11-27, one
+# process), so it adds roughly 1.7x the default Table 1's share to this notebook.
 
 # %% tags=["parameters"]
 profile = "full"                  # "full" or "quick" (tests)
@@ -56,6 +58,7 @@ hl_values = [1, 2, 3]             # Table 1's heterogeneity levels
 table_p = [3, 5]                  # Table 1's partial-reduce group sizes
 backups = 3                       # PS BK's backup workers (002: 5 of 8 per step)
 duration_s = 300.0
+profile_duration_s = 900.0         # the paper profile's runs (PR16: its updates take ~2.6x longer)
 curve_every_s = 10.0              # Fig. 7's curve points
 fig11_trials = 3
 fig11_n = [1, 4, 8, 16, 32]       # Fig. 11's cluster sizes (1: the baseline)
@@ -99,7 +102,8 @@ df = runs.run_notebook_sweep(ns.trial, settings, trials=trials, seed=seed, name=
 df["arm"] = [ns.arm_label(s, p) for s, p in zip(df["scheme"], df["p"])]
 # the same runs at 002's paper profile (decision PR16: the cluster fitted to Table 1's per-update ratios)
 PROFILE, DEFAULT = pr_profile.PAPER_PROFILE, pr_profile.DEFAULT_SETTINGS
-df_p = runs.run_notebook_sweep(ns.trial, pr_profile.at_profile(settings), trials=trials, seed=seed,
+df_p = runs.run_notebook_sweep(ns.trial, [dict(s, duration_s=profile_duration_s) for s in pr_profile.at_profile(settings)],
+                               trials=trials, seed=seed,
                                name="22_pr_table1_profile", profile=profile, workers=workers,
                                desc="002 Table 1 (profile)")
 df_p["arm"] = [ns.arm_label(s, p) for s, p in zip(df_p["scheme"], df_p["p"])]
@@ -218,9 +222,9 @@ pd.concat({k: d[["hl", "arm"] + ladder].fillna(np.inf).groupby(["hl", "arm"]).me
 # %%
 from simlib.papers.cluster_scenario import SCHEMES
 
-cols = [c for c in df.columns if c.startswith("acc_at_")]
-tt = [float(c[len("acc_at_"):-1]) for c in cols]
 for setting, d in frames.items():
+    cols = [c for c in d.columns if c.startswith("acc_at_") and d[c].notna().any()]
+    tt = [float(c[len("acc_at_"):-1]) for c in cols]
     fig, axes = plt.subplots(1, len(hl_values), figsize=(5 * len(hl_values), 4), sharey=True, squeeze=False)
     for ax, hl in zip(axes[0], hl_values):
         for a in order:
