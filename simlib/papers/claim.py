@@ -21,11 +21,14 @@ Observations (``kind="observation"``) carry no verdicts.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass
+from typing import Iterable
 
-__all__ = ["Claim", "CAUSES", "KINDS", "DEFAULT_SETTING", "PROFILE_SETTING", "observation", "within", "ratio_within"]
+__all__ = ["Claim", "CAUSES", "KINDS", "DEFAULT_SETTING", "PROFILE_SETTING", "observation", "within", "ratio_within",
+           "at_setting", "cross_causes"]
 
 KINDS = ("claim", "observation")
 #: Why a verdict is False.  "stand-in trace": the compute-time traces are synthetic
@@ -153,3 +156,45 @@ def ratio_within(lo: float, hi: float, paper_lo: float, paper_hi: float) -> bool
     if lo > hi or paper_lo > paper_hi:
         raise ValueError(f"ranges must have lo <= hi, got [{lo}, {hi}] and [{paper_lo}, {paper_hi}]")
     return lo <= paper_hi and hi >= paper_lo
+
+
+def at_setting(claims: Iterable[Claim], setting: str) -> list[Claim]:
+    """The same claims judged at ledger setting ``setting`` (S19)."""
+    return [dataclasses.replace(c, setting=setting) for c in claims]
+
+
+def _kind(cause: str) -> str:
+    return cause.split(":", 1)[0].strip()
+
+
+def cross_causes(default: Iterable[Claim], profile: Iterable[Claim], profile_label: str, *,
+                 default_label: str) -> list[Claim]:
+    """The claims judged at the default (setting ``default``) and at a paper profile (``profile``;
+    ``profile_label`` and ``default_label`` say each one's values), with each failing verdict's cause
+    carrying what the other setting measured (issue 30's "causes that carry their evidence"):
+
+    * fails at one setting, holds at the other: cause "setting: holds at <the other> (<its value>)";
+    * fails at both with an "unexplained" cause: the cause adds that the profile's settings were
+      ruled out (the profile's value), so "unexplained" names the mechanism it ruled out;
+    * any other cause is kept.
+
+    Claims are matched by (figure, claim); one judged at only one setting is returned unchanged.
+    """
+    default, profile = at_setting(default, DEFAULT_SETTING), at_setting(profile, PROFILE_SETTING)
+    key = lambda c: (c.figure, c.claim)
+    d_by, p_by = {key(c): c for c in default}, {key(c): c for c in profile}
+    out = []
+    for mine, other_by, other_name in ((default, p_by, f"the paper profile ({profile_label})"),
+                                       (profile, d_by, f"the default ({default_label})")):
+        for c in mine:
+            o = other_by.get(key(c))
+            if c.kind != "claim" or c.holds or o is None:
+                out.append(c)
+            elif o.holds:
+                out.append(dataclasses.replace(c, cause=f"setting: holds at {other_name}: {o.our_value}"))
+            elif _kind(c.cause) == "unexplained":
+                out.append(dataclasses.replace(
+                    c, cause=f"{c.cause}; ruled out: the open settings -- it fails at {other_name} too: {o.our_value}"))
+            else:
+                out.append(c)
+    return out

@@ -44,7 +44,7 @@ from .scheme import Scheme
 from .selective_reduce.bandwidth import selective_reduce_bandwidths
 from .selective_reduce.scenario import SelectiveReduceParams, selective_controller
 
-__all__ = ["Scenario", "SCHEME_NAMES", "SCHEMES", "simulate", "run_trial"]
+__all__ = ["Scenario", "SCHEME_NAMES", "SCHEMES", "simulate", "run_trial", "slowdown"]
 
 #: The schemes a scenario can run (their controllers: :data:`SCHEMES`): 000/002's reduce schemes, then
 #: 002's baselines (:data:`~simlib.papers.partial_reduce.baselines.BASELINES`).
@@ -77,6 +77,10 @@ class Scenario(ScenarioBase):
                                          chosen="E6",
                                          help="rescale the trace to this mean compute time per iteration; stored: "
                                               "as stored, mean 1 s (decision E6)")
+    compute_cv: float | None = param(None, kind="float", lo=0.0, none_means="stored", chosen="PR15",
+                                     help="set the trace's coefficient of variation (the samples stretched about "
+                                          "their mean, a distribution trace only); stored: as stored (cnn 0.07; "
+                                          "decision PR15)")
     duration_s: float = param(100.0, lo=0.0, lo_open=True, unit="s", quick=10.0, flag="--duration",
                               stated="000 §IV-B1", help="training time simulated (000 §IV-B1: 100 s)")
     p: float = param(0.3, lo=0.0, hi=1.0, lo_open=True, stated="000 §IV-A1",
@@ -98,8 +102,11 @@ class Scenario(ScenarioBase):
                                          help="every worker's bandwidth (002's homogeneous network); drawn: 000 "
                                               "§IV-A1's draws (lam)")
     hl: int = param(1, lo=1, stated="000 §IV-A1",
-                    help="heterogeneity level: workers 0..hl-1 share one GPU and compute hl times slower (002 §5.2), "
-                         "at most n; 1: none, as in 000 §IV-A1")
+                    help="heterogeneity level: workers 0..hl-1 share one GPU and compute 1 + hl_slowdown (hl - 1) "
+                         "times slower (002 §5.2), at most n; 1: none, as in 000 §IV-A1")
+    hl_slowdown: float = param(1.0, lo=0.0, chosen="PR15",
+                               help="γ: a worker sharing its GPU with hl - 1 others computes 1 + γ (hl - 1) times "
+                                    "slower; 1: hl times (each gets 1/hl of the GPU; decision PR15)")
     selective: SelectiveReduceParams = param_group(SelectiveReduceParams)
     partial: PartialReduceParams = param_group(PartialReduceParams)
     weighting: WeightParams = param_group(WeightParams)
@@ -108,6 +115,11 @@ class Scenario(ScenarioBase):
     def check(self):
         if self.hl > self.n:
             raise ParamError("hl", f"hl must be in [1, n = {self.n}], got {self.hl}")
+        if self.compute_cv is not None:
+            try:
+                load_trace(self.trace).with_cv(self.compute_cv)
+            except ValueError as exc:
+                raise ParamError("compute_cv", f"compute_cv: {exc}") from None
         if self.p * self.n < 0.5:
             raise ParamError("p", f"p * n must be at least 0.5 (a group of >= 1 worker), got {self.p} * {self.n}")
         if self.partial.group_filter and self.scheme != "partial":
@@ -163,7 +175,15 @@ assert tuple(SCHEMES) == SCHEME_NAMES
 
 def _trace(sc: Scenario) -> Trace:
     tr = load_trace(sc.trace)
-    return tr.rescaled(sc.compute_mean_s) if sc.compute_mean_s is not None else tr
+    tr = tr.rescaled(sc.compute_mean_s) if sc.compute_mean_s is not None else tr
+    return tr.with_cv(sc.compute_cv) if sc.compute_cv is not None else tr
+
+
+def slowdown(sc: Scenario) -> list[float]:
+    """Each worker's compute-time factor: ``1 + hl_slowdown (hl - 1)`` for workers ``0..hl-1``, else 1
+    (002 §5.2's HL workers on one GPU; decision PR15)."""
+    f = 1.0 + sc.hl_slowdown * (sc.hl - 1)
+    return [f if w < sc.hl else 1.0 for w in range(sc.n)]
 
 
 def simulate(sc: Scenario, seed: np.random.SeedSequence | int = 0,
@@ -180,8 +200,7 @@ def simulate(sc: Scenario, seed: np.random.SeedSequence | int = 0,
     if bandwidth is None:
         bandwidth = selective_reduce_bandwidths(sc.n, np.random.default_rng(child_seed(seed, 0)), lam=sc.lam)
     if compute is None:
-        compute = trace.compute_times(sc.n, child_seed(seed, 1),
-                                      scale=[float(sc.hl) if w < sc.hl else 1.0 for w in range(sc.n)])
+        compute = trace.compute_times(sc.n, child_seed(seed, 1), scale=slowdown(sc))
     ctrl = SCHEMES[sc.scheme].controller(sc, sc.group_size, trace=trace, bandwidth=bandwidth,
                                          error_rng=np.random.default_rng(child_seed(seed, 2)))
     if sc.scheme in BASELINES:

@@ -154,6 +154,9 @@ class Cluster:
         self.compute_finish = np.zeros(n)   # end of the current/last compute phase
         self.ready_time = np.full(n, np.nan)
         self.iterations = np.zeros(n, dtype=np.int64)
+        self._timer: list = [None] * n            # each computing worker's compute-end event
+        self._blocks = np.zeros(n, dtype=np.int64)  # exchanges blocking each worker (block / unblock)
+        self._left = np.full(n, np.nan)           # compute time left of a blocked worker's step (s)
         self.log = ScheduleLog(n=n, duration=self.duration,
                                bandwidth=np.minimum(topology.ingress, topology.egress)[:n],
                                compute_end=[[] for _ in range(n)],
@@ -192,10 +195,14 @@ class Cluster:
         self.phase[w] = COMPUTING
         self.compute_start[w] = now
         self.compute_finish[w] = now + d
-        self.sim.schedule(d, self._compute_done, w)
+        if self._blocks[w]:
+            self._left[w] = d                     # starts when the last exchange blocking it ends
+            return
+        self._timer[w] = self.sim.schedule(d, self._compute_done, w)
 
     def _compute_done(self, w: int) -> None:
         now = self.sim.now
+        self._timer[w] = None
         self.iterations[w] += 1
         self.log.compute_end[w].append(now)
         if self.weight_rule is not None:
@@ -244,6 +251,28 @@ class Cluster:
         self.log.syncs.append(rec)
         self.collective.start(everyone, lambda: self._sync_done(rec, len(members)))
         return rec
+
+    def block(self, w: int) -> None:
+        """Worker ``w`` stops computing until as many :meth:`unblock` calls (an exchange that holds
+        it, AD-PSGD's blocking neighbour, decision AD3): a step in progress pauses, with the compute
+        time it has left; a step it would start waits."""
+        w = int(w)
+        self._blocks[w] += 1
+        if self._blocks[w] == 1 and self.phase[w] == COMPUTING and self._timer[w] is not None:
+            self._timer[w].cancel()
+            self._timer[w] = None
+            self._left[w] = self.compute_finish[w] - self.sim.now
+
+    def unblock(self, w: int) -> None:
+        """End one :meth:`block` of worker ``w``; at the last one its step resumes."""
+        w = int(w)
+        if self._blocks[w] <= 0:
+            raise ValueError(f"worker {w} is not blocked")
+        self._blocks[w] -= 1
+        if self._blocks[w] == 0 and not np.isnan(self._left[w]):
+            left, self._left[w] = float(self._left[w]), np.nan
+            self.compute_finish[w] = self.sim.now + left
+            self._timer[w] = self.sim.schedule(left, self._compute_done, w)
 
     def record_hold(self, workers: Sequence[int]) -> None:
         """Log that the controller starts holding these READY workers back now

@@ -7,7 +7,9 @@ ER1-ER2 in docs/decisions/baselines.md).
   (:meth:`~simlib.runtime.cluster.Cluster.launch`), keeps computing, and both replicas are
   replaced by their mean; then the worker applies its gradient, taken on the model it read before
   (Lian et al. Alg. 1); a neighbour that was computing applies its own gradient, taken on its
-  model before the average, when it ends (the record's ``computing``; AD2).  The exchange is :class:`PairwiseExchange`: both models cross the
+  model before the average, when it ends (the record's ``computing``; AD2).  With ``passive =
+  "block"`` the neighbour stops computing for the exchange (its step pauses, or waits to start,
+  until the exchange ends; AD3).  The exchange is :class:`PairwiseExchange`: both models cross the
   switch at once (``i -> j`` and ``j -> i``, ``model_bits`` each, after ``alpha``).
 * :class:`EagerReduceController` — Eager-Reduce (Li et al., PPoPP'20, "partial collectives"; 002
   §2.3, §5.2.2): one global model updated by rounds of gradient aggregation, one round at a time.
@@ -32,10 +34,13 @@ from simlib.core.validate import check_choice, check_real
 from simlib.runtime.baselines import QueueController
 from simlib.runtime.controller import ControllerBase
 
-__all__ = ["PairwiseExchange", "ADPSGDController", "WholeRing", "EagerReduceController", "QUORUMS", "quorum_size"]
+__all__ = ["PairwiseExchange", "ADPSGDController", "WholeRing", "EagerReduceController", "QUORUMS", "AD_PASSIVE",
+           "quorum_size"]
 
 #: Eager-Reduce's round triggers: the first ready worker, or a majority.
 QUORUMS = ("solo", "majority")
+#: What AD-PSGD's passive neighbour does during an exchange (AD3): keeps computing, or blocks.
+AD_PASSIVE = ("compute", "block")
 
 
 class PairwiseExchange:
@@ -66,13 +71,15 @@ class PairwiseExchange:
 
 class ADPSGDController(ControllerBase):
     """AD-PSGD: ready worker ``i`` averages with a neighbour ``j`` drawn uniformly from the other
-    workers by ``rng`` (a seeded ``numpy.random.Generator``), ``j`` passive (AD1).  Needs
-    :class:`PairwiseExchange` as the cluster's collective and ``n >= 2``."""
+    workers by ``rng`` (a seeded ``numpy.random.Generator``), ``j`` passive (AD1); ``passive``
+    ``"block"``: ``j`` does not compute during the exchange (AD3).  Needs :class:`PairwiseExchange`
+    as the cluster's collective and ``n >= 2``."""
 
     update_rule = "average"
 
-    def __init__(self, rng: np.random.Generator):
+    def __init__(self, rng: np.random.Generator, passive: str = "compute"):
         self.rng = check_rng(rng)
+        self.passive = check_choice("passive", passive, AD_PASSIVE)
         self.cluster = None
 
     def attach(self, cluster) -> None:
@@ -88,6 +95,12 @@ class ADPSGDController(ControllerBase):
         # the record goes before w's last compute end in w's chain, and w's step uses its pre-average replica
         rec.iterations = (rec.iterations[0] - 1,) + rec.iterations[1:]
         rec.computing = (w,) + (rec.computing or ())
+        if self.passive == "block":
+            self.cluster.block(j)
+
+    def on_sync_done(self, record) -> None:
+        if self.passive == "block":
+            self.cluster.unblock(record.members[1])
 
 
 class WholeRing(RingFlows):

@@ -28,6 +28,15 @@ not arrived by the end of the run has ``weights = None`` (never applied).
   its staleness ``τ`` is the number of updates applied since the version it was computed on.
   With ``hete_c`` set, PS HETE: factor ``1 / (τ + hete_c)`` (Jiang et al., SIGMOD'17; PS3).
 
+``step`` (PS8) says what a synchronous step does with its gradients: ``"mean"`` (factor ``1/(n-b)``
+each, the default) or ``"sum"`` (factor 1 each: every push added at the full learning rate, as
+002's authors' Hetu does).  ``apply_s`` (PS7) is the server's time to apply one push: a push that
+arrives joins the server's FIFO queue and takes effect ``apply_s`` after the previous one finished
+(or after its arrival); only then does it count (a BSP/BK step closes, an ASP/HETE update is made,
+its worker may pull).  Every server holds one shard and applies its shard of every push in
+parallel with the others, so one queue stands for all of them.  A gradient dropped as stale (PS2)
+costs no apply time.
+
 Units: seconds, bits, bits/s.
 """
 from __future__ import annotations
@@ -42,9 +51,12 @@ from simlib.core.validate import check_array, check_choice, check_int, check_rea
 from simlib.runtime.cluster import Cluster
 from simlib.runtime.controller import ControllerBase
 
-__all__ = ["ps_topology", "PushPull", "ParameterServerController", "PS_MODES", "ps_cluster", "push_pull_time"]
+__all__ = ["ps_topology", "PushPull", "ParameterServerController", "PS_MODES", "PS_STEPS", "ps_cluster",
+           "push_pull_time"]
 
 PS_MODES = ("sync", "async")
+#: What a synchronous step does with its gradients (PS8): average them, or add each at the full step.
+PS_STEPS = ("mean", "sum")
 
 
 def ps_topology(bandwidth: Sequence[float], servers: int = 1, server_bandwidth: float | None = None) -> BigSwitch:
@@ -115,14 +127,18 @@ class PushPull:
 class ParameterServerController(ControllerBase):
     """The parameter server's consistency protocol (see the module docstring): ``mode`` ``"sync"``
     (``backups`` b >= 0; b = 0 is BSP) or ``"async"`` (``hete_c`` None: ASP, each push applied with
-    factor ``asp_factor`` in (0, 1] (PS6); a value > 0: HETE's factor ``1 / (τ + hete_c)``).  Needs the
-    :class:`PushPull` collective built by :meth:`collective`."""
+    factor ``asp_factor`` in (0, 1] (PS6); a value > 0: HETE's factor ``1 / (τ + hete_c)``); a
+    synchronous step's factors are ``1/(n-b)`` (``step="mean"``) or 1 (``"sum"``, PS8); each accepted
+    push takes ``apply_s`` seconds of the server's FIFO queue (PS7).  Needs the :class:`PushPull`
+    collective built by :meth:`collective`."""
 
     update_rule = "gradient"
 
     def __init__(self, mode: str = "sync", *, backups: int = 0, hete_c: float | None = None,
-                 asp_factor: float = 1.0):
+                 asp_factor: float = 1.0, step: str = "mean", apply_s: float = 0.0):
         self.mode = check_choice("mode", mode, PS_MODES)
+        self.step_rule = check_choice("step", step, PS_STEPS)
+        self.apply_s = check_real("apply_s", apply_s, 0.0)
         self.backups = check_int("backups", backups, 0)
         if mode == "sync" and hete_c is not None:
             raise ValueError("hete_c applies to mode 'async' only")
@@ -152,6 +168,7 @@ class ParameterServerController(ControllerBase):
         self.held = np.zeros(cluster.n, dtype=np.int64)    # version each worker computes on
         self.records: dict[int, object] = {}
         self.step: list[int] = []                          # sync: fresh gradients of the current step
+        self.server_free = 0.0                             # when the server's apply queue is empty (PS7)
 
     def on_ready(self, w: int, compute_time: float) -> None:
         rec = self.cluster.launch((w,), kind=self.kind)
@@ -168,6 +185,18 @@ class ParameterServerController(ControllerBase):
         self.transport.pull(w)
 
     def _on_pushed(self, w: int) -> None:
+        if self.mode == "sync" and self.held[w] < self.version:
+            self._accepted(w)                             # dropped on arrival: no apply time (PS2, PS7)
+            return
+        if self.apply_s == 0.0:
+            self._accepted(w)
+            return
+        now = self.cluster.sim.now
+        self.server_free = max(self.server_free, now) + self.apply_s
+        self.cluster.sim.schedule(self.server_free - now, self._accepted, w)
+
+    def _accepted(self, w: int) -> None:
+        """Push ``w`` has been applied by the server (after its queue, PS7) or dropped as stale."""
         if self.mode == "async":
             tau = self.version - int(self.held[w])
             self._applied(w, self.asp_factor if self.hete_c is None else 1.0 / (tau + self.hete_c))
@@ -183,7 +212,7 @@ class ParameterServerController(ControllerBase):
         if len(self.step) == self.cluster.n - self.backups:
             step, self.step = self.step, []
             for m in step:
-                self._applied(m, 1.0 / len(step))
+                self._applied(m, 1.0 / len(step) if self.step_rule == "mean" else 1.0)
             self.version += 1
             for m in step:
                 self._pull(m)

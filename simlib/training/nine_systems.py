@@ -19,11 +19,13 @@ from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.validate import check_real
 from simlib.papers.cluster_scenario import simulate
 from simlib.runtime.log import ScheduleLog
+from simlib.runtime.metrics import update_times
 from simlib.training.time_to_accuracy import replay_curve, replay_to_target, split_training_params
 from simlib.training.train_command import TrainScenario
 from simlib.workloads.traces import load_trace
 
-__all__ = ["ARMS", "SINGLE", "arm_label", "curve_column", "single_worker_log", "trial"]
+__all__ = ["ARMS", "SINGLE", "arm_label", "curve_column", "single_worker_log", "trial", "update_instants",
+           "per_update_trial"]
 
 #: Table 1's columns in the paper's order (label -> (scheme, group size P or None)), then 000's
 #: selective reduce (P = its minimum group), the row no paper has.
@@ -116,3 +118,24 @@ def trial(params: dict, seed) -> dict:
         t = k * every
         out[curve_column(t)] = float(acc[np.searchsorted(times, t * (1 + 1e-12), side="right") - 1])
     return out
+
+
+def update_instants(log: ScheduleLog) -> np.ndarray:
+    """When the run's updates happened (s, sorted): the global model's changes of a ``"gradient"`` log
+    (:func:`~simlib.runtime.metrics.update_times`: PS steps and pushes, Eager-Reduce rounds), else the
+    launches of its syncs (002's "#update" as :func:`trial` counts it)."""
+    if log.update_rule == "gradient":
+        return update_times(log)
+    return np.sort(np.array([s.launch for s in log.syncs], dtype=float))
+
+
+def per_update_trial(params: dict, seed) -> dict:
+    """A system's time per update from its schedule alone, no training replay (the 002 paper profile's
+    search, decision PR16): ``per_update_s`` = (last update − first update) / (updates − 1), the mean
+    gap between consecutive updates (NaN with fewer than 2), and ``run_updates``.  ``params`` are
+    ``python -m simlib train``'s (:class:`~simlib.training.train_command.TrainScenario`); the training
+    values are ignored."""
+    ts = TrainScenario.from_params({k: v for k, v in params.items() if k != "curve_every_s"})
+    t = update_instants(simulate(ts.scenario(), as_seed_sequence(seed)))
+    gap = float((t[-1] - t[0]) / (t.size - 1)) if t.size >= 2 else float("nan")
+    return {"per_update_s": gap, "run_updates": float(t.size)}

@@ -18,11 +18,12 @@ from simlib.papers.cluster_scenario import Scenario
 from simlib.papers.beyond_notebooks import TTA_CAP_S
 from simlib.papers.contract import MISSING, ParamError, ParamSpec, ScenarioBase, check_items, param, param_list, \
     param_of
+from simlib.papers.partial_reduce import profile as pr_profile
 from simlib.papers.partial_reduce.baselines import BaselineParams
 from simlib.training.learning import MODELS, PROBLEMS, check_target
 from simlib.training.replay import DATA_MODES
 
-__all__ = ["HeterogeneousTrainingNotebook", "TimeToAccuracyNotebook", "NineSystemsNotebook"]
+__all__ = ["HeterogeneousTrainingNotebook", "TimeToAccuracyNotebook", "NineSystemsNotebook", "PaperProfileNotebook"]
 
 #: A group size P in workers (002's P; the scenario's p is the fraction P / n).
 GROUP_SIZE = ParamSpec(kind="int", lo=2, help="group size P in workers, at most n")
@@ -121,6 +122,9 @@ class NineSystemsNotebook(ScenarioBase):
                                 help="Table 1's partial-reduce group sizes P")
     backups: int = param_of(BaselineParams, "backups")
     duration_s: float = param_of(Scenario, "duration_s", default=300.0, quick=30.0, chosen="RP19")
+    profile_duration_s: float = param_of(Scenario, "duration_s", default=900.0, quick=90.0, chosen="PR16",
+                                         help="training time simulated at 002's paper profile: 3x duration_s, "
+                                              "its all reduce update taking 2.6x the default's (decision PR16)")
     curve_every_s: float = param(10.0, lo=0.0, lo_open=True, unit="s", quick=5.0,
                                  help="seconds between the points of Fig. 7's accuracy curves")
     fig11_trials: int = param(3, lo=1, quick=1, chosen="RP15", help="trials per Fig. 11 setting")
@@ -177,3 +181,32 @@ class NineSystemsNotebook(ScenarioBase):
                                            trace=self.fig11_trace, duration_s=self.duration_s))
 
         check_items("fig11_n", self.fig11_n, size)
+
+
+@dataclass(frozen=True)
+class PaperProfileNotebook(ScenarioBase):
+    """Notebook 23: decision PR16's search for 002's paper profile -- every candidate's per-update time
+    ratios (schedules only, no replay) against Table 1's ResNet-34 ones.  The defaults are PR16's grid."""
+
+    trials: int = param(pr_profile.SEARCH_TRIALS, lo=1, quick=1, help="paired trials per run (PR16: 2)")
+    duration_s: float = param_of(Scenario, "duration_s", default=pr_profile.SEARCH_DURATION_S, quick=40.0)
+    model_mb_values: tuple = param_list(list(pr_profile.SEARCH_MODEL_MB), of=(Scenario, "model_mb"),
+                                        quick=[100.0, 500.0], help="candidate model sizes at 10 Gbps (PR16)")
+    cv_values: tuple = param_list(list(pr_profile.SEARCH_CV), of=(Scenario, "compute_cv"), quick=[None, 0.3],
+                                  help="candidate compute-time cvs (None: the stored trace's; PR16)")
+    hl_slowdown_values: tuple = param_list(list(pr_profile.SEARCH_HL_SLOWDOWN), of=(Scenario, "hl_slowdown"),
+                                           quick=[1.0], help="candidate γ of the HL slowdown (PR15, PR16)")
+    apply_values: tuple = param_list(list(pr_profile.SEARCH_APPLY_S), of=(BaselineParams, "server_apply_s"),
+                                     quick=[0.0, 0.1], help="candidate server apply times per push (PS7, PR16)")
+    ad_passive_values: tuple = param_list(list(pr_profile.SEARCH_AD_PASSIVE), of=(BaselineParams, "ad_passive"),
+                                          quick=["compute"], help="candidate AD-PSGD neighbours (AD3, PR16)")
+
+    def candidates(self) -> list:
+        """The candidates of these grids (PR16's :func:`~simlib.papers.partial_reduce.profile.candidates`
+        at the defaults)."""
+        return [pr_profile.Profile(mb, cv, g, a, ad) for mb in self.model_mb_values for cv in self.cv_values
+                for g in self.hl_slowdown_values for a in self.apply_values for ad in self.ad_passive_values]
+
+    def check(self):
+        check_items("cv_values", self.cv_values,
+                    lambda cv: Scenario.from_params(dict(n=8, trace="cnn", compute_cv=cv)))

@@ -37,6 +37,8 @@ class TrainScenario(ScenarioBase):
                              "reduce, or 002's baselines Eager-Reduce, AD-PSGD, PS BSP / ASP / HETE / backup")
     n: int = param_of(Scenario, "n", default=8, stated="002 §5.2.1", help="workers (002 §5.2.1: 8)")
     hl: int = param_of(Scenario, "hl")
+    hl_slowdown: float = param_of(Scenario, "hl_slowdown")
+    compute_cv: float | None = param_of(Scenario, "compute_cv")
     p: int = param(3, lo=1, stated="002 Table 1",
                    help="group size P in workers, at most n (partial reduce; selective reduce's minimum group; 002 "
                         "Table 1: 3 and 5)")
@@ -76,7 +78,8 @@ class TrainScenario(ScenarioBase):
         """The cluster run this system is (its rules apply: a :class:`ParamError` names the field)."""
         dynamic = self.scheme == "partial-dynamic"
         return Scenario.from_params(dict(
-            scheme="partial" if dynamic else self.scheme, n=self.n, hl=self.hl, p=self.p / self.n, trace=self.trace,
+            scheme="partial" if dynamic else self.scheme, n=self.n, hl=self.hl, hl_slowdown=self.hl_slowdown,
+            compute_cv=self.compute_cv, p=self.p / self.n, trace=self.trace,
             duration_s=self.duration_s, bandwidth_gbps=self.bandwidth_gbps, model_mb=self.model_mb,
             alpha_s=self.alpha_s, weights="dynamic" if dynamic else "constant", ema_alpha=self.ema_alpha,
             weights_missing=self.weights_missing, **self.baselines.to_params()))

@@ -238,6 +238,27 @@ class Trace:
         factor = mean_s / self.mean
         return Trace(self.name if name is None else name, self.samples * factor)
 
+    @property
+    def cv(self) -> float:
+        """Coefficient of variation of the samples: their population standard deviation over their
+        arithmetic mean."""
+        return float(self.samples.std() / self.samples.mean())
+
+    def with_cv(self, cv: float, name: str | None = None) -> "Trace":
+        """A new Trace whose :attr:`cv` is ``cv``: every sample moved away from (or toward) the samples'
+        arithmetic mean ``m`` by one factor, ``m + (x - m) · cv / self.cv``, so ``m`` and the shape (skew,
+        quantiles in units of the standard deviation) are kept (:attr:`mean`, the trapezoid rule, moves by
+        O(range / n)).  ``cv`` >= 0; the smallest sample must stay > 0 (a ``ValueError`` names ``cv`` and
+        its largest allowed value)."""
+        cv = check_real("cv", cv, lo=0.0)
+        m, x = float(self.samples.mean()), self.samples
+        k = cv / self.cv if self.cv > 0 else np.inf
+        top = self.cv * m / (m - x[0]) if x[0] < m else np.inf
+        if cv >= top or (self.cv == 0 and cv > 0):
+            raise ValueError(f"cv must be in [0, {top:.4g}) for trace {self.name!r} (its smallest sample must stay "
+                             f"> 0), got {cv}")
+        return Trace(self.name if name is None else name, m + (x - m) * k)
+
     def compute_times(self, n: int, seed, *, chunk: int = 256, scale=None) -> ComputeTimes:
         """The compute-time source of a run of ``n`` workers (``next(w)`` / ``take(w, k)``, seconds).
 
@@ -302,6 +323,10 @@ class RecordedTrace(Trace):
         """Every recorded time multiplied by one constant so that the pooled mean is ``mean_s`` (s)."""
         mean_s = check_real("mean_s", mean_s, lo=0.0, lo_open=True)
         return RecordedTrace(self.name if name is None else name, self.sequences * (mean_s / self.mean))
+
+    def with_cv(self, cv: float, name: str | None = None) -> "Trace":
+        """Not defined for a recorded trace (its sequences are replayed as recorded): ``ValueError``."""
+        raise ValueError(f"cv applies to a distribution trace, not the recorded trace {self.name!r}")
 
     def compute_times(self, n: int, seed, *, chunk: int = 256, scale=None, jitter: float = REPLAY_JITTER,
                       offsets: str = "copy") -> "ReplayComputeTimes":

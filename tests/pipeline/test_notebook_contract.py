@@ -137,7 +137,7 @@ def migrated() -> dict:
     from simlib.papers.selmcast.ssp_experiments import (SSPFig7Notebook, SSPFigs8to10Notebook,
                                                         SSPFigs11to13Notebook, SSPTimeToAccuracyNotebook)
     from simlib.training.notebook_specs import (HeterogeneousTrainingNotebook, NineSystemsNotebook,
-                                                TimeToAccuracyNotebook)
+                                                PaperProfileNotebook, TimeToAccuracyNotebook)
 
     return {"00_pipeline_example": RingCheckNotebook, "10_sr_fig3_motivating_example": Fig3Notebook,
             "11_sr_fig5-7_traces": sr.Fig5to7Notebook, "12_sr_fig8-10_parameters": sr.Fig8to10Notebook,
@@ -145,7 +145,8 @@ def migrated() -> dict:
             "15_sr_paper_gaps": sr.GapsNotebook, "16_sr_paper_profile": sr.ProfileSearchNotebook,
             "20_pr_sec3_spectral_weights": SpectralNotebook,
             "21_pr_sec5_heterogeneous_training": HeterogeneousTrainingNotebook,
-            "22_pr_sec5_nine_systems": NineSystemsNotebook, "30_fmreduce_fig2": Fig2Notebook, "40_selmcast_sec2_fig1_random_selection": Fig1Notebook,
+            "22_pr_sec5_nine_systems": NineSystemsNotebook, "23_pr_paper_profile": PaperProfileNotebook,
+            "30_fmreduce_fig2": Fig2Notebook, "40_selmcast_sec2_fig1_random_selection": Fig1Notebook,
             "41_selmcast_bsp_fig4-6": BSPFiguresNotebook, "43_selmcast_ssp_fig7_case_study": SSPFig7Notebook,
             "44_selmcast_ssp_fig8-10": SSPFigs8to10Notebook, "45_selmcast_ssp_fig11-13": SSPFigs11to13Notebook,
             "46_selmcast_ssp_time_to_accuracy": SSPTimeToAccuracyNotebook,

@@ -4,6 +4,7 @@ import pytest
 
 from simlib.core.topology import BigSwitch
 from simlib.runtime.cluster import Cluster, ComputeTimes, ScriptedComputeTimes
+from simlib.runtime.controller import ControllerBase
 from simlib.runtime.decentralized import (ADPSGDController, EagerReduceController, PairwiseExchange, WholeRing,
                                           quorum_size)
 
@@ -99,3 +100,58 @@ def test_passive_members_are_checked():
         cl.launch((0,), passive=(3,))
     with pytest.raises(ValueError, match="quorum"):
         EagerReduceController("all")
+
+
+def ad_block_run(times, passive, model_bits=M / 2, duration=10.0, seed=0):
+    cl = Cluster(BigSwitch.symmetric([B] * len(times)), PairwiseExchange(model_bits, 0.0), ScriptedComputeTimes(times),
+                 ADPSGDController(np.random.default_rng(seed), passive=passive), duration=duration)
+    return cl.run()
+
+
+def test_adpsgd_blocking_neighbour_pauses_for_the_exchange():
+    """AD3 by hand: 2 workers computing 1 s and 2.3 s, an exchange of 0.4 s (M/2 at B).  Worker 0 starts
+    exchanges at 1 s and 2.4 s (1 + 0.4 + 1), both with worker 1.  Computing on, worker 1 ends its step
+    at 2.3 s; blocked, it pauses 0.4 s twice (1-1.4 s, 2.4-2.8 s, with 0.3 s left): 3.1 s."""
+    free = ad_block_run([[1.0] * 9, [2.3] * 9], "compute", duration=3.3)
+    held = ad_block_run([[1.0] * 9, [2.3] * 9], "block", duration=3.3)
+    assert free.compute_end[1][0] == pytest.approx(2.3)
+    assert held.compute_end[1][0] == pytest.approx(3.1)
+    assert [r.launch for r in held.syncs if r.members[0] == 0][:2] == pytest.approx([1.0, 2.4])
+    # the initiator's own schedule does not change
+    assert held.compute_end[0][:2] == free.compute_end[0][:2]
+
+
+class _Fixed:
+    """A collective that takes ``t`` seconds whoever syncs."""
+
+    def __init__(self, t):
+        self.t = t
+
+    def attach(self, sim, net, topo):
+        self.sim = sim
+
+    def start(self, members, on_done):
+        self.sim.schedule(self.t, on_done)
+
+
+class _Alone(ControllerBase):
+    def on_ready(self, w, compute_time):
+        self.cluster.launch((w,))
+
+
+@pytest.mark.parametrize("block_at, unblock_at, ends", [
+    (0.5, 0.8, [1.3, 2.8]),       # mid-step: the step pauses 0.3 s (1 s compute, 0.5 s sync)
+    (1.2, 2.0, [1.0, 3.0]),       # mid-sync: the next step waits for the unblock (not 1.5 s) and runs 2-3 s
+    (1.2, 1.4, [1.0, 2.5]),       # unblocked before its sync ends: nothing changes
+])
+def test_a_blocked_worker_pauses_or_waits(block_at, unblock_at, ends):
+    """Cluster.block/unblock (AD3's mechanism) on one worker computing 1 s with 0.5 s syncs."""
+    cl = Cluster(BigSwitch.symmetric([B]), _Fixed(0.5), ScriptedComputeTimes([[1.0] * 9]), _Alone(), duration=3.1)
+    cl.sim.schedule(block_at, cl.block, 0)
+    cl.sim.schedule(unblock_at, cl.unblock, 0)
+    log = cl.run()
+    assert log.compute_end[0][:2] == pytest.approx(ends)
+    with pytest.raises(ValueError, match="not blocked"):
+        cl.unblock(0)
+    with pytest.raises(ValueError, match="passive"):
+        ADPSGDController(np.random.default_rng(0), passive="wait")

@@ -172,3 +172,42 @@ def test_a_pull_goes_over_the_servers_uplink_beside_a_push_on_its_downlink():
     by_worker = {r.members: r for r in log.syncs}
     assert (by_worker[(0,)].launch, by_worker[(0,)].finish) == pytest.approx((1.0, 2.6), abs=1e-9)
     assert (by_worker[(1,)].launch, by_worker[(1,)].finish) == pytest.approx((1.8, 3.4), abs=1e-9)
+
+
+def test_server_apply_time_queues_pushes_one_at_a_time():
+    """PS7 by hand: 3 workers computing 1 s, transfers ~1 ns, apply 0.2 s per push.  BSP: the three pushes
+    arrive at 1 s and are applied at 1.2, 1.4, 1.6 s; the step closes at 1.6 s, everyone pulls then.
+    ASP: the same pushes are three updates at 1.2, 1.4, 1.6 s, each worker pulling after its own."""
+    bsp = run([[1.0] * 3] * 3, model_bits=1.0, duration=1.9, apply_s=0.2)
+    assert sorted(r.apply for r in bsp.syncs if r.weights) == pytest.approx([1.6] * 3)
+    assert list(update_times(bsp)) == pytest.approx([1.6])
+    asp = run([[1.0] * 3] * 3, mode="async", model_bits=1.0, duration=1.9, apply_s=0.2)
+    assert list(update_times(asp)) == pytest.approx([1.2, 1.4, 1.6])
+    # a worker pulls after its own push is applied, so it computes again from then: 2.2, 2.4, 2.6 s
+    again = run([[1.0] * 3] * 3, mode="async", model_bits=1.0, duration=2.9, apply_s=0.2)
+    assert sorted(e[1] for e in again.compute_end) == pytest.approx([2.2, 2.4, 2.6], abs=1e-6)
+    # no apply time: all three at 1 s (the default; PS1's instant server)
+    assert list(update_times(run([[1.0] * 3] * 3, mode="async", model_bits=1.0, duration=1.9))) == \
+        pytest.approx([1.0], abs=1e-6)
+    with pytest.raises(ValueError, match="apply_s"):
+        ParameterServerController(apply_s=-1.0)
+
+
+def test_a_stale_gradient_costs_no_apply_time():
+    """PS2 + PS7: BK with b = 1 of 2 workers (1 s and 1.5 s), apply 0.3 s.  Worker 0's push (1 s) closes
+    step 0 at 1.3 s; worker 1's (1.5 s, computed on version 0) is dropped on arrival: its factor 0 at 1.5 s,
+    not queued, so worker 0's next push (2.3 s) is applied at 2.6 s."""
+    log = run([[1.0] * 5, [1.5] * 5], backups=1, model_bits=1.0, duration=2.8, apply_s=0.3)
+    got = sorted((round(r.apply, 6), r.members[0], r.weights[0]) for r in log.syncs if r.weights is not None)
+    assert got == [(1.3, 0, 1.0), (1.5, 1, 0.0), (2.6, 0, 1.0)]
+
+
+@pytest.mark.parametrize("mode, kw, mean_factor", [("sync", {}, 1 / 3), ("sync", {"backups": 1}, 1 / 2)])
+def test_ps_step_mean_averages_and_sum_adds_every_gradient(mode, kw, mean_factor):
+    """PS8: a synchronous step's factors are 1/(n-b) under "mean" and 1 under "sum"."""
+    for step, factor in (("mean", mean_factor), ("sum", 1.0)):
+        log = run([[1.0, 1.1, 1.2]] * 3, mode=mode, model_bits=1.0, duration=3.0, step=step, **kw)
+        used = sorted({r.weights[0] for r in log.syncs if r.weights is not None and r.weights[0] > 0})
+        assert used == pytest.approx([factor])
+    with pytest.raises(ValueError, match="step"):
+        ParameterServerController(step="median")

@@ -42,3 +42,22 @@ def test_arm_labels_are_table_1s_columns():
     assert ns.arm_label("partial", 4) == "CON4" and ns.arm_label(ns.SINGLE) == "1 worker"
     with pytest.raises(ValueError, match="scheme must be one of"):
         ns.arm_label("ring")
+
+
+def test_per_update_time_is_the_mean_gap_between_updates():
+    """PR16's measure cross-checked with the log: all reduce at cv 0 (every compute the samples' mean c,
+    about 1 s) makes an update every c + one ring all-reduce, so the mean gap is c + the mean sync."""
+    from simlib.papers.cluster_scenario import simulate
+    from simlib.training.train_command import TrainScenario
+
+    params = dict(scheme="allreduce", n=8, hl=1, compute_cv=0.0, duration_s=30.0)
+    log = simulate(TrainScenario.from_params(params).scenario(), as_seed_sequence(0))
+    sync = np.mean([r.finish - r.launch for r in log.syncs if r.finish is not None])
+    c = float(load_trace("cnn").samples.mean())
+    out = ns.per_update_trial(params, 0)
+    assert out["per_update_s"] == pytest.approx(c + sync, rel=1e-9)
+    assert out["run_updates"] == len(log.syncs)
+    # a slowed worker (hl = 3, γ = 0.5: 2x slower) sets all reduce's pace: 2 s + the ring
+    slow = ns.per_update_trial(dict(params, hl=3, hl_slowdown=0.5), 0)
+    assert slow["per_update_s"] == pytest.approx(2.0 * c + sync, rel=1e-9)
+    assert np.isnan(ns.per_update_trial(dict(params, duration_s=0.5), 0)["per_update_s"])   # no update in 0.5 s

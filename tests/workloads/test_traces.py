@@ -366,3 +366,23 @@ def test_online_ecdf_interleaved_observations_and_queries():
             assert e.cdf(float(x)) == (xs[: i + 1] <= x).mean()
     assert e.count == xs.size
     assert e.cdf(1.0) == (xs <= 1.0).mean()
+
+
+def test_with_cv_keeps_the_mean_and_sets_the_spread():
+    """PR15: the samples stretched about the mean: cv as asked, mean unchanged, ordering kept;
+    a cv that would push the smallest sample to 0 is refused naming the bound."""
+    from simlib.workloads.traces import Trace
+    t = Trace("toy", [1.0, 2.0, 3.0, 6.0])           # arithmetic mean 3, std sqrt(3.5): cv 0.6236
+    assert t.cv == pytest.approx(np.sqrt(3.5) / 3)
+    for cv in (0.0, 0.2, 0.5):
+        u = t.with_cv(cv)
+        assert u.samples.mean() == pytest.approx(3.0) and u.cv == pytest.approx(cv, abs=1e-12)
+        assert np.all(np.diff(u.samples) >= 0)
+    assert list(t.with_cv(t.cv / 2).samples) == pytest.approx([2.0, 2.5, 3.0, 4.5])
+    # x0 = 1 reaches 0 when the factor is m / (m - x0) = 3 / 2, i.e. cv = 1.5 t.cv
+    m = 3.0
+    with pytest.raises(ValueError, match="cv must be in"):
+        t.with_cv(t.cv * m / (m - 1))
+    assert t.with_cv(0.99 * t.cv * m / (m - 1)).samples[0] > 0
+    with pytest.raises(ValueError, match="recorded trace"):
+        load_trace("pai-job4").with_cv(0.3)

@@ -2,7 +2,7 @@
 000/002 cluster run: their knobs, declared once (:class:`BaselineParams`, a parameter group of
 :class:`~simlib.papers.cluster_scenario.Scenario`), and the controller and cluster each builds from
 the generic runtime (:mod:`simlib.runtime.parameter_server`, :mod:`simlib.runtime.decentralized`).
-Decisions PS1-PS6, AD1-AD2, ER1-ER2 in docs/decisions/baselines.md.
+Decisions PS1-PS8, AD1-AD3, ER1-ER2 in docs/decisions/baselines.md.
 """
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ import numpy as np
 from simlib.core.topology import BigSwitch
 from simlib.papers.contract import ParamError, ScenarioBase, param
 from simlib.runtime.cluster import Cluster
-from simlib.runtime.decentralized import QUORUMS, ADPSGDController, EagerReduceController, PairwiseExchange, WholeRing
-from simlib.runtime.parameter_server import ParameterServerController, ps_cluster
+from simlib.runtime.decentralized import (AD_PASSIVE, QUORUMS, ADPSGDController, EagerReduceController,
+                                         PairwiseExchange, WholeRing)
+from simlib.runtime.parameter_server import PS_STEPS, ParameterServerController, ps_cluster
 
 __all__ = ["BaselineParams", "BASELINES", "baseline_controller", "baseline_cluster", "check_baseline"]
 
@@ -43,7 +44,17 @@ class BaselineParams(ScenarioBase):
     asp_lr_scale: float | None = param(None, kind="float", lo=0.0, hi=1.0, lo_open=True, none_means="1/n", chosen="PS6",
                                        help="PS ASP's step-size factor per push; 1/n: each gradient moves the "
                                             "model as far as in PS BSP's averaged step; 1: the literal full "
-                                            "step per push (decision PS6)")
+                                            "step per push (decision PS6); with ps_step sum, 1/n means 1")
+    ps_step: str = param("mean", choices=PS_STEPS, chosen="PS8",
+                         help="what a PS update does with its gradients: mean (a BSP/BK step averages them, ASP's "
+                              "factor 1/n) or sum (every push at the full learning rate, as 002's authors' Hetu; "
+                              "decision PS8)")
+    server_apply_s: float = param(0.0, lo=0.0, unit="s", chosen="PS7",
+                                  help="the server's time to apply one push, one push at a time (PS BSP, BK, ASP, "
+                                       "HETE; decision PS7)")
+    ad_passive: str = param("compute", choices=AD_PASSIVE, chosen="AD3",
+                            help="AD-PSGD's passive neighbour during an exchange: keeps computing, or blocks (its "
+                                 "compute pauses until the exchange ends; decision AD3)")
     quorum: str = param("majority", choices=QUORUMS, stated="002 §5.2.2",
                         help="ready workers that start an Eager-Reduce round: the first (solo) or n // 2 + 1 "
                              "(002 §5.2.2: ER \"requires the majority to participate\"; decision ER1)")
@@ -69,15 +80,17 @@ def baseline_controller(scheme: str, bp: BaselineParams, rng: np.random.Generato
     if scheme == "eager":
         return EagerReduceController(bp.quorum)
     if scheme == "adpsgd":
-        return ADPSGDController(rng)
+        return ADPSGDController(rng, passive=bp.ad_passive)
+    ps = dict(apply_s=bp.server_apply_s, step=bp.ps_step)
     if scheme == "ps-bsp":
-        return ParameterServerController("sync")
+        return ParameterServerController("sync", **ps)
     if scheme == "ps-backup":
-        return ParameterServerController("sync", backups=bp.backups)
+        return ParameterServerController("sync", backups=bp.backups, **ps)
     if scheme == "ps-asp":
-        return ParameterServerController("async", asp_factor=1.0 / n if bp.asp_lr_scale is None else bp.asp_lr_scale)
+        asp = bp.asp_lr_scale if bp.asp_lr_scale is not None else (1.0 / n if bp.ps_step == "mean" else 1.0)
+        return ParameterServerController("async", asp_factor=asp, **ps)
     if scheme == "ps-hete":
-        return ParameterServerController("async", hete_c=bp.hete_c)
+        return ParameterServerController("async", hete_c=bp.hete_c, **ps)
     raise ValueError(f"scheme must be one of {list(BASELINES)}, got {scheme!r}")
 
 

@@ -27,6 +27,7 @@ Rules (fixed before looking at our values; those of :mod:`.claims`):
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -39,8 +40,8 @@ from simlib.papers.claim import Claim, observation, within
 from .claims import (NEAR_REL, NEAR_RULE, PAPER, PER_UPDATE_SPEEDUP, TABLE1_ALL, TABLE1_ARMS, TABLE1_DYN_VS_AR,
                      _censored, paired_masks, ratio_text)
 
-__all__ = ["TABLE1_ALL", "TABLE1_ARMS", "UP_TO", "DYN_VS_AR", "PER_UPDATE", "table1_ratios", "paired_arms",
-           "speedup", "table1", "fig11"]
+__all__ = ["CLUSTER_DEFAULT", "TABLE1_ALL", "TABLE1_ARMS", "UP_TO", "DYN_VS_AR", "PER_UPDATE", "table1_ratios",
+           "paired_arms", "speedup", "table1", "fig11"]
 
 #: §5.2.1's "up to" statements: (numerator arm of the time ratio, our PR arm, X); 1.47 is BK/CON5
 #: (VGG-19, HL 1), 1.84 BK/DYN3 (VGG-19, HL 1) and 1.74 AD/DYN3 (DenseNet-121, HL 2) in Table 1.
@@ -55,7 +56,9 @@ _NAME = {"time": "time to target", "updates": "#updates to target", "per-update"
 _NOTE = ("paired per trial (median of the per-trial ratio); a run that never reaches the target is censored at its "
          "run length (a time) or unknown (a count), so a median it can move is a bound or n/a and a statement it "
          "leaves open does not hold")
-_SETTING = ("setting: the simulated cluster (002's 8 workers, 10 Gbps, 100 MB, HL workers HL× slower) and the "
+#: The cluster the causes name by default (TrainScenario's defaults); :func:`table1`'s ``cluster`` replaces it.
+CLUSTER_DEFAULT = "002's 8 workers, 10 Gbps, 100 MB, HL workers HL× slower"
+_SETTING = (f"setting: the simulated cluster ({CLUSTER_DEFAULT}) and the "
             "replayed learning task (docs/decisions/replay.md) stand in for the paper's GPUs and CNNs; ")
 
 
@@ -144,10 +147,18 @@ def _up_to(d, key, statement, hls=None):
             ]
 
 
-def table1(df: pd.DataFrame) -> list[Claim]:
+def table1(df: pd.DataFrame, cluster: str | None = None) -> list[Claim]:
     """§5.2's statements on Table 1 from the ``22_pr_table1`` frame (needs ``arm``, ``hl``, ``trial``,
     ``time_to_target_s``, ``updates_to_target``, ``per_update_s``, ``reached``).  Statements whose
-    arms the frame lacks are left out."""
+    arms the frame lacks are left out.  ``cluster`` describes the cluster the frame ran on, for the
+    causes (default :data:`CLUSTER_DEFAULT`; e.g. the 002 paper profile's label, PR16)."""
+    out = _table1(df)
+    if cluster is None:
+        return out
+    return [dataclasses.replace(c, cause=c.cause.replace(CLUSTER_DEFAULT, cluster)) for c in out]
+
+
+def _table1(df: pd.DataFrame) -> list[Claim]:
     _need(df, "df", ["arm", "hl", "trial", "time_to_target_s", "updates_to_target", "per_update_s", "reached"])
     d = df
     arms = set(d["arm"])

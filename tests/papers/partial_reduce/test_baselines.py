@@ -60,6 +60,31 @@ def test_each_baseline_knob_changes_the_run():
     assert {r.weights for r in log_of("ps-asp", asp_lr_scale=1.0).syncs if r.weights} == {(1.0,)}
     a, b = (log_of("adpsgd", seed=s) for s in (0, 1))
     assert [r.members for r in a.syncs] != [r.members for r in b.syncs]
+    # PS8: ps_step "sum" adds every gradient at the full step (BSP, BK; ASP's default factor becomes 1)
+    for scheme in ("ps-bsp", "ps-backup", "ps-asp"):
+        assert {r.weights for r in log_of(scheme, ps_step="sum").syncs if r.weights and r.weights[0]} == {(1.0,)}
+    assert {r.weights for r in log_of("ps-asp", ps_step="sum", asp_lr_scale=0.5).syncs if r.weights} == {(0.5,)}
+
+
+@pytest.mark.parametrize("scheme", ["ps-bsp", "ps-backup", "ps-asp", "ps-hete"])
+def test_server_apply_time_slows_every_parameter_server(scheme):
+    """PS7: with a 0.1 s apply per push each PS system makes fewer updates in the same 30 s; BSP's step
+    closes at least n x 0.1 s after its last push arrives (n pushes, one at a time)."""
+    plain, slow = log_of(scheme), log_of(scheme, server_apply_s=0.1)
+    assert len(update_times(slow)) < len(update_times(plain))
+    if scheme == "ps-bsp":
+        gaps = np.diff(update_times(slow))
+        assert gaps.min() >= 8 * 0.1
+
+
+def test_adpsgd_blocking_makes_fewer_exchanges_and_other_schemes_ignore_the_new_knobs():
+    """AD3: a blocked neighbour computes less, so the run has fewer exchanges; the knobs of PS7, PS8 and
+    AD3 leave every other scheme's schedule unchanged."""
+    assert len(log_of("adpsgd", ad_passive="block", model_mb=400.0).syncs) < len(log_of("adpsgd", model_mb=400.0).syncs)
+    for scheme in ("allreduce", "partial", "eager"):
+        a = log_of(scheme)
+        b = log_of(scheme, server_apply_s=0.2, ps_step="sum", ad_passive="block")
+        assert [(r.launch, r.members) for r in a.syncs] == [(r.launch, r.members) for r in b.syncs]
 
 
 @pytest.mark.parametrize("params, name", [
@@ -71,6 +96,12 @@ def test_each_baseline_knob_changes_the_run():
     (dict(scheme="eager", quorum="all"), "quorum"),
     (dict(scheme="ps-asp", asp_lr_scale=1.5), "asp_lr_scale"),
     (dict(scheme="ps-asp", asp_lr_scale=0.0), "asp_lr_scale"),
+    (dict(scheme="ps-bsp", server_apply_s=-0.1), "server_apply_s"),
+    (dict(scheme="ps-bsp", ps_step="median"), "ps_step"),
+    (dict(scheme="adpsgd", ad_passive="wait"), "ad_passive"),
+    (dict(scheme="allreduce", compute_cv=0.9), "compute_cv"),          # cnn allows cv < 0.55 (PR15)
+    (dict(scheme="allreduce", trace="pai-job4", compute_cv=0.3), "compute_cv"),
+    (dict(scheme="allreduce", hl_slowdown=-0.5), "hl_slowdown"),
 ])
 def test_bad_baseline_settings_are_refused_naming_the_parameter(params, name):
     with pytest.raises(ParamError) as e:

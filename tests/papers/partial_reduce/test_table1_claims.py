@@ -165,3 +165,20 @@ def test_fig11_scales_worse_at_the_largest_n(pr, ok):
     rows = t1.fig11(df)
     assert [c.direction for c in rows] == [ok, ok]
     assert all(bool(c.cause) != ok for c in rows)
+
+
+def test_causes_name_the_cluster_the_frame_ran_on():
+    """PR16: at the paper profile the causes describe its cluster, not the default's 100 MB."""
+    d = frame({"BSP": 50.0, "CON3": 100.0})               # BSP faster: "BSP is slower" fails
+    plain = claim(t1.table1(d), "PS BSP is (slightly) slower than partial reduce (P=3)")
+    named = claim(t1.table1(d, cluster="1000 MB, cv 0.3"), "PS BSP is (slightly) slower than partial reduce (P=3)")
+    assert t1.CLUSTER_DEFAULT in plain.cause and t1.CLUSTER_DEFAULT not in named.cause
+    assert named.cause == plain.cause.replace(t1.CLUSTER_DEFAULT, "1000 MB, cv 0.3") and not named.holds
+
+
+def test_cross_causes_carry_the_other_settings_value_with_its_label():
+    from simlib.papers.claim import Claim, cross_causes
+    c = lambda holds, v: Claim("002", "Table 1", "x", "up", v, direction=holds, cause="" if holds else "setting: y")
+    out = cross_causes([c(False, "d")], [c(True, "p")], "1000 MB", default_label="100 MB")
+    assert [(o.setting, o.holds, o.cause) for o in out] == [
+        ("default", False, "setting: holds at the paper profile (1000 MB): p"), ("profile", True, "")]

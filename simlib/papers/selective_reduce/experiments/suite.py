@@ -9,11 +9,11 @@ defaults: §IV-A1 and decision E7) with the open settings merged into every sett
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Iterable
 
 import pandas as pd
 
+from simlib.papers import claim as claim_mod
 from simlib.papers.claim import Claim
 from simlib.papers.selective_reduce import claims as sr_claims
 
@@ -115,42 +115,11 @@ def claims_table(claims: Iterable[Claim], **labels) -> pd.DataFrame:
                                        "magnitude", "holds"])
 
 
-def _kind(cause: str) -> str:
-    return cause.split(":", 1)[0].strip()
-
-
 def cross_causes(default: Iterable[Claim], profile: Iterable[Claim], profile_label: str) -> list[Claim]:
-    """The claims judged at the default (setting ``default``) and at the paper profile (``profile``;
-    ``profile_label`` says its values, e.g. ``Profile.label()``), with each failing verdict's cause
-    carrying what the other setting measured (E18, issue 30's "causes that carry their evidence"):
-
-    * fails at one setting, holds at the other: cause "setting: holds at <the other> (<its value>)";
-    * fails at both with an "unexplained" cause: the cause adds that the profile's settings were
-      ruled out (the profile's value), so "unexplained" names the mechanism it ruled out;
-    * any other cause is kept.
-
-    Claims are matched by (figure, claim); one judged at only one setting is returned unchanged.
-    """
-    default, profile = at_setting(default, "default"), at_setting(profile, "profile")
-    key = lambda c: (c.figure, c.claim)
-    d_by, p_by = {key(c): c for c in default}, {key(c): c for c in profile}
-    out = []
-    for mine, other_by, other_name in ((default, p_by, f"the paper profile ({profile_label})"),
-                                       (profile, d_by, "the default (Δt = 0.1 s, stored 1 s mean; E2, E6)")):
-        for c in mine:
-            o = other_by.get(key(c))
-            if c.kind != "claim" or c.holds or o is None:
-                out.append(c)
-            elif o.holds:
-                out.append(dataclasses.replace(c, cause=f"setting: holds at {other_name}: {o.our_value}"))
-            elif _kind(c.cause) == "unexplained":
-                out.append(dataclasses.replace(
-                    c, cause=f"{c.cause}; ruled out: the open settings -- it fails at {other_name} too: {o.our_value}"))
-            else:
-                out.append(c)
-    return out
+    """:func:`simlib.papers.claim.cross_causes` with 000's default named (Δt = 0.1 s, the stored 1 s
+    mean; E2, E6)."""
+    return claim_mod.cross_causes(default, profile, profile_label,
+                                  default_label="Δt = 0.1 s, stored 1 s mean; E2, E6")
 
 
-def at_setting(claims: Iterable[Claim], setting: str) -> list[Claim]:
-    """The same claims judged at ledger setting ``setting`` (S19)."""
-    return [dataclasses.replace(c, setting=setting) for c in claims]
+at_setting = claim_mod.at_setting

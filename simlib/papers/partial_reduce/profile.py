@@ -1,0 +1,226 @@
+"""Seed 002's paper profile: the cluster's open settings fitted to Table 1's per-update time ratios by
+decision PR16's rule.
+
+002 §5 states the cluster (8 workers, 10 GbE), the systems and their knobs, but not what sets the
+cost of one update against one compute step: the model's time on the wire (``model_mb`` at 10
+Gbps against the stored 1 s mean compute time), the compute-time spread (``compute_cv``), the
+slowdown of a worker sharing its GPU (``hl_slowdown``, PR15), the server's apply time per push
+(``server_apply_s``, PS7) and AD-PSGD's blocking neighbour (``ad_passive``, AD3).  Table 1's
+per-update times, divided by all reduce's, measure those costs.  PR16 fixes, before any search was
+run, how the five are picked: every candidate of :func:`candidates` is scored by
+:func:`distance` -- the mean absolute log-ratio between our per-update ratios (schedules only,
+:func:`~simlib.training.nine_systems.per_update_trial`) and Table 1's ResNet-34 ones
+(:func:`paper_ratios`); :func:`pick` applies the rule to the search table (notebook 23 writes it,
+``data/results/23_pr_profile_search.csv``); :data:`PAPER_PROFILE` is its result, labelled fitted,
+and a test re-applies the rule to the committed table.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+import numpy as np
+import pandas as pd
+
+from simlib.papers.analysis import require_frame
+
+from .claims import TABLE1_ALL
+
+__all__ = ["Profile", "PAPER_PROFILE", "DEFAULT_SETTINGS", "SEARCH_MODEL_MB", "SEARCH_CV", "SEARCH_HL_SLOWDOWN",
+           "SEARCH_APPLY_S", "SEARCH_AD_PASSIVE", "SEARCH_TRIALS", "SEARCH_DURATION_S", "TARGET_MODEL",
+           "TARGET_HLS", "RATIO_ARMS", "OUR_ARM", "KNOBS", "paper_ratios", "target_names", "arm_setting",
+           "setting_key", "search_settings", "candidate_ratios", "distance", "search_table", "scores", "candidate_row", "pick", "candidates",
+           "at_profile"]
+
+#: PR16's candidates: the model size (MB, at 10 Gbps: 0.08-0.8 s on the wire) ...
+SEARCH_MODEL_MB = (100.0, 250.0, 500.0, 1000.0)
+#: ... the compute times' coefficient of variation (None: the stored cnn trace's 0.07) ...
+SEARCH_CV = (None, 0.15, 0.3, 0.45)
+#: ... γ of the HL slowdown 1 + γ (HL - 1) (PR15) ...
+SEARCH_HL_SLOWDOWN = (0.5, 0.75, 1.0)
+#: ... the server's apply time per push (s, PS7) ...
+SEARCH_APPLY_S = (0.0, 0.05, 0.1, 0.2)
+#: ... and AD-PSGD's passive neighbour (AD3).
+SEARCH_AD_PASSIVE = ("compute", "block")
+#: Paired trials (seeds 0, 1) and run length (s) of each per-update measurement.
+SEARCH_TRIALS = 2
+SEARCH_DURATION_S = 150.0
+#: Table 1's model and HLs the profile is fitted to.
+TARGET_MODEL = "ResNet-34"
+TARGET_HLS = (1, 3)
+#: The systems whose per-update time is divided by all reduce's (Table 1's columns).
+RATIO_ARMS = ("ER", "AD", "BSP", "ASP", "HETE", "BK", "CON3", "DYN3", "CON5", "DYN5")
+#: The run that stands for each arm: DYN's schedule is CON's (weights do not change a schedule).
+OUR_ARM = {a: a.replace("DYN", "CON") for a in ("AR",) + RATIO_ARMS}
+#: The profile's knobs, in the tie rule's order.
+KNOBS = ("model_mb", "compute_cv", "hl_slowdown", "server_apply_s", "ad_passive")
+#: Table 1's column -> (scheme, group size P), the ``python -m simlib train`` names.
+_SCHEME = {"AR": ("allreduce", None), "ER": ("eager", None), "AD": ("adpsgd", None), "BSP": ("ps-bsp", None),
+           "ASP": ("ps-asp", None), "HETE": ("ps-hete", None), "BK": ("ps-backup", None), "CON3": ("partial", 3),
+           "CON5": ("partial", 5)}
+_PS = ("BSP", "ASP", "HETE", "BK")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Values of the settings 002 leaves open (PR15, PS7, AD3): ``model_mb`` (MB, at 10 Gbps and the
+    stored 1 s mean compute), ``compute_cv`` (None: stored), ``hl_slowdown`` γ, ``server_apply_s`` (s),
+    ``ad_passive``.  ``fitted``: picked by PR16's search, not read from the paper."""
+
+    model_mb: float
+    compute_cv: float | None
+    hl_slowdown: float
+    server_apply_s: float
+    ad_passive: str
+    fitted: bool = True
+    decision: str = "PR16"
+
+    def settings(self) -> dict:
+        """The ``python -m simlib train`` parameters this profile sets."""
+        return {k: getattr(self, k) for k in KNOBS}
+
+    def label(self) -> str:
+        """``"100 MB, cv 0.3, γ 0.75, apply 0.05 s, AD neighbour blocks (fitted, PR16)"``."""
+        cv = "stored cv" if self.compute_cv is None else f"cv {self.compute_cv:g}"
+        ad = "AD neighbour blocks" if self.ad_passive == "block" else "AD neighbour computes"
+        return (f"{self.model_mb:g} MB, {cv}, γ {self.hl_slowdown:g}, apply {self.server_apply_s:g} s, {ad} "
+                f"({'fitted' if self.fitted else 'chosen'}, {self.decision})")
+
+
+#: The repository's defaults for the same settings (TrainScenario's 100 MB, the stored cv, HL×, PS1's
+#: instant server, AD1's computing neighbour).
+DEFAULT_SETTINGS = Profile(100.0, None, 1.0, 0.0, "compute", fitted=False, decision="PR15, PS7, AD3")
+
+
+def candidates() -> list[Profile]:
+    """PR16's 384 candidates, in :data:`KNOBS` order (model size slowest)."""
+    return [Profile(mb, cv, g, a, ad) for mb in SEARCH_MODEL_MB for cv in SEARCH_CV for g in SEARCH_HL_SLOWDOWN
+            for a in SEARCH_APPLY_S for ad in SEARCH_AD_PASSIVE]
+
+
+def at_profile(settings: list[dict], profile: Profile | None = None) -> list[dict]:
+    """The sweep ``settings`` with the profile's values (default :data:`PAPER_PROFILE`) in every one."""
+    values = (profile or PAPER_PROFILE).settings()
+    return [dict(s, **values) for s in settings]
+
+
+def target_names(hls: Iterable[int] = TARGET_HLS) -> list[str]:
+    """The target columns: ``"ER HL=1"`` (ER's per-update time over AR's at HL 1), ..., then
+    ``"AR HL=3/HL=1"``."""
+    hls = list(hls)
+    return [f"{a} HL={hl}" for hl in hls for a in RATIO_ARMS] + [f"AR HL={hls[-1]}/HL={hls[0]}"]
+
+
+def paper_ratios(model: str = TARGET_MODEL, hls: Iterable[int] = TARGET_HLS) -> dict[str, float]:
+    """Table 1's per-update ratios of ``model`` (:func:`target_names`), from its per-update cells."""
+    hls = list(hls)
+    pu = {hl: {a: TABLE1_ALL[(model, hl)][a][2] for a in ("AR",) + RATIO_ARMS} for hl in hls}
+    out = {f"{a} HL={hl}": pu[hl][a] / pu[hl]["AR"] for hl in hls for a in RATIO_ARMS}
+    out[f"AR HL={hls[-1]}/HL={hls[0]}"] = pu[hls[-1]]["AR"] / pu[hls[0]]["AR"]
+    return out
+
+
+def arm_setting(arm: str, hl: int, profile: Profile, *, n: int = 8, backups: int = 3,
+                duration_s: float = SEARCH_DURATION_S) -> dict:
+    """The per-update run of Table 1 column ``arm`` (DYN: its CON run) at ``hl`` under ``profile``,
+    with only the knobs that run reads (γ only at HL > 1, the apply time only for the PS systems,
+    the neighbour only for AD), so candidates that differ elsewhere share it."""
+    scheme, p = _SCHEME[OUR_ARM[arm]]
+    s = dict(scheme=scheme, n=n, hl=hl, p=p or 3, duration_s=duration_s, bandwidth_gbps=10.0, trace="cnn",
+             model_mb=profile.model_mb, compute_cv=profile.compute_cv)
+    if hl > 1:
+        s["hl_slowdown"] = profile.hl_slowdown
+    if OUR_ARM[arm] in _PS:
+        s.update(server_apply_s=profile.server_apply_s, backups=backups)
+    if arm == "AD":
+        s["ad_passive"] = profile.ad_passive
+    return s
+
+
+def setting_key(setting: dict) -> tuple:
+    """A hashable key of a run's setting (its items, sorted)."""
+    return tuple(sorted(setting.items()))
+
+
+def search_settings(profiles: Iterable[Profile], hls: Iterable[int] = TARGET_HLS, **kw) -> list[dict]:
+    """Every distinct per-update run the candidates need (first appearance order)."""
+    seen: dict[tuple, dict] = {}
+    for prof in profiles:
+        for hl in hls:
+            for arm in ("AR",) + RATIO_ARMS:
+                s = arm_setting(arm, hl, prof, **kw)
+                seen.setdefault(setting_key(s), s)
+    return list(seen.values())
+
+
+def candidate_ratios(profile: Profile, per_update: Callable[[dict], float], hls: Iterable[int] = TARGET_HLS,
+                     **kw) -> dict[str, float]:
+    """Our ratios (:func:`target_names`) at ``profile``; ``per_update(setting)`` is the mean per-update
+    time (s) over the trials of the run :func:`arm_setting` names."""
+    hls = list(hls)
+    pu = {(a, hl): per_update(arm_setting(a, hl, profile, **kw)) for hl in hls for a in ("AR",) + RATIO_ARMS}
+    out = {f"{a} HL={hl}": pu[a, hl] / pu["AR", hl] for hl in hls for a in RATIO_ARMS}
+    out[f"AR HL={hls[-1]}/HL={hls[0]}"] = pu["AR", hls[-1]] / pu["AR", hls[0]]
+    return out
+
+
+def distance(ours: dict[str, float], paper: dict[str, float]) -> float:
+    """PR16's score: the mean over the paper's targets of |ln(ours / paper)| (NaN if any is missing or
+    not positive: a candidate must measure every target)."""
+    vals = [ours.get(k, math.nan) / v for k, v in paper.items()]
+    return float(np.mean(np.abs(np.log(vals)))) if all(x > 0 for x in vals) else math.nan
+
+
+def search_table(profiles: Iterable[Profile], per_update: Callable[[dict], float], **kw) -> pd.DataFrame:
+    """One row per candidate: its :data:`KNOBS`, our ratio per target and ``distance``."""
+    paper = paper_ratios()
+    rows = []
+    for prof in profiles:
+        ours = candidate_ratios(prof, per_update, **kw)
+        rows.append({**prof.settings(), **ours, "distance": distance(ours, paper)})
+    return pd.DataFrame(rows)
+
+
+def _cv_key(cv) -> float:
+    """Sort key of a cv: the stored trace (None / NaN in a CSV) first."""
+    return -1.0 if cv is None or (isinstance(cv, float) and math.isnan(cv)) else float(cv)
+
+
+def scores(table: pd.DataFrame) -> pd.DataFrame:
+    """The search table sorted by PR16's order: the smallest distance; ties (to 1e-9) to the smaller
+    model, the smaller cv (stored first), the larger γ, the smaller apply time, ``compute`` before
+    ``block``.  The first row is the profile."""
+    require_frame(table, "table", list(KNOBS) + ["distance"])
+    if table["distance"].isna().any():
+        raise ValueError("table must have a distance for every candidate (a run measured no update?)")
+    t = table.assign(_d=(table["distance"] / 1e-9).round(), _cv=table["compute_cv"].map(_cv_key),
+                     _g=-table["hl_slowdown"], _ad=(table["ad_passive"] == "block").astype(int))
+    t = t.sort_values(["_d", "model_mb", "_cv", "_g", "server_apply_s", "_ad"], kind="mergesort")
+    return t.drop(columns=["_d", "_cv", "_g", "_ad"]).reset_index(drop=True)
+
+
+def candidate_row(table: pd.DataFrame, profile: Profile) -> pd.Series:
+    """The search-table row of ``profile`` (a stored cv of None matches NaN in a CSV)."""
+    ok = np.ones(len(table), dtype=bool)
+    for k, v in profile.settings().items():
+        col = table[k]
+        ok &= col.isna().to_numpy() if v is None else (col == v).to_numpy()
+    if not ok.any():
+        raise ValueError(f"table has no row for profile {profile.label()}")
+    return table[ok].iloc[0]
+
+
+def pick(table: pd.DataFrame) -> Profile:
+    """The profile PR16's rule picks from a search table (:func:`scores`' first row)."""
+    best = scores(table).iloc[0]
+    cv = best["compute_cv"]
+    return Profile(model_mb=float(best["model_mb"]), compute_cv=None if _cv_key(cv) < 0 else float(cv),
+                   hl_slowdown=float(best["hl_slowdown"]), server_apply_s=float(best["server_apply_s"]),
+                   ad_passive=str(best["ad_passive"]))
+
+
+#: The paper profile: PR16's pick from notebook 23's search table (fitted): 1000 MB at 10 Gbps (0.8 s on
+#: the wire per 1 s compute), cv 0.3, γ 0.75, 0.05 s per push, a blocking AD neighbour -- mean |ln ratio|
+#: 0.165 against the default's 0.361 (2026-11-27).
+PAPER_PROFILE = Profile(1000.0, 0.3, 0.75, 0.05, "block")

@@ -1,0 +1,99 @@
+"""Decision PR16: the rule that picks 002's paper profile from Table 1's per-update time ratios."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from simlib.core.paths import COMMITTED_RESULTS
+from simlib.papers.partial_reduce import profile as prof
+
+
+def test_paper_ratios_are_table_1s_resnet_34_cells():
+    """Worked from Table 1's per-update row of ResNet-34: AR 0.432 s at HL 1, 0.807 s at HL 3."""
+    r = prof.paper_ratios()
+    assert len(r) == 21 and list(r) == prof.target_names()
+    assert r["ER HL=1"] == pytest.approx(0.217 / 0.432)
+    assert r["BSP HL=1"] == pytest.approx(0.475 / 0.432)
+    assert r["DYN5 HL=3"] == pytest.approx(0.406 / 0.807)
+    assert r["AR HL=3/HL=1"] == pytest.approx(0.807 / 0.432)
+    assert prof.paper_ratios("VGG-19")["AD HL=1"] == pytest.approx(0.050 / 0.286)
+
+
+def test_distance_is_the_mean_absolute_log_ratio():
+    paper = {"a": 1.0, "b": 0.5}
+    assert prof.distance({"a": 2.0, "b": 0.25}, paper) == pytest.approx(math.log(2))   # 2x over, 2x under
+    assert prof.distance({"a": 1.0, "b": 0.5}, paper) == 0.0
+    assert math.isnan(prof.distance({"a": 1.0}, paper))                                 # a target missing
+    assert math.isnan(prof.distance({"a": 1.0, "b": 0.0}, paper))
+
+
+def test_runs_carry_only_the_knobs_they_read_so_candidates_share_them():
+    """HL = 1 runs ignore γ; AR/ER/CON ignore apply time and AD's neighbour; DYN is CON's run.  Per model
+    size x cv: HL 1 needs AR, ER, CON3, CON5 (4) + 4 PS x 4 apply + AD x 2 = 22 runs; HL 3 needs 3 γ x 22."""
+    assert len(prof.search_settings(prof.candidates())) == 4 * 4 * (22 + 3 * 22)
+    p = prof.Profile(250.0, 0.3, 0.5, 0.1, "block")
+    assert prof.arm_setting("DYN3", 3, p) == prof.arm_setting("CON3", 3, p)
+    assert "hl_slowdown" not in prof.arm_setting("AR", 1, p) and prof.arm_setting("AR", 3, p)["hl_slowdown"] == 0.5
+    assert "server_apply_s" not in prof.arm_setting("ER", 3, p) and prof.arm_setting("BK", 3, p)["server_apply_s"] == 0.1
+    assert prof.arm_setting("AD", 1, p)["ad_passive"] == "block" and "ad_passive" not in prof.arm_setting("BSP", 1, p)
+
+
+def test_candidate_ratios_divide_by_all_reduce_at_the_same_hl():
+    """A fake cluster: every system takes its index + 1 seconds per update, x2 at HL 3 for AR only."""
+    names = ("AR",) + prof.RATIO_ARMS
+    pu = lambda s: (2.0 if (s["scheme"] == "allreduce" and s["hl"] == 3) else 1.0) * (
+        1 + [prof.arm_setting(a, s["hl"], p) for a in names].index(s))
+    p = prof.DEFAULT_SETTINGS
+    r = prof.candidate_ratios(p, pu)
+    assert r["ER HL=1"] == 2.0 and r["AD HL=1"] == 3.0 and r["ER HL=3"] == 1.0 and r["AR HL=3/HL=1"] == 2.0
+    assert r["DYN3 HL=1"] == r["CON3 HL=1"]
+
+
+def _table(rows):
+    return pd.DataFrame([dict(zip(prof.KNOBS + ("distance",), r)) for r in rows])
+
+
+def test_pick_takes_the_smallest_distance():
+    t = _table([(100.0, None, 1.0, 0.0, "compute", 0.3), (500.0, 0.3, 0.5, 0.1, "block", 0.2),
+                (250.0, 0.15, 0.75, 0.0, "compute", 0.25)])
+    assert prof.pick(t) == prof.Profile(500.0, 0.3, 0.5, 0.1, "block")
+    assert prof.scores(t)["distance"].tolist() == [0.2, 0.25, 0.3]
+
+
+def test_ties_go_to_the_candidate_nearest_the_defaults():
+    """PR16 step 4 by hand, all at one distance: the smaller model first; at 250 MB the stored cv (NaN in
+    a CSV) before 0.15; then the larger γ; then the smaller apply time; then 'compute' before 'block'."""
+    rows = [(500.0, None, 1.0, 0.0, "compute"), (250.0, 0.15, 1.0, 0.0, "compute"),
+            (250.0, float("nan"), 0.5, 0.0, "compute"), (250.0, float("nan"), 1.0, 0.1, "compute"),
+            (250.0, float("nan"), 1.0, 0.0, "block"), (250.0, float("nan"), 1.0, 0.0, "compute")]
+    t = _table([r + (0.2 + 1e-12 * i,) for i, r in enumerate(rows)])     # equal to 1e-9
+    order = prof.scores(t)[list(prof.KNOBS)].astype(object).where(lambda d: d.notna(), None).values.tolist()
+    assert order == [[250.0, None, 1.0, 0.0, "compute"], [250.0, None, 1.0, 0.0, "block"],
+                     [250.0, None, 1.0, 0.1, "compute"], [250.0, None, 0.5, 0.0, "compute"],
+                     [250.0, 0.15, 1.0, 0.0, "compute"], [500.0, None, 1.0, 0.0, "compute"]]
+    assert prof.pick(t) == prof.Profile(250.0, None, 1.0, 0.0, "compute")
+    with pytest.raises(ValueError, match="distance for every candidate"):
+        prof.pick(_table([(100.0, None, 1.0, 0.0, "compute", float("nan"))]))
+
+
+def test_committed_profile_is_the_rules_pick_from_the_committed_search():
+    """PAPER_PROFILE is not hand-picked: PR16's rule applied to notebook 23's committed table gives it."""
+    path = COMMITTED_RESULTS / "23_pr_profile_search.csv"
+    if not path.exists():
+        pytest.skip("no committed search table (notebook 23 not yet reproduced)")
+    t = pd.read_csv(path)
+    assert prof.pick(t).settings() == prof.PAPER_PROFILE.settings()
+    assert prof.PAPER_PROFILE.fitted and not prof.DEFAULT_SETTINGS.fitted
+
+
+def test_profile_settings_label_and_candidates():
+    p = prof.Profile(250.0, None, 0.75, 0.05, "block")
+    assert p.settings() == {"model_mb": 250.0, "compute_cv": None, "hl_slowdown": 0.75, "server_apply_s": 0.05,
+                            "ad_passive": "block"}
+    assert p.label() == "250 MB, stored cv, γ 0.75, apply 0.05 s, AD neighbour blocks (fitted, PR16)"
+    assert prof.at_profile([{"n": 8}], p) == [dict({"n": 8}, **p.settings())]
+    assert len(prof.candidates()) == 4 * 4 * 3 * 4 * 2
+    assert prof.candidate_row(_table([(250.0, np.nan, 0.75, 0.05, "block", 0.1)]), p)["distance"] == 0.1
