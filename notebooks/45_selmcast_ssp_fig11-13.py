@@ -145,7 +145,7 @@ claims.record([c for sh, setting in ssp_claims.SETTINGS.items()
 # * **Fig. 13**: the selection sees the capacities of the moment but a multicast runs on
 #   for several Δ_T periods after it, so with γ → 1 SelMcast's bandwidth-aware choices age
 #   quickly and its utilization lead shrinks. Under max-min SelMcast's largest scale gain over
-#   Orpheus (+91 % on LSTM at γ = 0) exceeds the paper's "up to 67 %" — but the paper's own
+#   Orpheus (+91 % on LSTM at γ = 0 with 5 seeds, +96 % in the ledger's 10 trials) exceeds the paper's "up to 67 %" — but the paper's own
 #   Fig. 7, the same setting as γ = 0, says 0.3 → 0.55 = +83 %: Fig. 13's number contradicts
 #   Fig. 7's (the ledger's cause "likely paper error"). Under priority the gain stays below
 #   +67 % (the queued multicasts' drops).

@@ -287,5 +287,6 @@ print(moved.to_string())
 #   the utilization of both schemes is set by the straggler and their ratio can approach 1
 #   while the scale ratio need not; compare the two SSP lines above.
 # * **Time to accuracy** is measured on the project's default learning task with few trials
-#   (2–3 pairs per trace): read it as a direction, not a magnitude; a ratio of exactly 1 can
-#   mean that neither scheme reached the target (the ledger note gives how often each did).
+#   (2–3 pairs per trace): read it as a direction, not a magnitude. A run that never reached the
+#   target within its cap is censored, so a ratio with it is a bound, never a number (RP17; the
+#   ledger note gives how often each scheme reached it).
