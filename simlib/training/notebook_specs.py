@@ -84,7 +84,7 @@ class TimeToAccuracyNotebook(ScenarioBase):
     target_acc: float = _target(0.45, quick=0.85, chosen="RP9",
                                 extra=" (the problem's ladder: mnist1d 25-45 %, digits 80-92 %; at most the "
                                       "problem's highest target)")
-    early_stop: bool = param(True, chosen="RP19", help="stop each replay once the target and every rung of the "
+    early_stop: bool = param(True, chosen="RP16", help="stop each replay once the target and every rung of the "
                                                        "ladder are reached (RP16; the results are those of the full run)")
     lr: float = param(0.5, lo=0.0, lo_open=True, quick=0.1, chosen="RP9",
                       help="SGD learning rate (train_lr; decision RP9)")
