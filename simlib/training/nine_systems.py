@@ -17,10 +17,10 @@ import numpy as np
 
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.validate import check_real
-from simlib.papers.cluster_scenario import simulate
+from simlib.papers.cluster_scenario import Scenario, simulate
 from simlib.runtime.log import ScheduleLog
 from simlib.runtime.metrics import update_times
-from simlib.training.time_to_accuracy import replay_curve, replay_to_target, split_training_params
+from simlib.training.time_to_accuracy import replay_curve, replay_to_target, split_training_params, staged_replay
 from simlib.training.train_command import TrainScenario
 from simlib.workloads.traces import load_trace
 
@@ -81,9 +81,18 @@ def trial(params: dict, seed) -> dict:
     its updates, as Table 1 gives ER's per-update time), ``run_updates``, ``reached`` (0/1),
     ``final_acc``, ``iterations_to_target``, the time to every accuracy of the problem's ladder
     (``time_to_accNN_s``) and the test accuracy every ``curve_every_s`` seconds (:func:`curve_column`).
+
+    ``early_stop`` (default False; RP16): the run is simulated in two stages and its replay stops once
+    the target and the problem's ladder are reached (:func:`~simlib.training.time_to_accuracy.staged_replay`):
+    every time, count and per-update time to a target is the full run's; ``run_updates`` and
+    ``final_acc`` are then those where the replay stopped, and the curve is NaN after it.  The
+    1-worker baseline always runs to its end.
     """
     params = dict(params)
     every = check_real("curve_every_s", params.pop("curve_every_s", 10.0), 0.0, lo_open=True)
+    early_stop = params.pop("early_stop", False)
+    if not isinstance(early_stop, (bool, np.bool_)):
+        raise ValueError(f"early_stop must be a bool, got {early_stop!r}")
     seed = as_seed_sequence(seed)
     if params.get("scheme") == SINGLE:
         if params.get("n", 1) != 1 or params.get("hl", 1) != 1:
@@ -96,9 +105,15 @@ def trial(params: dict, seed) -> dict:
     else:
         ts = TrainScenario.from_params(params)
         sc = ts.scenario()
-        _, target, cfg = split_training_params({**sc.to_params(), **ts.training()})
-        log = simulate(sc, seed)
-    curve = replay_curve(log, cfg, seed, target)
+        _, target, cfg = split_training_params({**sc.to_params(), **ts.training(), "train_early_stop": bool(early_stop)})
+        if early_stop:      # RP16: the same rows as the full run up to the stop, at a fraction of the cost
+            run = sc.to_params()
+            log, curve = staged_replay(lambda d: simulate(Scenario.from_params({**run, "duration_s": d}), seed),
+                                       sc.duration_s, cfg, target, seed)
+        else:
+            log = simulate(sc, seed)
+    if not early_stop or params.get("scheme") == SINGLE:
+        curve = replay_curve(log, cfg, seed, target)
     reached, row = replay_to_target(log, cfg, target, seed, curve=curve)
     single = log.n == 1
     count = "iterations" if single else "syncs"
@@ -114,9 +129,11 @@ def trial(params: dict, seed) -> dict:
         out["per_update_s"] = log.duration / out["run_updates"] if out["run_updates"] > 0 else nan
     times = curve["time_s"].to_numpy()
     acc = curve["test_acc"].to_numpy()
-    for k in range(int(math.floor(log.duration / every * (1 + 1e-12))) + 1):
+    for k in range(int(math.floor(ts.duration_s / every * (1 + 1e-12))) + 1):     # to the cap
         t = k * every
-        out[curve_column(t)] = float(acc[np.searchsorted(times, t * (1 + 1e-12), side="right") - 1])
+        # after an early stop the curve is unknown (NaN), not its last value
+        out[curve_column(t)] = (float(acc[np.searchsorted(times, t * (1 + 1e-12), side="right") - 1])
+                                if t <= times[-1] * (1 + 1e-12) else nan)
     return out
 
 

@@ -127,6 +127,9 @@ class NineSystemsNotebook(ScenarioBase):
     profile_duration_s: float = param_of(Scenario, "duration_s", default=1800.0, quick=90.0, chosen="PR16",
                                          help="the cap at 002's paper profile (PR16: 2.2x the slowest of its 22 "
                                               "pilot runs, 831 s)")
+    early_stop: bool = param(True, chosen="RP16",
+                             help="stop each replay once the target and every rung of the ladder are reached (RP16: "
+                                  "the same times to target as the full run; Fig. 7's curves end there)")
     curve_every_s: float = param(10.0, lo=0.0, lo_open=True, unit="s", quick=5.0,
                                  help="seconds between the points of Fig. 7's accuracy curves")
     fig11_trials: int = param(3, lo=1, quick=1, chosen="RP15", help="trials per Fig. 11 setting")

@@ -61,3 +61,24 @@ def test_per_update_time_is_the_mean_gap_between_updates():
     slow = ns.per_update_trial(dict(params, hl=3, hl_slowdown=0.5), 0)
     assert slow["per_update_s"] == pytest.approx(2.0 * c + sync, rel=1e-9)
     assert np.isnan(ns.per_update_trial(dict(params, duration_s=0.5), 0)["per_update_s"])   # no update in 0.5 s
+
+
+@pytest.mark.parametrize("scheme", ["partial", "ps-asp"])
+def test_early_stop_reports_the_full_runs_times_and_its_curve_up_to_the_stop(scheme):
+    """RP16 in notebook 22: with early stop every time, count and per-update time to a target is the
+    full run's, the curve equals the full run's up to the stop and is NaN after it (never its last value)."""
+    params = dict(QUICK, scheme=scheme, n=4, p=2, duration_s=200.0, target_acc=0.8, curve_every_s=5.0)
+    full = ns.trial(params, 3)
+    early = ns.trial(dict(params, early_stop=True), 3)
+    assert full["reached"] == early["reached"] == 1
+    keys = ["time_to_target_s", "updates_to_target", "per_update_s", "iterations_to_target"]
+    keys += [k for k in full if k.startswith("time_to_acc")]
+    np.testing.assert_array_equal([early[k] for k in keys], [full[k] for k in keys])
+    curve = sorted((float(k[len("acc_at_"):-1]), k) for k in full if k.startswith("acc_at_"))
+    stopped = [k for _, k in curve if np.isnan(early[k])]
+    assert stopped, "the replay should stop before 200 s: the digits ladder's top rung is reached"
+    assert [k for _, k in curve][-len(stopped):] == stopped             # NaN only after the stop
+    assert all(early[k] == full[k] for _, k in curve if k not in stopped)
+    assert early["run_updates"] <= full["run_updates"]
+    with pytest.raises(ValueError, match="early_stop"):
+        ns.trial(dict(params, early_stop="yes"), 3)
