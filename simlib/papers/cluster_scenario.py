@@ -43,6 +43,7 @@ from .partial_reduce.scenario import (PartialReduceParams, WeightParams, check_r
 from .scheme import Scheme
 from .selective_reduce.bandwidth import selective_reduce_bandwidths
 from .selective_reduce.scenario import SelectiveReduceParams, selective_controller
+from .trial import trial_keyed_by
 
 __all__ = ["Scenario", "SCHEME_NAMES", "SCHEMES", "simulate", "run_trial", "slowdown"]
 
@@ -213,18 +214,7 @@ def simulate(sc: Scenario, seed: np.random.SeedSequence | int = 0,
     return cluster.run()
 
 
-def run_trial(params: dict, seed: np.random.SeedSequence) -> dict:
-    """Sweep entry point: ``Scenario.from_params(params)`` -> metrics dict (see :mod:`simlib.runtime.metrics`)."""
-    sc = Scenario.from_params(params)
-    log = simulate(sc, seed)
-    out = sync_metrics(log)
-    out["group_size"] = sc.group_size
-    out["controller_rounds"] = log.counters.get("controller_rounds", 0)
-    return out
-
-
-
-def _canonical_params(params: dict) -> dict:
+def _cache_params(params: dict) -> dict:
     """Every parameter of the trial ``params`` stands for (defaults filled in): the sweep cache's key,
     so settings that spell one trial differently share one result (:func:`simlib.pipeline.sweep.run_sweep`).
     Only selective reduce reads its knobs (``_selective``), so another scheme's key has them at their
@@ -238,4 +228,13 @@ def _canonical_params(params: dict) -> dict:
     return sc.to_params()
 
 
-run_trial.canonical_params = _canonical_params
+@trial_keyed_by(_cache_params)
+def run_trial(params: dict, seed: np.random.SeedSequence) -> dict:
+    """Sweep entry point: ``Scenario.from_params(params)`` -> metrics dict (see :mod:`simlib.runtime.metrics`);
+    the sweep cache keys it on :func:`_cache_params` (:class:`~simlib.papers.trial.Trial`)."""
+    sc = Scenario.from_params(params)
+    log = simulate(sc, seed)
+    out = sync_metrics(log)
+    out["group_size"] = sc.group_size
+    out["controller_rounds"] = log.counters.get("controller_rounds", 0)
+    return out
