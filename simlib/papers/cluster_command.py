@@ -29,8 +29,9 @@ class RunOptions(ScenarioBase):
 
 
 def run_command(params: dict, seed: np.random.SeedSequence, *, progress: bool = True) -> dict:
-    """``python -m simlib run``'s trial: :func:`~simlib.papers.cluster_scenario.run_trial`'s run and metrics
-    (:func:`~simlib.papers.cluster_scenario.build_cluster`, then ``run()``) with the cluster's simulated clock on stderr (``progress`` and stderr a terminal), and a warning on stderr when no
+    """``python -m simlib run``'s trial: :func:`~simlib.papers.cluster_scenario.run_trial`'s run and
+    metrics (:func:`~simlib.papers.cluster_scenario.build_cluster`, then ``run()``), with the cluster's
+    simulated clock on stderr (``progress`` and stderr a terminal), and a warning on stderr when no
     synchronization completed (the averages are then undefined)."""
     sc = Scenario.from_params(params)
     cluster = build_cluster(sc, seed)

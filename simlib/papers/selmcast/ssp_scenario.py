@@ -173,7 +173,6 @@ def _cache_params(params: dict) -> dict:
     return out
 
 
-
 @trial_keyed_by(_cache_params)
 def run_trial(params: dict, seed: np.random.SeedSequence) -> dict:
     """Sweep-friendly: metrics (:func:`ssp_metrics`) of one run of ``SSPScenario.from_params(params)``;
