@@ -112,7 +112,7 @@ site: venv
 # Lists the scripts with an estimate from build/bench_times.csv (their last wall
 # times), runs each, records its time and prints a table at the end.
 bench: venv
-	@$(RUN) $(VPY) -m simlib.pipeline.bench
+	@$(RUN) $(VPY) benchmarks/run_benchmarks.py
 
 clean:
 	rm -rf build .setuptools-build .pytest_cache .hypothesis .cache dask-worker-space *.egg-info

@@ -26,8 +26,110 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from simlib.core.validate import check_real  # noqa: E402
 from simlib.papers.cli_gen import num_arg  # noqa: E402
-from simlib.pipeline import bench, notebooks, timing  # noqa: E402
+from simlib.pipeline import notebooks, timing  # noqa: E402
+
+#: Issue 9: a full reproduction (`make reproduce`) should take at most 15 minutes.
+REPRODUCE_TARGET_S = 15 * 60
+
+
+def notebook_times_report(recorded: dict, notebooks: list[str] | None = None,
+                          target_s: float = REPRODUCE_TARGET_S, source: str = "") -> str:
+    """Per-notebook wall and CPU times of a reproduction, their total, and the total against ``target_s``.
+
+    ``recorded``: :func:`simlib.pipeline.timing.read_times` of a notebook times
+    file; ``notebooks``: the notebooks that exist now (those without a recorded
+    time are listed, and make the total a lower bound).
+    """
+    target_s = check_real("target_s", target_s, lo=0.0, lo_open=True)
+    rows = sorted(recorded.values(), key=lambda r: r.name)
+    where = f" ({source})" if source else ""
+    if not rows:
+        return f"no recorded notebook times{where}: run the full reproduction (make reproduce) first"
+    table = [("notebook", "profile", "wall", "cpu", "cpu/wall", "")]
+    for r in rows:
+        ratio = "-" if r.cpu_s is None or r.wall_s <= 0 else f"{r.cpu_s / r.wall_s:.2f}"
+        table.append((r.name, r.profile, timing.format_duration(r.wall_s),
+                      "-" if r.cpu_s is None else timing.format_duration(r.cpu_s), ratio, "" if r.ok else "FAILED"))
+    wall = sum(r.wall_s for r in rows)
+    cpus = [r.cpu_s for r in rows if r.cpu_s is not None]
+    cpu = sum(cpus) if len(cpus) == len(rows) else None
+    table.append(("total", "", timing.format_duration(wall), "-" if cpu is None else timing.format_duration(cpu),
+                  "-" if cpu is None or wall <= 0 else f"{cpu / wall:.2f}", ""))
+    width = [max(len(t[i]) for t in table) for i in range(5)]
+    lines = [f"{t[0]:<{width[0]}}  {t[1]:<{width[1]}}  {t[2]:>{width[2]}}  {t[3]:>{width[3]}}  "
+             f"{t[4]:>{width[4]}}  {t[5]}".rstrip() for t in table]
+    lines.insert(0, f"notebook times of the last full reproduction{where}:")
+    missing = sorted(set(notebooks or ()) - set(recorded))
+    failed = [r.name for r in rows if not r.ok]
+    bound = "at least " if missing or failed else ""
+    verdict = (f"within the target by {timing.format_duration(target_s - wall)}" if wall <= target_s
+               else f"over the target by {timing.format_duration(wall - target_s)}")
+    lines.append(f"total {bound}{timing.format_duration(wall)} for {len(rows)} notebooks against the "
+                 f"{timing.format_duration(target_s)} target of issue 9: {verdict} "
+                 f"({wall / target_s:.0%} of the target)")
+    if missing:
+        lines.append(f"no recorded time for {len(missing)} notebook(s) (new since): {', '.join(missing)}")
+    gone = sorted(set(recorded) - set(notebooks)) if notebooks is not None else []
+    if gone:
+        lines.append(f"recorded but no longer in notebooks/: {', '.join(gone)}")
+    if failed:
+        lines.append(f"failed in that run (time until the failure): {', '.join(failed)}")
+    return "\n".join(lines)
+
+
+def _total_wall(recorded: dict, what: str) -> float:
+    if not recorded:
+        raise ValueError(f"{what} has no recorded notebook times")
+    failed = sorted(r.name for r in recorded.values() if not r.ok)
+    if failed:
+        raise ValueError(f"{what} is not a complete reproduction: {', '.join(failed)} failed")
+    return sum(r.wall_s for r in recorded.values())
+
+
+def reference_report(recorded: dict, reference: dict, reference_then: dict,
+                     target_s: float = REPRODUCE_TARGET_S) -> str:
+    """The last reproduction against the target on the machine the target was set on (decision S18).
+
+    This machine's speed changes from day to day (the same code's reproduction took 2.4 times
+    longer on one day than on another), so a reproduction time is compared with a *reference*
+    reproduction -- another commit's, run on the same day -- instead of with the clock alone.
+    ``recorded``: the last reproduction's times ({name: Timing}); ``reference``: the reference
+    commit's reproduction run the same day; ``reference_then``: the same commit's reproduction as
+    recorded when the target was set.  The machine factor is reference / reference_then (total
+    wall times); the last reproduction, divided by it, is compared with ``target_s``.  Raises
+    ValueError if a file is empty or holds a failed notebook.
+    """
+    target_s = check_real("target_s", target_s, lo=0.0, lo_open=True)
+    wall = _total_wall(recorded, "the last reproduction")
+    ref = _total_wall(reference, "the reference run")
+    then = _total_wall(reference_then, "the reference as recorded then")
+    if then <= 0 or ref <= 0:
+        raise ValueError("the reference's total wall time must be > 0 s")
+    factor = ref / then
+    scaled = wall / factor
+    table = [("notebook", "last", "reference", "last / reference")]
+    for name in sorted(set(recorded) | set(reference)):
+        a, b = recorded.get(name), reference.get(name)
+        ratio = f"{a.wall_s / b.wall_s:.2f}" if a is not None and b is not None and b.wall_s > 0 else "-"
+        table.append((name, "-" if a is None else timing.format_duration(a.wall_s),
+                      "-" if b is None else timing.format_duration(b.wall_s), ratio))
+    table.append(("total", timing.format_duration(wall), timing.format_duration(ref), f"{wall / ref:.2f}"))
+    width = [max(len(t[i]) for t in table) for i in range(4)]
+    lines = ["the last reproduction beside the reference reproduction run the same day:"]
+    lines += [f"{t[0]:<{width[0]}}  {t[1]:>{width[1]}}  {t[2]:>{width[2]}}  {t[3]:>{width[3]}}" for t in table]
+    verdict = "within" if scaled <= target_s else "over"
+    lines.append(f"machine factor: the reference took {timing.format_duration(ref)} that day and "
+                 f"{timing.format_duration(then)} when the target was set ({factor:.2f}x); the last reproduction, "
+                 f"{timing.format_duration(wall)}, is {timing.format_duration(scaled)} on the machine of then: "
+                 f"{verdict} the {timing.format_duration(target_s)} target ({scaled / target_s:.0%} of it)")
+    return "\n".join(lines)
+
+
+def _display(path: Path) -> str:
+    path, root = Path(path).resolve(), notebooks.ROOT.resolve()
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
 
 def main(argv=None) -> int:
@@ -74,9 +176,9 @@ def main(argv=None) -> int:
         recorded = timing.read_times(args.times_file)
     except ValueError as exc:
         ap.error(f"argument --times-file: {exc}")
-    print(bench.notebook_times_report(recorded, [p.stem for p in notebooks.discover()],
+    print(notebook_times_report(recorded, [p.stem for p in notebooks.discover()],
                                       target_s=args.target_min * 60,
-                                      source=bench.display_path(args.times_file)))
+                                      source=_display(args.times_file)))
     if args.reference is not None:
         refs = {}
         for flag, path in (("--reference", args.reference), ("--reference-then", args.reference_then)):
@@ -87,7 +189,7 @@ def main(argv=None) -> int:
             except ValueError as exc:
                 ap.error(f"argument {flag}: {exc}")
         try:
-            print(bench.reference_report(recorded, refs["--reference"], refs["--reference-then"],
+            print(reference_report(recorded, refs["--reference"], refs["--reference-then"],
                                          target_s=args.target_min * 60))
         except ValueError as exc:
             ap.error(str(exc))

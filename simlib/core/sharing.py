@@ -5,12 +5,14 @@ A compiled simulator (e.g. seed 004's SSP loop) keeps its flows in slots
 them in the CSR form of :func:`simlib.core.maxmin.allocate_rates` with room to
 spare: slot f's links are ``fidx[fstart[f]:fend[f]]`` with ``fstart[f] = f W``,
 so a flow's links are rewritten in place (:func:`set_links`) without moving
-the others.  :func:`share_rates` gives every active slot its rate by the one
-water-filling of :mod:`simlib.core.maxmin` (``_allocate``, in scratch arrays kept in the table): strict priority by
-class (lower class first), max-min inside a class, work-conserving (decision
-N3).  A multicast is one flow over its sender's ingress and every receiver's
-egress, so it runs at the rate of its slowest link.  Flows of one class are
-served in slot order (ties between equal fair shares: the link seen first).
+the others.  :func:`share_rates` gives every active slot its rate by its own
+water-filling, in scratch arrays kept in the table: strict priority by class
+(lower class first), max-min inside a class, work-conserving (decision N3).  It
+is not :mod:`simlib.core.maxmin`'s ``_allocate``, which gave the same runs bit
+for bit but was measured slower on these tables of few flows per class (N10).
+A multicast is one flow over its sender's ingress and every receiver's egress,
+so it runs at the rate of its slowest link.  Flows of one class are served in
+slot order (ties between equal fair shares: the link seen first).
 
 Units: capacities and rates in bits/s.
 """

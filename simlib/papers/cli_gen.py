@@ -102,37 +102,21 @@ def print_result(out: dict, params: dict, seed: int, as_json: bool) -> None:
 class SimulationProgress:
     """While a single run simulates, print "simulated t of T s" on stderr every second.
 
-    The run's simulated clock is read from the running ``Cluster`` (found on the
-    main thread's stack: a frame whose ``self`` has ``sim.now`` and ``duration``),
-    so the simulation code needs no hook.  Disabled: a no-op context manager.
+    ``clock() -> float`` returns the run's simulated time (s), e.g. ``lambda: cluster.sim.now``; it is
+    called from a background thread, so it must only read.  Disabled: a no-op context manager.
     """
 
-    def __init__(self, duration_s: float, enabled: bool, interval_s: float = 1.0):
+    def __init__(self, duration_s: float, clock: Callable[[], float], enabled: bool, interval_s: float = 1.0):
         import threading
 
-        self.duration_s, self.enabled, self.interval_s = duration_s, enabled, interval_s
+        self.duration_s, self.clock, self.enabled, self.interval_s = duration_s, clock, enabled, interval_s
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
-        self._main = threading.main_thread().ident
         self._start = 0.0
 
-    def _clock(self):
-        frame = sys._current_frames().get(self._main)
-        while frame is not None:
-            obj = frame.f_locals.get("self")
-            sim = getattr(obj, "sim", None)
-            if sim is not None and hasattr(sim, "now") and hasattr(obj, "duration"):
-                return float(sim.now)
-            frame = frame.f_back
-        return None
-
     def _loop(self):
-        import time
-
         while not self._stop.wait(self.interval_s):
-            now = self._clock()
-            if now is None:
-                continue
+            now = float(self.clock())
             elapsed = time.monotonic() - self._start
             frac = min(now / self.duration_s, 1.0) if self.duration_s else 1.0
             text = f"simulated {now:.6g} of {self.duration_s:.6g} s ({frac:.1%}), {elapsed:.0f} s elapsed"
@@ -142,8 +126,6 @@ class SimulationProgress:
             sys.stderr.flush()
 
     def __enter__(self):
-        import time
-
         if self.enabled:
             self._start = time.monotonic()
             self._thread.start()

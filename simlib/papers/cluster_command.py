@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cli_gen import SimulationProgress
-from .cluster_scenario import Scenario, run_trial
+from .cluster_scenario import Scenario, build_cluster, run_metrics
 from .contract import Command, ScenarioBase, param
 
 __all__ = ["RunOptions", "run_command", "RUN_COMMAND"]
@@ -29,12 +29,14 @@ class RunOptions(ScenarioBase):
 
 
 def run_command(params: dict, seed: np.random.SeedSequence, *, progress: bool = True) -> dict:
-    """``python -m simlib run``'s trial: :func:`~simlib.papers.cluster_scenario.run_trial` with the
+    """``python -m simlib run``'s trial: :func:`~simlib.papers.cluster_scenario.run_trial`'s run and
+    metrics (:func:`~simlib.papers.cluster_scenario.build_cluster`, then ``run()``), with the cluster's
     simulated clock on stderr (``progress`` and stderr a terminal), and a warning on stderr when no
     synchronization completed (the averages are then undefined)."""
     sc = Scenario.from_params(params)
-    with SimulationProgress(sc.duration_s, enabled=progress and sys.stderr.isatty()):
-        out = run_trial(params, seed)
+    cluster = build_cluster(sc, seed)
+    with SimulationProgress(sc.duration_s, lambda: cluster.sim.now, enabled=progress and sys.stderr.isatty()):
+        out = run_metrics(sc, cluster.run())
     if out.get("total_sync") == 0:
         print(f"python -m simlib run: warning: no synchronization completed within --duration {sc.duration_s:g} s "
               f"({out.get('total_iteration', 0)} iterations computed, but no sync of the {sc.model_mb:g} MB model "

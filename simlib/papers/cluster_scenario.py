@@ -43,8 +43,10 @@ from .partial_reduce.scenario import (PartialReduceParams, WeightParams, check_r
 from .scheme import Scheme
 from .selective_reduce.bandwidth import selective_reduce_bandwidths
 from .selective_reduce.scenario import SelectiveReduceParams, selective_controller
+from .trial import trial_keyed_by
 
-__all__ = ["Scenario", "SCHEME_NAMES", "SCHEMES", "simulate", "run_trial", "slowdown"]
+__all__ = ["Scenario", "SCHEME_NAMES", "SCHEMES", "simulate", "build_cluster", "run_metrics", "run_trial",
+           "slowdown"]
 
 #: The schemes a scenario can run (their controllers: :data:`SCHEMES`): 000/002's reduce schemes, then
 #: 002's baselines (:data:`~simlib.papers.partial_reduce.baselines.BASELINES`).
@@ -188,11 +190,19 @@ def slowdown(sc: Scenario) -> list[float]:
 
 def simulate(sc: Scenario, seed: np.random.SeedSequence | int = 0,
              bandwidth: np.ndarray | None = None, compute=None) -> ScheduleLog:
-    """Run one scenario; returns its schedule log.
+    """Run one scenario; returns its schedule log (:func:`build_cluster`, then ``run()``).
 
     ``bandwidth`` (bits/s) and ``compute`` (object with ``next(w)``) override the
     seeded draws (used by hand-made examples such as 000 Fig. 3).
     """
+    return build_cluster(sc, seed, bandwidth, compute).run()
+
+
+def build_cluster(sc: Scenario, seed: np.random.SeedSequence | int = 0,
+                  bandwidth: np.ndarray | None = None, compute=None) -> Cluster:
+    """The cluster :func:`simulate` runs, not yet run: its bandwidths, compute times and controller
+    drawn from ``seed``'s children 0-2 (``bandwidth`` and ``compute`` as in :func:`simulate`).  Its
+    simulated clock is ``cluster.sim.now`` (s)."""
     seed = as_seed_sequence(seed)
     trace = _trace(sc)
     if bandwidth is None and sc.bandwidth_gbps is not None:
@@ -204,27 +214,23 @@ def simulate(sc: Scenario, seed: np.random.SeedSequence | int = 0,
     ctrl = SCHEMES[sc.scheme].controller(sc, sc.group_size, trace=trace, bandwidth=bandwidth,
                                          error_rng=np.random.default_rng(child_seed(seed, 2)))
     if sc.scheme in BASELINES:
-        cluster = baseline_cluster(ctrl, sc.baselines, bandwidth, compute, model_bits=sc.model_mb * MB,
-                                   alpha=sc.alpha_s, duration=sc.duration_s, ring_model=sc.ring_model)
-    else:
-        cluster = Cluster.big_switch(bandwidth, compute, ctrl, model_bits=sc.model_mb * MB, alpha=sc.alpha_s,
-                                     duration=sc.duration_s, sync_model=sc.sync_model, ring_model=sc.ring_model,
-                                     weight_rule=weight_rule(sc.weighting))
-    return cluster.run()
+        return baseline_cluster(ctrl, sc.baselines, bandwidth, compute, model_bits=sc.model_mb * MB,
+                                alpha=sc.alpha_s, duration=sc.duration_s, ring_model=sc.ring_model)
+    return Cluster.big_switch(bandwidth, compute, ctrl, model_bits=sc.model_mb * MB, alpha=sc.alpha_s,
+                              duration=sc.duration_s, sync_model=sc.sync_model, ring_model=sc.ring_model,
+                              weight_rule=weight_rule(sc.weighting))
 
 
-def run_trial(params: dict, seed: np.random.SeedSequence) -> dict:
-    """Sweep entry point: ``Scenario.from_params(params)`` -> metrics dict (see :mod:`simlib.runtime.metrics`)."""
-    sc = Scenario.from_params(params)
-    log = simulate(sc, seed)
+def run_metrics(sc: Scenario, log: ScheduleLog) -> dict:
+    """:func:`run_trial`'s metrics of ``sc``'s run ``log``: :func:`~simlib.runtime.metrics.sync_metrics`
+    plus ``group_size`` and ``controller_rounds``."""
     out = sync_metrics(log)
     out["group_size"] = sc.group_size
     out["controller_rounds"] = log.counters.get("controller_rounds", 0)
     return out
 
 
-
-def _canonical_params(params: dict) -> dict:
+def _cache_params(params: dict) -> dict:
     """Every parameter of the trial ``params`` stands for (defaults filled in): the sweep cache's key,
     so settings that spell one trial differently share one result (:func:`simlib.pipeline.sweep.run_sweep`).
     Only selective reduce reads its knobs (``_selective``), so another scheme's key has them at their
@@ -238,4 +244,9 @@ def _canonical_params(params: dict) -> dict:
     return sc.to_params()
 
 
-run_trial.canonical_params = _canonical_params
+@trial_keyed_by(_cache_params)
+def run_trial(params: dict, seed: np.random.SeedSequence) -> dict:
+    """Sweep entry point: ``Scenario.from_params(params)`` -> metrics dict (see :mod:`simlib.runtime.metrics`);
+    the sweep cache keys it on :func:`_cache_params` (:class:`~simlib.papers.trial.Trial`)."""
+    sc = Scenario.from_params(params)
+    return run_metrics(sc, simulate(sc, seed))

@@ -40,10 +40,6 @@ COLUMNS = ("paper", "figure", "claim", "setting", "paper_value", "our_value", "t
            "holds", "cause", "note", "kind", "notebook", "profile", "trials", "parameters")
 #: Columns of ledgers written before the setting column existed (every row at the default setting).
 _V3_COLUMNS = tuple(c for c in COLUMNS if c != "setting")
-#: Columns of ledgers written before direction/magnitude/cause existed (``holds`` read as the direction).
-_V2_COLUMNS = ("paper", "figure", "claim", "paper_value", "our_value", "holds", "note",
-               "kind", "profile", "trials", "parameters")
-_V1_COLUMNS = _V2_COLUMNS[:7]
 _VERDICTS = ("direction", "magnitude", "holds")
 KEY = ("paper", "figure", "claim", "setting")
 #: The committed ledger ``<repository root>/data/results/claims.csv`` -- independent
@@ -76,15 +72,12 @@ def _read_rows(path: Path) -> list[dict]:
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
         columns = tuple(reader.fieldnames or ())
-        if columns not in (COLUMNS, _V3_COLUMNS, _V2_COLUMNS, _V1_COLUMNS):
+        if columns not in (COLUMNS, _V3_COLUMNS):
             raise ValueError(f"ledger_path {str(path)!r} is not a claims ledger: columns "
                              f"{reader.fieldnames} instead of {list(COLUMNS)}")
         rows = []
         for line, row in enumerate(reader, start=2):
-            row = {"kind": "claim", "profile": "", "trials": "", "parameters": "", "notebook": "",
-                   "tolerance": "", "cause": "", "setting": DEFAULT_SETTING, **row}
-            if columns not in (COLUMNS, _V3_COLUMNS):   # an older ledger: its "holds" was the only verdict
-                row.update(direction=row["holds"], magnitude="")
+            row = {"setting": DEFAULT_SETTING, **row}
             for column in _VERDICTS:
                 row[column] = _parse_verdict(path, line, column, row[column], row["kind"])
             rows.append({c: row[c] for c in COLUMNS})

@@ -53,7 +53,7 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, profi
     ``"full"``.  Results are identical either way.  Finished trials are cached under
     ``<cache>/<module.function of fn>`` (:data:`simlib.core.paths.CACHE`), one folder per trial
     function, so sweeps of several notebooks that run the same trial compute it once
-    (:func:`~simlib.pipeline.sweep.run_sweep`, ``canonical_params``); the tidy frame is written to
+    (:func:`~simlib.pipeline.sweep.run_sweep`, :class:`~simlib.papers.trial.Trial`); the tidy frame is written to
     ``<results>/<name>.csv`` where ``<results>`` is the run context's results
     folder.  Under the notebook runner the progress goes to the runner
     (``SIMLIB_PROGRESS_FILE``) instead of a progress bar in the notebook.

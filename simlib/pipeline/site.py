@@ -18,11 +18,10 @@ self-contained static site (no CDN, no network at build or view time)::
 
 Rendering is nbconvert's HTML exporter (``basic`` template: the page body only,
 so no script or stylesheet is fetched from the internet) plus this module.
-A ledger row's notebook is its ``notebook`` column; where that is empty (rows
-written before the column existed) it is found from the notebook output that
+A ledger row's notebook is its ``notebook`` column; where that is empty (a row
+recorded outside a notebook run) it is found from the notebook output that
 printed the row ("claim recorded: <figure>: <claim>: ..."), which also gives the
-cell, and failing that inferred from the paper and the figure number (see
-:func:`link_rows`).  The commit is ``git rev-parse HEAD`` of the repository at
+cell (see :func:`link_rows`).  The commit is ``git rev-parse HEAD`` of the repository at
 build time.
 """
 from __future__ import annotations
@@ -59,9 +58,6 @@ GROUPS = (
 MARKER = ".simlib-site"
 _NOTEBOOK_RE = re.compile(r"\d\d_[A-Za-z0-9_.-]+")
 _SAVE_RE = re.compile(r"save_figure\(\s*\w+\s*,\s*(f?)(['\"])(.+?)\2")
-_FIG_NO_RE = re.compile(r"Figs?\.\s*(\d+)")
-_FILE_FIGS_RE = re.compile(r"_fig(\d+)(?:-(\d+))?(?:_|$)")
-_TITLE_FIGS_RE = re.compile(r"Figs?\.\s*([\d,\s–-]+)")
 _HEADING_RE = re.compile(r"^#\s+(.+)$", re.M)
 
 
@@ -83,7 +79,6 @@ class NotebookInfo:
     parameters: dict                 # literal assignments of the `parameters` cell
     executed: bool                   # any cell has outputs
     texts: dict = field(default_factory=dict)      # cell id -> text of its plain-text outputs
-    sources: str = ""                # every cell's source, joined (for inference)
     figure_patterns: tuple = ()      # regexes of the figure names its save_figure calls write
     committed_in: str = ""           # short hash of the last commit that changed the .ipynb
 
@@ -134,7 +129,6 @@ def read_notebooks(notebooks_dir: Path, repo: Path | None = None) -> list[Notebo
             stem=path.stem, title=title, group=group_of(path.stem), nb=nb, parameters=params,
             executed=any(c.get("outputs") for c in nb.cells if c.cell_type == "code"),
             texts={c.get("id", ""): _output_text(c) for c in nb.cells if c.cell_type == "code"},
-            sources="\n".join(c.source for c in nb.cells),
             figure_patterns=_figure_patterns(code),
             committed_in=_git(repo, "log", "-1", "--format=%h", "--", str(path)) if repo else ""))
     return infos
@@ -143,7 +137,7 @@ def read_notebooks(notebooks_dir: Path, repo: Path | None = None) -> list[Notebo
 @dataclass(frozen=True)
 class RowLink:
     """Where a ledger row was recorded: ``notebook`` stem (or None), ``cell`` id (or None) and
-    ``how``: "ledger" (its notebook column), "output" (the cell that printed it) or "inferred"."""
+    ``how``: "ledger" (its notebook column), "output" (the cell that printed it) or "none"."""
     notebook: str | None
     cell: str | None
     how: str
@@ -165,35 +159,10 @@ def _recording_cell(info: NotebookInfo) -> str | None:
     return ids[0] if len(ids) == 1 else None
 
 
-def _figure_numbers(info: NotebookInfo) -> set[int]:
-    """Figure numbers a notebook covers, from its file name (``fig8-10``) and title ("Figs. 8, 9, 10")."""
-    numbers = {n for a, b in _FILE_FIGS_RE.findall(info.stem) for n in range(int(a), int(b or a) + 1)}
-    for listed in _TITLE_FIGS_RE.findall(info.title):
-        numbers.update(int(n) for n in re.findall(r"\d+", listed))
-    return numbers
-
-
-def _infer(row, infos) -> str | None:
-    """The notebook of a row that neither names it nor was printed by any notebook: among the
-    notebooks of the row's paper, the one covering its figure number ("Fig. 8" ->
-    ``12_sr_fig8-10_...``), else the one whose text contains its figure label verbatim, else the
-    paper's only notebook; None unless exactly one notebook qualifies (always for "beyond" rows,
-    whose labels name no figure of a notebook)."""
-    pool = [i for i in infos if i.group == row["paper"]]
-    m = _FIG_NO_RE.search(row["figure"])
-    rules = ([i for i in pool if int(m.group(1)) in _figure_numbers(i)] if m else [],
-             [i for i in pool if row["figure"] in i.sources],
-             pool)
-    for hits in rules:
-        if len(hits) == 1:
-            return hits[0].stem
-    return None
-
-
 def link_rows(ledger: pd.DataFrame, infos: list[NotebookInfo]) -> list[RowLink]:
     """One :class:`RowLink` per ledger row, in order: the ``notebook`` column if it names a known
     notebook (the cell that printed the row, else its only recording cell), else the notebook whose
-    output printed the row, else :func:`_infer`."""
+    output printed the row, else none."""
     known = {i.stem: i for i in infos}
     links = []
     for _, row in ledger.iterrows():
@@ -203,11 +172,7 @@ def link_rows(ledger: pd.DataFrame, infos: list[NotebookInfo]) -> list[RowLink]:
             links.append(RowLink(stem, hit[1] if hit else _recording_cell(known[stem]), "ledger"))
             continue
         hit = _recorded_cell(row, infos)
-        if hit:
-            links.append(RowLink(hit[0], hit[1], "output"))
-        else:
-            stem = _infer(row, infos)
-            links.append(RowLink(stem, None, "inferred" if stem else "none"))
+        links.append(RowLink(hit[0], hit[1], "output") if hit else RowLink(None, None, "none"))
     return links
 
 
@@ -216,7 +181,7 @@ def link_rows(ledger: pd.DataFrame, infos: list[NotebookInfo]) -> list[RowLink]:
 def _run_facts(info: NotebookInfo, ledger: pd.DataFrame, links: list[RowLink]) -> dict:
     """profile and trials of a notebook's run: from its ledger rows (recorded by the run) when they
     agree, else from its parameters cell."""
-    rows = ledger[[lk.notebook == info.stem and lk.how != "inferred" for lk in links]]
+    rows = ledger[[lk.notebook == info.stem for lk in links]]
     facts = {}
     for key in ("profile", "trials"):
         values = set(rows[key]) - {""} if len(rows) else set()
@@ -434,9 +399,7 @@ def _ledger_body(ledger, links) -> str:
                     cells.append("<td>not known</td>")
                 else:
                     href = _page(link.notebook) + (f"#cell-id={link.cell}" if link.cell else "")
-                    how = " (inferred)" if link.how == "inferred" else ""
-                    cells.append(f'<td class="nb"><a href="{href}">{html.escape(link.notebook)}</a>'
-                                 f'<small>{how}</small></td>')
+                    cells.append(f'<td class="nb"><a href="{href}">{html.escape(link.notebook)}</a></td>')
             elif col == "note":
                 text = " ".join(t for t in (row["cause"] and f"cause: {row['cause']}.", row["note"]) if t)
                 cells.append(f'<td class="note">{html.escape(text)}</td>')
@@ -444,17 +407,15 @@ def _ledger_body(ledger, links) -> str:
                 cells.append(f"<td>{html.escape(str(row[col]))}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     n_cell = sum(1 for lk in links if lk.cell)
-    n_inferred = sum(1 for lk in links if lk.how == "inferred")
     n_none = sum(1 for lk in links if lk.notebook is None)
-    n_page = len(links) - n_cell - n_inferred - n_none
+    n_page = len(links) - n_cell - n_none
     return (f"<h1>Claims ledger</h1><p><code>data/results/claims.csv</code>: {len(ledger)} rows. "
             "Click a column header to sort by it (again to reverse). A <em>claim</em> is a statement of "
             "the paper we check; an <em>observation</em> is what we measured where the paper is silent. "
             "A claim's verdict fails when its direction or its magnitude (where the paper gives a number) fails. "
             f"The last column links to the notebook that recorded the row: {n_cell} to the very cell; "
             f"{n_page} to the notebook's page (no single cell of it prints or records the row); "
-            f"{n_inferred} inferred from the paper and figure (the ledger predates its notebook column and "
-            f"the notebook's current output no longer prints the row); {n_none} unknown.</p>"
+            f"{n_none} unknown (recorded outside a notebook run, and no notebook's output prints it).</p>"
             f'<table class="ledger" id="ledger"><thead><tr>{head}</tr></thead><tbody>\n'
             + "\n".join(body) + "\n</tbody></table>")
 

@@ -42,6 +42,7 @@ from simlib.core.jitcache import announce_compilation
 from simlib.core.modclosure import imports_of as _imports_of
 from simlib.core.modclosure import module_closure as _closure
 from simlib.core.validate import check_choice, check_int
+from simlib.papers.trial import Trial
 from simlib.pipeline.atomic import atomic_write_bytes
 
 __all__ = [
@@ -290,14 +291,13 @@ def _run_trial(fn, params: dict, seed_seq: np.random.SeedSequence) -> dict:
 # cache
 # --------------------------------------------------------------------------
 def _key_params(fn, setting: dict, canon_json: str, paired: bool) -> str:
-    """The setting as the cache key sees it: ``fn.canonical_params(setting)`` when ``fn`` has that
-    attribute and trials are paired (every default filled in, so two settings that spell one trial
-    differently -- ``{"p": 0.3}`` and ``{}`` with default p = 0.3 -- share one cached result; their
-    seeds are equal because paired seeds ignore the setting), else the setting itself."""
-    canonical = getattr(fn, "canonical_params", None)
-    if canonical is None or not paired:
+    """The setting as the cache key sees it: ``fn.cache_params(setting)`` when ``fn`` is a
+    :class:`~simlib.papers.trial.Trial` and trials are paired (every default filled in, so two settings
+    that spell one trial differently -- ``{"p": 0.3}`` and ``{}`` with default p = 0.3 -- share one
+    cached result; their seeds are equal because paired seeds ignore the setting), else the setting itself."""
+    if not isinstance(fn, Trial) or not paired:
         return canon_json
-    return _canonical_json(canonical(dict(setting)), "fn.canonical_params(setting)")
+    return _canonical_json(fn.cache_params(dict(setting)), "fn.cache_params(setting)")
 
 
 def _cache_material(fn_id, params_json, trial, seed, paired, fingerprint) -> dict:
@@ -620,10 +620,11 @@ def run_sweep(
         no cache.  Cached trials are loaded instead of recomputed; the key
         covers fn's name, the setting, trial, seed, ``paired`` and the code
         fingerprint (:func:`code_fingerprint` plus fn's module source).  If ``fn``
-        has an attribute ``canonical_params(setting) -> dict`` (the full parameter
-        set the setting stands for), paired trials are keyed by it, so settings of
-        this or another sweep (same ``cache_dir``) that name the same trial are
-        computed once.
+        is a :class:`~simlib.papers.trial.Trial` (``@trial_keyed_by(cache_params)``:
+        ``cache_params(setting) -> dict`` is the full parameter set the setting
+        stands for), paired trials are keyed by ``fn.cache_params(setting)``, so
+        settings of this or another sweep (same ``cache_dir``) that name the same
+        trial are computed once.
     progress
         Show a tqdm progress bar over trials (cached trials count as done).
     desc

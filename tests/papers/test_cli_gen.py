@@ -94,3 +94,22 @@ def test_bad_values_exit_2_naming_the_flag(argv, message, capsys):
         args.handler(args, args.subparser)
     assert exc.value.code == 2
     assert re.search(message, capsys.readouterr().err)
+
+
+def test_the_progress_line_reads_the_clock_it_is_given(capsys):
+    """SimulationProgress prints the simulated time its clock callback returns (no stack walking)."""
+    import threading
+
+    from simlib.papers.cli_gen import SimulationProgress
+
+    read = threading.Event()
+
+    def clock():
+        read.set()
+        return 2.5
+
+    with SimulationProgress(10.0, clock, enabled=True, interval_s=0.01):
+        assert read.wait(30)
+    assert "simulated 2.5 of 10 s (25.0%)" in capsys.readouterr().err
+    with SimulationProgress(10.0, lambda: 1 / 0, enabled=False, interval_s=0.01):
+        pass                                          # disabled: the clock is never read

@@ -270,13 +270,24 @@ def test_observations_do_not_count_as_claims(ledger):
         "1 observation (not paper claims) recorded"]
 
 
-def test_old_ledger_format_is_read_as_claims(tmp_path):
+def test_a_ledger_from_before_the_setting_column_is_read_at_the_default_setting(tmp_path):
     old = tmp_path / "claims.csv"
-    old.write_text("paper,figure,claim,paper_value,our_value,holds,note\nP,F,c,1,1,True,\n")
-    assert load_ledger(old)["kind"].tolist() == ["claim"]
+    columns = [c for c in COLUMNS if c != "setting"]
+    row = dict(paper="P", figure="F", claim="c", paper_value="1", our_value="1", direction="True",
+               holds="True", kind="claim")
+    old.write_text(",".join(columns) + "\n" + ",".join(row.get(c, "") for c in columns) + "\n")
+    assert load_ledger(old)["setting"].tolist() == ["default"]
     record_claim("P", "F", "d", "2", "2", False, ledger_path=old, profile="full", parameters={})
     assert old.read_text().splitlines()[0] == ",".join(COLUMNS)
     assert len(load_ledger(old)) == 2
+
+
+def test_a_ledger_without_separate_verdicts_is_refused(tmp_path):
+    """The first ledgers (one ``holds`` column, no direction/magnitude) are no longer read."""
+    old = tmp_path / "claims.csv"
+    old.write_text("paper,figure,claim,paper_value,our_value,holds,note\nP,F,c,1,1,True,\n")
+    with pytest.raises(ValueError, match="not a claims ledger"):
+        load_ledger(old)
 
 
 def test_default_ledger_follows_the_run_context(tmp_path, monkeypatch):

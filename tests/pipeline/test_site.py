@@ -198,10 +198,10 @@ def tiny(tmp_path):
     _notebook(nbs / "12_x_fig8-10_b.ipynb", "B (Figs. 8, 9, 10)")
     _notebook(nbs / "21_y.ipynb", "C")
     rows = [_row("000", "Fig. 5", "A holds"),                 # printed by 11's record cell
-            _row("000", "Fig. 9(b)", "B trend"),              # number 9: only 12 covers it
+            _row("000", "Fig. 9(b)", "B trend"),              # no notebook column, printed nowhere: unknown
             _row("000", "Fig. 9(b)", "named", "11_x_fig5-7_a"),  # its notebook column wins
             _row("000", "Eq. 3", "nowhere"),                  # two notebooks of 000, no clue: unknown
-            _row("002", "Table 1", "only one"),               # 002 has a single notebook
+            _row("002", "Table 1", "only one", "21_y"),       # named, printed nowhere: its record cell
             _row("beyond", "Fig. 5", "beyond")]               # no group "beyond" here: unknown
     ledger = tmp_path / "claims.csv"
     pd.DataFrame(rows).to_csv(ledger, index=False)
@@ -210,18 +210,19 @@ def tiny(tmp_path):
     return nbs, ledger, figures, a.cells[2].id
 
 
-def test_link_rows_prefers_the_notebook_column_then_the_printed_cell_then_the_figure(tiny):
+def test_link_rows_prefers_the_notebook_column_then_the_printed_cell(tiny):
     """A row that names its notebook links to the cell that printed it, else to the notebook's only
     ``claims.record(`` cell (notebook 22 records a list and shows a table: issue 34)."""
     nbs, ledger, _, record_cell = tiny
     from simlib.pipeline.claims import load_ledger
 
     links = site.link_rows(load_ledger(ledger), site.read_notebooks(nbs))
+    record_21 = nbformat.read(str(nbs / "21_y.ipynb"), as_version=4).cells[2].id
     assert links == [site.RowLink("11_x_fig5-7_a", record_cell, "output"),
-                     site.RowLink("12_x_fig8-10_b", None, "inferred"),
+                     site.RowLink(None, None, "none"),
                      site.RowLink("11_x_fig5-7_a", record_cell, "ledger"),   # its only claims.record cell
                      site.RowLink(None, None, "none"),
-                     site.RowLink("21_y", None, "inferred"),
+                     site.RowLink("21_y", record_21, "ledger"),
                      site.RowLink(None, None, "none")]
 
 
@@ -233,9 +234,9 @@ def test_tiny_site_links_rows_to_cells_and_writes_figure_provenance(tiny, tmp_pa
     table = (out / "claims.html").read_text(encoding="utf-8")
     assert f'href="notebooks/11_x_fig5-7_a.html#cell-id={record_cell}"' in table
     # the count sentence accounts for every row (issue 34: rows linking to a page only were left out)
-    counts = re.search(r"recorded the row: (\d+) to the very cell; (\d+) to the notebook's page .*?; (\d+) inferred "
-                       r".*?; (\d+) unknown", table, re.S)
-    assert tuple(map(int, counts.groups())) == (2, 0, 2, 2) and sum(map(int, counts.groups())) == 6
+    counts = re.search(r"recorded the row: (\d+) to the very cell; (\d+) to the notebook's page .*?; (\d+) unknown",
+                       table, re.S)
+    assert tuple(map(int, counts.groups())) == (3, 0, 3) and sum(map(int, counts.groups())) == 6
     page = (out / "notebooks" / "11_x_fig5-7_a.html").read_text(encoding="utf-8")
     assert f'id="cell-id={record_cell}"' in page
     prov = re.search(r'<p class="provenance">Figure 1 .*?</p>', page, re.S).group(0)

@@ -17,6 +17,7 @@ import pytest
 
 from simlib.pipeline import sweep
 from simlib.papers.analysis import summarize
+from simlib.papers.trial import trial_keyed_by
 from simlib.pipeline.sweep import (Executor, code_fingerprint, expand_grid, module_closure, module_fingerprint, run_sweep,
                                    setting_hash, trial_seed)
 
@@ -61,13 +62,15 @@ def exotic_fn(params, rng_seed):
             "u": float(np.random.default_rng(rng_seed).random())}
 
 
+def _fill_scale(params):
+    return {"scale": 1, **params}
+
+
+@trial_keyed_by(_fill_scale)
 def defaulted_fn(params, rng_seed):
-    """logged_fn with an optional parameter ``scale`` (default 1) that canonical_params fills in."""
+    """logged_fn with an optional parameter ``scale`` (default 1) that its cache_params fills in."""
     out = logged_fn({"x": params["x"]}, rng_seed)
     return {**out, "y": out["y"] * params.get("scale", 1)}
-
-
-defaulted_fn.canonical_params = lambda params: {"scale": 1, **params}
 
 
 def clashing_fn(params, rng_seed):
@@ -212,7 +215,7 @@ def test_cache_file_is_json_with_key_material(tmp_path):
     assert list(tmp_path.glob(".*tmp")) == []  # no temp files left behind
 
 
-def test_canonical_params_compute_one_trial_once_within_and_across_sweeps(tmp_path, log_dir):
+def test_trial_cache_params_compute_one_trial_once_within_and_across_sweeps(tmp_path, log_dir):
     """Settings that name the same trial ({"x": 1} and {"x": 1, "scale": 1}) are computed once, in one
     sweep and in a later one sharing the cache folder; the rows equal an uncached run's."""
     spelled = [{"x": 1}, {"x": 1, "scale": 1}, {"x": 1, "scale": 2}]
@@ -231,6 +234,21 @@ def test_canonical_params_compute_one_trial_once_within_and_across_sweeps(tmp_pa
     # unpaired seeds depend on how a setting is spelled, so the canonical key is not used there
     run_sweep(defaulted_fn, spelled[:2], 1, executor="serial", progress=False, cache_dir=tmp_path, paired=False)
     assert calls(log_dir) == [(1, 0), (1, 0)]
+
+
+def test_a_trial_stands_where_its_function_did():
+    """A Trial pickles by its module-level name (process pools) and keeps its function's name, so its
+    cache folder and key material are those of the plain function it wraps."""
+    import pickle
+
+    from simlib.papers.cluster_scenario import run_trial
+
+    assert pickle.loads(pickle.dumps(run_trial)) is run_trial
+    assert pickle.loads(pickle.dumps(defaulted_fn)) is defaulted_fn
+    assert sweep.cache_folder(run_trial) == "simlib.papers.cluster_scenario.run_trial"
+    assert sweep._fn_identity(defaulted_fn) == sweep._fn_identity(defaulted_fn.fn) == f"{__name__}:defaulted_fn"
+    assert defaulted_fn({"x": 2, "scale": 3}, np.random.SeedSequence(1, spawn_key=(0,))) == \
+        defaulted_fn.fn({"x": 2, "scale": 3}, np.random.SeedSequence(1, spawn_key=(0,)))
 
 
 def test_resume_after_exception_serial(tmp_path, log_dir, monkeypatch):
@@ -540,10 +558,10 @@ def test_scenario_trials_name_their_full_parameters():
     fig8 = {"trace": "lstm", "scheme": "selmcast", "p": 0.3, "ssp": 4, "k": 4, "n": 50, "duration_s": 600.0,
             "eta": 0.75}
     fig11 = {"trace": "lstm", "scheme": "selmcast", "eta": 0.75, "n": 50, "duration_s": 600.0}
-    assert ssp_trial.canonical_params(fig8) == ssp_trial.canonical_params(fig11)
-    assert ssp_trial.canonical_params({**fig8, "p": 0.35}) != ssp_trial.canonical_params(fig11)
+    assert ssp_trial.cache_params(fig8) == ssp_trial.cache_params(fig11)
+    assert ssp_trial.cache_params({**fig8, "p": 0.35}) != ssp_trial.cache_params(fig11)
     n0 = Scenario().n
-    assert cluster_trial.canonical_params({"scheme": "selective"}) == \
-        cluster_trial.canonical_params({"scheme": "selective", "n": n0})
-    assert cluster_trial.canonical_params({"scheme": "selective", "n": n0 + 1}) != \
-        cluster_trial.canonical_params({"scheme": "selective"})
+    assert cluster_trial.cache_params({"scheme": "selective"}) == \
+        cluster_trial.cache_params({"scheme": "selective", "n": n0})
+    assert cluster_trial.cache_params({"scheme": "selective", "n": n0 + 1}) != \
+        cluster_trial.cache_params({"scheme": "selective"})

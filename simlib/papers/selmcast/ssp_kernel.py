@@ -419,8 +419,9 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     (:class:`Log`), ``cn`` (:class:`Counters`).  Returns DONE, NEED_DRAWS (a worker has no
     unused compute draw left), NEED_SPACE (the log arrays may be too small for the next event:
     ``cn.need_*``) or STALLED (the clock stopped advancing: a guard against bugs), the protocol
-    of :mod:`simlib.runtime.kernel_driver`.  Mirrors ``SSPCluster._run_flow`` statement for
-    statement."""
+    of :mod:`simlib.runtime.kernel_driver`.  Runs the model of ``SSPCluster._run_flow`` (the
+    reference on :class:`~simlib.core.network.FlowNetwork`), but is written independently of it
+    (SM68): the tests check that the two agree on every multicast, receiver, drop and time."""
     n, l3, selmcast, prio_mode, p, ssp = cfg.n, cfg.l3, cfg.selmcast, cfg.prio_mode, cfg.p, cfg.ssp
     volume, duration, period = cfg.volume, cfg.duration, cfg.period
     nbw = cfg.bw_sched.shape[0]

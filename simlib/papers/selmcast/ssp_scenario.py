@@ -27,6 +27,7 @@ import numpy as np
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.units import MB, Gbps
 from simlib.papers.contract import ParamError, ScenarioBase, param
+from simlib.papers.trial import trial_keyed_by
 from simlib.workloads.bandwidth import TimeVaryingBandwidth
 from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
 
@@ -159,12 +160,7 @@ def simulate(sc: SSPScenario, seed: np.random.SeedSequence | int = 0, *, compute
     return cluster.run(sc.duration_s)
 
 
-def run_trial(params: dict, seed: np.random.SeedSequence) -> dict:
-    """Sweep-friendly: metrics (:func:`ssp_metrics`) of one run of ``SSPScenario.from_params(params)``."""
-    return ssp_metrics(simulate(SSPScenario.from_params(params), seed))
-
-
-def _canonical_params(params: dict) -> dict:
+def _cache_params(params: dict) -> dict:
     """Every parameter of the trial ``params`` stands for (defaults filled in): the sweep cache's key,
     so settings that spell one trial differently share one result (:func:`simlib.pipeline.sweep.run_sweep`).
     Knobs a run ignores take their defaults: Orpheus runs max-min under either ``sharing`` (SM50), and
@@ -177,7 +173,11 @@ def _canonical_params(params: dict) -> dict:
     return out
 
 
-run_trial.canonical_params = _canonical_params
+@trial_keyed_by(_cache_params)
+def run_trial(params: dict, seed: np.random.SeedSequence) -> dict:
+    """Sweep-friendly: metrics (:func:`ssp_metrics`) of one run of ``SSPScenario.from_params(params)``;
+    the sweep cache keys it on :func:`_cache_params` (:class:`~simlib.papers.trial.Trial`)."""
+    return ssp_metrics(simulate(SSPScenario.from_params(params), seed))
 
 
 def run_summary(params: dict, seed: np.random.SeedSequence, *, engine: str = "compiled") -> dict:

@@ -50,12 +50,12 @@ def test_only_selective_reduce_reads_its_knobs():
         a = run_trial(dict(base, scheme=scheme), np.random.SeedSequence(3))
         b = run_trial(dict(base, scheme=scheme, **knobs), np.random.SeedSequence(3))
         assert a == b
-        assert run_trial.canonical_params(dict(base, scheme=scheme, **knobs)) == \
-            run_trial.canonical_params(dict(base, scheme=scheme))
+        assert run_trial.cache_params(dict(base, scheme=scheme, **knobs)) == \
+            run_trial.cache_params(dict(base, scheme=scheme))
     sr = [run_trial(dict(base, scheme="selective", **k), np.random.SeedSequence(3)) for k in ({}, knobs)]
     assert sr[0] != sr[1]
-    assert run_trial.canonical_params(dict(base, scheme="selective", **knobs)) != \
-        run_trial.canonical_params(dict(base, scheme="selective"))
+    assert run_trial.cache_params(dict(base, scheme="selective", **knobs)) != \
+        run_trial.cache_params(dict(base, scheme="selective"))
 
 
 def test_the_redraw_rule_matters_only_with_an_estimation_error():
@@ -66,7 +66,7 @@ def test_the_redraw_rule_matters_only_with_an_estimation_error():
     base = dict(n=20, duration_s=10.0, scheme="selective")
     for e, same in ((0.0, True), (0.4, False)):
         runs = [run_trial(dict(base, bw_error=e, bw_error_redraw=r), np.random.SeedSequence(5)) for r in ("decision", "run")]
-        keys = [run_trial.canonical_params(dict(base, bw_error=e, bw_error_redraw=r)) for r in ("decision", "run")]
+        keys = [run_trial.cache_params(dict(base, bw_error=e, bw_error_redraw=r)) for r in ("decision", "run")]
         assert (runs[0] == runs[1]) == same and (keys[0] == keys[1]) == same
 
 

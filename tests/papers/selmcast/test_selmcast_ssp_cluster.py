@@ -291,7 +291,7 @@ def test_orpheus_runs_max_min_under_either_sharing():
     a = run_trial({**base, "sharing": "maxmin"}, np.random.SeedSequence(4))
     b = run_trial({**base, "sharing": "priority", "priority_order": "fifo"}, np.random.SeedSequence(4))
     assert a == b
-    assert run_trial.canonical_params({**base, "sharing": "priority"}) == run_trial.canonical_params(base)
+    assert run_trial.cache_params({**base, "sharing": "priority"}) == run_trial.cache_params(base)
 
 
 @pytest.mark.parametrize("engine", ["compiled", "flow"])

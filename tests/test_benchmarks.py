@@ -1,14 +1,28 @@
-"""`make bench` (simlib.pipeline.bench) and benchmarks/bench_notebooks.py, on tiny scripts and hand-made times."""
+"""`make bench` (benchmarks/run_benchmarks.py) and benchmarks/bench_notebooks.py, on tiny scripts and hand-made times."""
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
 
-from simlib.pipeline import bench, timing
+from simlib.pipeline import timing
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _script(name: str):
+    """benchmarks/<name>.py loaded as a module (the scripts are not a package)."""
+    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module          # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _script("run_benchmarks")
+reports = _script("bench_notebooks")
 
 
 @pytest.fixture
@@ -99,21 +113,21 @@ def test_notebook_times_report_against_the_target(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text(RECORDED)
     recorded = timing.read_times(path)
-    text = bench.notebook_times_report(recorded, ["10_a", "11_b"], source="t.csv")
+    text = reports.notebook_times_report(recorded, ["10_a", "11_b"], source="t.csv")
     lines = text.splitlines()
     assert lines[0] == "notebook times of the last full reproduction (t.csv):"
     assert lines[2].split() == ["10_a", "full", "6m40s", "11m40s", "1.75"]
     assert lines[4].split() == ["total", "12m30s", "17m40s", "1.41"]
     assert lines[5] == ("total 12m30s for 2 notebooks against the 15m00s target of issue 9: "
                         "within the target by 2m30s (83% of the target)")
-    over = bench.notebook_times_report(recorded, ["10_a", "11_b", "12_new"], target_s=600)
+    over = reports.notebook_times_report(recorded, ["10_a", "11_b", "12_new"], target_s=600)
     assert "total at least 12m30s for 2 notebooks against the 10m00s target of issue 9: over the target by " \
            "2m30s (125% of the target)" in over
     assert "no recorded time for 1 notebook(s) (new since): 12_new" in over
-    assert "recorded but no longer in notebooks/: 11_b" in bench.notebook_times_report(recorded, ["10_a"])
-    assert bench.notebook_times_report({}, source="t.csv").startswith("no recorded notebook times (t.csv)")
+    assert "recorded but no longer in notebooks/: 11_b" in reports.notebook_times_report(recorded, ["10_a"])
+    assert reports.notebook_times_report({}, source="t.csv").startswith("no recorded notebook times (t.csv)")
     with pytest.raises(ValueError, match="target_s must be"):
-        bench.notebook_times_report(recorded, target_s=0)
+        reports.notebook_times_report(recorded, target_s=0)
 
 
 def _times(**walls):
@@ -126,7 +140,7 @@ def test_reference_report_scales_the_last_run_by_the_machine_factor():
     then = _times(a=100.0, b=200.0)
     ref = _times(a=250.0, b=500.0)
     last = _times(a=500.0, b=700.0, c=300.0)
-    text = bench.reference_report(last, ref, then, target_s=900)
+    text = reports.reference_report(last, ref, then, target_s=900)
     lines = text.splitlines()
     assert lines[1].split() == ["notebook", "last", "reference", "last", "/", "reference"]
     assert lines[2].split() == ["a", "8m20s", "4m10s", "2.00"]
@@ -135,21 +149,18 @@ def test_reference_report_scales_the_last_run_by_the_machine_factor():
     assert lines[6] == ("machine factor: the reference took 12m30s that day and 5m00s when the target was set "
                         "(2.50x); the last reproduction, 25m00s, is 10m00s on the machine of then: within the "
                         "15m00s target (67% of it)")
-    assert "over the 8m20s target (120% of it)" in bench.reference_report(last, ref, then, target_s=500)
+    assert "over the 8m20s target (120% of it)" in reports.reference_report(last, ref, then, target_s=500)
     # the same run on an unchanged machine is judged by the clock alone
-    assert "is 25m00s on the machine of then: over" in bench.reference_report(last, then, then)
+    assert "is 25m00s on the machine of then: over" in reports.reference_report(last, then, then)
     failed = {**ref, "b": timing.Timing("b", 10.0, False, "full")}
     with pytest.raises(ValueError, match="the reference run is not a complete reproduction: b failed"):
-        bench.reference_report(last, failed, then)
+        reports.reference_report(last, failed, then)
     with pytest.raises(ValueError, match="the last reproduction has no recorded notebook times"):
-        bench.reference_report({}, ref, then)
+        reports.reference_report({}, ref, then)
 
 
 def _bench_notebooks():
-    spec = importlib.util.spec_from_file_location("bench_notebooks", ROOT / "benchmarks" / "bench_notebooks.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _script("bench_notebooks")
 
 
 def test_bench_notebooks_reads_the_recorded_times_without_running(tmp_path, capsys, monkeypatch):
