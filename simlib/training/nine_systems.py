@@ -20,7 +20,7 @@ from simlib.core.validate import check_real
 from simlib.papers.cluster_scenario import simulate
 from simlib.runtime.log import ScheduleLog
 from simlib.runtime.metrics import update_times
-from simlib.training.time_to_accuracy import replay_curve, replay_to_target, split_training_params
+from simlib.training.time_to_accuracy import replay_curve, replay_to_target
 from simlib.training.train_command import TrainScenario
 from simlib.workloads.traces import load_trace
 
@@ -91,15 +91,13 @@ def trial(params: dict, seed) -> dict:
                              f"hl = {params.get('hl')}")
         # the training values are checked as those of a 2-worker all-reduce run
         ts = TrainScenario.from_params({**params, "scheme": "allreduce", "n": 2, "p": 1})
-        _, target, cfg = split_training_params(ts.training())
         log = single_worker_log(ts.trace, ts.duration_s, seed)
     else:
         ts = TrainScenario.from_params(params)
-        sc = ts.scenario()
-        _, target, cfg = split_training_params({**sc.to_params(), **ts.training()})
-        log = simulate(sc, seed)
-    curve = replay_curve(log, cfg, seed, target)
-    reached, row = replay_to_target(log, cfg, target, seed, curve=curve)
+        log = simulate(ts.scenario(), seed)
+    tp = ts.training()
+    curve = replay_curve(log, tp, seed)
+    reached, row = replay_to_target(log, tp, seed, curve=curve)
     single = log.n == 1
     count = "iterations" if single else "syncs"
     nan = float("nan")
