@@ -66,6 +66,7 @@ class HeterogeneousTrainingNotebook(ScenarioBase):
     trace: str = param_of(Scenario, "trace", default="cnn", chosen="RP19")
 
     def check(self):
+        task_of(self)        # the target against the trial's problem (TRIAL_DEFAULTS': digits)
         common = dict(scheme="partial", n=self.n, bandwidth_gbps=self.bandwidth_gbps, model_mb=self.model_mb,
                       trace=self.trace, duration_s=self.duration_s)
 
