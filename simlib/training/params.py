@@ -46,8 +46,9 @@ class TrainingParams(ScenarioBase):
                                 help="simulated seconds between test evaluations (train_eval_every_s)")
     dtype: str = param("float32", choices=DTYPES, chosen="RP10",
                        help="the floating type of the replicas (train_dtype)")
-    early_stop: bool = param(True, chosen="RP16", help="stop each replay once the target and every rung of the "
-                                                       "ladder are reached (RP16; the results are those of the full run)")
+    early_stop: bool = param(True, chosen="RP16",
+                             help="stop each replay once the target and every rung of the ladder are reached "
+                                  "(RP16; the results are those of the full run)")
     first_stage: float = param(0.5, lo=0.0, lo_open=True, hi=1.0, chosen="RP16",
                                help="with early stop, the fraction of the cap simulated (and replayed) first; the "
                                     "rest only if the replay has not stopped by then (train_first_stage; 1: all)")

@@ -24,7 +24,7 @@ from simlib.core.seeding import child_seed
 from simlib.papers.cluster_scenario import Scenario, simulate
 from simlib.papers.analysis import ladder_column
 
-__all__ = ["trial", "trial_and_curve", "run_trial", "TARGET_LADDER", "target_ladder", "ladder_column",
+__all__ = ["trial", "trial_and_curve", "simulate_and_replay", "TARGET_LADDER", "target_ladder", "ladder_column",
            "replay_to_target", "replay_curve", "staged_replay"]
 
 #: The digits ladder (kept for code written before ladders became per problem): use
@@ -99,10 +99,10 @@ def trial(params: dict, seed: np.random.SeedSequence) -> dict:
 def trial_and_curve(params: dict, seed: np.random.SeedSequence) -> tuple:
     """:func:`trial`'s metrics and the replay's test curve (:func:`replay_curve`, a DataFrame) they come from."""
     params, tp = TrainingParams.split(params)
-    return run_trial(Scenario.from_params(params), tp, seed)
+    return simulate_and_replay(Scenario.from_params(params), tp, seed)
 
 
-def run_trial(sc: Scenario, tp: TrainingParams, seed: np.random.SeedSequence) -> tuple:
+def simulate_and_replay(sc: Scenario, tp: TrainingParams, seed: np.random.SeedSequence) -> tuple:
     """:func:`trial_and_curve` of scenario ``sc`` replayed with ``tp``: ``(metrics, curve)``."""
     log, curve = staged_replay(lambda d: simulate(dataclasses.replace(sc, duration_s=d), seed), sc.duration_s, tp,
                                seed)

@@ -104,7 +104,8 @@ def train_trial(params: dict, seed: np.random.SeedSequence) -> dict:
     from simlib.training import time_to_accuracy as tta
 
     ts = TrainScenario.from_params(params)
-    out, curve = tta.run_trial(ts.scenario(), dataclasses.replace(ts.training(), early_stop=True), seed)  # RP16
+    tp = dataclasses.replace(ts.training(), early_stop=True)        # RP16
+    out, curve = tta.simulate_and_replay(ts.scenario(), tp, seed)
     updates = int(curve["syncs"].iloc[-1])
     per_update = out["time_per_update_s"]
     if math.isnan(out["time_to_target_s"]) and updates > 0:
