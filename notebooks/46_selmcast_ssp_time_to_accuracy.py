@@ -56,8 +56,8 @@ eval_every_s = 0.25                   # simulated seconds between test evaluatio
 early_stop = True                     # stop each replay once it reached the target and every rung (RP16)
 
 # %%
-from simlib.papers.selmcast.ssp_experiments import SSPTimeToAccuracyNotebook
 from simlib.pipeline.params import notebook_params
+from simlib.training.notebook_specs import SSPTimeToAccuracyNotebook
 
 globals().update(notebook_params(SSPTimeToAccuracyNotebook, globals()))   # ranges, units, quick values: SSPTimeToAccuracyNotebook
 

@@ -83,8 +83,8 @@ problem = "mnist1d"
 data = "sharded"
 
 # %%
-from simlib.papers.beyond_notebooks import RealTracesNotebook
 from simlib.pipeline.params import notebook_params
+from simlib.training.notebook_specs import RealTracesNotebook
 
 globals().update(notebook_params(RealTracesNotebook, globals()))   # ranges, units, quick values: the spec
 

@@ -11,16 +11,17 @@ Units: seconds.  :data:`ARMS` names Table 1's columns (its order) plus selective
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.validate import check_real
-from simlib.papers.cluster_scenario import Scenario, simulate
+from simlib.papers.cluster_scenario import simulate
 from simlib.runtime.log import ScheduleLog
 from simlib.runtime.metrics import update_times
-from simlib.training.time_to_accuracy import replay_curve, replay_to_target, split_training_params, staged_replay
+from simlib.training.time_to_accuracy import replay_curve, replay_to_target, staged_replay
 from simlib.training.train_command import TrainScenario
 from simlib.workloads.traces import load_trace
 
@@ -100,21 +101,20 @@ def trial(params: dict, seed) -> dict:
                              f"hl = {params.get('hl')}")
         # the training values are checked as those of a 2-worker all-reduce run
         ts = TrainScenario.from_params({**params, "scheme": "allreduce", "n": 2, "p": 1})
-        _, target, cfg = split_training_params(ts.training())
         log = single_worker_log(ts.trace, ts.duration_s, seed)
     else:
         ts = TrainScenario.from_params(params)
-        sc = ts.scenario()
-        _, target, cfg = split_training_params({**sc.to_params(), **ts.training(), "train_early_stop": bool(early_stop)})
+        tp = dataclasses.replace(ts.training(), early_stop=bool(early_stop))
         if early_stop:      # RP16: the same rows as the full run up to the stop, at a fraction of the cost
-            run = sc.to_params()
-            log, curve = staged_replay(lambda d: simulate(Scenario.from_params({**run, "duration_s": d}), seed),
-                                       sc.duration_s, cfg, target, seed)
+            sc = ts.scenario()
+            log, curve = staged_replay(lambda d: simulate(dataclasses.replace(sc, duration_s=d), seed),
+                                       sc.duration_s, tp, seed)
         else:
-            log = simulate(sc, seed)
-    if not early_stop or params.get("scheme") == SINGLE:
-        curve = replay_curve(log, cfg, seed, target)
-    reached, row = replay_to_target(log, cfg, target, seed, curve=curve)
+            log = simulate(ts.scenario(), seed)
+    if params.get("scheme") == SINGLE or not early_stop:
+        tp = ts.training()
+        curve = replay_curve(log, tp, seed)
+    reached, row = replay_to_target(log, tp, seed, curve=curve)
     single = log.n == 1
     count = "iterations" if single else "syncs"
     nan = float("nan")

@@ -1,37 +1,49 @@
 """The parameters of the notebooks whose trial replays a simulated schedule through training
-(:func:`simlib.training.time_to_accuracy.trial`, :func:`simlib.training.nine_systems.trial`): 21 and 22
-(seed 002 §5) and 90 (time to accuracy, beyond the papers), declared once for
-:func:`simlib.pipeline.params.notebook_params`.
+(:func:`simlib.training.time_to_accuracy.trial`, :func:`simlib.training.nine_systems.trial`,
+:func:`simlib.training.selmcast_ssp_tta.trial`): 21 and 22 (seed 002 §5), 46 (SSP time to accuracy,
+beyond 004), 90 (time to accuracy, beyond the papers) and 92 (real traces, with two replays), and
+notebook 23 (002's paper profile), declared once for :func:`simlib.pipeline.params.notebook_params`.
 
-Scenario values re-use :class:`~simlib.papers.cluster_scenario.Scenario`'s declarations
-(``param_of``, ``param_list(of=...)``); the training values (``target_acc``, ``lr``, ``batch``,
-``model``, ``problem``, ``data``) are declared here with the defaults the notebooks' parameters cells
-have (notebook 90's learning task: decisions RP9-RP11 in docs/decisions/replay.md).  Each
-parameters cell assigns the spec's defaults (a test checks it); each ``check()`` builds the
-scenario of every swept value, so its rules fail in the validation cell naming the list item.
+Scenario values re-use the scenarios' declarations (``param_of``, ``param_list(of=...)``), the
+training values (``target_acc``, ``lr``, ``batch``, ``model``, ``problem``, ``data``, ``early_stop``,
+``eval_every_s``) :class:`~simlib.training.params.TrainingParams`' (notebook 90's learning task:
+decisions RP9-RP11 in docs/decisions/replay.md).  Each parameters cell assigns the spec's defaults (a
+test checks it); each ``check()`` builds the scenario of every swept value and the training values
+(:func:`~simlib.training.params.task_of`), so their rules fail in the validation cell naming the
+parameter or the list item.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from simlib.papers.cluster_scenario import Scenario
-from simlib.papers.beyond_notebooks import TTA_CAP_S
+from simlib.papers.beyond_notebooks import SSP_REAL_TTA_CAP_S, SSP_TTA_CAP_S, TTA_CAP_S
 from simlib.papers.contract import MISSING, ParamError, ParamSpec, ScenarioBase, check_items, param, param_list, \
     param_of
+from simlib.papers.fmreduce.scenario import Scenario as FMScenario
 from simlib.papers.partial_reduce import profile as pr_profile
 from simlib.papers.partial_reduce.baselines import BaselineParams
-from simlib.training.learning import MODELS, PROBLEMS, check_target
-from simlib.training.replay import DATA_MODES
+from simlib.papers.selmcast.ssp_experiments import SSPFig7Notebook, SSPFigs8to10Notebook
+from simlib.papers.selmcast.ssp_scenario import SSPScenario
+from simlib.training.params import TrainingParams, task_of
+from simlib.training.train_command import TrainScenario
 
-__all__ = ["HeterogeneousTrainingNotebook", "TimeToAccuracyNotebook", "NineSystemsNotebook", "PaperProfileNotebook"]
+__all__ = ["HeterogeneousTrainingNotebook", "TimeToAccuracyNotebook", "NineSystemsNotebook", "PaperProfileNotebook",
+           "SSPTimeToAccuracyNotebook", "RealTracesNotebook"]
 
 #: A group size P in workers (002's P; the scenario's p is the fraction P / n).
 GROUP_SIZE = ParamSpec(kind="int", lo=2, help="group size P in workers, at most n")
 
 
 def _target(default: float, extra: str = "", **kw):
-    return param(default, lo=0.0, hi=1.0, help="test accuracy of the average model that counts as reached" + extra,
-                 **kw)
+    """A notebook's ``target_acc``: :class:`TrainingParams`' with the notebook's value (None not allowed)."""
+    return param_of(TrainingParams, "target_acc", default=default, none_means=None,
+                    help="test accuracy of the average model that counts as reached" + extra, **kw)
+
+
+def _training(name: str, **overrides):
+    """A notebook's training value ``name``: :class:`TrainingParams`' declaration."""
+    return param_of(TrainingParams, name, **overrides)
 
 
 @dataclass(frozen=True)
@@ -54,6 +66,7 @@ class HeterogeneousTrainingNotebook(ScenarioBase):
     trace: str = param_of(Scenario, "trace", default="cnn", chosen="RP19")
 
     def check(self):
+        task_of(self)        # the target against the trial's problem (TRIAL_DEFAULTS': digits)
         common = dict(scheme="partial", n=self.n, bandwidth_gbps=self.bandwidth_gbps, model_mb=self.model_mb,
                       trace=self.trace, duration_s=self.duration_s)
 
@@ -84,23 +97,15 @@ class TimeToAccuracyNotebook(ScenarioBase):
     target_acc: float = _target(0.45, quick=0.85, chosen="RP9",
                                 extra=" (the problem's ladder: mnist1d 25-45 %, digits 80-92 %; at most the "
                                       "problem's highest target)")
-    early_stop: bool = param(True, chosen="RP16", help="stop each replay once the target and every rung of the "
-                                                       "ladder are reached (RP16; the results are those of the full run)")
-    lr: float = param(0.5, lo=0.0, lo_open=True, quick=0.1, chosen="RP9",
-                      help="SGD learning rate (train_lr; decision RP9)")
-    batch: int = param(32, lo=1, chosen="RP8", help="minibatch size per local step (train_batch)")
-    model: str = param("mlp-relu", choices=MODELS, quick="softmax", chosen="RP9",
-                       help="the model trained (train_model)")
-    problem: str = param("mnist1d", choices=PROBLEMS, quick="digits", chosen="RP9",
-                         help="the learning problem (train_problem)")
-    data: str = param("sharded", choices=DATA_MODES, quick="iid", chosen="RP11",
-                      help="each worker's minibatches: its own shard or the whole training set (train_data; RP11)")
+    early_stop: bool = _training("early_stop")
+    lr: float = _training("lr")
+    batch: int = _training("batch")
+    model: str = _training("model")
+    problem: str = _training("problem")
+    data: str = _training("data")
 
     def check(self):
-        try:
-            check_target(self.problem, self.target_acc, "target_acc")
-        except ValueError as exc:
-            raise ParamError("target_acc", str(exc)) from None
+        task_of(self)
         check_items("n_values", self.n_values, lambda n: Scenario(n=n, trace=self.traces[0],
                                                                    duration_s=self.duration_s))
 
@@ -127,9 +132,9 @@ class NineSystemsNotebook(ScenarioBase):
     profile_duration_s: float = param_of(Scenario, "duration_s", default=1800.0, quick=90.0, chosen="PR16",
                                          help="the cap at 002's paper profile (PR16: 2.2x the slowest of its 22 "
                                               "pilot runs, 831 s)")
-    early_stop: bool = param(True, chosen="RP16",
-                             help="stop each replay once the target and every rung of the ladder are reached (RP16: "
-                                  "the same times to target as the full run; Fig. 7's curves end there)")
+    early_stop: bool = _training("early_stop", help="stop each replay once the target and every rung of the ladder "
+                                                     "are reached (RP16: the same times to target as the full run; "
+                                                     "Fig. 7's curves end there)")
     curve_every_s: float = param(10.0, lo=0.0, lo_open=True, unit="s", quick=5.0,
                                  help="seconds between the points of Fig. 7's accuracy curves")
     fig11_trials: int = param(3, lo=1, quick=1, chosen="RP15", help="trials per Fig. 11 setting")
@@ -145,11 +150,11 @@ class NineSystemsNotebook(ScenarioBase):
     bandwidth_gbps: float = param_of(Scenario, "bandwidth_gbps", default=10.0, stated="002 §5.1")
     model_mb: float = param_of(Scenario, "model_mb", default=100.0, chosen="RP19")
     trace: str = param_of(Scenario, "trace", default="cnn", chosen="RP19")
-    lr: float = param_of(TimeToAccuracyNotebook, "lr")
-    batch: int = param_of(TimeToAccuracyNotebook, "batch")
-    model: str = param_of(TimeToAccuracyNotebook, "model")
-    problem: str = param_of(TimeToAccuracyNotebook, "problem")
-    data: str = param_of(TimeToAccuracyNotebook, "data")
+    lr: float = _training("lr")
+    batch: int = _training("batch")
+    model: str = _training("model")
+    problem: str = _training("problem")
+    data: str = _training("data")
 
     def training(self) -> dict:
         """The training values every setting carries (``python -m simlib train``'s names)."""
@@ -158,12 +163,7 @@ class NineSystemsNotebook(ScenarioBase):
                     model_mb=self.model_mb)
 
     def check(self):
-        from simlib.training.train_command import TrainScenario
-
-        try:
-            check_target(self.problem, self.target_acc, "target_acc")
-        except ValueError as exc:
-            raise ParamError("target_acc", str(exc)) from None
+        task_of(self)
         common = dict(self.training(), n=self.n, trace=self.trace, duration_s=self.duration_s)
 
         def group(P):
@@ -215,3 +215,80 @@ class PaperProfileNotebook(ScenarioBase):
     def check(self):
         check_items("cv_values", self.cv_values,
                     lambda cv: Scenario.from_params(dict(n=8, trace="cnn", compute_cv=cv)))
+
+
+@dataclass(frozen=True)
+class SSPTimeToAccuracyNotebook(ScenarioBase):
+    """Notebook 46's parameters (time to accuracy of the SSP schedules, beyond the paper): the run and
+    the learning task it is replayed through (:mod:`simlib.training.selmcast_ssp_tta`)."""
+
+    trials: int = param_of(SSPFig7Notebook, "trials")
+    n: int = param_of(SSPScenario, "n")
+    traces: tuple = param_of(SSPFigs8to10Notebook, "traces")
+    duration_s: float = param_of(SSPScenario, "duration_s", default=SSP_TTA_CAP_S, quick=15.0, chosen="RP16",
+                                 help="the cap: simulated seconds a run may take to reach the target (RP16); a run "
+                                      "that never reaches it is censored there")
+    target_acc: float = _target(0.45, quick=0.85, chosen="RP9",
+                                extra=" (the problem's ladder: mnist1d 25-45 %, digits 80-92 %; RP9)")
+    early_stop: bool = _training("early_stop")
+    lr: float = _training("lr")
+    batch: int = _training("batch")
+    model: str = _training("model")
+    problem: str = _training("problem")
+    data: str = _training("data")
+    eval_every_s: float = _training("eval_every_s", default=0.25)
+
+    def check(self):
+        SSPScenario(n=self.n, duration_s=self.duration_s)
+        task_of(self)
+
+
+def _trials_of(default: int, quick: int, what: str):
+    return param(default, lo=1, quick=quick, help=f"trials of {what}")
+
+
+@dataclass(frozen=True)
+class RealTracesNotebook(ScenarioBase):
+    """Notebook 92: 000's SR vs PR, 003's FMReduce vs PR and 004's SelMcast vs Orpheus on the stand-in
+    and on real traces, and the two time-to-accuracy replays."""
+
+    trials: int = _trials_of(5, 2, "SR vs PR and of FMReduce")
+    standin: str = param_of(Scenario, "trace", help="the stand-in every real trace is compared with")
+    real_traces: tuple = param_list(["pai-job1", "pai-job2", "pai-job3", "pai-job4", "bytedance-se", "bytedance-ar",
+                                     "bytedance-st"], of=(Scenario, "trace"), quick=["pai-job4", "bytedance-ar"],
+                                    help="the real traces")
+    sr_n: int = param_of(Scenario, "n", help="workers of SR vs PR (000 §IV: 200)")
+    sr_duration_s: float = param_of(Scenario, "duration_s", help="simulated time of SR vs PR")
+    fm_n: int = param_of(FMScenario, "n", help="workers of FMReduce vs PR (003 §3: 60)")
+    fm_p_values: tuple = param_list([50, 10], of=(FMScenario, "p"), quick=[10, 4],
+                                    help="FMReduce's participants per round p, each at most fm_n")
+    fm_duration_s: float = param_of(FMScenario, "duration_s", flag=None, help="simulated time of FMReduce vs PR")
+    ssp_n: int = param(50, lo=2, quick=12, stated="004 §IV-A2", help="workers of SelMcast vs Orpheus (004 §IV-C: 50)")
+    ssp_duration_s: float = param(600.0, lo=0.0, lo_open=True, unit="s", quick=15.0, stated="004 §IV-A2",
+                                  help="simulated time of SelMcast vs Orpheus")
+    ssp_trials: int = _trials_of(3, 1, "SelMcast vs Orpheus")
+    tta_real_traces: tuple = param_list(["pai-job4", "bytedance-ar"], of=(Scenario, "trace"), quick=["pai-job4"],
+                                        help="real traces of the two time-to-accuracy replays")
+    tta_sr_duration_s: float = param_of(Scenario, "duration_s", default=TTA_CAP_S, quick=60.0,
+                                        help="the cap of the SR vs PR replay (s; RP16, as notebook 90)")
+    tta_sr_trials: int = _trials_of(3, 1, "the SR vs PR replay")
+    tta_ssp_duration_s: float = param(SSP_REAL_TTA_CAP_S, lo=0.0, lo_open=True, unit="s", quick=10.0,
+                                      help="the cap of the SelMcast vs Orpheus replay on real traces (s; RP16)")
+    tta_ssp_trials: int = _trials_of(2, 1, "the SelMcast vs Orpheus replay")
+    # the learning task of both replays: notebook 90's (decisions RP9-RP11, RP16)
+    target_acc: float = _target(0.45, quick=0.85, extra=" (the task's default)")
+    lr: float = _training("lr")
+    batch: int = _training("batch")
+    model: str = _training("model")
+    problem: str = _training("problem")
+    data: str = _training("data")
+
+    def check(self):
+        if self.standin in self.real_traces or self.standin in self.tta_real_traces:
+            raise ParamError("standin", f"standin {self.standin!r} must not be in real_traces or tta_real_traces")
+        Scenario(n=self.sr_n, duration_s=self.sr_duration_s)
+        check_items("fm_p_values", self.fm_p_values,
+                    lambda q: FMScenario(n=self.fm_n, p=q, duration_s=self.fm_duration_s))
+        for duration_s in (self.ssp_duration_s, self.tta_ssp_duration_s):
+            SSPScenario(n=self.ssp_n, duration_s=duration_s)
+        task_of(self)

@@ -3,19 +3,22 @@
 A trial simulates one :class:`~simlib.papers.selmcast.ssp_scenario.SSPScenario`,
 turns its deliveries into a schedule log (each receiver averages the model it
 received into its own: decision SM66) and replays it through minibatch SGD
-(:mod:`simlib.training.replay`).  Keys starting with ``train_`` configure the
-training (defaults :data:`simlib.training.time_to_accuracy.TRAIN_DEFAULTS`),
-``target_acc`` is the test accuracy of the average model that counts as
-reached (default: the problem's); the rest go to the scenario.
+(:mod:`simlib.training.replay`).  Keys starting with ``train_`` and ``target_acc``
+configure the training (:class:`~simlib.training.params.TrainingParams`; a key
+left out takes :data:`~simlib.training.params.TRIAL_DEFAULTS`' value); the rest
+go to the scenario.
 """
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
 from simlib.papers.selmcast.ssp_metrics import ssp_metrics
 from simlib.papers.selmcast.ssp_replay import multicast_schedule_log
 from simlib.papers.selmcast.ssp_scenario import SSPScenario, simulate
-from simlib.training.time_to_accuracy import replay_to_target, split_training_params, staged_replay
+from simlib.training.params import TrainingParams
+from simlib.training.time_to_accuracy import replay_to_target, staged_replay
 
 __all__ = ["trial"]
 
@@ -24,18 +27,19 @@ def trial(params: dict, seed: np.random.SeedSequence) -> dict:
     """SSP metrics of the run plus ``time_to_target_s``, ``iterations_to_target`` and ``final_acc``; with
     early stop (RP16) the metrics describe the simulated part of the run (``simulated_s``,
     :func:`~simlib.training.time_to_accuracy.staged_replay`)."""
-    params, target, cfg = split_training_params(params)
+    params, tp = TrainingParams.split(params)
+    sc = SSPScenario.from_params(params)
     runs = {}
 
     def schedule(d):
-        runs["log"] = simulate(SSPScenario.from_params({**params, "duration_s": d}), seed)
+        runs["log"] = simulate(dataclasses.replace(sc, duration_s=d), seed)
         return multicast_schedule_log(runs["log"])
 
-    sched, curve = staged_replay(schedule, SSPScenario.from_params(params).duration_s, cfg, target, seed)
-    reached, row = replay_to_target(sched, cfg, target, seed, curve=curve)
+    sched, curve = staged_replay(schedule, sc.duration_s, tp, seed)
+    reached, row = replay_to_target(sched, tp, seed, curve=curve)
     log = runs["log"]
     out = {**ssp_metrics(log), **reached}
-    if cfg["train_early_stop"]:
+    if tp.early_stop:
         out["simulated_s"] = float(sched.duration)
     out["iterations_to_target"] = float("nan") if row is None else float(row["iterations"])
     return out

@@ -6,10 +6,12 @@ The scheme names are the cluster run's (:data:`~simlib.papers.cluster_scenario.S
 workers (the cluster scenario's ``p`` is the fraction P / n).  Cluster values reuse
 :class:`~simlib.papers.cluster_scenario.Scenario`'s declarations with 002 §5's settings as defaults
 (8 workers, 10 Gbps, a 100 MB model, the CNN trace), the baselines' knobs are their parameter
-group, and the training values are notebook 90's (mnist1d, an MLP, sharded data; decisions RP9-RP12).
+group, and the training values are :class:`~simlib.training.params.TrainingParams`' (notebook 90's learning task:
+mnist1d, an MLP, sharded data; decisions RP9-RP12).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -19,8 +21,7 @@ from simlib.papers.cluster_scenario import SCHEME_NAMES, Scenario
 from simlib.papers.contract import Command, ParamError, ScenarioBase, param, param_group, param_of
 from simlib.papers.partial_reduce.baselines import BaselineParams
 from simlib.papers.partial_reduce.scenario import WeightParams
-from simlib.training.learning import check_target, default_target
-from simlib.training.notebook_specs import TimeToAccuracyNotebook
+from simlib.training.params import TrainingParams, task_of
 
 __all__ = ["TrainScenario", "TRAIN_SCHEMES", "train_trial", "TRAIN_COMMAND"]
 
@@ -55,23 +56,17 @@ class TrainScenario(ScenarioBase):
     ema_alpha: float = param_of(WeightParams, "ema_alpha")
     weights_missing: str = param_of(WeightParams, "weights_missing")
     baselines: BaselineParams = param_group(BaselineParams)
-    target_acc: float | None = param(None, kind="float", lo=0.0, hi=1.0, none_means="default", chosen="RP9",
-                                     help="test accuracy of the model that counts as reached; default: the "
-                                          "problem's (mnist1d 45 %, digits 85 %)")
-    lr: float = param_of(TimeToAccuracyNotebook, "lr")
-    batch: int = param_of(TimeToAccuracyNotebook, "batch")
-    model: str = param_of(TimeToAccuracyNotebook, "model")
-    problem: str = param_of(TimeToAccuracyNotebook, "problem")
-    data: str = param_of(TimeToAccuracyNotebook, "data")
+    target_acc: float | None = param_of(TrainingParams, "target_acc")
+    lr: float = param_of(TrainingParams, "lr")
+    batch: int = param_of(TrainingParams, "batch")
+    model: str = param_of(TrainingParams, "model")
+    problem: str = param_of(TrainingParams, "problem")
+    data: str = param_of(TrainingParams, "data")
 
     def check(self):
         if self.p > self.n:
             raise ParamError("p", f"p must be in [1, n = {self.n}], got {self.p}")
-        if self.target_acc is not None:
-            try:
-                check_target(self.problem, self.target_acc, "target_acc")
-            except ValueError as exc:
-                raise ParamError("target_acc", str(exc)) from None
+        self.training()
         self.scenario()
 
     def scenario(self) -> Scenario:
@@ -86,15 +81,15 @@ class TrainScenario(ScenarioBase):
 
     def target(self) -> float:
         """The test accuracy that counts as reached: ``target_acc``, or the problem's default."""
-        return default_target(self.problem) if self.target_acc is None else self.target_acc
+        return self.training().target()
 
     def used_params(self) -> dict:
         return {**self.to_params(), "target_acc": self.target()}
 
-    def training(self) -> dict:
-        """The replay's configuration as :func:`~simlib.training.time_to_accuracy.trial` keys."""
-        return {"train_lr": self.lr, "train_batch": self.batch, "train_model": self.model,
-                "train_problem": self.problem, "train_data": self.data, "target_acc": self.target()}
+    def training(self) -> TrainingParams:
+        """The replay's configuration: these training values, the others
+        :data:`~simlib.training.params.TRIAL_DEFAULTS`' (evaluated every second, no early stop)."""
+        return task_of(self)
 
 
 def train_trial(params: dict, seed: np.random.SeedSequence) -> dict:
@@ -109,8 +104,8 @@ def train_trial(params: dict, seed: np.random.SeedSequence) -> dict:
     from simlib.training import time_to_accuracy as tta
 
     ts = TrainScenario.from_params(params)
-    sc = ts.scenario()
-    out, curve = tta.trial_and_curve({**sc.to_params(), **ts.training(), "train_early_stop": True}, seed)  # RP16
+    tp = dataclasses.replace(ts.training(), early_stop=True)        # RP16
+    out, curve = tta.simulate_and_replay(ts.scenario(), tp, seed)
     updates = int(curve["syncs"].iloc[-1])
     per_update = out["time_per_update_s"]
     if math.isnan(out["time_to_target_s"]) and updates > 0:

@@ -127,17 +127,17 @@ def test_ssp_notebooks_check_p_against_n_with_the_scenarios_rule(monkeypatch):
 
 # ------------------------------------------------------------------ every migrated notebook
 def migrated() -> dict:
-    from simlib.papers.beyond_notebooks import InternetScaleNotebook, RealTracesNotebook
+    from simlib.papers.beyond_notebooks import InternetScaleNotebook
     from simlib.papers.fmreduce.experiments import Fig2Notebook
     from simlib.papers.partial_reduce.experiments.mixing import SpectralNotebook
     from simlib.papers.selective_reduce.experiments import figures as sr
     from simlib.papers.selective_reduce.experiments.motivating_example import Fig3Notebook
     from simlib.papers.selective_reduce.experiments.ring_check import RingCheckNotebook
     from simlib.papers.selmcast.experiments import BSPFiguresNotebook, Fig1Notebook
-    from simlib.papers.selmcast.ssp_experiments import (SSPFig7Notebook, SSPFigs8to10Notebook,
-                                                        SSPFigs11to13Notebook, SSPTimeToAccuracyNotebook)
+    from simlib.papers.selmcast.ssp_experiments import SSPFig7Notebook, SSPFigs8to10Notebook, SSPFigs11to13Notebook
     from simlib.training.notebook_specs import (HeterogeneousTrainingNotebook, NineSystemsNotebook,
-                                                PaperProfileNotebook, TimeToAccuracyNotebook)
+                                                PaperProfileNotebook, RealTracesNotebook, SSPTimeToAccuracyNotebook,
+                                                TimeToAccuracyNotebook)
 
     return {"00_pipeline_example": RingCheckNotebook, "10_sr_fig3_motivating_example": Fig3Notebook,
             "11_sr_fig5-7_traces": sr.Fig5to7Notebook, "12_sr_fig8-10_parameters": sr.Fig8to10Notebook,

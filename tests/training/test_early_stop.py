@@ -14,6 +14,7 @@ from simlib.papers.cluster_scenario import Scenario, simulate
 from simlib.papers.selmcast.ssp_replay import multicast_schedule_log
 from simlib.papers.selmcast.ssp_scenario import SSPScenario, simulate as ssp_simulate
 from simlib.training import selmcast_ssp_tta, time_to_accuracy as tta
+from simlib.training.params import TrainingParams
 
 
 def _prefix(log, d):
@@ -80,8 +81,9 @@ def test_early_stop_ends_the_replay_at_the_top_of_the_ladder_and_without_it_runs
     top = max(tta.target_ladder("digits"))
     assert early["replay_end_s"] == (full[tta.ladder_column(top)] if not math.isnan(full[tta.ladder_column(top)])
                                      else 60.0)
-    assert tta.stop_accuracy({"train_early_stop": True, "train_problem": "digits"}, 0.95) == 0.95
-    assert tta.stop_accuracy({"train_early_stop": False, "train_problem": "digits"}, 0.85) is None
+    assert TrainingParams(early_stop=True, problem="digits", target_acc=0.95).stop_accuracy() == 0.95
+    assert TrainingParams(early_stop=True, problem="digits", target_acc=0.8).stop_accuracy() == top
+    assert TrainingParams(early_stop=False, problem="digits", target_acc=0.85).stop_accuracy() is None
 
 
 @pytest.mark.parametrize("key, value, name", [("train_early_stop", "yes", "train_early_stop"),
@@ -89,7 +91,7 @@ def test_early_stop_ends_the_replay_at_the_top_of_the_ladder_and_without_it_runs
                                               ("train_first_stage", 1.5, "train_first_stage")])
 def test_early_stop_options_are_checked(key, value, name):
     with pytest.raises(ValueError, match=name):
-        tta.split_training_params({key: value})
+        TrainingParams.split({key: value})
 
 
 @pytest.mark.parametrize("scheme", ["allreduce", "eager", "adpsgd", "ps-bsp", "ps-asp", "ps-backup",
@@ -100,7 +102,7 @@ def test_every_train_system_is_staged_without_changing_its_result(scheme):
 
     ts = TrainScenario.from_params(dict(scheme=scheme, hl=3, duration_s=120.0, problem="digits", model="softmax",
                                         lr=0.1, data="iid", target_acc=0.85))
-    base = {**ts.scenario().to_params(), **ts.training(), "train_early_stop": True}
+    base = {**ts.scenario().to_params(), **ts.training().trial_params(), "train_early_stop": True}
     one = tta.trial({**base, "train_first_stage": 1.0}, np.random.SeedSequence(0))
     for first in (0.1, 0.5):
         staged = tta.trial({**base, "train_first_stage": first}, np.random.SeedSequence(0))

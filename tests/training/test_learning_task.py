@@ -13,6 +13,7 @@ from simlib.training.learning import (MLP, MNIST1D_REFERENCE, PROBLEM_SPECS, che
 from simlib.training.replay import (Numerics, _event_order, _event_order_merge, _parse_syncs, init_params,
                                     minibatch_indices, replay, shards)
 from simlib.training import time_to_accuracy as tta
+from simlib.training.params import TrainingParams
 
 
 @pytest.fixture(scope="module")
@@ -118,14 +119,14 @@ def test_targets_outside_what_a_problem_supports_are_rejected():
 
 
 def test_trial_configuration_is_checked_and_takes_the_problem_default_target():
-    _, target, cfg = tta.split_training_params({"n": 3, "train_problem": "mnist1d", "train_model": "mlp-relu"})
-    assert target == default_target("mnist1d") and cfg["train_dtype"] == "float32"
-    _, target, _ = tta.split_training_params({"n": 3})
-    assert target == default_target("digits")
+    rest, tp = TrainingParams.split({"n": 3, "train_problem": "mnist1d", "train_model": "mlp-relu"})
+    assert rest == {"n": 3} and tp.target() == default_target("mnist1d") and tp.dtype == "float32"
+    _, tp = TrainingParams.split({"n": 3})
+    assert tp.target() == default_target("digits")
     for params, name in (({"train_problem": "mnist1d", "target_acc": 0.99}, "target_acc"),
                          ({"train_problem": "cifar"}, "train_problem"), ({"train_model": "cnn"}, "train_model")):
         with pytest.raises(ValueError, match=name):
-            tta.split_training_params(params)
+            TrainingParams.split(params)
 
 
 # --------------------------------------------------------------------------- models

@@ -11,8 +11,10 @@ value), the rest are the notebook's own.
 
 * :class:`SSPFig7Notebook` — notebook 43 (Fig. 7, the case study);
 * :class:`SSPFigs8to10Notebook` — notebook 44 (p/n, k and ssp);
-* :class:`SSPFigs11to13Notebook` — notebook 45 (η, data volume, bandwidth variability);
-* :class:`SSPTimeToAccuracyNotebook` — notebook 46 (time to accuracy, beyond the paper).
+* :class:`SSPFigs11to13Notebook` — notebook 45 (η, data volume, bandwidth variability).
+
+Notebook 46's spec (time to accuracy, beyond the paper) has training values: it is
+:class:`simlib.training.notebook_specs.SSPTimeToAccuracyNotebook`.
 """
 from __future__ import annotations
 
@@ -21,14 +23,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from simlib.papers.beyond_notebooks import SSP_TTA_CAP_S
 from simlib.papers.contract import ParamError, ParamSpec, ScenarioBase, param, param_list, param_of, specs
 
 from .ssp_scenario import SSPScenario
 
-__all__ = ["validate_settings", "means", "triplet", "with_inf_axis", "TRACE_ORDER", "TRAIN_MODELS", "TRAIN_PROBLEMS",
-           "TRAIN_DATA",
-           "SSPFig7Notebook", "SSPFigs8to10Notebook", "SSPFigs11to13Notebook", "SSPTimeToAccuracyNotebook"]
+__all__ = ["validate_settings", "means", "triplet", "with_inf_axis", "TRACE_ORDER",
+           "SSPFig7Notebook", "SSPFigs8to10Notebook", "SSPFigs11to13Notebook"]
 
 #: The paper's order of the three workloads (LSTM, Transformer, ResNet-50 = our "cnn").
 TRACE_ORDER = ("lstm", "transformer", "cnn")
@@ -60,14 +60,6 @@ def with_inf_axis(df: pd.DataFrame, col: str, inf_at: float) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------ the notebooks' parameters
-#: Models notebook 46 can train (:data:`simlib.training.learning.MODELS`; a paper package does not
-#: import ``training``, a test checks the two agree).
-TRAIN_MODELS = ("softmax", "mlp", "mlp-relu")
-#: simlib.training.learning.PROBLEMS and the replay's data modes (RP11), named here for the same reason.
-TRAIN_PROBLEMS = ("digits", "blobs", "mnist1d")
-TRAIN_DATA = ("iid", "sharded")
-
-
 def _check_scenarios(spec, lists: dict | None = None) -> None:
     """The scenario's cross-field rules (p against n) on a notebook spec: an :class:`SSPScenario` of
     the spec's scenario fields, and one per item of each list parameter in ``lists`` (list name ->
@@ -158,38 +150,6 @@ class SSPFigs11to13Notebook(ScenarioBase):
     period_s: float = param_of(SSPScenario, "period_s")
     model_mb: float = param_of(SSPScenario, "model_mb")
     eta: float = param_of(SSPScenario, "eta")
-
-    def check(self):
-        _check_scenarios(self)
-
-
-@dataclass(frozen=True)
-class SSPTimeToAccuracyNotebook(ScenarioBase):
-    """Notebook 46's parameters (time to accuracy of the SSP schedules, beyond the paper): the run and
-    the learning task it is replayed through (:mod:`simlib.training.selmcast_ssp_tta`)."""
-
-    trials: int = _trials()
-    n: int = param_of(SSPScenario, "n")
-    traces: tuple = _traces(quick=["lstm"])
-    duration_s: float = param_of(SSPScenario, "duration_s", default=SSP_TTA_CAP_S, quick=15.0, chosen="RP16",
-                                 help="the cap: simulated seconds a run may take to reach the target (RP16); a run "
-                                      "that never reaches it is censored there")
-    target_acc: float = param(0.45, lo=0.0, hi=1.0, quick=0.85, chosen="RP9",
-                              help="test accuracy of the average model that counts as reached (the problem's "
-                                   "ladder: mnist1d 25-45 %, digits 80-92 %; RP9)")
-    early_stop: bool = param(True, chosen="RP16", help="stop each replay once the target and every rung of the "
-                                                       "ladder are reached (RP16; the results are those of the full run)")
-    lr: float = param(0.5, lo=0.0, lo_open=True, quick=0.1, chosen="RP9",
-                      help="SGD learning rate (docs/decisions/replay.md RP9)")
-    batch: int = param(32, lo=1, chosen="RP8", help="minibatch size per local step")
-    model: str = param("mlp-relu", choices=TRAIN_MODELS, quick="softmax", chosen="RP9",
-                       help="model trained on the problem")
-    problem: str = param("mnist1d", choices=TRAIN_PROBLEMS, quick="digits", chosen="RP9",
-                         help="learning problem (simlib.training.learning.PROBLEMS)")
-    data: str = param("sharded", choices=TRAIN_DATA, quick="iid", chosen="RP11",
-                      help="each worker's minibatches: its own shard or the whole training set (RP11)")
-    eval_every_s: float = param(0.25, lo=0.0, lo_open=True, unit="s",
-                                help="simulated seconds between test evaluations")
 
     def check(self):
         _check_scenarios(self)

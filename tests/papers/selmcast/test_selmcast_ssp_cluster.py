@@ -269,13 +269,6 @@ def test_scenario_cross_field_error_names_p_and_none_means_inf():
     assert sc.receivers == 9 and sc.ssp is None and SSPScenario.from_params(sc.to_params()) == sc
 
 
-def test_notebook_46_models_and_problems_are_the_trainable_ones():
-    from simlib.papers.selmcast.ssp_experiments import TRAIN_MODELS, TRAIN_PROBLEMS
-    from simlib.training.learning import MODELS, PROBLEMS
-
-    assert TRAIN_MODELS == MODELS and TRAIN_PROBLEMS == PROBLEMS
-
-
 def test_priority_order_changes_the_priority_run_only():
     # SM50: the order of strict priority matters under sharing="priority" and is ignored under max-min
     base = dict(n=16, duration_s=15.0, ssp=1, scheme="selmcast")
