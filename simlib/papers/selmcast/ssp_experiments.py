@@ -62,7 +62,7 @@ def with_inf_axis(df: pd.DataFrame, col: str, inf_at: float) -> pd.DataFrame:
 # ------------------------------------------------------------------ the notebooks' parameters
 #: Models notebook 46 can train (:data:`simlib.training.learning.MODELS`; a paper package does not
 #: import ``training``, a test checks the two agree).
-TRAIN_MODELS = ("softmax", "mlp", "mlp-relu")
+TRAIN_MODELS = ("softmax", "mlp", "mlp-relu", "cnn")
 #: simlib.training.learning.PROBLEMS and the replay's data modes (RP11), named here for the same reason.
 TRAIN_PROBLEMS = ("digits", "blobs", "mnist1d")
 TRAIN_DATA = ("iid", "sharded")
