@@ -456,7 +456,7 @@ class CNN(_Model):
     convolution is one batched matrix product of the strided windows (im2col).
 
     Parameters, flattened and concatenated in this order: for each convolution ``W``
-    (c_in, k, c_out) and ``b`` (c_out,), then the linear ``W`` (L_last · channels, n_classes)
+    (k, c_in, c_out) and ``b`` (c_out,), then the linear ``W`` (L_last · channels, n_classes)
     and ``b`` (n_classes,).  With the defaults on mnist1d (L = 40): lengths 19, 10, 5 and
     ``d = 150 + 1900 + 1900 + 1260 = 5210``, the reference's parameter count.
     """
@@ -478,7 +478,7 @@ class CNN(_Model):
             if out < 1:
                 raise ValueError(f"n_features = {n_features} is too short for the layers {self.layers}: "
                                  f"a signal of length {length} leaves no output of a kernel-{k} convolution")
-            self._conv.append((k, s, p, c_in, self.channels, length, out, off, off + c_in * k * self.channels))
+            self._conv.append((k, s, p, c_in, self.channels, length, out, off, off + k * c_in * self.channels))
             off += (c_in * k + 1) * self.channels
             length, c_in = out, self.channels
         self._flat = length * self.channels
@@ -500,18 +500,20 @@ class CNN(_Model):
         return np.concatenate(parts)
 
     def _forward(self, p, X):
-        """Logits (m, B, C) and, per convolution, its windows (m, B·L_out, c_in·k) and ReLU output
+        """Logits (m, B, C) and, per convolution, its windows (m, B·L_out, k·c_in) and ReLU output
         (m, B·L_out, c_out); the last one is also the flattened feature (m, B, L_last · channels)."""
         m, B = X.shape[0], X.shape[1]
         dt = np.result_type(X, p)
         H = X[..., :-1, None]                                    # (m, B, L, 1)
         cache = []
         for k, s, pad, c_in, c_out, L, out, wo, bo in self._conv:
-            Hp = np.zeros((m, B, L + 2 * pad, c_in), dtype=dt)
-            Hp[:, :, pad:pad + L] = H
-            win = np.lib.stride_tricks.sliding_window_view(Hp, k, axis=2)[:, :, ::s]   # (m, B, out, c_in, k)
-            P = win.reshape(m, B * out, c_in * k)
-            A = np.matmul(P, p[:, wo:bo].reshape(m, c_in * k, c_out))
+            P = np.zeros((m, B, out, k, c_in), dtype=dt)                 # im2col: P[.., t, j, :] = input t·s + j − pad
+            for j in range(k):
+                lo, hi = max(0, -((j - pad) // s)), min(out, (L - 1 - j + pad) // s + 1)   # taps inside the signal
+                if hi > lo:
+                    P[:, :, lo:hi, j] = H[:, :, lo * s + j - pad:(hi - 1) * s + j - pad + 1:s]
+            P = P.reshape(m, B * out, k * c_in)
+            A = np.matmul(P, p[:, wo:bo].reshape(m, k * c_in, c_out))
             A += p[:, None, bo:bo + c_out]
             np.maximum(A, 0.0, out=A)
             cache.append((P, A))
@@ -542,12 +544,14 @@ class CNN(_Model):
             G[:, bo:bo + c_out] = dA.sum(axis=1)
             if i == 0:
                 break
-            W = p[:, wo:bo].reshape(m, c_in * k, c_out)
-            dP = np.matmul(dA, W.transpose(0, 2, 1)).reshape(m, B, out, c_in, k)
-            dHp = np.zeros((m, B, L + 2 * pad, c_in), dtype=dP.dtype)
-            for j in range(k):                                              # col2im: window j of output t
-                dHp[:, :, j:j + s * (out - 1) + 1:s] += dP[..., j]            # read input t·s + j
-            dA = np.ascontiguousarray(dHp[:, :, pad:pad + L]).reshape(m, B * L, c_in)
+            W = p[:, wo:bo].reshape(m, k * c_in, c_out)
+            dP = np.matmul(dA, W.transpose(0, 2, 1)).reshape(m, B, out, k, c_in)
+            dH = np.zeros((m, B, L, c_in), dtype=dP.dtype)
+            for j in range(k):                                              # col2im: tap j of output t read
+                lo, hi = max(0, -((j - pad) // s)), min(out, (L - 1 - j + pad) // s + 1)   # input t·s + j − pad
+                if hi > lo:
+                    dH[:, :, lo * s + j - pad:(hi - 1) * s + j - pad + 1:s] += dP[:, :, lo:hi, j]
+            dA = dH.reshape(m, B * L, c_in)
         if self.l2:
             G += self.l2 * p
         return G

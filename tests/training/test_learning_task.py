@@ -142,11 +142,11 @@ def test_relu_mlp_init_and_model_names(mnist1d):
 
 def naive_cnn_logits(mdl: CNN, x: np.ndarray, signal: np.ndarray) -> np.ndarray:
     """Logits of one sample by loops over channels, positions and taps, as ``torch.nn.Conv1d`` defines a
-    zero-padded strided cross-correlation: out[o, t] = b[o] + sum_{i, j} W[o, i, j] · in_padded[i, s·t + j]."""
+    zero-padded strided cross-correlation: out[o, t] = b[o] + sum_{i, j} W[j, i, o] · in_padded[i, s·t + j]."""
     h, off = signal[None, :], 0                                    # (channels, length)
     for k, s, pad in mdl.layers:
         c_in, c_out = h.shape[0], mdl.channels
-        W = x[off:off + c_in * k * c_out].reshape(c_in, k, c_out)
+        W = x[off:off + c_in * k * c_out].reshape(k, c_in, c_out)
         b = x[off + c_in * k * c_out:off + (c_in * k + 1) * c_out]
         off += (c_in * k + 1) * c_out
         hp = np.concatenate([np.zeros((c_in, pad)), h, np.zeros((c_in, pad))], axis=1)
@@ -154,7 +154,7 @@ def naive_cnn_logits(mdl: CNN, x: np.ndarray, signal: np.ndarray) -> np.ndarray:
         out = np.zeros((c_out, n_out))
         for o in range(c_out):
             for t in range(n_out):
-                out[o, t] = b[o] + sum(W[i, j, o] * hp[i, s * t + j] for i in range(c_in) for j in range(k))
+                out[o, t] = b[o] + sum(W[j, i, o] * hp[i, s * t + j] for i in range(c_in) for j in range(k))
         h = np.maximum(out, 0.0)
     flat = h.T.ravel()                                             # position-major: t · channels + c
     Wl = x[off:off + flat.size * mdl.n_classes].reshape(flat.size, mdl.n_classes)
