@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 from scipy.special import log_softmax
 
 from simlib.core.paths import BUILD_CACHE, announce_locations
@@ -443,6 +444,68 @@ class MLP(_Model):
         return G
 
 
+@njit(cache=True)
+def _im2col(H, k, s, pad, out, P):
+    """Windows of a zero-padded strided 1-D convolution: ``P[i, t, j, c] = H[i, t·s + j − pad, c]`` (0 outside
+    the signal), for ``H`` (M, L, C) and ``P`` (M, out, k, C), written in place."""
+    M, L, C = H.shape
+    for i in range(M):
+        for t in range(out):
+            for j in range(k):
+                src = t * s + j - pad
+                if 0 <= src < L:
+                    for c in range(C):
+                        P[i, t, j, c] = H[i, src, c]
+                else:
+                    for c in range(C):
+                        P[i, t, j, c] = 0
+
+
+@njit(cache=True)
+def _col2im(dP, s, pad, dH):
+    """The adjoint of :func:`_im2col`: ``dH[i, l, c] = Σ_{t, j: t·s + j − pad = l} dP[i, t, j, c]``, for ``dP``
+    (M, out, k, C) and ``dH`` (M, L, C), overwritten."""
+    M, out, k, C = dP.shape
+    L = dH.shape[1]
+    dH[:] = 0
+    for i in range(M):
+        for t in range(out):
+            for j in range(k):
+                src = t * s + j - pad
+                if 0 <= src < L:
+                    for c in range(C):
+                        dH[i, src, c] += dP[i, t, j, c]
+
+
+@njit(cache=True)
+def _bias_relu(A, b):
+    """``A[i, r, c] = max(A[i, r, c] + b[i, c], 0)`` in place, for ``A`` (m, R, C) and ``b`` (m, C)."""
+    m, R, C = A.shape
+    for i in range(m):
+        for r in range(R):
+            for c in range(C):
+                v = A[i, r, c] + b[i, c]
+                A[i, r, c] = v if v > 0 else 0
+
+
+@njit(cache=True)
+def _relu_back(dA, A, gb):
+    """Back through ReLU and a bias: ``dA *= (A > 0)`` in place and ``gb[i, c] = Σ_r dA[i, r, c]`` (summed
+    in float64), for ``dA``, ``A`` (m, R, C) and ``gb`` (m, C)."""
+    m, R, C = A.shape
+    acc = np.empty(C)
+    for i in range(m):
+        acc[:] = 0.0
+        for r in range(R):
+            for c in range(C):
+                if A[i, r, c] > 0:
+                    acc[c] += dA[i, r, c]
+                else:
+                    dA[i, r, c] = 0
+        for c in range(C):
+            gb[i, c] = acc[c]
+
+
 class CNN(_Model):
     """The mnist1d reference small CNN (decision RP20), for ``m`` replicas at once.
 
@@ -453,7 +516,8 @@ class CNN(_Model):
     its output length is ``(L_in + 2p - k) // s + 1``.  The last layer's output is flattened
     position-major (index ``t · channels + c``) and mapped to ``n_classes`` logits by a linear
     layer with bias.  Activations are channels-last, ``(m, B, length, channels)``; a
-    convolution is one batched matrix product of the strided windows (im2col).
+    convolution is one batched matrix product of its windows (im2col and its adjoint are
+    small numba loops: numpy's strided copies of 25-channel runs cost 3-10× more).
 
     Parameters, flattened and concatenated in this order: for each convolution ``W``
     (k, c_in, c_out) and ``b`` (c_out,), then the linear ``W`` (L_last · channels, n_classes)
@@ -504,20 +568,16 @@ class CNN(_Model):
         (m, B·L_out, c_out); the last one is also the flattened feature (m, B, L_last · channels)."""
         m, B = X.shape[0], X.shape[1]
         dt = np.result_type(X, p)
-        H = X[..., :-1, None]                                    # (m, B, L, 1)
+        H = np.ascontiguousarray(X[..., :-1], dtype=dt).reshape(m * B, -1, 1)     # (m·B, L, 1)
         cache = []
         for k, s, pad, c_in, c_out, L, out, wo, bo in self._conv:
-            P = np.zeros((m, B, out, k, c_in), dtype=dt)                 # im2col: P[.., t, j, :] = input t·s + j − pad
-            for j in range(k):
-                lo, hi = max(0, -((j - pad) // s)), min(out, (L - 1 - j + pad) // s + 1)   # taps inside the signal
-                if hi > lo:
-                    P[:, :, lo:hi, j] = H[:, :, lo * s + j - pad:(hi - 1) * s + j - pad + 1:s]
+            P = np.empty((m * B, out, k, c_in), dtype=dt)     # im2col: P[., t, j, :] = input t·s + j − pad
+            _im2col(H, k, s, pad, out, P)
             P = P.reshape(m, B * out, k * c_in)
             A = np.matmul(P, p[:, wo:bo].reshape(m, k * c_in, c_out))
-            A += p[:, None, bo:bo + c_out]
-            np.maximum(A, 0.0, out=A)
+            _bias_relu(A, np.ascontiguousarray(p[:, bo:bo + c_out]))
             cache.append((P, A))
-            H = A.reshape(m, B, out, c_out)
+            H = A.reshape(m * B, out, c_out)
         F = H.reshape(m, B, self._flat)
         Z = np.matmul(F, p[:, self._lin:self._lin + self._flat * self.n_classes].reshape(m, self._flat, -1))
         Z += p[:, None, self.dim - self.n_classes:]
@@ -539,18 +599,16 @@ class CNN(_Model):
         for i in range(len(self._conv) - 1, -1, -1):
             k, s, pad, c_in, c_out, L, out, wo, bo = self._conv[i]
             P, A = cache[i]
-            dA *= A > 0
+            gb = np.empty((m, c_out), dtype=dA.dtype)
+            _relu_back(dA, A, gb)
+            G[:, bo:bo + c_out] = gb
             G[:, wo:bo] = np.matmul(P.transpose(0, 2, 1), dA).reshape(m, -1)
-            G[:, bo:bo + c_out] = dA.sum(axis=1)
             if i == 0:
                 break
             W = p[:, wo:bo].reshape(m, k * c_in, c_out)
-            dP = np.matmul(dA, W.transpose(0, 2, 1)).reshape(m, B, out, k, c_in)
-            dH = np.zeros((m, B, L, c_in), dtype=dP.dtype)
-            for j in range(k):                                              # col2im: tap j of output t read
-                lo, hi = max(0, -((j - pad) // s)), min(out, (L - 1 - j + pad) // s + 1)   # input t·s + j − pad
-                if hi > lo:
-                    dH[:, :, lo * s + j - pad:(hi - 1) * s + j - pad + 1:s] += dP[:, :, lo:hi, j]
+            dP = np.matmul(dA, W.transpose(0, 2, 1)).reshape(m * B, out, k, c_in)
+            dH = np.empty((m * B, L, c_in), dtype=dP.dtype)
+            _col2im(dP, s, pad, dH)
             dA = dH.reshape(m, B * L, c_in)
         if self.l2:
             G += self.l2 * p
