@@ -168,17 +168,20 @@ def reference_cnn(steps: int = 8000, seed: int = 0) -> None:
               f"[{time.process_time() - t:.1f} s CPU]", flush=True)
 
 
-def sync_matters(seeds: int, n: int = 200, rounds: int = 400, one_rounds: int = 3000) -> None:
+def sync_matters(seeds: int, n: int = 200, rounds: int = 400, one_rounds: int = 3000, models=("mlp-relu", "cnn"),
+                 cases=None) -> None:
     """Part 5 (RP20): local steps per worker to each model's target, one worker against n = 200 replicas that
     average every step (i.i.d. and sharded minibatches) and local SGD (4 or 16 steps between averages,
-    sharded); the same lock-step schedules for both models, in one run; CPU s per 1,000 local steps."""
+    sharded); the same lock-step schedules for both models, in one run; CPU s per 1,000 local steps.
+    ``models``: which of the two; ``cases``: indices of the five schedules (default all)."""
     prob = load_problem("mnist1d")
     print(f"\n5. does synchronization matter? rounds (local steps per worker) to the target, min–max over {seeds} "
           "seeds; CPU s per 1,000 local steps", flush=True)
-    cases = [("1 worker", 1, {}, "iid", one_rounds), (f"n={n} all-reduce", n, {}, "iid", rounds),
+    all_cases = [("1 worker", 1, {}, "iid", one_rounds), (f"n={n} all-reduce", n, {}, "iid", rounds),
              (f"n={n} all-reduce", n, {}, "sharded", rounds), (f"n={n} local SGD H=4", n, {"period": 4}, "sharded", rounds),
              (f"n={n} local SGD H=16", n, {"period": 16}, "sharded", rounds)]
-    for task in (TASK, CNN_TASK):
+    cases = all_cases if cases is None else [all_cases[i] for i in cases]
+    for task in (t for t in (TASK, CNN_TASK) if t["model"] in models):
         targets = SYNC_TARGETS[task["model"]]
         for name, n, kw, data, rounds in cases:
             got, cpu, steps = [], 0.0, 0
