@@ -178,27 +178,28 @@ def sync_matters(seeds: int, n: int = 200, rounds: int = 400, one_rounds: int = 
     print(f"\n5. does synchronization matter? rounds (local steps per worker) to the target, min–max over {seeds} "
           "seeds; CPU s per 1,000 local steps", flush=True)
     all_cases = [("1 worker", 1, {}, "iid", one_rounds), (f"n={n} all-reduce", n, {}, "iid", rounds),
-             (f"n={n} all-reduce", n, {}, "sharded", rounds), (f"n={n} local SGD H=4", n, {"period": 4}, "sharded", rounds),
-             (f"n={n} local SGD H=16", n, {"period": 16}, "sharded", rounds)]
+                 (f"n={n} all-reduce", n, {}, "sharded", rounds),
+                 (f"n={n} local SGD H=4", n, {"period": 4}, "sharded", rounds),
+                 (f"n={n} local SGD H=16", n, {"period": 16}, "sharded", rounds)]
     cases = all_cases if cases is None else [all_cases[i] for i in cases]
     for task in (t for t in (TASK, CNN_TASK) if t["model"] in models):
         targets = SYNC_TARGETS[task["model"]]
-        for name, n, kw, data, rounds in cases:
+        for name, workers, kw, data, cap in cases:
             got, cpu, steps = [], 0.0, 0
             for s in range(seeds):
-                log = lockstep_log(n, rounds, seed=s, **kw)
+                log = lockstep_log(workers, cap, seed=s, **kw)
                 t = time.process_time()
                 df = updates_to_targets(log, prob, targets=targets, seed=s, data=data, stop_acc=max(targets), **task)
                 cpu += time.process_time() - t
                 r = df["rounds"].to_numpy()
                 got.append(r)
-                steps += n * int(np.nanmax(r) if not np.isnan(r).any() else rounds)
+                steps += workers * int(np.nanmax(r) if not np.isnan(r).any() else cap)
             cells = []
             for j, a in enumerate(targets):
                 x = np.array([g[j] for g in got])
                 cells.append(f"{a:.0%}: " + ("never" if np.isnan(x).all() else f">{np.nanmin(x):.0f}"
                                             if np.isnan(x).any() else f"{x.min():.0f}–{x.max():.0f}"))
-            print(f"   {task['model']:8s} lr {task['lr']:g} {name:22s} {data:7s} {', '.join(cells)} (cap {rounds}) "
+            print(f"   {task['model']:8s} lr {task['lr']:g} {name:22s} {data:7s} {', '.join(cells)} (cap {cap}) "
                   f"[{cpu:.1f} s CPU, {1000 * cpu / steps:.3f} s per 1,000 local steps]", flush=True)
 
 
@@ -207,6 +208,7 @@ def nb90_pilot(trials: int = 1) -> None:
     stop and staging as the notebook runs them) with each model at its target: time to target per scheme,
     the ratios all-reduce / selective and partial / selective, CPU s per trial (seeds 1..``trials``)."""
     from simlib.papers.beyond_notebooks import TTA_CAP_S
+    from simlib.papers.censoring import fmt_bound, ratio_bounds
     from simlib.training import time_to_accuracy as tta
 
     print(f"\n   notebook 90 pilot: n = 200, transformer, cap {TTA_CAP_S:g} s, early stop; {trials} trial(s)",
@@ -225,10 +227,12 @@ def nb90_pilot(trials: int = 1) -> None:
                 times[scheme] = [time_to_accuracy(curve, a) for a in targets]
                 print(f"   {task['model']:8s} lr {task['lr']:g} seed {k} {scheme:9s}: time to "
                       f"{', '.join(f'{a:.0%} {x:.0f} s' for a, x in zip(targets, times[scheme]))} (nan: censored at the "
-                      f"cap); {out['iterations_to_target']:.0f} local steps to {targets[-1]:.0%} [{cpu:.1f} s CPU]",
+                      f"cap); {out['iterations_to_target']:.0f} local steps to {targets[-1]:.0%}, accuracy {out['final_acc']:.3f} "
+                      f"at {out['replay_end_s']:.0f} s [{cpu:.1f} s CPU]",
                       flush=True)
-            for other in ("allreduce", "partial"):
-                ratios = ", ".join(f"{a:.0%} {x / y:.2f}x" for a, x, y in zip(targets, times[other], times["selective"]))
+            for other in ("allreduce", "partial"):         # a censored run gives a bound (RP17)
+                lo, hi = ratio_bounds(times[other], TTA_CAP_S, times["selective"], TTA_CAP_S)
+                ratios = ", ".join(f"{a:.0%} {fmt_bound(x, y, strict=True)}" for a, x, y in zip(targets, lo, hi))
                 print(f"   {task['model']:8s} seed {k}: {other} / selective: {ratios}", flush=True)
 
 
