@@ -16,18 +16,21 @@ baselines, its calibration, and the cost of one replay at notebooks 90's and 46'
    (RP5) and sharded (RP11); ``--seeds`` replay seeds (min–max shown).
 3. *Speed.*  Per-replay CPU time (median of ``--repeats``) and throughput (local SGD steps
    per CPU second) of the n = 200 schedules of notebook 90 (transformer, 100 s, each scheme)
-   and of the n = 50 SSP schedules of notebook 46 (LSTM, 60 s, evaluated every 0.25 s).
-5. *Does synchronization matter more with the CNN?* (decision RP20; ``--sync``).  Lock-step
-   schedules, the same for both models, in one run: local steps per worker to each model's
-   target for one worker, for n = 200 averaging every step (i.i.d. and sharded data) and
-   for local SGD with 4 and 16 steps between averages (sharded), and the replay's CPU
-   seconds per 1,000 local steps.  Then a pilot of notebook 90's largest setting (n = 200, transformer
-   trace, one trial, the 4000 s cap, early stop) with each model: each scheme's time to the model's
-   target, the paired ratios and the CPU seconds of each trial (simulation and replay).
+   and of the n = 50 SSP schedules of notebook 46 (LSTM, 60 s, evaluated every 0.25 s): the MLP
+   in float64 and float32, the CNN in float32.
 4. *Cost of the time-to-accuracy notebooks* (decision RP16).  ``--cost-trials`` trials of every
    setting of notebooks 90, 46 and 92's replays at their caps, run three ways in the same run
    (to the cap; early stop; early stop and a half-cap first stage), times the notebooks' trial
    counts: the full-profile CPU each would add, and the share of runs that reached 45 %.
+5. *Does synchronization matter more with the CNN?* (decision RP20; ``--sync``).  Lock-step
+   schedules, the same for both models, in one run: local steps per worker to each model's
+   target for one worker, for n = 200 averaging every step (i.i.d. and sharded data) and
+   for local SGD with 4 and 16 steps between averages (sharded), and the replay's CPU
+   seconds per 1,000 local steps.  Then a pilot of notebook 90's largest setting (n = 200,
+   transformer trace, one trial, the 4000 s cap, early stop) with each model: each scheme's time
+   to the model's targets, the paired ratios (bounds where a run is censored, RP17) and the CPU
+   seconds of each trial (simulation and replay).  ``--only-cnn``: parts 1, 3 and 5 and the
+   reference CNN.
 
     python benchmarks/bench_learning_task.py [--steps 20000] [--seeds 3] [--repeats 3] [--skip-speed]
                                              [--cost-trials 1] [--only-cost] [--sync] [--only-cnn]
@@ -168,7 +171,7 @@ def reference_cnn(steps: int = 8000, seed: int = 0) -> None:
               f"[{time.process_time() - t:.1f} s CPU]", flush=True)
 
 
-def sync_matters(seeds: int, n: int = 200, rounds: int = 400, one_rounds: int = 3000, models=("mlp-relu", "cnn"),
+def sync_matters(seeds: int, n: int = 200, rounds: int = 1500, one_rounds: int = 5000, models=("mlp-relu", "cnn"),
                  cases=None) -> None:
     """Part 5 (RP20): local steps per worker to each model's target, one worker against n = 200 replicas that
     average every step (i.i.d. and sharded minibatches) and local SGD (4 or 16 steps between averages,
