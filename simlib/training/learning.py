@@ -33,7 +33,10 @@ compute all ``m`` minibatch gradients in one vectorized call:
 * :class:`MLP` — one hidden layer (``tanh`` or ``relu``) of ``hidden`` units
   plus a bias unit, ``d = f · hidden + (hidden + 1) · C``.  Model names
   (:data:`MODELS`): ``"mlp"`` is the tanh MLP with 32 units, ``"mlp-relu"``
-  the ReLU MLP with :data:`MLP_RELU_HIDDEN` units (the mnist1d model).
+  the ReLU MLP with :data:`MLP_RELU_HIDDEN` units (the mnist1d model);
+* :class:`CNN` — the mnist1d reference small CNN (three strided 1-D
+  convolutions with ReLU, then a linear layer; :data:`CNN_LAYERS`), on the
+  signal without the bias column.  Model name ``"cnn"`` (decision RP22).
 
 Objective of one replica on a minibatch: mean cross-entropy + ``l2/2 · ‖x‖²``
 (the penalty covers every parameter, biases included).  ``loss_acc`` reports
@@ -51,6 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 from scipy.special import log_softmax
 
 from simlib.core.paths import BUILD_CACHE, announce_locations
@@ -58,12 +62,18 @@ from simlib.core.validate import check_choice, check_int, check_real
 
 __all__ = ["Problem", "PROBLEMS", "load_problem", "ProblemSpec", "PROBLEM_SPECS", "problem_spec", "target_ladder",
            "default_target", "check_target", "mnist1d_args", "mnist1d_arrays", "MNIST1D_REFERENCE",
-           "SoftmaxRegression", "MLP", "MODELS", "MLP_RELU_HIDDEN", "make_model"]
+           "SoftmaxRegression", "MLP", "CNN", "CNN_LAYERS", "CNN_CHANNELS", "MODELS", "MLP_RELU_HIDDEN",
+           "make_model"]
 
 PROBLEMS = ("digits", "blobs", "mnist1d")
-MODELS = ("softmax", "mlp", "mlp-relu")
+MODELS = ("softmax", "mlp", "mlp-relu", "cnn")
 #: Hidden units of the ``"mlp-relu"`` model (decision RP9).
 MLP_RELU_HIDDEN = 32
+#: (kernel, stride, padding) of the ``"cnn"`` model's three convolutions and their channels: the mnist1d
+#: reference ``ConvBase`` (mnist1d ``notebooks/models.py``: Conv1d(1, 25, 5, stride=2, padding=1), then twice
+#: Conv1d(25, 25, 3, stride=2, padding=1), ReLU after each, Linear(125, 10)); decision RP22.
+CNN_LAYERS = ((5, 2, 1), (3, 2, 1), (3, 2, 1))
+CNN_CHANNELS = 25
 
 #: Published test accuracies on MNIST-1D (mnist1d README table, "MNIST-1D" row; Greydanus 2020).
 MNIST1D_REFERENCE = {"logistic regression": 0.32, "MLP": 0.68, "CNN": 0.94, "GRU": 0.91, "human expert": 0.96}
@@ -434,10 +444,182 @@ class MLP(_Model):
         return G
 
 
+@njit(cache=True)
+def _im2col(H, k, s, pad, out, P):
+    """Windows of a zero-padded strided 1-D convolution: ``P[i, t, j, c] = H[i, t·s + j − pad, c]`` (0 outside
+    the signal), for ``H`` (M, L, C) and ``P`` (M, out, k, C), written in place."""
+    M, L, C = H.shape
+    for i in range(M):
+        for t in range(out):
+            for j in range(k):
+                src = t * s + j - pad
+                if 0 <= src < L:
+                    for c in range(C):
+                        P[i, t, j, c] = H[i, src, c]
+                else:
+                    for c in range(C):
+                        P[i, t, j, c] = 0
+
+
+@njit(cache=True)
+def _col2im(dP, s, pad, dH):
+    """The adjoint of :func:`_im2col`: ``dH[i, l, c] = Σ_{t, j: t·s + j − pad = l} dP[i, t, j, c]``, for ``dP``
+    (M, out, k, C) and ``dH`` (M, L, C), overwritten."""
+    M, out, k, C = dP.shape
+    L = dH.shape[1]
+    dH[:] = 0
+    for i in range(M):
+        for t in range(out):
+            for j in range(k):
+                src = t * s + j - pad
+                if 0 <= src < L:
+                    for c in range(C):
+                        dH[i, src, c] += dP[i, t, j, c]
+
+
+@njit(cache=True)
+def _bias_relu(A, b):
+    """``A[i, r, c] = max(A[i, r, c] + b[i, c], 0)`` in place, for ``A`` (m, R, C) and ``b`` (m, C)."""
+    m, R, C = A.shape
+    for i in range(m):
+        for r in range(R):
+            for c in range(C):
+                v = A[i, r, c] + b[i, c]
+                A[i, r, c] = v if v > 0 else 0
+
+
+@njit(cache=True)
+def _relu_back(dA, A, gb):
+    """Back through ReLU and a bias: ``dA *= (A > 0)`` in place and ``gb[i, c] = Σ_r dA[i, r, c]`` (summed
+    in float64), for ``dA``, ``A`` (m, R, C) and ``gb`` (m, C)."""
+    m, R, C = A.shape
+    acc = np.empty(C)
+    for i in range(m):
+        acc[:] = 0.0
+        for r in range(R):
+            for c in range(C):
+                if A[i, r, c] > 0:
+                    acc[c] += dA[i, r, c]
+                else:
+                    dA[i, r, c] = 0
+        for c in range(C):
+            gb[i, c] = acc[c]
+
+
+class CNN(_Model):
+    """The mnist1d reference small CNN (decision RP22), for ``m`` replicas at once.
+
+    The input signal is ``X[..., :-1]`` (the features without the bias column: length
+    ``L = n_features - 1``, one channel).  Each layer of ``layers`` ((kernel k, stride s,
+    padding p) triples) is a 1-D convolution (cross-correlation, as ``torch.nn.Conv1d``) with
+    zero padding ``p`` on both ends and ``channels`` output channels, plus a bias, then ReLU;
+    its output length is ``(L_in + 2p - k) // s + 1``.  The last layer's output is flattened
+    position-major (index ``t · channels + c``) and mapped to ``n_classes`` logits by a linear
+    layer with bias.  Activations are channels-last, ``(m, B, length, channels)``; a
+    convolution is one batched matrix product of its windows (im2col and its adjoint are
+    small numba loops: numpy's strided copies of 25-channel runs cost 3-10× more).
+
+    Parameters, flattened and concatenated in this order: for each convolution ``W``
+    (k, c_in, c_out) and ``b`` (c_out,), then the linear ``W`` (L_last · channels, n_classes)
+    and ``b`` (n_classes,).  With the defaults on mnist1d (L = 40): lengths 19, 10, 5 and
+    ``d = 150 + 1900 + 1900 + 1260 = 5210``, the reference's parameter count.
+    """
+
+    def __init__(self, n_features: int, n_classes: int, channels: int = CNN_CHANNELS, l2: float = 0.0,
+                 layers: tuple = CNN_LAYERS):
+        self.n_features = check_int("n_features", n_features, lo=2)
+        self.n_classes = check_int("n_classes", n_classes, lo=2)
+        self.channels = check_int("channels", channels, lo=1)
+        self.l2 = check_real("l2", l2, 0.0)
+        if not layers or any(len(t) != 3 for t in layers):
+            raise ValueError(f"layers must be a non-empty sequence of (kernel, stride, padding), got {layers!r}")
+        self.layers = tuple((check_int("kernel", k, lo=1), check_int("stride", s, lo=1), check_int("padding", p, lo=0))
+                            for k, s, p in layers)
+        self._conv = []                     # (k, s, p, c_in, c_out, L_in, L_out, W offset, b offset)
+        off, length, c_in = 0, self.n_features - 1, 1
+        for k, s, p in self.layers:
+            out = (length + 2 * p - k) // s + 1
+            if out < 1:
+                raise ValueError(f"n_features = {n_features} is too short for the layers {self.layers}: "
+                                 f"a signal of length {length} leaves no output of a kernel-{k} convolution")
+            self._conv.append((k, s, p, c_in, self.channels, length, out, off, off + k * c_in * self.channels))
+            off += (c_in * k + 1) * self.channels
+            length, c_in = out, self.channels
+        self._flat = length * self.channels
+        self._lin = off
+        self.dim = off + (self._flat + 1) * self.n_classes
+
+    def init(self, rng: np.random.Generator) -> np.ndarray:
+        """x_init as the reference's PyTorch defaults draw it: every weight and bias of a layer
+        ~ U(−1/√fan_in, 1/√fan_in), fan_in = c_in · k for a convolution, L_last · channels for
+        the linear layer."""
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        parts = []
+        for k, _, _, c_in, c_out, *_ in self._conv:
+            bound = 1.0 / np.sqrt(c_in * k)
+            parts.append(rng.uniform(-bound, bound, (c_in * k + 1) * c_out))
+        bound = 1.0 / np.sqrt(self._flat)
+        parts.append(rng.uniform(-bound, bound, (self._flat + 1) * self.n_classes))
+        return np.concatenate(parts)
+
+    def _forward(self, p, X):
+        """Logits (m, B, C) and, per convolution, its windows (m, B·L_out, k·c_in) and ReLU output
+        (m, B·L_out, c_out); the last one is also the flattened feature (m, B, L_last · channels)."""
+        m, B = X.shape[0], X.shape[1]
+        dt = np.result_type(X, p)
+        H = np.ascontiguousarray(X[..., :-1], dtype=dt).reshape(m * B, -1, 1)     # (m·B, L, 1)
+        cache = []
+        for k, s, pad, c_in, c_out, L, out, wo, bo in self._conv:
+            P = np.empty((m * B, out, k, c_in), dtype=dt)     # im2col: P[., t, j, :] = input t·s + j − pad
+            _im2col(H, k, s, pad, out, P)
+            P = P.reshape(m, B * out, k * c_in)
+            A = np.matmul(P, p[:, wo:bo].reshape(m, k * c_in, c_out))
+            _bias_relu(A, np.ascontiguousarray(p[:, bo:bo + c_out]))
+            cache.append((P, A))
+            H = A.reshape(m * B, out, c_out)
+        F = H.reshape(m, B, self._flat)
+        Z = np.matmul(F, p[:, self._lin:self._lin + self._flat * self.n_classes].reshape(m, self._flat, -1))
+        Z += p[:, None, self.dim - self.n_classes:]
+        return Z, F, cache
+
+    def _logits(self, p, X):
+        return self._forward(p, X)[0]
+
+    def _grad(self, p, X, y):
+        m, B = X.shape[0], X.shape[1]
+        Z, F, cache = self._forward(p, X)
+        G = np.empty((m, self.dim), dtype=Z.dtype)
+        C, lin = self.n_classes, self._lin
+        dZ = _dlogits(Z, y)                                                   # (m, B, C)
+        Wl = p[:, lin:lin + self._flat * C].reshape(m, self._flat, C)
+        G[:, lin:lin + self._flat * C] = np.matmul(F.transpose(0, 2, 1), dZ).reshape(m, -1)
+        G[:, lin + self._flat * C:] = dZ.sum(axis=1)
+        dA = np.matmul(dZ, Wl.transpose(0, 2, 1)).reshape(m, -1, self.channels)   # (m, B·L_last, c)
+        for i in range(len(self._conv) - 1, -1, -1):
+            k, s, pad, c_in, c_out, L, out, wo, bo = self._conv[i]
+            P, A = cache[i]
+            gb = np.empty((m, c_out), dtype=dA.dtype)
+            _relu_back(dA, A, gb)
+            G[:, bo:bo + c_out] = gb
+            G[:, wo:bo] = np.matmul(P.transpose(0, 2, 1), dA).reshape(m, -1)
+            if i == 0:
+                break
+            W = p[:, wo:bo].reshape(m, k * c_in, c_out)
+            dP = np.matmul(dA, W.transpose(0, 2, 1)).reshape(m * B, out, k, c_in)
+            dH = np.empty((m * B, L, c_in), dtype=dP.dtype)
+            _col2im(dP, s, pad, dH)
+            dA = dH.reshape(m, B * L, c_in)
+        if self.l2:
+            G += self.l2 * p
+        return G
+
+
 def make_model(name: str, problem: Problem, *, l2: float = 0.0, hidden: int | None = None) -> _Model:
     """A model sized for ``problem``: ``"softmax"`` -> :class:`SoftmaxRegression`, ``"mlp"`` ->
     tanh :class:`MLP` (``hidden`` default 32), ``"mlp-relu"`` -> ReLU :class:`MLP` (``hidden``
-    default :data:`MLP_RELU_HIDDEN`)."""
+    default :data:`MLP_RELU_HIDDEN`), ``"cnn"`` -> :class:`CNN` (``hidden``: its channels,
+    default :data:`CNN_CHANNELS`)."""
     check_choice("model", name, MODELS)
     if not isinstance(problem, Problem):
         raise ValueError(f"problem must be a Problem, got {type(problem).__name__}")
@@ -445,5 +627,7 @@ def make_model(name: str, problem: Problem, *, l2: float = 0.0, hidden: int | No
         return SoftmaxRegression(problem.n_features, problem.n_classes, l2=l2)
     if name == "mlp":
         return MLP(problem.n_features, problem.n_classes, hidden=32 if hidden is None else hidden, l2=l2)
+    if name == "cnn":
+        return CNN(problem.n_features, problem.n_classes, channels=CNN_CHANNELS if hidden is None else hidden, l2=l2)
     return MLP(problem.n_features, problem.n_classes, hidden=MLP_RELU_HIDDEN if hidden is None else hidden, l2=l2,
                activation="relu")

@@ -452,7 +452,8 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         ``compute_end`` and ``syncs`` of the same form).
     problem : :class:`~simlib.training.learning.Problem` or a name for :func:`~simlib.training.learning.load_problem`.
     model : a name of :data:`~simlib.training.learning.MODELS` (``"softmax"``, ``"mlp"``: 32 tanh
-        hidden units, ``"mlp-relu"``: the mnist1d model) or a model object with
+        hidden units, ``"mlp-relu"``: the mnist1d model, ``"cnn"``: mnist1d's reference small CNN,
+        RP22) or a model object with
         ``init``/``grad``/``loss_acc`` (then ``l2`` must be set on the model).
     lr : SGD step size (> 0) of every local step.
     batch_size : samples per local minibatch (>= 1).

@@ -104,7 +104,7 @@ def test_a_p_sweep_value_above_n_names_the_list_item(monkeypatch):
     ("22_pr_sec5_nine_systems", dict(backups=8), r"hl_values\[0\]: backups must be in \[0, n - 1 = 7\]"),
     ("22_pr_sec5_nine_systems", dict(fig11_n="[4, 8]"), r"fig11_n must contain 1"),
     ("22_pr_sec5_nine_systems", dict(fig11_n="[1, 2]"), r"fig11_n\[1\]: n must be 1 or at least fig11_p = 4"),
-    ("90_beyond_time_to_accuracy", dict(model="cnn"), r"model must be one of \['softmax', 'mlp', 'mlp-relu'\]"),
+    ("90_beyond_time_to_accuracy", dict(model="resnet"), r"model must be one of \['softmax', 'mlp', 'mlp-relu', 'cnn'\]"),
     ("90_beyond_time_to_accuracy", dict(target_acc=0.99), r"the highest target problem 'mnist1d' supports is"),
     ("91_beyond_internet_scale", dict(n_values="[1000, 200000]"), r"n_values\[1\] must be an integer in"),
     ("92_beyond_real_traces", dict(standin="pai-job4"), "standin 'pai-job4' must not be in real_traces"),

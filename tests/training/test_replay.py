@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from simlib.runtime.cluster import ScheduleLog, SyncRecord
-from simlib.training.learning import MLP, Problem, SoftmaxRegression, load_problem, make_model
+from simlib.training.learning import CNN, MLP, Problem, SoftmaxRegression, load_problem, make_model
 from simlib.training.replay import (CURVE_COLUMNS, Numerics, init_params, iterations_to_accuracy, minibatch_indices, replay,
                            time_to_accuracy)
 from simlib.papers.cluster_scenario import Scenario, simulate
@@ -198,7 +198,7 @@ def test_curve_includes_events_at_evaluation_times(blobs):
 
 # ------------------------------------------------------------------------- models
 @pytest.mark.parametrize("cls,kw", [(SoftmaxRegression, {}), (MLP, {"hidden": 6}),
-                                    (MLP, {"hidden": 6, "activation": "relu"})])
+                                    (MLP, {"hidden": 6, "activation": "relu"}), (CNN, {"channels": 3})])
 def test_gradient_matches_finite_differences(blobs, cls, kw):
     rng = np.random.default_rng(1)
     l2 = 0.03

@@ -70,7 +70,7 @@ def test_the_train_command_replays_with_its_values_and_rp8s_others():
     (ns.TimeToAccuracyNotebook, dict(problem="mnist1d", target_acc=0.95), "target_acc"),
     (ns.SSPTimeToAccuracyNotebook, dict(problem="mnist1d", target_acc=0.95), "target_acc"),
     (ns.RealTracesNotebook, dict(problem="mnist1d", target_acc=0.95), "target_acc"),
-    (ns.RealTracesNotebook, dict(model="cnn"), "model"),
+    (ns.RealTracesNotebook, dict(model="resnet"), "model"),
     (ns.SSPTimeToAccuracyNotebook, dict(eval_every_s=0.0), "eval_every_s")])
 def test_every_consumer_checks_the_training_values_naming_the_parameter(cls, values, name):
     with pytest.raises(ParamError) as exc:
