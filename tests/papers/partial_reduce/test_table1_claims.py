@@ -182,3 +182,9 @@ def test_cross_causes_carry_the_other_settings_value_with_its_label():
     out = cross_causes([c(False, "d")], [c(True, "p")], "1000 MB", default_label="100 MB")
     assert [(o.setting, o.holds, o.cause) for o in out] == [
         ("default", False, "setting: holds at the paper profile (1000 MB): p"), ("profile", True, "")]
+
+
+def test_selective_row_counts_censored_pairs_apart_from_ties():
+    """Two runs that both never reached the target are censored, not identical (RP17)."""
+    c = claim(t1.table1(frame({"SR3": {1: np.nan, 3: 2.0}, "CON3": {1: np.nan, 3: 2.0}})), "selective reduce")
+    assert "identical times in 3 of 6 runs; 3 pairs censored" in c.our_value
