@@ -42,6 +42,7 @@ from .split import breakpoint_split_into
 NEED_SPLIT, LINK_BUSY, NO_SPLIT = FIRST_OWN, FIRST_OWN + 1, FIRST_OWN + 2
 # event kinds
 COMPUTE_DONE, LEADER_ARRIVAL, REDUCE, BCAST, WORKER_DONE = range(5)
+QUEUED = -1     # no event: workers ready at one instant still fill a blocking round (FM3)
 LEADER = 0
 SPLIT_EVEN, SPLIT_BREAKPOINT, SPLIT_PYTHON = range(3)
 
@@ -291,119 +292,125 @@ def run_loop(cfg, st, log, heap, draws):
             if not _announce_end(cfg, st, log, heap, r, st.pending_t[0]):
                 return LINK_BUSY
         size = int(heap[0, H_T])
-        # FM3: workers ready at one instant can fill more than one blocking round; then the next
-        # round forms before any event, at the queue's latest ready time (now)
-        announce = cfg.blocking and q_len[0] >= p
-        if announce:
+        # FM3: workers ready at one instant can fill more than one blocking round; the next one
+        # forms before any other event, at the queue's latest ready time (now)
+        queued = cfg.blocking and q_len[0] >= p
+        if queued:
             t = -np.inf
             for q in range(q_len[0]):
                 t = max(t, ready[queue[(q_head[0] + q) % n]])
-            announce = not _ready_now(heap, t)
-        if not announce:
+            queued = not _ready_now(heap, t)
+        if queued:
+            kind = QUEUED
+            a = k = rnd = -1
+        else:
             if size == 0:
                 return DONE
             t = heap[1, H_T]
             if t > cfg.duration_s:
                 return DONE
+            kind = int(heap[1, H_KIND])
+            a = int(heap[1, H_A])
         # an event pushes at most max(n, p) events and logs at most one round
         st.need_heap[0] = size + n + 1              # rows, the header included
         st.need_rounds[0] = st.n_rounds[0] + 1
         if st.need_heap[0] > heap.shape[0] or st.need_rounds[0] > finish.shape[0]:
             return NEED_SPACE
-        if not announce:
-            kind = int(heap[1, H_KIND])
-            a = int(heap[1, H_A])
-            if kind == WORKER_DONE and used[a] >= draws.shape[1]:
-                return NEED_DRAWS
+        if kind == WORKER_DONE and used[a] >= draws.shape[1]:
+            return NEED_DRAWS
+        if kind != QUEUED:
             k = int(heap[1, H_K])
             rnd = int(heap[1, H_RND])
             _pop(heap)
-            if kind == COMPUTE_DONE:
-                ready[a] = t
-                if cfg.blocking:                        # FM3: the round waits for every worker ready now
-                    _enqueue_ready(queue, q_head, q_len, ready, a, t)
-                    announce = q_len[0] >= p and not _ready_now(heap, t)
-                else:                                   # scatter with the predefined split (FM2)
-                    for j in range(n):
-                        if j != a and not link_free(s_fin[a, j], t):
-                            return LINK_BUSY
-                    for j in range(n):
-                        if j != a:
-                            s_fin[a, j], b_fin[a, j] = finish_times(b_fin[a, j], b[a, j], xpre[j], t, fcfs)
-                    s_fin[a, a] = t
-                    push(heap, t if a == LEADER else s_fin[a, LEADER], LEADER_ARRIVAL, a, 0, 0)
-            elif kind == LEADER_ARRIVAL:
-                if s_fin[a, LEADER] > t and a != LEADER:  # delayed by a later flow (FS): re-check then
-                    push(heap, s_fin[a, LEADER], kind, a, 0, 0)
-                    continue
-                queue[(q_head[0] + q_len[0]) % n] = a
-                q_len[0] += 1
-                announce = q_len[0] >= p
-            elif kind == REDUCE or kind == BCAST:
-                if kind == REDUCE:
-                    if not np.isnan(allin[rnd, a]):     # reduced already, ahead of its event (FM15)
-                        continue
-                    need = _blocks_in(parts, s_fin, rnd, a)
-                    if need > t:
-                        push(heap, need, kind, a, 0, rnd)
-                        continue
-                    # FM15: of the rounds whose blocks are all in at a at this instant, the first announced
-                    # reduces first; this round's event comes back after it
-                    for r2 in range(st.red_low[a], rnd):
-                        if (np.isnan(allin[r2, a]) and _reduces(red, r2, a)
-                                and _blocks_in(parts, s_fin, r2, a) <= t + SAME_INSTANT * t):
-                            push(heap, t, kind, a, 0, rnd)
-                            rnd = r2
-                            break
-                    allin[rnd, a] = t
-                    lo = st.red_low[a]
-                    while lo < st.n_rounds[0] and not (np.isnan(allin[lo, a]) and _reduces(red, lo, a)):
-                        lo += 1
-                    st.red_low[a] = lo
-                    fin = max(t, red_free[a]) + cfg.reduce_s_per_mb * p * x[rnd, a] / MB
-                    red_free[a] = fin
-                    if fin > t:
-                        push(heap, fin, BCAST, a, 0, rnd)
-                        continue
-                # broadcast reducer a's block of round rnd to its participants
-                nrecv = 0
-                for q in range(p):
-                    if parts[rnd, q] != a:
-                        recv[nrecv] = parts[rnd, q]
-                        nrecv += 1
-                for q in range(nrecv):
-                    if not link_free(b_fin[a, recv[q]], t):
+        announce = kind == QUEUED
+        if kind == QUEUED:
+            pass
+        elif kind == COMPUTE_DONE:
+            ready[a] = t
+            if cfg.blocking:                        # FM3: the round waits for every worker ready now
+                _enqueue_ready(queue, q_head, q_len, ready, a, t)
+                announce = q_len[0] >= p and not _ready_now(heap, t)
+            else:                                   # scatter with the predefined split (FM2)
+                for j in range(n):
+                    if j != a and not link_free(s_fin[a, j], t):
                         return LINK_BUSY
-                for q in range(nrecv):
-                    j = recv[q]
-                    b_fin[a, j], s_fin[a, j] = finish_times(s_fin[a, j], b[a, j], x[rnd, a], t, fcfs)
-                if nrecv < p:                           # a is a participant: its own block is local
-                    b_fin[a, a] = t
-                n_bcast[rnd] += 1
-                if n_bcast[rnd] == m:
-                    for q in range(p):
-                        i = parts[rnd, q]
-                        need = -np.inf
-                        for jj in range(m):
-                            if b_fin[red[rnd, jj], i] > need:
-                                need = b_fin[red[rnd, jj], i]
-                        push(heap, max(need, t), WORKER_DONE, i, q, rnd)
-            else:  # WORKER_DONE
-                need = -np.inf
-                for jj in range(m):
-                    if b_fin[red[rnd, jj], a] > need:
-                        need = b_fin[red[rnd, jj], a]
-                if need > t:
-                    push(heap, need, kind, a, k, rnd)
+                for j in range(n):
+                    if j != a:
+                        s_fin[a, j], b_fin[a, j] = finish_times(b_fin[a, j], b[a, j], xpre[j], t, fcfs)
+                s_fin[a, a] = t
+                push(heap, t if a == LEADER else s_fin[a, LEADER], LEADER_ARRIVAL, a, 0, 0)
+        elif kind == LEADER_ARRIVAL:
+            if s_fin[a, LEADER] > t and a != LEADER:  # delayed by a later flow (FS): re-check then
+                push(heap, s_fin[a, LEADER], kind, a, 0, 0)
+                continue
+            queue[(q_head[0] + q_len[0]) % n] = a
+            q_len[0] += 1
+            announce = q_len[0] >= p
+        elif kind == REDUCE or kind == BCAST:
+            if kind == REDUCE:
+                if not np.isnan(allin[rnd, a]):     # reduced already, ahead of its event (FM15)
                     continue
-                done[rnd, k] = t
-                n_done[rnd] += 1
-                if n_done[rnd] == p:
-                    finish[rnd] = t
-                start[a] = t
-                d = draws[a, used[a]]
-                used[a] += 1
-                push(heap, t + d, COMPUTE_DONE, a, 0, 0)
+                need = _blocks_in(parts, s_fin, rnd, a)
+                if need > t:
+                    push(heap, need, kind, a, 0, rnd)
+                    continue
+                # FM15: of the rounds whose blocks are all in at a at this instant, the first announced
+                # reduces first; this round's event comes back after it
+                for r2 in range(st.red_low[a], rnd):
+                    if (np.isnan(allin[r2, a]) and _reduces(red, r2, a)
+                            and _blocks_in(parts, s_fin, r2, a) <= t + SAME_INSTANT * t):
+                        push(heap, t, kind, a, 0, rnd)
+                        rnd = r2
+                        break
+                allin[rnd, a] = t
+                lo = st.red_low[a]
+                while lo < st.n_rounds[0] and not (np.isnan(allin[lo, a]) and _reduces(red, lo, a)):
+                    lo += 1
+                st.red_low[a] = lo
+                fin = max(t, red_free[a]) + cfg.reduce_s_per_mb * p * x[rnd, a] / MB
+                red_free[a] = fin
+                if fin > t:
+                    push(heap, fin, BCAST, a, 0, rnd)
+                    continue
+            # broadcast reducer a's block of round rnd to its participants
+            nrecv = 0
+            for q in range(p):
+                if parts[rnd, q] != a:
+                    recv[nrecv] = parts[rnd, q]
+                    nrecv += 1
+            for q in range(nrecv):
+                if not link_free(b_fin[a, recv[q]], t):
+                    return LINK_BUSY
+            for q in range(nrecv):
+                j = recv[q]
+                b_fin[a, j], s_fin[a, j] = finish_times(s_fin[a, j], b[a, j], x[rnd, a], t, fcfs)
+            if nrecv < p:                           # a is a participant: its own block is local
+                b_fin[a, a] = t
+            n_bcast[rnd] += 1
+            if n_bcast[rnd] == m:
+                for q in range(p):
+                    i = parts[rnd, q]
+                    need = -np.inf
+                    for jj in range(m):
+                        if b_fin[red[rnd, jj], i] > need:
+                            need = b_fin[red[rnd, jj], i]
+                    push(heap, max(need, t), WORKER_DONE, i, q, rnd)
+        else:  # WORKER_DONE
+            need = -np.inf
+            for jj in range(m):
+                if b_fin[red[rnd, jj], a] > need:
+                    need = b_fin[red[rnd, jj], a]
+            if need > t:
+                push(heap, need, kind, a, k, rnd)
+                continue
+            done[rnd, k] = t
+            n_done[rnd] += 1
+            if n_done[rnd] == p:
+                finish[rnd] = t
+            start[a] = t
+            d = draws[a, used[a]]
+            used[a] += 1
+            push(heap, t + d, COMPUTE_DONE, a, 0, 0)
         if not announce:
             continue
         # ---- announce(t): the first p queued workers form round r
