@@ -23,6 +23,7 @@ from simlib.core.network import FlowNetwork
 from simlib.core.topology import FullMesh
 from simlib.core.units import MB
 from simlib.papers.fmreduce.split import even_split, lp_split
+from simlib.papers.fmreduce.system_kernel import SAME_INSTANT
 from simlib.papers.fmreduce.system import Round, RunResult, summarize_rounds
 
 __all__ = ["simulate_reference"]
@@ -51,6 +52,7 @@ def simulate_reference(b: np.ndarray, p: int, *, model_bits: float, duration_s: 
     queue: deque = deque()
     start = np.zeros(n)
     ready = np.zeros(n)
+    due = np.full(n, np.inf)                  # when each computing worker's compute ends (s)
     got = {}                                  # (worker, round index) -> reduced blocks received
     rounds: list[Round] = []
 
@@ -58,11 +60,17 @@ def simulate_reference(b: np.ndarray, p: int, *, model_bits: float, duration_s: 
         net.add_flow(mesh.unicast(src, dst), bits, priority=next(arrivals), on_done=lambda f: cb())
 
     def compute_done(i):
-        ready[i] = sim.now
-        if mode == "blocking":
-            queue.append(i)
-            if len(queue) >= p:
-                announce()
+        now = ready[i] = sim.now
+        due[i] = np.inf
+        if mode == "blocking":                # FM3: workers ready at one instant queue in id order,
+            same = now - SAME_INSTANT * now   # and rounds form once all of them are in
+            k = len(queue)
+            while k > 0 and queue[k - 1] > i and ready[queue[k - 1]] >= same:
+                k -= 1
+            queue.insert(k, i)
+            if not (due <= now + SAME_INSTANT * now).any():
+                while len(queue) >= p:
+                    announce()
         else:
             scatter(i, predefined, range(n))
 
@@ -132,9 +140,12 @@ def simulate_reference(b: np.ndarray, p: int, *, model_bits: float, duration_s: 
             if rnd.n_done == p:
                 rnd.finish = sim.now
             start[i] = sim.now
-            sim.schedule(compute_time(i), compute_done, i)
+            compute(i)
+
+    def compute(i):
+        due[i] = sim.schedule(compute_time(i), compute_done, i).time
 
     for i in range(n):
-        sim.schedule(compute_time(i), compute_done, i)
+        compute(i)
     sim.run(until=duration_s)
     return summarize_rounds(rounds, p, duration_s)

@@ -9,7 +9,8 @@ choices of §3 are parameters of :func:`simulate`:
 * ``reducers``: ``"all"`` (FMReduce: every worker reduces a block) or
   ``"participants"`` (original partial reduce: only the round's p);
 * ``mode``: ``"blocking"`` — the leader (worker 0) groups the first p ready
-  workers, splits the model for them and they scatter; ``"nonblocking"`` — a
+  workers (workers ready at one instant in id order, FM3), splits the model
+  for them and they scatter; ``"nonblocking"`` — a
   ready worker scatters at once with the predefined split and the leader
   announces a round when it holds blocks from p workers (§2 problem 2);
 * ``split``: ``"even"`` (x_j = v/m) or ``"lp"`` (LP (2), :mod:`.split`);

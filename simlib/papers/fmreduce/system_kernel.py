@@ -42,6 +42,7 @@ from .split import breakpoint_split_into
 NEED_SPLIT, LINK_BUSY, NO_SPLIT = FIRST_OWN, FIRST_OWN + 1, FIRST_OWN + 2
 # event kinds
 COMPUTE_DONE, LEADER_ARRIVAL, REDUCE, BCAST, WORKER_DONE = range(5)
+QUEUED = -1     # no event: workers ready at one instant still fill a blocking round (FM3)
 LEADER = 0
 SPLIT_EVEN, SPLIT_BREAKPOINT, SPLIT_PYTHON = range(3)
 
@@ -213,6 +214,31 @@ def _reduces(red, r, a):
     return False
 
 
+@njit(cache=True, inline="always")
+def _ready_now(heap, t):
+    """A COMPUTE_DONE event is still queued for the instant t (FM3: within ``SAME_INSTANT``)."""
+    for q in range(1, int(heap[0, H_T]) + 1):
+        if heap[q, H_KIND] == COMPUTE_DONE and heap[q, H_T] <= t + SAME_INSTANT * t:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _enqueue_ready(queue, q_head, q_len, ready, a, t):
+    """Append worker a, ready at t, to the blocking queue; workers ready at the same instant
+    (``SAME_INSTANT``) stand in worker-id order behind everyone ready earlier (FM3)."""
+    n = queue.shape[0]
+    q = q_len[0]
+    while q > 0:
+        w = queue[(q_head[0] + q - 1) % n]
+        if w < a or ready[w] < t - SAME_INSTANT * t:
+            break
+        queue[(q_head[0] + q) % n] = w
+        q -= 1
+    queue[(q_head[0] + q) % n] = a
+    q_len[0] += 1
+
+
 @njit(cache=True)
 def _announce_end(cfg, st, log, heap, r, t):
     """The second half of announcing round r at t: the participants scatter (blocking) and every
@@ -266,13 +292,25 @@ def run_loop(cfg, st, log, heap, draws):
             if not _announce_end(cfg, st, log, heap, r, st.pending_t[0]):
                 return LINK_BUSY
         size = int(heap[0, H_T])
-        if size == 0:
-            return DONE
-        t = heap[1, H_T]
-        if t > cfg.duration_s:
-            return DONE
-        kind = int(heap[1, H_KIND])
-        a = int(heap[1, H_A])
+        # FM3: workers ready at one instant can fill more than one blocking round; the next one
+        # forms before any other event, at the queue's latest ready time (now)
+        queued = cfg.blocking and q_len[0] >= p
+        if queued:
+            t = -np.inf
+            for q in range(q_len[0]):
+                t = max(t, ready[queue[(q_head[0] + q) % n]])
+            queued = not _ready_now(heap, t)
+        if queued:
+            kind = QUEUED
+            a = k = rnd = -1
+        else:
+            if size == 0:
+                return DONE
+            t = heap[1, H_T]
+            if t > cfg.duration_s:
+                return DONE
+            kind = int(heap[1, H_KIND])
+            a = int(heap[1, H_A])
         # an event pushes at most max(n, p) events and logs at most one round
         st.need_heap[0] = size + n + 1              # rows, the header included
         st.need_rounds[0] = st.n_rounds[0] + 1
@@ -280,16 +318,18 @@ def run_loop(cfg, st, log, heap, draws):
             return NEED_SPACE
         if kind == WORKER_DONE and used[a] >= draws.shape[1]:
             return NEED_DRAWS
-        k = int(heap[1, H_K])
-        rnd = int(heap[1, H_RND])
-        _pop(heap)
-        announce = False
-        if kind == COMPUTE_DONE:
+        if kind != QUEUED:
+            k = int(heap[1, H_K])
+            rnd = int(heap[1, H_RND])
+            _pop(heap)
+        announce = kind == QUEUED
+        if kind == QUEUED:
+            pass
+        elif kind == COMPUTE_DONE:
             ready[a] = t
-            if cfg.blocking:
-                queue[(q_head[0] + q_len[0]) % n] = a
-                q_len[0] += 1
-                announce = q_len[0] >= p
+            if cfg.blocking:                        # FM3: the round waits for every worker ready now
+                _enqueue_ready(queue, q_head, q_len, ready, a, t)
+                announce = q_len[0] >= p and not _ready_now(heap, t)
             else:                                   # scatter with the predefined split (FM2)
                 for j in range(n):
                     if j != a and not link_free(s_fin[a, j], t):

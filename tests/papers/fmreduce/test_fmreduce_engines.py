@@ -157,3 +157,22 @@ def test_rounds_whose_blocks_arrive_together_reduce_in_announce_order_in_both_en
             if r.index < s.index and red in r.all_in and red in s.all_in
             and abs(r.all_in[red] - s.all_in[red]) <= 1e-12 * r.all_in[red] and r.parts[0] != s.parts[0]]
     assert ties                                        # the situation FM15 rules on occurs here
+
+
+@pytest.mark.parametrize("sim", [simulate, simulate_reference], ids=["compiled", "reference"])
+@pytest.mark.parametrize("first, rounds", [
+    ([0.1 + 0.2, 0.3, 0.2], [[2, 0]]),                      # 2 first; 0 and 1 tie: 0 joins
+    ([0.1 + 0.2, 0.3, 0.1 + 0.2, 0.3], [[0, 1], [2, 3]]),   # four tie: two rounds, in id order
+])
+def test_workers_ready_at_one_instant_join_blocking_rounds_in_id_order(sim, first, rounds):
+    """FM3's tie rule. 0.1 + 0.2 is one ulp above 0.3, so the workers computing 0.3 s would be
+    ready first by float arithmetic alone (before FM3's rule the first round was [2, 1], and
+    [1, 3], [0, 2]). Within SAME_INSTANT they are ready together: they queue in id order and the
+    round forms once all are in, at the latest of their ready times. Blocking, p = 2, even split
+    of 3 bits on unit links; each worker computes once."""
+    b = np.ones((len(first), len(first)))
+    res = sim(b, 2, model_bits=3.0, duration_s=20.0, mode="blocking", split="even",
+              compute_time=ScriptedComputeTimes([[t] for t in first]).next)
+    assert [r.parts.tolist() for r in res.rounds_log][:len(rounds)] == rounds
+    for r in res.rounds_log[:len(rounds)]:
+        assert r.announce == 0.1 + 0.2
