@@ -443,7 +443,8 @@ class Numerics:
 
 def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
            eval_every_s: float = 1.0, seed=0, l2: float = 0.0, *, unfinished: str = "apply",
-           data: str = "iid", numerics: Numerics = Numerics(), stop_acc: float | None = None) -> ReplayResult:
+           data: str = "iid", numerics: Numerics = Numerics(), stop_acc: float | None = None,
+           fresh_gradients: bool = False) -> ReplayResult:
     """Train n replicas along the schedule ``log`` and return the average model's test curve.
 
     Parameters
@@ -469,7 +470,14 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         ``>= stop_acc`` (in [0, 1]); the curve then ends there and ``final_params`` /
         ``final_model`` are the models at that time.  None (default): run to ``log.duration``.
         Every row the curve keeps is identical to the full replay's.
+    fresh_gradients : a measuring device for logs with update rule ``"gradient"`` only (decision
+        RP20): every applied gradient is taken on the global model as it is when its record is
+        applied (before any record applied at that instant), on the same minibatch, instead of on the
+        replica the worker last pulled -- the same schedule, updates and step factors with staleness
+        0.  False (default): as logged.
     """
+    if not isinstance(fresh_gradients, (bool, np.bool_)):
+        raise ValueError(f"fresh_gradients must be a bool, got {fresh_gradients!r}")
     n, duration, ends = _check_log(log)
     if isinstance(problem, str):
         problem = load_problem(problem)
@@ -483,6 +491,9 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         stop_acc = check_real("stop_acc", stop_acc, 0.0, 1.0)
     unfinished = check_choice("unfinished", unfinished, UNFINISHED)
     rule = check_choice("log.update_rule", getattr(log, "update_rule", "average"), UPDATE_RULES)
+    if fresh_gradients and rule != "gradient":
+        raise ValueError(f"fresh_gradients applies to logs with update rule 'gradient' (a parameter server, "
+                         f"Eager-Reduce), got log.update_rule = {rule!r}")
     if not isinstance(numerics, Numerics):
         raise ValueError(f"numerics must be a Numerics, got {numerics!r}")
     ft = np.dtype(numerics.dtype)
@@ -534,7 +545,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
 
         task = _Task(grad, Xtr, ytr, batches, x_init, x0, step, times, loss_acc, stop_acc)
         if rule == "gradient":
-            return _replay_gradient(n, ends, log.syncs, sy, task, numerics.one_at_a_time)
+            return _replay_gradient(n, ends, log.syncs, sy, task, numerics.one_at_a_time, bool(fresh_gradients))
         ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
         rows = []
         calls = iters = nsync = 0
@@ -679,12 +690,15 @@ def _curve(rows) -> pd.DataFrame:
     return curve
 
 
-def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time) -> ReplayResult:
+def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time, fresh=False) -> ReplayResult:
     """The replay of a log with update rule ``"gradient"`` (RP12): one global model ``x_s``; a compute
     end adds the worker's gradient on its replica to its accumulator (the replica is unchanged); an
     applied record (``weights`` set) does ``x_s -= lr · Σ_j weights[j] · acc[members[j]]``, empties
     those accumulators, then its targets' replicas become ``x_s`` (all records applied at one instant
-    first, then their pulls).  ``x_s`` is the evaluated model; ``syncs`` counts its updates."""
+    first, then their pulls).  ``x_s`` is the evaluated model; ``syncs`` counts its updates.
+    ``fresh`` (RP20): a compute end only remembers its minibatch; an applied record takes its members'
+    remembered minibatches' gradients on ``x_s`` as it was before the first record applied at that
+    instant (one batched call), so no gradient is stale."""
     times, step, loss_acc, x0 = task.times, task.step, task.loss_acc, task.x0
     S = len(records)
     applied = np.array([r.weights is not None for r in records], dtype=bool)
@@ -737,6 +751,24 @@ def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time) -
     rows = []
     calls = iters = nupd = 0
     last_upd = None
+    fresh_k: list[list[int]] = [[] for _ in range(n)]     # fresh: each worker's minibatches awaiting an apply
+    snap_t, snap = None, xs
+
+    def fresh_step(lo, hi):
+        """``Σ_j weights[j] · Σ_k grad(snapshot; batch_{members[j], k})`` over the record's members' remembered
+        minibatches (weight 0: dropped), which it forgets."""
+        ws, ks, fac = [], [], []
+        for m, wj in zip(sy.mem[lo:hi].tolist(), w_f[lo:hi]):
+            if wj != 0:
+                ws += [m] * len(fresh_k[m])
+                ks += fresh_k[m]
+                fac += [wj] * len(fresh_k[m])
+            fresh_k[m] = []
+        if not ws:
+            return np.zeros_like(xs)
+        idx = np.stack([task.batches[w][k] for w, k in zip(ws, ks)])
+        g = task.grad(np.tile(snap, (len(ws), 1)), np.take(task.Xtr, idx, axis=0), task.ytr[idx])
+        return np.asarray(fac, dtype=ft) @ g
 
     def flush():
         nonlocal calls
@@ -763,6 +795,11 @@ def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time) -
         if stopped:
             break
         if kd == 0:
+            if fresh:
+                fresh_k[a].append(next_k[a])
+                next_k[a] += 1
+                iters += 1
+                continue
             if a in pending:
                 flush()
             next_k[a] += 1
@@ -774,11 +811,16 @@ def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time) -
             continue
         lo, hi = sy.ptr[a], sy.ptr[a + 1]
         if kd == 1:
-            members = sy.mem[lo:hi]
-            if not pending.isdisjoint(members.tolist()):
-                flush()
-            xs -= step * (w_f[lo:hi] @ acc[members])
-            acc[members] = 0
+            if fresh:
+                if t != snap_t:
+                    snap_t, snap = t, xs.copy()
+                xs -= step * fresh_step(lo, hi)
+            else:
+                members = sy.mem[lo:hi]
+                if not pending.isdisjoint(members.tolist()):
+                    flush()
+                xs -= step * (w_f[lo:hi] @ acc[members])
+                acc[members] = 0
             if (w_f[lo:hi] != 0).any() and t != last_upd:
                 nupd += 1
                 last_upd = t
