@@ -77,6 +77,9 @@ batch = 32
 model = "mlp-relu"
 problem = "mnist1d"
 data = "sharded"
+evidence_hls = [1, 3]             # RP20: ER, ASP, HETE replayed as logged and with fresh gradients
+sr_hls = [1, 3]                   # PR17: SR3 vs CON3 and AR at 000's drawn bandwidths
+filter_hls = [1, 3]               # PR18: Table 1's partial-reduce arms with 002 §4's group filter on
 
 # %%
 from simlib.pipeline.params import notebook_params
@@ -268,6 +271,86 @@ from simlib.papers.censoring import bounded_stat, fmt_bound
 sp.groupby(["arm", "n"]).apply(lambda g: fmt_bound(*bounded_stat(g["speedup_lo"], g["speedup_hi"]))).unstack("n")
 
 # %% [markdown]
+# ## Statistical efficiency on the stand-in task (RP20)
+# Two of §5.2's statements are about statistical efficiency, not speed: Eager-Reduce "cannot achieve
+# the convergence thresholds" because of its stale gradients, and dynamic weights "reduce the number
+# of needed updates". Before the ledger judges them, the task has to show whether the systems differ
+# in how much one update or one local step teaches at all. Three measurements:
+#
+# 1. **Local steps to the target** (Table 1's runs above, no extra runs): every gradient computed, on
+#    all workers, until the target, against all reduce's (synchronous SGD, nothing stale), paired per
+#    trial.
+# 2. **Stale against fresh gradients**: the schedules of ER, PS ASP and PS HETE replayed twice at
+#    `evidence_hls`: as logged (each gradient on the replica its worker last pulled) and with every
+#    gradient taken on the global model it is applied to (same schedule, minibatches, step factors
+#    and updates; staleness 0). If staleness hurts learning on this task, the fresh replays get there
+#    sooner. At the default cluster only.
+# 3. **Dynamic against constant weights**: updates to the target, DYN/CON paired per trial.
+
+# %%
+from IPython.display import Markdown
+
+from simlib.training import statistical_evidence as se
+
+steps = {k: se.steps_to_target(d) for k, d in frames.items()}
+dyn = {k: se.dynamic_vs_constant(d, table_p) for k, d in frames.items()}
+ev_settings = [dict(common, scheme=scheme, n=n, hl=hl, p=3, backups=backups, trace=trace, duration_s=duration_s)
+               for hl in evidence_hls for scheme in se.STALENESS_ARMS.values()]
+df_st = runs.run_notebook_sweep(se.staleness_trial, ev_settings, trials=trials, seed=seed, name="22_pr_staleness",
+                                profile=profile, workers=workers, desc="002 stale vs fresh gradients")
+df_st["arm"] = [ns.arm_label(s) for s in df_st["scheme"]]
+stale = se.staleness_summary(df_st)
+evidence = {k: se.evidence_texts(steps[k], stale if k == "default" else None, dyn[k]) for k in frames}
+pd.concat({k: s.set_index(["hl", "arm"])[["local_steps", "steps_vs_ref"]].unstack("arm")
+           for k, s in steps.items()}, names=["setting"]).round(2)
+
+# %%
+stale.round(3)
+
+# %%
+pd.concat({k: d.set_index(["P", "hl"])[["median", "min", "max", "num_smaller", "trials"]] for k, d in dyn.items()},
+          names=["setting"]).round(3)
+
+# %%
+Markdown("\n\n".join(f"**{k}**: " + "; ".join(f"*{key}*: {txt}" for key, txt in evidence[k].items())
+                      for k in frames))
+
+# %% [markdown]
+# ## Selective reduce where it can differ: 000's drawn bandwidths (PR17)
+# With one bandwidth for every worker, selective reduce's row equals partial reduce's by construction
+# (see the end of this notebook). Here the same 8 workers get 000 §IV-A1's bandwidths instead
+# (each round(20u, 3) Gbps, u ~ U[0.05, 1], drawn per trial and shared by the arms of a trial), and
+# selective reduce (minimum group 3) runs against partial reduce (P = 3) and all reduce at `sr_hls`.
+
+# %%
+sr_settings = [dict(common, scheme=scheme, n=n, hl=hl, p=3, backups=backups, trace=trace, duration_s=duration_s,
+                    bandwidth_gbps=None) for hl in sr_hls for scheme in ("allreduce", "partial", "selective")]
+df_sr = runs.run_notebook_sweep(ns.trial, sr_settings, trials=trials, seed=seed, name="22_pr_sr_bandwidths",
+                                profile=profile, workers=workers, desc="002 SR at drawn bandwidths")
+df_sr["arm"] = [ns.arm_label(s, p) for s, p in zip(df_sr["scheme"], df_sr["p"])]
+sr_obs = t1.selective_drawn(df_sr)
+print(sr_obs[0].our_value if sr_obs else "no SR3 and CON3 runs")
+summary(df_sr).dropna(axis=1, how="all")
+
+# %% [markdown]
+# ## Table 1 with 002 §4's group filter (PR18)
+# Table 1's runs go without §4's group-frozen avoidance. Here partial reduce's arms run again with it
+# on (window T of PR12) at `filter_hls`, with the same seeds, and the Table 1 claims are judged again
+# with those runs in place of the filter-off ones.
+
+# %%
+gf_settings = [dict(s, group_filter=True) for s in settings
+               if s["scheme"] in ("partial", "partial-dynamic") and s["hl"] in filter_hls]
+df_gf = runs.run_notebook_sweep(ns.trial, gf_settings, trials=trials, seed=seed, name="22_pr_group_filter",
+                                profile=profile, workers=workers, desc="002 Table 1 with the group filter")
+df_gf["arm"] = [ns.arm_label(s, p) for s, p in zip(df_gf["scheme"], df_gf["p"])]
+gf_obs = t1.filter_observation(df, df_gf)
+t1.filter_sensitivity(df, df_gf)
+
+# %%
+t1.filter_verdicts(df, df_gf)
+
+# %% [markdown]
 # ## Claims (002 §5.2, §5.3.2)
 # The rules are in `simlib/papers/partial_reduce/table1_claims.py`. Comparisons are paired per trial,
 # and the median ratio decides. "Up to X×" is our largest median over HL, within 10 % of X. "4×" must
@@ -276,9 +359,12 @@ sp.groupby(["arm", "n"]).apply(lambda g: fmt_bound(*bounded_stat(g["speedup_lo"]
 # %%
 from simlib.papers.claim import cross_causes
 
-recorded = cross_causes(t1.table1(df) + t1.fig11(df11, pr=f"PR{fig11_p}"),
-                        t1.table1(df_p, cluster=f"002's 8 workers, 10 Gbps, the paper profile: {PROFILE.label()}"),
+recorded = cross_causes(t1.table1(df, evidence=evidence["default"]) + t1.fig11(df11, pr=f"PR{fig11_p}"),
+                        t1.table1(df_p, cluster=f"002's 8 workers, 10 Gbps, the paper profile: {PROFILE.label()}",
+                                  evidence=evidence["profile"]),
                         PROFILE.label(), default_label=DEFAULT.label())
+recorded += [o for k in frames for o in se.observations(steps[k], stale if k == "default" else None, dyn[k],
+                                                        setting=k, target=target_acc)] + sr_obs + gf_obs
 claims.record(recorded)
 verdicts = pd.DataFrame([(c.claim, c.setting, c.holds) for c in recorded if c.kind == "claim"],
                         columns=["claim", "setting", "holds"]).pivot(index="claim", columns="setting", values="holds")

@@ -403,6 +403,7 @@ class _Task:
     times: list
     loss_acc: object
     stop_acc: float | None = None
+    momentum: float = 0.0
 
     def stop(self, rows: list) -> bool:
         """Whether the replay stops after its last evaluation (``rows[-1]``, accuracy last): early
@@ -444,7 +445,7 @@ class Numerics:
 def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
            eval_every_s: float = 1.0, seed=0, l2: float = 0.0, *, unfinished: str = "apply",
            data: str = "iid", numerics: Numerics = Numerics(), stop_acc: float | None = None,
-           fresh_gradients: bool = False) -> ReplayResult:
+           fresh_gradients: bool = False, momentum: float = 0.0) -> ReplayResult:
     """Train n replicas along the schedule ``log`` and return the average model's test curve.
 
     Parameters
@@ -475,7 +476,13 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         applied (before any record applied at that instant), on the same minibatch, instead of on the
         replica the worker last pulled -- the same schedule, updates and step factors with staleness
         0.  False (default): as logged.
+    momentum : SGD momentum μ in [0, 1) (decision RP21; PyTorch's ``SGD(momentum=μ)``: ``v <- μ v + g``,
+        ``x <- x - lr v``).  Model averaging: one velocity per replica, kept by the worker through
+        syncs (only the parameters are averaged); the gradient rule: one velocity on the server, one
+        momentum step per update (records applied at one instant are one update).  0 (default):
+        plain SGD, the replay as before.
     """
+    momentum = check_real("momentum", momentum, 0.0, 1.0, hi_open=True)
     if not isinstance(fresh_gradients, (bool, np.bool_)):
         raise ValueError(f"fresh_gradients must be a bool, got {fresh_gradients!r}")
     n, duration, ends = _check_log(log)
@@ -543,7 +550,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
             loss = float(np.log(np.exp(Z).sum(axis=1)).mean() - Z[te_rows, yte].mean())
             return loss, float((Z.argmax(axis=1) == yte).mean())
 
-        task = _Task(grad, Xtr, ytr, batches, x_init, x0, step, times, loss_acc, stop_acc)
+        task = _Task(grad, Xtr, ytr, batches, x_init, x0, step, times, loss_acc, stop_acc, momentum)
         if rule == "gradient":
             return _replay_gradient(n, ends, log.syncs, sy, task, numerics.one_at_a_time, bool(fresh_gradients))
         ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
@@ -563,6 +570,16 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         pair = (klen == 2) & (sy.c == 0)
         comp_l = _computing(log.syncs)
         snap: dict[int, np.ndarray] = {}    # worker -> gradient of its next step, taken before a sync (RP13)
+        mom = ft.type(momentum)
+        vel = np.zeros_like(params) if momentum else None     # each replica's velocity (RP21)
+
+        def sgd(rows, g):
+            """Local SGD steps of replicas ``rows`` with gradients ``g`` (with momentum: each one's velocity)."""
+            if vel is None:
+                params[rows] -= step * g
+            else:
+                vel[rows] = mom * vel[rows] + g
+                params[rows] -= step * vel[rows]
 
         def snapshot(ws):
             nonlocal calls
@@ -576,7 +593,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
             nonlocal calls
             if not pend_w:
                 return
-            params[np.array(pend_w)] -= step * task.grads(params, pend_w, [next_k[w] - 1 for w in pend_w])
+            sgd(np.array(pend_w), task.grads(params, pend_w, [next_k[w] - 1 for w in pend_w]))
             calls += 1
             pend_w.clear()
             pending.clear()
@@ -648,7 +665,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
                     flush_syncs()
                 next_k[a] += 1
                 if a in snap:
-                    params[a] -= step * snap.pop(a)
+                    sgd(a, snap.pop(a))
                     iters += 1
                     continue
                 pend_w.append(a)
@@ -698,7 +715,8 @@ def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time, f
     first, then their pulls).  ``x_s`` is the evaluated model; ``syncs`` counts its updates.
     ``fresh`` (RP20): a compute end only remembers its minibatch; an applied record takes its members'
     remembered minibatches' gradients on ``x_s`` as it was before the first record applied at that
-    instant (one batched call), so no gradient is stale."""
+    instant (one batched call), so no gradient is stale.  With ``task.momentum`` μ the server keeps a
+    velocity: an update (the records applied at one instant, RP21) does ``v <- μ v + Σ d``, ``x_s -= lr v``."""
     times, step, loss_acc, x0 = task.times, task.step, task.loss_acc, task.x0
     S = len(records)
     applied = np.array([r.weights is not None for r in records], dtype=bool)
@@ -752,6 +770,8 @@ def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time, f
     calls = iters = nupd = 0
     last_upd = None
     fresh_k: list[list[int]] = [[] for _ in range(n)]     # fresh: each worker's minibatches awaiting an apply
+    mom = ft.type(task.momentum)
+    vel_s = np.zeros_like(xs) if task.momentum else None   # the server's velocity (RP21)
     snap_t, snap = None, xs
 
     def fresh_step(lo, hi):
@@ -814,16 +834,22 @@ def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time, f
             if fresh:
                 if t != snap_t:
                     snap_t, snap = t, xs.copy()
-                xs -= step * fresh_step(lo, hi)
+                d = fresh_step(lo, hi)
             else:
                 members = sy.mem[lo:hi]
                 if not pending.isdisjoint(members.tolist()):
                     flush()
-                xs -= step * (w_f[lo:hi] @ acc[members])
+                d = w_f[lo:hi] @ acc[members]
                 acc[members] = 0
             if (w_f[lo:hi] != 0).any() and t != last_upd:
                 nupd += 1
                 last_upd = t
+                if vel_s is not None:             # a new update: its momentum part, once (RP21)
+                    xs -= step * mom * vel_s
+                    vel_s *= mom
+            if vel_s is not None:
+                vel_s += d
+            xs -= step * d
         else:
             tg = sy.tgt[sy.tptr[a]:sy.tptr[a + 1]]
             if not pending.isdisjoint(tg.tolist()):

@@ -86,7 +86,7 @@ def _replay(log, cfg: dict, seed, target: float, fresh: bool) -> pd.DataFrame:
     return replay(log, cfg["train_problem"], model=cfg["train_model"], lr=cfg["train_lr"],
                   batch_size=cfg["train_batch"], eval_every_s=cfg["train_eval_every_s"], seed=child_seed(seed, 7),
                   data=cfg["train_data"], numerics=Numerics(dtype=cfg["train_dtype"]), stop_acc=target,
-                  fresh_gradients=fresh).curve
+                  fresh_gradients=fresh, momentum=cfg["train_momentum"]).curve
 
 
 def staleness_trial(params: dict, seed) -> dict:

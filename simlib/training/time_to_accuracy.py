@@ -34,10 +34,11 @@ TARGET_LADDER = learning.target_ladder("digits")
 #: problem, model, SGD step size, local minibatch size, simulated seconds between evaluations,
 #: where minibatches come from ("iid" or "sharded"), the floating type of the replay, whether
 #: the replay stops early, once the target and every rung of the problem's ladder are reached, and
-#: the fraction of the run simulated first when it does (:func:`staged_replay`; 1: all of it).
+#: the fraction of the run simulated first when it does (:func:`staged_replay`; 1: all of it), and
+#: the SGD momentum (RP21: 0, plain SGD).
 TRAIN_DEFAULTS = {"train_problem": "digits", "train_model": "softmax", "train_lr": 0.1,
                   "train_batch": 32, "train_eval_every_s": 1.0, "train_data": "iid", "train_dtype": "float32",
-                  "train_early_stop": False, "train_first_stage": 0.5}
+                  "train_early_stop": False, "train_first_stage": 0.5, "train_momentum": 0.0}
 
 
 def target_ladder(problem) -> tuple:
@@ -62,6 +63,7 @@ def split_training_params(params: dict, default_target: float | None = None) -> 
     if not isinstance(cfg["train_early_stop"], (bool, np.bool_)):
         raise ValueError(f"train_early_stop must be a bool, got {cfg['train_early_stop']!r}")
     cfg["train_first_stage"] = check_real("train_first_stage", cfg["train_first_stage"], 0.0, 1.0, lo_open=True)
+    cfg["train_momentum"] = check_real("train_momentum", cfg["train_momentum"], 0.0, 1.0, hi_open=True)
     target = params.pop("target_acc", learning.default_target(problem) if default_target is None else default_target)
     return params, learning.check_target(problem, target, "target_acc"), cfg
 
@@ -82,7 +84,7 @@ def replay_curve(log, cfg: dict, seed: np.random.SeedSequence, target: float | N
     return replay(log, cfg["train_problem"], model=cfg["train_model"], lr=cfg["train_lr"],
                   batch_size=cfg["train_batch"], eval_every_s=cfg["train_eval_every_s"],
                   seed=child_seed(seed, 7), data=cfg["train_data"], numerics=Numerics(dtype=cfg["train_dtype"]),
-                  stop_acc=None if target is None else stop_accuracy(cfg, target)).curve
+                  stop_acc=None if target is None else stop_accuracy(cfg, target), momentum=cfg["train_momentum"]).curve
 
 
 def replay_to_target(log, cfg: dict, target: float, seed: np.random.SeedSequence, curve=None) -> tuple[dict,

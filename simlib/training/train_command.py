@@ -64,6 +64,9 @@ class TrainScenario(ScenarioBase):
     model: str = param_of(TimeToAccuracyNotebook, "model")
     problem: str = param_of(TimeToAccuracyNotebook, "problem")
     data: str = param_of(TimeToAccuracyNotebook, "data")
+    momentum: float = param(0.0, lo=0.0, hi=1.0, hi_open=True, chosen="RP21",
+                            help="SGD momentum μ (train_momentum): per replica under model averaging, on the server "
+                                 "under the gradient rule; 0: plain SGD (RP21; 002 §5.1 trains with 0.9)")
 
     def check(self):
         if self.p > self.n:
@@ -95,7 +98,8 @@ class TrainScenario(ScenarioBase):
     def training(self) -> dict:
         """The replay's configuration as :func:`~simlib.training.time_to_accuracy.trial` keys."""
         return {"train_lr": self.lr, "train_batch": self.batch, "train_model": self.model,
-                "train_problem": self.problem, "train_data": self.data, "target_acc": self.target()}
+                "train_problem": self.problem, "train_data": self.data, "train_momentum": self.momentum,
+                "target_acc": self.target()}
 
 
 def train_trial(params: dict, seed: np.random.SeedSequence) -> dict:

@@ -268,3 +268,63 @@ def test_fresh_gradients_are_refused_for_model_averaging_and_non_bools():
         replay(avg, PROBLEM, model=Pull(), fresh_gradients=True)
     with pytest.raises(ValueError, match="fresh_gradients must be a bool"):
         replay(ps([[1.0] * 3], mode="async"), PROBLEM, model=Pull(), fresh_gradients="yes")
+
+
+# ---------------------------------------------------------------- momentum (RP21)
+def test_server_momentum_is_one_step_per_update_on_hand_worked_schedules():
+    """BSP, 2 workers computing 1 s: every step averages x - 1 twice (two records at one instant), so with
+    μ = 0.9 and lr 0.5: v <- μ v + (x - 1), x <- x - 0.5 v, once per step (not once per record). The ASP
+    schedule above: the same recurrence per push with each push's gradient on its logged version."""
+    log = ps([[1.0] * 8] * 2, duration=4.5)
+    x, v, steps = 0.0, 0.0, len({r.apply for r in log.syncs if r.weights})
+    for _ in range(steps):
+        v = 0.9 * v + (x - 1.0)
+        x -= 0.5 * v
+    got = replay(log, PROBLEM, model=Pull(), lr=0.5, seed=0, momentum=0.9)
+    assert got.final_model == pytest.approx([x], abs=1e-12) and steps >= 3
+    asp = ps([[1.0] * 10, [2.6] * 10], mode="async", duration=6.5)
+    xs, v = [0.0], 0.0
+    for ver in [0, 1, 0, 2, 4, 5, 3, 6]:
+        v = 0.9 * v + (xs[ver] - 1.0)
+        xs.append(xs[-1] - 0.5 * v)
+    assert replay(asp, PROBLEM, model=Pull(), lr=0.5, seed=0, momentum=0.9).final_model == \
+        pytest.approx([xs[-1]], abs=1e-12)
+    assert replay(asp, PROBLEM, model=Pull(), lr=0.5, seed=0, momentum=0.0).final_model == \
+        pytest.approx([0.921875], abs=1e-15)                                    # μ = 0: plain SGD, as before
+
+
+def test_replica_momentum_on_one_worker_and_the_velocity_survives_a_sync():
+    """One worker, no syncs: the heavy-ball recurrence. Two workers: worker 0 steps at 1 and 2 s, averages
+    with worker 1 (still at 0) at 2.5 s and steps again at 3 s with its velocity kept (μ = 0.8, lr 0.3,
+    gradient x - 1): x0 = 0.3, 0.75, then both 0.375, then v0 = 0.8 (-1.5) - 0.625, x0 = 0.9225."""
+    one = ScheduleLog(n=1, duration=5.5, bandwidth=np.array([1e9]), compute_end=[[1.0, 2.0, 3.0, 4.0, 5.0]])
+    x, v = 0.0, 0.0
+    for _ in range(5):
+        v = 0.8 * v + (x - 1.0)
+        x -= 0.3 * v
+    assert replay(one, PROBLEM, model=Pull(), lr=0.3, seed=0, momentum=0.8).final_model == pytest.approx([x])
+    two = ScheduleLog(n=2, duration=3.5, bandwidth=np.array([1e9] * 2), compute_end=[[1.0, 2.0, 3.0], []],
+                      syncs=[SyncRecord(members=(0, 1), iterations=(2, 0), launch=2.5, finish=2.6)])
+    got = replay(two, PROBLEM, model=Pull(), lr=0.3, seed=0, momentum=0.8).final_params[:, 0]
+    assert got == pytest.approx([0.9225, 0.375], abs=1e-12)
+    with pytest.raises(ValueError, match=r"momentum must be in \[0.0, 1.0\)"):
+        replay(one, PROBLEM, model=Pull(), momentum=1.0)
+
+
+@settings(max_examples=10, deadline=None)
+@given(n=st.integers(2, 5), seed=st.integers(0, 999), mu=st.sampled_from([0.5, 0.9]))
+def test_all_reduce_with_replica_momentum_equals_bsp_with_server_momentum(n, seed, mu):
+    """Homogeneous workers: all reduce averages the replicas after every step, so every gradient is taken on
+    the common model and the mean of the n velocities follows v <- μ v + mean g -- the server velocity of
+    PS BSP on the same steps. Two independent implementations (replica velocities + averaging vs one
+    server velocity per update) give the same model after every round."""
+    times = [[1.0] * 20] * n
+    kw = dict(model_bits=1.0, alpha=0.0, duration=7.5)
+    ar = Cluster.big_switch([1e9] * n, ScriptedComputeTimes(times), AllReduceController(), **kw).run()
+    bsp = ps_cluster([1e9] * n, ScriptedComputeTimes(times), ParameterServerController("sync"), **kw).run()
+    a, b = (replay(log, PROBLEM, model="softmax", lr=0.1, eval_every_s=0.5, seed=seed, momentum=mu,
+                   numerics=Numerics(dtype="float64")) for log in (ar, bsp))
+    np.testing.assert_allclose(b.final_model, a.final_model, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(b.curve["test_loss"][1::2], a.curve["test_loss"][1::2], rtol=1e-8)
+    plain = replay(ar, PROBLEM, model="softmax", lr=0.1, seed=seed, numerics=Numerics(dtype="float64"))
+    assert np.abs(plain.final_model - a.final_model).max() > 1e-6                # the knob changes the run
