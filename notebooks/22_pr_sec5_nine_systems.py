@@ -80,6 +80,8 @@ data = "sharded"
 evidence_hls = [1, 3]             # RP20: ER, ASP, HETE replayed as logged and with fresh gradients
 sr_hls = [1, 3]                   # PR17: SR3 vs CON3 and AR at 000's drawn bandwidths
 filter_hls = [1, 3]               # PR18: Table 1's partial-reduce arms with 002 §4's group filter on
+momentum_check = 0.9              # RP21: 002 §5.1's momentum, run at lr (1 - μ) (the same effective step)
+momentum_hls = [1, 3]             # RP21: ER, ASP, BSP with momentum
 
 # %%
 from simlib.pipeline.params import notebook_params
@@ -351,6 +353,26 @@ t1.filter_sensitivity(df, df_gf)
 t1.filter_verdicts(df, df_gf)
 
 # %% [markdown]
+# ## Momentum 0.9 (RP21)
+# 002 trains with momentum 0.9; every run above uses plain SGD (the default, RP21). Here ER, PS ASP and
+# PS BSP run again on the same schedules (Table 1's seeds) with momentum `momentum_check` at
+# lr · (1 − μ), the same effective step, each replayed as logged and with fresh gradients: does
+# momentum change the time to the target, and does staleness matter more with it (the issue's guess
+# at why ER never converges in 002)?
+
+# %%
+mom_lr = lr * (1 - momentum_check)
+mom_settings = [dict(common, scheme=scheme, n=n, hl=hl, p=3, backups=backups, trace=trace, duration_s=duration_s,
+                     momentum=momentum_check, lr=mom_lr)
+                for hl in momentum_hls for scheme in ("eager", "ps-asp", "ps-bsp")]
+df_m = runs.run_notebook_sweep(se.staleness_trial, mom_settings, trials=trials, seed=seed, name="22_pr_momentum",
+                               profile=profile, workers=workers, desc="002 momentum")
+df_m["arm"] = [ns.arm_label(s) for s in df_m["scheme"]]
+mom_effect = se.momentum_effect(df, df_m)
+mom_obs = se.momentum_observation(mom_effect, momentum_check, mom_lr, lr)
+mom_effect.round(3)
+
+# %% [markdown]
 # ## Claims (002 §5.2, §5.3.2)
 # The rules are in `simlib/papers/partial_reduce/table1_claims.py`. Comparisons are paired per trial,
 # and the median ratio decides. "Up to X×" is our largest median over HL, within 10 % of X. "4×" must
@@ -364,7 +386,7 @@ recorded = cross_causes(t1.table1(df, evidence=evidence["default"]) + t1.fig11(d
                                   evidence=evidence["profile"]),
                         PROFILE.label(), default_label=DEFAULT.label())
 recorded += [o for k in frames for o in se.observations(steps[k], stale if k == "default" else None, dyn[k],
-                                                        setting=k, target=target_acc)] + sr_obs + gf_obs
+                                                        setting=k, target=target_acc)] + sr_obs + gf_obs + mom_obs
 claims.record(recorded)
 verdicts = pd.DataFrame([(c.claim, c.setting, c.holds) for c in recorded if c.kind == "claim"],
                         columns=["claim", "setting", "holds"]).pivot(index="claim", columns="setting", values="holds")

@@ -150,6 +150,10 @@ class NineSystemsNotebook(ScenarioBase):
                                     "drawn bandwidths (PR17)")
     filter_hls: tuple = param_list([1, 3], of=(Scenario, "hl"), quick=[3], chosen="PR18",
                                    help="HLs of Table 1's partial-reduce arms run with 002 §4's group filter on (PR18)")
+    momentum_check: float = param(0.9, lo=0.0, hi=1.0, hi_open=True, stated="002 §5.1",
+                                  help="the momentum of RP21's comparison (002 §5.1: 0.9), run at lr (1 - μ)")
+    momentum_hls: tuple = param_list([1, 3], of=(Scenario, "hl"), quick=[3], chosen="RP21",
+                                     help="HLs at which ER, ASP and BSP run with momentum (RP21)")
     lr: float = param_of(TimeToAccuracyNotebook, "lr")
     batch: int = param_of(TimeToAccuracyNotebook, "batch")
     model: str = param_of(TimeToAccuracyNotebook, "model")

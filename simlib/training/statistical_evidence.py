@@ -41,7 +41,7 @@ from simlib.training.time_to_accuracy import split_training_params
 from simlib.training.train_command import TrainScenario
 
 __all__ = ["STALENESS_ARMS", "MODES", "steps_to_target", "staleness_trial", "staleness_summary",
-           "dynamic_vs_constant", "evidence_texts", "observations"]
+           "dynamic_vs_constant", "momentum_effect", "momentum_observation", "evidence_texts", "observations"]
 
 #: The gradient-rule systems whose staleness notebook 22 measures (Table 1's labels -> schemes).
 STALENESS_ARMS = {"ER": "eager", "ASP": "ps-asp", "HETE": "ps-hete"}
@@ -170,6 +170,50 @@ def dynamic_vs_constant(df: pd.DataFrame, table_p=(3, 5)) -> pd.DataFrame:
     parts = [paired_arms(df, "updates_to_target", f"DYN{P}", f"CON{P}").assign(P=P) for P in table_p]
     parts = [p for p in parts if len(p)]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def momentum_effect(plain: pd.DataFrame, mom: pd.DataFrame) -> pd.DataFrame:
+    """Per ``(hl, arm)`` of ``mom`` (:func:`staleness_trial` rows run with momentum, plus ``hl``, ``arm``,
+    ``trial``): the time to the target with momentum (its stale, i.e. as-logged, replay) over the same
+    run's without (``plain``: a ``22_pr_table1`` frame, ``time_to_target_s`` and ``duration_s``), paired
+    per trial (the schedule does not depend on the training values, so a trial is the same run):
+    ``ratio`` (a number, or NaN when censored runs leave it open), ``ratio_lo`` / ``_hi``, the medians
+    ``plain_time_s`` / ``momentum_time_s`` and ``reached`` with momentum, and the fresh/stale ratio
+    under momentum (``fresh_ratio_lo`` / ``_hi``, :func:`staleness_summary`) (RP21)."""
+    require_frame(plain, "plain", ["arm", "hl", "trial", "time_to_target_s", "duration_s"])
+    require_frame(mom, "mom", ["arm", "hl", "trial", "stale_time_s", "simulated_s"])
+    fresh = staleness_summary(mom).set_index(["hl", "arm"])
+    rows = []
+    for (hl, arm), g in mom.groupby(["hl", "arm"], sort=True):
+        a = g.set_index("trial")
+        b = plain[(plain["hl"] == hl) & (plain["arm"] == arm)].set_index("trial")
+        a, b = a.align(b, join="inner", axis=0)
+        if a.empty:
+            continue
+        lo, hi = ratio_bounds(a["stale_time_s"].astype(float), a["simulated_s"].astype(float),
+                              b["time_to_target_s"].astype(float), b["duration_s"].astype(float))
+        m_lo, m_hi = bounded_stat(lo, hi)
+        rows.append(dict(hl=hl, arm=arm, trials=len(a), ratio=m_lo if m_lo == m_hi else math.nan, ratio_lo=m_lo,
+                         ratio_hi=m_hi, plain_time_s=_med(b["time_to_target_s"]),
+                         momentum_time_s=_med(a["stale_time_s"]), reached=int(a["stale_time_s"].notna().sum()),
+                         fresh_ratio_lo=fresh.loc[(hl, arm), "time_ratio_lo"],
+                         fresh_ratio_hi=fresh.loc[(hl, arm), "time_ratio_hi"]))
+    return pd.DataFrame(rows)
+
+
+def momentum_observation(effect: pd.DataFrame, momentum: float, lr: float, plain_lr: float) -> list[Claim]:
+    """:func:`momentum_effect` as a ledger observation (RP21)."""
+    if effect.empty:
+        return []
+    return [observation(_PAPER, "Table 1 (RP21)", f"momentum {momentum:g} against plain SGD",
+                        "; ".join(f"{r.arm} HL={r.hl:g}: {fmt_bound(r.ratio_lo, r.ratio_hi)} the time "
+                                  f"({r.momentum_time_s:.0f} vs {r.plain_time_s:.0f} s, reached {r.reached} of "
+                                  f"{r.trials}; fresh/stale under momentum "
+                                  f"{fmt_bound(r.fresh_ratio_lo, r.fresh_ratio_hi)})"
+                                  for r in effect.itertuples(index=False)),
+                        note=f"the same schedules (Table 1's seeds) replayed with momentum {momentum:g} at lr {lr:g} "
+                             f"(the same effective step as plain SGD at lr {plain_lr:g}: lr/(1 - μ)); ratio = "
+                             "momentum/plain time to the target, paired per trial (RP21)")]
 
 
 def _span(lo: float, hi: float) -> str:

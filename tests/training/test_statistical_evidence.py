@@ -130,3 +130,31 @@ def test_evidence_texts_and_observations_carry_the_measurements():
     assert [o.kind for o in obs] == ["observation"] * 3 and {o.setting for o in obs} == {"profile"}
     assert "to 45%" in obs[0].claim and "HL=1: AR 1000, CON3 900, DYN3 900, ER 1100" in obs[0].our_value
     assert len(se.observations(steps)) == 1                           # without the optional measurements
+
+
+def test_momentum_effect_pairs_each_momentum_run_with_the_same_plain_run():
+    """RP21: plain ER times 100, 200, 300 s (cap 1000); with momentum 50, 300, never (cap 600): ratios 0.5,
+    1.5 and ≥ 2 -- the median 1.5 is a number (the censored pair lies above it)."""
+    plain = pd.DataFrame([dict(arm="ER", hl=1, trial=k, time_to_target_s=t, duration_s=1000.0)
+                          for k, t in enumerate([100.0, 200.0, 300.0])])
+    mom = pd.DataFrame([dict(arm="ER", hl=1, trial=k, stale_time_s=t, fresh_time_s=t, stale_steps=t, fresh_steps=t,
+                             simulated_s=600.0, staleness_mean=1.0, curve_gap=0.0)
+                        for k, t in enumerate([50.0, 300.0, np.nan])])
+    e = se.momentum_effect(plain, mom).iloc[0]
+    assert e["ratio"] == pytest.approx(1.5) and e["reached"] == 2 and e["trials"] == 3
+    assert e["plain_time_s"] == 200.0 and e["momentum_time_s"] == 300.0
+    assert e["fresh_ratio_lo"] == pytest.approx(1.0)             # fresh = stale in the two reached pairs
+    (o,) = se.momentum_observation(se.momentum_effect(plain, mom), 0.9, 0.05, 0.5)
+    assert "ER HL=1: 1.50× the time (300 vs 200 s, reached 2 of 3" in o.our_value and "lr 0.05" in o.note
+    mom.loc[1, "stale_time_s"] = np.nan                          # two censored: the median is only a bound
+    e = se.momentum_effect(plain, mom).iloc[0]
+    assert math.isnan(e["ratio"]) and e["ratio_lo"] == pytest.approx(2.0)
+    assert se.momentum_observation(se.momentum_effect(plain.assign(hl=3), mom), 0.9, 0.05, 0.5) == []
+
+
+def test_momentum_changes_a_staleness_trial_and_zero_is_plain_sgd():
+    p = dict(QUICK, scheme="ps-asp", n=4, hl=2, duration_s=60.0)
+    plain = se.staleness_trial(p, 1)
+    assert se.staleness_trial(dict(p, momentum=0.0), 1) == plain
+    mom = se.staleness_trial(dict(p, momentum=0.5, lr=0.05), 1)
+    assert mom["stale_time_s"] != plain["stale_time_s"] or mom["stale_steps"] != plain["stale_steps"]
