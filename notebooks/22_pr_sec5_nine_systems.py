@@ -296,10 +296,16 @@ from simlib.training import statistical_evidence as se
 
 steps = {k: se.steps_to_target(d) for k, d in frames.items()}
 dyn = {k: se.dynamic_vs_constant(d, table_p) for k, d in frames.items()}
-ev_settings = [dict(common, scheme=scheme, n=n, hl=hl, p=3, backups=backups, trace=trace, duration_s=duration_s)
-               for hl in evidence_hls for scheme in se.STALENESS_ARMS.values()]
-df_st = runs.run_notebook_sweep(se.staleness_trial, ev_settings, trials=trials, seed=seed, name="22_pr_staleness",
-                                profile=profile, workers=workers, desc="002 stale vs fresh gradients")
+extra = ns.evidence_sweeps(spec)      # issue 32's sweeps beyond Table 1: {name: (trial, settings)}
+
+
+def run_extra(name, desc):
+    fn, st = extra[name]
+    return runs.run_notebook_sweep(fn, st, trials=trials, seed=seed, name=name, profile=profile, workers=workers,
+                                   desc=desc)
+
+
+df_st = run_extra("22_pr_staleness", "002 stale vs fresh gradients")
 df_st["arm"] = [ns.arm_label(s) for s in df_st["scheme"]]
 stale = se.staleness_summary(df_st)
 evidence = {k: se.evidence_texts(steps[k], stale if k == "default" else None, dyn[k]) for k in frames}
@@ -325,10 +331,7 @@ Markdown("\n\n".join(f"**{k}**: " + "; ".join(f"*{key}*: {txt}" for key, txt in 
 # selective reduce (minimum group 3) runs against partial reduce (P = 3) and all reduce at `sr_hls`.
 
 # %%
-sr_settings = [dict(common, scheme=scheme, n=n, hl=hl, p=3, backups=backups, trace=trace, duration_s=duration_s,
-                    bandwidth_gbps=None) for hl in sr_hls for scheme in ("allreduce", "partial", "selective")]
-df_sr = runs.run_notebook_sweep(ns.trial, sr_settings, trials=trials, seed=seed, name="22_pr_sr_bandwidths",
-                                profile=profile, workers=workers, desc="002 SR at drawn bandwidths")
+df_sr = run_extra("22_pr_sr_bandwidths", "002 SR at drawn bandwidths")
 df_sr["arm"] = [ns.arm_label(s, p) for s, p in zip(df_sr["scheme"], df_sr["p"])]
 sr_obs = t1.selective_drawn(df_sr)
 print(sr_obs[0].our_value if sr_obs else "no SR3 and CON3 runs")
@@ -341,10 +344,7 @@ summary(df_sr).dropna(axis=1, how="all")
 # with those runs in place of the filter-off ones.
 
 # %%
-gf_settings = [dict(s, group_filter=True) for s in settings
-               if s["scheme"] in ("partial", "partial-dynamic") and s["hl"] in filter_hls]
-df_gf = runs.run_notebook_sweep(ns.trial, gf_settings, trials=trials, seed=seed, name="22_pr_group_filter",
-                                profile=profile, workers=workers, desc="002 Table 1 with the group filter")
+df_gf = run_extra("22_pr_group_filter", "002 Table 1 with the group filter")
 df_gf["arm"] = [ns.arm_label(s, p) for s, p in zip(df_gf["scheme"], df_gf["p"])]
 gf_obs = t1.filter_observation(df, df_gf)
 t1.filter_sensitivity(df, df_gf)
@@ -361,15 +361,10 @@ t1.filter_verdicts(df, df_gf)
 # at why ER never converges in 002)?
 
 # %%
-mom_lr = lr * (1 - momentum_check)
-mom_settings = [dict(common, scheme=scheme, n=n, hl=hl, p=3, backups=backups, trace=trace, duration_s=duration_s,
-                     momentum=momentum_check, lr=mom_lr)
-                for hl in momentum_hls for scheme in ("eager", "ps-asp", "ps-bsp")]
-df_m = runs.run_notebook_sweep(se.staleness_trial, mom_settings, trials=trials, seed=seed, name="22_pr_momentum",
-                               profile=profile, workers=workers, desc="002 momentum")
+df_m = run_extra("22_pr_momentum", "002 momentum")
 df_m["arm"] = [ns.arm_label(s) for s in df_m["scheme"]]
 mom_effect = se.momentum_effect(df, df_m)
-mom_obs = se.momentum_observation(mom_effect, momentum_check, mom_lr, lr)
+mom_obs = se.momentum_observation(mom_effect, momentum_check, lr * (1 - momentum_check), lr)
 mom_effect.round(3)
 
 # %% [markdown]

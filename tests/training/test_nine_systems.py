@@ -61,3 +61,29 @@ def test_per_update_time_is_the_mean_gap_between_updates():
     slow = ns.per_update_trial(dict(params, hl=3, hl_slowdown=0.5), 0)
     assert slow["per_update_s"] == pytest.approx(2.0 * c + sync, rel=1e-9)
     assert np.isnan(ns.per_update_trial(dict(params, duration_s=0.5), 0)["per_update_s"])   # no update in 0.5 s
+
+
+def test_evidence_sweeps_change_one_thing_of_a_table_1_setting():
+    """Issue 32's extra sweeps of notebook 22: each setting is Table 1's (the notebook's `settings`) with the
+    one change its decision names, so trial t pairs with Table 1's trial t; every one is a valid run."""
+    from simlib.training.notebook_specs import NineSystemsNotebook
+    from simlib.training.train_command import TrainScenario
+
+    spec = NineSystemsNotebook()
+    common = dict(spec.training(), curve_every_s=spec.curve_every_s)
+    table1 = [dict(common, scheme=s, n=spec.n, hl=hl, p=P or 3, backups=spec.backups, trace=spec.trace,
+                   duration_s=spec.duration_s) for hl in spec.hl_values for s, P in ns.ARMS.values()]
+    changes = {"22_pr_staleness": set(), "22_pr_sr_bandwidths": {"bandwidth_gbps"},
+               "22_pr_group_filter": {"group_filter"}, "22_pr_momentum": {"momentum", "lr"}}
+    sweeps = ns.evidence_sweeps(spec)
+    assert set(sweeps) == set(changes)
+    for name, (fn, settings) in sweeps.items():
+        for s in settings:
+            twin = [t for t in table1 if all(t[k] == s[k] for k in ("scheme", "hl", "p"))]
+            assert len(twin) == 1, (name, s)
+            diff = {k for k in set(s) | set(twin[0]) if s.get(k) != twin[0].get(k)}
+            assert diff == changes[name], (name, diff)
+            TrainScenario.from_params({k: v for k, v in s.items() if k != "curve_every_s"})
+    assert {s["scheme"] for s in sweeps["22_pr_group_filter"][1]} == {"partial", "partial-dynamic"}
+    assert len(sweeps["22_pr_group_filter"][1]) == 4 * len(spec.filter_hls)
+    assert sweeps["22_pr_momentum"][1][0]["lr"] == pytest.approx(spec.lr * (1 - spec.momentum_check))
