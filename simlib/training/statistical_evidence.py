@@ -267,7 +267,8 @@ def observations(steps: pd.DataFrame, stale: pd.DataFrame | None = None, dyn: pd
     accuracy they count to, for the text)."""
     at = "" if target is None else f" to {target:.0%}"
     p = _parts(steps, stale, dyn)
-    per = "; ".join(f"HL={hl:g}: " + ", ".join(f"{row.arm} {row.local_steps:.0f}" for row in g.itertuples())
+    per = "; ".join(f"HL={hl:g}: " + ", ".join(f"{row.arm} " + (f"{row.local_steps:.0f}" if math.isfinite(row.local_steps)
+                                                               else "n/a") for row in g.itertuples())
                     for hl, g in steps.groupby("hl"))
     out = [observation(_PAPER, "Table 1 (RP20)", f"statistical efficiency: local steps{at} of every system",
                        f"median local steps: {per}; {p['steps']}",
