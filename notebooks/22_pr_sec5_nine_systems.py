@@ -142,7 +142,8 @@ def summary(d):
                  ).groupby(["hl", "arm"])
     med = g[["time_s", "updates", "per_update_s", "reached"]].agg(
         {"time_s": "median", "updates": "median", "per_update_s": "median", "reached": "sum"}).replace(np.inf, np.nan)
-    return pd.concat({m: med[m].unstack("arm")[order] for m in ("time_s", "updates", "per_update_s", "reached")},
+    cols = [a for a in order if a in set(d["arm"])]
+    return pd.concat({m: med[m].unstack("arm")[cols] for m in ("time_s", "updates", "per_update_s", "reached")},
                      names=["metric"]).round(3)
 
 
@@ -335,7 +336,7 @@ df_sr = run_extra("22_pr_sr_bandwidths", "002 SR at drawn bandwidths")
 df_sr["arm"] = [ns.arm_label(s, p) for s, p in zip(df_sr["scheme"], df_sr["p"])]
 sr_obs = t1.selective_drawn(df_sr)
 print(sr_obs[0].our_value if sr_obs else "no SR3 and CON3 runs")
-summary(df_sr).dropna(axis=1, how="all")
+summary(df_sr)
 
 # %% [markdown]
 # ## Table 1 with 002 §4's group filter (PR18)
