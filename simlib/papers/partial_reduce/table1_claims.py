@@ -336,8 +336,10 @@ def filter_sensitivity(off: pd.DataFrame, on: pd.DataFrame) -> pd.DataFrame:
     without any is left out)."""
     for name, d in (("off", off), ("on", on)):
         _need(d, name, ["arm", "hl", "trial", "time_to_target_s", "updates_to_target"])
-    both = pd.concat([off[off["arm"].isin(set(on["arm"])) & off["hl"].isin(set(on["hl"]))].assign(_f="off"),
-                      on.assign(_f="on")], ignore_index=True)
+    cols = [c for c in ("arm", "hl", "trial", "time_to_target_s", "updates_to_target", "duration_s", "run_updates")
+            if c in off.columns and c in on.columns]
+    both = pd.concat([off.loc[off["arm"].isin(set(on["arm"])) & off["hl"].isin(set(on["hl"])), cols].assign(_f="off"),
+                      on[cols].assign(_f="on")], ignore_index=True)
     rows = []
     for (hl, arm), g in both.groupby(["hl", "arm"], sort=True):
         row = dict(hl=hl, arm=arm)
