@@ -50,6 +50,10 @@
 # (Fig. 7 draws the whole curve), so the cost grows with the cap: the runs are cheap (all reduce at
 # HL = 3: 0.09 s of CPU at 300 s, 0.38 s at 1200 s; partial reduce at n = 32 on `pai-job4`: 0.6 s,
 # 2.5 s), and this notebook's measured time is in the README's reproduction table.
+# Issue 32's four extra sweeps (statistical evidence RP20, momentum RP21, selective reduce at drawn
+# bandwidths PR17, the group filter PR18) add 78 runs and 62 s of CPU at the full profile (about 31 s
+# of wall time on 2 workers; `benchmarks/bench_nb22_additions.py`): the stale/fresh replays stop at the
+# target and simulate half the cap first.
 
 # %% tags=["parameters"]
 profile = "full"                  # "full" or "quick" (tests)
