@@ -61,7 +61,7 @@ from simlib.runtime.log import UPDATE_RULES
 from simlib.training.learning import MODELS, Problem, load_problem, make_model
 from simlib.core.validate import check_choice, check_int, check_real
 
-__all__ = ["ReplayResult", "Numerics", "replay", "minibatch_indices", "shards", "init_params", "time_to_accuracy",
+__all__ = ["ReplayResult", "Numerics", "StepRule", "replay", "minibatch_indices", "shards", "init_params", "time_to_accuracy",
            "iterations_to_accuracy", "CURVE_COLUMNS", "BATCH_CHUNK", "DTYPES", "DATA_MODES"]
 
 CURVE_COLUMNS = ("time_s", "iterations", "syncs", "test_loss", "test_acc")
@@ -442,10 +442,36 @@ class Numerics:
             raise ValueError(f"one_at_a_time must be a bool, got {self.one_at_a_time!r}")
 
 
+@dataclass(frozen=True)
+class StepRule:
+    """What one SGD step does with its gradient, beyond the step size (checked when built).
+
+    l2 : L2 coefficient (>= 0) of the objective ``CE + l2/2·‖x‖²`` (a model object sets its own).
+    momentum : SGD momentum μ in [0, 1) (decision RP21; PyTorch's ``SGD(momentum=μ)``: ``v <- μ v + g``,
+        ``x <- x - lr v``).  Model averaging: one velocity per replica, kept by the worker through
+        syncs (only the parameters are averaged); the gradient rule: one velocity on the server, one
+        momentum step per update (records applied at one instant are one update).  0 (default):
+        plain SGD.
+    fresh_gradients : a measuring device for logs with update rule ``"gradient"`` only (decision
+        RP20): every applied gradient is taken on the global model as it is when its record is
+        applied (before any record applied at that instant), on the same minibatch, instead of on the
+        replica the worker last pulled -- the same schedule, updates and step factors with staleness
+        0.  False (default): as logged.
+    """
+    l2: float = 0.0
+    momentum: float = 0.0
+    fresh_gradients: bool = False
+
+    def __post_init__(self):
+        check_real("l2", self.l2, 0.0)
+        check_real("momentum", self.momentum, 0.0, 1.0, hi_open=True)
+        if not isinstance(self.fresh_gradients, (bool, np.bool_)):
+            raise ValueError(f"fresh_gradients must be a bool, got {self.fresh_gradients!r}")
+
+
 def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
-           eval_every_s: float = 1.0, seed=0, l2: float = 0.0, *, unfinished: str = "apply",
-           data: str = "iid", numerics: Numerics = Numerics(), stop_acc: float | None = None,
-           fresh_gradients: bool = False, momentum: float = 0.0) -> ReplayResult:
+           eval_every_s: float = 1.0, seed=0, steps: StepRule = StepRule(), *, unfinished: str = "apply",
+           data: str = "iid", numerics: Numerics = Numerics(), stop_acc: float | None = None) -> ReplayResult:
     """Train n replicas along the schedule ``log`` and return the average model's test curve.
 
     Parameters
@@ -460,7 +486,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     batch_size : samples per local minibatch (>= 1).
     eval_every_s : simulated seconds between evaluations (> 0).
     seed : int >= 0 or ``SeedSequence``: minibatch streams and ``x_init``.
-    l2 : L2 coefficient (>= 0) of the objective ``CE + l2/2·‖x‖²``.
+    steps : :class:`StepRule`: the L2 coefficient, momentum (RP21) and fresh gradients (RP20).
     unfinished : what to do with a sync whose ``finish`` is None: ``"apply"``
         it at launch like the others, or ``"drop"`` it (the members keep
         their pre-sync replicas; it still counts as launched).
@@ -471,20 +497,10 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         ``>= stop_acc`` (in [0, 1]); the curve then ends there and ``final_params`` /
         ``final_model`` are the models at that time.  None (default): run to ``log.duration``.
         Every row the curve keeps is identical to the full replay's.
-    fresh_gradients : a measuring device for logs with update rule ``"gradient"`` only (decision
-        RP20): every applied gradient is taken on the global model as it is when its record is
-        applied (before any record applied at that instant), on the same minibatch, instead of on the
-        replica the worker last pulled -- the same schedule, updates and step factors with staleness
-        0.  False (default): as logged.
-    momentum : SGD momentum μ in [0, 1) (decision RP21; PyTorch's ``SGD(momentum=μ)``: ``v <- μ v + g``,
-        ``x <- x - lr v``).  Model averaging: one velocity per replica, kept by the worker through
-        syncs (only the parameters are averaged); the gradient rule: one velocity on the server, one
-        momentum step per update (records applied at one instant are one update).  0 (default):
-        plain SGD, the replay as before.
     """
-    momentum = check_real("momentum", momentum, 0.0, 1.0, hi_open=True)
-    if not isinstance(fresh_gradients, (bool, np.bool_)):
-        raise ValueError(f"fresh_gradients must be a bool, got {fresh_gradients!r}")
+    if not isinstance(steps, StepRule):
+        raise ValueError(f"steps must be a StepRule, got {steps!r}")
+    l2, momentum, fresh_gradients = steps.l2, steps.momentum, steps.fresh_gradients
     n, duration, ends = _check_log(log)
     if isinstance(problem, str):
         problem = load_problem(problem)
@@ -493,7 +509,6 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     lr = check_real("lr", lr, 0.0, lo_open=True)
     batch_size = check_int("batch_size", batch_size, lo=1)
     eval_every_s = check_real("eval_every_s", eval_every_s, 0.0, lo_open=True)
-    l2 = check_real("l2", l2, 0.0)
     if stop_acc is not None:
         stop_acc = check_real("stop_acc", stop_acc, 0.0, 1.0)
     unfinished = check_choice("unfinished", unfinished, UNFINISHED)

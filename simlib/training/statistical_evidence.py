@@ -36,7 +36,7 @@ from simlib.papers.claim import Claim, observation
 from simlib.papers.cluster_scenario import Scenario, simulate
 from simlib.papers.partial_reduce.table1_claims import paired_arms
 from simlib.runtime.metrics import gradient_staleness
-from simlib.training.replay import Numerics, replay, time_to_accuracy
+from simlib.training.replay import Numerics, StepRule, replay, time_to_accuracy
 from simlib.training.time_to_accuracy import split_training_params
 from simlib.training.train_command import TrainScenario
 
@@ -86,7 +86,7 @@ def _replay(log, cfg: dict, seed, target: float, fresh: bool) -> pd.DataFrame:
     return replay(log, cfg["train_problem"], model=cfg["train_model"], lr=cfg["train_lr"],
                   batch_size=cfg["train_batch"], eval_every_s=cfg["train_eval_every_s"], seed=child_seed(seed, 7),
                   data=cfg["train_data"], numerics=Numerics(dtype=cfg["train_dtype"]), stop_acc=target,
-                  fresh_gradients=fresh, momentum=cfg["train_momentum"]).curve
+                  steps=StepRule(momentum=cfg["train_momentum"], fresh_gradients=fresh)).curve
 
 
 def staleness_trial(params: dict, seed) -> dict:

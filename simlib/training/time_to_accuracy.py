@@ -17,7 +17,7 @@ import numpy as np
 
 from simlib.runtime.metrics import sync_metrics
 from simlib.training import learning
-from simlib.training.replay import Numerics, replay, time_to_accuracy
+from simlib.training.replay import Numerics, StepRule, replay, time_to_accuracy
 from simlib.core.seeding import child_seed
 from simlib.papers.cluster_scenario import Scenario, simulate
 from simlib.core.validate import check_choice, check_real
@@ -84,7 +84,8 @@ def replay_curve(log, cfg: dict, seed: np.random.SeedSequence, target: float | N
     return replay(log, cfg["train_problem"], model=cfg["train_model"], lr=cfg["train_lr"],
                   batch_size=cfg["train_batch"], eval_every_s=cfg["train_eval_every_s"],
                   seed=child_seed(seed, 7), data=cfg["train_data"], numerics=Numerics(dtype=cfg["train_dtype"]),
-                  stop_acc=None if target is None else stop_accuracy(cfg, target), momentum=cfg["train_momentum"]).curve
+                  stop_acc=None if target is None else stop_accuracy(cfg, target),
+                  steps=StepRule(momentum=cfg["train_momentum"])).curve
 
 
 def replay_to_target(log, cfg: dict, target: float, seed: np.random.SeedSequence, curve=None) -> tuple[dict,

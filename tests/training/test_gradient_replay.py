@@ -14,7 +14,7 @@ from simlib.runtime.log import ScheduleLog, SyncRecord
 from simlib.runtime.metrics import update_times
 from simlib.runtime.parameter_server import ParameterServerController, ps_cluster
 from simlib.training.learning import load_problem
-from simlib.training.replay import Numerics, minibatch_indices, replay
+from simlib.training.replay import Numerics, StepRule, minibatch_indices, replay
 
 PROBLEM = load_problem("blobs")
 
@@ -210,7 +210,7 @@ def test_fresh_asp_takes_every_push_on_the_current_model():
     x, so x_{k+1} = x_k + 0.5 (1 - x_k) and after 8 pushes x = 1 - 0.5^8 (stale: 0.921875); HETE keeps its
     logged factors 1 / (τ + 1) but takes them on the current model too."""
     log = ps([[1.0] * 10, [2.6] * 10], mode="async", duration=6.5)
-    fresh = replay(log, PROBLEM, model=Pull(), lr=0.5, eval_every_s=0.5, seed=0, fresh_gradients=True)
+    fresh = replay(log, PROBLEM, model=Pull(), lr=0.5, eval_every_s=0.5, seed=0, steps=StepRule(fresh_gradients=True))
     assert fresh.final_model == pytest.approx([1 - 0.5 ** 8], abs=1e-15)
     stale = replay(log, PROBLEM, model=Pull(), lr=0.5, eval_every_s=0.5, seed=0)
     assert fresh.curve["syncs"].tolist() == stale.curve["syncs"].tolist()            # same updates, same times
@@ -219,7 +219,7 @@ def test_fresh_asp_takes_every_push_on_the_current_model():
     x = 0.0
     for tau in [0, 0, 2, 1, 0, 0, 3, 1]:
         x += 0.5 / (tau + 1.0) * (1.0 - x)
-    assert replay(hete, PROBLEM, model=Pull(), lr=0.5, seed=0, fresh_gradients=True).final_model == \
+    assert replay(hete, PROBLEM, model=Pull(), lr=0.5, seed=0, steps=StepRule(fresh_gradients=True)).final_model == \
         pytest.approx([x], abs=1e-15)
 
 
@@ -231,7 +231,7 @@ def test_fresh_eager_reduce_round_takes_the_late_gradient_on_the_current_model()
                  EagerReduceController("majority"), duration=3.55)
     x1 = 0.75
     x2 = x1 + 0.75 * (1 - x1)
-    res = replay(cl.run(), PROBLEM, model=Pull(), lr=1.0, seed=0, fresh_gradients=True)
+    res = replay(cl.run(), PROBLEM, model=Pull(), lr=1.0, seed=0, steps=StepRule(fresh_gradients=True))
     assert res.final_model == pytest.approx([x2 + 0.75 * (1 - x2)], abs=1e-15)
 
 
@@ -251,13 +251,13 @@ def test_fresh_gradients_change_nothing_where_no_gradient_is_stale(scheme, seed,
     applied = np.array([r.weights is not None and any(r.weights) for r in log.syncs])
     assert np.nansum(tau[applied]) == 0
     a = replay(log, PROBLEM, model="softmax", lr=0.3, seed=seed % 97)
-    b = replay(log, PROBLEM, model="softmax", lr=0.3, seed=seed % 97, fresh_gradients=True)
+    b = replay(log, PROBLEM, model="softmax", lr=0.3, seed=seed % 97, steps=StepRule(fresh_gradients=True))
     np.testing.assert_allclose(b.final_model, a.final_model, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(b.curve["test_loss"], a.curve["test_loss"], rtol=1e-9)
     asp = simulate(Scenario.from_params(dict(kw, scheme="ps-asp")), seed)
     if np.nansum(gradient_staleness(asp)) > 0:
         c = replay(asp, PROBLEM, model="softmax", lr=0.3, seed=seed % 97)
-        d = replay(asp, PROBLEM, model="softmax", lr=0.3, seed=seed % 97, fresh_gradients=True)
+        d = replay(asp, PROBLEM, model="softmax", lr=0.3, seed=seed % 97, steps=StepRule(fresh_gradients=True))
         assert np.abs(c.final_model - d.final_model).max() > 1e-9
 
 
@@ -265,9 +265,9 @@ def test_fresh_gradients_are_refused_for_model_averaging_and_non_bools():
     avg = Cluster.big_switch([1e9] * 2, ScriptedComputeTimes([[1.0] * 3] * 2), AllReduceController(),
                              model_bits=1.0, alpha=0.0, duration=2.5).run()
     with pytest.raises(ValueError, match="fresh_gradients applies to logs with update rule 'gradient'"):
-        replay(avg, PROBLEM, model=Pull(), fresh_gradients=True)
+        replay(avg, PROBLEM, model=Pull(), steps=StepRule(fresh_gradients=True))
     with pytest.raises(ValueError, match="fresh_gradients must be a bool"):
-        replay(ps([[1.0] * 3], mode="async"), PROBLEM, model=Pull(), fresh_gradients="yes")
+        StepRule(fresh_gradients="yes")
 
 
 # ---------------------------------------------------------------- momentum (RP21)
@@ -280,16 +280,16 @@ def test_server_momentum_is_one_step_per_update_on_hand_worked_schedules():
     for _ in range(steps):
         v = 0.9 * v + (x - 1.0)
         x -= 0.5 * v
-    got = replay(log, PROBLEM, model=Pull(), lr=0.5, seed=0, momentum=0.9)
+    got = replay(log, PROBLEM, model=Pull(), lr=0.5, seed=0, steps=StepRule(momentum=0.9))
     assert got.final_model == pytest.approx([x], abs=1e-12) and steps >= 3
     asp = ps([[1.0] * 10, [2.6] * 10], mode="async", duration=6.5)
     xs, v = [0.0], 0.0
     for ver in [0, 1, 0, 2, 4, 5, 3, 6]:
         v = 0.9 * v + (xs[ver] - 1.0)
         xs.append(xs[-1] - 0.5 * v)
-    assert replay(asp, PROBLEM, model=Pull(), lr=0.5, seed=0, momentum=0.9).final_model == \
+    assert replay(asp, PROBLEM, model=Pull(), lr=0.5, seed=0, steps=StepRule(momentum=0.9)).final_model == \
         pytest.approx([xs[-1]], abs=1e-12)
-    assert replay(asp, PROBLEM, model=Pull(), lr=0.5, seed=0, momentum=0.0).final_model == \
+    assert replay(asp, PROBLEM, model=Pull(), lr=0.5, seed=0, steps=StepRule(momentum=0.0)).final_model == \
         pytest.approx([0.921875], abs=1e-15)                                    # μ = 0: plain SGD, as before
 
 
@@ -302,13 +302,18 @@ def test_replica_momentum_on_one_worker_and_the_velocity_survives_a_sync():
     for _ in range(5):
         v = 0.8 * v + (x - 1.0)
         x -= 0.3 * v
-    assert replay(one, PROBLEM, model=Pull(), lr=0.3, seed=0, momentum=0.8).final_model == pytest.approx([x])
+    assert replay(one, PROBLEM, model=Pull(), lr=0.3, seed=0,
+                  steps=StepRule(momentum=0.8)).final_model == pytest.approx([x])
     two = ScheduleLog(n=2, duration=3.5, bandwidth=np.array([1e9] * 2), compute_end=[[1.0, 2.0, 3.0], []],
                       syncs=[SyncRecord(members=(0, 1), iterations=(2, 0), launch=2.5, finish=2.6)])
-    got = replay(two, PROBLEM, model=Pull(), lr=0.3, seed=0, momentum=0.8).final_params[:, 0]
+    got = replay(two, PROBLEM, model=Pull(), lr=0.3, seed=0, steps=StepRule(momentum=0.8)).final_params[:, 0]
     assert got == pytest.approx([0.9225, 0.375], abs=1e-12)
     with pytest.raises(ValueError, match=r"momentum must be in \[0.0, 1.0\)"):
-        replay(one, PROBLEM, model=Pull(), momentum=1.0)
+        StepRule(momentum=1.0)
+    with pytest.raises(ValueError, match="l2"):
+        StepRule(l2=-1.0)
+    with pytest.raises(ValueError, match="steps must be a StepRule"):
+        replay(one, PROBLEM, model=Pull(), steps=0.8)
 
 
 @settings(max_examples=10, deadline=None)
@@ -322,7 +327,7 @@ def test_all_reduce_with_replica_momentum_equals_bsp_with_server_momentum(n, see
     kw = dict(model_bits=1.0, alpha=0.0, duration=7.5)
     ar = Cluster.big_switch([1e9] * n, ScriptedComputeTimes(times), AllReduceController(), **kw).run()
     bsp = ps_cluster([1e9] * n, ScriptedComputeTimes(times), ParameterServerController("sync"), **kw).run()
-    a, b = (replay(log, PROBLEM, model="softmax", lr=0.1, eval_every_s=0.5, seed=seed, momentum=mu,
+    a, b = (replay(log, PROBLEM, model="softmax", lr=0.1, eval_every_s=0.5, seed=seed, steps=StepRule(momentum=mu),
                    numerics=Numerics(dtype="float64")) for log in (ar, bsp))
     np.testing.assert_allclose(b.final_model, a.final_model, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(b.curve["test_loss"][1::2], a.curve["test_loss"][1::2], rtol=1e-8)
