@@ -26,7 +26,7 @@ from simlib.training.train_command import TrainScenario
 from simlib.workloads.traces import load_trace
 
 __all__ = ["ARMS", "SINGLE", "arm_label", "curve_column", "single_worker_log", "trial", "update_instants",
-           "per_update_trial"]
+           "per_update_trial", "evidence_sweeps"]
 
 #: Table 1's columns in the paper's order (label -> (scheme, group size P or None)), then 000's
 #: selective reduce (P = its minimum group), the row no paper has.
@@ -156,3 +156,30 @@ def per_update_trial(params: dict, seed) -> dict:
     t = update_instants(simulate(ts.scenario(), as_seed_sequence(seed)))
     gap = float((t[-1] - t[0]) / (t.size - 1)) if t.size >= 2 else float("nan")
     return {"per_update_s": gap, "run_updates": float(t.size)}
+
+
+def evidence_sweeps(spec) -> dict:
+    """Notebook 22's sweeps beyond Table 1 and Fig. 11 (issue 32), from its parameters ``spec`` (a
+    :class:`~simlib.training.notebook_specs.NineSystemsNotebook`): ``{name: (trial function, settings)}``
+    with the result names ``22_pr_staleness`` (ER, ASP, HETE as logged and fresh at ``evidence_hls``,
+    RP20), ``22_pr_sr_bandwidths`` (AR, CON3, SR3 at 000's drawn bandwidths at ``sr_hls``, PR17),
+    ``22_pr_group_filter`` (Table 1's partial-reduce arms with the group filter at ``filter_hls``,
+    PR18) and ``22_pr_momentum`` (ER, ASP, BSP with momentum ``momentum_check`` at lr (1 − μ) at
+    ``momentum_hls``, RP21).  Every setting is a Table 1 setting (same cluster, cap and training
+    values) with one change, so trial t pairs with Table 1's trial t."""
+    from simlib.training.statistical_evidence import STALENESS_ARMS, staleness_trial
+
+    base = dict(spec.training(), curve_every_s=spec.curve_every_s, early_stop=spec.early_stop, n=spec.n, p=3,
+                backups=spec.backups, trace=spec.trace, duration_s=spec.duration_s)
+    partial = [(s, P) for s, P in ARMS.values() if s in ("partial", "partial-dynamic") and P in spec.table_p]
+    return {
+        "22_pr_staleness": (staleness_trial, [dict(base, scheme=s, hl=hl) for hl in spec.evidence_hls
+                                              for s in STALENESS_ARMS.values()]),
+        "22_pr_sr_bandwidths": (trial, [dict(base, scheme=s, hl=hl, bandwidth_gbps=None) for hl in spec.sr_hls
+                                        for s in ("allreduce", "partial", "selective")]),
+        "22_pr_group_filter": (trial, [dict(base, scheme=s, hl=hl, p=P, group_filter=True) for hl in spec.filter_hls
+                                       for s, P in partial]),
+        "22_pr_momentum": (staleness_trial, [dict(base, scheme=s, hl=hl, momentum=spec.momentum_check,
+                                                  lr=spec.lr * (1 - spec.momentum_check))
+                                             for hl in spec.momentum_hls for s in ("eager", "ps-asp", "ps-bsp")]),
+    }

@@ -150,6 +150,18 @@ class NineSystemsNotebook(ScenarioBase):
     bandwidth_gbps: float = param_of(Scenario, "bandwidth_gbps", default=10.0, stated="002 §5.1")
     model_mb: float = param_of(Scenario, "model_mb", default=100.0, chosen="RP19")
     trace: str = param_of(Scenario, "trace", default="cnn", chosen="RP19")
+    evidence_hls: tuple = param_list([1, 3], of=(Scenario, "hl"), quick=[3], chosen="RP20",
+                                     help="HLs at which ER, ASP and HETE are replayed as logged and with fresh "
+                                          "gradients (RP20)")
+    sr_hls: tuple = param_list([1, 3], of=(Scenario, "hl"), quick=[3], chosen="PR17",
+                               help="HLs of selective reduce against partial reduce (P = 3) and all reduce at 000's "
+                                    "drawn bandwidths (PR17)")
+    filter_hls: tuple = param_list([1, 3], of=(Scenario, "hl"), quick=[3], chosen="PR18",
+                                   help="HLs of Table 1's partial-reduce arms run with 002 §4's group filter on (PR18)")
+    momentum_check: float = _training("momentum", default=0.9, stated="002 §5.1",
+                                      help="the momentum of RP21's comparison (002 §5.1: 0.9), run at lr (1 - μ)")
+    momentum_hls: tuple = param_list([1, 3], of=(Scenario, "hl"), quick=[3], chosen="RP21",
+                                     help="HLs at which ER, ASP and BSP run with momentum (RP21)")
     lr: float = _training("lr")
     batch: int = _training("batch")
     model: str = _training("model")

@@ -6,7 +6,8 @@ Every consumer reads these declarations (range, choices, unit, help, quick value
 notebooks' specs (:mod:`simlib.training.notebook_specs`) re-use them field by field with
 :func:`~simlib.papers.contract.param_of`, and the replay (:mod:`simlib.training.time_to_accuracy`) takes a
 :class:`TrainingParams`.  The declared defaults are the learning task of decisions RP9-RP11 and RP16
-(mnist1d, a ReLU MLP, lr 0.5, sharded data, early stop; the quick values: softmax on digits).
+(mnist1d, a ReLU MLP, lr 0.5, sharded data, early stop, plain SGD: momentum 0, RP21; the quick values:
+softmax on digits).
 
 A sweep's trial takes flat parameters, where the training knobs carry a ``train_`` prefix
 (``train_lr``; ``target_acc`` keeps its name: :data:`TRIAL_KEYS`), and a key a setting leaves out takes
@@ -52,6 +53,9 @@ class TrainingParams(ScenarioBase):
     first_stage: float = param(0.5, lo=0.0, lo_open=True, hi=1.0, chosen="RP16",
                                help="with early stop, the fraction of the cap simulated (and replayed) first; the "
                                     "rest only if the replay has not stopped by then (train_first_stage; 1: all)")
+    momentum: float = param(0.0, lo=0.0, hi=1.0, hi_open=True, chosen="RP21",
+                            help="SGD momentum μ (train_momentum): per replica under model averaging, on the server "
+                                 "under the gradient rule; 0: plain SGD (RP21; 002 §5.1 trains with 0.9)")
 
     def check(self):
         if self.target_acc is not None:
@@ -97,7 +101,7 @@ TRIAL_KEYS = {name: name if name == "target_acc" else f"train_{name}" for name i
 
 #: What a trial's flat parameters leave out defaults to (decision RP8; notebook 21 and the tests): softmax
 #: regression on digits, lr 0.1, batch 32, i.i.d. minibatches, evaluated every simulated second in float32,
-#: run to the end (no early stop), the problem's default target.
+#: run to the end (no early stop), plain SGD (momentum 0, RP21), the problem's default target.
 TRIAL_DEFAULTS = TrainingParams(lr=0.1, model="softmax", problem="digits", data="iid", early_stop=False)
 
 

@@ -61,7 +61,7 @@ from simlib.runtime.log import UPDATE_RULES
 from simlib.training.learning import MODELS, Problem, load_problem, make_model
 from simlib.core.validate import check_choice, check_int, check_real
 
-__all__ = ["ReplayResult", "Numerics", "replay", "minibatch_indices", "shards", "init_params", "time_to_accuracy",
+__all__ = ["ReplayResult", "Numerics", "StepRule", "replay", "minibatch_indices", "shards", "init_params", "time_to_accuracy",
            "iterations_to_accuracy", "CURVE_COLUMNS", "BATCH_CHUNK", "DTYPES", "DATA_MODES"]
 
 CURVE_COLUMNS = ("time_s", "iterations", "syncs", "test_loss", "test_acc")
@@ -403,6 +403,7 @@ class _Task:
     times: list
     loss_acc: object
     stop_acc: float | None = None
+    momentum: float = 0.0
 
     def stop(self, rows: list) -> bool:
         """Whether the replay stops after its last evaluation (``rows[-1]``, accuracy last): early
@@ -441,8 +442,35 @@ class Numerics:
             raise ValueError(f"one_at_a_time must be a bool, got {self.one_at_a_time!r}")
 
 
+@dataclass(frozen=True)
+class StepRule:
+    """What one SGD step does with its gradient, beyond the step size (checked when built).
+
+    l2 : L2 coefficient (>= 0) of the objective ``CE + l2/2·‖x‖²`` (a model object sets its own).
+    momentum : SGD momentum μ in [0, 1) (decision RP21; PyTorch's ``SGD(momentum=μ)``: ``v <- μ v + g``,
+        ``x <- x - lr v``).  Model averaging: one velocity per replica, kept by the worker through
+        syncs (only the parameters are averaged); the gradient rule: one velocity on the server, one
+        momentum step per update (records applied at one instant are one update).  0 (default):
+        plain SGD.
+    fresh_gradients : a measuring device for logs with update rule ``"gradient"`` only (decision
+        RP20): every applied gradient is taken on the global model as it is when its record is
+        applied (before any record applied at that instant), on the same minibatch, instead of on the
+        replica the worker last pulled -- the same schedule, updates and step factors with staleness
+        0.  False (default): as logged.
+    """
+    l2: float = 0.0
+    momentum: float = 0.0
+    fresh_gradients: bool = False
+
+    def __post_init__(self):
+        check_real("l2", self.l2, 0.0)
+        check_real("momentum", self.momentum, 0.0, 1.0, hi_open=True)
+        if not isinstance(self.fresh_gradients, (bool, np.bool_)):
+            raise ValueError(f"fresh_gradients must be a bool, got {self.fresh_gradients!r}")
+
+
 def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
-           eval_every_s: float = 1.0, seed=0, l2: float = 0.0, *, unfinished: str = "apply",
+           eval_every_s: float = 1.0, seed=0, steps: StepRule = StepRule(), *, unfinished: str = "apply",
            data: str = "iid", numerics: Numerics = Numerics(), stop_acc: float | None = None) -> ReplayResult:
     """Train n replicas along the schedule ``log`` and return the average model's test curve.
 
@@ -459,7 +487,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     batch_size : samples per local minibatch (>= 1).
     eval_every_s : simulated seconds between evaluations (> 0).
     seed : int >= 0 or ``SeedSequence``: minibatch streams and ``x_init``.
-    l2 : L2 coefficient (>= 0) of the objective ``CE + l2/2·‖x‖²``.
+    steps : :class:`StepRule`: the L2 coefficient, momentum (RP21) and fresh gradients (RP20).
     unfinished : what to do with a sync whose ``finish`` is None: ``"apply"``
         it at launch like the others, or ``"drop"`` it (the members keep
         their pre-sync replicas; it still counts as launched).
@@ -471,6 +499,9 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         ``final_model`` are the models at that time.  None (default): run to ``log.duration``.
         Every row the curve keeps is identical to the full replay's.
     """
+    if not isinstance(steps, StepRule):
+        raise ValueError(f"steps must be a StepRule, got {steps!r}")
+    l2, momentum, fresh_gradients = steps.l2, steps.momentum, steps.fresh_gradients
     n, duration, ends = _check_log(log)
     if isinstance(problem, str):
         problem = load_problem(problem)
@@ -479,11 +510,13 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     lr = check_real("lr", lr, 0.0, lo_open=True)
     batch_size = check_int("batch_size", batch_size, lo=1)
     eval_every_s = check_real("eval_every_s", eval_every_s, 0.0, lo_open=True)
-    l2 = check_real("l2", l2, 0.0)
     if stop_acc is not None:
         stop_acc = check_real("stop_acc", stop_acc, 0.0, 1.0)
     unfinished = check_choice("unfinished", unfinished, UNFINISHED)
     rule = check_choice("log.update_rule", getattr(log, "update_rule", "average"), UPDATE_RULES)
+    if fresh_gradients and rule != "gradient":
+        raise ValueError(f"fresh_gradients applies to logs with update rule 'gradient' (a parameter server, "
+                         f"Eager-Reduce), got log.update_rule = {rule!r}")
     if not isinstance(numerics, Numerics):
         raise ValueError(f"numerics must be a Numerics, got {numerics!r}")
     ft = np.dtype(numerics.dtype)
@@ -533,9 +566,9 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
             loss = float(np.log(np.exp(Z).sum(axis=1)).mean() - Z[te_rows, yte].mean())
             return loss, float((Z.argmax(axis=1) == yte).mean())
 
-        task = _Task(grad, Xtr, ytr, batches, x_init, x0, step, times, loss_acc, stop_acc)
+        task = _Task(grad, Xtr, ytr, batches, x_init, x0, step, times, loss_acc, stop_acc, momentum)
         if rule == "gradient":
-            return _replay_gradient(n, ends, log.syncs, sy, task, numerics.one_at_a_time)
+            return _replay_gradient(n, ends, log.syncs, sy, task, numerics.one_at_a_time, bool(fresh_gradients))
         ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
         rows = []
         calls = iters = nsync = 0
@@ -553,6 +586,16 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         pair = (klen == 2) & (sy.c == 0)
         comp_l = _computing(log.syncs)
         snap: dict[int, np.ndarray] = {}    # worker -> gradient of its next step, taken before a sync (RP13)
+        mom = ft.type(momentum)
+        vel = np.zeros_like(params) if momentum else None     # each replica's velocity (RP21)
+
+        def sgd(rows, g):
+            """Local SGD steps of replicas ``rows`` with gradients ``g`` (with momentum: each one's velocity)."""
+            if vel is None:
+                params[rows] -= step * g
+            else:
+                vel[rows] = mom * vel[rows] + g
+                params[rows] -= step * vel[rows]
 
         def snapshot(ws):
             nonlocal calls
@@ -566,7 +609,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
             nonlocal calls
             if not pend_w:
                 return
-            params[np.array(pend_w)] -= step * task.grads(params, pend_w, [next_k[w] - 1 for w in pend_w])
+            sgd(np.array(pend_w), task.grads(params, pend_w, [next_k[w] - 1 for w in pend_w]))
             calls += 1
             pend_w.clear()
             pending.clear()
@@ -638,7 +681,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
                     flush_syncs()
                 next_k[a] += 1
                 if a in snap:
-                    params[a] -= step * snap.pop(a)
+                    sgd(a, snap.pop(a))
                     iters += 1
                     continue
                 pend_w.append(a)
@@ -680,12 +723,16 @@ def _curve(rows) -> pd.DataFrame:
     return curve
 
 
-def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time) -> ReplayResult:
+def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time, fresh=False) -> ReplayResult:
     """The replay of a log with update rule ``"gradient"`` (RP12): one global model ``x_s``; a compute
     end adds the worker's gradient on its replica to its accumulator (the replica is unchanged); an
     applied record (``weights`` set) does ``x_s -= lr · Σ_j weights[j] · acc[members[j]]``, empties
     those accumulators, then its targets' replicas become ``x_s`` (all records applied at one instant
-    first, then their pulls).  ``x_s`` is the evaluated model; ``syncs`` counts its updates."""
+    first, then their pulls).  ``x_s`` is the evaluated model; ``syncs`` counts its updates.
+    ``fresh`` (RP20): a compute end only remembers its minibatch; an applied record takes its members'
+    remembered minibatches' gradients on ``x_s`` as it was before the first record applied at that
+    instant (one batched call), so no gradient is stale.  With ``task.momentum`` μ the server keeps a
+    velocity: an update (the records applied at one instant, RP21) does ``v <- μ v + Σ d``, ``x_s -= lr v``."""
     times, step, loss_acc, x0 = task.times, task.step, task.loss_acc, task.x0
     S = len(records)
     applied = np.array([r.weights is not None for r in records], dtype=bool)
@@ -738,6 +785,26 @@ def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time) -
     rows = []
     calls = iters = nupd = 0
     last_upd = None
+    fresh_k: list[list[int]] = [[] for _ in range(n)]     # fresh: each worker's minibatches awaiting an apply
+    mom = ft.type(task.momentum)
+    vel_s = np.zeros_like(xs) if task.momentum else None   # the server's velocity (RP21)
+    snap_t, snap = None, xs
+
+    def fresh_step(lo, hi):
+        """``Σ_j weights[j] · Σ_k grad(snapshot; batch_{members[j], k})`` over the record's members' remembered
+        minibatches (weight 0: dropped), which it forgets."""
+        ws, ks, fac = [], [], []
+        for m, wj in zip(sy.mem[lo:hi].tolist(), w_f[lo:hi]):
+            if wj != 0:
+                ws += [m] * len(fresh_k[m])
+                ks += fresh_k[m]
+                fac += [wj] * len(fresh_k[m])
+            fresh_k[m] = []
+        if not ws:
+            return np.zeros_like(xs)
+        idx = np.stack([task.batches[w][k] for w, k in zip(ws, ks)])
+        g = task.grad(np.tile(snap, (len(ws), 1)), np.take(task.Xtr, idx, axis=0), task.ytr[idx])
+        return np.asarray(fac, dtype=ft) @ g
 
     def flush():
         nonlocal calls
@@ -764,6 +831,11 @@ def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time) -
         if stopped:
             break
         if kd == 0:
+            if fresh:
+                fresh_k[a].append(next_k[a])
+                next_k[a] += 1
+                iters += 1
+                continue
             if a in pending:
                 flush()
             next_k[a] += 1
@@ -775,14 +847,25 @@ def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time) -
             continue
         lo, hi = sy.ptr[a], sy.ptr[a + 1]
         if kd == 1:
-            members = sy.mem[lo:hi]
-            if not pending.isdisjoint(members.tolist()):
-                flush()
-            xs -= step * (w_f[lo:hi] @ acc[members])
-            acc[members] = 0
+            if fresh:
+                if t != snap_t:
+                    snap_t, snap = t, xs.copy()
+                d = fresh_step(lo, hi)
+            else:
+                members = sy.mem[lo:hi]
+                if not pending.isdisjoint(members.tolist()):
+                    flush()
+                d = w_f[lo:hi] @ acc[members]
+                acc[members] = 0
             if (w_f[lo:hi] != 0).any() and t != last_upd:
                 nupd += 1
                 last_upd = t
+                if vel_s is not None:             # a new update: its momentum part, once (RP21)
+                    xs -= step * mom * vel_s
+                    vel_s *= mom
+            if vel_s is not None:
+                vel_s += d
+            xs -= step * d
         else:
             tg = sy.tgt[sy.tptr[a]:sy.tptr[a + 1]]
             if not pending.isdisjoint(tg.tolist()):

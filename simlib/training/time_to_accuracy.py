@@ -19,7 +19,7 @@ import numpy as np
 from simlib.runtime.metrics import sync_metrics
 from simlib.training import learning
 from simlib.training.params import TrainingParams
-from simlib.training.replay import Numerics, replay, time_to_accuracy
+from simlib.training.replay import Numerics, StepRule, replay, time_to_accuracy
 from simlib.core.seeding import child_seed
 from simlib.papers.cluster_scenario import Scenario, simulate
 from simlib.papers.analysis import ladder_column
@@ -44,7 +44,7 @@ def replay_curve(log, tp: TrainingParams, seed: np.random.SeedSequence):
     ladder are reached (:meth:`~simlib.training.params.TrainingParams.stop_accuracy`)."""
     return replay(log, tp.problem, model=tp.model, lr=tp.lr, batch_size=tp.batch, eval_every_s=tp.eval_every_s,
                   seed=child_seed(seed, 7), data=tp.data, numerics=Numerics(dtype=tp.dtype),
-                  stop_acc=tp.stop_accuracy()).curve
+                  stop_acc=tp.stop_accuracy(), steps=StepRule(momentum=tp.momentum)).curve
 
 
 def replay_to_target(log, tp: TrainingParams, seed: np.random.SeedSequence, curve=None) -> tuple[dict, dict | None]:

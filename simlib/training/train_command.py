@@ -20,7 +20,7 @@ import numpy as np
 from simlib.papers.cluster_scenario import SCHEME_NAMES, Scenario
 from simlib.papers.contract import Command, ParamError, ScenarioBase, param, param_group, param_of
 from simlib.papers.partial_reduce.baselines import BaselineParams
-from simlib.papers.partial_reduce.scenario import WeightParams
+from simlib.papers.partial_reduce.scenario import PartialReduceParams, WeightParams
 from simlib.training.params import TrainingParams, task_of
 
 __all__ = ["TrainScenario", "TRAIN_SCHEMES", "train_trial", "TRAIN_COMMAND"]
@@ -55,6 +55,7 @@ class TrainScenario(ScenarioBase):
     alpha_s: float = param_of(Scenario, "alpha_s")
     ema_alpha: float = param_of(WeightParams, "ema_alpha")
     weights_missing: str = param_of(WeightParams, "weights_missing")
+    partial: PartialReduceParams = param_group(PartialReduceParams)
     baselines: BaselineParams = param_group(BaselineParams)
     target_acc: float | None = param_of(TrainingParams, "target_acc")
     lr: float = param_of(TrainingParams, "lr")
@@ -62,6 +63,7 @@ class TrainScenario(ScenarioBase):
     model: str = param_of(TrainingParams, "model")
     problem: str = param_of(TrainingParams, "problem")
     data: str = param_of(TrainingParams, "data")
+    momentum: float = param_of(TrainingParams, "momentum")
 
     def check(self):
         if self.p > self.n:
@@ -77,7 +79,7 @@ class TrainScenario(ScenarioBase):
             compute_cv=self.compute_cv, p=self.p / self.n, trace=self.trace,
             duration_s=self.duration_s, bandwidth_gbps=self.bandwidth_gbps, model_mb=self.model_mb,
             alpha_s=self.alpha_s, weights="dynamic" if dynamic else "constant", ema_alpha=self.ema_alpha,
-            weights_missing=self.weights_missing, **self.baselines.to_params()))
+            weights_missing=self.weights_missing, **self.partial.to_params(), **self.baselines.to_params()))
 
     def target(self) -> float:
         """The test accuracy that counts as reached: ``target_acc``, or the problem's default."""

@@ -14,7 +14,7 @@ from simlib.runtime.log import ScheduleLog, SyncRecord
 from simlib.runtime.metrics import update_times
 from simlib.runtime.parameter_server import ParameterServerController, ps_cluster
 from simlib.training.learning import load_problem
-from simlib.training.replay import Numerics, minibatch_indices, replay
+from simlib.training.replay import Numerics, StepRule, minibatch_indices, replay
 
 PROBLEM = load_problem("blobs")
 
@@ -202,3 +202,134 @@ def test_an_update_exactly_at_an_evaluation_time_is_in_that_evaluation():
     curve = replay(log, PROBLEM, model=Pull(), lr=0.5, eval_every_s=1.0, seed=0).curve.set_index("time_s")
     assert curve.loc[0.0, "syncs"] == 0 and curve.loc[0.0, "test_loss"] == 1.0
     assert curve.loc[1.0, "syncs"] == 1 and curve.loc[1.0, "test_loss"] == pytest.approx(0.25, abs=1e-15)
+
+
+# ---------------------------------------------------------------- fresh gradients (RP20)
+def test_fresh_asp_takes_every_push_on_the_current_model():
+    """The hand-worked ASP schedule above replayed with fresh gradients: every push x_k - 1 on the current
+    x, so x_{k+1} = x_k + 0.5 (1 - x_k) and after 8 pushes x = 1 - 0.5^8 (stale: 0.921875); HETE keeps its
+    logged factors 1 / (τ + 1) but takes them on the current model too."""
+    log = ps([[1.0] * 10, [2.6] * 10], mode="async", duration=6.5)
+    fresh = replay(log, PROBLEM, model=Pull(), lr=0.5, eval_every_s=0.5, seed=0, steps=StepRule(fresh_gradients=True))
+    assert fresh.final_model == pytest.approx([1 - 0.5 ** 8], abs=1e-15)
+    stale = replay(log, PROBLEM, model=Pull(), lr=0.5, eval_every_s=0.5, seed=0)
+    assert fresh.curve["syncs"].tolist() == stale.curve["syncs"].tolist()            # same updates, same times
+    assert fresh.curve["iterations"].tolist() == stale.curve["iterations"].tolist()
+    hete = ps([[1.0] * 10, [2.6] * 10], mode="async", hete_c=1.0, duration=6.5)
+    x = 0.0
+    for tau in [0, 0, 2, 1, 0, 0, 3, 1]:
+        x += 0.5 / (tau + 1.0) * (1.0 - x)
+    assert replay(hete, PROBLEM, model=Pull(), lr=0.5, seed=0, steps=StepRule(fresh_gradients=True)).final_model == \
+        pytest.approx([x], abs=1e-15)
+
+
+def test_fresh_eager_reduce_round_takes_the_late_gradient_on_the_current_model():
+    """The Eager-Reduce schedule above: round 3 takes worker 3's gradient (stale: on version 0, 1 - 0) on
+    x2 instead, so x3 = x2 + 3/4 (1 - x2)."""
+    times = [[1.0] * 9, [1.1] * 9, [1.2] * 9, [2.5] * 9]
+    cl = Cluster(BigSwitch.symmetric([1e9] * 4), WholeRing(1.0, 0.0), ScriptedComputeTimes(times),
+                 EagerReduceController("majority"), duration=3.55)
+    x1 = 0.75
+    x2 = x1 + 0.75 * (1 - x1)
+    res = replay(cl.run(), PROBLEM, model=Pull(), lr=1.0, seed=0, steps=StepRule(fresh_gradients=True))
+    assert res.final_model == pytest.approx([x2 + 0.75 * (1 - x2)], abs=1e-15)
+
+
+@settings(max_examples=8, deadline=None)
+@given(scheme=st.sampled_from(["ps-bsp", "ps-backup"]), seed=st.integers(0, 2**32 - 1), n=st.integers(4, 8),
+       hl=st.integers(1, 3))
+def test_fresh_gradients_change_nothing_where_no_gradient_is_stale(scheme, seed, n, hl):
+    """PS BSP and BK apply only gradients computed on the current version (BK drops the stale ones, PS2),
+    so the fresh replay equals the logged one (to rounding: the gradients are batched differently);
+    ASP on the same cluster has stale pushes, and there the two differ."""
+    from simlib.papers.cluster_scenario import Scenario, simulate
+    from simlib.runtime.metrics import gradient_staleness
+
+    kw = dict(n=n, hl=hl, backups=1, bandwidth_gbps=1.0, model_mb=20.0, trace="cnn", duration_s=12.0)
+    log = simulate(Scenario.from_params(dict(kw, scheme=scheme)), seed)
+    tau = gradient_staleness(log)
+    applied = np.array([r.weights is not None and any(r.weights) for r in log.syncs])
+    assert np.nansum(tau[applied]) == 0
+    a = replay(log, PROBLEM, model="softmax", lr=0.3, seed=seed % 97)
+    b = replay(log, PROBLEM, model="softmax", lr=0.3, seed=seed % 97, steps=StepRule(fresh_gradients=True))
+    np.testing.assert_allclose(b.final_model, a.final_model, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(b.curve["test_loss"], a.curve["test_loss"], rtol=1e-9)
+    asp = simulate(Scenario.from_params(dict(kw, scheme="ps-asp")), seed)
+    if np.nansum(gradient_staleness(asp)) > 0:
+        c = replay(asp, PROBLEM, model="softmax", lr=0.3, seed=seed % 97)
+        d = replay(asp, PROBLEM, model="softmax", lr=0.3, seed=seed % 97, steps=StepRule(fresh_gradients=True))
+        assert np.abs(c.final_model - d.final_model).max() > 1e-9
+
+
+def test_fresh_gradients_are_refused_for_model_averaging_and_non_bools():
+    avg = Cluster.big_switch([1e9] * 2, ScriptedComputeTimes([[1.0] * 3] * 2), AllReduceController(),
+                             model_bits=1.0, alpha=0.0, duration=2.5).run()
+    with pytest.raises(ValueError, match="fresh_gradients applies to logs with update rule 'gradient'"):
+        replay(avg, PROBLEM, model=Pull(), steps=StepRule(fresh_gradients=True))
+    with pytest.raises(ValueError, match="fresh_gradients must be a bool"):
+        StepRule(fresh_gradients="yes")
+
+
+# ---------------------------------------------------------------- momentum (RP21)
+def test_server_momentum_is_one_step_per_update_on_hand_worked_schedules():
+    """BSP, 2 workers computing 1 s: every step averages x - 1 twice (two records at one instant), so with
+    μ = 0.9 and lr 0.5: v <- μ v + (x - 1), x <- x - 0.5 v, once per step (not once per record). The ASP
+    schedule above: the same recurrence per push with each push's gradient on its logged version."""
+    log = ps([[1.0] * 8] * 2, duration=4.5)
+    x, v, steps = 0.0, 0.0, len({r.apply for r in log.syncs if r.weights})
+    for _ in range(steps):
+        v = 0.9 * v + (x - 1.0)
+        x -= 0.5 * v
+    got = replay(log, PROBLEM, model=Pull(), lr=0.5, seed=0, steps=StepRule(momentum=0.9))
+    assert got.final_model == pytest.approx([x], abs=1e-12) and steps >= 3
+    asp = ps([[1.0] * 10, [2.6] * 10], mode="async", duration=6.5)
+    xs, v = [0.0], 0.0
+    for ver in [0, 1, 0, 2, 4, 5, 3, 6]:
+        v = 0.9 * v + (xs[ver] - 1.0)
+        xs.append(xs[-1] - 0.5 * v)
+    assert replay(asp, PROBLEM, model=Pull(), lr=0.5, seed=0, steps=StepRule(momentum=0.9)).final_model == \
+        pytest.approx([xs[-1]], abs=1e-12)
+    assert replay(asp, PROBLEM, model=Pull(), lr=0.5, seed=0, steps=StepRule(momentum=0.0)).final_model == \
+        pytest.approx([0.921875], abs=1e-15)                                    # μ = 0: plain SGD, as before
+
+
+def test_replica_momentum_on_one_worker_and_the_velocity_survives_a_sync():
+    """One worker, no syncs: the heavy-ball recurrence. Two workers: worker 0 steps at 1 and 2 s, averages
+    with worker 1 (still at 0) at 2.5 s and steps again at 3 s with its velocity kept (μ = 0.8, lr 0.3,
+    gradient x - 1): x0 = 0.3, 0.75, then both 0.375, then v0 = 0.8 (-1.5) - 0.625, x0 = 0.9225."""
+    one = ScheduleLog(n=1, duration=5.5, bandwidth=np.array([1e9]), compute_end=[[1.0, 2.0, 3.0, 4.0, 5.0]])
+    x, v = 0.0, 0.0
+    for _ in range(5):
+        v = 0.8 * v + (x - 1.0)
+        x -= 0.3 * v
+    assert replay(one, PROBLEM, model=Pull(), lr=0.3, seed=0,
+                  steps=StepRule(momentum=0.8)).final_model == pytest.approx([x])
+    two = ScheduleLog(n=2, duration=3.5, bandwidth=np.array([1e9] * 2), compute_end=[[1.0, 2.0, 3.0], []],
+                      syncs=[SyncRecord(members=(0, 1), iterations=(2, 0), launch=2.5, finish=2.6)])
+    got = replay(two, PROBLEM, model=Pull(), lr=0.3, seed=0, steps=StepRule(momentum=0.8)).final_params[:, 0]
+    assert got == pytest.approx([0.9225, 0.375], abs=1e-12)
+    with pytest.raises(ValueError, match=r"momentum must be in \[0.0, 1.0\)"):
+        StepRule(momentum=1.0)
+    with pytest.raises(ValueError, match="l2"):
+        StepRule(l2=-1.0)
+    with pytest.raises(ValueError, match="steps must be a StepRule"):
+        replay(one, PROBLEM, model=Pull(), steps=0.8)
+
+
+@settings(max_examples=10, deadline=None)
+@given(n=st.integers(2, 5), seed=st.integers(0, 999), mu=st.sampled_from([0.5, 0.9]))
+def test_all_reduce_with_replica_momentum_equals_bsp_with_server_momentum(n, seed, mu):
+    """Homogeneous workers: all reduce averages the replicas after every step, so every gradient is taken on
+    the common model and the mean of the n velocities follows v <- μ v + mean g -- the server velocity of
+    PS BSP on the same steps. Two independent implementations (replica velocities + averaging vs one
+    server velocity per update) give the same model after every round."""
+    times = [[1.0] * 20] * n
+    kw = dict(model_bits=1.0, alpha=0.0, duration=7.5)
+    ar = Cluster.big_switch([1e9] * n, ScriptedComputeTimes(times), AllReduceController(), **kw).run()
+    bsp = ps_cluster([1e9] * n, ScriptedComputeTimes(times), ParameterServerController("sync"), **kw).run()
+    a, b = (replay(log, PROBLEM, model="softmax", lr=0.1, eval_every_s=0.5, seed=seed, steps=StepRule(momentum=mu),
+                   numerics=Numerics(dtype="float64")) for log in (ar, bsp))
+    np.testing.assert_allclose(b.final_model, a.final_model, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(b.curve["test_loss"][1::2], a.curve["test_loss"][1::2], rtol=1e-8)
+    plain = replay(ar, PROBLEM, model="softmax", lr=0.1, seed=seed, numerics=Numerics(dtype="float64"))
+    assert np.abs(plain.final_model - a.final_model).max() > 1e-6                # the knob changes the run

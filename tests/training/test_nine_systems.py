@@ -82,3 +82,29 @@ def test_early_stop_reports_the_full_runs_times_and_its_curve_up_to_the_stop(sch
     assert early["run_updates"] <= full["run_updates"]
     with pytest.raises(ValueError, match="early_stop"):
         ns.trial(dict(params, early_stop="yes"), 3)
+
+
+def test_evidence_sweeps_change_one_thing_of_a_table_1_setting():
+    """Issue 32's extra sweeps of notebook 22: each setting is Table 1's (the notebook's `settings`) with the
+    one change its decision names, so trial t pairs with Table 1's trial t; every one is a valid run."""
+    from simlib.training.notebook_specs import NineSystemsNotebook
+    from simlib.training.train_command import TrainScenario
+
+    spec = NineSystemsNotebook()
+    common = dict(spec.training(), curve_every_s=spec.curve_every_s, early_stop=spec.early_stop)
+    table1 = [dict(common, scheme=s, n=spec.n, hl=hl, p=P or 3, backups=spec.backups, trace=spec.trace,
+                   duration_s=spec.duration_s) for hl in spec.hl_values for s, P in ns.ARMS.values()]
+    changes = {"22_pr_staleness": set(), "22_pr_sr_bandwidths": {"bandwidth_gbps"},
+               "22_pr_group_filter": {"group_filter"}, "22_pr_momentum": {"momentum", "lr"}}
+    sweeps = ns.evidence_sweeps(spec)
+    assert set(sweeps) == set(changes)
+    for name, (fn, settings) in sweeps.items():
+        for s in settings:
+            twin = [t for t in table1 if all(t[k] == s[k] for k in ("scheme", "hl", "p"))]
+            assert len(twin) == 1, (name, s)
+            diff = {k for k in set(s) | set(twin[0]) if s.get(k) != twin[0].get(k)}
+            assert diff == changes[name], (name, diff)
+            TrainScenario.from_params({k: v for k, v in s.items() if k not in ("curve_every_s", "early_stop")})
+    assert {s["scheme"] for s in sweeps["22_pr_group_filter"][1]} == {"partial", "partial-dynamic"}
+    assert len(sweeps["22_pr_group_filter"][1]) == 4 * len(spec.filter_hls)
+    assert sweeps["22_pr_momentum"][1][0]["lr"] == pytest.approx(spec.lr * (1 - spec.momentum_check))

@@ -307,7 +307,7 @@ def test_malformed_logs_are_rejected(blobs, kind, name):
 
 @pytest.mark.parametrize("kw,name", [
     ({"lr": 0.0}, "lr"), ({"lr": float("nan")}, "lr"), ({"batch_size": 0}, "batch_size"),
-    ({"batch_size": 2.5}, "batch_size"), ({"eval_every_s": 0.0}, "eval_every_s"), ({"l2": -1.0}, "l2"),
+    ({"batch_size": 2.5}, "batch_size"), ({"eval_every_s": 0.0}, "eval_every_s"), ({"steps": "plain"}, "steps"),
     ({"model": "svm"}, "model"), ({"seed": -1}, "seed"), ({"unfinished": "maybe"}, "unfinished"),
     ({"problem": 3}, "problem"), ({"problem": "mnist"}, "name"),
 ])

@@ -19,9 +19,9 @@ _KNOBS = ("lr", "batch", "model", "problem", "data")
 
 def test_flat_trial_keys_round_trip_and_leave_the_scenario_keys():
     tp = TrainingParams(target_acc=0.3, lr=0.2, batch=8, model="mlp", problem="mnist1d", data="iid",
-                        eval_every_s=0.5, dtype="float64", early_stop=False, first_stage=0.25)
+                        eval_every_s=0.5, dtype="float64", early_stop=False, first_stage=0.25, momentum=0.5)
     flat = tp.trial_params()
-    assert flat["train_lr"] == 0.2 and flat["target_acc"] == 0.3 and "lr" not in flat
+    assert flat["train_lr"] == 0.2 and flat["target_acc"] == 0.3 and flat["train_momentum"] == 0.5 and "lr" not in flat
     assert TrainingParams.split({**flat, "n": 3, "scheme": "partial"}) == ({"n": 3, "scheme": "partial"}, tp)
 
 
@@ -29,8 +29,8 @@ def test_a_key_a_setting_leaves_out_takes_rp8s_value():
     """RP8: softmax on digits, lr 0.1, batch 32, evaluated every 1 s; RP11's i.i.d. minibatches; no early stop
     (RP16 is opt-in for a trial); the problem's default target (digits 85 %)."""
     _, tp = TrainingParams.split({"n": 3, "train_lr": 0.3})
-    assert (tp.problem, tp.model, tp.lr, tp.batch, tp.eval_every_s, tp.data, tp.early_stop, tp.dtype) == \
-        ("digits", "softmax", 0.3, 32, 1.0, "iid", False, "float32")
+    assert (tp.problem, tp.model, tp.lr, tp.batch, tp.eval_every_s, tp.data, tp.early_stop, tp.dtype, tp.momentum) == \
+        ("digits", "softmax", 0.3, 32, 1.0, "iid", False, "float32", 0.0)
     assert tp.target() == 0.85 and tp.stop_accuracy() is None
     assert TrainingParams.split({})[1] == TRIAL_DEFAULTS
 
@@ -39,6 +39,7 @@ def test_a_key_a_setting_leaves_out_takes_rp8s_value():
                                          ({"train_data": "shuffled"}, "train_data"),
                                          ({"train_dtype": "float16"}, "train_dtype"),
                                          ({"train_eval_every_s": -1.0}, "train_eval_every_s"),
+                                         ({"train_momentum": 1.0}, "train_momentum"),
                                          ({"train_lrr": 0.1}, "train_lrr")])
 def test_a_bad_trial_key_is_an_error_naming_it(params, key):
     with pytest.raises(ParamError, match=key) as exc:
@@ -54,6 +55,9 @@ def test_the_command_and_the_notebook_specs_re_use_the_declarations():
         for name in _KNOBS:
             assert specs(cls)[name] == home[name], (cls.__name__, name)
     assert specs(TrainScenario)["target_acc"] == home["target_acc"]
+    assert specs(TrainScenario)["momentum"] == home["momentum"]          # RP21: `train --momentum`
+    mom = specs(ns.NineSystemsNotebook)["momentum_check"]               # RP21's comparison: 002 §5.1's 0.9
+    assert (mom.lo, mom.hi, mom.hi_open) == (home["momentum"].lo, home["momentum"].hi, home["momentum"].hi_open)
     assert set(TRIAL_KEYS) == set(home) and TRIAL_KEYS["lr"] == "train_lr" and TRIAL_KEYS["target_acc"] == "target_acc"
 
 
@@ -83,3 +87,21 @@ def test_the_train_command_does_not_import_the_notebook_specs():
     code = "import sys, simlib.training.train_command; print('simlib.training.notebook_specs' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_momentum_reaches_the_replay_and_zero_is_plain_sgd():
+    """RP21 through the one home: ``train_momentum`` is read by :meth:`TrainingParams.split` and given to the
+    replay (:func:`~simlib.training.time_to_accuracy.replay_curve`): 0 is the replay without it, 0.5 changes the
+    curve."""
+    import numpy as np
+
+    from simlib.papers.cluster_scenario import Scenario, simulate
+    from simlib.training.time_to_accuracy import replay_curve
+
+    seed = np.random.SeedSequence(4)
+    log = simulate(Scenario(scheme="partial", n=4, p=0.5, duration_s=20.0, trace="cnn"), seed)
+    plain = replay_curve(log, TrainingParams.split({})[1], seed)
+    zero = replay_curve(log, TrainingParams.split({"train_momentum": 0.0})[1], seed)
+    mom = replay_curve(log, TrainingParams.split({"train_momentum": 0.5})[1], seed)
+    assert plain.equals(zero)
+    assert not np.allclose(plain["test_loss"], mom["test_loss"])

@@ -21,6 +21,8 @@ Rules (fixed before looking at our values; those of :mod:`.claims`):
   closed range;
 * "4× faster per update": within 10 % at every HL (as notebook 21);
 * "fails to reach the threshold": no run of the arm reaches the target, at every HL;
+* "dynamic weights need fewer updates than constant" (§5.2.2): as "A needs fewer updates than B",
+  DYN<P> against CON<P>, at every HL;
 * Fig. 11's "AR and BK scale worse than PR": at the largest n, the median paired speedup over one
   worker (time of the 1-worker run / time of the n-worker run; a bound when a run never reaches
   the target) of PR is certainly larger.
@@ -40,8 +42,9 @@ from simlib.papers.claim import Claim, observation, within
 from .claims import (NEAR_REL, NEAR_RULE, PAPER, PER_UPDATE_SPEEDUP, TABLE1_ALL, TABLE1_ARMS, TABLE1_DYN_VS_AR,
                      _censored, paired_masks, ratio_text)
 
-__all__ = ["CLUSTER_DEFAULT", "TABLE1_ALL", "TABLE1_ARMS", "UP_TO", "DYN_VS_AR", "PER_UPDATE", "table1_ratios",
-           "paired_arms", "speedup", "table1", "fig11"]
+__all__ = ["CLUSTER_DEFAULT", "EVIDENCE_KEYS", "TABLE1_ALL", "TABLE1_ARMS", "UP_TO", "DYN_VS_AR", "PER_UPDATE",
+           "table1_ratios", "paired_arms", "speedup", "table1", "fig11", "selective_drawn", "filter_sensitivity",
+           "filter_verdicts", "filter_observation"]
 
 #: §5.2.1's "up to" statements: (numerator arm of the time ratio, our PR arm, X); 1.47 is BK/CON5
 #: (VGG-19, HL 1), 1.84 BK/DYN3 (VGG-19, HL 1) and 1.74 AD/DYN3 (DenseNet-121, HL 2) in Table 1.
@@ -147,18 +150,38 @@ def _up_to(d, key, statement, hls=None):
             ]
 
 
-def table1(df: pd.DataFrame, cluster: str | None = None) -> list[Claim]:
+#: The keys of :func:`table1`'s ``evidence``: the statistical claims whose causes carry the task's own
+#: measurement (decision RP20; :func:`simlib.training.statistical_evidence.evidence_texts`).
+EVIDENCE_KEYS = ("eager", "staleness", "dynamic")
+
+
+def table1(df: pd.DataFrame, cluster: str | None = None, evidence: dict | None = None) -> list[Claim]:
     """§5.2's statements on Table 1 from the ``22_pr_table1`` frame (needs ``arm``, ``hl``, ``trial``,
     ``time_to_target_s``, ``updates_to_target``, ``per_update_s``, ``reached``).  Statements whose
     arms the frame lacks are left out.  ``cluster`` describes the cluster the frame ran on, for the
-    causes (default :data:`CLUSTER_DEFAULT`; e.g. the 002 paper profile's label, PR16)."""
-    out = _table1(df)
+    causes (default :data:`CLUSTER_DEFAULT`; e.g. the 002 paper profile's label, PR16).  ``evidence``
+    maps keys of :data:`EVIDENCE_KEYS` to a measurement on the learning task (RP20) that the failing
+    statistical claims' causes end with: ``"eager"`` Eager-Reduce never reaching the threshold,
+    ``"staleness"`` PS ASP needing more updates than BSP and HETE (staleness-aware) beating ASP,
+    ``"dynamic"`` dynamic weights needing fewer updates."""
+    unknown = sorted(set(evidence or {}) - set(EVIDENCE_KEYS))
+    if unknown:
+        raise ValueError(f"evidence keys must be among {list(EVIDENCE_KEYS)}, got {unknown}")
+    out = _table1(df, evidence or {})
     if cluster is None:
         return out
     return [dataclasses.replace(c, cause=c.cause.replace(CLUSTER_DEFAULT, cluster)) for c in out]
 
 
-def _table1(df: pd.DataFrame) -> list[Claim]:
+def _with_evidence(claims: list[Claim], text: str | None) -> list[Claim]:
+    """``claims`` with ``"; on the task: <text>"`` at the end of every failing claim's cause (RP20)."""
+    if not text:
+        return claims
+    return [dataclasses.replace(c, cause=f"{c.cause}; on the task: {text}") if c.kind == "claim" and not c.holds
+            else c for c in claims]
+
+
+def _table1(df: pd.DataFrame, evidence: dict) -> list[Claim]:
     _need(df, "df", ["arm", "hl", "trial", "time_to_target_s", "updates_to_target", "per_update_s", "reached"])
     d = df
     arms = set(d["arm"])
@@ -175,20 +198,22 @@ def _table1(df: pd.DataFrame) -> list[Claim]:
                              statement=f"nine systems: PS BSP is (slightly) slower than partial reduce (P={P})",
                              says="slower (§5.2.1)")
     if have("ASP", "BSP"):
-        out += _every_hl(d, "updates", "ASP", "BSP", side="num",
-                         statement="nine systems: PS ASP needs more updates than PS BSP",
-                         says="more updates (§5.2.1)",
-                         extra_note="; ASP's step size per push: decision PS6")
+        out += _with_evidence(_every_hl(d, "updates", "ASP", "BSP", side="num",
+                                        statement="nine systems: PS ASP needs more updates than PS BSP",
+                                        says="more updates (§5.2.1)",
+                                        extra_note="; ASP's step size per push: decision PS6"),
+                              evidence.get("staleness"))
     if have("ASP", "CON3"):
         out += _every_hl(d, "time", "ASP", "CON3", side="num",
                          statement="nine systems: PS ASP converges slower than partial reduce (P=3)",
                          says="slower (§5.2.1)",
                          extra_note="; ASP's step size per push: decision PS6")
     if have("ASP", "HETE"):
-        out += _every_hl(d, "time", "ASP", "HETE", side="num",
-                         statement="nine systems: PS HETE is faster than PS ASP",
-                         says="HETE outperforms ASP (§5.2.1)",
-                         extra_note="; HETE's constant: PS3; ASP's step size: PS6")
+        out += _with_evidence(_every_hl(d, "time", "ASP", "HETE", side="num",
+                                        statement="nine systems: PS HETE is faster than PS ASP",
+                                        says="HETE outperforms ASP (§5.2.1)",
+                                        extra_note="; HETE's constant: PS3; ASP's step size: PS6"),
+                              evidence.get("staleness"))
     if have("HETE", "CON3"):
         out += _every_hl(d, "time", "HETE", "CON3", side="num",
                          statement="nine systems: PS HETE is slower than partial reduce (P=3)",
@@ -200,6 +225,14 @@ def _table1(df: pd.DataFrame) -> list[Claim]:
                          says="lower (§5.2.1)")
     if have("BK", "DYN3"):
         out += _up_to(d, "BK/DYN3", "nine systems: partial reduce (P=3) beats PS BK, up to 1.84×")
+    for P in (3, 5):
+        if have(f"DYN{P}", f"CON{P}"):
+            out += _with_evidence(_every_hl(d, "updates", f"DYN{P}", f"CON{P}", side="den",
+                                            statement=f"nine systems: dynamic weights need fewer updates than "
+                                                      f"constant (P={P})",
+                                            says="fewer updates (§5.2.2)",
+                                            extra_note="; dynamic weights' reading of x_1: PR13"),
+                                  evidence.get("dynamic"))
     if have("AR", "DYN3") and het:
         r = paired_arms(d[d["hl"].isin(het)], T, "AR", "DYN3")
         if len(r):
@@ -247,15 +280,13 @@ def _table1(df: pd.DataFrame) -> list[Claim]:
             direction=ok,
             cause="" if ok else "setting: on the replayed learning task (docs/decisions/replay.md) ER's "
                                 "stale gradients (ER1-ER2) still reach the target, median "
-                                f"{reached['time_to_target_s'].median():.0f} s where it does",
+                                f"{reached['time_to_target_s'].median():.0f} s where it does"
+                                + (f"; on the task: {evidence['eager']}" if evidence.get("eager") else ""),
             note="holds if no ER run reaches the target at any HL"))
     if have("SR3", "CON3"):
         r = paired_arms(d, T, "SR3", "CON3")
         if len(r):
-            sr, con = (d[d["arm"] == x].sort_values(["hl", "trial"])["time_to_target_s"].to_numpy()
-                       for x in ("SR3", "CON3"))
-            censored = int(np.sum(np.isnan(sr) | np.isnan(con)))       # a pair with a censored run is no tie
-            same = int(np.sum(sr == con))
+            same, censored, _ = _identical(d, "SR3", "CON3")
             out.append(observation(
                 PAPER, "Table 1", "nine systems: selective reduce (000) in Table 1's setting",
                 f"median paired SR3/CON3 time: {_per_hl(r)}; identical times in {same} of "
@@ -263,6 +294,94 @@ def _table1(df: pd.DataFrame) -> list[Claim]:
                 note="no paper has this row; with one bandwidth for every worker, Alg. 2's waiting gain is 0, "
                      "so selective reduce never holds a worker and forms the FIFO group of p"))
     return out
+
+
+def _identical(d: pd.DataFrame, a: str, b: str, metric: str = "time_to_target_s") -> tuple[int, int, int]:
+    """(pairs whose ``metric`` is the same for arms ``a`` and ``b``; pairs with a censored (NaN) run,
+    which are no tie (RP17); pairs), matching on ``hl`` and ``trial``."""
+    x = d[d["arm"] == a].set_index(["hl", "trial"])[metric]
+    y = d[d["arm"] == b].set_index(["hl", "trial"])[metric]
+    x, y = x.align(y, join="inner")
+    return int((x == y).sum()), int((x.isna() | y.isna()).sum()), len(x)
+
+
+def selective_drawn(df: pd.DataFrame, lam: float = 0.05) -> list[Claim]:
+    """Selective reduce's row where it can differ from partial reduce (decision PR17): the observation
+    on a ``22_pr_sr_bandwidths`` frame (arms ``SR3``, ``CON3``, ``AR`` at 000 §IV-A1's drawn
+    bandwidths, skew ``lam``): per HL the median paired SR3/CON3 and SR3/AR (and CON3/AR) time to
+    target, SR3/CON3 updates and time per update, and how many runs of SR3 and CON3 were identical."""
+    _need(df, "df", ["arm", "hl", "trial", "time_to_target_s", "updates_to_target", "per_update_s", "reached"])
+    if not {"SR3", "CON3"} <= set(df["arm"]):
+        return []
+    parts = []
+    for num, den, what in (("SR3", "CON3", "time"), ("SR3", "AR", "time"), ("CON3", "AR", "time"),
+                           ("SR3", "CON3", "updates"), ("SR3", "CON3", "per-update")):
+        if den in set(df["arm"]):
+            parts.append(f"{num}/{den} {_NAME[what]}: " + _per_hl(paired_arms(df, _METRIC[what], num, den)))
+    same, censored, pairs = _identical(df, "SR3", "CON3")
+    reached = df.groupby("arm")["reached"].agg(["sum", "size"])
+    return [observation(PAPER, "Table 1 (PR17)", "nine systems: selective reduce (000) at 000's drawn bandwidths",
+                        "; ".join(parts) + f"; identical times in {same} of {pairs} runs; {censored} pairs censored; reached: "
+                        + ", ".join(f"{a} {int(r['sum'])} of {int(r['size'])}" for a, r in reached.iterrows()),
+                        note=f"8 workers, each bandwidth round(20u, 3) Gbps, u ~ U[{lam:g}, 1] (000 §IV-A1), drawn per "
+                             "trial and shared by the arms of a trial; paired per trial (median of per-trial ratios); "
+                             "no paper has this row (PR17)")]
+
+
+def filter_sensitivity(off: pd.DataFrame, on: pd.DataFrame) -> pd.DataFrame:
+    """Per ``(hl, arm)``: partial reduce's Table 1 arms with 002 §4's group filter on (frame ``on``)
+    over the same runs with it off (``off``, the ``22_pr_table1`` frame), paired per trial (decision
+    PR18): ``time`` and ``updates`` (:func:`~.claims.paired_masks` rows' ``median`` or a bound text),
+    ``identical`` (trials whose time to target did not change) and ``trials`` (pairs; an arm and HL
+    without any is left out)."""
+    for name, d in (("off", off), ("on", on)):
+        _need(d, name, ["arm", "hl", "trial", "time_to_target_s", "updates_to_target"])
+    cols = [c for c in ("arm", "hl", "trial", "time_to_target_s", "updates_to_target", "duration_s", "run_updates")
+            if c in off.columns and c in on.columns]
+    both = pd.concat([off.loc[off["arm"].isin(set(on["arm"])) & off["hl"].isin(set(on["hl"])), cols].assign(_f="off"),
+                      on[cols].assign(_f="on")], ignore_index=True)
+    rows = []
+    for (hl, arm), g in both.groupby(["hl", "arm"], sort=True):
+        row = dict(hl=hl, arm=arm)
+        for what in ("time", "updates"):
+            r = paired_masks(g, _METRIC[what], g["_f"] == "on", g["_f"] == "off")
+            row[what] = ratio_text(r.iloc[0]) if len(r) else "n/a"
+        same, _, pairs = _identical(g.assign(arm=g["_f"]), "on", "off")
+        row.update(identical=same, trials=pairs)
+        if pairs:
+            rows.append(row)
+    return pd.DataFrame(rows, columns=["hl", "arm", "time", "updates", "identical", "trials"])
+
+
+def filter_verdicts(off: pd.DataFrame, on: pd.DataFrame) -> pd.DataFrame:
+    """The Table 1 claims judged on ``off`` (restricted to ``on``'s HLs) and on the same frame with
+    ``on``'s partial-reduce runs in place of their filter-off runs (PR18): one row per claim,
+    ``off`` / ``on`` (holds), for the claims both judge."""
+    hls = set(on["hl"])
+    base = off[off["hl"].isin(hls)]
+    mixed = pd.concat([base[~base["arm"].isin(set(on["arm"]))], on], ignore_index=True)
+    a = {c.claim: c.holds for c in table1(base) if c.kind == "claim"}
+    b = {c.claim: c.holds for c in table1(mixed) if c.kind == "claim"}
+    return pd.DataFrame([(k, a[k], b[k]) for k in a if k in b], columns=["claim", "off", "on"])
+
+
+def filter_observation(off: pd.DataFrame, on: pd.DataFrame) -> list[Claim]:
+    """The group filter's sensitivity (PR18) as a ledger observation: the paired on/off ratios per arm
+    and HL (:func:`filter_sensitivity`) and the claims whose verdict changes (:func:`filter_verdicts`)."""
+    sens = filter_sensitivity(off, on)
+    if sens.empty:
+        return []
+    v = filter_verdicts(off, on)
+    flips = v[v["off"] != v["on"]]
+    return [observation(PAPER, "Table 1 (PR18)", "nine systems: partial reduce's arms with 002 §4's group filter on",
+                        "on/off time, updates: " + "; ".join(
+                            f"{r.arm} HL={r.hl:g} {r.time}, {r.updates} ({r.identical} of {r.trials} identical)"
+                            for r in sens.itertuples(index=False))
+                        + f"; Table 1 verdicts changed: {len(flips)} of {len(v)}"
+                        + "".join(f"; {r.claim}: {'holds' if r.off else 'fails'} -> {'holds' if r.on else 'fails'}"
+                                  for r in flips.itertuples(index=False)),
+                        note="the same seeds with the filter off (Table 1's runs) and on (window T of PR12), paired per "
+                             "trial; verdicts over the HLs run with the filter (PR18)")]
 
 
 def speedup(df: pd.DataFrame) -> pd.DataFrame:

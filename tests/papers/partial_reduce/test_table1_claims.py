@@ -188,3 +188,40 @@ def test_selective_row_counts_censored_pairs_apart_from_ties():
     """Two runs that both never reached the target are censored, not identical (RP17)."""
     c = claim(t1.table1(frame({"SR3": {1: np.nan, 3: 2.0}, "CON3": {1: np.nan, 3: 2.0}})), "selective reduce")
     assert "identical times in 3 of 6 runs; 3 pairs censored" in c.our_value
+
+
+def test_selective_at_drawn_bandwidths_pairs_sr_with_partial_and_all_reduce():
+    """PR17: times SR3 8, CON3 10, AR 20 s at every HL: SR3/CON3 0.80×, SR3/AR 0.40×, CON3/AR 0.50×; no
+    run identical; one AR run never reached the target (counted, and its ratio a bound)."""
+    df = frame({"SR3": 8.0, "CON3": 10.0, "AR": 20.0}, updates={"SR3": 90.0, "CON3": 100.0})
+    (c,) = t1.selective_drawn(df)
+    assert c.kind == "observation" and "PR17" in c.figure
+    assert "SR3/CON3 time to target: HL=1: 0.80×" in c.our_value and "SR3/AR time to target: HL=1: 0.40×" in c.our_value
+    assert "CON3/AR time to target: HL=1: 0.50×" in c.our_value
+    assert "SR3/CON3 #updates to target: HL=1: 0.90×" in c.our_value
+    assert "identical times in 0 of 6 runs" in c.our_value and "AR 6 of 6" in c.our_value
+    same = frame({"SR3": 10.0, "CON3": 10.0})
+    assert "identical times in 6 of 6 runs" in t1.selective_drawn(same)[0].our_value
+    df.loc[(df.arm == "AR") & (df.trial == 0) & (df.hl == 1), ["time_to_target_s", "reached"]] = [np.nan, 0]
+    assert "AR 5 of 6" in t1.selective_drawn(df)[0].our_value
+    assert t1.selective_drawn(frame({"AR": 1.0, "CON3": 1.0})) == []
+
+
+def test_group_filter_sensitivity_pairs_on_with_off_and_reports_verdict_changes():
+    """PR18: CON3 faster with the filter (9 vs 10 s), DYN3 unchanged; BSP (11 s) is slower than CON3
+    either way; a filter making CON3 slower than BSP flips that verdict."""
+    off = frame({"BSP": 11.0, "CON3": 10.0, "DYN3": 9.5, "AR": 15.0})
+    on = frame({"CON3": 9.0, "DYN3": 9.5}, hls=(3,))
+    sens = t1.filter_sensitivity(off, on).set_index("arm")
+    assert list(sens["hl"]) == [3, 3]                   # only the HLs run with the filter
+    assert sens.loc["CON3", "time"] == "0.90×" and sens.loc["CON3", "identical"] == 0
+    assert sens.loc["DYN3", "time"] == "1.00×" and sens.loc["DYN3", "identical"] == 3 == sens.loc["DYN3", "trials"]
+    v = t1.filter_verdicts(off, on).set_index("claim")
+    bsp = "nine systems: PS BSP is (slightly) slower than partial reduce (P=3)"
+    assert v.loc[bsp, "off"] and v.loc[bsp, "on"]
+    (c,) = t1.filter_observation(off, on)
+    assert "CON3 HL=3 0.90×" in c.our_value and "verdicts changed: 0 of" in c.our_value
+    worse = frame({"CON3": 12.0, "DYN3": 9.5}, hls=(3,))
+    (c,) = t1.filter_observation(off, worse)
+    assert f"{bsp}: holds -> fails" in c.our_value and "verdicts changed: 1 of" in c.our_value
+    assert t1.filter_observation(off, frame({"CON3": 1.0}, hls=(2,))) == []
