@@ -25,11 +25,11 @@ from simlib.papers.contract import ParamError, ScenarioBase, param, param_group
 from simlib.runtime.log import ScheduleLog
 from simlib.runtime.metrics import update_times
 from simlib.training.time_to_accuracy import replay_curve, replay_to_target, staged_replay
-from simlib.training.train_command import TrainScenario
+from simlib.training.train_command import TRAIN_SCHEMES, TrainScenario
 from simlib.workloads.traces import load_trace
 
-__all__ = ["ARMS", "SINGLE", "SystemSetting", "arm_label", "curve_column", "single_worker_log", "trial",
-           "update_instants",
+__all__ = ["ARMS", "SINGLE", "SystemSetting", "simulated_system", "arm_label", "curve_column", "single_worker_log",
+           "trial", "update_instants",
            "per_update_trial", "evidence_sweeps"]
 
 #: Table 1's columns in the paper's order (label -> (scheme, group size P or None)), then 000's
@@ -112,6 +112,17 @@ class SystemSetting(ScenarioBase):
         return {**out, "scheme": SINGLE, "n": 1} if self.single else out
 
 
+def simulated_system(params: SystemSetting | dict) -> TrainScenario:
+    """The system a :class:`SystemSetting` (or its flat dict, built and checked here) simulates: its
+    :class:`~simlib.training.train_command.TrainScenario`.  The 1-worker baseline simulates no cluster (a
+    :class:`~simlib.papers.contract.ParamError` naming ``scheme``)."""
+    setting = SystemSetting.of(params)
+    if setting.single:
+        raise ParamError("scheme", f"scheme must be a system of the simulated cluster ({', '.join(TRAIN_SCHEMES)}), "
+                                   f"not the 1-worker baseline {SINGLE!r}")
+    return setting.system
+
+
 def trial(params: SystemSetting | dict, seed) -> dict:
     """One system's run replayed through training.
 
@@ -179,11 +190,10 @@ def update_instants(log: ScheduleLog) -> np.ndarray:
 def per_update_trial(params: dict, seed) -> dict:
     """A system's time per update from its schedule alone, no training replay (the 002 paper profile's
     search, decision PR16): ``per_update_s`` = (last update − first update) / (updates − 1), the mean
-    gap between consecutive updates (NaN with fewer than 2), and ``run_updates``.  ``params`` are
-    ``python -m simlib train``'s (:class:`~simlib.training.train_command.TrainScenario`); the training
-    values are ignored."""
-    ts = TrainScenario.from_params({k: v for k, v in params.items() if k != "curve_every_s"})
-    t = update_instants(simulate(ts.scenario(), as_seed_sequence(seed)))
+    gap between consecutive updates (NaN with fewer than 2), and ``run_updates``.  ``params`` is a
+    :class:`SystemSetting` or its flat dict (:func:`simulated_system`); the training values and
+    ``curve_every_s`` are not used."""
+    t = update_instants(simulate(simulated_system(params).scenario(), as_seed_sequence(seed)))
     gap = float((t[-1] - t[0]) / (t.size - 1)) if t.size >= 2 else float("nan")
     return {"per_update_s": gap, "run_updates": float(t.size)}
 

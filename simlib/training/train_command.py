@@ -68,8 +68,9 @@ class TrainScenario(ScenarioBase):
     def check(self):
         if self.p > self.n:
             raise ParamError("p", f"p must be in [1, n = {self.n}], got {self.p}")
-        self.training()
-        # the cluster run, built (and so checked) once, here; scenario() hands out this object
+        # the replay's configuration and the cluster run, built (and so checked) once, here;
+        # training() and scenario() hand out these objects
+        object.__setattr__(self, "_training", task_of(self))
         object.__setattr__(self, "_scenario", self._cluster_scenario())
 
     def scenario(self) -> Scenario:
@@ -95,8 +96,9 @@ class TrainScenario(ScenarioBase):
 
     def training(self) -> TrainingParams:
         """The replay's configuration: these training values, the others
-        :data:`~simlib.training.params.TRIAL_DEFAULTS`' (evaluated every second, no early stop)."""
-        return task_of(self)
+        :data:`~simlib.training.params.TRIAL_DEFAULTS`' (evaluated every second, no early stop); built
+        and checked once, when this scenario was."""
+        return self._training
 
 
 def train_trial(ts: TrainScenario | dict, seed: np.random.SeedSequence) -> dict:
