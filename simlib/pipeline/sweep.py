@@ -707,8 +707,8 @@ def run_sweep(
             check_dask_nodes(client)
     try:
         return _run_sweep(_Sweep(fn=fn, settings=settings, flat=flat, canon=canon, trials=trials, seed=seed,
-                                 paired=paired, cache_dir=cache_dir, executor=executor.kind, workers=workers, client=client,
-                                 progress=progress, desc=desc, progress_callback=progress_callback))
+                                 paired=paired, cache_dir=cache_dir, executor=executor.kind, workers=workers,
+                                 client=client, progress=progress, desc=desc, progress_callback=progress_callback))
     finally:
         if own_client is not None:
             own_client.close()

@@ -29,8 +29,7 @@ from simlib.training.train_command import TRAIN_SCHEMES, TrainScenario
 from simlib.workloads.traces import load_trace
 
 __all__ = ["ARMS", "SINGLE", "SystemSetting", "simulated_system", "arm_label", "curve_column", "single_worker_log",
-           "trial", "update_instants",
-           "per_update_trial", "evidence_sweeps"]
+           "trial", "update_instants", "per_update_trial", "evidence_sweeps"]
 
 #: Table 1's columns in the paper's order (label -> (scheme, group size P or None)), then 000's
 #: selective reduce (P = its minimum group), the row no paper has.
