@@ -409,321 +409,6 @@ def _l7_idle(i, n, factive):
     return True
 
 
-# --------------------------------------------------------------------------- the loop's steps
-class LoopScratch(NamedTuple):
-    """The loop's work space, made once per call of :func:`run_loop` (:func:`_scratch`): Algorithm 2's
-    :class:`~.ssp_selection.Scratch` ``alg``; G's rows of x before it, ``old`` (n, n) int8, and G's
-    tasks ``gl`` (n,); the workers ready at this event ``ready`` (n,); the flows completing at it
-    ``done`` (slots,); the flows' links ``table`` (:class:`~simlib.core.sharing.FlowTable`) and a
-    link buffer ``lbuf`` (n + 1,)."""
-
-    alg: object
-    old: np.ndarray
-    gl: np.ndarray
-    ready: np.ndarray
-    done: np.ndarray
-    table: object
-    lbuf: np.ndarray
-
-
-@njit(cache=True)
-def _scratch(cfg, plan, fl):
-    """A :class:`LoopScratch` whose flow table holds every slot's links: L3, sender s's ingress and its
-    receivers' egresses in ``plan.x``; L7, slot i n + j's ingress i and egress n + j."""
-    n, l3 = cfg.n, cfg.l3
-    nf = fl.active.shape[0]
-    table = flow_table(nf, n if l3 else 2, 2 * n)
-    lbuf = np.empty(n + 1, np.int64)
-    for s in range(nf):
-        if l3:
-            _l3_links(n, plan.x, s, table, lbuf)
-        else:
-            lbuf[0] = s // n
-            lbuf[1] = n + s % n
-            set_links(table, s, lbuf, 2)
-    return LoopScratch(scratch(n), np.empty((n, n), np.int8), np.empty(n, np.int64), np.empty(n, np.int64),
-                   np.empty(nf, np.int64), table, lbuf)
-
-
-@njit(cache=True)
-def _next_completion(fl, now):
-    """When the next flow completes at the current rates (s): ``now`` if one is done already,
-    infinity if no flow is active (or none has a positive rate)."""
-    left = np.inf                                       # time to the next flow completion
-    anyf = False
-    for s in range(fl.active.shape[0]):
-        if fl.active[s]:
-            anyf = True
-            if _is_done(fl, s):
-                left = 0.0
-                break
-            if fl.rate[s] > 0.0:
-                left = min(left, fl.rem[s] / fl.rate[s])
-    return now + left if anyf else np.inf
-
-
-@njit(cache=True)
-def _reserve(t, t_c, cfg, wk, log, cn):
-    """Before the event at ``t``: NEED_SPACE if the log may be too small for it (the sizes it needs in
-    ``cn.need_*``), STALLED if the clock has not moved for 10,000 events, else -1 (go on)."""
-    n = cfg.n
-    nready = 0
-    if t_c <= t:
-        for w in range(n):
-            if wk.comp_end[w] <= t:
-                nready += 1
-    # log space for this event: nready launches of < n receivers; a selection drops at most
-    # the pairs in x, which launches grow by < n each
-    cn.need_mc[0] = cn.nmc[0] + nready
-    cn.need_recv[0] = cn.nrecv[0] + nready * n
-    cn.need_drop[0] = cn.ndrop[0] + nready * (cn.nx[0] + nready * n)
-    cn.need_u[0] = cn.used_u[0] + nready * n if not cfg.selmcast else 0
-    if (cn.need_mc[0] > log.sender.shape[0] or cn.need_recv[0] > log.recv.shape[0]
-            or cn.need_drop[0] > log.drop_mc.shape[0] or cn.need_u[0] > log.orph_u.shape[0]):
-        return NEED_SPACE
-    if t == cn.t_last[0]:
-        cn.stalled[0] += 1
-        if cn.stalled[0] > 10_000:
-            return STALLED
-    else:
-        cn.stalled[0] = 0
-    cn.t_last[0] = t
-    return -1
-
-
-@njit(cache=True)
-def _advance_network(t, cfg, wk, plan, fl, log, cn, sc):
-    """The network moves to ``t``: drain every flow at its rate, then end the flows done by then in
-    creation order (as the flow network does); a multicast whose last flow ended finishes
-    (:func:`_finish`; L7: each receiver has the model on its flow's end, SM67)."""
-    n, l3 = cfg.n, cfg.l3
-    factive, done = fl.active, sc.done
-    nf = factive.shape[0]
-    dt = t - cn.now[0]
-    if dt > 0.0:
-        drain(fl.rem, fl.rate, factive, nf, dt)
-    cn.now[0] = t
-    nd = 0
-    for s in range(nf):
-        if factive[s] and _is_done(fl, s):
-            done[nd] = s
-            nd += 1
-    for a in range(1, nd):                              # creation order, as the flow network
-        q = a
-        while q > 0 and fl.seq[done[q - 1]] > fl.seq[done[q]]:
-            done[q - 1], done[q] = done[q], done[q - 1]
-            q -= 1
-    for a in range(nd):
-        s = done[a]
-        factive[s] = False
-        fl.rate[s] = 0.0
-        cn.dirty[0] = 1
-        i = s if l3 else s // n
-        if not l3:
-            fl.arrived[i, s - i * n] = t
-            plan.vrem[i, s - i * n] = 0.0               # that receiver has the model (SM67)
-            if not _l7_idle(i, n, factive):
-                continue
-        _finish(i, t, cfg, wk, plan, fl, log, cn)
-
-
-@njit(cache=True)
-def _orpheus_pick(kappa, cfg, plan, log, cn):
-    """Orpheus's receivers of kappa (SM65): its due ones first, then the p smallest of n fresh
-    uniform keys (kappa's own key infinite)."""
-    n = cfg.n
-    u0 = cn.used_u[0]
-    cn.used_u[0] = u0 + n
-    keys = log.orph_u[u0:u0 + n].copy()
-    ndue = 0
-    for j in range(n):
-        if plan.due[kappa, j]:
-            keys[j] = -1.0
-            ndue += 1
-    keys[kappa] = np.inf
-    chosen = np.argsort(keys)[:max(cfg.p, ndue)]
-    for q in range(chosen.shape[0]):
-        plan.x[kappa, chosen[q]] = 1
-    cn.nx[0] += chosen.shape[0]
-    plan.in_g[kappa] = True
-
-
-@njit(cache=True)
-def _snapshot_g(cfg, plan, fl, sc):
-    """G's tasks into ``sc.gl`` (returned: how many), their remaining volumes into ``plan.vrem`` and
-    their rows of x into ``sc.old``."""
-    n, l3 = cfg.n, cfg.l3
-    x, vrem, factive, frem = plan.x, plan.vrem, fl.active, fl.rem
-    ng = 0
-    for i in range(n):
-        if plan.in_g[i]:
-            for j in range(n):
-                if l3:
-                    vrem[i, j] = frem[i]
-                elif factive[i * n + j]:
-                    vrem[i, j] = frem[i * n + j]
-                sc.old[ng, j] = x[i, j]
-            sc.gl[ng] = i
-            ng += 1
-    return ng
-
-
-@njit(cache=True)
-def _preempt(kappa, ng, t, cfg, wk, plan, fl, log, cn, sc):
-    """The receivers Algorithm 2 took from G's running multicasts (``sc.old`` against x, row-major
-    over G): each drop is logged and its flow ends (L3: the multicast's flow leaves the dropped
-    egresses); an L7 receiver that has the model already stays one (SM67).  Keeps ``cn.nx``, the
-    ones in x, current (rows outside G are unchanged, kappa's was empty)."""
-    n, l3 = cfg.n, cfg.l3
-    x, factive = plan.x, fl.active
-    nx = cn.nx[0]
-    for j in range(n):
-        nx += x[kappa, j]
-    for q in range(ng):
-        i = sc.gl[q]
-        dropped = False
-        for j in range(n):
-            if sc.old[q, j] > x[i, j]:
-                if not l3 and not factive[i * n + j]:
-                    x[i, j] = 1                         # delivered already: stays a receiver (SM67)
-                    continue
-                nx -= 1
-                dropped = True
-                if not l3:
-                    factive[i * n + j] = False
-                    fl.rate[i * n + j] = 0.0
-                cn.dirty[0] = 1
-                d = cn.ndrop[0]
-                log.drop_mc[d] = wk.cur_mc[i]
-                log.drop_j[d] = j
-                log.drop_t[d] = t
-                cn.ndrop[0] = d + 1
-        if l3 and dropped:                              # the flow leaves the dropped egresses
-            _l3_links(n, x, i, sc.table, sc.lbuf)
-    cn.nx[0] = nx
-
-
-@njit(cache=True)
-def _reclass(kappa, m, cfg, fl, cn, sc):
-    """SM50's strict priority in Algorithm 2's order: the first ``m`` tasks of its order get
-    increasing classes (:func:`place_classes`); a running task whose class moved gets new flows
-    at its new class for what it has left (not below READD_MIN of the model)."""
-    n, l3 = cfg.n, cfg.l3
-    prio, factive, frem = fl.task_cls, fl.active, fl.rem
-    keep = READD_MIN * cfg.volume
-    moved = place_classes(sc.alg.order[:m], kappa, prio, BASE, GAP)
-    for q in range(moved.shape[0]):
-        i = moved[q]
-        if l3:
-            if factive[i] and frem[i] >= keep:
-                _new_flow(i, frem[i], prio[i], fl, cn)
-        else:
-            for j in range(n):
-                s = i * n + j
-                if factive[s] and frem[s] >= keep:
-                    _new_flow(s, frem[s], prio[i], fl, cn)
-
-
-@njit(cache=True)
-def _replan(kappa, t, cfg, wk, plan, fl, log, cn, sc):
-    """SelMcast's selection for kappa: G's remaining volumes, tau (SM51; zero under ``tau_mode`` 2 or
-    no SSP bound), Algorithm 2, then its preemptions (:func:`_preempt`; L7: a multicast left with no
-    undelivered receiver finishes) and the new priority classes (:func:`_reclass`)."""
-    ng = _snapshot_g(cfg, plan, fl, sc)
-    in_g, tau = plan.in_g, plan.tau
-    in_g[kappa] = True
-    if cfg.tau_mode == 2 or cfg.ssp < 0:
-        tau[:] = 0.0
-    else:
-        dcnt = cn.dcnt[0]
-        dbar = cn.dsum[0] / dcnt if dcnt > 0 else 0.0
-        tau_estimates(t, wk.rounds, wk.state, wk.comp_start, wk.comp_end, in_g, cfg.ssp, cfg.tau_mode == 1,
-                      cfg.res, dbar, tau)
-    in_g[kappa] = False
-    m = _algorithm2(kappa, plan, cfg.rules, sc.alg)
-    _preempt(kappa, ng, t, cfg, wk, plan, fl, log, cn, sc)
-    if not cfg.l3:                                      # every undelivered receiver dropped: done
-        for q in range(ng):
-            i = sc.gl[q]
-            if _l7_idle(i, cfg.n, fl.active):
-                _finish(i, t, cfg, wk, plan, fl, log, cn)
-    if cfg.prio_mode and not cfg.fifo:                  # SM50: classes in Algorithm 2's order
-        _reclass(kappa, m, cfg, fl, cn, sc)
-
-
-@njit(cache=True)
-def _launch(kappa, t, cfg, wk, plan, fl, log, cn, sc):
-    """kappa's multicast starts at t to its receivers in x: logged, and its flows created (L3 one
-    over its ingress and their egresses, L7 one per receiver) at its class (strict priority; SM50's
-    "fifo": classes in start order) or class 0 (max-min)."""
-    n, l3, prio_mode = cfg.n, cfg.l3, cfg.prio_mode
-    x, prio = plan.x, fl.task_cls
-    mc = cn.nmc[0]
-    cn.nmc[0] = mc + 1
-    wk.cur_mc[kappa] = mc
-    log.sender[mc] = kappa
-    log.round[mc] = wk.rounds[kappa] + 1
-    log.start[mc] = t
-    log.iter[mc] = wk.iters[kappa]
-    log.finish[mc] = np.nan
-    r0 = cn.nrecv[0]
-    log.r0[mc] = r0
-    if prio_mode and cfg.fifo:                          # SM50's "fifo": classes in start order
-        prio[kappa] = BASE + mc
-    pr = prio[kappa] if prio_mode else 0
-    nrc = 0
-    for j in range(n):
-        if x[kappa, j] == 1:
-            log.recv[r0 + nrc] = j
-            log.recv_at[r0 + nrc] = np.nan
-            nrc += 1
-            if not l3:
-                _new_flow(kappa * n + j, cfg.volume, pr, fl, cn)
-    log.nr[mc] = nrc
-    cn.nrecv[0] = r0 + nrc
-    if l3:
-        _l3_links(n, x, kappa, sc.table, sc.lbuf)
-        _new_flow(kappa, cfg.volume, pr, fl, cn)
-
-
-@njit(cache=True)
-def _start_multicasts(t, cfg, wk, plan, fl, log, cn, sc):
-    """Every worker whose iteration has ended by t, in worker order: its receivers are chosen
-    (Orpheus or SelMcast) and its multicast starts."""
-    n = cfg.n
-    nr = 0
-    for w in range(n):
-        if wk.comp_end[w] <= t:
-            sc.ready[nr] = w
-            nr += 1
-    for a in range(nr):
-        kappa = sc.ready[a]
-        wk.iters[kappa] += 1
-        wk.comp_end[kappa] = np.inf
-        wk.state[kappa] = MULTICASTING
-        plan.start[kappa] = t
-        cn.sel[0] += 1
-        if cfg.selmcast:
-            _replan(kappa, t, cfg, wk, plan, fl, log, cn, sc)
-        else:
-            _orpheus_pick(kappa, cfg, plan, log, cn)
-        _launch(kappa, t, cfg, wk, plan, fl, log, cn, sc)
-
-
-@njit(cache=True)
-def _set_capacities(bwk, cfg, plan, fl, cn):
-    """Bandwidth period ``bwk`` begins (SM56): every worker's egress and ingress from its row of the
-    schedule, in Algorithm 2's plan and as the links' capacities."""
-    n = cfg.n
-    for w in range(n):
-        plan.b_eg[w] = cfg.bw_sched[bwk - 1, 0, w]
-        plan.b_in[w] = cfg.bw_sched[bwk - 1, 1, w]
-        fl.caps[w] = plan.b_in[w]
-        fl.caps[n + w] = plan.b_eg[w]
-    cn.bwk[0] = bwk + 1
-    cn.dirty[0] = 1
-
-
 # --------------------------------------------------------------------------- the loop
 @njit(cache=True)
 def run_loop(cfg, wk, plan, fl, log, cn):
@@ -736,36 +421,235 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     ``cn.need_*``) or STALLED (the clock stopped advancing: a guard against bugs), the protocol
     of :mod:`simlib.runtime.kernel_driver`.  Runs the model of ``SSPCluster._run_flow`` (the
     reference on :class:`~simlib.core.network.FlowNetwork`), but is written independently of it
-    (SM68): the tests check that the two agree on every multicast, receiver, drop and time.
-
-    One event: the next of a compute end, a flow completion and a bandwidth change (the earliest;
-    all of them at that instant); the network moves to it (:func:`_advance_network`), the workers
-    ready then start their multicasts (:func:`_start_multicasts`), then a new bandwidth period
-    begins (:func:`_set_capacities`)."""
-    n = cfg.n
-    sc = _scratch(cfg, plan, fl)
+    (SM68): the tests check that the two agree on every multicast, receiver, drop and time."""
+    n, l3, selmcast, prio_mode, p, ssp = cfg.n, cfg.l3, cfg.selmcast, cfg.prio_mode, cfg.p, cfg.ssp
+    volume, duration, period = cfg.volume, cfg.duration, cfg.period
+    nbw = cfg.bw_sched.shape[0]
+    x, vrem, in_g, due, tau = plan.x, plan.vrem, plan.in_g, plan.due, plan.tau
+    state, comp_end, rounds = wk.state, wk.comp_end, wk.rounds
+    factive, frem, frate = fl.active, fl.rem, fl.rate
+    prio = fl.task_cls
+    nf = factive.shape[0]
+    out = scratch(n)
+    order = out.order
+    old = np.empty((n, n), np.int8)
+    gl = np.empty(n, np.int64)
+    ready = np.empty(n, np.int64)
+    doneslots = np.empty(nf, np.int64)
+    keep = READD_MIN * volume
+    table = flow_table(nf, n if l3 else 2, 2 * n)         # the flows' links (core.sharing)
+    lbuf = np.empty(n + 1, np.int64)
+    for s in range(nf):
+        if l3:
+            _l3_links(n, x, s, table, lbuf)
+        else:
+            lbuf[0] = s // n
+            lbuf[1] = n + s % n
+            set_links(table, s, lbuf, 2)
     while True:
         for w in range(n):                                  # a worker draws at most once per event
             if wk.used[w] >= wk.draws.shape[1]:
                 return NEED_DRAWS
         if cn.dirty[0]:
-            share_rates(fl.caps, sc.table, fl.active, fl.cls, fl.rate)
+            share_rates(fl.caps, table, factive, fl.cls, frate)
             cn.dirty[0] = 0
-        t_c = wk.comp_end.min()
-        t_f = _next_completion(fl, cn.now[0])
+        now = cn.now[0]
+        t_c = comp_end.min()
+        left = np.inf                                       # time to the next flow completion
+        anyf = False
+        for s in range(nf):
+            if factive[s]:
+                anyf = True
+                if _is_done(fl, s):
+                    left = 0.0
+                    break
+                if frate[s] > 0.0:
+                    left = min(left, frem[s] / frate[s])
+        t_f = now + left if anyf else np.inf
         bwk = cn.bwk[0]
-        next_bw = bwk * cfg.period if bwk <= cfg.bw_sched.shape[0] else np.inf
+        next_bw = bwk * period if bwk <= nbw else np.inf
         t = min(t_c, t_f, next_bw)
-        if t > cfg.duration or t == np.inf:
+        if t > duration or t == np.inf:
             return DONE
-        status = _reserve(t, t_c, cfg, wk, log, cn)
-        if status >= 0:
-            return status
-        _advance_network(t, cfg, wk, plan, fl, log, cn, sc)
+        nready = 0
         if t_c <= t:
-            _start_multicasts(t, cfg, wk, plan, fl, log, cn, sc)
+            for w in range(n):
+                if comp_end[w] <= t:
+                    nready += 1
+        # log space for this event: nready launches of < n receivers; a selection drops at most
+        # the pairs in x, which launches grow by < n each
+        cn.need_mc[0] = cn.nmc[0] + nready
+        cn.need_recv[0] = cn.nrecv[0] + nready * n
+        cn.need_drop[0] = cn.ndrop[0] + nready * (cn.nx[0] + nready * n)
+        cn.need_u[0] = cn.used_u[0] + nready * n if not selmcast else 0
+        if (cn.need_mc[0] > log.sender.shape[0] or cn.need_recv[0] > log.recv.shape[0]
+                or cn.need_drop[0] > log.drop_mc.shape[0] or cn.need_u[0] > log.orph_u.shape[0]):
+            return NEED_SPACE
+        if t == cn.t_last[0]:
+            cn.stalled[0] += 1
+            if cn.stalled[0] > 10_000:
+                return STALLED
+        else:
+            cn.stalled[0] = 0
+        cn.t_last[0] = t
+        # ---- the network moves to t: drain at the current rates, collect completions
+        dt = t - now
+        if dt > 0.0:
+            drain(frem, frate, factive, nf, dt)
+        cn.now[0] = t
+        nd = 0
+        for s in range(nf):
+            if factive[s] and _is_done(fl, s):
+                doneslots[nd] = s
+                nd += 1
+        for a in range(1, nd):                              # creation order, as the flow network
+            q = a
+            while q > 0 and fl.seq[doneslots[q - 1]] > fl.seq[doneslots[q]]:
+                doneslots[q - 1], doneslots[q] = doneslots[q], doneslots[q - 1]
+                q -= 1
+        for a in range(nd):
+            s = doneslots[a]
+            factive[s] = False
+            frate[s] = 0.0
+            cn.dirty[0] = 1
+            i = s if l3 else s // n
+            if not l3:
+                fl.arrived[i, s - i * n] = t
+                vrem[i, s - i * n] = 0.0                    # that receiver has the model (SM67)
+                if not _l7_idle(i, n, factive):
+                    continue
+            _finish(i, t, cfg, wk, plan, fl, log, cn)
+        # ---- workers that became ready
+        if t_c <= t:
+            nr = 0
+            for w in range(n):
+                if comp_end[w] <= t:
+                    ready[nr] = w
+                    nr += 1
+            for a in range(nr):
+                kappa = ready[a]
+                wk.iters[kappa] += 1
+                comp_end[kappa] = np.inf
+                cn.sel[0] += 1
+                if not selmcast:                            # Orpheus (SM65): due first, then the p smallest keys
+                    u0 = cn.used_u[0]
+                    cn.used_u[0] = u0 + n
+                    keys = log.orph_u[u0:u0 + n].copy()
+                    ndue = 0
+                    for j in range(n):
+                        if due[kappa, j]:
+                            keys[j] = -1.0
+                            ndue += 1
+                    keys[kappa] = np.inf
+                    chosen = np.argsort(keys)[:max(p, ndue)]
+                    for q in range(chosen.shape[0]):
+                        x[kappa, chosen[q]] = 1
+                    cn.nx[0] += chosen.shape[0]
+                    in_g[kappa] = True
+                else:                                       # SelMcast: remaining volumes, tau, Algorithm 2
+                    ng = 0
+                    for i in range(n):                      # G, its remaining volumes and its plan
+                        if in_g[i]:
+                            for j in range(n):
+                                if l3:
+                                    vrem[i, j] = frem[i]
+                                elif factive[i * n + j]:
+                                    vrem[i, j] = frem[i * n + j]
+                                old[ng, j] = x[i, j]
+                            gl[ng] = i
+                            ng += 1
+                    state[kappa] = MULTICASTING
+                    in_g[kappa] = True
+                    if cfg.tau_mode == 2 or ssp < 0:
+                        tau[:] = 0.0
+                    else:
+                        dcnt = cn.dcnt[0]
+                        dbar = cn.dsum[0] / dcnt if dcnt > 0 else 0.0
+                        tau_estimates(t, rounds, state, wk.comp_start, comp_end, in_g, ssp, cfg.tau_mode == 1,
+                                      cfg.res, dbar, tau)
+                    in_g[kappa] = False
+                    plan.start[kappa] = t
+                    m = _algorithm2(kappa, plan, cfg.rules, out)
+                    nx = cn.nx[0]                           # ones in x, kept current: rows outside G
+                    for j in range(n):                      # are unchanged, kappa's was empty
+                        nx += x[kappa, j]
+                    for q in range(ng):                     # preemption, row-major over G
+                        i = gl[q]
+                        dropped = False
+                        for j in range(n):
+                            if old[q, j] > x[i, j]:
+                                if not l3 and not factive[i * n + j]:
+                                    x[i, j] = 1             # delivered already: stays a receiver (SM67)
+                                    continue
+                                nx -= 1
+                                dropped = True
+                                if not l3:
+                                    factive[i * n + j] = False
+                                    frate[i * n + j] = 0.0
+                                cn.dirty[0] = 1
+                                d = cn.ndrop[0]
+                                log.drop_mc[d] = wk.cur_mc[i]
+                                log.drop_j[d] = j
+                                log.drop_t[d] = t
+                                cn.ndrop[0] = d + 1
+                        if l3 and dropped:                  # the flow leaves the dropped egresses
+                            _l3_links(n, x, i, table, lbuf)
+                    cn.nx[0] = nx
+                    if not l3:                              # every undelivered receiver dropped: done
+                        for q in range(ng):
+                            i = gl[q]
+                            if _l7_idle(i, n, factive):
+                                _finish(i, t, cfg, wk, plan, fl, log, cn)
+                    if prio_mode and not cfg.fifo:          # SM50: classes in Algorithm 2's order
+                        moved = place_classes(order[:m], kappa, prio, BASE, GAP)
+                        for q in range(moved.shape[0]):
+                            i = moved[q]
+                            if l3:
+                                if factive[i] and frem[i] >= keep:
+                                    _new_flow(i, frem[i], prio[i], fl, cn)
+                            else:
+                                for j in range(n):
+                                    s = i * n + j
+                                    if factive[s] and frem[s] >= keep:
+                                        _new_flow(s, frem[s], prio[i], fl, cn)
+                # ---- kappa's multicast starts
+                mc = cn.nmc[0]
+                cn.nmc[0] = mc + 1
+                wk.cur_mc[kappa] = mc
+                log.sender[mc] = kappa
+                log.round[mc] = rounds[kappa] + 1
+                log.start[mc] = t
+                log.iter[mc] = wk.iters[kappa]
+                log.finish[mc] = np.nan
+                r0 = cn.nrecv[0]
+                log.r0[mc] = r0
+                if prio_mode and cfg.fifo:                  # SM50's "fifo": classes in start order
+                    prio[kappa] = BASE + mc
+                pr = prio[kappa] if prio_mode else 0
+                nrc = 0
+                for j in range(n):
+                    if x[kappa, j] == 1:
+                        log.recv[r0 + nrc] = j
+                        log.recv_at[r0 + nrc] = np.nan
+                        nrc += 1
+                        if not l3:
+                            _new_flow(kappa * n + j, volume, pr, fl, cn)
+                log.nr[mc] = nrc
+                cn.nrecv[0] = r0 + nrc
+                if l3:
+                    _l3_links(n, x, kappa, table, lbuf)
+                    _new_flow(kappa, volume, pr, fl, cn)
+                state[kappa] = MULTICASTING
+                plan.start[kappa] = t
+        # ---- capacities change (SM56)
         if next_bw <= t:
-            _set_capacities(bwk, cfg, plan, fl, cn)
+            for w in range(n):
+                plan.b_eg[w] = cfg.bw_sched[bwk - 1, 0, w]
+                plan.b_in[w] = cfg.bw_sched[bwk - 1, 1, w]
+                fl.caps[w] = plan.b_in[w]
+                fl.caps[n + w] = plan.b_eg[w]
+            cn.bwk[0] = bwk + 1
+            cn.dirty[0] = 1
 
 
 # code compiled from ssp_selection is frozen into this module's cache entries (simlib.core.jitcache)
