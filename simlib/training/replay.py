@@ -613,6 +613,10 @@ class _Replicas:
     ``computing`` members taken before a sync (RP13).  Counters: ``calls`` (vectorized gradient
     calls), ``iters`` (local steps), ``nsync`` (syncs launched); ``rows`` the curve so far."""
 
+    __slots__ = ("task", "sy", "computing", "one_at_a_time", "params", "step", "mom", "vel", "next_k", "pend_w",
+                 "pending", "batch", "read", "write", "snap", "calls", "iters", "nsync", "rows", "ptr", "tptr",
+                 "mem_l", "tgt_l", "apply_l", "klen", "w_f", "c_f", "pair")
+
     def __init__(self, n: int, sy: _Syncs, computing: list | None, task: _Task, one_at_a_time: bool):
         x0 = task.x0
         ft = x0.dtype
@@ -661,16 +665,18 @@ class _Replicas:
         self.nsync += 1
         if not self.apply_l[a]:
             return
-        members = self.mem_l[self.ptr[a]:self.ptr[a + 1]]
+        ptr, tptr, computing = self.ptr, self.tptr, self.computing
+        members = self.mem_l[ptr[a]:ptr[a + 1]]
         if not self.pending.isdisjoint(members):
             self.flush_grads()
-        if not self.write.isdisjoint(members):
+        write = self.write
+        if not write.isdisjoint(members):
             self.flush_syncs()
-        if self.computing is not None and self.computing[a]:
-            self._snapshot(self.computing[a])
+        if computing is not None and computing[a]:
+            self._snapshot(computing[a])
         self.batch.append(a)
         self.read.update(members)
-        self.write.update(self.tgt_l[self.tptr[a]:self.tptr[a + 1]])
+        write.update(self.tgt_l[tptr[a]:tptr[a + 1]])
         if self.one_at_a_time:
             self.flush_syncs()
 
@@ -832,6 +838,9 @@ class _Server:
     (``pend``) and, with fresh gradients (RP20), each worker's minibatches awaiting an apply
     (``fresh_k``) and the global model they are taken on (``snap``, copied at ``snap_t``).
     Counters: ``calls``, ``iters`` (local steps), ``nupd`` (updates of ``xs``); ``rows`` the curve."""
+
+    __slots__ = ("sy", "task", "one_at_a_time", "fresh", "step", "params", "xs", "acc", "w_f", "next_k", "pend",
+                 "pending", "rows", "calls", "iters", "nupd", "last_upd", "fresh_k", "mom", "vel_s", "snap_t", "snap")
 
     def __init__(self, n: int, sy: _Syncs, task: _Task, one_at_a_time: bool, fresh: bool):
         x0 = task.x0
