@@ -11,8 +11,11 @@ water-filling, in scratch arrays kept in the table: strict priority by class
 is not :mod:`simlib.core.maxmin`'s ``_allocate``, which gave the same runs bit
 for bit but was measured slower on these tables of few flows per class (N10).
 A multicast is one flow over its sender's ingress and every receiver's egress,
-so it runs at the rate of its slowest link.  Flows of one class are served in
-slot order (ties between equal fair shares: the link seen first).
+so its rate is the fair share of its tightest link (not simply the capacity of
+its slowest one).  Inside a class the slot order only breaks ties: of links
+with equal fair shares, the one the class reached first (slots in order, each
+slot's links in order) freezes its flows first.  A class of one flow takes a
+shortcut (:func:`_single`) that gives the same rates bit for bit.
 
 Units: capacities and rates in bits/s.
 """

@@ -214,9 +214,11 @@ def params_from_args(args: argparse.Namespace, cls, exclude=()) -> dict:
 
 
 def add_command(subparsers, command: Command) -> argparse.ArgumentParser:
-    """Register ``command`` as a subcommand; its handler builds the scenario (cross-field errors exit
-    with status 2 naming the flag), runs ``command.trial`` with ``--seed`` and prints the metrics
-    (``--json``: one JSON object with the parameters and the seed)."""
+    """Register ``command`` as a subcommand; its handler builds the scenario once (each flag was
+    range-checked as argparse read it; a cross-field rule of the scenario's ``check()`` exits with
+    status 2 naming the flag), runs ``command.trial(scenario, seed, **options)`` with ``--seed`` (the
+    scenario object itself: nothing downstream rebuilds it) and prints the metrics (``--json``: one
+    JSON object with the parameters and the seed)."""
     p = subparsers.add_parser(command.name, help=command.help, description=command.description or command.help)
     flags = add_arguments(p, command.scenario, command.exclude)
     if command.options is not None:
@@ -237,7 +239,7 @@ def add_command(subparsers, command: Command) -> argparse.ArgumentParser:
             parser.error(f"argument {flags.get(exc.name, exc.name)}: {exc}")
         start = time.perf_counter()
         with announce_compilation():     # the first run of a command compiles its kernels (16-43 s)
-            out = command.trial(params, np.random.SeedSequence(args.seed), **options)
+            out = command.trial(scenario, np.random.SeedSequence(args.seed), **options)
         used = scenario.used_params()           # e.g. train's default target, resolved
         print_result(with_speed(out, params, command.simulated, time.perf_counter() - start),
                      {k: used.get(k, v) for k, v in params.items()}, args.seed, args.json)

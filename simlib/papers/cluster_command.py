@@ -28,12 +28,13 @@ class RunOptions(ScenarioBase):
                                       "is a terminal)")
 
 
-def run_command(params: dict, seed: np.random.SeedSequence, *, progress: bool = True) -> dict:
+def run_command(sc: Scenario | dict, seed: np.random.SeedSequence, *, progress: bool = True) -> dict:
     """``python -m simlib run``'s trial: :func:`~simlib.papers.cluster_scenario.run_trial`'s run and
-    metrics (:func:`~simlib.papers.cluster_scenario.build_cluster`, then ``run()``), with the cluster's
+    metrics of scenario ``sc`` (the command's, built once from the flags; a flat dict is built here)
+    (:func:`~simlib.papers.cluster_scenario.build_cluster`, then ``run()``), with the cluster's
     simulated clock on stderr (``progress`` and stderr a terminal), and a warning on stderr when no
     synchronization completed (the averages are then undefined)."""
-    sc = Scenario.from_params(params)
+    sc = Scenario.of(sc)
     cluster = build_cluster(sc, seed)
     with SimulationProgress(sc.duration_s, lambda: cluster.sim.now, enabled=progress and sys.stderr.isatty()):
         out = run_metrics(sc, cluster.run())

@@ -235,8 +235,9 @@ def _cache_params(params: dict) -> dict:
     so settings that spell one trial differently share one result (:func:`simlib.pipeline.sweep.run_sweep`).
     Only selective reduce reads its knobs (``_selective``), so another scheme's key has them at their
     defaults: its run at every Δt, η, θ, e is one trial; without an estimation error (e = 0) how the
-    error would be redrawn is irrelevant too (decision S17)."""
-    sc = Scenario.from_params(params)
+    error would be redrawn is irrelevant too (decision S17).  ``params`` may be the :class:`Scenario`
+    itself (a sweep's scenario setting: not built again)."""
+    sc = Scenario.of(params)
     if sc.scheme != "selective":
         sc = replace(sc, selective=SelectiveReduceParams())
     elif sc.selective.bw_error == 0:   # an exact estimate is drawn no way (scenario._bandwidth_estimator)
@@ -245,8 +246,9 @@ def _cache_params(params: dict) -> dict:
 
 
 @trial_keyed_by(_cache_params)
-def run_trial(params: dict, seed: np.random.SeedSequence) -> dict:
-    """Sweep entry point: ``Scenario.from_params(params)`` -> metrics dict (see :mod:`simlib.runtime.metrics`);
+def run_trial(params: Scenario | dict, seed: np.random.SeedSequence) -> dict:
+    """Sweep entry point: a :class:`Scenario` (used as it is: built and checked by the caller) or its
+    flat dict (built here, ``Scenario.of``) -> metrics dict (see :mod:`simlib.runtime.metrics`);
     the sweep cache keys it on :func:`_cache_params` (:class:`~simlib.papers.trial.Trial`)."""
-    sc = Scenario.from_params(params)
+    sc = Scenario.of(params)
     return run_metrics(sc, simulate(sc, seed))

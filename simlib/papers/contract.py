@@ -408,6 +408,13 @@ class ScenarioBase:
                  for g, gcls in grouped.items()}
         return cls(**own, **parts)
 
+    @classmethod
+    def of(cls, setting):
+        """``setting`` as a ``cls``: itself when it already is one (built, so checked, once: no second
+        check), else ``cls.from_params(setting)`` of a flat dict.  A trial or command entry point calls
+        it on what it is given, so a sweep or a command can hand down the scenario it built."""
+        return setting if isinstance(setting, cls) else cls.from_params(setting)
+
     def used_params(self) -> dict:
         """The parameters as a run uses them (what a command prints): :meth:`to_params`, with a
         ``None`` that stands for a value computed from the others (``none_means``) replaced by that
@@ -456,8 +463,9 @@ def _flat_names(cls) -> list[str]:
 class Command:
     """A ``python -m simlib <name>`` command generated from a scenario (:mod:`simlib.papers.cli_gen`).
 
-    ``trial(params, seed_sequence, **options) -> dict`` runs one scenario (its
-    flat parameter dict) and returns flat metrics; ``options`` is an optional
+    ``trial(scenario, seed_sequence, **options) -> dict`` runs one scenario (the
+    ``scenario`` instance the command built and checked from its flags, handed down
+    as is) and returns flat metrics; ``options`` is an optional
     :class:`ScenarioBase` dataclass of run options that are not scenario
     parameters (e.g. which scheme to run), passed to ``trial`` as keywords;
     ``exclude`` names scenario fields the command does not offer (they keep

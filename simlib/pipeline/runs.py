@@ -79,8 +79,9 @@ def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, pr
                   workers: int | None = None, desc: str | None = None,
                   executor: str | None = None) -> pd.DataFrame:
     """Simulated training runs of 000/002 (:class:`~simlib.papers.cluster_scenario.Scenario`):
-    every setting (a dict of its parameters, e.g. ``{"scheme": "selective", "n": 40}``; units in the
-    names: ``duration_s``, ``model_mb``) is checked first, then :func:`run_notebook_sweep` runs
+    every setting (a dict of its parameters, e.g. ``{"scheme": "selective", "n": 40}``, units in the
+    names: ``duration_s``, ``model_mb``; or a ``Scenario`` object, checked when it was built, handed to
+    the trial as it is, its columns all its parameters) is checked first, then :func:`run_notebook_sweep` runs
     :func:`~simlib.papers.cluster_scenario.run_trial` ``trials`` times per setting (cache
     ``<cache>/<module.function>``, CSV ``<results>/<name>.csv``).
 
@@ -89,6 +90,6 @@ def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, pr
     ``wasted_wait_s_per_worker``, ``max_wasted_wait_s``, ``max_sync_scale``, ``group_size``, ``controller_rounds``).
     """
     for s in settings:
-        Scenario.from_params(s)
+        Scenario.of(s)        # a dict is built here to check it (before anything runs), and again in its trial
     return run_notebook_sweep(run_trial, settings, trials=trials, seed=seed, name=name, profile=profile,
                               workers=workers, desc=desc, executor=executor)

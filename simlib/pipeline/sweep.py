@@ -1,10 +1,15 @@
 """Run a grid of (setting x trial) simulations into a tidy pandas DataFrame.
 
-A *setting* is a dict of parameters (one point of the grid); a *trial* is one
+A *setting* is a dict of parameters (one point of the grid) or a scenario object
+(a :class:`~simlib.papers.contract.ScenarioBase` instance, built and checked once by
+the caller; its flat parameters are ``scenario.to_params()``); a *trial* is one
 independent repetition of a setting with its own random numbers.  The user
 supplies a module-level function::
 
-    fn(params: dict, rng_seed: numpy.random.SeedSequence) -> dict[str, scalar]
+    fn(params: dict | scenario, rng_seed: numpy.random.SeedSequence) -> dict[str, scalar]
+
+which receives each setting as given (a dict's copy, or the scenario object itself: the
+paper trials accept both, ``Scenario.of``).
 
 and :func:`run_sweep` calls it once per (setting, trial), serially, in a local
 process pool or on a dask.distributed cluster, optionally caching every
@@ -42,6 +47,7 @@ from simlib.core.jitcache import announce_compilation
 from simlib.core.modclosure import imports_of as _imports_of
 from simlib.core.modclosure import module_closure as _closure
 from simlib.core.validate import check_choice, check_int
+from simlib.papers.contract import ScenarioBase
 from simlib.papers.trial import Trial
 from simlib.pipeline.atomic import atomic_write_bytes
 
@@ -283,21 +289,25 @@ def _clean_metrics(out) -> dict:
     return clean
 
 
-def _run_trial(fn, params: dict, seed_seq: np.random.SeedSequence) -> dict:
-    return _clean_metrics(fn(dict(params), seed_seq))
+def _run_trial(fn, params, seed_seq: np.random.SeedSequence) -> dict:
+    """``fn`` on a copy of a dict setting, or on a scenario setting itself (frozen: nothing to copy)."""
+    return _clean_metrics(fn(params if isinstance(params, ScenarioBase) else dict(params), seed_seq))
 
 
 # --------------------------------------------------------------------------
 # cache
 # --------------------------------------------------------------------------
-def _key_params(fn, setting: dict, canon_json: str, paired: bool) -> str:
+def _key_params(fn, setting, canon_json: str, paired: bool) -> str:
     """The setting as the cache key sees it: ``fn.cache_params(setting)`` when ``fn`` is a
     :class:`~simlib.papers.trial.Trial` and trials are paired (every default filled in, so two settings
-    that spell one trial differently -- ``{"p": 0.3}`` and ``{}`` with default p = 0.3 -- share one
-    cached result; their seeds are equal because paired seeds ignore the setting), else the setting itself."""
+    that spell one trial differently -- ``{"p": 0.3}`` and ``{}`` with default p = 0.3, or the scenario
+    object -- share one cached result; their seeds are equal because paired seeds ignore the setting),
+    else the setting's flat parameters ``canon_json`` (a dict as given, a scenario's ``to_params()``:
+    a scenario and its equal dict share one entry)."""
     if not isinstance(fn, Trial) or not paired:
         return canon_json
-    return _canonical_json(fn.cache_params(dict(setting)), "fn.cache_params(setting)")
+    given = setting if isinstance(setting, ScenarioBase) else dict(setting)
+    return _canonical_json(fn.cache_params(given), "fn.cache_params(setting)")
 
 
 def _cache_material(fn_id, params_json, trial, seed, paired, fingerprint) -> dict:
@@ -514,16 +524,22 @@ def _iter_dask(fn, tasks, client):
 # --------------------------------------------------------------------------
 # public runner
 # --------------------------------------------------------------------------
-def _validate_settings(settings) -> tuple[list[dict], list[str]]:
+def _validate_settings(settings) -> tuple[list, list[dict], list[str]]:
+    """``(settings as fn receives them, their flat parameter dicts, their canonical JSON)``: a dict
+    setting is copied; a scenario setting stays itself, flat as its ``to_params()``."""
     if isinstance(settings, Mapping) or not isinstance(settings, Sequence) or isinstance(settings, str):
-        raise ValueError("settings must be a non-empty list of dicts (e.g. from expand_grid), "
+        raise ValueError("settings must be a non-empty list of dicts or scenarios (e.g. from expand_grid), "
                          f"got {type(settings).__name__}")
     if len(settings) == 0:
-        raise ValueError("settings must be a non-empty list of dicts, got an empty list")
-    out, seen = [], {}
+        raise ValueError("settings must be a non-empty list of dicts or scenarios, got an empty list")
+    out, flat, seen = [], [], {}
     for i, s in enumerate(settings):
-        if not isinstance(s, Mapping):
-            raise ValueError(f"settings[{i}] must be a dict, got {type(s).__name__}")
+        if isinstance(s, ScenarioBase):
+            s, given = s.to_params(), s
+        elif isinstance(s, Mapping):
+            given = dict(s)
+        else:
+            raise ValueError(f"settings[{i}] must be a dict or a scenario (ScenarioBase), got {type(s).__name__}")
         for k in s:
             if not isinstance(k, str) or not k:
                 raise ValueError(f"settings[{i}] keys must be non-empty str, got {k!r}")
@@ -533,8 +549,9 @@ def _validate_settings(settings) -> tuple[list[dict], list[str]]:
         if canon in seen:
             raise ValueError(f"settings[{i}] duplicates settings[{seen[canon]}]: {canon}")
         seen[canon] = i
-        out.append(dict(s))
-    return out, list(seen)
+        out.append(given)
+        flat.append(dict(s))
+    return out, flat, list(seen)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -599,13 +616,19 @@ def run_sweep(
     ----------
     fn
         ``fn(params, rng_seed) -> {metric: scalar}``; a module-level (picklable)
-        function.  ``params`` is a copy of one setting; ``rng_seed`` is the
+        function.  ``params`` is a copy of one dict setting, or a scenario setting
+        itself (not rebuilt: its trial uses it as it is); ``rng_seed`` is the
         trial's :class:`numpy.random.SeedSequence` (see :func:`trial_seed`).
         Metric values must be int, float, bool, str or None (numpy scalars are
         converted).  ``fn`` must be deterministic given its arguments.
     settings
         Non-empty list of parameter dicts (JSON-serializable values, no
-        duplicates, key ``"trial"`` reserved), e.g. from :func:`expand_grid`.
+        duplicates, key ``"trial"`` reserved), e.g. from :func:`expand_grid`, or
+        of scenario objects (:class:`~simlib.papers.contract.ScenarioBase`
+        instances, built and so checked once by the caller): ``fn`` receives the
+        scenario itself, and its flat parameters ``scenario.to_params()`` are its
+        columns, its hash (``paired=False``) and its cache key, so a scenario and
+        the equal dict share one cache entry.
     trials
         Number of trials per setting (>= 1); trial indices are ``0..trials-1``.
     seed
@@ -647,7 +670,7 @@ def run_sweep(
     """
     if not callable(fn):
         raise ValueError(f"fn must be a callable fn(params, rng_seed) -> dict, got {fn!r}")
-    settings, canon = _validate_settings(settings)
+    settings, flat, canon = _validate_settings(settings)
     trials = check_int("trials", trials, lo=1)
     seed = check_int("seed", seed, lo=0)
     if not isinstance(executor, Executor):
@@ -683,9 +706,9 @@ def run_sweep(
         else:
             check_dask_nodes(client)
     try:
-        return _run_sweep(_Sweep(fn=fn, settings=settings, canon=canon, trials=trials, seed=seed, paired=paired,
-                                 cache_dir=cache_dir, executor=executor.kind, workers=workers, client=client,
-                                 progress=progress, desc=desc, progress_callback=progress_callback))
+        return _run_sweep(_Sweep(fn=fn, settings=settings, flat=flat, canon=canon, trials=trials, seed=seed,
+                                 paired=paired, cache_dir=cache_dir, executor=executor.kind, workers=workers,
+                                 client=client, progress=progress, desc=desc, progress_callback=progress_callback))
     finally:
         if own_client is not None:
             own_client.close()
@@ -693,9 +716,11 @@ def run_sweep(
 
 @dataclasses.dataclass(frozen=True)
 class _Sweep:
-    """A validated :func:`run_sweep` call (``canon``: the settings' canonical JSON, the cache key's part)."""
+    """A validated :func:`run_sweep` call (``settings`` as ``fn`` receives them, ``flat`` their parameter
+    dicts (the frame's columns), ``canon`` their canonical JSON, the cache key's part)."""
     fn: Callable
     settings: list
+    flat: list
     canon: list
     trials: int
     seed: int
@@ -710,7 +735,8 @@ class _Sweep:
 
 
 def _run_sweep(sw: _Sweep) -> pd.DataFrame:
-    fn, settings, canon, trials, seed, paired = sw.fn, sw.settings, sw.canon, sw.trials, sw.seed, sw.paired
+    fn, settings, flat, canon = sw.fn, sw.settings, sw.flat, sw.canon
+    trials, seed, paired = sw.trials, sw.seed, sw.paired
     cache_dir, progress_callback = sw.cache_dir, sw.progress_callback
     if cache_dir is not None:
         cache_dir = Path(cache_dir)
@@ -738,7 +764,7 @@ def _run_sweep(sw: _Sweep) -> pd.DataFrame:
             twins[k] = []
             results[k] = _load_cached(cache_dir / f"{ck}.json", materials[k])
         if results[k] is None:
-            tasks.append((k, (settings[i], trial_seed(seed, t, settings[i], paired))))
+            tasks.append((k, (settings[i], trial_seed(seed, t, flat[i], paired))))
     for k, later in twins.items():
         for k2 in later:
             results[k2] = results[k]
@@ -785,7 +811,7 @@ def _run_sweep(sw: _Sweep) -> pd.DataFrame:
     finally:
         bar.close()
 
-    return _assemble(settings, keys, results)
+    return _assemble(flat, keys, results)
 
 
 def _assemble(settings: list[dict], keys, results) -> pd.DataFrame:

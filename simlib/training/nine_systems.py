@@ -1,11 +1,12 @@
 """Seed 002 §5 in full (notebook 22): every system of Table 1 on the simulated cluster, replayed through
 training, with the accuracy curve (Fig. 7) and a 1-worker baseline (Fig. 11).
 
-A setting is a :class:`~simlib.training.train_command.TrainScenario` (``python -m simlib train``'s
-flat parameters: ``scheme``, ``n``, ``hl``, ``p`` = group size P in workers, ...) plus
-``curve_every_s``; or, for Fig. 11's baseline, ``scheme = "single"`` with ``n = 1``: one worker running
-local SGD with no synchronization (decision RP14), the same training values, its compute times those
-of worker 0 of an ``n``-worker run of the trace with the same seed.
+A setting is a :class:`SystemSetting`: a :class:`~simlib.training.train_command.TrainScenario`
+(``python -m simlib train``'s flat parameters: ``scheme``, ``n``, ``hl``, ``p`` = group size P in
+workers, ...) plus ``curve_every_s`` and ``early_stop``; or, for Fig. 11's baseline, ``scheme =
+"single"`` with ``n = 1``: one worker running local SGD with no synchronization (decision RP14), the
+same training values, its compute times those of worker 0 of an ``n``-worker run of the trace with
+the same seed.  :func:`trial` takes the setting or its flat dict, and checks it there, once.
 
 Units: seconds.  :data:`ARMS` names Table 1's columns (its order) plus selective reduce.
 """
@@ -13,20 +14,22 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.validate import check_real
 from simlib.papers.cluster_scenario import simulate
+from simlib.papers.contract import ParamError, ScenarioBase, param, param_group
 from simlib.runtime.log import ScheduleLog
 from simlib.runtime.metrics import update_times
 from simlib.training.time_to_accuracy import replay_curve, replay_to_target, staged_replay
-from simlib.training.train_command import TrainScenario
+from simlib.training.train_command import TRAIN_SCHEMES, TrainScenario
 from simlib.workloads.traces import load_trace
 
-__all__ = ["ARMS", "SINGLE", "arm_label", "curve_column", "single_worker_log", "trial", "update_instants",
-           "per_update_trial", "evidence_sweeps"]
+__all__ = ["ARMS", "SINGLE", "SystemSetting", "simulated_system", "arm_label", "curve_column", "single_worker_log",
+           "trial", "update_instants", "per_update_trial", "evidence_sweeps"]
 
 #: Table 1's columns in the paper's order (label -> (scheme, group size P or None)), then 000's
 #: selective reduce (P = its minimum group), the row no paper has.
@@ -73,7 +76,53 @@ def single_worker_log(trace: str, duration: float, seed, bandwidth: float = 1e10
     return ScheduleLog(n=1, duration=duration, bandwidth=np.array([float(bandwidth)]), compute_end=[ends])
 
 
-def trial(params: dict, seed) -> dict:
+@dataclass(frozen=True)
+class SystemSetting(ScenarioBase):
+    """One setting of :func:`trial`: a system (:class:`~simlib.training.train_command.TrainScenario`'s
+    parameters, flat) and how the trial reports it.  ``scheme = "single"`` (:data:`SINGLE`, with
+    ``n = hl = 1``) is Fig. 11's 1-worker baseline: ``single`` is then True and ``system`` holds its
+    training values as those of a 2-worker all-reduce run, which checks them (RP14); ``to_params()``
+    gives the flat setting back."""
+
+    system: TrainScenario = param_group(TrainScenario)
+    curve_every_s: float = param(10.0, lo=0.0, lo_open=True, unit="s",
+                                 help="simulated seconds between two points of the test-accuracy curve (Fig. 7)")
+    early_stop: bool = param(False, chosen="RP16",
+                             help="simulate in two stages and stop the replay once the target and the problem's "
+                                  "ladder are reached (RP16; the times to target are the full run's)")
+    single: bool = False        # set by from_params for scheme "single"; not a parameter
+
+    @classmethod
+    def from_params(cls, params: dict):
+        if "single" in params:
+            raise ParamError("single", "single is not a parameter: give scheme = 'single' (with n = hl = 1)")
+        if params.get("scheme") != SINGLE:
+            return super().from_params(params)
+        if params.get("n", 1) != 1 or params.get("hl", 1) != 1:
+            raise ParamError("n", f"scheme {SINGLE!r} is one worker: n and hl must be 1, got n = {params.get('n')}, "
+                                  f"hl = {params.get('hl')}")
+        setting = super().from_params({**params, "scheme": "allreduce", "n": 2, "p": 1})
+        object.__setattr__(setting, "single", True)      # frozen; built and checked once above
+        return setting
+
+    def to_params(self) -> dict:
+        out = super().to_params()
+        del out["single"]
+        return {**out, "scheme": SINGLE, "n": 1} if self.single else out
+
+
+def simulated_system(params: SystemSetting | dict) -> TrainScenario:
+    """The system a :class:`SystemSetting` (or its flat dict, built and checked here) simulates: its
+    :class:`~simlib.training.train_command.TrainScenario`.  The 1-worker baseline simulates no cluster (a
+    :class:`~simlib.papers.contract.ParamError` naming ``scheme``)."""
+    setting = SystemSetting.of(params)
+    if setting.single:
+        raise ParamError("scheme", f"scheme must be a system of the simulated cluster ({', '.join(TRAIN_SCHEMES)}), "
+                                   f"not the 1-worker baseline {SINGLE!r}")
+    return setting.system
+
+
+def trial(params: SystemSetting | dict, seed) -> dict:
     """One system's run replayed through training.
 
     Returns ``time_to_target_s`` (NaN if never reached), ``updates_to_target`` (002's "#update": syncs,
@@ -89,29 +138,20 @@ def trial(params: dict, seed) -> dict:
     ``final_acc`` are then those where the replay stopped, and the curve is NaN after it.  The
     1-worker baseline always runs to its end.
     """
-    params = dict(params)
-    every = check_real("curve_every_s", params.pop("curve_every_s", 10.0), 0.0, lo_open=True)
-    early_stop = params.pop("early_stop", False)
-    if not isinstance(early_stop, (bool, np.bool_)):
-        raise ValueError(f"early_stop must be a bool, got {early_stop!r}")
+    setting = SystemSetting.of(params)      # a SystemSetting as it is; a flat dict is built (and checked) here
+    ts, every, early_stop = setting.system, setting.curve_every_s, setting.early_stop
     seed = as_seed_sequence(seed)
-    if params.get("scheme") == SINGLE:
-        if params.get("n", 1) != 1 or params.get("hl", 1) != 1:
-            raise ValueError(f"scheme {SINGLE!r} is one worker: n and hl must be 1, got n = {params.get('n')}, "
-                             f"hl = {params.get('hl')}")
-        # the training values are checked as those of a 2-worker all-reduce run
-        ts = TrainScenario.from_params({**params, "scheme": "allreduce", "n": 2, "p": 1})
+    if setting.single:
         log = single_worker_log(ts.trace, ts.duration_s, seed)
     else:
-        ts = TrainScenario.from_params(params)
-        tp = dataclasses.replace(ts.training(), early_stop=bool(early_stop))
+        tp = dataclasses.replace(ts.training(), early_stop=early_stop)
+        sc = ts.scenario()
         if early_stop:      # RP16: the same rows as the full run up to the stop, at a fraction of the cost
-            sc = ts.scenario()
             log, curve = staged_replay(lambda d: simulate(dataclasses.replace(sc, duration_s=d), seed),
                                        sc.duration_s, tp, seed)
         else:
-            log = simulate(ts.scenario(), seed)
-    if params.get("scheme") == SINGLE or not early_stop:
+            log = simulate(sc, seed)
+    if setting.single or not early_stop:
         tp = ts.training()
         curve = replay_curve(log, tp, seed)
     reached, row = replay_to_target(log, tp, seed, curve=curve)
@@ -149,11 +189,10 @@ def update_instants(log: ScheduleLog) -> np.ndarray:
 def per_update_trial(params: dict, seed) -> dict:
     """A system's time per update from its schedule alone, no training replay (the 002 paper profile's
     search, decision PR16): ``per_update_s`` = (last update − first update) / (updates − 1), the mean
-    gap between consecutive updates (NaN with fewer than 2), and ``run_updates``.  ``params`` are
-    ``python -m simlib train``'s (:class:`~simlib.training.train_command.TrainScenario`); the training
-    values are ignored."""
-    ts = TrainScenario.from_params({k: v for k, v in params.items() if k != "curve_every_s"})
-    t = update_instants(simulate(ts.scenario(), as_seed_sequence(seed)))
+    gap between consecutive updates (NaN with fewer than 2), and ``run_updates``.  ``params`` is a
+    :class:`SystemSetting` or its flat dict (:func:`simulated_system`); the training values and
+    ``curve_every_s`` are not used."""
+    t = update_instants(simulate(simulated_system(params).scenario(), as_seed_sequence(seed)))
     gap = float((t[-1] - t[0]) / (t.size - 1)) if t.size >= 2 else float("nan")
     return {"per_update_s": gap, "run_updates": float(t.size)}
 

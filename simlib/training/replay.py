@@ -532,108 +532,210 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         mdl = model
     else:
         raise ValueError(f"model must be one of {list(MODELS)} or a model object, got {model!r}")
-    grad = getattr(mdl, "_grad", mdl.grad)
 
     limit = (contextlib.nullcontext() if numerics.blas_threads is None
              else threadpool_limits(limits=numerics.blas_threads, user_api="blas"))
     with limit:
         sy = _parse_syncs(n, duration, ends, list(log.syncs), unfinished)
-
-        Xtr, ytr, N = problem.X_train.astype(ft), problem.y_train, problem.y_train.size
-        Xte, yte = problem.X_test.astype(ft), problem.y_test
-        if data == "iid":
-            batches = [minibatch_indices(root, w, N, batch_size, ends[w].size) for w in range(n)]
-        else:
-            batches = [sh[minibatch_indices(root, w, sh.size, batch_size, ends[w].size)]
-                       for w, sh in enumerate(shards(root, N, n))]
-        x_init = init_params(root, mdl)
-        x0 = x_init.astype(ft)
-        params = np.tile(x0, (n, 1))
-        step = ft.type(lr)
-
-        n_eval = int(math.floor(duration / eval_every_s * (1 + 1e-12)))
-        times = [k * eval_every_s for k in range(n_eval + 1) if k * eval_every_s <= duration]
-        if times[-1] < duration:
-            times.append(duration)
-        logits = getattr(mdl, "_logits", None)
-        te_rows = np.arange(yte.size)
-
-        def loss_acc(x):
-            if logits is None:
-                return mdl.loss_acc(x, Xte, yte)
-            Z = logits(x[None], Xte[None])[0].astype(float)
-            Z -= Z.max(axis=1, keepdims=True)
-            loss = float(np.log(np.exp(Z).sum(axis=1)).mean() - Z[te_rows, yte].mean())
-            return loss, float((Z.argmax(axis=1) == yte).mean())
-
-        task = _Task(grad, Xtr, ytr, batches, x_init, x0, step, times, loss_acc, stop_acc, momentum)
+        task = _make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_every_s, data, stop_acc,
+                          momentum)
         if rule == "gradient":
             return _replay_gradient(n, ends, log.syncs, sy, task, numerics.one_at_a_time, bool(fresh_gradients))
         ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
-        rows = []
-        calls = iters = nsync = 0
-        next_k = [0] * n                    # next local iteration of each worker
-        pend_w: list[int] = []              # pending local steps (distinct workers)
-        pending: set[int] = set()
-        sync_batch: list[int] = []          # pending syncs: no member is a target of an earlier one
-        sb_read: set[int] = set()
-        sb_write: set[int] = set()
-        ptr, tptr = sy.ptr.tolist(), sy.tptr.tolist()
-        mem_l, tgt_l, apply_l = sy.mem.tolist(), sy.tgt.tolist(), sy.apply.tolist()
-        klen = np.diff(sy.ptr)
-        w_f = sy.w.astype(ft)
-        c_f = sy.c.astype(ft)
-        pair = (klen == 2) & (sy.c == 0)
-        comp_l = _computing(log.syncs)
-        snap: dict[int, np.ndarray] = {}    # worker -> gradient of its next step, taken before a sync (RP13)
-        mom = ft.type(momentum)
-        vel = np.zeros_like(params) if momentum else None     # each replica's velocity (RP21)
+        reps = _Replicas(n, sy, _computing(log.syncs), task, numerics.one_at_a_time)
+        _drive(zip(ev_t.tolist(), ev_kind.tolist(), ev_id.tolist()), (reps.compute_end, reps.sync), reps, task)
+        curve = _curve(reps.rows)
+    return ReplayResult(curve=curve, final_params=reps.params, x_init=task.x_init, grad_calls=reps.calls,
+                        final_model=reps.params.mean(axis=0))
 
-        def sgd(rows, g):
-            """Local SGD steps of replicas ``rows`` with gradients ``g`` (with momentum: each one's velocity)."""
-            if vel is None:
-                params[rows] -= step * g
-            else:
-                vel[rows] = mom * vel[rows] + g
-                params[rows] -= step * vel[rows]
 
-        def snapshot(ws):
-            nonlocal calls
-            ws = [w for w in ws if w not in snap and next_k[w] < batches[w].shape[0]]
-            if not ws:
-                return
-            calls += 1
-            snap.update(zip(ws, task.grads(params, ws, [next_k[w] for w in ws])))
+def _make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_every_s, data, stop_acc,
+               momentum) -> _Task:
+    """The :class:`_Task` of a replay whose arguments :func:`replay` checked: the data in dtype ``ft``,
+    each worker's minibatches (``data``: iid or its shard), ``x_init`` from ``root``, the evaluation
+    times (every ``eval_every_s`` s from 0, and ``duration``) and the test loss/accuracy function."""
+    n = len(ends)
+    Xtr, ytr, N = problem.X_train.astype(ft), problem.y_train, problem.y_train.size
+    Xte, yte = problem.X_test.astype(ft), problem.y_test
+    if data == "iid":
+        batches = [minibatch_indices(root, w, N, batch_size, ends[w].size) for w in range(n)]
+    else:
+        batches = [sh[minibatch_indices(root, w, sh.size, batch_size, ends[w].size)]
+                   for w, sh in enumerate(shards(root, N, n))]
+    x_init = init_params(root, mdl)
+    x0 = x_init.astype(ft)
+    n_eval = int(math.floor(duration / eval_every_s * (1 + 1e-12)))
+    times = [k * eval_every_s for k in range(n_eval + 1) if k * eval_every_s <= duration]
+    if times[-1] < duration:
+        times.append(duration)
+    logits = getattr(mdl, "_logits", None)
+    te_rows = np.arange(yte.size)
 
-        def flush_grads():
-            nonlocal calls
-            if not pend_w:
-                return
-            sgd(np.array(pend_w), task.grads(params, pend_w, [next_k[w] - 1 for w in pend_w]))
-            calls += 1
-            pend_w.clear()
-            pending.clear()
+    def loss_acc(x):
+        if logits is None:
+            return mdl.loss_acc(x, Xte, yte)
+        Z = logits(x[None], Xte[None])[0].astype(float)
+        Z -= Z.max(axis=1, keepdims=True)
+        loss = float(np.log(np.exp(Z).sum(axis=1)).mean() - Z[te_rows, yte].mean())
+        return loss, float((Z.argmax(axis=1) == yte).mean())
 
-        def flush_syncs():
-            """Apply the pending syncs: every new replica is computed from the replicas before the
-            batch, then written (the batch's targets are distinct and no member of a later sync
-            is a target of an earlier one, so this equals applying them one by one)."""
-            if not sync_batch:
+    return _Task(getattr(mdl, "_grad", mdl.grad), Xtr, ytr, batches, x_init, x0, ft.type(lr), times, loss_acc,
+                 stop_acc, momentum)
+
+
+def _drive(events, handlers, state, task: _Task) -> None:
+    """Run ``events`` (time, kind, id) through ``handlers[kind](time, id)`` of ``state``, evaluating
+    the model (``state.evaluate``) at each of ``task.times`` once every event up to it is handled
+    (the state at ``t`` includes every event at time ``<= t``); ``state.settle()`` after the last
+    event; the replay stops at the first evaluation that meets ``task.stop`` (RP16)."""
+    times, rows = task.times, state.rows
+    ei, n_times = 0, len(times)
+    for t, kd, a in events:
+        while ei < n_times and t > times[ei]:
+            state.evaluate(times[ei])
+            ei += 1
+            if task.stop(rows):
                 return
-            recs = np.array(sync_batch)
-            if pair[recs].all():            # merges of two replicas without an x_init share
-                j0 = sy.ptr[recs]
-                new = w_f[j0, None] * params[sy.mem[j0]]
-                new += w_f[j0 + 1, None] * params[sy.mem[j0 + 1]]
-                params[sy.tgt[sy.tptr[recs]]] = new
-                two = sy.tptr[recs + 1] - sy.tptr[recs] == 2
-                if two.any():
-                    params[sy.tgt[sy.tptr[recs[two]] + 1]] = new[two]
-                sync_batch.clear()
-                sb_read.clear()
-                sb_write.clear()
-                return
-            ks = klen[recs]
+        handlers[kd](t, a)
+    state.settle()
+    while ei < n_times:
+        state.evaluate(times[ei])
+        ei += 1
+        if task.stop(rows):
+            return
+
+
+class _Replicas:
+    """The ``"average"`` rule's state: every worker's replica (``params``, (n, d)) and velocity
+    (``vel``, RP21), each worker's next iteration, and the work held back to be batched: local steps
+    of distinct workers (``pend_w``) and syncs none of whose members an earlier one of them wrote
+    (``batch``; ``read``: their members, ``write``: their targets).  ``snap``: the gradients of
+    ``computing`` members taken before a sync (RP13).  Counters: ``calls`` (vectorized gradient
+    calls), ``iters`` (local steps), ``nsync`` (syncs launched); ``rows`` the curve so far."""
+
+    __slots__ = ("task", "sy", "computing", "one_at_a_time", "params", "step", "mom", "vel", "next_k", "pend_w",
+                 "pending", "batch", "read", "write", "snap", "calls", "iters", "nsync", "rows", "ptr", "tptr",
+                 "mem_l", "tgt_l", "apply_l", "klen", "w_f", "c_f", "pair")
+
+    def __init__(self, n: int, sy: _Syncs, computing: list | None, task: _Task, one_at_a_time: bool):
+        x0 = task.x0
+        ft = x0.dtype
+        self.task, self.sy, self.computing, self.one_at_a_time = task, sy, computing, one_at_a_time
+        self.params = np.tile(x0, (n, 1))
+        self.step = task.step
+        self.mom = ft.type(task.momentum)
+        self.vel = np.zeros_like(self.params) if task.momentum else None
+        self.next_k = [0] * n
+        self.pend_w: list[int] = []
+        self.pending: set[int] = set()
+        self.batch: list[int] = []
+        self.read: set[int] = set()
+        self.write: set[int] = set()
+        self.snap: dict[int, np.ndarray] = {}
+        self.calls = self.iters = self.nsync = 0
+        self.rows: list = []
+        self.ptr, self.tptr = sy.ptr.tolist(), sy.tptr.tolist()
+        self.mem_l, self.tgt_l, self.apply_l = sy.mem.tolist(), sy.tgt.tolist(), sy.apply.tolist()
+        self.klen = np.diff(sy.ptr)
+        self.w_f = sy.w.astype(ft)
+        self.c_f = sy.c.astype(ft)
+        self.pair = (self.klen == 2) & (sy.c == 0)
+
+    # ---- the events
+    def compute_end(self, t, a):
+        """Worker ``a`` ends a local iteration: its SGD step (on a gradient taken before a sync, or
+        held back to be batched with other workers')."""
+        if a in self.pending:
+            self.flush_grads()
+        if a in self.read:
+            self.flush_syncs()
+        self.next_k[a] += 1
+        self.iters += 1
+        if a in self.snap:
+            self._sgd(a, self.snap.pop(a))
+            return
+        self.pend_w.append(a)
+        self.pending.add(a)
+        if self.one_at_a_time:
+            self.flush_grads()
+
+    def sync(self, t, a):
+        """Record ``a`` launches: held back to be batched with the syncs before it, unless it reads a
+        replica one of them writes (or a pending step changes); unfinished under "drop": counted only."""
+        self.nsync += 1
+        if not self.apply_l[a]:
+            return
+        ptr, tptr, computing = self.ptr, self.tptr, self.computing
+        members = self.mem_l[ptr[a]:ptr[a + 1]]
+        if not self.pending.isdisjoint(members):
+            self.flush_grads()
+        write = self.write
+        if not write.isdisjoint(members):
+            self.flush_syncs()
+        if computing is not None and computing[a]:
+            self._snapshot(computing[a])
+        self.batch.append(a)
+        self.read.update(members)
+        write.update(self.tgt_l[tptr[a]:tptr[a + 1]])
+        if self.one_at_a_time:
+            self.flush_syncs()
+
+    def evaluate(self, t):
+        """Apply what is held back, then evaluate the average model at ``t`` (s)."""
+        self.settle()
+        loss, acc = self.task.loss_acc(self.params.mean(axis=0))
+        self.rows.append((t, self.iters, self.nsync, loss, acc))
+
+    def settle(self):
+        self.flush_syncs()
+        self.flush_grads()
+
+    # ---- the held-back work
+    def _sgd(self, rows, g):
+        """Local SGD steps of replicas ``rows`` with gradients ``g`` (with momentum: each one's velocity)."""
+        if self.vel is None:
+            self.params[rows] -= self.step * g
+        else:
+            self.vel[rows] = self.mom * self.vel[rows] + g
+            self.params[rows] -= self.step * self.vel[rows]
+
+    def _snapshot(self, ws):
+        """The gradients of the next steps of ``ws`` (computing members of a sync) on their replicas now."""
+        next_k = self.next_k
+        ws = [w for w in ws if w not in self.snap and next_k[w] < self.task.batches[w].shape[0]]
+        if not ws:
+            return
+        self.calls += 1
+        self.snap.update(zip(ws, self.task.grads(self.params, ws, [next_k[w] for w in ws])))
+
+    def flush_grads(self):
+        """The held-back local steps: one batched gradient call."""
+        pend_w = self.pend_w
+        if not pend_w:
+            return
+        self._sgd(np.array(pend_w), self.task.grads(self.params, pend_w, [self.next_k[w] - 1 for w in pend_w]))
+        self.calls += 1
+        pend_w.clear()
+        self.pending.clear()
+
+    def flush_syncs(self):
+        """Apply the held-back syncs: every new replica is computed from the replicas before the
+        batch, then written (the batch's targets are distinct and no member of a later sync
+        is a target of an earlier one, so this equals applying them one by one)."""
+        if not self.batch:
+            return
+        sy, params, w_f = self.sy, self.params, self.w_f
+        recs = np.array(self.batch)
+        if self.pair[recs].all():            # merges of two replicas without an x_init share
+            j0 = sy.ptr[recs]
+            new = w_f[j0, None] * params[sy.mem[j0]]
+            new += w_f[j0 + 1, None] * params[sy.mem[j0 + 1]]
+            params[sy.tgt[sy.tptr[recs]]] = new
+            two = sy.tptr[recs + 1] - sy.tptr[recs] == 2
+            if two.any():
+                params[sy.tgt[sy.tptr[recs[two]] + 1]] = new[two]
+        else:
+            ks = self.klen[recs]
             outs = []
             for kv in np.unique(ks).tolist():
                 rs = recs[ks == kv]
@@ -645,75 +747,17 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
                         new += W[:, j, None] * params[idx[:, j]]
                 else:
                     new = np.matmul(W[:, None, :], params[idx])[:, 0]
-                cs = c_f[rs]
+                cs = self.c_f[rs]
                 if cs.any():
-                    new += cs[:, None] * x0
+                    new += cs[:, None] * self.task.x0
                 tl = sy.tptr[rs + 1] - sy.tptr[rs]
                 tpos = np.repeat(sy.tptr[rs] - np.cumsum(tl) + tl, tl) + np.arange(tl.sum())
                 outs.append((sy.tgt[tpos], np.repeat(new, tl, axis=0)))
             for tg, vals in outs:
                 params[tg] = vals
-            sync_batch.clear()
-            sb_read.clear()
-            sb_write.clear()
-
-        def evaluate(t):
-            loss, acc = loss_acc(params.mean(axis=0))
-            rows.append((t, iters, nsync, loss, acc))
-
-        ei, n_times = 0, len(times)
-        stopped = False
-        for t, kd, a in zip(ev_t.tolist(), ev_kind.tolist(), ev_id.tolist()):
-            while ei < n_times and t > times[ei]:
-                flush_syncs()
-                flush_grads()
-                evaluate(times[ei])
-                ei += 1
-                stopped = task.stop(rows)
-                if stopped:
-                    break
-            if stopped:
-                break
-            if kd == 0:
-                if a in pending:
-                    flush_grads()
-                if a in sb_read:
-                    flush_syncs()
-                next_k[a] += 1
-                if a in snap:
-                    sgd(a, snap.pop(a))
-                    iters += 1
-                    continue
-                pend_w.append(a)
-                pending.add(a)
-                iters += 1
-                if numerics.one_at_a_time:
-                    flush_grads()
-                continue
-            nsync += 1
-            if not apply_l[a]:
-                continue
-            members = mem_l[ptr[a]:ptr[a + 1]]
-            if not pending.isdisjoint(members):
-                flush_grads()
-            if not sb_write.isdisjoint(members):
-                flush_syncs()
-            if comp_l is not None and comp_l[a]:
-                snapshot(comp_l[a])
-            sync_batch.append(a)
-            sb_read.update(members)
-            sb_write.update(tgt_l[tptr[a]:tptr[a + 1]])
-            if numerics.one_at_a_time:
-                flush_syncs()
-        flush_syncs()
-        flush_grads()
-        while ei < n_times and not stopped:
-            evaluate(times[ei])
-            ei += 1
-            stopped = task.stop(rows)
-        curve = _curve(rows)
-    return ReplayResult(curve=curve, final_params=params, x_init=x_init, grad_calls=calls,
-                        final_model=params.mean(axis=0))
+        self.batch.clear()
+        self.read.clear()
+        self.write.clear()
 
 
 def _curve(rows) -> pd.DataFrame:
@@ -733,7 +777,18 @@ def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time, f
     remembered minibatches' gradients on ``x_s`` as it was before the first record applied at that
     instant (one batched call), so no gradient is stale.  With ``task.momentum`` μ the server keeps a
     velocity: an update (the records applied at one instant, RP21) does ``v <- μ v + Σ d``, ``x_s -= lr v``."""
-    times, step, loss_acc, x0 = task.times, task.step, task.loss_acc, task.x0
+    events = _gradient_events(n, ends, records, sy, task.times)
+    srv = _Server(n, sy, task, one_at_a_time, fresh)
+    _drive(events, (srv.compute_end, srv.apply, srv.pull), srv, task)
+    return ReplayResult(curve=_curve(srv.rows), final_params=srv.params, x_init=task.x_init, grad_calls=srv.calls,
+                        final_model=srv.xs)
+
+
+def _gradient_events(n, ends, records, sy: _Syncs, times) -> zip:
+    """The gradient rule's events in order, (time, kind, id): kind 0 a compute end (id: worker), 1 a
+    record's apply at its ``apply`` time (default its launch), 2 its targets' pull (after every
+    apply at that instant); checks that each applied record falls between its members'
+    ``iterations[j]``-th compute ends and the next ones, without ties."""
     S = len(records)
     applied = np.array([r.weights is not None for r in records], dtype=bool)
     pulled = applied & sy.apply              # unfinished="drop": the update stands, the pull did not arrive
@@ -773,112 +828,126 @@ def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time, f
         i = rec_of[_first(bad)]
         raise ValueError(f"log.syncs[{i}] (apply {at[i]}) ties with a compute end of a member; the order is "
                          "ambiguous")
+    return zip(ev_t[order].tolist(), ev_k[order].tolist(), ev_id[order].tolist())
 
-    ft = x0.dtype
-    params = np.tile(x0, (n, 1))
-    xs = x0.copy()
-    acc = np.zeros_like(params)
-    w_f = sy.w.astype(ft)
-    next_k = [0] * n
-    pend: list[int] = []
-    pending: set[int] = set()
-    rows = []
-    calls = iters = nupd = 0
-    last_upd = None
-    fresh_k: list[list[int]] = [[] for _ in range(n)]     # fresh: each worker's minibatches awaiting an apply
-    mom = ft.type(task.momentum)
-    vel_s = np.zeros_like(xs) if task.momentum else None   # the server's velocity (RP21)
-    snap_t, snap = None, xs
 
-    def fresh_step(lo, hi):
+class _Server:
+    """The ``"gradient"`` rule's state: the global model ``xs`` (d,) and the server's velocity
+    (``vel_s``, RP21), every worker's replica (``params``, (n, d), the model it last pulled) and
+    gradient accumulator (``acc``), its next iteration, the compute ends held back to be batched
+    (``pend``) and, with fresh gradients (RP20), each worker's minibatches awaiting an apply
+    (``fresh_k``) and the global model they are taken on (``snap``, copied at ``snap_t``).
+    Counters: ``calls``, ``iters`` (local steps), ``nupd`` (updates of ``xs``); ``rows`` the curve."""
+
+    __slots__ = ("sy", "task", "one_at_a_time", "fresh", "step", "params", "xs", "acc", "w_f", "next_k", "pend",
+                 "pending", "rows", "calls", "iters", "nupd", "last_upd", "fresh_k", "mom", "vel_s", "snap_t", "snap")
+
+    def __init__(self, n: int, sy: _Syncs, task: _Task, one_at_a_time: bool, fresh: bool):
+        x0 = task.x0
+        ft = x0.dtype
+        self.sy, self.task, self.one_at_a_time, self.fresh = sy, task, one_at_a_time, fresh
+        self.step = task.step
+        self.params = np.tile(x0, (n, 1))
+        self.xs = x0.copy()
+        self.acc = np.zeros_like(self.params)
+        self.w_f = sy.w.astype(ft)
+        self.next_k = [0] * n
+        self.pend: list[int] = []
+        self.pending: set[int] = set()
+        self.rows: list = []
+        self.calls = self.iters = self.nupd = 0
+        self.last_upd = None
+        self.fresh_k: list[list[int]] = [[] for _ in range(n)]
+        self.mom = ft.type(task.momentum)
+        self.vel_s = np.zeros_like(self.xs) if task.momentum else None
+        self.snap_t, self.snap = None, self.xs
+
+    # ---- the events
+    def compute_end(self, t, a):
+        """Worker ``a`` ends a local iteration: its gradient is held back to be batched (fresh: its
+        minibatch is remembered)."""
+        if self.fresh:
+            self.fresh_k[a].append(self.next_k[a])
+            self.next_k[a] += 1
+            self.iters += 1
+            return
+        if a in self.pending:
+            self.flush()
+        self.next_k[a] += 1
+        self.pend.append(a)
+        self.pending.add(a)
+        self.iters += 1
+        if self.one_at_a_time:
+            self.flush()
+
+    def apply(self, t, a):
+        """Record ``a`` is applied at ``t``: ``xs -= lr · d`` with ``d`` its members' weighted gradients
+        (with momentum, a new update first takes its momentum step)."""
+        sy, w_f = self.sy, self.w_f
+        lo, hi = sy.ptr[a], sy.ptr[a + 1]
+        if self.fresh:
+            if t != self.snap_t:
+                self.snap_t, self.snap = t, self.xs.copy()
+            d = self._fresh_step(lo, hi)
+        else:
+            members = sy.mem[lo:hi]
+            if not self.pending.isdisjoint(members.tolist()):
+                self.flush()
+            d = w_f[lo:hi] @ self.acc[members]
+            self.acc[members] = 0
+        vel_s = self.vel_s
+        if (w_f[lo:hi] != 0).any() and t != self.last_upd:
+            self.nupd += 1
+            self.last_upd = t
+            if vel_s is not None:             # a new update: its momentum part, once (RP21)
+                self.xs -= self.step * self.mom * vel_s
+                vel_s *= self.mom
+        if vel_s is not None:
+            vel_s += d
+        self.xs -= self.step * d
+
+    def pull(self, t, a):
+        """Record ``a``'s targets pull the global model."""
+        sy = self.sy
+        tg = sy.tgt[sy.tptr[a]:sy.tptr[a + 1]]
+        if not self.pending.isdisjoint(tg.tolist()):
+            self.flush()
+        self.params[tg] = self.xs
+
+    def evaluate(self, t):
+        loss, acc_ = self.task.loss_acc(self.xs)
+        self.rows.append((t, self.iters, self.nupd, loss, acc_))
+
+    def settle(self):
+        self.flush()
+
+    # ---- the held-back work
+    def _fresh_step(self, lo, hi):
         """``Σ_j weights[j] · Σ_k grad(snapshot; batch_{members[j], k})`` over the record's members' remembered
         minibatches (weight 0: dropped), which it forgets."""
+        task, fresh_k = self.task, self.fresh_k
         ws, ks, fac = [], [], []
-        for m, wj in zip(sy.mem[lo:hi].tolist(), w_f[lo:hi]):
+        for m, wj in zip(self.sy.mem[lo:hi].tolist(), self.w_f[lo:hi]):
             if wj != 0:
                 ws += [m] * len(fresh_k[m])
                 ks += fresh_k[m]
                 fac += [wj] * len(fresh_k[m])
             fresh_k[m] = []
         if not ws:
-            return np.zeros_like(xs)
+            return np.zeros_like(self.xs)
         idx = np.stack([task.batches[w][k] for w, k in zip(ws, ks)])
-        g = task.grad(np.tile(snap, (len(ws), 1)), np.take(task.Xtr, idx, axis=0), task.ytr[idx])
-        return np.asarray(fac, dtype=ft) @ g
+        g = task.grad(np.tile(self.snap, (len(ws), 1)), np.take(task.Xtr, idx, axis=0), task.ytr[idx])
+        return np.asarray(fac, dtype=self.xs.dtype) @ g
 
-    def flush():
-        nonlocal calls
+    def flush(self):
+        """The held-back gradients into their workers' accumulators: one batched call."""
+        pend = self.pend
         if not pend:
             return
-        acc[np.array(pend)] += task.grads(params, pend, [next_k[w] - 1 for w in pend])
-        calls += 1
+        self.acc[np.array(pend)] += self.task.grads(self.params, pend, [self.next_k[w] - 1 for w in pend])
+        self.calls += 1
         pend.clear()
-        pending.clear()
-
-    def evaluate(t):
-        loss, acc_ = loss_acc(xs)
-        rows.append((t, iters, nupd, loss, acc_))
-
-    ei, n_times = 0, len(times)
-    stopped = False
-    for t, kd, a in zip(ev_t[order].tolist(), ev_k[order].tolist(), ev_id[order].tolist()):
-        while ei < n_times and t > times[ei]:
-            evaluate(times[ei])
-            ei += 1
-            stopped = task.stop(rows)
-            if stopped:
-                break
-        if stopped:
-            break
-        if kd == 0:
-            if fresh:
-                fresh_k[a].append(next_k[a])
-                next_k[a] += 1
-                iters += 1
-                continue
-            if a in pending:
-                flush()
-            next_k[a] += 1
-            pend.append(a)
-            pending.add(a)
-            iters += 1
-            if one_at_a_time:
-                flush()
-            continue
-        lo, hi = sy.ptr[a], sy.ptr[a + 1]
-        if kd == 1:
-            if fresh:
-                if t != snap_t:
-                    snap_t, snap = t, xs.copy()
-                d = fresh_step(lo, hi)
-            else:
-                members = sy.mem[lo:hi]
-                if not pending.isdisjoint(members.tolist()):
-                    flush()
-                d = w_f[lo:hi] @ acc[members]
-                acc[members] = 0
-            if (w_f[lo:hi] != 0).any() and t != last_upd:
-                nupd += 1
-                last_upd = t
-                if vel_s is not None:             # a new update: its momentum part, once (RP21)
-                    xs -= step * mom * vel_s
-                    vel_s *= mom
-            if vel_s is not None:
-                vel_s += d
-            xs -= step * d
-        else:
-            tg = sy.tgt[sy.tptr[a]:sy.tptr[a + 1]]
-            if not pending.isdisjoint(tg.tolist()):
-                flush()
-            params[tg] = xs
-    if not stopped:
-        flush()
-    while ei < n_times and not stopped:
-        evaluate(times[ei])
-        ei += 1
-        stopped = task.stop(rows)
-    return ReplayResult(curve=_curve(rows), final_params=params, x_init=task.x_init, grad_calls=calls,
-                        final_model=xs)
+        self.pending.clear()
 
 
 # --------------------------------------------------------------------- read-outs

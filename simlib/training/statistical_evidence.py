@@ -39,7 +39,7 @@ from simlib.papers.partial_reduce.table1_claims import paired_arms
 from simlib.runtime.metrics import gradient_staleness
 from simlib.training.replay import Numerics, StepRule, replay, time_to_accuracy
 from simlib.training.params import TrainingParams
-from simlib.training.train_command import TrainScenario
+from simlib.training.nine_systems import simulated_system
 
 __all__ = ["STALENESS_ARMS", "MODES", "steps_to_target", "staleness_trial", "staleness_summary",
            "dynamic_vs_constant", "momentum_effect", "momentum_observation", "evidence_texts", "observations"]
@@ -89,7 +89,7 @@ def _replay(log, tp: TrainingParams, seed, fresh: bool) -> pd.DataFrame:
                   steps=StepRule(momentum=tp.momentum, fresh_gradients=fresh)).curve
 
 
-def staleness_trial(params: dict, seed) -> dict:
+def staleness_trial(params, seed) -> dict:
     """One gradient-rule system (``python -m simlib train``'s ``params``: ``scheme`` ``eager``,
     ``ps-asp``, ``ps-hete``, ``ps-bsp`` or ``ps-backup``) replayed as logged and with fresh gradients.
 
@@ -102,9 +102,10 @@ def staleness_trial(params: dict, seed) -> dict:
     until the stale replay reached the target (or the run's end); and ``curve_gap``, the largest
     |accuracy difference| of the two curves at the evaluations both have.
 
-    Notebook 22's Table 1 keys ``curve_every_s`` and ``early_stop`` are accepted and not used: both
-    replays always stop at the target (RP16's staging above), so a setting can be a Table 1 setting."""
-    ts = TrainScenario.from_params({k: v for k, v in params.items() if k not in ("curve_every_s", "early_stop")})
+    ``params`` is a Table 1 setting (:class:`~simlib.training.nine_systems.SystemSetting` or its flat
+    dict, :func:`~simlib.training.nine_systems.simulated_system`); its ``curve_every_s`` and
+    ``early_stop`` are not used: both replays always stop at the target (RP16's staging above)."""
+    ts = simulated_system(params)
     sc = ts.scenario()
     tp = ts.training()
     target = tp.target()

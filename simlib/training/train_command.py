@@ -68,11 +68,17 @@ class TrainScenario(ScenarioBase):
     def check(self):
         if self.p > self.n:
             raise ParamError("p", f"p must be in [1, n = {self.n}], got {self.p}")
-        self.training()
-        self.scenario()
+        # the replay's configuration and the cluster run, built (and so checked) once, here;
+        # training() and scenario() hand out these objects
+        object.__setattr__(self, "_training", task_of(self))
+        object.__setattr__(self, "_scenario", self._cluster_scenario())
 
     def scenario(self) -> Scenario:
-        """The cluster run this system is (its rules apply: a :class:`ParamError` names the field)."""
+        """The cluster run this system is: built and checked once, when this scenario was (its rules
+        apply there: a :class:`ParamError` names the field)."""
+        return self._scenario
+
+    def _cluster_scenario(self) -> Scenario:
         dynamic = self.scheme == "partial-dynamic"
         return Scenario.from_params(dict(
             scheme="partial" if dynamic else self.scheme, n=self.n, hl=self.hl, hl_slowdown=self.hl_slowdown,
@@ -90,12 +96,13 @@ class TrainScenario(ScenarioBase):
 
     def training(self) -> TrainingParams:
         """The replay's configuration: these training values, the others
-        :data:`~simlib.training.params.TRIAL_DEFAULTS`' (evaluated every second, no early stop)."""
-        return task_of(self)
+        :data:`~simlib.training.params.TRIAL_DEFAULTS`' (evaluated every second, no early stop); built
+        and checked once, when this scenario was."""
+        return self._training
 
 
-def train_trial(params: dict, seed: np.random.SeedSequence) -> dict:
-    """``python -m simlib train``'s trial: the scheme's schedule
+def train_trial(ts: TrainScenario | dict, seed: np.random.SeedSequence) -> dict:
+    """``python -m simlib train``'s trial: scenario ``ts``'s schedule
     (:func:`~simlib.papers.cluster_scenario.simulate`) replayed through training
     (:func:`~simlib.training.time_to_accuracy.trial`, stopping once the target and the problem's ladder
     are reached, RP16): the target used, time to it (s; NaN, printed null, if never reached within the cap
@@ -105,7 +112,7 @@ def train_trial(params: dict, seed: np.random.SeedSequence) -> dict:
     if it was never reached (NaN only without any update)."""
     from simlib.training import time_to_accuracy as tta
 
-    ts = TrainScenario.from_params(params)
+    ts = TrainScenario.of(ts)       # the command's scenario as it is; a flat dict is built here
     tp = dataclasses.replace(ts.training(), early_stop=True)        # RP16
     out, curve = tta.simulate_and_replay(ts.scenario(), tp, seed)
     updates = int(curve["syncs"].iloc[-1])

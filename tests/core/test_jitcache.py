@@ -112,8 +112,8 @@ def test_a_generated_command_announces_the_compilation_of_its_trial(capsys):
     def kernel(n):
         return n * 2
 
-    def trial(params, seed):
-        return {"doubled": kernel(params["n"])}
+    def trial(sc, seed):            # a command hands its trial the scenario it built
+        return {"doubled": kernel(sc.n)}
 
     parser = argparse.ArgumentParser()
     add_command(parser.add_subparsers(), Command("toy", Scenario, trial, help="toy"))

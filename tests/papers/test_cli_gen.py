@@ -21,8 +21,12 @@ class Toy(ScenarioBase):
     sizes: tuple = param_list([1, 2], item=ParamSpec(kind="int", help="a size", lo=1))
 
     def check(self):
+        CHECKS.append(self)
         if self.p > self.n:
             raise ParamError("p", f"p must be in [1, n = {self.n}], got {self.p}")
+
+
+CHECKS = []     # every Toy whose check() ran
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,9 +34,10 @@ class Opts(ScenarioBase):
     scheme: str = param("a", choices=("a", "b"), help="which scheme")
 
 
-def trial(params, seed, scheme="a"):
-    return {"sum": params["n"] + params["p"], "k_is_none": params["k"] is None, "scheme": scheme,
-            "seed_entropy": seed.entropy, "nan": float("nan")}
+def trial(sc, seed, scheme="a"):
+    assert isinstance(sc, Toy), f"the command hands down its scenario, got {sc!r}"
+    return {"sum": sc.n + sc.p, "k_is_none": sc.k is None, "scheme": scheme,
+            "seed_entropy": seed.entropy, "nan": float("nan"), "same_scenario": sc is CHECKS[-1]}
 
 
 def parser():
@@ -75,6 +80,13 @@ def test_values_reach_the_trial_converted(capsys):
     assert status == 0 and d["sum"] == 10 and d["k_is_none"] and d["scheme"] == "b" and d["seed_entropy"] == 5
     assert d["params"] == dict(n=7, p=3, duration_s=600.0, split="lp", k=None, shared_x=True, sizes=[3, 4])
     assert d["nan"] is None
+
+
+def test_the_command_builds_its_scenario_once_and_hands_it_to_the_trial(capsys):
+    CHECKS.clear()
+    status, out = run(["toy", "--n", "7", "--p", "3", "--json"], capsys)
+    assert status == 0 and json.loads(out)["same_scenario"]
+    assert len(CHECKS) == 1 and (CHECKS[0].n, CHECKS[0].p) == (7, 3)
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -45,3 +45,17 @@ def test_one_row_per_setting_and_trial_and_the_csv(tmp_data):
     pd.testing.assert_frame_equal(csv, df, check_dtype=False)
     # trials cached under the trial function's name (shared by every sweep that runs it)
     assert any((tmp_data / "cache" / "simlib.papers.cluster_scenario.run_trial").iterdir())
+
+
+def test_scenario_objects_run_as_their_dicts_and_share_their_cache(tmp_data):
+    """A Scenario setting (built and checked once, by the caller) gives its dict's metrics, with every
+    parameter as a column, and finds the trials its dict spelling cached (one cache key)."""
+    from simlib.papers.cluster_scenario import Scenario
+
+    setting = dict(scheme="partial", n=6, p=0.5, duration_s=4.0, model_mb=10.0)
+    by_dict = runs.run_scenarios([setting], trials=2, seed=3, name="d", profile="quick")
+    cached = sorted((tmp_data / "cache").rglob("*.json"))
+    by_scenario = runs.run_scenarios([Scenario.from_params(setting)], trials=2, seed=3, name="s", profile="quick")
+    assert sorted((tmp_data / "cache").rglob("*.json")) == cached            # nothing new was computed
+    assert list(by_scenario.columns[:len(Scenario().to_params())]) == list(Scenario().to_params())
+    pd.testing.assert_frame_equal(by_scenario[by_dict.columns], by_dict, check_exact=True)

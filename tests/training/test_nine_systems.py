@@ -108,3 +108,28 @@ def test_evidence_sweeps_change_one_thing_of_a_table_1_setting():
     assert {s["scheme"] for s in sweeps["22_pr_group_filter"][1]} == {"partial", "partial-dynamic"}
     assert len(sweeps["22_pr_group_filter"][1]) == 4 * len(spec.filter_hls)
     assert sweeps["22_pr_momentum"][1][0]["lr"] == pytest.approx(spec.lr * (1 - spec.momentum_check))
+
+
+def test_a_setting_is_checked_once_in_its_scenario_and_round_trips():
+    """SystemSetting declares what the trial used to check by hand (curve_every_s, early_stop, the
+    1-worker rule); the trial takes it or its flat dict, with the same result."""
+    single = dict(QUICK, scheme=ns.SINGLE, n=1, duration_s=40.0, curve_every_s=10.0)
+    s = ns.SystemSetting.from_params(single)
+    assert s.single and s.to_params()["scheme"] == ns.SINGLE and s.to_params()["n"] == 1
+    assert ns.SystemSetting.from_params(s.to_params()) == s
+    run = ns.SystemSetting.from_params(dict(QUICK, scheme="allreduce", n=4, duration_s=5.0, target_acc=0.92))
+    assert not run.single and run.system.scenario().n == 4 and run.curve_every_s == 10.0
+    a, b = ns.trial(run, 0), ns.trial(run.to_params(), 0)
+    np.testing.assert_array_equal(list(a.values()), list(b.values()))
+    assert list(a) == list(b)
+    for bad, name, text in [(dict(curve_every_s=0.0), "curve_every_s", r"curve_every_s must be in \(0"),
+                            (dict(early_stop="yes"), "early_stop", "early_stop must be true or false"),
+                            (dict(scheme=ns.SINGLE, n=1, hl=2), "n", "n and hl must be 1"),
+                            (dict(single=True), "single", "single is not a parameter"),
+                            (dict(p=9), "p", r"p must be in \[1, n = 8\]")]:
+        with pytest.raises(ValueError, match=text) as info:
+            ns.SystemSetting.from_params(dict(QUICK, **bad))
+        assert info.value.name == name
+    with pytest.raises(ValueError, match="not the 1-worker baseline"):
+        ns.simulated_system(single)
+    assert ns.simulated_system(run) is run.system

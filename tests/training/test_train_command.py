@@ -73,3 +73,18 @@ def test_the_default_target_is_printed_where_it_was_used(capsys):
 
     out = train(capsys, *QUICK[:-2])
     assert out["target_acc"] == out["params"]["target_acc"] == default_target("digits") == 0.85
+
+
+def test_the_cluster_run_and_the_replay_are_built_once_with_the_scenario():
+    """TrainScenario builds (and so checks) its cluster Scenario and its TrainingParams once, when it is
+    built; scenario() and training() hand those out, and a replaced scenario gets its own."""
+    import dataclasses
+
+    ts = TrainScenario(scheme="partial-dynamic", n=6, p=2)
+    assert ts.scenario() is ts.scenario() and ts.training() is ts.training()
+    assert (ts.scenario().p, ts.scenario().weighting.weights, ts.training().lr) == (2 / 6, "dynamic", ts.lr)
+    other = dataclasses.replace(ts, n=4, lr=0.2)
+    assert (other.scenario().n, other.scenario().p, other.training().lr) == (4, 2 / 4, 0.2)
+    assert ts.scenario().n == 6 and ts == TrainScenario.from_params(ts.to_params())
+    with pytest.raises(ValueError, match="hl"):
+        TrainScenario(n=4, hl=5)            # the cluster rule fires when the TrainScenario is built

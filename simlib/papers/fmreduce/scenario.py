@@ -122,9 +122,10 @@ def run(sc: Scenario, seed) -> RunResult:
                     reduce_s_per_mb=sc.reduce_s_per_mb, lp_solver=sc.lp_solver)
 
 
-def run_trial(params: dict, rng_seed: np.random.SeedSequence) -> dict:
-    """Sweep trial: :class:`Scenario` fields -> flat metrics (rounds, iterations, phase means in s)."""
-    sc = Scenario.from_params(params)
+def run_trial(params: Scenario | dict, rng_seed: np.random.SeedSequence) -> dict:
+    """Sweep trial and ``python -m simlib fmreduce``'s: a :class:`Scenario` (used as it is) or its flat
+    dict (built here, ``Scenario.of``) -> flat metrics (rounds, iterations, phase means in s)."""
+    sc = Scenario.of(params)
     res = run(sc, rng_seed)
     out = {"rounds": res.rounds, "iterations": res.iterations,
            "rounds_per_min": 60.0 * res.rounds / sc.duration_s,

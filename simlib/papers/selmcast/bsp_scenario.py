@@ -60,9 +60,10 @@ class BSPOptions(ScenarioBase):
                                 stated="§IV-B1", help="MILP time limit per stage (§IV-B1: 60 s)")
 
 
-def round_summary(params: dict, seed, **options) -> dict:
-    """``python -m simlib selmcast-bsp``'s trial: :func:`.experiments.bsp_round_summary`, imported
-    when it runs (it loads the solvers; ``--help`` stays fast)."""
+def round_summary(sc: "BSPScenario | dict", seed, **options) -> dict:
+    """``python -m simlib selmcast-bsp``'s trial: :func:`.experiments.bsp_round_summary` of the command's
+    scenario ``sc`` (handed down as it is), imported when it runs (it loads the solvers; ``--help``
+    stays fast)."""
     from .experiments import bsp_round_summary
 
-    return bsp_round_summary(params, seed, **options)
+    return bsp_round_summary(sc, seed, **options)

@@ -235,10 +235,10 @@ def milp_trial(params: dict, rng_seed: np.random.SeedSequence) -> dict:
     return out
 
 
-def bsp_round_summary(params: dict, seed, scheme: str = BSPOptions.scheme,
+def bsp_round_summary(params: BSPScenario | dict, seed, scheme: str = BSPOptions.scheme,
                       time_limit_s: float = BSPOptions.time_limit_s) -> dict:
-    """One round of one scheme on the instance of ``params`` (:class:`BSPScenario` fields) and
-    ``seed`` (int or SeedSequence): ``python -m simlib selmcast-bsp``'s output.
+    """One round of one scheme on the instance ``params`` (a :class:`BSPScenario`, used as it is, or
+    its flat dict) and ``seed`` (int or SeedSequence): ``python -m simlib selmcast-bsp``'s output.
 
     ``scheme``: "selmcast", "orpheus", "optimal" (exact max-flow optimum) or
     "milp" (HiGHS on model (12), ``time_limit_s`` per stage); see :class:`BSPOptions`.
@@ -248,7 +248,7 @@ def bsp_round_summary(params: dict, seed, scheme: str = BSPOptions.scheme,
     """
     opts = BSPOptions(scheme=scheme, time_limit_s=time_limit_s)
     scheme = opts.scheme
-    sc = BSPScenario.from_params(params)
+    sc = BSPScenario.of(params)
     layer = sc.layer
     rng_seed = as_seed_sequence(seed)
     b_in, b_eg, p, v = bsp_instance(sc, rng_seed)

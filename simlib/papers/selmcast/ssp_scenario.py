@@ -164,8 +164,9 @@ def _cache_params(params: dict) -> dict:
     """Every parameter of the trial ``params`` stands for (defaults filled in): the sweep cache's key,
     so settings that spell one trial differently share one result (:func:`simlib.pipeline.sweep.run_sweep`).
     Knobs a run ignores take their defaults: Orpheus runs max-min under either ``sharing`` (SM50), and
-    ``priority_order`` matters only under ``sharing="priority"``."""
-    out = SSPScenario.from_params(params).to_params()
+    ``priority_order`` matters only under ``sharing="priority"``.  ``params`` may be the
+    :class:`SSPScenario` itself (a sweep's scenario setting: not built again)."""
+    out = SSPScenario.of(params).to_params()
     if out["scheme"] != "selmcast":
         out["sharing"] = SSPScenario.sharing
     if out["sharing"] != "priority":
@@ -174,17 +175,19 @@ def _cache_params(params: dict) -> dict:
 
 
 @trial_keyed_by(_cache_params)
-def run_trial(params: dict, seed: np.random.SeedSequence) -> dict:
-    """Sweep-friendly: metrics (:func:`ssp_metrics`) of one run of ``SSPScenario.from_params(params)``;
-    the sweep cache keys it on :func:`_cache_params` (:class:`~simlib.papers.trial.Trial`)."""
-    return ssp_metrics(simulate(SSPScenario.from_params(params), seed))
+def run_trial(params: SSPScenario | dict, seed: np.random.SeedSequence) -> dict:
+    """Sweep-friendly: metrics (:func:`ssp_metrics`) of one run of ``params``, an :class:`SSPScenario`
+    (used as it is) or its flat dict (built here, ``SSPScenario.of``); the sweep cache keys it on
+    :func:`_cache_params` (:class:`~simlib.papers.trial.Trial`)."""
+    return ssp_metrics(simulate(SSPScenario.of(params), seed))
 
 
-def run_summary(params: dict, seed: np.random.SeedSequence, *, engine: str = "compiled") -> dict:
-    """``python -m simlib selmcast-ssp``'s trial: :func:`run_trial`'s metrics of the run on ``engine``,
+def run_summary(sc: SSPScenario | dict, seed: np.random.SeedSequence, *, engine: str = "compiled") -> dict:
+    """``python -m simlib selmcast-ssp``'s trial: :func:`run_trial`'s metrics of the run of ``sc`` (the
+    command's scenario, used as it is; a flat dict is built here) on ``engine``,
     plus ``selection_us_per_call`` (wall-clock microseconds per selection call; None for the compiled
     engine, which does not time them) and ``wall_s`` (wall-clock seconds of the simulation)."""
-    sc = SSPScenario.from_params(params)
+    sc = SSPScenario.of(sc)
     t0 = time.perf_counter()
     log = simulate(sc, seed, engine=engine)
     wall = time.perf_counter() - t0

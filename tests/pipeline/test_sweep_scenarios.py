@@ -1,0 +1,122 @@
+"""Scenario objects as sweep settings (issue 35): run_sweep hands a scenario setting to the trial as it
+is (built and checked once, by the caller), its columns and cache key are its ``to_params()``, so a
+scenario and the equal dict share one cache entry; dict settings keep their keys."""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from simlib.papers.contract import ParamError, ScenarioBase, param
+from simlib.papers.trial import trial_keyed_by
+from simlib.pipeline import sweep
+from simlib.pipeline.sweep import Executor, run_sweep
+
+RECEIVED: list = []     # (type name, x) of every call of scenario_fn in this process
+CHECKS: list = []       # every Toy whose check() ran in this process
+
+
+@dataclasses.dataclass(frozen=True)
+class Toy(ScenarioBase):
+    x: int = param(1, lo=0, help="a count")
+    scale: float = param(1.0, lo=0.0, lo_open=True, help="a factor")
+
+    def check(self):
+        CHECKS.append(self)
+        if self.x > 100 * self.scale:
+            raise ParamError("x", f"x must be in [0, 100 scale = {100 * self.scale:g}], got {self.x}")
+
+
+def scenario_fn(params, rng_seed):
+    """A trial that takes a Toy or its flat dict (``Toy.of``) and reports a draw scaled by the setting."""
+    toy = Toy.of(params)
+    RECEIVED.append((type(params).__name__, toy.x))
+    return {"y": toy.x * toy.scale * float(np.random.default_rng(rng_seed).random())}
+
+
+@trial_keyed_by(lambda params: Toy.of(params).to_params())
+def keyed_fn(params, rng_seed):
+    return scenario_fn(params, rng_seed)
+
+
+def _sweep(fn, settings, cache, **kw):
+    RECEIVED.clear()
+    return run_sweep(fn, settings, 2, executor="serial", progress=False, cache_dir=cache, **kw)
+
+
+def test_a_scenario_setting_reaches_the_trial_as_it_is_and_flat_in_the_frame(tmp_path):
+    toys = [Toy(x=2), Toy(x=3, scale=2.0)]
+    CHECKS.clear()
+    df = _sweep(scenario_fn, toys, None)
+    assert RECEIVED == [("Toy", 2), ("Toy", 2), ("Toy", 3), ("Toy", 3)]
+    assert CHECKS == []                                  # the trial built no scenario: it got the caller's
+    assert list(df.columns) == ["x", "scale", "trial", "y"]
+    ref = _sweep(scenario_fn, [t.to_params() for t in toys], None)     # the same runs as dicts
+    assert RECEIVED == [("dict", 2), ("dict", 2), ("dict", 3), ("dict", 3)]
+    pd.testing.assert_frame_equal(df, ref, check_exact=True)
+    assert df.y.iloc[2] == pytest.approx(2 * 3 / 2 * df.y.iloc[0])    # paired draws: same u per trial
+
+
+@pytest.mark.parametrize("fn", [scenario_fn, keyed_fn], ids=["plain", "Trial"])
+def test_a_scenario_and_the_equal_dict_share_one_cache_entry(tmp_path, fn):
+    first = _sweep(fn, [Toy(x=4, scale=0.5)], tmp_path)
+    assert len(RECEIVED) == 2 and len(list(tmp_path.glob("*.json"))) == 2
+    again = _sweep(fn, [{"x": 4, "scale": 0.5}], tmp_path)
+    assert RECEIVED == [] and len(list(tmp_path.glob("*.json"))) == 2          # both trials from the cache
+    pd.testing.assert_frame_equal(first, again, check_exact=True)
+    assert _sweep(fn, [{"scale": 0.5, "x": 4}], tmp_path).y.tolist() == first.y.tolist() and RECEIVED == []
+    if fn is keyed_fn:          # a Trial fills the defaults in: {"x": 4} is Toy(x=4, scale=1.0)
+        _sweep(fn, [Toy(x=4)], tmp_path)
+        assert len(RECEIVED) == 2
+        _sweep(fn, [{"x": 4}], tmp_path)
+        assert RECEIVED == []
+    record = json.loads(next(tmp_path.glob("*.json")).read_text())
+    assert record["params"] in ({"x": 4, "scale": 0.5}, {"x": 4, "scale": 1.0})
+
+
+def test_a_dict_settings_cache_key_is_the_dict_as_given():
+    """Dict settings keep the key they had before scenario settings existed: the canonical JSON of the
+    dict as given (plain fn) or of ``fn.cache_params(dict)`` (a Trial), whatever the dict leaves out."""
+    canon = sweep._canonical_json({"x": 4}, "s")
+    assert sweep._key_params(scenario_fn, {"x": 4}, canon, True) == '{"x":4}'
+    assert sweep._key_params(keyed_fn, {"x": 4}, canon, True) == '{"scale":1.0,"x":4}'
+    assert sweep._key_params(keyed_fn, {"x": 4}, canon, False) == '{"x":4}'     # unpaired: as given
+
+
+def test_the_paper_trials_key_a_scenario_as_its_equal_dict():
+    """The cluster and SSP trials (Trials): a Scenario, the dict of its parameters and a partial dict
+    naming the same run give one cache key."""
+    from simlib.papers import cluster_scenario as cs
+    from simlib.papers.selmcast import ssp_scenario as ssp
+
+    for mod, cls, given in ((cs, cs.Scenario, {"scheme": "partial", "n": 12, "p": 0.25}),
+                            (ssp, ssp.SSPScenario, {"scheme": "orpheus", "n": 10})):
+        sc = cls.from_params(given)
+        keys = {sweep._key_params(mod.run_trial, s, sweep._canonical_json(p, "s"), True)
+                for s, p in ((sc, sc.to_params()), (sc.to_params(), sc.to_params()), (given, given))}
+        assert len(keys) == 1, keys
+
+
+def test_unpaired_seeds_of_a_scenario_are_its_equal_dicts():
+    a = _sweep(scenario_fn, [Toy(x=5)], None, paired=False)
+    b = _sweep(scenario_fn, [{"x": 5, "scale": 1.0}], None, paired=False)
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+def test_scenario_settings_run_in_worker_processes(tmp_path):
+    toys = [Toy(x=1), Toy(x=2)]
+    serial = run_sweep(scenario_fn, toys, 2, executor="serial", progress=False)
+    pool = run_sweep(scenario_fn, toys, 2, executor=Executor("processes", workers=2), progress=False)
+    pd.testing.assert_frame_equal(serial, pool, check_exact=True)
+
+
+@pytest.mark.parametrize("settings, match", [
+    ([Toy(x=1), {"x": 1, "scale": 1.0}], r"settings\[1\] duplicates settings\[0\]"),
+    ([Toy(x=1), 3], r"settings\[1\] must be a dict or a scenario"),
+])
+def test_scenario_settings_are_validated_like_dicts(settings, match):
+    with pytest.raises(ValueError, match=match):
+        run_sweep(scenario_fn, settings, 1, executor="serial", progress=False)
