@@ -84,6 +84,7 @@ class State(NamedTuple):
     n_rounds: np.ndarray      # (1,) int64 rounds logged
     pending: np.ndarray       # (1,) int64 the round awaiting its split from Python (-1: none)
     pending_t: np.ndarray     # (1,) float the time of that round's announcement (s)
+    now: np.ndarray           # (1,) float the time of the last event handled (s)
     need_heap: np.ndarray     # (1,) int64 heap rows the next event needs (the header included)
     need_rounds: np.ndarray   # (1,) int64 log rows the next event needs
 
@@ -111,7 +112,7 @@ def new_state(n: int) -> State:
                  red_free=np.zeros(n), red_low=np.zeros(n, np.int64), queue=np.zeros(n, np.int64),
                  q_head=one(np.int64), q_len=one(np.int64),
                  used=np.zeros(n, np.int64), n_rounds=one(np.int64), pending=one(np.int64, -1),
-                 pending_t=one(float), need_heap=one(np.int64), need_rounds=one(np.int64))
+                 pending_t=one(float), now=one(float), need_heap=one(np.int64), need_rounds=one(np.int64))
 
 
 def new_log(rows: int, n: int, p: int, m: int) -> dict:
@@ -314,14 +315,12 @@ def run_loop(cfg, st, log, heap, draws):
                 return LINK_BUSY
         size = int(heap[0, H_T])
         # FM3: workers queued at one instant (ready if blocking, their blocks at the leader if not)
-        # can fill more than one round; the next one forms before any other event, at the queue's
-        # latest time (now), once nobody else is due at that instant
+        # can fill more than one round; the next one forms before any other event, at the time of
+        # the last event (the instant's latest: until everyone due at it is in, the queue waits
+        # and the events handled are within it)
         queued = q_len[0] >= p
         if queued:
-            t = -np.inf
-            for q in range(q_len[0]):
-                w = queue[(q_head[0] + q) % n]
-                t = max(t, ready[w] if cfg.blocking else at_leader[w])
+            t = st.now[0]
             queued = not (_ready_now(heap, t) if cfg.blocking else _arriving_now(heap, s_fin, instant_blocks, t))
         if queued:
             kind = QUEUED
@@ -345,6 +344,7 @@ def run_loop(cfg, st, log, heap, draws):
             k = int(heap[1, H_K])
             rnd = int(heap[1, H_RND])
             _pop(heap)
+            st.now[0] = t
         announce = kind == QUEUED
         if kind == QUEUED:
             pass

@@ -163,6 +163,7 @@ def test_rounds_whose_blocks_arrive_together_reduce_in_announce_order_in_both_en
 @pytest.mark.parametrize("first, rounds", [
     ([0.1 + 0.2, 0.3, 0.2], [[2, 0]]),                      # 2 first; 0 and 1 tie: 0 joins
     ([0.1 + 0.2, 0.3, 0.1 + 0.2, 0.3], [[0, 1], [2, 3]]),   # four tie: two rounds, in id order
+    ([0.3, 0.1 + 0.2, 0.3, 0.3], [[0, 1], [2, 3]]),         # the second round too forms at the latest time
 ])
 def test_workers_ready_at_one_instant_join_blocking_rounds_in_id_order(sim, first, rounds):
     """FM3's tie rule. 0.1 + 0.2 is one ulp above 0.3, so the workers computing 0.3 s would be
@@ -198,6 +199,25 @@ def test_blocks_reaching_the_leader_at_one_instant_queue_in_id_order(sim, sharin
               compute_time=ScriptedComputeTimes([[leader_s], [1.5], [1.0]]).next)
     assert [r.parts.tolist() for r in res.rounds_log] == rounds
     assert [r.announce for r in res.rounds_log] == announced
+
+
+@pytest.mark.parametrize("sim", [simulate, simulate_reference], ids=["compiled", "reference"])
+@pytest.mark.parametrize("bw_to_leader, model_bits, computes, rounds", [
+    # the leader's compute ends one ulp after worker 1's bit arrives (0.25 s + 1 bit at 20 bits/s = 0.3)
+    (20.0, 2.0, [[0.1 + 0.2], [0.25]], [[0], [1]]),
+    # empty blocks arrive when their compute ends: worker 2's at 0.3, worker 1's one ulp later
+    (1.0, 0.0, [[5.0], [0.1 + 0.2], [0.3]], [[1], [2], [0]]),
+])
+def test_blocks_one_ulp_apart_at_the_leader_arrive_at_one_instant(sim, bw_to_leader, model_bits, computes, rounds):
+    """FM3, non-blocking, p = 1, even split: a block one ulp behind (a compute still due, not yet a
+    flow) is waited for and the lower id goes first. Before the rule the earlier float went first."""
+    n = len(computes)
+    b = np.ones((n, n))
+    b[1, 0] = bw_to_leader
+    res = sim(b, 1, model_bits=model_bits, duration_s=20.0, mode="nonblocking", split="even",
+              compute_time=ScriptedComputeTimes(computes).next)
+    assert [r.parts.tolist() for r in res.rounds_log] == rounds
+    assert res.rounds_log[0].announce == res.rounds_log[1].announce == 0.1 + 0.2
 
 
 def test_blocks_tied_at_the_leader_on_a_drawn_mesh_match_in_both_engines():
