@@ -20,6 +20,7 @@ import numpy as np
 
 from simlib.core.events import Simulator
 from simlib.core.network import FlowNetwork
+from simlib.core.tolerance import completion_tol
 from simlib.core.topology import FullMesh
 from simlib.core.units import MB
 from simlib.papers.fmreduce.split import even_split, lp_split
@@ -49,25 +50,33 @@ def simulate_reference(b: np.ndarray, p: int, *, model_bits: float, duration_s: 
     pending = [[] for _ in range(n)]          # reducer j: announced rounds not yet reduced
     busy_until = [0.0] * n
     checking = set()                          # reducers whose blocks are counted at the end of this instant
+    leader_check = []                         # non-blocking: the leader's end-of-instant check, if scheduled
     queue: deque = deque()
     start = np.zeros(n)
     ready = np.zeros(n)
+    at_leader = np.zeros(n)                   # non-blocking: when each queued worker's blocks reached the leader
+    to_leader = {}                            # non-blocking: worker -> its block's flow to the leader, in flight
     due = np.full(n, np.inf)                  # when each computing worker's compute ends (s)
     got = {}                                  # (worker, round index) -> reduced blocks received
     rounds: list[Round] = []
 
     def send(src, dst, bits, cb):
-        net.add_flow(mesh.unicast(src, dst), bits, priority=next(arrivals), on_done=lambda f: cb())
+        return net.add_flow(mesh.unicast(src, dst), bits, priority=next(arrivals), on_done=lambda f: cb())
+
+    def enqueue(i, when):
+        """FM3: workers queued at one instant (``when``: ready times if blocking, arrivals at the
+        leader if not) stand in id order behind everyone queued earlier."""
+        same = sim.now - SAME_INSTANT * sim.now
+        k = len(queue)
+        while k > 0 and queue[k - 1] > i and when[queue[k - 1]] >= same:
+            k -= 1
+        queue.insert(k, i)
 
     def compute_done(i):
         now = ready[i] = sim.now
         due[i] = np.inf
-        if mode == "blocking":                # FM3: workers ready at one instant queue in id order,
-            same = now - SAME_INSTANT * now   # and rounds form once all of them are in
-            k = len(queue)
-            while k > 0 and queue[k - 1] > i and ready[queue[k - 1]] >= same:
-                k -= 1
-            queue.insert(k, i)
+        if mode == "blocking":                # FM3: rounds form once every worker ready now is in
+            enqueue(i, ready)
             if not (due <= now + SAME_INSTANT * now).any():
                 while len(queue) >= p:
                     announce()
@@ -79,17 +88,41 @@ def simulate_reference(b: np.ndarray, p: int, *, model_bits: float, duration_s: 
             if j == i:
                 block_in(i, j)
             else:
-                send(i, j, x[j], lambda i=i, j=j: block_in(i, j))
+                flow = send(i, j, x[j], lambda i=i, j=j: block_in(i, j))
+                if mode == "nonblocking" and j == LEADER:
+                    to_leader[i] = flow
 
     def block_in(i, j):
         held[j].add(i)
         if mode == "nonblocking" and j == LEADER:
-            queue.append(i)
-            if len(queue) >= p:
-                announce()
+            to_leader.pop(i, None)
+            at_leader[i] = sim.now
+            enqueue(i, at_leader)
+            if not leader_check:              # FM3: the leader announces after this instant's blocks
+                leader_check.append(sim.schedule(0.0, leader_checked))
         if j not in checking:                 # after every block arriving at j at this instant (FM15)
             checking.add(j)
             sim.schedule(0.0, checked, j)
+
+    def leader_checked():
+        leader_check.clear()
+        if len(queue) >= p and not arriving():
+            while len(queue) >= p:
+                announce()
+
+    def arriving():
+        """A block is still due at the leader within this instant (``SAME_INSTANT``): a compute
+        ending by then whose block reaches the leader at once (the leader's own; anyone's if the
+        leader's share is empty), or a flow to the leader the network will finish by then (within
+        its N6 completion tolerance) or has finished without calling back yet."""
+        end = sim.now + SAME_INSTANT * sim.now
+        if due[LEADER] <= end or (predefined[LEADER] <= 0.0 and (due <= end).any()):
+            return True
+        for f in to_leader.values():
+            left = f.remaining - completion_tol(f.volume)
+            if left <= 0.0 or (f.rate > 0.0 and sim.now + left / f.rate <= end):
+                return True
+        return False
 
     def checked(j):
         checking.discard(j)

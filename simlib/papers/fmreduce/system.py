@@ -12,7 +12,8 @@ choices of §3 are parameters of :func:`simulate`:
   workers (workers ready at one instant in id order, FM3), splits the model
   for them and they scatter; ``"nonblocking"`` — a
   ready worker scatters at once with the predefined split and the leader
-  announces a round when it holds blocks from p workers (§2 problem 2);
+  announces a round when it holds blocks from p workers (§2 problem 2;
+  blocks in at one instant in id order, FM3);
 * ``split``: ``"even"`` (x_j = v/m) or ``"lp"`` (LP (2), :mod:`.split`);
 * ``sharing``: ``"fs"`` (per-flow max-min) or ``"fcfs"`` (strict priority by
   flow arrival), :mod:`.mesh_links`.

@@ -42,7 +42,7 @@ from .split import breakpoint_split_into
 NEED_SPLIT, LINK_BUSY, NO_SPLIT = FIRST_OWN, FIRST_OWN + 1, FIRST_OWN + 2
 # event kinds
 COMPUTE_DONE, LEADER_ARRIVAL, REDUCE, BCAST, WORKER_DONE = range(5)
-QUEUED = -1     # no event: workers ready at one instant still fill a blocking round (FM3)
+QUEUED = -1     # no event: workers queued at one instant still fill a round (FM3)
 LEADER = 0
 SPLIT_EVEN, SPLIT_BREAKPOINT, SPLIT_PYTHON = range(3)
 
@@ -84,6 +84,7 @@ class State(NamedTuple):
     n_rounds: np.ndarray      # (1,) int64 rounds logged
     pending: np.ndarray       # (1,) int64 the round awaiting its split from Python (-1: none)
     pending_t: np.ndarray     # (1,) float the time of that round's announcement (s)
+    now: np.ndarray           # (1,) float the time of the last event handled (s)
     need_heap: np.ndarray     # (1,) int64 heap rows the next event needs (the header included)
     need_rounds: np.ndarray   # (1,) int64 log rows the next event needs
 
@@ -111,7 +112,7 @@ def new_state(n: int) -> State:
                  red_free=np.zeros(n), red_low=np.zeros(n, np.int64), queue=np.zeros(n, np.int64),
                  q_head=one(np.int64), q_len=one(np.int64),
                  used=np.zeros(n, np.int64), n_rounds=one(np.int64), pending=one(np.int64, -1),
-                 pending_t=one(float), need_heap=one(np.int64), need_rounds=one(np.int64))
+                 pending_t=one(float), now=one(float), need_heap=one(np.int64), need_rounds=one(np.int64))
 
 
 def new_log(rows: int, n: int, p: int, m: int) -> dict:
@@ -224,14 +225,33 @@ def _ready_now(heap, t):
 
 
 @njit(cache=True, inline="always")
-def _enqueue_ready(queue, q_head, q_len, ready, a, t):
-    """Append worker a, ready at t, to the blocking queue; workers ready at the same instant
-    (``SAME_INSTANT``) stand in worker-id order behind everyone ready earlier (FM3)."""
+def _arriving_now(heap, s_fin, instant_blocks, t):
+    """A block is still due at the leader within the instant t (FM3, non-blocking; ``SAME_INSTANT``):
+    a LEADER_ARRIVAL event whose block (``s_fin[w, LEADER]``, the time it really arrives, which
+    may be later than a stale event's) is in by then, or a COMPUTE_DONE event by then whose block
+    reaches the leader at once (the leader's own; anyone's if ``instant_blocks``: the leader's
+    share of the split is empty)."""
+    end = t + SAME_INSTANT * t
+    for q in range(1, int(heap[0, H_T]) + 1):
+        kind = heap[q, H_KIND]
+        w = int(heap[q, H_A])
+        if kind == LEADER_ARRIVAL and s_fin[w, LEADER] <= end:
+            return True
+        if kind == COMPUTE_DONE and heap[q, H_T] <= end and (w == LEADER or instant_blocks):
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _enqueue_ready(queue, q_head, q_len, when, a, t):
+    """Append worker a to the leader's queue at t (``when[w]``: when worker w queued, its ready time
+    if blocking, its block's arrival at the leader if not); workers queued at the same instant
+    (``SAME_INSTANT``) stand in worker-id order behind everyone queued earlier (FM3)."""
     n = queue.shape[0]
     q = q_len[0]
     while q > 0:
         w = queue[(q_head[0] + q - 1) % n]
-        if w < a or ready[w] < t - SAME_INSTANT * t:
+        if w < a or when[w] < t - SAME_INSTANT * t:
             break
         queue[(q_head[0] + q) % n] = w
         q -= 1
@@ -285,6 +305,8 @@ def run_loop(cfg, st, log, heap, draws):
     m = red.shape[1]
     sorted_parts = np.empty(p, np.int64)
     recv = np.empty(p, np.int64)
+    at_leader = s_fin[:, LEADER]                    # non-blocking: when a queued worker's block reached the leader
+    instant_blocks = xpre[LEADER] <= 0.0            # non-blocking: every block reaches the leader at once
     while True:
         r = st.pending[0]
         if r >= 0:                                  # Python wrote round r's split
@@ -292,14 +314,14 @@ def run_loop(cfg, st, log, heap, draws):
             if not _announce_end(cfg, st, log, heap, r, st.pending_t[0]):
                 return LINK_BUSY
         size = int(heap[0, H_T])
-        # FM3: workers ready at one instant can fill more than one blocking round; the next one
-        # forms before any other event, at the queue's latest ready time (now)
-        queued = cfg.blocking and q_len[0] >= p
+        # FM3: workers queued at one instant (ready if blocking, their blocks at the leader if not)
+        # can fill more than one round; the next one forms before any other event, at the time of
+        # the last event (the instant's latest: until everyone due at it is in, the queue waits
+        # and the events handled are within it)
+        queued = q_len[0] >= p
         if queued:
-            t = -np.inf
-            for q in range(q_len[0]):
-                t = max(t, ready[queue[(q_head[0] + q) % n]])
-            queued = not _ready_now(heap, t)
+            t = st.now[0]
+            queued = not (_ready_now(heap, t) if cfg.blocking else _arriving_now(heap, s_fin, instant_blocks, t))
         if queued:
             kind = QUEUED
             a = k = rnd = -1
@@ -322,6 +344,7 @@ def run_loop(cfg, st, log, heap, draws):
             k = int(heap[1, H_K])
             rnd = int(heap[1, H_RND])
             _pop(heap)
+            st.now[0] = t
         announce = kind == QUEUED
         if kind == QUEUED:
             pass
@@ -343,9 +366,9 @@ def run_loop(cfg, st, log, heap, draws):
             if s_fin[a, LEADER] > t and a != LEADER:  # delayed by a later flow (FS): re-check then
                 push(heap, s_fin[a, LEADER], kind, a, 0, 0)
                 continue
-            queue[(q_head[0] + q_len[0]) % n] = a
-            q_len[0] += 1
-            announce = q_len[0] >= p
+            # FM3: blocks in at one instant queue in id order; the round waits for every one of them
+            _enqueue_ready(queue, q_head, q_len, at_leader, a, t)
+            announce = q_len[0] >= p and not _arriving_now(heap, s_fin, instant_blocks, t)
         elif kind == REDUCE or kind == BCAST:
             if kind == REDUCE:
                 if not np.isnan(allin[rnd, a]):     # reduced already, ahead of its event (FM15)

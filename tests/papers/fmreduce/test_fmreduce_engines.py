@@ -163,6 +163,7 @@ def test_rounds_whose_blocks_arrive_together_reduce_in_announce_order_in_both_en
 @pytest.mark.parametrize("first, rounds", [
     ([0.1 + 0.2, 0.3, 0.2], [[2, 0]]),                      # 2 first; 0 and 1 tie: 0 joins
     ([0.1 + 0.2, 0.3, 0.1 + 0.2, 0.3], [[0, 1], [2, 3]]),   # four tie: two rounds, in id order
+    ([0.3, 0.1 + 0.2, 0.3, 0.3], [[0, 1], [2, 3]]),         # the second round too forms at the latest time
 ])
 def test_workers_ready_at_one_instant_join_blocking_rounds_in_id_order(sim, first, rounds):
     """FM3's tie rule. 0.1 + 0.2 is one ulp above 0.3, so the workers computing 0.3 s would be
@@ -176,3 +177,57 @@ def test_workers_ready_at_one_instant_join_blocking_rounds_in_id_order(sim, firs
     assert [r.parts.tolist() for r in res.rounds_log][:len(rounds)] == rounds
     for r in res.rounds_log[:len(rounds)]:
         assert r.announce == 0.1 + 0.2
+
+
+@pytest.mark.parametrize("sim", [simulate, simulate_reference], ids=["compiled", "reference"])
+@pytest.mark.parametrize("sharing", ["fs", "fcfs"])
+@pytest.mark.parametrize("p, leader_s, rounds, announced", [
+    (1, 2.0, [[0], [1], [2]], [2.0] * 3),       # the leader's own block is in at 2 too: id order
+    (2, 2.0, [[0, 1]], [2.0]),                  # the round of two takes the lowest ids; 2 waits
+    (1, 9.0, [[1], [2], [0]], [2.0, 2.0, 9.0]),  # the leader computes on: 1 before 2, then itself
+])
+def test_blocks_reaching_the_leader_at_one_instant_queue_in_id_order(sim, sharing, p, leader_s, rounds, announced):
+    """FM3's tie rule in non-blocking mode. Even split of 3 bits (1 bit per reducer); worker 2 is
+    ready at 1 s and sends its bit to the leader at 1 bit/s, worker 1 at 1.5 s at 2 bits/s: both
+    bits reach the leader at exactly 2 s (the leader's own block too, if it computes 2 s). Before
+    the rule both engines queued them in the order the transfers were started or called back (2
+    before 1; the reference put the leader's local block first), so a round of one took worker 2.
+    Each worker computes once; every other link carries 1 bit/s."""
+    b = np.ones((3, 3))
+    b[1, 0] = 2.0
+    res = sim(b, p, model_bits=3.0, duration_s=20.0, mode="nonblocking", split="even", sharing=sharing,
+              compute_time=ScriptedComputeTimes([[leader_s], [1.5], [1.0]]).next)
+    assert [r.parts.tolist() for r in res.rounds_log] == rounds
+    assert [r.announce for r in res.rounds_log] == announced
+
+
+@pytest.mark.parametrize("sim", [simulate, simulate_reference], ids=["compiled", "reference"])
+@pytest.mark.parametrize("bw_to_leader, model_bits, computes, rounds", [
+    # the leader's compute ends one ulp after worker 1's bit arrives (0.25 s + 1 bit at 20 bits/s = 0.3)
+    (20.0, 2.0, [[0.1 + 0.2], [0.25]], [[0], [1]]),
+    # empty blocks arrive when their compute ends: worker 2's at 0.3, worker 1's one ulp later
+    (1.0, 0.0, [[5.0], [0.1 + 0.2], [0.3]], [[1], [2], [0]]),
+])
+def test_blocks_one_ulp_apart_at_the_leader_arrive_at_one_instant(sim, bw_to_leader, model_bits, computes, rounds):
+    """FM3, non-blocking, p = 1, even split: a block one ulp behind (a compute still due, not yet a
+    flow) is waited for and the lower id goes first. Before the rule the earlier float went first."""
+    n = len(computes)
+    b = np.ones((n, n))
+    b[1, 0] = bw_to_leader
+    res = sim(b, 1, model_bits=model_bits, duration_s=20.0, mode="nonblocking", split="even",
+              compute_time=ScriptedComputeTimes(computes).next)
+    assert [r.parts.tolist() for r in res.rounds_log] == rounds
+    assert res.rounds_log[0].announce == res.rounds_log[1].announce == 0.1 + 0.2
+
+
+def test_blocks_tied_at_the_leader_on_a_drawn_mesh_match_in_both_engines():
+    """The case Hypothesis found (n = 9, p = 1, FS, even split, 50 MB, 2 ms/MB): round 14's two
+    candidates' blocks reach the leader at one instant (4.2278 s). Before FM3's non-blocking rule the
+    compiled loop took worker 1 (its LEADER_ARRIVAL event first in the heap) and the reference worker
+    2 (its flow called back first); now both take the lower id."""
+    comp, ref = both_engines(9, 1, 62548, 5.0, 50 * MB, reduce_s_per_mb=0.002, lp_solver="breakpoint",
+                             reducers="all", mode="nonblocking", split="even", sharing="fs")
+    assert_same_run(comp, ref)
+    r14 = comp.rounds_log[14]
+    assert r14.parts.tolist() == [1] and comp.rounds_log[15].parts.tolist() == [2]
+    assert comp.rounds_log[15].announce == r14.announce              # the tie FM3 rules on occurs here
