@@ -59,6 +59,9 @@ _EXPORTS = {
     "run_sweep": ("simlib.pipeline.sweep", "run_sweep"),
     "Executor": ("simlib.pipeline.sweep", "Executor"),
     "run_scenarios": ("simlib.pipeline.runs", "run_scenarios"),
+    # a notebook's run: parameters checked once, folders, sweeps, figures and ledger rows
+    "start": ("simlib.pipeline.run", "start"),
+    "Run": ("simlib.pipeline.run", "Run"),
     # the claims ledger
     "load_ledger": ("simlib.pipeline.claims", "load_ledger"),
     "summarize_ledger": ("simlib.pipeline.claims", "summarize_ledger"),
