@@ -216,7 +216,9 @@ dfl.pivot_table(index=["n", "p", "reducers", "mode", "trial"], columns="lp_solve
 # %%
 from simlib.papers.fmreduce import claims as fm_claims
 
-run.record(fm_claims.fig2(df, dfp, dft) + fm_claims.lp_ties(dfl))
+# each row's trials column: the sweep it reads (Fig. 2's `trials`; the LP-tie sweep's own)
+run.record(fm_claims.fig2(df, dfp, dft))
+run.record(fm_claims.lp_ties(dfl), trials=dfl["trial"].nunique())
 
 # %% [markdown]
 # ## Numbers behind the discussion

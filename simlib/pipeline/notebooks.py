@@ -12,7 +12,7 @@ For each notebook the runner
    first on the kernel's ``PYTHONPATH`` (see ``_kernel_for_root``);
 3. tells the notebook's :class:`~simlib.pipeline.run.Run` which notebook runs and where it
    writes, as one papermill parameter ``simlib_run`` (``notebook``, ``publish``, ``out_dir``,
-   ``progress_file``; decision S25):
+   ``progress_file``; decision S21):
 
    * **publishing run** -- ``profile`` full and no ``-p`` parameters
      (``--workers`` changes no result): figures go to ``figures/``, CSVs and
@@ -493,6 +493,17 @@ def check_build_dir(build_dir: Path | str, root: Path | str = ROOT, *, name: str
     return path
 
 
+class _RunnerParameterFilter(logging.Filter):
+    """papermill warns about each parameter a parameters cell does not assign; the runner's own
+    ``simlib_run`` (decision S21) is one on purpose, so its warning is dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != f"Passed unknown parameter: {RUNNER_PARAMETER}"
+
+
+_PAPERMILL_FILTER = _RunnerParameterFilter()
+
+
 def run_notebook(
     source: Path,
     parameters: dict,
@@ -538,7 +549,8 @@ def run_notebook(
     progress_file = build_dir / "progress" / f"{source.stem}.json"
     progress_file.parent.mkdir(parents=True, exist_ok=True)
     progress_file.unlink(missing_ok=True)
-    # what the notebook's Run needs from the runner, as one papermill parameter (decision S25)
+    logging.getLogger("papermill").addFilter(_PAPERMILL_FILTER)    # idempotent
+    # what the notebook's Run needs from the runner, as one papermill parameter (decision S21)
     facts = {"notebook": source.stem, "publish": publish, "out_dir": None if publish else str(out_dir),
              "progress_file": str(progress_file.resolve())}
     start, cpu_start = time.perf_counter(), _cpu_seconds()

@@ -13,14 +13,14 @@ workers, the parameters passed to it and the values it uses -- and where it writ
 run folder of its own otherwise).  Nothing is read from ambient state: the notebook
 runner (:mod:`simlib.pipeline.notebooks`) passes its facts -- the notebook's file stem,
 whether the run publishes, the run folder and the progress file -- as one papermill
-parameter, ``simlib_run`` (decision S25); without it (JupyterLab, papermill by hand) the
+parameter, ``simlib_run`` (decision S21); without it (JupyterLab, papermill by hand) the
 run does not publish and writes to ``build/runs/<notebook>/<parameter hash>/``.
 
-**Passed parameters** (decision S26): a parameter counts as passed when its value differs
+**Passed parameters** (decision S22): a parameter counts as passed when its value differs
 from the spec's full-profile default (which the parameters cell repeats: a test keeps them
 equal), compared after the spec's own conversion, so ``"[10, 20]"`` equals ``[10, 20]``
-and a NaN equals a NaN.  Only passed parameters escape the quick profile's values, name the
-run folder and fill the ledger's ``parameters`` column.
+and a NaN equals a NaN.  Only passed parameters escape the quick profile's values and name the
+run folder; the ledger's ``parameters`` column holds them and the profile.
 """
 from __future__ import annotations
 
@@ -100,9 +100,10 @@ class Run:
         return folder
 
     def ledger_parameters(self) -> dict:
-        """The ledger's ``parameters`` column: the passed parameters that change a result,
-        non-finite floats as text (``{}`` = the notebook's defaults)."""
-        return {k: paths.finite_json(v) for k, v in self.passed.items() if k not in paths.RESULT_NEUTRAL_PARAMETERS}
+        """The ledger's ``parameters`` column: the profile and every passed parameter that changes a
+        result, non-finite floats as text (``{"profile": "full"}`` = the notebook's defaults)."""
+        kept = {"profile": self.profile, **self.passed}
+        return {k: paths.finite_json(v) for k, v in kept.items() if k not in paths.RESULT_NEUTRAL_PARAMETERS}
 
     def sweep(self, trial, settings, *, name: str, trials: int | None = None, seed: int | None = None,
               desc: str | None = None, executor: str | None = None):
