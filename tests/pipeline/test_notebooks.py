@@ -355,7 +355,7 @@ def test_save_figure_as_a_cells_last_expression_leaves_no_output(sandbox, tmp_pa
                                         echo=None)
     assert res.ok, res.error
     assert (res.out_dir / "figures" / "probe.png").is_file()
-    [cell] = [c for c in json.loads(res.output.read_text())["cells"] if "save_figure" in "".join(c["source"])]
+    [cell] = [c for c in json.loads(res.output.read_text())["cells"] if "run.save_figure(" in "".join(c["source"])]
     assert [o for o in cell["outputs"] if o["output_type"] == "execute_result"] == []
     assert "PosixPath" not in json.dumps(cell["outputs"])
 
