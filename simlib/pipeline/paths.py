@@ -6,8 +6,10 @@ only through a full-profile ``make reproduce``: its runner (:mod:`simlib.pipelin
 tells the notebook's :class:`~simlib.pipeline.run.Run` that it publishes.  Every other run
 (quick profile, custom parameters, papermill by hand, a notebook opened in JupyterLab, a
 script) writes to a run folder of its own, ``build/runs/<notebook>/<parameter hash>/``
-(:func:`run_dir`; the runner names it).  Nothing here reads the environment, IPython or
-the notebooks: the caller says which notebook runs, with which parameters.
+(:func:`run_dir`; the runner names it; a script's sweep that names no folder writes to
+``build/runs/<script>/defaults/``, :func:`script_context`).  Nothing here reads the
+environment, IPython or the notebooks: the caller says which notebook runs, with which
+parameters.
 """
 from __future__ import annotations
 
@@ -69,6 +71,19 @@ def finite_json(value):
 def run_dir(notebook: str, parameters: dict, runs: Path = RUNS) -> Path:
     """``<runs>/<notebook>/<parameter hash>``: the folder of a run that does not publish."""
     return Path(runs) / notebook / parameter_hash(parameters)
+
+
+def script_name(argv: list[str]) -> str:
+    """A script's run-folder name: the stem of ``argv[0]`` (``"python"`` for ``python -c``, an
+    interactive session or an empty ``argv``)."""
+    script = Path(argv[0]).stem if argv and argv[0] else ""
+    return script if script and not script.startswith("-") else "python"
+
+
+def script_context(argv: list[str]) -> RunContext:
+    """Where a script's sweep writes when it names no folder: ``<runs>/<script>/defaults/``."""
+    name = script_name(argv)
+    return RunContext(False, run_dir(name, {}), name)
 
 
 _announced: set[Path] = set()

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Mapping
 
 from simlib.core.validate import check_choice, check_int
@@ -54,7 +55,7 @@ class Run:
 
     ``values`` are the checked values of :data:`COMMON` and every field of the spec, after the
     quick profile (lists as lists); ``passed`` the ones that differ from the full-profile
-    defaults (:func:`passed_parameters`).  ``trials`` is the spec's ``trials`` (1 if it has
+    defaults (:func:`passed_parameters`); both read-only mappings.  ``trials`` is the spec's ``trials`` (1 if it has
     none): the default of :meth:`sweep` and the ledger's ``trials`` column.
     """
 
@@ -241,4 +242,5 @@ def start(spec_cls, namespace: dict, *, notebook: str, update: bool = True) -> R
     progress = Path(facts["progress_file"]) if facts.get("progress_file") else None
     if update:
         namespace.update(values)
-    return Run(notebook, profile, seed, trials, workers, passed, values, folders, progress, spec)
+    return Run(notebook, profile, seed, trials, workers, MappingProxyType(passed), MappingProxyType(values), folders,
+               progress, spec)

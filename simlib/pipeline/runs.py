@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -41,7 +42,7 @@ def progress_reporter(path, desc: str, min_interval_s: float = 1.0):
     return report
 
 
-def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, results_dir, profile: str = "full",
+def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, results_dir=None, profile: str = "full",
                        workers: int | None = None, desc: str | None = None, executor: str | None = None,
                        progress_file=None) -> pd.DataFrame:
     """The notebooks' sweep: ``run_sweep`` with the project's conventions; returns its tidy frame.
@@ -54,7 +55,9 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, resul
     ``<cache>/<module.function of fn>`` (:data:`simlib.core.paths.CACHE`), one folder per trial
     function, so sweeps of several notebooks that run the same trial compute it once
     (:func:`~simlib.pipeline.sweep.run_sweep`, :class:`~simlib.papers.trial.Trial`); the tidy frame is written to
-    ``<results_dir>/<name>.csv`` (created if missing).  With a ``progress_file`` (the notebook
+    ``<results_dir>/<name>.csv`` (created if missing; None, as in a script: the script's run
+    folder ``<runs>/<script>/defaults/results/``, announced;
+    :func:`simlib.pipeline.paths.script_context`).  With a ``progress_file`` (the notebook
     runner's, passed by :meth:`simlib.pipeline.run.Run.sweep`) the progress goes there as JSON
     instead of a progress bar in the notebook.
     """
@@ -62,6 +65,10 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, resul
     if executor is None:
         executor = "dask" if os.environ.get(DASK_ENV) else ("serial" if profile == "quick" else "processes")
     where = Executor(executor, workers=workers)
+    if results_dir is None:
+        context = paths.script_context(sys.argv)
+        paths.announce(context)
+        results_dir = context.results
     callback = progress_reporter(progress_file, desc or name) if progress_file else None
     df = run_sweep(fn, settings, trials=trials, seed=seed, executor=where,
                    cache_dir=paths.CACHE / cache_folder(fn), desc=desc or name, progress=callback is None,
@@ -72,7 +79,7 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, resul
     return df
 
 
-def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, results_dir, profile: str = "full",
+def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, results_dir=None, profile: str = "full",
                   workers: int | None = None, desc: str | None = None, executor: str | None = None,
                   progress_file=None) -> pd.DataFrame:
     """Simulated training runs of 000/002 (:class:`~simlib.papers.cluster_scenario.Scenario`):

@@ -75,3 +75,10 @@ def test_parameter_hash_ignores_workers_only():
     a = paths.parameter_hash({"profile": "quick"})
     assert a == paths.parameter_hash({"profile": "quick", "workers": 2})
     assert a != paths.parameter_hash({"profile": "quick", "trials": 5})
+
+
+def test_a_scripts_sweep_writes_to_a_run_folder_named_after_the_script():
+    assert paths.script_name(["/somewhere/my_sweep.py"]) == "my_sweep"
+    assert paths.script_name(["-c"]) == paths.script_name([]) == paths.script_name([""]) == "python"
+    ctx = paths.script_context(["/somewhere/my_sweep.py"])
+    assert not ctx.publish and ctx.results == paths.RUNS / "my_sweep" / "defaults" / "results"
