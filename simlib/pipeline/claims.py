@@ -10,8 +10,8 @@ count in the summary's "N claims checked".  The ledger is a small CSV (columns :
 (paper, figure, claim, setting) -- one verdict per claim per setting (decision S19):
 recording a claim again replaces its row in place, so re-running a notebook
 never duplicates rows.  Every row records the ``profile``, ``trials`` and
-``parameters`` (the ones passed to the run, JSON; ``{}`` = the notebook's
-defaults) that produced it.  A notebook records through its
+``parameters`` (JSON: a notebook's profile and the parameters passed to it,
+``{"profile": "full"}`` = its defaults; decision S22) that produced it.  A notebook records through its
 :class:`~simlib.pipeline.run.Run` (``run.record``), which passes its ledger -- the committed
 ``data/results/claims.csv`` only for a full-profile ``make reproduce``, the run folder's
 ``results/claims.csv`` otherwise -- and its provenance; a script calls :func:`record` with
