@@ -42,21 +42,21 @@ model_mb = 500.0          # model size v
 
 # %%
 from simlib.papers.selective_reduce.experiments.ring_check import RingCheckNotebook
-from simlib.pipeline.params import notebook_params
+import simlib
 
-globals().update(notebook_params(RingCheckNotebook, globals()))   # ranges, units, quick values: RingCheckNotebook
+# ranges, units, quick values: RingCheckNotebook
+run = simlib.start(RingCheckNotebook, globals(), notebook="00_pipeline_example")
 
 # %%
 import matplotlib.pyplot as plt
 
 from simlib.papers.selective_reduce import claims as sr_claims
 from simlib.papers.selective_reduce.experiments import ring_check
-from simlib.pipeline import claims, paths, plotting, runs, sweep
+from simlib.pipeline import plotting, sweep
 
 settings = sweep.expand_grid(n=[n], m=group_sizes, groups=[groups], lam=[lam],
                              alpha_ms=[alpha_ms], model_mb=[model_mb])
-df = runs.run_notebook_sweep(ring_check.trial, settings, trials=trials, seed=seed,
-                               name="00_pipeline_example", profile=profile, workers=workers, desc="ring vs Eq. 2")
+df = run.sweep(ring_check.trial, settings, name="00_pipeline_example", desc="ring vs Eq. 2")
 df.head()
 
 # %% [markdown]
@@ -72,7 +72,7 @@ plotting.plot_min_median_max(ax, long, x="m", y="time_s", hue="model")
 ax.set_xlabel("group size m")
 ax.set_ylabel("ring all-reduce time (s)")
 fig.tight_layout()
-plotting.save_figure(fig, "00_ring_vs_eq2", figures_dir=paths.FIGURES)
+run.save_figure(fig, "00_ring_vs_eq2")
 
 # %% [markdown]
 # ## Claims
@@ -82,7 +82,7 @@ plotting.save_figure(fig, "00_ring_vs_eq2", figures_dir=paths.FIGURES)
 # `simlib/papers/selective_reduce/claims.py`).
 
 # %%
-claims.record(sr_claims.ring_check(df))
+run.record(sr_claims.ring_check(df))
 
 # %%
 print(df.groupby("m")["rel_err_approx"].max().to_string())

@@ -38,19 +38,19 @@ w5_bandwidth = 5.0     # the paper only says w5 ≥ 1
 
 # %%
 from simlib.papers.selective_reduce.experiments.motivating_example import Fig3Notebook
-from simlib.pipeline.params import notebook_params
+import simlib
 
-globals().update(notebook_params(Fig3Notebook, globals()))   # ranges, units: Fig3Notebook
+run = simlib.start(Fig3Notebook, globals(), notebook="10_sr_fig3_motivating_example")   # ranges, units: Fig3Notebook
 
 # %%
 import matplotlib.pyplot as plt
 
 from simlib.papers.selective_reduce import claims as sr_claims
 from simlib.papers.selective_reduce.experiments import motivating_example as mex
-from simlib.pipeline import claims, paths, plotting
+from simlib.pipeline import plotting
 
 table, logs = mex.run_schedules(p=p, eta=eta, theta=theta, dt=dt, w5_bandwidth=w5_bandwidth)
-table.to_csv(paths.RESULTS / "10_sr_fig3.csv", index=False)
+table.to_csv(run.results / "10_sr_fig3.csv", index=False)
 for _, r in table.iterrows():
     print(f"{r.schedule:26s} avg CT {r.avg_ct_s:g} / scale {r.avg_scale:g}   groups: {r.groups}")
 
@@ -63,7 +63,7 @@ for ax, (name, log) in zip(axes, logs.items()):
     ax.set_xlabel("time (s)")
 fig.tight_layout()
 fig.legend(handles=mex.gantt_key(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=4, frameon=False)
-plotting.save_figure(fig, "sr_fig03_motivating_example", figures_dir=paths.FIGURES)
+run.save_figure(fig, "sr_fig03_motivating_example")
 
 # %% [markdown]
 # Grey: computing; orange: ready and waiting; blue: synchronizing.
@@ -92,4 +92,4 @@ print(lit.set_index("schedule").loc["selective reduce", ["avg_ct_s", "avg_scale"
 # bandwidth-aware schedule (`simlib/papers/selective_reduce/claims.py: fig3`).
 
 # %%
-claims.record(sr_claims.fig3(table, p=p, eta=eta, theta=theta, dt=dt))
+run.record(sr_claims.fig3(table, p=p, eta=eta, theta=theta, dt=dt))

@@ -42,9 +42,10 @@ model_mb = 500.0
 
 # %%
 from simlib.papers.selective_reduce.experiments.figures import Fig5to7Notebook
-from simlib.pipeline.params import notebook_params
+import simlib
 
-globals().update(notebook_params(Fig5to7Notebook, globals()))   # ranges, units, quick values: Fig5to7Notebook
+# ranges, units, quick values: Fig5to7Notebook
+run = simlib.start(Fig5to7Notebook, globals(), notebook="11_sr_fig5-7_traces")
 
 # %%
 import matplotlib.pyplot as plt
@@ -52,17 +53,15 @@ import matplotlib.pyplot as plt
 from simlib.papers.selective_reduce import claims as sr_claims
 from simlib.papers.selective_reduce import profile as sr_profile
 from simlib.papers.selective_reduce.experiments.suite import cross_causes
-from simlib.pipeline import claims, paths, plotting, sweep
-from simlib.pipeline.runs import run_scenarios
+from simlib.pipeline import plotting, sweep
 
 settings = sweep.expand_grid(trace=traces, n=n_values, scheme=["allreduce", "partial", "selective"],
                              duration_s=[duration_s], p=[p], eta=[eta], theta=[theta], dt_s=[dt_s],
                              lam=[lam], alpha_s=[alpha_s], model_mb=[model_mb])
-df = run_scenarios(settings, trials=trials, seed=seed, name="11_sr_fig5-7", profile=profile,
-                   workers=workers, desc="Figs 5-7")
+df = run.scenarios(settings, name="11_sr_fig5-7", desc="Figs 5-7")
 # the same grid at the paper profile (decision E18: Δt and the compute-time scale fitted; the rest as §IV-A1)
-df_profile = run_scenarios(sr_profile.at_profile(settings), trials=trials, seed=seed, name="11_sr_fig5-7_profile",
-                           profile=profile, workers=workers, desc="Figs 5-7 at the paper profile")
+df_profile = run.scenarios(sr_profile.at_profile(settings), name="11_sr_fig5-7_profile",
+                           desc="Figs 5-7 at the paper profile")
 df.groupby(["trace", "n", "scheme"])[["avg_sync_time_s", "avg_sync_scale", "total_iteration",
                                       "total_sync"]].median().round(3)
 
@@ -74,7 +73,7 @@ for trace, fig_no in (("cnn", 5), ("transformer", 6)):
         continue
     fig = plotting.metric_panels(df[df.trace == trace], x="n", metrics=metrics, xlabel="number of workers n",
                                  title=f"Fig. {fig_no}: {trace} trace")
-    plotting.save_figure(fig, f"sr_fig{fig_no:02d}_{trace}", figures_dir=paths.FIGURES)
+    run.save_figure(fig, f"sr_fig{fig_no:02d}_{trace}")
 
 fig, axes = plt.subplots(1, len(traces), figsize=(3.4 * len(traces), 2.8), squeeze=False)
 for ax, trace in zip(axes.flat, traces):
@@ -87,7 +86,7 @@ for ax, trace in zip(axes.flat, traces):
 fig.suptitle("Fig. 7: wasted wait time")
 fig.tight_layout()
 plotting.figure_legend(fig)
-plotting.save_figure(fig, "sr_fig07_wasted_wait", figures_dir=paths.FIGURES)
+run.save_figure(fig, "sr_fig07_wasted_wait")
 
 # %% [markdown]
 # ## Paired ratios, selective vs partial reduce (median over trials at each n)
@@ -115,7 +114,7 @@ for ax, (metric, (lo, hi, num, den, claim)) in zip(axes, sr_claims.FIGS5_6_RANGE
 axes[0].legend(fontsize=7)
 fig.suptitle("Figs. 5–6: selective reduce's gain over partial reduce vs the paper's ranges")
 fig.tight_layout()
-plotting.save_figure(fig, "sr_fig05-06_gains", figures_dir=paths.FIGURES)
+run.save_figure(fig, "sr_fig05-06_gains")
 
 # %% [markdown]
 # ## Claims (000 §IV-B1)
@@ -130,7 +129,7 @@ plotting.save_figure(fig, "sr_fig05-06_gains", figures_dir=paths.FIGURES)
 # a verdict failing at one setting and holding at the other names the other as its cause.
 
 # %%
-claims.record(cross_causes(sr_claims.figs5_7(df), sr_claims.figs5_7(df_profile), sr_profile.PAPER_PROFILE.label()))
+run.record(cross_causes(sr_claims.figs5_7(df), sr_claims.figs5_7(df_profile), sr_profile.PAPER_PROFILE.label()))
 
 # %% [markdown]
 # ## Where we disagree, and why

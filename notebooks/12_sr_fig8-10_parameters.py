@@ -40,9 +40,10 @@ dt_s = 0.1
 
 # %%
 from simlib.papers.selective_reduce.experiments.figures import Fig8to10Notebook
-from simlib.pipeline.params import notebook_params
+import simlib
 
-globals().update(notebook_params(Fig8to10Notebook, globals()))   # ranges, units, quick values: Fig8to10Notebook
+# ranges, units, quick values: Fig8to10Notebook
+run = simlib.start(Fig8to10Notebook, globals(), notebook="12_sr_fig8-10_parameters")
 
 # %%
 import pandas as pd
@@ -50,8 +51,7 @@ import pandas as pd
 from simlib.papers.selective_reduce import claims as sr_claims
 from simlib.papers.selective_reduce import profile as sr_profile
 from simlib.papers.selective_reduce.experiments.suite import cross_causes
-from simlib.pipeline import claims, paths, plotting, sweep
-from simlib.pipeline.runs import run_scenarios
+from simlib.pipeline import plotting, sweep
 
 base = dict(trace=[trace], n=[n], duration_s=[duration_s], dt_s=[dt_s])
 # identical settings appear in several sweeps (e.g. p=0.3, eta=0.3, theta=1): run each once
@@ -59,11 +59,10 @@ settings = sweep.unique_settings(
     sweep.expand_grid(scheme=["partial", "selective"], p=p_values, eta=[eta], theta=[theta], **base),
     sweep.expand_grid(scheme=["selective"], p=[p], eta=eta_values, theta=[theta], **base),
     sweep.expand_grid(scheme=["selective"], p=[p], eta=[eta], theta=theta_values, **base))
-df = run_scenarios(settings, trials=trials, seed=seed, name="12_sr_fig8-10", profile=profile, workers=workers,
-                   desc="Figs 8-10")
+df = run.scenarios(settings, name="12_sr_fig8-10", desc="Figs 8-10")
 # the same grid at the paper profile (decision E18: Δt and the compute-time scale fitted; the rest as §IV-A1)
-df_profile = run_scenarios(sr_profile.at_profile(settings), trials=trials, seed=seed, name="12_sr_fig8-10_profile",
-                           profile=profile, workers=workers, desc="Figs 8-10 at the paper profile")
+df_profile = run.scenarios(sr_profile.at_profile(settings), name="12_sr_fig8-10_profile",
+                           desc="Figs 8-10 at the paper profile")
 pr_ref = df[(df.scheme == "partial") & (df.p == p)]
 
 # %%
@@ -75,7 +74,7 @@ if n == 200:   # §IV-B2: selective reduce's scale ≈ 130 at p = 0.5n, n = 200
     fig.axes[metrics.index("avg_sync_scale")].plot([0.5], [130], marker="*", ms=11, color="crimson", ls="none",
                                                   label="paper: ≈130")
     fig.axes[metrics.index("avg_sync_scale")].legend(fontsize=7, loc="upper left")
-plotting.save_figure(fig, "sr_fig08_p", figures_dir=paths.FIGURES)
+run.save_figure(fig, "sr_fig08_p")
 
 
 def knob_figure(knob, values, fig_no):
@@ -85,7 +84,7 @@ def knob_figure(knob, values, fig_no):
     d = pd.concat([sr, ref])
     f = plotting.metric_panels(d, x=knob, metrics=metrics, xlabel={"eta": "η", "theta": "θ"}[knob],
                                title=f"Fig. {fig_no}: impact of {knob} (partial reduce has no {knob})")
-    plotting.save_figure(f, f"sr_fig{fig_no:02d}_{knob}", figures_dir=paths.FIGURES)
+    run.save_figure(f, f"sr_fig{fig_no:02d}_{knob}")
     return sr
 
 
@@ -106,8 +105,7 @@ rescaled_settings = sweep.unique_settings(
                       compute_mean_s=[sr_claims.PAPER_LIKE_COMPUTE_MEAN_S], **base),
     sweep.expand_grid(scheme=["selective"], p=[p], eta=[eta], theta=theta_values,
                       compute_mean_s=[sr_claims.PAPER_LIKE_COMPUTE_MEAN_S], **base))
-rescaled = run_scenarios(rescaled_settings, trials=trials, seed=seed, name="12_sr_fig9-10_rescaled",
-                         profile=profile, workers=workers, desc="Figs 9-10 at a 5 s compute mean")
+rescaled = run.scenarios(rescaled_settings, name="12_sr_fig9-10_rescaled", desc="Figs 9-10 at a 5 s compute mean")
 metrics9 = ["avg_sync_scale", "avg_sync_time_s", "total_sync", "total_iteration"]
 pd.concat({"η (θ = %g)" % theta: rescaled[rescaled.theta == theta].groupby("eta")[metrics9].median(),
            "θ (η = %g)" % eta: rescaled[rescaled.eta == eta].groupby("theta")[metrics9].median()}).round(2)
@@ -120,7 +118,7 @@ pd.concat({"η (θ = %g)" % theta: rescaled[rescaled.theta == theta].groupby("et
 # and at the paper profile (E18; ledger setting `profile`, S19).
 
 # %%
-claims.record(cross_causes(sr_claims.figs8_10(df, p=p, eta=eta, theta=theta, rescaled=rescaled),
+run.record(cross_causes(sr_claims.figs8_10(df, p=p, eta=eta, theta=theta, rescaled=rescaled),
                            sr_claims.figs8_10(df_profile, p=p, eta=eta, theta=theta),
                            sr_profile.PAPER_PROFILE.label()))
 

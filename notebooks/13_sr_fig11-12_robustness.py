@@ -37,28 +37,27 @@ dt_s = 0.1
 
 # %%
 from simlib.papers.selective_reduce.experiments.figures import Fig11to12Notebook
-from simlib.pipeline.params import notebook_params
+import simlib
 
-globals().update(notebook_params(Fig11to12Notebook, globals()))   # ranges, units, quick values: Fig11to12Notebook
+# ranges, units, quick values: Fig11to12Notebook
+run = simlib.start(Fig11to12Notebook, globals(), notebook="13_sr_fig11-12_robustness")
 
 # %%
 
 from simlib.papers.selective_reduce import claims as sr_claims
 from simlib.papers.selective_reduce import profile as sr_profile
 from simlib.papers.selective_reduce.experiments.suite import cross_causes
-from simlib.pipeline import claims, paths, plotting, sweep
-from simlib.pipeline.runs import run_scenarios
+from simlib.pipeline import plotting, sweep
 
 common = dict(trace=[trace], duration_s=[duration_s], dt_s=[dt_s])
 settings = (sweep.expand_grid(scheme=["selective"], n=n_values, cdf=["warm", "cold"], bw_error=[0.0], **common)
             + sweep.expand_grid(scheme=["selective"], n=[n_error], cdf=["warm", "cold"], bw_error=e_values, **common)
             + sweep.expand_grid(scheme=["partial"], n=sorted(set(n_values) | {n_error}), **common))
 unique = sweep.unique_settings(settings)
-df = run_scenarios(unique, trials=trials, seed=seed, name="13_sr_fig11-12", profile=profile,
-                   workers=workers, desc="Figs 11-12")
+df = run.scenarios(unique, name="13_sr_fig11-12", desc="Figs 11-12")
 # the same grid at the paper profile (decision E18: Δt and the compute-time scale fitted; the rest as §IV-A1)
-df_profile = run_scenarios(sr_profile.at_profile(unique), trials=trials, seed=seed, name="13_sr_fig11-12_profile",
-                           profile=profile, workers=workers, desc="Figs 11-12 at the paper profile")
+df_profile = run.scenarios(sr_profile.at_profile(unique), name="13_sr_fig11-12_profile",
+                           desc="Figs 11-12 at the paper profile")
 df["start"] = df["cdf"].fillna("—").map({"warm": "SR warm start", "cold": "SR cold start", "—": "partial reduce"})
 df.loc[df.scheme == "partial", "start"] = "partial reduce"
 
@@ -73,13 +72,13 @@ ax.set_xlabel("number of workers n")
 ax.set_ylabel("average sync time (s)")
 ax.set_title("Fig. 11: cold vs warm start")
 fig.tight_layout()
-plotting.save_figure(fig, "sr_fig11_cold_warm", figures_dir=paths.FIGURES)
+run.save_figure(fig, "sr_fig11_cold_warm")
 
 f12 = df[(df.scheme == "selective") & (df.n == n_error)]
 fig = plotting.metric_panels(f12, x="bw_error", hue="start",
                              metrics=["avg_sync_time_s", "avg_sync_scale", "total_iteration", "total_sync"],
                              xlabel="estimation error scale e", title=f"Fig. 12: bandwidth estimation error (n={n_error})")
-plotting.save_figure(fig, "sr_fig12_bw_error", figures_dir=paths.FIGURES)
+run.save_figure(fig, "sr_fig12_bw_error")
 
 # %% [markdown]
 # ## Claims (000 §IV-B5)
@@ -88,7 +87,7 @@ plotting.save_figure(fig, "sr_fig12_bw_error", figures_dir=paths.FIGURES)
 # `simlib/papers/selective_reduce/claims.py: figs11_12`.
 
 # %%
-claims.record(cross_causes(sr_claims.figs11_12(df, n_error=n_error), sr_claims.figs11_12(df_profile, n_error=n_error),
+run.record(cross_causes(sr_claims.figs11_12(df, n_error=n_error), sr_claims.figs11_12(df_profile, n_error=n_error),
                            sr_profile.PAPER_PROFILE.label()))
 
 # %% [markdown]

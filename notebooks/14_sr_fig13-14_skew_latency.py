@@ -33,27 +33,26 @@ dt_s = 0.1
 
 # %%
 from simlib.papers.selective_reduce.experiments.figures import Fig13to14Notebook
-from simlib.pipeline.params import notebook_params
+import simlib
 
-globals().update(notebook_params(Fig13to14Notebook, globals()))   # ranges, units, quick values: Fig13to14Notebook
+# ranges, units, quick values: Fig13to14Notebook
+run = simlib.start(Fig13to14Notebook, globals(), notebook="14_sr_fig13-14_skew_latency")
 
 # %%
 from simlib.papers.selective_reduce import claims as sr_claims
 from simlib.papers.selective_reduce import profile as sr_profile
 from simlib.papers.selective_reduce.experiments.suite import cross_causes
-from simlib.pipeline import claims, paths, plotting, sweep
-from simlib.pipeline.runs import run_scenarios
+from simlib.pipeline import plotting, sweep
 
 schemes = ["allreduce", "partial", "selective"]
 common = dict(trace=[trace], n=[n], duration_s=[duration_s], dt_s=[dt_s])
 settings = (sweep.expand_grid(scheme=schemes, lam=lam_values, alpha_s=[0.001], **common)
             + sweep.expand_grid(scheme=schemes, lam=[0.05], alpha_s=[a / 1e3 for a in alpha_ms_values], **common))
 unique = sweep.unique_settings(settings)
-df = run_scenarios(unique, trials=trials, seed=seed, name="14_sr_fig13-14", profile=profile,
-                   workers=workers, desc="Figs 13-14")
+df = run.scenarios(unique, name="14_sr_fig13-14", desc="Figs 13-14")
 # the same grid at the paper profile (decision E18: Δt and the compute-time scale fitted; the rest as §IV-A1)
-df_profile = run_scenarios(sr_profile.at_profile(unique), trials=trials, seed=seed, name="14_sr_fig13-14_profile",
-                           profile=profile, workers=workers, desc="Figs 13-14 at the paper profile")
+df_profile = run.scenarios(sr_profile.at_profile(unique), name="14_sr_fig13-14_profile",
+                           desc="Figs 13-14 at the paper profile")
 df["alpha_ms"] = df["alpha_s"] * 1e3
 
 # %%
@@ -61,14 +60,14 @@ plotting.set_theme()
 metrics = ["avg_sync_time_s", "avg_sync_scale", "total_iteration"]
 f13 = df[df.alpha_s == 0.001]
 fig = plotting.metric_panels(f13, x="lam", metrics=metrics, xlabel="λ", title="Fig. 13: bandwidth skewness")
-plotting.save_figure(fig, "sr_fig13_lambda", figures_dir=paths.FIGURES)
+run.save_figure(fig, "sr_fig13_lambda")
 f14 = df[df.lam == 0.05]
 fig = plotting.metric_panels(f14, x="alpha_ms", metrics=metrics, xlabel="α (ms)", title="Fig. 14: latency")
 for ax in fig.axes:
     ax.set_xscale("symlog", linthresh=1)
     ax.set_xlim(left=0)
     ax.set_xticks(alpha_ms_values, [f"{a:g}" for a in alpha_ms_values])
-plotting.save_figure(fig, "sr_fig14_alpha", figures_dir=paths.FIGURES)
+run.save_figure(fig, "sr_fig14_alpha")
 
 # %% [markdown]
 # ## Claims (000 §IV-B6–7)
@@ -76,7 +75,7 @@ plotting.save_figure(fig, "sr_fig14_alpha", figures_dir=paths.FIGURES)
 # Rules: `simlib/papers/selective_reduce/claims.py: figs13_14`.
 
 # %%
-claims.record(cross_causes(sr_claims.figs13_14(df), sr_claims.figs13_14(df_profile), sr_profile.PAPER_PROFILE.label()))
+run.record(cross_causes(sr_claims.figs13_14(df), sr_claims.figs13_14(df_profile), sr_profile.PAPER_PROFILE.label()))
 
 # %% [markdown]
 # ## Where we disagree, and why

@@ -45,9 +45,9 @@ dt_s = 0.1
 
 # %%
 from simlib.papers.selective_reduce.experiments.figures import GapsNotebook
-from simlib.pipeline.params import notebook_params
+import simlib
 
-globals().update(notebook_params(GapsNotebook, globals()))   # ranges, units, quick values: GapsNotebook
+run = simlib.start(GapsNotebook, globals(), notebook="15_sr_paper_gaps")   # ranges, units, quick values: GapsNotebook
 
 # %%
 import matplotlib.pyplot as plt
@@ -55,8 +55,7 @@ import pandas as pd
 
 from simlib.papers import analysis
 from simlib.papers.selective_reduce import claims as sr_claims
-from simlib.pipeline import claims, paths, plotting, sweep
-from simlib.pipeline.runs import run_scenarios
+from simlib.pipeline import plotting, sweep
 
 common = dict(scheme=["selective"], trace=[trace], n=[n], duration_s=[duration_s])
 settings = (sweep.expand_grid(base_rule=["text", "pseudocode"], dt_s=[dt_s], **common)
@@ -67,8 +66,7 @@ settings = (sweep.expand_grid(base_rule=["text", "pseudocode"], dt_s=[dt_s], **c
             + sweep.expand_grid(scheme=["partial", "selective"], trace=[trace], n=[n], duration_s=[duration_s],
                                 compute_mean_s=compute_means_s, dt_s=[dt_s]))
 unique = sweep.unique_settings(settings)
-df = run_scenarios(unique, trials=trials, seed=seed, name="15_sr_gaps", profile=profile,
-                   workers=workers, desc="paper gaps")
+df = run.scenarios(unique, name="15_sr_gaps", desc="paper gaps")
 df_saved = df.copy()   # the frame as the sweep returned it (claims.paper_gaps reads this form)
 for col, default in (("base_rule", "text"), ("progress_model", "paper")):
     df[col] = df[col].where(df[col].notna(), default)
@@ -98,7 +96,7 @@ fig = plotting.metric_panels(d, x="dt_s", hue="progress_model",
                              xlabel="Δt (s)", title=f"Δt sensitivity (n={n}, {trace})")
 for ax in fig.axes:
     ax.set_xscale("log")
-plotting.save_figure(fig, "sr_gaps_dt_sensitivity", figures_dir=paths.FIGURES)
+run.save_figure(fig, "sr_gaps_dt_sensitivity")
 
 # %% [markdown]
 # ### Compute-time scale (E6)
@@ -123,7 +121,7 @@ for ax, (metric, (_, _, num, den, _)) in zip(axes, sr_claims.FIGS5_6_RANGES.item
 fig.suptitle(f"Selective vs partial reduce gains vs compute-time scale (median paired ratio, "
              f"min–max band over {trials} trials)")
 fig.tight_layout()
-plotting.save_figure(fig, "sr_gaps_compute_scale", figures_dir=paths.FIGURES)
+run.save_figure(fig, "sr_gaps_compute_scale")
 scale_table = pd.concat(rows)
 scale_table.round(3)
 
@@ -135,4 +133,4 @@ scale_table.round(3)
 # magnitude rows (notebook 11). Built by `simlib/papers/selective_reduce/claims.py: paper_gaps`.
 
 # %%
-claims.record(sr_claims.paper_gaps(df_saved, dt_s=dt_s))
+run.record(sr_claims.paper_gaps(df_saved, dt_s=dt_s))

@@ -42,9 +42,9 @@ model_mb_values = [250.0, 1000.0]
 
 # %%
 from simlib.papers.selective_reduce.experiments.figures import ProfileSearchNotebook
-from simlib.pipeline.params import notebook_params
+import simlib
 
-globals().update(notebook_params(ProfileSearchNotebook, globals()))   # ranges, units, quick values
+run = simlib.start(ProfileSearchNotebook, globals(), notebook="16_sr_paper_profile")   # ranges, units, quick values
 
 # %%
 import matplotlib.pyplot as plt
@@ -54,8 +54,7 @@ import seaborn as sns
 from simlib.papers.claim import observation
 from simlib.papers.selective_reduce import profile as sr_profile
 from simlib.papers.selective_reduce.experiments import suite
-from simlib.pipeline import claims, paths, plotting, sweep
-from simlib.pipeline.runs import run_scenarios
+from simlib.pipeline import plotting, sweep
 
 PROFILE, DEFAULT = sr_profile.PAPER_PROFILE, sr_profile.DEFAULT_SETTINGS
 layout = dict(n_values=n_values, n=n, duration_s=duration_s)
@@ -68,8 +67,7 @@ plan.update({(PROFILE.dt_s, PROFILE.compute_mean_s, mb, "decision"):
 plan.update({(c.dt_s, c.compute_mean_s, 500.0, "run"):
              suite.figure_settings(c.settings(), extra={"bw_error_redraw": "run"}, **layout) for c in (DEFAULT, PROFILE)})
 settings = sweep.unique_settings(*(s for groups in plan.values() for s in groups.values()))
-df = run_scenarios(settings, trials=trials, seed=seed, name="16_sr_profile_runs", profile=profile, workers=workers,
-                   desc="profile search")
+df = run.scenarios(settings, name="16_sr_profile_runs", desc="profile search")
 
 # %% [markdown]
 # ## The search table: every candidate, every claim
@@ -80,7 +78,7 @@ df = run_scenarios(settings, trials=trials, seed=seed, name="16_sr_profile_runs"
 table = pd.concat([suite.claims_table(suite.judge(suite.split_by_group(df, groups), n=n),
                                       dt_s=dt, compute_mean_s=mean, model_mb=mb, bw_error_redraw=redraw)
                    for (dt, mean, mb, redraw), groups in plan.items()], ignore_index=True)
-results = paths.run_context().results
+results = run.results
 results.mkdir(parents=True, exist_ok=True)
 table.to_csv(results / "16_sr_profile_search.csv", index=False)
 search = table[(table.model_mb == 500.0) & (table.bw_error_redraw == "decision")]
@@ -99,7 +97,7 @@ sns.heatmap(grid.sort_index(ascending=False), annot=True, fmt="d", cmap="viridis
             cbar_kws={"label": f"claims holding (of {int(score.claims.iloc[0])})"})
 ax.set(xlabel="mean compute time (s)", ylabel="Δt (s)",
        title=f"000 Figs. 5–14: claims that hold per candidate ({trials} trials)")
-plotting.save_figure(fig, "sr_profile_search", figures_dir=paths.FIGURES)
+run.save_figure(fig, "sr_profile_search")
 
 # %% [markdown]
 # ## Where each claim holds
@@ -120,7 +118,7 @@ for label, text in ((cand(0.1, None), "default"), (cand(PROFILE.dt_s, PROFILE.co
         ax.text(order.index(label) + 0.5, -0.3, text, ha="center", va="bottom", fontsize=8, color="crimson")
 ax.set(xlabel="Δt / mean compute time (s)", ylabel="", title="where each claim holds (green) — E18 search")
 plt.xticks(rotation=60, ha="right")
-plotting.save_figure(fig, "sr_profile_claims", figures_dir=paths.FIGURES)
+run.save_figure(fig, "sr_profile_claims")
 
 # %%
 per_claim = where.sum(axis=1).astype(int)
@@ -152,7 +150,7 @@ fig12
 
 # %%
 best, worst = score.iloc[0], score.iloc[-1]
-claims.record([
+run.record([
     observation("000", "§IV (E18)", "paper profile: E18's pick over Δt × compute mean",
                 f"{picked.label()}: {int(best.hold)} of {int(best.claims)} claims hold ({trials} trials); "
                 f"default (0.1 s, 1 s): {int(score[(score.dt_s == 0.1) & (score.compute_mean_s == 1.0)].hold.iloc[0]) if ((score.dt_s == 0.1) & (score.compute_mean_s == 1.0)).any() else 'n/a'}; "

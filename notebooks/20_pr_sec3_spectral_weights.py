@@ -37,9 +37,10 @@ ema_alpha = 0.5                      # α of the worked dynamic-weights example
 
 # %%
 from simlib.papers.partial_reduce.experiments.mixing import SpectralNotebook
-from simlib.pipeline.params import notebook_params
+import simlib
 
-globals().update(notebook_params(SpectralNotebook, globals()))   # ranges, units, quick values: SpectralNotebook
+# ranges, units, quick values: SpectralNotebook
+run = simlib.start(SpectralNotebook, globals(), notebook="20_pr_sec3_spectral_weights")
 
 # %%
 from fractions import Fraction
@@ -51,7 +52,7 @@ from simlib.papers.partial_reduce.claims import FIG4_FREQUENCIES
 from simlib.papers.partial_reduce.experiments import mixing
 from simlib.papers.partial_reduce.spectral import rho_from_frequencies
 from simlib.papers.partial_reduce.weights import dynamic_weights
-from simlib.pipeline import claims, paths, plotting, runs, sweep
+from simlib.pipeline import plotting, sweep
 
 rho_hom = rho_from_frequencies(FIG4_FREQUENCIES["homogeneous"], 3)
 rho_het = rho_from_frequencies(FIG4_FREQUENCIES["heterogeneous"], 3)  # worker 2 is the slow one
@@ -68,8 +69,7 @@ fig4_settings = sweep.expand_grid(scheme=["partial"], n=[3], p=[2 / 3], hl=[1, 2
                                   bandwidth_gbps=[10.0], model_mb=[1.0], duration_s=[fig4_duration_s])
 main_settings = sweep.expand_grid(scheme=["allreduce", "partial", "selective"], n=n_values,
                                   trace=["transformer"], duration_s=[duration_s])
-df = runs.run_notebook_sweep(mixing.trial, fig4_settings + main_settings, trials=trials, seed=seed,
-                               name="20_pr_mixing", profile=profile, workers=workers, desc="rho")
+df = run.sweep(mixing.trial, fig4_settings + main_settings, name="20_pr_mixing", desc="rho")
 fig4 = df[df.n == 3].groupby(["trace", "hl"])["rho"].agg(["min", "median", "max"])
 fig4
 
@@ -86,7 +86,7 @@ axes[1].set_xlabel("number of workers n")
 fig.suptitle("Mixing of the main paper's schemes (Transformer trace, 000 §IV settings)")
 fig.tight_layout()
 plotting.figure_legend(fig)
-plotting.save_figure(fig, "pr_rho_schemes", figures_dir=paths.FIGURES)
+run.save_figure(fig, "pr_rho_schemes")
 main.groupby(["n", "scheme"])["rho"].median().unstack().round(3)
 
 # %% [markdown]
@@ -121,4 +121,4 @@ weights_table
 from simlib.papers import cluster_claims
 from simlib.papers.partial_reduce import claims as pr_claims
 
-claims.record(pr_claims.fig4_and_weights(df) + cluster_claims.scheme_mixing(df))
+run.record(pr_claims.fig4_and_weights(df) + cluster_claims.scheme_mixing(df))

@@ -42,10 +42,11 @@ model_mb = 100.0
 trace = "cnn"
 
 # %%
-from simlib.pipeline.params import notebook_params
+import simlib
 from simlib.training.notebook_specs import HeterogeneousTrainingNotebook
 
-globals().update(notebook_params(HeterogeneousTrainingNotebook, globals()))   # ranges, units, quick values: the spec
+# ranges, units, quick values: the spec
+run = simlib.start(HeterogeneousTrainingNotebook, globals(), notebook="21_pr_sec5_heterogeneous_training")
 
 # %% [markdown]
 # ## Group-frozen avoidance (§4)
@@ -71,7 +72,7 @@ for use in (False, True):
 # %%
 import numpy as np
 
-from simlib.pipeline import claims, paths, plotting, runs, sweep
+from simlib.pipeline import plotting, sweep
 from simlib.training import time_to_accuracy as tta
 
 common = dict(n=[n], bandwidth_gbps=[bandwidth_gbps], model_mb=[model_mb], trace=[trace],
@@ -82,8 +83,7 @@ settings = (sweep.expand_grid(scheme=["partial"], hl=[1], p=[x / n for x in p_va
                                 weights_missing=["oldest", "closest", "initial"], **common)
             + sweep.expand_grid(scheme=["allreduce"], hl=hl_values, **common))
 unique = sweep.unique_settings(settings)
-df = runs.run_notebook_sweep(tta.trial, unique, trials=trials, seed=seed,
-                               name="21_pr_training", profile=profile, workers=workers, desc="002 harness")
+df = run.sweep(tta.trial, unique, name="21_pr_training", desc="002 harness")
 df["P"] = (df["p"].fillna(1.0) * n).round().astype(int)
 df["rule"] = np.where(df.scheme == "allreduce", "all reduce",
                       np.where(df.weights == "dynamic", "DYN (" + df.weights_missing.fillna("") + ")", "CON"))
@@ -94,7 +94,7 @@ f8 = df[(df.scheme == "partial") & (df.hl == 1) & (df.rule == "CON")]
 fig = plotting.metric_panels(f8.assign(scheme="partial"), x="P",
                              metrics=["updates_to_target", "time_per_update_s", "time_to_target_s"],
                              xlabel="group size P", title=f"002 Fig. 8 analogue (n={n}, HL=1, target {target_acc:.0%})")
-plotting.save_figure(fig, "pr_fig08_group_size", figures_dir=paths.FIGURES)
+run.save_figure(fig, "pr_fig08_group_size")
 
 table = (df[df.P.isin(table_p + [n])]
          .groupby(["hl", "P", "rule"])[["time_to_target_s", "updates_to_target", "time_per_update_s", "final_acc"]]
@@ -111,7 +111,7 @@ table
 # %%
 from simlib.papers.partial_reduce import claims as pr_claims
 
-claims.record(pr_claims.group_filter(frozen[False], frozen[True]) + pr_claims.sec5(df))
+run.record(pr_claims.group_filter(frozen[False], frozen[True]) + pr_claims.sec5(df))
 
 # %% [markdown]
 # ## Where we disagree with the paper, and why

@@ -90,10 +90,11 @@ momentum_check = 0.9              # RP21: 002 Â§5.1's momentum, run at lr (1 - Î
 momentum_hls = [1, 3]             # RP21: ER, ASP, BSP with momentum
 
 # %%
-from simlib.pipeline.params import notebook_params
+import simlib
 from simlib.training.notebook_specs import NineSystemsNotebook
 
-globals().update(notebook_params(NineSystemsNotebook, globals()))   # ranges, units, quick values: the spec
+# ranges, units, quick values: the spec
+run = simlib.start(NineSystemsNotebook, globals(), notebook="22_pr_sec5_nine_systems")
 
 # %% [markdown]
 # ## The sweeps: Table 1 (every system, every HL) and Fig. 11 (cluster sizes)
@@ -103,31 +104,27 @@ import numpy as np
 import pandas as pd
 
 from simlib.papers.partial_reduce import profile as pr_profile
-from simlib.pipeline import claims, paths, plotting, runs
+from simlib.pipeline import plotting
 from simlib.training import nine_systems as ns
 
-spec = NineSystemsNotebook(**{k: globals()[k] for k in NineSystemsNotebook.__dataclass_fields__})
+spec = run.spec                   # the checked NineSystemsNotebook
 common = dict(spec.training(), curve_every_s=curve_every_s, early_stop=early_stop)
 arms = {a: sp for a, sp in ns.ARMS.items() if sp[1] is None or sp[1] in table_p}
 settings = [dict(common, scheme=scheme, n=n, hl=hl, p=P or 3, backups=backups, trace=trace, duration_s=duration_s)
             for hl in hl_values for scheme, P in arms.values()]
-df = runs.run_notebook_sweep(ns.trial, settings, trials=trials, seed=seed, name="22_pr_table1", profile=profile,
-                             workers=workers, desc="002 Table 1")
+df = run.sweep(ns.trial, settings, name="22_pr_table1", desc="002 Table 1")
 df["arm"] = [ns.arm_label(s, p) for s, p in zip(df["scheme"], df["p"])]
 # the same runs at 002's paper profile (decision PR16: the cluster fitted to Table 1's per-update ratios)
 PROFILE, DEFAULT = pr_profile.PAPER_PROFILE, pr_profile.DEFAULT_SETTINGS
-df_p = runs.run_notebook_sweep(ns.trial, [dict(s, duration_s=profile_duration_s) for s in pr_profile.at_profile(settings)],
-                               trials=trials, seed=seed,
-                               name="22_pr_table1_profile", profile=profile, workers=workers,
-                               desc="002 Table 1 (profile)")
+df_p = run.sweep(ns.trial, [dict(s, duration_s=profile_duration_s) for s in pr_profile.at_profile(settings)],
+                 name="22_pr_table1_profile", desc="002 Table 1 (profile)")
 df_p["arm"] = [ns.arm_label(s, p) for s, p in zip(df_p["scheme"], df_p["p"])]
 frames = {"default": df, "profile": df_p}
 
 f11 = [dict(common, scheme=ns.SINGLE, n=1, trace=fig11_trace, duration_s=fig11_single_duration_s)]
 f11 += [dict(common, scheme=scheme, n=m, p=fig11_p, backups=m // 4, trace=fig11_trace, duration_s=duration_s)
         for m in fig11_n if m > 1 for scheme in ("allreduce", "ps-backup", "partial")]
-df11 = runs.run_notebook_sweep(ns.trial, f11, trials=fig11_trials, seed=seed, name="22_pr_fig11", profile=profile,
-                               workers=workers, desc="002 Fig. 11")
+df11 = run.sweep(ns.trial, f11, name="22_pr_fig11", trials=fig11_trials, desc="002 Fig. 11")
 df11["arm"] = df11["scheme"].map({ns.SINGLE: "1 worker", "allreduce": "AR", "ps-backup": "BK",
                                   "partial": f"PR{fig11_p}"})
 
@@ -155,8 +152,8 @@ def summary(d):
 
 tables = {k: summary(d) for k, d in frames.items()}
 table = tables["default"]
-table.to_csv(paths.run_context().results / "22_pr_table1_summary.csv")
-tables["profile"].to_csv(paths.run_context().results / "22_pr_table1_summary_profile.csv")
+table.to_csv(run.results / "22_pr_table1_summary.csv")
+tables["profile"].to_csv(run.results / "22_pr_table1_summary_profile.csv")
 pd.concat(tables, names=["setting"]).astype(object).where(lambda t: t.notna(), "N/A")
 
 # %%
@@ -174,7 +171,7 @@ ax.table(cellText=cells, rowLabels=rows, colLabels=order, loc="center", cellLoc=
 ax.set_title(f"002 Table 1 analogue: n={n}, {bandwidth_gbps:g} Gbps, {model_mb:g} MB, target {target_acc:.0%}, "
              f"median of {trials} trial{'s' if trials > 1 else ''}\n(N/A: the median run did not reach it in "
              f"{duration_s:g} s)", fontsize=10)
-plotting.save_figure(fig, "pr_table1_nine_systems", figures_dir=paths.FIGURES)
+run.save_figure(fig, "pr_table1_nine_systems")
 
 # %% [markdown]
 # ## Per-update time ratios beside Table 1's (the paper profile's target, PR16)
@@ -197,7 +194,7 @@ def our_ratios(t):
 
 
 ratios = pd.DataFrame({"paper": paper_r, **{k: our_ratios(t) for k, t in tables.items()}}).astype(float)
-ratios.to_csv(paths.run_context().results / "22_pr_per_update_ratios.csv")
+ratios.to_csv(run.results / "22_pr_per_update_ratios.csv")
 dist = {k: pr_profile.distance(ratios[k].dropna().to_dict(), {i: paper_r[i] for i in ratios[k].dropna().index})
         for k in tables}
 print("mean |ln(ours / paper)| over the ratios measured: "
@@ -215,7 +212,7 @@ ax.set_xticks(x, ratios.index, rotation=60, ha="right")
 ax.set(ylabel="per-update time / all reduce's",
        title=f"002 Table 1's per-update ratios, full runs: default and paper profile ({PROFILE.label()})")
 ax.legend(fontsize=8)
-plotting.save_figure(fig, "pr_table1_per_update_ratios", figures_dir=paths.FIGURES)
+run.save_figure(fig, "pr_table1_per_update_ratios")
 
 # %% [markdown]
 # The same runs at the lower rungs of the problem's ladder show whether the order of the systems
@@ -256,8 +253,7 @@ for setting, d in frames.items():
     axes[0][-1].legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
     fig.suptitle(f"002 Fig. 7 analogue: the systems of Table 1, n={n}, {problem}, "
                  + ("default" if setting == "default" else f"paper profile ({PROFILE.label()})"))
-    plotting.save_figure(fig, "pr_fig07_convergence" + ("" if setting == "default" else "_profile"),
-                         figures_dir=paths.FIGURES)
+    run.save_figure(fig, "pr_fig07_convergence" + ("" if setting == "default" else "_profile"))
 
 # %% [markdown]
 # ## Fig. 11: speedup against one worker
@@ -276,7 +272,7 @@ sp["bound"] = sp["speedup_hi"].where(np.isfinite(sp["speedup_hi"]), sp["speedup_
 plotting.plot_min_median_max(ax, sp, x="n", y="speedup", hue="scheme", censored_at="bound")
 ax.set(xlabel="workers n", ylabel="speedup over 1 worker (time to target)",
        title=f"002 Fig. 11 analogue: {fig11_trace} (real trace), P={fig11_p}, BK with n/4 backups")
-plotting.save_figure(fig, "pr_fig11_scalability", figures_dir=paths.FIGURES)
+run.save_figure(fig, "pr_fig11_scalability")
 from simlib.papers.censoring import bounded_stat, fmt_bound
 
 sp.groupby(["arm", "n"]).apply(lambda g: fmt_bound(*bounded_stat(g["speedup_lo"], g["speedup_hi"]))).unstack("n")
@@ -310,8 +306,7 @@ extra = ns.evidence_sweeps(spec)      # issue 32's sweeps beyond Table 1: {name:
 
 def run_extra(name, desc):
     fn, st = extra[name]
-    return runs.run_notebook_sweep(fn, st, trials=trials, seed=seed, name=name, profile=profile, workers=workers,
-                                   desc=desc)
+    return run.sweep(fn, st, name=name, desc=desc)
 
 
 df_st = run_extra("22_pr_staleness", "002 stale vs fresh gradients")
@@ -391,7 +386,7 @@ recorded = cross_causes(t1.table1(df, evidence=evidence["default"]) + t1.fig11(d
                         PROFILE.label(), default_label=DEFAULT.label())
 recorded += [o for k in frames for o in se.observations(steps[k], stale if k == "default" else None, dyn[k],
                                                         setting=k, target=target_acc)] + sr_obs + gf_obs + mom_obs
-claims.record(recorded)
+run.record(recorded)
 verdicts = pd.DataFrame([(c.claim, c.setting, c.holds) for c in recorded if c.kind == "claim"],
                         columns=["claim", "setting", "holds"]).pivot(index="claim", columns="setting", values="holds")
 verdicts

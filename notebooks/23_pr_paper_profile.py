@@ -41,10 +41,11 @@ apply_values = [0.0, 0.05, 0.1, 0.2]
 ad_passive_values = ["compute", "block"]
 
 # %%
-from simlib.pipeline.params import notebook_params
+import simlib
 from simlib.training.notebook_specs import PaperProfileNotebook
 
-globals().update(notebook_params(PaperProfileNotebook, globals()))   # ranges, units, quick values: the spec
+# ranges, units, quick values: the spec
+run = simlib.start(PaperProfileNotebook, globals(), notebook="23_pr_paper_profile")
 
 # %%
 import matplotlib.pyplot as plt
@@ -53,19 +54,17 @@ import pandas as pd
 
 from simlib.papers.claim import observation
 from simlib.papers.partial_reduce import profile as pr_profile
-from simlib.pipeline import claims, paths, plotting
-from simlib.pipeline.runs import run_notebook_sweep
+from simlib.pipeline import plotting
 from simlib.training import nine_systems as ns
 
-spec = PaperProfileNotebook(**{k: globals()[k] for k in PaperProfileNotebook.__dataclass_fields__})
+spec = run.spec                   # the checked PaperProfileNotebook
 cands = spec.candidates()
 PROFILE, DEFAULT = pr_profile.PAPER_PROFILE, pr_profile.DEFAULT_SETTINGS
 for extra in (PROFILE, DEFAULT):              # both are always measured, whatever the grids
     if extra.settings() not in [c.settings() for c in cands]:
         cands.append(extra)
 settings = pr_profile.search_settings(cands, duration_s=duration_s)
-df = run_notebook_sweep(ns.per_update_trial, settings, trials=trials, seed=seed, name="23_pr_profile_runs",
-                        profile=profile, workers=workers, desc="002 profile search")
+df = run.sweep(ns.per_update_trial, settings, name="23_pr_profile_runs", desc="002 profile search")
 assert len(df) == len(settings) * trials      # rows in (setting, trial) order (decision S2)
 mean_pu = df["per_update_s"].to_numpy().reshape(len(settings), trials).mean(axis=1)
 lookup = {pr_profile.setting_key(s): v for s, v in zip(settings, mean_pu)}
@@ -78,7 +77,7 @@ print(f"{len(cands)} candidates, {len(settings)} distinct runs x {trials} trials
 # %%
 per_update = lambda s: lookup[pr_profile.setting_key(s)]
 table = pr_profile.search_table(cands, per_update, duration_s=duration_s)
-results = paths.run_context().results
+results = run.results
 results.mkdir(parents=True, exist_ok=True)
 table.to_csv(results / "23_pr_profile_search.csv", index=False)
 score = pr_profile.scores(table)
@@ -114,7 +113,7 @@ ax.set_xticks(x, side.index, rotation=60, ha="right")
 ax.set(ylabel="per-update time / all reduce's", title=f"002 Table 1's per-update ratios: default (distance "
        f"{row(DEFAULT).distance:.3f}) and profile ({row(picked).distance:.3f}) — PR16")
 ax.legend(fontsize=8)
-plotting.save_figure(fig, "pr_profile_ratios", figures_dir=paths.FIGURES)
+run.save_figure(fig, "pr_profile_ratios")
 
 # %% [markdown]
 # ## How the distance depends on each knob
@@ -129,7 +128,7 @@ best_by.round(3).to_frame("best distance")
 # ## Recorded observations
 
 # %%
-claims.record([
+run.record([
     observation("002", "Table 1 (PR16)", "paper profile: PR16's pick over the cluster's open settings",
                 f"{picked.label()}: mean |ln ratio| {score.distance.iloc[0]:.3f} over 21 ResNet-34 per-update "
                 f"ratios; default {row(DEFAULT).distance:.3f}; worst candidate {score.distance.iloc[-1]:.3f}",

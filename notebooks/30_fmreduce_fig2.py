@@ -48,9 +48,9 @@ sweep_trials = 5
 
 # %%
 from simlib.papers.fmreduce.experiments import Fig2Notebook
-from simlib.pipeline.params import notebook_params
+import simlib
 
-globals().update(notebook_params(Fig2Notebook, globals()))   # ranges, units, quick values: Fig2Notebook
+run = simlib.start(Fig2Notebook, globals(), notebook="30_fmreduce_fig2")   # ranges, units, quick values: Fig2Notebook
 
 # %%
 import matplotlib.pyplot as plt
@@ -59,15 +59,13 @@ import numpy as np
 from simlib.papers import analysis, registry
 from simlib.papers.fmreduce import experiments as fx
 from simlib.papers.fmreduce.scenario import VARIANTS, run_trial, variant_label, variant_scheme
-from simlib.pipeline import claims, paths, plotting
-from simlib.pipeline.runs import run_notebook_sweep
+from simlib.pipeline import plotting
 
 fixed = dict(n=n, p=p, model_mb=model_mb, duration_s=duration_s, trace=trace,
              compute_mean_s=compute_mean_s, reduce_s_per_mb=reduce_s_per_mb)
 ORDER = [variant_label(**v) for v in sorted(VARIANTS, key=lambda v: (v["reducers"] != "all",
                                                                      v["mode"] != "nonblocking"))]
-df = run_notebook_sweep(run_trial, fx.fig2_settings(**fixed), trials=trials, seed=seed,
-                        name="30_fmreduce_fig2", profile=profile, workers=workers, desc="Fig. 2")
+df = run.sweep(run_trial, fx.fig2_settings(**fixed), name="30_fmreduce_fig2", desc="Fig. 2")
 df["variant"] = fx.label_variants(df)
 stats = analysis.summarize(df, "variant", "rounds").set_index("variant").loc[ORDER]
 stats[["min", "median", "max"]]
@@ -95,7 +93,7 @@ def bars(ax, st, title):
 fig, ax = plt.subplots(figsize=(5.2, 3.8))
 bars(ax, stats, f"Fig. 2: n = {n}, p = {p}, {trace} trace")
 fig.tight_layout()
-plotting.save_figure(fig, "fm_fig02_rounds", figures_dir=paths.FIGURES)
+run.save_figure(fig, "fm_fig02_rounds")
 
 # %% [markdown]
 # ## Where the time goes: per-phase breakdown
@@ -114,7 +112,7 @@ ax.set_xlabel("seconds per iteration (median over trials)")
 ax.set_ylabel("")
 ax.legend(ncol=4, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
 fig.tight_layout()
-plotting.save_figure(fig, "fm_fig02_phases", figures_dir=paths.FIGURES)
+run.save_figure(fig, "fm_fig02_phases")
 ph.round(3)
 
 # %% [markdown]
@@ -130,17 +128,17 @@ for k, t in pairs.items():
 # ## The same grid with the other eager-SGD stand-ins
 
 # %%
-dft = run_notebook_sweep(run_trial, [dict(s, trace=tr) for tr in other_traces for s in fx.fig2_settings(**fixed)
-                                     if tr != trace],
-                         trials=trace_trials, seed=seed, name="30_fmreduce_traces", profile=profile,
-                         workers=workers, desc="Fig. 2, other traces")
+dft = run.sweep(run_trial,
+                [dict(s, trace=tr) for tr in other_traces for s in fx.fig2_settings(**fixed)
+                     if tr != trace],
+                name="30_fmreduce_traces", trials=trace_trials, desc="Fig. 2, other traces")
 dft["variant"] = fx.label_variants(dft)
 fig, axes = plt.subplots(1, len(other_traces), figsize=(4.6 * len(other_traces), 3.6), squeeze=False)
 for ax, tr in zip(axes.flat, other_traces):
     st = analysis.summarize(dft[dft.trace == tr], "variant", "rounds").set_index("variant").loc[ORDER]
     bars(ax, st, f"{tr} trace")
 fig.tight_layout()
-plotting.save_figure(fig, "fm_fig02_other_traces", figures_dir=paths.FIGURES)
+run.save_figure(fig, "fm_fig02_other_traces")
 trace_pairs = {k: fx.paired_choice(dft, k, by=["trace"]) for k in fx.KNOBS}
 for k, t in trace_pairs.items():
     print(f"{k}: median paired ratio by trace")
@@ -155,9 +153,8 @@ for k, t in trace_pairs.items():
 # preferred option wins.
 
 # %%
-dfp = run_notebook_sweep(run_trial, fx.p_sweep_settings(p_values, **{k: v for k, v in fixed.items() if k != "p"}),
-                         trials=sweep_trials, seed=seed, name="30_fmreduce_p_sweep", profile=profile,
-                         workers=workers, desc="p sweep")
+dfp = run.sweep(run_trial, fx.p_sweep_settings(p_values, **{k: v for k, v in fixed.items() if k != "p"}),
+                name="30_fmreduce_p_sweep", trials=sweep_trials, desc="p sweep")
 dfp["variant"] = fx.label_variants(dfp)
 dfp["iterations_per_min"] = dfp["iterations"] * 60.0 / duration_s
 fig, axes = plt.subplots(1, 5, figsize=(21, 5.6))
@@ -186,7 +183,7 @@ for ax, k in zip(axes[1:], fx.KNOBS):
               loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)
 axes[0].set_xlabel("p")
 fig.tight_layout()
-plotting.save_figure(fig, "fm_p_sweep", figures_dir=paths.FIGURES)
+run.save_figure(fig, "fm_p_sweep")
 for k, t in p_pairs.items():
     print(f"{k}: median paired ratio by p")
     print(t.pivot(index="pair", columns="p", values="median").round(3).to_string(), "\n")
@@ -201,11 +198,11 @@ for k, t in p_pairs.items():
 
 # %%
 lp_tie_n = [m for m in fx.LP_TIE_N_VALUES if m <= n] or [n]
-dfl = run_notebook_sweep(run_trial, fx.lp_tie_settings(lp_tie_n, duration_s=min(duration_s, fx.LP_TIE_DURATION_S),
-                                                       model_mb=model_mb, trace=trace, compute_mean_s=compute_mean_s,
-                                                       reduce_s_per_mb=reduce_s_per_mb),
-                         trials=min(sweep_trials, fx.LP_TIE_TRIALS), seed=seed, name="30_fmreduce_lp_ties",
-                         profile=profile, workers=workers, desc="FM7: LP solvers")
+dfl = run.sweep(run_trial,
+                fx.lp_tie_settings(lp_tie_n, duration_s=min(duration_s, fx.LP_TIE_DURATION_S),
+                                   model_mb=model_mb, trace=trace, compute_mean_s=compute_mean_s,
+                                   reduce_s_per_mb=reduce_s_per_mb),
+                name="30_fmreduce_lp_ties", trials=min(sweep_trials, fx.LP_TIE_TRIALS), desc="FM7: LP solvers")
 dfl.pivot_table(index=["n", "p", "reducers", "mode", "trial"], columns="lp_solver", values="rounds")
 
 # %% [markdown]
@@ -219,7 +216,9 @@ dfl.pivot_table(index=["n", "p", "reducers", "mode", "trial"], columns="lp_solve
 # %%
 from simlib.papers.fmreduce import claims as fm_claims
 
-claims.record(fm_claims.fig2(df, dfp, dft) + fm_claims.lp_ties(dfl))
+# each row's trials column: the sweep it reads (Fig. 2's `trials`; the LP-tie sweep's own)
+run.record(fm_claims.fig2(df, dfp, dft))
+run.record(fm_claims.lp_ties(dfl), trials=dfl["trial"].nunique())
 
 # %% [markdown]
 # ## Numbers behind the discussion

@@ -34,9 +34,10 @@ rounds = 10                 # random-selection rounds pooled per trial
 
 # %%
 from simlib.papers.selmcast.experiments import Fig1Notebook
-from simlib.pipeline.params import notebook_params
+import simlib
 
-globals().update(notebook_params(Fig1Notebook, globals()))   # ranges, units, quick values: Fig1Notebook
+# ranges, units, quick values: Fig1Notebook
+run = simlib.start(Fig1Notebook, globals(), notebook="40_selmcast_sec2_fig1_random_selection")
 
 # %%
 import matplotlib.pyplot as plt
@@ -44,13 +45,11 @@ import numpy as np
 
 from simlib.papers.selmcast import claims as selmcast_claims
 from simlib.papers.selmcast.experiments import pr_balanced, random_selection_trial
-from simlib.pipeline import claims, paths, plotting, sweep
-from simlib.pipeline.runs import run_notebook_sweep
+from simlib.pipeline import plotting, sweep
 
 p_all = np.arange(1, n)
 settings = sweep.expand_grid(n=[n], p=sorted(set(range(1, n, p_step)) | {n - 1}), rounds=[rounds])
-df = run_notebook_sweep(random_selection_trial, settings, trials=trials, seed=seed, name="40_selmcast_fig1",
-                        profile=profile, workers=workers, desc="Fig. 1")
+df = run.sweep(random_selection_trial, settings, name="40_selmcast_fig1", desc="Fig. 1")
 df.groupby("p")[["pr_empirical", "pr_eq1"]].mean().head(12).round(4)
 
 # %%
@@ -64,7 +63,7 @@ ax.set_ylabel("Pr(m = p)")
 ax.set_title(f"Fig. 1: n = {n}")
 ax.legend()
 fig.tight_layout()
-plotting.save_figure(fig, "selmcast_fig01_pr_balanced", figures_dir=paths.FIGURES)
+run.save_figure(fig, "selmcast_fig01_pr_balanced")
 
 # %% [markdown]
 # ## Claims (004 §II-C)
@@ -76,7 +75,7 @@ plotting.save_figure(fig, "selmcast_fig01_pr_balanced", figures_dir=paths.FIGURE
 # observations.
 
 # %%
-claims.record(selmcast_claims.fig1_claims(df, n))
+run.record(selmcast_claims.fig1_claims(df, n))
 
 # %% [markdown]
 # ## Where we disagree, and why

@@ -62,9 +62,10 @@ k_demo = 4
 
 # %%
 from simlib.papers.selmcast.experiments import BSPFiguresNotebook
-from simlib.pipeline.params import notebook_params
+import simlib
 
-globals().update(notebook_params(BSPFiguresNotebook, globals()))   # ranges, units, quick values: BSPFiguresNotebook
+# ranges, units, quick values: BSPFiguresNotebook
+run = simlib.start(BSPFiguresNotebook, globals(), notebook="41_selmcast_bsp_fig4-6")
 
 # %%
 import matplotlib.pyplot as plt
@@ -73,27 +74,26 @@ import pandas as pd
 
 from simlib.papers.selmcast import claims as selmcast_claims
 from simlib.papers.selmcast.experiments import bsp_trial, long_by_scheme, milp_trial, reading_settings
-from simlib.pipeline import claims, paths, plotting, sweep
-from simlib.pipeline.runs import run_notebook_sweep
+from simlib.pipeline import plotting, sweep
 
 common = dict(lam=[lam], shared_x=[shared_x], bbar_gbps=[40.0], model_mb=[200.0])
 bsp_common = dict(common, normalization=[normalization])
-fig4 = run_notebook_sweep(bsp_trial, sweep.expand_grid(layer=layers, n=n_values, p_frac=[p_frac], mu=[1.0],
-                                                       **bsp_common),
-                          trials=trials, seed=seed, name="41_selmcast_fig4", profile=profile, workers=workers,
-                          desc="Fig. 4")
-fig5 = run_notebook_sweep(bsp_trial, sweep.expand_grid(layer=layers, n=[fig5_n], p_frac=p_frac_values, mu=[1.0],
-                                                       **bsp_common),
-                          trials=trials, seed=seed, name="41_selmcast_fig5", profile=profile, workers=workers,
-                          desc="Fig. 5")
-fig6 = run_notebook_sweep(bsp_trial, sweep.expand_grid(layer=["L3"], n=n_values, p_frac=[p_frac], mu=["1/p"],
-                                                       **bsp_common),
-                          trials=trials, seed=seed, name="41_selmcast_fig6", profile=profile, workers=workers,
-                          desc="Fig. 6")
-milp = run_notebook_sweep(milp_trial, sweep.expand_grid(layer=layers, n=milp_n_values, p_frac=[p_frac], mu=[1.0],
-                                                        time_limit_s=[milp_time_limit_s], **common),
-                          trials=milp_trials, seed=seed, name="41_selmcast_milp", profile=profile, workers=workers,
-                          desc="MILP")
+fig4 = run.sweep(bsp_trial,
+                 sweep.expand_grid(layer=layers, n=n_values, p_frac=[p_frac], mu=[1.0],
+                                   **bsp_common),
+                 name="41_selmcast_fig4", desc="Fig. 4")
+fig5 = run.sweep(bsp_trial,
+                 sweep.expand_grid(layer=layers, n=[fig5_n], p_frac=p_frac_values, mu=[1.0],
+                                   **bsp_common),
+                 name="41_selmcast_fig5", desc="Fig. 5")
+fig6 = run.sweep(bsp_trial,
+                 sweep.expand_grid(layer=["L3"], n=n_values, p_frac=[p_frac], mu=["1/p"],
+                                   **bsp_common),
+                 name="41_selmcast_fig6", desc="Fig. 6")
+milp = run.sweep(milp_trial,
+                 sweep.expand_grid(layer=layers, n=milp_n_values, p_frac=[p_frac], mu=[1.0],
+                                   time_limit_s=[milp_time_limit_s], **common),
+                 name="41_selmcast_milp", trials=milp_trials, desc="MILP")
 L4, L5, L6 = (long_by_scheme(d) for d in (fig4, fig5, fig6))
 L4 = L4.assign(p_over_n=L4.p / L4.n)
 L5 = L5.assign(p_over_n=L5.p / L5.n)
@@ -136,7 +136,7 @@ for col, layer in enumerate(layers):
 fig.suptitle("Fig. 4: BSP, p = 0.3n, μ = 1")
 fig.tight_layout()
 plotting.figure_legend(fig)
-plotting.save_figure(fig, "selmcast_fig04_bsp_scale_n", figures_dir=paths.FIGURES)
+run.save_figure(fig, "selmcast_fig04_bsp_scale_n")
 
 # %% [markdown]
 # ## Fig. 5 — p/n from 0.1 to 0.5 (n = `fig5_n`, μ = 1)
@@ -155,7 +155,7 @@ for col, layer in enumerate(layers):
 fig.suptitle(f"Fig. 5: BSP, n = {fig5_n}, μ = 1")
 fig.tight_layout()
 plotting.figure_legend(fig)
-plotting.save_figure(fig, "selmcast_fig05_bsp_p", figures_dir=paths.FIGURES)
+run.save_figure(fig, "selmcast_fig05_bsp_p")
 table(L5, ["layer", "p_over_n"])
 
 # %% [markdown]
@@ -170,7 +170,7 @@ for ax, (metric, label) in zip(axes, (("receivers", "receivers per worker"),
     ax.set_ylabel(label)
 fig.suptitle("Fig. 6: BSP, L3, p = 0.3n, μ = 1/p")
 fig.tight_layout()
-plotting.save_figure(fig, "selmcast_fig06_bsp_mu_1_over_p", figures_dir=paths.FIGURES)
+run.save_figure(fig, "selmcast_fig06_bsp_mu_1_over_p")
 table(L6, ["n"], metrics=("receivers", "scale", "ct_norm"))
 
 # %% [markdown]
@@ -208,18 +208,18 @@ print("SM1 / SM5: normalized by t* vs by the plan's own model time; SelMcast exe
 print(alt.round(4).to_string())
 
 n_small = min(n_values)
-multi = run_notebook_sweep(bsp_trial, sweep.expand_grid(layer=layers, n=[n_small], p_frac=[p_frac], mu=[1.0],
-                                                        rounds=[1, rounds_demo], k=[k_demo], **bsp_common),
-                           trials=trials, seed=seed, name="41_selmcast_rounds", profile=profile, workers=workers,
-                           desc="rounds")
+multi = run.sweep(bsp_trial,
+                  sweep.expand_grid(layer=layers, n=[n_small], p_frac=[p_frac], mu=[1.0],
+                                    rounds=[1, rounds_demo], k=[k_demo], **bsp_common),
+                  name="41_selmcast_rounds", desc="rounds")
 print(f"\nSM2: one round vs {rounds_demo} rounds with k = {k_demo} (n = {n_small}; means over rounds and trials)")
 print(table(long_by_scheme(multi), ["layer", "rounds"]).to_string())
 
-sx = run_notebook_sweep(bsp_trial, sweep.expand_grid(layer=layers, n=[n_small], p_frac=[p_frac], mu=[1.0],
-                                                     shared_x=[False, True], lam=[lam],
-                                                     normalization=[normalization]),
-                        trials=trials, seed=seed, name="41_selmcast_shared_x", profile=profile, workers=workers,
-                        desc="shared x")
+sx = run.sweep(bsp_trial,
+               sweep.expand_grid(layer=layers, n=[n_small], p_frac=[p_frac], mu=[1.0],
+                                 shared_x=[False, True], lam=[lam],
+                                 normalization=[normalization]),
+               name="41_selmcast_shared_x", desc="shared x")
 print("\nB2: independent vs shared x per worker")
 print(table(long_by_scheme(sx), ["layer", "shared_x"]).to_string())
 
@@ -240,8 +240,7 @@ alt_settings = reading_settings(layers=layers, n_values=n_values, n_ref=n_ref, p
                                 fig5_p_frac=max(p_frac_values), lam=lam, normalization=normalization,
                                 lam_alt=lam_alt, normalization_alt=normalization_alt,
                                 fixed=dict(shared_x=shared_x))
-readings = {fig: run_notebook_sweep(bsp_trial, s, trials=trials, seed=seed, name=f"41_selmcast_{fig}_readings",
-                                    profile=profile, workers=workers, desc=f"{fig} readings")
+readings = {fig: run.sweep(bsp_trial, s, name=f"41_selmcast_{fig}_readings", desc=f"{fig} readings")
             for fig, s in alt_settings.items() if s}
 stated = (lam, normalization)
 selmcast_claims.reading_table(fig4, fig5, fig6, readings=readings, stated=stated, n_ref=n_ref)
@@ -255,7 +254,7 @@ selmcast_claims.reading_table(fig4, fig5, fig6, readings=readings, stated=stated
 # than 0.05 over p/n; "exactly p" within 1 %; "tens of ms" below 100 ms.
 
 # %%
-recorded = claims.record(selmcast_claims.bsp_claims(fig4, fig5, fig6, milp, readings=readings, stated=stated,
+recorded = run.record(selmcast_claims.bsp_claims(fig4, fig5, fig6, milp, readings=readings, stated=stated,
                                                     n_ref=n_ref))
 recorded
 

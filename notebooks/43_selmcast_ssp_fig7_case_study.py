@@ -50,9 +50,10 @@ layer = "L3"
 
 # %%
 from simlib.papers.selmcast.ssp_experiments import SSPFig7Notebook
-from simlib.pipeline.params import notebook_params
+import simlib
 
-globals().update(notebook_params(SSPFig7Notebook, globals()))   # ranges, units, quick values: SSPFig7Notebook
+# ranges, units, quick values: SSPFig7Notebook
+run = simlib.start(SSPFig7Notebook, globals(), notebook="43_selmcast_ssp_fig7_case_study")
 
 # %%
 import matplotlib.pyplot as plt
@@ -60,7 +61,7 @@ import numpy as np
 
 from simlib.papers.selmcast import ssp_claims, ssp_experiments as ex
 from simlib.papers.selmcast.ssp_scenario import p_count, run_trial
-from simlib.pipeline import claims, paths, plotting, runs, sweep
+from simlib.pipeline import plotting, sweep
 
 fixed = dict(n=[n], duration_s=[duration_s], p=[p], model_mb=[model_mb], bbar_gbps=[bbar_gbps], lam=[lam],
              mu=[mu], ssp=[ssp], k=[k], eta=[eta], layer=[layer])
@@ -70,8 +71,7 @@ settings = ex.validate_settings(
     sweep.expand_grid(trace=traces, scheme=["orpheus"], sharing=["maxmin"], tau_estimate=["trace"], **fixed)
     + sweep.expand_grid(trace=traces, scheme=["selmcast"], sharing=["maxmin", "priority"],
                         tau_estimate=["trace", "zero"], **fixed))
-runs_all = runs.run_notebook_sweep(run_trial, settings, trials=trials, seed=seed, name="43_selmcast_ssp_fig7",
-                                   profile=profile, workers=workers, desc="Fig. 7")
+runs_all = run.sweep(run_trial, settings, name="43_selmcast_ssp_fig7", desc="Fig. 7")
 tau0 = runs_all[runs_all.tau_estimate == "zero"]
 frames = {sh: ssp_claims.reading(runs_all[runs_all.tau_estimate == "trace"], sh) for sh in ssp_claims.SETTINGS}
 df = frames["maxmin"]
@@ -97,7 +97,7 @@ for ax, metric, label in ((axes[0], "npu_utilization", "average NPU utilization"
 axes[0].legend()
 fig.suptitle("Fig. 7: SSP case study (mean over trials, min–max bars)")
 fig.tight_layout()
-plotting.save_figure(fig, "selmcast_ssp_fig07_case_study", figures_dir=paths.FIGURES)
+run.save_figure(fig, "selmcast_ssp_fig07_case_study")
 
 # %% [markdown]
 # ## Claims (004 §IV-C1)
@@ -110,7 +110,7 @@ plotting.save_figure(fig, "selmcast_ssp_fig07_case_study", figures_dir=paths.FIG
 # (decision SM70); a verdict that fails names its cause.
 
 # %%
-claims.record([c for sh, d in frames.items() for c in ssp_claims.fig7(d, setting=ssp_claims.SETTINGS[sh])])
+run.record([c for sh, d in frames.items() for c in ssp_claims.fig7(d, setting=ssp_claims.SETTINGS[sh])])
 
 # %%
 print("utilization (orpheus -> selmcast):", ex.triplet(table.xs("orpheus", level="scheme")["npu_utilization"].to_dict()),

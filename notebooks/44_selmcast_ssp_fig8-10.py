@@ -43,9 +43,10 @@ eta = 0.75
 
 # %%
 from simlib.papers.selmcast.ssp_experiments import SSPFigs8to10Notebook
-from simlib.pipeline.params import notebook_params
+import simlib
 
-globals().update(notebook_params(SSPFigs8to10Notebook, globals()))   # ranges, units, quick values: SSPFigs8to10Notebook
+# ranges, units, quick values: SSPFigs8to10Notebook
+run = simlib.start(SSPFigs8to10Notebook, globals(), notebook="44_selmcast_ssp_fig8-10")
 INF_AT = 32                              # where ∞ (k or ssp removed) is drawn on the axes
 
 # %%
@@ -53,7 +54,7 @@ import matplotlib.pyplot as plt
 
 from simlib.papers.selmcast import ssp_claims, ssp_experiments as ex
 from simlib.papers.selmcast.ssp_scenario import run_trial
-from simlib.pipeline import claims, paths, plotting, runs, sweep
+from simlib.pipeline import plotting, sweep
 
 common = dict(n=[n], duration_s=[duration_s], eta=[eta])
 
@@ -69,9 +70,8 @@ grid9 = both_readings(k=k_values, p=[p], ssp=[ssp])
 grid10 = [{**g, "k": g["ssp"]} for g in both_readings(ssp=ssp_values, p=[p])]
 runs_all, frames = {}, {}
 for fig_no, grid in ((8, grid8), (9, grid9), (10, grid10)):
-    runs_all[fig_no] = runs.run_notebook_sweep(run_trial, ex.validate_settings(grid), trials=trials, seed=seed,
-                                               name=f"44_selmcast_ssp_fig{fig_no}", profile=profile,
-                                               workers=workers, desc=f"Fig. {fig_no}")
+    runs_all[fig_no] = run.sweep(run_trial, ex.validate_settings(grid), name=f"44_selmcast_ssp_fig{fig_no}",
+                                 desc=f"Fig. {fig_no}")
     for sh in ssp_claims.SETTINGS:
         frames[(fig_no, sh)] = ssp_claims.reading(runs_all[fig_no], sh)
 df8 = frames[(8, "maxmin")]
@@ -101,7 +101,7 @@ for fig_no, d, x, xlabel in ((8, df8, "p", "p / n"), (9, df9, "k_x", f"k (∞ dr
                 ax.set_xscale("log", base=2)
     fig.suptitle(f"Fig. {fig_no}")
     fig.tight_layout()
-    plotting.save_figure(fig, f"selmcast_ssp_fig{fig_no:02d}", figures_dir=paths.FIGURES)
+    run.save_figure(fig, f"selmcast_ssp_fig{fig_no:02d}")
 
 # %% [markdown]
 # ## Claims (004 §IV-C2, §IV-C3)
@@ -112,7 +112,7 @@ for fig_no, d, x, xlabel in ((8, df8, "p", "p / n"), (9, df9, "k_x", f"k (∞ dr
 # decision SM70); every verdict that fails names its cause.
 
 # %%
-claims.record([c for sh, setting in ssp_claims.SETTINGS.items()
+run.record([c for sh, setting in ssp_claims.SETTINGS.items()
                for c in ssp_claims.fig8(frames[(8, sh)], setting) + ssp_claims.fig9(frames[(9, sh)], setting)
                + ssp_claims.fig10(frames[(10, sh)], setting)])
 

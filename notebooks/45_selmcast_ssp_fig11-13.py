@@ -45,16 +45,17 @@ eta = 0.75
 
 # %%
 from simlib.papers.selmcast.ssp_experiments import SSPFigs11to13Notebook
-from simlib.pipeline.params import notebook_params
+import simlib
 
-globals().update(notebook_params(SSPFigs11to13Notebook, globals()))   # ranges, units, quick values: SSPFigs11to13Notebook
+# ranges, units, quick values: SSPFigs11to13Notebook
+run = simlib.start(SSPFigs11to13Notebook, globals(), notebook="45_selmcast_ssp_fig11-13")
 
 # %%
 import matplotlib.pyplot as plt
 
 from simlib.papers.selmcast import ssp_claims, ssp_experiments as ex
 from simlib.papers.selmcast.ssp_scenario import run_trial
-from simlib.pipeline import claims, paths, plotting, runs, sweep
+from simlib.pipeline import plotting, sweep
 
 common = dict(n=[n], duration_s=[duration_s])
 orph = dict(scheme=["orpheus"], sharing=["maxmin"])
@@ -69,9 +70,8 @@ grid13 = (sweep.expand_grid(trace=traces, gamma=gamma_values, period_s=[period_s
           + sweep.expand_grid(trace=traces, gamma=gamma_values, period_s=[period_s], eta=[eta], **orph, **common))
 raw = {}
 for fig_no, grid in ((11, grid11), (12, grid12), (13, grid13)):
-    raw[fig_no] = runs.run_notebook_sweep(run_trial, ex.validate_settings(grid), trials=trials, seed=seed,
-                                          name=f"45_selmcast_ssp_fig{fig_no}", profile=profile,
-                                          workers=workers, desc=f"Fig. {fig_no}")
+    raw[fig_no] = run.sweep(run_trial, ex.validate_settings(grid), name=f"45_selmcast_ssp_fig{fig_no}",
+                            desc=f"Fig. {fig_no}")
 x11 = raw[11][(raw[11].scheme == "selmcast") & (raw[11].line32 == "x")]
 y11 = raw[11][raw[11].line32.fillna("y") == "y"]           # Orpheus has no line 32
 frames = {(fig_no, sh): ssp_claims.reading(d, sh) for fig_no, d in ((11, y11), (13, raw[13]))
@@ -110,7 +110,7 @@ for fig_no, d, x, xlabel in ((11, df11[df11.scheme == "selmcast"], "eta", "η"),
             ax.set_ylabel(f"{trace}: {'NPU utilization' if c == 0 else 'multicast scale'}")
     fig.suptitle(f"Fig. {fig_no}")
     fig.tight_layout()
-    plotting.save_figure(fig, f"selmcast_ssp_fig{fig_no:02d}", figures_dir=paths.FIGURES)
+    run.save_figure(fig, f"selmcast_ssp_fig{fig_no:02d}")
 
 # %% [markdown]
 # ## Claims (004 §IV-C4–6)
@@ -121,7 +121,7 @@ for fig_no, d, x, xlabel in ((11, df11[df11.scheme == "selmcast"], "eta", "η"),
 # default (max-min) and, for Figs. 11 and 13, at the priority reading.
 
 # %%
-claims.record([c for sh, setting in ssp_claims.SETTINGS.items()
+run.record([c for sh, setting in ssp_claims.SETTINGS.items()
                for c in ssp_claims.fig11(frames[(11, sh)], setting, df_x=x11 if sh == "maxmin" else None)
                + (ssp_claims.fig12(frames[(12, sh)], model_mb, setting) if (12, sh) in frames else [])
                + ssp_claims.fig13(frames[(13, sh)], setting)])

@@ -56,17 +56,18 @@ eval_every_s = 0.25                   # simulated seconds between test evaluatio
 early_stop = True                     # stop each replay once it reached the target and every rung (RP16)
 
 # %%
-from simlib.pipeline.params import notebook_params
+import simlib
 from simlib.training.notebook_specs import SSPTimeToAccuracyNotebook
 
-globals().update(notebook_params(SSPTimeToAccuracyNotebook, globals()))   # ranges, units, quick values: SSPTimeToAccuracyNotebook
+# ranges, units, quick values: SSPTimeToAccuracyNotebook
+run = simlib.start(SSPTimeToAccuracyNotebook, globals(), notebook="46_selmcast_ssp_time_to_accuracy")
 
 # %%
 import matplotlib.pyplot as plt
 
 from simlib.papers import analysis
 from simlib.papers.selmcast import ssp_claims, ssp_experiments as ex
-from simlib.pipeline import claims, paths, plotting, runs, sweep
+from simlib.pipeline import plotting, sweep
 from simlib.training import selmcast_ssp_tta as tta
 
 settings = sweep.expand_grid(trace=traces, scheme=["selmcast", "orpheus"], n=[n], duration_s=[duration_s],
@@ -75,8 +76,7 @@ settings = sweep.expand_grid(trace=traces, scheme=["selmcast", "orpheus"], n=[n]
                              train_early_stop=[early_stop])
 ex.validate_settings([{k: v for k, v in s.items() if k != "target_acc" and not k.startswith("train_")}
                       for s in settings])
-df = runs.run_notebook_sweep(tta.trial, settings, trials=trials, seed=seed, name="46_selmcast_ssp_tta",
-                             profile=profile, workers=workers, desc="SSP time to accuracy")
+df = run.sweep(tta.trial, settings, name="46_selmcast_ssp_tta", desc="SSP time to accuracy")
 df["tta"] = df["time_to_target_s"].fillna(df["duration_s"])    # censored: the cap, a lower bound (marked below)
 summary = df.groupby(["trace", "scheme"]).agg(
     tta_median_s=("time_to_target_s", "median"), runs=("time_to_target_s", "size"),
@@ -106,7 +106,7 @@ for ax, metric, label in ((axes[0], "tta", f"time to {target_acc:.0%} (s)"),
 axes[0].legend()
 fig.suptitle("Time to accuracy of SSP multicast schedules (mean, min–max; censored runs at the cap, marked ×)")
 fig.tight_layout()
-plotting.save_figure(fig, "selmcast_ssp_time_to_accuracy", figures_dir=paths.FIGURES)
+run.save_figure(fig, "selmcast_ssp_time_to_accuracy")
 
 # %% [markdown]
 # ## Paired ratio Orpheus / SelMcast of the time to target (per trial; > 1: SelMcast faster)
@@ -146,6 +146,6 @@ fig, ax = plt.subplots(figsize=(4.2, 2.9))
 plotting.plot_ladder(ax, {"orpheus": lad}, den="selmcast")
 ax.set_title("> 1: SelMcast reaches the target sooner", fontsize="small")
 fig.tight_layout()
-plotting.save_figure(fig, "selmcast_ssp_time_to_accuracy_targets", figures_dir=paths.FIGURES)
-claims.record(ssp_claims.time_to_accuracy(df, f"{model} on {problem} ({data}), lr {lr:g}, batch {batch}, pairwise-average "
+run.save_figure(fig, "selmcast_ssp_time_to_accuracy_targets")
+run.record(ssp_claims.time_to_accuracy(df, f"{model} on {problem} ({data}), lr {lr:g}, batch {batch}, pairwise-average "
                                                f"merge (SM66), evaluated every {eval_every_s:g} s"))

@@ -55,25 +55,25 @@ problem = "mnist1d"                 # "mnist1d" or "digits" (simlib.training.lea
 data = "sharded"                    # each worker's minibatches: "sharded" (its own shard) or "iid" (RP11)
 
 # %%
-from simlib.pipeline.params import notebook_params
+import simlib
 from simlib.training.notebook_specs import TimeToAccuracyNotebook
 
-globals().update(notebook_params(TimeToAccuracyNotebook, globals()))   # ranges, units, quick values: the spec
+# ranges, units, quick values: the spec
+run = simlib.start(TimeToAccuracyNotebook, globals(), notebook="90_beyond_time_to_accuracy")
 
 # %%
 import matplotlib.pyplot as plt
 import pandas as pd
 
 from simlib.papers import analysis
-from simlib.pipeline import claims, paths, plotting, runs, sweep
+from simlib.pipeline import plotting, sweep
 from simlib.training import time_to_accuracy as tta
 
 settings = sweep.expand_grid(trace=traces, n=n_values, scheme=["allreduce", "partial", "selective"],
                              duration_s=[duration_s], target_acc=[target_acc], train_lr=[lr],
                              train_batch=[batch], train_model=[model], train_problem=[problem], train_data=[data],
                              train_early_stop=[early_stop])
-df = runs.run_notebook_sweep(tta.trial, settings, trials=trials, seed=seed,
-                               name="90_beyond_tta", profile=profile, workers=workers, desc="time to accuracy")
+df = run.sweep(tta.trial, settings, name="90_beyond_tta", desc="time to accuracy")
 summary = df.groupby(["trace", "n", "scheme"]).agg(
     tta_median_s=("time_to_target_s", "median"), tta_min_s=("time_to_target_s", "min"),
     tta_max_s=("time_to_target_s", "max"), reached=("time_to_target_s", lambda s: int(s.notna().sum())),
@@ -104,7 +104,7 @@ for i, trace in enumerate(traces):
         ax.set_xlabel("number of workers n")
 fig.tight_layout()
 plotting.figure_legend(fig)
-plotting.save_figure(fig, "beyond_time_to_accuracy", figures_dir=paths.FIGURES)
+run.save_figure(fig, "beyond_time_to_accuracy")
 
 # %% [markdown]
 # ## Paired ratios (per trial, same bandwidths and compute draws): PR/SR and AR/SR time to target
@@ -129,7 +129,7 @@ for other in ("partial", "allreduce"):
 # %%
 from simlib.papers import cluster_claims
 
-claims.record(cluster_claims.time_to_accuracy(df, duration_s="duration_s"))
+run.record(cluster_claims.time_to_accuracy(df, duration_s="duration_s"))
 
 # %% [markdown]
 # ## How much does the conclusion depend on the target?
@@ -148,7 +148,7 @@ fig, ax = plt.subplots(figsize=(4.2, 2.9))
 plotting.plot_ladder(ax, ladders, den="selective")
 ax.set_title("median over (trace, n); band: min–max", fontsize="small")
 fig.tight_layout()
-plotting.save_figure(fig, "beyond_time_to_accuracy_targets", figures_dir=paths.FIGURES)
+run.save_figure(fig, "beyond_time_to_accuracy_targets")
 
 # %% [markdown]
 # ## What we conclude

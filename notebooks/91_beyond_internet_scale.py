@@ -49,9 +49,10 @@ model_mb = 500.0
 
 # %%
 from simlib.papers.beyond_notebooks import InternetScaleNotebook
-from simlib.pipeline.params import notebook_params
+import simlib
 
-globals().update(notebook_params(InternetScaleNotebook, globals()))   # ranges, units, quick values: the spec
+# ranges, units, quick values: the spec
+run = simlib.start(InternetScaleNotebook, globals(), notebook="91_beyond_internet_scale")
 n_values = sorted(n_values)
 
 # %%
@@ -59,15 +60,13 @@ import time
 
 from simlib.papers import analysis
 from simlib.papers.selective_reduce import claims as sr_claims
-from simlib.pipeline import claims, paths, plotting, sweep
-from simlib.pipeline.runs import run_scenarios
+from simlib.pipeline import plotting, sweep
 
 settings = sweep.expand_grid(n=n_values, scheme=["allreduce", "partial", "selective"], trace=[trace],
                              duration_s=[duration_s], p=[p], eta=[eta], theta=[theta], dt_s=[dt_s], lam=[lam],
                              alpha_s=[alpha_s], model_mb=[model_mb])
 t0 = time.perf_counter()
-df = run_scenarios(settings, trials=trials, seed=seed, name="91_beyond_internet_scale", profile=profile,
-                   workers=workers, desc="internet scale")
+df = run.scenarios(settings, name="91_beyond_internet_scale", desc="internet scale")
 print(f"sweep: {len(df)} trials in {time.perf_counter() - t0:.0f} s (cached trials are not re-run)")
 metrics = ["avg_sync_time_s", "avg_sync_scale", "total_iteration", "total_sync"]
 df.groupby(["n", "scheme"])[metrics].median().round(3)
@@ -78,7 +77,7 @@ fig = plotting.metric_panels(df, x="n", metrics=metrics, xlabel="number of worke
                              title=f"Selective vs partial vs all reduce at scale ({trace} trace, 100 s)")
 for ax in fig.axes:
     ax.set_xscale("log")
-_ = plotting.save_figure(fig, "beyond_internet_scale", figures_dir=paths.FIGURES)
+_ = run.save_figure(fig, "beyond_internet_scale")
 
 # %% [markdown]
 # ## Paired ratios, selective vs partial reduce (median over trials at each n)
@@ -104,7 +103,7 @@ print(scale_frac.to_string())
 # (`simlib/papers/selective_reduce/claims.py: internet_scale`).
 
 # %%
-claims.record(sr_claims.internet_scale(df))
+run.record(sr_claims.internet_scale(df))
 
 # %% [markdown]
 # ## What changes with scale

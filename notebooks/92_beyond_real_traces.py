@@ -83,10 +83,11 @@ problem = "mnist1d"
 data = "sharded"
 
 # %%
-from simlib.pipeline.params import notebook_params
+import simlib
 from simlib.training.notebook_specs import RealTracesNotebook
 
-globals().update(notebook_params(RealTracesNotebook, globals()))   # ranges, units, quick values: the spec
+# ranges, units, quick values: the spec
+run = simlib.start(RealTracesNotebook, globals(), notebook="92_beyond_real_traces")
 
 # %% [markdown]
 # ## The traces
@@ -110,8 +111,7 @@ from simlib.papers.cluster_scenario import run_trial as sr_trial
 from simlib.papers.fmreduce import experiments as fx
 from simlib.papers.fmreduce.scenario import VARIANTS, run_trial as fm_trial, variant_label
 from simlib.papers.selmcast.ssp_scenario import run_trial as ssp_trial
-from simlib.pipeline import claims, paths, plotting, sweep
-from simlib.pipeline.runs import run_notebook_sweep
+from simlib.pipeline import plotting, sweep
 from simlib.training import selmcast_ssp_tta, time_to_accuracy as tta
 from simlib.workloads.traces import RecordedTrace, TraceWrapWarning, load_trace
 
@@ -143,8 +143,7 @@ timings = {}
 
 def timed(label, fn, settings, n_trials, name):
     t0 = time.perf_counter()
-    df = run_notebook_sweep(fn, settings, trials=n_trials, seed=seed, name=f"92_beyond_real_traces_{name}",
-                            profile=profile, workers=workers, desc=label)
+    df = run.sweep(fn, settings, name=f"92_beyond_real_traces_{name}", trials=n_trials, desc=label)
     timings[label] = (len(df), time.perf_counter() - t0)
     return df
 
@@ -232,7 +231,7 @@ for ax in axes[:, 0]:
 fig.suptitle(f"Each paper's comparison on the {standin} stand-in (shaded) and on real traces "
              f"({', '.join(real_traces)}); median, min–max over trials", fontsize=9)
 fig.tight_layout()
-_ = plotting.save_figure(fig, "beyond_real_traces_system", figures_dir=paths.FIGURES)
+_ = run.save_figure(fig, "beyond_real_traces_system")
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(7.0, 3.2))
@@ -243,7 +242,7 @@ axes[0].set_ylabel("median paired ratio (> 1: paper's scheme sooner)", fontsize=
 fig.suptitle(f"Time to {target_acc:.0%} accuracy ({problem}, {model}) on the "
              f"{standin} stand-in (shaded) and on {', '.join(tta_real_traces)}", fontsize=9)
 fig.tight_layout()
-_ = plotting.save_figure(fig, "beyond_real_traces_tta", figures_dir=paths.FIGURES)
+_ = run.save_figure(fig, "beyond_real_traces_tta")
 
 # %% [markdown]
 # ## Observations (ledger)
@@ -251,7 +250,7 @@ _ = plotting.save_figure(fig, "beyond_real_traces_tta", figures_dir=paths.FIGURE
 # the trace's (`simlib.papers.beyond_claims.observations`).
 
 # %%
-rows = claims.record(bc.observations(
+rows = run.record(bc.observations(
     table, standin, note=f"paired trials: {trials} (SR/PR, FMReduce), {ssp_trials} (SSP), {tta_sr_trials}/"
                          f"{tta_ssp_trials} (replays); training {model} on {problem} ({data}), lr {lr:g}, batch "
                          f"{batch}, target {target_acc:.0%}, caps {tta_sr_duration_s:g}/{tta_ssp_duration_s:g} s "

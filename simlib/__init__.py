@@ -30,6 +30,9 @@ trials -> a tidy DataFrame; serial, processes or Dask, chosen by an :class:`Exec
 optional per-trial cache), :func:`run_scenarios` (a grid of :class:`Scenario` runs, cached in the
 user's cache and written as CSV to a run folder, see :mod:`simlib.core.paths`).
 The claims ledger: :func:`load_ledger`, :func:`summarize_ledger`.
+A notebook's run: ``run = simlib.start(Spec, globals(), notebook="30_fmreduce_fig2")`` checks
+its parameters once and returns a :class:`Run` (its notebook, profile, seed, trials, folders;
+``run.sweep``, ``run.save_figure``, ``run.record``).
 """
 from __future__ import annotations
 
@@ -59,6 +62,9 @@ _EXPORTS = {
     "run_sweep": ("simlib.pipeline.sweep", "run_sweep"),
     "Executor": ("simlib.pipeline.sweep", "Executor"),
     "run_scenarios": ("simlib.pipeline.runs", "run_scenarios"),
+    # a notebook's run: parameters checked once, folders, sweeps, figures and ledger rows
+    "start": ("simlib.pipeline.run", "start"),
+    "Run": ("simlib.pipeline.run", "Run"),
     # the claims ledger
     "load_ledger": ("simlib.pipeline.claims", "load_ledger"),
     "summarize_ledger": ("simlib.pipeline.claims", "summarize_ledger"),

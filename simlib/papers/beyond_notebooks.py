@@ -1,5 +1,5 @@
 """The parameters of notebook 91 (selective reduce at internet scale, beyond the papers), whose trials are
-000's own runs, declared once for :func:`simlib.pipeline.params.notebook_params`, and the caps of the
+000's own runs, declared once for :func:`simlib.pipeline.run.start`, and the caps of the
 time-to-accuracy notebooks beyond the papers (90, 92, 46).
 
 Scenario values re-use the 000/002 run's declarations (:class:`~simlib.papers.cluster_scenario.Scenario`;

@@ -4,7 +4,7 @@ A paper's ``Scenario`` is a frozen dataclass deriving from :class:`ScenarioBase`
 whose fields are declared with :func:`param`: default, allowed range or
 choices, unit, help text, the quick-profile value and (optionally) the
 command-line flag.  The command line (:mod:`simlib.papers.cli_gen`), the
-notebooks' parameter check (:func:`simlib.pipeline.params.notebook_params`) and
+notebooks' parameter check (:func:`simlib.pipeline.run.start`) and
 the sweep trial read these declarations, so a default or a range is written in
 exactly one place.
 

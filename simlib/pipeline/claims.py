@@ -10,11 +10,12 @@ count in the summary's "N claims checked".  The ledger is a small CSV (columns :
 (paper, figure, claim, setting) -- one verdict per claim per setting (decision S19):
 recording a claim again replaces its row in place, so re-running a notebook
 never duplicates rows.  Every row records the ``profile``, ``trials`` and
-``parameters`` (the ones passed to the run, JSON; ``{}`` = the notebook's
-defaults) that produced it.  Without ``ledger_path`` the row goes to the run
-context's ledger (:func:`simlib.pipeline.paths.run_context`): the committed
-``data/results/claims.csv`` only for a full-profile ``make reproduce``, the
-run folder's ``results/claims.csv`` otherwise.  Values are stored as strings so that ranges such as
+``parameters`` (JSON: a notebook's profile and the parameters passed to it,
+``{"profile": "full"}`` = its defaults; decision S22) that produced it.  A notebook records through its
+:class:`~simlib.pipeline.run.Run` (``run.record``), which passes its ledger -- the committed
+``data/results/claims.csv`` only for a full-profile ``make reproduce``, the run folder's
+``results/claims.csv`` otherwise -- and its provenance; a script calls :func:`record` with
+both.  Values are stored as strings so that ranges such as
 ``"1.89–2.55×"`` are kept verbatim.  Every write replaces the whole file
 atomically (temporary file + :func:`os.replace`) under an advisory lock, so
 readers never see a partial ledger and concurrent notebooks do not lose rows.
@@ -93,24 +94,21 @@ def _write_rows(path: Path, rows: list[dict]) -> None:
     atomic_write_bytes(path, buf.getvalue().encode("utf-8"))
 
 
-def _provenance(profile, trials, parameters) -> dict:
-    """notebook / profile / trials / parameters columns: given values, else what the run noted."""
-    facts = paths.run_facts()
-    passed = paths.passed_parameters()
-    profile = profile if profile is not None else facts.get("profile", passed.get("profile", ""))
-    trials = trials if trials is not None else facts.get("trials", "")
+def _provenance(notebook, profile, trials, parameters) -> dict:
+    """notebook / profile / trials / parameters columns, checked ("" for an unknown one)."""
     if parameters is None:
-        parameters = {k: paths.finite_json(v) for k, v in passed.items() if k not in paths.RESULT_NEUTRAL_PARAMETERS}
+        parameters = {}
     if not isinstance(parameters, dict):
         raise ValueError(f"parameters must be None or a dict, got {parameters!r}")
     try:
         params_json = json.dumps(parameters, sort_keys=True, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"parameters must be JSON-serializable with finite numbers: {exc}") from None
-    if not isinstance(profile, str):
-        raise ValueError(f"profile must be a str, got {profile!r}")
-    return {"notebook": paths.run_context().notebook if facts else "", "profile": profile,
-            "trials": str(trials), "parameters": params_json}
+    for name, value in (("notebook", notebook), ("profile", profile)):
+        if not isinstance(value, str):
+            raise ValueError(f"{name} must be a str, got {value!r}")
+    return {"notebook": notebook, "profile": profile, "trials": "" if trials is None else str(trials),
+            "parameters": params_json}
 
 
 class LedgerRow(dict):
@@ -143,10 +141,6 @@ class LedgerRows(list):
 
 
 def _upsert(new_rows: list[dict], ledger_path) -> None:
-    if ledger_path is None:
-        context = paths.run_context()
-        paths.announce(context)
-        ledger_path = context.ledger
     path = _check_path("ledger_path", ledger_path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with _locked(path):
@@ -162,15 +156,14 @@ def _upsert(new_rows: list[dict], ledger_path) -> None:
         _write_rows(path, rows)
 
 
-def record(claims: Claim | Iterable[Claim], ledger_path=None, *, profile: str | None = None,
+def record(claims: Claim | Iterable[Claim], ledger_path, *, notebook: str = "", profile: str = "",
            trials: int | None = None, parameters: dict | None = None) -> LedgerRows:
     """Insert or replace the ledger rows of ``claims`` (keyed by (paper, figure, claim, setting)).
 
     ``claims`` is one :class:`~simlib.papers.claim.Claim` or an iterable of them
-    (what a paper's ``claims.py`` returns).  ``profile``, ``trials`` and
-    ``parameters`` default to what the running notebook noted
-    (``check_notebook_common`` / ``run_notebook_sweep``) and the parameters
-    passed to it; ``ledger_path`` to the run context's ledger.  An existing row
+    (what a paper's ``claims.py`` returns).  ``notebook``, ``profile``, ``trials`` and
+    ``parameters`` (the ones passed to the run, a JSON-serializable dict; None: ``{}``) are the
+    rows' provenance; :meth:`simlib.pipeline.run.Run.record` passes its own.  An existing row
     with the same key is replaced in place, otherwise the row is appended; the
     CSV is rewritten atomically.  Returns the rows written.
     """
@@ -182,7 +175,7 @@ def record(claims: Claim | Iterable[Claim], ledger_path=None, *, profile: str | 
     if len(set(keys)) != len(keys):
         dup = next(k for k in keys if keys.count(k) > 1)
         raise ValueError(f"claims must have distinct (paper, figure, claim, setting) keys, {dup} appears twice")
-    prov = _provenance(profile, trials, parameters)
+    prov = _provenance(notebook, profile, trials, parameters)
     rows = [{**{f: getattr(c, f) for f in ("paper", "figure", "claim", "setting", "paper_value", "our_value",
                                               "tolerance", "direction", "magnitude", "cause", "note", "kind")},
              "holds": c.holds, **prov} for c in claims]

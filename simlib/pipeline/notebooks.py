@@ -10,7 +10,9 @@ For each notebook the runner
 2. executes the ``.ipynb`` with papermill on the ``simlib`` kernel, with the
    working directory set to the **repository root** (``root``) and that root
    first on the kernel's ``PYTHONPATH`` (see ``_kernel_for_root``);
-3. tells the kernel where the run writes (:mod:`simlib.pipeline.paths`):
+3. tells the notebook's :class:`~simlib.pipeline.run.Run` which notebook runs and where it
+   writes, as one papermill parameter ``simlib_run`` (``notebook``, ``publish``, ``out_dir``,
+   ``progress_file``; decision S21):
 
    * **publishing run** -- ``profile`` full and no ``-p`` parameters
      (``--workers`` changes no result): figures go to ``figures/``, CSVs and
@@ -26,7 +28,7 @@ notebook, ``workers`` only when ``--workers`` is given, and ``-p KEY VALUE``
 adds more (``VALUE`` in YAML: ``5``, ``0.5``, ``"[40, 80]"``, ``cnn``).
 Every passed key must be declared in the notebook's parameters cell
 (papermill itself would only warn about unknown ones); the notebook then
-validates the values in its own second cell with ``simlib.core.validate``.
+validates the values in its own second cell (``simlib.start``).
 Before it starts, the runner prints how many notebooks it runs and the
 estimated total time, from the times recorded by earlier runs
 (:mod:`simlib.pipeline.timing`); then, per notebook, its estimate
@@ -67,6 +69,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from simlib.pipeline import paths, timing
+from simlib.pipeline.run import RUNNER_PARAMETER
 from simlib.core.paths import REPO_ROOT as ROOT
 from simlib.core.validate import check_real
 from simlib.papers.cli_gen import num_arg
@@ -312,7 +315,7 @@ def declared_parameters(ipynb: Path) -> set[str] | None:
 
 
 @contextlib.contextmanager
-def _kernel_for_root(kernel_name: str, root: Path, build_dir: Path, env: dict | None = None):
+def _kernel_for_root(kernel_name: str, root: Path, build_dir: Path):
     """Expose, for the duration, a copy of kernelspec ``kernel_name`` that imports from ``root``.
 
     The registered kernelspec sets ``PYTHONPATH`` to the repository it was
@@ -320,19 +323,15 @@ def _kernel_for_root(kernel_name: str, root: Path, build_dir: Path, env: dict | 
     working directory on ``sys.path``.  So that ``root`` -- the repository, or
     the scratch copy the tests use -- provides ``simlib``, the run uses a copy
     of the spec under ``build_dir/jupyter`` with ``PYTHONPATH`` starting with
-    ``root`` (and the run-context variables ``env``), found first through
-    ``JUPYTER_PATH``.
+    ``root``, found first through ``JUPYTER_PATH``.
     """
     from jupyter_client.kernelspec import KernelSpecManager
 
     spec = KernelSpecManager().get_kernel_spec(kernel_name).to_dict()
     outer = os.environ.get("PYTHONPATH", "")
     kernel_env = dict(spec.get("env") or {})
-    for name in (paths.PUBLISH_ENV, paths.RUN_DIR_ENV, paths.NOTEBOOK_ENV, paths.PROGRESS_ENV):
-        kernel_env.pop(name, None)
     parts = [str(root)] + [p for p in outer.split(os.pathsep) if p and p != str(root)]
     kernel_env["PYTHONPATH"] = os.pathsep.join(parts)
-    kernel_env.update(env or {})
     spec["env"] = kernel_env
     jupyter_dir = build_dir / "jupyter"
     spec_dir = jupyter_dir / "kernels" / kernel_name
@@ -341,13 +340,9 @@ def _kernel_for_root(kernel_name: str, root: Path, build_dir: Path, env: dict | 
 
     old = os.environ.get("JUPYTER_PATH")
     os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(jupyter_dir.resolve()), old) if p)
-    # the run-context variables must not leak from this process either
-    saved = {n: os.environ.pop(n) for n in (paths.PUBLISH_ENV, paths.RUN_DIR_ENV, paths.NOTEBOOK_ENV,
-                                              paths.PROGRESS_ENV) if n in os.environ}
     try:
         yield
     finally:
-        os.environ.update(saved)
         if old is None:
             os.environ.pop("JUPYTER_PATH", None)
         else:
@@ -470,7 +465,7 @@ def is_publishing(profile: str, extra: dict | None) -> bool:
 
 def run_dir_for(root: Path, notebook: str, parameters: dict) -> Path:
     """``<root>/build/runs/<notebook>/<parameter hash>``: the folder of a non-publishing run."""
-    return Path(root) / "build" / "runs" / notebook / paths.parameter_hash(parameters)
+    return paths.run_dir(notebook, parameters, runs=Path(root) / "build" / "runs")
 
 
 def check_build_dir(build_dir: Path | str, root: Path | str = ROOT, *, name: str = "build_dir") -> Path:
@@ -496,6 +491,17 @@ def check_build_dir(build_dir: Path | str, root: Path | str = ROOT, *, name: str
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ValueError(f"{name} must be writable, got {str(path)!r} ({existing} is not writable)")
     return path
+
+
+class _RunnerParameterFilter(logging.Filter):
+    """papermill warns about each parameter a parameters cell does not assign; the runner's own
+    ``simlib_run`` (decision S21) is one on purpose, so its warning is dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != f"Passed unknown parameter: {RUNNER_PARAMETER}"
+
+
+_PAPERMILL_FILTER = _RunnerParameterFilter()
 
 
 def run_notebook(
@@ -543,8 +549,10 @@ def run_notebook(
     progress_file = build_dir / "progress" / f"{source.stem}.json"
     progress_file.parent.mkdir(parents=True, exist_ok=True)
     progress_file.unlink(missing_ok=True)
-    env = {paths.NOTEBOOK_ENV: source.stem, paths.PROGRESS_ENV: str(progress_file.resolve())}
-    env.update({paths.PUBLISH_ENV: "1"} if publish else {paths.RUN_DIR_ENV: str(out_dir)})
+    logging.getLogger("papermill").addFilter(_PAPERMILL_FILTER)    # idempotent
+    # what the notebook's Run needs from the runner, as one papermill parameter (decision S21)
+    facts = {"notebook": source.stem, "publish": publish, "out_dir": None if publish else str(out_dir),
+             "progress_file": str(progress_file.resolve())}
     start, cpu_start = time.perf_counter(), _cpu_seconds()
 
     def result(ok: bool, error: str = "") -> NotebookResult:
@@ -572,10 +580,10 @@ def run_notebook(
         monitor = (ProgressMonitor(label or source.stem, progress_file, echo, tty=sys.stderr.isatty())
                    if echo else contextlib.nullcontext())
         with tempfile.TemporaryDirectory(prefix="simlib-kernel-") as sockets, \
-                _kernel_for_root(options.kernel_name, root, build_dir, env), monitor:
+                _kernel_for_root(options.kernel_name, root, build_dir), monitor:
             pm.execute_notebook(
                 str(ipynb), str(output),
-                parameters=parameters,
+                parameters={**parameters, RUNNER_PARAMETER: facts},
                 kernel_name=options.kernel_name,
                 cwd=str(root),
                 log_output=options.log_output,

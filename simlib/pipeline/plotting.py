@@ -110,7 +110,7 @@ class SavedFiles(list):
         pass
 
 
-def save_figure(fig, name: str, figures_dir=None, dpi: int = FIGURE_DPI) -> SavedFiles:
+def save_figure(fig, name: str, figures_dir, dpi: int = FIGURE_DPI, *, publish: bool = False) -> SavedFiles:
     """Write ``fig`` to ``<figures_dir>/<name>.png`` and ``.pdf``; return both paths
     (a :class:`SavedFiles`: a list that a notebook does not display).
 
@@ -120,26 +120,25 @@ def save_figure(fig, name: str, figures_dir=None, dpi: int = FIGURE_DPI) -> Save
     fixed ``dpi`` (dots per inch, PNG only) and tight bounding box.  Saving the
     same figure again gives byte-identical files.  Each file is rendered in
     memory and written atomically.  ``figures_dir`` is created if missing
-    (relative paths are relative to the current directory); None means the
-    run context's figures folder (:func:`simlib.pipeline.paths.run_context`).
-    The committed ``figures/`` is written only by a publishing run (a
-    full-profile ``make reproduce``): any other run asking for it is sent to
-    its run folder, so ``figures_dir=paths.FIGURES`` is always right.
+    (relative paths are relative to the current directory).  The committed
+    ``figures/`` is written only by a publishing run (a full-profile ``make
+    reproduce``, whose :class:`~simlib.pipeline.run.Run` passes ``publish=True``);
+    any other call naming it is a ``ValueError``.  A notebook calls
+    ``run.save_figure(fig, name)``, which passes its figures folder.
     """
     from matplotlib.figure import Figure
 
     if not isinstance(fig, Figure):
         raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
     name = _check_name(name)
-    if figures_dir is not None and not isinstance(figures_dir, (str, os.PathLike)):
-        raise ValueError(f"figures_dir must be None, a str or os.PathLike, got {figures_dir!r}")
+    if not isinstance(figures_dir, (str, os.PathLike)):
+        raise ValueError(f"figures_dir must be a str or os.PathLike, got {figures_dir!r}")
     dpi = check_int("dpi", dpi, lo=10, hi=2400)
-    context = paths_mod.run_context()
-    out_dir = context.figures if figures_dir is None else Path(figures_dir)
-    if not context.publish and out_dir.resolve() == paths_mod.COMMITTED_FIGURES:
-        out_dir = context.figures
-    if not context.publish and out_dir == context.figures:
-        paths_mod.announce(context)
+    out_dir = Path(figures_dir)
+    if not publish and out_dir.resolve() == paths_mod.COMMITTED_FIGURES.resolve():
+        raise ValueError(f"figures_dir {str(figures_dir)!r} is the committed figures/ folder, which only a "
+                         "publishing run (full-profile `make reproduce`) writes; use the run's figures folder "
+                         "(run.save_figure)")
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     stable_rc = {"svg.hashsalt": _CREATOR, "pdf.compression": 6, "pdf.fonttype": 42}

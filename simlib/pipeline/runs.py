@@ -1,16 +1,17 @@
 """The notebooks' sweeps: :func:`run_notebook_sweep` (executor, cache and CSV by the
 project's conventions) and :func:`run_scenarios` (a grid of simulated training runs).
 
-Both write where the run context says (:func:`simlib.pipeline.paths.run_context`):
-``data/results/<name>.csv`` for a publishing run (full-profile ``make
-reproduce``), the run folder ``build/runs/<notebook>/<hash>/results/`` for
-every other run.
+Both write the CSV to the ``results_dir`` they are given; a notebook calls them through its
+:class:`~simlib.pipeline.run.Run` (``run.sweep``, ``run.scenarios``), which passes its
+results folder, profile, workers and progress file.
 """
 from __future__ import annotations
 
 import json
 import os
+import sys
 import time
+from pathlib import Path
 
 import pandas as pd
 
@@ -41,9 +42,9 @@ def progress_reporter(path, desc: str, min_interval_s: float = 1.0):
     return report
 
 
-def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, profile: str = "full",
-                       workers: int | None = None, desc: str | None = None,
-                       executor: str | None = None) -> pd.DataFrame:
+def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, results_dir=None, profile: str = "full",
+                       workers: int | None = None, desc: str | None = None, executor: str | None = None,
+                       progress_file=None) -> pd.DataFrame:
     """The notebooks' sweep: ``run_sweep`` with the project's conventions; returns its tidy frame.
 
     Executor (``None``: by the rule below; else ``"serial"``, ``"processes"`` or
@@ -54,36 +55,39 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, profi
     ``<cache>/<module.function of fn>`` (:data:`simlib.core.paths.CACHE`), one folder per trial
     function, so sweeps of several notebooks that run the same trial compute it once
     (:func:`~simlib.pipeline.sweep.run_sweep`, :class:`~simlib.papers.trial.Trial`); the tidy frame is written to
-    ``<results>/<name>.csv`` where ``<results>`` is the run context's results
-    folder.  Under the notebook runner the progress goes to the runner
-    (``SIMLIB_PROGRESS_FILE``) instead of a progress bar in the notebook.
+    ``<results_dir>/<name>.csv`` (created if missing; None, as in a script: the script's run
+    folder ``<runs>/<script>/defaults/results/``, announced;
+    :func:`simlib.pipeline.paths.script_context`).  With a ``progress_file`` (the notebook
+    runner's, passed by :meth:`simlib.pipeline.run.Run.sweep`) the progress goes there as JSON
+    instead of a progress bar in the notebook.
     """
     check_choice("profile", profile, ("full", "quick"))
     if executor is None:
         executor = "dask" if os.environ.get(DASK_ENV) else ("serial" if profile == "quick" else "processes")
     where = Executor(executor, workers=workers)
-    context = paths.run_context()
-    paths.announce(context)
-    paths.note_run(profile=profile, trials=trials, seed=seed)
-    progress_file = os.environ.get(paths.PROGRESS_ENV)
+    if results_dir is None:
+        context = paths.script_context(sys.argv)
+        paths.announce(context)
+        results_dir = context.results
     callback = progress_reporter(progress_file, desc or name) if progress_file else None
     df = run_sweep(fn, settings, trials=trials, seed=seed, executor=where,
                    cache_dir=paths.CACHE / cache_folder(fn), desc=desc or name, progress=callback is None,
                    progress_callback=callback)
-    context.results.mkdir(parents=True, exist_ok=True)
-    df.to_csv(context.results / f"{name}.csv", index=False)
+    results_dir = Path(results_dir)
+    results_dir.mkdir(parents=True, exist_ok=True)
+    df.to_csv(results_dir / f"{name}.csv", index=False)
     return df
 
 
-def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, profile: str = "full",
-                  workers: int | None = None, desc: str | None = None,
-                  executor: str | None = None) -> pd.DataFrame:
+def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, results_dir=None, profile: str = "full",
+                  workers: int | None = None, desc: str | None = None, executor: str | None = None,
+                  progress_file=None) -> pd.DataFrame:
     """Simulated training runs of 000/002 (:class:`~simlib.papers.cluster_scenario.Scenario`):
     every setting (a dict of its parameters, e.g. ``{"scheme": "selective", "n": 40}``, units in the
     names: ``duration_s``, ``model_mb``; or a ``Scenario`` object, checked when it was built, handed to
     the trial as it is, its columns all its parameters) is checked first, then :func:`run_notebook_sweep` runs
     :func:`~simlib.papers.cluster_scenario.run_trial` ``trials`` times per setting (cache
-    ``<cache>/<module.function>``, CSV ``<results>/<name>.csv``).
+    ``<cache>/<module.function>``, CSV ``<results_dir>/<name>.csv``).
 
     Returns one row per (setting, trial): the setting's keys, ``trial``, then the metrics
     (``avg_sync_time_s``, ``avg_sync_scale`` in workers, ``total_sync``, ``total_iteration``,
@@ -91,5 +95,6 @@ def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, pr
     """
     for s in settings:
         Scenario.of(s)        # a dict is built here to check it (before anything runs), and again in its trial
-    return run_notebook_sweep(run_trial, settings, trials=trials, seed=seed, name=name, profile=profile,
-                              workers=workers, desc=desc, executor=executor)
+    return run_notebook_sweep(run_trial, settings, trials=trials, seed=seed, name=name, results_dir=results_dir,
+                              profile=profile, workers=workers, desc=desc, executor=executor,
+                              progress_file=progress_file)

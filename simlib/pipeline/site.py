@@ -27,6 +27,7 @@ build time.
 from __future__ import annotations
 
 import argparse
+import ast
 import html
 import json
 import re
@@ -42,9 +43,25 @@ import pandas as pd
 
 from simlib.core import paths as core_paths
 from simlib.pipeline.claims import load_ledger, reproduction_table, settings_table
-from simlib.pipeline.paths import _assignments as literal_assignments
 
 __all__ = ["GROUPS", "MARKER", "NotebookInfo", "RowLink", "read_notebooks", "link_rows", "build_site", "main"]
+
+
+def literal_assignments(source: str) -> dict:
+    """``name = <value>`` assignments of a cell (a parameters cell): literals as values, any other
+    expression as its source text; ``{}`` for a cell that does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try:
+                out[node.targets[0].id] = ast.literal_eval(node.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                out[node.targets[0].id] = ast.unparse(node.value)
+    return out
 
 #: Notebook groups on the index page: (key, heading, first digits of the notebook numbers).
 GROUPS = (
@@ -149,12 +166,12 @@ def _recorded_cell(row, infos) -> tuple[str, str] | None:
     return hits[0] if len(hits) == 1 else None
 
 
-_RECORD_CALL_RE = re.compile(r"\bclaims\.record\(")
+_RECORD_CALL_RE = re.compile(r"\b(?:claims|run)\.record\(")
 
 
 def _recording_cell(info: NotebookInfo) -> str | None:
-    """The id of the notebook's only code cell that calls ``claims.record(`` (a cell recording a list of
-    claims shows a table, not one printed line per row), else None."""
+    """The id of the notebook's only code cell that calls ``run.record(`` or ``claims.record(`` (a cell
+    recording a list of claims shows a table, not one printed line per row), else None."""
     ids = [c.get("id") for c in info.nb.cells if c.cell_type == "code" and _RECORD_CALL_RE.search(c.source)]
     return ids[0] if len(ids) == 1 else None
 

@@ -2,7 +2,7 @@
 (:func:`simlib.training.time_to_accuracy.trial`, :func:`simlib.training.nine_systems.trial`,
 :func:`simlib.training.selmcast_ssp_tta.trial`): 21 and 22 (seed 002 §5), 46 (SSP time to accuracy,
 beyond 004), 90 (time to accuracy, beyond the papers) and 92 (real traces, with two replays), and
-notebook 23 (002's paper profile), declared once for :func:`simlib.pipeline.params.notebook_params`.
+notebook 23 (002's paper profile), declared once for :func:`simlib.pipeline.run.start`.
 
 Scenario values re-use the scenarios' declarations (``param_of``, ``param_list(of=...)``), the
 training values (``target_acc``, ``lr``, ``batch``, ``model``, ``problem``, ``data``, ``early_stop``,

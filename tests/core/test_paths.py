@@ -95,17 +95,3 @@ def test_claims_in_an_installed_package_says_there_is_no_committed_ledger(tmp_pa
     out = capsys.readouterr().out
     assert "no committed claims ledger" in out and str(runs) in out and str(ledger.parents[1]) in out
     assert "no claims recorded yet" not in out
-
-
-def test_a_python_c_run_gets_a_named_run_folder(monkeypatch):
-    from simlib.pipeline import paths as run_paths
-
-    monkeypatch.delenv(run_paths.NOTEBOOK_ENV, raising=False)
-    monkeypatch.setattr(run_paths, "_history", lambda: [])
-    monkeypatch.setattr("sys.argv", ["-c"])              # `python -c "..."`
-    ipython = __import__("sys").modules.get("IPython")
-    if ipython is not None:
-        monkeypatch.setattr(ipython, "get_ipython", lambda: None)
-    assert run_paths._notebook_name() == "python"
-    monkeypatch.setattr("sys.argv", ["/somewhere/my_sweep.py"])
-    assert run_paths._notebook_name() == "my_sweep"

@@ -17,19 +17,11 @@ from simlib.pipeline.claims import COLUMNS, DEFAULT_LEDGER, load_ledger, summari
 CAUSE = "unexplained: test"
 
 
-def record_claim(paper, figure, claim, paper_value, our_value, holds, note="", ledger_path=None, **provenance):
+def record_claim(paper, figure, claim, paper_value, our_value, holds, note="", *, ledger_path, **provenance):
     """One single-verdict claim (its direction) written through claims.record; the written row."""
     c = Claim(paper, figure, claim, str(paper_value), str(our_value), direction=holds, note=note,
               cause="" if holds else CAUSE)
     return claims.record(c, ledger_path, **provenance)[0]
-
-
-@pytest.fixture(autouse=True)
-def no_run_facts(monkeypatch):
-    """Rows get their profile/trials from what a notebook noted; start every test with none."""
-    from simlib.pipeline import paths
-
-    monkeypatch.setattr(paths, "_run_facts", {})
 
 
 @pytest.fixture
@@ -244,9 +236,14 @@ def test_recorded_row_displays_as_one_line(ledger):
 
 
 def test_rows_record_profile_trials_and_parameters(ledger):
-    row = record_claim("P", "F", "c", "1", "1", True, ledger_path=ledger, profile="quick", trials=2,
+    row = record_claim("P", "F", "c", "1", "1", True, ledger_path=ledger, notebook="11_x", profile="quick", trials=2,
                        parameters={"n_values": [10, 20]})
-    assert (row["profile"], row["trials"], row["parameters"]) == ("quick", "2", '{"n_values": [10, 20]}')
+    assert (row["notebook"], row["profile"], row["trials"], row["parameters"]) == \
+        ("11_x", "quick", "2", '{"n_values": [10, 20]}')
+    with pytest.raises(ValueError, match="finite numbers"):
+        record_claim("P", "F", "c", "1", "1", True, ledger_path=ledger, parameters={"theta": float("inf")})
+    with pytest.raises(ValueError, match="notebook must be a str"):
+        record_claim("P", "F", "c", "1", "1", True, ledger_path=ledger, notebook=None)
     assert "profile quick" in summarize_ledger(ledger)  # a non-fidelity row is flagged
 
 
@@ -288,19 +285,6 @@ def test_a_ledger_without_separate_verdicts_is_refused(tmp_path):
     old.write_text("paper,figure,claim,paper_value,our_value,holds,note\nP,F,c,1,1,True,\n")
     with pytest.raises(ValueError, match="not a claims ledger"):
         load_ledger(old)
-
-
-def test_default_ledger_follows_the_run_context(tmp_path, monkeypatch):
-    """Outside a publishing run, record_claim without ledger_path never touches the committed ledger."""
-    from simlib.pipeline import paths
-
-    monkeypatch.delenv(paths.PUBLISH_ENV, raising=False)
-    monkeypatch.setenv(paths.RUN_DIR_ENV, str(tmp_path / "run"))
-    record_claim("P", "F", "c", "1", "1", True)
-    assert (tmp_path / "run" / "results" / "claims.csv").is_file()
-    monkeypatch.delenv(paths.RUN_DIR_ENV)
-    monkeypatch.setenv(paths.PUBLISH_ENV, "1")
-    assert paths.run_context().ledger == DEFAULT_LEDGER
 
 
 def test_record_keeps_direction_and_magnitude_apart(ledger):

@@ -25,8 +25,6 @@ def quick_timeout(monkeypatch):
 
 @pytest.fixture
 def tmp_run(tmp_path, monkeypatch):
-    monkeypatch.delenv(paths.PUBLISH_ENV, raising=False)
-    monkeypatch.setenv(paths.RUN_DIR_ENV, str(tmp_path / "run"))
     monkeypatch.setattr(paths, "CACHE", tmp_path / "cache")
     return tmp_path
 
@@ -49,7 +47,8 @@ def test_unreachable_scheduler_is_named_before_anything_is_written(quick_timeout
 def test_the_address_is_honoured_in_every_profile(profile, quick_timeout, tmp_run, monkeypatch):
     monkeypatch.setenv(sweep.DASK_ENV, UNREACHABLE)
     with pytest.raises(ValueError, match="127.0.0.1:1"):
-        runs.run_notebook_sweep(double_fn, [{"x": 1}], trials=1, seed=0, name="t", profile=profile)
+        runs.run_notebook_sweep(double_fn, [{"x": 1}], trials=1, seed=0, name="t", profile=profile,
+                                results_dir=tmp_run / "run" / "results")
     assert not (tmp_run / "run").exists() and not (tmp_run / "cache").exists()
 
 
@@ -60,7 +59,8 @@ def test_quick_profile_runs_on_the_cluster_and_gets_the_serial_result(cluster, t
     seen = []
     real = sweep._iter_dask
     monkeypatch.setattr(sweep, "_iter_dask", lambda *a: seen.append(1) or real(*a))
-    df = runs.run_notebook_sweep(double_fn, settings, trials=2, seed=5, name="t", profile="quick")
+    df = runs.run_notebook_sweep(double_fn, settings, trials=2, seed=5, name="t", profile="quick",
+                                 results_dir=tmp_run / "run" / "results")
     assert seen, "the quick profile did not use the Dask cluster"
     pd.testing.assert_frame_equal(df, serial)
 

@@ -1,6 +1,6 @@
-"""Notebooks whose parameters come from a declared spec (simlib.pipeline.params.notebook_params):
-the quick profile keeps what the user passed, list parameters accept papermill's text, and the
-parameters cell's defaults are the spec's."""
+"""Notebooks whose parameters come from a declared spec (``run = simlib.start(Spec, globals(), ...)``):
+the quick profile keeps what the user passed (a value other than the full profile's default),
+list parameters accept papermill's text, and the parameters cell's defaults are the spec's."""
 from __future__ import annotations
 
 import ast
@@ -30,8 +30,6 @@ def parameter_cells(stem: str) -> tuple[str, str]:
 
 def run_parameters(stem: str, monkeypatch, **passed) -> dict:
     """Run the parameters cell, papermill's injected cell (``passed``) and the validation cell."""
-    monkeypatch.setattr(paths, "_run_facts", {})
-    monkeypatch.setattr(paths, "passed_parameters", lambda: dict(passed))
     params, validation = parameter_cells(stem)
     ns: dict = {}
     exec(params, ns)
@@ -43,7 +41,9 @@ def run_parameters(stem: str, monkeypatch, **passed) -> dict:
 @pytest.mark.parametrize("stem, passed, expected", [
     # the issue's report: asking for n = 30, p = 25 in the quick profile ran n = 12, p = 10
     ("30_fmreduce_fig2", dict(profile="quick", n=30, p=25), dict(n=30, p=25, trials=2, duration_s=30.0)),
-    ("30_fmreduce_fig2", dict(profile="quick", n=60, p=25, trials=4), dict(n=60, p=25, trials=4, trace_trials=1)),
+    ("30_fmreduce_fig2", dict(profile="quick", n=50, p=25, trials=4), dict(n=50, p=25, trials=4, trace_trials=1)),
+    # a value equal to the full profile's default is not "passed" (decision S22): quick replaces it
+    ("30_fmreduce_fig2", dict(profile="quick", n=60, trials=4), dict(n=12, trials=4)),
     # papermill -p p_values "[10, 20]" passes the text
     ("30_fmreduce_fig2", dict(profile="quick", p_values="[4, 10]"), dict(p_values=[4, 10], n=12)),
     ("30_fmreduce_fig2", dict(profile="quick", n=20, p_values="[10, 20]"), dict(p_values=[10, 20], n=20, p=10)),
@@ -59,8 +59,8 @@ def run_parameters(stem: str, monkeypatch, **passed) -> dict:
      dict(n_values=[40], theta=float("inf"), trials=2, duration_s=10.0, traces=["cnn", "transformer"])),
     ("13_sr_fig11-12_robustness", dict(profile="quick", e_values="[0.5]", n_error=60),
      dict(e_values=[0.5], n_error=60, n_values=[10, 20])),
-    ("21_pr_sec5_heterogeneous_training", dict(profile="quick", target_acc=0.9),
-     dict(target_acc=0.9, n=8, p_values=[2, 4], duration_s=40.0)),
+    ("21_pr_sec5_heterogeneous_training", dict(profile="quick", target_acc=0.85),
+     dict(target_acc=0.85, n=8, p_values=[2, 4], duration_s=40.0)),
     ("91_beyond_internet_scale", dict(profile="quick", n_values="[40, 20]"), dict(n_values=[20, 40], trials=2)),
     ("15_sr_paper_gaps", dict(profile="full", c_values="[5]"), dict(c_values=[5], n=200, dt_values=[
         0.01, 0.05, 0.1, 0.2, 0.5, 1.0])),
@@ -164,22 +164,27 @@ def test_parameters_cell_defaults_are_the_specs(stem):
     import dataclasses
 
     from simlib.papers.contract import specs
-    from simlib.pipeline.params import COMMON
+    from simlib.pipeline.run import COMMON_DEFAULTS
 
     spec_cls = migrated()[stem]
     cell = literal_assignments(parameter_cells(stem)[0])
     defaults = {f.name: list(f.default) if isinstance(f.default, tuple) else f.default
                 for f in dataclasses.fields(spec_cls)}
-    assert set(cell) == set(COMMON) | set(specs(spec_cls))
+    assert set(cell) == set(COMMON_DEFAULTS) | set(specs(spec_cls))
     assert {k: cell[k] for k in defaults} == defaults
+    # what a parameter is compared with to tell whether it was passed (decision S22)
+    assert {k: cell[k] for k in COMMON_DEFAULTS} == COMMON_DEFAULTS
 
 
 @pytest.mark.parametrize("stem", sorted(migrated()))
-def test_migrated_notebooks_have_no_hand_written_checks(stem):
+def test_migrated_notebooks_start_their_run_and_have_no_hand_written_checks(stem):
     validation = parameter_cells(stem)[1]
-    assert "notebook_params(" in validation
+    spec = migrated()[stem].__name__
+    assert f'run = simlib.start({spec}, globals(), notebook="{stem}")' in validation
     text = (NOTEBOOKS / f"{stem}.py").read_text(encoding="utf-8")
     assert not re.search(r"\bcheck_\w+\(", text) and not re.search(r'if +profile *== *"quick"', text)
+    # the run's own methods, nothing ambient
+    assert not re.search(r"paths\.(FIGURES|RESULTS|run_context)|figures_dir=|run_notebook_sweep|run_scenarios\(", text)
 
 
 @pytest.mark.parametrize("stem", sorted(migrated()))
@@ -194,35 +199,31 @@ def test_full_profile_defaults_pass_and_quick_profile_substitutes_only_unpassed(
         assert quick[name] == want, name
 
 
-def test_notebook_params_rejects_unknown_and_missing_parameters(monkeypatch):
+def test_start_rejects_missing_parameters_and_returns_the_run(monkeypatch):
+    import simlib
     from simlib.papers.fmreduce.experiments import Fig2Notebook
-    from simlib.pipeline.params import notebook_params
 
-    monkeypatch.setattr(paths, "_run_facts", {})
     ns = {}
     exec(parameter_cells("30_fmreduce_fig2")[0], ns)
-    monkeypatch.setattr(paths, "passed_parameters", lambda: {"nn": 3})
-    with pytest.raises(ValueError, match=r"unknown notebook parameter\(s\) \['nn'\]"):
-        notebook_params(Fig2Notebook, ns)
-    monkeypatch.setattr(paths, "passed_parameters", lambda: {})
     del ns["sweep_trials"]
     with pytest.raises(ValueError, match=r"the parameters cell must assign \['sweep_trials'\]"):
-        notebook_params(Fig2Notebook, ns)
+        simlib.start(Fig2Notebook, ns, notebook="30_fmreduce_fig2")
     ns["sweep_trials"] = 5
-    out = notebook_params(Fig2Notebook, dict(ns, profile="quick", trials=7))
-    assert out["trials"] == 2 and paths.run_facts() == {"profile": "quick", "seed": 0, "trials": 2}
+    ns.update(profile="quick", trials=7)
+    run = simlib.start(Fig2Notebook, ns, notebook="30_fmreduce_fig2")
+    # trials = 7 differs from the full default 20: passed, so the quick profile keeps it
+    assert (run.profile, run.trials, run.seed, run.notebook) == ("quick", 7, 0, "30_fmreduce_fig2")
+    assert run.passed == {"profile": "quick", "trials": 7} and ns["trials"] == 7 and ns["n"] == 12
+    assert run.folders.out_dir == paths.RUNS / "30_fmreduce_fig2" / paths.parameter_hash(run.passed)
 
 
-def run_injected(stem: str, monkeypatch, **passed) -> dict:
-    """As :func:`run_parameters`, but through papermill itself: its Python translator writes the
-    injected cell (``float('inf')`` for an infinite value), the kernel runs it, and
-    :func:`simlib.pipeline.paths.passed_parameters` reads it from the executed cells."""
+def run_injected(stem: str, **passed) -> dict:
+    """As :func:`run_parameters`, but through papermill's own translator: it writes the injected cell
+    (``float('inf')`` for an infinite value), which runs between the parameters and validation cells."""
     from papermill.translators import PythonTranslator
 
-    monkeypatch.setattr(paths, "_run_facts", {})
     params, validation = parameter_cells(stem)
     injected = PythonTranslator.codify(passed)
-    monkeypatch.setattr(paths, "_history", lambda: [params, injected])
     ns: dict = {}
     exec(params, ns)
     exec(injected, ns)
@@ -235,25 +236,20 @@ def run_injected(stem: str, monkeypatch, **passed) -> dict:
     ("30_fmreduce_fig2", "duration_s", float("inf"), r"duration_s must be a finite real number in \(0.0, inf\), got inf"),
     ("22_pr_sec5_nine_systems", "target_acc", float("nan"), r"target_acc must be .*got nan"),
 ])
-def test_papermills_non_finite_values_are_rejected_in_both_profiles(stem, name, value, match, monkeypatch):
+def test_papermills_non_finite_values_are_rejected_in_both_profiles(stem, name, value, match):
     for profile in ("full", "quick"):
         with pytest.raises(ValueError, match=match):
-            run_injected(stem, monkeypatch, profile=profile, **{name: value})
-        passed = paths.passed_parameters()
-        assert name in passed and str(passed[name]) == str(value)
+            run_injected(stem, profile=profile, **{name: value})
 
 
-def test_a_passed_infinite_value_the_spec_accepts_is_used_and_gets_its_own_run_folder(monkeypatch):
+def test_a_passed_infinite_value_the_spec_accepts_is_used_and_gets_its_own_run_folder():
     """theta = inf is in notebook 11's range: the quick profile keeps it (as the full one does), the run
     folder is not the default quick run's, and the ledger's parameters column records it as text."""
-    import json
-
-    from simlib.pipeline import claims
-
     for profile in ("full", "quick"):
-        ns = run_injected("11_sr_fig5-7_traces", monkeypatch, profile=profile, theta=float("inf"))
-        assert ns["theta"] == float("inf")
-        passed = paths.passed_parameters()
-        assert passed == {"profile": profile, "theta": float("inf")}
-        assert paths.parameter_hash(passed) != paths.parameter_hash({"profile": profile})
-        assert json.loads(claims._provenance(None, None, None)["parameters"]) == {"profile": profile, "theta": "inf"}
+        ns = run_injected("11_sr_fig5-7_traces", profile=profile, theta=float("inf"))
+        run = ns["run"]
+        assert ns["theta"] == float("inf") and run.values["theta"] == float("inf")
+        assert run.passed == ({"theta": float("inf")} if profile == "full" else
+                              {"profile": profile, "theta": float("inf")})
+        assert run.folders.out_dir.name != paths.parameter_hash({"profile": profile})
+        assert run.ledger_parameters() == {"profile": profile, "theta": "inf"}

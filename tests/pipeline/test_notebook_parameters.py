@@ -1,17 +1,12 @@
 """Notebook parameter validation: list parameters given as text (papermill -p), the parameters every
-notebook shares, the parameters papermill injected (the quick profile keeps them: test_notebook_contract.py)."""
+notebook shares, and the run-folder rules (the Run itself: test_run.py)."""
 from __future__ import annotations
 
 import pytest
 
 from simlib.pipeline import paths
 from simlib.core.validate import check_int, check_list, check_real
-from simlib.pipeline.params import check_notebook_common
-
-
-@pytest.fixture(autouse=True)
-def no_run_facts(monkeypatch):
-    monkeypatch.setattr(paths, "_run_facts", {})  # check_notebook_common notes facts for the ledger
+from simlib.pipeline.run import check_notebook_common
 
 
 def n_item(name, value):
@@ -59,49 +54,20 @@ def test_check_notebook_common_rejects(kwargs, match):
         check_notebook_common(**args)
 
 
-def test_passed_parameters_come_from_papermills_injected_cell(monkeypatch):
-    monkeypatch.setattr(paths, "_history", lambda: [
-        'profile = "full"\ntrials = 20\n',
-        '# Parameters\nprofile = "quick"\nn_values = "[10, 20]"\nworkers = 1\n',
-        "x = 1",
-    ])
-    assert paths.passed_parameters() == {"profile": "quick", "n_values": "[10, 20]", "workers": 1}
+def test_folder_rules(tmp_path):
+    ctx = paths.RunContext(False, paths.run_dir("11_x", {"profile": "quick", "workers": 4}), "11_x")
+    assert ctx.out_dir == paths.RUNS / "11_x" / paths.parameter_hash({"profile": "quick"})
+    assert ctx.figures == ctx.out_dir / "figures" and ctx.ledger == ctx.out_dir / "results" / "claims.csv"
+    assert paths.run_dir("11_x", {}, runs=tmp_path) == tmp_path / "11_x" / "defaults"
+    ctx = paths.RunContext(True, paths.REPO_ROOT, "11_x")       # a publishing run writes the committed folders
+    assert ctx.publish and ctx.figures == paths.COMMITTED_FIGURES and ctx.ledger == paths.COMMITTED_LEDGER
 
 
-def test_passed_parameters_read_papermills_non_finite_floats_and_keep_any_other_expression(monkeypatch):
+def test_finite_json_writes_non_finite_floats_as_text():
     import math
 
-    from papermill.translators import PythonTranslator
-
-    injected = PythonTranslator.codify({"a": math.inf, "b": -math.inf, "c": math.nan, "d": [1.5, math.inf]})
-    assert "float('-inf')" in injected                                   # how papermill writes them
-    # `papermill -r e "2 * 3"` injects an expression: still passed, kept as its text
-    monkeypatch.setattr(paths, "_history", lambda: [injected + "e = 2 * 3\nf = float('x')\n"])
-    got = paths.passed_parameters()
-    assert got["a"] == math.inf and got["b"] == -math.inf and math.isnan(got["c"]) and got["d"] == [1.5, math.inf]
-    assert got["e"] == "2 * 3" and got["f"] == "float('x')"
-    assert paths.finite_json(got) == {"a": "inf", "b": "-inf", "c": "nan", "d": [1.5, "inf"], "e": "2 * 3",
-                                      "f": "float('x')"}
-
-
-def test_run_context_rules(monkeypatch, tmp_path):
-    for name in (paths.PUBLISH_ENV, paths.RUN_DIR_ENV, paths.NOTEBOOK_ENV):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(paths, "passed_parameters", lambda: {"profile": "full", "workers": 4})
-    monkeypatch.setenv(paths.NOTEBOOK_ENV, "11_x")
-    # no runner: a run folder named after the notebook and the result-changing parameters
-    ctx = paths.run_context()
-    assert not ctx.publish
-    assert ctx.out_dir == paths.RUNS / "11_x" / paths.parameter_hash({"profile": "full"})
-    assert ctx.figures == ctx.out_dir / "figures" and ctx.ledger == ctx.out_dir / "results" / "claims.csv"
-    assert paths.FIGURES == ctx.figures and paths.RESULTS == ctx.results
-    # the runner's folder
-    monkeypatch.setenv(paths.RUN_DIR_ENV, str(tmp_path))
-    assert paths.run_context().out_dir == tmp_path
-    # a publishing run writes the committed folders
-    monkeypatch.setenv(paths.PUBLISH_ENV, "1")
-    ctx = paths.run_context()
-    assert ctx.publish and ctx.figures == paths.COMMITTED_FIGURES and ctx.ledger == paths.COMMITTED_LEDGER
+    got = paths.finite_json({"a": math.inf, "b": -math.inf, "c": math.nan, "d": [1.5, math.inf], "e": "x"})
+    assert got == {"a": "inf", "b": "-inf", "c": "nan", "d": [1.5, "inf"], "e": "x"}
 
 
 def test_parameter_hash_ignores_workers_only():
@@ -109,3 +75,10 @@ def test_parameter_hash_ignores_workers_only():
     a = paths.parameter_hash({"profile": "quick"})
     assert a == paths.parameter_hash({"profile": "quick", "workers": 2})
     assert a != paths.parameter_hash({"profile": "quick", "trials": 5})
+
+
+def test_a_scripts_sweep_writes_to_a_run_folder_named_after_the_script():
+    assert paths.script_name(["/somewhere/my_sweep.py"]) == "my_sweep"
+    assert paths.script_name(["-c"]) == paths.script_name([]) == paths.script_name([""]) == "python"
+    ctx = paths.script_context(["/somewhere/my_sweep.py"])
+    assert not ctx.publish and ctx.results == paths.RUNS / "my_sweep" / "defaults" / "results"

@@ -346,14 +346,16 @@ def test_pipeline_executes_in_root_with_its_simlib(sandbox, tmp_path):
 def test_save_figure_as_a_cells_last_expression_leaves_no_output(sandbox, tmp_path):
     nb = tmp_path / "00_fig.py"
     nb.write_text('# %% tags=["parameters"]\nprofile = "full"\n\n'
-                  "# %%\nimport matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
-                  "from simlib.pipeline import paths, plotting\nfig, ax = plt.subplots()\n"
-                  "plotting.save_figure(fig, 'probe', figures_dir=paths.FIGURES)\n")
+                  "# %%\nimport dataclasses\nimport matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+                  "import simlib\nfrom simlib.papers.contract import ScenarioBase\n"
+                  "@dataclasses.dataclass(frozen=True)\nclass NoParams(ScenarioBase):\n    pass\n"
+                  "run = simlib.start(NoParams, globals(), notebook='00_fig')\nfig, ax = plt.subplots()\n"
+                  "run.save_figure(fig, 'probe')\n")
     [res] = run_notebooks.run_notebooks([nb], profile="quick", root=sandbox, build_dir=tmp_path / "build",
                                         echo=None)
     assert res.ok, res.error
     assert (res.out_dir / "figures" / "probe.png").is_file()
-    [cell] = [c for c in json.loads(res.output.read_text())["cells"] if "save_figure" in "".join(c["source"])]
+    [cell] = [c for c in json.loads(res.output.read_text())["cells"] if "run.save_figure(" in "".join(c["source"])]
     assert [o for o in cell["outputs"] if o["output_type"] == "execute_result"] == []
     assert "PosixPath" not in json.dumps(cell["outputs"])
 
@@ -362,7 +364,11 @@ def test_a_failure_after_the_first_output_keeps_the_run_folder(sandbox, tmp_path
     """The run folder appears with the notebook's first write; the executed copy then joins it."""
     nb = tmp_path / "00_late.py"
     nb.write_text('# %% tags=["parameters"]\nprofile = "full"\nn = 1\n\n'
-                  "# %%\nfrom simlib.pipeline import paths\n(paths.RESULTS / 'partial.txt').write_text('x')\n"
+                  "# %%\nimport dataclasses, simlib\nfrom simlib.papers.contract import ScenarioBase, param\n"
+                  "@dataclasses.dataclass(frozen=True)\nclass N(ScenarioBase):\n"
+                  "    n: int = param(1, lo=1, help='n')\n"
+                  "run = simlib.start(N, globals(), notebook='00_late')\n"
+                  "(run.results / 'partial.txt').write_text('x')\n"
                   "raise RuntimeError('after the first output')\n")
     [res] = run_notebooks.run_notebooks([nb], profile="quick", extra={"n": 2}, root=sandbox,
                                         build_dir=tmp_path / "build", echo=None)
@@ -409,7 +415,7 @@ values = [1, 2]
 from dataclasses import dataclass
 
 from simlib.papers.contract import ParamSpec, ScenarioBase, param, param_list
-from simlib.pipeline.params import notebook_params
+import simlib
 
 
 @dataclass(frozen=True)
@@ -418,23 +424,21 @@ class Probe(ScenarioBase):
     values: tuple = param_list([1, 2], item=ParamSpec(kind="int", lo=1, help="a value"), quick=[7])
 
 
-globals().update(notebook_params(Probe, globals()))
+run = simlib.start(Probe, globals(), notebook="05_probe")
 
 # %%
 import matplotlib.pyplot as plt
 import pandas as pd
 
 from simlib.pipeline import paths
-from simlib.pipeline import claims, plotting
 
 fig, ax = plt.subplots()
 ax.plot(values, values)
-plotting.save_figure(fig, "probe_fig", figures_dir=paths.FIGURES)
-paths.RESULTS.mkdir(parents=True, exist_ok=True)
-pd.DataFrame({"v": values}).to_csv(paths.RESULTS / "probe.csv", index=False)
+run.save_figure(fig, "probe_fig")
+pd.DataFrame({"v": values}).to_csv(run.csv("probe"), index=False)
 from simlib.papers.claim import Claim
-claims.record(Claim(paper="P", figure="F", claim="sum of values", paper_value="3", our_value=str(sum(values)),
-                    direction=sum(values) == 3, cause="" if sum(values) == 3 else "unexplained: probe"))
+run.record(Claim(paper="P", figure="F", claim="sum of values", paper_value="3", our_value=str(sum(values)),
+                 direction=sum(values) == 3, cause="" if sum(values) == 3 else "unexplained: probe"))
 print(object(), paths.REPO_ROOT / "x", trials, values)
 """
 

@@ -8,8 +8,6 @@ from simlib.pipeline import runs
 
 @pytest.fixture
 def tmp_data(tmp_path, monkeypatch):
-    monkeypatch.delenv(paths.PUBLISH_ENV, raising=False)
-    monkeypatch.setenv(paths.RUN_DIR_ENV, str(tmp_path))     # this run's folder: results/ under it
     monkeypatch.setattr(paths, "CACHE", tmp_path / "cache")
     return tmp_path
 
@@ -22,16 +20,19 @@ def test_bad_setting_is_rejected_by_name_before_anything_runs(tmp_data, monkeypa
     good = dict(scheme="partial", n=4, duration_s=2.0)
     with pytest.raises(ValueError, match="eta"):
         runs.run_scenarios([good, dict(good, scheme="selective", eta=1.5)], trials=1, seed=0, name="x",
-                           profile="quick")
+                           results_dir=tmp_data / "results", profile="quick")
     with pytest.raises(ValueError, match="bogus"):
-        runs.run_scenarios([good, dict(good, bogus=1)], trials=1, seed=0, name="x", profile="quick")
+        runs.run_scenarios([good, dict(good, bogus=1)], trials=1, seed=0, name="x",
+                           results_dir=tmp_data / "results",
+                           profile="quick")
     assert not (tmp_data / "results").exists() and not (tmp_data / "cache").exists()
 
 
 def test_one_row_per_setting_and_trial_and_the_csv(tmp_data):
     settings = [dict(scheme="partial", n=6, p=0.5, duration_s=4.0, model_mb=10.0),
                 dict(scheme="allreduce", n=6, p=0.5, duration_s=4.0, model_mb=10.0)]
-    df = runs.run_scenarios(settings, trials=2, seed=3, name="tiny", profile="quick")
+    df = runs.run_scenarios(settings, trials=2, seed=3, name="tiny", results_dir=tmp_data / "results",
+                            profile="quick")
     assert len(df) == 4
     assert list(df["scheme"]) == ["partial", "partial", "allreduce", "allreduce"]
     assert list(df["trial"]) == [0, 1, 0, 1]

@@ -171,7 +171,7 @@ def _notebook(path: Path, title: str, record_text: str | None = None, image: boo
     nb = nbformat.v4.new_notebook()
     params = nbformat.v4.new_code_cell('profile = "full"\ntrials = 7\nn_values = [4, 8]')
     params.metadata["tags"] = ["parameters"]
-    record = nbformat.v4.new_code_cell("claims.record(...)")
+    record = nbformat.v4.new_code_cell("run.record(...)")
     if record_text:
         record.outputs = [nbformat.v4.new_output("execute_result", data={"text/plain": record_text},
                                                  execution_count=2)]
@@ -212,7 +212,7 @@ def tiny(tmp_path):
 
 def test_link_rows_prefers_the_notebook_column_then_the_printed_cell(tiny):
     """A row that names its notebook links to the cell that printed it, else to the notebook's only
-    ``claims.record(`` cell (notebook 22 records a list and shows a table: issue 34)."""
+    ``run.record(`` cell (notebook 22 records a list and shows a table: issue 34)."""
     nbs, ledger, _, record_cell = tiny
     from simlib.pipeline.claims import load_ledger
 
@@ -220,7 +220,7 @@ def test_link_rows_prefers_the_notebook_column_then_the_printed_cell(tiny):
     record_21 = nbformat.read(str(nbs / "21_y.ipynb"), as_version=4).cells[2].id
     assert links == [site.RowLink("11_x_fig5-7_a", record_cell, "output"),
                      site.RowLink(None, None, "none"),
-                     site.RowLink("11_x_fig5-7_a", record_cell, "ledger"),   # its only claims.record cell
+                     site.RowLink("11_x_fig5-7_a", record_cell, "ledger"),   # its only run.record cell
                      site.RowLink(None, None, "none"),
                      site.RowLink("21_y", record_21, "ledger"),
                      site.RowLink(None, None, "none")]

@@ -11,7 +11,7 @@
 * :class:`Fig2Notebook` — notebook 30's parameters: the scenario fields it sets
   (their ranges, units and quick values are :class:`.scenario.Scenario`'s) and
   its own (trials, the other traces, the p sweep), for
-  :func:`simlib.pipeline.params.notebook_params`.
+  :func:`simlib.pipeline.run.start`.
 * :func:`lp_tie_settings` — decision FM7's check: the LP-split variants at small
   n with both LP solvers, which may return different optimal splits.
 """

@@ -299,7 +299,7 @@ def random_selection_trial(params: dict, rng_seed: np.random.SeedSequence) -> di
 # ------------------------------------------------------------------ the notebooks' parameters
 @dataclass(frozen=True)
 class Fig1Notebook(ScenarioBase):
-    """Notebook 40's parameters (Fig. 1: random selection), for :func:`simlib.pipeline.params.notebook_params`."""
+    """Notebook 40's parameters (Fig. 1: random selection), for :func:`simlib.pipeline.run.start`."""
 
     trials: int = param(10, lo=1, quick=2, help="trials per p")
     n: int = param_of(BSPScenario, "n", quick=40)

@@ -4,7 +4,7 @@ paper reports them, and an "∞" plotting position for the removed k / ssp requi
 The paper reports the *mean* over 10 trials of each setting (§IV-A2); figures
 show the median with a min–max band, claims use the means.
 
-The notebooks' parameters (for :func:`simlib.pipeline.params.notebook_params`;
+The notebooks' parameters (for :func:`simlib.pipeline.run.start`;
 each parameters cell assigns these defaults, a test checks it): scenario values
 re-use :class:`.ssp_scenario.SSPScenario`'s declarations (range, unit, quick
 value), the rest are the notebook's own.

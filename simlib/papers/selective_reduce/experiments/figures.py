@@ -1,5 +1,5 @@
 """The parameters of seed 000's §IV notebooks (11-15), declared once for
-:func:`simlib.pipeline.params.notebook_params`.
+:func:`simlib.pipeline.run.start`.
 
 Their trial is the shared cluster run (:func:`simlib.papers.cluster_scenario.run_trial`,
 through :func:`simlib.pipeline.runs.run_scenarios`), so each spec re-uses the

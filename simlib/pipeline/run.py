@@ -1,0 +1,246 @@
+"""A notebook's run, explicitly: :func:`start` checks the parameters once and returns a :class:`Run`.
+
+::
+
+    run = simlib.start(Fig2Notebook, globals(), notebook="30_fmreduce_fig2")
+    df = run.sweep(fmreduce_trial, settings, name="30_fm_fig2")       # cached, CSV in run.results
+    run.save_figure(fig, "fm_fig02_rounds")                            # in run.figures
+    run.record(fm_claims.fig2(df, ...))                                # ledger row with run's provenance
+
+A :class:`Run` knows what is being run -- the notebook, the profile, seed, trials and
+workers, the parameters passed to it and the values it uses -- and where it writes
+(:class:`~simlib.pipeline.paths.RunContext`: the committed folders for a publishing run, a
+run folder of its own otherwise).  Nothing is read from ambient state: the notebook
+runner (:mod:`simlib.pipeline.notebooks`) passes its facts -- the notebook's file stem,
+whether the run publishes, the run folder and the progress file -- as one papermill
+parameter, ``simlib_run`` (decision S21); without it (JupyterLab, papermill by hand) the
+run does not publish and writes to ``build/runs/<notebook>/<parameter hash>/``.
+
+**Passed parameters** (decision S22): a parameter counts as passed when its value differs
+from the spec's full-profile default (which the parameters cell repeats: a test keeps them
+equal), compared after the spec's own conversion, so ``"[10, 20]"`` equals ``[10, 20]``
+and a NaN equals a NaN.  Only passed parameters escape the quick profile's values and name the
+run folder; the ledger's ``parameters`` column holds them and the profile.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from simlib.core.validate import check_choice, check_int
+from simlib.papers.contract import MISSING, ParamError, check_param, defaults, specs
+from simlib.pipeline import paths
+
+__all__ = ["PROFILES", "COMMON", "COMMON_DEFAULTS", "RUNNER_PARAMETER", "Run", "start", "passed_parameters",
+           "check_notebook_common"]
+
+#: Fidelity profiles: "full" (paper fidelity) or "quick" (smoke-size runs for tests).
+PROFILES = ("full", "quick")
+#: Parameters every notebook has besides its spec's, with the defaults every parameters cell gives
+#: them: fidelity profile, sweep processes (None: all cores), root seed.
+COMMON_DEFAULTS = {"profile": "full", "workers": None, "seed": 0}
+COMMON = tuple(COMMON_DEFAULTS)
+#: The papermill parameter through which the notebook runner passes its facts about the run
+#: (``notebook``, ``publish``, ``out_dir``, ``progress_file``); never part of a parameters cell.
+RUNNER_PARAMETER = "simlib_run"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One execution of a notebook: what runs (``notebook``, ``profile``, ``seed``, ``trials``,
+    ``workers``, ``passed`` parameters, ``values`` used) and where it writes (``folders``).
+
+    ``values`` are the checked values of :data:`COMMON` and every field of the spec, after the
+    quick profile (lists as lists); ``passed`` the ones that differ from the full-profile
+    defaults (:func:`passed_parameters`); both read-only mappings.  ``trials`` is the spec's ``trials`` (1 if it has
+    none): the default of :meth:`sweep` and the ledger's ``trials`` column.
+    """
+
+    notebook: str
+    profile: str
+    seed: int
+    trials: int
+    workers: int | None
+    passed: Mapping[str, Any]
+    values: Mapping[str, Any]
+    folders: paths.RunContext
+    progress_file: Path | None = None
+    spec: Any = field(default=None, compare=False)
+
+    @property
+    def publish(self) -> bool:
+        """True: this run writes the committed ``figures/``, ``data/results/`` and ledger."""
+        return self.folders.publish
+
+    @property
+    def figures(self) -> Path:
+        """This run's figures folder (created on first use for a run folder)."""
+        return self._ready(self.folders.figures)
+
+    @property
+    def results(self) -> Path:
+        """This run's results folder (created on first use for a run folder)."""
+        return self._ready(self.folders.results)
+
+    @property
+    def ledger(self) -> Path:
+        """This run's claims ledger (``<results>/claims.csv``)."""
+        return self.folders.ledger
+
+    def csv(self, name: str) -> Path:
+        """``<results>/<name>.csv`` (the folder exists)."""
+        return self.results / f"{name}.csv"
+
+    def _ready(self, folder: Path) -> Path:
+        if not self.publish:
+            paths.announce(self.folders)
+            folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    def ledger_parameters(self) -> dict:
+        """The ledger's ``parameters`` column: the profile and every passed parameter that changes a
+        result, non-finite floats as text (``{"profile": "full"}`` = the notebook's defaults)."""
+        kept = {"profile": self.profile, **self.passed}
+        return {k: paths.finite_json(v) for k, v in kept.items() if k not in paths.RESULT_NEUTRAL_PARAMETERS}
+
+    def sweep(self, trial, settings, *, name: str, trials: int | None = None, seed: int | None = None,
+              desc: str | None = None, executor: str | None = None):
+        """:func:`~simlib.pipeline.runs.run_notebook_sweep` of ``trial`` over ``settings`` with this
+        run's profile, workers, progress file and results folder (CSV ``<results>/<name>.csv``);
+        ``trials``/``seed`` default to the run's.  Returns the tidy frame."""
+        from simlib.pipeline.runs import run_notebook_sweep
+
+        return run_notebook_sweep(trial, settings, trials=self.trials if trials is None else trials,
+                                  seed=self.seed if seed is None else seed, name=name, results_dir=self.results,
+                                  profile=self.profile, workers=self.workers, desc=desc, executor=executor,
+                                  progress_file=self.progress_file)
+
+    def scenarios(self, settings: list[dict], *, name: str, trials: int | None = None, seed: int | None = None,
+                  desc: str | None = None, executor: str | None = None):
+        """:func:`~simlib.pipeline.runs.run_scenarios` (000/002's simulated training runs, each
+        setting checked first) as :meth:`sweep`."""
+        from simlib.pipeline.runs import run_scenarios
+
+        return run_scenarios(settings, trials=self.trials if trials is None else trials,
+                             seed=self.seed if seed is None else seed, name=name, results_dir=self.results,
+                             profile=self.profile, workers=self.workers, desc=desc, executor=executor,
+                             progress_file=self.progress_file)
+
+    def save_figure(self, fig, name: str, **kwargs):
+        """:func:`~simlib.pipeline.plotting.save_figure` into this run's figures folder."""
+        from simlib.pipeline import plotting
+
+        return plotting.save_figure(fig, name, self.figures, publish=self.publish, **kwargs)
+
+    def record(self, claims, *, trials: int | None = None):
+        """:func:`~simlib.pipeline.claims.record` into this run's ledger, with this run's provenance
+        (notebook, profile, ``trials`` -- default the run's --, passed parameters)."""
+        from simlib.pipeline import claims as ledger
+
+        if not self.publish:
+            paths.announce(self.folders)
+        return ledger.record(claims, self.ledger, notebook=self.notebook, profile=self.profile,
+                             trials=self.trials if trials is None else trials,
+                             parameters=self.ledger_parameters())
+
+
+def _same(a, b) -> bool:
+    """Equal values, a NaN equal to a NaN (also inside lists/tuples)."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b
+
+
+def passed_parameters(spec_cls, namespace: Mapping) -> dict:
+    """The parameters whose value in ``namespace`` differs from the full-profile default
+    (:data:`COMMON_DEFAULTS` and the spec's declared defaults), as given in ``namespace``.
+
+    A declared value is compared after :func:`~simlib.papers.contract.check_param`'s conversion
+    (``"[10, 20]"`` and ``[10, 20]`` are the same list, ``5`` and ``5.0`` the same real); a value
+    the check refuses counts as passed (the spec then rejects it by name).  NaN equals NaN.
+    """
+    out = {}
+    for name, default in COMMON_DEFAULTS.items():
+        if name in namespace and not _same(namespace[name], default):
+            out[name] = namespace[name]
+    full = defaults(spec_cls)
+    for name, spec in specs(spec_cls).items():
+        if name not in namespace:
+            continue
+        try:
+            value = check_param(name, namespace[name], spec)
+        except (ParamError, ValueError, TypeError):
+            out[name] = namespace[name]
+            continue
+        if not _same(value, full[name]):
+            out[name] = namespace[name]
+    return out
+
+
+def check_notebook_common(profile, workers, seed=0, trials=1):
+    """Validate the parameters every notebook shares; returns ``(profile, workers, seed, trials)``.
+
+    ``profile`` in {"full", "quick"}; ``workers`` None or an integer >= 1;
+    ``seed`` an integer >= 0; ``trials`` an integer >= 1.
+    """
+    check_choice("profile", profile, PROFILES)
+    if workers is not None:
+        workers = check_int("workers", workers, 1)
+    return profile, workers, check_int("seed", seed, 0), check_int("trials", trials, 1)
+
+
+def _runner_facts(namespace: Mapping) -> dict:
+    facts = namespace.get(RUNNER_PARAMETER) or {}
+    if not isinstance(facts, Mapping):
+        raise ValueError(f"{RUNNER_PARAMETER} must be a dict (set by the notebook runner), got {facts!r}")
+    unknown = sorted(set(facts) - {"notebook", "publish", "out_dir", "progress_file"})
+    if unknown:
+        raise ValueError(f"{RUNNER_PARAMETER} has unknown key(s) {unknown}")
+    return dict(facts)
+
+
+def start(spec_cls, namespace: dict, *, notebook: str, update: bool = True) -> Run:
+    """Check a notebook's parameters against ``spec_cls`` once and return its :class:`Run`.
+
+    ``namespace`` is the notebook's ``globals()`` after its parameters cell (and papermill's
+    injected one): it must assign every field of ``spec_cls``.  ``notebook`` is the notebook's
+    file stem (the runner's ``simlib_run["notebook"]``, the file actually executed, wins).  In
+    the quick profile a field declared with a ``quick`` value gets it unless it was passed
+    (:func:`passed_parameters`).  List parameters may be YAML/JSON text (``papermill -p
+    p_values "[10, 20]"``).  A value outside its range is a ``ValueError`` naming it; the
+    spec's ``check()`` adds the cross-field rules.  With ``update`` the resolved values are
+    written back into ``namespace``, so later cells keep reading plain names.
+    """
+    if not isinstance(notebook, str) or not notebook:
+        raise ValueError(f"notebook must be a non-empty str (the notebook's file stem), got {notebook!r}")
+    declared = specs(spec_cls)
+    profile = check_choice("profile", namespace.get("profile", "full"), PROFILES)
+    missing = [name for name in declared if name not in namespace]
+    if missing:
+        raise ValueError(f"the parameters cell must assign {missing} (declared by {spec_cls.__name__})")
+    passed = passed_parameters(spec_cls, namespace)
+    quick = profile == "quick"
+    spec = spec_cls(**{name: s.quick if quick and s.quick is not MISSING and name not in passed else namespace[name]
+                       for name, s in declared.items()})
+    out = spec.to_params()
+    profile, workers, seed, trials = check_notebook_common(profile, namespace.get("workers"),
+                                                           namespace.get("seed", 0), out.get("trials", 1))
+    values = {"profile": profile, "workers": workers, "seed": seed, **out}
+    facts = _runner_facts(namespace)
+    notebook = facts.get("notebook") or notebook
+    if facts.get("publish"):
+        folders = paths.RunContext(True, paths.REPO_ROOT, notebook)
+    elif facts.get("out_dir"):
+        folders = paths.RunContext(False, Path(facts["out_dir"]), notebook)
+    else:
+        folders = paths.RunContext(False, paths.run_dir(notebook, passed), notebook)
+    progress = Path(facts["progress_file"]) if facts.get("progress_file") else None
+    if update:
+        namespace.update(values)
+    return Run(notebook, profile, seed, trials, workers, MappingProxyType(passed), MappingProxyType(values), folders,
+               progress, spec)

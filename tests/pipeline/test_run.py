@@ -1,0 +1,123 @@
+"""simlib.start and the Run: passed parameters by comparison with the full profile's defaults
+(decision S22), the runner's facts as one papermill parameter (S21), and the run's own sweep,
+figures and ledger rows carrying its provenance."""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+import pytest
+
+import simlib
+from simlib.papers.claim import Claim
+from simlib.papers.contract import ParamSpec, ScenarioBase, param, param_list
+from simlib.pipeline import paths
+from simlib.pipeline.claims import load_ledger
+from simlib.pipeline.run import RUNNER_PARAMETER, _same, passed_parameters
+
+
+@dataclass(frozen=True)
+class Probe(ScenarioBase):
+    cap_s: float = param(math.inf, lo=0.0, hi=math.inf, unit="s", help="a cap (inf: none)", quick=5.0)
+    n: int = param(10, lo=1, help="workers", quick=2)
+    xs: tuple = param_list([1, 2], item=ParamSpec(kind="int", lo=1, help="a value"), quick=[7])
+    trials: int = param(3, lo=1, help="trials", quick=1)
+
+
+def cell(**given) -> dict:
+    """The namespace after the parameters cell (the spec's defaults) and papermill's injected cell."""
+    return {"profile": "full", "workers": None, "seed": 0, "cap_s": math.inf, "n": 10, "xs": [1, 2], "trials": 3,
+            **given}
+
+
+def test_a_parameter_counts_as_passed_when_it_differs_from_the_full_default():
+    assert passed_parameters(Probe, cell()) == {}
+    # the same values, written otherwise: text lists, papermill's float('inf'), workers None
+    assert passed_parameters(Probe, cell(xs="[1, 2]", cap_s=float("inf"))) == {}
+    got = passed_parameters(Probe, cell(profile="quick", workers=2, xs="[3]", n=11, seed=4))
+    assert got == {"profile": "quick", "workers": 2, "xs": "[3]", "n": 11, "seed": 4}
+    # a value the spec refuses counts as passed (start then rejects it by name)
+    assert set(passed_parameters(Probe, cell(n=0, cap_s=math.nan))) == {"n", "cap_s"}
+
+
+def test_nan_equals_nan_in_the_comparison():
+    assert _same(math.nan, math.nan) and _same([1.0, math.nan], (1.0, math.nan))
+    assert not _same(math.nan, 1.0) and not _same([1, 2], [1, 3]) and _same(math.inf, float("inf"))
+
+
+def test_quick_profile_replaces_only_what_was_not_passed():
+    ns = cell(profile="quick")
+    run = simlib.start(Probe, ns, notebook="05_probe")
+    assert (run.values["cap_s"], run.values["n"], run.values["xs"], run.trials) == (5.0, 2, [7], 1)
+    assert ns["cap_s"] == 5.0 and ns["xs"] == [7]                      # the cells read plain names
+    run = simlib.start(Probe, cell(profile="quick", n=4, xs="[3, 4]"), notebook="05_probe")
+    assert (run.values["n"], run.values["xs"], run.values["cap_s"]) == (4, [3, 4], 5.0)
+    # the full default passed explicitly is not "passed": the quick profile's value wins (S22)
+    run = simlib.start(Probe, cell(profile="quick", n=10, cap_s=float("inf")), notebook="05_probe")
+    assert (run.values["n"], run.values["cap_s"]) == (2, 5.0)
+    with pytest.raises(ValueError, match=r"cap_s must be .*got nan"):
+        simlib.start(Probe, cell(profile="quick", cap_s=float("nan")), notebook="05_probe")
+
+
+def test_folders_come_from_the_runners_facts_else_from_the_passed_parameters(tmp_path):
+    run = simlib.start(Probe, cell(profile="quick", workers=2), notebook="05_probe")
+    assert not run.publish and run.progress_file is None
+    assert run.folders.out_dir == paths.RUNS / "05_probe" / paths.parameter_hash({"profile": "quick"})
+    facts = {"notebook": "05_copy", "publish": False, "out_dir": str(tmp_path), "progress_file": str(tmp_path / "p")}
+    run = simlib.start(Probe, cell(**{RUNNER_PARAMETER: facts}), notebook="05_probe")
+    assert (run.notebook, run.folders.out_dir, run.progress_file) == ("05_copy", tmp_path, tmp_path / "p")
+    run = simlib.start(Probe, cell(**{RUNNER_PARAMETER: {"notebook": "05_probe", "publish": True}}),
+                       notebook="05_probe")
+    assert run.publish and run.ledger == paths.COMMITTED_LEDGER and run.folders.figures == paths.COMMITTED_FIGURES
+    with pytest.raises(ValueError, match=r"simlib_run has unknown key\(s\) \['bogus'\]"):
+        simlib.start(Probe, cell(**{RUNNER_PARAMETER: {"bogus": 1}}), notebook="05_probe")
+    with pytest.raises(ValueError, match="notebook must be a non-empty str"):
+        simlib.start(Probe, cell(), notebook="")
+
+
+def in_folder(tmp_path, **given):
+    facts = {"notebook": "05_probe", "publish": False, "out_dir": str(tmp_path / "run"),
+             "progress_file": str(tmp_path / "progress.json")}
+    return simlib.start(Probe, cell(**given, **{RUNNER_PARAMETER: facts}), notebook="05_probe")
+
+
+def test_record_writes_the_runs_provenance_to_its_ledger(tmp_path):
+    run = in_folder(tmp_path, profile="quick", workers=3, cap_s=float("inf"), n=12)
+    run.record(Claim("P", "F", "c", "1", "1", direction=True))
+    row = load_ledger(tmp_path / "run" / "results" / "claims.csv").iloc[0]
+    assert (row["notebook"], row["profile"], row["trials"]) == ("05_probe", "quick", "1")
+    assert json.loads(row["parameters"]) == {"profile": "quick", "n": 12}     # workers changes no result
+    run.record(Claim("P", "F", "d", "1", "1", direction=True), trials=9)
+    assert load_ledger(run.ledger).set_index("claim").loc["d", "trials"] == "9"
+
+
+def double(params, rng_seed):
+    return {"y": 2 * params["x"]}
+
+
+def test_sweep_writes_its_csv_and_reports_progress_to_the_runners_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "CACHE", tmp_path / "cache")
+    run = in_folder(tmp_path, profile="quick")
+    df = run.sweep(double, [{"x": 1}, {"x": 2}], name="t", trials=2)
+    assert df["y"].tolist() == [2, 2, 4, 4]
+    pd.testing.assert_frame_equal(pd.read_csv(run.csv("t")), df, check_dtype=False)
+    progress = json.loads((tmp_path / "progress.json").read_text())
+    assert (progress["desc"], progress["done"], progress["total"]) == ("t", 4, 4)
+
+
+def test_save_figure_goes_to_the_runs_folder_and_never_to_the_committed_one_by_accident(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from simlib.pipeline import plotting
+
+    fig, _ = plt.subplots()
+    png, pdf = in_folder(tmp_path).save_figure(fig, "f")
+    assert png == tmp_path / "run" / "figures" / "f.png" and pdf.is_file()
+    with pytest.raises(ValueError, match="committed figures/ folder"):
+        plotting.save_figure(fig, "f", paths.COMMITTED_FIGURES)
+    plt.close(fig)
