@@ -33,6 +33,8 @@
 # slowdown γ (partial and all reduce have no server and no AD neighbour). Same trials and
 # seeds; the profile's cap `profile_duration_s` is RP16's rule (more than twice the slowest
 # pilot run). The ledger judges every §5 claim at both (settings `default` and `profile`).
+# The profile's 460 runs cost about 31 s of CPU against the default's 46 s (measured niced and
+# serial: a 1000 MB model makes fewer local steps in 300 s); the quick profile runs in about 8 s.
 
 # %% tags=["parameters"]
 profile = "full"                  # "full" or "quick" (tests)

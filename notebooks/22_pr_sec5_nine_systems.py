@@ -55,7 +55,8 @@
 # Issue 32's four extra sweeps (statistical evidence RP20, momentum RP21, selective reduce at drawn
 # bandwidths PR17, the group filter PR18) add 78 runs and 62 s of CPU at the full profile (about 31 s
 # of wall time on 2 workers; `benchmarks/bench_nb22_additions.py`); like Table 1's runs, each simulates
-# half the cap first and its replays stop at the target.
+# half the cap first and its replays stop at the target. Fig. 11 at the paper profile (PR19) adds 36 runs
+# and about 12 s of CPU (measured niced and serial, 2026-11-27).
 
 # %% tags=["parameters"]
 profile = "full"                  # "full" or "quick" (tests)
