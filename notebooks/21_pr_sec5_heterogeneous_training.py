@@ -25,6 +25,16 @@
 # accuracy = first time the average of all replicas reaches `target_acc` on held-out
 # data; "#updates" = partial reduces launched until then (002 counts each partial
 # reduce as one update).
+#
+# **Two settings** (issue 32, decision PR19). The sweeps run twice: at the repository's
+# defaults above, and at 002's **paper profile** (PR16, notebook 23: the cluster's open
+# settings fitted to Table 1's per-update time ratios), with the values these runs read --
+# the model size on the wire, the compute-time spread and, at HL > 1, the shared GPU's
+# slowdown γ (partial and all reduce have no server and no AD neighbour). Same trials and
+# seeds; the profile's cap `profile_duration_s` is RP16's rule (more than twice the slowest
+# pilot run). The ledger judges every §5 claim at both (settings `default` and `profile`).
+# The profile's 460 runs cost about 31 s of CPU against the default's 46 s (measured niced and
+# serial: a 1000 MB model makes fewer local steps in 300 s); the quick profile runs in about 8 s.
 
 # %% tags=["parameters"]
 profile = "full"                  # "full" or "quick" (tests)
@@ -36,6 +46,7 @@ p_values = [2, 3, 4, 5, 6, 7, 8]  # group sizes P for the Fig. 8 sweep (P equal 
 table_p = [3, 5]                  # Table 1's partial-reduce group sizes
 hl_values = [1, 3]                # heterogeneity levels of Table 1
 duration_s = 300.0
+profile_duration_s = 300.0        # the paper profile's cap (PR19): 2.9x the slowest of its 69 pilot runs, 105 s
 target_acc = 0.90
 bandwidth_gbps = 10.0
 model_mb = 100.0
@@ -71,7 +82,10 @@ for use in (False, True):
 
 # %%
 import numpy as np
+import pandas as pd
 
+from simlib.papers.partial_reduce import claims as pr_claims
+from simlib.papers.partial_reduce import profile as pr_profile
 from simlib.pipeline import plotting, sweep
 from simlib.training import time_to_accuracy as tta
 
@@ -84,20 +98,27 @@ settings = (sweep.expand_grid(scheme=["partial"], hl=[1], p=[x / n for x in p_va
             + sweep.expand_grid(scheme=["allreduce"], hl=hl_values, **common))
 unique = sweep.unique_settings(settings)
 df = run.sweep(tta.trial, unique, name="21_pr_training", desc="002 harness")
-df["P"] = (df["p"].fillna(1.0) * n).round().astype(int)
-df["rule"] = np.where(df.scheme == "allreduce", "all reduce",
-                      np.where(df.weights == "dynamic", "DYN (" + df.weights_missing.fillna("") + ")", "CON"))
+# the same runs at 002's paper profile, with the values each run reads (PR16, PR19)
+PROFILE, DEFAULT = pr_profile.PAPER_PROFILE, pr_profile.DEFAULT_SETTINGS
+df_p = run.sweep(tta.trial, [dict(s, duration_s=profile_duration_s) for s in pr_profile.at_profile_read(unique)],
+                 name="21_pr_training_profile", desc="002 harness (profile)")
+frames = {"default": pr_claims.with_rules(df), "profile": pr_claims.with_rules(df_p)}
+df = frames["default"]
 
 # %%
 plotting.set_theme()
-f8 = df[(df.scheme == "partial") & (df.hl == 1) & (df.rule == "CON")]
-fig = plotting.metric_panels(f8.assign(scheme="partial"), x="P",
+both = pd.concat(frames, names=["setting"]).reset_index("setting")
+f8 = both[(both.scheme == "partial") & (both.hl == 1) & (both.rule == "CON")]
+fig = plotting.metric_panels(f8, x="P", hue="setting",
                              metrics=["updates_to_target", "time_per_update_s", "time_to_target_s"],
-                             xlabel="group size P", title=f"002 Fig. 8 analogue (n={n}, HL=1, target {target_acc:.0%})")
+                             xlabel="group size P", title=f"002 Fig. 8 analogue (n={n}, HL=1, target {target_acc:.0%}; "
+                                                          f"profile: {PROFILE.model_mb:g} MB, cv {PROFILE.compute_cv}, "
+                                                          "PR16)")
 run.save_figure(fig, "pr_fig08_group_size")
 
-table = (df[df.P.isin(table_p + [n])]
-         .groupby(["hl", "P", "rule"])[["time_to_target_s", "updates_to_target", "time_per_update_s", "final_acc"]]
+table = (both[both.P.isin(table_p + [n])]
+         .groupby(["setting", "hl", "P", "rule"])[["time_to_target_s", "updates_to_target", "time_per_update_s",
+                                                   "final_acc"]]
          .median().round(3))
 table
 
@@ -109,9 +130,17 @@ table
 # correlation (|r_s| > 0.8).
 
 # %%
-from simlib.papers.partial_reduce import claims as pr_claims
+from simlib.papers.claim import cross_causes
 
-run.record(pr_claims.group_filter(frozen[False], frozen[True]) + pr_claims.sec5(df))
+recorded = pr_claims.group_filter(frozen[False], frozen[True]) + cross_causes(
+    pr_claims.sec5(df), pr_claims.sec5(frames["profile"], setting="profile"), PROFILE.label(),
+    default_label=DEFAULT.label())
+run.record(recorded)
+print(f"runs that never reached {target_acc:.0%}: " + ", ".join(
+    f"{k} {int(d.time_to_target_s.isna().sum())} of {len(d)}" for k, d in frames.items()))
+pd.DataFrame([(c.figure, c.claim, c.setting, c.holds) for c in recorded if c.kind == "claim"],
+             columns=["figure", "claim", "setting", "holds"]).pivot(index=["figure", "claim"], columns="setting",
+                                                                    values="holds")
 
 # %% [markdown]
 # ## Where we disagree with the paper, and why
@@ -123,4 +152,7 @@ run.record(pr_claims.group_filter(frozen[False], frozen[True]) + pr_claims.sec5(
 # initialization. Where partial reduce loses to all reduce in run time, or its per-update
 # speed-up misses the paper's 4×, the cause row compares our per-update speed-up and update
 # count with Table 1's: one update's time is set by our simulated cluster (and its model of a
-# slow, shared GPU as an HL× slower worker), not by the paper's GPUs.
+# slow, shared GPU as an HL× slower worker), not by the paper's GPUs. At the paper profile the
+# cluster's costs are fitted to Table 1's per-update ratios (PR16), so a claim that fails at the
+# default and holds there (or the reverse) names the other setting in its cause; one that fails
+# at both is not a matter of these open settings.

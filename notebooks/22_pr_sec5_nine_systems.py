@@ -35,8 +35,9 @@
 # wire, compute-time spread, the shared GPU's slowdown, the server's apply time per push (PS7) and
 # AD-PSGD's blocking neighbour (AD3) -- fitted to Table 1's per-update time ratios, never to its
 # times to target. The ledger judges every §5.2 claim at both (settings `default` and `profile`);
-# a claim that fails at one setting and holds at the other says so in its cause. Fig. 11 runs at the
-# defaults only (its real trace has its own spread; the profile's HL knobs do not apply).
+# a claim that fails at one setting and holds at the other says so in its cause. Fig. 11 runs at both
+# too, with the profile's values its runs read (PR19): the model size and PS BK's apply time per push;
+# not the cv or γ (the real trace `pai-job4` has its own spread and no HL).
 #
 # **Cost.** Measured on this 2-core machine with other jobs running, one trial of the twelve arms at one
 # HL (300 s, the run length before issue 32's caps) took about 9.4 s of CPU: 4.4 s of simulation and 5.0 s of replay. AD-PSGD and the
@@ -54,7 +55,8 @@
 # Issue 32's four extra sweeps (statistical evidence RP20, momentum RP21, selective reduce at drawn
 # bandwidths PR17, the group filter PR18) add 78 runs and 62 s of CPU at the full profile (about 31 s
 # of wall time on 2 workers; `benchmarks/bench_nb22_additions.py`); like Table 1's runs, each simulates
-# half the cap first and its replays stop at the target.
+# half the cap first and its replays stop at the target. Fig. 11 at the paper profile (PR19) adds 36 runs
+# and about 12 s of CPU (measured niced and serial, 2026-11-27).
 
 # %% tags=["parameters"]
 profile = "full"                  # "full" or "quick" (tests)
@@ -73,6 +75,7 @@ fig11_trials = 3
 fig11_n = [1, 4, 8, 16, 32]       # Fig. 11's cluster sizes (1: the baseline)
 fig11_p = 4
 fig11_trace = "pai-job4"
+fig11_profile_duration_s = 1800.0  # Fig. 11's cap at the paper profile (PR19): 2.9x its slowest pilot run, 611 s
 fig11_single_duration_s = 600.0
 target_acc = 0.45
 bandwidth_gbps = 10.0
@@ -125,8 +128,15 @@ f11 = [dict(common, scheme=ns.SINGLE, n=1, trace=fig11_trace, duration_s=fig11_s
 f11 += [dict(common, scheme=scheme, n=m, p=fig11_p, backups=m // 4, trace=fig11_trace, duration_s=duration_s)
         for m in fig11_n if m > 1 for scheme in ("allreduce", "ps-backup", "partial")]
 df11 = run.sweep(ns.trial, f11, name="22_pr_fig11", trials=fig11_trials, desc="002 Fig. 11")
-df11["arm"] = df11["scheme"].map({ns.SINGLE: "1 worker", "allreduce": "AR", "ps-backup": "BK",
-                                  "partial": f"PR{fig11_p}"})
+# Fig. 11 at the paper profile with the values its runs read (PR19): the model size, and the server's apply time
+# for BK; on a recorded trace no cv, and no HL.  The 1-worker baseline reads none of them: its default runs serve.
+df11_p = run.sweep(ns.trial, [dict(s, duration_s=fig11_profile_duration_s) for s in pr_profile.at_profile_read(f11)
+                              if s["scheme"] != ns.SINGLE],
+                   name="22_pr_fig11_profile", trials=fig11_trials, desc="002 Fig. 11 (profile)")
+df11_p = pd.concat([df11[df11.scheme == ns.SINGLE], df11_p], ignore_index=True)
+frames11 = {"default": df11, "profile": df11_p}
+for d in frames11.values():
+    d["arm"] = d["scheme"].map({ns.SINGLE: "1 worker", "allreduce": "AR", "ps-backup": "BK", "partial": f"PR{fig11_p}"})
 
 # %% [markdown]
 # ## Table 1
@@ -261,21 +271,30 @@ for setting, d in frames.items():
 # seed gives the same trace offsets. A run that never reaches the target within `duration_s` is censored
 # there: its speedup is only bounded (below the 1-worker time / `duration_s`), so it is drawn at that
 # bound and marked × -- never as 0. The 1-worker baseline replays recorded worker 0 of `pai-job4` (RP14).
+# At the paper profile (PR19) the n-worker runs carry its model size (and BK its server's apply time per
+# push) with the cap `fig11_profile_duration_s`; the 1-worker baseline has no network and no server, so its
+# default runs are the baseline of both.
 
 # %%
 from simlib.papers.partial_reduce import table1_claims as t1
 
-sp = t1.speedup(df11)
-sp["scheme"] = sp["arm"].map({"AR": "allreduce", "BK": "ps-backup", f"PR{fig11_p}": "partial"})
-fig, ax = plt.subplots(figsize=(6, 4))
-sp["bound"] = sp["speedup_hi"].where(np.isfinite(sp["speedup_hi"]), sp["speedup_lo"])   # the finite end
-plotting.plot_min_median_max(ax, sp, x="n", y="speedup", hue="scheme", censored_at="bound")
-ax.set(xlabel="workers n", ylabel="speedup over 1 worker (time to target)",
-       title=f"002 Fig. 11 analogue: {fig11_trace} (real trace), P={fig11_p}, BK with n/4 backups")
-run.save_figure(fig, "pr_fig11_scalability")
 from simlib.papers.censoring import bounded_stat, fmt_bound
 
-sp.groupby(["arm", "n"]).apply(lambda g: fmt_bound(*bounded_stat(g["speedup_lo"], g["speedup_hi"]))).unstack("n")
+speedups = {}
+for setting, d in frames11.items():
+    sp = t1.speedup(d)
+    sp["scheme"] = sp["arm"].map({"AR": "allreduce", "BK": "ps-backup", f"PR{fig11_p}": "partial"})
+    fig, ax = plt.subplots(figsize=(6, 4))
+    sp["bound"] = sp["speedup_hi"].where(np.isfinite(sp["speedup_hi"]), sp["speedup_lo"])   # the finite end
+    plotting.plot_min_median_max(ax, sp, x="n", y="speedup", hue="scheme", censored_at="bound")
+    ax.set(xlabel="workers n", ylabel="speedup over 1 worker (time to target)",
+           title=f"002 Fig. 11 analogue: {fig11_trace} (real trace), P={fig11_p}, BK with n/4 backups"
+           + ("" if setting == "default" else f"\npaper profile: {PROFILE.model_mb:g} MB, BK's server "
+              f"{PROFILE.server_apply_s:g} s per push (PR19)"))
+    run.save_figure(fig, "pr_fig11_scalability" + ("" if setting == "default" else "_profile"))
+    speedups[setting] = sp.groupby(["arm", "n"]).apply(
+        lambda g: fmt_bound(*bounded_stat(g["speedup_lo"], g["speedup_hi"]))).unstack("n")
+pd.concat(speedups, names=["setting"])
 
 # %% [markdown]
 # ## Statistical efficiency on the stand-in task (RP20)
@@ -382,7 +401,10 @@ from simlib.papers.claim import cross_causes
 
 recorded = cross_causes(t1.table1(df, evidence=evidence["default"]) + t1.fig11(df11, pr=f"PR{fig11_p}"),
                         t1.table1(df_p, cluster=f"002's 8 workers, 10 Gbps, the paper profile: {PROFILE.label()}",
-                                  evidence=evidence["profile"]),
+                                  evidence=evidence["profile"])
+                        + t1.fig11(df11_p, pr=f"PR{fig11_p}", setting="profile",
+                                   cluster=f"n workers, 10 Gbps, the paper profile's {PROFILE.model_mb:g} MB and "
+                                           f"{PROFILE.server_apply_s:g} s per push (PR19)"),
                         PROFILE.label(), default_label=DEFAULT.label())
 recorded += [o for k in frames for o in se.observations(steps[k], stale if k == "default" else None, dyn[k],
                                                         setting=k, target=target_acc)] + sr_obs + gf_obs + mom_obs

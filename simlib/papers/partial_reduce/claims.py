@@ -30,7 +30,7 @@ import pandas as pd
 
 from simlib.papers.analysis import require_frame as _need
 from simlib.papers.censoring import bounded_stat, fmt_bound, ratio_bounds
-from simlib.papers.claim import Claim, ratio_within, within
+from simlib.papers.claim import DEFAULT_SETTING, Claim, at_setting, ratio_within, within
 from simlib.papers.predicates import interior_extremum, trend
 
 from .spectral import rho_from_frequencies
@@ -101,8 +101,10 @@ def _cluster(d: pd.DataFrame) -> str:
         vals = d[col].dropna().unique() if col in d.columns else []
         return fmt.format(vals[0]) if len(vals) == 1 else None
     parts = [x for x in (one("n", "{:g} workers"), one("bandwidth_gbps", "{:g} Gbps"), one("model_mb", "{:g} MB"),
-                         one("trace", "{} stand-in trace")) if x]
-    return (f"setting: the simulated cluster ({', '.join(parts + ['HL workers HL× slower'])}) and the replayed "
+                         one("trace", "{} stand-in trace"), one("compute_cv", "compute-time cv {:g}")) if x]
+    gamma = one("hl_slowdown", "{:g}")      # PR15: 1 + γ(HL − 1); absent or 1: HL× (the default)
+    parts.append("HL workers HL× slower" if gamma in (None, "1") else f"HL workers 1 + {gamma}(HL − 1)× slower")
+    return (f"setting: the simulated cluster ({', '.join(parts)}) and the replayed "
             "learning task stand in for the paper's GPUs and CNNs; ")
 
 
@@ -303,14 +305,20 @@ def _one(pr: pd.DataFrame, hl) -> pd.Series | None:
     return None if row.empty else row.iloc[0]
 
 
-def sec5(df: pd.DataFrame) -> list[Claim]:
+def sec5(df: pd.DataFrame, setting: str = DEFAULT_SETTING) -> list[Claim]:
     """Fig. 8 (HL = 1, constant weights, over P) and Table 1 (each HL, the Table-1 group sizes:
-    the P values with dynamic-weight runs) from the ``21_pr_training`` frame.
+    the P values with dynamic-weight runs) from the ``21_pr_training`` frame, judged at ledger
+    setting ``setting`` (S19: ``"default"``, or ``"profile"`` for the runs at 002's paper profile,
+    PR16, PR19; the causes name the cluster the frame's columns describe).
 
     Needs columns ``scheme``, ``hl``, ``p``, ``n``, ``weights``, ``weights_missing``,
     ``trial``, ``time_to_target_s``, ``updates_to_target``, ``time_per_update_s``,
     ``final_acc``.  Rows for settings the frame lacks (e.g. P = 3 in a small run) are left out.
     """
+    return at_setting(_sec5(df), setting)
+
+
+def _sec5(df: pd.DataFrame) -> list[Claim]:
     _need(df, "df", ["scheme", "hl", "p", "n", "weights", "weights_missing", "trial", "time_to_target_s",
                      "updates_to_target", "time_per_update_s", "final_acc"])
     d = with_rules(df)

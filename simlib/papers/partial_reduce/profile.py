@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Iterable
 
 import numpy as np
 import pandas as pd
 
 from simlib.papers.analysis import require_frame
+from simlib.workloads.traces import RecordedTrace, load_trace
 
 from .claims import TABLE1_ALL
 
@@ -31,7 +33,8 @@ __all__ = ["Profile", "PAPER_PROFILE", "DEFAULT_SETTINGS", "SEARCH_MODEL_MB", "S
            "SEARCH_APPLY_S", "SEARCH_AD_PASSIVE", "SEARCH_TRIALS", "SEARCH_DURATION_S", "TARGET_MODEL",
            "TARGET_HLS", "RATIO_ARMS", "OUR_ARM", "KNOBS", "paper_ratios", "target_names", "arm_setting",
            "setting_key", "search_settings", "candidate_ratios", "distance", "search_table", "scores", "candidate_row", "pick", "candidates",
-           "at_profile"]
+           "at_profile",
+           "PS_SCHEMES", "knobs_read", "at_profile_read"]
 
 #: PR16's candidates: the model size (MB, at 10 Gbps: 0.08-0.8 s on the wire) ...
 SEARCH_MODEL_MB = (100.0, 250.0, 500.0, 1000.0)
@@ -60,6 +63,8 @@ _SCHEME = {"AR": ("allreduce", None), "ER": ("eager", None), "AD": ("adpsgd", No
            "ASP": ("ps-asp", None), "HETE": ("ps-hete", None), "BK": ("ps-backup", None), "CON3": ("partial", 3),
            "CON5": ("partial", 5)}
 _PS = ("BSP", "ASP", "HETE", "BK")
+#: The schemes that read the server's apply time (PS7).
+PS_SCHEMES = ("ps-bsp", "ps-asp", "ps-hete", "ps-backup")
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,39 @@ def at_profile(settings: list[dict], profile: Profile | None = None) -> list[dic
     return [dict(s, **values) for s in settings]
 
 
+@lru_cache(maxsize=None)
+def _recorded(trace: str) -> bool:
+    return isinstance(load_trace(trace), RecordedTrace)
+
+
+def knobs_read(setting: dict, profile: Profile | None = None) -> dict:
+    """The values of ``profile`` (default :data:`PAPER_PROFILE`) that a run of ``setting`` reads
+    (decision PR19): the model size, unless the run is the 1-worker baseline (``scheme="single"``: no
+    network); the compute-time cv only on a distribution trace (``trace``, default ``"cnn"``: a
+    recorded trace is replayed as recorded and refuses a cv); γ only at ``hl`` > 1; the server's apply
+    time only for the PS schemes (:data:`PS_SCHEMES`); the neighbour's blocking only for AD-PSGD."""
+    prof = profile or PAPER_PROFILE
+    scheme = setting.get("scheme")
+    if scheme == "single":
+        return {}
+    out = {"model_mb": prof.model_mb}
+    if not _recorded(setting.get("trace", "cnn")):
+        out["compute_cv"] = prof.compute_cv
+    if setting.get("hl", 1) > 1:
+        out["hl_slowdown"] = prof.hl_slowdown
+    if scheme in PS_SCHEMES:
+        out["server_apply_s"] = prof.server_apply_s
+    if scheme == "adpsgd":
+        out["ad_passive"] = prof.ad_passive
+    return out
+
+
+def at_profile_read(settings: list[dict], profile: Profile | None = None) -> list[dict]:
+    """The sweep ``settings`` with the values of ``profile`` each run reads (:func:`knobs_read`, PR19);
+    the other keys as given."""
+    return [dict(s, **knobs_read(s, profile)) for s in settings]
+
+
 def target_names(hls: Iterable[int] = TARGET_HLS) -> list[str]:
     """The target columns: ``"ER HL=1"`` (ER's per-update time over AR's at HL 1), ..., then
     ``"AR HL=3/HL=1"``."""
@@ -127,15 +165,10 @@ def arm_setting(arm: str, hl: int, profile: Profile, *, n: int = 8, backups: int
     with only the knobs that run reads (γ only at HL > 1, the apply time only for the PS systems,
     the neighbour only for AD), so candidates that differ elsewhere share it."""
     scheme, p = _SCHEME[OUR_ARM[arm]]
-    s = dict(scheme=scheme, n=n, hl=hl, p=p or 3, duration_s=duration_s, bandwidth_gbps=10.0, trace="cnn",
-             model_mb=profile.model_mb, compute_cv=profile.compute_cv)
-    if hl > 1:
-        s["hl_slowdown"] = profile.hl_slowdown
+    s = dict(scheme=scheme, n=n, hl=hl, p=p or 3, duration_s=duration_s, bandwidth_gbps=10.0, trace="cnn")
     if OUR_ARM[arm] in _PS:
-        s.update(server_apply_s=profile.server_apply_s, backups=backups)
-    if arm == "AD":
-        s["ad_passive"] = profile.ad_passive
-    return s
+        s["backups"] = backups
+    return dict(s, **knobs_read(s, profile))
 
 
 def setting_key(setting: dict) -> tuple:

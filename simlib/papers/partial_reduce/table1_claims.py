@@ -37,7 +37,7 @@ import pandas as pd
 
 from simlib.papers.analysis import require_frame as _need
 from simlib.papers.censoring import bounded_stat, fmt_bound, ratio_bounds
-from simlib.papers.claim import Claim, observation, within
+from simlib.papers.claim import DEFAULT_SETTING, Claim, at_setting, observation, within
 
 from .claims import (NEAR_REL, NEAR_RULE, PAPER, PER_UPDATE_SPEEDUP, TABLE1_ALL, TABLE1_ARMS, TABLE1_DYN_VS_AR,
                      _censored, paired_masks, ratio_text)
@@ -402,10 +402,20 @@ def speedup(df: pd.DataFrame) -> pd.DataFrame:
                          "reached": t.notna().astype(int).to_numpy()})
 
 
-def fig11(df: pd.DataFrame, pr: str = "PR4") -> list[Claim]:
+def fig11(df: pd.DataFrame, pr: str = "PR4", cluster: str | None = None,
+          setting: str = DEFAULT_SETTING) -> list[Claim]:
     """§5.3.2: AR and PS BK scale worse than partial reduce (arm ``pr``), from the ``22_pr_fig11``
     frame: at the largest n, PR's median paired speedup over one worker is certainly larger (its
-    lower bound above the other's upper bound; censored runs give bounds, :func:`speedup`)."""
+    lower bound above the other's upper bound; censored runs give bounds, :func:`speedup`).  Judged
+    at ledger setting ``setting`` (S19; ``"profile"``: the runs at 002's paper profile, PR19);
+    ``cluster`` describes the cluster the frame ran on, for the causes (default: n workers at
+    :data:`CLUSTER_DEFAULT`'s other values)."""
+    base = _SETTING.replace("002's 8 workers", "n workers") if cluster is None else _SETTING.replace(
+        CLUSTER_DEFAULT, cluster)
+    return at_setting(_fig11(df, pr, base), setting)
+
+
+def _fig11(df: pd.DataFrame, pr: str, base: str) -> list[Claim]:
     s = speedup(df)
     if s.empty or pr not in set(s["arm"]):
         return []
@@ -431,7 +441,7 @@ def fig11(df: pd.DataFrame, pr: str = "PR4") -> list[Claim]:
             f"median speedup over 1 worker, {other} vs {pr}: {curve}", direction=ok,
             cause="" if ok else (
                 ("setting: runs that never reached the target within the run length leave the comparison "
-                 "undetermined; " if open_ else _SETTING.replace("002's 8 workers", "n workers")) + reached),
+                 "undetermined; " if open_ else base) + reached),
             note="speedup = 1-worker time to target / n-worker time, median over trials; a run that never "
                  "reaches the target is censored at its run length, so its speedup is a bound (≤ or ≥) or n/a; "
                  f"holds if {pr}'s median at the largest n is certainly larger"))

@@ -231,3 +231,17 @@ def test_small_frames_leave_rows_out():
     assert not any("P=3" in c.claim for c in rows)
     with pytest.raises(ValueError, match="updates_to_target"):
         C.sec5(training().drop(columns="updates_to_target"))
+
+
+def test_sec5_at_the_profile_gives_profile_rows_whose_causes_name_its_cluster():
+    """PR19: notebook 21's sweep at the paper profile is judged as ledger setting "profile"; the run-time
+    causes describe the profile's cluster (its model size, cv and γ) from the frame's columns."""
+    key = ("Table 1", "per-update time of partial reduce (P=3) is 4× shorter than all reduce's")
+    default = C.sec5(training(per_update=(2.0, 1.0)))
+    profile = C.sec5(training(per_update=(2.0, 1.0)).assign(model_mb=1000.0, compute_cv=0.3, hl_slowdown=0.75),
+                     setting="profile")
+    assert {c.setting for c in default} == {"default"} and {c.setting for c in profile} == {"profile"}
+    assert [(c.figure, c.claim, c.holds) for c in default] == [(c.figure, c.claim, c.holds) for c in profile]
+    d, p = by_figure_claim(default)[key], by_figure_claim(profile)[key]
+    assert not p.holds and "100 MB" in d.cause and "HL workers HL× slower" in d.cause
+    assert "1000 MB" in p.cause and "compute-time cv 0.3" in p.cause and "1 + 0.75(HL − 1)× slower" in p.cause

@@ -97,3 +97,35 @@ def test_profile_settings_label_and_candidates():
     assert prof.at_profile([{"n": 8}], p) == [dict({"n": 8}, **p.settings())]
     assert len(prof.candidates()) == 4 * 4 * 3 * 4 * 2
     assert prof.candidate_row(_table([(250.0, np.nan, 0.75, 0.05, "block", 0.1)]), p)["distance"] == 0.1
+
+
+def test_a_run_gets_only_the_profile_values_it_reads():
+    """PR19: the model size always (the 1-worker baseline: nothing, it has no network); the cv only on a
+    distribution trace; γ only at HL > 1; the apply time only for the PS schemes; the neighbour only for AD."""
+    p = prof.Profile(250.0, 0.3, 0.5, 0.1, "block")
+    assert prof.knobs_read({"scheme": "partial", "hl": 1}, p) == {"model_mb": 250.0, "compute_cv": 0.3}
+    assert prof.knobs_read({"scheme": "allreduce", "hl": 3, "trace": "cnn"}, p) == {
+        "model_mb": 250.0, "compute_cv": 0.3, "hl_slowdown": 0.5}
+    assert prof.knobs_read({"scheme": "ps-backup", "trace": "pai-job4"}, p) == {"model_mb": 250.0,
+                                                                               "server_apply_s": 0.1}
+    assert prof.knobs_read({"scheme": "adpsgd", "hl": 1}, p)["ad_passive"] == "block"
+    assert prof.knobs_read({"scheme": "single", "trace": "pai-job4"}, p) == {}
+    assert prof.at_profile_read([{"scheme": "partial", "n": 8}], p) == [{"scheme": "partial", "n": 8,
+                                                                        "model_mb": 250.0, "compute_cv": 0.3}]
+    assert prof.knobs_read({"scheme": "partial"}) == {"model_mb": prof.PAPER_PROFILE.model_mb,
+                                                      "compute_cv": prof.PAPER_PROFILE.compute_cv}
+
+
+def test_a_recorded_trace_run_at_the_profile_is_accepted_only_without_the_cv():
+    """Fig. 11 on pai-job4 (PR19): every profile value refuses the run (a recorded trace takes no cv);
+    the values it reads are accepted and set the model size and the server's apply time."""
+    from simlib.papers.contract import ParamError
+    from simlib.training import nine_systems as ns
+
+    s = dict(scheme="ps-backup", n=8, p=4, backups=2, trace="pai-job4", duration_s=100.0, target_acc=0.45,
+             problem="mnist1d", model="mlp-relu", lr=0.5, batch=32, data="sharded")
+    with pytest.raises(ParamError, match="recorded trace"):
+        ns.SystemSetting.of(prof.at_profile([s])[0])
+    ts = ns.SystemSetting.of(prof.at_profile_read([s])[0]).system
+    P = prof.PAPER_PROFILE
+    assert (ts.model_mb, ts.baselines.server_apply_s, ts.compute_cv) == (P.model_mb, P.server_apply_s, None)

@@ -225,3 +225,15 @@ def test_group_filter_sensitivity_pairs_on_with_off_and_reports_verdict_changes(
     (c,) = t1.filter_observation(off, worse)
     assert f"{bsp}: holds -> fails" in c.our_value and "verdicts changed: 1 of" in c.our_value
     assert t1.filter_observation(off, frame({"CON3": 1.0}, hls=(2,))) == []
+
+
+def test_fig11_at_the_profile_gives_profile_rows_whose_causes_name_its_cluster():
+    """PR19: Fig. 11 at the paper profile is judged as ledger setting "profile", its causes naming the
+    profile's cluster; the verdicts are the frame's, whatever the label."""
+    df = fig11_frame({"1 worker": {1: 300.0}, "AR": {4: 300.0, 32: 100.0}, "BK": {4: 300.0, 32: 100.0},
+                      "PR4": {4: 30.0, 32: 101.0}})
+    plain, named = t1.fig11(df), t1.fig11(df, cluster="n workers, 1000 MB", setting="profile")
+    assert {c.setting for c in plain} == {"default"} and {c.setting for c in named} == {"profile"}
+    assert [c.holds for c in named] == [c.holds for c in plain] == [False, False]
+    assert all(t1.CLUSTER_DEFAULT.replace("002's 8 workers", "n workers") in c.cause for c in plain)
+    assert all("(n workers, 1000 MB)" in c.cause and "100 MB" not in c.cause for c in named)
