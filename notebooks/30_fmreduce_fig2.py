@@ -216,8 +216,11 @@ dfl.pivot_table(index=["n", "p", "reducers", "mode", "trial"], columns="lp_solve
 # %%
 from simlib.papers.fmreduce import claims as fm_claims
 
-# each row's trials column: the sweep it reads (Fig. 2's `trials`; the LP-tie sweep's own)
-run.record(fm_claims.fig2(df, dfp, dft))
+# each row's trials column: the sweep it reads (Fig. 2's, the p sweep's, the other traces', the LP-tie sweep's)
+fig2_claims = fm_claims.fig2(df, dfp, dft)
+frame_of = {"p sweep": dfp, "Fig. 2, other traces": dft}     # every other row reads Fig. 2's sweep
+for figure in dict.fromkeys(c.figure for c in fig2_claims):
+    run.record([c for c in fig2_claims if c.figure == figure], trials=frame_of.get(figure, df)["trial"].nunique())
 run.record(fm_claims.lp_ties(dfl), trials=dfl["trial"].nunique())
 
 # %% [markdown]

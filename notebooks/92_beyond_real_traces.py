@@ -111,7 +111,7 @@ from simlib.papers.cluster_scenario import run_trial as sr_trial
 from simlib.papers.fmreduce import experiments as fx
 from simlib.papers.fmreduce.scenario import VARIANTS, run_trial as fm_trial, variant_label
 from simlib.papers.selmcast.ssp_scenario import run_trial as ssp_trial
-from simlib.pipeline import plotting, sweep
+from simlib.pipeline import claims, plotting, sweep
 from simlib.training import selmcast_ssp_tta, time_to_accuracy as tta
 from simlib.workloads.traces import RecordedTrace, TraceWrapWarning, load_trace
 
@@ -250,11 +250,17 @@ _ = run.save_figure(fig, "beyond_real_traces_tta")
 # the trace's (`simlib.papers.beyond_claims.observations`).
 
 # %%
-rows = run.record(bc.observations(
+observations = bc.observations(
     table, standin, note=f"paired trials: {trials} (SR/PR, FMReduce), {ssp_trials} (SSP), {tta_sr_trials}/"
                          f"{tta_ssp_trials} (replays); training {model} on {problem} ({data}), lr {lr:g}, batch "
                          f"{batch}, target {target_acc:.0%}, caps {tta_sr_duration_s:g}/{tta_ssp_duration_s:g} s "
-                         "(RP16); replay of real traces: T7"))
+                         "(RP16); replay of real traces: T7")
+# each row's trials column: its comparison's paired trials (SR/PR and FMReduce: `trials`)
+trials_of = {"004 Fig. 7, real traces": ssp_trials, "000 §IV settings, time to accuracy, real traces": tta_sr_trials,
+             "004 §IV-C settings, time to accuracy, real traces": tta_ssp_trials}
+rows = claims.LedgerRows(row for figure in dict.fromkeys(c.figure for c in observations)
+                         for row in run.record([c for c in observations if c.figure == figure],
+                                               trials=trials_of.get(figure, trials)))
 rows
 
 # %% [markdown]
