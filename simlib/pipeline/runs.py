@@ -44,7 +44,7 @@ def progress_reporter(path, desc: str, min_interval_s: float = 1.0):
 
 def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, results_dir=None, profile: str = "full",
                        workers: int | None = None, desc: str | None = None, executor: str | None = None,
-                       progress_file=None) -> pd.DataFrame:
+                       progress_file=None, columns=None) -> pd.DataFrame:
     """The notebooks' sweep: ``run_sweep`` with the project's conventions; returns its tidy frame.
 
     Executor (``None``: by the rule below; else ``"serial"``, ``"processes"`` or
@@ -59,7 +59,8 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, resul
     folder ``<runs>/<script>/defaults/results/``, announced;
     :func:`simlib.pipeline.paths.script_context`).  With a ``progress_file`` (the notebook
     runner's, passed by :meth:`simlib.pipeline.run.Run.sweep`) the progress goes there as JSON
-    instead of a progress bar in the notebook.
+    instead of a progress bar in the notebook.  ``columns`` (one dict per setting, or None) names
+    the settings in the frame, as :func:`~simlib.pipeline.sweep.run_sweep`'s.
     """
     check_choice("profile", profile, ("full", "quick"))
     if executor is None:
@@ -72,7 +73,7 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, resul
     callback = progress_reporter(progress_file, desc or name) if progress_file else None
     df = run_sweep(fn, settings, trials=trials, seed=seed, executor=where,
                    cache_dir=paths.CACHE / cache_folder(fn), desc=desc or name, progress=callback is None,
-                   progress_callback=callback)
+                   progress_callback=callback, columns=columns)
     results_dir = Path(results_dir)
     results_dir.mkdir(parents=True, exist_ok=True)
     df.to_csv(results_dir / f"{name}.csv", index=False)
@@ -84,17 +85,18 @@ def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, re
                   progress_file=None) -> pd.DataFrame:
     """Simulated training runs of 000/002 (:class:`~simlib.papers.cluster_scenario.Scenario`):
     every setting (a dict of its parameters, e.g. ``{"scheme": "selective", "n": 40}``, units in the
-    names: ``duration_s``, ``model_mb``; or a ``Scenario`` object, checked when it was built, handed to
-    the trial as it is, its columns all its parameters) is checked first, then :func:`run_notebook_sweep` runs
-    :func:`~simlib.papers.cluster_scenario.run_trial` ``trials`` times per setting (cache
-    ``<cache>/<module.function>``, CSV ``<results_dir>/<name>.csv``).
+    names: ``duration_s``, ``model_mb``; or a ``Scenario`` object) is built, and so checked, once, before
+    anything runs; then :func:`run_notebook_sweep` runs :func:`~simlib.papers.cluster_scenario.run_trial`
+    ``trials`` times per setting on the built scenario (cache ``<cache>/<module.function>``, keyed as the
+    dict's; CSV ``<results_dir>/<name>.csv``).
 
-    Returns one row per (setting, trial): the setting's keys, ``trial``, then the metrics
-    (``avg_sync_time_s``, ``avg_sync_scale`` in workers, ``total_sync``, ``total_iteration``,
-    ``wasted_wait_s_per_worker``, ``max_wasted_wait_s``, ``max_sync_scale``, ``group_size``, ``controller_rounds``).
+    Returns one row per (setting, trial): the setting's keys (a dict's keys and values as given, a
+    ``Scenario``'s every parameter), ``trial``, then the metrics (``avg_sync_time_s``,
+    ``avg_sync_scale`` in workers, ``total_sync``, ``total_iteration``, ``wasted_wait_s_per_worker``,
+    ``max_wasted_wait_s``, ``max_sync_scale``, ``group_size``, ``controller_rounds``).
     """
-    for s in settings:
-        Scenario.of(s)        # a dict is built here to check it (before anything runs), and again in its trial
-    return run_notebook_sweep(run_trial, settings, trials=trials, seed=seed, name=name, results_dir=results_dir,
+    scenarios = [Scenario.of(s) for s in settings]       # a bad setting stops here, naming its parameter
+    columns = [s.to_params() if isinstance(s, Scenario) else dict(s) for s in settings]
+    return run_notebook_sweep(run_trial, scenarios, trials=trials, seed=seed, name=name, results_dir=results_dir,
                               profile=profile, workers=workers, desc=desc, executor=executor,
-                              progress_file=progress_file)
+                              progress_file=progress_file, columns=columns)

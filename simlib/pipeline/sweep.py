@@ -9,7 +9,9 @@ supplies a module-level function::
     fn(params: dict | scenario, rng_seed: numpy.random.SeedSequence) -> dict[str, scalar]
 
 which receives each setting as given (a dict's copy, or the scenario object itself: the
-paper trials accept both, ``Scenario.of``).
+paper trials accept both, ``Scenario.of``).  A setting's columns in the frame are its flat
+parameters, or the dict a caller names it by (``run_sweep(..., columns=...)``: a scenario
+built from a dict keeps that dict's columns).
 
 and :func:`run_sweep` calls it once per (setting, trial), serially, in a local
 process pool or on a dask.distributed cluster, optionally caching every
@@ -524,15 +526,22 @@ def _iter_dask(fn, tasks, client):
 # --------------------------------------------------------------------------
 # public runner
 # --------------------------------------------------------------------------
-def _validate_settings(settings) -> tuple[list, list[dict], list[str]]:
-    """``(settings as fn receives them, their flat parameter dicts, their canonical JSON)``: a dict
-    setting is copied; a scenario setting stays itself, flat as its ``to_params()``."""
+def _validate_settings(settings, columns=None) -> tuple[list, list[dict], list[str], list[dict]]:
+    """``(settings as fn receives them, their flat parameter dicts, their canonical JSON, their columns)``:
+    a dict setting is copied; a scenario setting stays itself, flat as its ``to_params()``; the columns
+    are ``columns[i]`` when given (checked against the flat parameters), else the flat parameters.
+    Duplicates are judged by the columns (the frame must tell its rows apart)."""
     if isinstance(settings, Mapping) or not isinstance(settings, Sequence) or isinstance(settings, str):
         raise ValueError("settings must be a non-empty list of dicts or scenarios (e.g. from expand_grid), "
                          f"got {type(settings).__name__}")
     if len(settings) == 0:
         raise ValueError("settings must be a non-empty list of dicts or scenarios, got an empty list")
-    out, flat, seen = [], [], {}
+    if columns is not None and (isinstance(columns, (Mapping, str)) or not isinstance(columns, Sequence)
+                                or len(columns) != len(settings)):
+        raise ValueError(f"columns must be None or a list of one dict per setting ({len(settings)}), "
+                         f"got {type(columns).__name__}" + (f" of {len(columns)}" if isinstance(columns, Sequence)
+                                                           else ""))
+    out, flat, canons, labels, seen = [], [], [], [], {}
     for i, s in enumerate(settings):
         if isinstance(s, ScenarioBase):
             s, given = s.to_params(), s
@@ -540,18 +549,37 @@ def _validate_settings(settings) -> tuple[list, list[dict], list[str]]:
             given = dict(s)
         else:
             raise ValueError(f"settings[{i}] must be a dict or a scenario (ScenarioBase), got {type(s).__name__}")
-        for k in s:
+        label = dict(s) if columns is None else _columns_of(i, columns[i], s)
+        for k in itertools.chain(s, label):
             if not isinstance(k, str) or not k:
                 raise ValueError(f"settings[{i}] keys must be non-empty str, got {k!r}")
-        if TRIAL_COLUMN in s:
+        if TRIAL_COLUMN in s:         # the columns are some of these
             raise ValueError(f"settings[{i}] must not use the reserved key {TRIAL_COLUMN!r}")
         canon = _canonical_json(dict(s), f"settings[{i}]")
-        if canon in seen:
-            raise ValueError(f"settings[{i}] duplicates settings[{seen[canon]}]: {canon}")
-        seen[canon] = i
+        shown = canon if columns is None else _canonical_json(label, f"columns[{i}]")
+        if shown in seen:
+            raise ValueError(f"settings[{i}] duplicates settings[{seen[shown]}]: {shown}")
+        seen[shown] = i
         out.append(given)
         flat.append(dict(s))
-    return out, flat, list(seen)
+        canons.append(canon)
+        labels.append(label)
+    return out, flat, canons, labels
+
+
+def _columns_of(i: int, label, flat: Mapping) -> dict:
+    """``columns[i]`` as a dict, checked to name setting ``i``: each of its keys is a parameter of the
+    setting with an equal value (``10`` and ``10.0``, a tuple and a list count as equal)."""
+    if not isinstance(label, Mapping):
+        raise ValueError(f"columns[{i}] must be a dict, got {type(label).__name__}")
+    label = dict(label)
+    for k, v in label.items():
+        if k not in flat:
+            raise ValueError(f"columns[{i}] names {k!r}, which is not a parameter of settings[{i}] "
+                             f"(its parameters: {sorted(flat)})")
+        if json.loads(_canonical_json([v], f"columns[{i}]")) != json.loads(_canonical_json([flat[k]], "setting")):
+            raise ValueError(f"columns[{i}] gives {k} = {v!r}, but settings[{i}] has {k} = {flat[k]!r}")
+    return label
 
 
 @dataclasses.dataclass(frozen=True)
@@ -609,6 +637,7 @@ def run_sweep(
     *,
     paired: bool = True,
     progress_callback: Callable[[int, int, int], None] | None = None,
+    columns: Sequence[Mapping[str, Any]] | None = None,
 ) -> pd.DataFrame:
     """Run ``fn`` for every (setting, trial) and return a tidy DataFrame.
 
@@ -627,8 +656,8 @@ def run_sweep(
         of scenario objects (:class:`~simlib.papers.contract.ScenarioBase`
         instances, built and so checked once by the caller): ``fn`` receives the
         scenario itself, and its flat parameters ``scenario.to_params()`` are its
-        columns, its hash (``paired=False``) and its cache key, so a scenario and
-        the equal dict share one cache entry.
+        columns (unless ``columns`` names them), its hash (``paired=False``) and its
+        cache key, so a scenario and the equal dict share one cache entry.
     trials
         Number of trials per setting (>= 1); trial indices are ``0..trials-1``.
     seed
@@ -659,6 +688,14 @@ def run_sweep(
         Called as ``progress_callback(done, total, initial)`` before the first
         trial runs and after each one finishes (``initial`` = trials loaded
         from the cache); independent of ``progress``.
+    columns
+        None (default): each setting's columns are its flat parameters.  Else one
+        dict per setting, its columns in the frame instead (e.g. the dict a caller
+        built a scenario setting from: the frame then has that dict's keys and
+        values, as if the dict were the setting).  Each key must be a parameter of
+        its setting with an equal value; duplicates are judged by these columns.
+        The trial, the cache key and the ``paired=False`` hash still see the
+        setting itself.
 
     Returns
     -------
@@ -670,7 +707,7 @@ def run_sweep(
     """
     if not callable(fn):
         raise ValueError(f"fn must be a callable fn(params, rng_seed) -> dict, got {fn!r}")
-    settings, flat, canon = _validate_settings(settings)
+    settings, flat, canon, labels = _validate_settings(settings, columns)
     trials = check_int("trials", trials, lo=1)
     seed = check_int("seed", seed, lo=0)
     if not isinstance(executor, Executor):
@@ -706,7 +743,7 @@ def run_sweep(
         else:
             check_dask_nodes(client)
     try:
-        return _run_sweep(_Sweep(fn=fn, settings=settings, flat=flat, canon=canon, trials=trials, seed=seed,
+        return _run_sweep(_Sweep(fn=fn, settings=settings, flat=flat, canon=canon, labels=labels, trials=trials, seed=seed,
                                  paired=paired, cache_dir=cache_dir, executor=executor.kind, workers=workers,
                                  client=client, progress=progress, desc=desc, progress_callback=progress_callback))
     finally:
@@ -717,11 +754,13 @@ def run_sweep(
 @dataclasses.dataclass(frozen=True)
 class _Sweep:
     """A validated :func:`run_sweep` call (``settings`` as ``fn`` receives them, ``flat`` their parameter
-    dicts (the frame's columns), ``canon`` their canonical JSON, the cache key's part)."""
+    dicts (the ``paired=False`` hash's part), ``canon`` their canonical JSON (the cache key's part),
+    ``labels`` their columns in the frame)."""
     fn: Callable
     settings: list
     flat: list
     canon: list
+    labels: list
     trials: int
     seed: int
     paired: bool
@@ -811,7 +850,7 @@ def _run_sweep(sw: _Sweep) -> pd.DataFrame:
     finally:
         bar.close()
 
-    return _assemble(flat, keys, results)
+    return _assemble(sw.labels, keys, results)
 
 
 def _assemble(settings: list[dict], keys, results) -> pd.DataFrame:

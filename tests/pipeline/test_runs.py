@@ -60,3 +60,48 @@ def test_scenario_objects_run_as_their_dicts_and_share_their_cache(tmp_data):
     assert sorted((tmp_data / "cache").rglob("*.json")) == cached            # nothing new was computed
     assert list(by_scenario.columns[:len(Scenario().to_params())]) == list(Scenario().to_params())
     pd.testing.assert_frame_equal(by_scenario[by_dict.columns], by_dict, check_exact=True)
+
+
+# settings as notebooks spell them: partial dicts (a key only some settings give, an int for a float
+# parameter), so the frame has blanks and the values as given
+SPELLED = [dict(scheme="partial", n=6, p=0.5, duration_s=4, model_mb=10),
+           dict(scheme="selective", n=6, duration_s=4.0, model_mb=10.0, eta=0.5),
+           dict(scheme="allreduce", n=6, p=0.5, duration_s=4.0, model_mb=10.0)]
+
+
+def test_each_setting_is_built_once_and_the_trial_gets_it(tmp_data, monkeypatch):
+    """Issue 35: run_scenarios builds each dict setting's Scenario once (before anything runs); the
+    cache key and every trial use that object, so no Scenario is built from parameters again."""
+    from simlib.papers.cluster_scenario import Scenario
+
+    built = []
+    original = Scenario.from_params
+
+    def counting(cls, params):
+        built.append(dict(params))
+        return original(params)
+
+    monkeypatch.setattr(Scenario, "from_params", classmethod(counting))
+    df = runs.run_scenarios(SPELLED, trials=2, seed=1, name="once", results_dir=tmp_data / "results",
+                            profile="quick")
+    assert len(df) == 6 and built == SPELLED        # cold cache: 6 trials ran, 3 builds
+    built.clear()
+    runs.run_scenarios(SPELLED, trials=2, seed=1, name="once", results_dir=tmp_data / "results", profile="quick")
+    assert built == SPELLED                         # from the cache: the same 3 builds, none for the keys
+
+
+def test_the_csv_and_cache_entries_are_the_dict_paths(tmp_data, monkeypatch):
+    """The built scenarios give byte for byte the CSV and the very cache entries of handing the dicts
+    to the trial (which builds them itself): the dicts' columns, in their order, values as given."""
+    scen = runs.run_scenarios(SPELLED, trials=2, seed=2, name="x", results_dir=tmp_data / "scen", profile="quick")
+    monkeypatch.setattr(paths, "CACHE", tmp_data / "dict_cache")
+    ref = runs.run_notebook_sweep(runs.run_trial, SPELLED, trials=2, seed=2, name="x",
+                                  results_dir=tmp_data / "dicts", profile="quick")
+    assert (tmp_data / "scen" / "x.csv").read_bytes() == (tmp_data / "dicts" / "x.csv").read_bytes()
+    assert list(scen.columns[:6]) == ["scheme", "n", "p", "duration_s", "model_mb", "eta"]
+    assert scen.p.isna().tolist() == [False, False, True, True, False, False]
+    entries = {p.relative_to(tmp_data / "cache"): p.read_bytes() for p in (tmp_data / "cache").rglob("*.json")}
+    ref_entries = {p.relative_to(tmp_data / "dict_cache"): p.read_bytes()
+                   for p in (tmp_data / "dict_cache").rglob("*.json")}
+    assert len(entries) == 6 and entries == ref_entries
+    pd.testing.assert_frame_equal(scen, ref, check_exact=True)

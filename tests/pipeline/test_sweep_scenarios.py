@@ -120,3 +120,44 @@ def test_scenario_settings_run_in_worker_processes(tmp_path):
 def test_scenario_settings_are_validated_like_dicts(settings, match):
     with pytest.raises(ValueError, match=match):
         run_sweep(scenario_fn, settings, 1, executor="serial", progress=False)
+
+
+def test_columns_name_a_scenario_setting_as_the_dict_it_was_built_from(tmp_path):
+    """``columns``: the frame shows each setting as the caller's dict (its keys, its values as given,
+    blanks where a dict leaves a key out) while the trial still gets the scenario and the cache key is
+    the scenario's, so the frame equals the dict sweep's and the cache is shared."""
+    dicts = [{"x": 2}, {"x": 3, "scale": 2}]
+    CHECKS.clear()
+    toys = [Toy.of(d) for d in dicts]
+    assert len(CHECKS) == 2
+    df = _sweep(keyed_fn, toys, tmp_path, columns=dicts)
+    assert [r[0] for r in RECEIVED] == ["Toy"] * 4 and len(CHECKS) == 2     # no scenario built again
+    ref = _sweep(keyed_fn, dicts, tmp_path)
+    assert RECEIVED == []                                                    # the dict sweep found them cached
+    pd.testing.assert_frame_equal(df, ref, check_exact=True)
+    assert list(df.columns) == list(ref.columns) == ["x", "scale", "trial", "y"]
+    assert df.scale.isna().tolist() == [True, True, False, False] and df.scale.iloc[2] == 2
+
+
+def test_columns_keep_the_dicts_duplicate_rule_and_the_settings_seeds():
+    # {} and {"x": 1} name one Toy: as dicts they are two settings (two rows each), and so labelled
+    df = _sweep(scenario_fn, [Toy(), Toy()], None, columns=[{}, {"x": 1}])
+    ref = _sweep(scenario_fn, [{}, {"x": 1}], None)
+    pd.testing.assert_frame_equal(df, ref, check_exact=True)
+    with pytest.raises(ValueError, match=r"settings\[1\] duplicates settings\[0\]"):
+        _sweep(scenario_fn, [Toy(x=1), Toy(x=2)], None, columns=[{}, {}])    # the frame could not tell them apart
+    # unpaired seeds hash the setting itself, not its columns
+    a = _sweep(scenario_fn, [Toy(x=5)], None, paired=False, columns=[{"x": 5}])
+    b = _sweep(scenario_fn, [Toy(x=5)], None, paired=False)
+    assert a.y.tolist() == b.y.tolist()
+
+
+@pytest.mark.parametrize("columns, match", [
+    ([{"x": 2}], r"columns\[0\] gives x = 2, but settings\[0\] has x = 1"),
+    ([{"y": 1}], r"columns\[0\] names 'y', which is not a parameter of settings\[0\]"),
+    ([{"x": 1}, {"x": 1}], r"one dict per setting \(1\)"),
+    ([3], r"columns\[0\] must be a dict"),
+])
+def test_columns_must_name_their_settings(columns, match):
+    with pytest.raises(ValueError, match=match):
+        run_sweep(scenario_fn, [Toy(x=1)], 1, executor="serial", progress=False, columns=columns)
