@@ -121,7 +121,7 @@ class Run:
     def scenarios(self, settings: list[dict], *, name: str, trials: int | None = None, seed: int | None = None,
                   desc: str | None = None, executor: str | None = None):
         """:func:`~simlib.pipeline.runs.run_scenarios` (000/002's simulated training runs, each
-        setting checked first) as :meth:`sweep`."""
+        setting's scenario built, so checked, once, before any runs) as :meth:`sweep`."""
         from simlib.pipeline.runs import run_scenarios
 
         return run_scenarios(settings, trials=self.trials if trials is None else trials,

@@ -743,9 +743,10 @@ def run_sweep(
         else:
             check_dask_nodes(client)
     try:
-        return _run_sweep(_Sweep(fn=fn, settings=settings, flat=flat, canon=canon, labels=labels, trials=trials, seed=seed,
-                                 paired=paired, cache_dir=cache_dir, executor=executor.kind, workers=workers,
-                                 client=client, progress=progress, desc=desc, progress_callback=progress_callback))
+        return _run_sweep(_Sweep(fn=fn, settings=settings, flat=flat, canon=canon, labels=labels, trials=trials,
+                                 seed=seed, paired=paired, cache_dir=cache_dir, executor=executor.kind,
+                                 workers=workers, client=client, progress=progress, desc=desc,
+                                 progress_callback=progress_callback))
     finally:
         if own_client is not None:
             own_client.close()
