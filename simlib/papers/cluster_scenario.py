@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -43,7 +43,7 @@ from .partial_reduce.scenario import (PartialReduceParams, WeightParams, check_r
 from .scheme import Scheme
 from .selective_reduce.bandwidth import selective_reduce_bandwidths
 from .selective_reduce.scenario import SelectiveReduceParams, selective_controller
-from .trial import trial_keyed_by
+from .trial import trial_of
 
 __all__ = ["Scenario", "SCHEME_NAMES", "SCHEMES", "simulate", "build_cluster", "run_metrics", "run_trial",
            "slowdown"]
@@ -230,25 +230,28 @@ def run_metrics(sc: Scenario, log: ScheduleLog) -> dict:
     return out
 
 
-def _cache_params(params: dict) -> dict:
-    """Every parameter of the trial ``params`` stands for (defaults filled in): the sweep cache's key,
-    so settings that spell one trial differently share one result (:func:`simlib.pipeline.sweep.run_sweep`).
-    Only selective reduce reads its knobs (``_selective``), so another scheme's key has them at their
-    defaults: its run at every Δt, η, θ, e is one trial; without an estimation error (e = 0) how the
-    error would be redrawn is irrelevant too (decision S17).  ``params`` may be the :class:`Scenario`
-    itself (a sweep's scenario setting: not built again)."""
-    sc = Scenario.of(params)
+def _cache_params(sc: Scenario) -> dict:
+    """Every parameter of the trial ``sc`` stands for: the sweep cache's key, so settings that spell one
+    trial differently share one result (:func:`simlib.pipeline.sweep.run_sweep`).  Only selective reduce
+    reads its knobs (``_selective``), so another scheme's key has them at their defaults: its run at every
+    Δt, η, θ, e is one trial; without an estimation error (e = 0) how the error would be redrawn is
+    irrelevant too (decision S17).  Works on ``sc``'s flat parameters (no second scenario is built)."""
+    out = sc.to_params()
     if sc.scheme != "selective":
-        sc = replace(sc, selective=SelectiveReduceParams())
+        out.update(_SELECTIVE_DEFAULTS)
     elif sc.selective.bw_error == 0:   # an exact estimate is drawn no way (scenario._bandwidth_estimator)
-        sc = replace(sc, selective=replace(sc.selective, bw_error_redraw=SelectiveReduceParams().bw_error_redraw))
-    return sc.to_params()
+        out["bw_error_redraw"] = _SELECTIVE_DEFAULTS["bw_error_redraw"]
+    return out
 
 
-@trial_keyed_by(_cache_params)
-def run_trial(params: Scenario | dict, seed: np.random.SeedSequence) -> dict:
-    """Sweep entry point: a :class:`Scenario` (used as it is: built and checked by the caller) or its
-    flat dict (built here, ``Scenario.of``) -> metrics dict (see :mod:`simlib.runtime.metrics`);
-    the sweep cache keys it on :func:`_cache_params` (:class:`~simlib.papers.trial.Trial`)."""
-    sc = Scenario.of(params)
+_SELECTIVE_DEFAULTS = SelectiveReduceParams().to_params()
+
+
+@trial_of(Scenario, key=_cache_params)
+def run_trial(sc: Scenario, seed: np.random.SeedSequence) -> dict:
+    """Sweep entry point: a :class:`Scenario` (used as it is: built and checked by the caller -- a sweep
+    builds each dict setting once, :class:`~simlib.papers.trial.Trial` -- or, called directly, its flat
+    dict, built here) -> metrics dict (see :mod:`simlib.runtime.metrics`); the sweep cache keys it on
+    :func:`_cache_params`."""
+    sc = Scenario.of(sc)
     return run_metrics(sc, simulate(sc, seed))

@@ -1,44 +1,69 @@
-"""A sweep trial that names the trial each setting stands for.
+"""A sweep trial that names what it runs: the setting class it takes and the trial each setting stands for.
 
-:func:`simlib.pipeline.sweep.run_sweep` keys its cache on the setting as given, so ``{"p": 0.3}``
-and ``{}`` (default p = 0.3) would be computed twice.  A trial function that knows its scenario's
-defaults says so with :func:`trial_keyed_by`::
+:func:`simlib.pipeline.sweep.run_sweep` hands each setting to the trial function as given and keys its
+cache on it, so ``{"p": 0.3}`` and ``{}`` (default p = 0.3) would be computed twice, and a trial given a
+dict builds (and checks) its scenario once per trial.  A trial function that takes a scenario class says
+so with :func:`trial_of`::
 
-    def _cache_params(params: dict) -> dict:
-        return Scenario.from_params(params).to_params()      # every default filled in
+    def _cache_params(sc: Scenario) -> dict:
+        return sc.to_params()            # every default filled in (the default rule)
 
-    @trial_keyed_by(_cache_params)
-    def run_trial(params: dict, seed: np.random.SeedSequence) -> dict:
+    @trial_of(Scenario, key=_cache_params)
+    def run_trial(sc: Scenario, seed: np.random.SeedSequence) -> dict:
         ...
 
-``run_trial`` is then a :class:`Trial`: called as before, and the sweep keys its paired trials on
-``run_trial.cache_params(setting)``.  A plain function is keyed by its setting as given.
+``run_trial`` is then a :class:`Trial`: called as before; a sweep builds every dict setting into a
+``Scenario`` once, before anything runs (a bad setting stops the sweep there, naming its parameter),
+hands the trial that object and keys the cache on ``run_trial.cache_params(setting)``.  A plain
+function is given each setting as it is and keyed by it.
 """
 from __future__ import annotations
 
 import functools
 from typing import Callable
 
-__all__ = ["Trial", "trial_keyed_by"]
+__all__ = ["Trial", "trial_of", "trial_keyed_by"]
 
 
 class Trial:
-    """A trial function ``fn(params, seed, **options) -> {metric: scalar}`` with its cache key rule.
+    """A trial function ``fn(setting, seed, **options) -> {metric: scalar}`` with what it takes and its
+    cache key rule.
 
-    ``cache_params(params) -> dict`` returns every parameter of the run ``params`` stands for
-    (defaults filled in, knobs the run ignores at their defaults), so settings that spell one run
-    differently share one cached result.  A ``Trial`` stands wherever ``fn`` did: calling it calls
-    ``fn``, it carries ``fn``'s name, module and docstring (the sweep cache's folder and code
-    fingerprint are ``fn``'s), and it pickles by its module-level name, as a function does (so
-    define it at module level).
+    ``setting`` (or None) is the class of the settings ``fn`` takes: it has ``setting.of(x)`` (``x``
+    itself when it is one, else built from the flat dict ``x``) and ``to_params()`` (the flat dict
+    back), as every :class:`~simlib.papers.contract.ScenarioBase` has.  ``cache_params(x) -> dict``
+    returns every parameter of the run ``x`` stands for (defaults filled in, knobs the run ignores at
+    their defaults), so settings that spell one run differently share one cached result; with a
+    ``setting`` class and no ``key`` it is ``setting.of(x).to_params()``.  A ``Trial`` stands wherever
+    ``fn`` did: calling it calls ``fn``, it carries ``fn``'s name, module and docstring (the sweep cache's
+    folder and code fingerprint are ``fn``'s), and it pickles by its module-level name, as a function
+    does (so define it at module level).
     """
 
-    def __init__(self, fn: Callable, cache_params: Callable[[dict], dict]):
-        if not callable(fn) or not callable(cache_params):
+    def __init__(self, fn: Callable, cache_params: Callable[[object], dict] | None = None, *, setting=None):
+        if not callable(fn) or (cache_params is not None and not callable(cache_params)):
             raise ValueError(f"fn and cache_params must be callable, got {fn!r} and {cache_params!r}")
+        if setting is not None and not (isinstance(setting, type) and callable(getattr(setting, "of", None))
+                                        and callable(getattr(setting, "to_params", None))):
+            raise ValueError(f"setting must be None or a class with of() and to_params() (a ScenarioBase), "
+                             f"got {setting!r}")
+        if cache_params is None and setting is None:
+            raise ValueError("give a cache_params rule, a setting class, or both")
         functools.update_wrapper(self, fn)
         self.fn = fn
-        self.cache_params = cache_params
+        self.setting = setting
+        self._key = cache_params
+
+    def build(self, params):
+        """``params`` (a flat dict, or already a ``setting``) as this trial's ``setting`` object, built and
+        so checked here (a :class:`~simlib.papers.contract.ParamError` names the parameter); ``params``
+        itself when the trial takes no setting class."""
+        return params if self.setting is None else self.setting.of(params)
+
+    def cache_params(self, params) -> dict:
+        """Every parameter of the run ``params`` (a flat dict or a built setting) stands for: the cache key."""
+        setting = self.build(params)
+        return self._key(setting) if self._key is not None else setting.to_params()
 
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)
@@ -50,6 +75,13 @@ class Trial:
         return f"<trial {self.__module__}.{self.__qualname__}>"
 
 
+def trial_of(setting, *, key: Callable[[object], dict] | None = None) -> Callable[[Callable], Trial]:
+    """Decorator: the function becomes a :class:`Trial` taking ``setting`` objects (a sweep builds each
+    dict setting once), keyed on ``key(built setting)`` (default: its ``to_params()``)."""
+    return lambda fn: Trial(fn, key, setting=setting)
+
+
 def trial_keyed_by(cache_params: Callable[[dict], dict]) -> Callable[[Callable], Trial]:
-    """Decorator: the function becomes a :class:`Trial` whose cache key is ``cache_params(setting)``."""
+    """Decorator: the function (given each setting as it is) becomes a :class:`Trial` whose cache key is
+    ``cache_params(setting)``."""
     return lambda fn: Trial(fn, cache_params)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from simlib.pipeline import paths
 from simlib.core.validate import check_choice
-from simlib.papers.cluster_scenario import Scenario, run_trial
+from simlib.papers.cluster_scenario import run_trial
 from simlib.pipeline.atomic import atomic_write_bytes
 from simlib.pipeline.sweep import DASK_ENV, Executor, cache_folder, run_sweep
 
@@ -95,8 +95,6 @@ def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, re
     ``avg_sync_scale`` in workers, ``total_sync``, ``total_iteration``, ``wasted_wait_s_per_worker``,
     ``max_wasted_wait_s``, ``max_sync_scale``, ``group_size``, ``controller_rounds``).
     """
-    scenarios = [Scenario.of(s) for s in settings]       # a bad setting stops here, naming its parameter
-    columns = [s.to_params() if isinstance(s, Scenario) else dict(s) for s in settings]
-    return run_notebook_sweep(run_trial, scenarios, trials=trials, seed=seed, name=name, results_dir=results_dir,
+    return run_notebook_sweep(run_trial, settings, trials=trials, seed=seed, name=name, results_dir=results_dir,
                               profile=profile, workers=workers, desc=desc, executor=executor,
-                              progress_file=progress_file, columns=columns)
+                              progress_file=progress_file)

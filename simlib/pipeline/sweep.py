@@ -49,7 +49,7 @@ from simlib.core.jitcache import announce_compilation
 from simlib.core.modclosure import imports_of as _imports_of
 from simlib.core.modclosure import module_closure as _closure
 from simlib.core.validate import check_choice, check_int
-from simlib.papers.contract import ScenarioBase
+from simlib.papers.contract import ParamError, ScenarioBase
 from simlib.papers.trial import Trial
 from simlib.pipeline.atomic import atomic_write_bytes
 
@@ -567,6 +567,29 @@ def _validate_settings(settings, columns=None) -> tuple[list, list[dict], list[s
     return out, flat, canons, labels
 
 
+def _built_settings(fn, settings, columns):
+    """``(settings, columns)`` as :func:`run_sweep` runs them: for a :class:`~simlib.papers.trial.Trial`
+    that takes a setting class, every dict setting built into one (and so checked) here, once, before
+    anything runs, named in the frame by the dict as given (``columns``, unless the caller names them);
+    for any other ``fn``, as given.  A setting that fails its checks stops the sweep, naming its index
+    and the parameter."""
+    cls = fn.setting if isinstance(fn, Trial) else None
+    if cls is None or isinstance(settings, (Mapping, str)) or not isinstance(settings, Sequence):
+        return settings, columns            # _validate_settings explains a malformed list
+    built = []
+    for i, s in enumerate(settings):
+        if not isinstance(s, (cls, Mapping)):
+            raise ValueError(f"settings[{i}] must be a dict or a {cls.__name__} ({fn.__qualname__} runs "
+                             f"{cls.__name__} settings), got {type(s).__name__}")
+        try:
+            built.append(fn.build(s))
+        except ParamError as exc:
+            raise ParamError(exc.name, f"settings[{i}]: {exc}") from None
+    if columns is None:
+        columns = [dict(s) if isinstance(s, Mapping) else s.to_params() for s in settings]
+    return built, columns
+
+
 def _columns_of(i: int, label, flat: Mapping) -> dict:
     """``columns[i]`` as a dict, checked to name setting ``i``: each of its keys is a parameter of the
     setting with an equal value (``10`` and ``10.0``, a tuple and a list count as equal)."""
@@ -707,6 +730,7 @@ def run_sweep(
     """
     if not callable(fn):
         raise ValueError(f"fn must be a callable fn(params, rng_seed) -> dict, got {fn!r}")
+    settings, columns = _built_settings(fn, settings, columns)
     settings, flat, canon, labels = _validate_settings(settings, columns)
     trials = check_int("trials", trials, lo=1)
     seed = check_int("seed", seed, lo=0)

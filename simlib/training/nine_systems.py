@@ -22,6 +22,7 @@ from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.validate import check_real
 from simlib.papers.cluster_scenario import simulate
 from simlib.papers.contract import ParamError, ScenarioBase, param, param_group
+from simlib.papers.trial import trial_of
 from simlib.runtime.log import ScheduleLog
 from simlib.runtime.metrics import update_times
 from simlib.training.time_to_accuracy import replay_curve, replay_to_target, staged_replay
@@ -122,6 +123,7 @@ def simulated_system(params: SystemSetting | dict) -> TrainScenario:
     return setting.system
 
 
+@trial_of(SystemSetting)
 def trial(params: SystemSetting | dict, seed) -> dict:
     """One system's run replayed through training.
 
@@ -138,7 +140,7 @@ def trial(params: SystemSetting | dict, seed) -> dict:
     ``final_acc`` are then those where the replay stopped, and the curve is NaN after it.  The
     1-worker baseline always runs to its end.
     """
-    setting = SystemSetting.of(params)      # a SystemSetting as it is; a flat dict is built (and checked) here
+    setting = SystemSetting.of(params)      # a sweep's SystemSetting as it is; a flat dict is built here
     ts, every, early_stop = setting.system, setting.curve_every_s, setting.early_stop
     seed = as_seed_sequence(seed)
     if setting.single:
@@ -186,7 +188,8 @@ def update_instants(log: ScheduleLog) -> np.ndarray:
     return np.sort(np.array([s.launch for s in log.syncs], dtype=float))
 
 
-def per_update_trial(params: dict, seed) -> dict:
+@trial_of(SystemSetting)
+def per_update_trial(params: SystemSetting | dict, seed) -> dict:
     """A system's time per update from its schedule alone, no training replay (the 002 paper profile's
     search, decision PR16): ``per_update_s`` = (last update − first update) / (updates − 1), the mean
     gap between consecutive updates (NaN with fewer than 2), and ``run_updates``.  ``params`` is a

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import ClassVar
 
 from simlib.papers.contract import ParamError, ScenarioBase, check_param, param, specs
 from simlib.training.learning import MODELS, PROBLEMS, check_target, default_target, target_ladder
 from simlib.training.replay import DATA_MODES, DTYPES
 
-__all__ = ["TrainingParams", "TRIAL_DEFAULTS", "TRIAL_KEYS", "task_of"]
+__all__ = ["TrainingParams", "TRIAL_DEFAULTS", "TRIAL_KEYS", "TrainedRun", "task_of"]
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,33 @@ TRIAL_KEYS = {name: name if name == "target_acc" else f"train_{name}" for name i
 #: regression on digits, lr 0.1, batch 32, i.i.d. minibatches, evaluated every simulated second in float32,
 #: run to the end (no early stop), plain SGD (momentum 0, RP21), the problem's default target.
 TRIAL_DEFAULTS = TrainingParams(lr=0.1, model="softmax", problem="digits", data="iid", early_stop=False)
+
+
+@dataclass(frozen=True)
+class TrainedRun(ScenarioBase):
+    """A time-to-accuracy trial's setting: a run (``run``, a scenario of the class :attr:`RUN`) and how its
+    schedule is replayed through training (``training``).  Its flat parameters (``from_params``,
+    ``to_params``) are the run's and the training knobs' :data:`TRIAL_KEYS` (``train_lr``, ...,
+    ``target_acc``); a training key a setting leaves out takes :data:`TRIAL_DEFAULTS`' value
+    (:meth:`TrainingParams.split`).  A subclass names its run's class, e.g. ``RUN = Scenario``."""
+
+    run: ScenarioBase
+    training: TrainingParams = TRIAL_DEFAULTS
+    RUN: ClassVar[type] = ScenarioBase
+
+    def check(self):
+        if not isinstance(self.run, self.RUN):
+            raise ParamError("run", f"run must be a {self.RUN.__name__}, got {type(self.run).__name__}")
+        if not isinstance(self.training, TrainingParams):
+            raise ParamError("training", f"training must be a TrainingParams, got {type(self.training).__name__}")
+
+    @classmethod
+    def from_params(cls, params: dict):
+        rest, tp = TrainingParams.split(params)
+        return cls(cls.RUN.from_params(rest), tp)
+
+    def to_params(self) -> dict:
+        return {**self.run.to_params(), **self.training.trial_params()}
 
 
 def task_of(spec, **values) -> TrainingParams:

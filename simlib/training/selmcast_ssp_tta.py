@@ -17,18 +17,28 @@ import numpy as np
 from simlib.papers.selmcast.ssp_metrics import ssp_metrics
 from simlib.papers.selmcast.ssp_replay import multicast_schedule_log
 from simlib.papers.selmcast.ssp_scenario import SSPScenario, simulate
-from simlib.training.params import TrainingParams
+from simlib.papers.trial import trial_of
+from simlib.training.params import TrainedRun
 from simlib.training.time_to_accuracy import replay_to_target, staged_replay
 
-__all__ = ["trial"]
+__all__ = ["TrainedSSPScenario", "trial"]
 
 
-def trial(params: dict, seed: np.random.SeedSequence) -> dict:
+class TrainedSSPScenario(TrainedRun):
+    """:func:`trial`'s setting: an :class:`~simlib.papers.selmcast.ssp_scenario.SSPScenario` and its training
+    (:class:`~simlib.training.params.TrainedRun`; flat: the scenario's keys, ``train_*`` and ``target_acc``)."""
+
+    RUN = SSPScenario
+
+
+@trial_of(TrainedSSPScenario)
+def trial(params: TrainedSSPScenario | dict, seed: np.random.SeedSequence) -> dict:
     """SSP metrics of the run plus ``time_to_target_s``, ``iterations_to_target`` and ``final_acc``; with
     early stop (RP16) the metrics describe the simulated part of the run (``simulated_s``,
-    :func:`~simlib.training.time_to_accuracy.staged_replay`)."""
-    params, tp = TrainingParams.split(params)
-    sc = SSPScenario.from_params(params)
+    :func:`~simlib.training.time_to_accuracy.staged_replay`).  ``params`` is a :class:`TrainedSSPScenario`
+    (a sweep builds each dict setting once) or its flat dict."""
+    setting = TrainedSSPScenario.of(params)
+    sc, tp = setting.run, setting.training
     runs = {}
 
     def schedule(d):

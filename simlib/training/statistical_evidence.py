@@ -36,10 +36,11 @@ from simlib.papers.censoring import bounded_stat, fmt_bound, ratio_bounds
 from simlib.papers.claim import Claim, observation
 from simlib.papers.cluster_scenario import simulate
 from simlib.papers.partial_reduce.table1_claims import paired_arms
+from simlib.papers.trial import trial_of
 from simlib.runtime.metrics import gradient_staleness
 from simlib.training.replay import Numerics, StepRule, replay, time_to_accuracy
 from simlib.training.params import TrainingParams
-from simlib.training.nine_systems import simulated_system
+from simlib.training.nine_systems import SystemSetting, simulated_system
 
 __all__ = ["STALENESS_ARMS", "MODES", "steps_to_target", "staleness_trial", "staleness_summary",
            "dynamic_vs_constant", "momentum_effect", "momentum_observation", "evidence_texts", "observations"]
@@ -89,6 +90,7 @@ def _replay(log, tp: TrainingParams, seed, fresh: bool) -> pd.DataFrame:
                   steps=StepRule(momentum=tp.momentum, fresh_gradients=fresh)).curve
 
 
+@trial_of(SystemSetting)
 def staleness_trial(params, seed) -> dict:
     """One gradient-rule system (``python -m simlib train``'s ``params``: ``scheme`` ``eager``,
     ``ps-asp``, ``ps-hete``, ``ps-bsp`` or ``ps-backup``) replayed as logged and with fresh gradients.

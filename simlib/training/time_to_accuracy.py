@@ -18,13 +18,14 @@ import numpy as np
 
 from simlib.runtime.metrics import sync_metrics
 from simlib.training import learning
-from simlib.training.params import TrainingParams
+from simlib.training.params import TrainedRun, TrainingParams
 from simlib.training.replay import Numerics, StepRule, replay, time_to_accuracy
 from simlib.core.seeding import child_seed
 from simlib.papers.cluster_scenario import Scenario, simulate
 from simlib.papers.analysis import ladder_column
+from simlib.papers.trial import trial_of
 
-__all__ = ["trial", "trial_and_curve", "simulate_and_replay", "TARGET_LADDER", "target_ladder", "ladder_column",
+__all__ = ["TrainedScenario", "trial", "trial_and_curve", "simulate_and_replay", "TARGET_LADDER", "target_ladder", "ladder_column",
            "replay_to_target", "replay_curve", "staged_replay"]
 
 #: The digits ladder (kept for code written before ladders became per problem): use
@@ -85,9 +86,18 @@ def staged_replay(simulate_log, duration: float, tp: TrainingParams, seed: np.ra
     return log, curve
 
 
-def trial(params: dict, seed: np.random.SeedSequence) -> dict:
+class TrainedScenario(TrainedRun):
+    """:func:`trial`'s setting: a :class:`~simlib.papers.cluster_scenario.Scenario` and its training
+    (:class:`~simlib.training.params.TrainedRun`; flat: the scenario's keys, ``train_*`` and ``target_acc``)."""
+
+    RUN = Scenario
+
+
+@trial_of(TrainedScenario)
+def trial(params: TrainedScenario | dict, seed: np.random.SeedSequence) -> dict:
     """System metrics of the run plus time/iterations/updates to ``target_acc`` and final accuracy.
 
+    ``params`` is a :class:`TrainedScenario` (a sweep builds each dict setting once) or its flat dict.
     ``updates_to_target`` counts synchronizations launched until the target is first
     met (002's "#update"); ``time_per_update_s`` = time to target / updates.  With early stop
     (RP16) the system metrics describe the simulated part of the run (``simulated_s``,
@@ -96,10 +106,10 @@ def trial(params: dict, seed: np.random.SeedSequence) -> dict:
     return trial_and_curve(params, seed)[0]
 
 
-def trial_and_curve(params: dict, seed: np.random.SeedSequence) -> tuple:
+def trial_and_curve(params: TrainedScenario | dict, seed: np.random.SeedSequence) -> tuple:
     """:func:`trial`'s metrics and the replay's test curve (:func:`replay_curve`, a DataFrame) they come from."""
-    params, tp = TrainingParams.split(params)
-    return simulate_and_replay(Scenario.from_params(params), tp, seed)
+    setting = TrainedScenario.of(params)
+    return simulate_and_replay(setting.run, setting.training, seed)
 
 
 def simulate_and_replay(sc: Scenario, tp: TrainingParams, seed: np.random.SeedSequence) -> tuple:

@@ -16,7 +16,9 @@ def test_bad_setting_is_rejected_by_name_before_anything_runs(tmp_data, monkeypa
     def boom(*a, **k):
         raise AssertionError("the sweep must not start")
 
-    monkeypatch.setattr(runs, "run_notebook_sweep", boom)
+    from simlib.pipeline import sweep
+
+    monkeypatch.setattr(sweep, "_run_sweep", boom)       # the sweep itself builds every setting first
     good = dict(scheme="partial", n=4, duration_s=2.0)
     with pytest.raises(ValueError, match="eta"):
         runs.run_scenarios([good, dict(good, scheme="selective", eta=1.5)], trials=1, seed=0, name="x",

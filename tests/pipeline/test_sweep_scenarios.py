@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from simlib.papers.contract import ParamError, ScenarioBase, param
-from simlib.papers.trial import trial_keyed_by
+from simlib.papers.trial import Trial, trial_keyed_by, trial_of
 from simlib.pipeline import sweep
 from simlib.pipeline.sweep import Executor, run_sweep
 
@@ -161,3 +161,69 @@ def test_columns_keep_the_dicts_duplicate_rule_and_the_settings_seeds():
 def test_columns_must_name_their_settings(columns, match):
     with pytest.raises(ValueError, match=match):
         run_sweep(scenario_fn, [Toy(x=1)], 1, executor="serial", progress=False, columns=columns)
+
+
+@trial_of(Toy)
+def toy_trial(params, rng_seed):
+    """A Trial that takes Toy settings: the sweep builds each dict setting once."""
+    return scenario_fn(params, rng_seed)
+
+
+def test_a_trial_of_a_setting_class_gets_each_dict_built_once_before_anything_runs(tmp_path):
+    """``@trial_of(Toy)``: every dict setting is built (so checked) once, however many trials; the trial
+    receives the Toy; the frame shows the dicts as given; the cache key fills the defaults in."""
+    dicts = [{"x": 2}, {"x": 3, "scale": 2}]
+    CHECKS.clear()
+    df = _sweep(toy_trial, dicts, tmp_path)
+    assert len(CHECKS) == 2                                             # one build per setting, not per trial
+    assert [r[0] for r in RECEIVED] == ["Toy"] * 4
+    ref = _sweep(scenario_fn, dicts, None)                              # a plain function given the dicts
+    pd.testing.assert_frame_equal(df, ref, check_exact=True)            # same columns, same metrics
+    _sweep(toy_trial, [{"x": 2, "scale": 1.0}, Toy(x=3, scale=2.0)], tmp_path)
+    assert RECEIVED == []                                               # the same runs: cached under one key
+    record = json.loads(next(tmp_path.glob("*.json")).read_text())
+    assert set(record["params"]) == {"x", "scale"}
+
+
+def test_a_trial_of_a_setting_class_rejects_a_bad_setting_by_index_and_name_before_running(tmp_path):
+    RECEIVED.clear()
+    with pytest.raises(ParamError, match=r"settings\[1\]: x must be in \[0, 100 scale = 50\]") as err:
+        run_sweep(toy_trial, [{"x": 1}, {"x": 60, "scale": 0.5}], 1, executor="serial", progress=False,
+                  cache_dir=tmp_path / "cache")
+    assert err.value.name == "x"
+    assert RECEIVED == [] and not (tmp_path / "cache").exists()        # nothing ran, nothing was written
+    with pytest.raises(ValueError, match=r"settings\[0\] must be a dict or a Toy"):
+        run_sweep(toy_trial, [3], 1, executor="serial", progress=False)
+
+
+def test_trial_arguments_are_checked():
+    with pytest.raises(ValueError, match="setting must be None or a class"):
+        Trial(scenario_fn, setting=3)
+    with pytest.raises(ValueError, match="give a cache_params rule, a setting class, or both"):
+        Trial(scenario_fn)
+    assert toy_trial.cache_params({"x": 7}) == {"x": 7, "scale": 1.0}
+    assert toy_trial.build({"x": 7}) == Toy(x=7) and toy_trial.build(Toy(x=7)) == Toy(x=7)
+
+
+def test_the_paper_trials_take_their_scenario_classes():
+    """Every sweep trial of the papers and the training harness names its setting class, so a notebook's
+    dict settings are built once by the sweep (issue 35)."""
+    from simlib.papers import cluster_scenario as cs
+    from simlib.papers.fmreduce import scenario as fm
+    from simlib.papers.partial_reduce.experiments import mixing
+    from simlib.papers.selective_reduce.experiments import ring_check
+    from simlib.papers.selmcast import experiments as bsp
+    from simlib.papers.selmcast import ssp_scenario as ssp
+    from simlib.training import nine_systems as ns
+    from simlib.training import selmcast_ssp_tta as ssp_tta
+    from simlib.training import statistical_evidence as se
+    from simlib.training import time_to_accuracy as tta
+
+    expected = {cs.run_trial: cs.Scenario, mixing.trial: cs.Scenario, fm.run_trial: fm.Scenario,
+                ssp.run_trial: ssp.SSPScenario, ring_check.trial: ring_check.RingCheck,
+                ns.trial: ns.SystemSetting, ns.per_update_trial: ns.SystemSetting,
+                se.staleness_trial: ns.SystemSetting, tta.trial: tta.TrainedScenario,
+                ssp_tta.trial: ssp_tta.TrainedSSPScenario, bsp.bsp_trial: bsp.BSPTrialSetting,
+                bsp.milp_trial: bsp.MILPTrialSetting, bsp.random_selection_trial: bsp.RandomSelection}
+    for fn, cls in expected.items():
+        assert isinstance(fn, Trial) and fn.setting is cls, fn

@@ -105,3 +105,26 @@ def test_momentum_reaches_the_replay_and_zero_is_plain_sgd():
     mom = replay_curve(log, TrainingParams.split({"train_momentum": 0.5})[1], seed)
     assert plain.equals(zero)
     assert not np.allclose(plain["test_loss"], mom["test_loss"])
+
+
+def test_a_trained_run_reads_its_flat_setting_once_and_gives_it_back():
+    """TrainedScenario / TrainedSSPScenario: the run's keys go to the run's scenario, train_* and target_acc
+    to TrainingParams (TRIAL_DEFAULTS for the rest); to_params gives every key, from_params reads it back."""
+    from simlib.papers.cluster_scenario import Scenario
+    from simlib.papers.selmcast.ssp_scenario import SSPScenario
+    from simlib.training.params import TRIAL_DEFAULTS
+    from simlib.training.selmcast_ssp_tta import TrainedSSPScenario
+    from simlib.training.time_to_accuracy import TrainedScenario
+
+    s = TrainedScenario.from_params({"scheme": "partial", "n": 6, "train_lr": 0.3, "target_acc": 0.8})
+    assert s.run == Scenario(scheme="partial", n=6)
+    assert s.training == dataclasses.replace(TRIAL_DEFAULTS, lr=0.3, target_acc=0.8)
+    flat = s.to_params()
+    assert flat["train_lr"] == 0.3 and flat["train_model"] == TRIAL_DEFAULTS.model and flat["n"] == 6
+    assert TrainedScenario.from_params(flat) == s and TrainedScenario.of(s) is s
+    assert isinstance(TrainedSSPScenario.from_params({"n": 10}).run, SSPScenario)
+    with pytest.raises(ParamError, match="unknown training parameter") as err:
+        TrainedScenario.from_params({"n": 6, "train_bogus": 1})
+    assert err.value.name == "train_bogus"
+    with pytest.raises(ParamError, match="run must be a Scenario, got SSPScenario"):
+        TrainedScenario(SSPScenario())

@@ -20,6 +20,7 @@ from simlib.core.units import MB, Mbps
 from simlib.workloads.traces import TRACE_HELP, check_trace_file, load_trace
 
 from simlib.papers.contract import ParamError, ScenarioBase, param
+from simlib.papers.trial import trial_of
 
 from .mesh_links import SHARINGS
 from .split import SOLVERS
@@ -122,9 +123,12 @@ def run(sc: Scenario, seed) -> RunResult:
                     reduce_s_per_mb=sc.reduce_s_per_mb, lp_solver=sc.lp_solver)
 
 
+@trial_of(Scenario)
 def run_trial(params: Scenario | dict, rng_seed: np.random.SeedSequence) -> dict:
-    """Sweep trial and ``python -m simlib fmreduce``'s: a :class:`Scenario` (used as it is) or its flat
-    dict (built here, ``Scenario.of``) -> flat metrics (rounds, iterations, phase means in s)."""
+    """Sweep trial and ``python -m simlib fmreduce``'s: a :class:`Scenario` (used as it is: a sweep builds
+    each dict setting once and keys its cache on ``to_params()``, :class:`~simlib.papers.trial.Trial`) or,
+    called directly, its flat dict (built here, ``Scenario.of``) -> flat metrics (rounds, iterations,
+    phase means in s)."""
     sc = Scenario.of(params)
     res = run(sc, rng_seed)
     out = {"rounds": res.rounds, "iterations": res.iterations,

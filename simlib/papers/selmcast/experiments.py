@@ -39,17 +39,18 @@ from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.units import Gbps, MB
 from simlib.core.validate import check_choice, check_int, check_real
 from simlib.papers.selmcast.bandwidth import selmcast_bandwidths
-from simlib.papers.contract import ScenarioBase, param, param_list, param_of
+from simlib.papers.contract import ParamError, ParamSpec, ScenarioBase, param, param_group, param_list, param_of
 from simlib.papers.selmcast.bsp_scenario import BSP_SCHEMES, NORMALIZATIONS, BSPOptions, BSPScenario
 from simlib.papers.selmcast.bsp import selmcast_bsp
 from simlib.papers.selmcast.execute import execute_plan, plan_model_time
 from simlib.papers.selmcast.optimal_flow import optimal_flow
 from simlib.papers.selmcast.optimal_milp import optimal_milp
 from simlib.papers.selmcast.orpheus import DeliveryHistory, orpheus_bsp
+from simlib.papers.trial import trial_of
 
 __all__ = ["BSP_SCHEMES", "NORMALIZATIONS", "receivers_count", "ingress_ratio", "bsp_instance",
-           "ideal_time", "select", "bsp_trial", "bsp_round_summary", "long_by_scheme", "reading_settings",
-           "milp_trial", "random_selection_trial", "pr_balanced", "Fig1Notebook", "BSPFiguresNotebook"]
+           "ideal_time", "select", "BSPTrialSetting", "MILPTrialSetting", "bsp_trial", "bsp_round_summary", "long_by_scheme", "reading_settings",
+           "milp_trial", "RandomSelection", "random_selection_trial", "pr_balanced", "Fig1Notebook", "BSPFiguresNotebook"]
 
 def receivers_count(n: int, p_frac: float) -> int:
     """p as a count: round(p_frac * n), at least 1 and at most n - 1 (decision SM6)."""
@@ -107,18 +108,37 @@ def _warm_up() -> None:
     selmcast_bsp([1.0, 1.0], [1.0, 1.0], 1, 1.0)
 
 
-def bsp_trial(params: dict, rng_seed: np.random.SeedSequence) -> dict:
-    """One BSP instance, every scheme of ``params["schemes"]`` (default all three).
+@dataclass(frozen=True)
+class BSPTrialSetting(ScenarioBase):
+    """:func:`bsp_trial`'s setting: a BSP instance (:class:`BSPScenario`'s parameters, flat) and the schemes
+    run on it, in order."""
 
-    ``params``: :class:`BSPScenario` fields (n, p_frac, layer, lam, mu (real or
-    "1/p"), bbar_gbps, model_mb, shared_x, rounds (SM2), k and normalization (the
-    ideal ``ct_norm`` divides by, SM1)) plus ``schemes``.  With rounds > 1 every
-    scheme keeps its own delivery history and the metrics are means over the
-    rounds (bandwidths fixed).
+    instance: BSPScenario = param_group(BSPScenario)
+    schemes: tuple = param_list(list(BSP_SCHEMES), item=ParamSpec(kind="str", choices=BSP_SCHEMES, help="a BSP scheme"),
+                                help="the schemes run on the instance, in order")
+
+
+@dataclass(frozen=True)
+class MILPTrialSetting(ScenarioBase):
+    """:func:`milp_trial`'s setting: a BSP instance (:class:`BSPScenario`'s parameters, flat) and the MILP's
+    time limit per stage."""
+
+    instance: BSPScenario = param_group(BSPScenario)
+    time_limit_s: float = param_of(BSPOptions, "time_limit_s", flag=None)
+
+
+@trial_of(BSPTrialSetting)
+def bsp_trial(params: BSPTrialSetting | dict, rng_seed: np.random.SeedSequence) -> dict:
+    """One BSP instance, every scheme of ``params.schemes`` (default all three).
+
+    ``params``: a :class:`BSPTrialSetting` (a sweep builds each dict setting once) or its flat dict:
+    :class:`BSPScenario` fields (n, p_frac, layer, lam, mu (real or "1/p"), bbar_gbps, model_mb,
+    shared_x, rounds (SM2), k and normalization (the ideal ``ct_norm`` divides by, SM1)) plus
+    ``schemes``.  With rounds > 1 every scheme keeps its own delivery history and the metrics are
+    means over the rounds (bandwidths fixed).
     """
-    prm = dict(params)
-    schemes = prm.pop("schemes", BSP_SCHEMES)
-    sc = BSPScenario.from_params(prm)
+    setting = BSPTrialSetting.of(params)
+    schemes, sc = setting.schemes, setting.instance
     layer, rounds = sc.layer, sc.rounds
     b_in, b_eg, p, v = bsp_instance(sc, rng_seed)
     n = b_in.size
@@ -208,14 +228,15 @@ def reading_settings(*, layers, n_values, n_ref: int, p_frac: float, fig5_n: int
     }
 
 
-def milp_trial(params: dict, rng_seed: np.random.SeedSequence) -> dict:
+@trial_of(MILPTrialSetting)
+def milp_trial(params: MILPTrialSetting | dict, rng_seed: np.random.SeedSequence) -> dict:
     """The HiGHS MILP of model (12) next to the exact max-flow optimum on the same instance.
 
-    ``params``: :class:`BSPScenario` fields plus ``time_limit_s`` (per stage, :class:`BSPOptions`).
+    ``params``: a :class:`MILPTrialSetting` (a sweep builds each dict setting once) or its flat dict,
+    :class:`BSPScenario` fields plus ``time_limit_s`` (per stage, :class:`BSPOptions`).
     """
-    prm = dict(params)
-    time_limit_s = prm.pop("time_limit_s", BSPOptions.time_limit_s)
-    sc = BSPScenario.from_params(prm)
+    setting = MILPTrialSetting.of(params)
+    time_limit_s, sc = setting.time_limit_s, setting.instance
     layer = sc.layer
     b_in, b_eg, p, v = bsp_instance(sc, rng_seed)
     flow = optimal_flow(b_in, b_eg, p, v, layer)
@@ -280,14 +301,29 @@ def pr_balanced(n: int, p) -> np.ndarray:
     return binom.pmf(p, n - 1, p / (n - 1))
 
 
-def random_selection_trial(params: dict, rng_seed: np.random.SeedSequence) -> dict:
+@dataclass(frozen=True)
+class RandomSelection(ScenarioBase):
+    """:func:`random_selection_trial`'s setting (Fig. 1): n workers, each multicasting to p random others,
+    over ``rounds`` independent BSP rounds."""
+
+    n: int = param_of(BSPScenario, "n")
+    p: int = param(1, lo=1, help="receivers per multicast (a count, at most n - 1)")
+    rounds: int = param(1, lo=1, help="independent BSP rounds pooled in the trial")
+
+    def check(self):
+        if self.p > self.n - 1:
+            raise ParamError("p", f"p must be in [1, n - 1 = {self.n - 1}], got {self.p}")
+
+
+@trial_of(RandomSelection)
+def random_selection_trial(params: RandomSelection | dict, rng_seed: np.random.SeedSequence) -> dict:
     """Fraction of workers receiving exactly p multicasts under random selection (Fig. 1).
 
-    ``params``: n, p (a count), rounds (independent BSP rounds pooled in the trial).
+    ``params``: a :class:`RandomSelection` (a sweep builds each dict setting once) or its flat dict:
+    n, p (a count), rounds (independent BSP rounds pooled in the trial).
     """
-    n = check_int("n", params["n"], 2)
-    p = check_int("p", params["p"], 1, n - 1)
-    rounds = check_int("rounds", params.get("rounds", 1), 1)
+    setting = RandomSelection.of(params)
+    n, p, rounds = setting.n, setting.p, setting.rounds
     rng = np.random.default_rng(child_seed(rng_seed, 1))
     hits = 0
     for _ in range(rounds):

@@ -27,7 +27,7 @@ import numpy as np
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.units import MB, Gbps
 from simlib.papers.contract import ParamError, ScenarioBase, param
-from simlib.papers.trial import trial_keyed_by
+from simlib.papers.trial import trial_of
 from simlib.workloads.bandwidth import TimeVaryingBandwidth
 from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
 
@@ -160,13 +160,12 @@ def simulate(sc: SSPScenario, seed: np.random.SeedSequence | int = 0, *, compute
     return cluster.run(sc.duration_s)
 
 
-def _cache_params(params: dict) -> dict:
-    """Every parameter of the trial ``params`` stands for (defaults filled in): the sweep cache's key,
-    so settings that spell one trial differently share one result (:func:`simlib.pipeline.sweep.run_sweep`).
-    Knobs a run ignores take their defaults: Orpheus runs max-min under either ``sharing`` (SM50), and
-    ``priority_order`` matters only under ``sharing="priority"``.  ``params`` may be the
-    :class:`SSPScenario` itself (a sweep's scenario setting: not built again)."""
-    out = SSPScenario.of(params).to_params()
+def _cache_params(sc: SSPScenario) -> dict:
+    """Every parameter of the trial ``sc`` stands for: the sweep cache's key, so settings that spell one
+    trial differently share one result (:func:`simlib.pipeline.sweep.run_sweep`).  Knobs a run ignores
+    take their defaults: Orpheus runs max-min under either ``sharing`` (SM50), and ``priority_order``
+    matters only under ``sharing="priority"``."""
+    out = sc.to_params()
     if out["scheme"] != "selmcast":
         out["sharing"] = SSPScenario.sharing
     if out["sharing"] != "priority":
@@ -174,11 +173,12 @@ def _cache_params(params: dict) -> dict:
     return out
 
 
-@trial_keyed_by(_cache_params)
+@trial_of(SSPScenario, key=_cache_params)
 def run_trial(params: SSPScenario | dict, seed: np.random.SeedSequence) -> dict:
     """Sweep-friendly: metrics (:func:`ssp_metrics`) of one run of ``params``, an :class:`SSPScenario`
-    (used as it is) or its flat dict (built here, ``SSPScenario.of``); the sweep cache keys it on
-    :func:`_cache_params` (:class:`~simlib.papers.trial.Trial`)."""
+    (used as it is: a sweep builds each dict setting once, :class:`~simlib.papers.trial.Trial`) or, called
+    directly, its flat dict (built here, ``SSPScenario.of``); the sweep cache keys it on
+    :func:`_cache_params`."""
     return ssp_metrics(simulate(SSPScenario.of(params), seed))
 
 

@@ -164,6 +164,15 @@ def test_random_selection_matches_eq1():
     assert out["pr_empirical"] == pytest.approx(out["pr_eq1"], abs=0.03)
 
 
+def test_random_selection_settings_are_checked_by_name():
+    from simlib.papers.contract import ParamError
+
+    with pytest.raises(ParamError, match=r"p must be in \[1, n - 1 = 19\], got 20"):
+        random_selection_trial(dict(n=20, p=20), SEED)
+    with pytest.raises(ParamError, match="rounds"):
+        random_selection_trial(dict(n=20, p=3, rounds=0), SEED)
+
+
 # ------------------------------------------------------------------------------------ CLI
 def test_cli_json(capsys):
     assert main(["selmcast-bsp", "--n", "20", "--p", "0.3", "--layer", "L7", "--scheme", "optimal",

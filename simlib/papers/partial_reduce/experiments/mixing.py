@@ -16,6 +16,7 @@ from simlib.runtime.metrics import sync_metrics
 from simlib.papers.cluster_scenario import Scenario, simulate
 from simlib.papers.contract import ScenarioBase, check_items, param, param_list, param_of
 from simlib.papers.partial_reduce.spectral import expected_sync_matrix, spectral_rho
+from simlib.papers.trial import trial_of
 
 __all__ = ["trial", "schedule_rho", "SpectralNotebook"]
 
@@ -48,9 +49,11 @@ def schedule_rho(log) -> float:
     return spectral_rho(expected_sync_matrix(groups, log.n))
 
 
-def trial(params: dict, seed: np.random.SeedSequence) -> dict:
-    """Scenario parameters -> system metrics plus ``rho`` and the number of distinct groups."""
-    log = simulate(Scenario.from_params(params), seed)
+@trial_of(Scenario)
+def trial(params: Scenario | dict, seed: np.random.SeedSequence) -> dict:
+    """A :class:`~simlib.papers.cluster_scenario.Scenario` (a sweep builds each dict setting once) or its
+    flat dict -> system metrics plus ``rho`` and the number of distinct groups."""
+    log = simulate(Scenario.of(params), seed)
     out = sync_metrics(log)
     out["rho"] = schedule_rho(log)
     out["distinct_groups"] = len({tuple(sorted(s.members)) for s in log.syncs})

@@ -21,6 +21,7 @@ from simlib.core.network import FlowNetwork
 from simlib.core.topology import BigSwitch
 from simlib.core.units import MB, ms
 from simlib.papers.contract import ParamError, ScenarioBase, check_items, param, param_list, param_of
+from simlib.papers.trial import trial_of
 
 __all__ = ["RingCheck", "RingCheckNotebook", "trial"]
 
@@ -64,10 +65,12 @@ class RingCheckNotebook(ScenarioBase):
         check_items("group_sizes", self.group_sizes, lambda m: RingCheck(m=m, **fixed))
 
 
-def trial(params: dict, seed: np.random.SeedSequence) -> dict:
-    """Params: :class:`RingCheck`'s (n workers, m group size, groups k, lam, alpha_ms, model_mb).
-    Returns mean simulated time (s) and the max relative error of both Eq. (2) forms."""
-    rc = RingCheck.from_params(params)
+@trial_of(RingCheck)
+def trial(params: RingCheck | dict, seed: np.random.SeedSequence) -> dict:
+    """Params: a :class:`RingCheck` (a sweep builds each dict setting once) or its flat dict (n workers,
+    m group size, groups k, lam, alpha_ms, model_mb).  Returns mean simulated time (s) and the max
+    relative error of both Eq. (2) forms."""
+    rc = RingCheck.of(params)
     n, m, k, lam = rc.n, rc.m, rc.groups, rc.lam
     alpha, v = rc.alpha_ms * ms, rc.model_mb * MB
     rng = np.random.default_rng(seed)
