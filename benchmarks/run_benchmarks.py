@@ -4,7 +4,8 @@ Before it starts it lists every ``benchmarks/bench_*.py`` (sorted by name) with
 its estimated time and the estimated total, from the wall time each script took
 the last time it ran here (``build/bench_times.csv``, untracked, columns
 :data:`BENCH_COLUMNS`, read and written by the notebook runner's
-:mod:`simlib.pipeline.timing`; "no estimate yet" before the first run).  It then runs each script with this interpreter, the repository
+:mod:`simlib.pipeline.timing`; "no estimate yet" before the first run).  It
+then runs each script with this interpreter, the repository
 root as working directory and first on ``PYTHONPATH``, under a header
 ``[i/N] bench_x.py (est. 12s)``, records its wall time as soon as it finishes,
 and ends with a table of estimated and measured times.  The exit status is 1
