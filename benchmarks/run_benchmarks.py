@@ -3,14 +3,16 @@
 Before it starts it lists every ``benchmarks/bench_*.py`` (sorted by name) with
 its estimated time and the estimated total, from the wall time each script took
 the last time it ran here (``build/bench_times.csv``, untracked, columns
-:data:`simlib.pipeline.timing.BENCH_COLUMNS`; "no estimate yet" before the
-first run).  It then runs each script with this interpreter, the repository
+:data:`BENCH_COLUMNS`, read and written by the notebook runner's
+:mod:`simlib.pipeline.timing`; "no estimate yet" before the first run).  It
+then runs each script with this interpreter, the repository
 root as working directory and first on ``PYTHONPATH``, under a header
 ``[i/N] bench_x.py (est. 12s)``, records its wall time as soon as it finishes,
 and ends with a table of estimated and measured times.  The exit status is 1
 if any script failed (all of them run unless ``-x``).  (Not itself a
-``bench_*.py``, so it does not run itself; it lived in ``simlib/pipeline/bench.py``
-before issue 35 moved it out of the library.)
+``bench_*.py``, so it does not run itself; it lived in ``simlib/pipeline/bench.py``,
+and its layout in ``simlib.pipeline.timing``, before issue 35 moved them out of the
+library: decision S23.)
 """
 from __future__ import annotations
 
@@ -31,6 +33,8 @@ from simlib.pipeline import timing  # noqa: E402
 BENCH_DIR = ROOT / "benchmarks"
 TIMES_FILE = ROOT / "build" / "bench_times.csv"
 BENCH_GLOB = "bench_*.py"
+#: The times file's layout: script file name, wall seconds, whether it exited 0.
+BENCH_COLUMNS = ("script", "wall_s", "ok")
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,7 @@ def run_benchmarks(scripts: list[Path], *, times_file: Path | str = TIMES_FILE, 
     """
     root, times_file = Path(root).resolve(), Path(times_file)
     try:
-        recorded, unreadable = timing.read_times(times_file, timing.BENCH_COLUMNS), ""
+        recorded, unreadable = timing.read_times(times_file, BENCH_COLUMNS), ""
     except ValueError as exc:
         recorded, unreadable = {}, str(exc)
     if unreadable:
@@ -105,7 +109,7 @@ def run_benchmarks(scripts: list[Path], *, times_file: Path | str = TIMES_FILE, 
         if not res.ok:
             echo(f"[{i}/{len(scripts)}] {script.name} FAILED (exit status {code})")
         try:
-            timing.update_times(times_file, [timing.Timing(res.script, res.wall_s, res.ok)], timing.BENCH_COLUMNS)
+            timing.update_times(times_file, [timing.Timing(res.script, res.wall_s, res.ok)], BENCH_COLUMNS)
         except OSError as exc:
             print(f"bench: could not record the time of {script.name}: {exc}", file=sys.stderr)
         if fail_fast and not res.ok:
@@ -160,7 +164,7 @@ def main(argv=None) -> int:
         return 1 if args.only else 0
     if args.list:
         try:
-            recorded = timing.read_times(args.times_file, timing.BENCH_COLUMNS)
+            recorded = timing.read_times(args.times_file, BENCH_COLUMNS)
         except ValueError as exc:
             print(f"ignoring the recorded times: {exc}")
             recorded = {}

@@ -49,11 +49,16 @@ def test_plan_lists_the_scripts_with_their_estimates(bench_dir, tmp_path):
                                  "  bench_a.py  -", "  bench_b.py  -"]
     times = tmp_path / "t.csv"
     times.write_text("script,wall_s,ok\nbench_a.py,75.0,True\nbench_gone.py,9.0,True\n")
-    est, text = bench.plan(scripts, timing.read_times(times, timing.BENCH_COLUMNS), "t.csv")
+    est, text = bench.plan(scripts, timing.read_times(times, bench.BENCH_COLUMNS), "t.csv")
     assert est.total_s == 75.0
     assert text.splitlines() == [
         "2 benchmark scripts, estimated 1m15s (recorded times in t.csv); no estimate for 1 of 2 benchmark "
         "scripts (new: bench_b.py):", "  bench_a.py  est. 1m15s", "  bench_b.py  -"]
+
+
+def test_the_times_file_keeps_script_wall_time_and_status():
+    assert timing.format_times([timing.Timing("bench_x.py", 3.25, True)], bench.BENCH_COLUMNS) == (
+        "script,wall_s,ok\nbench_x.py,3.2,True\n")
 
 
 def test_run_records_times_and_prints_a_summary(bench_dir, tmp_path, capfd):
@@ -68,7 +73,7 @@ def test_run_records_times_and_prints_a_summary(bench_dir, tmp_path, capfd):
     assert summary[1].split()[0] == "bench_a.py" and summary[2].split()[-1] == "FAILED"
     assert summary[3].startswith("total (estimate for 0 of 2)")
     assert "1 of 2 script(s) failed: bench_b.py" in err
-    recorded = timing.read_times(times, timing.BENCH_COLUMNS)
+    recorded = timing.read_times(times, bench.BENCH_COLUMNS)
     assert [(r.name, r.ok) for r in recorded.values()] == [("bench_a.py", True), ("bench_b.py", False)]
     assert all(0 <= r.wall_s < 60 for r in recorded.values())
     # the next run is estimated from the recorded time of bench_a (bench_b failed: no estimate)
@@ -86,7 +91,7 @@ def test_fail_fast_and_list_run_nothing_more(bench_dir, tmp_path, capfd):
     times = tmp_path / "t.csv"
     assert bench.main(["--bench-dir", str(bench_dir), "--times-file", str(times), "-x"]) == 1
     assert "A ran" not in capfd.readouterr().out
-    assert list(timing.read_times(times, timing.BENCH_COLUMNS)) == ["bench_0_fails.py"]
+    assert list(timing.read_times(times, bench.BENCH_COLUMNS)) == ["bench_0_fails.py"]
     assert bench.main(["--bench-dir", str(bench_dir), "--times-file", str(times), "--list"]) == 0
     out = capfd.readouterr().out
     assert "A ran" not in out and out.startswith("3 benchmark scripts (recorded times in")

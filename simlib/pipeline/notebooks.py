@@ -12,7 +12,8 @@ For each notebook the runner
    first on the kernel's ``PYTHONPATH`` (see ``_kernel_for_root``);
 3. tells the notebook's :class:`~simlib.pipeline.run.Run` which notebook runs and where it
    writes, as one papermill parameter ``simlib_run`` (``notebook``, ``publish``, ``out_dir``,
-   ``progress_file``; decision S21):
+   ``progress_file``, and ``passed``: the names of the ``-p`` parameters, which the quick profile
+   keeps whatever their value; decisions S21, S22):
 
    * **publishing run** -- ``profile`` full and no ``-p`` parameters
      (``--workers`` changes no result): figures go to ``figures/``, CSVs and
@@ -550,9 +551,11 @@ def run_notebook(
     progress_file.parent.mkdir(parents=True, exist_ok=True)
     progress_file.unlink(missing_ok=True)
     logging.getLogger("papermill").addFilter(_PAPERMILL_FILTER)    # idempotent
-    # what the notebook's Run needs from the runner, as one papermill parameter (decision S21)
+    # what the notebook's Run needs from the runner, as one papermill parameter (decision S21); "passed"
+    # names the user's parameters, so one equal to the full default still counts as passed (S22)
     facts = {"notebook": source.stem, "publish": publish, "out_dir": None if publish else str(out_dir),
-             "progress_file": str(progress_file.resolve())}
+             "progress_file": str(progress_file.resolve()),
+             "passed": [] if publish else sorted(k for k in parameters if k not in ("profile", "workers"))}
     start, cpu_start = time.perf_counter(), _cpu_seconds()
 
     def result(ok: bool, error: str = "") -> NotebookResult:

@@ -16,11 +16,13 @@ whether the run publishes, the run folder and the progress file -- as one paperm
 parameter, ``simlib_run`` (decision S21); without it (JupyterLab, papermill by hand) the
 run does not publish and writes to ``build/runs/<notebook>/<parameter hash>/``.
 
-**Passed parameters** (decision S22): a parameter counts as passed when its value differs
-from the spec's full-profile default (which the parameters cell repeats: a test keeps them
-equal), compared after the spec's own conversion, so ``"[10, 20]"`` equals ``[10, 20]``
-and a NaN equals a NaN.  Only passed parameters escape the quick profile's values and name the
-run folder; the ledger's ``parameters`` column holds them and the profile.
+**Passed parameters** (decision S22): under the notebook runner, the names it lists in
+``simlib_run["passed"]`` (the user's ``-p`` parameters, whatever their value) and the common
+parameters that differ from their defaults.  Without the runner a parameter counts as passed
+when its value differs from the spec's full-profile default (which the parameters cell repeats:
+a test keeps them equal), compared after the spec's own conversion, so ``"[10, 20]"`` equals
+``[10, 20]`` and a NaN equals a NaN.  Only passed parameters escape the quick profile's values
+and name the run folder; the ledger's ``parameters`` column holds them and the profile.
 """
 from __future__ import annotations
 
@@ -34,8 +36,8 @@ from simlib.core.validate import check_choice, check_int
 from simlib.papers.contract import MISSING, ParamError, check_param, defaults, specs
 from simlib.pipeline import paths
 
-__all__ = ["PROFILES", "COMMON", "COMMON_DEFAULTS", "RUNNER_PARAMETER", "Run", "start", "passed_parameters",
-           "check_notebook_common"]
+__all__ = ["PROFILES", "COMMON", "COMMON_DEFAULTS", "RUNNER_PARAMETER", "RUNNER_KEYS", "Run", "start",
+           "passed_parameters", "check_notebook_common"]
 
 #: Fidelity profiles: "full" (paper fidelity) or "quick" (smoke-size runs for tests).
 PROFILES = ("full", "quick")
@@ -44,8 +46,11 @@ PROFILES = ("full", "quick")
 COMMON_DEFAULTS = {"profile": "full", "workers": None, "seed": 0}
 COMMON = tuple(COMMON_DEFAULTS)
 #: The papermill parameter through which the notebook runner passes its facts about the run
-#: (``notebook``, ``publish``, ``out_dir``, ``progress_file``); never part of a parameters cell.
+#: (:data:`RUNNER_KEYS`); never part of a parameters cell.
 RUNNER_PARAMETER = "simlib_run"
+#: The keys of ``simlib_run``: the notebook's file stem, whether the run publishes, its run folder,
+#: its progress file and the names of the parameters the user passed (``-p``; decision S22).
+RUNNER_KEYS = ("notebook", "publish", "out_dir", "progress_file", "passed")
 
 
 @dataclass(frozen=True)
@@ -54,9 +59,10 @@ class Run:
     ``workers``, ``passed`` parameters, ``values`` used) and where it writes (``folders``).
 
     ``values`` are the checked values of :data:`COMMON` and every field of the spec, after the
-    quick profile (lists as lists); ``passed`` the ones that differ from the full-profile
-    defaults (:func:`passed_parameters`); both read-only mappings.  ``trials`` is the spec's ``trials`` (1 if it has
-    none): the default of :meth:`sweep` and the ledger's ``trials`` column.
+    quick profile (lists as lists); ``passed`` the ones passed to the run (:func:`passed_parameters`:
+    the runner's ``-p`` names, else those that differ from the full-profile defaults); both
+    read-only mappings.  ``trials`` is the spec's ``trials`` (1 if it has none): the default of
+    :meth:`sweep` and the ledger's ``trials`` column.
     """
 
     notebook: str
@@ -156,18 +162,28 @@ def _same(a, b) -> bool:
     return a == b
 
 
-def passed_parameters(spec_cls, namespace: Mapping) -> dict:
-    """The parameters whose value in ``namespace`` differs from the full-profile default
-    (:data:`COMMON_DEFAULTS` and the spec's declared defaults), as given in ``namespace``.
+def passed_parameters(spec_cls, namespace: Mapping, named=None) -> dict:
+    """The parameters passed to the run, as given in ``namespace``.
 
-    A declared value is compared after :func:`~simlib.papers.contract.check_param`'s conversion
-    (``"[10, 20]"`` and ``[10, 20]`` are the same list, ``5`` and ``5.0`` the same real); a value
-    the check refuses counts as passed (the spec then rejects it by name).  NaN equals NaN.
+    ``named`` (the runner's ``simlib_run["passed"]``: the names the user passed with ``-p``) are
+    passed whatever their value -- one equal to the full-profile default too --, and so is a
+    parameter of :data:`COMMON_DEFAULTS` that differs from its default (``profile`` and
+    ``workers`` come from the runner's own options).  Without ``named`` (JupyterLab, papermill
+    by hand) a parameter is passed when its value differs from the full-profile default
+    (:data:`COMMON_DEFAULTS` and the spec's declared defaults): a declared value is compared
+    after :func:`~simlib.papers.contract.check_param`'s conversion (``"[10, 20]"`` and
+    ``[10, 20]`` are the same list, ``5`` and ``5.0`` the same real); a value the check refuses
+    counts as passed (the spec then rejects it by name).  NaN equals NaN.
     """
     out = {}
     for name, default in COMMON_DEFAULTS.items():
         if name in namespace and not _same(namespace[name], default):
             out[name] = namespace[name]
+    if named is not None:
+        unset = [name for name in named if name not in namespace]
+        if unset:
+            raise ValueError(f"{RUNNER_PARAMETER}['passed'] names {unset}, which the notebook does not assign")
+        return {**out, **{name: namespace[name] for name in named}}
     full = defaults(spec_cls)
     for name, spec in specs(spec_cls).items():
         if name not in namespace:
@@ -198,9 +214,14 @@ def _runner_facts(namespace: Mapping) -> dict:
     facts = namespace.get(RUNNER_PARAMETER) or {}
     if not isinstance(facts, Mapping):
         raise ValueError(f"{RUNNER_PARAMETER} must be a dict (set by the notebook runner), got {facts!r}")
-    unknown = sorted(set(facts) - {"notebook", "publish", "out_dir", "progress_file"})
+    unknown = sorted(set(facts) - set(RUNNER_KEYS))
     if unknown:
-        raise ValueError(f"{RUNNER_PARAMETER} has unknown key(s) {unknown}")
+        raise ValueError(f"{RUNNER_PARAMETER} has unknown key(s) {unknown} (allowed: {list(RUNNER_KEYS)})")
+    named = facts.get("passed")
+    if named is not None and (not isinstance(named, (list, tuple))
+                              or not all(isinstance(name, str) and name.isidentifier() for name in named)):
+        raise ValueError(f"{RUNNER_PARAMETER}['passed'] must be a list of parameter names (the ones the user "
+                         f"passed with -p), got {named!r}")
     return dict(facts)
 
 
@@ -211,7 +232,8 @@ def start(spec_cls, namespace: dict, *, notebook: str, update: bool = True) -> R
     injected one): it must assign every field of ``spec_cls``.  ``notebook`` is the notebook's
     file stem (the runner's ``simlib_run["notebook"]``, the file actually executed, wins).  In
     the quick profile a field declared with a ``quick`` value gets it unless it was passed
-    (:func:`passed_parameters`).  List parameters may be YAML/JSON text (``papermill -p
+    (:func:`passed_parameters`: the runner's ``simlib_run["passed"]`` names, else the values
+    that differ from the full-profile defaults).  List parameters may be YAML/JSON text (``papermill -p
     p_values "[10, 20]"``).  A value outside its range is a ``ValueError`` naming it; the
     spec's ``check()`` adds the cross-field rules.  With ``update`` the resolved values are
     written back into ``namespace``, so later cells keep reading plain names.
@@ -223,7 +245,8 @@ def start(spec_cls, namespace: dict, *, notebook: str, update: bool = True) -> R
     missing = [name for name in declared if name not in namespace]
     if missing:
         raise ValueError(f"the parameters cell must assign {missing} (declared by {spec_cls.__name__})")
-    passed = passed_parameters(spec_cls, namespace)
+    facts = _runner_facts(namespace)
+    passed = passed_parameters(spec_cls, namespace, facts.get("passed"))
     quick = profile == "quick"
     spec = spec_cls(**{name: s.quick if quick and s.quick is not MISSING and name not in passed else namespace[name]
                        for name, s in declared.items()})
@@ -231,7 +254,6 @@ def start(spec_cls, namespace: dict, *, notebook: str, update: bool = True) -> R
     profile, workers, seed, trials = check_notebook_common(profile, namespace.get("workers"),
                                                            namespace.get("seed", 0), out.get("trials", 1))
     values = {"profile": profile, "workers": workers, "seed": seed, **out}
-    facts = _runner_facts(namespace)
     notebook = facts.get("notebook") or notebook
     if facts.get("publish"):
         folders = paths.RunContext(True, paths.REPO_ROOT, notebook)

@@ -1,15 +1,16 @@
-"""Recorded run times of notebooks and benchmark scripts, and the estimates made from them.
+"""The notebook runner's recorded run times and the estimates it prints from them (decision S23).
 
-A *times file* is a small CSV with one row per name (a notebook's file stem or
-a benchmark script's file name), sorted by name, written atomically under a
-directory lock.  Times are in seconds, rounded to 0.1 s, so a re-run changes
-only the rows whose time moved by more than the rounding:
-
-* notebooks -- :data:`NOTEBOOK_COLUMNS` ``notebook, profile, wall_s, cpu_s, ok``
-  (``cpu_s``: CPU seconds of the runner and every child process it waited for,
-  the kernel and its sweep workers included; empty where the platform does not
-  report children's CPU time);
-* benchmarks -- :data:`BENCH_COLUMNS` ``script, wall_s, ok``.
+A *times file* is a small CSV with one row per name (a notebook's file stem),
+sorted by name, written atomically under a directory lock.  Times are in
+seconds, rounded to 0.1 s, so a re-run changes only the rows whose time moved
+by more than the rounding.  The runner's layout is :data:`NOTEBOOK_COLUMNS`
+``notebook, profile, wall_s, cpu_s, ok`` (``cpu_s``: CPU seconds of the runner
+and every child process it waited for, the kernel and its sweep workers
+included; empty where the platform does not report children's CPU time); the
+committed ``data/results/notebook_times.csv`` is one (decision S13).  Another
+layout -- a name column, then some of ``profile, wall_s, cpu_s, ok`` -- can be
+passed as ``columns`` (``make bench`` keeps its scripts' times that way; its
+layout lives in ``benchmarks/run_benchmarks.py``).
 
 The estimate of a run is the sum of the last recorded wall times of its
 members (:func:`estimate`); a member without a recorded time, or whose last
@@ -26,12 +27,12 @@ from typing import Callable, Iterable
 
 from simlib.pipeline.atomic import atomic_write_bytes, locked_directory
 
-__all__ = ["NOTEBOOK_COLUMNS", "BENCH_COLUMNS", "Timing", "Estimate", "format_duration", "read_times",
+__all__ = ["NOTEBOOK_COLUMNS", "Timing", "Estimate", "format_duration", "read_times",
            "format_times", "update_times", "estimate", "timing_table"]
 
+#: The notebook runner's times-file layout: the name column, then the :class:`Timing` fields kept.
 NOTEBOOK_COLUMNS = ("notebook", "profile", "wall_s", "cpu_s", "ok")
-BENCH_COLUMNS = ("script", "wall_s", "ok")
-_KNOWN_COLUMNS = (NOTEBOOK_COLUMNS, BENCH_COLUMNS)
+_FIELDS = ("profile", "wall_s", "cpu_s", "ok")
 #: Names listed in an estimate line before "... (+N more)".
 _MAX_LISTED = 6
 
@@ -73,9 +74,15 @@ class Timing:
 
 
 def _check_columns(columns) -> tuple:
+    """``columns`` as a tuple if it is a times-file layout: a name column (an identifier other than
+    the fields), then some of :data:`_FIELDS` in that order, ``wall_s`` and ``ok`` among them."""
     columns = tuple(columns)
-    if columns not in _KNOWN_COLUMNS:
-        raise ValueError(f"columns must be one of {[list(c) for c in _KNOWN_COLUMNS]}, got {list(columns)}")
+    rest = columns[1:]
+    if (not columns or not isinstance(columns[0], str) or not columns[0].isidentifier() or columns[0] in _FIELDS
+            or not set(rest) <= set(_FIELDS) or list(rest) != [f for f in _FIELDS if f in rest]
+            or not {"wall_s", "ok"} <= set(rest)):
+        raise ValueError(f"columns must be a name column followed by some of {list(_FIELDS)} in that order, "
+                         f"wall_s and ok included (e.g. {list(NOTEBOOK_COLUMNS)}), got {list(columns)}")
     return columns
 
 

@@ -144,6 +144,7 @@ def staleness_trial(params, seed) -> dict:
 
 def staleness_summary(df: pd.DataFrame) -> pd.DataFrame:
     """Per ``(hl, arm)`` of :func:`staleness_trial` rows (plus ``hl``, ``arm``, ``trial``): ``trials``,
+    how many of them reached the target as logged and fresh (``stale_reached``, ``fresh_reached``),
     the median time to the target as logged and fresh (``stale_time_s``, ``fresh_time_s``; NaN when
     runs that never reached it decide the median), the paired fresh/stale ratio of the time
     (``time_ratio``, a number or NaN; bounds ``time_ratio_lo`` / ``_hi``, a run that never reached the
@@ -159,7 +160,8 @@ def staleness_summary(df: pd.DataFrame) -> pd.DataFrame:
         s_lo, s_hi = ratio_bounds(g["fresh_steps"].astype(float), g["fresh_steps"].astype(float).fillna(0.0),
                                   g["stale_steps"].astype(float), g["stale_steps"].astype(float).fillna(0.0))
         (tm_lo, tm_hi), (sm_lo, sm_hi) = bounded_stat(t_lo, t_hi), bounded_stat(s_lo, s_hi)
-        rows.append(dict(hl=hl, arm=arm, trials=len(g), stale_time_s=_med(g["stale_time_s"]),
+        rows.append(dict(hl=hl, arm=arm, trials=len(g), stale_reached=int(g["stale_time_s"].notna().sum()),
+                         fresh_reached=int(g["fresh_time_s"].notna().sum()), stale_time_s=_med(g["stale_time_s"]),
                          fresh_time_s=_med(g["fresh_time_s"]),
                          time_ratio=tm_lo if tm_lo == tm_hi else math.nan, time_ratio_lo=tm_lo, time_ratio_hi=tm_hi,
                          time_ratio_min=float(np.min(t_lo)), time_ratio_max=float(np.max(t_hi)),
@@ -242,8 +244,10 @@ def _parts(steps: pd.DataFrame, stale: pd.DataFrame | None, dyn: pd.DataFrame | 
     if stale is not None and len(stale):
         out["fresh"] = ("the same schedules replayed with fresh gradients (staleness 0) reach it in "
                         + "; ".join(f"{row.arm} HL={row.hl:g} {fmt_bound(row.time_ratio_lo, row.time_ratio_hi)} "
-                                    f"the time (mean staleness {row.staleness_mean:.1f} updates, largest accuracy "
-                                    f"gap {row.curve_gap:.3f})" for row in stale.itertuples(index=False)))
+                                    f"the time (reached {row.stale_reached} of {row.trials} as logged, "
+                                    f"{row.fresh_reached} of {row.trials} fresh; mean staleness "
+                                    f"{row.staleness_mean:.1f} updates, largest accuracy gap {row.curve_gap:.3f})"
+                                    for row in stale.itertuples(index=False)))
     if dyn is not None and len(dyn):
         out["dynamic"] = ("DYN/CON updates to the target, paired medians: "
                           + "; ".join(f"P={row.P:g} HL={row.hl:g} {fmt_bound(row.median_lo, row.median_hi)} "

@@ -42,7 +42,7 @@ def run_parameters(stem: str, monkeypatch, **passed) -> dict:
     # the issue's report: asking for n = 30, p = 25 in the quick profile ran n = 12, p = 10
     ("30_fmreduce_fig2", dict(profile="quick", n=30, p=25), dict(n=30, p=25, trials=2, duration_s=30.0)),
     ("30_fmreduce_fig2", dict(profile="quick", n=50, p=25, trials=4), dict(n=50, p=25, trials=4, trace_trials=1)),
-    # a value equal to the full profile's default is not "passed" (decision S22): quick replaces it
+    # without the runner, a value equal to the full default is not "passed" (decision S22): quick replaces it
     ("30_fmreduce_fig2", dict(profile="quick", n=60, trials=4), dict(n=12, trials=4)),
     # papermill -p p_values "[10, 20]" passes the text
     ("30_fmreduce_fig2", dict(profile="quick", p_values="[4, 10]"), dict(p_values=[4, 10], n=12)),
@@ -78,6 +78,16 @@ def run_parameters(stem: str, monkeypatch, **passed) -> dict:
 def test_quick_profile_keeps_user_parameters_and_lists_come_as_text(stem, passed, expected, monkeypatch):
     ns = run_parameters(stem, monkeypatch, **passed)
     assert {k: ns[k] for k in expected} == expected
+
+
+def test_under_the_runner_a_passed_full_default_escapes_the_quick_profile(monkeypatch):
+    """`--profile quick -p n 60` (60 = notebook 30's full default): the runner names n in simlib_run, so the
+    quick profile keeps 60 and the ledger records it; the unnamed p_values still get their quick values (S22)."""
+    facts = {"notebook": "30_fmreduce_fig2", "publish": False, "passed": ["n"]}
+    ns = run_parameters("30_fmreduce_fig2", monkeypatch, profile="quick", n=60, simlib_run=facts)
+    quick = run_parameters("30_fmreduce_fig2", monkeypatch, profile="quick", n=60)    # without the runner
+    assert (ns["n"], quick["n"]) == (60, 12) and ns["p_values"] == quick["p_values"] != [10, 20, 30, 40, 50, 60]
+    assert ns["run"].ledger_parameters() == {"profile": "quick", "n": 60}
 
 
 def test_a_p_sweep_value_above_n_names_the_list_item(monkeypatch):

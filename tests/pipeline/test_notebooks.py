@@ -502,12 +502,16 @@ def test_custom_parameters_go_to_a_run_folder(sandbox, tmp_path):
 
 
 def test_quick_profile_keeps_parameters_the_user_passed(sandbox, tmp_path):
+    """`--profile quick -p values "[2, 3]" -p trials 3`: both kept, trials although 3 is its full
+    default (the runner names the passed parameters, decision S22)."""
     source = write_probe(sandbox)
-    [res] = run_notebooks.run_notebooks([source], profile="quick", extra={"values": [2, 3]}, root=sandbox,
-                                        build_dir=tmp_path / "b", echo=None)
+    [res] = run_notebooks.run_notebooks([source], profile="quick", extra={"values": [2, 3], "trials": 3},
+                                        root=sandbox, build_dir=tmp_path / "b", echo=None)
     assert res.ok, res.error
     assert pd.read_csv(res.out_dir / "results" / "probe.csv")["v"].tolist() == [2, 3]  # not [7]
-    assert load_ledger(res.out_dir / "results" / "claims.csv").iloc[0]["trials"] == "1"
+    row = load_ledger(res.out_dir / "results" / "claims.csv").iloc[0]
+    assert row["trials"] == "3"                                                      # not the quick 1
+    assert json.loads(row["parameters"]) == {"profile": "quick", "values": [2, 3], "trials": 3}
 
 
 @pytest.mark.parametrize("value, message", [

@@ -1,6 +1,6 @@
-"""simlib.start and the Run: passed parameters by comparison with the full profile's defaults
-(decision S22), the runner's facts as one papermill parameter (S21), and the run's own sweep,
-figures and ledger rows carrying its provenance."""
+"""simlib.start and the Run: passed parameters named by the runner, else by comparison with the
+full profile's defaults (decision S22), the runner's facts as one papermill parameter (S21), and
+the run's own sweep, figures and ledger rows carrying its provenance."""
 from __future__ import annotations
 
 import json
@@ -54,11 +54,46 @@ def test_quick_profile_replaces_only_what_was_not_passed():
     assert ns["cap_s"] == 5.0 and ns["xs"] == [7]                      # the cells read plain names
     run = simlib.start(Probe, cell(profile="quick", n=4, xs="[3, 4]"), notebook="05_probe")
     assert (run.values["n"], run.values["xs"], run.values["cap_s"]) == (4, [3, 4], 5.0)
-    # the full default passed explicitly is not "passed": the quick profile's value wins (S22)
+    # without the runner, the full default given explicitly is not "passed": the quick value wins (S22)
     run = simlib.start(Probe, cell(profile="quick", n=10, cap_s=float("inf")), notebook="05_probe")
     assert (run.values["n"], run.values["cap_s"]) == (2, 5.0)
     with pytest.raises(ValueError, match=r"cap_s must be .*got nan"):
         simlib.start(Probe, cell(profile="quick", cap_s=float("nan")), notebook="05_probe")
+
+
+def test_the_runners_passed_names_count_whatever_their_value():
+    """`--profile quick -p n 10 -p cap_s inf` (both the full defaults): the runner names them in
+    simlib_run["passed"], so the quick profile keeps them, they name the run folder and fill the
+    ledger's parameters column; without simlib_run the comparison with the defaults holds (S22)."""
+    ns = cell(profile="quick", n=10, cap_s=float("inf"))
+    old_rule = simlib.start(Probe, dict(ns), notebook="05_probe")
+    assert (old_rule.values["n"], old_rule.values["cap_s"], dict(old_rule.passed)) == (2, 5.0, {"profile": "quick"})
+    facts = {"notebook": "05_probe", "publish": False, "passed": ["cap_s", "n"]}
+    run = simlib.start(Probe, {**ns, RUNNER_PARAMETER: facts}, notebook="05_probe")
+    assert (run.values["n"], run.values["cap_s"], run.values["xs"], run.trials) == (10, math.inf, [7], 1)
+    assert run.passed == {"profile": "quick", "n": 10, "cap_s": math.inf}
+    assert run.ledger_parameters() == {"profile": "quick", "n": 10, "cap_s": "inf"}
+    assert run.folders.out_dir == paths.RUNS / "05_probe" / paths.parameter_hash({"profile": "quick", "n": 10,
+                                                                                  "cap_s": math.inf})
+    assert run.folders.out_dir != old_rule.folders.out_dir
+    # the names are the runner's word: a value other than the default that it does not name is not passed
+    run = simlib.start(Probe, cell(profile="quick", n=4, **{RUNNER_PARAMETER: {**facts, "passed": []}}),
+                       notebook="05_probe")
+    assert run.values["n"] == 2 and run.passed == {"profile": "quick"}
+    # a publishing run passes nothing: its rows read {"profile": "full"} as before
+    run = simlib.start(Probe, cell(workers=2, **{RUNNER_PARAMETER: {"notebook": "05_probe", "publish": True,
+                                                                    "passed": []}}), notebook="05_probe")
+    assert run.passed == {"workers": 2} and run.ledger_parameters() == {"profile": "full"}
+
+
+@pytest.mark.parametrize("named, match", [
+    ("n", r"simlib_run\['passed'\] must be a list of parameter names .*got 'n'"),
+    ([1], r"simlib_run\['passed'\] must be a list of parameter names .*got \[1\]"),
+    (["n", "bogus"], r"simlib_run\['passed'\] names \['bogus'\], which the notebook does not assign"),
+])
+def test_the_runners_passed_names_are_checked(named, match):
+    with pytest.raises(ValueError, match=match):
+        simlib.start(Probe, cell(**{RUNNER_PARAMETER: {"notebook": "05_probe", "passed": named}}), notebook="05_probe")
 
 
 def test_folders_come_from_the_runners_facts_else_from_the_passed_parameters(tmp_path):
@@ -71,7 +106,7 @@ def test_folders_come_from_the_runners_facts_else_from_the_passed_parameters(tmp
     run = simlib.start(Probe, cell(**{RUNNER_PARAMETER: {"notebook": "05_probe", "publish": True}}),
                        notebook="05_probe")
     assert run.publish and run.ledger == paths.COMMITTED_LEDGER and run.folders.figures == paths.COMMITTED_FIGURES
-    with pytest.raises(ValueError, match=r"simlib_run has unknown key\(s\) \['bogus'\]"):
+    with pytest.raises(ValueError, match=r"simlib_run has unknown key\(s\) \['bogus'\] \(allowed: \['notebook', "):
         simlib.start(Probe, cell(**{RUNNER_PARAMETER: {"bogus": 1}}), notebook="05_probe")
     with pytest.raises(ValueError, match="notebook must be a non-empty str"):
         simlib.start(Probe, cell(), notebook="")

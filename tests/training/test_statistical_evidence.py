@@ -63,6 +63,7 @@ def test_staleness_summary_censors_a_run_that_never_reached_the_target():
     s = se.staleness_summary(pd.DataFrame(rows)).iloc[0]
     assert math.isnan(s["time_ratio"]) and s["time_ratio_lo"] == pytest.approx(2.0) and math.isinf(s["time_ratio_hi"])
     assert math.isnan(s["steps_ratio"]) and math.isnan(s["fresh_time_s"])
+    assert (s["trials"], s["stale_reached"], s["fresh_reached"]) == (3, 3, 1)
 
 
 def test_staleness_trial_stale_replay_is_notebook_22s_run_and_bsp_has_nothing_stale():
@@ -119,16 +120,19 @@ def test_evidence_texts_and_observations_carry_the_measurements():
     df = frame({"AR": [1000.0] * 3, "ER": [1100.0] * 3, "CON3": [900.0] * 3, "DYN3": [900.0] * 3},
                updates={"CON3": [100.0] * 3, "DYN3": [95.0] * 3})
     steps, dyn = se.steps_to_target(df), se.dynamic_vs_constant(df)
-    stale = pd.DataFrame([dict(hl=1, arm="ER", time_ratio_lo=1.02, time_ratio_hi=1.02, staleness_mean=1.5,
-                               curve_gap=0.031)])
+    stale = pd.DataFrame([dict(hl=1, arm="ER", trials=3, stale_reached=3, fresh_reached=2, time_ratio_lo=1.02,
+                               time_ratio_hi=1.02, staleness_mean=1.5, curve_gap=0.031)])
     txt = se.evidence_texts(steps, stale, dyn)
     assert "ER reached in 3 of 3 runs with 1.10× all reduce's local steps" in txt["eager"]
-    assert "ER HL=1 1.02× the time (mean staleness 1.5 updates, largest accuracy gap 0.031)" in txt["eager"]
+    assert ("ER HL=1 1.02× the time (reached 3 of 3 as logged, 2 of 3 fresh; mean staleness 1.5 updates, "
+            "largest accuracy gap 0.031)") in txt["eager"]
     assert "0.90–1.10× over 6 system × HL cells" in txt["staleness"]
     assert "P=3 HL=1 0.95× (DYN fewer in 3 of 3)" in txt["dynamic"]
     obs = se.observations(steps, stale, dyn, setting="profile", target=0.45)
     assert [o.kind for o in obs] == ["observation"] * 3 and {o.setting for o in obs} == {"profile"}
     assert "to 45%" in obs[0].claim and "HL=1: AR 1000, CON3 900, DYN3 900, ER 1100" in obs[0].our_value
+    assert obs[1].claim == "statistical efficiency: stale vs fresh gradients to 45%"
+    assert "ER HL=1 1.02× the time (reached 3 of 3 as logged, 2 of 3 fresh;" in obs[1].our_value
     assert len(se.observations(steps)) == 1                           # without the optional measurements
 
 
