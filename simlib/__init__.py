@@ -13,8 +13,8 @@ script pays only for the parts it touches.
 
 Each paper's scenario (a frozen dataclass: every parameter declared once with
 its default, range and unit; ``Scenario.describe()`` lists them) and its trial
-function ``trial(params: dict, seed) -> dict`` (one run, flat metrics, times in
-seconds):
+function ``trial(params: scenario | dict, seed) -> dict`` (one run, flat metrics, times in
+seconds; it names its scenario class, ``@trial_of``, so a sweep builds each dict setting once):
 
 * 000 selective reduce / 002 partial reduce -- :class:`Scenario`,
   :func:`simulate` (-> schedule log), :func:`run_trial` (-> ``avg_sync_time_s``,
@@ -27,7 +27,8 @@ seconds):
 
 Sweeps: :func:`expand_grid` (a grid of settings), :func:`run_sweep` (settings x
 trials -> a tidy DataFrame; serial, processes or Dask, chosen by an :class:`Executor`;
-optional per-trial cache), :func:`run_scenarios` (a grid of :class:`Scenario` runs, cached in the
+optional per-trial cache; a trial of your own declared ``@trial_of(YourScenario)`` gets each dict
+setting built once, before anything runs), :func:`run_scenarios` (a grid of :class:`Scenario` runs, cached in the
 user's cache and written as CSV to a run folder, see :mod:`simlib.core.paths`).
 The claims ledger: :func:`load_ledger`, :func:`summarize_ledger`.
 A notebook's run: ``run = simlib.start(Spec, globals(), notebook="30_fmreduce_fig2")`` checks
@@ -62,6 +63,7 @@ _EXPORTS = {
     "run_sweep": ("simlib.pipeline.sweep", "run_sweep"),
     "Executor": ("simlib.pipeline.sweep", "Executor"),
     "run_scenarios": ("simlib.pipeline.runs", "run_scenarios"),
+    "trial_of": ("simlib.papers.trial", "trial_of"),
     # a notebook's run: parameters checked once, folders, sweeps, figures and ledger rows
     "start": ("simlib.pipeline.run", "start"),
     "Run": ("simlib.pipeline.run", "Run"),
