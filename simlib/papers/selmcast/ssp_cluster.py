@@ -370,8 +370,8 @@ class SSPCluster:
         cn = K.counters()
 
         def more_uniforms():                           # Orpheus: n uniforms a call, in stream order
-            if cn.need_u[0] > orph["u"].size:
-                orph["u"] = np.concatenate([orph["u"], self.orpheus_rng.random(max(orph["u"].size, cn.need_u[0]))])
+            if cn.ints[K.NEED_U] > orph["u"].size:
+                orph["u"] = np.concatenate([orph["u"], self.orpheus_rng.random(max(orph["u"].size, cn.ints[K.NEED_U]))])
 
         def step() -> int:                             # the arrays as they are now (growing replaces them)
             nonlocal wk
@@ -380,9 +380,10 @@ class SSPCluster:
 
         for w in range(n):
             K.start_compute(w, 0.0, wk)
-        drive(step, draws=draws, columns=[(mc, lambda: cn.need_mc[0], 1024), (rec, lambda: cn.need_recv[0], 1024),
-                                          (drop, lambda: cn.need_drop[0], 1024)],
-              on_space=more_uniforms, stalled=lambda: f"the SSP simulation stopped advancing at t = {cn.t_last[0]!r} s")
+        ci = cn.ints                                   # the integer counters (ssp_kernel's slot names)
+        drive(step, draws=draws, columns=[(mc, lambda: ci[K.NEED_MC], 1024), (rec, lambda: ci[K.NEED_RECV], 1024),
+                                          (drop, lambda: ci[K.NEED_DROP], 1024)], on_space=more_uniforms,
+              stalled=lambda: f"the SSP simulation stopped advancing at t = {cn.floats[K.T_LAST]!r} s")
         return self._compiled_log(duration, wk, cn, mc, rec, drop)
 
     def _compiled_log(self, duration: float, wk, cn, mc: dict, rec: dict, drop: dict) -> SSPLog:
@@ -390,7 +391,7 @@ class SSPCluster:
         for w in range(self.n):
             s = wk.cstart[w, :wk.used[w]]
             log.compute[w] = list(zip(s.tolist(), (s + wk.draws[w, :wk.used[w]]).tolist()))
-        nmc, nrecv, ndrop = int(cn.nmc[0]), int(cn.nrecv[0]), int(cn.ndrop[0])
+        nmc, nrecv, ndrop = int(cn.ints[K.NMC]), int(cn.ints[K.NRECV]), int(cn.ints[K.NDROP])
         log.table = MulticastTable(
             sender=mc["sender"][:nmc].copy(), round=mc["round"][:nmc].copy(), start=mc["start"][:nmc].copy(),
             sender_iter=mc["iter"][:nmc].copy(), finish=mc["finish"][:nmc].copy(), r0=mc["r0"][:nmc].copy(),
@@ -401,8 +402,8 @@ class SSPCluster:
         for w in np.flatnonzero(wk.state == BLOCKED):
             blocked[w] += duration - wk.blocked_since[w]
         log.blocked = blocked
-        log.max_gap = int(cn.maxgap[0])
-        log.selections = int(cn.sel[0])
+        log.max_gap = int(cn.ints[K.MAXGAP])
+        log.selections = int(cn.ints[K.SEL])
         log.selection_s = math.nan                       # not timed inside the compiled loop
         return log
 

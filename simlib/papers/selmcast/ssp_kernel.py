@@ -21,6 +21,12 @@ inside a class, work-conserving); with at most n flows (L3) that is cheaper
 than keeping them incrementally.  The state is in NamedTuples of arrays
 (:class:`Config`, :class:`Workers`, :class:`~.ssp_selection.Plan`,
 :class:`Flows`, :class:`Log`, :class:`Counters`), changed in place.
+:func:`run_loop` is a dispatcher over named steps (next completion, log space,
+the network's advance, a multicast's end, Orpheus's pick or SelMcast's
+snapshot, tau, Algorithm 2, preemption and classes, the launch, capacities):
+it binds the bundles' fields once and hands each step the arrays it uses,
+since a compiled call increfs and decrefs every array of every bundle passed
+to it; the steps are inlined.
 
 The loop is resumable: before an event that could need a compute-time draw a
 worker does not have yet, or more log space than is left, it returns a status;
@@ -277,39 +283,33 @@ class Log(NamedTuple):
     orph_u: np.ndarray
 
 
-class Counters(NamedTuple):
-    """Scalars the loop keeps between calls, each a 1-element array: flows created, multicasts,
-    receivers, drops logged, Orpheus uniforms used, next bandwidth period, events without the
-    clock moving, multicasts finished, largest SSP gap, selections, rates stale, ones in x, the
-    log sizes the next event needs (multicasts, receivers, drops, uniforms), the clock (s), the
-    last event's time (s) and the sum of finished multicasts' durations (s)."""
+#: Slots of :attr:`Counters.ints`: flows created, multicasts, receivers, drops logged, Orpheus uniforms
+#: used, next bandwidth period, events without the clock moving, multicasts finished, largest SSP gap,
+#: selections, rates stale (0 or 1), ones in x, and the log sizes the next event needs (multicasts,
+#: receivers, drops, uniforms).
+(SEQ, NMC, NRECV, NDROP, USED_U, BWK, STALLED, DCNT, MAXGAP, SEL, DIRTY, NX,
+ NEED_MC, NEED_RECV, NEED_DROP, NEED_U) = range(16)
+#: Slots of :attr:`Counters.floats`: the clock (s), the last event's time (s) and the sum of finished
+#: multicasts' durations (s).
+NOW, T_LAST, DSUM = range(3)
 
-    seq: np.ndarray
-    nmc: np.ndarray
-    nrecv: np.ndarray
-    ndrop: np.ndarray
-    used_u: np.ndarray
-    bwk: np.ndarray
-    stalled: np.ndarray
-    dcnt: np.ndarray
-    maxgap: np.ndarray
-    sel: np.ndarray
-    dirty: np.ndarray
-    nx: np.ndarray
-    need_mc: np.ndarray
-    need_recv: np.ndarray
-    need_drop: np.ndarray
-    need_u: np.ndarray
-    now: np.ndarray
-    t_last: np.ndarray
-    dsum: np.ndarray
+
+class Counters(NamedTuple):
+    """Scalars the loop keeps between calls: ``ints`` (16,) int64 and ``floats`` (3,), read and written
+    at the slots named above (``cn.ints[NMC]``: multicasts so far).  Two arrays rather than one per
+    counter, so that a step of the loop takes them all as two arguments."""
+
+    ints: np.ndarray
+    floats: np.ndarray
 
 
 def counters() -> Counters:
     """Fresh :class:`Counters`: nothing happened yet, the first bandwidth period is 1, no event yet."""
-    ints = {name: np.zeros(1, np.int64) for name in Counters._fields if name not in ("now", "t_last", "dsum")}
-    ints["bwk"][0] = 1
-    return Counters(**ints, now=np.zeros(1), t_last=np.full(1, -1.0), dsum=np.zeros(1))
+    ints = np.zeros(NEED_U + 1, np.int64)
+    ints[BWK] = 1
+    floats = np.zeros(DSUM + 1)
+    floats[T_LAST] = -1.0
+    return Counters(ints, floats)
 
 
 # --------------------------------------------------------------------------- flows
@@ -326,20 +326,22 @@ def _l3_links(n, x, s, table, buf):
 
 
 @njit(cache=True, inline="always")
-def _is_done(fl, s):
-    return is_done(fl.rem[s], fl.vol[s]) or fl.rate[s] == np.inf
+def _is_done(s, rem, vol, rate):
+    """Slot s's flow is complete: its bits left are within N6's tolerance, or its rate is infinite."""
+    return is_done(rem[s], vol[s]) or rate[s] == np.inf
 
 
 @njit(cache=True, inline="always")
-def _new_flow(s, vol, cls, fl, cn):
+def _new_flow(s, vol, cls, fl, ci):
+    """Slot s starts a flow of ``vol`` bits at class ``cls``, numbered in creation order."""
     fl.active[s] = True
     fl.rem[s] = vol
     fl.vol[s] = vol
     fl.rate[s] = 0.0
     fl.cls[s] = cls
-    fl.seq[s] = cn.seq[0]
-    cn.seq[0] += 1
-    cn.dirty[0] = 1
+    fl.seq[s] = ci[SEQ]
+    ci[SEQ] += 1
+    ci[DIRTY] = 1
 
 
 # --------------------------------------------------------------------------- workers
@@ -360,6 +362,7 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn):
     n, l3, ssp, k = cfg.n, cfg.l3, cfg.ssp, cfg.k
     x, c, due, in_g = plan.x, plan.c, plan.due, plan.in_g
     rounds, state = wk.rounds, wk.state
+    ci = cn.ints
     mc = wk.cur_mc[i]
     log.finish[mc] = t
     r0 = log.r0[mc]
@@ -367,11 +370,11 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn):
         j = log.recv[r0 + q]
         if x[i, j] == 1:
             log.recv_at[r0 + q] = t if l3 else fl.arrived[i, j]
-    cn.dcnt[0] += 1
-    cn.dsum[0] += t - log.start[mc]
+    ci[DCNT] += 1
+    cn.floats[DSUM] += t - log.start[mc]
     for j in range(n):
         if x[i, j] == 1:
-            cn.nx[0] -= 1
+            ci[NX] -= 1
             c[i, j] = 0
         elif j == i:
             c[i, j] = 0
@@ -387,7 +390,7 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn):
     rounds[i] += 1
     low = rounds.min()
     if ssp < 0 or rounds[i] - low <= ssp:
-        cn.maxgap[0] = max(cn.maxgap[0], rounds[i] - low)
+        ci[MAXGAP] = max(ci[MAXGAP], rounds[i] - low)
         start_compute(i, t, wk)
     else:
         state[i] = BLOCKED
@@ -397,7 +400,7 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn):
             if state[w] == BLOCKED and rounds[w] - low <= ssp:
                 wk.blocked[w] += t - wk.blocked_since[w]
                 wk.blocked_since[w] = np.nan
-                cn.maxgap[0] = max(cn.maxgap[0], rounds[w] - low)
+                ci[MAXGAP] = max(ci[MAXGAP], rounds[w] - low)
                 start_compute(w, t, wk)
 
 
@@ -409,6 +412,286 @@ def _l7_idle(i, n, factive):
     return True
 
 
+# --------------------------------------------------------------------------- the loop's steps
+# They take the arrays they use, not the state bundles: a compiled call increfs and decrefs every
+# array of every bundle it is passed (~70 arrays for all six), which made a split on bundles 22-30 %
+# slower (commit ec3e7dd).  The per-event and per-multicast steps are inlined ("always"): called,
+# they cost ~2.5 % more even on arrays.
+@njit(cache=True)
+def _flow_table(n, l3, x, nf):
+    """The flows' links (:class:`~simlib.core.sharing.FlowTable`) and a link buffer (n + 1,), a pair: L3, slot
+    s crosses sender s's ingress and its receivers' egresses in x; L7, slot i n + j crosses ingress i and
+    egress n + j."""
+    table = flow_table(nf, n if l3 else 2, 2 * n)
+    lbuf = np.empty(n + 1, np.int64)
+    for s in range(nf):
+        if l3:
+            _l3_links(n, x, s, table, lbuf)
+        else:
+            lbuf[0] = s // n
+            lbuf[1] = n + s % n
+            set_links(table, s, lbuf, 2)
+    return table, lbuf
+
+
+@njit(cache=True, inline="always")
+def _next_completion(now, factive, frem, fvol, frate):
+    """When the next flow completes at the current rates (s): ``now`` if one is done already,
+    infinity if no flow is active (or none has a positive rate)."""
+    left = np.inf
+    anyf = False
+    for s in range(factive.shape[0]):
+        if factive[s]:
+            anyf = True
+            if _is_done(s, frem, fvol, frate):
+                left = 0.0
+                break
+            if frate[s] > 0.0:
+                left = min(left, frem[s] / frate[s])
+    return now + left if anyf else np.inf
+
+
+@njit(cache=True, inline="always")
+def _reserve(t, t_c, comp_end, selmcast, sizes, ci, cf):
+    """Before the event at ``t``: NEED_SPACE if the log, of ``sizes`` (multicasts, receivers, drops,
+    Orpheus uniforms), may be too small for it (the sizes it needs go to ``ci[NEED_*]``), STALLED if
+    the clock has not moved for 10,000 events, else -1 (go on)."""
+    n = comp_end.shape[0]
+    nready = 0
+    if t_c <= t:
+        for w in range(n):
+            if comp_end[w] <= t:
+                nready += 1
+    # log space for this event: nready launches of < n receivers; a selection drops at most
+    # the pairs in x, which launches grow by < n each
+    ci[NEED_MC] = ci[NMC] + nready
+    ci[NEED_RECV] = ci[NRECV] + nready * n
+    ci[NEED_DROP] = ci[NDROP] + nready * (ci[NX] + nready * n)
+    ci[NEED_U] = ci[USED_U] + nready * n if not selmcast else 0
+    if (ci[NEED_MC] > sizes[0] or ci[NEED_RECV] > sizes[1] or ci[NEED_DROP] > sizes[2]
+            or ci[NEED_U] > sizes[3]):
+        return NEED_SPACE
+    if t == cf[T_LAST]:
+        ci[STALLED] += 1
+        if ci[STALLED] > 10_000:
+            return STALLED
+    else:
+        ci[STALLED] = 0
+    cf[T_LAST] = t
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _advance_network(t, l3, factive, frem, fvol, frate, fseq, arrived, vrem, done, ci, cf):
+    """The network moves to ``t``: every flow drains at its rate, then the flows done by then end in
+    creation order (as the flow network does); L7, each such receiver has the model (SM67).  The
+    tasks whose multicast has no flow left, in that order, go to ``done``; returns how many."""
+    n = arrived.shape[0]
+    nf = factive.shape[0]
+    dt = t - cf[NOW]
+    if dt > 0.0:
+        drain(frem, frate, factive, nf, dt)
+    cf[NOW] = t
+    nd = 0
+    for s in range(nf):
+        if factive[s] and _is_done(s, frem, fvol, frate):
+            done[nd] = s
+            nd += 1
+    for a in range(1, nd):                              # creation order, as the flow network
+        q = a
+        while q > 0 and fseq[done[q - 1]] > fseq[done[q]]:
+            done[q - 1], done[q] = done[q], done[q - 1]
+            q -= 1
+    nt = 0
+    for a in range(nd):
+        s = done[a]
+        factive[s] = False
+        frate[s] = 0.0
+        ci[DIRTY] = 1
+        i = s if l3 else s // n
+        if not l3:
+            arrived[i, s - i * n] = t
+            vrem[i, s - i * n] = 0.0                    # that receiver has the model (SM67)
+            if not _l7_idle(i, n, factive):
+                continue
+        done[nt] = i                                    # nt <= a: slots not read yet stay intact
+        nt += 1
+    return nt
+
+
+@njit(cache=True, inline="always")
+def _ready(t, t_c, comp_end, ready):
+    """The workers whose iteration has ended by t (none if the earliest end ``t_c`` is later), in
+    worker order, into ``ready``; returns how many."""
+    nr = 0
+    if t_c <= t:
+        for w in range(comp_end.shape[0]):
+            if comp_end[w] <= t:
+                ready[nr] = w
+                nr += 1
+    return nr
+
+
+@njit(cache=True, inline="always")
+def _orpheus_pick(kappa, p, due, x, in_g, orph_u, ci):
+    """Orpheus's receivers of kappa (SM65): its due ones first, then the p smallest of n fresh
+    uniform keys (kappa's own key infinite)."""
+    n = x.shape[0]
+    u0 = ci[USED_U]
+    ci[USED_U] = u0 + n
+    keys = orph_u[u0:u0 + n].copy()
+    ndue = 0
+    for j in range(n):
+        if due[kappa, j]:
+            keys[j] = -1.0
+            ndue += 1
+    keys[kappa] = np.inf
+    chosen = np.argsort(keys)[:max(p, ndue)]
+    for q in range(chosen.shape[0]):
+        x[kappa, chosen[q]] = 1
+    ci[NX] += chosen.shape[0]
+    in_g[kappa] = True
+
+
+@njit(cache=True, inline="always")
+def _snapshot_g(l3, in_g, x, vrem, factive, frem, old, gl):
+    """G's tasks into ``gl`` (returned: how many), their remaining volumes into ``vrem`` and their rows
+    of x into ``old``."""
+    n = x.shape[0]
+    ng = 0
+    for i in range(n):
+        if in_g[i]:
+            for j in range(n):
+                if l3:
+                    vrem[i, j] = frem[i]
+                elif factive[i * n + j]:
+                    vrem[i, j] = frem[i * n + j]
+                old[ng, j] = x[i, j]
+            gl[ng] = i
+            ng += 1
+    return ng
+
+
+@njit(cache=True, inline="always")
+def _estimate_tau(kappa, t, cfg, rounds, state, comp_start, comp_end, in_g, tau, dcnt, dsum):
+    """tau for G and kappa (SM51; :func:`tau_estimates`), zero under ``cfg.tau_mode`` 2 or without an
+    SSP bound; ``dcnt`` multicasts finished so far, of total duration ``dsum`` (s)."""
+    in_g[kappa] = True
+    if cfg.tau_mode == 2 or cfg.ssp < 0:
+        tau[:] = 0.0
+    else:
+        dbar = dsum / dcnt if dcnt > 0 else 0.0
+        tau_estimates(t, rounds, state, comp_start, comp_end, in_g, cfg.ssp, cfg.tau_mode == 1, cfg.res, dbar, tau)
+    in_g[kappa] = False
+
+
+@njit(cache=True, inline="always")
+def _preempt(kappa, ng, t, l3, gl, old, x, fl, cur_mc, log, links, ci):
+    """The receivers Algorithm 2 took from G's running multicasts (``old`` against x, row-major over G):
+    each drop is logged and its flow ends (L3: the multicast's flow leaves the dropped egresses, in
+    ``links``, the flow table and a link buffer); an L7 receiver that has the model already stays one
+    (SM67).  Keeps ``ci[NX]``, the ones in x, current (rows outside G are unchanged, kappa's was empty)."""
+    n = x.shape[0]
+    factive, frate = fl.active, fl.rate
+    drop_mc, drop_j, drop_t = log.drop_mc, log.drop_j, log.drop_t
+    table, lbuf = links
+    nx = ci[NX]
+    for j in range(n):
+        nx += x[kappa, j]
+    for q in range(ng):
+        i = gl[q]
+        dropped = False
+        for j in range(n):
+            if old[q, j] > x[i, j]:
+                if not l3 and not factive[i * n + j]:
+                    x[i, j] = 1                         # delivered already: stays a receiver (SM67)
+                    continue
+                nx -= 1
+                dropped = True
+                if not l3:
+                    factive[i * n + j] = False
+                    frate[i * n + j] = 0.0
+                ci[DIRTY] = 1
+                d = ci[NDROP]
+                drop_mc[d] = cur_mc[i]
+                drop_j[d] = j
+                drop_t[d] = t
+                ci[NDROP] = d + 1
+        if l3 and dropped:                              # the flow leaves the dropped egresses
+            _l3_links(n, x, i, table, lbuf)
+    ci[NX] = nx
+
+
+@njit(cache=True, inline="always")
+def _reclass(kappa, order, l3, keep, fl, ci):
+    """SM50's strict priority in Algorithm 2's order: the tasks of ``order`` get increasing classes
+    (:func:`place_classes`); a running task whose class moved gets new flows at its new class for what
+    it has left, unless that is below ``keep`` bits (READD_MIN of the model)."""
+    prio, factive, frem = fl.task_cls, fl.active, fl.rem
+    n = prio.shape[0]
+    moved = place_classes(order, kappa, prio, BASE, GAP)
+    for q in range(moved.shape[0]):
+        i = moved[q]
+        if l3:
+            if factive[i] and frem[i] >= keep:
+                _new_flow(i, frem[i], prio[i], fl, ci)
+        else:
+            for j in range(n):
+                s = i * n + j
+                if factive[s] and frem[s] >= keep:
+                    _new_flow(s, frem[s], prio[i], fl, ci)
+
+
+@njit(cache=True, inline="always")
+def _launch(kappa, t, cfg, x, rounds, iters, cur_mc, fl, log, links, ci):
+    """kappa's multicast starts at t to its receivers in x: logged, and its flows created (L3 one over
+    its ingress and their egresses, in ``links``; L7 one per receiver) at its class (strict priority;
+    SM50's "fifo": classes in start order) or class 0 (max-min)."""
+    n, l3, prio_mode = cfg.n, cfg.l3, cfg.prio_mode
+    table, lbuf = links
+    prio = fl.task_cls
+    mc = ci[NMC]
+    ci[NMC] = mc + 1
+    cur_mc[kappa] = mc
+    log.sender[mc] = kappa
+    log.round[mc] = rounds[kappa] + 1
+    log.start[mc] = t
+    log.iter[mc] = iters[kappa]
+    log.finish[mc] = np.nan
+    r0 = ci[NRECV]
+    log.r0[mc] = r0
+    if prio_mode and cfg.fifo:                          # SM50's "fifo": classes in start order
+        prio[kappa] = BASE + mc
+    pr = prio[kappa] if prio_mode else 0
+    nrc = 0
+    for j in range(n):
+        if x[kappa, j] == 1:
+            log.recv[r0 + nrc] = j
+            log.recv_at[r0 + nrc] = np.nan
+            nrc += 1
+            if not l3:
+                _new_flow(kappa * n + j, cfg.volume, pr, fl, ci)
+    log.nr[mc] = nrc
+    ci[NRECV] = r0 + nrc
+    if l3:
+        _l3_links(n, x, kappa, table, lbuf)
+        _new_flow(kappa, cfg.volume, pr, fl, ci)
+
+
+@njit(cache=True, inline="always")
+def _set_capacities(bwk, bw_sched, b_eg, b_in, caps, ci):
+    """Bandwidth period ``bwk`` begins (SM56): every worker's egress and ingress from its row of the
+    schedule ``bw_sched``, in Algorithm 2's plan and as the links' capacities ``caps``."""
+    n = b_eg.shape[0]
+    for w in range(n):
+        b_eg[w] = bw_sched[bwk - 1, 0, w]
+        b_in[w] = bw_sched[bwk - 1, 1, w]
+        caps[w] = b_in[w]
+        caps[n + w] = b_eg[w]
+    ci[BWK] = bwk + 1
+    ci[DIRTY] = 1
+
+
 # --------------------------------------------------------------------------- the loop
 @njit(cache=True)
 def run_loop(cfg, wk, plan, fl, log, cn):
@@ -418,238 +701,78 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     (Algorithm 2's :class:`~.ssp_selection.Plan`), ``fl`` (:class:`Flows`), ``log``
     (:class:`Log`), ``cn`` (:class:`Counters`).  Returns DONE, NEED_DRAWS (a worker has no
     unused compute draw left), NEED_SPACE (the log arrays may be too small for the next event:
-    ``cn.need_*``) or STALLED (the clock stopped advancing: a guard against bugs), the protocol
+    ``cn.ints[NEED_*]``) or STALLED (the clock stopped advancing: a guard against bugs), the protocol
     of :mod:`simlib.runtime.kernel_driver`.  Runs the model of ``SSPCluster._run_flow`` (the
     reference on :class:`~simlib.core.network.FlowNetwork`), but is written independently of it
-    (SM68): the tests check that the two agree on every multicast, receiver, drop and time."""
-    n, l3, selmcast, prio_mode, p, ssp = cfg.n, cfg.l3, cfg.selmcast, cfg.prio_mode, cfg.p, cfg.ssp
-    volume, duration, period = cfg.volume, cfg.duration, cfg.period
+    (SM68): the tests check that the two agree on every multicast, receiver, drop and time.
+
+    Each event: rates are refreshed if stale; the next event is the earliest of a compute end, a flow
+    completion (:func:`_next_completion`) and a bandwidth period; :func:`_reserve` checks the log's
+    space; the network moves to it (:func:`_advance_network`) and the multicasts it completed finish
+    (:func:`_finish`); every worker whose iteration ended picks its receivers (Orpheus,
+    :func:`_orpheus_pick`; SelMcast, :func:`_snapshot_g`, :func:`_estimate_tau`, Algorithm 2,
+    :func:`_preempt` and :func:`_reclass`) and its multicast starts (:func:`_launch`); a new
+    bandwidth period sets the capacities (:func:`_set_capacities`).  The steps take arrays, bound here
+    once, rather than the bundles (see the steps' ruler)."""
+    n, l3, selmcast, prio_mode, fifo = cfg.n, cfg.l3, cfg.selmcast, cfg.prio_mode, cfg.fifo
+    x, vrem, in_g, start = plan.x, plan.vrem, plan.in_g, plan.start
+    comp_end, used, draws, cur_mc = wk.comp_end, wk.used, wk.draws, wk.cur_mc
+    factive, frem, fvol, frate = fl.active, fl.rem, fl.vol, fl.rate
+    ci, cf = cn.ints, cn.floats
+    sizes = (log.sender.shape[0], log.recv.shape[0], log.drop_mc.shape[0], log.orph_u.shape[0])
     nbw = cfg.bw_sched.shape[0]
-    x, vrem, in_g, due, tau = plan.x, plan.vrem, plan.in_g, plan.due, plan.tau
-    state, comp_end, rounds = wk.state, wk.comp_end, wk.rounds
-    factive, frem, frate = fl.active, fl.rem, fl.rate
-    prio = fl.task_cls
-    nf = factive.shape[0]
-    out = scratch(n)
-    order = out.order
-    old = np.empty((n, n), np.int8)
-    gl = np.empty(n, np.int64)
-    ready = np.empty(n, np.int64)
-    doneslots = np.empty(nf, np.int64)
-    keep = READD_MIN * volume
-    table = flow_table(nf, n if l3 else 2, 2 * n)         # the flows' links (core.sharing)
-    lbuf = np.empty(n + 1, np.int64)
-    for s in range(nf):
-        if l3:
-            _l3_links(n, x, s, table, lbuf)
-        else:
-            lbuf[0] = s // n
-            lbuf[1] = n + s % n
-            set_links(table, s, lbuf, 2)
+    keep = READD_MIN * cfg.volume
+    links = _flow_table(n, l3, x, factive.shape[0])     # the flows' links and a link buffer
+    table = links[0]
+    alg = scratch(n)                                    # Algorithm 2's output and work space
+    old = np.empty((n, n), np.int8)                     # G's rows of x before it
+    gl = np.empty(n, np.int64)                          # G's tasks
+    done = np.empty(factive.shape[0], np.int64)         # the flows, then the tasks, done at an event
+    ready = np.empty(n, np.int64)                       # the workers whose iteration ended
     while True:
-        for w in range(n):                                  # a worker draws at most once per event
-            if wk.used[w] >= wk.draws.shape[1]:
+        for w in range(n):                              # a worker draws at most once per event
+            if used[w] >= draws.shape[1]:
                 return NEED_DRAWS
-        if cn.dirty[0]:
+        if ci[DIRTY]:
             share_rates(fl.caps, table, factive, fl.cls, frate)
-            cn.dirty[0] = 0
-        now = cn.now[0]
+            ci[DIRTY] = 0
         t_c = comp_end.min()
-        left = np.inf                                       # time to the next flow completion
-        anyf = False
-        for s in range(nf):
-            if factive[s]:
-                anyf = True
-                if _is_done(fl, s):
-                    left = 0.0
-                    break
-                if frate[s] > 0.0:
-                    left = min(left, frem[s] / frate[s])
-        t_f = now + left if anyf else np.inf
-        bwk = cn.bwk[0]
-        next_bw = bwk * period if bwk <= nbw else np.inf
+        t_f = _next_completion(cf[NOW], factive, frem, fvol, frate)
+        bwk = ci[BWK]
+        next_bw = bwk * cfg.period if bwk <= nbw else np.inf
         t = min(t_c, t_f, next_bw)
-        if t > duration or t == np.inf:
+        if t > cfg.duration or t == np.inf:
             return DONE
-        nready = 0
-        if t_c <= t:
-            for w in range(n):
-                if comp_end[w] <= t:
-                    nready += 1
-        # log space for this event: nready launches of < n receivers; a selection drops at most
-        # the pairs in x, which launches grow by < n each
-        cn.need_mc[0] = cn.nmc[0] + nready
-        cn.need_recv[0] = cn.nrecv[0] + nready * n
-        cn.need_drop[0] = cn.ndrop[0] + nready * (cn.nx[0] + nready * n)
-        cn.need_u[0] = cn.used_u[0] + nready * n if not selmcast else 0
-        if (cn.need_mc[0] > log.sender.shape[0] or cn.need_recv[0] > log.recv.shape[0]
-                or cn.need_drop[0] > log.drop_mc.shape[0] or cn.need_u[0] > log.orph_u.shape[0]):
-            return NEED_SPACE
-        if t == cn.t_last[0]:
-            cn.stalled[0] += 1
-            if cn.stalled[0] > 10_000:
-                return STALLED
-        else:
-            cn.stalled[0] = 0
-        cn.t_last[0] = t
-        # ---- the network moves to t: drain at the current rates, collect completions
-        dt = t - now
-        if dt > 0.0:
-            drain(frem, frate, factive, nf, dt)
-        cn.now[0] = t
-        nd = 0
-        for s in range(nf):
-            if factive[s] and _is_done(fl, s):
-                doneslots[nd] = s
-                nd += 1
-        for a in range(1, nd):                              # creation order, as the flow network
-            q = a
-            while q > 0 and fl.seq[doneslots[q - 1]] > fl.seq[doneslots[q]]:
-                doneslots[q - 1], doneslots[q] = doneslots[q], doneslots[q - 1]
-                q -= 1
-        for a in range(nd):
-            s = doneslots[a]
-            factive[s] = False
-            frate[s] = 0.0
-            cn.dirty[0] = 1
-            i = s if l3 else s // n
-            if not l3:
-                fl.arrived[i, s - i * n] = t
-                vrem[i, s - i * n] = 0.0                    # that receiver has the model (SM67)
-                if not _l7_idle(i, n, factive):
-                    continue
-            _finish(i, t, cfg, wk, plan, fl, log, cn)
-        # ---- workers that became ready
-        if t_c <= t:
-            nr = 0
-            for w in range(n):
-                if comp_end[w] <= t:
-                    ready[nr] = w
-                    nr += 1
-            for a in range(nr):
-                kappa = ready[a]
-                wk.iters[kappa] += 1
-                comp_end[kappa] = np.inf
-                cn.sel[0] += 1
-                if not selmcast:                            # Orpheus (SM65): due first, then the p smallest keys
-                    u0 = cn.used_u[0]
-                    cn.used_u[0] = u0 + n
-                    keys = log.orph_u[u0:u0 + n].copy()
-                    ndue = 0
-                    for j in range(n):
-                        if due[kappa, j]:
-                            keys[j] = -1.0
-                            ndue += 1
-                    keys[kappa] = np.inf
-                    chosen = np.argsort(keys)[:max(p, ndue)]
-                    for q in range(chosen.shape[0]):
-                        x[kappa, chosen[q]] = 1
-                    cn.nx[0] += chosen.shape[0]
-                    in_g[kappa] = True
-                else:                                       # SelMcast: remaining volumes, tau, Algorithm 2
-                    ng = 0
-                    for i in range(n):                      # G, its remaining volumes and its plan
-                        if in_g[i]:
-                            for j in range(n):
-                                if l3:
-                                    vrem[i, j] = frem[i]
-                                elif factive[i * n + j]:
-                                    vrem[i, j] = frem[i * n + j]
-                                old[ng, j] = x[i, j]
-                            gl[ng] = i
-                            ng += 1
-                    state[kappa] = MULTICASTING
-                    in_g[kappa] = True
-                    if cfg.tau_mode == 2 or ssp < 0:
-                        tau[:] = 0.0
-                    else:
-                        dcnt = cn.dcnt[0]
-                        dbar = cn.dsum[0] / dcnt if dcnt > 0 else 0.0
-                        tau_estimates(t, rounds, state, wk.comp_start, comp_end, in_g, ssp, cfg.tau_mode == 1,
-                                      cfg.res, dbar, tau)
-                    in_g[kappa] = False
-                    plan.start[kappa] = t
-                    m = _algorithm2(kappa, plan, cfg.rules, out)
-                    nx = cn.nx[0]                           # ones in x, kept current: rows outside G
-                    for j in range(n):                      # are unchanged, kappa's was empty
-                        nx += x[kappa, j]
-                    for q in range(ng):                     # preemption, row-major over G
-                        i = gl[q]
-                        dropped = False
-                        for j in range(n):
-                            if old[q, j] > x[i, j]:
-                                if not l3 and not factive[i * n + j]:
-                                    x[i, j] = 1             # delivered already: stays a receiver (SM67)
-                                    continue
-                                nx -= 1
-                                dropped = True
-                                if not l3:
-                                    factive[i * n + j] = False
-                                    frate[i * n + j] = 0.0
-                                cn.dirty[0] = 1
-                                d = cn.ndrop[0]
-                                log.drop_mc[d] = wk.cur_mc[i]
-                                log.drop_j[d] = j
-                                log.drop_t[d] = t
-                                cn.ndrop[0] = d + 1
-                        if l3 and dropped:                  # the flow leaves the dropped egresses
-                            _l3_links(n, x, i, table, lbuf)
-                    cn.nx[0] = nx
-                    if not l3:                              # every undelivered receiver dropped: done
-                        for q in range(ng):
-                            i = gl[q]
-                            if _l7_idle(i, n, factive):
-                                _finish(i, t, cfg, wk, plan, fl, log, cn)
-                    if prio_mode and not cfg.fifo:          # SM50: classes in Algorithm 2's order
-                        moved = place_classes(order[:m], kappa, prio, BASE, GAP)
-                        for q in range(moved.shape[0]):
-                            i = moved[q]
-                            if l3:
-                                if factive[i] and frem[i] >= keep:
-                                    _new_flow(i, frem[i], prio[i], fl, cn)
-                            else:
-                                for j in range(n):
-                                    s = i * n + j
-                                    if factive[s] and frem[s] >= keep:
-                                        _new_flow(s, frem[s], prio[i], fl, cn)
-                # ---- kappa's multicast starts
-                mc = cn.nmc[0]
-                cn.nmc[0] = mc + 1
-                wk.cur_mc[kappa] = mc
-                log.sender[mc] = kappa
-                log.round[mc] = rounds[kappa] + 1
-                log.start[mc] = t
-                log.iter[mc] = wk.iters[kappa]
-                log.finish[mc] = np.nan
-                r0 = cn.nrecv[0]
-                log.r0[mc] = r0
-                if prio_mode and cfg.fifo:                  # SM50's "fifo": classes in start order
-                    prio[kappa] = BASE + mc
-                pr = prio[kappa] if prio_mode else 0
-                nrc = 0
-                for j in range(n):
-                    if x[kappa, j] == 1:
-                        log.recv[r0 + nrc] = j
-                        log.recv_at[r0 + nrc] = np.nan
-                        nrc += 1
-                        if not l3:
-                            _new_flow(kappa * n + j, volume, pr, fl, cn)
-                log.nr[mc] = nrc
-                cn.nrecv[0] = r0 + nrc
-                if l3:
-                    _l3_links(n, x, kappa, table, lbuf)
-                    _new_flow(kappa, volume, pr, fl, cn)
-                state[kappa] = MULTICASTING
-                plan.start[kappa] = t
-        # ---- capacities change (SM56)
+        status = _reserve(t, t_c, comp_end, selmcast, sizes, ci, cf)
+        if status >= 0:
+            return status
+        nd = _advance_network(t, l3, factive, frem, fvol, frate, fl.seq, fl.arrived, vrem, done, ci, cf)
+        for a in range(nd):                             # the multicasts that ended, in that order
+            _finish(done[a], t, cfg, wk, plan, fl, log, cn)
+        for a in range(_ready(t, t_c, comp_end, ready)):
+            kappa = ready[a]
+            wk.iters[kappa] += 1
+            comp_end[kappa] = np.inf
+            wk.state[kappa] = MULTICASTING
+            start[kappa] = t
+            ci[SEL] += 1
+            if not selmcast:
+                _orpheus_pick(kappa, cfg.p, plan.due, x, in_g, log.orph_u, ci)
+            else:
+                ng = _snapshot_g(l3, in_g, x, vrem, factive, frem, old, gl)
+                _estimate_tau(kappa, t, cfg, wk.rounds, wk.state, wk.comp_start, comp_end, in_g, plan.tau,
+                              ci[DCNT], cf[DSUM])
+                m = _algorithm2(kappa, plan, cfg.rules, alg)
+                _preempt(kappa, ng, t, l3, gl, old, x, fl, cur_mc, log, links, ci)
+                if not l3:                              # every undelivered receiver dropped: done
+                    for q in range(ng):
+                        if _l7_idle(gl[q], n, factive):
+                            _finish(gl[q], t, cfg, wk, plan, fl, log, cn)
+                if prio_mode and not fifo:              # SM50: classes in Algorithm 2's order
+                    _reclass(kappa, alg.order[:m], l3, keep, fl, ci)
+            _launch(kappa, t, cfg, x, wk.rounds, wk.iters, cur_mc, fl, log, links, ci)
         if next_bw <= t:
-            for w in range(n):
-                plan.b_eg[w] = cfg.bw_sched[bwk - 1, 0, w]
-                plan.b_in[w] = cfg.bw_sched[bwk - 1, 1, w]
-                fl.caps[w] = plan.b_in[w]
-                fl.caps[n + w] = plan.b_eg[w]
-            cn.bwk[0] = bwk + 1
-            cn.dirty[0] = 1
+            _set_capacities(bwk, cfg.bw_sched, plan.b_eg, plan.b_in, fl.caps, ci)
 
 
 # code compiled from ssp_selection is frozen into this module's cache entries (simlib.core.jitcache)

@@ -1,0 +1,136 @@
+"""A/B check of the SSP event loop: a git revision's ``ssp_kernel.py`` against this worktree's, in one process.
+
+For a refactor of ``simlib/papers/selmcast/ssp_kernel.py`` that must not change a run (issue 35):
+
+* identity: 37 scenarios x 2 seeds (n = 50, 120 s simulated; both schemes; max-min and strict priority in
+  both orders; SSP 0/2/4/inf; tau from the trace, the oracle and zero; line 32's reading "x"; L7 (30 s);
+  gamma 0.6; eta 1 with k 2) run on both kernels, and every column of the multicast log, the compute
+  intervals, the blocked times, the largest SSP gap and the number of selections must be equal, bit for bit;
+* speed: process CPU time of whole 10-minute n = 50 runs (``bench_selmcast_ssp.timed``), the two kernels
+  in turn (their order rotating) over ``--repeats`` seeds; medians and their ratio.
+
+The revision's ``ssp_kernel.py`` and ``ssp_cluster.py`` are written beside the package's as ``_ab_*.py`` for
+the run (removed at exit); the rest of the package (Algorithm 2, the sharing solver) is this worktree's
+for both.  A third copy of the revision's kernel runs first: in one process the first kernel used runs
+~10 % faster than any later one, whichever it is (measured with two copies of one file), and
+process-wide memos (bandwidth draws, traces) are filled before timing.
+
+    python benchmarks/ab_ssp_kernel.py [--rev f67bccf] [--repeats 7] [--cases sm,om,sp] [--no-identity]
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_selmcast_ssp import timed  # noqa: E402
+
+import simlib.papers.selmcast.ssp_cluster as cluster_new  # noqa: E402
+import simlib.papers.selmcast.ssp_kernel as kernel_new  # noqa: E402
+import simlib.papers.selmcast.ssp_scenario as scenario  # noqa: E402
+from simlib.papers.selmcast.ssp_scenario import SSPScenario, simulate  # noqa: E402
+
+PKG = ROOT / "simlib" / "papers" / "selmcast"
+CASES = {"sm": ("selmcast", "maxmin"), "om": ("orpheus", "maxmin"), "sp": ("selmcast", "priority")}
+
+
+def identity_scenarios() -> list[dict]:
+    """The 37 scenarios of the identity check (each run with seeds 0 and 5)."""
+    out = []
+    for scheme in ("selmcast", "orpheus"):
+        for sharing, order in (("maxmin", "algorithm2"), ("priority", "algorithm2"), ("priority", "fifo")):
+            out += [dict(scheme=scheme, sharing=sharing, priority_order=order, ssp=ssp) for ssp in (0, 2, 4, None)]
+            out.append(dict(scheme=scheme, layer="L7", sharing=sharing, priority_order=order, duration_s=30.0))
+    out += [dict(scheme="selmcast", tau_estimate=tau, ssp=2) for tau in ("trace", "oracle", "zero")]
+    out += [dict(scheme="selmcast", line32="x"), dict(scheme="selmcast", gamma=0.6),
+            dict(scheme="orpheus", gamma=0.6, k=None), dict(scheme="selmcast", eta=1.0, k=2)]
+    return [dict(dict(n=50, duration_s=120.0), **kw) for kw in out]
+
+
+def log_arrays(log) -> dict:
+    t = log.table
+    out = {f: getattr(t, f) for f in ("sender", "round", "start", "sender_iter", "finish", "r0", "nr", "recv",
+                                      "recv_at", "drop_mc", "drop_j", "drop_t")}
+    out["compute"] = np.concatenate([np.asarray(c, float).ravel() for c in log.compute])
+    out["blocked"] = log.blocked
+    out["scalars"] = np.array([log.max_gap, log.selections])
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rev", default="f67bccf", help="the revision to compare with (git)")
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--cases", default="sm,om", help=f"comma-separated of {sorted(CASES)}")
+    ap.add_argument("--no-identity", action="store_true")
+    args = ap.parse_args(argv)
+    cases = [CASES[c] for c in args.cases.split(",")]
+    written = []
+    try:
+        for name, src in (("_ab_kernel_first", "ssp_kernel.py"), ("_ab_kernel", "ssp_kernel.py"),
+                          ("_ab_cluster", "ssp_cluster.py")):
+            text = subprocess.run(["git", "show", f"{args.rev}:simlib/papers/selmcast/{src}"], cwd=ROOT,
+                                  check=True, capture_output=True, text=True).stdout
+            (PKG / f"{name}.py").write_text(text)
+            written.append(PKG / f"{name}.py")
+        mod = {k: importlib.import_module(f"simlib.papers.selmcast.{k}")
+               for k in ("_ab_kernel_first", "_ab_kernel", "_ab_cluster")}
+
+        def use(which: str) -> None:                    # which kernel simulate() runs: "old" or "new"
+            if which == "new":
+                scenario.SSPCluster = cluster_new.SSPCluster
+            else:
+                mod["_ab_cluster"].K = mod["_ab_kernel_first" if which == "first" else "_ab_kernel"]
+                scenario.SSPCluster = mod["_ab_cluster"].SSPCluster
+
+        for which in ("first", "old", "new"):               # compile or load every kernel
+            use(which)
+            for scheme, sharing in cases:
+                simulate(SSPScenario(scheme=scheme, sharing=sharing, n=50, duration_s=5.0), 0)
+        if not args.no_identity:
+            bad = 0
+            runs = [(kw, seed) for kw in identity_scenarios() for seed in (0, 5)]
+            for kw, seed in runs:
+                logs = {}
+                for which in ("old", "new"):
+                    use(which)
+                    logs[which] = log_arrays(simulate(SSPScenario(**kw), seed))
+                diff = [k for k in logs["old"] if not np.array_equal(logs["old"][k], logs["new"][k], equal_nan=True)
+                        or logs["old"][k].dtype != logs["new"][k].dtype]
+                if diff:
+                    bad += 1
+                    print(f"DIFFERENT {kw} seed {seed}: {diff}", flush=True)
+            print(f"identity: {len(runs) - bad} of {len(runs)} runs bit-identical to {args.rev}", flush=True)
+        for rep in range(args.repeats):                     # fill the process memos before timing
+            for scheme, sharing in cases:
+                simulate(SSPScenario(scheme=scheme, sharing=sharing, n=50, duration_s=600.0), rep)
+        cpu = {}
+        for rep in range(args.repeats):
+            for which in (("old", "new") if rep % 2 == 0 else ("new", "old")):
+                use(which)
+                for scheme, sharing in cases:
+                    sc = SSPScenario(scheme=scheme, sharing=sharing, n=50, duration_s=600.0)
+                    cpu.setdefault((scheme, sharing, which), []).append(timed(sc, rep, "compiled")[1])
+        for scheme, sharing in cases:
+            old, new = (cpu[(scheme, sharing, w)] for w in ("old", "new"))
+            mo, mn = statistics.median(old), statistics.median(new)
+            print(f"{scheme:8s} {sharing:8s} 600 s n = 50, CPU per run: {args.rev} {mo:.3f} s, worktree {mn:.3f} s, "
+                  f"ratio {mn / mo:.3f} (runs {', '.join(f'{x:.3f}' for x in old)} | "
+                  f"{', '.join(f'{x:.3f}' for x in new)})", flush=True)
+    finally:
+        for path in written:
+            path.unlink(missing_ok=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
