@@ -335,6 +335,13 @@ class _Model:
         X, y = self._check_data(X_batches, y_batches, (p.shape[0],))
         return self._grad(p, X, y)
 
+    def unchecked(self) -> tuple:
+        """``(grad, logits)``: :meth:`grad`'s computation and the logits ``(m, d), (m, B, f) -> (m, B, C)``
+        without the argument checks, for a caller that checked its arrays once and calls them in a loop
+        (the replay, :func:`simlib.training.replay.replay`).  Same arrays in, same values out as the
+        checked methods."""
+        return self._grad, self._logits
+
     def loss_acc(self, params, X, y) -> tuple[float, float]:
         """Mean cross-entropy (no L2 term) and accuracy of one model ``params`` (d,) on ``X``, ``y``."""
         p = self._check_params(params, 1)

@@ -482,7 +482,8 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     model : a name of :data:`~simlib.training.learning.MODELS` (``"softmax"``, ``"mlp"``: 32 tanh
         hidden units, ``"mlp-relu"``: the mnist1d model, ``"cnn"``: mnist1d's reference small CNN,
         RP22) or a model object with
-        ``init``/``grad``/``loss_acc`` (then ``l2`` must be set on the model).
+        ``init``/``grad``/``loss_acc`` (then ``l2`` must be set on the model; it may also offer
+        ``unchecked() -> (grad, logits)``, the built-in models' kernels without argument checks).
     lr : SGD step size (> 0) of every local step.
     batch_size : samples per local minibatch (>= 1).
     eval_every_s : simulated seconds between evaluations (> 0).
@@ -568,7 +569,9 @@ def _make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_ever
     times = [k * eval_every_s for k in range(n_eval + 1) if k * eval_every_s <= duration]
     if times[-1] < duration:
         times.append(duration)
-    logits = getattr(mdl, "_logits", None)
+    # the built-in models offer their kernels without argument checks (checked once, here); a model
+    # object of the caller's has only the checked grad / loss_acc
+    grad, logits = mdl.unchecked() if hasattr(mdl, "unchecked") else (mdl.grad, None)
     te_rows = np.arange(yte.size)
 
     def loss_acc(x):
@@ -579,7 +582,7 @@ def _make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_ever
         loss = float(np.log(np.exp(Z).sum(axis=1)).mean() - Z[te_rows, yte].mean())
         return loss, float((Z.argmax(axis=1) == yte).mean())
 
-    return _Task(getattr(mdl, "_grad", mdl.grad), Xtr, ytr, batches, x_init, x0, ft.type(lr), times, loss_acc,
+    return _Task(grad, Xtr, ytr, batches, x_init, x0, ft.type(lr), times, loss_acc,
                  stop_acc, momentum)
 
 

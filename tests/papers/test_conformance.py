@@ -58,7 +58,7 @@ def _trials() -> dict:
 
 
 TRIALS = _trials()
-SCENARIOS = sorted({cls for p in registry.PAPERS for cls in p.scenarios}, key=lambda c: c.__qualname__)
+SCENARIOS = sorted({cls for p in registry.PAPERS for cls in p.scenarios}, key=lambda c: (c.__module__, c.__qualname__))
 
 
 def test_every_trial_has_a_small_setting_here():

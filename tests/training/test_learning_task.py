@@ -356,3 +356,22 @@ def test_replay_runs_with_one_blas_thread_and_restores_the_count(blobs):
         assert blas_threads() == outside
         replay(lockstep_log(2, 3), blobs, model=Spy(), numerics=Numerics(blas_threads=None))
     assert seen[0] == [1] * len(outside) and seen[-1] == outside
+
+
+@pytest.mark.parametrize("name", learning.MODELS)
+def test_a_models_unchecked_kernels_compute_what_its_checked_methods_do(name):
+    """``unchecked()`` (the replay's hot path) gives the checked ``grad`` and ``loss_acc``'s values on the
+    same arrays, and skips only the checks (a wrong shape is not caught there)."""
+    problem = learning.load_problem("digits")
+    mdl = learning.make_model(name, problem, l2=0.01)
+    rng = np.random.default_rng(3)
+    P = np.stack([mdl.init(rng) + 0.1 * rng.standard_normal(mdl.dim) for _ in range(2)])
+    X = problem.X_train[:10].reshape(2, 5, -1).astype(float)
+    y = problem.y_train[:10].reshape(2, 5)
+    grad, logits = mdl.unchecked()
+    np.testing.assert_array_equal(grad(P, X, y), mdl.grad(P, X, y))
+    Z = logits(P[:1], problem.X_test[None].astype(float))[0]
+    loss, acc = mdl.loss_acc(P[0], problem.X_test, problem.y_test)
+    assert acc == pytest.approx(float((Z.argmax(axis=1) == problem.y_test).mean()))
+    with pytest.raises(ValueError, match="params must have shape"):
+        mdl.grad(P[:, :-1], X, y)

@@ -43,7 +43,7 @@ from simlib.core.validate import check_choice, check_int
 from simlib.runtime.kernel_driver import DrawBuffer, drive
 from simlib.workloads.traces import Trace
 
-from . import ssp_kernel as K
+from . import ssp_kernel as kernel
 from .orpheus import orpheus_receivers
 from .ssp_kernel import BASE, BLOCKED, COMPUTING, GAP, MULTICASTING, READD_MIN, place_classes, residual_tables
 from .ssp_selection import Plan, Rules, select_ssp
@@ -69,6 +69,11 @@ ENGINES = ("compiled", "flow")
 
 
 # --------------------------------------------------------------------------- trace helper
+def _bound_or_minus_one(value) -> int:
+    """An SSP bound or Orpheus's k as the compiled loop takes it: the count, or -1 for none (inf)."""
+    return -1 if value == math.inf else int(value)
+
+
 def mean_residual(trace: Trace, elapsed) -> np.ndarray:
     """E[T - a | T > a] (seconds) for the trace's piecewise-linear distribution, a = ``elapsed``.
 
@@ -78,7 +83,7 @@ def mean_residual(trace: Trace, elapsed) -> np.ndarray:
     """
     a = np.atleast_1d(np.asarray(elapsed, dtype=float))
     surv, tail = residual_tables(trace.samples)
-    return K.mean_residual_at(trace.samples, surv, tail, a, np.empty_like(a))
+    return kernel.mean_residual_at(trace.samples, surv, tail, a, np.empty_like(a))
 
 
 # --------------------------------------------------------------------------- the log
@@ -292,8 +297,8 @@ class SSPCluster:
         if self.tau_estimate == "trace" and trace is None and self.scheme == "selmcast":
             raise ValueError("trace must be given when tau_estimate='trace'")
         self.trace = trace
-        self._res = (K.Residual(trace.samples, *residual_tables(trace.samples), trace.mean) if trace is not None
-                     else K.Residual(np.ones(1), np.ones(1), np.zeros(1), 0.0))
+        self._res = (kernel.Residual(trace.samples, *residual_tables(trace.samples), trace.mean) if trace is not None
+                     else kernel.Residual(np.ones(1), np.ones(1), np.zeros(1), 0.0))
         self.compute_src = compute
         if self.scheme == "orpheus" and orpheus_rng is None:
             raise ValueError("orpheus_rng must be a numpy.random.Generator for scheme='orpheus'")
@@ -334,22 +339,23 @@ class SSPCluster:
         """The run on :func:`ssp_kernel.run_loop`, resumed by :func:`~simlib.runtime.kernel_driver.drive`
         whenever it needs more compute draws, log rows or Orpheus uniforms (SM68)."""
         n, l3 = self.n, self.layer == "L3"
-        inf_or = (lambda val: -1 if val == math.inf else int(val))
         bw = self._bandwidth_schedule(duration)
-        rules = Rules(self.eta, l3, self.task_order == "text", self.line32 == "x", self.pareto_deadline == "all")
-        cfg = K.Config(n=n, l3=l3, selmcast=self.scheme == "selmcast", prio_mode=self.sharing == "priority",
-                       fifo=self.fifo,
-                       p=self.p, ssp=inf_or(self.ssp), k=inf_or(self.k),
-                       tau_mode=TAU_ESTIMATES.index(self.tau_estimate), rules=rules, volume=self.volume,
-                       duration=duration, period=self.period, res=self._res, bw_sched=bw)
+        rules = Rules(eta=self.eta, l3=l3, descending=self.task_order == "text", line32_x=self.line32 == "x",
+                      deadline_all=self.pareto_deadline == "all")
+        cfg = kernel.Config(n=n, l3=l3, selmcast=self.scheme == "selmcast", prio_mode=self.sharing == "priority",
+                            fifo=self.fifo,
+                            p=self.p, ssp=_bound_or_minus_one(self.ssp), k=_bound_or_minus_one(self.k),
+                            tau_mode=TAU_ESTIMATES.index(self.tau_estimate), rules=rules, volume=self.volume,
+                            duration=duration, period=self.period, res=self._res, bw_sched=bw)
         # compute-time draws (s), taken from the compute source in each worker's order; companion 0:
         # when worker w started the iteration of draw u
         draws = DrawBuffer(self.compute_src, n, minimum=64, companions=1)
         orph = {"u": self.orpheus_rng.random(n * 1024) if self.scheme == "orpheus" else np.zeros(0)}
-        wk = K.Workers(state=np.full(n, COMPUTING, np.int64), comp_start=np.zeros(n), comp_end=np.full(n, math.inf),
-                       iters=np.zeros(n, np.int64), rounds=np.zeros(n, np.int64),
-                       blocked_since=np.full(n, math.nan), blocked=np.zeros(n), used=np.zeros(n, np.int64),
-                       cur_mc=np.full(n, -1, np.int64), draws=draws.draws, cstart=draws.companion[0])
+        wk = kernel.Workers(state=np.full(n, COMPUTING, np.int64), comp_start=np.zeros(n),
+                            comp_end=np.full(n, math.inf),
+                            iters=np.zeros(n, np.int64), rounds=np.zeros(n, np.int64),
+                            blocked_since=np.full(n, math.nan), blocked=np.zeros(n), used=np.zeros(n, np.int64),
+                            cur_mc=np.full(n, -1, np.int64), draws=draws.draws, cstart=draws.companion[0])
         c = np.zeros((n, n), np.int64)
         due = np.zeros((n, n), bool)
         if self.k != math.inf:
@@ -359,31 +365,33 @@ class SSPCluster:
                     p=np.full(n, self.p, np.int64), b_in=self.ingress.copy(), b_eg=self.egress.copy(),
                     tau=np.zeros(n), c=c, due=due, in_g=np.zeros(n, bool), start=np.zeros(n))
         nf = n if l3 else n * n
-        fl = K.Flows(active=np.zeros(nf, bool), rem=np.zeros(nf), vol=np.zeros(nf), rate=np.zeros(nf),
-                     cls=np.zeros(nf, np.int64), seq=np.zeros(nf, np.int64), arrived=np.full((n, n), math.nan),
-                     task_cls=np.full(n, BASE, np.int64), caps=np.concatenate([plan.b_in, plan.b_eg]))
+        fl = kernel.Flows(active=np.zeros(nf, bool), rem=np.zeros(nf), vol=np.zeros(nf), rate=np.zeros(nf),
+                          cls=np.zeros(nf, np.int64), seq=np.zeros(nf, np.int64), arrived=np.full((n, n), math.nan),
+                          task_cls=np.full(n, BASE, np.int64), caps=np.concatenate([plan.b_in, plan.b_eg]))
         mc = {"sender": np.zeros(0, np.int64), "round": np.zeros(0, np.int64), "start": np.zeros(0),
               "iter": np.zeros(0, np.int64), "finish": np.zeros(0), "r0": np.zeros(0, np.int64),
               "nr": np.zeros(0, np.int64)}
         rec = {"recv": np.zeros(0, np.int64), "recv_at": np.zeros(0)}
         drop = {"drop_mc": np.zeros(0, np.int64), "drop_j": np.zeros(0, np.int64), "drop_t": np.zeros(0)}
-        cn = K.counters()
+        cn = kernel.counters()
 
         def more_uniforms():                           # Orpheus: n uniforms a call, in stream order
-            if cn.ints[K.NEED_U] > orph["u"].size:
-                orph["u"] = np.concatenate([orph["u"], self.orpheus_rng.random(max(orph["u"].size, cn.ints[K.NEED_U]))])
+            if cn.ints[kernel.NEED_U] > orph["u"].size:
+                more = self.orpheus_rng.random(max(orph["u"].size, cn.ints[kernel.NEED_U]))
+                orph["u"] = np.concatenate([orph["u"], more])
 
         def step() -> int:                             # the arrays as they are now (growing replaces them)
             nonlocal wk
             wk = wk._replace(draws=draws.draws, cstart=draws.companion[0])
-            return K.run_loop(cfg, wk, plan, fl, K.Log(**mc, **rec, **drop, orph_u=orph["u"]), cn)
+            return kernel.run_loop(cfg, wk, plan, fl, kernel.Log(**mc, **rec, **drop, orph_u=orph["u"]), cn)
 
         for w in range(n):
-            K.start_compute(w, 0.0, wk)
+            kernel.start_compute(w, 0.0, wk)
         ci = cn.ints                                   # the integer counters (ssp_kernel's slot names)
-        drive(step, draws=draws, columns=[(mc, lambda: ci[K.NEED_MC], 1024), (rec, lambda: ci[K.NEED_RECV], 1024),
-                                          (drop, lambda: ci[K.NEED_DROP], 1024)], on_space=more_uniforms,
-              stalled=lambda: f"the SSP simulation stopped advancing at t = {cn.floats[K.T_LAST]!r} s")
+        drive(step, draws=draws, columns=[(mc, lambda: ci[kernel.NEED_MC], 1024),
+                                          (rec, lambda: ci[kernel.NEED_RECV], 1024),
+                                          (drop, lambda: ci[kernel.NEED_DROP], 1024)], on_space=more_uniforms,
+              stalled=lambda: f"the SSP simulation stopped advancing at t = {cn.floats[kernel.T_LAST]!r} s")
         return self._compiled_log(duration, wk, cn, mc, rec, drop)
 
     def _compiled_log(self, duration: float, wk, cn, mc: dict, rec: dict, drop: dict) -> SSPLog:
@@ -391,7 +399,7 @@ class SSPCluster:
         for w in range(self.n):
             s = wk.cstart[w, :wk.used[w]]
             log.compute[w] = list(zip(s.tolist(), (s + wk.draws[w, :wk.used[w]]).tolist()))
-        nmc, nrecv, ndrop = int(cn.ints[K.NMC]), int(cn.ints[K.NRECV]), int(cn.ints[K.NDROP])
+        nmc, nrecv, ndrop = int(cn.ints[kernel.NMC]), int(cn.ints[kernel.NRECV]), int(cn.ints[kernel.NDROP])
         log.table = MulticastTable(
             sender=mc["sender"][:nmc].copy(), round=mc["round"][:nmc].copy(), start=mc["start"][:nmc].copy(),
             sender_iter=mc["iter"][:nmc].copy(), finish=mc["finish"][:nmc].copy(), r0=mc["r0"][:nmc].copy(),
@@ -402,8 +410,8 @@ class SSPCluster:
         for w in np.flatnonzero(wk.state == BLOCKED):
             blocked[w] += duration - wk.blocked_since[w]
         log.blocked = blocked
-        log.max_gap = int(cn.ints[K.MAXGAP])
-        log.selections = int(cn.ints[K.SEL])
+        log.max_gap = int(cn.ints[kernel.MAXGAP])
+        log.selections = int(cn.ints[kernel.SEL])
         log.selection_s = math.nan                       # not timed inside the compiled loop
         return log
 
@@ -456,8 +464,8 @@ class SSPCluster:
                 tau[:] = 0.0
                 return
             dbar = durations_sum / durations_cnt if durations_cnt else 0.0
-            K.tau_estimates(t, rounds, state, comp_start, comp_end, in_g, int(self.ssp),
-                            self.tau_estimate == "oracle", self._res, dbar, tau)
+            kernel.tau_estimates(t, rounds, state, comp_start, comp_end, in_g, int(self.ssp),
+                                 self.tau_estimate == "oracle", self._res, dbar, tau)
 
         def readd(i):
             """Re-create task i's flow(s) with its current priority (same links, bits left).

@@ -337,7 +337,8 @@ def select_ssp(kappa: int, plan: Plan, *, eta: float = 0.75, layer: str = "L3",
         if np.any(p < 1) or np.any(p > n - 1):
             raise ValueError(f"p must be in [1, {n - 1}]")
     out = scratch(n)
-    rules = Rules(float(eta), layer == "L3", task_order == "text", line32 == "x", pareto_deadline == "all")
+    rules = Rules(eta=float(eta), l3=layer == "L3", descending=task_order == "text", line32_x=line32 == "x",
+                  deadline_all=pareto_deadline == "all")
     m = _algorithm2(kappa, plan, rules, out)
     return out.order[:m], out.deadline
 
