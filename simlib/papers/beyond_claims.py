@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from simlib.papers.analysis import require_frame
-from simlib.papers.censoring import CENSORING_RULE, fmt_bound, paired_bounds, verdict_above
+from simlib.papers.censoring import CENSORING_RULE, fmt_bound, fmt_span, paired_bounds, verdict_above
 from simlib.papers.claim import Claim, observation
 
 __all__ = ["Quantity", "Comparison", "SR_VS_PR", "FMREDUCE_VS_PR", "SELMCAST_VS_ORPHEUS", "SR_VS_PR_TTA",
@@ -290,13 +290,14 @@ def observations(table: pd.DataFrame, standin: str, note: str = "") -> list[Clai
             where = "" if r.setting == "—" else f" [{r.setting}]"
             parts.append(f"{r.quantity}{where} {_x(r.median_lo, r.median_hi)} "
                          f"(stand-in {_x(r.standin_median_lo, r.standin_median_hi)})")
-            reached = ("" if np.isnan(r.reached_num) else
+            reached = (", no target: no pair censored" if np.isnan(r.reached_num) else
                        f", reached by numerator/denominator scheme in {r.reached_num:.0%}/{r.reached_den:.0%}, "
                        f"{r.censored} of {r.trials} pairs censored")
             verdict = {True: "survives", False: "does not survive", None: "undetermined (censored runs)"}[r.survives]
-            notes.append(f"{r.quantity}{where}: {verdict} "
-                         f"(min–max {r.min:.2f}–{r.max:.2f}× over {r.trials} trials"
-                         + (" (bounds)" if r.censored else "") + f", certainly better in {r.wins:.0%}{reached})")
+            span = fmt_span(r.min, r.max)          # one value when every trial prints the same
+            spread = (f"min–max {r.min:.2f}–{r.max:.2f}× (bounds) over {r.trials} trials" if r.censored else
+                      f"min–max {span} over {r.trials} trials" if "–" in span else f"{span} in all {r.trials} trials")
+            notes.append(f"{r.quantity}{where}: {verdict} ({spread}, certainly better in {r.wins:.0%}{reached})")
         quantities = ", ".join(dict.fromkeys(g["quantity"]))
         c = by_comp.get(comp)
         out.append(observation(

@@ -34,8 +34,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["ratio_bounds", "Bounded", "bounded_stat", "fmt_bound", "verdict_above", "paired_bounds",
-           "PAIRED_COLUMNS", "CENSORING_RULE", "summary"]
+__all__ = ["ratio_bounds", "Bounded", "bounded_stat", "fmt_bound", "fmt_span", "span_of", "verdict_above",
+           "paired_bounds", "PAIRED_COLUMNS", "CENSORING_RULE", "summary"]
 
 #: The rule every time-to-target comparison follows (README, ledger notes).
 CENSORING_RULE = ("a run that never reached the target is censored at its cap (its run length); a paired "
@@ -127,6 +127,19 @@ class Bounded:
     def above(self, threshold: float = 1.0) -> bool | None:
         """:func:`verdict_above` of this statistic."""
         return verdict_above(self.lo, self.hi, threshold)
+
+
+def fmt_span(lo: float, hi: float, digits: int = 2) -> str:
+    """A range of ratios that are all known (a min–max over trials, or over a paper's table):
+    ``"1.20–1.50×"``, or ``"1.20×"`` when both ends print the same (no ``"1.09–1.09×"``, which reads
+    like the bounds of a censored ratio).  Bounds of censored ratios: :func:`fmt_bound`."""
+    lo_s, hi_s = f"{float(lo):.{digits}f}", f"{float(hi):.{digits}f}"
+    return f"{lo_s}×" if lo_s == hi_s else f"{lo_s}–{hi_s}×"
+
+
+def span_of(values, digits: int = 2) -> str:
+    """:func:`fmt_span` of the smallest and largest of ``values`` (a non-empty sequence of ratios)."""
+    return fmt_span(min(values), max(values), digits)
 
 
 def fmt_bound(lo: float, hi: float, strict: bool = False, digits: int = 2) -> str:

@@ -32,7 +32,7 @@ import pandas as pd
 
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.papers.analysis import require_frame
-from simlib.papers.censoring import bounded_stat, fmt_bound, ratio_bounds
+from simlib.papers.censoring import bounded_stat, fmt_bound, ratio_bounds, span_of
 from simlib.papers.claim import Claim, observation
 from simlib.papers.cluster_scenario import simulate
 from simlib.papers.partial_reduce.table1_claims import paired_arms
@@ -225,17 +225,13 @@ def momentum_observation(effect: pd.DataFrame, momentum: float, lr: float, plain
                              "momentum/plain time to the target, paired per trial (RP21)")]
 
 
-def _span(lo: float, hi: float) -> str:
-    return f"{lo:.2f}–{hi:.2f}×"
-
-
 def _parts(steps: pd.DataFrame, stale: pd.DataFrame | None, dyn: pd.DataFrame | None) -> dict:
     """The measurements as sentences: ``steps`` (local steps against all reduce's), ``eager`` (ER's runs
     that reached the target), ``fresh`` (fresh vs stale replays) and ``dynamic`` (DYN/CON updates)."""
     r = steps.dropna(subset=["steps_vs_ref"])
     r = r[r["arm"] != "AR"]
     out = {"steps": "local SGD steps to the target over all reduce's (synchronous SGD), paired medians: "
-                    + (_span(r["steps_vs_ref"].min(), r["steps_vs_ref"].max()) + f" over {len(r)} system × HL cells"
+                    + (span_of(r["steps_vs_ref"]) + f" over {len(r)} system × HL cells"
                        if len(r) else "n/a"),
            "eager": "; ".join(f"HL={row.hl:g}: ER reached in {row.reached} of {row.trials} runs with "
                               f"{fmt_bound(row.steps_vs_ref_lo, row.steps_vs_ref_hi)} all reduce's local steps"

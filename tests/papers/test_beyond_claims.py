@@ -174,3 +174,14 @@ def test_one_observation_per_comparison_and_real_trace_naming_both_traces():
     assert obs[2].our_value == "time to target PR/SR [n = 200] 2.00× (stand-in ≥ 2.00×)"
     assert "reached by numerator/denominator scheme in 100%/100%, 0 of 1 pairs censored" in obs[2].note
     assert len({(o.paper, o.figure, o.claim) for o in obs}) == len(obs)   # distinct ledger keys
+
+
+def test_a_note_without_a_target_says_no_pair_is_censored_and_prints_equal_ends_once():
+    """Ratios of rounds or sync times have no target: the note says no pair is censored, and a min–max
+    whose ends print the same is one value "in all N trials" (never "1.09–1.09×")."""
+    t = bc.sr_vs_pr(sr_frame({("transformer", 0): (2.0, 1.0), ("transformer", 1): (2.0, 1.0),
+                              ("a", 0): (1.5, 1.0), ("a", 1): (1.5, 1.0)}))
+    (obs,) = bc.observations(t, "transformer")
+    assert ("sync time PR/SR [n = 200]: survives (1.50× in all 2 trials, certainly better in 100%, no target: no "
+            "pair censored)") in obs.note
+    assert "–1.50×" not in obs.note

@@ -152,3 +152,14 @@ def test_paired_bounds_rejects_an_ambiguous_frame():
         paired_bounds(df, "t", "cap", by=["setting"], num="A", den="B")
     with pytest.raises(ValueError, match="lacks 'C'"):
         paired_bounds(_frame(), "t", "cap", by=["setting"], num="C", den="B")
+
+
+def test_a_span_of_known_ratios_is_one_value_when_its_ends_print_the_same():
+    """fmt_span / span_of: a min–max of known ratios; ends that round alike print once, so no row shows
+    a "1.09–1.09×" that reads like a censored ratio's bounds."""
+    from simlib.papers.censoring import fmt_span, span_of
+
+    assert fmt_span(1.2, 1.5) == "1.20–1.50×"
+    assert fmt_span(1.091, 1.094) == "1.09×"
+    assert fmt_span(1.091, 1.094, digits=3) == "1.091–1.094×"
+    assert span_of([1.5, 0.8, 1.2]) == "0.80–1.50×" and span_of([2.0]) == "2.00×"

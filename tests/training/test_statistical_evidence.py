@@ -109,7 +109,8 @@ def test_table1_causes_end_with_the_tasks_evidence_only_where_a_statistical_clai
     assert rows["nine systems: PS ASP needs more updates than PS BSP"].cause == ""
     plain = {c.claim: c.cause for c in t1.table1(df)}
     assert "on the task" not in plain[er.claim]
-    df2 = t1_frame({"CON5": 1.0, "DYN5": 1.0}, updates={"DYN5": 90.0, "CON5": 100.0})
+    # DYN5/CON5 0.99 at HL 1, 0.90 at HL 3: fewer, and inside Table 1's range at each level
+    df2 = t1_frame({"CON5": 1.0, "DYN5": 1.0}, updates={"DYN5": {1: 99.0, 3: 90.0}, "CON5": 100.0})
     assert {c.claim: c for c in t1.table1(df2)}[
         "nine systems: dynamic weights need fewer updates than constant (P=5)"].holds
     with pytest.raises(ValueError, match="evidence keys must be among"):

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from simlib.papers.analysis import require_frame as _need
-from simlib.papers.censoring import bounded_stat, fmt_bound, ratio_bounds
+from simlib.papers.censoring import bounded_stat, fmt_bound, fmt_span, ratio_bounds
 from simlib.papers.claim import DEFAULT_SETTING, Claim, at_setting, ratio_within, within
 from simlib.papers.predicates import interior_extremum, trend
 
@@ -114,10 +114,6 @@ def table1_range(ratio, heterogeneous: bool) -> tuple[float, float]:
     picks the HL > 1 rows, else HL = 1."""
     vals = [ratio(c) for (_, hl), c in TABLE1.items() if (hl > 1) == bool(heterogeneous)]
     return float(min(vals)), float(max(vals))
-
-
-def _span(lo_hi: tuple[float, float]) -> str:
-    return f"{lo_hi[0]:.2f}–{lo_hi[1]:.2f}×"
 
 
 def _frac(x: float) -> str:
@@ -391,7 +387,7 @@ def _sec5(df: pd.DataFrame) -> list[Claim]:
                     causes.append(_LEARNING + f"DYN/CON per trial {row['min']:.2f}–{row['max']:.2f}")
             out.append(Claim(
                 PAPER, "Table 1", f"HL={het:g}, P={P}: dynamic weights need fewer updates than constant ({reading})",
-                "DYN < CON" + ("" if paper is None else f" (DYN/CON {_span(paper)})"),
+                "DYN < CON" + ("" if paper is None else f" (DYN/CON {fmt_span(*paper)})"),
                 f"median paired DYN/CON {fmt_bound(row['median_lo'], row['median_hi'], digits=3)} (DYN certainly "
                 f"fewer in {int(row['num_smaller'])} of {int(row['trials'])} trials); medians DYN {dyn:.0f} vs CON "
                 f"{con:.0f}",
@@ -418,12 +414,14 @@ def _sec5(df: pd.DataFrame) -> list[Claim]:
                 cause = (_cluster(d) + f"here P={P} needs {ratio_text(upd)} the updates of all reduce and one "
                          f"update is {ratio_text(put)} faster" + (
                              "" if P not in (3, 5) else
-                             f" (Table 1: {_span(table1_range(lambda c, P=P: c[f'CON{P}'][1] / c['AR'][1], hl > 1))}"
-                             f" the updates, {_span(table1_range(lambda c, P=P: c['AR'][2] / c[f'CON{P}'][2], hl > 1))}"
+                             " (Table 1: "
+                             f"{fmt_span(*table1_range(lambda c, P=P: c[f'CON{P}'][1] / c['AR'][1], hl > 1))}"
+                             " the updates, "
+                             f"{fmt_span(*table1_range(lambda c, P=P: c['AR'][2] / c[f'CON{P}'][2], hl > 1))}"
                              " faster)"))
             out.append(Claim(
                 PAPER, "Table 1", f"HL={hl:g}: partial reduce (P={P}) beats all reduce in run time",
-                "PR faster ('always outperforms', §5.2.2)" + ("" if paper is None else f"; AR/PR {_span(paper)}"),
+                "PR faster ('always outperforms', §5.2.2)" + ("" if paper is None else f"; AR/PR {fmt_span(*paper)}"),
                 f"median paired AR/PR time {ratio_text(row)} (PR certainly faster in "
                 f"{int(row['num_larger'])} of {int(row['trials'])} trials)",
                 direction=ok, magnitude=mag, tolerance="" if paper is None else RANGE_RULE, cause=cause,
@@ -454,7 +452,7 @@ def _sec5(df: pd.DataFrame) -> list[Claim]:
             ok_d = all(r["median_lo"] > 1 for r in rows.values())
             ok_m = all(within(r["median"], factor, NEAR_REL) for r in rows.values())   # NaN (censored): never
             ranges = "; ".join(f"HL {'> 1' if h else '= 1'}: "
-                               f"{_span(table1_range(lambda c: c['AR'][2] / c[f'CON{P4}'][2], h))}"
+                               f"{fmt_span(*table1_range(lambda c: c['AR'][2] / c[f'CON{P4}'][2], h))}"
                                for h in (False, True))
             out.append(Claim(
                 PAPER, "Table 1", f"per-update time of partial reduce (P={P4}) is {factor:g}× shorter than all "

@@ -36,11 +36,11 @@ import numpy as np
 import pandas as pd
 
 from simlib.papers.analysis import require_frame as _need
-from simlib.papers.censoring import bounded_stat, fmt_bound, ratio_bounds
+from simlib.papers.censoring import bounded_stat, fmt_bound, fmt_span, ratio_bounds, span_of
 from simlib.papers.claim import DEFAULT_SETTING, Claim, at_setting, observation, within
 
-from .claims import (NEAR_REL, NEAR_RULE, PAPER, PER_UPDATE_SPEEDUP, TABLE1_ALL, TABLE1_ARMS, TABLE1_DYN_VS_AR,
-                     _censored, paired_masks, ratio_text)
+from .claims import (NEAR_REL, NEAR_RULE, PAPER, PER_UPDATE_SPEEDUP, RANGE_RULE, TABLE1_ALL, TABLE1_ARMS,
+                     TABLE1_DYN_VS_AR, _censored, bounded_within, paired_masks, ratio_text)
 
 __all__ = ["CLUSTER_DEFAULT", "EVIDENCE_KEYS", "TABLE1_ALL", "TABLE1_ARMS", "UP_TO", "DYN_VS_AR", "PER_UPDATE",
            "table1_ratios", "paired_arms", "speedup", "table1", "fig11", "selective_drawn", "filter_sensitivity",
@@ -79,10 +79,6 @@ def table1_ratios(num: str, den: str, what: str, hls=None) -> list[float]:
     return out
 
 
-def _span(vals) -> str:
-    return f"{min(vals):.2f}–{max(vals):.2f}×"
-
-
 def paired_arms(df: pd.DataFrame, metric: str, num: str, den: str) -> pd.DataFrame:
     """Per HL: the median, min and max over trials of ``metric(num) / metric(den)`` (arms by name),
     ``trials`` and ``num_smaller`` (see :func:`~.claims.paired`)."""
@@ -104,27 +100,44 @@ def _why(d: pd.DataFrame, a: str, b: str, hl) -> str:
         if len(r):
             paper = table1_ratios(a, b, what)
             parts.append(f"{a}/{b} {label} {ratio_text(r.iloc[0])}"
-                         + (f" (Table 1: {_span(paper)})" if paper else ""))
+                         + (f" (Table 1: {span_of(paper)})" if paper else ""))
     return _SETTING + f"at HL={hl:g} " + ", ".join(parts)
 
 
 def _every_hl(d, what, num, den, *, side, statement, says, extra_note="", hls=None):
     """One claim: at every HL (of ``hls``), the median paired ``num/den`` of ``what`` ("time", "updates"
     or "per-update") is > 1 (``side="num"``: num is larger) or < 1 (``side="den"``); the paper value is
-    ``says`` and Table 1's range of the same ratio."""
+    ``says`` and Table 1's range of the same ratio.  Magnitude (where the direction holds): every HL's
+    median is a number within Table 1's range over its three models at that level (HL = 1: its
+    homogeneous rows; HL > 1: its heterogeneous ones), :data:`~.claims.RANGE_RULE` as notebook 21's
+    Table 1 rows; a level whose Table 1 cells are N/A is not judged."""
     r = paired_arms(d if hls is None else d[d["hl"].isin(hls)], _METRIC[what], num, den)
     if r.empty:
         return []
     larger = r["median_lo"] > 1 if side == "num" else r["median_hi"] < 1
     ok = bool(larger.all())
-    cause = "" if ok else "; ".join(_why(d, num, den, row.hl) if not row.censored else _censored(row._asdict())
-                                    for row in r[~larger].itertuples(index=False))
+    paper = {hl: table1_ratios(num, den, what, "heterogeneous" if hl > 1 else "homogeneous") for hl in r["hl"]}
+    inside = pd.Series([bounded_within(row._asdict(), min(paper[row.hl]), max(paper[row.hl]))
+                        if paper[row.hl] else True for row in r.itertuples(index=False)], index=r.index)
+    mag = None if not ok or not any(paper.values()) else bool(inside.all())
+    if not ok:
+        cause = "; ".join(_why(d, num, den, row.hl) if not row.censored else _censored(row._asdict())
+                          for row in r[~larger].itertuples(index=False))
+    elif mag is False:
+        cause = "; ".join(_censored(row._asdict()) if row.censored else
+                          _why(d, num, den, row.hl) + f"; {num}/{den} {ratio_text(row._asdict())} outside Table 1's "
+                          f"{fmt_span(min(paper[row.hl]), max(paper[row.hl]))} at HL {'> 1' if row.hl > 1 else '= 1'}"
+                          for row in r[~inside].itertuples(index=False))
+    else:
+        cause = ""
     per = " per update" if what == "per-update" else ""
     return [Claim(PAPER, "Table 1", statement, f"{says}; Table 1 {num}/{den}{per}: "
-                                               f"{_span(table1_ratios(num, den, what))}",
+                                               f"{span_of(table1_ratios(num, den, what))}",
                   f"median paired {num}/{den}: " + _per_hl(r),
-                  direction=ok, cause=cause, note=f"{_NAME[what]}; {_NOTE}; holds if every HL's median is "
-                                                   f"certainly {'> 1' if side == 'num' else '< 1'}" + extra_note)]
+                  direction=ok, magnitude=mag, tolerance="" if mag is None else
+                  f"{RANGE_RULE}: every HL's median in Table 1's range at that HL (homogeneous / heterogeneous rows)",
+                  cause=cause, note=f"{_NAME[what]}; {_NOTE}; holds if every HL's median is "
+                                    f"certainly {'> 1' if side == 'num' else '< 1'}" + extra_note)]
 
 
 def _up_to(d, key, statement, hls=None):
@@ -141,7 +154,7 @@ def _up_to(d, key, statement, hls=None):
     cause = "" if ok_d and ok_m else (_censored(row_top) if row_top["censored"] or top_lo != top_hi
                                       else _why(d, num, den, hl_top))
     return [Claim(PAPER, "Table 1", statement, f"up to {x:.2f}× (Table 1 {num}/{den}: "
-                                               f"{_span(table1_ratios(num, den, 'time'))})",
+                                               f"{span_of(table1_ratios(num, den, 'time'))})",
                   f"largest median paired {num}/{den} time {fmt_bound(top_lo, top_hi)} at HL={hl_top:g}; "
                   + _per_hl(r),
                   direction=bool(ok_d), magnitude=ok_m, tolerance=NEAR_RULE + ", our largest over HL",
@@ -256,7 +269,7 @@ def _table1(df: pd.DataFrame, evidence: dict) -> list[Claim]:
             ok_m = bool(all(within(m, PER_UPDATE, NEAR_REL) for m in r["median"]))   # NaN (censored): never
             out.append(Claim(
                 PAPER, "Table 1", "nine systems: partial reduce (P=3) is 4× faster per update than AR",
-                f"{PER_UPDATE:g}× (§5.2.2); Table 1 AR/CON3: {_span(table1_ratios('AR', 'CON3', 'per-update'))}",
+                f"{PER_UPDATE:g}× (§5.2.2); Table 1 AR/CON3: {span_of(table1_ratios('AR', 'CON3', 'per-update'))}",
                 "median paired AR/CON3 per update: " + _per_hl(r), direction=ok_d, magnitude=ok_m,
                 tolerance=NEAR_RULE + ", at every HL",
                 cause="" if ok_d and ok_m else _SETTING + "one update's time is set by the cluster and its "

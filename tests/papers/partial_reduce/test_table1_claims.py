@@ -208,9 +208,10 @@ def test_selective_at_drawn_bandwidths_pairs_sr_with_partial_and_all_reduce():
 
 
 def test_group_filter_sensitivity_pairs_on_with_off_and_reports_verdict_changes():
-    """PR18: CON3 faster with the filter (9 vs 10 s), DYN3 unchanged; BSP (11 s) is slower than CON3
-    either way; a filter making CON3 slower than BSP flips that verdict."""
-    off = frame({"BSP": 11.0, "CON3": 10.0, "DYN3": 9.5, "AR": 15.0})
+    """PR18: CON3 faster with the filter (9 vs 10 s), DYN3 unchanged; BSP (14.6 s at HL 1, 17 s at HL 3:
+    inside Table 1's BSP/CON3 range at each level) is slower than CON3 either way; a filter making CON3
+    slower than BSP flips that verdict."""
+    off = frame({"BSP": {1: 14.6, 3: 17.0}, "CON3": 10.0, "DYN3": 9.5, "AR": 15.0})
     on = frame({"CON3": 9.0, "DYN3": 9.5}, hls=(3,))
     sens = t1.filter_sensitivity(off, on).set_index("arm")
     assert list(sens["hl"]) == [3, 3]                   # only the HLs run with the filter
@@ -221,7 +222,7 @@ def test_group_filter_sensitivity_pairs_on_with_off_and_reports_verdict_changes(
     assert v.loc[bsp, "off"] and v.loc[bsp, "on"]
     (c,) = t1.filter_observation(off, on)
     assert "CON3 HL=3 0.90×" in c.our_value and "verdicts changed: 0 of" in c.our_value
-    worse = frame({"CON3": 12.0, "DYN3": 9.5}, hls=(3,))
+    worse = frame({"CON3": 18.0, "DYN3": 9.5}, hls=(3,))
     (c,) = t1.filter_observation(off, worse)
     assert f"{bsp}: holds -> fails" in c.our_value and "verdicts changed: 1 of" in c.our_value
     assert t1.filter_observation(off, frame({"CON3": 1.0}, hls=(2,))) == []
@@ -237,3 +238,21 @@ def test_fig11_at_the_profile_gives_profile_rows_whose_causes_name_its_cluster()
     assert [c.holds for c in named] == [c.holds for c in plain] == [False, False]
     assert all(t1.CLUSTER_DEFAULT.replace("002's 8 workers", "n workers") in c.cause for c in plain)
     assert all("(n workers, 1000 MB)" in c.cause and "100 MB" not in c.cause for c in named)
+
+
+def test_a_right_direction_with_a_magnitude_outside_table_1_is_its_own_verdict():
+    """The comparisons the paper states as a direction and Table 1 quantifies (here ASP/BSP updates,
+    Table 1 7.19–11.14×) hold only if every HL's median also lies in Table 1's range at that level
+    (homogeneous rows for HL 1, heterogeneous for HL > 1); otherwise direction True, magnitude False,
+    and the cause names our value against Table 1's."""
+    text = "PS ASP needs more updates than PS BSP"
+    inside = claim(t1.table1(frame({"ASP": 2.0, "BSP": 1.0}, updates={"ASP": 900.0, "BSP": 100.0})), text)
+    assert inside.direction and inside.magnitude is True and inside.holds and inside.tolerance
+    far = claim(t1.table1(frame({"ASP": 2.0, "BSP": 1.0}, updates={"ASP": 110.0, "BSP": 100.0})), text)
+    assert far.direction is True and far.magnitude is False and not far.holds
+    assert far.cause.startswith("setting:") and "ASP/BSP 1.10× outside Table 1's 8.01–10.18× at HL = 1" in far.cause
+    assert "outside Table 1's 7.19–11.14× at HL > 1" in far.cause
+    # one level in range, the other not: the row does not hold, and the cause names only that level
+    mixed = claim(t1.table1(frame({"ASP": 2.0, "BSP": 1.0}, updates={"ASP": {1: 900.0, 3: 110.0}, "BSP": 100.0})),
+                  text)
+    assert mixed.magnitude is False and "at HL = 1" not in mixed.cause and "at HL > 1" in mixed.cause
