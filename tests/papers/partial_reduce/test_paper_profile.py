@@ -1,6 +1,7 @@
 """Decision PR16: the rule that picks 002's paper profile from Table 1's per-update time ratios."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -124,8 +125,24 @@ def test_a_recorded_trace_run_at_the_profile_is_accepted_only_without_the_cv():
 
     s = dict(scheme="ps-backup", n=8, p=4, backups=2, trace="pai-job4", duration_s=100.0, target_acc=0.45,
              problem="mnist1d", model="mlp-relu", lr=0.5, batch=32, data="sharded")
-    with pytest.raises(ParamError, match="recorded trace"):
-        ns.SystemSetting.of(prof.at_profile([s])[0])
-    ts = ns.SystemSetting.of(prof.at_profile_read([s])[0]).system
-    P = prof.PAPER_PROFILE
+    P = dataclasses.replace(prof.PAPER_PROFILE, compute_cv=0.3)      # a profile with a cv (the paper profile
+    with pytest.raises(ParamError, match="recorded trace"):           # may keep the stored compute times)
+        ns.SystemSetting.of(prof.at_profile([s], P)[0])
+    ts = ns.SystemSetting.of(prof.at_profile_read([s], P)[0]).system
     assert (ts.model_mb, ts.baselines.server_apply_s, ts.compute_cv) == (P.model_mb, P.server_apply_s, None)
+
+
+def test_the_fit_scores_the_baselines_only():
+    """PR16 as amended: partial reduce's own per-update ratios (CON, DYN) are claims to check, so they are
+    shown in the search table but never move the distance: making CON's runs 100× slower changes its
+    columns and not the score."""
+    assert prof.fitted_targets() == [t for t in prof.target_names() if not t.startswith(("CON", "DYN"))]
+    assert len(prof.fitted_targets()) == 13
+    cand = [prof.DEFAULT_SETTINGS]
+    even = prof.search_table(cand, lambda s: 1.0)
+    slow_pr = prof.search_table(cand, lambda s: 100.0 if s["scheme"] == "partial" else 1.0)
+    assert slow_pr["CON3 HL=1"].iloc[0] == 100.0 and even["CON3 HL=1"].iloc[0] == 1.0
+    assert slow_pr["distance"].iloc[0] == even["distance"].iloc[0]
+    paper = prof.paper_ratios()
+    assert even["distance"].iloc[0] == pytest.approx(prof.distance({k: 1.0 for k in paper},
+                                                                   {k: paper[k] for k in prof.fitted_targets()}))

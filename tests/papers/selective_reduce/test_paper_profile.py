@@ -13,8 +13,9 @@ from simlib.core.paths import COMMITTED_RESULTS
 
 
 def table(holds_by_candidate: dict) -> pd.DataFrame:
-    """A search table with claims c0, c1, ... holding as given per (dt_s, compute_mean_s)."""
-    rows = [{"dt_s": dt, "compute_mean_s": mean, "figure": "Fig. 9", "claim": f"c{i}", "holds": h}
+    """A search table with the baseline claims 0, 1, ... (the ones E18 scores) holding as given per
+    (dt_s, compute_mean_s)."""
+    rows = [{"dt_s": dt, "compute_mean_s": mean, "figure": "Fig. 9", "claim": prof.BASELINE_CLAIMS[i], "holds": h}
             for (dt, mean), hs in holds_by_candidate.items() for i, h in enumerate(hs)]
     return pd.DataFrame(rows)
 
@@ -95,3 +96,18 @@ def test_cross_causes_name_the_other_setting():
                                          "profile (Δt = 0.02 s) too: p-c")
     assert out["d", "default"].cause == "paper ambiguity: E16"
     assert out["a", "profile"].holds and out["a", "profile"].cause == ""
+
+
+def test_only_the_baselines_claims_are_scored():
+    """E18 as amended: selective reduce's own claims are the ones to check, so they never move the pick;
+    here (0.02 s, 3 s) holds more claims in all, but fewer baseline ones, and loses."""
+    t = table({(0.1, None): [1, 1], (0.02, 3.0): [1, 0]})
+    extra = pd.DataFrame([{"dt_s": 0.02, "compute_mean_s": 3.0, "figure": "Fig. 8", "claim": f"SR claim {i}",
+                           "holds": 1} for i in range(5)]
+                         + [{"dt_s": 0.1, "compute_mean_s": None, "figure": "Fig. 8", "claim": f"SR claim {i}",
+                             "holds": 0} for i in range(5)])
+    both = pd.concat([t, extra], ignore_index=True)
+    assert prof.pick(both) == prof.Profile(0.1, None)
+    s = prof.scores(both).set_index("dt_s")
+    assert s.loc[0.02, ["claims", "hold", "claims_all", "hold_all"]].tolist() == [2, 1, 7, 6]
+    assert s.loc[0.1, ["claims", "hold", "claims_all", "hold_all"]].tolist() == [2, 2, 7, 2]
