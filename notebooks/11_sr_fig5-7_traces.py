@@ -59,7 +59,7 @@ settings = sweep.expand_grid(trace=traces, n=n_values, scheme=["allreduce", "par
                              duration_s=[duration_s], p=[p], eta=[eta], theta=[theta], dt_s=[dt_s],
                              lam=[lam], alpha_s=[alpha_s], model_mb=[model_mb])
 df = run.scenarios(settings, name="11_sr_fig5-7", desc="Figs 5-7")
-# the same grid at the paper profile (decision E18: Δt and the compute-time scale fitted; the rest as §IV-A1)
+# the same grid at the paper profile (decision E18: the compute-time scale calibrated on the baselines; the rest as §IV-A1)
 df_profile = run.scenarios(sr_profile.at_profile(settings), name="11_sr_fig5-7_profile",
                            desc="Figs 5-7 at the paper profile")
 df.groupby(["trace", "n", "scheme"])[["avg_sync_time_s", "avg_sync_scale", "total_iteration",

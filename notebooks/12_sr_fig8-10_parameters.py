@@ -60,7 +60,7 @@ settings = sweep.unique_settings(
     sweep.expand_grid(scheme=["selective"], p=[p], eta=eta_values, theta=[theta], **base),
     sweep.expand_grid(scheme=["selective"], p=[p], eta=[eta], theta=theta_values, **base))
 df = run.scenarios(settings, name="12_sr_fig8-10", desc="Figs 8-10")
-# the same grid at the paper profile (decision E18: Δt and the compute-time scale fitted; the rest as §IV-A1)
+# the same grid at the paper profile (decision E18: the compute-time scale calibrated on the baselines; the rest as §IV-A1)
 df_profile = run.scenarios(sr_profile.at_profile(settings), name="12_sr_fig8-10_profile",
                            desc="Figs 8-10 at the paper profile")
 pr_ref = df[(df.scheme == "partial") & (df.p == p)]

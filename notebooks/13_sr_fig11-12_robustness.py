@@ -55,7 +55,7 @@ settings = (sweep.expand_grid(scheme=["selective"], n=n_values, cdf=["warm", "co
             + sweep.expand_grid(scheme=["partial"], n=sorted(set(n_values) | {n_error}), **common))
 unique = sweep.unique_settings(settings)
 df = run.scenarios(unique, name="13_sr_fig11-12", desc="Figs 11-12")
-# the same grid at the paper profile (decision E18: Δt and the compute-time scale fitted; the rest as §IV-A1)
+# the same grid at the paper profile (decision E18: the compute-time scale calibrated on the baselines; the rest as §IV-A1)
 df_profile = run.scenarios(sr_profile.at_profile(unique), name="13_sr_fig11-12_profile",
                            desc="Figs 11-12 at the paper profile")
 df["start"] = df["cdf"].fillna("—").map({"warm": "SR warm start", "cold": "SR cold start", "—": "partial reduce"})

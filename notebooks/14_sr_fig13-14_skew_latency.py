@@ -50,7 +50,7 @@ settings = (sweep.expand_grid(scheme=schemes, lam=lam_values, alpha_s=[0.001], *
             + sweep.expand_grid(scheme=schemes, lam=[0.05], alpha_s=[a / 1e3 for a in alpha_ms_values], **common))
 unique = sweep.unique_settings(settings)
 df = run.scenarios(unique, name="14_sr_fig13-14", desc="Figs 13-14")
-# the same grid at the paper profile (decision E18: Δt and the compute-time scale fitted; the rest as §IV-A1)
+# the same grid at the paper profile (decision E18: the compute-time scale calibrated on the baselines; the rest as §IV-A1)
 df_profile = run.scenarios(sr_profile.at_profile(unique), name="14_sr_fig13-14_profile",
                            desc="Figs 13-14 at the paper profile")
 df["alpha_ms"] = df["alpha_s"] * 1e3

@@ -28,7 +28,7 @@
 #
 # **Two settings** (issue 32, decision PR19). The sweeps run twice: at the repository's
 # defaults above, and at 002's **paper profile** (PR16, notebook 23: the cluster's open
-# settings fitted to Table 1's per-update time ratios), with the values these runs read --
+# settings fitted to Table 1's per-update time ratios of the baselines), with the values these runs read --
 # the model size on the wire, the compute-time spread and, at HL > 1, the shared GPU's
 # slowdown γ (partial and all reduce have no server and no AD neighbour). Same trials and
 # seeds; the profile's cap `profile_duration_s` is RP16's rule (more than twice the slowest
@@ -153,6 +153,6 @@ pd.DataFrame([(c.figure, c.claim, c.setting, c.holds) for c in recorded if c.kin
 # speed-up misses the paper's 4×, the cause row compares our per-update speed-up and update
 # count with Table 1's: one update's time is set by our simulated cluster (and its model of a
 # slow, shared GPU as an HL× slower worker), not by the paper's GPUs. At the paper profile the
-# cluster's costs are fitted to Table 1's per-update ratios (PR16), so a claim that fails at the
+# cluster's costs are fitted to Table 1's per-update ratios of the baselines (PR16), so a claim that fails at the
 # default and holds there (or the reverse) names the other setting in its cause; one that fails
 # at both is not a matter of these open settings.

@@ -74,7 +74,7 @@ lookup = {pr_profile.setting_key(s): v for s, v in zip(settings, mean_pu)}
 print(f"{len(cands)} candidates, {len(settings)} distinct runs x {trials} trials")
 
 # %% [markdown]
-# ## The search table: every candidate, its 21 ratios and its distance
+# ## The search table: every candidate, its 21 ratios and its distance (over the 13 baseline ones)
 # Committed as `data/results/23_pr_profile_search.csv`.
 
 # %%

@@ -56,7 +56,7 @@ def run_parameters(stem: str, monkeypatch, **passed) -> dict:
      dict(layers=["L7"], p_frac_values=[0.25], n_values=[50, 100, 150, 200])),
     # 000's notebooks (the shared cluster run's declarations)
     ("11_sr_fig5-7_traces", dict(profile="quick", n_values="[40]", theta=float("inf")),
-     dict(n_values=[40], theta=float("inf"), trials=2, duration_s=10.0, traces=["cnn", "transformer"])),
+     dict(n_values=[40], theta=float("inf"), trials=2, duration_s=20.0, traces=["cnn", "transformer"])),
     ("13_sr_fig11-12_robustness", dict(profile="quick", e_values="[0.5]", n_error=60),
      dict(e_values=[0.5], n_error=60, n_values=[10, 20])),
     ("21_pr_sec5_heterogeneous_training", dict(profile="quick", target_acc=0.85),
