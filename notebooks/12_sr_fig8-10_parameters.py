@@ -50,7 +50,7 @@ import pandas as pd
 
 from simlib.papers.selective_reduce import claims as sr_claims
 from simlib.papers.selective_reduce import profile as sr_profile
-from simlib.papers.selective_reduce.experiments.suite import cross_causes
+from simlib.papers.selective_reduce.experiments import suite
 from simlib.pipeline import plotting, sweep
 
 base = dict(trace=[trace], n=[n], duration_s=[duration_s], dt_s=[dt_s])
@@ -59,10 +59,12 @@ settings = sweep.unique_settings(
     sweep.expand_grid(scheme=["partial", "selective"], p=p_values, eta=[eta], theta=[theta], **base),
     sweep.expand_grid(scheme=["selective"], p=[p], eta=eta_values, theta=[theta], **base),
     sweep.expand_grid(scheme=["selective"], p=[p], eta=[eta], theta=theta_values, **base))
-df = run.scenarios(settings, name="12_sr_fig8-10", desc="Figs 8-10")
-# the same grid at the paper profile (decision E18: the compute-time scale calibrated on the baselines; the rest as §IV-A1)
-df_profile = run.scenarios(sr_profile.at_profile(settings), name="12_sr_fig8-10_profile",
-                           desc="Figs 8-10 at the paper profile")
+# the grid at every judged setting: the default, the paper profile where it differs (E18), Δt's reading (E19)
+judged = suite.judged_settings()
+frames = {s: run.scenarios(settings if s == "default" else sr_profile.at_profile(settings, prof),
+                           name=suite.result_name("12_sr_fig8-10", s), desc=f"Figs 8-10 ({s})")
+          for s, prof in judged.items()}
+df = frames["default"]
 pr_ref = df[(df.scheme == "partial") & (df.p == p)]
 
 # %%
@@ -114,13 +116,14 @@ pd.concat({"η (θ = %g)" % theta: rescaled[rescaled.theta == theta].groupby("et
 # ## Claims (000 §IV-B2–4), on medians over trials
 # Rules (trends monotone over the sweep, "as θ grows from 1 to 20" at the two ends,
 # "about" / "not very sensitive" within 10 % — decision E15) are in
-# `simlib/papers/selective_reduce/claims.py: figs8_10`. Each claim is judged at our defaults
-# and at the paper profile (E18; ledger setting `profile`, S19).
+# `simlib/papers/selective_reduce/claims.py: figs8_10`. Each claim is judged at every setting of
+# `suite.judged_settings()` (the default, the paper profile where it differs, E18, and Δt's reading,
+# E19; S19); a claim failing at all of them cites where notebook 16's search found it holding.
 
 # %%
-run.record(cross_causes(sr_claims.figs8_10(df, p=p, eta=eta, theta=theta, rescaled=rescaled),
-                           sr_claims.figs8_10(df_profile, p=p, eta=eta, theta=theta),
-                           sr_profile.PAPER_PROFILE.label()))
+run.record(suite.cross_settings({s: sr_claims.figs8_10(f, p=p, eta=eta, theta=theta,
+                                                       rescaled=rescaled if s == "default" else None)
+                                 for s, f in frames.items()}))
 
 # %% [markdown]
 # ## Where we disagree, and why

@@ -46,7 +46,7 @@ run = simlib.start(Fig11to12Notebook, globals(), notebook="13_sr_fig11-12_robust
 
 from simlib.papers.selective_reduce import claims as sr_claims
 from simlib.papers.selective_reduce import profile as sr_profile
-from simlib.papers.selective_reduce.experiments.suite import cross_causes
+from simlib.papers.selective_reduce.experiments import suite
 from simlib.pipeline import plotting, sweep
 
 common = dict(trace=[trace], duration_s=[duration_s], dt_s=[dt_s])
@@ -54,10 +54,12 @@ settings = (sweep.expand_grid(scheme=["selective"], n=n_values, cdf=["warm", "co
             + sweep.expand_grid(scheme=["selective"], n=[n_error], cdf=["warm", "cold"], bw_error=e_values, **common)
             + sweep.expand_grid(scheme=["partial"], n=sorted(set(n_values) | {n_error}), **common))
 unique = sweep.unique_settings(settings)
-df = run.scenarios(unique, name="13_sr_fig11-12", desc="Figs 11-12")
-# the same grid at the paper profile (decision E18: the compute-time scale calibrated on the baselines; the rest as §IV-A1)
-df_profile = run.scenarios(sr_profile.at_profile(unique), name="13_sr_fig11-12_profile",
-                           desc="Figs 11-12 at the paper profile")
+# the grid at every judged setting: the default, the paper profile where it differs (E18), Δt's reading (E19)
+judged = suite.judged_settings()
+frames = {s: run.scenarios(unique if s == "default" else sr_profile.at_profile(unique, prof),
+                           name=suite.result_name("13_sr_fig11-12", s), desc=f"Figs 11-12 ({s})")
+          for s, prof in judged.items()}
+df = frames["default"]
 df["start"] = df["cdf"].fillna("—").map({"warm": "SR warm start", "cold": "SR cold start", "—": "partial reduce"})
 df.loc[df.scheme == "partial", "start"] = "partial reduce"
 
@@ -87,8 +89,9 @@ run.save_figure(fig, "sr_fig12_bw_error")
 # `simlib/papers/selective_reduce/claims.py: figs11_12`.
 
 # %%
-run.record(cross_causes(sr_claims.figs11_12(df, n_error=n_error), sr_claims.figs11_12(df_profile, n_error=n_error),
-                           sr_profile.PAPER_PROFILE.label()))
+# each claim at every setting of `suite.judged_settings()` (the default, the paper profile where it
+# differs, E18, and Δt's reading, E19); a claim failing at all of them cites notebook 16's search
+run.record(suite.cross_settings({s: sr_claims.figs11_12(f, n_error=n_error) for s, f in frames.items()}))
 
 # %% [markdown]
 # ## Where we disagree, and why

@@ -41,7 +41,7 @@ run = simlib.start(Fig13to14Notebook, globals(), notebook="14_sr_fig13-14_skew_l
 # %%
 from simlib.papers.selective_reduce import claims as sr_claims
 from simlib.papers.selective_reduce import profile as sr_profile
-from simlib.papers.selective_reduce.experiments.suite import cross_causes
+from simlib.papers.selective_reduce.experiments import suite
 from simlib.pipeline import plotting, sweep
 
 schemes = ["allreduce", "partial", "selective"]
@@ -49,10 +49,12 @@ common = dict(trace=[trace], n=[n], duration_s=[duration_s], dt_s=[dt_s])
 settings = (sweep.expand_grid(scheme=schemes, lam=lam_values, alpha_s=[0.001], **common)
             + sweep.expand_grid(scheme=schemes, lam=[0.05], alpha_s=[a / 1e3 for a in alpha_ms_values], **common))
 unique = sweep.unique_settings(settings)
-df = run.scenarios(unique, name="14_sr_fig13-14", desc="Figs 13-14")
-# the same grid at the paper profile (decision E18: the compute-time scale calibrated on the baselines; the rest as §IV-A1)
-df_profile = run.scenarios(sr_profile.at_profile(unique), name="14_sr_fig13-14_profile",
-                           desc="Figs 13-14 at the paper profile")
+# the grid at every judged setting: the default, the paper profile where it differs (E18), Δt's reading (E19)
+judged = suite.judged_settings()
+frames = {s: run.scenarios(unique if s == "default" else sr_profile.at_profile(unique, prof),
+                           name=suite.result_name("14_sr_fig13-14", s), desc=f"Figs 13-14 ({s})")
+          for s, prof in judged.items()}
+df = frames["default"]
 df["alpha_ms"] = df["alpha_s"] * 1e3
 
 # %%
@@ -75,7 +77,9 @@ run.save_figure(fig, "sr_fig14_alpha")
 # Rules: `simlib/papers/selective_reduce/claims.py: figs13_14`.
 
 # %%
-run.record(cross_causes(sr_claims.figs13_14(df), sr_claims.figs13_14(df_profile), sr_profile.PAPER_PROFILE.label()))
+# each claim at every setting of `suite.judged_settings()` (the default, the paper profile where it
+# differs, E18, and Δt's reading, E19); a claim failing at all of them cites notebook 16's search
+run.record(suite.cross_settings({s: sr_claims.figs13_14(f) for s, f in frames.items()}))
 
 # %% [markdown]
 # ## Where we disagree, and why

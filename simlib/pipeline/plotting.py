@@ -29,7 +29,7 @@ from simlib.papers.analysis import summarize
 from simlib.pipeline.atomic import atomic_write_bytes
 from simlib.core.validate import check_choice, check_int, check_real
 
-__all__ = [
+__all__ = ["claims_map_figure", 
     "SCHEME_ORDER",
     "SCHEME_COLORS",
     "SCHEME_LABELS",
@@ -374,3 +374,42 @@ def plot_ladder(ax, ladders: dict, den: str) -> None:
     ax.set_xlabel("target test accuracy")
     ax.set_ylabel("paired time-to-target ratio")
     ax.legend(loc="upper left", fontsize="small")
+
+
+#: Cell colours of a claims map: holds, fails, undecided (issue 41).
+CLAIMS_MAP_STATES = {"holds": "#2a7f62", "fails": "#f2f2f2", "undecided": "#e0b04c"}
+
+
+def claims_map_figure(where: pd.DataFrame, *, marks: dict | None = None, title: str = "", xlabel: str = ""):
+    """A claims × candidates map (issue 41's "where each claim holds"): ``where`` has one row per claim,
+    one column per candidate and cells ``"holds"``, ``"fails"`` or ``"undecided"``
+    (:data:`CLAIMS_MAP_STATES`; e.g. ``selective_reduce.profile.claims_map``); ``marks`` ``{column:
+    text}`` labels columns above the map (the default, the profile).  Returns the figure."""
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    bad = sorted(set(where.to_numpy().ravel()) - set(CLAIMS_MAP_STATES) - {None})
+    if bad or where.empty:
+        raise ValueError(f"where must be a non-empty frame of {list(CLAIMS_MAP_STATES)}, got {bad or 'no cells'}")
+    states = list(CLAIMS_MAP_STATES)
+    codes = where.apply(lambda col: col.map(states.index)).to_numpy(dtype=float)
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.45 * where.shape[1] + 4.5), 0.24 * len(where) + 1.8))
+    ax.imshow(codes, cmap=ListedColormap([CLAIMS_MAP_STATES[s] for s in states]), vmin=-0.5, vmax=len(states) - 0.5,
+              aspect="auto", interpolation="nearest")
+    ax.set_xticks(range(where.shape[1]), [str(c) for c in where.columns], rotation=60, ha="right", fontsize=7)
+    ax.set_yticks(range(len(where)), [str(r)[:70] for r in where.index], fontsize=7)
+    ax.set_xticks([x - 0.5 for x in range(1, where.shape[1])], minor=True)
+    ax.set_yticks([y - 0.5 for y in range(1, len(where))], minor=True)
+    ax.grid(which="minor", color="white", linewidth=0.6)
+    ax.grid(which="major", visible=False)
+    ax.tick_params(which="minor", length=0)
+    for column, text in (marks or {}).items():
+        if column in where.columns:
+            ax.text(list(where.columns).index(column), -0.8, text, ha="center", va="bottom", fontsize=7,
+                    color="crimson")
+    ax.set(xlabel=xlabel, title=title)
+    ax.legend(handles=[Patch(facecolor=CLAIMS_MAP_STATES[s], edgecolor="0.6", label=s) for s in states],
+              loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
+    fig.tight_layout()
+    return fig

@@ -160,10 +160,13 @@ class GapsNotebook(ScenarioBase):
 
 @dataclass(frozen=True)
 class ProfileSearchNotebook(ScenarioBase):
-    """Notebook 16: decision E18's search for the paper profile (every Figs. 5–14 claim at every
-    candidate Δt × compute mean) and the model-size sensitivity at the profile."""
+    """Notebook 16: decision E18's search for the paper profile (its score from the baselines' runs at
+    ``score_trials``; every Figs. 5–14 claim at every candidate Δt × compute mean at ``trials``, the
+    per-claim map) and the model-size sensitivity at the profile."""
 
-    trials: int = param(5, lo=1, quick=1, help="paired trials per setting in the search (decision E18: 5)")
+    trials: int = param(5, lo=1, quick=1, help="paired trials per setting of the per-claim map (decision E18: 5)")
+    score_trials: int = param(20, lo=1, quick=2,
+                              help="paired trials per setting of the baseline runs E18 scores (the ledger's 20)")
     n_values: tuple = param_list(N_VALUES, of=(Scenario, "n"), quick=[10, 20], help="Figs. 5-7 and 11's cluster sizes")
     n: int = param_of(Scenario, "n", help="workers of Figs. 8-14 (decision E7: 200)")
     duration_s: float = param_of(Scenario, "duration_s", quick=QUICK_DURATION_S)

@@ -13,11 +13,14 @@ from typing import Iterable
 
 import pandas as pd
 
+from simlib.core.paths import COMMITTED_RESULTS
 from simlib.papers import claim as claim_mod
 from simlib.papers.claim import Claim
 from simlib.papers.selective_reduce import claims as sr_claims
+from simlib.papers.selective_reduce import profile as sr_profile
 
-__all__ = ["GROUPS", "figure_settings", "judge", "claims_table", "at_setting", "cross_causes", "select_rows", "split_by_group", "unique"]
+__all__ = ["GROUPS", "figure_settings", "judge", "claims_table", "at_setting", "cross_causes", "cross_settings",
+           "judged_settings", "result_name", "baseline_settings", "judge_baselines", "committed_where_holds", "select_rows", "split_by_group", "unique"]
 
 #: The four figure groups (notebook number, what they cover).
 GROUPS = {"11": "Figs. 5–7", "12": "Figs. 8–10", "13": "Figs. 11–12", "14": "Figs. 13–14"}
@@ -71,6 +74,20 @@ def figure_settings(open_settings: dict, *, n_values=N_VALUES, n: int = N, durat
     return {g: unique(dict(s, **fixed) for s in settings) for g, settings in groups.items()}
 
 
+def baseline_settings(open_settings: dict, **layout) -> dict[str, list[dict]]:
+    """The all-reduce and partial-reduce settings of :func:`figure_settings`' groups 11 and 12 (``layout``
+    as there): the runs E18's baseline statements are judged on (they never read Δt)."""
+    groups = figure_settings(open_settings, **layout)
+    return {g: [s for s in groups[g] if s["scheme"] in ("allreduce", "partial")] for g in ("11", "12")}
+
+
+def judge_baselines(frames: dict[str, pd.DataFrame]) -> list[Claim]:
+    """E18's scored claims (:data:`~simlib.papers.selective_reduce.profile.BASELINE_CLAIMS`) from the
+    frames of :func:`baseline_settings`' runs."""
+    claims = sr_claims.figs5_7(frames["11"]) + sr_claims.figs8_10(frames["12"], p=P, eta=ETA, theta=THETA)
+    return [c for c in claims if c.claim in sr_profile.BASELINE_CLAIMS]
+
+
 def _keys(frame: pd.DataFrame, columns: list[str]) -> pd.Series:
     """Each row's values in ``columns`` as a tuple, unset (NaN / None) as one marker."""
     f = frame.reindex(columns=columns).astype(object)
@@ -115,11 +132,58 @@ def claims_table(claims: Iterable[Claim], **labels) -> pd.DataFrame:
                                        "magnitude", "holds"])
 
 
+_DEFAULT_LABEL = "Δt = 0.1 s, stored 1 s mean; E2, E6"
+#: The committed search table whose per-claim map the causes cite (notebook 16).
+SEARCH_TABLE = "16_sr_profile_search.csv"
+
+
 def cross_causes(default: Iterable[Claim], profile: Iterable[Claim], profile_label: str) -> list[Claim]:
     """:func:`simlib.papers.claim.cross_causes` with 000's default named (Δt = 0.1 s, the stored 1 s
     mean; E2, E6)."""
-    return claim_mod.cross_causes(default, profile, profile_label,
-                                  default_label="Δt = 0.1 s, stored 1 s mean; E2, E6")
+    return claim_mod.cross_causes(default, profile, profile_label, default_label=_DEFAULT_LABEL)
+
+
+def judged_settings() -> dict[str, sr_profile.Profile]:
+    """``{ledger setting: open settings}`` notebooks 11-14 judge every claim at
+    (:func:`~simlib.papers.selective_reduce.profile.settings_judged`: the default, the paper profile
+    where it differs from the default, Δt's reading E19)."""
+    return sr_profile.settings_judged()
+
+
+def result_name(base: str, setting: str) -> str:
+    """The result CSV's name of a notebook's runs at a ledger setting: ``base`` at the default,
+    ``base_profile``, ``base_dt_reading``."""
+    return base if setting == claim_mod.DEFAULT_SETTING else f"{base}_{setting.replace(' ', '_')}"
+
+
+def _describe(setting: str, profile: sr_profile.Profile) -> str:
+    if setting == claim_mod.DEFAULT_SETTING:
+        return f"the default ({_DEFAULT_LABEL})"
+    if setting == claim_mod.PROFILE_SETTING:
+        return f"the paper profile ({profile.label()})"
+    return f"Δt's reading ({profile.label()})"
+
+
+def committed_where_holds(path=None) -> dict[tuple[str, str], str]:
+    """Where each claim holds in notebook 16's committed search (:func:`profile.where_holds`; ``{}``
+    when the table is not there).  Notebooks 11-14 read the committed table, as they read
+    :data:`~simlib.papers.selective_reduce.profile.PAPER_PROFILE`, which the same search fixes."""
+    path = COMMITTED_RESULTS / SEARCH_TABLE if path is None else path
+    if not path.exists():
+        return {}
+    return sr_profile.where_holds(pd.read_csv(path))
+
+
+def cross_settings(claims: dict[str, list[Claim]], *, settings: dict | None = None,
+                   where_holds: dict | None = None) -> list[Claim]:
+    """:func:`simlib.papers.claim.cross_settings` over 000's judged settings: ``claims`` ``{ledger setting:
+    the claims judged there}`` (settings of :func:`judged_settings`, or of ``settings`` ``{setting:
+    Profile}``), each failing cause citing the other settings and where the search found the claim
+    holding (``where_holds``; default: :func:`committed_where_holds`)."""
+    settings = judged_settings() if settings is None else settings
+    where_holds = committed_where_holds() if where_holds is None else where_holds
+    return claim_mod.cross_settings({s: (list(c), _describe(s, settings[s])) for s, c in claims.items()},
+                                    where_holds=where_holds)
 
 
 at_setting = claim_mod.at_setting
