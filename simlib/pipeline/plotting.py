@@ -408,7 +408,8 @@ def claims_map_figure(where: pd.DataFrame, *, marks: dict | None = None, title: 
         if column in where.columns:
             ax.text(list(where.columns).index(column), -0.8, text, ha="center", va="bottom", fontsize=7,
                     color="crimson")
-    ax.set(xlabel=xlabel, title=title)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, pad=16)
     ax.legend(handles=[Patch(facecolor=CLAIMS_MAP_STATES[s], edgecolor="0.6", label=s) for s in states],
               loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
     fig.tight_layout()
