@@ -136,7 +136,7 @@ run.save_figure(fig, "sr_fig05-06_gains")
 # where notebook 16's search found it holding, or that it found it holding nowhere.
 
 # %%
-run.record(suite.cross_settings({s: sr_claims.figs5_7(f) for s, f in frames.items()}))
+run.record(suite.cross_settings({s: sr_claims.figs5_7(f) for s, f in frames.items()}, profile=profile))
 
 # %% [markdown]
 # ## Where we disagree, and why

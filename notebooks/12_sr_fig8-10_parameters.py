@@ -123,7 +123,7 @@ pd.concat({"η (θ = %g)" % theta: rescaled[rescaled.theta == theta].groupby("et
 # %%
 run.record(suite.cross_settings({s: sr_claims.figs8_10(f, p=p, eta=eta, theta=theta,
                                                        rescaled=rescaled if s == "default" else None)
-                                 for s, f in frames.items()}))
+                                 for s, f in frames.items()}, profile=profile))
 
 # %% [markdown]
 # ## Where we disagree, and why

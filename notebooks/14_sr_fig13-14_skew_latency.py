@@ -79,7 +79,7 @@ run.save_figure(fig, "sr_fig14_alpha")
 # %%
 # each claim at every setting of `suite.judged_settings()` (the default, the paper profile where it
 # differs, E18, and Δt's reading, E19); a claim failing at all of them cites notebook 16's search
-run.record(suite.cross_settings({s: sr_claims.figs13_14(f) for s, f in frames.items()}))
+run.record(suite.cross_settings({s: sr_claims.figs13_14(f) for s, f in frames.items()}, profile=profile))
 
 # %% [markdown]
 # ## Where we disagree, and why

@@ -90,6 +90,23 @@ print(f"PR16 picks {picked.label()}; the committed profile is {PROFILE.label()}"
 score[list(pr_profile.KNOBS) + ["distance"]].head(12)
 
 # %% [markdown]
+# ## Where each per-update statement holds
+# The search times updates, not accuracy, so of Table 1's statements it can judge the per-update ones
+# (`pr_profile.per_update_statements`: the ledger's rules, on the search's mean ratios over its 2
+# trials at HL 1 and 3). Columns: the candidates in PR16's order (the profile first); a failing
+# ledger row of these statements can cite where they hold here (`pr_profile.where_holds`).
+
+# %%
+where = pr_profile.claims_map(table)
+default_label = pr_profile.candidate_label(pr_profile.candidate_row(table, DEFAULT))
+marks = {where.columns[0]: "profile", default_label: "default"}
+fig = plotting.claims_map_figure(where, marks=marks, xlabel=f"the {where.shape[1]} candidates, best distance first",
+                                 title=f"002 Table 1: where each per-update statement holds — PR16 search ({trials} trials)")
+run.save_figure(fig, "pr_profile_claims")
+for (_, statement), text in pr_profile.where_holds(table).items():
+    print(f"{statement}: {text}")
+
+# %% [markdown]
 # ## Ours beside Table 1: the default, the profile, and the paper
 # Each ratio is a system's per-update time over all reduce's at the same HL (the last, all reduce's at
 # HL = 3 over HL = 1). Partial reduce's (CON, DYN) and VGG-19's are shown too; they are not fitted.

@@ -394,12 +394,17 @@ def claims_map_figure(where: pd.DataFrame, *, marks: dict | None = None, title: 
         raise ValueError(f"where must be a non-empty frame of {list(CLAIMS_MAP_STATES)}, got {bad or 'no cells'}")
     states = list(CLAIMS_MAP_STATES)
     codes = where.apply(lambda col: col.map(states.index)).to_numpy(dtype=float)
-    fig, ax = plt.subplots(figsize=(max(5.0, 0.45 * where.shape[1] + 4.5), 0.24 * len(where) + 1.8))
+    wide = where.shape[1] > 40                   # too many candidates to label one by one
+    fig, ax = plt.subplots(figsize=(12.0 if wide else max(5.0, 0.45 * where.shape[1] + 4.5),
+                                    0.24 * len(where) + (1.4 if wide else 1.8)))
     ax.imshow(codes, cmap=ListedColormap([CLAIMS_MAP_STATES[s] for s in states]), vmin=-0.5, vmax=len(states) - 0.5,
               aspect="auto", interpolation="nearest")
-    ax.set_xticks(range(where.shape[1]), [str(c) for c in where.columns], rotation=60, ha="right", fontsize=7)
+    if wide:
+        ax.set_xticks([])
+    else:
+        ax.set_xticks(range(where.shape[1]), [str(c) for c in where.columns], rotation=60, ha="right", fontsize=7)
+        ax.set_xticks([x - 0.5 for x in range(1, where.shape[1])], minor=True)
     ax.set_yticks(range(len(where)), [str(r)[:70] for r in where.index], fontsize=7)
-    ax.set_xticks([x - 0.5 for x in range(1, where.shape[1])], minor=True)
     ax.set_yticks([y - 0.5 for y in range(1, len(where))], minor=True)
     ax.grid(which="minor", color="white", linewidth=0.6)
     ax.grid(which="major", visible=False)

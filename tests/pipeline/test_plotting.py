@@ -310,3 +310,15 @@ def test_plot_ladder_draws_censored_medians_as_bounds_never_as_numbers():
     assert list(up.get_xdata()) == [0.9] and list(up.get_ydata()) == [2.5]
     assert not any(ln.get_marker() == "v" for ln in ax.get_lines())   # nothing claims "at most"
     plt.close(fig)
+
+
+def test_claims_map_figure_draws_states_and_refuses_unknown_ones():
+    from simlib.pipeline import plotting
+
+    where = pd.DataFrame({"a": ["holds", "fails"], "b": ["undecided", "holds"]}, index=["claim 1", "claim 2"])
+    fig = plotting.claims_map_figure(where, marks={"a": "default"}, title="t")
+    image = fig.axes[0].images[0].get_array()
+    assert image.tolist() == [[0, 2], [1, 0]]          # the states' order: holds, fails, undecided
+    plt.close(fig)
+    with pytest.raises(ValueError, match="holds"):
+        plotting.claims_map_figure(where.replace("fails", "maybe"))

@@ -28,9 +28,9 @@ import pandas as pd
 from simlib.papers.analysis import require_frame
 from simlib.workloads.traces import RecordedTrace, load_trace
 
-from .claims import TABLE1_ALL
+from .claims import NEAR_REL, PER_UPDATE_SPEEDUP, TABLE1_ALL
 
-__all__ = ["Profile", "PAPER_PROFILE", "DEFAULT_SETTINGS", "SEARCH_MODEL_MB", "SEARCH_CV", "SEARCH_HL_SLOWDOWN",
+__all__ = ["per_update_statements", "claims_map", "where_holds", "candidate_label", "Profile", "PAPER_PROFILE", "DEFAULT_SETTINGS", "SEARCH_MODEL_MB", "SEARCH_CV", "SEARCH_HL_SLOWDOWN",
            "SEARCH_APPLY_S", "SEARCH_AD_PASSIVE", "SEARCH_TRIALS", "SEARCH_DURATION_S", "TARGET_MODEL", "TARGET_HLS",
            "RATIO_ARMS", "BASELINE_ARMS", "fitted_targets", "OUR_ARM", "KNOBS", "paper_ratios", "target_names",
            "arm_setting", "setting_key", "search_settings", "candidate_ratios", "distance", "search_table", "scores",
@@ -269,3 +269,78 @@ def pick(table: pd.DataFrame) -> Profile:
 #: default's 0.409.  (Before the amendment the fit also scored partial reduce's own ratios and picked cv
 #: 0.3, γ 0.75, 0.05 s per push.)
 PAPER_PROFILE = Profile(1000.0, None, 1.0, 0.0, "block")
+
+
+
+def _cell_holds(direction: bool, magnitude: bool | None) -> str:
+    return "holds" if direction and magnitude is not False else "fails"
+
+
+def _in_range(value: float, span: list[float]) -> bool:
+    return not span or min(span) * (1 - 1e-12) <= value <= max(span) * (1 + 1e-12)
+
+
+def per_update_statements(row: pd.Series, hls: Iterable[int] = TARGET_HLS) -> dict[str, str]:
+    """Table 1's per-update statements (the only ones the search measures: it times updates, not
+    accuracy) judged on one search-table row (``"holds"`` / ``"fails"``), by the ledger's rules
+    (``table1_claims``) on the search's mean ratios over :data:`SEARCH_TRIALS` trials (the ledger judges
+    medians of paired ratios at its own trial count): Eager-Reduce cheaper per update than AR (ER/AR < 1
+    at every HL, and inside Table 1's ER/AR range at that HL: homogeneous rows at HL 1, heterogeneous
+    above), partial reduce (P=5) below PS BK (BK/CON5 > 1, inside Table 1's range), partial reduce
+    (P=3) 4× faster per update than AR (AR/CON3 > 1, within 10 % of 4).  Keys are the ledger's
+    statements."""
+    from .table1_claims import table1_ratios
+
+    hls = list(hls)
+    span = lambda num, den, h: table1_ratios(num, den, "per-update", "heterogeneous" if h > 1 else "homogeneous")  # noqa: E731
+    er = {h: row[f"ER HL={h}"] for h in hls}
+    bk = {h: row[f"BK HL={h}"] / row[f"CON5 HL={h}"] for h in hls}
+    p3, factor = PER_UPDATE_SPEEDUP
+    speed = {h: 1.0 / row[f"CON{p3} HL={h}"] for h in hls}
+    return {
+        "nine systems: Eager-Reduce is cheaper per update than AR":
+            _cell_holds(all(v < 1 for v in er.values()), all(_in_range(v, span("ER", "AR", h)) for h, v in er.items())),
+        "nine systems: partial reduce (P=5) has a lower per-update time than PS BK":
+            _cell_holds(all(v > 1 for v in bk.values()), all(_in_range(v, span("BK", "CON5", h)) for h, v in bk.items())),
+        f"nine systems: partial reduce (P={p3}) is {factor:g}× faster per update than AR":
+            _cell_holds(all(v > 1 for v in speed.values()),
+                        all(abs(v - factor) <= NEAR_REL * factor * (1 + 1e-12) for v in speed.values())),
+    }
+
+
+def candidate_label(row: pd.Series) -> str:
+    """A search-table row's candidate: ``"1000 MB, stored cv, γ 1, apply 0 s, block"``."""
+    cv = "stored cv" if _cv_key(row["compute_cv"]) < 0 else f"cv {row['compute_cv']:g}"
+    return (f"{row['model_mb']:g} MB, {cv}, γ {row['hl_slowdown']:g}, apply {row['server_apply_s']:g} s, "
+            f"{row['ad_passive']}")
+
+
+def claims_map(table: pd.DataFrame) -> pd.DataFrame:
+    """Claims × candidates of PR16's search table (issue 41's "where each claim holds"): rows the
+    per-update statements of :func:`per_update_statements`, columns the candidates in PR16's order
+    (:func:`scores`: the profile first), cells ``"holds"`` / ``"fails"``."""
+    ranked = scores(table)
+    cols = {candidate_label(r): per_update_statements(r) for _, r in ranked.iterrows()}
+    return pd.DataFrame(cols)
+
+
+def where_holds(table: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """``{("Table 1", statement): where it holds in PR16's search}`` (the text a failing verdict's cause
+    cites, :func:`simlib.papers.claim.cross_settings`): how many of the candidates, and the values of the
+    knobs shared by all of them, or "holds at none of the N candidates searched"."""
+    m = claims_map(table)
+    ranked = scores(table)
+    n = len(ranked)
+    out = {}
+    for statement, cells in m.iterrows():
+        ok = ranked[(cells == "holds").to_numpy()]
+        how = f"PR16, {SEARCH_TRIALS} trials, mean ratios at HL " + " and ".join(str(h) for h in TARGET_HLS)
+        if ok.empty:
+            out["Table 1", statement] = f"holds at none of the {n} candidates searched ({how})"
+            continue
+        shared = [candidate_label(ok.iloc[0]).split(", ")[i] for i, k in enumerate(KNOBS)
+                  if ok[k].astype(str).nunique() == 1 and ranked[k].astype(str).nunique() > 1]
+        out["Table 1", statement] = (f"holds at {len(ok)} of {n} candidates searched ({how})"
+                                     + (": all with " + ", ".join(shared) if shared else "")
+                                     + f"; the best-scored of them: {candidate_label(ok.iloc[0])}")
+    return out

@@ -63,12 +63,13 @@ SEARCH_COLUMNS = ("dt_s", "compute_mean_s", "trials", "figure", "claim", "paper_
 class Profile:
     """Values of the settings the paper leaves open: Δt ``dt_s`` (s) and the mean compute time
     ``compute_mean_s`` (s; None: the stored stand-ins' 1 s).  ``fitted``: picked by a search over
-    claims (E18), not read from the paper."""
+    claims (E18), not read from the paper; ``reading``: read from the text by a rule written first (E19)."""
 
     dt_s: float
     compute_mean_s: float | None
     fitted: bool = True
     decision: str = "E18"
+    reading: bool = False
 
     def settings(self) -> dict:
         """The cluster run's flat parameters this profile sets."""
@@ -77,7 +78,7 @@ class Profile:
     def label(self) -> str:
         """``"Δt = 0.02 s, compute mean 3 s (fitted, E18)"``."""
         mean = "1 s (stored)" if self.compute_mean_s is None else f"{self.compute_mean_s:g} s"
-        how = "fitted" if self.fitted else "chosen"
+        how = "fitted" if self.fitted else "read from the text" if self.reading else "chosen"
         return f"Δt = {self.dt_s:g} s, compute mean {mean} ({how}, {self.decision})"
 
 
@@ -152,7 +153,7 @@ PAPER_PROFILE = Profile(dt_s=0.1, compute_mean_s=None)
 DT_READING_SETTING = "dt reading"
 #: E19's reading: the median gap between ready events of partial reduce at n = 200 (notebook 12's committed
 #: runs: 100 s / 2442 iterations = 0.041 s), to one significant digit.  Not fitted: no claim entered it.
-DT_READING = Profile(dt_s=0.04, compute_mean_s=None, fitted=False, decision="E19")
+DT_READING = Profile(dt_s=0.04, compute_mean_s=None, fitted=False, decision="E19", reading=True)
 
 
 def dt_reading(df: pd.DataFrame, *, n: int = 200, p: float = 0.3, trace: str = "transformer") -> float:

@@ -146,3 +146,41 @@ def test_the_fit_scores_the_baselines_only():
     paper = prof.paper_ratios()
     assert even["distance"].iloc[0] == pytest.approx(prof.distance({k: 1.0 for k in paper},
                                                                    {k: paper[k] for k in prof.fitted_targets()}))
+
+
+def test_per_update_statements_by_the_ledgers_rules_by_hand():
+    """Issue 41's map of PR16's search: a row's per-update statements by hand.  Table 1's ER/AR range at
+    HL 1 is 0.37-0.50 (homogeneous rows); 0.45 inside, 0.9 outside (still < 1: direction holds,
+    magnitude fails); AR/CON3 = 1 / 0.25 = 4 within 10 % of 4."""
+    from simlib.papers.partial_reduce.table1_claims import table1_ratios
+
+    lo1, hi1 = min(table1_ratios("ER", "AR", "per-update", "homogeneous")), \
+        max(table1_ratios("ER", "AR", "per-update", "homogeneous"))
+    lo3 = min(table1_ratios("ER", "AR", "per-update", "heterogeneous"))
+    bk1 = min(table1_ratios("BK", "CON5", "per-update", "homogeneous"))
+    bk3 = min(table1_ratios("BK", "CON5", "per-update", "heterogeneous"))
+    row = pd.Series({"ER HL=1": (lo1 + hi1) / 2, "ER HL=3": lo3, "BK HL=1": bk1 * 0.5, "CON5 HL=1": 0.5,
+                     "BK HL=3": bk3 * 0.5, "CON5 HL=3": 0.5, "CON3 HL=1": 0.25, "CON3 HL=3": 0.25})
+    got = prof.per_update_statements(row)
+    assert list(got.values()) == ["holds", "holds", "holds"]
+    far = row.copy()
+    far["ER HL=1"] = 0.9
+    assert prof.per_update_statements(far)["nine systems: Eager-Reduce is cheaper per update than AR"] == "fails"
+    slow = row.copy()
+    slow[["CON3 HL=1", "CON3 HL=3"]] = 1 / 3.5                      # 3.5× is more than 10 % from 4
+    assert prof.per_update_statements(slow)["nine systems: partial reduce (P=3) is 4× faster per update than AR"] \
+        == "fails"
+
+
+def test_claims_map_of_the_committed_search_has_every_candidate():
+    path = COMMITTED_RESULTS / "23_pr_profile_search.csv"
+    if not path.exists():
+        pytest.skip("notebook 23 not yet reproduced")
+    t = pd.read_csv(path)
+    m = prof.claims_map(t)
+    assert m.shape == (3, len(t)) and set(m.to_numpy().ravel()) <= {"holds", "fails"}
+    assert m.columns[0] == prof.candidate_label(prof.candidate_row(t, prof.PAPER_PROFILE))
+    where = prof.where_holds(t)
+    for (_, statement), text in where.items():
+        n = int((m.loc[statement] == "holds").sum())
+        assert text.startswith(f"holds at none of the {len(t)}" if n == 0 else f"holds at {n} of {len(t)}")

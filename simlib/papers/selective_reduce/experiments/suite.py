@@ -175,13 +175,15 @@ def committed_where_holds(path=None) -> dict[tuple[str, str], str]:
 
 
 def cross_settings(claims: dict[str, list[Claim]], *, settings: dict | None = None,
-                   where_holds: dict | None = None) -> list[Claim]:
+                   where_holds: dict | None = None, profile: str = "full") -> list[Claim]:
     """:func:`simlib.papers.claim.cross_settings` over 000's judged settings: ``claims`` ``{ledger setting:
     the claims judged there}`` (settings of :func:`judged_settings`, or of ``settings`` ``{setting:
     Profile}``), each failing cause citing the other settings and where the search found the claim
-    holding (``where_holds``; default: :func:`committed_where_holds`)."""
+    holding (``where_holds``; default: :func:`committed_where_holds` for a ``"full"`` run ``profile``,
+    none for a quick one, whose grids are not the search's)."""
     settings = judged_settings() if settings is None else settings
-    where_holds = committed_where_holds() if where_holds is None else where_holds
+    if where_holds is None:
+        where_holds = committed_where_holds() if profile == "full" else {}
     return claim_mod.cross_settings({s: (list(c), _describe(s, settings[s])) for s, c in claims.items()},
                                     where_holds=where_holds)
 
