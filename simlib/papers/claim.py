@@ -194,7 +194,7 @@ def cross_settings(judged: Mapping[str, tuple[list[Claim], str]], *,
       search's text appended;
     * a holding claim or an observation is unchanged.
 
-    Claims are matched by (figure, claim); one judged at only one setting keeps its cause.
+    Claims are matched by (figure, claim); one judged at only one setting gets only the search's text.
     """
     where_holds = where_holds or {}
     key = lambda c: (c.figure, c.claim)
@@ -204,7 +204,7 @@ def cross_settings(judged: Mapping[str, tuple[list[Claim], str]], *,
     for setting, claims in stamped.items():
         for c in claims:
             others = [(by[o][key(c)], judged[o][1]) for o in stamped if o != setting and key(c) in by[o]]
-            if c.kind != "claim" or c.holds or not others:
+            if c.kind != "claim" or c.holds:
                 out.append(c)
                 continue
             holding = [(o, name) for o, name in others if o.holds]
@@ -212,15 +212,15 @@ def cross_settings(judged: Mapping[str, tuple[list[Claim], str]], *,
                 o, name = holding[0]
                 out.append(dataclasses.replace(c, cause=f"setting: holds at {name}: {o.our_value}"))
                 continue
-            too = "; ".join(f"it fails at {name} too: {o.our_value}" for o, name in others)
+            too = "".join(f"; it fails at {name} too: {o.our_value}" for o, name in others)
             where = where_holds.get(key(c), "")
             if _kind(c.cause) != "unexplained":
                 cause = c.cause + (f"; search: {where}" if where else "")
             elif where.startswith("holds at none"):
-                cause = f"{c.cause}; ruled out: the open settings -- it {where}; {too}"
+                cause = f"{c.cause}; ruled out: the open settings -- it {where}{too}"
             elif where:
-                cause = f"setting: {where}; at the judged settings {c.cause}; {too}"
+                cause = f"setting: {where}; at the judged settings {c.cause}{too}"
             else:
-                cause = f"{c.cause}; {too}"
+                cause = f"{c.cause}{too}"
             out.append(dataclasses.replace(c, cause=cause))
     return out

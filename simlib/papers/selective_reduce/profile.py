@@ -35,7 +35,7 @@ from simlib.papers.analysis import require_frame
 __all__ = ["Profile", "PAPER_PROFILE", "DEFAULT_SETTINGS", "DT_READING", "DT_READING_SETTING", "SEARCH_DT_S",
            "SEARCH_COMPUTE_MEAN_S", "SEARCH_TRIALS", "MAP_TRIALS", "SEARCH_COLUMNS", "BASELINE_CLAIMS",
            "at_profile", "candidates", "pick", "scores", "dt_reading", "settings_judged", "claims_map",
-           "where_holds", "candidate_label"]
+           "where_holds", "holds_at", "candidate_label"]
 
 #: E18's candidates: the controller's slot Δt (s) ...
 SEARCH_DT_S = (0.01, 0.02, 0.05, 0.1)
@@ -263,3 +263,11 @@ def where_holds(table: pd.DataFrame) -> dict[tuple[str, str], str]:
         out[figure, claim] = (f"holds at {len(hold)} of {n_cand} candidates searched ({how}): "
                               + "; ".join(f"{text} at {_means_text(means)}" for text, means in by_text.items()))
     return out
+
+
+def holds_at(table: pd.DataFrame) -> dict[tuple[str, str], list[tuple[float, float]]]:
+    """``{(figure, claim): [(Δt, mean compute time), ...]}``: the candidates of a search table's map where
+    the claim holds (the stored stand-ins' mean as 1.0 s)."""
+    t = _search_map_rows(table)
+    t = t[t["holds"].astype(bool)]
+    return {k: sorted(zip(g["dt_s"], g["mean_key"])) for k, g in t.groupby(["figure", "claim"], sort=False)}

@@ -228,3 +228,20 @@ def test_only_the_baselines_claims_are_scored():
     s = prof.scores(both).set_index("dt_s")
     assert s.loc[0.02, ["claims", "hold", "claims_all", "hold_all"]].tolist() == [2, 1, 7, 6]
     assert s.loc[0.1, ["claims", "hold", "claims_all", "hold_all"]].tolist() == [2, 2, 7, 2]
+
+
+def test_a_stand_in_trace_cause_becomes_dt_when_the_stored_traces_suffice():
+    """Issue 41 (Fig. 10): a claim the search finds holding at the stored 1 s mean at another Δt is not a
+    matter of the traces' scale: its "stand-in trace" cause becomes "setting: Δt"; one holding only at
+    other means keeps its cause."""
+    search = pd.DataFrame([{"dt_s": dt, "compute_mean_s": mean, "figure": "Fig. 10", "claim": claim,
+                            "holds": (claim, dt, mean) in {("a", 0.02, None), ("b", 0.1, 5.0)}}
+                           for claim in ("a", "b") for dt in (0.02, 0.1) for mean in (None, 5.0)])
+    d = [_c("a", False, cause="stand-in trace: sync-bound", value="d-a"),
+         _c("b", False, cause="stand-in trace: sync-bound", value="d-b")]
+    out = {c.claim: c for c in suite.cross_settings({"default": d}, settings={"default": prof.DEFAULT_SETTINGS},
+                                                    search=search)}
+    assert out["a"].cause.startswith("setting: Δt (E2)") and "earlier reason: sync-bound" in out["a"].cause
+    assert out["a"].cause.endswith("search: holds at 1 of 4 candidates searched (E18, 5 trials): Δt = 0.02 s at the "
+                                   "1 s mean")
+    assert out["b"].cause.startswith("stand-in trace: sync-bound; search: holds at 1 of 4")

@@ -9,6 +9,7 @@ defaults: §IV-A1 and decision E7) with the open settings merged into every sett
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Iterable
 
 import pandas as pd
@@ -168,24 +169,45 @@ def committed_where_holds(path=None) -> dict[tuple[str, str], str]:
     """Where each claim holds in notebook 16's committed search (:func:`profile.where_holds`; ``{}``
     when the table is not there).  Notebooks 11-14 read the committed table, as they read
     :data:`~simlib.papers.selective_reduce.profile.PAPER_PROFILE`, which the same search fixes."""
-    path = COMMITTED_RESULTS / SEARCH_TABLE if path is None else path
-    if not path.exists():
-        return {}
-    return sr_profile.where_holds(pd.read_csv(path))
+    table = _committed_search() if path is None else (pd.read_csv(path) if path.exists() else None)
+    return {} if table is None else sr_profile.where_holds(table)
 
 
 def cross_settings(claims: dict[str, list[Claim]], *, settings: dict | None = None,
-                   where_holds: dict | None = None, profile: str = "full") -> list[Claim]:
+                   where_holds: dict | None = None, profile: str = "full",
+                   search: pd.DataFrame | None = None) -> list[Claim]:
     """:func:`simlib.papers.claim.cross_settings` over 000's judged settings: ``claims`` ``{ledger setting:
     the claims judged there}`` (settings of :func:`judged_settings`, or of ``settings`` ``{setting:
     Profile}``), each failing cause citing the other settings and where the search found the claim
-    holding (``where_holds``; default: :func:`committed_where_holds` for a ``"full"`` run ``profile``,
-    none for a quick one, whose grids are not the search's)."""
+    holding (``where_holds``; default: from ``search``, a search table, or the committed one for a
+    ``"full"`` run ``profile``, none for a quick one, whose grids are not the search's).  A "stand-in
+    trace" cause of a claim the search finds holding with the stored traces' 1 s mean becomes "setting:
+    Δt" (the traces' scale is not what it needs)."""
     settings = judged_settings() if settings is None else settings
+    stored = set()
     if where_holds is None:
-        where_holds = committed_where_holds() if profile == "full" else {}
+        table = search if search is not None else _committed_search() if profile == "full" else None
+        where_holds = {} if table is None else sr_profile.where_holds(table)
+        stored = set() if table is None else {k for k, c in sr_profile.holds_at(table).items()
+                                              if any(mean == 1.0 for _, mean in c)}
+    claims = {s: [_not_the_traces(c) if (c.figure, c.claim) in stored else c for c in cs] for s, cs in claims.items()}
     return claim_mod.cross_settings({s: (list(c), _describe(s, settings[s])) for s, c in claims.items()},
                                     where_holds=where_holds)
+
+
+def _not_the_traces(c: Claim) -> Claim:
+    """A "stand-in trace" cause of a claim the search finds holding with the stored traces (1 s mean) at
+    some Δt: the traces' scale is not what it needs, Δt is (issue 41); the old reason is kept after it."""
+    if c.kind != "claim" or c.holds or claim_mod._kind(c.cause) != "stand-in trace":
+        return c
+    return dataclasses.replace(c, cause="setting: Δt (E2): with the stored traces' 1 s mean it holds at another Δt "
+                                        "in notebook 16's search (below), so the traces' scale is not what it needs; "
+                                        "earlier reason: " + c.cause.split(":", 1)[1].strip())
+
+
+def _committed_search() -> pd.DataFrame | None:
+    path = COMMITTED_RESULTS / SEARCH_TABLE
+    return pd.read_csv(path) if path.exists() else None
 
 
 at_setting = claim_mod.at_setting
