@@ -12,7 +12,7 @@ import pytest
 import simlib
 from simlib.pipeline import claims
 from simlib.papers.claim import Claim, observation
-from simlib.pipeline.claims import COLUMNS, DEFAULT_LEDGER, load_ledger, summarize_ledger
+from simlib.pipeline.claims import COLUMNS, DEFAULT_LEDGER, STRENGTH_COLUMNS, load_ledger, summarize_ledger
 
 CAUSE = "unexplained: test"
 
@@ -35,10 +35,11 @@ def test_record_creates_ledger_with_string_values(ledger):
     assert row == {"paper": "PR", "figure": "Fig. 7", "claim": "speed-up vs all-reduce", "setting": "default",
                    "paper_value": "1.89–2.55×", "our_value": "2.25", "tolerance": "", "direction": True,
                    "magnitude": None, "holds": True, "cause": "", "note": "", "kind": "claim",
-                   "notebook": "", "profile": "", "trials": "", "parameters": "{}"}
+                   "notebook": "", "profile": "", "trials": "", "parameters": "{}", "pairs": "", "sides": "",
+                   "interval": "", "undecided": "", "fitted": ""}
     df = load_ledger(ledger)
     header = ("paper,figure,claim,setting,paper_value,our_value,tolerance,direction,magnitude,holds,cause,note,kind,"
-              "notebook,profile,trials,parameters")
+              "notebook,profile,trials,parameters,pairs,sides,interval,undecided,fitted")
     assert ",".join(df.columns) == header
     got = df.iloc[0].to_dict()
     assert pd.isna(got.pop("magnitude")) and row.pop("magnitude") is None
@@ -73,14 +74,17 @@ def test_summary_text(ledger):
     assert summarize_ledger(ledger) == "no claims recorded yet"
     record_claim("PR", "Fig. 7", "speed-up", "1.89–2.55×", "2.1×", True, ledger_path=ledger)
     assert summarize_ledger(ledger).splitlines()[0] == (
-        "1 claim checked at 1 setting (default): 1 verdict, 1 hold, 0 do not (direction holds in 1 of 1; "
+        "1 claim checked at 1 setting (default): 1 verdict: 1 hold, 0 fail, 0 undecided, 0 fitted (direction holds in 1 of 1; "
         "magnitude checked in 0, holds in 0)")
     record_claim("PR", "Fig. 9", "accuracy loss", "< 1%", "1.4%", False, note="fewer epochs",
                  ledger_path=ledger)
     record_claim("SR", "Fig. 3", "traffic cut", "40%", "35%", False, ledger_path=ledger)
     assert summarize_ledger(ledger).splitlines() == [
-        "3 claims checked at 1 setting (default): 3 verdicts, 1 hold, 2 do not (direction holds in 1 of 3; "
-        "magnitude checked in 0, holds in 0)",
+        "3 claims checked at 1 setting (default): 3 verdicts: 1 hold, 2 fail, 0 undecided, 0 fitted (direction holds "
+        "in 1 of 3; magnitude checked in 0, holds in 0)",
+        "per paper and setting (hold / fail / undecided / fitted, the last calibration targets not counted as holds):",
+        "  PR default: 1 hold, 1 fail, 0 undecided, 0 fitted",
+        "  SR default: 0 hold, 1 fail, 0 undecided, 0 fitted",
         "per paper (claims; holds at default / at profile / only at another setting / at neither, of which "
         "likely paper error, unexplained):",
         "  PR: 2 claims; default 1, profile n/a, other setting only 0, neither 1 (0 likely paper error, "
@@ -123,7 +127,7 @@ def test_settings_table_counts_each_claim_once(ledger):
 
 def test_ledger_without_setting_column_reads_as_default(tmp_path):
     old = tmp_path / "claims.csv"
-    old.write_text(",".join(c for c in COLUMNS if c != "setting") + "\n"
+    old.write_text(",".join(c for c in COLUMNS if c not in ("setting",) + STRENGTH_COLUMNS) + "\n"
                    "000,F,c,1,1,,True,,True,,,claim,nb,full,20,{}\n")
     assert load_ledger(old)["setting"].tolist() == ["default"]
 
@@ -257,8 +261,10 @@ def test_observations_do_not_count_as_claims(ledger):
     assert df["kind"].tolist() == ["claim", "claim", "observation"]
     assert df["holds"].isna().tolist() == [False, False, True]
     assert summarize_ledger(ledger).splitlines() == [
-        "2 claims checked at 1 setting (default): 2 verdicts, 1 hold, 1 do not (direction holds in 1 of 2; "
-        "magnitude checked in 0, holds in 0)",
+        "2 claims checked at 1 setting (default): 2 verdicts: 1 hold, 1 fail, 0 undecided, 0 fitted (direction holds "
+        "in 1 of 2; magnitude checked in 0, holds in 0)",
+        "per paper and setting (hold / fail / undecided / fitted, the last calibration targets not counted as holds):",
+        "  P default: 1 hold, 1 fail, 0 undecided, 0 fitted",
         "per paper (claims; holds at default / at profile / only at another setting / at neither, of which "
         "likely paper error, unexplained):",
         "  P: 2 claims; default 1, profile n/a, other setting only 0, neither 1 (0 likely paper error, "
@@ -269,7 +275,7 @@ def test_observations_do_not_count_as_claims(ledger):
 
 def test_a_ledger_from_before_the_setting_column_is_read_at_the_default_setting(tmp_path):
     old = tmp_path / "claims.csv"
-    columns = [c for c in COLUMNS if c != "setting"]
+    columns = [c for c in COLUMNS if c not in ("setting",) + STRENGTH_COLUMNS]
     row = dict(paper="P", figure="F", claim="c", paper_value="1", our_value="1", direction="True",
                holds="True", kind="claim")
     old.write_text(",".join(columns) + "\n" + ",".join(row.get(c, "") for c in columns) + "\n")
@@ -299,9 +305,9 @@ def test_record_keeps_direction_and_magnitude_apart(ledger):
     assert df["direction"].tolist() == [True, True]
     assert df["magnitude"].isna().tolist() == [False, True] and not bool(df["magnitude"].iloc[0])
     assert df["cause"].tolist() == ["paper ambiguity: SM1, the ideal t*", ""]
-    assert summarize_ledger(ledger).splitlines()[::3] == [
-        "2 claims checked at 1 setting (default): 2 verdicts, 1 hold, 1 do not (direction holds in 2 of 2; "
-        "magnitude checked in 1, holds in 0)",
+    assert summarize_ledger(ledger).splitlines()[::5] == [
+        "2 claims checked at 1 setting (default): 2 verdicts: 1 hold, 1 fail, 0 undecided, 0 fitted (direction holds "
+        "in 2 of 2; magnitude checked in 1, holds in 0)",
         "- 004, Fig. 4c [default]: Orpheus normalized CT at n = 100: paper 1.67 vs ours 2.32 [magnitude fails] -- "
         "paper ambiguity: SM1, the ideal t*"]
 
