@@ -340,3 +340,59 @@ def test_reproduction_table_gives_each_claim_its_status(ledger):
 def test_markdown_table_escapes_pipes():
     t = pd.DataFrame({"a": ["x|y", "z"], "b": [1, "p\nq"]})
     assert claims.markdown_table(t) == "| a | b |\n|---|---|\n| x\\|y | 1 |\n| z | p q |"
+
+
+def _strong(claim, setting="default", *, direction=True, undecided=(), fitted="", cause=""):
+    return Claim("002", "Table 1", claim, "faster", "1.04×", direction=direction, cause=cause, setting=setting,
+                 pairs=10, sides="10 pairs: 7 above 1, 3 below", interval="0.98–1.10×", undecided=undecided,
+                 fitted=fitted)
+
+
+def test_strength_round_trips_and_undecided_rows_have_no_holds(ledger):
+    claims.record([_strong("a", undecided="direction"), _strong("b"), _strong("c", fitted="PR16")], ledger)
+    df = load_ledger(ledger)
+    assert df["holds"].isna().tolist() == [True, False, False]
+    assert df["pairs"].tolist() == ["10"] * 3 and df["interval"].tolist() == ["0.98–1.10×"] * 3
+    assert df["undecided"].tolist() == ["direction", "", ""] and df["fitted"].tolist() == ["", "", "PR16"]
+    # a row recorded again (now decided) replaces the undecided one
+    claims.record(_strong("a"), ledger)
+    assert load_ledger(ledger)["holds"].tolist() == [True, True, True]
+
+
+def test_summary_counts_holds_fails_undecided_and_fitted_apart_per_paper_and_setting(ledger):
+    """Hand-made: at the default one holds, one fails, one is undecided, two are fitted (one holding, one
+    failing: neither counts as a hold or a fail); at the profile one holds."""
+    claims.record([_strong("a"), _strong("b", direction=False, cause="unexplained: x"),
+                   _strong("c", undecided="direction"), _strong("d", fitted="PR16"),
+                   _strong("e", direction=False, cause="setting: y", fitted="PR16"),
+                   _strong("a", "profile")], ledger)
+    counts = claims.verdict_counts(load_ledger(ledger))
+    assert counts.to_dict("records") == [
+        {"paper": "002", "setting": "default", "holds": 1, "fails": 1, "undecided": 1, "fitted": 2},
+        {"paper": "002", "setting": "profile", "holds": 1, "fails": 0, "undecided": 0, "fitted": 0}]
+    lines = summarize_ledger(ledger).splitlines()
+    assert lines[0].startswith("5 claims checked at 2 settings (default, profile): 6 verdicts: 2 hold, 1 fail, "
+                               "1 undecided, 2 fitted")
+    assert "  002 default: 1 hold, 1 fail, 1 undecided, 2 fitted" in lines
+    assert ("- 002, Table 1 [default]: c: paper faster vs ours 1.04× [direction undecided at 10 pairs: "
+            "0.98–1.10×]") in lines
+    # a fitted claim that holds is not counted as holding anywhere
+    row = claims.settings_table(load_ledger(ledger)).iloc[0]
+    assert (row["at_default"], row["at_profile"]) == (1, 1)
+    table = claims.reproduction_table(load_ledger(ledger), "002").set_index("claim")
+    assert table.loc["c", "default"] == "undecided" and table.loc["c", "status"] == "undecided"
+    assert table.loc["d", "default"] == "fitted"
+
+
+def test_a_ledger_from_before_the_strength_columns_reads_with_them_empty(tmp_path):
+    old = tmp_path / "claims.csv"
+    columns = [c for c in COLUMNS if c not in STRENGTH_COLUMNS]
+    row = dict(paper="P", figure="F", claim="c", setting="default", paper_value="1", our_value="1",
+               direction="True", holds="True", kind="claim")
+    old.write_text(",".join(columns) + "\n" + ",".join(row.get(c, "") for c in columns) + "\n")
+    df = load_ledger(old)
+    assert df["holds"].tolist() == [True] and df["undecided"].tolist() == [""] and df["fitted"].tolist() == [""]
+    # an empty holds is allowed only on an undecided row
+    old.write_text(",".join(columns) + "\n" + ",".join({**row, "holds": ""}.get(c, "") for c in columns) + "\n")
+    with pytest.raises(ValueError, match="holds of a claim must be"):
+        load_ledger(old)
