@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 __all__ = ["Claim", "CAUSES", "KINDS", "DEFAULT_SETTING", "PROFILE_SETTING", "observation", "within", "ratio_within",
-           "at_setting", "cross_causes", "VERDICTS", "UNDECIDABLE"]
+           "at_setting", "cross_causes", "VERDICTS", "UNDECIDABLE", "mark_fitted"]
 
 KINDS = ("claim", "observation")
 #: Why a verdict is False.  "stand-in trace": the compute-time traces are synthetic
@@ -225,6 +225,16 @@ def ratio_within(lo: float, hi: float, paper_lo: float, paper_hi: float) -> bool
 def at_setting(claims: Iterable[Claim], setting: str) -> list[Claim]:
     """The same claims judged at ledger setting ``setting`` (S19)."""
     return [dataclasses.replace(c, setting=setting) for c in claims]
+
+
+def mark_fitted(claims: Iterable[Claim], rule: str, statements: Iterable[str], paper: str,
+                setting: str = PROFILE_SETTING) -> list[Claim]:
+    """``claims`` with ``fitted=rule`` on every claim of ``paper`` judged at ``setting`` whose statement is
+    one of ``statements`` (the calibration rule's targets, declared once next to the rule's code: e.g.
+    :data:`simlib.papers.selective_reduce.profile.BASELINE_CLAIMS` for E18).  Other claims are unchanged."""
+    statements = set(statements)
+    return [dataclasses.replace(c, fitted=rule) if c.kind == "claim" and c.paper == paper and c.setting == setting
+            and c.claim in statements else c for c in claims]
 
 
 def _kind(cause: str) -> str:

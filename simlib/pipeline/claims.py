@@ -37,7 +37,7 @@ import pandas as pd
 
 from simlib.pipeline import paths
 from simlib.pipeline.atomic import atomic_write_bytes, locked_directory as _locked
-from simlib.papers.claim import DEFAULT_SETTING, KINDS, PROFILE_SETTING, Claim
+from simlib.papers.claim import DEFAULT_SETTING, KINDS, PROFILE_SETTING, Claim, mark_fitted
 
 __all__ = ["COLUMNS", "DEFAULT_LEDGER", "KINDS", "record", "load_ledger", "settings_table", "reproduction_table",
            "markdown_table", "summarize_ledger", "verdict_counts", "row_verdict"]
@@ -169,6 +169,16 @@ def _upsert(new_rows: list[dict], ledger_path) -> None:
         _write_rows(path, rows)
 
 
+def fitted_marks() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Per paper id, its calibration rule and the claims whose quantity the rule fits (S24), from the
+    declarations next to each rule's code: 000's E18 (``selective_reduce.profile.BASELINE_CLAIMS``)
+    and 002's PR16 (``partial_reduce.profile.FITTED_CLAIMS``)."""
+    from simlib.papers.partial_reduce import profile as pr
+    from simlib.papers.selective_reduce import profile as sr
+
+    return {"000": (sr.FIT_RULE, tuple(sr.BASELINE_CLAIMS)), "002": (pr.FIT_RULE, tuple(pr.FITTED_CLAIMS))}
+
+
 def record(claims: Claim | Iterable[Claim], ledger_path, *, notebook: str = "", profile: str = "",
            trials: int | None = None, parameters: dict | None = None) -> LedgerRows:
     """Insert or replace the ledger rows of ``claims`` (keyed by (paper, figure, claim, setting)).
@@ -178,12 +188,15 @@ def record(claims: Claim | Iterable[Claim], ledger_path, *, notebook: str = "", 
     ``parameters`` (the ones passed to the run, a JSON-serializable dict; None: ``{}``) are the
     rows' provenance; :meth:`simlib.pipeline.run.Run.record` passes its own.  An existing row
     with the same key is replaced in place, otherwise the row is appended; the
-    CSV is rewritten atomically.  Returns the rows written.
+    CSV is rewritten atomically.  A claim at the paper profile whose quantity a calibration rule
+    fitted (:func:`fitted_marks`) is written with that rule in ``fitted`` (S24).  Returns the rows written.
     """
     claims = [claims] if isinstance(claims, Claim) else list(claims)
     for c in claims:
         if not isinstance(c, Claim):
             raise ValueError(f"claims must be Claim records (simlib.papers.claim.Claim), got {c!r}")
+    for paper, (rule, statements) in fitted_marks().items():
+        claims = mark_fitted(claims, rule, statements, paper)
     keys = [(c.paper, c.figure, c.claim, c.setting) for c in claims]
     if len(set(keys)) != len(keys):
         dup = next(k for k in keys if keys.count(k) > 1)

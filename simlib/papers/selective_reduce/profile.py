@@ -21,7 +21,7 @@ import pandas as pd
 from simlib.papers.analysis import require_frame
 
 __all__ = ["Profile", "PAPER_PROFILE", "DEFAULT_SETTINGS", "SEARCH_DT_S", "SEARCH_COMPUTE_MEAN_S", "SEARCH_TRIALS",
-           "SEARCH_COLUMNS", "BASELINE_CLAIMS", "at_profile", "candidates", "pick", "scores"]
+           "SEARCH_COLUMNS", "BASELINE_CLAIMS", "FIT_RULE", "at_profile", "candidates", "pick", "scores"]
 
 #: E18's candidates: the controller's slot Δt (s) ...
 SEARCH_DT_S = (0.01, 0.02, 0.05, 0.1)
@@ -35,6 +35,9 @@ SEARCH_TRIALS = 5
 BASELINE_CLAIMS = ("AR and PR average sync time grow with n", "AR and PR total iteration grows sub-linearly with n",
                    "partial: as p/n grows, scale grows, total sync and total iteration fall",
                    "partial reduce's average sync time grows with p/n")
+#: E18's id: at the profile the :data:`BASELINE_CLAIMS` rows are marked fitted by it (decision S24): shown,
+#: never counted as holds.
+FIT_RULE = "E18"
 #: One row per (candidate, claim) of the search table.
 SEARCH_COLUMNS = ("dt_s", "compute_mean_s", "figure", "claim", "paper_value", "our_value", "direction", "magnitude",
                   "holds")

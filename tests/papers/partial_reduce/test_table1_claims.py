@@ -53,10 +53,14 @@ def test_table1_transcription_agrees_with_notebook_21s_columns():
     (1.0, False, False),                 # a tie is not "beats"
 ])
 def test_up_to_147_edges(top, direction, magnitude):
-    df = frame({"BK": {1: 1.0, 3: top}, "CON5": 1.0})
+    df = frame({"BK": {1: 1.0, 3: top}, "CON5": 1.0}, trials=6)      # 6 pairs: the interval can decide (S24)
     c = claim(t1.table1(df), "P=5) beats PS BK")
     assert (c.direction, c.magnitude) == (direction, magnitude)
     assert c.holds == (direction and magnitude) and bool(c.cause) != c.holds
+    # at 3 pairs no 95 % interval exists: the same values leave the verdict undecided (S24)
+    c3 = claim(t1.table1(frame({"BK": {1: 1.0, 3: top}, "CON5": 1.0})), "P=5) beats PS BK")
+    assert (c3.direction, c3.magnitude) == (direction, magnitude) and c3.holds is None
+    assert c3.verdict == "undecided" and c3.pairs == 3 and "0.00–∞×" in c3.interval
 
 
 def test_up_to_174_uses_the_heterogeneous_levels_only():
@@ -211,18 +215,18 @@ def test_group_filter_sensitivity_pairs_on_with_off_and_reports_verdict_changes(
     """PR18: CON3 faster with the filter (9 vs 10 s), DYN3 unchanged; BSP (14.6 s at HL 1, 17 s at HL 3:
     inside Table 1's BSP/CON3 range at each level) is slower than CON3 either way; a filter making CON3
     slower than BSP flips that verdict."""
-    off = frame({"BSP": {1: 14.6, 3: 17.0}, "CON3": 10.0, "DYN3": 9.5, "AR": 15.0})
-    on = frame({"CON3": 9.0, "DYN3": 9.5}, hls=(3,))
+    off = frame({"BSP": {1: 14.6, 3: 17.0}, "CON3": 10.0, "DYN3": 9.5, "AR": 15.0}, trials=6)
+    on = frame({"CON3": 9.0, "DYN3": 9.5}, hls=(3,), trials=6)
     sens = t1.filter_sensitivity(off, on).set_index("arm")
     assert list(sens["hl"]) == [3, 3]                   # only the HLs run with the filter
     assert sens.loc["CON3", "time"] == "0.90×" and sens.loc["CON3", "identical"] == 0
-    assert sens.loc["DYN3", "time"] == "1.00×" and sens.loc["DYN3", "identical"] == 3 == sens.loc["DYN3", "trials"]
+    assert sens.loc["DYN3", "time"] == "1.00×" and sens.loc["DYN3", "identical"] == 6 == sens.loc["DYN3", "trials"]
     v = t1.filter_verdicts(off, on).set_index("claim")
     bsp = "nine systems: PS BSP is (slightly) slower than partial reduce (P=3)"
     assert v.loc[bsp, "off"] and v.loc[bsp, "on"]
     (c,) = t1.filter_observation(off, on)
     assert "CON3 HL=3 0.90×" in c.our_value and "verdicts changed: 0 of" in c.our_value
-    worse = frame({"CON3": 18.0, "DYN3": 9.5}, hls=(3,))
+    worse = frame({"CON3": 18.0, "DYN3": 9.5}, hls=(3,), trials=6)
     (c,) = t1.filter_observation(off, worse)
     assert f"{bsp}: holds -> fails" in c.our_value and "verdicts changed: 1 of" in c.our_value
     assert t1.filter_observation(off, frame({"CON3": 1.0}, hls=(2,))) == []
@@ -246,9 +250,9 @@ def test_a_right_direction_with_a_magnitude_outside_table_1_is_its_own_verdict()
     (homogeneous rows for HL 1, heterogeneous for HL > 1); otherwise direction True, magnitude False,
     and the cause names our value against Table 1's."""
     text = "PS ASP needs more updates than PS BSP"
-    inside = claim(t1.table1(frame({"ASP": 2.0, "BSP": 1.0}, updates={"ASP": 900.0, "BSP": 100.0})), text)
+    inside = claim(t1.table1(frame({"ASP": 2.0, "BSP": 1.0}, updates={"ASP": 900.0, "BSP": 100.0}, trials=6)), text)
     assert inside.direction and inside.magnitude is True and inside.holds and inside.tolerance
-    far = claim(t1.table1(frame({"ASP": 2.0, "BSP": 1.0}, updates={"ASP": 110.0, "BSP": 100.0})), text)
+    far = claim(t1.table1(frame({"ASP": 2.0, "BSP": 1.0}, updates={"ASP": 110.0, "BSP": 100.0}, trials=6)), text)
     assert far.direction is True and far.magnitude is False and not far.holds
     assert far.cause.startswith("setting:") and "ASP/BSP 1.10× outside Table 1's 8.01–10.18× at HL = 1" in far.cause
     assert "outside Table 1's 7.19–11.14× at HL > 1" in far.cause
