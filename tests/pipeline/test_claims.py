@@ -396,3 +396,22 @@ def test_a_ledger_from_before_the_strength_columns_reads_with_them_empty(tmp_pat
     old.write_text(",".join(columns) + "\n" + ",".join({**row, "holds": ""}.get(c, "") for c in columns) + "\n")
     with pytest.raises(ValueError, match="holds of a claim must be"):
         load_ledger(old)
+
+
+def test_calibration_targets_are_marked_fitted_at_the_profile_only(ledger):
+    """The marks come from the declarations next to E18 and PR16; the same statement at the default, or
+    another statement at the profile, is not fitted."""
+    from simlib.papers.partial_reduce import profile as pr
+    from simlib.papers.selective_reduce import profile as sr
+
+    sr_claim, pr_claim = sr.BASELINE_CLAIMS[0], next(iter(pr.FITTED_CLAIMS))
+    rows = claims.record([Claim("000", "Fig. 5", sr_claim, "grows", "grows", direction=True, setting="profile"),
+                          Claim("000", "Fig. 5", sr_claim, "grows", "grows", direction=True),
+                          Claim("002", "Table 1", pr_claim, "smaller", "0.9×", direction=True, setting="profile"),
+                          Claim("002", "Table 1", "other", "smaller", "0.9×", direction=True, setting="profile"),
+                          Claim("004", "Table 1", pr_claim, "smaller", "0.9×", direction=True, setting="profile")],
+                         ledger)
+    assert [r["fitted"] for r in rows] == ["E18", "", "PR16", "", ""]
+    counts = claims.verdict_counts(load_ledger(ledger)).set_index(["paper", "setting"])
+    assert counts.loc[("000", "profile"), "fitted"] == 1 and counts.loc[("000", "profile"), "holds"] == 0
+    assert counts.loc[("000", "default"), "holds"] == 1

@@ -260,3 +260,17 @@ def test_a_right_direction_with_a_magnitude_outside_table_1_is_its_own_verdict()
     mixed = claim(t1.table1(frame({"ASP": 2.0, "BSP": 1.0}, updates={"ASP": {1: 900.0, 3: 110.0}, "BSP": 100.0})),
                   text)
     assert mixed.magnitude is False and "at HL = 1" not in mixed.cause and "at HL > 1" in mixed.cause
+
+
+def test_pr16s_fitted_claims_are_table_1_claims_comparing_its_targets():
+    """The declaration the ledger marks fitted (S24) names claims table1 makes, on arms PR16 fits."""
+    from simlib.papers.partial_reduce import profile as prof
+
+    arms = {"AR", "ER", "AD", "BSP", "ASP", "HETE", "BK", "CON3", "DYN3", "CON5", "DYN5"}
+    made = {c.claim for c in t1.table1(frame({a: 1.0 for a in arms}, trials=6))}
+    fitted_arms = {t.split()[0] for t in prof.fitted_targets()}
+    for statement, compared in prof.FITTED_CLAIMS.items():
+        assert statement in made
+        assert set(compared) <= fitted_arms
+    # partial reduce's own ratios are claims to check, never fitted
+    assert not any(a.startswith(("CON", "DYN")) for v in prof.FITTED_CLAIMS.values() for a in v)
