@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -46,7 +47,7 @@ from .claims import (NEAR_REL, NEAR_RULE, PAPER, PER_UPDATE_SPEEDUP, RANGE_RULE,
                      strength_fields)
 
 __all__ = ["CLUSTER_DEFAULT", "EVIDENCE_KEYS", "TABLE1_ALL", "TABLE1_ARMS", "UP_TO", "DYN_VS_AR", "PER_UPDATE",
-           "table1_ratios", "paired_arms", "speedup", "table1", "fig11", "selective_drawn", "filter_sensitivity",
+           "table1_ratios", "claim_arms", "paired_arms", "speedup", "table1", "fig11", "selective_drawn", "filter_sensitivity",
            "filter_verdicts", "filter_observation"]
 
 #: §5.2.1's "up to" statements: (numerator arm of the time ratio, our PR arm, X); 1.47 is BK/CON5
@@ -70,6 +71,12 @@ _UNDECIDED_MAX = ("; undecided (S24) where the interval of the largest median, [
 CLUSTER_DEFAULT = "002's 8 workers, 10 Gbps, 100 MB, HL workers HL× slower"
 _SETTING = (f"setting: the simulated cluster ({CLUSTER_DEFAULT}) and the "
             "replayed learning task (docs/decisions/replay.md) stand in for the paper's GPUs and CNNs; ")
+
+
+def claim_arms(claim: Claim) -> set[str]:
+    """The arms a :func:`table1` claim compares (every ``"paired X/Y"`` of its value): the runs to extend
+    when its verdict is undecided (S25); empty for a claim that compares no pair."""
+    return {a for pair in re.findall(r"paired (\w+)/(\w+)", claim.our_value) for a in pair}
 
 
 def table1_ratios(num: str, den: str, what: str, hls=None) -> list[float]:

@@ -274,3 +274,12 @@ def test_pr16s_fitted_claims_are_table_1_claims_comparing_its_targets():
         assert set(compared) <= fitted_arms
     # partial reduce's own ratios are claims to check, never fitted
     assert not any(a.startswith(("CON", "DYN")) for v in prof.FITTED_CLAIMS.values() for a in v)
+
+
+def test_claim_arms_names_the_runs_each_comparison_reads():
+    arms = ("AR", "ER", "AD", "BSP", "ASP", "HETE", "BK", "CON3", "DYN3", "CON5", "DYN5")
+    got = {c.claim: t1.claim_arms(c) for c in t1.table1(frame({a: 1.0 for a in arms}))}
+    assert got["nine systems: PS HETE is faster than PS ASP"] == {"ASP", "HETE"}
+    assert got["nine systems: partial reduce (P=5) beats PS BK (3 backups), up to 1.47×"] == {"BK", "CON5"}
+    assert got["nine systems: DYN (P=3) is at most 1.48–2.01× faster than AR for HL > 1"] == {"AR", "DYN3"}
+    assert got["nine systems: Eager-Reduce fails to reach the accuracy threshold"] == set()
