@@ -32,14 +32,14 @@ from simlib.papers.analysis import require_frame as _need
 from simlib.papers.censoring import bounded_stat, fmt_bound, fmt_span, ratio_bounds
 from simlib.papers.claim import DEFAULT_SETTING, Claim, at_setting, ratio_within, within
 from simlib.papers.predicates import interior_extremum, trend
-from simlib.papers.strength import Strength, median_interval
+from simlib.papers.strength import Strength, in_range, median_interval, side
 
 from .spectral import rho_from_frequencies
 from .weights import dynamic_weights
 
 __all__ = ["PAPER", "EXACT_ABS", "NEAR_REL", "NEAR_RULE", "RANGE_RULE", "SPEARMAN_MIN", "FIG4_FREQUENCIES",
            "FIG4_RHO", "EQ9_EXAMPLE", "TABLE1_ARMS", "TABLE1_ALL", "TABLE1", "TABLE1_DYN_VS_AR", "table1_range", "PER_UPDATE_SPEEDUP", "FIG8_BEST_P", "DEFAULT_READING",
-           "with_rules", "paired", "paired_masks", "ratio_text", "row_strength", "decided", "strength_fields", "bounded_within", "fig4_and_weights",
+           "with_rules", "paired", "paired_masks", "ratio_text", "row_strength", "decided", "strength_fields", "row_fields", "bounded_within", "fig4_and_weights",
            "group_filter", "sec5"]
 
 PAPER = "002"
@@ -303,6 +303,15 @@ def strength_fields(groups: dict, direction: bool | None, magnitude: bool | None
                 undecided=tuple(n for n, v in (("direction", direction), ("magnitude", magnitude)) if v is None))
 
 
+def row_fields(row, claim_side: str, paper_range=None, label: str = "HL") -> dict:
+    """:func:`strength_fields` of one :func:`paired_masks` row (group ``row[label.lower()]``): the direction
+    decided on ``claim_side`` ("above" / "below" 1), the magnitude against ``paper_range`` (lo, hi; None:
+    not judged)."""
+    st = row_strength(row)
+    mag = True if paper_range is None else in_range(st, *paper_range)
+    return strength_fields({row[label.lower()]: st}, side(st, claim_side), mag, label)
+
+
 def ratio_text(row) -> str:
     """A :func:`paired_masks` row's median as text: ``"1.23×"``, a bound (``"≥ 1.80×"``) or ``"n/a"``."""
     return fmt_bound(row["median_lo"], row["median_hi"])
@@ -422,6 +431,7 @@ def _sec5(df: pd.DataFrame) -> list[Claim]:
                 f"fewer in {int(row['num_smaller'])} of {int(row['trials'])} trials); medians DYN {dyn:.0f} vs CON "
                 f"{con:.0f}",
                 direction=ok, magnitude=mag, tolerance="" if paper is None else RANGE_RULE, cause="; ".join(causes),
+                **row_fields(row, "below", paper),
                 note=f"#updates to target, paired per trial; direction: median ratio certainly < 1; "
                      f"'{DEFAULT_READING}' is our default reading of x_1 (PR13); " + _CENSORED + "; "
                      + _TABLE1_NOTE))
@@ -455,6 +465,7 @@ def _sec5(df: pd.DataFrame) -> list[Claim]:
                 f"median paired AR/PR time {ratio_text(row)} (PR certainly faster in "
                 f"{int(row['num_larger'])} of {int(row['trials'])} trials)",
                 direction=ok, magnitude=mag, tolerance="" if paper is None else RANGE_RULE, cause=cause,
+                **row_fields(row, "above", paper),
                 note="time to target accuracy, constant weights, paired per trial; direction: median AR/PR "
                      "ratio certainly > 1; " + _CENSORED + "; " + _TABLE1_NOTE))
 
@@ -467,7 +478,7 @@ def _sec5(df: pd.DataFrame) -> list[Claim]:
         out.append(Claim(
             PAPER, "Table 1", f"HL={het:g}: DYN (P={P3}) is 1.48–2.01× faster than all reduce",
             f"up to {lo:.2f}–{hi:.2f}×", f"{ratio_text(row)} (median paired AR/DYN time)",
-            direction=ok_d, magnitude=ok_m, tolerance=RANGE_RULE,
+            direction=ok_d, magnitude=ok_m, tolerance=RANGE_RULE, **row_fields(row, "above", (lo, hi)),
             cause="" if ok_d and ok_m else (
                 _censored(row) if row["censored"] else _cluster(d) + "run time to a target accuracy depends on both"),
             note=f"time to target, dynamic weights ({DEFAULT_READING}, PR13), paired per trial; the paper's "
@@ -489,6 +500,10 @@ def _sec5(df: pd.DataFrame) -> list[Claim]:
                                   "reduce's", f"{factor:g}× (§5.2.2)",
                 "; ".join(f"HL={hl:g}: {ratio_text(r)}" for hl, r in rows.items()),
                 direction=ok_d, magnitude=ok_m, tolerance=f"{NEAR_RULE}, at every HL",
+                **strength_fields({hl: row_strength(r) for hl, r in rows.items()},
+                                  decided(side(row_strength(r), "above") for r in rows.values()),
+                                  decided(in_range(row_strength(r), factor * (1 - NEAR_REL), factor * (1 + NEAR_REL))
+                                          for r in rows.values())),
                 cause="" if ok_d and ok_m else _cluster(d) + "one update's time is set by the cluster",
                 note=f"median paired AR/PR time per update, constant weights; Table 1's ratios: {ranges}"))
 

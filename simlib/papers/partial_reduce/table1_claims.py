@@ -209,11 +209,12 @@ def table1(df: pd.DataFrame, cluster: str | None = None, evidence: dict | None =
 
 
 def _with_evidence(claims: list[Claim], text: str | None) -> list[Claim]:
-    """``claims`` with ``"; on the task: <text>"`` at the end of every failing claim's cause (RP20)."""
+    """``claims`` with ``"; on the task: <text>"`` at the end of every failing claim's cause (RP20; an
+    undecided claim's too, where it has one)."""
     if not text:
         return claims
     return [dataclasses.replace(c, cause=f"{c.cause}; on the task: {text}") if c.kind == "claim" and not c.holds
-            else c for c in claims]
+            and c.cause else c for c in claims]
 
 
 def _table1(df: pd.DataFrame, evidence: dict) -> list[Claim]:
