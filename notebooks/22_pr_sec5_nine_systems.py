@@ -39,6 +39,14 @@
 # too, with the profile's values its runs read (PR19): the model size and PS BK's apply time per push;
 # not the cv or γ (the real trace `pai-job4` has its own spread and no HL).
 #
+# **Trials (decisions S24, S25).** Table 1 starts at `trials` = 10 paired trials per setting. Every comparative
+# verdict carries the 95 % sign-test interval of its median ratio; while one straddles its threshold (1 for a
+# direction, a bound of Table 1's range for a magnitude), the arms it compares run `trials_step` = 5 more trials
+# (the trials already run are loaded from the cache), up to `trials_cap` = 20; a verdict still straddling there
+# is *undecided at 20 trials*, its own verdict. Fig. 11 and the sweeps beyond Table 1 keep 3 trials
+# (`fig11_trials`, `extra_trials`), as RP15 set; the cost paragraph below is from before this change (S25
+# estimates the addition: about 100 s of CPU for 10 trials, at most about 140 s more for the batches).
+#
 # **Cost.** Measured on this 2-core machine with other jobs running, one trial of the twelve arms at one
 # HL (300 s, the run length before issue 32's caps) took about 9.4 s of CPU: 4.4 s of simulation and 5.0 s of replay. AD-PSGD and the
 # PS arms cost the most, 0.9–1.3 s each, because the servers are simulated as one merged host (PS1).
