@@ -40,7 +40,7 @@ from simlib.papers.analysis import require_frame as _need
 from simlib.papers.censoring import bounded_stat, fmt_bound, fmt_span, ratio_bounds, span_of
 from simlib.papers.claim import DEFAULT_SETTING, Claim, at_setting, observation, within
 
-from simlib.papers.strength import combine_max, in_range, side as _side
+from simlib.papers.strength import combine_max, in_range, side as _side, strength
 
 from .claims import (NEAR_REL, NEAR_RULE, PAPER, PER_UPDATE_SPEEDUP, RANGE_RULE, TABLE1_ALL, TABLE1_ARMS,
                      TABLE1_DYN_VS_AR, _censored, bounded_within, decided, paired_masks, ratio_text, row_strength,
@@ -477,6 +477,7 @@ def _fig11(df: pd.DataFrame, pr: str, base: str) -> list[Claim]:
         open_ = not ok and not a_hi <= b_lo
         curve = ", ".join(f"n={n:g}: {fmt_bound(*med[(other, n)])} vs {fmt_bound(*med[(pr, n)])}" for n in ns
                           if (other, n) in med and (pr, n) in med)
+        st = _speedup_strength(s[s.n == top], pr, other)
         sub = s[(s.arm.isin([other, pr])) & (s.n == top)]
         reached = (f"at n={top:g} {other} reaches the target in {int(sub[sub.arm == other].reached.sum())} of "
                    f"{int((sub.arm == other).sum())} runs, {pr} in {int(sub[sub.arm == pr].reached.sum())} of "
@@ -490,5 +491,19 @@ def _fig11(df: pd.DataFrame, pr: str, base: str) -> list[Claim]:
                  "undetermined; " if open_ else base) + reached),
             note="speedup = 1-worker time to target / n-worker time, median over trials; a run that never "
                  "reaches the target is censored at its run length, so its speedup is a bound (≤ or ≥) or n/a; "
-                 f"holds if {pr}'s median at the largest n is certainly larger"))
+                 f"holds if {pr}'s median at the largest n is certainly larger; undecided (S24) where the 95 % "
+                 f"interval of the median paired {pr}/{other} speedup ratio at the largest n straddles 1",
+            **strength_fields({top: st}, _side(st, "above"), label="n")))
     return out
+
+
+def _speedup_strength(at_n: pd.DataFrame, pr: str, other: str):
+    """The strength (S24) of the paired ratio ``pr``'s speedup / ``other``'s (= other's time / pr's) over the
+    trials of ``at_n`` (one n), from the speedups' bounds."""
+    a = at_n[at_n.arm == pr].set_index("trial")
+    b = at_n[at_n.arm == other].set_index("trial")
+    a, b = a.align(b, join="inner", axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo = a["speedup_lo"].to_numpy(float) / b["speedup_hi"].to_numpy(float)
+        hi = a["speedup_hi"].to_numpy(float) / b["speedup_lo"].to_numpy(float)
+    return strength(np.nan_to_num(lo, nan=0.0), np.where(np.isnan(hi), np.inf, hi))

@@ -168,6 +168,11 @@ def test_fig11_scales_worse_at_the_largest_n(pr, ok):
                       "PR4": {4: 30.0, 32: pr}})
     rows = t1.fig11(df)
     assert [c.direction for c in rows] == [ok, ok]
+    # 2 pairs give no 95 % interval: undecided (S24); 6 identical pairs decide it at the point estimate
+    assert [c.verdict for c in rows] == ["undecided"] * 2 and rows[0].pairs == 2
+    rows = t1.fig11(fig11_frame({"1 worker": {1: 300.0}, "AR": {4: 300.0, 32: 100.0}, "BK": {4: 300.0, 32: 100.0},
+                                 "PR4": {4: 30.0, 32: pr}}, trials=6))
+    assert [c.holds for c in rows] == [ok, ok] and f"n=32: {100 / pr:.2f}–{100 / pr:.2f}×" in rows[0].interval
     assert all(bool(c.cause) != ok for c in rows)
 
 
@@ -236,7 +241,7 @@ def test_fig11_at_the_profile_gives_profile_rows_whose_causes_name_its_cluster()
     """PR19: Fig. 11 at the paper profile is judged as ledger setting "profile", its causes naming the
     profile's cluster; the verdicts are the frame's, whatever the label."""
     df = fig11_frame({"1 worker": {1: 300.0}, "AR": {4: 300.0, 32: 100.0}, "BK": {4: 300.0, 32: 100.0},
-                      "PR4": {4: 30.0, 32: 101.0}})
+                      "PR4": {4: 30.0, 32: 101.0}}, trials=6)
     plain, named = t1.fig11(df), t1.fig11(df, cluster="n workers, 1000 MB", setting="profile")
     assert {c.setting for c in plain} == {"default"} and {c.setting for c in named} == {"profile"}
     assert [c.holds for c in named] == [c.holds for c in plain] == [False, False]
