@@ -39,6 +39,14 @@
 # too, with the profile's values its runs read (PR19): the model size and PS BK's apply time per push;
 # not the cv or γ (the real trace `pai-job4` has its own spread and no HL).
 #
+# **Trials (decisions S24, S25).** Table 1 starts at `trials` = 10 paired trials per setting. Every comparative
+# verdict carries the 95 % sign-test interval of its median ratio; while one straddles its threshold (1 for a
+# direction, a bound of Table 1's range for a magnitude), the arms it compares run `trials_step` = 5 more trials
+# (the trials already run are loaded from the cache), up to `trials_cap` = 20; a verdict still straddling there
+# is *undecided at 20 trials*, its own verdict. Fig. 11 and the sweeps beyond Table 1 keep 3 trials
+# (`fig11_trials`, `extra_trials`), as RP15 set; the cost paragraph below is from before this change (S25
+# estimates the addition: about 100 s of CPU for 10 trials, at most about 140 s more for the batches).
+#
 # **Cost.** Measured on this 2-core machine with other jobs running, one trial of the twelve arms at one
 # HL (300 s, the run length before issue 32's caps) took about 9.4 s of CPU: 4.4 s of simulation and 5.0 s of replay. AD-PSGD and the
 # PS arms cost the most, 0.9–1.3 s each, because the servers are simulated as one merged host (PS1).
@@ -62,7 +70,10 @@
 profile = "full"                  # "full" or "quick" (tests)
 workers = None                    # processes for the sweep (None: all cores)
 seed = 0
-trials = 3
+trials = 10                       # S25: Table 1 starts at 10 paired trials ...
+trials_step = 5                   # ... adds 5 to the arms of a verdict whose interval straddles its threshold ...
+trials_cap = 20                   # ... up to 20: still undecided there, it is "undecided at 20 trials"
+extra_trials = 3                  # the sweeps beyond Table 1 (RP20, PR17, PR18, RP21)
 n = 8
 hl_values = [1, 2, 3]             # Table 1's heterogeneity levels
 table_p = [3, 5]                  # Table 1's partial-reduce group sizes
@@ -115,14 +126,45 @@ common = dict(spec.training(), curve_every_s=curve_every_s, early_stop=early_sto
 arms = {a: sp for a, sp in ns.ARMS.items() if sp[1] is None or sp[1] in table_p}
 settings = [dict(common, scheme=scheme, n=n, hl=hl, p=P or 3, backups=backups, trace=trace, duration_s=duration_s)
             for hl in hl_values for scheme, P in arms.values()]
-df = run.sweep(ns.trial, settings, name="22_pr_table1", desc="002 Table 1")
-df["arm"] = [ns.arm_label(s, p) for s, p in zip(df["scheme"], df["p"])]
 # the same runs at 002's paper profile (decision PR16: the cluster fitted to Table 1's per-update ratios)
 PROFILE, DEFAULT = pr_profile.PAPER_PROFILE, pr_profile.DEFAULT_SETTINGS
-df_p = run.sweep(ns.trial, [dict(s, duration_s=profile_duration_s) for s in pr_profile.at_profile(settings)],
-                 name="22_pr_table1_profile", desc="002 Table 1 (profile)")
-df_p["arm"] = [ns.arm_label(s, p) for s, p in zip(df_p["scheme"], df_p["p"])]
+settings_p = [dict(s, duration_s=profile_duration_s) for s in pr_profile.at_profile(settings)]
+
+from simlib.papers.partial_reduce import table1_claims as t1
+from simlib.pipeline.decide import sweep_until_decided
+
+
+def table1_until_decided(sets, name, desc):
+    """Table 1 at ``trials`` paired trials, then ``trials_step`` more for the arms of every verdict left
+    undecided, up to ``trials_cap`` (S25); the other arms keep their trials (cached ones are loaded)."""
+    first = {}
+
+    def batch(k, undecided):
+        if undecided is None:
+            first["df"] = run.sweep(ns.trial, sets, name=name, desc=desc)
+            d = first["df"]
+        else:
+            open_arms = set().union(*(t1.claim_arms(c) for c in undecided))
+            more = [s for s in sets if ns.arm_label(s["scheme"], s["p"]) in open_arms]
+            extra = run.sweep(ns.trial, more, name=name, trials=k, desc=f"{desc}: {k} trials") if more \
+                else first["df"].iloc[:0]
+            base = first["df"]
+            keep = ~base.set_index(["scheme", "p", "hl"]).index.isin(extra.set_index(["scheme", "p", "hl"]).index)
+            d = pd.concat([base[keep], extra], ignore_index=True)
+        d["arm"] = [ns.arm_label(s, p) for s, p in zip(d["scheme"], d["p"])]
+        return d
+
+    out = sweep_until_decided(batch, t1.table1, start=trials, step=trials_step, cap=trials_cap)
+    out.frame.drop(columns="arm").to_csv(run.results / f"{name}.csv", index=False)   # every run, every batch
+    return out
+
+
+decided = {"default": table1_until_decided(settings, "22_pr_table1", "002 Table 1"),
+           "profile": table1_until_decided(settings_p, "22_pr_table1_profile", "002 Table 1 (profile)")}
+df, df_p = decided["default"].frame, decided["profile"].frame
 frames = {"default": df, "profile": df_p}
+for k, dcd in decided.items():
+    print(f"Table 1 at the {k}: {dcd.text()}")
 
 f11 = [dict(common, scheme=ns.SINGLE, n=1, trace=fig11_trace, duration_s=fig11_single_duration_s)]
 f11 += [dict(common, scheme=scheme, n=m, p=fig11_p, backups=m // 4, trace=fig11_trace, duration_s=duration_s)
@@ -172,14 +214,15 @@ import matplotlib.pyplot as plt
 plotting.set_theme()
 fig, ax = plt.subplots(figsize=(12, 0.28 * len(table) + 0.6))
 ax.axis("off")
-cells = [["N/A" if pd.isna(v) else (f"{v:.3f}" if m == "per_update_s" else f"{v:.0f}" + (f"/{trials}" if m == "reached"
-                                                                                             else "")) for v in row]
-         for (m, _), row in zip(table.index, table.to_numpy())]
+runs = df.groupby(["hl", "arm"]).size().unstack("arm")      # trials per cell: S25 extends undecided arms
+cells = [["N/A" if pd.isna(v) else (f"{v:.3f}" if m == "per_update_s" else f"{v:.0f}" + (f"/{runs.loc[hl, a]}" if m == "reached"
+                                                                                             else "")) for v, a in zip(row, order)]
+         for (m, hl), row in zip(table.index, table.to_numpy())]
 names = {"time_s": "run time (s)", "updates": "#update", "per_update_s": "per-update (s)", "reached": "reached"}
 rows = [f"{names[m]} HL={hl:g}" for m, hl in table.index]
 ax.table(cellText=cells, rowLabels=rows, colLabels=order, loc="center", cellLoc="center").scale(1, 1.3)
 ax.set_title(f"002 Table 1 analogue: n={n}, {bandwidth_gbps:g} Gbps, {model_mb:g} MB, target {target_acc:.0%}, "
-             f"median of {trials} trial{'s' if trials > 1 else ''}\n(N/A: the median run did not reach it in "
+             f"median of {runs.min().min()}–{runs.max().max()} paired trials (S25)\n(N/A: the median run did not reach it in "
              f"{duration_s:g} s)", fontsize=10)
 run.save_figure(fig, "pr_table1_nine_systems")
 
@@ -276,8 +319,6 @@ for setting, d in frames.items():
 # default runs are the baseline of both.
 
 # %%
-from simlib.papers.partial_reduce import table1_claims as t1
-
 from simlib.papers.censoring import bounded_stat, fmt_bound
 
 speedups = {}
@@ -325,7 +366,7 @@ extra = ns.evidence_sweeps(spec)      # issue 32's sweeps beyond Table 1: {name:
 
 def run_extra(name, desc):
     fn, st = extra[name]
-    return run.sweep(fn, st, name=name, desc=desc)
+    return run.sweep(fn, st, name=name, trials=extra_trials, desc=desc)
 
 
 df_st = run_extra("22_pr_staleness", "002 stale vs fresh gradients")
@@ -397,7 +438,7 @@ mom_effect.round(3)
 # hold within 10 % at every HL. Fig. 11 compares the median speedups at the largest n.
 
 # %%
-from simlib.papers.claim import cross_causes
+from simlib.papers.claim import cross_causes, mark_fitted
 
 recorded = cross_causes(t1.table1(df, evidence=evidence["default"]) + t1.fig11(df11, pr=f"PR{fig11_p}"),
                         t1.table1(df_p, cluster=f"002's 8 workers, 10 Gbps, the paper profile: {PROFILE.label()}",
@@ -408,10 +449,23 @@ recorded = cross_causes(t1.table1(df, evidence=evidence["default"]) + t1.fig11(d
                         PROFILE.label(), default_label=DEFAULT.label())
 recorded += [o for k in frames for o in se.observations(steps[k], stale if k == "default" else None, dyn[k],
                                                         setting=k, target=target_acc)] + sr_obs + gf_obs + mom_obs
+recorded = mark_fitted(recorded, pr_profile.FIT_RULE, pr_profile.FITTED_CLAIMS, "002")   # as the ledger marks them (S24)
 run.record(recorded)
-verdicts = pd.DataFrame([(c.claim, c.setting, c.holds) for c in recorded if c.kind == "claim"],
-                        columns=["claim", "setting", "holds"]).pivot(index="claim", columns="setting", values="holds")
+verdicts = pd.DataFrame([(c.claim, c.setting, c.verdict + (f" ({c.fitted})" if c.fitted else ""))
+                         for c in recorded if c.kind == "claim"],
+                        columns=["claim", "setting", "verdict"]).pivot(index="claim", columns="setting", values="verdict")
 verdicts
+
+# %% [markdown]
+# Every comparative verdict's strength (decision S24): the fewest paired trials behind it, per HL the pairs
+# above and below 1, and the 95 % interval of the median ratio. A verdict whose interval straddles its
+# threshold is *undecided* (S25 ran its arms to up to `trials_cap` trials first); a row marked fitted compares a
+# quantity PR16 fitted the profile to, so it is shown but not counted as a hold.
+
+# %%
+pd.DataFrame([(c.claim, c.setting, c.verdict, c.fitted, c.pairs, c.interval) for c in recorded
+              if c.kind == "claim" and c.interval],
+             columns=["claim", "setting", "verdict", "fitted", "pairs", "interval"]).set_index(["claim", "setting"])
 
 # %% [markdown]
 # ## Where we disagree with the paper, and why
@@ -444,9 +498,11 @@ stat_text = (
         for k, d in dyn.items() if len(d)) + " (DYN/CON paired medians over P and HL)."
     if len(cells) and len(fresh_r) else "Statistical efficiency (RP20): not measured (no runs reached the target).")
 Markdown("\n".join(
-    [f"At the default, {len(judged) - len(failed)} of {len(judged)} claims hold; "
-     f"at the paper profile ({PROFILE.label()}), {len(judged_p) - len(failed_p)} of {len(judged_p)}. The claims that "
-     "fail at the default, with the cause each records:", ""]
+    [f"At the default, {sum(c.verdict == 'holds' for c in judged)} of {len(judged)} claims hold and "
+     f"{sum(c.verdict == 'undecided' for c in judged)} are undecided; at the paper profile ({PROFILE.label()}), "
+     f"{sum(c.verdict == 'holds' and not c.fitted for c in judged_p)} of {len(judged_p)} hold, "
+     f"{sum(c.verdict == 'undecided' for c in judged_p)} are undecided and {sum(bool(c.fitted) for c in judged_p)} "
+     "are fitted (PR16's targets, not counted). The claims that fail at the default, with the cause each records:", ""]
     + [f"* **{c.claim}**: {c.our_value}. *{c.cause}*" for c in failed]
     + ["", "The claims that fail at the profile:", ""]
     + [f"* **{c.claim}**: {c.our_value}. *{c.cause}*" for c in failed_p]

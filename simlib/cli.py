@@ -75,10 +75,17 @@ def _cmd_claims(subparsers) -> None:
                 print(_no_committed_ledger())
                 return 0
         if args.paper is not None:
-            from simlib.pipeline.claims import load_ledger, markdown_table, reproduction_table
+            from simlib.pipeline.claims import load_ledger, markdown_table, reproduction_table, verdict_counts
 
-            table = reproduction_table(load_ledger(ledger), args.paper)
-            print(markdown_table(table) if len(table) else f"no claims of paper {args.paper} in {ledger}")
+            df = load_ledger(ledger)
+            table = reproduction_table(df, args.paper)
+            if not len(table):
+                print(f"no claims of paper {args.paper} in {ledger}")
+                return 0
+            counts = verdict_counts(df)
+            print("\n".join(f"{r.setting}: {r.holds} hold, {r.fails} fail, {r.undecided} undecided, {r.fitted} fitted"
+                            for r in counts[counts["paper"] == args.paper].itertuples(index=False)) + "\n")
+            print(markdown_table(table))
             return 0
         try:
             summary = summarize_ledger(ledger)

@@ -152,8 +152,24 @@ def test_claims_shows_a_runs_ledger(tmp_path, capsys):
            run / "results" / "claims.csv", profile="quick", trials=2, parameters={"profile": "quick"})
     status, out, _ = run_main(["claims", "--run", str(run)], capsys)
     assert status == 0
-    assert out.startswith("1 claim checked at 1 setting (default): 1 verdict, 0 hold, 1 do not")
+    assert out.startswith("1 claim checked at 1 setting (default): 1 verdict: 0 hold, 1 fail, 0 undecided, 0 fitted")
     assert "profile quick" in out
+
+
+def test_claims_of_one_paper_count_each_setting_then_list_the_claims(tmp_path, capsys):
+    from simlib.papers.claim import Claim
+    from simlib.pipeline.claims import record
+
+    ledger = tmp_path / "claims.csv"
+    record([Claim("002", "T", "a", "1", "2", direction=False, cause="unexplained: test"),
+            Claim("002", "T", "b", "1", "1", direction=True, pairs=10, interval="0.9–1.1×", undecided="direction"),
+            Claim("002", "T", "a", "1", "1", direction=True, setting="profile"),
+            Claim("000", "T", "a", "1", "1", direction=True)], ledger)
+    status, out, _ = run_main(["claims", "--ledger", str(ledger), "--paper", "002"], capsys)
+    assert status == 0
+    assert out.splitlines()[:2] == ["default: 0 hold, 1 fail, 1 undecided, 0 fitted",
+                                    "profile: 1 hold, 0 fail, 0 undecided, 0 fitted"]
+    assert "| figure | claim | default | profile | status | cause |" in out and "| T | b | undecided |" in out
 
 
 def test_claims_uses_summarize_ledger(monkeypatch, tmp_path, capsys):

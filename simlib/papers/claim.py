@@ -18,17 +18,28 @@ And, whenever either verdict is False, a ``cause``: one of :data:`CAUSES`
 followed by ``": "`` and the reason; ``"paper ambiguity"`` must name the
 decision id it rests on (e.g. ``"paper ambiguity: SM1, ..."``).
 Observations (``kind="observation"``) carry no verdicts.
+
+A comparative verdict (paired per-trial ratios, decision S24) also carries its strength: ``pairs``
+(the fewest paired trials behind it), ``sides`` (per compared quantity, the pairs above and below
+the threshold) and ``interval`` (the confidence interval of each median ratio).  When an interval
+straddles the claim's threshold the verdict is **undecided**: ``undecided`` names the verdicts it
+leaves open (``"direction"``, ``"magnitude"`` or both); such a claim neither holds nor fails
+(:attr:`Claim.verdict` ``"undecided"``, :attr:`Claim.holds` None) and needs no cause.  Rows that are
+not comparative carry none of these.  ``fitted`` names the calibration rule (a decision id, e.g.
+``"E18"``) when the claim's quantity was one of the rule's targets: the row is shown, but a
+summary counts it as fitted, never as holding.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 __all__ = ["Claim", "CAUSES", "KINDS", "DEFAULT_SETTING", "PROFILE_SETTING", "observation", "within", "ratio_within",
-           "at_setting", "cross_causes", "cross_settings"]
+           "at_setting", "cross_causes", "cross_settings", "VERDICTS", "UNDECIDABLE", "mark_fitted"]
 
 KINDS = ("claim", "observation")
 #: Why a verdict is False.  "stand-in trace": the compute-time traces are synthetic
@@ -42,6 +53,10 @@ CAUSES = ("stand-in trace", "paper ambiguity", "setting", "simulation model", "l
           "unexplained")
 #: Conventional setting labels (any short label is allowed; these two are the summary's columns).
 DEFAULT_SETTING, PROFILE_SETTING = "default", "profile"
+#: :attr:`Claim.verdict`'s values.
+VERDICTS = ("holds", "fails", "undecided", "observation")
+#: The verdicts ``Claim.undecided`` may name.
+UNDECIDABLE = ("direction", "magnitude")
 _SETTING = re.compile(r"^[a-z0-9][a-z0-9 ._=()+-]{0,39}$")
 _DECISION_ID = re.compile(r"\b[A-Z]{1,3}\d{1,3}\b")
 _TEST_NAME = re.compile(r"\btest_\w+")
@@ -71,7 +86,9 @@ class Claim:
     ``tolerance`` how the magnitude is judged (``"within 10 %"``; empty when
     ``magnitude`` is None); ``note`` free text (settings, trials); ``setting``
     the setting the claim was judged at (a short lower-case label:
-    ``"default"``, ``"profile"``, a reading's name).
+    ``"default"``, ``"profile"``, a reading's name).  ``pairs``, ``sides``, ``interval``,
+    ``undecided`` (a tuple of :data:`UNDECIDABLE` names, or one name) and ``fitted`` (a decision id):
+    the module docstring.
     """
 
     paper: str
@@ -86,6 +103,11 @@ class Claim:
     note: str = ""
     kind: str = "claim"
     setting: str = DEFAULT_SETTING
+    pairs: int | None = None
+    sides: str = ""
+    interval: str = ""
+    undecided: tuple = ()
+    fitted: str = ""
 
     def __post_init__(self):
         for name in ("paper", "figure", "claim", "paper_value", "our_value"):
@@ -99,16 +121,19 @@ class Claim:
             raise ValueError(f"kind must be one of {list(KINDS)}, got {self.kind!r}")
         object.__setattr__(self, "direction", _verdict("direction", self.direction))
         object.__setattr__(self, "magnitude", _verdict("magnitude", self.magnitude))
+        self._check_strength()
         if self.kind == "observation":
             if self.direction is not None or self.magnitude is not None:
                 raise ValueError("an observation has no verdicts: direction and magnitude must be None")
+            if self.undecided or self.fitted:
+                raise ValueError("an observation has no verdicts: undecided and fitted must be empty")
             return
         if self.direction is None:
             raise ValueError(f"direction of claim {self.claim!r} must be True or False")
         if self.magnitude is not None and not self.tolerance.strip():
             raise ValueError(f"claim {self.claim!r} has a magnitude verdict, so tolerance must say how it "
                              "is judged (e.g. 'within 10 %')")
-        if not self.holds:
+        if self.verdict == "fails" or (self.verdict == "undecided" and self.cause):
             kind = self.cause.split(":", 1)[0].strip()
             if kind not in CAUSES:
                 raise ValueError(f"claim {self.claim!r} does not hold, so cause must start with one of "
@@ -120,15 +145,54 @@ class Claim:
             if kind == "paper ambiguity" and not _DECISION_ID.search(self.cause):
                 raise ValueError(f"cause of claim {self.claim!r} is a paper ambiguity, so it must name the "
                                  f"decision id (e.g. SM1), got {self.cause!r}")
-        elif self.cause:
+        elif self.verdict == "holds" and self.cause:
             raise ValueError(f"claim {self.claim!r} holds, so cause must be empty, got {self.cause!r}")
+
+    def _check_strength(self) -> None:
+        if self.pairs is not None and (not isinstance(self.pairs, numbers.Integral) or isinstance(self.pairs, bool)
+                                       or self.pairs < 0):
+            raise ValueError(f"pairs must be None or an int >= 0, got {self.pairs!r}")
+        if self.pairs is not None:
+            object.__setattr__(self, "pairs", int(self.pairs))
+        for name in ("sides", "interval", "fitted"):
+            _text(name, getattr(self, name), allow_empty=True)
+        if self.fitted and not re.fullmatch(r"[A-Z]{1,3}\d{1,3}", self.fitted):
+            raise ValueError(f"fitted must be empty or a decision id (e.g. 'E18', 'PR16'), got {self.fitted!r}")
+        und = (self.undecided,) if isinstance(self.undecided, str) else tuple(self.undecided)
+        und = tuple(u for u in UNDECIDABLE if u in und) if all(u in UNDECIDABLE for u in und) else None
+        if und is None:
+            raise ValueError(f"undecided must name verdicts among {list(UNDECIDABLE)}, got {self.undecided!r}")
+        object.__setattr__(self, "undecided", und)
+        if "magnitude" in und and self.magnitude is None:
+            raise ValueError(f"claim {self.claim!r}: an undecided magnitude needs a magnitude verdict (the "
+                             "median's side of the paper's range) and its tolerance")
+        if und and not self.interval.strip():
+            raise ValueError(f"claim {self.claim!r} is undecided, so interval must give the interval that "
+                             "straddles its threshold")
+
+    @property
+    def verdict(self) -> str:
+        """``"holds"``, ``"fails"``, ``"undecided"`` or ``"observation"`` (:data:`VERDICTS`).
+
+        A decided failing direction fails the claim whatever its magnitude; an undecided direction
+        leaves it undecided; with the direction holding, the magnitude (where checked) decides the
+        same way.  ``direction`` / ``magnitude`` keep the median's side (the point estimate)."""
+        if self.kind == "observation":
+            return "observation"
+        if "direction" in self.undecided:
+            return "undecided"
+        if not self.direction:
+            return "fails"
+        if "magnitude" in self.undecided:
+            return "undecided"
+        return "fails" if self.magnitude is False else "holds"
 
     @property
     def holds(self) -> bool | None:
-        """Direction holds and the magnitude (where checked) holds; None for observations."""
-        if self.kind == "observation":
-            return None
-        return bool(self.direction and self.magnitude is not False)
+        """Direction holds and the magnitude (where checked) holds, both decided; None for
+        observations and undecided claims (:attr:`verdict`)."""
+        v = self.verdict
+        return None if v in ("observation", "undecided") else v == "holds"
 
 
 def observation(paper: str, figure: str, claim: str, our_value: str, note: str = "",
@@ -161,6 +225,16 @@ def ratio_within(lo: float, hi: float, paper_lo: float, paper_hi: float) -> bool
 def at_setting(claims: Iterable[Claim], setting: str) -> list[Claim]:
     """The same claims judged at ledger setting ``setting`` (S19)."""
     return [dataclasses.replace(c, setting=setting) for c in claims]
+
+
+def mark_fitted(claims: Iterable[Claim], rule: str, statements: Iterable[str], paper: str,
+                setting: str = PROFILE_SETTING) -> list[Claim]:
+    """``claims`` with ``fitted=rule`` on every claim of ``paper`` judged at ``setting`` whose statement is
+    one of ``statements`` (the calibration rule's targets, declared once next to the rule's code: e.g.
+    :data:`simlib.papers.selective_reduce.profile.BASELINE_CLAIMS` for E18).  Other claims are unchanged."""
+    statements = set(statements)
+    return [dataclasses.replace(c, fitted=rule) if c.kind == "claim" and c.paper == paper and c.setting == setting
+            and c.claim in statements else c for c in claims]
 
 
 def _kind(cause: str) -> str:

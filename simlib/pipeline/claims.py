@@ -9,7 +9,11 @@ ambiguous passage, a question beyond the papers) have no verdicts and do not
 count in the summary's "N claims checked".  The ledger is a small CSV (columns :data:`COLUMNS`) keyed by
 (paper, figure, claim, setting) -- one verdict per claim per setting (decision S19):
 recording a claim again replaces its row in place, so re-running a notebook
-never duplicates rows.  Every row records the ``profile``, ``trials`` and
+never duplicates rows.  A comparative verdict carries its strength (decision S24): ``pairs``,
+``sides``, ``interval`` and ``undecided`` (the verdicts its interval leaves open; such a row's
+``holds`` is empty: it neither holds nor fails); ``fitted`` names the calibration rule whose target
+the row's quantity was (shown, counted apart, never as a hold).  Rows that are not comparative leave
+them empty, and ledgers written before these columns read with them empty.  Every row records the ``profile``, ``trials`` and
 ``parameters`` (JSON: a notebook's profile and the parameters passed to it,
 ``{"profile": "full"}`` = its defaults; decision S22) that produced it.  A notebook records through its
 :class:`~simlib.pipeline.run.Run` (``run.record``), which passes its ledger -- the committed
@@ -33,14 +37,19 @@ import pandas as pd
 
 from simlib.pipeline import paths
 from simlib.pipeline.atomic import atomic_write_bytes, locked_directory as _locked
-from simlib.papers.claim import DEFAULT_SETTING, KINDS, PROFILE_SETTING, Claim
+from simlib.papers.claim import DEFAULT_SETTING, KINDS, PROFILE_SETTING, Claim, mark_fitted
 
-__all__ = ["COLUMNS", "DEFAULT_LEDGER", "KINDS", "record", "load_ledger", "settings_table", "reproduction_table", "markdown_table", "summarize_ledger"]
+__all__ = ["COLUMNS", "DEFAULT_LEDGER", "KINDS", "record", "load_ledger", "settings_table", "reproduction_table",
+           "markdown_table", "summarize_ledger", "verdict_counts", "row_verdict"]
 
+#: The strength columns (S24) and the calibration mark, after the provenance.
+STRENGTH_COLUMNS = ("pairs", "sides", "interval", "undecided", "fitted")
 COLUMNS = ("paper", "figure", "claim", "setting", "paper_value", "our_value", "tolerance", "direction", "magnitude",
-           "holds", "cause", "note", "kind", "notebook", "profile", "trials", "parameters")
+           "holds", "cause", "note", "kind", "notebook", "profile", "trials", "parameters") + STRENGTH_COLUMNS
+#: Columns of ledgers written before the strength columns existed (rows without strength).
+_V4_COLUMNS = COLUMNS[:-len(STRENGTH_COLUMNS)]
 #: Columns of ledgers written before the setting column existed (every row at the default setting).
-_V3_COLUMNS = tuple(c for c in COLUMNS if c != "setting")
+_V3_COLUMNS = tuple(c for c in _V4_COLUMNS if c != "setting")
 _VERDICTS = ("direction", "magnitude", "holds")
 KEY = ("paper", "figure", "claim", "setting")
 #: The committed ledger ``<repository root>/data/results/claims.csv`` -- independent
@@ -58,9 +67,9 @@ def _verdict_text(value) -> str:
     return "" if value is None else str(bool(value))
 
 
-def _parse_verdict(path: Path, line: int, column: str, text: str, kind: str):
+def _parse_verdict(path: Path, line: int, column: str, text: str, kind: str, undecided: str = ""):
     allowed = ("",) if kind == "observation" else (("True", "False", "") if column == "magnitude"
-                                                  else ("True", "False"))
+                                                  or (column == "holds" and undecided) else ("True", "False"))
     if text not in allowed:
         raise ValueError(f"ledger_path {str(path)!r} line {line}: {column} of a {kind} must be "
                          f"{' or '.join(repr(a) for a in allowed)}, got {text!r}")
@@ -73,14 +82,14 @@ def _read_rows(path: Path) -> list[dict]:
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
         columns = tuple(reader.fieldnames or ())
-        if columns not in (COLUMNS, _V3_COLUMNS):
+        if columns not in (COLUMNS, _V4_COLUMNS, _V3_COLUMNS):
             raise ValueError(f"ledger_path {str(path)!r} is not a claims ledger: columns "
                              f"{reader.fieldnames} instead of {list(COLUMNS)}")
         rows = []
         for line, row in enumerate(reader, start=2):
-            row = {"setting": DEFAULT_SETTING, **row}
+            row = {"setting": DEFAULT_SETTING, **dict.fromkeys(STRENGTH_COLUMNS, ""), **row}
             for column in _VERDICTS:
-                row[column] = _parse_verdict(path, line, column, row[column], row["kind"])
+                row[column] = _parse_verdict(path, line, column, row[column], row["kind"], row["undecided"])
             rows.append({c: row[c] for c in COLUMNS})
     return rows
 
@@ -122,9 +131,13 @@ class LedgerRow(dict):
         if self.get("kind") == "observation":
             verdict = ""
         else:
-            parts = [f"direction {'holds' if self['direction'] else 'fails'}"]
+            und = self.get("undecided", "").split(",")
+            word = lambda v, ok: "undecided" if v in und else ("holds" if ok else "fails")
+            parts = [f"direction {word('direction', self['direction'])}"]
             if self.get("magnitude") is not None:
-                parts.append(f"magnitude {'holds' if self['magnitude'] else 'fails'}")
+                parts.append(f"magnitude {word('magnitude', self['magnitude'])}")
+            if self.get("fitted"):
+                parts.append(f"fitted by {self['fitted']}")
             verdict = f" ({', '.join(parts)})"
         return (f"{self.get('kind', 'claim')} recorded: {self['figure']}: {self['claim']}: paper "
                 f"{self['paper_value']} vs ours {self['our_value']}{verdict}")
@@ -156,6 +169,16 @@ def _upsert(new_rows: list[dict], ledger_path) -> None:
         _write_rows(path, rows)
 
 
+def fitted_marks() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Per paper id, its calibration rule and the claims whose quantity the rule fits (S24), from the
+    declarations next to each rule's code: 000's E18 (``selective_reduce.profile.BASELINE_CLAIMS``)
+    and 002's PR16 (``partial_reduce.profile.FITTED_CLAIMS``)."""
+    from simlib.papers.partial_reduce import profile as pr
+    from simlib.papers.selective_reduce import profile as sr
+
+    return {"000": (sr.FIT_RULE, tuple(sr.BASELINE_CLAIMS)), "002": (pr.FIT_RULE, tuple(pr.FITTED_CLAIMS))}
+
+
 def record(claims: Claim | Iterable[Claim], ledger_path, *, notebook: str = "", profile: str = "",
            trials: int | None = None, parameters: dict | None = None) -> LedgerRows:
     """Insert or replace the ledger rows of ``claims`` (keyed by (paper, figure, claim, setting)).
@@ -165,20 +188,25 @@ def record(claims: Claim | Iterable[Claim], ledger_path, *, notebook: str = "", 
     ``parameters`` (the ones passed to the run, a JSON-serializable dict; None: ``{}``) are the
     rows' provenance; :meth:`simlib.pipeline.run.Run.record` passes its own.  An existing row
     with the same key is replaced in place, otherwise the row is appended; the
-    CSV is rewritten atomically.  Returns the rows written.
+    CSV is rewritten atomically.  A claim at the paper profile whose quantity a calibration rule
+    fitted (:func:`fitted_marks`) is written with that rule in ``fitted`` (S24).  Returns the rows written.
     """
     claims = [claims] if isinstance(claims, Claim) else list(claims)
     for c in claims:
         if not isinstance(c, Claim):
             raise ValueError(f"claims must be Claim records (simlib.papers.claim.Claim), got {c!r}")
+    for paper, (rule, statements) in fitted_marks().items():
+        claims = mark_fitted(claims, rule, statements, paper)
     keys = [(c.paper, c.figure, c.claim, c.setting) for c in claims]
     if len(set(keys)) != len(keys):
         dup = next(k for k in keys if keys.count(k) > 1)
         raise ValueError(f"claims must have distinct (paper, figure, claim, setting) keys, {dup} appears twice")
     prov = _provenance(notebook, profile, trials, parameters)
     rows = [{**{f: getattr(c, f) for f in ("paper", "figure", "claim", "setting", "paper_value", "our_value",
-                                              "tolerance", "direction", "magnitude", "cause", "note", "kind")},
-             "holds": c.holds, **prov} for c in claims]
+                                              "tolerance", "direction", "magnitude", "cause", "note", "kind",
+                                              "sides", "interval", "fitted")},
+             "holds": c.holds, **prov, "pairs": "" if c.pairs is None else str(c.pairs),
+             "undecided": ",".join(c.undecided)} for c in claims]
     _upsert(rows, ledger_path)
     return LedgerRows(LedgerRow(r) for r in rows)
 
@@ -201,7 +229,7 @@ def load_ledger(path=DEFAULT_LEDGER) -> pd.DataFrame:
 
 def settings_table(df: pd.DataFrame) -> pd.DataFrame:
     """Per paper, where its claims hold (decision S19): one row per paper with the number of claims
-    (distinct (figure, claim)) and how many hold at the default setting, at the paper profile, only at
+    (distinct (figure, claim)) and how many hold (decided, not fitted: :func:`row_verdict`) at the default setting, at the paper profile, only at
     some setting other than the default, and at none of the settings they were judged at; of the
     last, how many carry the cause "likely paper error" or "unexplained" at the default.
 
@@ -216,7 +244,7 @@ def settings_table(df: pd.DataFrame) -> pd.DataFrame:
     for paper, rows in claims_df.groupby("paper", sort=True):
         counts = dict.fromkeys(cols[1:], 0)
         for _, claim in rows.groupby(["figure", "claim"], sort=False):
-            holds = {r.setting: bool(r.holds) for r in claim.itertuples(index=False)}
+            holds = {r.setting: row_verdict(r._asdict()) == "holds" for r in claim.itertuples(index=False)}
             counts["claims"] += 1
             counts["at_default"] += holds.get(DEFAULT_SETTING, False)
             counts["judged_at_profile"] += PROFILE_SETTING in holds
@@ -233,20 +261,52 @@ def settings_table(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, columns=cols)
 
 
-def _status(holds: dict, causes: dict) -> str:
-    """One claim's status over its settings (``holds``/``causes``: setting -> verdict / cause)."""
+def row_verdict(row) -> str:
+    """A ledger row's verdict (a mapping with ``kind``, ``holds``, ``fitted``): ``"observation"``,
+    ``"fitted"`` (a calibration target's row, S24: shown, never counted as a hold), ``"undecided"``
+    (``holds`` missing), ``"holds"`` or ``"fails"``."""
+    if row["kind"] == "observation":
+        return "observation"
+    if row.get("fitted", ""):
+        return "fitted"
+    if pd.isna(row["holds"]):
+        return "undecided"
+    return "holds" if bool(row["holds"]) else "fails"
+
+
+def verdict_counts(df: pd.DataFrame) -> pd.DataFrame:
+    """Per paper and setting (S24): the claims' verdicts counted apart -- ``holds``, ``fails``,
+    ``undecided`` (an interval straddles the threshold) and ``fitted`` (calibration targets, whatever
+    their verdict).  ``df``: a ledger frame; observations are left out."""
+    cols = ["paper", "setting", "holds", "fails", "undecided", "fitted"]
+    claims_df = df[df["kind"] == "claim"]
+    verdicts = pd.Series([row_verdict(r) for r in claims_df.to_dict("records")], index=claims_df.index,
+                         dtype=object)
+    out = []
+    for (paper, setting), g in claims_df.groupby(["paper", "setting"], sort=True):
+        v = verdicts[g.index]
+        out.append({"paper": paper, "setting": setting, **{k: int((v == k).sum()) for k in cols[2:]}})
+    return pd.DataFrame(out, columns=cols)
+
+
+def _status(holds: dict, causes: dict, verdicts: dict) -> str:
+    """One claim's status over its settings (``holds``/``causes``/``verdicts``: setting -> holds / a
+    failing verdict's cause / :func:`row_verdict`)."""
     if holds.get(DEFAULT_SETTING):
         return "holds at default" + (" and profile" if holds.get(PROFILE_SETTING) else "")
     other = sorted(k for k, v in holds.items() if v and k != DEFAULT_SETTING)
     if other:
         return "holds at " + " and ".join(other) + " only"
+    if not causes:          # every setting's verdict is undecided or fitted (S24)
+        return " / ".join(sorted(set(verdicts.values())))
     kind = causes.get(DEFAULT_SETTING, next(iter(causes.values()), "")).split(":", 1)[0].strip()
     return kind if kind in ("likely paper error", "unexplained") else f"fails ({kind})"
 
 
 def reproduction_table(df: pd.DataFrame, paper: str) -> pd.DataFrame:
     """The claims of ``paper`` as a replication report's table (decision S19): one row per claim
-    with its verdict at each setting (``holds``/``fails``/``""`` when not judged there), its status
+    with its verdict at each setting (``holds``/``fails``/``undecided``/``fitted``/``""`` when not judged
+    there; :func:`row_verdict`), its status
     ("holds at default [and profile]", "holds at profile only", "likely paper error", "unexplained",
     "fails (<cause kind>)") and the cause at the default.  ``df``: a ledger frame."""
     claims_df = df[(df["kind"] == "claim") & (df["paper"] == paper)]
@@ -254,11 +314,11 @@ def reproduction_table(df: pd.DataFrame, paper: str) -> pd.DataFrame:
     settings += sorted(set(claims_df["setting"]) - set(settings))
     rows = []
     for (figure, claim), g in claims_df.groupby(["figure", "claim"], sort=False):
-        holds = {r.setting: bool(r.holds) for r in g.itertuples(index=False)}
-        causes = {r.setting: r.cause for r in g.itertuples(index=False) if not r.holds}
-        rows.append({"figure": figure, "claim": claim,
-                     **{s: ("holds" if holds[s] else "fails") if s in holds else "" for s in settings},
-                     "status": _status(holds, causes), "cause": causes.get(DEFAULT_SETTING, "")})
+        verdicts = {r["setting"]: row_verdict(r) for r in g.to_dict("records")}
+        holds = {k: v == "holds" for k, v in verdicts.items()}
+        causes = {r.setting: r.cause for r in g.itertuples(index=False) if verdicts[r.setting] == "fails"}
+        rows.append({"figure": figure, "claim": claim, **{s: verdicts.get(s, "") for s in settings},
+                     "status": _status(holds, causes, verdicts), "cause": causes.get(DEFAULT_SETTING, "")})
     return pd.DataFrame(rows, columns=["figure", "claim", *settings, "status", "cause"])
 
 
@@ -285,12 +345,14 @@ def _settings_lines(df: pd.DataFrame) -> list[str]:
 def summarize_ledger(path=DEFAULT_LEDGER) -> str:
     """Human-readable summary of a ledger.
 
-    ``"N claims checked at S setting(s): H verdicts hold, F do not (direction holds in D of V;
-    magnitude checked in M, holds in K)"``, the per-paper table of :func:`settings_table`, then
-    one line per verdict that does not hold:
+    ``"N claims checked at S setting(s) (<settings>): V verdicts: H hold, F fail, U undecided, X fitted
+    (direction holds in D of V; magnitude checked in M, holds in K)"`` (S24: an undecided verdict's
+    interval straddles its threshold; a fitted row's quantity was a calibration target, counted apart
+    whatever its verdict), per paper and setting the same four counts (:func:`verdict_counts`), the
+    per-paper table of :func:`settings_table`, then one line per verdict that fails or is undecided:
     ``"- <paper>, <figure> [<setting>]: <claim>: paper <paper_value> vs ours <our_value>
-    [direction fails; magnitude fails] -- <cause>"``; then ``"M observations
-    (not paper claims)"`` if there are any, and a warning line if rows come
+    [direction fails; magnitude undecided at 40 pairs: <interval>] [fitted by E18] -- <cause>"``; then
+    ``"M observations (not paper claims)"`` if there are any, and a warning line if rows come
     from other than the full profile with the notebooks' default parameters.
     Returns ``"no claims recorded yet"`` if the ledger is missing or empty.
     """
@@ -300,21 +362,33 @@ def summarize_ledger(path=DEFAULT_LEDGER) -> str:
     claims_df = df[df["kind"] == "claim"]
     n_claims = len(claims_df.drop_duplicates(["paper", "figure", "claim"]))
     settings = sorted(set(claims_df["setting"]))
-    v, n_hold = len(claims_df), int(claims_df["holds"].sum())
+    v = len(claims_df)
+    counts = verdict_counts(df)[["holds", "fails", "undecided", "fitted"]].sum()
     n_dir = int(claims_df["direction"].sum())
     mag = claims_df["magnitude"].dropna()
     noun = "claim" if n_claims == 1 else "claims"
     lines = [f"{n_claims} {noun} checked at {len(settings)} setting{'s' if len(settings) != 1 else ''} "
-             f"({', '.join(settings)}): {v} verdict{'s' if v != 1 else ''}, {n_hold} hold, {v - n_hold} do not (direction holds in "
+             f"({', '.join(settings)}): {v} verdict{'s' if v != 1 else ''}: {counts['holds']} hold, "
+             f"{counts['fails']} fail, {counts['undecided']} undecided, {counts['fitted']} fitted (direction holds in "
              f"{n_dir} of {v}; magnitude checked in {len(mag)}, holds in {int(mag.sum())})"]
     if n_claims:
+        lines.append("per paper and setting (hold / fail / undecided / fitted, the last calibration targets "
+                     "not counted as holds):")
+        lines += [f"  {r.paper} {r.setting}: {r.holds} hold, {r.fails} fail, {r.undecided} undecided, "
+                  f"{r.fitted} fitted" for r in verdict_counts(df).itertuples(index=False)]
         lines += _settings_lines(df)
-    for row in claims_df[~claims_df["holds"].astype(bool)].itertuples(index=False):
-        fails = [v for v, ok in (("direction", row.direction), ("magnitude", row.magnitude))
-                 if not pd.isna(ok) and not ok]
-        line = (f"- {row.paper}, {row.figure} [{row.setting}]: {row.claim}: "
-                f"paper {row.paper_value} vs ours {row.our_value} [{' and '.join(fails)} fails]")
-        lines.append(line + (f" -- {row.cause}" if row.cause else ""))
+    for row in claims_df.to_dict("records"):
+        if pd.notna(row["holds"]) and bool(row["holds"]):
+            continue
+        und = row["undecided"].split(",")
+        words = [f"{name} undecided" if name in und else f"{name} fails"
+                 for name, ok in (("direction", row["direction"]), ("magnitude", row["magnitude"]))
+                 if name in und or (not pd.isna(ok) and not ok)]
+        strength = f" at {row['pairs']} pairs: {row['interval']}" if row["undecided"] else ""
+        line = (f"- {row['paper']}, {row['figure']} [{row['setting']}]: {row['claim']}: "
+                f"paper {row['paper_value']} vs ours {row['our_value']} [{' and '.join(words)}{strength}]"
+                + (f" [fitted by {row['fitted']}]" if row["fitted"] else ""))
+        lines.append(line + (f" -- {row['cause']}" if row["cause"] else ""))
     n_obs = int((df["kind"] == "observation").sum())
     if n_obs:
         lines.append(f"{n_obs} observation{'s' if n_obs != 1 else ''} (not paper claims) recorded")

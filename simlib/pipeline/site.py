@@ -250,7 +250,7 @@ th, td { border: 1px solid #ddd; padding: .25em .45em; vertical-align: top; }
 table.ledger th { cursor: pointer; background: #f0f0f0; position: sticky; top: 0; }
 table.ledger th[aria-sort="ascending"]::after { content: " ▲"; }
 table.ledger th[aria-sort="descending"]::after { content: " ▼"; }
-.fails { color: #b00020; } .holds { color: #1b7f3b; }
+.fails { color: #b00020; } .holds { color: #1b7f3b; } .undecided { color: #8a6d00; }
 figure { margin: 1.5em 0; } figcaption { font-size: .85em; }
 """
 
@@ -390,16 +390,27 @@ def _settings_body() -> str:
 
 _LEDGER_COLUMNS = (("paper", "paper"), ("figure", "figure"), ("claim", "claim"), ("setting", "setting"),
                    ("paper_value", "paper value"),
-                   ("our_value", "our value"), ("kind", "kind"), ("verdict", "verdict"), ("note", "cause or note"),
+                   ("our_value", "our value"), ("kind", "kind"), ("verdict", "verdict"),
+                   ("strength", "pairs, sides, interval"), ("fitted", "fitted by"), ("note", "cause or note"),
                    ("profile", "profile"), ("trials", "trials"), ("notebook", "notebook"))
 
 
 def _verdict(row) -> str:
-    """"holds", "fails (direction, magnitude)" (the verdicts that fail) or "" for an observation."""
+    """"holds", "fails (direction, magnitude)" (the verdicts that fail), "undecided (magnitude)" (the
+    verdicts whose interval straddles the threshold, S24) or "" for an observation; a fitted row (a
+    calibration target) gives its verdict all the same (the "fitted by" column marks it)."""
     if row["kind"] == "observation":
         return ""
+    if pd.isna(row["holds"]):
+        return f"undecided ({row['undecided'].replace(',', ', ')})"
     failed = [v for v in ("direction", "magnitude") if not pd.isna(row[v]) and not row[v]]
     return "holds" if row["holds"] else f"fails ({', '.join(failed)})"
+
+
+def _strength(row) -> str:
+    """A comparative row's strength (S24): its pairs, the pairs on each side, the interval; "" otherwise."""
+    parts = [f"{row['pairs']} pairs" if row["pairs"] else "", row["sides"], row["interval"] and f"interval {row['interval']}"]
+    return "; ".join(p for p in parts if p)
 
 
 def _ledger_body(ledger, links) -> str:
@@ -411,6 +422,8 @@ def _ledger_body(ledger, links) -> str:
             if col == "verdict":
                 v = _verdict(row)
                 cells.append(f'<td class="{v.split(" ")[0]}">{html.escape(v)}</td>')
+            elif col == "strength":
+                cells.append(f"<td>{html.escape(_strength(row))}</td>")
             elif col == "notebook":
                 if link.notebook is None:
                     cells.append("<td>not known</td>")
@@ -429,7 +442,10 @@ def _ledger_body(ledger, links) -> str:
     return (f"<h1>Claims ledger</h1><p><code>data/results/claims.csv</code>: {len(ledger)} rows. "
             "Click a column header to sort by it (again to reverse). A <em>claim</em> is a statement of "
             "the paper we check; an <em>observation</em> is what we measured where the paper is silent. "
-            "A claim's verdict fails when its direction or its magnitude (where the paper gives a number) fails. "
+            "A claim's verdict fails when its direction or its magnitude (where the paper gives a number) fails; "
+            "it is undecided when the confidence interval of a compared median straddles the claim's threshold "
+            "(decision S24), and a row whose quantity a calibration fitted names that rule under fitted by "
+            "(shown, not counted as a hold). "
             f"The last column links to the notebook that recorded the row: {n_cell} to the very cell; "
             f"{n_page} to the notebook's page (no single cell of it prints or records the row); "
             f"{n_none} unknown (recorded outside a notebook run, and no notebook's output prints it).</p>"

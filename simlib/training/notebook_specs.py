@@ -118,10 +118,19 @@ class NineSystemsNotebook(ScenarioBase):
     """Notebook 22 (002 §5, Table 1, Figs. 7 and 11): every system of Table 1 plus selective reduce at
     002's setting (``n`` workers, HL workers slowed HL times, 10 Gbps, 100 MB), and Fig. 11's cluster
     sizes on a real trace, each schedule replayed through notebook 90's learning task (mnist1d, an MLP,
-    sharded data, lr 0.5; the quick profile: softmax on digits).  ``trials`` and ``fig11_trials`` fit
-    the notebook into its share of the 15-minute reproduction (decision RP15: about 85 s)."""
+    sharded data, lr 0.5; the quick profile: softmax on digits).  Table 1 starts at ``trials`` paired
+    trials and adds ``trials_step`` to the arms of an undecided verdict up to ``trials_cap`` (S25);
+    ``fig11_trials`` and ``extra_trials`` stay at RP15's 3."""
 
-    trials: int = param(3, lo=1, quick=1, chosen="RP15", help="trials per Table 1 setting")
+    trials: int = param(10, lo=1, quick=1, chosen="S25",
+                        help="paired trials per Table 1 setting to start with (S25: at least 10)")
+    trials_step: int = param(5, lo=1, quick=1, chosen="S25",
+                             help="trials added per batch to the arms of a Table 1 verdict left undecided (S24, S25)")
+    trials_cap: int = param(20, lo=1, quick=2, chosen="S25",
+                            help="the most trials per Table 1 setting; a verdict still undecided there is undecided "
+                                 "at that many trials (S25)")
+    extra_trials: int = param(3, lo=1, quick=1, chosen="RP15",
+                              help="trials of the sweeps beyond Table 1 (RP20's staleness, PR17, PR18, RP21)")
     n: int = param_of(Scenario, "n", default=8, quick=MISSING, stated="002 §5.2.1",
                       help="workers of Table 1 (002 §5.2.1: 8)")
     hl_values: tuple = param_list([1, 2, 3], of=(Scenario, "hl"), quick=[3], stated="002 Table 1",
@@ -182,6 +191,8 @@ class NineSystemsNotebook(ScenarioBase):
 
     def check(self):
         task_of(self)
+        if self.trials_cap < self.trials:
+            raise ParamError("trials_cap", f"trials_cap must be at least trials = {self.trials}, got {self.trials_cap}")
         common = dict(self.training(), n=self.n, trace=self.trace, duration_s=self.duration_s)
 
         def group(P):

@@ -76,3 +76,47 @@ def test_a_likely_paper_error_names_the_test_of_its_measurement():
     c = Claim("000", "Fig. 14", "c", "2×", "3×", direction=False,
               cause="likely paper error: SR's groups are never below p (test_sr_groups_at_least_p)")
     assert c.holds is False
+
+
+# ---- verdict strength (S24) and the calibration mark
+def _cmp(direction=True, magnitude=None, undecided=(), cause="", fitted="", interval="0.98–1.10×"):
+    return Claim("002", "Table 1", "A faster than B", "faster", "1.04×", direction=direction, magnitude=magnitude,
+                 tolerance="" if magnitude is None else "in Table 1's range", cause=cause, pairs=10,
+                 sides="10 pairs: 7 above 1, 3 below", interval=interval, undecided=undecided, fitted=fitted)
+
+
+def test_an_undecided_verdict_neither_holds_nor_fails():
+    c = _cmp(undecided="direction")
+    assert c.verdict == "undecided" and c.holds is None and c.undecided == ("direction",)
+    # a decided failing direction fails whatever the magnitude's interval says
+    c = _cmp(direction=False, magnitude=True, undecided=("magnitude",), cause="unexplained: slow")
+    assert c.verdict == "fails" and c.holds is False
+    # a holding direction leaves the claim to the magnitude: undecided, then decided either way
+    assert _cmp(magnitude=True, undecided=["magnitude"]).verdict == "undecided"
+    assert _cmp(magnitude=False, cause="setting: x").verdict == "fails"
+    assert _cmp(magnitude=True, interval="").verdict == "holds"
+    # the order of the names is canonical
+    assert _cmp(magnitude=True, undecided=("magnitude", "direction")).undecided == ("direction", "magnitude")
+
+
+def test_undecided_needs_its_interval_and_a_checked_magnitude():
+    with pytest.raises(ValueError, match="interval must give"):
+        _cmp(undecided="direction", interval="")
+    with pytest.raises(ValueError, match="undecided magnitude needs a magnitude"):
+        _cmp(undecided="magnitude")
+    with pytest.raises(ValueError, match="undecided must name"):
+        _cmp(undecided="speed")
+    with pytest.raises(ValueError, match="cause must start with one of"):   # a cause, if given, is checked
+        _cmp(undecided="direction", cause="because")
+    assert _cmp(undecided="direction", cause="setting: holds at the profile").verdict == "undecided"
+    with pytest.raises(ValueError, match="observation has no verdicts"):
+        Claim("002", "F", "o", "—", "1", direction=None, kind="observation", undecided="direction", interval="x")
+
+
+def test_fitted_names_a_decision_id_and_pairs_an_int():
+    assert _cmp(fitted="PR16").fitted == "PR16"
+    with pytest.raises(ValueError, match="fitted must be empty or a decision id"):
+        _cmp(fitted="the profile")
+    with pytest.raises(ValueError, match="pairs must be"):
+        Claim("002", "F", "c", "1", "1", direction=True, pairs=-1)
+    assert Claim("002", "F", "c", "1", "1", direction=True, pairs=np.int64(12)).pairs == 12

@@ -12,7 +12,7 @@ import pytest
 import simlib
 from simlib.pipeline import claims
 from simlib.papers.claim import Claim, observation
-from simlib.pipeline.claims import COLUMNS, DEFAULT_LEDGER, load_ledger, summarize_ledger
+from simlib.pipeline.claims import COLUMNS, DEFAULT_LEDGER, STRENGTH_COLUMNS, load_ledger, summarize_ledger
 
 CAUSE = "unexplained: test"
 
@@ -35,10 +35,11 @@ def test_record_creates_ledger_with_string_values(ledger):
     assert row == {"paper": "PR", "figure": "Fig. 7", "claim": "speed-up vs all-reduce", "setting": "default",
                    "paper_value": "1.89–2.55×", "our_value": "2.25", "tolerance": "", "direction": True,
                    "magnitude": None, "holds": True, "cause": "", "note": "", "kind": "claim",
-                   "notebook": "", "profile": "", "trials": "", "parameters": "{}"}
+                   "notebook": "", "profile": "", "trials": "", "parameters": "{}", "pairs": "", "sides": "",
+                   "interval": "", "undecided": "", "fitted": ""}
     df = load_ledger(ledger)
     header = ("paper,figure,claim,setting,paper_value,our_value,tolerance,direction,magnitude,holds,cause,note,kind,"
-              "notebook,profile,trials,parameters")
+              "notebook,profile,trials,parameters,pairs,sides,interval,undecided,fitted")
     assert ",".join(df.columns) == header
     got = df.iloc[0].to_dict()
     assert pd.isna(got.pop("magnitude")) and row.pop("magnitude") is None
@@ -73,14 +74,17 @@ def test_summary_text(ledger):
     assert summarize_ledger(ledger) == "no claims recorded yet"
     record_claim("PR", "Fig. 7", "speed-up", "1.89–2.55×", "2.1×", True, ledger_path=ledger)
     assert summarize_ledger(ledger).splitlines()[0] == (
-        "1 claim checked at 1 setting (default): 1 verdict, 1 hold, 0 do not (direction holds in 1 of 1; "
+        "1 claim checked at 1 setting (default): 1 verdict: 1 hold, 0 fail, 0 undecided, 0 fitted (direction holds in 1 of 1; "
         "magnitude checked in 0, holds in 0)")
     record_claim("PR", "Fig. 9", "accuracy loss", "< 1%", "1.4%", False, note="fewer epochs",
                  ledger_path=ledger)
     record_claim("SR", "Fig. 3", "traffic cut", "40%", "35%", False, ledger_path=ledger)
     assert summarize_ledger(ledger).splitlines() == [
-        "3 claims checked at 1 setting (default): 3 verdicts, 1 hold, 2 do not (direction holds in 1 of 3; "
-        "magnitude checked in 0, holds in 0)",
+        "3 claims checked at 1 setting (default): 3 verdicts: 1 hold, 2 fail, 0 undecided, 0 fitted (direction holds "
+        "in 1 of 3; magnitude checked in 0, holds in 0)",
+        "per paper and setting (hold / fail / undecided / fitted, the last calibration targets not counted as holds):",
+        "  PR default: 1 hold, 1 fail, 0 undecided, 0 fitted",
+        "  SR default: 0 hold, 1 fail, 0 undecided, 0 fitted",
         "per paper (claims; holds at default / at profile / only at another setting / at neither, of which "
         "likely paper error, unexplained):",
         "  PR: 2 claims; default 1, profile n/a, other setting only 0, neither 1 (0 likely paper error, "
@@ -123,7 +127,7 @@ def test_settings_table_counts_each_claim_once(ledger):
 
 def test_ledger_without_setting_column_reads_as_default(tmp_path):
     old = tmp_path / "claims.csv"
-    old.write_text(",".join(c for c in COLUMNS if c != "setting") + "\n"
+    old.write_text(",".join(c for c in COLUMNS if c not in ("setting",) + STRENGTH_COLUMNS) + "\n"
                    "000,F,c,1,1,,True,,True,,,claim,nb,full,20,{}\n")
     assert load_ledger(old)["setting"].tolist() == ["default"]
 
@@ -257,8 +261,10 @@ def test_observations_do_not_count_as_claims(ledger):
     assert df["kind"].tolist() == ["claim", "claim", "observation"]
     assert df["holds"].isna().tolist() == [False, False, True]
     assert summarize_ledger(ledger).splitlines() == [
-        "2 claims checked at 1 setting (default): 2 verdicts, 1 hold, 1 do not (direction holds in 1 of 2; "
-        "magnitude checked in 0, holds in 0)",
+        "2 claims checked at 1 setting (default): 2 verdicts: 1 hold, 1 fail, 0 undecided, 0 fitted (direction holds "
+        "in 1 of 2; magnitude checked in 0, holds in 0)",
+        "per paper and setting (hold / fail / undecided / fitted, the last calibration targets not counted as holds):",
+        "  P default: 1 hold, 1 fail, 0 undecided, 0 fitted",
         "per paper (claims; holds at default / at profile / only at another setting / at neither, of which "
         "likely paper error, unexplained):",
         "  P: 2 claims; default 1, profile n/a, other setting only 0, neither 1 (0 likely paper error, "
@@ -269,7 +275,7 @@ def test_observations_do_not_count_as_claims(ledger):
 
 def test_a_ledger_from_before_the_setting_column_is_read_at_the_default_setting(tmp_path):
     old = tmp_path / "claims.csv"
-    columns = [c for c in COLUMNS if c != "setting"]
+    columns = [c for c in COLUMNS if c not in ("setting",) + STRENGTH_COLUMNS]
     row = dict(paper="P", figure="F", claim="c", paper_value="1", our_value="1", direction="True",
                holds="True", kind="claim")
     old.write_text(",".join(columns) + "\n" + ",".join(row.get(c, "") for c in columns) + "\n")
@@ -299,9 +305,9 @@ def test_record_keeps_direction_and_magnitude_apart(ledger):
     assert df["direction"].tolist() == [True, True]
     assert df["magnitude"].isna().tolist() == [False, True] and not bool(df["magnitude"].iloc[0])
     assert df["cause"].tolist() == ["paper ambiguity: SM1, the ideal t*", ""]
-    assert summarize_ledger(ledger).splitlines()[::3] == [
-        "2 claims checked at 1 setting (default): 2 verdicts, 1 hold, 1 do not (direction holds in 2 of 2; "
-        "magnitude checked in 1, holds in 0)",
+    assert summarize_ledger(ledger).splitlines()[::5] == [
+        "2 claims checked at 1 setting (default): 2 verdicts: 1 hold, 1 fail, 0 undecided, 0 fitted (direction holds "
+        "in 2 of 2; magnitude checked in 1, holds in 0)",
         "- 004, Fig. 4c [default]: Orpheus normalized CT at n = 100: paper 1.67 vs ours 2.32 [magnitude fails] -- "
         "paper ambiguity: SM1, the ideal t*"]
 
@@ -334,3 +340,78 @@ def test_reproduction_table_gives_each_claim_its_status(ledger):
 def test_markdown_table_escapes_pipes():
     t = pd.DataFrame({"a": ["x|y", "z"], "b": [1, "p\nq"]})
     assert claims.markdown_table(t) == "| a | b |\n|---|---|\n| x\\|y | 1 |\n| z | p q |"
+
+
+def _strong(claim, setting="default", *, direction=True, undecided=(), fitted="", cause=""):
+    return Claim("002", "Table 1", claim, "faster", "1.04×", direction=direction, cause=cause, setting=setting,
+                 pairs=10, sides="10 pairs: 7 above 1, 3 below", interval="0.98–1.10×", undecided=undecided,
+                 fitted=fitted)
+
+
+def test_strength_round_trips_and_undecided_rows_have_no_holds(ledger):
+    claims.record([_strong("a", undecided="direction"), _strong("b"), _strong("c", fitted="PR16")], ledger)
+    df = load_ledger(ledger)
+    assert df["holds"].isna().tolist() == [True, False, False]
+    assert df["pairs"].tolist() == ["10"] * 3 and df["interval"].tolist() == ["0.98–1.10×"] * 3
+    assert df["undecided"].tolist() == ["direction", "", ""] and df["fitted"].tolist() == ["", "", "PR16"]
+    # a row recorded again (now decided) replaces the undecided one
+    claims.record(_strong("a"), ledger)
+    assert load_ledger(ledger)["holds"].tolist() == [True, True, True]
+
+
+def test_summary_counts_holds_fails_undecided_and_fitted_apart_per_paper_and_setting(ledger):
+    """Hand-made: at the default one holds, one fails, one is undecided, two are fitted (one holding, one
+    failing: neither counts as a hold or a fail); at the profile one holds."""
+    claims.record([_strong("a"), _strong("b", direction=False, cause="unexplained: x"),
+                   _strong("c", undecided="direction"), _strong("d", fitted="PR16"),
+                   _strong("e", direction=False, cause="setting: y", fitted="PR16"),
+                   _strong("a", "profile")], ledger)
+    counts = claims.verdict_counts(load_ledger(ledger))
+    assert counts.to_dict("records") == [
+        {"paper": "002", "setting": "default", "holds": 1, "fails": 1, "undecided": 1, "fitted": 2},
+        {"paper": "002", "setting": "profile", "holds": 1, "fails": 0, "undecided": 0, "fitted": 0}]
+    lines = summarize_ledger(ledger).splitlines()
+    assert lines[0].startswith("5 claims checked at 2 settings (default, profile): 6 verdicts: 2 hold, 1 fail, "
+                               "1 undecided, 2 fitted")
+    assert "  002 default: 1 hold, 1 fail, 1 undecided, 2 fitted" in lines
+    assert ("- 002, Table 1 [default]: c: paper faster vs ours 1.04× [direction undecided at 10 pairs: "
+            "0.98–1.10×]") in lines
+    # a fitted claim that holds is not counted as holding anywhere
+    row = claims.settings_table(load_ledger(ledger)).iloc[0]
+    assert (row["at_default"], row["at_profile"]) == (1, 1)
+    table = claims.reproduction_table(load_ledger(ledger), "002").set_index("claim")
+    assert table.loc["c", "default"] == "undecided" and table.loc["c", "status"] == "undecided"
+    assert table.loc["d", "default"] == "fitted"
+
+
+def test_a_ledger_from_before_the_strength_columns_reads_with_them_empty(tmp_path):
+    old = tmp_path / "claims.csv"
+    columns = [c for c in COLUMNS if c not in STRENGTH_COLUMNS]
+    row = dict(paper="P", figure="F", claim="c", setting="default", paper_value="1", our_value="1",
+               direction="True", holds="True", kind="claim")
+    old.write_text(",".join(columns) + "\n" + ",".join(row.get(c, "") for c in columns) + "\n")
+    df = load_ledger(old)
+    assert df["holds"].tolist() == [True] and df["undecided"].tolist() == [""] and df["fitted"].tolist() == [""]
+    # an empty holds is allowed only on an undecided row
+    old.write_text(",".join(columns) + "\n" + ",".join({**row, "holds": ""}.get(c, "") for c in columns) + "\n")
+    with pytest.raises(ValueError, match="holds of a claim must be"):
+        load_ledger(old)
+
+
+def test_calibration_targets_are_marked_fitted_at_the_profile_only(ledger):
+    """The marks come from the declarations next to E18 and PR16; the same statement at the default, or
+    another statement at the profile, is not fitted."""
+    from simlib.papers.partial_reduce import profile as pr
+    from simlib.papers.selective_reduce import profile as sr
+
+    sr_claim, pr_claim = sr.BASELINE_CLAIMS[0], next(iter(pr.FITTED_CLAIMS))
+    rows = claims.record([Claim("000", "Fig. 5", sr_claim, "grows", "grows", direction=True, setting="profile"),
+                          Claim("000", "Fig. 5", sr_claim, "grows", "grows", direction=True),
+                          Claim("002", "Table 1", pr_claim, "smaller", "0.9×", direction=True, setting="profile"),
+                          Claim("002", "Table 1", "other", "smaller", "0.9×", direction=True, setting="profile"),
+                          Claim("004", "Table 1", pr_claim, "smaller", "0.9×", direction=True, setting="profile")],
+                         ledger)
+    assert [r["fitted"] for r in rows] == ["E18", "", "PR16", "", ""]
+    counts = claims.verdict_counts(load_ledger(ledger)).set_index(["paper", "setting"])
+    assert counts.loc[("000", "profile"), "fitted"] == 1 and counts.loc[("000", "profile"), "holds"] == 0
+    assert counts.loc[("000", "default"), "holds"] == 1

@@ -32,13 +32,14 @@ from simlib.papers.analysis import require_frame as _need
 from simlib.papers.censoring import bounded_stat, fmt_bound, fmt_span, ratio_bounds
 from simlib.papers.claim import DEFAULT_SETTING, Claim, at_setting, ratio_within, within
 from simlib.papers.predicates import interior_extremum, trend
+from simlib.papers.strength import Strength, in_range, median_interval, side
 
 from .spectral import rho_from_frequencies
 from .weights import dynamic_weights
 
 __all__ = ["PAPER", "EXACT_ABS", "NEAR_REL", "NEAR_RULE", "RANGE_RULE", "SPEARMAN_MIN", "FIG4_FREQUENCIES",
            "FIG4_RHO", "EQ9_EXAMPLE", "TABLE1_ARMS", "TABLE1_ALL", "TABLE1", "TABLE1_DYN_VS_AR", "table1_range", "PER_UPDATE_SPEEDUP", "FIG8_BEST_P", "DEFAULT_READING",
-           "with_rules", "paired", "paired_masks", "ratio_text", "bounded_within", "fig4_and_weights",
+           "with_rules", "paired", "paired_masks", "ratio_text", "row_strength", "decided", "strength_fields", "row_fields", "bounded_within", "fig4_and_weights",
            "group_filter", "sec5"]
 
 PAPER = "002"
@@ -245,9 +246,12 @@ def paired_masks(df: pd.DataFrame, metric: str, num: pd.Series, den: pd.Series,
     known).  One row per group: ``median`` (NaN unless the censored pairs leave it determined),
     its bounds ``median_lo`` / ``median_hi``, ``min`` / ``max`` (the lower bound of the minimum, the
     upper bound of the maximum), ``trials`` (pairs), ``num_smaller`` / ``num_larger`` (pairs where num's
-    metric is certainly strictly smaller / larger) and ``censored`` (pairs with a censored run)."""
+    metric is certainly strictly smaller / larger), ``censored`` (pairs with a censored run) and
+    ``ci_lo`` / ``ci_hi``: the median's 95 % interval over the pairs (decision S24,
+    :func:`simlib.papers.strength.median_interval`; a censored pair enters with its bounds)."""
     by = list(by)
-    cols = by + ["median", "median_lo", "median_hi", "min", "max", "trials", "num_smaller", "num_larger", "censored"]
+    cols = by + ["median", "median_lo", "median_hi", "min", "max", "trials", "num_smaller", "num_larger", "censored",
+                 "ci_lo", "ci_hi"]
     cap = {"time_to_target_s": "duration_s", "updates_to_target": "run_updates"}.get(metric)
     cap = cap if cap in df.columns else None
 
@@ -266,11 +270,46 @@ def paired_masks(df: pd.DataFrame, metric: str, num: pd.Series, den: pd.Series,
     for key, g in r.groupby(level=by):
         key = key if isinstance(key, tuple) else (key,)
         m_lo, m_hi = bounded_stat(g["lo"], g["hi"])
+        ci_lo, ci_hi = median_interval(g["lo"], g["hi"])
         rows.append(dict(zip(by, key), median=m_lo if m_lo == m_hi else np.nan, median_lo=m_lo, median_hi=m_hi,
                          min=float(g["lo"].min()), max=float(g["hi"].max()), trials=len(g),
                          num_smaller=int(g["smaller"].sum()), num_larger=int(g["larger"].sum()),
-                         censored=int(g["cens"].sum())))
+                         censored=int(g["cens"].sum()), ci_lo=ci_lo, ci_hi=ci_hi))
     return pd.DataFrame(rows, columns=cols)
+
+
+def row_strength(row) -> Strength:
+    """A :func:`paired_masks` row's :class:`~simlib.papers.strength.Strength` against 1 (S24)."""
+    return Strength(int(row["trials"]), int(row["num_larger"]), int(row["num_smaller"]), float(row["ci_lo"]),
+                    float(row["ci_hi"]))
+
+
+def decided(values) -> bool | None:
+    """All of several decisions (:func:`~simlib.papers.strength.side` / ``in_range`` values): False if any
+    is False, else None (undecided) if any is None, else True."""
+    values = list(values)
+    return False if any(v is False for v in values) else (None if any(v is None for v in values) else True)
+
+
+def strength_fields(groups: dict, direction: bool | None, magnitude: bool | None = True, label: str = "HL") -> dict:
+    """The :class:`~simlib.papers.claim.Claim` strength fields (S24) of a verdict over ``groups``
+    (``{group value: Strength}``): ``pairs`` (the fewest), per group its ``sides`` and ``interval``, and
+    ``undecided`` naming the verdicts whose decision (``direction`` / ``magnitude``: the decided value,
+    None = undecided; pass True for a magnitude that is not judged) is None."""
+    return dict(pairs=min(s.trials for s in groups.values()),
+                sides="; ".join(f"{label}={k:g}: {s.sides_text()}" for k, s in groups.items()),
+                interval="; ".join(f"{label}={k:g}: {s.interval_text()}" for k, s in groups.items())
+                + f" ({groups[next(iter(groups))].level:.0%} interval of the median, S24)",
+                undecided=tuple(n for n, v in (("direction", direction), ("magnitude", magnitude)) if v is None))
+
+
+def row_fields(row, claim_side: str, paper_range=None, label: str = "HL") -> dict:
+    """:func:`strength_fields` of one :func:`paired_masks` row (group ``row[label.lower()]``): the direction
+    decided on ``claim_side`` ("above" / "below" 1), the magnitude against ``paper_range`` (lo, hi; None:
+    not judged)."""
+    st = row_strength(row)
+    mag = True if paper_range is None else in_range(st, *paper_range)
+    return strength_fields({row[label.lower()]: st}, side(st, claim_side), mag, label)
 
 
 def ratio_text(row) -> str:
@@ -392,6 +431,7 @@ def _sec5(df: pd.DataFrame) -> list[Claim]:
                 f"fewer in {int(row['num_smaller'])} of {int(row['trials'])} trials); medians DYN {dyn:.0f} vs CON "
                 f"{con:.0f}",
                 direction=ok, magnitude=mag, tolerance="" if paper is None else RANGE_RULE, cause="; ".join(causes),
+                **row_fields(row, "below", paper),
                 note=f"#updates to target, paired per trial; direction: median ratio certainly < 1; "
                      f"'{DEFAULT_READING}' is our default reading of x_1 (PR13); " + _CENSORED + "; "
                      + _TABLE1_NOTE))
@@ -425,6 +465,7 @@ def _sec5(df: pd.DataFrame) -> list[Claim]:
                 f"median paired AR/PR time {ratio_text(row)} (PR certainly faster in "
                 f"{int(row['num_larger'])} of {int(row['trials'])} trials)",
                 direction=ok, magnitude=mag, tolerance="" if paper is None else RANGE_RULE, cause=cause,
+                **row_fields(row, "above", paper),
                 note="time to target accuracy, constant weights, paired per trial; direction: median AR/PR "
                      "ratio certainly > 1; " + _CENSORED + "; " + _TABLE1_NOTE))
 
@@ -437,7 +478,7 @@ def _sec5(df: pd.DataFrame) -> list[Claim]:
         out.append(Claim(
             PAPER, "Table 1", f"HL={het:g}: DYN (P={P3}) is 1.48–2.01× faster than all reduce",
             f"up to {lo:.2f}–{hi:.2f}×", f"{ratio_text(row)} (median paired AR/DYN time)",
-            direction=ok_d, magnitude=ok_m, tolerance=RANGE_RULE,
+            direction=ok_d, magnitude=ok_m, tolerance=RANGE_RULE, **row_fields(row, "above", (lo, hi)),
             cause="" if ok_d and ok_m else (
                 _censored(row) if row["censored"] else _cluster(d) + "run time to a target accuracy depends on both"),
             note=f"time to target, dynamic weights ({DEFAULT_READING}, PR13), paired per trial; the paper's "
@@ -459,6 +500,10 @@ def _sec5(df: pd.DataFrame) -> list[Claim]:
                                   "reduce's", f"{factor:g}× (§5.2.2)",
                 "; ".join(f"HL={hl:g}: {ratio_text(r)}" for hl, r in rows.items()),
                 direction=ok_d, magnitude=ok_m, tolerance=f"{NEAR_RULE}, at every HL",
+                **strength_fields({hl: row_strength(r) for hl, r in rows.items()},
+                                  decided(side(row_strength(r), "above") for r in rows.values()),
+                                  decided(in_range(row_strength(r), factor * (1 - NEAR_REL), factor * (1 + NEAR_REL))
+                                          for r in rows.values())),
                 cause="" if ok_d and ok_m else _cluster(d) + "one update's time is set by the cluster",
                 note=f"median paired AR/PR time per update, constant weights; Table 1's ratios: {ranges}"))
 

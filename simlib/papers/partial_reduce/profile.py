@@ -32,7 +32,7 @@ from .claims import NEAR_REL, PER_UPDATE_SPEEDUP, TABLE1_ALL
 
 __all__ = ["per_update_statements", "claims_map", "where_holds", "candidate_label", "Profile", "PAPER_PROFILE", "DEFAULT_SETTINGS", "SEARCH_MODEL_MB", "SEARCH_CV", "SEARCH_HL_SLOWDOWN",
            "SEARCH_APPLY_S", "SEARCH_AD_PASSIVE", "SEARCH_TRIALS", "SEARCH_DURATION_S", "TARGET_MODEL", "TARGET_HLS",
-           "RATIO_ARMS", "BASELINE_ARMS", "fitted_targets", "OUR_ARM", "KNOBS", "paper_ratios", "target_names",
+           "RATIO_ARMS", "BASELINE_ARMS", "fitted_targets", "FIT_RULE", "FITTED_CLAIMS", "OUR_ARM", "KNOBS", "paper_ratios", "target_names",
            "arm_setting", "setting_key", "search_settings", "candidate_ratios", "distance", "search_table", "scores",
            "candidate_row", "pick", "candidates", "at_profile", "PS_SCHEMES", "knobs_read", "at_profile_read"]
 
@@ -212,6 +212,14 @@ def fitted_targets(hls: Iterable[int] = TARGET_HLS) -> list[str]:
     """The targets the fit scores (:func:`target_names` of the baselines, :data:`BASELINE_ARMS`, and AR's
     HL slowdown): partial reduce's own ratios (CON, DYN) are claims to check, shown beside the fit only."""
     return [t for t in target_names(hls) if t.split()[0] in ("AR",) + BASELINE_ARMS]
+
+
+#: PR16's id and the ledger claims (notebook 22, :mod:`.table1_claims`) whose compared quantity the fit
+#: targets: each with the baseline arms of :func:`fitted_targets` it compares (per update, over AR's).
+#: At the profile they are marked fitted (decision S24): shown, never counted as holds.
+FIT_RULE = "PR16"
+FITTED_CLAIMS = {"nine systems: Eager-Reduce is cheaper per update than AR": ("ER",),
+                 "nine systems: partial reduce (P=5) has a lower per-update time than PS BK": ("BK",)}
 
 
 def search_table(profiles: Iterable[Profile], per_update: Callable[[dict], float], **kw) -> pd.DataFrame:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -39,11 +40,14 @@ from simlib.papers.analysis import require_frame as _need
 from simlib.papers.censoring import bounded_stat, fmt_bound, fmt_span, ratio_bounds, span_of
 from simlib.papers.claim import DEFAULT_SETTING, Claim, at_setting, observation, within
 
+from simlib.papers.strength import combine_max, in_range, side as _side, strength
+
 from .claims import (NEAR_REL, NEAR_RULE, PAPER, PER_UPDATE_SPEEDUP, RANGE_RULE, TABLE1_ALL, TABLE1_ARMS,
-                     TABLE1_DYN_VS_AR, _censored, bounded_within, paired_masks, ratio_text)
+                     TABLE1_DYN_VS_AR, _censored, bounded_within, decided, paired_masks, ratio_text, row_strength,
+                     strength_fields)
 
 __all__ = ["CLUSTER_DEFAULT", "EVIDENCE_KEYS", "TABLE1_ALL", "TABLE1_ARMS", "UP_TO", "DYN_VS_AR", "PER_UPDATE",
-           "table1_ratios", "paired_arms", "speedup", "table1", "fig11", "selective_drawn", "filter_sensitivity",
+           "table1_ratios", "claim_arms", "paired_arms", "speedup", "table1", "fig11", "selective_drawn", "filter_sensitivity",
            "filter_verdicts", "filter_observation"]
 
 #: §5.2.1's "up to" statements: (numerator arm of the time ratio, our PR arm, X); 1.47 is BK/CON5
@@ -59,10 +63,20 @@ _NAME = {"time": "time to target", "updates": "#updates to target", "per-update"
 _NOTE = ("paired per trial (median of the per-trial ratio); a run that never reaches the target is censored at its "
          "run length (a time) or unknown (a count), so a median it can move is a bound or n/a and a statement it "
          "leaves open does not hold")
+_UNDECIDED = ("; undecided (S24) where an HL's 95 % interval of the median straddles 1 (direction) or a bound "
+              "of the paper's range (magnitude)")
+_UNDECIDED_MAX = ("; undecided (S24) where the interval of the largest median, [largest lower end, largest upper "
+                  "end], straddles the threshold")
 #: The cluster the causes name by default (TrainScenario's defaults); :func:`table1`'s ``cluster`` replaces it.
 CLUSTER_DEFAULT = "002's 8 workers, 10 Gbps, 100 MB, HL workers HL× slower"
 _SETTING = (f"setting: the simulated cluster ({CLUSTER_DEFAULT}) and the "
             "replayed learning task (docs/decisions/replay.md) stand in for the paper's GPUs and CNNs; ")
+
+
+def claim_arms(claim: Claim) -> set[str]:
+    """The arms a :func:`table1` claim compares (every ``"paired X/Y"`` of its value): the runs to extend
+    when its verdict is undecided (S25); empty for a claim that compares no pair."""
+    return {a for pair in re.findall(r"paired (\w+)/(\w+)", claim.our_value) for a in pair}
 
 
 def table1_ratios(num: str, den: str, what: str, hls=None) -> list[float]:
@@ -120,6 +134,10 @@ def _every_hl(d, what, num, den, *, side, statement, says, extra_note="", hls=No
     inside = pd.Series([bounded_within(row._asdict(), min(paper[row.hl]), max(paper[row.hl]))
                         if paper[row.hl] else True for row in r.itertuples(index=False)], index=r.index)
     mag = None if not ok or not any(paper.values()) else bool(inside.all())
+    st = {row.hl: row_strength(row._asdict()) for row in r.itertuples(index=False)}
+    d_dir = decided(_side(st[hl], "above" if side == "num" else "below") for hl in st)
+    d_mag = True if mag is None else decided(in_range(st[hl], min(paper[hl]), max(paper[hl])) for hl in st
+                                             if paper[hl])
     if not ok:
         cause = "; ".join(_why(d, num, den, row.hl) if not row.censored else _censored(row._asdict())
                           for row in r[~larger].itertuples(index=False))
@@ -137,7 +155,8 @@ def _every_hl(d, what, num, den, *, side, statement, says, extra_note="", hls=No
                   direction=ok, magnitude=mag, tolerance="" if mag is None else
                   f"{RANGE_RULE}: every HL's median in Table 1's range at that HL (homogeneous / heterogeneous rows)",
                   cause=cause, note=f"{_NAME[what]}; {_NOTE}; holds if every HL's median is "
-                                    f"certainly {'> 1' if side == 'num' else '< 1'}" + extra_note)]
+                                    f"certainly {'> 1' if side == 'num' else '< 1'}" + extra_note + _UNDECIDED,
+                  **strength_fields(st, d_dir, d_mag))]
 
 
 def _up_to(d, key, statement, hls=None):
@@ -153,13 +172,16 @@ def _up_to(d, key, statement, hls=None):
     row_top = r[r["hl"] == hl_top].iloc[0]
     cause = "" if ok_d and ok_m else (_censored(row_top) if row_top["censored"] or top_lo != top_hi
                                       else _why(d, num, den, hl_top))
+    st = {row.hl: row_strength(row._asdict()) for row in r.itertuples(index=False)}
+    top = combine_max(list(st.values()))
+    fields = strength_fields(st, _side(top, "above"), in_range(top, x * (1 - NEAR_REL), x * (1 + NEAR_REL)))
     return [Claim(PAPER, "Table 1", statement, f"up to {x:.2f}× (Table 1 {num}/{den}: "
                                                f"{span_of(table1_ratios(num, den, 'time'))})",
                   f"largest median paired {num}/{den} time {fmt_bound(top_lo, top_hi)} at HL={hl_top:g}; "
                   + _per_hl(r),
                   direction=bool(ok_d), magnitude=ok_m, tolerance=NEAR_RULE + ", our largest over HL",
                   cause=cause, note=f"time to target, {_NOTE}; direction: the largest median > 1"
-                                    + ("" if hls is None else "; heterogeneous HLs only")),
+                                    + ("" if hls is None else "; heterogeneous HLs only") + _UNDECIDED_MAX, **fields),
             ]
 
 
@@ -187,11 +209,12 @@ def table1(df: pd.DataFrame, cluster: str | None = None, evidence: dict | None =
 
 
 def _with_evidence(claims: list[Claim], text: str | None) -> list[Claim]:
-    """``claims`` with ``"; on the task: <text>"`` at the end of every failing claim's cause (RP20)."""
+    """``claims`` with ``"; on the task: <text>"`` at the end of every failing claim's cause (RP20; an
+    undecided claim's too, where it has one)."""
     if not text:
         return claims
     return [dataclasses.replace(c, cause=f"{c.cause}; on the task: {text}") if c.kind == "claim" and not c.holds
-            else c for c in claims]
+            and c.cause else c for c in claims]
 
 
 def _table1(df: pd.DataFrame, evidence: dict) -> list[Claim]:
@@ -253,6 +276,7 @@ def _table1(df: pd.DataFrame, evidence: dict) -> list[Claim]:
             lo, hi = DYN_VS_AR
             ok_d = bool((r["median_lo"] > 1).all())
             ok_m = bool(top_lo == top_hi and lo <= top_lo <= hi)         # censored runs: not shown within
+            st = {row.hl: row_strength(row._asdict()) for row in r.itertuples(index=False)}
             out.append(Claim(
                 PAPER, "Table 1", "nine systems: DYN (P=3) is at most 1.48–2.01× faster than AR for HL > 1",
                 f"at most {lo:.2f}–{hi:.2f}× (§5.2.2)", "median paired AR/DYN3 time: " + _per_hl(r),
@@ -261,12 +285,15 @@ def _table1(df: pd.DataFrame, evidence: dict) -> list[Claim]:
                     _censored(r.loc[r["median_hi"].idxmax()]) if r["censored"].any()
                     else _why(d, "AR", "DYN3", r.loc[r["median_hi"].idxmax(), "hl"])),
                 note=f"time to target, {_NOTE}; direction: every HL > 1 median > 1; dynamic weights' "
-                     "reading of x_1: PR13"))
+                     "reading of x_1: PR13" + _UNDECIDED_MAX,
+                **strength_fields(st, decided(_side(v, "above") for v in st.values()),
+                                  in_range(combine_max(list(st.values())), lo, hi))))
     if have("AR", "CON3"):
         r = paired_arms(d, PU, "AR", "CON3")
         if len(r):
             ok_d = bool((r["median_lo"] > 1).all())
             ok_m = bool(all(within(m, PER_UPDATE, NEAR_REL) for m in r["median"]))   # NaN (censored): never
+            st = {row.hl: row_strength(row._asdict()) for row in r.itertuples(index=False)}
             out.append(Claim(
                 PAPER, "Table 1", "nine systems: partial reduce (P=3) is 4× faster per update than AR",
                 f"{PER_UPDATE:g}× (§5.2.2); Table 1 AR/CON3: {span_of(table1_ratios('AR', 'CON3', 'per-update'))}",
@@ -274,7 +301,10 @@ def _table1(df: pd.DataFrame, evidence: dict) -> list[Claim]:
                 tolerance=NEAR_RULE + ", at every HL",
                 cause="" if ok_d and ok_m else _SETTING + "one update's time is set by the cluster and its "
                                                           "model of a slow, shared GPU as an HL× slower worker",
-                note=f"time per update, {_NOTE}"))
+                note=f"time per update, {_NOTE}" + _UNDECIDED,
+                **strength_fields(st, decided(_side(v, "above") for v in st.values()),
+                                  decided(in_range(v, PER_UPDATE * (1 - NEAR_REL), PER_UPDATE * (1 + NEAR_REL))
+                                          for v in st.values()))))
     if have("AD", "DYN3") and het:
         out += _up_to(d, "AD/DYN3", "nine systems: partial reduce (P=3) beats AD-PSGD in heterogeneous settings, "
                                     "up to 1.74×", hls=het)
@@ -369,13 +399,17 @@ def filter_sensitivity(off: pd.DataFrame, on: pd.DataFrame) -> pd.DataFrame:
 def filter_verdicts(off: pd.DataFrame, on: pd.DataFrame) -> pd.DataFrame:
     """The Table 1 claims judged on ``off`` (restricted to ``on``'s HLs) and on the same frame with
     ``on``'s partial-reduce runs in place of their filter-off runs (PR18): one row per claim,
-    ``off`` / ``on`` (holds), for the claims both judge."""
+    ``off`` / ``on`` (holds; None: undecided, S24), for the claims both judge."""
     hls = set(on["hl"])
     base = off[off["hl"].isin(hls)]
     mixed = pd.concat([base[~base["arm"].isin(set(on["arm"]))], on], ignore_index=True)
     a = {c.claim: c.holds for c in table1(base) if c.kind == "claim"}
     b = {c.claim: c.holds for c in table1(mixed) if c.kind == "claim"}
     return pd.DataFrame([(k, a[k], b[k]) for k in a if k in b], columns=["claim", "off", "on"])
+
+
+def _word(holds) -> str:
+    return "undecided" if holds is None or pd.isna(holds) else ("holds" if holds else "fails")
 
 
 def filter_observation(off: pd.DataFrame, on: pd.DataFrame) -> list[Claim]:
@@ -385,14 +419,13 @@ def filter_observation(off: pd.DataFrame, on: pd.DataFrame) -> list[Claim]:
     if sens.empty:
         return []
     v = filter_verdicts(off, on)
-    flips = v[v["off"] != v["on"]]
+    flips = v[v["off"].map(_word) != v["on"].map(_word)]
     return [observation(PAPER, "Table 1 (PR18)", "nine systems: partial reduce's arms with 002 §4's group filter on",
                         "on/off time, updates: " + "; ".join(
                             f"{r.arm} HL={r.hl:g} {r.time}, {r.updates} ({r.identical} of {r.trials} identical)"
                             for r in sens.itertuples(index=False))
                         + f"; Table 1 verdicts changed: {len(flips)} of {len(v)}"
-                        + "".join(f"; {r.claim}: {'holds' if r.off else 'fails'} -> {'holds' if r.on else 'fails'}"
-                                  for r in flips.itertuples(index=False)),
+                        + "".join(f"; {r.claim}: {_word(r.off)} -> {_word(r.on)}" for r in flips.itertuples(index=False)),
                         note="the same seeds with the filter off (Table 1's runs) and on (window T of PR12), paired per "
                              "trial; verdicts over the HLs run with the filter (PR18)")]
 
@@ -444,6 +477,7 @@ def _fig11(df: pd.DataFrame, pr: str, base: str) -> list[Claim]:
         open_ = not ok and not a_hi <= b_lo
         curve = ", ".join(f"n={n:g}: {fmt_bound(*med[(other, n)])} vs {fmt_bound(*med[(pr, n)])}" for n in ns
                           if (other, n) in med and (pr, n) in med)
+        st = _speedup_strength(s[s.n == top], pr, other)
         sub = s[(s.arm.isin([other, pr])) & (s.n == top)]
         reached = (f"at n={top:g} {other} reaches the target in {int(sub[sub.arm == other].reached.sum())} of "
                    f"{int((sub.arm == other).sum())} runs, {pr} in {int(sub[sub.arm == pr].reached.sum())} of "
@@ -457,5 +491,19 @@ def _fig11(df: pd.DataFrame, pr: str, base: str) -> list[Claim]:
                  "undetermined; " if open_ else base) + reached),
             note="speedup = 1-worker time to target / n-worker time, median over trials; a run that never "
                  "reaches the target is censored at its run length, so its speedup is a bound (≤ or ≥) or n/a; "
-                 f"holds if {pr}'s median at the largest n is certainly larger"))
+                 f"holds if {pr}'s median at the largest n is certainly larger; undecided (S24) where the 95 % "
+                 f"interval of the median paired {pr}/{other} speedup ratio at the largest n straddles 1",
+            **strength_fields({top: st}, _side(st, "above"), label="n")))
     return out
+
+
+def _speedup_strength(at_n: pd.DataFrame, pr: str, other: str):
+    """The strength (S24) of the paired ratio ``pr``'s speedup / ``other``'s (= other's time / pr's) over the
+    trials of ``at_n`` (one n), from the speedups' bounds."""
+    a = at_n[at_n.arm == pr].set_index("trial")
+    b = at_n[at_n.arm == other].set_index("trial")
+    a, b = a.align(b, join="inner", axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo = a["speedup_lo"].to_numpy(float) / b["speedup_hi"].to_numpy(float)
+        hi = a["speedup_hi"].to_numpy(float) / b["speedup_lo"].to_numpy(float)
+    return strength(np.nan_to_num(lo, nan=0.0), np.where(np.isnan(hi), np.inf, hi))

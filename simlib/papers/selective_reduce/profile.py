@@ -33,7 +33,7 @@ import pandas as pd
 from simlib.papers.analysis import require_frame
 
 __all__ = ["Profile", "PAPER_PROFILE", "DEFAULT_SETTINGS", "DT_READING", "DT_READING_SETTING", "SEARCH_DT_S",
-           "SEARCH_COMPUTE_MEAN_S", "SEARCH_TRIALS", "MAP_TRIALS", "SEARCH_COLUMNS", "BASELINE_CLAIMS",
+           "SEARCH_COMPUTE_MEAN_S", "SEARCH_TRIALS", "MAP_TRIALS", "SEARCH_COLUMNS", "BASELINE_CLAIMS", "FIT_RULE",
            "at_profile", "candidates", "pick", "scores", "dt_reading", "settings_judged", "claims_map",
            "where_holds", "holds_at", "candidate_label"]
 
@@ -53,6 +53,9 @@ MAP_TRIALS = 5
 BASELINE_CLAIMS = ("AR and PR average sync time grow with n", "AR and PR total iteration grows sub-linearly with n",
                    "partial: as p/n grows, scale grows, total sync and total iteration fall",
                    "partial reduce's average sync time grows with p/n")
+#: E18's id: at the profile the :data:`BASELINE_CLAIMS` rows are marked fitted by it (decision S24): shown,
+#: never counted as holds.
+FIT_RULE = "E18"
 #: One row per (candidate, trials, claim) of the search table (``trials``: :data:`SEARCH_TRIALS` for the
 #: scored baseline rows, :data:`MAP_TRIALS` for the per-claim map).
 SEARCH_COLUMNS = ("dt_s", "compute_mean_s", "trials", "figure", "claim", "paper_value", "our_value", "direction",

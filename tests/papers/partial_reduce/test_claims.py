@@ -116,8 +116,12 @@ def training(dyn3=(45, 45), con3=(50, 50), ar=(20.0, 20.0), per_update=(4.4, 1.0
     return df
 
 
-def sec5(**kw):
-    return by_figure_claim(C.sec5(training(**kw)))
+def sec5(copies=3, **kw):
+    """The claims of ``training(**kw)`` with its two trials repeated ``copies`` times (6 paired trials by
+    default: enough for S24's interval to decide the same values; ``copies=1``: 2 trials, undecided)."""
+    df = training(**kw)
+    df = pd.concat([df.assign(trial=df["trial"] + 2 * k) for k in range(copies)], ignore_index=True)
+    return by_figure_claim(C.sec5(df))
 
 
 DYN3 = ("Table 1", "HL=3, P=3: dynamic weights need fewer updates than constant (oldest)")
@@ -153,6 +157,9 @@ def test_dynamic_vs_constant_tie_and_range():
     assert not c.direction and c.cause.startswith("setting")
     c = sec5(dyn3=(45, 45))[DYN3]                      # 0.9: fewer, inside Table 1's 0.86–0.94
     assert c.holds and c.magnitude is True and c.tolerance == C.RANGE_RULE
+    assert c.pairs == 6 and "HL=3: 0.90–0.90×" in c.interval and c.undecided == ()
+    c = sec5(copies=1, dyn3=(45, 45))[DYN3]            # the same at 2 pairs: no 95 % interval, undecided (S24)
+    assert c.direction and c.magnitude is True and c.verdict == "undecided" and c.pairs == 2
     lo, hi = C.table1_range(lambda t: t["DYN3"][1] / t["CON3"][1], True)
     c = sec5(dyn3=(50 * hi, 50 * hi), con3=(50, 50))[DYN3]     # exactly the top of the range: inside
     assert c.holds

@@ -53,10 +53,14 @@ def test_table1_transcription_agrees_with_notebook_21s_columns():
     (1.0, False, False),                 # a tie is not "beats"
 ])
 def test_up_to_147_edges(top, direction, magnitude):
-    df = frame({"BK": {1: 1.0, 3: top}, "CON5": 1.0})
+    df = frame({"BK": {1: 1.0, 3: top}, "CON5": 1.0}, trials=6)      # 6 pairs: the interval can decide (S24)
     c = claim(t1.table1(df), "P=5) beats PS BK")
     assert (c.direction, c.magnitude) == (direction, magnitude)
     assert c.holds == (direction and magnitude) and bool(c.cause) != c.holds
+    # at 3 pairs no 95 % interval exists: the same values leave the verdict undecided (S24)
+    c3 = claim(t1.table1(frame({"BK": {1: 1.0, 3: top}, "CON5": 1.0})), "P=5) beats PS BK")
+    assert (c3.direction, c3.magnitude) == (direction, magnitude) and c3.holds is None
+    assert c3.verdict == "undecided" and c3.pairs == 3 and "0.00–∞×" in c3.interval
 
 
 def test_up_to_174_uses_the_heterogeneous_levels_only():
@@ -164,6 +168,11 @@ def test_fig11_scales_worse_at_the_largest_n(pr, ok):
                       "PR4": {4: 30.0, 32: pr}})
     rows = t1.fig11(df)
     assert [c.direction for c in rows] == [ok, ok]
+    # 2 pairs give no 95 % interval: undecided (S24); 6 identical pairs decide it at the point estimate
+    assert [c.verdict for c in rows] == ["undecided"] * 2 and rows[0].pairs == 2
+    rows = t1.fig11(fig11_frame({"1 worker": {1: 300.0}, "AR": {4: 300.0, 32: 100.0}, "BK": {4: 300.0, 32: 100.0},
+                                 "PR4": {4: 30.0, 32: pr}}, trials=6))
+    assert [c.holds for c in rows] == [ok, ok] and f"n=32: {100 / pr:.2f}–{100 / pr:.2f}×" in rows[0].interval
     assert all(bool(c.cause) != ok for c in rows)
 
 
@@ -211,18 +220,18 @@ def test_group_filter_sensitivity_pairs_on_with_off_and_reports_verdict_changes(
     """PR18: CON3 faster with the filter (9 vs 10 s), DYN3 unchanged; BSP (14.6 s at HL 1, 17 s at HL 3:
     inside Table 1's BSP/CON3 range at each level) is slower than CON3 either way; a filter making CON3
     slower than BSP flips that verdict."""
-    off = frame({"BSP": {1: 14.6, 3: 17.0}, "CON3": 10.0, "DYN3": 9.5, "AR": 15.0})
-    on = frame({"CON3": 9.0, "DYN3": 9.5}, hls=(3,))
+    off = frame({"BSP": {1: 14.6, 3: 17.0}, "CON3": 10.0, "DYN3": 9.5, "AR": 15.0}, trials=6)
+    on = frame({"CON3": 9.0, "DYN3": 9.5}, hls=(3,), trials=6)
     sens = t1.filter_sensitivity(off, on).set_index("arm")
     assert list(sens["hl"]) == [3, 3]                   # only the HLs run with the filter
     assert sens.loc["CON3", "time"] == "0.90×" and sens.loc["CON3", "identical"] == 0
-    assert sens.loc["DYN3", "time"] == "1.00×" and sens.loc["DYN3", "identical"] == 3 == sens.loc["DYN3", "trials"]
+    assert sens.loc["DYN3", "time"] == "1.00×" and sens.loc["DYN3", "identical"] == 6 == sens.loc["DYN3", "trials"]
     v = t1.filter_verdicts(off, on).set_index("claim")
     bsp = "nine systems: PS BSP is (slightly) slower than partial reduce (P=3)"
     assert v.loc[bsp, "off"] and v.loc[bsp, "on"]
     (c,) = t1.filter_observation(off, on)
     assert "CON3 HL=3 0.90×" in c.our_value and "verdicts changed: 0 of" in c.our_value
-    worse = frame({"CON3": 18.0, "DYN3": 9.5}, hls=(3,))
+    worse = frame({"CON3": 18.0, "DYN3": 9.5}, hls=(3,), trials=6)
     (c,) = t1.filter_observation(off, worse)
     assert f"{bsp}: holds -> fails" in c.our_value and "verdicts changed: 1 of" in c.our_value
     assert t1.filter_observation(off, frame({"CON3": 1.0}, hls=(2,))) == []
@@ -232,7 +241,7 @@ def test_fig11_at_the_profile_gives_profile_rows_whose_causes_name_its_cluster()
     """PR19: Fig. 11 at the paper profile is judged as ledger setting "profile", its causes naming the
     profile's cluster; the verdicts are the frame's, whatever the label."""
     df = fig11_frame({"1 worker": {1: 300.0}, "AR": {4: 300.0, 32: 100.0}, "BK": {4: 300.0, 32: 100.0},
-                      "PR4": {4: 30.0, 32: 101.0}})
+                      "PR4": {4: 30.0, 32: 101.0}}, trials=6)
     plain, named = t1.fig11(df), t1.fig11(df, cluster="n workers, 1000 MB", setting="profile")
     assert {c.setting for c in plain} == {"default"} and {c.setting for c in named} == {"profile"}
     assert [c.holds for c in named] == [c.holds for c in plain] == [False, False]
@@ -246,9 +255,9 @@ def test_a_right_direction_with_a_magnitude_outside_table_1_is_its_own_verdict()
     (homogeneous rows for HL 1, heterogeneous for HL > 1); otherwise direction True, magnitude False,
     and the cause names our value against Table 1's."""
     text = "PS ASP needs more updates than PS BSP"
-    inside = claim(t1.table1(frame({"ASP": 2.0, "BSP": 1.0}, updates={"ASP": 900.0, "BSP": 100.0})), text)
+    inside = claim(t1.table1(frame({"ASP": 2.0, "BSP": 1.0}, updates={"ASP": 900.0, "BSP": 100.0}, trials=6)), text)
     assert inside.direction and inside.magnitude is True and inside.holds and inside.tolerance
-    far = claim(t1.table1(frame({"ASP": 2.0, "BSP": 1.0}, updates={"ASP": 110.0, "BSP": 100.0})), text)
+    far = claim(t1.table1(frame({"ASP": 2.0, "BSP": 1.0}, updates={"ASP": 110.0, "BSP": 100.0}, trials=6)), text)
     assert far.direction is True and far.magnitude is False and not far.holds
     assert far.cause.startswith("setting:") and "ASP/BSP 1.10× outside Table 1's 8.01–10.18× at HL = 1" in far.cause
     assert "outside Table 1's 7.19–11.14× at HL > 1" in far.cause
@@ -256,3 +265,26 @@ def test_a_right_direction_with_a_magnitude_outside_table_1_is_its_own_verdict()
     mixed = claim(t1.table1(frame({"ASP": 2.0, "BSP": 1.0}, updates={"ASP": {1: 900.0, 3: 110.0}, "BSP": 100.0})),
                   text)
     assert mixed.magnitude is False and "at HL = 1" not in mixed.cause and "at HL > 1" in mixed.cause
+
+
+def test_pr16s_fitted_claims_are_table_1_claims_comparing_its_targets():
+    """The declaration the ledger marks fitted (S24) names claims table1 makes, on arms PR16 fits."""
+    from simlib.papers.partial_reduce import profile as prof
+
+    arms = {"AR", "ER", "AD", "BSP", "ASP", "HETE", "BK", "CON3", "DYN3", "CON5", "DYN5"}
+    made = {c.claim for c in t1.table1(frame({a: 1.0 for a in arms}, trials=6))}
+    fitted_arms = {t.split()[0] for t in prof.fitted_targets()}
+    for statement, compared in prof.FITTED_CLAIMS.items():
+        assert statement in made
+        assert set(compared) <= fitted_arms
+    # partial reduce's own ratios are claims to check, never fitted
+    assert not any(a.startswith(("CON", "DYN")) for v in prof.FITTED_CLAIMS.values() for a in v)
+
+
+def test_claim_arms_names_the_runs_each_comparison_reads():
+    arms = ("AR", "ER", "AD", "BSP", "ASP", "HETE", "BK", "CON3", "DYN3", "CON5", "DYN5")
+    got = {c.claim: t1.claim_arms(c) for c in t1.table1(frame({a: 1.0 for a in arms}))}
+    assert got["nine systems: PS HETE is faster than PS ASP"] == {"ASP", "HETE"}
+    assert got["nine systems: partial reduce (P=5) beats PS BK (3 backups), up to 1.47×"] == {"BK", "CON5"}
+    assert got["nine systems: DYN (P=3) is at most 1.48–2.01× faster than AR for HL > 1"] == {"AR", "DYN3"}
+    assert got["nine systems: Eager-Reduce fails to reach the accuracy threshold"] == set()
