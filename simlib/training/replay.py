@@ -42,12 +42,13 @@ and applied when that step ends (RP13).
 
 Evaluation.  The *average model* (mean of all n replicas) is evaluated on the
 test set at ``0, eval_every_s, 2·eval_every_s, …`` and at ``log.duration``;
-the state at time ``t`` includes every event with time ``<= t``.  ``coarse_every`` k > 1 takes the
+the state at time ``t`` includes every event with time ``<= t``.  ``Numerics.loss_every`` k > 1 takes the
 test loss only every k-th time (the accuracy, and so every time to accuracy, at every time: RP23).
 """
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import heapq
 import math
 from dataclasses import dataclass
@@ -405,7 +406,7 @@ class _Task:
     loss_acc: object
     stop_acc: float | None = None
     momentum: float = 0.0
-    coarse_every: int = 1
+    loss_every: int = 1
     accuracy: object = None
 
     def grads(self, params: np.ndarray, ws: list, ks: list) -> np.ndarray:
@@ -427,10 +428,17 @@ class Numerics:
         matrix products, most of all when sweep processes share the cores (RP10).
     one_at_a_time : compute every gradient and apply every sync on its own instead of
         batching them (the slow, obvious order the tests compare the batched replay with).
+    loss_every : take the test loss only at every ``loss_every``-th evaluation time (>= 1; decision
+        RP23), at the last one and where the replay stops early; the other rows of the curve have NaN
+        ``test_loss``.  The test accuracy is taken at every evaluation time whatever ``loss_every`` is
+        (the argmax of the logits: the same value, so every time to accuracy and the early stop are
+        unchanged), and so is everything else; a model object without ``unchecked()`` is evaluated in
+        full.  1 (default): the loss at every time.
     """
     dtype: str = "float64"
     blas_threads: int | None = 1
     one_at_a_time: bool = False
+    loss_every: int = 1
 
     def __post_init__(self):
         check_choice("dtype", self.dtype, DTYPES)
@@ -438,6 +446,7 @@ class Numerics:
             check_int("blas_threads", self.blas_threads, lo=1)
         if not isinstance(self.one_at_a_time, bool):
             raise ValueError(f"one_at_a_time must be a bool, got {self.one_at_a_time!r}")
+        check_int("loss_every", self.loss_every, lo=1)
 
 
 @dataclass(frozen=True)
@@ -469,8 +478,7 @@ class StepRule:
 
 def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
            eval_every_s: float = 1.0, seed=0, steps: StepRule = StepRule(), *, unfinished: str = "apply",
-           data: str = "iid", numerics: Numerics = Numerics(), stop_acc: float | None = None,
-           coarse_every: int = 1) -> ReplayResult:
+           data: str = "iid", numerics: Numerics = Numerics(), stop_acc: float | None = None) -> ReplayResult:
     """Train n replicas along the schedule ``log`` and return the average model's test curve.
 
     Parameters
@@ -498,12 +506,6 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         ``>= stop_acc`` (in [0, 1]); the curve then ends there and ``final_params`` /
         ``final_model`` are the models at that time.  None (default): run to ``log.duration``.
         Every row the curve keeps is identical to the full replay's.
-    coarse_every : take the test loss only at every ``coarse_every``-th evaluation time (>= 1; decision
-        RP23), at the last one and where the replay stops early; the other rows have NaN ``test_loss``.
-        The test accuracy is taken at every evaluation time whatever ``coarse_every`` is (the argmax
-        of the logits: the same value, so every time to accuracy and the early stop are unchanged), and
-        so is everything else; a model object without ``unchecked()`` is evaluated in full.  1
-        (default): the loss at every time.
     """
     if not isinstance(steps, StepRule):
         raise ValueError(f"steps must be a StepRule, got {steps!r}")
@@ -518,7 +520,6 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     eval_every_s = check_real("eval_every_s", eval_every_s, 0.0, lo_open=True)
     if stop_acc is not None:
         stop_acc = check_real("stop_acc", stop_acc, 0.0, 1.0)
-    coarse_every = check_int("coarse_every", coarse_every, lo=1)
     unfinished = check_choice("unfinished", unfinished, UNFINISHED)
     rule = check_choice("log.update_rule", getattr(log, "update_rule", "average"), UPDATE_RULES)
     if fresh_gradients and rule != "gradient":
@@ -544,8 +545,8 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
              else threadpool_limits(limits=numerics.blas_threads, user_api="blas"))
     with limit:
         sy = _parse_syncs(n, duration, ends, list(log.syncs), unfinished)
-        task = _make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_every_s, data, stop_acc,
-                          momentum, coarse_every)
+        task = dataclasses.replace(_make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_every_s,
+                                              data, stop_acc, momentum), loss_every=numerics.loss_every)
         if rule == "gradient":
             return _replay_gradient(n, ends, log.syncs, sy, task, numerics.one_at_a_time, bool(fresh_gradients))
         ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
@@ -555,7 +556,7 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
 
 
 def _make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_every_s, data, stop_acc,
-               momentum, coarse_every=1) -> _Task:
+               momentum) -> _Task:
     """The :class:`_Task` of a replay whose arguments :func:`replay` checked: the data in dtype ``ft``,
     each worker's minibatches (``data``: iid or its shard), ``x_init`` from ``root``, the evaluation
     times (every ``eval_every_s`` s from 0, and ``duration``) and the test loss/accuracy function."""
@@ -596,7 +597,7 @@ def _make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_ever
         return float((Z.argmax(axis=1) == yte).mean())
 
     return _Task(grad, Xtr, ytr, batches, x_init, x0, ft.type(lr), times, loss_acc,
-                 stop_acc, momentum, coarse_every, None if logits is None else accuracy)
+                 stop_acc, momentum, accuracy=None if logits is None else accuracy)
 
 
 def _drive(events, handlers, state, task: _Task) -> "_Evaluations":
@@ -624,7 +625,7 @@ def _drive(events, handlers, state, task: _Task) -> "_Evaluations":
 
 class _Evaluations:
     """The curve of a replay: the model of ``state`` (``state.model()``, after ``state.settle()``) evaluated
-    at every evaluation time.  With ``task.coarse_every`` k > 1 (RP23) the test accuracy is still taken
+    at every evaluation time.  With ``task.loss_every`` k > 1 (RP23) the test accuracy is still taken
     at every time (the logits' argmax, the same value as the full evaluation's), the test loss only at
     every k-th time, the last one and where the replay stops early (NaN elsewhere).  ``rows``: (time,
     iterations, syncs, loss, acc)."""
@@ -640,7 +641,7 @@ class _Evaluations:
         state.settle()
         x = state.model()
         iters, syncs = state.counts()
-        k, stop = task.coarse_every, task.stop_acc
+        k, stop = task.loss_every, task.stop_acc
         if k == 1 or task.accuracy is None:
             loss, acc = task.loss_acc(x)
         else:

@@ -47,11 +47,12 @@ def replay_curve(log, tp: TrainingParams, seed: np.random.SeedSequence, loss_eve
     """The test curve (:func:`~simlib.training.replay.replay`) of ``log`` replayed with ``tp`` and the
     trial's replay seed (child 7 of ``seed``); with ``tp.early_stop`` it ends once the target and the
     ladder are reached (:meth:`~simlib.training.params.TrainingParams.stop_accuracy`).  The test loss
-    is taken every ``loss_every`` evaluations (``replay``'s ``coarse_every``, RP23; NaN between), the
+    is taken every ``loss_every`` evaluations (:class:`~simlib.training.replay.Numerics`' ``loss_every``, RP23;
+    NaN between), the
     accuracy at every one; ``loss_every=1``: the loss at every one as well."""
     return replay(log, tp.problem, model=tp.model, lr=tp.lr, batch_size=tp.batch, eval_every_s=tp.eval_every_s,
-                  seed=child_seed(seed, 7), data=tp.data, numerics=Numerics(dtype=tp.dtype),
-                  stop_acc=tp.stop_accuracy(), steps=StepRule(momentum=tp.momentum), coarse_every=loss_every).curve
+                  seed=child_seed(seed, 7), data=tp.data, numerics=Numerics(dtype=tp.dtype, loss_every=loss_every),
+                  stop_acc=tp.stop_accuracy(), steps=StepRule(momentum=tp.momentum)).curve
 
 
 def replay_to_target(log, tp: TrainingParams, seed: np.random.SeedSequence, curve=None) -> tuple[dict, dict | None]:

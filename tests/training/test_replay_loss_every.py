@@ -1,4 +1,4 @@
-"""The test loss on a coarse grid (replay's ``coarse_every``, decision RP23): every accuracy, time to
+"""The test loss on a coarse grid (``Numerics(loss_every=k)``, decision RP23): every accuracy, time to
 accuracy, early stop and model is the every-time evaluation's, on simulated schedules of several systems."""
 import math
 
@@ -42,8 +42,9 @@ def _same_but_the_loss(fine, coarse, k, stopped=False):
 @pytest.mark.parametrize("k", [3, 10])
 def test_every_time_to_accuracy_is_the_every_time_evaluations(digits, scheme, seed, model, k):
     log = _log(scheme, seed)
-    kw = dict(model=model, lr=0.1, seed=seed, eval_every_s=0.5, numerics=Numerics(dtype="float32"))
-    fine, coarse = replay(log, digits, **kw), replay(log, digits, coarse_every=k, **kw)
+    kw = dict(model=model, lr=0.1, seed=seed, eval_every_s=0.5)
+    fine = replay(log, digits, numerics=Numerics(dtype="float32"), **kw)
+    coarse = replay(log, digits, numerics=Numerics(dtype="float32", loss_every=k), **kw)
     _same_but_the_loss(fine.curve, coarse.curve, k)
     np.testing.assert_array_equal(fine.final_params, coarse.final_params)
     for a in LADDER + (0.5, 0.999):          # 0.999: never reached (censored), NaN both ways
@@ -58,7 +59,7 @@ def test_an_early_stop_on_and_off_the_grid_stops_where_the_every_time_replay_sto
     (its loss is taken there): same rows, replicas and model at the stop."""
     log = _log("partial", 5)
     kw = dict(model="softmax", lr=0.1, seed=5, eval_every_s=0.5, stop_acc=0.85)
-    fine, coarse = replay(log, digits, **kw), replay(log, digits, coarse_every=k, **kw)
+    fine, coarse = replay(log, digits, **kw), replay(log, digits, numerics=Numerics(loss_every=k), **kw)
     assert fine.curve.test_acc.iloc[-1] >= 0.85 > fine.curve.test_acc.iloc[:-1].max()
     assert len(fine.curve) < 61
     pd.testing.assert_frame_equal(fine.curve.drop(columns="test_loss"), coarse.curve.drop(columns="test_loss"))
@@ -71,17 +72,17 @@ def test_the_stop_exactly_at_a_grid_point(digits):
     log = _log("partial", 5)
     kw = dict(model="softmax", lr=0.1, seed=5, eval_every_s=0.5, stop_acc=0.85)
     stop_row = len(replay(log, digits, **kw).curve) - 1
-    coarse = replay(log, digits, coarse_every=stop_row, **kw)      # the stop row is on the grid
+    coarse = replay(log, digits, numerics=Numerics(loss_every=stop_row), **kw)      # the stop row is on the grid
     assert len(coarse.curve) == stop_row + 1 and coarse.curve.test_loss.notna().sum() == 2
 
 
-def test_coarse_every_changes_only_the_loss_and_is_checked(digits):
+def test_loss_every_changes_only_the_loss_and_is_checked(digits):
     log = _log("partial", 6, duration=10.0)
-    assert replay(log, digits, coarse_every=4).curve.test_loss.isna().sum() == 11 - 4   # rows 0..10: 0, 4, 8, 10
+    assert replay(log, digits, numerics=Numerics(loss_every=4)).curve.test_loss.isna().sum() == 11 - 4   # rows 0..10: 0, 4, 8, 10
     assert replay(log, digits).curve.test_loss.notna().all()
     for bad in (0, 1.5, -2):
-        with pytest.raises(ValueError, match="coarse_every"):
-            replay(log, digits, coarse_every=bad)
+        with pytest.raises(ValueError, match="loss_every"):
+            Numerics(loss_every=bad)
 
 
 def test_a_model_object_without_unchecked_kernels_is_evaluated_in_full(digits):
@@ -101,7 +102,7 @@ def test_a_model_object_without_unchecked_kernels_is_evaluated_in_full(digits):
             return self.inner.loss_acc(*a)
 
     log = _log("partial", 7, duration=5.0)
-    res = replay(log, digits, model=Plain(make_model("softmax", digits)), coarse_every=5)
+    res = replay(log, digits, model=Plain(make_model("softmax", digits)), numerics=Numerics(loss_every=5))
     assert res.curve.test_loss.notna().all()
 
 
