@@ -624,8 +624,7 @@ def _drive(events, handlers, state, task: _Task) -> "_Evaluations":
 
 
 class _Evaluations:
-    """The curve of a replay: the model of ``state`` (``state.model()``, after ``state.settle()``) evaluated
-    at every evaluation time.  With ``task.loss_every`` k > 1 (RP23) the test accuracy is still taken
+    """The curve of a replay: the model of ``state`` (``state.model()``) evaluated at every evaluation time.  With ``task.loss_every`` k > 1 (RP23) the test accuracy is still taken
     at every time (the logits' argmax, the same value as the full evaluation's), the test loss only at
     every k-th time, the last one and where the replay stops early (NaN elsewhere).  ``rows``: (time,
     iterations, syncs, loss, acc)."""
@@ -638,7 +637,6 @@ class _Evaluations:
     def at(self, i: int, t: float) -> bool:
         """The model at evaluation time ``i`` (``t`` s); True when the replay stops here (early stop)."""
         task, state = self.task, self.state
-        state.settle()
         x = state.model()
         iters, syncs = state.counts()
         k, stop = task.loss_every, task.stop_acc
@@ -733,7 +731,8 @@ class _Replicas:
             self.flush_syncs()
 
     def model(self) -> np.ndarray:
-        """The evaluated model: the mean of the replicas (call :meth:`settle` first)."""
+        """The evaluated model: the mean of the replicas, once what is held back is applied."""
+        self.settle()
         return self.params.mean(axis=0)
 
     def counts(self) -> tuple:
