@@ -2,8 +2,9 @@
 
 1. LP (2) split at n = 60 (all workers, the non-blocking split) and for one
    blocking round (p = 50 participants): median time of ``scipy.optimize.linprog``
-   (HiGHS) and of the closed-form breakpoint solver, and their ratio.  Target:
-   HiGHS <= 20 ms.
+   (HiGHS) and of the closed-form breakpoint solver, called in alternation (so load hits
+   both alike), and their same-run ratio (HiGHS's 20 ms target of the issue that set it is a
+   wall time, not judged here: issue 48).
 2. One full run at the paper's setting (n = 60, p = 50, 600 s, Transformer
    trace) for every Fig. 2 variant: median wall-clock over ``--runs`` seeds of
    ``simulate`` (the compiled engine, FM12) and of the whole ``run_trial``
@@ -37,13 +38,15 @@ from simlib.runtime.cluster import ComputeTimes  # noqa: E402
 from simlib.workloads.traces import load_trace  # noqa: E402
 
 
-def median_time(fn, repeats: int) -> float:
-    out = []
+def median_times(fns, repeats: int) -> list[float]:
+    """Median wall time of each of ``fns`` over ``repeats`` rounds, each round calling every one once."""
+    out = [[] for _ in fns]
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t0)
-    return statistics.median(out)
+        for fn, ts in zip(fns, out):
+            t0 = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t0)
+    return [statistics.median(ts) for ts in out]
 
 
 def bench_split(repeats: int = 50) -> None:
@@ -53,10 +56,10 @@ def bench_split(repeats: int = 50) -> None:
     print("LP (2) split, n = 60 (median of", repeats, "calls)")
     for label, kw in (("all n (non-blocking)", {}), ("p = 50 participants (blocking)", {"participants": parts})):
         lp_split(v, b, solver="highs", **kw)
-        th = median_time(lambda: lp_split(v, b, solver="highs", **kw), repeats)
-        tb = median_time(lambda: lp_split(v, b, solver="breakpoint", **kw), repeats)
+        th, tb = median_times([lambda: lp_split(v, b, solver="highs", **kw),
+                               lambda: lp_split(v, b, solver="breakpoint", **kw)], repeats)
         print(f"  {label:32s} highs {1e3 * th:7.2f} ms   breakpoint {1e3 * tb:6.3f} ms   "
-              f"ratio {th / tb:5.1f}x   {'OK' if th <= 0.020 else 'ABOVE'} 20 ms target")
+              f"ratio highs/breakpoint {th / tb:5.1f}x (same run, alternating)")
 
 
 def _paper_inputs(seed: int):

@@ -281,13 +281,15 @@ def speed(repeats: int) -> None:
         SSPScenario(scheme=s, n=50, trace="lstm", duration_s=60.0), 0)), 0.25) for s in ("selmcast", "orpheus")]
     for name, log, ev in cases:
         steps = sum(map(len, log.compute_end))
-        for model, lr, dtype in (("mlp-relu", TASK["lr"], "float64"), ("mlp-relu", TASK["lr"], "float32"),
-                                 ("cnn", CNN_TASK["lr"], "float32")):
-            ts = []
-            for _ in range(repeats):
+        configs = (("mlp-relu", TASK["lr"], "float64"), ("mlp-relu", TASK["lr"], "float32"),
+                   ("cnn", CNN_TASK["lr"], "float32"))
+        times = {c: [] for c in configs}
+        for _ in range(repeats):                # interleaved: load hits every configuration alike
+            for model, lr, dtype in configs:
                 t = time.process_time()
                 replay(log, prob, model=model, lr=lr, eval_every_s=ev, data="sharded", numerics=Numerics(dtype=dtype))
-                ts.append(time.process_time() - t)
+                times[(model, lr, dtype)].append(time.process_time() - t)
+        for (model, lr, dtype), ts in times.items():
             med = statistics.median(ts)
             print(f"   {name:30s} {model:8s} {dtype}: {med:5.2f} s, {steps / med:7.0f} steps/CPU-s, "
                   f"{1000 * med / steps:.3f} s per 1,000 steps ({steps} local steps, {len(log.syncs)} syncs)",

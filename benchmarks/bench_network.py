@@ -12,8 +12,9 @@ process run:
   step scans every flow), kept selectable as ``FlowNetwork(engine="full")``;
 * SimGrid (wall and CPU time inside ``Engine.run()``, in a child process).
 
-We print, per instance, the median wall-clock time over ``--repeats`` runs of
-each (simlib: the whole event loop after a warm-up that compiles the numba
+The engines run interleaved: ``--repeats`` rounds, each running every engine once (so a change
+of the machine's load hits all of them alike).  We print, per instance, the median wall-clock
+time over the rounds of each (simlib: the whole event loop after a warm-up that compiles the numba
 kernels; also its process CPU time, steadier on a shared machine), the
 ratios, the largest relative difference of completion times between the
 engines and against SimGrid, and how many flows the incremental engine
@@ -74,22 +75,36 @@ def _runs(xs):
 
 
 def bench_instance(hosts: int, n_flows: int, repeats: int, seed: int, engines: list[str]) -> dict:
+    """Time every engine of ``engines`` on one instance, interleaved: each of the ``repeats`` rounds runs
+    each engine once, so a change of the machine's load hits all of them alike; ratios of medians."""
     up, down, flows = workload(hosts, n_flows, seed)
     print(f"\nworkload: {hosts} hosts, {n_flows} flows, all at t=0", flush=True)
-    res = {}
-    for engine in ("incremental", "full"):
-        if engine not in engines:
-            continue
-        walls, cpus = [], []
-        for _ in range(repeats):
-            times, wall, cpu, net = run_simlib(up, down, flows, engine)
-            walls.append(wall)
-            cpus.append(cpu)
-            print(f"  ({engine} run {len(walls)}: {wall:.2f} s wall, {cpu:.2f} s CPU)", flush=True)
-        res[engine] = (times, _med(walls), _med(cpus))
+    sg_ok = "simgrid" in engines
+    if sg_ok:
+        from simlib.core import simgrid_ref
+
+        sg_ok = simgrid_ref.simgrid_available()
+        if not sg_ok:
+            print("SimGrid: not importable (apt-get install python3-simgrid; make venv) -- skipped")
+    ours = [e for e in ("incremental", "full") if e in engines]
+    walls = {e: [] for e in ours + (["simgrid"] if sg_ok else [])}
+    cpus = {e: [] for e in walls}
+    times, net = {}, None
+    for r in range(repeats):
+        for engine in walls:
+            if engine == "simgrid":
+                times[engine], wall, cpu = simgrid_ref.run_benchmark(up, down, flows, cpu=True)
+            else:
+                times[engine], wall, cpu, got = run_simlib(up, down, flows, engine)
+                net = got if engine == "incremental" else net
+            walls[engine].append(wall)
+            cpus[engine].append(cpu)
+            print(f"  (round {r + 1}: {engine} {wall:.2f} s wall, {cpu:.2f} s CPU)", flush=True)
+    res = {e: (times[e], _med(walls[e]), _med(cpus[e])) for e in walls}
+    for engine in ours:
         label = "incremental" if engine == "incremental" else "previous   "
-        print(f"simlib {label}: median {_med(walls):7.2f} s wall ({_runs(walls)}), "
-              f"{_med(cpus):7.2f} s CPU ({_runs(cpus)}); makespan {times.max():.3f} s")
+        print(f"simlib {label}: median {_med(walls[engine]):7.2f} s wall ({_runs(walls[engine])}), "
+              f"{_med(cpus[engine]):7.2f} s CPU ({_runs(cpus[engine])}); makespan {times[engine].max():.3f} s")
         if engine == "incremental":
             rec = np.array(net.recomputed_flows)
             # the previous engine re-solves every active flow at every update: at the
@@ -106,27 +121,15 @@ def bench_instance(hosts: int, n_flows: int, repeats: int, seed: int, engines: l
         (ti, wi, ci), (tf, wf, cf) = res["incremental"], res["full"]
         print(f"ratio previous/incremental = {wf / wi:.2f}x wall, {cf / ci:.2f}x CPU;  "
               f"max relative difference of completion times = {np.max(np.abs(ti - tf) / tf):.2e}")
-    if "simgrid" not in engines:
+    if not sg_ok:
         return res
-    from simlib.core import simgrid_ref
-
-    if not simgrid_ref.simgrid_available():
-        print("SimGrid: not importable (apt-get install python3-simgrid; make venv) -- skipped")
-        return res
-    sg_times, sg_cpus, theirs = [], [], None
-    for _ in range(repeats):
-        theirs, t, c = simgrid_ref.run_benchmark(up, down, flows, cpu=True)
-        sg_times.append(t)
-        sg_cpus.append(c)
-        print(f"  (SimGrid run {len(sg_times)}: {t:.2f} s wall, {c:.2f} s CPU)", flush=True)
-    sg, sg_cpu = _med(sg_times), _med(sg_cpus)
-    res["simgrid"] = (theirs, sg, sg_cpu)
-    print(f"SimGrid           : median {sg:7.2f} s wall ({_runs(sg_times)}), "
-          f"{sg_cpu:7.2f} s CPU ({_runs(sg_cpus)}) in Engine.run()")
+    theirs, sg, sg_cpu = res["simgrid"]
+    print(f"SimGrid           : median {sg:7.2f} s wall ({_runs(walls['simgrid'])}), "
+          f"{sg_cpu:7.2f} s CPU ({_runs(cpus['simgrid'])}) in Engine.run()")
     for engine, label in (("incremental", "incremental"), ("full", "previous")):
         if engine in res:
             t, w, c = res[engine]
-            print(f"ratio SimGrid/{label} = {sg / w:.2f}x wall, {sg_cpu / c:.2f}x CPU;  max relative "
+            print(f"ratio SimGrid/{label} = {sg / w:.2f}x wall, {sg_cpu / c:.2f}x CPU (same rounds);  max relative "
                   f"difference of completion times vs SimGrid = {np.max(np.abs(t - theirs) / theirs):.2e}")
     return res
 

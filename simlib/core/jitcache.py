@@ -19,19 +19,22 @@ cache file, numba as pinned in requirements.txt); where they are missing it
 does nothing, and caching behaves as numba's default.
 
 :func:`announce_compilation` says, once, when a block of code has to compile
-(a cold or stale cache: the first call of a command compiles for 16-43 s).
+(a cold or stale cache: the first call of a command compiles for 16-43 s); :class:`CompileTimer`
+measures how long a block spent compiling or loading compiled code, so timings can leave it out.
 """
 from __future__ import annotations
 
 import contextlib
 import os
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 
 from simlib.core.modclosure import module_closure
 
-__all__ = ["track", "dependencies", "depend_on", "dispatchers_of", "announce_compilation", "COMPILING_MESSAGE"]
+__all__ = ["track", "dependencies", "depend_on", "dispatchers_of", "announce_compilation", "COMPILING_MESSAGE",
+           "CompileTimer"]
 
 #: Printed (to stderr) when a command has to compile numba code before it can run.
 COMPILING_MESSAGE = ("[simlib] compiling the simulator's kernels once: 20 s on an idle machine, up to 4 min on a "
@@ -106,3 +109,47 @@ def announce_compilation(stream=None, message: str = COMPILING_MESSAGE):
 
     with event.install_listener("numba:compile", _FirstCompile()):
         yield
+
+
+class CompileTimer:
+    """``with CompileTimer() as ct: ...``; then ``ct.seconds``: the wall-clock seconds the block spent holding
+    numba's compiler lock, i.e. compiling functions and loading them from the on-disk cache (numba takes
+    the lock for both, and broadcasts ``"numba:compiler_lock"`` at every acquisition; nested acquisitions
+    count once).  Calls of functions already compiled in the process do not take it.  Timers may be
+    nested; ``seconds`` grows while the block runs.  Imports numba."""
+
+    def __init__(self):
+        self.seconds = 0.0
+        self._depth = 0
+        self._t0 = 0.0
+        self._ctx = None
+
+    def _start(self):
+        if self._depth == 0:
+            self._t0 = time.perf_counter()
+        self._depth += 1
+
+    def _end(self):
+        self._depth -= 1
+        if self._depth == 0:
+            self.seconds += time.perf_counter() - self._t0
+
+    def __enter__(self):
+        from numba.core import event
+
+        timer = self
+
+        class _Lock(event.Listener):
+            def on_start(self, ev):
+                timer._start()
+
+            def on_end(self, ev):
+                timer._end()
+
+        self._ctx = event.install_listener("numba:compiler_lock", _Lock())
+        self._ctx.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._ctx.__exit__(*exc)
+        return False

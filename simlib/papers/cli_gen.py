@@ -24,7 +24,7 @@ import sys
 import time
 from typing import Callable
 
-from simlib.core.jitcache import announce_compilation
+from simlib.core.jitcache import CompileTimer, announce_compilation
 from simlib.core.validate import check_int, check_real
 from simlib.workloads.traces import check_trace_file
 
@@ -75,14 +75,16 @@ def _json_value(v):
     return v
 
 
-def with_speed(out: dict, params: dict, simulated: str, wall_s: float) -> dict:
-    """``out`` plus ``wall_s`` (wall-clock seconds of the run: the trial's own measurement if it
-    reports one, else ``wall_s``, which includes a first run's compilation) and ``sim_s_per_wall_s``
-    (simulated seconds per wall-clock second; the simulated time is the parameter named
-    ``simulated``, else the metric of that name)."""
-    wall = out.get("wall_s", wall_s)
+def with_speed(out: dict, params: dict, simulated: str, wall_s: float, compile_s: float = 0.0) -> dict:
+    """``out`` plus ``compile_s`` (wall-clock seconds numba spent compiling or loading kernels from its
+    cache during the command, :class:`~simlib.core.jitcache.CompileTimer`), ``wall_s`` (wall-clock
+    seconds of the run without them: the trial's own measurement if it reports one, which leaves its
+    compilation out itself, else ``wall_s - compile_s``) and ``sim_s_per_wall_s`` (simulated seconds
+    per wall-clock second of that run; the simulated time is the parameter named ``simulated``, else
+    the metric of that name)."""
+    wall = out["wall_s"] if "wall_s" in out else max(wall_s - compile_s, 0.0)
     sim = params[simulated] if simulated in params else out[simulated]
-    return {**out, "wall_s": wall, "sim_s_per_wall_s": sim / wall if wall > 0 else math.inf}
+    return {**out, "compile_s": compile_s, "wall_s": wall, "sim_s_per_wall_s": sim / wall if wall > 0 else math.inf}
 
 
 def print_result(out: dict, params: dict, seed: int, as_json: bool) -> None:
@@ -225,7 +227,9 @@ def add_command(subparsers, command: Command) -> argparse.ArgumentParser:
         flags.update(add_arguments(p, command.options))
     p.add_argument("--seed", type=num_arg("--seed", int, lo=0), default=0,
                    help="root seed of the run's random draws — [0, inf), default 0")
-    p.add_argument("--json", action="store_true", help="print one JSON object (metrics, params, seed)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object (metrics, params, seed); compile_s: seconds numba spent compiling "
+                        "or loading kernels, left out of wall_s and sim_s_per_wall_s")
 
     def handler(args, parser) -> int:
         import numpy as np
@@ -238,10 +242,10 @@ def add_command(subparsers, command: Command) -> argparse.ArgumentParser:
         except ParamError as exc:
             parser.error(f"argument {flags.get(exc.name, exc.name)}: {exc}")
         start = time.perf_counter()
-        with announce_compilation():     # the first run of a command compiles its kernels (16-43 s)
+        with announce_compilation(), CompileTimer() as compiled:   # the first run compiles its kernels (16-43 s)
             out = command.trial(scenario, np.random.SeedSequence(args.seed), **options)
         used = scenario.used_params()           # e.g. train's default target, resolved
-        print_result(with_speed(out, params, command.simulated, time.perf_counter() - start),
+        print_result(with_speed(out, params, command.simulated, time.perf_counter() - start, compiled.seconds),
                      {k: used.get(k, v) for k, v in params.items()}, args.seed, args.json)
         return 0
 

@@ -42,11 +42,13 @@ and applied when that step ends (RP13).
 
 Evaluation.  The *average model* (mean of all n replicas) is evaluated on the
 test set at ``0, eval_every_s, 2·eval_every_s, …`` and at ``log.duration``;
-the state at time ``t`` includes every event with time ``<= t``.
+the state at time ``t`` includes every event with time ``<= t``.  ``Numerics.loss_every`` k > 1 takes the
+test loss only every k-th time (the accuracy, and so every time to accuracy, at every time: RP23).
 """
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import heapq
 import math
 from dataclasses import dataclass
@@ -404,11 +406,8 @@ class _Task:
     loss_acc: object
     stop_acc: float | None = None
     momentum: float = 0.0
-
-    def stop(self, rows: list) -> bool:
-        """Whether the replay stops after its last evaluation (``rows[-1]``, accuracy last): early
-        stop at ``stop_acc`` (RP16)."""
-        return self.stop_acc is not None and rows[-1][-1] >= self.stop_acc
+    loss_every: int = 1
+    accuracy: object = None
 
     def grads(self, params: np.ndarray, ws: list, ks: list) -> np.ndarray:
         """Gradients of workers ``ws`` (distinct) at their replicas in ``params``, each on its
@@ -429,10 +428,17 @@ class Numerics:
         matrix products, most of all when sweep processes share the cores (RP10).
     one_at_a_time : compute every gradient and apply every sync on its own instead of
         batching them (the slow, obvious order the tests compare the batched replay with).
+    loss_every : take the test loss only at every ``loss_every``-th evaluation time (>= 1; decision
+        RP23), at the last one and where the replay stops early; the other rows of the curve have NaN
+        ``test_loss``.  The test accuracy is taken at every evaluation time whatever ``loss_every`` is
+        (the argmax of the logits: the same value, so every time to accuracy and the early stop are
+        unchanged), and so is everything else; a model object without ``unchecked()`` is evaluated in
+        full.  1 (default): the loss at every time.
     """
     dtype: str = "float64"
     blas_threads: int | None = 1
     one_at_a_time: bool = False
+    loss_every: int = 1
 
     def __post_init__(self):
         check_choice("dtype", self.dtype, DTYPES)
@@ -440,6 +446,7 @@ class Numerics:
             check_int("blas_threads", self.blas_threads, lo=1)
         if not isinstance(self.one_at_a_time, bool):
             raise ValueError(f"one_at_a_time must be a bool, got {self.one_at_a_time!r}")
+        check_int("loss_every", self.loss_every, lo=1)
 
 
 @dataclass(frozen=True)
@@ -538,16 +545,14 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
              else threadpool_limits(limits=numerics.blas_threads, user_api="blas"))
     with limit:
         sy = _parse_syncs(n, duration, ends, list(log.syncs), unfinished)
-        task = _make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_every_s, data, stop_acc,
-                          momentum)
+        task = dataclasses.replace(_make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_every_s,
+                                              data, stop_acc, momentum), loss_every=numerics.loss_every)
         if rule == "gradient":
             return _replay_gradient(n, ends, log.syncs, sy, task, numerics.one_at_a_time, bool(fresh_gradients))
         ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
         reps = _Replicas(n, sy, _computing(log.syncs), task, numerics.one_at_a_time)
-        _drive(zip(ev_t.tolist(), ev_kind.tolist(), ev_id.tolist()), (reps.compute_end, reps.sync), reps, task)
-        curve = _curve(reps.rows)
-    return ReplayResult(curve=curve, final_params=reps.params, x_init=task.x_init, grad_calls=reps.calls,
-                        final_model=reps.params.mean(axis=0))
+        ev = _drive(zip(ev_t.tolist(), ev_kind.tolist(), ev_id.tolist()), (reps.compute_end, reps.sync), reps, task)
+        return ev.result(task)
 
 
 def _make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_every_s, data, stop_acc,
@@ -582,30 +587,73 @@ def _make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_ever
         loss = float(np.log(np.exp(Z).sum(axis=1)).mean() - Z[te_rows, yte].mean())
         return loss, float((Z.argmax(axis=1) == yte).mean())
 
+    def accuracy(x):
+        """``loss_acc(x)[1]`` without the loss (RP23): after subtracting the row maximum m the maximum
+        elements are 0 and every other element < 0 (IEEE: ``z - m == 0`` only when ``z == m``), so the
+        argmax is the same; a NaN row (argmax 0 there) takes :func:`loss_acc`."""
+        Z = logits(x[None], Xte[None])[0]
+        if np.isnan(Z).any():
+            return loss_acc(x)[1]
+        return float((Z.argmax(axis=1) == yte).mean())
+
     return _Task(grad, Xtr, ytr, batches, x_init, x0, ft.type(lr), times, loss_acc,
-                 stop_acc, momentum)
+                 stop_acc, momentum, accuracy=None if logits is None else accuracy)
 
 
-def _drive(events, handlers, state, task: _Task) -> None:
-    """Run ``events`` (time, kind, id) through ``handlers[kind](time, id)`` of ``state``, evaluating
-    the model (``state.evaluate``) at each of ``task.times`` once every event up to it is handled
-    (the state at ``t`` includes every event at time ``<= t``); ``state.settle()`` after the last
-    event; the replay stops at the first evaluation that meets ``task.stop`` (RP16)."""
-    times, rows = task.times, state.rows
+def _drive(events, handlers, state, task: _Task) -> "_Evaluations":
+    """Run ``events`` (time, kind, id) through ``handlers[kind](time, id)`` of ``state``, taking the
+    model at each of ``task.times`` once every event up to it is handled (the state at ``t`` includes
+    every event at time ``<= t``; :class:`_Evaluations` evaluates it); ``state.settle()``
+    after the last event; the replay stops at the first evaluation that reaches ``task.stop_acc``
+    (RP16).  Returns the evaluations."""
+    times = task.times
+    ev = _Evaluations(task, state)
     ei, n_times = 0, len(times)
     for t, kd, a in events:
         while ei < n_times and t > times[ei]:
-            state.evaluate(times[ei])
+            if ev.at(ei, times[ei]):
+                return ev
             ei += 1
-            if task.stop(rows):
-                return
         handlers[kd](t, a)
     state.settle()
     while ei < n_times:
-        state.evaluate(times[ei])
+        if ev.at(ei, times[ei]):
+            return ev
         ei += 1
-        if task.stop(rows):
-            return
+    return ev
+
+
+class _Evaluations:
+    """The curve of a replay: the model of ``state`` (``state.model()``) evaluated at every evaluation time.  With ``task.loss_every`` k > 1 (RP23) the test accuracy is still taken
+    at every time (the logits' argmax, the same value as the full evaluation's), the test loss only at
+    every k-th time, the last one and where the replay stops early (NaN elsewhere).  ``rows``: (time,
+    iterations, syncs, loss, acc)."""
+
+    def __init__(self, task: _Task, state):
+        self.task, self.state = task, state
+        self.rows: list = []
+        self.last = len(task.times) - 1
+
+    def at(self, i: int, t: float) -> bool:
+        """The model at evaluation time ``i`` (``t`` s); True when the replay stops here (early stop)."""
+        task, state = self.task, self.state
+        x = state.model()
+        iters, syncs = state.counts()
+        k, stop = task.loss_every, task.stop_acc
+        if k == 1 or task.accuracy is None:
+            loss, acc = task.loss_acc(x)
+        else:
+            acc = task.accuracy(x)
+            loss = (task.loss_acc(x)[0] if i % k == 0 or i == self.last or (stop is not None and acc >= stop)
+                    else math.nan)
+        self.rows.append((t, iters, syncs, loss, acc))
+        return stop is not None and acc >= stop
+
+    def result(self, task: _Task) -> ReplayResult:
+        """The :class:`ReplayResult`: the curve, and the state where the replay ended."""
+        st = self.state
+        return ReplayResult(curve=_curve(self.rows), final_params=st.params, x_init=task.x_init,
+                            grad_calls=st.calls, final_model=st.model())
 
 
 class _Replicas:
@@ -614,10 +662,10 @@ class _Replicas:
     of distinct workers (``pend_w``) and syncs none of whose members an earlier one of them wrote
     (``batch``; ``read``: their members, ``write``: their targets).  ``snap``: the gradients of
     ``computing`` members taken before a sync (RP13).  Counters: ``calls`` (vectorized gradient
-    calls), ``iters`` (local steps), ``nsync`` (syncs launched); ``rows`` the curve so far."""
+    calls), ``iters`` (local steps), ``nsync`` (syncs launched)."""
 
     __slots__ = ("task", "sy", "computing", "one_at_a_time", "params", "step", "mom", "vel", "next_k", "pend_w",
-                 "pending", "batch", "read", "write", "snap", "calls", "iters", "nsync", "rows", "ptr", "tptr",
+                 "pending", "batch", "read", "write", "snap", "calls", "iters", "nsync", "ptr", "tptr",
                  "mem_l", "tgt_l", "apply_l", "klen", "w_f", "c_f", "pair")
 
     def __init__(self, n: int, sy: _Syncs, computing: list | None, task: _Task, one_at_a_time: bool):
@@ -636,7 +684,6 @@ class _Replicas:
         self.write: set[int] = set()
         self.snap: dict[int, np.ndarray] = {}
         self.calls = self.iters = self.nsync = 0
-        self.rows: list = []
         self.ptr, self.tptr = sy.ptr.tolist(), sy.tptr.tolist()
         self.mem_l, self.tgt_l, self.apply_l = sy.mem.tolist(), sy.tgt.tolist(), sy.apply.tolist()
         self.klen = np.diff(sy.ptr)
@@ -683,11 +730,14 @@ class _Replicas:
         if self.one_at_a_time:
             self.flush_syncs()
 
-    def evaluate(self, t):
-        """Apply what is held back, then evaluate the average model at ``t`` (s)."""
+    def model(self) -> np.ndarray:
+        """The evaluated model: the mean of the replicas, once what is held back is applied."""
         self.settle()
-        loss, acc = self.task.loss_acc(self.params.mean(axis=0))
-        self.rows.append((t, self.iters, self.nsync, loss, acc))
+        return self.params.mean(axis=0)
+
+    def counts(self) -> tuple:
+        """(local steps, syncs launched) so far."""
+        return self.iters, self.nsync
 
     def settle(self):
         self.flush_syncs()
@@ -782,9 +832,7 @@ def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time, f
     velocity: an update (the records applied at one instant, RP21) does ``v <- μ v + Σ d``, ``x_s -= lr v``."""
     events = _gradient_events(n, ends, records, sy, task.times)
     srv = _Server(n, sy, task, one_at_a_time, fresh)
-    _drive(events, (srv.compute_end, srv.apply, srv.pull), srv, task)
-    return ReplayResult(curve=_curve(srv.rows), final_params=srv.params, x_init=task.x_init, grad_calls=srv.calls,
-                        final_model=srv.xs)
+    return _drive(events, (srv.compute_end, srv.apply, srv.pull), srv, task).result(task)
 
 
 def _gradient_events(n, ends, records, sy: _Syncs, times) -> zip:
@@ -840,10 +888,10 @@ class _Server:
     gradient accumulator (``acc``), its next iteration, the compute ends held back to be batched
     (``pend``) and, with fresh gradients (RP20), each worker's minibatches awaiting an apply
     (``fresh_k``) and the global model they are taken on (``snap``, copied at ``snap_t``).
-    Counters: ``calls``, ``iters`` (local steps), ``nupd`` (updates of ``xs``); ``rows`` the curve."""
+    Counters: ``calls``, ``iters`` (local steps), ``nupd`` (updates of ``xs``)."""
 
     __slots__ = ("sy", "task", "one_at_a_time", "fresh", "step", "params", "xs", "acc", "w_f", "next_k", "pend",
-                 "pending", "rows", "calls", "iters", "nupd", "last_upd", "fresh_k", "mom", "vel_s", "snap_t", "snap")
+                 "pending", "calls", "iters", "nupd", "last_upd", "fresh_k", "mom", "vel_s", "snap_t", "snap")
 
     def __init__(self, n: int, sy: _Syncs, task: _Task, one_at_a_time: bool, fresh: bool):
         x0 = task.x0
@@ -857,7 +905,6 @@ class _Server:
         self.next_k = [0] * n
         self.pend: list[int] = []
         self.pending: set[int] = set()
-        self.rows: list = []
         self.calls = self.iters = self.nupd = 0
         self.last_upd = None
         self.fresh_k: list[list[int]] = [[] for _ in range(n)]
@@ -917,9 +964,13 @@ class _Server:
             self.flush()
         self.params[tg] = self.xs
 
-    def evaluate(self, t):
-        loss, acc_ = self.task.loss_acc(self.xs)
-        self.rows.append((t, self.iters, self.nupd, loss, acc_))
+    def model(self) -> np.ndarray:
+        """The evaluated model: the global model (a view: copy it to keep it)."""
+        return self.xs
+
+    def counts(self) -> tuple:
+        """(local steps, updates of the global model) so far."""
+        return self.iters, self.nupd
 
     def settle(self):
         self.flush()

@@ -25,8 +25,12 @@ from simlib.papers.cluster_scenario import Scenario, simulate
 from simlib.papers.analysis import ladder_column
 from simlib.papers.trial import trial_of
 
-__all__ = ["TrainedScenario", "trial", "trial_and_curve", "simulate_and_replay", "TARGET_LADDER", "target_ladder", "ladder_column",
+__all__ = ["LOSS_EVERY", "TrainedScenario", "trial", "trial_and_curve", "simulate_and_replay", "TARGET_LADDER", "target_ladder", "ladder_column",
            "replay_to_target", "replay_curve", "staged_replay"]
+
+#: The replays of the trials take the test loss (which no result reads) only every this many evaluations,
+#: the accuracy at every one (decision RP23: the same times to accuracy, about 1.2x faster replays).
+LOSS_EVERY = 10
 
 #: The digits ladder (kept for code written before ladders became per problem): use
 #: :func:`target_ladder` with the trial's ``train_problem`` instead.
@@ -39,12 +43,15 @@ def target_ladder(problem) -> tuple:
     return learning.target_ladder(problem)
 
 
-def replay_curve(log, tp: TrainingParams, seed: np.random.SeedSequence):
+def replay_curve(log, tp: TrainingParams, seed: np.random.SeedSequence, loss_every: int = LOSS_EVERY):
     """The test curve (:func:`~simlib.training.replay.replay`) of ``log`` replayed with ``tp`` and the
     trial's replay seed (child 7 of ``seed``); with ``tp.early_stop`` it ends once the target and the
-    ladder are reached (:meth:`~simlib.training.params.TrainingParams.stop_accuracy`)."""
+    ladder are reached (:meth:`~simlib.training.params.TrainingParams.stop_accuracy`).  The test loss
+    is taken every ``loss_every`` evaluations (:class:`~simlib.training.replay.Numerics`' ``loss_every``, RP23;
+    NaN between), the
+    accuracy at every one; ``loss_every=1``: the loss at every one as well."""
     return replay(log, tp.problem, model=tp.model, lr=tp.lr, batch_size=tp.batch, eval_every_s=tp.eval_every_s,
-                  seed=child_seed(seed, 7), data=tp.data, numerics=Numerics(dtype=tp.dtype),
+                  seed=child_seed(seed, 7), data=tp.data, numerics=Numerics(dtype=tp.dtype, loss_every=loss_every),
                   stop_acc=tp.stop_accuracy(), steps=StepRule(momentum=tp.momentum)).curve
 
 

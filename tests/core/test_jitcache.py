@@ -123,6 +123,60 @@ def test_a_generated_command_announces_the_compilation_of_its_trial(capsys):
     assert captured.err == COMPILING_MESSAGE + "\n" and '"doubled": 140' in captured.out
 
 
+def test_the_compile_timer_counts_compilation_and_not_calls_of_compiled_code():
+    import time
+
+    from numba import njit
+
+    from simlib.core.jitcache import CompileTimer
+
+    @njit
+    def kernel(n):                  # new in this process: its first call compiles (no cache)
+        s = 0
+        for i in range(n):
+            s += i
+        return s
+
+    t0 = time.perf_counter()
+    with CompileTimer() as first:
+        assert kernel(10) == 45
+    elapsed = time.perf_counter() - t0
+    assert 0 < first.seconds <= elapsed
+    with CompileTimer() as outer, CompileTimer() as inner:      # compiled already: nothing to count
+        assert kernel(20) == 190
+    assert outer.seconds == inner.seconds == 0.0
+
+
+def test_a_generated_commands_wall_time_leaves_its_compilation_out(capsys):
+    """A trial that compiles a kernel (forced: a function new to the process) and then does no work:
+    the compilation is in compile_s, and wall_s is only the (tiny) rest, less than the compilation."""
+    import argparse
+    import json
+
+    from numba import njit
+
+    from simlib.papers.cli_gen import add_command
+    from simlib.papers.contract import Command
+    from simlib.papers.fmreduce.scenario import Scenario
+
+    @njit
+    def kernel(n):
+        return n * 3
+
+    def trial(sc, seed):
+        return {"tripled": kernel(sc.n)}
+
+    parser = argparse.ArgumentParser()
+    add_command(parser.add_subparsers(), Command("toy", Scenario, trial, help="toy"))
+    args = parser.parse_args(["toy", "--n", "70", "--json"])
+    assert args.handler(args, parser) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["tripled"] == 210
+    assert out["compile_s"] > 0 and 0 <= out["wall_s"] < out["compile_s"]
+    assert out["sim_s_per_wall_s"] == (out["params"]["duration_s"] / out["wall_s"] if out["wall_s"] > 0
+                                       else "inf")
+
+
 def _compiling_trial(params, rng_seed):
     from numba import njit
 

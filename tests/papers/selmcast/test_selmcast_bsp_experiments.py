@@ -219,3 +219,30 @@ def test_bsp_scenario_checks_each_field_once_naming_it(kw, name):
 def test_bsp_trials_reject_unknown_settings():
     with pytest.raises(ValueError, match=r"unknown scenario parameter\(s\) \['p'\]"):
         bsp_trial(dict(n=10, p=3), SEED)          # the setting is p_frac (a fraction of n)
+
+
+def test_the_selection_time_leaves_numba_compilation_out(monkeypatch):
+    """A selection that has to compile (forced: a kernel new to the process) and then does almost no
+    work: ``select``'s seconds are less than the compilation it waited for (issue 48)."""
+    import time
+    from types import SimpleNamespace
+
+    from numba import njit
+
+    from simlib.core.jitcache import CompileTimer
+    from simlib.papers.selmcast import experiments
+
+    @njit
+    def kernel(n):
+        return n + 1
+
+    def compiling_selection(b_in, b_eg, p, v, layer, forced, c):
+        kernel(len(b_in))
+        return SimpleNamespace(x=np.zeros((len(b_in), len(b_in)), dtype=bool))
+
+    monkeypatch.setattr(experiments, "selmcast_bsp", compiling_selection)
+    t0 = time.perf_counter()
+    with CompileTimer() as compiled:
+        x, secs = experiments.select("selmcast", [1.0] * 3, [1.0] * 3, 1, 1.0, "L3", np.random.default_rng(0))
+    assert x.shape == (3, 3) and compiled.seconds > 0
+    assert 0 <= secs < compiled.seconds <= time.perf_counter() - t0
