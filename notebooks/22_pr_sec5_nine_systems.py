@@ -446,7 +446,8 @@ recorded = cross_causes(t1.table1(df, evidence=evidence["default"]) + t1.fig11(d
                         + t1.fig11(df11_p, pr=f"PR{fig11_p}", setting="profile",
                                    cluster=f"n workers, 10 Gbps, the paper profile's {PROFILE.model_mb:g} MB and "
                                            f"{PROFILE.server_apply_s:g} s per push (PR19)"),
-                        PROFILE.label(), default_label=DEFAULT.label())
+                        PROFILE.label(), default_label=DEFAULT.label(),
+                        where_holds=pr_profile.committed_where_holds(profile))
 recorded += [o for k in frames for o in se.observations(steps[k], stale if k == "default" else None, dyn[k],
                                                         setting=k, target=target_acc)] + sr_obs + gf_obs + mom_obs
 recorded = mark_fitted(recorded, pr_profile.FIT_RULE, pr_profile.FITTED_CLAIMS, "002")   # as the ledger marks them (S24)

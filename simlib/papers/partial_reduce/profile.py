@@ -25,12 +25,17 @@ from typing import Callable, Iterable
 import numpy as np
 import pandas as pd
 
+from simlib.core.paths import COMMITTED_RESULTS
 from simlib.papers.analysis import require_frame
 from simlib.workloads.traces import RecordedTrace, load_trace
 
 from .claims import NEAR_REL, PER_UPDATE_SPEEDUP, TABLE1_ALL
 
-__all__ = ["per_update_statements", "claims_map", "where_holds", "candidate_label", "Profile", "PAPER_PROFILE", "DEFAULT_SETTINGS", "SEARCH_MODEL_MB", "SEARCH_CV", "SEARCH_HL_SLOWDOWN",
+#: Notebook 23's committed search table (in ``data/results/``).
+SEARCH_TABLE = "23_pr_profile_search.csv"
+
+__all__ = ["per_update_statements", "claims_map", "where_holds", "committed_where_holds", "SEARCH_TABLE",
+           "candidate_label", "Profile", "PAPER_PROFILE", "DEFAULT_SETTINGS", "SEARCH_MODEL_MB", "SEARCH_CV", "SEARCH_HL_SLOWDOWN",
            "SEARCH_APPLY_S", "SEARCH_AD_PASSIVE", "SEARCH_TRIALS", "SEARCH_DURATION_S", "TARGET_MODEL", "TARGET_HLS",
            "RATIO_ARMS", "BASELINE_ARMS", "fitted_targets", "FIT_RULE", "FITTED_CLAIMS", "OUR_ARM", "KNOBS", "paper_ratios", "target_names",
            "arm_setting", "setting_key", "search_settings", "candidate_ratios", "distance", "search_table", "scores",
@@ -330,6 +335,13 @@ def claims_map(table: pd.DataFrame) -> pd.DataFrame:
     ranked = scores(table)
     cols = {candidate_label(r): per_update_statements(r) for _, r in ranked.iterrows()}
     return pd.DataFrame(cols)
+
+
+def committed_where_holds(profile: str = "full") -> dict[tuple[str, str], str]:
+    """:func:`where_holds` of notebook 23's committed search (``data/results/23_pr_profile_search.csv``)
+    for a ``"full"`` run; ``{}`` for a quick one, whose grids are not the search's (as 000's notebooks)."""
+    path = COMMITTED_RESULTS / SEARCH_TABLE
+    return where_holds(pd.read_csv(path)) if profile == "full" and path.exists() else {}
 
 
 def where_holds(table: pd.DataFrame) -> dict[tuple[str, str], str]:

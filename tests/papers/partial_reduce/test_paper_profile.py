@@ -82,7 +82,7 @@ def test_ties_go_to_the_candidate_nearest_the_defaults():
 
 def test_committed_profile_is_the_rules_pick_from_the_committed_search():
     """PAPER_PROFILE is not hand-picked: PR16's rule applied to notebook 23's committed table gives it."""
-    path = COMMITTED_RESULTS / "23_pr_profile_search.csv"
+    path = COMMITTED_RESULTS / prof.SEARCH_TABLE
     if not path.exists():
         pytest.skip("no committed search table (notebook 23 not yet reproduced)")
     t = pd.read_csv(path)
@@ -173,7 +173,7 @@ def test_per_update_statements_by_the_ledgers_rules_by_hand():
 
 
 def test_claims_map_of_the_committed_search_has_every_candidate():
-    path = COMMITTED_RESULTS / "23_pr_profile_search.csv"
+    path = COMMITTED_RESULTS / prof.SEARCH_TABLE
     if not path.exists():
         pytest.skip("notebook 23 not yet reproduced")
     t = pd.read_csv(path)
@@ -184,3 +184,12 @@ def test_claims_map_of_the_committed_search_has_every_candidate():
     for (_, statement), text in where.items():
         n = int((m.loc[statement] == "holds").sum())
         assert text.startswith(f"holds at none of the {len(t)}" if n == 0 else f"holds at {n} of {len(t)}")
+
+
+def test_committed_where_holds_reads_the_committed_search_only_for_a_full_run():
+    """Notebook 22's causes cite notebook 23's committed search at the full profile; a quick run's grids
+    are not the search's, so it cites nothing."""
+    assert prof.committed_where_holds("quick") == {}
+    full = prof.committed_where_holds("full")
+    assert set(full) == set(prof.where_holds(pd.read_csv(COMMITTED_RESULTS / prof.SEARCH_TABLE)))
+    assert all(k[0] == "Table 1" and ("holds at" in v) for k, v in full.items())
