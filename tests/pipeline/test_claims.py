@@ -70,7 +70,6 @@ def test_awkward_text_round_trips(ledger):
 
 
 def test_summary_text(ledger):
-    assert summarize_ledger(ledger) == "no claims recorded yet"
     record_claim("PR", "Fig. 7", "speed-up", "1.89–2.55×", "2.1×", True, ledger_path=ledger)
     assert summarize_ledger(ledger).splitlines()[0] == (
         "1 claim checked at 1 setting (default): 1 verdict, 1 hold, 0 do not (direction holds in 1 of 1; "
@@ -129,13 +128,17 @@ def test_ledger_without_setting_column_reads_as_default(tmp_path):
 
 
 def test_missing_and_empty_ledger(tmp_path):
+    """A missing file is an error naming it (it used to read as an empty ledger: a typo in the
+    path said "no claims recorded yet"); a ledger with no rows is empty."""
     missing = tmp_path / "nope.csv"
-    assert summarize_ledger(missing) == "no claims recorded yet"
-    df = load_ledger(missing)
-    assert df.empty and list(df.columns) == list(COLUMNS)
+    for read in (load_ledger, summarize_ledger):
+        with pytest.raises(FileNotFoundError, match=r"path '.*nope\.csv': no claims ledger there"):
+            read(missing)
     empty = tmp_path / "empty.csv"
     empty.write_text(",".join(COLUMNS) + "\n")
     assert summarize_ledger(empty) == "no claims recorded yet"
+    df = load_ledger(empty)
+    assert df.empty and list(df.columns) == list(COLUMNS)
 
 
 def test_foreign_csv_is_not_overwritten(tmp_path):
