@@ -276,6 +276,11 @@ def test_priority_order_changes_the_priority_run_only():
             for s in ("maxmin", "priority") for o in ("algorithm2", "fifo")}
     assert runs[("priority", "algorithm2")] != runs[("priority", "fifo")]
     assert runs[("maxmin", "algorithm2")] == runs[("maxmin", "fifo")]
+    # the sweep cache keys the two orders apart exactly where they change the run (a key that merged
+    # them would reuse one priority run for the other)
+    key = {(s, o): run_trial.cache_params({**base, "sharing": s, "priority_order": o}) for s, o in runs}
+    assert key[("priority", "algorithm2")] != key[("priority", "fifo")]
+    assert key[("maxmin", "algorithm2")] == key[("maxmin", "fifo")]
 
 
 def test_orpheus_runs_max_min_under_either_sharing():
