@@ -204,6 +204,25 @@ def test_failed_write_leaves_old_ledger_and_no_temp_file(ledger, monkeypatch, br
     assert sorted(p.name for p in ledger.parent.iterdir()) == ["claims.csv"]
 
 
+def test_written_files_follow_the_umask_and_keep_an_existing_files_mode(tmp_path):
+    """The ledger (and every file written through atomic_write_bytes: run-folder CSVs, figures, the
+    sweep cache) is created as open() would create it, not with the temporary file's 0600."""
+    old = os.umask(0o022)
+    try:
+        a = tmp_path / "a" / "claims.csv"
+        record_claim("P", "F", "c", "1", "1", True, ledger_path=a)
+        assert a.stat().st_mode & 0o777 == 0o644
+        os.umask(0o077)
+        b = tmp_path / "b" / "claims.csv"
+        record_claim("P", "F", "c", "1", "1", True, ledger_path=b)
+        assert b.stat().st_mode & 0o777 == 0o600
+        a.chmod(0o640)                                   # a rewrite keeps the file's own mode
+        record_claim("P", "F", "d", "1", "1", True, ledger_path=a)
+        assert a.stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(old)
+
+
 def _record_many(path: str, worker: int) -> None:
     for i in range(15):
         record_claim("P", f"Fig. {worker}", f"claim {i}", "1", str(i), True, ledger_path=path)
