@@ -36,7 +36,7 @@ from simlib.runtime.log import ScheduleLog
 from simlib.runtime.metrics import sync_metrics
 from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
 
-from .contract import ParamError, ScenarioBase, param, param_group
+from .contract import ParamError, ScenarioBase, defaults, param, param_group, specs
 from .partial_reduce.baselines import BASELINES, BaselineParams, baseline_cluster, baseline_controller, check_baseline
 from .partial_reduce.scenario import (PartialReduceParams, WeightParams, check_runnable, partial_controller,
                                       weight_rule)
@@ -45,12 +45,38 @@ from .selective_reduce.bandwidth import selective_reduce_bandwidths
 from .selective_reduce.scenario import SelectiveReduceParams, selective_controller
 from .trial import trial_of
 
-__all__ = ["Scenario", "SCHEME_NAMES", "SCHEMES", "simulate", "build_cluster", "run_metrics", "run_trial",
+__all__ = ["Scenario", "SCHEME_NAMES", "SCHEME_PARAMS", "ignored_by_scheme", "SCHEMES", "simulate", "build_cluster", "run_metrics", "run_trial",
            "slowdown"]
 
 #: The schemes a scenario can run (their controllers: :data:`SCHEMES`): 000/002's reduce schemes, then
 #: 002's baselines (:data:`~simlib.papers.partial_reduce.baselines.BASELINES`).
 SCHEME_NAMES = ("allreduce", "partial", "selective") + BASELINES
+
+
+_PS = ("ps-bsp", "ps-asp", "ps-hete", "ps-backup")
+#: The parameters only some schemes read, with those schemes (every other parameter is read by every
+#: scheme): a group's own knobs by its scheme, the aggregation weights by the schemes whose groups are
+#: partial (all reduce syncs every worker at one version, so its dynamic weights are the constant
+#: ones; the baselines take none), each baseline's knobs by that baseline.
+SCHEME_PARAMS = {
+    **{name: ("selective",) for name in specs(SelectiveReduceParams)},
+    **{name: ("partial",) for name in specs(PartialReduceParams)},
+    **{name: ("partial", "selective") for name in specs(WeightParams)},
+    "backups": ("ps-backup",), "ps_servers": _PS, "server_bandwidth_gbps": _PS, "ps_step": _PS,
+    "server_apply_s": _PS, "hete_c": ("ps-hete",), "asp_lr_scale": ("ps-asp",), "ad_passive": ("adpsgd",),
+    "quorum": ("eager",),
+}
+
+
+def ignored_by_scheme(cls, params, scheme: str, reads=SCHEME_PARAMS) -> dict[str, tuple]:
+    """``{name: schemes that read it}`` for every parameter in ``params`` (flat, of scenario class
+    ``cls``) that differs from its declared default and that ``scheme`` does not read (``reads``:
+    :data:`SCHEME_PARAMS`).  The ``run`` and ``train`` commands refuse such flags, naming the scheme
+    (issue 45: ``--weights dynamic --scheme allreduce`` used to run all reduce as if not given)."""
+    default = defaults(cls)
+    return {name: reads[name] for name, value in params.items()
+            if name in reads and scheme not in reads[name] and name in default
+            and value != (list(default[name]) if isinstance(default[name], tuple) else default[name])}
 
 
 @dataclass(frozen=True)
@@ -135,6 +161,11 @@ class Scenario(ScenarioBase):
                                      f"{self.selective.dt_s!r}")
         check_runnable(self.partial, self.n, self.group_size)
         check_baseline(self.baselines, self.scheme, self.n, self.weighting.weights, self.sync_model)
+
+    @classmethod
+    def ignored_by_scheme(cls, params: dict) -> dict[str, tuple]:
+        """:func:`ignored_by_scheme` of flat ``params`` under their ``scheme``."""
+        return ignored_by_scheme(cls, params, params.get("scheme", defaults(cls)["scheme"]))
 
     @property
     def group_size(self) -> int:
