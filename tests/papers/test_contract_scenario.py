@@ -251,3 +251,18 @@ def test_param_of_keeps_the_source_of_the_same_default_and_drops_it_for_another(
     assert (s["other_stated"].stated, s["restated"].stated, s["restated"].chosen) == ("002 §5.2", "§II-D", None)
     assert s["items"].source == "paper: Fig. 5" and s["items"].item.source == ""
     assert s["plain"].source == "" and s["plain"].item.source == ""
+
+
+def test_a_groups_parameter_passed_flat_says_where_it_belongs():
+    """Scenario(n=40, eta=0.3) used to fail with the dataclass's bare TypeError."""
+    from simlib.papers.cluster_scenario import Scenario
+    from simlib.papers.selective_reduce.scenario import SelectiveReduceParams
+
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'eta': it is a parameter of the group "
+                                        r"'selective' \(SelectiveReduceParams\); pass selective="
+                                        r"SelectiveReduceParams\(eta=\.\.\.\) or use Scenario\.from_params"):
+        Scenario(n=40, eta=0.3)
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'bogus'; its fields are \['scheme', 'n'"):
+        Scenario(n=40, bogus=1)
+    # the two ways the message names both work
+    assert Scenario(n=40, selective=SelectiveReduceParams(eta=0.2)) == Scenario.from_params({"n": 40, "eta": 0.2})
