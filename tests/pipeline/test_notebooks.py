@@ -215,6 +215,18 @@ def test_discover_finds_only_numbered_sources(tmp_path):
     assert [p.name for p in run_notebooks.discover(tmp_path, only="8-10")] == ["12_fig8-10_x.py"]
 
 
+def test_a_repeated_only_runs_every_notebook_any_pattern_selects(tmp_path, capsys):
+    """`--only 10_ --only 12_` kept only the last pattern."""
+    for name in ("00_a.py", "10_b.py", "12_fig8-10_x.py"):
+        (tmp_path / name).write_text("")
+    assert [p.name for p in run_notebooks.discover(tmp_path, only=["12_", "10_", "10_*"])] == ["10_b.py",
+                                                                                             "12_fig8-10_x.py"]
+    assert run_notebooks.main(["--notebook-dir", str(tmp_path), "--only", "12_", "--only", "00_", "--list"]) == 0
+    assert [line.rsplit("/", 1)[-1] for line in capsys.readouterr().out.split()] == ["00_a.py", "12_fig8-10_x.py"]
+    assert run_notebooks.main(["--notebook-dir", str(tmp_path), "--only", "7_", "--only", "9_"]) == 1
+    assert "no notebooks matching '7_' or '9_'" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("text, value", [
     ("3", 3), ("0.5", 0.5), ("1e6", 1e6), ("true", True), ("False", False),
     ("null", None), ("None", None), ("[1, 2]", [1, 2]), ("[40, 80]", [40, 80]), ("[cnn, lstm]", ["cnn", "lstm"]),
