@@ -263,6 +263,19 @@ def test_an_option_the_scheme_does_not_read_is_refused_naming_the_scheme(argv, m
 
 
 @pytest.mark.parametrize("argv, flag, message", [
+    (["--scheme", "selective", "--dt", "1e-12"], "--dt", "Alg. 3's Δt timer would run up to 1e+14 controller rounds"),
+    (["--scheme", "allreduce", "--compute-mean", "1e-9", "--model-mb", "1e-6", "--alpha", "0"], "--compute-mean",
+     "the run would simulate about 1.11e+13 iterations, more than 1e+08"),
+])
+@pytest.mark.timeout(60)
+def test_a_run_that_would_take_hours_is_refused_before_it_runs(argv, flag, message, capsys):
+    """The work guard (E20): these ran for days (a clock that crawls, not one that stops)."""
+    status, out, err = run_main(["run", *argv], capsys)
+    assert status == 2 and out == ""
+    assert f"argument {flag}: " in err and message in err and "work guard E20" in err
+
+
+@pytest.mark.parametrize("argv, flag, message", [
     (["--n", "10", "--p", "0.04"], "--p", "p * n must be at least 0.5"),           # a cross-field rule
     (["--hl", "11", "--n", "10"], "--hl", "hl must be in [1, n = 10]"),
     (["--group-filter"], "--scheme", "scheme 'selective' ignores --group-filter (read by partial)"),
