@@ -111,13 +111,16 @@ def test_line13_and_line16_ties_hold_within_tie_s():
 
     assert order_of(1.0 - 0.5 * TIE_S, 1.0) == [0, 1]        # tau tie: the earlier start (task 0) first
     assert order_of(1.0 - 2 * TIE_S, 1.0) == [1, 0]          # smaller tau first (pseudo-code order)
-    assert order_of(1.0, 0.5 * TIE_S) == [0, 1]              # start tie too: the lower id
+    assert order_of(1.0, -0.5 * TIE_S) == [0, 1]             # start tie too: the lower id
     assert order_of(1.0, -2 * TIE_S) == [1, 0]               # earlier start first
     # line 16: loads within TIE_S tie, to the earlier candidate
     cand = np.array([4, 7, 9], np.int64)
     key = np.array([1.0, 1.0 - 0.5 * TIE_S, 1.0 - 2 * TIE_S])
     _lightest(cand, key, 3, 2)
     assert cand[:2].tolist() == [9, 4]
+    cand = np.array([4, 7, 9], np.int64)                      # q kept already: a near tie is not lighter
+    _lightest(cand, np.array([1.0, 1.0, 1.0 - 0.5 * TIE_S]), 3, 2)
+    assert cand[:2].tolist() == [4, 7]
 
 
 def test_pareto_deadline_all_protects_other_tasks():
