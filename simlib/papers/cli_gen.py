@@ -235,9 +235,9 @@ def add_command(subparsers, command: Command) -> argparse.ArgumentParser:
         ignored = getattr(command.scenario, "ignored_by_scheme", None)
         ignored = ignored(params) if ignored is not None else {}
         if ignored:         # one rule for every option the chosen scheme does not read
-            parser.error(f"argument --scheme: scheme {params['scheme']!r} ignores "
-                         + ", ".join(f"{flags[name]} (read by {', '.join(schemes)})" for name, schemes in ignored.items())
-                         + "; leave them out or choose a scheme that reads them")
+            which = ", ".join(f"{flags[name]} (read by {', '.join(schemes)})" for name, schemes in ignored.items())
+            parser.error(f"argument --scheme: scheme {params['scheme']!r} ignores {which}; leave them out or "
+                         "choose a scheme that reads them")
         try:
             scenario = command.scenario.from_params(params)
             options = {} if command.options is None else \

@@ -45,8 +45,8 @@ from .selective_reduce.bandwidth import selective_reduce_bandwidths
 from .selective_reduce.scenario import SelectiveReduceParams, selective_controller
 from .trial import trial_of
 
-__all__ = ["Scenario", "SCHEME_NAMES", "SCHEME_PARAMS", "ignored_by_scheme", "SCHEMES", "simulate", "build_cluster", "run_metrics", "run_trial",
-           "slowdown"]
+__all__ = ["Scenario", "SCHEME_NAMES", "SCHEME_PARAMS", "ignored_by_scheme", "MAX_ITERATIONS", "MAX_CONTROLLER_ROUNDS",
+           "SCHEMES", "simulate", "build_cluster", "run_metrics", "run_trial", "slowdown"]
 
 #: The schemes a scenario can run (their controllers: :data:`SCHEMES`): 000/002's reduce schemes, then
 #: 002's baselines (:data:`~simlib.papers.partial_reduce.baselines.BASELINES`).
@@ -189,8 +189,8 @@ class Scenario(ScenarioBase):
         iterations, rounds, mean, sync = self.work()
         if rounds > MAX_CONTROLLER_ROUNDS:
             raise ParamError("dt_s", f"dt_s must be at least duration_s / {MAX_CONTROLLER_ROUNDS:.0e} = "
-                                     f"{self.duration_s / MAX_CONTROLLER_ROUNDS:.3g} s: Alg. 3's Δt timer would run up "
-                                     f"to {rounds:.3g} controller rounds (hours of work; work guard E20), got "
+                                     f"{self.duration_s / MAX_CONTROLLER_ROUNDS:.3g} s: Alg. 3's Δt timer would run "
+                                     f"up to {rounds:.3g} controller rounds (hours of work; work guard E20), got "
                                      f"{self.selective.dt_s!r}")
         if iterations > MAX_ITERATIONS:
             raise ParamError("compute_mean_s",

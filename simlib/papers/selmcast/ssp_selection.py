@@ -32,7 +32,8 @@ from numba import njit
 from simlib.core import jitcache
 from simlib.core.validate import check_choice, check_int, check_real
 
-__all__ = ["select_ssp", "Plan", "Rules", "Scratch", "scratch", "TIE_S", "TASK_ORDERS", "LINE32_READINGS", "PARETO_DEADLINES"]
+__all__ = ["select_ssp", "Plan", "Rules", "Scratch", "scratch", "TIE_S", "TASK_ORDERS", "LINE32_READINGS",
+           "PARETO_DEADLINES"]
 
 #: Line 13 sorts tasks by tau non-decreasing ("pseudocode"); §III-C's text says non-increasing ("text").
 TASK_ORDERS = ("pseudocode", "text")

@@ -84,7 +84,7 @@ def test_committed_profile_is_the_rules_pick_from_the_committed_search():
     """PAPER_PROFILE is not hand-picked: PR16's rule applied to notebook 23's committed table gives it."""
     path = COMMITTED_RESULTS / "23_pr_profile_search.csv"
     # the table is committed: a deleted one fails here rather than skipping the check
-    assert path.is_file(), f"the committed search table {path} is missing: restore it (git checkout) or re-run notebook 23"
+    assert path.is_file(), f"the committed search table {path} is missing: restore it or re-run notebook 23"
     t = pd.read_csv(path)
     assert prof.pick(t).settings() == prof.PAPER_PROFILE.settings()
     assert prof.PAPER_PROFILE.fitted and not prof.DEFAULT_SETTINGS.fitted

@@ -44,7 +44,7 @@ def test_committed_profile_is_the_rules_pick_from_the_committed_search():
     """PAPER_PROFILE is not hand-picked: E18's rule applied to notebook 16's committed table gives it."""
     path = COMMITTED_RESULTS / "16_sr_profile_search.csv"
     # the table is committed: a deleted one fails here rather than skipping the check
-    assert path.is_file(), f"the committed search table {path} is missing: restore it (git checkout) or re-run notebook 16"
+    assert path.is_file(), f"the committed search table {path} is missing: restore it or re-run notebook 16"
     t = pd.read_csv(path)
     t = t[(t["model_mb"] == 500.0) & (t["bw_error_redraw"] == "decision")]     # the search, not the sensitivities
     assert len(t) == 16 * 39
