@@ -261,10 +261,49 @@ def test_run_offers_002s_knobs_and_its_result_is_the_trials(capsys):
     assert out == run_trial(given, np.random.SeedSequence(2))
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["run", "--weights", "dynamic", "--scheme", "allreduce"], "scheme 'allreduce' ignores --weights (read by "
+                                                               "partial, selective)"),
+    (["run", "--scheme", "partial", "--eta", "0.5", "--dt", "0.2"], "scheme 'partial' ignores --eta (read by "
+                                                                    "selective), --dt (read by selective)"),
+    (["run", "--scheme", "ps-bsp", "--backups", "2", "--quorum", "solo"], "scheme 'ps-bsp' ignores --backups (read "
+                                                                          "by ps-backup), --quorum (read by eager)"),
+    (["train", "--backups", "8", "--scheme", "partial"], "scheme 'partial' ignores --backups (read by ps-backup)"),
+    (["train", "--scheme", "partial", "--weights-missing", "closest"], "ignores --weights-missing (read by "
+                                                                       "partial-dynamic)"),
+])
+@pytest.mark.timeout(60)
+def test_an_option_the_scheme_does_not_read_is_refused_naming_the_scheme(argv, message, capsys):
+    """One rule for every scheme-specific option (cluster_scenario.SCHEME_PARAMS), not a case per option."""
+    status, out, err = run_main(argv, capsys)
+    assert status == 2 and out == ""
+    assert "argument --scheme: " in err and message in err
+    # the same options with a scheme that reads them are accepted (checked without running)
+    from simlib.papers.cluster_scenario import Scenario
+    from simlib.training.train_command import TrainScenario
+
+    assert Scenario.ignored_by_scheme({"scheme": "partial", "weights": "dynamic", "group_filter": True,
+                                       "eta": 0.3}) == {}
+    assert TrainScenario.ignored_by_scheme({"scheme": "partial-dynamic", "weights_missing": "closest", "p": 5}) == {}
+
+
+@pytest.mark.parametrize("argv, flag, message", [
+    (["--scheme", "selective", "--dt", "1e-12"], "--dt", "Alg. 3's Δt timer would run up to 1e+14 controller rounds"),
+    (["--scheme", "allreduce", "--compute-mean", "1e-9", "--model-mb", "1e-6", "--alpha", "0"], "--compute-mean",
+     "the run would simulate about 1.11e+13 iterations, more than 1e+08"),
+])
+@pytest.mark.timeout(60)
+def test_a_run_that_would_take_hours_is_refused_before_it_runs(argv, flag, message, capsys):
+    """The work guard (E20): these ran for days (a clock that crawls, not one that stops)."""
+    status, out, err = run_main(["run", *argv], capsys)
+    assert status == 2 and out == ""
+    assert f"argument {flag}: " in err and message in err and "work guard E20" in err
+
+
 @pytest.mark.parametrize("argv, flag, message", [
     (["--n", "10", "--p", "0.04"], "--p", "p * n must be at least 0.5"),           # a cross-field rule
     (["--hl", "11", "--n", "10"], "--hl", "hl must be in [1, n = 10]"),
-    (["--group-filter"], "--group-filter", "scheme 'partial' only"),
+    (["--group-filter"], "--scheme", "scheme 'selective' ignores --group-filter (read by partial)"),
     (["--scheme", "partial", "--n", "10", "--group-filter", "--group-filter-window", "2"], "--group-filter-window",
      "at least ceil((n-1)/(p-1))"),
     (["--progress-model", "oracle", "--cdf", "cold"], "--progress-model", "needs cdf='warm'"),

@@ -56,6 +56,11 @@ def test_the_wheel_carries_the_licence(built):
     meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
     assert "License-Expression: BSD-3-Clause" in zipfile.ZipFile(built[1]).read(meta).decode()
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names[-5:]
+    # the ByteDance traces ship with their Apache-2.0 licence, beside them and in the wheel's metadata
+    ours = (ROOT / "simlib" / "workloads" / "trace_data" / "LICENSE-bytedance").read_bytes()
+    assert ours == (ROOT / "data" / "traces" / "LICENSE-bytedance").read_bytes()      # the copy is unchanged
+    assert zipfile.ZipFile(built[1]).read("simlib/workloads/trace_data/LICENSE-bytedance") == ours
+    assert any(n.endswith("licenses/simlib/workloads/trace_data/LICENSE-bytedance") for n in names), names[-5:]
 
 
 def test_pip_install_ships_every_module_and_the_traces(installed, tmp_path):

@@ -218,7 +218,8 @@ def params_from_args(args: argparse.Namespace, cls, exclude=()) -> dict:
 def add_command(subparsers, command: Command) -> argparse.ArgumentParser:
     """Register ``command`` as a subcommand; its handler builds the scenario once (each flag was
     range-checked as argparse read it; a cross-field rule of the scenario's ``check()`` exits with
-    status 2 naming the flag), runs ``command.trial(scenario, seed, **options)`` with ``--seed`` (the
+    status 2 naming the flag; so does a flag the chosen scheme does not read, when the scenario class
+    has ``ignored_by_scheme(params)``), runs ``command.trial(scenario, seed, **options)`` with ``--seed`` (the
     scenario object itself: nothing downstream rebuilds it) and prints the metrics (``--json``: one
     JSON object with the parameters and the seed)."""
     p = subparsers.add_parser(command.name, help=command.help, description=command.description or command.help)
@@ -235,6 +236,12 @@ def add_command(subparsers, command: Command) -> argparse.ArgumentParser:
         import numpy as np
 
         params = params_from_args(args, command.scenario, command.exclude)
+        ignored = getattr(command.scenario, "ignored_by_scheme", None)
+        ignored = ignored(params) if ignored is not None else {}
+        if ignored:         # one rule for every option the chosen scheme does not read
+            which = ", ".join(f"{flags[name]} (read by {', '.join(schemes)})" for name, schemes in ignored.items())
+            parser.error(f"argument --scheme: scheme {params['scheme']!r} ignores {which}; leave them out or "
+                         "choose a scheme that reads them")
         try:
             scenario = command.scenario.from_params(params)
             options = {} if command.options is None else \

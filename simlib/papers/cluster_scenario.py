@@ -36,7 +36,7 @@ from simlib.runtime.log import ScheduleLog
 from simlib.runtime.metrics import sync_metrics
 from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
 
-from .contract import ParamError, ScenarioBase, param, param_group
+from .contract import ParamError, ScenarioBase, defaults, param, param_group, specs
 from .partial_reduce.baselines import BASELINES, BaselineParams, baseline_cluster, baseline_controller, check_baseline
 from .partial_reduce.scenario import (PartialReduceParams, WeightParams, check_runnable, partial_controller,
                                       weight_rule)
@@ -45,12 +45,44 @@ from .selective_reduce.bandwidth import selective_reduce_bandwidths
 from .selective_reduce.scenario import SelectiveReduceParams, selective_controller
 from .trial import trial_of
 
-__all__ = ["Scenario", "SCHEME_NAMES", "SCHEMES", "simulate", "build_cluster", "run_metrics", "run_trial",
-           "slowdown"]
+__all__ = ["Scenario", "SCHEME_NAMES", "SCHEME_PARAMS", "ignored_by_scheme", "MAX_ITERATIONS", "MAX_CONTROLLER_ROUNDS",
+           "SCHEMES", "simulate", "build_cluster", "run_metrics", "run_trial", "slowdown"]
 
 #: The schemes a scenario can run (their controllers: :data:`SCHEMES`): 000/002's reduce schemes, then
 #: 002's baselines (:data:`~simlib.papers.partial_reduce.baselines.BASELINES`).
 SCHEME_NAMES = ("allreduce", "partial", "selective") + BASELINES
+
+
+#: The work guard (decision E20): a scenario whose estimated iterations (all workers) or controller
+#: rounds exceed these is refused before it runs, naming the parameter to change; each is hours of
+#: work and about 10**3 times the largest a notebook runs (n = 10,000 for 100 s: ~10**5 iterations).
+MAX_ITERATIONS = 10**8
+MAX_CONTROLLER_ROUNDS = 10**8
+
+_PS = ("ps-bsp", "ps-asp", "ps-hete", "ps-backup")
+#: The parameters only some schemes read, with those schemes (every other parameter is read by every
+#: scheme): a group's own knobs by its scheme, the aggregation weights by the schemes whose groups are
+#: partial (all reduce syncs every worker at one version, so its dynamic weights are the constant
+#: ones; the baselines take none), each baseline's knobs by that baseline.
+SCHEME_PARAMS = {
+    **{name: ("selective",) for name in specs(SelectiveReduceParams)},
+    **{name: ("partial",) for name in specs(PartialReduceParams)},
+    **{name: ("partial", "selective") for name in specs(WeightParams)},
+    "backups": ("ps-backup",), "ps_servers": _PS, "server_bandwidth_gbps": _PS, "ps_step": _PS,
+    "server_apply_s": _PS, "hete_c": ("ps-hete",), "asp_lr_scale": ("ps-asp",), "ad_passive": ("adpsgd",),
+    "quorum": ("eager",),
+}
+
+
+def ignored_by_scheme(cls, params, scheme: str, reads=SCHEME_PARAMS) -> dict[str, tuple]:
+    """``{name: schemes that read it}`` for every parameter in ``params`` (flat, of scenario class
+    ``cls``) that differs from its declared default and that ``scheme`` does not read (``reads``:
+    :data:`SCHEME_PARAMS`).  The ``run`` and ``train`` commands refuse such flags, naming the scheme
+    (issue 45: ``--weights dynamic --scheme allreduce`` used to run all reduce as if not given)."""
+    default = defaults(cls)
+    return {name: reads[name] for name, value in params.items()
+            if name in reads and scheme not in reads[name] and name in default
+            and value != (list(default[name]) if isinstance(default[name], tuple) else default[name])}
 
 
 @dataclass(frozen=True)
@@ -133,8 +165,44 @@ class Scenario(ScenarioBase):
             raise ParamError("dt_s", f"dt_s must be in [{math.ulp(self.duration_s):.3g}, inf) s, the clock's "
                                      f"resolution at duration_s = {self.duration_s:g} s (math.ulp), got "
                                      f"{self.selective.dt_s!r}")
+        self._check_work()
         check_runnable(self.partial, self.n, self.group_size)
         check_baseline(self.baselines, self.scheme, self.n, self.weighting.weights, self.sync_model)
+
+    def work(self) -> tuple[float, float, float, float]:
+        """The work guard's estimates (decision E20): ``(iterations, controller_rounds, mean_s, sync_s)``.
+
+        ``iterations`` = n × duration_s / (``mean_s`` + ``sync_s``): ``mean_s`` the mean compute time
+        (s), ``sync_s`` a lower bound of one sync (s), a ring all-reduce of the model over the scheme's
+        smallest group g (all reduce: n; partial, selective: max(1, round(p n)); the baselines: 1, no
+        sync) at the fastest possible bandwidth: 2 (g - 1) (alpha_s + model bits / (g b_max)) (000 Eq. 2;
+        b_max = bandwidth_gbps, or 20 Gbps, the largest of 000 §IV-A1's draws).  ``controller_rounds`` =
+        duration_s / dt_s for selective reduce (Alg. 3's Δt timer fires at most once per Δt), else 0."""
+        mean = self.compute_mean_s if self.compute_mean_s is not None else load_trace(self.trace).mean
+        g = self.n if self.scheme == "allreduce" else self.group_size if self.scheme in ("partial", "selective") else 1
+        b_max = (self.bandwidth_gbps if self.bandwidth_gbps is not None else 20.0) * 1e9
+        sync = 2 * (g - 1) * (self.alpha_s + self.model_mb * MB / (g * b_max))
+        rounds = self.duration_s / self.selective.dt_s if self.scheme == "selective" else 0.0
+        return self.n * self.duration_s / (mean + sync), rounds, mean, sync
+
+    def _check_work(self) -> None:
+        iterations, rounds, mean, sync = self.work()
+        if rounds > MAX_CONTROLLER_ROUNDS:
+            raise ParamError("dt_s", f"dt_s must be at least duration_s / {MAX_CONTROLLER_ROUNDS:.0e} = "
+                                     f"{self.duration_s / MAX_CONTROLLER_ROUNDS:.3g} s: Alg. 3's Δt timer would run "
+                                     f"up to {rounds:.3g} controller rounds (hours of work; work guard E20), got "
+                                     f"{self.selective.dt_s!r}")
+        if iterations > MAX_ITERATIONS:
+            raise ParamError("compute_mean_s",
+                             f"the run would simulate about {iterations:.3g} iterations, more than "
+                             f"{MAX_ITERATIONS:.0e} (hours of work; work guard E20): n × duration_s / (mean compute "
+                             f"time {mean:.3g} s + a sync of at least {sync:.3g} s); increase compute_mean_s, "
+                             f"model_mb or alpha_s, or decrease duration_s or n")
+
+    @classmethod
+    def ignored_by_scheme(cls, params: dict) -> dict[str, tuple]:
+        """:func:`ignored_by_scheme` of flat ``params`` under their ``scheme``."""
+        return ignored_by_scheme(cls, params, params.get("scheme", defaults(cls)["scheme"]))
 
     @property
     def group_size(self) -> int:

@@ -365,6 +365,18 @@ def check_items(name: str, values, rule: Callable) -> None:
             raise ParamError(name, f"{name}[{i}]: {exc}") from None
 
 
+def _misplaced(cls, name: str) -> str:
+    """Why ``cls(name=...)`` is refused, and where ``name`` belongs (a group of ``cls``, or nowhere)."""
+    where = [(field, group) for field, group in groups(cls).items() if name in specs(group)]
+    text = f"{cls.__name__}() got an unexpected keyword argument {name!r}"
+    if where:
+        field, group = where[0]
+        return (f"{text}: it is a parameter of the group {field!r} ({group.__name__}); pass "
+                f"{field}={group.__name__}({name}=...) or use {cls.__name__}.from_params({{{name!r}: ...}}), "
+                "which routes flat names to their groups")
+    return f"{text}; its fields are {[f.name for f in dataclasses.fields(cls)]}"
+
+
 class ScenarioBase:
     """Mixin of a paper's frozen dataclass scenario: every :func:`param` field is checked against
     its spec and converted once, at construction; then :meth:`check` runs the cross-field rules.
@@ -380,6 +392,16 @@ class ScenarioBase:
                 if self.p > self.n:
                     raise ParamError("p", f"p must be in [1, n = {self.n}], got {self.p}")
     """
+
+    def __new__(cls, *args, **kwargs):
+        # runs before the dataclass __init__, whose TypeError for a group's parameter passed flat
+        # (Scenario(eta=0.3)) would not say where it belongs
+        if kwargs and dataclasses.is_dataclass(cls):
+            fields = {f.name for f in dataclasses.fields(cls)}
+            for name in kwargs:
+                if name not in fields:
+                    raise TypeError(_misplaced(cls, name))
+        return super().__new__(cls)
 
     def __post_init__(self):
         for f in dataclasses.fields(self):

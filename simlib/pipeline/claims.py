@@ -216,12 +216,16 @@ def load_ledger(path=DEFAULT_LEDGER) -> pd.DataFrame:
 
     ``direction``, ``magnitude`` and ``holds`` are pandas' nullable ``boolean``
     (missing for observations; ``magnitude`` also where the paper gives no
-    number); all other columns are strings.  A missing file gives an empty
-    frame with the same columns -- so does the default ``path`` in an installed
-    package, which ships no committed ledger (the repository's
-    ``data/results/claims.csv``); a run's ledger is ``<run folder>/results/claims.csv``.
+    number); all other columns are strings.  A missing file is a ``FileNotFoundError``
+    naming it (so is the default ``path`` in an installed package, which ships no
+    committed ledger: the repository's ``data/results/claims.csv``); a run's ledger is
+    ``<run folder>/results/claims.csv``, written when it records its first row.
     """
     path = _check_path("path", path)
+    if not path.is_file():
+        raise FileNotFoundError(f"path {str(path)!r}: no claims ledger there (the committed one is "
+                                f"data/results/claims.csv in the source repository; a run's is "
+                                f"<run folder>/results/claims.csv, written when it records its first row)")
     rows = _read_rows(path)
     df = pd.DataFrame.from_records(rows, columns=list(COLUMNS))
     return df.astype({c: ("boolean" if c in _VERDICTS else str) for c in COLUMNS})
@@ -354,7 +358,8 @@ def summarize_ledger(path=DEFAULT_LEDGER) -> str:
     [direction fails; magnitude undecided at 40 pairs: <interval>] [fitted by E18] -- <cause>"``; then
     ``"M observations (not paper claims)"`` if there are any, and a warning line if rows come
     from other than the full profile with the notebooks' default parameters.
-    Returns ``"no claims recorded yet"`` if the ledger is missing or empty.
+    Returns ``"no claims recorded yet"`` if the ledger has no rows; a missing file is a
+    ``FileNotFoundError`` (:func:`load_ledger`).
     """
     df = load_ledger(path)
     if df.empty:

@@ -119,14 +119,18 @@ class NotebookResult:
     cpu_seconds: float | None = None
 
 
-def discover(notebook_dir: Path | str = NOTEBOOK_DIR, only: str | None = None) -> list[Path]:
+def discover(notebook_dir: Path | str = NOTEBOOK_DIR, only: str | list[str] | None = None) -> list[Path]:
     """Return the notebook sources ``[0-9]*.py`` in ``notebook_dir``, sorted by name.
 
     ``only`` filters by name: a glob (``"01_*"``) matched against the file name
     and its stem; else the names that start with it (``"10_"`` selects
     ``10_...`` but not ``12_sr_fig8-10_...``), or, if none does, the names
-    containing it.
+    containing it.  A list of patterns (a repeated ``--only``) selects the
+    notebooks any of them selects.
     """
+    if isinstance(only, (list, tuple)):
+        chosen = {p for pattern in only for p in discover(notebook_dir, pattern)}
+        return sorted(chosen)
     paths = sorted(p for p in Path(notebook_dir).glob(NOTEBOOK_GLOB) if p.is_file())
     if only:
         if any(c in only for c in "*?["):
@@ -774,9 +778,9 @@ def build_parser() -> argparse.ArgumentParser:
                     metavar=("KEY", "VALUE"),
                     help="extra notebook parameter (repeatable); VALUE is read as YAML (5, 0.5, "
                          "'[40, 80]', true, null) or a Python literal, else kept as a string")
-    ap.add_argument("--only", metavar="PATTERN",
+    ap.add_argument("--only", metavar="PATTERN", action="append",
                     help="run only notebooks whose file name matches the glob or contains "
-                         "the substring")
+                         "the substring (repeat it to run the notebooks any pattern selects)")
     ap.add_argument("--notebook-dir", type=Path, default=NOTEBOOK_DIR, metavar="DIR",
                     help="where to look for [0-9]*.py notebooks (default: notebooks/)")
     ap.add_argument("--build-dir", type=Path, default=DEFAULT_BUILD_DIR, metavar="DIR",
@@ -824,7 +828,7 @@ def main(argv=None) -> int:
             print(nb.relative_to(ROOT) if nb.is_relative_to(ROOT) else nb)
         return 0
     if not notebooks:
-        where = f" matching {args.only!r}" if args.only else ""
+        where = f" matching {' or '.join(map(repr, args.only))}" if args.only else ""
         print(f"run_notebooks: no notebooks{where} in {args.notebook_dir}", file=sys.stderr)
         return 1 if args.only else 0
     from simlib.pipeline.sweep import DASK_ENV, connect_dask   # here: numpy, pandas

@@ -23,9 +23,16 @@ when its value differs from the spec's full-profile default (which the parameter
 a test keeps them equal), compared after the spec's own conversion, so ``"[10, 20]"`` equals
 ``[10, 20]`` and a NaN equals a NaN.  Only passed parameters escape the quick profile's values
 and name the run folder; the ledger's ``parameters`` column holds them and the profile.
+
+**Injected names** (decision S22): papermill only warns about a ``-p`` name the parameters cell does not
+assign and runs the notebook anyway, so :func:`start` reads the cell papermill injected -- the last entry
+of the kernel's input history ``In`` (in the ``namespace`` it is given) that starts with papermill's
+``# Parameters`` line -- and refuses any name it assigns that is neither a field of the spec, a
+:data:`COMMON` parameter nor :data:`RUNNER_PARAMETER`.
 """
 from __future__ import annotations
 
+import ast
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +58,8 @@ RUNNER_PARAMETER = "simlib_run"
 #: The keys of ``simlib_run``: the notebook's file stem, whether the run publishes, its run folder,
 #: its progress file and the names of the parameters the user passed (``-p``; decision S22).
 RUNNER_KEYS = ("notebook", "publish", "out_dir", "progress_file", "passed")
+#: First line of the cell papermill injects after a notebook's ``parameters`` cell.
+INJECTED_MARK = "# Parameters"
 
 
 @dataclass(frozen=True)
@@ -225,6 +234,34 @@ def _runner_facts(namespace: Mapping) -> dict:
     return dict(facts)
 
 
+def injected_names(namespace: Mapping) -> list[str]:
+    """The names assigned by papermill's injected cell: the last entry of the IPython input history
+    ``namespace["In"]`` that starts with :data:`INJECTED_MARK` (``[]`` without one: no IPython, or
+    nothing injected)."""
+    history = namespace.get("In")
+    if not isinstance(history, (list, tuple)):
+        return []
+    for source in reversed(history):
+        if isinstance(source, str) and source.lstrip().startswith(INJECTED_MARK):
+            try:
+                tree = ast.parse(source)
+            except SyntaxError:
+                return []
+            return [target.id for node in tree.body if isinstance(node, ast.Assign)
+                    for target in node.targets if isinstance(target, ast.Name)]
+    return []
+
+
+def check_injected(spec_cls, namespace: Mapping) -> None:
+    """``ValueError`` naming every parameter papermill injected (:func:`injected_names`) that the
+    notebook does not declare (``spec_cls``'s fields, :data:`COMMON`, :data:`RUNNER_PARAMETER`)."""
+    allowed = [*COMMON, *specs(spec_cls)]
+    unknown = [name for name in injected_names(namespace) if name not in allowed and name != RUNNER_PARAMETER]
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {unknown} passed to the notebook (papermill -p); "
+                         f"its parameters are {allowed}")
+
+
 def start(spec_cls, namespace: dict, *, notebook: str, update: bool = True) -> Run:
     """Check a notebook's parameters against ``spec_cls`` once and return its :class:`Run`.
 
@@ -235,12 +272,14 @@ def start(spec_cls, namespace: dict, *, notebook: str, update: bool = True) -> R
     (:func:`passed_parameters`: the runner's ``simlib_run["passed"]`` names, else the values
     that differ from the full-profile defaults).  List parameters may be YAML/JSON text (``papermill -p
     p_values "[10, 20]"``).  A value outside its range is a ``ValueError`` naming it; the
-    spec's ``check()`` adds the cross-field rules.  With ``update`` the resolved values are
+    spec's ``check()`` adds the cross-field rules; a name papermill injected that the notebook does
+    not declare is a ``ValueError`` naming it (:func:`check_injected`).  With ``update`` the resolved values are
     written back into ``namespace``, so later cells keep reading plain names.
     """
     if not isinstance(notebook, str) or not notebook:
         raise ValueError(f"notebook must be a non-empty str (the notebook's file stem), got {notebook!r}")
     declared = specs(spec_cls)
+    check_injected(spec_cls, namespace)
     profile = check_choice("profile", namespace.get("profile", "full"), PROFILES)
     missing = [name for name in declared if name not in namespace]
     if missing:

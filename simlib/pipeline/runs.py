@@ -21,7 +21,7 @@ from simlib.papers.cluster_scenario import run_trial
 from simlib.pipeline.atomic import atomic_write_bytes
 from simlib.pipeline.sweep import DASK_ENV, Executor, cache_folder, run_sweep
 
-__all__ = ["run_notebook_sweep", "run_scenarios", "progress_reporter"]
+__all__ = ["run_notebook_sweep", "run_scenarios", "progress_reporter", "check_result_name"]
 
 
 def progress_reporter(path, desc: str, min_interval_s: float = 1.0):
@@ -42,6 +42,16 @@ def progress_reporter(path, desc: str, min_interval_s: float = 1.0):
     return report
 
 
+def check_result_name(name) -> str:
+    """``name`` as the stem of a CSV in a results folder: a non-empty str without a path separator,
+    not starting with ``.`` (so not ``..``); else a ``ValueError`` naming it (``name="../x"`` wrote
+    outside the run's ``results/``)."""
+    if not isinstance(name, str) or not name or name.startswith(".") or any(c in name for c in "/\\\0"):
+        raise ValueError(f"name must be a file stem (non-empty, no '/', '\\' or leading '.'), e.g. "
+                         f"'30_fmreduce_fig2', got {name!r}")
+    return name
+
+
 def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, results_dir=None, profile: str = "full",
                        workers: int | None = None, desc: str | None = None, executor: str | None = None,
                        progress_file=None, columns=None) -> pd.DataFrame:
@@ -60,9 +70,11 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, resul
     :func:`simlib.pipeline.paths.script_context`).  With a ``progress_file`` (the notebook
     runner's, passed by :meth:`simlib.pipeline.run.Run.sweep`) the progress goes there as JSON
     instead of a progress bar in the notebook.  ``columns`` (one dict per setting, or None) names
-    the settings in the frame, as :func:`~simlib.pipeline.sweep.run_sweep`'s.
+    the settings in the frame, as :func:`~simlib.pipeline.sweep.run_sweep`'s.  ``name`` is checked
+    (:func:`check_result_name`) before anything runs.
     """
     check_choice("profile", profile, ("full", "quick"))
+    check_result_name(name)
     if executor is None:
         executor = "dask" if os.environ.get(DASK_ENV) else ("serial" if profile == "quick" else "processes")
     where = Executor(executor, workers=workers)

@@ -247,6 +247,8 @@ body.wide header, body.wide main, body.wide footer { max-width: none; }
 table { border-collapse: collapse; font-size: .85em; }
 td.nb { overflow-wrap: anywhere; min-width: 9em; } td.note { font-size: .9em; color: #444; min-width: 16em; }
 th, td { border: 1px solid #ddd; padding: .25em .45em; vertical-align: top; }
+table.ledger { width: 100%; }
+table.ledger td { overflow-wrap: anywhere; }
 table.ledger th { cursor: pointer; background: #f0f0f0; position: sticky; top: 0; }
 table.ledger th[aria-sort="ascending"]::after { content: " ▲"; }
 table.ledger th[aria-sort="descending"]::after { content: " ▼"; }

@@ -189,8 +189,8 @@ class Estimate:
     def line(self, noun: str = "notebook", source: str | None = None) -> str:
         """One line: how many, the estimated total and which have no estimate.
 
-        ``"18 notebooks, estimated 14m20s (recorded in data/results/notebook_times.csv);
-        no estimate for 2 of 18 notebooks (new: 46_x, 90_y)"``.
+        ``"22 notebooks, estimated 14m20s (recorded in data/results/notebook_times.csv);
+        no estimate for 2 of 22 notebooks (new: 46_x, 90_y)"``.
         """
         n = len(self.per_name)
         what = f"{n} {noun}{'' if n == 1 else 's'}"

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simlib.papers.cluster_scenario import SCHEME_NAMES, Scenario
-from simlib.papers.contract import Command, ParamError, ScenarioBase, param, param_group, param_of
+from simlib.papers.cluster_scenario import SCHEME_NAMES, SCHEME_PARAMS, Scenario, ignored_by_scheme
+from simlib.papers.contract import Command, ParamError, ScenarioBase, defaults, param, param_group, param_of, specs
 from simlib.papers.partial_reduce.baselines import BaselineParams
 from simlib.papers.partial_reduce.scenario import PartialReduceParams, WeightParams
 from simlib.training.params import TrainingParams, task_of
@@ -72,6 +72,16 @@ class TrainScenario(ScenarioBase):
         # training() and scenario() hand out these objects
         object.__setattr__(self, "_training", task_of(self))
         object.__setattr__(self, "_scenario", self._cluster_scenario())
+
+    @classmethod
+    def ignored_by_scheme(cls, params: dict) -> dict[str, tuple]:
+        """:func:`~simlib.papers.cluster_scenario.ignored_by_scheme` of flat ``params`` under their
+        ``scheme``: ``p`` is read by the reduce schemes, ``ema_alpha`` / ``weights_missing`` by
+        ``partial-dynamic`` only."""
+        reads = {**SCHEME_PARAMS, "p": ("partial", "partial-dynamic", "selective"),
+                 "ema_alpha": ("partial-dynamic",), "weights_missing": ("partial-dynamic",),
+                 **{name: ("partial", "partial-dynamic") for name in specs(PartialReduceParams)}}
+        return ignored_by_scheme(cls, params, params.get("scheme", defaults(cls)["scheme"]), reads)
 
     def scenario(self) -> Scenario:
         """The cluster run this system is: built and checked once, when this scenario was (its rules

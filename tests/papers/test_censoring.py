@@ -146,6 +146,20 @@ def test_paired_bounds_per_group_and_summary():
     assert t2.loc[0, "median_lo"] == 2.5
 
 
+def test_wins_and_losses_count_the_pairs_certainly_above_and_certainly_at_most_one():
+    # ratios: 0.5, exactly 1 (a tie is a loss: not > 1), < 0.1 (B censored at 100), > 2 (A censored), 1.5
+    pairs = [(10.0, 20.0), (20.0, 20.0), (10.0, np.nan), (np.nan, 50.0), (30.0, 20.0)]
+    rows = [dict(setting="s", trial=k, scheme=s, t=t, cap=100.0)
+            for k, ts in enumerate(pairs) for s, t in zip("AB", ts)]
+    r = paired_bounds(pd.DataFrame(rows), "t", "cap", by=["setting"], num="A", den="B").iloc[0]
+    assert (r.wins, r.losses, r.pairs) == (2, 3, 5)
+    # B censored at a cap below A's time leaves A/B < 1.2 open: neither a win nor a loss
+    rows[4:6] = [dict(setting="s", trial=2, scheme="A", t=12.0, cap=100.0),
+                 dict(setting="s", trial=2, scheme="B", t=np.nan, cap=10.0)]
+    r = paired_bounds(pd.DataFrame(rows), "t", "cap", by=["setting"], num="A", den="B").iloc[0]
+    assert (r.wins, r.losses) == (2, 2)
+
+
 def test_paired_bounds_rejects_an_ambiguous_frame():
     df = pd.concat([_frame(), _frame().iloc[:1]])
     with pytest.raises(ValueError, match="share their"):

@@ -251,3 +251,46 @@ def test_param_of_keeps_the_source_of_the_same_default_and_drops_it_for_another(
     assert (s["other_stated"].stated, s["restated"].stated, s["restated"].chosen) == ("002 §5.2", "§II-D", None)
     assert s["items"].source == "paper: Fig. 5" and s["items"].item.source == ""
     assert s["plain"].source == "" and s["plain"].item.source == ""
+
+
+def test_a_groups_parameter_passed_flat_says_where_it_belongs():
+    """Scenario(n=40, eta=0.3) used to fail with the dataclass's bare TypeError."""
+    from simlib.papers.cluster_scenario import Scenario
+    from simlib.papers.selective_reduce.scenario import SelectiveReduceParams
+
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'eta': it is a parameter of the group "
+                                        r"'selective' \(SelectiveReduceParams\); pass selective="
+                                        r"SelectiveReduceParams\(eta=\.\.\.\) or use Scenario\.from_params"):
+        Scenario(n=40, eta=0.3)
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'bogus'; its fields are \['scheme', 'n'"):
+        Scenario(n=40, bogus=1)
+    # the two ways the message names both work
+    assert Scenario(n=40, selective=SelectiveReduceParams(eta=0.2)) == Scenario.from_params({"n": 40, "eta": 0.2})
+
+
+def test_the_work_guard_estimates_by_hand_and_refuses_at_its_bounds():
+    """E20: iterations = n duration / (mean compute + 2 (g - 1)(alpha + v / (g b_max))), rounds = duration / dt."""
+    from simlib.core.units import MB
+    from simlib.papers import cluster_scenario as cs
+    from simlib.papers.contract import ParamError
+
+    sc = cs.Scenario.from_params(dict(scheme="allreduce", n=10, duration_s=50.0, compute_mean_s=2.0, alpha_s=0.01,
+                                      model_mb=100.0, bandwidth_gbps=10.0))
+    sync = 2 * 9 * (0.01 + 100 * MB / (10 * 10e9))
+    assert sc.work() == pytest.approx((10 * 50.0 / (2.0 + sync), 0.0, 2.0, sync))
+    sc = cs.Scenario.from_params(dict(scheme="selective", n=10, p=0.3, duration_s=50.0, dt_s=0.5, alpha_s=0.0,
+                                      model_mb=1.0, compute_mean_s=1.0))
+    g = 3                                                       # round(0.3 * 10); b_max: 000's 20 Gbps
+    assert sc.work()[1] == 100.0 and sc.work()[3] == pytest.approx(2 * (g - 1) * MB / (g * 20e9))
+    assert cs.Scenario.from_params(dict(scheme="ps-asp", n=10, compute_mean_s=1.0)).work()[3] == 0.0
+    # at the bounds: exactly MAX passes, just past it is refused by name
+    edge = 100.0 / cs.MAX_CONTROLLER_ROUNDS
+    cs.Scenario.from_params(dict(scheme="selective", duration_s=100.0, dt_s=edge))
+    with pytest.raises(ParamError, match=r"dt_s must be at least duration_s / 1e\+08 = 1e-06 s") as exc:
+        cs.Scenario.from_params(dict(scheme="selective", duration_s=100.0, dt_s=edge * 0.99))
+    assert exc.value.name == "dt_s"
+    mean = 2 * 100.0 / cs.MAX_ITERATIONS                       # ps-asp: no sync term, n = 2
+    cs.Scenario.from_params(dict(scheme="ps-asp", n=2, duration_s=100.0, compute_mean_s=mean))
+    with pytest.raises(ParamError, match=r"about 1\.01e\+08 iterations") as exc:
+        cs.Scenario.from_params(dict(scheme="ps-asp", n=2, duration_s=100.0, compute_mean_s=mean * 0.99))
+    assert exc.value.name == "compute_mean_s"

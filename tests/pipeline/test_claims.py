@@ -71,7 +71,6 @@ def test_awkward_text_round_trips(ledger):
 
 
 def test_summary_text(ledger):
-    assert summarize_ledger(ledger) == "no claims recorded yet"
     record_claim("PR", "Fig. 7", "speed-up", "1.89–2.55×", "2.1×", True, ledger_path=ledger)
     assert summarize_ledger(ledger).splitlines()[0] == (
         "1 claim checked at 1 setting (default): 1 verdict: 1 hold, 0 fail, 0 undecided, 0 fitted (direction holds in 1 of 1; "
@@ -133,13 +132,17 @@ def test_ledger_without_setting_column_reads_as_default(tmp_path):
 
 
 def test_missing_and_empty_ledger(tmp_path):
+    """A missing file is an error naming it (it used to read as an empty ledger: a typo in the
+    path said "no claims recorded yet"); a ledger with no rows is empty."""
     missing = tmp_path / "nope.csv"
-    assert summarize_ledger(missing) == "no claims recorded yet"
-    df = load_ledger(missing)
-    assert df.empty and list(df.columns) == list(COLUMNS)
+    for read in (load_ledger, summarize_ledger):
+        with pytest.raises(FileNotFoundError, match=r"path '.*nope\.csv': no claims ledger there"):
+            read(missing)
     empty = tmp_path / "empty.csv"
     empty.write_text(",".join(COLUMNS) + "\n")
     assert summarize_ledger(empty) == "no claims recorded yet"
+    df = load_ledger(empty)
+    assert df.empty and list(df.columns) == list(COLUMNS)
 
 
 def test_foreign_csv_is_not_overwritten(tmp_path):
@@ -203,6 +206,25 @@ def test_failed_write_leaves_old_ledger_and_no_temp_file(ledger, monkeypatch, br
     monkeypatch.undo()
     assert ledger.read_bytes() == before
     assert sorted(p.name for p in ledger.parent.iterdir()) == ["claims.csv"]
+
+
+def test_written_files_follow_the_umask_and_keep_an_existing_files_mode(tmp_path):
+    """The ledger (and every file written through atomic_write_bytes: run-folder CSVs, figures, the
+    sweep cache) is created as open() would create it, not with the temporary file's 0600."""
+    old = os.umask(0o022)
+    try:
+        a = tmp_path / "a" / "claims.csv"
+        record_claim("P", "F", "c", "1", "1", True, ledger_path=a)
+        assert a.stat().st_mode & 0o777 == 0o644
+        os.umask(0o077)
+        b = tmp_path / "b" / "claims.csv"
+        record_claim("P", "F", "c", "1", "1", True, ledger_path=b)
+        assert b.stat().st_mode & 0o777 == 0o600
+        a.chmod(0o640)                                   # a rewrite keeps the file's own mode
+        record_claim("P", "F", "d", "1", "1", True, ledger_path=a)
+        assert a.stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(old)
 
 
 def _record_many(path: str, worker: int) -> None:

@@ -215,6 +215,18 @@ def test_discover_finds_only_numbered_sources(tmp_path):
     assert [p.name for p in run_notebooks.discover(tmp_path, only="8-10")] == ["12_fig8-10_x.py"]
 
 
+def test_a_repeated_only_runs_every_notebook_any_pattern_selects(tmp_path, capsys):
+    """`--only 10_ --only 12_` kept only the last pattern."""
+    for name in ("00_a.py", "10_b.py", "12_fig8-10_x.py"):
+        (tmp_path / name).write_text("")
+    assert [p.name for p in run_notebooks.discover(tmp_path, only=["12_", "10_", "10_*"])] == ["10_b.py",
+                                                                                             "12_fig8-10_x.py"]
+    assert run_notebooks.main(["--notebook-dir", str(tmp_path), "--only", "12_", "--only", "00_", "--list"]) == 0
+    assert [line.rsplit("/", 1)[-1] for line in capsys.readouterr().out.split()] == ["00_a.py", "12_fig8-10_x.py"]
+    assert run_notebooks.main(["--notebook-dir", str(tmp_path), "--only", "7_", "--only", "9_"]) == 1
+    assert "no notebooks matching '7_' or '9_'" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("text, value", [
     ("3", 3), ("0.5", 0.5), ("1e6", 1e6), ("true", True), ("False", False),
     ("null", None), ("None", None), ("[1, 2]", [1, 2]), ("[40, 80]", [40, 80]), ("[cnn, lstm]", ["cnn", "lstm"]),
@@ -587,3 +599,29 @@ def test_scrub_removes_run_specific_content(tmp_path):
     assert out.cells[0].metadata == {}
     assert out.cells[0].outputs[0]["text"] == "./simlib/x.py:3: Warning\n"
     assert out.cells[0].outputs[1]["data"]["text/plain"] == "<object>"
+
+
+def test_papermill_by_hand_with_an_undeclared_parameter_fails(tmp_path):
+    """`papermill nb.ipynb out.ipynb -p bogus 1` without the runner: papermill only warns, so
+    simlib.start must refuse the name (it ran with rc 0 and wrote the default run folder).  The
+    kernel imports this checkout's simlib (the runner's kernelspec copy); start writes nothing."""
+    import nbformat
+    import papermill
+
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell('profile = "quick"\nworkers = None\nseed = 0\nn = 10')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_code_cell(
+        "from dataclasses import dataclass\nimport simlib\nfrom simlib.papers.contract import ScenarioBase, param\n"
+        "@dataclass(frozen=True)\nclass Spec(ScenarioBase):\n    n: int = param(10, lo=1, help='n')"),
+        params, nbformat.v4.new_code_cell('run = simlib.start(Spec, globals(), notebook="00_probe")\nreached = 1')]
+    nb.metadata["kernelspec"] = {"name": run_notebooks.KERNEL_NAME, "language": "python", "display_name": "simlib"}
+    nb.metadata["language_info"] = {"name": "python"}
+    source = tmp_path / "00_probe.ipynb"
+    nbformat.write(nb, source)
+    run = dict(kernel_name=run_notebooks.KERNEL_NAME, cwd=str(tmp_path), progress_bar=False)
+    with run_notebooks._kernel_for_root(run_notebooks.KERNEL_NAME, paths.REPO_ROOT, tmp_path / "build"):
+        with pytest.raises(papermill.PapermillExecutionError, match=r"unknown parameter\(s\) \['bogus'\]"):
+            papermill.execute_notebook(str(source), str(tmp_path / "out.ipynb"), parameters={"bogus": 1, "n": 3}, **run)
+        ok = papermill.execute_notebook(str(source), str(tmp_path / "ok.ipynb"), parameters={"n": 3}, **run)
+    assert "reached = 1" in ok.cells[-1].source and not any(o.get("ename") for o in ok.cells[-1].outputs)

@@ -47,6 +47,26 @@ def test_nan_equals_nan_in_the_comparison():
     assert not _same(math.nan, 1.0) and not _same([1, 2], [1, 3]) and _same(math.inf, float("inf"))
 
 
+def test_a_list_that_is_a_prefix_of_the_default_is_passed():
+    """[1] against the default [1, 2]: zip alone would call them equal and the quick value would win."""
+    assert not _same([1, 2], [1, 2, 3]) and not _same([1, 2, 3], [1, 2])
+    assert passed_parameters(Probe, cell(xs=[1])) == {"xs": [1]}
+    run = simlib.start(Probe, cell(profile="quick", xs="[1]"), notebook="05_probe")
+    assert run.values["xs"] == [1]
+
+
+def test_a_name_papermill_injected_that_the_notebook_does_not_declare_is_refused():
+    """`papermill -p bogus 1` (the runner refuses it itself; papermill by hand only warns)."""
+    history = ["import simlib", 'profile = "full"\nn = 10', '# Parameters\nprofile = "quick"\nbogus = 1\n']
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['bogus'\] .*parameters are \['profile'"):
+        simlib.start(Probe, cell(profile="quick", bogus=1, In=history), notebook="05_probe")
+    # declared, common and the runner's names pass; the last injected cell is the one read
+    history[-1] = '# Parameters\nprofile = "quick"\nn = 4\nseed = 2\nsimlib_run = {"passed": ["n"]}\n'
+    run = simlib.start(Probe, cell(profile="quick", n=4, seed=2, In=history,
+                                   **{RUNNER_PARAMETER: {"passed": ["n"]}}), notebook="05_probe")
+    assert run.values["n"] == 4
+
+
 def test_quick_profile_replaces_only_what_was_not_passed():
     ns = cell(profile="quick")
     run = simlib.start(Probe, ns, notebook="05_probe")

@@ -30,6 +30,18 @@ def test_bad_setting_is_rejected_by_name_before_anything_runs(tmp_data, monkeypa
     assert not (tmp_data / "results").exists() and not (tmp_data / "cache").exists()
 
 
+@pytest.mark.parametrize("name", ["../x", "a/b", "..", ".hidden", "", "a\\b", 3])
+def test_a_name_that_is_not_a_file_stem_is_refused_before_anything_runs(tmp_data, monkeypatch, name):
+    """name="../x" wrote its CSV outside the run's results/."""
+    from simlib.pipeline import sweep
+
+    monkeypatch.setattr(sweep, "_run_sweep", lambda *a, **k: pytest.fail("the sweep must not start"))
+    with pytest.raises(ValueError, match=r"name must be a file stem .*got "):
+        runs.run_scenarios([dict(scheme="partial", n=4, duration_s=2.0)], trials=1, seed=0, name=name,
+                           results_dir=tmp_data / "run" / "results", profile="quick")
+    assert not (tmp_data / "run").exists() and not (tmp_data / "cache").exists()
+
+
 def test_one_row_per_setting_and_trial_and_the_csv(tmp_data):
     settings = [dict(scheme="partial", n=6, p=0.5, duration_s=4.0, model_mb=10.0),
                 dict(scheme="allreduce", n=6, p=0.5, duration_s=4.0, model_mb=10.0)]

@@ -330,3 +330,14 @@ def test_in_chromium_every_page_loads_with_its_images_and_the_ledger_sorts(brows
     assert rows.count() == len(_ledger_rows(core_paths.COMMITTED_LEDGER))
     assert foreign == []
     page.close()
+
+
+def test_in_chromium_the_ledger_fits_a_1400_px_window(browser, served):
+    """Issue 45: the claims table overflowed a 1400 px window (long values in cells that could not wrap)."""
+    base, _ = served
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(base + "claims.html", wait_until="load")
+    width = page.evaluate("document.documentElement.clientWidth")
+    assert page.evaluate("document.getElementById('ledger').getBoundingClientRect().right") <= width
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.close()

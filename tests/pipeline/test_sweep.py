@@ -270,6 +270,37 @@ def test_resume_after_exception_serial(tmp_path, log_dir, monkeypatch):
     assert_same(reference, resumed)
 
 
+def test_a_failed_cache_write_stops_the_sweep_and_leaves_no_partial_file(tmp_path, log_dir, monkeypatch):
+    """The third cache file cannot be renamed into place (disk full): the sweep raises the OSError
+    with its note, the two stored entries stay valid, no temporary file is left, and a rerun computes
+    only the trials not stored."""
+    import os
+
+    reference = run_sweep(logged_fn, GRID, 2, executor="serial", progress=False)
+    for p in log_dir.iterdir():
+        p.unlink()
+    cache = tmp_path / "cache"
+    real_replace, renamed = os.replace, []
+
+    def replace(src, dst):
+        if Path(dst).parent == cache and len(renamed) == 2:
+            raise OSError("disk full")
+        renamed.append(dst)
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(OSError, match="disk full") as info:
+        run_sweep(logged_fn, GRID, 2, executor="serial", progress=False, cache_dir=cache)
+    monkeypatch.setattr(os, "replace", real_replace)
+    assert any("stopped after 3 of 6 trials" in note for note in info.value.__notes__)
+    assert sorted(p.name for p in cache.iterdir()) == sorted(Path(p).name for p in renamed)
+    for p in log_dir.iterdir():
+        p.unlink()
+    resumed = run_sweep(logged_fn, GRID, 2, executor="serial", progress=False, cache_dir=cache)
+    assert calls(log_dir) == [(2, 0), (2, 1), (3, 0), (3, 1)]
+    assert_same(reference, resumed)
+
+
 def test_resume_after_keyboard_interrupt(tmp_path, log_dir, monkeypatch):
     reference = run_sweep(logged_fn, GRID, 2, executor="serial", progress=False)
     monkeypatch.setenv(FAIL_ENV, "3:0:interrupt")

@@ -47,7 +47,7 @@ from simlib.core.sharing import drain, flow_table, set_links, share_rates
 from simlib.core.tolerance import is_done
 from simlib.runtime.kernel_driver import DONE, NEED_DRAWS, NEED_SPACE, STALLED
 
-from .ssp_selection import Rules, _algorithm2, scratch
+from .ssp_selection import TIE_S, Rules, _algorithm2, scratch
 
 COMPUTING, MULTICASTING, BLOCKED = 0, 1, 2
 GAP = 1 << 20       # spacing of strict-priority classes, so a new task can be slotted in between
@@ -129,11 +129,16 @@ def residual_tables(x: np.ndarray):
 
 @njit(cache=True)
 def _mean_residual(x, surv, tail, ar):
-    """E[T - a | T > a] (s) at one elapsed time ``ar`` (s) from the tables of :func:`residual_tables`."""
+    """E[T - a | T > a] (s) at one elapsed time ``ar`` (s) from the tables of :func:`residual_tables`.
+    An elapsed time within :data:`~.ssp_selection.TIE_S` of a sample is at it (SM71): a straggler
+    that started with the worker whose compute time x_k just ended has elapsed x_k, which the two
+    engines' float rounding puts on either side of the atom at x_k."""
     nn = x.shape[0]
     if nn == 1:
         return max(x[0] - ar, 0.0)
-    k = np.searchsorted(x, ar, side="right") - 1         # x_k <= a < x_k+1
+    k = np.searchsorted(x, ar + TIE_S, side="right") - 1  # x_k <= a < x_k+1, a within TIE_S of x_k at it
+    if k >= 0 and ar - x[k] <= TIE_S:
+        ar = x[k]
     if k < 0:
         return (x[0] - ar) + tail[0]
     if k >= nn - 1:

@@ -32,7 +32,8 @@ from numba import njit
 from simlib.core import jitcache
 from simlib.core.validate import check_choice, check_int, check_real
 
-__all__ = ["select_ssp", "Plan", "Rules", "Scratch", "scratch", "TASK_ORDERS", "LINE32_READINGS", "PARETO_DEADLINES"]
+__all__ = ["select_ssp", "Plan", "Rules", "Scratch", "scratch", "TIE_S", "TASK_ORDERS", "LINE32_READINGS",
+           "PARETO_DEADLINES"]
 
 #: Line 13 sorts tasks by tau non-decreasing ("pseudocode"); §III-C's text says non-increasing ("text").
 TASK_ORDERS = ("pseudocode", "text")
@@ -42,13 +43,24 @@ LINE32_READINGS = ("y", "x")
 PARETO_DEADLINES = ("own", "all")
 
 
+#: Two times (s) closer than this are equal in Algorithm 2's comparisons: the tasks' tau and start
+#: times of line 13 and the receivers' loads r_j / b_j^E of line 16 (decision SM71).  The two SSP
+#: engines compute these times with different float rounding (~1e-12 s apart), so an exact tie in
+#: one is a near tie in the other; within 1 ns both take the tie rule (earlier start, then lower id;
+#: the earlier candidate, SM62).
+TIE_S = 1e-9
+
+
 @njit(cache=True, inline="always")
 def _before(a, b, tau, start, descending):
-    """Task a is processed before task b (line 13; ties: earlier start, then lower id)."""
-    if tau[a] != tau[b]:
-        return tau[a] > tau[b] if descending else tau[a] < tau[b]
-    if start[a] != start[b]:
-        return start[a] < start[b]
+    """Task a is processed before task b (line 13; tau within :data:`TIE_S` ties: earlier start,
+    then, start times within :data:`TIE_S`, lower id; SM57, SM71)."""
+    d = tau[a] - tau[b]
+    if abs(d) > TIE_S:                                  # (inf - inf is NaN: a tie, as inf == inf)
+        return d > 0.0 if descending else d < 0.0
+    d = start[a] - start[b]
+    if abs(d) > TIE_S:
+        return d < 0.0
     return a < b
 
 
@@ -121,20 +133,21 @@ def scratch(n):
 
 @njit(cache=True, inline="always")
 def _lightest(cand, ckey, nc, q):
-    """Move the q lightest of ``cand[:nc]`` (keys ``ckey[:nc]``) to the front, lightest first,
-    ties to the earlier candidate: the first q of a stable sort (line 16, SM62), found by
-    inserting each candidate into the q kept so far (a heavier one is rejected in one test)."""
+    """Move the q lightest of ``cand[:nc]`` (keys ``ckey[:nc]``, s) to the front, lightest first,
+    ties (keys within :data:`TIE_S`, SM71) to the earlier candidate: the first q of a stable sort
+    (line 16, SM62), found by inserting each candidate into the q kept so far (one that is not
+    lighter than the last kept by more than the tolerance is rejected in one test)."""
     k = 0
     for a in range(nc):
         key = ckey[a]
         j = cand[a]
         if k == q:
-            if key >= ckey[q - 1]:
+            if key >= ckey[q - 1] - TIE_S:
                 continue
         else:
             k += 1
         b = k - 1
-        while b > 0 and ckey[b - 1] > key:
+        while b > 0 and ckey[b - 1] > key + TIE_S:
             ckey[b] = ckey[b - 1]
             cand[b] = cand[b - 1]
             b -= 1

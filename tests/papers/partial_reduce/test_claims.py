@@ -172,6 +172,15 @@ def test_never_reaching_the_target_counts_as_infinitely_many_updates():
     assert not c.direction
 
 
+def test_fewer_updates_is_judged_on_the_censored_medians_upper_bound():
+    """DYN never reaches the target in its 45 updates, CON in 50: the median is "≥ 0.90×", which
+    does not show DYN certainly < 1 (its lower bound 0.9 does not decide it)."""
+    df = training(dyn3=(np.nan, np.nan))
+    df["run_updates"] = df["updates_to_target"].fillna(45.0)
+    c = by_figure_claim(C.sec5(df))[DYN3]
+    assert "≥ 0.900×" in c.our_value and c.direction is False
+
+
 def test_partial_vs_all_reduce_run_time():
     key = ("Table 1", "HL=1: partial reduce (P=3) beats all reduce in run time")
     # AR 60 s vs PR 60 s: a tie, not a win

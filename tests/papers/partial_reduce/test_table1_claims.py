@@ -63,6 +63,25 @@ def test_up_to_147_edges(top, direction, magnitude):
     assert c3.verdict == "undecided" and c3.pairs == 3 and "0.00–∞×" in c3.interval
 
 
+def test_up_to_magnitude_is_not_shown_by_a_censored_bound():
+    """BK never reaches the target in its 1.5 s, CON5 at 1 s: "≥ 1.50×" beats, but whether the largest
+    median is within 10 % of 1.47× is unknown, so the magnitude does not hold."""
+    df = frame({"BK": np.nan, "CON5": 1.0})
+    df.loc[df["arm"] == "BK", "duration_s"] = 1.5
+    c = claim(t1.table1(df), "P=5) beats PS BK")
+    assert "≥ 1.50×" in c.our_value and (c.direction, c.magnitude) == (True, False)
+
+
+def test_fewer_updates_at_every_hl_is_judged_on_the_upper_bound():
+    """DYN3 never reaches the target in its 90 updates, CON3 in 100: "≥ 0.90×" is not certainly < 1."""
+    df = frame({"DYN3": 1.0, "CON3": 1.0}, updates={"DYN3": np.nan, "CON3": 100.0})
+    df["run_updates"] = df["updates_to_target"].fillna(90.0)
+    c = claim(t1.table1(df), "dynamic weights need fewer updates than constant (P=3)")
+    assert "≥ 0.90×" in c.our_value and c.direction is False
+    df = frame({"DYN3": 1.0, "CON3": 1.0}, updates={"DYN3": 90.0, "CON3": 100.0})
+    assert claim(t1.table1(df), "fewer updates than constant (P=3)").direction is True
+
+
 def test_up_to_174_uses_the_heterogeneous_levels_only():
     df = frame({"AD": {1: 1.74 * 2, 3: 1.74}, "DYN3": 1.0})
     c = claim(t1.table1(df), "beats AD-PSGD")

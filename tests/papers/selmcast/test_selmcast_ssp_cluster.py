@@ -87,6 +87,21 @@ def test_mean_residual_matches_numeric_integral():
     assert mean_residual(tr, tr.samples[-1] + 1)[0] == 0.0
 
 
+def test_mean_residual_at_a_samples_atom_is_the_same_on_either_side_of_its_rounding():
+    """SM71: samples 1, 2, 2, 4 (S = 1, 2/3, 1/3, 0 at them, linear between: an atom at 2, where S
+    jumps from 2/3 to 1/3).  By hand, at a = 2: E[T - 2 | T > 2] = integral of S over [2, 4] / S(2) =
+    (0.5 * 2 * 1/3) / (1/3) = 1; just below 2 the same integral over S = 2/3: 0.5.  An elapsed time
+    within TIE_S of the atom is at it (two engines' rounding lands on either side); 2 ns away is not."""
+    from simlib.papers.selmcast.ssp_selection import TIE_S
+
+    tr = Trace("atom", [1.0, 2.0, 2.0, 4.0])
+    at = mean_residual(tr, [2.0, 2.0 - 1e-12, 2.0 + 1e-12, 2.0 - 0.9 * TIE_S])
+    np.testing.assert_array_equal(at, np.full(4, at[0]))
+    assert at[0] == pytest.approx(1.0, rel=1e-12)
+    below = mean_residual(tr, 2.0 - 2 * TIE_S)[0]             # just before the atom: S = 2/3, same integral
+    assert below == pytest.approx((1 / 3) / (2 / 3), rel=1e-6)
+
+
 def test_orpheus_receivers():
     rng = np.random.default_rng(1)
     r = orpheus_receivers(3, 10, 4, rng, due=[7, 1])
@@ -276,6 +291,11 @@ def test_priority_order_changes_the_priority_run_only():
             for s in ("maxmin", "priority") for o in ("algorithm2", "fifo")}
     assert runs[("priority", "algorithm2")] != runs[("priority", "fifo")]
     assert runs[("maxmin", "algorithm2")] == runs[("maxmin", "fifo")]
+    # the sweep cache keys the two orders apart exactly where they change the run (a key that merged
+    # them would reuse one priority run for the other)
+    key = {(s, o): run_trial.cache_params({**base, "sharing": s, "priority_order": o}) for s, o in runs}
+    assert key[("priority", "algorithm2")] != key[("priority", "fifo")]
+    assert key[("maxmin", "algorithm2")] == key[("maxmin", "fifo")]
 
 
 def test_orpheus_runs_max_min_under_either_sharing():

@@ -98,6 +98,31 @@ def test_tau_extends_the_deadline_and_task_order_knob():
     assert receivers(s["x"], 0) == {1} and receivers(s["x"], 1) == {0, 2, 3}
 
 
+def test_line13_and_line16_ties_hold_within_tie_s():
+    """SM71: tau (or start times, or loads) closer than TIE_S are equal, as the engines' rounding
+    would otherwise order them either way; farther apart they order as before."""
+    from simlib.papers.selmcast.ssp_selection import TIE_S
+
+    def order_of(tau1, start1):
+        s = state()
+        s["tau"][[0, 1]] = [1.0, tau1]
+        s["start"][[0, 1]] = [0.0, start1]
+        return select(s)[0].tolist()
+
+    assert order_of(1.0 - 0.5 * TIE_S, 1.0) == [0, 1]        # tau tie: the earlier start (task 0) first
+    assert order_of(1.0 - 2 * TIE_S, 1.0) == [1, 0]          # smaller tau first (pseudo-code order)
+    assert order_of(1.0, -0.5 * TIE_S) == [0, 1]             # start tie too: the lower id
+    assert order_of(1.0, -2 * TIE_S) == [1, 0]               # earlier start first
+    # line 16: loads within TIE_S tie, to the earlier candidate
+    cand = np.array([4, 7, 9], np.int64)
+    key = np.array([1.0, 1.0 - 0.5 * TIE_S, 1.0 - 2 * TIE_S])
+    _lightest(cand, key, 3, 2)
+    assert cand[:2].tolist() == [9, 4]
+    cand = np.array([4, 7, 9], np.int64)                      # q kept already: a near tie is not lighter
+    _lightest(cand, np.array([1.0, 1.0, 1.0 - 0.5 * TIE_S]), 3, 2)
+    assert cand[:2].tolist() == [4, 7]
+
+
 def test_pareto_deadline_all_protects_other_tasks():
     # As in the tau case, but (1,2) would push egress 2 to 1.9 > t0 = .9, which task 0 uses.
     s = state()
