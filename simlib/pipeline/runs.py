@@ -20,8 +20,9 @@ from simlib.core.validate import check_choice
 from simlib.papers.cluster_scenario import run_trial
 from simlib.pipeline.atomic import atomic_write_bytes
 from simlib.pipeline.sweep import DASK_ENV, Executor, cache_folder, run_sweep
+from simlib.pipeline.timing import trials_log
 
-__all__ = ["run_notebook_sweep", "run_scenarios", "progress_reporter"]
+__all__ = ["run_notebook_sweep", "run_scenarios", "progress_reporter", "split_measurements"]
 
 
 def progress_reporter(path, desc: str, min_interval_s: float = 1.0):
@@ -42,9 +43,28 @@ def progress_reporter(path, desc: str, min_interval_s: float = 1.0):
     return report
 
 
+def split_measurements(df: pd.DataFrame, measured) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """``(results, measurements)`` of a sweep's tidy frame (decision S24): ``results`` without the
+    ``measured`` columns (wall-clock measurements: they change from run to run and machine to
+    machine), ``measurements`` the row key -- every column up to and including ``trial``, the
+    setting and the trial -- and the measured columns the frame has (a trial declares all it may
+    return: a sweep of fewer schemes has fewer); None if it has none.  ``df`` is not changed."""
+    if isinstance(measured, str):
+        raise ValueError(f"measured must be a list of column names, got the str {measured!r}")
+    measured = [c for c in dict.fromkeys(measured or ()) if c in df.columns]
+    if not measured:
+        return df, None
+    if "trial" not in df.columns or "trial" in measured:
+        raise ValueError("measured needs a sweep frame with a 'trial' column (the row key) and must not name it")
+    key = list(df.columns[:list(df.columns).index("trial") + 1])
+    if set(key) & set(measured):
+        raise ValueError(f"measured must name metric columns, not the setting columns {sorted(set(key) & set(measured))}")
+    return df.drop(columns=measured), df[key + measured]
+
+
 def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, results_dir=None, profile: str = "full",
                        workers: int | None = None, desc: str | None = None, executor: str | None = None,
-                       progress_file=None, columns=None) -> pd.DataFrame:
+                       progress_file=None, columns=None, measured=(), measurements_dir=None) -> pd.DataFrame:
     """The notebooks' sweep: ``run_sweep`` with the project's conventions; returns its tidy frame.
 
     Executor (``None``: by the rule below; else ``"serial"``, ``"processes"`` or
@@ -60,7 +80,11 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, resul
     :func:`simlib.pipeline.paths.script_context`).  With a ``progress_file`` (the notebook
     runner's, passed by :meth:`simlib.pipeline.run.Run.sweep`) the progress goes there as JSON
     instead of a progress bar in the notebook.  ``columns`` (one dict per setting, or None) names
-    the settings in the frame, as :func:`~simlib.pipeline.sweep.run_sweep`'s.
+    the settings in the frame, as :func:`~simlib.pipeline.sweep.run_sweep`'s.  ``measured`` names
+    metric columns that are wall-clock measurements (decision S24): they are left out of the
+    results CSV and written, with the row key (setting and trial), to
+    ``<measurements_dir>/<name>.csv`` (default: ``measurements/`` beside ``results_dir``); the
+    returned frame keeps them.
     """
     check_choice("profile", profile, ("full", "quick"))
     if executor is None:
@@ -70,13 +94,27 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, resul
         context = paths.script_context(sys.argv)
         paths.announce(context)
         results_dir = context.results
-    callback = progress_reporter(progress_file, desc or name) if progress_file else None
+    reporter = progress_reporter(progress_file, desc or name) if progress_file else None
+    counts = {}
+
+    def callback(done: int, total: int, initial: int) -> None:
+        counts.update(total=total, cached=initial)
+        reporter(done, total, initial)
+
     df = run_sweep(fn, settings, trials=trials, seed=seed, executor=where,
-                   cache_dir=paths.CACHE / cache_folder(fn), desc=desc or name, progress=callback is None,
-                   progress_callback=callback, columns=columns)
+                   cache_dir=paths.CACHE / cache_folder(fn), desc=desc or name, progress=reporter is None,
+                   progress_callback=callback if reporter else None, columns=columns)
+    if progress_file and counts:
+        with open(trials_log(progress_file), "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"name": name, **counts}) + "\n")
+    results, measurements = split_measurements(df, measured)
     results_dir = Path(results_dir)
     results_dir.mkdir(parents=True, exist_ok=True)
-    df.to_csv(results_dir / f"{name}.csv", index=False)
+    results.to_csv(results_dir / f"{name}.csv", index=False)
+    if measurements is not None:
+        measurements_dir = Path(measurements_dir) if measurements_dir is not None else results_dir.parent / "measurements"
+        measurements_dir.mkdir(parents=True, exist_ok=True)
+        measurements.to_csv(measurements_dir / f"{name}.csv", index=False)
     return df
 
 
