@@ -213,6 +213,8 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _KERNEL_CELL = re.compile(r"(?:[A-Za-z]:)?[\\/][^\s'\"]*?ipykernel_\d+[\\/]\d+\.py")
 #: Timestamps: ISO 8601 date and time (``2026-11-29T00:50:03.123+00:00``, ``2026-11-29 00:50:03``).
 _TIMESTAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\b")
+#: A path under the temporary folder once that folder became ``<tmp>``: its names are random.
+_TEMP_PATH = re.compile(r"<tmp>/[^\s'\"]+")
 #: A process id named as such: ``pid 1234``, ``pid=1234``, ``PID: 1234``, ``process 1234``.
 _PID = re.compile(r"\b(pid|PID|process)([ =:]+)\d+\b")
 
@@ -220,7 +222,8 @@ _PID = re.compile(r"\b(pid|PID|process)([ =:]+)\d+\b")
 def scrub_text(text: str, replacements) -> str:
     """``text`` without what differs between two executions of the same notebook (decision S24):
     each ``(prefix, short)`` of ``replacements`` (longest first: the repository, the Python
-    installation, the temporary folder, the home folder, the host name) replaced, then IPython's
+    installation, the temporary folder, the home folder, the host name) replaced, a path under the
+    temporary folder cut to ``<tmp>/...`` (its names are random), then IPython's
     cell file names (``/tmp/ipykernel_<pid>/<hash>.py`` -> ``<cell>``), memory addresses
     (`` at 0x7f...``), timestamps (-> ``<timestamp>``) and named process ids (``pid 123`` ->
     ``pid <pid>``) removed."""
@@ -230,6 +233,7 @@ def scrub_text(text: str, replacements) -> str:
             text = re.sub(rf"(?<![\w.-]){re.escape(prefix)}(?![\w-])", short, text)
         elif prefix:
             text = text.replace(prefix + os.sep, short + "/").replace(prefix, short)
+    text = _TEMP_PATH.sub("<tmp>/...", text)          # names under the temporary folder are random
     text = _ADDRESS.sub("", text)
     text = _TIMESTAMP.sub("<timestamp>", text)
     return _PID.sub(lambda m: f"{m.group(1)}{m.group(2)}<pid>", text)
@@ -254,9 +258,11 @@ def scrub(nb, root: Path):
     """Make an executed notebook deterministic, in place; returns it.
 
     Drops papermill's and the execution timing metadata (start/end times,
-    durations) and cleans every text output and traceback with :func:`scrub_text`
+    durations), gives papermill's injected-parameters cell (in a run folder's copy) a fixed id
+    instead of its random one, and cleans every text output and traceback with :func:`scrub_text`
     (the absolute ``root`` becomes ``.``, the Python installation ``<python>``, the
-    temporary folder ``<tmp>``, the home folder ``~``, the host name ``<host>``; IPython's
+    temporary folder ``<tmp>`` (a path in it ``<tmp>/...``), the home folder ``~``, the host name
+    ``<host>``; IPython's
     cell file names, memory addresses, timestamps and process ids are removed).
     """
     nb.metadata.pop("papermill", None)
@@ -269,6 +275,8 @@ def scrub(nb, root: Path):
     for cell in nb.cells:
         cell.metadata.pop("papermill", None)
         cell.metadata.pop("execution", None)
+        if "injected-parameters" in cell.metadata.get("tags", []) and "id" in cell:
+            cell["id"] = "injected-parameters"          # papermill draws a random id for the cell it adds
         for out in cell.get("outputs", []):
             if "text" in out:
                 out["text"] = clean(out["text"] if isinstance(out["text"], str) else "".join(out["text"]))

@@ -139,13 +139,16 @@ class Run:
         run's profile, workers, progress file and results folder (CSV ``<results>/<name>.csv``);
         ``trials``/``seed`` default to the run's; the ``measured`` columns (wall-clock times) go to
         ``<measurements>/<name>.csv`` instead of the results CSV.  Returns the tidy frame (all columns)."""
-        from simlib.pipeline.runs import run_notebook_sweep
+        from simlib.pipeline.runs import run_notebook_sweep, write_measurements
 
-        return run_notebook_sweep(trial, settings, trials=self.trials if trials is None else trials,
-                                  seed=self.seed if seed is None else seed, name=name, results_dir=self.results,
-                                  profile=self.profile, workers=self.workers, desc=desc, executor=executor,
-                                  progress_file=self.progress_file, measured=measured,
-                                  measurements_dir=self.measurements if measured else None)
+        df = run_notebook_sweep(trial, settings, trials=self.trials if trials is None else trials,
+                                seed=self.seed if seed is None else seed, name=name, results_dir=self.results,
+                                profile=self.profile, workers=self.workers, desc=desc, executor=executor,
+                                progress_file=self.progress_file)
+        if measured:
+            write_measurements(df, measured, name=name, results_dir=self.results,
+                               measurements_dir=self.folders.measurements)
+        return df
 
     def scenarios(self, settings: list[dict], *, name: str, trials: int | None = None, seed: int | None = None,
                   desc: str | None = None, executor: str | None = None):

@@ -22,7 +22,7 @@ from simlib.pipeline.atomic import atomic_write_bytes
 from simlib.pipeline.sweep import DASK_ENV, Executor, cache_folder, run_sweep
 from simlib.pipeline.timing import trials_log
 
-__all__ = ["run_notebook_sweep", "run_scenarios", "progress_reporter", "split_measurements"]
+__all__ = ["run_notebook_sweep", "run_scenarios", "progress_reporter", "split_measurements", "write_measurements"]
 
 
 def progress_reporter(path, desc: str, min_interval_s: float = 1.0):
@@ -64,7 +64,7 @@ def split_measurements(df: pd.DataFrame, measured) -> tuple[pd.DataFrame, pd.Dat
 
 def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, results_dir=None, profile: str = "full",
                        workers: int | None = None, desc: str | None = None, executor: str | None = None,
-                       progress_file=None, columns=None, measured=(), measurements_dir=None) -> pd.DataFrame:
+                       progress_file=None, columns=None) -> pd.DataFrame:
     """The notebooks' sweep: ``run_sweep`` with the project's conventions; returns its tidy frame.
 
     Executor (``None``: by the rule below; else ``"serial"``, ``"processes"`` or
@@ -80,11 +80,8 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, resul
     :func:`simlib.pipeline.paths.script_context`).  With a ``progress_file`` (the notebook
     runner's, passed by :meth:`simlib.pipeline.run.Run.sweep`) the progress goes there as JSON
     instead of a progress bar in the notebook.  ``columns`` (one dict per setting, or None) names
-    the settings in the frame, as :func:`~simlib.pipeline.sweep.run_sweep`'s.  ``measured`` names
-    metric columns that are wall-clock measurements (decision S24): they are left out of the
-    results CSV and written, with the row key (setting and trial), to
-    ``<measurements_dir>/<name>.csv`` (default: ``measurements/`` beside ``results_dir``); the
-    returned frame keeps them.
+    the settings in the frame, as :func:`~simlib.pipeline.sweep.run_sweep`'s.  A frame with
+    wall-clock columns is then split by :func:`write_measurements` (``run.sweep(..., measured=...)``).
     """
     check_choice("profile", profile, ("full", "quick"))
     if executor is None:
@@ -107,15 +104,25 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, resul
     if progress_file and counts:
         with open(trials_log(progress_file), "a", encoding="utf-8") as fh:
             fh.write(json.dumps({"name": name, **counts}) + "\n")
-    results, measurements = split_measurements(df, measured)
     results_dir = Path(results_dir)
     results_dir.mkdir(parents=True, exist_ok=True)
-    results.to_csv(results_dir / f"{name}.csv", index=False)
-    if measurements is not None:
-        measurements_dir = Path(measurements_dir) if measurements_dir is not None else results_dir.parent / "measurements"
-        measurements_dir.mkdir(parents=True, exist_ok=True)
-        measurements.to_csv(measurements_dir / f"{name}.csv", index=False)
+    df.to_csv(results_dir / f"{name}.csv", index=False)
     return df
+
+
+def write_measurements(df: pd.DataFrame, measured, *, name: str, results_dir, measurements_dir) -> Path | None:
+    """Move a sweep's wall-clock columns (``measured``, :func:`split_measurements`) out of its results
+    CSV ``<results_dir>/<name>.csv``, rewritten without them, into ``<measurements_dir>/<name>.csv``
+    (decision S24); returns that path, or None (nothing written) if the frame has none of them."""
+    results, measurements = split_measurements(df, measured)
+    if measurements is None:
+        return None
+    results.to_csv(Path(results_dir) / f"{name}.csv", index=False)
+    measurements_dir = Path(measurements_dir)
+    measurements_dir.mkdir(parents=True, exist_ok=True)
+    path = measurements_dir / f"{name}.csv"
+    measurements.to_csv(path, index=False)
+    return path
 
 
 def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, results_dir=None, profile: str = "full",

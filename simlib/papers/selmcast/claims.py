@@ -475,7 +475,7 @@ def _flat_claims(d: pd.DataFrame) -> list[Claim]:
 
 #: The claims of :func:`bsp_claims` that judge wall-clock times (selection and MILP solver times):
 #: their measured values change from run to run and machine to machine, so the notebook records
-#: them apart (decision S24: ``run.record_measured``; the results ledger cites the measurement file).
+#: them apart (decision S24: ``run.measured_claims``; the results ledger cites the measurement file).
 TIMING_CLAIMS = frozenset({
     "SelMcast and Orpheus select within tens of ms at n = 200",
     "Optimal (MILP) median time grows super-linearly with n (L3)",
@@ -487,12 +487,6 @@ TIMING_CLAIMS = frozenset({
 #: are wall-clock times (decision S24): a notebook passes them as ``run.sweep(..., measured=...)``.
 BSP_TIMING_COLUMNS = ("selmcast_time_ms", "orpheus_time_ms", "optimal_time_ms")
 MILP_TIMING_COLUMNS = ("flow_time_ms", "milp_time_s", "milp_stage1_s", "milp_stage2_s")
-
-
-def split_timing_claims(claims) -> tuple[list, list]:
-    """``(timing, others)``: the claims in :data:`TIMING_CLAIMS` and the rest, each in order."""
-    claims = list(claims)
-    return [c for c in claims if c.claim in TIMING_CLAIMS], [c for c in claims if c.claim not in TIMING_CLAIMS]
 
 
 def _milp_claims(milp: pd.DataFrame, fig4: pd.DataFrame) -> list[Claim]:
