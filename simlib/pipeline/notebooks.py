@@ -231,8 +231,9 @@ def scrub_text(text: str, replacements) -> str:
     for prefix, short in replacements:
         if short == "<host>":    # a name, not a path: whole words only
             text = re.sub(rf"(?<![\w.-]){re.escape(prefix)}(?![\w-])", short, text)
-        elif prefix:
-            text = text.replace(prefix + os.sep, short + "/").replace(prefix, short)
+        elif prefix:    # the prefix as a whole path: "/tmp" in "/tmp/x" or "/tmp:", never in "/tmpfoo"
+            text = text.replace(prefix + os.sep, short + "/")
+            text = re.sub(rf"{re.escape(prefix)}(?![\w.-])", lambda _: short, text)
     text = _TEMP_PATH.sub("<tmp>/...", text)          # names under the temporary folder are random
     text = _ADDRESS.sub("", text)
     text = _TIMESTAMP.sub("<timestamp>", text)
@@ -242,14 +243,13 @@ def scrub_text(text: str, replacements) -> str:
 def scrub_replacements(root: Path) -> list[tuple[str, str]]:
     """The ``(prefix, short)`` pairs :func:`scrub_text` replaces, longest prefix first: ``root`` ->
     ``.``, the Python installation -> ``<python>``, the temporary folder -> ``<tmp>``, the home
-    folder -> ``~``, the host name -> ``<host>`` (only if it has 4 or more characters, so a short
-    name does not eat ordinary words)."""
+    folder -> ``~``, the host name -> ``<host>`` (whole words only, if it has 2 or more characters)."""
     import socket
 
     pairs = {(str(root), "."), (sys.prefix, "<python>"), (sys.base_prefix, "<python>"),
              (tempfile.gettempdir(), "<tmp>"), (str(Path.home()), "~")}
     host = socket.gethostname()
-    if len(host) >= 4:
+    if len(host) >= 2:
         pairs.add((host, "<host>"))
     return sorted((p for p in pairs if p[0] and p[0] != os.sep), key=lambda p: -len(p[0]))
 
