@@ -17,8 +17,10 @@ For each notebook the runner
 
    * **publishing run** -- ``profile`` full and no ``-p`` parameters
      (``--workers`` changes no result): figures go to ``figures/``, CSVs and
-     the ledger to ``data/results/``, and the executed notebook -- scrubbed of
-     timestamps, timings, absolute paths and memory addresses, without
+     the ledger to ``data/results/``, wall-clock measurements to
+     ``data/measurements/`` (decision S24), and the executed notebook -- scrubbed of
+     timestamps, timings, absolute and temporary paths, host names, process ids
+     and memory addresses (:func:`scrub`), without
      papermill's injected-parameters cell -- replaces ``notebooks/NAME.ipynb``
      (a copy stays in ``BUILD/executed/``).  This is ``make reproduce``.
    * **any other run** -- everything, the executed notebook included, goes to
@@ -37,12 +39,16 @@ estimated total time, from the times recorded by earlier runs
 many trials of how many are done and an estimate of the time left; at the end a
 table of estimated and measured times.
 
-Recorded times (wall and CPU seconds, profile, ok): a publishing run updates
-its notebooks' rows of ``data/results/notebook_times.csv`` (committed; the
+Recorded times (wall and CPU seconds, profile, ok, sweep trials computed and
+cached, the last time from an empty trial cache; decision S26): a publishing run
+updates its notebooks' rows of ``data/results/notebook_times.csv`` (committed; the
 estimate of full-profile runs); a quick-profile run with no ``-p`` parameters
 updates ``BUILD/notebook_times_quick.csv`` (the estimate of quick runs); every
 non-publishing run also writes its notebook's row to
-``build/runs/NAME/<hash>/results/notebook_times.csv``.
+``build/runs/NAME/<hash>/results/notebook_times.csv``.  What the estimate's file
+lacks comes from ``data/measurements/reference_times_<profile>.csv`` (committed,
+measured from an empty trial cache); a run that starts with an empty trial cache
+is estimated from times measured so only.
 
 The exit status is non-zero if any notebook failed; the failures are listed.
 

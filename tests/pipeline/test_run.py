@@ -227,3 +227,9 @@ def test_measurement_figures_go_to_the_measurements_folder(tmp_path):
     with pytest.raises(ValueError, match="data/measurements/"):
         plotting.save_figure(fig, "t", paths.COMMITTED_MEASUREMENTS / "figures")
     plt.close(fig)
+
+
+def test_a_publishing_run_writes_measurements_to_the_committed_folder():
+    published = paths.RunContext(True, paths.REPO_ROOT, "41_x")
+    assert published.measurements == paths.COMMITTED_MEASUREMENTS == paths.REPO_ROOT / "data" / "measurements"
+    assert paths.RunContext(False, paths.RUNS / "41_x" / "h", "41_x").measurements == paths.RUNS / "41_x" / "h" / "measurements"
