@@ -126,7 +126,7 @@ class NotebookResult:
     #: None where the platform does not report children's CPU time.
     cpu_seconds: float | None = None
     #: Sweep trials computed / read from the trial cache (None: unknown, e.g. the notebook failed
-    #: before its sweeps reported; :func:`simlib.pipeline.runs.read_trials_log`).
+    #: before its sweeps reported; :func:`simlib.pipeline.timing.read_trials_log`).
     computed: int | None = None
     cached: int | None = None
 
@@ -266,10 +266,9 @@ def scrub(nb, root: Path):
     Drops papermill's and the execution timing metadata (start/end times,
     durations), gives papermill's injected-parameters cell (in a run folder's copy) a fixed id
     instead of its random one, and cleans every text output and traceback with :func:`scrub_text`
-    (the absolute ``root`` becomes ``.``, the Python installation ``<python>``, the
-    temporary folder ``<tmp>`` (a path in it ``<tmp>/...``), the home folder ``~``, the host name
-    ``<host>``; IPython's
-    cell file names, memory addresses, timestamps and process ids are removed).
+    (the absolute ``root`` becomes ``.``, the Python installation ``<python>``, the temporary
+    folder ``<tmp>`` (a path in it ``<tmp>/...``), the home folder ``~``, the host name
+    ``<host>``; IPython's cell file names, memory addresses, timestamps and process ids go).
     """
     nb.metadata.pop("papermill", None)
     nb.metadata.pop("widgets", None)

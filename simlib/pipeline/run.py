@@ -180,7 +180,6 @@ class Run:
                              trials=self.trials if trials is None else trials,
                              parameters=self.ledger_parameters())
 
-
     def measured_claims(self, claims, name: str, which, *, trials: int | None = None) -> list:
         """``claims`` with those that judge wall-clock times (``which(claim)`` true) made citable
         (decision S24): their full rows, measured values included, go to the measurement ledger
