@@ -106,7 +106,7 @@ reproduce: venv
 	$(if $(filter full,$(PROFILE)),$(RUN) $(VPY) -m simlib claims)
 	$(if $(filter full,$(PROFILE)),$(MAKE) --no-print-directory requirements.lock)
 
-# Decision S25; `--report benchmarks/reference/<commit>_<date>_check.txt` keeps a reference run's report.
+# Decision S27; `--report benchmarks/reference/<commit>_<date>_check.txt` keeps a reference run's report.
 reproduce-check: | $(VPY)
 	$(RUN) $(VPY) -m simlib.pipeline.check --against "$(CHECK_AGAINST)"
 

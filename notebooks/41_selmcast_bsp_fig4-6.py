@@ -76,7 +76,7 @@ from simlib.papers.selmcast import claims as selmcast_claims
 from simlib.papers.selmcast.experiments import bsp_trial, long_by_scheme, milp_trial, reading_settings
 from simlib.pipeline import plotting, sweep
 
-# selection and solver wall times go to the run's measurements folder, not the results CSVs (S24)
+# selection and solver wall times go to the run's measurements folder, not the results CSVs (S26)
 timed = dict(measured=selmcast_claims.BSP_TIMING_COLUMNS)
 common = dict(lam=[lam], shared_x=[shared_x], bbar_gbps=[40.0], model_mb=[200.0])
 bsp_common = dict(common, normalization=[normalization])
@@ -103,7 +103,7 @@ L5 = L5.assign(p_over_n=L5.p / L5.n)
 
 
 def table(d, by, metrics=("ct_norm", "scale")):
-    """Means of the metrics, one row per (by..., scheme); selection times are measurements (S24)."""
+    """Means of the metrics, one row per (by..., scheme); selection times are measurements (S26)."""
     return d.groupby(list(by) + ["scheme"])[list(metrics)].mean().round(4)
 
 
@@ -114,7 +114,7 @@ table(L4, ["layer", "n"])
 # (c, d) normalized completion time, (e, f) multicast scale. Panels (a, b), the selection time
 # per scheme (log scale; "milp" = HiGHS on model (12), only at the sizes in `milp_n_values`), are
 # wall-clock measurements: they are drawn in a figure of their own under the run's
-# measurements folder (`data/measurements/figures/` for `make reproduce`; decision S24), so a
+# measurements folder (`data/measurements/figures/` for `make reproduce`; decision S26), so a
 # re-run's results figure does not change with the machine's load.
 
 # %%
@@ -271,7 +271,7 @@ selmcast_claims.reading_table(fig4, fig5, fig6, readings=readings, stated=stated
 # than 0.05 over p/n; "exactly p" within 1 %; "tens of ms" below 100 ms.
 
 # %%
-# claims on wall-clock times: full rows in the measurements folder, the ledger cites them (S24)
+# claims on wall-clock times: full rows in the measurements folder, the ledger cites them (S26)
 claims = run.measured_claims(selmcast_claims.bsp_claims(fig4, fig5, fig6, milp, readings=readings, stated=stated,
                                                         n_ref=n_ref),
                              "41_selmcast_timing_claims", lambda c: c.claim in selmcast_claims.TIMING_CLAIMS)

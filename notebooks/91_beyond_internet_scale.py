@@ -69,7 +69,7 @@ settings = sweep.expand_grid(n=n_values, scheme=["allreduce", "partial", "select
                              alpha_s=[alpha_s], model_mb=[model_mb])
 t0 = time.perf_counter()
 df = run.scenarios(settings, name="91_beyond_internet_scale", desc="internet scale")
-# the sweep's wall time is a measurement (decision S24): it goes to the run's measurements folder
+# the sweep's wall time is a measurement (decision S26): it goes to the run's measurements folder
 sweep_s = time.perf_counter() - t0
 run.save_measurements(pd.DataFrame({"sweep": ["internet scale"], "runs": [len(df)], "wall_s": [round(sweep_s, 1)]}),
                       "91_beyond_internet_scale_times")

@@ -135,7 +135,7 @@ pd.DataFrame([trace_row(t) for t in dict.fromkeys(traces + tta_traces)]).set_ind
 
 # %% [markdown]
 # ## The sweeps
-# One sweep per comparison (their wall times go to the run's measurements folder, decision S24;
+# One sweep per comparison (their wall times go to the run's measurements folder, decision S26;
 # finished trials are cached, so a re-run costs nothing).
 
 # %%
@@ -165,7 +165,7 @@ df_tta_sr = timed("SR vs PR, time to accuracy", tta.trial, sweep.expand_grid(
 df_tta_ssp = timed("SelMcast vs Orpheus, time to accuracy", selmcast_ssp_tta.trial, sweep.expand_grid(
     trace=tta_traces, n=[ssp_n], scheme=["selmcast", "orpheus"], duration_s=[tta_ssp_duration_s], **training),
     tta_ssp_trials, "tta_ssp")
-# the sweeps' wall times are measurements (decision S24): they go to the run's measurements folder
+# the sweeps' wall times are measurements (decision S26): they go to the run's measurements folder
 run.save_measurements(pd.DataFrame([{"sweep": label, "runs": rows, "wall_s": round(secs, 1)}
                                     for label, (rows, secs) in timings.items()]), "92_beyond_real_traces_times")
 for label, (rows, secs) in timings.items():

@@ -1,7 +1,7 @@
 """Did a reproduction change a result?  ``python -m simlib.pipeline.check`` (``make reproduce-check``).
 
 Compares every committed result file of the working copy with a reference git revision
-(default ``HEAD``; decision S25):
+(default ``HEAD``; decision S27):
 
 * ``data/results/*.csv`` (the claims ledger included) **column by column**: rows are matched by
   their key -- the ledger's (paper, figure, claim, setting), a sweep's setting columns and
@@ -12,7 +12,7 @@ Compares every committed result file of the working copy with a reference git re
 * ``figures/*``: byte for byte.
 
 Wall-clock measurements are not results and are left out: everything under
-``data/measurements/`` and the files in :data:`MEASUREMENT_FILES` (decision S24).  It prints
+``data/measurements/`` and the files in :data:`MEASUREMENT_FILES` (decision S26).  It prints
 ``results identical (...)`` or the differences and exits 1 if there are any.
 ``benchmarks/reference/`` keeps the report of each reference run (``--report FILE``).
 """
@@ -35,7 +35,7 @@ __all__ = ["Difference", "MEASUREMENT_FILES", "RESULT_GLOBS", "compare_csv", "co
 
 #: The committed files that are results, as globs relative to the repository root.
 RESULT_GLOBS = ("data/results/*.csv", "notebooks/*.ipynb", "figures/*")
-#: Committed files inside those globs that are wall-clock measurements, not results (decision S24);
+#: Committed files inside those globs that are wall-clock measurements, not results (decision S26);
 #: everything under ``data/measurements/`` is one too and is never compared.
 MEASUREMENT_FILES = frozenset({"data/results/notebook_times.csv"})
 #: The claims ledger's row key.
@@ -89,7 +89,7 @@ def _keyed(rows: list[dict], key: list[str]) -> dict[str, dict] | None:
 
 
 def compare_csv(name: str, old_text: str, new_text: str) -> list[Difference]:
-    """The differences between two versions of the CSV ``name`` (decision S25): columns present in
+    """The differences between two versions of the CSV ``name`` (decision S27): columns present in
     one only, rows present in one only (by key, :func:`_key_columns`), then every differing value
     of the shared columns, in the new file's row and column order."""
     old_cols, old_rows = _rows(old_text)

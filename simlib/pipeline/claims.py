@@ -185,7 +185,7 @@ def record(claims: Claim | Iterable[Claim], ledger_path, *, notebook: str = "", 
 
 
 def cite_measurements(claims: Claim | Iterable[Claim], measurement_file: str) -> list[Claim]:
-    """``claims`` that judge wall-clock times, as the results ledger keeps them (decision S24): the
+    """``claims`` that judge wall-clock times, as the results ledger keeps them (decision S26): the
     measured text (``our_value``) replaced by a pointer to ``measurement_file`` (where the full rows
     are kept, :meth:`simlib.pipeline.run.Run.measured_claims`) and the note saying that the verdict
     depends on the machine; paper value, tolerance, verdicts and cause are kept (so a claim's cause

@@ -18,7 +18,7 @@ For each notebook the runner
    * **publishing run** -- ``profile`` full and no ``-p`` parameters
      (``--workers`` changes no result): figures go to ``figures/``, CSVs and
      the ledger to ``data/results/``, wall-clock measurements to
-     ``data/measurements/`` (decision S24), and the executed notebook -- scrubbed of
+     ``data/measurements/`` (decision S26), and the executed notebook -- scrubbed of
      timestamps, timings, absolute and temporary paths, host names, process ids
      and memory addresses (:func:`scrub`), without
      papermill's injected-parameters cell -- replaces ``notebooks/NAME.ipynb``
@@ -40,7 +40,7 @@ many trials of how many are done and an estimate of the time left; at the end a
 table of estimated and measured times.
 
 Recorded times (wall and CPU seconds, profile, ok, sweep trials computed and
-cached, the last time from an empty trial cache; decision S26): a publishing run
+cached, the last time from an empty trial cache; decision S28): a publishing run
 updates its notebooks' rows of ``data/results/notebook_times.csv`` (committed; the
 estimate of full-profile runs); a quick-profile run with no ``-p`` parameters
 updates ``BUILD/notebook_times_quick.csv`` (the estimate of quick runs); every
@@ -226,7 +226,7 @@ _PID = re.compile(r"\b(pid|PID|process)([ =:]+)\d+\b")
 
 
 def scrub_text(text: str, replacements) -> str:
-    """``text`` without what differs between two executions of the same notebook (decision S24):
+    """``text`` without what differs between two executions of the same notebook (decision S26):
     each ``(prefix, short)`` of ``replacements`` (longest first: the repository, the Python
     installation, the temporary folder, the home folder, the host name) replaced, a path under the
     temporary folder cut to ``<tmp>/...`` (its names are random), then IPython's
@@ -672,14 +672,14 @@ def committed_times_path(root: Path | str = ROOT) -> Path:
     return Path(root).resolve() / paths.COMMITTED_RESULTS.relative_to(paths.REPO_ROOT) / TIMES_FILE
 
 
-#: Committed reference times per profile, measured from an empty trial cache (decision S26).
+#: Committed reference times per profile, measured from an empty trial cache (decision S28).
 REFERENCE_TIMES_FILE = "reference_times_{profile}.csv"
 
 
 def reference_times_path(profile: str, root: Path | str = ROOT) -> Path:
     """``<root>/data/measurements/reference_times_<profile>.csv``: the ``profile``'s committed reference
     times, measured from an empty trial cache (so every row has a ``cold_wall_s``), which give a
-    fresh clone an estimate before its first notebook (decision S26; data/measurements/README.md)."""
+    fresh clone an estimate before its first notebook (decision S28; data/measurements/README.md)."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {list(PROFILES)}, got {profile!r}")
     folder = paths.COMMITTED_MEASUREMENTS.relative_to(paths.REPO_ROOT)
@@ -789,7 +789,7 @@ def run_notebooks(
     committed times file then keeps only the rows of ``notebooks``.  Each
     notebook's time is recorded as soon as it finishes (:func:`record_time`).  ``cold`` (default:
     :func:`cache_is_empty` when the run starts) says the run computes every trial: it is estimated
-    from, and records, the times of runs from an empty trial cache (decision S26).
+    from, and records, the times of runs from an empty trial cache (decision S28).
     """
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {list(PROFILES)}, got {profile!r}")

@@ -2,7 +2,7 @@
 :mod:`simlib.core.paths`, re-exported here).
 
 The committed results -- ``figures/``, ``data/results/`` and the claims ledger -- and the
-committed wall-clock measurements (``data/measurements/``, decision S24) change
+committed wall-clock measurements (``data/measurements/``, decision S26) change
 only through a full-profile ``make reproduce``: its runner (:mod:`simlib.pipeline.notebooks`)
 tells the notebook's :class:`~simlib.pipeline.run.Run` that it publishes.  Every other run
 (quick profile, custom parameters, papermill by hand, a notebook opened in JupyterLab, a
@@ -25,7 +25,7 @@ from simlib.core.paths import (CACHE, COMMITTED_FIGURES, COMMITTED_LEDGER, COMMI
 
 #: Committed wall-clock measurements (solver and selection times, sweep run times, their figures),
 #: kept apart from the results so that a re-run's ``git diff`` of results shows only changed
-#: results (decision S24); written, like the results, only by a publishing run.  Declared here,
+#: results (decision S26); written, like the results, only by a publishing run.  Declared here,
 #: not in :mod:`simlib.core.paths`: the training trials import that module, so editing it would
 #: invalidate their cached trials (the sweep cache fingerprints a trial's import closure).
 COMMITTED_MEASUREMENTS = REPO_ROOT / "data" / "measurements"
@@ -56,7 +56,7 @@ class RunContext:
 
     @property
     def measurements(self) -> Path:
-        """Wall-clock measurements (decision S24): ``data/measurements/`` or ``<out_dir>/measurements``."""
+        """Wall-clock measurements (decision S26): ``data/measurements/`` or ``<out_dir>/measurements``."""
         return COMMITTED_MEASUREMENTS if self.publish else self.out_dir / "measurements"
 
 

@@ -98,7 +98,7 @@ class Run:
 
     @property
     def measurements(self) -> Path:
-        """This run's wall-clock measurements folder (decision S24: ``data/measurements/`` for a
+        """This run's wall-clock measurements folder (decision S26: ``data/measurements/`` for a
         publishing run, ``<run folder>/measurements`` otherwise; created on first use)."""
         folder = self._ready(self.folders.measurements)
         folder.mkdir(parents=True, exist_ok=True)      # data/measurements/ may not exist yet
@@ -112,7 +112,7 @@ class Run:
 
     def save_measurements(self, df, name: str) -> Path:
         """Write the frame ``df`` of wall-clock measurements (run times, solver times) to
-        ``<measurements>/<name>.csv``, apart from the results (decision S24); returns the path."""
+        ``<measurements>/<name>.csv``, apart from the results (decision S26); returns the path."""
         path = self.measurements / f"{name}.csv"
         df.to_csv(path, index=False)
         return path
@@ -163,7 +163,7 @@ class Run:
 
     def save_figure(self, fig, name: str, *, measurement: bool = False, **kwargs):
         """:func:`~simlib.pipeline.plotting.save_figure` into this run's figures folder, or, for a figure
-        of wall-clock measurements (``measurement=True``, decision S24), into ``<measurements>/figures``."""
+        of wall-clock measurements (``measurement=True``, decision S26), into ``<measurements>/figures``."""
         from simlib.pipeline import plotting
 
         folder = self.measurements / "figures" if measurement else self.figures
@@ -182,7 +182,7 @@ class Run:
 
     def measured_claims(self, claims, name: str, which, *, trials: int | None = None) -> list:
         """``claims`` with those that judge wall-clock times (``which(claim)`` true) made citable
-        (decision S24): their full rows, measured values included, go to the measurement ledger
+        (decision S26): their full rows, measured values included, go to the measurement ledger
         ``<measurements>/<name>.csv`` (with this run's provenance), and they come back in place with
         the measured text replaced by a pointer to that file
         (:func:`~simlib.pipeline.claims.cite_measurements`); pass the list to :meth:`record`."""

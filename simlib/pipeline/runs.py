@@ -44,7 +44,7 @@ def progress_reporter(path, desc: str, min_interval_s: float = 1.0):
 
 
 def split_measurements(df: pd.DataFrame, measured) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """``(results, measurements)`` of a sweep's tidy frame (decision S24): ``results`` without the
+    """``(results, measurements)`` of a sweep's tidy frame (decision S26): ``results`` without the
     ``measured`` columns (wall-clock measurements: they change from run to run and machine to
     machine), ``measurements`` the row key -- every column up to and including ``trial``, the
     setting and the trial -- and the measured columns the frame has (a trial declares all it may
@@ -113,7 +113,7 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, resul
 def write_measurements(df: pd.DataFrame, measured, *, name: str, results_dir, measurements_dir) -> Path | None:
     """Move a sweep's wall-clock columns (``measured``, :func:`split_measurements`) out of its results
     CSV ``<results_dir>/<name>.csv``, rewritten without them, into ``<measurements_dir>/<name>.csv``
-    (decision S24); returns that path, or None (nothing written) if the frame has none of them."""
+    (decision S26); returns that path, or None (nothing written) if the frame has none of them."""
     results, measurements = split_measurements(df, measured)
     if measurements is None:
         return None

@@ -11,7 +11,7 @@ report children's CPU time; ``computed`` / ``cached``: how many of the
 notebook's sweep trials were computed and how many read from the trial cache,
 empty where unknown; ``cold_wall_s``: the wall time of the last successful run
 of the notebook that *started from an empty trial cache* -- kept when a later
-run hits the cache, decision S26); the committed
+run hits the cache, decision S28); the committed
 ``data/results/notebook_times.csv`` is one (decision S13).  The layout before
 issue 47 (without the last three columns) is still read.  Another layout -- a
 name column, then some of ``profile, wall_s, cpu_s, ok, computed, cached,
@@ -23,7 +23,7 @@ The estimate of a run is the sum of the recorded wall times of its members
 (``cold=True``) the cold ones; a member without such a time, or whose last
 recorded run failed, has no estimate and is named as such.  While a run goes
 on, :meth:`Estimate.remaining` scales the rest by the pace measured so far,
-shrunk towards 1 by :data:`PACE_PRIOR_S` (decision S26), so a short first
+shrunk towards 1 by :data:`PACE_PRIOR_S` (decision S28), so a short first
 notebook that spends a minute compiling kernels does not multiply the rest.
 """
 from __future__ import annotations
@@ -47,7 +47,7 @@ NOTEBOOK_COLUMNS = ("notebook", "profile", "wall_s", "cpu_s", "ok", "computed", 
 #: The runner's layout before issue 47 (read as :data:`NOTEBOOK_COLUMNS` with the new fields unknown).
 LEGACY_NOTEBOOK_COLUMNS = NOTEBOOK_COLUMNS[:5]
 _FIELDS = ("profile", "wall_s", "cpu_s", "ok", "computed", "cached", "cold_wall_s")
-#: Seconds of recorded time at pace 1 that the running estimate's pace starts from (decision S26):
+#: Seconds of recorded time at pace 1 that the running estimate's pace starts from (decision S28):
 #: ``pace = (measured + PACE_PRIOR_S) / (recorded + PACE_PRIOR_S)`` over the finished runs.
 PACE_PRIOR_S = 120.0
 #: Names listed in an estimate line before "... (+N more)".
@@ -57,7 +57,7 @@ _MAX_LISTED = 6
 def trials_log(progress_file) -> Path:
     """The file next to a notebook's progress file to which each of its sweeps appends one JSON
     line ``{"name", "total", "cached"}`` (trials in all, trials read from the trial cache); the
-    notebook runner sums it into the times file's ``computed`` / ``cached`` (decision S26)."""
+    notebook runner sums it into the times file's ``computed`` / ``cached`` (decision S28)."""
     progress_file = Path(progress_file)
     return progress_file.with_name(progress_file.stem + ".trials.jsonl")
 
@@ -285,7 +285,7 @@ class Estimate:
         ``pace`` is how much longer than recorded the finished runs with an estimate took (this
         machine's speed changes from day to day, decision S18; failed runs do not count):
         ``(measured + prior_s) / (recorded + prior_s)`` over them, i.e. their measured total over
-        their estimated total with ``prior_s`` seconds at pace 1 added to both (decision S26), so
+        their estimated total with ``prior_s`` seconds at pace 1 added to both (decision S28), so
         that a first notebook recorded at 3 s that spends a minute compiling kernels does not
         multiply every later estimate by 20; once several minutes have run, the measured pace
         dominates.  ``remaining_s`` is the estimates of the names not run yet times ``pace``.

@@ -1,4 +1,4 @@
-"""``python -m simlib.pipeline.check``: results compared column by column, measurements ignored (S25)."""
+"""``python -m simlib.pipeline.check``: results compared column by column, measurements ignored (S27)."""
 from __future__ import annotations
 
 import json

@@ -62,7 +62,7 @@ def test_partial_publishing_run_updates_only_its_row_and_prints_the_estimate(rep
     lines = []
     [res] = repo.run(only="11_", profile="full", echo=lines.append)
     assert res.publish
-    # the file is rewritten in the current layout (computed / cached trials, cold time; S26); the
+    # the file is rewritten in the current layout (computed / cached trials, cold time; S28); the
     # other rows keep their values, unknown in the old layout
     assert repo.committed.read_text().splitlines() == [
         ",".join(timing.NOTEBOOK_COLUMNS), "09_gone,full,5.0,5.0,True,,,", "10_a,full,100.0,150.0,True,,,",
@@ -84,7 +84,7 @@ def test_full_run_with_a_fresh_ledger_drops_rows_of_removed_notebooks(repo):
                         "no estimate for 1 of 4 notebooks (new: 13_new)")
     assert "[4/4] 13_new (no estimate)" in lines
     # after each notebook the rest is estimated at the pace so far, shrunk towards 1 by the prior
-    # (S26): 10_a took 1 s of its 100 s -> (1 + 120) / (100 + 120) = 0.55, times 47 s
+    # (S28): 10_a took 1 s of its 100 s -> (1 + 120) / (100 + 120) = 0.55, times 47 s
     assert "    remaining ≈ 26s for 2 notebooks (pace so far 0.55× the recorded times), " \
            "plus 1 without an estimate" in lines
     assert not any("remaining" in line for line in lines[lines.index("[4/4] 13_new (no estimate)"):])

@@ -158,7 +158,7 @@ def test_save_figure_goes_to_the_runs_folder_and_never_to_the_committed_one_by_a
     plt.close(fig)
 
 
-# --- issue 47: wall-clock measurements apart from the results (decision S24) ----------------------
+# --- issue 47: wall-clock measurements apart from the results (decision S26) ----------------------
 
 def timed(params, rng_seed):
     return {"y": 2 * params["x"], "time_ms": 0.5 + params["x"]}

@@ -1,4 +1,4 @@
-"""The executed notebooks hold nothing that differs between two runs (issue 47, decision S24).
+"""The executed notebooks hold nothing that differs between two runs (issue 47, decision S26).
 
 A unit test of the scrubber on crafted outputs (temporary paths, process ids, host names,
 timestamps, IPython's cell files), and one notebook executed twice -- two kernels, two

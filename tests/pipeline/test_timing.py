@@ -182,7 +182,7 @@ def test_timing_table_totals_and_marks_failures():
         "total" + " " * 10 + "2s" + " " * 8 + "3s")
 
 
-# --- issue 47: cold vs warm times, the running pace (decision S26) --------------------------------
+# --- issue 47: cold vs warm times, the running pace (decision S28) --------------------------------
 
 #: A synthetic reproduction: a 3.2 s first notebook, then 21 notebooks recorded at 1800 s in all.
 SYNTHETIC = {"00_first": 3.2, **{f"{10 + i}_nb": t for i, t in enumerate(

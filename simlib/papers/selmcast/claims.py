@@ -475,7 +475,7 @@ def _flat_claims(d: pd.DataFrame) -> list[Claim]:
 
 #: The claims of :func:`bsp_claims` that judge wall-clock times (selection and MILP solver times):
 #: their measured values change from run to run and machine to machine, so the notebook records
-#: them apart (decision S24: ``run.measured_claims``; the results ledger cites the measurement file).
+#: them apart (decision S26: ``run.measured_claims``; the results ledger cites the measurement file).
 TIMING_CLAIMS = frozenset({
     "SelMcast and Orpheus select within tens of ms at n = 200",
     "Optimal (MILP) median time grows super-linearly with n (L3)",
@@ -484,7 +484,7 @@ TIMING_CLAIMS = frozenset({
     "Optimal's (MILP) time depends on the instance; hits the time limit in some runs",
 })
 #: The sweep columns of :func:`~simlib.papers.selmcast.experiments.bsp_trial` and ``milp_trial`` that
-#: are wall-clock times (decision S24): a notebook passes them as ``run.sweep(..., measured=...)``.
+#: are wall-clock times (decision S26): a notebook passes them as ``run.sweep(..., measured=...)``.
 BSP_TIMING_COLUMNS = ("selmcast_time_ms", "orpheus_time_ms", "optimal_time_ms")
 MILP_TIMING_COLUMNS = ("flow_time_ms", "milp_time_s", "milp_stage1_s", "milp_stage2_s")
 

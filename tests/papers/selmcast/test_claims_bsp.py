@@ -295,7 +295,7 @@ def test_reference_n_and_argument_errors():
         C.reference_n([])
 
 
-# --------------------------------------------------------------------------- timing claims (S24)
+# --------------------------------------------------------------------------- timing claims (S26)
 def test_timing_claims_are_the_ones_that_quote_wall_times_and_keep_them_out_of_cause_and_note():
     """Every name in TIMING_CLAIMS is a claim bsp_claims makes (a renamed claim cannot slip out of the
     measurement files), no other claim moves with the times, and the timing claims' cause and note
