@@ -11,6 +11,11 @@
 #                    data/results/, notebooks/*.ipynb); PROFILE=quick writes to
 #                    build/runs/<notebook>/<hash>/; a full run also writes
 #                    requirements.lock (`pip freeze` of $(VENV))
+#  make reproduce-check  after a reproduction: compare the committed result files
+#                    (data/results/*.csv with the ledger, notebooks' outputs, figures/)
+#                    with git revision $(CHECK_AGAINST) (default HEAD) column by column;
+#                    prints "results identical" or the differing values; wall-clock
+#                    measurements (data/measurements/) are not compared
 #   make site        build the website of the committed executed notebooks
 #                    (nothing re-run) into $(SITE_DIR): index, one page per
 #                    notebook, the sortable claims ledger, every figure
@@ -22,7 +27,8 @@
 # (passed to the notebooks as `workers`), PROFILE (full|quick), PYTEST_FLAGS,
 # NOTEBOOK_FLAGS (extra `python -m simlib.pipeline.notebooks` options, e.g. "--only 11_"),
 # LAB_FLAGS (extra `jupyter lab` options, e.g. "--no-browser --port 8890"),
-# SITE_DIR (where `make site` writes; default build/site).
+# SITE_DIR (where `make site` writes; default build/site), CHECK_AGAINST (the git revision
+# `make reproduce-check` compares with; default HEAD).
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -32,6 +38,7 @@ PYTEST_FLAGS ?= -n 2
 NOTEBOOK_FLAGS ?=
 LAB_FLAGS ?=
 SITE_DIR ?= build/site
+CHECK_AGAINST ?= HEAD
 
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -41,7 +48,7 @@ KERNEL_ROOT := $(VENV)/.kernel-checkout
 RUN := PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}"
 
 .DEFAULT_GOAL := help
-.PHONY: help venv lab test reproduce site bench clean distclean FORCE
+.PHONY: help venv lab test reproduce reproduce-check site bench clean distclean FORCE
 
 help:
 	@sed -n '1,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
@@ -98,6 +105,10 @@ reproduce: venv
 		$(if $(strip $(NOTEBOOK_FLAGS)),,$(if $(filter full,$(PROFILE)),--fresh-ledger)) $(NOTEBOOK_FLAGS)
 	$(if $(filter full,$(PROFILE)),$(RUN) $(VPY) -m simlib claims)
 	$(if $(filter full,$(PROFILE)),$(MAKE) --no-print-directory requirements.lock)
+
+# Decision S27; `--report benchmarks/reference/<commit>_<date>_check.txt` keeps a reference run's report.
+reproduce-check: | $(VPY)
+	$(RUN) $(VPY) -m simlib.pipeline.check --against "$(CHECK_AGAINST)"
 
 # The exact versions of the environment a full reproduction ran in (`pip freeze`), committed with its results.
 requirements.lock: FORCE | $(VPY)

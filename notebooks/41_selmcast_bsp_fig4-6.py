@@ -76,67 +76,83 @@ from simlib.papers.selmcast import claims as selmcast_claims
 from simlib.papers.selmcast.experiments import bsp_trial, long_by_scheme, milp_trial, reading_settings
 from simlib.pipeline import plotting, sweep
 
+# selection and solver wall times go to the run's measurements folder, not the results CSVs (S26)
+timed = dict(measured=selmcast_claims.BSP_TIMING_COLUMNS)
 common = dict(lam=[lam], shared_x=[shared_x], bbar_gbps=[40.0], model_mb=[200.0])
 bsp_common = dict(common, normalization=[normalization])
 fig4 = run.sweep(bsp_trial,
                  sweep.expand_grid(layer=layers, n=n_values, p_frac=[p_frac], mu=[1.0],
                                    **bsp_common),
-                 name="41_selmcast_fig4", desc="Fig. 4")
+                 name="41_selmcast_fig4", desc="Fig. 4", **timed)
 fig5 = run.sweep(bsp_trial,
                  sweep.expand_grid(layer=layers, n=[fig5_n], p_frac=p_frac_values, mu=[1.0],
                                    **bsp_common),
-                 name="41_selmcast_fig5", desc="Fig. 5")
+                 name="41_selmcast_fig5", desc="Fig. 5", **timed)
 fig6 = run.sweep(bsp_trial,
                  sweep.expand_grid(layer=["L3"], n=n_values, p_frac=[p_frac], mu=["1/p"],
                                    **bsp_common),
-                 name="41_selmcast_fig6", desc="Fig. 6")
+                 name="41_selmcast_fig6", desc="Fig. 6", **timed)
 milp = run.sweep(milp_trial,
                  sweep.expand_grid(layer=layers, n=milp_n_values, p_frac=[p_frac], mu=[1.0],
                                    time_limit_s=[milp_time_limit_s], **common),
-                 name="41_selmcast_milp", trials=milp_trials, desc="MILP")
+                 name="41_selmcast_milp", trials=milp_trials, desc="MILP",
+                 measured=selmcast_claims.MILP_TIMING_COLUMNS)
 L4, L5, L6 = (long_by_scheme(d) for d in (fig4, fig5, fig6))
 L4 = L4.assign(p_over_n=L4.p / L4.n)
 L5 = L5.assign(p_over_n=L5.p / L5.n)
 
 
 def table(d, by, metrics=("ct_norm", "scale")):
-    """Means of the metrics and the median selection time, one row per (by..., scheme)."""
-    g = d.groupby(list(by) + ["scheme"])
-    return g[list(metrics)].mean().join(g["time_ms"].median().rename("median_time_ms")).round(4)
+    """Means of the metrics, one row per (by..., scheme); selection times are measurements (S26)."""
+    return d.groupby(list(by) + ["scheme"])[list(metrics)].mean().round(4)
 
 
 table(L4, ["layer", "n"])
 
 # %% [markdown]
 # ## Fig. 4 — cluster size (p = 0.3n, μ = 1)
-# (a, b) selection time per scheme (log scale; "milp" = HiGHS on model (12), only at the
-# sizes in `milp_n_values`), (c, d) normalized completion time, (e, f) multicast scale.
+# (c, d) normalized completion time, (e, f) multicast scale. Panels (a, b), the selection time
+# per scheme (log scale; "milp" = HiGHS on model (12), only at the sizes in `milp_n_values`), are
+# wall-clock measurements: they are drawn in a figure of their own under the run's
+# measurements folder (`data/measurements/figures/` for `make reproduce`; decision S26), so a
+# re-run's results figure does not change with the machine's load.
 
 # %%
 plotting.set_theme()
-milp_long = milp.assign(scheme="milp", time_ms=1e3 * milp.milp_time_s)
-fig, axes = plt.subplots(3, len(layers), figsize=(3.4 * len(layers), 7.6), squeeze=False)
+fig, axes = plt.subplots(2, len(layers), figsize=(3.4 * len(layers), 5.2), squeeze=False)
 for col, layer in enumerate(layers):
     d = L4[L4.layer == layer]
-    t = pd.concat([d[["n", "scheme", "time_ms"]], milp_long[milp_long.layer == layer][["n", "scheme", "time_ms"]]])
-    for row, (metric, label) in enumerate((("time_ms", "selection time (ms)"),
-                                           ("ct_norm", "normalized completion time"),
+    for row, (metric, label) in enumerate((("ct_norm", "normalized completion time"),
                                            ("scale", "average multicast scale"))):
         ax = axes[row, col]
         # dodge: SelMcast often finds the optimum; side by side, neither line hides the other
-        plotting.plot_min_median_max(ax, t if metric == "time_ms" else d, x="n", y=metric, hue="scheme",
-                                     legend=False, dodge=0.025)
-        if metric == "time_ms":
-            ax.set_yscale("log")
+        plotting.plot_min_median_max(ax, d, x="n", y=metric, hue="scheme", legend=False, dodge=0.025)
         if metric == "scale":
             ax.set_ylim(0, 1)
         ax.set_xlabel("number of workers n")
         ax.set_ylabel(label)
-        ax.set_title(f"({chr(97 + 2 * row + col)}) {layer}", loc="left", fontsize="medium")
+        ax.set_title(f"({chr(99 + 2 * row + col)}) {layer}", loc="left", fontsize="medium")
 fig.suptitle("Fig. 4: BSP, p = 0.3n, μ = 1")
 fig.tight_layout()
 plotting.figure_legend(fig)
 run.save_figure(fig, "selmcast_fig04_bsp_scale_n")
+
+milp_long = milp.assign(scheme="milp", time_ms=1e3 * milp.milp_time_s)
+fig, axes = plt.subplots(1, len(layers), figsize=(3.4 * len(layers), 2.8), squeeze=False)
+for col, layer in enumerate(layers):
+    d = L4[L4.layer == layer]
+    t = pd.concat([d[["n", "scheme", "time_ms"]], milp_long[milp_long.layer == layer][["n", "scheme", "time_ms"]]])
+    ax = axes[0, col]
+    plotting.plot_min_median_max(ax, t, x="n", y="time_ms", hue="scheme", legend=False, dodge=0.025)
+    ax.set_yscale("log")
+    ax.set_xlabel("number of workers n")
+    ax.set_ylabel("selection time (ms)")
+    ax.set_title(f"({chr(97 + col)}) {layer}", loc="left", fontsize="medium")
+fig.suptitle("Fig. 4 (a, b): selection time (wall clock, this machine)")
+fig.tight_layout()
+plotting.figure_legend(fig)
+run.save_figure(fig, "selmcast_fig04ab_selection_time", measurement=True)
+plt.close(fig)
 
 # %% [markdown]
 # ## Fig. 5 — p/n from 0.1 to 0.5 (n = `fig5_n`, μ = 1)
@@ -176,17 +192,18 @@ table(L6, ["n"], metrics=("receivers", "scale", "ct_norm"))
 # %% [markdown]
 # ## Optimal: the HiGHS MILP of model (12) vs the exact max-flow optimum
 # Same instances; per stage a `milp_time_limit_s` limit. `match` = identical t* (relative
-# 1e-9) and identical Σx. A run that hit the limit keeps its incumbent and says so.
+# 1e-9) and identical Σx. A run that hit the limit keeps its incumbent and says so. The solve
+# times (median and max MILP time, median max-flow time per (layer, n)) are wall-clock
+# measurements: they go to `41_selmcast_milp_times.csv` in the run's measurements folder.
 
 # %%
 milp = milp.assign(match=lambda d: np.isclose(d.milp_t_star_s, d.flow_t_star_s, rtol=1e-9, atol=0)
                    & (d.milp_receivers == d.flow_receivers))
 mg = milp.groupby(["layer", "n"])
-milp_summary = pd.DataFrame({
-    "median_milp_s": mg.milp_time_s.median(), "max_milp_s": mg.milp_time_s.max(),
-    "proven": mg.milp_proven.sum(), "runs": mg.size(), "match": mg.match.sum(),
-    "median_flow_ms": mg.flow_time_ms.median()})
-milp_summary.round(3)
+milp_times = pd.DataFrame({"median_milp_s": mg.milp_time_s.median(), "max_milp_s": mg.milp_time_s.max(),
+                           "median_flow_ms": mg.flow_time_ms.median()})
+run.save_measurements(milp_times.reset_index(), "41_selmcast_milp_times")
+pd.DataFrame({"proven": mg.milp_proven.sum(), "runs": mg.size(), "match": mg.match.sum()})
 
 # %% [markdown]
 # ## Paper gaps, shown once
@@ -211,7 +228,7 @@ n_small = min(n_values)
 multi = run.sweep(bsp_trial,
                   sweep.expand_grid(layer=layers, n=[n_small], p_frac=[p_frac], mu=[1.0],
                                     rounds=[1, rounds_demo], k=[k_demo], **bsp_common),
-                  name="41_selmcast_rounds", desc="rounds")
+                  name="41_selmcast_rounds", desc="rounds", **timed)
 print(f"\nSM2: one round vs {rounds_demo} rounds with k = {k_demo} (n = {n_small}; means over rounds and trials)")
 print(table(long_by_scheme(multi), ["layer", "rounds"]).to_string())
 
@@ -219,7 +236,7 @@ sx = run.sweep(bsp_trial,
                sweep.expand_grid(layer=layers, n=[n_small], p_frac=[p_frac], mu=[1.0],
                                  shared_x=[False, True], lam=[lam],
                                  normalization=[normalization]),
-               name="41_selmcast_shared_x", desc="shared x")
+               name="41_selmcast_shared_x", desc="shared x", **timed)
 print("\nB2: independent vs shared x per worker")
 print(table(long_by_scheme(sx), ["layer", "shared_x"]).to_string())
 
@@ -240,7 +257,7 @@ alt_settings = reading_settings(layers=layers, n_values=n_values, n_ref=n_ref, p
                                 fig5_p_frac=max(p_frac_values), lam=lam, normalization=normalization,
                                 lam_alt=lam_alt, normalization_alt=normalization_alt,
                                 fixed=dict(shared_x=shared_x))
-readings = {fig: run.sweep(bsp_trial, s, name=f"41_selmcast_{fig}_readings", desc=f"{fig} readings")
+readings = {fig: run.sweep(bsp_trial, s, name=f"41_selmcast_{fig}_readings", desc=f"{fig} readings", **timed)
             for fig, s in alt_settings.items() if s}
 stated = (lam, normalization)
 selmcast_claims.reading_table(fig4, fig5, fig6, readings=readings, stated=stated, n_ref=n_ref)
@@ -254,8 +271,11 @@ selmcast_claims.reading_table(fig4, fig5, fig6, readings=readings, stated=stated
 # than 0.05 over p/n; "exactly p" within 1 %; "tens of ms" below 100 ms.
 
 # %%
-recorded = run.record(selmcast_claims.bsp_claims(fig4, fig5, fig6, milp, readings=readings, stated=stated,
-                                                    n_ref=n_ref))
+# claims on wall-clock times: full rows in the measurements folder, the ledger cites them (S26)
+claims = run.measured_claims(selmcast_claims.bsp_claims(fig4, fig5, fig6, milp, readings=readings, stated=stated,
+                                                        n_ref=n_ref),
+                             "41_selmcast_timing_claims", lambda c: c.claim in selmcast_claims.TIMING_CLAIMS)
+recorded = run.record(claims)
 recorded
 
 # %% [markdown]
@@ -287,7 +307,8 @@ recorded
 #   scale falls a few % short of the exact optimum's at L7 for large p/n (the overlap claim
 #   names the setting), where Algorithm 1's greedy Pareto improvement stops early.
 # * **Speed**: SelMcast and Orpheus are milliseconds, as the paper says ("tens of ms"); the
-#   HiGHS MILP grows steeply with n for L3 (table above; `benchmarks/bench_selmcast_bsp.py`
+#   HiGHS MILP grows steeply with n for L3 (`41_selmcast_milp_times.csv` and the timing claims
+#   in the measurements folder; `benchmarks/bench_selmcast_bsp.py`
 #   times it at n = 50 and 200 against the 60 s limit), which is why the exact max-flow
 #   optimum draws the "Optimal" line (SM8, SM10). At our MILP sizes (n ≤ 20, SM10) the L7
 #   model's time barely grows with n.

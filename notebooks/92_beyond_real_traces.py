@@ -52,8 +52,8 @@
 # the notebooks it revisits: 5 paired trials for SR/PR and FMReduce, 3 for SSP (its 600 s runs
 # cost about 4× an SR/PR pair), and the replays (the costliest part: a SelMcast/Orpheus replay
 # pair costs about 3× an SSP pair) 3 and 2 trials on the stand-in and the two real traces with
-# the strongest persistent stragglers (`pai-job4`, `bytedance-ar`). The sweep cell prints what
-# each sweep took.
+# the strongest persistent stragglers (`pai-job4`, `bytedance-ar`). The sweep cell writes what
+# each sweep took to `data/measurements/92_beyond_real_traces_times.csv`.
 
 # %% tags=["parameters"]
 profile = "full"                     # "full" or "quick" (tests)
@@ -135,7 +135,8 @@ pd.DataFrame([trace_row(t) for t in dict.fromkeys(traces + tta_traces)]).set_ind
 
 # %% [markdown]
 # ## The sweeps
-# One sweep per comparison (timings printed; finished trials are cached, so a re-run costs nothing).
+# One sweep per comparison (their wall times go to the run's measurements folder, decision S26;
+# finished trials are cached, so a re-run costs nothing).
 
 # %%
 timings = {}
@@ -164,8 +165,12 @@ df_tta_sr = timed("SR vs PR, time to accuracy", tta.trial, sweep.expand_grid(
 df_tta_ssp = timed("SelMcast vs Orpheus, time to accuracy", selmcast_ssp_tta.trial, sweep.expand_grid(
     trace=tta_traces, n=[ssp_n], scheme=["selmcast", "orpheus"], duration_s=[tta_ssp_duration_s], **training),
     tta_ssp_trials, "tta_ssp")
+# the sweeps' wall times are measurements (decision S26): they go to the run's measurements folder
+run.save_measurements(pd.DataFrame([{"sweep": label, "runs": rows, "wall_s": round(secs, 1)}
+                                    for label, (rows, secs) in timings.items()]), "92_beyond_real_traces_times")
 for label, (rows, secs) in timings.items():
-    print(f"{label}: {rows} runs in {secs:.1f} s")
+    print(f"{label}: {rows} runs")
+print(f"(their wall times: {run.measurement_file('92_beyond_real_traces_times')})")
 print("training:", {k: v[0] for k, v in training.items()})
 for label, d in (("SR vs PR", df_tta_sr), ("SelMcast vs Orpheus", df_tta_ssp)):
     print(f"{label}: share of runs that reached {target_acc:.0%} per scheme:",

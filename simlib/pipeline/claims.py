@@ -27,6 +27,7 @@ readers never see a partial ledger and concurrent notebooks do not lose rows.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -39,8 +40,8 @@ from simlib.pipeline import paths
 from simlib.pipeline.atomic import atomic_write_bytes, locked_directory as _locked
 from simlib.papers.claim import DEFAULT_SETTING, KINDS, PROFILE_SETTING, Claim, mark_fitted
 
-__all__ = ["COLUMNS", "DEFAULT_LEDGER", "KINDS", "record", "load_ledger", "settings_table", "reproduction_table",
-           "markdown_table", "summarize_ledger", "verdict_counts", "row_verdict"]
+__all__ = ["COLUMNS", "DEFAULT_LEDGER", "KINDS", "record", "cite_measurements", "load_ledger", "settings_table",
+           "reproduction_table", "markdown_table", "summarize_ledger", "verdict_counts", "row_verdict"]
 
 #: The strength columns (S24) and the calibration mark, after the provenance.
 STRENGTH_COLUMNS = ("pairs", "sides", "interval", "undecided", "fitted")
@@ -209,6 +210,20 @@ def record(claims: Claim | Iterable[Claim], ledger_path, *, notebook: str = "", 
              "undecided": ",".join(c.undecided)} for c in claims]
     _upsert(rows, ledger_path)
     return LedgerRows(LedgerRow(r) for r in rows)
+
+
+def cite_measurements(claims: Claim | Iterable[Claim], measurement_file: str) -> list[Claim]:
+    """``claims`` that judge wall-clock times, as the results ledger keeps them (decision S26): the
+    measured text (``our_value``) replaced by a pointer to ``measurement_file`` (where the full rows
+    are kept, :meth:`simlib.pipeline.run.Run.measured_claims`) and the note saying that the verdict
+    depends on the machine; paper value, tolerance, verdicts and cause are kept (so a claim's cause
+    must not quote a time)."""
+    claims = [claims] if isinstance(claims, Claim) else list(claims)
+    if not isinstance(measurement_file, str) or not measurement_file.strip():
+        raise ValueError(f"measurement_file must be a non-empty str, got {measurement_file!r}")
+    tail = f"wall-clock times: the verdict depends on the machine; measured values in {measurement_file}"
+    return [dataclasses.replace(c, our_value=f"machine-dependent, see {measurement_file}",
+                                note=f"{c.note}; {tail}" if c.note else tail) for c in claims]
 
 
 def load_ledger(path=DEFAULT_LEDGER) -> pd.DataFrame:

@@ -17,8 +17,10 @@ For each notebook the runner
 
    * **publishing run** -- ``profile`` full and no ``-p`` parameters
      (``--workers`` changes no result): figures go to ``figures/``, CSVs and
-     the ledger to ``data/results/``, and the executed notebook -- scrubbed of
-     timestamps, timings, absolute paths and memory addresses, without
+     the ledger to ``data/results/``, wall-clock measurements to
+     ``data/measurements/`` (decision S26), and the executed notebook -- scrubbed of
+     timestamps, timings, absolute and temporary paths, host names, process ids
+     and memory addresses (:func:`scrub`), without
      papermill's injected-parameters cell -- replaces ``notebooks/NAME.ipynb``
      (a copy stays in ``BUILD/executed/``).  This is ``make reproduce``.
    * **any other run** -- everything, the executed notebook included, goes to
@@ -37,12 +39,16 @@ estimated total time, from the times recorded by earlier runs
 many trials of how many are done and an estimate of the time left; at the end a
 table of estimated and measured times.
 
-Recorded times (wall and CPU seconds, profile, ok): a publishing run updates
-its notebooks' rows of ``data/results/notebook_times.csv`` (committed; the
+Recorded times (wall and CPU seconds, profile, ok, sweep trials computed and
+cached, the last time from an empty trial cache; decision S28): a publishing run
+updates its notebooks' rows of ``data/results/notebook_times.csv`` (committed; the
 estimate of full-profile runs); a quick-profile run with no ``-p`` parameters
 updates ``BUILD/notebook_times_quick.csv`` (the estimate of quick runs); every
 non-publishing run also writes its notebook's row to
-``build/runs/NAME/<hash>/results/notebook_times.csv``.
+``build/runs/NAME/<hash>/results/notebook_times.csv``.  What the estimate's file
+lacks comes from ``data/measurements/reference_times_<profile>.csv`` (committed,
+measured from an empty trial cache); a run that starts with an empty trial cache
+is estimated from times measured so only.
 
 The exit status is non-zero if any notebook failed; the failures are listed.
 
@@ -56,6 +62,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import dataclasses
 import fnmatch
 import json
 import logging
@@ -71,6 +78,7 @@ from pathlib import Path
 
 from simlib.pipeline import paths, timing
 from simlib.pipeline.run import RUNNER_PARAMETER
+from simlib.pipeline.timing import read_trials_log, trials_log
 from simlib.core.paths import REPO_ROOT as ROOT
 from simlib.core.validate import check_real
 from simlib.papers.cli_gen import num_arg
@@ -117,6 +125,10 @@ class NotebookResult:
     #: CPU seconds of the runner and the child processes it waited for (kernel, sweep workers);
     #: None where the platform does not report children's CPU time.
     cpu_seconds: float | None = None
+    #: Sweep trials computed / read from the trial cache (None: unknown, e.g. the notebook failed
+    #: before its sweeps reported; :func:`simlib.pipeline.timing.read_trials_log`).
+    computed: int | None = None
+    cached: int | None = None
 
 
 def discover(notebook_dir: Path | str = NOTEBOOK_DIR, only: str | list[str] | None = None) -> list[Path]:
@@ -207,30 +219,73 @@ def prepare(source: Path, build_dir: Path) -> Path:
 
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+#: IPython's file name for a cell's code, ``/tmp/ipykernel_<pid>/<hash>.py`` (in warnings and tracebacks).
+_KERNEL_CELL = re.compile(r"(?:[A-Za-z]:)?[\\/][^\s'\"]*?ipykernel_\d+[\\/]\d+\.py")
+#: Timestamps: ISO 8601 date and time (``2026-11-29T00:50:03.123+00:00``, ``2026-11-29 00:50:03``).
+_TIMESTAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\b")
+#: A path under the temporary folder once that folder became ``<tmp>``: its names are random.
+_TEMP_PATH = re.compile(r"<tmp>/[^\s'\"]+")
+#: A process id named as such: ``pid 1234``, ``pid=1234``, ``PID: 1234``, ``process 1234``.
+_PID = re.compile(r"\b(pid|PID|process)([ =:]+)\d+\b")
+
+
+def scrub_text(text: str, replacements) -> str:
+    """``text`` without what differs between two executions of the same notebook (decision S26):
+    each ``(prefix, short)`` of ``replacements`` (longest first: the repository, the Python
+    installation, the temporary folder, the home folder, the host name) replaced, a path under the
+    temporary folder cut to ``<tmp>/...`` (its names are random), then IPython's
+    cell file names (``/tmp/ipykernel_<pid>/<hash>.py`` -> ``<cell>``), memory addresses
+    (`` at 0x7f...``), timestamps (-> ``<timestamp>``) and named process ids (``pid 123`` ->
+    ``pid <pid>``) removed."""
+    text = _KERNEL_CELL.sub("<cell>", text)
+    for prefix, short in replacements:
+        if short == "<host>":    # a name, not a path: whole words only
+            text = re.sub(rf"(?<![\w.-]){re.escape(prefix)}(?![\w-])", short, text)
+        elif prefix:    # the prefix as a whole path: "/tmp" in "/tmp/x" or "/tmp:", never in "/tmpfoo"
+            text = text.replace(prefix + os.sep, short + "/")
+            text = re.sub(rf"{re.escape(prefix)}(?![\w.-])", lambda _: short, text)
+    text = _TEMP_PATH.sub("<tmp>/...", text)          # names under the temporary folder are random
+    text = _ADDRESS.sub("", text)
+    text = _TIMESTAMP.sub("<timestamp>", text)
+    return _PID.sub(lambda m: f"{m.group(1)}{m.group(2)}<pid>", text)
+
+
+def scrub_replacements(root: Path) -> list[tuple[str, str]]:
+    """The ``(prefix, short)`` pairs :func:`scrub_text` replaces, longest prefix first: ``root`` ->
+    ``.``, the Python installation -> ``<python>``, the temporary folder -> ``<tmp>``, the home
+    folder -> ``~``, the host name -> ``<host>`` (whole words only, if it has 2 or more characters)."""
+    import socket
+
+    pairs = {(str(root), "."), (sys.prefix, "<python>"), (sys.base_prefix, "<python>"),
+             (tempfile.gettempdir(), "<tmp>"), (str(Path.home()), "~")}
+    host = socket.gethostname()
+    if len(host) >= 2:
+        pairs.add((host, "<host>"))
+    return sorted((p for p in pairs if p[0] and p[0] != os.sep), key=lambda p: -len(p[0]))
 
 
 def scrub(nb, root: Path):
     """Make an executed notebook deterministic, in place; returns it.
 
     Drops papermill's and the execution timing metadata (start/end times,
-    durations), replaces the absolute ``root`` by ``.`` and the Python
-    installation by ``<python>`` in outputs, and removes memory addresses
-    (`` at 0x7f...``) from text outputs.
+    durations), gives papermill's injected-parameters cell (in a run folder's copy) a fixed id
+    instead of its random one, and cleans every text output and traceback with :func:`scrub_text`
+    (the absolute ``root`` becomes ``.``, the Python installation ``<python>``, the temporary
+    folder ``<tmp>`` (a path in it ``<tmp>/...``), the home folder ``~``, the host name
+    ``<host>``; IPython's cell file names, memory addresses, timestamps and process ids go).
     """
     nb.metadata.pop("papermill", None)
     nb.metadata.pop("widgets", None)
-    # the repository becomes ".", the Python environment "<python>" (longest first)
-    prefixes = sorted({(str(root), "."), (sys.prefix, "<python>"), (sys.base_prefix, "<python>")},
-                      key=lambda p: -len(p[0]))
+    replacements = scrub_replacements(Path(root))
 
     def clean(text: str) -> str:
-        for prefix, short in prefixes:
-            text = text.replace(prefix + os.sep, short + "/").replace(prefix, short)
-        return _ADDRESS.sub("", text)
+        return scrub_text(text, replacements)
 
     for cell in nb.cells:
         cell.metadata.pop("papermill", None)
         cell.metadata.pop("execution", None)
+        if "injected-parameters" in cell.metadata.get("tags", []) and "id" in cell:
+            cell["id"] = "injected-parameters"          # papermill draws a random id for the cell it adds
         for out in cell.get("outputs", []):
             if "text" in out:
                 out["text"] = clean(out["text"] if isinstance(out["text"], str) else "".join(out["text"]))
@@ -477,12 +532,12 @@ def check_build_dir(build_dir: Path | str, root: Path | str = ROOT, *, name: str
     """``build_dir`` as a Path if the runner may use it as its build folder, else a ValueError
     naming ``name`` and why: it (or a parent) is a file, the nearest existing folder is not
     writable, or it is the repository ``root`` or inside a committed folder of ``root``
-    (``figures/``, ``data/results/``, ``notebooks/``).  Writes nothing."""
+    (``figures/``, ``data/results/``, ``data/measurements/``, ``notebooks/``).  Writes nothing."""
     path = Path(build_dir)
     resolved, root = path.resolve(), Path(root).resolve()
     if resolved == root:
         raise ValueError(f"{name} must not be the repository root {root}, got {str(path)!r}")
-    for committed in (paths.COMMITTED_FIGURES, paths.COMMITTED_RESULTS, NOTEBOOK_DIR):
+    for committed in (paths.COMMITTED_FIGURES, paths.COMMITTED_RESULTS, paths.COMMITTED_MEASUREMENTS, NOTEBOOK_DIR):
         rel = committed.relative_to(paths.REPO_ROOT)
         if resolved.is_relative_to(root / rel):
             raise ValueError(f"{name} must not be inside the committed folder {rel.as_posix()}/ "
@@ -554,6 +609,7 @@ def run_notebook(
     progress_file = build_dir / "progress" / f"{source.stem}.json"
     progress_file.parent.mkdir(parents=True, exist_ok=True)
     progress_file.unlink(missing_ok=True)
+    trials_log(progress_file).unlink(missing_ok=True)
     logging.getLogger("papermill").addFilter(_PAPERMILL_FILTER)    # idempotent
     # what the notebook's Run needs from the runner, as one papermill parameter (decision S21); "passed"
     # names the user's parameters, so one equal to the full default still counts as passed (S22)
@@ -569,8 +625,9 @@ def run_notebook(
             final.parent.mkdir(parents=True, exist_ok=True)
             shutil.move(output, final)
             output = final
+        counts = read_trials_log(progress_file) or ((0, 0) if ok else (None, None))   # ok, no log: no sweep
         return NotebookResult(source.stem, source, output, ok, time.perf_counter() - start,
-                              error, dict(parameters), publish, out_dir, cpu)
+                              error, dict(parameters), publish, out_dir, cpu, *counts)
 
     try:
         ipynb = prepare(source, build_dir)
@@ -619,24 +676,80 @@ def committed_times_path(root: Path | str = ROOT) -> Path:
     return Path(root).resolve() / paths.COMMITTED_RESULTS.relative_to(paths.REPO_ROOT) / TIMES_FILE
 
 
+#: Committed reference times per profile, measured from an empty trial cache (decision S28).
+REFERENCE_TIMES_FILE = "reference_times_{profile}.csv"
+
+
+def reference_times_path(profile: str, root: Path | str = ROOT) -> Path:
+    """``<root>/data/measurements/reference_times_<profile>.csv``: the ``profile``'s committed reference
+    times, measured from an empty trial cache (so every row has a ``cold_wall_s``), which give a
+    fresh clone an estimate before its first notebook (decision S28; data/measurements/README.md)."""
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {list(PROFILES)}, got {profile!r}")
+    folder = paths.COMMITTED_MEASUREMENTS.relative_to(paths.REPO_ROOT)
+    return Path(root).resolve() / folder / REFERENCE_TIMES_FILE.format(profile=profile)
+
+
 def estimate_times_path(profile: str, root: Path | str = ROOT,
                         build_dir: Path | str = DEFAULT_BUILD_DIR) -> Path:
     """The times file a ``profile`` run is estimated from: the committed one (full) or the quick one."""
     return committed_times_path(root) if profile == "full" else Path(build_dir) / QUICK_TIMES_FILE
 
 
+def recorded_times(profile: str, root: Path | str = ROOT,
+                   build_dir: Path | str = DEFAULT_BUILD_DIR) -> tuple[dict, str, str]:
+    """``(recorded, source, unreadable)``: the times a ``profile`` run is estimated from, where they
+    come from (for the estimate line) and why a file was ignored ("" if none was).
+
+    The profile's own times file (:func:`estimate_times_path`: the committed one for full,
+    ``build/notebook_times_quick.csv`` for quick) gives each notebook's row; the committed
+    :func:`reference_times_path` adds the notebooks it lacks and the cold time (``cold_wall_s``)
+    of a row that has none, so a fresh clone has an estimate before its first notebook.
+    """
+    files = [estimate_times_path(profile, root, build_dir), reference_times_path(profile, root)]
+    tables, used, problems = [], [], []
+    for path in files:
+        try:
+            rows = timing.read_times(path)
+        except ValueError as exc:
+            problems.append(str(exc))
+            rows = {}
+        if rows:
+            used.append(_show(path, root))
+        tables.append(rows)
+    recorded = dict(tables[0])
+    for name, ref in tables[1].items():
+        own = recorded.get(name)
+        if own is None:
+            recorded[name] = ref
+        elif own.cold_wall_s is None and ref.cold_wall_s is not None and own.profile == ref.profile:
+            recorded[name] = dataclasses.replace(own, cold_wall_s=ref.cold_wall_s)
+    return recorded, " and ".join(used) or _show(files[0], root), "; ".join(problems)
+
+
+def cache_is_empty(cache: Path | str | None = None) -> bool:
+    """True if the trial cache (default :data:`simlib.core.paths.CACHE`) holds no trial file: a run
+    starting now computes every trial (a *cold* run; its times are the estimate's ``cold_wall_s``)."""
+    cache = Path(paths.CACHE if cache is None else cache)
+    return not cache.is_dir() or next((p for p in cache.rglob("*.json") if p.is_file()), None) is None
+
+
 def record_time(res: NotebookResult, profile: str, *, extra: dict | None = None,
                 root: Path | str = ROOT, build_dir: Path | str = DEFAULT_BUILD_DIR,
-                keep=None) -> list[Path]:
-    """Record ``res``'s wall and CPU time where its run belongs; return the files written.
+                keep=None, cold: bool = False) -> list[Path]:
+    """Record ``res``'s wall and CPU time and its computed / cached trials where its run belongs;
+    return the files written.
 
+    ``cold``: the run started from an empty trial cache, so a successful notebook's wall time is
+    also its ``cold_wall_s`` (a row recorded without one keeps the file's earlier cold time).
     A publishing run updates its row of :func:`committed_times_path` (``keep``:
     which other rows stay, default all); any other run writes its run folder's
     ``results/notebook_times.csv`` (unless it failed before creating that folder),
     and a quick run without extra parameters also updates the quick-profile times
     file in ``build_dir``.
     """
-    row = timing.Timing(res.name, res.seconds, res.ok, profile, res.cpu_seconds)
+    row = timing.Timing(res.name, res.seconds, res.ok, profile, res.cpu_seconds, res.computed, res.cached,
+                        res.seconds if cold and res.ok else None)
     if res.publish:
         return [timing.update_times(committed_times_path(root), [row], keep=keep)]
     written = []
@@ -670,6 +783,7 @@ def run_notebooks(
     root: Path | str = ROOT,
     echo=print,
     new_ledger: bool = False,
+    cold: bool | None = None,
 ) -> list[NotebookResult]:
     """Run ``notebooks`` (default: all discovered, filtered by ``only``) and return the results.
 
@@ -677,7 +791,9 @@ def run_notebooks(
     Everything is validated before anything is written.  ``new_ledger=True``
     (only for a publishing run) removes the committed ledger first, and the
     committed times file then keeps only the rows of ``notebooks``.  Each
-    notebook's time is recorded as soon as it finishes (:func:`record_time`).
+    notebook's time is recorded as soon as it finishes (:func:`record_time`).  ``cold`` (default:
+    :func:`cache_is_empty` when the run starts) says the run computes every trial: it is estimated
+    from, and records, the times of runs from an empty trial cache (decision S28).
     """
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {list(PROFILES)}, got {profile!r}")
@@ -704,12 +820,9 @@ def run_notebooks(
     if notebooks:
         ensure_kernel(options.kernel_name)
     names = [Path(nb).stem for nb in notebooks]
-    times_source = estimate_times_path(profile, root, build_dir)
-    try:
-        recorded, unreadable = timing.read_times(times_source), ""
-    except ValueError as exc:
-        recorded, unreadable = {}, str(exc)
-    est = timing.estimate(names, recorded, profile=profile)
+    recorded, times_source, unreadable = recorded_times(profile, root, build_dir)
+    cold = cache_is_empty() if cold is None else cold
+    est = timing.estimate(names, recorded, profile=profile, cold=cold)
     if echo and notebooks:
         if publish:
             echo("publishing run (profile full, default parameters): writes figures/, data/results/ "
@@ -719,7 +832,10 @@ def run_notebooks(
                  f"{paths.parameter_hash(parameters)}/ (the committed results are not touched)")
         if unreadable:
             echo(f"ignoring the recorded times: {unreadable}")
-        echo(est.line("notebook", _show(times_source, root)))
+        echo(est.line("notebook", times_source))
+        if cold:
+            echo("the trial cache is empty, so every trial is computed: estimated from the times of runs "
+                 "that started from an empty trial cache")
     if new_ledger and notebooks:
         fresh_ledger(root)
 
@@ -734,7 +850,7 @@ def run_notebooks(
         res = run_notebook(Path(nb), parameters, build_dir=Path(build_dir), options=options, root=root,
                            publish=publish, echo=echo, label=label)
         try:
-            record_time(res, profile, extra=extra, root=root, build_dir=build_dir, keep=keep)
+            record_time(res, profile, extra=extra, root=root, build_dir=build_dir, keep=keep, cold=cold)
         except (OSError, ValueError) as exc:
             print(f"run_notebooks: could not record the time of {name}: {exc}", file=sys.stderr)
         if echo:

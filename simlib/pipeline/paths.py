@@ -1,7 +1,8 @@
 """Where a run writes: folder rules from explicit inputs (the static locations are
 :mod:`simlib.core.paths`, re-exported here).
 
-The committed results -- ``figures/``, ``data/results/`` and the claims ledger -- change
+The committed results -- ``figures/``, ``data/results/`` and the claims ledger -- and the
+committed wall-clock measurements (``data/measurements/``, decision S26) change
 only through a full-profile ``make reproduce``: its runner (:mod:`simlib.pipeline.notebooks`)
 tells the notebook's :class:`~simlib.pipeline.run.Run` that it publishes.  Every other run
 (quick profile, custom parameters, papermill by hand, a notebook opened in JupyterLab, a
@@ -21,6 +22,13 @@ from pathlib import Path
 
 from simlib.core.paths import (CACHE, COMMITTED_FIGURES, COMMITTED_LEDGER, COMMITTED_RESULTS, REPO_ROOT,  # noqa: F401
                                RUNS, announce_locations)
+
+#: Committed wall-clock measurements (solver and selection times, sweep run times, their figures),
+#: kept apart from the results so that a re-run's ``git diff`` of results shows only changed
+#: results (decision S26); written, like the results, only by a publishing run.  Declared here,
+#: not in :mod:`simlib.core.paths`: the training trials import that module, so editing it would
+#: invalidate their cached trials (the sweep cache fingerprints a trial's import closure).
+COMMITTED_MEASUREMENTS = REPO_ROOT / "data" / "measurements"
 
 #: Parameters that do not change any result (they are left out of the run folder's hash).
 RESULT_NEUTRAL_PARAMETERS = frozenset({"workers"})
@@ -45,6 +53,11 @@ class RunContext:
     @property
     def ledger(self) -> Path:
         return self.results / "claims.csv"
+
+    @property
+    def measurements(self) -> Path:
+        """Wall-clock measurements (decision S26): ``data/measurements/`` or ``<out_dir>/measurements``."""
+        return COMMITTED_MEASUREMENTS if self.publish else self.out_dir / "measurements"
 
 
 def parameter_hash(parameters: dict) -> str:

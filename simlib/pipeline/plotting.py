@@ -135,10 +135,11 @@ def save_figure(fig, name: str, figures_dir, dpi: int = FIGURE_DPI, *, publish: 
         raise ValueError(f"figures_dir must be a str or os.PathLike, got {figures_dir!r}")
     dpi = check_int("dpi", dpi, lo=10, hi=2400)
     out_dir = Path(figures_dir)
-    if not publish and out_dir.resolve() == paths_mod.COMMITTED_FIGURES.resolve():
-        raise ValueError(f"figures_dir {str(figures_dir)!r} is the committed figures/ folder, which only a "
-                         "publishing run (full-profile `make reproduce`) writes; use the run's figures folder "
-                         "(run.save_figure)")
+    if not publish and (out_dir.resolve() == paths_mod.COMMITTED_FIGURES.resolve()
+                        or out_dir.resolve().is_relative_to(paths_mod.COMMITTED_MEASUREMENTS.resolve())):
+        raise ValueError(f"figures_dir {str(figures_dir)!r} is in a committed folder (the committed figures/ folder "
+                         "or data/measurements/), which only a publishing run (full-profile `make reproduce`) "
+                         "writes; use the run's figures folder (run.save_figure)")
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     stable_rc = {"svg.hashsalt": _CREATOR, "pdf.compression": 6, "pdf.fonttype": 42}

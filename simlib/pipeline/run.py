@@ -105,6 +105,27 @@ class Run:
         """This run's claims ledger (``<results>/claims.csv``)."""
         return self.folders.ledger
 
+    @property
+    def measurements(self) -> Path:
+        """This run's wall-clock measurements folder (decision S26: ``data/measurements/`` for a
+        publishing run, ``<run folder>/measurements`` otherwise; created on first use)."""
+        folder = self._ready(self.folders.measurements)
+        folder.mkdir(parents=True, exist_ok=True)      # data/measurements/ may not exist yet
+        return folder
+
+    def measurement_file(self, name: str) -> str:
+        """How a ledger row or a printed line names the measurement file ``<measurements>/<name>.csv``:
+        its path relative to the repository (the committed one, or the run folder's)."""
+        path = self.folders.measurements / f"{name}.csv"
+        return path.relative_to(paths.REPO_ROOT).as_posix() if path.is_relative_to(paths.REPO_ROOT) else str(path)
+
+    def save_measurements(self, df, name: str) -> Path:
+        """Write the frame ``df`` of wall-clock measurements (run times, solver times) to
+        ``<measurements>/<name>.csv``, apart from the results (decision S26); returns the path."""
+        path = self.measurements / f"{name}.csv"
+        df.to_csv(path, index=False)
+        return path
+
     def csv(self, name: str) -> Path:
         """``<results>/<name>.csv`` (the folder exists)."""
         return self.results / f"{name}.csv"
@@ -122,16 +143,21 @@ class Run:
         return {k: paths.finite_json(v) for k, v in kept.items() if k not in paths.RESULT_NEUTRAL_PARAMETERS}
 
     def sweep(self, trial, settings, *, name: str, trials: int | None = None, seed: int | None = None,
-              desc: str | None = None, executor: str | None = None):
+              desc: str | None = None, executor: str | None = None, measured=()):
         """:func:`~simlib.pipeline.runs.run_notebook_sweep` of ``trial`` over ``settings`` with this
         run's profile, workers, progress file and results folder (CSV ``<results>/<name>.csv``);
-        ``trials``/``seed`` default to the run's.  Returns the tidy frame."""
-        from simlib.pipeline.runs import run_notebook_sweep
+        ``trials``/``seed`` default to the run's; the ``measured`` columns (wall-clock times) go to
+        ``<measurements>/<name>.csv`` instead of the results CSV.  Returns the tidy frame (all columns)."""
+        from simlib.pipeline.runs import run_notebook_sweep, write_measurements
 
-        return run_notebook_sweep(trial, settings, trials=self.trials if trials is None else trials,
-                                  seed=self.seed if seed is None else seed, name=name, results_dir=self.results,
-                                  profile=self.profile, workers=self.workers, desc=desc, executor=executor,
-                                  progress_file=self.progress_file)
+        df = run_notebook_sweep(trial, settings, trials=self.trials if trials is None else trials,
+                                seed=self.seed if seed is None else seed, name=name, results_dir=self.results,
+                                profile=self.profile, workers=self.workers, desc=desc, executor=executor,
+                                progress_file=self.progress_file)
+        if measured:
+            write_measurements(df, measured, name=name, results_dir=self.results,
+                               measurements_dir=self.folders.measurements)
+        return df
 
     def scenarios(self, settings: list[dict], *, name: str, trials: int | None = None, seed: int | None = None,
                   desc: str | None = None, executor: str | None = None):
@@ -144,11 +170,13 @@ class Run:
                              profile=self.profile, workers=self.workers, desc=desc, executor=executor,
                              progress_file=self.progress_file)
 
-    def save_figure(self, fig, name: str, **kwargs):
-        """:func:`~simlib.pipeline.plotting.save_figure` into this run's figures folder."""
+    def save_figure(self, fig, name: str, *, measurement: bool = False, **kwargs):
+        """:func:`~simlib.pipeline.plotting.save_figure` into this run's figures folder, or, for a figure
+        of wall-clock measurements (``measurement=True``, decision S26), into ``<measurements>/figures``."""
         from simlib.pipeline import plotting
 
-        return plotting.save_figure(fig, name, self.figures, publish=self.publish, **kwargs)
+        folder = self.measurements / "figures" if measurement else self.figures
+        return plotting.save_figure(fig, name, folder, publish=self.publish, **kwargs)
 
     def record(self, claims, *, trials: int | None = None):
         """:func:`~simlib.pipeline.claims.record` into this run's ledger, with this run's provenance
@@ -160,6 +188,23 @@ class Run:
         return ledger.record(claims, self.ledger, notebook=self.notebook, profile=self.profile,
                              trials=self.trials if trials is None else trials,
                              parameters=self.ledger_parameters())
+
+    def measured_claims(self, claims, name: str, which, *, trials: int | None = None) -> list:
+        """``claims`` with those that judge wall-clock times (``which(claim)`` true) made citable
+        (decision S26): their full rows, measured values included, go to the measurement ledger
+        ``<measurements>/<name>.csv`` (with this run's provenance), and they come back in place with
+        the measured text replaced by a pointer to that file
+        (:func:`~simlib.pipeline.claims.cite_measurements`); pass the list to :meth:`record`."""
+        from simlib.pipeline import claims as ledger
+
+        claims = list(claims)
+        timed = [c for c in claims if which(c)]
+        if not timed:
+            return claims
+        ledger.record(timed, self.measurements / f"{name}.csv", notebook=self.notebook, profile=self.profile,
+                      trials=self.trials if trials is None else trials, parameters=self.ledger_parameters())
+        cited = iter(ledger.cite_measurements(timed, self.measurement_file(name)))
+        return [next(cited) if which(c) else c for c in claims]
 
 
 def _same(a, b) -> bool:

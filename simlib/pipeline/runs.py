@@ -20,8 +20,10 @@ from simlib.core.validate import check_choice
 from simlib.papers.cluster_scenario import run_trial
 from simlib.pipeline.atomic import atomic_write_bytes
 from simlib.pipeline.sweep import DASK_ENV, Executor, cache_folder, run_sweep
+from simlib.pipeline.timing import trials_log
 
-__all__ = ["run_notebook_sweep", "run_scenarios", "progress_reporter", "check_result_name"]
+__all__ = ["run_notebook_sweep", "run_scenarios", "progress_reporter", "check_result_name", "split_measurements",
+           "write_measurements"]
 
 
 def progress_reporter(path, desc: str, min_interval_s: float = 1.0):
@@ -52,6 +54,25 @@ def check_result_name(name) -> str:
     return name
 
 
+def split_measurements(df: pd.DataFrame, measured) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """``(results, measurements)`` of a sweep's tidy frame (decision S26): ``results`` without the
+    ``measured`` columns (wall-clock measurements: they change from run to run and machine to
+    machine), ``measurements`` the row key -- every column up to and including ``trial``, the
+    setting and the trial -- and the measured columns the frame has (a trial declares all it may
+    return: a sweep of fewer schemes has fewer); None if it has none.  ``df`` is not changed."""
+    if isinstance(measured, str):
+        raise ValueError(f"measured must be a list of column names, got the str {measured!r}")
+    measured = [c for c in dict.fromkeys(measured or ()) if c in df.columns]
+    if not measured:
+        return df, None
+    if "trial" not in df.columns or "trial" in measured:
+        raise ValueError("measured needs a sweep frame with a 'trial' column (the row key) and must not name it")
+    key = list(df.columns[:list(df.columns).index("trial") + 1])
+    if set(key) & set(measured):
+        raise ValueError(f"measured must name metric columns, not the setting columns {sorted(set(key) & set(measured))}")
+    return df.drop(columns=measured), df[key + measured]
+
+
 def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, results_dir=None, profile: str = "full",
                        workers: int | None = None, desc: str | None = None, executor: str | None = None,
                        progress_file=None, columns=None) -> pd.DataFrame:
@@ -71,7 +92,8 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, resul
     runner's, passed by :meth:`simlib.pipeline.run.Run.sweep`) the progress goes there as JSON
     instead of a progress bar in the notebook.  ``columns`` (one dict per setting, or None) names
     the settings in the frame, as :func:`~simlib.pipeline.sweep.run_sweep`'s.  ``name`` is checked
-    (:func:`check_result_name`) before anything runs.
+    (:func:`check_result_name`) before anything runs.  A frame with wall-clock columns is then split
+    by :func:`write_measurements` (``run.sweep(..., measured=...)``).
     """
     check_choice("profile", profile, ("full", "quick"))
     check_result_name(name)
@@ -82,14 +104,38 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, resul
         context = paths.script_context(sys.argv)
         paths.announce(context)
         results_dir = context.results
-    callback = progress_reporter(progress_file, desc or name) if progress_file else None
+    reporter = progress_reporter(progress_file, desc or name) if progress_file else None
+    counts = {}
+
+    def callback(done: int, total: int, initial: int) -> None:
+        counts.update(total=total, cached=initial)
+        reporter(done, total, initial)
+
     df = run_sweep(fn, settings, trials=trials, seed=seed, executor=where,
-                   cache_dir=paths.CACHE / cache_folder(fn), desc=desc or name, progress=callback is None,
-                   progress_callback=callback, columns=columns)
+                   cache_dir=paths.CACHE / cache_folder(fn), desc=desc or name, progress=reporter is None,
+                   progress_callback=callback if reporter else None, columns=columns)
+    if progress_file and counts:
+        with open(trials_log(progress_file), "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"name": name, **counts}) + "\n")
     results_dir = Path(results_dir)
     results_dir.mkdir(parents=True, exist_ok=True)
     df.to_csv(results_dir / f"{name}.csv", index=False)
     return df
+
+
+def write_measurements(df: pd.DataFrame, measured, *, name: str, results_dir, measurements_dir) -> Path | None:
+    """Move a sweep's wall-clock columns (``measured``, :func:`split_measurements`) out of its results
+    CSV ``<results_dir>/<name>.csv``, rewritten without them, into ``<measurements_dir>/<name>.csv``
+    (decision S26); returns that path, or None (nothing written) if the frame has none of them."""
+    results, measurements = split_measurements(df, measured)
+    if measurements is None:
+        return None
+    results.to_csv(Path(results_dir) / f"{name}.csv", index=False)
+    measurements_dir = Path(measurements_dir)
+    measurements_dir.mkdir(parents=True, exist_ok=True)
+    path = measurements_dir / f"{name}.csv"
+    measurements.to_csv(path, index=False)
+    return path
 
 
 def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, results_dir=None, profile: str = "full",

@@ -4,22 +4,34 @@ A *times file* is a small CSV with one row per name (a notebook's file stem),
 sorted by name, written atomically under a directory lock.  Times are in
 seconds, rounded to 0.1 s, so a re-run changes only the rows whose time moved
 by more than the rounding.  The runner's layout is :data:`NOTEBOOK_COLUMNS`
-``notebook, profile, wall_s, cpu_s, ok`` (``cpu_s``: CPU seconds of the runner
-and every child process it waited for, the kernel and its sweep workers
-included; empty where the platform does not report children's CPU time); the
-committed ``data/results/notebook_times.csv`` is one (decision S13).  Another
-layout -- a name column, then some of ``profile, wall_s, cpu_s, ok`` -- can be
-passed as ``columns`` (``make bench`` keeps its scripts' times that way; its
-layout lives in ``benchmarks/run_benchmarks.py``).
+``notebook, profile, wall_s, cpu_s, ok, computed, cached, cold_wall_s``
+(``cpu_s``: CPU seconds of the runner and every child process it waited for,
+the kernel and its sweep workers included; empty where the platform does not
+report children's CPU time; ``computed`` / ``cached``: how many of the
+notebook's sweep trials were computed and how many read from the trial cache,
+empty where unknown; ``cold_wall_s``: the wall time of the last successful run
+of the notebook that *started from an empty trial cache* -- kept when a later
+run hits the cache, decision S28); the committed
+``data/results/notebook_times.csv`` is one (decision S13).  The layout before
+issue 47 (without the last three columns) is still read.  Another layout -- a
+name column, then some of ``profile, wall_s, cpu_s, ok, computed, cached,
+cold_wall_s`` -- can be passed as ``columns`` (``make bench`` keeps its
+scripts' times that way; its layout lives in ``benchmarks/run_benchmarks.py``).
 
-The estimate of a run is the sum of the last recorded wall times of its
-members (:func:`estimate`); a member without a recorded time, or whose last
-recorded run failed, has no estimate and is named as such.
+The estimate of a run is the sum of the recorded wall times of its members
+(:func:`estimate`): the last run's, or for a run from an empty trial cache
+(``cold=True``) the cold ones; a member without such a time, or whose last
+recorded run failed, has no estimate and is named as such.  While a run goes
+on, :meth:`Estimate.remaining` scales the rest by the pace measured so far,
+shrunk towards 1 by :data:`PACE_PRIOR_S` (decision S28), so a short first
+notebook that spends a minute compiling kernels does not multiply the rest.
 """
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,14 +39,41 @@ from typing import Callable, Iterable
 
 from simlib.pipeline.atomic import atomic_write_bytes, locked_directory
 
-__all__ = ["NOTEBOOK_COLUMNS", "Timing", "Estimate", "format_duration", "read_times",
-           "format_times", "update_times", "estimate", "timing_table"]
+__all__ = ["NOTEBOOK_COLUMNS", "LEGACY_NOTEBOOK_COLUMNS", "PACE_PRIOR_S", "Timing", "Estimate", "format_duration", "read_times",
+           "format_times", "update_times", "estimate", "timing_table", "trials_log", "read_trials_log"]
 
 #: The notebook runner's times-file layout: the name column, then the :class:`Timing` fields kept.
-NOTEBOOK_COLUMNS = ("notebook", "profile", "wall_s", "cpu_s", "ok")
-_FIELDS = ("profile", "wall_s", "cpu_s", "ok")
+NOTEBOOK_COLUMNS = ("notebook", "profile", "wall_s", "cpu_s", "ok", "computed", "cached", "cold_wall_s")
+#: The runner's layout before issue 47 (read as :data:`NOTEBOOK_COLUMNS` with the new fields unknown).
+LEGACY_NOTEBOOK_COLUMNS = NOTEBOOK_COLUMNS[:5]
+_FIELDS = ("profile", "wall_s", "cpu_s", "ok", "computed", "cached", "cold_wall_s")
+#: Seconds of recorded time at pace 1 that the running estimate's pace starts from (decision S28):
+#: ``pace = (measured + PACE_PRIOR_S) / (recorded + PACE_PRIOR_S)`` over the finished runs.
+PACE_PRIOR_S = 120.0
 #: Names listed in an estimate line before "... (+N more)".
 _MAX_LISTED = 6
+
+
+def trials_log(progress_file) -> Path:
+    """The file next to a notebook's progress file to which each of its sweeps appends one JSON
+    line ``{"name", "total", "cached"}`` (trials in all, trials read from the trial cache); the
+    notebook runner sums it into the times file's ``computed`` / ``cached`` (decision S28)."""
+    progress_file = Path(progress_file)
+    return progress_file.with_name(progress_file.stem + ".trials.jsonl")
+
+
+def read_trials_log(progress_file) -> tuple[int, int] | None:
+    """``(computed, cached)`` trials summed over the sweeps in :func:`trials_log`, ``(0, 0)`` if it
+    is empty and None if there is none (no sweep ran, or a malformed line)."""
+    path = trials_log(progress_file)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        records = [json.loads(line) for line in lines if line.strip()]
+        total = sum(int(r["total"]) for r in records)
+        cached = sum(int(r["cached"]) for r in records)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return total - cached, cached
 
 
 def format_duration(seconds: float) -> str:
@@ -53,20 +92,31 @@ def _check_seconds(name: str, value) -> float:
 
 @dataclass(frozen=True)
 class Timing:
-    """One recorded run: ``name`` took ``wall_s`` seconds (``cpu_s`` CPU seconds, if known)."""
+    """One recorded run: ``name`` took ``wall_s`` seconds (``cpu_s`` CPU seconds, if known);
+    ``computed`` / ``cached``: its sweep trials computed / read from the trial cache (None:
+    unknown); ``cold_wall_s``: the wall time of its last successful run from an empty trial cache
+    (None: none recorded)."""
 
     name: str
     wall_s: float
     ok: bool
     profile: str = ""
     cpu_s: float | None = None
+    computed: int | None = None
+    cached: int | None = None
+    cold_wall_s: float | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name or "\n" in self.name:
             raise ValueError(f"name must be a non-empty one-line str, got {self.name!r}")
         _check_seconds("wall_s", self.wall_s)
-        if self.cpu_s is not None:
-            _check_seconds("cpu_s", self.cpu_s)
+        for name in ("cpu_s", "cold_wall_s"):
+            if getattr(self, name) is not None:
+                _check_seconds(name, getattr(self, name))
+        for name in ("computed", "cached"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise ValueError(f"{name} must be None or an integer >= 0 (trials), got {value!r}")
         if not isinstance(self.ok, bool):
             raise ValueError(f"ok must be True or False, got {self.ok!r}")
         if not isinstance(self.profile, str):
@@ -100,7 +150,8 @@ def read_times(path, columns=NOTEBOOK_COLUMNS) -> dict[str, Timing]:
         raise ValueError(f"times file {str(path)!r} is not a file")
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
-        if tuple(reader.fieldnames or ()) != columns:
+        found = tuple(reader.fieldnames or ())
+        if found != columns and not (columns == NOTEBOOK_COLUMNS and found == LEGACY_NOTEBOOK_COLUMNS):
             raise ValueError(f"times file {str(path)!r}: columns {reader.fieldnames} instead of {list(columns)}")
         out: dict[str, Timing] = {}
         for line, row in enumerate(reader, start=2):
@@ -110,12 +161,17 @@ def read_times(path, columns=NOTEBOOK_COLUMNS) -> dict[str, Timing]:
                     raise ValueError(f"{columns[0]} {name!r} appears twice")
                 if row["ok"] not in ("True", "False"):
                     raise ValueError(f"ok must be True or False, got {row['ok']!r}")
-                cpu = row.get("cpu_s") or None
-                out[name] = Timing(name, float(row["wall_s"]), row["ok"] == "True",
-                                   row.get("profile") or "", None if cpu is None else float(cpu))
+                out[name] = Timing(name, float(row["wall_s"]), row["ok"] == "True", row.get("profile") or "",
+                                   _optional(row, "cpu_s", float), _optional(row, "computed", int),
+                                   _optional(row, "cached", int), _optional(row, "cold_wall_s", float))
             except (ValueError, TypeError) as exc:
                 raise ValueError(f"times file {str(path)!r} line {line}: {exc}") from None
     return out
+
+
+def _optional(row: dict, column: str, kind):
+    text = row.get(column) or ""
+    return kind(text) if text else None
 
 
 def _tenths(seconds: float) -> str:
@@ -134,7 +190,10 @@ def format_times(rows: Iterable[Timing], columns=NOTEBOOK_COLUMNS) -> str:
     writer.writerow(columns)
     for r in rows:
         values = {columns[0]: r.name, "profile": r.profile, "wall_s": _tenths(r.wall_s),
-                  "cpu_s": "" if r.cpu_s is None else _tenths(r.cpu_s), "ok": str(r.ok)}
+                  "cpu_s": "" if r.cpu_s is None else _tenths(r.cpu_s), "ok": str(r.ok),
+                  "computed": "" if r.computed is None else str(r.computed),
+                  "cached": "" if r.cached is None else str(r.cached),
+                  "cold_wall_s": "" if r.cold_wall_s is None else _tenths(r.cold_wall_s)}
         writer.writerow([values[c] for c in columns])
     return buf.getvalue()
 
@@ -143,7 +202,8 @@ def update_times(path, new: Iterable[Timing], columns=NOTEBOOK_COLUMNS, *,
                  keep: Callable[[str], bool] | None = None) -> Path:
     """Replace the rows of ``new`` in the times file ``path`` and keep the others; return the path.
 
-    ``keep(name)`` (default: keep all) decides which of the other rows stay.
+    ``keep(name)`` (default: keep all) decides which of the other rows stay.  A new row without a
+    ``cold_wall_s`` keeps the old row's (the last cold time stays until a cold run replaces it).
     An existing file that cannot be read as a times file is replaced: it only
     holds estimates, which the next runs record again.  The directory is created.
     """
@@ -157,7 +217,11 @@ def update_times(path, new: Iterable[Timing], columns=NOTEBOOK_COLUMNS, *,
         except ValueError:
             rows = {}
         rows = {name: r for name, r in rows.items() if keep is None or keep(name)}
-        rows.update({r.name: r for r in new})
+        for r in new:
+            old = rows.get(r.name)
+            if r.cold_wall_s is None and old is not None and old.cold_wall_s is not None:
+                r = dataclasses.replace(r, cold_wall_s=old.cold_wall_s)
+            rows[r.name] = r
         text = format_times(rows.values(), columns)
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             atomic_write_bytes(path, text.encode("utf-8"))
@@ -170,12 +234,15 @@ class Estimate:
 
     ``per_name[name]`` is the last recorded wall time in seconds, or None for a
     name with no usable record: ``new`` (never recorded, or recorded for another
-    profile) or ``failed`` (its last recorded run failed).
+    profile), ``failed`` (its last recorded run failed) or, for a run from an empty trial cache,
+    ``not_cold`` (no time recorded from an empty trial cache).
     """
 
     per_name: dict = field(default_factory=dict)
     new: tuple = ()
     failed: tuple = ()
+    #: names with a recorded time but none from an empty trial cache (a ``cold`` estimate only)
+    not_cold: tuple = ()
 
     @property
     def total_s(self) -> float:
@@ -199,46 +266,52 @@ class Estimate:
             return f"{what}"
         if self.n_known:
             text = f"{what}, estimated {format_duration(self.total_s)} (recorded times{where})"
-        elif not self.failed:
+        elif not self.failed and not self.not_cold:
             return f"{what}; no estimate yet (no recorded times{where})"
         else:
             text = f"{what} (recorded times{where})"
         missing = n - self.n_known
         if missing:
             parts = [f"{label}: {_listing(names)}" for label, names in
-                     (("new", self.new), ("failed last time", self.failed)) if names]
+                     (("new", self.new), ("failed last time", self.failed),
+                      ("no time from an empty trial cache", self.not_cold)) if names]
             text += f"; no estimate for {missing} of {what} ({'; '.join(parts)})"
         return text
 
-    def remaining(self, measured: dict) -> tuple[float, float] | None:
+    def remaining(self, measured: dict, prior_s: float = PACE_PRIOR_S) -> tuple[float, float] | None:
         """``(remaining_s, pace)`` after the runs in ``measured`` ({name: wall seconds, or None for
         a run that failed}) finished.
 
-        ``pace`` is how much longer than recorded the finished runs with an estimate took (their
-        measured total over their estimated total: this machine's speed changes from day to day,
-        decision S18; failed runs do not count), and ``remaining_s`` the estimates of the names not
-        run yet times ``pace``.  None if no finished run counts, none with an estimate is left, or
-        the counted ones had an estimated total of 0 s.
+        ``pace`` is how much longer than recorded the finished runs with an estimate took (this
+        machine's speed changes from day to day, decision S18; failed runs do not count):
+        ``(measured + prior_s) / (recorded + prior_s)`` over them, i.e. their measured total over
+        their estimated total with ``prior_s`` seconds at pace 1 added to both (decision S28), so
+        that a first notebook recorded at 3 s that spends a minute compiling kernels does not
+        multiply every later estimate by 20; once several minutes have run, the measured pace
+        dominates.  ``remaining_s`` is the estimates of the names not run yet times ``pace``.
+        None if no finished run counts, none with an estimate is left, or the pace is undefined
+        (a recorded total and ``prior_s`` of 0 s).
         """
+        prior_s = _check_seconds("prior_s", prior_s)
         done = [n for n, v in measured.items() if v is not None and self.per_name.get(n) is not None]
         est_done = sum(self.per_name[n] for n in done)
         left = [v for n, v in self.per_name.items() if n not in measured and v is not None]
-        if not done or not left or est_done <= 0:
+        if not done or not left or est_done + prior_s <= 0:
             return None
-        pace = sum(float(measured[n]) for n in done) / est_done
+        pace = (sum(float(measured[n]) for n in done) + prior_s) / (est_done + prior_s)
         return pace * sum(left), pace
 
-    def remaining_line(self, measured: dict, noun: str = "notebook") -> str | None:
-        """``"remaining ≈ 12m30s for 3 notebooks (the finished ones took 1.70× their recorded times)"``,
+    def remaining_line(self, measured: dict, noun: str = "notebook", prior_s: float = PACE_PRIOR_S) -> str | None:
+        """``"remaining ≈ 12m30s for 3 notebooks (pace so far 1.70× the recorded times)"``,
         or None where :meth:`remaining` is None; names without an estimate are said separately."""
-        est = self.remaining(measured)
+        est = self.remaining(measured, prior_s)
         if est is None:
             return None
         rest = [n for n in self.per_name if n not in measured]
         unknown = sum(self.per_name[n] is None for n in rest)
         known = len(rest) - unknown
         text = (f"remaining ≈ {format_duration(est[0])} for {known} {noun}{'' if known == 1 else 's'} "
-                f"(the finished ones took {est[1]:.2f}× their recorded times)")
+                f"(pace so far {est[1]:.2f}× the recorded times)")
         return text + (f", plus {unknown} without an estimate" if unknown else "")
 
 
@@ -248,19 +321,24 @@ def _listing(names) -> str:
     return shown + (f", ... (+{len(names) - _MAX_LISTED} more)" if len(names) > _MAX_LISTED else "")
 
 
-def estimate(names: Iterable[str], recorded: dict[str, Timing], profile: str | None = None) -> Estimate:
+def estimate(names: Iterable[str], recorded: dict[str, Timing], profile: str | None = None, *,
+             cold: bool = False) -> Estimate:
     """Estimate the run of ``names`` from ``recorded`` (:func:`read_times`).
 
     A record counts only if its run succeeded and, when ``profile`` is given,
-    was made with that profile.
+    was made with that profile.  ``cold=True`` (a run from an empty trial cache, which computes
+    every trial) uses each record's ``cold_wall_s`` only: a name without one has no estimate
+    (listed as new), since the last run's time may have read its trials from the cache.
     """
     names = list(names)
+    if not isinstance(cold, bool):
+        raise ValueError(f"cold must be True or False, got {cold!r}")
     for name in names:
         if not isinstance(name, str) or not name:
             raise ValueError(f"names must be non-empty strs, got {name!r}")
     if not isinstance(recorded, dict):
         raise ValueError(f"recorded must be a dict of name -> Timing, got {type(recorded).__name__}")
-    per_name, new, failed = {}, [], []
+    per_name, new, failed, not_cold = {}, [], [], []
     for name in dict.fromkeys(names):
         rec = recorded.get(name)
         if rec is None or (profile is not None and rec.profile != profile):
@@ -269,9 +347,12 @@ def estimate(names: Iterable[str], recorded: dict[str, Timing], profile: str | N
         elif not rec.ok:
             per_name[name] = None
             failed.append(name)
+        elif cold and rec.cold_wall_s is None:
+            per_name[name] = None
+            not_cold.append(name)
         else:
-            per_name[name] = rec.wall_s
-    return Estimate(per_name, tuple(new), tuple(failed))
+            per_name[name] = rec.cold_wall_s if cold else rec.wall_s
+    return Estimate(per_name, tuple(new), tuple(failed), tuple(not_cold))
 
 
 def timing_table(rows: Iterable[tuple], name_header: str = "notebook") -> str:

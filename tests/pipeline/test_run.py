@@ -176,3 +176,80 @@ def test_save_figure_goes_to_the_runs_folder_and_never_to_the_committed_one_by_a
     with pytest.raises(ValueError, match="committed figures/ folder"):
         plotting.save_figure(fig, "f", paths.COMMITTED_FIGURES)
     plt.close(fig)
+
+
+# --- issue 47: wall-clock measurements apart from the results (decision S26) ----------------------
+
+def timed(params, rng_seed):
+    return {"y": 2 * params["x"], "time_ms": 0.5 + params["x"]}
+
+
+def test_measured_columns_go_to_the_measurements_folder_not_the_results(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "CACHE", tmp_path / "cache")
+    run = in_folder(tmp_path, profile="quick")
+    df = run.sweep(timed, [{"x": 1}, {"x": 2}], name="t", trials=2, measured=("time_ms", "other_ms"))
+    assert list(df.columns) == ["x", "trial", "y", "time_ms"]        # the notebook keeps every column
+    results = pd.read_csv(run.csv("t"))
+    assert list(results.columns) == ["x", "trial", "y"]
+    measured = pd.read_csv(tmp_path / "run" / "measurements" / "t.csv")
+    assert list(measured.columns) == ["x", "trial", "time_ms"]       # the row key and the measurement
+    assert measured["time_ms"].tolist() == [1.5, 1.5, 2.5, 2.5]
+    # the same sweep without the declaration keeps the old single CSV
+    run.sweep(timed, [{"x": 1}], name="u", trials=1)
+    assert "time_ms" in pd.read_csv(run.csv("u")).columns
+    # the runner's trials log counts computed and cached trials
+    from simlib.pipeline import timing
+    assert timing.read_trials_log(tmp_path / "progress.json") == (4, 1)   # t: 4 computed; u: its 1 cached
+
+
+def test_split_measurements_refuses_what_is_not_a_metric():
+    from simlib.pipeline.runs import split_measurements
+
+    df = pd.DataFrame({"x": [1], "trial": [0], "y": [2.0]})
+    assert split_measurements(df, ())[1] is None and split_measurements(df, ["absent"])[1] is None
+    with pytest.raises(ValueError, match="setting columns"):
+        split_measurements(df, ["x"])
+    with pytest.raises(ValueError, match="list of column names"):
+        split_measurements(df, "y")
+    with pytest.raises(ValueError, match="'trial' column"):
+        split_measurements(pd.DataFrame({"x": [1], "y": [2.0]}), ["y"])
+
+
+def test_timing_claims_are_kept_in_full_apart_and_cited_in_the_ledger(tmp_path):
+    run = in_folder(tmp_path, profile="quick")
+    claims = [Claim("P", "F", "fast", "tens of ms", "SelMcast 1.7 ms", direction=True, note="below 100 ms"),
+              Claim("P", "F", "result", "1.3×", "1.31×", direction=True)]
+    cited = run.measured_claims(claims, "p_timing", lambda c: c.claim == "fast")
+    run.record(cited)
+    ledger = load_ledger(run.ledger).set_index("claim")
+    assert ledger.loc["result", "our_value"] == "1.31×"                       # results untouched
+    assert ledger.loc["fast", "our_value"].startswith("machine-dependent, see ")
+    assert ledger.loc["fast", "our_value"].endswith("measurements/p_timing.csv")
+    assert "the verdict depends on the machine" in ledger.loc["fast", "note"]
+    assert ledger.loc["fast", "note"].startswith("below 100 ms; ")
+    assert bool(ledger.loc["fast", "holds"])                                  # the verdict stays
+    full = load_ledger(tmp_path / "run" / "measurements" / "p_timing.csv").set_index("claim")
+    assert list(full.index) == ["fast"] and full.loc["fast", "our_value"] == "SelMcast 1.7 ms"
+    assert [c.claim for c in cited] == ["fast", "result"]                     # order kept
+
+
+def test_measurement_figures_go_to_the_measurements_folder(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from simlib.pipeline import plotting
+
+    fig, _ = plt.subplots()
+    png, _pdf = in_folder(tmp_path).save_figure(fig, "t", measurement=True)
+    assert png == tmp_path / "run" / "measurements" / "figures" / "t.png"
+    with pytest.raises(ValueError, match="data/measurements/"):
+        plotting.save_figure(fig, "t", paths.COMMITTED_MEASUREMENTS / "figures")
+    plt.close(fig)
+
+
+def test_a_publishing_run_writes_measurements_to_the_committed_folder():
+    published = paths.RunContext(True, paths.REPO_ROOT, "41_x")
+    assert published.measurements == paths.COMMITTED_MEASUREMENTS == paths.REPO_ROOT / "data" / "measurements"
+    assert paths.RunContext(False, paths.RUNS / "41_x" / "h", "41_x").measurements == paths.RUNS / "41_x" / "h" / "measurements"

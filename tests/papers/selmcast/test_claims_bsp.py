@@ -293,3 +293,26 @@ def test_reference_n_and_argument_errors():
         bsp(readings={"fig7": fig4_frame()})
     with pytest.raises(ValueError, match="n_values"):
         C.reference_n([])
+
+
+# --------------------------------------------------------------------------- timing claims (S26)
+def test_timing_claims_are_the_ones_that_quote_wall_times_and_keep_them_out_of_cause_and_note():
+    """Every name in TIMING_CLAIMS is a claim bsp_claims makes (a renamed claim cannot slip out of the
+    measurement files), no other claim moves with the times, and the timing claims' cause and note
+    -- which the results ledger keeps -- quote no measured time."""
+    fast, slow = fig4_frame(), fig4_frame()
+    fast["optimal_time_ms"], slow["optimal_time_ms"] = 23.0, 777.0
+    slow[["selmcast_time_ms", "orpheus_time_ms"]] = 654.0          # the tens-of-ms claim fails
+    a = bsp(fast, milp=milp_frame(l3=(1.0, 2.0), l7=(0.1, 0.3)))
+    b = bsp(slow, milp=milp_frame(l3=(3.5, 9.5), l7=(0.5, 0.7)))
+    assert C.TIMING_CLAIMS <= {c.claim for c in a}
+    for x, y in zip(a, b):
+        assert x.claim == y.claim
+        if x.claim in C.TIMING_CLAIMS:
+            for c in (x, y):
+                for text in (c.cause, c.note):
+                    assert not any(v in text for v in ("23", "777", "654", "3.5", "9.5", "0.5", "0.7")), text
+        else:
+            assert x == y, x.claim
+    assert by_claim(b, "SelMcast and Orpheus select within tens of ms at n = 200").our_value.endswith(
+        "exact optimum 777 ms")
