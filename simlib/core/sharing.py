@@ -14,8 +14,7 @@ A multicast is one flow over its sender's ingress and every receiver's egress,
 so its rate is the fair share of its tightest link (not simply the capacity of
 its slowest one).  Inside a class the slot order only breaks ties: of links
 with equal fair shares, the one the class reached first (slots in order, each
-slot's links in order) freezes its flows first; the flows a link freezes are read from the class's
-incidence transposed once per class (link -> its flows, in slot order), not found by scanning the class.  A class of one flow takes a
+slot's links in order) freezes its flows first.  A class of one flow takes a
 shortcut (:func:`_single`) that gives the same rates bit for bit.
 
 Units: capacities and rates in bits/s.
@@ -44,9 +43,6 @@ class FlowTable(NamedTuple):
     cnt: np.ndarray       # (L,) int64 scratch: unfrozen flows of the class on each link
     lmark: np.ndarray     # (L,) bool scratch: the link is in llist
     llist: np.ndarray     # (L,) int64 scratch: the links of the class
-    loff: np.ndarray      # (L,) int64 scratch: where each link's flows of the class start in tfl
-    lend: np.ndarray      # (L,) int64 scratch: where they end
-    tfl: np.ndarray       # (F * W,) int64 scratch: the class's flows, link by link (in class order)
 
 
 @njit(cache=True)
@@ -56,8 +52,7 @@ def flow_table(n_flows, width, n_links):
     fstart = np.arange(n_flows) * width
     return FlowTable(np.zeros(n_flows * width, np.int64), fstart, fstart.copy(), np.empty(n_flows, np.int64),
                      np.empty(n_flows, np.int64), np.empty(n_links), np.zeros(n_links, np.int64),
-                     np.zeros(n_links, np.bool_), np.empty(n_links, np.int64), np.empty(n_links, np.int64),
-                     np.empty(n_links, np.int64), np.empty(n_flows * width, np.int64))
+                     np.zeros(n_links, np.bool_), np.empty(n_links, np.int64))
 
 
 @njit(cache=True)
@@ -86,6 +81,14 @@ def set_links(table, f, links, count):
     for q in range(count):
         table.fidx[b + q] = links[q]
     table.fend[f] = b + count
+
+
+@njit(cache=True, inline="always")
+def _crosses(table, f, link):
+    for q in range(table.fstart[f], table.fend[f]):
+        if table.fidx[q] == link:
+            return True
+    return False
 
 
 @njit(cache=True, inline="always")
@@ -119,7 +122,6 @@ def share_rates(caps, table, active, prio, rates, single=True):
     sends it through the water-filling too (the tests compare the two)."""
     fidx, fstart, fend = table.fidx, table.fstart, table.fend
     resid, cnt, lmark, llist, act = table.resid, table.cnt, table.lmark, table.llist, table.act
-    loff, lend, tfl = table.loff, table.lend, table.tfl
     for l in range(caps.shape[0]):
         resid[l] = caps[l]
         cnt[l] = 0
@@ -154,18 +156,6 @@ def share_rates(caps, table, active, prio, rates, single=True):
                     lmark[l] = True
                     llist[nll] = l
                     nll += 1
-        total = 0                                           # each link's flows, in class order
-        for q in range(nll):
-            l = llist[q]
-            loff[l] = total
-            lend[l] = total
-            total += cnt[l]
-        for q in range(a, b):
-            f = act[perm[q]]
-            for e in range(fstart[f], fend[f]):
-                l = fidx[e]
-                tfl[lend[l]] = f
-                lend[l] += 1
         left = b - a
         while left > 0:                                     # the tightest link freezes its flows
             best = np.inf
@@ -176,9 +166,9 @@ def share_rates(caps, table, active, prio, rates, single=True):
                     best = resid[l] / cnt[l]
                     bl = l
             best = max(best, 0.0)
-            for h in range(loff[bl], lend[bl]):             # its unfrozen flows, in class order
-                f = tfl[h]
-                if rates[f] < 0.0:
+            for q in range(a, b):
+                f = act[perm[q]]
+                if rates[f] < 0.0 and _crosses(table, f, bl):
                     rates[f] = best
                     left -= 1
                     for e in range(fstart[f], fend[f]):

@@ -89,8 +89,7 @@ class Scratch(NamedTuple):
     candidates ``cand`` (n,) int64 and their keys ``ckey`` (n,) (s); line 29's pairs in (L, j)
     order ``pi``, ``pj`` with their ``pc`` = c_ij, and in processing order ``ci``, ``cj`` (n * n,)
     int64, with the counting sort's buckets ``slot`` (n + 2,) int64 (a call with some c_ij > n
-    allocates larger ones); G's rows of x as lists: ``rows`` (n, n) int64, row i's receivers
-    {j : x_ij = 1} in increasing j in ``rows[i, :rlen[i]]`` (``rlen`` (n,) int64)."""
+    allocates larger ones)."""
 
     y: np.ndarray
     order: np.ndarray
@@ -109,8 +108,6 @@ class Scratch(NamedTuple):
     ci: np.ndarray
     cj: np.ndarray
     slot: np.ndarray
-    rows: np.ndarray
-    rlen: np.ndarray
 
 
 @njit(cache=True)
@@ -119,8 +116,7 @@ def scratch(n):
     return Scratch(np.zeros((n, n), np.int8), np.zeros(n, np.int64), np.full(n, np.nan), np.zeros(n), np.zeros(n),
                    np.zeros(n), np.zeros(n), np.zeros(n, np.int64), np.zeros(n), np.zeros(n, np.int64), np.zeros(n),
                    np.zeros(n * n, np.int64), np.zeros(n * n, np.int64), np.zeros(n * n, np.int64),
-                   np.zeros(n * n, np.int64), np.zeros(n * n, np.int64), np.zeros(n + 2, np.int64),
-                   np.zeros((n, n), np.int64), np.zeros(n, np.int64))
+                   np.zeros(n * n, np.int64), np.zeros(n * n, np.int64), np.zeros(n + 2, np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -153,7 +149,7 @@ def _algorithm2(kappa, plan, rules, out):
     other arrays are work space).  Returns |G|."""
     x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start = plan
     eta, l3, descending, line32_x, deadline_all = rules
-    y, order, deadline, load, lratio, dl_min, xload, count, s, cand, ckey, pi, pj, pc, ci, cj, slot, rows, rlen = out
+    y, order, deadline, load, lratio, dl_min, xload, count, s, cand, ckey, pi, pj, pc, ci, cj, slot = out
     n = x.shape[0]
     # ---- Initialization ------------------------------------------------------------------
     for j in range(n):                                  # 1: for each j in N \ {kappa}
@@ -176,17 +172,10 @@ def _algorithm2(kappa, plan, rules, out):
     for i in range(n):                                  # 5-7: y <- 0 (rows outside G stay 0 in x)
         if not in_g[i]:                                 # (G in id order: the order load_j is summed in)
             continue
-        nr = 0
-        for j in range(n):                              # row i of x as a list (increasing j): the
-            y[i, j] = 0                                 # passes below visit only x_ij = 1 (the
-            rows[i, nr] = j                             # others have y_ij = 0 and add nothing)
-            nr += x[i, j] == 1
-        rlen[i] = nr
         cnt = 0
         keep = eta * v[i]
-        for r in range(nr):                             # 8: for (i, j) with x_ij = 1
-            j = rows[i, r]
-            kept = due[i, j] | (vrem[i, j] < keep)      # 9 (branch-free: y_ij = 0 or 1)
+        for j in range(n):                              # 8: for (i, j) with x_ij = 1
+            kept = (x[i, j] == 1) & (due[i, j] | (vrem[i, j] < keep))  # 9 (branch-free: y_ij = 0 or 1)
             y[i, j] = kept                              # 10
             load[j] += vrem[i, j] if kept else 0.0      # (load_j >= 0: adding 0.0 changes no bit)
             cnt += kept
@@ -197,10 +186,9 @@ def _algorithm2(kappa, plan, rules, out):
         if q <= 0:
             continue
         nc = 0
-        for r in range(rlen[i]):                        # 16: candidates {j : x_ij = 1} not yet chosen
-            j = rows[i, r]
+        for j in range(n):                              # 16: candidates {j : x_ij = 1} not yet chosen
             cand[nc] = j
-            nc += y[i, j] == 0
+            nc += (x[i, j] == 1) & (y[i, j] == 0)
         # 16: the q lightest loaded.  Choosing j changes only load_j, so the other candidates'
         # loads stay put while i chooses: the first q of a stable sort give the same picks as
         # choosing one at a time, ties to the lower worker id (SM62)
@@ -223,8 +211,7 @@ def _algorithm2(kappa, plan, rules, out):
         i = order[a]
         si = 0.0
         tr = 0.0
-        for r in range(rlen[i]):                        # 22: s_i via Eq. (9); 24-26: max r_j / b_j^E
-            j = rows[i, r]                              # (y_ij = 1 only where x_ij = 1)
+        for j in range(n):                              # 22: s_i via Eq. (9); 24-26: max r_j / b_j^E
             on = y[i, j] == 1                           # (branch-free: off-plan pairs count as 0 bits,
             vij = vrem[i, j] if on else 0.0             # which changes neither a max nor a sum of >= 0)
             si = max(si, vij) if l3 else si + vij
@@ -236,8 +223,7 @@ def _algorithm2(kappa, plan, rules, out):
     if deadline_all:
         for a in range(m):
             i = order[a]
-            for r in range(rlen[i]):
-                j = rows[i, r]
+            for j in range(n):
                 if y[i, j] == 1 and deadline[i] < dl_min[j]:
                     dl_min[j] = deadline[i]
     if line32_x:                                        # sum_l v_lj x_lj (line 32 as printed)
@@ -245,18 +231,17 @@ def _algorithm2(kappa, plan, rules, out):
             xload[j] = 0.0
         for i in range(n):
             if in_g[i]:
-                for r in range(rlen[i]):
-                    j = rows[i, r]
-                    xload[j] += vrem[i, j]
+                for j in range(n):
+                    if x[i, j] == 1:
+                        xload[j] += vrem[i, j]
     # 29: C <- {(i, j): x_ij = 1, y_ij = 0}, collected in (L, j) order, then put in
     # non-increasing c_ij by a stable counting sort (ties: L order of i, then j; SM62)
     nC = 0
     cmax = 0
     for a in range(m):
         i = order[a]
-        for r in range(rlen[i]):
-            j = rows[i, r]
-            inc = y[i, j] == 0
+        for j in range(n):
+            inc = (x[i, j] == 1) & (y[i, j] == 0)
             cij = c[i, j]
             pi[nC] = i
             pj[nC] = j
@@ -290,10 +275,9 @@ def _algorithm2(kappa, plan, rules, out):
             s[i] = si
             if deadline[i] < dl_min[j]:
                 dl_min[j] = deadline[i]
-    for a in range(m):                                  # 37-39: x <- y (y_ij = 0 where x_ij = 0)
+    for a in range(m):                                  # 37-39: x <- y
         i = order[a]
-        for r in range(rlen[i]):
-            j = rows[i, r]
+        for j in range(n):
             x[i, j] = y[i, j]
     return m
 
