@@ -9,13 +9,14 @@ For a refactor of ``simlib/papers/selmcast/ssp_kernel.py`` that must not change 
 * speed: process CPU time of whole 10-minute n = 50 runs (``bench_selmcast_ssp.timed``), the two kernels
   in turn (their order rotating) over ``--repeats`` seeds; medians and their ratio.
 
-The revision's ``ssp_kernel.py`` and ``ssp_cluster.py`` are written beside the package's as ``_ab_*.py`` for
-the run (removed at exit); the rest of the package (Algorithm 2, the sharing solver) is this worktree's
-for both.  A third copy of the revision's kernel runs first: in one process the first kernel used runs
+The revision's ``ssp_kernel.py``, ``ssp_cluster.py``, ``ssp_selection.py`` (Algorithm 2) and
+``simlib/core/sharing.py`` (the rate solver) are written beside the package's as ``_ab_*.py`` for the run
+(removed at exit), their imports of each other rewritten to the copies; the rest of the package is this
+worktree's for both.  A third copy of the revision's kernel runs first: in one process the first kernel used runs
 ~10 % faster than any later one, whichever it is (measured with two copies of one file), and
 process-wide memos (bandwidth draws, traces) are filled before timing.
 
-    python benchmarks/ab_ssp_kernel.py [--rev f67bccf] [--repeats 7] [--cases sm,om,sp] [--no-identity]
+    python benchmarks/ab_ssp_kernel.py [--rev 91e9644] [--repeats 7] [--cases sm,om,sp] [--no-identity]
 """
 from __future__ import annotations
 
@@ -40,6 +41,9 @@ import simlib.papers.selmcast.ssp_scenario as scenario  # noqa: E402
 from simlib.papers.selmcast.ssp_scenario import SSPScenario, simulate  # noqa: E402
 
 PKG = ROOT / "simlib" / "papers" / "selmcast"
+#: Imports rewritten in the revision's copies, so that its kernel runs on its own Algorithm 2 and sharing solver.
+IMPORTS = (("from simlib.core.sharing import", "from ._ab_sharing import"),
+           ("from .ssp_selection import", "from ._ab_selection import"))
 CASES = {"sm": ("selmcast", "maxmin"), "om": ("orpheus", "maxmin"), "sp": ("selmcast", "priority")}
 
 
@@ -68,7 +72,7 @@ def log_arrays(log) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rev", default="f67bccf", help="the revision to compare with (git)")
+    ap.add_argument("--rev", default="91e9644", help="the revision to compare with (git)")
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--cases", default="sm,om", help=f"comma-separated of {sorted(CASES)}")
     ap.add_argument("--no-identity", action="store_true")
@@ -76,10 +80,13 @@ def main(argv=None) -> int:
     cases = [CASES[c] for c in args.cases.split(",")]
     written = []
     try:
-        for name, src in (("_ab_kernel_first", "ssp_kernel.py"), ("_ab_kernel", "ssp_kernel.py"),
-                          ("_ab_cluster", "ssp_cluster.py")):
-            text = subprocess.run(["git", "show", f"{args.rev}:simlib/papers/selmcast/{src}"], cwd=ROOT,
+        for name, src in (("_ab_kernel_first", "papers/selmcast/ssp_kernel.py"), ("_ab_kernel", "papers/selmcast/ssp_kernel.py"),
+                          ("_ab_cluster", "papers/selmcast/ssp_cluster.py"),
+                          ("_ab_selection", "papers/selmcast/ssp_selection.py"), ("_ab_sharing", "core/sharing.py")):
+            text = subprocess.run(["git", "show", f"{args.rev}:simlib/{src}"], cwd=ROOT,
                                   check=True, capture_output=True, text=True).stdout
+            for imp, ab in IMPORTS:                     # the revision's modules import each other
+                text = text.replace(imp, ab)
             (PKG / f"{name}.py").write_text(text)
             written.append(PKG / f"{name}.py")
         mod = {k: importlib.import_module(f"simlib.papers.selmcast.{k}")
@@ -89,7 +96,10 @@ def main(argv=None) -> int:
             if which == "new":
                 scenario.SSPCluster = cluster_new.SSPCluster
             else:
-                mod["_ab_cluster"].K = mod["_ab_kernel_first" if which == "first" else "_ab_kernel"]
+                k = mod["_ab_kernel_first" if which == "first" else "_ab_kernel"]
+                for alias in ("K", "kernel"):           # the name the revision's cluster gives the kernel
+                    if hasattr(mod["_ab_cluster"], alias):
+                        setattr(mod["_ab_cluster"], alias, k)
                 scenario.SSPCluster = mod["_ab_cluster"].SSPCluster
 
         for which in ("first", "old", "new"):               # compile or load every kernel

@@ -538,23 +538,61 @@ def _ready(t, t_c, comp_end, ready):
 
 
 @njit(cache=True, inline="always")
-def _orpheus_pick(kappa, p, due, x, in_g, orph_u, ci):
+def _orpheus_pick(kappa, p, due, x, in_g, orph_u, keys, ci):
     """Orpheus's receivers of kappa (SM65): its due ones first, then the p smallest of n fresh
-    uniform keys (kappa's own key infinite)."""
+    uniform keys (kappa's own key infinite); ``keys`` (n,) is work space.
+
+    The receivers are the first max(p, |due|) of ``np.argsort`` of the keys (due ones -1):
+    the due ones and the smallest uniforms, found here by a bounded insertion; only if the
+    last one taken ties with the first one left (equal uniforms) does the choice depend on
+    the sort's order of equal keys, and then it is taken from ``np.argsort`` itself."""
     n = x.shape[0]
     u0 = ci[USED_U]
     ci[USED_U] = u0 + n
-    keys = orph_u[u0:u0 + n].copy()
     ndue = 0
+    nk = 0
     for j in range(n):
         if due[kappa, j]:
-            keys[j] = -1.0
+            x[kappa, j] = 1
             ndue += 1
-    keys[kappa] = np.inf
-    chosen = np.argsort(keys)[:max(p, ndue)]
-    for q in range(chosen.shape[0]):
-        x[kappa, chosen[q]] = 1
-    ci[NX] += chosen.shape[0]
+        elif j != kappa:
+            keys[nk] = orph_u[u0 + j]
+            nk += 1
+    take = max(p, ndue) - ndue                          # uniforms to take, of nk
+    if 0 < take < nk:
+        # the take + 1 smallest of keys[:nk] to its front, ascending (bounded insertion)
+        k = 0
+        for a in range(nk):
+            key = keys[a]
+            if k == take + 1:
+                if key >= keys[take]:
+                    continue
+            else:
+                k += 1
+            b = k - 1
+            while b > 0 and keys[b - 1] > key:
+                keys[b] = keys[b - 1]
+                b -= 1
+            keys[b] = key
+        cut = keys[take - 1]
+        if keys[take] == cut:                           # a tie at the cut: the sort decides
+            kk = orph_u[u0:u0 + n].copy()
+            for j in range(n):
+                if due[kappa, j]:
+                    kk[j] = -1.0
+            kk[kappa] = np.inf
+            chosen = np.argsort(kk)[:max(p, ndue)]
+            for q in range(chosen.shape[0]):
+                x[kappa, chosen[q]] = 1
+        else:
+            for j in range(n):
+                if j != kappa and not due[kappa, j] and orph_u[u0 + j] <= cut:
+                    x[kappa, j] = 1
+    elif take > 0:                                      # every other worker
+        for j in range(n):
+            if j != kappa:
+                x[kappa, j] = 1
+    ci[NX] += ndue + take
     in_g[kappa] = True
 
 
@@ -734,6 +772,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     gl = np.empty(n, np.int64)                          # G's tasks
     done = np.empty(factive.shape[0], np.int64)         # the flows, then the tasks, done at an event
     ready = np.empty(n, np.int64)                       # the workers whose iteration ended
+    okeys = np.empty(n)                                 # Orpheus's keys
     while True:
         for w in range(n):                              # a worker draws at most once per event
             if used[w] >= draws.shape[1]:
@@ -762,7 +801,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
             start[kappa] = t
             ci[SEL] += 1
             if not selmcast:
-                _orpheus_pick(kappa, cfg.p, plan.due, x, in_g, log.orph_u, ci)
+                _orpheus_pick(kappa, cfg.p, plan.due, x, in_g, log.orph_u, okeys, ci)
             else:
                 ng = _snapshot_g(l3, in_g, x, vrem, factive, frem, old, gl)
                 _estimate_tau(kappa, t, cfg, wk.rounds, wk.state, wk.comp_start, comp_end, in_g, plan.tau,
