@@ -17,7 +17,7 @@ from simlib.core.validate import check_array, check_int
 from simlib.runtime.cluster import COMPUTING
 from simlib.runtime.controller import ControllerBase
 
-from . import kernels
+from . import incremental, kernels
 from .algorithms import _base_size, _call_completion_prob
 
 __all__ = ["SelectiveReduceController"]
@@ -46,7 +46,13 @@ class SelectiveReduceController(ControllerBase):
     workers in training, or an array of per-worker estimates (bits/s, > 0)
     that do not change during the run, which lets the queue stay sorted as
     workers arrive instead of being sorted every pass;
-    ``observe`` optional callable fed every measured compute time (cold start).
+    ``observe`` optional callable fed every measured compute time (cold start);
+    ``incremental`` (default True) keeps the workers in training in classes and runs
+    :func:`~simlib.papers.selective_reduce.incremental.fast_round_plan` where it applies
+    (fixed estimates, a progress model of elapsed time only), the full pass
+    (``kernels.round_plan``, the reference) where it is unsure or does not apply: the same
+    schedule either way (decision E19); ``fallback_rounds`` counts the passes it left to
+    the reference.
 
     The knobs (``eta``, ``theta``, ``dt``, ``c``, ``base_rule``, ``tx_form``;
     ``v`` and ``alpha`` from the cluster's ``model_mb`` and ``alpha_s``) are
@@ -69,7 +75,7 @@ class SelectiveReduceController(ControllerBase):
     def __init__(self, p: int, eta: float, theta: float, dt: float, v: float, *,
                  progress, bandwidth_estimate, alpha: float = 0.0,
                  c: int | None = None, observe: Callable[[float], None] | None = None,
-                 base_rule: str = "text", tx_form: str = "approx"):
+                 base_rule: str = "text", tx_form: str = "approx", incremental: bool = True):
         self.p = check_int("p", p, 1)
         self.eta, self.theta, self.dt, self.v, self.alpha = eta, theta, dt, v, alpha
         self.c, self.base_rule, self.tx_form = c, base_rule, tx_form
@@ -87,6 +93,10 @@ class SelectiveReduceController(ControllerBase):
         self._base = _base_size(self.p, self.base_rule)
         self._eq2 = self.tx_form == "eq2"
         self._spec = getattr(progress, "kernel_spec", kernels.callback_spec)
+        if not isinstance(incremental, bool):
+            raise ValueError(f"incremental must be True or False, got {incremental!r}")
+        self.incremental = incremental
+        self.fallback_rounds = 0
 
     def attach(self, cluster) -> None:
         n = cluster.n
@@ -109,6 +119,10 @@ class SelectiveReduceController(ControllerBase):
                                        v=float(self.v), alpha=float(self.alpha), computing=COMPUTING,
                                        base=self._base, p=self.p, eq2=self._eq2)
         self._fixed_spec = self._spec() if getattr(self.progress, "kernel_spec_fixed", False) else None
+        self._classes = None                        # the workers in training by start (incremental pass)
+        if self.incremental and self._fixed_bw is not None and self._spec().kind in incremental.FAST_KINDS:
+            self._classes = incremental.Classes(n, self._fixed_bw)
+            self._classes_stale = True              # rebuilt before the next pass
 
     @property
     def queue(self) -> list[int]:
@@ -121,6 +135,9 @@ class SelectiveReduceController(ControllerBase):
     def on_ready(self, w: int, compute_time: float) -> None:
         if self.observe is not None:
             self.observe(compute_time)
+        cls = self._classes
+        if cls is not None and not self._classes_stale:                 # w left S
+            incremental.remove_worker(w, cls.cint, cls.fen, cls.loc, cls.bw, cls.qscale)
         self._seq[w] = self._arrivals                       # line 26: push w to Q
         self._arrivals += 1
         if self._fixed_bw is not None:
@@ -129,6 +146,10 @@ class SelectiveReduceController(ControllerBase):
             self._qids[self._qlen] = w
             self._qlen += 1
         self.process()
+
+    def on_sync_done(self, record) -> None:
+        if self._classes is not None:               # its members started training: a new class
+            self._classes_stale = True
 
     def _on_timeout(self) -> None:
         self._timer = None
@@ -170,7 +191,19 @@ class SelectiveReduceController(ControllerBase):
         par = (float(cl.sim.now), *self._par[1:])
         model = self._spec() if self._fixed_spec is None else self._fixed_spec
         workers = (cl.phase, self._bw_all, cl.compute_start, cl.compute_finish)
-        if model.kind != kernels.KIND_CALLBACK:                # lines 10-22 in one compiled call
+        status = incremental.UNSURE
+        if self._classes is not None:                          # lines 10-22 on the classes
+            c = self._classes
+            if self._classes_stale:
+                c.count = incremental.build_classes(cl.phase, COMPUTING, cl.compute_start, self._bw_all, c.qscale,
+                                                    c.start, c.cint, c.bw, c.fen, c.loc)
+                self._classes_stale = False
+            status, n_runs, n_launch, n_new = incremental.fast_round_plan(
+                q_ids, q_bw, self._holding, par, tuple(model), c.count, c.start, c.cint, c.bw, c.fen, c.qscale, ibuf)
+            self.fallback_rounds += status == incremental.UNSURE
+        if status == incremental.SURE:
+            pass
+        elif model.kind != kernels.KIND_CALLBACK:              # lines 10-22 in one compiled call
             n_runs, n_launch, n_new = kernels.round_plan(workers, q_ids, q_bw, self._holding, par, tuple(model),
                                                          fbuf, ibuf)
         else:                                                  # a Python progress model: line 26 per group
