@@ -113,6 +113,7 @@ class SelectiveReduceController(ControllerBase):
         self._seq = np.zeros(n, np.int64)          # arrival number of each queued worker (FIFO order)
         self._arrivals = 0
         self._holding = np.zeros(n, dtype=bool)     # queued workers whose hold is logged and still open
+        self._qheld = np.zeros(n, dtype=bool)       # the same by queue position (kept with fixed estimates)
         self._bw_all = self._fixed_bw if self._fixed_bw is not None else np.empty(n)
         self._fbuf, self._ibuf = kernels.work_buffers(n)
         self._par = kernels.PassParams(now=0.0, dt=float(self.dt), eta=float(self.eta), theta=float(self.theta),
@@ -141,7 +142,7 @@ class SelectiveReduceController(ControllerBase):
         self._seq[w] = self._arrivals                       # line 26: push w to Q
         self._arrivals += 1
         if self._fixed_bw is not None:
-            self._qlen = kernels.queue_insert(self._qids, self._qbw, self._qlen, w, self._fixed_bw[w])
+            self._qlen = kernels.queue_insert(self._qids, self._qbw, self._qheld, self._qlen, w, self._fixed_bw[w])
         else:
             self._qids[self._qlen] = w
             self._qlen += 1
@@ -192,20 +193,23 @@ class SelectiveReduceController(ControllerBase):
         model = self._spec() if self._fixed_spec is None else self._fixed_spec
         workers = (cl.phase, self._bw_all, cl.compute_start, cl.compute_finish)
         status = incremental.UNSURE
-        if self._classes is not None:                          # lines 10-22 on the classes
+        if self._classes is not None:                          # lines 10-22 on the classes (E19)
             c = self._classes
             if self._classes_stale:
                 c.count = incremental.build_classes(cl.phase, COMPUTING, cl.compute_start, self._bw_all, c.qscale,
                                                     c.start, c.cint, c.bw, c.fen, c.loc)
                 self._classes_stale = False
             status, n_runs, n_launch, n_new = incremental.fast_round_plan(
-                q_ids, q_bw, self._holding, par, tuple(model), c.count, c.start, c.cint, c.bw, c.fen, c.qscale, ibuf)
+                q_ids, q_bw, self._qheld[:qlen], self._holding, par, tuple(model), c.count, c.start, c.cint, c.bw,
+                c.fen, c.qscale, ibuf)
             self.fallback_rounds += status == incremental.UNSURE
         if status == incremental.SURE:
             pass
-        elif model.kind != kernels.KIND_CALLBACK:              # lines 10-22 in one compiled call
+        elif model.kind != kernels.KIND_CALLBACK:              # lines 10-22 in one compiled call (reference)
             n_runs, n_launch, n_new = kernels.round_plan(workers, q_ids, q_bw, self._holding, par, tuple(model),
                                                          fbuf, ibuf)
+            if n_new and order is None:
+                self._qheld[:qlen] = self._holding[q_ids]
         else:                                                  # a Python progress model: line 26 per group
             ng = kernels.round_pass(workers, q_bw, par, tuple(model), fbuf, ibuf)
             off = ibuf[kernels.I_OFF]
@@ -222,6 +226,8 @@ class SelectiveReduceController(ControllerBase):
             n_runs = kernels.plan_groups(q_bw, ng, par, fbuf, ibuf)
             n_launch = int(ibuf[kernels.I_RUN_LAUNCH, :n_runs].sum())
             n_new = kernels.new_holds(q_ids, n_runs, self._holding, ibuf)
+            if n_new and order is None:
+                self._qheld[:qlen] = self._holding[q_ids]
         if n_launch:
             keep = np.ones(qlen, dtype=bool)
             for s, e, go in ibuf[kernels.I_RUN_S:kernels.I_RUN_LAUNCH + 1, :n_runs].T.tolist():
@@ -240,6 +246,7 @@ class SelectiveReduceController(ControllerBase):
             self._qids[:rest.size] = rest
             if order is None:
                 self._qbw[:rest.size] = self._qbw[:qlen][keep]
+                self._qheld[:rest.size] = self._qheld[:qlen][keep]
 
     def _launch(self, group: list[int], kind: str) -> None:
         self._holding[group] = False

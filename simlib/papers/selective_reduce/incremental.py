@@ -32,8 +32,8 @@ from numba import njit
 from simlib.core import jitcache
 
 from .algorithms import _FLOOR_TOL, _bag_ends, _decide_sorted, _t_x
-from .kernels import KIND_LINEAR, KIND_STEP, CdfModel, PassParams, _model_prob, new_holds, I_RUN_S, I_RUN_E, \
-    I_RUN_LAUNCH
+from .kernels import KIND_LINEAR, KIND_STEP, CdfModel, PassParams, _model_prob, new_holds_aligned, I_RUN_S, \
+    I_RUN_E, I_RUN_LAUNCH
 
 __all__ = ["FAST_KINDS", "SURE", "UNSURE", "Classes", "quant_scale", "pairwise_depth", "decide_range",
            "build_classes", "remove_worker", "fast_round_plan"]
@@ -212,11 +212,12 @@ def decide_range(g, k, bv_lo, bv_hi, base, eta, theta, dt, v, alpha, eq2):
 
 
 @njit(cache=True)
-def fast_round_plan(q_ids, q_bw, holding, par, model, ncls, cstart, cint, pbw, fen, qscale, ibuf):
+def fast_round_plan(q_ids, q_bw, q_held, holding, par, model, ncls, cstart, cint, pbw, fen, qscale, ibuf):
     """:func:`~simlib.papers.selective_reduce.kernels.round_plan` on the classes (module docstring).
 
     ``par``, ``model`` plain tuples of :class:`~.kernels.PassParams` / :class:`~.kernels.CdfModel`
-    fields (``model.kind`` in :data:`FAST_KINDS`).  Returns (status, runs, launched runs, new
+    fields (``model.kind`` in :data:`FAST_KINDS`), ``q_held`` as in
+    :func:`~.kernels.new_holds_aligned`.  Returns (status, runs, launched runs, new
     holds); with ``UNSURE`` nothing was written (``holding`` unchanged) and the reference pass
     must run instead."""
     par = PassParams(*par)
@@ -311,7 +312,7 @@ def fast_round_plan(q_ids, q_bw, holding, par, model, ncls, cstart, cint, pbw, f
     n_launch = 0
     for r in range(nr):
         n_launch += ibuf[I_RUN_LAUNCH, r]
-    return SURE, nr, n_launch, new_holds(q_ids, nr, holding, ibuf)
+    return SURE, nr, n_launch, new_holds_aligned(q_ids, q_held, nr, holding, ibuf)
 
 
 jitcache.track(globals())

@@ -42,7 +42,7 @@ from .algorithms import _FLOOR_TOL, _bag_ends, _count_ge, _decide_sorted
 
 __all__ = ["KIND_ORACLE", "KIND_LINEAR", "KIND_STEP", "KIND_CALLBACK", "CdfModel", "cdf_model", "PassParams",
            "Workers", "linear_cdf_table", "work_buffers", "pairwise_sum", "round_pass", "plan_groups", "new_holds",
-           "round_plan", "queue_insert"]
+           "round_plan", "queue_insert", "new_holds_aligned"]
 
 KIND_ORACLE, KIND_LINEAR, KIND_STEP, KIND_CALLBACK = 0, 1, 2, 3
 EMPTY_F = np.empty(0)
@@ -427,6 +427,24 @@ def new_holds(q_ids, n_runs, holding, ibuf):
 
 
 @njit(cache=True)
+def new_holds_aligned(q_ids, q_held, n_runs, holding, ibuf):
+    """:func:`new_holds` with ``q_held[i] == holding[q_ids[i]]`` kept by queue position: a
+    contiguous scan of the flags instead of a look-up per queued worker (same result, same order);
+    marks both."""
+    k = 0
+    for r in range(n_runs):
+        if ibuf[I_RUN_LAUNCH, r] == 0:
+            for i in range(ibuf[I_RUN_S, r], ibuf[I_RUN_E, r]):
+                if not q_held[i]:
+                    q_held[i] = True
+                    w = q_ids[i]
+                    holding[w] = True
+                    ibuf[I_HOLD, k] = w
+                    k += 1
+    return k
+
+
+@njit(cache=True)
 def round_plan(workers, q_ids, q_bw, holding, par, model, fbuf, ibuf):
     """One controller pass in one call: :func:`round_pass`, :func:`plan_groups` and
     :func:`new_holds` (``workers``, ``par``, ``model`` as for :func:`round_pass`).
@@ -441,16 +459,20 @@ def round_plan(workers, q_ids, q_bw, holding, par, model, fbuf, ibuf):
 
 
 @njit(cache=True)
-def queue_insert(ids, bws, length, w, b):
+def queue_insert(ids, bws, held, length, w, b):
     """Insert worker ``w`` of bandwidth ``b`` into the queue ``ids[:length]`` kept in
     non-increasing bandwidth order (``bws``), after every worker of equal bandwidth
-    (arrival order breaks ties, 000 Alg. 1 line 2, SR2).  Returns the new length."""
+    (arrival order breaks ties, 000 Alg. 1 line 2, SR2); ``held`` (whether each queued
+    worker's hold is logged, by queue position) moves along, False for ``w``.  Returns the
+    new length."""
     lo = _count_ge(bws, 0, length, b)
     for i in range(length, lo, -1):
         ids[i] = ids[i - 1]
         bws[i] = bws[i - 1]
+        held[i] = held[i - 1]
     ids[lo] = w
     bws[lo] = b
+    held[lo] = False
     return length + 1
 
 
