@@ -106,14 +106,16 @@ class SelectiveReduceController(ControllerBase):
             raise ValueError(f"bandwidth_estimate must have one entry per worker ({n}), got {self._fixed_bw.size}")
         super().attach(cluster)
         self.progress.attach(cluster)
-        # the ready queue Q: ids[:qlen], in BAG's order with fixed estimates, else in arrival order
-        self._qids = np.empty(n, np.int64)
-        self._qbw = np.empty(n)
+        # the ready queue Q: ids[h:h + qlen] (h = self._qhead), in BAG's order with fixed estimates (an
+        # insertion shifts the shorter side: kernels.queue_insert), else in arrival order (h = 0)
+        self._qids = np.empty(2 * n + 1, np.int64)
+        self._qbw = np.empty(2 * n + 1)
         self._qlen = 0
+        self._qhead = n if self._fixed_bw is not None else 0
         self._seq = np.zeros(n, np.int64)          # arrival number of each queued worker (FIFO order)
         self._arrivals = 0
         self._holding = np.zeros(n, dtype=bool)     # queued workers whose hold is logged and still open
-        self._qheld = np.zeros(n, dtype=bool)       # the same by queue position (kept with fixed estimates)
+        self._qheld = np.zeros(2 * n + 1, dtype=bool)   # the same by queue position (kept with fixed estimates)
         self._bw_all = self._fixed_bw if self._fixed_bw is not None else np.empty(n)
         self._fbuf, self._ibuf = kernels.work_buffers(n)
         self._par = kernels.PassParams(now=0.0, dt=float(self.dt), eta=float(self.eta), theta=float(self.theta),
@@ -128,7 +130,7 @@ class SelectiveReduceController(ControllerBase):
     @property
     def queue(self) -> list[int]:
         """The ready queue Q in arrival (FIFO) order."""
-        ids = self._qids[:self._qlen]
+        ids = self._qids[self._qhead:self._qhead + self._qlen]
         if self._fixed_bw is not None:
             ids = ids[np.argsort(self._seq[ids], kind="stable")]
         return ids.tolist()
@@ -142,7 +144,8 @@ class SelectiveReduceController(ControllerBase):
         self._seq[w] = self._arrivals                       # line 26: push w to Q
         self._arrivals += 1
         if self._fixed_bw is not None:
-            self._qlen = kernels.queue_insert(self._qids, self._qbw, self._qheld, self._qlen, w, self._fixed_bw[w])
+            self._qhead, self._qlen = kernels.queue_insert(self._qids, self._qbw, self._qheld, self._qhead, self._qlen,
+                                                           w, self._fixed_bw[w])
         else:
             self._qids[self._qlen] = w
             self._qlen += 1
@@ -172,9 +175,10 @@ class SelectiveReduceController(ControllerBase):
     def _partial_round(self) -> None:
         """Alg. 3 lines 9-22 (one pass of :func:`plan_round` on the controller's arrays)."""
         cl = self.cluster
-        qlen = self._qlen
+        qlen, h = self._qlen, self._qhead
+        q_held = self._qheld[h:h + qlen]
         if self._fixed_bw is not None:
-            q_ids, q_bw = self._qids[:qlen], self._qbw[:qlen]
+            q_ids, q_bw = self._qids[h:h + qlen], self._qbw[h:h + qlen]
             order = None
         else:                                                  # line 9: fresh estimates, BAG line 2 sort
             fifo = self._qids[:qlen]
@@ -200,7 +204,7 @@ class SelectiveReduceController(ControllerBase):
                                                     c.start, c.cint, c.bw, c.fen, c.loc)
                 self._classes_stale = False
             status, n_runs, n_launch, n_new = incremental.fast_round_plan(
-                q_ids, q_bw, self._qheld[:qlen], self._holding, par, tuple(model), c.count, c.start, c.cint, c.bw,
+                q_ids, q_bw, q_held, self._holding, par, tuple(model), c.count, c.start, c.cint, c.bw,
                 c.fen, c.qscale, ibuf)
             self.fallback_rounds += status == incremental.UNSURE
         if status == incremental.SURE:
@@ -209,7 +213,7 @@ class SelectiveReduceController(ControllerBase):
             n_runs, n_launch, n_new = kernels.round_plan(workers, q_ids, q_bw, self._holding, par, tuple(model),
                                                          fbuf, ibuf)
             if n_new and order is None:
-                self._qheld[:qlen] = self._holding[q_ids]
+                q_held[:] = self._holding[q_ids]
         else:                                                  # a Python progress model: line 26 per group
             ng = kernels.round_pass(workers, q_bw, par, tuple(model), fbuf, ibuf)
             off = ibuf[kernels.I_OFF]
@@ -227,7 +231,7 @@ class SelectiveReduceController(ControllerBase):
             n_launch = int(ibuf[kernels.I_RUN_LAUNCH, :n_runs].sum())
             n_new = kernels.new_holds(q_ids, n_runs, self._holding, ibuf)
             if n_new and order is None:
-                self._qheld[:qlen] = self._holding[q_ids]
+                q_held[:] = self._holding[q_ids]
         if n_launch:
             keep = np.ones(qlen, dtype=bool)
             for s, e, go in ibuf[kernels.I_RUN_S:kernels.I_RUN_LAUNCH + 1, :n_runs].T.tolist():
@@ -241,12 +245,14 @@ class SelectiveReduceController(ControllerBase):
                 keep_fifo = np.empty(qlen, dtype=bool)
                 keep_fifo[order] = keep
                 keep = keep_fifo
-            rest = self._qids[:qlen][keep]
+            rest = self._qids[h:h + qlen][keep]
             self._qlen = rest.size
-            self._qids[:rest.size] = rest
-            if order is None:
-                self._qbw[:rest.size] = self._qbw[:qlen][keep]
-                self._qheld[:rest.size] = self._qheld[:qlen][keep]
+            if order is None:                                  # re-centred in the buffer
+                h2 = (self._qids.size - rest.size) // 2
+                self._qbw[h2:h2 + rest.size] = self._qbw[h:h + qlen][keep]
+                self._qheld[h2:h2 + rest.size] = q_held[keep]
+                self._qhead = h = h2
+            self._qids[h:h + rest.size] = rest
 
     def _launch(self, group: list[int], kind: str) -> None:
         self._holding[group] = False

@@ -459,21 +459,31 @@ def round_plan(workers, q_ids, q_bw, holding, par, model, fbuf, ibuf):
 
 
 @njit(cache=True)
-def queue_insert(ids, bws, held, length, w, b):
-    """Insert worker ``w`` of bandwidth ``b`` into the queue ``ids[:length]`` kept in
+def queue_insert(ids, bws, held, head, length, w, b):
+    """Insert worker ``w`` of bandwidth ``b`` into the queue ``ids[head:head + length]`` kept in
     non-increasing bandwidth order (``bws``), after every worker of equal bandwidth
     (arrival order breaks ties, 000 Alg. 1 line 2, SR2); ``held`` (whether each queued
-    worker's hold is logged, by queue position) moves along, False for ``w``.  Returns the
-    new length."""
-    lo = _count_ge(bws, 0, length, b)
-    for i in range(length, lo, -1):
-        ids[i] = ids[i - 1]
-        bws[i] = bws[i - 1]
-        held[i] = held[i - 1]
+    worker's hold is logged, by queue position) moves along, False for ``w``.  The shorter
+    side of the queue moves by one where the buffers have room (size 2n + 1 leaves room on
+    one side for n workers).  Returns the new (head, length)."""
+    lo = _count_ge(bws, head, head + length, b)
+    end = head + length
+    if (lo - head < end - lo and head > 0) or end == ids.shape[0]:
+        for i in range(head, lo):                   # the front moves one place forward
+            ids[i - 1] = ids[i]
+            bws[i - 1] = bws[i]
+            held[i - 1] = held[i]
+        head -= 1
+        lo -= 1
+    else:
+        for i in range(end, lo, -1):                # the back moves one place back
+            ids[i] = ids[i - 1]
+            bws[i] = bws[i - 1]
+            held[i] = held[i - 1]
     ids[lo] = w
     bws[lo] = b
     held[lo] = False
-    return length + 1
+    return head, length + 1
 
 
 # code compiled from algorithms is frozen into this module's cache entries (simlib.core.jitcache)

@@ -26,16 +26,21 @@ def _state(rng, n, grid, n_starts, now):
     cls = inc.Classes(n, bw)
     cls.count = inc.build_classes(phase, 0, start, bw, cls.qscale, cls.start, cls.cint, cls.bw, cls.fen, cls.loc)
     ready = rng.permutation(n)[:rng.integers(1, n + 1)]
-    q_ids, q_bw, q_held = np.empty(n, np.int64), np.empty(n), np.zeros(n, bool)
-    qlen = 0
+    q_ids, q_bw, q_held = np.empty(2 * n + 1, np.int64), np.empty(2 * n + 1), np.zeros(2 * n + 1, bool)
+    h, qlen = int(rng.integers(0, n + 1)), 0
     for w in ready:                                     # arrivals: leave S, join Q in BAG's order
         phase[w] = 1
         inc.remove_worker(w, cls.cint, cls.fen, cls.loc, cls.bw, cls.qscale)
-        qlen = kernels.queue_insert(q_ids, q_bw, q_held, qlen, w, bw[w])
-    q_held[:qlen] = rng.random(qlen) < 0.3
+        h, qlen = kernels.queue_insert(q_ids, q_bw, q_held, h, qlen, w, bw[w])
+    q = slice(h, h + qlen)
+    rank = np.empty(n, np.int64)
+    rank[ready] = np.arange(ready.size)
+    expect = ready[np.lexsort((rank[ready], -bw[ready]))]
+    assert np.array_equal(q_ids[q], expect) and np.array_equal(q_bw[q], bw[expect]) and not q_held[q].any()
+    q_held[q] = rng.random(qlen) < 0.3
     holding = np.zeros(n, bool)
-    holding[q_ids[:qlen]] = q_held[:qlen]
-    return phase, bw, start, cls, q_ids[:qlen], q_bw[:qlen], q_held[:qlen], holding
+    holding[q_ids[q]] = q_held[q]
+    return phase, bw, start, cls, q_ids[q], q_bw[q], q_held[q], holding
 
 
 def _model(kind, rng):
