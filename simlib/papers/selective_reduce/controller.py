@@ -207,7 +207,7 @@ class SelectiveReduceController(ControllerBase):
                 q_ids, q_bw, q_held, self._holding, par, tuple(model), c.count, c.start, c.cint, c.bw,
                 c.fen, c.qscale, ibuf)
             self.fallback_rounds += status == incremental.UNSURE
-        if status == incremental.SURE:
+        if status == incremental.SURE:                         # done: runs and new holds in ibuf
             pass
         elif model.kind != kernels.KIND_CALLBACK:              # lines 10-22 in one compiled call (reference)
             n_runs, n_launch, n_new = kernels.round_plan(workers, q_ids, q_bw, self._holding, par, tuple(model),
