@@ -115,7 +115,7 @@ class SelectiveReduceController(ControllerBase):
         self._seq = np.zeros(n, np.int64)          # arrival number of each queued worker (FIFO order)
         self._arrivals = 0
         self._holding = np.zeros(n, dtype=bool)     # queued workers whose hold is logged and still open
-        self._qheld = np.zeros(2 * n + 1, dtype=bool)   # the same by queue position (kept with fixed estimates)
+        self._qheld = np.zeros((2 * n + 1) // 8 * 8 + 8, bool)   # the same by queue position (fixed estimates)
         self._bw_all = self._fixed_bw if self._fixed_bw is not None else np.empty(n)
         self._fbuf, self._ibuf = kernels.work_buffers(n)
         self._par = kernels.PassParams(now=0.0, dt=float(self.dt), eta=float(self.eta), theta=float(self.theta),
@@ -204,7 +204,7 @@ class SelectiveReduceController(ControllerBase):
                                                     c.start, c.cint, c.bw, c.fen, c.loc)
                 self._classes_stale = False
             status, n_runs, n_launch, n_new = incremental.fast_round_plan(
-                q_ids, q_bw, q_held, self._holding, par, tuple(model), c.count, c.start, c.cint, c.bw,
+                q_ids, q_bw, self._qheld, h, self._holding, par, tuple(model), c.count, c.start, c.cint, c.bw,
                 c.fen, c.qscale, ibuf)
             self.fallback_rounds += status == incremental.UNSURE
         if status == incremental.SURE:                         # done: runs and new holds in ibuf

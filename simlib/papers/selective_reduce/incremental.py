@@ -212,11 +212,11 @@ def decide_range(g, k, bv_lo, bv_hi, base, eta, theta, dt, v, alpha, eq2):
 
 
 @njit(cache=True)
-def fast_round_plan(q_ids, q_bw, q_held, holding, par, model, ncls, cstart, cint, pbw, fen, qscale, ibuf):
+def fast_round_plan(q_ids, q_bw, held_buf, head, holding, par, model, ncls, cstart, cint, pbw, fen, qscale, ibuf):
     """:func:`~simlib.papers.selective_reduce.kernels.round_plan` on the classes (module docstring).
 
     ``par``, ``model`` plain tuples of :class:`~.kernels.PassParams` / :class:`~.kernels.CdfModel`
-    fields (``model.kind`` in :data:`FAST_KINDS`), ``q_held`` as in
+    fields (``model.kind`` in :data:`FAST_KINDS`), ``held_buf`` and ``head`` as in
     :func:`~.kernels.new_holds_aligned`.  Returns (status, runs, launched runs, new
     holds); with ``UNSURE`` nothing was written (``holding`` unchanged) and the reference pass
     must run instead."""
@@ -312,7 +312,7 @@ def fast_round_plan(q_ids, q_bw, q_held, holding, par, model, ncls, cstart, cint
     n_launch = 0
     for r in range(nr):
         n_launch += ibuf[I_RUN_LAUNCH, r]
-    return SURE, nr, n_launch, new_holds_aligned(q_ids, q_held, nr, holding, ibuf)
+    return SURE, nr, n_launch, new_holds_aligned(q_ids, held_buf, head, nr, holding, ibuf)
 
 
 jitcache.track(globals())

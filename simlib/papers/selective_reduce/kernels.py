@@ -427,20 +427,28 @@ def new_holds(q_ids, n_runs, holding, ibuf):
 
 
 @njit(cache=True)
-def new_holds_aligned(q_ids, q_held, n_runs, holding, ibuf):
-    """:func:`new_holds` with ``q_held[i] == holding[q_ids[i]]`` kept by queue position: a
-    contiguous scan of the flags instead of a look-up per queued worker (same result, same order);
-    marks both."""
+def new_holds_aligned(q_ids, held_buf, head, n_runs, holding, ibuf):
+    """:func:`new_holds` with ``held_buf[head + i] == holding[q_ids[i]]`` kept by queue position
+    (``held_buf``'s size a multiple of 8): a scan of the flags eight at a time instead of a
+    look-up per queued worker (same result, same order); marks both."""
+    words = held_buf.view(np.uint64)
+    every = np.uint64(0x0101010101010101)                  # eight True flags
     k = 0
     for r in range(n_runs):
         if ibuf[I_RUN_LAUNCH, r] == 0:
-            for i in range(ibuf[I_RUN_S, r], ibuf[I_RUN_E, r]):
-                if not q_held[i]:
-                    q_held[i] = True
-                    w = q_ids[i]
+            i = head + ibuf[I_RUN_S, r]
+            end = head + ibuf[I_RUN_E, r]
+            while i < end:
+                if (i & 7) == 0 and i + 8 <= end and words[i >> 3] == every:
+                    i += 8
+                    continue
+                if not held_buf[i]:
+                    held_buf[i] = True
+                    w = q_ids[i - head]
                     holding[w] = True
                     ibuf[I_HOLD, k] = w
                     k += 1
+                i += 1
     return k
 
 

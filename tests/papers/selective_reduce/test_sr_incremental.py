@@ -26,7 +26,7 @@ def _state(rng, n, grid, n_starts, now):
     cls = inc.Classes(n, bw)
     cls.count = inc.build_classes(phase, 0, start, bw, cls.qscale, cls.start, cls.cint, cls.bw, cls.fen, cls.loc)
     ready = rng.permutation(n)[:rng.integers(1, n + 1)]
-    q_ids, q_bw, q_held = np.empty(2 * n + 1, np.int64), np.empty(2 * n + 1), np.zeros(2 * n + 1, bool)
+    q_ids, q_bw, q_held = np.empty(2 * n + 1, np.int64), np.empty(2 * n + 1), np.zeros((2 * n + 1) // 8 * 8 + 8, bool)
     h, qlen = int(rng.integers(0, n + 1)), 0
     for w in ready:                                     # arrivals: leave S, join Q in BAG's order
         phase[w] = 1
@@ -37,10 +37,10 @@ def _state(rng, n, grid, n_starts, now):
     rank[ready] = np.arange(ready.size)
     expect = ready[np.lexsort((rank[ready], -bw[ready]))]
     assert np.array_equal(q_ids[q], expect) and np.array_equal(q_bw[q], bw[expect]) and not q_held[q].any()
-    q_held[q] = rng.random(qlen) < 0.3
+    q_held[q] = rng.random(qlen) < rng.choice([0.3, 0.97])
     holding = np.zeros(n, bool)
     holding[q_ids[q]] = q_held[q]
-    return phase, bw, start, cls, q_ids[q], q_bw[q], q_held[q], holding
+    return phase, bw, start, cls, q_ids[q], q_bw[q], (q_held, h), holding
 
 
 def _model(kind, rng):
@@ -56,7 +56,7 @@ def _model(kind, rng):
 def _compare(seed, n, grid, n_starts, p, eta, theta, v, eq2, kind, base_rule):
     rng = np.random.default_rng(seed)
     now = 5.0
-    phase, bw, start, cls, q_ids, q_bw, q_held, holding = _state(rng, n, grid, n_starts, now)
+    phase, bw, start, cls, q_ids, q_bw, (q_held, h), holding = _state(rng, n, grid, n_starts, now)
     base = p if base_rule == "text" else p + 1
     par = tuple(kernels.PassParams(now=now, dt=0.1, eta=eta, theta=theta, v=v, alpha=1e-3, computing=0,
                                    base=base, p=p, eq2=eq2))
@@ -68,7 +68,7 @@ def _compare(seed, n, grid, n_starts, p, eta, theta, v, eq2, kind, base_rule):
     holds_ref = ibuf[kernels.I_HOLD, :ref[2]].copy()
     ibuf[:] = -7
     h_new, qh_new = holding.copy(), q_held.copy()
-    status, *got = inc.fast_round_plan(q_ids, q_bw, qh_new, h_new, par, model, cls.count, cls.start, cls.cint,
+    status, *got = inc.fast_round_plan(q_ids, q_bw, qh_new, h, h_new, par, model, cls.count, cls.start, cls.cint,
                                        cls.bw, cls.fen, cls.qscale, ibuf)
     if status == inc.UNSURE:
         assert np.array_equal(h_new, holding) and np.array_equal(qh_new, q_held)     # nothing written
@@ -77,7 +77,8 @@ def _compare(seed, n, grid, n_starts, p, eta, theta, v, eq2, kind, base_rule):
     assert np.array_equal(ibuf[kernels.I_RUN_S:kernels.I_RUN_LAUNCH + 1, :got[0]], runs_ref)
     assert np.array_equal(ibuf[kernels.I_HOLD, :got[2]], holds_ref)
     assert np.array_equal(h_new, h_ref)
-    assert np.array_equal(qh_new, h_new[q_ids])
+    assert np.array_equal(qh_new[h:h + q_ids.size], h_new[q_ids])
+    assert np.array_equal(np.delete(qh_new, np.s_[h:h + q_ids.size]), np.delete(q_held, np.s_[h:h + q_ids.size]))
     return True
 
 
