@@ -1,5 +1,5 @@
-"""The controller's pass of 000 Alg. 3 lines 9-22 in time independent of the number of
-workers in training, with the schedule of the full pass (decision E19).
+"""The controller's pass of 000 Alg. 3 lines 9-22 without visiting the workers in training,
+with the schedule of the full pass (decision E19).
 
 :func:`~simlib.papers.selective_reduce.kernels.round_plan` (the reference) visits every
 worker in training on every pass: it evaluates each candidate's p_i and sums Σp_i and
@@ -21,6 +21,9 @@ N for ``dot``).  If k = ⌊Σp + 1e-9⌋ is the same at both ends, and BPAWR's d
 (wait, n_keep) is the same for every b_virtual in its interval
 (:func:`decide_range`, a monotonicity argument), the decision is the reference's;
 otherwise the pass reports :data:`UNSURE` and the controller runs the reference pass.
+What is left per pass: BAG's binary searches on the sorted queue and a scan of the held
+flags eight at a time (:func:`~.kernels.new_holds_aligned`); per arrival, the queue insertion
+(:func:`~.kernels.queue_insert`, O(queue length)).
 """
 from __future__ import annotations
 
