@@ -7,12 +7,12 @@ n = 200, 1000, 5000, 10000: the median wall-clock time over ``--seeds`` seeds of
 reduce, and selective ÷ partial measured in the same run (goal of issue 9: <= 3x at
 every n, n = 200 <= 0.3 s, n = 10,000 <= 10 s).
 
-``--reference`` (issue 48) also times selective reduce with the controller's reference pass on
+It also times (unless ``--no-reference``) selective reduce with the controller's reference pass on
 every round (``kernels.round_plan``, the pass before decision E19) in the same interleaved loop, for
 n <= ``--reference-max-n``, and prints reference ÷ incremental; the goal of issue 48 is
 selective ÷ partial <= 2.5x at n = 30,000 and 100,000:
 
-    python benchmarks/bench_selective.py --n 10000 30000 100000 --seeds 3 --reference
+    python benchmarks/bench_selective.py --n 10000 30000 100000 --seeds 3 --reference-max-n 30000
 
 ``--previous DIR`` also times selective reduce with the simlib found in ``DIR`` (e.g.
 ``git archive <commit> | tar -x -C DIR``), in a separate process, for n <=
@@ -20,7 +20,7 @@ selective ÷ partial <= 2.5x at n = 30,000 and 100,000:
 the speed-up.
 
     python benchmarks/bench_selective.py [--n 200 1000 5000 10000] [--seeds 3]
-                                         [--reference --reference-max-n 30000]
+                                         [--no-reference] [--reference-max-n 10000]
                                          [--previous DIR --previous-max-n 1000]
 """
 from __future__ import annotations
@@ -84,8 +84,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=num_arg("--seeds", int, lo=1), default=3)
     ap.add_argument("--previous", type=Path, default=None, help="root of an older simlib to compare with")
     ap.add_argument("--previous-max-n", type=num_arg("--previous-max-n", int, lo=2), default=1000)
-    ap.add_argument("--reference", action="store_true", help="also time the reference pass (pre-E19 controller)")
-    ap.add_argument("--reference-max-n", type=num_arg("--reference-max-n", int, lo=2), default=30000)
+    ap.add_argument("--no-reference", dest="reference", action="store_false",
+                    help="do not time the reference pass (the pre-E19 controller)")
+    ap.add_argument("--reference-max-n", type=num_arg("--reference-max-n", int, lo=2), default=10000)
     args = ap.parse_args(argv)
     if args.previous is not None and not (args.previous / "simlib").is_dir():
         ap.error(f"--previous must be a directory containing simlib/, got {args.previous}")
