@@ -8,7 +8,7 @@ reduce, and selective ÷ partial measured in the same run (goal of issue 9: <= 3
 every n, n = 200 <= 0.3 s, n = 10,000 <= 10 s).
 
 It also times (unless ``--no-reference``) selective reduce with the controller's reference pass on
-every round (``kernels.round_plan``, the pass before decision E19) in the same interleaved loop, for
+every round (``kernels.round_plan``, the pass before decision E21) in the same interleaved loop, for
 n <= ``--reference-max-n``, and prints reference ÷ incremental; the goal of issue 48 is
 selective ÷ partial <= 2.5x at n = 30,000 and 100,000:
 
@@ -85,7 +85,7 @@ def main(argv=None) -> int:
     ap.add_argument("--previous", type=Path, default=None, help="root of an older simlib to compare with")
     ap.add_argument("--previous-max-n", type=num_arg("--previous-max-n", int, lo=2), default=1000)
     ap.add_argument("--no-reference", dest="reference", action="store_false",
-                    help="do not time the reference pass (the pre-E19 controller)")
+                    help="do not time the reference pass (the pre-E21 controller)")
     ap.add_argument("--reference-max-n", type=num_arg("--reference-max-n", int, lo=2), default=10000)
     args = ap.parse_args(argv)
     if args.previous is not None and not (args.previous / "simlib").is_dir():

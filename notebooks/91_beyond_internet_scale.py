@@ -154,7 +154,7 @@ print(rest.round(2).to_string())
 
 # %% [markdown]
 # ## n = 100,000: selective reduce beside partial reduce
-# The controller's pass no longer visits every worker in training on every round (decision E19 in
+# The controller's pass no longer visits every worker in training on every round (decision E21 in
 # docs/decisions/selective_reduce_experiments.md), so a 100 s run of selective reduce at n = 100,000
 # costs about what partial reduce's does. Same settings, `largest_trials` paired trials (one by
 # default: it shows the scale, it is not a verdict, and no claim is recorded from it).

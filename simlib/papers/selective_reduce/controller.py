@@ -51,7 +51,7 @@ class SelectiveReduceController(ControllerBase):
     :func:`~simlib.papers.selective_reduce.incremental.fast_round_plan` where it applies
     (fixed estimates, a progress model of elapsed time only), the full pass
     (``kernels.round_plan``, the reference) where it is unsure or does not apply: the same
-    schedule either way (decision E19); ``fallback_rounds`` counts the passes it left to
+    schedule either way (decision E21); ``fallback_rounds`` counts the passes it left to
     the reference.
 
     The knobs (``eta``, ``theta``, ``dt``, ``c``, ``base_rule``, ``tx_form``;
@@ -197,7 +197,7 @@ class SelectiveReduceController(ControllerBase):
         model = self._spec() if self._fixed_spec is None else self._fixed_spec
         workers = (cl.phase, self._bw_all, cl.compute_start, cl.compute_finish)
         status = incremental.UNSURE
-        if self._classes is not None:                          # lines 10-22 on the classes (E19)
+        if self._classes is not None:                          # lines 10-22 on the classes (E21)
             c = self._classes
             if self._classes_stale:
                 c.count = incremental.build_classes(cl.phase, COMPUTING, cl.compute_start, self._bw_all, c.qscale,

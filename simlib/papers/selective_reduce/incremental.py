@@ -1,5 +1,5 @@
 """The controller's pass of 000 Alg. 3 lines 9-22 without visiting the workers in training,
-with the schedule of the full pass (decision E19).
+with the schedule of the full pass (decision E21).
 
 :func:`~simlib.papers.selective_reduce.kernels.round_plan` (the reference) visits every
 worker in training on every pass: it evaluates each candidate's p_i and sums Σp_i and

@@ -1,4 +1,4 @@
-"""The incremental controller pass (decision E19) against the reference pass (kernels.round_plan):
+"""The incremental controller pass (decision E21) against the reference pass (kernels.round_plan):
 same runs, launches and holds whenever it is sure, on random states with ties, and the same
 schedules on whole runs."""
 from __future__ import annotations
