@@ -7,12 +7,20 @@ n = 200, 1000, 5000, 10000: the median wall-clock time over ``--seeds`` seeds of
 reduce, and selective ÷ partial measured in the same run (goal of issue 9: <= 3x at
 every n, n = 200 <= 0.3 s, n = 10,000 <= 10 s).
 
+It also times (unless ``--no-reference``) selective reduce with the controller's reference pass on
+every round (``kernels.round_plan``, the pass before decision E21) in the same interleaved loop, for
+n <= ``--reference-max-n``, and prints reference ÷ incremental; the goal of issue 48 is
+selective ÷ partial <= 2.5x at n = 30,000 and 100,000:
+
+    python benchmarks/bench_selective.py --n 10000 30000 100000 --seeds 3 --reference-max-n 30000
+
 ``--previous DIR`` also times selective reduce with the simlib found in ``DIR`` (e.g.
 ``git archive <commit> | tar -x -C DIR``), in a separate process, for n <=
 ``--previous-max-n`` (the pre-issue-9 controller needs ~3 min at n = 5000), and prints
 the speed-up.
 
     python benchmarks/bench_selective.py [--n 200 1000 5000 10000] [--seeds 3]
+                                         [--no-reference] [--reference-max-n 10000]
                                          [--previous DIR --previous-max-n 1000]
 """
 from __future__ import annotations
@@ -51,11 +59,16 @@ print(json.dumps(out))
 """
 
 
-def time_run(scheme: str, n: int, seed: int) -> float:
-    from simlib.papers.cluster_scenario import run_trial
+def time_run(scheme: str, n: int, seed: int, reference: bool = False) -> float:
+    """Wall time (s) of one run and its metrics; ``reference``: selective reduce's reference pass on every round."""
+    from simlib.papers import cluster_scenario as cs
 
     t0 = time.perf_counter()
-    run_trial(dict(scheme=scheme, n=n, duration_s=100.0, trace="transformer"), np.random.SeedSequence(seed))
+    sc = cs.Scenario.from_params(dict(scheme=scheme, n=n, duration_s=100.0, trace="transformer"))
+    cl = cs.build_cluster(sc, np.random.SeedSequence(seed))
+    if reference:
+        cl.controller._classes = None                  # no incremental pass: kernels.round_plan every round
+    cs.run_metrics(sc, cl.run())
     return time.perf_counter() - t0
 
 
@@ -71,6 +84,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=num_arg("--seeds", int, lo=1), default=3)
     ap.add_argument("--previous", type=Path, default=None, help="root of an older simlib to compare with")
     ap.add_argument("--previous-max-n", type=num_arg("--previous-max-n", int, lo=2), default=1000)
+    ap.add_argument("--no-reference", dest="reference", action="store_false",
+                    help="do not time the reference pass (the pre-E21 controller)")
+    ap.add_argument("--reference-max-n", type=num_arg("--reference-max-n", int, lo=2), default=10000)
     args = ap.parse_args(argv)
     if args.previous is not None and not (args.previous / "simlib").is_dir():
         ap.error(f"--previous must be a directory containing simlib/, got {args.previous}")
@@ -82,17 +98,22 @@ def main(argv=None) -> int:
           f"{os.cpu_count()} cores; {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; "
           f"load average {os.getloadavg()[0]:.1f}")
     head = f"{'n':>6} " + " ".join(f"{s:>10}" for s in SCHEMES) + "   selective/partial"
+    if args.reference:
+        head += "   reference selective  reference/incremental"
     if args.previous is not None:
         head += "   previous selective  speed-up"
     print(head, flush=True)
     for n in args.n:
-        times = {s: [] for s in SCHEMES}
+        ref = args.reference and n <= args.reference_max_n
+        times = {s: [] for s in SCHEMES + (("reference",) if ref else ())}
         for seed in seeds:                        # interleaved, so load changes hit every scheme alike
-            for s in SCHEMES:
-                times[s].append(time_run(s, n, seed))
+            for s in times:
+                times[s].append(time_run("selective", n, seed, True) if s == "reference" else time_run(s, n, seed))
         med = {s: statistics.median(t) for s, t in times.items()}
         line = f"{n:>6} " + " ".join(f"{med[s]:>9.2f}s" for s in SCHEMES) + \
             f"   {med['selective'] / med['partial']:>16.2f}x"
+        if ref:
+            line += f"   {med['reference']:>18.2f}s  {med['reference'] / med['selective']:>20.2f}x"
         if args.previous is not None and n <= args.previous_max_n:
             prev = statistics.median(time_previous(args.previous, n, seeds))
             line += f"   {prev:>17.2f}s  {prev / med['selective']:>7.1f}x"

@@ -37,6 +37,8 @@ workers = None                          # processes for the sweep (None: all cor
 seed = 0
 trials = 5
 n_values = [1000, 2000, 5000, 10000]
+n_largest = 100000
+largest_trials = 1
 trace = "transformer"
 duration_s = 100.0
 p = 0.3
@@ -156,3 +158,23 @@ print("latency term 2(g-1)α / average sync time:")
 print(share.round(2).to_string())
 print("average sync time minus the latency term (s):")
 print(rest.round(2).to_string())
+
+# %% [markdown]
+# ## n = 100,000: selective reduce beside partial reduce
+# The controller's pass no longer visits every worker in training on every round (decision E21 in
+# docs/decisions/selective_reduce_experiments.md), so a 100 s run of selective reduce at n = 100,000
+# costs about what partial reduce's does. Same settings, `largest_trials` paired trials (one by
+# default: it shows the scale, it is not a verdict, and no claim is recorded from it).
+
+# %%
+big = sweep.expand_grid(n=[n_largest], scheme=["partial", "selective"], trace=[trace], duration_s=[duration_s],
+                        p=[p], eta=[eta], theta=[theta], dt_s=[dt_s], lam=[lam], alpha_s=[alpha_s],
+                        model_mb=[model_mb])
+t0 = time.perf_counter()
+df_big = run.scenarios(big, name="91_beyond_internet_scale_largest", trials=largest_trials,
+                       desc=f"n = {n_largest:,}")
+print(f"n = {n_largest:,}: {len(df_big)} trials in {time.perf_counter() - t0:.0f} s (cached trials are not re-run)")
+print(df_big.groupby("scheme")[metrics + ["controller_rounds"]].median().round(3).to_string())
+for metric, (_, _, num, den, _) in sr_claims.FIGS5_6_RANGES.items():
+    r = analysis.paired_ratio(df_big, metric, by=["n"], num=num, den=den)
+    print(f"{metric} {num}/{den}: median {r['median'].iloc[0]:.3f} over {largest_trials} trial(s)")

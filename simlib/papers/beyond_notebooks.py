@@ -37,7 +37,11 @@ class InternetScaleNotebook(RunKnobs):
     n_values: tuple = param_list([1000, 2000, 5000, 10000], of=(Scenario, "n"), quick=[20, 40],
                                  help="cluster sizes n")
     trace: str = param_of(Scenario, "trace")
+    n_largest: int = param(100_000, lo=2, hi=100_000, quick=60,
+                           help="the one larger n at which partial and selective reduce run beside each other")
+    largest_trials: int = param(1, lo=1, quick=1, help="trials at n_largest")
 
     def check(self):
         check_items("n_values", self.n_values,
                     lambda n: Scenario.from_params(dict(self.run_knobs(), trace=self.trace, n=n)))
+        Scenario.from_params(dict(self.run_knobs(), trace=self.trace, n=self.n_largest))

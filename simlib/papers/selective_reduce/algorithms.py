@@ -429,12 +429,19 @@ def _decide_sorted(g: np.ndarray, k: int, b_virtual: float, base: int, eta: floa
             min_star = g[n_keep - 1]
         else:
             min_star = min(g[n_keep - 1], b_virtual)
-    if eq2:                                                         # line 15 (SR12)
-        t_x = (2.0 * (m - 1) * alpha + 2.0 * (m - 1) / m * v / b_hat) \
-            - (2.0 * (size_star - 1) * alpha + 2.0 * (size_star - 1) / size_star * v / min_star)
-    else:
-        t_x = 2.0 * v / b_hat - 2.0 * v / min_star
+    t_x = _t_x(m, b_hat, size_star, min_star, v, alpha, eq2)       # line 15
     return t_x > theta * dt, n_keep, t_x                            # line 16
+
+
+@njit(cache=True, inline="always")
+def _t_x(m: int, b_hat: float, size_star: int, min_star: float, v: float, alpha: float, eq2: bool) -> float:
+    """Alg. 2 line 15: t_X of a group of ``m`` workers with bottleneck ``b_hat`` against g* of
+    ``size_star`` workers with bottleneck ``min_star`` (s; SR12).  For fixed sizes it is
+    non-decreasing in ``min_star`` (every operation rounds monotonically)."""
+    if eq2:
+        return (2.0 * (m - 1) * alpha + 2.0 * (m - 1) / m * v / b_hat) \
+            - (2.0 * (size_star - 1) * alpha + 2.0 * (size_star - 1) / size_star * v / min_star)
+    return 2.0 * v / b_hat - 2.0 * v / min_star
 
 
 def _bpawr_core(g_ids: np.ndarray, g_bw: np.ndarray, t_ids: np.ndarray, t_bw: np.ndarray, t_el: np.ndarray,

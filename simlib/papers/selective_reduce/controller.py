@@ -17,7 +17,7 @@ from simlib.core.validate import check_array, check_int
 from simlib.runtime.cluster import COMPUTING
 from simlib.runtime.controller import ControllerBase
 
-from . import kernels
+from . import incremental, kernels
 from .algorithms import _base_size, _call_completion_prob
 
 __all__ = ["SelectiveReduceController"]
@@ -46,7 +46,13 @@ class SelectiveReduceController(ControllerBase):
     workers in training, or an array of per-worker estimates (bits/s, > 0)
     that do not change during the run, which lets the queue stay sorted as
     workers arrive instead of being sorted every pass;
-    ``observe`` optional callable fed every measured compute time (cold start).
+    ``observe`` optional callable fed every measured compute time (cold start);
+    ``incremental`` (default True) keeps the workers in training in classes and runs
+    :func:`~simlib.papers.selective_reduce.incremental.fast_round_plan` where it applies
+    (fixed estimates, a progress model of elapsed time only), the full pass
+    (``kernels.round_plan``, the reference) where it is unsure or does not apply: the same
+    schedule either way (decision E21); ``fallback_rounds`` counts the passes it left to
+    the reference.
 
     The knobs (``eta``, ``theta``, ``dt``, ``c``, ``base_rule``, ``tx_form``;
     ``v`` and ``alpha`` from the cluster's ``model_mb`` and ``alpha_s``) are
@@ -69,7 +75,7 @@ class SelectiveReduceController(ControllerBase):
     def __init__(self, p: int, eta: float, theta: float, dt: float, v: float, *,
                  progress, bandwidth_estimate, alpha: float = 0.0,
                  c: int | None = None, observe: Callable[[float], None] | None = None,
-                 base_rule: str = "text", tx_form: str = "approx"):
+                 base_rule: str = "text", tx_form: str = "approx", incremental: bool = True):
         self.p = check_int("p", p, 1)
         self.eta, self.theta, self.dt, self.v, self.alpha = eta, theta, dt, v, alpha
         self.c, self.base_rule, self.tx_form = c, base_rule, tx_form
@@ -87,6 +93,10 @@ class SelectiveReduceController(ControllerBase):
         self._base = _base_size(self.p, self.base_rule)
         self._eq2 = self.tx_form == "eq2"
         self._spec = getattr(progress, "kernel_spec", kernels.callback_spec)
+        if not isinstance(incremental, bool):
+            raise ValueError(f"incremental must be True or False, got {incremental!r}")
+        self.incremental = incremental
+        self.fallback_rounds = 0
 
     def attach(self, cluster) -> None:
         n = cluster.n
@@ -96,24 +106,31 @@ class SelectiveReduceController(ControllerBase):
             raise ValueError(f"bandwidth_estimate must have one entry per worker ({n}), got {self._fixed_bw.size}")
         super().attach(cluster)
         self.progress.attach(cluster)
-        # the ready queue Q: ids[:qlen], in BAG's order with fixed estimates, else in arrival order
-        self._qids = np.empty(n, np.int64)
-        self._qbw = np.empty(n)
+        # the ready queue Q: ids[h:h + qlen] (h = self._qhead), in BAG's order with fixed estimates (an
+        # insertion shifts the shorter side: kernels.queue_insert), else in arrival order (h = 0)
+        self._qids = np.empty(2 * n + 1, np.int64)
+        self._qbw = np.empty(2 * n + 1)
         self._qlen = 0
+        self._qhead = n if self._fixed_bw is not None else 0
         self._seq = np.zeros(n, np.int64)          # arrival number of each queued worker (FIFO order)
         self._arrivals = 0
         self._holding = np.zeros(n, dtype=bool)     # queued workers whose hold is logged and still open
+        self._qheld = np.zeros((2 * n + 1) // 8 * 8 + 8, bool)   # the same by queue position (fixed estimates)
         self._bw_all = self._fixed_bw if self._fixed_bw is not None else np.empty(n)
         self._fbuf, self._ibuf = kernels.work_buffers(n)
         self._par = kernels.PassParams(now=0.0, dt=float(self.dt), eta=float(self.eta), theta=float(self.theta),
                                        v=float(self.v), alpha=float(self.alpha), computing=COMPUTING,
                                        base=self._base, p=self.p, eq2=self._eq2)
         self._fixed_spec = self._spec() if getattr(self.progress, "kernel_spec_fixed", False) else None
+        self._classes = None                        # the workers in training by start (incremental pass)
+        if self.incremental and self._fixed_bw is not None and self._spec().kind in incremental.FAST_KINDS:
+            self._classes = incremental.Classes(n, self._fixed_bw)
+            self._classes_stale = True              # rebuilt before the next pass
 
     @property
     def queue(self) -> list[int]:
         """The ready queue Q in arrival (FIFO) order."""
-        ids = self._qids[:self._qlen]
+        ids = self._qids[self._qhead:self._qhead + self._qlen]
         if self._fixed_bw is not None:
             ids = ids[np.argsort(self._seq[ids], kind="stable")]
         return ids.tolist()
@@ -121,14 +138,22 @@ class SelectiveReduceController(ControllerBase):
     def on_ready(self, w: int, compute_time: float) -> None:
         if self.observe is not None:
             self.observe(compute_time)
+        cls = self._classes
+        if cls is not None and not self._classes_stale:                 # w left S
+            incremental.remove_worker(w, cls.cint, cls.fen, cls.loc, cls.bw, cls.qscale)
         self._seq[w] = self._arrivals                       # line 26: push w to Q
         self._arrivals += 1
         if self._fixed_bw is not None:
-            self._qlen = kernels.queue_insert(self._qids, self._qbw, self._qlen, w, self._fixed_bw[w])
+            self._qhead, self._qlen = kernels.queue_insert(self._qids, self._qbw, self._qheld, self._qhead, self._qlen,
+                                                           w, self._fixed_bw[w])
         else:
             self._qids[self._qlen] = w
             self._qlen += 1
         self.process()
+
+    def on_sync_done(self, record) -> None:
+        if self._classes is not None:               # its members started training: a new class
+            self._classes_stale = True
 
     def _on_timeout(self) -> None:
         self._timer = None
@@ -150,9 +175,10 @@ class SelectiveReduceController(ControllerBase):
     def _partial_round(self) -> None:
         """Alg. 3 lines 9-22 (one pass of :func:`plan_round` on the controller's arrays)."""
         cl = self.cluster
-        qlen = self._qlen
+        qlen, h = self._qlen, self._qhead
+        q_held = self._qheld[h:h + qlen]
         if self._fixed_bw is not None:
-            q_ids, q_bw = self._qids[:qlen], self._qbw[:qlen]
+            q_ids, q_bw = self._qids[h:h + qlen], self._qbw[h:h + qlen]
             order = None
         else:                                                  # line 9: fresh estimates, BAG line 2 sort
             fifo = self._qids[:qlen]
@@ -170,9 +196,24 @@ class SelectiveReduceController(ControllerBase):
         par = (float(cl.sim.now), *self._par[1:])
         model = self._spec() if self._fixed_spec is None else self._fixed_spec
         workers = (cl.phase, self._bw_all, cl.compute_start, cl.compute_finish)
-        if model.kind != kernels.KIND_CALLBACK:                # lines 10-22 in one compiled call
+        status = incremental.UNSURE
+        if self._classes is not None:                          # lines 10-22 on the classes (E21)
+            c = self._classes
+            if self._classes_stale:
+                c.count = incremental.build_classes(cl.phase, COMPUTING, cl.compute_start, self._bw_all, c.qscale,
+                                                    c.start, c.cint, c.bw, c.fen, c.loc)
+                self._classes_stale = False
+            status, n_runs, n_launch, n_new = incremental.fast_round_plan(
+                q_ids, q_bw, self._qheld, h, self._holding, par, tuple(model), c.count, c.start, c.cint, c.bw,
+                c.fen, c.qscale, ibuf)
+            self.fallback_rounds += status == incremental.UNSURE
+        if status == incremental.SURE:                         # done: runs and new holds in ibuf
+            pass
+        elif model.kind != kernels.KIND_CALLBACK:              # lines 10-22 in one compiled call (reference)
             n_runs, n_launch, n_new = kernels.round_plan(workers, q_ids, q_bw, self._holding, par, tuple(model),
                                                          fbuf, ibuf)
+            if n_new and order is None:
+                q_held[:] = self._holding[q_ids]
         else:                                                  # a Python progress model: line 26 per group
             ng = kernels.round_pass(workers, q_bw, par, tuple(model), fbuf, ibuf)
             off = ibuf[kernels.I_OFF]
@@ -189,6 +230,8 @@ class SelectiveReduceController(ControllerBase):
             n_runs = kernels.plan_groups(q_bw, ng, par, fbuf, ibuf)
             n_launch = int(ibuf[kernels.I_RUN_LAUNCH, :n_runs].sum())
             n_new = kernels.new_holds(q_ids, n_runs, self._holding, ibuf)
+            if n_new and order is None:
+                q_held[:] = self._holding[q_ids]
         if n_launch:
             keep = np.ones(qlen, dtype=bool)
             for s, e, go in ibuf[kernels.I_RUN_S:kernels.I_RUN_LAUNCH + 1, :n_runs].T.tolist():
@@ -202,11 +245,14 @@ class SelectiveReduceController(ControllerBase):
                 keep_fifo = np.empty(qlen, dtype=bool)
                 keep_fifo[order] = keep
                 keep = keep_fifo
-            rest = self._qids[:qlen][keep]
+            rest = self._qids[h:h + qlen][keep]
             self._qlen = rest.size
-            self._qids[:rest.size] = rest
-            if order is None:
-                self._qbw[:rest.size] = self._qbw[:qlen][keep]
+            if order is None:                                  # re-centred in the buffer
+                h2 = (self._qids.size - rest.size) // 2
+                self._qbw[h2:h2 + rest.size] = self._qbw[h:h + qlen][keep]
+                self._qheld[h2:h2 + rest.size] = q_held[keep]
+                self._qhead = h = h2
+            self._qids[h:h + rest.size] = rest
 
     def _launch(self, group: list[int], kind: str) -> None:
         self._holding[group] = False
