@@ -49,7 +49,7 @@ def test_local_links_resolve_in_the_readme_and_every_docs_page():
             assert (ROOT / target).exists(), f"{page.relative_to(ROOT)} links {target}, which does not exist"
 
 
-def test_local_links_can_fail(tmp_path, monkeypatch):
+def test_local_links_are_repository_paths_outside_code_blocks(tmp_path, monkeypatch):
     page = tmp_path / "docs" / "x.md"
     page.parent.mkdir()
     page.write_text("see [a](speed.md#t), [b](../README.md), [c](https://e.org/x.md)\n```\n[d](no.md)\n```\n")

@@ -492,11 +492,20 @@ def _doc_title(text: str, rel: str) -> str:
     return re.sub(r"[*`]", "", match.group(1)).strip() if match else rel
 
 
+def _markdown2html(text: str) -> str:
+    """nbconvert's Markdown to HTML (as for a notebook's markdown cells) plus tables inside list items,
+    as GitHub renders them (mistune's ``table_in_list``; the docs pages indent tables under list items)."""
+    from mistune import import_plugin
+    from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+
+    plugins = MarkdownWithMath.DEFAULT_PLUGINS + ("mistune.plugins.table.table_in_list",)
+    return MarkdownWithMath(renderer=IPythonRenderer(escape=False),
+                            plugins=[import_plugin(p) for p in plugins]).render(text)
+
+
 def _render_doc(text: str, rel: str) -> str:
     """``docs/<rel>``'s Markdown as HTML for its site page: a link to another page of ``docs/`` (or to
     the README, whose place the site's index takes) points at that page on the site, relative to this one."""
-    from nbconvert.filters import markdown2html
-
     here = posixpath.dirname(doc_href(rel))
 
     def link(m):
@@ -506,7 +515,7 @@ def _render_doc(text: str, rel: str) -> str:
             return m.group(0)
         return f'href="{posixpath.relpath(site, here or ".")}{m.group(2) or ""}"'
 
-    return _MD_LINK_RE.sub(link, markdown2html(text))
+    return _MD_LINK_RE.sub(link, _markdown2html(text))
 
 
 def _docs_index_body(pages: list[tuple[str, str]]) -> str:

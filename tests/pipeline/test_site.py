@@ -12,6 +12,7 @@ import csv
 import functools
 import http.server
 import io
+import itertools
 import json
 import posixpath
 import re
@@ -101,17 +102,25 @@ def _plain(text: str, markup: str = "markdown") -> str:
     dropped, entities unescaped, whitespace collapsed: the words a reader sees."""
     import html as html_lib
 
-    if markup == "html":
-        text = html_lib.unescape(re.sub(r"<[^>]+>", " ", text))
-    else:
+    if markup == "html":   # a block's tags separate words, an inline tag does not
+        text = re.sub(r"</?(p|li|ul|ol|h\d|table|thead|tbody|tr|td|th|div|pre|br|blockquote)\b[^>]*>", " ", text)
+        text = html_lib.unescape(re.sub(r"<[^>]+>", "", text))
+    else:   # links as their text; list markers dropped (a numbered line inside a paragraph is text)
         text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    return " ".join(re.sub(r"[*_`¶\\|]", " ", text).split())
+        lines, in_list = text.split("\n"), False
+        for i, line in enumerate(lines):
+            marker = re.match(r"\s*(?:[-+]|(\d+)\.)\s+", line)
+            if marker and (i == 0 or in_list or marker.group(1) in (None, "1")):
+                lines[i], in_list = line[marker.end():], True
+        text = "\n".join(lines)
+    return " ".join(re.sub(r"[*_`¶\\]", "", text).split())
 
 
 def test_every_docs_page_is_on_the_site_with_its_text_and_working_links(built):
     """Issue 45 / W4: every docs/**/*.md is a page of the site (summaries.md and settings.md feed their own
-    pages), listed on the documentation index and in every page's header; every heading and table row of
-    it is on its page, and no relative link of these pages points at a file the site lacks."""
+    pages), listed on the documentation index and in every page's header; its headings, paragraphs and list
+    items are on its page word for word and its tables row for row (nbconvert's Markdown, with tables in
+    list items), and no relative link of these pages points at a file the site lacks."""
     out, _ = built
     docs = site.doc_files(REPO / "docs")
     assert {"results.md", "speed.md", "summaries.md", "settings.md", "decisions/site.md"} <= set(docs)
@@ -129,11 +138,14 @@ def test_every_docs_page_is_on_the_site_with_its_text_and_working_links(built):
         for heading in re.findall(r"^#+ (.+)$", prose, re.M):
             if not re.match(r"\d{3} ", heading):   # summary.html titles a paper's section by the registry
                 assert _plain(heading) in plain, (rel, heading)
-        table_rows = [r for r in prose.splitlines() if r.lstrip().startswith("|")
-                       and not re.match(r"^\s*\|[-:| ]+\|$", r)]
-        assert rel in site.DOC_PAGES or page.count("<tr>") == len(table_rows), rel
-        for para in re.split(r"\n\s*\n", prose):   # every paragraph of plain prose, word for word
-            if para.strip() and not re.match(r"\s*([#|<-]|\d+\.)", para):
+        lines = prose.splitlines()   # a table: its header, its separator line, the "|" lines after it
+        seps = [i for i, r in enumerate(lines) if re.match(r"^\s*\|[-:| ]+\|\s*$", r)]
+        n_rows = sum(1 + len(list(itertools.takewhile(lambda r: r.lstrip().startswith("|"), lines[i + 1:])))
+                     for i in seps)
+        assert rel in site.DOC_PAGES or page.count("<tr>") == n_rows, rel
+        for para in re.split(r"\n\s*\n", prose):   # every paragraph and list item, word for word
+            para = re.sub(r"(?m)^#+ .*$", "", para)     # (headings are checked above)
+            if para.strip() and not re.match(r"\s*[|<]", para):
                 assert _plain(para) in plain, (rel, para[:80])
     pages = [out / "index.html", out / "summary.html", out / "settings.html"] + list((out / "docs").rglob("*.html"))
     for page in pages:
