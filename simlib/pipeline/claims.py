@@ -280,7 +280,6 @@ def settings_table(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, columns=cols)
 
 
-
 #: Columns of :func:`headline_markdown`'s table (the README's "What the reproduction finds").
 HEADLINE_COLUMNS = ("seed", "claims", "hold at our defaults", "hold at the paper profile", "hold only at another setting",
                     "hold at neither (likely paper error, unexplained)", "counts from")
@@ -297,6 +296,7 @@ def headline_markdown(df: pd.DataFrame) -> str:
         rows.append(f"| {r.paper} | {r.claims} | {r.at_default} | {profile} | {r.elsewhere_only} | "
                     f"{r.neither} ({r.likely_paper_error}, {r.unexplained}) | `python -m simlib claims --paper {r.paper}` |")
     return "\n".join(rows) + "\n"
+
 
 def row_verdict(row) -> str:
     """A ledger row's verdict (a mapping with ``kind``, ``holds``, ``fitted``): ``"observation"``,

@@ -124,7 +124,6 @@ def test_settings_table_counts_each_claim_once(ledger):
            "1 unexplained)" in summarize_ledger(ledger)
 
 
-
 def test_headline_table_is_the_settings_table_per_paper_with_its_command(ledger):
     """The README's headline table (issue 45), hand-made: 000 as in the test above (profile judged for 4 of
     its 5 claims); 003 judged at the default only (no profile: "—"), one of its two claims holding."""
