@@ -7,7 +7,7 @@ and figures look schemes up in :data:`SCHEMES`.  A new paper is a new package
 with a ``paper.py`` plus one line in :data:`PAPERS`.  Simulations import only
 their own package, never this module, so a trial's code fingerprint does not
 cover other papers.  :func:`chosen_settings` lists the settings a paper leaves
-open and the decision that chose each (decision S20; the README's and the
+open and the decision that chose each (decision S20; docs/settings.md's and the
 site's tables).
 """
 from __future__ import annotations
@@ -112,8 +112,8 @@ def _cell(text: str) -> str:
 
 
 def chosen_settings_markdown() -> str:
-    """The README's "Settings the papers leave open" tables: per paper, one row per chosen setting
-    (parameter, default, decision, meaning, declared in); a test keeps the README equal to it."""
+    """The "Settings the papers leave open" tables of ``docs/settings.md``: per paper, one row per chosen
+    setting (parameter, default, decision, meaning, declared in); a test keeps that page equal to it."""
     parts = []
     for p in PAPERS:
         rows = [f"**{p.id}** — {p.title}", "", "| parameter | default | decision | meaning | declared in |",

@@ -280,6 +280,24 @@ def settings_table(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, columns=cols)
 
 
+#: Columns of :func:`headline_markdown`'s table (the README's "What the reproduction finds").
+HEADLINE_COLUMNS = ("seed", "claims", "hold at our defaults", "hold at the paper profile", "hold only at another setting",
+                    "hold at neither (likely paper error, unexplained)", "counts from")
+
+
+def headline_markdown(df: pd.DataFrame) -> str:
+    """The README's headline table, one row per paper of the ledger frame ``df``: the counts of
+    :func:`settings_table` (the profile column as "holds of judged", "—" where no claim was judged at a
+    profile) and the command that prints them.  A test keeps the README equal to it for the committed
+    ledger."""
+    rows = ["| " + " | ".join(HEADLINE_COLUMNS) + " |", "|---|---:|---:|---:|---:|---:|---|"]
+    for r in settings_table(df).itertuples(index=False):
+        profile = f"{r.at_profile} of {r.judged_at_profile}" if r.judged_at_profile else "—"
+        rows.append(f"| {r.paper} | {r.claims} | {r.at_default} | {profile} | {r.elsewhere_only} | "
+                    f"{r.neither} ({r.likely_paper_error}, {r.unexplained}) | `python -m simlib claims --paper {r.paper}` |")
+    return "\n".join(rows) + "\n"
+
+
 def row_verdict(row) -> str:
     """A ledger row's verdict (a mapping with ``kind``, ``holds``, ``fitted``): ``"observation"``,
     ``"fitted"`` (a calibration target's row, S24: shown, never counted as a hold), ``"undecided"``

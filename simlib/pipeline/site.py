@@ -13,7 +13,10 @@ self-contained static site (no CDN, no network at build or view time)::
                                the notebook page (and the cell) that recorded it
     figures.html, figures/     every committed figure (PNG, PDF) with its provenance
     settings.html              per paper, the settings it leaves open and the decision that chose each
-                               (:func:`simlib.papers.registry.chosen_settings`; decision S20)
+                               (:func:`simlib.papers.registry.chosen_settings`; decision S20), under the
+                               text of ``docs/settings.md``
+    summary.html               the reproduction summaries of ``docs/summaries.md`` with each paper's claims
+    docs/index.html, docs/<path>.html  every other ``docs/**/*.md`` page, rendered (decision W4)
     site.css, sort.js
 
 Rendering is nbconvert's HTML exporter (``basic`` template: the page body only,
@@ -30,6 +33,7 @@ import argparse
 import ast
 import html
 import json
+import posixpath
 import re
 import shutil
 import subprocess
@@ -44,7 +48,8 @@ import pandas as pd
 from simlib.core import paths as core_paths
 from simlib.pipeline.claims import load_ledger, reproduction_table, settings_table
 
-__all__ = ["GROUPS", "MARKER", "NotebookInfo", "RowLink", "read_notebooks", "link_rows", "build_site", "main"]
+__all__ = ["GROUPS", "MARKER", "DOC_PAGES", "NotebookInfo", "RowLink", "read_notebooks", "link_rows", "doc_files",
+           "doc_href", "build_site", "main"]
 
 
 def literal_assignments(source: str) -> dict:
@@ -291,7 +296,8 @@ def _html_page(title: str, body: str, commit: str, depth: int = 0, extra_head: s
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{html.escape(title)}</title><link rel="stylesheet" href="{up}site.css">{extra_head}</head>\n'
             f'<body{cls}><header><a href="{up}index.html">Index</a><a href="{up}claims.html">Claims ledger</a>'
-            f'<a href="{up}figures.html">Figures</a><a href="{up}settings.html">Settings</a></header>\n'
+            f'<a href="{up}figures.html">Figures</a><a href="{up}settings.html">Settings</a>'
+            f'<a href="{up}docs/index.html">Documentation</a></header>\n'
             f'<main>\n{body}\n</main>\n'
             f'<footer>Built from commit {html.escape(commit)} by <code>make site</code> '
             f'(simlib.pipeline.site) from the committed executed notebooks; nothing was re-run.</footer>'
@@ -353,7 +359,8 @@ def _index_body(infos, ledger, commit) -> str:
                  f'<a href="summary.html">Reproduction summaries</a>: per paper, what holds at our defaults '
                  f'and at the paper profile, what was easy and hard. '
                  f'<a href="settings.html">The settings the papers leave open</a> and the decision that chose '
-                 f'each.</p>')
+                 f'each. <a href="docs/index.html">The documentation</a>: results, speed, the simulation core, '
+                 f'the learning task, data, the layout and every design decision.</p>')
     for key, heading, _ in GROUPS:
         members = [i for i in infos if i.group == key]
         if not members:
@@ -368,12 +375,15 @@ def _index_body(infos, ledger, commit) -> str:
     return "\n".join(parts)
 
 
-def _settings_body() -> str:
+def _settings_body(doc: str = "") -> str:
     """Per paper, the settings it leaves open: parameter, default, decision, meaning, declared in (the
-    README's table, from the same declarations)."""
+    tables of ``docs/settings.md``, from the same declarations), under that page's text (``doc``, its
+    Markdown; the generated block left out, as the tables below are built here)."""
     from simlib.papers.registry import PAPERS, chosen_settings
 
-    parts = ["<h1>Settings the papers leave open</h1>",
+    prose = doc.split(SETTINGS_BLOCK, 1)[0]
+    parts = [_render_doc(prose, "settings.md") if prose.strip() else
+             "<h1>Settings the papers leave open</h1>"
              "<p>Every scenario parameter says whether the paper states its default or this repository chose "
              "it (decision S20). These are the chosen ones, per paper, with the decision entry of "
              "<code>docs/decisions/</code> that says why: the numbers of a run that are ours, not the "
@@ -455,42 +465,100 @@ def _ledger_body(ledger, links) -> str:
             + "\n".join(body) + "\n</tbody></table>")
 
 
-#: The README section whose "### <paper id> ..." subsections are the reproduction summaries.
-SUMMARY_HEADING = "## Reproduction summaries"
+# --- the documentation pages (docs/**/*.md; decision W4) -----------------------------------------
+
+#: Pages of ``docs/`` whose text feeds a site page of its own; every other ``docs/<path>.md`` is
+#: rendered as ``docs/<path>.html``.
+DOC_PAGES = {"summaries.md": "summary.html", "settings.md": "settings.html"}
+#: ``docs/settings.md``'s generated block (the tables the settings page builds from the declarations).
+SETTINGS_BLOCK = "<!-- chosen-settings:start -->"
+_MD_LINK_RE = re.compile(r'href="([^":#?]+\.md)(#[^"]*)?"')
 
 
-def readme_summaries(readme: str) -> dict[str, str]:
-    """``{paper id: Markdown}`` of the README's :data:`SUMMARY_HEADING` section, one per
-    ``### <id> ...`` subsection (the heading line left out)."""
-    if SUMMARY_HEADING not in readme:
-        return {}
-    section = readme.split(SUMMARY_HEADING, 1)[1]
-    section = re.split(r"^## ", section, maxsplit=1, flags=re.M)[0]
-    parts = re.split(r"^### ", section, flags=re.M)[1:]
+def doc_files(docs_dir) -> list[str]:
+    """The Markdown pages under ``docs_dir``, as POSIX paths relative to it, sorted; [] if it is absent."""
+    docs_dir = Path(docs_dir)
+    return sorted(p.relative_to(docs_dir).as_posix() for p in docs_dir.rglob("*.md")) if docs_dir.is_dir() else []
+
+
+def doc_href(rel: str) -> str:
+    """The site address (from the site's root) of the page ``docs/<rel>`` (``rel`` relative to ``docs/``)."""
+    return DOC_PAGES.get(rel, "docs/" + rel[:-3] + ".html")
+
+
+def _doc_title(text: str, rel: str) -> str:
+    """A page's first ``# `` heading (Markdown emphasis and code marks dropped), else its file name."""
+    match = _HEADING_RE.search(text)
+    return re.sub(r"[*`]", "", match.group(1)).strip() if match else rel
+
+
+def _markdown2html(text: str) -> str:
+    """nbconvert's Markdown to HTML (as for a notebook's markdown cells) plus tables inside list items,
+    as GitHub renders them (mistune's ``table_in_list``; the docs pages indent tables under list items)."""
+    from mistune import import_plugin
+    from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+
+    plugins = MarkdownWithMath.DEFAULT_PLUGINS + ("mistune.plugins.table.table_in_list",)
+    return MarkdownWithMath(renderer=IPythonRenderer(escape=False),
+                            plugins=[import_plugin(p) for p in plugins]).render(text)
+
+
+def _render_doc(text: str, rel: str) -> str:
+    """``docs/<rel>``'s Markdown as HTML for its site page: a link to another page of ``docs/`` (or to
+    the README, whose place the site's index takes) points at that page on the site, relative to this one."""
+    here = posixpath.dirname(doc_href(rel))
+
+    def link(m):
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), m.group(1)))
+        site = "index.html" if target == "../README.md" else None if target.startswith("../") else doc_href(target)
+        if site is None:
+            return m.group(0)
+        return f'href="{posixpath.relpath(site, here or ".")}{m.group(2) or ""}"'
+
+    return _MD_LINK_RE.sub(link, _markdown2html(text))
+
+
+def _docs_index_body(pages: list[tuple[str, str]]) -> str:
+    """The documentation's index (``docs/index.html``): one link per page of ``docs/``, (rel, title) each."""
+    items = "".join(f'<li><a href="{posixpath.relpath(doc_href(rel), "docs")}">{html.escape(title)}</a> '
+                    f"<code>docs/{html.escape(rel)}</code></li>" for rel, title in pages)
+    return ("<h1>Documentation</h1><p>Every page of the repository's <code>docs/</code> folder (the README "
+            "links them), rendered; the reproduction summaries and the settings are pages of their own.</p>"
+            f"<ul>{items}</ul>")
+
+
+#: ``docs/summaries.md``: its "## <paper id> ..." sections are the reproduction summaries.
+SUMMARY_DOC = "summaries.md"
+
+
+def doc_summaries(text: str) -> tuple[str, dict[str, str]]:
+    """``docs/summaries.md`` split: its text before the first ``## `` section, and ``{paper id:
+    Markdown}``, one per ``## <id> ...`` section (the heading line left out)."""
+    parts = re.split(r"^## ", text, flags=re.M)
     out = {}
-    for part in parts:
+    for part in parts[1:]:
         heading, _, body = part.partition("\n")
         out[heading.split()[0]] = body.strip()
-    return out
+    return parts[0], out
 
 
-def _summary_body(ledger, readme: str) -> str:
-    """The reproduction summaries: per paper, the README's text, the counts and every claim's status."""
-    from nbconvert.filters import markdown2html
-
+def _summary_body(ledger, doc: str) -> str:
+    """The reproduction summaries: per paper, the text of ``docs/summaries.md`` (``doc``), the counts
+    and every claim's status."""
     from simlib.papers.registry import PAPERS
 
-    text = readme_summaries(readme)
+    intro, text = doc_summaries(doc)
     counts = settings_table(ledger).set_index("paper") if len(ledger) else None
-    parts = ["<h1>Reproduction summaries</h1><p>Per paper, as a replication report: the claims checked, "
+    ledger_link = 'Every row is in the <a href="claims.html">claims ledger</a> with its measured values and cause.'
+    parts = [_render_doc(intro, SUMMARY_DOC) + f"<p>{ledger_link}</p>" if intro.strip() else
+             "<h1>Reproduction summaries</h1><p>Per paper, as a replication report: the claims checked, "
              "where each holds (at this repository's defaults, at the paper profile — the settings the paper "
              "leaves open, calibrated by a rule written first — or at another reading), which fail as a likely "
-             "error of the paper's own model, and which stay unexplained. Every row is in the "
-             '<a href="claims.html">claims ledger</a> with its measured values and cause.</p>']
+             f"error of the paper's own model, and which stay unexplained. {ledger_link}</p>"]
     for paper in PAPERS:
         parts.append(f'<h2 id="paper-{paper.id}">{html.escape(paper.id)} — <em>{html.escape(paper.title)}</em></h2>')
         if paper.id in text:
-            parts.append(markdown2html(text[paper.id]))
+            parts.append(_render_doc(text[paper.id], SUMMARY_DOC))
         if counts is not None and paper.id in counts.index:
             c = counts.loc[paper.id]
             parts.append(f"<p>{c.claims} claims: {c.at_default} hold at the default, "
@@ -596,18 +664,31 @@ def build_site(out, notebooks_dir=None, ledger_path=None, figures_dir=None, repo
         (tmp / "claims.html").write_text(
             _html_page("Claims ledger", _ledger_body(ledger, links), commit,
                        extra_head='<script src="sort.js" defer></script>', wide=True), encoding="utf-8")
-        readme = repo / "README.md"
+        docs_dir = repo / "docs"
+        docs = {rel: (docs_dir / rel).read_text(encoding="utf-8") for rel in doc_files(docs_dir)}
         (tmp / "summary.html").write_text(
-            _html_page("Reproduction summaries", _summary_body(ledger, readme.read_text(encoding="utf-8")
-                                                             if readme.is_file() else ""), commit, wide=True),
-            encoding="utf-8")
+            _html_page("Reproduction summaries", _summary_body(ledger, docs.get(SUMMARY_DOC, "")), commit,
+                       wide=True), encoding="utf-8")
         body, copied = _figures_body(figures_dir, infos, facts, commit)
         (tmp / "figures").mkdir()
         for p in copied:
             shutil.copy2(p, tmp / "figures" / p.name)
         (tmp / "figures.html").write_text(_html_page("Figures", body, commit), encoding="utf-8")
-        (tmp / "settings.html").write_text(_html_page("Settings the papers leave open", _settings_body(), commit),
-                                           encoding="utf-8")
+        (tmp / "settings.html").write_text(
+            _html_page("Settings the papers leave open", _settings_body(docs.get("settings.md", "")), commit),
+            encoding="utf-8")
+        titles = []
+        for rel, text in docs.items():
+            titles.append((rel, _doc_title(text, rel)))
+            if rel in DOC_PAGES:
+                continue
+            page = tmp / doc_href(rel)
+            page.parent.mkdir(parents=True, exist_ok=True)
+            page.write_text(_html_page(titles[-1][1], _render_doc(text, rel), commit, depth=rel.count("/") + 1),
+                            encoding="utf-8")
+        (tmp / "docs").mkdir(exist_ok=True)
+        (tmp / "docs" / "index.html").write_text(_html_page("Documentation", _docs_index_body(titles), commit, depth=1),
+                                                 encoding="utf-8")
         if out.exists():
             shutil.rmtree(out)
         tmp.rename(out)

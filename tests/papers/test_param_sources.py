@@ -1,5 +1,5 @@
 """Every scenario parameter says where its default comes from (decision S20): stated by the paper
-(``stated="§IV-A1"``) or chosen here (``chosen="E2"``, an entry of docs/decisions/*.md); the README's
+(``stated="§IV-A1"``) or chosen here (``chosen="E2"``, an entry of docs/decisions/*.md); docs/settings.md's
 "Settings the papers leave open" tables are the declarations' (:func:`simlib.papers.registry.chosen_settings`)."""
 from __future__ import annotations
 
@@ -125,14 +125,14 @@ def test_stated_parameters_are_not_listed_as_chosen():
     assert not stated & {c.parameter for c in registry.chosen_settings("000")}
 
 
-def _readme_section() -> str:
-    text = (ROOT / "README.md").read_text()
+def _settings_page_section() -> str:
+    text = (ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
     start, end = "<!-- chosen-settings:start -->\n", "<!-- chosen-settings:end -->"
-    assert start in text and end in text, "README.md lacks the generated chosen-settings block"
+    assert start in text and end in text, "docs/settings.md lacks the generated chosen-settings block"
     return text[text.index(start) + len(start):text.index(end)]
 
 
-def test_readme_lists_the_chosen_settings_as_declared():
-    assert _readme_section() == registry.chosen_settings_markdown(), (
-        "README's 'Settings the papers leave open' differs from the declarations; regenerate it with "
+def test_settings_page_lists_the_chosen_settings_as_declared():
+    assert _settings_page_section() == registry.chosen_settings_markdown(), (
+        "docs/settings.md ('Settings the papers leave open') differs from the declarations; regenerate it with "
         "python -c 'from simlib.papers.registry import chosen_settings_markdown as m; print(m(), end=\"\")'")

@@ -124,6 +124,23 @@ def test_settings_table_counts_each_claim_once(ledger):
            "1 unexplained)" in summarize_ledger(ledger)
 
 
+def test_headline_table_is_the_settings_table_per_paper_with_its_command(ledger):
+    """The README's headline table (issue 45), hand-made: 000 as in the test above (profile judged for 4 of
+    its 5 claims); 003 judged at the default only (no profile: "—"), one of its two claims holding."""
+    error = "likely paper error: groups never below p (test_sr_groups_at_least_p)"
+    claims.record([_at("default", "a", True), _at("profile", "a", True),
+                   _at("default", "b", False), _at("profile", "b", True),
+                   _at("default", "c", False), _at("profile", "c", False), _at("priority", "c", True),
+                   _at("default", "d", False, error), _at("profile", "d", False),
+                   _at("default", "e", False),
+                   Claim("003", "Fig. 2", "f", "1", "2", direction=True),
+                   Claim("003", "Fig. 2", "g", "1", "2", direction=False, cause="stand-in trace: x")], ledger)
+    lines = claims.headline_markdown(load_ledger(ledger)).splitlines()
+    assert lines[0] == ("| seed | claims | hold at our defaults | hold at the paper profile | hold only at another "
+                        "setting | hold at neither (likely paper error, unexplained) | counts from |")
+    assert lines[2:] == ["| 000 | 5 | 1 | 2 of 4 | 2 | 2 (1, 1) | `python -m simlib claims --paper 000` |",
+                         "| 003 | 2 | 1 | — | 0 | 1 (0, 0) | `python -m simlib claims --paper 003` |"]
+
 def test_ledger_without_setting_column_reads_as_default(tmp_path):
     old = tmp_path / "claims.csv"
     old.write_text(",".join(c for c in COLUMNS if c not in ("setting",) + STRENGTH_COLUMNS) + "\n"

@@ -12,7 +12,9 @@ import csv
 import functools
 import http.server
 import io
+import itertools
 import json
+import posixpath
 import re
 import shutil
 import subprocess
@@ -75,10 +77,11 @@ def test_summary_page_has_every_papers_section_text_and_claim_statuses(built):
     out, _ = built
     page = (out / "summary.html").read_text(encoding="utf-8")
     ledger = pd.read_csv(core_paths.COMMITTED_LEDGER)
-    summaries = site.readme_summaries((REPO / "README.md").read_text(encoding="utf-8"))
+    _, summaries = site.doc_summaries((REPO / "docs" / "summaries.md").read_text(encoding="utf-8"))
+    assert sorted(summaries) == ["000", "002", "003", "004"]
     for paper in ("000", "002", "003", "004"):
         assert f'id="paper-{paper}"' in page
-    for paper, text in summaries.items():   # the README's prose is on the page (its first words, escaped)
+    for paper, text in summaries.items():   # the page's prose is on the site (its first words, escaped)
         first = re.sub(r"[*_`\[\]]", "", text.split("\n", 1)[0])[:30]
         assert first.split()[0] in page, paper
     n_claims = len(ledger[ledger["kind"] == "claim"].drop_duplicates(["paper", "figure", "claim"]))
@@ -86,12 +89,94 @@ def test_summary_page_has_every_papers_section_text_and_claim_statuses(built):
     assert 'href="summary.html"' in (out / "index.html").read_text(encoding="utf-8")
 
 
-def test_readme_summaries_splits_the_section_by_paper():
-    readme = ("# T\n## Reproduction summaries\nintro\n### 000 Selective\n**easy**: x\n\n### 004 SelMcast\ny\n"
-              "## Next\n### 999 not a summary\n")
-    assert site.readme_summaries(readme) == {"000": "**easy**: x", "004": "y"}
-    assert site.readme_summaries("# no section") == {}
+def test_doc_summaries_splits_the_page_by_paper():
+    doc = "# Reproduction summaries\nintro\n## 000 Selective\n**easy**: x\n### sub\nz\n\n## 004 SelMcast\ny\n"
+    assert site.doc_summaries(doc) == ("# Reproduction summaries\nintro\n",
+                                       {"000": "**easy**: x\n### sub\nz", "004": "y"})
+    assert site.doc_summaries("# no section") == ("# no section", {})
 
+
+
+def _plain(text: str, markup: str = "markdown") -> str:
+    """``text`` (Markdown, or ``markup="html"``) with its tags or link syntax and emphasis/code marks
+    dropped, entities unescaped, whitespace collapsed: the words a reader sees."""
+    import html as html_lib
+
+    if markup == "html":   # a block's tags separate words, an inline tag does not
+        text = re.sub(r"</?(p|li|ul|ol|h\d|table|thead|tbody|tr|td|th|div|pre|br|blockquote)\b[^>]*>", " ", text)
+        text = html_lib.unescape(re.sub(r"<[^>]+>", "", text))
+    else:   # links as their text; list markers dropped (a numbered line inside a paragraph is text)
+        text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+        lines, in_list = text.split("\n"), False
+        for i, line in enumerate(lines):
+            marker = re.match(r"\s*(?:[-+]|(\d+)\.)\s+", line)
+            if marker and (i == 0 or in_list or marker.group(1) in (None, "1")):
+                lines[i], in_list = line[marker.end():], True
+        text = "\n".join(lines)
+    return " ".join(re.sub(r"[*_`¶\\]", "", text).split())
+
+
+def test_every_docs_page_is_on_the_site_with_its_text_and_working_links(built):
+    """Issue 45 / W4: every docs/**/*.md is a page of the site (summaries.md and settings.md feed their own
+    pages), listed on the documentation index and in every page's header; its headings, paragraphs and list
+    items are on its page word for word and its tables row for row (nbconvert's Markdown, with tables in
+    list items), and no relative link of these pages points at a file the site lacks."""
+    out, _ = built
+    docs = site.doc_files(REPO / "docs")
+    assert {"results.md", "speed.md", "summaries.md", "settings.md", "decisions/site.md"} <= set(docs)
+    assert site.doc_href("summaries.md") == "summary.html" and site.doc_href("speed.md") == "docs/speed.html"
+    index = (out / "docs" / "index.html").read_text(encoding="utf-8")
+    assert 'href="docs/index.html"' in (out / "index.html").read_text(encoding="utf-8")
+    for rel in docs:
+        href = site.doc_href(rel)
+        assert f'href="{posixpath.relpath(href, "docs")}"' in index, rel
+        page = (out / href).read_text(encoding="utf-8")
+        assert f'href="{"../" * href.count("/")}docs/index.html"' in page, rel
+        text = (REPO / "docs" / rel).read_text(encoding="utf-8")
+        prose = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)
+        plain = _plain(page, "html")
+        for heading in re.findall(r"^#+ (.+)$", prose, re.M):
+            if not re.match(r"\d{3} ", heading):   # summary.html titles a paper's section by the registry
+                assert _plain(heading) in plain, (rel, heading)
+        lines = prose.splitlines()   # a table: its header, its separator line, the "|" lines after it
+        seps = [i for i, r in enumerate(lines) if re.match(r"^\s*\|[-:| ]+\|\s*$", r)]
+        n_rows = sum(1 + len(list(itertools.takewhile(lambda r: r.lstrip().startswith("|"), lines[i + 1:])))
+                     for i in seps)
+        assert rel in site.DOC_PAGES or page.count("<tr>") == n_rows, rel
+        for para in re.split(r"\n\s*\n", prose):   # every paragraph and list item, word for word
+            para = re.sub(r"(?m)^#+ .*$", "", para)     # (headings are checked above)
+            if para.strip() and not re.match(r"\s*[|<]", para):
+                assert _plain(para) in plain, (rel, para[:80])
+    pages = [out / "index.html", out / "summary.html", out / "settings.html"] + list((out / "docs").rglob("*.html"))
+    for page in pages:
+        for href in re.findall(r'href="([^"#]+)', page.read_text(encoding="utf-8")):
+            if not re.match(r"[a-z]+:", href):
+                assert (page.parent / href).resolve().is_file(), (page.relative_to(out), href)
+
+
+def test_every_docs_page_the_readme_links_is_on_the_site(built):
+    from tests.test_readme import readme_doc_links
+
+    out, _ = built
+    linked = readme_doc_links()
+    assert len(linked) >= 10
+    for rel in linked:
+        assert (REPO / "docs" / rel).is_file(), rel
+        assert (out / site.doc_href(rel)).is_file(), rel
+
+
+def test_doc_links_point_at_the_pages_on_the_site():
+    """A link from one docs page to another (or to the README) is rewritten to that page's site address,
+    relative to the linking page; any other link is left alone."""
+    md = ("[a](speed.md#x) [b](summaries.md) [c](../README.md) [d](decisions/site.md) [e](../data/x.md) "
+          "[f](https://e.org/y.md)")
+    hrefs = re.findall(r'href="([^"]+)"', site._render_doc(md, "results.md"))
+    assert hrefs == ["speed.html#x", "../summary.html", "../index.html", "decisions/site.html", "../data/x.md",
+                     "https://e.org/y.md"]
+    hrefs = re.findall(r'href="([^"]+)"', site._render_doc("[a](../speed.md) [b](../../README.md)", "decisions/s.md"))
+    assert hrefs == ["../speed.html", "../../index.html"]
+    hrefs = re.findall(r'href="([^"]+)"', site._render_doc("[r](results.md)", "summaries.md"))
+    assert hrefs == ["docs/results.html"]
 
 def test_every_notebook_figure_has_its_file_and_provenance_underneath(built):
     out, _ = built
@@ -305,8 +390,8 @@ def test_in_chromium_every_page_loads_with_its_images_and_the_ledger_sorts(brows
     assert response.ok and "four papers" in page.title() + page.inner_text("h1")
     assert page.locator("main a[href^='notebooks/']").count() == len(NOTEBOOKS)
 
-    pages = ["index.html", "claims.html", "figures.html", "settings.html"] + [f"notebooks/{nb.stem}.html"
-                                                                             for nb in NOTEBOOKS]
+    pages = ["index.html", "claims.html", "figures.html", "settings.html", "summary.html", "docs/index.html"] + [
+        f"notebooks/{nb.stem}.html" for nb in NOTEBOOKS] + [site.doc_href(rel) for rel in site.doc_files(REPO / "docs")]
     n_images = 0
     for name in pages:
         response = page.goto(base + name, wait_until="load")
