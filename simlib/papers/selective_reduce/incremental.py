@@ -35,8 +35,8 @@ from numba import njit
 from simlib.core import jitcache
 
 from .algorithms import _FLOOR_TOL, _bag_ends, _decide_sorted, _t_x
-from .kernels import KIND_LINEAR, KIND_STEP, CdfModel, PassParams, _model_prob, new_holds_aligned, I_RUN_S, \
-    I_RUN_E, I_RUN_LAUNCH
+from .kernels import KIND_LINEAR, KIND_STEP, CdfModel, PassParams, _model_prob, new_holds_aligned, record_run, \
+    I_RUN_LAUNCH
 
 __all__ = ["FAST_KINDS", "SURE", "UNSURE", "Classes", "quant_scale", "pairwise_depth", "decide_range",
            "build_classes", "remove_worker", "fast_round_plan"]
@@ -297,19 +297,7 @@ def fast_round_plan(q_ids, q_bw, held_buf, head, holding, par, model, ncls, csta
                                           par.alpha, par.eq2)
         if not sure:
             return UNSURE, 0, 0, 0
-        ibuf[I_RUN_S, nr] = s                                                # as kernels._plan_groups
-        if not wait:
-            ibuf[I_RUN_E, nr] = e
-            ibuf[I_RUN_LAUNCH, nr] = 1
-            s = e
-        elif i < ng - 1:
-            ibuf[I_RUN_E, nr] = s + n_keep
-            ibuf[I_RUN_LAUNCH, nr] = 0
-            s += n_keep
-        else:
-            ibuf[I_RUN_E, nr] = e
-            ibuf[I_RUN_LAUNCH, nr] = 0
-            s = e
+        s = record_run(ibuf, nr, s, e, wait, i < ng - 1, n_keep)             # as kernels._plan_groups
         nr += 1
         upper = b_hat
     n_launch = 0

@@ -42,7 +42,7 @@ from .algorithms import _FLOOR_TOL, _bag_ends, _count_ge, _decide_sorted
 
 __all__ = ["KIND_ORACLE", "KIND_LINEAR", "KIND_STEP", "KIND_CALLBACK", "CdfModel", "cdf_model", "PassParams",
            "Workers", "linear_cdf_table", "work_buffers", "pairwise_sum", "round_pass", "plan_groups", "new_holds",
-           "round_plan", "queue_insert", "new_holds_aligned"]
+           "round_plan", "queue_insert", "new_holds_aligned", "record_run"]
 
 KIND_ORACLE, KIND_LINEAR, KIND_STEP, KIND_CALLBACK = 0, 1, 2, 3
 EMPTY_F = np.empty(0)
@@ -393,21 +393,28 @@ def _plan_groups(q_bw, ng, par, fbuf, ibuf):
                 b_virtual = min(max(np.dot(probs[a:b], bws[a:b]) / sp, lo[i]), hi[i])
         k = math.floor(sp + _FLOOR_TOL)
         wait, n_keep, t_x = _decide_sorted(q_bw[s:e], k, b_virtual, base, eta, theta, dt, v, alpha, eq2)
-        ibuf[I_RUN_S, nr] = s
-        if not wait:                                                     # lines 17-19
-            ibuf[I_RUN_E, nr] = e
-            ibuf[I_RUN_LAUNCH, nr] = 1
-            s = e
-        elif i < ng - 1:                                                 # lines 14-16
-            ibuf[I_RUN_E, nr] = s + n_keep
-            ibuf[I_RUN_LAUNCH, nr] = 0
-            s += n_keep
-        else:
-            ibuf[I_RUN_E, nr] = e
-            ibuf[I_RUN_LAUNCH, nr] = 0
-            s = e
+        s = record_run(ibuf, nr, s, e, wait, i < ng - 1, n_keep)
         nr += 1
     return nr
+
+
+@njit(cache=True)
+def record_run(ibuf, nr, s, e, wait, more_groups, n_keep):
+    """Write BAG group ``[s, e)``'s decision as run ``nr`` of ``ibuf`` and return where the next group
+    starts: a launch of ``[s, e)`` (Alg. 3 lines 17-19), a hold of ``[s, s + n_keep)`` that passes the
+    rest on to the next group (lines 14-16), or, for the last group, a hold of all of it."""
+    ibuf[I_RUN_S, nr] = s
+    if not wait:                                                         # lines 17-19
+        ibuf[I_RUN_E, nr] = e
+        ibuf[I_RUN_LAUNCH, nr] = 1
+        return e
+    if more_groups:                                                      # lines 14-16
+        ibuf[I_RUN_E, nr] = s + n_keep
+        ibuf[I_RUN_LAUNCH, nr] = 0
+        return s + n_keep
+    ibuf[I_RUN_E, nr] = e
+    ibuf[I_RUN_LAUNCH, nr] = 0
+    return e
 
 
 @njit(cache=True)
