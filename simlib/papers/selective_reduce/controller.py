@@ -75,7 +75,7 @@ class SelectiveReduceController(ControllerBase):
     def __init__(self, p: int, eta: float, theta: float, dt: float, v: float, *,
                  progress, bandwidth_estimate, alpha: float = 0.0,
                  c: int | None = None, observe: Callable[[float], None] | None = None,
-                 base_rule: str = "text", tx_form: str = "approx", incremental: bool = True):
+                 base_rule: str = "text", tx_form: str = "approx"):
         self.p = check_int("p", p, 1)
         self.eta, self.theta, self.dt, self.v, self.alpha = eta, theta, dt, v, alpha
         self.c, self.base_rule, self.tx_form = c, base_rule, tx_form
@@ -93,9 +93,7 @@ class SelectiveReduceController(ControllerBase):
         self._base = _base_size(self.p, self.base_rule)
         self._eq2 = self.tx_form == "eq2"
         self._spec = getattr(progress, "kernel_spec", kernels.callback_spec)
-        if not isinstance(incremental, bool):
-            raise ValueError(f"incremental must be True or False, got {incremental!r}")
-        self.incremental = incremental
+        self.incremental = True     # set False before the run for the reference pass on every round (E21)
         self.fallback_rounds = 0
 
     def attach(self, cluster) -> None:
@@ -197,15 +195,15 @@ class SelectiveReduceController(ControllerBase):
         model = self._spec() if self._fixed_spec is None else self._fixed_spec
         workers = (cl.phase, self._bw_all, cl.compute_start, cl.compute_finish)
         status = incremental.UNSURE
-        if self._classes is not None:                          # lines 10-22 on the classes (E21)
+        if self.incremental and self._classes is not None:     # lines 10-22 on the classes (E21)
             c = self._classes
             if self._classes_stale:
                 c.count = incremental.build_classes(cl.phase, COMPUTING, cl.compute_start, self._bw_all, c.qscale,
                                                     c.start, c.cint, c.bw, c.fen, c.loc)
                 self._classes_stale = False
             status, n_runs, n_launch, n_new = incremental.fast_round_plan(
-                q_ids, q_bw, self._qheld, h, self._holding, par, tuple(model), c.count, c.start, c.cint, c.bw,
-                c.fen, c.qscale, ibuf)
+                q_ids, q_bw, self._qheld, h, self._holding, par, tuple(model),
+                (c.count, c.start, c.cint, c.bw, c.fen, c.qscale), ibuf)
             self.fallback_rounds += status == incremental.UNSURE
         if status == incremental.SURE:                         # done: runs and new holds in ibuf
             pass

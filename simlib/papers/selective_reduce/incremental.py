@@ -215,7 +215,7 @@ def decide_range(g, k, bv_lo, bv_hi, base, eta, theta, dt, v, alpha, eq2):
 
 
 @njit(cache=True)
-def fast_round_plan(q_ids, q_bw, held_buf, head, holding, par, model, ncls, cstart, cint, pbw, fen, qscale, ibuf):
+def fast_round_plan(q_ids, q_bw, held_buf, head, holding, par, model, classes, ibuf):
     """:func:`~simlib.papers.selective_reduce.kernels.round_plan` on the classes (module docstring).
 
     ``par``, ``model`` plain tuples of :class:`~.kernels.PassParams` / :class:`~.kernels.CdfModel`
@@ -223,6 +223,7 @@ def fast_round_plan(q_ids, q_bw, held_buf, head, holding, par, model, ncls, csta
     :func:`~.kernels.new_holds_aligned`.  Returns (status, runs, launched runs, new
     holds); with ``UNSURE`` nothing was written (``holding`` unchanged) and the reference pass
     must run instead."""
+    ncls, cstart, cint, pbw, fen, qscale = classes      # the Classes fields (count, start, cint, bw, fen, qscale)
     par = PassParams(*par)
     model = CdfModel(*model)
     now, dt, p, base, eta = par.now, par.dt, par.p, par.base, par.eta

@@ -68,8 +68,8 @@ def _compare(seed, n, grid, n_starts, p, eta, theta, v, eq2, kind, base_rule):
     holds_ref = ibuf[kernels.I_HOLD, :ref[2]].copy()
     ibuf[:] = -7
     h_new, qh_new = holding.copy(), q_held.copy()
-    status, *got = inc.fast_round_plan(q_ids, q_bw, qh_new, h, h_new, par, model, cls.count, cls.start, cls.cint,
-                                       cls.bw, cls.fen, cls.qscale, ibuf)
+    status, *got = inc.fast_round_plan(q_ids, q_bw, qh_new, h, h_new, par, model,
+                                       (cls.count, cls.start, cls.cint, cls.bw, cls.fen, cls.qscale), ibuf)
     if status == inc.UNSURE:
         assert np.array_equal(h_new, holding) and np.array_equal(qh_new, q_held)     # nothing written
         return False
@@ -148,7 +148,7 @@ def test_pairwise_sum_within_the_depth_bound():
 def _schedule(params, seed, incremental):
     cl = cs.build_cluster(cs.Scenario.from_params(params), np.random.SeedSequence(seed))
     if not incremental:
-        cl.controller._classes = None                 # the reference pass on every round
+        cl.controller.incremental = False             # the reference pass on every round
     log = cl.run()
     return ([(r.launch, r.members, r.finish, r.kind) for r in log.syncs], list(log.holds), dict(log.counters),
             cl.controller.fallback_rounds)
@@ -167,7 +167,15 @@ def test_incremental_runs_have_the_reference_schedule(n, kw):
         assert ref[3] == 0 and new[3] < new[2]["controller_rounds"] / 4       # the fast path did the work
 
 
-def test_incremental_flag_is_checked():
-    with pytest.raises(ValueError, match="incremental"):
-        SelectiveReduceController(2, 0.3, 1.0, 0.1, 1e9, progress=TraceProgress(load_trace("transformer")),
-                                  bandwidth_estimate=np.ones(4), incremental="yes")
+def test_incremental_off_runs_the_reference_pass_every_round(monkeypatch):
+    """``controller.incremental = False`` before the run: no round goes through the classes (the fast
+    pass, made to raise here, is never called), and the schedule is the incremental run's."""
+    params = dict(scheme="selective", n=40, duration_s=10.0)
+    on = _schedule(params, 0, True)
+
+    def refuse(*args):
+        raise AssertionError("the incremental pass ran although incremental is False")
+
+    monkeypatch.setattr(inc, "fast_round_plan", refuse)
+    off = _schedule(params, 0, False)
+    assert off[:3] == on[:3] and off[3] == 0 and off[2]["controller_rounds"] > 0
