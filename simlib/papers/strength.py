@@ -26,6 +26,8 @@ from typing import Sequence
 
 import numpy as np
 
+from simlib.papers.censoring import fmt_span
+
 __all__ = ["LEVEL", "MIN_PAIRS", "Strength", "strength", "median_interval", "order_statistic", "exact_coverage", "side", "in_range",
            "combine_max"]
 
@@ -111,10 +113,20 @@ class Strength:
     hi: float
     threshold: float = 1.0
     level: float = LEVEL
+    #: pairs known only as bounds (a run that never reached its target)
+    censored: int = 0
 
     def interval_text(self) -> str:
-        hi = "∞" if math.isinf(self.hi) else f"{self.hi:.2f}"
-        return f"{self.lo:.2f}–{hi}×"
+        """``"0.88–0.90×"`` (:func:`~simlib.papers.censoring.fmt_span`: one value when both ends print the
+        same), ``"≥ 1.20×"`` where censored pairs leave the upper end open, ``"n/a (3 pairs < 6)"`` where no
+        interval exists; with the censored pairs counted when there are any."""
+        if self.lo <= 0 and math.isinf(self.hi):
+            text = f"n/a ({self.trials} pairs < {MIN_PAIRS})" if self.trials < MIN_PAIRS else "n/a"
+        elif math.isinf(self.hi):
+            text = f"≥ {self.lo:.2f}×"
+        else:
+            text = fmt_span(self.lo, self.hi)
+        return text + (f", {self.censored} of {self.trials} pairs censored" if self.censored else "")
 
     def sides_text(self) -> str:
         return f"{self.trials} pairs: {self.above} above {self.threshold:g}, {self.below} below"
@@ -128,7 +140,7 @@ def strength(lo: Sequence[float], hi: Sequence[float] | None = None, threshold: 
     hi_a = lo_a if hi is None else _values("hi", hi)
     a, b = median_interval(lo_a, hi_a, level)
     return Strength(int(lo_a.size), int((lo_a > threshold).sum()), int((hi_a < threshold).sum()), a, b,
-                    float(threshold), level)
+                    float(threshold), level, int((lo_a != hi_a).sum()))
 
 
 def side(s: Strength, claim: str) -> bool | None:
@@ -165,4 +177,4 @@ def combine_max(strengths: Sequence[Strength]) -> Strength:
         raise ValueError("strengths must not be empty")
     top = max(strengths, key=lambda s: (s.hi, s.lo))
     return Strength(top.trials, top.above, top.below, max(s.lo for s in strengths), top.hi, top.threshold,
-                    top.level)
+                    top.level, top.censored)

@@ -112,3 +112,16 @@ def test_bad_input_names_the_parameter():
         st.median_interval([2.0] * 8, [1.0] * 8)
     with pytest.raises(ValueError, match="NaN"):
         st.median_interval([np.nan] * 8)
+
+
+def test_interval_text_never_reads_like_a_censored_ratio():
+    """No "0.51–0.51×" (equal ends print once), no "0.00–∞×" (no interval below 6 pairs is n/a), an open
+    upper end from censored pairs is a bound, and censored pairs are counted."""
+    from simlib.papers.strength import strength
+
+    assert strength([0.51] * 10).interval_text() == "0.51×"
+    assert strength([0.9, 1.1, 1.2]).interval_text() == "n/a (3 pairs < 6)"
+    few = strength([1.2] * 10, [1.2] * 4 + [math.inf] * 6)          # 6 of 10 pairs censored above
+    assert few.censored == 6 and few.interval_text() == "≥ 1.20×, 6 of 10 pairs censored"
+    exact = strength([1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9])
+    assert exact.censored == 0 and exact.interval_text() == "1.10–1.80×"

@@ -60,7 +60,7 @@ def test_up_to_147_edges(top, direction, magnitude):
     # at 3 pairs no 95 % interval exists: the same values leave the verdict undecided (S24)
     c3 = claim(t1.table1(frame({"BK": {1: 1.0, 3: top}, "CON5": 1.0})), "P=5) beats PS BK")
     assert (c3.direction, c3.magnitude) == (direction, magnitude) and c3.holds is None
-    assert c3.verdict == "undecided" and c3.pairs == 3 and "0.00–∞×" in c3.interval
+    assert c3.verdict == "undecided" and c3.pairs == 3 and "n/a (3 pairs < 6)" in c3.interval
 
 
 def test_up_to_magnitude_is_not_shown_by_a_censored_bound():
@@ -191,7 +191,7 @@ def test_fig11_scales_worse_at_the_largest_n(pr, ok):
     assert [c.verdict for c in rows] == ["undecided"] * 2 and rows[0].pairs == 2
     rows = t1.fig11(fig11_frame({"1 worker": {1: 300.0}, "AR": {4: 300.0, 32: 100.0}, "BK": {4: 300.0, 32: 100.0},
                                  "PR4": {4: 30.0, 32: pr}}, trials=6))
-    assert [c.holds for c in rows] == [ok, ok] and f"n=32: {100 / pr:.2f}–{100 / pr:.2f}×" in rows[0].interval
+    assert [c.holds for c in rows] == [ok, ok] and f"n=32: {100 / pr:.2f}× " in rows[0].interval
     assert all(bool(c.cause) != ok for c in rows)
 
 
