@@ -28,7 +28,7 @@
 # second, at which the model reaches `target_acc`. "#updates" is 002's count: syncs launched, or
 # global-model updates. Fig. 11 runs AR, PS BK (n/4 backups) and partial reduce (P = 4) on a real
 # heterogeneous trace, `pai-job4`. In that Alibaba PAI job the worker means lie 5.4× apart (see the
-# README's real-trace section). Its speedup is measured against one worker training alone (RP14).
+# real-trace table in docs/data.md). Its speedup is measured against one worker training alone (RP14).
 #
 # **Two settings.** Table 1 (and Fig. 7) runs twice: at the repository's defaults above, and at 002's
 # **paper profile** (decision PR16, notebook 23): the cluster's open settings -- model size on the

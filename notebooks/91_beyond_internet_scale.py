@@ -28,8 +28,8 @@
 #
 # The sweep runs on Dask when `DASK_SCHEDULER_ADDRESS` is set, else on local
 # processes, with a per-trial progress bar. Full profile: 5 trials × 4 sizes × 3
-# schemes (the cost on this 2-core machine is printed by the sweep's progress bar; the
-# README's Speed section quotes it).
+# schemes (the cost on this 2-core machine is printed by the sweep's progress bar and
+# kept in data/measurements/91_beyond_internet_scale_times.csv).
 
 # %% tags=["parameters"]
 profile = "full"                        # "full" or "quick" (tests)
