@@ -1,7 +1,8 @@
 """Seed 000's claims module on small hand-made frames whose verdicts are known.
 
-Every frame has one trial per setting, so each median (and each paired ratio) is
-the value written here.  Boundaries: exact ties, a ratio of exactly 1, a value
+Every frame repeats one trial's values over :data:`TRIALS` trials (the fewest whose sign-test
+interval reaches 95 %, S24), so each median, each paired ratio and each interval is the value
+written here and every comparative verdict is decided.  Boundaries: exact ties, a ratio of exactly 1, a value
 exactly at a tolerance and one just outside it.
 """
 from __future__ import annotations
@@ -16,6 +17,15 @@ from simlib.papers.claim import CAUSES
 from simlib.papers.selective_reduce import claims as C
 
 EPS = 1e-6
+
+
+#: Trials per setting in the hand-made frames (S24: the fewest pairs that decide anything).
+TRIALS = 6
+
+
+def trials(df, k=TRIALS):
+    """``df`` (one trial, ``trial`` 0) repeated as trials 0..k-1 with the same values."""
+    return pd.concat([df.assign(trial=t) for t in range(k)], ignore_index=True)
 
 
 def by_key(claims):
@@ -134,7 +144,7 @@ def frame5(changes=None, traces=("cnn", "transformer")):
         vals = dict(zip(METRICS5, vals))
         vals.update((changes or {}).get((trace, scheme, n), {}))
         rows.append(dict(trace=trace, n=n, scheme=scheme, trial=0, duration_s=100.0, alpha_s=0.001, **vals))
-    return pd.DataFrame(rows)
+    return trials(pd.DataFrame(rows))
 
 
 FIGS5_7_KEYS = {
@@ -252,7 +262,7 @@ def fig8_10_frame(n=200, scale_half=127.0, eta_it=None, theta_rows=None, eta_sca
         add("selective", 0.3, eta, 1.0, t, sc, ts, it)
     for theta, (t, sc, ts, it) in zip((5.0, 20.0), theta_rows or [(1.85, 72, 68, 5010), (1.9, 70, 70, 5050)]):
         add("selective", 0.3, 0.3, theta, t, sc, ts, it)
-    return pd.DataFrame(rows)
+    return trials(pd.DataFrame(rows))
 
 
 def test_figs8_10_holds_where_built_to():
@@ -347,7 +357,7 @@ def frame13(cold=(1.0, 1.0), e_rows=None):
                              **dict(zip(["avg_sync_time_s", "avg_sync_scale", "total_sync", "total_iteration"], vals))))
     rows.append(dict(scheme="partial", n=200, cdf=np.nan, bw_error=np.nan, trial=0, avg_sync_time_s=6.0,
                      avg_sync_scale=60, total_sync=40, total_iteration=2400))
-    return pd.DataFrame(rows)
+    return trials(pd.DataFrame(rows))
 
 
 def test_figs11_12_hold_where_built_to():
@@ -387,7 +397,7 @@ def frame14(sr_time=(1.0, 1.05, 1.5, 5.0), pr_time=(5.0, 5.1, 6.0, 10.0), sr_sca
         for lam, t, i in ((0.1, ts[1] * 1.1, it[1] * 1.1), (0.2, ts[1] * 1.2, it[1] * 1.2)):
             rows.append(dict(scheme=s, lam=lam, alpha_s=0.001, trial=0, avg_sync_time_s=t,
                              avg_sync_scale=sc[1], total_iteration=i))
-    return pd.DataFrame(rows)
+    return trials(pd.DataFrame(rows))
 
 
 FIGS13_14_KEYS = {
@@ -520,6 +530,6 @@ def test_internet_scale_rows_are_observations_and_a_ratio_of_one_is_not_better()
 ])
 def test_failing_verdicts_carry_a_classified_cause(make):
     out = make()
-    failing = [c for c in out if c.kind == "claim" and not c.holds]
+    failing = [c for c in out if c.kind == "claim" and c.verdict == "fails"]
     assert failing
     assert all(cause_kind(c) in CAUSES for c in failing)
