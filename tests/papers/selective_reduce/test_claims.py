@@ -533,3 +533,124 @@ def test_failing_verdicts_carry_a_classified_cause(make):
     failing = [c for c in out if c.kind == "claim" and c.verdict == "fails"]
     assert failing
     assert all(cause_kind(c) in CAUSES for c in failing)
+
+
+# ----------------------------------------------------------------------------- strength (S24)
+# At 10 pairs the sign-test interval of the median is [x(2), x(9)] (2 P(Binom(10, 1/2) <= 1) = 2.1 % <= 5 %,
+# 2 P(B <= 2) = 10.9 % > 5 %): the second smallest and the second largest per-trial ratio.
+
+def with_ratios(df, rows, metric, ratios):
+    """``df`` at len(ratios) trials (its trial-0 values), ``metric`` of the ``rows`` mask's row of trial t
+    multiplied by ``ratios[t]``."""
+    base = df[df.trial == 0]
+    out = pd.concat([base.assign(trial=t) for t in range(len(ratios))], ignore_index=True)
+    mask = rows(out)
+    out.loc[mask, metric] = out.loc[mask, metric] * out.loc[mask, "trial"].map(dict(enumerate(ratios)))
+    return out
+
+
+def cold40(df):
+    return (df.cdf == "cold") & (df.n == 40) & (df.bw_error == 0)
+
+
+def test_fig11_hand_derived_intervals_hold_fail_undecided():
+    f = lambda r: one(C.figs11_12(with_ratios(frame13(), cold40, "avg_sync_time_s", r), n_error=200),
+                      "Fig. 11", "no obvious gap")
+    # x(2) = 0.95, x(9) = 1.05: inside [0.9, 1.1] although one trial is 20 % off -> holds
+    c = f([1.2, 0.92, 0.95, 0.97, 0.99, 1.0, 1.0, 1.01, 1.03, 1.05])
+    assert c.verdict == "holds" and c.pairs == 10 and "n=40: 0.95–1.05×" in c.interval
+    # every ratio above 1.1: x(9) .. x(2) = 1.13 > 1.1 -> fails, with its cause
+    c = f([1.12, 1.13, 1.15, 1.2, 1.2, 1.2, 1.2, 1.25, 1.3, 1.4])
+    assert c.verdict == "fails" and not c.undecided and cause_kind(c) == "unexplained"
+    # x(2) = 0.95, x(9) = 1.12 straddles 1.1: the median (1.0) is within 10 %, yet undecided at 10 trials
+    c = f([0.85, 0.95, 0.97, 1.0, 1.0, 1.0, 1.02, 1.05, 1.12, 1.2])
+    assert c.direction and c.verdict == "undecided" and c.holds is None and c.undecided == ("direction",)
+    assert c.cause == "" and "n=40: 0.95–1.12×" in c.interval and "n=200: 1.00×" in c.interval
+
+
+def pr_time(trace, n):
+    return lambda df: (df.scheme == "partial") & (df.trace == trace) & (df.n == n)
+
+
+def test_figs5_6_hand_derived_range_intervals():
+    sync = lambda df: one(C.figs5_7(df), "Figs. 5-6", "SR vs PR: average sync time")
+    # PR/SR at (cnn, 40) = 1.5 x r: x(2) = 1.5 * 0.6 = 0.9 < 1 < x(9): the direction is undecided
+    r = [0.6, 0.6, 0.8, 1.0, 1.0, 1.0, 1.0, 1.1, 1.2, 1.2]
+    c = sync(with_ratios(frame5(), pr_time("cnn", 40), "avg_sync_time_s", r))
+    assert c.direction and c.magnitude and c.verdict == "undecided" and c.undecided == ("direction",)
+    # PR/SR at n = 80 = 2.0 x r on both traces: largest median's interval [1.7, 2.6] holds 1.89 and 2.55
+    r = [x / 2 for x in (1.6, 1.7, 1.8, 1.9, 2.0, 2.1, 2.2, 2.3, 2.6, 2.7)]
+    df = with_ratios(frame5(), lambda d: (d.scheme == "partial") & (d.n == 80), "avg_sync_time_s", r)
+    c = sync(df)
+    assert c.magnitude and c.verdict == "undecided" and c.undecided == ("magnitude",)
+    assert "cnn, 80: 10 pairs: 10 above 1, 0 below" in c.sides and "cnn, 80: 1.70–2.60×" in c.interval
+    # all of them above 2.55 at n = 80: the interval misses the paper's range -> fails (stand-in cause)
+    r = [x / 2 for x in (2.7, 2.75, 2.8, 2.8, 2.9, 2.9, 3.0, 3.0, 3.1, 3.2)]
+    c = sync(with_ratios(frame5(), lambda d: (d.scheme == "partial") & (d.n == 80), "avg_sync_time_s", r))
+    assert c.verdict == "fails" and not c.magnitude and cause_kind(c) == "stand-in trace"
+
+
+def test_fig13_one_straddling_metric_leaves_sr_beats_pr_undecided():
+    f13 = lambda d: (d.scheme == "partial") & (d.lam == 0.1)
+    # PR/SR sync time at λ = 0.1 is 4.86 x r: x(2) = 0.2 x 4.86 < 1 < x(9)
+    r = [0.1, 0.2, 1, 1, 1, 1, 1, 1, 1, 1]
+    c = one(C.figs13_14(with_ratios(frame14(), f13, "avg_sync_time_s", r)), "Fig. 13", "SR beats PR")
+    assert c.direction and c.verdict == "undecided" and c.pairs == 10
+    r = [0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 1, 1, 1, 1]                     # median below 1, interval straddles
+    c = one(C.figs13_14(with_ratios(frame14(), f13, "avg_sync_time_s", r)), "Fig. 13", "SR beats PR")
+    assert not c.direction and c.verdict == "undecided"
+    r = [0.1] * 9 + [1]                                                 # x(9) = 0.49 < 1: decided, fails
+    c = one(C.figs13_14(with_ratios(frame14(), f13, "avg_sync_time_s", r)), "Fig. 13", "SR beats PR")
+    assert c.verdict == "fails"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_no_row_holds_while_a_scipy_interval_straddles(seed):
+    """Noisy paired frames (10 trials): where scipy's sign-test interval of a compared median straddles
+    the claim's threshold, the claim does not hold (an independent recomputation of S24's interval)."""
+    from scipy.stats import quantile_test
+
+    rng = np.random.default_rng(seed)
+
+    def noisy(df, cols):
+        base = df[df.trial == 0]
+        out = pd.concat([base.assign(trial=t) for t in range(10)], ignore_index=True)
+        for col in cols:
+            out[col] = out[col] * rng.lognormal(0, 0.25, len(out))
+        return out
+
+    def straddles(num, den, lo=1.0, hi=1.0):
+        a, b = num.align(den, join="inner")
+        ci = quantile_test((a / b).to_numpy(), q=1.0, p=0.5).confidence_interval(0.95)
+        return any(ci.low < t < ci.high for t in {lo, hi})
+
+    def arm(df, **eq):
+        m = np.ones(len(df), bool)
+        for k, v in eq.items():
+            m &= np.asarray(df[k] == v)
+        return df[m].set_index("trial")
+
+    checked = 0
+    df5 = noisy(frame5(), ["avg_sync_time_s"])
+    c = one(C.figs5_7(df5), "Figs. 5-6", "SR vs PR: average sync time")
+    if any(straddles(arm(df5, scheme="partial", trace=t, n=n)["avg_sync_time_s"],
+                     arm(df5, scheme="selective", trace=t, n=n)["avg_sync_time_s"])
+           for t in ("cnn", "transformer") for n in (40, 80)):
+        assert c.holds is not True
+        checked += 1
+    d13 = noisy(frame13(), ["avg_sync_time_s"])
+    c = one(C.figs11_12(d13, n_error=200), "Fig. 11", "no obvious gap")
+    if any(straddles(arm(d13, cdf="cold", n=n, bw_error=0)["avg_sync_time_s"],
+                     arm(d13, cdf="warm", n=n, bw_error=0)["avg_sync_time_s"], 0.9, 1.1) for n in (40, 200)):
+        assert c.holds is not True
+        checked += 1
+    d14 = noisy(frame14(), ["avg_sync_time_s", "avg_sync_scale", "total_iteration"])
+    c = one(C.figs13_14(d14), "Fig. 13", "SR beats PR")
+    f = d14[np.isclose(d14.alpha_s, 0.001)]
+    if any(straddles(arm(f, scheme=a, lam=lam)[m], arm(f, scheme=b, lam=lam)[m])
+           for lam in (0.05, 0.1, 0.2) for m, a, b in (("avg_sync_time_s", "partial", "selective"),
+                                                       ("avg_sync_scale", "selective", "partial"),
+                                                       ("total_iteration", "selective", "partial"))):
+        assert c.holds is not True
+        checked += 1
+    assert checked >= 1          # the noise is wide enough that some interval straddles
