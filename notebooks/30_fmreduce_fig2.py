@@ -45,7 +45,7 @@ other_traces = ["cnn", "lstm"]    # Fig. 2 again with these traces
 trace_trials = 5
 p_values = [10, 20, 30, 40, 50, 60]   # the p sweep (beyond the paper)
 sweep_trials = 5
-trials_step = 5                   # S25: while an interval of a Fig. 2 or p = n verdict straddles its threshold, 5 more trials ...
+trials_step = 5                   # S25: while an interval of a Fig. 2 or p-equals-n verdict straddles its threshold, 5 more trials ...
 trials_cap = 20                   # ... up to 20; still straddling there, it is "undecided at 20 trials"
 
 # %%
@@ -75,7 +75,7 @@ def until_decided(settings, name, desc, judge):
     """The sweep at ``trials``, then ``trials_step`` more while a verdict ``judge`` gives is undecided, up to
     ``trials_cap`` (S25; the trials already run come from the cache)."""
     out = sweep_until_decided(lambda k, _: run.sweep(run_trial, settings, name=name, trials=k, desc=desc), judge,
-                              start=trials, step=trials_step, cap=trials_cap)
+                              start=trials, step=trials_step, cap=max(trials, trials_cap))
     print(f"{desc}: {out.text()}")
     return out.frame
 
