@@ -232,7 +232,10 @@ dfl.pivot_table(index=["n", "p", "reducers", "mode", "trial"], columns="lp_solve
 # trials of the paired ratio of rounds is > 1 in every otherwise-equal pair. The paper gives no
 # numbers, only directions, and calls FMReduce's gain over the original partial reduce
 # "remarkable"; we read that as at least 1.5× in every blocking pair (our threshold, fixed
-# before running) and say where in p it holds.
+# before running) and say where in p it holds. Each verdict carries the 95 % sign-test interval of
+# every pair's median ratio (S24) and is *undecided* where an interval straddles its threshold; Fig. 2
+# and the p = n grid ran more trials for such verdicts first (S25: from 10, in batches of 5, up to 20;
+# the lines printed under the sweeps say how far each went).
 
 # %%
 # each row's trials column: the sweep it reads (Fig. 2's, the p sweep's, the other traces', the LP-tie sweep's)
