@@ -314,6 +314,7 @@ def observations(table: pd.DataFrame, standin: str, note: str = "") -> list[Clai
             span = fmt_span(r.min, r.max)          # one value when every trial prints the same
             spread = (f"min–max {r.min:.2f}–{r.max:.2f}× (bounds) over {r.trials} trials" if r.censored else
                       f"min–max {span} over {r.trials} trials" if "–" in span else f"{span} in all {r.trials} trials")
+            # only the interval and the pairs certainly better are known here (``below`` is not used)
             st = Strength(int(r.trials), int(round(r.wins * r.trials)), 0, float(r.ci_lo), float(r.ci_hi))
             strength_text = {True: "decided: its interval lies above 1", False: "decided: its interval is at or "
                              "below 1", None: f"undecided at {r.trials} pairs (S24)"}[r.decided]
