@@ -25,6 +25,7 @@ FMReduce frame a ``variant`` label column, e.g. ``"FM NB LP FCFS"``).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -32,8 +33,9 @@ import numpy as np
 import pandas as pd
 
 from simlib.papers.analysis import require_frame
-from simlib.papers.censoring import CENSORING_RULE, fmt_bound, fmt_span, paired_bounds, verdict_above
+from simlib.papers.censoring import CENSORING_RULE, fmt_bound, fmt_span, paired_bounds, ratio_bounds, verdict_above
 from simlib.papers.claim import Claim, observation
+from simlib.papers.strength import Strength, median_interval
 
 __all__ = ["Quantity", "Comparison", "SR_VS_PR", "FMREDUCE_VS_PR", "SELMCAST_VS_ORPHEUS", "SR_VS_PR_TTA",
            "SELMCAST_VS_ORPHEUS_TTA", "COMPARISONS", "FM_FULL", "FM_BLOCKING", "PR_ORIGINAL", "SURVIVES_RULE",
@@ -53,9 +55,11 @@ SURVIVES_RULE = ("the median over trials of the paired ratio (paper's scheme bet
 #: Columns of every ratio table, in order.  With censoring (times to a target), ``median`` is NaN
 #: unless the censored pairs leave it determined; ``median_lo``/``median_hi`` bound it, ``min`` is the
 #: lower bound of the minimum and ``max`` the upper bound of the maximum; ``censored``: pairs with a
-#: censored run (0 for quantities without censoring).
+#: censored run (0 for quantities without censoring); ``ci_lo``/``ci_hi``: the median's 95 % sign-test
+#: interval over the pairs (decision S24; a censored pair enters with its bounds; (0, inf) below 6 pairs).
 TABLE_COLUMNS = ("paper", "figure", "comparison", "quantity", "setting", "trace", "median", "min", "max",
-                 "trials", "wins", "reached_num", "reached_den", "median_lo", "median_hi", "censored")
+                 "trials", "wins", "reached_num", "reached_den", "median_lo", "median_hi", "censored",
+                 "ci_lo", "ci_hi")
 
 
 @dataclass(frozen=True)
@@ -145,6 +149,12 @@ def ratio_table(df: pd.DataFrame, comparison: Comparison, by: Sequence[str] = ()
             raise ValueError(f"{int(dup.sum())} rows share their ({', '.join(keys + [sc])}) key: another "
                              "setting column varies; pass it in `by` or filter the frame first")
         if comparison.censored:
+            w = d.pivot(index=keys, columns=sc, values=[q.metric, "duration_s"]).astype(float)
+            w = w[w["duration_s"][[q.num, q.den]].notna().all(axis=1)]
+            blo, bhi = ratio_bounds(w[q.metric][q.num].to_numpy(), w["duration_s"][q.num].to_numpy(),
+                                    w[q.metric][q.den].to_numpy(), w["duration_s"][q.den].to_numpy())
+            ci = {k if isinstance(k, tuple) else (k,): median_interval(g["lo"], g["hi"]) for k, g in
+                  pd.DataFrame({"lo": blo, "hi": bhi}, index=w.index).groupby(level=by + ["trace"])}
             t = paired_bounds(d, q.metric, "duration_s", by=by + ["trace"], num=q.num, den=q.den, scheme_col=sc)
             t = t.assign(_o=t["trace"].map(trace_order)).sort_values(by + ["_o"], kind="stable")
             for r in t.itertuples(index=False):
@@ -155,7 +165,8 @@ def ratio_table(df: pd.DataFrame, comparison: Comparison, by: Sequence[str] = ()
                              "min": r.min_lo, "max": r.max_hi, "trials": int(r.pairs), "wins": r.wins / r.pairs,
                              "reached_num": r.reached_num, "reached_den": r.reached_den,
                              "median_lo": r.median_lo, "median_hi": r.median_hi,
-                             "censored": int(r.censored_num + r.censored_den + r.censored_both)})
+                             "censored": int(r.censored_num + r.censored_den + r.censored_both),
+                             **dict(zip(("ci_lo", "ci_hi"), ci[tuple(rec[c] for c in by + ["trace"])]))})
             continue
         wide = d.pivot(index=keys, columns=sc, values=q.metric).astype(float)
         wide = wide[wide[[q.num, q.den]].notna().all(axis=1)]
@@ -169,7 +180,8 @@ def ratio_table(df: pd.DataFrame, comparison: Comparison, by: Sequence[str] = ()
                          "median": med, "min": float(g["ratio"].min()),
                          "max": float(g["ratio"].max()), "trials": int(len(g)),
                          "wins": float((g["ratio"] > 1).mean()), "reached_num": np.nan, "reached_den": np.nan,
-                         "median_lo": med, "median_hi": med, "censored": 0})
+                         "median_lo": med, "median_hi": med, "censored": 0,
+                         **dict(zip(("ci_lo", "ci_hi"), median_interval(g["ratio"])))})
     return pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
 
 
@@ -213,7 +225,9 @@ def _check_table(table) -> pd.DataFrame:
 
 def survival(table: pd.DataFrame, standin: str) -> pd.DataFrame:
     """Per (comparison, quantity, setting, real trace): the trace's median ratio (and its bounds)
-    beside the stand-in's, ``survives`` (:data:`SURVIVES_RULE` on the trace: True, False or None
+    beside the stand-in's, ``decided`` (S24: True when the median's interval ``ci_lo``–``ci_hi`` lies above
+    1, False when at or below it, None -- undecided -- when it straddles 1 or there are fewer than 6 pairs),
+    ``survives`` (:data:`SURVIVES_RULE` on the trace: True, False or None
     when censoring leaves it undetermined), ``standin_holds`` (the same rule on the stand-in) and
     ``change`` = trace median / stand-in median (NaN when either is not determined).
 
@@ -228,11 +242,13 @@ def survival(table: pd.DataFrame, standin: str) -> pd.DataFrame:
         raise ValueError(f"standin {standin!r} has no row for {missing[0][2:]} (the table's traces: "
                          f"{sorted(set(table.trace))})")
     out = rest[keys + ["trace", "median", "min", "max", "trials", "wins", "reached_num", "reached_den",
-                       "median_lo", "median_hi", "censored"]].copy()
+                       "median_lo", "median_hi", "censored", "ci_lo", "ci_hi"]].copy()
     ks = list(map(tuple, out[keys].to_numpy()))
     for col in ("median", "median_lo", "median_hi"):
         out[f"standin_{col}"] = [float(ref.loc[k, col]) for k in ks]
     out["survives"] = [verdict_above(lo, hi) for lo, hi in zip(out["median_lo"], out["median_hi"])]
+    out["decided"] = [None if v is None else bool(v)
+                      for v in (verdict_above(lo, hi) for lo, hi in zip(out["ci_lo"], out["ci_hi"]))]
     out["standin_holds"] = [verdict_above(lo, hi) for lo, hi in zip(out["standin_median_lo"], out["standin_median_hi"])]
     out["change"] = out["median"] / out["standin_median"]
     return out.reset_index(drop=True)
@@ -279,13 +295,14 @@ def observations(table: pd.DataFrame, standin: str, note: str = "") -> list[Clai
     ``claim`` names the comparison, the trace and the quantities; ``our_value`` gives the
     trace's median paired ratio of each quantity (and setting) with the stand-in's in
     parentheses; the note names the stand-in and says, per quantity, whether the paper's
-    conclusion survives (:data:`SURVIVES_RULE`), the trials and the min–max over them
+    conclusion survives (:data:`SURVIVES_RULE`), whether the median's interval decides it (S24; the
+    row's ``pairs``, ``sides`` and ``interval``), the trials and the min–max over them
     (and, for times to accuracy, how often each scheme reached the target), then ``note``."""
     surv = survival(table, standin)
     out = []
     by_comp = {c.name: c for c in COMPARISONS}
     for (paper, figure, comp, trace), g in surv.groupby(["paper", "figure", "comparison", "trace"], sort=False):
-        parts, notes = [], []
+        parts, notes, sides, intervals = [], [], [], []
         for r in g.itertuples(index=False):
             where = "" if r.setting == "—" else f" [{r.setting}]"
             parts.append(f"{r.quantity}{where} {_x(r.median_lo, r.median_hi)} "
@@ -297,10 +314,17 @@ def observations(table: pd.DataFrame, standin: str, note: str = "") -> list[Clai
             span = fmt_span(r.min, r.max)          # one value when every trial prints the same
             spread = (f"min–max {r.min:.2f}–{r.max:.2f}× (bounds) over {r.trials} trials" if r.censored else
                       f"min–max {span} over {r.trials} trials" if "–" in span else f"{span} in all {r.trials} trials")
-            notes.append(f"{r.quantity}{where}: {verdict} ({spread}, certainly better in {r.wins:.0%}{reached})")
+            # only the interval and the pairs certainly better are known here (``below`` is not used)
+            st = Strength(int(r.trials), int(round(r.wins * r.trials)), 0, float(r.ci_lo), float(r.ci_hi))
+            strength_text = {True: "decided: its interval lies above 1", False: "decided: its interval is at or "
+                             "below 1", None: f"undecided at {r.trials} pairs (S24)"}[r.decided]
+            notes.append(f"{r.quantity}{where}: {verdict}, {strength_text} ({spread}, certainly better in "
+                         f"{r.wins:.0%}{reached})")
+            sides.append(f"{r.quantity}{where}: {r.trials} pairs, {st.above} certainly better")
+            intervals.append(f"{r.quantity}{where}: {st.interval_text()}")
         quantities = ", ".join(dict.fromkeys(g["quantity"]))
         c = by_comp.get(comp)
-        out.append(observation(
+        out.append(dataclasses.replace(observation(
             paper="beyond", figure=f"{paper} {figure}, real traces",
             claim=f"{comp} on {trace}: {quantities}",
             our_value="; ".join(parts),
@@ -308,5 +332,7 @@ def observations(table: pd.DataFrame, standin: str, note: str = "") -> list[Clai
             note=(f"stand-in = {standin}; " + "; ".join(notes) + ". Median paired ratios, > 1: the paper's "
                   f"scheme better; survives = {SURVIVES_RULE}"
                   + (f"; censoring: {CENSORING_RULE}" if g["censored"].sum() or not np.isnan(g["reached_num"]).all()
-                     else "") + (f"; {note}" if note else ""))))
+                     else "") + (f"; {note}" if note else ""))),
+            pairs=int(g["trials"].min()), sides="; ".join(sides),
+            interval="; ".join(intervals) + " (95% interval of the median, S24)"))
     return out

@@ -266,7 +266,7 @@ def cross_settings(judged: Mapping[str, tuple[list[Claim], str]], *,
       found a candidate, and says "ruled out: the open settings" only when the search found none; with
       no search entry it only adds what the other settings measured.  Any other cause is kept, the
       search's text appended;
-    * a holding claim or an observation is unchanged.
+    * a holding or undecided claim (S24) or an observation is unchanged.
 
     Claims are matched by (figure, claim); one judged at only one setting gets only the search's text.
     """
@@ -278,7 +278,7 @@ def cross_settings(judged: Mapping[str, tuple[list[Claim], str]], *,
     for setting, claims in stamped.items():
         for c in claims:
             others = [(by[o][key(c)], judged[o][1]) for o in stamped if o != setting and key(c) in by[o]]
-            if c.kind != "claim" or c.holds:
+            if c.kind != "claim" or c.holds or c.verdict == "undecided":   # an undecided claim needs no cause
                 out.append(c)
                 continue
             holding = [(o, name) for o, name in others if o.holds]

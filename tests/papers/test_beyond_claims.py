@@ -182,6 +182,36 @@ def test_a_note_without_a_target_says_no_pair_is_censored_and_prints_equal_ends_
     t = bc.sr_vs_pr(sr_frame({("transformer", 0): (2.0, 1.0), ("transformer", 1): (2.0, 1.0),
                               ("a", 0): (1.5, 1.0), ("a", 1): (1.5, 1.0)}))
     (obs,) = bc.observations(t, "transformer")
-    assert ("sync time PR/SR [n = 200]: survives (1.50× in all 2 trials, certainly better in 100%, no target: no "
-            "pair censored)") in obs.note
+    assert ("sync time PR/SR [n = 200]: survives, undecided at 2 pairs (S24) (1.50× in all 2 trials, certainly "
+            "better in 100%, no target: no pair censored)") in obs.note
     assert "–1.50×" not in obs.note
+
+
+# ----------------------------------------------------------------------------- strength (S24)
+
+def test_hand_derived_intervals_decide_survival_and_fill_the_rows_strength():
+    """10 pairs: the sign-test interval is [x(2), x(9)] (2 P(Binom(10, 1/2) <= 1) = 2.1 % <= 5 % < 10.9 %)."""
+    ratios = {"a": [0.9, 1.05, 1.1, 1.2, 1.2, 1.3, 1.3, 1.4, 1.5, 2.0],   # x(2) = 1.05 > 1: decided
+              "b": [0.8, 0.9, 1.1, 1.2, 1.2, 1.3, 1.3, 1.4, 1.5, 2.0],    # x(2) = 0.9: straddles 1
+              "c": [0.5, 0.6, 0.7, 0.7, 0.8, 0.8, 0.9, 0.9, 0.95, 1.2],   # x(9) = 0.95 <= 1: decided, fails
+              "transformer": [2.0] * 10}
+    t = bc.sr_vs_pr(sr_frame({(tr, k): (r, 1.0) for tr, rs in ratios.items() for k, r in enumerate(rs)}))
+    a = row(t, "sync time PR/SR", "a")
+    assert (a["ci_lo"], a["ci_hi"]) == (1.05, 1.5)
+    surv = bc.survival(t, "transformer").set_index(["quantity", "trace"])
+    assert surv.loc[("sync time PR/SR", "a"), "decided"] is True
+    b = surv.loc[("sync time PR/SR", "b")]
+    assert bool(b["survives"]) and b["decided"] is None            # median 1.25 > 1, interval 0.90–1.50
+    assert surv.loc[("sync time PR/SR", "c"), "decided"] is False
+    obs = {o.claim.split(" on ")[1].split(":")[0]: o for o in bc.observations(t, "transformer")}
+    assert obs["b"].pairs == 10 and "sync time PR/SR [n = 200]: 0.90–1.50×" in obs["b"].interval
+    assert "sync time PR/SR [n = 200]: survives, undecided at 10 pairs (S24)" in obs["b"].note
+    assert "sync time PR/SR [n = 200]: 10 pairs, 9 certainly better" in obs["a"].sides
+
+
+def test_a_censored_pair_enters_the_interval_with_its_bounds():
+    # PR/SR times: 2, 3, 4, 5, 6 and PR censored at 100 s against SR 10 s (> 10): 6 pairs, interval [x(1), x(6)]
+    times = {("transformer", k): (v, 1.0) for k, v in enumerate((2.0, 3.0, 4.0, 5.0, 6.0))}
+    times[("transformer", 5)] = (np.nan, 10.0)
+    r = bc.sr_vs_pr_tta(tta_frame(times)).iloc[0]
+    assert (r["ci_lo"], r["ci_hi"]) == (2.0, math.inf)

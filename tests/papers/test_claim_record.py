@@ -120,3 +120,18 @@ def test_fitted_names_a_decision_id_and_pairs_an_int():
     with pytest.raises(ValueError, match="pairs must be"):
         Claim("002", "F", "c", "1", "1", direction=True, pairs=-1)
     assert Claim("002", "F", "c", "1", "1", direction=True, pairs=np.int64(12)).pairs == 12
+
+
+def test_cross_settings_leaves_an_undecided_claim_without_a_cause():
+    """An undecided claim (S24) neither holds nor fails: the causes of the other settings and the search's
+    text are not attached to it (an empty cause with "; search: ..." appended would not even be a cause)."""
+    from simlib.papers.claim import Claim, cross_settings
+
+    und = Claim("000", "Fig. 11", "gap", "tiny", "1.0", direction=True, pairs=20, interval="0.95–1.12×",
+                undecided="direction")
+    fails = Claim("000", "Fig. 11", "gap", "tiny", "1.3", direction=False, cause="unexplained: off")
+    out = cross_settings({"default": ([und], "the default"), "dt reading": ([fails], "Δt's reading")},
+                         where_holds={("Fig. 11", "gap"): "holds at 3 of 16 candidates searched"})
+    by = {c.setting: c for c in out}
+    assert by["default"].verdict == "undecided" and by["default"].cause == ""
+    assert by["dt reading"].cause.startswith("setting: holds at 3 of 16")     # the failing row still gets it

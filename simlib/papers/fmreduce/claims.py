@@ -14,9 +14,16 @@ its discussion prints.  Rules, fixed before looking at our values:
   blocking pair (fixed before running, in the notebook this module replaces).  Since
   that is our reading and not the paper's number, it is a direction verdict of its
   own row, never a magnitude verdict; the p sweep says where in p it holds.
+* Strength (decision S24): every verdict above is comparative, so each pair's median carries the
+  sign-test interval of the per-trial ratio (:func:`pair_strengths`); a rule is decided per pair on
+  its interval (> 1: lower end above 1; < 1: upper end below 1; ≥ 1.5: lower end at least 1.5) and
+  is **undecided** when some pair's interval straddles its threshold and none decides it false.  The
+  point verdicts above stay the rows' ``direction``.  The observations (the p sweep, other traces,
+  LP ties) are not verdicts and carry no interval.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Sequence
 
 import pandas as pd
@@ -24,10 +31,11 @@ import pandas as pd
 from simlib.papers.analysis import paired_ratio, require_frame as _need
 from simlib.papers.censoring import span_of
 from simlib.papers.claim import Claim, observation
+from simlib.papers.paired_strength import above, at_least, below, decided, fields, group_strengths
 
 from .experiments import CHOICES, KNOBS, paired_choice, phase_breakdown
 
-__all__ = ["PAPER", "REMARKABLE", "BEATS_RULE", "beats", "loses", "gain_at_least", "p_where", "fig2",
+__all__ = ["PAPER", "REMARKABLE", "BEATS_RULE", "beats", "loses", "gain_at_least", "p_where", "pair_strengths", "fig2",
            "lp_ties", "discussion"]
 
 PAPER = "003"
@@ -54,6 +62,39 @@ def loses(pairs: pd.DataFrame) -> bool:
 def gain_at_least(pairs: pd.DataFrame, factor: float) -> bool:
     """Every pair's median paired ratio is at least ``factor`` (closed; False without pairs)."""
     return bool(len(pairs) and (pairs["median"] >= factor).all())
+
+
+def pair_strengths(df: pd.DataFrame, knob: str, by=(), threshold: float = 1.0) -> pd.DataFrame:
+    """:func:`~simlib.papers.fmreduce.experiments.paired_choice` with a ``strength`` column: per pair the
+    :class:`~simlib.papers.strength.Strength` of the per-trial ratio of rounds against ``threshold`` (S24)."""
+    t = paired_choice(df, knob, by=by)
+    first, second = CHOICES[knob]
+    cols = [k for k in KNOBS if k != knob] + list(by)
+    st = group_strengths(df, "rounds", cols, first, second, col=knob, threshold=threshold)
+    return t.assign(strength=[st[tuple(r[c] for c in cols)] for _, r in t.iterrows()])
+
+
+def _fields(*parts) -> dict:
+    """Strength fields of a verdict decided per pair: ``parts`` are (pairs frame with ``strength``, the
+    per-pair decision function); the verdict is undecided when the combined decision is None."""
+    groups, decisions = {}, []
+    for t, rule in parts:
+        for r in t.itertuples():
+            groups[r.pair] = r.strength
+            decisions.append(rule(r.strength))
+    return fields(groups, decided(decisions)) if groups else {}
+
+
+def _mode_fields(pairs: pd.DataFrame, p: int, n: int) -> dict:
+    """:func:`_mode_holds` decided on the pairs' intervals."""
+    if p >= n:
+        return _fields((pairs, above))
+    return _fields((pairs[pairs.split == "even"], above), (pairs[pairs.split == "lp"], below))
+
+
+def _undecided(c: Claim) -> Claim:
+    """An undecided claim carries no cause (S24)."""
+    return dataclasses.replace(c, cause="") if c.verdict == "undecided" else c
 
 
 def p_where(by_p: pd.DataFrame, rule) -> list[int]:
@@ -91,20 +132,22 @@ def _mode_holds(pairs: pd.DataFrame, p: int, n: int) -> bool:
     return beats(pairs[pairs.split == "even"]) and loses(pairs[pairs.split == "lp"])
 
 
-def fig2(df: pd.DataFrame, p_sweep: pd.DataFrame, traces: pd.DataFrame | None = None) -> list[Claim]:
+def fig2(df: pd.DataFrame, p_sweep: pd.DataFrame, traces: pd.DataFrame | None = None,
+         p_full: pd.DataFrame | None = None) -> list[Claim]:
     """Fig. 2's four design choices at the paper's (n, p), the p = n statement, and the p sweep.
 
     ``df``: the 12 variants at one (n, p) (``30_fmreduce_fig2``); ``p_sweep``: the same
     grid over p (``30_fmreduce_p_sweep``); ``traces``: the grid with other stand-in
     traces (``30_fmreduce_traces``; used to classify a failed mode claim and for one
-    observation per trace).
+    observation per trace); ``p_full``: the grid at p = n with the trials S25 gives it (the p = n
+    statement is judged there; None: on the p sweep's p = n rows).
     """
     _need(df, "df", _SWEEP_COLUMNS + ("trace",))
     _need(p_sweep, "p_sweep", _SWEEP_COLUMNS)
     n, p, trace = _single(df, "df", "n"), _single(df, "df", "p"), _single(df, "df", "trace")
     trials = df["trial"].nunique()
     where = f"p={p}, n={n}, {trace} trace, {trials} trials"
-    pairs = {k: paired_choice(df, k) for k in KNOBS}
+    pairs = {k: pair_strengths(df, k) for k in KNOBS}
     by_p = {k: paired_choice(p_sweep, k, by=["p"]) for k in KNOBS}
     sweep_ps = sorted(int(q) for q in p_sweep["p"].unique())
     sweep_text = f"p sweep over p = {sweep_ps[0]}–{sweep_ps[-1]}, n = {_single(p_sweep, 'p_sweep', 'n')}"
@@ -113,11 +156,11 @@ def fig2(df: pd.DataFrame, p_sweep: pd.DataFrame, traces: pd.DataFrame | None = 
     for k in ("split", "sharing"):
         t = pairs[k]
         not_better = ", ".join(t.loc[t["median"] <= 1, "pair"]) or "none"
-        out.append(Claim(
+        out.append(_undecided(Claim(
             PAPER, "Fig. 2", f"{_NAMES[k][0]} beats {_NAMES[k][1]} in every otherwise-equal pair",
             "always better", _range(t), direction=beats(t),
             cause="" if beats(t) else f"unexplained: pairs not better at {where}: {not_better}",
-            note=f"{BEATS_RULE}; {where}; pairs not better: {not_better}"))
+            note=f"{BEATS_RULE}; {where}; pairs not better: {not_better}", **_fields((t, above)))))
 
     # mode: NB > B with the even split, B > NB with the LP split (p < n)
     t = pairs["mode"]
@@ -140,34 +183,40 @@ def fig2(df: pd.DataFrame, p_sweep: pd.DataFrame, traces: pd.DataFrame | None = 
         else:
             cause = (f"unexplained: NB/B with the LP split {_range(lp)} at p = {p}; blocking wins both LP "
                      f"pairs {_at(lp_b_wins)} of the {sweep_text}")
-    out.append(Claim(
+    out.append(_undecided(Claim(
         PAPER, "Fig. 2", "non-blocking beats blocking unless the split is network-aware (p < n)",
         "NB > B with even split; B > NB with LP split",
-        f"NB/B even: {_range(even)}; LP: {_range(lp)}", direction=holds, cause=cause,
+        f"NB/B even: {_range(even)}; LP: {_range(lp)}", direction=holds, cause=cause, **_mode_fields(t, p, n),
         note=f"FMReduce pairs; 'beats' = median paired ratio > 1, 'B wins' = < 1 in every pair; {where}; "
-             f"in the {sweep_text} blocking wins both LP pairs {_at(lp_b_wins)}"))
+             f"in the {sweep_text} blocking wins both LP pairs {_at(lp_b_wins)}")))
 
     # p = n: non-blocking beats blocking (checked in the p sweep)
     n_sweep = _single(p_sweep, "p_sweep", "n")
-    t_full = by_p["mode"][(by_p["mode"].p == n_sweep) & (by_p["mode"].reducers == "all")]
+    if p_full is None:
+        p_full = p_sweep[p_sweep["p"] == n_sweep]
+    else:
+        _need(p_full, "p_full", _SWEEP_COLUMNS)
+    t_full = pair_strengths(p_full[(p_full["p"] == p_full["n"]) & (p_full["reducers"] == "all")], "mode")
     if len(t_full):
-        out.append(Claim(
+        n_full = _single(p_full, "p_full", "n")
+        out.append(_undecided(Claim(
             PAPER, "§3 text", "at p = n non-blocking beats blocking", "NB > B", _range(t_full),
             direction=beats(t_full),
             cause="" if beats(t_full) else "unexplained: non-blocking does not win every FMReduce pair at p = n",
-            note=f"{sweep_text}, at p = n = {n_sweep}, FMReduce pairs, {p_sweep['trial'].nunique()} trials"))
+            note=f"p = n = {n_full}, FMReduce pairs, {p_full['trial'].nunique()} trials (S25)", **_fields((t_full, above)))))
 
     # reducers: FMReduce vs the original partial reduce
     t = pairs["reducers"]
     remarkable_ps = p_where(by_p["reducers"], lambda g: gain_at_least(g, REMARKABLE))
     per_p = "; ".join(f"p={int(q)}: {span_of(g['median'])}" for q, g in by_p["reducers"].groupby("p"))
-    out.append(Claim(
+    out.append(_undecided(Claim(
         PAPER, "Fig. 2", "FMReduce (n reducers) beats the original partial reduce in every blocking pair",
         "faster (remarkable speedup)", _range(t), direction=beats(t),
         cause="" if beats(t) else f"unexplained: FMReduce does not win every blocking pair at {where}",
-        note=f"{BEATS_RULE}; {where}"))
+        note=f"{BEATS_RULE}; {where}", **_fields((t, above)))))
     ok = gain_at_least(t, REMARKABLE)
-    out.append(Claim(
+    t_rem = pair_strengths(df, "reducers", threshold=REMARKABLE)
+    out.append(_undecided(Claim(
         PAPER, "Fig. 2", f"FMReduce's gain over the original partial reduce is remarkable (≥ {REMARKABLE:g}× "
                          f"in every blocking pair) at p = {p}",
         "remarkable speedup (no number)",
@@ -180,7 +229,7 @@ def fig2(df: pd.DataFrame, p_sweep: pd.DataFrame, traces: pd.DataFrame | None = 
             f"reducers; a less efficient original (e.g. a ring all-reduce) is not modelled; the gain is "
             f"≥ {REMARKABLE:g}× {_at(remarkable_ps)} of the {sweep_text}"),
         note=f"'remarkable' read as ≥ {REMARKABLE:g}× (median paired ratio, closed) in every blocking pair, "
-             f"our threshold fixed before running; {where}"))
+             f"our threshold fixed before running; {where}", **_fields((t_rem, at_least)))))
     out.append(observation(
         PAPER, "p sweep", f"p where FMReduce's gain over the original partial reduce is ≥ {REMARKABLE:g}× "
                           "in every blocking pair",

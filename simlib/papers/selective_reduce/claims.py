@@ -27,6 +27,7 @@ it fails there too.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Callable, Sequence
 
@@ -36,7 +37,9 @@ import pandas as pd
 from simlib.core.validate import check_real
 from simlib.papers.analysis import paired_ratio, require_frame
 from simlib.papers.claim import Claim, observation, within
-from simlib.papers.predicates import interior_extremum, monotone, range_claim, wins_at_every_x
+from simlib.papers.paired_strength import above, decided, fields, group_ratios, group_strengths, series_strength
+from simlib.papers.strength import combine_max, in_range, strength
+from simlib.papers.predicates import interior_extremum, monotone, range_claim
 
 __all__ = ["PAPER", "NEAR_REL", "NEAR_RULE", "RANGE_RULE", "FIGS5_6_RANGES", "PAPER_LIKE_COMPUTE_MEAN_S",
            "EXACT_REL", "near", "spread", "ring_check", "fig3", "figs5_7", "figs8_10", "figs11_12",
@@ -104,15 +107,53 @@ def _pct(x: float) -> str:
 
 def _claim(figure: str, claim: str, paper_value: str, our_value: str, direction: bool,
            magnitude: bool | None = None, *, tolerance: str = "", why: str = _UNSEEN,
-           why_magnitude: str = "", note: str = "") -> Claim:
+           why_magnitude: str = "", note: str = "", strength: dict | None = None) -> Claim:
     """A seed-000 claim; ``why`` explains a failed direction, ``why_magnitude`` a failed magnitude
-    (the cause column gets the failing verdicts' reasons, direction first)."""
+    (the cause column gets the failing verdicts' reasons, direction first).  ``strength``: a comparative
+    verdict's strength fields (:func:`simlib.papers.paired_strength.fields`, S24); an undecided claim
+    carries no cause."""
     direction = bool(direction)
     reasons = ([] if direction else [why]) + ([why_magnitude or _UNSEEN] if magnitude is False else [])
     cause = reasons[0] + (f" (magnitude: {reasons[1]})" if len(reasons) == 2 else "") if reasons else ""
-    return Claim(paper=PAPER, figure=figure, claim=claim, paper_value=paper_value, our_value=our_value,
-                 direction=direction, magnitude=None if magnitude is None else bool(magnitude),
-                 tolerance=tolerance if magnitude is not None else "", cause=cause, note=note)
+    c = Claim(paper=PAPER, figure=figure, claim=claim, paper_value=paper_value, our_value=our_value,
+              direction=direction, magnitude=None if magnitude is None else bool(magnitude),
+              tolerance=tolerance if magnitude is not None else "", cause=cause, note=note, **(strength or {}))
+    return dataclasses.replace(c, cause="") if c.verdict == "undecided" else c
+
+
+def range_strength(strengths: dict, paper_lo: float, paper_hi: float) -> tuple[bool | None, bool | None]:
+    """E12 with S24's intervals: ``strengths`` maps (trace, n) to the :class:`Strength` of a paired ratio
+    (> 1: SR better).  Direction: every median above 1.  Magnitude: our range (per trace the largest
+    median over n, :func:`~simlib.papers.strength.combine_max`) overlaps ``[paper_lo, paper_hi]``, i.e.
+    the largest per-trace maximum is ≥ ``paper_lo`` (certain when some trace's lower end is) and the
+    smallest is ≤ ``paper_hi`` (certain when some trace's upper end is).  Each None when undecided."""
+    direction = decided(above(s) for s in strengths.values())
+    traces = sorted({k[0] for k in strengths})
+    tops = [combine_max([s for k, s in strengths.items() if k[0] == t]) for t in traces]
+    reaches = True if any(s.lo >= paper_lo for s in tops) else (False if all(s.hi < paper_lo for s in tops) else None)
+    below_hi = True if any(s.hi <= paper_hi for s in tops) else (False if all(s.lo > paper_hi for s in tops) else None)
+    return direction, decided((reaches, below_hi))
+
+
+#: The comparative rows' metrics: (metric, label, higher is better).
+_BEATS = (("avg_sync_scale", "scale", True), ("avg_sync_time_s", "sync time", False),
+          ("total_iteration", "iterations", True))
+
+
+def _beats_everywhere(df: pd.DataFrame, x: str, symbol: str, metrics=_BEATS, winner: str = "selective",
+                      loser: str = "partial") -> tuple[bool, str, dict]:
+    """"``winner`` beats ``loser`` in every metric at every ``x``" judged on the median paired ratio
+    (oriented > 1: ``winner`` better, S24): the point verdict, the text (per metric, at how many x --
+    named ``symbol`` -- it is above 1) and the strength fields (one interval per (metric, x))."""
+    groups, wins, text = {}, [], []
+    for metric, label, hib in metrics:
+        num, den = (winner, loser) if hib else (loser, winner)
+        r = group_ratios(df, metric, x, num, den)
+        med = {k: float(np.median(v)) for k, v in r.items()}
+        wins.append(all(m > 1 for m in med.values()) and len(med) > 0)
+        text.append(f"{metric}: {sum(m > 1 for m in med.values())}/{len(med)} {symbol} values")
+        groups.update({(label, k): strength(v) for k, v in r.items()})
+    return all(wins), ", ".join(text), fields(groups, decided(above(s) for s in groups.values()))
 
 
 def _medians(df: pd.DataFrame, by, metrics) -> pd.DataFrame:
@@ -235,6 +276,8 @@ def figs5_7(df: pd.DataFrame) -> list[Claim]:
             check = range_claim(r, "trace", lo, hi)
             inside = r[(r["median"] >= lo) & (r["median"] <= hi)]
             worse = r[r["median"] <= 1]
+            st = group_strengths(df, metric, ["trace", "n"], num, den)
+            d_ok, m_ok = range_strength(st, lo, hi)
             out.append(_claim(
                 "Figs. 5-6", claim, f"{lo}–{hi}×", check.text(), check.better_everywhere, check.overlaps,
                 tolerance=RANGE_RULE,
@@ -243,7 +286,8 @@ def figs5_7(df: pd.DataFrame) -> list[Claim]:
                 why_magnitude=_figs5_6_cause(metric, inside),
                 note=("better at every n" if check.better_everywhere else "NOT better at every n")
                      + f"; direction: median paired ratio {num}/{den} > 1 at every (trace, n); {note_n}; "
-                     "stand-in traces (mean 1 s)"))
+                     "stand-in traces (mean 1 s); S24: decided on each median's interval",
+                strength=fields(st, d_ok, m_ok)))
     if "selective" in schemes:
         w = 1e3 * med.loc["selective", "wasted_wait_s_per_worker"]
         share = w.max() / 1e3 / duration
@@ -423,12 +467,10 @@ def figs8_10(df: pd.DataFrame, *, p: float, eta: float, theta: float,
             "Fig. 8(b)", "selective reduce's sync time is smallest at p = 0.5n", "p=0.5n", f"p={fastest:g}n",
             math.isclose(fastest, 0.5), note="median sync time over trials at each p/n"))
     if len(m8) == 2:
-        wins = {mt: wins_at_every_x(f8, "p", mt, "selective", "partial", higher_is_better=hib)
-                for mt, hib in (("avg_sync_scale", True), ("avg_sync_time_s", False), ("total_iteration", True))}
+        ok, text, st = _beats_everywhere(f8, "p", "p")
         out.append(_claim(
-            "Fig. 8", "SR beats PR in scale, sync time and total iteration at every p", "always",
-            ", ".join(f"{mt}: {w}/{k} p values" for mt, (w, k) in wins.items()),
-            all(w == k for w, k in wins.values()), note="medians over trials"))
+            "Fig. 8", "SR beats PR in scale, sync time and total iteration at every p", "always", text, ok,
+            note="median paired ratio (SR better > 1) above 1 at every p, per metric (S24)", strength=st))
 
     main = {k: _knob_medians(df, k, p, eta, theta) for k in ("eta", "theta")}
     again = ({k: _knob_medians(rescaled, k, p, eta, theta) for k in ("eta", "theta")}
@@ -506,14 +548,25 @@ def figs8_10(df: pd.DataFrame, *, p: float, eta: float, theta: float,
                    eta_08_syncs, note="significantly = by more than 10 % (E15) from the previous η")
         pr = df[(df["scheme"] == "partial") & np.isclose(df["p"], p)]
         if len(pr):
-            pr_med = pr[["avg_sync_scale", "avg_sync_time_s"]].median()
-            m = main["eta"]
-            larger = int((m["avg_sync_scale"] > pr_med["avg_sync_scale"]).sum())
-            faster = int((m["avg_sync_time_s"] < pr_med["avg_sync_time_s"]).sum())
+            sr = df[(df["scheme"] == "selective") & np.isclose(df["p"], p) & np.isclose(df["theta"], theta)]
+            pr = pr.set_index("trial")
+            groups, med = {}, {}
+            for e, g in sr.groupby("eta"):
+                g = g.set_index("trial")
+                for label, num, den in (("scale", g["avg_sync_scale"], pr["avg_sync_scale"]),
+                                        ("sync time", pr["avg_sync_time_s"], g["avg_sync_time_s"])):
+                    a, b = num.astype(float).align(den.astype(float), join="inner")
+                    med[(label, e)] = float(np.median(a / b))
+                    groups[(label, e)] = series_strength(num, den)
+            larger = sum(med[k] > 1 for k in med if k[0] == "scale")
+            faster = sum(med[k] > 1 for k in med if k[0] == "sync time")
+            k = sr["eta"].nunique()
             out.append(_claim(
                 "Fig. 9", "SR has larger and faster syncs than PR at every η", "always",
-                f"larger at {larger}/{len(m)} η values, faster at {faster}/{len(m)}",
-                larger == len(m) and faster == len(m), note="SR medians vs PR's median at the default p"))
+                f"larger at {larger}/{k} η values, faster at {faster}/{k}", larger == k and faster == k,
+                note="median paired ratio (SR/PR scale, PR/SR sync time; PR at the default p, paired by trial) "
+                     "above 1 at every η (S24)",
+                strength=fields(groups, decided(above(s) for s in groups.values()), label="")))
     if not main["theta"].empty:
         knob_claim("theta", "Fig. 10", "θ 1→20: scale decreases, sync time and total sync increase",
                    "scale down; time and total sync up", theta_ends, note="endpoints of the medians")
@@ -543,14 +596,16 @@ def figs11_12(df: pd.DataFrame, *, n_error: int) -> list[Claim]:
     out = []
     f11 = df[(df["scheme"] == "selective") & (df["bw_error"].fillna(0) == 0)]
     if {"SR warm start", "SR cold start"} <= set(f11["start"].dropna()):
-        t = f11.groupby(["start", "n"])["avg_sync_time_s"].median()
-        w, c = t.loc["SR warm start"], t.loc["SR cold start"]
-        gap = (c / w - 1).abs()
+        r = group_ratios(f11, "avg_sync_time_s", "n", "SR cold start", "SR warm start", col="start")
+        gap = pd.Series({k: abs(float(np.median(v)) - 1) for k, v in r.items()})
+        st = {k: strength(v) for k, v in r.items()}
         out.append(_claim(
             "Fig. 11", "no obvious gap between cold and warm start (avg sync time)", "tiny gap",
-            f"max |cold/warm − 1| = {gap.max():.1%} over n", all(near(c.loc[k], w.loc[k]) for k in w.index),
+            f"max |cold/warm − 1| = {gap.max():.1%} over n",
+            all(within(1 + g, 1.0, NEAR_REL) for g in gap),
             why=f"unexplained: cold start is {gap.max():.1%} off warm start at n={gap.idxmax()}",
-            note=f"no obvious gap = {NEAR_RULE} at every n (median over trials)"))
+            note=f"no obvious gap = the median paired ratio cold/warm {NEAR_RULE} of 1 at every n (S24)",
+            strength=fields(st, decided(in_range(s, 1 - NEAR_REL, 1 + NEAR_REL) for s in st.values()), label="n")))
     f12 = df[(df["scheme"] == "selective") & (df["n"] == n_error)]
     metrics = {"avg_sync_time_s": "time", "avg_sync_scale": "scale", "total_iteration": "iterations",
                "total_sync": "syncs"}
@@ -624,12 +679,10 @@ def figs13_14(df: pd.DataFrame) -> list[Claim]:
     out = []
     f13 = df[np.isclose(df["alpha_s"], 0.001)]
     if {"partial", "selective"} <= set(f13["scheme"]) and len(f13):
-        wins = {m: wins_at_every_x(f13, "lam", m, "selective", "partial", higher_is_better=hib)
-                for m, hib in (("avg_sync_time_s", False), ("avg_sync_scale", True), ("total_iteration", True))}
+        ok, text, st = _beats_everywhere(f13, "lam", "λ", (_BEATS[1], _BEATS[0], _BEATS[2]))
         out.append(_claim(
-            "Fig. 13", "SR beats PR in sync time, scale and total iteration at every λ", "always",
-            ", ".join(f"{m}: {w}/{k} λ values" for m, (w, k) in wins.items()), all(w == k for w, k in wins.values()),
-            note="medians over trials"))
+            "Fig. 13", "SR beats PR in sync time, scale and total iteration at every λ", "always", text, ok,
+            note="median paired ratio (SR better > 1) above 1 at every λ, per metric (S24)", strength=st))
         gain = paired_ratio(f13, "avg_sync_time_s", by=["lam"], num="partial", den="selective").set_index("lam")["median"]
         out.append(_claim(
             "Fig. 13", "the more skewed the bandwidth (smaller λ), the larger SR's gain", "gain decreases with λ",

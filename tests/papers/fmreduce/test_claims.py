@@ -1,8 +1,11 @@
 """Seed 003's claims module on hand-built sweep frames: every verdict and its boundary.
 
 Rounds are chosen so the paired ratios are exact: e.g. 15 / 10 = 1.5 is exactly the
-"remarkable" threshold, 10 / 10 = 1 a tie (never a win).
+"remarkable" threshold, 10 / 10 = 1 a tie (never a win).  Every trial has the same rounds unless a
+test says otherwise, and a grid has 6 trials (the fewest whose sign-test interval reaches 95 %, S24),
+so every interval is the point and every verdict is decided.
 """
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -12,7 +15,7 @@ from simlib.papers.fmreduce.scenario import VARIANTS
 BASE = 10
 
 
-def grid(rounds=None, p=50, n=60, trials=2, trace="transformer", extra=None):
+def grid(rounds=None, p=50, n=60, trials=6, trace="transformer", extra=None):
     """A sweep-shaped frame: every Fig. 2 variant x trial; ``rounds(v, trial)`` (default BASE)."""
     rows = []
     for v in VARIANTS:
@@ -181,3 +184,80 @@ def test_bad_frames_name_the_problem():
         C.fig2(FULL, FULL)
     with pytest.raises(ValueError, match="no rows"):
         C.fig2(grid().iloc[:0], FULL)
+
+
+# ----------------------------------------------------------------------------- strength (S24)
+# At 10 pairs the sign-test interval of the median is [x(2), x(9)]: the second smallest and the second
+# largest per-trial ratio (2 P(Binom(10, 1/2) <= 1) = 2.1 % <= 5 % < 2 P(B <= 2) = 10.9 %).
+
+SPLIT = "network-aware beats evenly divided in every otherwise-equal pair"
+
+
+def split_ratios(ratios):
+    """Paper-like rounds at len(ratios) trials, except the FM NB FCFS pair: LP / even = ratios[t]."""
+    def rounds(v, t):
+        if (v["reducers"], v["mode"], v["sharing"], v["split"]) == ("all", "nonblocking", "fcfs", "lp"):
+            return paper_like(dict(v, split="even"), t) * ratios[t]
+        return paper_like(v, t)
+    return grid(rounds, trials=len(ratios))
+
+
+def test_split_hand_derived_intervals_hold_fail_undecided():
+    f = lambda r: by_claim(C.fig2(split_ratios(r), FULL))[SPLIT]
+    # one trial below 1 but x(2) = 1.01 > 1: holds
+    c = f([0.98, 1.01, 1.02, 1.03, 1.04, 1.05, 1.06, 1.07, 1.08, 1.09])
+    assert c.verdict == "holds" and c.pairs == 10 and "FM NB FCFS: 1.01–1.08×" in c.interval
+    assert "FM NB FCFS: 10 pairs: 9 above 1, 1 below" in c.sides
+    # median 1.015 > 1 but x(2) = 0.98: undecided, no cause
+    c = f([0.97, 0.98, 0.99, 1.0, 1.01, 1.02, 1.03, 1.04, 1.05, 1.06])
+    assert c.direction and c.verdict == "undecided" and c.holds is None and c.cause == ""
+    # x(9) = 0.99 < 1: fails, the pair named
+    c = f([0.9, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 0.99, 1.2])
+    assert c.verdict == "fails" and c.cause.startswith("unexplained") and "FM NB FCFS" in c.cause
+
+
+def test_remarkable_interval_is_closed_at_the_threshold():
+    rem = lambda df: next(c for c in C.fig2(df, FULL) if "remarkable" in c.claim)
+    exact = lambda v, t: paper_like(v, t, reducers=1.5)                  # every trial exactly 1.5x
+    assert rem(grid(exact, trials=10)).verdict == "holds"
+    # FMReduce / PR = 1.5 x r in pair B even FCFS: x(2) = 1.5 * 0.9 < 1.5 < x(9): undecided
+    r = [0.8, 0.9, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.1, 1.2]
+    def wobble(v, t):
+        x = exact(v, t)
+        return x * r[t] if (v["reducers"], v["mode"], v["split"], v["sharing"]) == ("all", "blocking", "even",
+                                                                                      "fcfs") else x
+    c = rem(grid(wobble, trials=10))
+    assert c.direction and c.verdict == "undecided" and "B even FCFS: 10 pairs" in c.sides and "above 1.5" in c.sides
+
+
+def test_p_equals_n_is_judged_on_its_own_grid():
+    full = grid(lambda v, t: paper_like(v, t, lp_mode=1.1, reducers=1.0), p=60, trials=10)
+    c = by_claim(C.fig2(grid(paper_like), FULL, p_full=full))["at p = n non-blocking beats blocking"]
+    assert c.verdict == "holds" and c.pairs == 10 and "10 trials" in c.note
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_no_row_holds_while_a_scipy_interval_straddles(seed):
+    """Noisy rounds (10 trials): where scipy's sign-test interval of a pair's median ratio straddles 1,
+    the 'beats' rows that compare that pair do not hold (an independent recomputation of S24)."""
+    from scipy.stats import quantile_test
+    from simlib.papers.fmreduce.experiments import CHOICES, KNOBS
+
+    rng = np.random.default_rng(seed)
+    noise = rng.lognormal(0, 0.08, (len(VARIANTS), 10))
+    keys = [tuple(sorted(v.items())) for v in VARIANTS]
+    df = grid(lambda v, t: paper_like(v, t) * noise[keys.index(tuple(sorted(v.items()))), t], trials=10)
+    rows = by_claim(C.fig2(df, FULL))
+    checked = 0
+    for knob, claim in (("split", SPLIT), ("sharing", "FCFS beats FS in every otherwise-equal pair"),
+                        ("reducers", "FMReduce (n reducers) beats the original partial reduce in every blocking pair")):
+        first, second = CHOICES[knob]
+        others = [k for k in KNOBS if k != knob]
+        wide = df.pivot_table(index=others + ["trial"], columns=knob, values="rounds")
+        for _, g in (wide[first] / wide[second]).dropna().groupby(level=others):
+            ci = quantile_test(g.to_numpy(), q=1.0, p=0.5).confidence_interval(0.95)
+            if ci.low < 1 < ci.high:
+                assert rows[claim].holds is not True, (knob, claim)
+                checked += 1
+                break
+    assert checked >= 1

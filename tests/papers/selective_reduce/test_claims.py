@@ -1,7 +1,8 @@
 """Seed 000's claims module on small hand-made frames whose verdicts are known.
 
-Every frame has one trial per setting, so each median (and each paired ratio) is
-the value written here.  Boundaries: exact ties, a ratio of exactly 1, a value
+Every frame repeats one trial's values over :data:`TRIALS` trials (the fewest whose sign-test
+interval reaches 95 %, S24), so each median, each paired ratio and each interval is the value
+written here and every comparative verdict is decided.  Boundaries: exact ties, a ratio of exactly 1, a value
 exactly at a tolerance and one just outside it.
 """
 from __future__ import annotations
@@ -16,6 +17,15 @@ from simlib.papers.claim import CAUSES
 from simlib.papers.selective_reduce import claims as C
 
 EPS = 1e-6
+
+
+#: Trials per setting in the hand-made frames (S24: the fewest pairs that decide anything).
+TRIALS = 6
+
+
+def trials(df, k=TRIALS):
+    """``df`` (one trial, ``trial`` 0) repeated as trials 0..k-1 with the same values."""
+    return pd.concat([df.assign(trial=t) for t in range(k)], ignore_index=True)
 
 
 def by_key(claims):
@@ -134,7 +144,7 @@ def frame5(changes=None, traces=("cnn", "transformer")):
         vals = dict(zip(METRICS5, vals))
         vals.update((changes or {}).get((trace, scheme, n), {}))
         rows.append(dict(trace=trace, n=n, scheme=scheme, trial=0, duration_s=100.0, alpha_s=0.001, **vals))
-    return pd.DataFrame(rows)
+    return trials(pd.DataFrame(rows))
 
 
 FIGS5_7_KEYS = {
@@ -252,7 +262,7 @@ def fig8_10_frame(n=200, scale_half=127.0, eta_it=None, theta_rows=None, eta_sca
         add("selective", 0.3, eta, 1.0, t, sc, ts, it)
     for theta, (t, sc, ts, it) in zip((5.0, 20.0), theta_rows or [(1.85, 72, 68, 5010), (1.9, 70, 70, 5050)]):
         add("selective", 0.3, 0.3, theta, t, sc, ts, it)
-    return pd.DataFrame(rows)
+    return trials(pd.DataFrame(rows))
 
 
 def test_figs8_10_holds_where_built_to():
@@ -347,7 +357,7 @@ def frame13(cold=(1.0, 1.0), e_rows=None):
                              **dict(zip(["avg_sync_time_s", "avg_sync_scale", "total_sync", "total_iteration"], vals))))
     rows.append(dict(scheme="partial", n=200, cdf=np.nan, bw_error=np.nan, trial=0, avg_sync_time_s=6.0,
                      avg_sync_scale=60, total_sync=40, total_iteration=2400))
-    return pd.DataFrame(rows)
+    return trials(pd.DataFrame(rows))
 
 
 def test_figs11_12_hold_where_built_to():
@@ -387,7 +397,7 @@ def frame14(sr_time=(1.0, 1.05, 1.5, 5.0), pr_time=(5.0, 5.1, 6.0, 10.0), sr_sca
         for lam, t, i in ((0.1, ts[1] * 1.1, it[1] * 1.1), (0.2, ts[1] * 1.2, it[1] * 1.2)):
             rows.append(dict(scheme=s, lam=lam, alpha_s=0.001, trial=0, avg_sync_time_s=t,
                              avg_sync_scale=sc[1], total_iteration=i))
-    return pd.DataFrame(rows)
+    return trials(pd.DataFrame(rows))
 
 
 FIGS13_14_KEYS = {
@@ -520,6 +530,127 @@ def test_internet_scale_rows_are_observations_and_a_ratio_of_one_is_not_better()
 ])
 def test_failing_verdicts_carry_a_classified_cause(make):
     out = make()
-    failing = [c for c in out if c.kind == "claim" and not c.holds]
+    failing = [c for c in out if c.kind == "claim" and c.verdict == "fails"]
     assert failing
     assert all(cause_kind(c) in CAUSES for c in failing)
+
+
+# ----------------------------------------------------------------------------- strength (S24)
+# At 10 pairs the sign-test interval of the median is [x(2), x(9)] (2 P(Binom(10, 1/2) <= 1) = 2.1 % <= 5 %,
+# 2 P(B <= 2) = 10.9 % > 5 %): the second smallest and the second largest per-trial ratio.
+
+def with_ratios(df, rows, metric, ratios):
+    """``df`` at len(ratios) trials (its trial-0 values), ``metric`` of the ``rows`` mask's row of trial t
+    multiplied by ``ratios[t]``."""
+    base = df[df.trial == 0]
+    out = pd.concat([base.assign(trial=t) for t in range(len(ratios))], ignore_index=True)
+    mask = rows(out)
+    out.loc[mask, metric] = out.loc[mask, metric] * out.loc[mask, "trial"].map(dict(enumerate(ratios)))
+    return out
+
+
+def cold40(df):
+    return (df.cdf == "cold") & (df.n == 40) & (df.bw_error == 0)
+
+
+def test_fig11_hand_derived_intervals_hold_fail_undecided():
+    f = lambda r: one(C.figs11_12(with_ratios(frame13(), cold40, "avg_sync_time_s", r), n_error=200),
+                      "Fig. 11", "no obvious gap")
+    # x(2) = 0.95, x(9) = 1.05: inside [0.9, 1.1] although one trial is 20 % off -> holds
+    c = f([1.2, 0.92, 0.95, 0.97, 0.99, 1.0, 1.0, 1.01, 1.03, 1.05])
+    assert c.verdict == "holds" and c.pairs == 10 and "n=40: 0.95–1.05×" in c.interval
+    # every ratio above 1.1: x(9) .. x(2) = 1.13 > 1.1 -> fails, with its cause
+    c = f([1.12, 1.13, 1.15, 1.2, 1.2, 1.2, 1.2, 1.25, 1.3, 1.4])
+    assert c.verdict == "fails" and not c.undecided and cause_kind(c) == "unexplained"
+    # x(2) = 0.95, x(9) = 1.12 straddles 1.1: the median (1.0) is within 10 %, yet undecided at 10 trials
+    c = f([0.85, 0.95, 0.97, 1.0, 1.0, 1.0, 1.02, 1.05, 1.12, 1.2])
+    assert c.direction and c.verdict == "undecided" and c.holds is None and c.undecided == ("direction",)
+    assert c.cause == "" and "n=40: 0.95–1.12×" in c.interval and "n=200: 1.00×" in c.interval
+
+
+def pr_time(trace, n):
+    return lambda df: (df.scheme == "partial") & (df.trace == trace) & (df.n == n)
+
+
+def test_figs5_6_hand_derived_range_intervals():
+    sync = lambda df: one(C.figs5_7(df), "Figs. 5-6", "SR vs PR: average sync time")
+    # PR/SR at (cnn, 40) = 1.5 x r: x(2) = 1.5 * 0.6 = 0.9 < 1 < x(9): the direction is undecided
+    r = [0.6, 0.6, 0.8, 1.0, 1.0, 1.0, 1.0, 1.1, 1.2, 1.2]
+    c = sync(with_ratios(frame5(), pr_time("cnn", 40), "avg_sync_time_s", r))
+    assert c.direction and c.magnitude and c.verdict == "undecided" and c.undecided == ("direction",)
+    # PR/SR at n = 80 = 2.0 x r on both traces: largest median's interval [1.7, 2.6] holds 1.89 and 2.55
+    r = [x / 2 for x in (1.6, 1.7, 1.8, 1.9, 2.0, 2.1, 2.2, 2.3, 2.6, 2.7)]
+    df = with_ratios(frame5(), lambda d: (d.scheme == "partial") & (d.n == 80), "avg_sync_time_s", r)
+    c = sync(df)
+    assert c.magnitude and c.verdict == "undecided" and c.undecided == ("magnitude",)
+    assert "cnn, 80: 10 pairs: 10 above 1, 0 below" in c.sides and "cnn, 80: 1.70–2.60×" in c.interval
+    # all of them above 2.55 at n = 80: the interval misses the paper's range -> fails (stand-in cause)
+    r = [x / 2 for x in (2.7, 2.75, 2.8, 2.8, 2.9, 2.9, 3.0, 3.0, 3.1, 3.2)]
+    c = sync(with_ratios(frame5(), lambda d: (d.scheme == "partial") & (d.n == 80), "avg_sync_time_s", r))
+    assert c.verdict == "fails" and not c.magnitude and cause_kind(c) == "stand-in trace"
+
+
+def test_fig13_one_straddling_metric_leaves_sr_beats_pr_undecided():
+    f13 = lambda d: (d.scheme == "partial") & (d.lam == 0.1)
+    # PR/SR sync time at λ = 0.1 is 4.86 x r: x(2) = 0.2 x 4.86 < 1 < x(9)
+    r = [0.1, 0.2, 1, 1, 1, 1, 1, 1, 1, 1]
+    c = one(C.figs13_14(with_ratios(frame14(), f13, "avg_sync_time_s", r)), "Fig. 13", "SR beats PR")
+    assert c.direction and c.verdict == "undecided" and c.pairs == 10
+    r = [0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 1, 1, 1, 1]                     # median below 1, interval straddles
+    c = one(C.figs13_14(with_ratios(frame14(), f13, "avg_sync_time_s", r)), "Fig. 13", "SR beats PR")
+    assert not c.direction and c.verdict == "undecided"
+    r = [0.1] * 9 + [1]                                                 # x(9) = 0.49 < 1: decided, fails
+    c = one(C.figs13_14(with_ratios(frame14(), f13, "avg_sync_time_s", r)), "Fig. 13", "SR beats PR")
+    assert c.verdict == "fails"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_no_row_holds_while_a_scipy_interval_straddles(seed):
+    """Noisy paired frames (10 trials): where scipy's sign-test interval of a compared median straddles
+    the claim's threshold, the claim does not hold (an independent recomputation of S24's interval)."""
+    from scipy.stats import quantile_test
+
+    rng = np.random.default_rng(seed)
+
+    def noisy(df, cols):
+        base = df[df.trial == 0]
+        out = pd.concat([base.assign(trial=t) for t in range(10)], ignore_index=True)
+        for col in cols:
+            out[col] = out[col] * rng.lognormal(0, 0.25, len(out))
+        return out
+
+    def straddles(num, den, lo=1.0, hi=1.0):
+        a, b = num.align(den, join="inner")
+        ci = quantile_test((a / b).to_numpy(), q=1.0, p=0.5).confidence_interval(0.95)
+        return any(ci.low < t < ci.high for t in {lo, hi})
+
+    def arm(df, **eq):
+        m = np.ones(len(df), bool)
+        for k, v in eq.items():
+            m &= np.asarray(df[k] == v)
+        return df[m].set_index("trial")
+
+    checked = 0
+    df5 = noisy(frame5(), ["avg_sync_time_s"])
+    c = one(C.figs5_7(df5), "Figs. 5-6", "SR vs PR: average sync time")
+    if any(straddles(arm(df5, scheme="partial", trace=t, n=n)["avg_sync_time_s"],
+                     arm(df5, scheme="selective", trace=t, n=n)["avg_sync_time_s"])
+           for t in ("cnn", "transformer") for n in (40, 80)):
+        assert c.holds is not True
+        checked += 1
+    d13 = noisy(frame13(), ["avg_sync_time_s"])
+    c = one(C.figs11_12(d13, n_error=200), "Fig. 11", "no obvious gap")
+    if any(straddles(arm(d13, cdf="cold", n=n, bw_error=0)["avg_sync_time_s"],
+                     arm(d13, cdf="warm", n=n, bw_error=0)["avg_sync_time_s"], 0.9, 1.1) for n in (40, 200)):
+        assert c.holds is not True
+        checked += 1
+    d14 = noisy(frame14(), ["avg_sync_time_s", "avg_sync_scale", "total_iteration"])
+    c = one(C.figs13_14(d14), "Fig. 13", "SR beats PR")
+    f = d14[np.isclose(d14.alpha_s, 0.001)]
+    if any(straddles(arm(f, scheme=a, lam=lam)[m], arm(f, scheme=b, lam=lam)[m])
+           for lam in (0.05, 0.1, 0.2) for m, a, b in (("avg_sync_time_s", "partial", "selective"),
+                                                       ("avg_sync_scale", "selective", "partial"),
+                                                       ("total_iteration", "selective", "partial"))):
+        assert c.holds is not True
+        checked += 1
+    assert checked >= 1          # the noise is wide enough that some interval straddles
