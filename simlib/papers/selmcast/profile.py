@@ -31,12 +31,14 @@ import pandas as pd
 
 from simlib.core.validate import check_choice, check_real
 from simlib.papers.analysis import require_frame
-from simlib.papers.selmcast.bsp_scenario import NORMALIZATIONS
+from simlib.papers.contract import ScenarioBase, param, param_list, param_of
+from simlib.papers.selmcast.bsp_scenario import NORMALIZATIONS, BSPScenario
+from simlib.papers.selmcast.experiments import BSPFiguresNotebook
 
 __all__ = ["Profile", "PAPER_PROFILE", "DEFAULT_SETTINGS", "SEARCH_LAM", "SEARCH_NORMALIZATION", "SEARCH_SHARED_X",
            "SEARCH_TRIALS", "SEARCH_TABLE", "KNOBS", "TARGETS", "FIT_RULE", "FITTED_CLAIMS", "candidates",
            "target_setting", "setting_key", "search_settings", "candidate_values", "distance", "search_table",
-           "scores", "pick", "candidate_row", "at_profile"]
+           "scores", "pick", "candidate_row", "at_profile", "BSPProfileNotebook"]
 
 #: SM72's candidates: the bandwidth variation λ (the relative half-width of b̄(1 + λx), SM14) ...
 SEARCH_LAM = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
@@ -107,13 +109,15 @@ def at_profile(settings: list[dict], profile: Profile | None = None) -> list[dic
     return [dict(s, **values) for s in settings]
 
 
-def target_setting(target: str, profile: Profile) -> dict:
+def target_setting(target: str, profile: Profile, *, fig4_n: int | None = None, fig5_n: int | None = None) -> dict:
     """The Orpheus-only ``bsp_trial`` setting of ``target`` (a :data:`TARGETS` key) under ``profile``
     (μ = 1, notebook 41's b̄ = 40 Gbps and v = 200 MB, which the normalized time does not depend on).
+    ``fig4_n`` / ``fig5_n`` replace the targets' n (None: the paper's 100 and 200; a quick run's smaller n).
     At L3 both ideals are the L3 t* (SM1), so the run is keyed with the own-layer ideal and the two
     candidates share it."""
     check_choice("target", target, tuple(TARGETS))
     _, layer, n, p_frac = TARGETS[target]
+    n = {"Fig. 4": fig4_n, "Fig. 5": fig5_n}[target[:6]] or n
     s = dict(layer=layer, n=n, p_frac=p_frac, mu=1.0, bbar_gbps=40.0, model_mb=200.0, schemes=["orpheus"],
              **profile.settings())
     if layer == "L3":
@@ -126,20 +130,20 @@ def setting_key(setting: dict) -> tuple:
     return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in setting.items()))
 
 
-def search_settings(profiles: Iterable[Profile]) -> list[dict]:
-    """Every distinct run the candidates need (first appearance order)."""
+def search_settings(profiles: Iterable[Profile], **n) -> list[dict]:
+    """Every distinct run the candidates need (first appearance order); ``n``: :func:`target_setting`'s."""
     seen: dict[tuple, dict] = {}
     for prof in profiles:
         for t in TARGETS:
-            s = target_setting(t, prof)
+            s = target_setting(t, prof, **n)
             seen.setdefault(setting_key(s), s)
     return list(seen.values())
 
 
-def candidate_values(profile: Profile, orpheus_ct_norm: Callable[[dict], float]) -> dict[str, float]:
+def candidate_values(profile: Profile, orpheus_ct_norm: Callable[[dict], float], **n) -> dict[str, float]:
     """Our value per target at ``profile``; ``orpheus_ct_norm(setting)`` is Orpheus's mean normalized
-    completion time over the trials of the run :func:`target_setting` names."""
-    return {t: float(orpheus_ct_norm(target_setting(t, profile))) for t in TARGETS}
+    completion time over the trials of the run :func:`target_setting` names (``n``: its)."""
+    return {t: float(orpheus_ct_norm(target_setting(t, profile, **n))) for t in TARGETS}
 
 
 def distance(ours: dict[str, float], paper: dict[str, float] | None = None) -> float:
@@ -150,12 +154,13 @@ def distance(ours: dict[str, float], paper: dict[str, float] | None = None) -> f
     return float(np.mean(np.abs(np.log(vals)))) if all(x > 0 for x in vals) else math.nan
 
 
-def search_table(profiles: Iterable[Profile], orpheus_ct_norm: Callable[[dict], float]) -> pd.DataFrame:
+def search_table(profiles: Iterable[Profile], orpheus_ct_norm: Callable[[dict], float], **n) -> pd.DataFrame:
     """One row per candidate: its :data:`KNOBS`, our value per target, the residual ``ln(ours / paper)``
-    per target (``"<target> residual"``), the paper's values (``"<target> paper"``) and ``distance``."""
+    per target (``"<target> residual"``), the paper's values (``"<target> paper"``) and ``distance``
+    (``n``: :func:`target_setting`'s)."""
     rows = []
     for prof in profiles:
-        ours = candidate_values(prof, orpheus_ct_norm)
+        ours = candidate_values(prof, orpheus_ct_norm, **n)
         row = dict(prof.settings())
         for t, (paper, *_rest) in TARGETS.items():
             row.update({t: ours[t], f"{t} paper": paper, f"{t} residual": math.log(ours[t] / paper)})
@@ -187,7 +192,7 @@ def candidate_row(table: pd.DataFrame, profile: Profile) -> pd.Series:
     ok = np.ones(len(table), dtype=bool)
     for k, v in profile.settings().items():
         col = table[k]
-        ok &= (np.isclose(col.astype(float), v) if k == "lam" else (col.astype(type(v)) == v)).to_numpy()
+        ok &= np.isclose(col.astype(float), v) if k == "lam" else (col.astype(type(v)) == v).to_numpy()
     if not ok.any():
         raise ValueError(f"table has no row for profile {profile.label()}")
     return table[ok].iloc[0]
@@ -196,3 +201,29 @@ def candidate_row(table: pd.DataFrame, profile: Profile) -> pd.Series:
 #: The BSP paper profile: SM72's pick from notebook 47's search table (fitted).  PENDING: set from the
 #: search (see the notebook's output); until then the stated reading.
 PAPER_PROFILE = Profile(0.5, "own", False)
+
+
+@dataclass(frozen=True)
+class BSPProfileNotebook(ScenarioBase):
+    """Notebook 47: SM72's search (Orpheus alone at the four targets, every candidate) and §IV-B's
+    claims judged again at :data:`PAPER_PROFILE` (notebook 41's grids).  The defaults are SM72's grid."""
+
+    trials: int = param(SEARCH_TRIALS, lo=1, quick=2, help="trials per setting (SM72: notebook 41's 10)")
+    lam_values: tuple = param_list(list(SEARCH_LAM), of=(BSPScenario, "lam"), quick=[0.25, 0.5], chosen="SM72",
+                                   help="candidate λ (SM72)")
+    normalization_values: tuple = param_list(list(SEARCH_NORMALIZATION), of=(BSPScenario, "normalization"),
+                                             chosen="SM72", help="candidate ideals (SM1, SM72)")
+    shared_x_values: tuple = param_list(list(SEARCH_SHARED_X), of=(BSPScenario, "shared_x"), quick=[False],
+                                        chosen="SM72", help="candidate shared x (B2, SM72)")
+    fig4_n: int = param_of(BSPScenario, "n", default=100, quick=20, stated="§IV-B2",
+                           help="n of Figs. 4c-d's Orpheus numbers (the paper: 100)")
+    fig5_n: int = param_of(BSPFiguresNotebook, "fig5_n")
+    n_values: tuple = param_of(BSPFiguresNotebook, "n_values")
+    layers: tuple = param_of(BSPFiguresNotebook, "layers")
+    p_frac: float = param_of(BSPFiguresNotebook, "p_frac")
+    p_frac_values: tuple = param_of(BSPFiguresNotebook, "p_frac_values")
+
+    def candidates(self) -> list[Profile]:
+        """The candidates of this run's grids, in :data:`KNOBS` order."""
+        return [Profile(lam, norm, bool(sx)) for lam in self.lam_values for norm in self.normalization_values
+                for sx in self.shared_x_values]
