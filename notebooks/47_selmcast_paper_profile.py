@@ -135,7 +135,8 @@ judged = [c for c in selmcast_claims.bsp_claims(fig4, fig5, fig6, None, stated=(
 L4 = long_by_scheme(fig4)
 sel = L4[(L4.scheme == "selmcast") & (L4.n == n_ref)].groupby("layer")["ct_norm"].mean()
 selmcast_part = [observation("004", f"Fig. 4{'c' if layer == 'L3' else 'd'}",
-                             f"SelMcast's normalized CT at n = 100, {layer} (the part of the fitted row SM72 did not target)",
+                             f"SelMcast's normalized CT at n = 100, {layer} (the part of the fitted row SM72 did not target)"
+                             + ("" if n_ref == 100 else f" [measured at n = {n_ref}]"),
                              f"{sel[layer]:.2f}", paper_value="1.02" if layer == "L3" else "1.32",
                              note=f"mean over {trials} trials at the BSP paper profile ({PROFILE.label()}); "
                                   "within 10 %: " + ("yes" if abs(sel[layer] / (1.02 if layer == 'L3' else 1.32) - 1)

@@ -198,9 +198,12 @@ def candidate_row(table: pd.DataFrame, profile: Profile) -> pd.Series:
     return table[ok].iloc[0]
 
 
-#: The BSP paper profile: SM72's pick from notebook 47's search table (fitted).  PENDING: set from the
-#: search (see the notebook's output); until then the stated reading.
-PAPER_PROFILE = Profile(0.5, "own", False)
+#: The BSP paper profile: SM72's pick from notebook 47's search table (fitted): λ = 0.25 with the L3 t* as
+#: both layers' ideal -- Orpheus 1.678 at n = 100 on both layers (paper 1.67) and 1.470 at p/n = 0.5 (paper
+#: 1.5), mean |ln ratio| 0.0127 against the stated reading's 0.336.  Shared x ties it exactly (at the L3
+#: ideal Orpheus's time is set by the egresses, which shared x leaves as they are); the tie rule keeps
+#: independent x.
+PAPER_PROFILE = Profile(0.25, "L3", False)
 
 
 @dataclass(frozen=True)

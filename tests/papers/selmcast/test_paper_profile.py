@@ -102,9 +102,9 @@ def test_each_knob_changes_orpheus_as_its_entry_says():
     own7 = _orpheus(prof.target_setting("Fig. 4d L7", base, **small))
     l3_7 = _orpheus(prof.target_setting("Fig. 4d L7", prof.Profile(0.5, "L3", False), **small))
     assert l3_7 > own7
-    # shared x (B2): another instance (the same seeds draw other bandwidths)
-    shared = prof.target_setting("Fig. 4c L3", prof.Profile(0.5, "own", True), **small)
-    assert _orpheus(shared) != _orpheus(s)
+    # shared x (B2): the same egress draws, the ingresses follow them; at L7 (ingress-bound) another time
+    shared = prof.target_setting("Fig. 4d L7", prof.Profile(0.5, "own", True), **small)
+    assert _orpheus(shared) != own7
     assert prof.at_profile([dict(n=20, lam=0.5)], prof.Profile(0.25, "L3", True)) == [
         dict(n=20, lam=0.25, normalization="L3", shared_x=True)]
 
