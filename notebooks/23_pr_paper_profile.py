@@ -104,19 +104,19 @@ score[list(pr_profile.KNOBS) + ["distance"]].head(12)
 top2 = [pr_profile.pick(score.iloc[[i]]) for i in range(min(2, len(score)))]
 noise = None
 if len(top2) == 2 and noise_pairs > 0:
-    n_tr = 2 * (noise_pairs + 1)
+    n_tr = trials * (noise_pairs + 1)          # the search's trials first, then noise_pairs more sets of as many
     nset = pr_profile.search_settings(top2, duration_s=duration_s)
     ndf = run.sweep(ns.per_update_trial, nset, name="23_pr_profile_noise_runs", trials=n_tr,
                     desc="002 profile noise")
     pu = ndf["per_update_s"].to_numpy().reshape(len(nset), n_tr)
     dist = {}
     for k in range(noise_pairs + 1):
-        look = {pr_profile.setting_key(s): v for s, v in zip(nset, pu[:, 2 * k:2 * k + 2].mean(axis=1))}
+        look = {pr_profile.setting_key(s): v for s, v in zip(nset, pu[:, trials * k:trials * (k + 1)].mean(axis=1))}
         for c in top2:
             dist.setdefault(c.label(), []).append(
                 pr_profile.pair_distance(c, lambda s: look[pr_profile.setting_key(s)], duration_s=duration_s))
     noise = pr_profile.noise_check(dist[top2[0].label()], dist[top2[1].label()])
-    print(pd.DataFrame(dist, index=[f"trials {2 * k}-{2 * k + 1}" for k in range(noise_pairs + 1)]).round(4))
+    print(pd.DataFrame(dist, index=[f"trials {trials * k}-{trials * (k + 1) - 1}" for k in range(noise_pairs + 1)]).round(4))
     print(f"margin {noise['margin']:.4f} vs 2-trial noise {noise['noise']:.4f}: "
           + ("separated" if noise["separated"] else f"NOT separated from the runner-up {top2[1].label()}")
           + f"; the pick scores lower on {noise['pick_ahead']} of {noise['pairs']} pairs")
