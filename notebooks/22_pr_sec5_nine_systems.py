@@ -273,10 +273,11 @@ run.save_figure(fig, "pr_table1_per_update_ratios")
 # at our heterogeneous HLs. Grey bar: Table 1's range over its three models at that setting (HL 1, or
 # its heterogeneous rows HL 2-3), from the paper's own cells; marker: our median paired ratio at the
 # default and at the profile, with its 95 % interval over the paired trials (S24; an open end of a
-# censored interval drawn to the axis; no interval below 6 pairs).
+# censored interval drawn to the axis; no interval below `MIN_PAIRS` = 6 pairs).
 
 # %%
 from simlib.papers.partial_reduce.claims import TABLE1_ARMS
+from simlib.papers.strength import MIN_PAIRS
 
 metrics = (("time_to_target_s", "time", "run time"), ("updates_to_target", "updates", "#update"),
            ("per_update_s", "per-update", "per-update time"))
@@ -298,11 +299,12 @@ for ax, (metric, what, label) in zip(np.atleast_1d(axes), metrics):
         ys = [pr.get(c) for c in cells]
         off = -0.15 if k == 0 else 0.15
         med = np.array([np.nan if r is None else r.median for r in ys], dtype=float)
-        lo = np.array([np.nan if r is None else r.ci_lo for r in ys], dtype=float)
-        hi = np.array([np.nan if r is None else r.ci_hi for r in ys], dtype=float)
-        # no interval below 6 pairs (S24: NaN): the marker alone; an open (infinite) end: to the axis
-        lo, hi = np.where(np.isnan(lo), med, np.where(np.isfinite(lo), lo, 1e-3)), \
-            np.where(np.isnan(hi), med, np.where(np.isfinite(hi), hi, 1e3))
+        # no interval below MIN_PAIRS pairs (S24: nothing known): the marker alone; an open end: to the axis
+        known = [r is not None and r.trials >= MIN_PAIRS for r in ys]
+        lo = np.array([r.ci_lo if ok else np.nan for r, ok in zip(ys, known)], dtype=float)
+        hi = np.array([r.ci_hi if ok else np.nan for r, ok in zip(ys, known)], dtype=float)
+        lo = np.where(np.isnan(lo), med, np.where(lo > 0, lo, 1e-3))
+        hi = np.where(np.isnan(hi), med, np.where(np.isfinite(hi), hi, 1e3))
         ax.errorbar(x + off, med, yerr=[np.clip(med - lo, 0, None), np.clip(hi - med, 0, None)], fmt="os"[k],
                     color=("#0072B2", "#D55E00")[k], ms=4, lw=1, capsize=2, zorder=3, label=f"ours: {setting} (95 % CI)")
     ax.axhline(1.0, color="black", lw=0.5)
