@@ -285,11 +285,13 @@ cells = [(a, hl) for hl in hl_values for a in order if a not in ("AR", "SR3", "1
 fig, axes = plt.subplots(len(metrics), 1, figsize=(13, 3.2 * len(metrics)), sharex=True)
 for ax, (metric, what, label) in zip(np.atleast_1d(axes), metrics):
     x = np.arange(len(cells))
+    labelled = False
     for i, (a, hl) in enumerate(cells):
         span = t1.table1_ratios(a, "AR", what, "heterogeneous" if hl > 1 else "homogeneous") if a in TABLE1_ARMS else []
         if span:
             ax.plot([i, i], [min(span), max(span)], color="0.6", lw=7, solid_capstyle="butt", zorder=1,
-                    label="Table 1 (range over its 3 models)" if i == 0 else None)
+                    label=None if labelled else "Table 1 (range over its 3 models; none: N/A)")
+            labelled = True
     for k, (setting, fr) in enumerate(frames.items()):
         pr = {}
         for a in dict.fromkeys(a for a, _ in cells):
