@@ -323,7 +323,8 @@ def noise_check(pick_d: Iterable[float], runner_d: Iterable[float]) -> dict:
 #: (fitted): 1000 MB at 10 Gbps (0.8 s on the wire per 1 s compute), the stored compute times, γ 1 (an HL
 #: worker HL× slower), no apply time, a blocking AD neighbour -- mean |ln ratio| 0.216 against the
 #: default's 0.409.  (Before the amendment the fit also scored partial reduce's own ratios and picked cv
-#: 0.3, γ 0.75, 0.05 s per push.)
+#: 0.3, γ 0.75, 0.05 s per push.)  AD4's lock, added to the grid later, leaves it unlocked: the lock lowers AD's
+#: ratio, further from Table 1, in every cell measured (decision PR16 as amended, AD4).
 PAPER_PROFILE = Profile(1000.0, None, 1.0, 0.0, "block")
 
 
