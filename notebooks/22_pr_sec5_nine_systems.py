@@ -268,6 +268,58 @@ ax.legend(fontsize=8)
 run.save_figure(fig, "pr_table1_per_update_ratios")
 
 # %% [markdown]
+# ## Table 1's own numbers beside ours (issue 42 item 4)
+# Per cell: each system over all reduce (run time, #update, per-update time) at HL 1 (homogeneous) and
+# at our heterogeneous HLs. Grey bar: Table 1's range over its three models at that setting (HL 1, or
+# its heterogeneous rows HL 2-3), from the paper's own cells; marker: our median paired ratio at the
+# default and at the profile, with its 95 % interval over the paired trials (S24; an open end of a
+# censored interval drawn to the axis; no interval below `MIN_PAIRS` = 6 pairs).
+
+# %%
+from simlib.papers.partial_reduce.claims import TABLE1_ARMS
+from simlib.papers.strength import MIN_PAIRS
+
+metrics = (("time_to_target_s", "time", "run time"), ("updates_to_target", "updates", "#update"),
+           ("per_update_s", "per-update", "per-update time"))
+cells = [(a, hl) for hl in hl_values for a in order if a not in ("AR", "SR3", "1 worker")]
+fig, axes = plt.subplots(len(metrics), 1, figsize=(13, 3.2 * len(metrics)), sharex=True)
+for ax, (metric, what, label) in zip(np.atleast_1d(axes), metrics):
+    x = np.arange(len(cells))
+    labelled = False
+    for i, (a, hl) in enumerate(cells):
+        span = t1.table1_ratios(a, "AR", what, "heterogeneous" if hl > 1 else "homogeneous") if a in TABLE1_ARMS else []
+        if span:
+            ax.plot([i, i], [min(span), max(span)], color="0.6", lw=7, solid_capstyle="butt", zorder=1,
+                    label=None if labelled else "Table 1 (range over its 3 models; none: N/A)")
+            labelled = True
+    for k, (setting, fr) in enumerate(frames.items()):
+        pr = {}
+        for a in dict.fromkeys(a for a, _ in cells):
+            r = t1.paired_arms(fr, metric, a, "AR")
+            for row in r.itertuples(index=False):
+                pr[a, row.hl] = row
+        ys = [pr.get(c) for c in cells]
+        off = -0.15 if k == 0 else 0.15
+        med = np.array([np.nan if r is None else r.median for r in ys], dtype=float)
+        # no interval below MIN_PAIRS pairs (S24: nothing known): the marker alone; an open end: to the axis
+        known = [r is not None and r.trials >= MIN_PAIRS for r in ys]
+        lo = np.array([r.ci_lo if ok else np.nan for r, ok in zip(ys, known)], dtype=float)
+        hi = np.array([r.ci_hi if ok else np.nan for r, ok in zip(ys, known)], dtype=float)
+        lo = np.where(np.isnan(lo), med, np.where(lo > 0, lo, 1e-3))
+        hi = np.where(np.isnan(hi), med, np.where(np.isfinite(hi), hi, 1e3))
+        ax.errorbar(x + off, med, yerr=[np.clip(med - lo, 0, None), np.clip(hi - med, 0, None)], fmt="os"[k],
+                    color=("#0072B2", "#D55E00")[k], ms=4, lw=1, capsize=2, zorder=3, label=f"ours: {setting} (95 % CI)")
+    ax.axhline(1.0, color="black", lw=0.5)
+    ax.set_yscale("log")
+    ax.set_ylim(0.02, 50)
+    ax.grid(axis="x", visible=False)
+    ax.set_ylabel(f"{label} / AR's")
+axes[-1].set_xticks(np.arange(len(cells)), [f"{a} HL={hl}" for a, hl in cells], rotation=70, ha="right", fontsize=7)
+axes[0].legend(fontsize=7, ncol=3)
+axes[0].set_title("002 Table 1 beside ours: every system over all reduce, Table 1's range per cell and our interval")
+run.save_figure(fig, "pr_table1_beside_paper")
+
+# %% [markdown]
 # The same runs at the lower rungs of the problem's ladder show whether the order of the systems
 # depends on the target. The table gives the median time to each accuracy, with a run that never
 # reached it counted as infinite (N/A: at least half the runs did not).

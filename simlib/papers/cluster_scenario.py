@@ -70,6 +70,7 @@ SCHEME_PARAMS = {
     **{name: ("partial", "selective") for name in specs(WeightParams)},
     "backups": ("ps-backup",), "ps_servers": _PS, "server_bandwidth_gbps": _PS, "ps_step": _PS,
     "server_apply_s": _PS, "hete_c": ("ps-hete",), "asp_lr_scale": ("ps-asp",), "ad_passive": ("adpsgd",),
+    "ad_atomic": ("adpsgd",),
     "quorum": ("eager",),
 }
 

@@ -234,12 +234,18 @@ class PaperProfileNotebook(ScenarioBase):
                                      quick=[0.0, 0.1], help="candidate server apply times per push (PS7, PR16)")
     ad_passive_values: tuple = param_list(list(pr_profile.SEARCH_AD_PASSIVE), of=(BaselineParams, "ad_passive"),
                                           quick=["compute"], help="candidate AD-PSGD neighbours (AD3, PR16)")
+    ad_atomic_values: tuple = param_list(list(pr_profile.SEARCH_AD_ATOMIC), of=(BaselineParams, "ad_atomic"),
+                                         quick=[False, True], help="candidate AD-PSGD atomic averaging (AD4, PR16)")
+    noise_pairs: int = param(pr_profile.NOISE_PAIRS, lo=0, quick=1,
+                             help="further seed pairs on which the pick and the runner-up are measured again to "
+                                  "state the search's 2-trial noise (issue 41; PR16 as amended)")
 
     def candidates(self) -> list:
         """The candidates of these grids (PR16's :func:`~simlib.papers.partial_reduce.profile.candidates`
         at the defaults)."""
-        return [pr_profile.Profile(mb, cv, g, a, ad) for mb in self.model_mb_values for cv in self.cv_values
-                for g in self.hl_slowdown_values for a in self.apply_values for ad in self.ad_passive_values]
+        return [pr_profile.Profile(mb, cv, g, a, ad, at) for mb in self.model_mb_values for cv in self.cv_values
+                for g in self.hl_slowdown_values for a in self.apply_values for ad in self.ad_passive_values
+                for at in self.ad_atomic_values]
 
     def check(self):
         check_items("cv_values", self.cv_values,

@@ -211,3 +211,17 @@ def test_ps_step_mean_averages_and_sum_adds_every_gradient(mode, kw, mean_factor
         assert used == pytest.approx([factor])
     with pytest.raises(ValueError, match="step"):
         ParameterServerController(step="median")
+
+
+def test_backup_steps_close_at_the_fifth_fastest_of_eight_so_they_feel_the_spread():
+    """Issue 42 item 1d by hand: 8 workers, 3 backups (002 §5.2.1: 5 of 8), a tiny model.  First steps of
+    1.0, 1.1, ..., 1.7 s, then 1 s each: BK's step 0 closes at the 5th fastest push (1.4 s), workers 0-4
+    pull and push again at 2.4 s (step 1); the 3 late ones are dropped at 1.5-1.7 s and their next pushes
+    (2.5-2.7 s) are stale.  BSP waits for the slowest: 1.7 s and 2.7 s.  Without the spread (every step
+    1 s) both close at 1 s and 2 s: BK's per-update time grows with the spread, by its 5th order statistic."""
+    spread = [[1.0 + 0.1 * w] + [1.0] * 9 for w in range(8)]
+    flat = [[1.0] * 10 for _ in range(8)]
+    t = dict(model_bits=1.0, duration=2.95)
+    assert list(update_times(run(spread, backups=3, **t))) == pytest.approx([1.4, 2.4], abs=1e-6)
+    assert list(update_times(run(spread, backups=0, **t))) == pytest.approx([1.7, 2.7], abs=1e-6)
+    assert list(update_times(run(flat, backups=3, **t))) == pytest.approx([1.0, 2.0], abs=1e-6)

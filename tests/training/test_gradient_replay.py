@@ -172,15 +172,17 @@ def test_unfinished_drop_keeps_the_server_update_but_not_the_pull():
 
 
 @settings(max_examples=15, deadline=None)
-@given(scheme=st.sampled_from(["eager", "adpsgd", "ps-bsp", "ps-asp", "ps-hete", "ps-backup"]),
+@given(scheme=st.sampled_from(["eager", "adpsgd", "adpsgd-atomic", "ps-bsp", "ps-asp", "ps-hete", "ps-backup"]),
        seed=st.integers(0, 2**32 - 1), n=st.integers(4, 9), hl=st.integers(1, 3))
 def test_every_baseline_log_replays_the_same_batched_and_one_step_at_a_time(scheme, seed, n, hl):
-    """Random runs of each baseline (heterogeneous, model in flight long enough for overlaps): the log is
-    consistent for the replay, batching changes nothing, and the curve's update count is the log's."""
+    """Random runs of each baseline (heterogeneous, model in flight long enough for overlaps; AD-PSGD also
+    with AD4's locks, whose exchanges wait): the log is consistent for the replay, batching changes
+    nothing, and the curve's update count is the log's."""
     from simlib.papers.cluster_scenario import Scenario, simulate
 
-    sc = Scenario.from_params(dict(scheme=scheme, n=n, hl=hl, backups=1, bandwidth_gbps=1.0, model_mb=20.0,
-                                   trace="cnn", duration_s=15.0))
+    extra = {"ad_atomic": True, "ad_passive": "block"} if scheme == "adpsgd-atomic" else {}
+    sc = Scenario.from_params(dict(scheme=scheme.replace("-atomic", ""), n=n, hl=hl, backups=1, bandwidth_gbps=1.0,
+                                   model_mb=20.0, trace="cnn", duration_s=15.0, **extra))
     log = simulate(sc, seed)
     a = replay(log, PROBLEM, model="softmax", lr=0.3, seed=seed % 97)
     b = replay(log, PROBLEM, model="softmax", lr=0.3, seed=seed % 97, numerics=Numerics(one_at_a_time=True))

@@ -14,7 +14,7 @@ from simlib.core.topology import BigSwitch
 from simlib.papers.contract import ParamError, ScenarioBase, param
 from simlib.runtime.cluster import Cluster
 from simlib.runtime.decentralized import (AD_PASSIVE, QUORUMS, ADPSGDController, EagerReduceController,
-                                         PairwiseExchange, WholeRing)
+                                         WholeRing)
 from simlib.runtime.parameter_server import PS_STEPS, ParameterServerController, ps_cluster
 
 __all__ = ["BaselineParams", "BASELINES", "baseline_controller", "baseline_cluster", "check_baseline"]
@@ -55,6 +55,10 @@ class BaselineParams(ScenarioBase):
     ad_passive: str = param("compute", choices=AD_PASSIVE, chosen="AD3",
                             help="AD-PSGD's passive neighbour during an exchange: keeps computing, or blocks (its "
                                  "compute pauses until the exchange ends; decision AD3)")
+    ad_atomic: bool = param(False, chosen="AD4",
+                            help="AD-PSGD's atomic averaging: an exchange takes both models' locks and waits while "
+                                 "either is held by another exchange (002 §5.2.2 \"atomic model averaging\"; "
+                                 "decision AD4)")
     quorum: str = param("majority", choices=QUORUMS, stated="002 §5.2.2",
                         help="ready workers that start an Eager-Reduce round: the first (solo) or n // 2 + 1 "
                              "(002 §5.2.2: ER \"requires the majority to participate\"; decision ER1)")
@@ -80,7 +84,7 @@ def baseline_controller(scheme: str, bp: BaselineParams, rng: np.random.Generato
     if scheme == "eager":
         return EagerReduceController(bp.quorum)
     if scheme == "adpsgd":
-        return ADPSGDController(rng, passive=bp.ad_passive)
+        return ADPSGDController(rng, passive=bp.ad_passive, atomic=bp.ad_atomic)
     ps = dict(apply_s=bp.server_apply_s, step=bp.ps_step)
     if scheme == "ps-bsp":
         return ParameterServerController("sync", **ps)
@@ -103,6 +107,6 @@ def baseline_cluster(ctrl, bp: BaselineParams, bandwidth: np.ndarray, compute, *
         servers = len(bandwidth) if bp.ps_servers is None else bp.ps_servers
         return ps_cluster(bandwidth, compute, ctrl, model_bits=model_bits, alpha=alpha, duration=duration,
                           servers=servers, server_bandwidth=sb)
-    collective = (PairwiseExchange(model_bits, alpha) if isinstance(ctrl, ADPSGDController)
+    collective = (ctrl.exchange(model_bits, alpha) if isinstance(ctrl, ADPSGDController)
                   else WholeRing(model_bits, alpha, ring_model))
     return Cluster(BigSwitch.symmetric(bandwidth), collective, compute, ctrl, duration=duration)

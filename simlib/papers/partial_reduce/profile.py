@@ -5,15 +5,18 @@ decision PR16's rule.
 cost of one update against one compute step: the model's time on the wire (``model_mb`` at 10
 Gbps against the stored 1 s mean compute time), the compute-time spread (``compute_cv``), the
 slowdown of a worker sharing its GPU (``hl_slowdown``, PR15), the server's apply time per push
-(``server_apply_s``, PS7) and AD-PSGD's blocking neighbour (``ad_passive``, AD3).  Table 1's
-per-update times, divided by all reduce's, measure those costs.  PR16 fixes, before any search was
-run, how the five are picked: every candidate of :func:`candidates` is scored by
+(``server_apply_s``, PS7), AD-PSGD's blocking neighbour (``ad_passive``, AD3) and its atomic
+averaging (``ad_atomic``, AD4).  Table 1's per-update times, divided by all reduce's, measure those
+costs.  PR16 fixes, before any search was run, how the six are picked: every candidate of :func:`candidates` is scored by
 :func:`distance` -- the mean absolute log-ratio between our per-update ratios (schedules only,
 :func:`~simlib.training.nine_systems.per_update_trial`) and Table 1's ResNet-34 ones
 (:func:`paper_ratios`) of the baselines only (:func:`fitted_targets`; amended: partial reduce's own
 ratios are claims, shown beside the fit); :func:`pick` applies the rule to the search table (notebook 23 writes it,
 ``data/results/23_pr_profile_search.csv``); :data:`PAPER_PROFILE` is its result, labelled fitted,
-and a test re-applies the rule to the committed table.
+and a test re-applies the rule to the committed table.  The search runs at :data:`SEARCH_TRIALS`
+paired trials; its noise is stated (issue 41, PR16 as amended): :func:`noise_check` compares the
+pick's margin over the runner-up with the range of the pick's distance over :data:`NOISE_PAIRS`
+further seed pairs.
 """
 from __future__ import annotations
 
@@ -36,7 +39,7 @@ SEARCH_TABLE = "23_pr_profile_search.csv"
 
 __all__ = ["per_update_statements", "claims_map", "where_holds", "committed_where_holds", "SEARCH_TABLE",
            "candidate_label", "Profile", "PAPER_PROFILE", "DEFAULT_SETTINGS", "SEARCH_MODEL_MB", "SEARCH_CV", "SEARCH_HL_SLOWDOWN",
-           "SEARCH_APPLY_S", "SEARCH_AD_PASSIVE", "SEARCH_TRIALS", "SEARCH_DURATION_S", "TARGET_MODEL", "TARGET_HLS",
+           "SEARCH_APPLY_S", "SEARCH_AD_PASSIVE", "SEARCH_AD_ATOMIC", "NOISE_PAIRS", "noise_check", "pair_distance", "SEARCH_TRIALS", "SEARCH_DURATION_S", "TARGET_MODEL", "TARGET_HLS",
            "RATIO_ARMS", "BASELINE_ARMS", "fitted_targets", "FIT_RULE", "FITTED_CLAIMS", "OUR_ARM", "KNOBS", "paper_ratios", "target_names",
            "arm_setting", "setting_key", "search_settings", "candidate_ratios", "distance", "search_table", "scores",
            "candidate_row", "pick", "candidates", "at_profile", "PS_SCHEMES", "knobs_read", "at_profile_read"]
@@ -51,9 +54,14 @@ SEARCH_HL_SLOWDOWN = (0.5, 0.75, 1.0)
 SEARCH_APPLY_S = (0.0, 0.05, 0.1, 0.2)
 #: ... and AD-PSGD's passive neighbour (AD3).
 SEARCH_AD_PASSIVE = ("compute", "block")
+#: ... and AD-PSGD's atomic averaging (AD4; issue 42).
+SEARCH_AD_ATOMIC = (False, True)
 #: Paired trials (seeds 0, 1) and run length (s) of each per-update measurement.
 SEARCH_TRIALS = 2
 SEARCH_DURATION_S = 150.0
+#: Further disjoint seed pairs (trials 2-3, 4-5, 6-7) on which the pick and the runner-up are measured
+#: again to state the search's 2-trial noise (issue 41; PR16 as amended).
+NOISE_PAIRS = 3
 #: Table 1's model and HLs the profile is fitted to.
 TARGET_MODEL = "ResNet-34"
 TARGET_HLS = (1, 3)
@@ -65,7 +73,7 @@ BASELINE_ARMS = ("ER", "AD", "BSP", "ASP", "HETE", "BK")
 #: The run that stands for each arm: DYN's schedule is CON's (weights do not change a schedule).
 OUR_ARM = {a: a.replace("DYN", "CON") for a in ("AR",) + RATIO_ARMS}
 #: The profile's knobs, in the tie rule's order.
-KNOBS = ("model_mb", "compute_cv", "hl_slowdown", "server_apply_s", "ad_passive")
+KNOBS = ("model_mb", "compute_cv", "hl_slowdown", "server_apply_s", "ad_passive", "ad_atomic")
 #: Table 1's column -> (scheme, group size P), the ``python -m simlib train`` names.
 _SCHEME = {"AR": ("allreduce", None), "ER": ("eager", None), "AD": ("adpsgd", None), "BSP": ("ps-bsp", None),
            "ASP": ("ps-asp", None), "HETE": ("ps-hete", None), "BK": ("ps-backup", None), "CON3": ("partial", 3),
@@ -77,15 +85,16 @@ PS_SCHEMES = ("ps-bsp", "ps-asp", "ps-hete", "ps-backup")
 
 @dataclass(frozen=True)
 class Profile:
-    """Values of the settings 002 leaves open (PR15, PS7, AD3): ``model_mb`` (MB, at 10 Gbps and the
+    """Values of the settings 002 leaves open (PR15, PS7, AD3, AD4): ``model_mb`` (MB, at 10 Gbps and the
     stored 1 s mean compute), ``compute_cv`` (None: stored), ``hl_slowdown`` γ, ``server_apply_s`` (s),
-    ``ad_passive``.  ``fitted``: picked by PR16's search, not read from the paper."""
+    ``ad_passive``, ``ad_atomic``.  ``fitted``: picked by PR16's search, not read from the paper."""
 
     model_mb: float
     compute_cv: float | None
     hl_slowdown: float
     server_apply_s: float
     ad_passive: str
+    ad_atomic: bool = False
     fitted: bool = True
     decision: str = "PR16"
 
@@ -97,6 +106,7 @@ class Profile:
         """``"100 MB, cv 0.3, γ 0.75, apply 0.05 s, AD neighbour blocks (fitted, PR16)"``."""
         cv = "stored cv" if self.compute_cv is None else f"cv {self.compute_cv:g}"
         ad = "AD neighbour blocks" if self.ad_passive == "block" else "AD neighbour computes"
+        ad += ", atomic" if self.ad_atomic else ""
         return (f"{self.model_mb:g} MB, {cv}, γ {self.hl_slowdown:g}, apply {self.server_apply_s:g} s, {ad} "
                 f"({'fitted' if self.fitted else 'chosen'}, {self.decision})")
 
@@ -107,9 +117,9 @@ DEFAULT_SETTINGS = Profile(100.0, None, 1.0, 0.0, "compute", fitted=False, decis
 
 
 def candidates() -> list[Profile]:
-    """PR16's 384 candidates, in :data:`KNOBS` order (model size slowest)."""
-    return [Profile(mb, cv, g, a, ad) for mb in SEARCH_MODEL_MB for cv in SEARCH_CV for g in SEARCH_HL_SLOWDOWN
-            for a in SEARCH_APPLY_S for ad in SEARCH_AD_PASSIVE]
+    """PR16's 768 candidates, in :data:`KNOBS` order (model size slowest)."""
+    return [Profile(mb, cv, g, a, ad, at) for mb in SEARCH_MODEL_MB for cv in SEARCH_CV for g in SEARCH_HL_SLOWDOWN
+            for a in SEARCH_APPLY_S for ad in SEARCH_AD_PASSIVE for at in SEARCH_AD_ATOMIC]
 
 
 def at_profile(settings: list[dict], profile: Profile | None = None) -> list[dict]:
@@ -128,7 +138,8 @@ def knobs_read(setting: dict, profile: Profile | None = None) -> dict:
     (decision PR19): the model size, unless the run is the 1-worker baseline (``scheme="single"``: no
     network); the compute-time cv only on a distribution trace (``trace``, default ``"cnn"``: a
     recorded trace is replayed as recorded and refuses a cv); γ only at ``hl`` > 1; the server's apply
-    time only for the PS schemes (:data:`PS_SCHEMES`); the neighbour's blocking only for AD-PSGD."""
+    time only for the PS schemes (:data:`PS_SCHEMES`); the neighbour's blocking and the atomic averaging
+    only for AD-PSGD."""
     prof = profile or PAPER_PROFILE
     scheme = setting.get("scheme")
     if scheme == "single":
@@ -142,6 +153,7 @@ def knobs_read(setting: dict, profile: Profile | None = None) -> dict:
         out["server_apply_s"] = prof.server_apply_s
     if scheme == "adpsgd":
         out["ad_passive"] = prof.ad_passive
+        out["ad_atomic"] = prof.ad_atomic
     return out
 
 
@@ -246,18 +258,27 @@ def _cv_key(cv) -> float:
 def scores(table: pd.DataFrame) -> pd.DataFrame:
     """The search table sorted by PR16's order: the smallest distance; ties (to 1e-9) to the smaller
     model, the smaller cv (stored first), the larger γ, the smaller apply time, ``compute`` before
-    ``block``.  The first row is the profile."""
+    ``block``, AD4's ``ad_atomic`` off before on.  The first row is the profile."""
+    table = _with_atomic(table)
     require_frame(table, "table", list(KNOBS) + ["distance"])
     if table["distance"].isna().any():
         raise ValueError("table must have a distance for every candidate (a run measured no update?)")
     t = table.assign(_d=(table["distance"] / 1e-9).round(), _cv=table["compute_cv"].map(_cv_key),
-                     _g=-table["hl_slowdown"], _ad=(table["ad_passive"] == "block").astype(int))
-    t = t.sort_values(["_d", "model_mb", "_cv", "_g", "server_apply_s", "_ad"], kind="mergesort")
-    return t.drop(columns=["_d", "_cv", "_g", "_ad"]).reset_index(drop=True)
+                     _g=-table["hl_slowdown"], _ad=(table["ad_passive"] == "block").astype(int),
+                     _at=table["ad_atomic"].astype(bool).astype(int))
+    t = t.sort_values(["_d", "model_mb", "_cv", "_g", "server_apply_s", "_ad", "_at"], kind="mergesort")
+    return t.drop(columns=["_d", "_cv", "_g", "_ad", "_at"]).reset_index(drop=True)
+
+
+def _with_atomic(table: pd.DataFrame) -> pd.DataFrame:
+    """A search table with its ``ad_atomic`` column; a table searched before AD4 existed has none, and
+    every one of its candidates ran AD-PSGD unlocked (``False``)."""
+    return table if "ad_atomic" in table.columns else table.assign(ad_atomic=False)
 
 
 def candidate_row(table: pd.DataFrame, profile: Profile) -> pd.Series:
     """The search-table row of ``profile`` (a stored cv of None matches NaN in a CSV)."""
+    table = _with_atomic(table)
     ok = np.ones(len(table), dtype=bool)
     for k, v in profile.settings().items():
         col = table[k]
@@ -273,14 +294,37 @@ def pick(table: pd.DataFrame) -> Profile:
     cv = best["compute_cv"]
     return Profile(model_mb=float(best["model_mb"]), compute_cv=None if _cv_key(cv) < 0 else float(cv),
                    hl_slowdown=float(best["hl_slowdown"]), server_apply_s=float(best["server_apply_s"]),
-                   ad_passive=str(best["ad_passive"]))
+                   ad_passive=str(best["ad_passive"]), ad_atomic=bool(best["ad_atomic"]))
+
+
+def pair_distance(profile: Profile, per_update: Callable[[dict], float], **kw) -> float:
+    """PR16's distance of ``profile`` over the :func:`fitted_targets`, ``per_update(setting)`` the mean
+    per-update time (s) of a run over some trials (e.g. one seed pair of :func:`noise_check`)."""
+    paper = {k: v for k, v in paper_ratios().items() if k in fitted_targets()}
+    return distance(candidate_ratios(profile, per_update, **kw), paper)
+
+
+def noise_check(pick_d: Iterable[float], runner_d: Iterable[float]) -> dict:
+    """The search's stated noise (issue 41; PR16 as amended): ``pick_d`` and ``runner_d`` are the
+    pick's and the runner-up's distances on the search's seed pair first, then on the further
+    :data:`NOISE_PAIRS` pairs.  ``noise`` = max − min of the pick's; ``margin`` = runner-up − pick on the
+    search's pair; ``separated`` = margin > noise; ``pick_ahead`` = pairs on which the pick scores below
+    the runner-up, of ``pairs``.  The check states the rule's noise; it never changes the pick."""
+    p = np.asarray(list(pick_d), dtype=float)
+    r = np.asarray(list(runner_d), dtype=float)
+    if p.size < 2 or p.size != r.size or not np.all(np.isfinite(p)) or not np.all(np.isfinite(r)):
+        raise ValueError(f"pick_d and runner_d must be equally many (>= 2) finite distances, got {p} and {r}")
+    noise, margin = float(p.max() - p.min()), float(r[0] - p[0])
+    return {"margin": margin, "noise": noise, "separated": bool(margin > noise),
+            "pick_ahead": int(np.sum(p < r)), "pairs": int(p.size)}
 
 
 #: The paper profile: PR16's pick (as amended: the baselines' 13 ratios only) from notebook 23's search table
 #: (fitted): 1000 MB at 10 Gbps (0.8 s on the wire per 1 s compute), the stored compute times, γ 1 (an HL
 #: worker HL× slower), no apply time, a blocking AD neighbour -- mean |ln ratio| 0.216 against the
 #: default's 0.409.  (Before the amendment the fit also scored partial reduce's own ratios and picked cv
-#: 0.3, γ 0.75, 0.05 s per push.)
+#: 0.3, γ 0.75, 0.05 s per push.)  AD4's lock, added to the grid later, leaves it unlocked: the lock lowers AD's
+#: ratio, further from Table 1, in every cell measured (decision PR16 as amended, AD4).
 PAPER_PROFILE = Profile(1000.0, None, 1.0, 0.0, "block")
 
 
@@ -322,10 +366,12 @@ def per_update_statements(row: pd.Series, hls: Iterable[int] = TARGET_HLS) -> di
 
 
 def candidate_label(row: pd.Series) -> str:
-    """A search-table row's candidate: ``"1000 MB, stored cv, γ 1, apply 0 s, block"``."""
+    """A search-table row's candidate, one part per knob of :data:`KNOBS`:
+    ``"1000 MB, stored cv, γ 1, apply 0 s, block, unlocked"`` (a row without ``ad_atomic``: unlocked)."""
     cv = "stored cv" if _cv_key(row["compute_cv"]) < 0 else f"cv {row['compute_cv']:g}"
+    lock = "atomic" if bool(row.get("ad_atomic", False)) else "unlocked"
     return (f"{row['model_mb']:g} MB, {cv}, γ {row['hl_slowdown']:g}, apply {row['server_apply_s']:g} s, "
-            f"{row['ad_passive']}")
+            f"{row['ad_passive']}, {lock}")
 
 
 def claims_map(table: pd.DataFrame) -> pd.DataFrame:

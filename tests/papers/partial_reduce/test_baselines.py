@@ -87,6 +87,32 @@ def test_adpsgd_blocking_makes_fewer_exchanges_and_other_schemes_ignore_the_new_
         assert [(r.launch, r.members) for r in a.syncs] == [(r.launch, r.members) for r in b.syncs]
 
 
+def test_adpsgd_atomic_changes_only_adpsgd_and_its_exchanges_never_overlap_on_a_worker():
+    """AD4 through the scenario: with ``ad_atomic`` no two exchanges that share a worker move data at the
+    same time (each exchange's flows start when both locks are free, so its finish is at least the
+    exchange time after the later of its launch and the previous finish of either worker), while the
+    default's overlap; every other scheme ignores the knob."""
+    free, held = log_of("adpsgd", model_mb=400.0), log_of("adpsgd", model_mb=400.0, ad_atomic=True)
+    alone = 400e6 * 8 / 10e9                      # one exchange alone on 10 Gbps ports (s)
+
+    def overlaps(log):
+        last = {}                                 # worker -> finish of its latest exchange
+        n = 0
+        for r in sorted(log.syncs, key=lambda r: r.finish if r.finish is not None else np.inf):
+            if r.finish is None:
+                continue
+            start = r.finish - alone              # when its flows started, had they run alone
+            n += any(last.get(m, -np.inf) > start + 1e-9 for m in r.members)
+            for m in r.members:
+                last[m] = r.finish
+        return n
+
+    assert overlaps(held) == 0 and overlaps(free) > 0
+    for scheme in ("allreduce", "eager", "ps-asp"):
+        a, b = log_of(scheme), log_of(scheme, ad_atomic=True)
+        assert [(r.launch, r.members) for r in a.syncs] == [(r.launch, r.members) for r in b.syncs]
+
+
 @pytest.mark.parametrize("params, name", [
     (dict(scheme="ps-backup", backups=8), "backups"),
     (dict(scheme="ps-bsp", weights="dynamic"), "weights"),

@@ -33,8 +33,9 @@ def test_distance_is_the_mean_absolute_log_ratio():
 
 def test_runs_carry_only_the_knobs_they_read_so_candidates_share_them():
     """HL = 1 runs ignore γ; AR/ER/CON ignore apply time and AD's neighbour; DYN is CON's run.  Per model
-    size x cv: HL 1 needs AR, ER, CON3, CON5 (4) + 4 PS x 4 apply + AD x 2 = 22 runs; HL 3 needs 3 γ x 22."""
-    assert len(prof.search_settings(prof.candidates())) == 4 * 4 * (22 + 3 * 22)
+    size x cv: HL 1 needs AR, ER, CON3, CON5 (4) + 4 PS x 4 apply + AD x 2 neighbours x 2 locks = 24 runs;
+    HL 3 needs 3 γ x 24."""
+    assert len(prof.search_settings(prof.candidates())) == 4 * 4 * (24 + 3 * 24)
     p = prof.Profile(250.0, 0.3, 0.5, 0.1, "block")
     assert prof.arm_setting("DYN3", 3, p) == prof.arm_setting("CON3", 3, p)
     assert "hl_slowdown" not in prof.arm_setting("AR", 1, p) and prof.arm_setting("AR", 3, p)["hl_slowdown"] == 0.5
@@ -54,7 +55,8 @@ def test_candidate_ratios_divide_by_all_reduce_at_the_same_hl():
 
 
 def _table(rows):
-    return pd.DataFrame([dict(zip(prof.KNOBS + ("distance",), r)) for r in rows])
+    """A search table of the five knobs before AD4 (no ``ad_atomic`` column: unlocked) and the distance."""
+    return pd.DataFrame([dict(zip(prof.KNOBS[:5] + ("distance",), r)) for r in rows])
 
 
 def test_pick_takes_the_smallest_distance():
@@ -71,7 +73,7 @@ def test_ties_go_to_the_candidate_nearest_the_defaults():
             (250.0, float("nan"), 0.5, 0.0, "compute"), (250.0, float("nan"), 1.0, 0.1, "compute"),
             (250.0, float("nan"), 1.0, 0.0, "block"), (250.0, float("nan"), 1.0, 0.0, "compute")]
     t = _table([r + (0.2 + 1e-12 * i,) for i, r in enumerate(rows)])     # equal to 1e-9
-    order = prof.scores(t)[list(prof.KNOBS)].astype(object).where(lambda d: d.notna(), None).values.tolist()
+    order = prof.scores(t)[list(prof.KNOBS[:5])].astype(object).where(lambda d: d.notna(), None).values.tolist()
     assert order == [[250.0, None, 1.0, 0.0, "compute"], [250.0, None, 1.0, 0.0, "block"],
                      [250.0, None, 1.0, 0.1, "compute"], [250.0, None, 0.5, 0.0, "compute"],
                      [250.0, 0.15, 1.0, 0.0, "compute"], [500.0, None, 1.0, 0.0, "compute"]]
@@ -93,10 +95,11 @@ def test_committed_profile_is_the_rules_pick_from_the_committed_search():
 def test_profile_settings_label_and_candidates():
     p = prof.Profile(250.0, None, 0.75, 0.05, "block")
     assert p.settings() == {"model_mb": 250.0, "compute_cv": None, "hl_slowdown": 0.75, "server_apply_s": 0.05,
-                            "ad_passive": "block"}
+                            "ad_passive": "block", "ad_atomic": False}
     assert p.label() == "250 MB, stored cv, γ 0.75, apply 0.05 s, AD neighbour blocks (fitted, PR16)"
     assert prof.at_profile([{"n": 8}], p) == [dict({"n": 8}, **p.settings())]
-    assert len(prof.candidates()) == 4 * 4 * 3 * 4 * 2
+    assert len(prof.candidates()) == 4 * 4 * 3 * 4 * 2 * 2
+    assert dataclasses.replace(p, ad_atomic=True).label().endswith("AD neighbour blocks, atomic (fitted, PR16)")
     assert prof.candidate_row(_table([(250.0, np.nan, 0.75, 0.05, "block", 0.1)]), p)["distance"] == 0.1
 
 
@@ -110,6 +113,8 @@ def test_a_run_gets_only_the_profile_values_it_reads():
     assert prof.knobs_read({"scheme": "ps-backup", "trace": "pai-job4"}, p) == {"model_mb": 250.0,
                                                                                "server_apply_s": 0.1}
     assert prof.knobs_read({"scheme": "adpsgd", "hl": 1}, p)["ad_passive"] == "block"
+    assert prof.knobs_read({"scheme": "adpsgd", "hl": 1}, p)["ad_atomic"] is False
+    assert "ad_atomic" not in prof.knobs_read({"scheme": "ps-asp", "hl": 1}, p)
     assert prof.knobs_read({"scheme": "single", "trace": "pai-job4"}, p) == {}
     assert prof.at_profile_read([{"scheme": "partial", "n": 8}], p) == [{"scheme": "partial", "n": 8,
                                                                         "model_mb": 250.0, "compute_cv": 0.3}]
@@ -193,3 +198,28 @@ def test_committed_where_holds_reads_the_committed_search_only_for_a_full_run():
     full = prof.committed_where_holds("full")
     assert set(full) == set(prof.where_holds(pd.read_csv(COMMITTED_RESULTS / prof.SEARCH_TABLE)))
     assert all(k[0] == "Table 1" and ("holds at" in v) for k, v in full.items())
+
+
+def test_a_table_searched_before_ad4_reads_as_unlocked_and_atomic_ties_go_to_off():
+    """A search table without ``ad_atomic`` (searched before AD4): every candidate ran unlocked.  At one
+    distance, ``ad_atomic`` off goes before on (PR16's tie order, as amended)."""
+    old = _table([(250.0, None, 1.0, 0.0, "compute", 0.2)])
+    assert "ad_atomic" not in old.columns and prof.pick(old) == prof.Profile(250.0, None, 1.0, 0.0, "compute")
+    t = _table([(250.0, None, 1.0, 0.0, "compute", 0.2 + 1e-12), (250.0, None, 1.0, 0.0, "compute", 0.2)])
+    t["ad_atomic"] = [False, True]
+    assert prof.pick(t).ad_atomic is False
+    t["distance"] = [0.3, 0.2]
+    assert prof.pick(t).ad_atomic is True
+    assert prof.candidate_label(prof.scores(t).iloc[0]).endswith("compute, atomic")
+
+
+def test_noise_check_by_hand():
+    """Issue 41's stated noise: the pick's distances 0.20, 0.23, 0.18, 0.21 over four seed pairs (range
+    0.05); the runner-up's 0.24 on the search's pair: margin 0.04 <= 0.05, not separated; the pick is
+    lower on 3 of 4 pairs.  With the runner-up at 0.26: margin 0.06 > 0.05, separated."""
+    r = prof.noise_check([0.20, 0.23, 0.18, 0.21], [0.24, 0.22, 0.25, 0.22])
+    assert r["margin"] == pytest.approx(0.04) and r["noise"] == pytest.approx(0.05)
+    assert (r["separated"], r["pick_ahead"], r["pairs"]) == (False, 3, 4)
+    assert prof.noise_check([0.20, 0.23, 0.18, 0.21], [0.26, 0.22, 0.25, 0.22])["separated"] is True
+    with pytest.raises(ValueError, match="pick_d"):
+        prof.noise_check([0.2], [0.3])
