@@ -138,3 +138,23 @@ def test_wide_values_pair_columns_of_one_row():
     got = paired.wide_values(df, "a", "b", by=["n"])
     assert list(got) == ["50", "100"] and list(got["50"]) == [0.5, 1.0] and list(got["100"]) == [3.0]
     assert np.allclose(paired.wide_values(df, "a", "b", by=["n"], how="diff")["50"], [-1.0, 0.0])
+
+
+def test_bsp_completion_time_below_orpheus_undecided_when_half_the_pairs_are_above():
+    """BSP frames are wide: SelMcast's and Orpheus's columns of one row are a pair.  At n = 100, 5 of 10
+    pairs at 0.9 and 5 at 1.05 straddle 1 although the means (1.0 vs 1.025) say below."""
+    from simlib.papers.selmcast import claims as C
+    rows = []
+    for n in (50, 100):
+        for t in range(10):
+            sel = (0.9 if t < 5 else 1.05) if n == 100 else 0.5
+            for layer in ("L3", "L7"):
+                rows.append(dict(layer=layer, n=n, p_frac=0.3, mu=1.0, lam=0.5, normalization="own", trial=t,
+                                 p=round(0.3 * n), orpheus_ct_norm=1.0, selmcast_ct_norm=sel,
+                                 selmcast_scale=0.3, orpheus_scale=0.3, selmcast_receivers=0.3 * n,
+                                 orpheus_receivers=0.3 * n))
+    df = pd.DataFrame(rows)
+    out = C.bsp_claims(df, df.iloc[:0], df.iloc[:0])
+    c = next(c for c in out if c.claim == "SelMcast's normalized CT below Orpheus's at every n (L3)")
+    assert c.direction is True and c.verdict == "undecided" and c.undecided == ("direction",)
+    assert "n=100: 0.90–1.05×" in c.interval and "n=50: 0.50×" in c.interval
