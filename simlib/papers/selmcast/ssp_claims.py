@@ -585,6 +585,12 @@ def fig10(df: pd.DataFrame, setting: str = "default") -> list[Claim]:
 
 
 # ---------------------------------------------------------------- Fig. 11 (notebook 45)
+#: Fig. 11's measured mechanism (issue 43 item 5), a structural property of line 9 under L3.
+_L3_ETA = ("an L3 multicast is one flow, so its receivers share one remaining volume and line 9's eta-rule keeps "
+           "all of them or none: eta protects them only once (1 - eta) of it is sent "
+           "(test_l3_eta_rule_keeps_all_receivers_or_none)")
+
+
 def _eta_effect(df: pd.DataFrame) -> tuple[dict, dict] | None:
     """SelMcast's scale gain and utilization loss (fractions, per trace) of eta = 0.75 over eta = 0
     (SM69) in an eta-axis frame; None when it lacks either eta."""
@@ -623,8 +629,7 @@ def fig11(df: pd.DataFrame, setting: str = "default", df_x: pd.DataFrame | None 
     e_lo, e_hi = etas[0], etas[-1]
     seen = _percent(df, "preempted_share", "selmcast", eta=e_hi)
     if setting == "priority":
-        eta_reason = ("an L3 multicast's receivers all have the same remaining volume, so line 9's eta-rule protects "
-                      "a multicast only once (1 - eta) of it is sent (SM63), and under strict priority (SM50) the "
+        eta_reason = (f"{_L3_ETA} (SM63), and under strict priority (SM50) the "
                       "multicasts queued behind the first few send nothing, so no eta protects them"
                       + (f" (SelMcast loses receivers in {seen} % of its multicasts even at eta = {e_hi:g})"
                          if seen else ""))
@@ -633,8 +638,7 @@ def fig11(df: pd.DataFrame, setting: str = "default", df_x: pd.DataFrame | None 
         with_x = (f"with line 32 as printed (x, SM54) the gain is {_pct(effect_x[0])} and the utilization loss "
                   f"{_pct(effect_x[1])}" if effect_x else "line 32 as printed (x, SM54) lowers the eta = 0 end")
         eta_reason = ("the paper does not say what the +66 % is measured against (SM69 reads eta = 0); " + with_x
-                      + "; an L3 multicast's receivers share one remaining volume, so eta keeps them only once "
-                      "(1 - eta) of it is sent (SM63); ruled out: the sharing (strict priority: a smaller gain)")
+                      + f"; {_L3_ETA} (SM63); ruled out: the sharing (strict priority: a smaller gain)")
         cause_eta = "paper ambiguity: SM69, SM54, SM63: " + eta_reason
     out = []
     if len(etas) >= 2:
@@ -657,7 +661,10 @@ def fig11(df: pd.DataFrame, setting: str = "default", df_x: pd.DataFrame | None 
             f"{_fmt(spread['npu_utilization'], '{:.3f}')}",
             all(v < FLAT_SPREAD for m in _METRICS for v in spread[m].values()),
             note + f"; direction: spread < {FLAT_SPREAD:g} in both metrics (SM70)",
-            cause="unexplained: eta <= 0.5 moves a metric by more than the flat threshold"))
+            cause=f"simulation model: SM63: {_L3_ETA}, so every step of eta moves which multicasts keep their "
+                  f"receivers: over eta <= {FIG11_FLAT_ETA:g} SelMcast's scale moves by "
+                  f"{_fmt(spread['avg_scale'], '{:.3f}')} and its utilization by "
+                  f"{_fmt(spread['npu_utilization'], '{:.3f}')} (threshold {FLAT_SPREAD:g})"))
     base, dflt = FIG11_ETA
     if base in etas and dflt in etas:
         s1 = _mean(df, "avg_scale", "selmcast", eta=dflt)
@@ -757,6 +764,32 @@ def fig12(df: pd.DataFrame, model_mb: float, setting: str = "default") -> list[C
 
 
 # ---------------------------------------------------------------- Fig. 13 (notebook 45)
+def _gamma_mechanism(df: pd.DataFrame, traces: list, g_lo: float, g_hi: float) -> str:
+    """Why SelMcast's utilization does not climb and then decline over gamma on ``traces`` (issue 41),
+    measured: its mean multicast time (``avg_multicast_s``) grows over the whole gamma range there, and
+    it re-plans more of its receivers (``preempted_share``), while Orpheus's multicast time is
+    shortest inside the range; "" when the frame lacks the columns, the mechanism is not what the
+    data show (SelMcast's multicast time not growing on every one of ``traces``) or ResNet-50
+    (``cnn``) is among ``traces``."""
+    if not traces or "cnn" in traces or not {"avg_multicast_s", "preempted_share"} <= set(df.columns):
+        return ""
+    mt = {sch: _table(df, "gamma", "avg_multicast_s", sch) for sch in _SCHEMES}
+    pre = _table(df, "gamma", "preempted_share", "selmcast")
+    if not all((mt["selmcast"][tr].loc[g_hi] > mt["selmcast"][tr].loc[g_lo]) for tr in traces):
+        return ""
+    span = lambda t, tr, f="{:.2f}": f"{f.format(t[tr].loc[g_lo])} -> {f.format(t[tr].loc[g_hi])}"  # noqa: E731
+    return ("stand-in trace: T1: on the " + " and ".join(traces) + " stand-ins SelMcast's utilization follows its "
+            "multicast time, which grows over the whole gamma range ("
+            + "; ".join(f"{tr} {span(mt['selmcast'], tr)} s" for tr in traces)
+            + ") as it re-plans more of its receivers (preempted share "
+            + "; ".join(f"{tr} {span(pre * 100, tr, '{:.0f}')} %" for tr in traces)
+            + "), while Orpheus's multicast time is shortest at gamma "
+            + "/".join(f"{float(mt['orpheus'][tr].idxmin()):g}" for tr in traces)
+            + "; SelMcast's multicasts are the larger ones there (SM51), and why they lengthen with gamma is not "
+              "measured; on the tight ResNet-50 (cnn) stand-in it behaves as the paper says")
+
+
+
 def fig13(df: pd.DataFrame, setting: str = "default") -> list[Claim]:
     """§IV-C6 bandwidth re-drawn every Delta_T with weight gamma: SelMcast's scale always larger
     (up to +67 %), utilization rising then falling (both schemes), SelMcast's utilization gain
@@ -785,8 +818,9 @@ def fig13(df: pd.DataFrame, setting: str = "default") -> list[Claim]:
         cause=(f"likely paper error: at gamma = 0, Fig. 13's setting is Fig. 7's, whose 0.3 -> 0.55 is a gain of "
                f"{100 * FIG7_GAIN:+.0f} %, above 'up to 67 %' (test_fig13_up_to_67_contradicts_fig7), so no "
                f"run can meet both; ours is {100 * best:+.0f} % at its largest"
-               + (f" -- {_cause_scale(df, setting)}" if setting == "priority" else
-                  ", the per-trace spread from the stand-in traces (T1, SM51)")))]
+               + ("; at this setting strict priority (SM50) lowers it further: " + _scale_reason(df)
+                  if setting == "priority" else "; at this setting the per-trace spread comes from the stand-in traces "
+                  "(T1, SM51)")))]
     gammas = list(tab[("orpheus", "npu_utilization")].index)
     g_lo, g_hi = gammas[0], gammas[-1]
     gain = tab[("selmcast", "npu_utilization")] - tab[("orpheus", "npu_utilization")]
@@ -808,6 +842,8 @@ def fig13(df: pd.DataFrame, setting: str = "default") -> list[Claim]:
                    + (", the heavy-tailed stand-ins only (T1); on cnn it peaks inside" if "cnn" not in ends else "")
                    + "; the other scheme peaks at gamma " + _fmt(other, "{:g}")
                    + ": no mechanism measured")
+            if s == "selmcast" and ends:
+                why = _gamma_mechanism(df, list(ends), g_lo, g_hi) or why
             out.append(_claim(
                 "Fig. 13", f"{who} utilization climbs up and then declines with gamma", "climbs up, then declines",
                 f"peak at gamma {_fmt(peak, '{:g}')}; utilization {_fmt(t.loc[g_lo].to_dict())} -> "
@@ -823,10 +859,11 @@ def fig13(df: pd.DataFrame, setting: str = "default") -> list[Claim]:
             "a smaller multicast scale leads to a higher NPU utilization",
             "Spearman rank correlation of scale and utilization over gamma: " + _fmt(rho, "{:+.2f}"),
             all(v < 0 for v in rho.values()), note + "; direction: negative rank correlation on every trace",
-            cause=("unexplained: SelMcast's scale falls over the whole gamma range "
-                   f"({_fmt(tab[('selmcast', 'avg_scale')].loc[g_lo].to_dict())} -> "
-                   f"{_fmt(tab[('selmcast', 'avg_scale')].loc[g_hi].to_dict())}) while its utilization rises only "
-                   f"up to gamma {_fmt(peaks['selmcast'], '{:g}')} and then falls with it")))
+            cause=_gamma_mechanism(df, [tr for tr, v in rho.items() if not v < 0], g_lo, g_hi) or
+            ("unexplained: SelMcast's scale falls over the whole gamma range "
+             f"({_fmt(tab[('selmcast', 'avg_scale')].loc[g_lo].to_dict())} -> "
+             f"{_fmt(tab[('selmcast', 'avg_scale')].loc[g_hi].to_dict())}) while its utilization rises only "
+             f"up to gamma {_fmt(peaks['selmcast'], '{:g}')} and then falls with it")))
     out.append(observation(
         PAPER, "Fig. 13", f"SelMcast's utilization lead over Orpheus at gamma = {g_hi:g}",
         _fmt(gain.loc[g_hi].to_dict(), "{:+.3f}"), paper_value="might be even slightly < 0 at gamma = 1",
