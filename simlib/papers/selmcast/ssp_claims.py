@@ -51,7 +51,7 @@ from . import paired
 from .ssp_experiments import TRACE_ORDER, triplet
 from .ssp_scenario import p_count
 
-__all__ = ["fig7", "fig8", "fig9", "fig10", "fig11", "fig12", "fig13", "time_to_accuracy",
+__all__ = ["paper_marks", "fig7", "fig8", "fig9", "fig10", "fig11", "fig12", "fig13", "time_to_accuracy",
            "orpheus_floor", "reading", "SETTINGS", "PAPER", "REL_VALUE", "REL_ABOUT", "FLAT_SPREAD", "APPROACH_SHARE"]
 
 PAPER = "004"
@@ -97,6 +97,30 @@ FIG11_FLAT_ETA = 0.5                                                  # "when et
 FIG13_SCALE_GAIN_UP_TO = 0.67                                         # "an improvement of up to 67 %"
 #: Fig. 7's own scale gain at the same setting as Fig. 13's gamma = 0: 0.55 / 0.3 - 1 = +83 %.
 FIG7_GAIN = FIG7_SCALE[1]["lstm"] / FIG7_SCALE[0]["lstm"] - 1
+
+
+def paper_marks(fig_no: int) -> list[tuple[str, str, str, float, float]]:
+    """The levels §IV-C states for figure ``fig_no``, as ``(trace, metric, scheme, x, y)``: the same
+    constants the claims judge (issue 43 item 4: the figure and the ledger read one place).  ``x`` is the
+    swept value (p/n in Fig. 8, ``inf`` for "k removed" in Fig. 9; NaN in Fig. 7, which has no axis).
+    Fig. 8's Orpheus floor 1/(k+1) is given for every trace at p/n <= 0.2.  Figs. 10-13 state only
+    relative numbers (gains, "up to") or none: an empty list."""
+    fig_no = int(fig_no)
+    out = []
+    if fig_no == 7:
+        for metric, levels in (("avg_scale", FIG7_SCALE), ("npu_utilization", FIG7_UTIL)):
+            for scheme, lvl in zip(_SCHEMES[::-1], levels):
+                out += [(t, metric, scheme, math.nan, v) for t, v in lvl.items()]
+    elif fig_no == 8:
+        for metric, levels in (("avg_scale", FIG8_SCALE), ("npu_utilization", FIG8_UTIL)):
+            for x, lvl in zip(FIG8_P, levels):
+                out += [(t, metric, "selmcast", x, v) for t, v in lvl.items()]
+        out += [(t, "avg_scale", "orpheus", x, FIG8_FLOOR) for t in TRACE_ORDER for x in (FIG8_P[0], FIG8_FLAT_P)]
+    elif fig_no == 9:
+        for metric, levels in (("npu_utilization", FIG9_UTIL), ("avg_scale", FIG9_SCALE)):
+            for scheme, lvl in zip(_SCHEMES[::-1], levels):
+                out += [(t, metric, scheme, math.inf, v) for t, v in lvl.items()]
+    return out
 
 
 # ---------------------------------------------------------------- frame helpers

@@ -158,3 +158,49 @@ def test_bsp_completion_time_below_orpheus_undecided_when_half_the_pairs_are_abo
     c = next(c for c in out if c.claim == "SelMcast's normalized CT below Orpheus's at every n (L3)")
     assert c.direction is True and c.verdict == "undecided" and c.undecided == ("direction",)
     assert "n=100: 0.90–1.05×" in c.interval and "n=50: 0.50×" in c.interval
+
+
+def test_fig7_frame_drawn_at_the_paper_marks_meets_the_claims_magnitudes():
+    """Issue 43 item 4: the figures' "paper" marks and the ledger read the same values -- a frame whose
+    means are the marks meets every Fig. 7 magnitude, one moved 20 % off a mark does not."""
+    marks = sc.paper_marks(7)
+    assert {(m, s) for _, m, s, _, _ in marks} == {(m, s) for m in ("avg_scale", "npu_utilization")
+                                                   for s in ("selmcast", "orpheus")}
+    value = {(t, m, s): y for t, m, s, _, y in marks}
+
+    def frame(scale_factor=1.0):
+        rows = []
+        for t in T3:
+            for trial in range(6):
+                for s in ("selmcast", "orpheus"):
+                    f = scale_factor if s == "selmcast" else 1.0
+                    rows.append({**BASE, "trace": t, "trial": trial, "scheme": s,
+                                 "npu_utilization": value[(t, "npu_utilization", s)],
+                                 "avg_scale": f * value[(t, "avg_scale", s)]})
+        return pd.DataFrame(rows)
+
+    for c in sc.fig7(frame()):
+        if c.kind == "claim" and c.magnitude is not None:
+            assert c.magnitude and c.verdict == "holds", c.claim
+    off = next(c for c in sc.fig7(frame(1.2)) if "multicast scale" in c.claim)
+    assert off.magnitude is False
+
+
+def test_bsp_paper_marks_are_the_judged_numbers():
+    from simlib.papers.selmcast import claims as C
+    marks = C.paper_marks(100)
+    fig4 = {(lay, s): y for f, lay, m, s, x, y in marks if f == "Fig. 4"}
+    assert all(x == 100 for f, *_, x, _ in marks if f == "Fig. 4")
+    rows = []
+    for layer in ("L3", "L7"):
+        for n in (50, 100):
+            for t in range(6):
+                rows.append(dict(layer=layer, n=n, p_frac=0.3, mu=1.0, lam=0.5, normalization="own", trial=t,
+                                 p=round(0.3 * n), orpheus_ct_norm=fig4[(layer, "orpheus")],
+                                 selmcast_ct_norm=fig4[(layer, "selmcast")], selmcast_scale=0.3, orpheus_scale=0.3,
+                                 selmcast_receivers=0.3 * n, orpheus_receivers=0.3 * n))
+    df = pd.DataFrame(rows)
+    out = C.bsp_claims(df, df.iloc[:0], df.iloc[:0])
+    for claim in ("normalized CT at n = 100, L3: Orpheus -> SelMcast", "normalized CT at n = 100, L7: Orpheus -> SelMcast"):
+        c = next(c for c in out if c.claim == claim)
+        assert c.magnitude is True and c.verdict == "holds"
