@@ -51,7 +51,7 @@ from . import paired
 from .ssp_experiments import TRACE_ORDER, triplet
 from .ssp_scenario import p_count
 
-__all__ = ["paper_marks", "fig7", "fig8", "fig9", "fig10", "fig11", "fig12", "fig13", "time_to_accuracy",
+__all__ = ["paper_marks", "paper_notes", "fig7", "fig8", "fig9", "fig10", "fig11", "fig12", "fig13", "time_to_accuracy",
            "orpheus_floor", "reading", "SETTINGS", "PAPER", "REL_VALUE", "REL_ABOUT", "FLAT_SPREAD", "APPROACH_SHARE"]
 
 PAPER = "004"
@@ -121,6 +121,19 @@ def paper_marks(fig_no: int) -> list[tuple[str, str, str, float, float]]:
             for scheme, lvl in zip(_SCHEMES[::-1], levels):
                 out += [(t, metric, scheme, math.inf, v) for t, v in lvl.items()]
     return out
+
+
+def paper_notes(fig_no: int, trace: str) -> dict[str, str]:
+    """The relative numbers §IV-C states for figure ``fig_no`` (11, 13) on ``trace``, as panel text per
+    metric, read from the constants the claims judge (issue 43 item 4); {} where it states none."""
+    fig_no = int(fig_no)
+    if fig_no == 11 and trace in FIG11_SCALE_GAIN:
+        return {"avg_scale": f"paper: +{FIG11_SCALE_GAIN[trace]:.0%} at η = {FIG11_ETA[1]:g} vs η = {FIG11_ETA[0]:g} (SM69)",
+                "npu_utilization": f"paper: loss < {FIG11_UTIL_LOSS_BELOW[trace]:.0%} at η = {FIG11_ETA[1]:g} vs "
+                                   f"η = {FIG11_ETA[0]:g}"}
+    if fig_no == 13:
+        return {"avg_scale": f"paper: up to +{FIG13_SCALE_GAIN_UP_TO:.0%} over Orpheus"}
+    return {}
 
 
 # ---------------------------------------------------------------- frame helpers

@@ -204,3 +204,10 @@ def test_bsp_paper_marks_are_the_judged_numbers():
     for claim in ("normalized CT at n = 100, L3: Orpheus -> SelMcast", "normalized CT at n = 100, L7: Orpheus -> SelMcast"):
         c = next(c for c in out if c.claim == claim)
         assert c.magnitude is True and c.verdict == "holds"
+
+
+def test_paper_notes_quote_the_judged_constants():
+    assert sc.paper_notes(11, "cnn")["avg_scale"].startswith(f"paper: +{sc.FIG11_SCALE_GAIN['cnn']:.0%}")
+    assert "58%" in sc.paper_notes(11, "cnn")["avg_scale"] and "7%" in sc.paper_notes(11, "cnn")["npu_utilization"]
+    assert sc.paper_notes(13, "lstm") == {"avg_scale": "paper: up to +67% over Orpheus"}
+    assert sc.paper_notes(12, "lstm") == {} and sc.paper_notes(10, "lstm") == {}
