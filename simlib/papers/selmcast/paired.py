@@ -23,7 +23,7 @@ import pandas as pd
 
 from simlib.papers.strength import Strength, strength
 
-__all__ = ["paired_values", "wide_values", "groups_strength", "all_of", "fields", "FULL_LIST"]
+__all__ = ["paired_series", "by_group", "paired_values", "wide_values", "groups_strength", "all_of", "fields", "FULL_LIST"]
 
 #: Up to this many groups, ``sides`` and ``interval`` list every group; beyond it they summarize
 #: (counts, the range of the intervals, and every group that does not decide the claimed way).
@@ -48,12 +48,11 @@ def _key(key) -> str:
     return ", ".join(str(p) if isinstance(p, str) else (f"{p:g}" if np.isfinite(p) else "removed") for p in parts)
 
 
-def paired_values(df: pd.DataFrame, metric: str, num: Mapping, den: Mapping, by: Sequence[str] = ("trace",),
-                  how: str = "ratio") -> dict[str, np.ndarray]:
-    """Per group of ``by``, the per-trial ``metric(num) / metric(den)`` (``how="ratio"``) or
-    ``metric(num) - metric(den)`` (``"diff"``) of the rows matching ``num`` and ``den``
-    (``{column: value}``), paired on ``by`` and ``trial``.  Keys are the group values as text
-    ("lstm", "lstm, 0.05").  A (group, trial) present twice in an arm is an error (mixed readings)."""
+def paired_series(df: pd.DataFrame, metric: str, num: Mapping, den: Mapping, by: Sequence[str] = ("trace",),
+                  how: str = "ratio") -> pd.Series:
+    """The per-trial ``metric(num) / metric(den)`` (``how="ratio"``) or ``metric(num) - metric(den)``
+    (``"diff"``) of the rows matching ``num`` and ``den`` (``{column: value}``), paired on ``by`` and
+    ``trial`` (the Series' index).  A (group, trial) present twice in an arm is an error (mixed readings)."""
     if how not in ("ratio", "diff"):
         raise ValueError(f"how must be 'ratio' or 'diff', got {how!r}")
     idx = list(by) + ["trial"]
@@ -65,13 +64,21 @@ def paired_values(df: pd.DataFrame, metric: str, num: Mapping, den: Mapping, by:
         return a.set_index(idx)[metric].astype(float)
 
     a, b = arm(num).align(arm(den), join="inner")
-    vals = a / b if how == "ratio" else a - b
-    if vals.empty:
+    return a / b if how == "ratio" else a - b
+
+
+def by_group(values: pd.Series, by: Sequence[str]) -> dict[str, np.ndarray]:
+    """A :func:`paired_series` (or any Series indexed by ``by`` + trial) split per group of ``by``, keyed
+    by the group values as text ("lstm", "lstm, 0.05")."""
+    if values.empty:
         return {}
-    out = {}
-    for key, g in vals.groupby(level=list(by)):
-        out[_key(key)] = g.to_numpy()
-    return out
+    return {_key(key): g.to_numpy() for key, g in values.groupby(level=list(by))}
+
+
+def paired_values(df: pd.DataFrame, metric: str, num: Mapping, den: Mapping, by: Sequence[str] = ("trace",),
+                  how: str = "ratio") -> dict[str, np.ndarray]:
+    """:func:`paired_series` per group of ``by`` (:func:`by_group`)."""
+    return by_group(paired_series(df, metric, num, den, by, how), by)
 
 
 def wide_values(df: pd.DataFrame, num: str, den: str, by: Sequence[str], how: str = "ratio") -> dict[str, np.ndarray]:
@@ -106,7 +113,7 @@ def _open(decision: bool | None, point: bool | None) -> bool:
 
 
 def fields(groups: Mapping[str, Strength], direction: Mapping[str, bool | None], point: bool,
-           magnitude: bool | None = None, point_magnitude: bool | None = None) -> dict:
+           magnitude: bool | None = None, point_magnitude: bool | None = None, diff: bool = False) -> dict:
     """The Claim strength fields of a verdict over ``groups`` (``{group: Strength}``).
 
     ``direction``: per group the interval's decision (:func:`~simlib.papers.strength.side` etc.);
@@ -114,7 +121,8 @@ def fields(groups: Mapping[str, Strength], direction: Mapping[str, bool | None],
     for a magnitude judged on the compared quantity (None when it is not).  ``undecided`` names each
     verdict whose decision over all groups (:func:`all_of`) is None or differs from its point
     verdict; ``sides`` and ``interval`` list every group up to :data:`FULL_LIST` groups, else
-    summarize them and name every group whose decision is not True."""
+    summarize them and name every group whose decision is not True.  ``diff``: the groups hold paired
+    differences, not ratios (the text drops "×")."""
     if not groups:
         return {}
     if set(direction) != set(groups):
@@ -124,10 +132,11 @@ def fields(groups: Mapping[str, Strength], direction: Mapping[str, bool | None],
     if point_magnitude is not None and _open(magnitude, point_magnitude):
         undecided.append("magnitude")
     level = next(iter(groups.values())).level
-    tail = f" ({level:.0%} interval of the median paired ratio, S24)"
+    tail = f" ({level:.0%} interval of the median paired {'difference' if diff else 'ratio'}, S24)"
+    text = (lambda s: s.interval_text().replace("×", "")) if diff else (lambda s: s.interval_text())  # noqa: E731
     if len(groups) <= FULL_LIST:
         sides = "; ".join(f"{k}: {s.sides_text()}" for k, s in groups.items())
-        interval = "; ".join(f"{k}: {s.interval_text()}" for k, s in groups.items()) + tail
+        interval = "; ".join(f"{k}: {text(s)}" for k, s in groups.items()) + tail
     else:
         counts = {v: sum(1 for d in direction.values() if d is v) for v in (True, False, None)}
         off = [k for k, d in direction.items() if d is not True]
@@ -138,7 +147,7 @@ def fields(groups: Mapping[str, Strength], direction: Mapping[str, bool | None],
         lo = min(s.lo for s in groups.values())
         hi = max(s.hi for s in groups.values())
         interval = (f"{len(groups)} intervals within {lo:.3g}–{hi:.3g}"
-                    + ("; not as claimed: " + "; ".join(f"{k}: {groups[k].interval_text()}" for k in off) if off else "")
+                    + ("; not as claimed: " + "; ".join(f"{k}: {text(groups[k])}" for k in off) if off else "")
                     + tail)
     return dict(pairs=min(s.trials for s in groups.values()), sides=sides, interval=interval,
                 undecided=tuple(undecided))

@@ -211,3 +211,24 @@ def test_paper_notes_quote_the_judged_constants():
     assert "58%" in sc.paper_notes(11, "cnn")["avg_scale"] and "7%" in sc.paper_notes(11, "cnn")["npu_utilization"]
     assert sc.paper_notes(13, "lstm") == {"avg_scale": "paper: up to +67% over Orpheus"}
     assert sc.paper_notes(12, "lstm") == {} and sc.paper_notes(10, "lstm") == {}
+
+
+def test_fig13_lead_drop_is_paired_per_trial():
+    """The lead (SelMcast - Orpheus utilization) at gamma = 0 minus at gamma = 1, per trial: +0.05 on 9
+    trials and -0.05 on one decides (x(2) = 0.05 > 0); -0.05 on 5 trials straddles 0."""
+    def frame(n_neg):
+        rows = []
+        for t in T3:
+            for trial in range(10):
+                drop = -0.05 if trial < n_neg else 0.05
+                for g, lead in ((0.0, 0.10), (0.5, 0.12), (1.0, 0.10 - drop)):
+                    rows.append({**BASE, "trace": t, "trial": trial, "gamma": g, "scheme": "orpheus",
+                                 "npu_utilization": 0.6, "avg_scale": 0.3})
+                    rows.append({**BASE, "trace": t, "trial": trial, "gamma": g, "scheme": "selmcast",
+                                 "npu_utilization": 0.6 + lead, "avg_scale": 0.5})
+        return pd.DataFrame(rows)
+    c = next(c for c in sc.fig13(frame(1)) if "shrinks" in c.claim)
+    assert c.verdict == "holds" and "9 above 0, 1 below" in c.sides and "median paired difference" in c.interval
+    assert "×" not in c.interval
+    c = next(c for c in sc.fig13(frame(5)) if "shrinks" in c.claim)
+    assert c.verdict == "undecided" and c.undecided == ("direction",)
