@@ -129,7 +129,7 @@ for col, layer in enumerate(layers):
         plotting.plot_min_median_max(ax, d, x="n", y=metric, hue="scheme", legend=False, dodge=0.025)
         # the paper's values (§IV-B1), from the numbers the claims judge (selmcast_claims.paper_marks)
         marks = [(x, y) for f, lay, m, _, x, y in selmcast_claims.paper_marks() if f == "Fig. 4" and lay == layer
-                 and m == metric]
+                 and m == metric and len(d) and d["n"].min() <= x <= d["n"].max()]   # n = 100 when it was run
         if marks:
             ax.scatter(*zip(*marks), marker="D", s=18, color="k", zorder=3, label="paper")
         if metric == "scale":
