@@ -101,8 +101,9 @@ for fig_no, d, x, xlabel in ((8, df8, "p", "p / n"), (9, df9, "k_x", f"k (∞ dr
                      if t == trace and pm == m]
             if marks:
                 ax.scatter(*zip(*marks), marker="D", s=18, color="k", zorder=3, label="paper")
-                if r == c == 0:
-                    ax.legend(fontsize="small")
+                if r == c == 0:        # redraw the legend with the paper's entry, keeping its title (trials)
+                    old = ax.get_legend()
+                    ax.legend(fontsize="small", title=old.get_title().get_text() if old else None)
             ax.set_xlabel(xlabel)
             ax.set_ylabel(f"{trace}: {'NPU utilization' if c == 0 else 'multicast scale'}")
             if x != "p":
