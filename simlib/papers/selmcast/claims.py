@@ -415,8 +415,9 @@ def _number_rows(num: _Number, rows: pd.DataFrame, stated: Reading, results, n_r
     if not holds_dir:
         cause = f"unexplained: {dir_text}" + (f"; magnitude: {cause}" if cause else "")
     strength = _strength(num, rows, holds_dir, met)
-    if strength.get("undecided"):
-        cause = ""
+    und = strength.get("undecided", ())
+    if "direction" in und or (holds_dir and und):
+        cause = ""                  # the verdict is undecided: no cause (S24)
     out.append(Claim(PAPER, num.figure, num.claim, num.paper_value, text, direction=holds_dir, magnitude=met,
                      tolerance=num.tolerance, cause=cause, note=f"{note}; direction: {dir_text}", **strength))
     return out
