@@ -270,7 +270,8 @@ def _sided(groups: dict, claim_side: str, point: bool, magnitude: dict | None = 
     """:func:`.paired.fields` of a direction "on the ``claim_side`` of the threshold in every group" and
     an optional magnitude (``{group: decision}``); ``diff``: the groups hold differences."""
     return paired.fields(groups, {k: side(s, claim_side) for k, s in groups.items()}, point,
-                         None if magnitude is None else paired.all_of(magnitude.values()), point_magnitude, diff)
+                         None if magnitude is None else paired.all_of(magnitude.values()),
+                         None if magnitude is None else point_magnitude, diff)
 
 
 # ---------------------------------------------------------------- causes (text from the data)
