@@ -225,7 +225,7 @@ def test_fig13_lead_drop_is_paired_per_trial():
                     rows.append({**BASE, "trace": t, "trial": trial, "gamma": g, "scheme": "orpheus",
                                  "npu_utilization": 0.6, "avg_scale": 0.3})
                     rows.append({**BASE, "trace": t, "trial": trial, "gamma": g, "scheme": "selmcast",
-                                 "npu_utilization": 0.6 + lead, "avg_scale": 0.5})
+                                 "npu_utilization": 0.6 + lead, "avg_scale": 0.5 - 0.1 * g})
         return pd.DataFrame(rows)
     c = next(c for c in sc.fig13(frame(1)) if "shrinks" in c.claim)
     assert c.verdict == "holds" and "9 above 0, 1 below" in c.sides and "median paired difference" in c.interval
