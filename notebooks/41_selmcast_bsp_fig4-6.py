@@ -127,6 +127,11 @@ for col, layer in enumerate(layers):
         ax = axes[row, col]
         # dodge: SelMcast often finds the optimum; side by side, neither line hides the other
         plotting.plot_min_median_max(ax, d, x="n", y=metric, hue="scheme", legend=False, dodge=0.025)
+        # the paper's values (§IV-B1), from the numbers the claims judge (selmcast_claims.paper_marks)
+        marks = [(x, y) for f, lay, m, _, x, y in selmcast_claims.paper_marks() if f == "Fig. 4" and lay == layer
+                 and m == metric and len(d) and d["n"].min() <= x <= d["n"].max()]   # n = 100 when it was run
+        if marks:
+            ax.scatter(*zip(*marks), marker="D", s=18, color="k", zorder=3, label="paper")
         if metric == "scale":
             ax.set_ylim(0, 1)
         ax.set_xlabel("number of workers n")
@@ -165,6 +170,11 @@ for col, layer in enumerate(layers):
                                            ("scale", "average multicast scale"))):
         ax = axes[row, col]
         plotting.plot_min_median_max(ax, d, x="p_over_n", y=metric, hue="scheme", legend=False, dodge=0.025)
+        marks = [y for f, lay, m, _, _, y in selmcast_claims.paper_marks() if f == "Fig. 5" and lay == layer
+                 and m == metric]
+        if marks and len(d):       # "as p grows, Orpheus -> about 1.5": at the largest p/n run
+            ax.scatter([d["p_over_n"].max()] * len(marks), marks, marker="D", s=18, color="k", zorder=3,
+                       label="paper")
         ax.set_xlabel("p / n")
         ax.set_ylabel(label)
         ax.set_title(f"({chr(97 + 2 * row + col)}) {layer}", loc="left", fontsize="medium")

@@ -92,6 +92,10 @@ for ax, metric, label in ((axes[0], "npu_utilization", "average NPU utilization"
         mean = d.mean().reindex(order)
         ax.bar(xpos + off, mean, width=0.4, label=scheme,
                yerr=[mean - d.min().reindex(order), d.max().reindex(order) - mean], capsize=3)
+        # the paper's values (§IV-C1), from the constants the claims judge (ssp_claims.paper_marks)
+        marks = {t: y for t, m, s, _, y in ssp_claims.paper_marks(7) if m == metric and s == scheme}
+        ax.scatter(xpos + off, [marks.get(t, np.nan) for t in order], marker="D", s=18, color="k", zorder=3,
+                   label="paper" if scheme == "orpheus" else None)
     ax.set_xticks(xpos, order)
     ax.set_ylabel(label)
 axes[0].legend()

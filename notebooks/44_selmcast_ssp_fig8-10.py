@@ -51,6 +51,7 @@ INF_AT = 32                              # where ∞ (k or ssp removed) is drawn
 
 # %%
 import matplotlib.pyplot as plt
+import numpy as np
 
 from simlib.papers.selmcast import ssp_claims, ssp_experiments as ex
 from simlib.papers.selmcast.ssp_scenario import run_trial
@@ -95,6 +96,14 @@ for fig_no, d, x, xlabel in ((8, df8, "p", "p / n"), (9, df9, "k_x", f"k (∞ dr
         for c, m in enumerate(metrics):
             ax = axes[r, c]
             plotting.plot_min_median_max(ax, d[d.trace == trace], x=x, y=m, hue="scheme", legend=(r == c == 0))
+            # the paper's values (§IV-C2/3), from the constants the claims judge (ssp_claims.paper_marks)
+            marks = [(INF_AT if np.isinf(px) else px, py) for t, pm, _, px, py in ssp_claims.paper_marks(fig_no)
+                     if t == trace and pm == m]
+            if marks:
+                ax.scatter(*zip(*marks), marker="D", s=18, color="k", zorder=3, label="paper")
+                if r == c == 0:        # redraw the legend with the paper's entry, keeping its title (trials)
+                    old = ax.get_legend()
+                    ax.legend(fontsize="small", title=old.get_title().get_text() if old else None)
             ax.set_xlabel(xlabel)
             ax.set_ylabel(f"{trace}: {'NPU utilization' if c == 0 else 'multicast scale'}")
             if x != "p":

@@ -106,6 +106,10 @@ for fig_no, d, x, xlabel in ((11, df11[df11.scheme == "selmcast"], "eta", "η"),
                     ax.legend()
             if fig_no == 12:
                 ax.set_xscale("log", base=2)
+            # the paper's relative numbers (§IV-C4/6), from the constants the claims judge
+            note_text = ssp_claims.paper_notes(fig_no, trace).get(m)
+            if note_text:
+                ax.set_title(note_text, loc="left", fontsize="x-small")     # above the panel: never on the data
             ax.set_xlabel(xlabel)
             ax.set_ylabel(f"{trace}: {'NPU utilization' if c == 0 else 'multicast scale'}")
     fig.suptitle(f"Fig. {fig_no}")
