@@ -27,7 +27,7 @@ from typing import Callable
 
 from simlib.core.jitcache import CompileTimer, announce_compilation
 from simlib.core.validate import check_int, check_real
-from simlib.runtime.timeline import capture, check_window, parse_window, trace_document, write_trace
+from simlib.runtime.timeline import capture, check_window, parse_window, write_captured
 from simlib.workloads.traces import check_trace_file
 
 from .contract import Command, ParamError, ParamSpec, check_param, defaults, specs
@@ -326,11 +326,7 @@ def _timeline_window(args, params: dict, command: Command, parser):
 
 def _write_timeline(args, captured, window, command: Command, params: dict) -> None:
     """Write the captured run's timeline to ``--timeline`` (its path on stderr)."""
-    if not captured.found:
-        raise ValueError(f"--timeline: {command.name}'s run offered no schedule log")
-    events = captured.to_events(captured.log, window)
-    doc = trace_document(events, scenario={**params, "profile": args.profile}, seed=args.seed,
+    doc = write_captured(captured, args.timeline, scenario={**params, "profile": args.profile}, seed=args.seed,
                          command=f"python -m simlib {command.name}", window=window)
-    path = write_trace(args.timeline, doc)
-    print(f"timeline: {path} ({len(doc['traceEvents'])} events; open it in https://ui.perfetto.dev or "
+    print(f"timeline: {args.timeline} ({len(doc['traceEvents'])} events; open it in https://ui.perfetto.dev or "
           "chrome://tracing)", file=sys.stderr)

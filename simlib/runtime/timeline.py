@@ -35,7 +35,8 @@ from simlib.runtime.log import ScheduleLog
 
 __all__ = ["US", "PID_WORKERS", "PID_SYNCS", "PID_NETWORK", "PID_FLOWS", "Captured", "capture", "offer",
            "parse_window", "check_window", "clip", "complete", "async_pair", "meta_names", "counter_steps",
-           "schedule_events", "trace_document", "write_trace", "validate_trace", "git_commit"]
+           "schedule_events", "trace_document", "write_trace", "write_captured", "record_timeline", "validate_trace",
+           "git_commit"]
 
 #: Microseconds per second: trace-event ``ts``/``dur`` are microseconds (of simulated time here).
 US = 1e6
@@ -311,6 +312,33 @@ def write_trace(path, doc: dict) -> Path:
     tmp.write_text(json.dumps(doc, allow_nan=False, separators=(",", ":")))
     tmp.replace(path)
     return path
+
+
+def write_captured(captured: Captured, path, *, scenario: dict, seed: int, command: str, window=None) -> dict:
+    """Write the run ``captured`` holds to ``path`` (:func:`trace_document`, :func:`write_trace`); returns
+    the document.  ``ValueError`` when the run offered no log."""
+    if not captured.found:
+        raise ValueError(f"timeline: {command}'s run offered no schedule log (only runs that call "
+                         "simlib.runtime.timeline.offer can be shown)")
+    doc = trace_document(captured.to_events(captured.log, window), scenario=scenario, seed=seed, command=command,
+                         window=window)
+    write_trace(path, doc)
+    return doc
+
+
+def record_timeline(run: Callable, path, *, scenario: dict, seed: int, window=None, command: str = "python API"):
+    """The API's ``--timeline``: call ``run()`` (e.g. ``lambda: simlib.run_trial(sc, seed)``) and write the
+    timeline of the run it made to ``path``, restricted to ``window`` (``(start_s, end_s)``, checked before
+    the run against ``scenario["duration_s"]`` when given); ``scenario`` (flat parameters) and ``seed`` go
+    into the metadata.  Returns what ``run()`` returned."""
+    if window is not None:
+        window = check_window(window, scenario.get("duration_s"), "window")
+    if not Path(path).expanduser().resolve().parent.is_dir():
+        raise ValueError(f"path: folder {str(Path(path).expanduser().resolve().parent)!r} does not exist")
+    with capture() as captured:
+        out = run()
+    write_captured(captured, path, scenario=scenario, seed=seed, command=command, window=window)
+    return out
 
 
 _NEEDS = {"X": ("name", "pid", "tid", "ts", "dur"), "b": ("name", "pid", "id", "ts"), "e": ("pid", "id", "ts"),

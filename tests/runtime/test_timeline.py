@@ -138,3 +138,25 @@ def test_a_runs_trace_converts_back_to_its_metrics(scheme, tmp_path):
                       if e["ph"] == "e" and w in begin[e["id"]]["args"]["members"])
         assert busy + syncing == pytest.approx(sc.duration_s, rel=1e-9)
     assert doc["otherData"]["seed"] == 3 and json.loads(doc["otherData"]["scenario"])["scheme"] == scheme
+
+
+def test_the_api_writes_the_same_run_the_call_returns(tmp_path):
+    """simlib.record_timeline: the run's own metrics come back, and its file has as many finished syncs."""
+    import simlib
+
+    sc = simlib.Scenario.from_params({"n": 6, "duration_s": 20.0, "scheme": "partial"})
+    out = simlib.record_timeline(lambda: simlib.run_trial(sc, np.random.SeedSequence(2)), tmp_path / "t.json",
+                                 scenario=sc.to_params(), seed=2, window=(0, 10))
+    doc = json.loads((tmp_path / "t.json").read_text())
+    assert tl.validate_trace(doc) == [] and doc["otherData"]["window_s"] == "0:10"
+    assert max(e["ts"] for e in doc["traceEvents"]) <= 10 * tl.US
+    full = simlib.record_timeline(lambda: simlib.run_trial(sc, np.random.SeedSequence(2)), tmp_path / "u.json",
+                                  scenario=sc.to_params(), seed=2)
+    assert full == out
+    done = [e for e in json.loads((tmp_path / "u.json").read_text())["traceEvents"]
+            if e["ph"] == "b" and e["args"]["finished"]]
+    assert len(done) == out["total_sync"]
+    with pytest.raises(ValueError, match="window .*START < 20"):
+        simlib.record_timeline(lambda: 1 / 0, tmp_path / "v.json", scenario=sc.to_params(), seed=2, window=(25, 30))
+    with pytest.raises(ValueError, match="offered no schedule log"):
+        simlib.record_timeline(lambda: None, tmp_path / "w.json", scenario={}, seed=0)
