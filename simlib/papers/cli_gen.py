@@ -27,7 +27,8 @@ from typing import Callable
 
 from simlib.core.jitcache import CompileTimer, announce_compilation
 from simlib.core.validate import check_int, check_real
-from simlib.runtime.timeline import capture, check_window, parse_window, write_captured
+from simlib.runtime.capture import capture
+from simlib.runtime.timeline import check_window, parse_window, write_captured
 from simlib.workloads.traces import check_trace_file
 
 from .contract import Command, ParamError, ParamSpec, check_param, defaults, specs

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simlib.runtime.timeline import offer, schedule_events
+from simlib.runtime.capture import offer
 
 from .cli_gen import SimulationProgress
 from .cluster_scenario import Scenario, build_cluster, run_metrics
@@ -40,7 +40,7 @@ def run_command(sc: Scenario | dict, seed: np.random.SeedSequence, *, progress: 
     cluster = build_cluster(sc, seed)
     with SimulationProgress(sc.duration_s, lambda: cluster.sim.now, enabled=progress and sys.stderr.isatty()):
         log = cluster.run()
-    offer(log, schedule_events)                 # for --timeline (simlib.runtime.timeline)
+    offer(log, "simlib.runtime.timeline:schedule_events")                 # for --timeline (simlib.runtime.timeline)
     out = run_metrics(sc, log)
     if out.get("total_sync") == 0:
         print(f"python -m simlib run: warning: no synchronization completed within --duration {sc.duration_s:g} s "

@@ -34,7 +34,7 @@ from simlib.runtime.baselines import AllReduceController
 from simlib.runtime.cluster import Cluster
 from simlib.runtime.log import ScheduleLog
 from simlib.runtime.metrics import sync_metrics
-from simlib.runtime.timeline import offer, schedule_events
+from simlib.runtime.capture import offer
 from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
 
 from .contract import ParamError, ScenarioBase, defaults, param, param_group, specs
@@ -266,7 +266,7 @@ def simulate(sc: Scenario, seed: np.random.SeedSequence | int = 0,
     timeline capture (:func:`simlib.runtime.timeline.offer`: a no-op outside one).
     """
     log = build_cluster(sc, seed, bandwidth, compute).run()
-    offer(log, schedule_events)
+    offer(log, "simlib.runtime.timeline:schedule_events")
     return log
 
 

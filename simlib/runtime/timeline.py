@@ -2,8 +2,8 @@
 
 The timeline is one more consumer of a run's schedule log (scenario -> engine -> log -> metrics and,
 here, -> trace events); it never changes the engine.  A command's trial hands its log over with
-:func:`offer` (a no-op unless a caller is inside :func:`capture`), together with the function that turns
-it into events: :func:`schedule_events` for the cluster's :class:`~simlib.runtime.log.ScheduleLog`
+:func:`simlib.runtime.capture.offer` (a no-op unless a caller is inside ``capture()``), naming the function
+that turns it into events: :func:`schedule_events` for the cluster's :class:`~simlib.runtime.log.ScheduleLog`
 (seeds 000/002 and ``train``); 004's SSP log has its own (``simlib.papers.selmcast.ssp_timeline``).
 
 Layout (times in microseconds of *simulated* time, the format's unit; ``ts = 1e6 * seconds``):
@@ -23,14 +23,13 @@ run stays viewable (:func:`parse_window`).  :func:`validate_trace` checks the fo
 """
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import json
 import math
 import subprocess
 from pathlib import Path
 from typing import Callable, Iterable
 
+from simlib.runtime.capture import Captured, capture, offer
 from simlib.runtime.log import ScheduleLog
 
 __all__ = ["US", "PID_WORKERS", "PID_SYNCS", "PID_NETWORK", "PID_FLOWS", "Captured", "capture", "offer",
@@ -41,43 +40,6 @@ __all__ = ["US", "PID_WORKERS", "PID_SYNCS", "PID_NETWORK", "PID_FLOWS", "Captur
 #: Microseconds per second: trace-event ``ts``/``dur`` are microseconds (of simulated time here).
 US = 1e6
 PID_WORKERS, PID_SYNCS, PID_NETWORK, PID_FLOWS = 1, 2, 3, 4
-
-
-# --- handing a log over, without touching the engine ---------------------------------------------
-class Captured:
-    """What :func:`capture` collected: the last offered ``log`` and its ``to_events(log, window)``."""
-
-    def __init__(self):
-        self.log = None
-        self.to_events: Callable | None = None
-
-    @property
-    def found(self) -> bool:
-        """True once a log was offered."""
-        return self.to_events is not None
-
-
-_SINK: contextvars.ContextVar[Captured | None] = contextvars.ContextVar("simlib_timeline_sink", default=None)
-
-
-@contextlib.contextmanager
-def capture():
-    """Collect the schedule log a run offers (:func:`offer`) within the block; yields a :class:`Captured`
-    (the last log offered wins: ``train`` may simulate more than once, the last run is the one replayed)."""
-    sink = Captured()
-    token = _SINK.set(sink)
-    try:
-        yield sink
-    finally:
-        _SINK.reset(token)
-
-
-def offer(log, to_events: Callable) -> None:
-    """Hand ``log`` (any run log) and ``to_events(log, window) -> list of events`` to the enclosing
-    :func:`capture`; does nothing (and costs nothing) outside one."""
-    sink = _SINK.get()
-    if sink is not None:
-        sink.log, sink.to_events = log, to_events
 
 
 # --- windows ------------------------------------------------------------------------------------------
@@ -320,7 +282,7 @@ def write_captured(captured: Captured, path, *, scenario: dict, seed: int, comma
     if not captured.found:
         raise ValueError(f"timeline: {command}'s run offered no schedule log (only runs that call "
                          "simlib.runtime.timeline.offer can be shown)")
-    doc = trace_document(captured.to_events(captured.log, window), scenario=scenario, seed=seed, command=command,
+    doc = trace_document(captured.events(window), scenario=scenario, seed=seed, command=command,
                          window=window)
     write_trace(path, doc)
     return doc

@@ -99,12 +99,14 @@ def test_nothing_is_written_for_a_broken_trace(tmp_path):
 
 
 def test_offer_outside_a_capture_does_nothing_and_inside_keeps_the_last():
-    tl.offer("ignored", lambda log, w: [])
+    tl.offer("ignored", "simlib.runtime.timeline:schedule_events")
     with tl.capture() as c:
         assert not c.found
-        tl.offer("first", lambda log, w: [])
-        tl.offer("second", lambda log, w: [])
-    assert c.found and c.log == "second"
+        tl.offer("first", "simlib.runtime.timeline:schedule_events")
+        tl.offer(hand_log(), "simlib.runtime.timeline:schedule_events")
+    assert c.found and c.events() == tl.schedule_events(hand_log())
+    with pytest.raises(ValueError, match="module:function"):
+        tl.offer(hand_log(), "schedule_events")
 
 
 @pytest.mark.parametrize("scheme", ["selective", "partial", "allreduce"])
@@ -117,7 +119,7 @@ def test_a_runs_trace_converts_back_to_its_metrics(scheme, tmp_path):
     sc = Scenario.from_params({"n": 10, "duration_s": 40.0, "scheme": scheme, "p": 0.3})
     with tl.capture() as c:
         out = run_trial(sc, np.random.SeedSequence(3))
-    doc = tl.trace_document(c.to_events(c.log, None), scenario=sc.to_params(), seed=3, command="run", commit="x")
+    doc = tl.trace_document(c.events(), scenario=sc.to_params(), seed=3, command="run", commit="x")
     path = tl.write_trace(tmp_path / "t.json", doc)
     doc = json.loads(path.read_text())
     assert tl.validate_trace(doc) == []

@@ -29,7 +29,7 @@ from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.units import MB, Gbps
 from simlib.papers.contract import ParamError, ScenarioBase, param
 from simlib.papers.trial import trial_of
-from simlib.runtime.timeline import offer
+from simlib.runtime.capture import offer
 from simlib.workloads.bandwidth import TimeVaryingBandwidth
 from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
 
@@ -37,7 +37,6 @@ from .bandwidth import selmcast_bandwidth_draw
 from .ssp_cluster import (ENGINES, LAYERS, PRIORITY_ORDERS, SCHEMES, SHARINGS, TAU_ESTIMATES, SSPCluster, SSPLog,
                           SSPRules)
 from .ssp_metrics import ssp_metrics
-from .ssp_timeline import ssp_events
 from .ssp_selection import LINE32_READINGS, PARETO_DEADLINES, TASK_ORDERS
 
 __all__ = ["SSPScenario", "SSPOptions", "simulate", "run_trial", "run_summary", "p_count"]
@@ -161,7 +160,7 @@ def simulate(sc: SSPScenario, seed: np.random.SeedSequence | int = 0, *, compute
                          bandwidth=tvb if sc.gamma > 0 else None, period_s=sc.period_s,
                          orpheus_rng=np.random.default_rng(child_seed(seed, 2)), engine=engine)
     log = cluster.run(sc.duration_s)
-    offer(log, ssp_events)                      # for --timeline (simlib.runtime.timeline; no-op otherwise)
+    offer(log, "simlib.papers.selmcast.ssp_timeline:ssp_events")                      # for --timeline (simlib.runtime.timeline; no-op otherwise)
     return log
 
 

@@ -13,7 +13,7 @@ def run():
     sc = SSPScenario.from_params({"n": 8, "duration_s": 6.0})
     with tl.capture() as c:
         out = run_trial(sc, np.random.SeedSequence(1))
-    assert c.found and c.to_events is ssp_events
+    assert c.found and c.to_events == "simlib.papers.selmcast.ssp_timeline:ssp_events"
     return sc, out, c.log
 
 
