@@ -289,11 +289,14 @@ def _add_run_flags(p: argparse.ArgumentParser, command: Command) -> None:
 
 
 def _with_profile(params: dict, profile: str, command: Command, flags: dict, parser) -> dict:
-    """``params`` at ``--profile`` (:func:`simlib.papers.profiles.profile_values`); a flag given a value
-    other than its default and other than the profile's is refused by name (the two disagree)."""
+    """``params`` at ``--profile`` (:func:`simlib.papers.profiles.profile_values`; what it sets and why on
+    stderr); a flag given a value other than its default and other than the profile's is refused by name
+    (the two disagree)."""
     from .profiles import profile_values
 
-    values, _ = profile_values(command.scenario, params, profile)
+    values, note = profile_values(command.scenario, params, profile)
+    if profile != "default":
+        print(f"--profile {profile}: {note}", file=sys.stderr)
     declared = defaults(command.scenario)
     for name, value in values.items():
         if name in params and params[name] != declared.get(name) and params[name] != value:

@@ -109,9 +109,14 @@ def test_an_unknown_profile_is_refused_by_name(capsys):
 
 
 def test_profile_paper_on_the_command_line(capsys):
-    status, out, _ = run_main(["run", "--n", "6", "--duration", "5", "--scheme", "partial", "--profile", "paper",
-                               "--json"], capsys)
+    status, out, err = run_main(["run", "--n", "6", "--duration", "5", "--scheme", "partial", "--profile", "paper",
+                                 "--json"], capsys)
     assert status == 0 and json.loads(out)["params"]["model_mb"] == pr.PAPER_PROFILE.model_mb
+    assert "--profile paper: 002's profile" in err and "PR16" in err
+    status, out, err = run_main(["run", "--n", "6", "--duration", "5", "--scheme", "selective", "--profile", "paper",
+                                 "--json"], capsys)
+    assert status == 0 and "E18's search picked the default" in err
+    assert json.loads(out)["params"]["dt_s"] == sr.DEFAULT_SETTINGS.dt_s
     status, _, err = run_main(["run", "--scheme", "partial", "--profile", "paper", "--model-mb", "200"], capsys)
     assert status == 2 and "--model-mb" in err and "--profile paper sets model_mb" in err
 
