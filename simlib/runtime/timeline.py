@@ -23,6 +23,7 @@ run stays viewable (:func:`parse_window`).  :func:`validate_trace` checks the fo
 """
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import subprocess
@@ -142,6 +143,12 @@ def _lanes(intervals: list[tuple[float, float]]) -> list[int]:
 
 
 # --- the cluster's schedule log ------------------------------------------------------------------------
+def _last_at_or_before(times: list[float], t: float) -> float:
+    """The last of the sorted ``times`` (s) at or before ``t`` (``-inf``: none)."""
+    k = bisect.bisect_right(times, t)
+    return times[k - 1] if k else -math.inf
+
+
 def _held_intervals(log: ScheduleLog) -> dict[tuple[int, int], tuple[float, float, bool]]:
     """``{(worker, sync index): (t0, t1, wasted)}``: worker ``w`` held from its first logged hold after its
     previous launch (``t0``) to the launch ``t1`` of sync ``j``; wasted when no member of ``j`` became ready
@@ -154,22 +161,36 @@ def _held_intervals(log: ScheduleLog) -> dict[tuple[int, int], tuple[float, floa
     last = [-math.inf] * log.n
     out = {}
     for j, s in enumerate(log.syncs):
-        ready = [max((e for e in log.compute_end[m] if e <= s.launch), default=-math.inf) for m in s.members]
+        ready = [_last_at_or_before(log.compute_end[m], s.launch) for m in s.members]
         for w in s.members:
-            t0 = next((t for t in holds.get(w, ()) if last[w] < t <= s.launch), None)
+            times = holds.get(w, ())
+            k = bisect.bisect_right(times, last[w])
+            t0 = times[k] if k < len(times) and times[k] <= s.launch else None
             if t0 is not None:
                 out[w, j] = (t0, s.launch, not max(ready) > t0)
             last[w] = s.launch
     return out
 
 
-def _worker_events(log: ScheduleLog, w: int, held: dict, window) -> tuple[list[dict], list[tuple[float, int]]]:
+def _waited_syncs(log: ScheduleLog) -> list[list[tuple[float, int]]]:
+    """Per worker, ``(launch, sync index)`` of the syncs it took part in other than mid-computation (AD-PSGD's
+    ``computing`` members), in launch order."""
+    out: list[list[tuple[float, int]]] = [[] for _ in range(log.n)]
+    for j, s in enumerate(log.syncs):
+        for w in s.members:
+            if not (s.computing and w in s.computing):
+                out[w].append((s.launch, j))
+    for mine in out:
+        mine.sort()
+    return out
+
+
+def _worker_events(log: ScheduleLog, w: int, mine: list, held: dict, window) -> tuple[list[dict], list]:
     """Worker ``w``'s ``compute`` and ``wait`` slices (the cluster's state machine: compute, ready, wait
     for a group, sync, compute again; runtime/cluster.py) and its held slices nested in the waits; also
-    ``(ready time, sync index)`` of every sync it waited for (the flow arrows' tails)."""
+    ``(ready time, sync index)`` of every sync it waited for (the flow arrows' tails); ``mine`` is its
+    :func:`_waited_syncs` list."""
     dur = log.duration
-    mine = sorted((s.launch, j) for j, s in enumerate(log.syncs)
-                  if w in s.members and not (s.computing and w in s.computing))
     ev, arrows, start, i = [], [], 0.0, 0
     ends = log.compute_end[w]
 
@@ -207,9 +228,9 @@ def schedule_events(log: ScheduleLog, window=None) -> list[dict]:
     docstring for the layout), inside ``window`` (``(start_s, end_s)`` or None: the whole run)."""
     held = _held_intervals(log)
     ev = meta_names(PID_WORKERS, "workers", {w: f"worker {w}" for w in range(log.n)})
-    arrows = []
+    arrows, waited = [], _waited_syncs(log)
     for w in range(log.n):
-        wev, warrows = _worker_events(log, w, held, window)
+        wev, warrows = _worker_events(log, w, waited[w], held, window)
         ev += wev
         arrows += [(t, j, w) for t, j in warrows]
     spans = [(s.launch, log.duration if s.finish is None else s.finish) for s in log.syncs]
