@@ -47,6 +47,8 @@ _EXPORTS = {
     "Scenario": ("simlib.papers.cluster_scenario", "Scenario"),
     "simulate": ("simlib.papers.cluster_scenario", "simulate"),
     "run_trial": ("simlib.papers.cluster_scenario", "run_trial"),
+    # any run's timeline (Chrome trace-event JSON for Perfetto / chrome://tracing)
+    "record_timeline": ("simlib.runtime.timeline", "record_timeline"),
     # 003: FMReduce
     "FMReduceScenario": ("simlib.papers.fmreduce.scenario", "Scenario"),
     "fmreduce_trial": ("simlib.papers.fmreduce.scenario", "run_trial"),

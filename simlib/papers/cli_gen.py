@@ -22,10 +22,13 @@ import json
 import math
 import sys
 import time
+from pathlib import Path
 from typing import Callable
 
 from simlib.core.jitcache import CompileTimer, announce_compilation
 from simlib.core.validate import check_int, check_real
+from simlib.runtime.capture import capture
+from simlib.runtime.timeline import check_window, parse_window, write_captured
 from simlib.workloads.traces import check_trace_file
 
 from .contract import Command, ParamError, ParamSpec, check_param, defaults, specs
@@ -231,11 +234,14 @@ def add_command(subparsers, command: Command) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="print one JSON object (metrics, params, seed); compile_s: seconds numba spent compiling "
                         "or loading kernels, left out of wall_s and sim_s_per_wall_s")
+    _add_run_flags(p, command)
 
     def handler(args, parser) -> int:
         import numpy as np
 
         params = params_from_args(args, command.scenario, command.exclude)
+        params = _with_profile(params, args.profile, command, flags, parser)
+        window = _timeline_window(args, params, command, parser)
         ignored = getattr(command.scenario, "ignored_by_scheme", None)
         ignored = ignored(params) if ignored is not None else {}
         if ignored:         # one rule for every option the chosen scheme does not read
@@ -249,12 +255,82 @@ def add_command(subparsers, command: Command) -> argparse.ArgumentParser:
         except ParamError as exc:
             parser.error(f"argument {flags.get(exc.name, exc.name)}: {exc}")
         start = time.perf_counter()
-        with announce_compilation(), CompileTimer() as compiled:   # the first run compiles its kernels (16-43 s)
+        with announce_compilation(), CompileTimer() as compiled, capture() as captured:   # first run compiles (16-43 s)
             out = command.trial(scenario, np.random.SeedSequence(args.seed), **options)
         used = scenario.used_params()           # e.g. train's default target, resolved
+        if args.timeline is not None:
+            _write_timeline(args, captured, window, command, {k: used.get(k, v) for k, v in params.items()})
         print_result(with_speed(out, params, command.simulated, time.perf_counter() - start, compiled.seconds),
                      {k: used.get(k, v) for k, v in params.items()}, args.seed, args.json)
         return 0
 
     p.set_defaults(handler=handler, subparser=p)
     return p
+
+
+# --- flags every generated command has: --profile, --timeline, --timeline-window ---------------------
+def _add_run_flags(p: argparse.ArgumentParser, command: Command) -> None:
+    """``--profile {default,paper}`` (:mod:`simlib.papers.profiles`; its help lists what ``paper`` sets and
+    the decision behind each value), ``--timeline PATH`` and ``--timeline-window START:END``
+    (:mod:`simlib.runtime.timeline`)."""
+    from .profiles import PROFILE_NAMES, help_text
+
+    p.add_argument("--profile", choices=PROFILE_NAMES, default="default", help=help_text(command.scenario)
+                   .replace("%", "%%"))
+    where = "" if command.timeline else (f" (not available for {command.name}: its trial logs no schedule yet; "
+                                         "the command refuses it before running)")
+    p.add_argument("--timeline", default=None, metavar="PATH",
+                   help="write the run's timeline as Chrome trace-event JSON (open it in ui.perfetto.dev or "
+                        "chrome://tracing; times in microseconds of simulated time)" + where)
+    p.add_argument("--timeline-window", type=arg_type(lambda t: parse_window(t, "--timeline-window"), "window"),
+                   default=None, metavar="START:END",
+                   help="only the part of the timeline between START and END (s of simulated time, 0 <= START < "
+                        "END, START below the run's duration; END may be inf) — default the whole run")
+
+
+def _with_profile(params: dict, profile: str, command: Command, flags: dict, parser) -> dict:
+    """``params`` at ``--profile`` (:func:`simlib.papers.profiles.profile_values`; what it sets and why on
+    stderr); a flag given a value other than its default and other than the profile's is refused by name
+    (the two disagree)."""
+    from .profiles import profile_values
+
+    values, note = profile_values(command.scenario, params, profile)
+    if profile != "default":
+        print(f"--profile {profile}: {note}", file=sys.stderr)
+    declared = defaults(command.scenario)
+    for name, value in values.items():
+        if name in params and params[name] != declared.get(name) and params[name] != value:
+            parser.error(f"argument {flags.get(name, name)}: --profile {profile} sets {name} = {value!r}, "
+                         f"got {params[name]!r}; leave the flag out or use --profile default")
+    return {**params, **{k: v for k, v in values.items() if k in params}}
+
+
+def _timeline_window(args, params: dict, command: Command, parser):
+    """The checked ``--timeline-window`` (None: the whole run), refusing the timeline flags before the run
+    where the command cannot write one, a window without ``--timeline``, a window starting at or after
+    the run's duration, or a ``--timeline`` file in a folder that does not exist."""
+    if args.timeline_window is not None and args.timeline is None:
+        parser.error("argument --timeline-window: needs --timeline PATH")
+    if args.timeline is None:
+        return None
+    if not command.timeline:
+        parser.error(f"argument --timeline: {command.name} does not log a schedule the timeline can show yet "
+                     "(available for run, train and selmcast-ssp)")
+    folder = Path(args.timeline).expanduser().resolve().parent
+    if not folder.is_dir():
+        parser.error(f"argument --timeline: folder {str(folder)!r} does not exist")
+    if args.timeline_window is None:
+        return None
+    duration = params.get(command.simulated)
+    try:
+        return check_window(args.timeline_window, duration, "--timeline-window")
+    except ValueError as exc:
+        parser.error(f"argument --timeline-window: {exc}")
+
+
+def _write_timeline(args, captured, window, command: Command, params: dict) -> None:
+    """Write the captured run's timeline to ``--timeline`` (its path on stderr)."""
+    doc = write_captured(captured, args.timeline, scenario={**params, "profile": args.profile}, seed=args.seed,
+                         command=f"python -m simlib {command.name}", window=window)
+    print(f"timeline: {args.timeline} ({len(doc['traceEvents'])} events; open it in https://ui.perfetto.dev or "
+          "chrome://tracing)", file=sys.stderr)

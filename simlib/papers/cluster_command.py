@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simlib.runtime.capture import offer
+
 from .cli_gen import SimulationProgress
 from .cluster_scenario import Scenario, build_cluster, run_metrics
 from .contract import Command, ScenarioBase, param
@@ -37,7 +39,9 @@ def run_command(sc: Scenario | dict, seed: np.random.SeedSequence, *, progress: 
     sc = Scenario.of(sc)
     cluster = build_cluster(sc, seed)
     with SimulationProgress(sc.duration_s, lambda: cluster.sim.now, enabled=progress and sys.stderr.isatty()):
-        out = run_metrics(sc, cluster.run())
+        log = cluster.run()
+    offer(log, "simlib.runtime.timeline:schedule_events")                 # for --timeline (simlib.runtime.timeline)
+    out = run_metrics(sc, log)
     if out.get("total_sync") == 0:
         print(f"python -m simlib run: warning: no synchronization completed within --duration {sc.duration_s:g} s "
               f"({out.get('total_iteration', 0)} iterations computed, but no sync of the {sc.model_mb:g} MB model "
@@ -47,7 +51,7 @@ def run_command(sc: Scenario | dict, seed: np.random.SeedSequence, *, progress: 
 
 
 RUN_COMMAND = Command(
-    "run", Scenario, run_command, options=RunOptions,
+    "run", Scenario, run_command, options=RunOptions, timeline=True,
     help="simulate one training run (seeds 000 §IV, 002 §5) and print its metrics",
     description="Simulate n workers training for --duration seconds under one synchronization scheme (all "
                 "reduce, 002's FIFO partial reduce or 000's selective reduce; seed 000 §IV-A, 002 §5) and print "

@@ -34,6 +34,7 @@ from simlib.runtime.baselines import AllReduceController
 from simlib.runtime.cluster import Cluster
 from simlib.runtime.log import ScheduleLog
 from simlib.runtime.metrics import sync_metrics
+from simlib.runtime.capture import offer
 from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
 
 from .contract import ParamError, ScenarioBase, defaults, param, param_group, specs
@@ -262,9 +263,12 @@ def simulate(sc: Scenario, seed: np.random.SeedSequence | int = 0,
     """Run one scenario; returns its schedule log (:func:`build_cluster`, then ``run()``).
 
     ``bandwidth`` (bits/s) and ``compute`` (object with ``next(w)``) override the
-    seeded draws (used by hand-made examples such as 000 Fig. 3).
+    seeded draws (used by hand-made examples such as 000 Fig. 3).  The log is offered to a
+    timeline capture (:func:`simlib.runtime.timeline.offer`: a no-op outside one).
     """
-    return build_cluster(sc, seed, bandwidth, compute).run()
+    log = build_cluster(sc, seed, bandwidth, compute).run()
+    offer(log, "simlib.runtime.timeline:schedule_events")
+    return log
 
 
 def build_cluster(sc: Scenario, seed: np.random.SeedSequence | int = 0,

@@ -455,6 +455,14 @@ class ScenarioBase:
                 out[f.name] = list(value) if isinstance(value, tuple) else value
         return out
 
+    def at_profile(self, name: str = "paper"):
+        """This scenario at profile ``name`` (``"default"`` or ``"paper"``: the values its paper's profile
+        fitted or chose; :func:`simlib.papers.profiles.at_profile`), rebuilt and checked; itself when the
+        profile sets nothing.  ``ValueError`` naming ``profile`` for another name."""
+        from simlib.papers import profiles
+
+        return profiles.at_profile(self, name)
+
     @classmethod
     def describe(cls) -> str:
         """A Markdown table of the declared parameters: name, default, source (stated by the paper
@@ -493,7 +501,8 @@ class Command:
     ``exclude`` names scenario fields the command does not offer (they keep
     their defaults); ``simulated`` names the parameter (or, if none has that name,
     the metric) that is the run's simulated time in s, for the printed
-    ``sim_s_per_wall_s``.
+    ``sim_s_per_wall_s``; ``timeline``: the trial offers its run's log to a timeline capture
+    (:func:`simlib.runtime.timeline.offer`), so ``--timeline`` can write it.
     """
 
     name: str
@@ -504,6 +513,7 @@ class Command:
     options: type | None = None
     exclude: tuple = ()
     simulated: str = "duration_s"
+    timeline: bool = False
 
 
 @dataclass(frozen=True)

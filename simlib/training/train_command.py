@@ -136,9 +136,27 @@ def train_trial(ts: TrainScenario | dict, seed: np.random.SeedSequence) -> dict:
 
 
 TRAIN_COMMAND = Command(
-    "train", TrainScenario, train_trial,
+    "train", TrainScenario, train_trial, timeline=True,
     help="train with one synchronization system on the simulated cluster (002 Table 1) and print its time to "
          "accuracy",
     description="Simulate n workers (workers 0..hl-1 hl times slower) under one synchronization system for up "
                 "to --duration seconds, replay the schedule through minibatch SGD on a real learning task, and print "
                 "the target used, the time to it, the updates to it, the time per update and the final accuracy.")
+
+
+def _train_profile(params: dict) -> tuple[dict, str]:
+    """002's paper profile (PR16's fit, Table 1) for a ``train`` run: the values its scheme reads (PR19)."""
+    from simlib.papers.partial_reduce import profile as pr
+
+    return pr.knobs_read(params), f"002's profile ({pr.PAPER_PROFILE.label()}), the values this scheme reads (PR19)"
+
+
+def _register_profile() -> None:
+    from simlib.papers import profiles
+    from simlib.papers.partial_reduce import profile as pr
+
+    profiles.register(TrainScenario, profiles.ProfileHook(
+        _train_profile, f"paper: 002's profile, {pr.PAPER_PROFILE.label()}; only the values the scheme reads (PR19)"))
+
+
+_register_profile()

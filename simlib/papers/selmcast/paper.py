@@ -27,7 +27,7 @@ BSP_COMMAND = Command(
                 "optimal t*), the multicast scale, the selection time and the solver status.")
 
 SSP_COMMAND = Command(
-    "selmcast-ssp", SSPScenario, run_summary, options=SSPOptions,
+    "selmcast-ssp", SSPScenario, run_summary, options=SSPOptions, timeline=True,
     help="simulate one SSP training run with SelMcast or Orpheus (seed 004 §IV-C)",
     description="Simulate n workers training under SSP for --duration seconds; every ready worker multicasts its "
                 "model to receivers chosen by SelMcast (Algorithm 2) or Orpheus (seed 004 §III-C, §IV-C).  Prints "

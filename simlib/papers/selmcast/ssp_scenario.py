@@ -29,6 +29,7 @@ from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.units import MB, Gbps
 from simlib.papers.contract import ParamError, ScenarioBase, param
 from simlib.papers.trial import trial_of
+from simlib.runtime.capture import offer
 from simlib.workloads.bandwidth import TimeVaryingBandwidth
 from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
 
@@ -158,7 +159,9 @@ def simulate(sc: SSPScenario, seed: np.random.SeedSequence | int = 0, *, compute
                          volume_bits=sc.model_mb * MB, p=sc.receivers, rules=rules,
                          bandwidth=tvb if sc.gamma > 0 else None, period_s=sc.period_s,
                          orpheus_rng=np.random.default_rng(child_seed(seed, 2)), engine=engine)
-    return cluster.run(sc.duration_s)
+    log = cluster.run(sc.duration_s)
+    offer(log, "simlib.papers.selmcast.ssp_timeline:ssp_events")                      # for --timeline (simlib.runtime.timeline; no-op otherwise)
+    return log
 
 
 def _cache_params(sc: SSPScenario) -> dict:
