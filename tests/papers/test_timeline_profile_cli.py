@@ -155,3 +155,18 @@ document.body.textContent = "RESULT " + ev.length + " " + x + " " + bad;
     assert line is not None, res.stderr[-2000:]
     n, x, bad = map(int, line.split("RESULT ")[1].split("<")[0].split())
     assert n == len(json.loads(path.read_text())["traceEvents"]) and x > 0 and bad == 0
+
+
+def test_004_bsp_paper_profile_is_sm72s_pick_and_ssp_has_none():
+    from simlib.papers.selmcast import profile as sm
+    from simlib.papers.selmcast.bsp_scenario import BSPScenario
+    from simlib.papers.selmcast.ssp_scenario import SSPScenario
+
+    base = BSPScenario()
+    at = base.at_profile()
+    assert (base.lam, base.normalization) == (0.5, "own")          # the stated reading (SM14, SM1)
+    assert (at.lam, at.normalization, at.shared_x) == (sm.PAPER_PROFILE.lam, sm.PAPER_PROFILE.normalization,
+                                                       sm.PAPER_PROFILE.shared_x)
+    assert at.lam != base.lam
+    _, note = profiles.profile_values(SSPScenario, SSPScenario().to_params())
+    assert "no paper profile" in note

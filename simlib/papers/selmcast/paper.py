@@ -7,6 +7,7 @@ from simlib.papers.scheme import Scheme
 
 from .bsp_scenario import BSPOptions, BSPScenario, round_summary
 from .ssp_scenario import SSPOptions, SSPScenario, run_summary
+from . import profile as _profile  # noqa: F401  (registers --profile paper for selmcast-bsp, SM72)
 
 __all__ = ["SCHEMES", "BSP_COMMAND", "SSP_COMMAND", "PAPER"]
 

@@ -230,3 +230,21 @@ class BSPProfileNotebook(ScenarioBase):
         """The candidates of this run's grids, in :data:`KNOBS` order."""
         return [Profile(lam, norm, bool(sx)) for lam in self.lam_values for norm in self.normalization_values
                 for sx in self.shared_x_values]
+
+
+def _bsp_values(params: dict) -> tuple[dict, str]:
+    """004's BSP paper profile for a ``selmcast-bsp`` run: every value :data:`PAPER_PROFILE` sets."""
+    return PAPER_PROFILE.settings(), f"004's BSP profile ({PAPER_PROFILE.label()})"
+
+
+def _register_profile() -> None:
+    """``--profile paper`` / ``BSPScenario.at_profile()`` reach :data:`PAPER_PROFILE` (decision S29's hook).
+    004's SSP runs have no fitted profile yet (issue 43's stand-ins are open): their paper profile is the
+    default, with a note."""
+    from simlib.papers import profiles
+
+    profiles.register(BSPScenario, profiles.ProfileHook(
+        _bsp_values, f"paper: 004's BSP profile, {PAPER_PROFILE.label()} (fitted to Orpheus's numbers, SM72)"))
+
+
+_register_profile()
