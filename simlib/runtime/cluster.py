@@ -228,20 +228,22 @@ class Cluster:
         and the collective, and their phase does not change; only ``members`` compute again
         when it ends.  Passive workers that are computing are listed in the record's ``computing``."""
         members = tuple(int(m) for m in members)
-        passive = tuple(int(m) for m in passive)
+        passive = tuple(int(m) for m in passive) if passive else ()
         if not members:
             raise ValueError("members must not be empty")
-        if not np.all(self.phase[list(members)] == READY):
+        mem = list(members)
+        if not np.all(self.phase[mem] == READY):
             bad = [m for m in members if self.phase[m] != READY]
             raise ValueError(f"members must all be ready; not ready: {bad}")
         everyone = members + passive
         if len(set(everyone)) != len(everyone) or not all(0 <= m < self.n for m in passive):
             raise ValueError(f"passive must be distinct workers in [0, {self.n - 1}] other than members, "
                              f"got {passive}")
-        self.phase[list(members)] = SYNCING
+        self.phase[mem] = SYNCING
+        # one gather and tolist() for the members' iteration counts (Python ints, as int(x) of each)
         rec = SyncRecord(launch=self.sim.now, members=everyone,
-                         iterations=tuple(int(self.iterations[m]) for m in everyone), kind=kind)
-        busy = tuple(m for m in passive if self.phase[m] == COMPUTING)
+                         iterations=tuple(self.iterations[list(everyone)].tolist()), kind=kind)
+        busy = tuple(m for m in passive if self.phase[m] == COMPUTING) if passive else ()
         if busy:
             rec.computing = busy
         if self.weight_rule is not None:
