@@ -11,7 +11,7 @@ process CPU.  Prints the median CPU seconds of each side per group of trials and
 checks that every output column of every trial is the same bit for bit (floats by ``repr``, NaN equal to
 NaN); exits 1 if any differs.
 
-    python benchmarks/bench_cluster_loop.py [--rev 574b478] [--repeats 3] [--seeds 0 1] [--quick]
+    python benchmarks/bench_cluster_loop.py [--rev 574b478] [--repeats 3] [--seeds 0 1] [--n 80] [--quick] [--only nb22]
 
 ``--quick`` runs the quick profile's training (softmax on digits) instead of the full profile's.
 """
@@ -42,13 +42,14 @@ NB22_SCHEMES = ("allreduce", "eager", "adpsgd", "ps-bsp", "ps-asp", "ps-hete", "
                 "partial-dynamic", "selective")
 
 
-def groups(quick: bool, seeds: list[int]) -> dict:
+def groups(quick: bool, seeds: list[int], ns: list[int]) -> dict:
     """name -> list of (module, function, params, seed)."""
     nb90 = NB90_QUICK if quick else NB90
     nb22 = NB22_QUICK if quick else NB22
     return {
-        "nb90 n=40/80": [("simlib.training.time_to_accuracy", "trial", dict(nb90, n=n, scheme=s), sd)
-                         for n in (40, 80) for s in ("allreduce", "partial", "selective") for sd in seeds],
+        "nb90 n=" + "/".join(map(str, ns)): [
+            ("simlib.training.time_to_accuracy", "trial", dict(nb90, n=n, scheme=s), sd)
+            for n in ns for s in ("allreduce", "partial", "selective") for sd in seeds],
         "nb22 n=8 HL3": [("simlib.training.nine_systems", "trial", dict(nb22, scheme=s), sd)
                          for s in NB22_SCHEMES for sd in seeds],
         "nb16 n=200": [("simlib.papers.cluster_scenario", "run_trial",
@@ -111,6 +112,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rev", default="574b478", help="the previous implementation (a git revision)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
+    ap.add_argument("--n", type=int, nargs="+", default=[80], help="notebook 90's cluster sizes")
     ap.add_argument("--quick", action="store_true", help="the quick profile's training (softmax on digits)")
     ap.add_argument("--only", nargs="+", default=None, help="groups whose name starts with one of these")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -120,7 +122,7 @@ def main(argv=None) -> int:
         return 0
     if args.repeats < 1:
         ap.error(f"--repeats must be >= 1, got {args.repeats}")
-    gs = groups(args.quick, args.seeds)
+    gs = groups(args.quick, args.seeds, args.n)
     if args.only:
         gs = {k: v for k, v in gs.items() if any(k.startswith(o) for o in args.only)}
     spec = {"groups": gs}
