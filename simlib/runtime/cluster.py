@@ -76,12 +76,12 @@ class ComputeTimes:
         return np.asarray(self._sampler(self._rngs[w], self._chunk), dtype=float)
 
     def next(self, w: int) -> float:
-        if self._pos[w] >= self._buf[w].size:
-            self._buf[w] = self._fill(w)
-            self._pos[w] = 0
-        x = float(self._buf[w][self._pos[w]]) * self._scale[w]
-        self._pos[w] += 1
-        return x
+        pos, buf = self._pos[w], self._buf[w]
+        if pos >= buf.size:
+            buf = self._buf[w] = self._fill(w)
+            pos = 0
+        self._pos[w] = pos + 1
+        return float(buf[pos]) * self._scale[w]
 
     def take(self, w: int, k: int) -> np.ndarray:
         """Worker ``w``'s next ``k`` compute times (s): the values of ``k`` calls to :meth:`next`."""
