@@ -228,7 +228,7 @@ class Cluster:
         and the collective, and their phase does not change; only ``members`` compute again
         when it ends.  Passive workers that are computing are listed in the record's ``computing``."""
         members = tuple(int(m) for m in members)
-        passive = tuple(int(m) for m in passive) if passive else ()
+        passive = tuple(int(m) for m in passive)
         if not members:
             raise ValueError("members must not be empty")
         mem = list(members)
@@ -243,7 +243,7 @@ class Cluster:
         # one gather and tolist() for the members' iteration counts (Python ints, as int(x) of each)
         rec = SyncRecord(launch=self.sim.now, members=everyone,
                          iterations=tuple(self.iterations[list(everyone)].tolist()), kind=kind)
-        busy = tuple(m for m in passive if self.phase[m] == COMPUTING) if passive else ()
+        busy = tuple(m for m in passive if self.phase[m] == COMPUTING)
         if busy:
             rec.computing = busy
         if self.weight_rule is not None:
