@@ -293,9 +293,10 @@ class FlowNetwork:
         from ``run_until_idle`` in stand-alone mode).  A zero-volume flow completes at once.
         """
         links = tuple(int(l) for l in links)
+        n_links = int(self.capacities.shape[0])
         for l in links:
-            if not 0 <= l < self.n_links:
-                raise ValueError(f"links must be link ids in [0, {self.n_links - 1}], got {l}")
+            if not 0 <= l < n_links:
+                raise ValueError(f"links must be link ids in [0, {n_links - 1}], got {l}")
         if len(set(links)) != len(links):
             raise ValueError(f"links must not repeat a link, got {list(links)}")
         volume = check_real("volume", volume, 0.0)

@@ -42,10 +42,13 @@ def check_real(
 ) -> float:
     """Return ``float(value)`` if it is a finite real in the interval, else raise ``ValueError``."""
     # the message is only formatted on failure: this runs on every simulated event
-    if isinstance(value, bool) or not isinstance(value, Real):
+    if type(value) is float:                # the common case, without the abstract-class check of Real
+        v = value
+    elif isinstance(value, bool) or not isinstance(value, Real):
         raise ValueError(f"{name} must be a real number in {_fmt_interval(lo, hi, lo_open, hi_open)}, "
                          f"got {value!r}")
-    v = float(value)
+    else:
+        v = float(value)
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
         raise ValueError(f"{name} must be a finite real number in {_fmt_interval(lo, hi, lo_open, hi_open)}, "
                          f"got {value!r}")
@@ -57,6 +60,8 @@ def check_real(
 
 def check_int(name: str, value, lo: int | None = None, hi: int | None = None) -> int:
     """Return ``int(value)`` if it is an integer in ``[lo, hi]``, else raise ``ValueError``."""
+    if type(value) is int and (lo is None or value >= lo) and (hi is None or value <= hi):
+        return value                        # the common case, without the abstract-class check of Integral
     if isinstance(value, bool):
         raise ValueError(f"{name} must be an integer in {_fmt_interval(lo, hi, False, False)}, got {value!r}")
     if not isinstance(value, Integral):

@@ -76,12 +76,12 @@ class ComputeTimes:
         return np.asarray(self._sampler(self._rngs[w], self._chunk), dtype=float)
 
     def next(self, w: int) -> float:
-        if self._pos[w] >= self._buf[w].size:
-            self._buf[w] = self._fill(w)
-            self._pos[w] = 0
-        x = float(self._buf[w][self._pos[w]]) * self._scale[w]
-        self._pos[w] += 1
-        return x
+        pos, buf = self._pos[w], self._buf[w]
+        if pos >= buf.size:
+            buf = self._buf[w] = self._fill(w)
+            pos = 0
+        self._pos[w] = pos + 1
+        return float(buf[pos]) * self._scale[w]
 
     def take(self, w: int, k: int) -> np.ndarray:
         """Worker ``w``'s next ``k`` compute times (s): the values of ``k`` calls to :meth:`next`."""
@@ -231,16 +231,18 @@ class Cluster:
         passive = tuple(int(m) for m in passive)
         if not members:
             raise ValueError("members must not be empty")
-        if not np.all(self.phase[list(members)] == READY):
+        mem = list(members)
+        if not np.all(self.phase[mem] == READY):
             bad = [m for m in members if self.phase[m] != READY]
             raise ValueError(f"members must all be ready; not ready: {bad}")
         everyone = members + passive
         if len(set(everyone)) != len(everyone) or not all(0 <= m < self.n for m in passive):
             raise ValueError(f"passive must be distinct workers in [0, {self.n - 1}] other than members, "
                              f"got {passive}")
-        self.phase[list(members)] = SYNCING
+        self.phase[mem] = SYNCING
+        # one gather and tolist() for the members' iteration counts (Python ints, as int(x) of each)
         rec = SyncRecord(launch=self.sim.now, members=everyone,
-                         iterations=tuple(int(self.iterations[m]) for m in everyone), kind=kind)
+                         iterations=tuple(self.iterations[list(everyone)].tolist()), kind=kind)
         busy = tuple(m for m in passive if self.phase[m] == COMPUTING)
         if busy:
             rec.computing = busy

@@ -157,3 +157,51 @@ def test_bursts_at_one_instant_up_to_the_limit_and_advancing_loops_run():
     assert fired == [1.0] * 3 and count[0] == 1000
     with pytest.raises(ValueError, match=r"max_events_per_instant must be an integer in \[1, inf\)"):
         Simulator(max_events_per_instant=0)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_actions = st.lists(st.tuples(st.sampled_from(["delay", "at", "cancel", "postpone", "spawn"]),
+                              st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 3.25, math.inf])), min_size=1, max_size=40)
+
+
+def _trace(actions, until, drive):
+    """Events (time, id) fired when ``actions`` build a schedule (callbacks spawn more) and ``drive``
+    runs it to ``until``."""
+    sim, fired, timers = Simulator(), [], []
+
+    def cb(i, spawn):
+        fired.append((sim.now, i))
+        if spawn is not None:
+            timers.append(sim.schedule(spawn, cb, 1000 + i, None))
+
+    for i, (kind, x) in enumerate(actions):
+        if kind == "delay":
+            timers.append(sim.schedule(x, cb, i, None))
+        elif kind == "at":
+            timers.append(sim.schedule_at(x, cb, i, None))
+        elif kind == "spawn":
+            timers.append(sim.schedule(x, cb, i, 0.25))
+        elif timers and kind == "cancel":
+            timers[i % len(timers)].cancel()
+        elif timers and timers[i % len(timers)].pending and math.isfinite(x):
+            t = timers[i % len(timers)]
+            if sim.now + x >= (t.due or (t.time,))[0]:
+                sim.postpone(t, x)
+    end = drive(sim, until)
+    return fired, end, sim.events_run
+
+
+def _step_by_step(sim, until):
+    """The reference: peek() and step() one event at a time."""
+    while sim.peek() <= until and sim.step():
+        pass
+    if until != math.inf:
+        sim.now = until
+    return sim.now
+
+
+@settings(max_examples=200, deadline=None)
+@given(actions=_actions, until=st.sampled_from([0.0, 1.0, 2.0, 10.0]))
+def test_run_fires_what_peek_and_step_fire_in_the_same_order(actions, until):
+    assert _trace(actions, until, lambda s, u: s.run(until=u)) == _trace(actions, until, _step_by_step)

@@ -1,0 +1,154 @@
+"""Benchmark and bit-identity check: the shared-cluster trials (notebooks 16, 21-23, 90) against a revision.
+
+Runs notebook-90-like trials (:func:`simlib.training.time_to_accuracy.trial`: Transformer trace, n workers,
+the mnist1d ReLU MLP, lr 0.5, 4000 s cap, early stop), notebook-22-like trials
+(:func:`simlib.training.nine_systems.trial`: n = 8, HL 3, every Table 1 system, 1200 s cap, early stop) and
+notebook-16-like cluster runs (:func:`simlib.papers.cluster_scenario.run_trial`: all reduce, partial and
+selective reduce, n = 200, 100 s) with this checkout's code and with ``--rev``'s (extracted by
+``git archive`` into ``build/ab_<rev>``), in alternating subprocesses (``--repeats`` rounds, so load changes
+hit both alike).  Each subprocess warms up (numba compilation, data loading) and then times its trials in
+process CPU.  Prints the median CPU seconds of each side per group of trials and the old/new ratio, and
+checks that every output column of every trial is the same bit for bit (floats by ``repr``, NaN equal to
+NaN); exits 1 if any differs.
+
+    python benchmarks/bench_cluster_loop.py [--rev 574b478] [--repeats 3] [--seeds 0 1] [--n 80] [--quick] [--only nb22]
+
+``--quick`` runs the quick profile's training (softmax on digits) instead of the full profile's.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import io
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+NB90 = dict(trace="transformer", duration_s=4000.0, target_acc=0.45, train_lr=0.5, train_batch=32,
+            train_model="mlp-relu", train_problem="mnist1d", train_data="sharded", train_early_stop=True)
+NB90_QUICK = dict(NB90, duration_s=400.0, target_acc=0.8, train_model="softmax", train_problem="digits")
+NB22 = dict(target_acc=0.45, lr=0.5, batch=32, model="mlp-relu", problem="mnist1d", data="sharded",
+            bandwidth_gbps=10.0, model_mb=100.0, curve_every_s=10.0, early_stop=True, n=8, hl=3, p=3,
+            backups=3, trace="cnn", duration_s=1200.0)
+NB22_QUICK = dict(NB22, target_acc=0.8, model="softmax", problem="digits", duration_s=300.0)
+NB22_SCHEMES = ("allreduce", "eager", "adpsgd", "ps-bsp", "ps-asp", "ps-hete", "ps-backup", "partial",
+                "partial-dynamic", "selective")
+
+
+def groups(quick: bool, seeds: list[int], ns: list[int]) -> dict:
+    """name -> list of (module, function, params, seed)."""
+    nb90 = NB90_QUICK if quick else NB90
+    nb22 = NB22_QUICK if quick else NB22
+    return {
+        "nb90 n=" + "/".join(map(str, ns)): [
+            ("simlib.training.time_to_accuracy", "trial", dict(nb90, n=n, scheme=s), sd)
+            for n in ns for s in ("allreduce", "partial", "selective") for sd in seeds],
+        "nb22 n=8 HL3": [("simlib.training.nine_systems", "trial", dict(nb22, scheme=s), sd)
+                         for s in NB22_SCHEMES for sd in seeds],
+        "nb16 n=200": [("simlib.papers.cluster_scenario", "run_trial",
+                        dict(scheme=s, n=200, trace="transformer", duration_s=100.0, dt_s=0.02), sd)
+                       for s in ("allreduce", "partial", "selective") for sd in seeds],
+    }
+
+
+def _encode(v):
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else repr(v)
+    if hasattr(v, "item"):
+        return _encode(v.item())
+    return repr(v)
+
+
+def worker(spec: dict) -> None:
+    """Run the trials of ``spec`` (JSON on stdin) and print JSON: per group the CPU seconds and outputs."""
+    import importlib
+
+    import numpy as np
+    out = {}
+    for name, trials in spec["groups"].items():
+        for mod, fn, params, sd in trials:            # warm-up: compilation, data loading
+            f = getattr(importlib.import_module(mod), fn)
+            short = dict(params, duration_s=min(params["duration_s"], 20.0))
+            f(short, np.random.SeedSequence(sd))
+        t0 = time.process_time()
+        rows = []
+        for mod, fn, params, sd in trials:
+            res = getattr(importlib.import_module(mod), fn)(params, np.random.SeedSequence(sd))
+            rows.append({k: _encode(v) for k, v in sorted(res.items())})
+        out[name] = {"cpu": time.process_time() - t0, "rows": rows}
+    print(json.dumps(out))
+
+
+def extract(rev: str) -> Path:
+    dest = ROOT / "build" / f"ab_{rev}"
+    if not (dest / "simlib").exists():
+        data = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "simlib"], check=True,
+                              capture_output=True).stdout
+        dest.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(fileobj=io.BytesIO(data)) as tf:
+            tf.extractall(dest)
+    return dest
+
+
+def run_side(root: Path, spec: dict) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(root))
+    r = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker"], input=json.dumps(spec),
+                       capture_output=True, text=True, env=env, cwd=str(ROOT))
+    if r.returncode:
+        sys.stderr.write(r.stderr)
+        raise SystemExit(f"the run with PYTHONPATH={root} failed")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rev", default="574b478", help="the previous implementation (a git revision)")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
+    ap.add_argument("--n", type=int, nargs="+", default=[80], help="notebook 90's cluster sizes")
+    ap.add_argument("--quick", action="store_true", help="the quick profile's training (softmax on digits)")
+    ap.add_argument("--only", nargs="+", default=None, help="groups whose name starts with one of these")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.worker:
+        worker(json.loads(sys.stdin.read()))
+        return 0
+    if args.repeats < 1:
+        ap.error(f"--repeats must be >= 1, got {args.repeats}")
+    gs = groups(args.quick, args.seeds, args.n)
+    if args.only:
+        gs = {k: v for k, v in gs.items() if any(k.startswith(o) for o in args.only)}
+    spec = {"groups": gs}
+    old_root = extract(args.rev)
+    print(f"{args.rev} (old) vs this checkout (new); {'quick' if args.quick else 'full'} training; seeds "
+          f"{args.seeds}; {args.repeats} interleaved rounds; {os.cpu_count()} cores; load average "
+          f"{os.getloadavg()[0]:.1f}", flush=True)
+    cpu = {g: {"old": [], "new": []} for g in gs}
+    rows = {"old": None, "new": None}
+    for i in range(args.repeats):
+        for side, root in (("old", old_root), ("new", ROOT)) if i % 2 == 0 else (("new", ROOT), ("old", old_root)):
+            res = run_side(root, spec)
+            for g in gs:
+                cpu[g][side].append(res[g]["cpu"])
+            rows[side] = rows[side] or {g: res[g]["rows"] for g in gs}
+    same = True
+    print(f"{'trials':>14} {'runs':>5} {'old CPU s':>10} {'new CPU s':>10} {'old/new':>8}  identical")
+    for g in gs:
+        o, n = statistics.median(cpu[g]["old"]), statistics.median(cpu[g]["new"])
+        diff = [(i, k) for i, (a, b) in enumerate(zip(rows["old"][g], rows["new"][g]))
+                for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+        same &= not diff
+        print(f"{g:>14} {len(gs[g]):>5} {o:>10.2f} {n:>10.2f} {o / n:>7.2f}x  "
+              + ("yes" if not diff else f"NO: {len(diff)} values, first {diff[:3]}"), flush=True)
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
