@@ -157,30 +157,36 @@ def _same_log(a, b) -> bool:
 
 
 def bench_against(rev: str, seeds: int) -> None:
-    n, p, dur = 12, 8, 30.0
     trace = load_trace("transformer")
     with tempfile.TemporaryDirectory() as tmp:
         old_system, old_reference = package_at(rev, Path(tmp))
-        engines = {"simulate": (old_system.simulate, simulate),
-                   "simulate_reference": (old_reference.simulate_reference, simulate_reference)}
-        print(f"\nThis checkout against {rev}: n = {n}, p = {p}, {dur:g} s, {seeds} seeds per Fig. 2 variant "
-              f"(median of the seeds' times, old and new called in alternation)")
-        for label, (old, new) in engines.items():
+        print(f"\nThis checkout against {rev}: every Fig. 2 variant, {seeds} seeds each; old and new called in "
+              f"alternation on the same inputs (median of the runs' times)")
+        cases = {"simulate, paper setting (n = 60, p = 50, 600 s)": (old_system.simulate, simulate, False),
+                 "simulate_reference (n = 12, p = 8, 30 s)": (old_reference.simulate_reference, simulate_reference,
+                                                              True)}
+        for label, (old, new, small) in cases.items():
             same, t_old, t_new = True, [], []
             for v in VARIANTS:
                 for s in range(seeds):
-                    b = fmreduce_bandwidths(n, np.random.default_rng(s))
+                    if small:
+                        n, p, dur, bits = 12, 8, 30.0, 200 * MB
+                        b = fmreduce_bandwidths(n, np.random.default_rng(s))
+                        source = lambda: ComputeTimes(lambda rng, k: trace.sample(rng, k), n,  # noqa: E731
+                                                      np.random.SeedSequence(s)).next
+                    else:
+                        sc, b, fresh = _paper_inputs(s)
+                        p, dur, bits, source = sc.p, sc.duration_s, sc.model_mb * MB, fresh
                     out = []
                     for fn, ts in ((old, t_old), (new, t_new)):
-                        ct = ComputeTimes(lambda rng, k: trace.sample(rng, k), n, np.random.SeedSequence(s))
+                        ct = source()
                         t0 = time.perf_counter()
-                        source = ct.next if label == "simulate_reference" else ct
-                        out.append(fn(b, p, model_bits=200 * MB, duration_s=dur, compute_time=source, **v))
+                        out.append(fn(b, p, model_bits=bits, duration_s=dur, compute_time=ct, **v))
                         ts.append(time.perf_counter() - t0)
                     same &= _same_log(*out)
             mo, mn = statistics.median(t_old), statistics.median(t_new)
-            print(f"  {label:20s} bit-identical on {len(VARIANTS) * seeds} runs: {same}   {rev} {1e3 * mo:8.2f} ms  "
-                  f"now {1e3 * mn:8.2f} ms   ratio now/{rev} {mn / mo:.3f}")
+            print(f"  {label}: bit-identical on {len(VARIANTS) * seeds} runs: {same};  {rev} {1e3 * mo:.2f} ms, "
+                  f"now {1e3 * mn:.2f} ms, ratio now/{rev} {mn / mo:.3f}")
 
 
 def main() -> None:
