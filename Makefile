@@ -5,6 +5,9 @@
 #                    Jupyter kernel, link SimGrid's Python bindings
 #   make lab         open JupyterLab on the repository (kernel `simlib`)
 #   make test        run the test suite (pytest $(PYTEST_FLAGS))
+#   make test-fast   the developer tier: no notebooks, no SimGrid, no tests marked
+#                    slow, Hypothesis profile `fast` (few examples per property);
+#                    see tests/README.md for its measured time
 #   make reproduce   execute every notebook (PROFILE=full by default), then
 #                    print the claims-ledger summary.  Only PROFILE=full with
 #                    default parameters writes the committed results (figures/,
@@ -48,7 +51,7 @@ KERNEL_ROOT := $(VENV)/.kernel-checkout
 RUN := PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}"
 
 .DEFAULT_GOAL := help
-.PHONY: help venv lab test reproduce reproduce-check site bench clean distclean FORCE
+.PHONY: help venv lab test test-fast reproduce reproduce-check site bench clean distclean FORCE
 
 help:
 	@sed -n '1,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
@@ -94,6 +97,13 @@ lab: venv
 
 test: venv
 	$(RUN) $(VPY) -m pytest $(PYTEST_FLAGS)
+
+# The tests while developing: what `make test` runs without the notebooks, the SimGrid
+# cross-checks and the tests marked slow, with at most a few Hypothesis examples each
+# (profile `fast`, tests/conftest.py).  Not a substitute for `make test` before a commit.
+FAST_TESTS := -m "not notebooks and not simgrid and not slow" --hypothesis-profile fast
+test-fast: venv
+	$(RUN) $(VPY) -m pytest $(PYTEST_FLAGS) $(FAST_TESTS)
 
 # A full run of every notebook starts a fresh claims ledger (--fresh-ledger), so
 # claims a notebook no longer records (renamed or removed) do not linger; a

@@ -11,14 +11,21 @@
    (mesh and trace draws included).
 3. The compiled engine against the flow-network reference (reference.py,
    FM14) on a smaller run (n = 20, p = 15, 60 s), same result, ratio of times.
+4. With ``--against REV`` (a git revision, e.g. the commit before a refactor): this checkout's
+   ``simulate`` and ``simulate_reference`` against REV's, on every Fig. 2 variant and ``--seeds``
+   seeds (n = 12, p = 8, 30 s): whether every round log is bit-identical, and the same-run median
+   times (the two called in alternation) with their ratio.
 
-    python benchmarks/bench_fmreduce.py [--runs 3] [--skip-reference]
+    python benchmarks/bench_fmreduce.py [--runs 3] [--skip-reference] [--against REV [--seeds 3] [--only-against]]
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -112,15 +119,91 @@ def bench_reference() -> None:
           f"rounds {res[0].rounds} vs {res[1].rounds}, same to 1e-7: {same}")
 
 
+def package_at(rev: str, into: Path):
+    """simlib/papers/fmreduce as of git revision ``rev``, importable as its own package (its imports of
+    itself renamed; everything else it imports is this checkout's)."""
+    name = "fmreduce_" + "".join(c for c in rev if c.isalnum())
+    pkg = into / name
+    pkg.mkdir()
+    files = subprocess.run(["git", "ls-tree", "--name-only", rev, "simlib/papers/fmreduce/"], cwd=ROOT,
+                           check=True, capture_output=True, text=True).stdout.split()
+    for f in files:
+        if f.endswith(".py"):
+            text = subprocess.run(["git", "show", f"{rev}:{f}"], cwd=ROOT, check=True, capture_output=True,
+                                  text=True).stdout
+            (pkg / Path(f).name).write_text(text.replace("simlib.papers.fmreduce.", f"{name}."))
+    sys.path.insert(0, str(into))
+    return importlib.import_module(f"{name}.system"), importlib.import_module(f"{name}.reference")
+
+
+def _equal(u, w) -> bool:
+    """Two fields of a RunResult or a Round are equal bit for bit (NaN equal to NaN; a dict key by key)."""
+    if isinstance(u, dict) or isinstance(w, dict):
+        return (isinstance(u, dict) and isinstance(w, dict) and sorted(u, key=str) == sorted(w, key=str)
+                and all(_equal(u[k], w[k]) for k in u))
+    return np.array_equal(np.asarray(u, float), np.asarray(w, float), equal_nan=True)
+
+
+def _same_log(a, b) -> bool:
+    """Two RunResults equal bit for bit (NaN equal to NaN), every round's every field included."""
+    fields = [(getattr(a, f), getattr(b, f)) for f in ("rounds", "iterations", "duration_s", "mean_round_time_s",
+                                                        "phase_means_s")]
+    if len(a.rounds_log) != len(b.rounds_log):
+        return False
+    for r, q in zip(a.rounds_log, b.rounds_log):
+        fields += [(getattr(r, f), getattr(q, f)) for f in ("parts", "reducers", "x", "announce", "start", "ready",
+                                                            "done", "all_in", "finish", "n_done")]
+    return all(_equal(u, w) for u, w in fields)
+
+
+def bench_against(rev: str, seeds: int) -> None:
+    trace = load_trace("transformer")
+    with tempfile.TemporaryDirectory() as tmp:
+        old_system, old_reference = package_at(rev, Path(tmp))
+        print(f"\nThis checkout against {rev}: every Fig. 2 variant, {seeds} seeds each; old and new called in "
+              f"alternation on the same inputs (median of the runs' times)")
+        cases = {"simulate, paper setting (n = 60, p = 50, 600 s)": (old_system.simulate, simulate, False),
+                 "simulate_reference (n = 12, p = 8, 30 s)": (old_reference.simulate_reference, simulate_reference,
+                                                              True)}
+        for label, (old, new, small) in cases.items():
+            same, t_old, t_new = True, [], []
+            for v in VARIANTS:
+                for s in range(seeds):
+                    if small:
+                        n, p, dur, bits = 12, 8, 30.0, 200 * MB
+                        b = fmreduce_bandwidths(n, np.random.default_rng(s))
+                        source = lambda: ComputeTimes(lambda rng, k: trace.sample(rng, k), n,  # noqa: E731
+                                                      np.random.SeedSequence(s)).next
+                    else:
+                        sc, b, fresh = _paper_inputs(s)
+                        p, dur, bits, source = sc.p, sc.duration_s, sc.model_mb * MB, fresh
+                    out = []
+                    for fn, ts in ((old, t_old), (new, t_new)):
+                        ct = source()
+                        t0 = time.perf_counter()
+                        out.append(fn(b, p, model_bits=bits, duration_s=dur, compute_time=ct, **v))
+                        ts.append(time.perf_counter() - t0)
+                    same &= _same_log(*out)
+            mo, mn = statistics.median(t_old), statistics.median(t_new)
+            print(f"  {label}: bit-identical on {len(VARIANTS) * seeds} runs: {same};  {rev} {1e3 * mo:.2f} ms, "
+                  f"now {1e3 * mn:.2f} ms, ratio now/{rev} {mn / mo:.3f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--skip-reference", action="store_true")
+    ap.add_argument("--against", metavar="REV", help="also compare with git revision REV (section 4)")
+    ap.add_argument("--seeds", type=int, default=3, help="seeds per variant for --against")
+    ap.add_argument("--only-against", action="store_true", help="run section 4 only")
     args = ap.parse_args()
-    bench_split()
-    bench_runs(args.runs)
-    if not args.skip_reference:
-        bench_reference()
+    if not args.only_against:
+        bench_split()
+        bench_runs(args.runs)
+        if not args.skip_reference:
+            bench_reference()
+    if args.against:
+        bench_against(args.against, args.seeds)
 
 
 if __name__ == "__main__":

@@ -97,3 +97,59 @@ def test_the_check_sees_one_paper_importing_another(tmp_path):
         "simlib.papers.selmcast.bsp"]
     assert other_papers_imported(bad, "simlib.papers.registry") == []      # a shared module may
     assert len(PAPER_MODULES) > 30
+
+
+def import_graph(paths: list[Path]) -> dict[str, set[str]]:
+    """module -> the modules of ``paths`` it imports (at the top or inside a function: both count)."""
+    modules = {module_name(p): p for p in paths}
+    return {m: {t for t in imported_modules(p, m) if t in modules and t != m} for m, p in modules.items()}
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The circles of ``graph``: its strongly connected components of two or more modules (Tarjan), sorted."""
+    index, low, stack, on_stack, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while not component or component[-1] != v:
+                component.append(stack.pop())
+                on_stack.discard(component[-1])
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(out)
+
+
+def test_no_two_modules_import_each_other():
+    """No circle of imports inside simlib, not even one broken by an import inside a function (review 5
+    §2.1: ``bsp_scenario`` ⇄ ``experiments``, ``nine_systems`` ⇄ ``statistical_evidence``)."""
+    cycles = import_cycles(import_graph(MODULES))
+    assert not cycles, f"modules that import each other (directly or around a circle): {cycles}"
+
+
+def test_the_check_sees_a_circle_also_through_a_function_level_import(tmp_path):
+    files = {"a": "from simlib.papers.x.b import f\n",
+             "b": "def f():\n    from .c import g\n    return g\n",
+             "c": "import simlib.papers.x.a\n",
+             "d": "from simlib.papers.x.a import h\nfrom simlib.papers.x.b import f\n"}
+    modules = {}
+    for name, text in files.items():
+        (tmp_path / f"{name}.py").write_text(text)
+        modules[f"simlib.papers.x.{name}"] = tmp_path / f"{name}.py"
+    graph = {m: {t for t in imported_modules(p, m) if t in modules} for m, p in modules.items()}
+    assert import_cycles(graph) == [["simlib.papers.x.a", "simlib.papers.x.b", "simlib.papers.x.c"]]
+    graph["simlib.papers.x.b"] = set()      # without the import inside f: no circle
+    assert import_cycles(graph) == []

@@ -3,6 +3,7 @@ moved or was copied (the kernelspec's PYTHONPATH names the checkout), not on eve
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,35 @@ def test_a_full_reproduction_writes_requirements_lock_from_pip_freeze(tmp_path, 
     assert (a / "requirements.lock").is_file() == locked
     if locked:
         assert (a / "requirements.lock").read_text().startswith("# pip freeze of the environment of the last full")
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make not installed")
+def test_test_fast_runs_pytest_without_the_slow_tiers_and_with_the_fast_profile(tmp_path):
+    a = _checkout(tmp_path / "a")
+    for target in ("test", "test-fast"):
+        subprocess.run(["make", "-s", "VENV=v", target], cwd=a, check=True, env={**os.environ, "MAKEFLAGS": ""})
+    runs = [c for c in (a / "v" / "calls.log").read_text().splitlines() if c.startswith("-m pytest")]
+    assert runs == ["-m pytest -n 2",
+                    "-m pytest -n 2 -m not notebooks and not simgrid and not slow --hypothesis-profile fast"]
+
+
+PROPERTY = """from hypothesis import given, settings, strategies as st
+
+@settings(max_examples=300, database=None)
+@given(st.integers())
+def test_many(x):
+    with open("examples.txt", "a") as f:
+        f.write("x")
+"""
+
+
+@pytest.mark.parametrize("profile, examples", [(None, 300), ("fast", 10)])
+def test_the_fast_profile_caps_a_tests_own_max_examples(tmp_path, profile, examples):
+    """`--hypothesis-profile fast` (what `make test-fast` passes) runs at most 10 examples, also for a test
+    whose own @settings ask for 300; without it the test's own count stands."""
+    shutil.copy(ROOT / "tests" / "conftest.py", tmp_path)
+    (tmp_path / "test_property.py").write_text(PROPERTY)
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "test_property.py"]
+    subprocess.run(cmd + (["--hypothesis-profile", profile] if profile else []), cwd=tmp_path, check=True,
+                   capture_output=True, env={k: v for k, v in os.environ.items() if k != "CI"})
+    assert len((tmp_path / "examples.txt").read_text()) == examples

@@ -24,7 +24,7 @@ Units: seconds, bits, bits/s.
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -36,7 +36,7 @@ from simlib.core.topology import BigSwitch
 from simlib.core.validate import check_array, check_choice, check_int, check_real
 from simlib.runtime.log import UPDATE_RULES, ScheduleLog, SyncRecord
 
-__all__ = ["Cluster", "WorkerPhase", "ComputeTimes", "ScriptedComputeTimes"]
+__all__ = ["Cluster", "WorkerPhase", "WorkerView", "ComputeTimes", "ScriptedComputeTimes"]
 
 
 class WorkerPhase(IntEnum):
@@ -114,6 +114,21 @@ class ScriptedComputeTimes:
     def take(self, w: int, k: int) -> np.ndarray:
         """Worker ``w``'s next ``k`` compute times (s): the values of ``k`` calls to :meth:`next`."""
         return np.array([self.next(w) for _ in range(k)], dtype=float)
+
+
+class WorkerView(NamedTuple):
+    """What a controller may read of the workers (:meth:`Cluster.workers`): read-only views of the
+    cluster's per-worker arrays, indexed by worker id, that follow the run (no copies)."""
+
+    phase: np.ndarray               # WorkerPhase code per worker (int8)
+    compute_start: np.ndarray       # start of the current/last compute phase (s)
+    compute_finish: np.ndarray      # end of the current/last compute phase (s)
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    view = a.view()
+    view.flags.writeable = False
+    return view
 
 
 class Cluster:
@@ -215,6 +230,11 @@ class Cluster:
     def training_workers(self) -> np.ndarray:
         """Ids of workers currently computing (the set S of 000 Alg. 2/3)."""
         return np.flatnonzero(self.phase == COMPUTING)
+
+    def workers(self) -> WorkerView:
+        """The workers' phases and compute-phase times as read-only views (:class:`WorkerView`): they
+        show the run as it goes, and writing through them raises ``ValueError``."""
+        return WorkerView(_read_only(self.phase), _read_only(self.compute_start), _read_only(self.compute_finish))
 
     def elapsed(self, ids: np.ndarray) -> np.ndarray:
         """Seconds since each worker started its current compute phase."""

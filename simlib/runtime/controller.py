@@ -11,7 +11,9 @@ A :class:`~simlib.runtime.cluster.Cluster` calls, in this order:
 The controller acts through the cluster: ``cluster.launch(members)`` starts a
 synchronization among READY workers; ``cluster.record_hold(workers)`` and
 ``cluster.count(name)`` write its raw decisions into the schedule log, from
-which metrics are derived.
+which metrics are derived.  It reads the workers through ``cluster.workers()``
+(read-only views of their phases and compute times), ``cluster.training_workers()``
+and ``cluster.elapsed(ids)``.
 """
 from __future__ import annotations
 

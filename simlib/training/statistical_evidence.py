@@ -24,31 +24,21 @@ into ledger observations.  Units: seconds, counts.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
 import pandas as pd
 
-from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.papers.analysis import require_frame
 from simlib.papers.censoring import bounded_stat, fmt_bound, ratio_bounds, span_of
 from simlib.papers.claim import Claim, observation
-from simlib.papers.cluster_scenario import simulate
 from simlib.papers.partial_reduce.table1_claims import paired_arms
-from simlib.papers.trial import trial_of
-from simlib.runtime.metrics import gradient_staleness
-from simlib.training.replay import Numerics, StepRule, replay, time_to_accuracy
-from simlib.training.params import TrainingParams
-from simlib.training.nine_systems import SystemSetting, simulated_system
+# The trial lives with the other Table 1 trials (nine_systems, which builds the sweeps); re-exported here.
+from simlib.training.nine_systems import MODES, STALENESS_ARMS, staleness_trial
 
 __all__ = ["STALENESS_ARMS", "MODES", "steps_to_target", "staleness_trial", "staleness_summary",
            "dynamic_vs_constant", "momentum_effect", "momentum_observation", "evidence_texts", "observations"]
 
-#: The gradient-rule systems whose staleness notebook 22 measures (Table 1's labels -> schemes).
-STALENESS_ARMS = {"ER": "eager", "ASP": "ps-asp", "HETE": "ps-hete"}
-#: The two replays of :func:`staleness_trial`: as logged, and every gradient on the model it is applied to.
-MODES = ("stale", "fresh")
 _PAPER = "002"
 
 
@@ -79,67 +69,6 @@ def steps_to_target(df: pd.DataFrame, ref: str = "AR") -> pd.DataFrame:
     cols = ["hl", "arm", "trials", "reached", "updates", "local_steps", "steps_vs_ref", "steps_vs_ref_lo",
             "steps_vs_ref_hi", "steps_vs_ref_min", "steps_vs_ref_max"]
     return pd.DataFrame(rows).reindex(columns=cols)
-
-
-def _replay(log, tp: TrainingParams, seed, fresh: bool) -> pd.DataFrame:
-    """The test curve of ``log`` up to ``tp.target()`` (early stop), with the replay seed and numerics of
-    :func:`~simlib.training.time_to_accuracy.replay_curve` (so the stale curve is the one notebook 22's
-    Table 1 runs give, up to the target)."""
-    return replay(log, tp.problem, model=tp.model, lr=tp.lr, batch_size=tp.batch, eval_every_s=tp.eval_every_s,
-                  seed=child_seed(seed, 7), data=tp.data, numerics=Numerics(dtype=tp.dtype), stop_acc=tp.target(),
-                  steps=StepRule(momentum=tp.momentum, fresh_gradients=fresh)).curve
-
-
-@trial_of(SystemSetting)
-def staleness_trial(params, seed) -> dict:
-    """One gradient-rule system (``python -m simlib train``'s ``params``: ``scheme`` ``eager``,
-    ``ps-asp``, ``ps-hete``, ``ps-bsp`` or ``ps-backup``) replayed as logged and with fresh gradients.
-
-    The schedule is simulated for half the cap ``duration_s`` first and to the cap only if a replay
-    has not reached the target by then (the simulators are prefix-consistent, so the curves are the
-    full run's, RP16).  Returns, for each mode of :data:`MODES`, ``<mode>_time_s`` (NaN if never
-    reached: censored at ``simulated_s``), ``<mode>_steps`` (local steps, all workers) and
-    ``<mode>_updates`` to the target; ``simulated_s``; ``staleness_mean`` / ``staleness_max``, the
-    staleness (PS4: updates between the gradient's version and its apply) of the gradients applied
-    until the stale replay reached the target (or the run's end); and ``curve_gap``, the largest
-    |accuracy difference| of the two curves at the evaluations both have.
-
-    ``params`` is a Table 1 setting (:class:`~simlib.training.nine_systems.SystemSetting` or its flat
-    dict, :func:`~simlib.training.nine_systems.simulated_system`); its ``curve_every_s`` and
-    ``early_stop`` are not used: both replays always stop at the target (RP16's staging above)."""
-    ts = simulated_system(params)
-    sc = ts.scenario()
-    tp = ts.training()
-    target = tp.target()
-    seed = as_seed_sequence(seed)
-    cap = ts.duration_s
-    first = math.floor(cap / 2 / tp.eval_every_s) * tp.eval_every_s
-    for d in ((first, cap) if first > 0 else (cap,)):
-        log = simulate(dataclasses.replace(sc, duration_s=d), seed)
-        if log.update_rule != "gradient":
-            raise ValueError(f"scheme must be a gradient-rule system (eager, ps-asp, ps-hete, ps-bsp, ps-backup), "
-                             f"got {ts.scheme!r}")
-        curves = {m: _replay(log, tp, seed, m == "fresh") for m in MODES}
-        times = {m: time_to_accuracy(c, target) for m, c in curves.items()}
-        if not any(math.isnan(t) for t in times.values()):
-            break
-    out = {"simulated_s": float(log.duration)}
-    for m, c in curves.items():
-        hit = c[c["time_s"] == times[m]]
-        out[f"{m}_time_s"] = times[m]
-        out[f"{m}_steps"] = float(hit["iterations"].iloc[0]) if len(hit) else math.nan
-        out[f"{m}_updates"] = float(hit["syncs"].iloc[0]) if len(hit) else math.nan
-    until = log.duration if math.isnan(times["stale"]) else times["stale"]
-    tau = gradient_staleness(log)
-    applied = [i for i, r in enumerate(log.syncs) if r.weights is not None and any(r.weights)
-               and (r.launch if r.apply is None else r.apply) <= until]
-    vals = tau[applied][~np.isnan(tau[applied])] if applied else np.empty(0)
-    out["staleness_mean"] = float(vals.mean()) if vals.size else math.nan
-    out["staleness_max"] = float(vals.max()) if vals.size else math.nan
-    a, b = (curves[m].set_index("time_s")["test_acc"] for m in MODES)
-    both = a.index.intersection(b.index)
-    out["curve_gap"] = float((a[both] - b[both]).abs().max())
-    return out
 
 
 def staleness_summary(df: pd.DataFrame) -> pd.DataFrame:

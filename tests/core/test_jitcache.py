@@ -6,6 +6,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 MAIN = textwrap.dedent("""
@@ -38,6 +40,7 @@ def _run(tmp_path: Path) -> str:
     return out.stdout.split()
 
 
+@pytest.mark.slow      # compiles in fresh subprocesses with an empty numba cache, every run (48-68 s loaded)
 def test_an_edit_of_a_dependency_recompiles_the_marked_callers(tmp_path):
     pkg = tmp_path / "pkg"
     pkg.mkdir()
@@ -82,6 +85,7 @@ def test_announce_compilation_says_it_once_when_numba_compiles():
     assert out.getvalue() == ""
 
 
+@pytest.mark.slow      # compiles in fresh subprocesses with an empty numba cache, every run (48-68 s loaded)
 def test_a_warm_cache_says_nothing(tmp_path):
     """A cache=True function: the first process compiles (and says so), the next loads the cache."""
     pkg = tmp_path / "warmpkg"
@@ -223,6 +227,7 @@ def _touch_later(path: Path, text: str) -> None:
     os.utime(path, (later, later))
 
 
+@pytest.mark.slow      # compiles in fresh subprocesses with an empty numba cache, every run (48-68 s loaded)
 def test_track_depends_on_the_import_closure_only(tmp_path, monkeypatch):
     pkg = tmp_path / "tpkg"
     pkg.mkdir()

@@ -39,7 +39,7 @@ SMALL = {
     "simlib.training.selmcast_ssp_tta:trial": {"n": 4, "duration_s": 4.0, "model_mb": 20.0},
     "simlib.training.nine_systems:trial": {"scheme": "partial", "n": 4, "p": 2, "duration_s": 4.0},
     "simlib.training.nine_systems:per_update_trial": {"scheme": "ps-asp", "n": 4, "duration_s": 4.0},
-    "simlib.training.statistical_evidence:staleness_trial": {"scheme": "ps-asp", "n": 4, "duration_s": 4.0},
+    "simlib.training.nine_systems:staleness_trial": {"scheme": "ps-asp", "n": 4, "duration_s": 4.0},
 }
 # Metrics that are wall-clock measurements: they differ between two runs of the same seed.
 WALL_CLOCK = ("time_ms", "_time_s", "stage1_s", "stage2_s", "wall_s")

@@ -184,3 +184,27 @@ def test_zero_compute_times_with_a_zero_cost_sync_end_with_an_error_not_a_hang()
     assert cl.sim.max_events_per_instant == 10**5
     with pytest.raises(NoProgressError, match=r"at t = 0.0 s .*zero compute times with a zero-cost sync"):
         cl.run()
+
+
+def test_worker_view_follows_the_run_and_refuses_writes():
+    """Fig. 3's run: the view taken before the run shows the phases and compute times as they change (the
+    cluster's own arrays, no copy), and a controller cannot write through it."""
+    from simlib.runtime.cluster import WorkerPhase
+
+    seen = []
+
+    class Watch(AllReduceController):
+        def on_ready(self, w, elapsed):
+            seen.append((w, int(view.phase[w]), float(view.compute_start[w]), float(view.compute_finish[w])))
+            super().on_ready(w, elapsed)
+
+    cl = Cluster.big_switch(FIG3_BW, ScriptedComputeTimes(FIG3_READY), Watch(), model_bits=5.0, alpha=0.0,
+                            duration=100.0, sync_model="eq2_example")
+    view = cl.workers()
+    assert view.compute_finish.tolist() == [0.0] * 5
+    cl.run()
+    assert seen[0] == (0, WorkerPhase.READY, 0.0, 1.0) and seen[-1] == (4, WorkerPhase.READY, 0.0, 13.0)
+    assert np.shares_memory(view.phase, cl.phase) and view.phase.tolist() == cl.phase.tolist()
+    for a in view:
+        with pytest.raises(ValueError, match="read-only"):
+            a[0] = 1

@@ -284,6 +284,211 @@ def push_first_computes(draws, used, heap):
         used[i] = 1
 
 
+# a step's outcome besides the driver's codes: go on with this event, or take the next one
+GO, NEXT = -1, -2
+NO_EVENT = -3   # no event left before the period's end
+
+
+@njit(cache=True, inline="always")
+def _next_event(cfg, st, heap, instant_blocks):
+    """The next thing to handle: (QUEUED, now, -1) when the queued workers fill a round at the instant
+    of the last event and no one else is due at it (FM3: ready if blocking, their blocks at the
+    leader if not); else the heap's first event (kind, time, worker), or (NO_EVENT, ...) when none
+    is left within the period."""
+    if st.q_len[0] >= cfg.p:
+        t = st.now[0]
+        if not (_ready_now(heap, t) if cfg.blocking else _arriving_now(heap, st.s_fin, instant_blocks, t)):
+            return QUEUED, t, -1
+    if int(heap[0, H_T]) == 0:
+        return NO_EVENT, 0.0, -1
+    t = heap[1, H_T]
+    if t > cfg.duration_s:
+        return NO_EVENT, t, -1
+    return int(heap[1, H_KIND]), t, int(heap[1, H_A])
+
+
+@njit(cache=True, inline="always")
+def _room(st, heap, log, draws, n, kind, a):
+    """NEED_SPACE if the heap or the round log may be too small for the next event (it pushes at most
+    max(n, p) events and logs at most one round), NEED_DRAWS if a WORKER_DONE's worker has no unused
+    compute draw left, else GO."""
+    st.need_heap[0] = int(heap[0, H_T]) + n + 1      # rows, the header included
+    st.need_rounds[0] = st.n_rounds[0] + 1
+    if st.need_heap[0] > heap.shape[0] or st.need_rounds[0] > log.finish.shape[0]:
+        return NEED_SPACE
+    if kind == WORKER_DONE and st.used[a] >= draws.shape[1]:
+        return NEED_DRAWS
+    return GO
+
+
+@njit(cache=True, inline="always")
+def _on_compute_done(cfg, st, heap, a, t):
+    """Worker a's compute ended at t.  Blocking: it queues, and a round forms once every worker ready
+    now is in (FM3).  Non-blocking: it scatters its blocks with the predefined split (FM2); its block
+    at the leader is a LEADER_ARRIVAL.  Returns (GO or LINK_BUSY, announce now)."""
+    st.ready[a] = t
+    if cfg.blocking:
+        _enqueue_ready(st.queue, st.q_head, st.q_len, st.ready, a, t)
+        return GO, st.q_len[0] >= cfg.p and not _ready_now(heap, t)
+    s_fin, b_fin = st.s_fin, st.b_fin
+    for j in range(cfg.n):
+        if j != a and not link_free(s_fin[a, j], t):
+            return LINK_BUSY, False
+    for j in range(cfg.n):
+        if j != a:
+            s_fin[a, j], b_fin[a, j] = finish_times(b_fin[a, j], cfg.b[a, j], cfg.xpre[j], t, cfg.fcfs)
+    s_fin[a, a] = t
+    push(heap, t if a == LEADER else s_fin[a, LEADER], LEADER_ARRIVAL, a, 0, 0)
+    return GO, False
+
+
+@njit(cache=True, inline="always")
+def _on_leader_arrival(cfg, st, heap, a, t, instant_blocks):
+    """Worker a's block reached the leader (non-blocking): it queues; blocks in at one instant queue in
+    id order and the round waits for every one of them (FM3).  A block delayed by a later flow (FS)
+    is checked again then.  Returns (GO or NEXT, announce now)."""
+    s_fin = st.s_fin
+    if s_fin[a, LEADER] > t and a != LEADER:
+        push(heap, s_fin[a, LEADER], LEADER_ARRIVAL, a, 0, 0)
+        return NEXT, False
+    _enqueue_ready(st.queue, st.q_head, st.q_len, s_fin[:, LEADER], a, t)
+    return GO, st.q_len[0] >= cfg.p and not _arriving_now(heap, s_fin, instant_blocks, t)
+
+
+@njit(cache=True, inline="always")
+def _on_reduce(cfg, st, log, heap, a, rnd, t):
+    """Reducer a may reduce round rnd at t: once it holds every block, the first announced of the
+    rounds whose blocks are all in at this instant reduces first (FM15; this round's event comes
+    back after it).  Returns (GO: broadcast the returned round now, or NEXT, round)."""
+    parts, red, allin = log.parts, log.red, log.allin
+    if not np.isnan(allin[rnd, a]):                 # reduced already, ahead of its event (FM15)
+        return NEXT, rnd
+    need = _blocks_in(parts, st.s_fin, rnd, a)
+    if need > t:
+        push(heap, need, REDUCE, a, 0, rnd)
+        return NEXT, rnd
+    for r2 in range(st.red_low[a], rnd):
+        if (np.isnan(allin[r2, a]) and _reduces(red, r2, a)
+                and _blocks_in(parts, st.s_fin, r2, a) <= t + SAME_INSTANT * t):
+            push(heap, t, REDUCE, a, 0, rnd)
+            rnd = r2
+            break
+    allin[rnd, a] = t
+    lo = st.red_low[a]
+    while lo < st.n_rounds[0] and not (np.isnan(allin[lo, a]) and _reduces(red, lo, a)):
+        lo += 1
+    st.red_low[a] = lo
+    fin = max(t, st.red_free[a]) + cfg.reduce_s_per_mb * cfg.p * log.x[rnd, a] / MB
+    st.red_free[a] = fin
+    if fin > t:
+        push(heap, fin, BCAST, a, 0, rnd)
+        return NEXT, rnd
+    return GO, rnd
+
+
+@njit(cache=True, inline="always")
+def _broadcast(cfg, st, log, heap, a, rnd, t, recv):
+    """Reducer a sends its reduced block of round rnd to the round's participants at t; after the
+    round's last reducer, every participant's WORKER_DONE is pushed for when it holds every block.
+    Returns GO or LINK_BUSY."""
+    p, m = cfg.p, log.red.shape[1]
+    parts, red, s_fin, b_fin = log.parts, log.red, st.s_fin, st.b_fin
+    nrecv = 0
+    for q in range(p):
+        if parts[rnd, q] != a:
+            recv[nrecv] = parts[rnd, q]
+            nrecv += 1
+    for q in range(nrecv):
+        if not link_free(b_fin[a, recv[q]], t):
+            return LINK_BUSY
+    for q in range(nrecv):
+        j = recv[q]
+        b_fin[a, j], s_fin[a, j] = finish_times(s_fin[a, j], cfg.b[a, j], log.x[rnd, a], t, cfg.fcfs)
+    if nrecv < p:                                   # a is a participant: its own block is local
+        b_fin[a, a] = t
+    log.n_bcast[rnd] += 1
+    if log.n_bcast[rnd] == m:
+        for q in range(p):
+            i = parts[rnd, q]
+            need = -np.inf
+            for jj in range(m):
+                if b_fin[red[rnd, jj], i] > need:
+                    need = b_fin[red[rnd, jj], i]
+            push(heap, max(need, t), WORKER_DONE, i, q, rnd)
+    return GO
+
+
+@njit(cache=True, inline="always")
+def _on_worker_done(cfg, st, log, heap, draws, a, k, rnd, t):
+    """Participant a (k-th of round rnd) holds every reduced block by t (else its event comes back
+    then): it is done and computes its next iteration (its next draw)."""
+    red, b_fin = log.red, st.b_fin
+    need = -np.inf
+    for jj in range(red.shape[1]):
+        if b_fin[red[rnd, jj], a] > need:
+            need = b_fin[red[rnd, jj], a]
+    if need > t:
+        push(heap, need, WORKER_DONE, a, k, rnd)
+        return
+    log.done[rnd, k] = t
+    log.n_done[rnd] += 1
+    if log.n_done[rnd] == cfg.p:
+        log.finish[rnd] = t
+    st.start[a] = t
+    d = draws[a, st.used[a]]
+    st.used[a] += 1
+    push(heap, t + d, COMPUTE_DONE, a, 0, 0)
+
+
+@njit(cache=True, inline="always")
+def _announce(cfg, st, log, heap, t, sorted_parts):
+    """announce(t): the first p queued workers form round r (logged), with its reducers and split;
+    then :func:`_announce_end`.  Returns GO, NO_SPLIT, LINK_BUSY or NEED_SPLIT (Python solves the
+    split; ``st.pending`` names the round)."""
+    n, p = cfg.n, cfg.p
+    queue, q_head = st.queue, st.q_head
+    parts, red, x = log.parts, log.red, log.x
+    r = st.n_rounds[0]
+    st.n_rounds[0] = r + 1
+    for q in range(p):
+        w = queue[q_head[0]]
+        q_head[0] = (q_head[0] + 1) % n
+        parts[r, q] = w
+        sorted_parts[q] = w
+        log.start[r, q] = st.start[w]
+        log.ready[r, q] = st.ready[w]
+        log.done[r, q] = np.nan
+    st.q_len[0] -= p
+    sorted_parts.sort()
+    if cfg.everyone:
+        for j in range(n):
+            red[r, j] = j
+    else:
+        red[r, :] = sorted_parts
+    log.announce[r] = t
+    log.finish[r] = np.inf
+    log.n_bcast[r] = 0
+    log.n_done[r] = 0
+    log.allin[r, :] = np.nan
+    if not cfg.blocking:
+        x[r, :] = cfg.xpre
+    elif cfg.split == SPLIT_EVEN:                   # split.even_split
+        x[r, :] = 0.0
+        m = red.shape[1]
+        for j in red[r]:
+            x[r, j] = cfg.model_bits / m
+    elif cfg.split == SPLIT_BREAKPOINT:
+        if not breakpoint_split_into(cfg.model_bits, cfg.b, sorted_parts, red[r], x[r]):
+            return NO_SPLIT
+    else:                                           # Python solves it; the next call goes on
+        st.pending[0] = r
+        st.pending_t[0] = t
+        return NEED_SPLIT
+    if not _announce_end(cfg, st, log, heap, r, t):
+        return LINK_BUSY
+    return GO
+
+
 @njit(cache=True)
 def run_loop(cfg, st, log, heap, draws):
     """Advance the simulation until its end, or until the driver must act.
@@ -295,185 +500,46 @@ def run_loop(cfg, st, log, heap, draws):
     next event: ``st.need_heap``, ``st.need_rounds``), NEED_SPLIT (round
     ``st.pending`` needs its split in ``log.x``), LINK_BUSY (the protocol
     invariant of :mod:`.mesh_links` broke) or NO_SPLIT (LP (2) has no finite
-    optimum)."""
-    # the fields the events use, as locals (each attribute read of a NamedTuple's array in the loop costs)
-    n, p, b, fcfs, xpre = cfg.n, cfg.p, cfg.b, cfg.fcfs, cfg.xpre
-    s_fin, b_fin, start, ready, red_free = st.s_fin, st.b_fin, st.start, st.ready, st.red_free
-    queue, q_head, q_len, used = st.queue, st.q_head, st.q_len, st.used
-    parts, red, x, allin, done = log.parts, log.red, log.x, log.allin, log.done
-    n_bcast, n_done, finish = log.n_bcast, log.n_done, log.finish
-    m = red.shape[1]
-    sorted_parts = np.empty(p, np.int64)
-    recv = np.empty(p, np.int64)
-    at_leader = s_fin[:, LEADER]                    # non-blocking: when a queued worker's block reached the leader
-    instant_blocks = xpre[LEADER] <= 0.0            # non-blocking: every block reaches the leader at once
+    optimum).  A dispatcher over one named step per event kind (each compiled inline)."""
+    sorted_parts = np.empty(cfg.p, np.int64)
+    recv = np.empty(cfg.p, np.int64)
+    instant_blocks = cfg.xpre[LEADER] <= 0.0        # non-blocking: every block reaches the leader at once
     while True:
         r = st.pending[0]
         if r >= 0:                                  # Python wrote round r's split
             st.pending[0] = -1
             if not _announce_end(cfg, st, log, heap, r, st.pending_t[0]):
                 return LINK_BUSY
-        size = int(heap[0, H_T])
-        # FM3: workers queued at one instant (ready if blocking, their blocks at the leader if not)
-        # can fill more than one round; the next one forms before any other event, at the time of
-        # the last event (the instant's latest: until everyone due at it is in, the queue waits
-        # and the events handled are within it)
-        queued = q_len[0] >= p
-        if queued:
-            t = st.now[0]
-            queued = not (_ready_now(heap, t) if cfg.blocking else _arriving_now(heap, s_fin, instant_blocks, t))
-        if queued:
-            kind = QUEUED
-            a = k = rnd = -1
-        else:
-            if size == 0:
-                return DONE
-            t = heap[1, H_T]
-            if t > cfg.duration_s:
-                return DONE
-            kind = int(heap[1, H_KIND])
-            a = int(heap[1, H_A])
-        # an event pushes at most max(n, p) events and logs at most one round
-        st.need_heap[0] = size + n + 1              # rows, the header included
-        st.need_rounds[0] = st.n_rounds[0] + 1
-        if st.need_heap[0] > heap.shape[0] or st.need_rounds[0] > finish.shape[0]:
-            return NEED_SPACE
-        if kind == WORKER_DONE and used[a] >= draws.shape[1]:
-            return NEED_DRAWS
+        kind, t, a = _next_event(cfg, st, heap, instant_blocks)
+        if kind == NO_EVENT:
+            return DONE
+        status = _room(st, heap, log, draws, cfg.n, kind, a)
+        if status != GO:
+            return status
+        announce = kind == QUEUED
         if kind != QUEUED:
             k = int(heap[1, H_K])
             rnd = int(heap[1, H_RND])
             _pop(heap)
             st.now[0] = t
-        announce = kind == QUEUED
-        if kind == QUEUED:
-            pass
-        elif kind == COMPUTE_DONE:
-            ready[a] = t
-            if cfg.blocking:                        # FM3: the round waits for every worker ready now
-                _enqueue_ready(queue, q_head, q_len, ready, a, t)
-                announce = q_len[0] >= p and not _ready_now(heap, t)
-            else:                                   # scatter with the predefined split (FM2)
-                for j in range(n):
-                    if j != a and not link_free(s_fin[a, j], t):
-                        return LINK_BUSY
-                for j in range(n):
-                    if j != a:
-                        s_fin[a, j], b_fin[a, j] = finish_times(b_fin[a, j], b[a, j], xpre[j], t, fcfs)
-                s_fin[a, a] = t
-                push(heap, t if a == LEADER else s_fin[a, LEADER], LEADER_ARRIVAL, a, 0, 0)
-        elif kind == LEADER_ARRIVAL:
-            if s_fin[a, LEADER] > t and a != LEADER:  # delayed by a later flow (FS): re-check then
-                push(heap, s_fin[a, LEADER], kind, a, 0, 0)
-                continue
-            # FM3: blocks in at one instant queue in id order; the round waits for every one of them
-            _enqueue_ready(queue, q_head, q_len, at_leader, a, t)
-            announce = q_len[0] >= p and not _arriving_now(heap, s_fin, instant_blocks, t)
-        elif kind == REDUCE or kind == BCAST:
-            if kind == REDUCE:
-                if not np.isnan(allin[rnd, a]):     # reduced already, ahead of its event (FM15)
-                    continue
-                need = _blocks_in(parts, s_fin, rnd, a)
-                if need > t:
-                    push(heap, need, kind, a, 0, rnd)
-                    continue
-                # FM15: of the rounds whose blocks are all in at a at this instant, the first announced
-                # reduces first; this round's event comes back after it
-                for r2 in range(st.red_low[a], rnd):
-                    if (np.isnan(allin[r2, a]) and _reduces(red, r2, a)
-                            and _blocks_in(parts, s_fin, r2, a) <= t + SAME_INSTANT * t):
-                        push(heap, t, kind, a, 0, rnd)
-                        rnd = r2
-                        break
-                allin[rnd, a] = t
-                lo = st.red_low[a]
-                while lo < st.n_rounds[0] and not (np.isnan(allin[lo, a]) and _reduces(red, lo, a)):
-                    lo += 1
-                st.red_low[a] = lo
-                fin = max(t, red_free[a]) + cfg.reduce_s_per_mb * p * x[rnd, a] / MB
-                red_free[a] = fin
-                if fin > t:
-                    push(heap, fin, BCAST, a, 0, rnd)
-                    continue
-            # broadcast reducer a's block of round rnd to its participants
-            nrecv = 0
-            for q in range(p):
-                if parts[rnd, q] != a:
-                    recv[nrecv] = parts[rnd, q]
-                    nrecv += 1
-            for q in range(nrecv):
-                if not link_free(b_fin[a, recv[q]], t):
-                    return LINK_BUSY
-            for q in range(nrecv):
-                j = recv[q]
-                b_fin[a, j], s_fin[a, j] = finish_times(s_fin[a, j], b[a, j], x[rnd, a], t, fcfs)
-            if nrecv < p:                           # a is a participant: its own block is local
-                b_fin[a, a] = t
-            n_bcast[rnd] += 1
-            if n_bcast[rnd] == m:
-                for q in range(p):
-                    i = parts[rnd, q]
-                    need = -np.inf
-                    for jj in range(m):
-                        if b_fin[red[rnd, jj], i] > need:
-                            need = b_fin[red[rnd, jj], i]
-                    push(heap, max(need, t), WORKER_DONE, i, q, rnd)
-        else:  # WORKER_DONE
-            need = -np.inf
-            for jj in range(m):
-                if b_fin[red[rnd, jj], a] > need:
-                    need = b_fin[red[rnd, jj], a]
-            if need > t:
-                push(heap, need, kind, a, k, rnd)
-                continue
-            done[rnd, k] = t
-            n_done[rnd] += 1
-            if n_done[rnd] == p:
-                finish[rnd] = t
-            start[a] = t
-            d = draws[a, used[a]]
-            used[a] += 1
-            push(heap, t + d, COMPUTE_DONE, a, 0, 0)
+            if kind == COMPUTE_DONE:
+                status, announce = _on_compute_done(cfg, st, heap, a, t)
+            elif kind == LEADER_ARRIVAL:
+                status, announce = _on_leader_arrival(cfg, st, heap, a, t, instant_blocks)
+            elif kind == REDUCE or kind == BCAST:
+                if kind == REDUCE:
+                    status, rnd = _on_reduce(cfg, st, log, heap, a, rnd, t)
+                if status == GO:
+                    status = _broadcast(cfg, st, log, heap, a, rnd, t, recv)
+            else:  # WORKER_DONE
+                _on_worker_done(cfg, st, log, heap, draws, a, k, rnd, t)
+            if status == LINK_BUSY:
+                return LINK_BUSY
         if not announce:
             continue
-        # ---- announce(t): the first p queued workers form round r
-        r = st.n_rounds[0]
-        st.n_rounds[0] = r + 1
-        for q in range(p):
-            w = queue[q_head[0]]
-            q_head[0] = (q_head[0] + 1) % n
-            parts[r, q] = w
-            sorted_parts[q] = w
-            log.start[r, q] = start[w]
-            log.ready[r, q] = ready[w]
-            done[r, q] = np.nan
-        q_len[0] -= p
-        sorted_parts.sort()
-        if cfg.everyone:
-            for j in range(n):
-                red[r, j] = j
-        else:
-            red[r, :] = sorted_parts
-        log.announce[r] = t
-        finish[r] = np.inf
-        n_bcast[r] = 0
-        n_done[r] = 0
-        allin[r, :] = np.nan
-        if not cfg.blocking:
-            x[r, :] = xpre
-        elif cfg.split == SPLIT_EVEN:               # split.even_split
-            x[r, :] = 0.0
-            for j in red[r]:
-                x[r, j] = cfg.model_bits / m
-        elif cfg.split == SPLIT_BREAKPOINT:
-            if not breakpoint_split_into(cfg.model_bits, b, sorted_parts, red[r], x[r]):
-                return NO_SPLIT
-        else:                                       # Python solves it; the next call goes on
-            st.pending[0] = r
-            st.pending_t[0] = t
-            return NEED_SPLIT
-        if not _announce_end(cfg, st, log, heap, r, t):
-            return LINK_BUSY
+        status = _announce(cfg, st, log, heap, t, sorted_parts)
+        if status != GO:
+            return status
 
 
 # code compiled from mesh_links, split is frozen into this module's cache entries (simlib.core.jitcache)

@@ -104,6 +104,7 @@ class SelectiveReduceController(ControllerBase):
             raise ValueError(f"bandwidth_estimate must have one entry per worker ({n}), got {self._fixed_bw.size}")
         super().attach(cluster)
         self.progress.attach(cluster)
+        self._workers = cluster.workers()           # what the passes read of the workers (read-only)
         # the ready queue Q: ids[h:h + qlen] (h = self._qhead), in BAG's order with fixed estimates (an
         # insertion shifts the shorter side: kernels.queue_insert), else in arrival order (h = 0)
         self._qids = np.empty(2 * n + 1, np.int64)
@@ -193,12 +194,13 @@ class SelectiveReduceController(ControllerBase):
         # plain tuples of the kernels' NamedTuples' fields: cheaper to pass (kernels.round_pass)
         par = (float(cl.sim.now), *self._par[1:])
         model = self._spec() if self._fixed_spec is None else self._fixed_spec
-        workers = (cl.phase, self._bw_all, cl.compute_start, cl.compute_finish)
+        wv = self._workers
+        workers = (wv.phase, self._bw_all, wv.compute_start, wv.compute_finish)
         status = incremental.UNSURE
         if self.incremental and self._classes is not None:     # lines 10-22 on the classes (E21)
             c = self._classes
             if self._classes_stale:
-                c.count = incremental.build_classes(cl.phase, COMPUTING, cl.compute_start, self._bw_all, c.qscale,
+                c.count = incremental.build_classes(wv.phase, COMPUTING, wv.compute_start, self._bw_all, c.qscale,
                                                     c.start, c.cint, c.bw, c.fen, c.loc)
                 self._classes_stale = False
             status, n_runs, n_launch, n_new = incremental.fast_round_plan(

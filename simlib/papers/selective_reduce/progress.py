@@ -84,6 +84,7 @@ class OracleProgress:
 
     def attach(self, cluster) -> None:
         self.cluster = cluster
+        self._workers = cluster.workers()
 
     kernel_spec_fixed = True
 
@@ -92,9 +93,8 @@ class OracleProgress:
         return kernels.oracle_spec()
 
     def __call__(self, ids, elapsed, dt) -> np.ndarray:
-        cl = self.cluster
         ids = np.asarray(ids, dtype=np.int64)
-        return (cl.compute_finish[ids] <= cl.sim.now + dt + 1e-12).astype(float)
+        return (self._workers.compute_finish[ids] <= self.cluster.sim.now + dt + 1e-12).astype(float)
 
 
 def make_progress(name: str, dist=None):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from simlib.papers.contract import ScenarioBase, param
 
-__all__ = ["BSPScenario", "BSPOptions", "BSP_SCHEMES", "LAYERS", "NORMALIZATIONS", "round_summary"]
+__all__ = ["BSPScenario", "BSPOptions", "BSP_SCHEMES", "LAYERS", "NORMALIZATIONS"]
 
 #: The schemes every BSP trial runs (the MILP runs in its own trial: it is slow).
 BSP_SCHEMES = ("selmcast", "orpheus", "optimal")
@@ -58,12 +58,3 @@ class BSPOptions(ScenarioBase):
                         help="optimal: the exact max-flow optimum; milp: HiGHS on model (12)")
     time_limit_s: float = param(60.0, lo=0.0, lo_open=True, unit="s", flag="--time-limit",
                                 stated="§IV-B1", help="MILP time limit per stage (§IV-B1: 60 s)")
-
-
-def round_summary(sc: "BSPScenario | dict", seed, **options) -> dict:
-    """``python -m simlib selmcast-bsp``'s trial: :func:`.experiments.bsp_round_summary` of the command's
-    scenario ``sc`` (handed down as it is), imported when it runs (it loads the solvers; ``--help``
-    stays fast)."""
-    from .experiments import bsp_round_summary
-
-    return bsp_round_summary(sc, seed, **options)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from simlib.papers.contract import Command, Paper
 from simlib.papers.scheme import Scheme
 
-from .bsp_scenario import BSPOptions, BSPScenario, round_summary
+from .bsp_scenario import BSPOptions, BSPScenario
 from .ssp_scenario import SSPOptions, SSPScenario, run_summary
 from . import profile as _profile  # noqa: F401  (registers --profile paper for selmcast-bsp, SM72)
 
-__all__ = ["SCHEMES", "BSP_COMMAND", "SSP_COMMAND", "PAPER"]
+__all__ = ["SCHEMES", "BSP_COMMAND", "SSP_COMMAND", "PAPER", "round_summary"]
 
 #: Okabe-Ito colours, distinct from each other (and the colours the BSP figures have had).
 SCHEMES = {s.name: s for s in (
@@ -18,6 +18,17 @@ SCHEMES = {s.name: s for s in (
     Scheme("optimal", "004", "Optimal", "#CC79A7", "P", BSPScenario),
     Scheme("milp", "004", "MILP (HiGHS)", "#000000", "X", BSPScenario),
 )}
+
+
+def round_summary(sc: "BSPScenario | dict", seed, **options) -> dict:
+    """``python -m simlib selmcast-bsp``'s trial: :func:`.experiments.bsp_round_summary` of the command's
+    scenario ``sc`` (handed down as it is), imported when it runs (it loads the solvers; ``--help``
+    stays fast).  It lives here, beside the command, so that :mod:`.bsp_scenario` imports nothing
+    of :mod:`.experiments`, which builds on it."""
+    from .experiments import bsp_round_summary
+
+    return bsp_round_summary(sc, seed, **options)
+
 
 BSP_COMMAND = Command(
     "selmcast-bsp", BSPScenario, round_summary, options=BSPOptions, exclude=("rounds", "k"),

@@ -87,6 +87,7 @@ def test_long_runs_grow_every_array_and_match_the_reference(variant):
     assert_same_run(comp, ref, variant_label(**variant))
 
 
+@pytest.mark.slow      # the flow-network reference at the paper's scale: 10-21 s per variant on a loaded 2-core machine
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: variant_label(**v))
 def test_paper_scale_runs_match_the_reference(variant):
     # n = 60, p = 50, 200 MB (Fig. 2's setting) for 30 s: ~11 rounds of 60 reducers (the reference

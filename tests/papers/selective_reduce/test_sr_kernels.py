@@ -15,6 +15,7 @@ from simlib.papers.selective_reduce import kernels
 from simlib.papers.selective_reduce.algorithms import plan_round
 from simlib.papers.selective_reduce.progress import ConditionalProgress, OracleProgress, TraceProgress
 from simlib.workloads.traces import OnlineECDF, Trace, load_trace
+from simlib.runtime.cluster import WorkerView
 
 SIZES = list(range(0, 300)) + [511, 512, 1000, 1023, 4096, 8191, 8192, 8193, 12345, 16385, 30000]
 
@@ -80,6 +81,9 @@ class _FakeCluster:
     def __init__(self, start, finish, now):
         self.compute_start, self.compute_finish = start, finish
         self.sim = type("S", (), {"now": now})()
+
+    def workers(self):
+        return WorkerView(None, self.compute_start, self.compute_finish)
 
 
 @settings(max_examples=150, deadline=None)
