@@ -43,6 +43,9 @@ class FlowTable(NamedTuple):
     cnt: np.ndarray       # (L,) int64 scratch: unfrozen flows of the class on each link
     lmark: np.ndarray     # (L,) bool scratch: the link is in llist
     llist: np.ndarray     # (L,) int64 scratch: the links of the class
+    lpos: np.ndarray      # (L,) int64 scratch: where a link's flows start in lflow
+    lend: np.ndarray      # (L,) int64 scratch: where they end
+    lflow: np.ndarray     # (F * W,) int64 scratch: the class's flows of each link, in class order
 
 
 @njit(cache=True)
@@ -52,7 +55,8 @@ def flow_table(n_flows, width, n_links):
     fstart = np.arange(n_flows) * width
     return FlowTable(np.zeros(n_flows * width, np.int64), fstart, fstart.copy(), np.empty(n_flows, np.int64),
                      np.empty(n_flows, np.int64), np.empty(n_links), np.zeros(n_links, np.int64),
-                     np.zeros(n_links, np.bool_), np.empty(n_links, np.int64))
+                     np.zeros(n_links, np.bool_), np.empty(n_links, np.int64), np.empty(n_links, np.int64),
+                     np.empty(n_links, np.int64), np.empty(n_flows * width, np.int64))
 
 
 @njit(cache=True)
@@ -122,6 +126,7 @@ def share_rates(caps, table, active, prio, rates, single=True):
     sends it through the water-filling too (the tests compare the two)."""
     fidx, fstart, fend = table.fidx, table.fstart, table.fend
     resid, cnt, lmark, llist, act = table.resid, table.cnt, table.lmark, table.llist, table.act
+    lpos, lend, lflow = table.lpos, table.lend, table.lflow
     for l in range(caps.shape[0]):
         resid[l] = caps[l]
         cnt[l] = 0
@@ -156,26 +161,49 @@ def share_rates(caps, table, active, prio, rates, single=True):
                     lmark[l] = True
                     llist[nll] = l
                     nll += 1
+        pos = 0
+        for q in range(nll):                                # each link's flows, in class order (N11)
+            l = llist[q]
+            lmark[l] = False
+            pos += cnt[l]
+            lpos[l] = pos
+            lend[l] = pos
+        for q in range(b - 1, a - 1, -1):
+            f = act[perm[q]]
+            for e in range(fstart[f], fend[f]):
+                l = fidx[e]
+                lpos[l] -= 1
+                lflow[lpos[l]] = f
         left = b - a
         while left > 0:                                     # the tightest link freezes its flows
             best = np.inf
             bl = -1
-            for q in range(nll):
-                l = llist[q]
-                if cnt[l] > 0 and resid[l] / cnt[l] < best:
-                    best = resid[l] / cnt[l]
-                    bl = l
+            live = 0
+            for q in range(nll):                            # (links without unfrozen flows leave the
+                l = llist[q]                                # list; the others keep their order)
+                c = cnt[l]
+                if c > 0:
+                    llist[live] = l
+                    live += 1
+                    if resid[l] / c < best:
+                        best = resid[l] / c
+                        bl = l
+            nll = live
             best = max(best, 0.0)
-            for q in range(a, b):
-                f = act[perm[q]]
-                if rates[f] < 0.0 and _crosses(table, f, bl):
+            if bl < 0:                                      # every fair share infinite (or NaN)
+                for q in range(a, b):
+                    f = act[perm[q]]
+                    if rates[f] < 0.0:
+                        rates[f] = best
+                break
+            for h in range(lpos[bl], lend[bl]):             # bl's flows in class order
+                f = lflow[h]
+                if rates[f] < 0.0:
                     rates[f] = best
                     left -= 1
                     for e in range(fstart[f], fend[f]):
                         resid[fidx[e]] -= best
                         cnt[fidx[e]] -= 1
-        for q in range(nll):
-            lmark[llist[q]] = False
         a = b
 
 
