@@ -14,7 +14,8 @@ A multicast is one flow over its sender's ingress and every receiver's egress,
 so its rate is the fair share of its tightest link (not simply the capacity of
 its slowest one).  Inside a class the slot order only breaks ties: of links
 with equal fair shares, the one the class reached first (slots in order, each
-slot's links in order) freezes its flows first.  A class of one flow takes a
+slot's links in order) freezes its flows first; they are found from that link's own
+list of the class's flows, built per solve (decision N12).  A class of one flow takes a
 shortcut (:func:`_single`) that gives the same rates bit for bit.
 
 Units: capacities and rates in bits/s.
@@ -123,7 +124,9 @@ def share_rates(caps, table, active, prio, rates, single=True):
     active slot must cross at least one link, and each at most once (:func:`set_links`).
     A class of a single flow (every class of SelMcast's strict priority on L3) takes the
     shortcut :func:`_single`, which gives the same rates bit for bit; ``single=False``
-    sends it through the water-filling too (the tests compare the two)."""
+    sends it through the water-filling too (the tests compare the two).  The tightest link's flows
+    come from its list of the class's flows, in class order (N12); if every remaining fair share is
+    infinite the class's unfrozen flows get an infinite rate."""
     fidx, fstart, fend = table.fidx, table.fstart, table.fend
     resid, cnt, lmark, llist, act = table.resid, table.cnt, table.lmark, table.llist, table.act
     lpos, lend, lflow = table.lpos, table.lend, table.lflow

@@ -176,7 +176,7 @@ def tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res
         return _tau_by_worker(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau)
     # est_j = (resid_j + (m - 1) mean) + m dbar is non-decreasing in resid_j for a fixed m = need - r_j, in
     # floats too, so its largest value over the stragglers of r_j = r is that of their largest residual:
-    # one estimate per round value r gives each tau_i bit for bit (decision SM79)
+    # one estimate per round value r gives each tau_i bit for bit (decision SM72)
     top = np.full(spread, -np.inf)      # largest residual compute time of the workers at round low + g
     most = low                          # no worker at or above it is a straggler of any task
     for i in range(n):
