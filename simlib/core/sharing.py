@@ -89,14 +89,6 @@ def set_links(table, f, links, count):
 
 
 @njit(cache=True, inline="always")
-def _crosses(table, f, link):
-    for q in range(table.fstart[f], table.fend[f]):
-        if table.fidx[q] == link:
-            return True
-    return False
-
-
-@njit(cache=True, inline="always")
 def _single(table, f, rates):
     """Slot f is alone in its class: it gets the smallest capacity left on its links (floored at 0)
     and takes it from each of them.  The water-filling of :func:`share_rates` gives the same, bit
@@ -165,7 +157,7 @@ def share_rates(caps, table, active, prio, rates, single=True):
                     llist[nll] = l
                     nll += 1
         pos = 0
-        for q in range(nll):                                # each link's flows, in class order (N11)
+        for q in range(nll):                                # each link's flows, in class order (N12)
             l = llist[q]
             lmark[l] = False
             pos += cnt[l]
