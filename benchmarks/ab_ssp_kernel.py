@@ -6,8 +6,9 @@ For a refactor of ``simlib/papers/selmcast/ssp_kernel.py`` that must not change 
   both orders; SSP 0/2/4/inf; tau from the trace, the oracle and zero; line 32's reading "x"; L7 (30 s);
   gamma 0.6; eta 1 with k 2) run on both kernels, and every column of the multicast log, the compute
   intervals, the blocked times, the largest SSP gap and the number of selections must be equal, bit for bit;
-* speed: process CPU time of whole 10-minute n = 50 runs (``bench_selmcast_ssp.timed``), the two kernels
-  in turn (their order rotating) over ``--repeats`` seeds; medians and their ratio.
+* speed: process CPU time of whole 10-minute n = 50 runs (``bench_selmcast_ssp.timed``) at notebooks 44-45's
+  defaults (and Fig. 13's gamma 0.6: cases sg, og), the two kernels in turn (their order rotating) over
+  ``--repeats`` seeds; medians, their ratio new/old, the speed-up old/new and the load average.
 
 The revision's ``ssp_kernel.py``, ``ssp_cluster.py``, ``ssp_selection.py`` (Algorithm 2) and
 ``simlib/core/sharing.py`` (the rate solver) are written beside the package's as ``_ab_*.py`` for the run
@@ -16,12 +17,13 @@ worktree's for both.  A third copy of the revision's kernel runs first: in one p
 ~10 % faster than any later one, whichever it is (measured with two copies of one file), and
 process-wide memos (bandwidth draws, traces) are filled before timing.
 
-    python benchmarks/ab_ssp_kernel.py [--rev 91e9644] [--repeats 7] [--cases sm,om,sp] [--no-identity]
+    python benchmarks/ab_ssp_kernel.py [--rev 574b478] [--repeats 7] [--cases sm,om,sp,sg,og] [--no-identity]
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import statistics
 import subprocess
 import sys
@@ -44,7 +46,11 @@ PKG = ROOT / "simlib" / "papers" / "selmcast"
 #: Imports rewritten in the revision's copies, so that its kernel runs on its own Algorithm 2 and sharing solver.
 IMPORTS = (("from simlib.core.sharing import", "from ._ab_sharing import"),
            ("from .ssp_selection import", "from ._ab_selection import"))
-CASES = {"sm": ("selmcast", "maxmin"), "om": ("orpheus", "maxmin"), "sp": ("selmcast", "priority")}
+#: Timed runs (notebooks 44-45's defaults: n = 50, LSTM, ssp = k = 4, p = 0.3 n, eta = 0.75), and
+#: notebook 45's Fig. 13 (gamma 0.6, bandwidths re-drawn every 100 ms): scheme, sharing, other fields.
+CASES = {"sm": ("selmcast", "maxmin", {}), "om": ("orpheus", "maxmin", {}), "sp": ("selmcast", "priority", {}),
+         "sg": ("selmcast", "maxmin", {"gamma": 0.6, "period_s": 0.1}),
+         "og": ("orpheus", "maxmin", {"gamma": 0.6, "period_s": 0.1})}
 
 
 def identity_scenarios() -> list[dict]:
@@ -72,7 +78,7 @@ def log_arrays(log) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rev", default="91e9644", help="the revision to compare with (git)")
+    ap.add_argument("--rev", default="574b478", help="the revision to compare with (git)")
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--cases", default="sm,om", help=f"comma-separated of {sorted(CASES)}")
     ap.add_argument("--no-identity", action="store_true")
@@ -104,8 +110,8 @@ def main(argv=None) -> int:
 
         for which in ("first", "old", "new"):               # compile or load every kernel
             use(which)
-            for scheme, sharing in cases:
-                simulate(SSPScenario(scheme=scheme, sharing=sharing, n=50, duration_s=5.0), 0)
+            for scheme, sharing, kw in cases:
+                simulate(SSPScenario(scheme=scheme, sharing=sharing, n=50, duration_s=5.0, **kw), 0)
         if not args.no_identity:
             bad = 0
             runs = [(kw, seed) for kw in identity_scenarios() for seed in (0, 5)]
@@ -120,21 +126,27 @@ def main(argv=None) -> int:
                     bad += 1
                     print(f"DIFFERENT {kw} seed {seed}: {diff}", flush=True)
             print(f"identity: {len(runs) - bad} of {len(runs)} runs bit-identical to {args.rev}", flush=True)
+        load0 = os.getloadavg()[0]
         for rep in range(args.repeats):                     # fill the process memos before timing
-            for scheme, sharing in cases:
-                simulate(SSPScenario(scheme=scheme, sharing=sharing, n=50, duration_s=600.0), rep)
+            for scheme, sharing, kw in cases:
+                simulate(SSPScenario(scheme=scheme, sharing=sharing, n=50, duration_s=600.0, **kw), rep)
         cpu = {}
         for rep in range(args.repeats):
             for which in (("old", "new") if rep % 2 == 0 else ("new", "old")):
                 use(which)
-                for scheme, sharing in cases:
-                    sc = SSPScenario(scheme=scheme, sharing=sharing, n=50, duration_s=600.0)
-                    cpu.setdefault((scheme, sharing, which), []).append(timed(sc, rep, "compiled")[1])
-        for scheme, sharing in cases:
-            old, new = (cpu[(scheme, sharing, w)] for w in ("old", "new"))
+                for c in args.cases.split(","):
+                    scheme, sharing, kw = CASES[c]
+                    sc = SSPScenario(scheme=scheme, sharing=sharing, n=50, duration_s=600.0, **kw)
+                    cpu.setdefault((c, which), []).append(timed(sc, rep, "compiled")[1])
+        print(f"timed {args.repeats} runs of each kernel per case, interleaved; load average {load0:.1f} before "
+              f"timing, {os.getloadavg()[0]:.1f} after", flush=True)
+        for c in args.cases.split(","):
+            scheme, sharing, kw = CASES[c]
+            old, new = (cpu[(c, w)] for w in ("old", "new"))
             mo, mn = statistics.median(old), statistics.median(new)
-            print(f"{scheme:8s} {sharing:8s} 600 s n = 50, CPU per run: {args.rev} {mo:.3f} s, worktree {mn:.3f} s, "
-                  f"ratio {mn / mo:.3f} (runs {', '.join(f'{x:.3f}' for x in old)} | "
+            label = f"{scheme} {sharing}" + (" " + " ".join(f"{k}={v}" for k, v in kw.items()) if kw else "")
+            print(f"{label:34s} 600 s n = 50, CPU per run: {args.rev} {mo:.3f} s, worktree {mn:.3f} s, "
+                  f"ratio {mn / mo:.3f}, speed-up old/new {mo / mn:.2f}x (runs {', '.join(f'{x:.3f}' for x in old)} | "
                   f"{', '.join(f'{x:.3f}' for x in new)})", flush=True)
     finally:
         for path in written:

@@ -14,7 +14,8 @@ A multicast is one flow over its sender's ingress and every receiver's egress,
 so its rate is the fair share of its tightest link (not simply the capacity of
 its slowest one).  Inside a class the slot order only breaks ties: of links
 with equal fair shares, the one the class reached first (slots in order, each
-slot's links in order) freezes its flows first.  A class of one flow takes a
+slot's links in order) freezes its flows first; they are found from that link's own
+list of the class's flows, built per solve (decision N12).  A class of one flow takes a
 shortcut (:func:`_single`) that gives the same rates bit for bit.
 
 Units: capacities and rates in bits/s.
@@ -43,6 +44,9 @@ class FlowTable(NamedTuple):
     cnt: np.ndarray       # (L,) int64 scratch: unfrozen flows of the class on each link
     lmark: np.ndarray     # (L,) bool scratch: the link is in llist
     llist: np.ndarray     # (L,) int64 scratch: the links of the class
+    lpos: np.ndarray      # (L,) int64 scratch: where a link's flows start in lflow
+    lend: np.ndarray      # (L,) int64 scratch: where they end
+    lflow: np.ndarray     # (F * W,) int64 scratch: the class's flows of each link, in class order
 
 
 @njit(cache=True)
@@ -52,7 +56,8 @@ def flow_table(n_flows, width, n_links):
     fstart = np.arange(n_flows) * width
     return FlowTable(np.zeros(n_flows * width, np.int64), fstart, fstart.copy(), np.empty(n_flows, np.int64),
                      np.empty(n_flows, np.int64), np.empty(n_links), np.zeros(n_links, np.int64),
-                     np.zeros(n_links, np.bool_), np.empty(n_links, np.int64))
+                     np.zeros(n_links, np.bool_), np.empty(n_links, np.int64), np.empty(n_links, np.int64),
+                     np.empty(n_links, np.int64), np.empty(n_flows * width, np.int64))
 
 
 @njit(cache=True)
@@ -84,14 +89,6 @@ def set_links(table, f, links, count):
 
 
 @njit(cache=True, inline="always")
-def _crosses(table, f, link):
-    for q in range(table.fstart[f], table.fend[f]):
-        if table.fidx[q] == link:
-            return True
-    return False
-
-
-@njit(cache=True, inline="always")
 def _single(table, f, rates):
     """Slot f is alone in its class: it gets the smallest capacity left on its links (floored at 0)
     and takes it from each of them.  The water-filling of :func:`share_rates` gives the same, bit
@@ -119,9 +116,12 @@ def share_rates(caps, table, active, prio, rates, single=True):
     active slot must cross at least one link, and each at most once (:func:`set_links`).
     A class of a single flow (every class of SelMcast's strict priority on L3) takes the
     shortcut :func:`_single`, which gives the same rates bit for bit; ``single=False``
-    sends it through the water-filling too (the tests compare the two)."""
+    sends it through the water-filling too (the tests compare the two).  The tightest link's flows
+    come from its list of the class's flows, in class order (N12); if every remaining fair share is
+    infinite the class's unfrozen flows get an infinite rate."""
     fidx, fstart, fend = table.fidx, table.fstart, table.fend
     resid, cnt, lmark, llist, act = table.resid, table.cnt, table.lmark, table.llist, table.act
+    lpos, lend, lflow = table.lpos, table.lend, table.lflow
     for l in range(caps.shape[0]):
         resid[l] = caps[l]
         cnt[l] = 0
@@ -156,26 +156,49 @@ def share_rates(caps, table, active, prio, rates, single=True):
                     lmark[l] = True
                     llist[nll] = l
                     nll += 1
+        pos = 0
+        for q in range(nll):                                # each link's flows, in class order (N12)
+            l = llist[q]
+            lmark[l] = False
+            pos += cnt[l]
+            lpos[l] = pos
+            lend[l] = pos
+        for q in range(b - 1, a - 1, -1):
+            f = act[perm[q]]
+            for e in range(fstart[f], fend[f]):
+                l = fidx[e]
+                lpos[l] -= 1
+                lflow[lpos[l]] = f
         left = b - a
         while left > 0:                                     # the tightest link freezes its flows
             best = np.inf
             bl = -1
-            for q in range(nll):
-                l = llist[q]
-                if cnt[l] > 0 and resid[l] / cnt[l] < best:
-                    best = resid[l] / cnt[l]
-                    bl = l
+            live = 0
+            for q in range(nll):                            # (links without unfrozen flows leave the
+                l = llist[q]                                # list; the others keep their order)
+                c = cnt[l]
+                if c > 0:
+                    llist[live] = l
+                    live += 1
+                    if resid[l] / c < best:
+                        best = resid[l] / c
+                        bl = l
+            nll = live
             best = max(best, 0.0)
-            for q in range(a, b):
-                f = act[perm[q]]
-                if rates[f] < 0.0 and _crosses(table, f, bl):
+            if bl < 0:                                      # every fair share infinite (or NaN)
+                for q in range(a, b):
+                    f = act[perm[q]]
+                    if rates[f] < 0.0:
+                        rates[f] = best
+                break
+            for h in range(lpos[bl], lend[bl]):             # bl's flows in class order
+                f = lflow[h]
+                if rates[f] < 0.0:
                     rates[f] = best
                     left -= 1
                     for e in range(fstart[f], fend[f]):
                         resid[fidx[e]] -= best
                         cnt[fidx[e]] -= 1
-        for q in range(nll):
-            lmark[llist[q]] = False
         a = b
 
 

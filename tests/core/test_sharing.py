@@ -130,3 +130,59 @@ def test_tolerance_edges():
 def test_the_flow_network_and_its_solvers_use_the_one_tolerance():
     from simlib.core import incremental, levels
     assert incremental.REL_TOL is REL_TOL and levels.ABS_TOL_BITS is ABS_TOL_BITS
+
+
+def scan_rates(caps, flow_links, prio, active):
+    """The water-filling of ``share_rates`` as its docstring states it, by full scans (as the solver was
+    before decision N11): per class in slot order, the first link (class order) of smallest fair share
+    freezes its unfrozen flows in slot order, each subtracting its rate from its links in link order.
+    Plain Python floats: the same float operations in the same order, so the same bits."""
+    resid = [float(c) for c in caps]
+    rates = [float("nan")] * len(flow_links)
+    act = [f for f in range(len(flow_links)) if active[f]]
+    for cls in sorted({prio[f] for f in act}):
+        flows = [f for f in act if prio[f] == cls]
+        cnt = [0] * len(caps)
+        order = []
+        for f in flows:
+            for l in flow_links[f]:
+                cnt[l] += 1
+                if l not in order:
+                    order.append(l)
+        unfrozen = list(flows)
+        while unfrozen:
+            best, bl = float("inf"), -1
+            for l in order:
+                if cnt[l] > 0 and resid[l] / cnt[l] < best:
+                    best, bl = resid[l] / cnt[l], l
+            best = max(best, 0.0)
+            for f in [f for f in unfrozen if bl in flow_links[f]]:
+                rates[f] = best
+                unfrozen.remove(f)
+                for l in flow_links[f]:
+                    resid[l] -= best
+                    cnt[l] -= 1
+    return np.array(rates)
+
+
+#: Many flows per class over real-valued capacities, links in any order: many water-filling levels.
+crowded = flow_tables(st.floats(1e-3, 1e11, allow_nan=False), 12, 40, 2, _distinct_links_in_any_order)
+
+
+@settings(max_examples=400, deadline=None)
+@given(crowded)
+def test_link_lists_give_the_full_scan_rates_bit_for_bit(inst):
+    """Decision N11: freezing a link's flows from its own list (and dropping exhausted links from the scan)
+    gives every rate of the full scan, bit for bit, and the same capacity left (ties to the link reached first)."""
+    caps, links, prio, active = inst
+    for single in (True, False):
+        fast = shared(caps, links, prio, active, single=single)
+        assert fast.tobytes() == scan_rates(caps, links, prio, active).tobytes()
+
+
+def test_hand_case_tie_goes_to_the_link_reached_first():
+    # slots 0 and 1 share link 0 (cap 4: fair share 2); slot 1 also crosses link 1 (cap 2, one flow: 2):
+    # a tie at 2.  Link 0, reached first, freezes both at 2; link 1 then has 0 left and no flow.
+    assert shared([4.0, 2.0], [[0], [0, 1]], [0, 0]).tolist() == [2.0, 2.0]
+    # flows with the tighter link second: link 1 (cap 1) freezes slot 1 at 1, slot 0 gets 3 on link 0
+    assert shared([4.0, 1.0], [[0], [0, 1]], [0, 0]).tolist() == [3.0, 1.0]

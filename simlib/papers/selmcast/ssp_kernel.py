@@ -171,6 +171,52 @@ def tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res
     """
     n = rounds.shape[0]
     low = rounds.min()
+    spread = rounds.max() - low + 1
+    if spread > n:                      # (never under an SSP gate of n - 2 or less)
+        return _tau_by_worker(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau)
+    # est_j = (resid_j + (m - 1) mean) + m dbar is non-decreasing in resid_j for a fixed m = need - r_j, in
+    # floats too, so its largest value over the stragglers of r_j = r is that of their largest residual:
+    # one estimate per round value r gives each tau_i bit for bit (decision SM74)
+    top = np.full(spread, -np.inf)      # largest residual compute time of the workers at round low + g
+    most = low                          # no worker at or above it is a straggler of any task
+    for i in range(n):
+        if in_g[i]:
+            most = max(most, rounds[i] + 1 - ssp)
+    for j in range(n):
+        if rounds[j] < most:
+            if state[j] != COMPUTING:
+                r = 0.0
+            elif oracle:
+                r = comp_end[j] - t
+            else:
+                r = _mean_residual(res.x, res.surv, res.tail, t - comp_start[j])
+            g = rounds[j] - low
+            top[g] = max(top[g], r)
+    for i in range(n):
+        tau[i] = 0.0
+        if not in_g[i]:
+            continue
+        need = rounds[i] + 1 - ssp
+        if need <= low:
+            continue
+        best = 0.0
+        for g in range(min(spread, need - low)):        # rounds r < need: m = need - r > 0
+            if top[g] == -np.inf:
+                continue
+            m = need - (low + g)
+            est = top[g] + (m - 1) * res.mean + m * dbar
+            if est > best:
+                best = est
+        tau[i] = best
+    return tau
+
+
+@njit(cache=True)
+def _tau_by_worker(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau):
+    """:func:`tau_estimates` one straggler at a time (O(|G| n)): the definition the grouped
+    estimate must equal (tests), and its path for rounds spread over more than n values."""
+    n = rounds.shape[0]
+    low = rounds.min()
     resid = np.full(n, -1.0)            # lazily computed residual compute times
     for i in range(n):
         tau[i] = 0.0
