@@ -57,7 +57,7 @@ def test_the_check_sees_an_upward_import(tmp_path):
 #: Modules at the top of simlib/papers/ that every paper may use (the 000/002 cluster run is shared).
 SHARED_PAPER_MODULES = {"cluster_scenario", "cluster_command", "contract", "cli_gen", "claim", "analysis", "censoring",
                         "predicates", "scheme", "registry", "beyond_notebooks", "trial", "strength", "paired_strength",
-                        "profiles"}
+                        "profiles", "cluster_profile"}
 
 
 def paper_of(module: str) -> str | None:

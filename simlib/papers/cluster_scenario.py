@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -99,6 +100,9 @@ class Scenario(ScenarioBase):
     every other (``eta``, ``group_filter``, ``weights``), which are the sweeps'
     settings, CSV columns and cache keys.
     """
+
+    #: ``--profile paper``'s hook (:func:`simlib.papers.profiles.hook_of`; 000's E18 and 002's PR16).
+    PROFILE_HOOK: ClassVar[str] = "simlib.papers.cluster_profile:cluster_profile"
 
     scheme: str = param("selective", choices=SCHEME_NAMES,
                         help="synchronization scheme: all reduce, FIFO partial reduce (002), selective reduce "

@@ -5,18 +5,18 @@ open.  Each scenario class registers a :class:`ProfileHook` (:func:`register`) s
 parameters, which values the profile sets and why; :func:`at_profile` applies it and
 :func:`help_text` lists it for ``--help``.  Registered here: the cluster run of 000 and 002 (000's E18
 profile, which equals the default; 002's PR16 fit, the values each run reads, PR19); ``train``
-registers 002's in :mod:`simlib.training.train_command`; 003 has none; 004's profile module registers
-its own when it exists.  A scenario without a hook runs at its default, with a note saying so.
+registers 002's in :mod:`simlib.training.train_command`; 003 has none; 004's BSP profile
+(:mod:`simlib.papers.selmcast.profile`).  A scenario without a hook runs at its default, with a note saying so.
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import Callable
 
 from simlib.core.validate import check_choice
 
-__all__ = ["PROFILE_NAMES", "ProfileHook", "register", "hook_of", "profile_values", "at_profile", "help_text",
-           "cluster_profile"]
+__all__ = ["PROFILE_NAMES", "ProfileHook", "register", "hook_of", "profile_values", "at_profile", "help_text"]
 
 #: The profiles a command accepts: its defaults, or its paper's profile.
 PROFILE_NAMES = ("default", "paper")
@@ -41,7 +41,13 @@ def register(cls: type, hook: ProfileHook) -> None:
 
 
 def hook_of(cls: type) -> ProfileHook | None:
-    """The :class:`ProfileHook` of ``cls`` (None: the paper has no profile for it)."""
+    """The :class:`ProfileHook` of ``cls`` (None: the paper has no profile for it).  A class may name its
+    hook's factory instead of registering it (``PROFILE_HOOK = "module:function"``, read on first use), so
+    a scenario reaches its paper's profile without importing the paper's calibration code when it is
+    defined (that code imports the scenario)."""
+    if cls not in _HOOKS and getattr(cls, "PROFILE_HOOK", None):
+        module, _, function = cls.PROFILE_HOOK.partition(":")
+        register(cls, getattr(importlib.import_module(module), function)())
     return _HOOKS.get(cls)
 
 
@@ -72,41 +78,3 @@ def help_text(cls: type) -> str:
     hook = hook_of(cls)
     what = hook.help if hook is not None else "this command's paper has no profile: paper = the default"
     return f"run at the repository's defaults or at the paper's profile — {{default, paper}}, default default; {what}"
-
-
-# --- the cluster run of 000 and 002 ------------------------------------------------------------------
-def _cluster_values(params: dict) -> tuple[dict, str]:
-    """000's profile (E18) for ``selective``/``allreduce`` runs, 002's (PR16; the values the run reads, PR19)
-    for the other schemes."""
-    from simlib.papers.partial_reduce import profile as pr
-    from simlib.papers.selective_reduce import profile as sr
-
-    if params.get("scheme") in ("selective", "allreduce"):
-        return (sr.PAPER_PROFILE.settings(),
-                f"000's profile ({sr.PAPER_PROFILE.label()}): E18's search picked the default, so this run "
-                "is the default run")
-    values = pr.knobs_read(params)
-    return values, f"002's profile ({pr.PAPER_PROFILE.label()}), the values this scheme reads (PR19)"
-
-
-def _cluster_help() -> str:
-    from simlib.papers.partial_reduce import profile as pr
-    from simlib.papers.selective_reduce import profile as sr
-
-    return (f"paper: schemes selective/allreduce take 000's profile, {sr.PAPER_PROFILE.label()} -- equal to the "
-            f"default (E18 picked it); the others take 002's, {pr.PAPER_PROFILE.label()}, only the values the "
-            "run reads (PR19)")
-
-
-def cluster_profile() -> ProfileHook:
-    """The hook of the cluster run shared by 000 and 002 (:class:`simlib.papers.cluster_scenario.Scenario`)."""
-    return ProfileHook(_cluster_values, _cluster_help())
-
-
-def _register_cluster() -> None:
-    from simlib.papers.cluster_scenario import Scenario
-
-    register(Scenario, cluster_profile())
-
-
-_register_cluster()

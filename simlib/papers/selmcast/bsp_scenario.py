@@ -11,6 +11,7 @@ instance parameters.  The trials are in :mod:`.experiments`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from simlib.papers.contract import ScenarioBase, param
 
@@ -26,6 +27,9 @@ NORMALIZATIONS = ("own", "L3")
 @dataclass(frozen=True)
 class BSPScenario(ScenarioBase):
     """One BSP instance of seed 004 §IV-B (units in field names); §IV-A2's defaults."""
+
+    #: ``--profile paper``'s hook: SM72's fitted BSP profile (:func:`simlib.papers.profiles.hook_of`).
+    PROFILE_HOOK: ClassVar[str] = "simlib.papers.selmcast.profile:bsp_profile"
 
     n: int = param(200, lo=2, hi=5000, stated="§IV-A2", help="workers (§IV-A2: 200)")
     p_frac: float = param(0.3, lo=0.0, hi=1.0, lo_open=True, hi_open=True, flag="--p", stated="§IV-A2",

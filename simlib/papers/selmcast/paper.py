@@ -7,7 +7,6 @@ from simlib.papers.scheme import Scheme
 
 from .bsp_scenario import BSPOptions, BSPScenario
 from .ssp_scenario import SSPOptions, SSPScenario, run_summary
-from . import profile as _profile  # noqa: F401  (registers --profile paper for selmcast-bsp, SM72)
 
 __all__ = ["SCHEMES", "BSP_COMMAND", "SSP_COMMAND", "PAPER", "round_summary"]
 

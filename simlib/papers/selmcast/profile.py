@@ -237,14 +237,10 @@ def _bsp_values(params: dict) -> tuple[dict, str]:
     return PAPER_PROFILE.settings(), f"004's BSP profile ({PAPER_PROFILE.label()})"
 
 
-def _register_profile() -> None:
-    """``--profile paper`` / ``BSPScenario.at_profile()`` reach :data:`PAPER_PROFILE` (decision S29's hook).
-    004's SSP runs have no fitted profile yet (issue 43's stand-ins are open): their paper profile is the
-    default, with a note."""
-    from simlib.papers import profiles
+def bsp_profile():
+    """``--profile paper`` / ``BSPScenario.at_profile()``'s hook (decision S29): :data:`PAPER_PROFILE`.
+    004's SSP runs have no fitted profile yet (issue 43's stand-ins are open): theirs is the default."""
+    from simlib.papers.profiles import ProfileHook
 
-    profiles.register(BSPScenario, profiles.ProfileHook(
-        _bsp_values, f"paper: 004's BSP profile, {PAPER_PROFILE.label()} (fitted to Orpheus's numbers, SM72)"))
-
-
-_register_profile()
+    return ProfileHook(_bsp_values,
+                       f"paper: 004's BSP profile, {PAPER_PROFILE.label()} (fitted to Orpheus's numbers, SM72)")
