@@ -209,15 +209,25 @@ def candidate_label(dt_s: float, compute_mean_s) -> str:
     return f"{dt_s:g} s / {_mean_key(compute_mean_s):g} s"
 
 
+def _states(t: pd.DataFrame) -> pd.Series:
+    """Each search row's verdict: ``"holds"`` / ``"fails"`` from ``holds``, ``"undecided"`` where ``holds``
+    is missing (a comparative claim whose S24 interval straddles, or has fewer than 6 pairs) or a
+    ``verdict`` column says so.  (A missing value is not read as a hold: ``NaN`` is truthy.)"""
+    h = t["holds"]
+    state = pd.Series("undecided", index=t.index)
+    known = h.notna()
+    state[known] = h[known].map(lambda v: "holds" if str(v) in ("True", "true", "1", "1.0") else "fails")
+    if "verdict" in t:
+        state = state.where(t["verdict"] != "undecided", "undecided")
+    return state
+
+
 def claims_map(table: pd.DataFrame) -> pd.DataFrame:
     """Claims × candidates of a search table (issue 41's "where each claim holds"): rows ``"<figure>:
     <claim>"`` in the table's order, columns :func:`candidate_label` Δt-major, cells ``"holds"``,
     ``"fails"`` or ``"undecided"`` (where the table has a ``verdict`` column saying so)."""
     t = _search_map_rows(table)
-    state = t["holds"].astype(bool).map({True: "holds", False: "fails"})
-    if "verdict" in t:
-        state = state.where(t["verdict"] != "undecided", "undecided")
-    t = t.assign(row=t["figure"] + ": " + t["claim"], state=state,
+    t = t.assign(row=t["figure"] + ": " + t["claim"], state=_states(t),
                  candidate=[candidate_label(d, m) for d, m in zip(t["dt_s"], t["mean_key"])])
     order = [candidate_label(d, m) for d, m in sorted(set(zip(t["dt_s"], t["mean_key"])))]
     wide = t.pivot_table(index="row", columns="candidate", values="state", aggfunc="first", sort=False)
@@ -252,10 +262,17 @@ def where_holds(table: pd.DataFrame) -> dict[tuple[str, str], str]:
     n_cand = len(set(zip(t["dt_s"], t["mean_key"])))
     how = f"E18, {int(t['trials'].iloc[0]) if 'trials' in t else MAP_TRIALS} trials"
     out = {}
+    t = t.assign(state=_states(t))
     for (figure, claim), rows in t.groupby(["figure", "claim"], sort=False):
-        hold = rows[rows["holds"].astype(bool)]
+        hold = rows[rows["state"] == "holds"]
+        open_ = int((rows["state"] == "undecided").sum())
+        if open_ == n_cand:
+            out[figure, claim] = (f"undecided at every one of the {n_cand} candidates searched ({how}: "
+                                  "the paired interval needs 6 pairs, S24)")
+            continue
+        also = f"; undecided at {open_}" if open_ else ""
         if hold.empty:
-            out[figure, claim] = f"holds at none of the {n_cand} candidates searched ({how})"
+            out[figure, claim] = f"holds at none of the {n_cand} candidates searched ({how}){also}"
             continue
         if len(hold) == n_cand:
             out[figure, claim] = f"holds at every one of the {n_cand} candidates searched ({how})"
@@ -264,7 +281,8 @@ def where_holds(table: pd.DataFrame) -> dict[tuple[str, str], str]:
         for mean, g in hold.groupby("mean_key"):
             by_text.setdefault(_dt_text(sorted(g["dt_s"]), dts), []).append(mean)
         out[figure, claim] = (f"holds at {len(hold)} of {n_cand} candidates searched ({how}): "
-                              + "; ".join(f"{text} at {_means_text(means)}" for text, means in by_text.items()))
+                              + "; ".join(f"{text} at {_means_text(means)}" for text, means in by_text.items())
+                              + also)
     return out
 
 
@@ -272,5 +290,5 @@ def holds_at(table: pd.DataFrame) -> dict[tuple[str, str], list[tuple[float, flo
     """``{(figure, claim): [(Δt, mean compute time), ...]}``: the candidates of a search table's map where
     the claim holds (the stored stand-ins' mean as 1.0 s)."""
     t = _search_map_rows(table)
-    t = t[t["holds"].astype(bool)]
+    t = t[_states(t) == "holds"]
     return {k: sorted(zip(g["dt_s"], g["mean_key"])) for k, g in t.groupby(["figure", "claim"], sort=False)}

@@ -21,6 +21,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from simlib.papers.paired_strength import decided
 from simlib.papers.strength import Strength, strength
 
 __all__ = ["paired_series", "by_group", "paired_values", "wide_values", "groups_strength", "all_of", "fields", "FULL_LIST"]
@@ -100,11 +101,9 @@ def groups_strength(values: Mapping[str, np.ndarray], threshold: float = 1.0) ->
     return {k: strength(v, threshold=threshold) for k, v in values.items()}
 
 
-def all_of(decisions) -> bool | None:
-    """Several groups' decisions (True / False / None = undecided): False if any is False, else None
-    if any is None, else True."""
-    decisions = list(decisions)
-    return False if any(d is False for d in decisions) else (None if any(d is None for d in decisions) else True)
+#: Several groups' decisions (True / False / None = undecided): False if any is False, else None if any
+#: is None, else True (the rule 000's and 003's verdicts combine by).
+all_of = decided
 
 
 def _open(decision: bool | None, point: bool | None) -> bool:

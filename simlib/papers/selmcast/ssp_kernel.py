@@ -158,6 +158,17 @@ def mean_residual_at(x, surv, tail, a, out):
 
 
 @njit(cache=True)
+def _residual(j, t, state, comp_start, comp_end, oracle, res):
+    """Worker j's expected residual compute time at t (s): 0 unless computing; the true one
+    (``oracle``) or the trace's mean residual after the elapsed t - start (SM51)."""
+    if state[j] != COMPUTING:
+        return 0.0
+    if oracle:
+        return comp_end[j] - t
+    return _mean_residual(res.x, res.surv, res.tail, t - comp_start[j])
+
+
+@njit(cache=True)
 def tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau):
     """tau_i for every task in G (decision SM51); 0 outside G.
 
@@ -184,12 +195,7 @@ def tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res
             most = max(most, rounds[i] + 1 - ssp)
     for j in range(n):
         if rounds[j] < most:
-            if state[j] != COMPUTING:
-                r = 0.0
-            elif oracle:
-                r = comp_end[j] - t
-            else:
-                r = _mean_residual(res.x, res.surv, res.tail, t - comp_start[j])
+            r = _residual(j, t, state, comp_start, comp_end, oracle, res)
             g = rounds[j] - low
             top[g] = max(top[g], r)
     for i in range(n):
@@ -231,12 +237,7 @@ def _tau_by_worker(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, re
             if m <= 0:
                 continue
             if resid[j] < 0.0:
-                if state[j] != COMPUTING:
-                    resid[j] = 0.0
-                elif oracle:
-                    resid[j] = comp_end[j] - t
-                else:
-                    resid[j] = _mean_residual(res.x, res.surv, res.tail, t - comp_start[j])
+                resid[j] = _residual(j, t, state, comp_start, comp_end, oracle, res)
             est = resid[j] + (m - 1) * res.mean + m * dbar
             if est > best:
                 best = est

@@ -149,6 +149,20 @@ def test_where_holds_and_claims_map_by_hand():
     assert und.iloc[0, 0] == "undecided"
 
 
+def test_a_missing_verdict_is_undecided_not_a_hold():
+    """A comparative claim at the search's 5 trials has no S24 interval (fewer than 6 pairs): its
+    ``holds`` is missing (NaN in the CSV, which is truthy) and must count as undecided, never as a hold."""
+    rows = [{"dt_s": dt, "compute_mean_s": None, "figure": "Fig. 8", "claim": c, "holds": h}
+            for dt in (0.01, 0.02) for c, h in (("open", float("nan")), ("mixed", True if dt == 0.01 else None))]
+    t = pd.DataFrame(rows)
+    w = prof.where_holds(t)
+    assert w["Fig. 8", "open"].startswith("undecided at every one of the 2 candidates searched")
+    assert w["Fig. 8", "mixed"] == ("holds at 1 of 2 candidates searched (E18, 5 trials): Δt = 0.01 s at the 1 s "
+                                    "mean; undecided at 1")
+    assert prof.claims_map(t).loc["Fig. 8: open"].tolist() == ["undecided", "undecided"]
+    assert prof.holds_at(t) == {("Fig. 8", "mixed"): [(0.01, 1.0)]}
+
+
 def test_profile_settings_and_label():
     p = prof.Profile(0.02, None)
     assert p.settings() == {"dt_s": 0.02, "compute_mean_s": None}
