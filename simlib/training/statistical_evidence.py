@@ -54,7 +54,9 @@ def steps_to_target(df: pd.DataFrame, ref: str = "AR") -> pd.DataFrame:
     ``local_steps`` to the target (a run that never reached it counts as infinitely many; NaN when
     that decides the median), and the local steps over ``ref``'s (all reduce: synchronous SGD) paired
     per trial, ``steps_vs_ref`` (a number, or NaN when censored runs leave it open), its bounds
-    ``steps_vs_ref_lo`` / ``_hi`` and the per-trial ``steps_vs_ref_min`` / ``_max``."""
+    ``steps_vs_ref_lo`` / ``_hi``, the per-trial ``steps_vs_ref_min`` / ``_max``, and how many pairs
+    there are and how many of them hold a run that never reached the target (``steps_vs_ref_pairs``,
+    ``steps_vs_ref_censored``)."""
     require_frame(df, "df", ["arm", "hl", "trial", "updates_to_target", "iterations_to_target", "reached"])
     rows = []
     for (hl, arm), g in df.groupby(["hl", "arm"], sort=True):
@@ -64,10 +66,11 @@ def steps_to_target(df: pd.DataFrame, ref: str = "AR") -> pd.DataFrame:
         if len(r):
             r = r.iloc[0]
             row.update(steps_vs_ref=r["median"], steps_vs_ref_lo=r["median_lo"], steps_vs_ref_hi=r["median_hi"],
-                       steps_vs_ref_min=r["min"], steps_vs_ref_max=r["max"])
+                       steps_vs_ref_min=r["min"], steps_vs_ref_max=r["max"], steps_vs_ref_pairs=int(r["trials"]),
+                       steps_vs_ref_censored=int(r["censored"]))
         rows.append(row)
     cols = ["hl", "arm", "trials", "reached", "updates", "local_steps", "steps_vs_ref", "steps_vs_ref_lo",
-            "steps_vs_ref_hi", "steps_vs_ref_min", "steps_vs_ref_max"]
+            "steps_vs_ref_hi", "steps_vs_ref_min", "steps_vs_ref_max", "steps_vs_ref_pairs", "steps_vs_ref_censored"]
     return pd.DataFrame(rows).reindex(columns=cols)
 
 
@@ -157,11 +160,18 @@ def momentum_observation(effect: pd.DataFrame, momentum: float, lr: float, plain
 def _parts(steps: pd.DataFrame, stale: pd.DataFrame | None, dyn: pd.DataFrame | None) -> dict:
     """The measurements as sentences: ``steps`` (local steps against all reduce's), ``eager`` (ER's runs
     that reached the target), ``fresh`` (fresh vs stale replays) and ``dynamic`` (DYN/CON updates)."""
-    r = steps.dropna(subset=["steps_vs_ref"])
-    r = r[r["arm"] != "AR"]
+    cells = steps[(steps["arm"] != "AR") & steps["steps_vs_ref_lo"].notna()]
+    r = cells.dropna(subset=["steps_vs_ref"])
+    open_ = cells[cells["steps_vs_ref"].isna()]
     out = {"steps": "local SGD steps to the target over all reduce's (synchronous SGD), paired medians: "
-                    + (span_of(r["steps_vs_ref"]) + f" over {len(r)} system × HL cells"
-                       if len(r) else "n/a"),
+                    + (span_of(r["steps_vs_ref"]) + f" over {len(r)}" + (f" of {len(cells)}" if len(open_) else "")
+                       + " system × HL cells"
+                       if len(r) else f"n/a in all {len(cells)} system × HL cells")
+                    + ("; left open by runs that never reached the target: "
+                       + ", ".join(f"{row.arm} HL={row.hl:g} {fmt_bound(row.steps_vs_ref_lo, row.steps_vs_ref_hi)}"
+                                   for row in open_.itertuples(index=False)) if len(open_) else "")
+                    + f"; {int(cells['steps_vs_ref_censored'].sum())} of {int(cells['steps_vs_ref_pairs'].sum())} "
+                      "pairs censored (a run that never reached the target)",
            "eager": "; ".join(f"HL={row.hl:g}: ER reached in {row.reached} of {row.trials} runs with "
                               f"{fmt_bound(row.steps_vs_ref_lo, row.steps_vs_ref_hi)} all reduce's local steps"
                               for row in steps[steps["arm"] == "ER"].itertuples(index=False)),
@@ -208,8 +218,9 @@ def observations(steps: pd.DataFrame, stale: pd.DataFrame | None = None, dyn: pd
                     for hl, g in steps.groupby("hl"))
     out = [observation(_PAPER, "Table 1 (RP20)", f"statistical efficiency: local steps{at} of every system",
                        f"median local steps: {per}; {p['steps']}",
-                       note="local SGD steps (all workers) to the target (a run that never reached it: infinitely "
-                            "many); the ratio to all reduce's is paired per trial (RP20)", setting=setting)]
+                       note="local SGD steps (all workers) to the target; a run that never reached it is censored: "
+                            "its count is a lower bound, a median it decides is n/a and a ratio it enters is a "
+                            "bound (RP17); the ratio to all reduce's is paired per trial (RP20)", setting=setting)]
     if p["fresh"]:
         out.append(observation(_PAPER, "Table 1 (RP20)", f"statistical efficiency: stale vs fresh gradients{at}",
                                p["fresh"], setting=setting,

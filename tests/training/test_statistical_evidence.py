@@ -163,3 +163,18 @@ def test_momentum_changes_a_staleness_trial_and_zero_is_plain_sgd():
     assert se.staleness_trial(dict(p, momentum=0.0), 1) == plain
     mom = se.staleness_trial(dict(p, momentum=0.5, lr=0.05), 1)
     assert mom["stale_time_s"] != plain["stale_time_s"] or mom["stale_steps"] != plain["stale_steps"]
+
+
+def test_the_steps_observation_counts_censored_pairs_and_gives_open_cells_as_bounds():
+    """A cell whose median censored runs decide is a bound in the text, never a ratio; the censored pairs
+    are counted (RP17)."""
+    df = frame({"AR": [1000.0, 1200.0, 800.0], "ER": [1100.0, 1200.0, 400.0], "ASP": [np.nan, np.nan, 900.0]})
+    [obs] = se.observations(se.steps_to_target(df))[:1]
+    # ER: ratios 1.1, 1.0, 0.5 at both HLs (median 1.00); ASP: two pairs never reached it, and a censored
+    # run's step count is not recorded (no bound below ∞ above 0): the median ratio is n/a, not a number
+    assert "1.00× over 2 of 4 system × HL cells" in obs.our_value
+    assert "left open by runs that never reached the target: ASP HL=1 n/a, ASP HL=3 n/a" in obs.our_value
+    assert "4 of 12 pairs censored" in obs.our_value
+    assert "∞" not in obs.our_value and "infinitely" not in obs.note
+    clean = se.observations(se.steps_to_target(frame({"AR": [1000.0] * 3, "ER": [900.0] * 3})))[0]
+    assert "0 of 6 pairs censored" in clean.our_value and "left open" not in clean.our_value
