@@ -268,7 +268,7 @@ def simulate(sc: Scenario, seed: np.random.SeedSequence | int = 0,
 
     ``bandwidth`` (bits/s) and ``compute`` (object with ``next(w)``) override the
     seeded draws (used by hand-made examples such as 000 Fig. 3).  The log is offered to a
-    timeline capture (:func:`simlib.runtime.timeline.offer`: a no-op outside one).
+    timeline capture (:func:`simlib.runtime.capture.offer`: a no-op outside one).
     """
     log = build_cluster(sc, seed, bandwidth, compute).run()
     offer(log, "simlib.runtime.timeline:schedule_events")

@@ -158,6 +158,15 @@ def mean_residual_at(x, surv, tail, a, out):
 
 
 @njit(cache=True)
+def _need(i, in_g, rounds, ssp, low):
+    """The round every worker must reach before task i's worker may go on (r_i + 1 - ssp), or ``low``
+    when there is nothing to wait for (i not in G, or no worker below it): tau_i = 0 then."""
+    if not in_g[i]:
+        return low
+    return max(rounds[i] + 1 - ssp, low)
+
+
+@njit(cache=True)
 def _residual(j, t, state, comp_start, comp_end, oracle, res):
     """Worker j's expected residual compute time at t (s): 0 unless computing; the true one
     (``oracle``) or the trace's mean residual after the elapsed t - start (SM51)."""
@@ -200,9 +209,7 @@ def tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res
             top[g] = max(top[g], r)
     for i in range(n):
         tau[i] = 0.0
-        if not in_g[i]:
-            continue
-        need = rounds[i] + 1 - ssp
+        need = _need(i, in_g, rounds, ssp, low)
         if need <= low:
             continue
         best = 0.0
@@ -226,9 +233,7 @@ def _tau_by_worker(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, re
     resid = np.full(n, -1.0)            # lazily computed residual compute times
     for i in range(n):
         tau[i] = 0.0
-        if not in_g[i]:
-            continue
-        need = rounds[i] + 1 - ssp
+        need = _need(i, in_g, rounds, ssp, low)
         if need <= low:
             continue
         best = 0.0
