@@ -324,7 +324,7 @@ def _cache_params(sc: Scenario) -> dict:
 _SELECTIVE_DEFAULTS = SelectiveReduceParams().to_params()
 
 
-@trial_of(Scenario, key=_cache_params)
+@trial_of(Scenario, key=_cache_params, example={"scheme": "partial", "n": 6, "duration_s": 5.0})
 def run_trial(sc: Scenario, seed: np.random.SeedSequence) -> dict:
     """Sweep entry point: a :class:`Scenario` (used as it is: built and checked by the caller -- a sweep
     builds each dict setting once, :class:`~simlib.papers.trial.Trial` -- or, called directly, its flat

@@ -177,7 +177,7 @@ def _cache_params(sc: SSPScenario) -> dict:
     return out
 
 
-@trial_of(SSPScenario, key=_cache_params)
+@trial_of(SSPScenario, key=_cache_params, example={"n": 6, "duration_s": 10.0, "model_mb": 20.0})
 def run_trial(params: SSPScenario | dict, seed: np.random.SeedSequence) -> dict:
     """Sweep-friendly: metrics (:func:`ssp_metrics`) of one run of ``params``, an :class:`SSPScenario`
     (used as it is: a sweep builds each dict setting once, :class:`~simlib.papers.trial.Trial`) or, called
