@@ -4,7 +4,11 @@
 :data:`PAPERS` lists each paper's contract (its ``paper.py``): scenarios,
 schemes, generated commands; ``python -m simlib`` builds its commands from it
 and figures look schemes up in :data:`SCHEMES`.  A new paper is a new package
-with a ``paper.py`` plus one line in :data:`PAPERS`.  Simulations import only
+with a ``paper.py`` plus its name in :data:`PAPERS`: what shared code used to list by
+hand comes from the papers' declarations (:class:`~simlib.papers.contract.Paper`): the
+notebook -> spec map (:func:`notebook_specs`), the site's groups (:func:`notebook_groups`),
+the top-level ``simlib`` names (:func:`exports`), the fitted claims (:func:`fitted_marks`)
+and the sweep trials with their example settings (:func:`trials`).  Simulations import only
 their own package, never this module, so a trial's code fingerprint does not
 cover other papers.  :func:`chosen_settings` lists the settings a paper leaves
 open and the decision that chose each (decision S20; docs/settings.md's and the
@@ -18,17 +22,14 @@ from typing import Any, NamedTuple
 
 from simlib.papers import cluster_scenario
 from simlib.papers.contract import defaults, groups, specs
-from simlib.papers.fmreduce import paper as fmreduce
-from simlib.papers.partial_reduce import paper as partial_reduce
-from simlib.papers.selective_reduce import paper as selective_reduce
-from simlib.papers.selmcast import paper as selmcast
 
 __all__ = ["PAPERS", "BEYOND_NOTEBOOKS", "SCHEMES", "scheme", "paper", "resolve", "notebook_specs",
            "notebook_groups", "exports", "fitted_marks", "trials", "ChosenSetting", "declared", "chosen_settings",
            "chosen_settings_markdown"]
 
-#: Every paper's contract, in seed order.
-PAPERS = (selective_reduce.PAPER, partial_reduce.PAPER, fmreduce.PAPER, selmcast.PAPER)
+#: Every paper's contract (its package's ``paper.PAPER``), in seed order: a new paper is one more name here.
+PAPERS = tuple(importlib.import_module(f"simlib.papers.{name}.paper").PAPER
+               for name in ("selective_reduce", "partial_reduce", "fmreduce", "selmcast"))
 
 #: The notebooks beyond the papers (the site's last group, "beyond"): ``{stem: "module:Spec"}`` as
 #: :attr:`~simlib.papers.contract.Paper.notebooks`.
@@ -37,8 +38,9 @@ BEYOND_NOTEBOOKS = {"90_beyond_time_to_accuracy": "simlib.training.notebook_spec
                     "92_beyond_real_traces": "simlib.training.notebook_specs:RealTracesNotebook"}
 
 #: Each paper's package (``simlib.papers.<name>``), by seed id: a parameter group defined there is that paper's.
-_PACKAGES = {p.id: m.__name__.rpartition(".")[0]
-             for p, m in zip(PAPERS, (selective_reduce, partial_reduce, fmreduce, selmcast))}
+_PACKAGES = {p.id: p.package for p in PAPERS}
+if not all(_PACKAGES.values()):
+    raise ValueError(f"every Paper must name its package (package=__package__), got {_PACKAGES}")
 
 
 def resolve(ref: str):
