@@ -34,7 +34,7 @@ Units: seconds, bits, bits/s.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
 
 import numpy as np
 
@@ -111,8 +111,10 @@ class MulticastRecord:
 
 
 @dataclass
-class MulticastTable:
-    """Every multicast of a run as columns (start order); what the metrics read.
+class MulticastTable(make_dataclass("_Columns", [(name, np.ndarray) for _, _, cols in kernel.LOG_COLUMNS
+                                                 for name in cols])):
+    """Every multicast of a run as columns (start order); what the metrics read.  The columns are
+    declared once, in :data:`.ssp_kernel.LOG_COLUMNS` (the compiled loop writes them as its ``Log``):
 
     Per multicast (length M): ``sender``, ``round`` (1-based), ``start`` and
     ``finish`` (s; NaN if it had not ended by the end of the run),
@@ -121,19 +123,6 @@ class MulticastTable:
     it was dropped or the multicast had not ended).  Drops (preemption): row d
     removed receiver ``drop_j[d]`` from multicast ``drop_mc[d]`` at ``drop_t[d]``.
     """
-
-    sender: np.ndarray
-    round: np.ndarray
-    start: np.ndarray
-    sender_iter: np.ndarray
-    finish: np.ndarray
-    r0: np.ndarray
-    nr: np.ndarray
-    recv: np.ndarray
-    recv_at: np.ndarray
-    drop_mc: np.ndarray
-    drop_j: np.ndarray
-    drop_t: np.ndarray
 
     def __len__(self) -> int:
         return int(self.sender.size)
@@ -368,11 +357,8 @@ class SSPCluster:
         fl = kernel.Flows(active=np.zeros(nf, bool), rem=np.zeros(nf), vol=np.zeros(nf), rate=np.zeros(nf),
                           cls=np.zeros(nf, np.int64), seq=np.zeros(nf, np.int64), arrived=np.full((n, n), math.nan),
                           task_cls=np.full(n, BASE, np.int64), caps=np.concatenate([plan.b_in, plan.b_eg]))
-        mc = {"sender": np.zeros(0, np.int64), "round": np.zeros(0, np.int64), "start": np.zeros(0),
-              "iter": np.zeros(0, np.int64), "finish": np.zeros(0), "r0": np.zeros(0, np.int64),
-              "nr": np.zeros(0, np.int64)}
-        rec = {"recv": np.zeros(0, np.int64), "recv_at": np.zeros(0)}
-        drop = {"drop_mc": np.zeros(0, np.int64), "drop_j": np.zeros(0, np.int64), "drop_t": np.zeros(0)}
+        # the log's columns, one dict per group (:data:`ssp_kernel.LOG_COLUMNS`; growing replaces them)
+        groups = [{name: np.zeros(0, dtype) for name, dtype in cols.items()} for _, _, cols in kernel.LOG_COLUMNS]
         cn = kernel.counters()
 
         def more_uniforms():                           # Orpheus: n uniforms a call, in stream order
@@ -383,29 +369,26 @@ class SSPCluster:
         def step() -> int:                             # the arrays as they are now (growing replaces them)
             nonlocal wk
             wk = wk._replace(draws=draws.draws, cstart=draws.companion[0])
-            return kernel.run_loop(cfg, wk, plan, fl, kernel.Log(**mc, **rec, **drop, orph_u=orph["u"]), cn)
+            return kernel.run_loop(cfg, wk, plan, fl, kernel.Log(**{k: v for g in groups for k, v in g.items()},
+                                                                 orph_u=orph["u"]), cn)
 
         for w in range(n):
             kernel.start_compute(w, 0.0, wk)
         ci = cn.ints                                   # the integer counters (ssp_kernel's slot names)
-        drive(step, draws=draws, columns=[(mc, lambda: ci[kernel.NEED_MC], 1024),
-                                          (rec, lambda: ci[kernel.NEED_RECV], 1024),
-                                          (drop, lambda: ci[kernel.NEED_DROP], 1024)], on_space=more_uniforms,
+        drive(step, draws=draws, columns=[(g, lambda need=need: ci[need], 1024)
+                                          for g, (_, need, _) in zip(groups, kernel.LOG_COLUMNS)],
+              on_space=more_uniforms,
               stalled=lambda: f"the SSP simulation stopped advancing at t = {cn.floats[kernel.T_LAST]!r} s")
-        return self._compiled_log(duration, wk, cn, mc, rec, drop)
+        return self._compiled_log(duration, wk, cn, groups)
 
-    def _compiled_log(self, duration: float, wk, cn, mc: dict, rec: dict, drop: dict) -> SSPLog:
+    def _compiled_log(self, duration: float, wk, cn, groups: list[dict]) -> SSPLog:
         log = self._new_log(duration)
         for w in range(self.n):
             s = wk.cstart[w, :wk.used[w]]
             log.compute[w] = list(zip(s.tolist(), (s + wk.draws[w, :wk.used[w]]).tolist()))
-        nmc, nrecv, ndrop = int(cn.ints[kernel.NMC]), int(cn.ints[kernel.NRECV]), int(cn.ints[kernel.NDROP])
-        log.table = MulticastTable(
-            sender=mc["sender"][:nmc].copy(), round=mc["round"][:nmc].copy(), start=mc["start"][:nmc].copy(),
-            sender_iter=mc["iter"][:nmc].copy(), finish=mc["finish"][:nmc].copy(), r0=mc["r0"][:nmc].copy(),
-            nr=mc["nr"][:nmc].copy(), recv=rec["recv"][:nrecv].copy(), recv_at=rec["recv_at"][:nrecv].copy(),
-            drop_mc=drop["drop_mc"][:ndrop].copy(), drop_j=drop["drop_j"][:ndrop].copy(),
-            drop_t=drop["drop_t"][:ndrop].copy())
+        log.table = MulticastTable(**{name: col[:int(cn.ints[count])].copy()
+                                      for g, (count, _, _) in zip(groups, kernel.LOG_COLUMNS)
+                                      for name, col in g.items()})
         blocked = wk.blocked.copy()
         for w in np.flatnonzero(wk.state == BLOCKED):
             blocked[w] += duration - wk.blocked_since[w]
