@@ -40,7 +40,7 @@ from .weights import dynamic_weights
 
 __all__ = ["PAPER", "EXACT_ABS", "NEAR_REL", "NEAR_RULE", "RANGE_RULE", "SPEARMAN_MIN", "FIG4_FREQUENCIES",
            "FIG4_RHO", "EQ9_EXAMPLE", "TABLE1_ARMS", "TABLE1_ALL", "TABLE1", "TABLE1_DYN_VS_AR", "table1_range", "PER_UPDATE_SPEEDUP", "FIG8_BEST_P", "DEFAULT_READING",
-           "FIG8_TRENDS", "falls", "rises", "with_rules", "paired", "paired_masks", "ratio_text", "row_strength", "decided", "strength_fields", "row_fields", "bounded_within", "fig4_and_weights",
+           "FIG4_ROWS", "mixes", "above_homogeneous", "FIG8_TRENDS", "falls", "rises", "with_rules", "paired", "paired_masks", "ratio_text", "row_strength", "decided", "strength_fields", "row_fields", "bounded_within", "fig4_and_weights",
            "group_filter", "sec5"]
 
 PAPER = "002"
@@ -124,6 +124,28 @@ def _frac(x: float) -> str:
 
 # ----------------------------------------------------------------------------- notebook 20
 
+def mixes(rho: float, rho_homogeneous: float) -> bool:
+    """Fig. 4(a)'s direction: 0 < ρ < 1 (the groups connect all workers, slower than all reduce's ρ = 0)."""
+    return bool(0 < rho < 1)
+
+
+def above_homogeneous(rho: float, rho_homogeneous: float) -> bool:
+    """Fig. 4(b)'s direction: a slower worker raises ρ above the homogeneous one."""
+    return bool(rho > rho_homogeneous)
+
+
+#: Fig. 4's ρ from the paper's group frequencies, one row each: (figure, claim, :data:`FIG4_FREQUENCIES` /
+#: :data:`FIG4_RHO` key (the paper value), the direction's predicate on (ρ, homogeneous ρ), note); the
+#: magnitude is exact (:data:`EXACT_ABS`).
+FIG4_ROWS = (
+    ("Fig. 4(a)", "rho = 0.5 for N=3, P=2, homogeneous", "homogeneous", mixes,
+     "from the paper's equal group frequencies; direction: 0 < rho < 1 (the groups connect all workers, slower "
+     "than all reduce's rho = 0)"),
+    ("Fig. 4(b)", "rho = 0.625 when one worker is 2x slower", "heterogeneous", above_homogeneous,
+     "from the paper's group frequencies 1/2, 1/4, 1/4; direction: above the homogeneous rho"),
+)
+
+
 def fig4_and_weights(mixing: pd.DataFrame) -> list[Claim]:
     """Fig. 4 (ρ from the paper's frequencies and from simulated FIFO schedules), ρ = 0 for all
     reduce (§3.2), and Eq. (9)'s worked example.
@@ -135,19 +157,12 @@ def fig4_and_weights(mixing: pd.DataFrame) -> list[Claim]:
     _need(mixing, "mixing", ["scheme", "n", "hl", "trace", "rho"])
     rho = {k: rho_from_frequencies(f, 3) for k, f in FIG4_FREQUENCIES.items()}
     out = []
-    hom, het = rho["homogeneous"], rho["heterogeneous"]
-    ok = abs(hom - FIG4_RHO["homogeneous"]) <= EXACT_ABS
-    out.append(Claim(PAPER, "Fig. 4(a)", "rho = 0.5 for N=3, P=2, homogeneous", "0.5", f"{hom:.4f}",
-                     direction=bool(0 < hom < 1), magnitude=ok, tolerance=f"exact (|Δ| ≤ {EXACT_ABS:g})",
-                     cause="" if ok and 0 < hom < 1 else "unexplained: Eq. (6) on the paper's frequencies",
-                     note="from the paper's equal group frequencies; direction: 0 < rho < 1 (the groups "
-                          "connect all workers, slower than all reduce's rho = 0)"))
-    ok = abs(het - FIG4_RHO["heterogeneous"]) <= EXACT_ABS
-    out.append(Claim(PAPER, "Fig. 4(b)", "rho = 0.625 when one worker is 2x slower", "0.625", f"{het:.4f}",
-                     direction=bool(het > hom), magnitude=ok, tolerance=f"exact (|Δ| ≤ {EXACT_ABS:g})",
-                     cause="" if ok and het > hom else "unexplained: Eq. (6) on the paper's frequencies",
-                     note="from the paper's group frequencies 1/2, 1/4, 1/4; direction: above the "
-                          "homogeneous rho"))
+    hom = rho["homogeneous"]
+    for figure, claim, key, direction, note in FIG4_ROWS:
+        ok, up = abs(rho[key] - FIG4_RHO[key]) <= EXACT_ABS, direction(rho[key], hom)
+        out.append(Claim(PAPER, figure, claim, f"{FIG4_RHO[key]}", f"{rho[key]:.4f}", direction=up, magnitude=ok,
+                         tolerance=f"exact (|Δ| ≤ {EXACT_ABS:g})",
+                         cause="" if ok and up else "unexplained: Eq. (6) on the paper's frequencies", note=note))
 
     fig4 = mixing[mixing["n"] == 3]
     if len(fig4) and fig4["hl"].nunique() >= 2:
@@ -191,12 +206,12 @@ def fig4_and_weights(mixing: pd.DataFrame) -> list[Claim]:
     ex = EQ9_EXAMPLE
     ws, w0 = dynamic_weights(ex["iterations"], alpha=ex["alpha"], missing="initial")
     ok = bool(np.allclose(list(ws) + [w0], list(ex["weights"]) + [ex["w_init"]], rtol=0, atol=EXACT_ABS))
-    falls = bool(np.all(np.diff(ws) < 0))
+    lighter = bool(np.all(np.diff(ws) < 0))         # the staler the member, the smaller its weight
     out.append(Claim(
         PAPER, "Eq. 9", "EMA weights, iterations (5,4,2), alpha=0.5, x_1 = initial model",
         "(derived) 8/15, 4/15, 1/15; x_1: 2/15", ", ".join(_frac(w) for w in ws) + f"; x_1: {_frac(w0)}",
-        direction=falls, magnitude=ok, tolerance=f"exact (|Δ| ≤ {EXACT_ABS:g} per weight)",
-        cause="" if falls and ok else "unexplained: dynamic_weights differs from Eq. (9) by hand",
+        direction=lighter, magnitude=ok, tolerance=f"exact (|Δ| ≤ {EXACT_ABS:g} per weight)",
+        cause="" if lighter and ok else "unexplained: dynamic_weights differs from Eq. (9) by hand",
         note="direction: the staler the member, the smaller its weight (§3.3.2)"))
     return out
 
