@@ -68,12 +68,14 @@ def literal_assignments(source: str) -> dict:
                 out[node.targets[0].id] = ast.unparse(node.value)
     return out
 
+
 def groups() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
     """Notebook groups on the index page: (key, heading, first digits of the notebook numbers), one per
     paper, then "beyond" (:func:`simlib.papers.registry.notebook_groups`, from each paper's notebooks)."""
     from simlib.papers.registry import notebook_groups
 
     return notebook_groups()
+
 
 #: File that marks a folder as a site written by this module; --out may replace only such a folder.
 MARKER = ".simlib-site"
@@ -88,7 +90,7 @@ def group_of(stem: str) -> str:
         if stem[0] in digits:
             return key
     raise ValueError(f"notebook {stem!r} has a number outside every group of groups() (list it in its paper's "
-                     f"Paper.notebooks or in registry.BEYOND_NOTEBOOKS)")
+                     "Paper.notebooks or in registry.BEYOND_NOTEBOOKS)")
 
 
 @dataclass
