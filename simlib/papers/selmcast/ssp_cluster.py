@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, make_dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -48,9 +47,6 @@ from . import ssp_kernel as kernel
 from .orpheus import orpheus_receivers
 from .ssp_kernel import BASE, BLOCKED, COMPUTING, GAP, MULTICASTING, READD_MIN, place_classes, residual_tables
 from .ssp_selection import Plan, Rules, select_ssp
-
-if TYPE_CHECKING:
-    from .ssp_scenario import SSPScenario
 
 __all__ = ["SSPLog", "MulticastRecord", "MulticastTable", "SSPCluster", "engine_bound", "mean_residual", "SCHEMES",
            "LAYERS", "TAU_ESTIMATES", "SHARINGS", "PRIORITY_ORDERS", "ENGINES"]
@@ -249,7 +245,7 @@ class SSPCluster:
     """
 
     def __init__(self, *, egress, ingress, compute, trace: Trace | None, volume_bits: float, p: int,
-                 rules: "SSPScenario", bandwidth=None, period_s: float = 0.1,
+                 rules, bandwidth=None, period_s: float = 0.1,
                  orpheus_rng: np.random.Generator | None = None, engine: str = "compiled"):
         self.egress = np.array(egress, dtype=float)
         self.ingress = np.array(ingress, dtype=float)
