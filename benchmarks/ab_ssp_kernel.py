@@ -22,7 +22,9 @@ process-wide memos (bandwidth draws, traces) are filled before timing.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
+import math
 import os
 import statistics
 import subprocess
@@ -66,6 +68,21 @@ def identity_scenarios() -> list[dict]:
     return [dict(dict(n=50, duration_s=120.0), **kw) for kw in out]
 
 
+def old_rules(cluster_module):
+    """``SSPCluster`` of a revision's ``cluster_module`` taking the scenario as its ``rules`` (as this
+    worktree's ``simulate`` hands it): before issue 46 the cluster took an ``SSPRules`` with
+    ``math.inf`` for the scenario's ``None``; a later revision's class is returned as it is."""
+    if not hasattr(cluster_module, "SSPRules"):
+        return cluster_module.SSPCluster
+    names = [f.name for f in dataclasses.fields(cluster_module.SSPRules)]
+
+    def build(*, rules, **kw):
+        values = {k: getattr(rules, k) for k in names}
+        values.update({k: math.inf if values[k] is None else values[k] for k in ("ssp", "k")})
+        return cluster_module.SSPCluster(rules=cluster_module.SSPRules(**values), **kw)
+    return build
+
+
 def log_arrays(log) -> dict:
     t = log.table
     out = {f: getattr(t, f) for f in ("sender", "round", "start", "sender_iter", "finish", "r0", "nr", "recv",
@@ -106,7 +123,7 @@ def main(argv=None) -> int:
                 for alias in ("K", "kernel"):           # the name the revision's cluster gives the kernel
                     if hasattr(mod["_ab_cluster"], alias):
                         setattr(mod["_ab_cluster"], alias, k)
-                scenario.SSPCluster = mod["_ab_cluster"].SSPCluster
+                scenario.SSPCluster = old_rules(mod["_ab_cluster"])
 
         for which in ("first", "old", "new"):               # compile or load every kernel
             use(which)

@@ -7,9 +7,10 @@ convert at the boundary, and parameters given in other units say so in their
 name (``model_mb``, ``duration_s``, ``bandwidth_gbps``).
 
 The objects a researcher needs are importable from here (``simlib.Scenario``,
-``simlib.run_sweep``, ...; see :data:`__all__`).  They are imported on first
-use (PEP 562 module ``__getattr__``), so ``import simlib`` stays fast and a
-script pays only for the parts it touches.
+``simlib.run_sweep``, ...; see :data:`__all__`): the shared ones listed here, each
+paper's its ``Paper.exports``.  They are imported on first use (PEP 562 module
+``__getattr__``), so ``import simlib`` stays fast and a script pays only for the
+parts it touches.
 
 Each paper's scenario (a frozen dataclass: every parameter declared once with
 its default, range and unit; ``Scenario.describe()`` lists them) and its trial
@@ -41,22 +42,12 @@ import importlib
 
 __version__ = "0.1.0"
 
-#: Public name -> (module, attribute).  Resolved on first access (see :func:`__getattr__`).
+#: Public name -> (module, attribute) of the shared objects; each paper's own (its scenarios and trials)
+#: are its ``Paper.exports`` (:func:`simlib.papers.registry.exports`).  Resolved on first access (see
+#: :func:`__getattr__`).
 _EXPORTS = {
-    # 000 / 002: the simulated data-parallel training run
-    "Scenario": ("simlib.papers.cluster_scenario", "Scenario"),
-    "simulate": ("simlib.papers.cluster_scenario", "simulate"),
-    "run_trial": ("simlib.papers.cluster_scenario", "run_trial"),
     # any run's timeline (Chrome trace-event JSON for Perfetto / chrome://tracing)
     "record_timeline": ("simlib.runtime.timeline", "record_timeline"),
-    # 003: FMReduce
-    "FMReduceScenario": ("simlib.papers.fmreduce.scenario", "Scenario"),
-    "fmreduce_trial": ("simlib.papers.fmreduce.scenario", "run_trial"),
-    # 004: SelMcast, a BSP round and an SSP run
-    "BSPScenario": ("simlib.papers.selmcast.bsp_scenario", "BSPScenario"),
-    "bsp_trial": ("simlib.papers.selmcast.experiments", "bsp_trial"),
-    "SSPScenario": ("simlib.papers.selmcast.ssp_scenario", "SSPScenario"),
-    "ssp_trial": ("simlib.papers.selmcast.ssp_scenario", "run_trial"),
     # every paper's contract and scheme
     "PAPERS": ("simlib.papers.registry", "PAPERS"),
     "SCHEMES": ("simlib.papers.registry", "SCHEMES"),
@@ -74,22 +65,36 @@ _EXPORTS = {
     "summarize_ledger": ("simlib.pipeline.claims", "summarize_ledger"),
 }
 
-__all__ = ["__version__", *_EXPORTS]
-
 # An installed package keeps numba's compiled kernels in the user's cache, not in site-packages
 # (decision S15); must run before any simlib module imports numba.
 importlib.import_module("simlib.core.paths").configure_numba_cache()
 
 
+def _exports() -> dict[str, tuple[str, str]]:
+    """Every public name -> (module, attribute): the papers' (:func:`simlib.papers.registry.exports`,
+    which imports the papers' contracts) after the shared :data:`_EXPORTS`."""
+    papers = importlib.import_module("simlib.papers.registry").exports()
+    clash = {n for n in set(papers) & set(_EXPORTS) if papers[n] != _EXPORTS[n]}
+    if clash:
+        raise ValueError(f"a paper exports a shared name: {sorted(clash)}")
+    return {**_EXPORTS, **papers}
+
+
 def __getattr__(name: str):
-    """Import ``simlib.<name>`` from its module on first access (PEP 562) and keep it."""
-    if name not in _EXPORTS:
+    """Import ``simlib.<name>`` from its module on first access (PEP 562) and keep it; ``__all__``
+    (``"__version__"`` and every exported name) is built on first access too, so ``import simlib``
+    does not import the papers."""
+    if name == "__all__":
+        value = ["__version__", *_exports()]
+    elif name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name][0]), _EXPORTS[name][1])
+    elif name.startswith("__") or name not in (exported := _exports()):
         raise AttributeError(f"module 'simlib' has no attribute {name!r}")
-    module, attribute = _EXPORTS[name]
-    value = getattr(importlib.import_module(module), attribute)
+    else:
+        value = getattr(importlib.import_module(exported[name][0]), exported[name][1])
     globals()[name] = value
     return value
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+    return sorted(set(globals()) | set(_exports()))

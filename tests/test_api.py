@@ -27,7 +27,7 @@ def readme_example() -> str:
 
 @pytest.mark.parametrize("name", [n for n in simlib.__all__ if n != "__version__"])
 def test_every_exported_name_is_the_object_of_its_module(name):
-    module, attribute = simlib._EXPORTS[name]
+    module, attribute = simlib._exports()[name]
     assert getattr(simlib, name) is getattr(importlib.import_module(module), attribute)
 
 

@@ -19,7 +19,12 @@ from .cli_gen import SimulationProgress
 from .cluster_scenario import Scenario, build_cluster, run_metrics
 from .contract import Command, ScenarioBase, param
 
-__all__ = ["RunOptions", "run_command", "RUN_COMMAND"]
+__all__ = ["RunOptions", "run_command", "RUN_COMMAND", "CLUSTER_EXPORTS"]
+
+#: The cluster run's top-level ``simlib`` names (:attr:`simlib.papers.contract.Paper.exports` of 000 and 002).
+CLUSTER_EXPORTS = {"Scenario": "simlib.papers.cluster_scenario:Scenario",
+                   "simulate": "simlib.papers.cluster_scenario:simulate",
+                   "run_trial": "simlib.papers.cluster_scenario:run_trial"}
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,8 @@ from simlib.runtime.capture import offer
 from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
 
 from .contract import ParamError, ScenarioBase, defaults, param, param_group, specs
-from .partial_reduce.baselines import BASELINES, BaselineParams, baseline_cluster, baseline_controller, check_baseline
+from .partial_reduce.baselines import (BASELINE_READS, BASELINES, BaselineParams, baseline_cluster, baseline_controller,
+                                       check_baseline)
 from .partial_reduce.scenario import (PartialReduceParams, WeightParams, check_runnable, partial_controller,
                                       weight_rule)
 from .scheme import Scheme
@@ -61,19 +62,16 @@ SCHEME_NAMES = ("allreduce", "partial", "selective") + BASELINES
 MAX_ITERATIONS = 10**8
 MAX_CONTROLLER_ROUNDS = 10**8
 
-_PS = ("ps-bsp", "ps-asp", "ps-hete", "ps-backup")
 #: The parameters only some schemes read, with those schemes (every other parameter is read by every
 #: scheme): a group's own knobs by its scheme, the aggregation weights by the schemes whose groups are
 #: partial (all reduce syncs every worker at one version, so its dynamic weights are the constant
-#: ones; the baselines take none), each baseline's knobs by that baseline.
+#: ones; the baselines take none), each baseline's knobs by that baseline (002 declares which:
+#: :data:`~simlib.papers.partial_reduce.baselines.BASELINE_READS`).
 SCHEME_PARAMS = {
     **{name: ("selective",) for name in specs(SelectiveReduceParams)},
     **{name: ("partial",) for name in specs(PartialReduceParams)},
     **{name: ("partial", "selective") for name in specs(WeightParams)},
-    "backups": ("ps-backup",), "ps_servers": _PS, "server_bandwidth_gbps": _PS, "ps_step": _PS,
-    "server_apply_s": _PS, "hete_c": ("ps-hete",), "asp_lr_scale": ("ps-asp",), "ad_passive": ("adpsgd",),
-    "ad_atomic": ("adpsgd",),
-    "quorum": ("eager",),
+    **BASELINE_READS,
 }
 
 
@@ -324,7 +322,7 @@ def _cache_params(sc: Scenario) -> dict:
 _SELECTIVE_DEFAULTS = SelectiveReduceParams().to_params()
 
 
-@trial_of(Scenario, key=_cache_params)
+@trial_of(Scenario, key=_cache_params, example={"scheme": "partial", "n": 6, "duration_s": 5.0})
 def run_trial(sc: Scenario, seed: np.random.SeedSequence) -> dict:
     """Sweep entry point: a :class:`Scenario` (used as it is: built and checked by the caller -- a sweep
     builds each dict setting once, :class:`~simlib.papers.trial.Trial` -- or, called directly, its flat

@@ -519,10 +519,29 @@ class Command:
 @dataclass(frozen=True)
 class Paper:
     """One paper's contract: seed ``id`` ("003"), ``title``, its scenario classes, its schemes
-    (:class:`simlib.papers.scheme.Scheme`) and its generated commands."""
+    (:class:`simlib.papers.scheme.Scheme`) and its generated commands, plus what shared code derives
+    from :data:`simlib.papers.registry.PAPERS` instead of listing by hand:
+
+    * ``package``: the paper's package (``__package__`` of its ``paper.py``); a parameter group defined
+      there is this paper's (:func:`simlib.papers.registry.declared`), its sweep trials are found there;
+    * ``short``: the name the site's notebook index heads the paper's group with ("FMReduce": "FMReduce
+      (seed 003)");
+    * ``notebooks``: ``{notebook stem: "module:Spec"}``, each notebook of the paper and the spec class its
+      ``simlib.start`` takes (named, not imported: a spec may live in ``simlib.training``, above this
+      layer); the site groups notebooks by their numbers' first digits;
+    * ``exports``: ``{name: "module:attribute"}``, the top-level ``simlib.<name>`` objects of the paper
+      (imported on first use, :mod:`simlib`);
+    * ``fitted``: ``"module:NAME"`` of the statements of the claims whose quantity the paper profile's
+      calibration rule fits (that module's ``FIT_RULE``; decision S24), ``""`` when nothing is fitted.
+    """
 
     id: str
     title: str
     scenarios: tuple
     schemes: tuple
     commands: tuple = ()
+    package: str = ""
+    short: str = ""
+    notebooks: dict = dataclasses.field(default_factory=dict)
+    exports: dict = dataclasses.field(default_factory=dict)
+    fitted: str = ""

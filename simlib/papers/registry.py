@@ -4,7 +4,11 @@
 :data:`PAPERS` lists each paper's contract (its ``paper.py``): scenarios,
 schemes, generated commands; ``python -m simlib`` builds its commands from it
 and figures look schemes up in :data:`SCHEMES`.  A new paper is a new package
-with a ``paper.py`` plus one line in :data:`PAPERS`.  Simulations import only
+with a ``paper.py`` plus its name in :data:`PAPERS`: what shared code used to list by
+hand comes from the papers' declarations (:class:`~simlib.papers.contract.Paper`): the
+notebook -> spec map (:func:`notebook_specs`), the site's groups (:func:`notebook_groups`),
+the top-level ``simlib`` names (:func:`exports`), the fitted claims (:func:`fitted_marks`)
+and the sweep trials with their example settings (:func:`trials`).  Simulations import only
 their own package, never this module, so a trial's code fingerprint does not
 cover other papers.  :func:`chosen_settings` lists the settings a paper leaves
 open and the decision that chose each (decision S20; docs/settings.md's and the
@@ -12,24 +16,105 @@ site's tables).
 """
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import Any, NamedTuple
 
 from simlib.papers import cluster_scenario
 from simlib.papers.contract import defaults, groups, specs
-from simlib.papers.fmreduce import paper as fmreduce
-from simlib.papers.partial_reduce import paper as partial_reduce
-from simlib.papers.selective_reduce import paper as selective_reduce
-from simlib.papers.selmcast import paper as selmcast
 
-__all__ = ["PAPERS", "SCHEMES", "scheme", "paper", "ChosenSetting", "declared", "chosen_settings",
+__all__ = ["PAPERS", "BEYOND_NOTEBOOKS", "SCHEMES", "scheme", "paper", "resolve", "notebook_specs",
+           "notebook_groups", "exports", "fitted_marks", "trials", "ChosenSetting", "declared", "chosen_settings",
            "chosen_settings_markdown"]
 
-#: Every paper's contract, in seed order.
-PAPERS = (selective_reduce.PAPER, partial_reduce.PAPER, fmreduce.PAPER, selmcast.PAPER)
+#: Every paper's contract (its package's ``paper.PAPER``), in seed order: a new paper is one more name here.
+PAPERS = tuple(importlib.import_module(f"simlib.papers.{name}.paper").PAPER
+               for name in ("selective_reduce", "partial_reduce", "fmreduce", "selmcast"))
+
+#: The notebooks beyond the papers (the site's last group, "beyond"): ``{stem: "module:Spec"}`` as
+#: :attr:`~simlib.papers.contract.Paper.notebooks`.
+BEYOND_NOTEBOOKS = {"90_beyond_time_to_accuracy": "simlib.training.notebook_specs:TimeToAccuracyNotebook",
+                    "91_beyond_internet_scale": "simlib.papers.beyond_notebooks:InternetScaleNotebook",
+                    "92_beyond_real_traces": "simlib.training.notebook_specs:RealTracesNotebook"}
 
 #: Each paper's package (``simlib.papers.<name>``), by seed id: a parameter group defined there is that paper's.
-_PACKAGES = {p.id: m.__name__.rpartition(".")[0]
-             for p, m in zip(PAPERS, (selective_reduce, partial_reduce, fmreduce, selmcast))}
+_PACKAGES = {p.id: p.package for p in PAPERS}
+if not all(_PACKAGES.values()):
+    raise ValueError(f"every Paper must name its package (package=__package__), got {_PACKAGES}")
+
+
+def resolve(ref: str):
+    """The object ``ref`` (``"module:attribute"``) names, its module imported; ValueError naming ``ref``
+    when it names nothing."""
+    module, sep, name = ref.partition(":") if isinstance(ref, str) else ("", "", "")
+    if not (module and sep and name):
+        raise ValueError(f"ref must be 'module:attribute', got {ref!r}")
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"ref {ref!r} names nothing: {exc}") from None
+
+
+def _merged(pairs, what: str) -> dict:
+    """``dict(pairs)``; ValueError when a key comes twice with different values."""
+    out = {}
+    for key, value in pairs:
+        if out.setdefault(key, value) != value:
+            raise ValueError(f"{what} {key!r} is declared twice: {out[key]!r} and {value!r}")
+    return out
+
+
+def notebook_specs(papers=None) -> dict[str, str]:
+    """``{notebook stem: "module:Spec"}`` of every notebook: each paper's (``papers``, default
+    :data:`PAPERS`, in order), then :data:`BEYOND_NOTEBOOKS`."""
+    papers = PAPERS if papers is None else papers
+    return _merged([*((stem, ref) for p in papers for stem, ref in p.notebooks.items()),
+                    *BEYOND_NOTEBOOKS.items()], "notebook")
+
+
+def notebook_groups(papers=None) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """The site's notebook groups, ``(key, heading, first digits of the notebook numbers)``: one per paper
+    with notebooks (key its id, heading ``"<short> (seed <id>)"``, digits those of its notebooks), then
+    ``("beyond", "Beyond the papers", ...)``; ValueError when two groups share a digit."""
+    papers = PAPERS if papers is None else papers
+    out = [(p.id, f"{p.short} (seed {p.id})", tuple(sorted({stem[0] for stem in p.notebooks})))
+           for p in papers if p.notebooks]
+    out.append(("beyond", "Beyond the papers", tuple(sorted({stem[0] for stem in BEYOND_NOTEBOOKS}))))
+    _merged(((d, key) for key, _, digits in out for d in digits), "notebook digit")
+    return tuple(out)
+
+
+def exports(papers=None) -> dict[str, tuple[str, str]]:
+    """``{name: (module, attribute)}``: the top-level ``simlib`` names the papers (``papers``, default
+    :data:`PAPERS`) export; ValueError when two papers give one name different objects."""
+    papers = PAPERS if papers is None else papers
+    return _merged(((name, tuple(ref.split(":", 1))) for p in papers for name, ref in p.exports.items()),
+                   "export")
+
+
+def fitted_marks(papers=None) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Per paper id with a paper profile's fit (``Paper.fitted``), its calibration rule (the declaring
+    module's ``FIT_RULE``) and the statements of the claims whose quantity the rule fits (decision S24)."""
+    papers = PAPERS if papers is None else papers
+    out = {}
+    for p in (p for p in papers if p.fitted):
+        statements = resolve(p.fitted)
+        out[p.id] = (resolve(p.fitted.split(":", 1)[0] + ":FIT_RULE"), tuple(statements))
+    return out
+
+
+def trials(paper) -> dict:
+    """Every module-level sweep trial (:class:`~simlib.papers.trial.Trial`) defined in ``paper``'s
+    package, by ``"module:name"`` (its modules imported)."""
+    from simlib.papers.trial import Trial
+
+    package = importlib.import_module(paper.package)
+    found = {}
+    for info in [None, *pkgutil.walk_packages(package.__path__, package.__name__ + ".")]:
+        module = package if info is None else importlib.import_module(info.name)
+        found.update({f"{module.__name__}:{name}": obj for name, obj in vars(module).items()
+                      if isinstance(obj, Trial) and obj.__module__ == module.__name__})
+    return found
 
 
 def _schemes(papers) -> dict:

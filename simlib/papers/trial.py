@@ -8,14 +8,16 @@ so with :func:`trial_of`::
     def _cache_params(sc: Scenario) -> dict:
         return sc.to_params()            # every default filled in (the default rule)
 
-    @trial_of(Scenario, key=_cache_params)
+    @trial_of(Scenario, key=_cache_params, example={"n": 6, "duration_s": 5.0})
     def run_trial(sc: Scenario, seed: np.random.SeedSequence) -> dict:
         ...
 
 ``run_trial`` is then a :class:`Trial`: called as before; a sweep builds every dict setting into a
 ``Scenario`` once, before anything runs (a bad setting stops the sweep there, naming its parameter),
 hands the trial that object and keys the cache on ``run_trial.cache_params(setting)``.  A plain
-function is given each setting as it is and keyed by it.
+function is given each setting as it is and keyed by it.  ``example`` is a small, fast setting of the
+trial, a run that does something: the conformance suite (``tests/papers/test_conformance.py``) runs
+every trial at its example, as scikit-learn's checks read an estimator's tags.
 """
 from __future__ import annotations
 
@@ -37,10 +39,12 @@ class Trial:
     ``setting`` class and no ``key`` it is ``setting.of(x).to_params()``.  A ``Trial`` stands wherever
     ``fn`` did: calling it calls ``fn``, it carries ``fn``'s name, module and docstring (the sweep cache's
     folder and code fingerprint are ``fn``'s), and it pickles by its module-level name, as a function
-    does (so define it at module level).
+    does (so define it at module level).  ``example`` (a flat dict, or None) is a small, fast setting
+    of the trial that does something, for the conformance suite.
     """
 
-    def __init__(self, fn: Callable, cache_params: Callable[[object], dict] | None = None, *, setting=None):
+    def __init__(self, fn: Callable, cache_params: Callable[[object], dict] | None = None, *, setting=None,
+                 example: dict | None = None):
         if not callable(fn) or (cache_params is not None and not callable(cache_params)):
             raise ValueError(f"fn and cache_params must be callable, got {fn!r} and {cache_params!r}")
         if setting is not None and not (isinstance(setting, type) and callable(getattr(setting, "of", None))
@@ -49,9 +53,12 @@ class Trial:
                              f"got {setting!r}")
         if cache_params is None and setting is None:
             raise ValueError("give a cache_params rule, a setting class, or both")
+        if example is not None and not isinstance(example, dict):
+            raise ValueError(f"example must be None or a dict of parameters, got {example!r}")
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.setting = setting
+        self.example = example
         self._key = cache_params
 
     def build(self, params):
@@ -75,13 +82,16 @@ class Trial:
         return f"<trial {self.__module__}.{self.__qualname__}>"
 
 
-def trial_of(setting, *, key: Callable[[object], dict] | None = None) -> Callable[[Callable], Trial]:
+def trial_of(setting, *, key: Callable[[object], dict] | None = None,
+             example: dict | None = None) -> Callable[[Callable], Trial]:
     """Decorator: the function becomes a :class:`Trial` taking ``setting`` objects (a sweep builds each
-    dict setting once), keyed on ``key(built setting)`` (default: its ``to_params()``)."""
-    return lambda fn: Trial(fn, key, setting=setting)
+    dict setting once), keyed on ``key(built setting)`` (default: its ``to_params()``), with the small
+    setting ``example``."""
+    return lambda fn: Trial(fn, key, setting=setting, example=example)
 
 
-def trial_keyed_by(cache_params: Callable[[dict], dict]) -> Callable[[Callable], Trial]:
+def trial_keyed_by(cache_params: Callable[[dict], dict], *,
+                   example: dict | None = None) -> Callable[[Callable], Trial]:
     """Decorator: the function (given each setting as it is) becomes a :class:`Trial` whose cache key is
-    ``cache_params(setting)``."""
-    return lambda fn: Trial(fn, cache_params)
+    ``cache_params(setting)``, with the small setting ``example``."""
+    return lambda fn: Trial(fn, cache_params, example=example)

@@ -172,14 +172,11 @@ def _upsert(new_rows: list[dict], ledger_path) -> None:
 
 def fitted_marks() -> dict[str, tuple[str, tuple[str, ...]]]:
     """Per paper id, its calibration rule and the claims whose quantity the rule fits (S24), from the
-    declarations next to each rule's code: 000's E18 (``selective_reduce.profile.BASELINE_CLAIMS``),
-    002's PR16 (``partial_reduce.profile.FITTED_CLAIMS``) and 004's SM72 (``selmcast.profile.FITTED_CLAIMS``)."""
-    from simlib.papers.partial_reduce import profile as pr
-    from simlib.papers.selective_reduce import profile as sr
-    from simlib.papers.selmcast import profile as sm
+    declarations next to each rule's code that each paper names (``Paper.fitted``;
+    :func:`simlib.papers.registry.fitted_marks`): 000's E18, 002's PR16 and 004's SM72."""
+    from simlib.papers.registry import fitted_marks as derived
 
-    return {"000": (sr.FIT_RULE, tuple(sr.BASELINE_CLAIMS)), "002": (pr.FIT_RULE, tuple(pr.FITTED_CLAIMS)),
-            "004": (sm.FIT_RULE, tuple(sm.FITTED_CLAIMS))}
+    return derived()
 
 
 def record(claims: Claim | Iterable[Claim], ledger_path, *, notebook: str = "", profile: str = "",

@@ -48,7 +48,7 @@ import pandas as pd
 from simlib.core import paths as core_paths
 from simlib.pipeline.claims import load_ledger, reproduction_table, settings_table
 
-__all__ = ["GROUPS", "MARKER", "DOC_PAGES", "NotebookInfo", "RowLink", "read_notebooks", "link_rows", "doc_files",
+__all__ = ["groups", "MARKER", "DOC_PAGES", "NotebookInfo", "RowLink", "read_notebooks", "link_rows", "doc_files",
            "doc_href", "build_site", "main"]
 
 
@@ -68,14 +68,15 @@ def literal_assignments(source: str) -> dict:
                 out[node.targets[0].id] = ast.unparse(node.value)
     return out
 
-#: Notebook groups on the index page: (key, heading, first digits of the notebook numbers).
-GROUPS = (
-    ("000", "Selective Reduce (seed 000)", ("0", "1")),
-    ("002", "Partial Reduce (seed 002)", ("2",)),
-    ("003", "FMReduce (seed 003)", ("3",)),
-    ("004", "SelMcast (seed 004)", ("4",)),
-    ("beyond", "Beyond the papers", ("9",)),
-)
+
+def groups() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """Notebook groups on the index page: (key, heading, first digits of the notebook numbers), one per
+    paper, then "beyond" (:func:`simlib.papers.registry.notebook_groups`, from each paper's notebooks)."""
+    from simlib.papers.registry import notebook_groups
+
+    return notebook_groups()
+
+
 #: File that marks a folder as a site written by this module; --out may replace only such a folder.
 MARKER = ".simlib-site"
 _NOTEBOOK_RE = re.compile(r"\d\d_[A-Za-z0-9_.-]+")
@@ -84,11 +85,12 @@ _HEADING_RE = re.compile(r"^#\s+(.+)$", re.M)
 
 
 def group_of(stem: str) -> str:
-    """The :data:`GROUPS` key of notebook ``stem`` ("11_sr_fig5-7_traces" -> "000")."""
-    for key, _, digits in GROUPS:
+    """The :func:`groups` key of notebook ``stem`` ("11_sr_fig5-7_traces" -> "000")."""
+    for key, _, digits in groups():
         if stem[0] in digits:
             return key
-    raise ValueError(f"notebook {stem!r} has a number outside every group of GROUPS")
+    raise ValueError(f"notebook {stem!r} has a number outside every group of groups() (list it in its paper's "
+                     "Paper.notebooks or in registry.BEYOND_NOTEBOOKS)")
 
 
 @dataclass
@@ -361,7 +363,7 @@ def _index_body(infos, ledger, commit) -> str:
                  f'<a href="settings.html">The settings the papers leave open</a> and the decision that chose '
                  f'each. <a href="docs/index.html">The documentation</a>: results, speed, the simulation core, '
                  f'the learning task, data, the layout and every design decision.</p>')
-    for key, heading, _ in GROUPS:
+    for key, heading, _ in groups():
         members = [i for i in infos if i.group == key]
         if not members:
             continue

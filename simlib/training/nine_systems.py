@@ -127,7 +127,7 @@ def simulated_system(params: SystemSetting | dict) -> TrainScenario:
     return setting.system
 
 
-@trial_of(SystemSetting)
+@trial_of(SystemSetting, example={"scheme": "partial", "n": 4, "p": 2, "duration_s": 4.0})
 def trial(params: SystemSetting | dict, seed) -> dict:
     """One system's run replayed through training.
 
@@ -192,7 +192,7 @@ def update_instants(log: ScheduleLog) -> np.ndarray:
     return np.sort(np.array([s.launch for s in log.syncs], dtype=float))
 
 
-@trial_of(SystemSetting)
+@trial_of(SystemSetting, example={"scheme": "ps-asp", "n": 4, "duration_s": 4.0})
 def per_update_trial(params: SystemSetting | dict, seed) -> dict:
     """A system's time per update from its schedule alone, no training replay (the 002 paper profile's
     search, decision PR16): ``per_update_s`` = (last update − first update) / (updates − 1), the mean
@@ -219,7 +219,7 @@ def _replay(log, tp: TrainingParams, seed, fresh: bool) -> pd.DataFrame:
                   steps=StepRule(momentum=tp.momentum, fresh_gradients=fresh)).curve
 
 
-@trial_of(SystemSetting)
+@trial_of(SystemSetting, example={"scheme": "ps-asp", "n": 4, "duration_s": 4.0})
 def staleness_trial(params, seed) -> dict:
     """Notebook 22's staleness measurement (:mod:`simlib.training.statistical_evidence` summarizes it,
     RP20): one gradient-rule system (``python -m simlib train``'s ``params``: ``scheme`` ``eager``,

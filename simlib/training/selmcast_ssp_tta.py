@@ -31,7 +31,7 @@ class TrainedSSPScenario(TrainedRun):
     RUN = SSPScenario
 
 
-@trial_of(TrainedSSPScenario)
+@trial_of(TrainedSSPScenario, example={"n": 4, "duration_s": 4.0, "model_mb": 20.0})
 def trial(params: TrainedSSPScenario | dict, seed: np.random.SeedSequence) -> dict:
     """SSP metrics of the run plus ``time_to_target_s``, ``iterations_to_target`` and ``final_acc``; with
     early stop (RP16) the metrics describe the simulated part of the run (``simulated_s``,

@@ -100,7 +100,7 @@ class TrainedScenario(TrainedRun):
     RUN = Scenario
 
 
-@trial_of(TrainedScenario)
+@trial_of(TrainedScenario, example={"scheme": "partial", "n": 4, "duration_s": 4.0})
 def trial(params: TrainedScenario | dict, seed: np.random.SeedSequence) -> dict:
     """System metrics of the run plus time/iterations/updates to ``target_acc`` and final accuracy.
 

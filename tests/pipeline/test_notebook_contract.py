@@ -137,33 +137,15 @@ def test_ssp_notebooks_check_p_against_n_with_the_scenarios_rule(monkeypatch):
 
 # ------------------------------------------------------------------ every migrated notebook
 def migrated() -> dict:
-    from simlib.papers.beyond_notebooks import InternetScaleNotebook
-    from simlib.papers.fmreduce.experiments import Fig2Notebook
-    from simlib.papers.partial_reduce.experiments.mixing import SpectralNotebook
-    from simlib.papers.selective_reduce.experiments import figures as sr
-    from simlib.papers.selective_reduce.experiments.motivating_example import Fig3Notebook
-    from simlib.papers.selective_reduce.experiments.ring_check import RingCheckNotebook
-    from simlib.papers.selmcast.experiments import BSPFiguresNotebook, Fig1Notebook
-    from simlib.papers.selmcast.profile import BSPProfileNotebook
-    from simlib.papers.selmcast.ssp_experiments import SSPFig7Notebook, SSPFigs8to10Notebook, SSPFigs11to13Notebook
-    from simlib.training.notebook_specs import (HeterogeneousTrainingNotebook, NineSystemsNotebook,
-                                                PaperProfileNotebook, RealTracesNotebook, SSPTimeToAccuracyNotebook,
-                                                TimeToAccuracyNotebook)
+    """Every notebook's spec class, by stem: each paper's ``Paper.notebooks`` and the notebooks beyond the
+    papers (:func:`simlib.papers.registry.notebook_specs`)."""
+    from simlib.papers import registry
 
-    return {"00_pipeline_example": RingCheckNotebook, "10_sr_fig3_motivating_example": Fig3Notebook,
-            "11_sr_fig5-7_traces": sr.Fig5to7Notebook, "12_sr_fig8-10_parameters": sr.Fig8to10Notebook,
-            "13_sr_fig11-12_robustness": sr.Fig11to12Notebook, "14_sr_fig13-14_skew_latency": sr.Fig13to14Notebook,
-            "15_sr_paper_gaps": sr.GapsNotebook, "16_sr_paper_profile": sr.ProfileSearchNotebook,
-            "20_pr_sec3_spectral_weights": SpectralNotebook,
-            "21_pr_sec5_heterogeneous_training": HeterogeneousTrainingNotebook,
-            "22_pr_sec5_nine_systems": NineSystemsNotebook, "23_pr_paper_profile": PaperProfileNotebook,
-            "30_fmreduce_fig2": Fig2Notebook, "40_selmcast_sec2_fig1_random_selection": Fig1Notebook,
-            "41_selmcast_bsp_fig4-6": BSPFiguresNotebook, "43_selmcast_ssp_fig7_case_study": SSPFig7Notebook,
-            "44_selmcast_ssp_fig8-10": SSPFigs8to10Notebook, "45_selmcast_ssp_fig11-13": SSPFigs11to13Notebook,
-            "46_selmcast_ssp_time_to_accuracy": SSPTimeToAccuracyNotebook,
-            "47_selmcast_paper_profile": BSPProfileNotebook,
-            "90_beyond_time_to_accuracy": TimeToAccuracyNotebook, "91_beyond_internet_scale": InternetScaleNotebook,
-            "92_beyond_real_traces": RealTracesNotebook}
+    return {stem: registry.resolve(ref) for stem, ref in registry.notebook_specs().items()}
+
+
+def test_every_notebook_is_declared_by_its_paper_or_beyond():
+    assert sorted(migrated()) == sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
 
 
 def literal_assignments(source: str) -> dict:

@@ -201,6 +201,9 @@ def test_trial_arguments_are_checked():
         Trial(scenario_fn, setting=3)
     with pytest.raises(ValueError, match="give a cache_params rule, a setting class, or both"):
         Trial(scenario_fn)
+    with pytest.raises(ValueError, match="example must be None or a dict of parameters"):
+        trial_of(Toy, example=[("x", 7)])(scenario_fn)
+    assert trial_of(Toy, example={"x": 7})(scenario_fn).example == {"x": 7} and toy_trial.example is None
     assert toy_trial.cache_params({"x": 7}) == {"x": 7, "scale": 1.0}
     assert toy_trial.build({"x": 7}) == Toy(x=7) and toy_trial.build(Toy(x=7)) == Toy(x=7)
 

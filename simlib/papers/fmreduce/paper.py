@@ -24,4 +24,7 @@ COMMAND = Command(
                 "for --duration seconds (seed 003 §3) and print the rounds completed and the per-phase times.")
 
 PAPER = Paper("003", "Efficient Partial Reduce Across Clouds (FMReduce)", (Scenario,), tuple(SCHEMES.values()),
-              (COMMAND,))
+              (COMMAND,), package=__package__, short="FMReduce",
+              notebooks={"30_fmreduce_fig2": f"{__package__}.experiments:Fig2Notebook"},
+              exports={"FMReduceScenario": f"{__package__}.scenario:Scenario",
+                       "fmreduce_trial": f"{__package__}.scenario:run_trial"})

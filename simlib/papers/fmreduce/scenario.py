@@ -123,7 +123,7 @@ def run(sc: Scenario, seed) -> RunResult:
                     reduce_s_per_mb=sc.reduce_s_per_mb, lp_solver=sc.lp_solver)
 
 
-@trial_of(Scenario)
+@trial_of(Scenario, example={"n": 6, "p": 3, "duration_s": 10.0, "model_mb": 20.0})
 def run_trial(params: Scenario | dict, rng_seed: np.random.SeedSequence) -> dict:
     """Sweep trial and ``python -m simlib fmreduce``'s: a :class:`Scenario` (used as it is: a sweep builds
     each dict setting once and keys its cache on ``to_params()``, :class:`~simlib.papers.trial.Trial`) or,

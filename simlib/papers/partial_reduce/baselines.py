@@ -17,10 +17,20 @@ from simlib.runtime.decentralized import (AD_PASSIVE, QUORUMS, ADPSGDController,
                                          WholeRing)
 from simlib.runtime.parameter_server import PS_STEPS, ParameterServerController, ps_cluster
 
-__all__ = ["BaselineParams", "BASELINES", "baseline_controller", "baseline_cluster", "check_baseline"]
+__all__ = ["BaselineParams", "BASELINES", "BASELINE_READS", "baseline_controller", "baseline_cluster",
+           "check_baseline"]
 
 #: The baselines' scheme names (the ``scheme`` values of the cluster run).
 BASELINES = ("eager", "adpsgd", "ps-bsp", "ps-asp", "ps-hete", "ps-backup")
+_PS = ("ps-bsp", "ps-asp", "ps-hete", "ps-backup")
+#: Which baselines read each knob of :class:`BaselineParams` (its part of the cluster run's
+#: :data:`~simlib.papers.cluster_scenario.SCHEME_PARAMS`: every other scheme ignores it).
+BASELINE_READS = {
+    "backups": ("ps-backup",), "ps_servers": _PS, "server_bandwidth_gbps": _PS, "ps_step": _PS,
+    "server_apply_s": _PS, "hete_c": ("ps-hete",), "asp_lr_scale": ("ps-asp",), "ad_passive": ("adpsgd",),
+    "ad_atomic": ("adpsgd",),
+    "quorum": ("eager",),
+}
 
 
 @dataclass(frozen=True)

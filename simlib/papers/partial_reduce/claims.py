@@ -22,6 +22,7 @@ Rules, fixed before looking at our values and uniform over the paper:
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
@@ -39,7 +40,7 @@ from .weights import dynamic_weights
 
 __all__ = ["PAPER", "EXACT_ABS", "NEAR_REL", "NEAR_RULE", "RANGE_RULE", "SPEARMAN_MIN", "FIG4_FREQUENCIES",
            "FIG4_RHO", "EQ9_EXAMPLE", "TABLE1_ARMS", "TABLE1_ALL", "TABLE1", "TABLE1_DYN_VS_AR", "table1_range", "PER_UPDATE_SPEEDUP", "FIG8_BEST_P", "DEFAULT_READING",
-           "with_rules", "paired", "paired_masks", "ratio_text", "row_strength", "decided", "strength_fields", "row_fields", "bounded_within", "fig4_and_weights",
+           "FIG4_ROWS", "mixes", "above_homogeneous", "FIG8_TRENDS", "falls", "rises", "with_rules", "paired", "paired_masks", "ratio_text", "row_strength", "decided", "strength_fields", "row_fields", "bounded_within", "fig4_and_weights",
            "group_filter", "sec5"]
 
 PAPER = "002"
@@ -123,6 +124,28 @@ def _frac(x: float) -> str:
 
 # ----------------------------------------------------------------------------- notebook 20
 
+def mixes(rho: float, rho_homogeneous: float) -> bool:
+    """Fig. 4(a)'s direction: 0 < ρ < 1 (the groups connect all workers, slower than all reduce's ρ = 0)."""
+    return bool(0 < rho < 1)
+
+
+def above_homogeneous(rho: float, rho_homogeneous: float) -> bool:
+    """Fig. 4(b)'s direction: a slower worker raises ρ above the homogeneous one."""
+    return bool(rho > rho_homogeneous)
+
+
+#: Fig. 4's ρ from the paper's group frequencies, one row each: (figure, claim, :data:`FIG4_FREQUENCIES` /
+#: :data:`FIG4_RHO` key (the paper value), the direction's predicate on (ρ, homogeneous ρ), note); the
+#: magnitude is exact (:data:`EXACT_ABS`).
+FIG4_ROWS = (
+    ("Fig. 4(a)", "rho = 0.5 for N=3, P=2, homogeneous", "homogeneous", mixes,
+     "from the paper's equal group frequencies; direction: 0 < rho < 1 (the groups connect all workers, slower "
+     "than all reduce's rho = 0)"),
+    ("Fig. 4(b)", "rho = 0.625 when one worker is 2x slower", "heterogeneous", above_homogeneous,
+     "from the paper's group frequencies 1/2, 1/4, 1/4; direction: above the homogeneous rho"),
+)
+
+
 def fig4_and_weights(mixing: pd.DataFrame) -> list[Claim]:
     """Fig. 4 (ρ from the paper's frequencies and from simulated FIFO schedules), ρ = 0 for all
     reduce (§3.2), and Eq. (9)'s worked example.
@@ -134,19 +157,12 @@ def fig4_and_weights(mixing: pd.DataFrame) -> list[Claim]:
     _need(mixing, "mixing", ["scheme", "n", "hl", "trace", "rho"])
     rho = {k: rho_from_frequencies(f, 3) for k, f in FIG4_FREQUENCIES.items()}
     out = []
-    hom, het = rho["homogeneous"], rho["heterogeneous"]
-    ok = abs(hom - FIG4_RHO["homogeneous"]) <= EXACT_ABS
-    out.append(Claim(PAPER, "Fig. 4(a)", "rho = 0.5 for N=3, P=2, homogeneous", "0.5", f"{hom:.4f}",
-                     direction=bool(0 < hom < 1), magnitude=ok, tolerance=f"exact (|Δ| ≤ {EXACT_ABS:g})",
-                     cause="" if ok and 0 < hom < 1 else "unexplained: Eq. (6) on the paper's frequencies",
-                     note="from the paper's equal group frequencies; direction: 0 < rho < 1 (the groups "
-                          "connect all workers, slower than all reduce's rho = 0)"))
-    ok = abs(het - FIG4_RHO["heterogeneous"]) <= EXACT_ABS
-    out.append(Claim(PAPER, "Fig. 4(b)", "rho = 0.625 when one worker is 2x slower", "0.625", f"{het:.4f}",
-                     direction=bool(het > hom), magnitude=ok, tolerance=f"exact (|Δ| ≤ {EXACT_ABS:g})",
-                     cause="" if ok and het > hom else "unexplained: Eq. (6) on the paper's frequencies",
-                     note="from the paper's group frequencies 1/2, 1/4, 1/4; direction: above the "
-                          "homogeneous rho"))
+    hom = rho["homogeneous"]
+    for figure, claim, key, direction, note in FIG4_ROWS:
+        ok, up = abs(rho[key] - FIG4_RHO[key]) <= EXACT_ABS, direction(rho[key], hom)
+        out.append(Claim(PAPER, figure, claim, f"{FIG4_RHO[key]}", f"{rho[key]:.4f}", direction=up, magnitude=ok,
+                         tolerance=f"exact (|Δ| ≤ {EXACT_ABS:g})",
+                         cause="" if ok and up else "unexplained: Eq. (6) on the paper's frequencies", note=note))
 
     fig4 = mixing[mixing["n"] == 3]
     if len(fig4) and fig4["hl"].nunique() >= 2:
@@ -190,12 +206,12 @@ def fig4_and_weights(mixing: pd.DataFrame) -> list[Claim]:
     ex = EQ9_EXAMPLE
     ws, w0 = dynamic_weights(ex["iterations"], alpha=ex["alpha"], missing="initial")
     ok = bool(np.allclose(list(ws) + [w0], list(ex["weights"]) + [ex["w_init"]], rtol=0, atol=EXACT_ABS))
-    falls = bool(np.all(np.diff(ws) < 0))
+    lighter = bool(np.all(np.diff(ws) < 0))         # the staler the member, the smaller its weight
     out.append(Claim(
         PAPER, "Eq. 9", "EMA weights, iterations (5,4,2), alpha=0.5, x_1 = initial model",
         "(derived) 8/15, 4/15, 1/15; x_1: 2/15", ", ".join(_frac(w) for w in ws) + f"; x_1: {_frac(w0)}",
-        direction=falls, magnitude=ok, tolerance=f"exact (|Δ| ≤ {EXACT_ABS:g} per weight)",
-        cause="" if falls and ok else "unexplained: dynamic_weights differs from Eq. (9) by hand",
+        direction=lighter, magnitude=ok, tolerance=f"exact (|Δ| ≤ {EXACT_ABS:g} per weight)",
+        cause="" if lighter and ok else "unexplained: dynamic_weights differs from Eq. (9) by hand",
         note="direction: the staler the member, the smaller its weight (§3.3.2)"))
     return out
 
@@ -357,54 +373,101 @@ def _sec5(df: pd.DataFrame) -> list[Claim]:
     _need(df, "df", ["scheme", "hl", "p", "n", "weights", "weights_missing", "trial", "time_to_target_s",
                      "updates_to_target", "time_per_update_s", "final_acc"])
     d = with_rules(df)
-    n = int(d["n"].iloc[0])
-    out: list[Claim] = []
-
-    # ---- Fig. 8: HL = 1, constant weights, over P
-    f8 = d[(d["scheme"] == "partial") & (d["hl"] == 1) & (d["rule"] == "CON")]
-    if f8["P"].nunique() >= 2:
-        med = f8.groupby("P")[["updates_to_target", "time_per_update_s", "time_to_target_s"]].median()
-        Ps = list(med.index)
-        r_upd, r_put = trend(Ps, med["updates_to_target"]), trend(Ps, med["time_per_update_s"])
-        ok = bool(r_upd < -SPEARMAN_MIN)
-        out.append(Claim(PAPER, "Fig. 8", "#updates to target falls as P grows", "decreasing",
-                         " → ".join(f"{x:.0f}" for x in med["updates_to_target"]), direction=ok,
-                         cause="" if ok else _LEARNING + f"Spearman {r_upd:.2f} over P",
-                         note=f"Spearman {r_upd:.2f} over P={Ps}; holds if < -{SPEARMAN_MIN:g}; HL=1, constant "
-                              "weights, median over trials"))
-        ok = bool(r_put > SPEARMAN_MIN)
-        out.append(Claim(PAPER, "Fig. 8", "per-update time rises with P", "increasing",
-                         " → ".join(f"{x:.2f}s" for x in med["time_per_update_s"]), direction=ok,
-                         cause="" if ok else f"unexplained: Spearman {r_put:.2f} over P",
-                         note=f"Spearman {r_put:.2f}; holds if > {SPEARMAN_MIN:g}"))
-        tt = med["time_to_target_s"].fillna(np.inf)
-        best = int(tt.idxmin())
-        interior = len(tt) >= 3 and interior_extremum(tt.to_numpy(), "min")
-        mag = best in FIG8_BEST_P
-        out.append(Claim(
-            PAPER, "Fig. 8", "total run time is smallest at an intermediate P (paper: P = 3 and 5)",
-            "minimum at P = 3 and 5", f"minimum at P = {best}: " + ", ".join(
-                f"P={P}: {x:.1f}s" for P, x in tt.items()),
-            direction=bool(interior), magnitude=mag,
-            tolerance=f"exact: the P with the smallest median time is one of {list(FIG8_BEST_P)}",
-            cause="" if interior and mag else _LEARNING + (
-                f"here #updates fall {med['updates_to_target'].iloc[0] / med['updates_to_target'].iloc[-1]:.1f}× "
-                f"from P={Ps[0]} to {Ps[-1]} while the per-update time rises "
-                f"{med['time_per_update_s'].iloc[-1] / med['time_per_update_s'].iloc[0]:.1f}×"),
-            note="median time to target over trials, HL=1, constant weights; direction: the smallest median "
-                 "lies strictly inside the P range; the paper adds that the best P varies by workload"))
-
-    # ---- Table 1
-    table_p = sorted(int(P) for P in d.loc[d["rule"].str.startswith("DYN"), "P"].unique())
-    hls = sorted(d["hl"].dropna().unique())
-    if not table_p or "all reduce" not in set(d["rule"]):
+    out = _fig8(d)
+    t1 = _Table1Runs.of(d)
+    if t1 is None:
         return out
-    het = hls[-1]
-    readings = sorted(r[5:-1] for r in d["rule"].unique() if r.startswith("DYN"))
+    return out + [c for claims in _TABLE1_CLAIMS for c in claims(d, t1)]
+
+
+# ---- Fig. 8: HL = 1, constant weights, over P
+def falls(r: float) -> bool:
+    """Fig. 8's "performs conversely": Spearman's r_s over P below -:data:`SPEARMAN_MIN` (strictly)."""
+    return bool(r < -SPEARMAN_MIN)
+
+
+def rises(r: float) -> bool:
+    """Fig. 8's "positively correlated with P": r_s above :data:`SPEARMAN_MIN` (strictly)."""
+    return bool(r > SPEARMAN_MIN)
+
+
+#: Fig. 8's two trends over P, one row each: (claim, paper value, metric, how one median prints, the
+#: predicate on Spearman's r_s, the cause when it fails, the note); ``{r}`` is r_s, ``{Ps}`` the P values,
+#: ``{lim}`` :data:`SPEARMAN_MIN`.
+FIG8_TRENDS = (
+    ("#updates to target falls as P grows", "decreasing", "updates_to_target", "{:.0f}", falls,
+     _LEARNING + "Spearman {r:.2f} over P",
+     "Spearman {r:.2f} over P={Ps}; holds if < -{lim:g}; HL=1, constant weights, median over trials"),
+    ("per-update time rises with P", "increasing", "time_per_update_s", "{:.2f}s", rises,
+     "unexplained: Spearman {r:.2f} over P", "Spearman {r:.2f}; holds if > {lim:g}"),
+)
+
+
+def _fig8(d: pd.DataFrame) -> list[Claim]:
+    """Fig. 8's rows (:data:`FIG8_TRENDS`, then the best P) from the HL = 1, constant-weight partial-reduce
+    runs of a :func:`with_rules` frame, medians over trials per P; none with fewer than two P values."""
+    f8 = d[(d["scheme"] == "partial") & (d["hl"] == 1) & (d["rule"] == "CON")]
+    if f8["P"].nunique() < 2:
+        return []
+    med = f8.groupby("P")[["updates_to_target", "time_per_update_s", "time_to_target_s"]].median()
+    Ps = list(med.index)
+    out = []
+    for claim, paper, metric, value, holds, cause, note in FIG8_TRENDS:
+        r = trend(Ps, med[metric])
+        ok = holds(r)
+        out.append(Claim(PAPER, "Fig. 8", claim, paper, " → ".join(value.format(x) for x in med[metric]),
+                         direction=ok, cause="" if ok else cause.format(r=r), note=note.format(r=r, Ps=Ps, lim=SPEARMAN_MIN)))
+    tt = med["time_to_target_s"].fillna(np.inf)
+    best = int(tt.idxmin())
+    interior = len(tt) >= 3 and interior_extremum(tt.to_numpy(), "min")
+    mag = best in FIG8_BEST_P
+    out.append(Claim(
+        PAPER, "Fig. 8", "total run time is smallest at an intermediate P (paper: P = 3 and 5)",
+        "minimum at P = 3 and 5", f"minimum at P = {best}: " + ", ".join(
+            f"P={P}: {x:.1f}s" for P, x in tt.items()),
+        direction=bool(interior), magnitude=mag,
+        tolerance=f"exact: the P with the smallest median time is one of {list(FIG8_BEST_P)}",
+        cause="" if interior and mag else _LEARNING + (
+            f"here #updates fall {med['updates_to_target'].iloc[0] / med['updates_to_target'].iloc[-1]:.1f}× "
+            f"from P={Ps[0]} to {Ps[-1]} while the per-update time rises "
+            f"{med['time_per_update_s'].iloc[-1] / med['time_per_update_s'].iloc[0]:.1f}×"),
+        note="median time to target over trials, HL=1, constant weights; direction: the smallest median "
+             "lies strictly inside the P range; the paper adds that the best P varies by workload"))
+    return out
+
+
+# ---- Table 1: paired comparisons per HL and group size P
+@dataclass(frozen=True)
+class _Table1Runs:
+    """What a :func:`with_rules` frame has of Table 1: n, the group sizes with dynamic-weight runs
+    (``table_p``), the HL values, the most heterogeneous one (``het``) and the readings of x_1 run."""
+
+    n: int
+    table_p: list
+    hls: list
+    het: float
+    readings: list
+
+    @classmethod
+    def of(cls, d: pd.DataFrame) -> "_Table1Runs | None":
+        """None when the frame has no dynamic-weight or no all-reduce runs (nothing of Table 1 to judge)."""
+        table_p = sorted(int(P) for P in d.loc[d["rule"].str.startswith("DYN"), "P"].unique())
+        hls = sorted(d["hl"].dropna().unique())
+        if not table_p or "all reduce" not in set(d["rule"]):
+            return None
+        return cls(int(d["n"].iloc[0]), table_p, hls, hls[-1],
+                   sorted(r[5:-1] for r in d["rule"].unique() if r.startswith("DYN")))
+
+
+def _dyn_fewer_updates(d: pd.DataFrame, t1: _Table1Runs) -> list[Claim]:
+    """Per P and reading of x_1, at the most heterogeneous HL: dynamic weights need fewer updates than
+    constant ones (the median paired DYN/CON certainly < 1), within Table 1's range at P = 3 and 5."""
+    out = []
+    het = t1.het
     th = d[d["hl"] == het]
-    for P in table_p:
+    for P in t1.table_p:
         paper = table1_range(lambda c, P=P: c[f"DYN{P}"][1] / c[f"CON{P}"][1], het > 1) if P in (3, 5) else None
-        for reading in readings:
+        for reading in t1.readings:
             row = _one(paired(th, "updates_to_target", (P, f"DYN ({reading})"), (P, "CON")), het)
             if row is None:
                 continue
@@ -435,10 +498,17 @@ def _sec5(df: pd.DataFrame) -> list[Claim]:
                 note=f"#updates to target, paired per trial; direction: median ratio certainly < 1; "
                      f"'{DEFAULT_READING}' is our default reading of x_1 (PR13); " + _CENSORED + "; "
                      + _TABLE1_NOTE))
+    return out
 
-    for hl in hls:
+
+def _pr_beats_ar(d: pd.DataFrame, t1: _Table1Runs) -> list[Claim]:
+    """Per HL and P: partial reduce (constant weights) reaches the target before all reduce (the median
+    paired AR/PR time certainly > 1), within Table 1's range at P = 3 and 5."""
+    out = []
+    n = t1.n
+    for hl in t1.hls:
         th = d[d["hl"] == hl]
-        for P in table_p:
+        for P in t1.table_p:
             row = _one(paired(th, "time_to_target_s", (n, "all reduce"), (P, "CON")), hl)
             if row is None:
                 continue
@@ -468,67 +538,85 @@ def _sec5(df: pd.DataFrame) -> list[Claim]:
                 **row_fields(row, "above", paper),
                 note="time to target accuracy, constant weights, paired per trial; direction: median AR/PR "
                      "ratio certainly > 1; " + _CENSORED + "; " + _TABLE1_NOTE))
+    return out
 
+
+def _dyn_beats_ar(d: pd.DataFrame, t1: _Table1Runs) -> list[Claim]:
+    """§5.2.2's "DYN (P = 3) is at most 1.48–2.01× faster than all reduce" (:data:`TABLE1_DYN_VS_AR`), at the
+    most heterogeneous HL > 1 with our default reading of x_1."""
     P3, lo, hi = TABLE1_DYN_VS_AR
+    het = t1.het
     th = d[d["hl"] == het]
-    row = _one(paired(th, "time_to_target_s", (n, "all reduce"), (P3, f"DYN ({DEFAULT_READING})")), het) \
-        if het > 1 and P3 in table_p else None
-    if row is not None:
-        ok_d, ok_m = bool(row["median_lo"] > 1), bounded_within(row, lo, hi)
-        out.append(Claim(
-            PAPER, "Table 1", f"HL={het:g}: DYN (P={P3}) is 1.48–2.01× faster than all reduce",
-            f"up to {lo:.2f}–{hi:.2f}×", f"{ratio_text(row)} (median paired AR/DYN time)",
-            direction=ok_d, magnitude=ok_m, tolerance=RANGE_RULE, **row_fields(row, "above", (lo, hi)),
-            cause="" if ok_d and ok_m else (
-                _censored(row) if row["censored"] else _cluster(d) + "run time to a target accuracy depends on both"),
-            note=f"time to target, dynamic weights ({DEFAULT_READING}, PR13), paired per trial; the paper's "
-                 "range is over three CNNs, HL = 2 or 3 (§5.2.2)"))
+    row = _one(paired(th, "time_to_target_s", (t1.n, "all reduce"), (P3, f"DYN ({DEFAULT_READING})")), het) \
+        if het > 1 and P3 in t1.table_p else None
+    if row is None:
+        return []
+    ok_d, ok_m = bool(row["median_lo"] > 1), bounded_within(row, lo, hi)
+    return [Claim(
+        PAPER, "Table 1", f"HL={het:g}: DYN (P={P3}) is 1.48–2.01× faster than all reduce",
+        f"up to {lo:.2f}–{hi:.2f}×", f"{ratio_text(row)} (median paired AR/DYN time)",
+        direction=ok_d, magnitude=ok_m, tolerance=RANGE_RULE, **row_fields(row, "above", (lo, hi)),
+        cause="" if ok_d and ok_m else (
+            _censored(row) if row["censored"] else _cluster(d) + "run time to a target accuracy depends on both"),
+        note=f"time to target, dynamic weights ({DEFAULT_READING}, PR13), paired per trial; the paper's "
+             "range is over three CNNs, HL = 2 or 3 (§5.2.2)")]
 
+
+def _per_update_speedup(d: pd.DataFrame, t1: _Table1Runs) -> list[Claim]:
+    """§5.2.2's "the per-update time is 4× faster than all reduce" (:data:`PER_UPDATE_SPEEDUP`), at every HL."""
     P4, factor = PER_UPDATE_SPEEDUP
-    if P4 in table_p:
-        rows = {hl: _one(paired(d[d["hl"] == hl], "time_per_update_s", (n, "all reduce"), (P4, "CON")), hl)
-                for hl in hls}
-        rows = {hl: r for hl, r in rows.items() if r is not None}
-        if rows:
-            ok_d = all(r["median_lo"] > 1 for r in rows.values())
-            ok_m = all(within(r["median"], factor, NEAR_REL) for r in rows.values())   # NaN (censored): never
-            ranges = "; ".join(f"HL {'> 1' if h else '= 1'}: "
-                               f"{fmt_span(*table1_range(lambda c: c['AR'][2] / c[f'CON{P4}'][2], h))}"
-                               for h in (False, True))
-            out.append(Claim(
-                PAPER, "Table 1", f"per-update time of partial reduce (P={P4}) is {factor:g}× shorter than all "
-                                  "reduce's", f"{factor:g}× (§5.2.2)",
-                "; ".join(f"HL={hl:g}: {ratio_text(r)}" for hl, r in rows.items()),
-                direction=ok_d, magnitude=ok_m, tolerance=f"{NEAR_RULE}, at every HL",
-                **strength_fields({hl: row_strength(r) for hl, r in rows.items()},
-                                  decided(side(row_strength(r), "above") for r in rows.values()),
-                                  decided(in_range(row_strength(r), factor * (1 - NEAR_REL), factor * (1 + NEAR_REL))
-                                          for r in rows.values())),
-                cause="" if ok_d and ok_m else _cluster(d) + "one update's time is set by the cluster",
-                note=f"median paired AR/PR time per update, constant weights; Table 1's ratios: {ranges}"))
+    if P4 not in t1.table_p:
+        return []
+    rows = {hl: _one(paired(d[d["hl"] == hl], "time_per_update_s", (t1.n, "all reduce"), (P4, "CON")), hl)
+            for hl in t1.hls}
+    rows = {hl: r for hl, r in rows.items() if r is not None}
+    if not rows:
+        return []
+    ok_d = all(r["median_lo"] > 1 for r in rows.values())
+    ok_m = all(within(r["median"], factor, NEAR_REL) for r in rows.values())   # NaN (censored): never
+    ranges = "; ".join(f"HL {'> 1' if h else '= 1'}: "
+                       f"{fmt_span(*table1_range(lambda c: c['AR'][2] / c[f'CON{P4}'][2], h))}"
+                       for h in (False, True))
+    return [Claim(
+        PAPER, "Table 1", f"per-update time of partial reduce (P={P4}) is {factor:g}× shorter than all "
+                          "reduce's", f"{factor:g}× (§5.2.2)",
+        "; ".join(f"HL={hl:g}: {ratio_text(r)}" for hl, r in rows.items()),
+        direction=ok_d, magnitude=ok_m, tolerance=f"{NEAR_RULE}, at every HL",
+        **strength_fields({hl: row_strength(r) for hl, r in rows.items()},
+                          decided(side(row_strength(r), "above") for r in rows.values()),
+                          decided(in_range(row_strength(r), factor * (1 - NEAR_REL), factor * (1 + NEAR_REL))
+                                  for r in rows.values())),
+        cause="" if ok_d and ok_m else _cluster(d) + "one update's time is set by the cluster",
+        note=f"median paired AR/PR time per update, constant weights; Table 1's ratios: {ranges}")]
 
-    # more updates than all reduce, at every HL, P and rule
+
+def _more_updates(d: pd.DataFrame, t1: _Table1Runs) -> list[Claim]:
+    """§5.2.2's "partial reduce needs more updates than all reduce", at every HL, P and weighting rule."""
     worse = []
-    for hl in hls:
+    for hl in t1.hls:
         th = d[d["hl"] == hl]
         for rule in sorted(r for r in th["rule"].unique() if r != "all reduce"):
             for P in sorted(th.loc[th["rule"] == rule, "P"].unique()):
-                if P not in table_p:
+                if P not in t1.table_p:
                     continue
-                row = _one(paired(th, "updates_to_target", (P, rule), (n, "all reduce")), hl)
+                row = _one(paired(th, "updates_to_target", (P, rule), (t1.n, "all reduce")), hl)
                 if row is not None:
                     worse.append((hl, P, rule, row))
-    if worse:
-        ok = all(r["median_lo"] > 1 for *_, r in worse)
-        lo_, hi_ = ([r[c] for *_, r in worse] for c in ("median_lo", "median_hi"))
-        span = (f"{min(lo_):.2f}–{max(lo_):.2f}×" if lo_ == hi_ else
-                f"{fmt_bound(min(lo_), min(hi_))} to {fmt_bound(max(lo_), max(hi_))}")
-        out.append(Claim(
-            PAPER, "Table 1", "partial reduce needs more updates than all reduce", "more updates (§5.2.2)",
-            f"median paired PR/AR {span} over {len(worse)} (HL, P, rule)",
-            direction=ok,
-            cause="" if ok else _LEARNING + "not (certainly) more updates at " + ", ".join(
-                f"HL={hl:g} P={P} {rule} ({ratio_text(r)})" for hl, P, rule, r in worse if not r["median_lo"] > 1),
-            note="#updates to target, paired per trial, holds if every median ratio is certainly > 1; "
-                 + _CENSORED))
-    return out
+    if not worse:
+        return []
+    ok = all(r["median_lo"] > 1 for *_, r in worse)
+    lo_, hi_ = ([r[c] for *_, r in worse] for c in ("median_lo", "median_hi"))
+    span = (f"{min(lo_):.2f}–{max(lo_):.2f}×" if lo_ == hi_ else
+            f"{fmt_bound(min(lo_), min(hi_))} to {fmt_bound(max(lo_), max(hi_))}")
+    return [Claim(
+        PAPER, "Table 1", "partial reduce needs more updates than all reduce", "more updates (§5.2.2)",
+        f"median paired PR/AR {span} over {len(worse)} (HL, P, rule)",
+        direction=ok,
+        cause="" if ok else _LEARNING + "not (certainly) more updates at " + ", ".join(
+            f"HL={hl:g} P={P} {rule} ({ratio_text(r)})" for hl, P, rule, r in worse if not r["median_lo"] > 1),
+        note="#updates to target, paired per trial, holds if every median ratio is certainly > 1; "
+             + _CENSORED)]
+
+
+#: Table 1's statements in ledger order, each a named builder ``(frame, runs) -> claims``.
+_TABLE1_CLAIMS = (_dyn_fewer_updates, _pr_beats_ar, _dyn_beats_ar, _per_update_speedup, _more_updates)

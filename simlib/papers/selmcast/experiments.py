@@ -130,7 +130,7 @@ class MILPTrialSetting(ScenarioBase):
     time_limit_s: float = param_of(BSPOptions, "time_limit_s", flag=None)
 
 
-@trial_of(BSPTrialSetting)
+@trial_of(BSPTrialSetting, example={"n": 10, "schemes": ["orpheus", "selmcast"]})
 def bsp_trial(params: BSPTrialSetting | dict, rng_seed: np.random.SeedSequence) -> dict:
     """One BSP instance, every scheme of ``params.schemes`` (default all three).
 
@@ -231,7 +231,7 @@ def reading_settings(*, layers, n_values, n_ref: int, p_frac: float, fig5_n: int
     }
 
 
-@trial_of(MILPTrialSetting)
+@trial_of(MILPTrialSetting, example={"n": 6, "time_limit_s": 10.0})
 def milp_trial(params: MILPTrialSetting | dict, rng_seed: np.random.SeedSequence) -> dict:
     """The HiGHS MILP of model (12) next to the exact max-flow optimum on the same instance.
 
@@ -318,7 +318,7 @@ class RandomSelection(ScenarioBase):
             raise ParamError("p", f"p must be in [1, n - 1 = {self.n - 1}], got {self.p}")
 
 
-@trial_of(RandomSelection)
+@trial_of(RandomSelection, example={"n": 10, "p": 3, "rounds": 2})
 def random_selection_trial(params: RandomSelection | dict, rng_seed: np.random.SeedSequence) -> dict:
     """Fraction of workers receiving exactly p multicasts under random selection (Fig. 1).
 

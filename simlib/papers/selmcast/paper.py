@@ -47,4 +47,16 @@ SSP_COMMAND = Command(
 
 PAPER = Paper("004", "Efficient Parameter Synchronization for Peer-to-Peer Distributed Learning With Selective "
                      "Multicast (SelMcast)", (BSPScenario, SSPScenario), tuple(SCHEMES.values()),
-              (BSP_COMMAND, SSP_COMMAND))
+              (BSP_COMMAND, SSP_COMMAND), package=__package__, short="SelMcast",
+              notebooks={"40_selmcast_sec2_fig1_random_selection": f"{__package__}.experiments:Fig1Notebook",
+                         "41_selmcast_bsp_fig4-6": f"{__package__}.experiments:BSPFiguresNotebook",
+                         "43_selmcast_ssp_fig7_case_study": f"{__package__}.ssp_experiments:SSPFig7Notebook",
+                         "44_selmcast_ssp_fig8-10": f"{__package__}.ssp_experiments:SSPFigs8to10Notebook",
+                         "45_selmcast_ssp_fig11-13": f"{__package__}.ssp_experiments:SSPFigs11to13Notebook",
+                         "46_selmcast_ssp_time_to_accuracy": "simlib.training.notebook_specs:SSPTimeToAccuracyNotebook",
+                         "47_selmcast_paper_profile": f"{__package__}.profile:BSPProfileNotebook"},
+              exports={"BSPScenario": f"{__package__}.bsp_scenario:BSPScenario",
+                       "bsp_trial": f"{__package__}.experiments:bsp_trial",
+                       "SSPScenario": f"{__package__}.ssp_scenario:SSPScenario",
+                       "ssp_trial": f"{__package__}.ssp_scenario:run_trial"},
+              fitted=f"{__package__}.profile:FITTED_CLAIMS")

@@ -34,7 +34,7 @@ Units: seconds, bits, bits/s.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
 
 import numpy as np
 
@@ -48,7 +48,7 @@ from .orpheus import orpheus_receivers
 from .ssp_kernel import BASE, BLOCKED, COMPUTING, GAP, MULTICASTING, READD_MIN, place_classes, residual_tables
 from .ssp_selection import Plan, Rules, select_ssp
 
-__all__ = ["SSPLog", "MulticastRecord", "MulticastTable", "SSPCluster", "SSPRules", "mean_residual", "SCHEMES",
+__all__ = ["SSPLog", "MulticastRecord", "MulticastTable", "SSPCluster", "engine_bound", "mean_residual", "SCHEMES",
            "LAYERS", "TAU_ESTIMATES", "SHARINGS", "PRIORITY_ORDERS", "ENGINES"]
 
 SCHEMES = ("selmcast", "orpheus")
@@ -69,9 +69,12 @@ ENGINES = ("compiled", "flow")
 
 
 # --------------------------------------------------------------------------- trace helper
-def _bound_or_minus_one(value) -> int:
-    """An SSP bound or Orpheus's k as the compiled loop takes it: the count, or -1 for none (inf)."""
-    return -1 if value == math.inf else int(value)
+def engine_bound(value: int | None, infinite):
+    """The SSP threshold or k (rounds) as an engine takes it: the count, or ``infinite`` for the
+    scenario's ``None`` ("inf": no SSP gate, no forced pairs): -1 for the compiled loop's ``Config``,
+    ``math.inf`` for the reference's comparisons.  The one place "infinite" changes encoding: up to
+    here it is ``None`` (:class:`~.ssp_scenario.SSPScenario`, the ``rules`` an :class:`SSPCluster` runs)."""
+    return infinite if value is None else int(value)
 
 
 def mean_residual(trace: Trace, elapsed) -> np.ndarray:
@@ -111,8 +114,10 @@ class MulticastRecord:
 
 
 @dataclass
-class MulticastTable:
-    """Every multicast of a run as columns (start order); what the metrics read.
+class MulticastTable(make_dataclass("_Columns", [(name, np.ndarray) for _, _, cols in kernel.LOG_COLUMNS
+                                                 for name in cols])):
+    """Every multicast of a run as columns (start order); what the metrics read.  The columns are
+    declared once, in :data:`.ssp_kernel.LOG_COLUMNS` (the compiled loop writes them as its ``Log``):
 
     Per multicast (length M): ``sender``, ``round`` (1-based), ``start`` and
     ``finish`` (s; NaN if it had not ended by the end of the run),
@@ -121,19 +126,6 @@ class MulticastTable:
     it was dropped or the multicast had not ended).  Drops (preemption): row d
     removed receiver ``drop_j[d]`` from multicast ``drop_mc[d]`` at ``drop_t[d]``.
     """
-
-    sender: np.ndarray
-    round: np.ndarray
-    start: np.ndarray
-    sender_iter: np.ndarray
-    finish: np.ndarray
-    r0: np.ndarray
-    nr: np.ndarray
-    recv: np.ndarray
-    recv_at: np.ndarray
-    drop_mc: np.ndarray
-    drop_j: np.ndarray
-    drop_t: np.ndarray
 
     def __len__(self) -> int:
         return int(self.sender.size)
@@ -227,28 +219,6 @@ class SSPLog:
 
 
 # --------------------------------------------------------------------------- the cluster
-@dataclass(frozen=True)
-class SSPRules:
-    """How the cluster runs (the scenario's knobs, checked there): ``scheme`` and ``layer``
-    (:data:`SCHEMES`, :data:`LAYERS`); ``ssp`` >= 0 rounds (``math.inf``: no gate); ``k`` >= 0
-    rounds (``math.inf``: no forced pairs); ``eta`` in [0, 1]; the readings ``tau_estimate``
-    (:data:`TAU_ESTIMATES`), ``task_order``, ``line32``, ``pareto_deadline``
-    (:mod:`.ssp_selection`), ``sharing`` (:data:`SHARINGS`) and ``priority_order``
-    (:data:`PRIORITY_ORDERS`, used with ``sharing="priority"``)."""
-
-    scheme: str = "selmcast"
-    layer: str = "L3"
-    ssp: float = 4
-    k: float = 4
-    eta: float = 0.75
-    tau_estimate: str = "trace"
-    task_order: str = "pseudocode"
-    line32: str = "y"
-    pareto_deadline: str = "own"
-    sharing: str = "maxmin"
-    priority_order: str = "algorithm2"
-
-
 class SSPCluster:
     """One SSP training run (see the module docstring).
 
@@ -256,8 +226,11 @@ class SSPCluster:
     ``compute``: object with ``next(w) -> seconds`` (e.g.
     :class:`simlib.runtime.cluster.ComputeTimes`); ``trace``: the compute-time
     distribution the manager assumes for tau_i; ``volume_bits`` > 0; ``p`` in
-    [1, n - 1] receivers; ``rules``: the scheme, layer, SSP threshold, k, eta and
-    the paper's readings (:class:`SSPRules`); ``bandwidth``: optional
+    [1, n - 1] receivers; ``rules``: the run's knobs, a validated
+    :class:`~simlib.papers.selmcast.ssp_scenario.SSPScenario` handed down as it is (its ``scheme``,
+    ``layer``, ``ssp`` and ``k`` (rounds; ``None``: infinite), ``eta``, ``sharing``,
+    ``priority_order`` and the readings ``tau_estimate``, ``task_order``, ``line32``,
+    ``pareto_deadline``; each engine converts ``ssp``/``k`` once, :func:`engine_bound`); ``bandwidth``: optional
     callable ``t -> (2, n)`` array (egress, ingress) in force at time t,
     re-applied every ``period_s`` (an object with ``schedule(t_end)``, e.g. a
     :class:`~simlib.workloads.bandwidth.TimeVaryingBandwidth`, gives every period
@@ -265,15 +238,14 @@ class SSPCluster:
     draws; ``engine``: "compiled" (default) or "flow", two implementations of
     the same run (decision SM68).
 
-    The knobs come from a validated
-    :class:`~simlib.papers.selmcast.ssp_scenario.SSPScenario` and are not
+    The knobs are read from ``rules`` where they are used, not copied or
     checked again; the cluster checks only what the scenario does not fix: the
     port arrays, ``p`` against the number of ports, the trace and generator a
     scheme needs, and the engine.
     """
 
     def __init__(self, *, egress, ingress, compute, trace: Trace | None, volume_bits: float, p: int,
-                 rules: SSPRules = SSPRules(), bandwidth=None, period_s: float = 0.1,
+                 rules, bandwidth=None, period_s: float = 0.1,
                  orpheus_rng: np.random.Generator | None = None, engine: str = "compiled"):
         self.egress = np.array(egress, dtype=float)
         self.ingress = np.array(ingress, dtype=float)
@@ -283,18 +255,15 @@ class SSPCluster:
         if np.any(self.egress <= 0) or np.any(self.ingress <= 0):
             raise ValueError("egress and ingress must be > 0 bits/s")
         self.rules = rules
-        self.scheme, self.layer = rules.scheme, rules.layer
+        self.scheme, self.layer = rules.scheme, rules.layer        # the log's labels
         self.volume = float(volume_bits)
         self.p = check_int("p", p, 1, n - 1)
-        self.ssp, self.k, self.eta = rules.ssp, rules.k, float(rules.eta)
-        self.tau_estimate, self.task_order, self.line32 = rules.tau_estimate, rules.task_order, rules.line32
-        self.pareto_deadline = rules.pareto_deadline
         # Orpheus has no order to serve its multicasts in: max-min under either reading (SM50, SM65)
         self.sharing = rules.sharing if self.scheme == "selmcast" else "maxmin"
         self.fifo = self.sharing == "priority" and rules.priority_order == "fifo"
         self.period = float(period_s)
         self.bandwidth = bandwidth
-        if self.tau_estimate == "trace" and trace is None and self.scheme == "selmcast":
+        if rules.tau_estimate == "trace" and trace is None and self.scheme == "selmcast":
             raise ValueError("trace must be given when tau_estimate='trace'")
         self.trace = trace
         self._res = (kernel.Residual(trace.samples, *residual_tables(trace.samples), trace.mean) if trace is not None
@@ -338,14 +307,14 @@ class SSPCluster:
     def _run_compiled(self, duration: float) -> SSPLog:
         """The run on :func:`ssp_kernel.run_loop`, resumed by :func:`~simlib.runtime.kernel_driver.drive`
         whenever it needs more compute draws, log rows or Orpheus uniforms (SM68)."""
-        n, l3 = self.n, self.layer == "L3"
+        n, l3, r = self.n, self.layer == "L3", self.rules
         bw = self._bandwidth_schedule(duration)
-        rules = Rules(eta=self.eta, l3=l3, descending=self.task_order == "text", line32_x=self.line32 == "x",
-                      deadline_all=self.pareto_deadline == "all")
+        rules = Rules(eta=float(r.eta), l3=l3, descending=r.task_order == "text", line32_x=r.line32 == "x",
+                      deadline_all=r.pareto_deadline == "all")
         cfg = kernel.Config(n=n, l3=l3, selmcast=self.scheme == "selmcast", prio_mode=self.sharing == "priority",
                             fifo=self.fifo,
-                            p=self.p, ssp=_bound_or_minus_one(self.ssp), k=_bound_or_minus_one(self.k),
-                            tau_mode=TAU_ESTIMATES.index(self.tau_estimate), rules=rules, volume=self.volume,
+                            p=self.p, ssp=engine_bound(r.ssp, -1), k=engine_bound(r.k, -1),
+                            tau_mode=TAU_ESTIMATES.index(r.tau_estimate), rules=rules, volume=self.volume,
                             duration=duration, period=self.period, res=self._res, bw_sched=bw)
         # compute-time draws (s), taken from the compute source in each worker's order; companion 0:
         # when worker w started the iteration of draw u
@@ -358,8 +327,8 @@ class SSPCluster:
                             cur_mc=np.full(n, -1, np.int64), draws=draws.draws, cstart=draws.companion[0])
         c = np.zeros((n, n), np.int64)
         due = np.zeros((n, n), bool)
-        if self.k != math.inf:
-            due[:] = c >= self.k
+        if r.k is not None:
+            due[:] = c >= r.k
             np.fill_diagonal(due, False)
         plan = Plan(x=np.zeros((n, n), np.int8), vrem=np.zeros((n, n)), v=np.full(n, self.volume),
                     p=np.full(n, self.p, np.int64), b_in=self.ingress.copy(), b_eg=self.egress.copy(),
@@ -368,11 +337,8 @@ class SSPCluster:
         fl = kernel.Flows(active=np.zeros(nf, bool), rem=np.zeros(nf), vol=np.zeros(nf), rate=np.zeros(nf),
                           cls=np.zeros(nf, np.int64), seq=np.zeros(nf, np.int64), arrived=np.full((n, n), math.nan),
                           task_cls=np.full(n, BASE, np.int64), caps=np.concatenate([plan.b_in, plan.b_eg]))
-        mc = {"sender": np.zeros(0, np.int64), "round": np.zeros(0, np.int64), "start": np.zeros(0),
-              "iter": np.zeros(0, np.int64), "finish": np.zeros(0), "r0": np.zeros(0, np.int64),
-              "nr": np.zeros(0, np.int64)}
-        rec = {"recv": np.zeros(0, np.int64), "recv_at": np.zeros(0)}
-        drop = {"drop_mc": np.zeros(0, np.int64), "drop_j": np.zeros(0, np.int64), "drop_t": np.zeros(0)}
+        # the log's columns, one dict per group (:data:`ssp_kernel.LOG_COLUMNS`; growing replaces them)
+        groups = [{name: np.zeros(0, dtype) for name, dtype in cols.items()} for _, _, cols in kernel.LOG_COLUMNS]
         cn = kernel.counters()
 
         def more_uniforms():                           # Orpheus: n uniforms a call, in stream order
@@ -383,29 +349,26 @@ class SSPCluster:
         def step() -> int:                             # the arrays as they are now (growing replaces them)
             nonlocal wk
             wk = wk._replace(draws=draws.draws, cstart=draws.companion[0])
-            return kernel.run_loop(cfg, wk, plan, fl, kernel.Log(**mc, **rec, **drop, orph_u=orph["u"]), cn)
+            return kernel.run_loop(cfg, wk, plan, fl, kernel.Log(**{k: v for g in groups for k, v in g.items()},
+                                                                 orph_u=orph["u"]), cn)
 
         for w in range(n):
             kernel.start_compute(w, 0.0, wk)
         ci = cn.ints                                   # the integer counters (ssp_kernel's slot names)
-        drive(step, draws=draws, columns=[(mc, lambda: ci[kernel.NEED_MC], 1024),
-                                          (rec, lambda: ci[kernel.NEED_RECV], 1024),
-                                          (drop, lambda: ci[kernel.NEED_DROP], 1024)], on_space=more_uniforms,
+        drive(step, draws=draws, columns=[(g, lambda need=need: ci[need], 1024)
+                                          for g, (_, need, _) in zip(groups, kernel.LOG_COLUMNS)],
+              on_space=more_uniforms,
               stalled=lambda: f"the SSP simulation stopped advancing at t = {cn.floats[kernel.T_LAST]!r} s")
-        return self._compiled_log(duration, wk, cn, mc, rec, drop)
+        return self._compiled_log(duration, wk, cn, groups)
 
-    def _compiled_log(self, duration: float, wk, cn, mc: dict, rec: dict, drop: dict) -> SSPLog:
+    def _compiled_log(self, duration: float, wk, cn, groups: list[dict]) -> SSPLog:
         log = self._new_log(duration)
         for w in range(self.n):
             s = wk.cstart[w, :wk.used[w]]
             log.compute[w] = list(zip(s.tolist(), (s + wk.draws[w, :wk.used[w]]).tolist()))
-        nmc, nrecv, ndrop = int(cn.ints[kernel.NMC]), int(cn.ints[kernel.NRECV]), int(cn.ints[kernel.NDROP])
-        log.table = MulticastTable(
-            sender=mc["sender"][:nmc].copy(), round=mc["round"][:nmc].copy(), start=mc["start"][:nmc].copy(),
-            sender_iter=mc["iter"][:nmc].copy(), finish=mc["finish"][:nmc].copy(), r0=mc["r0"][:nmc].copy(),
-            nr=mc["nr"][:nmc].copy(), recv=rec["recv"][:nrecv].copy(), recv_at=rec["recv_at"][:nrecv].copy(),
-            drop_mc=drop["drop_mc"][:ndrop].copy(), drop_j=drop["drop_j"][:ndrop].copy(),
-            drop_t=drop["drop_t"][:ndrop].copy())
+        log.table = MulticastTable(**{name: col[:int(cn.ints[count])].copy()
+                                      for g, (count, _, _) in zip(groups, kernel.LOG_COLUMNS)
+                                      for name, col in g.items()})
         blocked = wk.blocked.copy()
         for w in np.flatnonzero(wk.state == BLOCKED):
             blocked[w] += duration - wk.blocked_since[w]
@@ -419,8 +382,9 @@ class SSPCluster:
         """The reference run: this loop drives :class:`~simlib.core.network.FlowNetwork`."""
         import time as _time
 
-        n = self.n
+        n, knobs = self.n, self.rules
         l3 = self.layer == "L3"
+        ssp, k, eta = engine_bound(knobs.ssp, math.inf), engine_bound(knobs.k, math.inf), float(knobs.eta)
         net = FlowNetwork(np.concatenate([self.ingress, self.egress]), sharing=self.sharing)
         log = self._new_log(duration)
         records: list[MulticastRecord] = []
@@ -449,7 +413,7 @@ class SSPCluster:
         arrived: list = [None] * n              # L7: receiver -> delivery time
         durations_sum = 0.0
         durations_cnt = 0
-        due = c >= self.k                       # D = {(i, j): c_ij >= k}; row i changes when i finishes
+        due = c >= k                            # D = {(i, j): c_ij >= k}; row i changes when i finishes
         np.fill_diagonal(due, False)
 
         def start_compute(w, t):
@@ -460,12 +424,12 @@ class SSPCluster:
             log.compute[w].append((t, t + d))
 
         def tau_now(t):
-            if self.tau_estimate == "zero" or self.ssp == math.inf:
+            if knobs.tau_estimate == "zero" or ssp == math.inf:
                 tau[:] = 0.0
                 return
             dbar = durations_sum / durations_cnt if durations_cnt else 0.0
-            kernel.tau_estimates(t, rounds, state, comp_start, comp_end, in_g, int(self.ssp),
-                                 self.tau_estimate == "oracle", self._res, dbar, tau)
+            kernel.tau_estimates(t, rounds, state, comp_start, comp_end, in_g, int(ssp),
+                                 knobs.tau_estimate == "oracle", self._res, dbar, tau)
 
         def readd(i):
             """Re-create task i's flow(s) with its current priority (same links, bits left).
@@ -531,8 +495,8 @@ class SSPCluster:
             start[kappa] = t                   # line 13's tie-break sees kappa as the newest task
             old = x[g].copy()
             order, _ = select_ssp(kappa, Plan(x, vrem, v, p_arr, b_in, b_eg, tau, c, due, in_g, start),
-                                  eta=self.eta, layer=self.layer, task_order=self.task_order,
-                                  line32=self.line32, pareto_deadline=self.pareto_deadline, check=False)
+                                  eta=eta, layer=self.layer, task_order=knobs.task_order,
+                                  line32=knobs.line32, pareto_deadline=knobs.pareto_deadline, check=False)
             log.selection_s += _time.perf_counter() - t0
             log.selections += 1
             # preemption: receivers of running tasks dropped by this call
@@ -572,7 +536,7 @@ class SSPCluster:
             c[i] += 1                              # SM55: one more round of i ...
             c[i, recv] = 0                         # ... and 0 for those it delivered to
             c[i, i] = 0
-            due[i] = c[i] >= self.k
+            due[i] = c[i] >= k
             due[i, i] = False
             x[i] = 0
             in_g[i] = False
@@ -581,7 +545,7 @@ class SSPCluster:
             low_before = int(rounds.min())
             rounds[i] += 1
             low = int(rounds.min())
-            if rounds[i] - low <= self.ssp:
+            if rounds[i] - low <= ssp:
                 log.max_gap = max(log.max_gap, int(rounds[i] - low))
                 start_compute(i, t)
             else:
@@ -589,7 +553,7 @@ class SSPCluster:
                 blocked_since[i] = t
             if low > low_before:
                 for w in np.flatnonzero(state == BLOCKED):
-                    if rounds[w] - low <= self.ssp:
+                    if rounds[w] - low <= ssp:
                         blocked[w] += t - blocked_since[w]
                         blocked_since[w] = math.nan
                         log.max_gap = max(log.max_gap, int(rounds[w] - low))

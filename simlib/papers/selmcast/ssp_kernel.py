@@ -321,25 +321,6 @@ class Flows(NamedTuple):
     caps: np.ndarray
 
 
-class Log(NamedTuple):
-    """The multicast table's columns (:class:`~.ssp_cluster.MulticastTable`) as the loop writes
-    them, and Orpheus's uniforms ``orph_u`` (consumed n per selection)."""
-
-    sender: np.ndarray
-    round: np.ndarray
-    start: np.ndarray
-    iter: np.ndarray
-    finish: np.ndarray
-    r0: np.ndarray
-    nr: np.ndarray
-    recv: np.ndarray
-    recv_at: np.ndarray
-    drop_mc: np.ndarray
-    drop_j: np.ndarray
-    drop_t: np.ndarray
-    orph_u: np.ndarray
-
-
 #: Slots of :attr:`Counters.ints`: flows created, multicasts, receivers, drops logged, Orpheus uniforms
 #: used, next bandwidth period, events without the clock moving, multicasts finished, largest SSP gap,
 #: selections, rates stale (0 or 1), ones in x, and the log sizes the next event needs (multicasts,
@@ -349,6 +330,19 @@ class Log(NamedTuple):
 #: Slots of :attr:`Counters.floats`: the clock (s), the last event's time (s) and the sum of finished
 #: multicasts' durations (s).
 NOW, T_LAST, DSUM = range(3)
+
+#: The multicast log's columns, declared once (the loop's :class:`Log` and the run's
+#: :class:`~.ssp_cluster.MulticastTable`, which documents each): per group, the :attr:`Counters.ints`
+#: slots of its rows written and of the rows the next event needs, and ``{column: dtype}``.
+LOG_COLUMNS = ((NMC, NEED_MC, {"sender": np.int64, "round": np.int64, "start": np.float64, "sender_iter": np.int64,
+                               "finish": np.float64, "r0": np.int64, "nr": np.int64}),
+               (NRECV, NEED_RECV, {"recv": np.int64, "recv_at": np.float64}),
+               (NDROP, NEED_DROP, {"drop_mc": np.int64, "drop_j": np.int64, "drop_t": np.float64}))
+
+#: The multicast table's columns (:data:`LOG_COLUMNS`) as the loop writes them, and Orpheus's uniforms
+#: ``orph_u`` (consumed n per selection).
+Log = NamedTuple("Log", [*((name, np.ndarray) for _, _, cols in LOG_COLUMNS for name in cols),
+                         ("orph_u", np.ndarray)])
 
 
 class Counters(NamedTuple):
@@ -751,7 +745,7 @@ def _launch(kappa, t, cfg, x, rounds, iters, cur_mc, fl, log, links, ci):
     log.sender[mc] = kappa
     log.round[mc] = rounds[kappa] + 1
     log.start[mc] = t
-    log.iter[mc] = iters[kappa]
+    log.sender_iter[mc] = iters[kappa]
     log.finish[mc] = np.nan
     r0 = ci[NRECV]
     log.r0[mc] = r0

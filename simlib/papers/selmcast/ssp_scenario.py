@@ -9,7 +9,8 @@ quick-profile value (:mod:`simlib.papers.contract`); the command
 run option :class:`SSPOptions`) and the §IV-C notebooks' parameter checks
 (:mod:`.ssp_experiments`) are generated from these declarations.
 ``ssp=None`` / ``k=None`` mean infinity (``--ssp inf``: SSP gate removed = ASP;
-``--k inf``: the k-round requirement removed).
+``--k inf``: the k-round requirement removed); the scenario itself is the cluster's ``rules``, so
+``None`` is the one encoding up to the engines (:func:`~.ssp_cluster.engine_bound`).
 
 Randomness: the trial's SeedSequence has fixed children (0: bandwidths, 1:
 per-worker compute-time streams, 2: Orpheus's draws), so SelMcast and Orpheus
@@ -34,8 +35,7 @@ from simlib.workloads.bandwidth import TimeVaryingBandwidth
 from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
 
 from .bandwidth import selmcast_bandwidth_draw
-from .ssp_cluster import (ENGINES, LAYERS, PRIORITY_ORDERS, SCHEMES, SHARINGS, TAU_ESTIMATES, SSPCluster, SSPLog,
-                          SSPRules)
+from .ssp_cluster import ENGINES, LAYERS, PRIORITY_ORDERS, SCHEMES, SHARINGS, TAU_ESTIMATES, SSPCluster, SSPLog
 from .ssp_metrics import ssp_metrics
 from .ssp_selection import LINE32_READINGS, PARETO_DEADLINES, TASK_ORDERS
 
@@ -151,12 +151,8 @@ def simulate(sc: SSPScenario, seed: np.random.SeedSequence | int = 0, *, compute
     egress, ingress = tvb.initial
     if compute is None:
         compute = trace.compute_times(n, child_seed(seed, 1))
-    rules = SSPRules(scheme=sc.scheme, layer=sc.layer, ssp=math.inf if sc.ssp is None else sc.ssp,
-                     k=math.inf if sc.k is None else sc.k, eta=sc.eta, tau_estimate=sc.tau_estimate,
-                     task_order=sc.task_order, line32=sc.line32, pareto_deadline=sc.pareto_deadline,
-                     sharing=sc.sharing, priority_order=sc.priority_order)
     cluster = SSPCluster(egress=egress, ingress=ingress, compute=compute, trace=trace,
-                         volume_bits=sc.model_mb * MB, p=sc.receivers, rules=rules,
+                         volume_bits=sc.model_mb * MB, p=sc.receivers, rules=sc,
                          bandwidth=tvb if sc.gamma > 0 else None, period_s=sc.period_s,
                          orpheus_rng=np.random.default_rng(child_seed(seed, 2)), engine=engine)
     log = cluster.run(sc.duration_s)
@@ -177,7 +173,7 @@ def _cache_params(sc: SSPScenario) -> dict:
     return out
 
 
-@trial_of(SSPScenario, key=_cache_params)
+@trial_of(SSPScenario, key=_cache_params, example={"n": 6, "duration_s": 10.0, "model_mb": 20.0})
 def run_trial(params: SSPScenario | dict, seed: np.random.SeedSequence) -> dict:
     """Sweep-friendly: metrics (:func:`ssp_metrics`) of one run of ``params``, an :class:`SSPScenario`
     (used as it is: a sweep builds each dict setting once, :class:`~simlib.papers.trial.Trial`) or, called

@@ -6,7 +6,7 @@ import pytest
 from simlib.papers import registry
 from simlib.papers.cluster_scenario import Scenario, run_trial, simulate
 from simlib.papers.contract import ParamError
-from simlib.papers.partial_reduce.baselines import BASELINES
+from simlib.papers.partial_reduce.baselines import BASELINE_READS, BASELINES, BaselineParams
 from simlib.runtime.metrics import update_times
 
 BASE = dict(n=8, hl=3, bandwidth_gbps=10.0, model_mb=100.0, trace="cnn", duration_s=30.0)
@@ -14,6 +14,17 @@ BASE = dict(n=8, hl=3, bandwidth_gbps=10.0, model_mb=100.0, trace="cnn", duratio
 
 def log_of(scheme, seed=0, **kw):
     return simulate(Scenario.from_params(dict(BASE, scheme=scheme, **kw)), seed)
+
+
+def test_002_declares_which_baselines_read_each_of_its_knobs():
+    from simlib.papers.cluster_scenario import SCHEME_PARAMS
+    from simlib.papers.contract import specs
+
+    assert set(BASELINE_READS) == set(specs(BaselineParams))
+    assert all(reads and set(reads) <= set(BASELINES) for reads in BASELINE_READS.values())
+    assert all(SCHEME_PARAMS[name] == reads for name, reads in BASELINE_READS.items())
+    # a knob ignored by a baseline that does not read it, refused by name
+    assert Scenario.ignored_by_scheme({"scheme": "ps-asp", "backups": 1}) == {"backups": ("ps-backup",)}
 
 
 @pytest.mark.parametrize("scheme", BASELINES)

@@ -261,3 +261,19 @@ def test_sec5_at_the_profile_gives_profile_rows_whose_causes_name_its_cluster():
     d, p = by_figure_claim(default)[key], by_figure_claim(profile)[key]
     assert not p.holds and "100 MB" in d.cause and "HL workers HL× slower" in d.cause
     assert "1000 MB" in p.cause and "compute-time cv 0.3" in p.cause and "1 + 0.75(HL − 1)× slower" in p.cause
+
+
+def test_fig8_trend_predicates_are_strict_at_spearman_min():
+    from simlib.papers.partial_reduce.claims import FIG8_TRENDS, SPEARMAN_MIN, falls, rises
+
+    assert falls(-1.0) and not falls(-SPEARMAN_MIN) and not falls(0.9)
+    assert rises(1.0) and not rises(SPEARMAN_MIN) and not rises(-0.9)
+    assert [row[4] for row in FIG8_TRENDS] == [falls, rises]
+
+
+def test_fig4_row_predicates():
+    from simlib.papers.partial_reduce.claims import FIG4_ROWS, above_homogeneous, mixes
+
+    assert mixes(0.5, 0.5) and not mixes(0.0, 0.5) and not mixes(1.0, 0.5)    # 0: all reduce; 1: disconnected
+    assert above_homogeneous(0.625, 0.5) and not above_homogeneous(0.5, 0.5)
+    assert [row[3] for row in FIG4_ROWS] == [mixes, above_homogeneous]

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from simlib.runtime.cluster import ScriptedComputeTimes
 from simlib.papers.selmcast.orpheus import orpheus_receivers
-from simlib.papers.selmcast.ssp_cluster import SSPCluster, SSPRules, mean_residual
+from simlib.papers.selmcast.ssp_cluster import SSPCluster, engine_bound, mean_residual
 from simlib.papers.selmcast.ssp_metrics import ssp_metrics
 from simlib.papers.selmcast.ssp_scenario import SSPScenario, p_count, run_trial, simulate
 from simlib.workloads.traces import Trace, load_trace
@@ -18,8 +18,17 @@ G = 1e9
 def two_workers(times, ssp, scheme="selmcast", **kw):
     """n = 2, 1 Gbps ports, 1 Gb models: a lone multicast takes exactly 1 s."""
     return SSPCluster(egress=[G, G], ingress=[G, G], compute=ScriptedComputeTimes(times),
-                      trace=Trace("t", [1.0]), volume_bits=G, p=1, rules=SSPRules(scheme=scheme, ssp=ssp, k=4),
+                      trace=Trace("t", [1.0]), volume_bits=G, p=1, rules=SSPScenario(scheme=scheme, ssp=ssp, k=4),
                       orpheus_rng=np.random.default_rng(0), **kw)
+
+
+def test_infinite_is_none_up_to_each_engine_which_gets_its_own_encoding():
+    # the scenario's None ("inf") becomes -1 for the compiled loop's Config and math.inf for the reference
+    assert engine_bound(None, -1) == -1 and engine_bound(None, math.inf) == math.inf
+    assert engine_bound(0, -1) == 0 and engine_bound(4, math.inf) == 4
+    # ssp = None (ASP) runs ahead where ssp = 0 blocks (the hand-made run of test_ssp_block_and_release)
+    gated, free = (two_workers([[1, 1, 1], [3, 1, 1]], ssp=s).run(4.5) for s in (0, None))
+    assert gated.blocked[0] > 0 and free.blocked[0] == 0
 
 
 def test_ssp_block_and_release():
@@ -45,7 +54,7 @@ def test_bandwidth_change_reaches_running_flows():
         f = 1.0 if t < 1.5 else 0.5
         return np.full((2, 2), f * G)
 
-    log = two_workers([[1, 100], [100]], ssp=None or math.inf, bandwidth=bw, period_s=0.5).run(3.0)
+    log = two_workers([[1, 100], [100]], ssp=None, bandwidth=bw, period_s=0.5).run(3.0)
     assert log.multicasts[0].finish == pytest.approx(2.5)
 
 
@@ -56,7 +65,7 @@ def test_l7_delivers_each_receiver_separately():
     # w2 at .25, w1 at .75 -> w1 done at 1 + 1/.75; then w2 keeps .25 -> done at 5.
     c = SSPCluster(egress=[G, G, 0.25 * G], ingress=[G, G, G],
                    compute=ScriptedComputeTimes([[1, 100], [100], [100]]), trace=Trace("t", [1.0]),
-                   volume_bits=G, p=2, rules=SSPRules(scheme="orpheus", layer="L7", ssp=math.inf, k=4),
+                   volume_bits=G, p=2, rules=SSPScenario(scheme="orpheus", layer="L7", ssp=None, k=4),
                    orpheus_rng=np.random.default_rng(0))
     log = c.run(6.0)
     m = log.multicasts[0]
@@ -226,7 +235,7 @@ def test_strict_priority_in_algorithm_2_order(sharing, finish0):
     # at 2.5, w1 has .5 left at 2.5 and ends at 3.
     c = SSPCluster(egress=[G, G, G], ingress=[G, G, G], compute=ScriptedComputeTimes([[1, 100], [1.5, 100], [100]]),
                    trace=Trace("t", [1.0]), volume_bits=G, p=1,
-                   rules=SSPRules(scheme="selmcast", ssp=math.inf, k=0, sharing=sharing))
+                   rules=SSPScenario(scheme="selmcast", ssp=None, k=0, sharing=sharing))
     log = c.run(4.0)
     m0, m1 = log.multicasts
     assert m0.delivered == (1, 2) and m1.delivered == (0, 2)
@@ -340,7 +349,7 @@ def test_queued_multicast_starves_under_priority_and_progresses_under_maxmin(eng
     # 1.5 + 0.5 / 0.5 = 2.5, w1 has sent 0.5 Gb by then and ends at 2.5 + 0.5 / 0.5 = 3.5.
     c = SSPCluster(egress=[G, G, G], ingress=[G, G / 2, G],
                    compute=ScriptedComputeTimes([[1, 100], [1.5, 100], [100]]), trace=Trace("t", [1.0]),
-                   volume_bits=G, p=1, rules=SSPRules(scheme="selmcast", ssp=math.inf, k=0, sharing=sharing),
+                   volume_bits=G, p=1, rules=SSPScenario(scheme="selmcast", ssp=None, k=0, sharing=sharing),
                    engine=engine)
     m0, m1 = c.run(5.0).multicasts
     assert m0.delivered == (1, 2) and m1.delivered == (0, 2) and not m0.dropped and not m1.dropped

@@ -83,7 +83,7 @@ def test_table_and_records_round_trip():
 def test_engine_must_be_known():
     with pytest.raises(ValueError, match="engine must be one of"):
         SSPCluster(egress=[G, G], ingress=[G, G], compute=ScriptedComputeTimes([[1], [1]]),
-                   trace=Trace("t", [1.0]), volume_bits=G, p=1, engine="fast")
+                   trace=Trace("t", [1.0]), volume_bits=G, p=1, rules=SSPScenario(), engine="fast")
 
 
 @pytest.mark.parametrize("engine", ["compiled", "flow"])

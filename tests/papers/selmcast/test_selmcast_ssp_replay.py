@@ -1,6 +1,4 @@
 """One-way merges in the replay harness (SyncRecord.targets) and SSP runs as schedule logs (SM66)."""
-import math
-
 import numpy as np
 import pytest
 
@@ -8,7 +6,8 @@ from simlib.runtime.cluster import ScriptedComputeTimes
 from simlib.runtime.log import ScheduleLog, SyncRecord
 from simlib.training.learning import load_problem
 from simlib.training.replay import replay
-from simlib.papers.selmcast.ssp_cluster import SSPCluster, SSPRules
+from simlib.papers.selmcast.ssp_cluster import SSPCluster
+from simlib.papers.selmcast.ssp_scenario import SSPScenario
 from simlib.papers.selmcast.ssp_replay import multicast_schedule_log
 from simlib.workloads.traces import Trace
 
@@ -43,7 +42,7 @@ def test_ssp_run_becomes_one_record_per_delivery(blobs):
     G = 1e9
     log = SSPCluster(egress=[G, G, G], ingress=[G, G, G], compute=ScriptedComputeTimes([[1, 1, 1], [3, 1], [5]]),
                      trace=Trace("t", [1.0]), volume_bits=G, p=1,
-                     rules=SSPRules(scheme="selmcast", ssp=math.inf, k=4)).run(6.0)
+                     rules=SSPScenario(scheme="selmcast", ssp=None, k=4)).run(6.0)
     sl = multicast_schedule_log(log)
     n_deliveries = sum(len(m.delivered) for m in log.multicasts if m.finish is not None)
     assert len(sl.syncs) == n_deliveries > 0

@@ -49,7 +49,7 @@ def schedule_rho(log) -> float:
     return spectral_rho(expected_sync_matrix(groups, log.n))
 
 
-@trial_of(Scenario)
+@trial_of(Scenario, example={"scheme": "partial", "n": 6, "duration_s": 5.0})
 def trial(params: Scenario | dict, seed: np.random.SeedSequence) -> dict:
     """A :class:`~simlib.papers.cluster_scenario.Scenario` (a sweep builds each dict setting once) or its
     flat dict -> system metrics plus ``rho`` and the number of distinct groups."""

@@ -65,7 +65,7 @@ class RingCheckNotebook(ScenarioBase):
         check_items("group_sizes", self.group_sizes, lambda m: RingCheck(m=m, **fixed))
 
 
-@trial_of(RingCheck)
+@trial_of(RingCheck, example={"n": 8, "m": 2, "groups": 2, "model_mb": 10.0})
 def trial(params: RingCheck | dict, seed: np.random.SeedSequence) -> dict:
     """Params: a :class:`RingCheck` (a sweep builds each dict setting once) or its flat dict (n workers,
     m group size, groups k, lam, alpha_ms, model_mb).  Returns mean simulated time (s) and the max
