@@ -170,16 +170,18 @@ def _upsert(new_rows: list[dict], ledger_path) -> None:
         _write_rows(path, rows)
 
 
-def fitted_marks() -> dict[str, tuple[str, tuple[str, ...]]]:
-    """Per paper id, its calibration rule and the claims whose quantity the rule fits (S24), from the
+def fitted_marks() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+    """Per paper id, its calibration rules, each with the claims whose quantity it fits (S24), from the
     declarations next to each rule's code: 000's E18 (``selective_reduce.profile.BASELINE_CLAIMS``),
-    002's PR16 (``partial_reduce.profile.FITTED_CLAIMS``) and 004's SM72 (``selmcast.profile.FITTED_CLAIMS``)."""
+    002's PR16 (``partial_reduce.profile.FITTED_CLAIMS``), 004's SM72 (``selmcast.profile.FITTED_CLAIMS``,
+    BSP) and SM75 (``selmcast.ssp_profile.FITTED_CLAIMS``, SSP)."""
     from simlib.papers.partial_reduce import profile as pr
     from simlib.papers.selective_reduce import profile as sr
     from simlib.papers.selmcast import profile as sm
+    from simlib.papers.selmcast import ssp_profile as ssp
 
-    return {"000": (sr.FIT_RULE, tuple(sr.BASELINE_CLAIMS)), "002": (pr.FIT_RULE, tuple(pr.FITTED_CLAIMS)),
-            "004": (sm.FIT_RULE, tuple(sm.FITTED_CLAIMS))}
+    return {"000": ((sr.FIT_RULE, tuple(sr.BASELINE_CLAIMS)),), "002": ((pr.FIT_RULE, tuple(pr.FITTED_CLAIMS)),),
+            "004": ((sm.FIT_RULE, tuple(sm.FITTED_CLAIMS)), (ssp.FIT_RULE, tuple(ssp.FITTED_CLAIMS)))}
 
 
 def record(claims: Claim | Iterable[Claim], ledger_path, *, notebook: str = "", profile: str = "",
@@ -198,8 +200,9 @@ def record(claims: Claim | Iterable[Claim], ledger_path, *, notebook: str = "", 
     for c in claims:
         if not isinstance(c, Claim):
             raise ValueError(f"claims must be Claim records (simlib.papers.claim.Claim), got {c!r}")
-    for paper, (rule, statements) in fitted_marks().items():
-        claims = mark_fitted(claims, rule, statements, paper)
+    for paper, rules in fitted_marks().items():
+        for rule, statements in rules:
+            claims = mark_fitted(claims, rule, statements, paper)
     keys = [(c.paper, c.figure, c.claim, c.setting) for c in claims]
     if len(set(keys)) != len(keys):
         dup = next(k for k in keys if keys.count(k) > 1)

@@ -59,8 +59,12 @@ class SSPScenario(ScenarioBase):
 
     The field names are the sweep settings of notebooks 43-46 and 92 (CSV
     columns and cache keys).  ``quick`` values are the §IV-C notebooks' quick
-    profile (notebooks 43 and 46 simulate 15 s instead of 10 s).
+    profile (notebooks 43 and 46 simulate 15 s instead of 10 s).  Its paper profile (``--profile paper``,
+    :meth:`at_profile`) gives each stand-in SM75's fitted shape (:mod:`.ssp_profile`).
     """
+
+    #: the paper profile's hook (decision S29; SM75's fitted stand-in shapes)
+    PROFILE_HOOK: ClassVar[str] = "simlib.papers.selmcast.ssp_profile:ssp_profile"
 
     scheme: str = param("selmcast", choices=SCHEMES,
                         help="receiver selection: SelMcast (Algorithm 2, preemptive) or Orpheus (random p after "
