@@ -94,13 +94,17 @@ def _mixture_quantiles(y: np.ndarray, f: float, c: float, n: int) -> np.ndarray:
 
 def shaped(trace: Trace, shape: Shape = DEFAULT_SHAPE) -> Trace:
     """``trace`` with ``shape``'s spread and stragglers, at ``trace``'s mean (see the module docstring);
-    ``trace`` itself when the shape is the identity.  Named ``"<name> (<shape label>)"``."""
-    if not isinstance(trace, Trace) or hasattr(trace, "sequences"):
-        raise ValueError(f"trace must be a distribution Trace (a recorded trace is replayed as recorded), "
-                         f"got {trace!r}")
+    ``trace`` itself when the shape is the identity (for any trace, a recorded one included).  Named ``"<name> (<shape label>)"``."""
     if not isinstance(shape, Shape):
         raise ValueError(f"shape must be a Shape, got {shape!r}")
-    if shape.is_identity or trace.n == 1:
+    if not isinstance(trace, Trace):
+        raise ValueError(f"trace must be a Trace, got {trace!r}")
+    if shape.is_identity:
+        return trace
+    if hasattr(trace, "sequences"):
+        raise ValueError(f"trace must be a distribution Trace to be shaped (a recorded trace is replayed as "
+                         f"recorded, T7), got {trace!r}")
+    if trace.n == 1:
         return trace
     x = trace.samples
     g = float(np.exp(np.mean(np.log(x))))

@@ -145,6 +145,7 @@ def migrated() -> dict:
     from simlib.papers.selective_reduce.experiments.ring_check import RingCheckNotebook
     from simlib.papers.selmcast.experiments import BSPFiguresNotebook, Fig1Notebook
     from simlib.papers.selmcast.profile import BSPProfileNotebook
+    from simlib.papers.selmcast.ssp_profile import SSPProfileNotebook
     from simlib.papers.selmcast.ssp_experiments import SSPFig7Notebook, SSPFigs8to10Notebook, SSPFigs11to13Notebook
     from simlib.training.notebook_specs import (HeterogeneousTrainingNotebook, NineSystemsNotebook,
                                                 PaperProfileNotebook, RealTracesNotebook, SSPTimeToAccuracyNotebook,
@@ -161,7 +162,7 @@ def migrated() -> dict:
             "41_selmcast_bsp_fig4-6": BSPFiguresNotebook, "43_selmcast_ssp_fig7_case_study": SSPFig7Notebook,
             "44_selmcast_ssp_fig8-10": SSPFigs8to10Notebook, "45_selmcast_ssp_fig11-13": SSPFigs11to13Notebook,
             "46_selmcast_ssp_time_to_accuracy": SSPTimeToAccuracyNotebook,
-            "47_selmcast_paper_profile": BSPProfileNotebook,
+            "47_selmcast_paper_profile": BSPProfileNotebook, "48_selmcast_ssp_profile": SSPProfileNotebook,
             "90_beyond_time_to_accuracy": TimeToAccuracyNotebook, "91_beyond_internet_scale": InternetScaleNotebook,
             "92_beyond_real_traces": RealTracesNotebook}
 

@@ -103,6 +103,8 @@ def test_bad_knobs_and_recorded_traces_are_refused_by_name():
         Shape(straggler_slowdown=0.5)
     with pytest.raises(ValueError, match="recorded"):
         shaped(load_trace("pai-job1"), Shape(spread=0.5))
+    real = load_trace("pai-job1")
+    assert shaped(real, DEFAULT_SHAPE) is real          # the default runs on real traces are untouched
     from simlib.papers.contract import ParamError
     from simlib.papers.selmcast.ssp_scenario import SSPScenario
 

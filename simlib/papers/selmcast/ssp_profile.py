@@ -41,6 +41,7 @@ from .ssp_scenario import SSPScenario
 
 __all__ = ["TARGETS", "SEARCH_SPREAD", "SEARCH_STRAGGLERS", "SEARCH_TRIALS", "PILOT_S", "ROUNDING", "PILOT_TOL",
            "SEARCH_TABLE", "KNOBS", "FIT_RULE", "FITTED_CLAIMS", "PAPER_SHAPES", "candidates", "target_setting",
+           "setting_key", "profile_label",
            "search_settings", "search_table", "scores", "pick", "pilot_check", "at_profile", "ssp_profile",
            "SSPProfileNotebook"]
 
@@ -86,7 +87,8 @@ def target_setting(trace: str, target: str, shape: Shape, *, duration_s: float =
     return s
 
 
-def _key(setting: dict) -> tuple:
+def setting_key(setting: dict) -> tuple:
+    """A hashable key of a run's setting."""
     return tuple(sorted(setting.items()))
 
 
@@ -98,7 +100,7 @@ def search_settings(traces: Iterable[str], shapes: Iterable[Shape], **kw) -> lis
         for sh in shapes:
             for t in TARGETS:
                 s = target_setting(tr, t, sh, **kw)
-                seen.setdefault(_key(s), s)
+                seen.setdefault(setting_key(s), s)
     return list(seen.values())
 
 
@@ -211,8 +213,8 @@ class SSPProfileNotebook(ScenarioBase):
                                         chosen="SM75", help="candidate straggler shares f besides 0 (SM75)")
     straggler_slowdowns: tuple = param_list([2.0, 3.0, 4.0], of=(SSPScenario, "straggler_slowdown"), quick=[3.0],
                                             chosen="SM75", help="candidate straggler slowdowns c (SM75)")
-    pilot_s: float = param(PILOT_S, lo=0.0, lo_open=True, unit="s", quick=5.0, chosen="SM75",
-                           help="length of a pilot run of the search (SM75)")
+    pilot_s: float = param(PILOT_S, lo=0.0, lo_open=True, unit="s", quick=10.0, chosen="SM75",
+                           help="length of a pilot run of the search (SM75; quick: the check's length)")
     duration_s: float = param_of(SSPScenario, "duration_s", quick=10.0)
 
     def check(self):
