@@ -94,7 +94,8 @@ def _mixture_quantiles(y: np.ndarray, f: float, c: float, n: int) -> np.ndarray:
 
 def shaped(trace: Trace, shape: Shape = DEFAULT_SHAPE) -> Trace:
     """``trace`` with ``shape``'s spread and stragglers, at ``trace``'s mean (see the module docstring);
-    ``trace`` itself when the shape is the identity (for any trace, a recorded one included).  Named ``"<name> (<shape label>)"``."""
+    ``trace`` itself when the shape is the identity (for any trace, a recorded one included).  Named
+    ``"<name> (<shape label>)"``."""
     if not isinstance(shape, Shape):
         raise ValueError(f"shape must be a Shape, got {shape!r}")
     if not isinstance(trace, Trace):

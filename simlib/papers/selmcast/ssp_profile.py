@@ -23,7 +23,6 @@ profile the two ledger rows holding Orpheus's levels (:data:`FITTED_CLAIMS`) are
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
@@ -41,8 +40,8 @@ from .ssp_scenario import SSPScenario
 
 __all__ = ["TARGETS", "SEARCH_SPREAD", "SEARCH_STRAGGLERS", "SEARCH_TRIALS", "PILOT_S", "ROUNDING", "PILOT_TOL",
            "SEARCH_TABLE", "KNOBS", "FIT_RULE", "FITTED_CLAIMS", "PAPER_SHAPES", "candidates", "target_setting",
-           "setting_key", "profile_label",
-           "search_settings", "search_table", "scores", "pick", "pilot_check", "at_profile", "ssp_profile",
+           "setting_key", "profile_label", "search_settings", "search_table", "scores", "pick", "pilot_check",
+           "at_profile", "ssp_profile",
            "SSPProfileNotebook"]
 
 #: SM75's targets: name -> (k of the run, {trace: Orpheus's utilization}).  Fig. 7: the defaults
@@ -76,7 +75,8 @@ def candidates() -> list[Shape]:
     return [Shape(s, f, c) for s in SEARCH_SPREAD for f, c in SEARCH_STRAGGLERS]
 
 
-def target_setting(trace: str, target: str, shape: Shape, *, duration_s: float = PILOT_S, n: int | None = None) -> dict:
+def target_setting(trace: str, target: str, shape: Shape, *, duration_s: float = PILOT_S,
+                   n: int | None = None) -> dict:
     """The Orpheus-only ``ssp_scenario.run_trial`` setting of ``target`` (a :data:`TARGETS` key) on ``trace``
     at ``shape``: §IV-A2's defaults but ``k`` and ``duration_s`` (``n``: None for the paper's 50)."""
     if target not in TARGETS:
@@ -141,7 +141,8 @@ def scores(table: pd.DataFrame) -> pd.DataFrame:
         ok = d["score"] <= max(ROUNDING, best + 1e-9)
         d = d.assign(_ok=(~ok).astype(int), _w=np.where(ok, d["w1"], d["score"]), _s=d["score"],
                      _i=np.arange(len(d)))
-        out.append(d.sort_values(["_ok", "_w", "_s", "_i"], kind="mergesort").drop(columns=["_ok", "_w", "_s", "_i"]))
+        d = d.sort_values(["_ok", "_w", "_s", "_i"], kind="mergesort")
+        out.append(d.drop(columns=["_ok", "_w", "_s", "_i"]))
     return pd.concat(out).reset_index(drop=True)
 
 
@@ -179,7 +180,7 @@ def at_profile(settings: list[dict], shapes: dict[str, Shape] | None = None) -> 
 
 
 def profile_label(shapes: dict[str, Shape] | None = None) -> str:
-    """``"lstm s = 0.75; transformer ...; cnn ... (fitted, SM75)"``."""
+    """``"lstm s = 0.625, f = 0.01 at 3x; transformer s = 0.75; ... (fitted, SM75)"``."""
     shapes = PAPER_SHAPES if shapes is None else shapes
     if not shapes:
         return "no fitted shapes (SM75's search has not been run): the stand-ins as generated"
@@ -191,8 +192,9 @@ def _ssp_values(params: dict) -> tuple[dict, str]:
     a real trace or a CSV: SM75 fitted only the three stand-ins)."""
     tr = params.get("trace", SSPScenario.trace)
     if tr in PAPER_SHAPES:
-        return PAPER_SHAPES[tr].settings(), f"004's SSP profile: the {tr} stand-in at {PAPER_SHAPES[tr].label()} (fitted, SM75)"
-    return {}, (f"004's SSP profile fits the stand-ins only ({', '.join(STANDIN_NAMES)}); trace {tr!r} runs as given")
+        return (PAPER_SHAPES[tr].settings(),
+                f"004's SSP profile: the {tr} stand-in at {PAPER_SHAPES[tr].label()} (fitted, SM75)")
+    return {}, f"004's SSP profile fits the stand-ins only ({', '.join(STANDIN_NAMES)}); trace {tr!r} runs as given"
 
 
 def ssp_profile():
@@ -229,6 +231,6 @@ class SSPProfileNotebook(ScenarioBase):
 
     def candidates(self) -> list[Shape]:
         """The candidates of this run's grids (SM75's order; today's stand-in always included)."""
-        out = [Shape(s, f, c) for s in self.spread_values
-               for f, c in ((0.0, 1.0),) + tuple((f, c) for f in self.straggler_fracs for c in self.straggler_slowdowns)]
+        stragglers = ((0.0, 1.0),) + tuple((f, c) for f in self.straggler_fracs for c in self.straggler_slowdowns)
+        out = [Shape(s, f, c) for s in self.spread_values for f, c in stragglers]
         return out if DEFAULT_SHAPE in out else out + [DEFAULT_SHAPE]
