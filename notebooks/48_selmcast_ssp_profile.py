@@ -124,7 +124,7 @@ for ax, tr in zip(axes[0], traces):
 axes[0][0].set_ylabel(f"Orpheus's utilization (k = 4, {pilot_s:g} s pilots)")
 fig.suptitle("004 SSP: Orpheus's utilization per candidate shape against the paper's (SM75)")
 fig.tight_layout()
-plotting.figure_legend(fig)
+plotting.figure_legend(fig, title=f"Orpheus at k = 4, mean over {trials} trials; the paper's two levels")
 run.save_figure(fig, "selmcast_ssp_profile_search")
 
 # %% [markdown]
