@@ -257,5 +257,6 @@ pd.DataFrame(recorded)[["figure", "claim", "paper_value", "our_value", "holds", 
 #   0.70; default 0.57 / 0.68 / 0.79); its scale 0.53 / 0.53 / 0.46 (paper 0.55; default 0.58 / 0.55 / 0.46): the
 #   ResNet-50 shortfall does not come from the stand-in's spread or tail within this family.
 # * **Not judged at the profile:** SM50's priority reading and τ ≡ 0 of Fig. 7, and Figs. 8–13 (notebooks
-#   44–45: about 2,750 CPU-s at the profile, runs cost about 1.25× the defaults'). `ssp_profile.at_profile`
+#   44–45: a run at the profile costs about what it does at the defaults, so their grids would add about
+#   2,200 CPU-s). This notebook costs about 300 CPU-s (the search 140–225, the check 41, Fig. 7 25). `ssp_profile.at_profile`
 #   puts their settings at the profile and `ssp_claims.fig8` … `fig13` take `setting="profile"`.
