@@ -269,7 +269,11 @@ pd.DataFrame(recorded)[["figure", "claim", "paper_value", "our_value", "holds", 
 # * **Fig. 7 at the profile.** SelMcast's utilization becomes 0.67 / 0.71 / 0.73 (paper about 0.68 / 0.70 /
 #   0.70; default 0.57 / 0.68 / 0.79); its scale 0.53 / 0.53 / 0.46 (paper 0.55; default 0.58 / 0.55 / 0.46): the
 #   ResNet-50 shortfall does not come from the stand-in's spread or tail within this family.
-# * **Not judged at the profile:** SM50's priority reading and τ ≡ 0 of Fig. 7, and Figs. 8–13 (notebooks
-#   44–45: a run at the profile costs about what it does at the defaults, so their grids would add about
-#   2,200 CPU-s). This notebook costs about 300 CPU-s (the search 140–225, the check 41, Fig. 7 25). `ssp_profile.at_profile`
+# * **Fig. 9 with k removed.** SelMcast's utilization 0.73 / 0.77 / 0.82 (paper 0.72 / 0.77 / 0.73; default
+#   0.60 / 0.73 / 0.90), its scale 0.45 / 0.45 / 0.36 (paper 0.46 / 0.44 / 0.42); "up to about 1.17× and 1.53×"
+#   becomes 1.27× (ResNet-50) and 1.51× (Transformer), both within 15 % (default 1.35× and 1.79× on LSTM).
+# * **Not judged at the profile:** SM50's priority reading and τ ≡ 0 of Fig. 7, Fig. 9's rows over the k axis,
+#   and Figs. 8, 10–13 (notebooks 44–45: a run at the profile costs about what it does at the defaults, so
+#   their grids would add about 2,200 CPU-s). This notebook costs about 320 CPU-s (the search 140–225, the
+#   check 41, Figs. 7 and 9 at the profile about 50). `ssp_profile.at_profile`
 #   puts their settings at the profile and `ssp_claims.fig8` … `fig13` take `setting="profile"`.
