@@ -29,7 +29,8 @@
 # score if none is — the one nearest today's stand-in (Wasserstein-1) wins. Full 600 s runs check the
 # pilots at each pick and at today's stand-in. SelMcast's numbers never enter the score. The picks are
 # the **SSP paper profile** (labelled *fitted*): this notebook shows them beside the real production
-# traces of notebook 92 and judges Fig. 7's claims at it (ledger setting `profile`).
+# traces of notebook 92 and judges Fig. 7's claims and Fig. 9's levels with k removed at it (ledger setting
+# `profile`).
 
 # %% tags=["parameters"]
 profile = "full"                          # "full" (paper fidelity) or "quick" (tests)
