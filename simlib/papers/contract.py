@@ -531,8 +531,9 @@ class Paper:
       layer); the site groups notebooks by their numbers' first digits;
     * ``exports``: ``{name: "module:attribute"}``, the top-level ``simlib.<name>`` objects of the paper
       (imported on first use, :mod:`simlib`);
-    * ``fitted``: ``"module:NAME"`` of the statements of the claims whose quantity the paper profile's
-      calibration rule fits (that module's ``FIT_RULE``; decision S24), ``""`` when nothing is fitted.
+    * ``fitted``: per calibration rule of the paper profile, ``"module:NAME"`` of the statements of the
+      claims whose quantity the rule fits (that module's ``FIT_RULE``; decision S24); a tuple of such
+      references (one string for one rule), ``()`` when nothing is fitted.
     """
 
     id: str
@@ -544,4 +545,4 @@ class Paper:
     short: str = ""
     notebooks: dict = dataclasses.field(default_factory=dict)
     exports: dict = dataclasses.field(default_factory=dict)
-    fitted: str = ""
+    fitted: tuple | str = ()

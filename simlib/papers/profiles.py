@@ -6,7 +6,8 @@ parameters, which values the profile sets and why; :func:`at_profile` applies it
 :func:`help_text` lists it for ``--help``.  Registered here: the cluster run of 000 and 002 (000's E18
 profile, which equals the default; 002's PR16 fit, the values each run reads, PR19); ``train``
 registers 002's in :mod:`simlib.training.train_command`; 003 has none; 004's BSP profile
-(:mod:`simlib.papers.selmcast.profile`).  A scenario without a hook runs at its default, with a note saying so.
+(:mod:`simlib.papers.selmcast.profile`) and its SSP profile (:mod:`simlib.papers.selmcast.ssp_profile`).
+A scenario without a hook runs at its default, with a note saying so.
 """
 from __future__ import annotations
 

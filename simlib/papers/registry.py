@@ -92,14 +92,16 @@ def exports(papers=None) -> dict[str, tuple[str, str]]:
                    "export")
 
 
-def fitted_marks(papers=None) -> dict[str, tuple[str, tuple[str, ...]]]:
-    """Per paper id with a paper profile's fit (``Paper.fitted``), its calibration rule (the declaring
-    module's ``FIT_RULE``) and the statements of the claims whose quantity the rule fits (decision S24)."""
+def fitted_marks(papers=None) -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+    """Per paper id with a paper profile's fit (``Paper.fitted``), one pair per calibration rule: the rule
+    (the declaring module's ``FIT_RULE``) and the statements of the claims whose quantity it fits (S24)."""
     papers = PAPERS if papers is None else papers
     out = {}
-    for p in (p for p in papers if p.fitted):
-        statements = resolve(p.fitted)
-        out[p.id] = (resolve(p.fitted.split(":", 1)[0] + ":FIT_RULE"), tuple(statements))
+    for p in papers:
+        refs = (p.fitted,) if isinstance(p.fitted, str) else tuple(p.fitted)
+        rules = tuple((resolve(ref.split(":", 1)[0] + ":FIT_RULE"), tuple(resolve(ref))) for ref in refs if ref)
+        if rules:
+            out[p.id] = rules
     return out
 
 

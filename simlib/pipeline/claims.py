@@ -170,10 +170,10 @@ def _upsert(new_rows: list[dict], ledger_path) -> None:
         _write_rows(path, rows)
 
 
-def fitted_marks() -> dict[str, tuple[str, tuple[str, ...]]]:
-    """Per paper id, its calibration rule and the claims whose quantity the rule fits (S24), from the
+def fitted_marks() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+    """Per paper id, its calibration rules, each with the claims whose quantity it fits (S24), from the
     declarations next to each rule's code that each paper names (``Paper.fitted``;
-    :func:`simlib.papers.registry.fitted_marks`): 000's E18, 002's PR16 and 004's SM72."""
+    :func:`simlib.papers.registry.fitted_marks`): 000's E18, 002's PR16, 004's SM72 (BSP) and SM75 (SSP)."""
     from simlib.papers.registry import fitted_marks as derived
 
     return derived()
@@ -195,8 +195,9 @@ def record(claims: Claim | Iterable[Claim], ledger_path, *, notebook: str = "", 
     for c in claims:
         if not isinstance(c, Claim):
             raise ValueError(f"claims must be Claim records (simlib.papers.claim.Claim), got {c!r}")
-    for paper, (rule, statements) in fitted_marks().items():
-        claims = mark_fitted(claims, rule, statements, paper)
+    for paper, rules in fitted_marks().items():
+        for rule, statements in rules:
+            claims = mark_fitted(claims, rule, statements, paper)
     keys = [(c.paper, c.figure, c.claim, c.setting) for c in claims]
     if len(set(keys)) != len(keys):
         dup = next(k for k in keys if keys.count(k) > 1)

@@ -157,7 +157,7 @@ document.body.textContent = "RESULT " + ev.length + " " + x + " " + bad;
     assert n == len(json.loads(path.read_text())["traceEvents"]) and x > 0 and bad == 0
 
 
-def test_004_bsp_paper_profile_is_sm72s_pick_and_ssp_has_none():
+def test_004_paper_profiles_are_sm72s_pick_for_bsp_and_sm75s_shapes_for_ssp():
     from simlib.papers.selmcast import profile as sm
     from simlib.papers.selmcast.bsp_scenario import BSPScenario
     from simlib.papers.selmcast.ssp_scenario import SSPScenario
@@ -168,5 +168,8 @@ def test_004_bsp_paper_profile_is_sm72s_pick_and_ssp_has_none():
     assert (at.lam, at.normalization, at.shared_x) == (sm.PAPER_PROFILE.lam, sm.PAPER_PROFILE.normalization,
                                                        sm.PAPER_PROFILE.shared_x)
     assert at.lam != base.lam
-    _, note = profiles.profile_values(SSPScenario, SSPScenario().to_params())
-    assert "no paper profile" in note
+    from simlib.papers.selmcast import ssp_profile as ssp
+
+    ssp_at = SSPScenario().at_profile()                             # the lstm stand-in, at its fitted shape
+    assert ssp_at.shape == ssp.PAPER_SHAPES["lstm"] != SSPScenario().shape
+    assert SSPScenario(trace="pai-job1").at_profile() == SSPScenario(trace="pai-job1")

@@ -54,9 +54,10 @@ PAPER = Paper("004", "Efficient Parameter Synchronization for Peer-to-Peer Distr
                          "44_selmcast_ssp_fig8-10": f"{__package__}.ssp_experiments:SSPFigs8to10Notebook",
                          "45_selmcast_ssp_fig11-13": f"{__package__}.ssp_experiments:SSPFigs11to13Notebook",
                          "46_selmcast_ssp_time_to_accuracy": "simlib.training.notebook_specs:SSPTimeToAccuracyNotebook",
-                         "47_selmcast_paper_profile": f"{__package__}.profile:BSPProfileNotebook"},
+                         "47_selmcast_paper_profile": f"{__package__}.profile:BSPProfileNotebook",
+                         "48_selmcast_ssp_profile": f"{__package__}.ssp_profile:SSPProfileNotebook"},
               exports={"BSPScenario": f"{__package__}.bsp_scenario:BSPScenario",
                        "bsp_trial": f"{__package__}.experiments:bsp_trial",
                        "SSPScenario": f"{__package__}.ssp_scenario:SSPScenario",
                        "ssp_trial": f"{__package__}.ssp_scenario:run_trial"},
-              fitted=f"{__package__}.profile:FITTED_CLAIMS")
+              fitted=(f"{__package__}.profile:FITTED_CLAIMS", f"{__package__}.ssp_profile:FITTED_CLAIMS"))

@@ -239,7 +239,7 @@ def _bsp_values(params: dict) -> tuple[dict, str]:
 
 def bsp_profile():
     """``--profile paper`` / ``BSPScenario.at_profile()``'s hook (decision S29): :data:`PAPER_PROFILE`.
-    004's SSP runs have no fitted profile yet (issue 43's stand-ins are open): theirs is the default."""
+    004's SSP runs have their own hook, SM75's fitted stand-in shapes (:func:`.ssp_profile.ssp_profile`)."""
     from simlib.papers.profiles import ProfileHook
 
     return ProfileHook(_bsp_values,

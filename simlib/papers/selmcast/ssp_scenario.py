@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -32,6 +33,7 @@ from simlib.papers.contract import ParamError, ScenarioBase, param
 from simlib.papers.trial import trial_of
 from simlib.runtime.capture import offer
 from simlib.workloads.bandwidth import TimeVaryingBandwidth
+from simlib.workloads.trace_shapes import SLOWDOWN_MAX, SPREAD_MAX, Shape, shaped
 from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
 
 from .bandwidth import selmcast_bandwidth_draw
@@ -57,8 +59,12 @@ class SSPScenario(ScenarioBase):
 
     The field names are the sweep settings of notebooks 43-46 and 92 (CSV
     columns and cache keys).  ``quick`` values are the §IV-C notebooks' quick
-    profile (notebooks 43 and 46 simulate 15 s instead of 10 s).
+    profile (notebooks 43 and 46 simulate 15 s instead of 10 s).  Its paper profile (``--profile paper``,
+    :meth:`at_profile`) gives each stand-in SM75's fitted shape (:mod:`.ssp_profile`).
     """
+
+    #: the paper profile's hook (decision S29; SM75's fitted stand-in shapes)
+    PROFILE_HOOK: ClassVar[str] = "simlib.papers.selmcast.ssp_profile:ssp_profile"
 
     scheme: str = param("selmcast", choices=SCHEMES,
                         help="receiver selection: SelMcast (Algorithm 2, preemptive) or Orpheus (random p after "
@@ -66,6 +72,15 @@ class SSPScenario(ScenarioBase):
     n: int = param(50, lo=2, hi=10_000, quick=12, stated="§IV-A2", help="workers (§IV-A2: 50)")
     trace: str = param("lstm", check=check_trace_file, allowed=TRACE_HELP.removeprefix("compute-time trace: "),
                        help="compute-time trace, rescaled to compute_mean_s")
+    spread: float = param(1.0, lo=0.0, hi=SPREAD_MAX, lo_open=True, chosen="SM75",
+                          help="log-spread factor s of the trace: each draw x becomes g (x / g)^s around the "
+                               "samples' geometric mean g, then the mean is restored (1: as generated; SM75)")
+    straggler_frac: float = param(0.0, lo=0.0, hi=1.0, hi_open=True, chosen="SM75",
+                                  help="share f of i.i.d. draws that are stragglers, slowed by straggler_slowdown "
+                                       "(0: none; SM75)")
+    straggler_slowdown: float = param(1.0, lo=1.0, hi=SLOWDOWN_MAX, chosen="SM75",
+                                      help="factor c by which a straggler draw is slower (used when "
+                                           "straggler_frac > 0; SM75)")
     compute_mean_s: float = param(1.0, lo=0.0, lo_open=True, unit="s", flag="--compute-mean", stated="§IV-A2",
                                   help="mean compute time per iteration (§IV-A2: 1000 ms)")
     duration_s: float = param(600.0, lo=0.0, lo_open=True, unit="s", quick=10.0, flag="--duration", stated="§IV-A2",
@@ -115,6 +130,14 @@ class SSPScenario(ScenarioBase):
             p_count(self.p, self.n)
         except ValueError as exc:
             raise ParamError("p", str(exc)) from None
+        if not self.shape.is_identity and load_trace(self.trace).__class__ is not Trace:
+            raise ParamError("spread", f"spread and stragglers shape a distribution trace; {self.trace!r} is "
+                                       "a recorded trace, replayed as recorded (T7): leave them at 1 and 0")
+
+    @property
+    def shape(self) -> Shape:
+        """The compute-time shape of SM75's family (:mod:`simlib.workloads.trace_shapes`)."""
+        return Shape(self.spread, self.straggler_frac, self.straggler_slowdown)
 
     @property
     def receivers(self) -> int:
@@ -130,7 +153,8 @@ class SSPOptions(ScenarioBase):
 
 
 def _trace(sc: SSPScenario) -> Trace:
-    return load_trace(sc.trace).rescaled(sc.compute_mean_s)
+    """The run's trace at ``compute_mean_s`` with SM75's shape (itself at the default shape)."""
+    return shaped(load_trace(sc.trace).rescaled(sc.compute_mean_s), sc.shape)
 
 
 def simulate(sc: SSPScenario, seed: np.random.SeedSequence | int = 0, *, compute=None,

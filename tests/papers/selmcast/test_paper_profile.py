@@ -112,13 +112,13 @@ def test_each_knob_changes_orpheus_as_its_entry_says():
 def test_fitted_claims_are_the_ledgers_orpheus_rows_and_are_marked_at_the_profile_only():
     names = {num.claim for num in sm_claims._numbers(100)}
     assert set(prof.FITTED_CLAIMS) <= names
-    assert fitted_marks()["004"] == (prof.FIT_RULE, prof.FITTED_CLAIMS)
+    assert fitted_marks()["004"][0] == (prof.FIT_RULE, prof.FITTED_CLAIMS)
     c = Claim("004", "Fig. 5 L3", "as p grows Orpheus -> about 1.5 (L3)", "≈ 1.5", "1.47", direction=True, tolerance="within 10 %",
               magnitude=True)
     other = Claim("004", "Fig. 6", "L3, μ = 1/p: SelMcast selects more receivers than Orpheus", "≈ +33 %", "+30 %", tolerance="within 10 %",
                   direction=True, magnitude=True)
     from simlib.papers.claim import mark_fitted
-    rule, statements = fitted_marks()["004"]
+    rule, statements = fitted_marks()["004"][0]
     at_p = mark_fitted(at_setting([c, other], "profile"), rule, statements, "004")
     assert [x.fitted for x in at_p] == ["SM72", ""]
     assert [x.fitted for x in mark_fitted([c], rule, statements, "004")] == [""]
