@@ -23,20 +23,24 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.validate import check_int, check_real
 from simlib.papers.cluster_scenario import Scenario, _trace, build_cluster, slowdown
+from simlib.papers.contract import ParamError, ParamSpec, ScenarioBase, check_items, param, param_list, param_of
 from simlib.runtime.log import ScheduleLog
 from simlib.runtime.capture import offer
 from simlib.training.time_to_accuracy import replay_to_target, staged_replay
 from simlib.training.train_command import TrainScenario
+from simlib.training.params import TrainingParams, task_of
+from simlib.workloads.gradient_collection import LATE_GRADIENTS
 from simlib.workloads.outages import OutageComputeTimes, first_workers_out, paused_finish
 
 __all__ = ["SYSTEMS", "NET_KS", "OUTAGE_KEYS", "used_gradient_times", "simulate_with_outages", "greedy_reference",
-           "trial", "system_label"]
+           "trial", "system_label", "AsyncSGDNotebook", "network_settings"]
 
 #: The systems compared with the network: PS BSP (m = n), PS backup (m = n - b, its stale gradients dropped:
 #: PS2, decision PS10), PS ASP, AD-PSGD, partial reduce and selective reduce.
@@ -123,10 +127,87 @@ def trial(params: dict, seed) -> dict:
     reached, row = replay_to_target(log, tp, seed, curve=curve)
     used = used_gradient_times(log)
     greedy = greedy_reference(sc, seed, max(NET_KS) * sc.n, outages)
-    out = {"time_to_target_s": reached["time_to_target_s"], "reached": int(row is not None),
+    out = {"system": system_label(ts.scheme, ts.baselines.backups, ts.p),
+           "time_to_target_s": reached["time_to_target_s"], "reached": int(row is not None),
            "simulated_s": float(log.duration), "dropped_gradients": int(log.counters.get("dropped_gradients", 0))}
     for k in NET_KS:
         s = k * sc.n
         out[f"net_k{k}"] = float(used[s - 1]) if used.size >= s else math.nan
         out[f"greedy_k{k}"] = float(greedy[s - 1])
+    return out
+
+
+@dataclass(frozen=True)
+class AsyncSGDNotebook(ScenarioBase):
+    """Notebook 93's parameters: the trace-only sweep (:func:`~simlib.workloads.gradient_collection.trace_trial`)
+    and the with-network sweep (:func:`trial`, :func:`network_settings`)."""
+
+    trials: int = param(10, lo=1, quick=2, help="trials of the trace-only sweep (S25's start: 10 pairs)")
+    standin: str = param_of(Scenario, "trace", help="the stand-in beside the real traces")
+    real_traces: tuple = param_list(["pai-job1", "pai-job2", "pai-job3", "pai-job4", "bytedance-se", "bytedance-ar",
+                                     "bytedance-st"], of=(Scenario, "trace"), quick=["pai-job4", "bytedance-ar"],
+                                    help="the real traces of the trace-only sweep")
+    n: int = param(16, lo=2, hi=256, quick=8, chosen="PS10", help="workers of the trace-only sweep")
+    late: tuple = param_list(list(LATE_GRADIENTS), item=ParamSpec(kind="str", choices=LATE_GRADIENTS,
+                                                                  help="cancel or drop"), chosen="PS10",
+                             help="readings of what m-synchronous SGD does with late gradients (PS10)")
+    net_traces: tuple = param_list(["pai-job4"], of=(Scenario, "trace"),
+                                   help="traces of the with-network sweep (the strongest persistent stragglers)")
+    net_trials: int = param(6, lo=1, quick=1, help="trials of the with-network sweep (6: the fewest pairs with an "
+                                                   "interval, S24)")
+    net_n: int = param_of(TrainScenario, "n", help="workers of the with-network sweep (002 §5.2.1: 8)")
+    backups_values: tuple = param_list([1, 2, 3], of=(TrainScenario, "backups"), quick=[2],
+                                       help="PS backup's b (m = n - b) searched for the best b; b = 0 is PS BSP")
+    p: int = param_of(TrainScenario, "p", help="group size P of partial and selective reduce (002 Table 1: 3)")
+    duration_s: float = param_of(TrainScenario, "duration_s", default=600.0, quick=60.0, chosen="PS10",
+                                 help="the cap (s) of the with-network runs (a run that never reaches the target is "
+                                      "censored there)")
+    outage_workers: int = param(2, lo=0, chosen="T9", help="workers 0..k-1 gone in the outage window (T9)")
+    outage_start_s: float = param(5.0, lo=0.0, unit="s", chosen="T9", help="when the outage window opens")
+    outage_s: float = param(120.0, lo=0.0, lo_open=True, unit="s", quick=20.0, chosen="T9",
+                            help="how long the outage window lasts")
+    target_acc: float = param_of(TrainingParams, "target_acc", default=0.45, quick=0.85, none_means=None,
+                                 chosen="RP9", help="test accuracy that counts as reached (notebook 90's task)")
+    lr: float = param_of(TrainingParams, "lr")
+    batch: int = param_of(TrainingParams, "batch")
+    model: str = param_of(TrainingParams, "model")
+    problem: str = param_of(TrainingParams, "problem")
+    data: str = param_of(TrainingParams, "data")
+
+    def check(self):
+        if self.standin in self.real_traces:
+            raise ParamError("standin", f"standin {self.standin!r} must not be in real_traces")
+        if self.outage_workers >= self.net_n:
+            raise ParamError("outage_workers", f"outage_workers must be in [0, net_n - 1 = {self.net_n - 1}], "
+                                               f"got {self.outage_workers}")
+        check_items("backups_values", self.backups_values,
+                    lambda b: TrainScenario.from_params(dict(scheme="ps-backup", n=self.net_n, backups=b)))
+        TrainScenario(n=self.net_n, p=self.p, duration_s=self.duration_s)
+        task_of(self)
+
+
+#: The systems other than PS BSP / backup that the with-network sweep runs (their labels: ASP, AD, PR<p>, SR<p>).
+OTHERS = ("ps-asp", "adpsgd", "partial", "selective")
+#: The systems the outage window is applied to: BSP, the largest b, ASP and partial reduce.
+OUTAGE_SYSTEMS = ("ps-bsp", "ps-backup", "ps-asp", "partial")
+
+
+def network_settings(spec: AsyncSGDNotebook) -> list[dict]:
+    """The with-network sweep's settings from notebook 93's ``spec``: on each of ``net_traces``, PS BSP, PS
+    backup at every b of ``backups_values``, PS ASP, AD-PSGD, partial and selective reduce (group size ``p``)
+    without outage; and PS BSP, PS backup at the largest b, PS ASP and partial reduce with the outage window
+    (T9).  002 §5's cluster (10 Gbps, a 100 MB model), the cap ``duration_s``, notebook 90's learning task."""
+    training = dict(target_acc=spec.target_acc, lr=spec.lr, batch=spec.batch, model=spec.model,
+                    problem=spec.problem, data=spec.data)
+    base = dict(n=spec.net_n, p=spec.p, duration_s=spec.duration_s, **training, **OUTAGE_KEYS)
+    gone = dict(outage_workers=spec.outage_workers, outage_start_s=spec.outage_start_s, outage_s=spec.outage_s)
+    out = []
+    for tr in spec.net_traces:
+        arms = [dict(scheme="ps-bsp")] + [dict(scheme="ps-backup", backups=b) for b in spec.backups_values]
+        arms += [dict(scheme=s) for s in OTHERS]
+        out += [dict(base, trace=tr, **a) for a in arms]
+        if spec.outage_workers:
+            b = max(spec.backups_values)
+            out += [dict(base, trace=tr, **gone, **(dict(scheme=s, backups=b) if s == "ps-backup" else dict(scheme=s)))
+                    for s in OUTAGE_SYSTEMS]
     return out

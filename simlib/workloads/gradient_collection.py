@@ -17,8 +17,8 @@ Input: ``times[w, k]``, worker ``w``'s k-th compute time (s), e.g. a real trace'
 * :func:`greedy_arrivals` -- the greedy collector: worker ``w``'s gradients arrive at the running sums of
   its row; the arrivals of all workers, sorted.
 * :func:`msync_arrivals` -- m-synchronous collection: round r closes when ``m`` gradients computed on round
-  r's model have arrived; those are used.  What happens to the others is ``late`` (decision AS1 in
-  docs/decisions/async_sgd.md): ``"cancel"`` -- at the close every worker abandons its computation and all
+  r's model have arrived; those are used.  What happens to the others is ``late`` (decision PS10 in
+  docs/decisions/baselines.md): ``"cancel"`` -- at the close every worker abandons its computation and all
   start round r + 1 together, each on its next compute time (round r's time is the m-th smallest of
   column r: the reading of a method whose every iteration draws fresh times); ``"drop"`` -- the others
   keep computing, a gradient of an older round is dropped on arrival and its worker starts again at once
@@ -43,7 +43,7 @@ from simlib.core.validate import check_array, check_choice, check_int, check_lis
 __all__ = ["LATE_GRADIENTS", "harmonic", "worker_times", "steps_needed", "greedy_arrivals", "msync_arrivals",
            "collection_times", "m_grid", "best_collection", "trace_trial", "S_COLUMNS"]
 
-#: What m-synchronous collection does with the gradients that miss a round (decision AS1).
+#: What m-synchronous collection does with the gradients that miss a round (decision PS10).
 LATE_GRADIENTS = ("cancel", "drop")
 
 
@@ -137,7 +137,7 @@ def _drop(t: np.ndarray, m: int, s_max: int) -> np.ndarray:
 
 def msync_arrivals(times, m: int, s_max: int, late: str = "cancel") -> np.ndarray:
     """The first ``s_max`` used arrivals (s, in order) of m-synchronous collection with ``late`` =
-    ``"cancel"`` or ``"drop"`` (module docstring, decision AS1).  ``m`` in [1, n]; ``times`` needs
+    ``"cancel"`` or ``"drop"`` (module docstring, decision PS10).  ``m`` in [1, n]; ``times`` needs
     :func:`steps_needed` columns (a clear error names the shortfall)."""
     t = _times(times)
     m = check_int("m", m, 1, t.shape[0])
@@ -183,7 +183,7 @@ S_COLUMNS = (1, 3, 10, 30, 100)
 
 def trace_trial(params: dict, seed) -> dict:
     """Notebook 93's trace-only trial: ``params`` ``trace`` (a name of :mod:`simlib.workloads.traces`),
-    ``n`` workers, ``late`` (AS1).  One replay of the trace (``seed``; decision T7) is collected by the greedy
+    ``n`` workers, ``late`` (PS10).  One replay of the trace (``seed``; decision T7) is collected by the greedy
     collector and by m-synchronous collection for every m of :func:`m_grid` ``(n)``; for each S = k n, k in
     :data:`S_COLUMNS`, returns ``greedy_k<k>`` (s), ``best_k<k>`` (s), ``best_m_k<k>`` and ``sync_k<k>`` (m = n,
     s), and ``h_n`` (:func:`harmonic`)."""

@@ -138,7 +138,7 @@ def test_exponential_greedy_collects_at_rate_n(n, s):
     _within(t, s / n)
 
 
-def test_late_gradients_reading_changes_m_sync_as_decision_as1_says():
+def test_late_gradients_reading_changes_m_sync_as_decision_ps10_says():
     """n = 2, m = 1, i.i.d. Exp(1).  "cancel": every round is min of two fresh draws, mean 1/2.  "drop": after
     the first round (mean 1/2) the other worker is on a stale step (memoryless residual Exp(1)) it must
     finish before a fresh one, so a round is min(X, Y1 + Y2), P(> t) = (1 + t) e^{-2t}, mean 3/4."""
