@@ -382,6 +382,14 @@ def _summarize(g: pd.DataFrame, lo: str = "ratio", hi: str = "ratio", threshold:
             "within": side(s, "below"), "interval": s.interval_text(), "sides": s.sides_text()}
 
 
+def _frame(rows: list) -> pd.DataFrame:
+    """Rows of :func:`_summarize` as a frame whose ``within`` keeps True / False / None (object dtype)."""
+    out = pd.DataFrame(rows)
+    if "within" in out:
+        out["within"] = pd.Series([r["within"] for r in rows], index=out.index, dtype=object)
+    return out
+
+
 def collection_summary(ratios: pd.DataFrame) -> pd.DataFrame:
     """Per (trace, n, late, k, arm) of :func:`collection_ratios`: the median paired ratio (``median_lo`` =
     ``median_hi``), min, max, pairs, the median's interval (S24) and ``within`` (:data:`WITHIN_RULE`, threshold
@@ -390,7 +398,7 @@ def collection_summary(ratios: pd.DataFrame) -> pd.DataFrame:
     for key, g in ratios.groupby(["trace", "n", "late", "k", "arm"], sort=False):
         rows.append({**dict(zip(["trace", "n", "late", "k", "arm"], key)), "h_n": float(g["h_n"].iloc[0]),
                      "best_m": float(g["best_m"].median()), **_summarize(g, threshold=float(g["h_n"].iloc[0]))})
-    return pd.DataFrame(rows)
+    return _frame(rows)
 
 
 def _worst(g: pd.DataFrame) -> pd.Series:
@@ -460,7 +468,7 @@ def network_table(df: pd.DataFrame, others: Sequence[str]) -> pd.DataFrame:
     ``"SR3"``): the paired ratio (time to target of the best-b PS backup, :func:`best_backup`) / (X's), censored
     runs as bounds; and per system the paired ratio of the time to collect 30 n gradients with the network
     (``net_k30``) over the greedy collector's on the same draws (``greedy_k30``).  Columns: ``trace``,
-    ``quantity``, ``system``, ``h_n`` and :func:`_summarize`'s (threshold H_n)."""
+    ``quantity``, ``system``, ``label`` (the ratio in words), ``h_n`` and :func:`_summarize`'s (threshold H_n)."""
     require_frame(df, "df", ["trace", "n", "trial", "system", "outage_workers", "time_to_target_s", "duration_s"])
     best = best_backup(df)
     d = df[df["outage_workers"] == 0]
@@ -469,7 +477,8 @@ def network_table(df: pd.DataFrame, others: Sequence[str]) -> pd.DataFrame:
         h = _h(int(g["n"].iloc[0]))
         for x in others:
             p = _paired_times(g, best[trace], x, "system", ["trace"])
-            rows.append({"trace": trace, "quantity": f"time to target {best[trace]}/X", "system": x, "h_n": h,
+            rows.append({"trace": trace, "quantity": "time to target", "system": x, "h_n": h,
+                         "label": f"time to target {best[trace]}/{x}",
                          **_summarize(p, "lo", "hi", threshold=h)})
         ks = sorted(int(c[len("net_k"):]) for c in g.columns if c.startswith("net_k"))
         if ks:
@@ -478,8 +487,9 @@ def network_table(df: pd.DataFrame, others: Sequence[str]) -> pd.DataFrame:
                 r = (a[f"net_k{k}"] / a[f"greedy_k{k}"]).dropna()
                 if len(r):
                     rows.append({"trace": trace, "quantity": f"{k}n gradients / greedy", "system": s, "h_n": h,
+                                 "label": f"{s}: time to use {k}n gradients / greedy collector's",
                                  **_summarize(pd.DataFrame({"ratio": r}), threshold=h)})
-    return pd.DataFrame(rows)
+    return _frame(rows)
 
 
 def outage_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -494,7 +504,7 @@ def outage_table(df: pd.DataFrame) -> pd.DataFrame:
         p = _paired_times(g, "outage", "none", "_o", ["trace"])
         rows.append({"trace": trace, "system": s, "outage_workers": int(g["outage_workers"].max()),
                      **_summarize(p, "lo", "hi")})
-    return pd.DataFrame(rows)
+    return _frame(rows)
 
 
 def network_observations(net: pd.DataFrame, outage: pd.DataFrame, note: str = "") -> list[Claim]:
@@ -505,20 +515,20 @@ def network_observations(net: pd.DataFrame, outage: pd.DataFrame, note: str = ""
     out = []
     for trace, g in net.groupby("trace", sort=False):
         h = float(g["h_n"].iloc[0])
-        parts = [f"{r.quantity.replace('X', r.system)} {_x(r.median_lo, r.median_hi)}" for r in g.itertuples()]
+        parts = [f"{r.label} {_x(r.median_lo, r.median_hi)}" for r in g.itertuples()]
         out.append(dataclasses.replace(observation(
             paper="beyond", figure=f"{ASYNC_SGD_SOURCE}, with the network",
             claim=f"best-b PS backup (m-synchronous, stale gradients dropped) against asynchronous and partial "
                   f"systems on {trace}",
             our_value="; ".join(parts) + f"; H_n = {h:.2f}",
             paper_value=f"≤ about H_n = {h:.2f} (no communication in the paper's model)",
-            note="; ".join(f"{r.quantity.replace('X', r.system)}: "
+            note="; ".join(f"{r.label}: "
                            f"{ {True: 'within H_n', False: 'beyond H_n', None: 'undecided'}[r.within]}, > 1 in "
                            f"{r.above} of {r.trials} pairs" for r in g.itertuples())
                  + f". {WITHIN_RULE}" + (f"; {note}" if note else "")),
-            pairs=int(g["trials"].min()), sides="; ".join(f"{r.quantity.replace('X', r.system)}: {r.sides}"
+            pairs=int(g["trials"].min()), sides="; ".join(f"{r.label}: {r.sides}"
                                                           for r in g.itertuples()),
-            interval="; ".join(f"{r.quantity.replace('X', r.system)}: {r.interval}" for r in g.itertuples())
+            interval="; ".join(f"{r.label}: {r.interval}" for r in g.itertuples())
                      + " (95% interval of the median, S24)"))
     for trace, g in outage.groupby("trace", sort=False):
         k = int(g["outage_workers"].iloc[0])

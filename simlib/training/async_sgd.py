@@ -155,7 +155,7 @@ class AsyncSGDNotebook(ScenarioBase):
                                    help="traces of the with-network sweep (the strongest persistent stragglers)")
     net_trials: int = param(6, lo=1, quick=1, help="trials of the with-network sweep (6: the fewest pairs with an "
                                                    "interval, S24)")
-    net_n: int = param_of(TrainScenario, "n", help="workers of the with-network sweep (002 §5.2.1: 8)")
+    net_n: int = param_of(TrainScenario, "n", quick=8, help="workers of the with-network sweep (002 §5.2.1: 8)")
     backups_values: tuple = param_list([1, 2, 3], of=(TrainScenario, "backups"), quick=[2],
                                        help="PS backup's b (m = n - b) searched for the best b; b = 0 is PS BSP")
     p: int = param_of(TrainScenario, "p", help="group size P of partial and selective reduce (002 Table 1: 3)")
