@@ -151,18 +151,20 @@ class AsyncSGDNotebook(ScenarioBase):
     late: tuple = param_list(list(LATE_GRADIENTS), item=ParamSpec(kind="str", choices=LATE_GRADIENTS,
                                                                   help="cancel or drop"), chosen="PS10",
                              help="readings of what m-synchronous SGD does with late gradients (PS10)")
-    net_traces: tuple = param_list(["pai-job4"], of=(Scenario, "trace"),
+    net_traces: tuple = param_list(["pai-job4", "bytedance-ar"], of=(Scenario, "trace"), quick=["pai-job4"],
                                    help="traces of the with-network sweep (the strongest persistent stragglers)")
     net_trials: int = param(6, lo=1, quick=1, help="trials of the with-network sweep (6: the fewest pairs with an "
                                                    "interval, S24)")
     net_n: int = param_of(TrainScenario, "n", quick=8, help="workers of the with-network sweep (002 §5.2.1: 8)")
-    backups_values: tuple = param_list([1, 2, 3], of=(TrainScenario, "backups"), quick=[2],
+    backups_values: tuple = param_list([1, 2, 3, 4, 5], of=(TrainScenario, "backups"), quick=[2], chosen="PS10",
                                        help="PS backup's b (m = n - b) searched for the best b; b = 0 is PS BSP")
     p: int = param_of(TrainScenario, "p", help="group size P of partial and selective reduce (002 Table 1: 3)")
     duration_s: float = param_of(TrainScenario, "duration_s", default=600.0, quick=60.0, chosen="PS10",
                                  help="the cap (s) of the with-network runs (a run that never reaches the target is "
                                       "censored there)")
     outage_workers: int = param(2, lo=0, chosen="T9", help="workers 0..k-1 gone in the outage window (T9)")
+    outage_backups: tuple = param_list([2, 4], of=(TrainScenario, "backups"), quick=[2], chosen="T9",
+                                       help="PS backup's b of the outage runs (2: one backup per gone worker)")
     outage_start_s: float = param(5.0, lo=0.0, unit="s", chosen="T9", help="when the outage window opens")
     outage_s: float = param(120.0, lo=0.0, lo_open=True, unit="s", quick=20.0, chosen="T9",
                             help="how long the outage window lasts")
@@ -180,23 +182,25 @@ class AsyncSGDNotebook(ScenarioBase):
         if self.outage_workers >= self.net_n:
             raise ParamError("outage_workers", f"outage_workers must be in [0, net_n - 1 = {self.net_n - 1}], "
                                                f"got {self.outage_workers}")
-        check_items("backups_values", self.backups_values,
-                    lambda b: TrainScenario.from_params(dict(scheme="ps-backup", n=self.net_n, backups=b)))
+        for name in ("backups_values", "outage_backups"):
+            check_items(name, getattr(self, name),
+                        lambda b: TrainScenario.from_params(dict(scheme="ps-backup", n=self.net_n, backups=b)))
         TrainScenario(n=self.net_n, p=self.p, duration_s=self.duration_s)
         task_of(self)
 
 
 #: The systems other than PS BSP / backup that the with-network sweep runs (their labels: ASP, AD, PR<p>, SR<p>).
 OTHERS = ("ps-asp", "adpsgd", "partial", "selective")
-#: The systems the outage window is applied to: BSP, the largest b, ASP and partial reduce.
+#: The systems the outage window is applied to: BSP, PS backup (at each b of ``outage_backups``), ASP and partial
+#: reduce.
 OUTAGE_SYSTEMS = ("ps-bsp", "ps-backup", "ps-asp", "partial")
 
 
 def network_settings(spec: AsyncSGDNotebook) -> list[dict]:
     """The with-network sweep's settings from notebook 93's ``spec``: on each of ``net_traces``, PS BSP, PS
     backup at every b of ``backups_values``, PS ASP, AD-PSGD, partial and selective reduce (group size ``p``)
-    without outage; and PS BSP, PS backup at the largest b, PS ASP and partial reduce with the outage window
-    (T9).  002 §5's cluster (10 Gbps, a 100 MB model), the cap ``duration_s``, notebook 90's learning task."""
+    without outage; and PS BSP, PS backup at every b of ``outage_backups``, PS ASP and partial reduce with the
+    outage window (T9), and PS backup at those b without it when ``backups_values`` lacks them.  002 §5's cluster (10 Gbps, a 100 MB model), the cap ``duration_s``, notebook 90's learning task."""
     training = dict(target_acc=spec.target_acc, lr=spec.lr, batch=spec.batch, model=spec.model,
                     problem=spec.problem, data=spec.data)
     base = dict(n=spec.net_n, p=spec.p, duration_s=spec.duration_s, **training, **OUTAGE_KEYS)
@@ -207,7 +211,9 @@ def network_settings(spec: AsyncSGDNotebook) -> list[dict]:
         arms += [dict(scheme=s) for s in OTHERS]
         out += [dict(base, trace=tr, **a) for a in arms]
         if spec.outage_workers:
-            b = max(spec.backups_values)
-            out += [dict(base, trace=tr, **gone, **(dict(scheme=s, backups=b) if s == "ps-backup" else dict(scheme=s)))
-                    for s in OUTAGE_SYSTEMS]
+            out += [dict(base, trace=tr, scheme="ps-backup", backups=b) for b in spec.outage_backups
+                    if b not in spec.backups_values]
+            arms = [dict(scheme="ps-backup", backups=b) if s == "ps-backup" else dict(scheme=s)
+                    for s in OUTAGE_SYSTEMS for b in (spec.outage_backups if s == "ps-backup" else (None,))]
+            out += [dict(base, trace=tr, **gone, **a) for a in arms]
     return out

@@ -75,9 +75,15 @@ def test_network_settings_cover_every_system_and_the_outage_arms():
     spec = a.AsyncSGDNotebook()
     sets = a.network_settings(spec)
     free = [s for s in sets if s["outage_workers"] == 0]
-    assert [s["scheme"] for s in free] == ["ps-bsp"] + ["ps-backup"] * len(spec.backups_values) + list(a.OTHERS)
+    assert [s["scheme"] for s in free if s["trace"] == "pai-job4"] == (["ps-bsp"] + ["ps-backup"] * len(spec.backups_values)
+                                                                     + list(a.OTHERS))
     gone = [s for s in sets if s["outage_workers"] > 0]
     assert {s["scheme"] for s in gone} == set(a.OUTAGE_SYSTEMS)
-    assert [s["backups"] for s in gone if s["scheme"] == "ps-backup"] == [max(spec.backups_values)]
+    assert [s["backups"] for s in gone if s["scheme"] == "ps-backup"] == list(spec.outage_backups) * len(spec.net_traces)
+    # every outage run has its run without the outage (paired by trial)
+    key = lambda s: (s["trace"], s["scheme"], s.get("backups"))
+    assert {key(s) for s in gone} <= {key(s) for s in free}
+    extra = a.network_settings(a.AsyncSGDNotebook(backups_values=(1,), outage_backups=(3,)))
+    assert {key(s) for s in extra if s["outage_workers"]} <= {key(s) for s in extra if not s["outage_workers"]}
     with pytest.raises(ValueError, match="outage_workers"):
         a.AsyncSGDNotebook(outage_workers=8)
