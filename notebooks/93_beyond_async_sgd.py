@@ -173,27 +173,31 @@ net[["trace", "label", "median_lo", "median_hi", "min", "max", "trials", "interv
 outage[["trace", "system", "median_lo", "median_hi", "min", "max", "trials", "interval"]]
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(10.0, 3.4))
+fig, axes = plt.subplots(len(net_traces), 2, figsize=(10.0, 3.2 * len(net_traces)), squeeze=False)
 d = df_net.assign(t=df_net["time_to_target_s"].fillna(df_net["duration_s"]),
                   cond=np.where(df_net["outage_workers"] > 0, "outage", "no outage"))
 order = list(dict.fromkeys(d["system"]))
-for j, cond in enumerate(("no outage", "outage")):
-    g = d[d.cond == cond].groupby("system")["t"]
-    x = [order.index(s) + (j - 0.5) * 0.35 for s in g.median().index]
-    axes[0].errorbar(x, g.median(), yerr=[g.median() - g.min(), g.max() - g.median()], fmt="o", ms=4, capsize=2,
-                     label=cond)
-axes[0].axhline(duration_s, color="grey", lw=0.8, ls=":")
-axes[0].set_xticks(range(len(order)), order, fontsize=7)
-axes[0].set_ylabel(f"time to {target_acc:.0%} (s; cap {duration_s:g} s dotted)")
-axes[0].legend(fontsize=7)
-g = d[d.cond == "no outage"].assign(r=lambda x: x["net_k30"] / x["greedy_k30"]).groupby("system")["r"]
-axes[1].bar(range(len(g)), g.median(), color="C2")
-axes[1].axhline(gc.harmonic(net_n), color="black", ls="--", lw=0.8, label=f"H_{net_n}")
-axes[1].set_xticks(range(len(g)), g.median().index, fontsize=7)
-axes[1].set_ylabel("time to use 30n gradients / greedy's")
-axes[1].legend(fontsize=7)
-fig.suptitle(f"With the network: n = {net_n}, {', '.join(net_traces)}, median and min–max of {net_trials} trials",
-             fontsize=9)
+for (ax_t, ax_g), tr in zip(axes, net_traces):
+    dt = d[d.trace == tr]
+    for j, cond in enumerate(("no outage", "outage")):
+        g = dt[dt.cond == cond].groupby("system")["t"]
+        med = g.median()
+        x = [order.index(s) + (j - 0.5) * 0.35 for s in med.index]
+        ax_t.errorbar(x, med, yerr=[med - g.min(), g.max() - med], fmt="o", ms=4, capsize=2, label=cond)
+    ax_t.axhline(duration_s, color="grey", lw=0.8, ls=":")
+    ax_t.set_xticks(range(len(order)), order, fontsize=7)
+    ax_t.set_ylabel(f"time to {target_acc:.0%} (s; cap dotted)", fontsize=8)
+    ax_t.set_title(f"{tr}: time to target, best b = {best.get(tr)}", fontsize=8)
+    ax_t.legend(fontsize=7)
+    r = dt[dt.cond == "no outage"].assign(r=lambda x: x["net_k30"] / x["greedy_k30"]).groupby("system")["r"].median()
+    r = r.reindex([s for s in order if s in r.index])
+    ax_g.bar(range(len(r)), r, color="C2")
+    ax_g.axhline(gc.harmonic(net_n), color="black", ls="--", lw=0.8, label=f"H_{net_n}")
+    ax_g.set_xticks(range(len(r)), r.index, fontsize=7)
+    ax_g.set_ylabel("time to use 30n gradients / greedy's", fontsize=8)
+    ax_g.set_title(f"{tr}: gradients used, against the greedy collector", fontsize=8)
+    ax_g.legend(fontsize=7)
+fig.suptitle(f"With the network: n = {net_n}, median and min–max of {net_trials} trials", fontsize=9)
 fig.tight_layout()
 _ = run.save_figure(fig, "beyond_async_sgd_network")
 
