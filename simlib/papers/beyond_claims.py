@@ -22,6 +22,12 @@ Trials are paired (common random numbers): trial t of both schemes, and of every
 trace, shares its seed, so a ratio compares two schedules on the same bandwidths.
 The module imports no paper package: frames carry everything it needs (the
 FMReduce frame a ``variant`` label column, e.g. ``"FM NB LP FCFS"``).
+
+Notebook 93 (Begunov & Tyurin's "Do we need asynchronous SGD?", arXiv 2602.03802, on the real
+traces) has its rows here too: :func:`collection_summary` / :func:`collection_observations` (m-synchronous
+against greedy gradient collection, judged against H_n: :data:`WITHIN_RULE`), :func:`best_backup`,
+:func:`network_table`, :func:`outage_table` and :func:`network_observations` (with the network and
+outage windows; decisions PS10, T9).
 """
 from __future__ import annotations
 
@@ -37,6 +43,7 @@ from simlib.papers.censoring import (CENSORING_RULE, bounded_stat, fmt_bound, fm
                                      verdict_above)
 from simlib.papers.claim import Claim, observation
 from simlib.papers.strength import Strength, median_interval, side, strength
+from simlib.workloads.gradient_collection import harmonic
 
 __all__ = ["Quantity", "Comparison", "SR_VS_PR", "FMREDUCE_VS_PR", "SELMCAST_VS_ORPHEUS", "SR_VS_PR_TTA",
            "SELMCAST_VS_ORPHEUS_TTA", "COMPARISONS", "FM_FULL", "FM_BLOCKING", "PR_ORIGINAL", "SURVIVES_RULE",
@@ -353,10 +360,6 @@ WITHIN_RULE = ("within the bound when the 95 % sign-test interval of the median 
                "there are fewer than 6 pairs (S24)")
 
 
-def _h(n: int) -> float:
-    return float(sum(1.0 / k for k in range(1, int(n) + 1)))
-
-
 def collection_ratios(df: pd.DataFrame) -> pd.DataFrame:
     """The trace-only sweep's frame (one row per (trace, n, late, trial), columns ``greedy_k<k>``, ``best_k<k>``,
     ``best_m_k<k>``, ``sync_k<k>``, :func:`simlib.workloads.gradient_collection.trace_trial`) as one row per
@@ -367,7 +370,7 @@ def collection_ratios(df: pd.DataFrame) -> pd.DataFrame:
                                                                 for a in ("greedy", "best", "best_m", "sync")])
     parts = []
     for k in ks:
-        base = df[["trace", "n", "late", "trial"]].assign(k=k, h_n=[_h(n) for n in df["n"]])
+        base = df[["trace", "n", "late", "trial"]].assign(k=k, h_n=[harmonic(n) for n in df["n"]])
         parts.append(base.assign(arm="best m", ratio=df[f"best_k{k}"] / df[f"greedy_k{k}"],
                                  best_m=df[f"best_m_k{k}"]))
         parts.append(base.assign(arm="sync (m = n)", ratio=df[f"sync_k{k}"] / df[f"greedy_k{k}"], best_m=df["n"]))
@@ -474,7 +477,7 @@ def network_table(df: pd.DataFrame, others: Sequence[str]) -> pd.DataFrame:
     d = df[df["outage_workers"] == 0]
     rows = []
     for trace, g in d.groupby("trace", sort=False):
-        h = _h(int(g["n"].iloc[0]))
+        h = harmonic(int(g["n"].iloc[0]))
         for x in others:
             p = _paired_times(g, best[trace], x, "system", ["trace"])
             rows.append({"trace": trace, "quantity": "time to target", "system": x, "h_n": h,
