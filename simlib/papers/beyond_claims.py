@@ -382,6 +382,7 @@ def _summarize(g: pd.DataFrame, lo: str = "ratio", hi: str = "ratio", threshold:
     med_lo, med_hi = bounded_stat(g[lo], g[hi], "median")
     return {"median_lo": med_lo, "median_hi": med_hi, "min": float(g[lo].min()), "max": float(g[hi].max()),
             "trials": s.trials, "below": s.below, "above": s.above, "ci_lo": s.lo, "ci_hi": s.hi,
+            "over_1": int((g[lo] > 1).sum()), "under_1": int((g[hi] < 1).sum()),
             "within": side(s, "below"), "interval": s.interval_text(), "sides": s.sides_text()}
 
 
@@ -425,9 +426,10 @@ def collection_observations(summary: pd.DataFrame, note: str = "") -> list[Claim
             label = f"{arm}, {late}"
             parts.append(f"{label}: up to {_x(w.median_lo, w.median_hi)} (S = {int(w.k)}n"
                          + (f", m = {w.best_m:g}" if arm == "best m" else "") + ")")
+            counts = {v: int(sum(x is v for x in a["within"])) for v in (True, False, None)}
             notes.append(f"{label}: {state[w.within]} at its largest median (S = {int(w.k)}n; min–max "
-                         f"{fmt_span(w['min'], w['max'])} over {int(w.trials)} trials); within H_n at "
-                         f"{int(sum(v is True for v in a['within']))} of {len(a)} values of S")
+                         f"{fmt_span(w['min'], w['max'])} over {int(w.trials)} trials); of {len(a)} values of S, "
+                         f"{counts[True]} within, {counts[False]} beyond, {counts[None]} undecided")
             sides.append(f"{label}: {int(w.trials)} pairs, {int(w.below)} certainly below H_n")
             intervals.append(f"{label}: {w.interval}")
         out.append(dataclasses.replace(observation(
@@ -526,8 +528,8 @@ def network_observations(net: pd.DataFrame, outage: pd.DataFrame, note: str = ""
             our_value="; ".join(parts) + f"; H_n = {h:.2f}",
             paper_value=f"≤ about H_n = {h:.2f} (no communication in the paper's model)",
             note="; ".join(f"{r.label}: "
-                           f"{ {True: 'within H_n', False: 'beyond H_n', None: 'undecided'}[r.within]}, > 1 in "
-                           f"{r.above} of {r.trials} pairs" for r in g.itertuples())
+                           f"{ {True: 'within H_n', False: 'beyond H_n', None: 'undecided'}[r.within]}; certainly "
+                           f"above 1 in {r.over_1}, below 1 in {r.under_1} of {r.trials} pairs" for r in g.itertuples())
                  + f". {WITHIN_RULE}" + (f"; {note}" if note else "")),
             pairs=int(g["trials"].min()), sides="; ".join(f"{r.label}: {r.sides}"
                                                           for r in g.itertuples()),
@@ -540,7 +542,7 @@ def network_observations(net: pd.DataFrame, outage: pd.DataFrame, note: str = ""
             claim=f"time to target with {k} workers gone for a window / without, on {trace}",
             our_value="; ".join(f"{r.system} {_x(r.median_lo, r.median_hi)}" for r in g.itertuples()),
             paper_value="m-synchronous SGD stays near-optimal under adversarial participation",
-            note="; ".join(f"{r.system}: min–max {fmt_span(r.min, r.max)}, certainly slower in {r.above} of "
+            note="; ".join(f"{r.system}: min–max {fmt_span(r.min, r.max)}, certainly slower in {r.over_1} of "
                            f"{r.trials} pairs" for r in g.itertuples()) + (f"; {note}" if note else "")),
             pairs=int(g["trials"].min()), sides="; ".join(f"{r.system}: {r.sides}" for r in g.itertuples()),
             interval="; ".join(f"{r.system}: {r.interval}" for r in g.itertuples())

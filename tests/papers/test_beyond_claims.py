@@ -274,6 +274,7 @@ def test_network_table_pairs_best_backup_with_each_system_and_bounds_censored_pa
     assert r["label"] == "time to target BK1/ASP" and r["trials"] == 6
     assert r["median_lo"] == pytest.approx(2.0) and r["median_hi"] == pytest.approx(2.0)
     assert r["min"] == 0.0 and r["max"] == pytest.approx(4.0) and r["h_n"] == pytest.approx(2.717857, abs=1e-6)
+    assert (r["over_1"], r["under_1"]) == (5, 1)           # the censored pair lies in (0, 200/600]: below 1
     g = t[t.quantity == "30n gradients / greedy"].set_index("system")
     assert g.loc["BK1", "median_hi"] == pytest.approx(4.0)     # 2 * 200 / 100 over greedy 1
 
