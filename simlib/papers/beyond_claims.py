@@ -49,7 +49,7 @@ __all__ = ["Quantity", "Comparison", "SR_VS_PR", "FMREDUCE_VS_PR", "SELMCAST_VS_
            "SELMCAST_VS_ORPHEUS_TTA", "COMPARISONS", "FM_FULL", "FM_BLOCKING", "PR_ORIGINAL", "SURVIVES_RULE",
            "TABLE_COLUMNS", "ratio_table", "sr_vs_pr", "fmreduce_vs_pr", "selmcast_vs_orpheus", "sr_vs_pr_tta",
            "selmcast_vs_orpheus_tta", "survival", "summary_lines", "observations", "ASYNC_SGD_CLAIM", "ASYNC_SGD_SOURCE",
-           "WITHIN_RULE", "collection_ratios", "collection_summary", "collection_observations", "best_backup",
+           "WITHIN_RULE", "collection_ratios", "per_m_ratios", "collection_summary", "collection_observations", "best_backup",
            "network_table", "outage_table", "network_observations"]
 
 #: FMReduce with every design choice the paper recommends (n reducers, non-blocking, LP split, FCFS).
@@ -375,6 +375,21 @@ def collection_ratios(df: pd.DataFrame) -> pd.DataFrame:
                                  best_m=df[f"best_m_k{k}"]))
         parts.append(base.assign(arm="sync (m = n)", ratio=df[f"sync_k{k}"] / df[f"greedy_k{k}"], best_m=df["n"]))
     return pd.concat(parts, ignore_index=True)
+
+
+def per_m_ratios(df: pd.DataFrame) -> pd.DataFrame:
+    """The trace-only frame's every-m columns (``m<m>_k<k>``) over the greedy collector's ``greedy_k<k>``: the median
+    over trials per (trace, n, late, m), columns ``trace``, ``n``, ``late``, ``k``, ``m``, ``ratio``."""
+    cols = [c for c in df.columns if c.startswith("m") and "_k" in c and c[1:c.index("_k")].isdigit()]
+    if not cols:
+        raise ValueError("df has no every-m columns m<m>_k<k> (trace_trial's)")
+    rows = []
+    for c in cols:
+        m, k = int(c[1:c.index("_k")]), int(c[c.index("_k") + 2:])
+        r = (df[c] / df[f"greedy_k{k}"]).groupby([df["trace"], df["n"], df["late"]], sort=False).median()
+        rows += [{"trace": t, "n": n, "late": late, "k": k, "m": m, "ratio": float(v)} for (t, n, late), v in r.items()
+                 if not np.isnan(v)]
+    return pd.DataFrame(rows)
 
 
 def _summarize(g: pd.DataFrame, lo: str = "ratio", hi: str = "ratio", threshold: float = 1.0) -> dict:

@@ -41,7 +41,8 @@ from simlib.core.seeding import as_seed_sequence
 from simlib.core.validate import check_array, check_choice, check_int, check_list
 
 __all__ = ["LATE_GRADIENTS", "harmonic", "worker_times", "steps_needed", "greedy_arrivals", "msync_arrivals",
-           "collection_times", "m_grid", "best_collection", "trace_trial", "S_COLUMNS"]
+           "collection_times", "m_grid", "per_m_collection", "best_collection", "trace_trial", "S_COLUMNS",
+           "PER_M_K"]
 
 #: What m-synchronous collection does with the gradients that miss a round (decision PS10).
 LATE_GRADIENTS = ("cancel", "drop")
@@ -163,22 +164,30 @@ def m_grid(n: int, full_up_to: int = 16, points: int = 16) -> list[int]:
     return sorted(set(grid.tolist()) | {n - 1, n})
 
 
-def best_collection(times, s_values: Sequence[int], m_values: Sequence[int], late: str = "cancel"):
-    """For each S of ``s_values``: the smallest time (s) to collect S gradients over ``m_values`` and the m that
-    achieves it (the smallest such m), plus synchronous collection's (m = n) times.  Returns
-    ``(best_time, best_m, sync_time)`` as arrays over ``s_values``."""
+def per_m_collection(times, s_values: Sequence[int], m_values: Sequence[int], late: str = "cancel") -> dict:
+    """``{m: times (s) to collect each S of s_values}`` for every m of ``m_values``."""
     t = _times(times)
     s_max = int(max(s_values))
-    per_m = {m: collection_times(msync_arrivals(t, m, s_max, late), s_values) for m in m_values}
+    return {m: collection_times(msync_arrivals(t, m, s_max, late), s_values) for m in m_values}
+
+
+def best_collection(times, s_values: Sequence[int], m_values: Sequence[int], late: str = "cancel", per_m=None):
+    """For each S of ``s_values``: the smallest time (s) to collect S gradients over ``m_values`` and the m that
+    achieves it (the smallest such m), plus synchronous collection's (m = n) times.  Returns
+    ``(best_time, best_m, sync_time)`` as arrays over ``s_values``.  ``per_m``: :func:`per_m_collection`'s
+    result when already computed."""
+    t = _times(times)
+    per_m = per_m_collection(t, s_values, m_values, late) if per_m is None else per_m
     stack = np.stack([per_m[m] for m in m_values])
     i = np.argmin(stack, axis=0)
-    sync = per_m[t.shape[0]] if t.shape[0] in per_m else \
-        collection_times(msync_arrivals(t, t.shape[0], s_max, late), s_values)
+    sync = per_m[t.shape[0]] if t.shape[0] in per_m else per_m_collection(t, s_values, [t.shape[0]], late)[t.shape[0]]
     return stack[i, np.arange(stack.shape[1])], np.asarray(m_values)[i], sync
 
 
 #: S / n values of the trace-only comparison (issue 44 item 4).
 S_COLUMNS = (1, 3, 10, 30, 100)
+#: The S / n at which :func:`trace_trial` reports every m's time (``m<m>_k<k>``).
+PER_M_K = 30
 
 
 def trace_trial(params: dict, seed) -> dict:
@@ -186,7 +195,7 @@ def trace_trial(params: dict, seed) -> dict:
     ``n`` workers, ``late`` (PS10).  One replay of the trace (``seed``; decision T7) is collected by the greedy
     collector and by m-synchronous collection for every m of :func:`m_grid` ``(n)``; for each S = k n, k in
     :data:`S_COLUMNS`, returns ``greedy_k<k>`` (s), ``best_k<k>`` (s), ``best_m_k<k>`` and ``sync_k<k>`` (m = n,
-    s), and ``h_n`` (:func:`harmonic`)."""
+    s), every m's time at S = :data:`PER_M_K` n (``m<m>_k<PER_M_K>``, s) and ``h_n`` (:func:`harmonic`)."""
     from simlib.workloads.traces import load_trace
 
     n = check_int("n", params["n"], 1)
@@ -197,8 +206,11 @@ def trace_trial(params: dict, seed) -> dict:
     steps = max(steps_needed(s_max), steps_needed(s_max, min(m_values), late))
     t = worker_times(load_trace(params["trace"]), n, seed, steps)
     greedy = collection_times(greedy_arrivals(t, s_max), s_values)
-    best, best_m, sync = best_collection(t, s_values, m_values, late)
+    per_m = per_m_collection(t, s_values, m_values, late)
+    best, best_m, sync = best_collection(t, s_values, m_values, late, per_m=per_m)
     out = {"h_n": harmonic(n)}
+    j = S_COLUMNS.index(PER_M_K)
+    out.update({f"m{m}_k{PER_M_K}": float(per_m[m][j]) for m in m_values})
     for j, k in enumerate(S_COLUMNS):
         out.update({f"greedy_k{k}": float(greedy[j]), f"best_k{k}": float(best[j]),
                     f"best_m_k{k}": int(best_m[j]), f"sync_k{k}": float(sync[j])})

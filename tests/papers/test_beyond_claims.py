@@ -287,3 +287,11 @@ def test_outage_table_and_rows_give_each_systems_slowdown():
     assert [c.figure for c in obs] == [f"{bc.ASYNC_SGD_SOURCE}, with the network",
                                        f"{bc.ASYNC_SGD_SOURCE}, outage windows"]
     assert "BSP 3.00×" in obs[1].our_value and obs[1].pairs == 6
+
+
+def test_per_m_ratios_are_medians_over_trials_against_the_greedy_time():
+    df = collection_frame([1.0] * 3, [2.0] * 3, trials=3)
+    df["m1_k3"], df["m4_k3"] = [30.0, 40.0, 50.0], [20.0, 20.0, 80.0]
+    r = bc.per_m_ratios(df).set_index("m")
+    assert r.loc[1, "ratio"] == pytest.approx(4.0) and r.loc[4, "ratio"] == pytest.approx(2.0)
+    assert set(r["k"]) == {3}

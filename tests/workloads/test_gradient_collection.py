@@ -186,4 +186,6 @@ def test_trace_trial_on_a_real_trace_reports_every_s_and_best_m_within_the_grid(
     for k in gc.S_COLUMNS:
         assert 1 <= r[f"best_m_k{k}"] <= 8
         assert r[f"best_k{k}"] <= r[f"sync_k{k}"]
+    per_m = [r[f"m{m}_k{gc.PER_M_K}"] for m in range(1, 9)]
+    assert min(per_m) == r[f"best_k{gc.PER_M_K}"] and per_m[-1] == r[f"sync_k{gc.PER_M_K}"]
     assert r["h_n"] == pytest.approx(gc.harmonic(8))
