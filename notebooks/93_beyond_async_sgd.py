@@ -40,8 +40,9 @@
 #    (decision T9), for PS BSP, PS backup with b = 2 and 4, PS ASP and partial reduce; each system's time
 #    to target with the outage over without.
 #
-# Trials are paired (trial t of every setting shares its seed). Cost: about 3 CPU-minutes of
-# `make reproduce` (the with-network runs replay training; the trace-only part is a few seconds).
+# Trials are paired (trial t of every setting shares its seed). Cost: about 2 CPU-minutes of
+# `make reproduce` (measured: 107 s of CPU for the 180 with-network runs, which replay training, and 11 s
+# for the 160 trace-only trials, plus the notebook's own few seconds).
 
 # %% tags=["parameters"]
 profile = "full"                     # "full" or "quick" (tests)
