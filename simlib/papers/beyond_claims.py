@@ -22,6 +22,12 @@ Trials are paired (common random numbers): trial t of both schemes, and of every
 trace, shares its seed, so a ratio compares two schedules on the same bandwidths.
 The module imports no paper package: frames carry everything it needs (the
 FMReduce frame a ``variant`` label column, e.g. ``"FM NB LP FCFS"``).
+
+Notebook 93 (Begunov & Tyurin's "Do we need asynchronous SGD?", arXiv 2602.03802, on the real
+traces) has its rows here too: :func:`collection_summary` / :func:`collection_observations` (m-synchronous
+against greedy gradient collection, judged against H_n: :data:`WITHIN_RULE`), :func:`best_backup`,
+:func:`network_table`, :func:`outage_table` and :func:`network_observations` (with the network and
+outage windows; decisions PS10, T9).
 """
 from __future__ import annotations
 
@@ -33,14 +39,18 @@ import numpy as np
 import pandas as pd
 
 from simlib.papers.analysis import require_frame
-from simlib.papers.censoring import CENSORING_RULE, fmt_bound, fmt_span, paired_bounds, ratio_bounds, verdict_above
+from simlib.papers.censoring import (CENSORING_RULE, bounded_stat, fmt_bound, fmt_span, paired_bounds, ratio_bounds,
+                                     verdict_above)
 from simlib.papers.claim import Claim, observation
-from simlib.papers.strength import Strength, median_interval
+from simlib.papers.strength import Strength, median_interval, side, strength
+from simlib.workloads.gradient_collection import harmonic
 
 __all__ = ["Quantity", "Comparison", "SR_VS_PR", "FMREDUCE_VS_PR", "SELMCAST_VS_ORPHEUS", "SR_VS_PR_TTA",
            "SELMCAST_VS_ORPHEUS_TTA", "COMPARISONS", "FM_FULL", "FM_BLOCKING", "PR_ORIGINAL", "SURVIVES_RULE",
            "TABLE_COLUMNS", "ratio_table", "sr_vs_pr", "fmreduce_vs_pr", "selmcast_vs_orpheus", "sr_vs_pr_tta",
-           "selmcast_vs_orpheus_tta", "survival", "summary_lines", "observations"]
+           "selmcast_vs_orpheus_tta", "survival", "summary_lines", "observations", "ASYNC_SGD_CLAIM", "ASYNC_SGD_SOURCE",
+           "WITHIN_RULE", "collection_ratios", "per_m_ratios", "collection_summary", "collection_observations", "best_backup",
+           "network_table", "outage_table", "network_observations"]
 
 #: FMReduce with every design choice the paper recommends (n reducers, non-blocking, LP split, FCFS).
 FM_FULL = "FM NB LP FCFS"
@@ -335,4 +345,221 @@ def observations(table: pd.DataFrame, standin: str, note: str = "") -> list[Clai
                      else "") + (f"; {note}" if note else ""))),
             pairs=int(g["trials"].min()), sides="; ".join(sides),
             interval="; ".join(intervals) + " (95% interval of the median, S24)"))
+    return out
+
+
+# ----------------------------------------------------------------------------- notebook 93: do we need async SGD?
+#: Begunov & Tyurin's claim as issue 44 states it (we do not have the paper's text).
+ASYNC_SGD_CLAIM = ("synchronous SGD and m-synchronous SGD (a step uses the first m of the n gradients) are optimal "
+                   "up to logarithmic factors under random, time-varying compute times and adversarial participation")
+#: Where the claim is from (the ledger rows' figure column).
+ASYNC_SGD_SOURCE = "Begunov & Tyurin, arXiv 2602.03802"
+#: How a ratio is judged against the claim's bound (decision S24's interval, threshold H_n).
+WITHIN_RULE = ("within the bound when the 95 % sign-test interval of the median paired ratio lies below H_n "
+               "(decided), beyond it when the interval lies at or above H_n, undecided when it straddles H_n or "
+               "there are fewer than 6 pairs (S24)")
+
+
+def collection_ratios(df: pd.DataFrame) -> pd.DataFrame:
+    """The trace-only sweep's frame (one row per (trace, n, late, trial), columns ``greedy_k<k>``, ``best_k<k>``,
+    ``best_m_k<k>``, ``sync_k<k>``, :func:`simlib.workloads.gradient_collection.trace_trial`) as one row per
+    (trace, n, late, k, arm, trial): ``ratio`` = the arm's time to collect k n gradients over the greedy
+    collector's, arm ``"best m"`` or ``"sync (m = n)"``, with ``best_m`` and ``h_n``."""
+    ks = sorted(int(c[len("greedy_k"):]) for c in df.columns if c.startswith("greedy_k"))
+    require_frame(df, "df", ["trace", "n", "late", "trial"] + [f"{a}_k{k}" for k in ks
+                                                                for a in ("greedy", "best", "best_m", "sync")])
+    parts = []
+    for k in ks:
+        base = df[["trace", "n", "late", "trial"]].assign(k=k, h_n=[harmonic(n) for n in df["n"]])
+        parts.append(base.assign(arm="best m", ratio=df[f"best_k{k}"] / df[f"greedy_k{k}"],
+                                 best_m=df[f"best_m_k{k}"]))
+        parts.append(base.assign(arm="sync (m = n)", ratio=df[f"sync_k{k}"] / df[f"greedy_k{k}"], best_m=df["n"]))
+    return pd.concat(parts, ignore_index=True)
+
+
+def per_m_ratios(df: pd.DataFrame) -> pd.DataFrame:
+    """The trace-only frame's every-m columns (``m<m>_k<k>``) over the greedy collector's ``greedy_k<k>``: the median
+    over trials per (trace, n, late, m), columns ``trace``, ``n``, ``late``, ``k``, ``m``, ``ratio``."""
+    cols = [c for c in df.columns if c.startswith("m") and "_k" in c and c[1:c.index("_k")].isdigit()]
+    if not cols:
+        raise ValueError("df has no every-m columns m<m>_k<k> (trace_trial's)")
+    rows = []
+    for c in cols:
+        m, k = int(c[1:c.index("_k")]), int(c[c.index("_k") + 2:])
+        r = (df[c] / df[f"greedy_k{k}"]).groupby([df["trace"], df["n"], df["late"]], sort=False).median()
+        rows += [{"trace": t, "n": n, "late": late, "k": k, "m": m, "ratio": float(v)} for (t, n, late), v in r.items()
+                 if not np.isnan(v)]
+    return pd.DataFrame(rows)
+
+
+def _summarize(g: pd.DataFrame, lo: str = "ratio", hi: str = "ratio", threshold: float = 1.0) -> dict:
+    s = strength(g[lo].to_numpy(float), g[hi].to_numpy(float), threshold=threshold)
+    med_lo, med_hi = bounded_stat(g[lo], g[hi], "median")
+    return {"median_lo": med_lo, "median_hi": med_hi, "min": float(g[lo].min()), "max": float(g[hi].max()),
+            "trials": s.trials, "below": s.below, "above": s.above, "ci_lo": s.lo, "ci_hi": s.hi,
+            "over_1": int((g[lo] > 1).sum()), "under_1": int((g[hi] < 1).sum()),
+            "within": side(s, "below"), "interval": s.interval_text(), "sides": s.sides_text()}
+
+
+def _frame(rows: list) -> pd.DataFrame:
+    """Rows of :func:`_summarize` as a frame whose ``within`` keeps True / False / None (object dtype)."""
+    out = pd.DataFrame(rows)
+    if "within" in out:
+        out["within"] = pd.Series([r["within"] for r in rows], index=out.index, dtype=object)
+    return out
+
+
+def collection_summary(ratios: pd.DataFrame) -> pd.DataFrame:
+    """Per (trace, n, late, k, arm) of :func:`collection_ratios`: the median paired ratio (``median_lo`` =
+    ``median_hi``), min, max, pairs, the median's interval (S24) and ``within`` (:data:`WITHIN_RULE`, threshold
+    ``h_n``), plus the median ``best_m``."""
+    rows = []
+    for key, g in ratios.groupby(["trace", "n", "late", "k", "arm"], sort=False):
+        rows.append({**dict(zip(["trace", "n", "late", "k", "arm"], key)), "h_n": float(g["h_n"].iloc[0]),
+                     "best_m": float(g["best_m"].median()), **_summarize(g, threshold=float(g["h_n"].iloc[0]))})
+    return _frame(rows)
+
+
+def _worst(g: pd.DataFrame) -> pd.Series:
+    """The row of the largest median (its upper bound) of a group."""
+    return g.loc[g["median_hi"].idxmax()]
+
+
+def collection_observations(summary: pd.DataFrame, note: str = "") -> list[Claim]:
+    """The trace-only ledger rows: one observation per (trace, n), paper ``"beyond"``: per reading of the late
+    gradients (PS10), the largest over S of the median ratio best-m / greedy with its interval against H_n, and
+    synchronous SGD's (m = n)."""
+    require_frame(summary, "summary", ["trace", "n", "late", "k", "arm", "h_n", "median_lo", "median_hi", "min",
+                                       "max", "trials", "below", "ci_lo", "ci_hi", "within", "interval", "best_m"])
+    out = []
+    state = {True: "within H_n (decided)", False: "beyond H_n (decided)", None: "undecided against H_n"}
+    for (trace, n), g in summary.groupby(["trace", "n"], sort=False):
+        h = float(g["h_n"].iloc[0])
+        parts, notes, sides, intervals = [], [], [], []
+        for (late, arm), a in g.groupby(["late", "arm"], sort=False):
+            w = _worst(a)
+            label = f"{arm}, {late}"
+            parts.append(f"{label}: up to {_x(w.median_lo, w.median_hi)} (S = {int(w.k)}n"
+                         + (f", m = {w.best_m:g}" if arm == "best m" else "") + ")")
+            counts = {v: int(sum(x is v for x in a["within"])) for v in (True, False, None)}
+            notes.append(f"{label}: {state[w.within]} at its largest median (S = {int(w.k)}n; min–max "
+                         f"{fmt_span(w['min'], w['max'])} over {int(w.trials)} trials); of {len(a)} values of S, "
+                         f"{counts[True]} within, {counts[False]} beyond, {counts[None]} undecided")
+            sides.append(f"{label}: {int(w.trials)} pairs, {int(w.below)} certainly below H_n")
+            intervals.append(f"{label}: {w.interval}")
+        out.append(dataclasses.replace(observation(
+            paper="beyond", figure=f"{ASYNC_SGD_SOURCE}, trace only",
+            claim=f"time to collect S gradients, best m-synchronous / greedy collector, on {trace} (n = {n})",
+            our_value="; ".join(parts) + f"; H_n = {h:.2f}",
+            paper_value=f"≤ about H_n = {h:.2f} (up to logarithmic factors; {ASYNC_SGD_CLAIM})",
+            note=("; ".join(notes) + f". S/n in {sorted(set(int(k) for k in g['k']))}; no network; "
+                  f"{WITHIN_RULE}" + (f"; {note}" if note else ""))),
+            pairs=int(g["trials"].min()), sides="; ".join(sides),
+            interval="; ".join(intervals) + " (95% interval of the median, S24)"))
+    return out
+
+
+def _paired_times(df: pd.DataFrame, num, den, col: str, by: Sequence[str], metric: str = "time_to_target_s",
+                  cap: str = "duration_s") -> pd.DataFrame:
+    """Per (``by``, trial): bounds ``lo``/``hi`` of ``metric[num] / metric[den]`` (``col`` values), a NaN time
+    censored at ``cap`` (:func:`simlib.papers.censoring.ratio_bounds`)."""
+    keys = list(by) + ["trial"]
+    w = df[df[col].isin([num, den])].pivot(index=keys, columns=col, values=[metric, cap]).astype(float)
+    w = w.dropna(subset=[(cap, num), (cap, den)])
+    lo, hi = ratio_bounds(w[metric][num].to_numpy(), w[cap][num].to_numpy(), w[metric][den].to_numpy(),
+                          w[cap][den].to_numpy())
+    return pd.DataFrame({"lo": lo, "hi": hi}, index=w.index).reset_index()
+
+
+def best_backup(df: pd.DataFrame) -> dict:
+    """Per trace, the PS backup arm (``system`` ``"BK<b>"``, or ``"BSP"``: b = 0) with the smallest median time to
+    target over trials without outage (a censored run counts at its cap; ties: the smaller b) -- chosen after the
+    fact, as "best b" is."""
+    require_frame(df, "df", ["trace", "system", "outage_workers", "time_to_target_s", "duration_s"])
+    d = df[(df["outage_workers"] == 0) & df["system"].str.match(r"^(BSP|BK\d+)$")]
+    t = d["time_to_target_s"].fillna(d["duration_s"])
+    med = t.groupby([d["trace"], d["system"]]).median().reset_index()
+    med["b"] = med["system"].map(lambda s: 0 if s == "BSP" else int(s[2:]))
+    return {tr: g.sort_values(["time_to_target_s", "b"]).iloc[0]["system"] for tr, g in med.groupby("trace")}
+
+
+def network_table(df: pd.DataFrame, others: Sequence[str]) -> pd.DataFrame:
+    """Per trace and other system X of ``others`` (``system`` labels: e.g. ``"ASP"``, ``"AD"``, ``"PR3"``,
+    ``"SR3"``): the paired ratio (time to target of the best-b PS backup, :func:`best_backup`) / (X's), censored
+    runs as bounds; and per system the paired ratio of the time to collect 30 n gradients with the network
+    (``net_k30``) over the greedy collector's on the same draws (``greedy_k30``).  Columns: ``trace``,
+    ``quantity``, ``system``, ``label`` (the ratio in words), ``h_n`` and :func:`_summarize`'s (threshold H_n)."""
+    require_frame(df, "df", ["trace", "n", "trial", "system", "outage_workers", "time_to_target_s", "duration_s"])
+    best = best_backup(df)
+    d = df[df["outage_workers"] == 0]
+    rows = []
+    for trace, g in d.groupby("trace", sort=False):
+        h = harmonic(int(g["n"].iloc[0]))
+        for x in others:
+            p = _paired_times(g, best[trace], x, "system", ["trace"])
+            rows.append({"trace": trace, "quantity": "time to target", "system": x, "h_n": h,
+                         "label": f"time to target {best[trace]}/{x}",
+                         **_summarize(p, "lo", "hi", threshold=h)})
+        ks = sorted(int(c[len("net_k"):]) for c in g.columns if c.startswith("net_k"))
+        if ks:
+            k = ks[-1]
+            for s, a in g.groupby("system", sort=False):
+                r = (a[f"net_k{k}"] / a[f"greedy_k{k}"]).dropna()
+                if len(r):
+                    rows.append({"trace": trace, "quantity": f"{k}n gradients / greedy", "system": s, "h_n": h,
+                                 "label": f"{s}: time to use {k}n gradients / greedy collector's",
+                                 **_summarize(pd.DataFrame({"ratio": r}), threshold=h)})
+    return _frame(rows)
+
+
+def outage_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Per trace and system run with and without the outage (``outage_workers`` > 0 and 0): the paired ratio of
+    its time to target with the outage over without (censored runs as bounds; threshold 1)."""
+    require_frame(df, "df", ["trace", "n", "trial", "system", "outage_workers", "time_to_target_s", "duration_s"])
+    d = df.assign(_o=np.where(df["outage_workers"] > 0, "outage", "none"))
+    rows = []
+    for (trace, s), g in d.groupby(["trace", "system"], sort=False):
+        if set(g["_o"]) != {"outage", "none"}:
+            continue
+        p = _paired_times(g, "outage", "none", "_o", ["trace"])
+        rows.append({"trace": trace, "system": s, "outage_workers": int(g["outage_workers"].max()),
+                     **_summarize(p, "lo", "hi")})
+    return _frame(rows)
+
+
+def network_observations(net: pd.DataFrame, outage: pd.DataFrame, note: str = "") -> list[Claim]:
+    """The with-network ledger rows, paper ``"beyond"``: per trace, the best-b PS backup's time to target against
+    each asynchronous / partial system (ratio and interval against H_n; > 1: the other system sooner) and every
+    system's 30 n gradients over the greedy collector's; and per trace, each system's slowdown under the outage
+    (``outage``, :func:`outage_table`)."""
+    out = []
+    for trace, g in net.groupby("trace", sort=False):
+        h = float(g["h_n"].iloc[0])
+        parts = [f"{r.label} {_x(r.median_lo, r.median_hi)}" for r in g.itertuples()]
+        out.append(dataclasses.replace(observation(
+            paper="beyond", figure=f"{ASYNC_SGD_SOURCE}, with the network",
+            claim=f"best-b PS backup (m-synchronous, stale gradients dropped) against asynchronous and partial "
+                  f"systems on {trace}",
+            our_value="; ".join(parts) + f"; H_n = {h:.2f}",
+            paper_value=f"≤ about H_n = {h:.2f} (no communication in the paper's model)",
+            note="; ".join(f"{r.label}: "
+                           f"{ {True: 'within H_n', False: 'beyond H_n', None: 'undecided'}[r.within]}; certainly "
+                           f"above 1 in {r.over_1}, below 1 in {r.under_1} of {r.trials} pairs" for r in g.itertuples())
+                 + f". {WITHIN_RULE}" + (f"; {note}" if note else "")),
+            pairs=int(g["trials"].min()), sides="; ".join(f"{r.label}: {r.sides}"
+                                                          for r in g.itertuples()),
+            interval="; ".join(f"{r.label}: {r.interval}" for r in g.itertuples())
+                     + " (95% interval of the median, S24)"))
+    for trace, g in outage.groupby("trace", sort=False):
+        k = int(g["outage_workers"].iloc[0])
+        out.append(dataclasses.replace(observation(
+            paper="beyond", figure=f"{ASYNC_SGD_SOURCE}, outage windows",
+            claim=f"time to target with {k} workers gone for a window / without, on {trace}",
+            our_value="; ".join(f"{r.system} {_x(r.median_lo, r.median_hi)}" for r in g.itertuples()),
+            paper_value="m-synchronous SGD stays near-optimal under adversarial participation",
+            note="; ".join(f"{r.system}: min–max {fmt_span(r.min, r.max)}, certainly slower in {r.over_1} of "
+                           f"{r.trials} pairs" for r in g.itertuples()) + (f"; {note}" if note else "")),
+            pairs=int(g["trials"].min()), sides="; ".join(f"{r.system}: {r.sides}" for r in g.itertuples()),
+            interval="; ".join(f"{r.system}: {r.interval}" for r in g.itertuples())
+                     + " (95% interval of the median, S24)"))
     return out

@@ -35,7 +35,8 @@ PAPERS = tuple(importlib.import_module(f"simlib.papers.{name}.paper").PAPER
 #: :attr:`~simlib.papers.contract.Paper.notebooks`.
 BEYOND_NOTEBOOKS = {"90_beyond_time_to_accuracy": "simlib.training.notebook_specs:TimeToAccuracyNotebook",
                     "91_beyond_internet_scale": "simlib.papers.beyond_notebooks:InternetScaleNotebook",
-                    "92_beyond_real_traces": "simlib.training.notebook_specs:RealTracesNotebook"}
+                    "92_beyond_real_traces": "simlib.training.notebook_specs:RealTracesNotebook",
+                    "93_beyond_async_sgd": "simlib.training.async_sgd:AsyncSGDNotebook"}
 
 #: Each paper's package (``simlib.papers.<name>``), by seed id: a parameter group defined there is that paper's.
 _PACKAGES = {p.id: p.package for p in PAPERS}

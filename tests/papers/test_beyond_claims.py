@@ -215,3 +215,83 @@ def test_a_censored_pair_enters_the_interval_with_its_bounds():
     times[("transformer", 5)] = (np.nan, 10.0)
     r = bc.sr_vs_pr_tta(tta_frame(times)).iloc[0]
     assert (r["ci_lo"], r["ci_hi"]) == (2.0, math.inf)
+
+
+# ------------------------------------------------------------------ notebook 93 (do we need async SGD?)
+def collection_frame(best, sync, n=4, trials=6):
+    """Trace-only frame: ``best`` / ``sync`` ratios to a greedy time of 10 s at every S (k = 1 and 3), per trial."""
+    rows = []
+    for t in range(trials):
+        r = dict(trace="pai-job4", n=n, late="drop", trial=t)
+        for k in (1, 3):
+            r.update({f"greedy_k{k}": 10.0, f"best_k{k}": 10.0 * best[t], f"best_m_k{k}": 3, f"sync_k{k}": 10.0 * sync[t]})
+        rows.append(r)
+    return pd.DataFrame(rows)
+
+
+def test_collection_ratios_are_judged_against_h_n_with_their_interval():
+    # n = 4: H_4 = 25/12 = 2.083; best m at 1.1-1.6x (within), sync at 3-4x (beyond), 6 pairs: an interval exists
+    df = collection_frame([1.1, 1.2, 1.3, 1.4, 1.5, 1.6], [3.0, 3.2, 3.4, 3.6, 3.8, 4.0])
+    s = bc.collection_summary(bc.collection_ratios(df))
+    assert set(s["k"]) == {1, 3} and s["h_n"].tolist() == pytest.approx([25 / 12] * 4)
+    best, sync = s[s.arm == "best m"].iloc[0], s[s.arm == "sync (m = n)"].iloc[0]
+    assert best["median_hi"] == pytest.approx(1.35) and best["within"] is True and best["below"] == 6
+    assert best["ci_lo"] == pytest.approx(1.1) and best["ci_hi"] == pytest.approx(1.6)   # 6 pairs: k = 1
+    assert sync["median_hi"] == pytest.approx(3.5) and sync["within"] is False and sync["best_m"] == 4
+    obs = bc.collection_observations(s)
+    assert len(obs) == 1 and obs[0].kind == "observation" and obs[0].pairs == 6
+    assert "up to 1.35×" in obs[0].our_value and "H_n = 2.08" in obs[0].our_value
+    assert "within H_n (decided)" in obs[0].note and "beyond H_n (decided)" in obs[0].note
+    # 5 pairs: no interval, undecided
+    s5 = bc.collection_summary(bc.collection_ratios(collection_frame([1.1] * 5, [3.0] * 5, trials=5)))
+    assert all(v is None for v in s5["within"])
+
+
+def net_frame(times, cap=600.0):
+    """With-network frame on one trace, n = 8: ``times[system] = [time to target per trial]`` (NaN: censored)."""
+    rows = []
+    for system, ts in times.items():
+        for t, v in enumerate(ts):
+            rows.append(dict(trace="pai-job4", n=8, trial=t, system=system, outage_workers=0, duration_s=cap,
+                             time_to_target_s=v, net_k30=2.0 * (v if v == v else cap) / 100, greedy_k30=1.0))
+    return pd.DataFrame(rows)
+
+
+def test_best_backup_counts_censored_runs_at_the_cap_and_breaks_ties_by_the_smaller_b():
+    nan = float("nan")
+    df = net_frame({"BSP": [nan, nan, 300.0], "BK1": [200.0, 250.0, 300.0], "BK2": [250.0, 200.0, 300.0]})
+    assert bc.best_backup(df) == {"pai-job4": "BK1"}        # BK1 and BK2 both have median 250: the smaller b
+    df = net_frame({"BSP": [100.0, 100.0, 100.0], "BK1": [nan, nan, 50.0]})
+    assert bc.best_backup(df) == {"pai-job4": "BSP"}        # BK1's median is its cap, 600
+
+
+def test_network_table_pairs_best_backup_with_each_system_and_bounds_censored_pairs():
+    nan = float("nan")
+    df = net_frame({"BK1": [200.0] * 6, "ASP": [100.0, 100.0, 100.0, 100.0, 50.0, nan]})
+    t = bc.network_table(df, ["ASP"])
+    r = t[t.quantity == "time to target"].iloc[0]
+    # ratios 2, 2, 2, 2, 4 and the censored pair (0, 200/600]: median of the bounds [2, 2]
+    assert r["label"] == "time to target BK1/ASP" and r["trials"] == 6
+    assert r["median_lo"] == pytest.approx(2.0) and r["median_hi"] == pytest.approx(2.0)
+    assert r["min"] == 0.0 and r["max"] == pytest.approx(4.0) and r["h_n"] == pytest.approx(2.717857, abs=1e-6)
+    assert (r["over_1"], r["under_1"]) == (5, 1)           # the censored pair lies in (0, 200/600]: below 1
+    g = t[t.quantity == "30n gradients / greedy"].set_index("system")
+    assert g.loc["BK1", "median_hi"] == pytest.approx(4.0)     # 2 * 200 / 100 over greedy 1
+
+
+def test_outage_table_and_rows_give_each_systems_slowdown():
+    df = pd.concat([net_frame({"BSP": [100.0] * 6}), net_frame({"BSP": [300.0] * 6}).assign(outage_workers=2)])
+    o = bc.outage_table(df)
+    assert len(o) == 1 and o.iloc[0]["median_hi"] == pytest.approx(3.0) and o.iloc[0]["outage_workers"] == 2
+    obs = bc.network_observations(bc.network_table(df[df.outage_workers == 0].assign(system="BK1"), []), o)
+    assert [c.figure for c in obs] == [f"{bc.ASYNC_SGD_SOURCE}, with the network",
+                                       f"{bc.ASYNC_SGD_SOURCE}, outage windows"]
+    assert "BSP 3.00×" in obs[1].our_value and obs[1].pairs == 6
+
+
+def test_per_m_ratios_are_medians_over_trials_against_the_greedy_time():
+    df = collection_frame([1.0] * 3, [2.0] * 3, trials=3)
+    df["m1_k3"], df["m4_k3"] = [30.0, 40.0, 50.0], [20.0, 20.0, 80.0]
+    r = bc.per_m_ratios(df).set_index("m")
+    assert r.loc[1, "ratio"] == pytest.approx(4.0) and r.loc[4, "ratio"] == pytest.approx(2.0)
+    assert set(r["k"]) == {3}

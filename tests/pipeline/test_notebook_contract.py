@@ -119,6 +119,8 @@ def test_a_p_sweep_value_above_n_names_the_list_item(monkeypatch):
     ("91_beyond_internet_scale", dict(n_values="[1000, 200000]"), r"n_values\[1\] must be an integer in"),
     ("92_beyond_real_traces", dict(standin="pai-job4"), "standin 'pai-job4' must not be in real_traces"),
     ("92_beyond_real_traces", dict(fm_n=30, fm_p_values="[10, 40]"), r"fm_p_values\[1\]: p must be in \[1, n = 30\]"),
+    ("93_beyond_async_sgd", dict(net_n=4, backups_values="[1, 4]"), r"backups_values\[1\]"),
+    ("93_beyond_async_sgd", dict(late="[cancel, ignore]"), r"late\[1\] must be one of"),
 ])
 def test_000_notebooks_refuse_bad_values_naming_the_parameter(stem, passed, match, monkeypatch):
     with pytest.raises(ValueError, match=match):
