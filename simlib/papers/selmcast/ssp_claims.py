@@ -44,9 +44,8 @@ import pandas as pd
 from simlib.papers import analysis, predicates
 from simlib.papers.censoring import paired_bounds, summary
 from simlib.papers.claim import Claim, observation, within
+from simlib.papers import paired_strength as paired
 from simlib.papers.strength import combine_max, in_range, side
-
-from . import paired
 
 from .ssp_experiments import TRACE_ORDER, triplet
 from .ssp_scenario import p_count
@@ -245,7 +244,7 @@ def _and(*verdicts: bool | None) -> bool | None:
 def _claim(figure: str, claim: str, paper_value: str, our_value: str, direction: bool, note: str, *,
            magnitude: bool | None = None, tolerance: str = "", cause: str = "", strength: dict | None = None) -> Claim:
     """A claim; ``cause`` is kept only when a verdict fails, ``tolerance`` only with a magnitude;
-    ``strength``: the paired comparison's fields (:func:`.paired.fields`, S24/SM73)."""
+    ``strength``: the paired comparison's fields (:func:`~simlib.papers.paired_strength.fields_on_means`, S24/SM73)."""
     direction = bool(direction)
     strength = strength or {}
     holds = direction and magnitude is not False
@@ -267,11 +266,11 @@ def _vs(df: pd.DataFrame, metric: str, by=("trace",), num: Mapping | None = None
 
 def _sided(groups: dict, claim_side: str, point: bool, magnitude: dict | None = None,
            point_magnitude: bool | None = None, diff: bool = False) -> dict:
-    """:func:`.paired.fields` of a direction "on the ``claim_side`` of the threshold in every group" and
+    """:func:`~simlib.papers.paired_strength.fields_on_means` of a direction "on the ``claim_side`` of the threshold in every group" and
     an optional magnitude (``{group: decision}``); ``diff``: the groups hold differences."""
-    return paired.fields(groups, {k: side(s, claim_side) for k, s in groups.items()}, point,
-                         None if magnitude is None else paired.all_of(magnitude.values()),
-                         None if magnitude is None else point_magnitude, diff)
+    return paired.fields_on_means(groups, {k: side(s, claim_side) for k, s in groups.items()}, point,
+                                  None if magnitude is None else paired.decided(magnitude.values()),
+                                  None if magnitude is None else point_magnitude, diff)
 
 
 # ---------------------------------------------------------------- causes (text from the data)

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simlib.papers.selmcast import paired
+from simlib.papers import paired_strength as paired
 from simlib.papers.selmcast import ssp_claims as sc
 from simlib.papers.strength import strength
 
@@ -93,7 +93,7 @@ def test_fields_summarize_many_groups_and_name_the_open_ones():
     groups = {f"g{i}": strength([1.2] * 10) for i in range(6)}
     groups["g6"] = strength([0.95] * 5 + [1.1] * 5)
     dec = {k: (None if k == "g6" else True) for k in groups}
-    f = paired.fields(groups, dec, point=True)
+    f = paired.fields_on_means(groups, dec, point=True)
     assert f["undecided"] == ("direction",) and f["pairs"] == 10
     assert f["sides"].startswith("7 groups of 10 pairs: 6 decided as claimed, 0 decided against, 1 undecided")
     assert "g6: 0.95–1.10×" in f["interval"] and "g0" not in f["interval"]
