@@ -50,7 +50,7 @@ from simlib.papers.strength import combine_max, in_range, side
 from .ssp_experiments import TRACE_ORDER, triplet
 from .ssp_scenario import p_count
 
-__all__ = ["paper_marks", "paper_notes", "fig7", "fig8", "fig9", "fig10", "fig11", "fig12", "fig13", "time_to_accuracy",
+__all__ = ["claim_scope", "open_settings", "paper_marks", "paper_notes", "fig7", "fig8", "fig9", "fig10", "fig11", "fig12", "fig13", "time_to_accuracy",
            "orpheus_floor", "reading", "SETTINGS", "PAPER", "REL_VALUE", "REL_ABOUT", "FLAT_SPREAD", "APPROACH_SHARE"]
 
 PAPER = "004"
@@ -133,6 +133,60 @@ def paper_notes(fig_no: int, trace: str) -> dict[str, str]:
     if fig_no == 13:
         return {"avg_scale": f"paper: up to +{FIG13_SCALE_GAIN_UP_TO:.0%} over Orpheus"}
     return {}
+
+
+# ---------------------------------------------------------------- the settings a verdict reads (S25)
+#: The part of its figure's sweep a claim reads, where it is not every setting: (pattern of the claim
+#: text, figure, {setting column: values}; None / inf: the requirement removed).  Fig. 7's verdicts read
+#: the runs with tau estimated from the trace (SM51), not the tau = 0 ones beside them.
+_SCOPES = (
+    (re.compile(r"^k removed: "), "Fig. 9", lambda m: {"k": [math.inf]}),
+    (re.compile(r"^at p = ([0-9.]+)n "), "Fig. 8", lambda m: {"p": [float(m.group(1))]}),
+    (re.compile(r"^eta = ([0-9.]+) vs eta = ([0-9.]+): "), "Fig. 11",
+     lambda m: {"eta": [float(m.group(1)), float(m.group(2))], "scheme": ["selmcast"], "line32": ["y"]}),
+    (re.compile(r"shrinks from gamma = ([0-9.]+) to ([0-9.]+)$"), "Fig. 13",
+     lambda m: {"gamma": [float(m.group(1)), float(m.group(2))]}),
+    (re.compile(r""), "Fig. 7", lambda m: {"tau_estimate": ["trace"]}),
+)
+
+
+def claim_scope(claim: Claim) -> dict:
+    """The settings a §IV-C verdict reads, as ``{setting column: [values]}`` within its figure's sweep
+    (S25: only these get more trials while it is undecided): SelMcast under the claim's reading
+    (``sharing``, :data:`SETTINGS`) and Orpheus, and where the claim names one, the axis values it
+    compares (Fig. 9's "k removed", Fig. 8's "at p = 0.4n", Fig. 11's two η of line 32 as corrected,
+    Fig. 13's two γ).  A column a setting lacks does not restrict it."""
+    by_setting = {v: k for k, v in SETTINGS.items()}
+    scope = {"sharing": [by_setting[claim.setting]]} if claim.setting in by_setting else {}
+    for pattern, figure, values in _SCOPES:
+        m = pattern.search(claim.claim)
+        if figure == claim.figure and m:
+            scope.update(values(m))
+            break
+    return scope
+
+
+def _matches(setting: dict, scope: dict) -> bool:
+    for col, values in scope.items():
+        if col not in setting:
+            continue
+        v = setting[col]
+        if col == "sharing" and setting.get("scheme") == "orpheus":
+            continue              # Orpheus runs max-min under either reading (SM50)
+        if isinstance(v, str) or any(isinstance(x, str) for x in values):
+            if str(v) not in {str(x) for x in values}:
+                return False
+        elif not any(math.isclose(math.inf if v is None else float(v), float(x), rel_tol=0, abs_tol=1e-9)
+                     for x in values):      # isclose(inf, inf): the requirement removed matches itself
+            return False
+    return True
+
+
+def open_settings(settings: list[dict], undecided: list[Claim]) -> list[int]:
+    """The indices of ``settings`` (one figure's sweep, as a notebook passes it) that some ``undecided``
+    claim of that sweep reads (:func:`claim_scope`): the ones S25 runs more trials of."""
+    scopes = [claim_scope(c) for c in undecided]
+    return [i for i, s in enumerate(settings) if any(_matches(s, sc) for sc in scopes)]
 
 
 # ---------------------------------------------------------------- frame helpers

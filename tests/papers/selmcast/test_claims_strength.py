@@ -3,6 +3,8 @@
 At 10 pairs the 95 % sign-test interval of the median is [x(2), x(9)] (order statistics; coverage
 1 - 2 P(Binom(10, 1/2) <= 1) = 97.9 %), so a table's verdict can be derived by hand.
 """
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -232,3 +234,57 @@ def test_fig13_lead_drop_is_paired_per_trial():
     assert "×" not in c.interval
     c = next(c for c in sc.fig13(frame(5)) if "shrinks" in c.claim)
     assert c.verdict == "undecided" and c.undecided == ("direction",)
+
+
+def _grid(**axes):
+    """Notebook 44's shape: SelMcast at both readings, Orpheus once."""
+    from simlib.pipeline import sweep
+    return (sweep.expand_grid(trace=list(T3), scheme=["selmcast"], sharing=["maxmin", "priority"], **axes)
+            + sweep.expand_grid(trace=list(T3), scheme=["orpheus"], sharing=["maxmin"], **axes))
+
+
+def _undecided(figure, claim, setting):
+    from simlib.papers.claim import Claim
+    return Claim("004", figure, claim, "x", "y", direction=True, pairs=10, sides="s", interval="i",
+                 undecided=("direction",), setting=setting)
+
+
+def test_s25_extends_only_the_settings_a_straddling_verdict_reads():
+    """Fig. 9's "k removed: ... up to about 1.17x" at the default reads k = ∞ under max-min (and Orpheus):
+    those 6 of the 54 settings get more trials, not the other k, not SelMcast under priority."""
+    grid = _grid(k=[1, 2, 4, 8, 16, None])
+    c = _undecided("Fig. 9", "k removed: SelMcast's utilization up to about 1.17x Orpheus's", "default")
+    assert sc.claim_scope(c) == {"sharing": ["maxmin"], "k": [np.inf]}
+    picked = [grid[i] for i in sc.open_settings(grid, [c])]
+    assert len(picked) == 6 and all(s["k"] is None for s in picked)
+    assert {(s["scheme"], s["sharing"]) for s in picked} == {("selmcast", "maxmin"), ("orpheus", "maxmin")}
+    # at the priority reading: SelMcast under priority and Orpheus; a claim over every k: the whole reading
+    pri = [grid[i] for i in sc.open_settings(grid, [dataclasses.replace(c, setting="priority")])]
+    assert {(s["scheme"], s["sharing"]) for s in pri} == {("selmcast", "priority"), ("orpheus", "maxmin")}
+    every = _undecided("Fig. 9", "SelMcast beats Orpheus in both metrics at every k", "default")
+    assert len(sc.open_settings(grid, [every])) == 36
+    assert sc.open_settings(grid, []) == []
+
+
+def test_s25_scopes_of_figs_7_8_11_13():
+    from simlib.pipeline import sweep
+    fig7 = (sweep.expand_grid(trace=list(T3), scheme=["orpheus"], sharing=["maxmin"], tau_estimate=["trace"])
+            + sweep.expand_grid(trace=list(T3), scheme=["selmcast"], sharing=["maxmin", "priority"],
+                                tau_estimate=["trace", "zero"]))
+    c7 = _undecided("Fig. 7", "SSP: SelMcast raises the average NPU utilization over Orpheus", "default")
+    assert {(s["scheme"], s["sharing"], s["tau_estimate"]) for s in (fig7[i] for i in sc.open_settings(fig7, [c7]))} \
+        == {("orpheus", "maxmin", "trace"), ("selmcast", "maxmin", "trace")}
+    c8 = _undecided("Fig. 8", "at p = 0.4n SelMcast's scale exceeds Orpheus's by more than 0.2", "default")
+    grid8 = _grid(p=[0.05, 0.3, 0.4])
+    assert {grid8[i]["p"] for i in sc.open_settings(grid8, [c8])} == {0.4}
+    c11 = _undecided("Fig. 11", "eta = 0.75 vs eta = 0: scale gain of about 66/66/58 %", "default")
+    grid11 = (sweep.expand_grid(trace=list(T3), eta=[0.0, 0.5, 0.75], line32=["y", "x"], scheme=["selmcast"],
+                                sharing=["maxmin"])
+              + sweep.expand_grid(trace=list(T3), eta=[0.75], scheme=["orpheus"], sharing=["maxmin"]))
+    got = [grid11[i] for i in sc.open_settings(grid11, [c11])]
+    assert len(got) == 6 and {(s["eta"], s["line32"], s["scheme"]) for s in got} == {(0.0, "y", "selmcast"),
+                                                                                     (0.75, "y", "selmcast")}
+    c13 = _undecided("Fig. 13", "SelMcast's utilization gain over Orpheus shrinks from gamma = 0 to 1", "priority")
+    grid13 = _grid(gamma=[0.0, 0.4, 1.0])
+    assert {(grid13[i]["gamma"], grid13[i]["scheme"], grid13[i]["sharing"]) for i in sc.open_settings(grid13, [c13])} \
+        == {(g, s, sh) for g in (0.0, 1.0) for s, sh in (("selmcast", "priority"), ("orpheus", "maxmin"))}
