@@ -216,10 +216,23 @@ def _table(df: pd.DataFrame, col: str, metric: str, scheme: str) -> pd.DataFrame
     return d.groupby([col, "trace"])[metric].mean().unstack("trace").sort_index()
 
 
+#: The columns that tell a §IV-C sweep's settings apart (those a frame has).
+_SETTING_COLUMNS = ("trace", "scheme", "sharing", "tau_estimate", "line32", "p", "k", "ssp", "eta", "gamma", "model_mb",
+                    "n", "duration_s")
+
+
+def _trials_text(df: pd.DataFrame) -> str:
+    """``"10 trials"``, or ``"10–20 trials (S25)"`` where S25 ran more trials for some settings."""
+    cols = [c for c in _SETTING_COLUMNS if c in df.columns]
+    counts = df.groupby(cols, dropna=False)["trial"].nunique() if len(df) else pd.Series([0])
+    lo, hi = int(counts.min()), int(counts.max())
+    return f"{hi} trials" if lo == hi else f"{lo}–{hi} trials (S25)"
+
+
 def _note(df: pd.DataFrame, extra: str = "") -> str:
     n = ",".join(str(int(v)) for v in sorted(pd.unique(df["n"])))
     dur = ",".join(f"{float(v):g}" for v in sorted(pd.unique(df["duration_s"])))
-    return f"n={n}, {dur} s, {df['trial'].nunique()} trials, means over trials" + (f"; {extra}" if extra else "")
+    return f"n={n}, {dur} s, {_trials_text(df)}, means over trials" + (f"; {extra}" if extra else "")
 
 
 def reading(df: pd.DataFrame, sharing: str) -> pd.DataFrame:

@@ -288,3 +288,11 @@ def test_s25_scopes_of_figs_7_8_11_13():
     grid13 = _grid(gamma=[0.0, 0.4, 1.0])
     assert {(grid13[i]["gamma"], grid13[i]["scheme"], grid13[i]["sharing"]) for i in sc.open_settings(grid13, [c13])} \
         == {(g, s, sh) for g in (0.0, 1.0) for s, sh in (("selmcast", "priority"), ("orpheus", "maxmin"))}
+
+
+def test_the_note_gives_the_range_of_trials_when_s25_extended_some_settings():
+    df = fig7_table([0.6] * 10, [0.66] * 10)
+    assert "10 trials, means over trials" in util_claim(df).note
+    short = df[~((df.trace == "cnn") & (df.trial >= 6))]          # cnn's two arms at 6 trials, the rest at 10
+    c = util_claim(short)
+    assert "6–10 trials (S25), means over trials" in c.note and c.pairs == 6
