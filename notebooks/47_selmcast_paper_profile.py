@@ -178,8 +178,8 @@ map_table.to_csv(results / profile_map.MAP_TABLE, index=False)
 claims_map = profile_map.claims_map(map_table)
 fig = plotting.claims_map_figure(
     claims_map, marks={profile_map.candidate_label(**PROFILE.settings()): "profile",
-                       profile_map.candidate_label(**DEFAULT_SETTINGS.settings()): "stated"},
-    title="004 §IV-B: where each claim holds (SM72's candidates along λ)", xlabel="candidate")
+                       profile_map.candidate_label(**DEFAULT.settings()): "stated"},
+    title=f"004 §IV-B: where each claim holds (SM72's candidates along λ, {trials} trials)", xlabel="candidate")
 run.save_figure(fig, "selmcast_claims_map")
 for (figure, claim), text in profile_map.where_holds(map_table).items():
     print(f"{figure}: {claim}: {text}")

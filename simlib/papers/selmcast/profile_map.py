@@ -124,10 +124,10 @@ def claims_map(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _lam_text(lams: list[float], searched: list[float]) -> str:
-    if lams == searched:
-        return "every λ"
     if len(lams) == 1:
         return f"λ = {lams[0]:g}"
+    if lams == searched:
+        return "every λ"
     if lams == searched[:len(lams)]:
         return f"λ ≤ {lams[-1]:g}"
     if lams == searched[-len(lams):]:
