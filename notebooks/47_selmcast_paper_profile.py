@@ -157,7 +157,7 @@ pd.DataFrame(recorded)[["figure", "claim", "paper_value", "our_value", "holds", 
 # grids at each *map candidate* (`profile_map.map_candidates`): λ = 0.1, 0.2, 0.25 (the profile), 0.3
 # and 0.4 at the profile's ideal and x, and the stated reading (λ = 0.5, own t*: notebook 41's runs).
 # The profile's and the stated reading's runs come from the trial cache; each other λ costs the three grids
-# at `trials` trials (about 55 s of CPU per λ, measured). Cells: holds / fails / undecided (S24). Committed
+# at `trials` trials (40-55 s of CPU per λ, `benchmarks/bench_claims_map.py`). Cells: holds / fails / undecided (S24). Committed
 # as `data/results/47_selmcast_claims_map.csv`; a failing row of notebook 41 cites it in its cause
 # ("holds at k of N candidates mapped ...", or "at none").
 
