@@ -238,7 +238,9 @@ def _note(df: pd.DataFrame, extra: str = "") -> str:
 def reading(df: pd.DataFrame, sharing: str) -> pd.DataFrame:
     """The rows of one sharing reading (:data:`SETTINGS`): SelMcast's rows with that ``sharing`` and
     Orpheus's rows (Orpheus runs max-min under either reading, SM50).  A frame without a ``sharing``
-    column is the default reading."""
+    column is the default reading.  Where S25 ran Orpheus at a setting for more trials than SelMcast has
+    there under this reading (for the other reading's verdicts), the extra Orpheus trials are left out,
+    so that both arms' means are over the same trials (the paired intervals use those anyway)."""
     if sharing not in SETTINGS:
         raise ValueError(f"sharing must be one of {list(SETTINGS)}, got {sharing!r}")
     if "sharing" not in df.columns:
@@ -247,7 +249,13 @@ def reading(df: pd.DataFrame, sharing: str) -> pd.DataFrame:
         return df
     sh = df["sharing"].fillna("maxmin")
     orph = (df["scheme"] != "selmcast") & (sh == "maxmin")
-    return df[orph | ((df["scheme"] == "selmcast") & (sh == sharing))]
+    sel = (df["scheme"] == "selmcast") & (sh == sharing)
+    cols = [c for c in _SETTING_COLUMNS if c in df.columns and c not in ("scheme", "sharing", "line32")]
+    key = lambda d, extra=(): pd.MultiIndex.from_frame(d[cols + list(extra)].astype(str))  # noqa: E731
+    sel_settings = set(key(df[sel]))
+    sel_trials = set(key(df[sel], ["trial"]))
+    beyond = np.array([k[:-1] in sel_settings and k not in sel_trials for k in key(df, ["trial"])], dtype=bool)
+    return df[(orph & ~beyond) | sel]
 
 
 def _check_setting(setting: str) -> str:

@@ -296,3 +296,24 @@ def test_the_note_gives_the_range_of_trials_when_s25_extended_some_settings():
     short = df[~((df.trace == "cnn") & (df.trial >= 6))]          # cnn's two arms at 6 trials, the rest at 10
     c = util_claim(short)
     assert "6–10 trials (S25), means over trials" in c.note and c.pairs == 6
+
+
+def test_a_reading_leaves_out_orpheus_trials_its_selmcast_arm_does_not_have():
+    """S25 ran Orpheus and SelMcast (max-min) to 15 trials for a default verdict, SelMcast under priority
+    kept 10: the priority reading's Orpheus means are over the 10 trials SelMcast has there."""
+    rows = []
+    for t in T3:
+        for trial in range(15):
+            rows.append({**BASE, "trace": t, "trial": trial, "scheme": "orpheus", "sharing": "maxmin",
+                         "npu_utilization": 0.5 if trial < 10 else 0.9, "avg_scale": 0.3})
+            rows.append({**BASE, "trace": t, "trial": trial, "scheme": "selmcast", "sharing": "maxmin",
+                         "npu_utilization": 0.6, "avg_scale": 0.55})
+            if trial < 10:
+                rows.append({**BASE, "trace": t, "trial": trial, "scheme": "selmcast", "sharing": "priority",
+                             "npu_utilization": 0.55, "avg_scale": 0.45})
+    df = pd.DataFrame(rows)
+    pri, dflt = sc.reading(df, "priority"), sc.reading(df, "maxmin")
+    assert set(pri[pri.scheme == "orpheus"]["trial"]) == set(range(10))
+    assert set(dflt[dflt.scheme == "orpheus"]["trial"]) == set(range(15))
+    c = next(c for c in sc.fig7(pri, setting="priority") if "NPU utilization" in c.claim)
+    assert c.direction is True and "0.50/0.50/0.50 -> 0.55/0.55/0.55" in c.our_value and "10 trials," in c.note
