@@ -74,12 +74,19 @@ grid8 = both_readings(p=p_values, ssp=[ssp], k=[k])
 grid9 = both_readings(k=k_values, p=[p], ssp=[ssp])
 grid10 = [{**g, "k": g["ssp"]} for g in both_readings(ssp=ssp_values, p=[p])]
 JUDGE = {8: ssp_claims.fig8, 9: ssp_claims.fig9, 10: ssp_claims.fig10}
+
+
+def judged(fig_no):
+    """Fig. ``fig_no``'s verdicts at both readings (SM50) of a frame."""
+    return lambda d: [c for sh, st in ssp_claims.SETTINGS.items() for c in JUDGE[fig_no](ssp_claims.reading(d, sh), st)]
+
+
 runs_all, frames = {}, {}
 for fig_no, grid in ((8, grid8), (9, grid9), (10, grid10)):
     # S25: the settings a straddling verdict reads get 5 more trials, up to the cap (trials run before: the cache)
     runs_all[fig_no] = run_until_decided(
         run, run_trial, ex.validate_settings(grid), name=f"44_selmcast_ssp_fig{fig_no}", desc=f"Fig. {fig_no}",
-        judge=lambda d, f=JUDGE[fig_no]: [c for sh, st in ssp_claims.SETTINGS.items() for c in f(ssp_claims.reading(d, sh), st)],
+        judge=judged(fig_no),
         open_settings=ssp_claims.open_settings, start=trials, step=trials_step, cap=trials_cap)
     for sh in ssp_claims.SETTINGS:
         frames[(fig_no, sh)] = ssp_claims.reading(runs_all[fig_no], sh)

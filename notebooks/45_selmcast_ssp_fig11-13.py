@@ -83,7 +83,8 @@ JUDGE = {11: lambda d: [c for sh, st in ssp_claims.SETTINGS.items()
                         for c in ssp_claims.fig11(ssp_claims.reading(split11(d)[1], sh), st,
                                                   df_x=split11(d)[0] if sh == "maxmin" else None)],
          12: lambda d: ssp_claims.fig12(d, model_mb, "default"),
-         13: lambda d: [c for sh, st in ssp_claims.SETTINGS.items() for c in ssp_claims.fig13(ssp_claims.reading(d, sh), st)]}
+         13: lambda d: [c for sh, st in ssp_claims.SETTINGS.items()
+                        for c in ssp_claims.fig13(ssp_claims.reading(d, sh), st)]}
 raw = {}
 for fig_no, grid in ((11, grid11), (12, grid12), (13, grid13)):
     # S25: the settings a straddling verdict reads get 5 more trials, up to the cap (trials run before: the cache)

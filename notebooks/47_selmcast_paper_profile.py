@@ -157,7 +157,8 @@ pd.DataFrame(recorded)[["figure", "claim", "paper_value", "our_value", "holds", 
 # grids at each *map candidate* (`profile_map.map_candidates`): λ = 0.1, 0.2, 0.25 (the profile), 0.3
 # and 0.4 at the profile's ideal and x, and the stated reading (λ = 0.5, own t*: notebook 41's runs).
 # The profile's and the stated reading's runs come from the trial cache; each other λ costs the three grids
-# at `trials` trials (40-55 s of CPU per λ, `benchmarks/bench_claims_map.py`). Cells: holds / fails / undecided (S24). Committed
+# at `trials` trials (40-55 s of CPU per λ, `benchmarks/bench_claims_map.py`). Cells: holds / fails /
+# undecided (S24). Committed
 # as `data/results/47_selmcast_claims_map.csv`; a failing row of notebook 41 cites it in its cause
 # ("holds at k of N candidates mapped ...", or "at none").
 
@@ -167,8 +168,9 @@ from simlib.papers.selmcast import profile_map
 map_cands = profile_map.map_candidates(profile_map.MAP_LAM if run.profile == "full" else lam_values, PROFILE)
 grid_kw = dict(layers=layers, n_values=n_values, p_frac=p_frac, fig5_n=fig5_n, p_frac_values=p_frac_values)
 map_grids = [profile_map.figure_grids(c, **grid_kw) for c in map_cands]
-map_runs = run.sweep(bsp_trial, [s for g in map_grids for sets in g.values() for s in sets], name="47_selmcast_claims_map_runs",
-                     desc="004 §IV-B claims map", measured=selmcast_claims.BSP_TIMING_COLUMNS)
+map_runs = run.sweep(bsp_trial, [s for g in map_grids for sets in g.values() for s in sets],
+                     name="47_selmcast_claims_map_runs", desc="004 §IV-B claims map",
+                     measured=selmcast_claims.BSP_TIMING_COLUMNS)
 map_judged = {c: [x for x in selmcast_claims.bsp_claims(f["fig4"], f["fig5"], f["fig6"], None,
                                                         stated=(c.lam, c.normalization), n_ref=n_ref)
                   if x.claim not in selmcast_claims.TIMING_CLAIMS]

@@ -24,13 +24,13 @@ from simlib.papers.claim import Claim, cross_settings
 
 from .profile import DEFAULT_SETTINGS, PAPER_PROFILE, SEARCH_TRIALS, Profile
 
-__all__ = ["MAP_LAM", "MAP_TABLE", "map_candidates", "figure_grids", "split_figures", "candidate_label", "claims_table", "claims_map",
-           "where_holds", "with_where", "committed_where_holds"]
+__all__ = ["MAP_LAM", "MAP_TABLE", "map_candidates", "figure_grids", "split_figures", "candidate_label", "claims_table",
+           "claims_map", "where_holds", "with_where", "committed_where_holds"]
 
 #: λ of the map's candidates (the profile's ideal and shared x): SM72's λ grid at steps of 0.1 below the
-#: stated 0.5 (which the stated reading's column covers), and the profile's 0.25 (always added).  Each λ not yet run costs notebook 41's Figs. 4-6 grids at 10 trials
-#: (22 settings: 40-55 s of CPU, `benchmarks/bench_claims_map.py`), so the map does not repeat all 36 of
-#: SM72's candidates.
+#: stated 0.5 (which the stated reading's column covers), and the profile's 0.25 (always added).  Each λ
+#: not yet run costs notebook 41's Figs. 4-6 grids at 10 trials (22 settings: 40-55 s of CPU,
+#: ``benchmarks/bench_claims_map.py``), so the map does not repeat all 36 of SM72's candidates (SM75).
 MAP_LAM = (0.1, 0.2, 0.3, 0.4)
 #: The committed map table (in ``data/results/``).
 MAP_TABLE = "47_selmcast_claims_map.csv"
@@ -105,7 +105,8 @@ def _labelled(table: pd.DataFrame) -> pd.DataFrame:
         raise ValueError(f"table's state must be holds, fails or undecided, got {sorted(bad)}")
     sx = table["shared_x"].map(lambda v: str(v).strip().lower() in ("true", "1", "1.0"))
     return table.assign(shared_x=sx, row=table["figure"] + ": " + table["claim"],
-                        candidate=[candidate_label(a, b, c) for a, b, c in zip(table["lam"], table["normalization"], sx)])
+                        candidate=[candidate_label(a, b, c)
+                                   for a, b, c in zip(table["lam"], table["normalization"], sx)])
 
 
 def _order(t: pd.DataFrame) -> list[str]:
@@ -160,7 +161,8 @@ def where_holds(table: pd.DataFrame) -> dict[tuple[str, str], str]:
                 ideal = "own t*" if norm == "own" else "L3 t*"
                 parts.append(f"{_lam_text(sorted(g['lam']), lams)} at the {ideal}, "
                              f"{'shared' if sx else 'indep.'} x")
-            out[figure, claim] = f"holds at {len(hold)} of {n_cand} candidates mapped ({how}): " + "; ".join(parts) + also
+            out[figure, claim] = (f"holds at {len(hold)} of {n_cand} candidates mapped ({how}): " + "; ".join(parts)
+                                  + also)
     return out
 
 

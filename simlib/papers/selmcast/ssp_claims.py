@@ -42,16 +42,17 @@ import numpy as np
 import pandas as pd
 
 from simlib.papers import analysis, predicates
+from simlib.papers import paired_strength as paired
 from simlib.papers.censoring import paired_bounds, summary
 from simlib.papers.claim import Claim, observation, within
-from simlib.papers import paired_strength as paired
 from simlib.papers.strength import combine_max, in_range, side
 
 from .ssp_experiments import TRACE_ORDER, triplet
 from .ssp_scenario import p_count
 
-__all__ = ["claim_scope", "open_settings", "paper_marks", "paper_notes", "fig7", "fig8", "fig9", "fig10", "fig11", "fig12", "fig13", "time_to_accuracy",
-           "orpheus_floor", "reading", "SETTINGS", "PAPER", "REL_VALUE", "REL_ABOUT", "FLAT_SPREAD", "APPROACH_SHARE"]
+__all__ = ["claim_scope", "open_settings", "paper_marks", "paper_notes", "fig7", "fig8", "fig9", "fig10", "fig11",
+           "fig12", "fig13", "time_to_accuracy", "orpheus_floor", "reading", "SETTINGS", "PAPER", "REL_VALUE",
+           "REL_ABOUT", "FLAT_SPREAD", "APPROACH_SHARE"]
 
 PAPER = "004"
 #: The ledger setting of each sharing reading (decision SM50; S19).
@@ -341,7 +342,8 @@ def _vs(df: pd.DataFrame, metric: str, by=("trace",), num: Mapping | None = None
 
 def _sided(groups: dict, claim_side: str, point: bool, magnitude: dict | None = None,
            point_magnitude: bool | None = None, diff: bool = False) -> dict:
-    """:func:`~simlib.papers.paired_strength.fields_on_means` of a direction "on the ``claim_side`` of the threshold in every group" and
+    """:func:`~simlib.papers.paired_strength.fields_on_means` of a direction "on the ``claim_side`` of the
+    threshold in every group" and
     an optional magnitude (``{group: decision}``); ``diff``: the groups hold differences."""
     return paired.fields_on_means(groups, {k: side(s, claim_side) for k, s in groups.items()}, point,
                                   None if magnitude is None else paired.decided(magnitude.values()),
