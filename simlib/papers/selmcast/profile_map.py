@@ -134,6 +134,9 @@ def _lam_text(lams: list[float], searched: list[float]) -> str:
         return f"λ ≤ {lams[-1]:g}"
     if lams == searched[-len(lams):]:
         return f"λ ≥ {lams[0]:g}"
+    i = searched.index(lams[0])
+    if lams == searched[i:i + len(lams)]:        # a run of neighbours on the map
+        return f"{lams[0]:g} ≤ λ ≤ {lams[-1]:g}"
     return "λ ∈ {" + ", ".join(f"{v:g}" for v in lams) + "}"
 
 

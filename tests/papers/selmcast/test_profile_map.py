@@ -38,6 +38,11 @@ def test_where_holds_names_the_lambda_range_and_counts():
     assert w["Fig. 4c", "none"] == "holds at none of the 4 candidates mapped (SM72 map, 10 trials)"
     assert w["Fig. 4c", "mid"].startswith("holds at 1 of 4") and "λ = 0.2 at the L3 t*" in w["Fig. 4c", "mid"]
     assert w["Fig. 4c", "mid"].endswith("; undecided at 1")
+    t2 = _table({"run": {0.1: "fails", 0.2: "holds", 0.3: "holds", 0.4: "fails"},
+                 "gap": {0.1: "holds", 0.2: "fails", 0.3: "holds", 0.4: "fails"}})
+    w2 = pm.where_holds(t2)
+    assert "0.2 ≤ λ ≤ 0.3 at the L3 t*" in w2["Fig. 4c", "run"]
+    assert "λ ∈ {0.1, 0.3} at the L3 t*" in w2["Fig. 4c", "gap"]
 
 
 def test_claims_map_is_claims_by_candidates_in_lambda_order():
