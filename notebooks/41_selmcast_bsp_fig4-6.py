@@ -285,6 +285,11 @@ selmcast_claims.reading_table(fig4, fig5, fig6, readings=readings, stated=stated
 claims = run.measured_claims(selmcast_claims.bsp_claims(fig4, fig5, fig6, milp, readings=readings, stated=stated,
                                                         n_ref=n_ref),
                              "41_selmcast_timing_claims", lambda c: c.claim in selmcast_claims.TIMING_CLAIMS)
+# a failing verdict's cause says where on notebook 47's committed claims map it holds (issue 41)
+from simlib.papers.selmcast import profile_map
+
+claims = profile_map.with_where(claims, "default", f"the stated reading (λ = {lam:g}, {normalization} t*)",
+                                profile_map.committed_where_holds(profile))
 recorded = run.record(claims)
 recorded
 

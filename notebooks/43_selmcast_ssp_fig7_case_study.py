@@ -26,7 +26,9 @@
 # every experiment (decision SM50, the ledger's `default` setting); SelMcast under strict
 # priority in Algorithm 2's order (§III-C2's "strict prioritized" allocation, SM50's reading,
 # the ledger's `priority` setting) is run beside it, and so is τ ≡ 0 (SM51) under both, to
-# show what the stand-in traces contribute. 10 trials per setting; the paper reports means.
+# show what the stand-in traces contribute. 10 trials per setting; the paper reports means. Where a
+# verdict's 95 % interval straddles its threshold (S24), the settings it reads run 5 more paired trials,
+# up to 20 (S25); the line under the sweep says how far it went.
 # Schemes are paired: trial t of both uses the same bandwidths and per-worker compute draws.
 # Decisions: `docs/decisions/selmcast_ssp.md`.
 
@@ -34,7 +36,9 @@
 profile = "full"                         # "full" (paper fidelity) or "quick" (tests)
 workers = None                           # processes for the sweep (None: all cores)
 seed = 0                                 # root seed
-trials = 10                              # trials per setting (paper: 10)
+trials = 10                              # trials per setting (paper: 10) ...
+trials_step = 5                          # S25: ... 5 more for the settings of a verdict whose interval straddles ...
+trials_cap = 20                          # ... up to 20; still straddling there, it is "undecided at 20 trials"
 n = 50
 traces = ["lstm", "transformer", "cnn"]  # built-in names or CSV paths
 duration_s = 600.0
@@ -62,6 +66,7 @@ import numpy as np
 from simlib.papers.selmcast import ssp_claims, ssp_experiments as ex
 from simlib.papers.selmcast.ssp_scenario import p_count, run_trial
 from simlib.pipeline import plotting, sweep
+from simlib.pipeline.decide import run_until_decided
 
 fixed = dict(n=[n], duration_s=[duration_s], p=[p], model_mb=[model_mb], bbar_gbps=[bbar_gbps], lam=[lam],
              mu=[mu], ssp=[ssp], k=[k], eta=[eta], layer=[layer])
@@ -71,7 +76,17 @@ settings = ex.validate_settings(
     sweep.expand_grid(trace=traces, scheme=["orpheus"], sharing=["maxmin"], tau_estimate=["trace"], **fixed)
     + sweep.expand_grid(trace=traces, scheme=["selmcast"], sharing=["maxmin", "priority"],
                         tau_estimate=["trace", "zero"], **fixed))
-runs_all = run.sweep(run_trial, settings, name="43_selmcast_ssp_fig7", desc="Fig. 7")
+
+
+def judge(d):
+    """Fig. 7's verdicts at both readings (the runs with tau from the trace, SM51)."""
+    d = d[d.tau_estimate == "trace"]
+    return [c for sh, st in ssp_claims.SETTINGS.items() for c in ssp_claims.fig7(ssp_claims.reading(d, sh), setting=st)]
+
+
+# S25: the settings a straddling verdict reads get 5 more trials, up to the cap (trials run before: the cache)
+runs_all = run_until_decided(run, run_trial, settings, name="43_selmcast_ssp_fig7", desc="Fig. 7", judge=judge,
+                             open_settings=ssp_claims.open_settings, start=trials, step=trials_step, cap=trials_cap)
 tau0 = runs_all[runs_all.tau_estimate == "zero"]
 frames = {sh: ssp_claims.reading(runs_all[runs_all.tau_estimate == "trace"], sh) for sh in ssp_claims.SETTINGS}
 df = frames["maxmin"]

@@ -17,7 +17,8 @@
 # # SelMcast §IV-C2–3 — p/n, k and ssp (Figs. 8, 9, 10)
 #
 # The Fig. 7 setting (n = 50, 10 minutes, L3, 200 MB, b̄ = 40 Gbps, λ = 0.5, μ = 1,
-# η = 0.75; three traces; 10 trials, means) with one knob varied at a time:
+# η = 0.75; three traces; 10 trials — more, up to 20, for the settings of a
+# verdict whose interval straddles its threshold (S25) — means) with one knob varied at a time:
 # **Fig. 8** p/n from 0.05 to 0.4 (ssp = k = 4); **Fig. 9** k from 1 to 16 and k removed
 # (∞; ssp = 4); **Fig. 10** ssp with k = ssp, including ∞ (no gate, requirement removed).
 # Receivers per multicast are ⌈p n⌉ (decision SM60). In the plots ∞ is drawn at 32.
@@ -29,7 +30,9 @@
 profile = "full"
 workers = None
 seed = 0
-trials = 10
+trials = 10                                # trials per setting (paper: 10) ...
+trials_step = 5                            # S25: ... 5 more for the settings of a verdict whose interval straddles ...
+trials_cap = 20                            # ... up to 20; still straddling there, it is "undecided at 20 trials"
 n = 50
 traces = ["lstm", "transformer", "cnn"]
 duration_s = 600.0
@@ -56,6 +59,7 @@ import numpy as np
 from simlib.papers.selmcast import ssp_claims, ssp_experiments as ex
 from simlib.papers.selmcast.ssp_scenario import run_trial
 from simlib.pipeline import plotting, sweep
+from simlib.pipeline.decide import run_until_decided
 
 common = dict(n=[n], duration_s=[duration_s], eta=[eta])
 
@@ -69,10 +73,21 @@ def both_readings(**axes):
 grid8 = both_readings(p=p_values, ssp=[ssp], k=[k])
 grid9 = both_readings(k=k_values, p=[p], ssp=[ssp])
 grid10 = [{**g, "k": g["ssp"]} for g in both_readings(ssp=ssp_values, p=[p])]
+JUDGE = {8: ssp_claims.fig8, 9: ssp_claims.fig9, 10: ssp_claims.fig10}
+
+
+def judged(fig_no):
+    """Fig. ``fig_no``'s verdicts at both readings (SM50) of a frame."""
+    return lambda d: [c for sh, st in ssp_claims.SETTINGS.items() for c in JUDGE[fig_no](ssp_claims.reading(d, sh), st)]
+
+
 runs_all, frames = {}, {}
 for fig_no, grid in ((8, grid8), (9, grid9), (10, grid10)):
-    runs_all[fig_no] = run.sweep(run_trial, ex.validate_settings(grid), name=f"44_selmcast_ssp_fig{fig_no}",
-                                 desc=f"Fig. {fig_no}")
+    # S25: the settings a straddling verdict reads get 5 more trials, up to the cap (trials run before: the cache)
+    runs_all[fig_no] = run_until_decided(
+        run, run_trial, ex.validate_settings(grid), name=f"44_selmcast_ssp_fig{fig_no}", desc=f"Fig. {fig_no}",
+        judge=judged(fig_no),
+        open_settings=ssp_claims.open_settings, start=trials, step=trials_step, cap=trials_cap)
     for sh in ssp_claims.SETTINGS:
         frames[(fig_no, sh)] = ssp_claims.reading(runs_all[fig_no], sh)
 df8 = frames[(8, "maxmin")]

@@ -149,3 +149,40 @@ fit_obs = observation("004", "Figs. 4-5 (SM72)", "BSP paper profile: SM72's pick
                       note=f"decision SM72; search table data/results/{sm_profile.SEARCH_TABLE}")
 recorded = run.record(at_setting(judged + selmcast_part, "profile") + [fit_obs])
 pd.DataFrame(recorded)[["figure", "claim", "paper_value", "our_value", "holds", "fitted"]]
+
+# %% [markdown]
+# ## Where each claim holds: §IV-B's claims × candidates (issue 41)
+# SM72 scores its candidates on Orpheus's four numbers only. To show where each §IV-B claim holds, every
+# claim of notebook 41 (the wall-clock rows left out) is judged by the same rules on notebook 41's Figs. 4-6
+# grids at each *map candidate* (`profile_map.map_candidates`): λ = 0.1, 0.2, 0.25 (the profile), 0.3
+# and 0.4 at the profile's ideal and x, and the stated reading (λ = 0.5, own t*: notebook 41's runs).
+# The profile's and the stated reading's runs come from the trial cache; each other λ costs the three grids
+# at `trials` trials (40-55 s of CPU per λ, `benchmarks/bench_claims_map.py`). Cells: holds / fails /
+# undecided (S24). Committed
+# as `data/results/47_selmcast_claims_map.csv`; a failing row of notebook 41 cites it in its cause
+# ("holds at k of N candidates mapped ...", or "at none").
+
+# %%
+from simlib.papers.selmcast import profile_map
+
+map_cands = profile_map.map_candidates(profile_map.MAP_LAM if run.profile == "full" else lam_values, PROFILE)
+grid_kw = dict(layers=layers, n_values=n_values, p_frac=p_frac, fig5_n=fig5_n, p_frac_values=p_frac_values)
+map_grids = [profile_map.figure_grids(c, **grid_kw) for c in map_cands]
+map_runs = run.sweep(bsp_trial, [s for g in map_grids for sets in g.values() for s in sets],
+                     name="47_selmcast_claims_map_runs", desc="004 §IV-B claims map",
+                     measured=selmcast_claims.BSP_TIMING_COLUMNS)
+map_judged = {c: [x for x in selmcast_claims.bsp_claims(f["fig4"], f["fig5"], f["fig6"], None,
+                                                        stated=(c.lam, c.normalization), n_ref=n_ref)
+                  if x.claim not in selmcast_claims.TIMING_CLAIMS]
+              for c, f in zip(map_cands, profile_map.split_figures(map_runs, map_grids, trials))}
+map_table = profile_map.claims_table(map_judged, trials)
+map_table.to_csv(results / profile_map.MAP_TABLE, index=False)
+claims_map = profile_map.claims_map(map_table)
+fig = plotting.claims_map_figure(
+    claims_map, marks={profile_map.candidate_label(**PROFILE.settings()): "profile",
+                       profile_map.candidate_label(**DEFAULT.settings()): "stated"},
+    title=f"004 §IV-B: where each claim holds (SM72's candidates along λ, {trials} trials)", xlabel="candidate")
+run.save_figure(fig, "selmcast_claims_map")
+for (figure, claim), text in profile_map.where_holds(map_table).items():
+    print(f"{figure}: {claim}: {text}")
+claims_map

@@ -8,6 +8,14 @@ decide a side of a threshold on it the way the point rules do (strict ``> t`` / 
 :func:`decided` combines several decisions; :func:`fields` gives a
 :class:`~simlib.papers.claim.Claim`'s ``pairs``, ``sides``, ``interval`` and ``undecided``.
 Uncensored values only (000's and 003's metrics are counts and means over a fixed run).
+
+004's verdicts (decision SM73) use the same module with selections instead of one arm column:
+:func:`paired_series` / :func:`paired_values` pair the rows matching two ``{column: value}``
+selections of a long frame (one row per setting x trial x scheme, the SSP sweeps) by ``by`` and
+trial, :func:`wide_values` two columns of one row of a wide frame (the BSP sweeps); their groups are
+keyed by text ("lstm, 0.05", "removed" for an infinite value).  004 judges on means over trials (SM70),
+so :func:`fields_on_means` also leaves a verdict open where the decided interval and the means
+disagree on the side, and summarizes more than :data:`FULL_LIST` groups.
 """
 from __future__ import annotations
 
@@ -19,7 +27,11 @@ import pandas as pd
 from simlib.papers.strength import Strength, side, strength
 
 __all__ = ["series_strength", "group_strengths", "above", "below", "at_least", "decided", "group_ratios",
-           "fields"]
+           "fields", "paired_series", "by_group", "paired_values", "wide_values", "groups_strength",
+           "fields_on_means", "FULL_LIST"]
+
+#: The tail of an ``interval`` text (S24), after the per-group intervals.
+_TAIL = " ({level:.0%} interval of the median{what}, S24)"
 
 
 def series_strength(num: pd.Series, den: pd.Series, threshold: float = 1.0) -> Strength:
@@ -84,6 +96,11 @@ def _label(key) -> str:
     return ", ".join(f"{k:g}" if isinstance(k, (int, float, np.number)) else str(k) for k in key)
 
 
+def _listing(groups: Mapping, name, text) -> str:
+    """``"<name(k)>: <text(s)>; ..."`` over the groups, in their order."""
+    return "; ".join(f"{name(k)}: {text(s)}" for k, s in groups.items())
+
+
 def fields(groups: Mapping, direction: bool | None, magnitude: bool | None = True, label: str = "") -> dict:
     """The :class:`~simlib.papers.claim.Claim` strength fields of a verdict over ``groups`` (``{group:
     Strength}``, groups labelled ``label=<key>``): ``pairs`` (the fewest), per group ``sides`` and
@@ -94,7 +111,131 @@ def fields(groups: Mapping, direction: bool | None, magnitude: bool | None = Tru
     name = (lambda k: f"{label}={_label(k)}") if label else _label
     level = next(iter(groups.values())).level
     return dict(pairs=min(s.trials for s in groups.values()),
-                sides="; ".join(f"{name(k)}: {s.sides_text()}" for k, s in groups.items()),
-                interval="; ".join(f"{name(k)}: {s.interval_text()}" for k, s in groups.items())
-                + f" ({level:.0%} interval of the median, S24)",
+                sides=_listing(groups, name, Strength.sides_text),
+                interval=_listing(groups, name, Strength.interval_text) + _TAIL.format(level=level, what=""),
                 undecided=tuple(n for n, v in (("direction", direction), ("magnitude", magnitude)) if v is None))
+
+
+# ------------------------------------------------------------ 004: selections, wide frames, means (SM73)
+#: Up to this many groups, :func:`fields_on_means`' ``sides`` and ``interval`` list every group; beyond
+#: it they summarize (counts, the range of the intervals, and every group that does not decide the
+#: claimed way).
+FULL_LIST = 4
+
+
+def _select(df: pd.DataFrame, where: Mapping) -> pd.DataFrame:
+    mask = np.ones(len(df), dtype=bool)
+    for col, value in where.items():
+        if col not in df.columns:
+            raise ValueError(f"the frame has no column {col!r} (needed for {dict(where)})")
+        if isinstance(value, str):
+            mask &= (df[col].astype(str) == value).to_numpy()
+        else:   # inf == inf (a requirement removed) counts as equal
+            mask &= np.isclose(pd.to_numeric(df[col], errors="coerce").astype(float), float(value), rtol=0,
+                               atol=1e-9)
+    return df[mask]
+
+
+def _key(key) -> str:
+    parts = key if isinstance(key, tuple) else (key,)
+    return ", ".join(str(p) if isinstance(p, str) else (f"{p:g}" if np.isfinite(p) else "removed") for p in parts)
+
+
+def _how(how: str) -> str:
+    if how not in ("ratio", "diff"):
+        raise ValueError(f"how must be 'ratio' or 'diff', got {how!r}")
+    return how
+
+
+def paired_series(df: pd.DataFrame, metric: str, num: Mapping, den: Mapping, by: Sequence[str] = ("trace",),
+                  how: str = "ratio") -> pd.Series:
+    """The per-trial ``metric(num) / metric(den)`` (``how="ratio"``) or ``metric(num) - metric(den)``
+    (``"diff"``) of the rows matching ``num`` and ``den`` (``{column: value}``), paired on ``by`` and
+    ``trial`` (the Series' index).  A (group, trial) present twice in an arm is an error (mixed readings)."""
+    _how(how)
+    idx = list(by) + ["trial"]
+
+    def arm(where):
+        a = _select(df, where)
+        if a.duplicated(idx).any():
+            raise ValueError(f"the rows {dict(where)} hold a (group, trial) twice: select one reading first")
+        return a.set_index(idx)[metric].astype(float)
+
+    a, b = arm(num).align(arm(den), join="inner")
+    return a / b if how == "ratio" else a - b
+
+
+def by_group(values: pd.Series, by: Sequence[str]) -> dict[str, np.ndarray]:
+    """A :func:`paired_series` (or any Series indexed by ``by`` + trial) split per group of ``by``, keyed
+    by the group values as text ("lstm", "lstm, 0.05")."""
+    if values.empty:
+        return {}
+    return {_key(key): g.to_numpy() for key, g in values.groupby(level=list(by))}
+
+
+def paired_values(df: pd.DataFrame, metric: str, num: Mapping, den: Mapping, by: Sequence[str] = ("trace",),
+                  how: str = "ratio") -> dict[str, np.ndarray]:
+    """:func:`paired_series` per group of ``by`` (:func:`by_group`)."""
+    return by_group(paired_series(df, metric, num, den, by, how), by)
+
+
+def wide_values(df: pd.DataFrame, num: str, den: str, by: Sequence[str], how: str = "ratio") -> dict[str, np.ndarray]:
+    """:func:`paired_values` for a wide frame: the columns ``num`` and ``den`` of the same row are a pair."""
+    _how(how)
+    if df.empty:
+        return {}
+    a, b = df[num].astype(float), df[den].astype(float)
+    vals = (a / b if how == "ratio" else a - b).to_numpy()
+    return {_key(key): vals[idx] for key, idx in df.groupby(list(by)).indices.items()}
+
+
+def groups_strength(values: Mapping[str, np.ndarray], threshold: float = 1.0) -> dict[str, Strength]:
+    """Each group's :class:`~simlib.papers.strength.Strength` against ``threshold``."""
+    return {k: strength(v, threshold=threshold) for k, v in values.items()}
+
+
+def _open(decision: bool | None, point: bool | None) -> bool:
+    """A verdict is undecided when its interval straddles (None) or decides against the mean (SM73)."""
+    return decision is None or (point is not None and decision != point)
+
+
+def fields_on_means(groups: Mapping[str, Strength], direction: Mapping[str, bool | None], point: bool,
+                    magnitude: bool | None = None, point_magnitude: bool | None = None, diff: bool = False) -> dict:
+    """The Claim strength fields of a verdict judged on means over trials (004, SM70/SM73) over
+    ``groups`` (``{group: Strength}``).
+
+    ``direction``: per group the interval's decision (:func:`~simlib.papers.strength.side` etc.);
+    ``point``: the claim's direction from the means; ``magnitude`` / ``point_magnitude``: the same
+    for a magnitude judged on the compared quantity (None when it is not).  ``undecided`` names each
+    verdict whose decision over all groups (:func:`decided`) is None or differs from its point
+    verdict; ``sides`` and ``interval`` list every group up to :data:`FULL_LIST` groups, else
+    summarize them and name every group whose decision is not True.  ``diff``: the groups hold paired
+    differences, not ratios (the text drops "×")."""
+    if not groups:
+        return {}
+    if set(direction) != set(groups):
+        raise ValueError("direction must give one decision per group")
+    dec = decided(direction.values())
+    undecided = ["direction"] if _open(dec, point) else []
+    if point_magnitude is not None and _open(magnitude, point_magnitude):
+        undecided.append("magnitude")
+    level = next(iter(groups.values())).level
+    tail = _TAIL.format(level=level, what=f" paired {'difference' if diff else 'ratio'}")
+    text = (lambda s: s.interval_text().replace("×", "")) if diff else Strength.interval_text  # noqa: E731
+    same = lambda k: k  # noqa: E731
+    if len(groups) <= FULL_LIST:
+        sides = _listing(groups, same, Strength.sides_text)
+        interval = _listing(groups, same, text) + tail
+    else:
+        counts = {v: sum(1 for d in direction.values() if d is v) for v in (True, False, None)}
+        off = {k: groups[k] for k, d in direction.items() if d is not True}
+        pairs = sorted({s.trials for s in groups.values()})
+        sides = (f"{len(groups)} groups of {'/'.join(map(str, pairs))} pairs: {counts[True]} decided as claimed, "
+                 f"{counts[False]} decided against, {counts[None]} undecided"
+                 + ("; not as claimed: " + _listing(off, same, Strength.sides_text) if off else ""))
+        lo = min(s.lo for s in groups.values())
+        hi = max(s.hi for s in groups.values())
+        interval = (f"{len(groups)} intervals within {lo:.3g}–{hi:.3g}"
+                    + ("; not as claimed: " + _listing(off, same, text) if off else "") + tail)
+    return dict(pairs=min(s.trials for s in groups.values()), sides=sides, interval=interval,
+                undecided=tuple(undecided))

@@ -11,7 +11,7 @@ import pytest
 
 from simlib.papers.claim import Claim
 from simlib.papers.strength import side, strength
-from simlib.pipeline.decide import sweep_until_decided
+from simlib.pipeline.decide import settings_until_decided, sweep_until_decided
 from simlib.pipeline.sweep import run_sweep
 
 LOG = "SIMLIB_TEST_DECIDE_LOG"
@@ -102,3 +102,51 @@ def test_bad_bounds_are_refused_before_anything_runs():
         sweep_until_decided(never, judge, start=10, step=0, cap=40)
     with pytest.raises(ValueError, match="start must be"):
         sweep_until_decided(never, judge, start=0, step=1, cap=40)
+
+
+def judge_pairs(df):
+    """One verdict per pair ("pair" column): its A slower than its B (S24's interval decides)."""
+    out = []
+    for pair, d in df.groupby("pair"):
+        piv = d.pivot(index="trial", columns="arm", values="time_s")
+        st = strength((piv["A"] / piv["B"]).to_numpy())
+        dec = side(st, "above")
+        out.append(Claim("002", "Table 1", f"pair {pair}: A is slower than B", "slower", "x", direction=dec is not False,
+                         cause="" if dec is not False else "unexplained: test", pairs=st.trials,
+                         sides=st.sides_text(), interval=st.interval_text(),
+                         undecided=("direction",) if dec is None else ()))
+    return out
+
+
+def test_per_setting_batches_extend_only_the_settings_an_undecided_verdict_reads(tmp_path, logged):
+    """Pair 0 (a 50 % effect) decides at 10 trials, pair 1 (1 %, under 5 % noise) does not: only pair 1's two
+    settings run batches, each trial once, and the frame keeps the settings' order with their own counts."""
+    settings = [{"pair": p, "arm": a, "effect": e} for p, e in ((0, 1.5), (1, 1.01)) for a in "AB"]
+    asked = []
+
+    def sweep(sets, trials):
+        asked.append(([s["pair"] for s in sets], trials))
+        return run_sweep(timed_fn, sets, trials, seed=11, executor="serial", progress=False, cache_dir=tmp_path / "c")
+
+    def open_settings(sets, undecided):
+        pairs = {int(c.claim.split()[1].rstrip(":")) for c in undecided}
+        return [i for i, s in enumerate(sets) if s["pair"] in pairs]
+
+    out = settings_until_decided(sweep, settings, judge_pairs, open_settings, start=10, step=5, cap=20)
+    assert out.trials > 10 and asked[0] == ([0, 0, 1, 1], 10)
+    assert all(trials == 10 or pairs == [1, 1] for pairs, trials in asked[1:])   # pair 0 never extended
+    counts = out.frame.groupby("pair")["trial"].nunique().to_dict()
+    assert counts == {0: 10, 1: out.trials}
+    assert list(out.frame["pair"]) == [0] * 20 + [1] * (2 * out.trials)           # settings' order kept
+    assert len(_calls(logged)) == 2 * 10 + 2 * out.trials     # every (setting, trial) computed once: no recompute
+    assert out.claims[0].pairs == 10 and out.claims[1].pairs == out.trials
+
+
+def test_per_setting_batches_refuse_an_index_outside_the_settings(tmp_path):
+    settings = [{"arm": a, "effect": 1.0} for a in "AB"]
+
+    def sweep(sets, trials):
+        return run_sweep(timed_fn, sets, trials, seed=11, executor="serial", progress=False, cache_dir=tmp_path / "c")
+
+    with pytest.raises(ValueError, match="outside the 2 settings"):
+        settings_until_decided(sweep, settings, never_decides, lambda s, u: [2], start=6, step=1, cap=8)

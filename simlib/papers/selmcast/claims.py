@@ -38,7 +38,7 @@ import pandas as pd
 from simlib.core.validate import check_choice, check_int, check_real
 from simlib.papers.claim import Claim, observation, within
 from simlib.papers.selmcast.experiments import NORMALIZATIONS, pr_balanced
-from simlib.papers.selmcast.paired import all_of, fields, groups_strength, wide_values
+from simlib.papers.paired_strength import decided, fields_on_means, groups_strength, wide_values
 from simlib.papers.strength import in_range, side
 
 __all__ = ["paper_marks", "PAPER", "REL_TOL", "OVERLAP_REL", "FLAT_SPREAD", "EXACT_P_REL", "FAST_MS", "Reading",
@@ -255,8 +255,8 @@ def _strength(num: "_Number", rows: pd.DataFrame, holds_dir: bool, met: bool) ->
         return {}
     band = (num.targets[0] * (1 - REL_TOL), num.targets[0] * (1 + REL_TOL))
     mag = {k: in_range(g, *band) for k, g in groups.items()} if num.ratio_magnitude else None
-    return fields(groups, {k: side(g, claim_side) for k, g in groups.items()}, holds_dir,
-                  None if mag is None else all_of(mag.values()), met if num.ratio_magnitude else None)
+    return fields_on_means(groups, {k: side(g, claim_side) for k, g in groups.items()}, holds_dir,
+                           None if mag is None else decided(mag.values()), met if num.ratio_magnitude else None)
 
 
 def _numbers(n_ref: int) -> tuple[_Number, ...]:
@@ -435,7 +435,7 @@ def _fig4_claims(d: pd.DataFrame) -> list[Claim]:
         text = ", ".join(f"{o[n]:.2f} -> {s[n]:.2f} (n = {n})" for n in o.index)
         groups = {f"n={k}": g for k, g in groups_strength(wide_values(rows, "selmcast_ct_norm", "orpheus_ct_norm",
                                                                           by=["n"])).items()}
-        strength = fields(groups, {k: side(g, "below") for k, g in groups.items()}, bool(better.all()))
+        strength = fields_on_means(groups, {k: side(g, "below") for k, g in groups.items()}, bool(better.all()))
         out.append(Claim(PAPER, fig, f"SelMcast's normalized CT below Orpheus's at every n ({layer})",
                          "always outperforms Orpheus", text, direction=bool(better.all()),
                          cause="" if better.all() or strength.get("undecided") else

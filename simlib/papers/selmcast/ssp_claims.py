@@ -42,17 +42,17 @@ import numpy as np
 import pandas as pd
 
 from simlib.papers import analysis, predicates
+from simlib.papers import paired_strength as paired
 from simlib.papers.censoring import paired_bounds, summary
 from simlib.papers.claim import Claim, observation, within
 from simlib.papers.strength import combine_max, in_range, side
 
-from . import paired
-
 from .ssp_experiments import TRACE_ORDER, triplet
 from .ssp_scenario import p_count
 
-__all__ = ["paper_marks", "paper_notes", "fig7", "fig8", "fig9", "fig10", "fig11", "fig12", "fig13", "time_to_accuracy",
-           "orpheus_floor", "reading", "SETTINGS", "PAPER", "REL_VALUE", "REL_ABOUT", "FLAT_SPREAD", "APPROACH_SHARE"]
+__all__ = ["claim_scope", "open_settings", "paper_marks", "paper_notes", "fig7", "fig8", "fig9", "fig10", "fig11",
+           "fig12", "fig13", "time_to_accuracy", "orpheus_floor", "reading", "SETTINGS", "PAPER", "REL_VALUE",
+           "REL_ABOUT", "FLAT_SPREAD", "APPROACH_SHARE"]
 
 PAPER = "004"
 #: The ledger setting of each sharing reading (decision SM50; S19).
@@ -136,6 +136,60 @@ def paper_notes(fig_no: int, trace: str) -> dict[str, str]:
     return {}
 
 
+# ---------------------------------------------------------------- the settings a verdict reads (S25)
+#: The part of its figure's sweep a claim reads, where it is not every setting: (pattern of the claim
+#: text, figure, {setting column: values}; None / inf: the requirement removed).  Fig. 7's verdicts read
+#: the runs with tau estimated from the trace (SM51), not the tau = 0 ones beside them.
+_SCOPES = (
+    (re.compile(r"^k removed: "), "Fig. 9", lambda m: {"k": [math.inf]}),
+    (re.compile(r"^at p = ([0-9.]+)n "), "Fig. 8", lambda m: {"p": [float(m.group(1))]}),
+    (re.compile(r"^eta = ([0-9.]+) vs eta = ([0-9.]+): "), "Fig. 11",
+     lambda m: {"eta": [float(m.group(1)), float(m.group(2))], "scheme": ["selmcast"], "line32": ["y"]}),
+    (re.compile(r"shrinks from gamma = ([0-9.]+) to ([0-9.]+)$"), "Fig. 13",
+     lambda m: {"gamma": [float(m.group(1)), float(m.group(2))]}),
+    (re.compile(r""), "Fig. 7", lambda m: {"tau_estimate": ["trace"]}),
+)
+
+
+def claim_scope(claim: Claim) -> dict:
+    """The settings a §IV-C verdict reads, as ``{setting column: [values]}`` within its figure's sweep
+    (S25: only these get more trials while it is undecided): SelMcast under the claim's reading
+    (``sharing``, :data:`SETTINGS`) and Orpheus, and where the claim names one, the axis values it
+    compares (Fig. 9's "k removed", Fig. 8's "at p = 0.4n", Fig. 11's two η of line 32 as corrected,
+    Fig. 13's two γ).  A column a setting lacks does not restrict it."""
+    by_setting = {v: k for k, v in SETTINGS.items()}
+    scope = {"sharing": [by_setting[claim.setting]]} if claim.setting in by_setting else {}
+    for pattern, figure, values in _SCOPES:
+        m = pattern.search(claim.claim)
+        if figure == claim.figure and m:
+            scope.update(values(m))
+            break
+    return scope
+
+
+def _matches(setting: dict, scope: dict) -> bool:
+    for col, values in scope.items():
+        if col not in setting:
+            continue
+        v = setting[col]
+        if col == "sharing" and setting.get("scheme") == "orpheus":
+            continue              # Orpheus runs max-min under either reading (SM50)
+        if isinstance(v, str) or any(isinstance(x, str) for x in values):
+            if str(v) not in {str(x) for x in values}:
+                return False
+        elif not any(math.isclose(math.inf if v is None else float(v), float(x), rel_tol=0, abs_tol=1e-9)
+                     for x in values):      # isclose(inf, inf): the requirement removed matches itself
+            return False
+    return True
+
+
+def open_settings(settings: list[dict], undecided: list[Claim]) -> list[int]:
+    """The indices of ``settings`` (one figure's sweep, as a notebook passes it) that some ``undecided``
+    claim of that sweep reads (:func:`claim_scope`): the ones S25 runs more trials of."""
+    scopes = [claim_scope(c) for c in undecided]
+    return [i for i, s in enumerate(settings) if any(_matches(s, sc) for sc in scopes)]
+
+
 # ---------------------------------------------------------------- frame helpers
 def _check_frame(df: pd.DataFrame, columns) -> None:
     """A §IV-C sweep frame: the sweep's columns plus ``columns``."""
@@ -163,16 +217,31 @@ def _table(df: pd.DataFrame, col: str, metric: str, scheme: str) -> pd.DataFrame
     return d.groupby([col, "trace"])[metric].mean().unstack("trace").sort_index()
 
 
+#: The columns that tell a §IV-C sweep's settings apart (those a frame has).
+_SETTING_COLUMNS = ("trace", "scheme", "sharing", "tau_estimate", "line32", "p", "k", "ssp", "eta", "gamma", "model_mb",
+                    "n", "duration_s")
+
+
+def _trials_text(df: pd.DataFrame) -> str:
+    """``"10 trials"``, or ``"10–20 trials (S25)"`` where S25 ran more trials for some settings."""
+    cols = [c for c in _SETTING_COLUMNS if c in df.columns]
+    counts = df.groupby(cols, dropna=False)["trial"].nunique() if len(df) else pd.Series([0])
+    lo, hi = int(counts.min()), int(counts.max())
+    return f"{hi} trials" if lo == hi else f"{lo}–{hi} trials (S25)"
+
+
 def _note(df: pd.DataFrame, extra: str = "") -> str:
     n = ",".join(str(int(v)) for v in sorted(pd.unique(df["n"])))
     dur = ",".join(f"{float(v):g}" for v in sorted(pd.unique(df["duration_s"])))
-    return f"n={n}, {dur} s, {df['trial'].nunique()} trials, means over trials" + (f"; {extra}" if extra else "")
+    return f"n={n}, {dur} s, {_trials_text(df)}, means over trials" + (f"; {extra}" if extra else "")
 
 
 def reading(df: pd.DataFrame, sharing: str) -> pd.DataFrame:
     """The rows of one sharing reading (:data:`SETTINGS`): SelMcast's rows with that ``sharing`` and
     Orpheus's rows (Orpheus runs max-min under either reading, SM50).  A frame without a ``sharing``
-    column is the default reading."""
+    column is the default reading.  Where S25 ran Orpheus at a setting for more trials than SelMcast has
+    there under this reading (for the other reading's verdicts), the extra Orpheus trials are left out,
+    so that both arms' means are over the same trials (the paired intervals use those anyway)."""
     if sharing not in SETTINGS:
         raise ValueError(f"sharing must be one of {list(SETTINGS)}, got {sharing!r}")
     if "sharing" not in df.columns:
@@ -181,7 +250,13 @@ def reading(df: pd.DataFrame, sharing: str) -> pd.DataFrame:
         return df
     sh = df["sharing"].fillna("maxmin")
     orph = (df["scheme"] != "selmcast") & (sh == "maxmin")
-    return df[orph | ((df["scheme"] == "selmcast") & (sh == sharing))]
+    sel = (df["scheme"] == "selmcast") & (sh == sharing)
+    cols = [c for c in _SETTING_COLUMNS if c in df.columns and c not in ("scheme", "sharing", "line32")]
+    key = lambda d, extra=(): pd.MultiIndex.from_frame(d[cols + list(extra)].astype(str))  # noqa: E731
+    sel_settings = set(key(df[sel]))
+    sel_trials = set(key(df[sel], ["trial"]))
+    beyond = np.array([k[:-1] in sel_settings and k not in sel_trials for k in key(df, ["trial"])], dtype=bool)
+    return df[(orph & ~beyond) | sel]
 
 
 def _check_setting(setting: str) -> str:
@@ -245,7 +320,7 @@ def _and(*verdicts: bool | None) -> bool | None:
 def _claim(figure: str, claim: str, paper_value: str, our_value: str, direction: bool, note: str, *,
            magnitude: bool | None = None, tolerance: str = "", cause: str = "", strength: dict | None = None) -> Claim:
     """A claim; ``cause`` is kept only when a verdict fails, ``tolerance`` only with a magnitude;
-    ``strength``: the paired comparison's fields (:func:`.paired.fields`, S24/SM73)."""
+    ``strength``: the paired comparison's fields (:func:`~simlib.papers.paired_strength.fields_on_means`, S24/SM73)."""
     direction = bool(direction)
     strength = strength or {}
     holds = direction and magnitude is not False
@@ -267,11 +342,12 @@ def _vs(df: pd.DataFrame, metric: str, by=("trace",), num: Mapping | None = None
 
 def _sided(groups: dict, claim_side: str, point: bool, magnitude: dict | None = None,
            point_magnitude: bool | None = None, diff: bool = False) -> dict:
-    """:func:`.paired.fields` of a direction "on the ``claim_side`` of the threshold in every group" and
+    """:func:`~simlib.papers.paired_strength.fields_on_means` of a direction "on the ``claim_side`` of the
+    threshold in every group" and
     an optional magnitude (``{group: decision}``); ``diff``: the groups hold differences."""
-    return paired.fields(groups, {k: side(s, claim_side) for k, s in groups.items()}, point,
-                         None if magnitude is None else paired.all_of(magnitude.values()),
-                         None if magnitude is None else point_magnitude, diff)
+    return paired.fields_on_means(groups, {k: side(s, claim_side) for k, s in groups.items()}, point,
+                                  None if magnitude is None else paired.decided(magnitude.values()),
+                                  None if magnitude is None else point_magnitude, diff)
 
 
 # ---------------------------------------------------------------- causes (text from the data)

@@ -78,6 +78,17 @@ def _trials():
     return param(10, lo=1, quick=1, stated="§IV-A2", help="trials per setting (§IV-A2: 10); the paper reports means")
 
 
+def _trials_step():
+    return param(5, lo=1, quick=1, chosen="S25",
+                 help="S25: trials added per batch to the settings of a verdict whose interval straddles its threshold")
+
+
+def _trials_cap():
+    return param(20, lo=1, quick=2, chosen="S25",
+                 help="S25: at most this many trials per setting (below trials: none added); still straddling "
+                      "there, the verdict is undecided at that many trials")
+
+
 def _traces(quick=None):
     kw = {} if quick is None else {"quick": quick}
     return param_list(["lstm", "transformer", "cnn"], of=(SSPScenario, "trace"), stated="§IV-A2",
@@ -89,6 +100,8 @@ class SSPFig7Notebook(ScenarioBase):
     """Notebook 43's parameters (Fig. 7: SelMcast and Orpheus at §IV-A2's defaults)."""
 
     trials: int = _trials()
+    trials_step: int = _trials_step()
+    trials_cap: int = _trials_cap()
     n: int = param_of(SSPScenario, "n")
     traces: tuple = _traces()
     duration_s: float = param_of(SSPScenario, "duration_s", quick=15.0)
@@ -111,6 +124,8 @@ class SSPFigs8to10Notebook(ScenarioBase):
     """Notebook 44's parameters (Fig. 8: p/n; Fig. 9: k; Fig. 10: ssp with k = ssp)."""
 
     trials: int = _trials()
+    trials_step: int = _trials_step()
+    trials_cap: int = _trials_cap()
     n: int = param_of(SSPScenario, "n")
     traces: tuple = _traces(quick=["lstm"])
     duration_s: float = param_of(SSPScenario, "duration_s")
@@ -135,6 +150,8 @@ class SSPFigs11to13Notebook(ScenarioBase):
     """Notebook 45's parameters (Fig. 11: η; Fig. 12: model volume; Fig. 13: γ)."""
 
     trials: int = _trials()
+    trials_step: int = _trials_step()
+    trials_cap: int = _trials_cap()
     n: int = param_of(SSPScenario, "n")
     traces: tuple = _traces(quick=["lstm"])
     duration_s: float = param_of(SSPScenario, "duration_s")

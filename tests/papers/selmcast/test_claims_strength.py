@@ -3,11 +3,13 @@
 At 10 pairs the 95 % sign-test interval of the median is [x(2), x(9)] (order statistics; coverage
 1 - 2 P(Binom(10, 1/2) <= 1) = 97.9 %), so a table's verdict can be derived by hand.
 """
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from simlib.papers.selmcast import paired
+from simlib.papers import paired_strength as paired
 from simlib.papers.selmcast import ssp_claims as sc
 from simlib.papers.strength import strength
 
@@ -93,7 +95,7 @@ def test_fields_summarize_many_groups_and_name_the_open_ones():
     groups = {f"g{i}": strength([1.2] * 10) for i in range(6)}
     groups["g6"] = strength([0.95] * 5 + [1.1] * 5)
     dec = {k: (None if k == "g6" else True) for k in groups}
-    f = paired.fields(groups, dec, point=True)
+    f = paired.fields_on_means(groups, dec, point=True)
     assert f["undecided"] == ("direction",) and f["pairs"] == 10
     assert f["sides"].startswith("7 groups of 10 pairs: 6 decided as claimed, 0 decided against, 1 undecided")
     assert "g6: 0.95–1.10×" in f["interval"] and "g0" not in f["interval"]
@@ -232,3 +234,86 @@ def test_fig13_lead_drop_is_paired_per_trial():
     assert "×" not in c.interval
     c = next(c for c in sc.fig13(frame(5)) if "shrinks" in c.claim)
     assert c.verdict == "undecided" and c.undecided == ("direction",)
+
+
+def _grid(**axes):
+    """Notebook 44's shape: SelMcast at both readings, Orpheus once."""
+    from simlib.pipeline import sweep
+    return (sweep.expand_grid(trace=list(T3), scheme=["selmcast"], sharing=["maxmin", "priority"], **axes)
+            + sweep.expand_grid(trace=list(T3), scheme=["orpheus"], sharing=["maxmin"], **axes))
+
+
+def _undecided(figure, claim, setting):
+    from simlib.papers.claim import Claim
+    return Claim("004", figure, claim, "x", "y", direction=True, pairs=10, sides="s", interval="i",
+                 undecided=("direction",), setting=setting)
+
+
+def test_s25_extends_only_the_settings_a_straddling_verdict_reads():
+    """Fig. 9's "k removed: ... up to about 1.17x" at the default reads k = ∞ under max-min (and Orpheus):
+    those 6 of the 54 settings get more trials, not the other k, not SelMcast under priority."""
+    grid = _grid(k=[1, 2, 4, 8, 16, None])
+    c = _undecided("Fig. 9", "k removed: SelMcast's utilization up to about 1.17x Orpheus's", "default")
+    assert sc.claim_scope(c) == {"sharing": ["maxmin"], "k": [np.inf]}
+    picked = [grid[i] for i in sc.open_settings(grid, [c])]
+    assert len(picked) == 6 and all(s["k"] is None for s in picked)
+    assert {(s["scheme"], s["sharing"]) for s in picked} == {("selmcast", "maxmin"), ("orpheus", "maxmin")}
+    # at the priority reading: SelMcast under priority and Orpheus; a claim over every k: the whole reading
+    pri = [grid[i] for i in sc.open_settings(grid, [dataclasses.replace(c, setting="priority")])]
+    assert {(s["scheme"], s["sharing"]) for s in pri} == {("selmcast", "priority"), ("orpheus", "maxmin")}
+    every = _undecided("Fig. 9", "SelMcast beats Orpheus in both metrics at every k", "default")
+    assert len(sc.open_settings(grid, [every])) == 36
+    assert sc.open_settings(grid, []) == []
+
+
+def test_s25_scopes_of_figs_7_8_11_13():
+    from simlib.pipeline import sweep
+    fig7 = (sweep.expand_grid(trace=list(T3), scheme=["orpheus"], sharing=["maxmin"], tau_estimate=["trace"])
+            + sweep.expand_grid(trace=list(T3), scheme=["selmcast"], sharing=["maxmin", "priority"],
+                                tau_estimate=["trace", "zero"]))
+    c7 = _undecided("Fig. 7", "SSP: SelMcast raises the average NPU utilization over Orpheus", "default")
+    assert {(s["scheme"], s["sharing"], s["tau_estimate"]) for s in (fig7[i] for i in sc.open_settings(fig7, [c7]))} \
+        == {("orpheus", "maxmin", "trace"), ("selmcast", "maxmin", "trace")}
+    c8 = _undecided("Fig. 8", "at p = 0.4n SelMcast's scale exceeds Orpheus's by more than 0.2", "default")
+    grid8 = _grid(p=[0.05, 0.3, 0.4])
+    assert {grid8[i]["p"] for i in sc.open_settings(grid8, [c8])} == {0.4}
+    c11 = _undecided("Fig. 11", "eta = 0.75 vs eta = 0: scale gain of about 66/66/58 %", "default")
+    grid11 = (sweep.expand_grid(trace=list(T3), eta=[0.0, 0.5, 0.75], line32=["y", "x"], scheme=["selmcast"],
+                                sharing=["maxmin"])
+              + sweep.expand_grid(trace=list(T3), eta=[0.75], scheme=["orpheus"], sharing=["maxmin"]))
+    got = [grid11[i] for i in sc.open_settings(grid11, [c11])]
+    assert len(got) == 6 and {(s["eta"], s["line32"], s["scheme"]) for s in got} == {(0.0, "y", "selmcast"),
+                                                                                     (0.75, "y", "selmcast")}
+    c13 = _undecided("Fig. 13", "SelMcast's utilization gain over Orpheus shrinks from gamma = 0 to 1", "priority")
+    grid13 = _grid(gamma=[0.0, 0.4, 1.0])
+    assert {(grid13[i]["gamma"], grid13[i]["scheme"], grid13[i]["sharing"]) for i in sc.open_settings(grid13, [c13])} \
+        == {(g, s, sh) for g in (0.0, 1.0) for s, sh in (("selmcast", "priority"), ("orpheus", "maxmin"))}
+
+
+def test_the_note_gives_the_range_of_trials_when_s25_extended_some_settings():
+    df = fig7_table([0.6] * 10, [0.66] * 10)
+    assert "10 trials, means over trials" in util_claim(df).note
+    short = df[~((df.trace == "cnn") & (df.trial >= 6))]          # cnn's two arms at 6 trials, the rest at 10
+    c = util_claim(short)
+    assert "6–10 trials (S25), means over trials" in c.note and c.pairs == 6
+
+
+def test_a_reading_leaves_out_orpheus_trials_its_selmcast_arm_does_not_have():
+    """S25 ran Orpheus and SelMcast (max-min) to 15 trials for a default verdict, SelMcast under priority
+    kept 10: the priority reading's Orpheus means are over the 10 trials SelMcast has there."""
+    rows = []
+    for t in T3:
+        for trial in range(15):
+            rows.append({**BASE, "trace": t, "trial": trial, "scheme": "orpheus", "sharing": "maxmin",
+                         "npu_utilization": 0.5 if trial < 10 else 0.9, "avg_scale": 0.3})
+            rows.append({**BASE, "trace": t, "trial": trial, "scheme": "selmcast", "sharing": "maxmin",
+                         "npu_utilization": 0.6, "avg_scale": 0.55})
+            if trial < 10:
+                rows.append({**BASE, "trace": t, "trial": trial, "scheme": "selmcast", "sharing": "priority",
+                             "npu_utilization": 0.55, "avg_scale": 0.45})
+    df = pd.DataFrame(rows)
+    pri, dflt = sc.reading(df, "priority"), sc.reading(df, "maxmin")
+    assert set(pri[pri.scheme == "orpheus"]["trial"]) == set(range(10))
+    assert set(dflt[dflt.scheme == "orpheus"]["trial"]) == set(range(15))
+    c = next(c for c in sc.fig7(pri, setting="priority") if "NPU utilization" in c.claim)
+    assert c.direction is True and "0.50/0.50/0.50 -> 0.55/0.55/0.55" in c.our_value and "10 trials," in c.note

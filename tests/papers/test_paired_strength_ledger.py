@@ -1,0 +1,104 @@
+"""One paired-strength module for 000, 003 and 004 (issue 41): the committed ledger's texts recompute
+byte for byte from the committed result CSVs.
+
+The claims functions of 003 (notebook 30) and 004 (notebooks 41, 43-45, 47) are fed the frames the
+notebooks saved in ``data/results/`` and must give, for every row they judge, the strings the last full
+reproduction wrote into ``data/results/claims.csv``: value, cause, the strength fields (``sides``,
+``interval``, ``pairs``) and the open verdicts.  The ledger was written by the code before
+``simlib/papers/selmcast/paired.py`` was merged into ``simlib/papers/paired_strength.py``, so these
+tests pin that the merge changed no text.  A full reproduction rewrites CSVs and ledger together,
+so they stay the expected outputs afterwards.
+"""
+import csv
+
+import pandas as pd
+import pytest
+
+from simlib.core.paths import COMMITTED_RESULTS
+
+LEDGER = COMMITTED_RESULTS / "claims.csv"
+pytestmark = pytest.mark.skipif(not LEDGER.exists(), reason="no committed ledger")
+
+
+def _frame(name: str) -> pd.DataFrame:
+    return pd.read_csv(COMMITTED_RESULTS / f"{name}.csv")
+
+
+def _ledger(paper: str) -> dict:
+    with open(LEDGER, newline="", encoding="utf-8") as f:
+        return {(r["figure"], r["claim"], r["setting"]): r for r in csv.DictReader(f) if r["paper"] == paper}
+
+
+def _mismatches(claims, rows: dict, *, only_strength: bool = False) -> tuple[int, list]:
+    """(rows compared, differences) between claims and their committed rows."""
+    seen, diffs = 0, []
+    for c in claims:
+        r = rows.get((c.figure, c.claim, c.setting))
+        if only_strength and not c.sides:
+            continue
+        if r is None:
+            diffs.append(("missing row", c.figure, c.claim, c.setting))
+            continue
+        seen += 1
+        got = {"our_value": c.our_value, "cause": c.cause, "sides": c.sides, "interval": c.interval,
+               "pairs": "" if c.pairs is None else str(c.pairs), "undecided": ",".join(c.undecided)}
+        diffs += [(f, c.figure, c.claim, c.setting, v, r[f]) for f, v in got.items() if v != r[f]]
+    return seen, diffs
+
+
+def test_004_ssp_rows_recompute_from_the_committed_csvs():
+    from simlib.papers.selmcast import ssp_claims as sc
+
+    claims = []
+    d7 = _frame("43_selmcast_ssp_fig7")
+    d7 = d7[d7.tau_estimate == "trace"]
+    raw = {f: _frame(f"44_selmcast_ssp_fig{f}") for f in (8, 9, 10)}
+    r11, r12, r13 = (_frame(f"45_selmcast_ssp_fig{f}") for f in (11, 12, 13))
+    x11 = r11[(r11.scheme == "selmcast") & (r11.line32 == "x")]
+    y11 = r11[r11.line32.fillna("y") == "y"]
+    for sh, st in sc.SETTINGS.items():           # as notebooks 43-45 judge them
+        claims += sc.fig7(sc.reading(d7, sh), setting=st)
+        claims += (sc.fig8(sc.reading(raw[8], sh), st) + sc.fig9(sc.reading(raw[9], sh), st)
+                   + sc.fig10(sc.reading(raw[10], sh), st))
+        claims += sc.fig11(sc.reading(y11, sh), st, df_x=x11 if sh == "maxmin" else None)
+        claims += sc.fig12(r12, 200.0, st) if sh == "maxmin" else []
+        claims += sc.fig13(sc.reading(r13, sh), st)
+    seen, diffs = _mismatches(claims, _ledger("004"))
+    assert not diffs
+    assert seen == len(claims) >= 60
+    assert sum(bool(c.sides) for c in claims) >= 20          # the strength texts are among them
+    assert sum(bool(c.undecided) for c in claims) >= 1       # and an undecided verdict
+
+
+def test_004_bsp_rows_recompute_from_the_committed_csvs():
+    """Notebook 41's and 47's paired rows (wide frames: one row per trial, SelMcast's and Orpheus's columns)."""
+    from simlib.papers.claim import at_setting
+    from simlib.papers.selmcast import claims as C, profile as P
+
+    readings = {f: _frame(f"41_selmcast_{f}_readings") for f in ("fig4", "fig5", "fig6")}
+    default = C.bsp_claims(_frame("41_selmcast_fig4"), _frame("41_selmcast_fig5"), _frame("41_selmcast_fig6"), None,
+                           readings=readings, stated=(0.5, "own"), n_ref=100)
+    profile = at_setting(C.bsp_claims(_frame("47_selmcast_fig4_profile"), _frame("47_selmcast_fig5_profile"),
+                                      _frame("47_selmcast_fig6_profile"), None,
+                                      stated=(P.PAPER_PROFILE.lam, P.PAPER_PROFILE.normalization), n_ref=100), "profile")
+    rows = _ledger("004")
+    for claims in (default, profile):
+        seen, diffs = _mismatches(claims, rows, only_strength=True)
+        assert not diffs
+        assert seen >= 5
+
+
+def test_003_rows_recompute_from_the_committed_csvs():
+    """Notebook 30's rows (000/003's ``fields``: median-judged verdicts)."""
+    from simlib.papers.fmreduce import claims as fm, experiments as fx
+
+    def frame(name):
+        d = _frame(name)
+        d["variant"] = fx.label_variants(d)
+        return d
+
+    claims = fm.fig2(frame("30_fmreduce_fig2"), frame("30_fmreduce_p_sweep"), frame("30_fmreduce_traces"),
+                     p_full=frame("30_fmreduce_p_eq_n"))
+    seen, diffs = _mismatches(claims, _ledger("003"))
+    assert not diffs
+    assert seen == len(claims) and sum(bool(c.sides) for c in claims) >= 5
