@@ -1,4 +1,4 @@
-"""Benchmark: the CPU one map candidate of notebook 47's claims map costs (decision SM75).
+"""Benchmark: the CPU one map candidate of notebook 47's claims map costs (decision SM76).
 
 Runs notebook 41's Figs. 4-6 grids (:func:`simlib.papers.selmcast.profile_map.figure_grids`, 22 settings,
 all three schemes) at one candidate for ``--trials`` trials, serially in this process, with the sweep's

@@ -30,7 +30,7 @@ __all__ = ["MAP_LAM", "MAP_TABLE", "map_candidates", "figure_grids", "split_figu
 #: λ of the map's candidates (the profile's ideal and shared x): SM72's λ grid at steps of 0.1 below the
 #: stated 0.5 (which the stated reading's column covers), and the profile's 0.25 (always added).  Each λ
 #: not yet run costs notebook 41's Figs. 4-6 grids at 10 trials (22 settings: 40-55 s of CPU,
-#: ``benchmarks/bench_claims_map.py``), so the map does not repeat all 36 of SM72's candidates (SM75).
+#: ``benchmarks/bench_claims_map.py``), so the map does not repeat all 36 of SM72's candidates (SM76).
 MAP_LAM = (0.1, 0.2, 0.3, 0.4)
 #: The committed map table (in ``data/results/``).
 MAP_TABLE = "47_selmcast_claims_map.csv"
