@@ -51,8 +51,8 @@ def test_run_writes_a_valid_timeline_whose_syncs_give_the_printed_metrics(tmp_pa
     assert doc["otherData"]["seed"] == 4 and doc["otherData"]["commit"]
     assert json.loads(doc["otherData"]["scenario"])["n"] == 6
     ev = doc["traceEvents"]
-    begin = {e["id"]: e for e in ev if e["ph"] == "b"}
-    done = [(e["ts"] - begin[e["id"]]["ts"]) / tl.US for e in ev if e["ph"] == "e" and begin[e["id"]]["args"]["finished"]]
+    begin = {e["id"]: e for e in ev if e["ph"] == "b" and e["cat"] == "sync"}
+    done = [(e["ts"] - begin[e["id"]]["ts"]) / tl.US for e in ev if e["ph"] == "e" and e["cat"] == "sync" and begin[e["id"]]["args"]["finished"]]
     assert len(done) == printed["total_sync"] and sum(done) / len(done) == pytest.approx(printed["avg_sync_time_s"])
 
 
