@@ -314,8 +314,7 @@ def _timeline_window(args, params: dict, command: Command, parser):
     if args.timeline is None:
         return None
     if not command.timeline:
-        parser.error(f"argument --timeline: {command.name} does not log a schedule the timeline can show yet "
-                     "(available for run, train and selmcast-ssp)")
+        parser.error(f"argument --timeline: {command.name} does not log a schedule the timeline can show yet")
     folder = Path(args.timeline).expanduser().resolve().parent
     if not folder.is_dir():
         parser.error(f"argument --timeline: folder {str(folder)!r} does not exist")

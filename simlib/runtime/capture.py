@@ -10,7 +10,8 @@ import contextlib
 import contextvars
 import importlib
 
-__all__ = ["Captured", "FlowWatch", "capture", "offer", "watch_flows", "watch_cluster"]
+__all__ = ["Captured", "FlowWatch", "capture", "offer", "watch_flows", "watch_cluster",
+           "big_switch_link_names"]
 
 
 class Captured:
@@ -31,13 +32,20 @@ class Captured:
         """The offered log's trace events inside ``window`` (``(start_s, end_s)`` or None), followed by
         the links' allocated rates and the flows' lifetimes when the run's flows were watched
         (:func:`simlib.runtime.link_rates.flow_events`)."""
-        module, _, name = self.to_events.partition(":")
-        out = getattr(importlib.import_module(module), name)(self.log, window)
+        out = _resolve(self.to_events)(self.log, window)
         if self.flows is not None:
-            from simlib.runtime.link_rates import flow_events
-
-            out = out + flow_events(self.flows, window, getattr(self.log, "duration", None))
+            out = out + _resolve(FLOW_EVENTS)(self.flows, window, getattr(self.log, "duration", None))
         return out
+
+
+#: The event builder of a watched network's flows (by name, as ``to_events``: resolved when written).
+FLOW_EVENTS = "simlib.runtime.link_rates:flow_events"
+
+
+def _resolve(name: str):
+    """The function ``"module:function"`` names."""
+    module, _, attr = name.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 _SINK: contextvars.ContextVar[Captured | None] = contextvars.ContextVar("simlib_timeline_sink", default=None)
@@ -125,13 +133,15 @@ def watch_flows(net, link_names) -> FlowWatch | None:
     return watch
 
 
-def watch_cluster(cluster) -> FlowWatch | None:
-    """:func:`watch_flows` on a :class:`~simlib.runtime.cluster.Cluster`'s big-switch network: host
-    ``h``'s uplink is link ``h`` and its downlink link ``H + h`` (``H`` hosts; hosts from ``cluster.n`` on
-    are servers, e.g. a parameter server's)."""
-    def names():
-        hosts = int(cluster.topo.n)
-        who = [f"worker {h}" if h < cluster.n else f"server {h - cluster.n}" for h in range(hosts)]
-        return [f"{w} uplink" for w in who] + [f"{w} downlink" for w in who]
+def big_switch_link_names(hosts: int, workers: int | None = None) -> list[str]:
+    """Labels of a big switch's links (:class:`~simlib.core.topology.BigSwitch`: host ``h``'s uplink is
+    link ``h``, its downlink ``hosts + h``); hosts from ``workers`` on are servers (e.g. a parameter
+    server's)."""
+    workers = hosts if workers is None else workers
+    who = [f"worker {h}" if h < workers else f"server {h - workers}" for h in range(hosts)]
+    return [f"{w} uplink" for w in who] + [f"{w} downlink" for w in who]
 
-    return watch_flows(cluster.net, names)
+
+def watch_cluster(cluster) -> FlowWatch | None:
+    """:func:`watch_flows` on a :class:`~simlib.runtime.cluster.Cluster`'s big-switch network."""
+    return watch_flows(cluster.net, lambda: big_switch_link_names(int(cluster.topo.n), cluster.n))

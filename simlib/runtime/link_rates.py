@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from simlib.runtime.timeline import PID_FLOWS, PID_NETWORK, async_pair, clip, counter_steps, meta_names
+
 __all__ = ["maxmin_rates", "Segment", "allocations", "link_series", "flow_events", "GBPS"]
 
 #: The counters' unit: Gbit/s (bits/s divided by this).
@@ -133,8 +135,6 @@ def link_series(segments: list[Segment]) -> dict[int, list[tuple[float, float]]]
 def flow_events(watch, window=None, end: float | None = None) -> list[dict]:
     """The trace events of a watched run's network (module docstring), inside ``window``; ``end`` (s) is
     the run's end (None: the last time the watch saw)."""
-    from simlib.runtime.timeline import PID_FLOWS, PID_NETWORK, async_pair, clip, counter_steps, meta_names
-
     if end is None:
         end = max([0.0] + [float(f.start_time) for f, _ in watch.flows]
                   + [float(f.finish_time) for f, _ in watch.flows if f.finish_time is not None])

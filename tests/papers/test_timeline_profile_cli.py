@@ -71,8 +71,22 @@ def test_bad_timeline_flags_exit_2_naming_the_flag_before_running(extra, message
 
 
 def test_a_command_without_a_schedule_log_refuses_timeline_before_running(tmp_path, capsys):
-    status, out, err = run_main(["fmreduce", "--timeline", str(tmp_path / "t.json")], capsys)
-    assert status == 2 and out == "" and "does not log a schedule" in err
+    """Every registered command writes a timeline now; a command declared without one refuses the flag
+    before its trial runs."""
+    import argparse
+
+    from simlib.papers.cli_gen import add_command
+    from simlib.papers.contract import Command
+
+    ran = []
+    parser = argparse.ArgumentParser(prog="t")
+    sub = parser.add_subparsers(dest="command")
+    add_command(sub, Command("dummy", FMScenario, lambda sc, seed: ran.append(1) or {}, help="x"))
+    args = parser.parse_args(["dummy", "--timeline", str(tmp_path / "t.json")])
+    with pytest.raises(SystemExit) as exc:
+        args.handler(args, args.subparser)
+    assert exc.value.code == 2 and not ran and "does not log a schedule" in capsys.readouterr().err
+    assert all(p.get_default("handler") is not None for p in generated_commands().values())
 
 
 def test_the_paper_profile_sets_002s_fitted_values_that_the_scheme_reads():
