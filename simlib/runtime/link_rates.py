@@ -10,16 +10,16 @@ the network shares by priority), computed by :func:`maxmin_rates`, a progressive
 independently of :mod:`simlib.core.maxmin`.  Each finished flow's recomputed rate integrates to its
 volume exactly when the recomputation agrees with the engine's timing (the tests check it on real runs).
 
-Events (:func:`flow_events`): process :data:`~simlib.runtime.timeline.PID_NETWORK` holds one counter
+Events (:func:`flow_events`): process :data:`~simlib.runtime.timeline.PID_LINK_RATES` holds one counter
 track ``C`` per link that ever carried a flow (``<link name> rate``, value ``Gbit/s``: 1e9 bits/s);
-process :data:`~simlib.runtime.timeline.PID_FLOWS` each flow's lifetime as an async slice (``id`` = the
+process :data:`~simlib.runtime.timeline.PID_FLOW_SLICES` each flow's lifetime as an async slice (``id`` = the
 flow's id; args volume, links, tag).  Units: s, bits, bits/s (Gbit/s in the counters).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from simlib.runtime.timeline import PID_FLOWS, PID_NETWORK, async_pair, clip, counter_steps, meta_names
+from simlib.runtime.timeline import PID_FLOW_SLICES, PID_LINK_RATES, async_pair, clip, counter_steps, meta_names
 
 __all__ = ["maxmin_rates", "Segment", "allocations", "link_series", "flow_events", "GBPS"]
 
@@ -139,7 +139,7 @@ def flow_events(watch, window=None, end: float | None = None) -> list[dict]:
         end = max([0.0] + [float(f.start_time) for f, _ in watch.flows]
                   + [float(f.finish_time) for f, _ in watch.flows if f.finish_time is not None])
     names = watch.link_names
-    ev = meta_names(PID_FLOWS, "flows")
+    ev = meta_names(PID_FLOW_SLICES, "flows")
     for (flow, links), t1 in zip(watch.flows, _ends(watch, end).tolist()):
         c = clip(float(flow.start_time), t1, window)
         if c is None:
@@ -148,10 +148,10 @@ def flow_events(watch, window=None, end: float | None = None) -> list[dict]:
                 "finished": flow.finish_time is not None}
         if flow.tag is not None:
             args["tag"] = str(flow.tag)
-        ev += async_pair(f"flow {flow.id}", PID_FLOWS, flow.id, c[0], c[1], "flow", args)
-    ev += meta_names(PID_NETWORK, "network (allocated rate per link, Gbit/s)")
+        ev += async_pair(f"flow {flow.id}", PID_FLOW_SLICES, flow.id, c[0], c[1], "flow", args)
+    ev += meta_names(PID_LINK_RATES, "network (allocated rate per link, Gbit/s)")
     series = link_series(allocations(watch, end, window))
     for l in sorted(series):
-        ev += counter_steps(f"{names[l]} rate", PID_NETWORK, [(t, v / GBPS) for t, v in series[l]], "Gbit/s",
+        ev += counter_steps(f"{names[l]} rate", PID_LINK_RATES, [(t, v / GBPS) for t, v in series[l]], "Gbit/s",
                             window)
     return ev
