@@ -145,12 +145,14 @@ def test_help_lists_the_profile_values_and_their_decisions(capsys):
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")
-def test_chromium_parses_the_timeline(tmp_path, capsys):
+@pytest.mark.parametrize("argv", [RUN, ["fmreduce", "--n", "8", "--p", "6", "--duration", "20"],
+                                  ["selmcast-bsp", "--n", "12"]], ids=["run", "fmreduce", "selmcast-bsp"])
+def test_chromium_parses_the_timeline(argv, tmp_path, capsys):
     """Headless Chromium loads the file as JSON and walks it as the trace viewer's importer needs (a page
     that reads the events, keeps the ones with known phases and checks each async pair); the result lands
     in the DOM, which --dump-dom prints."""
     path = tmp_path / "t.json"
-    assert run_main(RUN + ["--timeline", str(path)], capsys)[0] == 0
+    assert run_main(argv + ["--timeline", str(path)], capsys)[0] == 0
     page = tmp_path / "check.html"
     page.write_text("<html><body><script>const doc = " + path.read_text() + """;
 const ev = doc.traceEvents, open = {}; let bad = 0, x = 0;
