@@ -19,10 +19,10 @@ import argparse
 import json
 from pathlib import Path
 
+from simlib.runtime.timeline import PID_WORKERS as _PID_WORKERS, US, _lanes
+
 __all__ = ["plot_trace", "main"]
 
-US = 1e6
-_PID_WORKERS = 1
 #: Bar colours by slice name (Okabe-Ito); other names cycle through the rest.
 COLORS = {"compute": "#0072B2", "wait": "#BBBBBB", "held": "#E69F00", "held (wasted)": "#D55E00",
           "form": "#BBBBBB", "scatter": "#009E73", "broadcast": "#CC79A7", "receive": "#009E73",
@@ -36,19 +36,6 @@ def _color(name: str, extra: dict) -> str:
     if name.startswith("compute"):
         return COLORS["compute"]
     return extra.setdefault(name, _CYCLE[len(extra) % len(_CYCLE)])
-
-
-def _lanes(spans):
-    """Greedy lanes for ``(start, end)`` spans in start order (no two overlapping spans share one)."""
-    free, out = [], []
-    for a, b in spans:
-        k = next((i for i, t in enumerate(free) if t <= a), len(free))
-        if k == len(free):
-            free.append(b)
-        else:
-            free[k] = b
-        out.append(k)
-    return out
 
 
 def plot_trace(doc: dict, *, max_counters: int = 6, max_workers: int = 24, title: str | None = None):
