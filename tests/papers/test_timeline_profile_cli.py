@@ -88,6 +88,12 @@ def test_a_command_without_a_schedule_log_refuses_timeline_before_running(tmp_pa
     assert exc.value.code == 2 and not ran and "does not log a schedule" in capsys.readouterr().err
     assert all(p.get_default("handler") is not None for p in generated_commands().values())
 
+    # a command with a timeline whose run offered nothing (e.g. the MILP found no plan): said, nothing written
+    add_command(sub, Command("quiet", FMScenario, lambda sc, seed: {"x": 1}, help="x", timeline=True))
+    args = parser.parse_args(["quiet", "--timeline", str(tmp_path / "q.json")])
+    assert args.handler(args, args.subparser) == 0
+    assert "not written" in capsys.readouterr().err and not (tmp_path / "q.json").exists()
+
 
 def test_the_paper_profile_sets_002s_fitted_values_that_the_scheme_reads():
     base = Scenario.from_params({"scheme": "adpsgd", "n": 8})

@@ -36,8 +36,8 @@ from simlib.papers.paired_strength import above, at_least, below, decided, field
 from .experiments import CHOICES, KNOBS, paired_choice, phase_breakdown
 from .scenario import Scenario
 
-__all__ = ["PAPER", "REMARKABLE", "BEATS_RULE", "PAPER_SIDES", "PAPER_VALUES", "paper_p", "paper_marks", "beats", "loses", "gain_at_least", "p_where", "pair_strengths", "fig2",
-           "lp_ties", "discussion"]
+__all__ = ["PAPER", "REMARKABLE", "BEATS_RULE", "PAPER_SIDES", "PAPER_VALUES", "paper_p", "paper_marks", "beats",
+           "loses", "gain_at_least", "p_where", "pair_strengths", "fig2", "lp_ties", "discussion"]
 
 PAPER = "003"
 #: Our reading of "a remarkable speedup" (no number in the paper): at least 1.5x in every pair.
@@ -252,7 +252,8 @@ def fig2(df: pd.DataFrame, p_sweep: pd.DataFrame, traces: pd.DataFrame | None = 
     out.append(_undecided(Claim(
         PAPER, "Fig. 2", "FMReduce (n reducers) beats the original partial reduce in every blocking pair",
         PAPER_VALUES["reducers"], _range(t), direction=_sides_hold(t, "reducers"),
-        cause="" if _sides_hold(t, "reducers") else f"unexplained: FMReduce does not win every blocking pair at {where}",
+        cause="" if _sides_hold(t, "reducers") else
+        f"unexplained: FMReduce does not win every blocking pair at {where}",
         note=f"{BEATS_RULE}; {where}", **_fields((t, above)))))
     ok = gain_at_least(t, REMARKABLE)
     t_rem = pair_strengths(df, "reducers", threshold=REMARKABLE)

@@ -33,7 +33,7 @@ def _time(t, end: float) -> float:
 
 def fmreduce_events(run: dict, window=None) -> list[dict]:
     """The trace events of an FMReduce run (module docstring) inside ``window`` (``(start_s, end_s)`` or
-    None); ``run`` is what :func:`.scenario.run` offered: ``{"result": RunResult, "n": workers}``."""
+    None); ``run`` is what :func:`.scenario.run_trial` offered: ``{"result": RunResult, "n": workers}``."""
     res, n = run["result"], int(run["n"])
     end = float(res.duration_s)
     ev = meta_names(PID_WORKERS, "workers", {w: f"worker {w}" for w in range(n)})
