@@ -143,5 +143,9 @@ def big_switch_link_names(hosts: int, workers: int | None = None) -> list[str]:
 
 
 def watch_cluster(cluster) -> FlowWatch | None:
-    """:func:`watch_flows` on a :class:`~simlib.runtime.cluster.Cluster`'s big-switch network."""
-    return watch_flows(cluster.net, lambda: big_switch_link_names(int(cluster.topo.n), cluster.n))
+    """:func:`watch_flows` on a :class:`~simlib.runtime.cluster.Cluster`'s big-switch network (None as
+    well when the cluster runs without a ``FlowNetwork`` ``net``: then its timeline has no link rates)."""
+    net = getattr(cluster, "net", None)
+    if net is None or not hasattr(net, "add_flow"):
+        return None
+    return watch_flows(net, lambda: big_switch_link_names(int(cluster.topo.n), cluster.n))
