@@ -167,7 +167,10 @@ for k, t in trace_pairs.items():
 # panel shows worker-iterations per minute (five of the 12 variants, for legibility); the
 # right panels show, for each design choice,
 # the median paired ratio of rounds in every otherwise-equal pair: above 1 the paper's
-# preferred option wins.
+# preferred option wins. The hollow black triangles marked "paper" are §3's direction at Fig. 2's
+# p = 50 (up: above 1, down: below 1; drawn when the sweep reaches p = 50), read where the ledger rows read them
+# (`claims.paper_marks`); the paper gives no value of Fig. 2, so they mark a side, not a number.
+# The dotted line on the FMReduce panel is our reading of "remarkable" (≥ 1.5×), not the paper's.
 
 # %%
 dfp = run.sweep(run_trial, fx.p_sweep_settings(p_values, **{k: v for k, v in fixed.items() if k != "p"}),
@@ -195,6 +198,15 @@ for ax, k in zip(axes[1:], fx.KNOBS):
         ax.plot(g["p"], g["median"], color=PAIR_COLORS[i], marker="osD^vP"[i],
                 linestyle=plotting.LINESTYLES[i % len(plotting.LINESTYLES)], label=fx.long_label(pair))
     ax.axhline(1.0, color="black", lw=0.8)
+    marks = [m for m in fm_claims.paper_marks(k)                      # §3's direction at Fig. 2's p: a side of 1
+             if dfp["p"].min() <= m[0] <= dfp["p"].max()]                # (drawn where the sweep reaches that p)
+    for j, (p_mark, split, side, label) in enumerate(marks):
+        ax.plot(p_mark + 1.5 * (j - (len(marks) - 1) / 2), 1.0, marker="^" if side == "above" else "v",
+                markersize=11, markerfacecolor="none", markeredgecolor="black", markeredgewidth=1.5,
+                linestyle="none", label=label)
+    if k == "reducers":
+        ax.axhline(fm_claims.REMARKABLE, color="grey", lw=1, linestyle=":",
+                   label=f"our reading of 'remarkable' (≥ {fm_claims.REMARKABLE:g}×), not the paper's")
     first, second = fx.CHOICE_WORDS[k]
     ax.set_title(f"{first} vs {second}")
     ax.set_ylabel(f"rounds ratio {fx.CHOICES[k][0]} / {fx.CHOICES[k][1]}\n(median over paired trials; > 1: "

@@ -314,8 +314,7 @@ def _timeline_window(args, params: dict, command: Command, parser):
     if args.timeline is None:
         return None
     if not command.timeline:
-        parser.error(f"argument --timeline: {command.name} does not log a schedule the timeline can show yet "
-                     "(available for run, train and selmcast-ssp)")
+        parser.error(f"argument --timeline: {command.name} does not log a schedule the timeline can show yet")
     folder = Path(args.timeline).expanduser().resolve().parent
     if not folder.is_dir():
         parser.error(f"argument --timeline: folder {str(folder)!r} does not exist")
@@ -329,7 +328,11 @@ def _timeline_window(args, params: dict, command: Command, parser):
 
 
 def _write_timeline(args, captured, window, command: Command, params: dict) -> None:
-    """Write the captured run's timeline to ``--timeline`` (its path on stderr)."""
+    """Write the captured run's timeline to ``--timeline`` (its path on stderr; a line saying why not when
+    the run offered no log, e.g. ``selmcast-bsp --scheme milp`` whose solver found no plan to execute)."""
+    if not captured.found:
+        print(f"timeline: {args.timeline} not written: this run executed no schedule to show", file=sys.stderr)
+        return
     doc = write_captured(captured, args.timeline, scenario={**params, "profile": args.profile}, seed=args.seed,
                          command=f"python -m simlib {command.name}", window=window)
     print(f"timeline: {args.timeline} ({len(doc['traceEvents'])} events; open it in https://ui.perfetto.dev or "

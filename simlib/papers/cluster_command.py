@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simlib.runtime.capture import offer
+from simlib.runtime.capture import offer, watch_cluster
 
 from .cli_gen import SimulationProgress
 from .cluster_scenario import Scenario, build_cluster, run_metrics
@@ -43,9 +43,10 @@ def run_command(sc: Scenario | dict, seed: np.random.SeedSequence, *, progress: 
     synchronization completed (the averages are then undefined)."""
     sc = Scenario.of(sc)
     cluster = build_cluster(sc, seed)
+    flows = watch_cluster(cluster)              # inside a timeline capture only: its links' rates
     with SimulationProgress(sc.duration_s, lambda: cluster.sim.now, enabled=progress and sys.stderr.isatty()):
         log = cluster.run()
-    offer(log, "simlib.runtime.timeline:schedule_events")                 # for --timeline (simlib.runtime.timeline)
+    offer(log, "simlib.runtime.timeline:schedule_events", flows)          # for --timeline (simlib.runtime.timeline)
     out = run_metrics(sc, log)
     if out.get("total_sync") == 0:
         print(f"python -m simlib run: warning: no synchronization completed within --duration {sc.duration_s:g} s "

@@ -35,7 +35,7 @@ from simlib.runtime.baselines import AllReduceController
 from simlib.runtime.cluster import Cluster
 from simlib.runtime.log import ScheduleLog
 from simlib.runtime.metrics import sync_metrics
-from simlib.runtime.capture import offer
+from simlib.runtime.capture import offer, watch_cluster
 from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
 
 from .contract import ParamError, ScenarioBase, defaults, param, param_group, specs
@@ -268,8 +268,10 @@ def simulate(sc: Scenario, seed: np.random.SeedSequence | int = 0,
     seeded draws (used by hand-made examples such as 000 Fig. 3).  The log is offered to a
     timeline capture (:func:`simlib.runtime.capture.offer`: a no-op outside one).
     """
-    log = build_cluster(sc, seed, bandwidth, compute).run()
-    offer(log, "simlib.runtime.timeline:schedule_events")
+    cluster = build_cluster(sc, seed, bandwidth, compute)
+    flows = watch_cluster(cluster)              # inside a timeline capture only: its links' rates
+    log = cluster.run()
+    offer(log, "simlib.runtime.timeline:schedule_events", flows)
     return log
 
 

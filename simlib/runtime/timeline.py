@@ -33,7 +33,8 @@ from typing import Callable, Iterable
 from simlib.runtime.capture import Captured, capture, offer
 from simlib.runtime.log import ScheduleLog
 
-__all__ = ["US", "PID_WORKERS", "PID_SYNCS", "PID_NETWORK", "PID_FLOWS", "Captured", "capture", "offer",
+__all__ = ["US", "PID_WORKERS", "PID_SYNCS", "PID_NETWORK", "PID_FLOWS", "PID_LINK_RATES", "PID_FLOW_SLICES",
+           "Captured", "capture", "offer",
            "parse_window", "check_window", "clip", "complete", "async_pair", "meta_names", "counter_steps",
            "schedule_events", "trace_document", "write_trace", "write_captured", "record_timeline", "validate_trace",
            "git_commit"]
@@ -41,6 +42,8 @@ __all__ = ["US", "PID_WORKERS", "PID_SYNCS", "PID_NETWORK", "PID_FLOWS", "Captur
 #: Microseconds per second: trace-event ``ts``/``dur`` are microseconds (of simulated time here).
 US = 1e6
 PID_WORKERS, PID_SYNCS, PID_NETWORK, PID_FLOWS = 1, 2, 3, 4
+#: The watched network's processes (:mod:`simlib.runtime.link_rates`): links' rates, flows' lifetimes.
+PID_LINK_RATES, PID_FLOW_SLICES = 5, 6
 
 
 # --- windows ------------------------------------------------------------------------------------------

@@ -51,8 +51,8 @@ def test_run_writes_a_valid_timeline_whose_syncs_give_the_printed_metrics(tmp_pa
     assert doc["otherData"]["seed"] == 4 and doc["otherData"]["commit"]
     assert json.loads(doc["otherData"]["scenario"])["n"] == 6
     ev = doc["traceEvents"]
-    begin = {e["id"]: e for e in ev if e["ph"] == "b"}
-    done = [(e["ts"] - begin[e["id"]]["ts"]) / tl.US for e in ev if e["ph"] == "e" and begin[e["id"]]["args"]["finished"]]
+    begin = {e["id"]: e for e in ev if e["ph"] == "b" and e["cat"] == "sync"}
+    done = [(e["ts"] - begin[e["id"]]["ts"]) / tl.US for e in ev if e["ph"] == "e" and e["cat"] == "sync" and begin[e["id"]]["args"]["finished"]]
     assert len(done) == printed["total_sync"] and sum(done) / len(done) == pytest.approx(printed["avg_sync_time_s"])
 
 
@@ -71,8 +71,28 @@ def test_bad_timeline_flags_exit_2_naming_the_flag_before_running(extra, message
 
 
 def test_a_command_without_a_schedule_log_refuses_timeline_before_running(tmp_path, capsys):
-    status, out, err = run_main(["fmreduce", "--timeline", str(tmp_path / "t.json")], capsys)
-    assert status == 2 and out == "" and "does not log a schedule" in err
+    """Every registered command writes a timeline now; a command declared without one refuses the flag
+    before its trial runs."""
+    import argparse
+
+    from simlib.papers.cli_gen import add_command
+    from simlib.papers.contract import Command
+
+    ran = []
+    parser = argparse.ArgumentParser(prog="t")
+    sub = parser.add_subparsers(dest="command")
+    add_command(sub, Command("dummy", FMScenario, lambda sc, seed: ran.append(1) or {}, help="x"))
+    args = parser.parse_args(["dummy", "--timeline", str(tmp_path / "t.json")])
+    with pytest.raises(SystemExit) as exc:
+        args.handler(args, args.subparser)
+    assert exc.value.code == 2 and not ran and "does not log a schedule" in capsys.readouterr().err
+    assert all(p.get_default("handler") is not None for p in generated_commands().values())
+
+    # a command with a timeline whose run offered nothing (e.g. the MILP found no plan): said, nothing written
+    add_command(sub, Command("quiet", FMScenario, lambda sc, seed: {"x": 1}, help="x", timeline=True))
+    args = parser.parse_args(["quiet", "--timeline", str(tmp_path / "q.json")])
+    assert args.handler(args, args.subparser) == 0
+    assert "not written" in capsys.readouterr().err and not (tmp_path / "q.json").exists()
 
 
 def test_the_paper_profile_sets_002s_fitted_values_that_the_scheme_reads():
@@ -131,12 +151,14 @@ def test_help_lists_the_profile_values_and_their_decisions(capsys):
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")
-def test_chromium_parses_the_timeline(tmp_path, capsys):
+@pytest.mark.parametrize("argv", [RUN, ["fmreduce", "--n", "8", "--p", "6", "--duration", "20"],
+                                  ["selmcast-bsp", "--n", "12"]], ids=["run", "fmreduce", "selmcast-bsp"])
+def test_chromium_parses_the_timeline(argv, tmp_path, capsys):
     """Headless Chromium loads the file as JSON and walks it as the trace viewer's importer needs (a page
     that reads the events, keeps the ones with known phases and checks each async pair); the result lands
     in the DOM, which --dump-dom prints."""
     path = tmp_path / "t.json"
-    assert run_main(RUN + ["--timeline", str(path)], capsys)[0] == 0
+    assert run_main(argv + ["--timeline", str(path)], capsys)[0] == 0
     page = tmp_path / "check.html"
     page.write_text("<html><body><script>const doc = " + path.read_text() + """;
 const ev = doc.traceEvents, open = {}; let bad = 0, x = 0;

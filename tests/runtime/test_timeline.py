@@ -48,7 +48,7 @@ def test_a_window_cuts_slices_to_it_and_drops_the_rest():
     assert tl.validate_trace({"traceEvents": ev}) == []
     assert slices(ev, "compute", 0) == [(4, 5)] and slices(ev, "wait", 0) == [(2.8, 3)]
     assert slices(ev, "held", 0) == [(2.8, 3)] and not slices(ev, "held (wasted)")
-    assert {e["id"] for e in ev if e["ph"] == "b"} == {"0"}
+    assert {e["id"] for e in ev if e["ph"] == "b" and e["cat"] == "sync"} == {"0"}
     assert {e["id"] for e in ev if e["ph"] == "s"} == {"0.1"}     # w0's ready time (2) is outside; w1's (3) inside
 
 
@@ -124,8 +124,8 @@ def test_a_runs_trace_converts_back_to_its_metrics(scheme, tmp_path):
     doc = json.loads(path.read_text())
     assert tl.validate_trace(doc) == []
     ev = doc["traceEvents"]
-    begin = {e["id"]: e for e in ev if e["ph"] == "b"}
-    done = [(e["ts"] - begin[e["id"]]["ts"]) / tl.US for e in ev if e["ph"] == "e" and begin[e["id"]]["args"]["finished"]]
+    begin = {e["id"]: e for e in ev if e["ph"] == "b" and e["cat"] == "sync"}
+    done = [(e["ts"] - begin[e["id"]]["ts"]) / tl.US for e in ev if e["ph"] == "e" and e["cat"] == "sync" and begin[e["id"]]["args"]["finished"]]
     assert len(done) == out["total_sync"] > 0
     assert np.mean(done) == pytest.approx(out["avg_sync_time_s"], rel=1e-9)
     assert len(slices(ev, "compute")) == out["total_iteration"]
@@ -137,7 +137,7 @@ def test_a_runs_trace_converts_back_to_its_metrics(scheme, tmp_path):
         busy = sum(b - a for a, b in slices(ev, "compute", w) + slices(ev, "compute (running at the end)", w)
                    + slices(ev, "wait", w))
         syncing = sum((e["ts"] - begin[e["id"]]["ts"]) / tl.US for e in ev
-                      if e["ph"] == "e" and w in begin[e["id"]]["args"]["members"])
+                      if e["ph"] == "e" and e["cat"] == "sync" and w in begin[e["id"]]["args"]["members"])
         assert busy + syncing == pytest.approx(sc.duration_s, rel=1e-9)
     assert doc["otherData"]["seed"] == 3 and json.loads(doc["otherData"]["scenario"])["scheme"] == scheme
 
@@ -156,7 +156,7 @@ def test_the_api_writes_the_same_run_the_call_returns(tmp_path):
                                   scenario=sc.to_params(), seed=2)
     assert full == out
     done = [e for e in json.loads((tmp_path / "u.json").read_text())["traceEvents"]
-            if e["ph"] == "b" and e["args"]["finished"]]
+            if e["ph"] == "b" and e["cat"] == "sync" and e["args"]["finished"]]
     assert len(done) == out["total_sync"]
     with pytest.raises(ValueError, match="window .*START < 20"):
         simlib.record_timeline(lambda: 1 / 0, tmp_path / "v.json", scenario=sc.to_params(), seed=2, window=(25, 30))

@@ -34,14 +34,26 @@ from simlib.papers.claim import Claim, observation
 from simlib.papers.paired_strength import above, at_least, below, decided, fields, group_strengths
 
 from .experiments import CHOICES, KNOBS, paired_choice, phase_breakdown
+from .scenario import Scenario
 
-__all__ = ["PAPER", "REMARKABLE", "BEATS_RULE", "beats", "loses", "gain_at_least", "p_where", "pair_strengths", "fig2",
-           "lp_ties", "discussion"]
+__all__ = ["PAPER", "REMARKABLE", "BEATS_RULE", "PAPER_SIDES", "PAPER_VALUES", "paper_p", "paper_marks", "beats",
+           "loses", "gain_at_least", "p_where", "pair_strengths", "fig2", "lp_ties", "discussion"]
 
 PAPER = "003"
 #: Our reading of "a remarkable speedup" (no number in the paper): at least 1.5x in every pair.
 REMARKABLE = 1.5
 BEATS_RULE = "median over trials of the paired ratio of rounds > 1 in every otherwise-equal pair"
+#: What §3 says of each design choice at Fig. 2's p (< n), the one place the ledger rows (their rules and
+#: paper values) and notebook 30's paper marks read it: per knob, ``(pairs, side)`` with ``pairs`` the split
+#: the pairs share (None: every pair) and ``side`` where the paired ratio of rounds (first option / second,
+#: :data:`~simlib.papers.fmreduce.experiments.CHOICES`) lies, "above" or "below" 1.  The paper gives a
+#: direction only: no value of Fig. 2 is in its text.
+PAPER_SIDES = {"split": ((None, "above"),), "sharing": ((None, "above"),),
+               "mode": (("even", "above"), ("lp", "below")), "reducers": ((None, "above"),)}
+#: The ledger rows' paper values (per knob, and "p=n": §3's statement at p = n, non-blocking above 1).
+PAPER_VALUES = {"split": "always better", "sharing": "always better",
+                "mode": "NB > B with even split; B > NB with LP split", "reducers": "faster (remarkable speedup)",
+                "p=n": "NB > B"}
 _FIRST_SECOND = ", ".join(f"{a}/{b}" for a, b in CHOICES.values())
 _NAMES = {"split": ("network-aware", "evenly divided"), "sharing": ("FCFS", "FS"),
           "mode": ("non-blocking", "blocking"), "reducers": ("FMReduce (n reducers)", "original partial reduce")}
@@ -62,6 +74,33 @@ def loses(pairs: pd.DataFrame) -> bool:
 def gain_at_least(pairs: pd.DataFrame, factor: float) -> bool:
     """Every pair's median paired ratio is at least ``factor`` (closed; False without pairs)."""
     return bool(len(pairs) and (pairs["median"] >= factor).all())
+
+
+def _sides_hold(pairs: pd.DataFrame, knob: str) -> bool:
+    """Every subset of pairs :data:`PAPER_SIDES` names for ``knob`` lies on its side of 1."""
+    rule = {"above": beats, "below": loses}
+    return all(rule[side](pairs if split is None else pairs[pairs.split == split])
+               for split, side in PAPER_SIDES[knob])
+
+
+def paper_p() -> int:
+    """Fig. 2's p (its caption: p = 50), as the scenario declares it (``Scenario.p``'s default, stated
+    "Fig. 2 caption"): where the paper's directions are stated."""
+    return int(Scenario().p)
+
+
+def paper_marks(knob: str) -> list[tuple[int, str | None, str, str]]:
+    """What notebook 30 may draw as "paper" on the ratio panel of ``knob`` (one of
+    :data:`PAPER_SIDES`): ``(p, pairs, side, label)`` per statement, at Fig. 2's p (:func:`paper_p`),
+    read from :data:`PAPER_SIDES` as the ledger rows are.  Seed 003 quantifies no result (Fig. 2's
+    values are not in its text), so these are sides of 1, not numbers; :data:`REMARKABLE` is our
+    reading, not the paper's, and is not a paper mark."""
+    if knob not in PAPER_SIDES:
+        raise ValueError(f"knob must be one of {sorted(PAPER_SIDES)}, got {knob!r}")
+    p = paper_p()
+    return [(p, split, side, f"paper (Fig. 2, p = {p}): {side} 1" + ("" if split is None else
+                                                                     f" with the {split} split"))
+            for split, side in PAPER_SIDES[knob]]
 
 
 def pair_strengths(df: pd.DataFrame, knob: str, by=(), threshold: float = 1.0) -> pd.DataFrame:
@@ -129,7 +168,7 @@ def _mode_holds(pairs: pd.DataFrame, p: int, n: int) -> bool:
     when p < n (at p = n non-blocking wins every pair)."""
     if p >= n:
         return beats(pairs)
-    return beats(pairs[pairs.split == "even"]) and loses(pairs[pairs.split == "lp"])
+    return _sides_hold(pairs, "mode")
 
 
 def fig2(df: pd.DataFrame, p_sweep: pd.DataFrame, traces: pd.DataFrame | None = None,
@@ -156,10 +195,11 @@ def fig2(df: pd.DataFrame, p_sweep: pd.DataFrame, traces: pd.DataFrame | None = 
     for k in ("split", "sharing"):
         t = pairs[k]
         not_better = ", ".join(t.loc[t["median"] <= 1, "pair"]) or "none"
+        holds = _sides_hold(t, k)
         out.append(_undecided(Claim(
             PAPER, "Fig. 2", f"{_NAMES[k][0]} beats {_NAMES[k][1]} in every otherwise-equal pair",
-            "always better", _range(t), direction=beats(t),
-            cause="" if beats(t) else f"unexplained: pairs not better at {where}: {not_better}",
+            PAPER_VALUES[k], _range(t), direction=holds,
+            cause="" if holds else f"unexplained: pairs not better at {where}: {not_better}",
             note=f"{BEATS_RULE}; {where}; pairs not better: {not_better}", **_fields((t, above)))))
 
     # mode: NB > B with the even split, B > NB with the LP split (p < n)
@@ -185,7 +225,7 @@ def fig2(df: pd.DataFrame, p_sweep: pd.DataFrame, traces: pd.DataFrame | None = 
                      f"pairs {_at(lp_b_wins)} of the {sweep_text}")
     out.append(_undecided(Claim(
         PAPER, "Fig. 2", "non-blocking beats blocking unless the split is network-aware (p < n)",
-        "NB > B with even split; B > NB with LP split",
+        PAPER_VALUES["mode"],
         f"NB/B even: {_range(even)}; LP: {_range(lp)}", direction=holds, cause=cause, **_mode_fields(t, p, n),
         note=f"FMReduce pairs; 'beats' = median paired ratio > 1, 'B wins' = < 1 in every pair; {where}; "
              f"in the {sweep_text} blocking wins both LP pairs {_at(lp_b_wins)}")))
@@ -200,7 +240,7 @@ def fig2(df: pd.DataFrame, p_sweep: pd.DataFrame, traces: pd.DataFrame | None = 
     if len(t_full):
         n_full = _single(p_full, "p_full", "n")
         out.append(_undecided(Claim(
-            PAPER, "§3 text", "at p = n non-blocking beats blocking", "NB > B", _range(t_full),
+            PAPER, "§3 text", "at p = n non-blocking beats blocking", PAPER_VALUES["p=n"], _range(t_full),
             direction=beats(t_full),
             cause="" if beats(t_full) else "unexplained: non-blocking does not win every FMReduce pair at p = n",
             note=f"p = n = {n_full}, FMReduce pairs, {p_full['trial'].nunique()} trials (S25)", **_fields((t_full, above)))))
@@ -211,8 +251,9 @@ def fig2(df: pd.DataFrame, p_sweep: pd.DataFrame, traces: pd.DataFrame | None = 
     per_p = "; ".join(f"p={int(q)}: {span_of(g['median'])}" for q, g in by_p["reducers"].groupby("p"))
     out.append(_undecided(Claim(
         PAPER, "Fig. 2", "FMReduce (n reducers) beats the original partial reduce in every blocking pair",
-        "faster (remarkable speedup)", _range(t), direction=beats(t),
-        cause="" if beats(t) else f"unexplained: FMReduce does not win every blocking pair at {where}",
+        PAPER_VALUES["reducers"], _range(t), direction=_sides_hold(t, "reducers"),
+        cause="" if _sides_hold(t, "reducers") else
+        f"unexplained: FMReduce does not win every blocking pair at {where}",
         note=f"{BEATS_RULE}; {where}", **_fields((t, above)))))
     ok = gain_at_least(t, REMARKABLE)
     t_rem = pair_strengths(df, "reducers", threshold=REMARKABLE)

@@ -18,7 +18,7 @@ SCHEMES = {s.name: s for s in (
 )}
 
 COMMAND = Command(
-    "fmreduce", Scenario, run_trial,
+    "fmreduce", Scenario, run_trial, timeline=True,
     help="simulate one FMReduce run (seed 003 §3) and print its metrics",
     description="Simulate n workers in different clouds doing partial reduce over a full mesh of WAN links "
                 "for --duration seconds (seed 003 §3) and print the rounds completed and the per-phase times.")

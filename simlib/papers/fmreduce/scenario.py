@@ -17,6 +17,7 @@ import numpy as np
 
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.units import MB, Mbps
+from simlib.runtime.capture import offer
 from simlib.workloads.traces import TRACE_HELP, check_trace_file, load_trace
 
 from simlib.papers.contract import ParamError, ScenarioBase, param
@@ -128,9 +129,10 @@ def run_trial(params: Scenario | dict, rng_seed: np.random.SeedSequence) -> dict
     """Sweep trial and ``python -m simlib fmreduce``'s: a :class:`Scenario` (used as it is: a sweep builds
     each dict setting once and keys its cache on ``to_params()``, :class:`~simlib.papers.trial.Trial`) or,
     called directly, its flat dict (built here, ``Scenario.of``) -> flat metrics (rounds, iterations,
-    phase means in s)."""
+    phase means in s); the run is offered to a timeline capture (:func:`simlib.runtime.capture.offer`)."""
     sc = Scenario.of(params)
     res = run(sc, rng_seed)
+    offer({"result": res, "n": sc.n}, "simlib.papers.fmreduce.timeline:fmreduce_events")   # for --timeline
     out = {"rounds": res.rounds, "iterations": res.iterations,
            "rounds_per_min": 60.0 * res.rounds / sc.duration_s,
            "mean_round_time_s": res.mean_round_time_s}

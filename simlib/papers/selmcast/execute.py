@@ -25,8 +25,9 @@ import numpy as np
 from simlib.core.network import FlowNetwork
 from simlib.core.topology import BigSwitch
 from simlib.core.validate import check_array, check_choice
+from simlib.runtime.capture import big_switch_link_names, offer, watch_flows
 
-__all__ = ["LAYERS", "ExecutionResult", "execute_plan", "plan_model_time", "port_loads",
+__all__ = ["LAYERS", "ExecutionResult", "BspRound", "execute_plan", "plan_model_time", "port_loads",
            "check_plan", "as_volumes"]
 
 LAYERS = ("L3", "L7")
@@ -45,6 +46,24 @@ class ExecutionResult:
     sender_finish_s: np.ndarray
     n_flows: int
     rate_recomputations: int
+
+
+@dataclass(frozen=True)
+class BspRound:
+    """An executed round as a timeline reads it (:mod:`.bsp_timeline`): the plan ``x`` (n x n 0/1), its
+    ``layer``, the round's completion time (s) and its watched flows (a
+    :class:`~simlib.runtime.capture.FlowWatch`); offered by :func:`execute_plan`
+    (:func:`simlib.runtime.capture.offer`, a no-op outside a timeline capture)."""
+
+    x: np.ndarray
+    layer: str
+    completion_s: float
+    flows: object = None
+
+    @property
+    def duration(self) -> float:
+        """The round's length (s): its completion time."""
+        return self.completion_s
 
 
 def as_volumes(v, n: int) -> np.ndarray:
@@ -127,6 +146,7 @@ def execute_plan(x, v, b_in, b_eg, layer: str) -> ExecutionResult:
     if switch.n != n:
         raise ValueError(f"b_in and b_eg must have length n = {n}, got {switch.n}")
     net = FlowNetwork(switch.capacities)
+    watch = watch_flows(net, lambda: big_switch_link_names(n))     # inside a timeline capture only
     finish = np.zeros(n)
     if layer == "L3":
         senders = np.flatnonzero(x.any(axis=1))
@@ -140,4 +160,6 @@ def execute_plan(x, v, b_in, b_eg, layer: str) -> ExecutionResult:
         finish[f.tag] = max(finish[f.tag], f.finish_time)
     if len(net):
         raise RuntimeError("some flows could not complete (a port with zero capacity?)")
-    return ExecutionResult(float(finish.max()) if n_flows else 0.0, finish, n_flows, net.recomputations)
+    out = ExecutionResult(float(finish.max()) if n_flows else 0.0, finish, n_flows, net.recomputations)
+    offer(BspRound(x, layer, out.completion_s, watch), "simlib.papers.selmcast.bsp_timeline:bsp_events", watch)
+    return out

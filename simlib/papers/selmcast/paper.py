@@ -30,7 +30,7 @@ def round_summary(sc: "BSPScenario | dict", seed, **options) -> dict:
 
 
 BSP_COMMAND = Command(
-    "selmcast-bsp", BSPScenario, round_summary, options=BSPOptions, exclude=("rounds", "k"),
+    "selmcast-bsp", BSPScenario, round_summary, options=BSPOptions, exclude=("rounds", "k"), timeline=True,
     simulated="completion_s",
     help="one BSP round of seed 004 (SelMcast, Orpheus or the optimum) on a big switch",
     description="Select multicast receivers for one peer-to-peer BSP round (seed 004 §III-B, §IV-B), execute "

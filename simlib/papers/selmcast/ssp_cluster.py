@@ -40,6 +40,7 @@ import numpy as np
 
 from simlib.core.network import FlowNetwork
 from simlib.core.validate import check_choice, check_int
+from simlib.runtime.capture import big_switch_link_names, watch_flows
 from simlib.runtime.kernel_driver import DrawBuffer, drive
 from simlib.workloads.traces import Trace
 
@@ -276,8 +277,11 @@ class SSPCluster:
 
     # ------------------------------------------------------------------ run
     def run(self, duration_s: float) -> SSPLog:
-        """Simulate ``duration_s`` seconds (> 0) and return the log."""
+        """Simulate ``duration_s`` seconds (> 0) and return the log.  Inside a timeline capture the flow
+        engine's network is watched (``flow_watch``, :func:`simlib.runtime.capture.watch_flows`: its links'
+        rates for the timeline); the compiled engine has no network to watch (``flow_watch`` None)."""
         duration = float(duration_s)
+        self.flow_watch = None
         if self.engine == "compiled":
             return self._run_compiled(duration)
         return self._run_flow(duration)
@@ -386,6 +390,7 @@ class SSPCluster:
         l3 = self.layer == "L3"
         ssp, k, eta = engine_bound(knobs.ssp, math.inf), engine_bound(knobs.k, math.inf), float(knobs.eta)
         net = FlowNetwork(np.concatenate([self.ingress, self.egress]), sharing=self.sharing)
+        self.flow_watch = watch_flows(net, lambda: big_switch_link_names(n))   # None outside a capture
         log = self._new_log(duration)
         records: list[MulticastRecord] = []
         b_in = self.ingress.copy()

@@ -180,7 +180,7 @@ def simulate(sc: SSPScenario, seed: np.random.SeedSequence | int = 0, *, compute
                          bandwidth=tvb if sc.gamma > 0 else None, period_s=sc.period_s,
                          orpheus_rng=np.random.default_rng(child_seed(seed, 2)), engine=engine)
     log = cluster.run(sc.duration_s)
-    offer(log, "simlib.papers.selmcast.ssp_timeline:ssp_events")   # for --timeline; a no-op otherwise
+    offer(log, "simlib.papers.selmcast.ssp_timeline:ssp_events", cluster.flow_watch)   # for --timeline
     return log
 
 

@@ -8,8 +8,9 @@ multicasts, nothing the engine does not log.
   the log's table; args sender, round, receivers at start, delivered, dropped), from its start to its
   finish (the run's end if it had not finished).
 * process ``network``: per worker NIC, counter tracks of the multicasts it is sending (``egress``) and
-  receiving (``ingress``) at each moment, emitted on change.  The engines do not log the rates they
-  allocate, so the timeline shows these counts, not rates (the timeline must not change the engine).
+  receiving (``ingress``) at each moment, emitted on change.  The compiled engine does not log the
+  rates it allocates; on the flow engine (``engine="flow"``) the capture watches the network and adds
+  every port's rate (:mod:`simlib.runtime.link_rates`; decision S31).
 """
 from __future__ import annotations
 

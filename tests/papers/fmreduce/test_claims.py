@@ -261,3 +261,44 @@ def test_no_row_holds_while_a_scipy_interval_straddles(seed):
                 checked += 1
                 break
     assert checked >= 1
+
+
+def marked_rounds(flip=None):
+    """Rounds built from notebook 30's paper marks alone: the first option of each knob has its rounds
+    multiplied by the knob's factor in the pairs a mark says lie above 1 and divided by it where it says
+    below (the side of knob ``flip``'s marks swapped); the factors differ so every pair's ratio stays on
+    the side its own knob's mark gives."""
+    factor = {"split": 1.3, "sharing": 1.1, "mode": 1.1, "reducers": 1.2}
+    marks = {k: C.paper_marks(k) for k in C.PAPER_SIDES}
+
+    def rounds(v, t):
+        r = 100.0
+        for k, first in (("split", "lp"), ("sharing", "fcfs"), ("mode", "nonblocking"), ("reducers", "all")):
+            if v[k] != first:
+                continue
+            for _, split, side, _ in marks[k]:
+                if split is None or v["split"] == split:
+                    up = (side == "above") != (k == flip)
+                    r = r * factor[k] if up else r / factor[k]
+        return r
+    return rounds
+
+
+def test_the_paper_marks_are_the_claims_directions():
+    """Runs on the marks' sides make every Fig. 2 direction row hold; moving one knob's marks to the other
+    side makes exactly that row fail.  The marks sit at the scenario's stated p (Fig. 2's caption: 50)
+    and carry no number: the paper gives none."""
+    p = C.paper_p()
+    assert p == 50 and all(m[0] == p for k in C.PAPER_SIDES for m in C.paper_marks(k))
+    rows = {c.claim: c for c in C.fig2(grid(marked_rounds()), FULL) if c.kind == "claim" and "remarkable" not in c.claim
+            and c.figure == "Fig. 2"}
+    assert len(rows) == 4 and all(c.direction for c in rows.values())
+    assert {c.paper_value for c in rows.values()} == {C.PAPER_VALUES[k] for k in C.PAPER_SIDES}
+    for k, words in (("split", "network-aware"), ("sharing", "FCFS"), ("mode", "non-blocking"),
+                     ("reducers", "FMReduce")):
+        flipped = {c.claim: c.direction for c in C.fig2(grid(marked_rounds(flip=k)), FULL)
+                   if c.claim in rows}
+        assert [name for name, ok in flipped.items() if not ok] == [next(r for r in rows if r.startswith(words))], k
+    assert all("paper" in m[3] and "1" in m[3] for k in C.PAPER_SIDES for m in C.paper_marks(k))
+    with pytest.raises(ValueError, match="knob must be one of"):
+        C.paper_marks("p")

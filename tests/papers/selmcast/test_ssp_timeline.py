@@ -51,3 +51,31 @@ def test_a_window_keeps_the_trace_valid_and_inside_it(run):
     assert tl.validate_trace({"traceEvents": ev}) == []
     ts = [e["ts"] / tl.US for e in ev if e["ph"] != "M"]
     assert ts and min(ts) >= 2.0 and max(ts) <= 3.0
+
+
+@pytest.mark.parametrize("extra", [{}, {"sharing": "priority", "gamma": 0.3, "period_s": 1.0}])
+def test_the_flow_engine_adds_link_rates_that_integrate_to_each_multicasts_bits(extra):
+    """On the flow engine (SM68's reference) the network is watched: every multicast flow that finished
+    without being re-created carries its volume, a flow cut short (re-created with a new priority, or a
+    receiver dropped) no more; the compiled engine has no network, so no rates."""
+    from simlib.papers.selmcast.ssp_scenario import simulate
+    from simlib.runtime.link_rates import allocations
+
+    sc = SSPScenario.from_params({"n": 8, "duration_s": 6.0, **extra})
+    with tl.capture() as c:
+        log = simulate(sc, np.random.SeedSequence(1), engine="flow")
+    watch = c.flows
+    assert watch is not None and len(watch.flows) >= len(log.multicasts) > 0
+    assert tl.validate_trace({"traceEvents": c.events()}) == []
+    carried = {}
+    for seg in allocations(watch, sc.duration_s):
+        for f, r in zip(seg.flows, seg.rates):
+            carried[f] = carried.get(f, 0.0) + r * (seg.t1 - seg.t0)
+    whole = [f for f, links in watch.flows if f.finish_time is not None and f.id not in watch.removed]
+    assert whole and all(carried[f.id] == pytest.approx(f.volume, rel=1e-9) for f in whole)
+    assert all(carried.get(f.id, 0.0) <= f.volume * (1 + 1e-9) for f, _ in watch.flows)
+    if extra:
+        assert watch.capacity_changes                       # γ > 0 changes the capacities every period
+    with tl.capture() as c:
+        simulate(sc, np.random.SeedSequence(1))
+    assert c.found and c.flows is None
