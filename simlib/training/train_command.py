@@ -64,6 +64,7 @@ class TrainScenario(ScenarioBase):
     problem: str = param_of(TrainingParams, "problem")
     data: str = param_of(TrainingParams, "data")
     momentum: float = param_of(TrainingParams, "momentum")
+    weight_decay: float = param_of(TrainingParams, "weight_decay")
 
     def check(self):
         if self.p > self.n:
