@@ -363,12 +363,13 @@ for setting, d in frames.items():
         t_ar = np.median(d.loc[(d.hl == hl) & (d.arm == "AR"), "time_to_target_s"].fillna(np.inf))
         marks = [(a, y) for _, a, mhl, y, _ in fig7_marks if mhl == hl and y is not None and a in order]
         if marks and np.isfinite(t_ar):
-            for k, (a, y) in enumerate(marks):
+            for a, y in marks:
                 scheme, P = ns.ARMS[a]
                 st = SCHEMES["partial" if scheme == "partial-dynamic" else scheme]
                 ax.plot([y * t_ar], [target_acc], linestyle="none", marker=st.marker, mfc="none", mec=st.color, ms=9,
-                        mew=1.5, zorder=5, label=f"paper (Table 1 {pr_claims.FIG7_MODEL}, × our AR's time)"
-                        if k == 0 else None)
+                        mew=1.5, zorder=5)
+            ax.plot([], [], linestyle="none", marker="o", mfc="none", mec="black", ms=9, mew=1.5,
+                    label=f"paper (Table 1 {pr_claims.FIG7_MODEL}, × our AR's time)")
             if any(a == "ER" and y is None for _, a, mhl, y, _ in fig7_marks if mhl == hl):
                 ax.annotate("paper: ER never reaches the threshold", (0.02, 0.02), xycoords="axes fraction", fontsize=7)
         ax.set(title=f"HL = {hl}", xlabel="simulated time (s)")
