@@ -128,7 +128,8 @@ settings = [dict(common, scheme=scheme, n=n, hl=hl, p=P or 3, backups=backups, t
             for hl in hl_values for scheme, P in arms.values()]
 # the same runs at 002's paper profile (decision PR16: the cluster fitted to Table 1's per-update ratios)
 PROFILE, DEFAULT = pr_profile.PAPER_PROFILE, pr_profile.DEFAULT_SETTINGS
-settings_p = [dict(s, duration_s=profile_duration_s) for s in pr_profile.at_profile(settings)]
+# and RP24's learning task, once notebook 23's search has picked one clearly (pr_profile.PAPER_TASK; none yet)
+settings_p = [dict(s, duration_s=profile_duration_s) for s in pr_profile.at_profile_task(pr_profile.at_profile(settings))]
 
 from simlib.papers.partial_reduce import table1_claims as t1
 from simlib.pipeline.decide import sweep_until_decided
