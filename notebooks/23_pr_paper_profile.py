@@ -272,8 +272,9 @@ for i, (name, hl) in enumerate(cells):
     lo, hi = ts.paper_range(name, int(hl))
     ax.plot([i, i], [lo, hi], color="0.6", lw=8, solid_capstyle="butt", zorder=1,
             label="paper (Table 1's range over its 3 models)" if i == 0 else None)
+n_cands = rt["candidate"].nunique()
 for j, (cand, g) in enumerate(rt.groupby("candidate", sort=False)):
-    x = np.array([xs[(r, h)] for r, h in zip(g["ratio"], g["hl"])]) + 0.08 * (j - 2)
+    x = np.array([xs[(r, h)] for r, h in zip(g["ratio"], g["hl"])]) + 0.08 * (j - (n_cands - 1) / 2)
     ax.errorbar(x, g["median"].fillna(g["median_lo"]), yerr=[np.clip(g["median"].fillna(g["median_lo"]) - g["min"], 0, None),
                                                              np.clip(g["max"] - g["median"].fillna(g["median_lo"]), 0, None)],
                 fmt="o", ms=4, capsize=2, label=f"{cand} (median, per-trial min-max)")
