@@ -32,7 +32,7 @@
 # measured again on further seed pairs, issue 41). BK's ratio is the target through which the
 # compute-time spread is identified (BK waits for the fastest 5 of 8; PS9). The winner is the **paper profile** (labelled *fitted*), at which
 # notebook 22 judges every §5.2 claim again (ledger setting `profile`). The time-to-target claims are
-# never a target.
+# never a target. The last section searches the learning task at 002's operating point (RP24, issue 42 item 3).
 
 # %% tags=["parameters"]
 profile = "full"                          # "full" (paper fidelity) or "quick" (tests)
