@@ -41,7 +41,8 @@ __all__ = ["PAPER_OPTIMIZER", "PAPER_TRAIN_SIZE", "PAPER_TARGET", "PAPER_PLATEAU
            "TUNED_PLAIN_LR", "TUNED_BATCH", "OUR_TRAIN_SIZE", "SEARCH_MODELS", "SEARCH_DATA", "SEARCH_BATCHES",
            "PLATEAU_ROUNDS", "RATIOS", "ER_ARM", "SEARCH_ARMS", "TaskCandidate", "candidates", "paper_batch",
            "plateau", "target_for", "paper_range", "interval_distance", "search_settings", "ratio_table",
-           "score_table", "pick", "RULE", "SEARCH_EVAL_EVERY_S", "search_trial"]
+           "score_table", "pick", "RULE", "SEARCH_EVAL_EVERY_S", "search_trial",
+           "REFERENCE_TABLE", "REFERENCE_BEST"]
 
 #: 002 §5.1's optimizer: SGD, learning rate 0.1, batch 256, momentum 0.9, weight decay 1e-4.
 PAPER_OPTIMIZER = {"lr": 0.1, "batch": 256, "momentum": 0.9, "weight_decay": 1e-4}
@@ -82,6 +83,10 @@ ER_ARM = "ER"
 SEARCH_ARMS = ("AR", "ER", "AD", "BSP", "ASP", "HETE", "BK")
 #: The rule's name in the ledger's and the notebook's texts.
 RULE = "RP24"
+#: The search table measured for RP24 (``benchmarks/reference/``; every run's row, 2026-11-29) and its best
+#: candidate by score, which RP24's rule does not pick (not clear of the noise): tests re-apply the rule to it.
+REFERENCE_TABLE = "rp24_task_search_runs_2026-11-29.csv"
+REFERENCE_BEST = "mlp-relu, iid, batch 20"
 #: Simulated seconds between the search's evaluations: the trials' 1 s grid.  A coarser grid misses first
 #: touches of a target near the plateau (RP23): in the pilot, CNN ASP at 87 % took 12,648 updates on the 1 s
 #: grid and 14,066 on a 5 s grid (same run), while all reduce's count did not move.

@@ -147,3 +147,20 @@ def test_weight_decay_reaches_the_replay_as_the_l2_term():
     assert np.array_equal(wd["test_loss"].to_numpy(), direct["test_loss"].to_numpy())
     with pytest.raises(ParamError, match="train_weight_decay"):
         TrainingParams.split({"train_weight_decay": -1e-4})
+
+
+def test_the_rule_re_applied_to_the_measured_search_table():
+    """RP24 on the search table measured for the decision (benchmarks/reference, 2026-11-29): every candidate's
+    target is the rule's on its measured plateau, the pick is the decision's ("none": no candidate clear of
+    the per-trial noise), and the profile exposes no task accordingly."""
+    from pathlib import Path
+
+    from simlib.papers.partial_reduce import profile as pr_profile
+
+    runs = pd.read_csv(Path(__file__).resolve().parents[2] / "benchmarks" / "reference" / ts.REFERENCE_TABLE)
+    for _, g in runs.groupby("candidate"):
+        assert g["target"].nunique() == 1 and g["target"].iloc[0] == pytest.approx(ts.target_for(g["plateau"].iloc[0]))
+    assert set(runs["arm"]) == set(ts.SEARCH_ARMS)
+    p = ts.pick(ts.score_table(runs))
+    assert p["picked"] is None and not p["clear"] and p["best"] == ts.REFERENCE_BEST
+    assert pr_profile.PAPER_TASK is None
