@@ -164,3 +164,23 @@ def test_the_rule_re_applied_to_the_measured_search_table():
     p = ts.pick(ts.score_table(runs))
     assert p["picked"] is None and not p["clear"] and p["best"] == ts.REFERENCE_BEST
     assert pr_profile.PAPER_TASK is None
+
+
+def test_search_trial_equals_notebook_22s_trial_on_the_same_run():
+    """The search's trial (its own evaluation grid, RP24) against notebook 22's :func:`nine_systems.trial` on
+    the same setting and seed: on the trials' 1 s grid the same reached flag, updates, local steps and time to
+    the target; a coarser grid can only find the first touch later."""
+    from simlib.training import nine_systems as ns
+
+    s = dict(scheme="ps-asp", n=4, hl=1, p=3, backups=1, trace="cnn", duration_s=40.0, bandwidth_gbps=10.0,
+             problem="digits", model="softmax", lr=0.1, batch=32, data="iid", target_acc=0.8, momentum=0.9,
+             weight_decay=1e-4, curve_every_s=40.0, early_stop=True)
+    seed = np.random.SeedSequence(3)
+    ours = ts.search_trial(s, seed)
+    ref = ns.trial(s, seed)
+    assert ours["reached"] == ref["reached"] == 1
+    for k in ("updates_to_target", "iterations_to_target", "time_to_target_s"):
+        assert ours[k] == ref[k], k
+    coarse = ts.search_trial({**s, "eval_every_s": 4.0}, seed)
+    assert coarse["time_to_target_s"] >= ours["time_to_target_s"]
+    assert coarse["updates_to_target"] >= ours["updates_to_target"]
