@@ -79,6 +79,8 @@ for use in (False, True):
 
 # %% [markdown]
 # ## Sweeps: group size P (Fig. 8) and Table 1's comparisons
+# The run-time panel of Fig. 8 carries the paper's number as grey bands labelled "paper": §5.2.3's smallest run time
+# at P = 3 and 5 (`pr_claims.paper_marks`, the constant the Fig. 8 claim judges; issue 44 item 2).
 
 # %%
 import numpy as np
@@ -114,6 +116,12 @@ fig = plotting.metric_panels(f8, x="P", hue="setting",
                              xlabel="group size P", title=f"002 Fig. 8 analogue (n={n}, HL=1, target {target_acc:.0%}; "
                                                           f"profile: {PROFILE.model_mb:g} MB, cv {PROFILE.compute_cv}, "
                                                           "PR16)")
+# the paper's numbers (§5.2.3: the smallest run time at P = 3 and 5), from the constants the claims judge
+# (pr_claims.paper_marks): a band at each P on the run-time panel, labelled "paper"
+ax_t = fig.axes[2]
+bands = [ax_t.axvspan(P - 0.25, P + 0.25, color="0.85", zorder=0, label=label)
+         for _, _, P, _, label in pr_claims.paper_marks("Fig. 8")]
+ax_t.legend(handles=bands[:1], fontsize=7, loc="upper right")
 run.save_figure(fig, "pr_fig08_group_size")
 
 table = (both[both.P.isin(table_p + [n])]

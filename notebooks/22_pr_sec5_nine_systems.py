@@ -128,7 +128,8 @@ settings = [dict(common, scheme=scheme, n=n, hl=hl, p=P or 3, backups=backups, t
             for hl in hl_values for scheme, P in arms.values()]
 # the same runs at 002's paper profile (decision PR16: the cluster fitted to Table 1's per-update ratios)
 PROFILE, DEFAULT = pr_profile.PAPER_PROFILE, pr_profile.DEFAULT_SETTINGS
-settings_p = [dict(s, duration_s=profile_duration_s) for s in pr_profile.at_profile(settings)]
+# and RP24's learning task, once notebook 23's search has picked one clearly (pr_profile.PAPER_TASK; none yet)
+settings_p = [dict(s, duration_s=profile_duration_s) for s in pr_profile.at_profile_task(pr_profile.at_profile(settings))]
 
 from simlib.papers.partial_reduce import table1_claims as t1
 from simlib.pipeline.decide import sweep_until_decided
@@ -336,11 +337,18 @@ pd.concat({k: d[["hl", "arm"] + ladder].fillna(np.inf).groupby(["hl", "arm"]).me
 # replay ends once it has reached 45 % and the ladder's top rung, so a line ends where the first of
 # its trials stopped: the curves show the climb to the target, not the plateau after it. Colour and marker come from
 # the scheme, and the line style from the group size: solid for P = 3, dashed for P = 5, and dotted
-# for the dynamic weights.
+# for the dynamic weights. Open markers labelled "paper" (issue 44 item 2) put Table 1's VGG-19 run times
+# (Fig. 7(a)'s model; HL 1 and 3) on the target line, as multiples of our all reduce's median time to it:
+# where each system would cross if it kept the paper's time ratios. Eager-Reduce is N/A in the paper.
 
 # %%
 from simlib.papers.cluster_scenario import SCHEMES
+from simlib.papers.partial_reduce import claims as pr_claims
 
+# the paper's numbers (Fig. 7(a) is VGG-19; its Table 1 rows at HL 1 and 3), from the constants the claims judge
+# (pr_claims.paper_marks): each system's time to the threshold over all reduce's, drawn on the target line at
+# that multiple of our all reduce's median time there (an open marker "paper"); Eager-Reduce: N/A, never
+fig7_marks = pr_claims.paper_marks("Fig. 7")
 for setting, d in frames.items():
     cols = [c for c in d.columns if c.startswith("acc_at_") and d[c].notna().any()]
     tt = [float(c[len("acc_at_"):-1]) for c in cols]
@@ -353,6 +361,18 @@ for setting, d in frames.items():
             ax.plot(tt, curve.to_numpy(), color=st.color, marker=st.marker, markevery=max(1, len(tt) // 6), ms=4,
                     ls=":" if scheme == "partial-dynamic" else ("--" if P == 5 else "-"), label=a)
         ax.axhline(target_acc, color="grey", lw=0.8)
+        t_ar = np.median(d.loc[(d.hl == hl) & (d.arm == "AR"), "time_to_target_s"].fillna(np.inf))
+        marks = [(a, y) for _, a, mhl, y, _ in fig7_marks if mhl == hl and y is not None and a in order]
+        if marks and np.isfinite(t_ar):
+            for a, y in marks:
+                scheme, P = ns.ARMS[a]
+                st = SCHEMES["partial" if scheme == "partial-dynamic" else scheme]
+                ax.plot([y * t_ar], [target_acc], linestyle="none", marker=st.marker, mfc="none", mec=st.color, ms=9,
+                        mew=1.5, zorder=5)
+            ax.plot([], [], linestyle="none", marker="o", mfc="none", mec="black", ms=9, mew=1.5,
+                    label=f"paper (Table 1 {pr_claims.FIG7_MODEL}, × our AR's time)")
+            if any(a == "ER" and y is None for _, a, mhl, y, _ in fig7_marks if mhl == hl):
+                ax.annotate("paper: ER never reaches the threshold", (0.02, 0.02), xycoords="axes fraction", fontsize=7)
         ax.set(title=f"HL = {hl}", xlabel="simulated time (s)")
     axes[0][0].set_ylabel("test accuracy (median over trials)")
     axes[0][-1].legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
@@ -366,6 +386,8 @@ for setting, d in frames.items():
 # seed gives the same trace offsets. A run that never reaches the target within `duration_s` is censored
 # there: its speedup is only bounded (below the 1-worker time / `duration_s`), so it is drawn at that
 # bound and marked × -- never as 0. The 1-worker baseline replays recorded worker 0 of `pai-job4` (RP14).
+# The text gives no number for Fig. 11 (§5.3.2 says only that AR and BK scale worse than partial reduce), so the
+# figure carries no "paper" mark, and says so.
 # At the paper profile (PR19) the n-worker runs carry its model size (and BK its server's apply time per
 # push) with the cap `fig11_profile_duration_s`; the 1-worker baseline has no network and no server, so its
 # default runs are the baseline of both.
@@ -384,6 +406,9 @@ for setting, d in frames11.items():
            title=f"002 Fig. 11 analogue: {fig11_trace} (real trace), P={fig11_p}, BK with n/4 backups"
            + ("" if setting == "default" else f"\npaper profile: {PROFILE.model_mb:g} MB, BK's server "
               f"{PROFILE.server_apply_s:g} s per push (PR19)"))
+    if not pr_claims.paper_marks("Fig. 11"):       # §5.3.2 gives no number: say so on the figure
+        ax.annotate("paper: no numbers (§5.3.2: AR and BK 'limited', PR 'improved' scalability)", (0.02, 0.97),
+                    xycoords="axes fraction", fontsize=7, va="top")
     run.save_figure(fig, "pr_fig11_scalability" + ("" if setting == "default" else "_profile"))
     speedups[setting] = sp.groupby(["arm", "n"]).apply(
         lambda g: fmt_bound(*bounded_stat(g["speedup_lo"], g["speedup_hi"]))).unstack("n")

@@ -216,7 +216,7 @@ def _replay(log, tp: TrainingParams, seed, fresh: bool) -> pd.DataFrame:
     Table 1 runs give, up to the target)."""
     return replay(log, tp.problem, model=tp.model, lr=tp.lr, batch_size=tp.batch, eval_every_s=tp.eval_every_s,
                   seed=child_seed(seed, 7), data=tp.data, numerics=Numerics(dtype=tp.dtype), stop_acc=tp.target(),
-                  steps=StepRule(momentum=tp.momentum, fresh_gradients=fresh)).curve
+                  steps=StepRule(l2=tp.weight_decay, momentum=tp.momentum, fresh_gradients=fresh)).curve
 
 
 @trial_of(SystemSetting, example={"scheme": "ps-asp", "n": 4, "duration_s": 4.0})

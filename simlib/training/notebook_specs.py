@@ -25,6 +25,7 @@ from simlib.papers.partial_reduce import profile as pr_profile
 from simlib.papers.partial_reduce.baselines import BaselineParams
 from simlib.papers.selmcast.ssp_experiments import SSPFig7Notebook, SSPFigs8to10Notebook
 from simlib.papers.selmcast.ssp_scenario import SSPScenario
+from simlib.training import task_search
 from simlib.training.params import TrainingParams, task_of
 from simlib.training.train_command import TrainScenario
 
@@ -239,6 +240,36 @@ class PaperProfileNotebook(ScenarioBase):
     noise_pairs: int = param(pr_profile.NOISE_PAIRS, lo=0, quick=1,
                              help="further seed pairs on which the pick and the runner-up are measured again to "
                                   "state the search's 2-trial noise (issue 41; PR16 as amended)")
+
+    task_models: tuple = param_list(["mlp-relu", "cnn"], item=ParamSpec(
+        kind="str", choices=task_search.SEARCH_MODELS, help="a model RP24 may pick"), quick=["mlp-relu"],
+        chosen="RP24", help="RP24's candidate models (the CNN's runs cost about 40x the MLP's: see the notebook)")
+    task_data: tuple = param_list(list(task_search.SEARCH_DATA), of=(TrainingParams, "data"), quick=["sharded"],
+                                  chosen="RP24", help="RP24's candidate data splits")
+    task_batches: tuple = param_list(list(task_search.SEARCH_BATCHES), of=(TrainingParams, "batch"), quick=[32],
+                                     chosen="RP24", help="RP24's candidate batches (32, and 002's share: 20)")
+    task_cnn_batches: tuple = param_list([32], of=(TrainingParams, "batch"), quick=[32], chosen="RP24",
+                                         help="the batches the CNN candidates run at (its runs are the cost)")
+    task_hls: tuple = param_list([1, 3], of=(Scenario, "hl"), quick=[1], chosen="RP24",
+                                 help="HLs of RP24's search (Table 1: HL 1 and its heterogeneous rows)")
+    task_cnn_hls: tuple = param_list([1], of=(Scenario, "hl"), quick=[1], chosen="RP24",
+                                     help="HLs at which the CNN candidates run")
+    task_trials: int = param(3, lo=1, quick=1, chosen="RP24", help="paired trials of RP24's search (MLP)")
+    task_cnn_trials: int = param(2, lo=1, quick=1, chosen="RP24", help="paired trials of the CNN candidates")
+    task_duration_s: float = param_of(Scenario, "duration_s", default=8000.0, quick=3000.0, chosen="RP24",
+                                      help="cap of RP24's runs (s; early stop at the target, RP16)")
+
+    def task_candidates(self) -> list:
+        """RP24's candidates of these grids, each with (hls, trials): the CNN at its own batches, HLs and
+        trials."""
+        out = []
+        for c in task_search.candidates(self.task_models, self.task_data, self.task_batches):
+            cnn = c.model == "cnn"
+            if cnn and c.batch not in self.task_cnn_batches:
+                continue
+            out.append((c, self.task_cnn_hls if cnn else self.task_hls,
+                        self.task_cnn_trials if cnn else self.task_trials))
+        return out
 
     def candidates(self) -> list:
         """The candidates of these grids (PR16's :func:`~simlib.papers.partial_reduce.profile.candidates`

@@ -6,7 +6,8 @@ Every consumer reads these declarations (range, choices, unit, help, quick value
 notebooks' specs (:mod:`simlib.training.notebook_specs`) re-use them field by field with
 :func:`~simlib.papers.contract.param_of`, and the replay (:mod:`simlib.training.time_to_accuracy`) takes a
 :class:`TrainingParams`.  The declared defaults are the learning task of decisions RP9-RP11 and RP16
-(mnist1d, a ReLU MLP, lr 0.5, sharded data, early stop, plain SGD: momentum 0, RP21; the quick values:
+(mnist1d, a ReLU MLP, lr 0.5, sharded data, early stop, plain SGD: momentum 0, RP21, no weight decay,
+RP24; the quick values:
 softmax on digits).
 
 A sweep's trial takes flat parameters, where the training knobs carry a ``train_`` prefix
@@ -57,6 +58,9 @@ class TrainingParams(ScenarioBase):
     momentum: float = param(0.0, lo=0.0, hi=1.0, hi_open=True, chosen="RP21",
                             help="SGD momentum μ (train_momentum): per replica under model averaging, on the server "
                                  "under the gradient rule; 0: plain SGD (RP21; 002 §5.1 trains with 0.9)")
+    weight_decay: float = param(0.0, lo=0.0, chosen="RP24",
+                                help="weight decay λ (train_weight_decay): the L2 term λ/2·‖x‖² of every local step's "
+                                     "objective, PyTorch's SGD(weight_decay=λ); 0: none (RP24; 002 §5.1: 1e-4)")
 
     def check(self):
         if self.target_acc is not None:

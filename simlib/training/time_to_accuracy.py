@@ -52,7 +52,7 @@ def replay_curve(log, tp: TrainingParams, seed: np.random.SeedSequence, loss_eve
     accuracy at every one; ``loss_every=1``: the loss at every one as well."""
     return replay(log, tp.problem, model=tp.model, lr=tp.lr, batch_size=tp.batch, eval_every_s=tp.eval_every_s,
                   seed=child_seed(seed, 7), data=tp.data, numerics=Numerics(dtype=tp.dtype, loss_every=loss_every),
-                  stop_acc=tp.stop_accuracy(), steps=StepRule(momentum=tp.momentum)).curve
+                  stop_acc=tp.stop_accuracy(), steps=StepRule(l2=tp.weight_decay, momentum=tp.momentum)).curve
 
 
 def replay_to_target(log, tp: TrainingParams, seed: np.random.SeedSequence, curve=None) -> tuple[dict, dict | None]:

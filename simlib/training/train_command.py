@@ -64,6 +64,7 @@ class TrainScenario(ScenarioBase):
     problem: str = param_of(TrainingParams, "problem")
     data: str = param_of(TrainingParams, "data")
     momentum: float = param_of(TrainingParams, "momentum")
+    weight_decay: float = param_of(TrainingParams, "weight_decay")
 
     def check(self):
         if self.p > self.n:
@@ -148,7 +149,10 @@ def _train_profile(params: dict) -> tuple[dict, str]:
     """002's paper profile (PR16's fit, Table 1) for a ``train`` run: the values its scheme reads (PR19)."""
     from simlib.papers.partial_reduce import profile as pr
 
-    return pr.knobs_read(params), f"002's profile ({pr.PAPER_PROFILE.label()}), the values this scheme reads (PR19)"
+    task = pr.at_profile_task([{}])[0]          # RP24's learning task, when it has picked one
+    return ({**pr.knobs_read(params), **task},
+            f"002's profile ({pr.PAPER_PROFILE.label()}), the values this scheme reads (PR19)"
+            + (f"; RP24's learning task {task}" if task else "; the default learning task (RP24 picked none)"))
 
 
 def _register_profile() -> None:

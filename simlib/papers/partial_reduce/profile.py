@@ -42,7 +42,8 @@ __all__ = ["per_update_statements", "claims_map", "where_holds", "committed_wher
            "SEARCH_APPLY_S", "SEARCH_AD_PASSIVE", "SEARCH_AD_ATOMIC", "NOISE_PAIRS", "noise_check", "pair_distance", "SEARCH_TRIALS", "SEARCH_DURATION_S", "TARGET_MODEL", "TARGET_HLS",
            "RATIO_ARMS", "BASELINE_ARMS", "fitted_targets", "FIT_RULE", "FITTED_CLAIMS", "OUR_ARM", "KNOBS", "paper_ratios", "target_names",
            "arm_setting", "setting_key", "search_settings", "candidate_ratios", "distance", "search_table", "scores",
-           "candidate_row", "pick", "candidates", "at_profile", "PS_SCHEMES", "knobs_read", "at_profile_read"]
+           "candidate_row", "pick", "candidates", "at_profile", "PS_SCHEMES", "knobs_read", "at_profile_read",
+           "PAPER_TASK", "at_profile_task"]
 
 #: PR16's candidates: the model size (MB, at 10 Gbps: 0.08-0.8 s on the wire) ...
 SEARCH_MODEL_MB = (100.0, 250.0, 500.0, 1000.0)
@@ -155,6 +156,20 @@ def knobs_read(setting: dict, profile: Profile | None = None) -> dict:
         out["ad_passive"] = prof.ad_passive
         out["ad_atomic"] = prof.ad_atomic
     return out
+
+
+#: The learning task of the paper profile (decision RP24, notebook 23's search): ``python -m simlib train``'s
+#: training values (``model``, ``data``, ``batch``, ``lr``, ``momentum``, ``weight_decay``, ``target_acc``), or
+#: None while RP24 has picked no task clearly -- then the profile trains the default task (RP9).  Measured
+#: 2026-11-29 (RP24): no candidate was clear of the noise, so None.
+PAPER_TASK: dict | None = None
+
+
+def at_profile_task(settings: list[dict], task: dict | None = None) -> list[dict]:
+    """The training ``settings`` (``train``'s names: ``lr``, ``batch``, ...) with the profile's learning task
+    (``task``, default :data:`PAPER_TASK`; RP24) in every one; unchanged while there is none."""
+    task = PAPER_TASK if task is None else task
+    return [dict(s, **task) for s in settings] if task else [dict(s) for s in settings]
 
 
 def at_profile_read(settings: list[dict], profile: Profile | None = None) -> list[dict]:

@@ -277,3 +277,36 @@ def test_fig4_row_predicates():
     assert mixes(0.5, 0.5) and not mixes(0.0, 0.5) and not mixes(1.0, 0.5)    # 0: all reduce; 1: disconnected
     assert above_homogeneous(0.625, 0.5) and not above_homogeneous(0.5, 0.5)
     assert [row[3] for row in FIG4_ROWS] == [mixes, above_homogeneous]
+
+
+# ----------------------------------------------------------------------------- paper marks (issue 44 item 2)
+
+def test_fig8_paper_marks_are_the_ps_the_claim_judges():
+    """The "paper" bands of Fig. 8 sit at the P values whose run-time minimum the Fig. 8 claim accepts, and
+    at no other (a minimum at P = 4 fails its magnitude)."""
+    marks = C.paper_marks("Fig. 8")
+    ps = [x for _, what, x, y, _ in marks]
+    assert ps == [3.0, 5.0] and all(y is None for *_, y, _ in marks) and "paper" in marks[0][4]
+    best = ("Fig. 8", "total run time is smallest at an intermediate P (paper: P = 3 and 5)")
+    base = {2: 40.0, 3: 36.0, 4: 36.0, 5: 36.0, 8: 45.0}
+    for P in (3, 4, 5):
+        c = sec5(fig8_time={**base, P: 30.0})[best]
+        assert c.magnitude == (float(P) in ps)
+
+
+def test_fig7_paper_marks_are_table1s_vgg19_times_and_give_the_up_to_claims():
+    """Fig. 7's marks are Table 1's VGG-19 run times over all reduce's (HL 1 and 3), ER N/A; their quotient
+    BK / DYN3 at HL 1 is §5.2.1's "up to 1.84×" (VGG-19, HL 1) and BK / CON5 its "up to 1.47×", the values
+    the Table 1 claims judge, to the paper's two decimals."""
+    from simlib.papers.partial_reduce.table1_claims import UP_TO
+
+    marks = {(a, hl): y for _, a, hl, y, _ in C.paper_marks("Fig. 7")}
+    assert {hl for _, hl in marks} == {1.0, 3.0}
+    assert marks[("AR", 1.0)] == 1.0 and marks[("ER", 1.0)] is None and marks[("ER", 3.0)] is None
+    assert marks[("ASP", 1.0)] == pytest.approx(1099 / 580) and marks[("DYN3", 3.0)] == pytest.approx(608 / 897)
+    for key in ("BK/DYN3", "BK/CON5"):
+        num, den, x = UP_TO[key]
+        assert marks[(num, 1.0)] / marks[(den, 1.0)] == pytest.approx(x, abs=0.005)
+    assert C.paper_marks("Fig. 11") == []
+    with pytest.raises(ValueError, match="figure"):
+        C.paper_marks("Fig. 9")

@@ -223,3 +223,23 @@ def test_noise_check_by_hand():
     assert prof.noise_check([0.20, 0.23, 0.18, 0.21], [0.26, 0.22, 0.25, 0.22])["separated"] is True
     with pytest.raises(ValueError, match="pick_d"):
         prof.noise_check([0.2], [0.3])
+
+
+def test_the_profiles_learning_task_is_added_only_when_rp24_picked_one(monkeypatch):
+    """RP24's exposure: ``at_profile_task`` adds the profile's training values to every setting, and nothing
+    while :data:`PAPER_TASK` is None; ``train --profile paper`` reads the same values."""
+    from simlib.papers import profiles
+    from simlib.training.train_command import TrainScenario
+
+    task = dict(model="cnn", data="sharded", batch=32, lr=0.02, momentum=0.9, weight_decay=1e-4, target_acc=0.87)
+    s = [{"scheme": "partial", "n": 8}]
+    assert prof.at_profile_task(s, task) == [{"scheme": "partial", "n": 8, **task}]
+    monkeypatch.setattr(prof, "PAPER_TASK", None)
+    assert prof.at_profile_task(s) == s
+    values, note = profiles.profile_values(TrainScenario, {"scheme": "partial"})
+    assert "lr" not in values and "picked none" in note
+    monkeypatch.setattr(prof, "PAPER_TASK", task)
+    values, note = profiles.profile_values(TrainScenario, {"scheme": "partial"})
+    assert {k: values[k] for k in task} == task and values["model_mb"] == prof.PAPER_PROFILE.model_mb
+    ts = profiles.at_profile(TrainScenario.from_params({"scheme": "partial"}))
+    assert (ts.model, ts.lr, ts.weight_decay, ts.training().weight_decay) == ("cnn", 0.02, 1e-4, 1e-4)
