@@ -34,14 +34,15 @@ import pandas as pd
 from simlib.papers.analysis import require_frame
 from simlib.papers.partial_reduce import profile as pr_profile
 from simlib.papers.partial_reduce.table1_claims import paired_arms, table1_ratios
-from simlib.papers.trial import trial_keyed_by
+from simlib.papers.trial import trial_of
+from simlib.training.nine_systems import SystemSetting
 from simlib.training.learning import MODELS
 
 __all__ = ["PAPER_OPTIMIZER", "PAPER_TRAIN_SIZE", "PAPER_TARGET", "PAPER_PLATEAU", "CHANCE", "PAPER_FRACTION",
            "TUNED_PLAIN_LR", "TUNED_BATCH", "OUR_TRAIN_SIZE", "SEARCH_MODELS", "SEARCH_DATA", "SEARCH_BATCHES",
            "PLATEAU_ROUNDS", "RATIOS", "ER_ARM", "SEARCH_ARMS", "TaskCandidate", "candidates", "paper_batch",
            "plateau", "target_for", "paper_range", "interval_distance", "search_settings", "ratio_table",
-           "score_table", "pick", "RULE", "SEARCH_EVAL_EVERY_S", "search_trial",
+           "score_table", "pick", "RULE", "SEARCH_EVAL_EVERY_S", "search_trial", "search_run",
            "REFERENCE_TABLE", "REFERENCE_BEST"]
 
 #: 002 §5.1's optimizer: SGD, learning rate 0.1, batch 256, momentum 0.9, weight decay 1e-4.
@@ -213,11 +214,17 @@ def search_settings(cand: TaskCandidate, target: float, hls=(1,), duration_s: fl
     return out
 
 
-@trial_keyed_by(lambda s: dict(s))
-def search_trial(params: dict, seed) -> dict:
-    """One run of the search: a :mod:`~simlib.training.nine_systems` setting (flat, ``python -m simlib train``'s
-    names; :func:`search_settings`) plus ``eval_every_s`` (default :data:`SEARCH_EVAL_EVERY_S`), simulated in
-    RP16's stages and replayed with early stop at its target.  Returns ``reached`` (0/1),
+@trial_of(SystemSetting, example={"scheme": "partial", "n": 4, "p": 2, "duration_s": 4.0, "early_stop": True})
+def search_trial(params: SystemSetting | dict, seed) -> dict:
+    """One run of the search (:func:`search_run` at :data:`SEARCH_EVAL_EVERY_S`): a
+    :mod:`~simlib.training.nine_systems` setting (flat, ``python -m simlib train``'s names;
+    :func:`search_settings`)."""
+    return search_run(params, seed)
+
+
+def search_run(params: SystemSetting | dict, seed, *, eval_every_s: float = SEARCH_EVAL_EVERY_S) -> dict:
+    """One run of the search: ``params`` simulated in RP16's stages and replayed with early stop at its
+    target, evaluated every ``eval_every_s`` simulated seconds.  Returns ``reached`` (0/1),
     ``updates_to_target`` (002's "#update"; NaN if never reached), ``iterations_to_target`` (local steps),
     ``time_to_target_s``, ``run_updates`` (the updates of what was replayed: the censoring bound) and
     ``final_acc``."""
@@ -228,10 +235,8 @@ def search_trial(params: dict, seed) -> dict:
     from simlib.training.nine_systems import simulated_system
     from simlib.training.time_to_accuracy import replay_to_target, staged_replay
 
-    params = dict(params)
-    every = float(params.pop("eval_every_s", SEARCH_EVAL_EVERY_S))
     system = simulated_system(params)
-    tp = dataclasses.replace(system.training(), early_stop=True, eval_every_s=every)
+    tp = dataclasses.replace(system.training(), early_stop=True, eval_every_s=float(eval_every_s))
     sc, seed = system.scenario(), as_seed_sequence(seed)
     log, curve = staged_replay(lambda d: simulate(dataclasses.replace(sc, duration_s=d), seed), sc.duration_s, tp,
                                seed)

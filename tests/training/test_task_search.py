@@ -181,6 +181,6 @@ def test_search_trial_equals_notebook_22s_trial_on_the_same_run():
     assert ours["reached"] == ref["reached"] == 1
     for k in ("updates_to_target", "iterations_to_target", "time_to_target_s"):
         assert ours[k] == ref[k], k
-    coarse = ts.search_trial({**s, "eval_every_s": 4.0}, seed)
+    coarse = ts.search_run(s, seed, eval_every_s=4.0)
     assert coarse["time_to_target_s"] >= ours["time_to_target_s"]
     assert coarse["updates_to_target"] >= ours["updates_to_target"]
