@@ -1,0 +1,708 @@
+"""The compiled engine of :class:`~simlib.runtime.cluster.Cluster` (decision R12): the same run in one
+numba loop, for the systems it covers; the Python loop (``engine="python"``) stays the reference.
+
+What it covers (:func:`supported` says why a cluster is not): all reduce
+(:class:`~simlib.runtime.baselines.AllReduceController`) and FIFO partial reduce
+(:class:`~simlib.runtime.baselines.PartialReduceController` without a group filter), any weight
+rule, a ring all-reduce as one coupled flow (``RingFlows`` with ``ring_model="single"``) on a
+:class:`~simlib.core.topology.BigSwitch` under max-min sharing, compute times from a
+:class:`~simlib.runtime.cluster.ComputeTimes` or :class:`~simlib.runtime.cluster.ScriptedComputeTimes`
+(each worker's draws its own stream, so drawing them ahead per worker gives every worker the same
+values in the same order as the Python loop's calls of ``next(w)``).
+
+It is a transcription, statement for statement, of what the Python objects do at each event:
+
+* :class:`~simlib.core.events.Simulator`: a binary heap of (time, sequence number) with the same
+  numbering (every ``schedule`` takes the next number, also when the time is infinite and nothing is
+  queued), cancelled timers dropped when they reach the head, the same ``until`` and no-progress rules;
+* :class:`~simlib.core.network.FlowNetwork` (incremental engine, levels mode): the same compiled
+  solvers (:mod:`simlib.core.levels`, :mod:`simlib.core.incremental`) called on the same arrays in
+  the same order, with the network's Python glue ported: slot allocation, growth and compaction, the
+  pending flows and the set of opened links -- a replica of CPython's set (:func:`_set_add`), whose
+  iteration order is the order in which ``_inc_update`` hands the links to the solvers;
+* the cluster's worker state machine, the two controllers and the ring all-reduce
+  (:class:`~simlib.core.collectives.RingAllReduce`, ``"single"``).
+
+The weight rule does not change the schedule: it is replayed afterwards in event order (each sync
+records how many compute completions preceded its launch).  Results are bit-identical to the Python
+loop (``tests/runtime/test_cluster_kernel.py`` compares both on random settings).
+
+Units: seconds, bits, bits/s.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from simlib.core import incremental as inc
+from simlib.core import jitcache
+from simlib.core import levels as lv
+from simlib.core.collectives import RingFlows
+from simlib.core.events import NoProgressError
+from simlib.core.flowstate import Adjacency, Config, Flows, Projections, Scratch, State
+from simlib.core.topology import BigSwitch
+from simlib.runtime.kernel_driver import DONE, NEED_DRAWS, NEED_SPACE, STALLED, DrawBuffer, drive
+from simlib.runtime.log import SyncRecord
+
+__all__ = ["supported", "run_compiled"]
+
+# event kinds
+EV_COMPUTE, EV_POKE, EV_NET, EV_ADDFLOW, EV_FINISH = 0, 1, 2, 3, 4
+# iv: integer scalars
+(I_SEQ, I_NH, I_TIMER, I_POKE, I_NSLOTS, I_NIDX, I_NALIVE, I_DIRTY, I_NPEND, I_SAME, I_NCE, I_NSYNC, I_NMEM,
+ I_QLEN, I_SFILL, I_SMASK, I_STARTED, I_LOW, I_N, I_NHOSTS, I_MODE, I_P, I_LIMIT, I_EVENTS, I_NDRAW) = range(25)
+N_IV = 25
+# fs: float scalars
+F_NOW, F_NETNOW, F_UNTIL, F_INSTANT, F_BITS, F_ALPHA = range(6)
+N_FS = 6
+MODE_ALLREDUCE, MODE_PARTIAL = 0, 1
+COMPUTING, READY, SYNCING, STOPPED = 0, 1, 2, 3
+KINDS = ("full", "partial")
+
+
+# ------------------------------------------------------------------ CPython's set of small ints
+@njit(cache=True)
+def _set_insert_clean(tab, mask, key):
+    """CPython's ``set_insert_clean`` (Objects/setobject.c) for an int key (its hash is itself)."""
+    perturb = key
+    i = key & mask
+    while True:
+        if tab[i] < 0:
+            tab[i] = key
+            return
+        if i + 9 <= mask:
+            for j in range(1, 10):
+                if tab[i + j] < 0:
+                    tab[i + j] = key
+                    return
+        perturb >>= 5
+        i = (i * 5 + 1 + perturb) & mask
+
+
+@njit(cache=True)
+def _set_add(tab, iv, key):
+    """``set.add(key)`` for an int ``key`` >= 0 on the table ``tab[:mask + 1]`` (-1 empty; no deletions):
+    CPython 3.11's ``set_add_entry``, probing and resizing alike, so iteration (table order) matches."""
+    mask = iv[I_SMASK]
+    perturb = key
+    i = key & mask
+    while True:
+        probes = 9 if i + 9 <= mask else 0
+        for j in range(probes + 1):
+            e = tab[i + j]
+            if e == key:
+                return
+            if e < 0:
+                tab[i + j] = key
+                iv[I_SFILL] += 1
+                if iv[I_SFILL] * 5 < mask * 3:
+                    return
+                used = iv[I_SFILL]
+                minused = used * 2 if used > 50000 else used * 4
+                newsize = 8
+                while newsize <= minused:
+                    newsize <<= 1
+                old = tab[:mask + 1].copy()
+                tab[:newsize] = -1
+                for k in range(old.shape[0]):
+                    if old[k] >= 0:
+                        _set_insert_clean(tab, newsize - 1, old[k])
+                iv[I_SMASK] = newsize - 1
+                return
+        perturb >>= 5
+        i = (i * 5 + 1 + perturb) & mask
+
+
+@njit(cache=True)
+def _set_take(tab, iv):
+    """The set's items in iteration order; the set is left empty (a new ``set()``)."""
+    mask = iv[I_SMASK]
+    out = np.empty(iv[I_SFILL], np.int64)
+    k = 0
+    for i in range(mask + 1):
+        if tab[i] >= 0:
+            out[k] = tab[i]
+            k += 1
+            tab[i] = -1
+    iv[I_SFILL] = 0
+    iv[I_SMASK] = 7
+    return out
+
+
+# ------------------------------------------------------------------ the event heap
+@njit(cache=True, inline="always")
+def _before(ta, sa, tb, sb):
+    return ta < tb or (ta == tb and sa < sb)
+
+
+@njit(cache=True)
+def _push(ht, hs, hk, ha, iv, time, kind, arg):
+    """``Simulator.schedule_at``: the next sequence number; queued unless ``time`` is infinite."""
+    seq = iv[I_SEQ]
+    iv[I_SEQ] = seq + 1
+    if time == np.inf:
+        return seq
+    i = iv[I_NH]
+    iv[I_NH] = i + 1
+    while i > 0:
+        p = (i - 1) >> 1
+        if not _before(time, seq, ht[p], hs[p]):
+            break
+        ht[i] = ht[p]
+        hs[i] = hs[p]
+        hk[i] = hk[p]
+        ha[i] = ha[p]
+        i = p
+    ht[i] = time
+    hs[i] = seq
+    hk[i] = kind
+    ha[i] = arg
+    return seq
+
+
+@njit(cache=True)
+def _pop(ht, hs, hk, ha, iv):
+    n = iv[I_NH] - 1
+    iv[I_NH] = n
+    t, s, k, a = ht[n], hs[n], hk[n], ha[n]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and _before(ht[c + 1], hs[c + 1], ht[c], hs[c]):
+            c += 1
+        if not _before(ht[c], hs[c], t, s):
+            break
+        ht[i] = ht[c]
+        hs[i] = hs[c]
+        hk[i] = hk[c]
+        ha[i] = ha[c]
+        i = c
+    ht[i] = t
+    hs[i] = s
+    hk[i] = k
+    ha[i] = a
+
+
+# ------------------------------------------------------------------ the flow network's glue
+@njit(cache=True)
+def _inc_update(h, cfg, iv, fs, pend, tab):
+    """``FlowNetwork._inc_update`` (levels mode)."""
+    st = h.state
+    alive = st.flows.alive
+    npend = 0
+    for k in range(iv[I_NPEND]):
+        if alive[pend[k]]:
+            pend[npend] = pend[k]
+            npend += 1
+    pend_arr = pend[:npend].copy()
+    iv[I_NPEND] = 0
+    opened = _set_take(tab, iv)
+    n_alive = iv[I_NALIVE]
+    if n_alive == 0:
+        return
+    now = fs[F_NETNOW]
+    stats = st.counters.stats
+    ns = -1
+    if npend == 0:
+        ns = lv.propagate(st.flows, st.links, st.adj, opened, now, st.scratch.lstate, cfg.lv_max_pops, stats[5:8])
+        if ns >= 0:
+            stats[3] += 1
+        else:
+            stats[4] += 1
+    max_pend, max_open, max_affected = cfg.limits
+    n_links = st.links.cap.shape[0]
+    if ns < 0 and npend <= n_alive * max_pend and opened.shape[0] <= max(n_links * max_open, 2):
+        if max_affected >= 1:
+            max_flows = n_alive + 1
+        else:
+            max_flows = max(int(n_alive * max_affected), 16)
+        ns = inc.solve_incremental(st, cfg, opened, pend_arr, max_flows, now)
+    if ns < 0:
+        ns = inc.solve_full(st, cfg, iv[I_NSLOTS], now)
+
+
+@njit(cache=True)
+def _ensure_rates(h, cfg, iv, fs, pend, tab):
+    if iv[I_DIRTY] == 0:
+        return
+    iv[I_DIRTY] = 0
+    _inc_update(h, cfg, iv, fs, pend, tab)
+
+
+@njit(cache=True)
+def _advance(h, cfg, iv, fs, pend, tab, t):
+    if t - fs[F_NETNOW] > 0 and iv[I_NALIVE] > 0:
+        _ensure_rates(h, cfg, iv, fs, pend, tab)
+    fs[F_NETNOW] = t
+
+
+@njit(cache=True)
+def _with_flows(st, fl):
+    return State(fl, st.links, st.adj, st.proj, st.scratch, st.counters)
+
+
+@njit(cache=True)
+def _grow_slots(h):
+    """``FlowNetwork._grow_slots`` (the slot arrays doubled, zeros; projections inf; blocks anew)."""
+    st = h.state
+    fl, pj, sc = st.flows, st.proj, st.scratch
+    m = fl.volume.shape[0]
+    zf = np.zeros(m)
+    zi = np.zeros(m, np.int64)
+    zb = np.zeros(m, np.bool_)
+    nfl = Flows(np.concatenate((fl.fstart, zi)), np.concatenate((fl.fend, zi)), fl.fidx,
+                np.concatenate((fl.alive, zb)), np.concatenate((fl.volume, zf)), np.concatenate((fl.remaining, zf)),
+                np.concatenate((fl.rate, zf)), np.concatenate((fl.tupd, zf)), np.zeros(2 * m, np.int64),
+                np.concatenate((fl.bl, zi)), np.concatenate((fl.tag, zf)), np.concatenate((fl.has_cb, zb)))
+    tz = np.concatenate((pj.tz, np.full(m, np.inf)))
+    tt = np.concatenate((pj.tt, np.full(m, np.inf)))
+    nblk = (tz.shape[0] >> inc.BLOCK_SHIFT) + 1
+    npj = Projections(tz, tt, np.full(nblk, np.inf), np.full(nblk, np.inf), np.ones(nblk, np.bool_))
+    nsc = Scratch(sc.is_open, sc.queued, sc.mark, sc.resid, sc.sold, sc.snew, sc.smax, sc.lamn, sc.lstate,
+                  np.concatenate((sc.in_s, zb)), np.concatenate((sc.nrate, zf)), np.concatenate((sc.nbl, zi)))
+    h.state = State(nfl, st.links, st.adj, npj, nsc, st.counters)
+
+
+@njit(cache=True)
+def _grow_fidx(h):
+    st = h.state
+    fl = st.flows
+    nfl = Flows(fl.fstart, fl.fend, np.concatenate((fl.fidx, np.zeros_like(fl.fidx))), fl.alive, fl.volume,
+                fl.remaining, fl.rate, fl.tupd, fl.prio, fl.bl, fl.tag, fl.has_cb)
+    h.state = _with_flows(st, nfl)
+
+
+@njit(cache=True)
+def _adj_rebuild(h, n_slots):
+    st = h.state
+    loff, lcnt, lcap, ladj, lpart, lbl = inc.adj_build(st.links.cap.shape[0], st.flows, n_slots)
+    h.state = State(st.flows, st.links, Adjacency(loff, lcnt, lcap, ladj, lpart, lbl), st.proj, st.scratch,
+                    st.counters)
+
+
+@njit(cache=True)
+def _compact(h, iv, pend):
+    """``FlowNetwork._compact``: the alive slots moved to the front in order; the pending flows follow."""
+    st = h.state
+    fl, pj = st.flows, st.proj
+    n = iv[I_NSLOTS]
+    alive = fl.alive
+    newslot = np.full(n, -1, np.int64)
+    k = 0
+    for s in range(n):
+        if alive[s]:
+            newslot[s] = k
+            k += 1
+    fidx, fstart, fend = fl.fidx, fl.fstart, fl.fend
+    pos = 0
+    for s in range(n):
+        if alive[s]:
+            a, b = fstart[s], fend[s]
+            j = newslot[s]
+            for i in range(a, b):
+                fidx[pos + i - a] = fidx[i]
+            fstart[j] = pos
+            fend[j] = pos + b - a
+            pos += b - a
+    for s in range(n):
+        j = newslot[s]
+        if j >= 0:
+            fl.volume[j] = fl.volume[s]
+            fl.remaining[j] = fl.remaining[s]
+            fl.rate[j] = fl.rate[s]
+            fl.alive[j] = True
+            fl.tupd[j] = fl.tupd[s]
+            fl.bl[j] = fl.bl[s]
+            pj.tz[j] = pj.tz[s]
+            pj.tt[j] = pj.tt[s]
+            fl.has_cb[j] = fl.has_cb[s]
+            fl.tag[j] = fl.tag[s]
+    for j in range(k, n):
+        fl.volume[j] = 0.0
+        fl.remaining[j] = 0.0
+        fl.rate[j] = 0.0
+        fl.alive[j] = False
+        fl.tupd[j] = 0.0
+        fl.bl[j] = 0
+        pj.tz[j] = np.inf
+        pj.tt[j] = np.inf
+        fl.has_cb[j] = False
+        fl.tag[j] = 0.0
+    m = 0
+    for q in range(iv[I_NPEND]):
+        j = newslot[pend[q]]
+        if j >= 0:
+            pend[m] = j
+            m += 1
+    iv[I_NPEND] = m
+    iv[I_NSLOTS] = k
+    iv[I_NIDX] = pos
+    _adj_rebuild(h, k)
+    st = h.state
+    st.proj.bdirty[:] = True
+    st.links.gdirty[:] = True
+    inc.bottlenecks_rebuild(st.flows.bl, st.flows.alive, k, st.links.nb)
+
+
+@njit(cache=True)
+def _reserve(h, iv, pend, n_links):
+    """``FlowNetwork._reserve(1, n_links)``."""
+    if iv[I_NSLOTS] + 1 > h.state.flows.volume.shape[0]:
+        if iv[I_NALIVE] <= iv[I_NSLOTS] // 2:
+            _compact(h, iv, pend)
+        while iv[I_NSLOTS] + 1 > h.state.flows.volume.shape[0]:
+            _grow_slots(h)
+    if iv[I_NIDX] + n_links > h.state.flows.fidx.shape[0]:
+        if iv[I_NALIVE] <= iv[I_NSLOTS] // 2:
+            _compact(h, iv, pend)
+        while iv[I_NIDX] + n_links > h.state.flows.fidx.shape[0]:
+            _grow_fidx(h)
+
+
+@njit(cache=True)
+def _touch(iv, fs, ht, hs, hk, ha):
+    iv[I_DIRTY] = 1
+    if iv[I_POKE] < 0:
+        iv[I_POKE] = _push(ht, hs, hk, ha, iv, fs[F_NOW] + 0.0, EV_POKE, 0)
+
+
+@njit(cache=True)
+def _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, volume):
+    """``FlowNetwork.add_flow(links, volume, on_done=...)`` (the flow has a callback)."""
+    _advance(h, cfg, iv, fs, pend, tab, fs[F_NOW])
+    nl = links.shape[0]
+    _reserve(h, iv, pend, nl)
+    slot = iv[I_NSLOTS]
+    iv[I_NSLOTS] = slot + 1
+    fl = h.state.flows
+    fl.volume[slot] = volume
+    fl.remaining[slot] = volume
+    fl.rate[slot] = 0.0
+    start = iv[I_NIDX]
+    for i in range(nl):
+        fl.fidx[start + i] = links[i]
+    fl.fstart[slot] = start
+    fl.fend[slot] = start + nl
+    iv[I_NIDX] = start + nl
+    fl.alive[slot] = True
+    iv[I_NALIVE] += 1
+    fl.tupd[slot] = fs[F_NETNOW]
+    fl.has_cb[slot] = True
+    fl.bl[slot] = -1
+    fl.tag[slot] = volume
+    if not inc.adj_insert(h.state.adj, fl.fidx, fl.fstart[slot], fl.fend[slot], slot):
+        _adj_rebuild(h, iv[I_NSLOTS])
+    pend[iv[I_NPEND]] = slot
+    iv[I_NPEND] += 1
+    for i in range(nl):
+        _set_add(tab, iv, links[i])
+    _touch(iv, fs, ht, hs, hk, ha)
+
+
+@njit(cache=True)
+def _reschedule(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha):
+    """``FlowNetwork._reschedule``: the one pending completion event, at the next completion."""
+    iv[I_POKE] = -1
+    iv[I_TIMER] = -1            # cancelled: its heap entry is dropped when it reaches the head
+    _ensure_rates(h, cfg, iv, fs, pend, tab)
+    if iv[I_NALIVE] == 0:
+        return
+    st = h.state
+    t = lv.next_time(st.flows, st.links, st.adj, st.counters, fs[F_NETNOW])
+    t = max(t, fs[F_NETNOW])
+    if t != np.inf:
+        iv[I_TIMER] = _push(ht, hs, hk, ha, iv, max(t, fs[F_NOW]), EV_NET, 0)
+
+
+# ------------------------------------------------------------------ the cluster
+@njit(cache=True)
+def _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha):
+    now = fs[F_NOW]
+    if now >= fs[F_UNTIL]:
+        phase[w] = STOPPED
+        return
+    d = draws[w, dpos[w]]
+    dpos[w] += 1
+    if dpos[w] == iv[I_NDRAW]:
+        iv[I_LOW] += 1
+    phase[w] = COMPUTING
+    cstart[w] = now
+    cfin[w] = now + d
+    _push(ht, hs, hk, ha, iv, now + d, EV_COMPUTE, w)
+
+
+@njit(cache=True)
+def _sync_members(sid, sy_moff, sy_mcnt, mem):
+    a = sy_moff[sid]
+    return mem[a:a + sy_mcnt[sid]]
+
+
+@njit(cache=True)
+def _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, sid, sy_moff, sy_mcnt, mem, sy_bits):
+    """The scheduled start of a ring all-reduce's single flow: every member's ingress, then egress."""
+    ms = _sync_members(sid, sy_moff, sy_mcnt, mem)
+    m = ms.shape[0]
+    links = np.empty(2 * m, np.int64)
+    for i in range(m):
+        links[i] = ms[i]
+        links[m + i] = iv[I_NHOSTS] + ms[i]
+    _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, sy_bits[sid])
+
+
+@njit(cache=True)
+def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, iters, queue, cur,
+          ht, hs, hk, ha, ce_w, ce_t, sy_launch, sy_finish, sy_moff, sy_mcnt, sy_kind, sy_nce, sy_bits,
+          mem, mem_it, done_buf):
+    """The run from where it stopped; returns a :mod:`~simlib.runtime.kernel_driver` status."""
+    n = iv[I_N]
+    until = fs[F_UNTIL]
+    while True:
+        if iv[I_LOW] > 0:
+            return NEED_DRAWS
+        if (iv[I_NH] + n + 8 > ht.shape[0] or iv[I_NCE] + 1 > ce_w.shape[0] or iv[I_NSYNC] + 1 > sy_launch.shape[0]
+                or iv[I_NMEM] + n > mem.shape[0]):
+            return NEED_SPACE
+        if iv[I_STARTED] == 0:
+            iv[I_STARTED] = 1
+            for w in range(n):
+                _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha)
+            continue
+        # the head, cancelled completion timers dropped
+        while iv[I_NH] > 0 and hk[0] == EV_NET and hs[0] != iv[I_TIMER]:
+            _pop(ht, hs, hk, ha, iv)
+        t = ht[0] if iv[I_NH] > 0 else np.inf
+        if t == np.inf or t > until:
+            if until != np.inf:
+                fs[F_NOW] = until
+            return DONE
+        if t == fs[F_INSTANT]:
+            iv[I_SAME] += 1
+            if iv[I_SAME] > iv[I_LIMIT]:
+                return STALLED
+        else:
+            fs[F_INSTANT] = t
+            iv[I_SAME] = 1
+        kind, arg = hk[0], ha[0]
+        _pop(ht, hs, hk, ha, iv)
+        fs[F_NOW] = t
+        iv[I_EVENTS] += 1
+        if kind == EV_COMPUTE:
+            w = arg
+            iters[w] += 1
+            ce_w[iv[I_NCE]] = w
+            ce_t[iv[I_NCE]] = t
+            iv[I_NCE] += 1
+            phase[w] = READY
+            ready[w] = t
+            queue[iv[I_QLEN]] = w
+            iv[I_QLEN] += 1
+            p = n if iv[I_MODE] == MODE_ALLREDUCE else iv[I_P]
+            if iv[I_QLEN] >= p and (iv[I_MODE] == MODE_PARTIAL or iv[I_QLEN] == n):
+                # launch the first p queued workers (all reduce: all n)
+                sid = iv[I_NSYNC]
+                iv[I_NSYNC] = sid + 1
+                a = iv[I_NMEM]
+                for i in range(p):
+                    m = queue[i]
+                    phase[m] = SYNCING
+                    mem[a + i] = m
+                    mem_it[a + i] = iters[m]
+                    cur[m] = sid
+                iv[I_NMEM] = a + p
+                for i in range(p, iv[I_QLEN]):
+                    queue[i - p] = queue[i]
+                iv[I_QLEN] -= p
+                sy_launch[sid] = t
+                sy_finish[sid] = np.nan
+                sy_moff[sid] = a
+                sy_mcnt[sid] = p
+                sy_kind[sid] = iv[I_MODE]
+                sy_nce[sid] = iv[I_NCE]
+                rounds = 2 * (p - 1)
+                if rounds == 0:
+                    _push(ht, hs, hk, ha, iv, t + 0.0, EV_FINISH, sid)
+                else:
+                    sy_bits[sid] = rounds * (fs[F_BITS] / p)
+                    delay = rounds * fs[F_ALPHA]
+                    if delay == 0.0:
+                        _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, sid, sy_moff, sy_mcnt, mem, sy_bits)
+                    else:
+                        _push(ht, hs, hk, ha, iv, t + delay, EV_ADDFLOW, sid)
+        elif kind == EV_POKE:
+            _reschedule(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha)
+        elif kind == EV_ADDFLOW:
+            _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, arg, sy_moff, sy_mcnt, mem, sy_bits)
+        else:
+            nd = 0
+            if kind == EV_FINISH:
+                done_buf[0] = arg
+                nd = 1
+            else:   # EV_NET: FlowNetwork._on_completion
+                iv[I_TIMER] = -1
+                _advance(h, cfg, iv, fs, pend, tab, t)
+                if iv[I_NALIVE] > 0:
+                    st = h.state
+                    slots = inc.collect_and_retire(fs[F_NETNOW], st.flows, st.links, st.adj, st.proj, st.counters,
+                                                   True, iv[I_NSLOTS])
+                    fl = st.flows
+                    for s in slots:
+                        for j in range(fl.fstart[s], fl.fend[s]):
+                            _set_add(tab, iv, fl.fidx[j])
+                        iv[I_NALIVE] -= 1
+                        done_buf[nd] = cur[fl.fidx[fl.fstart[s]]]   # the sync of its first member
+                        nd += 1
+                    if nd > 0:
+                        iv[I_DIRTY] = 1
+                        ns = iv[I_NSLOTS]
+                        if iv[I_NALIVE] < (0 if ns <= 256 else ns // 2):
+                            _compact(h, iv, pend)
+            for k in range(nd):     # Cluster._sync_done of each finished sync
+                sid = done_buf[k]
+                sy_finish[sid] = t
+                a = sy_moff[sid]
+                for i in range(sy_mcnt[sid]):
+                    _start_compute(mem[a + i], iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha)
+            if kind == EV_NET and iv[I_POKE] < 0:
+                _reschedule(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha)
+
+
+# ------------------------------------------------------------------ Python side
+def supported(cluster) -> str | None:
+    """None if the compiled engine runs ``cluster`` as the Python loop would; else why not (a phrase)."""
+    from simlib.runtime.baselines import AllReduceController, PartialReduceController
+    from simlib.runtime.cluster import ComputeTimes, ScriptedComputeTimes
+
+    ctrl = cluster.controller
+    if type(ctrl) is AllReduceController:
+        pass
+    elif type(ctrl) is PartialReduceController:
+        if ctrl.group_filter is not None:
+            return "partial reduce with a group filter"
+    else:
+        return f"controller {type(ctrl).__name__}"
+    col = cluster.collective
+    if type(col) is not RingFlows or col.model != "single":
+        return "a collective other than a ring all-reduce as one flow (RingFlows, ring_model='single')"
+    if type(cluster.topo) is not BigSwitch:
+        return f"topology {type(cluster.topo).__name__}"
+    if type(cluster.compute) not in (ComputeTimes, ScriptedComputeTimes):
+        return f"compute-time source {type(cluster.compute).__name__}"
+    net, sim = cluster.net, cluster.sim
+    if net.sharing != "maxmin" or net.engine != "incremental" or net._next_id or net._n_slots:
+        return "a network that is not a fresh max-min incremental FlowNetwork"
+    if sim._seq or sim._heap or sim.now != 0.0 or sim.events_run:
+        return "a simulator that already has events"
+    if cluster.iterations.any() or cluster.log.syncs or any(cluster.log.compute_end):
+        return "a cluster that has run already"
+    return None
+
+
+def _pow2(k: int) -> int:
+    return 1 << max(3, int(k - 1).bit_length())
+
+
+def run_compiled(cluster) -> None:
+    """Run ``cluster`` (for which :func:`supported` is None) to its duration in the compiled loop,
+    writing its log, worker arrays and simulator clock as :meth:`Cluster.run` does."""
+    n, net, sim = cluster.n, cluster.net, cluster.sim
+    ctrl = cluster.controller
+    mode = MODE_PARTIAL if hasattr(ctrl, "p") else MODE_ALLREDUCE
+    h = net._handle()
+    cfg = Config(*net._kconfig())
+    n_links = net.n_links
+    iv = np.zeros(N_IV, np.int64)
+    iv[[I_TIMER, I_POKE]] = -1
+    iv[I_SMASK] = 7
+    iv[I_N] = n
+    iv[I_NHOSTS] = cluster.topo.n
+    iv[I_MODE] = mode
+    iv[I_P] = ctrl.p if mode == MODE_PARTIAL else n
+    iv[I_LIMIT] = sim.max_events_per_instant
+    fs = np.zeros(N_FS)
+    fs[F_UNTIL] = cluster.duration
+    fs[F_INSTANT] = sim.now
+    fs[F_BITS] = cluster.collective.model_bits
+    fs[F_ALPHA] = cluster.collective.alpha
+    pend = np.zeros(n + 16, np.int64)
+    tab = np.full(_pow2(8 * n_links + 8), -1, np.int64)
+    draws = DrawBuffer(cluster.compute, n, minimum=64)
+    iv[I_NDRAW] = draws.draws.shape[1]
+    dpos = np.zeros(n, np.int64)
+    queue = np.zeros(n, np.int64)
+    cur = np.full(n, -1, np.int64)
+    done_buf = np.zeros(n + 1, np.int64)
+    heap = {"t": np.zeros(2 * n + 64), "s": np.zeros(2 * n + 64, np.int64), "k": np.zeros(2 * n + 64, np.int64),
+            "a": np.zeros(2 * n + 64, np.int64)}
+    ce = {"w": np.zeros(0, np.int64), "t": np.zeros(0)}
+    sy = {"launch": np.zeros(0), "finish": np.zeros(0), "moff": np.zeros(0, np.int64),
+          "mcnt": np.zeros(0, np.int64), "kind": np.zeros(0, np.int64), "nce": np.zeros(0, np.int64),
+          "bits": np.zeros(0)}
+    mem = {"w": np.zeros(0, np.int64), "it": np.zeros(0, np.int64)}
+
+    def step():
+        # the draws may have grown since the last call (the driver's NEED_DRAWS): their width, and the
+        # workers with none left
+        iv[I_NDRAW] = draws.draws.shape[1]
+        iv[I_LOW] = int((dpos >= iv[I_NDRAW]).sum())
+        return _loop(h, cfg, iv, fs, pend, tab, draws.draws, dpos, cluster.phase, cluster.compute_start,
+                     cluster.compute_finish, cluster.ready_time, cluster.iterations, queue, cur,
+                     heap["t"], heap["s"], heap["k"], heap["a"], ce["w"], ce["t"], sy["launch"], sy["finish"],
+                     sy["moff"], sy["mcnt"], sy["kind"], sy["nce"], sy["bits"], mem["w"], mem["it"], done_buf)
+
+    def stalled():
+        t = fs[F_INSTANT]
+        raise NoProgressError(
+            f"simulated time makes no progress: more than {iv[I_LIMIT]:,} events in a row at t = {t!r} s "
+            f"(compiled cluster loop). A loop of zero-duration steps: e.g. zero compute times with a zero-cost "
+            f"sync (model size 0 and latency 0), or a delay below the clock's resolution at t "
+            f"({math.ulp(t):.3g} s)")
+
+    drive(step, draws=draws, stalled=stalled,
+          columns=[(heap, lambda: int(iv[I_NH]) + n + 8, 64), (ce, lambda: int(iv[I_NCE]) + 1, 1024),
+                   (sy, lambda: int(iv[I_NSYNC]) + 1, 256), (mem, lambda: int(iv[I_NMEM]) + n, 1024)])
+    _write_back(cluster, iv, fs, ce, sy, mem)
+
+
+def _write_back(cluster, iv, fs, ce, sy, mem) -> None:
+    """The cluster's log and clock from the kernel's columns (the weight rule replayed in event order)."""
+    sim, log, n = cluster.sim, cluster.log, cluster.n
+    sim.now = float(fs[F_NOW])
+    sim.events_run = int(iv[I_EVENTS])
+    sim._seq = int(iv[I_SEQ])
+    n_ce, n_sync = int(iv[I_NCE]), int(iv[I_NSYNC])
+    ce_w, ce_t = ce["w"][:n_ce], ce["t"][:n_ce]
+    order = np.argsort(ce_w, kind="stable")
+    bounds = np.searchsorted(ce_w[order], np.arange(n + 1))
+    times = ce_t[order].tolist()
+    for w in range(n):
+        log.compute_end[w].extend(times[bounds[w]:bounds[w + 1]])
+    mw, mi = mem["w"].tolist(), mem["it"].tolist()
+    rule = cluster.weight_rule
+    done_ce = 0
+    ce_list = ce_w.tolist()
+    for sid, (t0, t1, a, c, kind, nce) in enumerate(zip(sy["launch"][:n_sync].tolist(), sy["finish"][:n_sync].tolist(),
+                                                        sy["moff"][:n_sync].tolist(), sy["mcnt"][:n_sync].tolist(),
+                                                        sy["kind"][:n_sync].tolist(), sy["nce"][:n_sync].tolist())):
+        rec = SyncRecord(launch=t0, members=tuple(mw[a:a + c]), iterations=tuple(mi[a:a + c]), kind=KINDS[kind])
+        if not math.isnan(t1):
+            rec.finish = t1
+        if rule is not None:
+            for w in ce_list[done_ce:nce]:
+                rule.on_iteration(w)
+            done_ce = nce
+            ws, w_init = rule.on_sync(rec.members)
+            rec.weights = tuple(float(x) for x in ws)
+            rec.init_weight = float(w_init)
+        log.syncs.append(rec)
+    if rule is not None:
+        for w in ce_list[done_ce:]:
+            rule.on_iteration(w)
+    cluster.phase[cluster.phase == COMPUTING] = STOPPED
+
+
+# code compiled from other modules is frozen into this module's cache entries (simlib.core.jitcache)
+jitcache.track(globals())
