@@ -39,7 +39,7 @@ from simlib.runtime.log import UPDATE_RULES, ScheduleLog, SyncRecord
 
 __all__ = ["Cluster", "WorkerPhase", "WorkerView", "ComputeTimes", "ScriptedComputeTimes", "ENGINES"]
 
-#: How :meth:`Cluster.run` simulates (decision R12): the compiled loop where it applies, or always the
+#: How :meth:`Cluster.run` simulates (decision N13): the compiled loop where it applies, or always the
 #: Python loop (the reference), or always the compiled loop.
 ENGINES = ("auto", "python", "compiled")
 
@@ -201,7 +201,7 @@ class Cluster:
     def run(self, engine: str = "auto") -> ScheduleLog:
         """Start every worker at t = 0 and simulate until ``duration``.
 
-        ``engine`` (decision R12): ``"python"`` runs this module's event loop (the reference);
+        ``engine`` (decision N13): ``"python"`` runs this module's event loop (the reference);
         ``"compiled"`` the compiled loop of :mod:`simlib.runtime.cluster_kernel`, same log bit for bit,
         for the systems it covers (``ValueError`` naming what it does not cover otherwise); ``"auto"``
         the compiled loop where it covers the cluster, else the Python loop."""

@@ -1,4 +1,4 @@
-"""The compiled engine of :class:`~simlib.runtime.cluster.Cluster` (decision R12): the same run in one
+"""The compiled engine of :class:`~simlib.runtime.cluster.Cluster` (decision N13): the same run in one
 numba loop, for the systems it covers; the Python loop (``engine="python"``) stays the reference.
 
 What it covers (:func:`supported` says why a cluster is not): all reduce
@@ -52,14 +52,15 @@ __all__ = ["supported", "run_compiled"]
 EV_COMPUTE, EV_POKE, EV_NET, EV_ADDFLOW, EV_FINISH = 0, 1, 2, 3, 4
 # iv: integer scalars
 (I_SEQ, I_NH, I_TIMER, I_POKE, I_NSLOTS, I_NIDX, I_NALIVE, I_DIRTY, I_NPEND, I_SAME, I_NCE, I_NSYNC, I_NMEM,
- I_QLEN, I_SFILL, I_SMASK, I_STARTED, I_LOW, I_N, I_NHOSTS, I_MODE, I_P, I_LIMIT, I_EVENTS, I_NDRAW) = range(25)
-N_IV = 25
+ I_QLEN, I_SFILL, I_SMASK, I_STARTED, I_LOW, I_N, I_NHOSTS, I_MODE, I_P, I_LIMIT, I_EVENTS, I_NDRAW,
+ I_BUSY) = range(26)
+N_IV = 26
 # fs: float scalars
 F_NOW, F_NETNOW, F_UNTIL, F_INSTANT, F_BITS, F_ALPHA = range(6)
 N_FS = 6
-MODE_ALLREDUCE, MODE_PARTIAL = 0, 1
+MODE_ALLREDUCE, MODE_PARTIAL, MODE_EAGER = 0, 1, 2
 COMPUTING, READY, SYNCING, STOPPED = 0, 1, 2, 3
-KINDS = ("full", "partial")
+KINDS = ("full", "partial", "eager")
 
 
 # ------------------------------------------------------------------ CPython's set of small ints
@@ -442,19 +443,79 @@ def _sync_members(sid, sy_moff, sy_mcnt, mem):
 
 
 @njit(cache=True)
-def _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, sid, sy_moff, sy_mcnt, mem, sy_bits):
-    """The scheduled start of a ring all-reduce's single flow: every member's ingress, then egress."""
-    ms = _sync_members(sid, sy_moff, sy_mcnt, mem)
+def _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, sid, sy_moff, sy_mcnt, mem, sy_bits, owner):
+    """The scheduled start of a ring all-reduce's single flow over the ring's hosts (the sync's members;
+    Eager-Reduce: every host, ``WholeRing``): every ring host's ingress, then egress.  The flow is known by
+    its first link (``owner``): flows alive at once are link-disjoint (disjoint groups; one eager round)."""
+    nh = iv[I_NHOSTS]
+    if iv[I_MODE] == MODE_EAGER:
+        ms = np.arange(nh)
+    else:
+        ms = _sync_members(sid, sy_moff, sy_mcnt, mem)
     m = ms.shape[0]
     links = np.empty(2 * m, np.int64)
     for i in range(m):
         links[i] = ms[i]
-        links[m + i] = iv[I_NHOSTS] + ms[i]
+        links[m + i] = nh + ms[i]
+    owner[links[0]] = sid
     _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, sy_bits[sid])
 
 
 @njit(cache=True)
-def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, iters, queue, cur,
+def _process(h, cfg, iv, fs, pend, tab, phase, iters, queue, ht, hs, hk, ha, sy_launch, sy_finish, sy_moff, sy_mcnt,
+             sy_kind, sy_nce, sy_bits, mem, mem_it, owner):
+    """The controller's ``process()``: all reduce launches the n queued workers once all are queued;
+    partial reduce the first p whenever p are queued; Eager-Reduce every queued worker once ``p``
+    (its quorum) are, one round at a time.  Then ``Cluster.launch`` and the ring's start."""
+    mode = iv[I_MODE]
+    qlen = iv[I_QLEN]
+    if mode == MODE_ALLREDUCE:
+        if qlen != iv[I_N]:
+            return
+        g = qlen
+    elif mode == MODE_PARTIAL:
+        if qlen < iv[I_P]:
+            return
+        g = iv[I_P]
+    else:
+        if iv[I_BUSY] != 0 or qlen < iv[I_P]:
+            return
+        g = qlen
+        iv[I_BUSY] = 1
+    t = fs[F_NOW]
+    sid = iv[I_NSYNC]
+    iv[I_NSYNC] = sid + 1
+    a = iv[I_NMEM]
+    for i in range(g):
+        m = queue[i]
+        phase[m] = SYNCING
+        mem[a + i] = m
+        mem_it[a + i] = iters[m]
+    iv[I_NMEM] = a + g
+    for i in range(g, qlen):
+        queue[i - g] = queue[i]
+    iv[I_QLEN] = qlen - g
+    sy_launch[sid] = t
+    sy_finish[sid] = np.nan
+    sy_moff[sid] = a
+    sy_mcnt[sid] = g
+    sy_kind[sid] = mode
+    sy_nce[sid] = iv[I_NCE]
+    ring = iv[I_NHOSTS] if mode == MODE_EAGER else g
+    rounds = 2 * (ring - 1)
+    if rounds == 0:
+        _push(ht, hs, hk, ha, iv, t + 0.0, EV_FINISH, sid)
+    else:
+        sy_bits[sid] = rounds * (fs[F_BITS] / ring)
+        delay = rounds * fs[F_ALPHA]
+        if delay == 0.0:
+            _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, sid, sy_moff, sy_mcnt, mem, sy_bits, owner)
+        else:
+            _push(ht, hs, hk, ha, iv, t + delay, EV_ADDFLOW, sid)
+
+
+@njit(cache=True)
+def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, iters, queue, owner,
           ht, hs, hk, ha, ce_w, ce_t, sy_launch, sy_finish, sy_moff, sy_mcnt, sy_kind, sy_nce, sy_bits,
           mem, mem_it, done_buf):
     """The run from where it stopped; returns a :mod:`~simlib.runtime.kernel_driver` status."""
@@ -500,42 +561,12 @@ def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, it
             ready[w] = t
             queue[iv[I_QLEN]] = w
             iv[I_QLEN] += 1
-            p = n if iv[I_MODE] == MODE_ALLREDUCE else iv[I_P]
-            if iv[I_QLEN] >= p and (iv[I_MODE] == MODE_PARTIAL or iv[I_QLEN] == n):
-                # launch the first p queued workers (all reduce: all n)
-                sid = iv[I_NSYNC]
-                iv[I_NSYNC] = sid + 1
-                a = iv[I_NMEM]
-                for i in range(p):
-                    m = queue[i]
-                    phase[m] = SYNCING
-                    mem[a + i] = m
-                    mem_it[a + i] = iters[m]
-                    cur[m] = sid
-                iv[I_NMEM] = a + p
-                for i in range(p, iv[I_QLEN]):
-                    queue[i - p] = queue[i]
-                iv[I_QLEN] -= p
-                sy_launch[sid] = t
-                sy_finish[sid] = np.nan
-                sy_moff[sid] = a
-                sy_mcnt[sid] = p
-                sy_kind[sid] = iv[I_MODE]
-                sy_nce[sid] = iv[I_NCE]
-                rounds = 2 * (p - 1)
-                if rounds == 0:
-                    _push(ht, hs, hk, ha, iv, t + 0.0, EV_FINISH, sid)
-                else:
-                    sy_bits[sid] = rounds * (fs[F_BITS] / p)
-                    delay = rounds * fs[F_ALPHA]
-                    if delay == 0.0:
-                        _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, sid, sy_moff, sy_mcnt, mem, sy_bits)
-                    else:
-                        _push(ht, hs, hk, ha, iv, t + delay, EV_ADDFLOW, sid)
+            _process(h, cfg, iv, fs, pend, tab, phase, iters, queue, ht, hs, hk, ha, sy_launch, sy_finish, sy_moff,
+                     sy_mcnt, sy_kind, sy_nce, sy_bits, mem, mem_it, owner)
         elif kind == EV_POKE:
             _reschedule(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha)
         elif kind == EV_ADDFLOW:
-            _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, arg, sy_moff, sy_mcnt, mem, sy_bits)
+            _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, arg, sy_moff, sy_mcnt, mem, sy_bits, owner)
         else:
             nd = 0
             if kind == EV_FINISH:
@@ -553,7 +584,7 @@ def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, it
                         for j in range(fl.fstart[s], fl.fend[s]):
                             _set_add(tab, iv, fl.fidx[j])
                         iv[I_NALIVE] -= 1
-                        done_buf[nd] = cur[fl.fidx[fl.fstart[s]]]   # the sync of its first member
+                        done_buf[nd] = owner[fl.fidx[fl.fstart[s]]]   # the sync of its first link
                         nd += 1
                     if nd > 0:
                         iv[I_DIRTY] = 1
@@ -566,6 +597,10 @@ def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, it
                 a = sy_moff[sid]
                 for i in range(sy_mcnt[sid]):
                     _start_compute(mem[a + i], iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha)
+                if iv[I_MODE] == MODE_EAGER:     # EagerReduceController.on_sync_done
+                    iv[I_BUSY] = 0
+                    _process(h, cfg, iv, fs, pend, tab, phase, iters, queue, ht, hs, hk, ha, sy_launch, sy_finish,
+                             sy_moff, sy_mcnt, sy_kind, sy_nce, sy_bits, mem, mem_it, owner)
             if kind == EV_NET and iv[I_POKE] < 0:
                 _reschedule(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha)
 
@@ -575,18 +610,23 @@ def supported(cluster) -> str | None:
     """None if the compiled engine runs ``cluster`` as the Python loop would; else why not (a phrase)."""
     from simlib.runtime.baselines import AllReduceController, PartialReduceController
     from simlib.runtime.cluster import ComputeTimes, ScriptedComputeTimes
+    from simlib.runtime.decentralized import EagerReduceController, WholeRing
 
-    ctrl = cluster.controller
-    if type(ctrl) is AllReduceController:
-        pass
-    elif type(ctrl) is PartialReduceController:
-        if ctrl.group_filter is not None:
+    ctrl, col = cluster.controller, cluster.collective
+    if type(ctrl) is EagerReduceController:
+        if type(col) is not WholeRing:
+            return "Eager-Reduce without its ring over every worker (WholeRing)"
+        if cluster.weight_rule is not None:
+            return "Eager-Reduce with a weight rule"
+    elif type(ctrl) is AllReduceController or type(ctrl) is PartialReduceController:
+        if getattr(ctrl, "group_filter", None) is not None:
             return "partial reduce with a group filter"
+        if type(col) is not RingFlows:
+            return "a collective other than a ring all-reduce as flows (RingFlows)"
     else:
         return f"controller {type(ctrl).__name__}"
-    col = cluster.collective
-    if type(col) is not RingFlows or col.model != "single":
-        return "a collective other than a ring all-reduce as one flow (RingFlows, ring_model='single')"
+    if col.model != "single":
+        return f"ring_model {col.model!r} (the compiled loop runs 'single')"
     if type(cluster.topo) is not BigSwitch:
         return f"topology {type(cluster.topo).__name__}"
     if type(cluster.compute) not in (ComputeTimes, ScriptedComputeTimes):
@@ -601,6 +641,12 @@ def supported(cluster) -> str | None:
     return None
 
 
+def _mode(ctrl) -> int:
+    name = type(ctrl).__name__
+    return {"AllReduceController": MODE_ALLREDUCE, "PartialReduceController": MODE_PARTIAL,
+            "EagerReduceController": MODE_EAGER}[name]
+
+
 def _pow2(k: int) -> int:
     return 1 << max(3, int(k - 1).bit_length())
 
@@ -610,7 +656,7 @@ def run_compiled(cluster) -> None:
     writing its log, worker arrays and simulator clock as :meth:`Cluster.run` does."""
     n, net, sim = cluster.n, cluster.net, cluster.sim
     ctrl = cluster.controller
-    mode = MODE_PARTIAL if hasattr(ctrl, "p") else MODE_ALLREDUCE
+    mode = _mode(ctrl)
     h = net._handle()
     cfg = Config(*net._kconfig())
     n_links = net.n_links
@@ -620,7 +666,7 @@ def run_compiled(cluster) -> None:
     iv[I_N] = n
     iv[I_NHOSTS] = cluster.topo.n
     iv[I_MODE] = mode
-    iv[I_P] = ctrl.p if mode == MODE_PARTIAL else n
+    iv[I_P] = {MODE_ALLREDUCE: n, MODE_PARTIAL: getattr(ctrl, "p", 0), MODE_EAGER: getattr(ctrl, "need", 0)}[mode]
     iv[I_LIMIT] = sim.max_events_per_instant
     fs = np.zeros(N_FS)
     fs[F_UNTIL] = cluster.duration
@@ -633,7 +679,7 @@ def run_compiled(cluster) -> None:
     iv[I_NDRAW] = draws.draws.shape[1]
     dpos = np.zeros(n, np.int64)
     queue = np.zeros(n, np.int64)
-    cur = np.full(n, -1, np.int64)
+    owner = np.full(cluster.topo.n, -1, np.int64)
     done_buf = np.zeros(n + 1, np.int64)
     heap = {"t": np.zeros(2 * n + 64), "s": np.zeros(2 * n + 64, np.int64), "k": np.zeros(2 * n + 64, np.int64),
             "a": np.zeros(2 * n + 64, np.int64)}
@@ -649,7 +695,7 @@ def run_compiled(cluster) -> None:
         iv[I_NDRAW] = draws.draws.shape[1]
         iv[I_LOW] = int((dpos >= iv[I_NDRAW]).sum())
         return _loop(h, cfg, iv, fs, pend, tab, draws.draws, dpos, cluster.phase, cluster.compute_start,
-                     cluster.compute_finish, cluster.ready_time, cluster.iterations, queue, cur,
+                     cluster.compute_finish, cluster.ready_time, cluster.iterations, queue, owner,
                      heap["t"], heap["s"], heap["k"], heap["a"], ce["w"], ce["t"], sy["launch"], sy["finish"],
                      sy["moff"], sy["mcnt"], sy["kind"], sy["nce"], sy["bits"], mem["w"], mem["it"], done_buf)
 
@@ -665,6 +711,7 @@ def run_compiled(cluster) -> None:
           columns=[(heap, lambda: int(iv[I_NH]) + n + 8, 64), (ce, lambda: int(iv[I_NCE]) + 1, 1024),
                    (sy, lambda: int(iv[I_NSYNC]) + 1, 256), (mem, lambda: int(iv[I_NMEM]) + n, 1024)])
     _write_back(cluster, iv, fs, ce, sy, mem)
+    cluster.controller.queue = queue[:iv[I_QLEN]].tolist()
 
 
 def _write_back(cluster, iv, fs, ce, sy, mem) -> None:
@@ -681,7 +728,7 @@ def _write_back(cluster, iv, fs, ce, sy, mem) -> None:
     for w in range(n):
         log.compute_end[w].extend(times[bounds[w]:bounds[w + 1]])
     mw, mi = mem["w"].tolist(), mem["it"].tolist()
-    rule = cluster.weight_rule
+    rule, ctrl = cluster.weight_rule, cluster.controller
     done_ce = 0
     ce_list = ce_w.tolist()
     for sid, (t0, t1, a, c, kind, nce) in enumerate(zip(sy["launch"][:n_sync].tolist(), sy["finish"][:n_sync].tolist(),
@@ -690,6 +737,11 @@ def _write_back(cluster, iv, fs, ce, sy, mem) -> None:
         rec = SyncRecord(launch=t0, members=tuple(mw[a:a + c]), iterations=tuple(mi[a:a + c]), kind=KINDS[kind])
         if not math.isnan(t1):
             rec.finish = t1
+        if kind == MODE_EAGER:      # EagerReduceController.process, after its launch
+            rec.weights = (1.0 / n,) * c
+            rec.versions = tuple(int(ctrl.held[m]) for m in rec.members)
+            ctrl.version += 1
+            ctrl.held[list(rec.members)] = ctrl.version
         if rule is not None:
             for w in ce_list[done_ce:nce]:
                 rule.on_iteration(w)
@@ -701,6 +753,8 @@ def _write_back(cluster, iv, fs, ce, sy, mem) -> None:
     if rule is not None:
         for w in ce_list[done_ce:]:
             rule.on_iteration(w)
+    if _mode(ctrl) == MODE_EAGER:
+        ctrl.busy = bool(iv[I_BUSY])
     cluster.phase[cluster.phase == COMPUTING] = STOPPED
 
 

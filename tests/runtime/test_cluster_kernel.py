@@ -1,4 +1,4 @@
-"""The compiled cluster engine (decision R12) against the Python event loop, its reference."""
+"""The compiled cluster engine (decision N13) against the Python event loop, its reference."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -9,6 +9,7 @@ from simlib.core.topology import BigSwitch
 from simlib.runtime import cluster_kernel as ck
 from simlib.runtime.baselines import AllReduceController, PartialReduceController
 from simlib.runtime.cluster import Cluster, ComputeTimes, ScriptedComputeTimes
+from simlib.runtime.decentralized import EagerReduceController, WholeRing
 
 
 class RecordingRule:
@@ -43,6 +44,9 @@ def _cluster(setting: dict, *, rule=None) -> Cluster:
         mean = s["mean"]
         compute = ComputeTimes(lambda g, k: g.lognormal(np.log(mean), 0.5, size=k), n, np.random.SeedSequence(s["seed"]),
                                chunk=s["chunk"], scale=scale)
+    if s.get("eager"):
+        return Cluster(BigSwitch.symmetric(bw), WholeRing(s["bits"], s["alpha"]), compute,
+                       EagerReduceController(s["eager"]), duration=s["duration"], weight_rule=rule)
     ctrl = AllReduceController() if s["p"] is None else PartialReduceController(s["p"])
     return Cluster.big_switch(bw, compute, ctrl, model_bits=s["bits"], alpha=s["alpha"], duration=s["duration"],
                               weight_rule=rule)
@@ -54,16 +58,19 @@ def _random_setting(rng: np.random.Generator) -> dict:
                 tied_bw=bool(rng.random() < 0.4), hl=int(rng.integers(1, 4)), scripted=bool(rng.random() < 0.2),
                 mean=float(rng.choice([0.05, 0.3, 1.0])), chunk=int(rng.choice([3, 256])),
                 bits=float(rng.choice([1e6, 8e8, 4e9])), alpha=float(rng.choice([0.0, 1e-3])),
-                duration=float(rng.choice([5.0, 30.0])), weights=bool(rng.random() < 0.5))
+                duration=float(rng.choice([5.0, 30.0])), weights=bool(rng.random() < 0.5),
+                eager=rng.choice([None, None, None, "solo", "majority"]))
 
 
 def _run_both(setting: dict):
     out = []
     for engine in ("python", "compiled"):
-        rule = RecordingRule() if setting.get("weights") else None
+        rule = RecordingRule() if setting.get("weights") and not setting.get("eager") else None
         c = _cluster(setting, rule=rule)
         log = c.run(engine=engine)
-        out.append((repr(log), c.phase.tolist(), c.iterations.tolist(), c.compute_start.tolist(),
+        ctrl = c.controller
+        out.append((repr(log), list(ctrl.queue), getattr(ctrl, "version", None), getattr(ctrl, "busy", None),
+                    None if not hasattr(ctrl, "held") else ctrl.held.tolist(), c.phase.tolist(), c.iterations.tolist(), c.compute_start.tolist(),
                     c.compute_finish.tolist(), np.nan_to_num(c.ready_time, nan=-1.0).tolist(), c.sim.now,
                     c.sim.events_run, None if rule is None else rule.calls))
     return out
@@ -84,10 +91,10 @@ def test_compiled_equals_python_on_seeded_random_settings(k):
 
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 25), p=st.integers(0, 25), alpha=st.sampled_from([0.0, 1e-3]),
-       hl=st.integers(1, 3))
-def test_compiled_equals_python_hypothesis(seed, n, p, alpha, hl):
+       hl=st.integers(1, 3), eager=st.sampled_from([None, None, "solo", "majority"]))
+def test_compiled_equals_python_hypothesis(seed, n, p, alpha, hl, eager):
     setting = dict(seed=seed, n=n, p=None if p == 0 else min(p, n), tied_bw=seed % 2 == 0, hl=min(hl, n),
-                   scripted=False, mean=0.2, chunk=7, bits=5e8, alpha=alpha, duration=10.0, weights=True)
+                   scripted=False, mean=0.2, chunk=7, bits=5e8, alpha=alpha, duration=10.0, weights=True, eager=eager)
     py, comp = _run_both(setting)
     assert comp == py
 
@@ -126,6 +133,18 @@ def test_engine_switch_selects_the_loop(monkeypatch):
     assert calls == [] and len(closed.log.syncs) == 1
     with pytest.raises(ValueError, match="engine"):
         _cluster(setting).run(engine="numba")
+
+
+def test_eager_reduce_is_compiled_and_its_rounds_cover_the_quorum():
+    setting = dict(seed=11, n=9, p=None, tied_bw=False, hl=2, scripted=False, mean=0.3, chunk=256, bits=8e8,
+                   alpha=1e-3, duration=20.0, weights=False, eager="majority")
+    c = _cluster(setting)
+    assert ck.supported(c) is None
+    log = c.run(engine="compiled")
+    assert log.syncs and all(len(s.members) >= 5 and s.kind == "eager" for s in log.syncs)
+    assert _run_both(setting)[0] == _run_both(setting)[1]
+    with_rule = _cluster(setting, rule=RecordingRule())
+    assert "weight rule" in ck.supported(with_rule)
 
 
 def test_other_compute_sources_fall_back():
