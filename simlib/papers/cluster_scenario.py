@@ -263,14 +263,16 @@ def slowdown(sc: Scenario) -> list[float]:
 
 
 def simulate(sc: Scenario, seed: np.random.SeedSequence | int = 0,
-             bandwidth: np.ndarray | None = None, compute=None) -> ScheduleLog:
-    """Run one scenario; returns its schedule log (:func:`build_cluster`, then ``run()``).
+             bandwidth: np.ndarray | None = None, compute=None, *, engine: str = "auto") -> ScheduleLog:
+    """Run one scenario; returns its schedule log (:func:`build_cluster`, then ``run(engine)``).
 
     ``bandwidth`` (bits/s) and ``compute`` (object with ``next(w)``) override the
-    seeded draws (used by hand-made examples such as 000 Fig. 3).  The log is offered to a
-    timeline capture (:func:`simlib.runtime.capture.offer`: a no-op outside one).
+    seeded draws (used by hand-made examples such as 000 Fig. 3).  ``engine``: the event loop
+    (:meth:`~simlib.runtime.cluster.Cluster.run`, decision N13: the same log from either; not a
+    scenario parameter).  The log is offered to a timeline capture
+    (:func:`simlib.runtime.capture.offer`: a no-op outside one).
     """
-    log = build_cluster(sc, seed, bandwidth, compute).run()
+    log = build_cluster(sc, seed, bandwidth, compute).run(engine)
     offer(log, "simlib.runtime.timeline:schedule_events")
     return log
 

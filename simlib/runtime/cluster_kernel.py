@@ -49,16 +49,16 @@ from simlib.runtime.log import SyncRecord
 __all__ = ["supported", "run_compiled"]
 
 # event kinds
-EV_COMPUTE, EV_POKE, EV_NET, EV_ADDFLOW, EV_FINISH = 0, 1, 2, 3, 4
+EV_COMPUTE, EV_POKE, EV_NET, EV_ADDFLOW, EV_FINISH, EV_UNICAST, EV_ACCEPT = 0, 1, 2, 3, 4, 5, 6
 # iv: integer scalars
 (I_SEQ, I_NH, I_TIMER, I_POKE, I_NSLOTS, I_NIDX, I_NALIVE, I_DIRTY, I_NPEND, I_SAME, I_NCE, I_NSYNC, I_NMEM,
  I_QLEN, I_SFILL, I_SMASK, I_STARTED, I_LOW, I_N, I_NHOSTS, I_MODE, I_P, I_LIMIT, I_EVENTS, I_NDRAW,
- I_BUSY) = range(26)
-N_IV = 26
+ I_BUSY, I_VERSION, I_NSTEP, I_BACKUPS, I_SERVERS, I_STEPSUM, I_HETE, I_DROPPED) = range(33)
+N_IV = 33
 # fs: float scalars
-F_NOW, F_NETNOW, F_UNTIL, F_INSTANT, F_BITS, F_ALPHA = range(6)
-N_FS = 6
-MODE_ALLREDUCE, MODE_PARTIAL, MODE_EAGER = 0, 1, 2
+F_NOW, F_NETNOW, F_UNTIL, F_INSTANT, F_BITS, F_ALPHA, F_ASP, F_HETE, F_APPLY, F_SFREE = range(10)
+N_FS = 10
+MODE_ALLREDUCE, MODE_PARTIAL, MODE_EAGER, MODE_PS_SYNC, MODE_PS_ASYNC = 0, 1, 2, 3, 4
 COMPUTING, READY, SYNCING, STOPPED = 0, 1, 2, 3
 KINDS = ("full", "partial", "eager")
 
@@ -514,17 +514,90 @@ def _process(h, cfg, iv, fs, pend, tab, phase, iters, queue, ht, hs, hk, ha, sy_
             _push(ht, hs, hk, ha, iv, t + delay, EV_ADDFLOW, sid)
 
 
+# ------------------------------------------------------------------ the parameter server (PushPull + controller)
+@njit(cache=True)
+def _ps_transfer(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, w, pull):
+    """``PushPull._transfer``: worker ``w``'s push to every server (or pull from every server), each a
+    unicast of ``model_bits / s`` started after ``alpha`` (at once if 0)."""
+    nh = iv[I_NHOSTS]
+    nsv = iv[I_SERVERS]
+    psleft[w] = nsv
+    bits = fs[F_BITS] / nsv
+    for k in range(nsv):
+        srv = nh - nsv + k
+        src, dst = (srv, w) if pull else (w, srv)
+        if fs[F_ALPHA] == 0.0:
+            links = np.empty(2, np.int64)
+            links[0] = src
+            links[1] = nh + dst
+            _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, bits)
+        else:
+            _push(ht, hs, hk, ha, iv, fs[F_NOW] + fs[F_ALPHA], EV_UNICAST, src * nh + dst)
+
+
+@njit(cache=True)
+def _ps_pull(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, w):
+    held[w] = iv[I_VERSION]
+    _ps_transfer(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, w, True)
+
+
+@njit(cache=True)
+def _ps_accepted(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply, w):
+    """``ParameterServerController._accepted``: push ``w`` applied (or dropped as stale)."""
+    now = fs[F_NOW]
+    if iv[I_MODE] == MODE_PS_ASYNC:
+        tau = iv[I_VERSION] - held[w]
+        sid = cur[w]
+        sy_w[sid] = fs[F_ASP] if iv[I_HETE] == 0 else 1.0 / (tau + fs[F_HETE])
+        sy_apply[sid] = now
+        iv[I_VERSION] += 1
+        _ps_pull(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, w)
+        return
+    if held[w] < iv[I_VERSION]:
+        sid = cur[w]
+        sy_w[sid] = 0.0
+        sy_apply[sid] = now
+        iv[I_DROPPED] += 1
+        _ps_pull(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, w)
+        return
+    step[iv[I_NSTEP]] = w
+    iv[I_NSTEP] += 1
+    k = iv[I_NSTEP]
+    if k == iv[I_N] - iv[I_BACKUPS]:
+        iv[I_NSTEP] = 0
+        for i in range(k):
+            sid = cur[step[i]]
+            sy_w[sid] = 1.0 / k if iv[I_STEPSUM] == 0 else 1.0
+            sy_apply[sid] = now
+        iv[I_VERSION] += 1
+        for i in range(k):
+            _ps_pull(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, step[i])
+
+
+@njit(cache=True)
+def _ps_pushed(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply, w):
+    """``ParameterServerController._on_pushed``: into the server's apply queue (PS7), or accepted now."""
+    if (iv[I_MODE] == MODE_PS_SYNC and held[w] < iv[I_VERSION]) or fs[F_APPLY] == 0.0:
+        _ps_accepted(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply, w)
+        return
+    now = fs[F_NOW]
+    fs[F_SFREE] = max(fs[F_SFREE], now) + fs[F_APPLY]
+    _push(ht, hs, hk, ha, iv, now + (fs[F_SFREE] - now), EV_ACCEPT, w)
+
+
 @njit(cache=True)
 def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, iters, queue, owner,
           ht, hs, hk, ha, ce_w, ce_t, sy_launch, sy_finish, sy_moff, sy_mcnt, sy_kind, sy_nce, sy_bits,
-          mem, mem_it, done_buf):
+          mem, mem_it, done_buf, held, psleft, cur, step, sy_w, sy_apply, sy_ver):
     """The run from where it stopped; returns a :mod:`~simlib.runtime.kernel_driver` status."""
     n = iv[I_N]
     until = fs[F_UNTIL]
+    ps = iv[I_MODE] >= MODE_PS_SYNC
+    room = n * (iv[I_SERVERS] + 1) + 8      # events one event may schedule at most
     while True:
         if iv[I_LOW] > 0:
             return NEED_DRAWS
-        if (iv[I_NH] + n + 8 > ht.shape[0] or iv[I_NCE] + 1 > ce_w.shape[0] or iv[I_NSYNC] + 1 > sy_launch.shape[0]
+        if (iv[I_NH] + room > ht.shape[0] or iv[I_NCE] + 1 > ce_w.shape[0] or iv[I_NSYNC] + 1 > sy_launch.shape[0]
                 or iv[I_NMEM] + n > mem.shape[0]):
             return NEED_SPACE
         if iv[I_STARTED] == 0:
@@ -559,6 +632,26 @@ def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, it
             iv[I_NCE] += 1
             phase[w] = READY
             ready[w] = t
+            if ps:      # ParameterServerController.on_ready: launch((w,)), the push, the version it holds
+                sid = iv[I_NSYNC]
+                iv[I_NSYNC] = sid + 1
+                a = iv[I_NMEM]
+                phase[w] = SYNCING
+                mem[a] = w
+                mem_it[a] = iters[w]
+                iv[I_NMEM] = a + 1
+                sy_launch[sid] = t
+                sy_finish[sid] = np.nan
+                sy_moff[sid] = a
+                sy_mcnt[sid] = 1
+                sy_kind[sid] = iv[I_MODE]
+                sy_nce[sid] = iv[I_NCE]
+                sy_w[sid] = np.nan
+                sy_apply[sid] = np.nan
+                sy_ver[sid] = held[w]
+                cur[w] = sid
+                _ps_transfer(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, w, False)
+                continue
             queue[iv[I_QLEN]] = w
             iv[I_QLEN] += 1
             _process(h, cfg, iv, fs, pend, tab, phase, iters, queue, ht, hs, hk, ha, sy_launch, sy_finish, sy_moff,
@@ -567,6 +660,14 @@ def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, it
             _reschedule(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha)
         elif kind == EV_ADDFLOW:
             _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, arg, sy_moff, sy_mcnt, mem, sy_bits, owner)
+        elif kind == EV_UNICAST:
+            nh = iv[I_NHOSTS]
+            links = np.empty(2, np.int64)
+            links[0] = arg // nh
+            links[1] = nh + arg % nh
+            _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, fs[F_BITS] / iv[I_SERVERS])
+        elif kind == EV_ACCEPT:
+            _ps_accepted(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply, arg)
         else:
             nd = 0
             if kind == EV_FINISH:
@@ -584,14 +685,30 @@ def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, it
                         for j in range(fl.fstart[s], fl.fend[s]):
                             _set_add(tab, iv, fl.fidx[j])
                         iv[I_NALIVE] -= 1
-                        done_buf[nd] = owner[fl.fidx[fl.fstart[s]]]   # the sync of its first link
+                        first = fl.fidx[fl.fstart[s]]
+                        if not ps:
+                            done_buf[nd] = owner[first]   # the sync of its first link
+                        elif first < n:                   # a push: worker -> server
+                            done_buf[nd] = 2 * first
+                        else:                             # a pull: server -> worker
+                            done_buf[nd] = 2 * (fl.fidx[fl.fstart[s] + 1] - iv[I_NHOSTS]) + 1
                         nd += 1
                     if nd > 0:
                         iv[I_DIRTY] = 1
                         ns = iv[I_NSLOTS]
                         if iv[I_NALIVE] < (0 if ns <= 256 else ns // 2):
                             _compact(h, iv, pend)
-            for k in range(nd):     # Cluster._sync_done of each finished sync
+            for k in range(nd if ps else 0):   # PushPull's transfers: the last flow of one ends it
+                w = done_buf[k] >> 1
+                psleft[w] -= 1
+                if psleft[w] == 0:
+                    if done_buf[k] & 1:             # pulled: Cluster._sync_done
+                        sy_finish[cur[w]] = t
+                        _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha)
+                    else:
+                        _ps_pushed(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply,
+                                   w)
+            for k in range(0 if ps else nd):     # Cluster._sync_done of each finished sync
                 sid = done_buf[k]
                 sy_finish[sid] = t
                 a = sy_moff[sid]
@@ -611,9 +728,15 @@ def supported(cluster) -> str | None:
     from simlib.runtime.baselines import AllReduceController, PartialReduceController
     from simlib.runtime.cluster import ComputeTimes, ScriptedComputeTimes
     from simlib.runtime.decentralized import EagerReduceController, WholeRing
+    from simlib.runtime.parameter_server import ParameterServerController, PushPull
 
     ctrl, col = cluster.controller, cluster.collective
-    if type(ctrl) is EagerReduceController:
+    if type(ctrl) is ParameterServerController:
+        if type(col) is not PushPull or col is not ctrl.transport or col.on_pushed != ctrl._on_pushed:
+            return "a parameter server without its own PushPull transport"
+        if cluster.weight_rule is not None:
+            return "a parameter server with a weight rule"
+    elif type(ctrl) is EagerReduceController:
         if type(col) is not WholeRing:
             return "Eager-Reduce without its ring over every worker (WholeRing)"
         if cluster.weight_rule is not None:
@@ -625,7 +748,7 @@ def supported(cluster) -> str | None:
             return "a collective other than a ring all-reduce as flows (RingFlows)"
     else:
         return f"controller {type(ctrl).__name__}"
-    if col.model != "single":
+    if type(ctrl) is not ParameterServerController and col.model != "single":
         return f"ring_model {col.model!r} (the compiled loop runs 'single')"
     if type(cluster.topo) is not BigSwitch:
         return f"topology {type(cluster.topo).__name__}"
@@ -643,6 +766,8 @@ def supported(cluster) -> str | None:
 
 def _mode(ctrl) -> int:
     name = type(ctrl).__name__
+    if name == "ParameterServerController":
+        return MODE_PS_SYNC if ctrl.mode == "sync" else MODE_PS_ASYNC
     return {"AllReduceController": MODE_ALLREDUCE, "PartialReduceController": MODE_PARTIAL,
             "EagerReduceController": MODE_EAGER}[name]
 
@@ -666,27 +791,43 @@ def run_compiled(cluster) -> None:
     iv[I_N] = n
     iv[I_NHOSTS] = cluster.topo.n
     iv[I_MODE] = mode
-    iv[I_P] = {MODE_ALLREDUCE: n, MODE_PARTIAL: getattr(ctrl, "p", 0), MODE_EAGER: getattr(ctrl, "need", 0)}[mode]
+    iv[I_P] = {MODE_ALLREDUCE: n, MODE_PARTIAL: getattr(ctrl, "p", 0), MODE_EAGER: getattr(ctrl, "need", 0)}.get(mode, 0)
     iv[I_LIMIT] = sim.max_events_per_instant
     fs = np.zeros(N_FS)
     fs[F_UNTIL] = cluster.duration
     fs[F_INSTANT] = sim.now
-    fs[F_BITS] = cluster.collective.model_bits
-    fs[F_ALPHA] = cluster.collective.alpha
-    pend = np.zeros(n + 16, np.int64)
+    col = cluster.collective
+    fs[F_BITS] = col.model_bits
+    fs[F_ALPHA] = col.alpha
+    ps = mode >= MODE_PS_SYNC
+    if ps:
+        iv[I_SERVERS] = col.servers
+        iv[I_BACKUPS] = ctrl.backups
+        iv[I_STEPSUM] = ctrl.step_rule == "sum"
+        iv[I_HETE] = ctrl.hete_c is not None
+        iv[I_VERSION] = ctrl.version
+        fs[F_HETE] = ctrl.hete_c if ctrl.hete_c is not None else 0.0
+        fs[F_ASP] = ctrl.asp_factor
+        fs[F_APPLY] = ctrl.apply_s
+        fs[F_SFREE] = ctrl.server_free
+    width = n * max(int(iv[I_SERVERS]), 1) + 16     # flows that may be pending / complete at once
+    pend = np.zeros(width, np.int64)
     tab = np.full(_pow2(8 * n_links + 8), -1, np.int64)
     draws = DrawBuffer(cluster.compute, n, minimum=64)
     iv[I_NDRAW] = draws.draws.shape[1]
     dpos = np.zeros(n, np.int64)
     queue = np.zeros(n, np.int64)
     owner = np.full(cluster.topo.n, -1, np.int64)
-    done_buf = np.zeros(n + 1, np.int64)
-    heap = {"t": np.zeros(2 * n + 64), "s": np.zeros(2 * n + 64, np.int64), "k": np.zeros(2 * n + 64, np.int64),
-            "a": np.zeros(2 * n + 64, np.int64)}
+    done_buf = np.zeros(width, np.int64)
+    held = ctrl.held if ps else np.zeros(n, np.int64)
+    psleft, cur, stepbuf = np.zeros(n, np.int64), np.full(n, -1, np.int64), np.zeros(n, np.int64)
+    room = n * (int(iv[I_SERVERS]) + 1) + 8
+    heap = {"t": np.zeros(room + 64), "s": np.zeros(room + 64, np.int64), "k": np.zeros(room + 64, np.int64),
+            "a": np.zeros(room + 64, np.int64)}
     ce = {"w": np.zeros(0, np.int64), "t": np.zeros(0)}
     sy = {"launch": np.zeros(0), "finish": np.zeros(0), "moff": np.zeros(0, np.int64),
           "mcnt": np.zeros(0, np.int64), "kind": np.zeros(0, np.int64), "nce": np.zeros(0, np.int64),
-          "bits": np.zeros(0)}
+          "bits": np.zeros(0), "w": np.zeros(0), "apply": np.zeros(0), "ver": np.zeros(0, np.int64)}
     mem = {"w": np.zeros(0, np.int64), "it": np.zeros(0, np.int64)}
 
     def step():
@@ -697,7 +838,8 @@ def run_compiled(cluster) -> None:
         return _loop(h, cfg, iv, fs, pend, tab, draws.draws, dpos, cluster.phase, cluster.compute_start,
                      cluster.compute_finish, cluster.ready_time, cluster.iterations, queue, owner,
                      heap["t"], heap["s"], heap["k"], heap["a"], ce["w"], ce["t"], sy["launch"], sy["finish"],
-                     sy["moff"], sy["mcnt"], sy["kind"], sy["nce"], sy["bits"], mem["w"], mem["it"], done_buf)
+                     sy["moff"], sy["mcnt"], sy["kind"], sy["nce"], sy["bits"], mem["w"], mem["it"], done_buf,
+                     held, psleft, cur, stepbuf, sy["w"], sy["apply"], sy["ver"])
 
     def stalled():
         t = fs[F_INSTANT]
@@ -708,10 +850,18 @@ def run_compiled(cluster) -> None:
             f"({math.ulp(t):.3g} s)")
 
     drive(step, draws=draws, stalled=stalled,
-          columns=[(heap, lambda: int(iv[I_NH]) + n + 8, 64), (ce, lambda: int(iv[I_NCE]) + 1, 1024),
+          columns=[(heap, lambda: int(iv[I_NH]) + room, 64), (ce, lambda: int(iv[I_NCE]) + 1, 1024),
                    (sy, lambda: int(iv[I_NSYNC]) + 1, 256), (mem, lambda: int(iv[I_NMEM]) + n, 1024)])
     _write_back(cluster, iv, fs, ce, sy, mem)
-    cluster.controller.queue = queue[:iv[I_QLEN]].tolist()
+    if ps:
+        ctrl.version = int(iv[I_VERSION])
+        ctrl.server_free = float(fs[F_SFREE])
+        ctrl.step = stepbuf[:iv[I_NSTEP]].tolist()
+        ctrl.records = {rec.members[0]: rec for rec in cluster.log.syncs if rec.weights is None}
+        if iv[I_DROPPED]:
+            cluster.log.counters["dropped_gradients"] = int(iv[I_DROPPED])
+    else:
+        ctrl.queue = queue[:iv[I_QLEN]].tolist()
 
 
 def _write_back(cluster, iv, fs, ce, sy, mem) -> None:
@@ -729,14 +879,21 @@ def _write_back(cluster, iv, fs, ce, sy, mem) -> None:
         log.compute_end[w].extend(times[bounds[w]:bounds[w + 1]])
     mw, mi = mem["w"].tolist(), mem["it"].tolist()
     rule, ctrl = cluster.weight_rule, cluster.controller
+    ps_w, ps_apply, ps_ver = sy["w"][:n_sync].tolist(), sy["apply"][:n_sync].tolist(), sy["ver"][:n_sync].tolist()
     done_ce = 0
     ce_list = ce_w.tolist()
     for sid, (t0, t1, a, c, kind, nce) in enumerate(zip(sy["launch"][:n_sync].tolist(), sy["finish"][:n_sync].tolist(),
                                                         sy["moff"][:n_sync].tolist(), sy["mcnt"][:n_sync].tolist(),
                                                         sy["kind"][:n_sync].tolist(), sy["nce"][:n_sync].tolist())):
-        rec = SyncRecord(launch=t0, members=tuple(mw[a:a + c]), iterations=tuple(mi[a:a + c]), kind=KINDS[kind])
+        rec = SyncRecord(launch=t0, members=tuple(mw[a:a + c]), iterations=tuple(mi[a:a + c]),
+                         kind=ctrl.kind if kind >= MODE_PS_SYNC else KINDS[kind])
         if not math.isnan(t1):
             rec.finish = t1
+        if kind >= MODE_PS_SYNC:     # ParameterServerController: the version pushed, its factor and apply time
+            rec.versions = (ps_ver[sid],)
+            if not math.isnan(ps_w[sid]):
+                rec.weights = (ps_w[sid],)
+                rec.apply = ps_apply[sid]
         if kind == MODE_EAGER:      # EagerReduceController.process, after its launch
             rec.weights = (1.0 / n,) * c
             rec.versions = tuple(int(ctrl.held[m]) for m in rec.members)

@@ -10,6 +10,7 @@ from simlib.runtime import cluster_kernel as ck
 from simlib.runtime.baselines import AllReduceController, PartialReduceController
 from simlib.runtime.cluster import Cluster, ComputeTimes, ScriptedComputeTimes
 from simlib.runtime.decentralized import EagerReduceController, WholeRing
+from simlib.runtime.parameter_server import ParameterServerController, ps_cluster
 
 
 class RecordingRule:
@@ -44,6 +45,14 @@ def _cluster(setting: dict, *, rule=None) -> Cluster:
         mean = s["mean"]
         compute = ComputeTimes(lambda g, k: g.lognormal(np.log(mean), 0.5, size=k), n, np.random.SeedSequence(s["seed"]),
                                chunk=s["chunk"], scale=scale)
+    if s.get("ps"):
+        mode, backups, hete, asp, step, apply_s, servers, merge = s["ps"]
+        ctrl = ParameterServerController(mode, backups=min(backups, n - 1) if mode == "sync" else 0,
+                                         hete_c=hete if mode == "async" else None,
+                                         asp_factor=asp if mode == "async" and hete is None else 1.0, step=step,
+                                         apply_s=apply_s)
+        return ps_cluster(bw, compute, ctrl, model_bits=s["bits"], alpha=s["alpha"], duration=s["duration"],
+                          servers=servers, merge_servers=merge)
     if s.get("eager"):
         return Cluster(BigSwitch.symmetric(bw), WholeRing(s["bits"], s["alpha"]), compute,
                        EagerReduceController(s["eager"]), duration=s["duration"], weight_rule=rule)
@@ -59,17 +68,27 @@ def _random_setting(rng: np.random.Generator) -> dict:
                 mean=float(rng.choice([0.05, 0.3, 1.0])), chunk=int(rng.choice([3, 256])),
                 bits=float(rng.choice([1e6, 8e8, 4e9])), alpha=float(rng.choice([0.0, 1e-3])),
                 duration=float(rng.choice([5.0, 30.0])), weights=bool(rng.random() < 0.5),
-                eager=rng.choice([None, None, None, "solo", "majority"]))
+                eager=rng.choice([None, None, None, "solo", "majority"]), ps=_random_ps(rng))
+
+
+def _random_ps(rng: np.random.Generator):
+    if rng.random() < 0.6:
+        return None
+    return (str(rng.choice(["sync", "async"])), int(rng.integers(0, 3)), [None, 1.0][rng.integers(2)],
+            float(rng.choice([1.0, 0.25])), str(rng.choice(["mean", "sum"])), float(rng.choice([0.0, 0.0, 0.02])),
+            int(rng.integers(1, 4)), bool(rng.random() < 0.5))
 
 
 def _run_both(setting: dict):
     out = []
     for engine in ("python", "compiled"):
-        rule = RecordingRule() if setting.get("weights") and not setting.get("eager") else None
+        rule = RecordingRule() if setting.get("weights") and not (setting.get("eager") or setting.get("ps")) else None
         c = _cluster(setting, rule=rule)
         log = c.run(engine=engine)
         ctrl = c.controller
-        out.append((repr(log), list(ctrl.queue), getattr(ctrl, "version", None), getattr(ctrl, "busy", None),
+        out.append((repr(log), list(getattr(ctrl, "queue", [])), getattr(ctrl, "version", None),
+                    getattr(ctrl, "busy", None), list(getattr(ctrl, "step", [])), getattr(ctrl, "server_free", None),
+                    repr(getattr(ctrl, "records", None)),
                     None if not hasattr(ctrl, "held") else ctrl.held.tolist(), c.phase.tolist(), c.iterations.tolist(), c.compute_start.tolist(),
                     c.compute_finish.tolist(), np.nan_to_num(c.ready_time, nan=-1.0).tolist(), c.sim.now,
                     c.sim.events_run, None if rule is None else rule.calls))
@@ -133,6 +152,28 @@ def test_engine_switch_selects_the_loop(monkeypatch):
     assert calls == [] and len(closed.log.syncs) == 1
     with pytest.raises(ValueError, match="engine"):
         _cluster(setting).run(engine="numba")
+
+
+PS_CASES = [("sync", 0, None, 1.0, "mean", 0.0, 1, True),      # BSP
+            ("sync", 2, None, 1.0, "sum", 0.02, 3, False),     # BK, an apply queue, three servers apart
+            ("sync", 1, None, 1.0, "mean", 0.0, 2, True),      # BK, two servers merged
+            ("async", 0, None, 1.0, "mean", 0.0, 1, True),     # ASP
+            ("async", 0, None, 0.25, "sum", 0.02, 2, False),   # ASP with a step factor and an apply queue
+            ("async", 0, 1.0, 1.0, "mean", 0.0, 3, True),      # HETE
+            ("async", 0, 0.5, 1.0, "mean", 0.02, 1, True)]     # HETE with an apply queue
+
+
+@pytest.mark.parametrize("case", PS_CASES)
+@pytest.mark.parametrize("k", range(2))
+def test_compiled_equals_python_on_parameter_servers(case, k):
+    """PS BSP / BK / ASP / HETE: every record's version, factor and apply time, the dropped count, the server's
+    state, with latency or not, an apply queue or not, one or several servers (merged or not)."""
+    setting = dict(_random_setting(np.random.default_rng(2000 + k)), eager=None, ps=case)
+    assert ck.supported(_cluster(setting)) is None
+    py, comp = _run_both(setting)
+    assert comp == py
+    if case[0] == "sync" and case[1] > 0 and k == 0:
+        assert "dropped_gradients" in py[0]       # the stale-gradient path was taken
 
 
 def test_eager_reduce_is_compiled_and_its_rounds_cover_the_quorum():
