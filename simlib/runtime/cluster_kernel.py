@@ -3,12 +3,15 @@ numba loop, for the systems it covers; the Python loop (``engine="python"``) sta
 
 What it covers (:func:`supported` says why a cluster is not): all reduce
 (:class:`~simlib.runtime.baselines.AllReduceController`) and FIFO partial reduce
-(:class:`~simlib.runtime.baselines.PartialReduceController` without a group filter), any weight
-rule, a ring all-reduce as one coupled flow (``RingFlows`` with ``ring_model="single"``) on a
-:class:`~simlib.core.topology.BigSwitch` under max-min sharing, compute times from a
-:class:`~simlib.runtime.cluster.ComputeTimes` or :class:`~simlib.runtime.cluster.ScriptedComputeTimes`
-(each worker's draws its own stream, so drawing them ahead per worker gives every worker the same
-values in the same order as the Python loop's calls of ``next(w)``).
+(:class:`~simlib.runtime.baselines.PartialReduceController` without a group filter) with any weight
+rule, and Eager-Reduce (:class:`~simlib.runtime.decentralized.EagerReduceController`), each with a
+ring all-reduce as one coupled flow (``RingFlows`` / ``WholeRing`` with ``ring_model="single"``); the
+parameter servers (:class:`~simlib.runtime.parameter_server.ParameterServerController` with its
+``PushPull``: PS BSP, BK, ASP, HETE); all on a :class:`~simlib.core.topology.BigSwitch` under max-min
+sharing, with compute times from a :class:`~simlib.runtime.cluster.ComputeTimes` or
+:class:`~simlib.runtime.cluster.ScriptedComputeTimes` (each worker's draws its own stream, so drawing
+them ahead per worker gives every worker the same values in the same order as the Python loop's calls
+of ``next(w)``).
 
 It is a transcription, statement for statement, of what the Python objects do at each event:
 
@@ -20,11 +23,11 @@ It is a transcription, statement for statement, of what the Python objects do at
   the same order, with the network's Python glue ported: slot allocation, growth and compaction, the
   pending flows and the set of opened links -- a replica of CPython's set (:func:`_set_add`), whose
   iteration order is the order in which ``_inc_update`` hands the links to the solvers;
-* the cluster's worker state machine, the two controllers and the ring all-reduce
-  (:class:`~simlib.core.collectives.RingAllReduce`, ``"single"``).
+* the cluster's worker state machine, the controllers, the ring all-reduce
+  (:class:`~simlib.core.collectives.RingAllReduce`, ``"single"``) and the parameter server's push/pull.
 
-The weight rule does not change the schedule: it is replayed afterwards in event order (each sync
-records how many compute completions preceded its launch).  Results are bit-identical to the Python
+The weight rule and Eager-Reduce's versions do not change the schedule: they are replayed afterwards
+in event order (each sync records how many compute completions preceded its launch).  Results are bit-identical to the Python
 loop (``tests/runtime/test_cluster_kernel.py`` compares both on random settings).
 
 Units: seconds, bits, bits/s.
@@ -53,14 +56,16 @@ EV_COMPUTE, EV_POKE, EV_NET, EV_ADDFLOW, EV_FINISH, EV_UNICAST, EV_ACCEPT = 0, 1
 # iv: integer scalars
 (I_SEQ, I_NH, I_TIMER, I_POKE, I_NSLOTS, I_NIDX, I_NALIVE, I_DIRTY, I_NPEND, I_SAME, I_NCE, I_NSYNC, I_NMEM,
  I_QLEN, I_SFILL, I_SMASK, I_STARTED, I_LOW, I_N, I_NHOSTS, I_MODE, I_P, I_LIMIT, I_EVENTS, I_NDRAW,
- I_BUSY, I_VERSION, I_NSTEP, I_BACKUPS, I_SERVERS, I_STEPSUM, I_HETE, I_DROPPED) = range(33)
-N_IV = 33
+ I_BUSY, I_VERSION, I_NSTEP, I_BACKUPS, I_SERVERS, I_STEPSUM, I_HETE, I_DROPPED, I_ADK, I_BLOCK, I_OSLOT_BAD) = range(36)
+N_IV = 36
 # fs: float scalars
 F_NOW, F_NETNOW, F_UNTIL, F_INSTANT, F_BITS, F_ALPHA, F_ASP, F_HETE, F_APPLY, F_SFREE = range(10)
 N_FS = 10
-MODE_ALLREDUCE, MODE_PARTIAL, MODE_EAGER, MODE_PS_SYNC, MODE_PS_ASYNC = 0, 1, 2, 3, 4
+MODE_ALLREDUCE, MODE_PARTIAL, MODE_EAGER, MODE_PS_SYNC, MODE_PS_ASYNC, MODE_AD = 0, 1, 2, 3, 4, 5
+#: status: AD-PSGD's neighbour draws are used up (served by the driver, kernel_driver.FIRST_OWN)
+NEED_NEIGHBOURS = 8
 COMPUTING, READY, SYNCING, STOPPED = 0, 1, 2, 3
-KINDS = ("full", "partial", "eager")
+KINDS = ("full", "partial", "eager", "", "", "adpsgd")
 
 
 # ------------------------------------------------------------------ CPython's set of small ints
@@ -286,7 +291,7 @@ def _adj_rebuild(h, n_slots):
 
 
 @njit(cache=True)
-def _compact(h, iv, pend):
+def _compact(h, iv, pend, oslot):
     """``FlowNetwork._compact``: the alive slots moved to the front in order; the pending flows follow."""
     st = h.state
     fl, pj = st.flows, st.proj
@@ -322,6 +327,7 @@ def _compact(h, iv, pend):
             pj.tt[j] = pj.tt[s]
             fl.has_cb[j] = fl.has_cb[s]
             fl.tag[j] = fl.tag[s]
+            oslot[j] = oslot[s]
     for j in range(k, n):
         fl.volume[j] = 0.0
         fl.remaining[j] = 0.0
@@ -350,16 +356,16 @@ def _compact(h, iv, pend):
 
 
 @njit(cache=True)
-def _reserve(h, iv, pend, n_links):
+def _reserve(h, iv, pend, n_links, oslot):
     """``FlowNetwork._reserve(1, n_links)``."""
     if iv[I_NSLOTS] + 1 > h.state.flows.volume.shape[0]:
         if iv[I_NALIVE] <= iv[I_NSLOTS] // 2:
-            _compact(h, iv, pend)
+            _compact(h, iv, pend, oslot)
         while iv[I_NSLOTS] + 1 > h.state.flows.volume.shape[0]:
             _grow_slots(h)
     if iv[I_NIDX] + n_links > h.state.flows.fidx.shape[0]:
         if iv[I_NALIVE] <= iv[I_NSLOTS] // 2:
-            _compact(h, iv, pend)
+            _compact(h, iv, pend, oslot)
         while iv[I_NIDX] + n_links > h.state.flows.fidx.shape[0]:
             _grow_fidx(h)
 
@@ -372,13 +378,18 @@ def _touch(iv, fs, ht, hs, hk, ha):
 
 
 @njit(cache=True)
-def _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, volume):
-    """``FlowNetwork.add_flow(links, volume, on_done=...)`` (the flow has a callback)."""
+def _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, volume, oslot, okey):
+    """``FlowNetwork.add_flow(links, volume, on_done=...)`` (the flow has a callback); ``oslot[slot] = okey``
+    (AD-PSGD: the flow's exchange)."""
     _advance(h, cfg, iv, fs, pend, tab, fs[F_NOW])
     nl = links.shape[0]
-    _reserve(h, iv, pend, nl)
+    _reserve(h, iv, pend, nl, oslot)
     slot = iv[I_NSLOTS]
     iv[I_NSLOTS] = slot + 1
+    if slot < oslot.shape[0]:
+        oslot[slot] = okey
+    else:
+        iv[I_OSLOT_BAD] = 1
     fl = h.state.flows
     fl.volume[slot] = volume
     fl.remaining[slot] = volume
@@ -421,7 +432,9 @@ def _reschedule(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha):
 
 # ------------------------------------------------------------------ the cluster
 @njit(cache=True)
-def _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha):
+def _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha, wk, wleft):
+    """``Cluster._start_compute``; ``wk[0, w]`` is the sequence number of w's compute-end timer (-1: none),
+    ``wk[1, w]`` the exchanges blocking it, ``wleft[w]`` the compute time left of a blocked step (NaN: none)."""
     now = fs[F_NOW]
     if now >= fs[F_UNTIL]:
         phase[w] = STOPPED
@@ -433,7 +446,30 @@ def _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha):
     phase[w] = COMPUTING
     cstart[w] = now
     cfin[w] = now + d
-    _push(ht, hs, hk, ha, iv, now + d, EV_COMPUTE, w)
+    if wk[1, w] > 0:
+        wleft[w] = d
+        return
+    wk[0, w] = _push(ht, hs, hk, ha, iv, now + d, EV_COMPUTE, w)
+
+
+@njit(cache=True)
+def _block(j, fs, phase, cfin, wk, wleft):
+    """``Cluster.block(j)``: a step in progress pauses (its timer cancelled), with the time it has left."""
+    wk[1, j] += 1
+    if wk[1, j] == 1 and phase[j] == COMPUTING and wk[0, j] >= 0:
+        wk[0, j] = -1
+        wleft[j] = cfin[j] - fs[F_NOW]
+
+
+@njit(cache=True)
+def _unblock(j, iv, fs, cfin, ht, hs, hk, ha, wk, wleft):
+    """``Cluster.unblock(j)``: at the last one, a paused or waiting step resumes."""
+    wk[1, j] -= 1
+    if wk[1, j] == 0 and not np.isnan(wleft[j]):
+        left = wleft[j]
+        wleft[j] = np.nan
+        cfin[j] = fs[F_NOW] + left
+        wk[0, j] = _push(ht, hs, hk, ha, iv, fs[F_NOW] + left, EV_COMPUTE, j)
 
 
 @njit(cache=True)
@@ -443,7 +479,7 @@ def _sync_members(sid, sy_moff, sy_mcnt, mem):
 
 
 @njit(cache=True)
-def _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, sid, sy_moff, sy_mcnt, mem, sy_bits, owner):
+def _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, sid, sy_moff, sy_mcnt, mem, sy_bits, owner, oslot):
     """The scheduled start of a ring all-reduce's single flow over the ring's hosts (the sync's members;
     Eager-Reduce: every host, ``WholeRing``): every ring host's ingress, then egress.  The flow is known by
     its first link (``owner``): flows alive at once are link-disjoint (disjoint groups; one eager round)."""
@@ -458,12 +494,12 @@ def _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, sid, sy_moff, sy_mcnt
         links[i] = ms[i]
         links[m + i] = nh + ms[i]
     owner[links[0]] = sid
-    _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, sy_bits[sid])
+    _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, sy_bits[sid], oslot, sid)
 
 
 @njit(cache=True)
 def _process(h, cfg, iv, fs, pend, tab, phase, iters, queue, ht, hs, hk, ha, sy_launch, sy_finish, sy_moff, sy_mcnt,
-             sy_kind, sy_nce, sy_bits, mem, mem_it, owner):
+             sy_kind, sy_nce, sy_bits, mem, mem_it, owner, oslot):
     """The controller's ``process()``: all reduce launches the n queued workers once all are queued;
     partial reduce the first p whenever p are queued; Eager-Reduce every queued worker once ``p``
     (its quorum) are, one round at a time.  Then ``Cluster.launch`` and the ring's start."""
@@ -509,14 +545,14 @@ def _process(h, cfg, iv, fs, pend, tab, phase, iters, queue, ht, hs, hk, ha, sy_
         sy_bits[sid] = rounds * (fs[F_BITS] / ring)
         delay = rounds * fs[F_ALPHA]
         if delay == 0.0:
-            _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, sid, sy_moff, sy_mcnt, mem, sy_bits, owner)
+            _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, sid, sy_moff, sy_mcnt, mem, sy_bits, owner, oslot)
         else:
             _push(ht, hs, hk, ha, iv, t + delay, EV_ADDFLOW, sid)
 
 
 # ------------------------------------------------------------------ the parameter server (PushPull + controller)
 @njit(cache=True)
-def _ps_transfer(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, w, pull):
+def _ps_transfer(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, w, pull, oslot):
     """``PushPull._transfer``: worker ``w``'s push to every server (or pull from every server), each a
     unicast of ``model_bits / s`` started after ``alpha`` (at once if 0)."""
     nh = iv[I_NHOSTS]
@@ -530,19 +566,19 @@ def _ps_transfer(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, w, pull):
             links = np.empty(2, np.int64)
             links[0] = src
             links[1] = nh + dst
-            _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, bits)
+            _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, bits, oslot, -1)
         else:
             _push(ht, hs, hk, ha, iv, fs[F_NOW] + fs[F_ALPHA], EV_UNICAST, src * nh + dst)
 
 
 @njit(cache=True)
-def _ps_pull(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, w):
+def _ps_pull(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, w, oslot):
     held[w] = iv[I_VERSION]
-    _ps_transfer(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, w, True)
+    _ps_transfer(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, w, True, oslot)
 
 
 @njit(cache=True)
-def _ps_accepted(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply, w):
+def _ps_accepted(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply, w, oslot):
     """``ParameterServerController._accepted``: push ``w`` applied (or dropped as stale)."""
     now = fs[F_NOW]
     if iv[I_MODE] == MODE_PS_ASYNC:
@@ -551,14 +587,14 @@ def _ps_accepted(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, s
         sy_w[sid] = fs[F_ASP] if iv[I_HETE] == 0 else 1.0 / (tau + fs[F_HETE])
         sy_apply[sid] = now
         iv[I_VERSION] += 1
-        _ps_pull(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, w)
+        _ps_pull(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, w, oslot)
         return
     if held[w] < iv[I_VERSION]:
         sid = cur[w]
         sy_w[sid] = 0.0
         sy_apply[sid] = now
         iv[I_DROPPED] += 1
-        _ps_pull(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, w)
+        _ps_pull(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, w, oslot)
         return
     step[iv[I_NSTEP]] = w
     iv[I_NSTEP] += 1
@@ -571,14 +607,14 @@ def _ps_accepted(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, s
             sy_apply[sid] = now
         iv[I_VERSION] += 1
         for i in range(k):
-            _ps_pull(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, step[i])
+            _ps_pull(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, step[i], oslot)
 
 
 @njit(cache=True)
-def _ps_pushed(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply, w):
+def _ps_pushed(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply, w, oslot):
     """``ParameterServerController._on_pushed``: into the server's apply queue (PS7), or accepted now."""
     if (iv[I_MODE] == MODE_PS_SYNC and held[w] < iv[I_VERSION]) or fs[F_APPLY] == 0.0:
-        _ps_accepted(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply, w)
+        _ps_accepted(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply, w, oslot)
         return
     now = fs[F_NOW]
     fs[F_SFREE] = max(fs[F_SFREE], now) + fs[F_APPLY]
@@ -588,25 +624,29 @@ def _ps_pushed(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, ste
 @njit(cache=True)
 def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, iters, queue, owner,
           ht, hs, hk, ha, ce_w, ce_t, sy_launch, sy_finish, sy_moff, sy_mcnt, sy_kind, sy_nce, sy_bits,
-          mem, mem_it, done_buf, held, psleft, cur, step, sy_w, sy_apply, sy_ver):
+          mem, mem_it, done_buf, held, psleft, cur, step, sy_w, sy_apply, sy_ver, oslot, wk, wleft, adr):
     """The run from where it stopped; returns a :mod:`~simlib.runtime.kernel_driver` status."""
     n = iv[I_N]
     until = fs[F_UNTIL]
-    ps = iv[I_MODE] >= MODE_PS_SYNC
-    room = n * (iv[I_SERVERS] + 1) + 8      # events one event may schedule at most
+    ps = iv[I_MODE] == MODE_PS_SYNC or iv[I_MODE] == MODE_PS_ASYNC
+    ad = iv[I_MODE] == MODE_AD
+    room = n * (iv[I_SERVERS] + 1) + 8 + (n if ad else 0)     # events one event may schedule at most
     while True:
         if iv[I_LOW] > 0:
             return NEED_DRAWS
+        if ad and iv[I_ADK] >= adr.shape[0]:
+            return NEED_NEIGHBOURS
         if (iv[I_NH] + room > ht.shape[0] or iv[I_NCE] + 1 > ce_w.shape[0] or iv[I_NSYNC] + 1 > sy_launch.shape[0]
                 or iv[I_NMEM] + n > mem.shape[0]):
             return NEED_SPACE
         if iv[I_STARTED] == 0:
             iv[I_STARTED] = 1
             for w in range(n):
-                _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha)
+                _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha, wk, wleft)
             continue
         # the head, cancelled completion timers dropped
-        while iv[I_NH] > 0 and hk[0] == EV_NET and hs[0] != iv[I_TIMER]:
+        while iv[I_NH] > 0 and ((hk[0] == EV_NET and hs[0] != iv[I_TIMER])
+                                or (hk[0] == EV_COMPUTE and hs[0] != wk[0, ha[0]])):
             _pop(ht, hs, hk, ha, iv)
         t = ht[0] if iv[I_NH] > 0 else np.inf
         if t == np.inf or t > until:
@@ -626,6 +666,7 @@ def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, it
         iv[I_EVENTS] += 1
         if kind == EV_COMPUTE:
             w = arg
+            wk[0, w] = -1
             iters[w] += 1
             ce_w[iv[I_NCE]] = w
             ce_t[iv[I_NCE]] = t
@@ -650,24 +691,60 @@ def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, it
                 sy_apply[sid] = np.nan
                 sy_ver[sid] = held[w]
                 cur[w] = sid
-                _ps_transfer(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, w, False)
+                _ps_transfer(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, w, False, oslot)
+                continue
+            if ad:      # ADPSGDController.on_ready: a neighbour j, launch((w,), passive=(j,)), the exchange
+                j = adr[iv[I_ADK]]
+                iv[I_ADK] += 1
+                if j >= w:
+                    j += 1
+                sid = iv[I_NSYNC]
+                iv[I_NSYNC] = sid + 1
+                a = iv[I_NMEM]
+                phase[w] = SYNCING
+                mem[a] = w
+                mem[a + 1] = j
+                mem_it[a] = iters[w] - 1
+                mem_it[a + 1] = iters[j]
+                iv[I_NMEM] = a + 2
+                sy_launch[sid] = t
+                sy_finish[sid] = np.nan
+                sy_moff[sid] = a
+                sy_mcnt[sid] = 2
+                sy_kind[sid] = MODE_AD
+                sy_nce[sid] = iv[I_NCE]
+                sy_ver[sid] = phase[j] == COMPUTING     # j is listed in the record's `computing`
+                psleft[w] = 2
+                nh = iv[I_NHOSTS]
+                for src, dst in ((w, j), (j, w)):        # PairwiseExchange._go
+                    if fs[F_ALPHA] == 0.0:
+                        links = np.empty(2, np.int64)
+                        links[0] = src
+                        links[1] = nh + dst
+                        _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, fs[F_BITS], oslot, sid)
+                    else:
+                        _push(ht, hs, hk, ha, iv, t + fs[F_ALPHA], EV_UNICAST, (sid * nh + src) * nh + dst)
+                if iv[I_BLOCK]:
+                    _block(j, fs, phase, cfin, wk, wleft)
                 continue
             queue[iv[I_QLEN]] = w
             iv[I_QLEN] += 1
             _process(h, cfg, iv, fs, pend, tab, phase, iters, queue, ht, hs, hk, ha, sy_launch, sy_finish, sy_moff,
-                     sy_mcnt, sy_kind, sy_nce, sy_bits, mem, mem_it, owner)
+                     sy_mcnt, sy_kind, sy_nce, sy_bits, mem, mem_it, owner, oslot)
         elif kind == EV_POKE:
             _reschedule(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha)
         elif kind == EV_ADDFLOW:
-            _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, arg, sy_moff, sy_mcnt, mem, sy_bits, owner)
-        elif kind == EV_UNICAST:
+            _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, arg, sy_moff, sy_mcnt, mem, sy_bits, owner, oslot)
+        elif kind == EV_UNICAST:    # arg: (key * hosts + src) * hosts + dst
             nh = iv[I_NHOSTS]
             links = np.empty(2, np.int64)
-            links[0] = arg // nh
+            links[0] = (arg // nh) % nh
             links[1] = nh + arg % nh
-            _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, fs[F_BITS] / iv[I_SERVERS])
+            bits = fs[F_BITS] if ad else fs[F_BITS] / iv[I_SERVERS]
+            _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, bits, oslot, arg // (nh * nh) if ad else -1)
         elif kind == EV_ACCEPT:
-            _ps_accepted(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply, arg)
+            _ps_accepted(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply, arg,
+                         oslot)
         else:
             nd = 0
             if kind == EV_FINISH:
@@ -686,7 +763,9 @@ def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, it
                             _set_add(tab, iv, fl.fidx[j])
                         iv[I_NALIVE] -= 1
                         first = fl.fidx[fl.fstart[s]]
-                        if not ps:
+                        if ad:
+                            done_buf[nd] = oslot[s]       # its exchange
+                        elif not ps:
                             done_buf[nd] = owner[first]   # the sync of its first link
                         elif first < n:                   # a push: worker -> server
                             done_buf[nd] = 2 * first
@@ -697,62 +776,84 @@ def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, it
                         iv[I_DIRTY] = 1
                         ns = iv[I_NSLOTS]
                         if iv[I_NALIVE] < (0 if ns <= 256 else ns // 2):
-                            _compact(h, iv, pend)
+                            _compact(h, iv, pend, oslot)
             for k in range(nd if ps else 0):   # PushPull's transfers: the last flow of one ends it
                 w = done_buf[k] >> 1
                 psleft[w] -= 1
                 if psleft[w] == 0:
                     if done_buf[k] & 1:             # pulled: Cluster._sync_done
                         sy_finish[cur[w]] = t
-                        _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha)
+                        _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha, wk, wleft)
                     else:
                         _ps_pushed(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply,
-                                   w)
-            for k in range(0 if ps else nd):     # Cluster._sync_done of each finished sync
+                                   w, oslot)
+            for k in range(nd if ad else 0):     # PairwiseExchange: both flows arrived -> Cluster._sync_done
+                sid = done_buf[k]
+                a = sy_moff[sid]
+                w = mem[a]
+                psleft[w] -= 1
+                if psleft[w] == 0:
+                    sy_finish[sid] = t
+                    _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha, wk, wleft)
+                    if iv[I_BLOCK]:     # ADPSGDController.on_sync_done
+                        _unblock(mem[a + 1], iv, fs, cfin, ht, hs, hk, ha, wk, wleft)
+            for k in range(0 if ps or ad else nd):     # Cluster._sync_done of each finished sync
                 sid = done_buf[k]
                 sy_finish[sid] = t
                 a = sy_moff[sid]
                 for i in range(sy_mcnt[sid]):
-                    _start_compute(mem[a + i], iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha)
+                    _start_compute(mem[a + i], iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha, wk, wleft)
                 if iv[I_MODE] == MODE_EAGER:     # EagerReduceController.on_sync_done
                     iv[I_BUSY] = 0
                     _process(h, cfg, iv, fs, pend, tab, phase, iters, queue, ht, hs, hk, ha, sy_launch, sy_finish,
-                             sy_moff, sy_mcnt, sy_kind, sy_nce, sy_bits, mem, mem_it, owner)
+                             sy_moff, sy_mcnt, sy_kind, sy_nce, sy_bits, mem, mem_it, owner, oslot)
             if kind == EV_NET and iv[I_POKE] < 0:
                 _reschedule(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha)
 
 
 # ------------------------------------------------------------------ Python side
+def _name(obj) -> str:
+    """``module.Class`` of ``obj``'s exact class within ``simlib.runtime`` ('' elsewhere): the classes are
+    recognised by name, so that this module imports none of the modules that import the cluster."""
+    cls = type(obj)
+    mod = cls.__module__
+    return mod.removeprefix("simlib.runtime.") + "." + cls.__qualname__ if mod.startswith("simlib.runtime.") else ""
+
+
 def supported(cluster) -> str | None:
     """None if the compiled engine runs ``cluster`` as the Python loop would; else why not (a phrase)."""
-    from simlib.runtime.baselines import AllReduceController, PartialReduceController
-    from simlib.runtime.cluster import ComputeTimes, ScriptedComputeTimes
-    from simlib.runtime.decentralized import EagerReduceController, WholeRing
-    from simlib.runtime.parameter_server import ParameterServerController, PushPull
-
     ctrl, col = cluster.controller, cluster.collective
-    if type(ctrl) is ParameterServerController:
-        if type(col) is not PushPull or col is not ctrl.transport or col.on_pushed != ctrl._on_pushed:
+    kind = _name(ctrl)
+    if kind == "parameter_server.ParameterServerController":
+        if _name(col) != "parameter_server.PushPull" or col is not ctrl.transport or col.on_pushed != ctrl._on_pushed:
             return "a parameter server without its own PushPull transport"
         if cluster.weight_rule is not None:
             return "a parameter server with a weight rule"
-    elif type(ctrl) is EagerReduceController:
-        if type(col) is not WholeRing:
+    elif kind == "decentralized.ADPSGDController":
+        if ctrl.atomic:
+            return "AD-PSGD with atomic averaging (AD4)"
+        if _name(col) != "decentralized.PairwiseExchange" or col.atomic or col.on_start is not None:
+            return "AD-PSGD without its unlocked PairwiseExchange"
+        if cluster.weight_rule is not None:
+            return "AD-PSGD with a weight rule"
+    elif kind == "decentralized.EagerReduceController":
+        if _name(col) != "decentralized.WholeRing":
             return "Eager-Reduce without its ring over every worker (WholeRing)"
         if cluster.weight_rule is not None:
             return "Eager-Reduce with a weight rule"
-    elif type(ctrl) is AllReduceController or type(ctrl) is PartialReduceController:
+    elif kind in ("baselines.AllReduceController", "baselines.PartialReduceController"):
         if getattr(ctrl, "group_filter", None) is not None:
             return "partial reduce with a group filter"
         if type(col) is not RingFlows:
             return "a collective other than a ring all-reduce as flows (RingFlows)"
     else:
         return f"controller {type(ctrl).__name__}"
-    if type(ctrl) is not ParameterServerController and col.model != "single":
+    if kind in ("baselines.AllReduceController", "baselines.PartialReduceController",
+                "decentralized.EagerReduceController") and col.model != "single":
         return f"ring_model {col.model!r} (the compiled loop runs 'single')"
     if type(cluster.topo) is not BigSwitch:
         return f"topology {type(cluster.topo).__name__}"
-    if type(cluster.compute) not in (ComputeTimes, ScriptedComputeTimes):
+    if _name(cluster.compute) not in ("cluster.ComputeTimes", "cluster.ScriptedComputeTimes"):
         return f"compute-time source {type(cluster.compute).__name__}"
     net, sim = cluster.net, cluster.sim
     if net.sharing != "maxmin" or net.engine != "incremental" or net._next_id or net._n_slots:
@@ -766,6 +867,8 @@ def supported(cluster) -> str | None:
 
 def _mode(ctrl) -> int:
     name = type(ctrl).__name__
+    if name == "ADPSGDController":
+        return MODE_AD
     if name == "ParameterServerController":
         return MODE_PS_SYNC if ctrl.mode == "sync" else MODE_PS_ASYNC
     return {"AllReduceController": MODE_ALLREDUCE, "PartialReduceController": MODE_PARTIAL,
@@ -799,7 +902,9 @@ def run_compiled(cluster) -> None:
     col = cluster.collective
     fs[F_BITS] = col.model_bits
     fs[F_ALPHA] = col.alpha
-    ps = mode >= MODE_PS_SYNC
+    ps = mode in (MODE_PS_SYNC, MODE_PS_ASYNC)
+    ad = mode == MODE_AD
+    iv[I_BLOCK] = ad and ctrl.passive == "block"
     if ps:
         iv[I_SERVERS] = col.servers
         iv[I_BACKUPS] = ctrl.backups
@@ -821,7 +926,20 @@ def run_compiled(cluster) -> None:
     done_buf = np.zeros(width, np.int64)
     held = ctrl.held if ps else np.zeros(n, np.int64)
     psleft, cur, stepbuf = np.zeros(n, np.int64), np.full(n, -1, np.int64), np.zeros(n, np.int64)
-    room = n * (int(iv[I_SERVERS]) + 1) + 8
+    room = n * (int(iv[I_SERVERS]) + 1) + 8 + (n if ad else 0)
+    oslot = np.full(16 * n * max(int(iv[I_SERVERS]), 2) + 256, -1, np.int64)   # > 4 x the flows alive at once
+    wk = np.zeros((2, n), np.int64)
+    wk[0] = -1
+    wleft = np.full(n, np.nan)
+    # AD-PSGD's neighbours: rng.integers(n - 1), one call per ready worker, drawn ahead in call order; the
+    # generator is put back afterwards to the state the Python loop leaves (as many calls as were used)
+    rng = ctrl.rng if ad else None
+    rng_state = rng.bit_generator.state if ad else None
+    adr = {"j": np.zeros(0, np.int64)}
+
+    def more_neighbours():
+        k = max(64, adr["j"].shape[0])
+        adr["j"] = np.concatenate([adr["j"], np.array([int(rng.integers(n - 1)) for _ in range(k)], np.int64)])
     heap = {"t": np.zeros(room + 64), "s": np.zeros(room + 64, np.int64), "k": np.zeros(room + 64, np.int64),
             "a": np.zeros(room + 64, np.int64)}
     ce = {"w": np.zeros(0, np.int64), "t": np.zeros(0)}
@@ -839,7 +957,7 @@ def run_compiled(cluster) -> None:
                      cluster.compute_finish, cluster.ready_time, cluster.iterations, queue, owner,
                      heap["t"], heap["s"], heap["k"], heap["a"], ce["w"], ce["t"], sy["launch"], sy["finish"],
                      sy["moff"], sy["mcnt"], sy["kind"], sy["nce"], sy["bits"], mem["w"], mem["it"], done_buf,
-                     held, psleft, cur, stepbuf, sy["w"], sy["apply"], sy["ver"])
+                     held, psleft, cur, stepbuf, sy["w"], sy["apply"], sy["ver"], oslot, wk, wleft, adr["j"])
 
     def stalled():
         t = fs[F_INSTANT]
@@ -849,10 +967,18 @@ def run_compiled(cluster) -> None:
             f"sync (model size 0 and latency 0), or a delay below the clock's resolution at t "
             f"({math.ulp(t):.3g} s)")
 
-    drive(step, draws=draws, stalled=stalled,
+    drive(step, draws=draws, stalled=stalled, handlers={NEED_NEIGHBOURS: more_neighbours},
           columns=[(heap, lambda: int(iv[I_NH]) + room, 64), (ce, lambda: int(iv[I_NCE]) + 1, 1024),
                    (sy, lambda: int(iv[I_NSYNC]) + 1, 256), (mem, lambda: int(iv[I_NMEM]) + n, 1024)])
+    if iv[I_OSLOT_BAD]:
+        raise RuntimeError("the compiled cluster loop had more flow slots than it provides owners for")
     _write_back(cluster, iv, fs, ce, sy, mem)
+    cluster._blocks[:] = wk[1]
+    cluster._left[:] = wleft
+    if ad:
+        rng.bit_generator.state = rng_state
+        for _ in range(int(iv[I_ADK])):
+            rng.integers(n - 1)
     if ps:
         ctrl.version = int(iv[I_VERSION])
         ctrl.server_free = float(fs[F_SFREE])
@@ -860,7 +986,7 @@ def run_compiled(cluster) -> None:
         ctrl.records = {rec.members[0]: rec for rec in cluster.log.syncs if rec.weights is None}
         if iv[I_DROPPED]:
             cluster.log.counters["dropped_gradients"] = int(iv[I_DROPPED])
-    else:
+    elif not ad:
         ctrl.queue = queue[:iv[I_QLEN]].tolist()
 
 
@@ -886,10 +1012,12 @@ def _write_back(cluster, iv, fs, ce, sy, mem) -> None:
                                                         sy["moff"][:n_sync].tolist(), sy["mcnt"][:n_sync].tolist(),
                                                         sy["kind"][:n_sync].tolist(), sy["nce"][:n_sync].tolist())):
         rec = SyncRecord(launch=t0, members=tuple(mw[a:a + c]), iterations=tuple(mi[a:a + c]),
-                         kind=ctrl.kind if kind >= MODE_PS_SYNC else KINDS[kind])
+                         kind=ctrl.kind if kind in (MODE_PS_SYNC, MODE_PS_ASYNC) else KINDS[kind])
         if not math.isnan(t1):
             rec.finish = t1
-        if kind >= MODE_PS_SYNC:     # ParameterServerController: the version pushed, its factor and apply time
+        if kind == MODE_AD:          # launch((w,), passive=(j,)) and ADPSGDController.on_ready's edits
+            rec.computing = (rec.members[0],) + ((rec.members[1],) if ps_ver[sid] else ())
+        if kind in (MODE_PS_SYNC, MODE_PS_ASYNC):     # ParameterServerController: the version pushed, its factor and apply time
             rec.versions = (ps_ver[sid],)
             if not math.isnan(ps_w[sid]):
                 rec.weights = (ps_w[sid],)

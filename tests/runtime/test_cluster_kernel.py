@@ -9,7 +9,7 @@ from simlib.core.topology import BigSwitch
 from simlib.runtime import cluster_kernel as ck
 from simlib.runtime.baselines import AllReduceController, PartialReduceController
 from simlib.runtime.cluster import Cluster, ComputeTimes, ScriptedComputeTimes
-from simlib.runtime.decentralized import EagerReduceController, WholeRing
+from simlib.runtime.decentralized import ADPSGDController, EagerReduceController, WholeRing
 from simlib.runtime.parameter_server import ParameterServerController, ps_cluster
 
 
@@ -53,6 +53,10 @@ def _cluster(setting: dict, *, rule=None) -> Cluster:
                                          apply_s=apply_s)
         return ps_cluster(bw, compute, ctrl, model_bits=s["bits"], alpha=s["alpha"], duration=s["duration"],
                           servers=servers, merge_servers=merge)
+    if s.get("ad"):
+        ctrl = ADPSGDController(np.random.default_rng(s["seed"] + 7), passive=s["ad"])
+        return Cluster(BigSwitch.symmetric(bw), ctrl.exchange(s["bits"], s["alpha"]), compute, ctrl,
+                       duration=s["duration"], weight_rule=rule)
     if s.get("eager"):
         return Cluster(BigSwitch.symmetric(bw), WholeRing(s["bits"], s["alpha"]), compute,
                        EagerReduceController(s["eager"]), duration=s["duration"], weight_rule=rule)
@@ -82,13 +86,15 @@ def _random_ps(rng: np.random.Generator):
 def _run_both(setting: dict):
     out = []
     for engine in ("python", "compiled"):
-        rule = RecordingRule() if setting.get("weights") and not (setting.get("eager") or setting.get("ps")) else None
+        rule = (RecordingRule() if setting.get("weights") and not (setting.get("eager") or setting.get("ps")
+                                                                   or setting.get("ad")) else None)
         c = _cluster(setting, rule=rule)
         log = c.run(engine=engine)
         ctrl = c.controller
         out.append((repr(log), list(getattr(ctrl, "queue", [])), getattr(ctrl, "version", None),
                     getattr(ctrl, "busy", None), list(getattr(ctrl, "step", [])), getattr(ctrl, "server_free", None),
-                    repr(getattr(ctrl, "records", None)),
+                    repr(getattr(ctrl, "records", None)), c._blocks.tolist(), np.nan_to_num(c._left, nan=-1).tolist(),
+                    str(getattr(ctrl, "rng", np.random.default_rng(0)).bit_generator.state),
                     None if not hasattr(ctrl, "held") else ctrl.held.tolist(), c.phase.tolist(), c.iterations.tolist(), c.compute_start.tolist(),
                     c.compute_finish.tolist(), np.nan_to_num(c.ready_time, nan=-1.0).tolist(), c.sim.now,
                     c.sim.events_run, None if rule is None else rule.calls))
@@ -174,6 +180,24 @@ def test_compiled_equals_python_on_parameter_servers(case, k):
     assert comp == py
     if case[0] == "sync" and case[1] > 0 and k == 0:
         assert "dropped_gradients" in py[0]       # the stale-gradient path was taken
+
+
+@pytest.mark.parametrize("passive", ["compute", "block"])
+@pytest.mark.parametrize("k", range(6))
+def test_compiled_equals_python_on_adpsgd(passive, k):
+    """AD-PSGD (non-atomic): the neighbours drawn in the same order (and the generator left as the Python loop
+    leaves it), the records' iterations and ``computing``, a blocked neighbour's paused and resumed steps."""
+    setting = dict(_random_setting(np.random.default_rng(3000 + k)), eager=None, ps=None, ad=passive)
+    assert ck.supported(_cluster(setting)) is None
+    py, comp = _run_both(setting)
+    assert comp == py
+
+
+def test_atomic_adpsgd_falls_back():
+    ctrl = ADPSGDController(np.random.default_rng(0), atomic=True)
+    c = Cluster(BigSwitch.symmetric([1e9] * 3), ctrl.exchange(1e6, 0.0), ScriptedComputeTimes([[1.0]] * 3), ctrl,
+                duration=5.0)
+    assert "atomic" in ck.supported(c)
 
 
 def test_eager_reduce_is_compiled_and_its_rounds_cover_the_quorum():
