@@ -7,7 +7,9 @@ What it covers (:func:`supported` says why a cluster is not): all reduce
 rule, and Eager-Reduce (:class:`~simlib.runtime.decentralized.EagerReduceController`), each with a
 ring all-reduce as one coupled flow (``RingFlows`` / ``WholeRing`` with ``ring_model="single"``); the
 parameter servers (:class:`~simlib.runtime.parameter_server.ParameterServerController` with its
-``PushPull``: PS BSP, BK, ASP, HETE); all on a :class:`~simlib.core.topology.BigSwitch` under max-min
+``PushPull``: PS BSP, BK, ASP, HETE); AD-PSGD without atomic averaging
+(:class:`~simlib.runtime.decentralized.ADPSGDController`, its neighbours drawn ahead by the same calls in
+the same order, the generator put back afterwards); all on a :class:`~simlib.core.topology.BigSwitch` under max-min
 sharing, with compute times from a :class:`~simlib.runtime.cluster.ComputeTimes` or
 :class:`~simlib.runtime.cluster.ScriptedComputeTimes` (each worker's draws its own stream, so drawing
 them ahead per worker gives every worker the same values in the same order as the Python loop's calls
@@ -24,7 +26,8 @@ It is a transcription, statement for statement, of what the Python objects do at
   pending flows and the set of opened links -- a replica of CPython's set (:func:`_set_add`), whose
   iteration order is the order in which ``_inc_update`` hands the links to the solvers;
 * the cluster's worker state machine, the controllers, the ring all-reduce
-  (:class:`~simlib.core.collectives.RingAllReduce`, ``"single"``) and the parameter server's push/pull.
+  (:class:`~simlib.core.collectives.RingAllReduce`, ``"single"``), the parameter server's push/pull and
+  AD-PSGD's pairwise exchange with ``Cluster.block`` / ``unblock`` (cancellable compute timers).
 
 The weight rule and Eager-Reduce's versions do not change the schedule: they are replayed afterwards
 in event order (each sync records how many compute completions preceded its launch).  Results are bit-identical to the Python
