@@ -38,6 +38,7 @@ Units: seconds, bits, bits/s.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -69,6 +70,73 @@ MODE_ALLREDUCE, MODE_PARTIAL, MODE_EAGER, MODE_PS_SYNC, MODE_PS_ASYNC, MODE_AD =
 NEED_NEIGHBOURS = 8
 COMPUTING, READY, SYNCING, STOPPED = 0, 1, 2, 3
 KINDS = ("full", "partial", "eager", "", "", "adpsgd")
+
+
+
+
+class Net(NamedTuple):
+    """The flow network: its kernels' handle and Config, the integer and float scalars (``I_*``, ``F_*``),
+    the pending flows' slots and the set table of opened links."""
+    h: object
+    cfg: object
+    iv: np.ndarray
+    fs: np.ndarray
+    pend: np.ndarray
+    tab: np.ndarray
+
+
+class Heap(NamedTuple):
+    """The event heap: time, sequence number, kind (``EV_*``) and argument of each entry."""
+    t: np.ndarray
+    s: np.ndarray
+    k: np.ndarray
+    a: np.ndarray
+
+
+class Workers(NamedTuple):
+    """Per worker: compute-time draws and how many are used, the cluster's arrays, timers and blocks."""
+    draws: np.ndarray
+    dpos: np.ndarray
+    phase: np.ndarray
+    cstart: np.ndarray
+    cfin: np.ndarray
+    ready: np.ndarray
+    iters: np.ndarray
+    wk: np.ndarray
+    wleft: np.ndarray
+
+
+class Syncs(NamedTuple):
+    """The sync log's columns (per sync; ``mem`` / ``mem_it`` per member, from ``moff``)."""
+    launch: np.ndarray
+    finish: np.ndarray
+    moff: np.ndarray
+    mcnt: np.ndarray
+    kind: np.ndarray
+    nce: np.ndarray
+    bits: np.ndarray
+    mem: np.ndarray
+    mem_it: np.ndarray
+
+
+class Ctl(NamedTuple):
+    """The controllers' state and the rest of the log: ready queue, ring flows' owners by first link, the
+    completed flows of an event, PS versions held / transfers left / open sync / step, PS and AD columns,
+    flow owners by slot, AD's neighbour draws, compute ends (worker, time)."""
+    queue: np.ndarray
+    owner: np.ndarray
+    done_buf: np.ndarray
+    held: np.ndarray
+    psleft: np.ndarray
+    cur: np.ndarray
+    step: np.ndarray
+    sy_w: np.ndarray
+    sy_apply: np.ndarray
+    sy_ver: np.ndarray
+    oslot: np.ndarray
+    adr: np.ndarray
+    ce_w: np.ndarray
+    ce_t: np.ndarray
 
 
 # ------------------------------------------------------------------ CPython's set of small ints
@@ -147,8 +215,9 @@ def _before(ta, sa, tb, sb):
 
 
 @njit(cache=True)
-def _push(ht, hs, hk, ha, iv, time, kind, arg):
+def _push(hp, iv, time, kind, arg):
     """``Simulator.schedule_at``: the next sequence number; queued unless ``time`` is infinite."""
+    ht, hs, hk, ha = hp
     seq = iv[I_SEQ]
     iv[I_SEQ] = seq + 1
     if time == np.inf:
@@ -172,7 +241,8 @@ def _push(ht, hs, hk, ha, iv, time, kind, arg):
 
 
 @njit(cache=True)
-def _pop(ht, hs, hk, ha, iv):
+def _pop(hp, iv):
+    ht, hs, hk, ha = hp
     n = iv[I_NH] - 1
     iv[I_NH] = n
     t, s, k, a = ht[n], hs[n], hk[n], ha[n]
@@ -198,8 +268,9 @@ def _pop(ht, hs, hk, ha, iv):
 
 # ------------------------------------------------------------------ the flow network's glue
 @njit(cache=True)
-def _inc_update(h, cfg, iv, fs, pend, tab):
+def _inc_update(net):
     """``FlowNetwork._inc_update`` (levels mode)."""
+    h, cfg, iv, fs, pend, tab = net
     st = h.state
     alive = st.flows.alive
     npend = 0
@@ -235,17 +306,19 @@ def _inc_update(h, cfg, iv, fs, pend, tab):
 
 
 @njit(cache=True)
-def _ensure_rates(h, cfg, iv, fs, pend, tab):
+def _ensure_rates(net):
+    iv = net.iv
     if iv[I_DIRTY] == 0:
         return
     iv[I_DIRTY] = 0
-    _inc_update(h, cfg, iv, fs, pend, tab)
+    _inc_update(net)
 
 
 @njit(cache=True)
-def _advance(h, cfg, iv, fs, pend, tab, t):
+def _advance(net, t):
+    iv, fs = net.iv, net.fs
     if t - fs[F_NETNOW] > 0 and iv[I_NALIVE] > 0:
-        _ensure_rates(h, cfg, iv, fs, pend, tab)
+        _ensure_rates(net)
     fs[F_NETNOW] = t
 
 
@@ -374,17 +447,18 @@ def _reserve(h, iv, pend, n_links, oslot):
 
 
 @njit(cache=True)
-def _touch(iv, fs, ht, hs, hk, ha):
+def _touch(iv, fs, hp):
     iv[I_DIRTY] = 1
     if iv[I_POKE] < 0:
-        iv[I_POKE] = _push(ht, hs, hk, ha, iv, fs[F_NOW] + 0.0, EV_POKE, 0)
+        iv[I_POKE] = _push(hp, iv, fs[F_NOW] + 0.0, EV_POKE, 0)
 
 
 @njit(cache=True)
-def _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, volume, oslot, okey):
+def _add_flow(net, hp, links, volume, oslot, okey):
     """``FlowNetwork.add_flow(links, volume, on_done=...)`` (the flow has a callback); ``oslot[slot] = okey``
     (AD-PSGD: the flow's exchange)."""
-    _advance(h, cfg, iv, fs, pend, tab, fs[F_NOW])
+    h, iv, fs, pend, tab = net.h, net.iv, net.fs, net.pend, net.tab
+    _advance(net, fs[F_NOW])
     nl = links.shape[0]
     _reserve(h, iv, pend, nl, oslot)
     slot = iv[I_NSLOTS]
@@ -415,27 +489,28 @@ def _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, volume, oslot, o
     iv[I_NPEND] += 1
     for i in range(nl):
         _set_add(tab, iv, links[i])
-    _touch(iv, fs, ht, hs, hk, ha)
+    _touch(iv, fs, hp)
 
 
 @njit(cache=True)
-def _reschedule(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha):
+def _reschedule(net, hp):
     """``FlowNetwork._reschedule``: the one pending completion event, at the next completion."""
+    h, iv, fs = net.h, net.iv, net.fs
     iv[I_POKE] = -1
     iv[I_TIMER] = -1            # cancelled: its heap entry is dropped when it reaches the head
-    _ensure_rates(h, cfg, iv, fs, pend, tab)
+    _ensure_rates(net)
     if iv[I_NALIVE] == 0:
         return
     st = h.state
     t = lv.next_time(st.flows, st.links, st.adj, st.counters, fs[F_NETNOW])
     t = max(t, fs[F_NETNOW])
     if t != np.inf:
-        iv[I_TIMER] = _push(ht, hs, hk, ha, iv, max(t, fs[F_NOW]), EV_NET, 0)
+        iv[I_TIMER] = _push(hp, iv, max(t, fs[F_NOW]), EV_NET, 0)
 
 
 # ------------------------------------------------------------------ the cluster
 @njit(cache=True)
-def _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha, wk, wleft):
+def _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, hp, wk, wleft):
     """``Cluster._start_compute``; ``wk[0, w]`` is the sequence number of w's compute-end timer (-1: none),
     ``wk[1, w]`` the exchanges blocking it, ``wleft[w]`` the compute time left of a blocked step (NaN: none)."""
     now = fs[F_NOW]
@@ -452,7 +527,7 @@ def _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha, 
     if wk[1, w] > 0:
         wleft[w] = d
         return
-    wk[0, w] = _push(ht, hs, hk, ha, iv, now + d, EV_COMPUTE, w)
+    wk[0, w] = _push(hp, iv, now + d, EV_COMPUTE, w)
 
 
 @njit(cache=True)
@@ -465,14 +540,14 @@ def _block(j, fs, phase, cfin, wk, wleft):
 
 
 @njit(cache=True)
-def _unblock(j, iv, fs, cfin, ht, hs, hk, ha, wk, wleft):
+def _unblock(j, iv, fs, cfin, hp, wk, wleft):
     """``Cluster.unblock(j)``: at the last one, a paused or waiting step resumes."""
     wk[1, j] -= 1
     if wk[1, j] == 0 and not np.isnan(wleft[j]):
         left = wleft[j]
         wleft[j] = np.nan
         cfin[j] = fs[F_NOW] + left
-        wk[0, j] = _push(ht, hs, hk, ha, iv, fs[F_NOW] + left, EV_COMPUTE, j)
+        wk[0, j] = _push(hp, iv, fs[F_NOW] + left, EV_COMPUTE, j)
 
 
 @njit(cache=True)
@@ -482,10 +557,11 @@ def _sync_members(sid, sy_moff, sy_mcnt, mem):
 
 
 @njit(cache=True)
-def _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, sid, sy_moff, sy_mcnt, mem, sy_bits, owner, oslot):
+def _start_flow(net, hp, sid, sy_moff, sy_mcnt, mem, sy_bits, owner, oslot):
     """The scheduled start of a ring all-reduce's single flow over the ring's hosts (the sync's members;
     Eager-Reduce: every host, ``WholeRing``): every ring host's ingress, then egress.  The flow is known by
     its first link (``owner``): flows alive at once are link-disjoint (disjoint groups; one eager round)."""
+    iv = net.iv
     nh = iv[I_NHOSTS]
     if iv[I_MODE] == MODE_EAGER:
         ms = np.arange(nh)
@@ -497,15 +573,16 @@ def _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, sid, sy_moff, sy_mcnt
         links[i] = ms[i]
         links[m + i] = nh + ms[i]
     owner[links[0]] = sid
-    _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, sy_bits[sid], oslot, sid)
+    _add_flow(net, hp, links, sy_bits[sid], oslot, sid)
 
 
 @njit(cache=True)
-def _process(h, cfg, iv, fs, pend, tab, phase, iters, queue, ht, hs, hk, ha, sy_launch, sy_finish, sy_moff, sy_mcnt,
-             sy_kind, sy_nce, sy_bits, mem, mem_it, owner, oslot):
+def _process(net, phase, iters, queue, hp, syn, owner, oslot):
     """The controller's ``process()``: all reduce launches the n queued workers once all are queued;
     partial reduce the first p whenever p are queued; Eager-Reduce every queued worker once ``p``
     (its quorum) are, one round at a time.  Then ``Cluster.launch`` and the ring's start."""
+    iv, fs = net.iv, net.fs
+    sy_launch, sy_finish, sy_moff, sy_mcnt, sy_kind, sy_nce, sy_bits, mem, mem_it = syn
     mode = iv[I_MODE]
     qlen = iv[I_QLEN]
     if mode == MODE_ALLREDUCE:
@@ -543,21 +620,22 @@ def _process(h, cfg, iv, fs, pend, tab, phase, iters, queue, ht, hs, hk, ha, sy_
     ring = iv[I_NHOSTS] if mode == MODE_EAGER else g
     rounds = 2 * (ring - 1)
     if rounds == 0:
-        _push(ht, hs, hk, ha, iv, t + 0.0, EV_FINISH, sid)
+        _push(hp, iv, t + 0.0, EV_FINISH, sid)
     else:
         sy_bits[sid] = rounds * (fs[F_BITS] / ring)
         delay = rounds * fs[F_ALPHA]
         if delay == 0.0:
-            _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, sid, sy_moff, sy_mcnt, mem, sy_bits, owner, oslot)
+            _start_flow(net, hp, sid, sy_moff, sy_mcnt, mem, sy_bits, owner, oslot)
         else:
-            _push(ht, hs, hk, ha, iv, t + delay, EV_ADDFLOW, sid)
+            _push(hp, iv, t + delay, EV_ADDFLOW, sid)
 
 
 # ------------------------------------------------------------------ the parameter server (PushPull + controller)
 @njit(cache=True)
-def _ps_transfer(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, w, pull, oslot):
+def _ps_transfer(net, hp, psleft, w, pull, oslot):
     """``PushPull._transfer``: worker ``w``'s push to every server (or pull from every server), each a
     unicast of ``model_bits / s`` started after ``alpha`` (at once if 0)."""
+    iv, fs = net.iv, net.fs
     nh = iv[I_NHOSTS]
     nsv = iv[I_SERVERS]
     psleft[w] = nsv
@@ -569,20 +647,22 @@ def _ps_transfer(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, w, pull, osl
             links = np.empty(2, np.int64)
             links[0] = src
             links[1] = nh + dst
-            _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, bits, oslot, -1)
+            _add_flow(net, hp, links, bits, oslot, -1)
         else:
-            _push(ht, hs, hk, ha, iv, fs[F_NOW] + fs[F_ALPHA], EV_UNICAST, src * nh + dst)
+            _push(hp, iv, fs[F_NOW] + fs[F_ALPHA], EV_UNICAST, src * nh + dst)
 
 
 @njit(cache=True)
-def _ps_pull(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, w, oslot):
+def _ps_pull(net, hp, psleft, held, w, oslot):
+    iv = net.iv
     held[w] = iv[I_VERSION]
-    _ps_transfer(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, w, True, oslot)
+    _ps_transfer(net, hp, psleft, w, True, oslot)
 
 
 @njit(cache=True)
-def _ps_accepted(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply, w, oslot):
+def _ps_accepted(net, hp, psleft, held, cur, step, sy_w, sy_apply, w, oslot):
     """``ParameterServerController._accepted``: push ``w`` applied (or dropped as stale)."""
+    iv, fs = net.iv, net.fs
     now = fs[F_NOW]
     if iv[I_MODE] == MODE_PS_ASYNC:
         tau = iv[I_VERSION] - held[w]
@@ -590,14 +670,14 @@ def _ps_accepted(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, s
         sy_w[sid] = fs[F_ASP] if iv[I_HETE] == 0 else 1.0 / (tau + fs[F_HETE])
         sy_apply[sid] = now
         iv[I_VERSION] += 1
-        _ps_pull(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, w, oslot)
+        _ps_pull(net, hp, psleft, held, w, oslot)
         return
     if held[w] < iv[I_VERSION]:
         sid = cur[w]
         sy_w[sid] = 0.0
         sy_apply[sid] = now
         iv[I_DROPPED] += 1
-        _ps_pull(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, w, oslot)
+        _ps_pull(net, hp, psleft, held, w, oslot)
         return
     step[iv[I_NSTEP]] = w
     iv[I_NSTEP] += 1
@@ -610,25 +690,31 @@ def _ps_accepted(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, s
             sy_apply[sid] = now
         iv[I_VERSION] += 1
         for i in range(k):
-            _ps_pull(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, step[i], oslot)
+            _ps_pull(net, hp, psleft, held, step[i], oslot)
 
 
 @njit(cache=True)
-def _ps_pushed(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply, w, oslot):
+def _ps_pushed(net, hp, psleft, held, cur, step, sy_w, sy_apply, w, oslot):
     """``ParameterServerController._on_pushed``: into the server's apply queue (PS7), or accepted now."""
+    iv, fs = net.iv, net.fs
     if (iv[I_MODE] == MODE_PS_SYNC and held[w] < iv[I_VERSION]) or fs[F_APPLY] == 0.0:
-        _ps_accepted(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply, w, oslot)
+        _ps_accepted(net, hp, psleft, held, cur, step, sy_w, sy_apply, w, oslot)
         return
     now = fs[F_NOW]
     fs[F_SFREE] = max(fs[F_SFREE], now) + fs[F_APPLY]
-    _push(ht, hs, hk, ha, iv, now + (fs[F_SFREE] - now), EV_ACCEPT, w)
+    _push(hp, iv, now + (fs[F_SFREE] - now), EV_ACCEPT, w)
 
 
 @njit(cache=True)
-def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, iters, queue, owner,
-          ht, hs, hk, ha, ce_w, ce_t, sy_launch, sy_finish, sy_moff, sy_mcnt, sy_kind, sy_nce, sy_bits,
-          mem, mem_it, done_buf, held, psleft, cur, step, sy_w, sy_apply, sy_ver, oslot, wk, wleft, adr):
-    """The run from where it stopped; returns a :mod:`~simlib.runtime.kernel_driver` status."""
+def _loop(net, hp, wo, syn, ct):
+    """The run from where it stopped; returns a :mod:`~simlib.runtime.kernel_driver` status.  ``net``: the
+    network (:class:`Net`); ``hp``: the event heap (:class:`Heap`); ``wo``: the workers (:class:`Workers`);
+    ``syn``: the sync log (:class:`Syncs`); ``ct``: the controllers' and the log's rest (:class:`Ctl`)."""
+    h, iv, fs, pend, tab = net.h, net.iv, net.fs, net.pend, net.tab
+    ht, hs, hk, ha = hp
+    draws, dpos, phase, cstart, cfin, ready, iters, wk, wleft = wo
+    sy_launch, sy_finish, sy_moff, sy_mcnt, sy_kind, sy_nce, sy_bits, mem, mem_it = syn
+    queue, owner, done_buf, held, psleft, cur, step, sy_w, sy_apply, sy_ver, oslot, adr, ce_w, ce_t = ct
     n = iv[I_N]
     until = fs[F_UNTIL]
     ps = iv[I_MODE] == MODE_PS_SYNC or iv[I_MODE] == MODE_PS_ASYNC
@@ -645,12 +731,12 @@ def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, it
         if iv[I_STARTED] == 0:
             iv[I_STARTED] = 1
             for w in range(n):
-                _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha, wk, wleft)
+                _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, hp, wk, wleft)
             continue
         # the head, cancelled completion timers dropped
         while iv[I_NH] > 0 and ((hk[0] == EV_NET and hs[0] != iv[I_TIMER])
                                 or (hk[0] == EV_COMPUTE and hs[0] != wk[0, ha[0]])):
-            _pop(ht, hs, hk, ha, iv)
+            _pop(hp, iv)
         t = ht[0] if iv[I_NH] > 0 else np.inf
         if t == np.inf or t > until:
             if until != np.inf:
@@ -664,7 +750,7 @@ def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, it
             fs[F_INSTANT] = t
             iv[I_SAME] = 1
         kind, arg = hk[0], ha[0]
-        _pop(ht, hs, hk, ha, iv)
+        _pop(hp, iv)
         fs[F_NOW] = t
         iv[I_EVENTS] += 1
         if kind == EV_COMPUTE:
@@ -694,7 +780,7 @@ def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, it
                 sy_apply[sid] = np.nan
                 sy_ver[sid] = held[w]
                 cur[w] = sid
-                _ps_transfer(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, w, False, oslot)
+                _ps_transfer(net, hp, psleft, w, False, oslot)
                 continue
             if ad:      # ADPSGDController.on_ready: a neighbour j, launch((w,), passive=(j,)), the exchange
                 j = adr[iv[I_ADK]]
@@ -724,29 +810,28 @@ def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, it
                         links = np.empty(2, np.int64)
                         links[0] = src
                         links[1] = nh + dst
-                        _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, fs[F_BITS], oslot, sid)
+                        _add_flow(net, hp, links, fs[F_BITS], oslot, sid)
                     else:
-                        _push(ht, hs, hk, ha, iv, t + fs[F_ALPHA], EV_UNICAST, (sid * nh + src) * nh + dst)
+                        _push(hp, iv, t + fs[F_ALPHA], EV_UNICAST, (sid * nh + src) * nh + dst)
                 if iv[I_BLOCK]:
                     _block(j, fs, phase, cfin, wk, wleft)
                 continue
             queue[iv[I_QLEN]] = w
             iv[I_QLEN] += 1
-            _process(h, cfg, iv, fs, pend, tab, phase, iters, queue, ht, hs, hk, ha, sy_launch, sy_finish, sy_moff,
-                     sy_mcnt, sy_kind, sy_nce, sy_bits, mem, mem_it, owner, oslot)
+            _process(net, phase, iters, queue, hp, syn, owner, oslot)
         elif kind == EV_POKE:
-            _reschedule(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha)
+            _reschedule(net, hp)
         elif kind == EV_ADDFLOW:
-            _start_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, arg, sy_moff, sy_mcnt, mem, sy_bits, owner, oslot)
+            _start_flow(net, hp, arg, sy_moff, sy_mcnt, mem, sy_bits, owner, oslot)
         elif kind == EV_UNICAST:    # arg: (key * hosts + src) * hosts + dst
             nh = iv[I_NHOSTS]
             links = np.empty(2, np.int64)
             links[0] = (arg // nh) % nh
             links[1] = nh + arg % nh
             bits = fs[F_BITS] if ad else fs[F_BITS] / iv[I_SERVERS]
-            _add_flow(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, links, bits, oslot, arg // (nh * nh) if ad else -1)
+            _add_flow(net, hp, links, bits, oslot, arg // (nh * nh) if ad else -1)
         elif kind == EV_ACCEPT:
-            _ps_accepted(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply, arg,
+            _ps_accepted(net, hp, psleft, held, cur, step, sy_w, sy_apply, arg,
                          oslot)
         else:
             nd = 0
@@ -755,7 +840,7 @@ def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, it
                 nd = 1
             else:   # EV_NET: FlowNetwork._on_completion
                 iv[I_TIMER] = -1
-                _advance(h, cfg, iv, fs, pend, tab, t)
+                _advance(net, t)
                 if iv[I_NALIVE] > 0:
                     st = h.state
                     slots = inc.collect_and_retire(fs[F_NETNOW], st.flows, st.links, st.adj, st.proj, st.counters,
@@ -786,9 +871,9 @@ def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, it
                 if psleft[w] == 0:
                     if done_buf[k] & 1:             # pulled: Cluster._sync_done
                         sy_finish[cur[w]] = t
-                        _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha, wk, wleft)
+                        _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, hp, wk, wleft)
                     else:
-                        _ps_pushed(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha, psleft, held, cur, step, sy_w, sy_apply,
+                        _ps_pushed(net, hp, psleft, held, cur, step, sy_w, sy_apply,
                                    w, oslot)
             for k in range(nd if ad else 0):     # PairwiseExchange: both flows arrived -> Cluster._sync_done
                 sid = done_buf[k]
@@ -797,21 +882,20 @@ def _loop(h, cfg, iv, fs, pend, tab, draws, dpos, phase, cstart, cfin, ready, it
                 psleft[w] -= 1
                 if psleft[w] == 0:
                     sy_finish[sid] = t
-                    _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha, wk, wleft)
+                    _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, hp, wk, wleft)
                     if iv[I_BLOCK]:     # ADPSGDController.on_sync_done
-                        _unblock(mem[a + 1], iv, fs, cfin, ht, hs, hk, ha, wk, wleft)
+                        _unblock(mem[a + 1], iv, fs, cfin, hp, wk, wleft)
             for k in range(0 if ps or ad else nd):     # Cluster._sync_done of each finished sync
                 sid = done_buf[k]
                 sy_finish[sid] = t
                 a = sy_moff[sid]
                 for i in range(sy_mcnt[sid]):
-                    _start_compute(mem[a + i], iv, fs, draws, dpos, phase, cstart, cfin, ht, hs, hk, ha, wk, wleft)
+                    _start_compute(mem[a + i], iv, fs, draws, dpos, phase, cstart, cfin, hp, wk, wleft)
                 if iv[I_MODE] == MODE_EAGER:     # EagerReduceController.on_sync_done
                     iv[I_BUSY] = 0
-                    _process(h, cfg, iv, fs, pend, tab, phase, iters, queue, ht, hs, hk, ha, sy_launch, sy_finish,
-                             sy_moff, sy_mcnt, sy_kind, sy_nce, sy_bits, mem, mem_it, owner, oslot)
+                    _process(net, phase, iters, queue, hp, syn, owner, oslot)
             if kind == EV_NET and iv[I_POKE] < 0:
-                _reschedule(h, cfg, iv, fs, pend, tab, ht, hs, hk, ha)
+                _reschedule(net, hp)
 
 
 # ------------------------------------------------------------------ Python side
@@ -956,11 +1040,13 @@ def run_compiled(cluster) -> None:
         # workers with none left
         iv[I_NDRAW] = draws.draws.shape[1]
         iv[I_LOW] = int((dpos >= iv[I_NDRAW]).sum())
-        return _loop(h, cfg, iv, fs, pend, tab, draws.draws, dpos, cluster.phase, cluster.compute_start,
-                     cluster.compute_finish, cluster.ready_time, cluster.iterations, queue, owner,
-                     heap["t"], heap["s"], heap["k"], heap["a"], ce["w"], ce["t"], sy["launch"], sy["finish"],
-                     sy["moff"], sy["mcnt"], sy["kind"], sy["nce"], sy["bits"], mem["w"], mem["it"], done_buf,
-                     held, psleft, cur, stepbuf, sy["w"], sy["apply"], sy["ver"], oslot, wk, wleft, adr["j"])
+        return _loop(Net(h, cfg, iv, fs, pend, tab), Heap(heap["t"], heap["s"], heap["k"], heap["a"]),
+                     Workers(draws.draws, dpos, cluster.phase, cluster.compute_start, cluster.compute_finish,
+                             cluster.ready_time, cluster.iterations, wk, wleft),
+                     Syncs(sy["launch"], sy["finish"], sy["moff"], sy["mcnt"], sy["kind"], sy["nce"], sy["bits"],
+                           mem["w"], mem["it"]),
+                     Ctl(queue, owner, done_buf, held, psleft, cur, stepbuf, sy["w"], sy["apply"], sy["ver"], oslot,
+                         adr["j"], ce["w"], ce["t"]))
 
     def stalled():
         t = fs[F_INSTANT]
