@@ -60,7 +60,7 @@ EV_COMPUTE, EV_POKE, EV_NET, EV_ADDFLOW, EV_FINISH, EV_UNICAST, EV_ACCEPT = 0, 1
 # iv: integer scalars
 (I_SEQ, I_NH, I_TIMER, I_POKE, I_NSLOTS, I_NIDX, I_NALIVE, I_DIRTY, I_NPEND, I_SAME, I_NCE, I_NSYNC, I_NMEM,
  I_QLEN, I_SFILL, I_SMASK, I_STARTED, I_LOW, I_N, I_NHOSTS, I_MODE, I_P, I_LIMIT, I_EVENTS, I_NDRAW,
- I_BUSY, I_VERSION, I_NSTEP, I_BACKUPS, I_SERVERS, I_STEPSUM, I_HETE, I_DROPPED, I_ADK, I_BLOCK, I_OSLOT_BAD) = range(36)
+ I_BUSY, I_VERSION, I_NSTEP, I_BACKUPS, I_SERVERS, I_STEPSUM, I_HETE, I_DROPPED, I_ADK, I_BLOCK, I_OVERFLOW) = range(36)
 N_IV = 36
 # fs: float scalars
 F_NOW, F_NETNOW, F_UNTIL, F_INSTANT, F_BITS, F_ALPHA, F_ASP, F_HETE, F_APPLY, F_SFREE = range(10)
@@ -466,7 +466,7 @@ def _add_flow(net, hp, links, volume, oslot, okey):
     if slot < oslot.shape[0]:
         oslot[slot] = okey
     else:
-        iv[I_OSLOT_BAD] = 1
+        iv[I_OVERFLOW] = 1
     fl = h.state.flows
     fl.volume[slot] = volume
     fl.remaining[slot] = volume
@@ -485,8 +485,11 @@ def _add_flow(net, hp, links, volume, oslot, okey):
     fl.tag[slot] = volume
     if not inc.adj_insert(h.state.adj, fl.fidx, fl.fstart[slot], fl.fend[slot], slot):
         _adj_rebuild(h, iv[I_NSLOTS])
-    pend[iv[I_NPEND]] = slot
-    iv[I_NPEND] += 1
+    if iv[I_NPEND] < pend.shape[0]:
+        pend[iv[I_NPEND]] = slot
+        iv[I_NPEND] += 1
+    else:
+        iv[I_OVERFLOW] = 1
     for i in range(nl):
         _set_add(tab, iv, links[i])
     _touch(iv, fs, hp)
@@ -846,6 +849,9 @@ def _loop(net, hp, wo, syn, ct):
                     slots = inc.collect_and_retire(fs[F_NETNOW], st.flows, st.links, st.adj, st.proj, st.counters,
                                                    True, iv[I_NSLOTS])
                     fl = st.flows
+                    if slots.shape[0] > done_buf.shape[0]:
+                        iv[I_OVERFLOW] = 1
+                        return DONE
                     for s in slots:
                         for j in range(fl.fstart[s], fl.fend[s]):
                             _set_add(tab, iv, fl.fidx[j])
@@ -1002,7 +1008,9 @@ def run_compiled(cluster) -> None:
         fs[F_ASP] = ctrl.asp_factor
         fs[F_APPLY] = ctrl.apply_s
         fs[F_SFREE] = ctrl.server_free
-    width = n * max(int(iv[I_SERVERS]), 1) + 16     # flows that may be pending / complete at once
+    # flows that may be pending or complete at once: at most those alive (ring groups: n / 2; the PS pushes
+    # or pulls: n s; AD-PSGD's exchanges: 2 n)
+    width = n * max(int(iv[I_SERVERS]), 2) + 16
     pend = np.zeros(width, np.int64)
     tab = np.full(_pow2(8 * n_links + 8), -1, np.int64)
     draws = DrawBuffer(cluster.compute, n, minimum=64)
@@ -1059,8 +1067,9 @@ def run_compiled(cluster) -> None:
     drive(step, draws=draws, stalled=stalled, handlers={NEED_NEIGHBOURS: more_neighbours},
           columns=[(heap, lambda: int(iv[I_NH]) + room, 64), (ce, lambda: int(iv[I_NCE]) + 1, 1024),
                    (sy, lambda: int(iv[I_NSYNC]) + 1, 256), (mem, lambda: int(iv[I_NMEM]) + n, 1024)])
-    if iv[I_OSLOT_BAD]:
-        raise RuntimeError("the compiled cluster loop had more flow slots than it provides owners for")
+    if iv[I_OVERFLOW]:     # a bound of run_compiled's fixed arrays was wrong: a bug, not an input error
+        raise RuntimeError("the compiled cluster loop ran out of room in a fixed-size array (flow owners, pending "
+                           "or completed flows); run with engine='python'")
     _write_back(cluster, iv, fs, ce, sy, mem)
     cluster._blocks[:] = wk[1]
     cluster._left[:] = wleft
