@@ -261,16 +261,19 @@ def slowdown(sc: Scenario) -> list[float]:
 
 
 def simulate(sc: Scenario, seed: np.random.SeedSequence | int = 0,
-             bandwidth: np.ndarray | None = None, compute=None) -> ScheduleLog:
-    """Run one scenario; returns its schedule log (:func:`build_cluster`, then ``run()``).
+             bandwidth: np.ndarray | None = None, compute=None, *, engine: str = "auto") -> ScheduleLog:
+    """Run one scenario; returns its schedule log (:func:`build_cluster`, then ``run(engine)``).
 
     ``bandwidth`` (bits/s) and ``compute`` (object with ``next(w)``) override the
-    seeded draws (used by hand-made examples such as 000 Fig. 3).  The log is offered to a
-    timeline capture (:func:`simlib.runtime.capture.offer`: a no-op outside one).
+    seeded draws (used by hand-made examples such as 000 Fig. 3).  ``engine``: the event loop
+    (:meth:`~simlib.runtime.cluster.Cluster.run`, decision N13: the same log from either; not a
+    scenario parameter; inside a timeline capture the Python loop, whose network the capture watches for
+    the links' rates, S31).  The log is offered to a timeline capture
+    (:func:`simlib.runtime.capture.offer`: a no-op outside one).
     """
     cluster = build_cluster(sc, seed, bandwidth, compute)
-    flows = watch_cluster(cluster)              # inside a timeline capture only: its links' rates
-    log = cluster.run()
+    flows = watch_cluster(cluster)              # inside a timeline capture only: its links' rates, which
+    log = cluster.run("python" if flows is not None else engine)   # only the Python loop's network shows (N13)
     offer(log, "simlib.runtime.timeline:schedule_events", flows)
     return log
 

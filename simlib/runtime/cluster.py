@@ -34,9 +34,14 @@ from simlib.core.network import FlowNetwork
 from simlib.core.seeding import child_seed
 from simlib.core.topology import BigSwitch
 from simlib.core.validate import check_array, check_choice, check_int, check_real
+from simlib.runtime import cluster_kernel
 from simlib.runtime.log import UPDATE_RULES, ScheduleLog, SyncRecord
 
-__all__ = ["Cluster", "WorkerPhase", "WorkerView", "ComputeTimes", "ScriptedComputeTimes"]
+__all__ = ["Cluster", "WorkerPhase", "WorkerView", "ComputeTimes", "ScriptedComputeTimes", "ENGINES"]
+
+#: How :meth:`Cluster.run` simulates (decision N13): the compiled loop where it applies, or always the
+#: Python loop (the reference), or always the compiled loop.
+ENGINES = ("auto", "python", "compiled")
 
 
 class WorkerPhase(IntEnum):
@@ -193,8 +198,22 @@ class Cluster:
                    duration=duration, weight_rule=weight_rule)
 
     # ----------------------------------------------------------------- running
-    def run(self) -> ScheduleLog:
-        """Start every worker at t = 0 and simulate until ``duration``."""
+    def run(self, engine: str = "auto") -> ScheduleLog:
+        """Start every worker at t = 0 and simulate until ``duration``.
+
+        ``engine`` (decision N13): ``"python"`` runs this module's event loop (the reference);
+        ``"compiled"`` the compiled loop of :mod:`simlib.runtime.cluster_kernel`, same log bit for bit,
+        for the systems it covers (``ValueError`` naming what it does not cover otherwise); ``"auto"``
+        the compiled loop where it covers the cluster, else the Python loop."""
+        engine = check_choice("engine", engine, ENGINES)
+        if engine != "python":
+            why = cluster_kernel.supported(self)
+            if why is None:
+                cluster_kernel.run_compiled(self)
+                return self.log
+            if engine == "compiled":
+                raise ValueError(f"engine 'compiled' does not cover this cluster ({why}); use engine 'auto' "
+                                 f"or 'python'")
         for w in range(self.n):
             self._start_compute(w)
         self.sim.run(until=self.duration)
