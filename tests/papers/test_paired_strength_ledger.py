@@ -102,3 +102,27 @@ def test_003_rows_recompute_from_the_committed_csvs():
     seen, diffs = _mismatches(claims, _ledger("003"))
     assert not diffs
     assert seen == len(claims) and sum(bool(c.sides) for c in claims) >= 5
+
+
+def test_003_fig2_claim_rows_write_the_committed_ledger_rows(tmp_path):
+    """Issue 46: Fig. 2 as claim rows (``fmreduce.claims.FIG2_ROWS``) writes, column for column, the rows the
+    last full reproduction wrote from the same CSVs -- every column but the run's provenance."""
+    from simlib.papers.fmreduce import claims as fm, experiments as fx
+    from simlib.pipeline.claims import COLUMNS, record
+
+    def frame(name):
+        d = _frame(name)
+        d["variant"] = fx.label_variants(d)
+        return d
+
+    claims = fm.fig2(frame("30_fmreduce_fig2"), frame("30_fmreduce_p_sweep"), frame("30_fmreduce_traces"),
+                     p_full=frame("30_fmreduce_p_eq_n"))
+    record(claims, tmp_path / "claims.csv", notebook="30_fmreduce_fig2", profile="full")
+    with open(tmp_path / "claims.csv", newline="", encoding="utf-8") as f:
+        ours = list(csv.DictReader(f))
+    committed = _ledger("003")
+    compared = [c for c in COLUMNS if c not in ("notebook", "profile", "trials", "parameters")]
+    assert len(ours) == len(claims) == 12 and sum(r["kind"] == "claim" for r in ours) == len(fm.FIG2_ROWS)
+    for r in ours:
+        want = committed[(r["figure"], r["claim"], r["setting"])]
+        assert {c: r[c] for c in compared} == {c: want[c] for c in compared}
