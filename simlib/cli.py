@@ -157,7 +157,8 @@ def _train_command():
 #: The commands, in ``--help`` order: each paper's generated ones come from its contract
 #: (:data:`simlib.papers.registry.PAPERS`; a command two papers share, ``run``, once), then ``train``
 #: (generated from :class:`simlib.training.train_command.TrainScenario`).
-COMMANDS: list[Callable] = [*(Generated(c.name, c.help, c) for c in dict.fromkeys(c for p in PAPERS for c in p.commands)),
+COMMANDS: list[Callable] = [*(Generated(c.name, c.help, c) for c in dict.fromkeys(c for p in PAPERS
+                                                                                   for c in p.commands)),
                             Generated("train", train_help.HELP, _train_command), _cmd_claims, _cmd_version]
 
 

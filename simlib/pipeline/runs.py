@@ -83,7 +83,8 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, resul
     through the notebook's :class:`~simlib.pipeline.run.Run`); otherwise serial for
     ``profile="quick"`` and local processes (``workers``, default all cores) for
     ``"full"``.  Nothing here reads the environment (``executor="dask"`` without an address takes
-    :class:`~simlib.pipeline.sweep.Executor`'s default).  Results are identical either way.  Finished trials are cached under
+    :class:`~simlib.pipeline.sweep.Executor`'s default).  Results are identical either way.
+    Finished trials are cached under
     ``<cache>/<module.function of fn>`` (:data:`simlib.core.paths.CACHE`), one folder per trial
     function, so sweeps of several notebooks that run the same trial compute it once
     (:func:`~simlib.pipeline.sweep.run_sweep`, :class:`~simlib.papers.trial.Trial`); the tidy frame is written to
