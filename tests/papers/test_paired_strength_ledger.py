@@ -126,3 +126,26 @@ def test_003_fig2_claim_rows_write_the_committed_ledger_rows(tmp_path):
     for r in ours:
         want = committed[(r["figure"], r["claim"], r["setting"])]
         assert {c: r[c] for c in compared} == {c: want[c] for c in compared}
+
+
+def test_002_table1_rows_write_the_committed_ledger_rows(tmp_path):
+    """Issue 46: §5.2's Table 1 statements as rows (``table1_claims.TABLE1_ROWS``) write, from the committed
+    ``22_pr_table1.csv``, the committed rows column for column; a cause is the start of the committed one
+    (notebook 22 then appends the task's measurement, RP20, and the other setting's verdict)."""
+    from simlib.papers.partial_reduce import table1_claims as t1
+    from simlib.pipeline.claims import COLUMNS, record
+    from simlib.training import nine_systems as ns
+
+    df = _frame("22_pr_table1")
+    df = df.assign(arm=[ns.arm_label(s, p) for s, p in zip(df["scheme"], df["p"])])
+    claims = t1.table1(df)
+    record(claims, tmp_path / "claims.csv", notebook="22_pr_sec5_nine_systems", profile="full")
+    with open(tmp_path / "claims.csv", newline="", encoding="utf-8") as f:
+        ours = list(csv.DictReader(f))
+    committed = _ledger("002")
+    compared = [c for c in COLUMNS if c not in ("notebook", "profile", "trials", "parameters", "cause")]
+    assert len(ours) == len(claims) == len(t1.TABLE1_ROWS) >= 17
+    for r in ours:
+        want = committed[(r["figure"], r["claim"], r["setting"])]
+        assert {c: r[c] for c in compared} == {c: want[c] for c in compared}
+        assert want["cause"].startswith(r["cause"]) and bool(want["cause"]) == bool(r["cause"])
