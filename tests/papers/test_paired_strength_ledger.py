@@ -149,3 +149,23 @@ def test_002_table1_rows_write_the_committed_ledger_rows(tmp_path):
         want = committed[(r["figure"], r["claim"], r["setting"])]
         assert {c: r[c] for c in compared} == {c: want[c] for c in compared}
         assert want["cause"].startswith(r["cause"]) and bool(want["cause"]) == bool(r["cause"])
+
+
+def test_000_figs8_10_rows_write_the_committed_ledger_rows(tmp_path):
+    """Issue 46: Figs. 9-10 as rows (``selective_reduce.claims.FIG9_10_ROWS``) with Fig. 8's claims write, from
+    the committed notebook-12 CSVs at the default setting, the committed rows column for column but the cause,
+    which notebook 12 rewrites where a failing claim holds at another setting (empty where ours is)."""
+    from simlib.papers.selective_reduce import claims as sr
+    from simlib.pipeline.claims import COLUMNS, record
+
+    claims = sr.figs8_10(_frame("12_sr_fig8-10"), p=0.3, eta=0.3, theta=1.0, rescaled=_frame("12_sr_fig9-10_rescaled"))
+    record(claims, tmp_path / "claims.csv", notebook="12_sr_fig8-10", profile="full")
+    with open(tmp_path / "claims.csv", newline="", encoding="utf-8") as f:
+        ours = list(csv.DictReader(f))
+    committed = _ledger("000")
+    compared = [c for c in COLUMNS if c not in ("notebook", "profile", "trials", "parameters", "cause")]
+    assert len(ours) == len(claims) >= len(sr.FIG9_10_ROWS)
+    for r in ours:
+        want = committed[(r["figure"], r["claim"], r["setting"])]
+        assert {c: r[c] for c in compared} == {c: want[c] for c in compared}
+        assert bool(want["cause"]) == bool(r["cause"])
