@@ -5,6 +5,9 @@ Each paper's commands are generated from its contract
 others are one ``_cmd_<name>(subparsers)`` function that registers its
 parser and sets ``handler``; add it to ``COMMANDS`` and it appears in
 ``--help``.  Handlers receive ``(args, parser)`` and return an exit status.
+A generated command is a :class:`Generated` entry (name and help known without building it), so
+:func:`main` builds only the parser of the command asked for and ``--help`` imports neither the
+training stack nor the other commands' profiles.
 
 Errors in the command line exit with status 2 and a message naming the flag:
 argparse does this for ``choices``/``type``; use
@@ -29,7 +32,7 @@ from . import __version__
 from .core import paths
 from .papers.cli_gen import add_command
 from .papers.registry import PAPERS
-from .training.train_command import TRAIN_COMMAND
+from .training import train_help
 
 #: Same file as ``simlib.pipeline.claims.DEFAULT_LEDGER``: the committed ledger, fixed
 #: relative to the repository, not to the current directory.
@@ -124,15 +127,39 @@ def _cmd_version(subparsers) -> None:
     p.set_defaults(handler=handler, subparser=p)
 
 
-def _generated(command) -> Callable:
-    return lambda subparsers: add_command(subparsers, command)
+class Generated:
+    """A command generated from a :class:`~simlib.papers.contract.Command` (:func:`add_command`), with
+    its ``name`` and one-line ``help`` known before it is built: :func:`build_parser` lists it under
+    that help and builds its parser (its flags, its profiles' help) only when it is asked for.
+    ``command`` is the ``Command`` or a function returning it (imported when needed)."""
+
+    def __init__(self, name: str, help: str, command):
+        self.name, self.help, self._command = name, help, command
+
+    def command(self):
+        """The ``Command`` (imported now, if it was given as a function)."""
+        return self._command() if callable(self._command) else self._command
+
+    def __call__(self, subparsers) -> None:
+        add_command(subparsers, self.command())
+
+    def stub(self, subparsers) -> None:
+        """Only its line in the top-level help."""
+        subparsers.add_parser(self.name, help=self.help)
+
+
+def _train_command():
+    from .training.train_command import TRAIN_COMMAND   # the training stack: only for `train` itself
+
+    return TRAIN_COMMAND
 
 
 #: The commands, in ``--help`` order: each paper's generated ones come from its contract
 #: (:data:`simlib.papers.registry.PAPERS`; a command two papers share, ``run``, once), then ``train``
 #: (generated from :class:`simlib.training.train_command.TrainScenario`).
-COMMANDS: list[Callable] = [*(_generated(c) for c in dict.fromkeys(c for p in PAPERS for c in p.commands)),
-                            _generated(TRAIN_COMMAND), _cmd_claims, _cmd_version]
+COMMANDS: list[Callable] = [*(Generated(c.name, c.help, c) for c in dict.fromkeys(c for p in PAPERS
+                                                                                   for c in p.commands)),
+                            Generated("train", train_help.HELP, _train_command), _cmd_claims, _cmd_version]
 
 
 # --- entry point --------------------------------------------------------------
@@ -140,20 +167,34 @@ COMMANDS: list[Callable] = [*(_generated(c) for c in dict.fromkeys(c for p in PA
 PROG = "python -m simlib"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def requested(argv) -> str | None:
+    """The command ``argv`` asks for: its first word that is not an option (the top-level parser's
+    options, ``-h`` and ``--version``, take no value); None if it has none."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: every command built (``argv`` None), or, for the arguments ``argv``,
+    only the command they ask for (:func:`requested`), each other :class:`Generated` command listed
+    by its name and help only (the top-level ``--help`` prints the same)."""
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="simlib: flow-level simulator for partial model synchronization.")
     parser.add_argument("--version", action="version", version=f"simlib {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    wanted = None if argv is None else requested(argv)
     for register in COMMANDS:
-        register(subparsers)
+        if argv is not None and isinstance(register, Generated) and register.name != wanted:
+            register.stub(subparsers)
+        else:
+            register(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        parser = build_parser()
+        parser = build_parser(argv)
         args = parser.parse_args(argv)
     except KeyboardInterrupt:
         print(_interrupted(PROG), file=sys.stderr)

@@ -426,7 +426,7 @@ def test_ctrl_c_ends_a_command_even_when_the_interrupt_is_swallowed_or_turned_in
 def test_ctrl_c_while_the_commands_are_being_registered_exits_130(monkeypatch, capsys):
     import simlib.cli as cli
 
-    def interrupted():
+    def interrupted(argv=None):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli, "build_parser", interrupted)
@@ -478,3 +478,35 @@ def test_the_none_word_of_every_flag_is_matched_whatever_its_case(capsys):
     status, out, _ = run_main(["run", "--n", "10", "--duration", "2", "--c", "NEVER", "--bandwidth-gbps", "Drawn",
                                "--json"], capsys)
     assert status == 0 and (json.loads(out)["params"]["c"], json.loads(out)["params"]["bandwidth_gbps"]) == (None, None)
+
+
+_HELP_IMPORTS = """
+import sys
+from simlib import cli
+try:
+    cli.main(sys.argv[1:])
+except SystemExit:
+    pass
+print(sorted(m for m in sys.modules if m.startswith("simlib.training.") and m != "simlib.training.train_help"))
+"""
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["run", "--help"], ["fmreduce", "--help"]])
+def test_help_does_not_import_the_training_stack(argv):
+    """Only the command asked for is built (cli.Generated): ``train``'s flags need the training stack,
+    the other commands' help does not."""
+    import os
+
+    out = subprocess.run([sys.executable, "-c", _HELP_IMPORTS, *argv], cwd=ROOT, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True).stdout
+    assert out.splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("command", [None, "train", "selmcast-ssp"])
+def test_a_parser_built_for_one_command_prints_the_help_of_the_full_one(command, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    argv = [command] if command else []
+    full, light = cli.build_parser(), cli.build_parser([*argv, "--help"])
+    pick = (lambda p: p._subparsers._group_actions[0].choices[command]) if command else (lambda p: p)
+    assert pick(light).format_help() == pick(full).format_help()
+    assert cli.requested(["--version"]) is None and cli.requested(["-h", "run", "--n", "4"]) == "run"

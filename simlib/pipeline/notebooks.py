@@ -12,8 +12,8 @@ For each notebook the runner
    first on the kernel's ``PYTHONPATH`` (see ``_kernel_for_root``);
 3. tells the notebook's :class:`~simlib.pipeline.run.Run` which notebook runs and where it
    writes, as one papermill parameter ``simlib_run`` (``notebook``, ``publish``, ``out_dir``,
-   ``progress_file``, and ``passed``: the names of the ``-p`` parameters, which the quick profile
-   keeps whatever their value; decisions S21, S22):
+   ``progress_file``, ``passed``: the names of the ``-p`` parameters, which the quick profile
+   keeps whatever their value, and ``dask_address``: where its sweeps run; decisions S21, S22, S32):
 
    * **publishing run** -- ``profile`` full and no ``-p`` parameters
      (``--workers`` changes no result): figures go to ``figures/``, CSVs and
@@ -574,6 +574,7 @@ def run_notebook(
     publish: bool | None = None,
     echo=None,
     label: str = "",
+    dask_address: str | None = None,
 ) -> NotebookResult:
     """Synchronize and execute one notebook; never raises for notebook errors.
 
@@ -585,6 +586,7 @@ def run_notebook(
     :func:`run_dir_for`; the run folder exists only if the notebook wrote to it or
     succeeded (a run rejected by its parameter check leaves none; its executed copy
     stays under ``build_dir/executed/``).  ``echo`` receives progress lines while sweeps run.
+    ``dask_address``: the Dask scheduler the notebook's sweeps run on (None: this machine; S32).
     """
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
@@ -615,7 +617,8 @@ def run_notebook(
     # names the user's parameters, so one equal to the full default still counts as passed (S22)
     facts = {"notebook": source.stem, "publish": publish, "out_dir": None if publish else str(out_dir),
              "progress_file": str(progress_file.resolve()),
-             "passed": [] if publish else sorted(k for k in parameters if k not in ("profile", "workers"))}
+             "passed": [] if publish else sorted(k for k in parameters if k not in ("profile", "workers")),
+             "dask_address": dask_address}
     start, cpu_start = time.perf_counter(), _cpu_seconds()
 
     def result(ok: bool, error: str = "") -> NotebookResult:
@@ -784,6 +787,7 @@ def run_notebooks(
     echo=print,
     new_ledger: bool = False,
     cold: bool | None = None,
+    dask_address: str | None = None,
 ) -> list[NotebookResult]:
     """Run ``notebooks`` (default: all discovered, filtered by ``only``) and return the results.
 
@@ -793,7 +797,9 @@ def run_notebooks(
     committed times file then keeps only the rows of ``notebooks``.  Each
     notebook's time is recorded as soon as it finishes (:func:`record_time`).  ``cold`` (default:
     :func:`cache_is_empty` when the run starts) says the run computes every trial: it is estimated
-    from, and records, the times of runs from an empty trial cache (decision S28).
+    from, and records, the times of runs from an empty trial cache (decision S28).  ``dask_address``
+    (a scheduler address, or None: this machine) is where every notebook's sweeps run (S32; the
+    command line's default is ``$DASK_SCHEDULER_ADDRESS``).
     """
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {list(PROFILES)}, got {profile!r}")
@@ -802,6 +808,9 @@ def run_notebooks(
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
     if not isinstance(options, ExecOptions):
         raise ValueError(f"options must be an ExecOptions, got {options!r}")
+    if dask_address is not None and (not isinstance(dask_address, str) or not dask_address):
+        raise ValueError(f"dask_address must be None or a scheduler address (e.g. 'tcp://host:8786'), "
+                         f"got {dask_address!r}")
     extra = dict(extra or {})
     for key in extra:
         if not isinstance(key, str) or not key.isidentifier() or key in ("profile", "workers"):
@@ -848,7 +857,7 @@ def run_notebooks(
             guess = est.per_name.get(name)
             echo(f"{label} ({'no estimate' if guess is None else f'est. {_fmt_seconds(guess)}'})")
         res = run_notebook(Path(nb), parameters, build_dir=Path(build_dir), options=options, root=root,
-                           publish=publish, echo=echo, label=label)
+                           publish=publish, echo=echo, label=label, dask_address=dask_address)
         try:
             record_time(res, profile, extra=extra, root=root, build_dir=build_dir, keep=keep, cold=cold)
         except (OSError, ValueError) as exc:
@@ -949,7 +958,7 @@ def main(argv=None) -> int:
         return 1 if args.only else 0
     from simlib.pipeline.sweep import DASK_ENV, connect_dask   # here: numpy, pandas
 
-    address = os.environ.get(DASK_ENV)
+    address = os.environ.get(DASK_ENV) or None   # the command line's default (docs/reproducing.md), passed on
     if address:   # every sweep would go there (any profile): check it once, before any notebook runs
         try:
             with connect_dask(address) as client:
@@ -962,7 +971,7 @@ def main(argv=None) -> int:
     results = run_notebooks(
         notebooks, profile=args.profile, workers=args.workers, extra=extra,
         build_dir=args.build_dir, options=ExecOptions(log_output=args.log_output, cell_timeout=args.timeout),
-        fail_fast=args.fail_fast, new_ledger=args.fresh_ledger,
+        fail_fast=args.fail_fast, new_ledger=args.fresh_ledger, dask_address=address,
     )
     failed = [r for r in results if not r.ok]
     print(f"\n{len(results) - len(failed)}/{len(results)} notebook(s) succeeded "

@@ -56,8 +56,9 @@ COMMON = tuple(COMMON_DEFAULTS)
 #: (:data:`RUNNER_KEYS`); never part of a parameters cell.
 RUNNER_PARAMETER = "simlib_run"
 #: The keys of ``simlib_run``: the notebook's file stem, whether the run publishes, its run folder,
-#: its progress file and the names of the parameters the user passed (``-p``; decision S22).
-RUNNER_KEYS = ("notebook", "publish", "out_dir", "progress_file", "passed")
+#: its progress file, the names of the parameters the user passed (``-p``; decision S22) and the
+#: Dask scheduler its sweeps run on (None: this machine; decision S32).
+RUNNER_KEYS = ("notebook", "publish", "out_dir", "progress_file", "passed", "dask_address")
 #: First line of the cell papermill injects after a notebook's ``parameters`` cell.
 INJECTED_MARK = "# Parameters"
 
@@ -71,7 +72,8 @@ class Run:
     quick profile (lists as lists); ``passed`` the ones passed to the run (:func:`passed_parameters`:
     the runner's ``-p`` names, else those that differ from the full-profile defaults); both
     read-only mappings.  ``trials`` is the spec's ``trials`` (1 if it has none): the default of
-    :meth:`sweep` and the ledger's ``trials`` column.
+    :meth:`sweep` and the ledger's ``trials`` column.  ``dask_address``: the Dask scheduler its
+    sweeps run on (the runner's, decision S32; None: this machine, by the profile).
     """
 
     notebook: str
@@ -84,6 +86,7 @@ class Run:
     folders: paths.RunContext
     progress_file: Path | None = None
     spec: Any = field(default=None, compare=False)
+    dask_address: str | None = None
 
     @property
     def publish(self) -> bool:
@@ -153,7 +156,7 @@ class Run:
         df = run_notebook_sweep(trial, settings, trials=self.trials if trials is None else trials,
                                 seed=self.seed if seed is None else seed, name=name, results_dir=self.results,
                                 profile=self.profile, workers=self.workers, desc=desc, executor=executor,
-                                progress_file=self.progress_file)
+                                dask_address=self.dask_address, progress_file=self.progress_file)
         if measured:
             write_measurements(df, measured, name=name, results_dir=self.results,
                                measurements_dir=self.folders.measurements)
@@ -168,7 +171,7 @@ class Run:
         return run_scenarios(settings, trials=self.trials if trials is None else trials,
                              seed=self.seed if seed is None else seed, name=name, results_dir=self.results,
                              profile=self.profile, workers=self.workers, desc=desc, executor=executor,
-                             progress_file=self.progress_file)
+                             dask_address=self.dask_address, progress_file=self.progress_file)
 
     def save_figure(self, fig, name: str, *, measurement: bool = False, **kwargs):
         """:func:`~simlib.pipeline.plotting.save_figure` into this run's figures folder, or, for a figure
@@ -276,6 +279,10 @@ def _runner_facts(namespace: Mapping) -> dict:
                               or not all(isinstance(name, str) and name.isidentifier() for name in named)):
         raise ValueError(f"{RUNNER_PARAMETER}['passed'] must be a list of parameter names (the ones the user "
                          f"passed with -p), got {named!r}")
+    address = facts.get("dask_address")
+    if address is not None and (not isinstance(address, str) or not address):
+        raise ValueError(f"{RUNNER_PARAMETER}['dask_address'] must be None or a scheduler address "
+                         f"(e.g. 'tcp://host:8786'), got {address!r}")
     return dict(facts)
 
 
@@ -349,4 +356,4 @@ def start(spec_cls, namespace: dict, *, notebook: str, update: bool = True) -> R
     if update:
         namespace.update(values)
     return Run(notebook, profile, seed, trials, workers, MappingProxyType(passed), MappingProxyType(values), folders,
-               progress, spec)
+               progress, spec, facts.get("dask_address"))

@@ -8,7 +8,6 @@ results folder, profile, workers and progress file.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -19,7 +18,7 @@ from simlib.pipeline import paths
 from simlib.core.validate import check_choice
 from simlib.papers.cluster_scenario import run_trial
 from simlib.pipeline.atomic import atomic_write_bytes
-from simlib.pipeline.sweep import DASK_ENV, Executor, cache_folder, run_sweep
+from simlib.pipeline.sweep import Executor, cache_folder, run_sweep
 from simlib.pipeline.timing import trials_log
 
 __all__ = ["run_notebook_sweep", "run_scenarios", "progress_reporter", "check_result_name", "split_measurements",
@@ -75,14 +74,17 @@ def split_measurements(df: pd.DataFrame, measured) -> tuple[pd.DataFrame, pd.Dat
 
 def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, results_dir=None, profile: str = "full",
                        workers: int | None = None, desc: str | None = None, executor: str | None = None,
-                       progress_file=None, columns=None) -> pd.DataFrame:
+                       dask_address: str | None = None, progress_file=None, columns=None) -> pd.DataFrame:
     """The notebooks' sweep: ``run_sweep`` with the project's conventions; returns its tidy frame.
 
     Executor (``None``: by the rule below; else ``"serial"``, ``"processes"`` or
-    ``"dask"``, as :func:`~simlib.pipeline.sweep.run_sweep`): a Dask cluster when
-    ``DASK_SCHEDULER_ADDRESS`` is set, in every profile; otherwise serial for
+    ``"dask"``, as :func:`~simlib.pipeline.sweep.run_sweep`): the Dask cluster at ``dask_address``
+    when one is given, in every profile (the notebook runner passes its ``DASK_SCHEDULER_ADDRESS``
+    through the notebook's :class:`~simlib.pipeline.run.Run`); otherwise serial for
     ``profile="quick"`` and local processes (``workers``, default all cores) for
-    ``"full"``.  Results are identical either way.  Finished trials are cached under
+    ``"full"``.  Nothing here reads the environment (``executor="dask"`` without an address takes
+    :class:`~simlib.pipeline.sweep.Executor`'s default).  Results are identical either way.
+    Finished trials are cached under
     ``<cache>/<module.function of fn>`` (:data:`simlib.core.paths.CACHE`), one folder per trial
     function, so sweeps of several notebooks that run the same trial compute it once
     (:func:`~simlib.pipeline.sweep.run_sweep`, :class:`~simlib.papers.trial.Trial`); the tidy frame is written to
@@ -98,8 +100,8 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, resul
     check_choice("profile", profile, ("full", "quick"))
     check_result_name(name)
     if executor is None:
-        executor = "dask" if os.environ.get(DASK_ENV) else ("serial" if profile == "quick" else "processes")
-    where = Executor(executor, workers=workers)
+        executor = "dask" if dask_address else ("serial" if profile == "quick" else "processes")
+    where = Executor(executor, workers=workers, dask_address=dask_address if executor == "dask" else None)
     if results_dir is None:
         context = paths.script_context(sys.argv)
         paths.announce(context)
@@ -140,7 +142,7 @@ def write_measurements(df: pd.DataFrame, measured, *, name: str, results_dir, me
 
 def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, results_dir=None, profile: str = "full",
                   workers: int | None = None, desc: str | None = None, executor: str | None = None,
-                  progress_file=None) -> pd.DataFrame:
+                  dask_address: str | None = None, progress_file=None) -> pd.DataFrame:
     """Simulated training runs of 000/002 (:class:`~simlib.papers.cluster_scenario.Scenario`):
     every setting (a dict of its parameters, e.g. ``{"scheme": "selective", "n": 40}``, units in the
     names: ``duration_s``, ``model_mb``; or a ``Scenario`` object) is built, and so checked, once, before
@@ -155,4 +157,4 @@ def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, re
     """
     return run_notebook_sweep(run_trial, settings, trials=trials, seed=seed, name=name, results_dir=results_dir,
                               profile=profile, workers=workers, desc=desc, executor=executor,
-                              progress_file=progress_file)
+                              dask_address=dask_address, progress_file=progress_file)

@@ -21,6 +21,7 @@ from simlib.papers.cluster_scenario import SCHEME_NAMES, SCHEME_PARAMS, Scenario
 from simlib.papers.contract import Command, ParamError, ScenarioBase, defaults, param, param_group, param_of, specs
 from simlib.papers.partial_reduce.baselines import BaselineParams
 from simlib.papers.partial_reduce.scenario import PartialReduceParams, WeightParams
+from simlib.training import train_help
 from simlib.training.params import TrainingParams, task_of
 
 __all__ = ["TrainScenario", "TRAIN_SCHEMES", "train_trial", "TRAIN_COMMAND"]
@@ -137,12 +138,7 @@ def train_trial(ts: TrainScenario | dict, seed: np.random.SeedSequence) -> dict:
 
 
 TRAIN_COMMAND = Command(
-    "train", TrainScenario, train_trial, timeline=True,
-    help="train with one synchronization system on the simulated cluster (002 Table 1) and print its time to "
-         "accuracy",
-    description="Simulate n workers (workers 0..hl-1 hl times slower) under one synchronization system for up "
-                "to --duration seconds, replay the schedule through minibatch SGD on a real learning task, and print "
-                "the target used, the time to it, the updates to it, the time per update and the final accuracy.")
+    "train", TrainScenario, train_trial, timeline=True, help=train_help.HELP, description=train_help.DESCRIPTION)
 
 
 def _train_profile(params: dict) -> tuple[dict, str]:

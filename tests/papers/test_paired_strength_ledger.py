@@ -102,3 +102,70 @@ def test_003_rows_recompute_from_the_committed_csvs():
     seen, diffs = _mismatches(claims, _ledger("003"))
     assert not diffs
     assert seen == len(claims) and sum(bool(c.sides) for c in claims) >= 5
+
+
+def test_003_fig2_claim_rows_write_the_committed_ledger_rows(tmp_path):
+    """Issue 46: Fig. 2 as claim rows (``fmreduce.claims.FIG2_ROWS``) writes, column for column, the rows the
+    last full reproduction wrote from the same CSVs -- every column but the run's provenance."""
+    from simlib.papers.fmreduce import claims as fm, experiments as fx
+    from simlib.pipeline.claims import COLUMNS, record
+
+    def frame(name):
+        d = _frame(name)
+        d["variant"] = fx.label_variants(d)
+        return d
+
+    claims = fm.fig2(frame("30_fmreduce_fig2"), frame("30_fmreduce_p_sweep"), frame("30_fmreduce_traces"),
+                     p_full=frame("30_fmreduce_p_eq_n"))
+    record(claims, tmp_path / "claims.csv", notebook="30_fmreduce_fig2", profile="full")
+    with open(tmp_path / "claims.csv", newline="", encoding="utf-8") as f:
+        ours = list(csv.DictReader(f))
+    committed = _ledger("003")
+    compared = [c for c in COLUMNS if c not in ("notebook", "profile", "trials", "parameters")]
+    assert len(ours) == len(claims) == 12 and sum(r["kind"] == "claim" for r in ours) == len(fm.FIG2_ROWS)
+    for r in ours:
+        want = committed[(r["figure"], r["claim"], r["setting"])]
+        assert {c: r[c] for c in compared} == {c: want[c] for c in compared}
+
+
+def test_002_table1_rows_write_the_committed_ledger_rows(tmp_path):
+    """Issue 46: §5.2's Table 1 statements as rows (``table1_claims.TABLE1_ROWS``) write, from the committed
+    ``22_pr_table1.csv``, the committed rows column for column; a cause is the start of the committed one
+    (notebook 22 then appends the task's measurement, RP20, and the other setting's verdict)."""
+    from simlib.papers.partial_reduce import table1_claims as t1
+    from simlib.pipeline.claims import COLUMNS, record
+    from simlib.training import nine_systems as ns
+
+    df = _frame("22_pr_table1")
+    df = df.assign(arm=[ns.arm_label(s, p) for s, p in zip(df["scheme"], df["p"])])
+    claims = t1.table1(df)
+    record(claims, tmp_path / "claims.csv", notebook="22_pr_sec5_nine_systems", profile="full")
+    with open(tmp_path / "claims.csv", newline="", encoding="utf-8") as f:
+        ours = list(csv.DictReader(f))
+    committed = _ledger("002")
+    compared = [c for c in COLUMNS if c not in ("notebook", "profile", "trials", "parameters", "cause")]
+    assert len(ours) == len(claims) == len(t1.TABLE1_ROWS) >= 17
+    for r in ours:
+        want = committed[(r["figure"], r["claim"], r["setting"])]
+        assert {c: r[c] for c in compared} == {c: want[c] for c in compared}
+        assert want["cause"].startswith(r["cause"]) and bool(want["cause"]) == bool(r["cause"])
+
+
+def test_000_figs8_10_rows_write_the_committed_ledger_rows(tmp_path):
+    """Issue 46: Figs. 9-10 as rows (``selective_reduce.claims.FIG9_10_ROWS``) with Fig. 8's claims write, from
+    the committed notebook-12 CSVs at the default setting, the committed rows column for column but the cause,
+    which notebook 12 rewrites where a failing claim holds at another setting (empty where ours is)."""
+    from simlib.papers.selective_reduce import claims as sr
+    from simlib.pipeline.claims import COLUMNS, record
+
+    claims = sr.figs8_10(_frame("12_sr_fig8-10"), p=0.3, eta=0.3, theta=1.0, rescaled=_frame("12_sr_fig9-10_rescaled"))
+    record(claims, tmp_path / "claims.csv", notebook="12_sr_fig8-10", profile="full")
+    with open(tmp_path / "claims.csv", newline="", encoding="utf-8") as f:
+        ours = list(csv.DictReader(f))
+    committed = _ledger("000")
+    compared = [c for c in COLUMNS if c not in ("notebook", "profile", "trials", "parameters", "cause")]
+    assert len(ours) == len(claims) >= len(sr.FIG9_10_ROWS)
+    for r in ours:
+        want = committed[(r["figure"], r["claim"], r["setting"])]
+        assert {c: r[c] for c in compared} == {c: want[c] for c in compared}
+        assert bool(want["cause"]) == bool(r["cause"])

@@ -44,23 +44,30 @@ def test_unreachable_scheduler_is_named_before_anything_is_written(quick_timeout
 
 
 @pytest.mark.parametrize("profile", ["quick", "full"])
-def test_the_address_is_honoured_in_every_profile(profile, quick_timeout, tmp_run, monkeypatch):
-    monkeypatch.setenv(sweep.DASK_ENV, UNREACHABLE)
+def test_the_address_is_honoured_in_every_profile(profile, quick_timeout, tmp_run):
     with pytest.raises(ValueError, match="127.0.0.1:1"):
         runs.run_notebook_sweep(double_fn, [{"x": 1}], trials=1, seed=0, name="t", profile=profile,
-                                results_dir=tmp_run / "run" / "results")
+                                dask_address=UNREACHABLE, results_dir=tmp_run / "run" / "results")
     assert not (tmp_run / "run").exists() and not (tmp_run / "cache").exists()
+
+
+def test_the_sweep_does_not_read_the_address_from_the_environment(quick_timeout, tmp_run, monkeypatch):
+    """S32: the executor is an argument; the environment variable is only the runner's command-line
+    default, so a sweep given no address runs here even with it set."""
+    monkeypatch.setenv(sweep.DASK_ENV, UNREACHABLE)
+    df = runs.run_notebook_sweep(double_fn, [{"x": 1}], trials=1, seed=0, name="t", profile="quick",
+                                 results_dir=tmp_run / "run" / "results")
+    assert df["y"].tolist() == [2]
 
 
 def test_quick_profile_runs_on_the_cluster_and_gets_the_serial_result(cluster, tmp_run, monkeypatch):
     settings = [{"x": 1}, {"x": 3}]
     serial = run_sweep(double_fn, settings, 2, seed=5, executor="serial", progress=False)
-    monkeypatch.setenv(sweep.DASK_ENV, cluster.scheduler_address)
     seen = []
     real = sweep._iter_dask
     monkeypatch.setattr(sweep, "_iter_dask", lambda *a: seen.append(1) or real(*a))
     df = runs.run_notebook_sweep(double_fn, settings, trials=2, seed=5, name="t", profile="quick",
-                                 results_dir=tmp_run / "run" / "results")
+                                 dask_address=cluster.scheduler_address, results_dir=tmp_run / "run" / "results")
     assert seen, "the quick profile did not use the Dask cluster"
     pd.testing.assert_frame_equal(df, serial)
 

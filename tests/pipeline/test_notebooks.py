@@ -315,6 +315,39 @@ def test_cli_flags_reach_papermill_through_the_exec_options(tmp_path, monkeypatc
     assert seen == [run_notebooks.ExecOptions(log_output=True, cell_timeout=7.5)]
 
 
+def test_the_dask_address_goes_from_the_command_line_to_each_notebooks_run(tmp_path, monkeypatch):
+    """S32: the runner's command line reads DASK_SCHEDULER_ADDRESS (its default) and passes it on as an
+    argument, down to the notebook's simlib_run; nothing below reads the environment."""
+    import contextlib
+
+    import papermill
+
+    from simlib.pipeline import sweep
+
+    class Client:
+        def scheduler_info(self):
+            return {"workers": {"w": {}}}
+
+    nb = tmp_path / "00_tiny.py"
+    nb.write_text('# %% tags=["parameters"]\nprofile = "full"\n')
+    seen = []
+    monkeypatch.setenv(sweep.DASK_ENV, "tcp://h:8786")
+    monkeypatch.setattr(sweep, "connect_dask", lambda address: contextlib.nullcontext(Client()))
+    monkeypatch.setattr(run_notebooks, "run_notebooks", lambda nbs, **kw: seen.append(kw["dask_address"]) or [])
+    run_notebooks.main(["--notebook-dir", str(tmp_path), "--profile", "quick"])
+    monkeypatch.delenv(sweep.DASK_ENV)
+    run_notebooks.main(["--notebook-dir", str(tmp_path), "--profile", "quick"])
+    assert seen == ["tcp://h:8786", None]
+
+    monkeypatch.setattr(papermill, "execute_notebook",
+                        lambda src, out, *, parameters, **k: seen.append(parameters) or shutil.copy(src, out))
+    monkeypatch.setattr(run_notebooks, "_kernel_for_root", lambda *a: contextlib.nullcontext())
+    res = run_notebooks.run_notebook(nb, {"profile": "quick"}, build_dir=tmp_path / "build", root=tmp_path,
+                                     dask_address="tcp://h:8786")
+    assert res.ok, res.error
+    assert seen[-1]["simlib_run"]["dask_address"] == "tcp://h:8786"
+
+
 def test_undeclared_parameter_fails_the_notebook(tmp_path):
     """papermill only warns about unknown parameters; the runner makes it an error."""
     nb = tmp_path / "00_tiny.py"

@@ -162,6 +162,21 @@ def test_sweep_writes_its_csv_and_reports_progress_to_the_runners_file(tmp_path,
     assert (progress["desc"], progress["done"], progress["total"]) == ("t", 4, 4)
 
 
+def test_the_runners_dask_address_reaches_the_sweep_as_an_argument(tmp_path, monkeypatch):
+    """S32: the scheduler comes from simlib_run (the runner's), not from the environment."""
+    from simlib.pipeline import runs
+
+    seen = []
+    monkeypatch.setattr(runs, "run_sweep", lambda *a, executor, **k: seen.append(executor) or pd.DataFrame())
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", "tcp://ignored:1")
+    in_folder(tmp_path, profile="quick").sweep(double, [{"x": 1}], name="t")
+    facts = {"notebook": "05_probe", "out_dir": str(tmp_path / "run"), "dask_address": "tcp://h:8786"}
+    simlib.start(Probe, cell(**{RUNNER_PARAMETER: facts}), notebook="05_probe").sweep(double, [{"x": 1}], name="t")
+    assert [(e.kind, e.dask_address) for e in seen] == [("serial", None), ("dask", "tcp://h:8786")]
+    with pytest.raises(ValueError, match=r"simlib_run\['dask_address'\] must be None or a scheduler address"):
+        simlib.start(Probe, cell(**{RUNNER_PARAMETER: {"dask_address": 8786}}), notebook="05_probe")
+
+
 def test_save_figure_goes_to_the_runs_folder_and_never_to_the_committed_one_by_accident(tmp_path):
     import matplotlib
 

@@ -1,5 +1,8 @@
 """Seed 003's claims (§3, Fig. 2) and observations, as tested code: result frames -> :class:`Claim`.
 
+Fig. 2's judged rows are a table, :data:`FIG2_ROWS` (figure, claim, paper value, predicate, cause rule,
+value and note templates, strength) over small named predicates (:func:`as_paper_sides`,
+:func:`mode_as_paper`, :func:`every_pair_beats`, :func:`remarkable_gain`).
 Notebook 30 calls :func:`fig2` with its three sweep frames (``30_fmreduce_fig2``,
 ``30_fmreduce_p_sweep``, ``30_fmreduce_traces``, as the sweeps return them) and
 :func:`lp_ties` with ``30_fmreduce_lp_ties``; :func:`discussion` gives the numbers
@@ -24,7 +27,7 @@ its discussion prints.  Rules, fixed before looking at our values:
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+from typing import Callable, Sequence
 
 import pandas as pd
 
@@ -37,7 +40,8 @@ from .experiments import CHOICES, KNOBS, paired_choice, phase_breakdown
 from .scenario import Scenario
 
 __all__ = ["PAPER", "REMARKABLE", "BEATS_RULE", "PAPER_SIDES", "PAPER_VALUES", "paper_p", "paper_marks", "beats",
-           "loses", "gain_at_least", "p_where", "pair_strengths", "fig2", "lp_ties", "discussion"]
+           "loses", "gain_at_least", "p_where", "pair_strengths", "Fig2", "Fig2Row", "FIG2_ROWS", "fig2_context",
+           "as_paper_sides", "mode_as_paper", "every_pair_beats", "remarkable_gain", "fig2", "lp_ties", "discussion"]
 
 PAPER = "003"
 #: Our reading of "a remarkable speedup" (no number in the paper): at least 1.5x in every pair.
@@ -171,9 +175,204 @@ def _mode_holds(pairs: pd.DataFrame, p: int, n: int) -> bool:
     return _sides_hold(pairs, "mode")
 
 
+@dataclasses.dataclass(frozen=True)
+class Fig2:
+    """What Fig. 2's rows read (:func:`fig2_context`): the setting (``n``, ``p``, ``trace``, ``trials``),
+    each knob's pairs at it with their strengths (``pairs``; ``"p=n"``: the mode pairs of FMReduce at
+    p = n; ``"remarkable"``: the reducers pairs' strengths against :data:`REMARKABLE`), each knob's pairs
+    per p of the sweep (``by_p``), the sweep's p values and n, the p = n frame and the other traces (or None)."""
+    n: int
+    p: int
+    trace: str
+    trials: int
+    pairs: dict
+    by_p: dict
+    sweep_ps: tuple
+    n_sweep: int
+    p_full: pd.DataFrame
+    traces: pd.DataFrame | None
+
+    @property
+    def where(self) -> str:
+        return f"p={self.p}, n={self.n}, {self.trace} trace, {self.trials} trials"
+
+    @property
+    def sweep_text(self) -> str:
+        return f"p sweep over p = {self.sweep_ps[0]}–{self.sweep_ps[-1]}, n = {self.n_sweep}"
+
+    def text(self, template: str, t: pd.DataFrame) -> str:
+        """``template`` with the named values of :data:`_TEXTS` of this context and the row's pairs ``t``."""
+        return template.format_map(_Texts(self, t))
+
+
+class _Texts(dict):
+    """The values a row's templates name, computed on first use (:data:`_TEXTS`)."""
+
+    def __init__(self, fig: Fig2, t: pd.DataFrame):
+        super().__init__()
+        self.fig, self.t = fig, t
+
+    def __missing__(self, key):
+        value = self[key] = _TEXTS[key](self.t, self.fig)
+        return value
+
+
+def _mode(fig: Fig2, split: str) -> pd.DataFrame:
+    t = fig.pairs["mode"]
+    return t[t.split == split]
+
+
+#: The names a :class:`Fig2Row`'s templates use, each a function of (the row's pairs, the context).
+_TEXTS = {
+    "range": lambda t, f: _range(t),
+    "not_better": lambda t, f: ", ".join(t.loc[t["median"] <= 1, "pair"]) or "none",
+    "where": lambda t, f: f.where, "p": lambda t, f: f.p, "n": lambda t, f: f.n, "trace": lambda t, f: f.trace,
+    "sweep_text": lambda t, f: f.sweep_text, "beats_rule": lambda t, f: BEATS_RULE,
+    "remarkable": lambda t, f: REMARKABLE,
+    "even_range": lambda t, f: _range(_mode(f, "even")), "lp_range": lambda t, f: _range(_mode(f, "lp")),
+    "lp_b_wins": lambda t, f: _at(p_where(f.by_p["mode"], lambda g: loses(g[g.split == "lp"]))),
+    "remarkable_at": lambda t, f: _at(p_where(f.by_p["reducers"], lambda g: gain_at_least(g, REMARKABLE))),
+    "extra_reducers": lambda t, f: f.n / f.p - 1,
+    "n_full": lambda t, f: _single(f.p_full, "p_full", "n"), "full_trials": lambda t, f: f.p_full["trial"].nunique(),
+}
+
+
+# ---- the predicates: (pairs, context, row) -> bool
+def as_paper_sides(t: pd.DataFrame, fig: Fig2, row) -> bool:
+    """Every pair lies on the side of 1 :data:`PAPER_SIDES` states for the row's knob."""
+    return _sides_hold(t, row.pairs)
+
+
+def mode_as_paper(t: pd.DataFrame, fig: Fig2, row) -> bool:
+    """§3's mode statement at the context's (p, n) (:func:`_mode_holds`)."""
+    return _mode_holds(t, fig.p, fig.n)
+
+
+def every_pair_beats(t: pd.DataFrame, fig: Fig2, row) -> bool:
+    """:func:`beats`: the first option wins every pair."""
+    return beats(t)
+
+
+def remarkable_gain(t: pd.DataFrame, fig: Fig2, row) -> bool:
+    """Every pair's gain is at least :data:`REMARKABLE` (our reading of "remarkable")."""
+    return gain_at_least(t, REMARKABLE)
+
+
+# ---- the strength fields (S24): (pairs, context) -> dict
+def strength_above(t: pd.DataFrame, fig: Fig2) -> dict:
+    return _fields((t, above))
+
+
+def strength_mode(t: pd.DataFrame, fig: Fig2) -> dict:
+    return _mode_fields(t, fig.p, fig.n)
+
+
+def strength_remarkable(t: pd.DataFrame, fig: Fig2) -> dict:
+    return _fields((fig.pairs["remarkable"], at_least))
+
+
+def _mode_cause(t: pd.DataFrame, fig: Fig2) -> str:
+    """Why the mode row fails: a stand-in trace on which it holds, else unexplained."""
+    elsewhere = []
+    if fig.traces is not None and len(fig.traces):
+        for tr, g in fig.traces.groupby("trace"):
+            tp = paired_choice(g, "mode")
+            if _mode_holds(tp, fig.p, fig.n):
+                lp_tr = tp[tp.split == "lp"]
+                elsewhere.append(f"{tr} ({lp_tr['median'].min():.3f}–{lp_tr['median'].max():.3f}× with LP)")
+    if elsewhere:
+        lp = _mode(fig, "lp")
+        return fig.text(f"stand-in trace: the claim holds at p = {{p}} with the {', '.join(elsewhere)} stand-in; "
+                        f"with the {{trace}} stand-in the LP pairs are within {max(abs(lp['median'] - 1)):.1%} of a "
+                        "tie, and blocking wins both LP pairs {lp_b_wins} of the {sweep_text}", t)
+    return fig.text("unexplained: NB/B with the LP split {lp_range} at p = {p}; blocking wins both LP "
+                    "pairs {lp_b_wins} of the {sweep_text}", t)
+
+
+@dataclasses.dataclass(frozen=True)
+class Fig2Row:
+    """One judged row of Fig. 2 and §3 (:data:`FIG2_ROWS`): its ``figure``, ``claim`` and ``paper_value``
+    (templates over :data:`_TEXTS`), the pairs it judges (``pairs``: a key of :attr:`Fig2.pairs`), the
+    ``predicate`` (pairs, context, row) -> bool giving its direction, the ``cause`` rule when that fails
+    (a template, or a function of (pairs, context)), its ``value`` and ``note`` templates and its
+    ``strength`` fields (S24).  ``optional``: no row without pairs (p = n when the sweep has none)."""
+    figure: str
+    claim: str
+    paper_value: str
+    pairs: str
+    predicate: Callable
+    cause: str | Callable
+    value: str = "{range}"
+    note: str = "{beats_rule}; {where}"
+    strength: Callable = strength_above
+    optional: bool = False
+
+    def judge(self, fig: Fig2) -> Claim | None:
+        """This row's claim at ``fig`` (None: an optional row without pairs); undecided: no cause (S24)."""
+        t = fig.pairs[self.pairs]
+        if self.optional and not len(t):
+            return None
+        holds = self.predicate(t, fig, self)
+        cause = "" if holds else self.cause(t, fig) if callable(self.cause) else fig.text(self.cause, t)
+        return _undecided(Claim(PAPER, self.figure, fig.text(self.claim, t), self.paper_value, fig.text(self.value, t),
+                                direction=holds, cause=cause, note=fig.text(self.note, t), **self.strength(t, fig)))
+
+
+_NOT_BETTER = "unexplained: pairs not better at {where}: {not_better}"
+
+#: Fig. 2's and §3's judged rows, in the ledger's order; the paper values are :data:`PAPER_VALUES`.
+FIG2_ROWS = (
+    Fig2Row("Fig. 2", f"{_NAMES['split'][0]} beats {_NAMES['split'][1]} in every otherwise-equal pair",
+            PAPER_VALUES["split"], "split", as_paper_sides, _NOT_BETTER,
+            note="{beats_rule}; {where}; pairs not better: {not_better}"),
+    Fig2Row("Fig. 2", f"{_NAMES['sharing'][0]} beats {_NAMES['sharing'][1]} in every otherwise-equal pair",
+            PAPER_VALUES["sharing"], "sharing", as_paper_sides, _NOT_BETTER,
+            note="{beats_rule}; {where}; pairs not better: {not_better}"),
+    Fig2Row("Fig. 2", "non-blocking beats blocking unless the split is network-aware (p < n)", PAPER_VALUES["mode"],
+            "mode", mode_as_paper, _mode_cause, value="NB/B even: {even_range}; LP: {lp_range}",
+            note="FMReduce pairs; 'beats' = median paired ratio > 1, 'B wins' = < 1 in every pair; {where}; "
+                 "in the {sweep_text} blocking wins both LP pairs {lp_b_wins}", strength=strength_mode),
+    Fig2Row("§3 text", "at p = n non-blocking beats blocking", PAPER_VALUES["p=n"], "p=n", every_pair_beats,
+            "unexplained: non-blocking does not win every FMReduce pair at p = n",
+            note="p = n = {n_full}, FMReduce pairs, {full_trials} trials (S25)", optional=True),
+    Fig2Row("Fig. 2", "FMReduce (n reducers) beats the original partial reduce in every blocking pair",
+            PAPER_VALUES["reducers"], "reducers", as_paper_sides,
+            "unexplained: FMReduce does not win every blocking pair at {where}"),
+    Fig2Row("Fig. 2", "FMReduce's gain over the original partial reduce is remarkable (≥ {remarkable:g}× "
+                      "in every blocking pair) at p = {p}",
+            "remarkable speedup (no number)", "reducers", remarkable_gain,
+            "paper ambiguity: FM10, FM13 ('remarkable' has no number); our original partial reduce spreads "
+            "the model over the p participants' full mesh (p(p-1) links), so at p = {p} of n = {n} FMReduce adds only "
+            "{extra_reducers:.0%} more reducers; a less efficient original (e.g. a ring all-reduce) is not modelled; "
+            "the gain is ≥ {remarkable:g}× {remarkable_at} of the {sweep_text}",
+            value="{range}; ≥ {remarkable:g}× in every pair {remarkable_at} of the p sweep",
+            note="'remarkable' read as ≥ {remarkable:g}× (median paired ratio, closed) in every blocking pair, "
+                 "our threshold fixed before running; {where}", strength=strength_remarkable),
+)
+
+
+def fig2_context(df: pd.DataFrame, p_sweep: pd.DataFrame, traces: pd.DataFrame | None = None,
+                 p_full: pd.DataFrame | None = None) -> Fig2:
+    """:func:`fig2`'s frames checked and read into a :class:`Fig2`."""
+    _need(df, "df", _SWEEP_COLUMNS + ("trace",))
+    _need(p_sweep, "p_sweep", _SWEEP_COLUMNS)
+    n, p, trace = _single(df, "df", "n"), _single(df, "df", "p"), _single(df, "df", "trace")
+    n_sweep = _single(p_sweep, "p_sweep", "n")
+    if p_full is None:
+        p_full = p_sweep[p_sweep["p"] == n_sweep]
+    else:
+        _need(p_full, "p_full", _SWEEP_COLUMNS)
+    pairs = {k: pair_strengths(df, k) for k in KNOBS}
+    pairs["p=n"] = pair_strengths(p_full[(p_full["p"] == p_full["n"]) & (p_full["reducers"] == "all")], "mode")
+    pairs["remarkable"] = pair_strengths(df, "reducers", threshold=REMARKABLE)
+    return Fig2(n, p, trace, df["trial"].nunique(), pairs, {k: paired_choice(p_sweep, k, by=["p"]) for k in KNOBS},
+                tuple(sorted(int(q) for q in p_sweep["p"].unique())), n_sweep, p_full, traces)
+
+
 def fig2(df: pd.DataFrame, p_sweep: pd.DataFrame, traces: pd.DataFrame | None = None,
          p_full: pd.DataFrame | None = None) -> list[Claim]:
-    """Fig. 2's four design choices at the paper's (n, p), the p = n statement, and the p sweep.
+    """Fig. 2's four design choices at the paper's (n, p), the p = n statement (:data:`FIG2_ROWS`), and the
+    p sweep's and other traces' observations.
 
     ``df``: the 12 variants at one (n, p) (``30_fmreduce_fig2``); ``p_sweep``: the same
     grid over p (``30_fmreduce_p_sweep``); ``traces``: the grid with other stand-in
@@ -181,108 +380,30 @@ def fig2(df: pd.DataFrame, p_sweep: pd.DataFrame, traces: pd.DataFrame | None = 
     observation per trace); ``p_full``: the grid at p = n with the trials S25 gives it (the p = n
     statement is judged there; None: on the p sweep's p = n rows).
     """
-    _need(df, "df", _SWEEP_COLUMNS + ("trace",))
-    _need(p_sweep, "p_sweep", _SWEEP_COLUMNS)
-    n, p, trace = _single(df, "df", "n"), _single(df, "df", "p"), _single(df, "df", "trace")
-    trials = df["trial"].nunique()
-    where = f"p={p}, n={n}, {trace} trace, {trials} trials"
-    pairs = {k: pair_strengths(df, k) for k in KNOBS}
-    by_p = {k: paired_choice(p_sweep, k, by=["p"]) for k in KNOBS}
-    sweep_ps = sorted(int(q) for q in p_sweep["p"].unique())
-    sweep_text = f"p sweep over p = {sweep_ps[0]}–{sweep_ps[-1]}, n = {_single(p_sweep, 'p_sweep', 'n')}"
+    fig = fig2_context(df, p_sweep, traces, p_full)
+    judged = [c for c in (row.judge(fig) for row in FIG2_ROWS) if c is not None]
+    return judged + _remarkable_over_p(fig) + _sweep_exceptions(fig) + _other_traces(fig)
+
+
+def _remarkable_over_p(fig: Fig2) -> list[Claim]:
+    """The p values of the sweep where FMReduce's gain is remarkable, with each p's range."""
+    per_p = "; ".join(f"p={int(q)}: {span_of(g['median'])}" for q, g in fig.by_p["reducers"].groupby("p"))
+    t = fig.pairs["reducers"]
+    return [observation(
+        PAPER, "p sweep", fig.text("p where FMReduce's gain over the original partial reduce is ≥ {remarkable:g}× "
+                                   "in every blocking pair", t),
+        fig.text("{remarkable_at}", t).removeprefix("at "),
+        note=f"{fig.sweep_text}; median paired ratio of rounds per p (rounds in a fixed time: no target, so no pair "
+             f"censored): {per_p}")]
+
+
+def _sweep_exceptions(fig: Fig2) -> list[Claim]:
+    """The (pair, p) points of the sweep where the paper's direction does not hold, per knob."""
     out = []
-
-    for k in ("split", "sharing"):
-        t = pairs[k]
-        not_better = ", ".join(t.loc[t["median"] <= 1, "pair"]) or "none"
-        holds = _sides_hold(t, k)
-        out.append(_undecided(Claim(
-            PAPER, "Fig. 2", f"{_NAMES[k][0]} beats {_NAMES[k][1]} in every otherwise-equal pair",
-            PAPER_VALUES[k], _range(t), direction=holds,
-            cause="" if holds else f"unexplained: pairs not better at {where}: {not_better}",
-            note=f"{BEATS_RULE}; {where}; pairs not better: {not_better}", **_fields((t, above)))))
-
-    # mode: NB > B with the even split, B > NB with the LP split (p < n)
-    t = pairs["mode"]
-    even, lp = t[t.split == "even"], t[t.split == "lp"]
-    lp_b_wins = p_where(by_p["mode"], lambda g: loses(g[g.split == "lp"]))
-    holds = _mode_holds(t, p, n)
-    cause = ""
-    if not holds:
-        elsewhere = []
-        if traces is not None and len(traces):
-            for tr, g in traces.groupby("trace"):
-                tp = paired_choice(g, "mode")
-                if _mode_holds(tp, p, n):
-                    lp_tr = tp[tp.split == "lp"]
-                    elsewhere.append(f"{tr} ({lp_tr['median'].min():.3f}–{lp_tr['median'].max():.3f}× with LP)")
-        if elsewhere:
-            cause = (f"stand-in trace: the claim holds at p = {p} with the {', '.join(elsewhere)} stand-in; "
-                     f"with the {trace} stand-in the LP pairs are within {max(abs(lp['median'] - 1)):.1%} of a "
-                     f"tie, and blocking wins both LP pairs {_at(lp_b_wins)} of the {sweep_text}")
-        else:
-            cause = (f"unexplained: NB/B with the LP split {_range(lp)} at p = {p}; blocking wins both LP "
-                     f"pairs {_at(lp_b_wins)} of the {sweep_text}")
-    out.append(_undecided(Claim(
-        PAPER, "Fig. 2", "non-blocking beats blocking unless the split is network-aware (p < n)",
-        PAPER_VALUES["mode"],
-        f"NB/B even: {_range(even)}; LP: {_range(lp)}", direction=holds, cause=cause, **_mode_fields(t, p, n),
-        note=f"FMReduce pairs; 'beats' = median paired ratio > 1, 'B wins' = < 1 in every pair; {where}; "
-             f"in the {sweep_text} blocking wins both LP pairs {_at(lp_b_wins)}")))
-
-    # p = n: non-blocking beats blocking (checked in the p sweep)
-    n_sweep = _single(p_sweep, "p_sweep", "n")
-    if p_full is None:
-        p_full = p_sweep[p_sweep["p"] == n_sweep]
-    else:
-        _need(p_full, "p_full", _SWEEP_COLUMNS)
-    t_full = pair_strengths(p_full[(p_full["p"] == p_full["n"]) & (p_full["reducers"] == "all")], "mode")
-    if len(t_full):
-        n_full = _single(p_full, "p_full", "n")
-        out.append(_undecided(Claim(
-            PAPER, "§3 text", "at p = n non-blocking beats blocking", PAPER_VALUES["p=n"], _range(t_full),
-            direction=beats(t_full),
-            cause="" if beats(t_full) else "unexplained: non-blocking does not win every FMReduce pair at p = n",
-            note=f"p = n = {n_full}, FMReduce pairs, {p_full['trial'].nunique()} trials (S25)", **_fields((t_full, above)))))
-
-    # reducers: FMReduce vs the original partial reduce
-    t = pairs["reducers"]
-    remarkable_ps = p_where(by_p["reducers"], lambda g: gain_at_least(g, REMARKABLE))
-    per_p = "; ".join(f"p={int(q)}: {span_of(g['median'])}" for q, g in by_p["reducers"].groupby("p"))
-    out.append(_undecided(Claim(
-        PAPER, "Fig. 2", "FMReduce (n reducers) beats the original partial reduce in every blocking pair",
-        PAPER_VALUES["reducers"], _range(t), direction=_sides_hold(t, "reducers"),
-        cause="" if _sides_hold(t, "reducers") else
-        f"unexplained: FMReduce does not win every blocking pair at {where}",
-        note=f"{BEATS_RULE}; {where}", **_fields((t, above)))))
-    ok = gain_at_least(t, REMARKABLE)
-    t_rem = pair_strengths(df, "reducers", threshold=REMARKABLE)
-    out.append(_undecided(Claim(
-        PAPER, "Fig. 2", f"FMReduce's gain over the original partial reduce is remarkable (≥ {REMARKABLE:g}× "
-                         f"in every blocking pair) at p = {p}",
-        "remarkable speedup (no number)",
-        f"{_range(t)}; ≥ {REMARKABLE:g}× in every pair {_at(remarkable_ps)} of the p sweep",
-        direction=ok,
-        cause="" if ok else (
-            f"paper ambiguity: FM10, FM13 ('remarkable' has no number); our original partial reduce spreads "
-            f"the model over the p participants' "
-            f"full mesh (p(p-1) links), so at p = {p} of n = {n} FMReduce adds only {n / p - 1:.0%} more "
-            f"reducers; a less efficient original (e.g. a ring all-reduce) is not modelled; the gain is "
-            f"≥ {REMARKABLE:g}× {_at(remarkable_ps)} of the {sweep_text}"),
-        note=f"'remarkable' read as ≥ {REMARKABLE:g}× (median paired ratio, closed) in every blocking pair, "
-             f"our threshold fixed before running; {where}", **_fields((t_rem, at_least)))))
-    out.append(observation(
-        PAPER, "p sweep", f"p where FMReduce's gain over the original partial reduce is ≥ {REMARKABLE:g}× "
-                          "in every blocking pair",
-        _at(remarkable_ps).removeprefix("at "),
-        note=f"{sweep_text}; median paired ratio of rounds per p (rounds in a fixed time: no target, so no pair "
-             f"censored): {per_p}"))
-
-    # the p sweep: the (pair, p) points where the paper's direction does not hold
     for k in ("split", "sharing", "mode"):
-        tk = by_p[k]
+        tk = fig.by_p[k]
         if k == "mode":   # NB should win with the even split and at p = n, B with the LP split at p < n
-            b_should_win = (tk.split == "lp") & (tk.p < n_sweep)
+            b_should_win = (tk.split == "lp") & (tk.p < fig.n_sweep)
             bad = tk[(b_should_win & (tk["median"] >= 1)) | (~b_should_win & (tk["median"] <= 1))]
             what = ("pairs where the mode claim fails (NB not ahead with the even split or at p = n, "
                     "B not ahead with the LP split at p < n)")
@@ -292,24 +413,30 @@ def fig2(df: pd.DataFrame, p_sweep: pd.DataFrame, traces: pd.DataFrame | None = 
         out.append(observation(
             PAPER, "p sweep", what,
             ", ".join(f"{r.pair} at p={int(r.p)} ({r.median:.3f}×)" for r in bad.itertuples()) or "none",
-            note=f"{sweep_text}; median paired ratio of rounds over {len(tk)} (pair, p) points"))
+            note=f"{fig.sweep_text}; median paired ratio of rounds over {len(tk)} (pair, p) points"))
+    return out
 
-    # Fig. 2 with the other stand-in traces
-    if traces is not None and len(traces):
-        _need(traces, "traces", _SWEEP_COLUMNS + ("trace",))
-        for tr, g in traces.groupby("trace"):
-            parts = []
-            for k in KNOBS:
-                tk = paired_choice(g, k)
-                verdict = (_mode_holds(tk, _single(g, "traces", "p"), _single(g, "traces", "n"))
-                           if k == "mode" else beats(tk))
-                parts.append(f"{k} {tk['median'].min():.3f}–{tk['median'].max():.3f}× "
-                             f"({'as the paper says' if verdict else 'not as the paper says'})")
-            out.append(observation(
-                PAPER, "Fig. 2, other traces", f"the four design choices with the {tr} stand-in",
-                "; ".join(parts),
-                note=f"median paired ratio of rounds, first option / second ({_FIRST_SECOND}); p={_single(g, 'traces', 'p')}, n={_single(g, 'traces', 'n')}, "
-                     f"{g['trial'].nunique()} trials; 'remarkable' not checked"))
+
+def _other_traces(fig: Fig2) -> list[Claim]:
+    """Fig. 2's four design choices with each other stand-in trace (none without ``traces``)."""
+    traces = fig.traces
+    if traces is None or not len(traces):
+        return []
+    _need(traces, "traces", _SWEEP_COLUMNS + ("trace",))
+    out = []
+    for tr, g in traces.groupby("trace"):
+        parts = []
+        for k in KNOBS:
+            tk = paired_choice(g, k)
+            verdict = (_mode_holds(tk, _single(g, "traces", "p"), _single(g, "traces", "n"))
+                       if k == "mode" else beats(tk))
+            parts.append(f"{k} {tk['median'].min():.3f}–{tk['median'].max():.3f}× "
+                         f"({'as the paper says' if verdict else 'not as the paper says'})")
+        out.append(observation(
+            PAPER, "Fig. 2, other traces", f"the four design choices with the {tr} stand-in",
+            "; ".join(parts),
+            note=f"median paired ratio of rounds, first option / second ({_FIRST_SECOND}); p={_single(g, 'traces', 'p')}, n={_single(g, 'traces', 'n')}, "
+                 f"{g['trial'].nunique()} trials; 'remarkable' not checked"))
     return out
 
 

@@ -1,6 +1,8 @@
 """Seed 002 §5.2's statements about all nine systems of Table 1, and §5.3.2's Fig. 11, as tested code
 (notebook 22).
 
+§5.2's statements are a table, :data:`TABLE1_ROWS` (arms, claim, paper value, rule, metric, side of 1,
+note, RP20 evidence key), each judged by a small named rule (:func:`every_hl`, :func:`up_to`, ...).
 :func:`table1` reads the ``22_pr_table1`` frame (one row per arm, HL and trial: ``arm`` is Table 1's
 column name, ``AR``, ``ER``, ``AD``, ``BSP``, ``ASP``, ``HETE``, ``BK``, ``CON3``, ``DYN3``, ``CON5``,
 ``DYN5``, and ``SR3`` for selective reduce); :func:`fig11` reads the ``22_pr_fig11`` frame (``arm``
@@ -32,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -48,7 +51,8 @@ from .claims import (NEAR_REL, NEAR_RULE, PAPER, PER_UPDATE_SPEEDUP, RANGE_RULE,
 
 __all__ = ["CLUSTER_DEFAULT", "EVIDENCE_KEYS", "TABLE1_ALL", "TABLE1_ARMS", "UP_TO", "DYN_VS_AR", "PER_UPDATE",
            "table1_ratios", "claim_arms", "paired_arms", "speedup", "table1", "fig11", "selective_drawn", "filter_sensitivity",
-           "filter_verdicts", "filter_observation"]
+           "filter_verdicts", "filter_observation", "Table1Row", "TABLE1_ROWS", "every_hl", "up_to", "at_most_range",
+           "near_factor", "never_reaches", "selective_row"]
 
 #: §5.2.1's "up to" statements: (numerator arm of the time ratio, our PR arm, X); 1.47 is BK/CON5
 #: (VGG-19, HL 1), 1.84 BK/DYN3 (VGG-19, HL 1) and 1.74 AD/DYN3 (DenseNet-121, HL 2) in Table 1.
@@ -159,7 +163,7 @@ def _every_hl(d, what, num, den, *, side, statement, says, extra_note="", hls=No
                   **strength_fields(st, d_dir, d_mag))]
 
 
-def _up_to(d, key, statement, hls=None):
+def _up_to(d, key, statement, says, hls=None):
     num, den, x = UP_TO[key]
     sub = d if hls is None else d[d["hl"].isin(hls)]
     r = paired_arms(sub, "time_to_target_s", num, den)
@@ -175,7 +179,7 @@ def _up_to(d, key, statement, hls=None):
     st = {row.hl: row_strength(row._asdict()) for row in r.itertuples(index=False)}
     top = combine_max(list(st.values()))
     fields = strength_fields(st, _side(top, "above"), in_range(top, x * (1 - NEAR_REL), x * (1 + NEAR_REL)))
-    return [Claim(PAPER, "Table 1", statement, f"up to {x:.2f}× (Table 1 {num}/{den}: "
+    return [Claim(PAPER, "Table 1", statement, f"{says} (Table 1 {num}/{den}: "
                                                f"{span_of(table1_ratios(num, den, 'time'))})",
                   f"largest median paired {num}/{den} time {fmt_bound(top_lo, top_hi)} at HL={hl_top:g}; "
                   + _per_hl(r),
@@ -217,125 +221,166 @@ def _with_evidence(claims: list[Claim], text: str | None) -> list[Claim]:
             and c.cause else c for c in claims]
 
 
+# ---- the rules a Table 1 row is judged by: (frame, row, heterogeneous HLs) -> claims
+def every_hl(d: pd.DataFrame, row: "Table1Row", het: list) -> list[Claim]:
+    """The median paired ratio of ``row.what`` is on ``row.side`` of 1 at every HL (:func:`_every_hl`)."""
+    num, den = row.arms
+    return _every_hl(d, row.what, num, den, side=row.side, statement=row.statement, says=row.says,
+                     extra_note=row.extra_note)
+
+
+def up_to(d: pd.DataFrame, row: "Table1Row", het: list) -> list[Claim]:
+    """"up to X×": the largest median paired time ratio > 1 and within 10 % of X (:data:`UP_TO`, :func:`_up_to`)."""
+    return _up_to(d, "/".join(row.arms), row.statement, row.says, hls=het if row.het_only else None)
+
+
+def at_most_range(d: pd.DataFrame, row: "Table1Row", het: list) -> list[Claim]:
+    """§5.2.2's "at most 1.48–2.01× faster than AR" (:data:`DYN_VS_AR`): every HL > 1 median > 1, the largest
+    in the closed range."""
+    num, den = row.arms
+    r = paired_arms(d[d["hl"].isin(het)], _METRIC["time"], num, den)
+    if not len(r):
+        return []
+    top_lo, top_hi = float(r["median_lo"].max()), float(r["median_hi"].max())
+    lo, hi = DYN_VS_AR
+    ok_d = bool((r["median_lo"] > 1).all())
+    ok_m = bool(top_lo == top_hi and lo <= top_lo <= hi)         # censored runs: not shown within
+    st = {x.hl: row_strength(x._asdict()) for x in r.itertuples(index=False)}
+    return [Claim(
+        PAPER, "Table 1", row.statement, row.says, f"median paired {num}/{den} time: " + _per_hl(r),
+        direction=ok_d, magnitude=ok_m, tolerance="our largest median over HL > 1 in the closed range",
+        cause="" if ok_d and ok_m else (
+            _censored(r.loc[r["median_hi"].idxmax()]) if r["censored"].any()
+            else _why(d, num, den, r.loc[r["median_hi"].idxmax(), "hl"])),
+        note=f"time to target, {_NOTE}; direction: every HL > 1 median > 1" + row.extra_note + _UNDECIDED_MAX,
+        **strength_fields(st, decided(_side(v, "above") for v in st.values()),
+                          in_range(combine_max(list(st.values())), lo, hi)))]
+
+
+def near_factor(d: pd.DataFrame, row: "Table1Row", het: list) -> list[Claim]:
+    """§5.2.2's "4× faster per update" (:data:`PER_UPDATE`): every HL's median per-update ratio certainly
+    > 1 and within 10 % of 4."""
+    num, den = row.arms
+    r = paired_arms(d, _METRIC["per-update"], num, den)
+    if not len(r):
+        return []
+    ok_d = bool((r["median_lo"] > 1).all())
+    ok_m = bool(all(within(m, PER_UPDATE, NEAR_REL) for m in r["median"]))   # NaN (censored): never
+    st = {x.hl: row_strength(x._asdict()) for x in r.itertuples(index=False)}
+    return [Claim(
+        PAPER, "Table 1", row.statement,
+        f"{row.says}; Table 1 {num}/{den}: {span_of(table1_ratios(num, den, 'per-update'))}",
+        f"median paired {num}/{den} per update: " + _per_hl(r), direction=ok_d, magnitude=ok_m,
+        tolerance=NEAR_RULE + ", at every HL",
+        cause="" if ok_d and ok_m else _SETTING + "one update's time is set by the cluster and its "
+                                                  "model of a slow, shared GPU as an HL× slower worker",
+        note=f"time per update, {_NOTE}" + _UNDECIDED,
+        **strength_fields(st, decided(_side(v, "above") for v in st.values()),
+                          decided(in_range(v, PER_UPDATE * (1 - NEAR_REL), PER_UPDATE * (1 + NEAR_REL))
+                                  for v in st.values())))]
+
+
+def never_reaches(d: pd.DataFrame, row: "Table1Row", het: list) -> list[Claim]:
+    """"fails to reach the threshold": no run of the arm reaches the target, at every HL."""
+    (arm,) = row.arms
+    er = d[d["arm"] == arm].groupby("hl")["reached"].agg(["sum", "size"])
+    ok = bool((er["sum"] == 0).all())
+    reached = d[(d["arm"] == arm) & (d["reached"] > 0)]
+    return [Claim(
+        PAPER, "Table 1", row.statement, row.says,
+        "; ".join(f"HL={hl:g}: reached in {int(s)} of {int(n)} runs" for hl, (s, n) in er.iterrows()),
+        direction=ok,
+        cause="" if ok else "setting: on the replayed learning task (docs/decisions/replay.md) ER's "
+                            "stale gradients (ER1-ER2) still reach the target, median "
+                            f"{reached['time_to_target_s'].median():.0f} s where it does",
+        note="holds if no ER run reaches the target at any HL")]
+
+
+def selective_row(d: pd.DataFrame, row: "Table1Row", het: list) -> list[Claim]:
+    """An observation, no paper statement: selective reduce against partial reduce in Table 1's setting."""
+    num, den = row.arms
+    r = paired_arms(d, _METRIC["time"], num, den)
+    if not len(r):
+        return []
+    same, censored, _ = _identical(d, num, den)
+    return [observation(
+        PAPER, "Table 1", row.statement,
+        f"median paired {num}/{den} time: {_per_hl(r)}; identical times in {same} of "
+        f"{int((d['arm'] == num).sum())} runs; {censored} pairs censored",
+        note="no paper has this row; with one bandwidth for every worker, Alg. 2's waiting gain is 0, "
+             "so selective reduce never holds a worker and forms the FIFO group of p")]
+
+
+@dataclasses.dataclass(frozen=True)
+class Table1Row:
+    """One §5.2 statement on Table 1 (:data:`TABLE1_ROWS`): the ``arms`` it compares (numerator first; left
+    out when the frame lacks one), the claim (``statement``), what the paper says (``says``), the ``rule``
+    judging it and giving the cause when it fails (:func:`every_hl`, :func:`up_to`, :func:`at_most_range`,
+    :func:`near_factor`, :func:`never_reaches`, :func:`selective_row`), the ratio's metric (``what``) and
+    the side of 1 the numerator's median must lie on (``side``: "num" above, "den" below), a note's
+    ``extra_note``, the :data:`EVIDENCE_KEYS` key whose measurement ends its failing cause (RP20), and
+    ``het_only``: judged on the heterogeneous HLs only (left out without any)."""
+    arms: tuple
+    statement: str
+    says: str
+    rule: Callable
+    what: str = "time"
+    side: str = "num"
+    extra_note: str = ""
+    evidence: str | None = None
+    het_only: bool = False
+
+
+_PS6 = "; ASP's step size per push: decision PS6"
+_PR13 = "; dynamic weights' reading of x_1: PR13"
+
+#: §5.2's statements on Table 1, in the ledger's order (see the module's rules).
+TABLE1_ROWS = (
+    *(Table1Row(("BSP", f"CON{P}"), f"nine systems: PS BSP is (slightly) slower than partial reduce (P={P})",
+                "slower (§5.2.1)", every_hl) for P in (3, 5)),
+    Table1Row(("ASP", "BSP"), "nine systems: PS ASP needs more updates than PS BSP", "more updates (§5.2.1)",
+              every_hl, what="updates", extra_note=_PS6, evidence="staleness"),
+    Table1Row(("ASP", "CON3"), "nine systems: PS ASP converges slower than partial reduce (P=3)", "slower (§5.2.1)",
+              every_hl, extra_note=_PS6),
+    Table1Row(("ASP", "HETE"), "nine systems: PS HETE is faster than PS ASP", "HETE outperforms ASP (§5.2.1)",
+              every_hl, extra_note="; HETE's constant: PS3; ASP's step size: PS6", evidence="staleness"),
+    Table1Row(("HETE", "CON3"), "nine systems: PS HETE is slower than partial reduce (P=3)",
+              "still slower than partial reduce (§5.2.1)", every_hl),
+    Table1Row(("BK", "CON5"), "nine systems: partial reduce (P=5) beats PS BK (3 backups), up to 1.47×",
+              f"up to {UP_TO['BK/CON5'][2]:.2f}×", up_to),
+    Table1Row(("BK", "CON5"), "nine systems: partial reduce (P=5) has a lower per-update time than PS BK",
+              "lower (§5.2.1)", every_hl, what="per-update"),
+    Table1Row(("BK", "DYN3"), "nine systems: partial reduce (P=3) beats PS BK, up to 1.84×",
+              f"up to {UP_TO['BK/DYN3'][2]:.2f}×", up_to),
+    *(Table1Row((f"DYN{P}", f"CON{P}"), f"nine systems: dynamic weights need fewer updates than constant (P={P})",
+                "fewer updates (§5.2.2)", every_hl, what="updates", side="den", extra_note=_PR13,
+                evidence="dynamic") for P in (3, 5)),
+    Table1Row(("AR", "DYN3"), "nine systems: DYN (P=3) is at most 1.48–2.01× faster than AR for HL > 1",
+              f"at most {DYN_VS_AR[0]:.2f}–{DYN_VS_AR[1]:.2f}× (§5.2.2)", at_most_range, extra_note=_PR13,
+              het_only=True),
+    Table1Row(("AR", "CON3"), "nine systems: partial reduce (P=3) is 4× faster per update than AR",
+              f"{PER_UPDATE:g}× (§5.2.2)", near_factor, what="per-update"),
+    Table1Row(("AD", "DYN3"), "nine systems: partial reduce (P=3) beats AD-PSGD in heterogeneous settings, "
+                              "up to 1.74×", f"up to {UP_TO['AD/DYN3'][2]:.2f}×", up_to, het_only=True),
+    Table1Row(("ER", "AR"), "nine systems: Eager-Reduce is cheaper per update than AR", "smaller (§5.2.2)",
+              every_hl, what="per-update", side="den",
+              extra_note="; a run that never reaches the target: its duration / its updates"),
+    Table1Row(("ER",), "nine systems: Eager-Reduce fails to reach the accuracy threshold", "N/A (§5.2.2)",
+              never_reaches, evidence="eager"),
+    Table1Row(("SR3", "CON3"), "nine systems: selective reduce (000) in Table 1's setting", "", selective_row),
+)
+
+
 def _table1(df: pd.DataFrame, evidence: dict) -> list[Claim]:
+    """Every row of :data:`TABLE1_ROWS` whose arms (and, if it needs them, heterogeneous HLs) ``df`` has."""
     _need(df, "df", ["arm", "hl", "trial", "time_to_target_s", "updates_to_target", "per_update_s", "reached"])
-    d = df
-    arms = set(d["arm"])
-    het = [hl for hl in sorted(d["hl"].unique()) if hl > 1]
+    arms = set(df["arm"])
+    het = [hl for hl in sorted(df["hl"].unique()) if hl > 1]
     out: list[Claim] = []
-
-    def have(*names):
-        return all(a in arms for a in names)
-
-    T, PU = _METRIC["time"], _METRIC["per-update"]
-    for P in (3, 5):
-        if have("BSP", f"CON{P}"):
-            out += _every_hl(d, "time", "BSP", f"CON{P}", side="num",
-                             statement=f"nine systems: PS BSP is (slightly) slower than partial reduce (P={P})",
-                             says="slower (§5.2.1)")
-    if have("ASP", "BSP"):
-        out += _with_evidence(_every_hl(d, "updates", "ASP", "BSP", side="num",
-                                        statement="nine systems: PS ASP needs more updates than PS BSP",
-                                        says="more updates (§5.2.1)",
-                                        extra_note="; ASP's step size per push: decision PS6"),
-                              evidence.get("staleness"))
-    if have("ASP", "CON3"):
-        out += _every_hl(d, "time", "ASP", "CON3", side="num",
-                         statement="nine systems: PS ASP converges slower than partial reduce (P=3)",
-                         says="slower (§5.2.1)",
-                         extra_note="; ASP's step size per push: decision PS6")
-    if have("ASP", "HETE"):
-        out += _with_evidence(_every_hl(d, "time", "ASP", "HETE", side="num",
-                                        statement="nine systems: PS HETE is faster than PS ASP",
-                                        says="HETE outperforms ASP (§5.2.1)",
-                                        extra_note="; HETE's constant: PS3; ASP's step size: PS6"),
-                              evidence.get("staleness"))
-    if have("HETE", "CON3"):
-        out += _every_hl(d, "time", "HETE", "CON3", side="num",
-                         statement="nine systems: PS HETE is slower than partial reduce (P=3)",
-                         says="still slower than partial reduce (§5.2.1)")
-    if have("BK", "CON5"):
-        out += _up_to(d, "BK/CON5", "nine systems: partial reduce (P=5) beats PS BK (3 backups), up to 1.47×")
-        out += _every_hl(d, "per-update", "BK", "CON5", side="num",
-                         statement="nine systems: partial reduce (P=5) has a lower per-update time than PS BK",
-                         says="lower (§5.2.1)")
-    if have("BK", "DYN3"):
-        out += _up_to(d, "BK/DYN3", "nine systems: partial reduce (P=3) beats PS BK, up to 1.84×")
-    for P in (3, 5):
-        if have(f"DYN{P}", f"CON{P}"):
-            out += _with_evidence(_every_hl(d, "updates", f"DYN{P}", f"CON{P}", side="den",
-                                            statement=f"nine systems: dynamic weights need fewer updates than "
-                                                      f"constant (P={P})",
-                                            says="fewer updates (§5.2.2)",
-                                            extra_note="; dynamic weights' reading of x_1: PR13"),
-                                  evidence.get("dynamic"))
-    if have("AR", "DYN3") and het:
-        r = paired_arms(d[d["hl"].isin(het)], T, "AR", "DYN3")
-        if len(r):
-            top_lo, top_hi = float(r["median_lo"].max()), float(r["median_hi"].max())
-            lo, hi = DYN_VS_AR
-            ok_d = bool((r["median_lo"] > 1).all())
-            ok_m = bool(top_lo == top_hi and lo <= top_lo <= hi)         # censored runs: not shown within
-            st = {row.hl: row_strength(row._asdict()) for row in r.itertuples(index=False)}
-            out.append(Claim(
-                PAPER, "Table 1", "nine systems: DYN (P=3) is at most 1.48–2.01× faster than AR for HL > 1",
-                f"at most {lo:.2f}–{hi:.2f}× (§5.2.2)", "median paired AR/DYN3 time: " + _per_hl(r),
-                direction=ok_d, magnitude=ok_m, tolerance="our largest median over HL > 1 in the closed range",
-                cause="" if ok_d and ok_m else (
-                    _censored(r.loc[r["median_hi"].idxmax()]) if r["censored"].any()
-                    else _why(d, "AR", "DYN3", r.loc[r["median_hi"].idxmax(), "hl"])),
-                note=f"time to target, {_NOTE}; direction: every HL > 1 median > 1; dynamic weights' "
-                     "reading of x_1: PR13" + _UNDECIDED_MAX,
-                **strength_fields(st, decided(_side(v, "above") for v in st.values()),
-                                  in_range(combine_max(list(st.values())), lo, hi))))
-    if have("AR", "CON3"):
-        r = paired_arms(d, PU, "AR", "CON3")
-        if len(r):
-            ok_d = bool((r["median_lo"] > 1).all())
-            ok_m = bool(all(within(m, PER_UPDATE, NEAR_REL) for m in r["median"]))   # NaN (censored): never
-            st = {row.hl: row_strength(row._asdict()) for row in r.itertuples(index=False)}
-            out.append(Claim(
-                PAPER, "Table 1", "nine systems: partial reduce (P=3) is 4× faster per update than AR",
-                f"{PER_UPDATE:g}× (§5.2.2); Table 1 AR/CON3: {span_of(table1_ratios('AR', 'CON3', 'per-update'))}",
-                "median paired AR/CON3 per update: " + _per_hl(r), direction=ok_d, magnitude=ok_m,
-                tolerance=NEAR_RULE + ", at every HL",
-                cause="" if ok_d and ok_m else _SETTING + "one update's time is set by the cluster and its "
-                                                          "model of a slow, shared GPU as an HL× slower worker",
-                note=f"time per update, {_NOTE}" + _UNDECIDED,
-                **strength_fields(st, decided(_side(v, "above") for v in st.values()),
-                                  decided(in_range(v, PER_UPDATE * (1 - NEAR_REL), PER_UPDATE * (1 + NEAR_REL))
-                                          for v in st.values()))))
-    if have("AD", "DYN3") and het:
-        out += _up_to(d, "AD/DYN3", "nine systems: partial reduce (P=3) beats AD-PSGD in heterogeneous settings, "
-                                    "up to 1.74×", hls=het)
-    if have("ER", "AR"):
-        out += _every_hl(d, "per-update", "ER", "AR", side="den",
-                         statement="nine systems: Eager-Reduce is cheaper per update than AR",
-                         says="smaller (§5.2.2)",
-                         extra_note="; a run that never reaches the target: its duration / its updates")
-    if have("ER"):
-        er = d[d["arm"] == "ER"].groupby("hl")["reached"].agg(["sum", "size"])
-        ok = bool((er["sum"] == 0).all())
-        reached = d[(d["arm"] == "ER") & (d["reached"] > 0)]
-        out.append(Claim(
-            PAPER, "Table 1", "nine systems: Eager-Reduce fails to reach the accuracy threshold", "N/A (§5.2.2)",
-            "; ".join(f"HL={hl:g}: reached in {int(s)} of {int(n)} runs" for hl, (s, n) in er.iterrows()),
-            direction=ok,
-            cause="" if ok else "setting: on the replayed learning task (docs/decisions/replay.md) ER's "
-                                "stale gradients (ER1-ER2) still reach the target, median "
-                                f"{reached['time_to_target_s'].median():.0f} s where it does"
-                                + (f"; on the task: {evidence['eager']}" if evidence.get("eager") else ""),
-            note="holds if no ER run reaches the target at any HL"))
-    if have("SR3", "CON3"):
-        r = paired_arms(d, T, "SR3", "CON3")
-        if len(r):
-            same, censored, _ = _identical(d, "SR3", "CON3")
-            out.append(observation(
-                PAPER, "Table 1", "nine systems: selective reduce (000) in Table 1's setting",
-                f"median paired SR3/CON3 time: {_per_hl(r)}; identical times in {same} of "
-                f"{int((d['arm'] == 'SR3').sum())} runs; {censored} pairs censored",
-                note="no paper has this row; with one bandwidth for every worker, Alg. 2's waiting gain is 0, "
-                     "so selective reduce never holds a worker and forms the FIFO group of p"))
+    for row in TABLE1_ROWS:
+        if all(a in arms for a in row.arms) and (het or not row.het_only):
+            claims = row.rule(df, row, het)
+            out += _with_evidence(claims, evidence.get(row.evidence)) if row.evidence else claims
     return out
 
 

@@ -20,7 +20,9 @@ Rules, fixed before looking at our values and uniform over the paper:
   (non-strict, :func:`~simlib.papers.predicates.monotone`); "as θ (or e) increases
   from a to b": the medians at the two ends.
 
-A verdict that fails gets a cause (:data:`simlib.papers.claim.CAUSES`).  Figs. 9–10's
+A verdict that fails gets a cause (:data:`simlib.papers.claim.CAUSES`).  Figs. 9–10's statements are a
+table, :data:`FIG9_10_ROWS` (knob, figure, claim, paper value, check, note, cause rule) over small named
+checks (:func:`eta_scale`, ..., :func:`theta_insensitive`); their
 selective-reduce claims are re-checked on a re-run at :data:`PAPER_LIKE_COMPUTE_MEAN_S`
 (decision E17): "stand-in trace" when the statement holds there, "unexplained" when
 it fails there too.
@@ -43,7 +45,9 @@ from simlib.papers.predicates import interior_extremum, monotone, range_claim
 
 __all__ = ["PAPER", "NEAR_REL", "NEAR_RULE", "RANGE_RULE", "FIGS5_6_RANGES", "PAPER_LIKE_COMPUTE_MEAN_S",
            "EXACT_REL", "near", "spread", "ring_check", "fig3", "figs5_7", "figs8_10", "figs11_12",
-           "figs13_14", "paper_gaps", "internet_scale"]
+           "figs13_14", "paper_gaps", "internet_scale", "Fig9To10", "KnobRow", "PairedEtaRow", "FIG9_10_ROWS",
+           "eta_scale", "eta_iterations", "eta_time", "eta_08", "eta_08_syncs", "theta_ends", "theta_iterations",
+           "theta_insensitive"]
 
 PAPER = "000"
 #: E15: "about", "close", "no obvious gap", "trivial", "not very sensitive" = within 10 % (closed).
@@ -477,105 +481,171 @@ def figs8_10(df: pd.DataFrame, *, p: float, eta: float, theta: float,
              if rescaled is not None else None)
     mean_s = float(_single(rescaled, "rescaled", "compute_mean_s")) if rescaled is not None else None
     group = int(_single(df[np.isclose(df["p"], p)], "df", "group_size"))
+    knobs = Fig9To10(df, p, theta, n, group, main, again, mean_s)
+    return out + [c for row in FIG9_10_ROWS if not main[row.knob].empty for c in row.judge(knobs)]
 
-    def knob_claim(knob, figure, claim, paper_value, check: Callable[[pd.DataFrame], tuple[bool, str]],
-                   note="", structural: str = ""):
-        ok, text = check(main[knob])
+
+@dataclasses.dataclass(frozen=True)
+class Fig9To10:
+    """What the rows of Figs. 9-10 read (:data:`FIG9_10_ROWS`): notebook 12's frame ``df``, its default
+    ``p`` (a fraction of n) and ``theta``, ``n``, the group size at that p (``group``, workers), the
+    medians over trials per value of each knob (``main``: ``{"eta": ..., "theta": ...}``), the same at the
+    rescaled compute time (``again``, or None; E17) and that mean compute time (``mean_s``, s)."""
+    df: pd.DataFrame
+    p: float
+    theta: float
+    n: int
+    group: int
+    main: dict
+    again: dict | None
+    mean_s: float | None
+
+
+# ---- the checks of Figs. 9-10: (medians over the knob, context) -> (holds, our value)
+def eta_scale(m: pd.DataFrame, k: Fig9To10) -> tuple[bool, str]:
+    """The median scale rises with η (non-strict)."""
+    return monotone(m["avg_sync_scale"], "increasing"), _arrow(m["avg_sync_scale"], "{:.0f}")
+
+
+def eta_iterations(m: pd.DataFrame, k: Fig9To10) -> tuple[bool, str]:
+    """Total iteration rises to an interior peak, then falls."""
+    it = m["total_iteration"]
+    peak = int(it.values.argmax())
+    return (interior_extremum(it, "max") and monotone(it.iloc[:peak + 1], "increasing"),
+            _arrow(it, "{:.0f}"))
+
+
+def eta_time(m: pd.DataFrame, k: Fig9To10) -> tuple[bool, str]:
+    """The sync time's minimum is at an interior η."""
+    return interior_extremum(m["avg_sync_time_s"], "min"), _arrow(m["avg_sync_time_s"])
+
+
+def eta_08(m: pd.DataFrame, k: Fig9To10) -> tuple[bool, str]:
+    """The scale at η = 0.8 exceeds n − p (workers)."""
+    s = _at(m["avg_sync_scale"], 0.8)
+    return bool(s > k.n - k.group), f"{s:.1f} at η=0.8 vs n − p = {k.n - k.group}"
+
+
+def eta_08_syncs(m: pd.DataFrame, k: Fig9To10) -> tuple[bool, str]:
+    """Total sync falls by more than 10 % from the η before 0.8 to 0.8."""
+    ts = m["total_sync"]
+    at = [i for i, x in enumerate(ts.index) if math.isclose(x, 0.8)]
+    if not at or at[0] == 0:
+        return False, "η = 0.8 (and a smaller η) not in the sweep: " + _arrow(ts, "{:.0f}")
+    before, after = ts.iloc[at[0] - 1], ts.iloc[at[0]]
+    return (bool(after < before) and not near(after, before),
+            f"{before:.0f} → {after:.0f} ({_pct(after / before - 1)}) from η={ts.index[at[0] - 1]:g} to 0.8")
+
+
+def theta_ends(m: pd.DataFrame, k: Fig9To10) -> tuple[bool, str]:
+    """From the first θ to the last: scale not up, sync time and total sync not down."""
+    sc, tm, ts = m["avg_sync_scale"], m["avg_sync_time_s"], m["total_sync"]
+    return (bool(sc.iloc[-1] <= sc.iloc[0] and tm.iloc[-1] >= tm.iloc[0] and ts.iloc[-1] >= ts.iloc[0]),
+            f"scale {sc.iloc[0]:.1f}→{sc.iloc[-1]:.1f}, time {tm.iloc[0]:.2f}→{tm.iloc[-1]:.2f} s, "
+            f"syncs {ts.iloc[0]:.0f}→{ts.iloc[-1]:.0f}")
+
+
+def theta_iterations(m: pd.DataFrame, k: Fig9To10) -> tuple[bool, str]:
+    """Total iteration at the last θ not below the first."""
+    it = m["total_iteration"]
+    return bool(it.iloc[-1] >= it.iloc[0]), f"{it.iloc[0]:.0f} → {it.iloc[-1]:.0f}"
+
+
+def theta_insensitive(m: pd.DataFrame, k: Fig9To10) -> tuple[bool, str]:
+    """E15 as amended: the same paragraph says scale falls and sync time and total sync rise with θ, so
+    "performance" is the total iteration it ends on; the other metrics are reported, not judged."""
+    cols = ["total_iteration", "avg_sync_scale", "avg_sync_time_s", "total_sync"]
+    return (_insensitive(m["total_iteration"]),
+            ", ".join(f"{c}: {spread(m[c]):+.0%}" for c in cols) + " spread over θ")
+
+
+@dataclasses.dataclass(frozen=True)
+class KnobRow:
+    """One statement of Figs. 9-10 over a knob's sweep (:data:`FIG9_10_ROWS`): the ``knob`` ("eta" or
+    "theta"), ``figure``, ``claim``, ``paper_value``, the ``check`` (medians, context) -> (holds, our value),
+    the ``note`` (or a function of the context giving it), and the cause rule when the check fails: the
+    ``structural`` cause (a function of the context; None: the stand-in trace's, decided by re-running the
+    check at the rescaled compute time, E17)."""
+    knob: str
+    figure: str
+    claim: str
+    paper_value: str
+    check: Callable
+    note: str | Callable = ""
+    structural: Callable | None = None
+
+    def judge(self, k: Fig9To10) -> list[Claim]:
+        ok, text = self.check(k.main[self.knob], k)
         why = _UNSEEN
         if not ok:
+            structural = self.structural(k) if self.structural else ""
             if structural:
                 why = structural
-            elif again is None or again[knob].empty:
+            elif k.again is None or k.again[self.knob].empty:
                 why = "unexplained: not re-run at another compute-time scale (E17)"
             else:
-                ok2, text2 = check(again[knob])
-                why = ((_STAND_IN + f"re-run at a {mean_s:g} s mean (E17) it holds: {text2}") if ok2 else
-                       f"unexplained: it fails at a {mean_s:g} s mean compute time too (E17): {text2}")
-        out.append(_claim(figure, claim, paper_value, text, ok, why=why, note=note))
+                ok2, text2 = self.check(k.again[self.knob], k)
+                why = ((_STAND_IN + f"re-run at a {k.mean_s:g} s mean (E17) it holds: {text2}") if ok2 else
+                       f"unexplained: it fails at a {k.mean_s:g} s mean compute time too (E17): {text2}")
+        note = self.note(k) if callable(self.note) else self.note
+        return [_claim(self.figure, self.claim, self.paper_value, text, ok, why=why, note=note)]
 
-    def eta_scale(m):
-        return monotone(m["avg_sync_scale"], "increasing"), _arrow(m["avg_sync_scale"], "{:.0f}")
 
-    def eta_iterations(m):
-        it = m["total_iteration"]
-        peak = int(it.values.argmax())
-        return (interior_extremum(it, "max") and monotone(it.iloc[:peak + 1], "increasing"),
-                _arrow(it, "{:.0f}"))
+@dataclasses.dataclass(frozen=True)
+class PairedEtaRow:
+    """Fig. 9's "SR has larger and faster syncs than PR at every η": per η the median paired ratio (SR/PR
+    scale, PR/SR sync time; PR at the default p, paired by trial) above 1 (S24)."""
+    knob: str = "eta"
 
-    def eta_time(m):
-        return interior_extremum(m["avg_sync_time_s"], "min"), _arrow(m["avg_sync_time_s"])
-
-    def eta_08(m):
-        s = _at(m["avg_sync_scale"], 0.8)
-        return bool(s > n - group), f"{s:.1f} at η=0.8 vs n − p = {n - group}"
-
-    def eta_08_syncs(m):
-        ts = m["total_sync"]
-        at = [i for i, x in enumerate(ts.index) if math.isclose(x, 0.8)]
-        if not at or at[0] == 0:
-            return False, "η = 0.8 (and a smaller η) not in the sweep: " + _arrow(ts, "{:.0f}")
-        before, after = ts.iloc[at[0] - 1], ts.iloc[at[0]]
-        return (bool(after < before) and not near(after, before),
-                f"{before:.0f} → {after:.0f} ({_pct(after / before - 1)}) from η={ts.index[at[0] - 1]:g} to 0.8")
-
-    def theta_ends(m):
-        sc, tm, ts = m["avg_sync_scale"], m["avg_sync_time_s"], m["total_sync"]
-        return (bool(sc.iloc[-1] <= sc.iloc[0] and tm.iloc[-1] >= tm.iloc[0] and ts.iloc[-1] >= ts.iloc[0]),
-                f"scale {sc.iloc[0]:.1f}→{sc.iloc[-1]:.1f}, time {tm.iloc[0]:.2f}→{tm.iloc[-1]:.2f} s, "
-                f"syncs {ts.iloc[0]:.0f}→{ts.iloc[-1]:.0f}")
-
-    def theta_iterations(m):
-        it = m["total_iteration"]
-        return bool(it.iloc[-1] >= it.iloc[0]), f"{it.iloc[0]:.0f} → {it.iloc[-1]:.0f}"
-
-    def theta_insensitive(m):
-        # E15 as amended: the same paragraph says scale falls and sync time and total sync rise with θ,
-        # so "performance" is the total iteration it ends on; the other metrics are reported, not judged
-        cols = ["total_iteration", "avg_sync_scale", "avg_sync_time_s", "total_sync"]
-        return (_insensitive(m["total_iteration"]),
-                ", ".join(f"{c}: {spread(m[c]):+.0%}" for c in cols) + " spread over θ")
-
-    if not main["eta"].empty:
-        knob_claim("eta", "Fig. 9(a)", "larger η gives larger average sync scale", "increasing", eta_scale)
-        knob_claim("eta", "Fig. 9(c)", "total iteration grows with η but drops at η = 0.8", "grows, then drops at 0.8",
-                   eta_iterations, note="holds if the median rises to an interior peak, then falls")
-        knob_claim("eta", "Fig. 9(b)", "average sync time first decreases slightly with η, then grows",
-                   "dip, then growth", eta_time, note="holds if the minimum is at an interior η")
-        knob_claim("eta", "Fig. 9(a)", "at η = 0.8 the average sync scale exceeds n − p", "> n − p", eta_08,
-                   note="median over trials; p in workers (E8)" + _largest_at_08(df, p, theta, n - group),
-                   structural=_fig9a_cause(df, p, theta, n, group))
-        knob_claim("eta", "Fig. 9(d)", "total sync drops significantly at η = 0.8", "decreases significantly",
-                   eta_08_syncs, note="significantly = by more than 10 % (E15) from the previous η")
+    def judge(self, k: Fig9To10) -> list[Claim]:
+        df, p = k.df, k.p
         pr = df[(df["scheme"] == "partial") & np.isclose(df["p"], p)]
-        if len(pr):
-            sr = df[(df["scheme"] == "selective") & np.isclose(df["p"], p) & np.isclose(df["theta"], theta)]
-            pr = pr.set_index("trial")
-            groups, med = {}, {}
-            for e, g in sr.groupby("eta"):
-                g = g.set_index("trial")
-                for label, num, den in (("scale", g["avg_sync_scale"], pr["avg_sync_scale"]),
-                                        ("sync time", pr["avg_sync_time_s"], g["avg_sync_time_s"])):
-                    a, b = num.astype(float).align(den.astype(float), join="inner")
-                    med[(label, e)] = float(np.median(a / b))
-                    groups[(label, e)] = series_strength(num, den)
-            larger = sum(med[k] > 1 for k in med if k[0] == "scale")
-            faster = sum(med[k] > 1 for k in med if k[0] == "sync time")
-            k = sr["eta"].nunique()
-            out.append(_claim(
-                "Fig. 9", "SR has larger and faster syncs than PR at every η", "always",
-                f"larger at {larger}/{k} η values, faster at {faster}/{k}", larger == k and faster == k,
-                note="median paired ratio (SR/PR scale, PR/SR sync time; PR at the default p, paired by trial) "
-                     "above 1 at every η (S24)",
-                strength=fields(groups, decided(above(s) for s in groups.values()), label="")))
-    if not main["theta"].empty:
-        knob_claim("theta", "Fig. 10", "θ 1→20: scale decreases, sync time and total sync increase",
-                   "scale down; time and total sync up", theta_ends, note="endpoints of the medians")
-        knob_claim("theta", "Fig. 10(d)", "θ 1→20: slightly more total iteration", "slightly larger",
-                   theta_iterations, note="endpoints of the medians")
-        knob_claim("theta", "Fig. 10", "performance is not very sensitive to θ", "not very sensitive",
-                   theta_insensitive, note=f"total iteration's medians {NEAR_RULE} of each other over θ (E15: the "
-                                           "sentence's other metrics are said to move)")
-    return out
+        if not len(pr):
+            return []
+        sr = df[(df["scheme"] == "selective") & np.isclose(df["p"], p) & np.isclose(df["theta"], k.theta)]
+        pr = pr.set_index("trial")
+        groups, med = {}, {}
+        for e, g in sr.groupby("eta"):
+            g = g.set_index("trial")
+            for label, num, den in (("scale", g["avg_sync_scale"], pr["avg_sync_scale"]),
+                                    ("sync time", pr["avg_sync_time_s"], g["avg_sync_time_s"])):
+                a, b = num.astype(float).align(den.astype(float), join="inner")
+                med[(label, e)] = float(np.median(a / b))
+                groups[(label, e)] = series_strength(num, den)
+        larger = sum(med[key] > 1 for key in med if key[0] == "scale")
+        faster = sum(med[key] > 1 for key in med if key[0] == "sync time")
+        n_eta = sr["eta"].nunique()
+        return [_claim(
+            "Fig. 9", "SR has larger and faster syncs than PR at every η", "always",
+            f"larger at {larger}/{n_eta} η values, faster at {faster}/{n_eta}", larger == n_eta and faster == n_eta,
+            note="median paired ratio (SR/PR scale, PR/SR sync time; PR at the default p, paired by trial) "
+                 "above 1 at every η (S24)",
+            strength=fields(groups, decided(above(s) for s in groups.values()), label=""))]
+
+
+#: §IV-B3-4's statements on η (Fig. 9) and θ (Fig. 10), in the ledger's order; a knob's rows are left out
+#: when its sweep is empty.
+FIG9_10_ROWS = (
+    KnobRow("eta", "Fig. 9(a)", "larger η gives larger average sync scale", "increasing", eta_scale),
+    KnobRow("eta", "Fig. 9(c)", "total iteration grows with η but drops at η = 0.8", "grows, then drops at 0.8",
+            eta_iterations, note="holds if the median rises to an interior peak, then falls"),
+    KnobRow("eta", "Fig. 9(b)", "average sync time first decreases slightly with η, then grows",
+            "dip, then growth", eta_time, note="holds if the minimum is at an interior η"),
+    KnobRow("eta", "Fig. 9(a)", "at η = 0.8 the average sync scale exceeds n − p", "> n − p", eta_08,
+            note=lambda k: "median over trials; p in workers (E8)" + _largest_at_08(k.df, k.p, k.theta,
+                                                                                     k.n - k.group),
+            structural=lambda k: _fig9a_cause(k.df, k.p, k.theta, k.n, k.group)),
+    KnobRow("eta", "Fig. 9(d)", "total sync drops significantly at η = 0.8", "decreases significantly",
+            eta_08_syncs, note="significantly = by more than 10 % (E15) from the previous η"),
+    PairedEtaRow(),
+    KnobRow("theta", "Fig. 10", "θ 1→20: scale decreases, sync time and total sync increase",
+            "scale down; time and total sync up", theta_ends, note="endpoints of the medians"),
+    KnobRow("theta", "Fig. 10(d)", "θ 1→20: slightly more total iteration", "slightly larger",
+            theta_iterations, note="endpoints of the medians"),
+    KnobRow("theta", "Fig. 10", "performance is not very sensitive to θ", "not very sensitive",
+            theta_insensitive, note=f"total iteration's medians {NEAR_RULE} of each other over θ (E15: the "
+                                    "sentence's other metrics are said to move)"),
+)
 
 
 # ----------------------------------------------------------------------------- notebook 13: Figs. 11-12
