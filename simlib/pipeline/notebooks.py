@@ -97,17 +97,23 @@ QUICK_TIMES_FILE = "notebook_times_quick.csv"
 class ExecOptions:
     """How papermill executes each notebook: the Jupyter kernel (``kernel_name``), whether the
     cells' output streams to this terminal (``log_output``), papermill's progress bar
-    (``progress_bar``) and the per-cell timeout in seconds (``cell_timeout``, > 0; None: none)."""
+    (``progress_bar``), the per-cell timeout in seconds (``cell_timeout``, > 0; None: none) and the
+    Dask scheduler the notebooks' sweeps run on (``dask_address``, e.g. ``'tcp://host:8786'``; None:
+    this machine; S32)."""
     kernel_name: str = KERNEL_NAME
     log_output: bool = False
     progress_bar: bool = False
     cell_timeout: float | None = None
+    dask_address: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.kernel_name, str) or not self.kernel_name:
             raise ValueError(f"kernel_name must be a non-empty str, got {self.kernel_name!r}")
         if self.cell_timeout is not None:
             check_real("cell_timeout", self.cell_timeout, 0.0, lo_open=True)
+        if self.dask_address is not None and (not isinstance(self.dask_address, str) or not self.dask_address):
+            raise ValueError(f"dask_address must be None or a scheduler address (e.g. 'tcp://host:8786'), "
+                             f"got {self.dask_address!r}")
 
 
 @dataclass
@@ -787,7 +793,6 @@ def run_notebooks(
     echo=print,
     new_ledger: bool = False,
     cold: bool | None = None,
-    dask_address: str | None = None,
 ) -> list[NotebookResult]:
     """Run ``notebooks`` (default: all discovered, filtered by ``only``) and return the results.
 
@@ -797,7 +802,7 @@ def run_notebooks(
     committed times file then keeps only the rows of ``notebooks``.  Each
     notebook's time is recorded as soon as it finishes (:func:`record_time`).  ``cold`` (default:
     :func:`cache_is_empty` when the run starts) says the run computes every trial: it is estimated
-    from, and records, the times of runs from an empty trial cache (decision S28).  ``dask_address``
+    from, and records, the times of runs from an empty trial cache (decision S28).  ``options.dask_address``
     (a scheduler address, or None: this machine) is where every notebook's sweeps run (S32; the
     command line's default is ``$DASK_SCHEDULER_ADDRESS``).
     """
@@ -808,9 +813,6 @@ def run_notebooks(
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
     if not isinstance(options, ExecOptions):
         raise ValueError(f"options must be an ExecOptions, got {options!r}")
-    if dask_address is not None and (not isinstance(dask_address, str) or not dask_address):
-        raise ValueError(f"dask_address must be None or a scheduler address (e.g. 'tcp://host:8786'), "
-                         f"got {dask_address!r}")
     extra = dict(extra or {})
     for key in extra:
         if not isinstance(key, str) or not key.isidentifier() or key in ("profile", "workers"):
@@ -857,7 +859,7 @@ def run_notebooks(
             guess = est.per_name.get(name)
             echo(f"{label} ({'no estimate' if guess is None else f'est. {_fmt_seconds(guess)}'})")
         res = run_notebook(Path(nb), parameters, build_dir=Path(build_dir), options=options, root=root,
-                           publish=publish, echo=echo, label=label, dask_address=dask_address)
+                           publish=publish, echo=echo, label=label, dask_address=options.dask_address)
         try:
             record_time(res, profile, extra=extra, root=root, build_dir=build_dir, keep=keep, cold=cold)
         except (OSError, ValueError) as exc:
@@ -970,8 +972,9 @@ def main(argv=None) -> int:
 
     results = run_notebooks(
         notebooks, profile=args.profile, workers=args.workers, extra=extra,
-        build_dir=args.build_dir, options=ExecOptions(log_output=args.log_output, cell_timeout=args.timeout),
-        fail_fast=args.fail_fast, new_ledger=args.fresh_ledger, dask_address=address,
+        build_dir=args.build_dir, options=ExecOptions(log_output=args.log_output, cell_timeout=args.timeout,
+                                                        dask_address=address),
+        fail_fast=args.fail_fast, new_ledger=args.fresh_ledger,
     )
     failed = [r for r in results if not r.ok]
     print(f"\n{len(results) - len(failed)}/{len(results)} notebook(s) succeeded "

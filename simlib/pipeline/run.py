@@ -155,8 +155,8 @@ class Run:
 
         df = run_notebook_sweep(trial, settings, trials=self.trials if trials is None else trials,
                                 seed=self.seed if seed is None else seed, name=name, results_dir=self.results,
-                                profile=self.profile, workers=self.workers, desc=desc, executor=executor,
-                                dask_address=self.dask_address, progress_file=self.progress_file)
+                                profile=self.profile, workers=self.workers, desc=desc,
+                                executor=self._executor(executor), progress_file=self.progress_file)
         if measured:
             write_measurements(df, measured, name=name, results_dir=self.results,
                                measurements_dir=self.folders.measurements)
@@ -170,8 +170,17 @@ class Run:
 
         return run_scenarios(settings, trials=self.trials if trials is None else trials,
                              seed=self.seed if seed is None else seed, name=name, results_dir=self.results,
-                             profile=self.profile, workers=self.workers, desc=desc, executor=executor,
-                             dask_address=self.dask_address, progress_file=self.progress_file)
+                             profile=self.profile, workers=self.workers, desc=desc,
+                             executor=self._executor(executor), progress_file=self.progress_file)
+
+    def _executor(self, executor):
+        """``executor`` as given, or, when the runner gave this run a scheduler address and the executor
+        is unset or ``"dask"``, the Dask cluster at that address (S32)."""
+        if self.dask_address and executor in (None, "dask"):
+            from simlib.pipeline.sweep import Executor
+
+            return Executor("dask", dask_address=self.dask_address)
+        return executor
 
     def save_figure(self, fig, name: str, *, measurement: bool = False, **kwargs):
         """:func:`~simlib.pipeline.plotting.save_figure` into this run's figures folder, or, for a figure

@@ -73,17 +73,16 @@ def split_measurements(df: pd.DataFrame, measured) -> tuple[pd.DataFrame, pd.Dat
 
 
 def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, results_dir=None, profile: str = "full",
-                       workers: int | None = None, desc: str | None = None, executor: str | None = None,
-                       dask_address: str | None = None, progress_file=None, columns=None) -> pd.DataFrame:
+                       workers: int | None = None, desc: str | None = None, executor: str | Executor | None = None,
+                       progress_file=None, columns=None) -> pd.DataFrame:
     """The notebooks' sweep: ``run_sweep`` with the project's conventions; returns its tidy frame.
 
-    Executor (``None``: by the rule below; else ``"serial"``, ``"processes"`` or
-    ``"dask"``, as :func:`~simlib.pipeline.sweep.run_sweep`): the Dask cluster at ``dask_address``
-    when one is given, in every profile (the notebook runner passes its ``DASK_SCHEDULER_ADDRESS``
-    through the notebook's :class:`~simlib.pipeline.run.Run`); otherwise serial for
-    ``profile="quick"`` and local processes (``workers``, default all cores) for
-    ``"full"``.  Nothing here reads the environment (``executor="dask"`` without an address takes
-    :class:`~simlib.pipeline.sweep.Executor`'s default).  Results are identical either way.
+    Executor (``None``: serial for ``profile="quick"`` and local processes (``workers``, default all
+    cores) for ``"full"``; else ``"serial"``, ``"processes"``, ``"dask"`` or an
+    :class:`~simlib.pipeline.sweep.Executor`, e.g. ``Executor("dask", dask_address=...)``, which the
+    notebook's :class:`~simlib.pipeline.run.Run` passes, in every profile, when the notebook runner
+    gave it a scheduler address).  Nothing here reads the environment (``executor="dask"`` without an
+    address takes :class:`~simlib.pipeline.sweep.Executor`'s default; S32).  Results are identical either way.
     Finished trials are cached under
     ``<cache>/<module.function of fn>`` (:data:`simlib.core.paths.CACHE`), one folder per trial
     function, so sweeps of several notebooks that run the same trial compute it once
@@ -100,8 +99,8 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, resul
     check_choice("profile", profile, ("full", "quick"))
     check_result_name(name)
     if executor is None:
-        executor = "dask" if dask_address else ("serial" if profile == "quick" else "processes")
-    where = Executor(executor, workers=workers, dask_address=dask_address if executor == "dask" else None)
+        executor = "serial" if profile == "quick" else "processes"
+    where = executor if isinstance(executor, Executor) else Executor(executor, workers=workers)
     if results_dir is None:
         context = paths.script_context(sys.argv)
         paths.announce(context)
@@ -141,8 +140,8 @@ def write_measurements(df: pd.DataFrame, measured, *, name: str, results_dir, me
 
 
 def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, results_dir=None, profile: str = "full",
-                  workers: int | None = None, desc: str | None = None, executor: str | None = None,
-                  dask_address: str | None = None, progress_file=None) -> pd.DataFrame:
+                  workers: int | None = None, desc: str | None = None, executor: str | Executor | None = None,
+                  progress_file=None) -> pd.DataFrame:
     """Simulated training runs of 000/002 (:class:`~simlib.papers.cluster_scenario.Scenario`):
     every setting (a dict of its parameters, e.g. ``{"scheme": "selective", "n": 40}``, units in the
     names: ``duration_s``, ``model_mb``; or a ``Scenario`` object) is built, and so checked, once, before
@@ -157,4 +156,4 @@ def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, re
     """
     return run_notebook_sweep(run_trial, settings, trials=trials, seed=seed, name=name, results_dir=results_dir,
                               profile=profile, workers=workers, desc=desc, executor=executor,
-                              dask_address=dask_address, progress_file=progress_file)
+                              progress_file=progress_file)

@@ -47,7 +47,7 @@ def test_unreachable_scheduler_is_named_before_anything_is_written(quick_timeout
 def test_the_address_is_honoured_in_every_profile(profile, quick_timeout, tmp_run):
     with pytest.raises(ValueError, match="127.0.0.1:1"):
         runs.run_notebook_sweep(double_fn, [{"x": 1}], trials=1, seed=0, name="t", profile=profile,
-                                dask_address=UNREACHABLE, results_dir=tmp_run / "run" / "results")
+                                executor=Executor("dask", dask_address=UNREACHABLE), results_dir=tmp_run / "run" / "results")
     assert not (tmp_run / "run").exists() and not (tmp_run / "cache").exists()
 
 
@@ -67,7 +67,7 @@ def test_quick_profile_runs_on_the_cluster_and_gets_the_serial_result(cluster, t
     real = sweep._iter_dask
     monkeypatch.setattr(sweep, "_iter_dask", lambda *a: seen.append(1) or real(*a))
     df = runs.run_notebook_sweep(double_fn, settings, trials=2, seed=5, name="t", profile="quick",
-                                 dask_address=cluster.scheduler_address, results_dir=tmp_run / "run" / "results")
+                                 executor=Executor("dask", dask_address=cluster.scheduler_address), results_dir=tmp_run / "run" / "results")
     assert seen, "the quick profile did not use the Dask cluster"
     pd.testing.assert_frame_equal(df, serial)
 

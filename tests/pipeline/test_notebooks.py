@@ -333,7 +333,7 @@ def test_the_dask_address_goes_from_the_command_line_to_each_notebooks_run(tmp_p
     seen = []
     monkeypatch.setenv(sweep.DASK_ENV, "tcp://h:8786")
     monkeypatch.setattr(sweep, "connect_dask", lambda address: contextlib.nullcontext(Client()))
-    monkeypatch.setattr(run_notebooks, "run_notebooks", lambda nbs, **kw: seen.append(kw["dask_address"]) or [])
+    monkeypatch.setattr(run_notebooks, "run_notebooks", lambda nbs, **kw: seen.append(kw["options"].dask_address) or [])
     run_notebooks.main(["--notebook-dir", str(tmp_path), "--profile", "quick"])
     monkeypatch.delenv(sweep.DASK_ENV)
     run_notebooks.main(["--notebook-dir", str(tmp_path), "--profile", "quick"])
