@@ -168,7 +168,7 @@ from simlib.papers.selmcast import profile_map
 map_cands = profile_map.map_candidates(profile_map.MAP_LAM if run.profile == "full" else lam_values, PROFILE)
 grid_kw = dict(layers=layers, n_values=n_values, p_frac=p_frac, fig5_n=fig5_n, p_frac_values=p_frac_values)
 map_grids = [profile_map.figure_grids(c, **grid_kw) for c in map_cands]
-map_runs = run.sweep(bsp_trial, [s for g in map_grids for sets in g.values() for s in sets],
+map_runs = run.sweep(bsp_trial, profile_map.map_settings(map_grids),
                      name="47_selmcast_claims_map_runs", desc="004 §IV-B claims map",
                      measured=selmcast_claims.BSP_TIMING_COLUMNS)
 map_judged = {c: [x for x in selmcast_claims.bsp_claims(f["fig4"], f["fig5"], f["fig6"], None,

@@ -14,6 +14,7 @@ causes of failing claims the way 000's and 002's searches do (:func:`simlib.pape
 """
 from __future__ import annotations
 
+import json
 from itertools import product
 from typing import Iterable, Mapping
 
@@ -24,7 +25,7 @@ from simlib.papers.claim import Claim, cross_settings
 
 from .profile import DEFAULT_SETTINGS, PAPER_PROFILE, SEARCH_TRIALS, Profile
 
-__all__ = ["MAP_LAM", "MAP_TABLE", "map_candidates", "figure_grids", "split_figures", "candidate_label", "claims_table",
+__all__ = ["MAP_LAM", "MAP_TABLE", "map_candidates", "figure_grids", "map_settings", "split_figures", "candidate_label", "claims_table",
            "claims_map", "where_holds", "with_where", "committed_where_holds"]
 
 #: λ of the map's candidates (the profile's ideal and shared x): SM72's λ grid at steps of 0.1 below the
@@ -60,22 +61,35 @@ def figure_grids(profile: Profile, *, layers, n_values, p_frac: float, fig5_n: i
             "fig6": grid(["L3"], n_values, [p_frac], "1/p")}
 
 
-def split_figures(frame: pd.DataFrame, grids: list[dict], trials: int) -> list[dict]:
-    """A sweep over the concatenated :func:`figure_grids` of several candidates (``grids``, in order),
-    rows in (setting, trial) order with ``trials`` rows per setting (S2), cut back into one
-    ``{"fig4": frame, ...}`` per candidate."""
-    sizes = [len(s) for g in grids for s in g.values()]
-    if len(frame) != sum(sizes) * trials:
-        raise ValueError(f"frame has {len(frame)} rows, expected {sum(sizes) * trials} ({sum(sizes)} settings x "
-                         f"{trials} trials)")
-    out, at = [], 0
+def map_settings(grids: list[dict]) -> list[dict]:
+    """The distinct settings of the concatenated :func:`figure_grids` of several candidates (``grids``, in
+    order), each once, in first-seen order: what the map's one sweep runs.  A setting can appear in two
+    figures of one candidate (Fig. 4's grid at ``p_frac`` and Fig. 5's at ``fig5_n`` share the setting
+    ``n = fig5_n, p = p_frac`` when both grids contain it), and a sweep runs a setting once (S2)."""
+    seen: dict[str, dict] = {}
     for g in grids:
-        cut = {}
-        for key, settings in g.items():
-            cut[key] = frame.iloc[at:at + len(settings) * trials].reset_index(drop=True)
-            at += len(settings) * trials
-        out.append(cut)
-    return out
+        for settings in g.values():
+            for s in settings:
+                seen.setdefault(_setting_key(s), s)
+    return list(seen.values())
+
+
+def split_figures(frame: pd.DataFrame, grids: list[dict], trials: int) -> list[dict]:
+    """A sweep over :func:`map_settings` of several candidates' :func:`figure_grids` (``grids``, in
+    order), rows in (setting, trial) order with ``trials`` rows per setting (S2), cut back into one
+    ``{"fig4": frame, ...}`` per candidate (a setting two figures share gives both its rows)."""
+    unique = [_setting_key(s) for s in map_settings(grids)]
+    if len(frame) != len(unique) * trials:
+        raise ValueError(f"frame has {len(frame)} rows, expected {len(unique) * trials} ({len(unique)} settings x "
+                         f"{trials} trials)")
+    at = {key: i * trials for i, key in enumerate(unique)}
+    return [{fig: pd.concat([frame.iloc[at[_setting_key(s)]:at[_setting_key(s)] + trials] for s in settings],
+                            ignore_index=True)
+             for fig, settings in g.items()} for g in grids]
+
+
+def _setting_key(setting: Mapping) -> str:
+    return json.dumps(dict(setting), sort_keys=True, default=str)
 
 
 def candidate_label(lam: float, normalization: str, shared_x: bool) -> str:

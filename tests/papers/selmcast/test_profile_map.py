@@ -76,10 +76,27 @@ def test_split_figures_cuts_a_concatenated_sweep_back_per_candidate():
     grids = [pm.figure_grids(c, layers=["L3", "L7"], n_values=[20, 40], p_frac=0.3, fig5_n=40,
                              p_frac_values=[0.1, 0.5]) for c in cands]
     assert [len(g[k]) for g in grids for k in ("fig4", "fig5", "fig6")] == [4, 4, 2] * 2
-    settings = [s for g in grids for sets in g.values() for s in sets]
+    settings = pm.map_settings(grids)
+    assert len(settings) == 20                          # no setting shared: fig5_n = 40 but p_frac 0.3 not in 0.1/0.5
     frame = pd.DataFrame([dict(s, trial=t) for s in settings for t in range(3)])
     cut = pm.split_figures(frame, grids, 3)
     assert set(cut[1]["fig6"]["mu"]) == {"1/p"} and set(cut[1]["fig6"]["lam"]) == {0.5}
     assert len(cut[0]["fig5"]) == 12 and set(cut[0]["fig5"]["n"]) == {40} and set(cut[0]["fig5"]["lam"]) == {0.25}
     with pytest.raises(ValueError, match="expected 60"):
         pm.split_figures(frame.iloc[:-1], grids, 3)
+
+
+def test_a_setting_two_figures_share_is_run_once_and_given_to_both():
+    # notebook 41's full grids: Fig. 4 at p = 0.3n over n = 50..200, Fig. 5 at n = 200 over p/n incl. 0.3
+    # share (layer, n = 200, p = 0.3n) per layer; a sweep runs each setting once (S2), so the map must too.
+    grids = [pm.figure_grids(c, layers=["L3", "L7"], n_values=[50, 200], p_frac=0.3, fig5_n=200,
+                             p_frac_values=[0.1, 0.3]) for c in (PAPER_PROFILE, DEFAULT_SETTINGS)]
+    settings = pm.map_settings(grids)
+    assert len(settings) == 2 * (4 + 4 + 2 - 2)         # two shared settings per candidate
+    frame = pd.DataFrame([dict(s, trial=t, value=10 * i + t) for i, s in enumerate(settings) for t in range(2)])
+    cut = pm.split_figures(frame, grids, 2)
+    for c in cut:
+        shared4 = c["fig4"][(c["fig4"]["n"] == 200)].sort_values(["layer", "trial"])
+        shared5 = c["fig5"][(c["fig5"]["p_frac"] == 0.3)].sort_values(["layer", "trial"])
+        assert list(shared4["value"]) == list(shared5["value"]) and len(shared4) == 4
+        assert [len(c[k]) for k in ("fig4", "fig5", "fig6")] == [8, 8, 4]
