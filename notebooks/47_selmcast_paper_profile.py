@@ -72,7 +72,8 @@ for extra in (PROFILE, DEFAULT):              # both are always measured, whatev
 ns = dict(fig4_n=fig4_n, fig5_n=fig5_n)
 settings = sm_profile.search_settings(cands, **ns)
 t0 = time.perf_counter()
-df = run.sweep(bsp_trial, settings, name="47_selmcast_profile_runs", desc="004 BSP profile search")
+df = run.sweep(bsp_trial, settings, name="47_selmcast_profile_runs", desc="004 BSP profile search",
+               measured=selmcast_claims.BSP_TIMING_COLUMNS)
 search_wall_s = time.perf_counter() - t0
 assert len(df) == len(settings) * trials      # rows in (setting, trial) order (decision S2)
 mean_ct = df["orpheus_ct_norm"].to_numpy().reshape(len(settings), trials).mean(axis=1)
