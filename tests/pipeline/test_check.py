@@ -114,3 +114,21 @@ def test_the_command_compares_the_working_copy_with_a_revision(tmp_path, capsys)
     assert report.read_text() == out
     with pytest.raises(SystemExit):
         check.main(["--root", str(root), "--against", "no-such-rev"])
+
+
+def test_no_committed_results_csv_holds_a_declared_wall_clock_column():
+    """Wall-clock measurements live in data/measurements/, never in a results CSV (issue 47): the
+    sweeps pass the trial's timing columns as ``measured=`` (notebook 47's profile search once did not)."""
+    from simlib.core import paths as core_paths
+    from simlib.papers.selmcast import claims as selmcast_claims
+
+    timing = set(selmcast_claims.BSP_TIMING_COLUMNS) | set(selmcast_claims.MILP_TIMING_COLUMNS)
+    results = core_paths.REPO_ROOT / "data" / "results"
+    offending = {}
+    for csv in sorted(results.glob("*.csv")):
+        if csv.name == "notebook_times.csv":      # the runner's own times, declared a measurement file (S27)
+            continue
+        header = csv.read_text(encoding="utf-8").split("\n", 1)[0].split(",")
+        if timing & set(header):
+            offending[csv.name] = sorted(timing & set(header))
+    assert not offending, f"results CSVs with wall-clock columns (pass them as measured=): {offending}"
