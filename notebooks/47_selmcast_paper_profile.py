@@ -78,7 +78,10 @@ search_wall_s = time.perf_counter() - t0
 assert len(df) == len(settings) * trials      # rows in (setting, trial) order (decision S2)
 mean_ct = df["orpheus_ct_norm"].to_numpy().reshape(len(settings), trials).mean(axis=1)
 lookup = {sm_profile.setting_key(s): v for s, v in zip(settings, mean_ct)}
-print(f"{len(cands)} candidates, {len(settings)} distinct Orpheus runs x {trials} trials ({search_wall_s:.0f} s)")
+run.save_measurements(pd.DataFrame({"sweep": ["BSP profile search"], "runs": [len(df)],
+                                    "wall_s": [round(search_wall_s, 1)]}), "47_selmcast_profile_search_time")
+print(f"{len(cands)} candidates, {len(settings)} distinct Orpheus runs x {trials} trials "
+      f"(wall time: {run.measurement_file('47_selmcast_profile_search_time')})")
 
 # %% [markdown]
 # ## The search table: every candidate, our value and residual ln(ours / paper) per target, the distance

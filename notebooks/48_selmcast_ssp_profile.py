@@ -87,8 +87,10 @@ t0 = time.perf_counter()
 df = run.sweep(run_trial, settings, name="48_selmcast_ssp_profile_runs", desc="004 SSP profile search (pilots)")
 search_wall_s = time.perf_counter() - t0
 pilot = mean_util(df, settings)
+run.save_measurements(pd.DataFrame({"sweep": ["SSP profile search (pilots)"], "runs": [len(df)],
+                                    "wall_s": [round(search_wall_s, 1)]}), "48_selmcast_ssp_profile_search_time")
 print(f"{len(cands)} candidates x {len(traces)} stand-ins, {len(settings)} Orpheus pilot runs x {trials} trials "
-      f"({search_wall_s:.0f} s)")
+      f"(wall time: {run.measurement_file('48_selmcast_ssp_profile_search_time')})")
 
 # %% [markdown]
 # ## The search table: every candidate, our value and residual (ours − paper) per target, the score, the distance

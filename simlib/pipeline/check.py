@@ -12,8 +12,11 @@ Compares every committed result file of the working copy with a reference git re
 * ``figures/*``: byte for byte.
 
 Wall-clock measurements are not results and are left out: everything under
-``data/measurements/`` and the files in :data:`MEASUREMENT_FILES` (decision S26).  It prints
-``results identical (...)`` or the differences and exits 1 if there are any.
+``data/measurements/`` and the files in :data:`MEASUREMENT_FILES` (decision S26).  A ledger row
+that judges a wall-clock claim (its ``our_value`` starts with :data:`MACHINE_DEPENDENT`, e.g.
+004's MILP times) may change its verdict from one machine or day to the next: its differences are
+listed apart, as measurements, and do not make the results differ.  It prints ``results identical
+(...)`` or the differences (with a count per file) and exits 1 if there are any.
 ``benchmarks/reference/`` keeps the report of each reference run (``--report FILE``).
 """
 from __future__ import annotations
@@ -30,7 +33,7 @@ from pathlib import Path
 
 from simlib.core.paths import REPO_ROOT
 
-__all__ = ["Difference", "MEASUREMENT_FILES", "RESULT_GLOBS", "compare_csv", "compare_notebook",
+__all__ = ["Difference", "MEASUREMENT_FILES", "MACHINE_DEPENDENT", "is_machine_dependent", "RESULT_GLOBS", "compare_csv", "compare_notebook",
            "compare_bytes", "compare_trees", "report", "main"]
 
 #: The committed files that are results, as globs relative to the repository root.
@@ -40,6 +43,8 @@ RESULT_GLOBS = ("data/results/*.csv", "notebooks/*.ipynb", "figures/*")
 MEASUREMENT_FILES = frozenset({"data/results/notebook_times.csv"})
 #: The claims ledger's row key.
 LEDGER_KEY = ("paper", "figure", "claim", "setting")
+#: How a ledger row that judges a wall-clock claim starts its ``our_value`` (it cites the measurement file).
+MACHINE_DEPENDENT = "machine-dependent"
 #: Differences listed before "... and N more".
 MAX_LISTED = 200
 
@@ -111,9 +116,20 @@ def compare_csv(name: str, old_text: str, new_text: str) -> list[Difference]:
             diffs.append(Difference(name, "(row)", k, ABSENT, "present"))
             continue
         before = old_keyed[k]
-        diffs.extend(Difference(name, c, k, before[c], row[c]) for c in shared if before[c] != row[c])
+        timed = _judges_wall_clock(before) and _judges_wall_clock(row)
+        diffs.extend(Difference(name, f"{c} ({MACHINE_DEPENDENT})" if timed else c, k, before[c], row[c])
+                     for c in shared if before[c] != row[c])
     diffs.extend(Difference(name, "(row)", k, "present", ABSENT) for k in old_keyed if k not in new_keyed)
     return diffs
+
+
+def _judges_wall_clock(row: dict) -> bool:
+    return str(row.get("our_value", "")).startswith(MACHINE_DEPENDENT)
+
+
+def is_machine_dependent(diff: Difference) -> bool:
+    """True for a difference in a ledger row that judges a wall-clock claim (listed apart, not a result)."""
+    return diff.column.endswith(f"({MACHINE_DEPENDENT})")
 
 
 def _outputs(text: str) -> list[tuple[int, str]]:
@@ -213,17 +229,27 @@ def working_files(root: Path) -> dict[str, bytes]:
 
 
 def report(diffs: list[Difference], n_files: int, against: str) -> str:
-    """The text printed: ``results identical (...)`` or the differences, one per line."""
+    """The text printed: ``results identical (...)`` or the differences, a count per file first, then
+    one per line; differences of machine-dependent ledger rows (:func:`is_machine_dependent`) are listed
+    apart and do not count as results."""
     ignored = f"measurement files ignored: {', '.join(sorted(MEASUREMENT_FILES))}, data/measurements/"
+    timed = [d for d in diffs if is_machine_dependent(d)]
+    diffs = [d for d in diffs if not is_machine_dependent(d)]
+    apart = ([f"{len(timed)} difference(s) in ledger rows that judge wall-clock claims (machine-dependent, "
+              "not results):"] + [d.line() for d in timed]) if timed else []
     if not diffs:
-        return f"results identical: {n_files} result files compared with {against} ({ignored})"
-    files = sorted({d.file for d in diffs})
-    lines = [f"results differ from {against}: {len(diffs)} difference(s) in {len(files)} of {n_files} files "
-             f"({ignored})", "file, column, row key: old -> new"]
+        return "\n".join([f"results identical: {n_files} result files compared with {against} ({ignored})"] + apart)
+    per_file: dict[str, int] = {}
+    for d in diffs:
+        per_file[d.file] = per_file.get(d.file, 0) + 1
+    lines = [f"results differ from {against}: {len(diffs)} difference(s) in {len(per_file)} of {n_files} files "
+             f"({ignored})", "per file:"]
+    lines += [f"  {n:6d}  {f}" for f, n in sorted(per_file.items())]
+    lines.append("file, column, row key: old -> new")
     lines += [d.line() for d in diffs[:MAX_LISTED]]
     if len(diffs) > MAX_LISTED:
         lines.append(f"... and {len(diffs) - MAX_LISTED} more")
-    return "\n".join(lines)
+    return "\n".join(lines + apart)
 
 
 def main(argv=None) -> int:
@@ -252,7 +278,7 @@ def main(argv=None) -> int:
     if args.report:
         args.report.parent.mkdir(parents=True, exist_ok=True)
         args.report.write_text(text + "\n", encoding="utf-8")
-    return 1 if diffs else 0
+    return 1 if any(not is_machine_dependent(d) for d in diffs) else 0
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ import pandas as pd
 from simlib.pipeline import paths
 from simlib.pipeline.atomic import atomic_write_bytes, locked_directory as _locked
 from simlib.papers.claim import DEFAULT_SETTING, KINDS, PROFILE_SETTING, Claim, mark_fitted
+from simlib.pipeline.check import MACHINE_DEPENDENT
 
 __all__ = ["COLUMNS", "DEFAULT_LEDGER", "KINDS", "record", "cite_measurements", "load_ledger", "settings_table",
            "reproduction_table", "markdown_table", "summarize_ledger", "verdict_counts", "row_verdict"]
@@ -131,6 +132,8 @@ class LedgerRow(dict):
     def summary(self) -> str:
         if self.get("kind") == "observation":
             verdict = ""
+        elif str(self.get("our_value", "")).startswith(MACHINE_DEPENDENT):   # the verdict varies by machine:
+            verdict = " (verdict: machine-dependent, in the ledger)"          # kept out of the notebook's output
         else:
             und = self.get("undecided", "").split(",")
             word = lambda v, ok: "undecided" if v in und else ("holds" if ok else "fails")
@@ -222,7 +225,7 @@ def cite_measurements(claims: Claim | Iterable[Claim], measurement_file: str) ->
     if not isinstance(measurement_file, str) or not measurement_file.strip():
         raise ValueError(f"measurement_file must be a non-empty str, got {measurement_file!r}")
     tail = f"wall-clock times: the verdict depends on the machine; measured values in {measurement_file}"
-    return [dataclasses.replace(c, our_value=f"machine-dependent, see {measurement_file}",
+    return [dataclasses.replace(c, our_value=f"{MACHINE_DEPENDENT}, see {measurement_file}",
                                 note=f"{c.note}; {tail}" if c.note else tail) for c in claims]
 
 

@@ -132,3 +132,23 @@ def test_no_committed_results_csv_holds_a_declared_wall_clock_column():
         if timing & set(header):
             offending[csv.name] = sorted(timing & set(header))
     assert not offending, f"results CSVs with wall-clock columns (pass them as measured=): {offending}"
+
+
+LEDGER = """paper,figure,claim,setting,our_value,holds
+004,Fig. 4b,MILP super-linear,default,"machine-dependent, see data/measurements/t.csv",True
+004,Fig. 4b,scale,default,0.4,False
+"""
+
+
+def test_a_wall_clock_rows_changed_verdict_is_listed_apart_and_is_not_a_result():
+    flipped = LEDGER.replace("t.csv\",True", "t.csv\",False")
+    diffs = check.compare_csv("data/results/claims.csv", LEDGER, flipped)
+    assert [check.is_machine_dependent(d) for d in diffs] == [True]
+    text = check.report(diffs, 1, "HEAD")
+    assert text.startswith("results identical") and "1 difference(s) in ledger rows that judge wall-clock" in text
+    # the same change in a row that is a result is one
+    moved = check.compare_csv("data/results/claims.csv", LEDGER, LEDGER.replace("0.4,False", "0.4,True"))
+    assert [check.is_machine_dependent(d) for d in moved] == [False]
+    text = check.report(diffs + moved, 1, "HEAD")
+    assert text.startswith("results differ from HEAD: 1 difference(s) in 1 of 1 files")
+    assert "per file:\n       1  data/results/claims.csv" in text

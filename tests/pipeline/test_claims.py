@@ -454,3 +454,16 @@ def test_calibration_targets_are_marked_fitted_at_the_profile_only(ledger):
     counts = claims.verdict_counts(load_ledger(ledger)).set_index(["paper", "setting"])
     assert counts.loc[("000", "profile"), "fitted"] == 1 and counts.loc[("000", "profile"), "holds"] == 0
     assert counts.loc[("000", "default"), "holds"] == 1
+
+
+def test_a_wall_clock_row_keeps_its_verdict_out_of_the_notebook_line(tmp_path):
+    """A row from cite_measurements judges times measured on this machine: the ledger keeps its verdict,
+    the line a notebook prints does not (it would differ from one reproduction to the next, issue 47)."""
+    timed = claims.cite_measurements(Claim("004", "Fig. 4b", "MILP time super-linear", "super-linear", "x",
+                                           direction=False, cause="setting: SM10"), "data/measurements/t.csv")
+    plain = Claim("004", "Fig. 4b", "scale", "0.5", "0.4", direction=False, cause="setting: SM10")
+    rows = claims.record(timed + [plain], tmp_path / "claims.csv")
+    assert rows[0].summary().endswith("ours machine-dependent, see data/measurements/t.csv "
+                                      "(verdict: machine-dependent, in the ledger)")
+    assert rows[1].summary().endswith("(direction fails)")
+    assert claims.load_ledger(tmp_path / "claims.csv").iloc[0]["direction"] == False  # noqa: E712 (pandas NA-aware)
