@@ -73,11 +73,14 @@ def test_004_ssp_rows_recompute_from_the_committed_csvs():
 def test_004_bsp_rows_recompute_from_the_committed_csvs():
     """Notebook 41's and 47's paired rows (wide frames: one row per trial, SelMcast's and Orpheus's columns)."""
     from simlib.papers.claim import at_setting
-    from simlib.papers.selmcast import claims as C, profile as P
+    from simlib.papers.selmcast import claims as C, profile as P, profile_map
 
     readings = {f: _frame(f"41_selmcast_{f}_readings") for f in ("fig4", "fig5", "fig6")}
     default = C.bsp_claims(_frame("41_selmcast_fig4"), _frame("41_selmcast_fig5"), _frame("41_selmcast_fig6"), None,
                            readings=readings, stated=(0.5, "own"), n_ref=100)
+    # as notebook 41: a failing verdict's cause cites where notebook 47's committed map has it hold (SM76)
+    default = profile_map.with_where(default, "default", "the stated reading (λ = 0.5, own t*)",
+                                     profile_map.committed_where_holds("full"))
     profile = at_setting(C.bsp_claims(_frame("47_selmcast_fig4_profile"), _frame("47_selmcast_fig5_profile"),
                                       _frame("47_selmcast_fig6_profile"), None,
                                       stated=(P.PAPER_PROFILE.lam, P.PAPER_PROFILE.normalization), n_ref=100), "profile")
