@@ -15,9 +15,8 @@ so its rate is the fair share of its tightest link (not simply the capacity of
 its slowest one).  Inside a class the slot order only breaks ties: of links
 with equal fair shares, the one the class reached first (slots in order, each
 slot's links in order) freezes its flows first; they are found from that link's own
-list of the class's flows, built per solve (decision N12), or, in a table of at most 64 slots,
-from the link's bit set of the class's flows (:func:`_class_bitsets`, decision N15).  A class of
-one flow takes a shortcut (:func:`_single`) that gives the same rates bit for bit.
+list of the class's flows, built per solve (decision N12).  A class of one flow takes a
+shortcut (:func:`_single`) that gives the same rates bit for bit.
 
 Units: capacities and rates in bits/s.
 """
@@ -48,7 +47,6 @@ class FlowTable(NamedTuple):
     lpos: np.ndarray      # (L,) int64 scratch: where a link's flows start in lflow
     lend: np.ndarray      # (L,) int64 scratch: where they end
     lflow: np.ndarray     # (F * W,) int64 scratch: the class's flows of each link, in class order
-    lbits: np.ndarray     # (L,) uint64 scratch: the class's flows on each link as a bit set (F <= 64, N15)
 
 
 @njit(cache=True)
@@ -59,7 +57,7 @@ def flow_table(n_flows, width, n_links):
     return FlowTable(np.zeros(n_flows * width, np.int64), fstart, fstart.copy(), np.empty(n_flows, np.int64),
                      np.empty(n_flows, np.int64), np.empty(n_links), np.zeros(n_links, np.int64),
                      np.zeros(n_links, np.bool_), np.empty(n_links, np.int64), np.empty(n_links, np.int64),
-                     np.empty(n_links, np.int64), np.empty(n_flows * width, np.int64), np.zeros(n_links, np.uint64))
+                     np.empty(n_links, np.int64), np.empty(n_flows * width, np.int64))
 
 
 @njit(cache=True)
@@ -106,84 +104,8 @@ def _single(table, f, rates):
         table.resid[table.fidx[e]] -= best
 
 
-@njit(cache=True, inline="always")
-def _class_bitsets(table, act, perm, a, b, rates):
-    """The water-filling of :func:`share_rates` for the class ``act[perm[a:b]]`` (slots in class order) of a
-    table of at most 64 slots, with each link's flows of the class as a bit set (decision N15).  The
-    same rates and capacity left, bit for bit: the tightest link is found by a scan in link-id order, and
-    only when another link has exactly its fair share is the tie settled as the list of the class's links
-    would (the link the class reached first); the flows it freezes all take the same rate, so the order
-    in which they subtract it from their links changes no bit."""
-    fidx, fstart, fend = table.fidx, table.fstart, table.fend
-    resid, cnt, llist, lbits = table.resid, table.cnt, table.llist, table.lbits
-    nl = resid.shape[0]
-    one = np.uint64(1)
-    for l in range(nl):
-        lbits[l] = 0
-    for q in range(a, b):                                   # open the class's links
-        f = act[perm[q]]
-        rates[f] = -1.0                                     # not frozen yet
-        bit = one << np.uint64(f)
-        for e in range(fstart[f], fend[f]):
-            l = fidx[e]
-            cnt[l] += 1
-            lbits[l] |= bit
-    nll = 0
-    for l in range(nl):                                     # the class's links, in id order
-        llist[nll] = l
-        nll += lbits[l] != 0
-    left = b - a
-    while left > 0:                                         # the tightest link freezes its flows
-        best = np.inf
-        bl = -1
-        tied = False
-        live = 0
-        for q in range(nll):
-            l = llist[q]
-            c = cnt[l]
-            if c > 0:
-                llist[live] = l
-                live += 1
-                share = resid[l] / c
-                if share < best:
-                    best = share
-                    bl = l
-                    tied = False
-                elif share == best and bl >= 0:
-                    tied = True
-        nll = live
-        if tied:                                            # the first of the tied links the class reached
-            bl = -1
-            for q in range(a, b):
-                f = act[perm[q]]
-                for e in range(fstart[f], fend[f]):
-                    l = fidx[e]
-                    if cnt[l] > 0 and resid[l] / cnt[l] == best:
-                        bl = l
-                        break
-                if bl >= 0:
-                    break
-            best = resid[bl] / cnt[bl]
-        best = max(best, 0.0)
-        if bl < 0:                                          # every fair share infinite (or NaN)
-            for q in range(a, b):
-                f = act[perm[q]]
-                if rates[f] < 0.0:
-                    rates[f] = best
-            break
-        on = lbits[bl]
-        for q in range(a, b):                               # bl's flows
-            f = act[perm[q]]
-            if (on >> np.uint64(f)) & one and rates[f] < 0.0:
-                rates[f] = best
-                left -= 1
-                for e in range(fstart[f], fend[f]):
-                    resid[fidx[e]] -= best
-                    cnt[fidx[e]] -= 1
-
-
 @njit(cache=True)
-def share_rates(caps, table, active, prio, rates, single=True, bitsets=True):
+def share_rates(caps, table, active, prio, rates, single=True):
     """Rates (bits/s) of the slots with ``active[f]``, into ``rates[f]`` (others untouched).
 
     ``caps``: (L,) link capacities (bits/s); ``prio``: (F,) int64 class per slot (lower
@@ -195,9 +117,8 @@ def share_rates(caps, table, active, prio, rates, single=True, bitsets=True):
     A class of a single flow (every class of SelMcast's strict priority on L3) takes the
     shortcut :func:`_single`, which gives the same rates bit for bit; ``single=False``
     sends it through the water-filling too (the tests compare the two).  The tightest link's flows
-    come from its list of the class's flows, in class order (N12), or, with ``bitsets`` in a table of
-    at most 64 slots, from its bit set of them (N15; same rates bit for bit); if every remaining fair
-    share is infinite the class's unfrozen flows get an infinite rate."""
+    come from its list of the class's flows, in class order (N12); if every remaining fair share is
+    infinite the class's unfrozen flows get an infinite rate."""
     fidx, fstart, fend = table.fidx, table.fstart, table.fend
     resid, cnt, lmark, llist, act = table.resid, table.cnt, table.lmark, table.llist, table.act
     lpos, lend, lflow = table.lpos, table.lend, table.lflow
@@ -215,7 +136,6 @@ def share_rates(caps, table, active, prio, rates, single=True, bitsets=True):
     for a in range(m):
         keys[a] = prio[act[a]]
     perm = stable_argsort(keys)                             # a class keeps slot order
-    bitsets = bitsets and active.shape[0] <= 64             # N15: each link's flows as a bit set
     a = 0
     while a < m:
         b = a + 1
@@ -223,10 +143,6 @@ def share_rates(caps, table, active, prio, rates, single=True, bitsets=True):
             b += 1
         if single and b == a + 1:
             _single(table, act[perm[a]], rates)
-            a = b
-            continue
-        if bitsets:
-            _class_bitsets(table, act, perm, a, b, rates)
             a = b
             continue
         nll = 0

@@ -8,10 +8,9 @@ from simlib.core.sharing import drain, flow_table, set_links, share_rates
 from simlib.core.tolerance import ABS_TOL_BITS, REL_TOL, completion_tol, is_done
 
 
-def shared(caps, flow_links, prio, active=None, width=None, single=True, bitsets=True):
+def shared(caps, flow_links, prio, active=None, width=None, single=True):
     """Rates of ``share_rates`` for flows given as link lists (inactive slots: NaN); ``single``:
-    classes of one flow take the shortcut (False: the water-filling); ``bitsets``: a table of at most
-    64 slots finds a link's flows from bit sets (N15; False: from the link lists of N12)."""
+    classes of one flow take the shortcut (False: the water-filling)."""
     nf = len(flow_links)
     width = width or max(len(x) for x in flow_links)
     table = flow_table(nf, width, len(caps))
@@ -19,7 +18,7 @@ def shared(caps, flow_links, prio, active=None, width=None, single=True, bitsets
         set_links(table, f, np.asarray(links, np.int64), len(links))
     active = np.ones(nf, bool) if active is None else np.asarray(active)
     rates = np.full(nf, np.nan)
-    share_rates(np.asarray(caps, float), table, active, np.asarray(prio, np.int64), rates, single, bitsets)
+    share_rates(np.asarray(caps, float), table, active, np.asarray(prio, np.int64), rates, single)
     return rates
 
 
@@ -170,30 +169,19 @@ def scan_rates(caps, flow_links, prio, active):
 crowded = flow_tables(st.floats(1e-3, 1e11, allow_nan=False), 12, 40, 2, _distinct_links_in_any_order)
 
 
-@settings(max_examples=400, deadline=None)
-@given(crowded)
-def test_link_lists_give_the_full_scan_rates_bit_for_bit(inst):
-    """Decision N11: freezing a link's flows from its own list (and dropping exhausted links from the scan)
-    gives every rate of the full scan, bit for bit, and the same capacity left (ties to the link reached first)."""
-    caps, links, prio, active = inst
-    for single in (True, False):
-        fast = shared(caps, links, prio, active, single=single, bitsets=False)
-        assert fast.tobytes() == scan_rates(caps, links, prio, active).tobytes()
-
-
-#: Capacities from a few values, so that fair shares tie exactly and often (ties settled by the reach order).
+#: Capacities from a few values, so that fair shares tie exactly and often (ties go to the link reached first).
 tied = flow_tables(st.sampled_from([0.0, 0.1, 0.3, 1 / 3, 1.0, 2.0, 3.0]), 12, 40, 2, _distinct_links_in_any_order)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(crowded, tied))
-def test_bit_sets_give_the_full_scan_rates_bit_for_bit(inst):
-    """Decision N15: with each link's flows as a bit set, the tightest link found in link-id order (exact
-    ties settled by the order the class reached its links) gives every rate of the full scan, bit for bit."""
+def test_link_lists_give_the_full_scan_rates_bit_for_bit(inst):
+    """Decision N11: freezing a link's flows from its own list (and dropping exhausted links from the scan)
+    gives every rate of the full scan, bit for bit, and the same capacity left (ties to the link reached first)."""
     caps, links, prio, active = inst
-    ref = scan_rates(caps, links, prio, active).tobytes()
     for single in (True, False):
-        assert shared(caps, links, prio, active, single=single, bitsets=True).tobytes() == ref
+        fast = shared(caps, links, prio, active, single=single)
+        assert fast.tobytes() == scan_rates(caps, links, prio, active).tobytes()
 
 
 def test_hand_case_tie_goes_to_the_link_reached_first():
