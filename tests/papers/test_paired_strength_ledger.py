@@ -1,13 +1,12 @@
-"""One paired-strength module for 000, 003 and 004 (issue 41): the committed ledger's texts recompute
-byte for byte from the committed result CSVs.
+"""The committed ledger recomputes from the committed result CSVs (issues 41 and 46).
 
-The claims functions of 003 (notebook 30) and 004 (notebooks 41, 43-45, 47) are fed the frames the
-notebooks saved in ``data/results/`` and must give, for every row they judge, the strings the last full
-reproduction wrote into ``data/results/claims.csv``: value, cause, the strength fields (``sides``,
-``interval``, ``pairs``) and the open verdicts.  The ledger was written by the code before
-``simlib/papers/selmcast/paired.py`` was merged into ``simlib/papers/paired_strength.py``, so these
-tests pin that the merge changed no text.  A full reproduction rewrites CSVs and ledger together,
-so they stay the expected outputs afterwards.
+The claims functions are fed the frames the notebooks saved in ``data/results/`` and must give, for every
+row they judge, what the last full reproduction wrote into ``data/results/claims.csv``.  Issue 41 merged
+``simlib/papers/selmcast/paired.py`` into ``simlib/papers/paired_strength.py`` (004's BSP rows below keep
+their strength texts); issue 46 turned the long claims functions into tables of claim rows over named
+predicates (003 Fig. 2, 002 Table 1, 000 Figs. 5-7, 8-10 and 13-14, 004 SSP Figs. 7-13 -- one parametrized
+test writes their rows and compares every column but the run's provenance).  A full reproduction rewrites
+CSVs and ledger together, so they stay the expected outputs afterwards.
 """
 import csv
 
@@ -46,20 +45,6 @@ def _mismatches(claims, rows: dict, *, only_strength: bool = False) -> tuple[int
     return seen, diffs
 
 
-def test_004_ssp_rows_recompute_from_the_committed_csvs():
-    from simlib.papers.selmcast import ssp_claims as sc
-
-    d7 = _frame("43_selmcast_ssp_fig7")
-    d7 = d7[d7.tau_estimate == "trace"]
-    claims = [c for sh, st in sc.SETTINGS.items() for c in sc.fig7(sc.reading(d7, sh), setting=st)]  # notebook 43
-    claims += _ssp_figs8_13()
-    seen, diffs = _mismatches(claims, _ledger("004"))
-    assert not diffs
-    assert seen == len(claims) >= 60
-    assert sum(bool(c.sides) for c in claims) >= 20          # the strength texts are among them
-    assert sum(bool(c.undecided) for c in claims) >= 1       # and an undecided verdict
-
-
 def test_004_bsp_rows_recompute_from_the_committed_csvs():
     """Notebook 41's and 47's paired rows (wide frames: one row per trial, SelMcast's and Orpheus's columns)."""
     from simlib.papers.claim import at_setting
@@ -78,14 +63,6 @@ def test_004_bsp_rows_recompute_from_the_committed_csvs():
         assert seen >= 5
 
 
-def test_003_rows_recompute_from_the_committed_csvs():
-    """Notebook 30's rows (000/003's ``fields``: median-judged verdicts)."""
-    claims = _fmreduce_fig2()
-    seen, diffs = _mismatches(claims, _ledger("003"))
-    assert not diffs
-    assert seen == len(claims) and sum(bool(c.sides) for c in claims) >= 5
-
-
 def _fmreduce_fig2() -> list:
     """Notebook 30: Fig. 2 as claim rows (``fmreduce.claims.FIG2_ROWS``)."""
     from simlib.papers.fmreduce import claims as fm, experiments as fx
@@ -98,6 +75,7 @@ def _fmreduce_fig2() -> list:
     claims = fm.fig2(frame("30_fmreduce_fig2"), frame("30_fmreduce_p_sweep"), frame("30_fmreduce_traces"),
                      p_full=frame("30_fmreduce_p_eq_n"))
     assert len(claims) == 12 and sum(c.kind == "claim" for c in claims) == len(fm.FIG2_ROWS)
+    assert sum(bool(c.sides) for c in claims) >= 5           # median-judged verdicts with their strength
     return claims
 
 
@@ -144,19 +122,25 @@ def _sr_figs13_14() -> list:
     return _sr_at_settings(sr.figs13_14, "14_sr_fig13-14")
 
 
-def _ssp_figs8_13() -> list:
-    """Notebooks 44-45: Figs. 8-13 at both sharing readings, as the notebooks record them."""
+def _ssp_figs7_13() -> list:
+    """Notebooks 43-45: Figs. 7-13 at both sharing readings, as the notebooks record them."""
     from simlib.papers.selmcast import ssp_claims as sc
 
+    d7 = _frame("43_selmcast_ssp_fig7")
+    d7 = d7[d7.tau_estimate == "trace"]
     raw = {f: _frame(f"44_selmcast_ssp_fig{f}") for f in (8, 9, 10)}
     r11, r12, r13 = (_frame(f"45_selmcast_ssp_fig{f}") for f in (11, 12, 13))
     x11 = r11[(r11.scheme == "selmcast") & (r11.line32 == "x")]
     y11 = r11[r11.line32.fillna("y") == "y"]
-    return [c for sh, st in sc.SETTINGS.items()
-            for c in sc.fig8(sc.reading(raw[8], sh), st) + sc.fig9(sc.reading(raw[9], sh), st)
-            + sc.fig10(sc.reading(raw[10], sh), st)
-            + sc.fig11(sc.reading(y11, sh), st, df_x=x11 if sh == "maxmin" else None)
-            + (sc.fig12(r12, 200.0, st) if sh == "maxmin" else []) + sc.fig13(sc.reading(r13, sh), st)]
+    claims = [c for sh, st in sc.SETTINGS.items()
+              for c in sc.fig7(sc.reading(d7, sh), setting=st)
+              + sc.fig8(sc.reading(raw[8], sh), st) + sc.fig9(sc.reading(raw[9], sh), st)
+              + sc.fig10(sc.reading(raw[10], sh), st)
+              + sc.fig11(sc.reading(y11, sh), st, df_x=x11 if sh == "maxmin" else None)
+              + (sc.fig12(r12, 200.0, st) if sh == "maxmin" else []) + sc.fig13(sc.reading(r13, sh), st)]
+    assert sum(bool(c.sides) for c in claims) >= 20          # the strength texts are among them
+    assert sum(bool(c.undecided) for c in claims) >= 1       # and an undecided verdict
+    return claims
 
 
 #: (paper, the claims, how the cause compares, rows at least): "equal"; "equal to the search": equal up to
@@ -170,7 +154,7 @@ _WRITTEN = {
     "000 Figs. 8-10 (FIG9_10_ROWS)": ("000", _sr_figs8_10, "both or neither", 11),
     "000 Figs. 5-7": ("000", _sr_figs5_7, "equal to the search", 18),
     "000 Figs. 13-14": ("000", _sr_figs13_14, "equal to the search", 16),
-    "004 SSP Figs. 8-13": ("004", _ssp_figs8_13, "equal", 60),
+    "004 SSP Figs. 7-13": ("004", _ssp_figs7_13, "equal", 66),
 }
 
 
