@@ -42,7 +42,7 @@ import pandas as pd
 
 from simlib.core.validate import check_real
 from simlib.papers.analysis import paired_ratio, require_frame
-from simlib.papers.claim import Claim, observation, within
+from simlib.papers.claim import Claim, Verdict, observation, within
 from simlib.papers.paired_strength import above, decided, fields, group_ratios, group_strengths, series_strength
 from simlib.papers.strength import combine_max, in_range, strength
 from simlib.papers.predicates import interior_extremum, monotone, range_claim
@@ -51,7 +51,7 @@ __all__ = ["PAPER", "NEAR_REL", "NEAR_RULE", "RANGE_RULE", "FIGS5_6_RANGES", "PA
            "EXACT_REL", "near", "spread", "ring_check", "fig3", "figs5_7", "figs8_10", "figs11_12",
            "figs13_14", "paper_gaps", "internet_scale", "Fig9To10", "KnobRow", "PairedEtaRow", "FIG9_10_ROWS",
            "eta_scale", "eta_iterations", "eta_time", "eta_08", "eta_08_syncs", "theta_ends", "theta_iterations",
-           "theta_insensitive", "Verdict", "Row", "Figs5To7", "FIGS5_7_ROWS", "sr_vs_pr_range", "wasted_wait_bound",
+           "theta_insensitive", "Row", "Figs5To7", "FIGS5_7_ROWS", "sr_vs_pr_range", "wasted_wait_bound",
            "sr_time_falls", "sr_syncs_fall", "sr_gain_shrinks", "ar_pr_time_grows", "ar_pr_sublinear", "Figs13To14",
            "FIGS13_14_ROWS", "beats_at_every_lambda", "gain_falls_with_lambda", "time_grows_with_alpha",
            "iterations_fall_with_alpha", "trivial_up_to_1ms", "ar_grows_fastest", "sr_grows_slower",
@@ -263,16 +263,6 @@ def figs5_6_ratios(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Per metric of :data:`FIGS5_6_RANGES`, the paired ratio (> 1: selective reduce better) by (trace, n)."""
     return {m: paired_ratio(df, m, by=["trace", "n"], num=num, den=den)
             for m, (_, _, num, den, _) in FIGS5_6_RANGES.items()}
-
-
-@dataclasses.dataclass(frozen=True)
-class Verdict:
-    """What a row's predicate finds: the ``direction`` verdict, ``our_value``, the ``magnitude`` verdict
-    (None: the row judges none) and the comparative ``strength`` fields (S24; None: none)."""
-    direction: bool
-    our_value: str
-    magnitude: bool | None = None
-    strength: dict | None = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -51,7 +51,7 @@ import pandas as pd
 from simlib.papers import analysis, predicates
 from simlib.papers import paired_strength as paired
 from simlib.papers.censoring import paired_bounds, summary
-from simlib.papers.claim import Claim, observation, within
+from simlib.papers.claim import Claim, Verdict, observation, within
 from simlib.papers.strength import combine_max, in_range, side
 
 from .ssp_experiments import TRACE_ORDER, triplet
@@ -59,7 +59,7 @@ from .ssp_scenario import p_count
 
 __all__ = ["claim_scope", "open_settings", "paper_marks", "paper_notes", "fig7", "fig8", "fig9", "fig10", "fig11",
            "fig12", "fig13", "time_to_accuracy", "orpheus_floor", "reading", "SETTINGS", "PAPER", "REL_VALUE",
-           "REL_ABOUT", "FLAT_SPREAD", "APPROACH_SHARE", "Verdict", "Row", "Fig8", "FIG8_ROWS", "selmcast_ends",
+           "REL_ABOUT", "FLAT_SPREAD", "APPROACH_SHARE", "Row", "Fig8", "FIG8_ROWS", "selmcast_ends",
            "leads_in_both", "scale_gain_at_hi", "util_gain_at_hi", "orpheus_ends", "orpheus_flat", "Fig11", "FIG11_ROWS",
            "eta_trade_off", "eta_inconspicuous", "eta_scale_gain", "eta_util_loss", "Fig13", "FIG13_ROWS",
            "scale_always_larger", "util_lead_shrinks", "climbs_then_declines", "scale_against_util"]
@@ -361,16 +361,6 @@ def _sided(groups: dict, claim_side: str, point: bool, magnitude: dict | None = 
 
 
 # ---------------------------------------------------------------- claims as rows (issue 46)
-@dataclasses.dataclass(frozen=True)
-class Verdict:
-    """What a row's predicate finds: the ``direction`` verdict, ``our_value``, the ``magnitude`` verdict
-    (None: the row judges none) and the paired comparison's ``strength`` fields (S24/SM73; None: none)."""
-    direction: bool
-    our_value: str
-    magnitude: bool | None = None
-    strength: dict | None = None
-
-
 @dataclasses.dataclass(frozen=True)
 class Row:
     """One §IV-C statement (:data:`FIG8_ROWS`, :data:`FIG11_ROWS`, :data:`FIG13_ROWS`): its ``figure``, ``claim``
