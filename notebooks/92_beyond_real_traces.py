@@ -99,7 +99,6 @@ run = simlib.start(RealTracesNotebook, globals(), notebook="92_beyond_real_trace
 # restarts each worker's sequence (T7); its once-per-run `TraceWrapWarning` is silenced below.
 
 # %%
-import time
 import warnings
 
 import matplotlib.pyplot as plt
@@ -112,6 +111,7 @@ from simlib.papers.fmreduce import experiments as fx
 from simlib.papers.fmreduce.scenario import VARIANTS, run_trial as fm_trial, variant_label
 from simlib.papers.selmcast.ssp_scenario import run_trial as ssp_trial
 from simlib.pipeline import claims, plotting, sweep
+from simlib.pipeline.run import TimedSweeps
 from simlib.training import selmcast_ssp_tta, time_to_accuracy as tta
 from simlib.workloads.traces import RecordedTrace, TraceWrapWarning, load_trace
 
@@ -139,16 +139,7 @@ pd.DataFrame([trace_row(t) for t in dict.fromkeys(traces + tta_traces)]).set_ind
 # finished trials are cached, so a re-run costs nothing).
 
 # %%
-timings = {}
-
-
-def timed(label, fn, settings, n_trials, name):
-    t0 = time.perf_counter()
-    df = run.sweep(fn, settings, name=f"92_beyond_real_traces_{name}", trials=n_trials, desc=label)
-    timings[label] = (len(df), time.perf_counter() - t0)
-    return df
-
-
+timed = TimedSweeps(run, "92_beyond_real_traces")
 df_sr = timed("SR vs PR", sr_trial, sweep.expand_grid(
     trace=traces, n=[sr_n], scheme=["partial", "selective"], duration_s=[sr_duration_s]), trials, "sr")
 fm_variants = [v for v in VARIANTS if variant_label(**v) in (bc.FM_FULL, bc.FM_BLOCKING, bc.PR_ORIGINAL)]
@@ -165,12 +156,7 @@ df_tta_sr = timed("SR vs PR, time to accuracy", tta.trial, sweep.expand_grid(
 df_tta_ssp = timed("SelMcast vs Orpheus, time to accuracy", selmcast_ssp_tta.trial, sweep.expand_grid(
     trace=tta_traces, n=[ssp_n], scheme=["selmcast", "orpheus"], duration_s=[tta_ssp_duration_s], **training),
     tta_ssp_trials, "tta_ssp")
-# the sweeps' wall times are measurements (decision S26): they go to the run's measurements folder
-run.save_measurements(pd.DataFrame([{"sweep": label, "runs": rows, "wall_s": round(secs, 1)}
-                                    for label, (rows, secs) in timings.items()]), "92_beyond_real_traces_times")
-for label, (rows, secs) in timings.items():
-    print(f"{label}: {rows} runs")
-print(f"(their wall times: {run.measurement_file('92_beyond_real_traces_times')})")
+timed.save()   # the sweeps' wall times are measurements (decision S26): the run's measurements folder
 print("training:", {k: v[0] for k, v in training.items()})
 for label, d in (("SR vs PR", df_tta_sr), ("SelMcast vs Orpheus", df_tta_ssp)):
     print(f"{label}: share of runs that reached {target_acc:.0%} per scheme:",

@@ -83,39 +83,25 @@ run = simlib.start(AsyncSGDNotebook, globals(), notebook="93_beyond_async_sgd")
 # (`simlib.training.async_sgd.trial`); their wall times go to the run's measurements folder (S26).
 
 # %%
-import time
 import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 
 from simlib.papers import beyond_claims as bc
 from simlib.papers.censoring import fmt_bound
 from simlib.pipeline import claims, plotting, sweep
+from simlib.pipeline.run import TimedSweeps
 from simlib.training import async_sgd
 from simlib.workloads import gradient_collection as gc
 from simlib.workloads.traces import TraceWrapWarning
 
 warnings.filterwarnings("ignore", category=TraceWrapWarning)
 traces = [standin] + real_traces
-timings = {}
-
-
-def timed(label, fn, settings, n_trials, name):
-    t0 = time.perf_counter()
-    df = run.sweep(fn, settings, name=f"93_beyond_async_sgd_{name}", trials=n_trials, desc=label)
-    timings[label] = (len(df), time.perf_counter() - t0)
-    return df
-
-
+timed = TimedSweeps(run, "93_beyond_async_sgd")
 df_trace = timed("trace only", gc.trace_trial, sweep.expand_grid(trace=traces, n=[n], late=late), trials, "trace")
 df_net = timed("with the network", async_sgd.trial, async_sgd.network_settings(run.spec), net_trials, "network")
-run.save_measurements(pd.DataFrame([{"sweep": label, "runs": rows, "wall_s": round(secs, 1)}
-                                    for label, (rows, secs) in timings.items()]), "93_beyond_async_sgd_times")
-for label, (rows, secs) in timings.items():
-    print(f"{label}: {rows} runs")
-print(f"(their wall times: {run.measurement_file('93_beyond_async_sgd_times')})")
+timed.save()
 
 # %% [markdown]
 # ## 1. Trace only: best m against the greedy collector, and H_n

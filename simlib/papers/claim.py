@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 __all__ = ["Claim", "CAUSES", "KINDS", "DEFAULT_SETTING", "PROFILE_SETTING", "observation", "within", "ratio_within",
-           "at_setting", "cross_causes", "cross_settings", "VERDICTS", "UNDECIDABLE", "mark_fitted"]
+           "at_setting", "cross_causes", "cross_settings", "VERDICTS", "UNDECIDABLE", "mark_fitted", "Verdict"]
 
 KINDS = ("claim", "observation")
 #: Why a verdict is False.  "stand-in trace": the compute-time traces are synthetic
@@ -193,6 +193,17 @@ class Claim:
         observations and undecided claims (:attr:`verdict`)."""
         v = self.verdict
         return None if v in ("observation", "undecided") else v == "holds"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a claim row's predicate finds (the papers' claims as rows, issue 46): the ``direction`` verdict,
+    ``our_value``, the ``magnitude`` verdict (None: the row judges none) and the comparative verdict's
+    strength fields (S24; None: none), from which the paper's ``claims`` module makes its :class:`Claim`."""
+    direction: bool
+    our_value: str
+    magnitude: bool | None = None
+    strength: dict | None = None
 
 
 def observation(paper: str, figure: str, claim: str, our_value: str, note: str = "",

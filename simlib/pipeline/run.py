@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ast
 import math
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -43,7 +44,7 @@ from simlib.core.validate import check_choice, check_int
 from simlib.papers.contract import MISSING, ParamError, check_param, defaults, specs
 from simlib.pipeline import paths
 
-__all__ = ["PROFILES", "COMMON", "COMMON_DEFAULTS", "RUNNER_PARAMETER", "RUNNER_KEYS", "Run", "start",
+__all__ = ["PROFILES", "COMMON", "COMMON_DEFAULTS", "RUNNER_PARAMETER", "RUNNER_KEYS", "Run", "TimedSweeps", "start",
            "passed_parameters", "check_notebook_common"]
 
 #: Fidelity profiles: "full" (paper fidelity) or "quick" (smoke-size runs for tests).
@@ -321,6 +322,35 @@ def check_injected(spec_cls, namespace: Mapping) -> None:
     if unknown:
         raise ValueError(f"unknown parameter(s) {unknown} passed to the notebook (papermill -p); "
                          f"its parameters are {allowed}")
+
+
+class TimedSweeps:
+    """Sweeps of one :class:`Run` whose wall times are measurements (decision S26): call it as
+    ``timed(label, trial, settings, n_trials, name)`` for :meth:`Run.sweep` of ``trial`` over ``settings``
+    (CSV ``<prefix>_<name>``, progress text ``label``, ``n_trials`` trials), then :meth:`save` writes every
+    sweep's runs and wall time (s, 0.1 s) to the measurements ``<prefix>_times`` and prints them."""
+
+    def __init__(self, run: Run, prefix: str):
+        self.run, self.prefix = run, prefix
+        self.times: dict[str, tuple[int, float]] = {}     # label -> (runs, wall s)
+
+    def __call__(self, label: str, trial, settings, n_trials: int, name: str):
+        t0 = time.perf_counter()
+        df = self.run.sweep(trial, settings, name=f"{self.prefix}_{name}", trials=n_trials, desc=label)
+        self.times[label] = (len(df), time.perf_counter() - t0)
+        return df
+
+    def save(self) -> None:
+        """Write the measurements ``<prefix>_times`` (columns sweep, runs, wall_s), print each sweep's runs
+        and where its wall times are (nothing returned: a notebook cell may end with it)."""
+        import pandas as pd
+
+        name = f"{self.prefix}_times"
+        self.run.save_measurements(pd.DataFrame([{"sweep": label, "runs": rows, "wall_s": round(secs, 1)}
+                                                 for label, (rows, secs) in self.times.items()]), name)
+        for label, (rows, _) in self.times.items():
+            print(f"{label}: {rows} runs")
+        print(f"(their wall times: {self.run.measurement_file(name)})")
 
 
 def start(spec_cls, namespace: dict, *, notebook: str, update: bool = True) -> Run:

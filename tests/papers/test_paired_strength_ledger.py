@@ -1,13 +1,12 @@
-"""One paired-strength module for 000, 003 and 004 (issue 41): the committed ledger's texts recompute
-byte for byte from the committed result CSVs.
+"""The committed ledger recomputes from the committed result CSVs (issues 41 and 46).
 
-The claims functions of 003 (notebook 30) and 004 (notebooks 41, 43-45, 47) are fed the frames the
-notebooks saved in ``data/results/`` and must give, for every row they judge, the strings the last full
-reproduction wrote into ``data/results/claims.csv``: value, cause, the strength fields (``sides``,
-``interval``, ``pairs``) and the open verdicts.  The ledger was written by the code before
-``simlib/papers/selmcast/paired.py`` was merged into ``simlib/papers/paired_strength.py``, so these
-tests pin that the merge changed no text.  A full reproduction rewrites CSVs and ledger together,
-so they stay the expected outputs afterwards.
+The claims functions are fed the frames the notebooks saved in ``data/results/`` and must give, for every
+row they judge, what the last full reproduction wrote into ``data/results/claims.csv``.  Issue 41 merged
+``simlib/papers/selmcast/paired.py`` into ``simlib/papers/paired_strength.py`` (004's BSP rows below keep
+their strength texts); issue 46 turned the long claims functions into tables of claim rows over named
+predicates (003 Fig. 2, 002 Table 1, 000 Figs. 5-7, 8-10 and 13-14, 004 SSP Figs. 7-13 -- one parametrized
+test writes their rows and compares every column but the run's provenance).  A full reproduction rewrites
+CSVs and ledger together, so they stay the expected outputs afterwards.
 """
 import csv
 
@@ -46,30 +45,6 @@ def _mismatches(claims, rows: dict, *, only_strength: bool = False) -> tuple[int
     return seen, diffs
 
 
-def test_004_ssp_rows_recompute_from_the_committed_csvs():
-    from simlib.papers.selmcast import ssp_claims as sc
-
-    claims = []
-    d7 = _frame("43_selmcast_ssp_fig7")
-    d7 = d7[d7.tau_estimate == "trace"]
-    raw = {f: _frame(f"44_selmcast_ssp_fig{f}") for f in (8, 9, 10)}
-    r11, r12, r13 = (_frame(f"45_selmcast_ssp_fig{f}") for f in (11, 12, 13))
-    x11 = r11[(r11.scheme == "selmcast") & (r11.line32 == "x")]
-    y11 = r11[r11.line32.fillna("y") == "y"]
-    for sh, st in sc.SETTINGS.items():           # as notebooks 43-45 judge them
-        claims += sc.fig7(sc.reading(d7, sh), setting=st)
-        claims += (sc.fig8(sc.reading(raw[8], sh), st) + sc.fig9(sc.reading(raw[9], sh), st)
-                   + sc.fig10(sc.reading(raw[10], sh), st))
-        claims += sc.fig11(sc.reading(y11, sh), st, df_x=x11 if sh == "maxmin" else None)
-        claims += sc.fig12(r12, 200.0, st) if sh == "maxmin" else []
-        claims += sc.fig13(sc.reading(r13, sh), st)
-    seen, diffs = _mismatches(claims, _ledger("004"))
-    assert not diffs
-    assert seen == len(claims) >= 60
-    assert sum(bool(c.sides) for c in claims) >= 20          # the strength texts are among them
-    assert sum(bool(c.undecided) for c in claims) >= 1       # and an undecided verdict
-
-
 def test_004_bsp_rows_recompute_from_the_committed_csvs():
     """Notebook 41's and 47's paired rows (wide frames: one row per trial, SelMcast's and Orpheus's columns)."""
     from simlib.papers.claim import at_setting
@@ -91,8 +66,8 @@ def test_004_bsp_rows_recompute_from_the_committed_csvs():
         assert seen >= 5
 
 
-def test_003_rows_recompute_from_the_committed_csvs():
-    """Notebook 30's rows (000/003's ``fields``: median-judged verdicts)."""
+def _fmreduce_fig2() -> list:
+    """Notebook 30: Fig. 2 as claim rows (``fmreduce.claims.FIG2_ROWS``)."""
     from simlib.papers.fmreduce import claims as fm, experiments as fx
 
     def frame(name):
@@ -102,73 +77,114 @@ def test_003_rows_recompute_from_the_committed_csvs():
 
     claims = fm.fig2(frame("30_fmreduce_fig2"), frame("30_fmreduce_p_sweep"), frame("30_fmreduce_traces"),
                      p_full=frame("30_fmreduce_p_eq_n"))
-    seen, diffs = _mismatches(claims, _ledger("003"))
-    assert not diffs
-    assert seen == len(claims) and sum(bool(c.sides) for c in claims) >= 5
+    assert len(claims) == 12 and sum(c.kind == "claim" for c in claims) == len(fm.FIG2_ROWS)
+    assert sum(bool(c.sides) for c in claims) >= 5           # median-judged verdicts with their strength
+    return claims
 
 
-def test_003_fig2_claim_rows_write_the_committed_ledger_rows(tmp_path):
-    """Issue 46: Fig. 2 as claim rows (``fmreduce.claims.FIG2_ROWS``) writes, column for column, the rows the
-    last full reproduction wrote from the same CSVs -- every column but the run's provenance."""
-    from simlib.papers.fmreduce import claims as fm, experiments as fx
-    from simlib.pipeline.claims import COLUMNS, record
-
-    def frame(name):
-        d = _frame(name)
-        d["variant"] = fx.label_variants(d)
-        return d
-
-    claims = fm.fig2(frame("30_fmreduce_fig2"), frame("30_fmreduce_p_sweep"), frame("30_fmreduce_traces"),
-                     p_full=frame("30_fmreduce_p_eq_n"))
-    record(claims, tmp_path / "claims.csv", notebook="30_fmreduce_fig2", profile="full")
-    with open(tmp_path / "claims.csv", newline="", encoding="utf-8") as f:
-        ours = list(csv.DictReader(f))
-    committed = _ledger("003")
-    compared = [c for c in COLUMNS if c not in ("notebook", "profile", "trials", "parameters")]
-    assert len(ours) == len(claims) == 12 and sum(r["kind"] == "claim" for r in ours) == len(fm.FIG2_ROWS)
-    for r in ours:
-        want = committed[(r["figure"], r["claim"], r["setting"])]
-        assert {c: r[c] for c in compared} == {c: want[c] for c in compared}
-
-
-def test_002_table1_rows_write_the_committed_ledger_rows(tmp_path):
-    """Issue 46: §5.2's Table 1 statements as rows (``table1_claims.TABLE1_ROWS``) write, from the committed
-    ``22_pr_table1.csv``, the committed rows column for column; a cause is the start of the committed one
-    (notebook 22 then appends the task's measurement, RP20, and the other setting's verdict)."""
+def _pr_table1() -> list:
+    """Notebook 22: §5.2's Table 1 statements as rows (``table1_claims.TABLE1_ROWS``)."""
     from simlib.papers.partial_reduce import table1_claims as t1
-    from simlib.pipeline.claims import COLUMNS, record
     from simlib.training import nine_systems as ns
 
     df = _frame("22_pr_table1")
-    df = df.assign(arm=[ns.arm_label(s, p) for s, p in zip(df["scheme"], df["p"])])
-    claims = t1.table1(df)
-    record(claims, tmp_path / "claims.csv", notebook="22_pr_sec5_nine_systems", profile="full")
-    with open(tmp_path / "claims.csv", newline="", encoding="utf-8") as f:
-        ours = list(csv.DictReader(f))
-    committed = _ledger("002")
-    compared = [c for c in COLUMNS if c not in ("notebook", "profile", "trials", "parameters", "cause")]
-    assert len(ours) == len(claims) == len(t1.TABLE1_ROWS) >= 17
-    for r in ours:
-        want = committed[(r["figure"], r["claim"], r["setting"])]
-        assert {c: r[c] for c in compared} == {c: want[c] for c in compared}
-        assert want["cause"].startswith(r["cause"]) and bool(want["cause"]) == bool(r["cause"])
+    claims = t1.table1(df.assign(arm=[ns.arm_label(s, p) for s, p in zip(df["scheme"], df["p"])]))
+    assert len(claims) == len(t1.TABLE1_ROWS) >= 17
+    return claims
 
 
-def test_000_figs8_10_rows_write_the_committed_ledger_rows(tmp_path):
-    """Issue 46: Figs. 9-10 as rows (``selective_reduce.claims.FIG9_10_ROWS``) with Fig. 8's claims write, from
-    the committed notebook-12 CSVs at the default setting, the committed rows column for column but the cause,
-    which notebook 12 rewrites where a failing claim holds at another setting (empty where ours is)."""
+def _sr_figs8_10() -> list:
+    """Notebook 12 at the default setting: Figs. 9-10 as rows (``FIG9_10_ROWS``) with Fig. 8's claims."""
     from simlib.papers.selective_reduce import claims as sr
+
+    claims = sr.figs8_10(_frame("12_sr_fig8-10"), p=0.3, eta=0.3, theta=1.0,
+                         rescaled=_frame("12_sr_fig9-10_rescaled"))
+    assert len(claims) >= len(sr.FIG9_10_ROWS)
+    return claims
+
+
+def _sr_at_settings(judge, base: str) -> list:
+    """A 000 notebook's claims at every judged setting, crossed as notebooks 11-14 record them."""
+    from simlib.papers.selective_reduce.experiments import suite
+
+    return suite.cross_settings({s: judge(_frame(suite.result_name(base, s))) for s in ("default", "dt reading")},
+                                profile="full")
+
+
+def _sr_figs5_7() -> list:
+    """Notebook 11: Figs. 5-7 (``FIGS5_7_ROWS``) at both judged settings."""
+    from simlib.papers.selective_reduce import claims as sr
+
+    return _sr_at_settings(sr.figs5_7, "11_sr_fig5-7")
+
+
+def _sr_figs13_14() -> list:
+    """Notebook 14: Figs. 13-14 (``FIGS13_14_ROWS``) at both judged settings."""
+    from simlib.papers.selective_reduce import claims as sr
+
+    return _sr_at_settings(sr.figs13_14, "14_sr_fig13-14")
+
+
+def _ssp_figs7_13() -> list:
+    """Notebooks 43-45: Figs. 7-13 at both sharing readings, as the notebooks record them."""
+    from simlib.papers.selmcast import ssp_claims as sc
+
+    d7 = _frame("43_selmcast_ssp_fig7")
+    d7 = d7[d7.tau_estimate == "trace"]
+    raw = {f: _frame(f"44_selmcast_ssp_fig{f}") for f in (8, 9, 10)}
+    r11, r12, r13 = (_frame(f"45_selmcast_ssp_fig{f}") for f in (11, 12, 13))
+    x11 = r11[(r11.scheme == "selmcast") & (r11.line32 == "x")]
+    y11 = r11[r11.line32.fillna("y") == "y"]
+    claims = [c for sh, st in sc.SETTINGS.items()
+              for c in sc.fig7(sc.reading(d7, sh), setting=st)
+              + sc.fig8(sc.reading(raw[8], sh), st) + sc.fig9(sc.reading(raw[9], sh), st)
+              + sc.fig10(sc.reading(raw[10], sh), st)
+              + sc.fig11(sc.reading(y11, sh), st, df_x=x11 if sh == "maxmin" else None)
+              + (sc.fig12(r12, 200.0, st) if sh == "maxmin" else []) + sc.fig13(sc.reading(r13, sh), st)]
+    assert sum(bool(c.sides) for c in claims) >= 20          # the strength texts are among them
+    assert sum(bool(c.undecided) for c in claims) >= 1       # and an undecided verdict
+    return claims
+
+
+#: (paper, the claims, how the cause compares, rows at least): "equal"; "equal to the search": equal up to
+#: the "; search: ..." that cites notebook 16's committed search (its wording changed after the last full
+#: reproduction, commit 047d572, so the committed ledger still has the old one); "start": the committed cause
+#: starts with ours (notebook 22 appends the task's measurement, RP20, and the other setting's verdict);
+#: "both or neither": notebook 12 rewrites a failing claim's cause where it holds at another setting.
+_WRITTEN = {
+    "003 Fig. 2 (FIG2_ROWS)": ("003", _fmreduce_fig2, "equal", 12),
+    "002 Table 1 (TABLE1_ROWS)": ("002", _pr_table1, "start", 17),
+    "000 Figs. 8-10 (FIG9_10_ROWS)": ("000", _sr_figs8_10, "both or neither", 11),
+    "000 Figs. 5-7": ("000", _sr_figs5_7, "equal to the search", 18),
+    "000 Figs. 13-14": ("000", _sr_figs13_14, "equal to the search", 16),
+    "004 SSP Figs. 7-13": ("004", _ssp_figs7_13, "equal", 66),
+}
+
+
+@pytest.mark.parametrize("case", list(_WRITTEN))
+def test_claim_rows_write_the_committed_ledger_rows(case, tmp_path):
+    """Issue 46: claims as rows (a table of figure, claim, paper value, predicate, cause rule) write, from the
+    committed result CSVs, the rows the last full reproduction wrote, column for column -- every column but
+    the run's provenance (notebook, profile, trials, parameters) and, where a notebook amends it, the cause."""
     from simlib.pipeline.claims import COLUMNS, record
 
-    claims = sr.figs8_10(_frame("12_sr_fig8-10"), p=0.3, eta=0.3, theta=1.0, rescaled=_frame("12_sr_fig9-10_rescaled"))
-    record(claims, tmp_path / "claims.csv", notebook="12_sr_fig8-10", profile="full")
+    paper, make, cause_rule, at_least = _WRITTEN[case]
+    claims = make()
+    record(claims, tmp_path / "claims.csv", profile="full")
     with open(tmp_path / "claims.csv", newline="", encoding="utf-8") as f:
         ours = list(csv.DictReader(f))
-    committed = _ledger("000")
+    committed = _ledger(paper)
     compared = [c for c in COLUMNS if c not in ("notebook", "profile", "trials", "parameters", "cause")]
-    assert len(ours) == len(claims) >= len(sr.FIG9_10_ROWS)
+    assert len(ours) == len(claims) >= at_least
     for r in ours:
         want = committed[(r["figure"], r["claim"], r["setting"])]
         assert {c: r[c] for c in compared} == {c: want[c] for c in compared}
-        assert bool(want["cause"]) == bool(r["cause"])
+        if cause_rule == "equal":
+            assert r["cause"] == want["cause"]
+        elif cause_rule == "equal to the search":
+            assert r["cause"].split("; search: ")[0] == want["cause"].split("; search: ")[0]
+            assert ("; search: " in r["cause"]) == ("; search: " in want["cause"])
+        elif cause_rule == "start":
+            assert want["cause"].startswith(r["cause"]) and bool(want["cause"]) == bool(r["cause"])
+        else:
+            assert bool(want["cause"]) == bool(r["cause"])

@@ -268,3 +268,24 @@ def test_a_publishing_run_writes_measurements_to_the_committed_folder():
     published = paths.RunContext(True, paths.REPO_ROOT, "41_x")
     assert published.measurements == paths.COMMITTED_MEASUREMENTS == paths.REPO_ROOT / "data" / "measurements"
     assert paths.RunContext(False, paths.RUNS / "41_x" / "h", "41_x").measurements == paths.RUNS / "41_x" / "h" / "measurements"
+
+
+def test_timed_sweeps_keep_each_sweeps_wall_time_apart_from_its_results(tmp_path, monkeypatch, capsys):
+    """Notebooks 92/93's timed sweeps (S26): each sweep's CSV is ``<prefix>_<name>`` in the results with its
+    own trial count; one measurements file ``<prefix>_times`` holds every sweep's runs and wall time."""
+    from simlib.pipeline.run import TimedSweeps
+
+    monkeypatch.setattr(paths, "CACHE", tmp_path / "cache")
+    run = in_folder(tmp_path, profile="quick")
+    timed = TimedSweeps(run, "95_probe")
+    a = timed("doubled", double, [{"x": 1}, {"x": 2}], 3, "a")
+    b = timed("doubled once", double, [{"x": 5}], 1, "b")
+    assert (len(a), len(b)) == (6, 1)
+    pd.testing.assert_frame_equal(pd.read_csv(run.csv("95_probe_a")), a, check_dtype=False)
+    assert timed.save() is None
+    times = pd.read_csv(tmp_path / "run" / "measurements" / "95_probe_times.csv")
+    assert times["sweep"].tolist() == ["doubled", "doubled once"] and times["runs"].tolist() == [6, 1]
+    assert list(times.columns) == ["sweep", "runs", "wall_s"] and (times["wall_s"] >= 0).all()
+    assert not (tmp_path / "run" / "results" / "95_probe_times.csv").exists()
+    out = capsys.readouterr().out
+    assert "doubled: 6 runs\ndoubled once: 1 runs\n" in out and "95_probe_times.csv" in out

@@ -34,8 +34,6 @@ from collections import deque
 from typing import Sequence
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from simlib.core.validate import check_int
 from simlib.papers.partial_reduce.weights import _check_members
@@ -110,6 +108,9 @@ class GroupFilter:
         """Component label of each worker in the sync graph of the window
         (scipy ``connected_components``; labels 0..c-1, a copy)."""
         if self._labels is None:
+            from scipy.sparse import coo_matrix                     # here, not at import: `--help` stays light
+            from scipy.sparse.csgraph import connected_components
+
             rows, cols = [], []
             for g in self._groups:             # a path through each group: P-1 edges
                 rows.extend(g[:-1])

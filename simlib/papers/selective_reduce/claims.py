@@ -20,7 +20,11 @@ Rules, fixed before looking at our values and uniform over the paper:
   (non-strict, :func:`~simlib.papers.predicates.monotone`); "as θ (or e) increases
   from a to b": the medians at the two ends.
 
-A verdict that fails gets a cause (:data:`simlib.papers.claim.CAUSES`).  Figs. 9–10's statements are a
+A verdict that fails gets a cause (:data:`simlib.papers.claim.CAUSES`).  Figs. 5–7's and 13–14's statements
+are tables of :class:`Row` (figure, claim, paper value, predicate, note, cause rules, tolerance, when it
+applies), :data:`FIGS5_7_ROWS` and :data:`FIGS13_14_ROWS`, over small named predicates
+(:func:`sr_vs_pr_range`, ..., :func:`sr_scale_flat_in_alpha`) reading one context
+(:class:`Figs5To7`, :class:`Figs13To14`).  Figs. 9–10's statements are a
 table, :data:`FIG9_10_ROWS` (knob, figure, claim, paper value, check, note, cause rule) over small named
 checks (:func:`eta_scale`, ..., :func:`theta_insensitive`); their
 selective-reduce claims are re-checked on a re-run at :data:`PAPER_LIKE_COMPUTE_MEAN_S`
@@ -38,7 +42,7 @@ import pandas as pd
 
 from simlib.core.validate import check_real
 from simlib.papers.analysis import paired_ratio, require_frame
-from simlib.papers.claim import Claim, observation, within
+from simlib.papers.claim import Claim, Verdict, observation, within
 from simlib.papers.paired_strength import above, decided, fields, group_ratios, group_strengths, series_strength
 from simlib.papers.strength import combine_max, in_range, strength
 from simlib.papers.predicates import interior_extremum, monotone, range_claim
@@ -47,7 +51,11 @@ __all__ = ["PAPER", "NEAR_REL", "NEAR_RULE", "RANGE_RULE", "FIGS5_6_RANGES", "PA
            "EXACT_REL", "near", "spread", "ring_check", "fig3", "figs5_7", "figs8_10", "figs11_12",
            "figs13_14", "paper_gaps", "internet_scale", "Fig9To10", "KnobRow", "PairedEtaRow", "FIG9_10_ROWS",
            "eta_scale", "eta_iterations", "eta_time", "eta_08", "eta_08_syncs", "theta_ends", "theta_iterations",
-           "theta_insensitive"]
+           "theta_insensitive", "Row", "Figs5To7", "FIGS5_7_ROWS", "sr_vs_pr_range", "wasted_wait_bound",
+           "sr_time_falls", "sr_syncs_fall", "sr_gain_shrinks", "ar_pr_time_grows", "ar_pr_sublinear", "Figs13To14",
+           "FIGS13_14_ROWS", "beats_at_every_lambda", "gain_falls_with_lambda", "time_grows_with_alpha",
+           "iterations_fall_with_alpha", "trivial_up_to_1ms", "ar_grows_fastest", "sr_grows_slower",
+           "sr_scale_flat_in_alpha"]
 
 PAPER = "000"
 #: E15: "about", "close", "no obvious gap", "trivial", "not very sensitive" = within 10 % (closed).
@@ -257,105 +265,227 @@ def figs5_6_ratios(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
             for m, (_, _, num, den, _) in FIGS5_6_RANGES.items()}
 
 
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """One judged statement (:data:`FIGS5_7_ROWS`, :data:`FIGS13_14_ROWS`): its ``figure``, ``claim`` and
+    ``paper_value``, the ``predicate`` (context) -> :class:`Verdict`, the ``note``, the cause rules ``why``
+    (a failing direction) and ``why_magnitude`` (a failing magnitude; "": :data:`_UNSEEN`) -- each a text or
+    a function of the context, evaluated only when used -- the magnitude's ``tolerance``, and ``applies``
+    (context) -> bool: whether the frame can test it (the row is left out otherwise)."""
+    figure: str
+    claim: str
+    paper_value: str
+    predicate: Callable
+    note: str | Callable = ""
+    why: str | Callable = _UNSEEN
+    why_magnitude: str | Callable = ""
+    tolerance: str = ""
+    applies: Callable = lambda ctx: True
+
+    def judge(self, ctx) -> Claim:
+        v = self.predicate(ctx)
+        text = lambda x: x(ctx) if callable(x) else x  # noqa: E731
+        return _claim(self.figure, self.claim, self.paper_value, v.our_value, v.direction, v.magnitude,
+                      tolerance=self.tolerance, why=_UNSEEN if v.direction else text(self.why),
+                      why_magnitude=text(self.why_magnitude) if v.magnitude is False else "",
+                      note=text(self.note), strength=v.strength)
+
+
+def _judge(rows, ctx) -> list[Claim]:
+    """The claims of the ``rows`` the context ``ctx`` can test, in the rows' order."""
+    return [row.judge(ctx) for row in rows if row.applies(ctx)]
+
+
+def _has(*schemes: str) -> Callable:
+    """A row's ``applies``: the context's frame has every one of ``schemes``."""
+    return lambda ctx: set(schemes) <= ctx.schemes
+
+
+@dataclasses.dataclass(frozen=True)
+class Figs5To7:
+    """What the rows of Figs. 5-7 read (:data:`FIGS5_7_ROWS`): notebook 11's frame ``df``, its run length
+    ``duration`` (s), ``schemes`` and sorted ``traces``, the medians over trials per (scheme, trace, n)
+    (``med``), the note's ``n=[...]``, where the frame has both, the paired ratios SR vs PR
+    (``ratios``, :func:`figs5_6_ratios`; None otherwise) and, where it has SR, the latency ``alpha`` (s)."""
+    df: pd.DataFrame
+    duration: float
+    schemes: set
+    traces: list
+    med: pd.DataFrame
+    note_n: str
+    ratios: dict | None
+    alpha: float | None
+
+    @classmethod
+    def of(cls, df: pd.DataFrame) -> Figs5To7:
+        require_frame(df, "df", ["trace", "n", "scheme", "trial", "avg_sync_time_s", "avg_sync_scale", "total_sync",
+                         "total_iteration", "wasted_wait_s_per_worker", "duration_s", "alpha_s"])
+        duration = float(_single(df, "df", "duration_s"))
+        schemes = set(df["scheme"])
+        med = _medians(df, ["scheme", "trace", "n"], ["avg_sync_time_s", "avg_sync_scale", "total_sync",
+                                                      "total_iteration", "wasted_wait_s_per_worker"])
+        return cls(df, duration, schemes, sorted(df["trace"].unique()), med,
+                   f"n={sorted(int(x) for x in df['n'].unique())}",
+                   figs5_6_ratios(df) if {"partial", "selective"} <= schemes else None,
+                   float(_single(df, "df", "alpha_s")) if "selective" in schemes else None)
+
+    @property
+    def grow(self) -> list[str]:
+        """The schemes whose sync time the paper says grows with n, those the frame has."""
+        return [s for s in ("allreduce", "partial") if s in self.schemes]
+
+    def wasted_ms(self) -> pd.Series:
+        """SR's median wasted wait per worker (ms) per (trace, n)."""
+        return 1e3 * self.med.loc["selective", "wasted_wait_s_per_worker"]
+
+    def syncs_fall(self) -> bool:
+        """SR's median total sync non-increasing in n on every trace."""
+        ts = self.med.loc["selective", "total_sync"]
+        return all(monotone(ts.loc[t], "decreasing") for t in self.traces)
+
+
+# ---- the predicates of Figs. 5-7: (context) -> Verdict
+def sr_vs_pr_range(metric: str) -> Callable:
+    """E12 for ``metric``'s "up to a–b×" (:data:`FIGS5_6_RANGES`): better at every (trace, n), our range
+    overlapping the paper's, each decided on the medians' intervals (S24, :func:`range_strength`)."""
+    def predicate(ctx: Figs5To7) -> Verdict:
+        lo, hi, num, den, _ = FIGS5_6_RANGES[metric]
+        check = range_claim(ctx.ratios[metric], "trace", lo, hi)
+        st = group_strengths(ctx.df, metric, ["trace", "n"], num, den)
+        return Verdict(check.better_everywhere, check.text(), check.overlaps, fields(st, *range_strength(st, lo, hi)))
+    return predicate
+
+
+def wasted_wait_bound(ctx: Figs5To7) -> Verdict:
+    """Fig. 7: SR holds workers in vain somewhere (median > 0), AR and PR never; magnitude: the largest
+    median at most 0.01 % of the run."""
+    w = ctx.wasted_ms()
+    share = w.max() / 1e3 / ctx.duration
+    others = ctx.df[ctx.df["scheme"] != "selective"]["wasted_wait_s_per_worker"]
+    return Verdict(bool(w.max() > 0) and bool((others == 0).all()),
+                   f"median {w.min():.1f}–{w.max():.1f} ms over settings ({share:.3%} at worst)", bool(share <= 1e-4))
+
+
+def sr_time_falls(ctx: Figs5To7) -> Verdict:
+    """SR's median sync time non-increasing in n on every trace."""
+    sr_t = ctx.med.loc["selective", "avg_sync_time_s"]
+    return Verdict(all(monotone(sr_t.loc[t], "decreasing") for t in ctx.traces),
+                   "; ".join(f"{t}: " + _arrow(sr_t.loc[t]) for t in ctx.traces))
+
+
+def sr_syncs_fall(ctx: Figs5To7) -> Verdict:
+    """SR's median total sync non-increasing in n on every trace."""
+    ts = ctx.med.loc["selective", "total_sync"]
+    return Verdict(ctx.syncs_fall(), "; ".join(f"{t}: " + _arrow(ts.loc[t], "{:.0f}") for t in ctx.traces))
+
+
+def sr_gain_shrinks(ctx: Figs5To7) -> Verdict:
+    """The median paired ratio SR/PR of total iteration non-increasing in n on every trace (E16)."""
+    it = ctx.ratios["total_iteration"].set_index(["trace", "n"])["median"]
+    return Verdict(all(monotone(it.loc[t], "decreasing") for t in ctx.traces),
+                   "; ".join(f"{t}: " + _arrow(it.loc[t], "{:.2f}×") for t in ctx.traces))
+
+
+def ar_pr_time_grows(ctx: Figs5To7) -> Verdict:
+    """AR's and PR's median sync time non-decreasing in n on every trace."""
+    t_med = ctx.med["avg_sync_time_s"]
+    return Verdict(all(monotone(t_med.loc[(s, t)], "increasing") for s in ctx.grow for t in ctx.traces),
+                   "; ".join(f"{s} {t}: " + _arrow(t_med.loc[(s, t)]) for s in ctx.grow for t in ctx.traces))
+
+
+def ar_pr_sublinear(ctx: Figs5To7) -> Verdict:
+    """AR's and PR's median total iteration non-decreasing in n while iterations per worker fall."""
+    it_med = ctx.med["total_iteration"]
+    per_worker = {(s, t): it_med.loc[(s, t)] / it_med.loc[(s, t)].index.to_numpy() for s in ctx.grow
+                  for t in ctx.traces}
+    return Verdict(all(monotone(it_med.loc[k], "increasing") and monotone(v, "decreasing") and v.iloc[-1] < v.iloc[0]
+                       for k, v in per_worker.items()),
+                   "; ".join(f"{s} {t}: " + _arrow(v, "{:.1f}") for (s, t), v in per_worker.items()) + " per worker")
+
+
+# ---- the cause rules of Figs. 5-7: (context) -> str
+def _sr_not_better(metric: str) -> Callable:
+    def why(ctx: Figs5To7) -> str:
+        r = ctx.ratios[metric]
+        worse = r[r["median"] <= 1]
+        return "unexplained: SR not better at (trace, n) = " + ", ".join(f"({t}, {n})" for t, n in
+                                                                        zip(worse["trace"], worse["n"]))
+    return why
+
+
+def _range_missed(metric: str) -> Callable:
+    def why(ctx: Figs5To7) -> str:
+        lo, hi = FIGS5_6_RANGES[metric][:2]
+        r = ctx.ratios[metric]
+        return _figs5_6_cause(metric, r[(r["median"] >= lo) & (r["median"] <= hi)])
+    return why
+
+
+def _range_note(metric: str) -> Callable:
+    def note(ctx: Figs5To7) -> str:
+        lo, hi, num, den, _ = FIGS5_6_RANGES[metric]
+        better = range_claim(ctx.ratios[metric], "trace", lo, hi).better_everywhere
+        return (("better at every n" if better else "NOT better at every n")
+                + f"; direction: median paired ratio {num}/{den} > 1 at every (trace, n); {ctx.note_n}; "
+                "stand-in traces (mean 1 s); S24: decided on each median's interval")
+    return note
+
+
+def _wasted_over(ctx: Figs5To7) -> str:
+    w = ctx.wasted_ms()
+    share = w.max() / 1e3 / ctx.duration
+    worst = w.idxmax()
+    return (f"unexplained: above the bound at ({worst[0]}, n={worst[1]}): {w.max():.1f} ms = {share:.3%}; per trace "
+            "the worst median is " + ", ".join(f"{t} {w.loc[t].max():.1f} ms" for t in ctx.traces)
+            + "; wasted = E5's reading (the paper defines it only in words)")
+
+
+def _sr_time_rises(ctx: Figs5To7) -> str:
+    """Eq. (2)'s latency term 2(m−1)α of SR's median group against the rise of its sync time over n."""
+    sr_t = ctx.med.loc["selective", "avg_sync_time_s"]
+    scale = ctx.med.loc["selective", "avg_sync_scale"]
+    lat = {t: 2 * (scale.loc[t] - 1) * ctx.alpha for t in ctx.traces}
+    return ("unexplained: it does not fall with n; Eq. (2)'s latency term 2(m−1)α of SR's median group grows by "
+            + ", ".join(f"{(lat[t].iloc[-1] - lat[t].iloc[0]):.2f} s ({t})" for t in ctx.traces) + " of the rise of "
+            + ", ".join(f"{(sr_t.loc[t].iloc[-1] - sr_t.loc[t].iloc[0]):.2f} s" for t in ctx.traces))
+
+
+#: §IV-B1's statements on Figs. 5-7, in the ledger's order; a row is left out where the frame lacks its schemes.
+FIGS5_7_ROWS = (
+    *(Row("Figs. 5-6", claim, f"{lo}–{hi}×", sr_vs_pr_range(metric), _range_note(metric), _sr_not_better(metric),
+          _range_missed(metric), RANGE_RULE, _has("partial", "selective"))
+      for metric, (lo, hi, _, _, claim) in FIGS5_6_RANGES.items()),
+    Row("Fig. 7", "SR wasted wait per worker is a few ms, < 0.01% of 100 s", "few ms; <0.01%", wasted_wait_bound,
+        "direction: BPAWR holds workers in vain in some settings (median > 0), AR and PR never; "
+        "wasted = hold time of workers whose group gained no newcomer (E5, metrics.py)",
+        "unexplained: SR never holds workers in vain here, or AR/PR show wasted wait", _wasted_over,
+        "bound: the largest median ≤ 0.01 % of the run (the paper's bound, no slack)", _has("selective")),
+    Row("Figs. 5-6(a)", "SR's average sync time decreases as n grows", "decreasing", sr_time_falls,
+        "median sync time (s) over trials at each n; monotone (non-strict)", _sr_time_rises, applies=_has("selective")),
+    Row("Figs. 5-6(d)", "SR's total sync falls as n grows", "decreasing", sr_syncs_fall,
+        "median over trials at each n; monotone (non-strict); the paper's reason for E16's statement",
+        applies=_has("selective")),
+    Row("Figs. 5-6(c)", "SR's total-iteration gain over PR shrinks as n grows (E16)", "goes down with n",
+        sr_gain_shrinks, "median paired ratio SR/PR at each n; monotone (non-strict)",
+        lambda ctx: "paper ambiguity: E16 (a garbled sentence; under our reading the gain does not fall with n; "
+                    f"the reason the paper gives, SR's total sync falling with n, is "
+                    f"{'' if ctx.syncs_fall() else 'not '}observed)", applies=_has("partial", "selective")),
+    Row("Figs. 5-6(a)", "AR and PR average sync time grow with n", "increasing", ar_pr_time_grows,
+        "median sync time (s) over trials at each n", applies=lambda ctx: bool(ctx.grow)),
+    Row("Figs. 5-6(c)", "AR and PR total iteration grows sub-linearly with n", "sub-linear", ar_pr_sublinear,
+        "median total iteration non-decreasing in n while iterations per worker fall (non-increasing, last < first)",
+        applies=lambda ctx: bool(ctx.grow)),
+)
+
+
 def figs5_7(df: pd.DataFrame) -> list[Claim]:
-    """§IV-B1, Figs. 5–7: SR vs PR over n on both traces, AR/PR trends over n, wasted wait.
+    """§IV-B1, Figs. 5–7 (:data:`FIGS5_7_ROWS`): SR vs PR over n on both traces, AR/PR trends over n, wasted wait.
 
     ``df``: notebook 11's frame (one row per trace, n, scheme, trial; columns ``avg_sync_time_s``,
     ``avg_sync_scale``, ``total_sync``, ``total_iteration``, ``wasted_wait_s_per_worker``,
     ``duration_s``, ``alpha_s``).
     """
-    require_frame(df, "df", ["trace", "n", "scheme", "trial", "avg_sync_time_s", "avg_sync_scale", "total_sync",
-                     "total_iteration", "wasted_wait_s_per_worker", "duration_s", "alpha_s"])
-    duration = float(_single(df, "df", "duration_s"))
-    schemes = set(df["scheme"])
-    traces = sorted(df["trace"].unique())
-    med = _medians(df, ["scheme", "trace", "n"], ["avg_sync_time_s", "avg_sync_scale", "total_sync",
-                                                  "total_iteration", "wasted_wait_s_per_worker"])
-    note_n = f"n={sorted(int(x) for x in df['n'].unique())}"
-    out = []
-    if {"partial", "selective"} <= schemes:
-        ratios = figs5_6_ratios(df)
-        for metric, (lo, hi, num, den, claim) in FIGS5_6_RANGES.items():
-            r = ratios[metric]
-            check = range_claim(r, "trace", lo, hi)
-            inside = r[(r["median"] >= lo) & (r["median"] <= hi)]
-            worse = r[r["median"] <= 1]
-            st = group_strengths(df, metric, ["trace", "n"], num, den)
-            d_ok, m_ok = range_strength(st, lo, hi)
-            out.append(_claim(
-                "Figs. 5-6", claim, f"{lo}–{hi}×", check.text(), check.better_everywhere, check.overlaps,
-                tolerance=RANGE_RULE,
-                why="unexplained: SR not better at (trace, n) = "
-                    + ", ".join(f"({t}, {n})" for t, n in zip(worse["trace"], worse["n"])),
-                why_magnitude=_figs5_6_cause(metric, inside),
-                note=("better at every n" if check.better_everywhere else "NOT better at every n")
-                     + f"; direction: median paired ratio {num}/{den} > 1 at every (trace, n); {note_n}; "
-                     "stand-in traces (mean 1 s); S24: decided on each median's interval",
-                strength=fields(st, d_ok, m_ok)))
-    if "selective" in schemes:
-        w = 1e3 * med.loc["selective", "wasted_wait_s_per_worker"]
-        share = w.max() / 1e3 / duration
-        others = df[df["scheme"] != "selective"]["wasted_wait_s_per_worker"]
-        worst = w.idxmax()
-        out.append(_claim(
-            "Fig. 7", "SR wasted wait per worker is a few ms, < 0.01% of 100 s", "few ms; <0.01%",
-            f"median {w.min():.1f}–{w.max():.1f} ms over settings ({share:.3%} at worst)",
-            bool(w.max() > 0) and bool((others == 0).all()), bool(share <= 1e-4),
-            tolerance="bound: the largest median ≤ 0.01 % of the run (the paper's bound, no slack)",
-            why="unexplained: SR never holds workers in vain here, or AR/PR show wasted wait",
-            why_magnitude=(f"unexplained: above the bound at ({worst[0]}, n={worst[1]}): {w.max():.1f} ms "
-                           f"= {share:.3%}; per trace the worst median is "
-                           + ", ".join(f"{t} {w.loc[t].max():.1f} ms" for t in traces)
-                           + "; wasted = E5's reading (the paper defines it only in words)"),
-            note="direction: BPAWR holds workers in vain in some settings (median > 0), AR and PR never; "
-                 "wasted = hold time of workers whose group gained no newcomer (E5, metrics.py)"))
-        sr_t = med.loc["selective", "avg_sync_time_s"]
-        ok = all(monotone(sr_t.loc[t], "decreasing") for t in traces)
-        scale = med.loc["selective", "avg_sync_scale"]
-        alpha = float(_single(df, "df", "alpha_s"))
-        lat = {t: 2 * (scale.loc[t] - 1) * alpha for t in traces}
-        out.append(_claim(
-            "Figs. 5-6(a)", "SR's average sync time decreases as n grows", "decreasing",
-            "; ".join(f"{t}: " + _arrow(sr_t.loc[t]) for t in traces), ok,
-            why="unexplained: it does not fall with n; Eq. (2)'s latency term 2(m−1)α of SR's median group grows by "
-                + ", ".join(f"{(lat[t].iloc[-1] - lat[t].iloc[0]):.2f} s ({t})" for t in traces)
-                + " of the rise of "
-                + ", ".join(f"{(sr_t.loc[t].iloc[-1] - sr_t.loc[t].iloc[0]):.2f} s" for t in traces),
-            note="median sync time (s) over trials at each n; monotone (non-strict)"))
-        ts = med.loc["selective", "total_sync"]
-        syncs_fall = all(monotone(ts.loc[t], "decreasing") for t in traces)
-        out.append(_claim(
-            "Figs. 5-6(d)", "SR's total sync falls as n grows", "decreasing",
-            "; ".join(f"{t}: " + _arrow(ts.loc[t], "{:.0f}") for t in traces), syncs_fall,
-            note="median over trials at each n; monotone (non-strict); the paper's reason for E16's statement"))
-        if {"partial", "selective"} <= schemes:
-            it = ratios["total_iteration"].set_index(["trace", "n"])["median"]
-            out.append(_claim(
-                "Figs. 5-6(c)", "SR's total-iteration gain over PR shrinks as n grows (E16)", "goes down with n",
-                "; ".join(f"{t}: " + _arrow(it.loc[t], "{:.2f}×") for t in traces),
-                all(monotone(it.loc[t], "decreasing") for t in traces),
-                why="paper ambiguity: E16 (a garbled sentence; under our reading the gain does not fall with n; "
-                    f"the reason the paper gives, SR's total sync falling with n, is {'' if syncs_fall else 'not '}"
-                    "observed)",
-                note="median paired ratio SR/PR at each n; monotone (non-strict)"))
-    grow = [s for s in ("allreduce", "partial") if s in schemes]
-    if grow:
-        t_med = med["avg_sync_time_s"]
-        out.append(_claim(
-            "Figs. 5-6(a)", "AR and PR average sync time grow with n", "increasing",
-            "; ".join(f"{s} {t}: " + _arrow(t_med.loc[(s, t)]) for s in grow for t in traces),
-            all(monotone(t_med.loc[(s, t)], "increasing") for s in grow for t in traces),
-            note="median sync time (s) over trials at each n"))
-        it_med = med["total_iteration"]
-        per_worker = {(s, t): it_med.loc[(s, t)] / it_med.loc[(s, t)].index.to_numpy() for s in grow for t in traces}
-        sub = all(monotone(it_med.loc[k], "increasing") and monotone(v, "decreasing") and v.iloc[-1] < v.iloc[0]
-                  for k, v in per_worker.items())
-        out.append(_claim(
-            "Figs. 5-6(c)", "AR and PR total iteration grows sub-linearly with n", "sub-linear",
-            "; ".join(f"{s} {t}: " + _arrow(v, "{:.1f}") for (s, t), v in per_worker.items()) + " per worker",
-            sub, note="median total iteration non-decreasing in n while iterations per worker fall "
-                      "(non-increasing, last < first)"))
-    return out
+    return _judge(FIGS5_7_ROWS, Figs5To7.of(df))
 
 
 def _figs5_6_cause(metric: str, inside: pd.DataFrame) -> str:
@@ -738,86 +868,169 @@ def _fig12_mechanism(m: pd.DataFrame) -> str:
 
 # ----------------------------------------------------------------------------- notebook 14: Figs. 13-14
 
+@dataclasses.dataclass(frozen=True)
+class Figs13To14:
+    """What the rows of Figs. 13-14 read (:data:`FIGS13_14_ROWS`): notebook 14's runs at α = 1 ms (``f13``),
+    the frame's ``schemes`` (a set) and, over α (ms) at λ = 0.05, the schemes in :data:`_SCHEMES`' order
+    (``order``), their medians (``m14``: index (scheme, α in ms); None when fewer than two α), each scheme's
+    median sync time (``t``, s) and total iteration (``it``) per α."""
+    f13: pd.DataFrame
+    schemes: set
+    order: list
+    m14: pd.DataFrame | None
+    t: dict
+    it: dict
+
+    @classmethod
+    def of(cls, df: pd.DataFrame) -> Figs13To14:
+        require_frame(df, "df", ["scheme", "lam", "alpha_s", "trial", "avg_sync_time_s", "avg_sync_scale",
+                                 "total_iteration"])
+        order = [s for s in _SCHEMES if s in set(df["scheme"])]
+        f13 = df[np.isclose(df["alpha_s"], 0.001)]
+        f14 = df[np.isclose(df["lam"], 0.05)].assign(alpha_ms=lambda d: d["alpha_s"] * 1e3)
+        if f14["alpha_ms"].nunique() < 2 or not order:
+            return cls(f13, set(f13["scheme"]), order, None, {}, {})
+        m14 = f14.groupby(["scheme", "alpha_ms"])[["avg_sync_time_s", "avg_sync_scale", "total_iteration"]].median()
+        return cls(f13, set(f13["scheme"]), order, m14, {s: m14.loc[s, "avg_sync_time_s"] for s in order},
+                   {s: m14.loc[s, "total_iteration"] for s in order})
+
+    @property
+    def small(self) -> list:
+        """The α (ms) up to 1 ms."""
+        return [a for a in self.t[self.order[0]].index if a <= 1.0]
+
+    @property
+    def a_max(self) -> float:
+        """The largest α (ms)."""
+        return self.t[self.order[0]].index.max()
+
+    def growth(self) -> dict:
+        """Each scheme's growth of the median sync time (s) from the smallest α to the largest."""
+        return {s: self.t[s].iloc[-1] - self.t[s].iloc[0] for s in self.order}
+
+
+def _on_alpha(*schemes: str) -> Callable:
+    """A Fig. 14 row's ``applies``: the frame has an α sweep and every one of ``schemes``."""
+    return lambda ctx: ctx.m14 is not None and set(schemes) <= set(ctx.order)
+
+
+def _on_lambda(ctx: Figs13To14) -> bool:
+    """A Fig. 13 row's ``applies``: runs of SR and PR at α = 1 ms."""
+    return {"partial", "selective"} <= ctx.schemes and len(ctx.f13) > 0
+
+
+# ---- the predicates of Figs. 13-14: (context) -> Verdict
+def beats_at_every_lambda(ctx: Figs13To14) -> Verdict:
+    """SR beats PR in sync time, scale and total iteration at every λ (:func:`_beats_everywhere`, S24)."""
+    ok, text, st = _beats_everywhere(ctx.f13, "lam", "λ", (_BEATS[1], _BEATS[0], _BEATS[2]))
+    return Verdict(ok, text, strength=st)
+
+
+def gain_falls_with_lambda(ctx: Figs13To14) -> Verdict:
+    """The median paired sync-time ratio PR/SR non-increasing in λ."""
+    gain = paired_ratio(ctx.f13, "avg_sync_time_s", by=["lam"], num="partial", den="selective").set_index("lam")["median"]
+    return Verdict(monotone(gain, "decreasing"), _arrow(gain, "{:.2f}×"))
+
+
+def time_grows_with_alpha(ctx: Figs13To14) -> Verdict:
+    """Every scheme's median sync time non-decreasing in α."""
+    return Verdict(all(monotone(v, "increasing") for v in ctx.t.values()),
+                   "; ".join(f"{s}: {_arrow(v)}" for s, v in ctx.t.items()))
+
+
+def iterations_fall_with_alpha(ctx: Figs13To14) -> Verdict:
+    """Every scheme's median total iteration non-increasing in α."""
+    return Verdict(all(monotone(v, "decreasing") for v in ctx.it.values()),
+                   "; ".join(f"{s}: {_arrow(v, '{:.0f}')}" for s, v in ctx.it.items()))
+
+
+def trivial_up_to_1ms(ctx: Figs13To14) -> Verdict:
+    """Over α ≤ 1 ms sync time and total iteration stay within 10 % (E15) for every scheme, and at the
+    largest α at least one of them moves by more than 10 % for every scheme."""
+    t, it, small, a_max = ctx.t, ctx.it, ctx.small, ctx.a_max
+    trivial = all(_insensitive(v.loc[small]) for d in (t, it) for v in d.values())
+    large = all(not (near(t[s].loc[a_max], t[s].loc[small[0]]) and near(it[s].loc[a_max], it[s].loc[small[0]]))
+                for s in ctx.order)
+    return Verdict(trivial and large,
+                   "; ".join(f"{s}: time {_pct(t[s].loc[max(small)] / t[s].loc[small[0]] - 1)} / "
+                             f"{_pct(t[s].loc[a_max] / t[s].loc[small[0]] - 1)}, iterations "
+                             f"{_pct(it[s].loc[max(small)] / it[s].loc[small[0]] - 1)} / "
+                             f"{_pct(it[s].loc[a_max] / it[s].loc[small[0]] - 1)}" for s in ctx.order)
+                   + f" at α = {max(small):g} / {a_max:g} ms")
+
+
+def ar_grows_fastest(ctx: Figs13To14) -> Verdict:
+    """AR's sync time grows more over α than PR's and SR's."""
+    inc = ctx.growth()
+    return Verdict(inc["allreduce"] > inc["partial"] and inc["allreduce"] > inc["selective"],
+                   ", ".join(f"{s} +{v:.2f} s" for s, v in inc.items()))
+
+
+def sr_grows_slower(ctx: Figs13To14) -> Verdict:
+    """SR's sync time grows less over α than PR's."""
+    inc = ctx.growth()
+    return Verdict(inc["selective"] < inc["partial"], f"SR +{inc['selective']:.2f} s vs PR +{inc['partial']:.2f} s")
+
+
+def sr_scale_flat_in_alpha(ctx: Figs13To14) -> Verdict:
+    """SR's median scale within 10 % over α (E15)."""
+    sc = ctx.m14.loc["selective", "avg_sync_scale"]
+    return Verdict(_insensitive(sc), f"SR scale {sc.min():.1f}–{sc.max():.1f}")
+
+
+def _sr_latency_term(ctx: Figs13To14) -> str:
+    """Why SR's sync time does not grow more slowly with α than PR's: Eq. (2)'s latency term (issue 41)."""
+    scale = ctx.m14["avg_sync_scale"]
+    da = (ctx.a_max - ctx.t["partial"].index[0]) / 1e3
+    eq2 = {s: 2 * (scale.loc[s].mean() - 1) * da for s in ("partial", "selective")}
+    return (f"likely paper error: under the paper's Eq. (2) a group of m workers pays 2(m−1)α, and SR's "
+            f"groups are never smaller than PR's p (test_sr_groups_never_below_p, "
+            f"test_sr_latency_term_grows_at_least_as_fast_as_prs), so SR's latency term grows at least as "
+            f"fast as PR's: predicted SR +{eq2['selective']:.2f} s vs PR +{eq2['partial']:.2f} s from the "
+            f"median scales ({scale.loc['selective'].mean():.1f} vs {scale.loc['partial'].mean():.1f}), "
+            "and measured so; the paper's opposite would need SR's bandwidth term (Eq. (2)'s second term) to "
+            "fall as α grows, which the paper neither shows nor argues")
+
+
+def _growth_note(scheme: str | None = None) -> Callable:
+    """The note of a growth row: from ``scheme``'s smallest α (None: the first scheme's) to the largest."""
+    return lambda ctx: (f"growth of the median sync time from α = {ctx.t[scheme or ctx.order[0]].index[0]:g} to "
+                        f"{ctx.a_max:g} ms")
+
+
+#: §IV-B6-7's statements on Figs. 13 (λ, at α = 1 ms) and 14 (α, at λ = 0.05), in the ledger's order; a
+#: row is left out where the frame lacks its schemes or sweep.
+FIGS13_14_ROWS = (
+    Row("Fig. 13", "SR beats PR in sync time, scale and total iteration at every λ", "always", beats_at_every_lambda,
+        "median paired ratio (SR better > 1) above 1 at every λ, per metric (S24)", applies=_on_lambda),
+    Row("Fig. 13", "the more skewed the bandwidth (smaller λ), the larger SR's gain", "gain decreases with λ",
+        gain_falls_with_lambda, "median paired sync-time ratio PR/SR at each λ; monotone (non-strict)",
+        applies=_on_lambda),
+    Row("Fig. 14(a)", "average sync time grows with α for every scheme", "increasing", time_grows_with_alpha,
+        "median sync time (s) at each α; monotone (non-strict)", applies=_on_alpha()),
+    Row("Fig. 14(c)", "total iteration falls as α grows, for every scheme", "decreasing", iterations_fall_with_alpha,
+        "median total iteration at each α; monotone (non-strict)", applies=_on_alpha()),
+    Row("Fig. 14", "α's impact on sync time and total iteration is trivial only while α ≤ 1 ms", "α ≤ 1 ms",
+        trivial_up_to_1ms, f"trivial = {NEAR_RULE} over α ≤ 1 ms for every scheme; at the largest α at least one of "
+                           "the two moves by more than 10 % for every scheme",
+        applies=lambda ctx: _on_alpha()(ctx) and len(ctx.small) >= 2 and ctx.a_max > max(ctx.small)),
+    Row("Fig. 14(a)", "AR's sync time grows faster with α than PR's and SR's", "AR fastest growth", ar_grows_fastest,
+        _growth_note(), applies=_on_alpha("allreduce", "partial", "selective")),
+    Row("Fig. 14(a)", "SR's sync time grows more slowly with α than PR's", "SR slower growth", sr_grows_slower,
+        _growth_note("partial"), _sr_latency_term, applies=_on_alpha("partial", "selective")),
+    Row("Fig. 14(b)", "α has a trivial impact on average sync scale", "trivial", sr_scale_flat_in_alpha,
+        f"trivial = {NEAR_RULE} (largest median vs smallest over α)",
+        lambda ctx: f"unexplained: SR's scale spreads {spread(ctx.m14.loc['selective', 'avg_sync_scale']):.1%} over α",
+        applies=_on_alpha("selective")),
+)
+
+
 def figs13_14(df: pd.DataFrame) -> list[Claim]:
-    """§IV-B6–7, Figs. 13–14: bandwidth skew λ (at α = 1 ms) and latency α (at λ = 0.05).
+    """§IV-B6–7, Figs. 13–14 (:data:`FIGS13_14_ROWS`): bandwidth skew λ (at α = 1 ms) and latency α (at λ = 0.05).
 
     ``df``: notebook 14's frame (columns scheme, lam, alpha_s, trial and the metrics).
     """
-    require_frame(df, "df", ["scheme", "lam", "alpha_s", "trial", "avg_sync_time_s", "avg_sync_scale", "total_iteration"])
-    metrics = ["avg_sync_time_s", "avg_sync_scale", "total_iteration"]
-    schemes = [s for s in _SCHEMES if s in set(df["scheme"])]
-    out = []
-    f13 = df[np.isclose(df["alpha_s"], 0.001)]
-    if {"partial", "selective"} <= set(f13["scheme"]) and len(f13):
-        ok, text, st = _beats_everywhere(f13, "lam", "λ", (_BEATS[1], _BEATS[0], _BEATS[2]))
-        out.append(_claim(
-            "Fig. 13", "SR beats PR in sync time, scale and total iteration at every λ", "always", text, ok,
-            note="median paired ratio (SR better > 1) above 1 at every λ, per metric (S24)", strength=st))
-        gain = paired_ratio(f13, "avg_sync_time_s", by=["lam"], num="partial", den="selective").set_index("lam")["median"]
-        out.append(_claim(
-            "Fig. 13", "the more skewed the bandwidth (smaller λ), the larger SR's gain", "gain decreases with λ",
-            _arrow(gain, "{:.2f}×"), monotone(gain, "decreasing"),
-            note="median paired sync-time ratio PR/SR at each λ; monotone (non-strict)"))
-    f14 = df[np.isclose(df["lam"], 0.05)].assign(alpha_ms=lambda d: d["alpha_s"] * 1e3)
-    if f14["alpha_ms"].nunique() < 2 or not schemes:
-        return out
-    m14 = f14.groupby(["scheme", "alpha_ms"])[metrics].median()
-    t = {s: m14.loc[s, "avg_sync_time_s"] for s in schemes}
-    it = {s: m14.loc[s, "total_iteration"] for s in schemes}
-    out.append(_claim(
-        "Fig. 14(a)", "average sync time grows with α for every scheme", "increasing",
-        "; ".join(f"{s}: {_arrow(v)}" for s, v in t.items()), all(monotone(v, "increasing") for v in t.values()),
-        note="median sync time (s) at each α; monotone (non-strict)"))
-    out.append(_claim(
-        "Fig. 14(c)", "total iteration falls as α grows, for every scheme", "decreasing",
-        "; ".join(f"{s}: {_arrow(v, '{:.0f}')}" for s, v in it.items()),
-        all(monotone(v, "decreasing") for v in it.values()),
-        note="median total iteration at each α; monotone (non-strict)"))
-    small = [a for a in t[schemes[0]].index if a <= 1.0]
-    a_max = t[schemes[0]].index.max()
-    if len(small) >= 2 and a_max > max(small):
-        trivial = all(_insensitive(v.loc[small]) for d in (t, it) for v in d.values())
-        large = all(not (near(t[s].loc[a_max], t[s].loc[small[0]]) and near(it[s].loc[a_max], it[s].loc[small[0]]))
-                    for s in schemes)
-        out.append(_claim(
-            "Fig. 14", "α's impact on sync time and total iteration is trivial only while α ≤ 1 ms", "α ≤ 1 ms",
-            "; ".join(f"{s}: time {_pct(t[s].loc[max(small)] / t[s].loc[small[0]] - 1)} / "
-                      f"{_pct(t[s].loc[a_max] / t[s].loc[small[0]] - 1)}, iterations "
-                      f"{_pct(it[s].loc[max(small)] / it[s].loc[small[0]] - 1)} / "
-                      f"{_pct(it[s].loc[a_max] / it[s].loc[small[0]] - 1)}" for s in schemes)
-            + f" at α = {max(small):g} / {a_max:g} ms", trivial and large,
-            note=f"trivial = {NEAR_RULE} over α ≤ 1 ms for every scheme; at the largest α at least one of "
-                 "the two moves by more than 10 % for every scheme"))
-    inc = {s: t[s].iloc[-1] - t[s].iloc[0] for s in schemes}
-    if {"allreduce", "partial", "selective"} <= set(schemes):
-        out.append(_claim(
-            "Fig. 14(a)", "AR's sync time grows faster with α than PR's and SR's", "AR fastest growth",
-            ", ".join(f"{s} +{v:.2f} s" for s, v in inc.items()),
-            inc["allreduce"] > inc["partial"] and inc["allreduce"] > inc["selective"],
-            note=f"growth of the median sync time from α = {t[schemes[0]].index[0]:g} to {a_max:g} ms"))
-    if {"partial", "selective"} <= set(schemes):
-        scale = m14["avg_sync_scale"]
-        da = (a_max - t["partial"].index[0]) / 1e3
-        eq2 = {s: 2 * (scale.loc[s].mean() - 1) * da for s in ("partial", "selective")}
-        out.append(_claim(
-            "Fig. 14(a)", "SR's sync time grows more slowly with α than PR's", "SR slower growth",
-            f"SR +{inc['selective']:.2f} s vs PR +{inc['partial']:.2f} s", inc["selective"] < inc["partial"],
-            why=(f"likely paper error: under the paper's Eq. (2) a group of m workers pays 2(m−1)α, and SR's "
-                 f"groups are never smaller than PR's p (test_sr_groups_never_below_p, "
-                 f"test_sr_latency_term_grows_at_least_as_fast_as_prs), so SR's latency term grows at least as "
-                 f"fast as PR's: predicted SR +{eq2['selective']:.2f} s vs PR +{eq2['partial']:.2f} s from the "
-                 f"median scales ({scale.loc['selective'].mean():.1f} vs {scale.loc['partial'].mean():.1f}), "
-                 "and measured so; the paper's opposite would need SR's bandwidth term (Eq. (2)'s second term) to "
-                 "fall as α grows, which the paper neither shows nor argues"),
-            note=f"growth of the median sync time from α = {t['partial'].index[0]:g} to {a_max:g} ms"))
-    if "selective" in schemes:
-        sc = m14.loc["selective", "avg_sync_scale"]
-        out.append(_claim(
-            "Fig. 14(b)", "α has a trivial impact on average sync scale", "trivial",
-            f"SR scale {sc.min():.1f}–{sc.max():.1f}", _insensitive(sc),
-            why=f"unexplained: SR's scale spreads {spread(sc):.1%} over α",
-            note=f"trivial = {NEAR_RULE} (largest median vs smallest over α)"))
-    return out
+    return _judge(FIGS13_14_ROWS, Figs13To14.of(df))
 
 
 # ----------------------------------------------------------------------------- notebook 15: the paper's gaps

@@ -24,6 +24,11 @@ every trace.  ``magnitude``, where the paper gives a number:
 * a bound ("more than", "not less than", "less than"): ours on the stated side, no tolerance;
 * "up to x": our largest value over the traces, by the two rules above.
 
+Figs. 8, 11 and 13's statements are tables of :class:`Row` (figure, claim, paper value, predicate, cause
+rule, note, tolerance, when it applies), :data:`FIG8_ROWS`, :data:`FIG11_ROWS` and :data:`FIG13_ROWS`, over
+small named predicates (:func:`selmcast_ends`, ..., :func:`scale_against_util`) reading one context per
+figure (:class:`Fig8`, :class:`Fig11`, :class:`Fig13`); the observations follow the rows.
+
 Statements without a number ("roughly flat", "inconspicuous", "approximates the
 case without k") are judged by the thresholds :data:`FLAT_SPREAD` and
 :data:`APPROACH_SHARE` in the direction only, and statements the paper hedges
@@ -34,9 +39,11 @@ magnitude verdict; a claim the frame cannot test at all is left out.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
-from typing import Mapping
+from types import SimpleNamespace
+from typing import Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -44,7 +51,7 @@ import pandas as pd
 from simlib.papers import analysis, predicates
 from simlib.papers import paired_strength as paired
 from simlib.papers.censoring import paired_bounds, summary
-from simlib.papers.claim import Claim, observation, within
+from simlib.papers.claim import Claim, Verdict, observation, within
 from simlib.papers.strength import combine_max, in_range, side
 
 from .ssp_experiments import TRACE_ORDER, triplet
@@ -52,7 +59,10 @@ from .ssp_scenario import p_count
 
 __all__ = ["claim_scope", "open_settings", "paper_marks", "paper_notes", "fig7", "fig8", "fig9", "fig10", "fig11",
            "fig12", "fig13", "time_to_accuracy", "orpheus_floor", "reading", "SETTINGS", "PAPER", "REL_VALUE",
-           "REL_ABOUT", "FLAT_SPREAD", "APPROACH_SHARE"]
+           "REL_ABOUT", "FLAT_SPREAD", "APPROACH_SHARE", "Row", "Fig8", "FIG8_ROWS", "selmcast_ends",
+           "leads_in_both", "scale_gain_at_hi", "util_gain_at_hi", "orpheus_ends", "orpheus_flat", "Fig11", "FIG11_ROWS",
+           "eta_trade_off", "eta_inconspicuous", "eta_scale_gain", "eta_util_loss", "Fig13", "FIG13_ROWS",
+           "scale_always_larger", "util_lead_shrinks", "climbs_then_declines", "scale_against_util"]
 
 PAPER = "004"
 #: The ledger setting of each sharing reading (decision SM50; S19).
@@ -350,6 +360,43 @@ def _sided(groups: dict, claim_side: str, point: bool, magnitude: dict | None = 
                                   None if magnitude is None else point_magnitude, diff)
 
 
+# ---------------------------------------------------------------- claims as rows (issue 46)
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """One §IV-C statement (:data:`FIG8_ROWS`, :data:`FIG11_ROWS`, :data:`FIG13_ROWS`): its ``figure``, ``claim``
+    and ``paper_value``, the ``predicate`` (context) -> :class:`Verdict`, the ``cause`` rule when the verdict
+    fails -- a text or a function of (context, verdict), evaluated only then -- and its ``note`` and
+    ``tolerance``.  ``claim``, ``paper_value``, ``note`` and ``tolerance`` are templates over the context
+    (``"{c.p_hi:g}"``: ``str.format`` with ``c`` the context) or functions of it; ``applies`` (context) ->
+    bool: whether the frame can test the statement (the row is left out otherwise)."""
+    figure: str
+    claim: str | Callable
+    paper_value: str | Callable
+    predicate: Callable
+    cause: str | Callable
+    note: str | Callable = "{c.note}"
+    tolerance: str | Callable = ""
+    applies: Callable = lambda c: True
+
+    def judge(self, c) -> Claim:
+        v = self.predicate(c)
+        text = lambda x: x(c) if callable(x) else x.format(c=c)  # noqa: E731
+        holds = v.direction and v.magnitude is not False
+        cause = "" if holds else self.cause(c, v) if callable(self.cause) else self.cause
+        return _claim(self.figure, text(self.claim), text(self.paper_value), v.our_value, v.direction, text(self.note),
+                      magnitude=v.magnitude, tolerance=text(self.tolerance), cause=cause, strength=v.strength)
+
+
+def _judge(rows, c) -> list[Claim]:
+    """The claims of the ``rows`` the context ``c`` can test, in the rows' order."""
+    return [row.judge(c) for row in rows if row.applies(c)]
+
+
+def _if_magnitude(cause: Callable, otherwise: str) -> Callable:
+    """A cause rule: ``cause(context)`` where the magnitude fails, else ``otherwise`` (the direction failed)."""
+    return lambda c, v: cause(c) if v.magnitude is False else otherwise
+
+
 # ---------------------------------------------------------------- causes (text from the data)
 def _percent(df: pd.DataFrame, metric: str, scheme: str, **where) -> str:
     """'a/b/c' per-trace means of ``metric`` in per cent ('' when the frame lacks the column)."""
@@ -474,112 +521,214 @@ def orpheus_floor(n: int, k: float, rounds: np.ndarray | float) -> np.ndarray:
     return (n - 1) / n / (k + 1) * (rounds - k) / rounds
 
 
+@dataclasses.dataclass(frozen=True)
+class Fig8:
+    """What Fig. 8's rows read (:data:`FIG8_ROWS`): the frame ``df`` (``p`` numeric), the ledger ``setting``,
+    the ``note``, the smallest and largest p/n (``p_lo``, ``p_hi``) and SelMcast's lead over Orpheus (means;
+    ``lead``: ``{metric: index p, one column per trace}``)."""
+    df: pd.DataFrame
+    setting: str
+    note: str
+    p_lo: float
+    p_hi: float
+    lead: dict
+
+    @classmethod
+    def of(cls, df: pd.DataFrame, setting: str) -> Fig8:
+        return cls(df, setting, _note(df), float(df["p"].min()), float(df["p"].max()),
+                   {m: _table(df, "p", m, "selmcast") - _table(df, "p", m, "orpheus") for m in _METRICS})
+
+    @property
+    def paper_ends(self) -> bool:
+        """The sweep's ends are the paper's p/n = 0.05 and 0.4 (:data:`FIG8_P`): magnitudes are judged."""
+        return math.isclose(self.p_lo, FIG8_P[0]) and math.isclose(self.p_hi, FIG8_P[1])
+
+    @property
+    def at04(self) -> bool:
+        """The largest p/n is the paper's 0.4, where it states the gains."""
+        return math.isclose(self.p_hi, FIG8_P[1])
+
+    @property
+    def at_paper(self) -> str:
+        """The note's remark where the sweep misses the paper's ends."""
+        return "" if self.paper_ends else f"; the paper's values are at p/n = {FIG8_P[0]} and {FIG8_P[1]}: no magnitude"
+
+    @property
+    def at_hi_note(self) -> str:
+        """The note of the rows at the largest p/n."""
+        return self.note + ("" if self.at04 else self.at_paper)
+
+    def gain(self, metric: str) -> dict:
+        """SelMcast's lead in ``metric`` at the largest p/n, per trace."""
+        return self.lead[metric].loc[self.p_hi].dropna().to_dict()
+
+    @functools.cached_property
+    def small(self) -> pd.DataFrame:
+        """Orpheus's runs at p <= :data:`FIG8_FLAT_P` n."""
+        return self.df[(self.df["scheme"] == "orpheus") & (self.df["p"] <= FIG8_FLAT_P + 1e-9)]
+
+    @functools.cached_property
+    def flat(self) -> dict:
+        """Orpheus for p <= 0.2n: the spread of its means over p per metric, whether it is flat (below
+        :data:`FLAT_SPREAD`), our floor :func:`orpheus_floor` per run, whether every run is at or above it, its
+        lowest mean scale per trace and whether k = 4 (where the paper's 1/(k+1) = 0.2 is a magnitude)."""
+        small = self.small
+        spread = {m: _table(small, "p", m, "orpheus").agg(lambda s: s.max() - s.min()).to_dict() for m in _METRICS}
+        k = pd.to_numeric(small["k"], errors="coerce").fillna(math.inf).to_numpy()
+        floor = orpheus_floor(small["n"].to_numpy(), k, small["rounds_per_worker"].to_numpy())
+        return {"spread": spread, "flat": all(v < FLAT_SPREAD for m in _METRICS for v in spread[m].values()),
+                "floor": floor, "above_floor": bool((small["avg_scale"].to_numpy() >= floor - 1e-12).all()),
+                "lowest": _table(small, "p", "avg_scale", "orpheus").min().to_dict(), "k4": bool(np.all(k == 4))}
+
+
+# ---- the predicates of Fig. 8: (context) -> Verdict
+def selmcast_ends(metric: str, paper: tuple, trend: Callable) -> Callable:
+    """SelMcast's ``metric`` moves by ``trend(lo, hi)`` from the smallest p/n to the largest on every trace;
+    magnitude (at the paper's ends): both ends within :data:`REL_VALUE` of ``paper``'s levels."""
+    def predicate(c: Fig8) -> Verdict:
+        lo, hi = _mean(c.df, metric, "selmcast", p=c.p_lo), _mean(c.df, metric, "selmcast", p=c.p_hi)
+        mag = _and(_within_all(lo, paper[0], REL_VALUE), _within_all(hi, paper[1], REL_VALUE)) \
+            if c.paper_ends else None
+        value = f"{_fmt(lo)} -> {_fmt(hi)}" + (f" ({_deviation([(lo, paper[0]), (hi, paper[1])])}; "
+                                               f"{_per_trace([(lo, paper[0]), (hi, paper[1])], REL_VALUE)})"
+                                               if c.paper_ends else "")
+        return Verdict(all(trend(lo[t], hi[t]) for t in _common(lo, hi)), value, mag)
+    return predicate
+
+
+def leads_in_both(col: str, what: str) -> Callable:
+    """SelMcast's mean above Orpheus's in both metrics at every (trace, ``col``), the paired lead's
+    strength per (metric, trace, value) (:func:`_both`)."""
+    def predicate(c) -> Verdict:
+        lead = c.lead
+        better = bool(((lead["avg_scale"] > 0) & (lead["npu_utilization"] > 0)).to_numpy().all())
+        return Verdict(better, f"smallest SelMcast lead over {what} and traces: scale "
+                               f"{lead['avg_scale'].min().min():+.3f}, utilization "
+                               f"{lead['npu_utilization'].min().min():+.3f}",
+                       strength=_sided(_both(c.df, col, what), "above", better))
+    return predicate
+
+
+def scale_gain_at_hi(c: Fig8) -> Verdict:
+    """At the largest p/n SelMcast's scale is above Orpheus's on every trace; at p = 0.4n by more than
+    :data:`FIG8_SCALE_GAIN_ABOVE` (a bound)."""
+    gs = c.gain("avg_scale")
+    mag = all(v > FIG8_SCALE_GAIN_ABOVE for v in gs.values()) if c.at04 else None
+    up = all(v > 0 for v in gs.values())
+    gain = _vs(c.df, "avg_scale", how="diff", threshold=FIG8_SCALE_GAIN_ABOVE, p=c.p_hi)
+    return Verdict(up, _fmt(gs, "{:+.3f}")
+                   + (f" ({_per_trace([(gs, {t: FIG8_SCALE_GAIN_ABOVE for t in gs})], test=lambda o, b: o > b)})"
+                      if c.at04 else ""), mag,
+                   _sided(_vs(c.df, "avg_scale", p=c.p_hi), "above", up,
+                          {k: side(g, "above") for k, g in gain.items()} if c.at04 else None, mag))
+
+
+def util_gain_at_hi(c: Fig8) -> Verdict:
+    """At the largest p/n SelMcast's utilization is above Orpheus's on every trace; at p = 0.4n by about
+    :data:`FIG8_UTIL_GAIN` (within :data:`REL_ABOUT`)."""
+    gu = c.gain("npu_utilization")
+    mag = all(within(v, FIG8_UTIL_GAIN, REL_ABOUT) for v in gu.values()) if c.at04 else None
+    up = all(v > 0 for v in gu.values())
+    gain = _vs(c.df, "npu_utilization", how="diff", threshold=FIG8_UTIL_GAIN, p=c.p_hi)
+    band = (FIG8_UTIL_GAIN * (1 - REL_ABOUT), FIG8_UTIL_GAIN * (1 + REL_ABOUT))
+    return Verdict(up, _fmt(gu, "{:+.3f}")
+                   + (f" ({_per_trace([(gu, {t: FIG8_UTIL_GAIN for t in gu})], REL_ABOUT)})" if c.at04 else ""), mag,
+                   _sided(_vs(c.df, "npu_utilization", p=c.p_hi), "above", up,
+                          {k: in_range(g, *band) for k, g in gain.items()} if c.at04 else None, mag))
+
+
+def orpheus_ends(c: Fig8) -> Verdict:
+    """Orpheus's scale grows and its utilization falls from the smallest p/n to the largest on every trace."""
+    so = {e: _mean(c.df, "avg_scale", "orpheus", p=e) for e in (c.p_lo, c.p_hi)}
+    uo = {e: _mean(c.df, "npu_utilization", "orpheus", p=e) for e in (c.p_lo, c.p_hi)}
+    return Verdict(all(so[c.p_hi][t] > so[c.p_lo][t] and uo[c.p_hi][t] < uo[c.p_lo][t]
+                       for t in _common(so[c.p_lo], so[c.p_hi])),
+                   f"scale {_fmt(so[c.p_lo])} -> {_fmt(so[c.p_hi])}, utilization {_fmt(uo[c.p_lo])} -> "
+                   f"{_fmt(uo[c.p_hi])}")
+
+
+def orpheus_flat(c: Fig8) -> Verdict:
+    """Orpheus roughly flat for p <= 0.2n (:data:`FLAT_SPREAD`) with every run at or above our floor;
+    magnitude (k = 4): its lowest mean scale at least :data:`FIG8_FLOOR` (a bound)."""
+    f = c.flat
+    spread, floor = f["spread"], f["floor"]
+    return Verdict(f["flat"] and f["above_floor"],
+                   f"spread over p <= {FIG8_FLAT_P:g}n: scale {_fmt(spread['avg_scale'], '{:.3f}')}, utilization "
+                   f"{_fmt(spread['npu_utilization'], '{:.3f}')}; lowest mean scale {_fmt(f['lowest'], '{:.3f}')} "
+                   f"(our floor {np.nanmin(floor):.3f}-{np.nanmax(floor):.3f})",
+                   all(v >= FIG8_FLOOR for v in f["lowest"].values()) if f["k4"] else None)
+
+
+# ---- the cause rules of Fig. 8: (context[, verdict]) -> str
+def _util_hi_cause(c: Fig8, v: Verdict) -> str:
+    gs, gu = c.gain("avg_scale"), c.gain("npu_utilization")
+    if c.setting == "priority":
+        return (f"paper ambiguity: SM50: SelMcast's scale gain over Orpheus at p = {c.p_hi:g}n is only "
+                f"{_fmt(gs, '{:+.2f}')} (paper > 0.2), so it sends less and computes more; "
+                + _scale_reason(c.df, p=c.p_hi))
+    return (f"stand-in trace: T1: the gain grows with how tight the compute-time stand-in is "
+            f"({_fmt(gu, '{:+.3f}')} in trace order LSTM/Transformer/ResNet-50): on a tight trace fewer "
+            "workers wait at the SSP gate, so SelMcast's faster multicasts turn into computing time; ruled "
+            "out: the sharing (strict priority's gains are also above 0.05)")
+
+
+def _flat_cause(c: Fig8, v: Verdict) -> str:
+    f = c.flat
+    if f["above_floor"] and f["flat"] and v.magnitude is False:
+        return ("paper ambiguity: SM55: the paper's floor 1/(k+1) ignores that the scale is normalised by n "
+                "although a sender has n - 1 peers (SM59) and that no pair is due before a sender's first k "
+                f"rounds (SM55); our floor is {np.nanmin(f['floor']):.3f}")
+    return "unexplained: Orpheus's scale moves with p below 0.2n or falls below our floor"
+
+
+_TREND_FAILS = "unexplained: the trend fails on a trace"
+
+#: §IV-C2's statements on Fig. 8 (p/n from 0.05 to 0.4), in the ledger's order.
+FIG8_ROWS = (
+    Row("Fig. 8", "SelMcast scale grows from p/n={c.p_lo:g} to {c.p_hi:g}",
+        f"{_fmt(FIG8_SCALE[0])} -> {_fmt(FIG8_SCALE[1])}", selmcast_ends("avg_scale", FIG8_SCALE, lambda a, b: b > a),
+        _if_magnitude(lambda c: _cause_scale(c.df, c.setting, p=c.p_hi), _TREND_FAILS),
+        note="{c.note}{c.at_paper}", tolerance=_TOL_VALUE),
+    Row("Fig. 8", "SelMcast utilization falls from p/n={c.p_lo:g} to {c.p_hi:g}",
+        f"{_fmt(FIG8_UTIL[0])} -> {_fmt(FIG8_UTIL[1])}", selmcast_ends("npu_utilization", FIG8_UTIL, lambda a, b: b < a),
+        _if_magnitude(lambda c: _cause_util(c.df) + ("; at p = 0.4n SelMcast's smaller scale (SM50) also leaves it "
+                                                     "more time to compute" if c.setting == "priority" else ""),
+                      _TREND_FAILS),
+        note="{c.note}{c.at_paper}", tolerance=_TOL_VALUE),
+    Row("Fig. 8", "SelMcast beats Orpheus in both metrics at every p/n", "outperforms in all scenarios",
+        leads_in_both("p", "p/n"), lambda c, v: _lead_cause(c.lead, "p/n")),
+    Row("Fig. 8", lambda c: f"at p = {c.p_hi:g}n SelMcast's scale exceeds Orpheus's"
+                            + (f" by more than {FIG8_SCALE_GAIN_ABOVE:g}" if c.at04 else ""),
+        f"> +{FIG8_SCALE_GAIN_ABOVE:g} on every trace (at p = 0.4n)", scale_gain_at_hi,
+        lambda c, v: _cause_scale(c.df, c.setting, p=c.p_hi), note="{c.at_hi_note}",
+        tolerance=f"bound: gain > {FIG8_SCALE_GAIN_ABOVE:g} on every trace, no tolerance (SM70)"),
+    Row("Fig. 8", lambda c: f"at p = {c.p_hi:g}n SelMcast's utilization exceeds Orpheus's"
+                            + (f" by about {FIG8_UTIL_GAIN:g}" if c.at04 else ""),
+        f"about +{FIG8_UTIL_GAIN:g} on every trace (at p = 0.4n)", util_gain_at_hi, _util_hi_cause,
+        note="{c.at_hi_note}", tolerance=f"'about': each within {REL_ABOUT:.0%} of {FIG8_UTIL_GAIN:g} (SM70)"),
+    # caption: "for both schemes, a higher value generally leads to larger scales but lower utilizations"
+    Row("Fig. 8", "Orpheus too: scale grows and utilization falls from p/n={c.p_lo:g} to {c.p_hi:g}",
+        "both schemes: larger scale, lower utilization", orpheus_ends,
+        "unexplained: Orpheus's trend fails on a trace"),
+    # Orpheus for p <= 0.2n: "little impact", scale "not less than 1/(k+1) = 0.2"
+    Row("Fig. 8", f"Orpheus roughly flat for p <= {FIG8_FLAT_P:g}n, its scale not below 1/(k+1)",
+        f"little impact; scale >= 1/(k+1) = {FIG8_FLOOR:g}", orpheus_flat, _flat_cause,
+        note=lambda c: c.note + f"; direction: spread < {FLAT_SPREAD:g} in both metrics and every run at or above "
+                                "our floor (n-1)/(n(k+1)) x (R-k)/R (R rounds per worker, SM55)",
+        tolerance=f"bound: lowest mean scale >= {FIG8_FLOOR:g}, no tolerance (SM70)",
+        applies=lambda c: c.small["p"].nunique() >= 2),
+)
+
+
 def fig8(df: pd.DataFrame, setting: str = "default") -> list[Claim]:
-    """§IV-C2 p/n from 0.05 to 0.4: SelMcast's levels at both ends, its gains at p = 0.4n,
+    """§IV-C2 p/n from 0.05 to 0.4 (:data:`FIG8_ROWS`): SelMcast's levels at both ends, its gains at p = 0.4n,
     both schemes' trends, Orpheus flat for p <= 0.2n at no less than 1/(k+1)."""
     _check_setting(setting)
     _check_frame(df, ("p", "k", "rounds_per_worker", *_METRICS))
     df = _axis(df, "p")
     if not _has(df, *_SCHEMES):
         return []
-    note = _note(df)
-    p_lo, p_hi = float(df["p"].min()), float(df["p"].max())
-    paper_ends = math.isclose(p_lo, FIG8_P[0]) and math.isclose(p_hi, FIG8_P[1])
-    at_paper = "" if paper_ends else f"; the paper's values are at p/n = {FIG8_P[0]} and {FIG8_P[1]}: no magnitude"
-    out = []
-    for metric, what, paper, trend, cause in (
-            ("avg_scale", "scale grows", FIG8_SCALE, lambda a, b: b > a, _cause_scale(df, setting, p=p_hi)),
-            ("npu_utilization", "utilization falls", FIG8_UTIL, lambda a, b: b < a,
-             _cause_util(df) + ("; at p = 0.4n SelMcast's smaller scale (SM50) also leaves it more time to compute"
-                                if setting == "priority" else ""))):
-        lo, hi = _mean(df, metric, "selmcast", p=p_lo), _mean(df, metric, "selmcast", p=p_hi)
-        mag = _and(_within_all(lo, paper[0], REL_VALUE), _within_all(hi, paper[1], REL_VALUE)) \
-            if paper_ends else None
-        out.append(_claim(
-            "Fig. 8", f"SelMcast {what} from p/n={p_lo:g} to {p_hi:g}", f"{_fmt(paper[0])} -> {_fmt(paper[1])}",
-            f"{_fmt(lo)} -> {_fmt(hi)}" + (f" ({_deviation([(lo, paper[0]), (hi, paper[1])])}; "
-                                           f"{_per_trace([(lo, paper[0]), (hi, paper[1])], REL_VALUE)})"
-                                           if paper_ends else ""),
-            all(trend(lo[t], hi[t]) for t in _common(lo, hi)), note + at_paper, magnitude=mag,
-            tolerance=_TOL_VALUE, cause=cause if mag is False else "unexplained: the trend fails on a trace"))
-    lead = {m: _table(df, "p", m, "selmcast") - _table(df, "p", m, "orpheus") for m in _METRICS}
-    better = bool(((lead["avg_scale"] > 0) & (lead["npu_utilization"] > 0)).to_numpy().all())
-    out.append(_claim(
-        "Fig. 8", "SelMcast beats Orpheus in both metrics at every p/n", "outperforms in all scenarios",
-        f"smallest SelMcast lead over p/n and traces: scale {lead['avg_scale'].min().min():+.3f}, "
-        f"utilization {lead['npu_utilization'].min().min():+.3f}", better, note,
-        cause=_lead_cause(lead, "p/n"), strength=_sided(_both(df, "p", "p/n"), "above", better)))
-    # at p = 0.4n: "improve the average multicast scale more than 0.2n" and the utilization "by about 0.05"
-    gs, gu = lead["avg_scale"].loc[p_hi].dropna().to_dict(), lead["npu_utilization"].loc[p_hi].dropna().to_dict()
-    at04 = math.isclose(p_hi, FIG8_P[1])
-    mag_s = all(v > FIG8_SCALE_GAIN_ABOVE for v in gs.values()) if at04 else None
-    up_s = all(v > 0 for v in gs.values())
-    gain_s = _vs(df, "avg_scale", how="diff", threshold=FIG8_SCALE_GAIN_ABOVE, p=p_hi)
-    out.append(_claim(
-        "Fig. 8", f"at p = {p_hi:g}n SelMcast's scale exceeds Orpheus's"
-                  + (f" by more than {FIG8_SCALE_GAIN_ABOVE:g}" if at04 else ""),
-        f"> +{FIG8_SCALE_GAIN_ABOVE:g} on every trace (at p = 0.4n)", _fmt(gs, "{:+.3f}")
-        + (f" ({_per_trace([(gs, {t: FIG8_SCALE_GAIN_ABOVE for t in gs})], test=lambda o, b: o > b)})"
-           if at04 else ""),
-        up_s, note + ("" if at04 else at_paper), magnitude=mag_s,
-        strength=_sided(_vs(df, "avg_scale", p=p_hi), "above", up_s,
-                        {k: side(g, "above") for k, g in gain_s.items()} if at04 else None, mag_s),
-        tolerance=f"bound: gain > {FIG8_SCALE_GAIN_ABOVE:g} on every trace, no tolerance (SM70)",
-        cause=_cause_scale(df, setting, p=p_hi)))
-    mag_u = all(within(v, FIG8_UTIL_GAIN, REL_ABOUT) for v in gu.values()) if at04 else None
-    up_u = all(v > 0 for v in gu.values())
-    gain_u = _vs(df, "npu_utilization", how="diff", threshold=FIG8_UTIL_GAIN, p=p_hi)
-    band = (FIG8_UTIL_GAIN * (1 - REL_ABOUT), FIG8_UTIL_GAIN * (1 + REL_ABOUT))
-    out.append(_claim(
-        "Fig. 8", f"at p = {p_hi:g}n SelMcast's utilization exceeds Orpheus's"
-                  + (f" by about {FIG8_UTIL_GAIN:g}" if at04 else ""),
-        f"about +{FIG8_UTIL_GAIN:g} on every trace (at p = 0.4n)", _fmt(gu, "{:+.3f}")
-        + (f" ({_per_trace([(gu, {t: FIG8_UTIL_GAIN for t in gu})], REL_ABOUT)})" if at04 else ""),
-        up_u, note + ("" if at04 else at_paper), magnitude=mag_u,
-        strength=_sided(_vs(df, "npu_utilization", p=p_hi), "above", up_u,
-                        {k: in_range(g, *band) for k, g in gain_u.items()} if at04 else None, mag_u),
-        tolerance=f"'about': each within {REL_ABOUT:.0%} of {FIG8_UTIL_GAIN:g} (SM70)",
-        cause=(f"paper ambiguity: SM50: SelMcast's scale gain over Orpheus at p = {p_hi:g}n is only "
-               f"{_fmt(gs, '{:+.2f}')} (paper > 0.2), so it sends less and computes more; "
-               + _scale_reason(df, p=p_hi)) if setting == "priority" else
-              (f"stand-in trace: T1: the gain grows with how tight the compute-time stand-in is "
-               f"({_fmt(gu, '{:+.3f}')} in trace order LSTM/Transformer/ResNet-50): on a tight trace fewer "
-               "workers wait at the SSP gate, so SelMcast's faster multicasts turn into computing time; ruled "
-               "out: the sharing (strict priority's gains are also above 0.05)")))
-    # caption: "for both schemes, a higher value generally leads to larger scales but lower utilizations"
-    so, uo = {e: _mean(df, "avg_scale", "orpheus", p=e) for e in (p_lo, p_hi)}, \
-        {e: _mean(df, "npu_utilization", "orpheus", p=e) for e in (p_lo, p_hi)}
-    out.append(_claim(
-        "Fig. 8", f"Orpheus too: scale grows and utilization falls from p/n={p_lo:g} to {p_hi:g}",
-        "both schemes: larger scale, lower utilization",
-        f"scale {_fmt(so[p_lo])} -> {_fmt(so[p_hi])}, utilization {_fmt(uo[p_lo])} -> {_fmt(uo[p_hi])}",
-        all(so[p_hi][t] > so[p_lo][t] and uo[p_hi][t] < uo[p_lo][t] for t in _common(so[p_lo], so[p_hi])), note,
-        cause="unexplained: Orpheus's trend fails on a trace"))
-    # Orpheus for p <= 0.2n: "little impact", scale "not less than 1/(k+1) = 0.2"
-    small = df[(df["scheme"] == "orpheus") & (df["p"] <= FIG8_FLAT_P + 1e-9)]
-    if small["p"].nunique() >= 2:
-        spread = {m: _table(small, "p", m, "orpheus").agg(lambda s: s.max() - s.min()).to_dict() for m in _METRICS}
-        flat = all(v < FLAT_SPREAD for m in _METRICS for v in spread[m].values())
-        k = pd.to_numeric(small["k"], errors="coerce").fillna(math.inf).to_numpy()
-        floor = orpheus_floor(small["n"].to_numpy(), k, small["rounds_per_worker"].to_numpy())
-        above_floor = bool((small["avg_scale"].to_numpy() >= floor - 1e-12).all())
-        lowest = _table(small, "p", "avg_scale", "orpheus").min().to_dict()
-        k4 = bool(np.all(k == 4))
-        mag = all(v >= FIG8_FLOOR for v in lowest.values()) if k4 else None
-        out.append(_claim(
-            "Fig. 8", f"Orpheus roughly flat for p <= {FIG8_FLAT_P:g}n, its scale not below 1/(k+1)",
-            f"little impact; scale >= 1/(k+1) = {FIG8_FLOOR:g}",
-            f"spread over p <= {FIG8_FLAT_P:g}n: scale {_fmt(spread['avg_scale'], '{:.3f}')}, utilization "
-            f"{_fmt(spread['npu_utilization'], '{:.3f}')}; lowest mean scale {_fmt(lowest, '{:.3f}')} "
-            f"(our floor {np.nanmin(floor):.3f}-{np.nanmax(floor):.3f})", flat and above_floor,
-            note + f"; direction: spread < {FLAT_SPREAD:g} in both metrics and every run at or above our floor "
-                   "(n-1)/(n(k+1)) x (R-k)/R (R rounds per worker, SM55)",
-            magnitude=mag, tolerance=f"bound: lowest mean scale >= {FIG8_FLOOR:g}, no tolerance (SM70)",
-            cause=("paper ambiguity: SM55: the paper's floor 1/(k+1) ignores that the scale is normalised by n "
-                   "although a sender has n - 1 peers (SM59) and that no pair is due before a sender's first k "
-                   f"rounds (SM55); our floor is {np.nanmin(floor):.3f}" if above_floor and flat and mag is False
-                   else "unexplained: Orpheus's scale moves with p below 0.2n or falls below our floor")))
-    return _at(out, setting)
+    return _at(_judge(FIG8_ROWS, Fig8.of(df, setting)), setting)
 
 
 # ---------------------------------------------------------------- Figs. 9 and 10 (notebook 44)
@@ -588,12 +737,8 @@ def _relaxing(df: pd.DataFrame, col: str, figure: str, what: str) -> list[Claim]
     strictest value to the requirement removed, and the fast approach to the removed case."""
     note = _note(df)
     lead = {m: _table(df, col, m, "selmcast") - _table(df, col, m, "orpheus") for m in _METRICS}
-    better = bool(((lead["avg_scale"] > 0) & (lead["npu_utilization"] > 0)).to_numpy().all())
-    out = [_claim(
-        figure, f"SelMcast beats Orpheus in both metrics at every {what}", "always",
-        f"smallest SelMcast lead over {what} and traces: scale {lead['avg_scale'].min().min():+.3f}, "
-        f"utilization {lead['npu_utilization'].min().min():+.3f}", better, note,
-        cause=_lead_cause(lead, what), strength=_sided(_both(df, col, what), "above", better))]
+    out = [Row(figure, f"SelMcast beats Orpheus in both metrics at every {what}", "always", leads_in_both(col, what),
+               lambda c, v: _lead_cause(c.lead, what)).judge(SimpleNamespace(df=df, note=note, lead=lead))]
     values = sorted(pd.unique(df[col]))
     if len(values) < 2:
         return out
@@ -721,12 +866,164 @@ def _pct(values: Mapping) -> str:
     return _fmt({t: 100 * v for t, v in values.items()}, "{:+.1f}") + " %"
 
 
+@dataclasses.dataclass(frozen=True)
+class Fig11:
+    """What Fig. 11's rows read (:data:`FIG11_ROWS`): the frame ``df`` (``eta`` numeric), the ledger
+    ``setting``, the ``note``, SelMcast's sorted ``etas`` and, from ``df_x`` (line 32 as printed, SM54),
+    :func:`_eta_effect` (``effect_x``; None without it)."""
+    df: pd.DataFrame
+    setting: str
+    note: str
+    etas: list
+    effect_x: tuple | None
+
+    @property
+    def e_lo(self) -> float:
+        return self.etas[0]
+
+    @property
+    def e_hi(self) -> float:
+        return self.etas[-1]
+
+    @property
+    def half(self) -> list:
+        """The etas up to :data:`FIG11_FLAT_ETA`."""
+        return [e for e in self.etas if e <= FIG11_FLAT_ETA + 1e-9]
+
+    @property
+    def has_paper_etas(self) -> bool:
+        """Both etas of SM69's comparison (:data:`FIG11_ETA`) are in the sweep."""
+        return FIG11_ETA[0] in self.etas and FIG11_ETA[1] in self.etas
+
+    @property
+    def sm69(self) -> str:
+        """The note of SM69's comparison."""
+        return self.note + f"; baseline eta = {FIG11_ETA[0]:g} (SM69)"
+
+    def at(self, metric: str, eta: float) -> dict:
+        """SelMcast's mean ``metric`` per trace at ``eta``."""
+        return _mean(self.df, metric, "selmcast", eta=eta)
+
+    @functools.cached_property
+    def spread(self) -> dict:
+        """SelMcast's spread of the means (max - min) over eta <= :data:`FIG11_FLAT_ETA`, per metric and trace."""
+        sel = self.df[(self.df["scheme"] == "selmcast") & self.df["eta"].isin(self.half)]
+        return {m: _table(sel, "eta", m, "selmcast").agg(lambda c: c.max() - c.min()).to_dict() for m in _METRICS}
+
+    def _pair(self, metric: str) -> dict:
+        """SelMcast's paired ``metric`` at the default eta over the baseline eta (SM69), per trace."""
+        base, dflt = FIG11_ETA
+        return _vs(self.df, metric, num={"scheme": "selmcast", "eta": dflt}, den={"scheme": "selmcast", "eta": base})
+
+    @property
+    def eta_reason(self) -> str:
+        """Why eta does what it does here (SM63; under priority SM50, under max-min SM69 and SM54)."""
+        if self.setting == "priority":
+            seen = _percent(self.df, "preempted_share", "selmcast", eta=self.e_hi)
+            return (f"{_L3_ETA} (SM63), and under strict priority (SM50) the "
+                    "multicasts queued behind the first few send nothing, so no eta protects them"
+                    + (f" (SelMcast loses receivers in {seen} % of its multicasts even at eta = {self.e_hi:g})"
+                       if seen else ""))
+        with_x = (f"with line 32 as printed (x, SM54) the gain is {_pct(self.effect_x[0])} and the utilization loss "
+                  f"{_pct(self.effect_x[1])}" if self.effect_x else "line 32 as printed (x, SM54) lowers the eta = 0 end")
+        return ("the paper does not say what the +66 % is measured against (SM69 reads eta = 0); " + with_x
+                + f"; {_L3_ETA} (SM63); ruled out: the sharing (strict priority: a smaller gain)")
+
+    @property
+    def cause_eta(self) -> str:
+        """The cause of Fig. 11's failing eta statements."""
+        return ("paper ambiguity: SM50, SM63: " if self.setting == "priority" else
+                "paper ambiguity: SM69, SM54, SM63: ") + self.eta_reason
+
+
+# ---- the predicates of Fig. 11: (context) -> Verdict
+def eta_trade_off(c: Fig11) -> Verdict:
+    """From the smallest eta to the largest SelMcast's scale grows and its utilization falls, every trace."""
+    s = {e: c.at("avg_scale", e) for e in (c.e_lo, c.e_hi)}
+    u = {e: c.at("npu_utilization", e) for e in (c.e_lo, c.e_hi)}
+    return Verdict(all(s[c.e_hi][t] > s[c.e_lo][t] and u[c.e_hi][t] < u[c.e_lo][t] for t in _common(s[c.e_lo], s[c.e_hi])),
+                   f"scale {_fmt(s[c.e_lo], '{:.3f}')} -> {_fmt(s[c.e_hi], '{:.3f}')}, utilization "
+                   f"{_fmt(u[c.e_lo], '{:.3f}')} -> {_fmt(u[c.e_hi], '{:.3f}')}")
+
+
+def eta_inconspicuous(c: Fig11) -> Verdict:
+    """Over eta <= :data:`FIG11_FLAT_ETA` SelMcast's means spread less than :data:`FLAT_SPREAD` in both metrics."""
+    spread = c.spread
+    return Verdict(all(v < FLAT_SPREAD for m in _METRICS for v in spread[m].values()),
+                   f"spread over eta <= {FIG11_FLAT_ETA:g}: scale {_fmt(spread['avg_scale'], '{:.3f}')}, utilization "
+                   f"{_fmt(spread['npu_utilization'], '{:.3f}')}")
+
+
+def eta_scale_gain(c: Fig11) -> Verdict:
+    """SelMcast's scale gain of eta = 0.75 over eta = 0 (SM69) positive on every trace; magnitude: each about
+    the paper's :data:`FIG11_SCALE_GAIN` (within :data:`REL_ABOUT`)."""
+    gain, _ = _eta_effect(c.df)
+    g_scale = c._pair("avg_scale")
+    up = all(v > 0 for v in gain.values())
+    mag = _within_all(gain, FIG11_SCALE_GAIN, REL_ABOUT)
+    return Verdict(up, f"{_fmt({t: 100 * v for t, v in gain.items()}, '{:+.1f}')} %", mag,
+                   _sided(g_scale, "above", up,
+                          {t: in_range(g, 1 + FIG11_SCALE_GAIN[t] * (1 - REL_ABOUT), 1 + FIG11_SCALE_GAIN[t] * (1 + REL_ABOUT))
+                           for t, g in g_scale.items() if t in FIG11_SCALE_GAIN}, mag))
+
+
+def eta_util_loss(c: Fig11) -> Verdict:
+    """SelMcast's utilization loss of eta = 0.75 against eta = 0 (SM69) positive on every trace; magnitude: each
+    below :data:`FIG11_UTIL_LOSS_BELOW` (a bound)."""
+    base, dflt = FIG11_ETA
+    u0, u1 = c.at("npu_utilization", base), c.at("npu_utilization", dflt)
+    _, loss = _eta_effect(c.df)
+    g_util = c._pair("npu_utilization")
+    bound = {t: 1 - v for t, v in FIG11_UTIL_LOSS_BELOW.items()}
+    common = _common(loss, FIG11_UTIL_LOSS_BELOW)
+    # loss < b  <=>  u(0.75) > (1 - b) u(0): the form without a rounding error at the bound
+    mag = all(u1[t] > (1 - FIG11_UTIL_LOSS_BELOW[t]) * u0[t] for t in common) if common else None
+    down = all(v > 0 for v in loss.values())
+    return Verdict(down, f"{_fmt({t: 100 * v for t, v in loss.items()}, '{:+.1f}')} %", mag,
+                   _sided(g_util, "below", down,
+                          {t: side(dataclasses.replace(g, threshold=bound[t]), "above")   # u1/u0 > 1 - b
+                           for t, g in g_util.items() if t in bound} if common else None, mag))
+
+
+def _util_loss_cause(c: Fig11, v: Verdict) -> str:
+    dflt = FIG11_ETA[1]
+    if c.setting == "priority":
+        return f"paper ambiguity: SM50, SM63: eta = {dflt:g} barely changes what SelMcast sends: " + c.eta_reason
+    return ("paper ambiguity: SM54: " + (f"with line 32 as printed (x) eta = {dflt:g} costs {_pct(c.effect_x[1])} "
+                                         "of SelMcast's utilization, " if c.effect_x else "")
+            + f"with y (ours) keeping receivers at eta = {dflt:g} does not lower it; ruled out: the sharing "
+              "(strict priority: no loss either)")
+
+
+#: §IV-C4's statements on Fig. 11 (eta from 0 to 1), in the ledger's order; the observations follow them
+#: (:func:`fig11`).
+FIG11_ROWS = (
+    Row("Fig. 11", "from eta = {c.e_lo:g} to {c.e_hi:g}: larger scale, lower utilization (SelMcast)",
+        "larger eta: larger scale, lower utilization", eta_trade_off, lambda c, v: c.cause_eta,
+        applies=lambda c: len(c.etas) >= 2),
+    Row("Fig. 11", f"eta <= {FIG11_FLAT_ETA:g} has an inconspicuous effect", "inconspicuous", eta_inconspicuous,
+        lambda c, v: (f"simulation model: SM63: {_L3_ETA}, so every step of eta moves which multicasts keep their "
+                      f"receivers: over eta <= {FIG11_FLAT_ETA:g} SelMcast's scale moves by "
+                      f"{_fmt(c.spread['avg_scale'], '{:.3f}')} and its utilization by "
+                      f"{_fmt(c.spread['npu_utilization'], '{:.3f}')} (threshold {FLAT_SPREAD:g})"),
+        note="{c.note}" + f"; direction: spread < {FLAT_SPREAD:g} in both metrics (SM70)",
+        applies=lambda c: len(c.half) >= 2),
+    Row("Fig. 11", f"eta = {FIG11_ETA[1]:g} vs eta = {FIG11_ETA[0]:g}: scale gain of about 66/66/58 %", "+66/66/58 %",
+        eta_scale_gain, lambda c, v: c.cause_eta, note="{c.sm69}",
+        tolerance=f"'about': each gain within {REL_ABOUT:.0%} of the paper's (SM70)",
+        applies=lambda c: c.has_paper_etas),
+    Row("Fig. 11", f"eta = {FIG11_ETA[1]:g} vs eta = {FIG11_ETA[0]:g}: utilization loss below 6/8/7 %",
+        "< 6/8/7 % (a loss)", eta_util_loss, _util_loss_cause, note="{c.sm69}",
+        tolerance="bound: loss < 6/8/7 % on its trace, no tolerance (SM70)", applies=lambda c: c.has_paper_etas),
+)
+
+
 def fig11(df: pd.DataFrame, setting: str = "default", df_x: pd.DataFrame | None = None) -> list[Claim]:
-    """§IV-C4 eta from 0 to 1 (SelMcast; Orpheus once at the default eta): the trade-off, the
-    inconspicuous effect for eta <= 0.5, and eta = 0.75's +66/66/58 % scale for < 6/8/7 %
-    utilization, read against eta = 0 (SM69; Orpheus as the baseline is an observation).
-    ``df_x``: SelMcast's runs of the same axis with line 32 as printed (``line32="x"``, SM54),
-    reported beside it as observations and used in the causes."""
+    """§IV-C4 eta from 0 to 1 (SelMcast; Orpheus once at the default eta; :data:`FIG11_ROWS`): the trade-off,
+    the inconspicuous effect for eta <= 0.5, and eta = 0.75's +66/66/58 % scale for < 6/8/7 % utilization,
+    read against eta = 0 (SM69; Orpheus as the baseline is an observation).  ``df_x``: SelMcast's runs of the
+    same axis with line 32 as printed (``line32="x"``, SM54), reported beside it as observations and used in
+    the causes."""
     _check_setting(setting)
     effect_x = None
     if df_x is not None:
@@ -738,100 +1035,24 @@ def fig11(df: pd.DataFrame, setting: str = "default", df_x: pd.DataFrame | None 
     df = _axis(df, "eta")
     if not _has(df, "selmcast"):
         return []
-    note = _note(df)
-    etas = sorted(pd.unique(df.loc[df["scheme"] == "selmcast", "eta"]))
-    e_lo, e_hi = etas[0], etas[-1]
-    seen = _percent(df, "preempted_share", "selmcast", eta=e_hi)
-    if setting == "priority":
-        eta_reason = (f"{_L3_ETA} (SM63), and under strict priority (SM50) the "
-                      "multicasts queued behind the first few send nothing, so no eta protects them"
-                      + (f" (SelMcast loses receivers in {seen} % of its multicasts even at eta = {e_hi:g})"
-                         if seen else ""))
-        cause_eta = "paper ambiguity: SM50, SM63: " + eta_reason
-    else:
-        with_x = (f"with line 32 as printed (x, SM54) the gain is {_pct(effect_x[0])} and the utilization loss "
-                  f"{_pct(effect_x[1])}" if effect_x else "line 32 as printed (x, SM54) lowers the eta = 0 end")
-        eta_reason = ("the paper does not say what the +66 % is measured against (SM69 reads eta = 0); " + with_x
-                      + f"; {_L3_ETA} (SM63); ruled out: the sharing (strict priority: a smaller gain)")
-        cause_eta = "paper ambiguity: SM69, SM54, SM63: " + eta_reason
-    out = []
-    if len(etas) >= 2:
-        s = {e: _mean(df, "avg_scale", "selmcast", eta=e) for e in (e_lo, e_hi)}
-        u = {e: _mean(df, "npu_utilization", "selmcast", eta=e) for e in (e_lo, e_hi)}
-        out.append(_claim(
-            "Fig. 11", f"from eta = {e_lo:g} to {e_hi:g}: larger scale, lower utilization (SelMcast)",
-            "larger eta: larger scale, lower utilization",
-            f"scale {_fmt(s[e_lo], '{:.3f}')} -> {_fmt(s[e_hi], '{:.3f}')}, utilization "
-            f"{_fmt(u[e_lo], '{:.3f}')} -> {_fmt(u[e_hi], '{:.3f}')}",
-            all(s[e_hi][t] > s[e_lo][t] and u[e_hi][t] < u[e_lo][t] for t in _common(s[e_lo], s[e_hi])), note,
-            cause=cause_eta))
-    half = [e for e in etas if e <= FIG11_FLAT_ETA + 1e-9]
-    if len(half) >= 2:
-        sel = df[(df["scheme"] == "selmcast") & df["eta"].isin(half)]
-        spread = {m: _table(sel, "eta", m, "selmcast").agg(lambda c: c.max() - c.min()).to_dict() for m in _METRICS}
-        out.append(_claim(
-            "Fig. 11", f"eta <= {FIG11_FLAT_ETA:g} has an inconspicuous effect", "inconspicuous",
-            f"spread over eta <= {FIG11_FLAT_ETA:g}: scale {_fmt(spread['avg_scale'], '{:.3f}')}, utilization "
-            f"{_fmt(spread['npu_utilization'], '{:.3f}')}",
-            all(v < FLAT_SPREAD for m in _METRICS for v in spread[m].values()),
-            note + f"; direction: spread < {FLAT_SPREAD:g} in both metrics (SM70)",
-            cause=f"simulation model: SM63: {_L3_ETA}, so every step of eta moves which multicasts keep their "
-                  f"receivers: over eta <= {FIG11_FLAT_ETA:g} SelMcast's scale moves by "
-                  f"{_fmt(spread['avg_scale'], '{:.3f}')} and its utilization by "
-                  f"{_fmt(spread['npu_utilization'], '{:.3f}')} (threshold {FLAT_SPREAD:g})"))
+    c = Fig11(df, setting, _note(df), sorted(pd.unique(df.loc[df["scheme"] == "selmcast", "eta"])), effect_x)
+    out = _judge(FIG11_ROWS, c)
     base, dflt = FIG11_ETA
-    if base in etas and dflt in etas:
-        s1 = _mean(df, "avg_scale", "selmcast", eta=dflt)
-        u0, u1 = (_mean(df, "npu_utilization", "selmcast", eta=base),
-                  _mean(df, "npu_utilization", "selmcast", eta=dflt))
-        gain, loss = _eta_effect(df)
-        sm69 = note + f"; baseline eta = {base:g} (SM69)"
-        pair = dict(num={"scheme": "selmcast", "eta": dflt}, den={"scheme": "selmcast", "eta": base})
-        g_scale = _vs(df, "avg_scale", **pair)
-        g_util = _vs(df, "npu_utilization", **pair)
-        bound = {t: 1 - v for t, v in FIG11_UTIL_LOSS_BELOW.items()}
-        out.append(_claim(
-            "Fig. 11", f"eta = {dflt:g} vs eta = {base:g}: scale gain of about 66/66/58 %",
-            "+66/66/58 %", f"{_fmt({t: 100 * v for t, v in gain.items()}, '{:+.1f}')} %",
-            all(v > 0 for v in gain.values()), sm69, magnitude=_within_all(gain, FIG11_SCALE_GAIN, REL_ABOUT),
-            tolerance=f"'about': each gain within {REL_ABOUT:.0%} of the paper's (SM70)", cause=cause_eta,
-            strength=_sided(g_scale, "above", all(v > 0 for v in gain.values()),
-                            {t: in_range(g, 1 + FIG11_SCALE_GAIN[t] * (1 - REL_ABOUT),
-                                         1 + FIG11_SCALE_GAIN[t] * (1 + REL_ABOUT))
-                             for t, g in g_scale.items() if t in FIG11_SCALE_GAIN},
-                            _within_all(gain, FIG11_SCALE_GAIN, REL_ABOUT))))
-        common = _common(loss, FIG11_UTIL_LOSS_BELOW)
-        out.append(_claim(
-            "Fig. 11", f"eta = {dflt:g} vs eta = {base:g}: utilization loss below 6/8/7 %",
-            "< 6/8/7 % (a loss)", f"{_fmt({t: 100 * v for t, v in loss.items()}, '{:+.1f}')} %",
-            all(v > 0 for v in loss.values()), sm69,
-            # loss < b  <=>  u(0.75) > (1 - b) u(0): the form without a rounding error at the bound
-            magnitude=all(u1[t] > (1 - FIG11_UTIL_LOSS_BELOW[t]) * u0[t] for t in common) if common else None,
-            strength=_sided(g_util, "below", all(v > 0 for v in loss.values()),
-                            {t: side(dataclasses.replace(g, threshold=bound[t]), "above")   # u1/u0 > 1 - b
-                             for t, g in g_util.items() if t in bound} if common else None,
-                            all(u1[t] > (1 - FIG11_UTIL_LOSS_BELOW[t]) * u0[t] for t in common) if common else None),
-            tolerance="bound: loss < 6/8/7 % on its trace, no tolerance (SM70)",
-            cause=(f"paper ambiguity: SM50, SM63: eta = {dflt:g} barely changes what SelMcast sends: " + eta_reason
-                   if setting == "priority" else
-                   "paper ambiguity: SM54: " + (f"with line 32 as printed (x) eta = {dflt:g} costs {_pct(effect_x[1])} "
-                                                "of SelMcast's utilization, " if effect_x else "")
-                   + f"with y (ours) keeping receivers at eta = {dflt:g} does not lower it; ruled out: the sharing "
-                     "(strict priority: no loss either)")))
+    if c.has_paper_etas:
         if effect_x:
             out.append(observation(
                 PAPER, "Fig. 11", f"line 32 as printed (x, SM54): eta = {dflt:g} vs eta = {base:g}, scale gain and "
                                   "utilization loss",
                 f"scale {_pct(effect_x[0])}, utilization loss {_pct(effect_x[1])}",
-                paper_value="+66/66/58 %; < 6/8/7 %", note=sm69 + "; line32='x'"))
+                paper_value="+66/66/58 %; < 6/8/7 %", note=c.sm69 + "; line32='x'"))
         if _has(df, "orpheus"):
-            o = _mean(df, "avg_scale", "orpheus")
+            s1, o = c.at("avg_scale", dflt), _mean(df, "avg_scale", "orpheus")
             vs = {t: s1[t] / o[t] - 1 for t in _common(s1, o)}
             out.append(observation(
                 PAPER, "Fig. 11", f"eta = {dflt:g}: SelMcast's scale gain over Orpheus (the other reading of the "
                                   "66/66/58 % baseline)",
                 f"{_fmt({t: 100 * v for t, v in vs.items()}, '{:+.1f}')} %", paper_value="+66/66/58 %",
-                note=note + "; SM69 reads the paper's baseline as eta = 0"))
+                note=c.note + "; SM69 reads the paper's baseline as eta = 0"))
     return _at(out, setting)
 
 
@@ -903,92 +1124,178 @@ def _gamma_mechanism(df: pd.DataFrame, traces: list, g_lo: float, g_hi: float) -
               "measured; on the tight ResNet-50 (cnn) stand-in it behaves as the paper says")
 
 
+@dataclasses.dataclass(frozen=True)
+class Fig13:
+    """What Fig. 13's rows read (:data:`FIG13_ROWS`): the frame ``df`` (``gamma`` numeric), the ledger
+    ``setting``, the ``note`` and the means over trials per (scheme, metric) (``tab``: index gamma, one
+    column per trace)."""
+    df: pd.DataFrame
+    setting: str
+    note: str
+    tab: dict
+
+    @property
+    def gammas(self) -> list:
+        return list(self.tab[("orpheus", "npu_utilization")].index)
+
+    @property
+    def g_lo(self) -> float:
+        return self.gammas[0]
+
+    @property
+    def g_hi(self) -> float:
+        return self.gammas[-1]
+
+    @property
+    def ratio(self) -> pd.DataFrame:
+        """SelMcast's mean scale over Orpheus's, per gamma and trace."""
+        return self.tab[("selmcast", "avg_scale")] / self.tab[("orpheus", "avg_scale")]
+
+    @property
+    def gain(self) -> pd.DataFrame:
+        """SelMcast's mean utilization minus Orpheus's, per gamma and trace."""
+        return self.tab[("selmcast", "npu_utilization")] - self.tab[("orpheus", "npu_utilization")]
+
+    @property
+    def peaks(self) -> dict:
+        """Per scheme and trace, the gamma of the largest mean utilization."""
+        return {s: {tr: float(t.idxmax()) for tr, t in self.tab[(s, "npu_utilization")].items()} for s in _SCHEMES}
+
+
+# ---- the predicates of Fig. 13: (context) -> Verdict
+def scale_always_larger(c: Fig13) -> Verdict:
+    """SelMcast's mean scale above Orpheus's at every (gamma, trace); magnitude: the largest gain within
+    :data:`REL_VALUE` of "up to" :data:`FIG13_SCALE_GAIN_UP_TO`."""
+    ratio = c.ratio
+    best = float(ratio.max().max()) - 1
+    groups = _vs(c.df, "avg_scale", by=("trace", "gamma"))
+    up_to = (1 + FIG13_SCALE_GAIN_UP_TO * (1 - REL_VALUE), 1 + FIG13_SCALE_GAIN_UP_TO * (1 + REL_VALUE))
+    mag = within(best, FIG13_SCALE_GAIN_UP_TO, REL_VALUE)
+    larger = bool((ratio > 1).to_numpy().all())
+    return Verdict(larger, f"SelMcast/Orpheus scale {ratio.min().min():.2f}-{ratio.max().max():.2f}x "
+                           f"(up to {100 * best:+.0f} %)", mag,
+                   _sided(groups, "above", larger,
+                          {"largest": in_range(combine_max(list(groups.values())), *up_to)} if groups else None, mag))
+
+
+def util_lead_shrinks(c: Fig13) -> Verdict:
+    """SelMcast's utilization lead over Orpheus smaller at the largest gamma than at the smallest, every trace;
+    strength: the per-trial drop of the paired lead (S24, SM73), against 0."""
+    gain = c.gain
+    shrink = (gain.loc[c.g_lo] - gain.loc[c.g_hi]).to_dict()
+    lead = paired.paired_series(c.df, "npu_utilization", {"scheme": "selmcast"}, {"scheme": "orpheus"},
+                                by=("gamma", "trace"), how="diff")
+    drop = (lead.xs(c.g_lo, level="gamma") - lead.xs(c.g_hi, level="gamma")).dropna() if len(lead) else lead
+    falls = paired.groups_strength(paired.by_group(drop, ("trace",)), threshold=0.0)
+    shrinks = all(v > 0 for v in shrink.values())
+    return Verdict(shrinks, f"gain {_fmt(gain.loc[c.g_lo].to_dict(), '{:+.3f}')} -> "
+                            f"{_fmt(gain.loc[c.g_hi].to_dict(), '{:+.3f}')}",
+                   strength=_sided(falls, "above", shrinks, diff=True))
+
+
+def climbs_then_declines(scheme: str) -> Callable:
+    """``scheme``'s mean utilization peaks strictly inside the gamma range on every trace."""
+    def predicate(c: Fig13) -> Verdict:
+        t = c.tab[(scheme, "npu_utilization")]
+        return Verdict(all(predicates.interior_extremum(t[tr].to_numpy(), "max") for tr in t.columns),
+                       f"peak at gamma {_fmt(c.peaks[scheme], '{:g}')}; utilization {_fmt(t.loc[c.g_lo].to_dict())} -> "
+                       f"max {_fmt(t.max().to_dict())} -> {_fmt(t.loc[c.g_hi].to_dict())}")
+    return predicate
+
+
+def scale_against_util(c: Fig13) -> Verdict:
+    """SelMcast's mean scale and utilization rank-correlate negatively over gamma on every trace."""
+    rho = _rho(c)
+    return Verdict(all(v < 0 for v in rho.values()),
+                   "Spearman rank correlation of scale and utilization over gamma: " + _fmt(rho, "{:+.2f}"))
+
+
+def _rho(c: Fig13) -> dict:
+    """Per trace the Spearman rank correlation of SelMcast's mean scale and utilization over gamma."""
+    return {tr: predicates.trend(c.tab[("selmcast", "avg_scale")][tr].to_numpy(),
+                                 c.tab[("selmcast", "npu_utilization")][tr].to_numpy())
+            for tr in c.tab[("selmcast", "avg_scale")].columns}
+
+
+# ---- the cause rules of Fig. 13: (context, verdict) -> str
+def _up_to_cause(c: Fig13, v: Verdict) -> str:
+    # issue 41: the same contradiction at every setting, so the same class; the setting's own mechanism follows
+    best = float(c.ratio.max().max()) - 1
+    return (f"likely paper error: at gamma = 0, Fig. 13's setting is Fig. 7's, whose 0.3 -> 0.55 is a gain of "
+            f"{100 * FIG7_GAIN:+.0f} %, above 'up to 67 %' (test_fig13_up_to_67_contradicts_fig7), so no "
+            f"run can meet both; ours is {100 * best:+.0f} % at its largest"
+            + ("; at this setting strict priority (SM50) lowers it further: " + _scale_reason(c.df)
+               if c.setting == "priority" else "; at this setting the per-trace spread comes from the stand-in traces "
+               "(T1, SM51)"))
+
+
+def _peak_cause(scheme: str, who: str) -> Callable:
+    """Why ``scheme``'s utilization does not climb and then decline: where it peaks at an end of the range
+    (and, for SelMcast, the measured mechanism, :func:`_gamma_mechanism`)."""
+    def cause(c: Fig13, verdict: Verdict) -> str:
+        t, peak = c.tab[(scheme, "npu_utilization")], c.peaks[scheme]
+        g_lo, g_hi = c.g_lo, c.g_hi
+        ends = {tr: v for tr, v in peak.items() if v in (g_lo, g_hi)}
+        other = c.peaks["orpheus" if scheme == "selmcast" else "selmcast"]
+        why = ("unexplained: on some trace the utilization peaks at an end of the gamma range" if not ends else
+               f"unexplained: {who.split(' ')[0]} utilization peaks at an end of the gamma range on "
+               + ", ".join(f"{tr} (at gamma {v:g}; {t[tr].loc[g_lo]:.3f} -> {t[tr].loc[g_hi]:.3f}, "
+                           f"{t[tr].loc[g_hi] - t[tr].loc[g_lo]:+.3f} over gamma)" for tr, v in ends.items())
+               + (", the heavy-tailed stand-ins only (T1); on cnn it peaks inside" if "cnn" not in ends else "")
+               + "; the other scheme peaks at gamma " + _fmt(other, "{:g}")
+               + ": no mechanism measured")
+        if scheme == "selmcast" and ends:
+            why = _gamma_mechanism(c.df, list(ends), g_lo, g_hi) or why
+        return why
+    return cause
+
+
+def _rho_cause(c: Fig13, v: Verdict) -> str:
+    sc = c.tab[("selmcast", "avg_scale")]
+    return (_gamma_mechanism(c.df, [tr for tr, r in _rho(c).items() if not r < 0], c.g_lo, c.g_hi) or
+            ("unexplained: SelMcast's scale falls over the whole gamma range "
+             f"({_fmt(sc.loc[c.g_lo].to_dict())} -> {_fmt(sc.loc[c.g_hi].to_dict())}) while its utilization rises "
+             f"only up to gamma {_fmt(c.peaks['selmcast'], '{:g}')} and then falls with it"))
+
+
+_THREE_GAMMAS = lambda c: len(c.gammas) >= 3  # noqa: E731
+_PEAK_NOTE = "{c.note}; direction: the largest mean lies strictly inside the gamma range, every trace"
+
+#: §IV-C6's statements on Fig. 13 (bandwidth re-drawn with weight gamma), in the ledger's order; the
+#: observation at gamma = 1 follows them (:func:`fig13`).
+FIG13_ROWS = (
+    Row("Fig. 13", "SelMcast keeps a larger scale at every gamma (up to +67 %)", "always larger, up to +67 %",
+        scale_always_larger, _up_to_cause,
+        tolerance=f"'up to': the largest gain over gamma and traces within {REL_VALUE:.0%} of +67 % (SM70)"),
+    Row("Fig. 13", "SelMcast's utilization gain over Orpheus shrinks from gamma = {c.g_lo:g} to {c.g_hi:g}",
+        "decreases slowly", util_lead_shrinks, "unexplained: the gain does not shrink on every trace",
+        note="{c.note}; strength: the per-trial drop of the lead, against 0"),
+    Row("Fig. 13", "Orpheus's utilization climbs up and then declines with gamma", "climbs up, then declines",
+        climbs_then_declines("orpheus"), _peak_cause("orpheus", "Orpheus's"), note=_PEAK_NOTE,
+        applies=_THREE_GAMMAS),
+    Row("Fig. 13", "SelMcast's (\"a similar result\") utilization climbs up and then declines with gamma",
+        "climbs up, then declines", climbs_then_declines("selmcast"),
+        _peak_cause("selmcast", "SelMcast's (\"a similar result\")"), note=_PEAK_NOTE, applies=_THREE_GAMMAS),
+    Row("Fig. 13", "SelMcast: over gamma a smaller scale goes with a higher utilization",
+        "a smaller multicast scale leads to a higher NPU utilization", scale_against_util, _rho_cause,
+        note="{c.note}; direction: negative rank correlation on every trace", applies=_THREE_GAMMAS),
+)
+
+
 def fig13(df: pd.DataFrame, setting: str = "default") -> list[Claim]:
-    """§IV-C6 bandwidth re-drawn every Delta_T with weight gamma: SelMcast's scale always larger
-    (up to +67 %), utilization rising then falling (both schemes), SelMcast's utilization gain
+    """§IV-C6 bandwidth re-drawn every Delta_T with weight gamma (:data:`FIG13_ROWS`): SelMcast's scale always
+    larger (up to +67 %), utilization rising then falling (both schemes), SelMcast's utilization gain
     shrinking, a smaller scale going with a higher utilization; the lead at gamma = 1 as an observation."""
     _check_setting(setting)
     _check_frame(df, ("gamma", *_METRICS))
     df = _axis(df, "gamma")
     if not _has(df, *_SCHEMES):
         return []
-    note = _note(df)
-    tab = {(s, m): _table(df, "gamma", m, s) for s in _SCHEMES for m in _METRICS}
-    ratio = tab[("selmcast", "avg_scale")] / tab[("orpheus", "avg_scale")]
-    best = float(ratio.max().max()) - 1
-    groups = _vs(df, "avg_scale", by=("trace", "gamma"))
-    up_to = (1 + FIG13_SCALE_GAIN_UP_TO * (1 - REL_VALUE), 1 + FIG13_SCALE_GAIN_UP_TO * (1 + REL_VALUE))
-    mag13 = within(best, FIG13_SCALE_GAIN_UP_TO, REL_VALUE)
-    out = [_claim(
-        "Fig. 13", "SelMcast keeps a larger scale at every gamma (up to +67 %)", "always larger, up to +67 %",
-        f"SelMcast/Orpheus scale {ratio.min().min():.2f}-{ratio.max().max():.2f}x (up to {100 * best:+.0f} %)",
-        bool((ratio > 1).to_numpy().all()), note,
-        magnitude=mag13,
-        strength=_sided(groups, "above", bool((ratio > 1).to_numpy().all()),
-                        {"largest": in_range(combine_max(list(groups.values())), *up_to)} if groups else None, mag13),
-        tolerance=f"'up to': the largest gain over gamma and traces within {REL_VALUE:.0%} of +67 % (SM70)",
-        # issue 41: the same contradiction at every setting, so the same class; the setting's own mechanism follows
-        cause=(f"likely paper error: at gamma = 0, Fig. 13's setting is Fig. 7's, whose 0.3 -> 0.55 is a gain of "
-               f"{100 * FIG7_GAIN:+.0f} %, above 'up to 67 %' (test_fig13_up_to_67_contradicts_fig7), so no "
-               f"run can meet both; ours is {100 * best:+.0f} % at its largest"
-               + ("; at this setting strict priority (SM50) lowers it further: " + _scale_reason(df)
-                  if setting == "priority" else "; at this setting the per-trace spread comes from the stand-in traces "
-                  "(T1, SM51)")))]
-    gammas = list(tab[("orpheus", "npu_utilization")].index)
-    g_lo, g_hi = gammas[0], gammas[-1]
-    gain = tab[("selmcast", "npu_utilization")] - tab[("orpheus", "npu_utilization")]
-    shrink = (gain.loc[g_lo] - gain.loc[g_hi]).to_dict()
-    # per trial: SelMcast's paired utilization lead at g_lo minus at g_hi (S24, SM73)
-    lead = paired.paired_series(df, "npu_utilization", {"scheme": "selmcast"}, {"scheme": "orpheus"},
-                                by=("gamma", "trace"), how="diff")
-    drop = (lead.xs(g_lo, level="gamma") - lead.xs(g_hi, level="gamma")).dropna() if len(lead) else lead
-    falls = paired.groups_strength(paired.by_group(drop, ("trace",)), threshold=0.0)
-    out.append(_claim(
-        "Fig. 13", f"SelMcast's utilization gain over Orpheus shrinks from gamma = {g_lo:g} to {g_hi:g}",
-        "decreases slowly", f"gain {_fmt(gain.loc[g_lo].to_dict(), '{:+.3f}')} -> {_fmt(gain.loc[g_hi].to_dict(), '{:+.3f}')}",
-        all(v > 0 for v in shrink.values()), note + "; strength: the per-trial drop of the lead, against 0",
-        cause="unexplained: the gain does not shrink on every trace",
-        strength=_sided(falls, "above", all(v > 0 for v in shrink.values()), diff=True)))
-    if len(gammas) >= 3:
-        peaks = {s: {tr: float(t.idxmax()) for tr, t in tab[(s, "npu_utilization")].items()} for s in _SCHEMES}
-        for s, who in (("orpheus", "Orpheus's"), ("selmcast", "SelMcast's (\"a similar result\")")):
-            t, peak = tab[(s, "npu_utilization")], peaks[s]
-            ends = {tr: v for tr, v in peak.items() if v in (g_lo, g_hi)}
-            other = peaks["orpheus" if s == "selmcast" else "selmcast"]
-            why = ("unexplained: on some trace the utilization peaks at an end of the gamma range" if not ends else
-                   f"unexplained: {who.split(' ')[0]} utilization peaks at an end of the gamma range on "
-                   + ", ".join(f"{tr} (at gamma {v:g}; {t[tr].loc[g_lo]:.3f} -> {t[tr].loc[g_hi]:.3f}, "
-                               f"{t[tr].loc[g_hi] - t[tr].loc[g_lo]:+.3f} over gamma)" for tr, v in ends.items())
-                   + (", the heavy-tailed stand-ins only (T1); on cnn it peaks inside" if "cnn" not in ends else "")
-                   + "; the other scheme peaks at gamma " + _fmt(other, "{:g}")
-                   + ": no mechanism measured")
-            if s == "selmcast" and ends:
-                why = _gamma_mechanism(df, list(ends), g_lo, g_hi) or why
-            out.append(_claim(
-                "Fig. 13", f"{who} utilization climbs up and then declines with gamma", "climbs up, then declines",
-                f"peak at gamma {_fmt(peak, '{:g}')}; utilization {_fmt(t.loc[g_lo].to_dict())} -> "
-                f"max {_fmt(t.max().to_dict())} -> {_fmt(t.loc[g_hi].to_dict())}",
-                all(predicates.interior_extremum(t[tr].to_numpy(), "max") for tr in t.columns),
-                note + "; direction: the largest mean lies strictly inside the gamma range, every trace",
-                cause=why))
-        rho = {tr: predicates.trend(tab[("selmcast", "avg_scale")][tr].to_numpy(),
-                                    tab[("selmcast", "npu_utilization")][tr].to_numpy())
-               for tr in tab[("selmcast", "avg_scale")].columns}
-        out.append(_claim(
-            "Fig. 13", "SelMcast: over gamma a smaller scale goes with a higher utilization",
-            "a smaller multicast scale leads to a higher NPU utilization",
-            "Spearman rank correlation of scale and utilization over gamma: " + _fmt(rho, "{:+.2f}"),
-            all(v < 0 for v in rho.values()), note + "; direction: negative rank correlation on every trace",
-            cause=_gamma_mechanism(df, [tr for tr, v in rho.items() if not v < 0], g_lo, g_hi) or
-            ("unexplained: SelMcast's scale falls over the whole gamma range "
-             f"({_fmt(tab[('selmcast', 'avg_scale')].loc[g_lo].to_dict())} -> "
-             f"{_fmt(tab[('selmcast', 'avg_scale')].loc[g_hi].to_dict())}) while its utilization rises only "
-             f"up to gamma {_fmt(peaks['selmcast'], '{:g}')} and then falls with it")))
-    out.append(observation(
-        PAPER, "Fig. 13", f"SelMcast's utilization lead over Orpheus at gamma = {g_hi:g}",
-        _fmt(gain.loc[g_hi].to_dict(), "{:+.3f}"), paper_value="might be even slightly < 0 at gamma = 1",
-        note=note + "; a hedged statement (SM70)"))
-    return _at(out, setting)
+    c = Fig13(df, setting, _note(df), {(s, m): _table(df, "gamma", m, s) for s in _SCHEMES for m in _METRICS})
+    return _at(_judge(FIG13_ROWS, c) + [observation(
+        PAPER, "Fig. 13", f"SelMcast's utilization lead over Orpheus at gamma = {c.g_hi:g}",
+        _fmt(c.gain.loc[c.g_hi].to_dict(), "{:+.3f}"), paper_value="might be even slightly < 0 at gamma = 1",
+        note=c.note + "; a hedged statement (SM70)")], setting)
 
 
 # ---------------------------------------------------------------- notebook 46 (beyond the paper)
