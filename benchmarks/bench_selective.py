@@ -21,6 +21,12 @@ both give the same metrics (every value by ``repr``); exits 1 if any differs:
 
     python benchmarks/bench_selective.py --loops --n 40 200 --seeds 5
 
+``--recorded K`` recomputes K random committed selective-reduce rows of notebook 16's
+``data/results/16_sr_profile_runs.csv`` (the engine ``auto`` picks: the compiled loop where it covers the
+run) and checks every metric against the recorded value; exits 1 if any differs:
+
+    python benchmarks/bench_selective.py --recorded 150
+
 ``--previous DIR`` also times selective reduce with the simlib found in ``DIR`` (e.g.
 ``git archive <commit> | tar -x -C DIR``), in a separate process, for n <=
 ``--previous-max-n`` (the pre-issue-9 controller needs ~3 min at n = 5000), and prints
@@ -117,6 +123,40 @@ def compare_loops(ns: list[int], seeds: list[int]) -> int:
     return 0 if same else 1
 
 
+def check_recorded(k: int, path: Path = ROOT / "data" / "results" / "16_sr_profile_runs.csv") -> int:
+    """``--recorded``: ``k`` random selective-reduce rows of a committed sweep CSV (seed 0, paired trials)
+    recomputed by ``run_trial``; every metric must equal the recorded one (floats round-trip through the CSV)."""
+    import math
+
+    import pandas as pd
+
+    from simlib.papers.cluster_scenario import Scenario, build_cluster, run_trial
+    from simlib.pipeline.sweep import trial_seed
+    from simlib.runtime import cluster_kernel
+
+    df = pd.read_csv(path)
+    cols = list(df.columns)
+    setting_cols, metric_cols = cols[:cols.index("trial")], cols[cols.index("trial") + 1:]
+    sel = df[df.scheme == "selective"]
+    rows = sel.iloc[np.random.default_rng(1).choice(len(sel), size=min(k, len(sel)), replace=False)]
+    bad = compiled = 0
+    for _, r in rows.iterrows():
+        params = {c: r[c].item() if hasattr(r[c], "item") else r[c] for c in setting_cols if not pd.isna(r[c])}
+        params.update({c: int(params[c]) for c in ("n", "c") if c in params})
+        sc = Scenario.from_params(params)
+        seed = trial_seed(0, int(r.trial))
+        compiled += cluster_kernel.supported(build_cluster(sc, seed)) is None
+        out = run_trial(sc, seed)
+        for m in metric_cols:
+            a, b = out.get(m), r[m]
+            if not (a == b or (pd.isna(b) and (a is None or (isinstance(a, float) and math.isnan(a))))):
+                bad += 1
+                print(f"DIFF {params} trial {r.trial} {m}: {a!r} recorded {b!r}")
+    print(f"{len(rows)} recorded selective-reduce rows of {path.name} recomputed ({compiled} on the compiled loop): "
+          f"{bad} values differ")
+    return 1 if bad else 0
+
+
 def time_previous(code: Path, n: int, seeds: list[int]) -> list[float]:
     res = subprocess.run([sys.executable, "-c", _TIMER, str(code), "selective", str(n), json.dumps(seeds)],
                          capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(code)})
@@ -133,6 +173,8 @@ def main(argv=None) -> int:
                     help="do not time the reference pass (the pre-E21 controller)")
     ap.add_argument("--reference-max-n", type=num_arg("--reference-max-n", int, lo=2), default=10000)
     ap.add_argument("--loops", action="store_true", help="the compiled vs the Python cluster loop (N14) instead")
+    ap.add_argument("--recorded", type=num_arg("--recorded", int, lo=1), default=None,
+                    help="recompute this many committed selective-reduce rows of notebook 16 instead")
     args = ap.parse_args(argv)
     if args.previous is not None and not (args.previous / "simlib").is_dir():
         ap.error(f"--previous must be a directory containing simlib/, got {args.previous}")
@@ -142,6 +184,8 @@ def main(argv=None) -> int:
     seeds = list(range(args.seeds))
     if args.loops:
         return compare_loops(args.n, seeds)
+    if args.recorded is not None:
+        return check_recorded(args.recorded)
     print(f"one run = 100 s of training, Transformer trace; median over {args.seeds} seeds; "
           f"{os.cpu_count()} cores; {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; "
           f"load average {os.getloadavg()[0]:.1f}")
