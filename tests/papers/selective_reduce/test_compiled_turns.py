@@ -6,6 +6,7 @@ import pytest
 
 from simlib.papers.cluster_scenario import Scenario, build_cluster, run_metrics
 from simlib.papers.selective_reduce.controller import SelectiveReduceController
+from simlib.papers.selective_reduce.kernels import KIND_CALLBACK
 from simlib.papers.selective_reduce.progress import make_progress
 from simlib.papers.selective_reduce.scenario import _bandwidth_estimator
 from simlib.pipeline.sweep import trial_seed
@@ -130,7 +131,7 @@ def test_uncovered_controllers_name_their_reason_and_auto_takes_the_python_loop(
     cold = Scenario.from_params(dict(scheme="selective", n=20, duration_s=5.0, cdf="cold"))
     assert "learns" in ck.supported(build_cluster(cold, 0))
     python_model = _cluster(s)
-    python_model.controller._fixed_spec = python_model.controller._fixed_spec._replace(kind=3)
+    python_model.controller._fixed_spec = python_model.controller._fixed_spec._replace(kind=KIND_CALLBACK)
     assert "Python progress model" in ck.supported(python_model)
     calls = []
     monkeypatch.setattr(ck, "run_compiled", lambda cl: calls.append(cl))
