@@ -14,6 +14,19 @@ selective ÷ partial <= 2.5x at n = 30,000 and 100,000:
 
     python benchmarks/bench_selective.py --n 10000 30000 100000 --seeds 3 --reference-max-n 30000
 
+``--loops`` instead times selective reduce on the compiled cluster loop (its turns compiled, decision N14)
+against the Python loop, interleaved in one process (process CPU of the simulation and its metrics), at
+notebook 16's settings (Δt 0.01 and 0.1 s, the stored and a 3 s compute mean) and ``--n``, and checks that
+both give the same metrics (every value by ``repr``); exits 1 if any differs:
+
+    python benchmarks/bench_selective.py --loops --n 40 200 --seeds 5
+
+``--recorded K`` recomputes K random committed selective-reduce rows of notebook 16's
+``data/results/16_sr_profile_runs.csv`` (the engine ``auto`` picks: the compiled loop where it covers the
+run) and checks every metric against the recorded value; exits 1 if any differs:
+
+    python benchmarks/bench_selective.py --recorded 150
+
 ``--previous DIR`` also times selective reduce with the simlib found in ``DIR`` (e.g.
 ``git archive <commit> | tar -x -C DIR``), in a separate process, for n <=
 ``--previous-max-n`` (the pre-issue-9 controller needs ~3 min at n = 5000), and prints
@@ -72,6 +85,78 @@ def time_run(scheme: str, n: int, seed: int, reference: bool = False) -> float:
     return time.perf_counter() - t0
 
 
+LOOP_SETTINGS = ({"dt_s": 0.01}, {"dt_s": 0.1}, {"dt_s": 0.01, "compute_mean_s": 3.0}, {"dt_s": 0.1, "compute_mean_s": 3.0})
+
+
+def time_loop(n: int, seed: int, engine: str, params: dict) -> tuple[float, str]:
+    """Process CPU (s) of one selective-reduce run (simulation and metrics) on ``engine``'s loop, and its
+    metrics as text (``repr`` of the sorted items)."""
+    from simlib.papers import cluster_scenario as cs
+
+    sc = cs.Scenario.from_params(dict(scheme="selective", n=n, duration_s=100.0, trace="transformer", **params))
+    t0 = time.process_time()
+    metrics = cs.run_metrics(sc, cs.simulate(sc, np.random.SeedSequence(seed), engine=engine))
+    return time.process_time() - t0, repr(sorted(metrics.items()))
+
+
+def compare_loops(ns: list[int], seeds: list[int]) -> int:
+    """``--loops``: the Python loop ÷ the compiled loop for selective reduce, same run, interleaved."""
+    print(f"selective reduce, 100 s, Transformer trace: Python loop vs compiled loop (N14), process CPU, median "
+          f"over {len(seeds)} seeds, interleaved; {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; load average "
+          f"{os.getloadavg()[0]:.1f}")
+    print(f"{'n':>6} {'setting':>36} {'python s':>9} {'compiled s':>10} {'ratio':>7}  identical", flush=True)
+    same = True
+    for n in ns:
+        for params in LOOP_SETTINGS:
+            cpu = {"python": [], "auto": []}
+            rows = {"python": [], "auto": []}
+            for seed in seeds:
+                for engine in (("python", "auto") if seed % 2 == 0 else ("auto", "python")):
+                    t, row = time_loop(n, seed, engine, params)
+                    cpu[engine].append(t)
+                    rows[engine].append(row)
+            ok = rows["python"] == rows["auto"]
+            same &= ok
+            py, co = statistics.median(cpu["python"]), statistics.median(cpu["auto"])
+            print(f"{n:>6} {str(params):>36} {py:>9.3f} {co:>10.3f} {py / co:>6.2f}x  {'yes' if ok else 'NO'}",
+                  flush=True)
+    return 0 if same else 1
+
+
+def check_recorded(k: int, path: Path = ROOT / "data" / "results" / "16_sr_profile_runs.csv") -> int:
+    """``--recorded``: ``k`` random selective-reduce rows of a committed sweep CSV (seed 0, paired trials)
+    recomputed by ``run_trial``; every metric must equal the recorded one (floats round-trip through the CSV)."""
+    import math
+
+    import pandas as pd
+
+    from simlib.papers.cluster_scenario import Scenario, build_cluster, run_trial
+    from simlib.pipeline.sweep import trial_seed
+    from simlib.runtime import cluster_kernel
+
+    df = pd.read_csv(path)
+    cols = list(df.columns)
+    setting_cols, metric_cols = cols[:cols.index("trial")], cols[cols.index("trial") + 1:]
+    sel = df[df.scheme == "selective"]
+    rows = sel.iloc[np.random.default_rng(1).choice(len(sel), size=min(k, len(sel)), replace=False)]
+    bad = compiled = 0
+    for _, r in rows.iterrows():
+        params = {c: r[c].item() if hasattr(r[c], "item") else r[c] for c in setting_cols if not pd.isna(r[c])}
+        params.update({c: int(params[c]) for c in ("n", "c") if c in params})
+        sc = Scenario.from_params(params)
+        seed = trial_seed(0, int(r.trial))
+        compiled += cluster_kernel.supported(build_cluster(sc, seed)) is None
+        out = run_trial(sc, seed)
+        for m in metric_cols:
+            a, b = out.get(m), r[m]
+            if not (a == b or (pd.isna(b) and (a is None or (isinstance(a, float) and math.isnan(a))))):
+                bad += 1
+                print(f"DIFF {params} trial {r.trial} {m}: {a!r} recorded {b!r}")
+    print(f"{len(rows)} recorded selective-reduce rows of {path.name} recomputed ({compiled} on the compiled loop): "
+          f"{bad} values differ")
+    return 1 if bad else 0
+
+
 def time_previous(code: Path, n: int, seeds: list[int]) -> list[float]:
     res = subprocess.run([sys.executable, "-c", _TIMER, str(code), "selective", str(n), json.dumps(seeds)],
                          capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(code)})
@@ -87,6 +172,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-reference", dest="reference", action="store_false",
                     help="do not time the reference pass (the pre-E21 controller)")
     ap.add_argument("--reference-max-n", type=num_arg("--reference-max-n", int, lo=2), default=10000)
+    ap.add_argument("--loops", action="store_true", help="the compiled vs the Python cluster loop (N14) instead")
+    ap.add_argument("--recorded", type=num_arg("--recorded", int, lo=1), default=None,
+                    help="recompute this many committed selective-reduce rows of notebook 16 instead")
     args = ap.parse_args(argv)
     if args.previous is not None and not (args.previous / "simlib").is_dir():
         ap.error(f"--previous must be a directory containing simlib/, got {args.previous}")
@@ -94,6 +182,10 @@ def main(argv=None) -> int:
 
     run_trial(dict(scheme="selective", n=20, duration_s=5.0), np.random.SeedSequence(0))   # numba warm-up
     seeds = list(range(args.seeds))
+    if args.loops:
+        return compare_loops(args.n, seeds)
+    if args.recorded is not None:
+        return check_recorded(args.recorded)
     print(f"one run = 100 s of training, Transformer trace; median over {args.seeds} seeds; "
           f"{os.cpu_count()} cores; {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; "
           f"load average {os.getloadavg()[0]:.1f}")

@@ -9,7 +9,10 @@ ring all-reduce as one coupled flow (``RingFlows`` / ``WholeRing`` with ``ring_m
 parameter servers (:class:`~simlib.runtime.parameter_server.ParameterServerController` with its
 ``PushPull``: PS BSP, BK, ASP, HETE); AD-PSGD without atomic averaging
 (:class:`~simlib.runtime.decentralized.ADPSGDController`, its neighbours drawn ahead by the same calls in
-the same order, the generator put back afterwards); all on a :class:`~simlib.core.topology.BigSwitch` under max-min
+the same order, the generator put back afterwards); a controller served at its turns (``MODE_TURNS``, decision N14: a
+paper's own compiled turn, e.g. seed 000's selective reduce, :mod:`simlib.papers.selective_reduce.compiled`,
+which calls :func:`run_to_turn` and takes each :data:`TURN` with :func:`launch`, :func:`record_hold` and
+:func:`timer_set`); all on a :class:`~simlib.core.topology.BigSwitch` under max-min
 sharing, with compute times from a :class:`~simlib.runtime.cluster.ComputeTimes` or
 :class:`~simlib.runtime.cluster.ScriptedComputeTimes` (each worker's draws its own stream, so drawing
 them ahead per worker gives every worker the same values in the same order as the Python loop's calls
@@ -55,19 +58,25 @@ from simlib.runtime.log import SyncRecord
 
 __all__ = ["supported", "run_compiled"]
 
-# event kinds
-EV_COMPUTE, EV_POKE, EV_NET, EV_ADDFLOW, EV_FINISH, EV_UNICAST, EV_ACCEPT = 0, 1, 2, 3, 4, 5, 6
+# event kinds (EV_CTL: the timer of a controller served at its turns, MODE_TURNS)
+EV_COMPUTE, EV_POKE, EV_NET, EV_ADDFLOW, EV_FINISH, EV_UNICAST, EV_ACCEPT, EV_CTL = 0, 1, 2, 3, 4, 5, 6, 7
 # iv: integer scalars
 (I_SEQ, I_NH, I_TIMER, I_POKE, I_NSLOTS, I_NIDX, I_NALIVE, I_DIRTY, I_NPEND, I_SAME, I_NCE, I_NSYNC, I_NMEM,
  I_QLEN, I_SFILL, I_SMASK, I_STARTED, I_LOW, I_N, I_NHOSTS, I_MODE, I_P, I_LIMIT, I_EVENTS, I_NDRAW,
- I_BUSY, I_VERSION, I_NSTEP, I_BACKUPS, I_SERVERS, I_STEPSUM, I_HETE, I_DROPPED, I_ADK, I_BLOCK, I_OVERFLOW) = range(36)
-N_IV = 36
+ I_BUSY, I_VERSION, I_NSTEP, I_BACKUPS, I_SERVERS, I_STEPSUM, I_HETE, I_DROPPED, I_ADK, I_BLOCK, I_OVERFLOW,
+ I_CTL, I_TURN, I_NDONE, I_NHOLD) = range(40)
+N_IV = 40
 # fs: float scalars
 F_NOW, F_NETNOW, F_UNTIL, F_INSTANT, F_BITS, F_ALPHA, F_ASP, F_HETE, F_APPLY, F_SFREE = range(10)
 N_FS = 10
-MODE_ALLREDUCE, MODE_PARTIAL, MODE_EAGER, MODE_PS_SYNC, MODE_PS_ASYNC, MODE_AD = 0, 1, 2, 3, 4, 5
+MODE_ALLREDUCE, MODE_PARTIAL, MODE_EAGER, MODE_PS_SYNC, MODE_PS_ASYNC, MODE_AD, MODE_TURNS = 0, 1, 2, 3, 4, 5, 6
 #: status: AD-PSGD's neighbour draws are used up (served by the driver, kernel_driver.FIRST_OWN)
 NEED_NEIGHBOURS = 8
+#: status of :func:`run_to_turn` only (never the driver's): a controller served at its turns (MODE_TURNS) has a
+#: turn, ``iv[I_TURN]``: the worker that became ready (after the cluster's bookkeeping), or -1: its timer fired
+TURN = -1
+#: sync kinds of :func:`launch` (``KINDS``)
+KIND_FULL, KIND_PARTIAL = 0, 1
 COMPUTING, READY, SYNCING, STOPPED = 0, 1, 2, 3
 KINDS = ("full", "partial", "eager", "", "", "adpsgd")
 
@@ -122,7 +131,7 @@ class Syncs(NamedTuple):
 class Ctl(NamedTuple):
     """The controllers' state and the rest of the log: ready queue, ring flows' owners by first link, the
     completed flows of an event, PS versions held / transfers left / open sync / step, PS and AD columns,
-    flow owners by slot, AD's neighbour draws, compute ends (worker, time)."""
+    flow owners by slot, AD's neighbour draws, compute ends (worker, time), holds (time, worker)."""
     queue: np.ndarray
     owner: np.ndarray
     done_buf: np.ndarray
@@ -137,6 +146,8 @@ class Ctl(NamedTuple):
     adr: np.ndarray
     ce_w: np.ndarray
     ce_t: np.ndarray
+    hold_t: np.ndarray
+    hold_w: np.ndarray
 
 
 # ------------------------------------------------------------------ CPython's set of small ints
@@ -214,10 +225,26 @@ def _before(ta, sa, tb, sb):
     return ta < tb or (ta == tb and sa < sb)
 
 
+@njit(cache=True, inline="always")
+def _put(hp, i, t, s, k, a):
+    """Entry ``i`` of the heap's four arrays := (time, sequence number, kind, argument)."""
+    ht, hs, hk, ha = hp
+    ht[i] = t
+    hs[i] = s
+    hk[i] = k
+    ha[i] = a
+
+
+@njit(cache=True, inline="always")
+def _move(hp, i, j):
+    """Entry ``i`` := entry ``j`` (one step of a sift)."""
+    _put(hp, i, hp.t[j], hp.s[j], hp.k[j], hp.a[j])
+
+
 @njit(cache=True)
 def _push(hp, iv, time, kind, arg):
     """``Simulator.schedule_at``: the next sequence number; queued unless ``time`` is infinite."""
-    ht, hs, hk, ha = hp
+    ht, hs = hp.t, hp.s
     seq = iv[I_SEQ]
     iv[I_SEQ] = seq + 1
     if time == np.inf:
@@ -228,24 +255,18 @@ def _push(hp, iv, time, kind, arg):
         p = (i - 1) >> 1
         if not _before(time, seq, ht[p], hs[p]):
             break
-        ht[i] = ht[p]
-        hs[i] = hs[p]
-        hk[i] = hk[p]
-        ha[i] = ha[p]
+        _move(hp, i, p)
         i = p
-    ht[i] = time
-    hs[i] = seq
-    hk[i] = kind
-    ha[i] = arg
+    _put(hp, i, time, seq, kind, arg)
     return seq
 
 
 @njit(cache=True)
 def _pop(hp, iv):
-    ht, hs, hk, ha = hp
+    ht, hs = hp.t, hp.s
     n = iv[I_NH] - 1
     iv[I_NH] = n
-    t, s, k, a = ht[n], hs[n], hk[n], ha[n]
+    t, s, k, a = ht[n], hs[n], hp.k[n], hp.a[n]
     i = 0
     while True:
         c = 2 * i + 1
@@ -255,15 +276,9 @@ def _pop(hp, iv):
             c += 1
         if not _before(ht[c], hs[c], t, s):
             break
-        ht[i] = ht[c]
-        hs[i] = hs[c]
-        hk[i] = hk[c]
-        ha[i] = ha[c]
+        _move(hp, i, c)
         i = c
-    ht[i] = t
-    hs[i] = s
-    hk[i] = k
-    ha[i] = a
+    _put(hp, i, t, s, k, a)
 
 
 # ------------------------------------------------------------------ the flow network's glue
@@ -583,9 +598,8 @@ def _start_flow(net, hp, sid, sy_moff, sy_mcnt, mem, sy_bits, owner, oslot):
 def _process(net, phase, iters, queue, hp, syn, owner, oslot):
     """The controller's ``process()``: all reduce launches the n queued workers once all are queued;
     partial reduce the first p whenever p are queued; Eager-Reduce every queued worker once ``p``
-    (its quorum) are, one round at a time.  Then ``Cluster.launch`` and the ring's start."""
-    iv, fs = net.iv, net.fs
-    sy_launch, sy_finish, sy_moff, sy_mcnt, sy_kind, sy_nce, sy_bits, mem, mem_it = syn
+    (its quorum) are, one round at a time."""
+    iv = net.iv
     mode = iv[I_MODE]
     qlen = iv[I_QLEN]
     if mode == MODE_ALLREDUCE:
@@ -601,26 +615,36 @@ def _process(net, phase, iters, queue, hp, syn, owner, oslot):
             return
         g = qlen
         iv[I_BUSY] = 1
+    launch(net, hp, syn, owner, oslot, phase, iters, queue[:g], mode)
+    for i in range(g, qlen):
+        queue[i - g] = queue[i]
+    iv[I_QLEN] = qlen - g
+
+
+@njit(cache=True)
+def launch(net, hp, syn, owner, oslot, phase, iters, members, kind):
+    """``Cluster.launch(members, kind)`` now (``kind``: an index of ``KINDS``, e.g. :data:`KIND_PARTIAL`) and
+    the ring's start (``RingFlows``, ``"single"``; Eager-Reduce: ``WholeRing``); ``members`` are copied."""
+    iv, fs = net.iv, net.fs
+    sy_launch, sy_finish, sy_moff, sy_mcnt, sy_kind, sy_nce, sy_bits, mem, mem_it = syn
+    g = members.shape[0]
     t = fs[F_NOW]
     sid = iv[I_NSYNC]
     iv[I_NSYNC] = sid + 1
     a = iv[I_NMEM]
     for i in range(g):
-        m = queue[i]
+        m = members[i]
         phase[m] = SYNCING
         mem[a + i] = m
         mem_it[a + i] = iters[m]
     iv[I_NMEM] = a + g
-    for i in range(g, qlen):
-        queue[i - g] = queue[i]
-    iv[I_QLEN] = qlen - g
     sy_launch[sid] = t
     sy_finish[sid] = np.nan
     sy_moff[sid] = a
     sy_mcnt[sid] = g
-    sy_kind[sid] = mode
+    sy_kind[sid] = kind
     sy_nce[sid] = iv[I_NCE]
-    ring = iv[I_NHOSTS] if mode == MODE_EAGER else g
+    ring = iv[I_NHOSTS] if iv[I_MODE] == MODE_EAGER else g
     rounds = 2 * (ring - 1)
     if rounds == 0:
         _push(hp, iv, t + 0.0, EV_FINISH, sid)
@@ -631,6 +655,37 @@ def _process(net, phase, iters, queue, hp, syn, owner, oslot):
             _start_flow(net, hp, sid, sy_moff, sy_mcnt, mem, sy_bits, owner, oslot)
         else:
             _push(hp, iv, t + delay, EV_ADDFLOW, sid)
+
+
+@njit(cache=True)
+def timer_set(net, hp, delay):
+    """The turns controller's one timer (MODE_TURNS) due ``delay`` s from now: ``Simulator.schedule`` if none is
+    pending, else ``Simulator.postpone`` -- both take the next sequence number, so a new heap entry at
+    (now + delay, that number) ranks as the Python loop's timer; an older entry is dropped at the head."""
+    iv, fs = net.iv, net.fs
+    iv[I_CTL] = _push(hp, iv, fs[F_NOW] + delay, EV_CTL, 0)
+
+
+@njit(cache=True)
+def timer_cancel(net):
+    """``Timer.cancel()`` of the turns controller's timer (its heap entry is dropped at the head)."""
+    net.iv[I_CTL] = -1
+
+
+@njit(cache=True)
+def timer_pending(net):
+    return net.iv[I_CTL] >= 0
+
+
+@njit(cache=True)
+def record_hold(net, ct, workers):
+    """``Cluster.record_hold(workers)``: (now, w) for each, in order (room for n per turn: :func:`run_to_turn`)."""
+    iv, fs = net.iv, net.fs
+    k = iv[I_NHOLD]
+    for i in range(workers.shape[0]):
+        ct.hold_t[k + i] = fs[F_NOW]
+        ct.hold_w[k + i] = workers[i]
+    iv[I_NHOLD] = k + workers.shape[0]
 
 
 # ------------------------------------------------------------------ the parameter server (PushPull + controller)
@@ -709,16 +764,20 @@ def _ps_pushed(net, hp, psleft, held, cur, step, sy_w, sy_apply, w, oslot):
 
 
 @njit(cache=True)
-def _loop(net, hp, wo, syn, ct):
-    """The run from where it stopped; returns a :mod:`~simlib.runtime.kernel_driver` status.  ``net``: the
-    network (:class:`Net`); ``hp``: the event heap (:class:`Heap`); ``wo``: the workers (:class:`Workers`);
-    ``syn``: the sync log (:class:`Syncs`); ``ct``: the controllers' and the log's rest (:class:`Ctl`)."""
+def run_to_turn(net, hp, wo, syn, ct):
+    """The run from where it stopped; returns a :mod:`~simlib.runtime.kernel_driver` status, or :data:`TURN`
+    (MODE_TURNS: the controller's turn, after which it is called again; room for the turn's launches, holds
+    and events is made before each event).  ``net``: the network (:class:`Net`); ``hp``: the event heap
+    (:class:`Heap`); ``wo``: the workers (:class:`Workers`); ``syn``: the sync log (:class:`Syncs`); ``ct``:
+    the controllers' and the log's rest (:class:`Ctl`)."""
     h, iv, fs, pend, tab = net.h, net.iv, net.fs, net.pend, net.tab
     ht, hs, hk, ha = hp
     draws, dpos, phase, cstart, cfin, ready, iters, wk, wleft = wo
     sy_launch, sy_finish, sy_moff, sy_mcnt, sy_kind, sy_nce, sy_bits, mem, mem_it = syn
-    queue, owner, done_buf, held, psleft, cur, step, sy_w, sy_apply, sy_ver, oslot, adr, ce_w, ce_t = ct
+    queue, owner, done_buf, held, psleft, cur, step, sy_w, sy_apply, sy_ver, oslot, adr, ce_w, ce_t, hold_t, _ = ct
     n = iv[I_N]
+    turns = iv[I_MODE] == MODE_TURNS
+    syncs = n + 1 if turns else 1        # syncs one event may launch (a turn: one per group)
     until = fs[F_UNTIL]
     ps = iv[I_MODE] == MODE_PS_SYNC or iv[I_MODE] == MODE_PS_ASYNC
     ad = iv[I_MODE] == MODE_AD
@@ -728,8 +787,8 @@ def _loop(net, hp, wo, syn, ct):
             return NEED_DRAWS
         if ad and iv[I_ADK] >= adr.shape[0]:
             return NEED_NEIGHBOURS
-        if (iv[I_NH] + room > ht.shape[0] or iv[I_NCE] + 1 > ce_w.shape[0] or iv[I_NSYNC] + 1 > sy_launch.shape[0]
-                or iv[I_NMEM] + n > mem.shape[0]):
+        if (iv[I_NH] + room > ht.shape[0] or iv[I_NCE] + 1 > ce_w.shape[0] or iv[I_NSYNC] + syncs > sy_launch.shape[0]
+                or iv[I_NMEM] + n > mem.shape[0] or (turns and iv[I_NHOLD] + n > hold_t.shape[0])):
             return NEED_SPACE
         if iv[I_STARTED] == 0:
             iv[I_STARTED] = 1
@@ -738,7 +797,8 @@ def _loop(net, hp, wo, syn, ct):
             continue
         # the head, cancelled completion timers dropped
         while iv[I_NH] > 0 and ((hk[0] == EV_NET and hs[0] != iv[I_TIMER])
-                                or (hk[0] == EV_COMPUTE and hs[0] != wk[0, ha[0]])):
+                                or (hk[0] == EV_COMPUTE and hs[0] != wk[0, ha[0]])
+                                or (hk[0] == EV_CTL and hs[0] != iv[I_CTL])):
             _pop(hp, iv)
         t = ht[0] if iv[I_NH] > 0 else np.inf
         if t == np.inf or t > until:
@@ -765,6 +825,9 @@ def _loop(net, hp, wo, syn, ct):
             iv[I_NCE] += 1
             phase[w] = READY
             ready[w] = t
+            if turns:   # the controller's on_ready(w, ...): its turn
+                iv[I_TURN] = w
+                return TURN
             if ps:      # ParameterServerController.on_ready: launch((w,)), the push, the version it holds
                 sid = iv[I_NSYNC]
                 iv[I_NSYNC] = sid + 1
@@ -824,6 +887,10 @@ def _loop(net, hp, wo, syn, ct):
             _process(net, phase, iters, queue, hp, syn, owner, oslot)
         elif kind == EV_POKE:
             _reschedule(net, hp)
+        elif kind == EV_CTL:     # the turns controller's timer fired: its turn
+            iv[I_CTL] = -1
+            iv[I_TURN] = -1
+            return TURN
         elif kind == EV_ADDFLOW:
             _start_flow(net, hp, arg, sy_moff, sy_mcnt, mem, sy_bits, owner, oslot)
         elif kind == EV_UNICAST:    # arg: (key * hosts + src) * hosts + dst
@@ -897,6 +964,7 @@ def _loop(net, hp, wo, syn, ct):
                 a = sy_moff[sid]
                 for i in range(sy_mcnt[sid]):
                     _start_compute(mem[a + i], iv, fs, draws, dpos, phase, cstart, cfin, hp, wk, wleft)
+                iv[I_NDONE] += 1     # a turns controller's on_sync_done: before its next turn (it changes only its own state)
                 if iv[I_MODE] == MODE_EAGER:     # EagerReduceController.on_sync_done
                     iv[I_BUSY] = 0
                     _process(net, phase, iters, queue, hp, syn, owner, oslot)
@@ -934,15 +1002,18 @@ def supported(cluster) -> str | None:
             return "Eager-Reduce without its ring over every worker (WholeRing)"
         if cluster.weight_rule is not None:
             return "Eager-Reduce with a weight rule"
-    elif kind in ("baselines.AllReduceController", "baselines.PartialReduceController"):
+    elif kind in ("baselines.AllReduceController", "baselines.PartialReduceController") or _turns(ctrl):
         if getattr(ctrl, "group_filter", None) is not None:
             return "partial reduce with a group filter"
         if type(col) is not RingFlows:
             return "a collective other than a ring all-reduce as flows (RingFlows)"
+        why = ctrl.compiled_turns_unsupported() if _turns(ctrl) else None
+        if why is not None:
+            return why
     else:
         return f"controller {type(ctrl).__name__}"
-    if kind in ("baselines.AllReduceController", "baselines.PartialReduceController",
-                "decentralized.EagerReduceController") and col.model != "single":
+    if (kind in ("baselines.AllReduceController", "baselines.PartialReduceController",
+                 "decentralized.EagerReduceController") or _turns(ctrl)) and col.model != "single":
         return f"ring_model {col.model!r} (the compiled loop runs 'single')"
     if type(cluster.topo) is not BigSwitch:
         return f"topology {type(cluster.topo).__name__}"
@@ -958,7 +1029,20 @@ def supported(cluster) -> str | None:
     return None
 
 
+def _turns(ctrl) -> bool:
+    """A controller served at its turns (MODE_TURNS): a paper's controller with its own compiled turn, which
+    :mod:`simlib.runtime` does not import (layering).  It has ``compiled_turns_unsupported() -> str | None``
+    (why the compiled loop cannot run it, or None) and ``compiled_turns() -> (loop, state, finish)``: ``loop``
+    a compiled ``(net, hp, wo, syn, ct, state) -> status`` that calls :func:`run_to_turn` and takes each
+    :data:`TURN` (with :func:`launch`, :func:`record_hold` and the timer's :func:`timer_set` /
+    :func:`timer_cancel`), ``finish(iv)`` writes its state back after the run (a Python callable; ``iv`` the
+    loop's integer scalars)."""
+    return hasattr(ctrl, "compiled_turns") and hasattr(ctrl, "compiled_turns_unsupported")
+
+
 def _mode(ctrl) -> int:
+    if _turns(ctrl):
+        return MODE_TURNS
     name = type(ctrl).__name__
     if name == "ADPSGDController":
         return MODE_AD
@@ -1031,6 +1115,7 @@ def run_compiled(cluster) -> None:
     rng = ctrl.rng if ad else None
     rng_state = rng.bit_generator.state if ad else None
     adr = {"j": np.zeros(0, np.int64)}
+    loop, turn_state, finish = ctrl.compiled_turns() if mode == MODE_TURNS else (run_to_turn, None, None)
 
     def more_neighbours():
         k = max(64, adr["j"].shape[0])
@@ -1042,19 +1127,21 @@ def run_compiled(cluster) -> None:
           "mcnt": np.zeros(0, np.int64), "kind": np.zeros(0, np.int64), "nce": np.zeros(0, np.int64),
           "bits": np.zeros(0), "w": np.zeros(0), "apply": np.zeros(0), "ver": np.zeros(0, np.int64)}
     mem = {"w": np.zeros(0, np.int64), "it": np.zeros(0, np.int64)}
+    hold = {"t": np.zeros(0), "w": np.zeros(0, np.int64)}
 
     def step():
         # the draws may have grown since the last call (the driver's NEED_DRAWS): their width, and the
         # workers with none left
         iv[I_NDRAW] = draws.draws.shape[1]
         iv[I_LOW] = int((dpos >= iv[I_NDRAW]).sum())
-        return _loop(Net(h, cfg, iv, fs, pend, tab), Heap(heap["t"], heap["s"], heap["k"], heap["a"]),
-                     Workers(draws.draws, dpos, cluster.phase, cluster.compute_start, cluster.compute_finish,
-                             cluster.ready_time, cluster.iterations, wk, wleft),
-                     Syncs(sy["launch"], sy["finish"], sy["moff"], sy["mcnt"], sy["kind"], sy["nce"], sy["bits"],
-                           mem["w"], mem["it"]),
-                     Ctl(queue, owner, done_buf, held, psleft, cur, stepbuf, sy["w"], sy["apply"], sy["ver"], oslot,
-                         adr["j"], ce["w"], ce["t"]))
+        args = (Net(h, cfg, iv, fs, pend, tab), Heap(heap["t"], heap["s"], heap["k"], heap["a"]),
+                Workers(draws.draws, dpos, cluster.phase, cluster.compute_start, cluster.compute_finish,
+                        cluster.ready_time, cluster.iterations, wk, wleft),
+                Syncs(sy["launch"], sy["finish"], sy["moff"], sy["mcnt"], sy["kind"], sy["nce"], sy["bits"],
+                      mem["w"], mem["it"]),
+                Ctl(queue, owner, done_buf, held, psleft, cur, stepbuf, sy["w"], sy["apply"], sy["ver"], oslot,
+                    adr["j"], ce["w"], ce["t"], hold["t"], hold["w"]))
+        return loop(*args) if turn_state is None else loop(*args, turn_state)
 
     def stalled():
         t = fs[F_INSTANT]
@@ -1066,11 +1153,15 @@ def run_compiled(cluster) -> None:
 
     drive(step, draws=draws, stalled=stalled, handlers={NEED_NEIGHBOURS: more_neighbours},
           columns=[(heap, lambda: int(iv[I_NH]) + room, 64), (ce, lambda: int(iv[I_NCE]) + 1, 1024),
-                   (sy, lambda: int(iv[I_NSYNC]) + 1, 256), (mem, lambda: int(iv[I_NMEM]) + n, 1024)])
+                   (sy, lambda: int(iv[I_NSYNC]) + n + 1, 256), (mem, lambda: int(iv[I_NMEM]) + n, 1024),
+                   (hold, lambda: int(iv[I_NHOLD]) + n, 256)])
     if iv[I_OVERFLOW]:     # a bound of run_compiled's fixed arrays was wrong: a bug, not an input error
         raise RuntimeError("the compiled cluster loop ran out of room in a fixed-size array (flow owners, pending "
                            "or completed flows); run with engine='python'")
     _write_back(cluster, iv, fs, ce, sy, mem)
+    if mode == MODE_TURNS:
+        cluster.log.holds.extend(zip(hold["t"][:iv[I_NHOLD]].tolist(), hold["w"][:iv[I_NHOLD]].tolist()))
+        finish(iv)
     cluster._blocks[:] = wk[1]
     cluster._left[:] = wleft
     if ad:
@@ -1084,7 +1175,7 @@ def run_compiled(cluster) -> None:
         ctrl.records = {rec.members[0]: rec for rec in cluster.log.syncs if rec.weights is None}
         if iv[I_DROPPED]:
             cluster.log.counters["dropped_gradients"] = int(iv[I_DROPPED])
-    elif not ad:
+    elif not ad and mode != MODE_TURNS:
         ctrl.queue = queue[:iv[I_QLEN]].tolist()
 
 

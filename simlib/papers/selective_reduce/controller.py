@@ -254,6 +254,52 @@ class SelectiveReduceController(ControllerBase):
                 self._qhead = h = h2
             self._qids[h:h + rest.size] = rest
 
+    # ----------------------------------------------------------- the compiled cluster loop (decision N14)
+    def compiled_turns_unsupported(self) -> str | None:
+        """Why the compiled cluster loop cannot take this controller's turns (:mod:`.compiled`), or None."""
+        if self._fixed_bw is None:
+            return "selective reduce with bandwidth estimates drawn per decision (a callable estimate)"
+        if self.observe is not None or self._fixed_spec is None:
+            return "selective reduce with a progress model that learns during the run (cdf 'cold')"
+        if self._fixed_spec.kind == kernels.KIND_CALLBACK:
+            return "selective reduce with a Python progress model"
+        return None
+
+    def compiled_turns(self):
+        """``(loop, state, finish)`` for :func:`simlib.runtime.cluster_kernel.run_compiled`: the compiled loop
+        with this controller's turn (:func:`.compiled.turns_loop`), the turn's state (this controller's own
+        arrays, changed in place) and ``finish(iv)``, which writes its scalars back after the run (``iv``: the
+        loop's integer scalars; the timer is left unset: the run is over)."""
+        from . import compiled
+        si = np.zeros(compiled.N_SI, np.int64)
+        si[[compiled.S_QHEAD, compiled.S_QLEN, compiled.S_ARRIVALS, compiled.S_K, compiled.S_P, compiled.S_N]] = (
+            self._qhead, self._qlen, self._arrivals, self.k, self.p, self.cluster.n)
+        si[compiled.S_C] = 0 if self.c is None else self.c
+        c = self._classes
+        si[compiled.S_CLS] = c is not None
+        si[compiled.S_INCR] = self.incremental and c is not None
+        si[compiled.S_STALE] = c is not None and self._classes_stale
+        if c is None:
+            classes = (np.zeros(0), np.zeros((3, 0), np.int64), np.zeros(0), np.zeros((2, 0), np.int64),
+                       np.zeros((2, 0), np.int64), 1.0)
+        else:
+            si[compiled.S_COUNT] = c.count
+            classes = (c.start, c.cint, c.bw, c.fen, c.loc, float(c.qscale))
+        state = compiled.turn_state(si, self._par[1:], self._fixed_spec, (self._qids, self._qbw, self._qheld, self._seq),
+                                    self._holding, self._bw_all, (self._fbuf, self._ibuf), classes)
+
+        def finish(iv):
+            self._qhead, self._qlen, self._arrivals, self.k = (int(si[i]) for i in (
+                compiled.S_QHEAD, compiled.S_QLEN, compiled.S_ARRIVALS, compiled.S_K))
+            self.fallback_rounds += int(si[compiled.S_FALLBACK])
+            if c is not None:
+                c.count = int(si[compiled.S_COUNT])
+                self._classes_stale = bool(si[compiled.S_STALE]) or iv[compiled.ck.I_NDONE] != si[compiled.S_DONE]
+            self._timer = None
+            if si[compiled.S_ROUNDS] > 0:
+                self.cluster.count("controller_rounds", int(si[compiled.S_ROUNDS]))
+        return compiled.turns_loop, state, finish
+
     def _launch(self, group: list[int], kind: str) -> None:
         self._holding[group] = False
         self.cluster.launch(group, kind=kind)

@@ -1,0 +1,143 @@
+"""Selective reduce's turns in the compiled cluster loop (decision N14) against the Python loop, its reference:
+the same log (syncs, holds, counters), worker arrays, clock, event count, weight-rule calls and controller
+state, on seeded random settings and on the notebooks' own scenarios."""
+import numpy as np
+import pytest
+
+from simlib.papers.cluster_scenario import Scenario, build_cluster, run_metrics
+from simlib.papers.selective_reduce.controller import SelectiveReduceController
+from simlib.papers.selective_reduce.kernels import KIND_CALLBACK
+from simlib.papers.selective_reduce.progress import make_progress
+from simlib.papers.selective_reduce.scenario import _bandwidth_estimator
+from simlib.pipeline.sweep import trial_seed
+from simlib.runtime import cluster_kernel as ck
+from simlib.runtime.cluster import Cluster, ComputeTimes
+from simlib.workloads.traces import Trace
+from tests.runtime.test_cluster_kernel import RecordingRule, _random_setting
+
+
+def _selective(s: dict, bw, rng) -> SelectiveReduceController:
+    """Seed 000's controller: Δt, θ, η, c, the progress model, fixed or per-decision estimates with error, the
+    incremental pass or the reference."""
+    dt, theta, eta, c, model, err, redraw, incr = s["sr"]
+    trace = Trace("test", np.random.default_rng(s["seed"] + 3).lognormal(np.log(s["mean"]), 0.5, size=200))
+    est = _bandwidth_estimator(np.asarray(bw, float), err, redraw, np.random.default_rng(s["seed"] + 5))
+    ctrl = SelectiveReduceController(max(1, min(s["p"] or 2, s["n"])), eta, theta, dt, s["bits"],
+                                     progress=make_progress(model, trace), bandwidth_estimate=est, alpha=s["alpha"],
+                                     c=c)
+    ctrl.incremental = incr
+    return ctrl
+
+
+def _cluster(s: dict, *, rule=None, ring_model="single") -> Cluster:
+    rng = np.random.default_rng(s["seed"])
+    n = s["n"]
+    bw = rng.choice([1e9, 2.5e9, 10e9], size=n) if s["tied_bw"] else rng.uniform(0.5e9, 20e9, size=n)
+    scale = np.where(np.arange(n) < s["hl"], float(s["hl"]), 1.0)
+    mean = s["mean"]
+    compute = ComputeTimes(lambda g, k: g.lognormal(np.log(mean), 0.5, size=k), n, np.random.SeedSequence(s["seed"]),
+                           chunk=s["chunk"], scale=scale)
+    return Cluster.big_switch(bw, compute, _selective(s, bw, rng), model_bits=s["bits"], alpha=s["alpha"],
+                              duration=s["duration"], weight_rule=rule, ring_model=ring_model)
+
+
+def _random_sr_setting(k: int) -> dict:
+    """A random cluster (as the baselines' cross-check draws it) run by selective reduce: Δt, θ (∞: never
+    wait), η, c (full syncs), the progress model, an exact estimate or one error draw per run (fixed
+    estimates: what the compiled turn covers), the incremental pass or the reference only; every sixth a
+    cluster of 100-200 workers."""
+    rng = np.random.default_rng(5000 + k)
+    s = _random_setting(rng)
+    s.update(ps=None, ad=None, eager=None, scripted=False,
+             sr=(float(rng.choice([0.01, 0.05, 0.1, 0.5])), float(rng.choice([1.0, 0.5, np.inf])),
+                 float(rng.choice([0.3, 0.0, 0.6])), [None, None, 3][rng.integers(3)],
+                 str(rng.choice(["paper", "conditional", "oracle"])), float(rng.choice([0.0, 0.0, 0.2])), "run",
+                 bool(rng.random() < 0.8)))
+    if k % 6 == 0:
+        s.update(n=int(rng.integers(100, 201)), duration=5.0)
+    return s
+
+
+def _state(c: Cluster, rule) -> tuple:
+    ctrl = c.controller
+    return (repr(c.log), c.phase.tolist(), c.iterations.tolist(), c.compute_start.tolist(), c.compute_finish.tolist(),
+            np.nan_to_num(c.ready_time, nan=-1.0).tolist(), c.sim.now, c.sim.events_run, c.sim._seq,
+            None if rule is None else rule.calls, ctrl.k, ctrl.queue, ctrl._holding.tolist(), ctrl.fallback_rounds,
+            ctrl._arrivals)
+
+
+def _run_both(setting: dict) -> list:
+    out = []
+    for engine in ("python", "compiled"):
+        rule = RecordingRule() if setting["weights"] else None
+        c = _cluster(setting, rule=rule)
+        c.run(engine=engine)
+        out.append(_state(c, rule))
+    return out
+
+
+@pytest.mark.parametrize("k", range(30))
+def test_compiled_turns_equal_the_python_loop(k):
+    setting = _random_sr_setting(k)
+    assert ck.supported(_cluster(setting)) is None
+    py, comp = _run_both(setting)
+    assert comp == py
+
+
+def test_the_random_settings_reach_holds_timeouts_full_syncs_and_fallbacks():
+    """The settings above reach what the turn must get right: holds, Δt timeouts that launch (a sync launched
+    when no worker became ready), full syncs, passes left to the reference (E21), groups of one (a sync with no
+    flow)."""
+    holds = full = rounds = fallback = solo = timeouts = 0
+    for k in range(30):
+        c = _cluster(_random_sr_setting(k))
+        log = c.run(engine="compiled")
+        ends = {t for times in log.compute_end for t in times}
+        timeouts += sum(rec.launch not in ends for rec in log.syncs)
+        holds += len(log.holds)
+        full += sum(s.kind == "full" for s in log.syncs)
+        solo += sum(len(s.members) == 1 for s in log.syncs)
+        rounds += log.counters.get("controller_rounds", 0) > sum(s.kind == "partial" for s in log.syncs)
+        fallback += c.controller.fallback_rounds
+    assert holds > 0 and full > 0 and rounds > 0 and fallback > 0 and solo > 0 and timeouts > 0
+
+
+SCENARIOS = [dict(scheme="selective", n=40, dt_s=0.01), dict(scheme="selective", n=80, dt_s=0.1, compute_mean_s=3.0),
+             dict(scheme="selective", n=60, theta=20.0, eta=0.6, trace="cnn"),
+             dict(scheme="selective", n=50, bw_error=0.3, bw_error_redraw="run", lam=0.2, alpha_s=0.0),
+             dict(scheme="selective", n=40, progress_model="oracle", c=5, p=0.1),
+             dict(scheme="selective", n=40, progress_model="conditional", tx_form="eq2", base_rule="pseudocode")]
+
+
+@pytest.mark.parametrize("params", SCENARIOS)
+def test_notebook_scenarios_give_the_same_metrics_and_log(params):
+    """The notebooks' scenarios (000's run, 30 s): the same log and the same metrics row from either loop."""
+    sc = Scenario.from_params(dict(params, duration_s=30.0))
+    out = []
+    for engine in ("python", "compiled"):
+        c = build_cluster(sc, trial_seed(0, 1))
+        log = c.run(engine)
+        out.append((repr(log), run_metrics(sc, log), len(log.syncs)))
+    assert out[0] == out[1] and out[0][2] > 0
+
+
+def test_uncovered_controllers_name_their_reason_and_auto_takes_the_python_loop(monkeypatch):
+    """Estimates drawn per decision, a learning progress model (cold start), a Python progress model, another
+    ring model: not covered, with the reason; ``auto`` runs them on the Python loop, ``compiled`` refuses."""
+    s = _random_sr_setting(2)
+    per_decision = dict(s, sr=(0.1, 1.0, 0.3, None, "paper", 0.2, "decision", True))
+    assert "drawn per decision" in ck.supported(_cluster(per_decision))
+    assert "ring_model 'rounds'" in ck.supported(_cluster(s, ring_model="rounds"))
+    cold = Scenario.from_params(dict(scheme="selective", n=20, duration_s=5.0, cdf="cold"))
+    assert "learns" in ck.supported(build_cluster(cold, 0))
+    python_model = _cluster(s)
+    python_model.controller._fixed_spec = python_model.controller._fixed_spec._replace(kind=KIND_CALLBACK)
+    assert "Python progress model" in ck.supported(python_model)
+    calls = []
+    monkeypatch.setattr(ck, "run_compiled", lambda cl: calls.append(cl))
+    _cluster(per_decision).run(engine="auto")
+    assert calls == []
+    with pytest.raises(ValueError, match="drawn per decision"):
+        _cluster(per_decision).run(engine="compiled")
+    _cluster(s).run(engine="auto")
+    assert len(calls) == 1
