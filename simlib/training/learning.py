@@ -342,6 +342,13 @@ class _Model:
         checked methods."""
         return self._grad, self._logits
 
+    def logits_on(self, X):
+        """The logits on one fixed input ``X`` (m, B, f), checked by the caller: a function
+        ``p (m, d) -> (m, B, C)`` with the values of :meth:`unchecked`'s logits on ``(p, X)``, for a caller
+        that evaluates many parameter vectors on the same data (the replay's test set); a model may
+        prepare what depends on ``X`` alone once."""
+        return functools.partial(self._logits, X=X)
+
     def loss_acc(self, params, X, y) -> tuple[float, float]:
         """Mean cross-entropy (no L2 term) and accuracy of one model ``params`` (d,) on ``X``, ``y``."""
         p = self._check_params(params, 1)
@@ -454,34 +461,36 @@ class MLP(_Model):
 @njit(cache=True)
 def _im2col(H, k, s, pad, out, P):
     """Windows of a zero-padded strided 1-D convolution: ``P[i, t, j, c] = H[i, t·s + j − pad, c]`` (0 outside
-    the signal), for ``H`` (M, L, C) and ``P`` (M, out, k, C), written in place."""
+    the signal), for ``H`` (M, L, C) and ``P`` (M, out, k, C), C-contiguous, written in place.  A window's
+    ``k · C`` values are one run of a row of ``H`` (flat index ``(t·s − pad)·C + q``), copied as such."""
     M, L, C = H.shape
+    n, LC = k * C, L * C
+    Hf = H.reshape(M, LC)
+    Pf = P.reshape(M, out, n)
     for i in range(M):
         for t in range(out):
-            for j in range(k):
-                src = t * s + j - pad
-                if 0 <= src < L:
-                    for c in range(C):
-                        P[i, t, j, c] = H[i, src, c]
-                else:
-                    for c in range(C):
-                        P[i, t, j, c] = 0
+            lo = (t * s - pad) * C
+            for q in range(n):
+                src = lo + q
+                Pf[i, t, q] = Hf[i, src] if 0 <= src < LC else 0
 
 
 @njit(cache=True)
 def _col2im(dP, s, pad, dH):
     """The adjoint of :func:`_im2col`: ``dH[i, l, c] = Σ_{t, j: t·s + j − pad = l} dP[i, t, j, c]``, for ``dP``
-    (M, out, k, C) and ``dH`` (M, L, C), overwritten."""
+    (M, out, k, C) and ``dH`` (M, L, C), C-contiguous, overwritten."""
     M, out, k, C = dP.shape
-    L = dH.shape[1]
+    n, LC = k * C, dH.shape[1] * C
     dH[:] = 0
-    for i in range(M):
+    dHf = dH.reshape(M, LC)
+    dPf = dP.reshape(M, out, n)
+    for i in range(M):          # each dH element sums its terms in increasing t (one j per t)
         for t in range(out):
-            for j in range(k):
-                src = t * s + j - pad
-                if 0 <= src < L:
-                    for c in range(C):
-                        dH[i, src, c] += dP[i, t, j, c]
+            lo = (t * s - pad) * C
+            for q in range(n):
+                src = lo + q
+                if 0 <= src < LC:
+                    dHf[i, src] += dPf[i, t, q]
 
 
 @njit(cache=True)
@@ -570,17 +579,29 @@ class CNN(_Model):
         parts.append(rng.uniform(-bound, bound, (self._flat + 1) * self.n_classes))
         return np.concatenate(parts)
 
-    def _forward(self, p, X):
+    def _windows0(self, X, dt):
+        """The first convolution's windows of the signal ``X[..., :-1]`` in dtype ``dt``: (m, B·L_out, k)."""
+        m, B = X.shape[0], X.shape[1]
+        k, s, pad, c_in, c_out, L, out, wo, bo = self._conv[0]
+        H = np.ascontiguousarray(X[..., :-1], dtype=dt).reshape(m * B, -1, 1)     # (m·B, L, 1)
+        P = np.empty((m * B, out, k, c_in), dtype=dt)     # im2col: P[., t, j, :] = input t·s + j − pad
+        _im2col(H, k, s, pad, out, P)
+        return P.reshape(m, B * out, k * c_in)
+
+    def _forward(self, p, X, P0=None):
         """Logits (m, B, C) and, per convolution, its windows (m, B·L_out, k·c_in) and ReLU output
-        (m, B·L_out, c_out); the last one is also the flattened feature (m, B, L_last · channels)."""
+        (m, B·L_out, c_out); the last one is also the flattened feature (m, B, L_last · channels).
+        ``P0``: the first convolution's windows of ``X`` (:meth:`_windows0`) when the caller has them."""
         m, B = X.shape[0], X.shape[1]
         dt = np.result_type(X, p)
-        H = np.ascontiguousarray(X[..., :-1], dtype=dt).reshape(m * B, -1, 1)     # (m·B, L, 1)
         cache = []
-        for k, s, pad, c_in, c_out, L, out, wo, bo in self._conv:
-            P = np.empty((m * B, out, k, c_in), dtype=dt)     # im2col: P[., t, j, :] = input t·s + j − pad
-            _im2col(H, k, s, pad, out, P)
-            P = P.reshape(m, B * out, k * c_in)
+        for i, (k, s, pad, c_in, c_out, L, out, wo, bo) in enumerate(self._conv):
+            if i == 0:
+                P = self._windows0(X, dt) if P0 is None else P0
+            else:
+                P = np.empty((m * B, out, k, c_in), dtype=dt)     # im2col: P[., t, j, :] = input t·s + j − pad
+                _im2col(H, k, s, pad, out, P)
+                P = P.reshape(m, B * out, k * c_in)
             A = np.matmul(P, p[:, wo:bo].reshape(m, k * c_in, c_out))
             _bias_relu(A, np.ascontiguousarray(p[:, bo:bo + c_out]))
             cache.append((P, A))
@@ -592,6 +613,20 @@ class CNN(_Model):
 
     def _logits(self, p, X):
         return self._forward(p, X)[0]
+
+    def logits_on(self, X):
+        """:meth:`_Model.logits_on`; the first convolution's windows of ``X`` are taken once per dtype (they
+        depend on ``X`` alone)."""
+        X = np.asarray(X)
+        windows = {}
+
+        def logits(p):
+            dt = np.result_type(X, p)
+            if dt not in windows:
+                windows[dt] = self._windows0(X, dt)
+            return self._forward(p, X, windows[dt])[0]
+
+        return logits
 
     def _grad(self, p, X, y):
         m, B = X.shape[0], X.shape[1]

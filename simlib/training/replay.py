@@ -43,7 +43,9 @@ and applied when that step ends (RP13).
 Evaluation.  The *average model* (mean of all n replicas) is evaluated on the
 test set at ``0, eval_every_s, 2·eval_every_s, …`` and at ``log.duration``;
 the state at time ``t`` includes every event with time ``<= t``.  ``Numerics.loss_every`` k > 1 takes the
-test loss only every k-th time (the accuracy, and so every time to accuracy, at every time: RP23).
+test loss only every k-th time (the accuracy, and so every time to accuracy, at every time: RP23).  A time
+at which no event has changed the evaluated model since the last evaluation reuses that evaluation (the same
+array, so the same values; lock-step systems leave the model idle for much of each round).
 """
 from __future__ import annotations
 
@@ -577,12 +579,15 @@ def _make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_ever
     # the built-in models offer their kernels without argument checks (checked once, here); a model
     # object of the caller's has only the checked grad / loss_acc
     grad, logits = mdl.unchecked() if hasattr(mdl, "unchecked") else (mdl.grad, None)
+    if logits is not None:      # the test set is fixed: a model may prepare what depends on it alone once
+        logits = (mdl.logits_on(Xte[None]) if hasattr(mdl, "logits_on")
+                  else lambda p, f=logits, X=Xte[None]: f(p, X))
     te_rows = np.arange(yte.size)
 
     def loss_acc(x):
         if logits is None:
             return mdl.loss_acc(x, Xte, yte)
-        Z = logits(x[None], Xte[None])[0].astype(float)
+        Z = logits(x[None])[0].astype(float)
         Z -= Z.max(axis=1, keepdims=True)
         loss = float(np.log(np.exp(Z).sum(axis=1)).mean() - Z[te_rows, yte].mean())
         return loss, float((Z.argmax(axis=1) == yte).mean())
@@ -591,7 +596,7 @@ def _make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_ever
         """``loss_acc(x)[1]`` without the loss (RP23): after subtracting the row maximum m the maximum
         elements are 0 and every other element < 0 (IEEE: ``z - m == 0`` only when ``z == m``), so the
         argmax is the same; a NaN row (argmax 0 there) takes :func:`loss_acc`."""
-        Z = logits(x[None], Xte[None])[0]
+        Z = logits(x[None])[0]
         if np.isnan(Z).any():
             return loss_acc(x)[1]
         return float((Z.argmax(axis=1) == yte).mean())
@@ -627,26 +632,43 @@ class _Evaluations:
     """The curve of a replay: the model of ``state`` (``state.model()``) evaluated at every evaluation time.  With ``task.loss_every`` k > 1 (RP23) the test accuracy is still taken
     at every time (the logits' argmax, the same value as the full evaluation's), the test loss only at
     every k-th time, the last one and where the replay stops early (NaN elsewhere).  ``rows``: (time,
-    iterations, syncs, loss, acc)."""
+    iterations, syncs, loss, acc).
+
+    ``state.version`` counts the events that may change the evaluated model (a local step or an applied
+    sync of the replicas, an apply of the server); when it has not moved since the last evaluation the
+    model is the same array bit for bit, so its accuracy (and its loss, when that was taken) is reused
+    instead of evaluated again (the same values: deterministic kernels on the same input)."""
 
     def __init__(self, task: _Task, state):
         self.task, self.state = task, state
         self.rows: list = []
         self.last = len(task.times) - 1
+        self.seen = None                 # (version, acc, loss or None) of the last evaluation
 
     def at(self, i: int, t: float) -> bool:
         """The model at evaluation time ``i`` (``t`` s); True when the replay stops here (early stop)."""
         task, state = self.task, self.state
-        x = state.model()
         iters, syncs = state.counts()
         k, stop = task.loss_every, task.stop_acc
-        if k == 1 or task.accuracy is None:
-            loss, acc = task.loss_acc(x)
+        seen, version = self.seen, state.version
+        if seen is not None and seen[0] == version:
+            acc, loss = seen[1], seen[2]
+            x = None
         else:
-            acc = task.accuracy(x)
-            loss = (task.loss_acc(x)[0] if i % k == 0 or i == self.last or (stop is not None and acc >= stop)
-                    else math.nan)
-        self.rows.append((t, iters, syncs, loss, acc))
+            acc = loss = x = None
+        want_loss = k == 1 or task.accuracy is None
+        if acc is None:
+            x = state.model()
+            if want_loss:
+                loss, acc = task.loss_acc(x)
+            else:
+                acc = task.accuracy(x)
+        if not want_loss and (i % k == 0 or i == self.last or (stop is not None and acc >= stop)):
+            want_loss = True
+        if want_loss and loss is None:
+            loss = task.loss_acc(state.model() if x is None else x)[0]
+        self.seen = (version, acc, loss)
+        self.rows.append((t, iters, syncs, loss if want_loss else math.nan, acc))
         return stop is not None and acc >= stop
 
     def result(self, task: _Task) -> ReplayResult:
@@ -666,7 +688,7 @@ class _Replicas:
 
     __slots__ = ("task", "sy", "computing", "one_at_a_time", "params", "step", "mom", "vel", "next_k", "pend_w",
                  "pending", "batch", "read", "write", "snap", "calls", "iters", "nsync", "ptr", "tptr",
-                 "mem_l", "tgt_l", "apply_l", "klen", "w_f", "c_f", "pair")
+                 "mem_l", "tgt_l", "apply_l", "klen", "w_f", "c_f", "pair", "version")
 
     def __init__(self, n: int, sy: _Syncs, computing: list | None, task: _Task, one_at_a_time: bool):
         x0 = task.x0
@@ -690,6 +712,7 @@ class _Replicas:
         self.w_f = sy.w.astype(ft)
         self.c_f = sy.c.astype(ft)
         self.pair = (self.klen == 2) & (sy.c == 0)
+        self.version = 0
 
     # ---- the events
     def compute_end(self, t, a):
@@ -701,6 +724,7 @@ class _Replicas:
             self.flush_syncs()
         self.next_k[a] += 1
         self.iters += 1
+        self.version += 1
         if a in self.snap:
             self._sgd(a, self.snap.pop(a))
             return
@@ -715,6 +739,7 @@ class _Replicas:
         self.nsync += 1
         if not self.apply_l[a]:
             return
+        self.version += 1
         ptr, tptr, computing = self.ptr, self.tptr, self.computing
         members = self.mem_l[ptr[a]:ptr[a + 1]]
         if not self.pending.isdisjoint(members):
@@ -891,7 +916,8 @@ class _Server:
     Counters: ``calls``, ``iters`` (local steps), ``nupd`` (updates of ``xs``)."""
 
     __slots__ = ("sy", "task", "one_at_a_time", "fresh", "step", "params", "xs", "acc", "w_f", "next_k", "pend",
-                 "pending", "calls", "iters", "nupd", "last_upd", "fresh_k", "mom", "vel_s", "snap_t", "snap")
+                 "pending", "calls", "iters", "nupd", "last_upd", "fresh_k", "mom", "vel_s", "snap_t", "snap",
+                 "version")
 
     def __init__(self, n: int, sy: _Syncs, task: _Task, one_at_a_time: bool, fresh: bool):
         x0 = task.x0
@@ -911,6 +937,7 @@ class _Server:
         self.mom = ft.type(task.momentum)
         self.vel_s = np.zeros_like(self.xs) if task.momentum else None
         self.snap_t, self.snap = None, self.xs
+        self.version = 0
 
     # ---- the events
     def compute_end(self, t, a):
@@ -935,6 +962,7 @@ class _Server:
         (with momentum, a new update first takes its momentum step)."""
         sy, w_f = self.sy, self.w_f
         lo, hi = sy.ptr[a], sy.ptr[a + 1]
+        self.version += 1
         if self.fresh:
             if t != self.snap_t:
                 self.snap_t, self.snap = t, self.xs.copy()
