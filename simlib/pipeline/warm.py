@@ -77,19 +77,69 @@ class Family:
 
 _SCHEME = ("scheme",)
 _CLUSTER = "simlib.papers.cluster_scenario:run_trial"
+#: A recorded trace (notebook 92): its arrays are read-only, which numba compiles apart from writable ones.
+_RECORDED = ("trace", "pai-job1")
+
+
+def cluster_run(params: dict, seed) -> dict:
+    """A shared-cluster run (:func:`simlib.papers.cluster_scenario.build_cluster` of the scenario ``params``)
+    on event loop ``engine`` (``"python"``: the reference loop and its flow network, as a timeline capture
+    runs it; ``"auto"``), with ``reference_pass`` (bool) selective reduce's reference pass on every round
+    (``controller.incremental = False``), which the fast pass otherwise leaves to its rare unsure rounds.
+    Returns ``{}``."""
+    from simlib.papers.cluster_scenario import Scenario, build_cluster
+
+    params = dict(params)
+    engine, reference = params.pop("engine"), params.pop("reference_pass", False)
+    cluster = build_cluster(Scenario.of(params), seed)
+    if reference:
+        cluster.controller.incremental = False
+    cluster.run(engine)
+    return {}
+
+
+def flow_network_run(params: dict, seed) -> dict:
+    """A stand-alone :class:`~simlib.core.network.FlowNetwork` (``params``: ``sharing``, ``engine``, ``steps``):
+    12 links of 1-2 bit/s, four 3-link flows of 0.5-2 bits added every 0.3 s for ``steps`` steps, then run
+    until idle -- enough flows that the incremental engine re-solves a part (``solve_incremental``), as the
+    Python event loops' networks do (the SSP and FMReduce references, collectives).  Returns ``{}``."""
+    import numpy as np
+
+    from simlib.core.network import FlowNetwork
+
+    rng = np.random.default_rng(seed)
+    net = FlowNetwork(rng.uniform(1.0, 2.0, 12), sharing=params["sharing"], engine=params["engine"])
+    for _ in range(params["steps"]):
+        for _ in range(4):
+            net.add_flow(rng.choice(12, size=3, replace=False), float(rng.uniform(0.5, 2.0)),
+                         priority=int(rng.integers(0, 3)))
+        net.advance_to(net.now + 0.3)
+    net.run_until_idle()
+    return {}
 
 #: Every kernel family the notebooks use, largest first (compile CPU seconds measured on a cold cache by
 #: benchmarks/bench_cold_compile.py; docs/speed.md).
 FAMILIES = (
     Family("cluster-selective", "the shared-cluster loop with selective reduce (000's controller kernels)",
-           (Probe(_CLUSTER, cross=_SCHEME, where=(("scheme", ("selective",)),)),)),
+           (Probe(_CLUSTER, cross=_SCHEME, where=(("scheme", ("selective",)),),
+                  extra=((("scheme", "selective"), _RECORDED),)),
+            Probe("simlib.pipeline.warm:cluster_run", vary=False,
+                  example=(("scheme", "selective"), ("n", 6), ("duration_s", 5.0), ("engine", "python")),
+                  extra=tuple((("engine", e), ("reference_pass", True), *t) for e in ("python", "auto")
+                              for t in ((), (_RECORDED,), (("cdf", "cold"),)))))),
     Family("cluster", "the shared-cluster loop: all reduce, partial reduce, Eager-Reduce, AD-PSGD, PS",
            (Probe(_CLUSTER, cross=_SCHEME, where=(("scheme", ("allreduce", "partial", "eager", "adpsgd", "ps-bsp",
-                                                             "ps-asp", "ps-hete", "ps-backup")),)),
+                                                             "ps-asp", "ps-hete", "ps-backup")),),
+                  extra=((_RECORDED,),)),
+            Probe("simlib.pipeline.warm:cluster_run", vary=False,
+                  example=(("scheme", "partial"), ("n", 6), ("duration_s", 5.0), ("engine", "python")),
+                  extra=tuple((("scheme", s),) for s in ("allreduce", "eager", "adpsgd", "ps-bsp", "ps-asp",
+                                                         "ps-hete", "ps-backup"))),
             Probe("simlib.papers.partial_reduce.experiments.mixing:trial", vary=False),
             Probe("simlib.papers.selective_reduce.experiments.ring_check:trial", vary=False))),
     Family("ssp", "SelMcast / Orpheus SSP (004 §IV), with and without training",
-           (Probe("simlib.papers.selmcast.ssp_scenario:run_trial", cross=("scheme",)),
+           (Probe("simlib.papers.selmcast.ssp_scenario:run_trial", cross=("scheme",),
+                  extra=((("scheme", "selmcast"), _RECORDED), (("scheme", "orpheus"), _RECORDED))),
             Probe("simlib.training.selmcast_ssp_tta:trial", vary=False))),
     Family("training", "the training replay (002's nine systems, time to accuracy, task search, async SGD)",
            (Probe("simlib.training.nine_systems:trial"),
@@ -99,11 +149,16 @@ FAMILIES = (
             Probe("simlib.training.time_to_accuracy:trial", vary=False,
                   extra=tuple((("scheme", s),) for s in ("allreduce", "partial", "selective"))))),
     Family("fmreduce", "003's FMReduce system loop and LP split",
-           (Probe("simlib.papers.fmreduce.scenario:run_trial"),)),
+           (Probe("simlib.papers.fmreduce.scenario:run_trial", extra=((_RECORDED,),)),)),
     Family("bsp", "004's BSP selection (SelMcast, Orpheus, the MILP) and Fig. 1's random selection",
            (Probe("simlib.papers.selmcast.experiments:bsp_trial"),
             Probe("simlib.papers.selmcast.experiments:milp_trial", vary=False),
             Probe("simlib.papers.selmcast.experiments:random_selection_trial", vary=False))),
+    Family("network", "the stand-alone flow network (simlib.core.network) the Python event loops use",
+           (Probe("simlib.pipeline.warm:flow_network_run", vary=False,
+                  example=(("sharing", "maxmin"), ("engine", "incremental"), ("steps", 12)),
+                  extra=tuple((("sharing", s), ("engine", e)) for s in ("maxmin", "priority")
+                              for e in ("incremental", "full"))),)),
 )
 
 
