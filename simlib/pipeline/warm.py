@@ -100,8 +100,9 @@ def cluster_run(params: dict, seed) -> dict:
 
 def flow_network_run(params: dict, seed) -> dict:
     """A stand-alone :class:`~simlib.core.network.FlowNetwork` (``params``: ``sharing``, ``engine``, ``steps``):
-    12 links of 1-2 bit/s, four 3-link flows of 0.5-2 bits added every 0.3 s for ``steps`` steps, then run
-    until idle -- enough flows that the incremental engine re-solves a part (``solve_incremental``), as the
+    12 links of 1-2 bit/s, four 3-link flows of 0.5-2 bits added every 0.3 s for ``steps`` steps (now and
+    then a link dropped from a flow, a capacity changed, a flow's remaining volume read and the flow removed),
+    then run until idle -- enough flows that the incremental engine re-solves a part (``solve_incremental``), as the
     Python event loops' networks do (the SSP and FMReduce references, collectives).  Returns ``{}``."""
     import numpy as np
 
@@ -109,11 +110,17 @@ def flow_network_run(params: dict, seed) -> dict:
 
     rng = np.random.default_rng(seed)
     net = FlowNetwork(rng.uniform(1.0, 2.0, 12), sharing=params["sharing"], engine=params["engine"])
-    for _ in range(params["steps"]):
-        for _ in range(4):
-            net.add_flow(rng.choice(12, size=3, replace=False), float(rng.uniform(0.5, 2.0)),
-                         priority=int(rng.integers(0, 3)))
+    for step in range(params["steps"]):
+        flows = [net.add_flow(rng.choice(12, size=3, replace=False), float(rng.uniform(0.5, 2.0)),
+                              priority=int(rng.integers(0, 3))) for _ in range(4)]
+        net.next_completion_time()
+        if step % 3 == 1:          # what the Python loops also do: outages, cancelled flows, capacity changes
+            net.drop_link(flows[0], flows[0].links[0])
+            net.set_capacity(int(rng.integers(12)), float(rng.uniform(1.0, 2.0)))
         net.advance_to(net.now + 0.3)
+        if step % 3 == 2:
+            float(flows[1].remaining)
+            net.remove_flow(flows[1])
     net.run_until_idle()
     return {}
 
