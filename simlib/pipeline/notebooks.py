@@ -847,9 +847,6 @@ def run_notebooks(
         if cold:
             echo("the trial cache is empty, so every trial is computed: estimated from the times of runs "
                  "that started from an empty trial cache")
-        if not warm.is_warm():
-            echo("no current `make warm` stamp, so some kernels may still compile (`make warm` compiles them up "
-                 "front on every core, decision S33): a notebook that compiles is left out of the running pace")
     if new_ledger and notebooks:
         fresh_ledger(root)
 
