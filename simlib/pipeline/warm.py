@@ -15,8 +15,8 @@ running estimate and the first trials' timings.  The warm-up compiles everything
   settings that stand for the same run (the trial's ``cache_params``) run once.  The runs' results
   are thrown away; only numba's cache (and data sets a trial generates, e.g. mnist1d) remain.
 * Each family runs in a process of its own (numba compiles in one thread), at most ``jobs`` at
-  once (default: every core), largest first (:data:`FAMILIES` is ordered by measured compile time),
-  so two cores finish in about the largest family's time.  Progress goes to stdout, one line per
+  once (default: every core), largest first (the order of :data:`FAMILIES`), so the cores share the
+  work instead of one notebook compiling while the other cores wait.  Progress goes to stdout, one line per
   family: specializations compiled, CPU seconds spent compiling (or loading from the cache).
 * Idempotent: a stamp (``warm.json`` in :data:`simlib.core.paths.BUILD_CACHE`) records a fingerprint
   of the numba and Python versions, the cache folder, every ``simlib`` source file and every cache file
@@ -124,8 +124,10 @@ def flow_network_run(params: dict, seed) -> dict:
     net.run_until_idle()
     return {}
 
-#: Every kernel family the notebooks use, largest first (compile CPU seconds measured on a cold cache by
-#: benchmarks/bench_cold_compile.py; docs/speed.md).
+#: Every kernel family the notebooks use, in the order the warm-up starts them: the shared-cluster families
+#: first (the largest: they compile the cluster loop and the core network kernels that the training replay
+#: then finds cached), the small stand-alone network last.  Compile CPU seconds per family on a cold cache:
+#: benchmarks/bench_cold_compile.py, docs/speed.md.
 FAMILIES = (
     Family("cluster-selective", "the shared-cluster loop with selective reduce (000's controller kernels)",
            (Probe(_CLUSTER, cross=_SCHEME, where=(("scheme", ("selective",)),),
