@@ -44,7 +44,7 @@ from pathlib import Path
 
 from simlib.core import paths
 
-__all__ = ["Probe", "Family", "FAMILIES", "family", "settings", "run_family", "warm", "WarmReport",
+__all__ = ["Probe", "Family", "FAMILIES", "family", "settings", "run_family", "cluster_run", "flow_network_run", "warm", "WarmReport",
            "fingerprint", "stamp_path", "is_warm", "cache_root", "compiled_files", "cached_signatures", "main"]
 
 
@@ -150,7 +150,7 @@ FAMILIES = (
            (Probe("simlib.papers.selmcast.ssp_scenario:run_trial", cross=("scheme",),
                   extra=((("scheme", "selmcast"), _RECORDED), (("scheme", "orpheus"), _RECORDED))),
             Probe("simlib.training.selmcast_ssp_tta:trial", vary=False))),
-    Family("training", "the training replay (002's nine systems, time to accuracy, task search, async SGD)",
+    Family("training", "the training replay (002's nine systems, time to accuracy, task search)",
            (Probe("simlib.training.nine_systems:trial"),
             Probe("simlib.training.nine_systems:per_update_trial", vary=False),
             Probe("simlib.training.nine_systems:staleness_trial", vary=False),
