@@ -45,7 +45,8 @@ from pathlib import Path
 from simlib.core import paths
 
 __all__ = ["Probe", "Family", "FAMILIES", "family", "settings", "run_family", "cluster_run", "flow_network_run",
-           "warm", "WarmReport", "fingerprint", "stamp_path", "is_warm", "cache_root", "compiled_files", "cached_signatures", "main"]
+           "warm", "WarmReport", "fingerprint", "stamp_path", "is_warm", "cache_root", "compiled_files",
+           "cached_signatures", "main"]
 
 
 @dataclass(frozen=True)

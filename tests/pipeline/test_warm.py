@@ -213,8 +213,8 @@ REPRESENTATIVE = textwrap.dedent("""
         return {**{n: s.quick for n, s in specs(trial.setting).items() if s.quick is not MISSING}, **over}
 
     cluster = _resolve("simlib.papers.cluster_scenario:run_trial")
-    runs = [(cluster, quick(cluster, scheme=s)) for s in ("allreduce", "partial", "selective", "eager", "adpsgd", "ps-bsp", "ps-asp", "ps-hete",
-                      "ps-backup")]
+    runs = [(cluster, quick(cluster, scheme=s)) for s in ("allreduce", "partial", "selective", "eager", "adpsgd",
+                                                          "ps-bsp", "ps-asp", "ps-hete", "ps-backup")]
     for path in ("simlib.papers.selmcast.ssp_scenario:run_trial", "simlib.papers.fmreduce.scenario:run_trial",
                  "simlib.papers.selmcast.experiments:bsp_trial", "simlib.training.nine_systems:trial",
                  "simlib.training.time_to_accuracy:trial"):
