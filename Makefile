@@ -23,6 +23,8 @@
 #                    (nothing re-run) into $(SITE_DIR): index, one page per
 #                    notebook, the sortable claims ledger, every figure
 #   make bench       run every benchmarks/bench_*.py
+#   make warm        compile the numba kernels into numba's cache on every core
+#                    (make reproduce and make test run it first; a no-op when current)
 #   make clean       remove build/ and caches (keeps $(VENV))
 #   make distclean   clean + remove $(VENV) and data/cache/
 #
@@ -129,6 +131,13 @@ requirements.lock: FORCE | $(VPY)
 # SITE_DIR before writing (a new or empty folder, or a site built there before).
 site: venv
 	$(RUN) $(VPY) -m simlib.pipeline.site --out "$(SITE_DIR)"
+
+# Compile every numba kernel the notebooks and tests use into numba's cache, one process per kernel family on
+# every core, before `make reproduce` and `make test` run (decision S33); a no-op while the cache is current.
+.PHONY: warm
+warm: venv
+	$(RUN) $(VPY) -m simlib.pipeline.warm
+reproduce test: warm
 
 # Lists the scripts with an estimate from build/bench_times.csv (their last wall
 # times), runs each, records its time and prints a table at the end.

@@ -608,8 +608,9 @@ def solve_incremental(st: State, cfg: Config, open0, pend, max_flows, now):
     knr = np.empty(cap_s)  # its new rate, bottleneck
     knb = np.empty(cap_s, np.int64)
     kpr = np.zeros(cap_s, np.int64)  # its priority
-    ns = 0
-    sk = 0  # slist[:sk] have had their links queued
+    # np.int64(0), not 0: a literal 0 would also compile _gather for Literal[int](0) while typing (S33)
+    ns = np.int64(0)
+    sk = np.int64(0)  # slist[:sk] have had their links queued
     for l in open0:
         if not queued[l]:
             queued[l] = True

@@ -317,7 +317,7 @@ def propagate(fl: Flows, lk: Links, adj: Adjacency, opened, now, state, max_pops
     one = np.empty(1, np.int64)
     onel = np.empty(1, np.int64)
     nt = 0
-    nq = 0
+    nq = np.int64(0)  # not 0: a literal also compiles _qpush/_qpop for Literal[int](0) (S33)
     for l in opened:
         if state[l] == 0:
             state[l] = 1

@@ -155,7 +155,7 @@ def _allocate(cap, fstart, fend, fidx, flows, prio, rates, scan_max_links, blink
                     tflows[pos[l]] = f
                     pos[l] += 1
         use_heap = n_touched > scan_max_links
-        size = 0
+        size = np.int64(0)  # not 0: a literal also compiles _heap_push/_heap_pop for Literal[int](0) (S33)
         if use_heap:
             for t in range(n_touched):
                 l = touched[t]

@@ -1,0 +1,160 @@
+"""What a cold numba cache costs, per kernel family, and what the warm-up leaves to the notebooks (decision S33).
+
+1. **Per family, alone**: each :data:`simlib.pipeline.warm.FAMILIES` entry in a fresh subprocess with
+   ``NUMBA_CACHE_DIR`` pointed at an empty temporary folder (so kernels shared by two families count in
+   both): its runs (the first calls of tiny representative trials of its engine), the specializations numba
+   compiled, the CPU seconds spent holding numba's compiler lock (compiling), the process CPU and wall
+   seconds.  CPU seconds, not wall: they hold under load, which only stretches the wall time.
+2. **The warm-up**: every family into one empty cache with ``--jobs`` processes (default: the cores), its
+   wall time and the specializations it compiled, then again with the stamp current (the no-op path) and
+   with ``--force`` (every family loads from the cache, compiles nothing).
+3. **Specializations per function**: the functions with more than one compiled signature, and how their
+   signatures differ (``Literal[int](0)`` against ``int64``: a constant argument passed by a compiled caller;
+   ``'A'`` against ``'C'``: an array layout; ``readonly``).
+4. With ``--reference-cache DIR`` (a numba cache written by a reproduction: a fresh clone's ``simlib/``
+   after ``make reproduce``, or the ``NUMBA_CACHE_DIR`` of a run), the specializations in it that the
+   warm-up did not compile (what the notebooks would still compile).  With ``--quick-notebooks`` it runs
+   the quick profile's notebooks (``python -m simlib.pipeline.notebooks --profile quick``, run folders under
+   build/runs/) on the warmed cache and counts the specializations they compiled (expect 0; takes
+   ~10 min on 2 cores).
+
+    python benchmarks/bench_cold_compile.py [--jobs 2] [--only cluster] [--reference-cache ../fresh/simlib]
+                                            [--quick-notebooks] [--keep DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from simlib.pipeline import warm  # noqa: E402
+
+
+def _env(cache: Path) -> dict:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def family_alone(name: str) -> dict:
+    """:func:`simlib.pipeline.warm.run_family` of ``name`` in a fresh subprocess on an empty cache."""
+    with tempfile.TemporaryDirectory(prefix="coldjit-") as tmp:
+        out = Path(tmp) / "r.json"
+        subprocess.run([sys.executable, "-m", "simlib.pipeline.warm", "--family", name, "--result", str(out)],
+                       env=_env(Path(tmp) / "numba"), cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        return json.loads(out.read_text())
+
+
+def _warm_cmd(cache: Path, jobs: int, *extra: str) -> float:
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "simlib.pipeline.warm", "--jobs", str(jobs), *extra],
+                   env=_env(cache), cwd=ROOT, check=True)
+    return time.perf_counter() - t0
+
+
+def _why(sigs: list[str]) -> str:
+    reasons = []
+    if any("Literal[int]" in s for s in sigs):
+        reasons.append("literal int argument")
+    if any("'A'" in s for s in sigs) and any("'C'" in s for s in sigs):
+        reasons.append("array layout A vs C")
+    if any("readonly" in s for s in sigs) and len({s.count("readonly") for s in sigs}) > 1:
+        reasons.append("readonly vs writable array")
+    if any("Tuple(" in s or "UniTuple(" in s for s in sigs) and any(re.search(r"\b[A-Z]\w+\(", s) for s in sigs):
+        reasons.append("tuple vs structref argument")
+    return ", ".join(reasons) or "other argument types"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes of the warm-up (default: cores)")
+    ap.add_argument("--only", action="append", choices=[f.name for f in warm.FAMILIES],
+                    help="measure only these families alone (repeatable); the warm-up still runs all")
+    ap.add_argument("--reference-cache", type=Path, metavar="DIR",
+                    help="a numba cache written by a reproduction, compared with the warm-up's")
+    ap.add_argument("--quick-notebooks", action="store_true",
+                    help="run the quick profile's notebooks on the warmed cache and count what they compile")
+    ap.add_argument("--keep", type=Path, metavar="DIR", help="warm into DIR (kept) instead of a temporary folder")
+    args = ap.parse_args(argv)
+
+    print("1. each family alone, fresh process, empty NUMBA_CACHE_DIR (CPU seconds)")
+    print(f"{'family':<18} {'runs':>5} {'compiled':>9} {'compile CPU s':>14} {'CPU s':>7} {'wall s':>7}")
+    total = {"runs": 0, "compiled": 0, "compile_cpu_s": 0.0, "cpu_s": 0.0, "wall_s": 0.0}
+    for fam in warm.FAMILIES:
+        if args.only and fam.name not in args.only:
+            continue
+        r = family_alone(fam.name)
+        for k in total:
+            total[k] += r[k]
+        print(f"{fam.name:<18} {r['runs']:>5} {r['compiled']:>9} {r['compile_cpu_s']:>14.1f} {r['cpu_s']:>7.1f} "
+              f"{r['wall_s']:>7.1f}" + (f"  ({len(r['errors'])} failed: {r['errors'][0]})" if r["errors"] else ""))
+    print(f"{'sum':<18} {total['runs']:>5} {total['compiled']:>9} {total['compile_cpu_s']:>14.1f} "
+          f"{total['cpu_s']:>7.1f} {total['wall_s']:>7.1f}")
+
+    tmp = None
+    if args.keep:
+        cache = args.keep
+        shutil.rmtree(cache, ignore_errors=True)
+    else:
+        tmp = tempfile.TemporaryDirectory(prefix="coldjit-warm-")
+        cache = Path(tmp.name) / "numba"
+    stamp = warm.stamp_path()
+    saved = stamp.read_bytes() if stamp.is_file() else None
+    try:
+        print(f"\n2. the warm-up, all families into one empty cache, --jobs {args.jobs}")
+        cold = _warm_cmd(cache, args.jobs, "--force")
+        files = len([p for p in cache.rglob("*.nbc")])
+        again = _warm_cmd(cache, args.jobs)
+        forced = _warm_cmd(cache, args.jobs, "--force")
+        print(f"cold: {cold:.1f} s wall, {files} specializations cached; again (stamp current): {again:.1f} s; "
+              f"again --force (everything loaded from the cache): {forced:.1f} s")
+
+        sigs = warm.cached_signatures(cache)
+        multi = {k: v for k, v in sigs.items() if len(v) > 1}
+        print(f"\n3. {sum(map(len, sigs.values()))} specializations of {len(sigs)} functions; "
+              f"{len(multi)} functions with more than one:")
+        for name, v in sorted(multi.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            print(f"  {len(v)}  {name}: {_why(v)}")
+
+        if args.reference_cache:
+            ref = warm.cached_signatures(args.reference_cache)
+            missing = {k: sorted(set(v) - set(sigs.get(k, ()))) for k, v in ref.items()}
+            missing = {k: v for k, v in missing.items() if v}
+            print(f"\n4. reference cache {args.reference_cache}: {sum(map(len, ref.values()))} specializations of "
+                  f"{len(ref)} functions; not compiled by the warm-up: {sum(map(len, missing.values()))}")
+            for k, v in sorted(missing.items()):
+                for s in v:
+                    print(f"  {k}: {s[:300]}")
+        if args.quick_notebooks:
+            before = warm.compiled_files(cache)
+            t0 = time.perf_counter()
+            run = subprocess.run([sys.executable, "-m", "simlib.pipeline.notebooks", "--profile", "quick"],
+                                 env=_env(cache), cwd=ROOT)
+            after = warm.compiled_files(cache)
+            new = sorted({Path(p).name for p, *_ in after - before if p.endswith(".nbc")})
+            print(f"\n5. quick-profile notebooks on the warmed cache: exit {run.returncode}, "
+                  f"{time.perf_counter() - t0:.0f} s; specializations compiled by them: {len(new)}")
+            for name in new:
+                print(f"  {name}")
+    finally:
+        if saved is not None:
+            stamp.write_bytes(saved)
+        else:
+            stamp.unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,250 @@
+"""The warm-up (simlib.pipeline.warm, decision S33): the settings a family runs, the stamp that makes a second
+warm-up a no-op, the runner leaving compiling notebooks out of its pace, `make reproduce`/`make test` warming
+first, and (slow) that the families compile everything a representative trial of each engine needs."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from simlib.papers.contract import ScenarioBase, param
+from simlib.papers.trial import trial_of
+from simlib.pipeline import notebooks as runner
+from simlib.pipeline import warm
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# ------------------------------------------------------------------------------------------ settings()
+@dataclass(frozen=True)
+class Toy(ScenarioBase):
+    """scheme in {a, b}; knob in {x, y, z}, read by scheme b only; n >= 2 and, with knob z, n >= 5."""
+    scheme: str = param("a", choices=("a", "b"), help="scheme")
+    knob: str = param("x", choices=("x", "y", "z"), help="knob (scheme b only)")
+    n: int = param(3, lo=2, help="size")
+
+    def check(self):
+        if self.knob == "z" and self.n < 5:
+            from simlib.papers.contract import ParamError
+            raise ParamError("knob", "knob z needs n >= 5")
+
+
+def _toy_key(sc: Toy) -> dict:
+    d = sc.to_params()
+    if sc.scheme == "a":
+        d["knob"] = "x"               # a ignores the knob: its runs are one run
+    return d
+
+
+@trial_of(Toy, key=_toy_key, example={"scheme": "a", "n": 3})
+def toy_trial(sc, seed):
+    return {}
+
+
+TOY = f"{__name__}:toy_trial"
+
+
+def test_a_probe_runs_the_example_then_every_choice_once_per_cross_value():
+    # cross scheme: (a), (b); knob one at a time with each scheme: a-x, a-y -> same run as a; b-x, b-y; z refused (n 3)
+    got = [(s["scheme"], s.get("knob", "x")) for s in warm.settings(warm.Probe(TOY, cross=("scheme",)))]
+    assert got == [("a", "x"), ("b", "x"), ("b", "y")]
+    # without cross: the example, scheme b (knob x), knob y with the example's scheme a = the example's run
+    assert [(s["scheme"], s.get("knob", "x")) for s in warm.settings(warm.Probe(TOY))] == [("a", "x"), ("b", "x")]
+    # where keeps scheme b only; extra adds n = 6 with knob z, which the check now admits
+    got = warm.settings(warm.Probe(TOY, cross=("scheme",), where=(("scheme", ("b",)),),
+                                   extra=((("scheme", "b"), ("knob", "z"), ("n", 6)),)))
+    assert got == [{"scheme": "b", "n": 3}, {"scheme": "b", "n": 3, "knob": "y"}, {"scheme": "b", "n": 6, "knob": "z"}]
+    assert warm.settings(warm.Probe(TOY, vary=False)) == [{"scheme": "a", "n": 3}]
+    with pytest.raises(ValueError, match="cross must name choice parameters"):
+        warm.settings(warm.Probe(TOY, cross=("n",)))
+
+
+def test_every_family_has_runs_and_the_cluster_families_cover_every_scheme_once():
+    from simlib.papers.cluster_scenario import SCHEME_NAMES
+
+    assert len({f.name for f in warm.FAMILIES}) == len(warm.FAMILIES)
+    assert all(warm.settings(p) for f in warm.FAMILIES for p in f.probes)
+    schemes = [s["scheme"] for name in ("cluster-selective", "cluster") for p in warm.family(name).probes
+               if p.trial.endswith("cluster_scenario:run_trial") for s in warm.settings(p)]
+    assert set(schemes) == set(SCHEME_NAMES)
+    with pytest.raises(ValueError, match="family must be one of"):
+        warm.family("nope")
+
+
+# ------------------------------------------------------------------------------------------ the stamp
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """An empty numba cache folder ($NUMBA_CACHE_DIR) and a stamp in tmp_path."""
+    folder = tmp_path / "numba"
+    folder.mkdir()
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(folder))
+    monkeypatch.setattr(warm, "stamp_path", lambda: tmp_path / "warm.json")
+    return folder
+
+
+def test_the_stamp_matches_until_a_cache_file_changes_and_a_current_one_runs_nothing(cache, monkeypatch):
+    assert not warm.is_warm()                                   # no stamp
+    warm.stamp_path().write_text(json.dumps({"fingerprint": warm.fingerprint()}))
+    assert warm.is_warm()
+
+    def no_process(*a, **k):
+        raise AssertionError("a current stamp starts no family")
+
+    monkeypatch.setattr(subprocess, "Popen", no_process)
+    lines = []
+    report = warm.warm(echo=lines.append)
+    assert report.skipped and report.families == [] and "already compiled" in lines[0]
+    (cache / "kernels.f-1.py311.1.nbc").write_bytes(b"x")       # something compiled since
+    assert not warm.is_warm()
+    with pytest.raises(AssertionError, match="starts no family"):
+        warm.warm(echo=lines.append)
+
+
+def test_compiled_files_see_new_and_rewritten_cache_files(cache):
+    a = cache / "sub" / "m.f-3.py311.nbi"
+    a.parent.mkdir()
+    a.write_bytes(b"1")
+    before = warm.compiled_files()
+    assert {Path(p).name for p, *_ in before} == {"m.f-3.py311.nbi"}
+    (cache / "sub" / "m.f-3.py311.1.nbc").write_bytes(b"22")
+    a.write_bytes(b"333")                                       # the index rewritten with one more entry
+    assert {Path(p).name for p, *_ in warm.compiled_files() - before} == {"m.f-3.py311.nbi", "m.f-3.py311.1.nbc"}
+
+
+def test_bad_jobs_are_refused_before_anything_runs(cache):
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="jobs must be an integer >= 1"):
+            warm.warm(jobs=bad, force=True, echo=None)
+
+
+# ------------------------------------------------------------------------------------------ the runner's pace
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    """A tmp root with notebooks 10_a (recorded 100 s), 11_b (40 s), 12_c (7 s) and a fake executor; a notebook
+    named in ``compiles`` writes a numba data file into the root's simlib/__pycache__ as it runs."""
+    root = tmp_path / "repo"
+    (root / "notebooks").mkdir(parents=True)
+    for name in ("10_a", "11_b", "12_c"):
+        (root / "notebooks" / f"{name}.py").write_text("")
+    (root / "data" / "results").mkdir(parents=True)
+    runner.committed_times_path(root).write_text("notebook,profile,wall_s,cpu_s,ok\n10_a,full,100.0,1.0,True\n"
+                                                 "11_b,full,40.0,1.0,True\n12_c,full,7.0,1.0,True\n")
+    walls, compiles = {"10_a": 500.0, "11_b": 40.0, "12_c": 7.0}, set()
+
+    def fake_run_notebook(source, parameters, *, root, publish, build_dir, **_):
+        if source.stem in compiles:
+            d = Path(root) / "simlib" / "x" / "__pycache__"
+            d.mkdir(parents=True, exist_ok=True)
+            (d / f"k.f-1.py311.{source.stem}.nbc").write_bytes(b"code")
+        out = Path(build_dir) / "executed" / f"{source.stem}.ipynb"
+        return runner.NotebookResult(source.stem, source, out, True, walls[source.stem], "", dict(parameters),
+                                     publish, None, cpu_seconds=1.0, computed=1, cached=0)
+
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setattr(runner, "run_notebook", fake_run_notebook)
+    monkeypatch.setattr(runner, "ensure_kernel", lambda *a, **k: None)
+    monkeypatch.setattr(runner, "cache_is_empty", lambda *a, **k: False)
+    monkeypatch.setattr(runner.timing, "update_times", lambda path, *a, **k: path)   # record nothing
+    return SimpleNamespace(compiles=compiles, run=lambda: runner.run_notebooks(
+        runner.discover(root / "notebooks"), root=root, build_dir=tmp_path / "build", profile="full",
+        echo=(lines := []).append) and lines)
+
+
+def test_a_notebook_that_compiles_is_left_out_of_the_running_pace(repo):
+    # 10_a took 500 s of its recorded 100 s; counted, the pace would be (500 + 120) / (100 + 120) = 2.82
+    lines = repo.run()
+    assert "    remaining ≈ 2m12s for 2 notebooks (pace so far 2.82× the recorded times)" in lines
+    repo.compiles.add("10_a")
+    lines = repo.run()
+    assert any(line.startswith("[1/3] 10_a ok in 8m20s") and line.endswith(
+        "(compiled 1 kernel specialization(s): not counted in the pace)") for line in lines)
+    # after 10_a nothing counts yet: no running estimate; after 11_b (40 s of 40 s) the pace is 1.00
+    after_a = lines[next(i for i, x in enumerate(lines) if x.startswith("[1/3] 10_a ok")) + 1]
+    assert not after_a.startswith("    remaining")
+    assert "    remaining ≈ 7s for 1 notebook (pace so far 1.00× the recorded times)" in lines
+
+
+# ------------------------------------------------------------------------------------------ make
+FAKE_PYTHON = """#!/bin/sh
+echo "$*" >> "$(dirname "$0")/../calls.log"
+case "$*" in *"ipykernel install"*)
+  d="$(dirname "$0")/../share/jupyter/kernels/simlib"; mkdir -p "$d"; echo '{}' > "$d/kernel.json";; esac
+"""
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make not installed")
+@pytest.mark.parametrize("target, then", [("reproduce", "-m simlib.pipeline.notebooks"), ("test", "-m pytest"),
+                                          ("warm", None)])
+def test_make_warms_the_kernels_before_the_notebooks_and_the_tests(tmp_path, target, then):
+    shutil.copy(ROOT / "Makefile", tmp_path)
+    (tmp_path / "requirements.txt").write_text("")
+    python = tmp_path / "v" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(FAKE_PYTHON)
+    python.chmod(0o755)
+    stamp = tmp_path / "v" / ".installed"
+    stamp.touch()
+    os.utime(tmp_path / "requirements.txt", (stamp.stat().st_mtime - 100,) * 2)
+    subprocess.run(["make", "-s", "VENV=v", "PROFILE=quick", target], cwd=tmp_path, check=True,
+                   env={**os.environ, "MAKEFLAGS": ""})
+    calls = (tmp_path / "v" / "calls.log").read_text().splitlines()
+    warms = [i for i, c in enumerate(calls) if c == "-m simlib.pipeline.warm"]
+    assert len(warms) == 1
+    if then:
+        assert warms[0] < next(i for i, c in enumerate(calls) if c.startswith(then))
+
+
+# ------------------------------------------------------------------------------------------ coverage (slow)
+REPRESENTATIVE = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    from simlib.papers.contract import MISSING, specs
+    from simlib.pipeline.warm import _CompileMeter, _resolve
+
+    def quick(trial, **over):
+        return {**{n: s.quick for n, s in specs(trial.setting).items() if s.quick is not MISSING}, **over}
+
+    cluster = _resolve("simlib.papers.cluster_scenario:run_trial")
+    runs = [(cluster, quick(cluster, scheme=s)) for s in ("allreduce", "partial", "selective", "eager", "adpsgd",
+                                                          "ps-bsp", "ps-asp", "ps-hete", "ps-backup")]
+    for path in ("simlib.papers.selmcast.ssp_scenario:run_trial", "simlib.papers.fmreduce.scenario:run_trial",
+                 "simlib.papers.selmcast.experiments:bsp_trial", "simlib.training.nine_systems:trial",
+                 "simlib.training.time_to_accuracy:trial"):
+        t = _resolve(path)
+        runs.append((t, quick(t)))
+    ssp = _resolve("simlib.papers.selmcast.ssp_scenario:run_trial")
+    runs.append((ssp, quick(ssp, scheme="orpheus")))
+    with _CompileMeter() as m:
+        for t, s in runs:
+            t(s, np.random.SeedSequence(7))
+    print(json.dumps({"compiled": m.compiled, "runs": len(runs)}))
+""")
+
+
+@pytest.mark.slow
+def test_after_the_warm_up_a_representative_trial_of_each_engine_compiles_nothing(tmp_path):
+    """Every family into an empty cache (minutes on 2 cores), then, in a fresh process, one quick-profile
+    trial of each engine (other sizes and durations than the warm-up's examples): numba finds every
+    specialization in the cache."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "PYTHONPATH": str(ROOT)}
+    stamp = warm.stamp_path()
+    saved = stamp.read_bytes() if stamp.is_file() else None
+    try:
+        subprocess.run([sys.executable, "-m", "simlib.pipeline.warm", "--force", "--strict"], env=env, check=True,
+                       cwd=ROOT, capture_output=True)
+    finally:
+        if saved is None:
+            stamp.unlink(missing_ok=True)
+        else:
+            stamp.write_bytes(saved)
+    out = subprocess.run([sys.executable, "-c", REPRESENTATIVE], env=env, check=True, cwd=ROOT,
+                         capture_output=True, text=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {"compiled": 0, "runs": 15}
