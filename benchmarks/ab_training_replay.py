@@ -20,18 +20,17 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import io
 import json
 import math
 import os
 import statistics
-import subprocess
 import sys
-import tarfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.append(str(ROOT))      # after PYTHONPATH: a worker imports the revision's simlib
+from benchmarks.ab_revision import extract, run_worker  # noqa: E402
 
 #: (group, committed CSV, module of its trial function, function, rows).
 CSV_GROUPS = (
@@ -184,27 +183,12 @@ def worker(spec: dict) -> None:
     print(json.dumps(out))
 
 
-def extract(rev: str) -> Path:
-    dest = ROOT / "build" / f"ab_{rev}"
-    if not (dest / "simlib").exists():
-        data = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "simlib"], check=True,
-                              capture_output=True).stdout
-        dest.mkdir(parents=True, exist_ok=True)
-        with tarfile.open(fileobj=io.BytesIO(data)) as tf:
-            tf.extractall(dest)
-    return dest
-
-
 def run_side(root: Path, spec: dict, nice: int) -> dict:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), str(ROOT)]))
     cmd = [sys.executable, "-m", "benchmarks.ab_training_replay", "--worker"]
     if nice:
         cmd = ["nice", "-n", str(nice)] + cmd
-    r = subprocess.run(cmd, input=json.dumps(spec), capture_output=True, text=True, env=env, cwd=str(root))
-    if r.returncode:
-        sys.stderr.write(r.stderr)
-        raise SystemExit(f"the run with PYTHONPATH={root} failed")
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    return run_worker(cmd, spec, env=env, cwd=root, root=root)
 
 
 def _diff(a, b, path=""):

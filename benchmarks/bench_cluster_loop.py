@@ -23,14 +23,13 @@ import json
 import math
 import os
 import statistics
-import subprocess
 import sys
-import tarfile
-import io
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.append(str(ROOT))      # after PYTHONPATH: a worker imports the revision's simlib
+from benchmarks.ab_revision import extract, run_worker  # noqa: E402
 
 NB90 = dict(trace="transformer", duration_s=4000.0, target_acc=0.45, train_lr=0.5, train_batch=32,
             train_model="mlp-relu", train_problem="mnist1d", train_data="sharded", train_early_stop=True)
@@ -91,25 +90,10 @@ def worker(spec: dict) -> None:
     print(json.dumps(out))
 
 
-def extract(rev: str) -> Path:
-    dest = ROOT / "build" / f"ab_{rev}"
-    if not (dest / "simlib").exists():
-        data = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "simlib"], check=True,
-                              capture_output=True).stdout
-        dest.mkdir(parents=True, exist_ok=True)
-        with tarfile.open(fileobj=io.BytesIO(data)) as tf:
-            tf.extractall(dest)
-    return dest
-
-
 def run_side(root: Path, spec: dict) -> dict:
     env = dict(os.environ, PYTHONPATH=str(root))
-    r = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker"], input=json.dumps(spec),
-                       capture_output=True, text=True, env=env, cwd=str(ROOT))
-    if r.returncode:
-        sys.stderr.write(r.stderr)
-        raise SystemExit(f"the run with PYTHONPATH={root} failed")
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    return run_worker([sys.executable, str(Path(__file__).resolve()), "--worker"], spec, env=env, cwd=ROOT,
+                      root=root)
 
 
 def main(argv=None) -> int:
