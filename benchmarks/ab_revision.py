@@ -33,3 +33,29 @@ def run_worker(cmd: list[str], spec: dict, *, env: dict, cwd: Path, root: Path) 
         sys.stderr.write(r.stderr)
         raise SystemExit(f"the run with PYTHONPATH={root} failed")
     return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def interleave_and_report(groups: dict, old_root: Path, run_side, repeats: int, diff, label: str) -> int:
+    """Run the old side (``old_root``) and this checkout ``repeats`` times, alternating which goes first;
+    ``run_side(root)`` returns ``{group: {"cpu": s, "rows": [...]}}``.  Print per group the median CPU
+    seconds of each side, their ratio old/new and whether every row is identical (``diff(a, b)``: the
+    differing keys of two rows); 0 if all are identical, else 1."""
+    import statistics
+
+    cpu = {g: {"old": [], "new": []} for g in groups}
+    rows = {"old": None, "new": None}
+    for i in range(repeats):
+        for side, root in (("old", old_root), ("new", ROOT)) if i % 2 == 0 else (("new", ROOT), ("old", old_root)):
+            res = run_side(root)
+            for g in groups:
+                cpu[g][side].append(res[g]["cpu"])
+            rows[side] = rows[side] or {g: res[g]["rows"] for g in groups}
+    same = True
+    print(f"{label:>14} {'runs':>5} {'old CPU s':>10} {'new CPU s':>10} {'old/new':>8}  identical")
+    for g in groups:
+        o, n = statistics.median(cpu[g]["old"]), statistics.median(cpu[g]["new"])
+        found = [(i, d) for i, (a, b) in enumerate(zip(rows["old"][g], rows["new"][g])) for d in diff(a, b)]
+        same &= not found
+        print(f"{g:>14} {len(groups[g]):>5} {o:>10.2f} {n:>10.2f} {o / max(n, 1e-9):>7.2f}x  "
+              + ("yes" if not found else f"NO: {len(found)} values, first {found[:3]}"), flush=True)
+    return 0 if same else 1

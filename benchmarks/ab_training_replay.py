@@ -23,14 +23,13 @@ import hashlib
 import json
 import math
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))      # after PYTHONPATH: a worker imports the revision's simlib
-from benchmarks.ab_revision import extract, run_worker  # noqa: E402
+from benchmarks.ab_revision import extract, interleave_and_report, run_worker  # noqa: E402
 
 #: (group, committed CSV, module of its trial function, function, rows).
 CSV_GROUPS = (
@@ -220,23 +219,8 @@ def main(argv=None) -> int:
     old_root = extract(args.rev)
     print(f"{args.rev} (old) vs this checkout (new); {sum(map(len, gs.values()))} runs; {args.repeats} interleaved "
           f"rounds; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}", flush=True)
-    cpu = {g: {"old": [], "new": []} for g in gs}
-    rows = {"old": None, "new": None}
-    for i in range(args.repeats):
-        for side, root in (("old", old_root), ("new", ROOT)) if i % 2 == 0 else (("new", ROOT), ("old", old_root)):
-            res = run_side(root, spec, args.nice)
-            for g in gs:
-                cpu[g][side].append(res[g]["cpu"])
-            rows[side] = rows[side] or {g: res[g]["rows"] for g in gs}
-    same = True
-    print(f"{'group':>13} {'runs':>5} {'old CPU s':>10} {'new CPU s':>10} {'old/new':>8}  identical")
-    for g in gs:
-        o, n = statistics.median(cpu[g]["old"]), statistics.median(cpu[g]["new"])
-        diff = [(i, d) for i, (a, b) in enumerate(zip(rows["old"][g], rows["new"][g])) for d in _diff(a, b)]
-        same &= not diff
-        print(f"{g:>13} {len(gs[g]):>5} {o:>10.2f} {n:>10.2f} {o / max(n, 1e-9):>7.2f}x  "
-              + ("yes" if not diff else f"NO: {len(diff)} values, first {diff[:3]}"), flush=True)
-    return 0 if same else 1
+    return interleave_and_report(gs, old_root, lambda root: run_side(root, spec, args.nice), args.repeats,
+                                 _diff, "group")
 
 
 if __name__ == "__main__":

@@ -22,14 +22,13 @@ import argparse
 import json
 import math
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))      # after PYTHONPATH: a worker imports the revision's simlib
-from benchmarks.ab_revision import extract, run_worker  # noqa: E402
+from benchmarks.ab_revision import extract, interleave_and_report, run_worker  # noqa: E402
 
 NB90 = dict(trace="transformer", duration_s=4000.0, target_acc=0.45, train_lr=0.5, train_batch=32,
             train_model="mlp-relu", train_problem="mnist1d", train_data="sharded", train_early_stop=True)
@@ -119,24 +118,8 @@ def main(argv=None) -> int:
     print(f"{args.rev} (old) vs this checkout (new); {'quick' if args.quick else 'full'} training; seeds "
           f"{args.seeds}; {args.repeats} interleaved rounds; {os.cpu_count()} cores; load average "
           f"{os.getloadavg()[0]:.1f}", flush=True)
-    cpu = {g: {"old": [], "new": []} for g in gs}
-    rows = {"old": None, "new": None}
-    for i in range(args.repeats):
-        for side, root in (("old", old_root), ("new", ROOT)) if i % 2 == 0 else (("new", ROOT), ("old", old_root)):
-            res = run_side(root, spec)
-            for g in gs:
-                cpu[g][side].append(res[g]["cpu"])
-            rows[side] = rows[side] or {g: res[g]["rows"] for g in gs}
-    same = True
-    print(f"{'trials':>14} {'runs':>5} {'old CPU s':>10} {'new CPU s':>10} {'old/new':>8}  identical")
-    for g in gs:
-        o, n = statistics.median(cpu[g]["old"]), statistics.median(cpu[g]["new"])
-        diff = [(i, k) for i, (a, b) in enumerate(zip(rows["old"][g], rows["new"][g]))
-                for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
-        same &= not diff
-        print(f"{g:>14} {len(gs[g]):>5} {o:>10.2f} {n:>10.2f} {o / n:>7.2f}x  "
-              + ("yes" if not diff else f"NO: {len(diff)} values, first {diff[:3]}"), flush=True)
-    return 0 if same else 1
+    return interleave_and_report(gs, old_root, lambda root: run_side(root, spec), args.repeats,
+                                 lambda a, b: [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)], "trials")
 
 
 if __name__ == "__main__":
