@@ -8,7 +8,8 @@ Compares every committed result file of the working copy with a reference git re
   ``trial`` (every column up to ``trial``), else the row number -- and every differing value is
   listed as ``file, column, row key, old, new``; values are compared as the text written (a
   float that moved in its last digit differs);
-* ``notebooks/*.ipynb``: each code cell's outputs (after the runner's scrubbing);
+* ``notebooks/*.ipynb``: each code cell's outputs (after the runner's scrubbing; consecutive
+  outputs of one stream compared as one);
 * ``figures/*``: byte for byte.
 
 Wall-clock measurements are not results and are left out: everything under
@@ -133,7 +134,13 @@ def is_machine_dependent(diff: Difference) -> bool:
 
 
 def _outputs(text: str) -> list[tuple[int, str]]:
-    nb = json.loads(text)
+    """Each code cell's outputs as JSON text, a cell's consecutive outputs of one stream merged
+    into one first, as the runner's scrubbing does (``scrub``): where a cell's printed text is
+    split depends on when the kernel flushed it, not on the result."""
+    import nbformat
+    from nbconvert.preprocessors import CoalesceStreamsPreprocessor
+
+    nb = CoalesceStreamsPreprocessor().preprocess(nbformat.from_dict(json.loads(text)), {})[0]
     code = [c for c in nb.get("cells", []) if c.get("cell_type") == "code"]
     return [(i, json.dumps(c.get("outputs", []), sort_keys=True, indent=0)) for i, c in enumerate(code, start=1)]
 

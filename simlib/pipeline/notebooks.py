@@ -275,13 +275,18 @@ def scrub(nb, root: Path):
 
     Drops papermill's and the execution timing metadata (start/end times,
     durations), gives papermill's injected-parameters cell (in a run folder's copy) a fixed id
-    instead of its random one, and cleans every text output and traceback with :func:`scrub_text`
+    instead of its random one, merges a cell's consecutive outputs of one stream into one (where
+    a kernel's flushes split a cell's printed text depends on timing; nbconvert's
+    ``CoalesceStreamsPreprocessor``), and cleans every text output and traceback with :func:`scrub_text`
     (the absolute ``root`` becomes ``.``, the Python installation ``<python>``, the temporary
     folder ``<tmp>`` (a path in it ``<tmp>/...``), the home folder ``~``, the host name
     ``<host>``; IPython's cell file names, memory addresses, timestamps and process ids go).
     """
+    from nbconvert.preprocessors import CoalesceStreamsPreprocessor
+
     nb.metadata.pop("papermill", None)
     nb.metadata.pop("widgets", None)
+    CoalesceStreamsPreprocessor().preprocess(nb, {})
     replacements = scrub_replacements(Path(root))
 
     def clean(text: str) -> str:

@@ -74,6 +74,16 @@ def test_notebook_outputs_are_compared_per_code_cell():
     assert check.compare_notebook("n.ipynb", a, _nb([]))[0].column == "(code cells)"
 
 
+def test_a_cells_printed_text_split_differently_is_the_same_output():
+    one = _nb([{"output_type": "stream", "name": "stdout", "text": "x = 1\ny = 2\n"}])
+    two = _nb([{"output_type": "stream", "name": "stdout", "text": "x = 1\n"},
+               {"output_type": "stream", "name": "stdout", "text": "y = 2\n"}])
+    assert check.compare_notebook("n.ipynb", one, two) == []
+    other = _nb([{"output_type": "stream", "name": "stdout", "text": "x = 1\n"},
+                 {"output_type": "stream", "name": "stderr", "text": "y = 2\n"}])
+    assert len(check.compare_notebook("n.ipynb", one, other)) == 1     # another stream is another output
+
+
 def test_measurement_files_are_never_compared_and_missing_files_are_named():
     old = {"data/results/a.csv": b"x\n1\n", "data/results/notebook_times.csv": b"a\n1\n",
            "data/measurements/t.csv": b"t\n1\n", "figures/f.png": b"\x89PNG1", "figures/g.png": b"1"}

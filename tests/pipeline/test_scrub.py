@@ -41,8 +41,9 @@ def test_scrub_removes_paths_pids_hosts_and_timestamps(tmp_path):
         f"worker pid 4242 on {host}, PID: 17, process=99\n",
         "started 2026-11-29T00:50:03.123456+00:00, done 2026-11-29 01:02:03, <object at 0x7f3a2c>\n",
     ]
-    out = runner.scrub(_nb_with(*crafted), tmp_path).cells[0].outputs
-    texts = [o["text"] for o in out]
+    [out] = runner.scrub(_nb_with(*crafted), tmp_path).cells[0].outputs   # one stream: merged
+    texts = out["text"].splitlines(keepends=True)
+    assert len(texts) == len(crafted)
     assert texts[0] == "<cell>:34: PerformanceWarning: DataFrame is highly fragmented.\n"
     assert texts[1] == "<tmp>/... and ./data/results/x.csv\n"     # a temporary path's names are random
     assert texts[2] == "~/.cache/simlib/trials\n"
@@ -53,6 +54,22 @@ def test_scrub_removes_paths_pids_hosts_and_timestamps(tmp_path):
     joined = "".join(texts)
     for leaked in ("14150", "4242", tmp + "/", str(tmp_path), "2026-11-29", "abc123"):
         assert leaked not in joined
+
+
+def test_scrub_merges_a_cells_consecutive_outputs_of_one_stream(tmp_path):
+    """Where a kernel's flushes split a cell's printed text depends on timing (notebook 41's tables
+    came out as one output in one run and two in the next): consecutive outputs of one stream
+    become one, in order; another stream or a display output in between keeps them apart."""
+    import nbformat
+
+    nb = _nb_with("a\n", "b\n")
+    nb.cells[0].outputs += [nbformat.v4.new_output("stream", name="stdout", text="c\n"),
+                            nbformat.v4.new_output("stream", name="stdout", text="d\n"),
+                            nbformat.v4.new_output("display_data", data={"text/plain": "x"}),
+                            nbformat.v4.new_output("stream", name="stdout", text="e\n")]
+    out = runner.scrub(nb, tmp_path).cells[0].outputs
+    assert [(o.get("name"), o.get("text")) for o in out] == [("stderr", "a\nb\n"), ("stdout", "c\nd\n"),
+                                                              (None, None), ("stdout", "e\n")]
 
 
 def test_scrub_leaves_results_alone(tmp_path):
