@@ -66,8 +66,9 @@ def replay_to_target(log, tp: TrainingParams, seed: np.random.SeedSequence, curv
     """Replay ``log`` with ``tp`` (or read ``curve``, its :func:`replay_curve`, when given); returns
     (``final_acc`` (the accuracy where the replay ended: at ``replay_end_s``, the run's end or its early
     stop), ``time_to_target_s`` and the time to every accuracy of the problem's ladder (NaN if never
-    reached: censored at the run's duration), the curve row where ``tp.target()`` was first met or None).  A ``curve="to_target"`` curve (RP25) knows the first crossing of the target only:
-    the ladder's times are then left out."""
+    reached: censored at the run's duration), the curve row where ``tp.target()`` was first met or None).
+    A ``curve="to_target"`` curve (RP25) knows the first crossing of the target only: the ladder's times are
+    then left out."""
     if curve is None:
         curve = replay_curve(log, tp, seed)
     t = time_to_accuracy(curve, tp.target())
