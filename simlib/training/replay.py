@@ -46,7 +46,7 @@ the state at time ``t`` includes every event with time ``<= t``.  ``Numerics.los
 test loss only every k-th time (the accuracy, and so every time to accuracy, at every time: RP23).  A time
 at which no event has changed the evaluated model since the last evaluation reuses that evaluation (the same
 array, so the same values; lock-step systems leave the model idle for much of each round).
-``curve="to_target"`` (RP25, with early stop) evaluates only as much of the test set as shows that an
+``Numerics(curve="to_target")`` (RP25, with early stop) evaluates only as much of the test set as shows that an
 evaluation is below ``stop_acc``: such a row has NaN accuracy and loss; the first row at or above it (the
 stop), rows not shown below and the last row are evaluated in full, so the time to ``stop_acc`` is unchanged.
 """
@@ -452,11 +452,21 @@ class Numerics:
         (the argmax of the logits: the same value, so every time to accuracy and the early stop are
         unchanged), and so is everything else; a model object without ``unchecked()`` is evaluated in
         full.  1 (default): the loss at every time.
+    curve : what the curve holds, of :data:`CURVES` (decision RP25).  ``"full"`` (default): every row has
+        its test loss (as ``loss_every`` says) and accuracy.  ``"to_target"`` (needs ``stop_acc``): an evaluation
+        is first tested for "below ``stop_acc``" on part of the test set (:func:`wrong_budget`,
+        :func:`certainly_wrong`; the samples found wrong at the last such test first, then the rest in
+        chunks of :data:`CUT_CHUNK`), stopping once more than the budget of samples are wrong beyond
+        rounding; such a row has NaN ``test_loss`` and ``test_acc``.  Every other evaluation (the stop, one
+        the test could not show below, the last time) is the full one, so the time, iterations and syncs
+        to ``stop_acc`` (and to nothing else), the early stop, ``final_acc`` and the final models are
+        unchanged.  A model object without ``unchecked()`` is evaluated in full.
     """
     dtype: str = "float64"
     blas_threads: int | None = 1
     one_at_a_time: bool = False
     loss_every: int = 1
+    curve: str = "full"
 
     def __post_init__(self):
         check_choice("dtype", self.dtype, DTYPES)
@@ -465,6 +475,7 @@ class Numerics:
         if not isinstance(self.one_at_a_time, bool):
             raise ValueError(f"one_at_a_time must be a bool, got {self.one_at_a_time!r}")
         check_int("loss_every", self.loss_every, lo=1)
+        check_choice("curve", self.curve, CURVES)
 
 
 @dataclass(frozen=True)
@@ -496,8 +507,7 @@ class StepRule:
 
 def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
            eval_every_s: float = 1.0, seed=0, steps: StepRule = StepRule(), *, unfinished: str = "apply",
-           data: str = "iid", numerics: Numerics = Numerics(), stop_acc: float | None = None,
-           curve: str = "full") -> ReplayResult:
+           data: str = "iid", numerics: Numerics = Numerics(), stop_acc: float | None = None) -> ReplayResult:
     """Train n replicas along the schedule ``log`` and return the average model's test curve.
 
     Parameters
@@ -520,20 +530,12 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         their pre-sync replicas; it still counts as launched).
     data : where worker ``w``'s minibatches come from: ``"iid"``, the whole training set
         (RP5), or ``"sharded"``, its own shard (:func:`shards`; RP11).
-    numerics : :class:`Numerics`: the floating type, BLAS threads, batched or one at a time.
+    numerics : :class:`Numerics`: the floating type, BLAS threads, batched or one at a time, the test loss's
+        grid (RP23) and what the curve holds (``curve``, RP25; ``"to_target"`` needs ``stop_acc``).
     stop_acc : early stop (RP16): the replay ends at the first evaluation whose test accuracy is
         ``>= stop_acc`` (in [0, 1]); the curve then ends there and ``final_params`` /
         ``final_model`` are the models at that time.  None (default): run to ``log.duration``.
         Every row the curve keeps is identical to the full replay's.
-    curve : :data:`CURVES` (decision RP25).  ``"full"`` (default): every row has its test loss (as
-        ``numerics.loss_every`` says) and accuracy.  ``"to_target"`` (needs ``stop_acc``): an evaluation
-        is first tested for "below ``stop_acc``" on part of the test set (:func:`wrong_budget`,
-        :func:`certainly_wrong`; the samples found wrong at the last such test first, then the rest in
-        chunks of :data:`CUT_CHUNK`), stopping once more than the budget of samples are wrong beyond
-        rounding; such a row has NaN ``test_loss`` and ``test_acc``.  Every other evaluation (the stop, one
-        the test could not show below, the last time) is the full one, so the time, iterations and syncs
-        to ``stop_acc`` (and to nothing else), the early stop, ``final_acc`` and the final models are
-        unchanged.  A model object without ``unchecked()`` is evaluated in full.
     """
     if not isinstance(steps, StepRule):
         raise ValueError(f"steps must be a StepRule, got {steps!r}")
@@ -548,9 +550,6 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     eval_every_s = check_real("eval_every_s", eval_every_s, 0.0, lo_open=True)
     if stop_acc is not None:
         stop_acc = check_real("stop_acc", stop_acc, 0.0, 1.0)
-    curve = check_choice("curve", curve, CURVES)
-    if curve == "to_target" and stop_acc is None:
-        raise ValueError("curve='to_target' needs stop_acc (the accuracy whose first crossing it keeps), got None")
     unfinished = check_choice("unfinished", unfinished, UNFINISHED)
     rule = check_choice("log.update_rule", getattr(log, "update_rule", "average"), UPDATE_RULES)
     if fresh_gradients and rule != "gradient":
@@ -558,7 +557,9 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
                          f"Eager-Reduce), got log.update_rule = {rule!r}")
     if not isinstance(numerics, Numerics):
         raise ValueError(f"numerics must be a Numerics, got {numerics!r}")
-    ft = np.dtype(numerics.dtype)
+    if numerics.curve == "to_target" and stop_acc is None:
+        raise ValueError("numerics.curve='to_target' needs stop_acc (the accuracy whose first crossing it keeps), "
+                         "got None")
     data = check_choice("data", data, DATA_MODES)
     if data == "sharded" and n > problem.y_train.size:
         raise ValueError(f"data='sharded' needs log.n <= {problem.y_train.size} training samples, got n = {n}")
@@ -576,8 +577,8 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
              else threadpool_limits(limits=numerics.blas_threads, user_api="blas"))
     with limit:
         sy = _parse_syncs(n, duration, ends, list(log.syncs), unfinished)
-        task = dataclasses.replace(_make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_every_s,
-                                              data, stop_acc, momentum, curve), loss_every=numerics.loss_every)
+        task = _make_task(problem, mdl, ends, duration, root, numerics, lr, batch_size, eval_every_s, data, stop_acc,
+                          momentum)
         if rule == "gradient":
             return _replay_gradient(n, ends, log.syncs, sy, task, numerics.one_at_a_time, bool(fresh_gradients))
         ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
@@ -654,12 +655,13 @@ class _BelowTest:
         return False
 
 
-def _make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_every_s, data, stop_acc,
-               momentum, curve="full") -> _Task:
-    """The :class:`_Task` of a replay whose arguments :func:`replay` checked: the data in dtype ``ft``,
+def _make_task(problem, mdl, ends, duration, root, numerics, lr, batch_size, eval_every_s, data, stop_acc,
+               momentum) -> _Task:
+    """The :class:`_Task` of a replay whose arguments :func:`replay` checked: the data in ``numerics.dtype``,
     each worker's minibatches (``data``: iid or its shard), ``x_init`` from ``root``, the evaluation
     times (every ``eval_every_s`` s from 0, and ``duration``), the test loss/accuracy function and, with
-    ``curve="to_target"``, the test that an evaluation is below ``stop_acc`` (RP25)."""
+    ``numerics.curve="to_target"``, the test that an evaluation is below ``stop_acc`` (RP25)."""
+    ft, curve = np.dtype(numerics.dtype), numerics.curve
     n = len(ends)
     Xtr, ytr, N = problem.X_train.astype(ft), problem.y_train, problem.y_train.size
     Xte, yte = problem.X_test.astype(ft), problem.y_test
@@ -702,8 +704,8 @@ def _make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_ever
         return float((Z.argmax(axis=1) == yte).mean())
 
     return _Task(grad, Xtr, ytr, batches, x_init, x0, ft.type(lr), times, loss_acc,
-                 stop_acc, momentum, accuracy=None if logits is None else accuracy, below=below, curve=curve,
-                 n_test=int(yte.size))
+                 stop_acc, momentum, numerics.loss_every, accuracy=None if logits is None else accuracy, below=below,
+                 curve=curve, n_test=int(yte.size))
 
 
 def _drive(events, handlers, state, task: _Task) -> "_Evaluations":

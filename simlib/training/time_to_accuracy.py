@@ -58,8 +58,9 @@ def replay_curve(log, tp: TrainingParams, seed: np.random.SeedSequence, loss_eve
         raise ValueError(f"curve='to_target' needs early stop at the target (no rung of the ladder above it): "
                          f"stop accuracy {stop}, target {tp.target()}")
     return replay(log, tp.problem, model=tp.model, lr=tp.lr, batch_size=tp.batch, eval_every_s=tp.eval_every_s,
-                  seed=child_seed(seed, 7), data=tp.data, numerics=Numerics(dtype=tp.dtype, loss_every=loss_every),
-                  stop_acc=stop, steps=StepRule(l2=tp.weight_decay, momentum=tp.momentum), curve=curve).curve
+                  seed=child_seed(seed, 7), data=tp.data,
+                  numerics=Numerics(dtype=tp.dtype, loss_every=loss_every, curve=curve),
+                  stop_acc=stop, steps=StepRule(l2=tp.weight_decay, momentum=tp.momentum)).curve
 
 
 def replay_to_target(log, tp: TrainingParams, seed: np.random.SeedSequence, curve=None) -> tuple[dict, dict | None]:

@@ -1,4 +1,4 @@
-"""Evaluations cut short once they are shown below the stop (``replay(curve="to_target")``, decision RP25):
+"""Evaluations cut short once they are shown below the stop (``Numerics(curve="to_target")``, decision RP25):
 the wrong-sample budget by hand, the cut exactly past it, and the same time, steps and updates to the target,
 final accuracy and models as the full evaluation on simulated schedules and on RP24's search runs."""
 import math
@@ -128,9 +128,9 @@ def _same_crossing(full, cut, stop):
     ("partial", 6, "mlp-relu", "float32", 0.999)])                      # 0.999: never reached
 def test_the_crossing_final_accuracy_and_models_are_the_full_evaluations(digits, scheme, seed, model, dtype, stop):
     log = _log(scheme, seed)
-    kw = dict(model=model, lr=0.1, seed=seed, eval_every_s=0.5, stop_acc=stop,
-              numerics=Numerics(dtype=dtype, loss_every=10))
-    full, cut = replay(log, digits, **kw), replay(log, digits, curve="to_target", **kw)
+    kw = dict(model=model, lr=0.1, seed=seed, eval_every_s=0.5, stop_acc=stop)
+    full = replay(log, digits, numerics=Numerics(dtype=dtype, loss_every=10), **kw)
+    cut = replay(log, digits, numerics=Numerics(dtype=dtype, loss_every=10, curve="to_target"), **kw)
     kept = _same_crossing(full, cut, stop)
     assert (~kept).sum() >= 5                                        # the knob cut evaluations short ...
     assert cut.eval_samples < full.eval_samples                      # ... and took fewer logits
@@ -142,9 +142,9 @@ def test_the_cnn_on_mnist1d_where_chunked_float64_logits_differ_from_the_full_ba
     """float64 BLAS kernels give a chunk's rows other last bits than the full batch's (measured, RP25); the
     margin keeps the crossing exact anyway."""
     log = _log("allreduce", 8, duration=12.0)
-    kw = dict(model="cnn", lr=0.02, batch_size=32, seed=8, eval_every_s=0.5, stop_acc=0.3,
-              numerics=Numerics(dtype="float64"))
-    full, cut = replay(log, "mnist1d", **kw), replay(log, "mnist1d", curve="to_target", **kw)
+    kw = dict(model="cnn", lr=0.02, batch_size=32, seed=8, eval_every_s=0.5, stop_acc=0.3)
+    full = replay(log, "mnist1d", numerics=Numerics(dtype="float64"), **kw)
+    cut = replay(log, "mnist1d", numerics=Numerics(dtype="float64", curve="to_target"), **kw)
     kept = _same_crossing(full, cut, 0.3)
     assert (~kept).any()
 
@@ -154,9 +154,9 @@ def test_the_knob_is_checked_and_a_model_object_is_evaluated_in_full(digits):
 
     log = _log("partial", 7, duration=5.0)
     with pytest.raises(ValueError, match="curve"):
-        replay(log, digits, curve="coarse", stop_acc=0.9)
+        Numerics(curve="coarse")
     with pytest.raises(ValueError, match="stop_acc"):
-        replay(log, digits, curve="to_target")
+        replay(log, digits, numerics=Numerics(curve="to_target"))
 
     class Plain:
         def __init__(self, inner):
@@ -171,7 +171,8 @@ def test_the_knob_is_checked_and_a_model_object_is_evaluated_in_full(digits):
         def loss_acc(self, *a):
             return self.inner.loss_acc(*a)
 
-    res = replay(log, digits, model=Plain(make_model("softmax", digits)), curve="to_target", stop_acc=0.99)
+    res = replay(log, digits, model=Plain(make_model("softmax", digits)), numerics=Numerics(curve="to_target"),
+                 stop_acc=0.99)
     assert res.curve.test_acc.notna().all()
 
 
