@@ -46,6 +46,9 @@ the state at time ``t`` includes every event with time ``<= t``.  ``Numerics.los
 test loss only every k-th time (the accuracy, and so every time to accuracy, at every time: RP23).  A time
 at which no event has changed the evaluated model since the last evaluation reuses that evaluation (the same
 array, so the same values; lock-step systems leave the model idle for much of each round).
+``Numerics(curve="to_target")`` (RP25, with early stop) evaluates only as much of the test set as shows that an
+evaluation is below ``stop_acc``: such a row has NaN accuracy and loss; the first row at or above it (the
+stop), rows not shown below and the last row are evaluated in full, so the time to ``stop_acc`` is unchanged.
 """
 from __future__ import annotations
 
@@ -66,7 +69,8 @@ from simlib.training.learning import MODELS, Problem, load_problem, make_model
 from simlib.core.validate import check_choice, check_int, check_real
 
 __all__ = ["ReplayResult", "Numerics", "StepRule", "replay", "minibatch_indices", "shards", "init_params", "time_to_accuracy",
-           "iterations_to_accuracy", "CURVE_COLUMNS", "BATCH_CHUNK", "DTYPES", "DATA_MODES"]
+           "iterations_to_accuracy", "CURVE_COLUMNS", "BATCH_CHUNK", "DTYPES", "DATA_MODES", "CURVES", "CUT_CHUNK",
+           "wrong_budget", "certainly_wrong", "tie_tolerance"]
 
 CURVE_COLUMNS = ("time_s", "iterations", "syncs", "test_loss", "test_acc")
 #: Minibatches are drawn from each worker's stream in blocks of this many.
@@ -78,6 +82,11 @@ UNFINISHED = ("apply", "drop")
 DTYPES = ("float64", "float32")
 #: Syncs with at most this many members are combined by elementwise sums, larger ones by matmul.
 _LOOP_K = 4
+#: What a replay's curve holds (RP25): ``"full"`` every evaluation's values; ``"to_target"`` only what the
+#: time to ``stop_acc`` needs (evaluations shown to be below it are cut short and have NaN values).
+CURVES = ("full", "to_target")
+#: Test samples per logits call of a cut-short evaluation (RP25; the cost only, never a value).
+CUT_CHUNK = 100
 
 
 @dataclass(frozen=True, eq=False)
@@ -98,6 +107,10 @@ class ReplayResult:
     x_init: np.ndarray
     grad_calls: int
     final_model: np.ndarray | None = None
+    #: :data:`CURVES`: what the curve holds (``"to_target"``: NaN rows where an evaluation was cut short, RP25).
+    curve_mode: str = "full"
+    #: Test samples whose logits the evaluations computed (cut-short ones count what they used).
+    eval_samples: int = 0
 
 
 # ------------------------------------------------------------------------ seeds
@@ -410,6 +423,9 @@ class _Task:
     momentum: float = 0.0
     loss_every: int = 1
     accuracy: object = None
+    below: object = None
+    curve: str = "full"
+    n_test: int = 0
 
     def grads(self, params: np.ndarray, ws: list, ks: list) -> np.ndarray:
         """Gradients of workers ``ws`` (distinct) at their replicas in ``params``, each on its
@@ -436,11 +452,21 @@ class Numerics:
         (the argmax of the logits: the same value, so every time to accuracy and the early stop are
         unchanged), and so is everything else; a model object without ``unchecked()`` is evaluated in
         full.  1 (default): the loss at every time.
+    curve : what the curve holds, of :data:`CURVES` (decision RP25).  ``"full"`` (default): every row has
+        its test loss (as ``loss_every`` says) and accuracy.  ``"to_target"`` (needs ``stop_acc``): an evaluation
+        is first tested for "below ``stop_acc``" on part of the test set (:func:`wrong_budget`,
+        :func:`certainly_wrong`; the samples found wrong at the last such test first, then the rest in
+        chunks of :data:`CUT_CHUNK`), stopping once more than the budget of samples are wrong beyond
+        rounding; such a row has NaN ``test_loss`` and ``test_acc``.  Every other evaluation (the stop, one
+        the test could not show below, the last time) is the full one, so the time, iterations and syncs
+        to ``stop_acc`` (and to nothing else), the early stop, ``final_acc`` and the final models are
+        unchanged.  A model object without ``unchecked()`` is evaluated in full.
     """
     dtype: str = "float64"
     blas_threads: int | None = 1
     one_at_a_time: bool = False
     loss_every: int = 1
+    curve: str = "full"
 
     def __post_init__(self):
         check_choice("dtype", self.dtype, DTYPES)
@@ -449,6 +475,7 @@ class Numerics:
         if not isinstance(self.one_at_a_time, bool):
             raise ValueError(f"one_at_a_time must be a bool, got {self.one_at_a_time!r}")
         check_int("loss_every", self.loss_every, lo=1)
+        check_choice("curve", self.curve, CURVES)
 
 
 @dataclass(frozen=True)
@@ -503,7 +530,8 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         their pre-sync replicas; it still counts as launched).
     data : where worker ``w``'s minibatches come from: ``"iid"``, the whole training set
         (RP5), or ``"sharded"``, its own shard (:func:`shards`; RP11).
-    numerics : :class:`Numerics`: the floating type, BLAS threads, batched or one at a time.
+    numerics : :class:`Numerics`: the floating type, BLAS threads, batched or one at a time, the test loss's
+        grid (RP23) and what the curve holds (``curve``, RP25; ``"to_target"`` needs ``stop_acc``).
     stop_acc : early stop (RP16): the replay ends at the first evaluation whose test accuracy is
         ``>= stop_acc`` (in [0, 1]); the curve then ends there and ``final_params`` /
         ``final_model`` are the models at that time.  None (default): run to ``log.duration``.
@@ -529,7 +557,9 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
                          f"Eager-Reduce), got log.update_rule = {rule!r}")
     if not isinstance(numerics, Numerics):
         raise ValueError(f"numerics must be a Numerics, got {numerics!r}")
-    ft = np.dtype(numerics.dtype)
+    if numerics.curve == "to_target" and stop_acc is None:
+        raise ValueError("numerics.curve='to_target' needs stop_acc (the accuracy whose first crossing it keeps), "
+                         "got None")
     data = check_choice("data", data, DATA_MODES)
     if data == "sharded" and n > problem.y_train.size:
         raise ValueError(f"data='sharded' needs log.n <= {problem.y_train.size} training samples, got n = {n}")
@@ -547,8 +577,8 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
              else threadpool_limits(limits=numerics.blas_threads, user_api="blas"))
     with limit:
         sy = _parse_syncs(n, duration, ends, list(log.syncs), unfinished)
-        task = dataclasses.replace(_make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_every_s,
-                                              data, stop_acc, momentum), loss_every=numerics.loss_every)
+        task = _make_task(problem, mdl, ends, duration, root, numerics, lr, batch_size, eval_every_s, data, stop_acc,
+                          momentum)
         if rule == "gradient":
             return _replay_gradient(n, ends, log.syncs, sy, task, numerics.one_at_a_time, bool(fresh_gradients))
         ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
@@ -557,11 +587,81 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         return ev.result(task)
 
 
-def _make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_every_s, data, stop_acc,
+def wrong_budget(stop_acc: float, n_test: int) -> int:
+    """The most test samples (of ``n_test``) that may be wrong in an evaluation that reaches ``stop_acc``
+    (RP25): ``n_test − c*``, where ``c*`` is the fewest correct samples ``c`` whose accuracy as the replay
+    computes it (``mean`` of the correct flags: the float64 quotient ``c / n_test``, correctly rounded)
+    is ``>= stop_acc``.  More wrong samples than this means the evaluation is below ``stop_acc``."""
+    n_test = check_int("n_test", n_test, lo=1)
+    stop_acc = check_real("stop_acc", stop_acc, 0.0, 1.0)
+    c = np.arange(n_test + 1, dtype=np.float64)
+    return n_test - int(np.flatnonzero(c / n_test >= stop_acc)[0])      # c = n_test always qualifies
+
+
+def tie_tolerance(dtype) -> float:
+    """The margin of :func:`certainly_wrong` relative to a row's largest |logit|: √ε of ``dtype`` (float32
+    3.5e-4, float64 1.5e-8; RP25: about 150× and 10⁷× the largest measured gap between two evaluations of
+    the same logits)."""
+    return float(np.sqrt(np.finfo(np.dtype(dtype)).eps))
+
+
+def certainly_wrong(Z: np.ndarray, y: np.ndarray, tol: float) -> np.ndarray:
+    """Which rows of the logits ``Z`` (B, C) are wrong by more than rounding (RP25): some other class's logit
+    exceeds the label ``y``'s by more than ``tol`` × the row's largest |logit| (in float64).  A row whose
+    logits any other evaluation gives within half that margin has its argmax off the label there as well;
+    a row with a NaN is never counted."""
+    Z = np.asarray(Z, dtype=np.float64)
+    rows = np.arange(Z.shape[0])
+    zy = Z[rows, y]
+    other = Z.copy()
+    other[rows, y] = -np.inf
+    return other.max(axis=1) - zy > tol * np.abs(Z).max(axis=1)
+
+
+class _BelowTest:
+    """RP25's test "this model's accuracy is below ``stop``" on part of the test set: logits of the
+    samples in ``order`` chunk by chunk (first the ``front`` samples found wrong at the last cut, then
+    :data:`CUT_CHUNK` at a time), stopping once more than :func:`wrong_budget` are :func:`certainly_wrong`.
+    True: certainly below; False: not shown (the caller evaluates in full).  ``samples``: logits taken."""
+
+    def __init__(self, logits, Xte, yte, stop, ft):
+        self.logits, self.X, self.y = logits, Xte, yte
+        self.budget = wrong_budget(stop, yte.size)
+        self.tol = tie_tolerance(ft)
+        self.order = np.arange(yte.size)
+        self.front = 0
+        self.samples = 0
+
+    def __call__(self, x) -> bool:
+        order, N = self.order, self.order.size
+        found, wrong = [], 0
+        lo = 0
+        while lo < N:
+            hi = min(N, lo + (self.front if lo == 0 and self.front else CUT_CHUNK))
+            idx = order[lo:hi]
+            Z = self.logits(x[None], self.X[None, idx])[0]
+            self.samples += idx.size
+            bad = idx[certainly_wrong(Z, self.y[idx], self.tol)]
+            found.append(bad)
+            wrong += bad.size
+            if wrong > self.budget:
+                front = np.concatenate(found)
+                rest = np.ones(N, dtype=bool)
+                rest[front] = False
+                self.order = np.concatenate([front, np.flatnonzero(rest)])
+                self.front = front.size
+                return True
+            lo = hi
+        return False
+
+
+def _make_task(problem, mdl, ends, duration, root, numerics, lr, batch_size, eval_every_s, data, stop_acc,
                momentum) -> _Task:
-    """The :class:`_Task` of a replay whose arguments :func:`replay` checked: the data in dtype ``ft``,
+    """The :class:`_Task` of a replay whose arguments :func:`replay` checked: the data in ``numerics.dtype``,
     each worker's minibatches (``data``: iid or its shard), ``x_init`` from ``root``, the evaluation
-    times (every ``eval_every_s`` s from 0, and ``duration``) and the test loss/accuracy function."""
+    times (every ``eval_every_s`` s from 0, and ``duration``), the test loss/accuracy function and, with
+    ``numerics.curve="to_target"``, the test that an evaluation is below ``stop_acc`` (RP25)."""
+    ft, curve = np.dtype(numerics.dtype), numerics.curve
     n = len(ends)
     Xtr, ytr, N = problem.X_train.astype(ft), problem.y_train, problem.y_train.size
     Xte, yte = problem.X_test.astype(ft), problem.y_test
@@ -579,6 +679,8 @@ def _make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_ever
     # the built-in models offer their kernels without argument checks (checked once, here); a model
     # object of the caller's has only the checked grad / loss_acc
     grad, logits = mdl.unchecked() if hasattr(mdl, "unchecked") else (mdl.grad, None)
+    below = (_BelowTest(logits, Xte, yte, stop_acc, ft) if curve == "to_target" and logits is not None
+             else None)
     if logits is not None:      # the test set is fixed: a model may prepare what depends on it alone once
         logits = (mdl.logits_on(Xte[None]) if hasattr(mdl, "logits_on")
                   else lambda p, f=logits, X=Xte[None]: f(p, X))
@@ -602,7 +704,8 @@ def _make_task(problem, mdl, ends, duration, root, ft, lr, batch_size, eval_ever
         return float((Z.argmax(axis=1) == yte).mean())
 
     return _Task(grad, Xtr, ytr, batches, x_init, x0, ft.type(lr), times, loss_acc,
-                 stop_acc, momentum, accuracy=None if logits is None else accuracy)
+                 stop_acc, momentum, numerics.loss_every, accuracy=None if logits is None else accuracy, below=below,
+                 curve=curve, n_test=int(yte.size))
 
 
 def _drive(events, handlers, state, task: _Task) -> "_Evaluations":
@@ -637,13 +740,18 @@ class _Evaluations:
     ``state.version`` counts the events that may change the evaluated model (a local step or an applied
     sync of the replicas, an apply of the server); when it has not moved since the last evaluation the
     model is the same array bit for bit, so its accuracy (and its loss, when that was taken) is reused
-    instead of evaluated again (the same values: deterministic kernels on the same input)."""
+    instead of evaluated again (the same values: deterministic kernels on the same input).
+
+    With ``task.below`` (``curve="to_target"``, RP25) a model is first tested for "below the stop" on part of
+    the test set; a row it shows below has NaN loss and accuracy (a reused one as well, except at the last
+    time, which is evaluated in full).  ``samples`` counts the test samples whose logits were taken."""
 
     def __init__(self, task: _Task, state):
         self.task, self.state = task, state
         self.rows: list = []
         self.last = len(task.times) - 1
         self.seen = None                 # (version, acc, loss or None) of the last evaluation
+        self.samples = 0
 
     def at(self, i: int, t: float) -> bool:
         """The model at evaluation time ``i`` (``t`` s); True when the replay stops here (early stop)."""
@@ -651,14 +759,22 @@ class _Evaluations:
         iters, syncs = state.counts()
         k, stop = task.loss_every, task.stop_acc
         seen, version = self.seen, state.version
-        if seen is not None and seen[0] == version:
+        acc = loss = x = None
+        if seen is not None and seen[0] == version and not (i == self.last and math.isnan(seen[1])):
             acc, loss = seen[1], seen[2]
-            x = None
-        else:
-            acc = loss = x = None
+        if acc is None and task.below is not None and i != self.last:
+            x = state.model()
+            if task.below(x):
+                acc = loss = math.nan
+        if acc is not None and math.isnan(acc):          # shown below the stop (RP25): no values
+            self.seen = (version, acc, loss)
+            self.rows.append((t, iters, syncs, math.nan, math.nan))
+            return False
+        n_test = task.n_test
         want_loss = k == 1 or task.accuracy is None
         if acc is None:
-            x = state.model()
+            x = state.model() if x is None else x
+            self.samples += n_test
             if want_loss:
                 loss, acc = task.loss_acc(x)
             else:
@@ -666,6 +782,7 @@ class _Evaluations:
         if not want_loss and (i % k == 0 or i == self.last or (stop is not None and acc >= stop)):
             want_loss = True
         if want_loss and loss is None:
+            self.samples += n_test
             loss = task.loss_acc(state.model() if x is None else x)[0]
         self.seen = (version, acc, loss)
         self.rows.append((t, iters, syncs, loss if want_loss else math.nan, acc))
@@ -674,8 +791,10 @@ class _Evaluations:
     def result(self, task: _Task) -> ReplayResult:
         """The :class:`ReplayResult`: the curve, and the state where the replay ended."""
         st = self.state
-        return ReplayResult(curve=_curve(self.rows), final_params=st.params, x_init=task.x_init,
-                            grad_calls=st.calls, final_model=st.model())
+        cut = 0 if task.below is None else task.below.samples
+        return ReplayResult(curve=_curve(self.rows, task.curve), final_params=st.params, x_init=task.x_init,
+                            grad_calls=st.calls, final_model=st.model(), curve_mode=task.curve,
+                            eval_samples=self.samples + cut)
 
 
 class _Replicas:
@@ -838,10 +957,12 @@ class _Replicas:
         self.write.clear()
 
 
-def _curve(rows) -> pd.DataFrame:
+def _curve(rows, mode: str = "full") -> pd.DataFrame:
+    """The curve's rows as a DataFrame; ``attrs["curve"]`` is the replay's ``curve`` mode (RP25)."""
     curve = pd.DataFrame(rows, columns=list(CURVE_COLUMNS))
     curve["iterations"] = curve["iterations"].astype(np.int64)
     curve["syncs"] = curve["syncs"].astype(np.int64)
+    curve.attrs["curve"] = mode
     return curve
 
 

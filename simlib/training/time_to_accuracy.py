@@ -43,23 +43,33 @@ def target_ladder(problem) -> tuple:
     return learning.target_ladder(problem)
 
 
-def replay_curve(log, tp: TrainingParams, seed: np.random.SeedSequence, loss_every: int = LOSS_EVERY):
+def replay_curve(log, tp: TrainingParams, seed: np.random.SeedSequence, loss_every: int = LOSS_EVERY,
+                 curve: str = "full"):
     """The test curve (:func:`~simlib.training.replay.replay`) of ``log`` replayed with ``tp`` and the
     trial's replay seed (child 7 of ``seed``); with ``tp.early_stop`` it ends once the target and the
     ladder are reached (:meth:`~simlib.training.params.TrainingParams.stop_accuracy`).  The test loss
     is taken every ``loss_every`` evaluations (:class:`~simlib.training.replay.Numerics`' ``loss_every``, RP23;
     NaN between), the
-    accuracy at every one; ``loss_every=1``: the loss at every one as well."""
+    accuracy at every one; ``loss_every=1``: the loss at every one as well.  ``curve="to_target"`` (RP25:
+    only the first crossing of the target is kept; NaN rows where an evaluation is shown below it) needs
+    early stop at the target itself (``tp.stop_accuracy() == tp.target()``: no ladder rung above it)."""
+    stop = tp.stop_accuracy()
+    if curve == "to_target" and stop != tp.target():
+        raise ValueError(f"curve='to_target' needs early stop at the target (no rung of the ladder above it): "
+                         f"stop accuracy {stop}, target {tp.target()}")
     return replay(log, tp.problem, model=tp.model, lr=tp.lr, batch_size=tp.batch, eval_every_s=tp.eval_every_s,
-                  seed=child_seed(seed, 7), data=tp.data, numerics=Numerics(dtype=tp.dtype, loss_every=loss_every),
-                  stop_acc=tp.stop_accuracy(), steps=StepRule(l2=tp.weight_decay, momentum=tp.momentum)).curve
+                  seed=child_seed(seed, 7), data=tp.data,
+                  numerics=Numerics(dtype=tp.dtype, loss_every=loss_every, curve=curve),
+                  stop_acc=stop, steps=StepRule(l2=tp.weight_decay, momentum=tp.momentum)).curve
 
 
 def replay_to_target(log, tp: TrainingParams, seed: np.random.SeedSequence, curve=None) -> tuple[dict, dict | None]:
     """Replay ``log`` with ``tp`` (or read ``curve``, its :func:`replay_curve`, when given); returns
     (``final_acc`` (the accuracy where the replay ended: at ``replay_end_s``, the run's end or its early
     stop), ``time_to_target_s`` and the time to every accuracy of the problem's ladder (NaN if never
-    reached: censored at the run's duration), the curve row where ``tp.target()`` was first met or None)."""
+    reached: censored at the run's duration), the curve row where ``tp.target()`` was first met or None).
+    A ``curve="to_target"`` curve (RP25) knows the first crossing of the target only: the ladder's times are
+    then left out."""
     if curve is None:
         curve = replay_curve(log, tp, seed)
     t = time_to_accuracy(curve, tp.target())
@@ -67,11 +77,13 @@ def replay_to_target(log, tp: TrainingParams, seed: np.random.SeedSequence, curv
     out = {"final_acc": float(curve["test_acc"].iloc[-1]), "time_to_target_s": float(t)}
     if tp.early_stop:
         out["replay_end_s"] = float(curve["time_s"].iloc[-1])
-    out.update({ladder_column(a): time_to_accuracy(curve, a) for a in target_ladder(tp.problem)})
+    if curve.attrs.get("curve", "full") == "full":
+        out.update({ladder_column(a): time_to_accuracy(curve, a) for a in target_ladder(tp.problem)})
     return out, row
 
 
-def staged_replay(simulate_log, duration: float, tp: TrainingParams, seed: np.random.SeedSequence):
+def staged_replay(simulate_log, duration: float, tp: TrainingParams, seed: np.random.SeedSequence,
+                  curve: str = "full"):
     """``(log, curve)`` of a run capped at ``duration`` s, simulated by ``simulate_log(d)`` (the schedule
     log of the run's first ``d`` seconds) and replayed with ``tp`` (:func:`replay_curve`).
 
@@ -81,16 +93,16 @@ def staged_replay(simulate_log, duration: float, tp: TrainingParams, seed: np.ra
     the prefix of the longer run's (the simulators are prefix-consistent: tested), and a replay's rows
     up to d depend only on events up to d, so the curve is the one of the full run up to its stop: only
     the cost changes (RP16).  The returned log is the one replayed last (its ``duration`` is what was
-    simulated)."""
+    simulated).  ``curve``: :func:`replay_curve`'s (RP25; the last row of a stage is always evaluated in full)."""
     stop = tp.stop_accuracy()
     first = math.floor(duration * tp.first_stage / tp.eval_every_s + 1e-9) * tp.eval_every_s
     stages = (first, duration) if stop is not None and 0 < first < duration else (duration,)
     for d in stages:
         log = simulate_log(d)
-        curve = replay_curve(log, tp, seed)
-        if stop is not None and curve["test_acc"].iloc[-1] >= stop:
+        out = replay_curve(log, tp, seed, curve=curve)
+        if stop is not None and out["test_acc"].iloc[-1] >= stop:
             break
-    return log, curve
+    return log, out
 
 
 class TrainedScenario(TrainedRun):
