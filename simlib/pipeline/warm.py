@@ -69,11 +69,14 @@ class Probe:
 
 @dataclass(frozen=True)
 class Family:
-    """One engine's kernels: ``name``, what it covers (``about``), and the :class:`Probe` s that compile them."""
+    """One engine's kernels: ``name``, what it covers (``about``), and the :class:`Probe` s that compile them.
+    ``after``: the families whose kernels it shares; the warm-up starts it only when they have finished, so it
+    loads those kernels from the cache instead of compiling them a second time beside them."""
 
     name: str
     about: str
     probes: tuple
+    after: tuple = ()
 
 
 _SCHEME = ("scheme",)
@@ -407,6 +410,14 @@ def _line(r: dict) -> str:
     return text + (f"; {len(r['errors'])} run(s) failed: {r['errors'][0]}" if r["errors"] else "")
 
 
+def next_family(pending: list, running) -> Family | None:
+    """The first of the families ``pending`` (in :data:`FAMILIES` order) none of whose :attr:`Family.after`
+    families is pending or ``running`` (their names): those have finished, or are not being warmed; None
+    if each pending family waits for one."""
+    busy = {f.name for f in pending} | set(running)
+    return next((fam for fam in pending if not busy & set(fam.after)), None)
+
+
 def warm(names=None, *, jobs: int | None = None, force: bool = False, echo=print) -> WarmReport:
     """Compile the kernels of families ``names`` (default: all of :data:`FAMILIES`) into numba's cache, each
     family in a subprocess, at most ``jobs`` at once (default: the machine's cores), largest first; ``echo``
@@ -422,12 +433,16 @@ def warm(names=None, *, jobs: int | None = None, force: bool = False, echo=print
         echo(f"[warm] kernels already compiled (stamp {stamp_path().name} current; checked in {report.wall_s:.2f} s)")
         return report
     echo(f"[warm] compiling the kernels of {len(chosen)} families in {min(jobs, len(chosen))} process(es), "
-         f"largest first (cache: {cache_root()})")
+         f"largest first, each after the families it shares kernels with (cache: {cache_root()})")
     pending, running, results = list(chosen), {}, []
     with tempfile.TemporaryDirectory(prefix="simlib-warm-") as tmp:
         while pending or running:
             while pending and len(running) < jobs:
-                fam = pending.pop(0)
+                fam = next_family(pending, [f.name for f, *_ in running.values()])
+                if fam is None and running:
+                    break                           # its families are running: wait for them
+                fam = fam or pending[0]             # (a cycle of families after each other: break it)
+                pending.remove(fam)
                 out = Path(tmp) / f"{fam.name}.json"
                 log = open(Path(tmp) / f"{fam.name}.log", "w+b")
                 proc = subprocess.Popen([sys.executable, "-m", "simlib.pipeline.warm", "--family", fam.name,
