@@ -1,13 +1,15 @@
 """A/B benchmark: a notebook-like sequence of many small sweeps on local processes, each sweep starting
-worker processes of its own (``--rev``'s ``Executor("processes")``, the behaviour before decision S34)
-against one :class:`~simlib.pipeline.sweep.ProcessPool` that serves every sweep of the sequence (this
-checkout; a notebook's ``Run`` owns one).
+worker processes of its own (``Executor("processes")`` without a pool: the behaviour before decision S34,
+which scripts keep; with ``--rev``, that revision's code) against one
+:class:`~simlib.pipeline.sweep.ProcessPool` that serves every sweep of the sequence (this checkout; a
+notebook's ``Run`` owns one).
 
 Per group (a trial function of the notebooks at small settings: the shared-cluster loop, SelMcast SSP,
 FMReduce, the BSP round) one side runs ``--sweeps`` sweeps of ``--trials`` trials on ``--workers``
 processes, sweep ``k`` with seed ``k`` (every trial computed, as S25's batches compute the trials they
 add), no trial cache.  Each side runs in its own subprocess with ``PYTHONPATH`` at this checkout or at
-``--rev`` (extracted by ``git archive`` into ``build/ab_<rev>``); the kernels are compiled first in a
+``--rev`` (extracted by ``git archive`` into ``build/ab_<rev>``, whose kernels numba compiles apart,
+being other source files); the kernels are compiled first in a
 separate untimed process per side (the workers then load them from numba's disk cache, as after the
 warm-up, and the timed process itself never calls a trial: a forked worker must load the kernels as a
 notebook's do).  The sides alternate over ``--repeats`` rounds so load changes hit both alike.  Prints
@@ -102,7 +104,8 @@ def _side(root: Path, spec: dict, mode: str) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rev", default="bd4d5b2", help="the revision whose sweeps start their own pools (default bd4d5b2)")
+    ap.add_argument("--rev", help="run the old side from this revision (e.g. bd4d5b2, before S34); default: "
+                                  "this checkout's sweeps without a pool")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--sweeps", type=int, default=10, help="sweeps per group (each a new pool on the old side)")
     ap.add_argument("--trials", type=int, default=4, help="trials per setting and sweep")
@@ -118,12 +121,13 @@ def main(argv=None) -> int:
     if min(args.repeats, args.sweeps, args.trials, args.workers) < 1:
         ap.error("--repeats, --sweeps, --trials and --workers must be >= 1")
     groups = args.only or list(GROUPS)
-    old_root = extract(args.rev)
+    old_root = extract(args.rev) if args.rev else ROOT
     base = {"groups": groups, "sweeps": args.sweeps, "trials": args.trials, "workers": args.workers}
-    print(f"{args.sweeps} sweeps x {args.trials} trials per setting on {args.workers} processes; old: {args.rev} "
-          f"(a pool per sweep), new: this checkout (one ProcessPool); {args.repeats} interleaved rounds; "
+    print(f"{args.sweeps} sweeps x {args.trials} trials per setting on {args.workers} processes; old: "
+          f"{args.rev or 'this checkout'} (a pool per sweep), new: this checkout (one ProcessPool); "
+          f"{args.repeats} interleaved rounds; "
           f"load average {os.getloadavg()[0]:.1f}", flush=True)
-    for root in (old_root, ROOT):
+    for root in dict.fromkeys((old_root, ROOT)):
         _side(root, base, "warm")
     cpu = {g: {"old": [], "new": []} for g in groups}
     wall = {g: {"old": [], "new": []} for g in groups}

@@ -149,7 +149,8 @@ FAMILIES = (
                   extra=tuple((("scheme", s),) for s in ("allreduce", "eager", "adpsgd", "ps-bsp", "ps-asp",
                                                          "ps-hete", "ps-backup"))),
             Probe("simlib.papers.partial_reduce.experiments.mixing:trial", vary=False),
-            Probe("simlib.papers.selective_reduce.experiments.ring_check:trial", vary=False))),
+            Probe("simlib.papers.selective_reduce.experiments.ring_check:trial", vary=False)),
+           after=("cluster-selective",)),
     Family("ssp", "SelMcast / Orpheus SSP (004 §IV), with and without training",
            (Probe("simlib.papers.selmcast.ssp_scenario:run_trial", cross=("scheme",),
                   extra=((("scheme", "selmcast"), _RECORDED), (("scheme", "orpheus"), _RECORDED))),
@@ -160,7 +161,8 @@ FAMILIES = (
             Probe("simlib.training.nine_systems:staleness_trial", vary=False),
             Probe("simlib.training.task_search:search_trial", vary=False),
             Probe("simlib.training.time_to_accuracy:trial", vary=False,
-                  extra=tuple((("scheme", s),) for s in ("allreduce", "partial", "selective"))))),
+                  extra=tuple((("scheme", s),) for s in ("allreduce", "partial", "selective")))),
+           after=("cluster-selective", "cluster", "ssp")),
     Family("fmreduce", "003's FMReduce system loop and LP split",
            (Probe("simlib.papers.fmreduce.scenario:run_trial", extra=((_RECORDED,),)),)),
     Family("bsp", "004's BSP selection (SelMcast, Orpheus, the MILP) and Fig. 1's random selection",
@@ -171,7 +173,8 @@ FAMILIES = (
            (Probe("simlib.pipeline.warm:flow_network_run", vary=False,
                   example=(("sharing", "maxmin"), ("engine", "incremental"), ("steps", 12)),
                   extra=tuple((("sharing", s), ("engine", e)) for s in ("maxmin", "priority")
-                              for e in ("incremental", "full"))),)),
+                              for e in ("incremental", "full"))),),
+           after=("cluster-selective",)),
 )
 
 
