@@ -1005,6 +1005,7 @@ def _run_sweep(sw: _Sweep) -> pd.DataFrame:
     done = initial
     if progress_callback is not None:
         progress_callback(done, len(keys), initial)
+
     def failed(exc: BaseException, k: int) -> None:    # name the trial that raised (Python >= 3.11)
         if hasattr(exc, "add_note"):
             i, t = keys[k]
