@@ -425,9 +425,9 @@ class ProcessPool:
     """Local worker processes that serve many sweeps (decision S34).
 
     A sweep on ``Executor("processes")`` alone starts its own processes and stops them when it ends;
-    each new worker then pays again for what the previous sweep's workers had already done (about
-    1.4 s of CPU per worker: the trial's first call loads its compiled numba kernels from the disk
-    cache).  A ``ProcessPool`` passed as ``Executor("processes", pool=pool)`` keeps its ``workers``
+    each new worker then pays again for what the previous sweep's workers had already done (0.6-0.8 s
+    of CPU per worker for the notebooks' engines, ``benchmarks/bench_sweep_pool.py``: the fork, then the
+    trial's first call loads its compiled numba kernels from the disk cache).  A ``ProcessPool`` passed as ``Executor("processes", pool=pool)`` keeps its ``workers``
     processes (default ``os.cpu_count()``) between sweeps: the first sweep that runs a trial starts
     them, later sweeps reuse them with whatever they have loaded, and :meth:`close` (or leaving a
     ``with`` block, or the pool's garbage collection, or the interpreter's exit) stops them.  A
