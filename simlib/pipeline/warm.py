@@ -16,7 +16,9 @@ running estimate and the first trials' timings.  The warm-up compiles everything
   are thrown away; only numba's cache (and data sets a trial generates, e.g. mnist1d) remain.
 * Each family runs in a process of its own (numba compiles in one thread), at most ``jobs`` at
   once (default: every core), largest first (the order of :data:`FAMILIES`), so the cores share the
-  work instead of one notebook compiling while the other cores wait.  Progress goes to stdout, one line per
+  work instead of one notebook compiling while the other cores wait; a family that shares kernels with
+  others (:attr:`Family.after`) starts when they have finished, so no kernel is compiled twice at once
+  (decision S34).  Progress goes to stdout, one line per
   family: specializations compiled, CPU seconds spent compiling (or loading from the cache).
 * Idempotent: a stamp (``warm.json`` in :data:`simlib.core.paths.BUILD_CACHE`) records a fingerprint
   of the numba and Python versions, the cache folder, every ``simlib`` source file and every cache file
