@@ -425,7 +425,7 @@ class ProcessPool:
     """Local worker processes that serve many sweeps (decision S34).
 
     A sweep on ``Executor("processes")`` alone starts its own processes and stops them when it ends;
-    each new worker then pays again for what the previous sweep's workers had already done (0.6-0.8 s
+    each new worker then pays again for what the previous sweep's workers had already done (0.6-0.9 s
     of CPU per worker for the notebooks' engines, ``benchmarks/bench_sweep_pool.py``: the fork, then the
     trial's first call loads its compiled numba kernels from the disk cache).  A ``ProcessPool`` passed as ``Executor("processes", pool=pool)`` keeps its ``workers``
     processes (default ``os.cpu_count()``) between sweeps: the first sweep that runs a trial starts
