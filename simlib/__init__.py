@@ -27,7 +27,8 @@ seconds; it names its scenario class, ``@trial_of``, so a sweep builds each dict
   colour and marker.
 
 Sweeps: :func:`expand_grid` (a grid of settings), :func:`run_sweep` (settings x
-trials -> a tidy DataFrame; serial, processes or Dask, chosen by an :class:`Executor`;
+trials -> a tidy DataFrame; serial, processes or Dask, chosen by an :class:`Executor`; a
+:class:`ProcessPool` keeps the local processes for the next sweep;
 optional per-trial cache; a trial of your own declared ``@trial_of(YourScenario)`` gets each dict
 setting built once, before anything runs), :func:`run_scenarios` (a grid of :class:`Scenario` runs, cached in the
 user's cache and written as CSV to a run folder, see :mod:`simlib.core.paths`).
@@ -55,6 +56,7 @@ _EXPORTS = {
     "expand_grid": ("simlib.pipeline.sweep", "expand_grid"),
     "run_sweep": ("simlib.pipeline.sweep", "run_sweep"),
     "Executor": ("simlib.pipeline.sweep", "Executor"),
+    "ProcessPool": ("simlib.pipeline.sweep", "ProcessPool"),
     "run_scenarios": ("simlib.pipeline.runs", "run_scenarios"),
     "trial_of": ("simlib.papers.trial", "trial_of"),
     # a notebook's run: parameters checked once, folders, sweeps, figures and ledger rows

@@ -74,7 +74,11 @@ class Run:
     the runner's ``-p`` names, else those that differ from the full-profile defaults); both
     read-only mappings.  ``trials`` is the spec's ``trials`` (1 if it has none): the default of
     :meth:`sweep` and the ledger's ``trials`` column.  ``dask_address``: the Dask scheduler its
-    sweeps run on (the runner's, decision S32; None: this machine, by the profile).
+    sweeps run on (the runner's, decision S32; None: this machine, by the profile).  ``pool``: the
+    local worker processes its sweeps share (a :class:`~simlib.pipeline.sweep.ProcessPool` of
+    ``workers`` processes, started by the first sweep that runs on local processes and kept for the
+    next, decision S34; :meth:`close`, the Run's garbage collection or the kernel's exit stops them;
+    None: each sweep starts its own).
     """
 
     notebook: str
@@ -88,6 +92,7 @@ class Run:
     progress_file: Path | None = None
     spec: Any = field(default=None, compare=False)
     dask_address: str | None = None
+    pool: Any = field(default=None, compare=False, repr=False)
 
     @property
     def publish(self) -> bool:
@@ -157,7 +162,7 @@ class Run:
         df = run_notebook_sweep(trial, settings, trials=self.trials if trials is None else trials,
                                 seed=self.seed if seed is None else seed, name=name, results_dir=self.results,
                                 profile=self.profile, workers=self.workers, desc=desc,
-                                executor=self._executor(executor), progress_file=self.progress_file)
+                                executor=self._executor(executor), progress_file=self.progress_file, pool=self.pool)
         if measured:
             write_measurements(df, measured, name=name, results_dir=self.results,
                                measurements_dir=self.folders.measurements)
@@ -172,7 +177,12 @@ class Run:
         return run_scenarios(settings, trials=self.trials if trials is None else trials,
                              seed=self.seed if seed is None else seed, name=name, results_dir=self.results,
                              profile=self.profile, workers=self.workers, desc=desc,
-                             executor=self._executor(executor), progress_file=self.progress_file)
+                             executor=self._executor(executor), progress_file=self.progress_file, pool=self.pool)
+
+    def close(self) -> None:
+        """Stop the worker processes of this run's sweeps (:attr:`pool`; a later sweep starts them again)."""
+        if self.pool is not None:
+            self.pool.close()
 
     def _executor(self, executor):
         """``executor`` as given, or, when the runner gave this run a scheduler address and the executor
@@ -394,5 +404,7 @@ def start(spec_cls, namespace: dict, *, notebook: str, update: bool = True) -> R
     progress = Path(facts["progress_file"]) if facts.get("progress_file") else None
     if update:
         namespace.update(values)
+    from simlib.pipeline.sweep import ProcessPool     # no processes until a sweep runs on them
+
     return Run(notebook, profile, seed, trials, workers, MappingProxyType(passed), MappingProxyType(values), folders,
-               progress, spec, facts.get("dask_address"))
+               progress, spec, facts.get("dask_address"), ProcessPool(workers))

@@ -38,6 +38,7 @@ import os
 import pickle
 import sys
 import warnings
+import weakref
 from numbers import Integral, Real
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -56,6 +57,7 @@ from simlib.pipeline.atomic import atomic_write_bytes
 __all__ = [
     "expand_grid",
     "Executor",
+    "ProcessPool",
     "run_sweep",
     "code_fingerprint",
     "module_closure",
@@ -365,26 +367,175 @@ def _store_cached(path: Path, material: dict, metrics: dict) -> None:
 # --------------------------------------------------------------------------
 # executors: each yields (task index, metrics) in completion order
 # --------------------------------------------------------------------------
-def _iter_serial(fn, tasks):
+def _iter_serial(fn, tasks, failed):
     with announce_compilation():     # in this process: say so when the first trials compile numba kernels
         for idx, (params, ss) in tasks:
-            yield idx, _run_trial(fn, params, ss)
+            try:
+                out = _run_trial(fn, params, ss)
+            except Exception as exc:
+                failed(exc, idx)
+                raise
+            yield idx, out
 
 
-def _iter_processes(fn, tasks, workers):
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+#: Seconds between a pool worker's checks that the process that started it is still alive.
+PARENT_CHECK_S = 1.0
 
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)))
+
+def _pool_worker_init(parent_pid: int) -> None:
+    """Run once in every worker of a :class:`ProcessPool`: ignore SIGINT (a Ctrl-C reaches the sweep's
+    process, which stops the workers itself; an idle worker would otherwise die with a traceback) and
+    exit when the process that started it is gone (a notebook kernel killed rather than shut down
+    leaves no idle workers behind)."""
+    import signal
+    import threading
+    import time
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch():
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="simlib-parent-watch", daemon=True).start()
+
+
+def _environment() -> tuple:
+    """What a worker inherits when it starts and would not see change later: the environment
+    variables, ``sys.path`` and the working folder."""
+    return tuple(sorted(os.environ.items())), tuple(sys.path), os.getcwd()
+
+
+def _stop_executor(box: list, kill: bool) -> None:
+    """Shut down the executor held in ``box[0]`` (if any) and empty the box; ``kill``: terminate
+    its workers first (trials still running are abandoned)."""
+    ex = box[0]
+    box[:] = [None, None]
+    if ex is None:
+        return
+    if kill:
+        for proc in list((getattr(ex, "_processes", None) or {}).values()):
+            if proc.is_alive():
+                proc.terminate()
+    ex.shutdown(wait=True, cancel_futures=True)
+
+
+class ProcessPool:
+    """Local worker processes that serve many sweeps (decision S34).
+
+    A sweep on ``Executor("processes")`` alone starts its own processes and stops them when it ends;
+    each new worker then pays again for what the previous sweep's workers had already done (0.6-0.9 s
+    of CPU per worker for the notebooks' engines, ``benchmarks/bench_sweep_pool.py``: the fork, then the
+    trial's first call loads its compiled numba kernels from the disk cache).  A ``ProcessPool`` passed as ``Executor("processes", pool=pool)`` keeps its ``workers``
+    processes (default ``os.cpu_count()``) between sweeps: the first sweep that runs a trial starts
+    them, later sweeps reuse them with whatever they have loaded, and :meth:`close` (or leaving a
+    ``with`` block, or the pool's garbage collection, or the interpreter's exit) stops them.  A
+    notebook's :class:`~simlib.pipeline.run.Run` owns one for all its sweeps.
+
+    Results do not depend on it: a trial's values depend only on its setting and seed (a worker of a
+    one-sweep pool already runs many trials in turn); what a worker keeps between trials is bounded
+    (compiled kernels, the traces it read, at most 128 MiB of bandwidth draws,
+    :mod:`simlib.workloads.bandwidth`), so the workers are not recycled.  The workers start anew --
+    the next sweep pays the start again -- when the environment variables, ``sys.path`` or the
+    working folder of this process changed since they started (a forked worker would not see the
+    change), after a sweep stopped by an error or an interrupt while trials were still running (those
+    are terminated: nothing computes for a sweep that is over; finished trials are cached), and when
+    a worker died.  A trial function of ``__main__`` (defined in a notebook cell) runs in a pool of
+    its own sweep, as without a ``ProcessPool``: workers started before the cell would not know it.
+    """
+
+    def __init__(self, workers: int | None = None):
+        if workers is not None:
+            workers = check_int("workers", workers, lo=1)
+        self.workers = workers or os.cpu_count() or 1
+        self.starts = 0                   # how many times workers were started
+        self._box = [None, None]          # the ProcessPoolExecutor, the _environment() it started in
+        self._finalizer = weakref.finalize(self, _stop_executor, self._box, False)
+
+    def __repr__(self) -> str:
+        return f"ProcessPool(workers={self.workers}, {'running' if self._box[0] is not None else 'idle'})"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def pids(self) -> list[int]:
+        """Process ids of the running workers, sorted (``[]`` before the first sweep and after :meth:`close`)."""
+        ex = self._box[0]
+        return sorted((getattr(ex, "_processes", None) or {}) if ex is not None else ())
+
+    def close(self) -> None:
+        """Stop the workers (they finish no trial: none runs between sweeps) and wait for them; a later
+        sweep starts them again."""
+        _stop_executor(self._box, kill=False)
+
+    def executor(self):
+        """The :class:`concurrent.futures.ProcessPoolExecutor` a sweep submits to: the running one, or a
+        new one if none runs, a worker died, or the environment changed since it started."""
+        from concurrent.futures import ProcessPoolExecutor
+
+        env = _environment()
+        ex, started_in = self._box
+        if ex is not None and (started_in != env or getattr(ex, "_broken", False)):
+            _stop_executor(self._box, kill=False)
+            ex = None
+        if ex is None:
+            ex = ProcessPoolExecutor(max_workers=self.workers, initializer=_pool_worker_init,
+                                     initargs=(os.getpid(),))
+            self._box[:] = [ex, env]
+            self.starts += 1
+        return ex
+
+    def abandon(self) -> None:
+        """Terminate the workers and their running trials (a sweep stopped by an error or an interrupt)."""
+        _stop_executor(self._box, kill=True)
+
+
+def _importable(fn) -> bool:
+    """True when worker processes find ``fn`` by importing its module (not ``__main__``, e.g. a notebook cell)."""
+    module = getattr(fn, "__module__", None)
+    return bool(module) and module != "__main__" and getattr(sys.modules.get(module), "__spec__", None) is not None
+
+
+def _iter_processes(fn, tasks, workers, pool, failed):
+    """Run ``tasks`` in ``pool`` (a :class:`ProcessPool`; None, or ``fn`` defined in ``__main__``: a pool
+    of ``min(workers, tasks)`` processes for this sweep alone).  Stopped early (an error, an interrupt,
+    the consumer gone), the trials not started are cancelled and, if some still run, the workers are
+    terminated."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    own = pool is None or not _importable(fn)
+    if own:
+        pool = ProcessPool(min(pool.workers if pool is not None else workers, len(tasks)))
+    futures, complete = {}, False
     try:
-        futures = {pool.submit(_run_trial, fn, params, ss): idx for idx, (params, ss) in tasks}
+        ex = pool.executor()
+        for idx, (params, ss) in tasks:
+            futures[ex.submit(_run_trial, fn, params, ss)] = idx
         pending = set(futures)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             # successes first, so finished work is cached before an error propagates
             for fut in sorted(done, key=lambda f: f.exception() is not None):
-                yield futures[fut], fut.result()
+                try:
+                    out = fut.result()
+                except Exception as exc:
+                    failed(exc, futures[fut])
+                    raise
+                yield futures[fut], out
+        complete = True
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        if not complete:
+            for fut in futures:
+                fut.cancel()
+            if not all(fut.done() for fut in futures):
+                pool.abandon()
+        if own:
+            pool.close()
 
 
 #: Added to a worker's "No module named 'simlib'" error: what the cluster needs.
@@ -504,7 +655,7 @@ def check_dask_nodes(client, probe: str = _NODE_PROBE) -> None:
                          "notebooks/README.md, 'On your own Dask cluster'):\n  " + "\n  ".join(problems))
 
 
-def _iter_dask(fn, tasks, client):
+def _iter_dask(fn, tasks, client, failed):
     from distributed import as_completed
 
     futures = {}
@@ -514,7 +665,8 @@ def _iter_dask(fn, tasks, client):
         for fut in as_completed(list(futures), loop=client.loop):
             try:
                 result = fut.result()
-            except ImportError as exc:
+            except Exception as exc:
+                failed(exc, futures[fut])
                 raise _explain_worker_error(exc)
             yield futures[fut], result
     finally:
@@ -627,6 +779,10 @@ class Executor:
         the nodes that differ.
     client
         An existing ``distributed.Client`` to use with ``"dask"``.
+    pool
+        A :class:`ProcessPool` whose workers run the trials of ``"processes"`` and stay for the next
+        sweep given the same pool (decision S34); None: the sweep starts ``workers`` processes of its
+        own and stops them when it ends.  ``workers``, if given, must equal the pool's.
 
     ``run_sweep(..., executor="serial")`` is short for ``executor=Executor("serial")``.
     """
@@ -634,6 +790,7 @@ class Executor:
     workers: int | None = None
     dask_address: str | None = None
     client: Any = None
+    pool: ProcessPool | None = None
 
     def __post_init__(self):
         check_choice("executor", self.kind, EXECUTORS)
@@ -646,6 +803,13 @@ class Executor:
                 raise ValueError(f"dask_address must be a str, got {self.dask_address!r}")
         elif self.client is not None or self.dask_address is not None:
             raise ValueError(f"client and dask_address only apply to executor='dask', got executor={self.kind!r}")
+        if self.pool is not None:
+            if self.kind != "processes":
+                raise ValueError(f"pool only applies to executor='processes', got executor={self.kind!r}")
+            if not isinstance(self.pool, ProcessPool):
+                raise ValueError(f"pool must be a ProcessPool, got {type(self.pool).__name__}")
+            if self.workers is not None and self.workers != self.pool.workers:
+                raise ValueError(f"workers ({self.workers}) must equal the pool's ({self.pool.workers}) or be None")
 
 
 def run_sweep(
@@ -769,7 +933,7 @@ def run_sweep(
     try:
         return _run_sweep(_Sweep(fn=fn, settings=settings, flat=flat, canon=canon, labels=labels, trials=trials,
                                  seed=seed, paired=paired, cache_dir=cache_dir, executor=executor.kind,
-                                 workers=workers, client=client, progress=progress, desc=desc,
+                                 workers=workers, client=client, pool=executor.pool, progress=progress, desc=desc,
                                  progress_callback=progress_callback))
     finally:
         if own_client is not None:
@@ -793,6 +957,7 @@ class _Sweep:
     executor: str
     workers: int | None
     client: Any
+    pool: ProcessPool | None
     progress: bool
     desc: str | None
     progress_callback: Callable | None
@@ -840,14 +1005,20 @@ def _run_sweep(sw: _Sweep) -> pd.DataFrame:
     done = initial
     if progress_callback is not None:
         progress_callback(done, len(keys), initial)
+
+    def failed(exc: BaseException, k: int) -> None:    # name the trial that raised (Python >= 3.11)
+        if hasattr(exc, "add_note"):
+            i, t = keys[k]
+            exc.add_note(f"run_sweep: raised by the trial of settings[{i}], trial {t}: {canon[i]}")
+
     try:
         if tasks:
             if sw.executor == "serial":
-                stream = _iter_serial(fn, tasks)
+                stream = _iter_serial(fn, tasks, failed)
             elif sw.executor == "processes":
-                stream = _iter_processes(fn, tasks, sw.workers)
+                stream = _iter_processes(fn, tasks, sw.workers, sw.pool, failed)
             else:
-                stream = _iter_dask(fn, tasks, sw.client)
+                stream = _iter_dask(fn, tasks, sw.client, failed)
             try:
                 for k, metrics in stream:
                     results[k] = metrics

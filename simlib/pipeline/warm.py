@@ -16,7 +16,9 @@ running estimate and the first trials' timings.  The warm-up compiles everything
   are thrown away; only numba's cache (and data sets a trial generates, e.g. mnist1d) remain.
 * Each family runs in a process of its own (numba compiles in one thread), at most ``jobs`` at
   once (default: every core), largest first (the order of :data:`FAMILIES`), so the cores share the
-  work instead of one notebook compiling while the other cores wait.  Progress goes to stdout, one line per
+  work instead of one notebook compiling while the other cores wait; a family that shares kernels with
+  others (:attr:`Family.after`) starts when they have finished, so no kernel is compiled twice at once
+  (decision S34).  Progress goes to stdout, one line per
   family: specializations compiled, CPU seconds spent compiling (or loading from the cache).
 * Idempotent: a stamp (``warm.json`` in :data:`simlib.core.paths.BUILD_CACHE`) records a fingerprint
   of the numba and Python versions, the cache folder, every ``simlib`` source file and every cache file
@@ -69,11 +71,14 @@ class Probe:
 
 @dataclass(frozen=True)
 class Family:
-    """One engine's kernels: ``name``, what it covers (``about``), and the :class:`Probe` s that compile them."""
+    """One engine's kernels: ``name``, what it covers (``about``), and the :class:`Probe` s that compile them.
+    ``after``: the families whose kernels it shares; the warm-up starts it only when they have finished, so it
+    loads those kernels from the cache instead of compiling them a second time beside them."""
 
     name: str
     about: str
     probes: tuple
+    after: tuple = ()
 
 
 _SCHEME = ("scheme",)
@@ -146,7 +151,8 @@ FAMILIES = (
                   extra=tuple((("scheme", s),) for s in ("allreduce", "eager", "adpsgd", "ps-bsp", "ps-asp",
                                                          "ps-hete", "ps-backup"))),
             Probe("simlib.papers.partial_reduce.experiments.mixing:trial", vary=False),
-            Probe("simlib.papers.selective_reduce.experiments.ring_check:trial", vary=False))),
+            Probe("simlib.papers.selective_reduce.experiments.ring_check:trial", vary=False)),
+           after=("cluster-selective",)),
     Family("ssp", "SelMcast / Orpheus SSP (004 §IV), with and without training",
            (Probe("simlib.papers.selmcast.ssp_scenario:run_trial", cross=("scheme",),
                   extra=((("scheme", "selmcast"), _RECORDED), (("scheme", "orpheus"), _RECORDED))),
@@ -157,7 +163,8 @@ FAMILIES = (
             Probe("simlib.training.nine_systems:staleness_trial", vary=False),
             Probe("simlib.training.task_search:search_trial", vary=False),
             Probe("simlib.training.time_to_accuracy:trial", vary=False,
-                  extra=tuple((("scheme", s),) for s in ("allreduce", "partial", "selective"))))),
+                  extra=tuple((("scheme", s),) for s in ("allreduce", "partial", "selective")))),
+           after=("cluster-selective", "cluster", "ssp")),
     Family("fmreduce", "003's FMReduce system loop and LP split",
            (Probe("simlib.papers.fmreduce.scenario:run_trial", extra=((_RECORDED,),)),)),
     Family("bsp", "004's BSP selection (SelMcast, Orpheus, the MILP) and Fig. 1's random selection",
@@ -168,7 +175,8 @@ FAMILIES = (
            (Probe("simlib.pipeline.warm:flow_network_run", vary=False,
                   example=(("sharing", "maxmin"), ("engine", "incremental"), ("steps", 12)),
                   extra=tuple((("sharing", s), ("engine", e)) for s in ("maxmin", "priority")
-                              for e in ("incremental", "full"))),)),
+                              for e in ("incremental", "full"))),),
+           after=("cluster-selective",)),
 )
 
 
@@ -407,6 +415,14 @@ def _line(r: dict) -> str:
     return text + (f"; {len(r['errors'])} run(s) failed: {r['errors'][0]}" if r["errors"] else "")
 
 
+def next_family(pending: list, running) -> Family | None:
+    """The first of the families ``pending`` (in :data:`FAMILIES` order) none of whose :attr:`Family.after`
+    families is pending or ``running`` (their names): those have finished, or are not being warmed; None
+    if each pending family waits for one."""
+    busy = {f.name for f in pending} | set(running)
+    return next((fam for fam in pending if not busy & set(fam.after)), None)
+
+
 def warm(names=None, *, jobs: int | None = None, force: bool = False, echo=print) -> WarmReport:
     """Compile the kernels of families ``names`` (default: all of :data:`FAMILIES`) into numba's cache, each
     family in a subprocess, at most ``jobs`` at once (default: the machine's cores), largest first; ``echo``
@@ -422,12 +438,16 @@ def warm(names=None, *, jobs: int | None = None, force: bool = False, echo=print
         echo(f"[warm] kernels already compiled (stamp {stamp_path().name} current; checked in {report.wall_s:.2f} s)")
         return report
     echo(f"[warm] compiling the kernels of {len(chosen)} families in {min(jobs, len(chosen))} process(es), "
-         f"largest first (cache: {cache_root()})")
+         f"largest first, each after the families it shares kernels with (cache: {cache_root()})")
     pending, running, results = list(chosen), {}, []
     with tempfile.TemporaryDirectory(prefix="simlib-warm-") as tmp:
         while pending or running:
             while pending and len(running) < jobs:
-                fam = pending.pop(0)
+                fam = next_family(pending, [f.name for f, *_ in running.values()])
+                if fam is None and running:
+                    break                           # its families are running: wait for them
+                fam = fam or pending[0]             # (a cycle of families after each other: break it)
+                pending.remove(fam)
                 out = Path(tmp) / f"{fam.name}.json"
                 log = open(Path(tmp) / f"{fam.name}.log", "w+b")
                 proc = subprocess.Popen([sys.executable, "-m", "simlib.pipeline.warm", "--family", fam.name,

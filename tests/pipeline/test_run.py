@@ -177,6 +177,27 @@ def test_the_runners_dask_address_reaches_the_sweep_as_an_argument(tmp_path, mon
         simlib.start(Probe, cell(**{RUNNER_PARAMETER: {"dask_address": 8786}}), notebook="05_probe")
 
 
+def test_a_runs_sweeps_share_its_worker_processes_until_it_closes(tmp_path, monkeypatch):
+    """S34: the full profile's sweeps run on the Run's pool, started by the first and reused by the next
+    (the same worker pids), with the serial executor's values; close() stops the workers."""
+    import os
+
+    from tests.pipeline.test_sweep import alive, pid_fn
+
+    monkeypatch.setattr(paths, "CACHE", tmp_path / "cache")
+    run = in_folder(tmp_path, workers=2)
+    assert run.profile == "full" and run.pool.workers == 2 and run.pool.pids() == []
+    first = run.sweep(pid_fn, [{"x": 1}, {"x": 2}], name="a", trials=3)
+    workers = run.pool.pids()
+    second = run.sweep(pid_fn, [{"x": 3}, {"x": 4}], name="b", trials=3)
+    assert len(workers) == 2 and run.pool.pids() == workers and run.pool.starts == 1
+    assert set(first["pid"]) | set(second["pid"]) <= set(workers) and os.getpid() not in workers
+    serial = run.sweep(pid_fn, [{"x": 5}, {"x": 6}], name="c", trials=3, executor="serial")
+    assert first["u"].tolist() == serial["u"].tolist() and set(serial["pid"]) == {os.getpid()}
+    run.close()
+    assert run.pool.pids() == [] and not any(alive(pid) for pid in workers)
+
+
 def test_save_figure_goes_to_the_runs_folder_and_never_to_the_committed_one_by_accident(tmp_path):
     import matplotlib
 

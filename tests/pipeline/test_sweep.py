@@ -18,8 +18,8 @@ import pytest
 from simlib.pipeline import sweep
 from simlib.papers.analysis import summarize
 from simlib.papers.trial import trial_keyed_by
-from simlib.pipeline.sweep import (Executor, code_fingerprint, expand_grid, module_closure, module_fingerprint, run_sweep,
-                                   setting_hash, trial_seed)
+from simlib.pipeline.sweep import (Executor, ProcessPool, code_fingerprint, expand_grid, module_closure,
+                                   module_fingerprint, run_sweep, setting_hash, trial_seed)
 
 LOG_ENV = "SIMLIB_TEST_SWEEP_LOG"     # directory: one file per fn call
 FAIL_ENV = "SIMLIB_TEST_SWEEP_FAIL"   # "x:trial:kind" -> that call raises
@@ -75,6 +75,17 @@ def defaulted_fn(params, rng_seed):
 
 def clashing_fn(params, rng_seed):
     return {"x": 1.0}
+
+
+def pid_fn(params, rng_seed):
+    """The worker's process id beside a draw; setting ``{"x": 9}``'s trial 0 sleeps ``SLEEP_S`` first
+    (an interrupt must not wait for it)."""
+    if params["x"] == 9 and rng_seed.spawn_key[0] == 0:
+        time.sleep(SLEEP_S)
+    return {"pid": os.getpid(), "u": float(np.random.default_rng(rng_seed).random())}
+
+
+SLEEP_S = 120.0
 
 
 def calls(log_dir: Path) -> list[tuple[int, int]]:
@@ -166,6 +177,139 @@ def test_serial_equals_processes_despite_shuffled_completion():
     assert len(serial) == 24 and serial["draw"].dtype == np.int64 and serial["small"].dtype == bool
     other = run_sweep(noisy_fn, settings, 4, seed=12, executor="serial", progress=False)
     assert not serial["y"].equals(other["y"])  # the seed matters
+
+
+# ---------------------------------------------------------------- a pool that outlives one sweep (S34)
+def alive(pid: int) -> bool:
+    """The process ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_a_pool_serves_many_sweeps_with_the_same_workers_and_the_serial_results():
+    settings = expand_grid(x=[1.0, 2.5, -3.0], scheme=["allreduce", "partial"])
+    serial = run_sweep(noisy_fn, settings, 4, seed=11, executor="serial", progress=False)
+    with ProcessPool(2) as pool:
+        assert pool.pids() == []                                 # nothing starts before a sweep
+        first = run_sweep(noisy_fn, settings, 4, seed=11, executor=Executor("processes", pool=pool), progress=False)
+        workers = pool.pids()
+        seen = set()
+        for seed in (11, 11, 12):
+            df = run_sweep(pid_fn, GRID, 3, seed=seed, executor=Executor("processes", pool=pool), progress=False)
+            seen |= set(df["pid"])
+            assert_same(df.drop(columns="pid"),
+                        run_sweep(pid_fn, GRID, 3, seed=seed, executor="serial", progress=False).drop(columns="pid"))
+        assert len(workers) == 2 and pool.pids() == workers and seen <= set(workers) and pool.starts == 1
+    assert_same(serial, first)
+    assert pool.pids() == [] and not any(alive(pid) for pid in workers)     # the with block closed it
+    # without a pool every sweep starts processes of its own
+    a = run_sweep(pid_fn, GRID, 2, executor=Executor("processes", workers=2), progress=False)
+    b = run_sweep(pid_fn, GRID, 2, executor=Executor("processes", workers=2), progress=False)
+    assert set(a["pid"]).isdisjoint(b["pid"]) and not any(alive(pid) for pid in set(a["pid"]) | set(b["pid"]))
+
+
+def test_a_pool_restarts_its_workers_when_the_environment_changed(log_dir, monkeypatch):
+    """A forked worker keeps the environment it started with: the pool starts new workers for a sweep
+    after a change, so the trial sees it (here: the variable that makes logged_fn fail)."""
+    with ProcessPool(2) as pool:
+        run_sweep(logged_fn, GRID, 2, executor=Executor("processes", pool=pool), progress=False)
+        before = pool.pids()
+        monkeypatch.setenv(FAIL_ENV, "2:1:error")
+        with pytest.raises(RuntimeError, match="injected"):
+            run_sweep(logged_fn, GRID, 2, executor=Executor("processes", pool=pool), progress=False)
+        assert pool.starts == 2 and not any(alive(pid) for pid in before)
+
+
+def test_a_trial_error_names_its_setting_and_the_pool_stays_usable(tmp_path, log_dir, monkeypatch):
+    reference = run_sweep(logged_fn, GRID, 3, executor="serial", progress=False)
+    cache = tmp_path / "cache"
+    with ProcessPool(2) as pool:
+        monkeypatch.setenv(FAIL_ENV, "2:1:error")
+        with pytest.raises(RuntimeError, match="injected") as info:
+            run_sweep(logged_fn, GRID, 3, executor=Executor("processes", pool=pool), progress=False, cache_dir=cache)
+        assert any(note == 'run_sweep: raised by the trial of settings[1], trial 1: {"x":2}'
+                   for note in info.value.__notes__)
+        assert any("rerun to resume" in note for note in info.value.__notes__)
+        cached = {(json.loads(p.read_text())["params"]["x"], json.loads(p.read_text())["trial"])
+                  for p in cache.glob("*.json")}
+        assert (2, 1) not in cached and len(cached) < 9
+        for p in log_dir.iterdir():
+            p.unlink()
+        monkeypatch.delenv(FAIL_ENV)
+        resumed = run_sweep(logged_fn, GRID, 3, executor=Executor("processes", pool=pool), progress=False,
+                            cache_dir=cache)
+        assert sorted(calls(log_dir)) == sorted(set(reference.set_index(["x", "trial"]).index) - cached)
+        assert_same(reference, resumed)
+    with pytest.raises(RuntimeError, match="injected") as info:              # the serial executor names it too
+        monkeypatch.setenv(FAIL_ENV, "3:0:error")
+        run_sweep(logged_fn, GRID, 3, executor="serial", progress=False)
+    assert 'run_sweep: raised by the trial of settings[2], trial 0: {"x":3}' in info.value.__notes__
+
+
+def test_an_interrupt_stops_the_running_trials_and_the_sweep_resumes(tmp_path):
+    """A KeyboardInterrupt in the sweep's process (here from the progress callback, as Ctrl-C or a
+    kernel interrupt would arrive) terminates the workers, including one in a trial of SLEEP_S seconds,
+    keeps the finished trials cached, and the next sweep of the pool starts new workers and computes
+    only the rest."""
+    settings = expand_grid(x=[9, 1, 2])
+    reference = run_sweep(pid_fn, settings[1:], 3, executor="serial", progress=False)
+    cache = tmp_path / "cache"
+
+    def interrupt(done, total, initial):
+        if done >= 3:
+            raise KeyboardInterrupt
+
+    with ProcessPool(2) as pool:
+        t0 = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            run_sweep(pid_fn, settings, 3, executor=Executor("processes", pool=pool), progress=False,
+                      cache_dir=cache, progress_callback=interrupt)
+        assert time.monotonic() - t0 < SLEEP_S                  # it did not wait for the sleeping trial
+        stored = {(json.loads(p.read_text())["params"]["x"], json.loads(p.read_text())["trial"])
+                  for p in cache.glob("*.json")}
+        assert len(stored) == 3 and (9, 0) not in stored and pool.pids() == []
+        assert list(cache.glob(".*")) == []                     # no partial cache file
+        resumed = run_sweep(pid_fn, settings[1:], 3, executor=Executor("processes", pool=pool), progress=False,
+                            cache_dir=cache)
+        assert pool.starts == 2
+    assert_same(reference.drop(columns="pid"), resumed.drop(columns="pid"))
+
+
+def test_workers_leave_when_the_process_that_started_them_dies(tmp_path):
+    """A notebook kernel killed (not shut down) closes no pool: its idle workers notice and exit."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "pids.json"
+    script = ("import json, os, sys\n"
+              "from simlib.pipeline.sweep import Executor, ProcessPool, expand_grid, run_sweep\n"
+              "from tests.pipeline.test_sweep import pid_fn\n"
+              "pool = ProcessPool(2)\n"
+              "df = run_sweep(pid_fn, expand_grid(x=[1, 2, 3]), 2, executor=Executor('processes', pool=pool), "
+              "progress=False)\n"
+              f"open({str(out)!r}, 'w').write(json.dumps(pool.pids()))\n"
+              "os._exit(0)\n")
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    subprocess.run([sys.executable, "-c", script], check=True, cwd=root, env=env)
+    pids = json.loads(out.read_text())
+    assert len(pids) == 2
+    deadline = time.monotonic() + 30 * sweep.PARENT_CHECK_S
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(pid) for pid in pids)
+
+
+def test_a_function_of_main_runs_in_a_pool_of_its_own_sweep():
+    """Workers started before a notebook cell defined a trial would not find it (``__main__``)."""
+    def cell_fn(params, rng_seed):
+        return {}
+
+    cell_fn.__module__ = "__main__"
+    assert not sweep._importable(cell_fn) and sweep._importable(pid_fn) and sweep._importable(defaulted_fn)
 
 
 def test_dask_local_cluster_matches_serial(monkeypatch):
@@ -502,6 +646,9 @@ def test_run_sweep_validation(kwargs, match, tmp_path):
     ({"client": object()}, "client and dask_address only apply to executor='dask'"),
     ({"kind": "dask", "client": object(), "dask_address": "tcp://h:1"}, "either client or dask_address"),
     ({"kind": "dask", "dask_address": 8786}, "dask_address must be a str"),
+    ({"kind": "serial", "pool": ProcessPool(1)}, "pool only applies to executor='processes'"),
+    ({"pool": object()}, "pool must be a ProcessPool"),
+    ({"workers": 3, "pool": ProcessPool(2)}, r"workers \(3\) must equal the pool's \(2\)"),
 ])
 def test_executor_validation(kwargs, match):
     with pytest.raises(ValueError, match=match):

@@ -108,6 +108,55 @@ def test_the_stamp_matches_until_a_cache_file_changes_and_a_current_one_runs_not
         warm.warm(echo=lines.append)
 
 
+class _FakeFamilyProcess:
+    """Stands for a warm-up subprocess (``subprocess.Popen``): finishes on its third poll, writing an empty
+    result; records ``("start", family)`` and ``("end", family)`` in :attr:`events`."""
+    events: list = []
+
+    def __init__(self, cmd, **kwargs):
+        self.family, self.out = cmd[cmd.index("--family") + 1], Path(cmd[cmd.index("--result") + 1])
+        self.polls, self.returncode = 0, None
+        self.events.append(("start", self.family))
+
+    def poll(self):
+        self.polls += 1
+        if self.polls >= 3 and self.returncode is None:
+            self.out.write_text(json.dumps({"family": self.family, "runs": 1, "compiled": 0, "compile_cpu_s": 0.0,
+                                            "cpu_s": 0.0, "wall_s": 0.0, "errors": []}))
+            self.returncode = 0
+            self.events.append(("end", self.family))
+        return self.returncode
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_a_family_starts_only_after_the_families_it_shares_kernels_with(cache, monkeypatch, jobs):
+    """b and d share kernels with a and b: they wait for them to finish while the free process takes the
+    next family that need not wait (c); a cycle (x after y after x) is broken rather than waited on."""
+    fams = (warm.Family("a", "", ()), warm.Family("b", "", (), after=("a",)), warm.Family("c", "", ()),
+            warm.Family("d", "", (), after=("b", "a")), warm.Family("x", "", (), after=("y",)),
+            warm.Family("y", "", (), after=("x",)))
+    monkeypatch.setattr(warm, "FAMILIES", fams)
+    monkeypatch.setattr(subprocess, "Popen", _FakeFamilyProcess)
+    events = _FakeFamilyProcess.events = []
+    report = warm.warm(force=True, jobs=jobs, echo=lambda line: None)
+    assert report.ok and sorted(r["family"] for r in report.families) == list("abcdxy")
+    at = {e: i for i, e in enumerate(events)}
+    assert at[("start", "b")] > at[("end", "a")] and at[("start", "d")] > at[("end", "b")]
+    started = [f for kind, f in events if kind == "start"]
+    assert started[:min(jobs, 2)] == ["a", "c"][:min(jobs, 2)]      # c does not wait behind b
+    # a family whose partner is not being warmed (--only) does not wait for it
+    events.clear()
+    warm.warm(["b"], jobs=jobs, echo=lambda line: None)
+    assert events == [("start", "b"), ("end", "b")]
+
+
+def test_the_families_wait_only_for_families_that_exist_and_never_for_each_other_in_a_circle():
+    names = [f.name for f in warm.FAMILIES]
+    for f in warm.FAMILIES:
+        assert set(f.after) <= set(names) - {f.name}
+        assert all(names.index(a) < names.index(f.name) for a in f.after)     # so no cycle
+
+
 def test_compiled_files_see_new_and_rewritten_cache_files(cache):
     a = cache / "sub" / "m.f-3.py311.nbi"
     a.parent.mkdir()
