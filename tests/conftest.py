@@ -10,7 +10,7 @@ tests whose own ``@settings`` ask for more: a quick pass while developing, not a
 replacement for the full run (``make test``), which keeps every test's own count.
 
 ``--longest-first`` (what ``make test`` passes with ``-n 2``) hands the longest work out first, so the
-pytest-xdist workers finish together: see :func:`unit_of` and :class:`LongestFirst` below.
+pytest-xdist workers finish together: see :func:`longest_first` and :func:`pytest_xdist_make_scheduler`.
 """
 import json
 import os
@@ -51,7 +51,8 @@ def pytest_addoption(parser):
                      help="with -n: hand out the work longest first (tests/durations.json), a module at a time "
                           "except its long tests, which go alone (tests/conftest.py)")
     parser.addoption("--write-durations", action="store_true",
-                     help=f"write tests/{DURATIONS.name} from this run's times (what --longest-first reads)")
+                     help=f"replace tests/{DURATIONS.name} with this run's times (what --longest-first reads; "
+                          "run the whole suite)")
 
 
 def read_durations(path: Path = DURATIONS) -> dict:
@@ -123,15 +124,14 @@ def pytest_sessionfinish(session):
         DURATIONS.write_text(json.dumps(measured_durations(_MEASURED), indent=0) + "\n", encoding="utf-8")
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """``--longest-first``: the items longest first (:func:`longest_first`); ``--write-durations``: mark the tests
     that share a module fixture, so their time counts with their module's.  Under the ``fast`` profile, cap
     each Hypothesis test's own ``max_examples`` (Hypothesis reads the settings stored on the wrapped test when
     it runs, so an explicit ``@settings`` would win)."""
     if config.getoption("longest_first", False):
-        by_id = {i.nodeid: i for i in items}
-        items[:] = [by_id[n] for n in longest_first(list(by_id), read_durations())]
+        rank = {n: r for r, n in enumerate(longest_first([i.nodeid for i in items], read_durations()))}
+        items.sort(key=lambda i: rank[i.nodeid])
     if config.getoption("write_durations", False):
         for item in items:
             if _shares_a_module_fixture(item):
