@@ -4,7 +4,8 @@
 #                    the notebook tooling included), register the `simlib`
 #                    Jupyter kernel, link SimGrid's Python bindings
 #   make lab         open JupyterLab on the repository (kernel `simlib`)
-#   make test        run the test suite (pytest $(PYTEST_FLAGS))
+#   make test        run the test suite (pytest $(PYTEST_FLAGS); --longest-first: the
+#                    longest tests first on the workers, tests/durations.json)
 #   make test-fast   the developer tier: no notebooks, no SimGrid, no tests marked
 #                    slow, Hypothesis profile `fast` (few examples per property);
 #                    see tests/README.md for its measured time
@@ -39,7 +40,7 @@ PYTHON ?= python3
 VENV ?= .venv
 WORKERS ?=
 PROFILE ?= full
-PYTEST_FLAGS ?= -n 2
+PYTEST_FLAGS ?= -n 2 --longest-first
 NOTEBOOK_FLAGS ?=
 LAB_FLAGS ?=
 SITE_DIR ?= build/site

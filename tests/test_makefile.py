@@ -79,8 +79,8 @@ def test_test_fast_runs_pytest_without_the_slow_tiers_and_with_the_fast_profile(
     for target in ("test", "test-fast"):
         subprocess.run(["make", "-s", "VENV=v", target], cwd=a, check=True, env={**os.environ, "MAKEFLAGS": ""})
     runs = [c for c in (a / "v" / "calls.log").read_text().splitlines() if c.startswith("-m pytest")]
-    assert runs == ["-m pytest -n 2",
-                    "-m pytest -n 2 -m not notebooks and not simgrid and not slow --hypothesis-profile fast"]
+    flags = "-m pytest -n 2 --longest-first"        # the longest work first across the workers (tests/conftest.py)
+    assert runs == [flags, flags + " -m not notebooks and not simgrid and not slow --hypothesis-profile fast"]
 
 
 PROPERTY = """from hypothesis import given, settings, strategies as st
