@@ -223,24 +223,30 @@ def test_a_pool_restarts_its_workers_when_the_environment_changed(log_dir, monke
         assert pool.starts == 2 and not any(alive(pid) for pid in before)
 
 
+def _fail_then_resume(executor, cache, log_dir, monkeypatch):
+    """Trial 1 of x = 2 (GRID, 3 trials) raises in a sweep on ``executor``; then the sweep runs again.
+    Returns the error's info, the (x, trial) cached by the failed sweep and the resumed frame; the
+    log then holds the resumed sweep's calls only."""
+    monkeypatch.setenv(FAIL_ENV, "2:1:error")
+    with pytest.raises(RuntimeError, match="injected") as info:
+        run_sweep(logged_fn, GRID, 3, executor=executor, progress=False, cache_dir=cache)
+    cached = {(json.loads(p.read_text())["params"]["x"], json.loads(p.read_text())["trial"])
+              for p in cache.glob("*.json")}
+    assert (2, 1) not in cached and len(cached) < 9
+    for p in log_dir.iterdir():
+        p.unlink()
+    monkeypatch.delenv(FAIL_ENV)
+    return info, cached, run_sweep(logged_fn, GRID, 3, executor=executor, progress=False, cache_dir=cache)
+
+
 def test_a_trial_error_names_its_setting_and_the_pool_stays_usable(tmp_path, log_dir, monkeypatch):
     reference = run_sweep(logged_fn, GRID, 3, executor="serial", progress=False)
-    cache = tmp_path / "cache"
     with ProcessPool(2) as pool:
-        monkeypatch.setenv(FAIL_ENV, "2:1:error")
-        with pytest.raises(RuntimeError, match="injected") as info:
-            run_sweep(logged_fn, GRID, 3, executor=Executor("processes", pool=pool), progress=False, cache_dir=cache)
+        info, cached, resumed = _fail_then_resume(Executor("processes", pool=pool), tmp_path / "cache", log_dir,
+                                                  monkeypatch)
         assert any(note == 'run_sweep: raised by the trial of settings[1], trial 1: {"x":2}'
                    for note in info.value.__notes__)
         assert any("rerun to resume" in note for note in info.value.__notes__)
-        cached = {(json.loads(p.read_text())["params"]["x"], json.loads(p.read_text())["trial"])
-                  for p in cache.glob("*.json")}
-        assert (2, 1) not in cached and len(cached) < 9
-        for p in log_dir.iterdir():
-            p.unlink()
-        monkeypatch.delenv(FAIL_ENV)
-        resumed = run_sweep(logged_fn, GRID, 3, executor=Executor("processes", pool=pool), progress=False,
-                            cache_dir=cache)
         assert sorted(calls(log_dir)) == sorted(set(reference.set_index(["x", "trial"]).index) - cached)
         assert_same(reference, resumed)
     with pytest.raises(RuntimeError, match="injected") as info:              # the serial executor names it too
@@ -460,18 +466,7 @@ def test_resume_after_keyboard_interrupt(tmp_path, log_dir, monkeypatch):
 
 def test_resume_after_exception_processes(tmp_path, log_dir, monkeypatch):
     reference = run_sweep(logged_fn, GRID, 3, executor="serial", progress=False)
-    cache = tmp_path / "cache"
-    monkeypatch.setenv(FAIL_ENV, "2:1:error")
-    with pytest.raises(RuntimeError, match="injected"):
-        run_sweep(logged_fn, GRID, 3, executor=Executor("processes", workers=2), progress=False, cache_dir=cache)
-    cached = {(json.loads(p.read_text())["params"]["x"], json.loads(p.read_text())["trial"])
-              for p in cache.glob("*.json")}
-    assert (2, 1) not in cached and len(cached) < 9
-    for p in log_dir.iterdir():
-        p.unlink()
-    monkeypatch.delenv(FAIL_ENV)
-    resumed = run_sweep(logged_fn, GRID, 3, executor=Executor("processes", workers=2), progress=False,
-                        cache_dir=cache)
+    _, cached, resumed = _fail_then_resume(Executor("processes", workers=2), tmp_path / "cache", log_dir, monkeypatch)
     recomputed = calls(log_dir)
     assert len(recomputed) == 9 - len(cached)
     assert set(recomputed).isdisjoint(cached)

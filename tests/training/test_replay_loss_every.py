@@ -85,24 +85,28 @@ def test_loss_every_changes_only_the_loss_and_is_checked(digits):
             Numerics(loss_every=bad)
 
 
+class PlainModel:
+    """A model object of a caller's own: the checked ``grad`` / ``loss_acc`` only, no unchecked kernels
+    (so a replay evaluates it in full)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def init(self, rng):
+        return self.inner.init(rng)
+
+    def grad(self, *a):
+        return self.inner.grad(*a)
+
+    def loss_acc(self, *a):
+        return self.inner.loss_acc(*a)
+
+
 def test_a_model_object_without_unchecked_kernels_is_evaluated_in_full(digits):
     from simlib.training.learning import make_model
 
-    class Plain:
-        def __init__(self, inner):
-            self.inner = inner
-
-        def init(self, rng):
-            return self.inner.init(rng)
-
-        def grad(self, *a):
-            return self.inner.grad(*a)
-
-        def loss_acc(self, *a):
-            return self.inner.loss_acc(*a)
-
     log = _log("partial", 7, duration=5.0)
-    res = replay(log, digits, model=Plain(make_model("softmax", digits)), numerics=Numerics(loss_every=5))
+    res = replay(log, digits, model=PlainModel(make_model("softmax", digits)), numerics=Numerics(loss_every=5))
     assert res.curve.test_loss.notna().all()
 
 

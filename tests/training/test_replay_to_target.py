@@ -9,6 +9,7 @@ import pytest
 
 from simlib.papers.cluster_scenario import Scenario, simulate
 from simlib.training.learning import load_problem
+from tests.training.test_replay_loss_every import PlainModel
 from simlib.training.replay import (CUT_CHUNK, Numerics, _BelowTest, certainly_wrong, iterations_to_accuracy, replay,
                                     tie_tolerance, time_to_accuracy, wrong_budget)
 
@@ -158,20 +159,7 @@ def test_the_knob_is_checked_and_a_model_object_is_evaluated_in_full(digits):
     with pytest.raises(ValueError, match="stop_acc"):
         replay(log, digits, numerics=Numerics(curve="to_target"))
 
-    class Plain:
-        def __init__(self, inner):
-            self.inner = inner
-
-        def init(self, rng):
-            return self.inner.init(rng)
-
-        def grad(self, *a):
-            return self.inner.grad(*a)
-
-        def loss_acc(self, *a):
-            return self.inner.loss_acc(*a)
-
-    res = replay(log, digits, model=Plain(make_model("softmax", digits)), numerics=Numerics(curve="to_target"),
+    res = replay(log, digits, model=PlainModel(make_model("softmax", digits)), numerics=Numerics(curve="to_target"),
                  stop_acc=0.99)
     assert res.curve.test_acc.notna().all()
 
