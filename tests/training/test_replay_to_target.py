@@ -7,21 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simlib.papers.cluster_scenario import Scenario, simulate
-from simlib.training.learning import load_problem
-from tests.training.test_replay_loss_every import PlainModel
+from tests.training.test_replay_loss_every import PlainModel, _log, digits  # noqa: F401  (digits: a fixture)
 from simlib.training.replay import (CUT_CHUNK, Numerics, _BelowTest, certainly_wrong, iterations_to_accuracy, replay,
                                     tie_tolerance, time_to_accuracy, wrong_budget)
-
-
-@pytest.fixture(scope="module")
-def digits():
-    return load_problem("digits")
-
-
-def _log(scheme, seed, n=8, duration=30.0):
-    return simulate(Scenario.from_params(dict(scheme=scheme, n=n, hl=2, bandwidth_gbps=1.0, model_mb=20.0,
-                                              trace="cnn", duration_s=duration)), seed)
 
 
 # ------------------------------------------------------------------ the budget and the cut, by hand
