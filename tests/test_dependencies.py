@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 
 # files that may import what an extra declares (the rest: [project] dependencies only)
-EXTRA_OF_FILE = {"simlib/pipeline/notebooks.py": "notebooks", "simlib/pipeline/site.py": "notebooks"}
+EXTRA_OF_FILE = {"simlib/pipeline/notebooks.py": "notebooks", "simlib/pipeline/site.py": "notebooks",
+                 "simlib/pipeline/check.py": "notebooks"}   # check compares executed notebooks
 # not on PyPI: Debian's python3-simgrid, linked into the venv by `make venv`; optional (tests skip)
 SYSTEM_MODULES = {"simgrid"}
 

@@ -162,7 +162,7 @@ class Run:
         df = run_notebook_sweep(trial, settings, trials=self.trials if trials is None else trials,
                                 seed=self.seed if seed is None else seed, name=name, results_dir=self.results,
                                 profile=self.profile, workers=self.workers, desc=desc,
-                                executor=self._executor(executor), progress_file=self.progress_file, pool=self.pool)
+                                executor=self._executor(executor), progress_file=self.progress_file)
         if measured:
             write_measurements(df, measured, name=name, results_dir=self.results,
                                measurements_dir=self.folders.measurements)
@@ -177,7 +177,7 @@ class Run:
         return run_scenarios(settings, trials=self.trials if trials is None else trials,
                              seed=self.seed if seed is None else seed, name=name, results_dir=self.results,
                              profile=self.profile, workers=self.workers, desc=desc,
-                             executor=self._executor(executor), progress_file=self.progress_file, pool=self.pool)
+                             executor=self._executor(executor), progress_file=self.progress_file)
 
     def close(self) -> None:
         """Stop the worker processes of this run's sweeps (:attr:`pool`; a later sweep starts them again)."""
@@ -185,12 +185,16 @@ class Run:
             self.pool.close()
 
     def _executor(self, executor):
-        """``executor`` as given, or, when the runner gave this run a scheduler address and the executor
-        is unset or ``"dask"``, the Dask cluster at that address (S32)."""
-        if self.dask_address and executor in (None, "dask"):
-            from simlib.pipeline.sweep import Executor
+        """``executor`` as given, except: when the runner gave this run a scheduler address and the
+        executor is unset or ``"dask"``, the Dask cluster at that address (S32); when it is local
+        processes (``"processes"``, or unset at the full profile), this run's :attr:`pool`'s (S34)."""
+        from simlib.pipeline.sweep import Executor
 
+        if self.dask_address and executor in (None, "dask"):
             return Executor("dask", dask_address=self.dask_address)
+        local = executor == "processes" or (executor is None and self.profile == "full")
+        if local and self.pool is not None:
+            return Executor("processes", workers=self.workers, pool=self.pool)
         return executor
 
     def save_figure(self, fig, name: str, *, measurement: bool = False, **kwargs):

@@ -18,7 +18,7 @@ from simlib.pipeline import paths
 from simlib.core.validate import check_choice
 from simlib.papers.cluster_scenario import run_trial
 from simlib.pipeline.atomic import atomic_write_bytes
-from simlib.pipeline.sweep import Executor, ProcessPool, cache_folder, run_sweep
+from simlib.pipeline.sweep import Executor, cache_folder, run_sweep
 from simlib.pipeline.timing import trials_log
 
 __all__ = ["run_notebook_sweep", "run_scenarios", "progress_reporter", "check_result_name", "split_measurements",
@@ -74,7 +74,7 @@ def split_measurements(df: pd.DataFrame, measured) -> tuple[pd.DataFrame, pd.Dat
 
 def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, results_dir=None, profile: str = "full",
                        workers: int | None = None, desc: str | None = None, executor: str | Executor | None = None,
-                       progress_file=None, columns=None, pool: ProcessPool | None = None) -> pd.DataFrame:
+                       progress_file=None, columns=None) -> pd.DataFrame:
     """The notebooks' sweep: ``run_sweep`` with the project's conventions; returns its tidy frame.
 
     Executor (``None``: serial for ``profile="quick"`` and local processes (``workers``, default all
@@ -82,9 +82,10 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, resul
     :class:`~simlib.pipeline.sweep.Executor`, e.g. ``Executor("dask", dask_address=...)``, which the
     notebook's :class:`~simlib.pipeline.run.Run` passes, in every profile, when the notebook runner
     gave it a scheduler address).  Nothing here reads the environment (``executor="dask"`` without an
-    address takes :class:`~simlib.pipeline.sweep.Executor`'s default; S32).  With a ``pool`` (a
-    :class:`~simlib.pipeline.sweep.ProcessPool`, the notebook's :class:`~simlib.pipeline.run.Run`'s) local
-    processes are that pool's workers, kept for the next sweep (S34); without one, this sweep's own.
+    address takes :class:`~simlib.pipeline.sweep.Executor`'s default; S32).  A notebook's
+    :class:`~simlib.pipeline.run.Run` passes ``Executor("processes", pool=...)`` for local processes: its
+    :class:`~simlib.pipeline.sweep.ProcessPool`'s workers, kept for the next sweep (S34); ``"processes"``
+    starts this sweep's own.
     Results are identical either way.
     Finished trials are cached under
     ``<cache>/<module.function of fn>`` (:data:`simlib.core.paths.CACHE`), one folder per trial
@@ -103,12 +104,7 @@ def run_notebook_sweep(fn, settings, *, trials: int, seed: int, name: str, resul
     check_result_name(name)
     if executor is None:
         executor = "serial" if profile == "quick" else "processes"
-    if isinstance(executor, Executor):
-        where = executor
-    elif executor == "processes" and pool is not None:
-        where = Executor(executor, workers=workers, pool=pool)
-    else:
-        where = Executor(executor, workers=workers)
+    where = executor if isinstance(executor, Executor) else Executor(executor, workers=workers)
     if results_dir is None:
         context = paths.script_context(sys.argv)
         paths.announce(context)
@@ -149,13 +145,13 @@ def write_measurements(df: pd.DataFrame, measured, *, name: str, results_dir, me
 
 def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, results_dir=None, profile: str = "full",
                   workers: int | None = None, desc: str | None = None, executor: str | Executor | None = None,
-                  progress_file=None, pool: ProcessPool | None = None) -> pd.DataFrame:
+                  progress_file=None) -> pd.DataFrame:
     """Simulated training runs of 000/002 (:class:`~simlib.papers.cluster_scenario.Scenario`):
     every setting (a dict of its parameters, e.g. ``{"scheme": "selective", "n": 40}``, units in the
     names: ``duration_s``, ``model_mb``; or a ``Scenario`` object) is built, and so checked, once, before
     anything runs; then :func:`run_notebook_sweep` runs :func:`~simlib.papers.cluster_scenario.run_trial`
     ``trials`` times per setting on the built scenario (cache ``<cache>/<module.function>``, keyed as the
-    dict's; CSV ``<results_dir>/<name>.csv``; local processes from ``pool`` if given).
+    dict's; CSV ``<results_dir>/<name>.csv``).
 
     Returns one row per (setting, trial): the setting's keys (a dict's keys and values as given, a
     ``Scenario``'s every parameter), ``trial``, then the metrics (``avg_sync_time_s``,
@@ -164,4 +160,4 @@ def run_scenarios(settings: list[dict], *, trials: int, seed: int, name: str, re
     """
     return run_notebook_sweep(run_trial, settings, trials=trials, seed=seed, name=name, results_dir=results_dir,
                               profile=profile, workers=workers, desc=desc, executor=executor,
-                              progress_file=progress_file, pool=pool)
+                              progress_file=progress_file)
