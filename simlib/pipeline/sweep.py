@@ -1006,10 +1006,9 @@ def _run_sweep(sw: _Sweep) -> pd.DataFrame:
     if progress_callback is not None:
         progress_callback(done, len(keys), initial)
 
-    def failed(exc: BaseException, k: int) -> None:    # name the trial that raised (Python >= 3.11)
-        if hasattr(exc, "add_note"):
-            i, t = keys[k]
-            exc.add_note(f"run_sweep: raised by the trial of settings[{i}], trial {t}: {canon[i]}")
+    def failed(exc: BaseException, k: int) -> None:    # name the trial that raised
+        i, t = keys[k]
+        exc.add_note(f"run_sweep: raised by the trial of settings[{i}], trial {t}: {canon[i]}")
 
     try:
         if tasks:
