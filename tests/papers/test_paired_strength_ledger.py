@@ -159,6 +159,29 @@ _WRITTEN = {
 }
 
 
+#: Causes rewritten after the last full reproduction (issue 41 item 6), until the next one rewrites the
+#: ledger: (paper, figure, claim, setting) -> (the category ours now starts with, the start of the committed
+#: old cause).  Each row's cause must equal the committed one (after the reproduction) or be the new
+#: category where the committed row still holds the old text (before it); drop an entry once the
+#: reproduction has committed its new text.
+_REFRESHED = {
+    ("004", "Fig. 10", "by ssp (= k) = 16 both schemes approximate the case without the requirement", "default"):
+        ("stand-in trace: T1: ", "unexplained: selmcast's npu_utilization on lstm"),
+    ("004", "Fig. 10", "by ssp (= k) = 16 both schemes approximate the case without the requirement", "priority"):
+        ("stand-in trace: T1: ", "unexplained: selmcast's npu_utilization on lstm"),
+    ("004", "Fig. 13", "SelMcast: over gamma a smaller scale goes with a higher utilization", "priority"):
+        ("unexplained: SelMcast's scale falls over the whole gamma range", "unexplained: SelMcast's scale falls"),
+}
+
+
+def _refreshed(paper: str, ours: dict, want: dict) -> bool:
+    """True when ``ours`` is a row of :data:`_REFRESHED` whose committed cause is still the old text and
+    whose new cause has the new category (and says more than the old one)."""
+    new = _REFRESHED.get((paper, ours["figure"], ours["claim"], ours["setting"]))
+    return (new is not None and want["cause"].startswith(new[1]) and ours["cause"].startswith(new[0])
+            and len(ours["cause"]) > len(want["cause"]))
+
+
 @pytest.mark.parametrize("case", list(_WRITTEN))
 def test_claim_rows_write_the_committed_ledger_rows(case, tmp_path):
     """Issue 46: claims as rows (a table of figure, claim, paper value, predicate, cause rule) write, from the
@@ -178,7 +201,7 @@ def test_claim_rows_write_the_committed_ledger_rows(case, tmp_path):
         want = committed[(r["figure"], r["claim"], r["setting"])]
         assert {c: r[c] for c in compared} == {c: want[c] for c in compared}
         if cause_rule == "equal":
-            assert r["cause"] == want["cause"]
+            assert r["cause"] == want["cause"] or _refreshed(paper, r, want)
         elif cause_rule == "start":
             assert want["cause"].startswith(r["cause"]) and bool(want["cause"]) == bool(r["cause"])
         else:
