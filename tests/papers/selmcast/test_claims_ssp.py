@@ -615,8 +615,12 @@ def test_fig13_scale_falling_by_re_plan_drops_is_measured_not_explained():
         assert c.cause.startswith("unexplained: SelMcast's scale falls over the whole gamma range")
         assert "planned scale barely moves over gamma (0.60/0.60/0.60 -> 0.60/0.60/0.60)" in c.cause
         assert "(10.0/10.0/10.0 -> 14.0/14.0/14.0)" in c.cause and "ruled out: the stand-in traces" in c.cause
-    # a planned scale that falls as much as the final one: the drops do not account for the fall
-    d["avg_scale_initial"] = d["avg_scale"]
+    # a planned scale falling by more than a quarter of the final one's 0.15: the drops do not account for it
+    d["avg_scale_initial"] = d["gamma"].map({0.0: 0.6, 0.3: 0.59, 0.6: 0.58, 1.0: 0.56})
+    assert "measured" not in by_claim(sc.fig13(d, "priority"), "smaller scale goes").cause
+    d["avg_scale_initial"] = d["gamma"].map({0.0: 0.6, 0.3: 0.59, 0.6: 0.58, 1.0: 0.5625})   # exactly a quarter
+    assert "measured: the fall" in by_claim(sc.fig13(d, "priority"), "smaller scale goes").cause
+    d["avg_scale_initial"], d["drops_per_multicast"] = 0.6, 10.0                               # drops flat
     assert "measured" not in by_claim(sc.fig13(d, "priority"), "smaller scale goes").cause
 
 
