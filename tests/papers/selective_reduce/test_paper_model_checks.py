@@ -1,5 +1,6 @@
-"""Measurements behind the 000 ledger's "likely paper error" causes (decision S19): each checks the
-fact of the paper's own model that the cause rests on, on runs of the simulator."""
+"""Measurements behind the 000 ledger's "likely paper error" causes (decision S19) and the mechanisms its
+other causes name (issue 41: Fig. 12's BAG mixing, the sync/iteration identity): each checks the fact the
+cause rests on, on runs of the simulator or on cases derived by hand."""
 from __future__ import annotations
 
 import numpy as np
