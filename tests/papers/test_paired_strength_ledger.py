@@ -111,6 +111,13 @@ def _sr_at_settings(judge, base: str) -> list:
                                 profile="full")
 
 
+def _sr_figs11_12() -> list:
+    """Notebook 13: Figs. 11-12 at both judged settings (n = 200 for the error sweep, E7)."""
+    from simlib.papers.selective_reduce import claims as sr
+
+    return _sr_at_settings(lambda f: sr.figs11_12(f, n_error=200), "13_sr_fig11-12")
+
+
 def _sr_figs5_7() -> list:
     """Notebook 11: Figs. 5-7 (``FIGS5_7_ROWS``) at both judged settings."""
     from simlib.papers.selective_reduce import claims as sr
@@ -155,8 +162,43 @@ _WRITTEN = {
     "000 Figs. 8-10 (FIG9_10_ROWS)": ("000", _sr_figs8_10, "both or neither", 11),
     "000 Figs. 5-7": ("000", _sr_figs5_7, "equal", 18),
     "000 Figs. 13-14": ("000", _sr_figs13_14, "equal", 16),
+    "000 Figs. 11-12": ("000", _sr_figs11_12, "equal", 14),
     "004 SSP Figs. 7-13": ("004", _ssp_figs7_13, "equal", 66),
 }
+
+
+#: Causes rewritten after the last full reproduction (issue 41 item 6), until the next one rewrites the
+#: ledger: (paper, figure, claim, setting) -> (how ours now starts, what ours now says, what the committed
+#: old cause says).  Each row's cause must equal the committed one (after the reproduction) or be the new
+#: text where the committed row still holds the old one (before it); drop the entries once the reproduction
+#: has committed the new texts.
+_SSP16 = "by ssp (= k) = 16 both schemes approximate the case without the requirement"
+_OLD12 = "unexplained: it moves the other way; measured"
+_REFRESHED = {
+    **{("004", "Fig. 10", _SSP16, s): ("stand-in trace: T1: ", "the requirement still binds",
+                                       "unexplained: selmcast's npu_utilization on lstm") for s in ("default", "priority")},
+    ("004", "Fig. 13", "SelMcast: over gamma a smaller scale goes with a higher utilization", "priority"):
+        ("unexplained: SelMcast's scale falls over the whole gamma range", "measured: the fall is the re-plans'",
+         "unexplained: SelMcast's scale falls"),
+    **{("000", "Fig. 12(b)", "as e grows, average sync scale marginally decreases (warm and cold start)", s):
+       ("setting: holds at 5 of 16", "at the judged settings unexplained: the scale rises", _OLD12)
+       for s in ("default", "dt reading")},
+    **{("000", "Fig. 12(c)", "as e grows, total iteration grows a little (warm and cold start)", s):
+       ("setting: E6: our runs are sync-bound", "; search: holds at 1 of 16 candidates", _OLD12)
+       for s in ("default", "dt reading")},
+    **{("000", "Fig. 12(d)", "as e grows, total sync grows (warm and cold start)", s):
+       ("unexplained: every sync of m workers ends m iterations", "(test_total_sync_is_iterations_over_scale; ",
+        _OLD12)
+       for s in ("default", "dt reading")},
+}
+
+
+def _refreshed(paper: str, ours: dict, want: dict) -> bool:
+    """True when ``ours`` is a row of :data:`_REFRESHED` whose committed cause still holds the old text and
+    (and lacks the new) and whose new cause starts and reads as expected."""
+    new = _REFRESHED.get((paper, ours["figure"], ours["claim"], ours["setting"]))
+    return (new is not None and ours["cause"].startswith(new[0]) and new[1] in ours["cause"]
+            and new[2] in want["cause"] and new[1] not in want["cause"])
 
 
 @pytest.mark.parametrize("case", list(_WRITTEN))
@@ -178,7 +220,7 @@ def test_claim_rows_write_the_committed_ledger_rows(case, tmp_path):
         want = committed[(r["figure"], r["claim"], r["setting"])]
         assert {c: r[c] for c in compared} == {c: want[c] for c in compared}
         if cause_rule == "equal":
-            assert r["cause"] == want["cause"]
+            assert r["cause"] == want["cause"] or _refreshed(paper, r, want)
         elif cause_rule == "start":
             assert want["cause"].startswith(r["cause"]) and bool(want["cause"]) == bool(r["cause"])
         else:

@@ -382,6 +382,24 @@ def test_fig12_change_boundary_and_panel_ties():
     assert not any(c.direction for c in tie if c.figure.startswith("Fig. 12("))
 
 
+def test_fig12_panel_causes_by_what_is_measured():
+    """Issue 41: the panels moving the other way get the category their measurement supports: (c) fewer
+    iterations in sync-bound runs is "setting" (E6), with the round n · duration / iterations; (b) the
+    scale rising stays "unexplained", and so does (d), which is (c) over (b) (total sync ≈ iterations /
+    scale).  Warm and cold start move alike here: from e = 0 (sync 1 s, scale 70, 70 syncs, 5000
+    iterations) to 0.5, longer syncs, a larger scale, fewer syncs and iterations."""
+    rows = [(1.2, 70, 60, 4800), (1.4, 75, 50, 4000)]
+    d = frame13(e_rows=rows).assign(duration_s=100.0)
+    by = {c.figure: c for c in C.figs11_12(d, n_error=200) if c.figure.startswith("Fig. 12(")}
+    assert by["Fig. 12(a)"].holds and not any(by[f].direction for f in ("Fig. 12(b)", "Fig. 12(c)", "Fig. 12(d)"))
+    assert cause_kind(by["Fig. 12(c)"]) == "setting" and "E6" in by["Fig. 12(c)"].cause
+    assert "is 4.0 s against a 1 s (stored) compute mean" in by["Fig. 12(c)"].cause     # 200 · 100 / 5000
+    assert cause_kind(by["Fig. 12(b)"]) == "unexplained" and "rises +7.1%" in by["Fig. 12(b)"].cause
+    # (4000 / 75) / (5000 / 70) − 1 = −25.3 % implied, 50 / 70 − 1 = −28.6 % measured
+    assert cause_kind(by["Fig. 12(d)"]) == "unexplained" and "-25.3% implied, -28.6% measured" in by["Fig. 12(d)"].cause
+    assert "test_fig12_estimation_error_makes_bag_mix" in by["Fig. 12(d)"].cause
+
+
 # ----------------------------------------------------------------------------- notebook 14
 
 def frame14(sr_time=(1.0, 1.05, 1.5, 5.0), pr_time=(5.0, 5.1, 6.0, 10.0), sr_scale=(72, 72, 71, 70)):

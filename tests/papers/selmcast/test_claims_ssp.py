@@ -352,6 +352,36 @@ def test_fig10_uses_the_ssp_axis():
     assert by_claim(claims, "every ssp (= k)").holds and by_claim(claims, "by ssp (= k) = 16").holds
 
 
+def gate_frame(cnn_gap16=9.0, col="ssp"):
+    """Fig. 10 (issue 41): SelMcast's utilization 0.25 -> 1.0 from ssp = 1 to removed reaches 0.95 at 16 on
+    cnn (93 % of the change) but 0.85 on lstm and transformer (80 %); without the requirement its workers
+    drift 80 / 60 / 12 rounds apart (lstm / transformer / cnn), at ssp = 16 the gap is 16 on lstm and
+    transformer (waiting at the gate 5 % / 2 % of the run) and ``cnn_gap16`` on cnn (no waiting)."""
+    sel = {1: (0.25, 0.66), 4: (0.8, 0.5), 16: (0.95, 0.461), INF: (1.0, 0.46)}
+    d = relax_frame(col, list(sel), sel, ORPH9, none_as=None).assign(max_gap=1.0, blocked_share=0.0)
+    sm = d.scheme == "selmcast"
+    for tr, removed, gap16, blocked16 in (("lstm", 80.0, 16.0, 0.05), ("transformer", 60.0, 16.0, 0.02),
+                                          ("cnn", 12.0, cnn_gap16, 0.0)):
+        at = sm & (d.trace == tr)
+        d.loc[at & d[col].isna(), "max_gap"] = removed
+        d.loc[at & (d[col] == 16), ["max_gap", "blocked_share"]] = [gap16, blocked16]
+        if tr != "cnn":
+            d.loc[at & (d[col] == 16), "npu_utilization"] = 0.85
+    return d
+
+
+def test_fig10_a_gate_still_binding_on_the_heavy_tailed_stand_ins_is_the_stand_in_trace():
+    c = by_claim(sc.fig10(gate_frame()), "by ssp (= k) = 16")
+    assert c.direction is False and "80 %" in c.our_value
+    assert c.cause.startswith("stand-in trace: T1") and "80 (lstm), 60 (transformer) rounds apart" in c.cause
+    assert "5.0% (lstm), 2.0% (transformer)" in c.cause and "largest gap at ssp (= k) = 16 is 9.0 rounds" in c.cause
+    assert "93% of the change" in c.cause
+    # the gate binding on cnn too (its gap reaches 16): nothing singles out the heavy-tailed stand-ins
+    assert by_claim(sc.fig10(gate_frame(cnn_gap16=16.0)), "by ssp (= k) = 16").cause.startswith("unexplained")
+    # Fig. 9 sweeps k at a fixed ssp: the gate's bound is not its axis
+    assert by_claim(sc.fig9(gate_frame(col="k")), "by k = 16").cause.startswith("unexplained")
+
+
 # ---------------------------------------------------------------- Fig. 11
 def fig11_frame(scale0=0.33, scale75=0.55, util0=(0.70, 0.72, 0.72), util75=(0.66, 0.67, 0.675),
                 eta_values=(0.0, 0.25, 0.5, 0.75, 1.0)):
@@ -569,6 +599,29 @@ def test_fig13_ratio_of_one_tie_and_end_peaks():
     assert len([c for c in claims if c.kind == "claim"]) == 5
     claims = sc.fig13(fig13_frame(gammas=(0.0, 1.0, 2.0, 3.0))[lambda d: d.gamma <= 1.0])
     assert not [c for c in claims if "climbs" in c.claim or "goes with" in c.claim]
+
+
+def test_fig13_scale_falling_by_re_plan_drops_is_measured_not_explained():
+    """Issue 41: SelMcast's scale falls over gamma (0.5 -> 0.35) while its utilization peaks at gamma 0.3
+    (rank correlation +0.4 on every trace): where the planned scale is flat (0.6) and the drops per
+    multicast rise (10 -> 14), the cause says the fall is the re-plans', keeps "unexplained" (why the
+    utilization turns is not measured) and rules out the stand-in traces, as it fails on cnn too."""
+    d = fig13_frame(sel_util=(0.60, 0.66, 0.62, 0.58))
+    d["avg_scale_initial"] = 0.6
+    d["drops_per_multicast"] = d["gamma"].map({0.0: 10.0, 0.3: 11.0, 0.6: 12.0, 1.0: 14.0})
+    for setting in ("default", "priority"):
+        c = by_claim(sc.fig13(d, setting), "smaller scale goes")
+        assert c.direction is False and "+0.40/+0.40/+0.40" in c.our_value
+        assert c.cause.startswith("unexplained: SelMcast's scale falls over the whole gamma range")
+        assert "planned scale barely moves over gamma (0.60/0.60/0.60 -> 0.60/0.60/0.60)" in c.cause
+        assert "(10.0/10.0/10.0 -> 14.0/14.0/14.0)" in c.cause and "ruled out: the stand-in traces" in c.cause
+    # a planned scale falling by more than a quarter of the final one's 0.15: the drops do not account for it
+    d["avg_scale_initial"] = d["gamma"].map({0.0: 0.6, 0.3: 0.59, 0.6: 0.58, 1.0: 0.56})
+    assert "measured" not in by_claim(sc.fig13(d, "priority"), "smaller scale goes").cause
+    d["avg_scale_initial"] = d["gamma"].map({0.0: 0.6, 0.3: 0.59, 0.6: 0.58, 1.0: 0.5625})   # exactly a quarter
+    assert "measured: the fall" in by_claim(sc.fig13(d, "priority"), "smaller scale goes").cause
+    d["avg_scale_initial"], d["drops_per_multicast"] = 0.6, 10.0                               # drops flat
+    assert "measured" not in by_claim(sc.fig13(d, "priority"), "smaller scale goes").cause
 
 
 # ---------------------------------------------------------------- notebook 46
