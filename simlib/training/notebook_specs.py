@@ -121,7 +121,7 @@ class NineSystemsNotebook(ScenarioBase):
     sizes on a real trace, each schedule replayed through notebook 90's learning task (mnist1d, an MLP,
     sharded data, lr 0.5; the quick profile: softmax on digits).  Table 1 starts at ``trials`` paired
     trials and adds ``trials_step`` to the arms of an undecided verdict up to ``trials_cap`` (S25);
-    ``fig11_trials`` starts at S25's 10; ``extra_trials`` stays at RP15's 3."""
+    ``fig11_trials`` is S25's 10 (no batches); ``extra_trials`` stays at RP15's 3."""
 
     trials: int = param(10, lo=1, quick=1, chosen="S25",
                         help="paired trials per Table 1 setting to start with (S25: at least 10)")
