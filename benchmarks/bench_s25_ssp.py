@@ -4,12 +4,12 @@ the verdicts they reach.
 Trials 0-9 of each setting are read from the committed frames (``data/results/43_selmcast_ssp_fig7.csv``,
 ``44_selmcast_ssp_fig9.csv``: the sweep's seeds, so trial t pairs); the trials S25 adds
 (:func:`simlib.pipeline.decide.settings_until_decided` with ``ssp_claims.open_settings``, from 10 in
-batches of 5 up to 20) are computed here, serially, with the sweep's paired seeds
+batches of 5 up to ``--cap``, S25's 40; 20 before its second amendment) are computed here, serially, with the sweep's paired seeds
 ``SeedSequence(seed, spawn_key=(t,))``.  Prints each sweep's path, the rows it decides or leaves
 undecided, and the new trials with their CPU seconds (``time.process_time``; on the shared 2-core machine
 the wall time on 2 workers is about half).  Notebook 45's rows all decide at 10 trials (no batch).
 
-    python benchmarks/bench_s25_ssp.py [--seed 0]
+    python benchmarks/bench_s25_ssp.py [--seed 0] [--cap 40]
 """
 from __future__ import annotations
 
@@ -57,6 +57,7 @@ def _committed_or_new(committed: pd.DataFrame, seed: int, cost: dict):
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cap", type=int, default=40, help="S25's cap: at most this many trials per setting")
     args = ap.parse_args(argv)
     fixed = dict(n=[50], duration_s=[600.0], p=[0.3], model_mb=[200.0], bbar_gbps=[40.0], lam=[0.5], mu=[1.0],
                  ssp=[4], k=[4], eta=[0.75], layer=["L3"])
@@ -79,7 +80,7 @@ def main(argv=None) -> None:
         committed = pd.read_csv(COMMITTED_RESULTS / f"{name}.csv")
         before = {(c.figure, c.claim, c.setting): c.verdict for c in judge(committed)}
         out = settings_until_decided(_committed_or_new(committed, args.seed, cost), sets, judge, sc.open_settings,
-                                     start=10, step=5, cap=20)
+                                     start=10, step=5, cap=args.cap)
         print(f"{name}: {out.text()}")
         for c in out.claims:
             if c.kind == "claim" and (before[c.figure, c.claim, c.setting] == "undecided" or c.verdict == "undecided"):

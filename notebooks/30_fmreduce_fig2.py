@@ -46,7 +46,7 @@ trace_trials = 5
 p_values = [10, 20, 30, 40, 50, 60]   # the p sweep (beyond the paper)
 sweep_trials = 5
 trials_step = 5                   # S25: while an interval of a Fig. 2 or p-equals-n verdict straddles its threshold, 5 more trials ...
-trials_cap = 20                   # ... up to 20; still straddling there, it is "undecided at 20 trials"
+trials_cap = 40                   # ... up to 40; still straddling there, it is "undecided at 40 trials"
 
 # %%
 from simlib.papers.fmreduce.experiments import Fig2Notebook
@@ -246,7 +246,7 @@ dfl.pivot_table(index=["n", "p", "reducers", "mode", "trial"], columns="lp_solve
 # "remarkable"; we read that as at least 1.5× in every blocking pair (our threshold, fixed
 # before running) and say where in p it holds. Each verdict carries the 95 % sign-test interval of
 # every pair's median ratio (S24) and is *undecided* where an interval straddles its threshold; Fig. 2
-# and the p = n grid ran more trials for such verdicts first (S25: from 10, in batches of 5, up to 20;
+# and the p = n grid ran more trials for such verdicts first (S25: from 10, in batches of 5, up to 40;
 # the lines printed under the sweeps say how far each went).
 
 # %%

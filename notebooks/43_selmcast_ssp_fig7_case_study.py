@@ -28,7 +28,7 @@
 # the ledger's `priority` setting) is run beside it, and so is τ ≡ 0 (SM51) under both, to
 # show what the stand-in traces contribute. 10 trials per setting; the paper reports means. Where a
 # verdict's 95 % interval straddles its threshold (S24), the settings it reads run 5 more paired trials,
-# up to 20 (S25); the line under the sweep says how far it went.
+# up to 40 (S25); the line under the sweep says how far it went.
 # Schemes are paired: trial t of both uses the same bandwidths and per-worker compute draws.
 # Decisions: `docs/decisions/selmcast_ssp.md`.
 
@@ -38,7 +38,7 @@ workers = None                           # processes for the sweep (None: all co
 seed = 0                                 # root seed
 trials = 10                              # trials per setting (paper: 10) ...
 trials_step = 5                          # S25: ... 5 more for the settings of a verdict whose interval straddles ...
-trials_cap = 20                          # ... up to 20; still straddling there, it is "undecided at 20 trials"
+trials_cap = 40                          # ... up to 40; still straddling there, it is "undecided at 40 trials"
 n = 50
 traces = ["lstm", "transformer", "cnn"]  # built-in names or CSV paths
 duration_s = 600.0

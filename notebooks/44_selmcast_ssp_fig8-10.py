@@ -17,7 +17,7 @@
 # # SelMcast §IV-C2–3 — p/n, k and ssp (Figs. 8, 9, 10)
 #
 # The Fig. 7 setting (n = 50, 10 minutes, L3, 200 MB, b̄ = 40 Gbps, λ = 0.5, μ = 1,
-# η = 0.75; three traces; 10 trials — more, up to 20, for the settings of a
+# η = 0.75; three traces; 10 trials — more, up to 40, for the settings of a
 # verdict whose interval straddles its threshold (S25) — means) with one knob varied at a time:
 # **Fig. 8** p/n from 0.05 to 0.4 (ssp = k = 4); **Fig. 9** k from 1 to 16 and k removed
 # (∞; ssp = 4); **Fig. 10** ssp with k = ssp, including ∞ (no gate, requirement removed).
@@ -32,7 +32,7 @@ workers = None
 seed = 0
 trials = 10                                # trials per setting (paper: 10) ...
 trials_step = 5                            # S25: ... 5 more for the settings of a verdict whose interval straddles ...
-trials_cap = 20                            # ... up to 20; still straddling there, it is "undecided at 20 trials"
+trials_cap = 40                            # ... up to 40; still straddling there, it is "undecided at 40 trials"
 n = 50
 traces = ["lstm", "transformer", "cnn"]
 duration_s = 600.0

@@ -17,7 +17,7 @@
 # # SelMcast §IV-C4–6 — η, data volume and bandwidth variability (Figs. 11, 12, 13)
 #
 # The Fig. 7 setting (n = 50, 10 minutes, L3, p = 0.3n, ssp = k = 4, b̄ = 40 Gbps, λ = 0.5,
-# μ = 1; three traces; 10 trials — more, up to 20, for the settings of a
+# μ = 1; three traces; 10 trials — more, up to 40, for the settings of a
 # verdict whose interval straddles its threshold (S25) — means) with one knob varied:
 # **Fig. 11** η from 0 to 1 (SelMcast; Orpheus has no η and is shown once as the reference);
 # **Fig. 12** the model volume 200 MB × 2^e, e = −4…4;
@@ -35,7 +35,7 @@ workers = None
 seed = 0
 trials = 10                                # trials per setting (paper: 10) ...
 trials_step = 5                            # S25: ... 5 more for the settings of a verdict whose interval straddles ...
-trials_cap = 20                            # ... up to 20; still straddling there, it is "undecided at 20 trials"
+trials_cap = 40                            # ... up to 40; still straddling there, it is "undecided at 40 trials"
 n = 50
 traces = ["lstm", "transformer", "cnn"]
 duration_s = 600.0

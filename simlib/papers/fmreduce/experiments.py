@@ -56,7 +56,7 @@ class Fig2Notebook(ScenarioBase):
                                  help="the p sweep (beyond the paper), each at most n")
     sweep_trials: int = param(5, lo=1, quick=1, help="trials per variant and p of the p sweep")
     trials_step: int = param(5, lo=1, quick=1, help="S25: trials added while a Fig. 2 or p = n verdict is undecided")
-    trials_cap: int = param(20, lo=1, quick=2, help="S25: at most this many trials (Fig. 2 and p = n; below trials: none added), then undecided")
+    trials_cap: int = param(40, lo=1, quick=2, help="S25: at most this many trials (Fig. 2 and p = n; below trials: none added), then undecided")
 
     def check(self):
         fixed = dict(n=self.n, model_mb=self.model_mb, duration_s=self.duration_s, trace=self.trace,

@@ -84,7 +84,7 @@ def _trials_step():
 
 
 def _trials_cap():
-    return param(20, lo=1, quick=2, chosen="S25",
+    return param(40, lo=1, quick=2, chosen="S25",
                  help="S25: at most this many trials per setting (below trials: none added); still straddling "
                       "there, the verdict is undecided at that many trials")
 
