@@ -37,7 +37,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 
 
 #: ``slow``: the tests of the site built from every committed notebook, ledger row and figure (the module fixture
-#: ``built``: 14.7 CPU-s) and of Chromium loading it (8.1 CPU-s), measured in the fast tier 2026-11-29 (tests/README.md).
+#: ``built``: 13-15 CPU-s) and of Chromium loading it (8-9 CPU-s), measured in the fast tier 2026-11-29 (tests/README.md).
 #: The fast tier keeps the same code on the tiny site (``tiny``) and the refusals below.
 BUILDS_THE_SITE = pytest.mark.slow
 
