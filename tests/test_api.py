@@ -53,6 +53,7 @@ def test_import_simlib_loads_no_heavy_module():
     assert out.strip() == "[]"
 
 
+@pytest.mark.slow      # a fresh interpreter runs the example's trials: 4.2 CPU-s in the fast tier (2026-11-29)
 def test_readme_example_runs_as_written(tmp_path):
     """The README's example, verbatim, from a folder outside the repository with the Agg backend:
     it plots selective vs partial reduce and writes its CSV to the run folder it announces."""

@@ -29,6 +29,7 @@ def run_main(argv, capsys):
     return status, out, err
 
 
+@pytest.mark.slow      # a fresh interpreter (1.3 CPU-s, 2026-11-29); test_help_in_process checks the help in-process
 def test_module_help_lists_commands():
     proc = subprocess.run([sys.executable, "-m", "simlib", "--help"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
@@ -353,6 +354,7 @@ def test_run_rejects_a_trace_in_milliseconds(tmp_path, capsys):
     assert "compute_time_ms" in err and "compute_time_s" in err
 
 
+@pytest.mark.slow      # a fresh interpreter, 3 s of simulation before the Ctrl-C (3.4 CPU-s, 2026-11-29)
 def test_long_run_stops_cleanly_on_ctrl_c():
     """SIGINT during a long run: exit 130 with one line, no traceback."""
     import os
@@ -406,6 +408,7 @@ sys.exit(cli.main([sys.argv[1]]))
 """
 
 
+@pytest.mark.slow      # a fresh interpreter each (1.3-1.5 CPU-s, 2026-11-29); in-process: test_ctrl_c_while_...
 @pytest.mark.parametrize("command", ["spin", "fail-after"])
 def test_ctrl_c_ends_a_command_even_when_the_interrupt_is_swallowed_or_turned_into_an_error(command):
     import os
@@ -491,6 +494,7 @@ print(sorted(m for m in sys.modules if m.startswith("simlib.training.") and m !=
 """
 
 
+@pytest.mark.slow      # a fresh interpreter each (1.3-1.8 CPU-s, 2026-11-29): what it imports is the point
 @pytest.mark.parametrize("argv", [["--help"], ["run", "--help"], ["fmreduce", "--help"]])
 def test_help_does_not_import_the_training_stack(argv):
     """Only the command asked for is built (cli.Generated): ``train``'s flags need the training stack,

@@ -16,6 +16,10 @@ from tests.test_api import readme_example
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# `pip wheel` of a copy of the sources, `pip install` of the wheel and an interpreter importing every module:
+# 11.4 CPU-s in the fast tier (measured 2026-11-29, tests/README.md), so the whole module is `slow`.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> tuple[Path, Path]:
@@ -95,7 +99,6 @@ def fresh_venv(built, tmp_path_factory) -> Path:
     return python
 
 
-@pytest.mark.slow
 def test_wheel_in_a_fresh_venv_runs_the_readme_example_and_train(fresh_venv, tmp_path):
     """Only the declared dependencies are there: a missing one fails the import, the example or `train`.
     Cold numba cache (the installed copy has its own): one to two minutes on 2 busy cores, plus

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests import conftest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,6 +56,7 @@ def test_alone(i):
 """
 
 
+@pytest.mark.slow      # a nested `pytest -n 2` run (2.3 CPU-s, 2026-11-29); the ordering functions are tested above
 def test_under_two_workers_a_module_fixture_is_set_up_once_and_the_longest_test_starts_first(tmp_path):
     """The scheduler takes the conftest's units: test_mod.py's module fixture once (the module minus the listed
     test is one unit), and the listed test, the longest unit, is the first test a worker runs."""

@@ -77,6 +77,7 @@ def test_every_node_matching_passes(cluster):
         check_dask_nodes(client)          # same process: the same simlib, Python and packages
 
 
+@pytest.mark.slow      # a dask worker process (2.5 CPU-s, 5 s wall, 2026-11-29); in-process: test_every_node_matching_passes
 def test_a_worker_process_is_probed_across_the_process_boundary():
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
                                   silence_logs=logging.ERROR) as procs:

@@ -36,6 +36,12 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-dev-shm-usage"]
 
 
+#: ``slow``: the tests of the site built from every committed notebook, ledger row and figure (the module fixture
+#: ``built``: 13-15 CPU-s) and of Chromium loading it (8-9 CPU-s), measured in the fast tier 2026-11-29 (tests/README.md).
+#: The fast tier keeps the same code on the tiny site (``tiny``) and the refusals below.
+BUILDS_THE_SITE = pytest.mark.slow
+
+
 def _ledger_rows(path: Path) -> list[dict]:
     with open(path, newline="", encoding="utf-8") as fh:
         return list(csv.DictReader(fh))
@@ -50,6 +56,7 @@ def built(tmp_path_factory):
 
 # --- the build's outputs (no browser) ------------------------------------------------------------
 
+@BUILDS_THE_SITE
 def test_one_page_per_notebook_linked_from_the_index_under_its_paper(built):
     out, counts = built
     assert counts["notebooks"] == len(NOTEBOOKS) > 0
@@ -65,6 +72,7 @@ def test_one_page_per_notebook_linked_from_the_index_under_its_paper(built):
         assert f'href="notebooks/{nb.stem}.html"' in sections[expected.get(nb.stem, "beyond")], nb.stem
 
 
+@BUILDS_THE_SITE
 def test_ledger_table_has_one_row_per_claims_csv_row(built):
     out, counts = built
     rows = _ledger_rows(core_paths.COMMITTED_LEDGER)
@@ -76,6 +84,7 @@ def test_ledger_table_has_one_row_per_claims_csv_row(built):
         assert (out / href).is_file(), href
 
 
+@BUILDS_THE_SITE
 def test_summary_page_has_every_papers_section_text_and_claim_statuses(built):
     out, _ = built
     page = (out / "summary.html").read_text(encoding="utf-8")
@@ -119,6 +128,7 @@ def _plain(text: str, markup: str = "markdown") -> str:
     return " ".join(re.sub(r"[*_`¶\\]", "", text).split())
 
 
+@BUILDS_THE_SITE
 def test_every_docs_page_is_on_the_site_with_its_text_and_working_links(built):
     """Issue 45 / W4: every docs/**/*.md is a page of the site (summaries.md and settings.md feed their own
     pages), listed on the documentation index and in every page's header; its headings, paragraphs and list
@@ -157,6 +167,7 @@ def test_every_docs_page_is_on_the_site_with_its_text_and_working_links(built):
                 assert (page.parent / href).resolve().is_file(), (page.relative_to(out), href)
 
 
+@BUILDS_THE_SITE
 def test_every_docs_page_the_readme_links_is_on_the_site(built):
     from tests.test_readme import readme_doc_links
 
@@ -181,6 +192,7 @@ def test_doc_links_point_at_the_pages_on_the_site():
     hrefs = re.findall(r'href="([^"]+)"', site._render_doc("[r](results.md)", "summaries.md"))
     assert hrefs == ["docs/results.html"]
 
+@BUILDS_THE_SITE
 def test_every_notebook_figure_has_its_file_and_provenance_underneath(built):
     out, _ = built
     head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short=12", "HEAD"],
@@ -202,6 +214,7 @@ def test_every_notebook_figure_has_its_file_and_provenance_underneath(built):
                 assert fact in prov.group(0), (nb.stem, fact)
 
 
+@BUILDS_THE_SITE
 def test_figures_gallery_shows_every_committed_png_with_its_pdf(built):
     out, _ = built
     page = (out / "figures.html").read_text(encoding="utf-8")
@@ -213,6 +226,7 @@ def test_figures_gallery_shows_every_committed_png_with_its_pdf(built):
     assert page.count('class="provenance"') == len(pngs)
 
 
+@BUILDS_THE_SITE
 def test_settings_page_lists_each_papers_chosen_settings_and_is_linked_from_every_page(built):
     import html as html_lib
 
@@ -233,6 +247,7 @@ def test_settings_page_lists_each_papers_chosen_settings_and_is_linked_from_ever
     assert 'href="../settings.html"' in nb_page
 
 
+@BUILDS_THE_SITE
 def test_site_references_nothing_outside_itself(built):
     out, _ = built
     for page in out.rglob("*.html"):
@@ -382,6 +397,7 @@ def served(built):
 _BROKEN_IMAGES = "Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)"
 
 
+@BUILDS_THE_SITE
 def test_in_chromium_every_page_loads_with_its_images_and_the_ledger_sorts(browser, served):
     base, out = served
     page = browser.new_page()
@@ -420,6 +436,7 @@ def test_in_chromium_every_page_loads_with_its_images_and_the_ledger_sorts(brows
     page.close()
 
 
+@BUILDS_THE_SITE
 def test_in_chromium_the_ledger_fits_a_1400_px_window(browser, served):
     """Issue 45: the claims table overflowed a 1400 px window (long values in cells that could not wrap)."""
     base, _ = served

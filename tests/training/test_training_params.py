@@ -82,6 +82,7 @@ def test_every_consumer_checks_the_training_values_naming_the_parameter(cls, val
     assert exc.value.name == name
 
 
+@pytest.mark.slow      # a fresh interpreter (1.9 CPU-s, 2026-11-29): what it imports is the point
 def test_the_train_command_does_not_import_the_notebook_specs():
     """The old circle: train_command took its training fields from notebook 90's spec."""
     code = "import sys, simlib.training.train_command; print('simlib.training.notebook_specs' in sys.modules)"
