@@ -1,7 +1,8 @@
 """A/B benchmark of the per-trial work outside the compiled kernels (issue 48): loading and parsing every
 built-in trace (once per process and trace: ``workloads.traces._rows``), ``core.validate.check_array`` as
 the selective-reduce controller calls it every scheduling round, and whole trials of 000's selective reduce
-with a bandwidth-estimation error (the Python controller round that validates each estimate) against a
+with a bandwidth-estimation error (the Python controller round that validates each estimate), and
+``ssp_metrics`` on four SSP logs (n = 50, 100 s; each 25 times, the logs simulated untimed) against a
 revision.
 
 Each side runs in its own subprocess with ``PYTHONPATH`` at this checkout or at ``--rev`` (extracted by
@@ -27,7 +28,7 @@ sys.path.append(str(ROOT))      # after PYTHONPATH: a worker imports the side's 
 from benchmarks.ab_revision import extract, interleave_and_report, run_worker  # noqa: E402
 
 #: group -> number of runs in it (the report's "runs" column)
-GROUPS = {"traces": 11, "check_array": 20000, "selective_e": 4}
+GROUPS = {"traces": 11, "check_array": 20000, "selective_e": 4, "ssp_metrics": 4}
 
 
 def worker() -> None:
@@ -62,6 +63,16 @@ def worker() -> None:
     rows = [{k: repr(v) for k, v in run_trial(s, np.random.SeedSequence(1, spawn_key=(t,))).items()}
             for t, s in enumerate(settings)]
     out["selective_e"] = {"cpu": time.process_time() - t0, "rows": rows}
+    from simlib.papers.selmcast.ssp_metrics import ssp_metrics
+    from simlib.papers.selmcast.ssp_scenario import SSPScenario, simulate
+    logs = [simulate(SSPScenario.of({"scheme": sch, "n": 50, "duration_s": 100.0, "trace": tr}),
+                     np.random.SeedSequence(2, spawn_key=(t,)))
+            for t, (sch, tr) in enumerate((("selmcast", "transformer"), ("orpheus", "transformer"),
+                                           ("selmcast", "cnn"), ("orpheus", "lstm")))]
+    t0 = time.process_time()
+    for _ in range(25):
+        rows = [{k: repr(v) for k, v in ssp_metrics(log).items()} for log in logs]
+    out["ssp_metrics"] = {"cpu": time.process_time() - t0, "rows": rows}
     print(json.dumps(out))
 
 
