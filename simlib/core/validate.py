@@ -99,15 +99,14 @@ def check_array(name: str, values: Sequence, lo: float | None = None, hi: float 
         raise ValueError(f"{name} must be a 1-D sequence of reals, got shape {arr.shape}")
     if arr.size < min_len:
         raise ValueError(f"{name} must have at least {min_len} elements, got {arr.size}")
-    interval = _fmt_interval(lo, hi, lo_open, False)
     bad = ~np.isfinite(arr)
     if lo is not None:
         bad |= (arr <= lo) if lo_open else (arr < lo)
     if hi is not None:
         bad |= arr > hi
     if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name} must have every element finite and in {interval}; "
+        i = int(np.flatnonzero(bad)[0])     # the message is only formatted on failure (hot callers)
+        raise ValueError(f"{name} must have every element finite and in {_fmt_interval(lo, hi, lo_open, False)}; "
                          f"element {i} is {arr[i]!r}")
     return arr
 

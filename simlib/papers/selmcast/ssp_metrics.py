@@ -23,6 +23,8 @@ seed only); it is in ``SSPLog.selection_s`` for the benchmark and the CLI.
 """
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 
 from .ssp_cluster import SSPLog
@@ -38,10 +40,17 @@ def ssp_metrics(log: SSPLog) -> dict:
     """The metrics above as a flat dict of floats (NaN where undefined, e.g. no multicast finished)."""
     n, dur = log.n, log.duration
     busy = np.zeros(n)
-    for w, iv in enumerate(log.compute):
-        if iv:
-            a = np.asarray(iv, dtype=float)
-            busy[w] = np.clip(np.minimum(a[:, 1], dur) - a[:, 0], 0.0, None).sum()
+    # every worker's (start, end) intervals in one array (one conversion, not one per worker); each
+    # worker's busy time is the sum of its own slice, as before
+    lens = [len(iv) for iv in log.compute]
+    ends = np.fromiter(chain.from_iterable(chain.from_iterable(log.compute)), float, count=2 * sum(lens))
+    ends = ends.reshape(-1, 2)
+    part = np.clip(np.minimum(ends[:, 1], dur) - ends[:, 0], 0.0, None)
+    off = 0
+    for w, k in enumerate(lens):
+        if k:
+            busy[w] = part[off:off + k].sum()
+            off += k
     tab = log.table
     done = ~np.isnan(tab.finish)
     nd = int(done.sum())
