@@ -90,8 +90,6 @@ for use in (False, True):
 # at P = 3 and 5 (`pr_claims.paper_marks`, the constant the Fig. 8 claim judges; issue 44 item 2).
 
 # %%
-import re
-
 import numpy as np
 import pandas as pd
 
@@ -111,25 +109,11 @@ settings = (sweep.expand_grid(scheme=["partial"], hl=[1], p=[x / n for x in p_va
 unique = sweep.unique_settings(settings)
 
 
-def table1_open(sets, undecided):
-    """S25: the settings an undecided verdict reads -- at the HL it names, the partial-reduce runs at the P it
-    names (every weighting rule) and, when it compares with all reduce, all reduce's."""
-    out = set()
-    for c in undecided:
-        hl, P = re.search(r"HL=(\d+)", c.claim), re.search(r"P=(\d+)", c.claim)
-        for i, s in enumerate(sets):
-            if hl is None or s["hl"] != int(hl.group(1)):
-                continue
-            if (s["scheme"] == "allreduce" and "all reduce" in c.claim) or (
-                    s["scheme"] == "partial" and P is not None and round(s["p"] * n) == int(P.group(1))):
-                out.add(i)
-    return out
-
-
 def until_decided(sets, name, desc, setting):
     """The sweep at ``trials``, then ``trials_step`` more for the settings of every undecided verdict, up to
     ``trials_cap`` (S25, :func:`simlib.pipeline.decide.run_until_decided`)."""
-    return run_until_decided(run, tta.trial, sets, name=name, desc=desc, open_settings=table1_open,
+    return run_until_decided(run, tta.trial, sets, name=name, desc=desc,
+                             open_settings=lambda s, undecided: pr_claims.sec5_open_settings(s, undecided, n),
                              judge=lambda d: pr_claims.sec5(pr_claims.with_rules(d), setting=setting),
                              start=trials, step=trials_step, cap=trials_cap)
 
