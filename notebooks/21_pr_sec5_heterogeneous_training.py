@@ -35,12 +35,19 @@
 # pilot run). The ledger judges every §5 claim at both (settings `default` and `profile`).
 # The profile's 460 runs cost about 31 s of CPU against the default's 46 s (measured niced and
 # serial: a 1000 MB model makes fewer local steps in 300 s); the quick profile runs in about 8 s.
+#
+# **Trials (decisions S24, S25).** Every setting starts at `trials` = 20 paired trials. While a Table 1
+# verdict's interval straddles its threshold, the settings it reads (at the HL it names: partial reduce at
+# its P, every weighting rule, and all reduce when it compares with it) run `trials_step` = 5 more (cached
+# trials are loaded), up to `trials_cap` = 40; a verdict still straddling there is *undecided at 40 trials*.
 
 # %% tags=["parameters"]
 profile = "full"                  # "full" or "quick" (tests)
 workers = None                    # processes for the sweep (None: all cores)
 seed = 0
-trials = 20
+trials = 20                       # S25: every setting starts at 20 paired trials ...
+trials_step = 5                   # ... Table 1's settings a verdict with a straddling interval reads add 5 ...
+trials_cap = 40                   # ... up to 40 (S25); still undecided there: "undecided at 40 trials"
 n = 8
 p_values = [2, 3, 4, 5, 6, 7, 8]  # group sizes P for the Fig. 8 sweep (P equal to n acts like all-reduce)
 table_p = [3, 5]                  # Table 1's partial-reduce group sizes
@@ -89,6 +96,7 @@ import pandas as pd
 from simlib.papers.partial_reduce import claims as pr_claims
 from simlib.papers.partial_reduce import profile as pr_profile
 from simlib.pipeline import plotting, sweep
+from simlib.pipeline.decide import run_until_decided
 from simlib.training import time_to_accuracy as tta
 
 common = dict(n=[n], bandwidth_gbps=[bandwidth_gbps], model_mb=[model_mb], trace=[trace],
@@ -99,11 +107,22 @@ settings = (sweep.expand_grid(scheme=["partial"], hl=[1], p=[x / n for x in p_va
                                 weights_missing=["oldest", "closest", "initial"], **common)
             + sweep.expand_grid(scheme=["allreduce"], hl=hl_values, **common))
 unique = sweep.unique_settings(settings)
-df = run.sweep(tta.trial, unique, name="21_pr_training", desc="002 harness")
+
+
+def until_decided(sets, name, desc, setting):
+    """The sweep at ``trials``, then ``trials_step`` more for the settings of every undecided verdict, up to
+    ``trials_cap`` (S25, :func:`simlib.pipeline.decide.run_until_decided`)."""
+    return run_until_decided(run, tta.trial, sets, name=name, desc=desc,
+                             open_settings=lambda s, undecided: pr_claims.sec5_open_settings(s, undecided, n),
+                             judge=lambda d: pr_claims.sec5(pr_claims.with_rules(d), setting=setting),
+                             start=trials, step=trials_step, cap=trials_cap)
+
+
+df = until_decided(unique, "21_pr_training", "002 harness", "default")
 # the same runs at 002's paper profile, with the values each run reads (PR16, PR19)
 PROFILE, DEFAULT = pr_profile.PAPER_PROFILE, pr_profile.DEFAULT_SETTINGS
-df_p = run.sweep(tta.trial, [dict(s, duration_s=profile_duration_s) for s in pr_profile.at_profile_read(unique)],
-                 name="21_pr_training_profile", desc="002 harness (profile)")
+df_p = until_decided([dict(s, duration_s=profile_duration_s) for s in pr_profile.at_profile_read(unique)],
+                     "21_pr_training_profile", "002 harness (profile)", "profile")
 frames = {"default": pr_claims.with_rules(df), "profile": pr_claims.with_rules(df_p)}
 df = frames["default"]
 

@@ -8,7 +8,7 @@ trials", N in its ``pairs``).  The sweep is the notebooks' (:meth:`simlib.pipeli
 trial t of a setting is cached under its full parameters and seed (S17), so a batch computes only
 the trials it adds, and a trial computed once is never computed again.  :func:`settings_until_decided`
 is the same rule per setting: only the settings an undecided verdict reads get the batch's trials
-(004's SSP sweeps, notebooks 43-45).
+(004's SSP sweeps, notebooks 43-45; 002's Table 1 in notebook 21).
 """
 from __future__ import annotations
 

@@ -50,9 +50,16 @@ def _training(name: str, **overrides):
 @dataclass(frozen=True)
 class HeterogeneousTrainingNotebook(ScenarioBase):
     """Notebook 21 (002 §5): 8 workers on a homogeneous 10 Gbps network, HL workers slowed HL times,
-    each schedule replayed through training (the parameters cell's defaults)."""
+    each schedule replayed through training (the parameters cell's defaults).  Every setting starts at
+    ``trials``; the settings of Table 1's arms at the HL an undecided verdict names add ``trials_step``
+    per batch up to ``trials_cap`` (S25)."""
 
-    trials: int = param(20, lo=1, quick=2, help="trials per setting")
+    trials: int = param(20, lo=1, quick=2, help="trials per setting to start with")
+    trials_step: int = param(5, lo=1, quick=1, chosen="S25",
+                             help="trials added per batch to the Table 1 settings of a verdict left undecided (S24, S25)")
+    trials_cap: int = param(40, lo=1, quick=3, chosen="S25",
+                            help="the most trials per setting; a verdict still undecided there is undecided at that "
+                                 "many trials (S25: 40)")
     n: int = param_of(Scenario, "n", default=8, quick=MISSING, stated="002 §5.2.1",
                       help="workers (002 §5.2.1: 8)")
     p_values: tuple = param_list([2, 3, 4, 5, 6, 7, 8], item=GROUP_SIZE, quick=[2, 4],
@@ -71,6 +78,8 @@ class HeterogeneousTrainingNotebook(ScenarioBase):
 
     def check(self):
         task_of(self)        # the target against the trial's problem (TRIAL_DEFAULTS': digits)
+        if self.trials_cap < self.trials:
+            raise ParamError("trials_cap", f"trials_cap must be at least trials = {self.trials}, got {self.trials_cap}")
         common = dict(scheme="partial", n=self.n, bandwidth_gbps=self.bandwidth_gbps, model_mb=self.model_mb,
                       trace=self.trace, duration_s=self.duration_s)
 

@@ -129,3 +129,12 @@ def test_a_trained_run_reads_its_flat_setting_once_and_gives_it_back():
     assert err.value.name == "train_bogus"
     with pytest.raises(ParamError, match="run must be a Scenario, got SSPScenario"):
         TrainedScenario(SSPScenario())
+
+
+@pytest.mark.parametrize("cls", [ns.HeterogeneousTrainingNotebook, ns.NineSystemsNotebook])
+def test_s25s_cap_below_the_start_is_an_error_naming_trials_cap(cls):
+    """S25: batches run from ``trials`` up to ``trials_cap``; a cap below the start names the cap."""
+    with pytest.raises(ParamError) as exc:
+        cls(trials=12, trials_cap=11)
+    assert exc.value.name == "trials_cap"
+    assert cls(trials=12, trials_cap=12).trials_cap == 12      # the cap may equal the start: no batch

@@ -22,6 +22,7 @@ Rules, fixed before looking at our values and uniform over the paper:
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
@@ -41,7 +42,7 @@ from .weights import dynamic_weights
 __all__ = ["PAPER", "EXACT_ABS", "NEAR_REL", "NEAR_RULE", "RANGE_RULE", "SPEARMAN_MIN", "FIG4_FREQUENCIES",
            "FIG4_RHO", "EQ9_EXAMPLE", "TABLE1_ARMS", "TABLE1_ALL", "TABLE1", "TABLE1_DYN_VS_AR", "table1_range", "PER_UPDATE_SPEEDUP", "FIG8_BEST_P", "FIG7_MODEL", "paper_marks", "DEFAULT_READING",
            "FIG4_ROWS", "mixes", "above_homogeneous", "FIG8_TRENDS", "falls", "rises", "with_rules", "paired", "paired_masks", "ratio_text", "row_strength", "decided", "strength_fields", "row_fields", "bounded_within", "fig4_and_weights",
-           "group_filter", "sec5"]
+           "group_filter", "sec5", "sec5_open_settings"]
 
 PAPER = "002"
 EXACT_ABS = 1e-9
@@ -655,3 +656,22 @@ def _more_updates(d: pd.DataFrame, t1: _Table1Runs) -> list[Claim]:
 
 #: Table 1's statements in ledger order, each a named builder ``(frame, runs) -> claims``.
 _TABLE1_CLAIMS = (_dyn_fewer_updates, _pr_beats_ar, _dyn_beats_ar, _per_update_speedup, _more_updates)
+
+
+def sec5_open_settings(settings: Sequence[dict], undecided: Sequence[Claim], n: int) -> set[int]:
+    """The indices of ``settings`` (notebook 21's runs: dicts with ``scheme``, ``hl`` and ``p`` as a share of
+    ``n`` workers) that an undecided :func:`sec5` verdict of ``undecided`` reads, for S25's batches: at the
+    HL the claim names ("HL=3"), the partial-reduce runs at the group size it names ("P=3", every weighting
+    rule) and, when the claim compares with all reduce, all reduce's runs.  A claim naming no HL reads none."""
+    out = set()
+    for c in undecided:
+        hl, group = re.search(r"HL=(\d+)", c.claim), re.search(r"P=(\d+)", c.claim)
+        if hl is None:
+            continue
+        for i, s in enumerate(settings):
+            if s["hl"] != int(hl.group(1)):
+                continue
+            if ((s["scheme"] == "allreduce" and "all reduce" in c.claim)
+                    or (s["scheme"] == "partial" and group is not None and round(s["p"] * n) == int(group.group(1)))):
+                out.add(i)
+    return out

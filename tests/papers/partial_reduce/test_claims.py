@@ -310,3 +310,25 @@ def test_fig7_paper_marks_are_table1s_vgg19_times_and_give_the_up_to_claims():
     assert C.paper_marks("Fig. 11") == []
     with pytest.raises(ValueError, match="figure"):
         C.paper_marks("Fig. 9")
+
+
+def test_sec5_open_settings_reads_the_claims_hl_group_and_all_reduce():
+    """S25 in notebook 21: an undecided verdict extends the runs it reads -- at its HL, partial reduce at its P
+    (every weighting rule) and all reduce only when the claim compares with it; no HL, no runs."""
+    from simlib.papers.claim import Claim
+
+    n = 8
+    sets = [dict(scheme="partial", hl=3, p=3 / n, weights_missing="oldest"),     # 0
+            dict(scheme="partial", hl=3, p=3 / n, weights_missing="closest"),    # 1
+            dict(scheme="partial", hl=3, p=5 / n, weights_missing="oldest"),     # 2
+            dict(scheme="partial", hl=1, p=3 / n, weights_missing="oldest"),     # 3
+            dict(scheme="allreduce", hl=3, p=1.0),                               # 4
+            dict(scheme="allreduce", hl=1, p=1.0)]                               # 5
+    claim = lambda text: Claim(paper="002", figure="Table 1", claim=text, paper_value="x", our_value="y",  # noqa: E731
+                               direction=True)
+    assert C.sec5_open_settings(sets, [claim("HL=3, P=3: dynamic weights need fewer updates than constant "
+                                             "(closest)")], n) == {0, 1}
+    assert C.sec5_open_settings(sets, [claim("HL=3: DYN (P=3) is 1.48–2.01× faster than all reduce")], n) == {0, 1, 4}
+    assert C.sec5_open_settings(sets, [claim("HL=3: partial reduce (P=5) beats all reduce in run time")], n) == {2, 4}
+    assert C.sec5_open_settings(sets, [claim("partial reduce (P=3) beats all reduce")], n) == set()
+    assert C.sec5_open_settings(sets, [], n) == set()
