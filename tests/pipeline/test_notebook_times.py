@@ -65,8 +65,8 @@ def test_partial_publishing_run_updates_only_its_row_and_prints_the_estimate(rep
     # the file is rewritten in the current layout (computed / cached trials, cold time; S28); the
     # other rows keep their values, unknown in the old layout
     assert repo.committed.read_text().splitlines() == [
-        ",".join(timing.NOTEBOOK_COLUMNS), "09_gone,full,5.0,5.0,True,,,", "10_a,full,100.0,150.0,True,,,",
-        "11_b,full,42.0,84.1,True,3,0,", "12_c,full,7.0,7.0,True,,,"]
+        ",".join(timing.NOTEBOOK_COLUMNS), "09_gone,full,5.0,5.0,True,,,,,", "10_a,full,100.0,150.0,True,,,,,",
+        "11_b,full,42.0,84.1,True,3,0,,,", "12_c,full,7.0,7.0,True,,,,,"]
     assert lines[1] == "1 notebook, estimated 40s (recorded times in data/results/notebook_times.csv)"
     assert lines[2] == "[1/1] 11_b (est. 40s)"
     assert lines[-1].splitlines() == ["notebook  estimated  measured",
