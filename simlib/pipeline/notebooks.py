@@ -825,6 +825,8 @@ def run_notebooks(
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    if not isinstance(probe, bool):
+        raise ValueError(f"probe must be True or False, got {probe!r}")
     if not isinstance(options, ExecOptions):
         raise ValueError(f"options must be an ExecOptions, got {options!r}")
     extra = dict(extra or {})
@@ -847,8 +849,6 @@ def run_notebooks(
     names = [Path(nb).stem for nb in notebooks]
     recorded, times_source, unreadable = recorded_times(profile, root, build_dir)
     cold = cache_is_empty() if cold is None else cold
-    if not isinstance(probe, bool):
-        raise ValueError(f"probe must be True or False, got {probe!r}")
     probe_s = run_probe(echo) if probe and notebooks else None
     est = timing.estimate(names, recorded, profile=profile, cold=cold, probe_s=probe_s)
     if echo and notebooks:

@@ -44,8 +44,8 @@ from typing import Callable, Iterable
 
 from simlib.pipeline.atomic import atomic_write_bytes, locked_directory
 
-__all__ = ["NOTEBOOK_COLUMNS", "LEGACY_NOTEBOOK_COLUMNS", "EARLIER_NOTEBOOK_COLUMNS", "PACE_PRIOR_S", "Timing", "Estimate", "format_duration", "read_times",
-           "format_times", "update_times", "estimate", "timing_table", "trials_log", "read_trials_log"]
+__all__ = ["NOTEBOOK_COLUMNS", "LEGACY_NOTEBOOK_COLUMNS", "EARLIER_NOTEBOOK_COLUMNS", "PACE_PRIOR_S", "Timing",
+           "Estimate", "check_probe", "format_duration", "read_times", "format_times", "update_times", "estimate", "timing_table", "trials_log", "read_trials_log"]
 
 #: The notebook runner's times-file layout: the name column, then the :class:`Timing` fields kept.
 NOTEBOOK_COLUMNS = ("notebook", "profile", "wall_s", "cpu_s", "ok", "computed", "cached", "cold_wall_s", "probe_s",
