@@ -7,7 +7,7 @@ SelMcast SSP run (notebook 44's n), one shared-cluster run with selective reduce
 one time-to-accuracy replay of the mnist1d MLP (notebook 21's setting) -- timed in CPU seconds of
 this process (``time.process_time``): each piece is called once untimed (loading or compiling its
 kernels, reading its data), then :data:`REPEATS` times, and its median counts; :attr:`ProbeResult.probe_s`
-is the sum of the medians (about 2.5 CPU-s warm on the machine of 2026-11-29).  The notebook runner
+is the sum of the medians (2.65 CPU-s warm on the machine of 2026-11-29, beside a reproduction).  The notebook runner
 runs it at the start of a run, records it with each notebook's time (``probe_s`` / ``cold_probe_s``
 of :mod:`simlib.pipeline.timing`) and scales the recorded times by today's probe over theirs.
 
