@@ -963,7 +963,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("-x", "--fail-fast", action="store_true",
                     help="stop after the first failing notebook")
     ap.add_argument("--no-probe", action="store_true",
-                    help="skip the machine-pace probe (~10 s at the start: scales the estimate by the machine's "
+                    help="skip the machine-pace probe (~15 CPU-s at the start: scales the estimate by the machine's "
                          "pace against the recorded runs', and is recorded with the times; decision S35)")
     ap.add_argument("--list", action="store_true", help="list the selected notebooks and exit")
     return ap
