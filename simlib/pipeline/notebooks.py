@@ -40,7 +40,8 @@ many trials of how many are done and an estimate of the time left; at the end a
 table of estimated and measured times.
 
 Recorded times (wall and CPU seconds, profile, ok, sweep trials computed and
-cached, the last time from an empty trial cache; decision S28): a publishing run
+cached, the last time from an empty trial cache, decision S28; the machine-pace probe
+of the run, decision S35): a publishing run
 updates its notebooks' rows of ``data/results/notebook_times.csv`` (committed; the
 estimate of full-profile runs); a quick-profile run with no ``-p`` parameters
 updates ``BUILD/notebook_times_quick.csv`` (the estimate of quick runs); every
@@ -48,7 +49,9 @@ non-publishing run also writes its notebook's row to
 ``build/runs/NAME/<hash>/results/notebook_times.csv``.  What the estimate's file
 lacks comes from ``data/measurements/reference_times_<profile>.csv`` (committed,
 measured from an empty trial cache); a run that starts with an empty trial cache
-is estimated from times measured so only.
+is estimated from times measured so only.  The command line first runs the machine-pace probe
+(:mod:`simlib.pipeline.pace`, ``--no-probe`` skips it): each recorded time that has a probe of its
+own is scaled by this run's probe over it.
 
 The exit status is non-zero if any notebook failed; the failures are listed.
 
@@ -737,7 +740,7 @@ def recorded_times(profile: str, root: Path | str = ROOT,
         if own is None:
             recorded[name] = ref
         elif own.cold_wall_s is None and ref.cold_wall_s is not None and own.profile == ref.profile:
-            recorded[name] = dataclasses.replace(own, cold_wall_s=ref.cold_wall_s)
+            recorded[name] = dataclasses.replace(own, cold_wall_s=ref.cold_wall_s, cold_probe_s=ref.cold_probe_s)
     return recorded, " and ".join(used) or _show(files[0], root), "; ".join(problems)
 
 
@@ -750,20 +753,23 @@ def cache_is_empty(cache: Path | str | None = None) -> bool:
 
 def record_time(res: NotebookResult, profile: str, *, extra: dict | None = None,
                 root: Path | str = ROOT, build_dir: Path | str = DEFAULT_BUILD_DIR,
-                keep=None, cold: bool = False) -> list[Path]:
+                keep=None, cold: bool = False, probe_s: float | None = None) -> list[Path]:
     """Record ``res``'s wall and CPU time and its computed / cached trials where its run belongs;
     return the files written.
 
     ``cold``: the run started from an empty trial cache, so a successful notebook's wall time is
     also its ``cold_wall_s`` (a row recorded without one keeps the file's earlier cold time).
+    ``probe_s``: the run's machine-pace probe (CPU seconds; None: none ran), recorded as the row's
+    ``probe_s`` and, with a cold time, its ``cold_probe_s`` (decision S35).
     A publishing run updates its row of :func:`committed_times_path` (``keep``:
     which other rows stay, default all); any other run writes its run folder's
     ``results/notebook_times.csv`` (unless it failed before creating that folder),
     and a quick run without extra parameters also updates the quick-profile times
     file in ``build_dir``.
     """
+    cold_now = cold and res.ok
     row = timing.Timing(res.name, res.seconds, res.ok, profile, res.cpu_seconds, res.computed, res.cached,
-                        res.seconds if cold and res.ok else None)
+                        res.seconds if cold_now else None, probe_s, probe_s if cold_now else None)
     if res.publish:
         return [timing.update_times(committed_times_path(root), [row], keep=keep)]
     written = []
@@ -798,6 +804,7 @@ def run_notebooks(
     echo=print,
     new_ledger: bool = False,
     cold: bool | None = None,
+    probe: bool = False,
 ) -> list[NotebookResult]:
     """Run ``notebooks`` (default: all discovered, filtered by ``only``) and return the results.
 
@@ -809,13 +816,17 @@ def run_notebooks(
     :func:`cache_is_empty` when the run starts) says the run computes every trial: it is estimated
     from, and records, the times of runs from an empty trial cache (decision S28).  ``options.dask_address``
     (a scheduler address, or None: this machine) is where every notebook's sweeps run (S32; the
-    command line's default is ``$DASK_SCHEDULER_ADDRESS``).
+    command line's default is ``$DASK_SCHEDULER_ADDRESS``).  ``probe=True`` (the command line's default)
+    first runs the machine-pace probe (:func:`run_probe`): the estimate scales each recorded time that has
+    a probe by this one over it, and each notebook's time is recorded with it (decision S35).
     """
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {list(PROFILES)}, got {profile!r}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    if not isinstance(probe, bool):
+        raise ValueError(f"probe must be True or False, got {probe!r}")
     if not isinstance(options, ExecOptions):
         raise ValueError(f"options must be an ExecOptions, got {options!r}")
     extra = dict(extra or {})
@@ -838,7 +849,8 @@ def run_notebooks(
     names = [Path(nb).stem for nb in notebooks]
     recorded, times_source, unreadable = recorded_times(profile, root, build_dir)
     cold = cache_is_empty() if cold is None else cold
-    est = timing.estimate(names, recorded, profile=profile, cold=cold)
+    probe_s = run_probe(echo) if probe and notebooks else None
+    est = timing.estimate(names, recorded, profile=profile, cold=cold, probe_s=probe_s)
     if echo and notebooks:
         if publish:
             echo("publishing run (profile full, default parameters): writes figures/, data/results/ "
@@ -870,7 +882,8 @@ def run_notebooks(
         compiled = sum(p.endswith(".nbc") for p, *_ in warm.compiled_files(kernels) - before)
         paced[name] = res.seconds if res.ok and not compiled else None     # compiling is not the pace (S33)
         try:
-            record_time(res, profile, extra=extra, root=root, build_dir=build_dir, keep=keep, cold=cold)
+            record_time(res, profile, extra=extra, root=root, build_dir=build_dir, keep=keep, cold=cold,
+                        probe_s=probe_s)
         except (OSError, ValueError) as exc:
             print(f"run_notebooks: could not record the time of {name}: {exc}", file=sys.stderr)
         if echo:
@@ -891,6 +904,22 @@ def run_notebooks(
         echo("")
         echo(timing.timing_table([(r.name, est.per_name.get(r.name), r.seconds, r.ok) for r in results]))
     return results
+
+
+def run_probe(echo=print) -> float | None:
+    """The machine-pace probe's CPU seconds (:func:`simlib.pipeline.pace.measure`), said through ``echo``;
+    None, with the reason, if it failed (the run goes on with the recorded times as they are)."""
+    from simlib.pipeline import pace
+
+    try:
+        result = pace.measure()
+    except Exception as exc:  # the probe only informs the estimate; a run must not stop for it
+        if echo:
+            echo(f"machine-pace probe failed ({type(exc).__name__}: {exc}); estimating from the recorded times")
+        return None
+    if echo:
+        echo(f"machine-pace {result.line()}")
+    return result.probe_s
 
 
 def _show(path: Path, root) -> str:
@@ -933,6 +962,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "`make reproduce` passes it)")
     ap.add_argument("-x", "--fail-fast", action="store_true",
                     help="stop after the first failing notebook")
+    ap.add_argument("--no-probe", action="store_true",
+                    help="skip the machine-pace probe (~15 CPU-s at the start: scales the estimate by the machine's "
+                         "pace against the recorded runs', and is recorded with the times; decision S35)")
     ap.add_argument("--list", action="store_true", help="list the selected notebooks and exit")
     return ap
 
@@ -984,7 +1016,7 @@ def main(argv=None) -> int:
         notebooks, profile=args.profile, workers=args.workers, extra=extra,
         build_dir=args.build_dir, options=ExecOptions(log_output=args.log_output, cell_timeout=args.timeout,
                                                         dask_address=address),
-        fail_fast=args.fail_fast, new_ledger=args.fresh_ledger,
+        fail_fast=args.fail_fast, new_ledger=args.fresh_ledger, probe=not args.no_probe,
     )
     failed = [r for r in results if not r.ok]
     print(f"\n{len(results) - len(failed)}/{len(results)} notebook(s) succeeded "

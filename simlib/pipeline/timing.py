@@ -4,27 +4,32 @@ A *times file* is a small CSV with one row per name (a notebook's file stem),
 sorted by name, written atomically under a directory lock.  Times are in
 seconds, rounded to 0.1 s, so a re-run changes only the rows whose time moved
 by more than the rounding.  The runner's layout is :data:`NOTEBOOK_COLUMNS`
-``notebook, profile, wall_s, cpu_s, ok, computed, cached, cold_wall_s``
+``notebook, profile, wall_s, cpu_s, ok, computed, cached, cold_wall_s, probe_s, cold_probe_s``
 (``cpu_s``: CPU seconds of the runner and every child process it waited for,
 the kernel and its sweep workers included; empty where the platform does not
 report children's CPU time; ``computed`` / ``cached``: how many of the
 notebook's sweep trials were computed and how many read from the trial cache,
 empty where unknown; ``cold_wall_s``: the wall time of the last successful run
 of the notebook that *started from an empty trial cache* -- kept when a later
-run hits the cache, decision S28); the committed
-``data/results/notebook_times.csv`` is one (decision S13).  The layout before
-issue 47 (without the last three columns) is still read.  Another layout -- a
+run hits the cache, decision S28; ``probe_s`` / ``cold_probe_s``: the CPU seconds of the
+machine-pace probe, :mod:`simlib.pipeline.pace`, at the start of the run that measured ``wall_s`` /
+``cold_wall_s``, empty where none ran, decision S35); the committed
+``data/results/notebook_times.csv`` is one (decision S13).  The layouts before
+issue 47 (the first five columns) and before S35 (the first eight) are still read.  Another layout -- a
 name column, then some of ``profile, wall_s, cpu_s, ok, computed, cached,
-cold_wall_s`` -- can be passed as ``columns`` (``make bench`` keeps its
+cold_wall_s, probe_s, cold_probe_s`` -- can be passed as ``columns`` (``make bench`` keeps its
 scripts' times that way; its layout lives in ``benchmarks/run_benchmarks.py``).
 
 The estimate of a run is the sum of the recorded wall times of its members
 (:func:`estimate`): the last run's, or for a run from an empty trial cache
 (``cold=True``) the cold ones; a member without such a time, or whose last
-recorded run failed, has no estimate and is named as such.  While a run goes
+recorded run failed, has no estimate and is named as such.  Given this run's probe
+(``probe_s``), each recorded time that has a probe of its own is scaled by ``probe_s`` over it: the
+machine's pace today against the run that recorded it (decision S35).  While a run goes
 on, :meth:`Estimate.remaining` scales the rest by the pace measured so far,
 shrunk towards 1 by :data:`PACE_PRIOR_S` (decision S28), so a short first
-notebook that spends a minute compiling kernels does not multiply the rest.
+notebook that spends a minute compiling kernels does not multiply the rest; with the probe's
+scaling, that is a pace shrunk towards the probe's ratio.
 """
 from __future__ import annotations
 
@@ -39,14 +44,18 @@ from typing import Callable, Iterable
 
 from simlib.pipeline.atomic import atomic_write_bytes, locked_directory
 
-__all__ = ["NOTEBOOK_COLUMNS", "LEGACY_NOTEBOOK_COLUMNS", "PACE_PRIOR_S", "Timing", "Estimate", "format_duration", "read_times",
-           "format_times", "update_times", "estimate", "timing_table", "trials_log", "read_trials_log"]
+__all__ = ["NOTEBOOK_COLUMNS", "LEGACY_NOTEBOOK_COLUMNS", "EARLIER_NOTEBOOK_COLUMNS", "PACE_PRIOR_S", "Timing",
+           "Estimate", "check_probe", "format_duration", "read_times", "format_times", "update_times", "estimate", "timing_table", "trials_log", "read_trials_log"]
 
 #: The notebook runner's times-file layout: the name column, then the :class:`Timing` fields kept.
-NOTEBOOK_COLUMNS = ("notebook", "profile", "wall_s", "cpu_s", "ok", "computed", "cached", "cold_wall_s")
+NOTEBOOK_COLUMNS = ("notebook", "profile", "wall_s", "cpu_s", "ok", "computed", "cached", "cold_wall_s", "probe_s",
+                    "cold_probe_s")
 #: The runner's layout before issue 47 (read as :data:`NOTEBOOK_COLUMNS` with the new fields unknown).
 LEGACY_NOTEBOOK_COLUMNS = NOTEBOOK_COLUMNS[:5]
-_FIELDS = ("profile", "wall_s", "cpu_s", "ok", "computed", "cached", "cold_wall_s")
+#: The runner's earlier layouts, read as :data:`NOTEBOOK_COLUMNS` with the missing fields unknown: before
+#: issue 47, and before the probe columns (decision S35).
+EARLIER_NOTEBOOK_COLUMNS = (LEGACY_NOTEBOOK_COLUMNS, NOTEBOOK_COLUMNS[:8])
+_FIELDS = ("profile", "wall_s", "cpu_s", "ok", "computed", "cached", "cold_wall_s", "probe_s", "cold_probe_s")
 #: Seconds of recorded time at pace 1 that the running estimate's pace starts from (decision S28):
 #: ``pace = (measured + PACE_PRIOR_S) / (recorded + PACE_PRIOR_S)`` over the finished runs.
 PACE_PRIOR_S = 120.0
@@ -95,7 +104,8 @@ class Timing:
     """One recorded run: ``name`` took ``wall_s`` seconds (``cpu_s`` CPU seconds, if known);
     ``computed`` / ``cached``: its sweep trials computed / read from the trial cache (None:
     unknown); ``cold_wall_s``: the wall time of its last successful run from an empty trial cache
-    (None: none recorded)."""
+    (None: none recorded); ``probe_s`` / ``cold_probe_s``: the machine-pace probe's CPU seconds at the
+    start of the run that measured ``wall_s`` / ``cold_wall_s`` (None: no probe ran; decision S35)."""
 
     name: str
     wall_s: float
@@ -105,6 +115,8 @@ class Timing:
     computed: int | None = None
     cached: int | None = None
     cold_wall_s: float | None = None
+    probe_s: float | None = None
+    cold_probe_s: float | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name or "\n" in self.name:
@@ -113,6 +125,9 @@ class Timing:
         for name in ("cpu_s", "cold_wall_s"):
             if getattr(self, name) is not None:
                 _check_seconds(name, getattr(self, name))
+        for name in ("probe_s", "cold_probe_s"):
+            if getattr(self, name) is not None:
+                check_probe(name, getattr(self, name))
         for name in ("computed", "cached"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
@@ -121,6 +136,14 @@ class Timing:
             raise ValueError(f"ok must be True or False, got {self.ok!r}")
         if not isinstance(self.profile, str):
             raise ValueError(f"profile must be a str, got {self.profile!r}")
+
+
+def check_probe(name: str, value) -> float:
+    """``value`` as a float if it is a probe time: a finite number of CPU seconds > 0 (a ratio divides by
+    it); else ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number of CPU seconds > 0, got {value!r}")
+    return float(value)
 
 
 def _check_columns(columns) -> tuple:
@@ -151,7 +174,7 @@ def read_times(path, columns=NOTEBOOK_COLUMNS) -> dict[str, Timing]:
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
         found = tuple(reader.fieldnames or ())
-        if found != columns and not (columns == NOTEBOOK_COLUMNS and found == LEGACY_NOTEBOOK_COLUMNS):
+        if found != columns and not (columns == NOTEBOOK_COLUMNS and found in EARLIER_NOTEBOOK_COLUMNS):
             raise ValueError(f"times file {str(path)!r}: columns {reader.fieldnames} instead of {list(columns)}")
         out: dict[str, Timing] = {}
         for line, row in enumerate(reader, start=2):
@@ -163,7 +186,8 @@ def read_times(path, columns=NOTEBOOK_COLUMNS) -> dict[str, Timing]:
                     raise ValueError(f"ok must be True or False, got {row['ok']!r}")
                 out[name] = Timing(name, float(row["wall_s"]), row["ok"] == "True", row.get("profile") or "",
                                    _optional(row, "cpu_s", float), _optional(row, "computed", int),
-                                   _optional(row, "cached", int), _optional(row, "cold_wall_s", float))
+                                   _optional(row, "cached", int), _optional(row, "cold_wall_s", float),
+                                   _optional(row, "probe_s", float), _optional(row, "cold_probe_s", float))
             except (ValueError, TypeError) as exc:
                 raise ValueError(f"times file {str(path)!r} line {line}: {exc}") from None
     return out
@@ -178,8 +202,13 @@ def _tenths(seconds: float) -> str:
     return f"{round(seconds, 1):.1f}"
 
 
+def _hundredths(seconds: float) -> str:
+    return f"{round(seconds, 2):.2f}"
+
+
 def format_times(rows: Iterable[Timing], columns=NOTEBOOK_COLUMNS) -> str:
-    """The CSV text of ``rows``: sorted by name, seconds with one decimal, ``ok`` as True/False."""
+    """The CSV text of ``rows``: sorted by name, seconds with one decimal (probe seconds with two), ``ok`` as
+    True/False."""
     columns = _check_columns(columns)
     rows = sorted(rows, key=lambda r: r.name)
     names = [r.name for r in rows]
@@ -193,7 +222,9 @@ def format_times(rows: Iterable[Timing], columns=NOTEBOOK_COLUMNS) -> str:
                   "cpu_s": "" if r.cpu_s is None else _tenths(r.cpu_s), "ok": str(r.ok),
                   "computed": "" if r.computed is None else str(r.computed),
                   "cached": "" if r.cached is None else str(r.cached),
-                  "cold_wall_s": "" if r.cold_wall_s is None else _tenths(r.cold_wall_s)}
+                  "cold_wall_s": "" if r.cold_wall_s is None else _tenths(r.cold_wall_s),
+                  "probe_s": "" if r.probe_s is None else _hundredths(r.probe_s),
+                  "cold_probe_s": "" if r.cold_probe_s is None else _hundredths(r.cold_probe_s)}
         writer.writerow([values[c] for c in columns])
     return buf.getvalue()
 
@@ -203,7 +234,8 @@ def update_times(path, new: Iterable[Timing], columns=NOTEBOOK_COLUMNS, *,
     """Replace the rows of ``new`` in the times file ``path`` and keep the others; return the path.
 
     ``keep(name)`` (default: keep all) decides which of the other rows stay.  A new row without a
-    ``cold_wall_s`` keeps the old row's (the last cold time stays until a cold run replaces it).
+    ``cold_wall_s`` keeps the old row's, with its ``cold_probe_s`` (the last cold time stays until a cold
+    run replaces it).
     An existing file that cannot be read as a times file is replaced: it only
     holds estimates, which the next runs record again.  The directory is created.
     """
@@ -220,7 +252,7 @@ def update_times(path, new: Iterable[Timing], columns=NOTEBOOK_COLUMNS, *,
         for r in new:
             old = rows.get(r.name)
             if r.cold_wall_s is None and old is not None and old.cold_wall_s is not None:
-                r = dataclasses.replace(r, cold_wall_s=old.cold_wall_s)
+                r = dataclasses.replace(r, cold_wall_s=old.cold_wall_s, cold_probe_s=old.cold_probe_s)
             rows[r.name] = r
         text = format_times(rows.values(), columns)
         if not path.exists() or path.read_text(encoding="utf-8") != text:
@@ -232,10 +264,15 @@ def update_times(path, new: Iterable[Timing], columns=NOTEBOOK_COLUMNS, *,
 class Estimate:
     """Estimated wall time of running ``names`` (in order) from recorded times.
 
-    ``per_name[name]`` is the last recorded wall time in seconds, or None for a
-    name with no usable record: ``new`` (never recorded, or recorded for another
+    ``per_name[name]`` is the last recorded wall time in seconds (scaled by the probe's ratio, below), or
+    None for a name with no usable record: ``new`` (never recorded, or recorded for another
     profile), ``failed`` (its last recorded run failed) or, for a run from an empty trial cache,
     ``not_cold`` (no time recorded from an empty trial cache).
+
+    ``probe_s``: this run's machine-pace probe in CPU seconds (None: none ran); ``probe_pace``: the
+    estimate over the recorded times it comes from, over the names whose record has a probe of its own
+    (each scaled by ``probe_s`` over its record's probe; decision S35), None if no record was scaled;
+    ``unprobed``: names with a recorded time but no probe in their record (kept as recorded).
     """
 
     per_name: dict = field(default_factory=dict)
@@ -243,6 +280,9 @@ class Estimate:
     failed: tuple = ()
     #: names with a recorded time but none from an empty trial cache (a ``cold`` estimate only)
     not_cold: tuple = ()
+    probe_s: float | None = None
+    probe_pace: float | None = None
+    unprobed: tuple = ()
 
     @property
     def total_s(self) -> float:
@@ -265,7 +305,7 @@ class Estimate:
         if n == 0:
             return f"{what}"
         if self.n_known:
-            text = f"{what}, estimated {format_duration(self.total_s)} (recorded times{where})"
+            text = f"{what}, estimated {format_duration(self.total_s)} (recorded times{where}{self._probe_note()})"
         elif not self.failed and not self.not_cold:
             return f"{what}; no estimate yet (no recorded times{where})"
         else:
@@ -278,6 +318,16 @@ class Estimate:
             text += f"; no estimate for {missing} of {what} ({'; '.join(parts)})"
         return text
 
+    def _probe_note(self) -> str:
+        """``"; machine pace 1.32× the recorded runs', probe 3.10 s vs 2.35 s"`` (the recorded runs' probe,
+        time-weighted: ``probe_s / probe_pace``), plus the names left as recorded; "" without a scaled record."""
+        if self.probe_pace is None:
+            return ""
+        text = (f"; machine pace {self.probe_pace:.2f}× the recorded runs', probe {self.probe_s:.2f} s vs "
+                f"{self.probe_s / self.probe_pace:.2f} s")
+        n = len(self.unprobed)
+        return text + (f"; {n} recorded without a probe, kept as recorded" if n else "")
+
     def remaining(self, measured: dict, prior_s: float = PACE_PRIOR_S) -> tuple[float, float] | None:
         """``(remaining_s, pace)`` after the runs in ``measured`` ({name: wall seconds, or None for
         a run that failed}) finished.
@@ -288,7 +338,10 @@ class Estimate:
         their estimated total with ``prior_s`` seconds at pace 1 added to both (decision S28), so
         that a first notebook recorded at 3 s that spends a minute compiling kernels does not
         multiply every later estimate by 20; once several minutes have run, the measured pace
-        dominates.  ``remaining_s`` is the estimates of the names not run yet times ``pace``.
+        dominates.  With the probe's scaling (``probe_pace``, decision S35) the estimates are already at
+        the probe's pace, so ``pace`` is measured against them and shrunk towards the probe's ratio to the
+        recorded times instead of towards 1.
+        ``remaining_s`` is the estimates of the names not run yet times ``pace``.
         None if no finished run counts, none with an estimate is left, or the pace is undefined
         (a recorded total and ``prior_s`` of 0 s).
         """
@@ -310,8 +363,9 @@ class Estimate:
         rest = [n for n in self.per_name if n not in measured]
         unknown = sum(self.per_name[n] is None for n in rest)
         known = len(rest) - unknown
+        against = "the recorded times" if self.probe_pace is None else "the probe-scaled estimates"
         text = (f"remaining ≈ {format_duration(est[0])} for {known} {noun}{'' if known == 1 else 's'} "
-                f"(pace so far {est[1]:.2f}× the recorded times)")
+                f"(pace so far {est[1]:.2f}× {against})")
         return text + (f", plus {unknown} without an estimate" if unknown else "")
 
 
@@ -322,23 +376,29 @@ def _listing(names) -> str:
 
 
 def estimate(names: Iterable[str], recorded: dict[str, Timing], profile: str | None = None, *,
-             cold: bool = False) -> Estimate:
+             cold: bool = False, probe_s: float | None = None) -> Estimate:
     """Estimate the run of ``names`` from ``recorded`` (:func:`read_times`).
 
     A record counts only if its run succeeded and, when ``profile`` is given,
     was made with that profile.  ``cold=True`` (a run from an empty trial cache, which computes
     every trial) uses each record's ``cold_wall_s`` only: a name without one has no estimate
     (listed as new), since the last run's time may have read its trials from the cache.
+    ``probe_s`` (this run's machine-pace probe, CPU seconds > 0; None: none) scales each time whose
+    record has a probe (``probe_s``, or ``cold_probe_s`` for a cold time) by ``probe_s`` over that
+    probe; a time without one stays as recorded (decision S35).
     """
     names = list(names)
     if not isinstance(cold, bool):
         raise ValueError(f"cold must be True or False, got {cold!r}")
+    if probe_s is not None:
+        probe_s = check_probe("probe_s", probe_s)
     for name in names:
         if not isinstance(name, str) or not name:
             raise ValueError(f"names must be non-empty strs, got {name!r}")
     if not isinstance(recorded, dict):
         raise ValueError(f"recorded must be a dict of name -> Timing, got {type(recorded).__name__}")
-    per_name, new, failed, not_cold = {}, [], [], []
+    per_name, new, failed, not_cold, unprobed = {}, [], [], [], []
+    raw_probed = scaled_probed = 0.0
     for name in dict.fromkeys(names):
         rec = recorded.get(name)
         if rec is None or (profile is not None and rec.profile != profile):
@@ -351,8 +411,17 @@ def estimate(names: Iterable[str], recorded: dict[str, Timing], profile: str | N
             per_name[name] = None
             not_cold.append(name)
         else:
-            per_name[name] = rec.cold_wall_s if cold else rec.wall_s
-    return Estimate(per_name, tuple(new), tuple(failed), tuple(not_cold))
+            seconds, then = (rec.cold_wall_s, rec.cold_probe_s) if cold else (rec.wall_s, rec.probe_s)
+            if probe_s is not None and then is not None:
+                raw_probed += seconds
+                seconds = seconds * (probe_s / then)
+                scaled_probed += seconds
+            elif probe_s is not None:
+                unprobed.append(name)
+            per_name[name] = seconds
+    pace = scaled_probed / raw_probed if raw_probed > 0 else None
+    return Estimate(per_name, tuple(new), tuple(failed), tuple(not_cold), probe_s if pace else None, pace,
+                    tuple(unprobed) if pace else ())
 
 
 def timing_table(rows: Iterable[tuple], name_header: str = "notebook") -> str:

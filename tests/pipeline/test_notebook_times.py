@@ -65,8 +65,8 @@ def test_partial_publishing_run_updates_only_its_row_and_prints_the_estimate(rep
     # the file is rewritten in the current layout (computed / cached trials, cold time; S28); the
     # other rows keep their values, unknown in the old layout
     assert repo.committed.read_text().splitlines() == [
-        ",".join(timing.NOTEBOOK_COLUMNS), "09_gone,full,5.0,5.0,True,,,", "10_a,full,100.0,150.0,True,,,",
-        "11_b,full,42.0,84.1,True,3,0,", "12_c,full,7.0,7.0,True,,,"]
+        ",".join(timing.NOTEBOOK_COLUMNS), "09_gone,full,5.0,5.0,True,,,,,", "10_a,full,100.0,150.0,True,,,,,",
+        "11_b,full,42.0,84.1,True,3,0,,,", "12_c,full,7.0,7.0,True,,,,,"]
     assert lines[1] == "1 notebook, estimated 40s (recorded times in data/results/notebook_times.csv)"
     assert lines[2] == "[1/1] 11_b (est. 40s)"
     assert lines[-1].splitlines() == ["notebook  estimated  measured",
@@ -209,3 +209,59 @@ def test_the_cache_is_empty_until_a_trial_is_stored(tmp_path):
     assert runner.cache_is_empty(cache)
     (cache / "simlib.x.trial" / "abc.json").write_text("{}")
     assert not runner.cache_is_empty(cache)
+
+
+def _fake_probe(monkeypatch, probe_s):
+    from simlib.pipeline import pace
+
+    def measure(*a, **k):
+        if probe_s is None:
+            raise RuntimeError("no kernels")
+        return pace.ProbeResult(probe_s, {"x": probe_s}, {"x": {}})
+    monkeypatch.setattr(pace, "measure", measure)
+
+
+def test_the_probe_scales_the_estimate_and_is_recorded_with_the_times(repo, monkeypatch):
+    """S35: 10_a recorded 100 s with a 2 s probe, 11_b 40 s with none; today's probe 2.6 s: 130 + 40 s."""
+    repo.committed.write_text(",".join(timing.NOTEBOOK_COLUMNS) + "\n"
+                              "10_a,full,100.0,150.0,True,,,100.0,2.00,2.00\n11_b,full,40.0,70.0,True,,,,,\n")
+    _fake_probe(monkeypatch, 2.6)
+    lines = []
+    repo.run(only=["10_", "11_"], profile="full", echo=lines.append, probe=True, cold=True)
+    assert lines[0] == "machine-pace probe 2.60 CPU-s (x 2.60)"
+    assert lines[2] == ("2 notebooks, estimated 2m10s (recorded times in data/results/notebook_times.csv; machine "
+                        "pace 1.30× the recorded runs', probe 2.60 s vs 2.00 s); no estimate for 1 of 2 notebooks "
+                        "(no time from an empty trial cache: 11_b)")
+    assert "[1/2] 10_a (est. 2m10s)" in lines
+    rows = timing.read_times(repo.committed)
+    assert rows["10_a"] == timing.Timing("10_a", 1.0, True, "full", 2.0, 3, 0, 1.0, 2.6, 2.6)
+    # a warm run records its probe and keeps the cold time's own
+    _fake_probe(monkeypatch, 3.0)
+    repo.run(only="10_", profile="full", echo=None, probe=True, cold=False)
+    assert timing.read_times(repo.committed)["10_a"] == timing.Timing("10_a", 1.0, True, "full", 2.0, 3, 0, 1.0,
+                                                                       3.0, 2.6)
+
+
+def test_without_a_recorded_probe_or_when_the_probe_fails_the_estimate_is_as_before(repo, monkeypatch):
+    _fake_probe(monkeypatch, 2.6)          # the committed times have no probe: nothing to compare with
+    lines = []
+    repo.run(only="11_", profile="full", echo=lines.append, probe=True)
+    assert lines[2] == "1 notebook, estimated 40s (recorded times in data/results/notebook_times.csv)"
+    repo.committed.write_text(",".join(timing.NOTEBOOK_COLUMNS) + "\n11_b,full,40.0,70.0,True,,,,2.00,\n")
+    _fake_probe(monkeypatch, None)
+    lines.clear()
+    repo.run(only="11_", profile="full", echo=lines.append, probe=True)
+    assert lines[0] == ("machine-pace probe failed (RuntimeError: no kernels); estimating from the recorded times")
+    assert lines[2] == "1 notebook, estimated 40s (recorded times in data/results/notebook_times.csv)"
+    assert timing.read_times(repo.committed)["11_b"].probe_s is None
+
+
+def test_a_reference_cold_time_comes_with_its_probe(repo, monkeypatch):
+    """The committed row of 10_a has no cold time; the reference's (37 s, probe 2 s) fills it, probe included."""
+    ref = runner.reference_times_path("full", repo.root)
+    ref.parent.mkdir(parents=True)
+    ref.write_text(",".join(timing.NOTEBOOK_COLUMNS) + "\n10_a,full,37.0,60.0,True,,,37.0,2.00,2.00\n")
+    _fake_probe(monkeypatch, 3.0)
+    lines = []
+    repo.run(only="10_", profile="full", echo=lines.append, probe=True, cold=True)
+    assert "[1/1] 10_a (est. 56s)" in lines        # 37 * 3 / 2 = 55.5, shown rounded

@@ -315,6 +315,19 @@ def test_cli_flags_reach_papermill_through_the_exec_options(tmp_path, monkeypatc
     assert seen == [run_notebooks.ExecOptions(log_output=True, cell_timeout=7.5)]
 
 
+def test_the_command_line_runs_the_machine_pace_probe_unless_told_not_to(tmp_path, monkeypatch):
+    """S35: the command line's runs probe the machine's pace first; --no-probe skips it."""
+    nb = tmp_path / "00_tiny.py"
+    nb.write_text('# %% tags=["parameters"]\nprofile = "full"\n')
+    with pytest.raises(ValueError, match="probe must be True or False"):
+        run_notebooks.run_notebooks([], probe="yes", echo=None)
+    seen = []
+    monkeypatch.setattr(run_notebooks, "run_notebooks", lambda nbs, **kw: seen.append(kw["probe"]) or [])
+    run_notebooks.main(["--notebook-dir", str(tmp_path), "--profile", "quick"])
+    run_notebooks.main(["--notebook-dir", str(tmp_path), "--profile", "quick", "--no-probe"])
+    assert seen == [True, False]
+
+
 def test_the_dask_address_goes_from_the_command_line_to_each_notebooks_run(tmp_path, monkeypatch):
     """S32: the runner's command line reads DASK_SCHEDULER_ADDRESS (its default) and passes it on as an
     argument, down to the notebook's simlib_run; nothing below reads the environment."""

@@ -74,8 +74,8 @@ def test_remaining_time_is_scaled_by_the_pace_of_the_finished_runs():
 
 def test_times_are_written_sorted_rounded_to_tenths_and_deterministic(tmp_path):
     rows = [Timing("b", 12.34, True, "full", 20.04), Timing("a", 0.04, False, "full", None)]
-    expected = ("notebook,profile,wall_s,cpu_s,ok,computed,cached,cold_wall_s\n"
-                "a,full,0.0,,False,,,\nb,full,12.3,20.0,True,,,\n")
+    expected = ("notebook,profile,wall_s,cpu_s,ok,computed,cached,cold_wall_s,probe_s,cold_probe_s\n"
+                "a,full,0.0,,False,,,,,\nb,full,12.3,20.0,True,,,,,\n")
     assert timing.format_times(rows) == expected
     path = timing.update_times(tmp_path / "sub" / "t.csv", rows)
     assert path.read_text() == expected
@@ -106,11 +106,11 @@ def test_a_layout_is_a_name_column_then_timing_fields_in_order(tmp_path, columns
 
 
 def test_update_replaces_its_rows_and_keeps_the_others(hand_made):
-    before = [line + ",,," for line in hand_made.read_text().splitlines()]    # the old layout, rewritten in the new
+    before = [line + ",,,,," for line in hand_made.read_text().splitlines()]  # the old layout, rewritten in the new
     timing.update_times(hand_made, [Timing("11_b", 42.0, True, "full", 43.0), Timing("11_z", 1.0, True, "full")])
     after = hand_made.read_text().splitlines()
-    assert after == [",".join(timing.NOTEBOOK_COLUMNS), before[1], "11_b,full,42.0,43.0,True,,,",
-                     "11_z,full,1.0,,True,,,", *before[3:]]
+    assert after == [",".join(timing.NOTEBOOK_COLUMNS), before[1], "11_b,full,42.0,43.0,True,,,,,",
+                     "11_z,full,1.0,,True,,,,,", *before[3:]]
     # keep: which other rows stay (a full run drops the rows of notebooks that no longer exist)
     timing.update_times(hand_made, [Timing("12_c", 9.0, True, "full")], keep={"10_a"}.__contains__)
     assert list(timing.read_times(hand_made)) == ["10_a", "12_c"]
@@ -297,3 +297,73 @@ def test_the_running_estimate_on_a_recorded_fresh_clone():
     truth = measured - fresh[names[0]].wall_s
     assert est.remaining(first)[0] == pytest.approx(truth, rel=0.10)
     assert est.remaining(first, prior_s=0)[0] > 3 * truth
+
+
+# ------------------------------------------------------------------------- the machine-pace probe (S35)
+
+PROBED = """notebook,profile,wall_s,cpu_s,ok,computed,cached,cold_wall_s,probe_s,cold_probe_s
+a,full,100.0,,True,,,90.0,2.00,2.50
+b,full,50.0,,True,,,,4.00,
+c,full,30.0,,True,,,30.0,,
+"""
+
+
+def test_each_recorded_time_is_scaled_by_todays_probe_over_its_own(tmp_path):
+    """Today's probe 3 s: a (recorded with a 2 s probe) 100 -> 150 s, b (4 s) 50 -> 37.5 s, c (no probe)
+    stays 30 s; the machine pace over the scaled ones is 187.5 / 150 = 1.25, i.e. a probe of 2.4 s."""
+    path = tmp_path / "t.csv"
+    path.write_text(PROBED)
+    recorded = timing.read_times(path)
+    assert recorded["a"] == Timing("a", 100.0, True, "full", None, None, None, 90.0, 2.0, 2.5)
+    est = timing.estimate(["a", "b", "c"], recorded, "full", probe_s=3.0)
+    assert est.per_name == {"a": 150.0, "b": 37.5, "c": 30.0}
+    assert (est.probe_pace, est.unprobed) == (1.25, ("c",))
+    assert est.line() == ("3 notebooks, estimated 3m38s (recorded times; machine pace 1.25× the recorded runs', "
+                          "probe 3.00 s vs 2.40 s; 1 recorded without a probe, kept as recorded)")
+    # a cold run scales each cold time by the probe of the run that measured it: a 90 * 3 / 2.5 = 108 s
+    cold = timing.estimate(["a", "b", "c"], recorded, "full", cold=True, probe_s=3.0)
+    assert cold.per_name == {"a": 108.0, "b": None, "c": 30.0}
+    assert cold.probe_pace == pytest.approx(108.0 / 90.0)
+    # without today's probe (or without any recorded one): the recorded times, as before S35
+    assert timing.estimate(["a", "b", "c"], recorded, "full").per_name == {"a": 100.0, "b": 50.0, "c": 30.0}
+    plain = timing.estimate(["c"], recorded, "full", probe_s=3.0)
+    assert (plain.per_name, plain.probe_pace, plain.line()) == ({"c": 30.0}, None,
+                                                                "1 notebook, estimated 30s (recorded times)")
+
+
+def test_the_running_estimate_shrinks_towards_the_probe_ratio():
+    """Recorded 100 + 200 + 300 s with a 2 s probe; today's probe 2.6 s (1.3×): announced 780 s. After a
+    took 160 s: pace = (160 + 120) / (130 + 120) = 1.12 against the scaled 650 s left, 728 s; without the
+    probe (160 + 120) / (100 + 120) = 1.27 × 500 = 636 s.  On a machine truly 1.6× slower (800 s left),
+    the probe's start is the closer one."""
+    rows = {n: Timing(n, s, True, "full", probe_s=2.0) for n, s in (("a", 100.0), ("b", 200.0), ("c", 300.0))}
+    est = timing.estimate(["a", "b", "c"], rows, "full", probe_s=2.6)
+    assert est.total_s == pytest.approx(780.0)
+    remaining, pace = est.remaining({"a": 160.0})
+    assert (remaining, pace) == (pytest.approx(728.0), pytest.approx(1.12))
+    assert timing.estimate(["a", "b", "c"], rows, "full").remaining({"a": 160.0})[0] == pytest.approx(280 / 220 * 500)
+    assert est.remaining_line({"a": 160.0}) == (
+        "remaining ≈ 12m08s for 2 notebooks (pace so far 1.12× the probe-scaled estimates)")
+    # the knob: with a prior that outweighs any measurement the pace is the probe's 1.3× the recorded
+    # times (not 1×): 1.3 × 500 = 650 s
+    assert est.remaining({"a": 160.0}, prior_s=1e12)[0] == pytest.approx(650.0)
+
+
+@pytest.mark.parametrize("value", [0.0, -1.0, math.inf, True, "2"])
+def test_a_probe_time_is_a_positive_number_of_seconds(value):
+    with pytest.raises(ValueError, match="probe_s must be a finite number of CPU seconds > 0"):
+        Timing("a", 1.0, True, probe_s=value)
+    with pytest.raises(ValueError, match="probe_s must be a finite number of CPU seconds > 0"):
+        timing.estimate(["a"], {}, probe_s=value)
+
+
+def test_times_files_of_the_layout_before_the_probe_are_read(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("notebook,profile,wall_s,cpu_s,ok,computed,cached,cold_wall_s\nx,full,3.0,,True,1,0,3.0\n")
+    assert timing.read_times(path) == {"x": Timing("x", 3.0, True, "full", None, 1, 0, 3.0)}
+    # a warm re-run without a cold time keeps the old cold time with its own probe
+    timing.update_times(path, [Timing("x", 1.0, True, "full", probe_s=2.0)])
+    timing.update_times(path, [Timing("x", 9.0, True, "full", cold_wall_s=9.0, probe_s=2.0, cold_probe_s=2.0)])
+    timing.update_times(path, [Timing("x", 1.0, True, "full", probe_s=3.0)])
+    assert timing.read_times(path)["x"] == Timing("x", 1.0, True, "full", cold_wall_s=9.0, probe_s=3.0,
+                                                   cold_probe_s=2.0)
