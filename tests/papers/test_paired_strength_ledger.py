@@ -167,41 +167,6 @@ _WRITTEN = {
 }
 
 
-#: Causes rewritten after the last full reproduction (issue 41 item 6), until the next one rewrites the
-#: ledger: (paper, figure, claim, setting) -> (how ours now starts, what ours now says, what the committed
-#: old cause says).  Each row's cause must equal the committed one (after the reproduction) or be the new
-#: text where the committed row still holds the old one (before it); drop the entries once the reproduction
-#: has committed the new texts.
-_SSP16 = "by ssp (= k) = 16 both schemes approximate the case without the requirement"
-_OLD12 = "unexplained: it moves the other way; measured"
-_REFRESHED = {
-    **{("004", "Fig. 10", _SSP16, s): ("stand-in trace: T1: ", "the requirement still binds",
-                                       "unexplained: selmcast's npu_utilization on lstm") for s in ("default", "priority")},
-    ("004", "Fig. 13", "SelMcast: over gamma a smaller scale goes with a higher utilization", "priority"):
-        ("unexplained: SelMcast's scale falls over the whole gamma range", "measured: the fall is the re-plans'",
-         "unexplained: SelMcast's scale falls"),
-    **{("000", "Fig. 12(b)", "as e grows, average sync scale marginally decreases (warm and cold start)", s):
-       ("setting: holds at 5 of 16", "at the judged settings unexplained: the scale rises", _OLD12)
-       for s in ("default", "dt reading")},
-    **{("000", "Fig. 12(c)", "as e grows, total iteration grows a little (warm and cold start)", s):
-       ("setting: holds at 1 of 16", "at the judged settings unexplained: it falls instead; our runs are sync-bound",
-        _OLD12)
-       for s in ("default", "dt reading")},
-    **{("000", "Fig. 12(d)", "as e grows, total sync grows (warm and cold start)", s):
-       ("unexplained: every sync of m workers ends m iterations", "(test_total_sync_is_iterations_over_scale; ",
-        _OLD12)
-       for s in ("default", "dt reading")},
-}
-
-
-def _refreshed(paper: str, ours: dict, want: dict) -> bool:
-    """True when ``ours`` is a row of :data:`_REFRESHED` whose committed cause still holds the old text and
-    (and lacks the new) and whose new cause starts and reads as expected."""
-    new = _REFRESHED.get((paper, ours["figure"], ours["claim"], ours["setting"]))
-    return (new is not None and ours["cause"].startswith(new[0]) and new[1] in ours["cause"]
-            and new[2] in want["cause"] and new[1] not in want["cause"])
-
-
 @pytest.mark.parametrize("case", list(_WRITTEN))
 def test_claim_rows_write_the_committed_ledger_rows(case, tmp_path):
     """Issue 46: claims as rows (a table of figure, claim, paper value, predicate, cause rule) write, from the
@@ -221,7 +186,7 @@ def test_claim_rows_write_the_committed_ledger_rows(case, tmp_path):
         want = committed[(r["figure"], r["claim"], r["setting"])]
         assert {c: r[c] for c in compared} == {c: want[c] for c in compared}
         if cause_rule == "equal":
-            assert r["cause"] == want["cause"] or _refreshed(paper, r, want)
+            assert r["cause"] == want["cause"]
         elif cause_rule == "start":
             assert want["cause"].startswith(r["cause"]) and bool(want["cause"]) == bool(r["cause"])
         else:
