@@ -115,6 +115,8 @@ run = simlib.start(NineSystemsNotebook, globals(), notebook="22_pr_sec5_nine_sys
 # ## The sweeps: Table 1 (every system, every HL) and Fig. 11 (cluster sizes)
 
 # %%
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
@@ -133,32 +135,27 @@ PROFILE, DEFAULT = pr_profile.PAPER_PROFILE, pr_profile.DEFAULT_SETTINGS
 settings_p = [dict(s, duration_s=profile_duration_s) for s in pr_profile.at_profile_task(pr_profile.at_profile(settings))]
 
 from simlib.papers.partial_reduce import table1_claims as t1
-from simlib.pipeline.decide import sweep_until_decided
+from simlib.pipeline.decide import settings_until_decided
 
 
 def table1_until_decided(sets, name, desc):
-    """Table 1 at ``trials`` paired trials, then ``trials_step`` more for the arms of every verdict left
-    undecided, up to ``trials_cap`` (S25); the other arms keep their trials (cached ones are loaded)."""
-    first = {}
+    """Table 1 at ``trials`` paired trials, then ``trials_step`` more for the settings of the arms of every
+    verdict left undecided, up to ``trials_cap`` (S25, :func:`~simlib.pipeline.decide.settings_until_decided`:
+    a setting extended once keeps its trials; cached ones are loaded)."""
+    def with_arms(d):
+        return d.assign(arm=[ns.arm_label(s, p) for s, p in zip(d["scheme"], d["p"])])
 
-    def batch(k, undecided):
-        if undecided is None:
-            first["df"] = run.sweep(ns.trial, sets, name=name, desc=desc)
-            d = first["df"]
-        else:
-            open_arms = set().union(*(t1.claim_arms(c) for c in undecided))
-            more = [s for s in sets if ns.arm_label(s["scheme"], s["p"]) in open_arms]
-            extra = run.sweep(ns.trial, more, name=name, trials=k, desc=f"{desc}: {k} trials") if more \
-                else first["df"].iloc[:0]
-            base = first["df"]
-            keep = ~base.set_index(["scheme", "p", "hl"]).index.isin(extra.set_index(["scheme", "p", "hl"]).index)
-            d = pd.concat([base[keep], extra], ignore_index=True)
-        d["arm"] = [ns.arm_label(s, p) for s, p in zip(d["scheme"], d["p"])]
-        return d
+    def open_settings(some, undecided):
+        arms = set().union(*(t1.claim_arms(c) for c in undecided))
+        return [i for i, s in enumerate(some) if ns.arm_label(s["scheme"], s["p"]) in arms]
 
-    out = sweep_until_decided(batch, t1.table1, start=trials, step=trials_step, cap=trials_cap)
-    out.frame.drop(columns="arm").to_csv(run.results / f"{name}.csv", index=False)   # every run, every batch
-    return out
+    def sweep_at(some, k):
+        return run.sweep(ns.trial, some, name=name, trials=k, desc=f"{desc}: {k} trials")
+
+    out = settings_until_decided(sweep_at, sets, lambda d: t1.table1(with_arms(d)), open_settings,
+                                 start=trials, step=trials_step, cap=trials_cap)
+    out.frame.to_csv(run.results / f"{name}.csv", index=False)   # every setting at its final trial count
+    return dataclasses.replace(out, frame=with_arms(out.frame))
 
 
 decided = {"default": table1_until_decided(settings, "22_pr_table1", "002 Table 1"),
