@@ -102,12 +102,14 @@ class ExecOptions:
     cells' output streams to this terminal (``log_output``), papermill's progress bar
     (``progress_bar``), the per-cell timeout in seconds (``cell_timeout``, > 0; None: none) and the
     Dask scheduler the notebooks' sweeps run on (``dask_address``, e.g. ``'tcp://host:8786'``; None:
-    this machine; S32)."""
+    this machine; S32); ``pace_probe``: run the machine-pace probe before the first notebook (S35, the
+    command line's default)."""
     kernel_name: str = KERNEL_NAME
     log_output: bool = False
     progress_bar: bool = False
     cell_timeout: float | None = None
     dask_address: str | None = None
+    pace_probe: bool = False
 
     def __post_init__(self):
         if not isinstance(self.kernel_name, str) or not self.kernel_name:
@@ -117,6 +119,8 @@ class ExecOptions:
         if self.dask_address is not None and (not isinstance(self.dask_address, str) or not self.dask_address):
             raise ValueError(f"dask_address must be None or a scheduler address (e.g. 'tcp://host:8786'), "
                              f"got {self.dask_address!r}")
+        if not isinstance(self.pace_probe, bool):
+            raise ValueError(f"pace_probe must be True or False, got {self.pace_probe!r}")
 
 
 @dataclass
@@ -804,7 +808,6 @@ def run_notebooks(
     echo=print,
     new_ledger: bool = False,
     cold: bool | None = None,
-    probe: bool = False,
 ) -> list[NotebookResult]:
     """Run ``notebooks`` (default: all discovered, filtered by ``only``) and return the results.
 
@@ -816,7 +819,7 @@ def run_notebooks(
     :func:`cache_is_empty` when the run starts) says the run computes every trial: it is estimated
     from, and records, the times of runs from an empty trial cache (decision S28).  ``options.dask_address``
     (a scheduler address, or None: this machine) is where every notebook's sweeps run (S32; the
-    command line's default is ``$DASK_SCHEDULER_ADDRESS``).  ``probe=True`` (the command line's default)
+    command line's default is ``$DASK_SCHEDULER_ADDRESS``).  ``options.pace_probe`` (the command line's default)
     first runs the machine-pace probe (:func:`run_probe`): the estimate scales each recorded time that has
     a probe by this one over it, and each notebook's time is recorded with it (decision S35).
     """
@@ -825,8 +828,6 @@ def run_notebooks(
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
-    if not isinstance(probe, bool):
-        raise ValueError(f"probe must be True or False, got {probe!r}")
     if not isinstance(options, ExecOptions):
         raise ValueError(f"options must be an ExecOptions, got {options!r}")
     extra = dict(extra or {})
@@ -849,7 +850,7 @@ def run_notebooks(
     names = [Path(nb).stem for nb in notebooks]
     recorded, times_source, unreadable = recorded_times(profile, root, build_dir)
     cold = cache_is_empty() if cold is None else cold
-    probe_s = run_probe(echo) if probe and notebooks else None
+    probe_s = run_probe(echo) if options.pace_probe and notebooks else None
     est = timing.estimate(names, recorded, profile=profile, cold=cold, probe_s=probe_s)
     if echo and notebooks:
         if publish:
@@ -1015,8 +1016,8 @@ def main(argv=None) -> int:
     results = run_notebooks(
         notebooks, profile=args.profile, workers=args.workers, extra=extra,
         build_dir=args.build_dir, options=ExecOptions(log_output=args.log_output, cell_timeout=args.timeout,
-                                                        dask_address=address),
-        fail_fast=args.fail_fast, new_ledger=args.fresh_ledger, probe=not args.no_probe,
+                                                        dask_address=address, pace_probe=not args.no_probe),
+        fail_fast=args.fail_fast, new_ledger=args.fresh_ledger,
     )
     failed = [r for r in results if not r.ok]
     print(f"\n{len(results) - len(failed)}/{len(results)} notebook(s) succeeded "

@@ -227,7 +227,7 @@ def test_the_probe_scales_the_estimate_and_is_recorded_with_the_times(repo, monk
                               "10_a,full,100.0,150.0,True,,,100.0,2.00,2.00\n11_b,full,40.0,70.0,True,,,,,\n")
     _fake_probe(monkeypatch, 2.6)
     lines = []
-    repo.run(only=["10_", "11_"], profile="full", echo=lines.append, probe=True, cold=True)
+    repo.run(only=["10_", "11_"], profile="full", echo=lines.append, options=runner.ExecOptions(pace_probe=True), cold=True)
     assert lines[0] == "machine-pace probe 2.60 CPU-s (x 2.60)"
     assert lines[2] == ("2 notebooks, estimated 2m10s (recorded times in data/results/notebook_times.csv; machine "
                         "pace 1.30× the recorded runs', probe 2.60 s vs 2.00 s); no estimate for 1 of 2 notebooks "
@@ -237,7 +237,7 @@ def test_the_probe_scales_the_estimate_and_is_recorded_with_the_times(repo, monk
     assert rows["10_a"] == timing.Timing("10_a", 1.0, True, "full", 2.0, 3, 0, 1.0, 2.6, 2.6)
     # a warm run records its probe and keeps the cold time's own
     _fake_probe(monkeypatch, 3.0)
-    repo.run(only="10_", profile="full", echo=None, probe=True, cold=False)
+    repo.run(only="10_", profile="full", echo=None, options=runner.ExecOptions(pace_probe=True), cold=False)
     assert timing.read_times(repo.committed)["10_a"] == timing.Timing("10_a", 1.0, True, "full", 2.0, 3, 0, 1.0,
                                                                        3.0, 2.6)
 
@@ -245,12 +245,12 @@ def test_the_probe_scales_the_estimate_and_is_recorded_with_the_times(repo, monk
 def test_without_a_recorded_probe_or_when_the_probe_fails_the_estimate_is_as_before(repo, monkeypatch):
     _fake_probe(monkeypatch, 2.6)          # the committed times have no probe: nothing to compare with
     lines = []
-    repo.run(only="11_", profile="full", echo=lines.append, probe=True)
+    repo.run(only="11_", profile="full", echo=lines.append, options=runner.ExecOptions(pace_probe=True))
     assert lines[2] == "1 notebook, estimated 40s (recorded times in data/results/notebook_times.csv)"
     repo.committed.write_text(",".join(timing.NOTEBOOK_COLUMNS) + "\n11_b,full,40.0,70.0,True,,,,2.00,\n")
     _fake_probe(monkeypatch, None)
     lines.clear()
-    repo.run(only="11_", profile="full", echo=lines.append, probe=True)
+    repo.run(only="11_", profile="full", echo=lines.append, options=runner.ExecOptions(pace_probe=True))
     assert lines[0] == ("machine-pace probe failed (RuntimeError: no kernels); estimating from the recorded times")
     assert lines[2] == "1 notebook, estimated 40s (recorded times in data/results/notebook_times.csv)"
     assert timing.read_times(repo.committed)["11_b"].probe_s is None
@@ -263,5 +263,5 @@ def test_a_reference_cold_time_comes_with_its_probe(repo, monkeypatch):
     ref.write_text(",".join(timing.NOTEBOOK_COLUMNS) + "\n10_a,full,37.0,60.0,True,,,37.0,2.00,2.00\n")
     _fake_probe(monkeypatch, 3.0)
     lines = []
-    repo.run(only="10_", profile="full", echo=lines.append, probe=True, cold=True)
+    repo.run(only="10_", profile="full", echo=lines.append, options=runner.ExecOptions(pace_probe=True), cold=True)
     assert "[1/1] 10_a (est. 56s)" in lines        # 37 * 3 / 2 = 55.5, shown rounded

@@ -319,10 +319,10 @@ def test_the_command_line_runs_the_machine_pace_probe_unless_told_not_to(tmp_pat
     """S35: the command line's runs probe the machine's pace first; --no-probe skips it."""
     nb = tmp_path / "00_tiny.py"
     nb.write_text('# %% tags=["parameters"]\nprofile = "full"\n')
-    with pytest.raises(ValueError, match="probe must be True or False"):
-        run_notebooks.run_notebooks([], probe="yes", echo=None)
+    with pytest.raises(ValueError, match="pace_probe must be True or False"):
+        run_notebooks.ExecOptions(pace_probe="yes")
     seen = []
-    monkeypatch.setattr(run_notebooks, "run_notebooks", lambda nbs, **kw: seen.append(kw["probe"]) or [])
+    monkeypatch.setattr(run_notebooks, "run_notebooks", lambda nbs, **kw: seen.append(kw["options"].pace_probe) or [])
     run_notebooks.main(["--notebook-dir", str(tmp_path), "--profile", "quick"])
     run_notebooks.main(["--notebook-dir", str(tmp_path), "--profile", "quick", "--no-probe"])
     assert seen == [True, False]
