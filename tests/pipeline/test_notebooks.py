@@ -312,7 +312,7 @@ def test_cli_flags_reach_papermill_through_the_exec_options(tmp_path, monkeypatc
     monkeypatch.setattr(run_notebooks, "ensure_kernel", lambda name: seen.append(name))
     monkeypatch.setattr(run_notebooks, "run_notebooks", lambda nbs, **kw: seen.append(kw["options"]) or [])
     run_notebooks.main(["--notebook-dir", str(tmp_path), "--profile", "quick", "--timeout", "7.5", "--log-output"])
-    assert seen == [run_notebooks.ExecOptions(log_output=True, cell_timeout=7.5)]
+    assert seen == [run_notebooks.ExecOptions(log_output=True, cell_timeout=7.5, pace_probe=True)]
 
 
 def test_the_command_line_runs_the_machine_pace_probe_unless_told_not_to(tmp_path, monkeypatch):
