@@ -37,11 +37,11 @@ import csv
 import dataclasses
 import io
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from simlib.core.validate import check_real
 from simlib.pipeline.atomic import atomic_write_bytes, locked_directory
 
 __all__ = ["NOTEBOOK_COLUMNS", "LEGACY_NOTEBOOK_COLUMNS", "EARLIER_NOTEBOOK_COLUMNS", "PACE_PRIOR_S", "Timing",
@@ -94,9 +94,8 @@ def format_duration(seconds: float) -> str:
 
 
 def _check_seconds(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be a finite number of seconds >= 0, got {value!r}")
-    return float(value)
+    """``value`` as a float if it is a finite number of seconds >= 0; else ValueError naming ``name``."""
+    return check_real(name, value, 0.0)
 
 
 @dataclass(frozen=True)
@@ -141,9 +140,7 @@ class Timing:
 def check_probe(name: str, value) -> float:
     """``value`` as a float if it is a probe time: a finite number of CPU seconds > 0 (a ratio divides by
     it); else ValueError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number of CPU seconds > 0, got {value!r}")
-    return float(value)
+    return check_real(name, value, 0.0, lo_open=True)
 
 
 def _check_columns(columns) -> tuple:

@@ -66,7 +66,7 @@ def test_stamp_fills_only_the_rows_without_a_probe(tmp_path):
         "b": Timing("b", 5.0, True, "full", probe_s=2.0),       # no cold time, so no cold probe
         "c": Timing("c", 7.0, True, "full", cold_wall_s=7.0, probe_s=2.0, cold_probe_s=2.5)}
     assert pace.stamp(path, 3.0) == (0, 3)
-    with pytest.raises(ValueError, match="probe_s must be a finite number of CPU seconds > 0"):
+    with pytest.raises(ValueError, match="probe_s must be (in|a real number in|a finite real number in) \\(0.0, inf\\)"):
         pace.stamp(path, 0.0)
 
 
