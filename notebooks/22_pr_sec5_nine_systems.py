@@ -145,14 +145,10 @@ def table1_until_decided(sets, name, desc):
     def with_arms(d):
         return d.assign(arm=[ns.arm_label(s, p) for s, p in zip(d["scheme"], d["p"])])
 
-    def open_settings(some, undecided):
-        arms = set().union(*(t1.claim_arms(c) for c in undecided))
-        return [i for i, s in enumerate(some) if ns.arm_label(s["scheme"], s["p"]) in arms]
-
     def sweep_at(some, k):
         return run.sweep(ns.trial, some, name=name, trials=k, desc=f"{desc}: {k} trials")
 
-    out = settings_until_decided(sweep_at, sets, lambda d: t1.table1(with_arms(d)), open_settings,
+    out = settings_until_decided(sweep_at, sets, lambda d: t1.table1(with_arms(d)), ns.table1_open_settings,
                                  start=trials, step=trials_step, cap=trials_cap)
     out.frame.to_csv(run.results / f"{name}.csv", index=False)   # every setting at its final trial count
     return dataclasses.replace(out, frame=with_arms(out.frame))

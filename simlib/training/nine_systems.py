@@ -23,6 +23,7 @@ from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.validate import check_real
 from simlib.papers.cluster_scenario import simulate
 from simlib.papers.contract import ParamError, ScenarioBase, param, param_group
+from simlib.papers.partial_reduce.table1_claims import claim_arms
 from simlib.papers.trial import trial_of
 from simlib.runtime.log import ScheduleLog
 from simlib.runtime.metrics import gradient_staleness, update_times
@@ -32,7 +33,7 @@ from simlib.training.time_to_accuracy import replay_curve, replay_to_target, sta
 from simlib.training.train_command import TRAIN_SCHEMES, TrainScenario
 from simlib.workloads.traces import load_trace
 
-__all__ = ["ARMS", "SINGLE", "SystemSetting", "simulated_system", "arm_label", "curve_column", "single_worker_log",
+__all__ = ["ARMS", "SINGLE", "SystemSetting", "simulated_system", "arm_label", "table1_open_settings", "curve_column", "single_worker_log",
            "trial", "update_instants", "per_update_trial", "STALENESS_ARMS", "MODES", "staleness_trial",
            "evidence_sweeps"]
 
@@ -59,6 +60,14 @@ def arm_label(scheme: str, p: int | None = None) -> str:
         if s == scheme:
             return label
     raise ValueError(f"scheme must be one of {sorted({s for s, _ in ARMS.values()} | {SINGLE})}, got {scheme!r}")
+
+
+def table1_open_settings(settings, undecided) -> list[int]:
+    """The indices of ``settings`` (notebook 22's Table 1 runs: dicts with ``scheme`` and ``p``) whose arm an
+    undecided Table 1 verdict of ``undecided`` compares (:func:`~simlib.papers.partial_reduce.table1_claims.claim_arms`):
+    the runs S25's next batch extends."""
+    arms = set().union(*(claim_arms(c) for c in undecided))
+    return [i for i, s in enumerate(settings) if arm_label(s["scheme"], s["p"]) in arms]
 
 
 def curve_column(t: float) -> str:

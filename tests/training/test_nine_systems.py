@@ -133,3 +133,26 @@ def test_a_setting_is_checked_once_in_its_scenario_and_round_trips():
     with pytest.raises(ValueError, match="not the 1-worker baseline"):
         ns.simulated_system(single)
     assert ns.simulated_system(run) is run.system
+
+
+def test_table1_open_settings_extends_the_arms_an_undecided_verdict_compares():
+    """S25 in notebook 22: an undecided Table 1 verdict extends exactly the runs of the two arms its value
+    pairs ("median paired CON3/AR"), at every HL; a verdict pairing no arms extends none."""
+    from simlib.papers.claim import Claim
+
+    sets = [dict(scheme="allreduce", p=3, hl=1),             # 0 AR (no group size: p is ignored)
+            dict(scheme="partial", p=3, hl=1),               # 1 CON3
+            dict(scheme="partial", p=5, hl=1),               # 2 CON5
+            dict(scheme="partial-dynamic", p=3, hl=1),       # 3 DYN3
+            dict(scheme="ps-backup", p=3, hl=1),             # 4 BK
+            dict(scheme="allreduce", p=3, hl=3),             # 5 AR
+            dict(scheme="partial", p=3, hl=3)]               # 6 CON3
+
+    def claim(value):
+        return Claim(paper="002", figure="Table 1", claim="c", paper_value="x", our_value=value, direction=True)
+
+    assert ns.table1_open_settings(sets, [claim("median paired CON3/AR: 0.41× at HL=1")]) == [0, 1, 5, 6]
+    assert ns.table1_open_settings(sets, [claim("median paired BK/AR: 1.0×"),
+                                          claim("median paired DYN3/CON5: 0.9×")]) == [0, 2, 3, 4, 5]
+    assert ns.table1_open_settings(sets, [claim("12 of 12 cells")]) == []
+    assert ns.table1_open_settings(sets, []) == []
