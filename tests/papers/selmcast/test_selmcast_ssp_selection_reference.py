@@ -114,3 +114,49 @@ def test_compiled_algorithm2_equals_the_pseudocode(n, data, eta, layer, task_ord
     assert order.tolist() == ref_L
     for i in ref_L:
         assert deadline[i] == ref_dl[i]
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(2, 63), data=st.data(), eta=st.sampled_from([0.0, 0.3, 0.75, 1.0]),
+       l3=st.booleans(), descending=st.booleans(), line32_x=st.booleans(), deadline_all=st.booleans(),
+       rows_constant=st.booleans())
+def test_bit_sets_give_the_loops_plan_bit_for_bit(n, data, eta, l3, descending, line32_x, deadline_all,
+                                                  rows_constant):
+    """Algorithm 2 on G's rows as bit sets (n <= 63, the simulator's path) against the same routine on
+    the arrays (its reference, and the path above 63 workers): the same plan x, order, deadlines and
+    remaining volumes, bit for bit, on random states with exact and near ties (within and just beyond
+    TIE_S) of loads, tau and start times, and with the simulator's L3 rows (one volume per row)."""
+    from simlib.papers.selmcast.ssp_selection import (BITS_MAX, TIE_S, Rules, _algorithm2_bits,
+                                                      _algorithm2_loops, scratch)
+    assert n <= BITS_MAX
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    kappa = int(rng.integers(n))
+    in_g = rng.random(n) < data.draw(st.sampled_from([0.1, 0.3, 0.6, 1.0]))
+    in_g[kappa] = False
+    density = data.draw(st.sampled_from([0.2, 0.7, 1.0]))
+    x = ((rng.random((n, n)) < density) & in_g[:, None]).astype(np.int8)
+    np.fill_diagonal(x, 0)
+    near = np.array([0.0, 0.25, 0.5, 0.5 + TIE_S / 2, 0.5 + 2 * TIE_S, 1.0, 1.0 - TIE_S / 3])
+    vrem = rng.choice(near, (n, n)) * 1e9
+    if rows_constant:
+        vrem[:] = rng.choice(near, n)[:, None] * 1e9
+    v = np.full(n, 1e9)
+    p = rng.integers(1, n, n).astype(np.int64) if n > 1 else np.ones(n, np.int64)
+    b_in = rng.choice([0.5, 1.0, 2.0, 8.0], n) * 1e9
+    b_eg = rng.choice([0.5, 1.0, 1.0 + 1e-12, 2.0], n) * 1e9
+    tau = rng.choice([0.0, 0.0, 0.5, 0.5 + TIE_S / 2, 1.0], n)
+    start = rng.choice([0.0, 1.0, 1.0 + TIE_S / 2, 2.0], n)
+    c = rng.integers(0, data.draw(st.sampled_from([1, 5, 80])), (n, n)).astype(np.int64)
+    np.fill_diagonal(c, 0)
+    due = (rng.random((n, n)) < 0.2) & (x == 1)
+    rules = Rules(eta, l3, descending, line32_x, deadline_all)
+    runs = []
+    for fn in (_algorithm2_loops, _algorithm2_bits):
+        plan = Plan(x.copy(), vrem.copy(), v, p, b_in, b_eg, tau, c, due, in_g.copy(), start)
+        out = scratch(n)
+        m = fn(kappa, plan, rules, out)
+        runs.append((plan.x, plan.vrem, plan.in_g, out.order[:m].copy(), out.deadline[out.order[:m]].copy()))
+    for a, b in zip(*runs):
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
+    assert runs[0][4].tobytes() == runs[1][4].tobytes()    # deadlines bit for bit
