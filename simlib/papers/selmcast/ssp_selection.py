@@ -28,7 +28,6 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from simlib.core import jitcache
 from simlib.core.validate import check_choice, check_int, check_real
@@ -102,8 +101,7 @@ class Scratch(NamedTuple):
     candidates ``cand`` (n,) int64 and their keys ``ckey`` (n,) (s); line 29's pairs in (L, j)
     order ``pi``, ``pj`` with their ``pc`` = c_ij, and in processing order ``ci``, ``cj`` (n * n,)
     int64, with the counting sort's buckets ``slot`` (n + 2,) int64 (a call with some c_ij > n
-    allocates larger ones); for n <= :data:`BITS_MAX` the rows of G as bit sets (n,) int64 (bit j: column
-    j): ``xm`` (x_ij = 1), ``dm`` ((i, j) in D), ``ym`` (y_ij = 1), and ``y`` is not written then."""
+    allocates larger ones)."""
 
     y: np.ndarray
     order: np.ndarray
@@ -122,9 +120,6 @@ class Scratch(NamedTuple):
     ci: np.ndarray
     cj: np.ndarray
     slot: np.ndarray
-    xm: np.ndarray
-    dm: np.ndarray
-    ym: np.ndarray
 
 
 @njit(cache=True)
@@ -133,8 +128,7 @@ def scratch(n):
     return Scratch(np.zeros((n, n), np.int8), np.zeros(n, np.int64), np.full(n, np.nan), np.zeros(n), np.zeros(n),
                    np.zeros(n), np.zeros(n), np.zeros(n, np.int64), np.zeros(n), np.zeros(n, np.int64), np.zeros(n),
                    np.zeros(n * n, np.int64), np.zeros(n * n, np.int64), np.zeros(n * n, np.int64),
-                   np.zeros(n * n, np.int64), np.zeros(n * n, np.int64), np.zeros(n + 2, np.int64),
-                   np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64))
+                   np.zeros(n * n, np.int64), np.zeros(n * n, np.int64), np.zeros(n + 2, np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -161,16 +155,16 @@ def _lightest(cand, ckey, nc, q):
         cand[b] = j
 
 
-#: Largest n for which :func:`_algorithm2` keeps G's rows of x, D and y as bit sets in an int64
-#: (:func:`_algorithm2_bits`; bit 63, the sign, stays unused).
-BITS_MAX = 63
-
-
-@njit(cache=True, inline="always")
-def _initialize(kappa, x, vrem, v, in_g, tau, start, descending, order):
-    """Lines 1-4 (kappa's row: every other worker, its whole volume; kappa joins G) and line 13 (G in
-    processing order into ``order``, by insertion over the tasks in id order).  Returns |G|."""
+@njit(cache=True)
+def _algorithm2(kappa, plan, rules, out):
+    """Algorithm 2 for ``kappa`` on ``plan`` (a :class:`Plan`, updated in place) read by ``rules``
+    (:class:`Rules`); the order of G and the deadlines go to ``out`` (:class:`Scratch`, whose
+    other arrays are work space).  Returns |G|."""
+    x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start = plan
+    eta, l3, descending, line32_x, deadline_all = rules
+    y, order, deadline, load, lratio, dl_min, xload, count, s, cand, ckey, pi, pj, pc, ci, cj, slot = out
     n = x.shape[0]
+    # ---- Initialization ------------------------------------------------------------------
     for j in range(n):                                  # 1: for each j in N \ {kappa}
         if j != kappa:
             x[kappa, j] = 1                             # 2: x_kj <- 1
@@ -185,201 +179,6 @@ def _initialize(kappa, x, vrem, v, in_g, tau, start, descending, order):
                 k -= 1
             order[k] = i
             m += 1
-    return m
-
-
-@njit(cache=True, inline="always")
-def _readmit(nC, cmax, vrem, b_in, b_eg, l3, line32_x, deadline_all, out, bits):
-    """Lines 29-36 on C, collected in (L, j) order into ``out.pi``, ``out.pj`` with ``out.pc`` = c_ij
-    (largest ``cmax``): a stable counting sort puts it in non-increasing c_ij (ties: L order of i, then
-    j; SM62), then each pair is re-admitted when task i's deadline still holds (y_ij <- 1: in ``out.ym``
-    if ``bits``, else in ``out.y``)."""
-    y, deadline, load, dl_min, xload, s, pi, pj, pc, ci, cj, slot, ym = (
-        out.y, out.deadline, out.load, out.dl_min, out.xload, out.s, out.pi, out.pj, out.pc, out.ci, out.cj,
-        out.slot, out.ym)
-    if cmax + 2 > slot.shape[0]:
-        slot = np.zeros(cmax + 2, np.int64)
-    for b in range(cmax + 2):
-        slot[b] = 0
-    for h in range(nC):
-        slot[cmax - pc[h] + 1] += 1
-    for b in range(1, cmax + 2):
-        slot[b] += slot[b - 1]
-    for h in range(nC):
-        b = cmax - pc[h]
-        ci[slot[b]] = pi[h]
-        cj[slot[b]] = pj[h]
-        slot[b] += 1
-    for h in range(nC):                                 # 30: for each (i, j) in C
-        i = ci[h]
-        j = cj[h]
-        si = max(s[i], vrem[i, j]) if l3 else s[i] + vrem[i, j]   # 31: s_i provided y_ij <- 1
-        rj = (xload[j] if line32_x else load[j] + vrem[i, j])    # 32: r_j provided y_ij <- 1
-        ok = deadline[i] >= si / b_in[i] and deadline[i] >= rj / b_eg[j]  # 33
-        if ok and deadline_all and dl_min[j] < rj / b_eg[j]:
-            ok = False
-        if ok:
-            if bits:                                    # 34
-                ym[i] |= 1 << j
-            else:
-                y[i, j] = 1
-            load[j] += vrem[i, j]
-            s[i] = si
-            if deadline[i] < dl_min[j]:
-                dl_min[j] = deadline[i]
-
-
-@njit(cache=True)
-def _algorithm2(kappa, plan, rules, out):
-    """Algorithm 2 for ``kappa`` on ``plan`` (a :class:`Plan`, updated in place) read by ``rules``
-    (:class:`Rules`); the order of G and the deadlines go to ``out`` (:class:`Scratch`, whose
-    other arrays are work space).  Returns |G|.  Up to :data:`BITS_MAX` workers on G's rows as bit
-    sets (:func:`_algorithm2_bits`), else on the arrays (:func:`_algorithm2_loops`): the same plan,
-    order and deadlines bit for bit."""
-    if plan.x.shape[0] <= BITS_MAX:
-        return _algorithm2_bits(kappa, plan, rules, out)
-    return _algorithm2_loops(kappa, plan, rules, out)
-
-
-@njit(cache=True, inline="always")
-def _algorithm2_bits(kappa, plan, rules, out):
-    """:func:`_algorithm2_loops` with G's rows of x, D and y as 64-bit sets (n <= :data:`BITS_MAX`;
-    ``out.xm``, ``out.dm``, ``out.ym``), so that each pass visits only the pairs it reads (the
-    receivers kept, the candidates, C) instead of all n columns.  The floating-point operations are
-    the same, in the same order: a pass over j visits the set bits in increasing j, and the terms the
-    loops add for pairs outside a set are 0.0 added to a sum >= +0.0 or maxed with a maximum >= +0.0,
-    which change no bit (bits not yet delivered ``vrem`` >= 0, bandwidths > 0).  ``out.y`` is not
-    written (x gets y, lines 37-39)."""
-    x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start = plan
-    eta, l3, descending, line32_x, deadline_all = rules
-    order, deadline, load, lratio, dl_min, xload, count, s, cand, ckey, pi, pj, pc = (
-        out.order, out.deadline, out.load, out.lratio, out.dl_min, out.xload, out.count, out.s, out.cand,
-        out.ckey, out.pi, out.pj, out.pc)
-    xm, dm, ym = out.xm, out.dm, out.ym
-    n = x.shape[0]
-    m = _initialize(kappa, x, vrem, v, in_g, tau, start, descending, order)
-    for j in range(n):
-        load[j] = 0.0                                   # sum_l v_lj y_lj, kept current
-    for i in range(n):                                  # G's rows as bit sets (in id order: load_j's order)
-        if not in_g[i]:
-            continue
-        xb = 0
-        db = 0
-        for j in range(n):
-            xb |= np.int64(x[i, j] == 1) << j
-            db |= np.int64(due[i, j]) << j
-        xm[i] = xb
-        dm[i] = db
-        # ---- Basic selection: 8-12 (y_ij = 1 if x_ij = 1 and ((i, j) in D or v_ij < eta v_i))
-        keep = eta * v[i]
-        yb = xb & db
-        r = xb & ~db
-        while r != 0:
-            j = trailing_zeros(r)
-            r &= r - 1
-            if vrem[i, j] < keep:
-                yb |= 1 << j
-        ym[i] = yb
-        cnt = 0
-        r = yb
-        while r != 0:
-            j = trailing_zeros(r)
-            r &= r - 1
-            load[j] += vrem[i, j]
-            cnt += 1
-        count[i] = cnt                                  # sum_j y_ij
-    for a in range(m):                                  # 14: for each i in L
-        i = order[a]
-        q = p[i] - count[i]                             # 15
-        if q <= 0:
-            continue
-        nc = 0
-        r = xm[i] & ~ym[i]
-        while r != 0:                                   # 16: candidates {j : x_ij = 1} not yet chosen
-            cand[nc] = trailing_zeros(r)
-            r &= r - 1
-            nc += 1
-        if q < nc:                                      # 16: the q lightest loaded (as the loops)
-            for r in range(nc):
-                j = cand[r]
-                ckey[r] = (vrem[i, j] + load[j]) / b_eg[j]
-            _lightest(cand, ckey, nc, q)
-        else:
-            q = nc
-        for r in range(q):
-            j = cand[r]
-            ym[i] |= 1 << j                             # 17-18
-            load[j] += vrem[i, j]
-    # ---- Pareto improvement ------------------------------------------------------------
-    for j in range(n):                                  # r_j / b_j^E with r_j = sum_l v_lj y_lj (25-26)
-        lratio[j] = load[j] / b_eg[j]
-    for a in range(m):                                  # 21: for each i in L
-        i = order[a]
-        si = 0.0
-        tr = 0.0
-        r = ym[i]
-        while r != 0:                                   # 22: s_i via Eq. (9); 24-26: max r_j / b_j^E
-            j = trailing_zeros(r)
-            r &= r - 1
-            si = max(si, vrem[i, j]) if l3 else si + vrem[i, j]
-            tr = max(tr, lratio[j])
-        s[i] = si
-        deadline[i] = max(max(tau[i], si / b_in[i]), tr)  # 23-27
-    for j in range(n):
-        dl_min[j] = np.inf                              # min deadline of tasks with y_lj = 1 ("all" only)
-    if deadline_all:
-        for a in range(m):
-            i = order[a]
-            r = ym[i]
-            while r != 0:
-                j = trailing_zeros(r)
-                r &= r - 1
-                if deadline[i] < dl_min[j]:
-                    dl_min[j] = deadline[i]
-    if line32_x:                                        # sum_l v_lj x_lj (line 32 as printed)
-        for j in range(n):
-            xload[j] = 0.0
-        for i in range(n):
-            if in_g[i]:
-                r = xm[i]
-                while r != 0:
-                    j = trailing_zeros(r)
-                    r &= r - 1
-                    xload[j] += vrem[i, j]
-    nC = 0                                              # 29: C in (L, j) order
-    cmax = 0
-    for a in range(m):
-        i = order[a]
-        r = xm[i] & ~ym[i]
-        while r != 0:
-            j = trailing_zeros(r)
-            r &= r - 1
-            cij = c[i, j]
-            pi[nC] = i
-            pj[nC] = j
-            pc[nC] = cij
-            nC += 1
-            cmax = max(cmax, cij)
-    _readmit(nC, cmax, vrem, b_in, b_eg, l3, line32_x, deadline_all, out, True)
-    for a in range(m):                                  # 37-39: x <- y
-        i = order[a]
-        yb = ym[i]
-        for j in range(n):
-            x[i, j] = (yb >> j) & 1
-    return m
-
-
-@njit(cache=True, inline="always")
-def _algorithm2_loops(kappa, plan, rules, out):
-    """Algorithm 2 on the arrays, each pass over all n columns of G's rows (any n; the reference of
-    :func:`_algorithm2_bits`); see :func:`_algorithm2`."""
-    x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start = plan
-    eta, l3, descending, line32_x, deadline_all = rules
-    y, order, deadline, load, lratio, dl_min, xload, count, s, cand, ckey, pi, pj, pc = (
-        out.y, out.order, out.deadline, out.load, out.lratio, out.dl_min, out.xload, out.count, out.s, out.cand,
-        out.ckey, out.pi, out.pj, out.pc)
-    n = x.shape[0]
-    m = _initialize(kappa, x, vrem, v, in_g, tau, start, descending, order)
     # ---- Basic selection ---------------------------------------------------------------
     for j in range(n):
         load[j] = 0.0                                   # sum_l v_lj y_lj, kept current
@@ -462,7 +261,33 @@ def _algorithm2_loops(kappa, plan, rules, out):
             pc[nC] = cij
             nC += inc
             cmax = max(cmax, cij if inc else 0)
-    _readmit(nC, cmax, vrem, b_in, b_eg, l3, line32_x, deadline_all, out, False)
+    if cmax + 2 > slot.shape[0]:
+        slot = np.zeros(cmax + 2, np.int64)
+    for b in range(cmax + 2):
+        slot[b] = 0
+    for h in range(nC):
+        slot[cmax - pc[h] + 1] += 1
+    for b in range(1, cmax + 2):
+        slot[b] += slot[b - 1]
+    for h in range(nC):
+        b = cmax - pc[h]
+        ci[slot[b]] = pi[h]
+        cj[slot[b]] = pj[h]
+        slot[b] += 1
+    for h in range(nC):                                 # 30: for each (i, j) in C
+        i = ci[h]
+        j = cj[h]
+        si = max(s[i], vrem[i, j]) if l3 else s[i] + vrem[i, j]   # 31: s_i provided y_ij <- 1
+        rj = (xload[j] if line32_x else load[j] + vrem[i, j])    # 32: r_j provided y_ij <- 1
+        ok = deadline[i] >= si / b_in[i] and deadline[i] >= rj / b_eg[j]  # 33
+        if ok and deadline_all and dl_min[j] < rj / b_eg[j]:
+            ok = False
+        if ok:
+            y[i, j] = 1                                 # 34
+            load[j] += vrem[i, j]
+            s[i] = si
+            if deadline[i] < dl_min[j]:
+                dl_min[j] = deadline[i]
     for a in range(m):                                  # 37-39: x <- y
         i = order[a]
         for j in range(n):
