@@ -153,3 +153,48 @@ def test_the_check_sees_a_circle_also_through_a_function_level_import(tmp_path):
     assert import_cycles(graph) == [["simlib.papers.x.a", "simlib.papers.x.b", "simlib.papers.x.c"]]
     graph["simlib.papers.x.b"] = set()      # without the import inside f: no circle
     assert import_cycles(graph) == []
+
+
+def owner_of(module: str) -> str:
+    """Who may use ``module``'s private names: its paper package (``simlib.papers.fmreduce``), the shared
+    modules of ``simlib/papers/`` (``simlib.papers``), else its layer (``simlib.core``)."""
+    paper = paper_of(module)
+    return f"simlib.papers.{paper}" if paper else ".".join(module.split(".")[:2])
+
+
+def private_names_imported(path: Path, module: str) -> list[str]:
+    """``module.name`` of every private name (``_x``, not ``__x__``) ``path`` imports from a module with
+    another owner (:func:`owner_of`)."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - (node.level - 1)] if node.level else []
+            target = ".".join(base + ([node.module] if node.module else []))
+            out += [f"{target}.{a.name}" for a in node.names
+                    if a.name.startswith("_") and not a.name.endswith("__") and target.startswith("simlib")
+                    and owner_of(target) != owner_of(module)]
+    return sorted(out)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[p.relative_to(PKG).as_posix() for p in MODULES])
+def test_private_names_stay_with_their_owner(path):
+    """A leading underscore means private to the name's paper package (or to the shared paper modules, or to
+    its layer), not to its module (review 5 §1: private names imported across modules): importing one from
+    another owner is an error; inside the owner it is the package's own business."""
+    module = module_name(path)
+    assert not private_names_imported(path, module), \
+        f"{module} imports private names of another owner: {private_names_imported(path, module)}"
+
+
+def test_the_check_sees_a_private_name_taken_from_another_owner(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("from simlib.papers.cluster_scenario import Scenario, _trace\n"
+                   "from .mesh_links import _BUSY\n"
+                   "from simlib.core.maxmin import _allocate\n"
+                   "from simlib.papers.selmcast.ssp_selection import __all__\n")
+    assert private_names_imported(bad, "simlib.training.bad") == ["simlib.core.maxmin._allocate",
+                                                                  "simlib.papers.cluster_scenario._trace"]
+    assert private_names_imported(bad, "simlib.papers.fmreduce.bad") == ["simlib.core.maxmin._allocate",
+                                                                         "simlib.papers.cluster_scenario._trace"]
+    assert private_names_imported(bad, "simlib.core.bad") == ["simlib.papers.cluster_scenario._trace"]
