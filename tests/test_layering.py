@@ -15,18 +15,26 @@ def layer_of(module: str) -> str:
     return parts[1] if len(parts) > 1 else "__init__"
 
 
+def package_of(path: Path, module: str) -> str:
+    return module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+
+def import_target(node: ast.ImportFrom, package: str) -> str:
+    """The module a ``from ... import`` statement in ``package`` imports from (relative imports resolved)."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def imported_modules(path: Path, module: str) -> set[str]:
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    package = package_of(path, module)
     out = set()
     for node in ast.walk(ast.parse(path.read_bytes())):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
+            target = import_target(node, package)
             out.add(target)
             for a in node.names:   # `from simlib.x import y` may import the module simlib.x.y
                 sub = PKG.parent.joinpath(*target.split("."), a.name)
@@ -165,12 +173,10 @@ def owner_of(module: str) -> str:
 def private_names_imported(path: Path, module: str) -> list[str]:
     """``module.name`` of every private name (``_x``, not ``__x__``) ``path`` imports from a module with
     another owner (:func:`owner_of`)."""
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     out = []
     for node in ast.walk(ast.parse(path.read_bytes())):
         if isinstance(node, ast.ImportFrom):
-            base = package.split(".")[: len(package.split(".")) - (node.level - 1)] if node.level else []
-            target = ".".join(base + ([node.module] if node.module else []))
+            target = import_target(node, package_of(path, module))
             out += [f"{target}.{a.name}" for a in node.names
                     if a.name.startswith("_") and not a.name.endswith("__") and target.startswith("simlib")
                     and owner_of(target) != owner_of(module)]
