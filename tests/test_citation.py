@@ -1,7 +1,7 @@
 """LICENSE and CITATION.cff: the licence is BSD-3-Clause everywhere it is named, and CITATION.cff is valid
 Citation File Format 1.2.0 (the format's own JSON schema, tests/data/citation-cff-1.2.0.schema.json, as
 cffconvert 2.0.0 ships it; cffconvert itself needs jsonschema < 4, which Jupyter's tools cannot use), with
-the four papers of the README's table as references (titles and DOIs)."""
+the papers of the README's table (one per registered paper) as references (titles and DOIs)."""
 import json
 import re
 import tomllib
@@ -36,13 +36,15 @@ def test_the_schema_check_can_fail(citation):
     assert any("does not match" in m for m in messages)          # the DOI pattern
 
 
-def test_references_are_the_four_papers_of_the_readme(citation):
+def test_references_are_the_papers_of_the_readme(citation):
+    from simlib.papers.registry import PAPERS
+
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\| 00[0-4] \| .*?\*(.+?)\*.*$", readme, re.M)
-    assert len(rows) == 4
-    assert [r["title"] for r in citation["references"]] == rows
+    rows = re.findall(r"^\| (\d{3}) \| .*?\*(.+?)\*.*$", readme, re.M)
+    assert [seed for seed, _ in rows] == [p.id for p in PAPERS]     # one row per registered paper, in order
+    assert [r["title"] for r in citation["references"]] == [title for _, title in rows]
     dois = set(re.findall(r"DOI \[(10\.[^\]]+)\]", readme))
-    assert len(dois) == 4
+    assert len(dois) == len(rows)
     cited = {r["doi"] for r in citation["references"] if "doi" in r}
     cited |= {d for r in citation["references"] for d in re.findall(r"DOI (10\.\d+/[\w.]*\d)", r.get("notes", ""))}
     assert cited == dois

@@ -15,18 +15,26 @@ def layer_of(module: str) -> str:
     return parts[1] if len(parts) > 1 else "__init__"
 
 
+def package_of(path: Path, module: str) -> str:
+    return module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+
+def import_target(node: ast.ImportFrom, package: str) -> str:
+    """The module a ``from ... import`` statement in ``package`` imports from (relative imports resolved)."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def imported_modules(path: Path, module: str) -> set[str]:
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    package = package_of(path, module)
     out = set()
     for node in ast.walk(ast.parse(path.read_bytes())):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
+            target = import_target(node, package)
             out.add(target)
             for a in node.names:   # `from simlib.x import y` may import the module simlib.x.y
                 sub = PKG.parent.joinpath(*target.split("."), a.name)
@@ -153,3 +161,46 @@ def test_the_check_sees_a_circle_also_through_a_function_level_import(tmp_path):
     assert import_cycles(graph) == [["simlib.papers.x.a", "simlib.papers.x.b", "simlib.papers.x.c"]]
     graph["simlib.papers.x.b"] = set()      # without the import inside f: no circle
     assert import_cycles(graph) == []
+
+
+def owner_of(module: str) -> str:
+    """Who may use ``module``'s private names: its paper package (``simlib.papers.fmreduce``), the shared
+    modules of ``simlib/papers/`` (``simlib.papers``), else its layer (``simlib.core``)."""
+    paper = paper_of(module)
+    return f"simlib.papers.{paper}" if paper else ".".join(module.split(".")[:2])
+
+
+def private_names_imported(path: Path, module: str) -> list[str]:
+    """``module.name`` of every private name (``_x``, not ``__x__``) ``path`` imports from a module with
+    another owner (:func:`owner_of`)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if isinstance(node, ast.ImportFrom):
+            target = import_target(node, package_of(path, module))
+            out += [f"{target}.{a.name}" for a in node.names
+                    if a.name.startswith("_") and not a.name.endswith("__") and target.startswith("simlib")
+                    and owner_of(target) != owner_of(module)]
+    return sorted(out)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[p.relative_to(PKG).as_posix() for p in MODULES])
+def test_private_names_stay_with_their_owner(path):
+    """A leading underscore means private to the name's paper package (or to the shared paper modules, or to
+    its layer), not to its module (review 5 §1: private names imported across modules): importing one from
+    another owner is an error; inside the owner it is the package's own business."""
+    module = module_name(path)
+    assert not private_names_imported(path, module), \
+        f"{module} imports private names of another owner: {private_names_imported(path, module)}"
+
+
+def test_the_check_sees_a_private_name_taken_from_another_owner(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("from simlib.papers.cluster_scenario import Scenario, _trace\n"
+                   "from .mesh_links import _BUSY\n"
+                   "from simlib.core.maxmin import _allocate\n"
+                   "from simlib.papers.selmcast.ssp_selection import __all__\n")
+    assert private_names_imported(bad, "simlib.training.bad") == ["simlib.core.maxmin._allocate",
+                                                                  "simlib.papers.cluster_scenario._trace"]
+    assert private_names_imported(bad, "simlib.papers.fmreduce.bad") == ["simlib.core.maxmin._allocate",
+                                                                         "simlib.papers.cluster_scenario._trace"]
+    assert private_names_imported(bad, "simlib.core.bad") == ["simlib.papers.cluster_scenario._trace"]

@@ -49,7 +49,7 @@ from .selective_reduce.scenario import SelectiveReduceParams, selective_controll
 from .trial import trial_of
 
 __all__ = ["Scenario", "SCHEME_NAMES", "SCHEME_PARAMS", "ignored_by_scheme", "MAX_ITERATIONS", "MAX_CONTROLLER_ROUNDS",
-           "SCHEMES", "simulate", "build_cluster", "run_metrics", "run_trial", "slowdown"]
+           "SCHEMES", "simulate", "build_cluster", "run_metrics", "run_trial", "slowdown", "compute_trace"]
 
 #: The schemes a scenario can run (their controllers: :data:`SCHEMES`): 000/002's reduce schemes, then
 #: 002's baselines (:data:`~simlib.papers.partial_reduce.baselines.BASELINES`).
@@ -247,7 +247,9 @@ SCHEMES = {s.name: s for s in (
 assert tuple(SCHEMES) == SCHEME_NAMES
 
 
-def _trace(sc: Scenario) -> Trace:
+def compute_trace(sc: Scenario) -> Trace:
+    """The compute-time trace (seconds) the run's workers draw from: ``sc.trace``, rescaled to
+    ``compute_mean_s`` and given ``compute_cv`` where those are set."""
     tr = load_trace(sc.trace)
     tr = tr.rescaled(sc.compute_mean_s) if sc.compute_mean_s is not None else tr
     return tr.with_cv(sc.compute_cv) if sc.compute_cv is not None else tr
@@ -284,7 +286,7 @@ def build_cluster(sc: Scenario, seed: np.random.SeedSequence | int = 0,
     drawn from ``seed``'s children 0-2 (``bandwidth`` and ``compute`` as in :func:`simulate`).  Its
     simulated clock is ``cluster.sim.now`` (s)."""
     seed = as_seed_sequence(seed)
-    trace = _trace(sc)
+    trace = compute_trace(sc)
     if bandwidth is None and sc.bandwidth_gbps is not None:
         bandwidth = np.full(sc.n, sc.bandwidth_gbps * 1e9)
     if bandwidth is None:

@@ -29,7 +29,7 @@ import numpy as np
 
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.core.validate import check_int, check_real
-from simlib.papers.cluster_scenario import Scenario, _trace, build_cluster, slowdown
+from simlib.papers.cluster_scenario import Scenario, build_cluster, compute_trace, slowdown
 from simlib.papers.contract import ParamError, ParamSpec, ScenarioBase, check_items, param, param_list, param_of
 from simlib.runtime.log import ScheduleLog
 from simlib.runtime.capture import offer
@@ -78,7 +78,7 @@ def _outages(params: dict):
 
 def _base_compute(sc: Scenario, seed):
     """The compute-time source :func:`~simlib.papers.cluster_scenario.build_cluster` draws (child 1 of ``seed``)."""
-    return _trace(sc).compute_times(sc.n, child_seed(as_seed_sequence(seed), 1), scale=slowdown(sc))
+    return compute_trace(sc).compute_times(sc.n, child_seed(as_seed_sequence(seed), 1), scale=slowdown(sc))
 
 
 def simulate_with_outages(sc: Scenario, seed, outages=()) -> ScheduleLog:

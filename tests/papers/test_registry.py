@@ -12,14 +12,16 @@ from simlib.papers.scheme import Scheme
 
 
 def test_papers_are_listed_once_with_their_schemes():
-    assert [p.id for p in registry.PAPERS] == ["000", "002", "003", "004"]
+    ids = [p.id for p in registry.PAPERS]
+    # the four seeds rebuilt here, in seed order, each once; a new paper adds itself, not a line here (issue 46)
+    assert {"000", "002", "003", "004"} <= set(ids) and ids == sorted(set(ids))
     for p in registry.PAPERS:
         assert p.schemes and all(registry.scheme(s.name) is s and s.paper == p.id for s in p.schemes)
         assert all(dataclasses.is_dataclass(c) for c in p.scenarios)
     assert {s.name for p in registry.PAPERS for s in p.schemes} == set(registry.SCHEMES)
     assert registry.paper("003").commands[0].name == "fmreduce"
     with pytest.raises(ValueError, match="paper must be one of"):
-        registry.paper("005")
+        registry.paper("999")
     with pytest.raises(ValueError, match="scheme must be one of"):
         registry.scheme("gossip")
 

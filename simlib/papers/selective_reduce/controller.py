@@ -192,7 +192,7 @@ class SelectiveReduceController(ControllerBase):
             self._bw_all[train] = est[qlen:]
         fbuf, ibuf = self._fbuf, self._ibuf
         # plain tuples of the kernels' NamedTuples' fields: cheaper to pass (kernels.round_pass)
-        par = (float(cl.sim.now), *self._par[1:])
+        par = tuple(self._par._replace(now=float(cl.sim.now)))
         model = self._spec() if self._fixed_spec is None else self._fixed_spec
         wv = self._workers
         workers = (wv.phase, self._bw_all, wv.compute_start, wv.compute_finish)

@@ -232,10 +232,10 @@ class SSPCluster:
     ``layer``, ``ssp`` and ``k`` (rounds; ``None``: infinite), ``eta``, ``sharing``,
     ``priority_order`` and the readings ``tau_estimate``, ``task_order``, ``line32``,
     ``pareto_deadline``; each engine converts ``ssp``/``k`` once, :func:`engine_bound`); ``bandwidth``: optional
-    callable ``t -> (2, n)`` array (egress, ingress) in force at time t,
-    re-applied every ``period_s`` (an object with ``schedule(t_end)``, e.g. a
-    :class:`~simlib.workloads.bandwidth.TimeVaryingBandwidth`, gives every period
-    at once); ``orpheus_rng``: Generator for Orpheus's
+    object with ``schedule(t_end) -> (K, 2, n)`` (bits/s; egress, ingress), row k - 1 in force from
+    k * ``period_s`` seconds, k = 1..K (every change time up to ``t_end``), e.g. a
+    :class:`~simlib.workloads.bandwidth.TimeVaryingBandwidth` whose ``period`` is ``period_s``;
+    ``orpheus_rng``: Generator for Orpheus's
     draws; ``engine``: "compiled" (default) or "flow", two implementations of
     the same run (decision SM68).
 
@@ -263,6 +263,11 @@ class SSPCluster:
         self.sharing = rules.sharing if self.scheme == "selmcast" else "maxmin"
         self.fifo = self.sharing == "priority" and rules.priority_order == "fifo"
         self.period = float(period_s)
+        if bandwidth is not None and not callable(getattr(bandwidth, "schedule", None)):
+            raise ValueError(f"bandwidth must be None or have a schedule(t_end) method (e.g. a "
+                             f"TimeVaryingBandwidth), got {type(bandwidth).__name__}")
+        if bandwidth is not None and getattr(bandwidth, "period", self.period) != self.period:
+            raise ValueError(f"period_s must equal the bandwidth's period ({bandwidth.period} s), got {self.period}")
         self.bandwidth = bandwidth
         if rules.tau_estimate == "trace" and trace is None and self.scheme == "selmcast":
             raise ValueError("trace must be given when tau_estimate='trace'")
@@ -296,17 +301,7 @@ class SSPCluster:
         both engines apply these rows, so ``bandwidth`` is asked once per run."""
         if self.bandwidth is None:
             return np.zeros((0, 2, self.n))
-        if hasattr(self.bandwidth, "schedule"):              # TimeVaryingBandwidth: all periods in one pass
-            return np.asarray(self.bandwidth.schedule(duration), dtype=float).reshape(-1, 2, self.n)
-        times = []
-        k = 1
-        while k * self.period <= duration:
-            times.append(k * self.period)
-            k += 1
-        out = np.empty((len(times), 2, self.n))
-        for a, t in enumerate(times):
-            out[a] = np.asarray(self.bandwidth(t), dtype=float)
-        return out
+        return np.asarray(self.bandwidth.schedule(duration), dtype=float).reshape(-1, 2, self.n)
 
     def _run_compiled(self, duration: float) -> SSPLog:
         """The run on :func:`ssp_kernel.run_loop`, resumed by :func:`~simlib.runtime.kernel_driver.drive`

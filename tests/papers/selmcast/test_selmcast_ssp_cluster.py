@@ -47,15 +47,30 @@ def test_ssp_block_and_release():
     assert log.blocked[0] == 0.0 and log.max_gap == 1
 
 
+class _Halving:
+    """Ports at 1 Gbps, halved from t = 1.5 s on; a change every 0.5 s (the bandwidth protocol:
+    ``schedule(t_end)`` gives the capacities from k * period, k = 1..K)."""
+
+    period = 0.5
+
+    def schedule(self, t_end):
+        times = np.arange(1, int(t_end / self.period) + 1) * self.period
+        return np.stack([np.full((2, 2), (1.0 if t < 1.5 else 0.5) * G) for t in times])
+
+
 def test_bandwidth_change_reaches_running_flows():
     # capacities halve at t = 1.5: w0's multicast (from t = 1) has .5 Gb left at 1.5,
     # which takes 1 s at .5 Gbps: it ends at 2.5 instead of 2.
-    def bw(t):
-        f = 1.0 if t < 1.5 else 0.5
-        return np.full((2, 2), f * G)
-
-    log = two_workers([[1, 100], [100]], ssp=None, bandwidth=bw, period_s=0.5).run(3.0)
+    log = two_workers([[1, 100], [100]], ssp=None, bandwidth=_Halving(), period_s=0.5).run(3.0)
     assert log.multicasts[0].finish == pytest.approx(2.5)
+
+
+def test_a_bandwidth_without_a_schedule_or_with_another_period_is_refused():
+    # one protocol (schedule(t_end)), checked when the cluster is built (review 5: no hasattr branch per run)
+    with pytest.raises(ValueError, match="bandwidth must be None or have a schedule"):
+        two_workers([[1]], ssp=None, bandwidth=lambda t: np.full((2, 2), G), period_s=0.5)
+    with pytest.raises(ValueError, match=r"period_s must equal the bandwidth's period \(0.5 s\)"):
+        two_workers([[1]], ssp=None, bandwidth=_Halving(), period_s=0.25)
 
 
 def test_l7_delivers_each_receiver_separately():
