@@ -125,10 +125,7 @@ from simlib.pipeline import plotting
 from simlib.training import nine_systems as ns
 
 spec = run.spec                   # the checked NineSystemsNotebook
-common = dict(spec.training(), curve_every_s=curve_every_s, early_stop=early_stop)
-arms = {a: sp for a, sp in ns.ARMS.items() if sp[1] is None or sp[1] in table_p}
-settings = [dict(common, scheme=scheme, n=n, hl=hl, p=P or 3, backups=backups, trace=trace, duration_s=duration_s)
-            for hl in hl_values for scheme, P in arms.values()]
+settings = spec.table1_settings()  # every Table 1 arm (ns.ARMS) at every HL, as the parameters cell says
 # the same runs at 002's paper profile (decision PR16: the cluster fitted to Table 1's per-update ratios)
 PROFILE, DEFAULT = pr_profile.PAPER_PROFILE, pr_profile.DEFAULT_SETTINGS
 # and RP24's learning task, once notebook 23's search has picked one clearly (pr_profile.PAPER_TASK; none yet)
@@ -161,9 +158,7 @@ frames = {"default": df, "profile": df_p}
 for k, dcd in decided.items():
     print(f"Table 1 at the {k}: {dcd.text()}")
 
-f11 = [dict(common, scheme=ns.SINGLE, n=1, trace=fig11_trace, duration_s=fig11_single_duration_s)]
-f11 += [dict(common, scheme=scheme, n=m, p=fig11_p, backups=m // 4, trace=fig11_trace, duration_s=duration_s)
-        for m in fig11_n if m > 1 for scheme in ("allreduce", "ps-backup", "partial")]
+f11 = spec.fig11_settings()        # the 1-worker baseline, then AR, BK and PR at each cluster size
 df11 = run.sweep(ns.trial, f11, name="22_pr_fig11", trials=fig11_trials, desc="002 Fig. 11")
 # Fig. 11 at the paper profile with the values its runs read (PR19): the model size, and the server's apply time
 # for BK; on a recorded trace no cv, and no HL.  The 1-worker baseline reads none of them: its default runs serve.

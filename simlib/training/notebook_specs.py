@@ -26,6 +26,7 @@ from simlib.papers.partial_reduce.baselines import BaselineParams
 from simlib.papers.selmcast.ssp_experiments import SSPFig7Notebook, SSPFigs8to10Notebook
 from simlib.papers.selmcast.ssp_scenario import SSPScenario
 from simlib.training import task_search
+from simlib.training.nine_systems import ARMS, SINGLE
 from simlib.training.params import TrainingParams, task_of
 from simlib.training.train_command import TrainScenario
 
@@ -198,6 +199,31 @@ class NineSystemsNotebook(ScenarioBase):
         return dict(target_acc=self.target_acc, lr=self.lr, batch=self.batch, model=self.model,
                     problem=self.problem, data=self.data, bandwidth_gbps=self.bandwidth_gbps,
                     model_mb=self.model_mb)
+
+    def _common(self) -> dict:
+        """The values every Table 1 and Fig. 11 setting carries: :meth:`training`'s, the curve's spacing and
+        the early stop."""
+        return dict(self.training(), curve_every_s=self.curve_every_s, early_stop=self.early_stop)
+
+    def table1_settings(self) -> list[dict]:
+        """Table 1's runs at our defaults (settings of :func:`simlib.training.nine_systems.trial`): per HL of
+        ``hl_values``, every arm of :data:`~simlib.training.nine_systems.ARMS` in its order whose group size
+        is in ``table_p`` or that has none (such a scheme carries ``p = 3``, which it does not read)."""
+        common = self._common()
+        return [dict(common, scheme=scheme, n=self.n, hl=hl, p=P or 3, backups=self.backups, trace=self.trace,
+                     duration_s=self.duration_s)
+                for hl in self.hl_values for scheme, P in ARMS.values() if P is None or P in self.table_p]
+
+    def fig11_settings(self) -> list[dict]:
+        """Fig. 11's runs at our defaults: the 1-worker baseline (RP14) for ``fig11_single_duration_s``, then
+        per cluster size m > 1 of ``fig11_n`` all reduce, PS backup (m // 4 backups) and partial reduce
+        (P = ``fig11_p``), on ``fig11_trace``."""
+        common = self._common()
+        out = [dict(common, scheme=SINGLE, n=1, trace=self.fig11_trace, duration_s=self.fig11_single_duration_s)]
+        out += [dict(common, scheme=scheme, n=m, p=self.fig11_p, backups=m // 4, trace=self.fig11_trace,
+                     duration_s=self.duration_s)
+                for m in self.fig11_n if m > 1 for scheme in ("allreduce", "ps-backup", "partial")]
+        return out
 
     def check(self):
         task_of(self)

@@ -156,3 +156,27 @@ def test_table1_open_settings_extends_the_arms_an_undecided_verdict_compares():
                                           claim("median paired DYN3/CON5: 0.9×")]) == [0, 2, 3, 4, 5]
     assert ns.table1_open_settings(sets, [claim("12 of 12 cells")]) == []
     assert ns.table1_open_settings(sets, []) == []
+
+
+def test_notebook_22_settings_come_from_its_spec():
+    """Notebook 22's Table 1 and Fig. 11 runs, built by the spec from its parameters (hand-listed here): at
+    HL 3 with P = 3 only, the ten arms of Table 1 (+ SR3) without CON5/DYN5, schemes without a group size at
+    p = 3; Fig. 11 the 1-worker baseline, then AR, BK (m // 4 backups) and PR (P = fig11_p) per m > 1."""
+    from simlib.training.notebook_specs import NineSystemsNotebook
+
+    spec = NineSystemsNotebook(hl_values=(3,), table_p=(3,), fig11_n=(1, 8), fig11_p=4, duration_s=900.0,
+                               fig11_single_duration_s=300.0, fig11_trace="cnn")
+    t1 = spec.table1_settings()
+    assert [(s["scheme"], s["p"], s["hl"]) for s in t1] == [
+        ("allreduce", 3, 3), ("eager", 3, 3), ("adpsgd", 3, 3), ("ps-bsp", 3, 3), ("ps-asp", 3, 3),
+        ("ps-hete", 3, 3), ("ps-backup", 3, 3), ("partial", 3, 3), ("partial-dynamic", 3, 3), ("selective", 3, 3)]
+    assert {(s["n"], s["backups"], s["trace"], s["duration_s"], s["curve_every_s"], s["early_stop"]) for s in t1} == {
+        (8, spec.backups, "cnn", 900.0, spec.curve_every_s, spec.early_stop)}
+    assert all(s["target_acc"] == spec.target_acc and s["lr"] == spec.lr and s["model_mb"] == spec.model_mb for s in t1)
+    f11 = spec.fig11_settings()
+    assert [(s["scheme"], s["n"], s.get("p"), s.get("backups"), s["duration_s"]) for s in f11] == [
+        (ns.SINGLE, 1, None, None, 300.0), ("allreduce", 8, 4, 2, 900.0), ("ps-backup", 8, 4, 2, 900.0),
+        ("partial", 8, 4, 2, 900.0)]
+    assert {s["trace"] for s in f11} == {"cnn"}
+    for s in t1 + f11:                  # every setting is one the trial accepts (checked before any run)
+        assert ns.SystemSetting.from_params(s).to_params()["scheme"] == s["scheme"]
