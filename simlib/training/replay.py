@@ -901,8 +901,7 @@ class _Replicas:
     def _sgd(self, rows, g):
         """Local SGD steps of replicas ``rows`` with gradients ``g`` (with momentum: each one's velocity)."""
         if self.vel is None:
-            g *= self.step                   # g is the gradients' own array
-            self.params[rows] -= g
+            self.params[rows] -= self.step * g
         else:
             self.vel[rows] = self.mom * self.vel[rows] + g
             self.params[rows] -= self.step * self.vel[rows]
