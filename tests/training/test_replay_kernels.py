@@ -1,6 +1,7 @@
 """The replay's small numba loops (issue 48's speed work) against plain numpy, bit for bit: the softmax
-gradient of the logits (``_dlogits`` against ``_dlogits_numpy``), the count of correct argmaxes the
-accuracy takes (against ``argmax``), and the evaluated mean of the replicas (against ``mean``)."""
+gradient of the logits (``_dlogits`` against ``_dlogits_numpy``), the ReLU MLP's hidden layer with its bias
+unit (against ``np.maximum`` on the view), the count of correct argmaxes the accuracy takes (against
+``argmax``), and the evaluated mean of the replicas (against ``mean``)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -8,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from simlib.runtime.cluster import ScheduleLog, SyncRecord
-from simlib.training.learning import _argmax_hits, _dlogits, _dlogits_numpy, load_problem
+from simlib.training.learning import _argmax_hits, _dlogits, _dlogits_numpy, _relu_bias_unit, load_problem
 from simlib.training.replay import Numerics, replay
 
 C = 10
@@ -78,3 +79,19 @@ def test_the_evaluated_model_is_numpy_s_mean_of_the_replicas(dtype):
     res = replay(log, load_problem("digits"), model="mlp", numerics=Numerics(dtype=dtype), seed=4)
     assert res.final_model.tobytes() == res.final_params.mean(axis=0).tobytes()
     assert not np.array_equal(res.final_params[0], res.final_params[2])      # replicas that differ
+
+
+@settings(max_examples=200, deadline=None)
+@given(A=st.one_of(*(hnp.arrays(dt, st.tuples(st.integers(1, 5), st.integers(1, 40), st.integers(1, 33)),
+                                elements=ELEMENTS | st.sampled_from([np.nan, np.inf, -np.inf]))
+                     for dt in (np.float32, np.float64))))
+def test_relu_bias_unit_is_numpy_s_maximum_on_the_view(A):
+    """The MLP's ``H = [max(A, 0), 1]`` as ``_hidden`` took it with numpy (−0 becomes +0, a NaN stays)."""
+    m, B, h = A.shape
+    want = np.empty((m, B, h + 1), dtype=A.dtype)
+    want[..., :-1] = A
+    got = want.copy()
+    np.maximum(want[..., :-1], 0.0, out=want[..., :-1])
+    want[..., -1] = 1.0
+    _relu_bias_unit(got.reshape(m * B, h + 1))
+    assert got.tobytes() == want.tobytes()
