@@ -285,9 +285,65 @@ def _load_problem(name: str, test_fraction: float, seed: int) -> Problem:
 
 
 # ---------------------------------------------------------------------- helpers
+@njit(cache=True)
+def _shift_rows(Z, P):
+    """``P[r, c] = Z[r, c] - max(Z[r, :])`` for ``Z``, ``P`` (R, C), C-contiguous, in their dtype; False as
+    soon as a row holds a NaN (``P`` then partly written: the caller takes numpy's path).  The maximum
+    involves no rounding, so it is numpy's ``max`` value (an exact tie of +0 and −0 may pick the other
+    zero: ``z − (±0)`` then differs only in the sign of a zero, which ``exp`` maps to 1 either way)."""
+    R, C = Z.shape
+    for r in range(R):
+        mx = Z[r, 0]
+        for c in range(1, C):
+            v = Z[r, c]
+            if v > mx:
+                mx = v
+            elif v != v:
+                return False
+        if mx != mx:
+            return False
+        for c in range(C):
+            P[r, c] = Z[r, c] - mx
+    return True
+
+
+@njit(cache=True)
+def _normalize_rows(P, S, y, one, scale):
+    """``P[r] = (P[r] / S[r] - onehot(y[r])) * scale`` in place, for ``P`` (R, C), ``S``, ``y`` (R,); ``one``
+    and ``scale`` in ``P``'s dtype: numpy's ``P /= S; P[r, y] -= 1.0; P *= scale`` element by element, each
+    operation one IEEE operation in that dtype (no fused or reordered arithmetic)."""
+    R, C = P.shape
+    for r in range(R):
+        s = S[r]
+        t = y[r]
+        for c in range(C):
+            q = P[r, c] / s
+            if c == t:
+                q = q - one
+            P[r, c] = q * scale
+
+
 def _dlogits(Z: np.ndarray, y: np.ndarray) -> np.ndarray:
     """d(mean cross-entropy)/d(logits) = (softmax(Z) - onehot(y)) / B for logits Z (m, B, C),
-    labels y (m, B); computed in Z's dtype, in place of a shifted copy of Z."""
+    labels y (m, B); computed in Z's dtype, in a new array.  The row maxima, the shift and the
+    normalization are small numba loops (numpy's reductions over rows of C = 10 cost ~90 ns a row);
+    ``exp`` and the row sums stay numpy's, so every value is the one of the plain numpy sequence
+    (:func:`_dlogits_numpy`; tested bit for bit)."""
+    m, B, C = Z.shape
+    Z = np.ascontiguousarray(Z)
+    P = np.empty_like(Z)
+    if not _shift_rows(Z.reshape(m * B, C), P.reshape(m * B, C)):
+        return _dlogits_numpy(Z, y)
+    np.exp(P, out=P)
+    S = P.sum(axis=-1, keepdims=True)
+    dt = P.dtype.type
+    _normalize_rows(P.reshape(m * B, C), S.reshape(m * B), np.ascontiguousarray(y).reshape(m * B), dt(1.0),
+                    dt(1.0 / B))
+    return P
+
+
+def _dlogits_numpy(Z: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """:func:`_dlogits` in plain numpy (the reference; taken for logits with a NaN)."""
     m, B, _ = Z.shape
     P = Z - Z.max(axis=-1, keepdims=True)
     np.exp(P, out=P)
@@ -295,6 +351,30 @@ def _dlogits(Z: np.ndarray, y: np.ndarray) -> np.ndarray:
     P[np.arange(m)[:, None], np.arange(B)[None, :], y] -= 1.0
     P *= 1.0 / B
     return P
+
+
+@njit(cache=True)
+def _argmax_hits(Z, y):
+    """How many rows of the logits ``Z`` (R, C) have their first largest element at ``y[r]``
+    (``(Z.argmax(axis=1) == y).sum()``: comparisons only, no rounding), or −1 when ``Z`` holds a NaN
+    (numpy's argmax takes the first NaN: the caller takes numpy's path)."""
+    R, C = Z.shape
+    hits = 0
+    for r in range(R):
+        best = 0
+        mx = Z[r, 0]
+        if mx != mx:
+            return -1
+        for c in range(1, C):
+            v = Z[r, c]
+            if v > mx:
+                mx = v
+                best = c
+            elif v != v:
+                return -1
+        if best == y[r]:
+            hits += 1
+    return hits
 
 
 class _Model:
@@ -433,10 +513,10 @@ class MLP(_Model):
         A = H[..., :-1]
         np.matmul(X, W1, out=A)
         if self.activation == "relu":
-            np.maximum(A, 0.0, out=A)
+            _relu_bias_unit(H.reshape(m * B, -1))
         else:
             np.tanh(A, out=A)
-        H[..., -1] = 1.0
+            H[..., -1] = 1.0
         return A, H
 
     def _logits(self, p, X):
@@ -520,6 +600,20 @@ def _relu_back(dA, A, gb):
                     dA[i, r, c] = 0
         for c in range(C):
             gb[i, c] = acc[c]
+
+
+@njit(cache=True)
+def _relu_bias_unit(H):
+    """``H[r, :-1] = maximum(H[r, :-1], 0)`` as numpy's ``np.maximum(A, 0.0)`` gives it (a NaN kept, −0 and
+    every negative value +0) and ``H[r, -1] = 1``, in place, for ``H`` (R, hidden + 1), C-contiguous: one
+    pass instead of numpy's strided per-row loops over a view (tested bit for bit against them)."""
+    R, K = H.shape
+    for r in range(R):
+        for c in range(K - 1):
+            v = H[r, c]
+            if not (v > 0 or v != v):
+                H[r, c] = 0
+        H[r, K - 1] = 1
 
 
 class CNN(_Model):

@@ -65,7 +65,7 @@ from threadpoolctl import threadpool_limits
 
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.runtime.log import UPDATE_RULES
-from simlib.training.learning import MODELS, Problem, load_problem, make_model
+from simlib.training.learning import MODELS, Problem, _argmax_hits, load_problem, make_model
 from simlib.core.validate import check_choice, check_int, check_real
 
 __all__ = ["ReplayResult", "Numerics", "StepRule", "replay", "minibatch_indices", "shards", "init_params", "time_to_accuracy",
@@ -426,12 +426,16 @@ class _Task:
     below: object = None
     curve: str = "full"
     n_test: int = 0
+    #: every worker's minibatches stacked (worker w's k-th is row ``batch_at[w] + k``; ``batches[w]`` are views)
+    batch_rows: np.ndarray | None = None
+    batch_at: tuple = ()
 
     def grads(self, params: np.ndarray, ws: list, ks: list) -> np.ndarray:
         """Gradients of workers ``ws`` (distinct) at their replicas in ``params``, each on its
         ``ks[i]``-th minibatch: one batched call for all of them."""
-        idx = np.stack([self.batches[w][k] for w, k in zip(ws, ks)])
-        return self.grad(params[np.array(ws)], np.take(self.Xtr, idx, axis=0), self.ytr[idx])
+        at = self.batch_at
+        idx = self.batch_rows[[at[w] + k for w, k in zip(ws, ks)]]
+        return self.grad(params[ws], np.take(self.Xtr, idx, axis=0), self.ytr[idx])
 
 
 @dataclass(frozen=True)
@@ -670,6 +674,9 @@ def _make_task(problem, mdl, ends, duration, root, numerics, lr, batch_size, eva
     else:
         batches = [sh[minibatch_indices(root, w, sh.size, batch_size, ends[w].size)]
                    for w, sh in enumerate(shards(root, N, n))]
+    batch_rows = np.concatenate(batches) if n else np.empty((0, batch_size), dtype=np.int64)
+    batch_at = np.concatenate([[0], np.cumsum([b.shape[0] for b in batches])]).astype(np.int64)
+    batches = [batch_rows[batch_at[w]:batch_at[w + 1]] for w in range(n)]
     x_init = init_params(root, mdl)
     x0 = x_init.astype(ft)
     n_eval = int(math.floor(duration / eval_every_s * (1 + 1e-12)))
@@ -698,14 +705,14 @@ def _make_task(problem, mdl, ends, duration, root, numerics, lr, batch_size, eva
         """``loss_acc(x)[1]`` without the loss (RP23): after subtracting the row maximum m the maximum
         elements are 0 and every other element < 0 (IEEE: ``z - m == 0`` only when ``z == m``), so the
         argmax is the same; a NaN row (argmax 0 there) takes :func:`loss_acc`."""
-        Z = logits(x[None])[0]
-        if np.isnan(Z).any():
+        hits = _argmax_hits(logits(x[None])[0], yte)      # the correct flags' sum, -1 with a NaN
+        if hits < 0:
             return loss_acc(x)[1]
-        return float((Z.argmax(axis=1) == yte).mean())
+        return hits / yte.size      # as mean() of the flags: the exact count over N, correctly rounded
 
     return _Task(grad, Xtr, ytr, batches, x_init, x0, ft.type(lr), times, loss_acc,
                  stop_acc, momentum, numerics.loss_every, accuracy=None if logits is None else accuracy, below=below,
-                 curve=curve, n_test=int(yte.size))
+                 curve=curve, n_test=int(yte.size), batch_rows=batch_rows, batch_at=tuple(batch_at.tolist()))
 
 
 def _drive(events, handlers, state, task: _Task) -> "_Evaluations":
@@ -875,9 +882,12 @@ class _Replicas:
             self.flush_syncs()
 
     def model(self) -> np.ndarray:
-        """The evaluated model: the mean of the replicas, once what is held back is applied."""
+        """The evaluated model: the mean of the replicas, once what is held back is applied (numpy's
+        ``params.mean(axis=0)`` without its Python wrapper: the same sum, divided by the count as an intp)."""
         self.settle()
-        return self.params.mean(axis=0)
+        params = self.params
+        x = np.add.reduce(params, axis=0)
+        return np.true_divide(x, np.intp(params.shape[0]), out=x, casting="unsafe")
 
     def counts(self) -> tuple:
         """(local steps, syncs launched) so far."""
