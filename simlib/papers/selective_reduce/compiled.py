@@ -133,8 +133,8 @@ def _drawn_round(net, hp, wo, syn, ct, st, model):
     """``SelectiveReduceController._partial_round`` with estimates drawn per decision (Alg. 3 lines 9-22):
     line 9's estimates of the queue in arrival order then the workers in training (by id), BAG's sort of
     the queue by them, the reference pass; the launched workers leave the queue, which stays in arrival order."""
-    (si, par_rest, _, qids, qbw, qheld, seq, holding, bw_all, fbuf, ibuf, cstart, cint, cbw, fen, loc,
-     qscale, emain, ebuf, btrue, ubuf, ef) = st
+    si, par_rest, qids, holding, bw_all, fbuf, ibuf = st[0], st[1], st[3], st[7], st[8], st[9], st[10]
+    btrue, ubuf, ef = st[19], st[20], st[21]
     qlen = si[S_QLEN]
     phase = wo.phase
     n = phase.shape[0]
@@ -179,7 +179,7 @@ def _drawn_round(net, hp, wo, syn, ct, st, model):
 def _partial_round(net, hp, wo, syn, ct, st, model):
     """``SelectiveReduceController._partial_round`` with fixed estimates (Alg. 3 lines 9-22)."""
     (si, par_rest, _, qids, qbw, qheld, seq, holding, bw_all, fbuf, ibuf, cstart, cint, cbw, fen, loc,
-     qscale, emain, ebuf, btrue, ubuf, ef) = st
+     qscale) = st[:17]
     h, qlen = si[S_QHEAD], si[S_QLEN]
     q_ids, q_bw, q_held = qids[h:h + qlen], qbw[h:h + qlen], qheld[h:h + qlen]
     par = (net.fs[ck.F_NOW],) + par_rest
@@ -220,12 +220,21 @@ def _partial_round(net, hp, wo, syn, ct, st, model):
 
 
 @njit(cache=True)
+def _round(net, hp, wo, syn, ct, st, model):
+    """Lines 9-22 with the progress model ``model``: estimates drawn now or fixed."""
+    if st[0][S_ERR] != 0:
+        _drawn_round(net, hp, wo, syn, ct, st, model)
+    else:
+        _partial_round(net, hp, wo, syn, ct, st, model)
+
+
+@njit(cache=True)
 def _turn(net, hp, wo, syn, ct, st):
     """One turn of the controller: ``on_ready(iv[I_TURN], ...)`` or, for -1, ``_on_timeout()``; then
     ``process()`` (lines 5-22) and ``_arm()`` (line 24).  ``on_sync_done`` (the classes go stale) is
     applied first for every sync that ended since the last turn."""
     (si, par_rest, model, qids, qbw, qheld, seq, holding, bw_all, fbuf, ibuf, cstart, cint, cbw, fen, loc,
-     qscale, emain, ebuf, btrue, ubuf, ef) = st
+     qscale) = st[:17]
     iv = net.iv
     if si[S_CLS] != 0 and iv[ck.I_NDONE] != si[S_DONE]:
         si[S_STALE] = 1
@@ -233,7 +242,7 @@ def _turn(net, hp, wo, syn, ct, st):
     w = iv[ck.I_TURN]
     if w >= 0:                                                  # on_ready
         if si[S_COLD] != 0:                                     # observe(compute_time): the cold start's ECDF
-            ecdf_observe(emain, ebuf, si, net.fs[ck.F_NOW] - wo.cstart[w])
+            ecdf_observe(st[17], st[18], si, net.fs[ck.F_NOW] - wo.cstart[w])
         if si[S_CLS] != 0 and si[S_STALE] == 0:                 # w left S
             incremental.remove_worker(w, cint, fen, loc, cbw, qscale)
         seq[w] = si[S_ARRIVALS]                                 # line 26: push w to Q
@@ -254,12 +263,10 @@ def _turn(net, hp, wo, syn, ct, st):
     elif si[S_QLEN] >= si[S_P]:                                 # line 8
         si[S_ROUNDS] += 1
         if si[S_COLD] != 0:                                     # the ECDF as the progress model sees it now
-            model = (model[0], model[1], emain[:si[S_MLEN]], model[3], model[4], model[5], ebuf[:si[S_BLEN]],
-                     si[S_MLEN] + si[S_BLEN], model[8])
-        if si[S_ERR] != 0:
-            _drawn_round(net, hp, wo, syn, ct, st, model)
+            _round(net, hp, wo, syn, ct, st, (model[0], model[1], st[17][:si[S_MLEN]], model[3], model[4], model[5],
+                                              st[18][:si[S_BLEN]], si[S_MLEN] + si[S_BLEN], model[8]))
         else:
-            _partial_round(net, hp, wo, syn, ct, st, model)
+            _round(net, hp, wo, syn, ct, st, model)
     if si[S_QLEN] >= si[S_P]:                                   # line 24: (re)start the Δt timeout
         ck.timer_set(net, hp, par_rest[0])
     elif ck.timer_pending(net):

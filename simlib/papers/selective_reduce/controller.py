@@ -306,8 +306,7 @@ class SelectiveReduceController(ControllerBase):
         else:
             si[compiled.S_COUNT] = c.count
             classes = (c.start, c.cint, c.bw, c.fen, c.loc, float(c.qscale))
-        # the model's arrays writable (a trace's samples are read-only): one compiled loop for warm and cold
-        model = tuple(np.require(f, requirements="W") if isinstance(f, np.ndarray) else f for f in self._spec())
+        model = self._spec()
         ecdf = self._cold_ecdf()
         parts = {"main": np.zeros(0), "buf": np.zeros(0)}
         if ecdf is not None:                        # the ECDF's sorted parts, with room to grow (NEED_ECDF)
