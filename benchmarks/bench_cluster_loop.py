@@ -5,7 +5,8 @@ the mnist1d ReLU MLP, lr 0.5, 4000 s cap, early stop), notebook-22-like trials
 (:func:`simlib.training.nine_systems.trial`: n = 8, HL 3, every Table 1 system, 1200 s cap, early stop) and
 notebook-16-like cluster runs (:func:`simlib.papers.cluster_scenario.run_trial`: all reduce, partial and
 selective reduce, n = 200, 100 s; and selective reduce alone at notebook 16's profile search settings:
-n = 40 and 200, Δt 0.01 and 0.1 s, the stored and a 3 s compute mean) with this checkout's code and with ``--rev``'s (extracted by
+n = 40 and 200, Δt 0.01 and 0.1 s, the stored and a 3 s compute mean; and its Figs. 11-12 runs, which notebook 13
+runs at Δt = 0.1 s: cold start and estimation errors drawn per decision, Δt 0.02 and 0.1 s) with this checkout's code and with ``--rev``'s (extracted by
 ``git archive`` into ``build/ab_<rev>``), in alternating subprocesses (``--repeats`` rounds, so load changes
 hit both alike).  Each subprocess warms up (numba compilation, data loading) and then times its trials in
 process CPU.  Prints the median CPU seconds of each side per group of trials and the old/new ratio, and
@@ -58,6 +59,12 @@ def groups(quick: bool, seeds: list[int], ns: list[int]) -> dict:
                              dict(scheme="selective", n=n, trace="transformer", duration_s=100.0, dt_s=dt,
                                   compute_mean_s=mean), sd)
                             for n in (40, 200) for dt in (0.01, 0.1) for mean in (None, 3.0) for sd in seeds],
+        "nb16 SR robustness": [("simlib.papers.cluster_scenario", "run_trial",
+                                dict(scheme="selective", n=n, trace="transformer", duration_s=100.0, dt_s=dt, cdf=cdf,
+                                     bw_error=e), sd)
+                               for n, cdf, e in ((40, "cold", 0.0), (200, "cold", 0.0), (200, "warm", 0.3),
+                                                 (200, "cold", 0.5))
+                               for dt in (0.02, 0.1) for sd in seeds],
     }
 
 

@@ -27,6 +27,13 @@ run) and checks every metric against the recorded value; exits 1 if any differs:
 
     python benchmarks/bench_selective.py --recorded 150
 
+``--census`` counts the committed selective-reduce rows of notebooks 12-16 (``data/results/1[2-6]_*.csv``) by
+the loop that runs them (the compiled loop, or the Python loop and why: ``cluster_kernel.supported``) and times
+``--per-kind`` random settings of each kind (one recorded trial each, full profile, process CPU of the run and its
+metrics, one warm process), so the rows' share of a notebook's CPU can be estimated:
+
+    python benchmarks/bench_selective.py --census --per-kind 6
+
 ``--previous DIR`` also times selective reduce with the simlib found in ``DIR`` (e.g.
 ``git archive <commit> | tar -x -C DIR``), in a separate process, for n <=
 ``--previous-max-n`` (the pre-issue-9 controller needs ~3 min at n = 5000), and prints
@@ -157,6 +164,58 @@ def check_recorded(k: int, path: Path = ROOT / "data" / "results" / "16_sr_profi
     return 1 if bad else 0
 
 
+CENSUS_FILES = ("12_sr_fig8-10", "12_sr_fig8-10_dt_reading", "12_sr_fig9-10_rescaled", "13_sr_fig11-12",
+                "13_sr_fig11-12_dt_reading", "14_sr_fig13-14", "14_sr_fig13-14_dt_reading", "15_sr_gaps",
+                "16_sr_profile_runs")
+
+
+def _setting_rows(path: Path):
+    """The selective-reduce rows of a committed sweep CSV as (flat params, trial) pairs, and its metric columns."""
+    import pandas as pd
+
+    df = pd.read_csv(path)
+    cols = list(df.columns)
+    setting_cols = cols[:cols.index("trial")]
+    sel = df[df.scheme == "selective"]
+    out = []
+    for _, r in sel.iterrows():
+        params = {c: r[c].item() if hasattr(r[c], "item") else r[c] for c in setting_cols if not pd.isna(r[c])}
+        params.update({c: int(params[c]) for c in ("n", "c") if c in params})
+        out.append((params, int(r.trial)))
+    return out
+
+
+def census(per_kind: int) -> int:
+    """``--census``: the committed selective rows of notebooks 12-16 by loop, and CPU per run of each kind."""
+    from simlib.papers.cluster_scenario import Scenario, build_cluster, run_metrics
+    from simlib.pipeline.sweep import trial_seed
+    from simlib.runtime import cluster_kernel
+
+    rng = np.random.default_rng(48)
+    print(f"committed selective rows of notebooks 12-16 by loop; CPU per run (process CPU of the run and its "
+          f"metrics, medians of up to {per_kind} random rows per kind, one warm process); "
+          f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; load average {os.getloadavg()[0]:.1f}")
+    print(f"{'file':>28} {'loop':>58} {'rows':>6} {'settings':>8} {'CPU s/run':>9} {'est. CPU s':>10}", flush=True)
+    for name in CENSUS_FILES:
+        kinds: dict[str, list] = {}
+        for params, trial in _setting_rows(ROOT / "data" / "results" / f"{name}.csv"):
+            sc = Scenario.from_params(params)
+            why = cluster_kernel.supported(build_cluster(sc, trial_seed(0, trial)))
+            kinds.setdefault("compiled" if why is None else f"python: {why[:50]}", []).append((sc, trial))
+        for kind, rows in sorted(kinds.items()):
+            pick = rng.choice(len(rows), size=min(per_kind, len(rows)), replace=False)
+            cpu = []
+            for i in pick:
+                sc, trial = rows[i]
+                t0 = time.process_time()
+                run_metrics(sc, build_cluster(sc, trial_seed(0, trial)).run())
+                cpu.append(time.process_time() - t0)
+            med = statistics.median(cpu)
+            n_set = len({repr(sorted(sc.to_params().items())) for sc, _ in rows})
+            print(f"{name:>28} {kind:>58} {len(rows):>6} {n_set:>8} {med:>9.3f} {med * len(rows):>10.1f}", flush=True)
+    return 0
+
+
 def time_previous(code: Path, n: int, seeds: list[int]) -> list[float]:
     res = subprocess.run([sys.executable, "-c", _TIMER, str(code), "selective", str(n), json.dumps(seeds)],
                          capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(code)})
@@ -173,6 +232,10 @@ def main(argv=None) -> int:
                     help="do not time the reference pass (the pre-E21 controller)")
     ap.add_argument("--reference-max-n", type=num_arg("--reference-max-n", int, lo=2), default=10000)
     ap.add_argument("--loops", action="store_true", help="the compiled vs the Python cluster loop (N14) instead")
+    ap.add_argument("--census", action="store_true",
+                    help="count notebooks 12-16's committed selective rows by loop and time each kind instead")
+    ap.add_argument("--per-kind", type=num_arg("--per-kind", int, lo=1), default=6,
+                    help="--census: settings timed per kind and file")
     ap.add_argument("--recorded", type=num_arg("--recorded", int, lo=1), default=None,
                     help="recompute this many committed selective-reduce rows of notebook 16 instead")
     args = ap.parse_args(argv)
@@ -186,6 +249,8 @@ def main(argv=None) -> int:
         return compare_loops(args.n, seeds)
     if args.recorded is not None:
         return check_recorded(args.recorded)
+    if args.census:
+        return census(args.per_kind)
     print(f"one run = 100 s of training, Transformer trace; median over {args.seeds} seeds; "
           f"{os.cpu_count()} cores; {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; "
           f"load average {os.getloadavg()[0]:.1f}")

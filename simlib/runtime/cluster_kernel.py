@@ -1032,11 +1032,13 @@ def supported(cluster) -> str | None:
 def _turns(ctrl) -> bool:
     """A controller served at its turns (MODE_TURNS): a paper's controller with its own compiled turn, which
     :mod:`simlib.runtime` does not import (layering).  It has ``compiled_turns_unsupported() -> str | None``
-    (why the compiled loop cannot run it, or None) and ``compiled_turns() -> (loop, state, finish)``: ``loop``
-    a compiled ``(net, hp, wo, syn, ct, state) -> status`` that calls :func:`run_to_turn` and takes each
+    (why the compiled loop cannot run it, or None) and ``compiled_turns() -> (loop, state, finish, handlers)``:
+    ``loop`` a compiled ``(net, hp, wo, syn, ct, state) -> status`` that calls :func:`run_to_turn` and takes each
     :data:`TURN` (with :func:`launch`, :func:`record_hold` and the timer's :func:`timer_set` /
-    :func:`timer_cancel`), ``finish(iv)`` writes its state back after the run (a Python callable; ``iv`` the
-    loop's integer scalars)."""
+    :func:`timer_cancel`), ``state()`` the turn's state for each call of ``loop`` (a Python callable: a handler
+    may replace its arrays), ``finish(iv)`` writes its state back after the run (a Python callable; ``iv`` the
+    loop's integer scalars), ``handlers`` ``{status: callable}`` serving the loop's own requests (statuses >
+    :data:`NEED_NEIGHBOURS`, returned between turns, :func:`~simlib.runtime.kernel_driver.drive`)."""
     return hasattr(ctrl, "compiled_turns") and hasattr(ctrl, "compiled_turns_unsupported")
 
 
@@ -1115,7 +1117,10 @@ def run_compiled(cluster) -> None:
     rng = ctrl.rng if ad else None
     rng_state = rng.bit_generator.state if ad else None
     adr = {"j": np.zeros(0, np.int64)}
-    loop, turn_state, finish = ctrl.compiled_turns() if mode == MODE_TURNS else (run_to_turn, None, None)
+    loop, turn_state, finish, turn_handlers = (ctrl.compiled_turns() if mode == MODE_TURNS
+                                               else (run_to_turn, None, None, {}))
+    if NEED_NEIGHBOURS in turn_handlers:
+        raise ValueError(f"a turns controller's status codes must differ from NEED_NEIGHBOURS = {NEED_NEIGHBOURS}")
 
     def more_neighbours():
         k = max(64, adr["j"].shape[0])
@@ -1141,7 +1146,7 @@ def run_compiled(cluster) -> None:
                       mem["w"], mem["it"]),
                 Ctl(queue, owner, done_buf, held, psleft, cur, stepbuf, sy["w"], sy["apply"], sy["ver"], oslot,
                     adr["j"], ce["w"], ce["t"], hold["t"], hold["w"]))
-        return loop(*args) if turn_state is None else loop(*args, turn_state)
+        return loop(*args) if turn_state is None else loop(*args, turn_state())
 
     def stalled():
         t = fs[F_INSTANT]
@@ -1151,7 +1156,7 @@ def run_compiled(cluster) -> None:
             f"sync (model size 0 and latency 0), or a delay below the clock's resolution at t "
             f"({math.ulp(t):.3g} s)")
 
-    drive(step, draws=draws, stalled=stalled, handlers={NEED_NEIGHBOURS: more_neighbours},
+    drive(step, draws=draws, stalled=stalled, handlers={NEED_NEIGHBOURS: more_neighbours, **turn_handlers},
           columns=[(heap, lambda: int(iv[I_NH]) + room, 64), (ce, lambda: int(iv[I_NCE]) + 1, 1024),
                    (sy, lambda: int(iv[I_NSYNC]) + n + 1, 256), (mem, lambda: int(iv[I_NMEM]) + n, 1024),
                    (hold, lambda: int(iv[I_NHOLD]) + n, 256)])

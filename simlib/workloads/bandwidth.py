@@ -21,7 +21,7 @@ import numpy as np
 from simlib.core.seeding import check_rng
 from simlib.core.validate import check_int, check_real
 
-__all__ = ["estimate_with_error", "error_estimator", "TimeVaryingBandwidth"]
+__all__ = ["estimate_with_error", "error_estimator", "ErrorEstimator", "TimeVaryingBandwidth"]
 
 
 def estimate_with_error(b, e: float, rng: np.random.Generator, *, floor: float = 1e6) -> np.ndarray:
@@ -38,14 +38,30 @@ def estimate_with_error(b, e: float, rng: np.random.Generator, *, floor: float =
     return _perturb(arr, e, rng, floor)
 
 
-def error_estimator(b, e: float, rng: np.random.Generator, *, floor: float = 1e6) -> Callable[[np.ndarray], np.ndarray]:
+def error_estimator(b, e: float, rng: np.random.Generator, *, floor: float = 1e6) -> "ErrorEstimator":
     """``estimate(ids)``: :func:`estimate_with_error` of ``b[ids]`` with fresh errors on every
     call (bits/s), the arguments checked once here rather than on every call (a controller
     asks at every scheduling round).  ``b``: 1-D array of true bandwidths (bits/s)."""
     arr, e, floor = _checked(b, e, rng, floor)
     if arr.ndim != 1:
         raise ValueError(f"b must be a 1-D array of bandwidths, got shape {arr.shape}")
-    return lambda ids: _perturb(arr[ids], e, rng, floor)
+    return ErrorEstimator(arr, e, rng, floor)
+
+
+@dataclass(frozen=True, eq=False)
+class ErrorEstimator:
+    """The callable :func:`error_estimator` returns: ``self(ids)`` is ``b[ids] + b[ids] e x`` with
+    ``x = rng.uniform(-1, 1, size=len(ids))`` drawn afresh, positive entries floored at ``floor``
+    (bits/s).  Its fields (already checked) let a compiled caller draw the same values: one
+    ``next_double`` u of ``rng`` per id, x = -1 + 2 u (numpy's ``uniform``)."""
+
+    b: np.ndarray                   # true bandwidths (bits/s), finite, >= 0
+    e: float                        # error scale, >= 0
+    rng: np.random.Generator
+    floor: float                    # bits/s, > 0
+
+    def __call__(self, ids) -> np.ndarray:
+        return _perturb(self.b[ids], self.e, self.rng, self.floor)
 
 
 def _checked(b, e, rng, floor) -> tuple[np.ndarray, float, float]:

@@ -630,6 +630,14 @@ class OnlineECDF:
         without merging or copying the main one (for compiled CDF evaluation; do not modify)."""
         return self._main, np.asarray(self._buf, dtype=float)
 
+    def set_sorted_parts(self, main: np.ndarray, buf: np.ndarray) -> None:
+        """Make the observations the union of two sorted arrays (s), in the form :meth:`sorted_parts`
+        returns: ``buf`` the recent ones the next :meth:`observe` inserts into, ``main`` the merged rest
+        (how a compiled loop that observed for this ECDF hands its state back; not checked)."""
+        self._main = np.array(main, dtype=float)
+        self._buf = np.asarray(buf, dtype=float).tolist()
+        self._count = self._main.size + len(self._buf)
+
     def samples(self) -> np.ndarray:
         """All observations so far, sorted ascending (a copy, seconds)."""
         self._maybe_merge(force=True)

@@ -15,11 +15,19 @@ sequence numbers, the events and the log are the Python loop's bit for bit
 
 This module imports the runtime's kernel (downward); the runtime reaches it only through the
 controller's ``compiled_turns()`` (no import of a paper).  Covered: fixed bandwidth estimates (no error,
-or one error draw per run), a progress model evaluated in the compiled pass that does not learn (the
-warm ``paper`` / ``conditional`` models, the oracle), no ``observe``; anything else stays on the Python
-loop (:meth:`SelectiveReduceController.compiled_turns_unsupported` says why).
+or one error draw per run) and estimates with an error drawn afresh per decision
+(:class:`~simlib.workloads.bandwidth.ErrorEstimator`: its generator's uniform draws taken ahead in blocks,
+:data:`NEED_ERRORS`, used in the Python turn's order, and the generator put back afterwards to the state
+the Python loop leaves); a progress model evaluated in the compiled pass, warm (``paper`` /
+``conditional`` over a trace, the oracle) or cold (the same models over the
+:class:`~simlib.workloads.traces.OnlineECDF` that ``observe`` feeds: its two sorted parts kept here
+as the ECDF keeps them, :data:`NEED_ECDF` when they need room, and handed back after the run); anything
+else (another callable estimate or ``observe``, a Python progress model) stays on the Python loop
+(:meth:`SelectiveReduceController.compiled_turns_unsupported` says why).
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit
@@ -29,21 +37,86 @@ from simlib.runtime import cluster_kernel as ck
 
 from . import incremental, kernels
 
-__all__ = ["turns_loop", "turn_state", "N_SI"]
+__all__ = ["turns_loop", "turn_state", "N_SI", "NEED_ERRORS", "NEED_ECDF", "ecdf_observe"]
 
-# si: the controller's integer scalars
+# si: the controller's integer scalars; S_ERR: estimates drawn per decision (the queue in arrival order at
+# qids[0:qlen]), S_UPOS / S_ULEN: the next unused and the number of uniform draws in ``ubuf``; S_COLD: the
+# progress model's ECDF learned here, S_MLEN / S_BLEN its sorted parts' lengths in ``emain`` / ``ebuf``
 (S_QHEAD, S_QLEN, S_ARRIVALS, S_K, S_ROUNDS, S_FALLBACK, S_STALE, S_DONE, S_COUNT, S_P, S_C, S_N, S_CLS,
- S_INCR) = range(14)
-N_SI = 14
+ S_INCR, S_ERR, S_UPOS, S_ULEN, S_COLD, S_MLEN, S_BLEN) = range(20)
+N_SI = 20
+#: statuses of :func:`turns_loop` (between turns): fewer than n uniform draws left for the per-decision
+#: error (``ubuf``), or no room for one more observation in the ECDF's parts (``emain``, ``ebuf``)
+NEED_ERRORS, NEED_ECDF = ck.NEED_NEIGHBOURS + 1, ck.NEED_NEIGHBOURS + 2
+#: OnlineECDF's smallest buffer before a merge (``OnlineECDF._MIN_BUFFER``)
+ECDF_MIN_BUFFER = 64
 
 
-def turn_state(si, par_rest, model, queue, holding, bw_all, bufs, classes) -> tuple:
+def turn_state(si, par_rest, model, queue, holding, bw_all, bufs, classes, ecdf, error) -> tuple:
     """The tuple :func:`turns_loop` takes: ``si`` (int64, ``S_*``), ``par_rest`` the pass's
-    :class:`~.kernels.PassParams` fields after ``now``, ``model`` a :class:`~.kernels.CdfModel`'s fields,
-    ``queue`` (ids, bandwidths, held flags by position, arrival numbers), ``holding``, ``bw_all`` the fixed
-    estimates (bits/s), ``bufs`` the work buffers (float, int), ``classes`` (start, cint, bw, fen, loc,
-    qscale) of :class:`~.incremental.Classes` (empty arrays where there are none)."""
-    return (si, tuple(par_rest), tuple(model), *queue, holding, bw_all, *bufs, *classes)
+    :class:`~.kernels.PassParams` fields after ``now``, ``model`` a :class:`~.kernels.CdfModel`'s fields
+    (cold start: the fields the ECDF does not change), ``queue`` (ids, bandwidths, held flags by position,
+    arrival numbers), ``holding``, ``bw_all`` the fixed estimates or the last drawn ones (bits/s), ``bufs``
+    the work buffers (float, int), ``classes`` (start, cint, bw, fen, loc, qscale) of
+    :class:`~.incremental.Classes` (empty arrays where there are none), ``ecdf`` (main, buffer) the cold
+    start's sorted parts (s), ``error`` (true bandwidths (bits/s), uniform draws, [e, floor (bits/s)])
+    of the per-decision error (empty arrays where not used)."""
+    return (si, tuple(par_rest), tuple(model), *queue, holding, bw_all, *bufs, *classes, *ecdf, *error)
+
+
+@njit(cache=True)
+def _isqrt(k):
+    """``math.isqrt(k)`` for k >= 0."""
+    r = int(math.sqrt(k))
+    while r * r > k:
+        r -= 1
+    while (r + 1) * (r + 1) <= k:
+        r += 1
+    return r
+
+
+@njit(cache=True)
+def ecdf_observe(emain, ebuf, si, x):
+    """``OnlineECDF.observe(x)`` on its sorted parts ``emain[:si[S_MLEN]]`` and ``ebuf[:si[S_BLEN]]``: x
+    inserted into the buffer after equal values (``bisect.insort``), the buffer merged into the main part
+    once longer than max(64, isqrt(count)); room for one more in each (:data:`NEED_ECDF`)."""
+    m, b = si[S_MLEN], si[S_BLEN]
+    i = np.searchsorted(ebuf[:b], x, side="right")
+    for j in range(b, i, -1):
+        ebuf[j] = ebuf[j - 1]
+    ebuf[i] = x
+    b += 1
+    if b > max(ECDF_MIN_BUFFER, _isqrt(m + b)):                # np.insert of the buffer: a sorted merge
+        k = m + b - 1
+        i, j = m - 1, b - 1
+        while j >= 0:
+            if i >= 0 and emain[i] > ebuf[j]:
+                emain[k] = emain[i]
+                i -= 1
+            else:
+                emain[k] = ebuf[j]
+                j -= 1
+            k -= 1
+        m += b
+        b = 0
+    si[S_MLEN], si[S_BLEN] = m, b
+
+
+@njit(cache=True)
+def _drawn_estimates(si, ids, count, btrue, ubuf, ef):
+    """``ErrorEstimator(ids[:count])`` (:func:`~simlib.workloads.bandwidth.error_estimator`, bits/s): b + b e x
+    with x = -1 + 2 u (numpy's ``uniform(-1, 1)``) for the next unused draws u of ``ubuf``, positive b floored."""
+    e, floor = ef[0], ef[1]
+    est = np.empty(count)
+    pos = si[S_UPOS]
+    for i in range(count):
+        a = btrue[ids[i]]
+        v = a + a * e * (-1.0 + 2.0 * ubuf[pos + i])
+        if a > 0.0 and not v >= floor:
+            v = floor
+        est[i] = v
+    si[S_UPOS] = pos + count
+    return est
 
 
 @njit(cache=True)
@@ -56,10 +129,57 @@ def _launch(net, hp, wo, syn, ct, si, holding, group, kind):
 
 
 @njit(cache=True)
-def _partial_round(net, hp, wo, syn, ct, st):
+def _drawn_round(net, hp, wo, syn, ct, st, model):
+    """``SelectiveReduceController._partial_round`` with estimates drawn per decision (Alg. 3 lines 9-22):
+    line 9's estimates of the queue in arrival order then the workers in training (by id), BAG's sort of
+    the queue by them, the reference pass; the launched workers leave the queue, which stays in arrival order."""
+    si, par_rest, qids, holding, bw_all, fbuf, ibuf = st[0], st[1], st[3], st[7], st[8], st[9], st[10]
+    btrue, ubuf, ef = st[19], st[20], st[21]
+    qlen = si[S_QLEN]
+    phase = wo.phase
+    n = phase.shape[0]
+    ids = np.empty(n, np.int64)
+    ids[:qlen] = qids[:qlen]
+    m = qlen
+    for w in range(n):                                          # Cluster.training_workers()
+        if phase[w] == ck.COMPUTING:
+            ids[m] = w
+            m += 1
+    est = _drawn_estimates(si, ids, m, btrue, ubuf, ef)
+    order = np.argsort(-est[:qlen], kind="mergesort")
+    q_ids = ids[:qlen][order]
+    q_bw = est[:qlen][order]
+    for i in range(qlen, m):
+        bw_all[ids[i]] = est[i]
+    par = (net.fs[ck.F_NOW],) + par_rest
+    n_runs, n_launch, n_new = kernels.round_plan((wo.phase, bw_all, wo.cstart, wo.cfin), q_ids, q_bw, holding, par,
+                                                 model, fbuf, ibuf)
+    keep = np.ones(qlen if n_launch else 0, np.bool_)
+    if n_launch:
+        for r in range(n_runs):
+            if ibuf[kernels.I_RUN_LAUNCH, r]:
+                s, e = ibuf[kernels.I_RUN_S, r], ibuf[kernels.I_RUN_E, r]
+                keep[s:e] = False
+                _launch(net, hp, wo, syn, ct, si, holding, q_ids[s:e], ck.KIND_PARTIAL)
+    if n_new:
+        ck.record_hold(net, ct, ibuf[kernels.I_HOLD, :n_new])
+    if n_launch:                                                # line 18: pop the launched workers
+        m = 0
+        keep_fifo = np.empty(qlen, np.bool_)
+        for i in range(qlen):
+            keep_fifo[order[i]] = keep[i]
+        for i in range(qlen):
+            if keep_fifo[i]:
+                qids[m] = ids[i]
+                m += 1
+        si[S_QLEN] = m
+
+
+@njit(cache=True)
+def _partial_round(net, hp, wo, syn, ct, st, model):
     """``SelectiveReduceController._partial_round`` with fixed estimates (Alg. 3 lines 9-22)."""
-    (si, par_rest, model, qids, qbw, qheld, seq, holding, bw_all, fbuf, ibuf, cstart, cint, cbw, fen, loc,
-     qscale) = st
+    (si, par_rest, _, qids, qbw, qheld, seq, holding, bw_all, fbuf, ibuf, cstart, cint, cbw, fen, loc,
+     qscale) = st[:17]
     h, qlen = si[S_QHEAD], si[S_QLEN]
     q_ids, q_bw, q_held = qids[h:h + qlen], qbw[h:h + qlen], qheld[h:h + qlen]
     par = (net.fs[ck.F_NOW],) + par_rest
@@ -100,23 +220,38 @@ def _partial_round(net, hp, wo, syn, ct, st):
 
 
 @njit(cache=True)
+def _round(net, hp, wo, syn, ct, st, model):
+    """Lines 9-22 with the progress model ``model``: estimates drawn now or fixed."""
+    if st[0][S_ERR] != 0:
+        _drawn_round(net, hp, wo, syn, ct, st, model)
+    else:
+        _partial_round(net, hp, wo, syn, ct, st, model)
+
+
+@njit(cache=True)
 def _turn(net, hp, wo, syn, ct, st):
     """One turn of the controller: ``on_ready(iv[I_TURN], ...)`` or, for -1, ``_on_timeout()``; then
     ``process()`` (lines 5-22) and ``_arm()`` (line 24).  ``on_sync_done`` (the classes go stale) is
     applied first for every sync that ended since the last turn."""
     (si, par_rest, model, qids, qbw, qheld, seq, holding, bw_all, fbuf, ibuf, cstart, cint, cbw, fen, loc,
-     qscale) = st
+     qscale) = st[:17]
     iv = net.iv
     if si[S_CLS] != 0 and iv[ck.I_NDONE] != si[S_DONE]:
         si[S_STALE] = 1
     si[S_DONE] = iv[ck.I_NDONE]
     w = iv[ck.I_TURN]
     if w >= 0:                                                  # on_ready
+        if si[S_COLD] != 0:                                     # observe(compute_time): the cold start's ECDF
+            ecdf_observe(st[17], st[18], si, net.fs[ck.F_NOW] - wo.cstart[w])
         if si[S_CLS] != 0 and si[S_STALE] == 0:                 # w left S
             incremental.remove_worker(w, cint, fen, loc, cbw, qscale)
         seq[w] = si[S_ARRIVALS]                                 # line 26: push w to Q
         si[S_ARRIVALS] += 1
-        si[S_QHEAD], si[S_QLEN] = kernels.queue_insert(qids, qbw, qheld, si[S_QHEAD], si[S_QLEN], w, bw_all[w])
+        if si[S_ERR] != 0:
+            qids[si[S_QLEN]] = w
+            si[S_QLEN] += 1
+        else:
+            si[S_QHEAD], si[S_QLEN] = kernels.queue_insert(qids, qbw, qheld, si[S_QHEAD], si[S_QLEN], w, bw_all[w])
     c = si[S_C]
     if c > 0 and si[S_K] % c == 0:
         if si[S_QLEN] == si[S_N]:                               # lines 5-7, the queue in arrival order
@@ -127,7 +262,11 @@ def _turn(net, hp, wo, syn, ct, st):
             _launch(net, hp, wo, syn, ct, si, holding, group, ck.KIND_FULL)
     elif si[S_QLEN] >= si[S_P]:                                 # line 8
         si[S_ROUNDS] += 1
-        _partial_round(net, hp, wo, syn, ct, st)
+        if si[S_COLD] != 0:                                     # the ECDF as the progress model sees it now
+            _round(net, hp, wo, syn, ct, st, (model[0], model[1], st[17][:si[S_MLEN]], model[3], model[4], model[5],
+                                              st[18][:si[S_BLEN]], si[S_MLEN] + si[S_BLEN], model[8]))
+        else:
+            _round(net, hp, wo, syn, ct, st, model)
     if si[S_QLEN] >= si[S_P]:                                   # line 24: (re)start the Δt timeout
         ck.timer_set(net, hp, par_rest[0])
     elif ck.timer_pending(net):
@@ -138,7 +277,12 @@ def _turn(net, hp, wo, syn, ct, st):
 def turns_loop(net, hp, wo, syn, ct, st):
     """The compiled cluster loop with the controller's turns (the ``loop`` of ``compiled_turns()``):
     :func:`~simlib.runtime.cluster_kernel.run_to_turn`'s status, taking each turn (:func:`_turn`)."""
+    si, emain, ebuf, ubuf = st[0], st[17], st[18], st[20]
     while True:
+        if si[S_ERR] != 0 and si[S_ULEN] - si[S_UPOS] < si[S_N]:     # a turn draws at most n
+            return NEED_ERRORS
+        if si[S_COLD] != 0 and (si[S_MLEN] + si[S_BLEN] + 1 > emain.shape[0] or si[S_BLEN] + 1 > ebuf.shape[0]):
+            return NEED_ECDF                                             # a turn observes at most once
         status = ck.run_to_turn(net, hp, wo, syn, ct)
         if status != ck.TURN:
             return status

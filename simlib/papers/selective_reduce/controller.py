@@ -16,9 +16,12 @@ import numpy as np
 from simlib.core.validate import check_array, check_int
 from simlib.runtime.cluster import COMPUTING
 from simlib.runtime.controller import ControllerBase
+from simlib.workloads.bandwidth import ErrorEstimator
+from simlib.workloads.traces import OnlineECDF
 
 from . import incremental, kernels
 from .algorithms import _base_size, _call_completion_prob
+from .progress import ConditionalProgress, TraceProgress
 
 __all__ = ["SelectiveReduceController"]
 
@@ -255,21 +258,39 @@ class SelectiveReduceController(ControllerBase):
             self._qids[h:h + rest.size] = rest
 
     # ----------------------------------------------------------- the compiled cluster loop (decision N14)
+    def _cold_ecdf(self) -> OnlineECDF | None:
+        """The cold start's ECDF (cdf 'cold'): the :class:`OnlineECDF` of a built-in progress model that
+        ``observe`` feeds and nothing else; else None."""
+        d = getattr(self.progress, "dist", None)
+        if (type(d) is OnlineECDF and type(self.progress) in (TraceProgress, ConditionalProgress)
+                and self.observe == d.observe):
+            return d
+        return None
+
     def compiled_turns_unsupported(self) -> str | None:
         """Why the compiled cluster loop cannot take this controller's turns (:mod:`.compiled`), or None."""
+        est = self.bandwidth_estimate
         if self._fixed_bw is None:
-            return "selective reduce with bandwidth estimates drawn per decision (a callable estimate)"
-        if self.observe is not None or self._fixed_spec is None:
-            return "selective reduce with a progress model that learns during the run (cdf 'cold')"
-        if self._fixed_spec.kind == kernels.KIND_CALLBACK:
+            if type(est) is not ErrorEstimator:
+                return "selective reduce with bandwidth estimates from a callable other than error_estimator's"
+            with np.errstate(over="ignore"):
+                if not (est.b > 0.0).all() or not np.isfinite(est.b * est.e).all():
+                    return ("selective reduce with estimates drawn per decision of a zero bandwidth or with an error "
+                            "scale e whose b e overflows")
+        cold = self._cold_ecdf()
+        if (self.observe is not None or self._fixed_spec is None) and cold is None:
+            return "selective reduce with a progress model that learns during the run other than cdf 'cold'"
+        if self._spec().kind == kernels.KIND_CALLBACK:
             return "selective reduce with a Python progress model"
         return None
 
     def compiled_turns(self):
-        """``(loop, state, finish)`` for :func:`simlib.runtime.cluster_kernel.run_compiled`: the compiled loop
-        with this controller's turn (:func:`.compiled.turns_loop`), the turn's state (this controller's own
-        arrays, changed in place) and ``finish(iv)``, which writes its scalars back after the run (``iv``: the
-        loop's integer scalars; the timer is left unset: the run is over)."""
+        """``(loop, state, finish, handlers)`` for :func:`simlib.runtime.cluster_kernel.run_compiled`: the
+        compiled loop with this controller's turn (:func:`.compiled.turns_loop`), ``state()`` the turn's state
+        (this controller's own arrays, changed in place, with the cold start's ECDF parts and the per-decision
+        error's draws), ``finish(iv)``, which writes its scalars, the ECDF and the error generator's state back
+        after the run (``iv``: the loop's integer scalars; the timer is left unset: the run is over), and the
+        handlers of the loop's requests (:data:`.compiled.NEED_ERRORS`, :data:`.compiled.NEED_ECDF`)."""
         from . import compiled
         si = np.zeros(compiled.N_SI, np.int64)
         si[[compiled.S_QHEAD, compiled.S_QLEN, compiled.S_ARRIVALS, compiled.S_K, compiled.S_P, compiled.S_N]] = (
@@ -285,8 +306,43 @@ class SelectiveReduceController(ControllerBase):
         else:
             si[compiled.S_COUNT] = c.count
             classes = (c.start, c.cint, c.bw, c.fen, c.loc, float(c.qscale))
-        state = compiled.turn_state(si, self._par[1:], self._fixed_spec, (self._qids, self._qbw, self._qheld, self._seq),
-                                    self._holding, self._bw_all, (self._fbuf, self._ibuf), classes)
+        model = self._spec()
+        ecdf = self._cold_ecdf()
+        parts = {"main": np.zeros(0), "buf": np.zeros(0)}
+        if ecdf is not None:                        # the ECDF's sorted parts, with room to grow (NEED_ECDF)
+            si[compiled.S_COLD] = 1
+            main, buf = ecdf.sorted_parts()
+            si[compiled.S_MLEN], si[compiled.S_BLEN] = main.size, buf.size
+
+            def more_room():
+                m, b = int(si[compiled.S_MLEN]), int(si[compiled.S_BLEN])
+                grown = {"main": np.empty(max(2 * parts["main"].size, m + b + 1024)),
+                         "buf": np.empty(max(2 * parts["buf"].size, b + 1 + compiled.ECDF_MIN_BUFFER))}
+                grown["main"][:m] = parts["main"][:m]
+                grown["buf"][:b] = parts["buf"][:b]
+                parts.update(grown)
+            parts.update(main=main, buf=buf)
+            more_room()
+        est = self.bandwidth_estimate
+        draws = {"u": np.zeros(0), "used": 0, "state": None}
+        error = (np.zeros(0), draws["u"], np.zeros(2))
+        if self._fixed_bw is None:                  # per-decision error: the generator's uniforms in blocks
+            si[compiled.S_ERR] = 1
+            draws["state"] = est.rng.bit_generator.state
+            draws["u"] = np.empty(max(256 * self.cluster.n, 4096))
+            error = (est.b, draws["u"], np.array([est.e, est.floor]))
+
+            def more_errors():
+                u, pos, end = draws["u"], int(si[compiled.S_UPOS]), int(si[compiled.S_ULEN])
+                draws["used"] += pos
+                u[:end - pos] = u[pos:end]
+                u[end - pos:] = est.rng.random(u.size - (end - pos))
+                si[compiled.S_UPOS], si[compiled.S_ULEN] = 0, u.size
+
+        def state():
+            return compiled.turn_state(si, self._par[1:], model, (self._qids, self._qbw, self._qheld, self._seq),
+                                       self._holding, self._bw_all, (self._fbuf, self._ibuf), classes,
+                                       (parts["main"], parts["buf"]), error)
 
         def finish(iv):
             self._qhead, self._qlen, self._arrivals, self.k = (int(si[i]) for i in (
@@ -298,7 +354,16 @@ class SelectiveReduceController(ControllerBase):
             self._timer = None
             if si[compiled.S_ROUNDS] > 0:
                 self.cluster.count("controller_rounds", int(si[compiled.S_ROUNDS]))
-        return compiled.turns_loop, state, finish
+            if ecdf is not None:
+                ecdf.set_sorted_parts(parts["main"][:si[compiled.S_MLEN]], parts["buf"][:si[compiled.S_BLEN]])
+            if draws["state"] is not None:          # the generator as the Python loop leaves it: `used` draws on
+                _advance_generator(est.rng, draws["state"], draws["used"] + int(si[compiled.S_UPOS]))
+        handlers = {}
+        if ecdf is not None:
+            handlers[compiled.NEED_ECDF] = more_room
+        if self._fixed_bw is None:
+            handlers[compiled.NEED_ERRORS] = more_errors
+        return compiled.turns_loop, state, finish, handlers
 
     def _launch(self, group: list[int], kind: str) -> None:
         self._holding[group] = False
@@ -315,3 +380,19 @@ class SelectiveReduceController(ControllerBase):
         elif self._timer is not None:
             self._timer.cancel()
             self._timer = None
+
+
+def _advance_generator(rng: np.random.Generator, state: dict, k: int) -> None:
+    """Put ``rng`` in the state ``k`` calls of ``next_double`` (``random()``) take it to from ``state``: PCG64's
+    ``advance`` (one 64-bit step a double; its cached 32-bit half as in ``state``), else the draws themselves."""
+    bg = rng.bit_generator
+    bg.state = state
+    if type(bg) is np.random.PCG64:
+        bg.advance(k)
+        now = bg.state
+        now["has_uint32"], now["uinteger"] = state["has_uint32"], state["uinteger"]
+        bg.state = now
+        return
+    while k > 0:
+        rng.random(min(k, 1 << 20))
+        k -= min(k, 1 << 20)

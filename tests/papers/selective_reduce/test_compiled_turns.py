@@ -3,8 +3,10 @@ the same log (syncs, holds, counters), worker arrays, clock, event count, weight
 state, on seeded random settings and on the notebooks' own scenarios."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from simlib.papers.cluster_scenario import Scenario, build_cluster, run_metrics
+from simlib.papers.selective_reduce import compiled
 from simlib.papers.selective_reduce.controller import SelectiveReduceController
 from simlib.papers.selective_reduce.kernels import KIND_CALLBACK
 from simlib.papers.selective_reduce.progress import make_progress
@@ -12,19 +14,26 @@ from simlib.papers.selective_reduce.scenario import _bandwidth_estimator
 from simlib.pipeline.sweep import trial_seed
 from simlib.runtime import cluster_kernel as ck
 from simlib.runtime.cluster import Cluster, ComputeTimes
-from simlib.workloads.traces import Trace
+from simlib.workloads.bandwidth import ErrorEstimator
+from simlib.workloads.traces import OnlineECDF, Trace
 from tests.runtime.test_cluster_kernel import RecordingRule, _random_setting
 
 
 def _selective(s: dict, bw, rng) -> SelectiveReduceController:
     """Seed 000's controller: Δt, θ, η, c, the progress model, fixed or per-decision estimates with error, the
-    incremental pass or the reference."""
+    incremental pass or the reference, and (``cold``) the model over an ECDF learned during the run (cold
+    start, observations before the run as ``prior_obs``)."""
     dt, theta, eta, c, model, err, redraw, incr = s["sr"]
     trace = Trace("test", np.random.default_rng(s["seed"] + 3).lognormal(np.log(s["mean"]), 0.5, size=200))
+    observe = None
+    if s.get("cold"):
+        trace = OnlineECDF()
+        trace.observe_many(s.get("prior_obs", []))
+        observe = trace.observe
     est = _bandwidth_estimator(np.asarray(bw, float), err, redraw, np.random.default_rng(s["seed"] + 5))
     ctrl = SelectiveReduceController(max(1, min(s["p"] or 2, s["n"])), eta, theta, dt, s["bits"],
                                      progress=make_progress(model, trace), bandwidth_estimate=est, alpha=s["alpha"],
-                                     c=c)
+                                     c=c, observe=observe)
     ctrl.incremental = incr
     return ctrl
 
@@ -60,10 +69,14 @@ def _random_sr_setting(k: int) -> dict:
 
 def _state(c: Cluster, rule) -> tuple:
     ctrl = c.controller
+    dist, est = getattr(ctrl.progress, "dist", None), ctrl.bandwidth_estimate
     return (repr(c.log), c.phase.tolist(), c.iterations.tolist(), c.compute_start.tolist(), c.compute_finish.tolist(),
             np.nan_to_num(c.ready_time, nan=-1.0).tolist(), c.sim.now, c.sim.events_run, c.sim._seq,
             None if rule is None else rule.calls, ctrl.k, ctrl.queue, ctrl._holding.tolist(), ctrl.fallback_rounds,
-            ctrl._arrivals)
+            ctrl._arrivals,
+            # the cold start's ECDF (its parts as the Python loop leaves them) and the error's generator
+            [a.tolist() for a in dist.sorted_parts()] + [dist.count] if isinstance(dist, OnlineECDF) else None,
+            str(est.rng.bit_generator.state) if isinstance(est, ErrorEstimator) else None)
 
 
 def _run_both(setting: dict) -> list:
@@ -102,11 +115,60 @@ def test_the_random_settings_reach_holds_timeouts_full_syncs_and_fallbacks():
     assert holds > 0 and full > 0 and rounds > 0 and fallback > 0 and solo > 0 and timeouts > 0
 
 
+@settings(max_examples=25, deadline=None)
+@given(k=st.integers(0, 10**6), cold=st.booleans(), err=st.sampled_from([0.0, 0.2, 0.5, 1.0, 3.0]),
+       model=st.sampled_from(["paper", "conditional"]), prior=st.sampled_from([0, 0, 5, 300]))
+def test_cold_start_and_per_decision_errors_on_the_compiled_loop_equal_the_python_loop(k, cold, err, model, prior):
+    """The settings brought onto the compiled loop (notebook 13's robustness runs and their twins in notebook 16):
+    the progress model over an ECDF learned during the run (cold start, empty or already holding observations:
+    a few, or enough to merge at once) and estimates with an error drawn afresh at every decision (e up to 3:
+    estimates floored), alone or together: the same log, worker arrays, clock, controller state, ECDF and
+    error generator as the Python loop."""
+    s = _random_sr_setting(k)
+    if not cold and err == 0.0:
+        err = 0.3
+    dt, theta, eta, c, _, _, _, incr = s["sr"]
+    s.update(sr=(dt, theta, eta, c, model, err, "decision", incr), cold=cold,
+             prior_obs=np.random.default_rng(k).lognormal(np.log(s["mean"]), 0.5, size=prior).tolist())
+    c = _cluster(s)
+    assert ck.supported(c) is None
+    py, comp = _run_both(s)
+    assert comp == py
+
+
+def test_the_moved_settings_reach_merges_refills_and_floors():
+    """What the cold start's ECDF and the per-decision error must get right on the compiled loop: merges of the
+    ECDF's buffer, more room for its parts (NEED_ECDF), refills of the error's draws (NEED_ERRORS), floored
+    estimates, holds and launches; and the drawn estimates change the schedule (against the exact ones)."""
+    s = dict(_random_sr_setting(0), n=150, duration=30.0, mean=0.3, bits=8e8, cold=True,
+             sr=(0.1, 1.0, 0.3, None, "paper", 3.0, "decision", True))
+    c = _cluster(s)
+    loop, state, finish, handlers = c.controller.compiled_turns()
+    served = dict.fromkeys(handlers, 0)
+
+    def counting(code, fn):
+        def serve():
+            served[code] += 1
+            fn()
+        return serve
+    c.controller.compiled_turns = lambda: (loop, state, finish, {k: counting(k, f) for k, f in handlers.items()})
+    log = c.run(engine="compiled")
+    assert len(served) == 2 and served[compiled.NEED_ECDF] > 0 and served[compiled.NEED_ERRORS] > 1
+    assert c.controller.progress.dist.count == sum(len(t) for t in log.compute_end) > 1000
+    assert len(log.holds) > 0 and len(log.syncs) > 0
+    est = c.controller.bandwidth_estimate
+    assert (est(np.arange(s["n"])) == est.floor).any()              # e = 3: some estimates floored
+    exact = _cluster(dict(s, sr=s["sr"][:5] + (0.0,) + s["sr"][6:])).run(engine="compiled")
+    assert repr(exact.syncs) != repr(log.syncs)
+
+
 SCENARIOS = [dict(scheme="selective", n=40, dt_s=0.01), dict(scheme="selective", n=80, dt_s=0.1, compute_mean_s=3.0),
              dict(scheme="selective", n=60, theta=20.0, eta=0.6, trace="cnn"),
              dict(scheme="selective", n=50, bw_error=0.3, bw_error_redraw="run", lam=0.2, alpha_s=0.0),
              dict(scheme="selective", n=40, progress_model="oracle", c=5, p=0.1),
-             dict(scheme="selective", n=40, progress_model="conditional", tx_form="eq2", base_rule="pseudocode")]
+             dict(scheme="selective", n=40, progress_model="conditional", tx_form="eq2", base_rule="pseudocode"),
+             dict(scheme="selective", n=60, cdf="cold"), dict(scheme="selective", n=50, bw_error=0.4),
+             dict(scheme="selective", n=40, bw_error=0.2, cdf="cold", progress_model="conditional", c=7)]
 
 
 @pytest.mark.parametrize("params", SCENARIOS)
@@ -122,22 +184,33 @@ def test_notebook_scenarios_give_the_same_metrics_and_log(params):
 
 
 def test_uncovered_controllers_name_their_reason_and_auto_takes_the_python_loop(monkeypatch):
-    """Estimates drawn per decision, a learning progress model (cold start), a Python progress model, another
-    ring model: not covered, with the reason; ``auto`` runs them on the Python loop, ``compiled`` refuses."""
+    """Estimates from another callable or of a zero bandwidth, a progress model that learns other than the cold
+    start's ECDF, a Python progress model, another ring model: not covered, with the reason; ``auto`` runs them
+    on the Python loop, ``compiled`` refuses."""
     s = _random_sr_setting(2)
     per_decision = dict(s, sr=(0.1, 1.0, 0.3, None, "paper", 0.2, "decision", True))
-    assert "drawn per decision" in ck.supported(_cluster(per_decision))
+    assert ck.supported(_cluster(per_decision)) is None
+    other = _cluster(per_decision)
+    other.controller.bandwidth_estimate = lambda ids: np.full(len(ids), 1e9)
+    assert "callable other than" in ck.supported(other)
+    zero = _cluster(per_decision)
+    zero.controller.bandwidth_estimate.b[0] = 0.0
+    assert "zero bandwidth" in ck.supported(zero)
     assert "ring_model 'rounds'" in ck.supported(_cluster(s, ring_model="rounds"))
     cold = Scenario.from_params(dict(scheme="selective", n=20, duration_s=5.0, cdf="cold"))
-    assert "learns" in ck.supported(build_cluster(cold, 0))
+    assert ck.supported(build_cluster(cold, 0)) is None
+    learns = build_cluster(cold, 0)
+    learns.controller.observe = lambda x: None                  # an ECDF fed by someone else
+    assert "learns" in ck.supported(learns)
     python_model = _cluster(s)
     python_model.controller._fixed_spec = python_model.controller._fixed_spec._replace(kind=KIND_CALLBACK)
+    python_model.controller._spec = lambda: python_model.controller._fixed_spec
     assert "Python progress model" in ck.supported(python_model)
     calls = []
     monkeypatch.setattr(ck, "run_compiled", lambda cl: calls.append(cl))
-    _cluster(per_decision).run(engine="auto")
-    assert calls == []
-    with pytest.raises(ValueError, match="drawn per decision"):
-        _cluster(per_decision).run(engine="compiled")
     _cluster(s).run(engine="auto")
     assert len(calls) == 1
+    other.run(engine="auto")
+    assert len(calls) == 1
+    with pytest.raises(ValueError, match="callable other than"):
+        other.run(engine="compiled")
