@@ -129,6 +129,23 @@ def _launch(net, hp, wo, syn, ct, si, holding, group, kind):
 
 
 @njit(cache=True)
+def _launch_planned(net, hp, wo, syn, ct, si, holding, q_ids, ibuf, n_runs, n_launch, n_new):
+    """Launch the runs of ``q_ids`` (the queue in plan order) that the round's plan in ``ibuf`` marks (Alg. 3
+    lines 13-17) and record its ``n_new`` new holds; returns which queue positions stay (all of them, as an
+    empty array, when nothing launched)."""
+    keep = np.ones(q_ids.shape[0] if n_launch else 0, np.bool_)
+    if n_launch:
+        for r in range(n_runs):
+            if ibuf[kernels.I_RUN_LAUNCH, r]:
+                s, e = ibuf[kernels.I_RUN_S, r], ibuf[kernels.I_RUN_E, r]
+                keep[s:e] = False
+                _launch(net, hp, wo, syn, ct, si, holding, q_ids[s:e], ck.KIND_PARTIAL)
+    if n_new:
+        ck.record_hold(net, ct, ibuf[kernels.I_HOLD, :n_new])
+    return keep
+
+
+@njit(cache=True)
 def _drawn_round(net, hp, wo, syn, ct, st, model):
     """``SelectiveReduceController._partial_round`` with estimates drawn per decision (Alg. 3 lines 9-22):
     line 9's estimates of the queue in arrival order then the workers in training (by id), BAG's sort of
@@ -154,15 +171,7 @@ def _drawn_round(net, hp, wo, syn, ct, st, model):
     par = (net.fs[ck.F_NOW],) + par_rest
     n_runs, n_launch, n_new = kernels.round_plan((wo.phase, bw_all, wo.cstart, wo.cfin), q_ids, q_bw, holding, par,
                                                  model, fbuf, ibuf)
-    keep = np.ones(qlen if n_launch else 0, np.bool_)
-    if n_launch:
-        for r in range(n_runs):
-            if ibuf[kernels.I_RUN_LAUNCH, r]:
-                s, e = ibuf[kernels.I_RUN_S, r], ibuf[kernels.I_RUN_E, r]
-                keep[s:e] = False
-                _launch(net, hp, wo, syn, ct, si, holding, q_ids[s:e], ck.KIND_PARTIAL)
-    if n_new:
-        ck.record_hold(net, ct, ibuf[kernels.I_HOLD, :n_new])
+    keep = _launch_planned(net, hp, wo, syn, ct, si, holding, q_ids, ibuf, n_runs, n_launch, n_new)
     if n_launch:                                                # line 18: pop the launched workers
         m = 0
         keep_fifo = np.empty(qlen, np.bool_)
@@ -199,15 +208,7 @@ def _partial_round(net, hp, wo, syn, ct, st, model):
         if n_new:
             for i in range(qlen):
                 q_held[i] = holding[q_ids[i]]
-    keep = np.ones(qlen if n_launch else 0, np.bool_)
-    if n_launch:
-        for r in range(n_runs):
-            if ibuf[kernels.I_RUN_LAUNCH, r]:
-                s, e = ibuf[kernels.I_RUN_S, r], ibuf[kernels.I_RUN_E, r]
-                keep[s:e] = False
-                _launch(net, hp, wo, syn, ct, si, holding, q_ids[s:e], ck.KIND_PARTIAL)
-    if n_new:
-        ck.record_hold(net, ct, ibuf[kernels.I_HOLD, :n_new])
+    keep = _launch_planned(net, hp, wo, syn, ct, si, holding, q_ids, ibuf, n_runs, n_launch, n_new)
     if n_launch:                                                # line 18: pop the launched workers, re-centred
         rest, rest_bw, rest_held = q_ids[keep], q_bw[keep], q_held[keep]
         m = rest.shape[0]
