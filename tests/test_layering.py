@@ -91,8 +91,8 @@ PAPER_MODULES = [p for p in MODULES if paper_of(module_name(p))]
 @pytest.mark.parametrize("path", PAPER_MODULES, ids=[p.relative_to(PKG).as_posix() for p in PAPER_MODULES])
 def test_no_paper_imports_another(path):
     module = module_name(path)
-    assert not other_papers_imported(path, module), \
-        f"{module} imports another paper's package: {other_papers_imported(path, module)}"
+    found = other_papers_imported(path, module)
+    assert not found, f"{module} imports another paper's package: {found}"
 
 
 def test_the_check_sees_one_paper_importing_another(tmp_path):
@@ -189,8 +189,8 @@ def test_private_names_stay_with_their_owner(path):
     its layer), not to its module (review 5 §1: private names imported across modules): importing one from
     another owner is an error; inside the owner it is the package's own business."""
     module = module_name(path)
-    assert not private_names_imported(path, module), \
-        f"{module} imports private names of another owner: {private_names_imported(path, module)}"
+    found = private_names_imported(path, module)
+    assert not found, f"{module} imports private names of another owner: {found}"
 
 
 def test_the_check_sees_a_private_name_taken_from_another_owner(tmp_path):
