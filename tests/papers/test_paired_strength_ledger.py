@@ -20,7 +20,8 @@ pytestmark = pytest.mark.skipif(not LEDGER.exists(), reason="no committed ledger
 
 
 def _frame(name: str) -> pd.DataFrame:
-    return pd.read_csv(COMMITTED_RESULTS / f"{name}.csv")
+    # copy(): pandas 3's read_csv leaves one block per column; a wide frame (152 columns) would warn on assign
+    return pd.read_csv(COMMITTED_RESULTS / f"{name}.csv").copy()
 
 
 def _ledger(paper: str) -> dict:
