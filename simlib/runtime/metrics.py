@@ -25,7 +25,7 @@ from numba import njit
 
 from simlib.runtime.log import ScheduleLog
 
-__all__ = ["sync_metrics", "wasted_wait", "METRICS", "gradient_staleness", "update_times"]
+__all__ = ["sync_metrics", "wasted_wait", "wasted_wait_python", "METRICS", "gradient_staleness", "update_times"]
 
 METRICS = ("avg_sync_time_s", "avg_sync_scale", "total_sync", "total_iteration",
            "wasted_wait_s_per_worker")
@@ -68,7 +68,10 @@ def _flatten(log: ScheduleLog):
         return None
     try:
         holds = log.holds
-        hold = np.fromiter(chain.from_iterable(holds), dtype=float, count=2 * len(holds)).reshape(-1, 2)   # (t, w)
+        hold = np.fromiter(chain.from_iterable(holds), dtype=float)
+        if hold.size != 2 * len(holds):              # not (time, worker) pairs: Python's unpacking error
+            return None
+        hold = hold.reshape(-1, 2)
         syncs = log.syncs
         sizes = np.fromiter((len(s.members) for s in syncs), dtype=np.int64, count=len(syncs))
         members = np.fromiter(chain.from_iterable(s.members for s in syncs), dtype=np.int64, count=int(sizes.sum()))
