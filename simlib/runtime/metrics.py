@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
+from itertools import chain
 
 import numpy as np
+from numba import njit
 
 from simlib.runtime.log import ScheduleLog
 
-__all__ = ["sync_metrics", "wasted_wait", "METRICS", "gradient_staleness", "update_times"]
+__all__ = ["sync_metrics", "wasted_wait", "wasted_wait_python", "METRICS", "gradient_staleness", "update_times"]
 
 METRICS = ("avg_sync_time_s", "avg_sync_scale", "total_sync", "total_iteration",
            "wasted_wait_s_per_worker")
@@ -37,7 +39,115 @@ def wasted_wait(log: ScheduleLog) -> np.ndarray:
     useful if the launched group contains a worker that became ready after
     ``t0``; otherwise ``t1 - t0`` is wasted.  Holds still open at the end of
     the run are not counted.
+
+    Computed by a compiled loop over the log's flattened holds, compute ends and
+    syncs (:func:`_wasted_wait_kernel`): the same comparisons and the same
+    additions in the same order as the reference :func:`wasted_wait_python`, so
+    the same values bit for bit (tested); a log the flat arrays do not cover
+    (a worker id outside ``[0, n)``, a member without any compute end whose
+    ready time is needed) takes the reference.
     """
+    if not log.holds:
+        return np.zeros(log.n)
+    flat = _flatten(log)
+    if flat is None:
+        return wasted_wait_python(log)
+    out = np.zeros(log.n)
+    if _wasted_wait_kernel(log.n, *flat, out) < 0:
+        return wasted_wait_python(log)
+    return out
+
+
+def _flatten(log: ScheduleLog):
+    """``(hptr, htimes, eptr, ends, sptr, members, launch)``: worker ``w``'s hold times in log order
+    ``htimes[hptr[w]:hptr[w+1]]``, its compute ends ``ends[eptr[w]:eptr[w+1]]``, sync ``i``'s members
+    ``members[sptr[i]:sptr[i+1]]`` and launch ``launch[i]``; None where a worker id is not an integer in
+    ``[0, n)`` or ``compute_end`` does not have ``n`` lists (the reference handles those as Python does)."""
+    n = log.n
+    if len(log.compute_end) != n:
+        return None
+    try:
+        holds = log.holds
+        hold = np.fromiter(chain.from_iterable(holds), dtype=float)
+        if hold.size != 2 * len(holds):              # not (time, worker) pairs: Python's unpacking error
+            return None
+        hold = hold.reshape(-1, 2)
+        syncs = log.syncs
+        sizes = np.fromiter((len(s.members) for s in syncs), dtype=np.int64, count=len(syncs))
+        members = np.fromiter(chain.from_iterable(s.members for s in syncs), dtype=np.int64, count=int(sizes.sum()))
+        launch = np.fromiter((s.launch for s in syncs), dtype=float, count=len(syncs))
+        elen = np.fromiter((len(e) for e in log.compute_end), dtype=np.int64, count=n)
+        ends = np.fromiter(chain.from_iterable(log.compute_end), dtype=float, count=int(elen.sum()))
+    except (TypeError, ValueError, OverflowError):
+        return None
+    ht, hwf = hold[:, 0], hold[:, 1]
+    # a hold's worker matches a member as a dict key does (1.0 == 1 == True); others are not covered
+    if not ((hwf >= 0) & (hwf < n) & (hwf == np.floor(hwf))).all() or ((members < 0) | (members >= n)).any():
+        return None
+    hw = hwf.astype(np.int64)
+    order = np.argsort(hw, kind="stable")          # each worker's holds in log order
+    hptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(hw, minlength=n), out=hptr[1:])
+    sptr = np.zeros(len(syncs) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=sptr[1:])
+    eptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(elen, out=eptr[1:])
+    return hptr, ht[order], eptr, ends, sptr, members, launch
+
+
+@njit(cache=True)
+def _bisect_right(a, lo, hi, x):
+    """``bisect.bisect_right(a[lo:hi], x)``: the same probes (``lo`` is added to both ends of CPython's
+    search, which shifts every midpoint by ``lo``), so the same index whether or not the run is sorted."""
+    left, right = lo, hi
+    while left < right:
+        mid = (left + right) // 2
+        if x < a[mid]:
+            right = mid
+        else:
+            left = mid + 1
+    return left - lo
+
+
+@njit(cache=True)
+def _wasted_wait_kernel(n, hptr, htimes, eptr, ends, sptr, members, launch, out):
+    """:func:`wasted_wait_python` on :func:`_flatten`'s arrays, adding into ``out`` (n,); returns 0, or −1
+    when a member's ready time is needed and it has no compute end (Python's ``IndexError``: the caller
+    takes the reference)."""
+    last = np.full(n, -np.inf)
+    for i in range(launch.size):
+        t1 = launch[i]
+        have = False
+        newest = 0.0
+        for j in range(sptr[i], sptr[i + 1]):
+            w = members[j]
+            lo, hi = hptr[w], hptr[w + 1]
+            if hi > lo:
+                k = lo + _bisect_right(htimes, lo, hi, last[w])
+                if k < hi and htimes[k] <= t1:
+                    t0 = htimes[k]
+                    if not have:              # max(_ready_time(m, t1) for m in members), once per sync
+                        for jj in range(sptr[i], sptr[i + 1]):
+                            m = members[jj]
+                            elo, ehi = eptr[m], eptr[m + 1]
+                            if ehi == elo:
+                                return -1
+                            p = _bisect_right(ends, elo, ehi, t1) - 1
+                            if p < 0:             # Python's ends[-1]
+                                p += ehi - elo
+                            r = ends[elo + p]
+                            if jj == sptr[i] or r > newest:
+                                newest = r
+                        have = True
+                    if not newest > t0:
+                        out[w] += t1 - t0
+            last[w] = t1
+    return 0
+
+
+def wasted_wait_python(log: ScheduleLog) -> np.ndarray:
+    """:func:`wasted_wait` as plain Python over the log's records (the reference the compiled loop is
+    tested against)."""
     held: dict[int, list[float]] = defaultdict(list)
     for t, w in log.holds:
         held[w].append(t)
