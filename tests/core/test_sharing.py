@@ -265,10 +265,13 @@ def test_big_switch_keeps_rows_and_columns_consistent():
 
 
 def test_hand_case_big_switch_tie_goes_to_the_link_reached_first():
-    # n = 2: sender 0 -> {1}, sender 1 -> {1} (both over egress 3, cap 4: fair share 2); sender 1's ingress
-    # (link 1) has 2 as well.  Reach order 0, 3, 1: egress 3 comes first and freezes both at 2.
-    fast, general, _ = big_switch(2, [{1}, {1}], [True, True], [10.0, 2.0, 10.0, 4.0])
-    assert fast.tolist() == general.tolist() == [2.0, 2.0]
-    # sender 1's ingress 1.5: it freezes first at 1.5, sender 0 then takes the 2.5 left on egress 3
-    fast, general, _ = big_switch(2, [{1}, {1}], [True, True], [10.0, 1.5, 10.0, 4.0])
-    assert fast.tolist() == general.tolist() == [2.5, 1.5]
+    # n = 4, senders -> receivers 0 -> {1, 2}, 1 -> {0, 2}, 2 -> {0, 3}, 3 -> {0, 2}: egresses 0 (link 4, cap 0.3;
+    # senders 1, 2, 3) and 2 (link 6, cap 0.3; senders 0, 1, 3) tie at b = 0.3 / 3, below every other share.
+    # The class reaches link 6 first (sender 0's second link), link 4 only with sender 1: link 6 freezes
+    # senders 0, 1, 3 at b, and sender 2 gets what link 4 has left, 0.3 - b - b (0.10000000000000002, not b;
+    # freezing link 4 first, the lower id, would give sender 0 that value instead).
+    b = 0.3 / 3
+    fast, general, _ = big_switch(4, [{1, 2}, {0, 2}, {0, 3}, {0, 2}], [True] * 4,
+                                  [0.7, 0.1, 0.7, 0.3, 0.3, 1.0, 0.3, 0.7])
+    assert fast.tolist() == general.tolist() == [b, b, 0.3 - b - b, b]
+    assert 0.3 - b - b != b
