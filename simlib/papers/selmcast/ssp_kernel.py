@@ -691,8 +691,8 @@ def _estimate_tau(kappa, t, cfg, rounds, state, comp_start, comp_end, in_g, tau,
 def _preempt(kappa, ng, t, l3, gl, old, x, fl, cur_mc, log, links, ci):
     """The receivers Algorithm 2 took from G's running multicasts (``old`` against x, row-major over G):
     each drop is logged and its flow ends (L3: the multicast's flow leaves the dropped egresses, in
-    ``links``: the flow table, a link buffer and the receivers' bit sets); an L7 receiver that has the model already stays one
-    (SM67).  Keeps ``ci[NX]``, the ones in x, current (rows outside G are unchanged, kappa's was empty)."""
+    ``links``: the flow table, a link buffer and the receivers' bit sets); an L7 receiver that has the
+    model already stays one (SM67).  Keeps ``ci[NX]``, the ones in x, current (rows outside G are unchanged, kappa's was empty)."""
     n = x.shape[0]
     factive, frate = fl.active, fl.rate
     drop_mc, drop_j, drop_t = log.drop_mc, log.drop_j, log.drop_t
