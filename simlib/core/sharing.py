@@ -18,6 +18,11 @@ slot's links in order) freezes its flows first; they are found from that link's 
 list of the class's flows, built per solve (decision N12).  A class of one flow takes a
 shortcut (:func:`_single`) that gives the same rates bit for bit.
 
+:func:`share_big_switch` is the same water-filling for one class of multicasts on a big switch of at
+most :data:`BIG_SWITCH_MAX` hosts (sender i's flow over its ingress i and the egresses n + j of its
+receivers j), whose receivers are kept as bit sets (rows and columns, :func:`set_receivers`): the
+same rates bit for bit as :func:`share_rates` on the table of those flows (decision N18).
+
 Units: capacities and rates in bits/s.
 """
 from __future__ import annotations
@@ -25,10 +30,16 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core.errors import NumbaTypeError
+from numba.extending import intrinsic
 
 
-__all__ = ["FlowTable", "flow_table", "set_links", "share_rates", "drain", "stable_argsort"]
+__all__ = ["FlowTable", "flow_table", "set_links", "share_rates", "drain", "stable_argsort",
+           "BIG_SWITCH_MAX", "set_receivers", "share_big_switch"]
+
+#: Most hosts :func:`share_big_switch` takes: a set of hosts is an int64 (bit 63, the sign, unused).
+BIG_SWITCH_MAX = 63
 
 
 class FlowTable(NamedTuple):
@@ -200,6 +211,122 @@ def share_rates(caps, table, active, prio, rates, single=True):
                         resid[fidx[e]] -= best
                         cnt[fidx[e]] -= 1
         a = b
+
+
+@intrinsic
+def _popcount(typingctx, bits):
+    """Number of set bits of an int64 (LLVM's ctpop: one instruction where the CPU has it)."""
+    if bits != types.int64:
+        raise NumbaTypeError(f"_popcount takes an int64, not {bits}")
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return types.int64(types.int64), codegen
+
+
+@njit(cache=True, inline="always")
+def _lowest(bits):
+    """Index of the lowest set bit of a non-zero int64 bit set (its trailing zeros)."""
+    return _popcount((bits & -bits) - 1)
+
+
+@njit(cache=True, inline="always")
+def set_receivers(rows, cols, s, bits):
+    """Sender ``s`` (< :data:`BIG_SWITCH_MAX`) now multicasts to the hosts of the bit set ``bits``
+    (int64, bit j: host j): ``rows[s] = bits`` and bit s of every ``cols[j]`` (the senders reaching
+    host j) set or cleared to match."""
+    change = rows[s] ^ bits
+    rows[s] = bits
+    me = 1 << s
+    while change != 0:
+        cols[_lowest(change)] ^= me
+        change &= change - 1
+
+
+@njit(cache=True)
+def share_big_switch(caps, rows, cols, active, rates, table):
+    """Max-min rates (bits/s) of one class of multicasts on a big switch of n hosts, into ``rates[i]``
+    for the senders with ``active[i]`` (others untouched): :func:`share_rates`'s water-filling, bit for
+    bit, specialised to these flows (decision N18).
+
+    Host i's ingress is link i, its egress link n + i (``caps`` (2n,), bits/s).  Sender i's flow crosses
+    its ingress i, then the egress n + j of every receiver j in ``rows[i]`` (an int64 bit set, ascending
+    j): the link list :func:`share_rates` would read from a table.  ``cols[j]`` is the bit set of the
+    senders whose rows hold j (:func:`set_receivers` keeps the two consistent); n <= :data:`BIG_SWITCH_MAX`.
+    Only ``table``'s scratch arrays ``resid``, ``cnt`` and ``llist`` are used (at least 2n long).
+
+    Why the same bits: an ingress carries only its sender's flow, so the links' flow lists are the
+    columns; the order the class reaches its links (each active sender's ingress, then the egresses it
+    reaches first, ascending) follows from the rows; the scan for the tightest link is
+    :func:`share_rates`'s, on the same list in the same order (exact ties: the link reached first).
+    The flows a level freezes all take the same rate, so each link loses it once per frozen flow on it
+    (counted as the bits of its column among them) -- the same subtractions, in the same order of levels,
+    as freezing the flows one by one."""
+    n = active.shape[0]
+    resid, cnt, llist = table.resid, table.cnt, table.llist
+    amask = 0
+    for i in range(n):
+        if active[i]:
+            amask |= 1 << i
+    if amask == 0:
+        return
+    nll = 0                                             # the class's links in the order it reaches them
+    seen = 0
+    pending = amask
+    while pending != 0:
+        i = _lowest(pending)
+        pending &= pending - 1
+        resid[i] = caps[i]
+        cnt[i] = 1
+        llist[nll] = i
+        nll += 1
+        new = rows[i] & ~seen
+        seen |= rows[i]
+        while new != 0:
+            j = _lowest(new)
+            new &= new - 1
+            resid[n + j] = caps[n + j]
+            cnt[n + j] = _popcount(cols[j] & amask)
+            llist[nll] = n + j
+            nll += 1
+    unfrozen = amask
+    while unfrozen != 0:                                # the tightest link freezes its flows
+        best = np.inf
+        bl = -1
+        live = 0
+        for q in range(nll):                            # (as share_rates: links without unfrozen flows
+            l = llist[q]                                # leave the list; the others keep their order)
+            c = cnt[l]
+            if c > 0:
+                llist[live] = l
+                live += 1
+                if resid[l] / c < best:
+                    best = resid[l] / c
+                    bl = l
+        nll = live
+        best = max(best, 0.0)
+        if bl < 0:                                      # every fair share infinite (or NaN)
+            frozen = unfrozen
+        elif bl < n:                                    # an ingress: its sender alone
+            frozen = 1 << bl
+        else:
+            frozen = cols[bl - n] & unfrozen
+        unfrozen &= ~frozen
+        pending = frozen
+        while pending != 0:
+            rates[_lowest(pending)] = best
+            pending &= pending - 1
+        if bl < 0:
+            break
+        for q in range(nll):                            # each link loses best once per frozen flow on it
+            l = llist[q]
+            if l < n:
+                k = (frozen >> l) & 1
+            else:
+                k = _popcount(cols[l - n] & frozen)
+            cnt[l] -= k
+            for _ in range(k):
+                resid[l] -= best
 
 
 @njit(cache=True)

@@ -4,7 +4,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from simlib.core.maxmin import allocate_rates, reference_rates
-from simlib.core.sharing import drain, flow_table, set_links, share_rates
+from simlib.core.sharing import (BIG_SWITCH_MAX, drain, flow_table, set_links, set_receivers, share_big_switch,
+                                 share_rates)
 from simlib.core.tolerance import ABS_TOL_BITS, REL_TOL, completion_tol, is_done
 
 
@@ -190,3 +191,87 @@ def test_hand_case_tie_goes_to_the_link_reached_first():
     assert shared([4.0, 2.0], [[0], [0, 1]], [0, 0]).tolist() == [2.0, 2.0]
     # flows with the tighter link second: link 1 (cap 1) freezes slot 1 at 1, slot 0 gets 3 on link 0
     assert shared([4.0, 1.0], [[0], [0, 1]], [0, 0]).tolist() == [3.0, 1.0]
+
+
+def big_switch(n, receivers, active, caps):
+    """Rates of ``share_big_switch`` and of ``share_rates`` (one class, the same flows as a table) for
+    senders 0..n-1 multicasting to ``receivers[i]`` (sets of hosts); inactive senders: NaN."""
+    rows, cols = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    links = []
+    for i in range(n):
+        set_receivers_py(rows, cols, i, receivers[i])
+        links.append([i] + [n + j for j in sorted(receivers[i])])
+    table = flow_table(n, n + 1, 2 * n)
+    for f, fl in enumerate(links):
+        set_links(table, f, np.asarray(fl, np.int64), len(fl))
+    fast, general = np.full(n, np.nan), np.full(n, np.nan)
+    caps, act = np.asarray(caps, float), np.asarray(active, bool)
+    share_big_switch(caps, rows, cols, act, fast, flow_table(n, n + 1, 2 * n))
+    share_rates(caps, table, act, np.zeros(n, np.int64), general)
+    return fast, general, links
+
+
+def set_receivers_py(rows, cols, s, recv):
+    """``set_receivers`` as a bit set built in Python (the kernel builds it in compiled code)."""
+    set_receivers(rows, cols, s, np.int64(sum(1 << j for j in recv)))
+
+
+@st.composite
+def big_switches(draw, cap):
+    """(n, receivers per sender, active, caps (2n,)) with n up to BIG_SWITCH_MAX; a sender may even
+    reach no host or itself (the solver does not care)."""
+    n = draw(st.integers(1, BIG_SWITCH_MAX))
+    dense = draw(st.sampled_from([0.1, 0.3, 0.7, 1.0]))
+    receivers = [draw(st.sets(st.integers(0, n - 1), max_size=n))
+                 if draw(st.booleans()) else {j for j in range(n) if draw(st.floats(0, 1)) < dense}
+                 for _ in range(n)]
+    active = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    caps = draw(st.lists(cap, min_size=2 * n, max_size=2 * n))
+    return n, receivers, active, caps
+
+
+#: Capacities from a few values (exact equal fair shares everywhere), real-valued ones, and a few
+#: edge values (zero, infinite, NaN).
+_tie_caps = st.sampled_from([0.0, 0.1, 0.3, 1 / 3, 1.0, 2.0, 3.0, 40e9])
+_real_caps = st.floats(1e-3, 1e11, allow_nan=False)
+_edge_caps = st.one_of(_tie_caps, st.sampled_from([np.inf, np.nan, 0.0]))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(big_switches(_tie_caps), big_switches(_real_caps), big_switches(_edge_caps)))
+def test_big_switch_gives_share_rates_bit_for_bit(inst):
+    """Decision N18: the big-switch solver on bit sets gives every rate of ``share_rates`` (one class,
+    the same flows as a table) bit for bit, ties to the link reached first included, and the full-scan
+    reference's rates."""
+    n, receivers, active, caps = inst
+    fast, general, links = big_switch(n, receivers, active, caps)
+    assert fast.tobytes() == general.tobytes()
+    if any(active) and np.isfinite(caps).all():         # (the full scan has no case for infinite shares)
+        assert fast.tobytes() == scan_rates(caps, links, [0] * n, active).tobytes()
+
+
+def test_big_switch_keeps_rows_and_columns_consistent():
+    rng = np.random.default_rng(3)
+    n = BIG_SWITCH_MAX
+    rows, cols = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    x = np.zeros((n, n), bool)
+    for _ in range(300):
+        s = int(rng.integers(n))
+        x[s] = rng.random(n) < rng.random()
+        set_receivers_py(rows, cols, s, np.flatnonzero(x[s]).tolist())
+        for j in range(n):
+            assert int(cols[j]) == sum(1 << int(i) for i in np.flatnonzero(x[:, j]))
+        assert int(rows[s]) == sum(1 << int(j) for j in np.flatnonzero(x[s]))
+
+
+def test_hand_case_big_switch_tie_goes_to_the_link_reached_first():
+    # n = 4, senders -> receivers 0 -> {1, 2}, 1 -> {0, 2}, 2 -> {0, 3}, 3 -> {0, 2}: egresses 0 (link 4, cap 0.3;
+    # senders 1, 2, 3) and 2 (link 6, cap 0.3; senders 0, 1, 3) tie at b = 0.3 / 3, below every other share.
+    # The class reaches link 6 first (sender 0's second link), link 4 only with sender 1: link 6 freezes
+    # senders 0, 1, 3 at b, and sender 2 gets what link 4 has left, 0.3 - b - b (0.10000000000000002, not b;
+    # freezing link 4 first, the lower id, would give sender 0 that value instead).
+    b = 0.3 / 3
+    fast, general, _ = big_switch(4, [{1, 2}, {0, 2}, {0, 3}, {0, 2}], [True] * 4,
+                                  [0.7, 0.1, 0.7, 0.3, 0.3, 1.0, 0.3, 0.7])
+    assert fast.tolist() == general.tolist() == [b, b, 0.3 - b - b, b]
+    assert 0.3 - b - b != b

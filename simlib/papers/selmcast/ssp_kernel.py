@@ -15,10 +15,12 @@ Flows live in slots: L3, slot i is sender i's multicast, whose links are its
 ingress i and the egress n + j of every j with x[i, j] = 1; L7, slot i * n + j
 is the unicast i -> j over links i and n + j.  Their links are kept in a
 :class:`~simlib.core.sharing.FlowTable` (an L3 row is rewritten when its
-multicast starts or loses a receiver); rates are recomputed after any change
+multicast starts or loses a receiver; for n <= 63 also as bit sets of receivers by sender and of senders by
+receiver); rates are recomputed after any change
 by :func:`~simlib.core.sharing.share_rates` (max-min; under SM50's priority reading strict priority by class, max-min
-inside a class, work-conserving); with at most n flows (L3) that is cheaper
-than keeping them incrementally.  The state is in NamedTuples of arrays
+inside a class, work-conserving), or, L3 under max-min with n <= 63, by its big-switch form
+:func:`~simlib.core.sharing.share_big_switch` on the bit sets (the same rates bit for bit, decision N18); with at
+most n flows (L3) that is cheaper than keeping them incrementally.  The state is in NamedTuples of arrays
 (:class:`Config`, :class:`Workers`, :class:`~.ssp_selection.Plan`,
 :class:`Flows`, :class:`Log`, :class:`Counters`), changed in place.
 :func:`run_loop` is a dispatcher over named steps (next completion, log space,
@@ -43,7 +45,8 @@ import numpy as np
 from numba import njit
 
 from simlib.core import jitcache
-from simlib.core.sharing import drain, flow_table, set_links, share_rates
+from simlib.core.sharing import (BIG_SWITCH_MAX, drain, flow_table, set_links, set_receivers, share_big_switch,
+                                 share_rates)
 from simlib.core.tolerance import is_done
 from simlib.runtime.kernel_driver import DONE, NEED_DRAWS, NEED_SPACE, STALLED
 
@@ -365,8 +368,10 @@ def counters() -> Counters:
 
 # --------------------------------------------------------------------------- flows
 @njit(cache=True)
-def _l3_links(n, x, s, table, buf):
-    """Slot s (L3: sender s's multicast) crosses its ingress s and the egress n + j of every receiver j."""
+def _l3_links(n, x, s, table, buf, rows, cols):
+    """Slot s (L3: sender s's multicast) crosses its ingress s and the egress n + j of every receiver j;
+    for n <= BIG_SWITCH_MAX also as bit sets, sender s's row ``rows[s]`` and its bit in the columns
+    ``cols`` (:func:`~simlib.core.sharing.set_receivers`, for :func:`~simlib.core.sharing.share_big_switch`)."""
     buf[0] = s
     k = 1
     for j in range(n):
@@ -374,6 +379,11 @@ def _l3_links(n, x, s, table, buf):
             buf[k] = n + j
             k += 1
     set_links(table, s, buf, k)
+    if n <= BIG_SWITCH_MAX:
+        bits = 0
+        for q in range(1, k):
+            bits |= 1 << (buf[q] - n)
+        set_receivers(rows, cols, s, bits)
 
 
 @njit(cache=True, inline="always")
@@ -470,19 +480,22 @@ def _l7_idle(i, n, factive):
 # they cost ~2.5 % more even on arrays.
 @njit(cache=True)
 def _flow_table(n, l3, x, nf):
-    """The flows' links (:class:`~simlib.core.sharing.FlowTable`) and a link buffer (n + 1,), a pair: L3, slot
-    s crosses sender s's ingress and its receivers' egresses in x; L7, slot i n + j crosses ingress i and
-    egress n + j."""
+    """The flows' links: a :class:`~simlib.core.sharing.FlowTable`, a link buffer (n + 1,) and, L3 with
+    n <= BIG_SWITCH_MAX, the senders' receivers as bit sets by row and by column ((n,) each; decision N18):
+    L3, slot s crosses sender s's ingress and its receivers' egresses in x; L7, slot i n + j crosses
+    ingress i and egress n + j."""
     table = flow_table(nf, n if l3 else 2, 2 * n)
     lbuf = np.empty(n + 1, np.int64)
+    rows = np.zeros(n, np.int64)
+    cols = np.zeros(n, np.int64)
     for s in range(nf):
         if l3:
-            _l3_links(n, x, s, table, lbuf)
+            _l3_links(n, x, s, table, lbuf, rows, cols)
         else:
             lbuf[0] = s // n
             lbuf[1] = n + s % n
             set_links(table, s, lbuf, 2)
-    return table, lbuf
+    return table, lbuf, rows, cols
 
 
 @njit(cache=True, inline="always")
@@ -678,12 +691,12 @@ def _estimate_tau(kappa, t, cfg, rounds, state, comp_start, comp_end, in_g, tau,
 def _preempt(kappa, ng, t, l3, gl, old, x, fl, cur_mc, log, links, ci):
     """The receivers Algorithm 2 took from G's running multicasts (``old`` against x, row-major over G):
     each drop is logged and its flow ends (L3: the multicast's flow leaves the dropped egresses, in
-    ``links``, the flow table and a link buffer); an L7 receiver that has the model already stays one
-    (SM67).  Keeps ``ci[NX]``, the ones in x, current (rows outside G are unchanged, kappa's was empty)."""
+    ``links``: the flow table, a link buffer and the receivers' bit sets); an L7 receiver that has the
+    model already stays one (SM67).  Keeps ``ci[NX]``, the ones in x, current (rows outside G are unchanged, kappa's was empty)."""
     n = x.shape[0]
     factive, frate = fl.active, fl.rate
     drop_mc, drop_j, drop_t = log.drop_mc, log.drop_j, log.drop_t
-    table, lbuf = links
+    table, lbuf, rows, cols = links
     nx = ci[NX]
     for j in range(n):
         nx += x[kappa, j]
@@ -707,7 +720,7 @@ def _preempt(kappa, ng, t, l3, gl, old, x, fl, cur_mc, log, links, ci):
                 drop_t[d] = t
                 ci[NDROP] = d + 1
         if l3 and dropped:                              # the flow leaves the dropped egresses
-            _l3_links(n, x, i, table, lbuf)
+            _l3_links(n, x, i, table, lbuf, rows, cols)
     ci[NX] = nx
 
 
@@ -734,10 +747,10 @@ def _reclass(kappa, order, l3, keep, fl, ci):
 @njit(cache=True, inline="always")
 def _launch(kappa, t, cfg, x, rounds, iters, cur_mc, fl, log, links, ci):
     """kappa's multicast starts at t to its receivers in x: logged, and its flows created (L3 one over
-    its ingress and their egresses, in ``links``; L7 one per receiver) at its class (strict priority;
-    SM50's "fifo": classes in start order) or class 0 (max-min)."""
+    its ingress and their egresses, in ``links``: the flow table, a link buffer, the bit sets; L7 one per
+    receiver) at its class (strict priority; SM50's "fifo": classes in start order) or class 0 (max-min)."""
     n, l3, prio_mode = cfg.n, cfg.l3, cfg.prio_mode
-    table, lbuf = links
+    table, lbuf, rows, cols = links
     prio = fl.task_cls
     mc = ci[NMC]
     ci[NMC] = mc + 1
@@ -763,7 +776,7 @@ def _launch(kappa, t, cfg, x, rounds, iters, cur_mc, fl, log, links, ci):
     log.nr[mc] = nrc
     ci[NRECV] = r0 + nrc
     if l3:
-        _l3_links(n, x, kappa, table, lbuf)
+        _l3_links(n, x, kappa, table, lbuf, rows, cols)
         _new_flow(kappa, cfg.volume, pr, fl, ci)
 
 
@@ -811,8 +824,9 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     sizes = (log.sender.shape[0], log.recv.shape[0], log.drop_mc.shape[0], log.orph_u.shape[0])
     nbw = cfg.bw_sched.shape[0]
     keep = READD_MIN * cfg.volume
-    links = _flow_table(n, l3, x, factive.shape[0])     # the flows' links and a link buffer
-    table = links[0]
+    links = _flow_table(n, l3, x, factive.shape[0])     # the flows' links, a link buffer, bit sets
+    table, rows, cols = links[0], links[2], links[3]
+    big = l3 and not prio_mode and n <= BIG_SWITCH_MAX  # one max-min class of multicasts (N18)
     alg = scratch(n)                                    # Algorithm 2's output and work space
     old = np.empty((n, n), np.int8)                     # G's rows of x before it
     gl = np.empty(n, np.int64)                          # G's tasks
@@ -824,7 +838,10 @@ def run_loop(cfg, wk, plan, fl, log, cn):
             if used[w] >= draws.shape[1]:
                 return NEED_DRAWS
         if ci[DIRTY]:
-            share_rates(fl.caps, table, factive, fl.cls, frate)
+            if big:
+                share_big_switch(fl.caps, rows, cols, factive, frate, table)
+            else:
+                share_rates(fl.caps, table, factive, fl.cls, frate)
             ci[DIRTY] = 0
         t_c = comp_end.min()
         t_f = _next_completion(cf[NOW], factive, frem, fvol, frate)
