@@ -173,6 +173,8 @@ def _drawn_round(net, hp, wo, syn, ct, st, learn):
     par = (net.fs[ck.F_NOW],) + par_rest
     n_runs, n_launch, n_new = kernels.round_plan((wo.phase, bw_all, wo.cstart, wo.cfin), q_ids, q_bw, holding, par,
                                                  model, fbuf, ibuf)
+    if n_launch == 0 and n_new == 0:                            # nothing launched or held
+        return
     keep = _launch_planned(net, hp, wo, syn, ct, si, holding, q_ids, ibuf, n_runs, n_launch, n_new)
     if n_launch:                                                # line 18: pop the launched workers
         m = 0
@@ -210,6 +212,8 @@ def _partial_round(net, hp, wo, syn, ct, st):
         if n_new:
             for i in range(qlen):
                 q_held[i] = holding[q_ids[i]]
+    if n_launch == 0 and n_new == 0:                            # nothing launched or held
+        return
     keep = _launch_planned(net, hp, wo, syn, ct, si, holding, q_ids, ibuf, n_runs, n_launch, n_new)
     if n_launch:                                                # line 18: pop the launched workers, re-centred
         rest, rest_bw, rest_held = q_ids[keep], q_bw[keep], q_held[keep]
