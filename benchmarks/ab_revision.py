@@ -35,27 +35,35 @@ def run_worker(cmd: list[str], spec: dict, *, env: dict, cwd: Path, root: Path) 
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-def interleave_and_report(groups: dict, old_root: Path, run_side, repeats: int, diff, label: str) -> int:
+def interleave_and_report(groups: dict, old_root, run_side, repeats: int, diff, label: str) -> int:
     """Run the old side (``old_root``) and this checkout ``repeats`` times, alternating which goes first;
     ``run_side(root)`` returns ``{group: {"cpu": s, "rows": [...]}}``.  Print per group the median CPU
     seconds of each side, their ratio old/new and whether every row is identical (``diff(a, b)``: the
-    differing keys of two rows); 0 if all are identical, else 1."""
+    differing keys of two rows); 0 if all are identical, else 1.  ``old_root`` may also be a dict
+    ``{name: root}`` of several old sides: all run in the same rounds (each round's order rotated by one),
+    and a table compares each with this checkout."""
     import statistics
 
-    cpu = {g: {"old": [], "new": []} for g in groups}
-    rows = {"old": None, "new": None}
+    olds = old_root if isinstance(old_root, dict) else {"old": old_root}
+    sides = [*olds.items(), ("new", ROOT)]
+    cpu = {g: {side: [] for side, _ in sides} for g in groups}
+    rows = dict.fromkeys([side for side, _ in sides])
     for i in range(repeats):
-        for side, root in (("old", old_root), ("new", ROOT)) if i % 2 == 0 else (("new", ROOT), ("old", old_root)):
+        k = i % len(sides)
+        for side, root in sides[k:] + sides[:k]:
             res = run_side(root)
             for g in groups:
                 cpu[g][side].append(res[g]["cpu"])
             rows[side] = rows[side] or {g: res[g]["rows"] for g in groups}
     same = True
-    print(f"{label:>14} {'runs':>5} {'old CPU s':>10} {'new CPU s':>10} {'old/new':>8}  identical")
-    for g in groups:
-        o, n = statistics.median(cpu[g]["old"]), statistics.median(cpu[g]["new"])
-        found = [(i, d) for i, (a, b) in enumerate(zip(rows["old"][g], rows["new"][g])) for d in diff(a, b)]
-        same &= not found
-        print(f"{g:>14} {len(groups[g]):>5} {o:>10.2f} {n:>10.2f} {o / max(n, 1e-9):>7.2f}x  "
-              + ("yes" if not found else f"NO: {len(found)} values, first {found[:3]}"), flush=True)
+    for old in olds:
+        if len(olds) > 1:
+            print(f"old = {old}")
+        print(f"{label:>14} {'runs':>5} {'old CPU s':>10} {'new CPU s':>10} {'old/new':>8}  identical")
+        for g in groups:
+            o, n = statistics.median(cpu[g][old]), statistics.median(cpu[g]["new"])
+            found = [(i, d) for i, (a, b) in enumerate(zip(rows[old][g], rows["new"][g])) for d in diff(a, b)]
+            same &= not found
+            print(f"{g:>14} {len(groups[g]):>5} {o:>10.2f} {n:>10.2f} {o / max(n, 1e-9):>7.2f}x  "
+                  + ("yes" if not found else f"NO: {len(found)} values, first {found[:3]}"), flush=True)
     return 0 if same else 1

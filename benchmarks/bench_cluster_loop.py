@@ -13,7 +13,7 @@ process CPU.  Prints the median CPU seconds of each side per group of trials and
 checks that every output column of every trial is the same bit for bit (floats by ``repr``, NaN equal to
 NaN); exits 1 if any differs.
 
-    python benchmarks/bench_cluster_loop.py [--rev 574b478] [--repeats 3] [--seeds 0 1] [--n 80] [--quick] [--only nb22]
+    python benchmarks/bench_cluster_loop.py [--rev 574b478 [fb56d12 ...]] [--repeats 3] [--seeds 0 1] [--n 80] [--quick] [--only nb22]
 
 ``--quick`` runs the quick profile's training (softmax on digits) instead of the full profile's.
 """
@@ -104,7 +104,8 @@ def run_side(root: Path, spec: dict) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rev", default="574b478", help="the previous implementation (a git revision)")
+    ap.add_argument("--rev", nargs="+", default=["574b478"],
+                    help="the previous implementation (a git revision); several: each in the same rounds")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
     ap.add_argument("--n", type=int, nargs="+", default=[80], help="notebook 90's cluster sizes")
@@ -121,9 +122,9 @@ def main(argv=None) -> int:
     if args.only:
         gs = {k: v for k, v in gs.items() if any(k.startswith(o) for o in args.only)}
     spec = {"groups": gs}
-    old_root = extract(args.rev)
-    print(f"{args.rev} (old) vs this checkout (new); {'quick' if args.quick else 'full'} training; seeds "
-          f"{args.seeds}; {args.repeats} interleaved rounds; {os.cpu_count()} cores; load average "
+    old_root = {rev: extract(rev) for rev in args.rev}
+    print(f"{' and '.join(args.rev)} (old) vs this checkout (new); {'quick' if args.quick else 'full'} training; "
+          f"seeds {args.seeds}; {args.repeats} interleaved rounds; {os.cpu_count()} cores; load average "
           f"{os.getloadavg()[0]:.1f}", flush=True)
     return interleave_and_report(gs, old_root, lambda root: run_side(root, spec), args.repeats,
                                  lambda a, b: [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)], "trials")

@@ -52,16 +52,19 @@ NEED_ERRORS, NEED_ECDF = ck.NEED_NEIGHBOURS + 1, ck.NEED_NEIGHBOURS + 2
 ECDF_MIN_BUFFER = 64
 
 
-def turn_state(si, par_rest, model, queue, holding, bw_all, bufs, classes, ecdf, error) -> tuple:
-    """The tuple :func:`turns_loop` takes: ``si`` (int64, ``S_*``), ``par_rest`` the pass's
-    :class:`~.kernels.PassParams` fields after ``now``, ``model`` a :class:`~.kernels.CdfModel`'s fields
-    (cold start: the fields the ECDF does not change), ``queue`` (ids, bandwidths, held flags by position,
-    arrival numbers), ``holding``, ``bw_all`` the fixed estimates or the last drawn ones (bits/s), ``bufs``
-    the work buffers (float, int), ``classes`` (start, cint, bw, fen, loc, qscale) of
-    :class:`~.incremental.Classes` (empty arrays where there are none), ``ecdf`` (main, buffer) the cold
-    start's sorted parts (s), ``error`` (true bandwidths (bits/s), uniform draws, [e, floor (bits/s)])
-    of the per-decision error (empty arrays where not used)."""
-    return (si, tuple(par_rest), tuple(model), *queue, holding, bw_all, *bufs, *classes, *ecdf, *error)
+def turn_state(si, par_rest, model, queue, holding, bw_all, bufs, classes, learning=None) -> tuple:
+    """The pair ``(core, learning)`` :func:`turns_loop` takes.  ``core``: ``si`` (int64, ``S_*``), ``par_rest``
+    the pass's :class:`~.kernels.PassParams` fields after ``now``, ``model`` a :class:`~.kernels.CdfModel`'s
+    fields (cold start: the fields the ECDF does not change), ``queue`` (ids, bandwidths, held flags by position,
+    arrival numbers), ``holding``, ``bw_all`` the fixed estimates or the last drawn ones (bits/s), ``bufs`` the
+    work buffers (float, int), ``classes`` (start, cint, bw, fen, loc, qscale) of :class:`~.incremental.Classes`
+    (empty arrays where there are none).  ``learning``: None for a run with a fixed progress model and fixed
+    estimates, else ``(emain, ebuf, btrue, ubuf, ef)``: the cold start's sorted ECDF parts (s), the
+    per-decision error's true bandwidths (bits/s), uniform draws and [e, floor (bits/s)] (empty arrays where
+    not used).  :func:`turns_loop` is compiled apart for ``learning`` None, whose turn passes none of those
+    arrays (each array of a tuple passed to a compiled function costs a reference count per call)."""
+    core = (si, tuple(par_rest), tuple(model), *queue, holding, bw_all, *bufs, *classes)
+    return core, None if learning is None else tuple(learning)
 
 
 @njit(cache=True)
@@ -146,12 +149,11 @@ def _launch_planned(net, hp, wo, syn, ct, si, holding, q_ids, ibuf, n_runs, n_la
 
 
 @njit(cache=True)
-def _drawn_round(net, hp, wo, syn, ct, st, model):
+def _drawn_round(net, hp, wo, syn, ct, st, learn):
     """``SelectiveReduceController._partial_round`` with estimates drawn per decision (Alg. 3 lines 9-22):
     line 9's estimates of the queue in arrival order then the workers in training (by id), BAG's sort of
     the queue by them, the reference pass; the launched workers leave the queue, which stays in arrival order."""
-    si, par_rest, qids, holding, bw_all, fbuf, ibuf = st[0], st[1], st[3], st[7], st[8], st[9], st[10]
-    btrue, ubuf, ef = st[19], st[20], st[21]
+    si, par_rest, model, qids, holding, bw_all, fbuf, ibuf = st[0], st[1], st[2], st[3], st[7], st[8], st[9], st[10]
     qlen = si[S_QLEN]
     phase = wo.phase
     n = phase.shape[0]
@@ -162,7 +164,7 @@ def _drawn_round(net, hp, wo, syn, ct, st, model):
         if phase[w] == ck.COMPUTING:
             ids[m] = w
             m += 1
-    est = _drawn_estimates(si, ids, m, btrue, ubuf, ef)
+    est = _drawn_estimates(si, ids, m, learn[2], learn[3], learn[4])
     order = np.argsort(-est[:qlen], kind="mergesort")
     q_ids = ids[:qlen][order]
     q_bw = est[:qlen][order]
@@ -171,6 +173,8 @@ def _drawn_round(net, hp, wo, syn, ct, st, model):
     par = (net.fs[ck.F_NOW],) + par_rest
     n_runs, n_launch, n_new = kernels.round_plan((wo.phase, bw_all, wo.cstart, wo.cfin), q_ids, q_bw, holding, par,
                                                  model, fbuf, ibuf)
+    if n_launch == 0 and n_new == 0:                            # nothing launched or held
+        return
     keep = _launch_planned(net, hp, wo, syn, ct, si, holding, q_ids, ibuf, n_runs, n_launch, n_new)
     if n_launch:                                                # line 18: pop the launched workers
         m = 0
@@ -185,10 +189,10 @@ def _drawn_round(net, hp, wo, syn, ct, st, model):
 
 
 @njit(cache=True)
-def _partial_round(net, hp, wo, syn, ct, st, model):
+def _partial_round(net, hp, wo, syn, ct, st):
     """``SelectiveReduceController._partial_round`` with fixed estimates (Alg. 3 lines 9-22)."""
-    (si, par_rest, _, qids, qbw, qheld, seq, holding, bw_all, fbuf, ibuf, cstart, cint, cbw, fen, loc,
-     qscale) = st[:17]
+    (si, par_rest, model, qids, qbw, qheld, seq, holding, bw_all, fbuf, ibuf, cstart, cint, cbw, fen, loc,
+     qscale) = st
     h, qlen = si[S_QHEAD], si[S_QLEN]
     q_ids, q_bw, q_held = qids[h:h + qlen], qbw[h:h + qlen], qheld[h:h + qlen]
     par = (net.fs[ck.F_NOW],) + par_rest
@@ -208,6 +212,8 @@ def _partial_round(net, hp, wo, syn, ct, st, model):
         if n_new:
             for i in range(qlen):
                 q_held[i] = holding[q_ids[i]]
+    if n_launch == 0 and n_new == 0:                            # nothing launched or held
+        return
     keep = _launch_planned(net, hp, wo, syn, ct, si, holding, q_ids, ibuf, n_runs, n_launch, n_new)
     if n_launch:                                                # line 18: pop the launched workers, re-centred
         rest, rest_bw, rest_held = q_ids[keep], q_bw[keep], q_held[keep]
@@ -221,38 +227,53 @@ def _partial_round(net, hp, wo, syn, ct, st, model):
 
 
 @njit(cache=True)
-def _round(net, hp, wo, syn, ct, st, model):
-    """Lines 9-22 with the progress model ``model``: estimates drawn now or fixed."""
+def _round(net, hp, wo, syn, ct, st, learn):
+    """Lines 9-22 in a run that learns (``learn`` not None), with the progress model ``st[2]``: estimates
+    drawn now or fixed."""
     if st[0][S_ERR] != 0:
-        _drawn_round(net, hp, wo, syn, ct, st, model)
+        _drawn_round(net, hp, wo, syn, ct, st, learn)
     else:
-        _partial_round(net, hp, wo, syn, ct, st, model)
+        _partial_round(net, hp, wo, syn, ct, st)
 
 
 @njit(cache=True)
-def _turn(net, hp, wo, syn, ct, st):
+def _learning_round(net, hp, wo, syn, ct, st, learn):
+    """Lines 9-22 in a run that learns: the cold start's progress model over the ECDF as it is now."""
+    si, model = st[0], st[2]
+    if si[S_COLD] != 0:
+        m, b = si[S_MLEN], si[S_BLEN]
+        now = (model[0], model[1], learn[0][:m], model[3], model[4], model[5], learn[1][:b], m + b, model[8])
+        _round(net, hp, wo, syn, ct, st[:2] + (now,) + st[3:], learn)
+    else:
+        _round(net, hp, wo, syn, ct, st, learn)
+
+
+@njit(cache=True)
+def _turn(net, hp, wo, syn, ct, st, learn):
     """One turn of the controller: ``on_ready(iv[I_TURN], ...)`` or, for -1, ``_on_timeout()``; then
     ``process()`` (lines 5-22) and ``_arm()`` (line 24).  ``on_sync_done`` (the classes go stale) is
-    applied first for every sync that ended since the last turn."""
+    applied first for every sync that ended since the last turn.  ``learn``: :func:`turn_state`'s (None: a
+    fixed progress model and fixed estimates; the branches on it are pruned when compiled)."""
     (si, par_rest, model, qids, qbw, qheld, seq, holding, bw_all, fbuf, ibuf, cstart, cint, cbw, fen, loc,
-     qscale) = st[:17]
+     qscale) = st
     iv = net.iv
     if si[S_CLS] != 0 and iv[ck.I_NDONE] != si[S_DONE]:
         si[S_STALE] = 1
     si[S_DONE] = iv[ck.I_NDONE]
     w = iv[ck.I_TURN]
     if w >= 0:                                                  # on_ready
-        if si[S_COLD] != 0:                                     # observe(compute_time): the cold start's ECDF
-            ecdf_observe(st[17], st[18], si, net.fs[ck.F_NOW] - wo.cstart[w])
+        if learn is not None:
+            if si[S_COLD] != 0:                                 # observe(compute_time): the cold start's ECDF
+                ecdf_observe(learn[0], learn[1], si, net.fs[ck.F_NOW] - wo.cstart[w])
         if si[S_CLS] != 0 and si[S_STALE] == 0:                 # w left S
             incremental.remove_worker(w, cint, fen, loc, cbw, qscale)
         seq[w] = si[S_ARRIVALS]                                 # line 26: push w to Q
         si[S_ARRIVALS] += 1
-        if si[S_ERR] != 0:
+        if learn is None or si[S_ERR] == 0:
+            si[S_QHEAD], si[S_QLEN] = kernels.queue_insert(qids, qbw, qheld, si[S_QHEAD], si[S_QLEN], w, bw_all[w])
+        else:                                                   # estimates drawn per decision: arrival order
             qids[si[S_QLEN]] = w
             si[S_QLEN] += 1
-        else:
-            si[S_QHEAD], si[S_QLEN] = kernels.queue_insert(qids, qbw, qheld, si[S_QHEAD], si[S_QLEN], w, bw_all[w])
     c = si[S_C]
     if c > 0 and si[S_K] % c == 0:
         if si[S_QLEN] == si[S_N]:                               # lines 5-7, the queue in arrival order
@@ -263,11 +284,10 @@ def _turn(net, hp, wo, syn, ct, st):
             _launch(net, hp, wo, syn, ct, si, holding, group, ck.KIND_FULL)
     elif si[S_QLEN] >= si[S_P]:                                 # line 8
         si[S_ROUNDS] += 1
-        if si[S_COLD] != 0:                                     # the ECDF as the progress model sees it now
-            _round(net, hp, wo, syn, ct, st, (model[0], model[1], st[17][:si[S_MLEN]], model[3], model[4], model[5],
-                                              st[18][:si[S_BLEN]], si[S_MLEN] + si[S_BLEN], model[8]))
+        if learn is None:
+            _partial_round(net, hp, wo, syn, ct, st)
         else:
-            _round(net, hp, wo, syn, ct, st, model)
+            _learning_round(net, hp, wo, syn, ct, st, learn)
     if si[S_QLEN] >= si[S_P]:                                   # line 24: (re)start the Δt timeout
         ck.timer_set(net, hp, par_rest[0])
     elif ck.timer_pending(net):
@@ -275,19 +295,28 @@ def _turn(net, hp, wo, syn, ct, st):
 
 
 @njit(cache=True)
-def turns_loop(net, hp, wo, syn, ct, st):
-    """The compiled cluster loop with the controller's turns (the ``loop`` of ``compiled_turns()``):
-    :func:`~simlib.runtime.cluster_kernel.run_to_turn`'s status, taking each turn (:func:`_turn`)."""
-    si, emain, ebuf, ubuf = st[0], st[17], st[18], st[20]
+def _turns(net, hp, wo, syn, ct, st, learn):
+    """:func:`turns_loop` on the state's two parts (compiled apart for ``learn`` None)."""
+    si = st[0]
     while True:
-        if si[S_ERR] != 0 and si[S_ULEN] - si[S_UPOS] < si[S_N]:     # a turn draws at most n
-            return NEED_ERRORS
-        if si[S_COLD] != 0 and (si[S_MLEN] + si[S_BLEN] + 1 > emain.shape[0] or si[S_BLEN] + 1 > ebuf.shape[0]):
-            return NEED_ECDF                                             # a turn observes at most once
+        if learn is not None:
+            if si[S_ERR] != 0 and si[S_ULEN] - si[S_UPOS] < si[S_N]:     # a turn draws at most n
+                return NEED_ERRORS
+            if si[S_COLD] != 0 and (si[S_MLEN] + si[S_BLEN] + 1 > learn[0].shape[0]
+                                    or si[S_BLEN] + 1 > learn[1].shape[0]):
+                return NEED_ECDF                                         # a turn observes at most once
         status = ck.run_to_turn(net, hp, wo, syn, ct)
         if status != ck.TURN:
             return status
-        _turn(net, hp, wo, syn, ct, st)
+        _turn(net, hp, wo, syn, ct, st, learn)
+
+
+@njit(cache=True)
+def turns_loop(net, hp, wo, syn, ct, st):
+    """The compiled cluster loop with the controller's turns (the ``loop`` of ``compiled_turns()``):
+    :func:`~simlib.runtime.cluster_kernel.run_to_turn`'s status, taking each turn (:func:`_turn`); ``st``
+    :func:`turn_state`'s pair."""
+    return _turns(net, hp, wo, syn, ct, st[0], st[1])
 
 
 # code compiled from the runtime's kernel and this package's passes is frozen into this module's cache entries

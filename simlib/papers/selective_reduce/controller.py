@@ -287,10 +287,11 @@ class SelectiveReduceController(ControllerBase):
     def compiled_turns(self):
         """``(loop, state, finish, handlers)`` for :func:`simlib.runtime.cluster_kernel.run_compiled`: the
         compiled loop with this controller's turn (:func:`.compiled.turns_loop`), ``state()`` the turn's state
-        (this controller's own arrays, changed in place, with the cold start's ECDF parts and the per-decision
-        error's draws), ``finish(iv)``, which writes its scalars, the ECDF and the error generator's state back
-        after the run (``iv``: the loop's integer scalars; the timer is left unset: the run is over), and the
-        handlers of the loop's requests (:data:`.compiled.NEED_ERRORS`, :data:`.compiled.NEED_ECDF`)."""
+        (this controller's own arrays, changed in place, and, in a run that learns, the cold start's ECDF parts
+        and the per-decision error's draws), ``finish(iv)``, which writes its scalars, the ECDF and the error
+        generator's state back after the run (``iv``: the loop's integer scalars; the timer is left unset: the run
+        is over), and the handlers of the loop's requests (:data:`.compiled.NEED_ERRORS`,
+        :data:`.compiled.NEED_ECDF`)."""
         from . import compiled
         si = np.zeros(compiled.N_SI, np.int64)
         si[[compiled.S_QHEAD, compiled.S_QLEN, compiled.S_ARRIVALS, compiled.S_K, compiled.S_P, compiled.S_N]] = (
@@ -339,10 +340,12 @@ class SelectiveReduceController(ControllerBase):
                 u[end - pos:] = est.rng.random(u.size - (end - pos))
                 si[compiled.S_UPOS], si[compiled.S_ULEN] = 0, u.size
 
+        learns = ecdf is not None or self._fixed_bw is None
+
         def state():
             return compiled.turn_state(si, self._par[1:], model, (self._qids, self._qbw, self._qheld, self._seq),
                                        self._holding, self._bw_all, (self._fbuf, self._ibuf), classes,
-                                       (parts["main"], parts["buf"]), error)
+                                       (parts["main"], parts["buf"], *error) if learns else None)
 
         def finish(iv):
             self._qhead, self._qlen, self._arrivals, self.k = (int(si[i]) for i in (

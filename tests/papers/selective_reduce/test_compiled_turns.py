@@ -162,6 +162,20 @@ def test_the_moved_settings_reach_merges_refills_and_floors():
     assert repr(exact.syncs) != repr(log.syncs)
 
 
+@pytest.mark.parametrize("cold, err", [(False, 0.0), (True, 0.0), (False, 0.3), (True, 0.3)])
+def test_only_a_run_that_learns_carries_the_learning_arrays(cold, err):
+    """The turn's state has its second part (the cold start's ECDF parts, the per-decision error's draws) only in
+    a run that learns its progress model or draws its estimates per decision; a run with neither gets None, for
+    which the loop is compiled without them, and no request handlers."""
+    s = _random_sr_setting(1)
+    dt, theta, eta, c, _, _, _, incr = s["sr"]
+    s.update(sr=(dt, theta, eta, c, "paper", err, "decision", incr), cold=cold)
+    _, state, _, handlers = _cluster(s).controller.compiled_turns()
+    learning = state()[1]
+    assert (learning is None) == (not cold and err == 0.0) == (not handlers)
+    assert learning is None or all(isinstance(a, np.ndarray) for a in learning)
+
+
 SCENARIOS = [dict(scheme="selective", n=40, dt_s=0.01), dict(scheme="selective", n=80, dt_s=0.1, compute_mean_s=3.0),
              dict(scheme="selective", n=60, theta=20.0, eta=0.6, trace="cnn"),
              dict(scheme="selective", n=50, bw_error=0.3, bw_error_redraw="run", lam=0.2, alpha_s=0.0),
