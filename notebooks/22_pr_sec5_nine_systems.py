@@ -166,6 +166,7 @@ df11_p = run.sweep(ns.trial, [dict(s, duration_s=fig11_profile_duration_s) for s
                               if s["scheme"] != ns.SINGLE],
                    name="22_pr_fig11_profile", trials=fig11_trials, desc="002 Fig. 11 (profile)")
 df11_p = pd.concat([df11[df11.scheme == ns.SINGLE], df11_p], ignore_index=True)
+df11, df11_p = df11.copy(), df11_p.copy()    # one block per dtype: adding "arm" to the wide frames does not warn
 frames11 = {"default": df11, "profile": df11_p}
 for d in frames11.values():
     d["arm"] = d["scheme"].map({ns.SINGLE: "1 worker", "allreduce": "AR", "ps-backup": "BK", "partial": f"PR{fig11_p}"})
