@@ -45,7 +45,9 @@ def wasted_wait(log: ScheduleLog) -> np.ndarray:
     additions in the same order as the reference :func:`wasted_wait_python`, so
     the same values bit for bit (tested); a log the flat arrays do not cover
     (a worker id outside ``[0, n)``, a member without any compute end whose
-    ready time is needed) takes the reference.
+    ready time is needed) takes the reference.  A cluster's logs never reach the
+    reference's ``ends[-1]`` for a member with no compute end at or before the
+    launch: ``Cluster.launch`` takes READY workers only (tested on simulated logs).
     """
     if not log.holds:
         return np.zeros(log.n)

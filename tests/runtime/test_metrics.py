@@ -117,6 +117,11 @@ def test_compiled_wasted_wait_on_simulated_selective_reduce_logs():
         ref = wasted_wait_python(log)
         assert wasted_wait(log).tobytes() == ref.tobytes()
         wasted_any += int((ref > 0).sum())
+        # every member has a compute end at or before its launch (``Cluster.launch`` takes READY workers
+        # only), so the reference's ``ends[-1]`` for a member without one is never reached by a cluster log
+        for s in log.syncs:
+            for w in s.members:
+                assert log.compute_end[w] and log.compute_end[w][0] <= s.launch
     assert wasted_any > 0
 
 
