@@ -15,6 +15,7 @@ output of every run is the same bit for bit (floats by ``repr``, NaN equal to Na
 exits 1 if any differs.
 
     python benchmarks/ab_training_replay.py [--rev 9bd758d] [--repeats 1] [--only nb23 nb90] [--cnn-cap 800] [--cnn-iid] [--nice 15]
+    python benchmarks/ab_training_replay.py --rev 95fabe7 --only "nb23 cnn" --cnn-cap 8000 --cnn-iid   # RP26's runs
 """
 from __future__ import annotations
 
@@ -202,7 +203,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rev", default="9bd758d", help="the previous implementation (a git revision)")
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--only", nargs="+", default=None, help="groups whose name starts with one of these "
-                    "(nb21, nb22, nb23, nb46, nb90, curves)")
+                    "(nb21, nb22, nb23, nb46, nb90, curves; a whole name such as 'nb23 cnn' for one group)")
     ap.add_argument("--cnn-cap", type=float, default=800.0, help="cap (s) of the CNN search runs")
     ap.add_argument("--cnn-iid", action="store_true", help="the CNN's i.i.d. candidate as well")
     ap.add_argument("--nice", type=int, default=0, help="run both sides under nice -n NICE")
@@ -215,6 +216,7 @@ def main(argv=None) -> int:
         ap.error(f"--repeats must be >= 1, got {args.repeats}")
     sys.path.insert(0, str(ROOT))
     gs = {**_csv_cases(args.only), **_search_cases(args.cnn_cap, args.cnn_iid, args.only), **_curve_cases(args.only)}
+    gs = {g: c for g, c in gs.items() if not args.only or any(g.startswith(o) for o in args.only)}   # "nb23 cnn"
     spec = {"groups": gs}
     old_root = extract(args.rev)
     print(f"{args.rev} (old) vs this checkout (new); {sum(map(len, gs.values()))} runs; {args.repeats} interleaved "

@@ -11,6 +11,7 @@ sweeps whose outputs are deterministic (no wall-clock columns)::
     python scripts/check_result_rows.py 90_beyond_tta simlib.training.time_to_accuracy 0,7,31
     python scripts/check_result_rows.py 22_pr_table1 simlib.training.nine_systems 0,7,15,33,50
     python scripts/check_result_rows.py 46_selmcast_ssp_tta simlib.training.selmcast_ssp_tta 0,9,31
+    python scripts/check_result_rows.py 23_pr_task_search_runs simlib.training.task_search 168,172 --fn search_trial
 """
 from __future__ import annotations
 
@@ -39,9 +40,10 @@ def _same(value, committed) -> bool:
         return False
 
 
-def check(name: str, module: str, rows: list[int]) -> int:
-    """The number of output cells of ``rows`` of ``data/results/<name>.csv`` that ``module.trial`` gives differently."""
-    fn = importlib.import_module(module).trial
+def check(name: str, module: str, rows: list[int], fn_name: str = "trial") -> int:
+    """The number of output cells of ``rows`` of ``data/results/<name>.csv`` that ``module.<fn_name>`` gives
+    differently."""
+    fn = getattr(importlib.import_module(module), fn_name)
     df = pd.read_csv(ROOT / "data" / "results" / f"{name}.csv")
     keys = list(df.columns[:list(df.columns).index("trial")])
     bad = 0
@@ -64,6 +66,7 @@ def main(argv=None) -> int:
     ap.add_argument("name", help="the CSV's name in data/results, without .csv")
     ap.add_argument("module", help="the module whose trial() the sweep ran")
     ap.add_argument("rows", help="comma-separated row numbers (0-based, data rows)")
+    ap.add_argument("--fn", default="trial", help="the trial function of the module the sweep ran (default trial)")
     args = ap.parse_args(argv)
     try:
         rows = [int(x) for x in args.rows.split(",")]
@@ -71,7 +74,7 @@ def main(argv=None) -> int:
         ap.error(f"rows must be comma-separated integers, got {args.rows!r}")
     if not (ROOT / "data" / "results" / f"{args.name}.csv").is_file():
         ap.error(f"no data/results/{args.name}.csv")
-    return 1 if check(args.name, args.module, rows) else 0
+    return 1 if check(args.name, args.module, rows, args.fn) else 0
 
 
 if __name__ == "__main__":

@@ -184,3 +184,34 @@ def test_search_trial_equals_notebook_22s_trial_on_the_same_run():
     coarse = ts.search_run(s, seed, eval_every_s=4.0)
     assert coarse["time_to_target_s"] >= ours["time_to_target_s"]
     assert coarse["updates_to_target"] >= ours["updates_to_target"]
+
+
+#: A CNN search run whose target is crossed in the second half of its cap: all reduce, n = 8, seed 3 reaches
+#: 45 % at 310 s of 400 (measured; the test checks it lies in (200, 400]).
+CNN_CAP_S, CNN_TARGET = 400.0, 0.45
+
+
+def test_a_cnn_search_run_in_one_stage_reports_what_rp16s_two_stages_report(monkeypatch):
+    """RP26: a CNN run of the search is simulated to the cap once (``task_search.SEARCH_FIRST_STAGE``) and
+    reports what RP16's two stages (half the cap, then the cap) report, on a run whose target is crossed in the
+    second half (so the two-stage split replays its first half twice); with the cut-short evaluations of RP25
+    (the target is the stop)."""
+    import simlib.papers.cluster_scenario as cs
+
+    cand = ts.TaskCandidate("cnn", "iid", 32)
+    s = dict(scheme="allreduce", n=8, hl=1, p=3, backups=1, trace="cnn", duration_s=CNN_CAP_S, bandwidth_gbps=10.0,
+             **cand.training(CNN_TARGET), curve_every_s=CNN_CAP_S, early_stop=True)
+    calls = []
+    real = cs.simulate
+    monkeypatch.setattr(cs, "simulate", lambda sc, seed: calls.append(sc.duration_s) or real(sc, seed))
+    seed = np.random.SeedSequence(3)
+    one = ts.search_run(s, seed)
+    assert calls == [CNN_CAP_S]
+    monkeypatch.setattr(ts, "SEARCH_FIRST_STAGE", {})
+    calls.clear()
+    two = ts.search_run(s, seed)
+    assert calls == [CNN_CAP_S / 2, CNN_CAP_S]
+    assert one["reached"] == 1 and CNN_CAP_S / 2 < one["time_to_target_s"] <= CNN_CAP_S
+    assert set(one) == set(two)
+    for k in one:
+        assert repr(one[k]) == repr(two[k]), k
