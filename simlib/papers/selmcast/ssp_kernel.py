@@ -45,12 +45,12 @@ import numpy as np
 from numba import njit
 
 from simlib.core import jitcache
-from simlib.core.sharing import (BIG_SWITCH_MAX, drain, flow_table, set_links, set_receivers, share_big_switch,
-                                 share_rates)
+from simlib.core.sharing import (BIG_SWITCH_MAX, _lowest, _popcount, drain, flow_table, set_links, set_receivers,
+                                 share_big_switch, share_rates)
 from simlib.core.tolerance import is_done
 from simlib.runtime.kernel_driver import DONE, NEED_DRAWS, NEED_SPACE, STALLED
 
-from .ssp_selection import TIE_S, Rules, _algorithm2, scratch
+from .ssp_selection import TIE_S, Rules, _algorithm2, _algorithm2_l3, scratch
 
 COMPUTING, MULTICASTING, BLOCKED = 0, 1, 2
 GAP = 1 << 20       # spacing of strict-priority classes, so a new task can be slotted in between
@@ -675,6 +675,46 @@ def _snapshot_g(l3, in_g, x, vrem, factive, frem, old, gl):
 
 
 @njit(cache=True, inline="always")
+def _g_list(in_g, gl):
+    """G's tasks, in id order, into ``gl``; returns how many."""
+    ng = 0
+    for i in range(in_g.shape[0]):
+        if in_g[i]:
+            gl[ng] = i
+            ng += 1
+    return ng
+
+
+@njit(cache=True, inline="always")
+def _preempt_l3(kappa, ng, t, gl, ybits, x, cur_mc, log, links, ci):
+    """:func:`_preempt` after :func:`~.ssp_selection._algorithm2_l3` (L3, n <= BIG_SWITCH_MAX): the receivers
+    it took from G's multicasts are the bits of their receiver sets (``links``' rows, still the plan before
+    it) not in their new rows ``ybits``; each drop is logged (tasks, then receivers, in increasing id, as
+    :func:`_preempt`) and the multicast's flow leaves the dropped egresses.  Keeps ``ci[NX]`` current."""
+    n = x.shape[0]
+    drop_mc, drop_j, drop_t = log.drop_mc, log.drop_j, log.drop_t
+    table, lbuf, rows, cols = links
+    nx = ci[NX] + _popcount(ybits[kappa])
+    for q in range(ng):
+        i = gl[q]
+        gone = rows[i] & ~ybits[i]
+        if gone == 0:
+            continue
+        while gone != 0:
+            j = _lowest(gone)
+            gone &= gone - 1
+            nx -= 1
+            d = ci[NDROP]
+            drop_mc[d] = cur_mc[i]
+            drop_j[d] = j
+            drop_t[d] = t
+            ci[NDROP] = d + 1
+        ci[DIRTY] = 1
+        _l3_links(n, x, i, table, lbuf, rows, cols)     # the flow leaves the dropped egresses
+    ci[NX] = nx
+
+
+@njit(cache=True, inline="always")
 def _estimate_tau(kappa, t, cfg, rounds, state, comp_start, comp_end, in_g, tau, dcnt, dsum):
     """tau for G and kappa (SM51; :func:`tau_estimates`), zero under ``cfg.tau_mode`` 2 or without an
     SSP bound; ``dcnt`` multicasts finished so far, of total duration ``dsum`` (s)."""
@@ -827,6 +867,9 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     links = _flow_table(n, l3, x, factive.shape[0])     # the flows' links, a link buffer, bit sets
     table, rows, cols = links[0], links[2], links[3]
     big = l3 and not prio_mode and n <= BIG_SWITCH_MAX  # one max-min class of multicasts (N18)
+    # Algorithm 2 on the receiver sets (L3, n <= BIG_SWITCH_MAX, line 32 "y", line 33 "own")
+    bits = l3 and n <= BIG_SWITCH_MAX and not cfg.rules.line32_x and not cfg.rules.deadline_all
+    ybits = np.zeros(n, np.int64)                       # its new rows of x
     alg = scratch(n)                                    # Algorithm 2's output and work space
     old = np.empty((n, n), np.int8)                     # G's rows of x before it
     gl = np.empty(n, np.int64)                          # G's tasks
@@ -865,6 +908,14 @@ def run_loop(cfg, wk, plan, fl, log, cn):
             ci[SEL] += 1
             if not selmcast:
                 _orpheus_pick(kappa, cfg.p, plan.due, x, in_g, log.orph_u, okeys, ci)
+            elif bits:
+                ng = _g_list(in_g, gl)
+                _estimate_tau(kappa, t, cfg, wk.rounds, wk.state, wk.comp_start, comp_end, in_g, plan.tau,
+                              ci[DCNT], cf[DSUM])
+                m = _algorithm2_l3(kappa, plan, cfg.rules, alg, frem, rows, ybits)
+                _preempt_l3(kappa, ng, t, gl, ybits, x, cur_mc, log, links, ci)
+                if prio_mode and not fifo:              # SM50: classes in Algorithm 2's order
+                    _reclass(kappa, alg.order[:m], l3, keep, fl, ci)
             else:
                 ng = _snapshot_g(l3, in_g, x, vrem, factive, frem, old, gl)
                 _estimate_tau(kappa, t, cfg, wk.rounds, wk.state, wk.comp_start, comp_end, in_g, plan.tau,
