@@ -596,15 +596,35 @@ def _ready(t, t_c, comp_end, ready):
     return nr
 
 
+#: Buckets of :func:`_orpheus_pick`'s counting selection (uniform keys in [0, 1): ~1 key a bucket at n = 50).
+ORPHEUS_BUCKETS = 64
+
+
 @njit(cache=True, inline="always")
-def _orpheus_pick(kappa, p, due, x, in_g, orph_u, keys, ci):
+def _bucket(u, nb):
+    """Bucket of key ``u`` among ``nb`` over [0, 1) (outside: the first or last bucket): non-decreasing in u,
+    so a key in a lower bucket is smaller than every key in a higher one."""
+    f = u * nb
+    if f >= nb:
+        return nb - 1
+    if f > 0.0:
+        return int(f)
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _orpheus_pick(kappa, p, due, x, in_g, orph_u, keys, counts, ci):
     """Orpheus's receivers of kappa (SM65): its due ones first, then the p smallest of n fresh
-    uniform keys (kappa's own key infinite); ``keys`` (n,) is work space.
+    uniform keys (kappa's own key infinite); ``keys`` (n,) float and ``counts`` (ORPHEUS_BUCKETS,) int64 are
+    work space.
 
     The receivers are the first max(p, |due|) of ``np.argsort`` of the keys (due ones -1):
-    the due ones and the smallest uniforms, found here by a bounded insertion; only if the
-    last one taken ties with the first one left (equal uniforms) does the choice depend on
-    the sort's order of equal keys, and then it is taken from ``np.argsort`` itself."""
+    the due ones and every key up to the take-th smallest of the others (the cut), take = max(p, |due|) -
+    |due|; only if the (take + 1)-th smallest equals the cut (equal uniforms) does the choice depend on
+    the sort's order of equal keys, and then it is taken from ``np.argsort`` itself.  The two order
+    statistics are found by counting the keys into buckets of [0, 1) (:func:`_bucket`, monotone), then
+    sorting the keys of the bucket that holds the cut (about one): the same values as sorting them all
+    (issue 48 item 1; it replaced a bounded insertion of the take + 1 smallest)."""
     n = x.shape[0]
     u0 = ci[USED_U]
     ci[USED_U] = u0 + n
@@ -619,22 +639,31 @@ def _orpheus_pick(kappa, p, due, x, in_g, orph_u, keys, ci):
             nk += 1
     take = max(p, ndue) - ndue                          # uniforms to take, of nk
     if 0 < take < nk:
-        # the take + 1 smallest of keys[:nk] to its front, ascending (bounded insertion)
-        k = 0
+        nb = counts.shape[0]
+        for b in range(nb):
+            counts[b] = 0
         for a in range(nk):
+            counts[_bucket(keys[a], nb)] += 1
+        acc = 0                                         # keys in the buckets below bucket b
+        b = 0
+        while acc + counts[b] < take:
+            acc += counts[b]
+            b += 1
+        r = take - acc                                  # the cut is the r-th smallest of bucket b's keys
+        cb = 0
+        for a in range(nk):                             # bucket b's keys to the front, then sorted
+            if _bucket(keys[a], nb) == b:
+                keys[cb] = keys[a]
+                cb += 1
+        for a in range(1, cb):
             key = keys[a]
-            if k == take + 1:
-                if key >= keys[take]:
-                    continue
-            else:
-                k += 1
-            b = k - 1
-            while b > 0 and keys[b - 1] > key:
-                keys[b] = keys[b - 1]
-                b -= 1
-            keys[b] = key
-        cut = keys[take - 1]
-        if keys[take] == cut:                           # a tie at the cut: the sort decides
+            q = a
+            while q > 0 and keys[q - 1] > key:
+                keys[q] = keys[q - 1]
+                q -= 1
+            keys[q] = key
+        cut = keys[r - 1]
+        if r < cb and keys[r] == cut:                   # a tie at the cut: the sort decides
             kk = orph_u[u0:u0 + n].copy()
             for j in range(n):
                 if due[kappa, j]:
@@ -643,7 +672,7 @@ def _orpheus_pick(kappa, p, due, x, in_g, orph_u, keys, ci):
             chosen = np.argsort(kk)[:max(p, ndue)]
             for q in range(chosen.shape[0]):
                 x[kappa, chosen[q]] = 1
-        else:
+        else:                                           # (r == cb: the next key is in a higher bucket)
             for j in range(n):
                 if j != kappa and not due[kappa, j] and orph_u[u0 + j] <= cut:
                     x[kappa, j] = 1
@@ -876,6 +905,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     done = np.empty(factive.shape[0], np.int64)         # the flows, then the tasks, done at an event
     ready = np.empty(n, np.int64)                       # the workers whose iteration ended
     okeys = np.empty(n)                                 # Orpheus's keys
+    obuckets = np.empty(ORPHEUS_BUCKETS, np.int64)      # and their buckets' counts
     while True:
         for w in range(n):                              # a worker draws at most once per event
             if used[w] >= draws.shape[1]:
@@ -907,7 +937,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
             start[kappa] = t
             ci[SEL] += 1
             if not selmcast:
-                _orpheus_pick(kappa, cfg.p, plan.due, x, in_g, log.orph_u, okeys, ci)
+                _orpheus_pick(kappa, cfg.p, plan.due, x, in_g, log.orph_u, okeys, obuckets, ci)
             elif bits:
                 ng = _g_list(in_g, gl)
                 _estimate_tau(kappa, t, cfg, wk.rounds, wk.state, wk.comp_start, comp_end, in_g, plan.tau,
