@@ -36,7 +36,7 @@ from numba.extending import intrinsic
 
 
 __all__ = ["FlowTable", "flow_table", "set_links", "share_rates", "drain", "stable_argsort",
-           "BIG_SWITCH_MAX", "set_receivers", "share_big_switch"]
+           "BIG_SWITCH_MAX", "set_receivers", "share_big_switch", "popcount", "lowest_bit"]
 
 #: Most hosts :func:`share_big_switch` takes: a set of hosts is an int64 (bit 63, the sign, unused).
 BIG_SWITCH_MAX = 63
@@ -228,6 +228,12 @@ def _popcount(typingctx, bits):
 def _lowest(bits):
     """Index of the lowest set bit of a non-zero int64 bit set (its trailing zeros)."""
     return _popcount((bits & -bits) - 1)
+
+
+#: The bit-set helpers for compiled code elsewhere (e.g. the SSP loop's Algorithm 2 on receiver sets):
+#: ``popcount(bits)`` the set bits of an int64, ``lowest_bit(bits)`` the index of the lowest (bits != 0).
+popcount = _popcount
+lowest_bit = _lowest
 
 
 @njit(cache=True, inline="always")

@@ -4,7 +4,8 @@ One 10-minute n = 50 run has ~20,000 multicasts and ~60,000 events; driving
 :class:`~simlib.core.network.FlowNetwork` from Python cost ~250 us per
 multicast, so the §IV-C reproduction took over an hour.  :func:`run_loop`
 runs the same simulation as ``SSPCluster(engine="flow")`` -- the worker loop,
-Algorithm 2 (:func:`~simlib.papers.selmcast.ssp_selection._algorithm2`), tau
+Algorithm 2 (:func:`~simlib.papers.selmcast.ssp_selection._algorithm2`, or its bit-set form
+``_algorithm2_l3`` under L3), tau
 (:func:`tau_estimates`), the priority placement (:func:`place_classes`), Orpheus's key rule,
 and the flow model (drain, completion tolerance N6 and per-flow max-min or strict-priority sharing, from
 :mod:`simlib.core.sharing` and :mod:`simlib.core.tolerance`) -- inside one compiled loop.  The two engines
@@ -45,7 +46,7 @@ import numpy as np
 from numba import njit
 
 from simlib.core import jitcache
-from simlib.core.sharing import (BIG_SWITCH_MAX, _lowest, _popcount, drain, flow_table, set_links, set_receivers,
+from simlib.core.sharing import (BIG_SWITCH_MAX, drain, flow_table, lowest_bit, popcount, set_links, set_receivers,
                                  share_big_switch, share_rates)
 from simlib.core.tolerance import is_done
 from simlib.runtime.kernel_driver import DONE, NEED_DRAWS, NEED_SPACE, STALLED
@@ -499,11 +500,34 @@ def _flow_table(n, l3, x, nf):
 
 
 @njit(cache=True, inline="always")
-def _next_completion(now, factive, frem, fvol, frate):
+def _active_bits(factive):
+    """The active slots as a bit set (at most 63 slots; branch-free)."""
+    bits = 0
+    for s in range(factive.shape[0]):
+        bits |= np.int64(factive[s]) << s
+    return bits
+
+
+@njit(cache=True, inline="always")
+def _next_completion(now, factive, frem, fvol, frate, abits):
     """When the next flow completes at the current rates (s): ``now`` if one is done already,
-    infinity if no flow is active (or none has a positive rate)."""
+    infinity if no flow is active (or none has a positive rate).  ``abits`` >= 0: the active slots as a
+    bit set (:func:`_active_bits`, L3 with n <= BIG_SWITCH_MAX), visited in the same increasing order
+    instead of every slot; -1: every slot is checked."""
     left = np.inf
     anyf = False
+    if abits >= 0:
+        anyf = abits != 0
+        b = abits
+        while b != 0:
+            s = lowest_bit(b)
+            b &= b - 1
+            if _is_done(s, frem, fvol, frate):
+                left = 0.0
+                break
+            if frate[s] > 0.0:
+                left = min(left, frem[s] / frate[s])
+        return now + left if anyf else np.inf
     for s in range(factive.shape[0]):
         if factive[s]:
             anyf = True
@@ -549,7 +573,9 @@ def _reserve(t, t_c, comp_end, selmcast, sizes, ci, cf):
 def _advance_network(t, l3, factive, frem, fvol, frate, fseq, arrived, vrem, done, ci, cf):
     """The network moves to ``t``: every flow drains at its rate, then the flows done by then end in
     creation order (as the flow network does); L7, each such receiver has the model (SM67).  The
-    tasks whose multicast has no flow left, in that order, go to ``done``; returns how many."""
+    tasks whose multicast has no flow left, in that order, go to ``done``; returns how many.  With at most
+    63 slots the done flows are looked for among the active slots' bits (:func:`_active_bits`), in the
+    same increasing order."""
     n = arrived.shape[0]
     nf = factive.shape[0]
     dt = t - cf[NOW]
@@ -557,10 +583,19 @@ def _advance_network(t, l3, factive, frem, fvol, frate, fseq, arrived, vrem, don
         drain(frem, frate, factive, nf, dt)
     cf[NOW] = t
     nd = 0
-    for s in range(nf):
-        if factive[s] and _is_done(s, frem, fvol, frate):
-            done[nd] = s
-            nd += 1
+    if nf <= BIG_SWITCH_MAX:                            # the active slots' bit set (as _next_completion)
+        b = _active_bits(factive)
+        while b != 0:
+            s = lowest_bit(b)
+            b &= b - 1
+            if _is_done(s, frem, fvol, frate):
+                done[nd] = s
+                nd += 1
+    else:
+        for s in range(nf):
+            if factive[s] and _is_done(s, frem, fvol, frate):
+                done[nd] = s
+                nd += 1
     for a in range(1, nd):                              # creation order, as the flow network
         q = a
         while q > 0 and fseq[done[q - 1]] > fseq[done[q]]:
@@ -723,14 +758,14 @@ def _preempt_l3(kappa, ng, t, gl, ybits, x, cur_mc, log, links, ci):
     n = x.shape[0]
     drop_mc, drop_j, drop_t = log.drop_mc, log.drop_j, log.drop_t
     table, lbuf, rows, cols = links
-    nx = ci[NX] + _popcount(ybits[kappa])
+    nx = ci[NX] + popcount(ybits[kappa])
     for q in range(ng):
         i = gl[q]
         gone = rows[i] & ~ybits[i]
         if gone == 0:
             continue
         while gone != 0:
-            j = _lowest(gone)
+            j = lowest_bit(gone)
             gone &= gone - 1
             nx -= 1
             d = ci[NDROP]
@@ -882,7 +917,10 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     space; the network moves to it (:func:`_advance_network`) and the multicasts it completed finish
     (:func:`_finish`); every worker whose iteration ended picks its receivers (Orpheus,
     :func:`_orpheus_pick`; SelMcast, :func:`_snapshot_g`, :func:`_estimate_tau`, Algorithm 2,
-    :func:`_preempt` and :func:`_reclass`) and its multicast starts (:func:`_launch`); a new
+    :func:`_preempt` and :func:`_reclass`, or under L3 with n <= 63 and the readings line 32 "y" and line 33
+    "own" :func:`_g_list`, :func:`_estimate_tau`, Algorithm 2 on the receiver sets
+    (:func:`~.ssp_selection._algorithm2_l3`, the same plans bit for bit), :func:`_preempt_l3` and
+    :func:`_reclass`) and its multicast starts (:func:`_launch`); a new
     bandwidth period sets the capacities (:func:`_set_capacities`).  The steps take arrays, bound here
     once, rather than the bundles (see the steps' ruler)."""
     n, l3, selmcast, prio_mode, fifo = cfg.n, cfg.l3, cfg.selmcast, cfg.prio_mode, cfg.fifo
@@ -896,6 +934,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     links = _flow_table(n, l3, x, factive.shape[0])     # the flows' links, a link buffer, bit sets
     table, rows, cols = links[0], links[2], links[3]
     big = l3 and not prio_mode and n <= BIG_SWITCH_MAX  # one max-min class of multicasts (N18)
+    few = factive.shape[0] <= BIG_SWITCH_MAX            # the active slots fit a bit set (L3, n <= 63)
     # Algorithm 2 on the receiver sets (L3, n <= BIG_SWITCH_MAX, line 32 "y", line 33 "own")
     bits = l3 and n <= BIG_SWITCH_MAX and not cfg.rules.line32_x and not cfg.rules.deadline_all
     ybits = np.zeros(n, np.int64)                       # its new rows of x
@@ -916,8 +955,9 @@ def run_loop(cfg, wk, plan, fl, log, cn):
             else:
                 share_rates(fl.caps, table, factive, fl.cls, frate)
             ci[DIRTY] = 0
+        abits = _active_bits(factive) if few else -1
         t_c = comp_end.min()
-        t_f = _next_completion(cf[NOW], factive, frem, fvol, frate)
+        t_f = _next_completion(cf[NOW], factive, frem, fvol, frate, abits)
         bwk = ci[BWK]
         next_bw = bwk * cfg.period if bwk <= nbw else np.inf
         t = min(t_c, t_f, next_bw)

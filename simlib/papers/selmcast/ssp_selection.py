@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from simlib.core import jitcache
-from simlib.core.sharing import BIG_SWITCH_MAX, _lowest, _popcount
+from simlib.core.sharing import lowest_bit, popcount
 from simlib.core.validate import check_choice, check_int, check_real
 
 __all__ = ["select_ssp", "Plan", "Rules", "Scratch", "scratch", "TIE_S", "TASK_ORDERS", "LINE32_READINGS",
@@ -346,16 +346,16 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits):
             di = 0
             b = xi
             while b != 0:                               # 9: (i, j) in D
-                j = _lowest(b)
+                j = lowest_bit(b)
                 b &= b - 1
                 if due[i, j]:
                     di |= 1 << j
             yi = di
         ybits[i] = yi
-        count[i] = _popcount(yi)
+        count[i] = popcount(yi)
         b = yi
         while b != 0:
-            j = _lowest(b)
+            j = lowest_bit(b)
             b &= b - 1
             load[j] += ri
     for a in range(m):                                  # 14: for each i in L
@@ -369,7 +369,7 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits):
         nc = 0
         b = xi & ~yi
         while b != 0:                                   # 16: candidates, increasing j
-            cand[nc] = _lowest(b)
+            cand[nc] = lowest_bit(b)
             b &= b - 1
             nc += 1
         if q < nc:
@@ -403,13 +403,13 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits):
         tr = 0.0
         b = yi
         while b != 0:                                   # 24-26
-            j = _lowest(b)
+            j = lowest_bit(b)
             b &= b - 1
             tr = max(tr, lratio[j])
         s[i] = si
         deadline[i] = max(max(tau[i], si / b_in[i]), tr)  # 23-27
         while rest != 0:                                # 29: C in (L, j) order
-            j = _lowest(rest)
+            j = lowest_bit(rest)
             rest &= rest - 1
             cij = c[i, j]
             pi[nC] = i
@@ -445,7 +445,7 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits):
         xi = 0 if i == kappa else xbits[i]              # (kappa's row of x is still 0 in memory)
         b = xi ^ ybits[i]
         while b != 0:
-            j = _lowest(b)
+            j = lowest_bit(b)
             b &= b - 1
             x[i, j] = (ybits[i] >> j) & 1
     return m
