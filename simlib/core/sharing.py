@@ -36,7 +36,7 @@ from numba.extending import intrinsic
 
 
 __all__ = ["FlowTable", "flow_table", "set_links", "share_rates", "drain", "stable_argsort",
-           "BIG_SWITCH_MAX", "set_receivers", "share_big_switch"]
+           "BIG_SWITCH_MAX", "set_receivers", "share_big_switch", "popcount", "lowest_bit"]
 
 #: Most hosts :func:`share_big_switch` takes: a set of hosts is an int64 (bit 63, the sign, unused).
 BIG_SWITCH_MAX = 63
@@ -230,6 +230,12 @@ def _lowest(bits):
     return _popcount((bits & -bits) - 1)
 
 
+#: The bit-set helpers for compiled code elsewhere (e.g. the SSP loop's Algorithm 2 on receiver sets):
+#: ``popcount(bits)`` the set bits of an int64, ``lowest_bit(bits)`` the index of the lowest (bits != 0).
+popcount = _popcount
+lowest_bit = _lowest
+
+
 @njit(cache=True, inline="always")
 def set_receivers(rows, cols, s, bits):
     """Sender ``s`` (< :data:`BIG_SWITCH_MAX`) now multicasts to the hosts of the bit set ``bits``
@@ -261,72 +267,82 @@ def share_big_switch(caps, rows, cols, active, rates, table):
     :func:`share_rates`'s, on the same list in the same order (exact ties: the link reached first).
     The flows a level freezes all take the same rate, so each link loses it once per frozen flow on it
     (counted as the bits of its column among them) -- the same subtractions, in the same order of levels,
-    as freezing the flows one by one."""
+    as freezing the flows one by one.  The links are kept by position in that order (their capacity left,
+    unfrozen flows and senders side by side, the list compacted in place); the first level's scan runs as
+    the list is built, and each later level's scan in the same pass as the previous level's subtractions,
+    link by link (each link's part reads that link alone), so every link sees the same operations and the
+    scan the same shares in the same order (issue 48 item 1)."""
     n = active.shape[0]
-    resid, cnt, llist = table.resid, table.cnt, table.llist
+    # the class's links in the order it reaches them, by position q: capacity left resid[q], unfrozen flows
+    # cnt[q] and their senders as a bit set own[q] (an ingress: its sender; egress n + j: column j)
+    resid, cnt, own = table.resid, table.cnt, table.llist
     amask = 0
     for i in range(n):
         if active[i]:
             amask |= 1 << i
     if amask == 0:
         return
-    nll = 0                                             # the class's links in the order it reaches them
+    nll = 0
     seen = 0
     pending = amask
+    best = np.inf                                       # the first level's scan, as the links are reached
+    bq = -1
     while pending != 0:
         i = _lowest(pending)
         pending &= pending - 1
-        resid[i] = caps[i]
-        cnt[i] = 1
-        llist[nll] = i
+        resid[nll] = caps[i]
+        cnt[nll] = 1
+        own[nll] = 1 << i
+        if resid[nll] / 1 < best:
+            best = resid[nll] / 1
+            bq = nll
         nll += 1
         new = rows[i] & ~seen
         seen |= rows[i]
         while new != 0:
             j = _lowest(new)
             new &= new - 1
-            resid[n + j] = caps[n + j]
-            cnt[n + j] = _popcount(cols[j] & amask)
-            llist[nll] = n + j
+            resid[nll] = caps[n + j]
+            own[nll] = cols[j] & amask
+            c = _popcount(own[nll])
+            cnt[nll] = c
+            if resid[nll] / c < best:
+                best = resid[nll] / c
+                bq = nll
             nll += 1
     unfrozen = amask
-    while unfrozen != 0:                                # the tightest link freezes its flows
-        best = np.inf
-        bl = -1
-        live = 0
-        for q in range(nll):                            # (as share_rates: links without unfrozen flows
-            l = llist[q]                                # leave the list; the others keep their order)
-            c = cnt[l]
-            if c > 0:
-                llist[live] = l
-                live += 1
-                if resid[l] / c < best:
-                    best = resid[l] / c
-                    bl = l
-        nll = live
+    while True:                                         # the tightest link freezes its flows
         best = max(best, 0.0)
-        if bl < 0:                                      # every fair share infinite (or NaN)
-            frozen = unfrozen
-        elif bl < n:                                    # an ingress: its sender alone
-            frozen = 1 << bl
-        else:
-            frozen = cols[bl - n] & unfrozen
+        frozen = unfrozen if bq < 0 else own[bq] & unfrozen     # (bq < 0: every fair share infinite or NaN)
         unfrozen &= ~frozen
         pending = frozen
         while pending != 0:
             rates[_lowest(pending)] = best
             pending &= pending - 1
-        if bl < 0:
+        if bq < 0 or unfrozen == 0:
             break
-        for q in range(nll):                            # each link loses best once per frozen flow on it
-            l = llist[q]
-            if l < n:
-                k = (frozen >> l) & 1
-            else:
-                k = _popcount(cols[l - n] & frozen)
-            cnt[l] -= k
+        # each link loses best once per frozen flow on it; then the next level's scan (as share_rates: links
+        # without unfrozen flows leave the list, the others keep their order), in the same pass
+        share = best
+        best = np.inf
+        bq = -1
+        live = 0
+        for q in range(nll):
+            k = _popcount(own[q] & frozen)
+            c = cnt[q] - k
+            if c <= 0:
+                continue
+            r = resid[q]
             for _ in range(k):
-                resid[l] -= best
+                r -= share
+            resid[live] = r
+            cnt[live] = c
+            own[live] = own[q]
+            if r / c < best:
+                best = r / c
+                bq = live
+            live += 1
+        nll = live
 
 
 @njit(cache=True)

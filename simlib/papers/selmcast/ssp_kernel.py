@@ -4,7 +4,8 @@ One 10-minute n = 50 run has ~20,000 multicasts and ~60,000 events; driving
 :class:`~simlib.core.network.FlowNetwork` from Python cost ~250 us per
 multicast, so the §IV-C reproduction took over an hour.  :func:`run_loop`
 runs the same simulation as ``SSPCluster(engine="flow")`` -- the worker loop,
-Algorithm 2 (:func:`~simlib.papers.selmcast.ssp_selection._algorithm2`), tau
+Algorithm 2 (:func:`~simlib.papers.selmcast.ssp_selection._algorithm2`, or its bit-set form
+``_algorithm2_l3`` under L3), tau
 (:func:`tau_estimates`), the priority placement (:func:`place_classes`), Orpheus's key rule,
 and the flow model (drain, completion tolerance N6 and per-flow max-min or strict-priority sharing, from
 :mod:`simlib.core.sharing` and :mod:`simlib.core.tolerance`) -- inside one compiled loop.  The two engines
@@ -45,12 +46,12 @@ import numpy as np
 from numba import njit
 
 from simlib.core import jitcache
-from simlib.core.sharing import (BIG_SWITCH_MAX, drain, flow_table, set_links, set_receivers, share_big_switch,
-                                 share_rates)
+from simlib.core.sharing import (BIG_SWITCH_MAX, drain, flow_table, lowest_bit, popcount, set_links, set_receivers,
+                                 share_big_switch, share_rates)
 from simlib.core.tolerance import is_done
 from simlib.runtime.kernel_driver import DONE, NEED_DRAWS, NEED_SPACE, STALLED
 
-from .ssp_selection import TIE_S, Rules, _algorithm2, scratch
+from .ssp_selection import TIE_S, Rules, _algorithm2, _algorithm2_l3, scratch
 
 COMPUTING, MULTICASTING, BLOCKED = 0, 1, 2
 GAP = 1 << 20       # spacing of strict-priority classes, so a new task can be slotted in between
@@ -499,11 +500,34 @@ def _flow_table(n, l3, x, nf):
 
 
 @njit(cache=True, inline="always")
-def _next_completion(now, factive, frem, fvol, frate):
+def _active_bits(factive):
+    """The active slots as a bit set (at most 63 slots; branch-free)."""
+    bits = 0
+    for s in range(factive.shape[0]):
+        bits |= np.int64(factive[s]) << s
+    return bits
+
+
+@njit(cache=True, inline="always")
+def _next_completion(now, factive, frem, fvol, frate, abits):
     """When the next flow completes at the current rates (s): ``now`` if one is done already,
-    infinity if no flow is active (or none has a positive rate)."""
+    infinity if no flow is active (or none has a positive rate).  ``abits`` >= 0: the active slots as a
+    bit set (:func:`_active_bits`, L3 with n <= BIG_SWITCH_MAX), visited in the same increasing order
+    instead of every slot; -1: every slot is checked."""
     left = np.inf
     anyf = False
+    if abits >= 0:
+        anyf = abits != 0
+        b = abits
+        while b != 0:
+            s = lowest_bit(b)
+            b &= b - 1
+            if _is_done(s, frem, fvol, frate):
+                left = 0.0
+                break
+            if frate[s] > 0.0:
+                left = min(left, frem[s] / frate[s])
+        return now + left if anyf else np.inf
     for s in range(factive.shape[0]):
         if factive[s]:
             anyf = True
@@ -549,7 +573,9 @@ def _reserve(t, t_c, comp_end, selmcast, sizes, ci, cf):
 def _advance_network(t, l3, factive, frem, fvol, frate, fseq, arrived, vrem, done, ci, cf):
     """The network moves to ``t``: every flow drains at its rate, then the flows done by then end in
     creation order (as the flow network does); L7, each such receiver has the model (SM67).  The
-    tasks whose multicast has no flow left, in that order, go to ``done``; returns how many."""
+    tasks whose multicast has no flow left, in that order, go to ``done``; returns how many.  With at most
+    63 slots the done flows are looked for among the active slots' bits (:func:`_active_bits`), in the
+    same increasing order."""
     n = arrived.shape[0]
     nf = factive.shape[0]
     dt = t - cf[NOW]
@@ -557,10 +583,19 @@ def _advance_network(t, l3, factive, frem, fvol, frate, fseq, arrived, vrem, don
         drain(frem, frate, factive, nf, dt)
     cf[NOW] = t
     nd = 0
-    for s in range(nf):
-        if factive[s] and _is_done(s, frem, fvol, frate):
-            done[nd] = s
-            nd += 1
+    if nf <= BIG_SWITCH_MAX:                            # the active slots' bit set (as _next_completion)
+        b = _active_bits(factive)
+        while b != 0:
+            s = lowest_bit(b)
+            b &= b - 1
+            if _is_done(s, frem, fvol, frate):
+                done[nd] = s
+                nd += 1
+    else:
+        for s in range(nf):
+            if factive[s] and _is_done(s, frem, fvol, frate):
+                done[nd] = s
+                nd += 1
     for a in range(1, nd):                              # creation order, as the flow network
         q = a
         while q > 0 and fseq[done[q - 1]] > fseq[done[q]]:
@@ -596,15 +631,35 @@ def _ready(t, t_c, comp_end, ready):
     return nr
 
 
+#: Buckets of :func:`_orpheus_pick`'s counting selection (uniform keys in [0, 1): ~1 key a bucket at n = 50).
+ORPHEUS_BUCKETS = 64
+
+
 @njit(cache=True, inline="always")
-def _orpheus_pick(kappa, p, due, x, in_g, orph_u, keys, ci):
+def _bucket(u, nb):
+    """Bucket of key ``u`` among ``nb`` over [0, 1) (outside: the first or last bucket): non-decreasing in u,
+    so a key in a lower bucket is smaller than every key in a higher one."""
+    f = u * nb
+    if f >= nb:
+        return nb - 1
+    if f > 0.0:
+        return int(f)
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _orpheus_pick(kappa, p, due, x, in_g, orph_u, keys, counts, ci):
     """Orpheus's receivers of kappa (SM65): its due ones first, then the p smallest of n fresh
-    uniform keys (kappa's own key infinite); ``keys`` (n,) is work space.
+    uniform keys (kappa's own key infinite); ``keys`` (n,) float and ``counts`` (ORPHEUS_BUCKETS,) int64 are
+    work space.
 
     The receivers are the first max(p, |due|) of ``np.argsort`` of the keys (due ones -1):
-    the due ones and the smallest uniforms, found here by a bounded insertion; only if the
-    last one taken ties with the first one left (equal uniforms) does the choice depend on
-    the sort's order of equal keys, and then it is taken from ``np.argsort`` itself."""
+    the due ones and every key up to the take-th smallest of the others (the cut), take = max(p, |due|) -
+    |due|; only if the (take + 1)-th smallest equals the cut (equal uniforms) does the choice depend on
+    the sort's order of equal keys, and then it is taken from ``np.argsort`` itself.  The two order
+    statistics are found by counting the keys into buckets of [0, 1) (:func:`_bucket`, monotone), then
+    sorting the keys of the bucket that holds the cut (about one): the same values as sorting them all
+    (issue 48 item 1; it replaced a bounded insertion of the take + 1 smallest)."""
     n = x.shape[0]
     u0 = ci[USED_U]
     ci[USED_U] = u0 + n
@@ -619,22 +674,31 @@ def _orpheus_pick(kappa, p, due, x, in_g, orph_u, keys, ci):
             nk += 1
     take = max(p, ndue) - ndue                          # uniforms to take, of nk
     if 0 < take < nk:
-        # the take + 1 smallest of keys[:nk] to its front, ascending (bounded insertion)
-        k = 0
+        nb = counts.shape[0]
+        for b in range(nb):
+            counts[b] = 0
         for a in range(nk):
+            counts[_bucket(keys[a], nb)] += 1
+        acc = 0                                         # keys in the buckets below bucket b
+        b = 0
+        while acc + counts[b] < take:
+            acc += counts[b]
+            b += 1
+        r = take - acc                                  # the cut is the r-th smallest of bucket b's keys
+        cb = 0
+        for a in range(nk):                             # bucket b's keys to the front, then sorted
+            if _bucket(keys[a], nb) == b:
+                keys[cb] = keys[a]
+                cb += 1
+        for a in range(1, cb):
             key = keys[a]
-            if k == take + 1:
-                if key >= keys[take]:
-                    continue
-            else:
-                k += 1
-            b = k - 1
-            while b > 0 and keys[b - 1] > key:
-                keys[b] = keys[b - 1]
-                b -= 1
-            keys[b] = key
-        cut = keys[take - 1]
-        if keys[take] == cut:                           # a tie at the cut: the sort decides
+            q = a
+            while q > 0 and keys[q - 1] > key:
+                keys[q] = keys[q - 1]
+                q -= 1
+            keys[q] = key
+        cut = keys[r - 1]
+        if r < cb and keys[r] == cut:                   # a tie at the cut: the sort decides
             kk = orph_u[u0:u0 + n].copy()
             for j in range(n):
                 if due[kappa, j]:
@@ -643,7 +707,7 @@ def _orpheus_pick(kappa, p, due, x, in_g, orph_u, keys, ci):
             chosen = np.argsort(kk)[:max(p, ndue)]
             for q in range(chosen.shape[0]):
                 x[kappa, chosen[q]] = 1
-        else:
+        else:                                           # (r == cb: the next key is in a higher bucket)
             for j in range(n):
                 if j != kappa and not due[kappa, j] and orph_u[u0 + j] <= cut:
                     x[kappa, j] = 1
@@ -672,6 +736,46 @@ def _snapshot_g(l3, in_g, x, vrem, factive, frem, old, gl):
             gl[ng] = i
             ng += 1
     return ng
+
+
+@njit(cache=True, inline="always")
+def _g_list(in_g, gl):
+    """G's tasks, in id order, into ``gl``; returns how many."""
+    ng = 0
+    for i in range(in_g.shape[0]):
+        if in_g[i]:
+            gl[ng] = i
+            ng += 1
+    return ng
+
+
+@njit(cache=True, inline="always")
+def _preempt_l3(kappa, ng, t, gl, ybits, x, cur_mc, log, links, ci):
+    """:func:`_preempt` after :func:`~.ssp_selection._algorithm2_l3` (L3, n <= BIG_SWITCH_MAX): the receivers
+    it took from G's multicasts are the bits of their receiver sets (``links``' rows, still the plan before
+    it) not in their new rows ``ybits``; each drop is logged (tasks, then receivers, in increasing id, as
+    :func:`_preempt`) and the multicast's flow leaves the dropped egresses.  Keeps ``ci[NX]`` current."""
+    n = x.shape[0]
+    drop_mc, drop_j, drop_t = log.drop_mc, log.drop_j, log.drop_t
+    table, lbuf, rows, cols = links
+    nx = ci[NX] + popcount(ybits[kappa])
+    for q in range(ng):
+        i = gl[q]
+        gone = rows[i] & ~ybits[i]
+        if gone == 0:
+            continue
+        while gone != 0:
+            j = lowest_bit(gone)
+            gone &= gone - 1
+            nx -= 1
+            d = ci[NDROP]
+            drop_mc[d] = cur_mc[i]
+            drop_j[d] = j
+            drop_t[d] = t
+            ci[NDROP] = d + 1
+        ci[DIRTY] = 1
+        _l3_links(n, x, i, table, lbuf, rows, cols)     # the flow leaves the dropped egresses
+    ci[NX] = nx
 
 
 @njit(cache=True, inline="always")
@@ -813,7 +917,10 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     space; the network moves to it (:func:`_advance_network`) and the multicasts it completed finish
     (:func:`_finish`); every worker whose iteration ended picks its receivers (Orpheus,
     :func:`_orpheus_pick`; SelMcast, :func:`_snapshot_g`, :func:`_estimate_tau`, Algorithm 2,
-    :func:`_preempt` and :func:`_reclass`) and its multicast starts (:func:`_launch`); a new
+    :func:`_preempt` and :func:`_reclass`, or under L3 with n <= 63 and the readings line 32 "y" and line 33
+    "own" :func:`_g_list`, :func:`_estimate_tau`, Algorithm 2 on the receiver sets
+    (:func:`~.ssp_selection._algorithm2_l3`, the same plans bit for bit), :func:`_preempt_l3` and
+    :func:`_reclass`) and its multicast starts (:func:`_launch`); a new
     bandwidth period sets the capacities (:func:`_set_capacities`).  The steps take arrays, bound here
     once, rather than the bundles (see the steps' ruler)."""
     n, l3, selmcast, prio_mode, fifo = cfg.n, cfg.l3, cfg.selmcast, cfg.prio_mode, cfg.fifo
@@ -827,12 +934,17 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     links = _flow_table(n, l3, x, factive.shape[0])     # the flows' links, a link buffer, bit sets
     table, rows, cols = links[0], links[2], links[3]
     big = l3 and not prio_mode and n <= BIG_SWITCH_MAX  # one max-min class of multicasts (N18)
+    few = factive.shape[0] <= BIG_SWITCH_MAX            # the active slots fit a bit set (L3, n <= 63)
+    # Algorithm 2 on the receiver sets (L3, n <= BIG_SWITCH_MAX, line 32 "y", line 33 "own")
+    bits = l3 and n <= BIG_SWITCH_MAX and not cfg.rules.line32_x and not cfg.rules.deadline_all
+    ybits = np.zeros(n, np.int64)                       # its new rows of x
     alg = scratch(n)                                    # Algorithm 2's output and work space
     old = np.empty((n, n), np.int8)                     # G's rows of x before it
     gl = np.empty(n, np.int64)                          # G's tasks
     done = np.empty(factive.shape[0], np.int64)         # the flows, then the tasks, done at an event
     ready = np.empty(n, np.int64)                       # the workers whose iteration ended
     okeys = np.empty(n)                                 # Orpheus's keys
+    obuckets = np.empty(ORPHEUS_BUCKETS, np.int64)      # and their buckets' counts
     while True:
         for w in range(n):                              # a worker draws at most once per event
             if used[w] >= draws.shape[1]:
@@ -843,8 +955,9 @@ def run_loop(cfg, wk, plan, fl, log, cn):
             else:
                 share_rates(fl.caps, table, factive, fl.cls, frate)
             ci[DIRTY] = 0
+        abits = _active_bits(factive) if few else -1
         t_c = comp_end.min()
-        t_f = _next_completion(cf[NOW], factive, frem, fvol, frate)
+        t_f = _next_completion(cf[NOW], factive, frem, fvol, frate, abits)
         bwk = ci[BWK]
         next_bw = bwk * cfg.period if bwk <= nbw else np.inf
         t = min(t_c, t_f, next_bw)
@@ -864,7 +977,15 @@ def run_loop(cfg, wk, plan, fl, log, cn):
             start[kappa] = t
             ci[SEL] += 1
             if not selmcast:
-                _orpheus_pick(kappa, cfg.p, plan.due, x, in_g, log.orph_u, okeys, ci)
+                _orpheus_pick(kappa, cfg.p, plan.due, x, in_g, log.orph_u, okeys, obuckets, ci)
+            elif bits:
+                ng = _g_list(in_g, gl)
+                _estimate_tau(kappa, t, cfg, wk.rounds, wk.state, wk.comp_start, comp_end, in_g, plan.tau,
+                              ci[DCNT], cf[DSUM])
+                m = _algorithm2_l3(kappa, plan, cfg.rules, alg, frem, rows, ybits)
+                _preempt_l3(kappa, ng, t, gl, ybits, x, cur_mc, log, links, ci)
+                if prio_mode and not fifo:              # SM50: classes in Algorithm 2's order
+                    _reclass(kappa, alg.order[:m], l3, keep, fl, ci)
             else:
                 ng = _snapshot_g(l3, in_g, x, vrem, factive, frem, old, gl)
                 _estimate_tau(kappa, t, cfg, wk.rounds, wk.state, wk.comp_start, comp_end, in_g, plan.tau,

@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from simlib.core import jitcache
+from simlib.core.sharing import lowest_bit, popcount
 from simlib.core.validate import check_choice, check_int, check_real
 
 __all__ = ["select_ssp", "Plan", "Rules", "Scratch", "scratch", "TIE_S", "TASK_ORDERS", "LINE32_READINGS",
@@ -292,6 +293,161 @@ def _algorithm2(kappa, plan, rules, out):
         i = order[a]
         for j in range(n):
             x[i, j] = y[i, j]
+    return m
+
+
+@njit(cache=True)
+def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits):
+    """:func:`_algorithm2` under L3 on bit sets of receivers, for the SSP loop (issue 48 item 1): the same
+    plan x, G and order of G, bit for bit, for the loop's inputs; returns |G|.
+
+    L3 sends one flow per task, so every receiver of task i has the same bits left: ``vrem[i, j] =
+    rem[i]`` for i in G (the loop's remaining volumes, (n,), bits; v_kappa for kappa, line 2), which this
+    routine reads instead of ``vrem`` (not written).  ``xbits`` (n,) int64: task i's row of x as a bit set
+    (bit j: x_ij = 1) for i in G (the loop's receiver sets, N18; kappa's is not read); ``ybits`` (n,)
+    int64 is written with the new rows of G and kappa (x after line 39).  n <= BIG_SWITCH_MAX, the
+    readings line 32 "y" and line 33 "own" (``rules.line32_x`` and ``rules.deadline_all`` False).
+
+    Why the same bits: a task with rem[i] < eta v_i keeps its whole row at line 9 (y_i = x_i), so it has no
+    candidate at line 16 and no pair in C at line 29: its only part is its loads, added in id order as
+    before; only the other tasks and kappa are planned (lines 14-39), each pass visiting the set bits of
+    its rows in increasing j, the order :func:`_algorithm2` visits them.  A pair off the plan adds 0.0 to a
+    load and takes max(., 0.0) of s_i and of the largest r_j / b_j^E, which changes no value (a load is
+    +0.0 or more, ``max`` keeps its first argument unless the second is greater), so skipping it changes no
+    bit.  Deadlines t_i go to ``out.deadline`` for the tasks with a pair in C only (line 33 "own" reads
+    no other), NaN for the others; ``out.y`` is not written."""
+    x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start = plan
+    eta, l3, descending, line32_x, deadline_all = rules
+    y, order, deadline, load, lratio, dl_min, xload, count, s, cand, ckey, pi, pj, pc, ci, cj, slot = out
+    n = x.shape[0]
+    full = ((1 << n) - 1) & ~(1 << kappa)               # 1-2: x_kj <- 1 for j != kappa (x_kj = 0 before)
+    rk = v[kappa]                                       # 2: v_kj <- v_k
+    in_g[kappa] = True                                  # 4
+    m = 0                                               # 13: L <- G sorted by tau (insertion)
+    for i in range(n):
+        if in_g[i]:
+            k = m
+            while k > 0 and _before(i, order[k - 1], tau, start, descending):
+                order[k] = order[k - 1]
+                k -= 1
+            order[k] = i
+            m += 1
+    # ---- Basic selection (5-12): y_i = x_i if rem_i < eta v_i, else its forced pairs ----------------
+    for j in range(n):
+        load[j] = 0.0
+    for i in range(n):                                  # G in id order: the order load_j is summed in
+        if not in_g[i]:
+            continue
+        xi = full if i == kappa else xbits[i]
+        ri = rk if i == kappa else rem[i]
+        if ri < eta * v[i]:                             # 9: v_ij < eta v_i for every j of the row
+            yi = xi
+        else:
+            di = 0
+            b = xi
+            while b != 0:                               # 9: (i, j) in D
+                j = lowest_bit(b)
+                b &= b - 1
+                if due[i, j]:
+                    di |= 1 << j
+            yi = di
+        ybits[i] = yi
+        count[i] = popcount(yi)
+        b = yi
+        while b != 0:
+            j = lowest_bit(b)
+            b &= b - 1
+            load[j] += ri
+    for a in range(m):                                  # 14: for each i in L
+        i = order[a]
+        q = p[i] - count[i]                             # 15
+        if q <= 0:
+            continue
+        xi = full if i == kappa else xbits[i]
+        ri = rk if i == kappa else rem[i]
+        yi = ybits[i]
+        nc = 0
+        b = xi & ~yi
+        while b != 0:                                   # 16: candidates, increasing j
+            cand[nc] = lowest_bit(b)
+            b &= b - 1
+            nc += 1
+        if q < nc:
+            for r in range(nc):
+                j = cand[r]
+                ckey[r] = (ri + load[j]) / b_eg[j]
+            _lightest(cand, ckey, nc, q)
+        else:
+            q = nc
+        for r in range(q):
+            j = cand[r]
+            yi |= 1 << j                                # 17-18
+            load[j] += ri
+        count[i] += q
+        ybits[i] = yi
+    # ---- Pareto improvement (tasks with a pair in C only) --------------------------------------------
+    for j in range(n):                                  # r_j / b_j^E (25-26)
+        lratio[j] = load[j] / b_eg[j]
+    nC = 0
+    cmax = 0
+    for a in range(m):                                  # 21: for each i in L
+        i = order[a]
+        xi = full if i == kappa else xbits[i]
+        yi = ybits[i]
+        rest = xi & ~yi
+        if rest == 0:
+            deadline[i] = np.nan
+            continue
+        ri = rk if i == kappa else rem[i]
+        si = ri if yi != 0 and ri > 0.0 else 0.0        # 22: max over y_ij = 1 of v_ij (from 0.0)
+        tr = 0.0
+        b = yi
+        while b != 0:                                   # 24-26
+            j = lowest_bit(b)
+            b &= b - 1
+            tr = max(tr, lratio[j])
+        s[i] = si
+        deadline[i] = max(max(tau[i], si / b_in[i]), tr)  # 23-27
+        while rest != 0:                                # 29: C in (L, j) order
+            j = lowest_bit(rest)
+            rest &= rest - 1
+            cij = c[i, j]
+            pi[nC] = i
+            pj[nC] = j
+            pc[nC] = cij
+            nC += 1
+            cmax = max(cmax, cij)
+    if cmax + 2 > slot.shape[0]:                        # 29: stable counting sort, c_ij non-increasing
+        slot = np.zeros(cmax + 2, np.int64)
+    for b in range(cmax + 2):
+        slot[b] = 0
+    for h in range(nC):
+        slot[cmax - pc[h] + 1] += 1
+    for b in range(1, cmax + 2):
+        slot[b] += slot[b - 1]
+    for h in range(nC):
+        b = cmax - pc[h]
+        ci[slot[b]] = pi[h]
+        cj[slot[b]] = pj[h]
+        slot[b] += 1
+    for h in range(nC):                                 # 30: for each (i, j) in C
+        i = ci[h]
+        j = cj[h]
+        ri = rk if i == kappa else rem[i]
+        si = max(s[i], ri)                              # 31
+        rj = load[j] + ri                               # 32
+        if deadline[i] >= si / b_in[i] and deadline[i] >= rj / b_eg[j]:  # 33
+            ybits[i] |= 1 << j                          # 34
+            load[j] += ri
+            s[i] = si
+    for a in range(m):                                  # 37-39: x <- y (only changed pairs written)
+        i = order[a]
+        xi = 0 if i == kappa else xbits[i]              # (kappa's row of x is still 0 in memory)
+        b = xi ^ ybits[i]
+        while b != 0:
+            j = lowest_bit(b)
+            b &= b - 1
+            x[i, j] = (ybits[i] >> j) & 1
     return m
 
 

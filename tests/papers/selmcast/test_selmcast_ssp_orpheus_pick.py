@@ -23,11 +23,12 @@ def _reference(u, due_row, kappa, p):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(2, 40).flatmap(lambda n: st.tuples(
+@given(st.integers(2, 63).flatmap(lambda n: st.tuples(
     st.just(n), st.integers(0, n - 1), st.integers(1, n - 1),
     st.lists(st.booleans(), min_size=n, max_size=n),
     st.one_of(st.lists(st.floats(0.0, 1.0, exclude_max=True), min_size=n, max_size=n),
-              st.lists(st.sampled_from([0.1, 0.25, 0.5]), min_size=n, max_size=n)))))
+              st.lists(st.sampled_from([0.1, 0.25, 0.5]), min_size=n, max_size=n),
+              st.lists(st.sampled_from([0.0, 0.01, 0.0101, 0.3, 0.31, 0.999]), min_size=n, max_size=n)))))
 def test_pick_is_the_argsort_rule(case):
     n, kappa, p, due_row, u = case
     due_row = np.array(due_row)
@@ -39,7 +40,7 @@ def test_pick_is_the_argsort_rule(case):
     ci = K.counters().ints
     orph_u = np.concatenate([np.zeros(n), np.asarray(u, float)])   # the second n uniforms are this pick's
     ci[K.USED_U] = n
-    K._orpheus_pick(kappa, p, due, x, in_g, orph_u, np.empty(n), ci)
+    K._orpheus_pick(kappa, p, due, x, in_g, orph_u, np.empty(n), np.empty(K.ORPHEUS_BUCKETS, np.int64), ci)
     ref = _reference(np.asarray(u, float), due_row, kappa, p)
     assert x[kappa].tolist() == ref.tolist()
     assert ci[K.NX] == ref.sum() == max(p, due_row.sum()) and ci[K.USED_U] == 2 * n and in_g[kappa]

@@ -1,0 +1,133 @@
+"""Algorithm 2 on bit sets of receivers (``_algorithm2_l3``, the SSP loop's L3 path) against the array routine.
+
+Under L3 every receiver of a task has the same bits left (one flow per multicast), so the SSP loop hands
+``_algorithm2_l3`` each task's remaining volume and its row of x as a bit set; on such states it must
+give the same plan x, G and order as ``_algorithm2`` (itself checked against the pseudo-code in
+``test_selmcast_ssp_selection_reference.py``), bit for bit, and the same deadline for every task it
+plans.  Inputs: random online states at n = 2-63 (the bit sets' range) with the ties that decide
+rounding made common (a grid of volumes, bandwidths, tau, start times and c_ij, volumes at exactly
+eta v_i), or real-valued ones; c_ij above n (the counting sort's larger buckets).  Plus a hand case
+(test_selmcast_ssp_selection's first instance) worked out on the bit-set path.
+"""
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from simlib.papers.selmcast.ssp_selection import Plan, Rules, _algorithm2, _algorithm2_l3, scratch
+
+
+def bits_of(row):
+    return sum(1 << int(j) for j in np.flatnonzero(row))
+
+
+def run_both(kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending):
+    """(x, in_g, m, order, deadline) of the array routine on the L3 state (vrem[i, j] = rem[i]) and of the
+    bit-set routine on rem and the rows' bit sets; the bit-set routine's new rows as bit sets too."""
+    n = x.shape[0]
+    rules = Rules(eta=eta, l3=True, descending=descending, line32_x=False, deadline_all=False)
+    vrem = np.repeat(rem[:, None], n, axis=1)
+    plan_a = Plan(x.copy(), vrem, v, p, b_in, b_eg, tau, c, due, in_g.copy(), start)
+    out_a = scratch(n)
+    m_a = _algorithm2(kappa, plan_a, rules, out_a)
+    xbits = np.array([bits_of(x[i]) for i in range(n)], np.int64)
+    xbits[kappa] = 12345                                # not read (kappa's row starts full)
+    stale = np.full((n, n), -7.0)                       # vrem is not read on the bit-set path
+    plan_b = Plan(x.copy(), stale, v, p, b_in, b_eg, tau, c, due, in_g.copy(), start)
+    out_b = scratch(n)
+    ybits = np.zeros(n, np.int64)
+    m_b = _algorithm2_l3(kappa, plan_b, rules, out_b, rem, xbits, ybits)
+    a = (plan_a.x, plan_a.in_g, m_a, out_a.order[:m_a].copy(), out_a.deadline)
+    b = (plan_b.x, plan_b.in_g, m_b, out_b.order[:m_b].copy(), out_b.deadline)
+    return a, b, ybits
+
+
+def check(kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending):
+    (xa, ga, ma, oa, da), (xb, gb, mb, ob, db), ybits = run_both(
+        kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending)
+    np.testing.assert_array_equal(xb, xa)
+    np.testing.assert_array_equal(gb, ga)
+    assert mb == ma and ob.tolist() == oa.tolist()
+    for i in ob.tolist():
+        assert ybits[i] == bits_of(xa[i])               # the new rows, as the loop reads them
+        if not np.isnan(db[i]):                         # a task it planned with a pair in C: same t_i
+            assert db[i] == da[i]
+        if i != kappa and rem[i] < eta * v[i]:
+            assert np.isnan(db[i])                      # keeps its row: not planned
+
+
+@st.composite
+def l3_states(draw):
+    n = draw(st.one_of(st.integers(2, 9), st.integers(10, 63)))
+    kappa = draw(st.integers(0, n - 1))
+    real = draw(st.booleans())
+    eta = draw(st.sampled_from([0.0, 0.3, 0.75, 1.0]))
+    vol = draw(st.sampled_from([1.0, 200e6 * 8]))
+    v = np.full(n, vol)
+    if draw(st.booleans()):
+        v = v * np.array(draw(st.lists(st.sampled_from([0.5, 1.0]), min_size=n, max_size=n)))
+    x = np.zeros((n, n), np.int8)
+    rem = np.full(n, -3.0)                              # outside G: never read
+    in_g = np.zeros(n, bool)
+    others = [i for i in range(n) if i != kappa]
+    g = draw(st.lists(st.sampled_from(others), unique=True, max_size=min(len(others), 20))) if others else []
+    frac = st.floats(0.0, 1.0) if real else st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0])
+    for i in g:
+        in_g[i] = True
+        density = draw(st.sampled_from([0.2, 0.7, 1.0]))
+        row = np.random.default_rng(draw(st.integers(0, 2**32 - 1))).random(n) < density
+        row[i] = False
+        x[i] = row
+        if draw(st.integers(0, 9)) == 0:                # exactly at eta v_i (line 9 keeps nothing by eta)
+            rem[i] = eta * v[i]
+        else:
+            rem[i] = draw(frac) * v[i]
+    lo = draw(st.integers(1, max(n - 1, 1)))
+    p = np.array(draw(st.lists(st.integers(lo, max(n - 1, 1)), min_size=n, max_size=n)), np.int64)
+    if real:
+        b_in = np.array(draw(st.lists(st.floats(0.5, 8.0), min_size=n, max_size=n)))
+        b_eg = np.array(draw(st.lists(st.floats(0.5, 2.0), min_size=n, max_size=n)))
+        tau = np.array(draw(st.lists(st.floats(0.0, 2.0), min_size=n, max_size=n)))
+    else:
+        b_in = np.array(draw(st.lists(st.sampled_from([0.5, 1.0, 2.0, 8.0]), min_size=n, max_size=n)))
+        b_eg = np.array(draw(st.lists(st.sampled_from([0.5, 1.0, 2.0]), min_size=n, max_size=n)))
+        tau = np.array(draw(st.lists(st.sampled_from([0.0, 0.0, 0.5, 1.0, 1.0 + 1e-10]), min_size=n,
+                                     max_size=n)))
+    scale = draw(st.sampled_from([1.0, 40e9]))           # bits/s of the notebooks' links
+    b_in, b_eg = b_in * scale, b_eg * scale
+    start = np.array(draw(st.lists(st.sampled_from([0.0, 1.0, 2.0, 2.0 + 1e-10]), min_size=n, max_size=n)))
+    cmax = draw(st.sampled_from([0, 5, 3 * n]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    c = rng.integers(0, cmax + 1, (n, n)).astype(np.int64)
+    np.fill_diagonal(c, 0)
+    due = rng.random((n, n)) < draw(st.sampled_from([0.0, 0.1, 0.5]))
+    np.fill_diagonal(due, False)
+    descending = draw(st.booleans())
+    return kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending
+
+
+@settings(max_examples=400, deadline=None)
+@given(state=l3_states())
+def test_bit_set_algorithm2_gives_the_array_routines_plan(state):
+    check(*state)
+
+
+def test_hand_case_on_bit_sets():
+    # test_selmcast_ssp_selection's first instance: task 0 sends to {1, 2, 3} with .9 of 1 bit left,
+    # worker 1 becomes ready, p = 1, egress 3 at half speed, fast ingresses.  Basic: task 0 (earlier
+    # start) loads 1: .9, 2: .9, 3: 1.8 -> {1}; task 1 loads 0: 1, 2: 1.9... -> {0}.  Deadlines t0 = .9,
+    # t1 = 1.  Pareto: (0, 2) r = .9 <= .9 admitted; (0, 3) 1.8 > .9 dropped; (1, 2) 1.9 > 1, (1, 3) 2 > 1.
+    n = 4
+    x = np.zeros((n, n), np.int8)
+    x[0, [1, 2, 3]] = 1
+    in_g = np.array([True, False, False, False])
+    rem = np.array([0.9, -1.0, -1.0, -1.0])
+    v = np.ones(n)
+    rules = Rules(eta=0.75, l3=True, descending=False, line32_x=False, deadline_all=False)
+    plan = Plan(x, np.zeros((n, n)), v, np.ones(n, np.int64), np.full(n, 100.0), np.array([1.0, 1.0, 1.0, 0.5]),
+                np.zeros(n), np.zeros((n, n), np.int64), np.zeros((n, n), bool), in_g, np.array([0.0, 1.0, 0.0, 0.0]))
+    out = scratch(n)
+    ybits = np.zeros(n, np.int64)
+    m = _algorithm2_l3(1, plan, rules, out, rem, np.array([0b1110, 0, 0, 0], np.int64), ybits)
+    assert m == 2 and out.order[:2].tolist() == [0, 1]
+    assert x[0].tolist() == [0, 1, 1, 0] and x[1].tolist() == [1, 0, 0, 0]
+    assert ybits[0] == 0b0110 and ybits[1] == 0b0001
+    assert abs(out.deadline[0] - 0.9) < 1e-12 and abs(out.deadline[1] - 1.0) < 1e-12
