@@ -227,25 +227,19 @@ def _partial_round(net, hp, wo, syn, ct, st):
 
 
 @njit(cache=True)
-def _round(net, hp, wo, syn, ct, st, learn):
-    """Lines 9-22 in a run that learns (``learn`` not None), with the progress model ``st[2]``: estimates
-    drawn now or fixed."""
-    if st[0][S_ERR] != 0:
-        _drawn_round(net, hp, wo, syn, ct, st, learn)
-    else:
-        _partial_round(net, hp, wo, syn, ct, st)
-
-
-@njit(cache=True)
 def _learning_round(net, hp, wo, syn, ct, st, learn):
-    """Lines 9-22 in a run that learns: the cold start's progress model over the ECDF as it is now."""
+    """Lines 9-22 in a run that learns: the cold start's progress model over the ECDF as it is now (the state
+    ``st`` with that model: of ``st``'s types, the arrays of :func:`~.kernels.cdf_model` being writable as the
+    ECDF's parts are, so the rounds below compile once), estimates drawn now or fixed."""
     si, model = st[0], st[2]
     if si[S_COLD] != 0:
         m, b = si[S_MLEN], si[S_BLEN]
         now = (model[0], model[1], learn[0][:m], model[3], model[4], model[5], learn[1][:b], m + b, model[8])
-        _round(net, hp, wo, syn, ct, st[:2] + (now,) + st[3:], learn)
+        st = st[:2] + (now,) + st[3:]
+    if si[S_ERR] != 0:
+        _drawn_round(net, hp, wo, syn, ct, st, learn)
     else:
-        _round(net, hp, wo, syn, ct, st, learn)
+        _partial_round(net, hp, wo, syn, ct, st)
 
 
 @njit(cache=True)
@@ -311,11 +305,11 @@ def _turns(net, hp, wo, syn, ct, st, learn):
         _turn(net, hp, wo, syn, ct, st, learn)
 
 
-@njit(cache=True)
 def turns_loop(net, hp, wo, syn, ct, st):
     """The compiled cluster loop with the controller's turns (the ``loop`` of ``compiled_turns()``):
     :func:`~simlib.runtime.cluster_kernel.run_to_turn`'s status, taking each turn (:func:`_turn`); ``st``
-    :func:`turn_state`'s pair."""
+    :func:`turn_state`'s pair.  A Python function: as a compiled one it would only unpack the pair, yet numba
+    would link and re-optimize the whole loop below it for each of its specializations (~7 CPU-s each)."""
     return _turns(net, hp, wo, syn, ct, st[0], st[1])
 
 
