@@ -2,7 +2,7 @@
 
 :class:`~simlib.papers.selective_reduce.controller.SelectiveReduceController` reacts to two events: a
 worker became ready (``on_ready``: the queue insertion of line 26, then lines 5-24) and its Δt timer
-fired (line 24's timeout: lines 5-24).  :func:`turns_loop` is the compiled cluster loop of
+fired (line 24's timeout: lines 5-24).  :func:`turns_loop` runs the compiled cluster loop of
 :mod:`simlib.runtime.cluster_kernel` (its :func:`~simlib.runtime.cluster_kernel.run_to_turn`, which
 stops at each of these turns) with :func:`_turn` -- the controller's Python turn transcribed statement
 for statement on the controller's own arrays (the ready queue in BAG's order, holds, classes) and its
