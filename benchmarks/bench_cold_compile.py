@@ -1,5 +1,9 @@
 """What a cold numba cache costs, per kernel family, and what the warm-up leaves to the notebooks (decision S33).
 
+0. With ``--where FAMILY``, printed first: that family alone (fresh process, empty cache) with the compile CPU seconds
+   of each function, exclusive of the functions it compiled meanwhile (a caller's own time includes
+   re-optimizing the code it links: numba optimizes a caller's module with its callees' code linked in), and
+   its specializations -- where a family's compile time goes (docs/speed.md, 2026-11-30).
 1. **Per family, alone**: each :data:`simlib.pipeline.warm.FAMILIES` entry in a fresh subprocess with
    ``NUMBA_CACHE_DIR`` pointed at an empty temporary folder (so kernels shared by two families count in
    both): its runs (the first calls of tiny representative trials of its engine), the specializations numba
@@ -19,7 +23,7 @@
    ~10 min on 2 cores).
 
     python benchmarks/bench_cold_compile.py [--jobs 2] [--only cluster] [--reference-cache ../fresh/simlib]
-                                            [--quick-notebooks] [--keep DIR]
+                                            [--quick-notebooks] [--keep DIR] [--where cluster-selective]
 """
 from __future__ import annotations
 
@@ -55,6 +59,37 @@ def family_alone(name: str) -> dict:
         return json.loads(out.read_text())
 
 
+_WHERE = """
+import json, sys, time
+from numba.core import event
+from simlib.pipeline import warm
+stack, rows = [], []
+class L(event.Listener):
+    def on_start(self, ev):
+        f = ev.data["dispatcher"].py_func
+        stack.append([f.__module__ + "." + f.__qualname__, time.process_time(), 0.0])
+    def on_end(self, ev):
+        name, t0, inner = stack.pop()
+        total = time.process_time() - t0
+        if stack:
+            stack[-1][2] += total
+        rows.append((name, total - inner))
+with event.install_listener("numba:compile", L()):
+    r = warm.run_family(sys.argv[1])
+json.dump({"result": r, "rows": rows}, open(sys.argv[2], "w"))
+"""
+
+
+def family_where(name: str) -> dict:
+    """Family ``name`` alone as :func:`family_alone`, with ``rows``: (function, exclusive compile CPU s) per
+    specialization compiled."""
+    with tempfile.TemporaryDirectory(prefix="coldjit-") as tmp:
+        out = Path(tmp) / "r.json"
+        subprocess.run([sys.executable, "-c", _WHERE, name, str(out)], env=_env(Path(tmp) / "numba"), cwd=ROOT,
+                       check=True, stdout=subprocess.DEVNULL)
+        return json.loads(out.read_text())
+
+
 def _warm_cmd(cache: Path, jobs: int, *extra: str) -> float:
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "simlib.pipeline.warm", "--jobs", str(jobs), *extra],
@@ -85,8 +120,22 @@ def main(argv=None) -> int:
     ap.add_argument("--quick-notebooks", action="store_true",
                     help="run the quick profile's notebooks on the warmed cache and count what they compile")
     ap.add_argument("--keep", type=Path, metavar="DIR", help="warm into DIR (kept) instead of a temporary folder")
+    ap.add_argument("--where", choices=[f.name for f in warm.FAMILIES], metavar="FAMILY",
+                    help="first, the compile CPU seconds of each function of this family (alone, empty cache)")
     args = ap.parse_args(argv)
 
+    if args.where:
+        w = family_where(args.where)
+        per = {}
+        for name, s in w["rows"]:
+            k, t = per.get(name, (0, 0.0))
+            per[name] = (k + 1, t + s)
+        r = w["result"]
+        print(f"0. {args.where} alone: {r['compiled']} specializations, {r['compile_cpu_s']:.1f} compile CPU s; "
+              f"per function (exclusive CPU s, specializations), the 30 largest:")
+        for name, (k, t) in sorted(per.items(), key=lambda kv: -kv[1][1])[:30]:
+            print(f"  {t:7.1f} {k:4d}  {name}")
+        print()
     print("1. each family alone, fresh process, empty NUMBA_CACHE_DIR (CPU seconds)")
     print(f"{'family':<18} {'runs':>5} {'compiled':>9} {'compile CPU s':>14} {'CPU s':>7} {'wall s':>7}")
     total = {"runs": 0, "compiled": 0, "compile_cpu_s": 0.0, "cpu_s": 0.0, "wall_s": 0.0}

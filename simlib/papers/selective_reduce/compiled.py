@@ -2,7 +2,7 @@
 
 :class:`~simlib.papers.selective_reduce.controller.SelectiveReduceController` reacts to two events: a
 worker became ready (``on_ready``: the queue insertion of line 26, then lines 5-24) and its Δt timer
-fired (line 24's timeout: lines 5-24).  :func:`turns_loop` is the compiled cluster loop of
+fired (line 24's timeout: lines 5-24).  :func:`turns_loop` runs the compiled cluster loop of
 :mod:`simlib.runtime.cluster_kernel` (its :func:`~simlib.runtime.cluster_kernel.run_to_turn`, which
 stops at each of these turns) with :func:`_turn` -- the controller's Python turn transcribed statement
 for statement on the controller's own arrays (the ready queue in BAG's order, holds, classes) and its
@@ -122,7 +122,11 @@ def _drawn_estimates(si, ids, count, btrue, ubuf, ef):
     return est
 
 
-@njit(cache=True)
+# The turn's layers (_turn down to _launch) are inlined into _turns as numba IR (inline="always"): compiled apart,
+# each layer would link and re-optimize everything below it once per specialization of each of its callers
+# (the cluster-selective warm-up's critical path, docs/speed.md 2026-11-30); inlined, they are compiled only as
+# part of _turns, once per kind of run (learn None or not), and pass the state's arrays without a call.
+@njit(cache=True, inline="always")
 def _launch(net, hp, wo, syn, ct, si, holding, group, kind):
     """``SelectiveReduceController._launch``: the group's holds end, ``Cluster.launch``, k + 1 (line 20)."""
     for i in range(group.shape[0]):
@@ -131,7 +135,7 @@ def _launch(net, hp, wo, syn, ct, si, holding, group, kind):
     si[S_K] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _launch_planned(net, hp, wo, syn, ct, si, holding, q_ids, ibuf, n_runs, n_launch, n_new):
     """Launch the runs of ``q_ids`` (the queue in plan order) that the round's plan in ``ibuf`` marks (Alg. 3
     lines 13-17) and record its ``n_new`` new holds; returns which queue positions stay (all of them, as an
@@ -148,7 +152,7 @@ def _launch_planned(net, hp, wo, syn, ct, si, holding, q_ids, ibuf, n_runs, n_la
     return keep
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _drawn_round(net, hp, wo, syn, ct, st, learn):
     """``SelectiveReduceController._partial_round`` with estimates drawn per decision (Alg. 3 lines 9-22):
     line 9's estimates of the queue in arrival order then the workers in training (by id), BAG's sort of
@@ -188,7 +192,7 @@ def _drawn_round(net, hp, wo, syn, ct, st, learn):
         si[S_QLEN] = m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _partial_round(net, hp, wo, syn, ct, st):
     """``SelectiveReduceController._partial_round`` with fixed estimates (Alg. 3 lines 9-22)."""
     (si, par_rest, model, qids, qbw, qheld, seq, holding, bw_all, fbuf, ibuf, cstart, cint, cbw, fen, loc,
@@ -226,29 +230,23 @@ def _partial_round(net, hp, wo, syn, ct, st):
         si[S_QHEAD] = h2
 
 
-@njit(cache=True)
-def _round(net, hp, wo, syn, ct, st, learn):
-    """Lines 9-22 in a run that learns (``learn`` not None), with the progress model ``st[2]``: estimates
-    drawn now or fixed."""
-    if st[0][S_ERR] != 0:
+@njit(cache=True, inline="always")
+def _learning_round(net, hp, wo, syn, ct, st, learn):
+    """Lines 9-22 in a run that learns: the cold start's progress model over the ECDF as it is now (the state
+    ``st`` with that model: of ``st``'s types, the arrays of :func:`~.kernels.cdf_model` being writable as the
+    ECDF's parts are, so the rounds below compile once), estimates drawn now or fixed."""
+    si, model = st[0], st[2]
+    if si[S_COLD] != 0:
+        m, b = si[S_MLEN], si[S_BLEN]
+        now = (model[0], model[1], learn[0][:m], model[3], model[4], model[5], learn[1][:b], m + b, model[8])
+        st = st[:2] + (now,) + st[3:]
+    if si[S_ERR] != 0:
         _drawn_round(net, hp, wo, syn, ct, st, learn)
     else:
         _partial_round(net, hp, wo, syn, ct, st)
 
 
-@njit(cache=True)
-def _learning_round(net, hp, wo, syn, ct, st, learn):
-    """Lines 9-22 in a run that learns: the cold start's progress model over the ECDF as it is now."""
-    si, model = st[0], st[2]
-    if si[S_COLD] != 0:
-        m, b = si[S_MLEN], si[S_BLEN]
-        now = (model[0], model[1], learn[0][:m], model[3], model[4], model[5], learn[1][:b], m + b, model[8])
-        _round(net, hp, wo, syn, ct, st[:2] + (now,) + st[3:], learn)
-    else:
-        _round(net, hp, wo, syn, ct, st, learn)
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _turn(net, hp, wo, syn, ct, st, learn):
     """One turn of the controller: ``on_ready(iv[I_TURN], ...)`` or, for -1, ``_on_timeout()``; then
     ``process()`` (lines 5-22) and ``_arm()`` (line 24).  ``on_sync_done`` (the classes go stale) is
@@ -311,11 +309,11 @@ def _turns(net, hp, wo, syn, ct, st, learn):
         _turn(net, hp, wo, syn, ct, st, learn)
 
 
-@njit(cache=True)
 def turns_loop(net, hp, wo, syn, ct, st):
     """The compiled cluster loop with the controller's turns (the ``loop`` of ``compiled_turns()``):
     :func:`~simlib.runtime.cluster_kernel.run_to_turn`'s status, taking each turn (:func:`_turn`); ``st``
-    :func:`turn_state`'s pair."""
+    :func:`turn_state`'s pair.  A Python function: as a compiled one it would only unpack the pair, yet numba
+    would link and re-optimize the whole loop below it for each of its specializations (~7 CPU-s each)."""
     return _turns(net, hp, wo, syn, ct, st[0], st[1])
 
 

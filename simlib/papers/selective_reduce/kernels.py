@@ -87,10 +87,17 @@ def cdf_model(kind: int, conditional: bool = False, x: np.ndarray = EMPTY_F, tab
               x0: float = 0.0, inv_w: float = 0.0, x2: np.ndarray = EMPTY_F, count: int = 0,
               prior: float = 0.0) -> CdfModel:
     """A :class:`CdfModel` with every field of one numba type whatever the caller passed
-    (one compiled version of the pass)."""
-    return CdfModel(int(kind), bool(conditional), np.ascontiguousarray(x, dtype=float),
-                    np.ascontiguousarray(table, dtype=float), float(x0), float(inv_w),
-                    np.ascontiguousarray(x2, dtype=float), int(count), float(prior))
+    (one compiled version of the pass): the arrays C-contiguous float64 and writable -- a read-only one (a
+    :class:`~simlib.workloads.traces.Trace`'s samples) is copied, since numba compiles read-only arrays apart
+    and the cold start's model over the ECDF's parts is writable (decision N17)."""
+    return CdfModel(int(kind), bool(conditional), _writable(x), _writable(table), float(x0), float(inv_w),
+                    _writable(x2), int(count), float(prior))
+
+
+def _writable(a) -> np.ndarray:
+    """``a`` as a C-contiguous float64 array that numba types as writable (a copy if it is read-only)."""
+    a = np.ascontiguousarray(a, dtype=float)
+    return a if a.flags.writeable else a.copy()
 
 
 class PassParams(NamedTuple):

@@ -77,6 +77,22 @@ def test_compiled_online_ecdf_equals_online_ecdf():
             assert np.array_equal(_probs(model, el, 0.1), model(None, el, 0.1))
 
 
+def test_progress_models_share_one_numba_type():
+    # numba compiles a read-only array apart from a writable one: a trace's samples are read-only, the oracle's
+    # and the cold start's ECDF arrays writable; the models must type alike so the compiled turn (and every
+    # round below it) compiles once for all of them, and the trace's samples must stay untouched
+    from numba import typeof
+    tr = load_trace("transformer")
+    ecdf = OnlineECDF()
+    for x in (1.0, 2.0, 0.5):
+        ecdf.observe(x)
+    models = [TraceProgress(tr).kernel_spec(), ConditionalProgress(tr).kernel_spec(),
+              OracleProgress().kernel_spec(), TraceProgress(ecdf).kernel_spec()]
+    assert len({typeof(tuple(m)) for m in models}) == 1
+    assert not tr.samples.flags.writeable and not np.shares_memory(models[0].x, tr.samples)
+    assert np.array_equal(models[0].x, tr.samples)
+
+
 class _FakeCluster:
     def __init__(self, start, finish, now):
         self.compute_start, self.compute_finish = start, finish
