@@ -156,6 +156,26 @@ def _lightest(cand, ckey, nc, q):
         cand[b] = j
 
 
+@njit(cache=True, inline="always")
+def _sort_by_c(pi, pj, pc, nC, cmax, slot, ci, cj):
+    """Line 29's order of C: the pairs ``(pi[h], pj[h])``, ``h < nC``, into ``ci``/``cj`` by ``pc[h]`` (c_ij,
+    at most ``cmax``) non-increasing, stable (a counting sort; ``slot``'s buckets, a larger array when
+    ``cmax + 2`` exceeds them)."""
+    if cmax + 2 > slot.shape[0]:
+        slot = np.zeros(cmax + 2, np.int64)
+    for b in range(cmax + 2):
+        slot[b] = 0
+    for h in range(nC):
+        slot[cmax - pc[h] + 1] += 1
+    for b in range(1, cmax + 2):
+        slot[b] += slot[b - 1]
+    for h in range(nC):
+        b = cmax - pc[h]
+        ci[slot[b]] = pi[h]
+        cj[slot[b]] = pj[h]
+        slot[b] += 1
+
+
 @njit(cache=True)
 def _algorithm2(kappa, plan, rules, out):
     """Algorithm 2 for ``kappa`` on ``plan`` (a :class:`Plan`, updated in place) read by ``rules``
@@ -262,19 +282,7 @@ def _algorithm2(kappa, plan, rules, out):
             pc[nC] = cij
             nC += inc
             cmax = max(cmax, cij if inc else 0)
-    if cmax + 2 > slot.shape[0]:
-        slot = np.zeros(cmax + 2, np.int64)
-    for b in range(cmax + 2):
-        slot[b] = 0
-    for h in range(nC):
-        slot[cmax - pc[h] + 1] += 1
-    for b in range(1, cmax + 2):
-        slot[b] += slot[b - 1]
-    for h in range(nC):
-        b = cmax - pc[h]
-        ci[slot[b]] = pi[h]
-        cj[slot[b]] = pj[h]
-        slot[b] += 1
+    _sort_by_c(pi, pj, pc, nC, cmax, slot, ci, cj)      # 29: C by c_ij non-increasing, stable
     for h in range(nC):                                 # 30: for each (i, j) in C
         i = ci[h]
         j = cj[h]
@@ -417,19 +425,7 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits):
             pc[nC] = cij
             nC += 1
             cmax = max(cmax, cij)
-    if cmax + 2 > slot.shape[0]:                        # 29: stable counting sort, c_ij non-increasing
-        slot = np.zeros(cmax + 2, np.int64)
-    for b in range(cmax + 2):
-        slot[b] = 0
-    for h in range(nC):
-        slot[cmax - pc[h] + 1] += 1
-    for b in range(1, cmax + 2):
-        slot[b] += slot[b - 1]
-    for h in range(nC):
-        b = cmax - pc[h]
-        ci[slot[b]] = pi[h]
-        cj[slot[b]] = pj[h]
-        slot[b] += 1
+    _sort_by_c(pi, pj, pc, nC, cmax, slot, ci, cj)      # 29: C by c_ij non-increasing, stable
     for h in range(nC):                                 # 30: for each (i, j) in C
         i = ci[h]
         j = cj[h]
