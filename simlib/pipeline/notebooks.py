@@ -1138,10 +1138,10 @@ def _run_in_process(source: Path, parameters: dict, **kwargs) -> NotebookResult:
     import pickle
     import subprocess
 
-    kwargs.pop("echo", None)
+    quiet = kwargs.pop("echo", None) is None
     with tempfile.TemporaryDirectory(prefix="simlib-job-") as tmp:
         job, out = Path(tmp) / "job.pickle", Path(tmp) / "result.pickle"
-        job.write_bytes(pickle.dumps((source, parameters, kwargs)))
+        job.write_bytes(pickle.dumps((source, parameters, kwargs, quiet)))
         here = str(Path(__file__).resolve().parents[2])       # this simlib, as the runner imported it
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([here] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
@@ -1159,10 +1159,11 @@ def _job_main(job: str, out: str) -> int:
     """The process of :func:`_run_in_process`: run the pickled job, pickle its :class:`NotebookResult`."""
     import pickle
 
-    source, parameters, kwargs = pickle.loads(Path(job).read_bytes())
+    source, parameters, kwargs, quiet = pickle.loads(Path(job).read_bytes())
     if kwargs["options"].log_output:
         logging.basicConfig(level=logging.INFO, format="%(message)s")
-    res = run_notebook(source, parameters, echo=lambda text: print(text, flush=True), progress_tty=False, **kwargs)
+    echo = None if quiet else (lambda text: print(text, flush=True))
+    res = run_notebook(source, parameters, echo=echo, progress_tty=False, **kwargs)
     Path(out).write_bytes(pickle.dumps(dataclasses.asdict(res)))    # a dict: this module runs as __main__
     return 0
 
