@@ -466,16 +466,17 @@ def makespan(chains: dict, seconds: dict, parallelism: dict, *, jobs: int, cores
     each chain's members one after another, on ``cores`` cores (decision S37).
 
     Member ``n`` alone takes ``seconds[n]`` (None or missing: 0) at ``parallelism[n]`` busy cores on
-    average (its recorded CPU over wall seconds; None or missing: all ``cores``), capped at ``cores``:
-    its work is ``seconds[n] * parallelism[n]`` CPU seconds.  Members running together share the cores
+    average (its recorded CPU over wall seconds; None or missing: all ``cores``): its work is
+    ``seconds[n] * parallelism[n]`` CPU seconds, done at most ``cores`` at a time.  Members running together share the cores
     in proportion to their parallelism when it adds up to more than ``cores`` (a fluid model: no
     memory or cache contention).  A free slot starts the next member of the chain with the longest
     remaining work (:func:`chain_order`), as the runner does.  With ``jobs=1`` and every parallelism
     within ``cores`` this is the sum of ``seconds`` whatever the order.
     """
     cores = _check_jobs_cores(jobs, cores)
-    rate = {n: min(cores, parallelism.get(n) or cores) for ms in chains.values() for n in ms}
-    left = {n: (seconds.get(n) or 0.0) * rate[n] for n in rate}
+    demand = {n: parallelism.get(n) or cores for ms in chains.values() for n in ms}
+    rate = {n: min(cores, p) for n, p in demand.items()}
+    left = {n: (seconds.get(n) or 0.0) * demand[n] for n in demand}      # CPU seconds
     queue = {k: list(ms) for k, ms in chains.items()}
     running: dict = {}          # name -> chain key
     now = 0.0

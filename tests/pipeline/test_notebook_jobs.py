@@ -11,6 +11,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from simlib.papers.claim import observation
 from simlib.pipeline import claims, timing
@@ -52,6 +54,25 @@ def test_the_chain_with_the_most_work_left_starts_first():
     assert timing.chain_order(chains, seconds) == ["B", "C", "A"]
     assert timing.chain_order({"A": ["a1"], "Z": ["z"]}, {"a1": 1.0, "z": 1.0}) == ["A", "Z"]   # ties: given order
     assert timing.makespan(chains, seconds, one, jobs=2, cores=2) == pytest.approx(8.0)
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.floats(0, 500), st.floats(0.1, 4)), min_size=1, max_size=12),
+       st.integers(1, 4), st.sampled_from([1.0, 2.0, 3.5]))
+def test_the_makespan_lies_between_the_bounds_any_schedule_has(members, jobs, cores):
+    """Below: no chain runs faster than alone, no schedule does more than ``cores`` CPU-seconds a second.
+    Above: members running together each finish a share of their time alone at least as fast as one alone
+    (the shares add up to 1 or more), so never longer than one after another."""
+    chains, seconds, par = {}, {}, {}
+    for i, (chain, wall, p) in enumerate(members):
+        chains.setdefault(f"c{chain}", []).append(f"n{i}")
+        seconds[f"n{i}"], par[f"n{i}"] = wall, p
+    alone = {n: seconds[n] * par[n] / min(par[n], cores) for n in seconds}     # above `cores`: slower alone
+    span = timing.makespan(chains, seconds, par, jobs=jobs, cores=cores)
+    work = sum(seconds[n] * par[n] for n in seconds)
+    lower = max(max(sum(seconds[n] for n in ms) for ms in chains.values()), work / cores)
+    assert lower * (1 - 1e-9) - 1e-9 <= span <= sum(alone.values()) * (1 + 1e-9) + 1e-9
+    if jobs == 1:
+        assert span == pytest.approx(sum(alone.values()))
 
 
 # --- the runner, with a fake per-notebook execution ----------------------------------------------------------
