@@ -921,9 +921,9 @@ def run_notebooks(
     keep = set(names).__contains__ if new_ledger else None
     kernels = warm.cache_root(Path(root) / "simlib")
     chain_of = _chain_keys(names)
-    work, parallelism = _work(est, recorded, names, cold=cold, workers=workers)
+    work, parallelism = _work(est, recorded, names)
     if echo and jobs > 1:
-        echo(_schedule_line(est, names, chain_of, work, parallelism, jobs))
+        echo(_schedule_line(est, names, chain_of, parallelism, jobs, workers))
     ledger = _committed_ledger(root) if publish and jobs > 1 else None
     owners = _LedgerOwners(ledger, names, chain_of)
     queue: dict[str, list[int]] = {}
@@ -988,7 +988,8 @@ def run_notebooks(
                 left_over = [names[j] for j in range(len(names)) if j not in results]
                 if echo and left_over and not stop:
                     left = (est.remaining_line(paced) if jobs == 1 else
-                            _remaining_at_once(est, cpu_paced, left_over, chain_of, work, parallelism, jobs))
+                            _remaining_at_once(est, cpu_paced, left_over, chain_of, work, parallelism,
+                                               (jobs, workers)))
                     if left:
                         echo(f"    {left}")
     finally:
@@ -1022,18 +1023,16 @@ def _chain_keys(names) -> dict[str, str]:
     return {name: key for key, members in notebook_chains(list(dict.fromkeys(names))).items() for name in members}
 
 
-def _work(est: timing.Estimate, recorded: dict, names, *, cold: bool, workers: int | None) -> tuple[dict, dict]:
+def _work(est: timing.Estimate, recorded: dict, names) -> tuple[dict, dict]:
     """``(work, parallelism)`` per name: the estimate's wall seconds times the recorded CPU over wall seconds
-    (the busy cores, capped at ``workers`` when given), in CPU seconds; parallelism None (and work the wall
-    seconds) where the record has no CPU time, work None where there is no estimate."""
+    (the busy cores), in CPU seconds; parallelism None (and work the wall seconds) where the record has no CPU
+    time, work None where there is no estimate."""
     work, parallelism = {}, {}
     for name in names:
         rec, seconds = recorded.get(name), est.per_name.get(name)
         ratio = None
         if rec is not None and rec.cpu_s is not None and rec.wall_s > 0:
             ratio = rec.cpu_s / rec.wall_s
-            if workers is not None:
-                ratio = min(ratio, float(workers))
         parallelism[name] = ratio
         work[name] = None if seconds is None else seconds * (ratio if ratio is not None else 1.0)
     return work, parallelism
@@ -1043,16 +1042,17 @@ def _cores() -> int:
     return os.cpu_count() or 1
 
 
-def _schedule_line(est: timing.Estimate, names, chain_of: dict, work: dict, parallelism: dict, jobs: int) -> str:
+def _schedule_line(est: timing.Estimate, names, chain_of: dict, parallelism: dict, jobs: int,
+                   workers: int | None) -> str:
     """The estimate with ``jobs`` notebooks at once: the makespan of :func:`simlib.pipeline.timing.makespan` over
-    the notebooks with an estimate (S37)."""
+    the notebooks with an estimate, each at most ``workers`` cores busy when given (S37)."""
     known = [n for n in names if est.per_name.get(n) is not None]
     if not known:
         return f"up to {jobs} notebooks at once (no estimate of the schedule: no recorded times)"
     chains = {}
     for n in known:
         chains.setdefault(chain_of[n], []).append(n)
-    span = timing.makespan(chains, est.per_name, parallelism, jobs=jobs, cores=_cores())
+    span = timing.makespan(chains, est.per_name, parallelism, jobs=jobs, cores=_cores(), cap=workers)
     part = "" if len(known) == len(names) else f" of the {len(known)} notebooks with an estimate"
     return (f"up to {jobs} notebooks at once on {_cores()} cores: estimated {_fmt_seconds(span)}{part} (a schedule "
             f"of these estimates, each notebook at its recorded CPU / wall ratio; one at a time "
@@ -1060,11 +1060,13 @@ def _schedule_line(est: timing.Estimate, names, chain_of: dict, work: dict, para
 
 
 def _remaining_at_once(est: timing.Estimate, cpu_paced: dict, left_over, chain_of: dict, work: dict,
-                       parallelism: dict, jobs: int, prior_s: float = timing.PACE_PRIOR_S) -> str | None:
+                       parallelism: dict, slots: tuple, prior_s: float = timing.PACE_PRIOR_S) -> str | None:
     """The remaining-time line with notebooks at once (S37): the schedule of the notebooks not finished (the
     running ones counted whole, so an upper bound) times the pace of the finished ones' CPU seconds over their
     estimated work (CPU seconds, unlike wall seconds, do not stretch when notebooks share the cores), shrunk
-    towards the estimates as :meth:`simlib.pipeline.timing.Estimate.remaining` does."""
+    towards the estimates as :meth:`simlib.pipeline.timing.Estimate.remaining` does.  ``slots``: (notebooks at
+    once, the sweeps' workers or None)."""
+    jobs, workers = slots
     done = [n for n, cpu in cpu_paced.items() if cpu is not None and work.get(n) is not None]
     chains = {}
     for n in left_over:
@@ -1073,7 +1075,7 @@ def _remaining_at_once(est: timing.Estimate, cpu_paced: dict, left_over, chain_o
     if not done or not chains:
         return None
     pace = (sum(cpu_paced[n] for n in done) + prior_s) / (sum(work[n] for n in done) + prior_s)
-    span = timing.makespan(chains, est.per_name, parallelism, jobs=jobs, cores=_cores())
+    span = timing.makespan(chains, est.per_name, parallelism, jobs=jobs, cores=_cores(), cap=workers)
     known = sum(len(c) for c in chains.values())
     unknown = len(left_over) - known
     against = "the recorded times" if est.probe_pace is None else "the probe-scaled estimates"

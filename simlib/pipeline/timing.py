@@ -461,21 +461,24 @@ def chain_order(chains: dict, work: dict) -> list:
     return sorted(left, key=lambda k: (-left[k], rank[k]))
 
 
-def makespan(chains: dict, seconds: dict, parallelism: dict, *, jobs: int, cores: float) -> float:
+def makespan(chains: dict, seconds: dict, parallelism: dict, *, jobs: int, cores: float,
+             cap: float | None = None) -> float:
     """Wall seconds to run ``chains`` ({key: [member names, in order]}) with at most ``jobs`` members at once,
     each chain's members one after another, on ``cores`` cores (decision S37).
 
     Member ``n`` alone takes ``seconds[n]`` (None or missing: 0) at ``parallelism[n]`` busy cores on
     average (its recorded CPU over wall seconds; None or missing: all ``cores``): its work is
-    ``seconds[n] * parallelism[n]`` CPU seconds, done at most ``cores`` at a time.  Members running together share the cores
+    ``seconds[n] * parallelism[n]`` CPU seconds, done at most ``cores`` at a time, and at most ``cap`` (e.g.
+    the sweeps' worker processes when fewer than the recorded run's; None: no cap).  Members running together share the cores
     in proportion to their parallelism when it adds up to more than ``cores`` (a fluid model: no
     memory or cache contention).  A free slot starts the next member of the chain with the longest
     remaining work (:func:`chain_order`), as the runner does.  With ``jobs=1`` and every parallelism
     within ``cores`` this is the sum of ``seconds`` whatever the order.
     """
     cores = _check_jobs_cores(jobs, cores)
+    limit = cores if cap is None else min(cores, check_real("cap", cap, 0.0, lo_open=True))
     demand = {n: parallelism.get(n) or cores for ms in chains.values() for n in ms}
-    rate = {n: min(cores, p) for n, p in demand.items()}
+    rate = {n: min(limit, p) for n, p in demand.items()}
     left = {n: (seconds.get(n) or 0.0) * demand[n] for n in demand}      # CPU seconds
     queue = {k: list(ms) for k, ms in chains.items()}
     running: dict = {}          # name -> chain key

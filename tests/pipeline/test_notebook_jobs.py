@@ -44,6 +44,16 @@ def test_two_at_a_time_the_cores_are_shared_in_proportion():
     assert timing.makespan({"a": ["x"], "b": ["y"]}, {"x": 10.0, "y": 20.0}, par, jobs=2, cores=2) == pytest.approx(20)
 
 
+def test_fewer_sweep_workers_cap_the_busy_cores():
+    # x was recorded keeping 2 cores busy for 10 s (20 CPU-s); with one worker it does them on one core
+    assert timing.makespan({"a": ["x"]}, {"x": 10.0}, {"x": 2.0}, jobs=1, cores=2, cap=1) == pytest.approx(20)
+    # two such notebooks at once with one worker each: 2 cores, 20 s; with 2 workers each they share: 20 s too
+    par = {"x": 2.0, "y": 2.0}
+    two = ({"a": ["x"], "b": ["y"]}, {"x": 10.0, "y": 10.0}, par)
+    assert timing.makespan(*two, jobs=2, cores=2, cap=1) == pytest.approx(20)
+    assert timing.makespan(*two, jobs=2, cores=2) == pytest.approx(20)
+
+
 def test_the_chain_with_the_most_work_left_starts_first():
     # A: a1 4 s; B: b1 3 s then b2 3 s; C: c1 5 s; one core each, 2 cores, 2 at once.  Work left: B 6, C 5, A 4,
     # so B and C start; at t = 3 (b1 done) A (4) beats B's b2 (3); at t = 5 (c1 done) b2 starts; a1 ends at 7,
