@@ -53,6 +53,11 @@ is estimated from times measured so only.  The command line first runs the machi
 (:mod:`simlib.pipeline.pace`, ``--no-probe`` skips it): each recorded time that has a probe of its
 own is scaled by this run's probe over it.
 
+``--jobs N`` (``ExecOptions(jobs=N)``) runs up to N notebooks at once, each in a process of its own: each
+paper's notebooks (:func:`notebook_chains`) one after another in their order, different papers beside each
+other, the paper with the most work left first; it needs a warm numba cache (``make warm``), else it runs one
+at a time and says so (decision S37).
+
 The exit status is non-zero if any notebook failed; the failures are listed.
 
 Usage from Python (the notebook tests do this)::
