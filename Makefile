@@ -30,7 +30,8 @@
 #   make distclean   clean + remove $(VENV) and data/cache/
 #
 # Overridable: PYTHON (interpreter used to create the venv), VENV, WORKERS
-# (passed to the notebooks as `workers`), PROFILE (full|quick), PYTEST_FLAGS,
+# (passed to the notebooks as `workers`), JOBS (notebooks `make reproduce` runs at once,
+# each paper's in order; default 1; decision S37), PROFILE (full|quick), PYTEST_FLAGS,
 # NOTEBOOK_FLAGS (extra `python -m simlib.pipeline.notebooks` options, e.g. "--only 11_"),
 # LAB_FLAGS (extra `jupyter lab` options, e.g. "--no-browser --port 8890"),
 # SITE_DIR (where `make site` writes; default build/site), CHECK_AGAINST (the git revision
@@ -39,6 +40,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 WORKERS ?=
+JOBS ?= 1
 PROFILE ?= full
 PYTEST_FLAGS ?= -n 2 --longest-first
 NOTEBOOK_FLAGS ?=
@@ -114,7 +116,7 @@ test-fast: venv
 # runner checks every argument before it deletes or writes anything.
 reproduce: venv
 	$(RUN) $(VPY) -m simlib.pipeline.notebooks --profile "$(PROFILE)" \
-		$(if $(strip $(WORKERS)),--workers "$(WORKERS)") \
+		$(if $(strip $(WORKERS)),--workers "$(WORKERS)") --jobs "$(JOBS)" \
 		$(if $(strip $(NOTEBOOK_FLAGS)),,$(if $(filter full,$(PROFILE)),--fresh-ledger)) $(NOTEBOOK_FLAGS)
 	$(if $(filter full,$(PROFILE)),$(RUN) $(VPY) -m simlib claims)
 	$(if $(filter full,$(PROFILE)),$(MAKE) --no-print-directory requirements.lock)

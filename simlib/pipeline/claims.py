@@ -173,6 +173,32 @@ def _upsert(new_rows: list[dict], ledger_path) -> None:
         _write_rows(path, rows)
 
 
+def row_owners(ledger_path) -> list[tuple[tuple, str]]:
+    """``[(key, notebook)]`` of the ledger's rows in file order (``[]`` if there is none): each row's key
+    (paper, figure, claim, setting) and the notebook that recorded it last."""
+    path = _check_path("ledger_path", ledger_path)
+    if not path.exists():
+        return []
+    with _locked(path):
+        return [(tuple(r[k] for k in KEY), r["notebook"]) for r in _read_rows(path)]
+
+
+def sort_rows(ledger_path, rank) -> bool:
+    """Rewrite the ledger with its rows stably sorted by ``rank(key)`` (a row's (paper, figure, claim,
+    setting) -> a sortable value), under the ledger's lock; returns whether the order changed.  The notebook
+    runner puts the rows of notebooks that ran at once in the order a run one at a time gives (decision S37)."""
+    path = _check_path("ledger_path", ledger_path)
+    if not path.exists():
+        return False
+    with _locked(path):
+        rows = _read_rows(path)
+        ordered = sorted(rows, key=lambda r: rank(tuple(r[k] for k in KEY)))
+        if ordered == rows:
+            return False
+        _write_rows(path, ordered)
+    return True
+
+
 def fitted_marks() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
     """Per paper id, its calibration rules, each with the claims whose quantity it fits (S24), from the
     declarations next to each rule's code that each paper names (``Paper.fitted``;

@@ -53,6 +53,11 @@ is estimated from times measured so only.  The command line first runs the machi
 (:mod:`simlib.pipeline.pace`, ``--no-probe`` skips it): each recorded time that has a probe of its
 own is scaled by this run's probe over it.
 
+``--jobs N`` (``ExecOptions(jobs=N)``) runs up to N notebooks at once, each in a process of its own: each
+paper's notebooks (:func:`notebook_chains`) one after another in their order, different papers beside each
+other, the paper with the most work left first; it needs a warm numba cache (``make warm``), else it runs one
+at a time and says so (decision S37).
+
 The exit status is non-zero if any notebook failed; the failures are listed.
 
 Usage from Python (the notebook tests do this)::
@@ -64,6 +69,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import concurrent.futures
 import contextlib
 import dataclasses
 import fnmatch
@@ -80,6 +86,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from simlib.pipeline import paths, timing, warm
+from simlib.pipeline.atomic import atomic_write_bytes
 from simlib.pipeline.run import RUNNER_PARAMETER
 from simlib.pipeline.timing import read_trials_log, trials_log
 from simlib.core.paths import REPO_ROOT as ROOT
@@ -103,13 +110,15 @@ class ExecOptions:
     (``progress_bar``), the per-cell timeout in seconds (``cell_timeout``, > 0; None: none) and the
     Dask scheduler the notebooks' sweeps run on (``dask_address``, e.g. ``'tcp://host:8786'``; None:
     this machine; S32); ``pace_probe``: run the machine-pace probe before the first notebook (S35, the
-    command line's default)."""
+    command line's default); ``jobs``: how many notebooks run at once (1 to :data:`MAX_JOBS`; above 1, each
+    in a process of its own, each paper's notebooks in their order: :func:`notebook_chains`, decision S37)."""
     kernel_name: str = KERNEL_NAME
     log_output: bool = False
     progress_bar: bool = False
     cell_timeout: float | None = None
     dask_address: str | None = None
     pace_probe: bool = False
+    jobs: int = 1
 
     def __post_init__(self):
         if not isinstance(self.kernel_name, str) or not self.kernel_name:
@@ -121,6 +130,36 @@ class ExecOptions:
                              f"got {self.dask_address!r}")
         if not isinstance(self.pace_probe, bool):
             raise ValueError(f"pace_probe must be True or False, got {self.pace_probe!r}")
+        check_jobs(self.jobs)
+
+
+#: The most notebooks :class:`ExecOptions` lets run at once (each starts a kernel and its own sweep pool).
+MAX_JOBS = 64
+
+
+def check_jobs(jobs, name: str = "jobs") -> int:
+    """``jobs`` if it is an integer from 1 to :data:`MAX_JOBS` (notebooks run at once); else a ValueError
+    naming ``name`` and the range."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
+        raise ValueError(f"{name} must be an integer from 1 to {MAX_JOBS} (notebooks run at once), got {jobs!r}")
+    return jobs
+
+
+def notebook_chains(names) -> dict[str, list[str]]:
+    """``{chain: [notebook stems, in the order given]}``: the notebooks that must run one after another
+    (decision S37).  A chain is a paper's notebooks -- the registry's group whose first digits
+    (:func:`simlib.papers.registry.notebook_groups`) include the stem's first character; a stem starting
+    with another character is a chain with the others that start with it.  Notebooks of one paper read
+    the trials an earlier one cached and the tables an earlier one committed (notebooks 11-14 read 16's
+    search, 22 reads 23's, 41 reads 47's: as in a run one at a time, the table of the last publishing run);
+    different chains share no ledger row and read no file another chain writes."""
+    from simlib.papers.registry import notebook_groups
+
+    group = {digit: key for key, _, digits in notebook_groups() for digit in digits}
+    chains: dict[str, list[str]] = {}
+    for name in names:
+        chains.setdefault(group.get(name[:1], f"digit {name[:1]}"), []).append(name)
+    return chains
 
 
 @dataclass
@@ -414,7 +453,9 @@ def _kernel_for_root(kernel_name: str, root: Path, build_dir: Path):
     jupyter_dir = build_dir / "jupyter"
     spec_dir = jupyter_dir / "kernels" / kernel_name
     spec_dir.mkdir(parents=True, exist_ok=True)
-    (spec_dir / "kernel.json").write_text(json.dumps(spec, indent=1))
+    spec_file, text = spec_dir / "kernel.json", json.dumps(spec, indent=1)
+    if not spec_file.is_file() or spec_file.read_text(encoding="utf-8") != text:   # notebooks run at once
+        atomic_write_bytes(spec_file, text.encode("utf-8"))                          # may read it meanwhile
 
     old = os.environ.get("JUPYTER_PATH")
     os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(jupyter_dir.resolve()), old) if p)
@@ -593,6 +634,7 @@ def run_notebook(
     echo=None,
     label: str = "",
     dask_address: str | None = None,
+    progress_tty: bool | None = None,
 ) -> NotebookResult:
     """Synchronize and execute one notebook; never raises for notebook errors.
 
@@ -605,6 +647,8 @@ def run_notebook(
     succeeded (a run rejected by its parameter check leaves none; its executed copy
     stays under ``build_dir/executed/``).  ``echo`` receives progress lines while sweeps run.
     ``dask_address``: the Dask scheduler the notebook's sweeps run on (None: this machine; S32).
+    ``progress_tty``: rewrite one progress line on the terminal (True) or print a line every 30 s
+    (False; notebooks running at once do so); None: whether stderr is a terminal.
     """
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
@@ -662,7 +706,8 @@ def run_notebook(
         engine_kwargs = {}
         if options.cell_timeout is not None:
             engine_kwargs["execution_timeout"] = options.cell_timeout
-        monitor = (ProgressMonitor(label or source.stem, progress_file, echo, tty=sys.stderr.isatty())
+        monitor = (ProgressMonitor(label or source.stem, progress_file, echo,
+                                   tty=sys.stderr.isatty() if progress_tty is None else progress_tty)
                    if echo else contextlib.nullcontext())
         with tempfile.TemporaryDirectory(prefix="simlib-kernel-") as sockets, \
                 _kernel_for_root(options.kernel_name, root, build_dir), monitor:
@@ -789,7 +834,7 @@ def fresh_ledger(root: Path | str = ROOT) -> Path:
 
     Claims a notebook no longer records (renamed or removed) then do not linger.
     """
-    ledger = Path(root).resolve() / paths.COMMITTED_LEDGER.relative_to(paths.REPO_ROOT)
+    ledger = _committed_ledger(root)
     ledger.unlink(missing_ok=True)
     return ledger
 
@@ -822,6 +867,15 @@ def run_notebooks(
     command line's default is ``$DASK_SCHEDULER_ADDRESS``).  ``options.pace_probe`` (the command line's default)
     first runs the machine-pace probe (:func:`run_probe`): the estimate scales each recorded time that has
     a probe by this one over it, and each notebook's time is recorded with it (decision S35).
+
+    ``options.jobs`` above 1 runs that many notebooks at once, each in a process of its own, on a warm numba
+    cache only (else one at a time, said so): the chains of :func:`notebook_chains` (each paper's notebooks)
+    keep their order, a free slot starts the next notebook of the chain with the most work left (recorded
+    CPU seconds), and each notebook's sweeps still get ``workers`` processes.  The results come back in the
+    order of ``notebooks``; a publishing run's ledger is put in the order a run one at a time gives, the times
+    are recorded as each notebook finishes, and ``fail_fast`` starts no other notebook after a failure (those
+    running finish).  The estimate adds the makespan of that schedule (:func:`simlib.pipeline.timing.makespan`;
+    decision S37).
     """
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {list(PROFILES)}, got {profile!r}")
@@ -850,6 +904,7 @@ def run_notebooks(
     names = [Path(nb).stem for nb in notebooks]
     recorded, times_source, unreadable = recorded_times(profile, root, build_dir)
     cold = cache_is_empty() if cold is None else cold
+    jobs = _usable_jobs(options.jobs, len(notebooks), echo)     # before the probe, which may load kernels
     probe_s = run_probe(echo) if options.pace_probe and notebooks else None
     est = timing.estimate(names, recorded, profile=profile, cold=cold, probe_s=probe_s)
     if echo and notebooks:
@@ -870,41 +925,254 @@ def run_notebooks(
 
     keep = set(names).__contains__ if new_ledger else None
     kernels = warm.cache_root(Path(root) / "simlib")
-    results, paced = [], {}
-    for i, nb in enumerate(notebooks, start=1):
-        name = Path(nb).stem
-        label = f"[{i}/{len(notebooks)}] {name}"
-        if echo:
-            guess = est.per_name.get(name)
-            echo(f"{label} ({'no estimate' if guess is None else f'est. {_fmt_seconds(guess)}'})")
-        before = warm.compiled_files(kernels)
-        res = run_notebook(Path(nb), parameters, build_dir=Path(build_dir), options=options, root=root,
-                           publish=publish, echo=echo, label=label, dask_address=options.dask_address)
-        compiled = sum(p.endswith(".nbc") for p, *_ in warm.compiled_files(kernels) - before)
-        paced[name] = res.seconds if res.ok and not compiled else None     # compiling is not the pace (S33)
-        try:
-            record_time(res, profile, extra=extra, root=root, build_dir=build_dir, keep=keep, cold=cold,
-                        probe_s=probe_s)
-        except (OSError, ValueError) as exc:
-            print(f"run_notebooks: could not record the time of {name}: {exc}", file=sys.stderr)
-        if echo:
-            status = "ok" if res.ok else "FAILED"
-            where = f" -> {_show(res.output, root)}" if res.output.exists() else ""
-            why = f" (compiled {compiled} kernel specialization(s): not counted in the pace)" if compiled else ""
-            echo(f"{label} {status} in {_fmt_seconds(res.seconds)}{where}{why}")
-            if not res.ok:
-                echo(f"    {res.error}")
-        results.append(res)
-        if echo and i < len(notebooks):
-            left = est.remaining_line(paced)
-            if left:
-                echo(f"    {left}")
-        if fail_fast and not res.ok:
-            break
+    chain_of = _chain_keys(names)
+    work, parallelism = _work(est, recorded, names)
+    if echo and jobs > 1:
+        echo(_schedule_line(est, names, chain_of, parallelism, jobs, workers))
+    ledger = _committed_ledger(root) if publish and jobs > 1 else None
+    owners = _LedgerOwners(ledger, names, chain_of)
+    queue: dict[str, list[int]] = {}
+    for i, name in enumerate(names):
+        queue.setdefault(chain_of[name], []).append(i)
+    results: dict[int, NotebookResult] = {}
+    paced, cpu_paced = {}, {}
+    running: dict = {}       # future -> (index, label, compiled files before it started)
+    stop, t_run = False, time.perf_counter()
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else None
+    try:
+        while True:
+            busy = {chain_of[names[i]] for i, *_ in running.values()}
+            free = {k: [names[i] for i in q] for k, q in queue.items() if q and k not in busy}
+            # one at a time: the order given; at once: the chain with the most work left first (S37)
+            order = (timing.chain_order(free, work) if jobs > 1 else sorted(free, key=lambda k: queue[k][0]))
+            for k in [] if stop else order[:jobs - len(running)]:
+                i = queue[k].pop(0)
+                label = f"[{len(results) + len(running) + 1}/{len(notebooks)}] {names[i]}"
+                if echo:
+                    guess = est.per_name.get(names[i])
+                    echo(f"{label} ({'no estimate' if guess is None else f'est. {_fmt_seconds(guess)}'})")
+                before = warm.compiled_files(kernels)
+                args = (Path(notebooks[i]), parameters)
+                kwargs = dict(build_dir=Path(build_dir), options=options, root=root, publish=publish, echo=echo,
+                              label=label, dask_address=options.dask_address)
+                if pool is None:
+                    future = concurrent.futures.Future()
+                    future.set_result(run_notebook(*args, **kwargs))
+                else:
+                    future = pool.submit(_run_in_process, *args, **kwargs)
+                running[future] = (i, label, before)
+            if not running:
+                break
+            done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in sorted(done, key=lambda f: running[f][0]):
+                i, label, before = running.pop(future)
+                res, name = future.result(), names[i]
+                # with notebooks at once, a kernel compiled by any of them while this one ran counts (S33, S37)
+                compiled = sum(p.endswith(".nbc") for p, *_ in warm.compiled_files(kernels) - before)
+                paced[name] = res.seconds if res.ok and not compiled else None   # compiling is not the pace (S33)
+                cpu_paced[name] = res.cpu_seconds if res.ok and not compiled else None
+                try:
+                    record_time(res, profile, extra=extra, root=root, build_dir=build_dir, keep=keep, cold=cold,
+                                probe_s=probe_s)
+                except (OSError, ValueError) as exc:
+                    print(f"run_notebooks: could not record the time of {name}: {exc}", file=sys.stderr)
+                clash = owners.finished(name)
+                if echo:
+                    status = "ok" if res.ok else "FAILED"
+                    where = f" -> {_show(res.output, root)}" if res.output.exists() else ""
+                    why = (f" (compiled {compiled} kernel specialization(s){'' if jobs == 1 else ' while it ran'}: "
+                           "not counted in the pace)" if compiled else "")
+                    echo(f"{label} {status} in {_fmt_seconds(res.seconds)}{where}{why}")
+                    if not res.ok:
+                        echo(f"    {res.error}")
+                    if clash:
+                        echo(f"    {clash}")
+                results[i] = res
+                if fail_fast and not res.ok:
+                    stop = True
+                left_over = [names[j] for j in range(len(names)) if j not in results]
+                if echo and left_over and not stop:
+                    left = (est.remaining_line(paced) if jobs == 1 else
+                            _remaining_at_once(est, cpu_paced, left_over, chain_of, work, parallelism,
+                                               (jobs, workers)))
+                    if left:
+                        echo(f"    {left}")
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
+    if ledger is not None:
+        owners.sort()
+    results = [results[i] for i in sorted(results)]
     if echo and results:
         echo("")
         echo(timing.timing_table([(r.name, est.per_name.get(r.name), r.seconds, r.ok) for r in results]))
+        if jobs > 1:
+            echo(f"the run took {_fmt_seconds(time.perf_counter() - t_run)} with up to {jobs} notebooks at once "
+                 "(the table's total adds up each notebook's own time)")
     return results
+
+
+def _usable_jobs(jobs: int, n_notebooks: int, echo) -> int:
+    """``jobs``, or 1 (said through ``echo``) while numba's kernel cache is not warm: two notebooks' processes
+    could then compile one kernel at once, and numba saves its cache index without a lock (S33, S37)."""
+    if jobs > 1 and n_notebooks > 1 and not warm.is_warm():
+        if echo:
+            echo("numba's kernel cache is not warm (run `make warm`, i.e. python -m simlib.pipeline.warm): running "
+                 "one notebook at a time, so that no two processes compile one kernel at once")
+        return 1
+    return jobs
+
+
+def _chain_keys(names) -> dict[str, str]:
+    """``{name: its chain}`` (:func:`notebook_chains`)."""
+    return {name: key for key, members in notebook_chains(list(dict.fromkeys(names))).items() for name in members}
+
+
+def _work(est: timing.Estimate, recorded: dict, names) -> tuple[dict, dict]:
+    """``(work, parallelism)`` per name: the estimate's wall seconds times the recorded CPU over wall seconds
+    (the busy cores), in CPU seconds; parallelism None (and work the wall seconds) where the record has no CPU
+    time, work None where there is no estimate."""
+    work, parallelism = {}, {}
+    for name in names:
+        rec, seconds = recorded.get(name), est.per_name.get(name)
+        ratio = None
+        if rec is not None and rec.cpu_s is not None and rec.wall_s > 0:
+            ratio = rec.cpu_s / rec.wall_s
+        parallelism[name] = ratio
+        work[name] = None if seconds is None else seconds * (ratio if ratio is not None else 1.0)
+    return work, parallelism
+
+
+def _cores() -> int:
+    return os.cpu_count() or 1
+
+
+def _schedule_line(est: timing.Estimate, names, chain_of: dict, parallelism: dict, jobs: int,
+                   workers: int | None) -> str:
+    """The estimate with ``jobs`` notebooks at once: the makespan of :func:`simlib.pipeline.timing.makespan` over
+    the notebooks with an estimate, each at most ``workers`` cores busy when given (S37)."""
+    known = [n for n in names if est.per_name.get(n) is not None]
+    if not known:
+        return f"up to {jobs} notebooks at once (no estimate of the schedule: no recorded times)"
+    chains = {}
+    for n in known:
+        chains.setdefault(chain_of[n], []).append(n)
+    span = timing.makespan(chains, est.per_name, parallelism, jobs=jobs, cores=_cores(), cap=workers)
+    part = "" if len(known) == len(names) else f" of the {len(known)} notebooks with an estimate"
+    return (f"up to {jobs} notebooks at once on {_cores()} cores: estimated {_fmt_seconds(span)}{part} (a schedule "
+            f"of these estimates, each notebook at its recorded CPU / wall ratio; one at a time "
+            f"{_fmt_seconds(sum(est.per_name[n] for n in known))})")
+
+
+def _remaining_at_once(est: timing.Estimate, cpu_paced: dict, left_over, chain_of: dict, work: dict,
+                       parallelism: dict, slots: tuple, prior_s: float = timing.PACE_PRIOR_S) -> str | None:
+    """The remaining-time line with notebooks at once (S37): the schedule of the notebooks not finished (the
+    running ones counted whole, so an upper bound) times the pace of the finished ones' CPU seconds over their
+    estimated work (CPU seconds, unlike wall seconds, do not stretch when notebooks share the cores), shrunk
+    towards the estimates as :meth:`simlib.pipeline.timing.Estimate.remaining` does.  ``slots``: (notebooks at
+    once, the sweeps' workers or None)."""
+    jobs, workers = slots
+    done = [n for n, cpu in cpu_paced.items() if cpu is not None and work.get(n) is not None]
+    chains = {}
+    for n in left_over:
+        if est.per_name.get(n) is not None:
+            chains.setdefault(chain_of[n], []).append(n)
+    if not done or not chains:
+        return None
+    pace = (sum(cpu_paced[n] for n in done) + prior_s) / (sum(work[n] for n in done) + prior_s)
+    span = timing.makespan(chains, est.per_name, parallelism, jobs=jobs, cores=_cores(), cap=workers)
+    known = sum(len(c) for c in chains.values())
+    unknown = len(left_over) - known
+    against = "the recorded times" if est.probe_pace is None else "the probe-scaled estimates"
+    text = (f"remaining ≈ {_fmt_seconds(pace * span)} for {known} notebook{'' if known == 1 else 's'} up to {jobs} "
+            f"at once (the running ones counted whole; CPU pace so far {pace:.2f}× {against})")
+    return text + (f", plus {unknown} without an estimate" if unknown else "")
+
+
+def _committed_ledger(root) -> Path:
+    return Path(root).resolve() / paths.COMMITTED_LEDGER.relative_to(paths.REPO_ROOT)
+
+
+class _LedgerOwners:
+    """Which notebook first recorded each row of the committed ledger, so that after notebooks ran at once
+    its rows can be put in the order a run one at a time gives (decision S37): the rows that were there
+    before the run where they were, then the others by the position, in the run, of the notebook that
+    first recorded them (each notebook's rows in the order it recorded them).  ``ledger`` None: nothing
+    to do (a run one at a time, or a run that writes its own run folders' ledgers)."""
+
+    def __init__(self, ledger: Path | None, names, chain_of: dict):
+        self.ledger, self.chain_of = ledger, chain_of
+        self.rank = {name: i for i, name in reversed(list(enumerate(names)))}
+        self.before = set()
+        if ledger is not None:
+            from simlib.pipeline.claims import row_owners
+
+            self.before = {key for key, _ in row_owners(ledger)}
+        self.owner: dict = {}
+
+    def finished(self, name: str) -> str:
+        """Note the rows ``name`` recorded first; returns a warning if it recorded a row first recorded in
+        this run by a notebook of another chain (whose final value then depends on which ran last), else ""."""
+        if self.ledger is None:
+            return ""
+        from simlib.pipeline.claims import row_owners
+
+        clashes = []
+        for key, notebook in row_owners(self.ledger):
+            if notebook != name or key in self.before:
+                continue
+            first = self.owner.setdefault(key, name)
+            if self.chain_of.get(first) != self.chain_of.get(name):
+                clashes.append(f"{key} (first recorded by {first})")
+        if not clashes:
+            return ""
+        return (f"WARNING: {name} recorded ledger row(s) a notebook of another chain recorded too, so their value "
+                f"depends on which ran last (decision S37): {'; '.join(clashes[:3])}"
+                + (f" (+{len(clashes) - 3} more)" if len(clashes) > 3 else ""))
+
+    def sort(self) -> None:
+        from simlib.pipeline.claims import sort_rows
+
+        last = len(self.rank)
+        sort_rows(self.ledger, lambda key: (0, 0) if key in self.before
+                  else (1, self.rank.get(self.owner.get(key), last)))
+
+
+def _run_in_process(source: Path, parameters: dict, **kwargs) -> NotebookResult:
+    """:func:`run_notebook` in a process of its own (``python -m simlib.pipeline.notebooks --run-job``), so that
+    notebooks running at once share no working directory, environment or CPU-time count; the progress goes
+    to this terminal line by line.  Never raises for the notebook's errors, as :func:`run_notebook`."""
+    import pickle
+    import subprocess
+
+    quiet = kwargs.pop("echo", None) is None
+    with tempfile.TemporaryDirectory(prefix="simlib-job-") as tmp:
+        job, out = Path(tmp) / "job.pickle", Path(tmp) / "result.pickle"
+        job.write_bytes(pickle.dumps((source, parameters, kwargs, quiet)))
+        here = str(Path(__file__).resolve().parents[2])       # this simlib, as the runner imported it
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([here] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+        status = subprocess.run([sys.executable, "-m", "simlib.pipeline.notebooks", "--run-job", str(job), str(out)],
+                                env=env).returncode
+        if out.is_file():
+            return NotebookResult(**pickle.loads(out.read_bytes()))
+    build = Path(kwargs["build_dir"])
+    return NotebookResult(source.stem, source, build / "executed" / f"{source.stem}.ipynb", False, 0.0,
+                          f"the notebook's runner process exited with status {status} before reporting",
+                          dict(parameters), bool(kwargs.get("publish")), None)
+
+
+def _job_main(job: str, out: str) -> int:
+    """The process of :func:`_run_in_process`: run the pickled job, pickle its :class:`NotebookResult`."""
+    import pickle
+
+    source, parameters, kwargs, quiet = pickle.loads(Path(job).read_bytes())
+    if kwargs["options"].log_output:
+        logging.basicConfig(level=logging.INFO, format="%(message)s")
+    echo = None if quiet else (lambda text: print(text, flush=True))
+    res = run_notebook(source, parameters, echo=echo, progress_tty=False, **kwargs)
+    Path(out).write_bytes(pickle.dumps(dataclasses.asdict(res)))    # a dict: this module runs as __main__
+    return 0
 
 
 def run_probe(echo=print) -> float | None:
@@ -961,8 +1229,12 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--fresh-ledger", action="store_true",
                     help="start a new committed claims ledger (publishing run of every notebook only; "
                          "`make reproduce` passes it)")
+    ap.add_argument("-j", "--jobs", type=num_arg("--jobs", int, lo=1, hi=MAX_JOBS), default=1, metavar="N",
+                    help=f"run up to N notebooks at once (1 to {MAX_JOBS}; default 1), each paper's notebooks in "
+                         "their order, the paper with the most work left first; each notebook's sweeps still use "
+                         "--workers processes (decision S37)")
     ap.add_argument("-x", "--fail-fast", action="store_true",
-                    help="stop after the first failing notebook")
+                    help="stop after the first failing notebook (with --jobs, start no other; those running finish)")
     ap.add_argument("--no-probe", action="store_true",
                     help="skip the machine-pace probe (~15 CPU-s at the start: scales the estimate by the machine's "
                          "pace against the recorded runs', and is recorded with the times; decision S35)")
@@ -971,6 +1243,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["--run-job"] and len(argv) == 3:       # one notebook of a run with --jobs (_run_in_process)
+        return _job_main(argv[1], argv[2])
     ap = build_parser()
     args = ap.parse_args(argv)
     extra = {}
@@ -1016,7 +1291,8 @@ def main(argv=None) -> int:
     results = run_notebooks(
         notebooks, profile=args.profile, workers=args.workers, extra=extra,
         build_dir=args.build_dir, options=ExecOptions(log_output=args.log_output, cell_timeout=args.timeout,
-                                                        dask_address=address, pace_probe=not args.no_probe),
+                                                        dask_address=address, pace_probe=not args.no_probe,
+                                                        jobs=args.jobs),
         fail_fast=args.fail_fast, new_ledger=args.fresh_ledger,
     )
     failed = [r for r in results if not r.ok]

@@ -45,7 +45,8 @@ from simlib.core.validate import check_real
 from simlib.pipeline.atomic import atomic_write_bytes, locked_directory
 
 __all__ = ["NOTEBOOK_COLUMNS", "LEGACY_NOTEBOOK_COLUMNS", "EARLIER_NOTEBOOK_COLUMNS", "PACE_PRIOR_S", "Timing",
-           "Estimate", "check_probe", "format_duration", "read_times", "format_times", "update_times", "estimate", "timing_table", "trials_log", "read_trials_log"]
+           "Estimate", "check_probe", "format_duration", "read_times", "format_times", "update_times", "estimate", "timing_table", "trials_log", "read_trials_log",
+           "makespan", "chain_order"]
 
 #: The notebook runner's times-file layout: the name column, then the :class:`Timing` fields kept.
 NOTEBOOK_COLUMNS = ("notebook", "profile", "wall_s", "cpu_s", "ok", "computed", "cached", "cold_wall_s", "probe_s",
@@ -443,3 +444,58 @@ def timing_table(rows: Iterable[tuple], name_header: str = "notebook") -> str:
         return f"{r[0]:<{width[0]}}  {r[1]:>{width[1]}}  {r[2]:>{width[2]}}  {r[3]}".rstrip()
 
     return "\n".join([fmt(header), *map(fmt, body), fmt(total)])
+
+
+def _check_jobs_cores(jobs, cores) -> float:
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
+    return check_real("cores", cores, 0.0, lo_open=True)
+
+
+def chain_order(chains: dict, work: dict) -> list:
+    """The keys of ``chains`` ({key: [member names, in run order]}) that still have members, longest remaining
+    work first (``work[name]``: CPU seconds, None or missing counted as 0), ties by key order: the order in
+    which the notebook runner starts chains when several may start (decision S37)."""
+    left = {k: sum(work.get(n) or 0.0 for n in members) for k, members in chains.items() if members}
+    rank = {k: i for i, k in enumerate(chains)}
+    return sorted(left, key=lambda k: (-left[k], rank[k]))
+
+
+def makespan(chains: dict, seconds: dict, parallelism: dict, *, jobs: int, cores: float,
+             cap: float | None = None) -> float:
+    """Wall seconds to run ``chains`` ({key: [member names, in order]}) with at most ``jobs`` members at once,
+    each chain's members one after another, on ``cores`` cores (decision S37).
+
+    Member ``n`` alone takes ``seconds[n]`` (None or missing: 0) at ``parallelism[n]`` busy cores on
+    average (its recorded CPU over wall seconds; None or missing: all ``cores``): its work is
+    ``seconds[n] * parallelism[n]`` CPU seconds, done at most ``cores`` at a time, and at most ``cap`` (e.g.
+    the sweeps' worker processes when fewer than the recorded run's; None: no cap).  Members running together share the cores
+    in proportion to their parallelism when it adds up to more than ``cores`` (a fluid model: no
+    memory or cache contention).  A free slot starts the next member of the chain with the longest
+    remaining work (:func:`chain_order`), as the runner does.  With ``jobs=1`` and every parallelism
+    within ``cores`` this is the sum of ``seconds`` whatever the order.
+    """
+    cores = _check_jobs_cores(jobs, cores)
+    limit = cores if cap is None else min(cores, check_real("cap", cap, 0.0, lo_open=True))
+    demand = {n: parallelism.get(n) or cores for ms in chains.values() for n in ms}
+    rate = {n: min(limit, p) for n, p in demand.items()}
+    left = {n: (seconds.get(n) or 0.0) * demand[n] for n in demand}      # CPU seconds
+    queue = {k: list(ms) for k, ms in chains.items()}
+    running: dict = {}          # name -> chain key
+    now = 0.0
+    while True:
+        busy = set(running.values())
+        for k in chain_order({k: ms for k, ms in queue.items() if k not in busy}, left):
+            if len(running) >= jobs:
+                break
+            running[queue[k].pop(0)] = k
+        if not running:
+            return now
+        share = min(1.0, cores / sum(rate[n] for n in running))
+        step, first = min((left[n] / (rate[n] * share), n) for n in running)
+        for n in running:
+            left[n] = max(0.0, left[n] - step * rate[n] * share)
+        now += step
+        del running[first]
+        for n in [n for n in running if left[n] <= 1e-9]:
+            del running[n]
