@@ -26,7 +26,6 @@ import argparse
 import cProfile
 import importlib
 import io
-import math
 import pstats
 import sys
 import time
@@ -38,7 +37,9 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
+from check_result_rows import _same  # noqa: E402  (one comparison rule for committed rows)
 from simlib.pipeline.sweep import trial_seed  # noqa: E402
 
 NS = "simlib.training.nine_systems"
@@ -62,15 +63,6 @@ SOURCES = (
 REUSED = {"22_pr_fig11_profile": lambda df: df["scheme"] == "single"}
 
 
-def _same(value, committed) -> bool:
-    if pd.isna(committed):
-        return value is None or (isinstance(value, float) and math.isnan(value))
-    if value == committed:
-        return True
-    try:
-        return repr(float(value)) == repr(float(committed))
-    except (TypeError, ValueError):
-        return False
 
 
 class Meter:

@@ -157,6 +157,22 @@ def _lightest(cand, ckey, nc, q):
 
 
 @njit(cache=True, inline="always")
+def _order_by_tau(n, in_g, order, tau, start, descending):
+    """Line 13's L: the tasks ``i < n`` with ``in_g[i]`` into ``order[:m]`` by :func:`_before` (an insertion
+    sort in id order, so ties keep id order); returns m = |G|."""
+    m = 0
+    for i in range(n):
+        if in_g[i]:
+            k = m
+            while k > 0 and _before(i, order[k - 1], tau, start, descending):
+                order[k] = order[k - 1]
+                k -= 1
+            order[k] = i
+            m += 1
+    return m
+
+
+@njit(cache=True, inline="always")
 def _sort_by_c(pi, pj, pc, nC, cmax, slot, ci, cj):
     """Line 29's order of C: the pairs ``(pi[h], pj[h])``, ``h < nC``, into ``ci``/``cj`` by ``pc[h]`` (c_ij,
     at most ``cmax``) non-increasing, stable (a counting sort; ``slot``'s buckets, a larger array when
@@ -191,15 +207,7 @@ def _algorithm2(kappa, plan, rules, out):
             x[kappa, j] = 1                             # 2: x_kj <- 1
             vrem[kappa, j] = v[kappa]                   # 2: v_kj <- v_k (printed v_i; SM53)
     in_g[kappa] = True                                  # 4: G <- G u {kappa}
-    m = 0                                               # 13: L <- G sorted by tau (insertion)
-    for i in range(n):
-        if in_g[i]:
-            k = m
-            while k > 0 and _before(i, order[k - 1], tau, start, descending):
-                order[k] = order[k - 1]
-                k -= 1
-            order[k] = i
-            m += 1
+    m = _order_by_tau(n, in_g, order, tau, start, descending)  # 13: L <- G sorted by tau (insertion)
     # ---- Basic selection ---------------------------------------------------------------
     for j in range(n):
         load[j] = 0.0                                   # sum_l v_lj y_lj, kept current
@@ -331,15 +339,7 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits):
     full = ((1 << n) - 1) & ~(1 << kappa)               # 1-2: x_kj <- 1 for j != kappa (x_kj = 0 before)
     rk = v[kappa]                                       # 2: v_kj <- v_k
     in_g[kappa] = True                                  # 4
-    m = 0                                               # 13: L <- G sorted by tau (insertion)
-    for i in range(n):
-        if in_g[i]:
-            k = m
-            while k > 0 and _before(i, order[k - 1], tau, start, descending):
-                order[k] = order[k - 1]
-                k -= 1
-            order[k] = i
-            m += 1
+    m = _order_by_tau(n, in_g, order, tau, start, descending)  # 13: L <- G sorted by tau (insertion)
     # ---- Basic selection (5-12): y_i = x_i if rem_i < eta v_i, else its forced pairs ----------------
     for j in range(n):
         load[j] = 0.0
