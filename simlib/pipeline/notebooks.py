@@ -1082,11 +1082,9 @@ def _remaining_at_once(est: timing.Estimate, cpu_paced: dict, left_over, chain_o
     pace = (sum(cpu_paced[n] for n in done) + prior_s) / (sum(work[n] for n in done) + prior_s)
     span = timing.makespan(chains, est.per_name, parallelism, jobs=jobs, cores=_cores(), cap=workers)
     known = sum(len(c) for c in chains.values())
-    unknown = len(left_over) - known
-    against = "the recorded times" if est.probe_pace is None else "the probe-scaled estimates"
-    text = (f"remaining ≈ {_fmt_seconds(pace * span)} for {known} notebook{'' if known == 1 else 's'} up to {jobs} "
-            f"at once (the running ones counted whole; CPU pace so far {pace:.2f}× {against})")
-    return text + (f", plus {unknown} without an estimate" if unknown else "")
+    return est.remaining_text(pace * span, known, len(left_over) - known,
+                              f"the running ones counted whole; CPU pace so far {pace:.2f}×",
+                              at_once=f" up to {jobs} at once")
 
 
 def _committed_ledger(root) -> Path:

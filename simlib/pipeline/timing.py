@@ -360,10 +360,16 @@ class Estimate:
             return None
         rest = [n for n in self.per_name if n not in measured]
         unknown = sum(self.per_name[n] is None for n in rest)
-        known = len(rest) - unknown
+        return self.remaining_text(est[0], len(rest) - unknown, unknown, f"pace so far {est[1]:.2f}×", noun)
+
+    def remaining_text(self, seconds: float, known: int, unknown: int, pace: str, noun: str = "notebook",
+                       at_once: str = "") -> str:
+        """``"remaining ≈ {seconds} for {known} {noun}s{at_once} ({pace} the recorded times)"`` (or "the
+        probe-scaled estimates"), with ``", plus {unknown} without an estimate"`` when some have none: the
+        remaining-time line of a run one at a time (:meth:`remaining_line`) and of notebooks at once (S37)."""
         against = "the recorded times" if self.probe_pace is None else "the probe-scaled estimates"
-        text = (f"remaining ≈ {format_duration(est[0])} for {known} {noun}{'' if known == 1 else 's'} "
-                f"(pace so far {est[1]:.2f}× {against})")
+        text = (f"remaining ≈ {format_duration(seconds)} for {known} {noun}{'' if known == 1 else 's'}{at_once} "
+                f"({pace} {against})")
         return text + (f", plus {unknown} without an estimate" if unknown else "")
 
 
