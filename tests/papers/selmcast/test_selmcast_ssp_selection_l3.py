@@ -12,7 +12,8 @@ eta v_i), or real-valued ones; c_ij above n (the counting sort's larger buckets)
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from simlib.papers.selmcast.ssp_selection import Plan, Rules, _algorithm2, _algorithm2_l3, scratch
+from simlib.papers.selmcast.ssp_selection import (TIE_S, Plan, Rules, _algorithm2, _algorithm2_l3, _lightest,
+                                                    _lightest_bits, scratch)
 
 
 def bits_of(row):
@@ -131,3 +132,61 @@ def test_hand_case_on_bit_sets():
     assert x[0].tolist() == [0, 1, 1, 0] and x[1].tolist() == [1, 0, 0, 0]
     assert ybits[0] == 0b0110 and ybits[1] == 0b0001
     assert abs(out.deadline[0] - 0.9) < 1e-12 and abs(out.deadline[1] - 1.0) < 1e-12
+
+
+# ---- line 16's selection by counting (_lightest_bits) against the bounded insertion (_lightest) -----------
+def lightest_set(cand, keys, q):
+    """The receivers _lightest keeps (the array routine's line 16), as a bit set."""
+    c, k = cand.copy(), keys.copy()
+    _lightest(c, k, c.shape[0], q)
+    return bits_of(np.isin(np.arange(64), c[:q]))
+
+
+@st.composite
+def line16_keys(draw):
+    """Candidates (increasing ids < 63) and keys: real values, values on a grid of TIE_S / 2 (exact and
+    near ties at 1e-9 s, SM71), a few distinct values (exact ties), the notebooks' scale (~0.01-1 s) with
+    keys within a few TIE_S of one another, or with an infinite or NaN key."""
+    nc = draw(st.integers(2, 62))
+    q = draw(st.integers(1, nc - 1))
+    cand = np.sort(np.random.default_rng(draw(st.integers(0, 2**32 - 1))).choice(63, nc, replace=False))
+    kind = draw(st.sampled_from(["real", "grid", "few", "scaled", "odd"]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    if kind == "real":
+        keys = rng.random(nc)
+    elif kind == "grid":
+        keys = rng.integers(0, draw(st.integers(1, 8)), nc) * (TIE_S / 2)
+    elif kind == "few":
+        keys = rng.choice(np.array(draw(st.lists(st.floats(0.0, 2.0), min_size=1, max_size=4))), nc)
+    elif kind == "scaled":
+        keys = draw(st.sampled_from([0.01, 0.3, 0.9])) + rng.integers(0, 6, nc) * (TIE_S * draw(
+            st.sampled_from([0.5, 0.999, 1.0, 1.001, 2.0]))) + rng.random(nc) * draw(st.sampled_from([0.0, 1e-12]))
+    else:
+        keys = rng.random(nc)
+        keys[rng.integers(0, nc)] = draw(st.sampled_from([np.inf, np.nan]))
+    return cand.astype(np.int64), keys.astype(float), q
+
+
+@settings(max_examples=1000, deadline=None)
+@given(case=line16_keys())
+def test_counting_selection_takes_the_insertions_set(case):
+    cand, keys, q = case
+    nc = cand.shape[0]
+    got = _lightest_bits(cand, keys, nc, q, np.zeros(nc, np.int64), np.zeros(nc))
+    if got >= 0:                                        # else the caller runs _lightest itself
+        assert got == lightest_set(cand, keys, q)
+
+
+def test_counting_selection_answers_when_the_cut_is_clear():
+    # distinct keys 2 ns apart: no tie within TIE_S anywhere, so the counting path must answer (not -1)
+    rng = np.random.default_rng(1)
+    for nc in (2, 5, 40, 62):
+        cand = np.sort(rng.choice(63, nc, replace=False)).astype(np.int64)
+        keys = 0.3 + rng.permutation(nc) * 2e-9
+        for q in range(1, nc):
+            got = _lightest_bits(cand, keys, nc, q, np.zeros(nc, np.int64), np.zeros(nc))
+            assert got == bits_of(np.isin(np.arange(64), cand[np.argsort(keys)[:q]]))
+    # a tie at the cut (keys 0, 1, 1 and q = 2) or within TIE_S of it: left to _lightest
+    cand = np.array([3, 7, 9], np.int64)
+    for keys in ([0.0, 1.0, 1.0], [0.0, 1.0, 1.0 + 0.5e-9], [1.0 + 0.5e-9, 0.0, 1.0]):
+        assert _lightest_bits(cand, np.array(keys), 3, 2, np.zeros(3, np.int64), np.zeros(3)) == -1
