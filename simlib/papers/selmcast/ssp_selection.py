@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from simlib.core import jitcache
-from simlib.core.sharing import lowest_bit, popcount
+from simlib.core.sharing import BIG_SWITCH_MAX, lowest_bit, popcount
 from simlib.core.validate import check_choice, check_int, check_real
 
 __all__ = ["select_ssp", "Plan", "Rules", "Scratch", "scratch", "TIE_S", "TASK_ORDERS", "LINE32_READINGS",
@@ -302,6 +302,17 @@ def _algorithm2(kappa, plan, rules, out):
             for r in range(nc):
                 j = cand[r]
                 ckey[r] = (vrem[i, j] + load[j]) / b_eg[j]
+            # the q lightest by counting for n <= BIG_SWITCH_MAX (the same set; xload and lratio are free
+            # here), else or near a tie by _lightest's insertion
+            took = _lightest_bits(cand, ckey, nc, q, slot, xload) if n <= BIG_SWITCH_MAX else -1
+            if took >= 0:
+                count[i] += q
+                while took != 0:                        # 17-18 (each j once: the order changes no bit)
+                    j = lowest_bit(took)
+                    took &= took - 1
+                    y[i, j] = 1
+                    load[j] += vrem[i, j]
+                continue
             _lightest(cand, ckey, nc, q)
         else:
             q = nc
@@ -385,8 +396,9 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits):
     rem[i]`` for i in G (the loop's remaining volumes, (n,), bits; v_kappa for kappa, line 2), which this
     routine reads instead of ``vrem`` (not written).  ``xbits`` (n,) int64: task i's row of x as a bit set
     (bit j: x_ij = 1) for i in G (the loop's receiver sets, N18; kappa's is not read); ``ybits`` (n,)
-    int64 is written with the new rows of G and kappa (x after line 39).  n <= BIG_SWITCH_MAX, the
-    readings line 32 "y" and line 33 "own" (``rules.line32_x`` and ``rules.deadline_all`` False).
+    int64 is written with the new rows of G and kappa (x after line 39).  n <= BIG_SWITCH_MAX, line 33's
+    reading "own" (``rules.deadline_all`` False); line 32 either reading (as printed, "x": its sum over G's
+    rows of x, each task's rem[i] per set bit, in id order as the array routine sums it).
 
     Why the same bits: a task with rem[i] < eta v_i keeps its whole row at line 9 (y_i = x_i), so it has no
     candidate at line 16 and no pair in C at line 29: its only part is its loads, added in id order as
@@ -470,6 +482,17 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits):
     # ---- Pareto improvement (tasks with a pair in C only) --------------------------------------------
     for j in range(n):                                  # r_j / b_j^E (25-26)
         lratio[j] = load[j] / b_eg[j]
+    if line32_x:                                        # sum_l v_lj x_lj (line 32 as printed): G's rows
+        for j in range(n):                              # of x before line 39, in id order as summed there
+            xload[j] = 0.0
+        for i in range(n):
+            if in_g[i]:
+                ri = rk if i == kappa else rem[i]
+                b = full if i == kappa else xbits[i]
+                while b != 0:
+                    j = lowest_bit(b)
+                    b &= b - 1
+                    xload[j] += ri
     nC = 0
     cmax = 0
     for a in range(m):                                  # 21: for each i in L
@@ -505,7 +528,7 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits):
         j = cj[h]
         ri = rk if i == kappa else rem[i]
         si = max(s[i], ri)                              # 31
-        rj = load[j] + ri                               # 32
+        rj = xload[j] if line32_x else load[j] + ri     # 32
         if deadline[i] >= si / b_in[i] and deadline[i] >= rj / b_eg[j]:  # 33
             ybits[i] |= 1 << j                          # 34
             load[j] += ri

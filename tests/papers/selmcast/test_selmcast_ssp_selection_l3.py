@@ -6,8 +6,9 @@ give the same plan x, G and order as ``_algorithm2`` (itself checked against the
 ``test_selmcast_ssp_selection_reference.py``), bit for bit, and the same deadline for every task it
 plans.  Inputs: random online states at n = 2-63 (the bit sets' range) with the ties that decide
 rounding made common (a grid of volumes, bandwidths, tau, start times and c_ij, volumes at exactly
-eta v_i), or real-valued ones; c_ij above n (the counting sort's larger buckets).  Plus a hand case
-(test_selmcast_ssp_selection's first instance) worked out on the bit-set path.
+eta v_i, a few slightly negative), or real-valued ones; line 32 either reading; c_ij above n (the
+counting sort's larger buckets).  Plus a hand case (test_selmcast_ssp_selection's first instance) worked
+out on the bit-set path, and line 16's selection by counting against the bounded insertion.
 """
 import numpy as np
 from hypothesis import given, settings, strategies as st
@@ -20,11 +21,11 @@ def bits_of(row):
     return sum(1 << int(j) for j in np.flatnonzero(row))
 
 
-def run_both(kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending):
+def run_both(kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending, line32_x=False):
     """(x, in_g, m, order, deadline) of the array routine on the L3 state (vrem[i, j] = rem[i]) and of the
     bit-set routine on rem and the rows' bit sets; the bit-set routine's new rows as bit sets too."""
     n = x.shape[0]
-    rules = Rules(eta=eta, l3=True, descending=descending, line32_x=False, deadline_all=False)
+    rules = Rules(eta=eta, l3=True, descending=descending, line32_x=line32_x, deadline_all=False)
     vrem = np.repeat(rem[:, None], n, axis=1)
     plan_a = Plan(x.copy(), vrem, v, p, b_in, b_eg, tau, c, due, in_g.copy(), start)
     out_a = scratch(n)
@@ -41,9 +42,9 @@ def run_both(kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, des
     return a, b, ybits
 
 
-def check(kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending):
+def check(kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending, line32_x):
     (xa, ga, ma, oa, da), (xb, gb, mb, ob, db), ybits = run_both(
-        kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending)
+        kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending, line32_x)
     np.testing.assert_array_equal(xb, xa)
     np.testing.assert_array_equal(gb, ga)
     assert mb == ma and ob.tolist() == oa.tolist()
@@ -77,8 +78,11 @@ def l3_states(draw):
         row = np.random.default_rng(draw(st.integers(0, 2**32 - 1))).random(n) < density
         row[i] = False
         x[i] = row
-        if draw(st.integers(0, 9)) == 0:                # exactly at eta v_i (line 9 keeps nothing by eta)
+        kind = draw(st.integers(0, 19))
+        if kind == 0:                                   # exactly at eta v_i (line 9 keeps nothing by eta)
             rem[i] = eta * v[i]
+        elif kind == 1:                                 # drained a little past 0 (loads then may shrink)
+            rem[i] = -draw(st.sampled_from([1e-9, 0.25])) * v[i]
         else:
             rem[i] = draw(frac) * v[i]
     lo = draw(st.integers(1, max(n - 1, 1)))
@@ -102,7 +106,8 @@ def l3_states(draw):
     due = rng.random((n, n)) < draw(st.sampled_from([0.0, 0.1, 0.5]))
     np.fill_diagonal(due, False)
     descending = draw(st.booleans())
-    return kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending
+    line32_x = draw(st.booleans())                      # line 32 as printed (sum over x) or "y"
+    return kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending, line32_x
 
 
 @settings(max_examples=400, deadline=None)
