@@ -7,8 +7,9 @@ For a refactor of ``simlib/papers/selmcast/ssp_kernel.py`` that must not change 
   gamma 0.6; eta 1 with k 2) run on both kernels, and every column of the multicast log, the compute
   intervals, the blocked times, the largest SSP gap and the number of selections must be equal, bit for bit;
 * speed: process CPU time of whole 10-minute n = 50 runs (``bench_selmcast_ssp.timed``) at notebooks 44-45's
-  defaults (and Fig. 13's gamma 0.6: cases sg, og), the two kernels in turn (their order rotating) over
-  ``--repeats`` seeds; medians, their ratio new/old, the speed-up old/new and the load average.
+  defaults (and Fig. 13's gamma 0.6: cases sg, og; Fig. 11's line 32 as printed: sx), the two kernels in
+  turn (their order rotating) over ``--repeats`` seeds; medians, their ratio new/old, the speed-up old/new
+  and the load average.
 
 The revision's ``ssp_kernel.py``, ``ssp_cluster.py``, ``ssp_selection.py`` (Algorithm 2) and
 ``simlib/core/sharing.py`` (the rate solver) are written beside the package's as ``_ab_*.py`` for the run
@@ -49,10 +50,12 @@ PKG = ROOT / "simlib" / "papers" / "selmcast"
 IMPORTS = (("from simlib.core.sharing import", "from ._ab_sharing import"),
            ("from .ssp_selection import", "from ._ab_selection import"))
 #: Timed runs (notebooks 44-45's defaults: n = 50, LSTM, ssp = k = 4, p = 0.3 n, eta = 0.75), and
-#: notebook 45's Fig. 13 (gamma 0.6, bandwidths re-drawn every 100 ms): scheme, sharing, other fields.
+#: notebook 45's Fig. 13 (gamma 0.6, bandwidths re-drawn every 100 ms) and Fig. 11's line 32 as printed (sx: the
+#: array form of Algorithm 2, not the bit-set one): scheme, sharing, other fields.
 CASES = {"sm": ("selmcast", "maxmin", {}), "om": ("orpheus", "maxmin", {}), "sp": ("selmcast", "priority", {}),
          "sg": ("selmcast", "maxmin", {"gamma": 0.6, "period_s": 0.1}),
-         "og": ("orpheus", "maxmin", {"gamma": 0.6, "period_s": 0.1})}
+         "og": ("orpheus", "maxmin", {"gamma": 0.6, "period_s": 0.1}),
+         "sx": ("selmcast", "maxmin", {"line32": "x"})}
 
 
 def identity_scenarios() -> list[dict]:

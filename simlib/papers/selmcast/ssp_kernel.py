@@ -917,7 +917,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     space; the network moves to it (:func:`_advance_network`) and the multicasts it completed finish
     (:func:`_finish`); every worker whose iteration ended picks its receivers (Orpheus,
     :func:`_orpheus_pick`; SelMcast, :func:`_snapshot_g`, :func:`_estimate_tau`, Algorithm 2,
-    :func:`_preempt` and :func:`_reclass`, or under L3 with n <= 63 and the readings line 32 "y" and line 33
+    :func:`_preempt` and :func:`_reclass`, or under L3 with n <= 63 and line 33's reading
     "own" :func:`_g_list`, :func:`_estimate_tau`, Algorithm 2 on the receiver sets
     (:func:`~.ssp_selection._algorithm2_l3`, the same plans bit for bit), :func:`_preempt_l3` and
     :func:`_reclass`) and its multicast starts (:func:`_launch`); a new
@@ -935,8 +935,8 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     table, rows, cols = links[0], links[2], links[3]
     big = l3 and not prio_mode and n <= BIG_SWITCH_MAX  # one max-min class of multicasts (N18)
     few = factive.shape[0] <= BIG_SWITCH_MAX            # the active slots fit a bit set (L3, n <= 63)
-    # Algorithm 2 on the receiver sets (L3, n <= BIG_SWITCH_MAX, line 32 "y", line 33 "own")
-    bits = l3 and n <= BIG_SWITCH_MAX and not cfg.rules.line32_x and not cfg.rules.deadline_all
+    # Algorithm 2 on the receiver sets (L3, n <= BIG_SWITCH_MAX, line 33 "own")
+    bits = l3 and n <= BIG_SWITCH_MAX and not cfg.rules.deadline_all
     ybits = np.zeros(n, np.int64)                       # its new rows of x
     alg = scratch(n)                                    # Algorithm 2's output and work space
     old = np.empty((n, n), np.int8)                     # G's rows of x before it

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from simlib.core import jitcache
-from simlib.core.sharing import lowest_bit, popcount
+from simlib.core.sharing import BIG_SWITCH_MAX, lowest_bit, popcount
 from simlib.core.validate import check_choice, check_int, check_real
 
 __all__ = ["select_ssp", "Plan", "Rules", "Scratch", "scratch", "TIE_S", "TASK_ORDERS", "LINE32_READINGS",
@@ -157,6 +157,70 @@ def _lightest(cand, ckey, nc, q):
 
 
 @njit(cache=True, inline="always")
+def _lightest_bits(cand, ckey, nc, q, counts, work):
+    """Line 16's q lightest of ``cand[:nc]`` (keys ``ckey[:nc]``, s; 0 < q < nc) as a bit set of
+    receivers, found by counting, or -1 when a near tie at the cut could make :func:`_lightest`'s
+    tolerance (SM71) decide: then the caller runs it.  ``counts`` (>= nc,) int64 and ``work`` (>= nc,)
+    are work space; ``cand`` and ``ckey`` are only read.
+
+    The keys are counted into nc buckets of [min, max] (a monotone map: a key not greater than another
+    is in a bucket not above its bucket), the bucket holding the q-th smallest key k_q is sorted, and
+    the keys <= k_q are taken.  Why :func:`_lightest` takes the same set: let S be the q keys <= k_q
+    and H the others, all >= k_(q+1).  If k_q + TIE_S < k_(q+1) and k_q < k_(q+1) - TIE_S (float
+    operations as in :func:`_lightest`, monotone in each key), every s in S and h in H have
+    h > s + TIE_S and s < h - TIE_S, and s <= h <= h + TIE_S, s - TIE_S <= s < h; so an insertion
+    moves a key of S past every key of H and a key of H past none of S: the kept list is always S's
+    keys then H's, the last one evicted is of H unless all of S is kept (then a key of H is
+    rejected), and no key of S is rejected (the list then holds a key of H, the last).  The kept set
+    is S.  Otherwise (k_q = k_(q+1), keys within TIE_S of the cut, NaN or infinite keys, all keys
+    equal) -1."""
+    lo = ckey[0]
+    hi = ckey[0]
+    bad = False
+    for r in range(nc):
+        key = ckey[r]
+        bad |= key != key
+        lo = min(lo, key)
+        hi = max(hi, key)
+    span = hi - lo
+    if bad or not (span > 0.0 and span < np.inf):
+        return -1
+    scale = nc / span
+    for b in range(nc):
+        counts[b] = 0
+    for r in range(nc):
+        counts[min(int((ckey[r] - lo) * scale), nc - 1)] += 1
+    below = 0                                           # keys in the buckets under the cut's
+    cb = 0
+    while below + counts[cb] < q:
+        below += counts[cb]
+        cb += 1
+    m = 0
+    for r in range(nc):                                 # the cut bucket's keys, sorted (about one)
+        key = ckey[r]
+        if min(int((key - lo) * scale), nc - 1) == cb:
+            a = m
+            while a > 0 and work[a - 1] > key:
+                work[a] = work[a - 1]
+                a -= 1
+            work[a] = key
+            m += 1
+    kq = work[q - below - 1]                            # the q-th smallest key
+    kq1 = np.inf                                        # the smallest key above it
+    cnt = 0
+    bits = 0
+    for r in range(nc):
+        key = ckey[r]
+        le = key <= kq
+        cnt += le
+        bits |= np.int64(le) << cand[r]
+        kq1 = min(kq1, np.inf if le else key)
+    if cnt != q or not (kq + TIE_S < kq1 and kq < kq1 - TIE_S):
+        return -1
+    return bits
+
+
+@njit(cache=True, inline="always")
 def _order_by_tau(n, in_g, order, tau, start, descending):
     """Line 13's L: the tasks ``i < n`` with ``in_g[i]`` into ``order[:m]`` by :func:`_before` (an insertion
     sort in id order, so ties keep id order); returns m = |G|."""
@@ -238,6 +302,17 @@ def _algorithm2(kappa, plan, rules, out):
             for r in range(nc):
                 j = cand[r]
                 ckey[r] = (vrem[i, j] + load[j]) / b_eg[j]
+            # the q lightest by counting for n <= BIG_SWITCH_MAX (the same set; xload and lratio are free
+            # here), else or near a tie by _lightest's insertion
+            took = _lightest_bits(cand, ckey, nc, q, slot, xload) if n <= BIG_SWITCH_MAX else -1
+            if took >= 0:
+                count[i] += q
+                while took != 0:                        # 17-18 (each j once: the order changes no bit)
+                    j = lowest_bit(took)
+                    took &= took - 1
+                    y[i, j] = 1
+                    load[j] += vrem[i, j]
+                continue
             _lightest(cand, ckey, nc, q)
         else:
             q = nc
@@ -321,8 +396,9 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits):
     rem[i]`` for i in G (the loop's remaining volumes, (n,), bits; v_kappa for kappa, line 2), which this
     routine reads instead of ``vrem`` (not written).  ``xbits`` (n,) int64: task i's row of x as a bit set
     (bit j: x_ij = 1) for i in G (the loop's receiver sets, N18; kappa's is not read); ``ybits`` (n,)
-    int64 is written with the new rows of G and kappa (x after line 39).  n <= BIG_SWITCH_MAX, the
-    readings line 32 "y" and line 33 "own" (``rules.line32_x`` and ``rules.deadline_all`` False).
+    int64 is written with the new rows of G and kappa (x after line 39).  n <= BIG_SWITCH_MAX, line 33's
+    reading "own" (``rules.deadline_all`` False); line 32 either reading (as printed, "x": its sum over G's
+    rows of x, each task's rem[i] per set bit, in id order as the array routine sums it).
 
     Why the same bits: a task with rem[i] < eta v_i keeps its whole row at line 9 (y_i = x_i), so it has no
     candidate at line 16 and no pair in C at line 29: its only part is its loads, added in id order as
@@ -384,18 +460,39 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits):
             for r in range(nc):
                 j = cand[r]
                 ckey[r] = (ri + load[j]) / b_eg[j]
-            _lightest(cand, ckey, nc, q)
+            # 16: the q lightest by counting (the same set; lratio and xload are free here), or by
+            # _lightest's insertion when a near tie at the cut could make its tolerance decide
+            took = _lightest_bits(cand, ckey, nc, q, slot, xload)
+            if took < 0:
+                _lightest(cand, ckey, nc, q)
+                took = 0
+                for r in range(q):
+                    took |= 1 << cand[r]
         else:
             q = nc
-        for r in range(q):
-            j = cand[r]
-            yi |= 1 << j                                # 17-18
+            took = xi & ~yi
+        yi |= took                                      # 17-18
+        b = took
+        while b != 0:
+            j = lowest_bit(b)
+            b &= b - 1
             load[j] += ri
         count[i] += q
         ybits[i] = yi
     # ---- Pareto improvement (tasks with a pair in C only) --------------------------------------------
     for j in range(n):                                  # r_j / b_j^E (25-26)
         lratio[j] = load[j] / b_eg[j]
+    if line32_x:                                        # sum_l v_lj x_lj (line 32 as printed): G's rows
+        for j in range(n):                              # of x before line 39, in id order as summed there
+            xload[j] = 0.0
+        for i in range(n):
+            if in_g[i]:
+                ri = rk if i == kappa else rem[i]
+                b = full if i == kappa else xbits[i]
+                while b != 0:
+                    j = lowest_bit(b)
+                    b &= b - 1
+                    xload[j] += ri
     nC = 0
     cmax = 0
     for a in range(m):                                  # 21: for each i in L
@@ -431,7 +528,7 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits):
         j = cj[h]
         ri = rk if i == kappa else rem[i]
         si = max(s[i], ri)                              # 31
-        rj = load[j] + ri                               # 32
+        rj = xload[j] if line32_x else load[j] + ri     # 32
         if deadline[i] >= si / b_in[i] and deadline[i] >= rj / b_eg[j]:  # 33
             ybits[i] |= 1 << j                          # 34
             load[j] += ri

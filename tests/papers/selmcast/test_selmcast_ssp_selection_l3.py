@@ -6,24 +6,26 @@ give the same plan x, G and order as ``_algorithm2`` (itself checked against the
 ``test_selmcast_ssp_selection_reference.py``), bit for bit, and the same deadline for every task it
 plans.  Inputs: random online states at n = 2-63 (the bit sets' range) with the ties that decide
 rounding made common (a grid of volumes, bandwidths, tau, start times and c_ij, volumes at exactly
-eta v_i), or real-valued ones; c_ij above n (the counting sort's larger buckets).  Plus a hand case
-(test_selmcast_ssp_selection's first instance) worked out on the bit-set path.
+eta v_i, a few slightly negative), or real-valued ones; line 32 either reading; c_ij above n (the
+counting sort's larger buckets).  Plus a hand case (test_selmcast_ssp_selection's first instance) worked
+out on the bit-set path, and line 16's selection by counting against the bounded insertion.
 """
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from simlib.papers.selmcast.ssp_selection import Plan, Rules, _algorithm2, _algorithm2_l3, scratch
+from simlib.papers.selmcast.ssp_selection import (TIE_S, Plan, Rules, _algorithm2, _algorithm2_l3, _lightest,
+                                                    _lightest_bits, scratch)
 
 
 def bits_of(row):
     return sum(1 << int(j) for j in np.flatnonzero(row))
 
 
-def run_both(kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending):
+def run_both(kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending, line32_x=False):
     """(x, in_g, m, order, deadline) of the array routine on the L3 state (vrem[i, j] = rem[i]) and of the
     bit-set routine on rem and the rows' bit sets; the bit-set routine's new rows as bit sets too."""
     n = x.shape[0]
-    rules = Rules(eta=eta, l3=True, descending=descending, line32_x=False, deadline_all=False)
+    rules = Rules(eta=eta, l3=True, descending=descending, line32_x=line32_x, deadline_all=False)
     vrem = np.repeat(rem[:, None], n, axis=1)
     plan_a = Plan(x.copy(), vrem, v, p, b_in, b_eg, tau, c, due, in_g.copy(), start)
     out_a = scratch(n)
@@ -40,9 +42,9 @@ def run_both(kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, des
     return a, b, ybits
 
 
-def check(kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending):
+def check(kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending, line32_x):
     (xa, ga, ma, oa, da), (xb, gb, mb, ob, db), ybits = run_both(
-        kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending)
+        kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending, line32_x)
     np.testing.assert_array_equal(xb, xa)
     np.testing.assert_array_equal(gb, ga)
     assert mb == ma and ob.tolist() == oa.tolist()
@@ -76,8 +78,11 @@ def l3_states(draw):
         row = np.random.default_rng(draw(st.integers(0, 2**32 - 1))).random(n) < density
         row[i] = False
         x[i] = row
-        if draw(st.integers(0, 9)) == 0:                # exactly at eta v_i (line 9 keeps nothing by eta)
+        kind = draw(st.integers(0, 19))
+        if kind == 0:                                   # exactly at eta v_i (line 9 keeps nothing by eta)
             rem[i] = eta * v[i]
+        elif kind == 1:                                 # drained a little past 0 (loads then may shrink)
+            rem[i] = -draw(st.sampled_from([1e-9, 0.25])) * v[i]
         else:
             rem[i] = draw(frac) * v[i]
     lo = draw(st.integers(1, max(n - 1, 1)))
@@ -101,7 +106,8 @@ def l3_states(draw):
     due = rng.random((n, n)) < draw(st.sampled_from([0.0, 0.1, 0.5]))
     np.fill_diagonal(due, False)
     descending = draw(st.booleans())
-    return kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending
+    line32_x = draw(st.booleans())                      # line 32 as printed (sum over x) or "y"
+    return kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, descending, line32_x
 
 
 @settings(max_examples=400, deadline=None)
@@ -131,3 +137,61 @@ def test_hand_case_on_bit_sets():
     assert x[0].tolist() == [0, 1, 1, 0] and x[1].tolist() == [1, 0, 0, 0]
     assert ybits[0] == 0b0110 and ybits[1] == 0b0001
     assert abs(out.deadline[0] - 0.9) < 1e-12 and abs(out.deadline[1] - 1.0) < 1e-12
+
+
+# ---- line 16's selection by counting (_lightest_bits) against the bounded insertion (_lightest) -----------
+def lightest_set(cand, keys, q):
+    """The receivers _lightest keeps (the array routine's line 16), as a bit set."""
+    c, k = cand.copy(), keys.copy()
+    _lightest(c, k, c.shape[0], q)
+    return bits_of(np.isin(np.arange(64), c[:q]))
+
+
+@st.composite
+def line16_keys(draw):
+    """Candidates (increasing ids < 63) and keys: real values, values on a grid of TIE_S / 2 (exact and
+    near ties at 1e-9 s, SM71), a few distinct values (exact ties), the notebooks' scale (~0.01-1 s) with
+    keys within a few TIE_S of one another, or with an infinite or NaN key."""
+    nc = draw(st.integers(2, 62))
+    q = draw(st.integers(1, nc - 1))
+    cand = np.sort(np.random.default_rng(draw(st.integers(0, 2**32 - 1))).choice(63, nc, replace=False))
+    kind = draw(st.sampled_from(["real", "grid", "few", "scaled", "odd"]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    if kind == "real":
+        keys = rng.random(nc)
+    elif kind == "grid":
+        keys = rng.integers(0, draw(st.integers(1, 8)), nc) * (TIE_S / 2)
+    elif kind == "few":
+        keys = rng.choice(np.array(draw(st.lists(st.floats(0.0, 2.0), min_size=1, max_size=4))), nc)
+    elif kind == "scaled":
+        keys = draw(st.sampled_from([0.01, 0.3, 0.9])) + rng.integers(0, 6, nc) * (TIE_S * draw(
+            st.sampled_from([0.5, 0.999, 1.0, 1.001, 2.0]))) + rng.random(nc) * draw(st.sampled_from([0.0, 1e-12]))
+    else:
+        keys = rng.random(nc)
+        keys[rng.integers(0, nc)] = draw(st.sampled_from([np.inf, np.nan]))
+    return cand.astype(np.int64), keys.astype(float), q
+
+
+@settings(max_examples=1000, deadline=None)
+@given(case=line16_keys())
+def test_counting_selection_takes_the_insertions_set(case):
+    cand, keys, q = case
+    nc = cand.shape[0]
+    got = _lightest_bits(cand, keys, nc, q, np.zeros(nc, np.int64), np.zeros(nc))
+    if got >= 0:                                        # else the caller runs _lightest itself
+        assert got == lightest_set(cand, keys, q)
+
+
+def test_counting_selection_answers_when_the_cut_is_clear():
+    # distinct keys 2 ns apart: no tie within TIE_S anywhere, so the counting path must answer (not -1)
+    rng = np.random.default_rng(1)
+    for nc in (2, 5, 40, 62):
+        cand = np.sort(rng.choice(63, nc, replace=False)).astype(np.int64)
+        keys = 0.3 + rng.permutation(nc) * 2e-9
+        for q in range(1, nc):
+            got = _lightest_bits(cand, keys, nc, q, np.zeros(nc, np.int64), np.zeros(nc))
+            assert got == bits_of(np.isin(np.arange(64), cand[np.argsort(keys)[:q]]))
+    # a tie at the cut (keys 0, 1, 1 and q = 2) or within TIE_S of it: left to _lightest
+    cand = np.array([3, 7, 9], np.int64)
+    for keys in ([0.0, 1.0, 1.0], [0.0, 1.0, 1.0 + 0.5e-9], [1.0 + 0.5e-9, 0.0, 1.0]):
+        assert _lightest_bits(cand, np.array(keys), 3, 2, np.zeros(3, np.int64), np.zeros(3)) == -1
