@@ -429,6 +429,16 @@ class _Model:
         prepare what depends on ``X`` alone once."""
         return functools.partial(self._logits, X=X)
 
+    def rows_on(self, X) -> tuple:
+        """Gradients and logits on rows of one fixed input ``X`` (N, f), checked by the caller: functions
+        ``grad(p (m, d), idx (m, B), y (m, B)) -> (m, d)`` and ``logits(p (m, d), idx (m, B)) -> (m, B, C)``
+        with the values of :meth:`unchecked`'s on ``(p, X[idx], y)`` and ``(p, X[idx])``, for a caller that
+        takes many minibatches of the same data (the replay's training and test sets); a model may prepare
+        what depends on ``X`` alone once."""
+        grad, logits = self.unchecked()
+        return (lambda p, idx, y: grad(p, np.take(X, idx, axis=0), y),
+                lambda p, idx: logits(p, np.take(X, idx, axis=0)))
+
     def loss_acc(self, params, X, y) -> tuple[float, float]:
         """Mean cross-entropy (no L2 term) and accuracy of one model ``params`` (d,) on ``X``, ``y``."""
         p = self._check_params(params, 1)
@@ -528,11 +538,16 @@ class MLP(_Model):
         W1, W2 = self._split(p)
         A, H = self._hidden(W1, X)
         dZ = _dlogits(np.matmul(H, W2), y)                       # (m, B, C)
-        gW2 = np.matmul(H.transpose(0, 2, 1), dZ)                # (m, h+1, C)
+        G = np.empty((m, self.dim), dtype=dZ.dtype)
+        gW1, gW2 = self._split(G)                                # views: the products write into G
+        np.matmul(H.transpose(0, 2, 1), dZ, out=gW2)             # (m, h+1, C)
         dA = np.matmul(dZ, W2[:, :-1].transpose(0, 2, 1))        # (m, B, h)
-        dA *= (A > 0) if self.activation == "relu" else (1.0 - A * A)
-        gW1 = np.matmul(X.transpose(0, 2, 1), dA)                # (m, f, h)
-        G = np.concatenate([gW1.reshape(m, -1), gW2.reshape(m, -1)], axis=1)
+        if self.activation == "relu":
+            dt = dA.dtype.type
+            _relu_mask(dA.reshape(m * X.shape[1], -1), H.reshape(m * X.shape[1], -1), dt(1), dt(0))
+        else:
+            dA *= 1.0 - A * A
+        np.matmul(X.transpose(0, 2, 1), dA, out=gW1)             # (m, f, h)
         if self.l2:
             G += self.l2 * p
         return G
@@ -587,19 +602,38 @@ def _bias_relu(A, b):
 @njit(cache=True)
 def _relu_back(dA, A, gb):
     """Back through ReLU and a bias: ``dA *= (A > 0)`` in place and ``gb[i, c] = Σ_r dA[i, r, c]`` (summed
-    in float64), for ``dA``, ``A`` (m, R, C) and ``gb`` (m, C)."""
+    in float64 in increasing r), for ``dA``, ``A`` (m, R, C) and ``gb`` (m, C).  Branch-free (the loop over
+    c vectorizes): an element with ``A <= 0`` (or NaN) becomes +0 and adds +0 to its sum, which leaves the
+    sum as it is (it starts at +0 and a round-to-nearest sum is never −0 then), so every value is the one of
+    adding only the elements with ``A > 0``.  A sum that is NaN keeps its first NaN (a vector add may take its
+    operands in either order, so this is explicit; the loop before this one kept the first NaN in its vector
+    lanes and took the last in its scalar remainder, float32 columns 24 of 25: LLVM's choice, and no output
+    reads a NaN's sign).  Tested bit for bit against the plain loop with that rule."""
     m, R, C = A.shape
     acc = np.empty(C)
     for i in range(m):
         acc[:] = 0.0
         for r in range(R):
             for c in range(C):
-                if A[i, r, c] > 0:
-                    acc[c] += dA[i, r, c]
-                else:
-                    dA[i, r, c] = 0
+                v = dA[i, r, c] if A[i, r, c] > 0 else 0.0
+                dA[i, r, c] = v
+                s = acc[c]
+                acc[c] = s + v if s == s else s
         for c in range(C):
             gb[i, c] = acc[c]
+
+
+@njit(cache=True)
+def _relu_mask(dA, H, one, zero):
+    """``dA *= (A > 0)`` in place as numpy does it, for ``dA`` (R, K) and the activations ``A = H[:, :K]`` of
+    ``H`` (R, K + 1) (the MLP's hidden layer and its bias unit), of one float dtype: each element times
+    ``one`` where ``A > 0`` and times ``zero`` elsewhere (numpy casts the bool to the dtype: ``one``, ``zero``
+    are 1 and 0 in it), one IEEE product each (−0 for a negative element, NaN for ±inf or NaN; tested bit
+    for bit against numpy)."""
+    R, K = dA.shape
+    for r in range(R):
+        for c in range(K):
+            dA[r, c] = dA[r, c] * (one if H[r, c] > 0 else zero)
 
 
 @njit(cache=True)
@@ -685,13 +719,17 @@ class CNN(_Model):
     def _forward(self, p, X, P0=None):
         """Logits (m, B, C) and, per convolution, its windows (m, B·L_out, k·c_in) and ReLU output
         (m, B·L_out, c_out); the last one is also the flattened feature (m, B, L_last · channels).
-        ``P0``: the first convolution's windows of ``X`` (:meth:`_windows0`) when the caller has them."""
-        m, B = X.shape[0], X.shape[1]
-        dt = np.result_type(X, p)
+        ``P0``: the first convolution's windows of ``X`` (:meth:`_windows0`) when the caller has them
+        (``X`` is then not read)."""
+        m = p.shape[0]
+        if P0 is None:
+            P0 = self._windows0(X, np.result_type(X, p))
+        dt = P0.dtype
+        B = P0.shape[1] // self._conv[0][6]
         cache = []
         for i, (k, s, pad, c_in, c_out, L, out, wo, bo) in enumerate(self._conv):
             if i == 0:
-                P = self._windows0(X, dt) if P0 is None else P0
+                P = P0
             else:
                 P = np.empty((m * B, out, k, c_in), dtype=dt)     # im2col: P[., t, j, :] = input t·s + j − pad
                 _im2col(H, k, s, pad, out, P)
@@ -722,14 +760,31 @@ class CNN(_Model):
 
         return logits
 
-    def _grad(self, p, X, y):
-        m, B = X.shape[0], X.shape[1]
-        Z, F, cache = self._forward(p, X)
+    def rows_on(self, X) -> tuple:
+        """:meth:`_Model.rows_on`; the first convolution's windows of every row of ``X`` are taken once per
+        dtype and a minibatch's are gathered from them (the same values, so the same products)."""
+        X = np.asarray(X)
+        k, _, _, c_in, _, _, out, _, _ = self._conv[0]
+        windows = {}
+
+        def first(p, idx):
+            dt = np.result_type(X, p)
+            if dt not in windows:
+                windows[dt] = self._windows0(X[None], dt).reshape(X.shape[0], out * k * c_in)
+            return np.take(windows[dt], idx.reshape(-1), axis=0).reshape(idx.shape[0], -1, k * c_in)
+
+        return (lambda p, idx, y: self._grad(p, None, y, first(p, idx)),
+                lambda p, idx: self._forward(p, None, first(p, idx))[0])
+
+    def _grad(self, p, X, y, P0=None):
+        """The gradient (:meth:`_Model.grad`); ``P0``: as for :meth:`_forward`."""
+        m, B = y.shape
+        Z, F, cache = self._forward(p, X, P0)
         G = np.empty((m, self.dim), dtype=Z.dtype)
         C, lin = self.n_classes, self._lin
         dZ = _dlogits(Z, y)                                                   # (m, B, C)
         Wl = p[:, lin:lin + self._flat * C].reshape(m, self._flat, C)
-        G[:, lin:lin + self._flat * C] = np.matmul(F.transpose(0, 2, 1), dZ).reshape(m, -1)
+        np.matmul(F.transpose(0, 2, 1), dZ, out=G[:, lin:lin + self._flat * C].reshape(m, self._flat, C))
         G[:, lin + self._flat * C:] = dZ.sum(axis=1)
         dA = np.matmul(dZ, Wl.transpose(0, 2, 1)).reshape(m, -1, self.channels)   # (m, B·L_last, c)
         for i in range(len(self._conv) - 1, -1, -1):
@@ -738,7 +793,7 @@ class CNN(_Model):
             gb = np.empty((m, c_out), dtype=dA.dtype)
             _relu_back(dA, A, gb)
             G[:, bo:bo + c_out] = gb
-            G[:, wo:bo] = np.matmul(P.transpose(0, 2, 1), dA).reshape(m, -1)
+            np.matmul(P.transpose(0, 2, 1), dA, out=G[:, wo:bo].reshape(m, k * c_in, c_out))
             if i == 0:
                 break
             W = p[:, wo:bo].reshape(m, k * c_in, c_out)

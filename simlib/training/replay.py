@@ -61,6 +61,7 @@ from numbers import Integral
 
 import numpy as np
 import pandas as pd
+from numba import njit
 from threadpoolctl import threadpool_limits
 
 from simlib.core.seeding import as_seed_sequence, child_seed
@@ -429,13 +430,15 @@ class _Task:
     #: every worker's minibatches stacked (worker w's k-th is row ``batch_at[w] + k``; ``batches[w]`` are views)
     batch_rows: np.ndarray | None = None
     batch_at: tuple = ()
+    #: ``grad_rows(p (m, d), idx (m, B), y (m, B))``: ``grad(p, Xtr[idx], y)`` (a model's ``rows_on``)
+    grad_rows: object = None
 
     def grads(self, params: np.ndarray, ws: list, ks: list) -> np.ndarray:
         """Gradients of workers ``ws`` (distinct) at their replicas in ``params``, each on its
         ``ks[i]``-th minibatch: one batched call for all of them."""
         at = self.batch_at
         idx = self.batch_rows[[at[w] + k for w, k in zip(ws, ks)]]
-        return self.grad(params[ws], np.take(self.Xtr, idx, axis=0), self.ytr[idx])
+        return self.grad_rows(params[ws], idx, self.ytr[idx])
 
 
 @dataclass(frozen=True)
@@ -614,6 +617,16 @@ def certainly_wrong(Z: np.ndarray, y: np.ndarray, tol: float) -> np.ndarray:
     exceeds the label ``y``'s by more than ``tol`` × the row's largest |logit| (in float64).  A row whose
     logits any other evaluation gives within half that margin has its argmax off the label there as well;
     a row with a NaN is never counted."""
+    Z = np.asarray(Z)
+    if Z.dtype not in (np.float32, np.float64):
+        Z = Z.astype(np.float64)
+    out = np.empty(Z.shape[0], dtype=bool)
+    _wrong_rows(np.ascontiguousarray(Z), np.ascontiguousarray(y, dtype=np.int64), float(tol), out)
+    return out
+
+
+def _certainly_wrong_numpy(Z: np.ndarray, y: np.ndarray, tol: float) -> np.ndarray:
+    """:func:`certainly_wrong` in plain numpy (the reference its compiled loop is tested against)."""
     Z = np.asarray(Z, dtype=np.float64)
     rows = np.arange(Z.shape[0])
     zy = Z[rows, y]
@@ -622,14 +635,39 @@ def certainly_wrong(Z: np.ndarray, y: np.ndarray, tol: float) -> np.ndarray:
     return other.max(axis=1) - zy > tol * np.abs(Z).max(axis=1)
 
 
+@njit(cache=True)
+def _wrong_rows(Z, y, tol, out):
+    """:func:`certainly_wrong`'s test row by row, in float64: ``out[r] = max_{c != y[r]} Z[r, c] - Z[r, y[r]] >
+    tol * max_c |Z[r, c]|`` (the same subtraction and product as numpy's sequence; a maximum involves no
+    rounding, and which of +0 / −0 it picks cannot change the comparison), False for a row with a NaN (numpy's
+    maxima propagate it, and every comparison with a NaN is False)."""
+    R, C = Z.shape
+    for r in range(R):
+        t = y[r]
+        zy = np.float64(Z[r, t])
+        mo = -np.inf
+        am = 0.0
+        nan = False
+        for c in range(C):
+            v = np.float64(Z[r, c])
+            if v != v:
+                nan = True
+            a = abs(v)
+            if a > am:
+                am = a
+            if c != t and v > mo:
+                mo = v
+        out[r] = (not nan) and (mo - zy > tol * am)
+
+
 class _BelowTest:
     """RP25's test "this model's accuracy is below ``stop``" on part of the test set: logits of the
     samples in ``order`` chunk by chunk (first the ``front`` samples found wrong at the last cut, then
     :data:`CUT_CHUNK` at a time), stopping once more than :func:`wrong_budget` are :func:`certainly_wrong`.
     True: certainly below; False: not shown (the caller evaluates in full).  ``samples``: logits taken."""
 
-    def __init__(self, logits, Xte, yte, stop, ft):
-        self.logits, self.X, self.y = logits, Xte, yte
+    def __init__(self, logits, Xte, yte, stop, ft, rows=None):
+        self.logits, self.X, self.y, self.rows = logits, Xte, yte, rows
         self.budget = wrong_budget(stop, yte.size)
         self.tol = tie_tolerance(ft)
         self.order = np.arange(yte.size)
@@ -643,7 +681,7 @@ class _BelowTest:
         while lo < N:
             hi = min(N, lo + (self.front if lo == 0 and self.front else CUT_CHUNK))
             idx = order[lo:hi]
-            Z = self.logits(x[None], self.X[None, idx])[0]
+            Z = (self.logits(x[None], self.X[None, idx]) if self.rows is None else self.rows(x[None], idx[None]))[0]
             self.samples += idx.size
             bad = idx[certainly_wrong(Z, self.y[idx], self.tol)]
             found.append(bad)
@@ -686,7 +724,12 @@ def _make_task(problem, mdl, ends, duration, root, numerics, lr, batch_size, eva
     # the built-in models offer their kernels without argument checks (checked once, here); a model
     # object of the caller's has only the checked grad / loss_acc
     grad, logits = mdl.unchecked() if hasattr(mdl, "unchecked") else (mdl.grad, None)
-    below = (_BelowTest(logits, Xte, yte, stop_acc, ft) if curve == "to_target" and logits is not None
+    # gradients and logits on minibatches of the training and test sets (the CNN gathers its first windows)
+    grad_rows, rows_logits = (mdl.rows_on(Xtr) if logits is not None and hasattr(mdl, "rows_on")
+                              else (lambda p, idx, y: grad(p, np.take(Xtr, idx, axis=0), y), None))
+    if rows_logits is not None:
+        rows_logits = mdl.rows_on(Xte)[1]
+    below = (_BelowTest(logits, Xte, yte, stop_acc, ft, rows_logits) if curve == "to_target" and logits is not None
              else None)
     if logits is not None:      # the test set is fixed: a model may prepare what depends on it alone once
         logits = (mdl.logits_on(Xte[None]) if hasattr(mdl, "logits_on")
@@ -712,7 +755,8 @@ def _make_task(problem, mdl, ends, duration, root, numerics, lr, batch_size, eva
 
     return _Task(grad, Xtr, ytr, batches, x_init, x0, ft.type(lr), times, loss_acc,
                  stop_acc, momentum, numerics.loss_every, accuracy=None if logits is None else accuracy, below=below,
-                 curve=curve, n_test=int(yte.size), batch_rows=batch_rows, batch_at=tuple(batch_at.tolist()))
+                 curve=curve, n_test=int(yte.size), batch_rows=batch_rows, batch_at=tuple(batch_at.tolist()),
+                 grad_rows=grad_rows)
 
 
 def _drive(events, handlers, state, task: _Task) -> "_Evaluations":
@@ -814,7 +858,7 @@ class _Replicas:
 
     __slots__ = ("task", "sy", "computing", "one_at_a_time", "params", "step", "mom", "vel", "next_k", "pend_w",
                  "pending", "batch", "read", "write", "snap", "calls", "iters", "nsync", "ptr", "tptr",
-                 "mem_l", "tgt_l", "apply_l", "klen", "w_f", "c_f", "pair", "version")
+                 "mem_l", "tgt_l", "apply_l", "klen", "w_f", "c_f", "pair", "pair_l", "version")
 
     def __init__(self, n: int, sy: _Syncs, computing: list | None, task: _Task, one_at_a_time: bool):
         x0 = task.x0
@@ -838,6 +882,7 @@ class _Replicas:
         self.w_f = sy.w.astype(ft)
         self.c_f = sy.c.astype(ft)
         self.pair = (self.klen == 2) & (sy.c == 0)
+        self.pair_l = self.pair.tolist()
         self.version = 0
 
     # ---- the events
@@ -929,10 +974,22 @@ class _Replicas:
         """Apply the held-back syncs: every new replica is computed from the replicas before the
         batch, then written (the batch's targets are distinct and no member of a later sync
         is a target of an earlier one, so this equals applying them one by one)."""
-        if not self.batch:
+        batch = self.batch
+        if not batch:
             return
         sy, params, w_f = self.sy, self.params, self.w_f
-        recs = np.array(self.batch)
+        if len(batch) == 1 and self.pair_l[batch[0]]:     # one merge of two (AD-PSGD's usual batch): the
+            a = batch[0]                                  # same products and sum as the batched path below
+            j0, mem_l = self.ptr[a], self.mem_l
+            new = w_f[j0] * params[mem_l[j0]]
+            new += w_f[j0 + 1] * params[mem_l[j0 + 1]]
+            for tg in self.tgt_l[self.tptr[a]:self.tptr[a + 1]]:
+                params[tg] = new
+            batch.clear()
+            self.read.clear()
+            self.write.clear()
+            return
+        recs = np.array(batch)
         if self.pair[recs].all():            # merges of two replicas without an x_init share
             j0 = sy.ptr[recs]
             new = w_f[j0, None] * params[sy.mem[j0]]
@@ -1048,7 +1105,7 @@ class _Server:
 
     __slots__ = ("sy", "task", "one_at_a_time", "fresh", "step", "params", "xs", "acc", "w_f", "next_k", "pend",
                  "pending", "calls", "iters", "nupd", "last_upd", "fresh_k", "mom", "vel_s", "snap_t", "snap",
-                 "version")
+                 "version", "ptr", "tptr", "mem_l", "tgt_l", "nonzero")
 
     def __init__(self, n: int, sy: _Syncs, task: _Task, one_at_a_time: bool, fresh: bool):
         x0 = task.x0
@@ -1069,6 +1126,10 @@ class _Server:
         self.vel_s = np.zeros_like(self.xs) if task.momentum else None
         self.snap_t, self.snap = None, self.xs
         self.version = 0
+        self.ptr, self.tptr = sy.ptr.tolist(), sy.tptr.tolist()
+        self.mem_l, self.tgt_l = sy.mem.tolist(), sy.tgt.tolist()
+        # per record: some weight (in the replay's dtype) is not 0, i.e. it updates the global model
+        self.nonzero = np.logical_or.reduceat(self.w_f != 0, sy.ptr[:-1]).tolist() if sy.launch.size else []
 
     # ---- the events
     def compute_end(self, t, a):
@@ -1091,21 +1152,21 @@ class _Server:
     def apply(self, t, a):
         """Record ``a`` is applied at ``t``: ``xs -= lr · d`` with ``d`` its members' weighted gradients
         (with momentum, a new update first takes its momentum step)."""
-        sy, w_f = self.sy, self.w_f
-        lo, hi = sy.ptr[a], sy.ptr[a + 1]
+        w_f = self.w_f
+        lo, hi = self.ptr[a], self.ptr[a + 1]
         self.version += 1
         if self.fresh:
             if t != self.snap_t:
                 self.snap_t, self.snap = t, self.xs.copy()
             d = self._fresh_step(lo, hi)
         else:
-            members = sy.mem[lo:hi]
-            if not self.pending.isdisjoint(members.tolist()):
+            members = self.mem_l[lo:hi]
+            if not self.pending.isdisjoint(members):
                 self.flush()
             d = w_f[lo:hi] @ self.acc[members]
             self.acc[members] = 0
         vel_s = self.vel_s
-        if (w_f[lo:hi] != 0).any() and t != self.last_upd:
+        if self.nonzero[a] and t != self.last_upd:
             self.nupd += 1
             self.last_upd = t
             if vel_s is not None:             # a new update: its momentum part, once (RP21)
@@ -1117,9 +1178,8 @@ class _Server:
 
     def pull(self, t, a):
         """Record ``a``'s targets pull the global model."""
-        sy = self.sy
-        tg = sy.tgt[sy.tptr[a]:sy.tptr[a + 1]]
-        if not self.pending.isdisjoint(tg.tolist()):
+        tg = self.tgt_l[self.tptr[a]:self.tptr[a + 1]]
+        if not self.pending.isdisjoint(tg):
             self.flush()
         self.params[tg] = self.xs
 
@@ -1149,7 +1209,7 @@ class _Server:
         if not ws:
             return np.zeros_like(self.xs)
         idx = np.stack([task.batches[w][k] for w, k in zip(ws, ks)])
-        g = task.grad(np.tile(self.snap, (len(ws), 1)), np.take(task.Xtr, idx, axis=0), task.ytr[idx])
+        g = task.grad_rows(np.tile(self.snap, (len(ws), 1)), idx, task.ytr[idx])
         return np.asarray(fac, dtype=self.xs.dtype) @ g
 
     def flush(self):

@@ -1,8 +1,11 @@
 """The replay's small numba loops (issue 48's speed work) against plain numpy, bit for bit: the softmax
 gradient of the logits (``_dlogits`` against ``_dlogits_numpy``), the ReLU MLP's hidden layer with its bias
 unit (against ``np.maximum`` on the view), the count of correct argmaxes the accuracy takes (against
-``argmax``), and the evaluated mean of the replicas (against ``mean``)."""
+``argmax``), the evaluated mean of the replicas (against ``mean``), the backward pass's ReLU masks (against
+the scalar loop and numpy's product), the gradients and logits on gathered rows (against the kernels on the
+rows) and RP25's wrong-by-more-than-rounding test (against its numpy sequence)."""
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -10,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 from simlib.runtime.cluster import ScheduleLog, SyncRecord
 from simlib.training.learning import _argmax_hits, _dlogits, _dlogits_numpy, _relu_bias_unit, load_problem
-from simlib.training.replay import Numerics, replay
+from simlib.training.replay import Numerics, StepRule, replay
 
 C = 10
 #: finite logits with exact ties, signed zeros, neighbouring floats and large magnitudes (subnormals left out:
@@ -95,3 +98,151 @@ def test_relu_bias_unit_is_numpy_s_maximum_on_the_view(A):
     want[..., -1] = 1.0
     _relu_bias_unit(got.reshape(m * B, h + 1))
     assert got.tobytes() == want.tobytes()
+
+
+# ---------------------------------------------------------------- the backward pass's ReLU (replay6)
+NAN_BITS = [np.float64(np.nan), -np.float64(np.nan)]      # both signs: a sum of NaNs keeps the first one's bits
+SPECIAL = ELEMENTS | st.sampled_from([np.nan, -np.nan, np.inf, -np.inf])
+
+
+def _relu_back_loop(dA, A):
+    """The reference: ``dA *= (A > 0)`` and each column's sum of the kept elements in float64, one element at a
+    time in increasing r (the loop ``_relu_back`` was before it went branch-free), a NaN sum keeping its first
+    NaN's bits (the old compiled loop did so in its vector lanes and took the last NaN in its scalar remainder:
+    LLVM's choice, which only a NaN's sign shows)."""
+    m, R, C = A.shape
+    dA = dA.copy()
+    gb = np.empty((m, C), dtype=dA.dtype)
+    for i in range(m):
+        for c in range(C):
+            acc = np.float64(0.0)
+            for r in range(R):
+                if A[i, r, c] > 0:
+                    v = np.float64(dA[i, r, c])
+                    if not np.isnan(acc):
+                        acc = v if np.isnan(v) else acc + v
+                else:
+                    dA[i, r, c] = 0
+            gb[i, c] = acc
+    return dA, gb
+
+
+@settings(max_examples=200, deadline=None)
+@given(shape=st.tuples(st.integers(1, 3), st.integers(1, 30), st.integers(1, 27)),
+       dt=st.sampled_from([np.float32, np.float64]), data=st.data())
+def test_relu_back_is_the_scalar_loop_bit_for_bit(shape, dt, data):
+    """Branch-free ReLU backward with the bias gradient: the same bytes as the scalar loop (zeros' signs, an
+    element under a non-positive or NaN activation, infinities and NaNs of either sign in the sums)."""
+    from simlib.training.learning import _relu_back
+
+    dA = data.draw(hnp.arrays(dt, shape, elements=SPECIAL))
+    A = data.draw(hnp.arrays(dt, shape, elements=SPECIAL))
+    got_dA, got_gb = dA.copy(), np.full((shape[0], shape[2]), 7.0, dtype=dt)
+    with np.errstate(all="ignore"):
+        want_dA, want_gb = _relu_back_loop(dA, A)
+        _relu_back(got_dA, A, got_gb)
+    assert got_dA.tobytes() == want_dA.tobytes()
+    assert got_gb.tobytes() == want_gb.tobytes()
+
+
+def test_relu_back_by_hand():
+    """dA = [[1, 2], [3, 4]] under A = [[1, -1], [0, 5]]: kept 1 and 4, the bias gradient (1, 4)."""
+    from simlib.training.learning import _relu_back
+
+    dA = np.array([[[1.0, 2.0], [3.0, 4.0]]], dtype=np.float32)
+    A = np.array([[[1.0, -1.0], [0.0, 5.0]]], dtype=np.float32)
+    gb = np.empty((1, 2), dtype=np.float32)
+    _relu_back(dA, A, gb)
+    np.testing.assert_array_equal(dA, [[[1.0, 0.0], [0.0, 4.0]]])
+    np.testing.assert_array_equal(gb, [[1.0, 4.0]])
+    assert np.signbit(dA[0, 0, 1]) == np.signbit(np.float32(0.0))     # +0, not the product −0
+
+
+@settings(max_examples=200, deadline=None)
+@given(shape=st.tuples(st.integers(1, 40), st.integers(1, 33)), dt=st.sampled_from([np.float32, np.float64]),
+       data=st.data())
+def test_relu_mask_is_numpy_s_product_with_the_bool(shape, dt, data):
+    """The ReLU MLP's ``dA *= (A > 0)`` with ``A = H[:, :-1]``: the same bytes as numpy's (−0 for a negative
+    element under a non-positive activation, NaN for ±inf or NaN there)."""
+    from simlib.training.learning import _relu_mask
+
+    R, K = shape
+    dA = data.draw(hnp.arrays(dt, shape, elements=SPECIAL))
+    H = data.draw(hnp.arrays(dt, (R, K + 1), elements=SPECIAL))
+    want = dA.copy()
+    with np.errstate(all="ignore"):
+        want *= (H[:, :-1] > 0)
+        got = dA.copy()
+        _relu_mask(got, H, dt(1), dt(0))
+    assert got.tobytes() == want.tobytes()
+
+
+# ---------------------------------------------------------------- minibatches gathered by rows (replay6)
+@pytest.mark.parametrize("name", ["softmax", "mlp", "mlp-relu", "cnn"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gradients_and_logits_on_rows_are_the_kernels_on_the_gathered_rows(name, dtype):
+    """``rows_on(X)`` (the CNN gathers its first convolution's windows of X's rows) gives the bytes of the
+    unchecked gradient and logits on ``X[idx]``, and the checked ``grad``'s."""
+    from simlib.training.learning import make_model
+
+    prob = load_problem("mnist1d")
+    mdl = make_model(name, prob, l2=1e-4)
+    rng = np.random.default_rng(3)
+    X = prob.X_train[:500].astype(dtype)
+    grad_rows, logits_rows = mdl.rows_on(X)
+    grad, logits = mdl.unchecked()
+    for m, B in ((1, 32), (3, 7), (5, 32)):
+        p = np.stack([mdl.init(rng) + 0.3 * rng.standard_normal(mdl.dim) for _ in range(m)]).astype(dtype)
+        idx = rng.integers(0, 500, (m, B))
+        y = prob.y_train[idx]
+        G = grad_rows(p, idx, y)
+        assert G.dtype == np.dtype(dtype) and G.tobytes() == grad(p, X[idx], y).tobytes()
+        if dtype == "float64":          # the checked grad computes in float64
+            assert G.tobytes() == mdl.grad(p, X[idx], y).tobytes()
+        assert logits_rows(p, idx).tobytes() == logits(p, X[idx]).tobytes()
+
+
+@settings(max_examples=300, deadline=None)
+@given(Z=hnp.arrays(st.sampled_from([np.float32, np.float64]), st.tuples(st.integers(1, 30), st.integers(2, 11)),
+                    elements=SPECIAL), data=st.data())
+def test_certainly_wrong_is_the_numpy_sequence(Z, data):
+    """The compiled test "another class's logit beats the label's by more than the margin" gives numpy's flags
+    (ties, ±0, infinities, NaN rows never counted)."""
+    from simlib.training.replay import _certainly_wrong_numpy, certainly_wrong
+
+    y = data.draw(hnp.arrays(np.int64, Z.shape[0], elements=st.integers(0, Z.shape[1] - 1)))
+    tol = data.draw(st.sampled_from([0.0, 3.5e-4, 1.5e-8, 0.5]))
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(certainly_wrong(Z, y, tol), _certainly_wrong_numpy(Z, y, tol))
+
+
+# ---------------------------------------------------------------- one pairwise merge on its own (replay6)
+@pytest.mark.parametrize("scheme,kw", [("adpsgd", dict(momentum=0.5)), ("adpsgd", {}), ("partial", {})])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("one_at_a_time", [False, True])
+def test_a_single_pairwise_merge_takes_the_batched_paths_values(monkeypatch, scheme, kw, dtype, one_at_a_time):
+    """A held-back batch of one merge of two replicas (AD-PSGD's usual batch, and every sync one at a time)
+    is applied by plain row arithmetic: the curve (loss included), replicas and model are the bytes the
+    batched path gives when that shortcut is switched off."""
+    from simlib.papers.cluster_scenario import Scenario, simulate
+    from simlib.training import replay as replay_mod
+
+    sc = dict(scheme=scheme, n=6, hl=2, bandwidth_gbps=1.0, model_mb=20.0, trace="cnn", duration_s=25.0)
+    if scheme == "partial":
+        sc["p"] = 0.5
+    log = simulate(Scenario.from_params(sc), 3)
+    prob = load_problem("digits")
+    args = dict(model="mlp", lr=0.1, seed=2, eval_every_s=0.25, steps=StepRule(**kw),
+                numerics=Numerics(dtype=dtype, one_at_a_time=one_at_a_time))
+    fast = replay(log, prob, **args)
+    init = replay_mod._Replicas.__init__
+
+    def no_shortcut(self, *a, **k):
+        init(self, *a, **k)
+        self.pair_l = [False] * len(self.pair_l)
+
+    monkeypatch.setattr(replay_mod._Replicas, "__init__", no_shortcut)
+    slow = replay(log, prob, **args)
+    pd.testing.assert_frame_equal(fast.curve, slow.curve, check_exact=True)
+    assert fast.final_params.tobytes() == slow.final_params.tobytes()
+    assert fast.final_model.tobytes() == slow.final_model.tobytes()
