@@ -114,6 +114,10 @@ class MulticastRecord:
     dropped: list = field(default_factory=list)
 
 
+#: The most rows a compiled run's log column (and Orpheus's uniforms) is first sized for (2 M: 32 MB for the
+#: receivers' two columns); a run that needs more grows them as before.
+FIRST_ROWS_MAX = 2**21
+
 @dataclass
 class MulticastTable(make_dataclass("_Columns", [(name, np.ndarray) for _, _, cols in kernel.LOG_COLUMNS
                                                  for name in cols])):
@@ -320,7 +324,8 @@ class SSPCluster:
         # when worker w started the iteration of draw u
         draws = DrawBuffer(self.compute_src, n, minimum=64, companions=1)
         mc = n * self._iterations_estimate(duration)       # multicasts the log is first sized for
-        orph = {"u": self.orpheus_rng.random(max(n * 1024, n * mc)) if self.scheme == "orpheus" else np.zeros(0)}
+        orph = {"u": self.orpheus_rng.random(max(n * 1024, min(n * mc, FIRST_ROWS_MAX)))
+                if self.scheme == "orpheus" else np.zeros(0)}
         wk = kernel.Workers(state=np.full(n, COMPUTING, np.int64), comp_start=np.zeros(n),
                             comp_end=np.full(n, math.inf),
                             iters=np.zeros(n, np.int64), rounds=np.zeros(n, np.int64),
@@ -342,9 +347,9 @@ class SSPCluster:
         # first sized for mc multicasts (rows), each with p receivers at start (Orpheus) or n / 2 (SelMcast,
         # ~0.65 n measured at n = 50), drops grown from 1024 rows: a run that needs more grows them (at least
         # doubling), so the sizes change no result; zeros() rather than growing from empty leaves the pages
-        # no run writes untouched
+        # no run writes untouched; at most FIRST_ROWS_MAX rows (a short trace mean would ask for too many)
         first = (mc, mc * (self.p if self.scheme == "orpheus" else n // 2), 0)
-        groups = [{name: np.zeros(max(1024, rows), dtype) for name, dtype in cols.items()}
+        groups = [{name: np.zeros(max(1024, min(rows, FIRST_ROWS_MAX)), dtype) for name, dtype in cols.items()}
                   for (_, _, cols), rows in zip(kernel.LOG_COLUMNS, first)]
         cn = kernel.counters()
 
