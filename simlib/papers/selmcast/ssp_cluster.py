@@ -114,6 +114,10 @@ class MulticastRecord:
     dropped: list = field(default_factory=list)
 
 
+#: The most rows a compiled run's log column (and Orpheus's uniforms) is first sized for (2 M: 32 MB for the
+#: receivers' two columns); a run that needs more grows them as before.
+FIRST_ROWS_MAX = 2**21
+
 @dataclass
 class MulticastTable(make_dataclass("_Columns", [(name, np.ndarray) for _, _, cols in kernel.LOG_COLUMNS
                                                  for name in cols])):
@@ -133,8 +137,9 @@ class MulticastTable(make_dataclass("_Columns", [(name, np.ndarray) for _, _, co
 
     def delivered_counts(self) -> np.ndarray:
         """Receivers that got the whole model, per multicast (0 for unfinished ones)."""
-        owner = np.repeat(np.arange(len(self)), self.nr)
-        return np.bincount(owner, weights=~np.isnan(self.recv_at), minlength=len(self)).astype(np.int64)
+        got = np.zeros(self.recv_at.size + 1, np.int64)     # got[q]: delivered among rows < q
+        np.cumsum(~np.isnan(self.recv_at), out=got[1:])
+        return got[self.r0 + self.nr] - got[self.r0]
 
     def drop_counts(self) -> np.ndarray:
         """Receivers dropped while running, per multicast."""
@@ -318,7 +323,9 @@ class SSPCluster:
         # compute-time draws (s), taken from the compute source in each worker's order; companion 0:
         # when worker w started the iteration of draw u
         draws = DrawBuffer(self.compute_src, n, minimum=64, companions=1)
-        orph = {"u": self.orpheus_rng.random(n * 1024) if self.scheme == "orpheus" else np.zeros(0)}
+        mc = n * self._iterations_estimate(duration)       # multicasts the log is first sized for
+        orph = {"u": self.orpheus_rng.random(max(n * 1024, min(n * mc, FIRST_ROWS_MAX)))
+                if self.scheme == "orpheus" else np.zeros(0)}
         wk = kernel.Workers(state=np.full(n, COMPUTING, np.int64), comp_start=np.zeros(n),
                             comp_end=np.full(n, math.inf),
                             iters=np.zeros(n, np.int64), rounds=np.zeros(n, np.int64),
@@ -337,7 +344,13 @@ class SSPCluster:
                           cls=np.zeros(nf, np.int64), seq=np.zeros(nf, np.int64), arrived=np.full((n, n), math.nan),
                           task_cls=np.full(n, BASE, np.int64), caps=np.concatenate([plan.b_in, plan.b_eg]))
         # the log's columns, one dict per group (:data:`ssp_kernel.LOG_COLUMNS`; growing replaces them)
-        groups = [{name: np.zeros(0, dtype) for name, dtype in cols.items()} for _, _, cols in kernel.LOG_COLUMNS]
+        # first sized for mc multicasts (rows), each with p receivers at start (Orpheus) or n / 2 (SelMcast,
+        # ~0.65 n measured at n = 50), drops grown from 1024 rows: a run that needs more grows them (at least
+        # doubling), so the sizes change no result; zeros() rather than growing from empty leaves the pages
+        # no run writes untouched; at most FIRST_ROWS_MAX rows (a short trace mean would ask for too many)
+        first = (mc, mc * (self.p if self.scheme == "orpheus" else n // 2), 0)
+        groups = [{name: np.zeros(max(1024, min(rows, FIRST_ROWS_MAX)), dtype) for name, dtype in cols.items()}
+                  for (_, _, cols), rows in zip(kernel.LOG_COLUMNS, first)]
         cn = kernel.counters()
 
         def more_uniforms():                           # Orpheus: n uniforms a call, in stream order
@@ -360,12 +373,21 @@ class SSPCluster:
               stalled=lambda: f"the SSP simulation stopped advancing at t = {cn.floats[kernel.T_LAST]!r} s")
         return self._compiled_log(duration, wk, cn, groups)
 
+    def _iterations_estimate(self, duration: float) -> int:
+        """Iterations a worker would run in ``duration`` s if every one took the trace's mean compute time
+        and no time went to multicasts (an estimate, not a bound: draws may be shorter; 0 without a trace)."""
+        mean = self.trace.mean if self.trace is not None else 0.0
+        return int(math.ceil(duration / mean)) if mean > 0 and math.isfinite(duration / mean) else 0
+
     def _compiled_log(self, duration: float, wk, cn, groups: list[dict]) -> SSPLog:
         log = self._new_log(duration)
+        used = wk.used.tolist()
+        starts, ends = wk.cstart.tolist(), (wk.cstart + wk.draws).tolist()   # one conversion for all workers
         for w in range(self.n):
-            s = wk.cstart[w, :wk.used[w]]
-            log.compute[w] = list(zip(s.tolist(), (s + wk.draws[w, :wk.used[w]]).tolist()))
-        log.table = MulticastTable(**{name: col[:int(cn.ints[count])].copy()
+            log.compute[w] = list(zip(starts[w][:used[w]], ends[w][:used[w]]))
+        # views of the first rows: nothing else holds the columns after the run, and a copy would write
+        # every page again
+        log.table = MulticastTable(**{name: col[:int(cn.ints[count])]
                                       for g, (count, _, _) in zip(groups, kernel.LOG_COLUMNS)
                                       for name, col in g.items()})
         blocked = wk.blocked.copy()

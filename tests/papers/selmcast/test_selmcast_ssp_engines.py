@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from simlib.papers.selmcast import ssp_cluster
 from simlib.papers.selmcast.ssp_cluster import MulticastTable, SSPCluster
 from simlib.papers.selmcast.ssp_metrics import ssp_metrics
 from simlib.papers.selmcast.ssp_scenario import SSPScenario, simulate
@@ -61,13 +62,31 @@ def test_engines_agree_with_the_other_readings(knobs):
     assert_same_run(simulate(sc, 5, engine="compiled"), simulate(sc, 5, engine="flow"))
 
 
-def test_compiled_run_grows_its_arrays_without_changing_the_run():
-    # long enough that the compute draws, the log arrays and Orpheus's uniforms are all grown
+def test_compiled_run_grows_its_arrays_without_changing_the_run(monkeypatch):
+    # long enough that the compute draws, the log arrays and Orpheus's uniforms are all grown when the
+    # arrays start at their least size (FIRST_ROWS_MAX = 1: 1,024 rows, n x 1,024 uniforms); the run
+    # sized from the trace's mean (the default) is the same run
     for scheme in ("selmcast", "orpheus"):
         sc = SSPScenario(scheme=scheme, n=6, duration_s=300.0, model_mb=20.0)
-        a = simulate(sc, 2, engine="compiled")
+        ref = simulate(sc, 2, engine="flow")
+        assert_same_run(simulate(sc, 2, engine="compiled"), ref)
+        with monkeypatch.context() as m:
+            m.setattr(ssp_cluster, "FIRST_ROWS_MAX", 1)
+            a = simulate(sc, 2, engine="compiled")
         assert max(len(c) for c in a.compute) > 64 and len(a.multicasts) > 1024
-        assert_same_run(a, simulate(sc, 2, engine="flow"))
+        assert a.selections > 1024                      # Orpheus: more than n x 1,024 uniforms used
+        assert_same_run(a, ref)
+
+
+def test_delivered_and_drop_counts_by_hand():
+    # three multicasts: 2 receivers (one got the model), none, 3 (two got it); one drop from the third
+    nan = float("nan")
+    i, f = (lambda *v: np.array(v, np.int64)), (lambda *v: np.array(v, float))
+    tab = MulticastTable(sender=i(0, 1, 2), round=i(1, 1, 1), start=f(0, 0, 0), sender_iter=i(0, 0, 0),
+                         finish=f(1, nan, 2), r0=i(0, 2, 2), nr=i(2, 0, 3), recv=i(1, 2, 0, 1, 3),
+                         recv_at=f(0.5, nan, 1.0, nan, 2.0), drop_mc=i(2), drop_j=i(1), drop_t=f(0.7))
+    assert tab.delivered_counts().tolist() == [1, 0, 2]
+    assert tab.drop_counts().tolist() == [0, 0, 1]
 
 
 def test_table_and_records_round_trip():
