@@ -64,6 +64,7 @@ import pandas as pd
 from numba import njit
 from threadpoolctl import threadpool_limits
 
+from simlib.core import jitcache
 from simlib.core.seeding import as_seed_sequence, child_seed
 from simlib.runtime.log import UPDATE_RULES
 from simlib.training.learning import MODELS, Problem, _argmax_hits, load_problem, make_model
@@ -1248,3 +1249,7 @@ def iterations_to_accuracy(curve: pd.DataFrame, target: float) -> float:
     target = _check_curve(curve, target)
     i = _first_hit(curve, target)
     return float("nan") if i is None else float(curve["iterations"].iloc[i])
+
+
+# a module this one imports may change compiled code (simlib.core.jitcache)
+jitcache.track(globals())
