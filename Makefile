@@ -31,7 +31,7 @@
 #
 # Overridable: PYTHON (interpreter used to create the venv), VENV, WORKERS
 # (passed to the notebooks as `workers`), JOBS (notebooks `make reproduce` runs at once,
-# each paper's in order; default 1; decision S37), PROFILE (full|quick), PYTEST_FLAGS,
+# each paper's in order; default 2; decision S37), PROFILE (full|quick), PYTEST_FLAGS,
 # NOTEBOOK_FLAGS (extra `python -m simlib.pipeline.notebooks` options, e.g. "--only 11_"),
 # LAB_FLAGS (extra `jupyter lab` options, e.g. "--no-browser --port 8890"),
 # SITE_DIR (where `make site` writes; default build/site), CHECK_AGAINST (the git revision
@@ -40,7 +40,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 WORKERS ?=
-JOBS ?= 1
+JOBS ?= 2
 PROFILE ?= full
 PYTEST_FLAGS ?= -n 2 --longest-first
 NOTEBOOK_FLAGS ?=
