@@ -46,7 +46,7 @@ from pathlib import Path
 
 from simlib.core import paths
 
-__all__ = ["Probe", "Family", "FAMILIES", "family", "settings", "run_family", "cluster_run", "flow_network_run",
+__all__ = ["Probe", "Family", "FAMILIES", "family", "settings", "run_family", "cluster_run", "flow_network_run", "cut_short_run",
            "warm", "WarmReport", "fingerprint", "stamp_path", "is_warm", "cache_root", "compiled_files",
            "cached_signatures", "main"]
 
@@ -130,6 +130,19 @@ def flow_network_run(params: dict, seed) -> dict:
     net.run_until_idle()
     return {}
 
+def cut_short_run(params: dict, seed) -> dict:
+    """RP25's cut-short test (:func:`simlib.training.replay.certainly_wrong`) on a few logits of ``params``'s
+    ``dtype`` ("float32": the CNN search's numerics, which the other probes do not replay; "float64"), drawn
+    from ``seed``.  Returns ``{}``."""
+    import numpy as np
+
+    from simlib.training.replay import certainly_wrong
+
+    rng = np.random.default_rng(seed)
+    certainly_wrong(rng.normal(size=(4, 10)).astype(params["dtype"]), rng.integers(0, 10, size=4), 1e-3)
+    return {}
+
+
 #: Every kernel family the notebooks use, in the order the warm-up starts them: the shared-cluster families
 #: first (the largest: they compile the cluster loop and the core network kernels that the training replay
 #: then finds cached), the small stand-alone network last.  Compile CPU seconds per family on a cold cache:
@@ -162,6 +175,8 @@ FAMILIES = (
             Probe("simlib.training.nine_systems:per_update_trial", vary=False),
             Probe("simlib.training.nine_systems:staleness_trial", vary=False),
             Probe("simlib.training.task_search:search_trial", vary=False),
+            Probe("simlib.pipeline.warm:cut_short_run", vary=False, example=(("dtype", "float32"),),
+                  extra=((("dtype", "float64"),),)),
             Probe("simlib.training.time_to_accuracy:trial", vary=False,
                   extra=tuple((("scheme", s),) for s in ("allreduce", "partial", "selective")))),
            after=("cluster-selective", "cluster", "ssp")),

@@ -293,6 +293,8 @@ REPRESENTATIVE = SIGNATURES + textwrap.dedent("""
         runs.append((t, quick(t)))
     ssp = _resolve("simlib.papers.selmcast.ssp_scenario:run_trial")
     runs.append((ssp, quick(ssp, scheme="orpheus")))
+    from simlib.training.replay import certainly_wrong      # the CNN search's cut-short test (float32, RP25)
+    runs.append((lambda s, seed: certainly_wrong(np.ones((2, 10), np.float32), np.zeros(2, int), 1e-3), None))
     with _CompileMeter() as m:
         for t, s in runs:
             t(s, np.random.SeedSequence(7))
@@ -336,7 +338,7 @@ def test_after_the_warm_up_a_representative_trial_of_each_engine_compiles_nothin
     env.pop("NUMBA_CACHE_DIR", None)
     families = _last_json(FAMILY_RUNS, env)
     trials = _last_json(REPRESENTATIVE, env)
-    if (not families["errors"] and (trials["compiled"], trials["runs"]) == (0, 15)
+    if (not families["errors"] and (trials["compiled"], trials["runs"]) == (0, 16)
             and not _not_covered(trials["signatures"], families["signatures"])):
         return
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "PYTHONPATH": str(ROOT)}
@@ -351,4 +353,4 @@ def test_after_the_warm_up_a_representative_trial_of_each_engine_compiles_nothin
         else:
             stamp.write_bytes(saved)
     trials = _last_json(REPRESENTATIVE, env)
-    assert (trials["compiled"], trials["runs"]) == (0, 15)
+    assert (trials["compiled"], trials["runs"]) == (0, 16)
