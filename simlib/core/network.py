@@ -364,15 +364,18 @@ class FlowNetwork:
         self._alive[slots] = True
         self._n_slots += k
         self._n_idx += flat.size
-        flows = []
         tag_list = [None] * k if tags is None else tags
-        bounds = np.concatenate(([0], np.cumsum(lens))).tolist()
-        flat_list = flat.tolist()
-        for i, (slot, vol, pr) in enumerate(zip(slots.tolist(), volumes.tolist(), prio.tolist())):
-            f = Flow(self._next_id + i, vol, tuple(flat_list[bounds[i]: bounds[i + 1]]), pr, None, self.now,
-                     tag_list[i], self)
+        if (lens == lens[0]).all():                  # equal path lengths (e.g. unicast pairs): one reshape
+            links = list(map(tuple, flat.reshape(k, int(lens[0])).tolist()))
+        else:
+            bounds = np.concatenate(([0], np.cumsum(lens))).tolist()
+            flat_list = flat.tolist()
+            links = [tuple(flat_list[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+        now, fid0 = self.now, self._next_id
+        flows = [Flow(fid0 + i, vol, ln, pr, None, now, tg, self)
+                 for i, (vol, ln, pr, tg) in enumerate(zip(volumes.tolist(), links, prio.tolist(), tag_list))]
+        for f, slot in zip(flows, slots.tolist()):
             f._slot = slot
-            flows.append(f)
         self._next_id += k
         self._flows.extend(flows)
         self._n_alive += k
@@ -502,13 +505,12 @@ class FlowNetwork:
         self.now = float(now)
         self.recomputations += u
         self.recomputed_flows.extend(out.ns[:u].tolist())
-        done = []
-        for slot, t in zip(out.slot[:k].tolist(), out.time[:k].tolist()):
-            f = self._flows[slot]
+        flows, slots = self._flows, out.slot[:k].tolist()
+        done = [flows[slot] for slot in slots]
+        for slot, f, t in zip(slots, done, out.time[:k].tolist()):
+            flows[slot] = None
             f.finish_time = t
-            self._flows[slot] = None
             f._slot = -1
-            done.append(f)
         self._n_alive -= k
         if dirty:
             self._open.update(out.opened[:n_open].tolist())
@@ -576,15 +578,11 @@ class FlowNetwork:
     def _compact(self) -> None:
         n = self._n_slots
         keep = np.flatnonzero(self._alive[:n])
-        new_idx_parts = []
-        pos = 0
-        starts = np.empty(keep.size, dtype=np.int64)
-        for k, slot in enumerate(keep):
-            seg = self._fidx[self._fstart[slot]: self._fend[slot]]
-            new_idx_parts.append(seg)
-            starts[k] = pos
-            pos += seg.size
-        lens = self._fend[keep] - self._fstart[keep]
+        old_starts = self._fstart[keep]
+        lens = self._fend[keep] - old_starts
+        ends = np.cumsum(lens)
+        pos = int(ends[-1]) if keep.size else 0
+        starts = ends - lens                          # each kept segment's new start, in slot order
         names = ("_volume", "_remaining", "_rate", "_prio", "_alive")
         if self._inc:
             names += ("_tupd", "_bl", "_tz", "_tt", "_cb", "_tag")
@@ -592,11 +590,11 @@ class FlowNetwork:
             arr = getattr(self, name)
             arr[: keep.size] = arr[keep]
             arr[keep.size: n] = 0
-        if new_idx_parts:
-            self._fidx[:pos] = np.concatenate(new_idx_parts)
+        if pos:                                       # gather the kept segments (a copy: overlap is safe)
+            self._fidx[:pos] = self._fidx[np.repeat(old_starts - starts, lens) + np.arange(pos)]
         self._fstart[: keep.size] = starts
         self._fend[: keep.size] = starts + lens
-        flows = [self._flows[s] for s in keep]
+        flows = [self._flows[s] for s in keep.tolist()]
         for k, f in enumerate(flows):
             f._slot = k
         self._flows = flows

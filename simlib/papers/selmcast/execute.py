@@ -18,6 +18,8 @@ Units: bits, bits/s, seconds.
 """
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -131,6 +133,24 @@ def check_plan(x, p, forced=None) -> None:
             raise ValueError(f"x violates (5): forced pair {tuple(int(a) for a in miss[0])} not selected")
 
 
+@contextmanager
+def _gc_paused():
+    """Pause Python's cyclic garbage collector inside the block (restored on exit, also on an error).
+
+    A round allocates one :class:`~simlib.core.network.Flow` handle per flow (12,000 at L7, n = 200,
+    p = 60); the allocations trigger full collections over the whole process heap, about a third of a
+    notebook 47 trial's CPU (issue 48, docs/speed.md).  Nothing the block creates needs collecting
+    before it ends; values are unaffected (the collector frees memory only).
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def execute_plan(x, v, b_in, b_eg, layer: str) -> ExecutionResult:
     """Run plan ``x`` (n x n 0/1, zero diagonal) on a big switch with per-flow max-min sharing.
 
@@ -154,10 +174,13 @@ def execute_plan(x, v, b_in, b_eg, layer: str) -> ExecutionResult:
     else:
         senders, dsts = np.nonzero(x)
         paths = np.column_stack([senders, n + dsts])
-    net.add_flows(paths, vol[senders], tags=senders.tolist())
     n_flows = senders.size
-    for f in net.run_until_idle():
-        finish[f.tag] = max(finish[f.tag], f.finish_time)
+    with _gc_paused():
+        net.add_flows(paths, vol[senders], tags=senders.tolist())
+        done = net.run_until_idle()
+    if done:                                          # per sender, its last delivery (max: order-free)
+        np.maximum.at(finish, np.array([f.tag for f in done], dtype=np.int64),
+                      np.array([f.finish_time for f in done]))
     if len(net):
         raise RuntimeError("some flows could not complete (a port with zero capacity?)")
     out = ExecutionResult(float(finish.max()) if n_flows else 0.0, finish, n_flows, net.recomputations)

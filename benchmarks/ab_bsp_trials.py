@@ -1,0 +1,130 @@
+"""A/B benchmark of SelMcast's BSP trials (``selmcast.experiments.bsp_trial``, issue 48) against a revision.
+
+Re-runs sampled committed rows of notebook 47's BSP profile search (``47_selmcast_profile_runs``, Orpheus
+only, n = 100 and 200), its claims map (``47_selmcast_claims_map_runs``, all three schemes) and notebook
+41's Fig. 4 (``41_selmcast_fig4``) with each row's sweep seed, in one warm process per side.  Each side runs
+in its own subprocess with ``PYTHONPATH`` at this checkout or at ``--rev`` (extracted by ``git archive``
+into ``build/ab_<rev>``), alternating over ``--repeats`` rounds
+(:func:`benchmarks.ab_revision.interleave_and_report`: median process CPU per group, ratio old/new, whether
+every output is identical bit for bit as ``repr``; the wall-clock columns ``*_time_ms`` are left out).
+Each side also counts the outputs that differ from the committed CSV cells (printed once per side).
+
+    python benchmarks/ab_bsp_trials.py [--rev b715c40] [--rows 8] [--repeats 3] [--nice 10]
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.append(str(ROOT))      # after PYTHONPATH: a worker imports the side's simlib
+from benchmarks.ab_revision import extract, interleave_and_report, run_worker  # noqa: E402
+
+#: group -> the committed result CSV its rows come from
+GROUPS = {"nb47_search": "47_selmcast_profile_runs", "nb47_map": "47_selmcast_claims_map_runs",
+          "nb41_fig4": "41_selmcast_fig4"}
+
+
+def _rows(name: str, k: int, seed: int) -> list:
+    """``k`` rows of ``data/results/<name>.csv`` drawn with ``seed``: (params, trial, committed row)."""
+    import numpy as np
+    import pandas as pd
+    df = pd.read_csv(ROOT / "data" / "results" / f"{name}.csv")
+    keys = list(df.columns[:list(df.columns).index("trial")])
+    out = []
+    for i in sorted(np.random.default_rng(seed).choice(len(df), k, replace=False).tolist()):
+        r = df.iloc[i]
+        params = {c: (r[c].item() if hasattr(r[c], "item") else r[c]) for c in keys if not pd.isna(r[c])}
+        if isinstance(params.get("mu"), str) and params["mu"] != "1/p":
+            params["mu"] = float(params["mu"])             # a column mixing 1.0 and "1/p" reads as str
+        if isinstance(params.get("schemes"), str):
+            params["schemes"] = ast.literal_eval(params["schemes"])
+        out.append((params, int(r["trial"]), r))
+    return out
+
+
+def _committed_diffs(out: dict, row) -> int:
+    import pandas as pd
+    bad = 0
+    for c, v in out.items():
+        if c.endswith("_time_ms") or c not in row.index:
+            continue
+        if pd.isna(row[c]):
+            bad += not (isinstance(v, float) and math.isnan(v))
+        elif repr(float(v)) != repr(float(row[c])):
+            bad += 1
+    return bad
+
+
+def worker() -> None:
+    """Run every group once in this process (after one warm trial per group); print JSON: per group the
+    CPU seconds, the outputs and the number of outputs differing from the committed rows."""
+    import warnings
+    warnings.filterwarnings("ignore")
+    from simlib.papers.selmcast.experiments import bsp_trial
+    from simlib.pipeline.sweep import trial_seed
+
+    spec = json.loads(sys.stdin.read())
+    samples = {g: _rows(name, spec["rows"], spec["seed"]) for g, name in GROUPS.items()}
+    for rows in samples.values():                      # kernels loaded, first-call costs paid
+        p, t, _ = rows[0]
+        bsp_trial(p, trial_seed(0, t, p))
+    out = {}
+    for g, rows in samples.items():
+        t0 = time.process_time()
+        res = [bsp_trial(p, trial_seed(0, t, p)) for p, t, _ in rows]
+        cpu = time.process_time() - t0
+        committed = sum(_committed_diffs(r, row) for r, (_, _, row) in zip(res, rows))
+        out[g] = {"cpu": cpu, "committed_diffs": committed,
+                  "rows": [{k: repr(v) for k, v in r.items() if not k.endswith("_time_ms")} for r in res]}
+    print(json.dumps(out))
+
+
+def _diff(a, b) -> list:
+    return [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rev", default="b715c40", help="the previous implementation (a git revision)")
+    ap.add_argument("--rows", type=int, default=8, help="rows sampled per group")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the row sample")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--nice", type=int, default=0, help="run both sides under nice -n NICE")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.worker:
+        worker()
+        return 0
+    if args.repeats < 1 or args.rows < 1:
+        ap.error("--repeats and --rows must be >= 1")
+    old_root = extract(args.rev)
+    print(f"{args.rev} (old) vs this checkout (new); {args.rows} rows per group; {args.repeats} interleaved "
+          f"rounds; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}", flush=True)
+    seen = set()
+
+    def run_side(root: Path) -> dict:
+        env = dict(os.environ, PYTHONPATH=str(root))
+        cmd = (["nice", "-n", str(args.nice)] if args.nice else []) + [sys.executable, str(Path(__file__).resolve()),
+                                                                        "--worker"]
+        res = run_worker(cmd, {"rows": args.rows, "seed": args.seed}, env=env, cwd=ROOT, root=root)
+        if root not in seen:
+            seen.add(root)
+            print(f"  {root}: outputs differing from the committed CSVs: "
+                  + ", ".join(f"{g} {res[g]['committed_diffs']}" for g in GROUPS), flush=True)
+        return res
+
+    groups = {g: range(args.rows) for g in GROUPS}
+    rc = interleave_and_report(groups, old_root, run_side, args.repeats, _diff, "group")
+    print(f"load average {os.getloadavg()[0]:.1f}")
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
