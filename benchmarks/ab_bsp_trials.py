@@ -13,7 +13,6 @@ Each side also counts the outputs that differ from the committed CSV cells (prin
 """
 from __future__ import annotations
 
-import argparse
 import ast
 import json
 import math
@@ -24,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))      # after PYTHONPATH: a worker imports the side's simlib
-from benchmarks.ab_revision import extract, interleave_and_report, run_worker  # noqa: E402
+from benchmarks.ab_revision import ab_arguments, extract, interleave_and_report, run_script_worker  # noqa: E402
 
 #: group -> the committed result CSV its rows come from
 GROUPS = {"nb47_search": "47_selmcast_profile_runs", "nb47_map": "47_selmcast_claims_map_runs",
@@ -91,13 +90,9 @@ def _diff(a, b) -> list:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rev", default="b715c40", help="the previous implementation (a git revision)")
+    ap = ab_arguments(__doc__, "b715c40", 3)
     ap.add_argument("--rows", type=int, default=8, help="rows sampled per group")
     ap.add_argument("--seed", type=int, default=0, help="seed of the row sample")
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--nice", type=int, default=0, help="run both sides under nice -n NICE")
-    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         worker()
@@ -110,10 +105,7 @@ def main(argv=None) -> int:
     seen = set()
 
     def run_side(root: Path) -> dict:
-        env = dict(os.environ, PYTHONPATH=str(root))
-        cmd = (["nice", "-n", str(args.nice)] if args.nice else []) + [sys.executable, str(Path(__file__).resolve()),
-                                                                        "--worker"]
-        res = run_worker(cmd, {"rows": args.rows, "seed": args.seed}, env=env, cwd=ROOT, root=root)
+        res = run_script_worker(__file__, {"rows": args.rows, "seed": args.seed}, root, args.nice)
         if root not in seen:
             seen.add(root)
             print(f"  {root}: outputs differing from the committed CSVs: "

@@ -3,8 +3,10 @@
 and run one side's worker in a subprocess that reads a JSON spec on stdin and prints a JSON line."""
 from __future__ import annotations
 
+import argparse
 import io
 import json
+import os
 import subprocess
 import sys
 import tarfile
@@ -33,6 +35,24 @@ def run_worker(cmd: list[str], spec: dict, *, env: dict, cwd: Path, root: Path) 
         sys.stderr.write(r.stderr)
         raise SystemExit(f"the run with PYTHONPATH={root} failed")
     return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def ab_arguments(doc: str, rev: str, repeats: int) -> argparse.ArgumentParser:
+    """A parser with the options every A/B script shares: ``--rev`` (default ``rev``), ``--repeats``
+    (default ``repeats``), ``--nice`` and the hidden ``--worker`` (run one side here)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--rev", default=rev, help="the previous implementation (a git revision)")
+    ap.add_argument("--repeats", type=int, default=repeats)
+    ap.add_argument("--nice", type=int, default=0, help="run both sides under nice -n NICE")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    return ap
+
+
+def run_script_worker(script: str, spec: dict, root: Path, nice: int = 0) -> dict:
+    """:func:`run_worker` of ``script --worker`` with ``PYTHONPATH`` at ``root`` (one side's ``simlib``),
+    under ``nice -n nice`` when ``nice`` is not 0."""
+    cmd = (["nice", "-n", str(nice)] if nice else []) + [sys.executable, str(Path(script).resolve()), "--worker"]
+    return run_worker(cmd, spec, env=dict(os.environ, PYTHONPATH=str(root)), cwd=ROOT, root=root)
 
 
 def interleave_and_report(groups: dict, old_root, run_side, repeats: int, diff, label: str) -> int:

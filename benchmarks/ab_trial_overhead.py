@@ -15,17 +15,15 @@ metrics as ``repr``; exit 1 if any differs).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))      # after PYTHONPATH: a worker imports the side's simlib
-from benchmarks.ab_revision import extract, interleave_and_report, run_worker  # noqa: E402
+from benchmarks.ab_revision import ab_arguments, extract, interleave_and_report, run_script_worker  # noqa: E402
 
 #: group -> number of runs in it (the report's "runs" column)
 GROUPS = {"traces": 11, "check_array": 20000, "selective_e": 4, "ssp_metrics": 4}
@@ -82,19 +80,8 @@ def _diff(a, b) -> list:
     return [] if a == b else ["sha256"]
 
 
-def run_side(root: Path, nice: int) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(root))
-    cmd = (["nice", "-n", str(nice)] if nice else []) + [sys.executable, str(Path(__file__).resolve()), "--worker"]
-    return run_worker(cmd, {}, env=env, cwd=ROOT, root=root)
-
-
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rev", default="5171cb4", help="the previous implementation (a git revision)")
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--nice", type=int, default=0, help="run both sides under nice -n NICE")
-    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
+    args = ab_arguments(__doc__, "5171cb4", 5).parse_args(argv)
     if args.worker:
         worker()
         return 0
@@ -104,7 +91,7 @@ def main(argv=None) -> int:
     print(f"{args.rev} (old) vs this checkout (new); {args.repeats} interleaved rounds; {os.cpu_count()} cores; "
           f"load average {os.getloadavg()[0]:.1f}", flush=True)
     groups = {g: range(n) for g, n in GROUPS.items()}
-    return interleave_and_report(groups, old_root, lambda root: run_side(root, args.nice), args.repeats,
+    return interleave_and_report(groups, old_root, lambda root: run_script_worker(__file__, {}, root, args.nice), args.repeats,
                                  _diff, "group")
 
 

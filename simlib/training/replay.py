@@ -726,10 +726,10 @@ def _make_task(problem, mdl, ends, duration, root, numerics, lr, batch_size, eva
     # object of the caller's has only the checked grad / loss_acc
     grad, logits = mdl.unchecked() if hasattr(mdl, "unchecked") else (mdl.grad, None)
     # gradients and logits on minibatches of the training and test sets (the CNN gathers its first windows)
-    grad_rows, rows_logits = (mdl.rows_on(Xtr) if logits is not None and hasattr(mdl, "rows_on")
-                              else (lambda p, idx, y: grad(p, np.take(Xtr, idx, axis=0), y), None))
-    if rows_logits is not None:
-        rows_logits = mdl.rows_on(Xte)[1]
+    if logits is not None and hasattr(mdl, "rows_on"):
+        grad_rows, rows_logits = mdl.rows_on(Xtr)[0], mdl.rows_on(Xte)[1]
+    else:
+        grad_rows, rows_logits = (lambda p, idx, y: grad(p, np.take(Xtr, idx, axis=0), y)), None
     below = (_BelowTest(logits, Xte, yte, stop_acc, ft, rows_logits) if curve == "to_target" and logits is not None
              else None)
     if logits is not None:      # the test set is fixed: a model may prepare what depends on it alone once

@@ -513,7 +513,8 @@ def _next_completion(now, factive, frem, fvol, frate, abits):
     """When the next flow completes at the current rates (s): ``now`` if one is done already,
     infinity if no flow is active (or none has a positive rate).  ``abits`` >= 0: the active slots as a
     bit set (:func:`_active_bits`, L3 with n <= BIG_SWITCH_MAX), visited in the same increasing order
-    instead of every slot; -1: every slot is checked."""
+    instead of every slot; -1: every slot is checked.  (The two loops repeat their body on purpose: a
+    shared inlined step returning a "done" sentinel measured 2-8 % slower per run, 2026-11-30.)"""
     left = np.inf
     anyf = False
     if abits >= 0:
