@@ -92,7 +92,26 @@ def judge_baselines(frames: dict[str, pd.DataFrame]) -> list[Claim]:
 def _keys(frame: pd.DataFrame, columns: list[str]) -> pd.Series:
     """Each row's values in ``columns`` as a tuple, unset (NaN / None) as one marker."""
     f = frame.reindex(columns=columns).astype(object)
-    return f.where(f.notna(), "<unset>").apply(tuple, axis=1)
+    f = f.where(f.notna(), "<unset>")
+    return pd.Series(list(f.itertuples(index=False, name=None)), index=frame.index, dtype=object)
+
+
+def _setting_columns(df: pd.DataFrame, settings: list[dict]) -> list[str]:
+    """The setting columns of ``df`` (a sweep's tidy frame: setting keys, trial, metrics), checking that
+    ``settings`` use no other keys."""
+    columns = list(df.columns[:list(df.columns).index("trial")])
+    extra = sorted(set().union(*settings) - set(columns))
+    if extra:
+        raise ValueError(f"settings have keys {extra} that are not setting columns of df {columns}")
+    return columns
+
+
+def _select(df: pd.DataFrame, columns: list[str], df_keys: pd.Series, settings: list[dict]) -> pd.DataFrame:
+    """:func:`select_rows` with ``df``'s setting ``columns`` and its rows' :func:`_keys` given."""
+    if not settings:
+        return df.iloc[:0]
+    want = set(_keys(pd.DataFrame(settings), columns))
+    return df[df_keys.isin(want).to_numpy()]
 
 
 def select_rows(df: pd.DataFrame, settings: list[dict]) -> pd.DataFrame:
@@ -100,17 +119,15 @@ def select_rows(df: pd.DataFrame, settings: list[dict]) -> pd.DataFrame:
     keys must equal the row's values and the row's other setting columns must be unset."""
     if not settings:
         return df.iloc[:0]
-    columns = list(df.columns[:list(df.columns).index("trial")])   # a sweep frame: setting keys, trial, metrics
-    extra = sorted(set().union(*settings) - set(columns))
-    if extra:
-        raise ValueError(f"settings have keys {extra} that are not setting columns of df {columns}")
-    want = set(_keys(pd.DataFrame(settings), columns))
-    return df[_keys(df, columns).isin(want).to_numpy()]
+    columns = _setting_columns(df, settings)
+    return _select(df, columns, _keys(df, columns), settings)
 
 
 def split_by_group(df: pd.DataFrame, groups: dict[str, list[dict]]) -> dict[str, pd.DataFrame]:
     """``{group: the rows of df run for that group's settings}`` (:func:`figure_settings`)."""
-    return {g: select_rows(df, settings) for g, settings in groups.items()}
+    columns = _setting_columns(df, [s for settings in groups.values() for s in settings])
+    keys = _keys(df, columns)      # the rows' keys once for every group
+    return {g: _select(df, columns, keys, settings) for g, settings in groups.items()}
 
 
 def judge(frames: dict[str, pd.DataFrame], *, n: int = N) -> list[Claim]:
