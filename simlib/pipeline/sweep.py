@@ -273,6 +273,10 @@ def _sweep_fingerprint(fn) -> str:
 # --------------------------------------------------------------------------
 # running one trial (executed in workers: must stay module-level/picklable)
 # --------------------------------------------------------------------------
+#: Metric values :func:`_clean_metrics` keeps unchanged without its (abstract-class) checks: exact types only.
+_PLAIN_METRIC_TYPES = frozenset((float, int, bool, str, type(None)))
+
+
 def _clean_metrics(out) -> dict:
     """Validate fn's return value and convert numpy scalars to plain Python scalars."""
     if not isinstance(out, Mapping):
@@ -281,6 +285,9 @@ def _clean_metrics(out) -> dict:
     for key, value in out.items():
         if not isinstance(key, str) or not key:
             raise ValueError(f"fn must return non-empty str metric names, got key {key!r}")
+        if type(value) in _PLAIN_METRIC_TYPES:   # already plain: the checks below would keep it as it is
+            clean[key] = value
+            continue
         if isinstance(value, np.generic):
             value = value.item()
         if value is not None and not isinstance(value, (bool, Integral, Real, str)):

@@ -659,6 +659,27 @@ def test_metric_errors_are_reported():
         run_sweep(lambda p, s: 3.0, GRID, 1, executor="serial", progress=False)
 
 
+def test_metrics_come_back_as_plain_python_scalars():
+    """numpy scalars and subclasses of the number types become plain int / float / bool; plain values stay
+    the very same objects (nothing converted twice)."""
+    import enum
+    from simlib.pipeline.sweep import _clean_metrics
+
+    class Half(float):
+        pass
+
+    class Two(enum.IntEnum):
+        TWO = 2
+
+    out = _clean_metrics({"f32": np.float32(0.5), "i64": np.int64(7), "b_": np.bool_(True), "b": False,
+                          "i": 3, "f": 2.25, "s": "x", "none": None, "sub": Half(1.5), "enum": Two.TWO})
+    assert out == {"f32": 0.5, "i64": 7, "b_": True, "b": False, "i": 3, "f": 2.25, "s": "x", "none": None,
+                   "sub": 1.5, "enum": 2}
+    assert [type(v) for v in out.values()] == [float, int, bool, bool, int, float, str, type(None), float, int]
+    big = 10 ** 30
+    assert _clean_metrics({"big": big})["big"] is big
+
+
 # ---------------------------------------------------------------- summarize
 def test_summarize_min_median_max_long_format():
     df = pd.DataFrame({"scheme": ["b", "b", "b", "a", "a"], "n": [1] * 5, "trial": [0, 1, 2, 0, 1],
