@@ -1240,8 +1240,17 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _skip_iri_format_checks() -> None:
+    """For this command's process only: make ``import rfc3987_syntax`` fail, so jsonschema (imported by
+    nbformat, papermill and jupytext) leaves out its "iri" format checks.  The package comes with
+    JupyterLab's dependencies and builds 38 parsers when imported: about 1 CPU-s in each of a run's
+    processes (the runner and one per notebook with ``--jobs``), and notebooks' schemas use no "iri" format."""
+    sys.modules.setdefault("rfc3987_syntax", None)
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    _skip_iri_format_checks()
     if argv[:1] == ["--run-job"] and len(argv) == 3:       # one notebook of a run with --jobs (_run_in_process)
         return _job_main(argv[1], argv[2])
     ap = build_parser()
