@@ -191,7 +191,7 @@ def main(argv=None) -> int:
                   + ", ".join(f"{g} {res[g]['committed_diffs']}" for g in GROUPS), flush=True)
         return res
 
-    groups = {g: range(args.rows * args.per) for g in GROUPS}
+    groups = {g: _rows(names, pick, args.rows, args.seed, args.per) for g, (names, pick) in GROUPS.items()}
     rc = interleave_and_report(groups, old_root, run_side, args.repeats, _diff, "group")
     print(f"load average {os.getloadavg()[0]:.1f}")
     return rc
