@@ -280,7 +280,8 @@ class Trace:
         n = check_int("n", n, 1)
         # the sampler is sample() without its per-chunk checks: ComputeTimes hands it its own generators
         # and the int chunk (issue 48: the checks were ~0.008 s of a 10-minute SSP run)
-        sampler = self._draws if type(self).sample is Trace.sample else self.sample
+        plain = type(self).sample is Trace.sample and type(self).quantile is Trace.quantile
+        sampler = self._draws if plain else self.sample
         return ComputeTimes(sampler, n, as_seed_sequence(seed), chunk=check_int("chunk", chunk, 1),
                             scale=scale)
 

@@ -216,7 +216,8 @@ class SSPLog:
     selection_s: float = 0.0
     _records: list | None = field(default=None, repr=False)
     #: the compiled engine's ``compute`` as arrays (starts (n, W), ends (n, W), used (n,) int): worker w's
-    #: intervals are its first used[w] columns; what :func:`.ssp_metrics.ssp_metrics` reads when set
+    #: intervals are its first used[w] columns; what :func:`.ssp_metrics.ssp_metrics` reads when set (a copy
+    #: of a log with another ``compute``, e.g. ``dataclasses.replace``, must set it to None)
     _compute_arrays: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
