@@ -386,3 +386,31 @@ def test_with_cv_keeps_the_mean_and_sets_the_spread():
     assert t.with_cv(0.99 * t.cv * m / (m - 1)).samples[0] > 0
     with pytest.raises(ValueError, match="recorded trace"):
         load_trace("pai-job4").with_cv(0.3)
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 256])
+def test_compute_times_are_the_inverse_cdf_of_each_workers_uniforms(chunk):
+    """Worker w's draws are quantile(U) of its own generator's uniforms, chunk after chunk: for samples
+    (1, 3) the piecewise-linear distribution is uniform on [1, 3], so a uniform u maps to 1 + 2u (exact
+    in floats: 2u is exact and 1 + 2u one rounding, as x_0 + frac (x_1 - x_0) with frac = u)."""
+    from simlib.core.seeding import child_seed
+    tr = Trace("two", np.array([3.0, 1.0]))
+    seed = np.random.SeedSequence(11)
+    src = tr.compute_times(2, seed, chunk=chunk)
+    for w in (1, 0):
+        u = np.random.default_rng(child_seed(seed, w)).random(7 + chunk)
+        assert np.array_equal(src.take(w, 5), 1.0 + 2.0 * u[:5])
+        assert [src.next(w), src.next(w)] == (1.0 + 2.0 * u[5:7]).tolist()
+
+
+def test_compute_times_of_a_one_sample_trace_and_of_an_overridden_sample():
+    """A one-sample trace draws its sample; a subclass's own sample() is what compute_times draws from."""
+    src = Trace("one", np.array([2.5])).compute_times(1, 0, chunk=4)
+    assert src.take(0, 6).tolist() == [2.5] * 6
+
+    class Doubled(Trace):
+        def sample(self, rng, size=None):
+            return 2.0 * super().sample(rng, size)
+
+    plain = Trace("two", np.array([1.0, 3.0])).compute_times(1, 5).take(0, 10)
+    assert np.array_equal(Doubled("two", np.array([1.0, 3.0])).compute_times(1, 5).take(0, 10), 2.0 * plain)

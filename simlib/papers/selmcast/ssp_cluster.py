@@ -215,6 +215,10 @@ class SSPLog:
     selections: int = 0
     selection_s: float = 0.0
     _records: list | None = field(default=None, repr=False)
+    #: the compiled engine's ``compute`` as arrays (starts (n, W), ends (n, W), used (n,) int): worker w's
+    #: intervals are its first used[w] columns; what :func:`.ssp_metrics.ssp_metrics` reads when set (a copy
+    #: of a log with another ``compute``, e.g. ``dataclasses.replace``, must set it to None)
+    _compute_arrays: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def multicasts(self) -> list[MulticastRecord]:
@@ -382,9 +386,11 @@ class SSPCluster:
     def _compiled_log(self, duration: float, wk, cn, groups: list[dict]) -> SSPLog:
         log = self._new_log(duration)
         used = wk.used.tolist()
-        starts, ends = wk.cstart.tolist(), (wk.cstart + wk.draws).tolist()   # one conversion for all workers
+        end_arr = wk.cstart + wk.draws
+        starts, ends = wk.cstart.tolist(), end_arr.tolist()   # one conversion for all workers
         for w in range(self.n):
             log.compute[w] = list(zip(starts[w][:used[w]], ends[w][:used[w]]))
+        log._compute_arrays = (wk.cstart, end_arr, wk.used)
         # views of the first rows: nothing else holds the columns after the run, and a copy would write
         # every page again
         log.table = MulticastTable(**{name: col[:int(cn.ints[count])]

@@ -42,10 +42,17 @@ def ssp_metrics(log: SSPLog) -> dict:
     busy = np.zeros(n)
     # every worker's (start, end) intervals in one array (one conversion, not one per worker); each
     # worker's busy time is the sum of its own slice, as before
-    lens = [len(iv) for iv in log.compute]
-    ends = np.fromiter(chain.from_iterable(chain.from_iterable(log.compute)), float, count=2 * sum(lens))
-    ends = ends.reshape(-1, 2)
-    part = np.clip(np.minimum(ends[:, 1], dur) - ends[:, 0], 0.0, None)
+    arrays = getattr(log, "_compute_arrays", None)    # the compiled engine's arrays: the same values, in
+    if arrays is not None:                            # the same (worker, iteration) order, without tuples
+        starts, finish, used = arrays
+        took = np.arange(starts.shape[1]) < used[:, None]
+        lens = used.tolist()
+        part = np.clip(np.minimum(finish[took], dur) - starts[took], 0.0, None)
+    else:
+        lens = [len(iv) for iv in log.compute]
+        ends = np.fromiter(chain.from_iterable(chain.from_iterable(log.compute)), float, count=2 * sum(lens))
+        ends = ends.reshape(-1, 2)
+        part = np.clip(np.minimum(ends[:, 1], dur) - ends[:, 0], 0.0, None)
     off = 0
     for w, k in enumerate(lens):
         if k:

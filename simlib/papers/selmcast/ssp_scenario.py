@@ -19,6 +19,7 @@ same seed (paired comparison).
 """
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from simlib.papers.trial import trial_of
 from simlib.runtime.capture import offer
 from simlib.workloads.bandwidth import TimeVaryingBandwidth
 from simlib.workloads.trace_shapes import SLOWDOWN_MAX, SPREAD_MAX, Shape, shaped
-from simlib.workloads.traces import TRACE_HELP, Trace, check_trace_file, load_trace
+from simlib.workloads.traces import TRACE_HELP, TRACE_NAMES, Trace, check_trace_file, load_trace
 
 from .bandwidth import selmcast_bandwidth_draw
 from .ssp_cluster import ENGINES, LAYERS, PRIORITY_ORDERS, SCHEMES, SHARINGS, TAU_ESTIMATES, SSPCluster, SSPLog
@@ -153,8 +154,19 @@ class SSPOptions(ScenarioBase):
 
 
 def _trace(sc: SSPScenario) -> Trace:
-    """The run's trace at ``compute_mean_s`` with SM75's shape (itself at the default shape)."""
+    """The run's trace at ``compute_mean_s`` with SM75's shape (itself at the default shape).  A built-in
+    trace's is built once per process (:func:`_builtin_trace`); a CSV path's is read afresh."""
+    if sc.trace in TRACE_NAMES:
+        return _builtin_trace(sc.trace, float(sc.compute_mean_s), sc.shape)
     return shaped(load_trace(sc.trace).rescaled(sc.compute_mean_s), sc.shape)
+
+
+@functools.lru_cache(maxsize=64)
+def _builtin_trace(name: str, compute_mean_s: float, shape: Shape) -> Trace:
+    """``shaped(load_trace(name).rescaled(compute_mean_s), shape)`` for a built-in trace, remembered:
+    a Trace is immutable (sorted read-only samples) and this a pure function of its arguments, so the
+    runs of a sweep share one (issue 48: rescaling and shaping were ~5 ms of a 150 s SSP pilot run)."""
+    return shaped(load_trace(name).rescaled(compute_mean_s), shape)
 
 
 def simulate(sc: SSPScenario, seed: np.random.SeedSequence | int = 0, *, compute=None,

@@ -145,3 +145,17 @@ def test_engines_agree_on_the_real_traces_under_maxmin(trace, n, duration_s):
     flows' completion tolerance N6, ~1e-10 s, and the differences add up over a run)."""
     sc = SSPScenario(n=n, trace=trace, sharing="maxmin", duration_s=duration_s)
     assert_same_run(simulate(sc, 2, engine="compiled"), simulate(sc, 2, engine="flow"), rel=1e-7)
+
+
+def test_metrics_read_the_compiled_arrays_as_the_intervals():
+    """ssp_metrics reads the compiled engine's compute arrays (issue 48): the same metrics, bit for bit, as
+    from ``log.compute``'s (start, end) lists, including iterations that end after the run."""
+    import dataclasses
+    import math
+    log = simulate(SSPScenario(n=8, duration_s=20.0), 3)
+    assert log._compute_arrays is not None
+    assert any(iv[-1][1] > log.duration for iv in log.compute)        # a cut interval is counted
+    lists = dataclasses.replace(log, _compute_arrays=None)
+    a, b = ssp_metrics(log), ssp_metrics(lists)
+    assert a.keys() == b.keys()
+    assert all(a[k] == b[k] or (math.isnan(a[k]) and math.isnan(b[k])) for k in a)
