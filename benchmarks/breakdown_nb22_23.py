@@ -1,12 +1,14 @@
-"""Where notebooks 22 and 23 spend their CPU (issue 48): committed rows re-run by trial kind, timed, checked.
+"""Where notebooks 22 and 23 (and 90, 46) spend their CPU (issue 48): committed rows re-run by trial kind, timed, checked.
 
-Every committed result CSV of the two notebooks' sweeps (``data/results/22_*.csv``, ``23_*_runs.csv``) holds
+Every committed result CSV of the notebooks' sweeps (``data/results/22_*.csv``, ``23_*_runs.csv``, notebook 90's
+``90_beyond_tta.csv`` and notebook 46's ``46_selmcast_ssp_tta.csv``: ``--only 90_ 46_``) holds
 one row per (setting, trial); the setting is the columns before ``trial`` and the seed the sweep's
 (:func:`simlib.pipeline.sweep.trial_seed`, root seed 0, paired), as ``scripts/check_result_rows.py`` reads
 them.  The rows are grouped into *kinds* (the CSV, the system, HL, cluster size, the task-search candidate's
 model), ``--per-kind`` rows of each kind (spread over its trials) are re-run in this process, and each run's
 process CPU is split into the simulation (:func:`simlib.papers.cluster_scenario.simulate`, every stage), the
-training replay (:func:`simlib.training.replay.replay`, every stage) and the rest.  Every output column is
+training replay (:func:`simlib.training.replay.replay`, every stage) and the rest (notebook 46: the SSP
+simulation is "simulation", its schedule log and metrics the rest).  Every output column is
 compared with the committed value (floats by ``repr``, NaN equal to NaN).  Per kind the script prints the
 rows the notebook holds, the sample's mean CPU per run and its split, the runs that needed RP16's second
 stage, and the estimated CPU of the kind in the notebook (rows × mean); then each notebook's total and shares.
@@ -44,6 +46,8 @@ from simlib.pipeline.sweep import trial_seed  # noqa: E402
 
 NS = "simlib.training.nine_systems"
 TS = "simlib.training.task_search"
+TA = "simlib.training.time_to_accuracy"
+SM = "simlib.training.selmcast_ssp_tta"
 #: (notebook, CSV name, module, trial function, kind columns).
 SOURCES = (
     ("22", "22_pr_table1", NS, "trial", ("scheme", "p", "hl")),
@@ -57,6 +61,8 @@ SOURCES = (
     ("23", "23_pr_profile_runs", NS, "per_update_trial", ("scheme", "hl")),
     ("23", "23_pr_profile_noise_runs", NS, "per_update_trial", ("scheme", "hl")),
     ("23", "23_pr_task_search_runs", TS, "search_trial", ("model", "scheme", "hl")),
+    ("90", "90_beyond_tta", TA, "trial", ("scheme", "n")),
+    ("46", "46_selmcast_ssp_tta", SM, "trial", ("scheme", "n")),
 )
 #: Rows of a CSV that the notebook did not compute itself (loaded from another sweep's cache): Fig. 11's
 #: profile frame holds the default sweep's 1-worker rows.
@@ -97,14 +103,17 @@ def install(meter: Meter) -> None:
     import simlib.papers.cluster_scenario as cs
     import simlib.training.nine_systems as ns
     import simlib.training.replay as rp
+    import simlib.training.selmcast_ssp_tta as sm
     import simlib.training.time_to_accuracy as tta
 
     sim = meter.wrap("sim", cs.simulate)
     rep = meter.wrap("replay", rp.replay)
     cs.simulate = sim            # task_search imports it inside search_run
     ns.simulate = sim
+    tta.simulate = sim           # notebook 90's trials
     tta.replay = rep
     ns.replay = rep
+    sm.simulate = meter.wrap("sim", sm.simulate)     # notebook 46's SSP scenario
 
 
 def rows_of(name: str, kind_cols, per_kind: int, seed: int):

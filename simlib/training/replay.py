@@ -131,10 +131,12 @@ def minibatch_indices(seed, worker: int, n_train: int, batch_size: int, count: i
     count = check_int("count", count, lo=0)
     rng = np.random.default_rng(child_seed(root, _BATCH_KEY, worker))
     blocks = -(-count // BATCH_CHUNK)
-    out = [rng.integers(0, n_train, size=(BATCH_CHUNK, batch_size)) for _ in range(blocks)]
-    if not out:
+    if not blocks:
         return np.empty((0, batch_size), dtype=np.int64)
-    return np.concatenate(out)[:count]
+    # the blocks in one draw: bounded int64 draws of a range below 2**32 each read the generator's uint32
+    # stream in turn (Lemire's rejection included), so one call of ``blocks`` blocks gives the values of
+    # ``blocks`` consecutive calls (tested against the block-by-block draws)
+    return rng.integers(0, n_train, size=(blocks * BATCH_CHUNK, batch_size))[:count]
 
 
 def shards(seed, n_train: int, n: int) -> list[np.ndarray]:
@@ -210,10 +212,10 @@ def _parse_syncs(n: int, duration: float, ends: list, syncs: list, unfinished: s
     S = len(syncs)
     launch, c = [], []
     apply = np.ones(S, dtype=bool)
-    klen = np.empty(S, dtype=np.int64)
-    tlen = np.empty(S, dtype=np.int64)
+    klen_l, tlen_l, unfin = [], [], []
     mem, its, wts, tgt = [], [], [], []
     drop = unfinished == "drop"
+    equal = {}                          # k -> (1/k,) * k
     for i, rec in enumerate(syncs):
         members = tuple(rec.members)
         k = len(members)
@@ -224,7 +226,9 @@ def _parse_syncs(n: int, duration: float, ends: list, syncs: list, unfinished: s
             raise ValueError(f"log.syncs[{i}].iterations must align with members")
         w = getattr(rec, "weights", None)
         if w is None:
-            w = (1.0 / k,) * k
+            w = equal.get(k)
+            if w is None:
+                w = equal[k] = (1.0 / k,) * k
         elif not hasattr(w, "__len__") or len(w) != k:
             w = np.asarray(w, dtype=float).reshape(-1)
             if w.size != k:
@@ -234,12 +238,16 @@ def _parse_syncs(n: int, duration: float, ends: list, syncs: list, unfinished: s
         launch.append(rec.launch)
         c.append(getattr(rec, "init_weight", None))
         if drop and rec.finish is None:
-            apply[i] = False
-        klen[i], tlen[i] = k, len(tg)
+            unfin.append(i)
+        klen_l.append(k)
+        tlen_l.append(len(tg))
         mem += members
         its += it
         wts += w
         tgt += tg
+    apply[unfin] = False
+    klen = np.array(klen_l, dtype=np.int64)
+    tlen = np.array(tlen_l, dtype=np.int64)
     ptr = np.zeros(S + 1, dtype=np.int64)
     np.cumsum(klen, out=ptr[1:])
     tptr = np.zeros(S + 1, dtype=np.int64)
@@ -298,7 +306,9 @@ def _parse_syncs(n: int, duration: float, ends: list, syncs: list, unfinished: s
     ok = tgt_a.dtype.kind in "iu" or not tgt_a.size
     if ok and tgt_a.size:
         tkey = trec * n + tgt_a
-        ok_member = np.isin(tkey, rec_of * n + mem_a) & (tgt_a >= 0) & (tgt_a < n)
+        # np.isin(tkey, key): the sorted member keys searched (the same truth values, without isin's hashing)
+        at = np.minimum(np.searchsorted(key, tkey), max(key.size - 1, 0))
+        ok_member = (key[at] == tkey if key.size else np.zeros(tkey.size, dtype=bool)) & (tgt_a >= 0) & (tgt_a < n)
         st = np.sort(tkey)
         dup = np.zeros(tkey.size, dtype=bool)
         if (st[1:] == st[:-1]).any():
@@ -661,6 +671,18 @@ def _wrong_rows(Z, y, tol, out):
         out[r] = (not nan) and (mo - zy > tol * am)
 
 
+@njit(cache=True)
+def _sgd_rows(params, rows, step, g):
+    """``params[rows] -= step * g`` for distinct ``rows`` (intp, (m,)) and ``g`` (m, d), as numpy computes it:
+    per element the product ``step * g`` rounded to the dtype, then the difference (two IEEE operations, not
+    fused), written in place without numpy's gathered copy and temporaries (tested bit for bit)."""
+    d = params.shape[1]
+    for i in range(rows.size):
+        r = rows[i]
+        for j in range(d):
+            params[r, j] = params[r, j] - step * g[i, j]
+
+
 class _BelowTest:
     """RP25's test "this model's accuracy is below ``stop``" on part of the test set: logits of the
     samples in ``order`` chunk by chunk (first the ``front`` samples found wrong at the last cut, then
@@ -945,9 +967,13 @@ class _Replicas:
 
     # ---- the held-back work
     def _sgd(self, rows, g):
-        """Local SGD steps of replicas ``rows`` with gradients ``g`` (with momentum: each one's velocity)."""
+        """Local SGD steps of replicas ``rows`` (distinct) with gradients ``g`` (with momentum: each one's
+        velocity)."""
         if self.vel is None:
-            self.params[rows] -= self.step * g
+            if isinstance(rows, np.ndarray):
+                _sgd_rows(self.params, rows, self.step, g)
+            else:
+                self.params[rows] -= self.step * g
         else:
             self.vel[rows] = self.mom * self.vel[rows] + g
             self.params[rows] -= self.step * self.vel[rows]

@@ -187,6 +187,22 @@ def test_minibatch_stream_depends_only_on_seed_and_worker():
     assert minibatch_indices(9, 3, 100, 5, 0).shape == (0, 5)
 
 
+@pytest.mark.parametrize("n_train", [1, 7, 100, 4000, 3 * 2**30 + 1, 2**32 - 1, 2**32])
+def test_minibatches_are_the_documented_block_by_block_draws(n_train):
+    """Worker w's stream as its docstring defines it: ``integers(0, n_train, size=(BATCH_CHUNK, B))`` blocks
+    drawn one after another from ``default_rng(child_seed(seed, 1, w))`` (ranges where Lemire's rejection
+    draws again, and above 2**32 - 1, where numpy takes its 64-bit path)."""
+    from simlib.core.seeding import as_seed_sequence, child_seed
+    from simlib.training.replay import BATCH_CHUNK
+
+    for seed, w, B, count in ((9, 3, 5, 200), (0, 0, 32, 1), (123, 17, 20, 129), (5, 2, 3, 64)):
+        rng = np.random.default_rng(child_seed(as_seed_sequence(seed), 1, w))
+        blocks = [rng.integers(0, n_train, size=(BATCH_CHUNK, B)) for _ in range(-(-count // BATCH_CHUNK))]
+        want = np.concatenate(blocks)[:count]
+        got = minibatch_indices(seed, w, n_train, B, count)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
 def test_curve_includes_events_at_evaluation_times(blobs):
     log = make_log(2, 2.5, [[1.0, 2.0], [1.0]], [sync(1.0, (0, 1), (1, 1), finish=1.5)])
     curve = replay(log, blobs, eval_every_s=1.0).curve

@@ -38,6 +38,39 @@ def test_dlogits_is_the_numpy_sequence_bit_for_bit(Z, data):
     assert got.tobytes() == want.tobytes()
 
 
+@settings(max_examples=200, deadline=None)
+@given(dt=st.sampled_from([np.float32, np.float64]), C_=st.integers(8, 128), m=st.integers(1, 4),
+       B=st.integers(1, 40), seed=st.integers(0, 2**32 - 1))
+def test_row_sums_are_numpy_s_sum_bit_for_bit(dt, C_, m, B, seed):
+    """The compiled row sums of ``_sum_normalize_rows`` add in numpy's order: positive values over 40
+    orders of magnitude (exp's outputs, where the order changes the rounding) and mixed signs; the
+    normalization after it (``/ S``, ``- 1`` at the label, ``× 1/B``) on the result of numpy's sum."""
+    from simlib.training.learning import _normalize_rows, _sum_normalize_rows
+
+    rng = np.random.default_rng(seed)
+    mag = 10.0 ** rng.uniform(-20, 20, (m, B, C_))
+    P = (mag if seed % 2 else mag * rng.choice([-1.0, 1.0], (m, B, C_))).astype(dt)
+    y = rng.integers(0, C_, (m, B))
+    one, scale = dt(1.0), dt(1.0 / B)
+    want = P.copy()
+    with np.errstate(all="ignore"):
+        S = want.sum(axis=-1, keepdims=True)
+        _normalize_rows(want.reshape(m * B, C_), S.reshape(m * B), y.reshape(m * B), one, scale)
+        got = P.copy()
+        _sum_normalize_rows(got.reshape(m * B, C_), y.reshape(m * B), one, scale)
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("C_", [2, 3, 7, 8, 10, 16, 127, 128, 129, 300])
+def test_dlogits_at_every_row_length_is_the_numpy_sequence(C_):
+    """Rows shorter than 8 or longer than 128 keep numpy's sum; in between the compiled one (both: numpy's bytes)."""
+    rng = np.random.default_rng(C_)
+    for dt in (np.float32, np.float64):
+        Z = (rng.standard_normal((3, 17, C_)) * 30).astype(dt)
+        y = rng.integers(0, C_, (3, 17))
+        assert _dlogits(Z, y).tobytes() == _dlogits_numpy(Z, y).tobytes()
+
+
 def test_dlogits_with_a_nan_or_an_infinity_takes_numpy_s_values():
     rng = np.random.default_rng(0)
     for bad in (np.nan, np.inf, -np.inf):
@@ -246,3 +279,28 @@ def test_a_single_pairwise_merge_takes_the_batched_paths_values(monkeypatch, sch
     pd.testing.assert_frame_equal(fast.curve, slow.curve, check_exact=True)
     assert fast.final_params.tobytes() == slow.final_params.tobytes()
     assert fast.final_model.tobytes() == slow.final_model.tobytes()
+
+
+@settings(max_examples=100, deadline=None)
+@given(dt=st.sampled_from([np.float32, np.float64]), n=st.integers(1, 12), d=st.integers(1, 40),
+       seed=st.integers(0, 2**32 - 1), lr=st.sampled_from([0.5, 0.1, 1e-3, 3.0]))
+def test_sgd_rows_is_numpy_s_step_bit_for_bit(dt, n, d, seed, lr):
+    """The compiled local step (``params[rows] -= step * g`` for distinct rows) against numpy's statement,
+    with values over many magnitudes, ±0, ±inf and NaN in the gradients and the replicas."""
+    from simlib.training.replay import _sgd_rows
+
+    rng = np.random.default_rng(seed)
+    params = (rng.standard_normal((n, d)) * 10.0 ** rng.uniform(-8, 8, (n, d))).astype(dt)
+    m = int(rng.integers(1, n + 1))
+    rows = rng.permutation(n)[:m].astype(np.intp)
+    g = (rng.standard_normal((m, d)) * 10.0 ** rng.uniform(-8, 8, (m, d))).astype(dt)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype=dt)
+    g.flat[rng.integers(0, g.size, 3)] = rng.choice(specials, 3)
+    params.flat[rng.integers(0, params.size, 2)] = rng.choice(specials, 2)
+    step = dt(lr)
+    want = params.copy()
+    with np.errstate(all="ignore"):
+        want[rows] -= step * g
+        got = params.copy()
+        _sgd_rows(got, rows, step, g)
+    assert got.tobytes() == want.tobytes()

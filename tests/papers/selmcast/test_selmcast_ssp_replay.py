@@ -53,3 +53,25 @@ def test_ssp_run_becomes_one_record_per_delivery(blobs):
         assert r.iterations == tuple(int(np.searchsorted(sl.compute_end[w], r.launch, side="right")) for w in (i, j))
     res = replay(sl, blobs, eval_every_s=1.0, seed=0)
     assert res.curve["syncs"].iloc[-1] == n_deliveries
+
+
+@pytest.mark.parametrize("scheme,trace,n,duration", [("selmcast", "lstm", 12, 40.0), ("orpheus", "lstm", 12, 40.0),
+                                                     ("selmcast", "transformer", 8, 25.0)])
+def test_table_log_is_the_record_by_record_log(scheme, trace, n, duration):
+    """The columnar path gives the records of the delivery-by-delivery one (read from ``log.multicasts``),
+    field by field and in the same order (ties of delivery times included: L3's deliveries share a finish)."""
+    from simlib.papers.selmcast.ssp_replay import _records_schedule_log
+    from simlib.papers.selmcast.ssp_scenario import simulate as ssp_simulate
+
+    log = ssp_simulate(SSPScenario.from_params(dict(scheme=scheme, n=n, trace=trace, duration_s=duration)),
+                       np.random.SeedSequence(5))
+    assert log.table is not None
+    fast = multicast_schedule_log(log, weight=0.3)
+    ends = [np.array(e, dtype=float) for e in fast.compute_end]
+    ref = _records_schedule_log(log, 0.3, ends)
+    assert len(fast.syncs) == len(ref.syncs) > n
+    assert len({r.launch for r in ref.syncs}) < len(ref.syncs)          # some deliveries tie
+    for a, b in zip(fast.syncs, ref.syncs):
+        assert a == b
+        assert [type(x) for x in (a.launch, *a.members, *a.iterations)] == [float, int, int, int, int]
+    assert fast.compute_end == ref.compute_end and fast.n == ref.n and fast.duration == ref.duration
