@@ -264,13 +264,17 @@ class Trace:
 
         For a distribution (this class) every worker draws i.i.d. from :meth:`sample` with its own
         generator ``child_seed(seed, w)``, ``chunk`` draws at a time: exactly
-        ``ComputeTimes(trace.sample, n, seed, chunk=chunk, scale=scale)``.  ``seed``: a
+        ``ComputeTimes(trace.sample, n, seed, chunk=chunk, scale=scale)``, whose uniforms are shared
+        by the runs of the process through its memo (``quantile=trace.quantile``).  ``seed``: a
         SeedSequence or an int >= 0; ``scale[w]`` multiplies worker ``w``'s times (002's slowed
         workers).  :class:`RecordedTrace` replays recorded sequences instead (decision T7).
         """
         n = check_int("n", n, 1)
+        # sample(rng, k) is quantile(rng.random(k)): the uniforms may come from the process's memo
+        quantile = self.quantile if type(self).sample is Trace.sample and type(self).quantile is Trace.quantile \
+            else None
         return ComputeTimes(self.sample, n, as_seed_sequence(seed), chunk=check_int("chunk", chunk, 1),
-                            scale=scale)
+                            scale=scale, quantile=quantile)
 
 
 class TraceWrapWarning(UserWarning):
