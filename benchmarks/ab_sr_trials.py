@@ -1,7 +1,7 @@
 """A/B benchmark of notebooks 16, 91 and 92's trials (issue 48) against a revision, on committed rows.
 
 Re-runs sampled committed rows with each row's paired sweep seed, in one warm process per side, as a sweep
-worker runs them: notebook 16's profile search (``16_sr_profile_runs``) and baselines
+worker runs them: notebook 16's profile search (``16_sr_profile_runs``; ``nb16_sel``: its selective-reduce rows) and baselines
 (``16_sr_profile_baseline_runs``), notebook 91's internet-scale sweep (``91_beyond_internet_scale``, rows with
 n <= ``--max-n``), and notebook 92's SR vs PR runs (``92_beyond_real_traces_sr``) and its two time-to-accuracy
 sweeps (``92_beyond_real_traces_tta_sr``, ``92_beyond_real_traces_tta_ssp``; ``--tta-rows`` rows each, seconds a
@@ -29,6 +29,7 @@ from benchmarks.ab_revision import ab_arguments, extract, interleave_and_report,
 
 #: group -> (the committed result CSV its rows come from, the trial function "module:name", rows option)
 GROUPS = {"nb16_runs": ("16_sr_profile_runs", "simlib.papers.cluster_scenario:run_trial", "rows"),
+          "nb16_sel": ("16_sr_profile_runs", "simlib.papers.cluster_scenario:run_trial", "rows"),
           "nb16_base": ("16_sr_profile_baseline_runs", "simlib.papers.cluster_scenario:run_trial", "rows"),
           "nb91": ("91_beyond_internet_scale", "simlib.papers.cluster_scenario:run_trial", "rows91"),
           "nb92_sr": ("92_beyond_real_traces_sr", "simlib.papers.cluster_scenario:run_trial", "rows"),
@@ -40,13 +41,16 @@ def _value(x):
     return x.item() if hasattr(x, "item") else x
 
 
-def _rows(name: str, k: int, seed: int, max_n: int | None = None) -> list:
-    """``k`` rows of ``data/results/<name>.csv`` (n <= ``max_n``) drawn with ``seed``: (params, trial, row)."""
+def _rows(name: str, k: int, seed: int, max_n: int | None = None, scheme: str | None = None) -> list:
+    """``k`` rows of ``data/results/<name>.csv`` (n <= ``max_n``, of ``scheme``) drawn with ``seed``: (params,
+    trial, row)."""
     import numpy as np
     import pandas as pd
     df = pd.read_csv(ROOT / "data" / "results" / f"{name}.csv")
     if max_n is not None:
         df = df[df["n"] <= max_n].reset_index(drop=True)
+    if scheme is not None:
+        df = df[df["scheme"] == scheme].reset_index(drop=True)
     keys = list(df.columns[:list(df.columns).index("trial")])
     out = []
     for i in sorted(np.random.default_rng(seed).choice(len(df), min(k, len(df)), replace=False).tolist()):
@@ -85,7 +89,8 @@ def worker() -> None:
         name, fn_name, count = GROUPS[g]
         module, attr = fn_name.split(":")
         fn = getattr(importlib.import_module(module), attr)
-        rows = _rows(name, counts[count], spec["seed"], spec["max_n"] if g == "nb91" else None)
+        rows = _rows(name, counts[count], spec["seed"], spec["max_n"] if g == "nb91" else None,
+                     "selective" if g == "nb16_sel" else None)
         if count != "tta_rows":       # kernels loaded, first-call costs paid (the TTA groups: their own rows)
             p, t, _ = rows[0]
             fn(dict(p), trial_seed(0, t, p))
