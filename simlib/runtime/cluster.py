@@ -56,6 +56,52 @@ class WorkerPhase(IntEnum):
 COMPUTING, READY, SYNCING, STOPPED = (int(p) for p in WorkerPhase)
 
 
+#: Most bytes of uniform draws :class:`ComputeTimes` keeps for later runs of the process (the memo is emptied
+#: when more were drawn since it was last emptied; a run keeps the streams it holds).
+UNIFORM_MEMO_BYTES = 64 * 2**20
+
+
+class _UniformStream:
+    """The uniforms ``default_rng(seed).random(chunk)`` returns call after call, kept as they are drawn
+    (read-only chunks); the generator is made on the first chunk not already drawn."""
+
+    __slots__ = ("entropy", "spawn_key", "size", "rng", "chunks")
+
+    def __init__(self, entropy: int, spawn_key: tuple, size: int):
+        self.entropy, self.spawn_key, self.size = entropy, spawn_key, size
+        self.rng, self.chunks = None, []
+
+    def chunk(self, i: int) -> np.ndarray:
+        """The ``i``-th call's uniforms (``i`` <= the number drawn so far)."""
+        if i == len(self.chunks):
+            if self.rng is None:
+                self.rng = np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=self.spawn_key))
+            u = self.rng.random(self.size)
+            u.setflags(write=False)
+            self.chunks.append(u)
+            _UNIFORMS["bytes"] += u.nbytes
+        return self.chunks[i]
+
+
+#: Process-wide memo of :class:`_UniformStream` by (entropy, spawn key, chunk size), see :class:`ComputeTimes`.
+_UNIFORMS: dict = {"streams": {}, "bytes": 0}
+
+
+def _uniform_stream(seed: np.random.SeedSequence, w: int, size: int) -> _UniformStream:
+    """Worker ``w``'s stream of ``size`` uniforms a call from ``default_rng(child_seed(seed, w))``, shared by the
+    runs of this process (emptied past :data:`UNIFORM_MEMO_BYTES`)."""
+    memo = _UNIFORMS["streams"]
+    if _UNIFORMS["bytes"] > UNIFORM_MEMO_BYTES:
+        memo.clear()
+        _UNIFORMS["bytes"] = 0
+    spawn_key = tuple(seed.spawn_key) + (w,)
+    key = (seed.entropy, spawn_key, size)
+    stream = memo.get(key)
+    if stream is None:
+        stream = memo[key] = _UniformStream(seed.entropy, spawn_key, size)
+    return stream
+
+
 class ComputeTimes:
     """Per-worker streams of compute times (s): worker ``w``'s k-th draw is the
     same whatever the scheme, so schemes are compared on identical draws.
@@ -63,22 +109,46 @@ class ComputeTimes:
 
     Worker ``w`` draws ``sampler(rng_w, chunk)`` at a time from its own generator
     (``child_seed(seed, w)``); subclasses change what a chunk is by overriding
-    :meth:`_fill` (e.g. :class:`simlib.workloads.traces.ReplayComputeTimes`)."""
+    :meth:`_fill` (e.g. :class:`simlib.workloads.traces.ReplayComputeTimes`).
+
+    ``quantile`` (optional): a function of an array of uniforms, elementwise, with
+    ``sampler(rng, k) == quantile(rng.random(k))`` (inverse-transform sampling, e.g. a trace's).  Then
+    the uniforms, which depend on the seed and the worker only, are kept in a process-wide memo and
+    shared by every run of the process with the same seed (the sweeps' paired trials: one per trial,
+    whatever the setting), and :meth:`take_all` maps every worker's chunk with one ``quantile`` call:
+    the same draws, without a generator per worker and run (issue 48, docs/speed.md)."""
 
     def __init__(self, sampler: Callable[[np.random.Generator, int], np.ndarray] | None, n: int,
-                 seed: np.random.SeedSequence, chunk: int = 256, scale: Sequence[float] | None = None):
+                 seed: np.random.SeedSequence, chunk: int = 256, scale: Sequence[float] | None = None,
+                 quantile: Callable[[np.ndarray], np.ndarray] | None = None):
         self._sampler = sampler
         self._scale = np.ones(n) if scale is None else check_array("scale", scale, lo=0.0, lo_open=True)
         if self._scale.size != n:
             raise ValueError(f"scale must have one factor per worker ({n}), got {self._scale.size}")
-        self._rngs = [np.random.default_rng(child_seed(seed, w)) for w in range(n)]
+        memo = (quantile is not None and type(seed) is np.random.SeedSequence and type(seed.entropy) is int
+                and seed.pool_size == 4)
+        self._quantile = quantile if memo else None
+        if memo:
+            self._streams = [_uniform_stream(seed, w, chunk) for w in range(n)]
+            self._filled = [0] * n
+        else:
+            self._rngs = [np.random.default_rng(child_seed(seed, w)) for w in range(n)]
         self._buf = [np.empty(0)] * n
         self._pos = [0] * n
         self._chunk = chunk
 
     def _fill(self, w: int) -> np.ndarray:
         """Worker ``w``'s next chunk of unscaled compute times (s)."""
+        if self._quantile is not None:
+            return self._fill_many([w])[0]
         return np.asarray(self._sampler(self._rngs[w], self._chunk), dtype=float)
+
+    def _fill_many(self, ws: list) -> list:
+        """The next chunk of each worker of ``ws`` (the memo's path: one ``quantile`` call for all)."""
+        u = np.stack([self._streams[w].chunk(self._filled[w]) for w in ws])
+        for w in ws:
+            self._filled[w] += 1
+        return list(np.asarray(self._quantile(u), dtype=float).reshape(u.shape))
 
     def next(self, w: int) -> float:
         pos, buf = self._pos[w], self._buf[w]
@@ -100,6 +170,43 @@ class ComputeTimes:
             out[got:got + part.size] = part * self._scale[w]
             self._pos[w] += part.size
             got += part.size
+        return out
+
+    def take_all(self, k: int) -> np.ndarray:
+        """Every worker's next ``k`` compute times (s), shape (n, k): row ``w`` is :meth:`take` ``(w, k)``
+        (the same steps for each worker; on the memo's path the workers that need a new chunk at the same
+        step get it from one ``quantile`` call)."""
+        n = len(self._buf)
+        out = np.empty((n, k))
+        if self._quantile is None:
+            for w in range(n):
+                out[w] = self.take(w, k)
+            return out
+        if k <= self._chunk and all(self._pos[w] >= self._buf[w].size for w in range(n)):
+            # the common first call: every worker's next chunk, of which the first k (row w times scale[w])
+            block = np.asarray(self._quantile(np.stack([self._streams[w].chunk(self._filled[w]) for w in range(n)])),
+                               dtype=float)
+            for w in range(n):
+                self._filled[w] += 1
+            self._buf, self._pos = list(block), [k] * n
+            np.multiply(block[:, :k], self._scale[:, None], out=out)
+            return out
+        got = [0] * n
+        pending = list(range(n))
+        while pending:
+            empty = [w for w in pending if self._pos[w] >= self._buf[w].size]
+            if empty:
+                for w, buf in zip(empty, self._fill_many(empty)):
+                    self._buf[w], self._pos[w] = buf, 0
+            left = []
+            for w in pending:
+                pos, g = self._pos[w], got[w]
+                part = self._buf[w][pos:pos + k - g]
+                out[w, g:g + part.size] = part * self._scale[w]
+                self._pos[w], got[w] = pos + part.size, g + part.size
+                if got[w] < k:
+                    left.append(w)
+            pending = left
         return out
 
 

@@ -1125,14 +1125,23 @@ def run_compiled(cluster) -> None:
     def more_neighbours():
         k = max(64, adr["j"].shape[0])
         adr["j"] = np.concatenate([adr["j"], np.array([int(rng.integers(n - 1)) for _ in range(k)], np.int64)])
-    heap = {"t": np.zeros(room + 64), "s": np.zeros(room + 64, np.int64), "k": np.zeros(room + 64, np.int64),
-            "a": np.zeros(room + 64, np.int64)}
-    ce = {"w": np.zeros(0, np.int64), "t": np.zeros(0)}
-    sy = {"launch": np.zeros(0), "finish": np.zeros(0), "moff": np.zeros(0, np.int64),
-          "mcnt": np.zeros(0, np.int64), "kind": np.zeros(0, np.int64), "nce": np.zeros(0, np.int64),
-          "bits": np.zeros(0), "w": np.zeros(0), "apply": np.zeros(0), "ver": np.zeros(0, np.int64)}
-    mem = {"w": np.zeros(0, np.int64), "it": np.zeros(0, np.int64)}
-    hold = {"t": np.zeros(0), "w": np.zeros(0, np.int64)}
+    hsize = 2 * room + 64          # room for one event's scheduling with the heap at least room + 64 full
+    heap = {"t": np.zeros(hsize), "s": np.zeros(hsize, np.int64), "k": np.zeros(hsize, np.int64),
+            "a": np.zeros(hsize, np.int64)}
+    # the log's columns start at about the compute ends the run will have (its duration over the first draws'
+    # mean, at most the draws' width per worker), so the loop seldom stops to ask for room (each return and
+    # call costs the typing of its ~45 arrays); only the room changes, not a value
+    mean = float(draws.draws.mean()) if draws.draws.size else 0.0
+    per = draws.draws.shape[1] if not mean > 0.0 else min(draws.draws.shape[1], cluster.duration / mean)
+    rows = max(1024, int(1.25 * n * per))
+    ce = {"w": np.zeros(rows, np.int64), "t": np.zeros(rows)}
+    srows = max(256, 2 * (n + 1))
+    sy = {"launch": np.zeros(srows), "finish": np.zeros(srows), "moff": np.zeros(srows, np.int64),
+          "mcnt": np.zeros(srows, np.int64), "kind": np.zeros(srows, np.int64), "nce": np.zeros(srows, np.int64),
+          "bits": np.zeros(srows), "w": np.zeros(srows), "apply": np.zeros(srows), "ver": np.zeros(srows, np.int64)}
+    mem = {"w": np.zeros(rows, np.int64), "it": np.zeros(rows, np.int64)}
+    hrows = rows if mode == MODE_TURNS else 0
+    hold = {"t": np.zeros(hrows), "w": np.zeros(hrows, np.int64)}
 
     def step():
         # the draws may have grown since the last call (the driver's NEED_DRAWS): their width, and the

@@ -46,7 +46,8 @@ class DrawBuffer:
     """Compute-time draws (s) taken ahead from ``source``, as ``draws[w, u]``: worker w's u-th draw.
 
     ``source`` has ``next(w) -> seconds`` (or also ``take(w, k)``, the values of k calls to
-    ``next(w)``); each worker's draws are taken in its own order, worker by worker.
+    ``next(w)``, or ``take_all(k)``, every worker's ``take(w, k)`` as rows); each worker's draws are taken
+    in its own order, worker by worker.
     :meth:`grow` at least doubles the width (and makes it at least ``minimum`` > 0);
     ``companions`` more float arrays of the same shape (zeros) grow with it (e.g. the
     start time of the iteration of each draw), read as ``companion[c]``.
@@ -64,9 +65,12 @@ class DrawBuffer:
         """Add columns so that the width is max(2 * width, minimum)."""
         have = self.draws.shape[1]
         add = max(2 * have, self.minimum) - have
-        take = getattr(self.source, "take", None)
-        new = np.empty((self.n, add))
-        for w in range(self.n):
+        take_all, take = getattr(self.source, "take_all", None), getattr(self.source, "take", None)
+        if take_all is not None:          # every worker's draws at once (ComputeTimes: its chunks mapped together)
+            new = np.asarray(take_all(add), dtype=float).reshape(self.n, add)
+        else:
+            new = np.empty((self.n, add))
+        for w in range(self.n if take_all is None else 0):
             if take is not None:
                 new[w] = take(w, add)
             else:

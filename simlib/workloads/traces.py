@@ -273,17 +273,19 @@ class Trace:
 
         For a distribution (this class) every worker draws i.i.d. from :meth:`sample` with its own
         generator ``child_seed(seed, w)``, ``chunk`` draws at a time: exactly
-        ``ComputeTimes(trace.sample, n, seed, chunk=chunk, scale=scale)``.  ``seed``: a
+        ``ComputeTimes(trace.sample, n, seed, chunk=chunk, scale=scale)``, whose uniforms are shared
+        by the runs of the process through its memo (``quantile``: the trace's quantile).  ``seed``: a
         SeedSequence or an int >= 0; ``scale[w]`` multiplies worker ``w``'s times (002's slowed
         workers).  :class:`RecordedTrace` replays recorded sequences instead (decision T7).
         """
         n = check_int("n", n, 1)
-        # the sampler is sample() without its per-chunk checks: ComputeTimes hands it its own generators
-        # and the int chunk (issue 48: the checks were ~0.008 s of a 10-minute SSP run)
+        # the sampler is sample() without its per-chunk checks (issue 48: ~0.008 s of a 10-minute SSP run), and
+        # sample(rng, k) is quantile(rng.random(k)): the uniforms may come from the process's memo; both need a
+        # Trace whose sample and quantile are these (a subclass's own keep their checks and their path)
         plain = type(self).sample is Trace.sample and type(self).quantile is Trace.quantile
-        sampler = self._draws if plain else self.sample
-        return ComputeTimes(sampler, n, as_seed_sequence(seed), chunk=check_int("chunk", chunk, 1),
-                            scale=scale)
+        return ComputeTimes(self._draws if plain else self.sample, n, as_seed_sequence(seed),
+                            chunk=check_int("chunk", chunk, 1), scale=scale,
+                            quantile=self._quantile_of if plain else None)
 
 
 class TraceWrapWarning(UserWarning):

@@ -1,0 +1,146 @@
+"""A/B benchmark of notebooks 16, 91 and 92's trials (issue 48) against a revision, on committed rows.
+
+Re-runs sampled committed rows with each row's paired sweep seed, in one warm process per side, as a sweep
+worker runs them: notebook 16's profile search (``16_sr_profile_runs``; ``nb16_sel``: its selective-reduce rows) and baselines
+(``16_sr_profile_baseline_runs``), notebook 91's internet-scale sweep (``91_beyond_internet_scale``, rows with
+n <= ``--max-n``), and notebook 92's SR vs PR runs (``92_beyond_real_traces_sr``) and its two time-to-accuracy
+sweeps (``92_beyond_real_traces_tta_sr``, ``92_beyond_real_traces_tta_ssp``; ``--tta-rows`` rows each, seconds a
+row).  Each side runs in its own subprocess with ``PYTHONPATH`` at this checkout or at ``--rev`` (extracted by
+``git archive`` into ``build/ab_<rev>``), alternating over ``--repeats`` rounds
+(:func:`benchmarks.ab_revision.interleave_and_report`: median process CPU per group, ratio old/new, whether
+every output is identical bit for bit as ``repr``).  Each side also counts the outputs that differ from the
+committed CSV cells (printed once per side).  The trials of a group share the process, so the runs of one
+trial seed reuse what a process keeps between runs (compute-time uniforms), as in a sweep's worker.
+
+    python benchmarks/ab_sr_trials.py [--rev 6e5bbc8] [--rows 40] [--tta-rows 2] [--repeats 3] [--nice 10]
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.append(str(ROOT))      # after PYTHONPATH: a worker imports the side's simlib
+from benchmarks.ab_revision import ab_arguments, extract, interleave_and_report, run_script_worker  # noqa: E402
+
+#: group -> (the committed result CSV its rows come from, the trial function "module:name", rows option)
+GROUPS = {"nb16_runs": ("16_sr_profile_runs", "simlib.papers.cluster_scenario:run_trial", "rows"),
+          "nb16_sel": ("16_sr_profile_runs", "simlib.papers.cluster_scenario:run_trial", "rows"),
+          "nb16_base": ("16_sr_profile_baseline_runs", "simlib.papers.cluster_scenario:run_trial", "rows"),
+          "nb91": ("91_beyond_internet_scale", "simlib.papers.cluster_scenario:run_trial", "rows91"),
+          "nb92_sr": ("92_beyond_real_traces_sr", "simlib.papers.cluster_scenario:run_trial", "rows"),
+          "nb92_tta_sr": ("92_beyond_real_traces_tta_sr", "simlib.training.time_to_accuracy:trial", "tta_rows"),
+          "nb92_tta_ssp": ("92_beyond_real_traces_tta_ssp", "simlib.training.selmcast_ssp_tta:trial", "tta_rows")}
+
+
+def _value(x):
+    return x.item() if hasattr(x, "item") else x
+
+
+def _rows(name: str, k: int, seed: int, max_n: int | None = None, scheme: str | None = None) -> list:
+    """``k`` rows of ``data/results/<name>.csv`` (n <= ``max_n``, of ``scheme``) drawn with ``seed``: (params,
+    trial, row)."""
+    import numpy as np
+    import pandas as pd
+    df = pd.read_csv(ROOT / "data" / "results" / f"{name}.csv")
+    if max_n is not None:
+        df = df[df["n"] <= max_n].reset_index(drop=True)
+    if scheme is not None:
+        df = df[df["scheme"] == scheme].reset_index(drop=True)
+    keys = list(df.columns[:list(df.columns).index("trial")])
+    out = []
+    for i in sorted(np.random.default_rng(seed).choice(len(df), min(k, len(df)), replace=False).tolist()):
+        r = df.iloc[i]
+        params = {c: _value(r[c]) for c in keys if not pd.isna(r[c])}
+        params["n"] = int(params["n"])
+        out.append((params, int(r["trial"]), r))
+    return out
+
+
+def _committed_diffs(out: dict, row) -> int:
+    import pandas as pd
+    bad = 0
+    for c, v in out.items():
+        if c.endswith("_time_ms") or c not in row.index:
+            continue
+        if pd.isna(row[c]):
+            bad += not (isinstance(v, float) and math.isnan(v))
+        elif repr(float(v)) != repr(float(row[c])):
+            bad += 1
+    return bad
+
+
+def worker() -> None:
+    """Run every group once in this process (after one warm trial per group); print JSON: per group the
+    CPU seconds, the outputs and the number of outputs differing from the committed rows."""
+    import importlib
+    import warnings
+    warnings.filterwarnings("ignore")
+    from simlib.pipeline.sweep import trial_seed
+
+    spec = json.loads(sys.stdin.read())
+    counts = {"rows": spec["rows"], "rows91": spec["rows"], "tta_rows": spec["tta_rows"]}
+    out = {}
+    for g in spec["groups"]:
+        name, fn_name, count = GROUPS[g]
+        module, attr = fn_name.split(":")
+        fn = getattr(importlib.import_module(module), attr)
+        rows = _rows(name, counts[count], spec["seed"], spec["max_n"] if g == "nb91" else None,
+                     "selective" if g == "nb16_sel" else None)
+        if count != "tta_rows":       # kernels loaded, first-call costs paid (the TTA groups: their own rows)
+            p, t, _ = rows[0]
+            fn(dict(p), trial_seed(0, t, p))
+        t0 = time.process_time()
+        res = [fn(dict(p), trial_seed(0, t, p)) for p, t, _ in rows]
+        cpu = time.process_time() - t0
+        committed = sum(_committed_diffs(r, row) for r, (_, _, row) in zip(res, rows))
+        out[g] = {"cpu": cpu, "committed_diffs": committed,
+                  "rows": [{k: repr(v) for k, v in r.items() if not k.endswith("_time_ms")} for r in res]}
+    print(json.dumps(out))
+
+
+def _diff(a, b) -> list:
+    return [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+
+
+def main(argv=None) -> int:
+    ap = ab_arguments(__doc__, "6e5bbc8", 3)
+    ap.add_argument("--rows", type=int, default=40, help="rows sampled per group (notebooks 16, 91, 92's SR)")
+    ap.add_argument("--tta-rows", type=int, default=2, help="rows sampled per time-to-accuracy group")
+    ap.add_argument("--max-n", type=int, default=2000, help="notebook 91's rows up to this n")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the row sample")
+    ap.add_argument("--only", nargs="+", choices=list(GROUPS), default=list(GROUPS), help="these groups only")
+    args = ap.parse_args(argv)
+    if args.worker:
+        worker()
+        return 0
+    if args.repeats < 1 or args.rows < 1 or args.tta_rows < 1:
+        ap.error("--repeats, --rows and --tta-rows must be >= 1")
+    old_root = extract(args.rev)
+    print(f"{args.rev} (old) vs this checkout (new); {args.rows} rows per group, {args.tta_rows} per TTA group; "
+          f"{args.repeats} interleaved rounds; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}",
+          flush=True)
+    seen = set()
+    spec = {"rows": args.rows, "tta_rows": args.tta_rows, "seed": args.seed, "max_n": args.max_n,
+            "groups": args.only}
+
+    def run_side(root: Path) -> dict:
+        res = run_script_worker(__file__, spec, root, args.nice)
+        if root not in seen:
+            seen.add(root)
+            print(f"  {root}: outputs differing from the committed CSVs: "
+                  + ", ".join(f"{g} {res[g]['committed_diffs']}" for g in args.only), flush=True)
+        return res
+
+    groups = {g: range(args.tta_rows if GROUPS[g][2] == "tta_rows" else args.rows) for g in args.only}
+    rc = interleave_and_report(groups, old_root, run_side, args.repeats, _diff, "group")
+    print(f"load average {os.getloadavg()[0]:.1f}")
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
