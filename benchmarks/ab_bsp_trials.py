@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import json
-import math
 import os
 import sys
 import time
@@ -23,7 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))      # after PYTHONPATH: a worker imports the side's simlib
-from benchmarks.ab_revision import ab_arguments, extract, interleave_and_report, run_script_worker  # noqa: E402
+from benchmarks.ab_revision import (ab_arguments, committed_diffs, extract, interleave_and_report,  # noqa: E402
+                                     row_diff, run_script_worker)
 
 #: group -> the committed result CSV its rows come from
 GROUPS = {"nb47_search": "47_selmcast_profile_runs", "nb47_map": "47_selmcast_claims_map_runs",
@@ -48,18 +48,6 @@ def _rows(name: str, k: int, seed: int) -> list:
     return out
 
 
-def _committed_diffs(out: dict, row) -> int:
-    import pandas as pd
-    bad = 0
-    for c, v in out.items():
-        if c.endswith("_time_ms") or c not in row.index:
-            continue
-        if pd.isna(row[c]):
-            bad += not (isinstance(v, float) and math.isnan(v))
-        elif repr(float(v)) != repr(float(row[c])):
-            bad += 1
-    return bad
-
 
 def worker() -> None:
     """Run every group once in this process (after one warm trial per group); print JSON: per group the
@@ -79,14 +67,11 @@ def worker() -> None:
         t0 = time.process_time()
         res = [bsp_trial(p, trial_seed(0, t, p)) for p, t, _ in rows]
         cpu = time.process_time() - t0
-        committed = sum(_committed_diffs(r, row) for r, (_, _, row) in zip(res, rows))
+        committed = sum(committed_diffs(r, row) for r, (_, _, row) in zip(res, rows))
         out[g] = {"cpu": cpu, "committed_diffs": committed,
                   "rows": [{k: repr(v) for k, v in r.items() if not k.endswith("_time_ms")} for r in res]}
     print(json.dumps(out))
 
-
-def _diff(a, b) -> list:
-    return [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
 
 
 def main(argv=None) -> int:
@@ -113,7 +98,7 @@ def main(argv=None) -> int:
         return res
 
     groups = {g: range(args.rows) for g in GROUPS}
-    rc = interleave_and_report(groups, old_root, run_side, args.repeats, _diff, "group")
+    rc = interleave_and_report(groups, old_root, run_side, args.repeats, row_diff, "group")
     print(f"load average {os.getloadavg()[0]:.1f}")
     return rc
 

@@ -87,3 +87,26 @@ def interleave_and_report(groups: dict, old_root, run_side, repeats: int, diff, 
             print(f"{g:>14} {len(groups[g]):>5} {o:>10.2f} {n:>10.2f} {o / max(n, 1e-9):>7.2f}x  "
                   + ("yes" if not found else f"NO: {len(found)} values, first {found[:3]}"), flush=True)
     return 0 if same else 1
+
+
+def committed_diffs(out: dict, row, skip_suffix: str = "_time_ms") -> int:
+    """How many of a trial's outputs ``out`` differ from the committed CSV ``row`` (a pandas Series) in the
+    columns they share: a value compared as ``repr(float(.))``, an empty cell equal only to a NaN; columns
+    ending in ``skip_suffix`` (wall-clock times) left out."""
+    import math
+
+    import pandas as pd
+    bad = 0
+    for c, v in out.items():
+        if (skip_suffix and c.endswith(skip_suffix)) or c not in row.index:
+            continue
+        if pd.isna(row[c]):
+            bad += not (isinstance(v, float) and math.isnan(v))
+        elif repr(float(v)) != repr(float(row[c])):
+            bad += 1
+    return bad
+
+
+def row_diff(a: dict, b: dict) -> list:
+    """The keys whose values differ between two output rows (``interleave_and_report``'s ``diff``)."""
+    return [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]

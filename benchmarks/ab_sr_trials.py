@@ -17,7 +17,6 @@ trial seed reuse what a process keeps between runs (compute-time uniforms), as i
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 import time
@@ -25,7 +24,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))      # after PYTHONPATH: a worker imports the side's simlib
-from benchmarks.ab_revision import ab_arguments, extract, interleave_and_report, run_script_worker  # noqa: E402
+from benchmarks.ab_revision import (ab_arguments, committed_diffs, extract, interleave_and_report,  # noqa: E402
+                                     row_diff, run_script_worker)
 
 #: group -> (the committed result CSV its rows come from, the trial function "module:name", rows option)
 GROUPS = {"nb16_runs": ("16_sr_profile_runs", "simlib.papers.cluster_scenario:run_trial", "rows"),
@@ -61,18 +61,6 @@ def _rows(name: str, k: int, seed: int, max_n: int | None = None, scheme: str | 
     return out
 
 
-def _committed_diffs(out: dict, row) -> int:
-    import pandas as pd
-    bad = 0
-    for c, v in out.items():
-        if c.endswith("_time_ms") or c not in row.index:
-            continue
-        if pd.isna(row[c]):
-            bad += not (isinstance(v, float) and math.isnan(v))
-        elif repr(float(v)) != repr(float(row[c])):
-            bad += 1
-    return bad
-
 
 def worker() -> None:
     """Run every group once in this process (after one warm trial per group); print JSON: per group the
@@ -97,14 +85,11 @@ def worker() -> None:
         t0 = time.process_time()
         res = [fn(dict(p), trial_seed(0, t, p)) for p, t, _ in rows]
         cpu = time.process_time() - t0
-        committed = sum(_committed_diffs(r, row) for r, (_, _, row) in zip(res, rows))
+        committed = sum(committed_diffs(r, row) for r, (_, _, row) in zip(res, rows))
         out[g] = {"cpu": cpu, "committed_diffs": committed,
                   "rows": [{k: repr(v) for k, v in r.items() if not k.endswith("_time_ms")} for r in res]}
     print(json.dumps(out))
 
-
-def _diff(a, b) -> list:
-    return [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
 
 
 def main(argv=None) -> int:
@@ -137,7 +122,7 @@ def main(argv=None) -> int:
         return res
 
     groups = {g: range(args.tta_rows if GROUPS[g][2] == "tta_rows" else args.rows) for g in args.only}
-    rc = interleave_and_report(groups, old_root, run_side, args.repeats, _diff, "group")
+    rc = interleave_and_report(groups, old_root, run_side, args.repeats, row_diff, "group")
     print(f"load average {os.getloadavg()[0]:.1f}")
     return rc
 

@@ -17,7 +17,6 @@ the rest (Python around the kernel: scenario, trace, log, metrics).
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 import time
@@ -25,7 +24,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))      # after PYTHONPATH: a worker imports the side's simlib
-from benchmarks.ab_revision import ab_arguments, extract, interleave_and_report, run_script_worker  # noqa: E402
+from benchmarks.ab_revision import (ab_arguments, committed_diffs, extract, interleave_and_report,  # noqa: E402
+                                     row_diff, run_script_worker)
 
 _F44 = ("44_selmcast_ssp_fig8", "44_selmcast_ssp_fig9", "44_selmcast_ssp_fig10")
 _F45 = ("45_selmcast_ssp_fig11", "45_selmcast_ssp_fig12", "45_selmcast_ssp_fig13")
@@ -89,18 +89,6 @@ def _row(keys, r):
     return params, int(r["trial"]), r
 
 
-def _committed_diffs(out: dict, row) -> int:
-    import pandas as pd
-    bad = 0
-    for c, v in out.items():
-        if c not in row.index:
-            continue
-        if pd.isna(row[c]):
-            bad += not (isinstance(v, float) and math.isnan(v))
-        elif repr(float(v)) != repr(float(row[c])):
-            bad += 1
-    return bad
-
 
 def _timer(owner, name: str, acc: dict, key: str) -> None:
     """Wrap ``owner.name`` so that its process CPU is added to ``acc[key]``."""
@@ -142,14 +130,11 @@ def worker() -> None:
         t0 = time.process_time()
         res = [run_trial(p, trial_seed(0, t)) for p, t, _ in rows]
         cpu = time.process_time() - t0
-        committed = sum(_committed_diffs(r, row) for r, (_, _, row) in zip(res, rows))
+        committed = sum(committed_diffs(r, row, skip_suffix="") for r, (_, _, row) in zip(res, rows))
         out[g] = {"cpu": cpu, "committed_diffs": committed, "kernel": acc["kernel"], "draws": acc["draws"],
                   "rows": [{k: repr(v) for k, v in r.items()} for r in res]}
     print(json.dumps(out))
 
-
-def _diff(a, b) -> list:
-    return [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
 
 
 def main(argv=None) -> int:
@@ -192,7 +177,7 @@ def main(argv=None) -> int:
         return res
 
     groups = {g: _rows(names, pick, args.rows, args.seed, args.per) for g, (names, pick) in GROUPS.items()}
-    rc = interleave_and_report(groups, old_root, run_side, args.repeats, _diff, "group")
+    rc = interleave_and_report(groups, old_root, run_side, args.repeats, row_diff, "group")
     print(f"load average {os.getloadavg()[0]:.1f}")
     return rc
 
