@@ -110,3 +110,18 @@ def committed_diffs(out: dict, row, skip_suffix: str = "_time_ms") -> int:
 def row_diff(a: dict, b: dict) -> list:
     """The keys whose values differ between two output rows (``interleave_and_report``'s ``diff``)."""
     return [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+
+
+def time_rows(call, rows: list, skip_suffix: str = "_time_ms") -> dict:
+    """``call(params, trial)`` for each ``(params, trial, committed row)`` of ``rows``, timed together in process
+    CPU seconds: ``{"cpu", "committed_diffs"`` (:func:`committed_diffs` summed), ``"rows"`` (each output as
+    ``{key: repr(value)}``, keys ending in ``skip_suffix`` left out)``}``, a worker's group of
+    :func:`interleave_and_report`."""
+    import time
+    t0 = time.process_time()
+    res = [call(p, t) for p, t, _ in rows]
+    cpu = time.process_time() - t0
+    diffs = sum(committed_diffs(r, row, skip_suffix) for r, (_, _, row) in zip(res, rows))
+    return {"cpu": cpu, "committed_diffs": diffs,
+            "rows": [{k: repr(v) for k, v in r.items() if not (skip_suffix and k.endswith(skip_suffix))} for r in res]}
+

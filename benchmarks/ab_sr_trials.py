@@ -19,13 +19,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))      # after PYTHONPATH: a worker imports the side's simlib
-from benchmarks.ab_revision import (ab_arguments, committed_diffs, extract, interleave_and_report,  # noqa: E402
-                                     row_diff, run_script_worker)
+from benchmarks.ab_revision import (ab_arguments, extract, interleave_and_report, row_diff,  # noqa: E402
+                                     run_script_worker, time_rows)
 
 #: group -> (the committed result CSV its rows come from, the trial function "module:name", rows option)
 GROUPS = {"nb16_runs": ("16_sr_profile_runs", "simlib.papers.cluster_scenario:run_trial", "rows"),
@@ -61,7 +60,6 @@ def _rows(name: str, k: int, seed: int, max_n: int | None = None, scheme: str | 
     return out
 
 
-
 def worker() -> None:
     """Run every group once in this process (after one warm trial per group); print JSON: per group the
     CPU seconds, the outputs and the number of outputs differing from the committed rows."""
@@ -82,14 +80,8 @@ def worker() -> None:
         if count != "tta_rows":       # kernels loaded, first-call costs paid (the TTA groups: their own rows)
             p, t, _ = rows[0]
             fn(dict(p), trial_seed(0, t, p))
-        t0 = time.process_time()
-        res = [fn(dict(p), trial_seed(0, t, p)) for p, t, _ in rows]
-        cpu = time.process_time() - t0
-        committed = sum(committed_diffs(r, row) for r, (_, _, row) in zip(res, rows))
-        out[g] = {"cpu": cpu, "committed_diffs": committed,
-                  "rows": [{k: repr(v) for k, v in r.items() if not k.endswith("_time_ms")} for r in res]}
+        out[g] = time_rows(lambda p, t: fn(dict(p), trial_seed(0, t, p)), rows)
     print(json.dumps(out))
-
 
 
 def main(argv=None) -> int:

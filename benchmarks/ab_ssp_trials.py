@@ -24,8 +24,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))      # after PYTHONPATH: a worker imports the side's simlib
-from benchmarks.ab_revision import (ab_arguments, committed_diffs, extract, interleave_and_report,  # noqa: E402
-                                     row_diff, run_script_worker)
+from benchmarks.ab_revision import (ab_arguments, extract, interleave_and_report, row_diff,  # noqa: E402
+                                     run_script_worker, time_rows)
 
 _F44 = ("44_selmcast_ssp_fig8", "44_selmcast_ssp_fig9", "44_selmcast_ssp_fig10")
 _F45 = ("45_selmcast_ssp_fig11", "45_selmcast_ssp_fig12", "45_selmcast_ssp_fig13")
@@ -89,7 +89,6 @@ def _row(keys, r):
     return params, int(r["trial"]), r
 
 
-
 def _timer(owner, name: str, acc: dict, key: str) -> None:
     """Wrap ``owner.name`` so that its process CPU is added to ``acc[key]``."""
     fn = getattr(owner, name)
@@ -127,14 +126,9 @@ def worker() -> None:
     for g, rows in samples.items():
         bandwidth._DRAWS.__init__(bandwidth._DRAWS.max_bytes)   # each group pays its seeds' draws once
         acc.update(kernel=0.0, draws=0.0)
-        t0 = time.process_time()
-        res = [run_trial(p, trial_seed(0, t)) for p, t, _ in rows]
-        cpu = time.process_time() - t0
-        committed = sum(committed_diffs(r, row, skip_suffix="") for r, (_, _, row) in zip(res, rows))
-        out[g] = {"cpu": cpu, "committed_diffs": committed, "kernel": acc["kernel"], "draws": acc["draws"],
-                  "rows": [{k: repr(v) for k, v in r.items()} for r in res]}
+        out[g] = time_rows(lambda p, t: run_trial(p, trial_seed(0, t)), rows, skip_suffix="")
+        out[g].update(kernel=acc["kernel"], draws=acc["draws"])
     print(json.dumps(out))
-
 
 
 def main(argv=None) -> int:

@@ -312,15 +312,19 @@ def _normalize_rows(P, S, y, one, scale):
     """``P[r] = (P[r] / S[r] - onehot(y[r])) * scale`` in place, for ``P`` (R, C), ``S``, ``y`` (R,); ``one``
     and ``scale`` in ``P``'s dtype: numpy's ``P /= S; P[r, y] -= 1.0; P *= scale`` element by element, each
     operation one IEEE operation in that dtype (no fused or reordered arithmetic)."""
-    R, C = P.shape
-    for r in range(R):
-        s = S[r]
-        t = y[r]
-        for c in range(C):
-            q = P[r, c] / s
-            if c == t:
-                q = q - one
-            P[r, c] = q * scale
+    for r in range(P.shape[0]):
+        _normalize_row(P, r, S[r], y[r], one, scale)
+
+
+@njit(cache=True, inline="always")
+def _normalize_row(P, r, s, t, one, scale):
+    """Row ``r`` of :func:`_normalize_rows`: ``P[r, c] = (P[r, c] / s - (c == t)) * scale``, one IEEE
+    operation at a time in ``P``'s dtype."""
+    for c in range(P.shape[1]):
+        q = P[r, c] / s
+        if c == t:
+            q = q - one
+        P[r, c] = q * scale
 
 
 #: Row lengths whose sum :func:`_sum_normalize_rows` takes in numpy's order (one block of its pairwise
@@ -358,13 +362,7 @@ def _sum_normalize_rows(P, y, one, scale):
         res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
         for i in range(top, C):
             res += P[r, i]
-        s = one - one + res                 # the reduction's start, +0, plus the block
-        t = y[r]
-        for c in range(C):
-            q = P[r, c] / s
-            if c == t:
-                q = q - one
-            P[r, c] = q * scale
+        _normalize_row(P, r, one - one + res, y[r], one, scale)   # the reduction's start, +0, plus the block
 
 
 def _dlogits(Z: np.ndarray, y: np.ndarray) -> np.ndarray:
