@@ -21,30 +21,26 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))      # after PYTHONPATH: a worker imports the side's simlib
-from benchmarks.ab_revision import (ab_arguments, extract, interleave_and_report, row_diff,  # noqa: E402
-                                     run_script_worker, time_rows)
+from benchmarks.ab_revision import (ab_arguments, committed_side, extract, interleave_and_report,  # noqa: E402
+                                     row_diff, sample_committed_rows, time_rows)
 
 #: group -> the committed result CSV its rows come from
 GROUPS = {"nb47_search": "47_selmcast_profile_runs", "nb47_map": "47_selmcast_claims_map_runs",
           "nb41_fig4": "41_selmcast_fig4"}
 
 
+def _fix(params: dict) -> dict:
+    """A committed BSP row's setting as the trial takes it."""
+    if isinstance(params.get("mu"), str) and params["mu"] != "1/p":
+        params["mu"] = float(params["mu"])             # a column mixing 1.0 and "1/p" reads as str
+    if isinstance(params.get("schemes"), str):
+        params["schemes"] = ast.literal_eval(params["schemes"])
+    return params
+
+
 def _rows(name: str, k: int, seed: int) -> list:
     """``k`` rows of ``data/results/<name>.csv`` drawn with ``seed``: (params, trial, committed row)."""
-    import numpy as np
-    import pandas as pd
-    df = pd.read_csv(ROOT / "data" / "results" / f"{name}.csv")
-    keys = list(df.columns[:list(df.columns).index("trial")])
-    out = []
-    for i in sorted(np.random.default_rng(seed).choice(len(df), k, replace=False).tolist()):
-        r = df.iloc[i]
-        params = {c: (r[c].item() if hasattr(r[c], "item") else r[c]) for c in keys if not pd.isna(r[c])}
-        if isinstance(params.get("mu"), str) and params["mu"] != "1/p":
-            params["mu"] = float(params["mu"])             # a column mixing 1.0 and "1/p" reads as str
-        if isinstance(params.get("schemes"), str):
-            params["schemes"] = ast.literal_eval(params["schemes"])
-        out.append((params, int(r["trial"]), r))
-    return out
+    return sample_committed_rows(name, k, seed, fix=_fix)
 
 
 def worker() -> None:
@@ -79,16 +75,7 @@ def main(argv=None) -> int:
     old_root = extract(args.rev)
     print(f"{args.rev} (old) vs this checkout (new); {args.rows} rows per group; {args.repeats} interleaved "
           f"rounds; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}", flush=True)
-    seen = set()
-
-    def run_side(root: Path) -> dict:
-        res = run_script_worker(__file__, {"rows": args.rows, "seed": args.seed}, root, args.nice)
-        if root not in seen:
-            seen.add(root)
-            print(f"  {root}: outputs differing from the committed CSVs: "
-                  + ", ".join(f"{g} {res[g]['committed_diffs']}" for g in GROUPS), flush=True)
-        return res
-
+    run_side = committed_side(__file__, {"rows": args.rows, "seed": args.seed}, GROUPS, args.nice)
     groups = {g: range(args.rows) for g in GROUPS}
     rc = interleave_and_report(groups, old_root, run_side, args.repeats, row_diff, "group")
     print(f"load average {os.getloadavg()[0]:.1f}")

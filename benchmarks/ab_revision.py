@@ -125,3 +125,43 @@ def time_rows(call, rows: list, skip_suffix: str = "_time_ms") -> dict:
     return {"cpu": cpu, "committed_diffs": diffs,
             "rows": [{k: repr(v) for k, v in r.items() if not (skip_suffix and k.endswith(skip_suffix))} for r in res]}
 
+
+def committed_params(row, keys) -> dict:
+    """The setting of a committed result ``row`` (a pandas Series): its values in ``keys`` as plain Python
+    values, the empty cells left out."""
+    import pandas as pd
+    return {c: (row[c].item() if hasattr(row[c], "item") else row[c]) for c in keys if not pd.isna(row[c])}
+
+
+def sample_committed_rows(name: str, k: int, seed: int, where=None, fix=None) -> list:
+    """``k`` rows (at most all) of ``data/results/<name>.csv`` that ``where(df)`` (a boolean mask; default all)
+    keeps, drawn with ``seed``, in file order: ``(params, trial, committed row)``, ``params`` from
+    :func:`committed_params` passed through ``fix`` (default: as read)."""
+    import numpy as np
+    import pandas as pd
+    df = pd.read_csv(ROOT / "data" / "results" / f"{name}.csv")
+    if where is not None:
+        df = df[where(df)].reset_index(drop=True)
+    keys = list(df.columns[:list(df.columns).index("trial")])
+    out = []
+    for i in sorted(np.random.default_rng(seed).choice(len(df), min(k, len(df)), replace=False).tolist()):
+        r = df.iloc[i]
+        params = committed_params(r, keys)
+        out.append((params if fix is None else fix(params), int(r["trial"]), r))
+    return out
+
+
+def committed_side(script: str, spec: dict, groups, nice: int = 0):
+    """``run_side(root)`` for :func:`interleave_and_report`: :func:`run_script_worker` of ``script`` with ``spec``,
+    printing once per side how many outputs of each of ``groups`` differ from the committed CSVs."""
+    seen = set()
+
+    def run_side(root: Path) -> dict:
+        res = run_script_worker(script, spec, root, nice)
+        if root not in seen:
+            seen.add(root)
+            print(f"  {root}: outputs differing from the committed CSVs: "
+                  + ", ".join(f"{g} {res[g]['committed_diffs']}" for g in groups), flush=True)
+        return res
+    return run_side
+

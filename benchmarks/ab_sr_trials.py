@@ -23,8 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))      # after PYTHONPATH: a worker imports the side's simlib
-from benchmarks.ab_revision import (ab_arguments, extract, interleave_and_report, row_diff,  # noqa: E402
-                                     run_script_worker, time_rows)
+from benchmarks.ab_revision import (ab_arguments, committed_side, extract, interleave_and_report,  # noqa: E402
+                                     row_diff, sample_committed_rows, time_rows)
 
 #: group -> (the committed result CSV its rows come from, the trial function "module:name", rows option)
 GROUPS = {"nb16_runs": ("16_sr_profile_runs", "simlib.papers.cluster_scenario:run_trial", "rows"),
@@ -36,28 +36,17 @@ GROUPS = {"nb16_runs": ("16_sr_profile_runs", "simlib.papers.cluster_scenario:ru
           "nb92_tta_ssp": ("92_beyond_real_traces_tta_ssp", "simlib.training.selmcast_ssp_tta:trial", "tta_rows")}
 
 
-def _value(x):
-    return x.item() if hasattr(x, "item") else x
-
-
 def _rows(name: str, k: int, seed: int, max_n: int | None = None, scheme: str | None = None) -> list:
     """``k`` rows of ``data/results/<name>.csv`` (n <= ``max_n``, of ``scheme``) drawn with ``seed``: (params,
     trial, row)."""
-    import numpy as np
-    import pandas as pd
-    df = pd.read_csv(ROOT / "data" / "results" / f"{name}.csv")
-    if max_n is not None:
-        df = df[df["n"] <= max_n].reset_index(drop=True)
-    if scheme is not None:
-        df = df[df["scheme"] == scheme].reset_index(drop=True)
-    keys = list(df.columns[:list(df.columns).index("trial")])
-    out = []
-    for i in sorted(np.random.default_rng(seed).choice(len(df), min(k, len(df)), replace=False).tolist()):
-        r = df.iloc[i]
-        params = {c: _value(r[c]) for c in keys if not pd.isna(r[c])}
-        params["n"] = int(params["n"])
-        out.append((params, int(r["trial"]), r))
-    return out
+    def where(df):
+        keep = df["n"] == df["n"]
+        if max_n is not None:
+            keep &= df["n"] <= max_n
+        if scheme is not None:
+            keep &= df["scheme"] == scheme
+        return keep
+    return sample_committed_rows(name, k, seed, where, fix=lambda p: dict(p, n=int(p["n"])))
 
 
 def worker() -> None:
@@ -101,18 +90,9 @@ def main(argv=None) -> int:
     print(f"{args.rev} (old) vs this checkout (new); {args.rows} rows per group, {args.tta_rows} per TTA group; "
           f"{args.repeats} interleaved rounds; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}",
           flush=True)
-    seen = set()
     spec = {"rows": args.rows, "tta_rows": args.tta_rows, "seed": args.seed, "max_n": args.max_n,
             "groups": args.only}
-
-    def run_side(root: Path) -> dict:
-        res = run_script_worker(__file__, spec, root, args.nice)
-        if root not in seen:
-            seen.add(root)
-            print(f"  {root}: outputs differing from the committed CSVs: "
-                  + ", ".join(f"{g} {res[g]['committed_diffs']}" for g in args.only), flush=True)
-        return res
-
+    run_side = committed_side(__file__, spec, args.only, args.nice)
     groups = {g: range(args.tta_rows if GROUPS[g][2] == "tta_rows" else args.rows) for g in args.only}
     rc = interleave_and_report(groups, old_root, run_side, args.repeats, row_diff, "group")
     print(f"load average {os.getloadavg()[0]:.1f}")

@@ -24,8 +24,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))      # after PYTHONPATH: a worker imports the side's simlib
-from benchmarks.ab_revision import (ab_arguments, extract, interleave_and_report, row_diff,  # noqa: E402
-                                     run_script_worker, time_rows)
+from benchmarks.ab_revision import (ab_arguments, committed_params, committed_side, extract,  # noqa: E402
+                                     interleave_and_report, row_diff, run_script_worker, time_rows)
 
 _F44 = ("44_selmcast_ssp_fig8", "44_selmcast_ssp_fig9", "44_selmcast_ssp_fig10")
 _F45 = ("45_selmcast_ssp_fig11", "45_selmcast_ssp_fig12", "45_selmcast_ssp_fig13")
@@ -77,15 +77,12 @@ def _rows(names, pick, k: int, seed: int, per: int = 1) -> list:
 
 
 def _row(keys, r):
-    """(params, trial, committed row) of CSV row ``r`` whose setting is the columns ``keys``."""
-    import pandas as pd
-    params = {}
-    for c in keys:
-        v = r[c].item() if hasattr(r[c], "item") else r[c]
-        if c in ("ssp", "k"):
-            params[c] = None if pd.isna(v) else int(v)
-        elif not pd.isna(v):
-            params[c] = v
+    """(params, trial, committed row) of CSV row ``r`` whose setting is the columns ``keys``; ``ssp``/``k``
+    empty read as None (infinite), else as int."""
+    params = committed_params(r, keys)
+    for c in ("ssp", "k"):
+        if c in keys:
+            params[c] = int(params[c]) if c in params else None
     return params, int(r["trial"]), r
 
 
@@ -160,16 +157,7 @@ def main(argv=None) -> int:
     old_root = extract(args.rev)
     print(f"{args.rev} (old) vs this checkout (new); {args.rows} rows per group; {args.repeats} interleaved "
           f"rounds; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}", flush=True)
-    seen = set()
-
-    def run_side(root: Path) -> dict:
-        res = run_script_worker(__file__, spec, root, args.nice)
-        if root not in seen:
-            seen.add(root)
-            print(f"  {root}: outputs differing from the committed CSVs: "
-                  + ", ".join(f"{g} {res[g]['committed_diffs']}" for g in GROUPS), flush=True)
-        return res
-
+    run_side = committed_side(__file__, spec, GROUPS, args.nice)
     groups = {g: _rows(names, pick, args.rows, args.seed, args.per) for g, (names, pick) in GROUPS.items()}
     rc = interleave_and_report(groups, old_root, run_side, args.repeats, row_diff, "group")
     print(f"load average {os.getloadavg()[0]:.1f}")
