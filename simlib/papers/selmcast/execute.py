@@ -18,12 +18,11 @@ Units: bits, bits/s, seconds.
 """
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
+from simlib.core.gc_pause import gc_paused
 from simlib.core.network import FlowNetwork
 from simlib.core.topology import BigSwitch
 from simlib.core.validate import check_array, check_choice
@@ -133,24 +132,6 @@ def check_plan(x, p, forced=None) -> None:
             raise ValueError(f"x violates (5): forced pair {tuple(int(a) for a in miss[0])} not selected")
 
 
-@contextmanager
-def _gc_paused():
-    """Pause Python's cyclic garbage collector inside the block (restored on exit, also on an error).
-
-    A round allocates one :class:`~simlib.core.network.Flow` handle per flow (12,000 at L7, n = 200,
-    p = 60); the allocations trigger full collections over the whole process heap, about a third of a
-    notebook 47 trial's CPU (issue 48, docs/speed.md).  Nothing the block creates needs collecting
-    before it ends; values are unaffected (the collector frees memory only).
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 def execute_plan(x, v, b_in, b_eg, layer: str) -> ExecutionResult:
     """Run plan ``x`` (n x n 0/1, zero diagonal) on a big switch with per-flow max-min sharing.
 
@@ -175,7 +156,7 @@ def execute_plan(x, v, b_in, b_eg, layer: str) -> ExecutionResult:
         senders, dsts = np.nonzero(x)
         paths = np.column_stack([senders, n + dsts])
     n_flows = senders.size
-    with _gc_paused():
+    with gc_paused():       # 12,000 flow handles a round at L7, n = 200, p = 60
         net.add_flows(paths, vol[senders], tags=senders.tolist())
         done = net.run_until_idle()
     if done:                                          # per sender, its last delivery (max: order-free)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from simlib.core.gc_pause import gc_paused
 from simlib.runtime.log import ScheduleLog, SyncRecord
 
-from .execute import _gc_paused
 from .ssp_cluster import SSPLog
 
 __all__ = ["multicast_schedule_log"]
@@ -44,7 +44,7 @@ def multicast_schedule_log(log: SSPLog, weight: float = 0.5) -> ScheduleLog:
             sel = who == w
             it[sel] = np.searchsorted(e, t[sel], side="right")
     wts = (weight, 1.0 - weight)
-    with _gc_paused():      # a record per delivery (240,000 in a notebook 46 run): no full collections meanwhile
+    with gc_paused():      # a record per delivery (240,000 in a notebook 46 run): no full collections meanwhile
         syncs = [SyncRecord(launch=a, members=(i, j), iterations=(ki, kj), kind="multicast", finish=a, weights=wts,
                             targets=(j,))
                  for a, i, j, ki, kj in zip(t.tolist(), snd.tolist(), rcv.tolist(), it_s.tolist(), it_r.tolist())]
