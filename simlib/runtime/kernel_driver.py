@@ -68,14 +68,11 @@ class DrawBuffer:
         take_all, take = getattr(self.source, "take_all", None), getattr(self.source, "take", None)
         if take_all is not None:          # every worker's draws at once (ComputeTimes: its chunks mapped together)
             new = np.asarray(take_all(add), dtype=float).reshape(self.n, add)
+        elif take is not None:
+            new = np.array([take(w, add) for w in range(self.n)], dtype=float).reshape(self.n, add)
         else:
-            new = np.empty((self.n, add))
-        for w in range(self.n if take_all is None else 0):
-            if take is not None:
-                new[w] = take(w, add)
-            else:
-                for u in range(add):
-                    new[w, u] = float(self.source.next(w))
+            new = np.array([[float(self.source.next(w)) for _ in range(add)] for w in range(self.n)],
+                           dtype=float).reshape(self.n, add)
         self.draws = np.concatenate([self.draws, new], axis=1)
         self.companion = [np.concatenate([a, np.zeros((self.n, add))], axis=1) for a in self.companion]
 
