@@ -381,6 +381,11 @@ _CENSORED = ("a run that never reaches the target is censored at its run length 
              "a median such runs can move is a bound or n/a, and a statement it leaves open does not hold")
 
 
+def _censored_pairs(censored: int, pairs: int) -> str:
+    """``"; 1 of 40 pairs censored"`` for a value that bounds stand in for, ``""`` when no pair was censored."""
+    return f"; {censored} of {pairs} pairs censored" if censored else ""
+
+
 def _censored(row) -> str:
     """The cause of a statement that censored runs leave undetermined."""
     return (f"setting: runs that never reached the target within the run length leave the median paired ratio "
@@ -527,7 +532,8 @@ def _dyn_fewer_updates(d: pd.DataFrame, t1: _Table1Runs) -> list[Claim]:
                 PAPER, "Table 1", f"HL={het:g}, P={P}: dynamic weights need fewer updates than constant ({reading})",
                 "DYN < CON" + ("" if paper is None else f" (DYN/CON {fmt_span(*paper)})"),
                 f"median paired DYN/CON {fmt_bound(row['median_lo'], row['median_hi'], digits=3)} (DYN certainly "
-                f"fewer in {int(row['num_smaller'])} of {int(row['trials'])} trials); medians DYN {dyn:.0f} vs CON "
+                f"fewer in {int(row['num_smaller'])} of {int(row['trials'])} trials"
+                f"{_censored_pairs(int(row['censored']), int(row['trials']))}); medians DYN {dyn:.0f} vs CON "
                 f"{con:.0f}",
                 direction=ok, magnitude=mag, tolerance="" if paper is None else RANGE_RULE, cause="; ".join(causes),
                 **row_fields(row, "below", paper),
@@ -646,7 +652,8 @@ def _more_updates(d: pd.DataFrame, t1: _Table1Runs) -> list[Claim]:
             f"{fmt_bound(min(lo_), min(hi_))} to {fmt_bound(max(lo_), max(hi_))}")
     return [Claim(
         PAPER, "Table 1", "partial reduce needs more updates than all reduce", "more updates (§5.2.2)",
-        f"median paired PR/AR {span} over {len(worse)} (HL, P, rule)",
+        f"median paired PR/AR {span} over {len(worse)} (HL, P, rule)"
+        + _censored_pairs(sum(int(r["censored"]) for *_, r in worse), sum(int(r["trials"]) for *_, r in worse)),
         direction=ok,
         cause="" if ok else _LEARNING + "not (certainly) more updates at " + ", ".join(
             f"HL={hl:g} P={P} {rule} ({ratio_text(r)})" for hl, P, rule, r in worse if not r["median_lo"] > 1),

@@ -179,6 +179,22 @@ def test_fewer_updates_is_judged_on_the_censored_medians_upper_bound():
     df["run_updates"] = df["updates_to_target"].fillna(45.0)
     c = by_figure_claim(C.sec5(df))[DYN3]
     assert "≥ 0.900×" in c.our_value and c.direction is False
+    assert f"; {c.pairs} of {c.pairs} pairs censored)" in c.our_value     # every DYN run censored: said
+
+
+def test_a_value_without_censored_pairs_says_nothing_of_censoring():
+    c = sec5(dyn3=(45, 45))[DYN3]
+    assert "censored" not in c.our_value
+
+
+def test_more_updates_row_counts_the_censored_pairs_its_bounds_stand_for():
+    df = training(dyn3=(np.nan, np.nan))
+    df["run_updates"] = df["updates_to_target"].fillna(45.0)
+    c = by_figure_claim(C.sec5(df))[("Table 1", "partial reduce needs more updates than all reduce")]
+    # 2 HL x 2 P x 3 rules (CON, DYN oldest, DYN closest) against AR, 2 trials each: 24 pairs; censored: the
+    # two DYN readings at HL = 3, P = 3, 2 trials each
+    assert "over 12 (HL, P, rule)" in c.our_value and "≥" in c.our_value
+    assert c.our_value.endswith("; 4 of 24 pairs censored")
 
 
 def test_partial_vs_all_reduce_run_time():
