@@ -802,9 +802,9 @@ def cache_is_empty(cache: Path | str | None = None) -> bool:
 
 def record_time(res: NotebookResult, profile: str, *, extra: dict | None = None,
                 root: Path | str = ROOT, build_dir: Path | str = DEFAULT_BUILD_DIR,
-                keep=None, cold: bool = False, probe_s: float | None = None) -> list[Path]:
+                keep=None, cold: bool = False, probe_s: float | None = None, jobs: int | None = None) -> list[Path]:
     """Record ``res``'s wall and CPU time and its computed / cached trials where its run belongs;
-    return the files written.
+    return the files written.  ``jobs``: the most notebooks the run had at once (None: unknown).
 
     ``cold``: the run started from an empty trial cache, so a successful notebook's wall time is
     also its ``cold_wall_s`` (a row recorded without one keeps the file's earlier cold time).
@@ -818,7 +818,7 @@ def record_time(res: NotebookResult, profile: str, *, extra: dict | None = None,
     """
     cold_now = cold and res.ok
     row = timing.Timing(res.name, res.seconds, res.ok, profile, res.cpu_seconds, res.computed, res.cached,
-                        res.seconds if cold_now else None, probe_s, probe_s if cold_now else None)
+                        res.seconds if cold_now else None, probe_s, probe_s if cold_now else None, jobs)
     if res.publish:
         return [timing.update_times(committed_times_path(root), [row], keep=keep)]
     written = []
@@ -928,7 +928,12 @@ def run_notebooks(
     chain_of = _chain_keys(names)
     work, parallelism = _work(est, recorded, names)
     if echo and jobs > 1:
-        echo(_schedule_line(est, names, chain_of, parallelism, jobs, workers))
+        echo(_schedule_line(est, recorded, names, chain_of, parallelism, jobs, workers))
+    elif echo and notebooks:
+        least, most, at_once = _alone_range(est, recorded, names, _cores())
+        if at_once > 1 and most - least >= 0.5:
+            echo(f"these times were recorded with up to {at_once} notebooks at once: one at a time this run may "
+                 f"take as little as {_fmt_seconds(least)} (alone, a notebook's sweeps may use up to {_cores()} cores)")
     ledger = _committed_ledger(root) if publish and jobs > 1 else None
     owners = _LedgerOwners(ledger, names, chain_of)
     queue: dict[str, list[int]] = {}
@@ -973,7 +978,7 @@ def run_notebooks(
                 cpu_paced[name] = res.cpu_seconds if res.ok and not compiled else None
                 try:
                     record_time(res, profile, extra=extra, root=root, build_dir=build_dir, keep=keep, cold=cold,
-                                probe_s=probe_s)
+                                probe_s=probe_s, jobs=jobs)
                 except (OSError, ValueError) as exc:
                     print(f"run_notebooks: could not record the time of {name}: {exc}", file=sys.stderr)
                 clash = owners.finished(name)
@@ -1043,11 +1048,42 @@ def _work(est: timing.Estimate, recorded: dict, names) -> tuple[dict, dict]:
     return work, parallelism
 
 
+def _alone_range(est: timing.Estimate, recorded: dict, names, cores: float) -> tuple[float, float, int]:
+    """``(least, most, jobs)``: wall seconds of the notebooks with an estimate run one at a time, and the most
+    notebooks at once of the runs that recorded their times.  ``most`` is the sum of the estimates; a notebook
+    recorded with ``jobs`` > 1 at once had about ``cores / jobs`` of the machine, so alone its CPU / wall ratio
+    could reach its recorded ratio times ``jobs`` (at most ``cores``): ``least`` counts each at that ratio."""
+    least = most = 0.0
+    most_jobs = 1
+    for name in names:
+        seconds, rec = est.per_name.get(name), recorded.get(name)
+        if seconds is None:
+            continue
+        most += seconds
+        if rec is None or rec.jobs is None or rec.jobs <= 1 or rec.cpu_s is None or rec.wall_s <= 0:
+            least += seconds
+            continue
+        most_jobs = max(most_jobs, rec.jobs)
+        ratio = rec.cpu_s / rec.wall_s
+        least += seconds * ratio / max(ratio, min(cores, ratio * rec.jobs))
+    return least, most, most_jobs
+
+
+def _alone_text(est: timing.Estimate, recorded: dict, names, cores: float) -> str:
+    """``"one at a time 20m39s to 40m27s: ..."`` (a range when the times were recorded with several notebooks
+    at once, see :func:`_alone_range`), else ``"one at a time 40m27s"``."""
+    least, most, jobs = _alone_range(est, recorded, names, cores)
+    if jobs <= 1 or most - least < 0.5:
+        return f"one at a time {_fmt_seconds(most)}"
+    return (f"one at a time {_fmt_seconds(least)} to {_fmt_seconds(most)}: the times were recorded with up to "
+            f"{jobs} notebooks at once, and alone a notebook's sweeps may use up to {cores:g} cores")
+
+
 def _cores() -> int:
     return os.cpu_count() or 1
 
 
-def _schedule_line(est: timing.Estimate, names, chain_of: dict, parallelism: dict, jobs: int,
+def _schedule_line(est: timing.Estimate, recorded: dict, names, chain_of: dict, parallelism: dict, jobs: int,
                    workers: int | None) -> str:
     """The estimate with ``jobs`` notebooks at once: the makespan of :func:`simlib.pipeline.timing.makespan` over
     the notebooks with an estimate, each at most ``workers`` cores busy when given (S37)."""
@@ -1060,8 +1096,8 @@ def _schedule_line(est: timing.Estimate, names, chain_of: dict, parallelism: dic
     span = timing.makespan(chains, est.per_name, parallelism, jobs=jobs, cores=_cores(), cap=workers)
     part = "" if len(known) == len(names) else f" of the {len(known)} notebooks with an estimate"
     return (f"up to {jobs} notebooks at once on {_cores()} cores: estimated {_fmt_seconds(span)}{part} (a schedule "
-            f"of these estimates, each notebook at its recorded CPU / wall ratio; one at a time "
-            f"{_fmt_seconds(sum(est.per_name[n] for n in known))})")
+            f"of these estimates, each notebook at its recorded CPU / wall ratio; "
+            f"{_alone_text(est, recorded, known, _cores())})")
 
 
 def _remaining_at_once(est: timing.Estimate, cpu_paced: dict, left_over, chain_of: dict, work: dict,

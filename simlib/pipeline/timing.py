@@ -4,7 +4,7 @@ A *times file* is a small CSV with one row per name (a notebook's file stem),
 sorted by name, written atomically under a directory lock.  Times are in
 seconds, rounded to 0.1 s, so a re-run changes only the rows whose time moved
 by more than the rounding.  The runner's layout is :data:`NOTEBOOK_COLUMNS`
-``notebook, profile, wall_s, cpu_s, ok, computed, cached, cold_wall_s, probe_s, cold_probe_s``
+``notebook, profile, wall_s, cpu_s, ok, computed, cached, cold_wall_s, probe_s, cold_probe_s, jobs``
 (``cpu_s``: CPU seconds of the runner and every child process it waited for,
 the kernel and its sweep workers included; empty where the platform does not
 report children's CPU time; ``computed`` / ``cached``: how many of the
@@ -13,9 +13,11 @@ empty where unknown; ``cold_wall_s``: the wall time of the last successful run
 of the notebook that *started from an empty trial cache* -- kept when a later
 run hits the cache, decision S28; ``probe_s`` / ``cold_probe_s``: the CPU seconds of the
 machine-pace probe, :mod:`simlib.pipeline.pace`, at the start of the run that measured ``wall_s`` /
-``cold_wall_s``, empty where none ran, decision S35); the committed
+``cold_wall_s``, empty where none ran, decision S35; ``jobs``: the most notebooks the run that measured
+``wall_s`` ran at once, empty where unknown -- two at once on two cores, a notebook's CPU / wall ratio says
+how much of the machine it got, not how much it could use alone); the committed
 ``data/results/notebook_times.csv`` is one (decision S13).  The layouts before
-issue 47 (the first five columns) and before S35 (the first eight) are still read.  Another layout -- a
+issue 47 (the first five columns), before S35 (the first eight) and before ``jobs`` (the first ten) are still read.  Another layout -- a
 name column, then some of ``profile, wall_s, cpu_s, ok, computed, cached,
 cold_wall_s, probe_s, cold_probe_s`` -- can be passed as ``columns`` (``make bench`` keeps its
 scripts' times that way; its layout lives in ``benchmarks/run_benchmarks.py``).
@@ -50,13 +52,13 @@ __all__ = ["NOTEBOOK_COLUMNS", "LEGACY_NOTEBOOK_COLUMNS", "EARLIER_NOTEBOOK_COLU
 
 #: The notebook runner's times-file layout: the name column, then the :class:`Timing` fields kept.
 NOTEBOOK_COLUMNS = ("notebook", "profile", "wall_s", "cpu_s", "ok", "computed", "cached", "cold_wall_s", "probe_s",
-                    "cold_probe_s")
+                    "cold_probe_s", "jobs")
 #: The runner's layout before issue 47 (read as :data:`NOTEBOOK_COLUMNS` with the new fields unknown).
 LEGACY_NOTEBOOK_COLUMNS = NOTEBOOK_COLUMNS[:5]
 #: The runner's earlier layouts, read as :data:`NOTEBOOK_COLUMNS` with the missing fields unknown: before
-#: issue 47, and before the probe columns (decision S35).
-EARLIER_NOTEBOOK_COLUMNS = (LEGACY_NOTEBOOK_COLUMNS, NOTEBOOK_COLUMNS[:8])
-_FIELDS = ("profile", "wall_s", "cpu_s", "ok", "computed", "cached", "cold_wall_s", "probe_s", "cold_probe_s")
+#: issue 47, before the probe columns (decision S35) and before ``jobs``.
+EARLIER_NOTEBOOK_COLUMNS = (LEGACY_NOTEBOOK_COLUMNS, NOTEBOOK_COLUMNS[:8], NOTEBOOK_COLUMNS[:10])
+_FIELDS = ("profile", "wall_s", "cpu_s", "ok", "computed", "cached", "cold_wall_s", "probe_s", "cold_probe_s", "jobs")
 #: Seconds of recorded time at pace 1 that the running estimate's pace starts from (decision S28):
 #: ``pace = (measured + PACE_PRIOR_S) / (recorded + PACE_PRIOR_S)`` over the finished runs.
 PACE_PRIOR_S = 120.0
@@ -105,7 +107,8 @@ class Timing:
     ``computed`` / ``cached``: its sweep trials computed / read from the trial cache (None:
     unknown); ``cold_wall_s``: the wall time of its last successful run from an empty trial cache
     (None: none recorded); ``probe_s`` / ``cold_probe_s``: the machine-pace probe's CPU seconds at the
-    start of the run that measured ``wall_s`` / ``cold_wall_s`` (None: no probe ran; decision S35)."""
+    start of the run that measured ``wall_s`` / ``cold_wall_s`` (None: no probe ran; decision S35); ``jobs``: the
+    most notebooks that run had at once (None: unknown)."""
 
     name: str
     wall_s: float
@@ -117,6 +120,7 @@ class Timing:
     cold_wall_s: float | None = None
     probe_s: float | None = None
     cold_probe_s: float | None = None
+    jobs: int | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name or "\n" in self.name:
@@ -128,6 +132,8 @@ class Timing:
         for name in ("probe_s", "cold_probe_s"):
             if getattr(self, name) is not None:
                 check_probe(name, getattr(self, name))
+        if self.jobs is not None and (isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 1):
+            raise ValueError(f"jobs must be None or an integer >= 1 (notebooks at once), got {self.jobs!r}")
         for name in ("computed", "cached"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
@@ -185,7 +191,8 @@ def read_times(path, columns=NOTEBOOK_COLUMNS) -> dict[str, Timing]:
                 out[name] = Timing(name, float(row["wall_s"]), row["ok"] == "True", row.get("profile") or "",
                                    _optional(row, "cpu_s", float), _optional(row, "computed", int),
                                    _optional(row, "cached", int), _optional(row, "cold_wall_s", float),
-                                   _optional(row, "probe_s", float), _optional(row, "cold_probe_s", float))
+                                   _optional(row, "probe_s", float), _optional(row, "cold_probe_s", float),
+                                   _optional(row, "jobs", int))
             except (ValueError, TypeError) as exc:
                 raise ValueError(f"times file {str(path)!r} line {line}: {exc}") from None
     return out
@@ -222,7 +229,8 @@ def format_times(rows: Iterable[Timing], columns=NOTEBOOK_COLUMNS) -> str:
                   "cached": "" if r.cached is None else str(r.cached),
                   "cold_wall_s": "" if r.cold_wall_s is None else _tenths(r.cold_wall_s),
                   "probe_s": "" if r.probe_s is None else _hundredths(r.probe_s),
-                  "cold_probe_s": "" if r.cold_probe_s is None else _hundredths(r.cold_probe_s)}
+                  "cold_probe_s": "" if r.cold_probe_s is None else _hundredths(r.cold_probe_s),
+                  "jobs": "" if r.jobs is None else str(r.jobs)}
         writer.writerow([values[c] for c in columns])
     return buf.getvalue()
 

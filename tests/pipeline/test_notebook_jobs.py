@@ -223,6 +223,27 @@ def test_the_estimate_names_the_schedule(repo, monkeypatch):
     assert "estimated 5m25s" in line and "one at a time 8m20s" in line
 
 
+def test_times_recorded_two_at_once_give_a_range_for_one_at_a_time(repo, monkeypatch):
+    monkeypatch.setattr(runner, "_cores", lambda: 2)
+    committed = runner.committed_times_path(repo.root)
+    rows = TIMES.splitlines()
+    committed.write_text("\n".join([rows[0] + ",computed,cached,cold_wall_s,probe_s,cold_probe_s,jobs"]
+                                   + [r + ",,,,,,2" for r in rows[1:]]) + "\n")
+    repo.run(2)
+    # Recorded two at once on 2 cores (CPU / wall 0.5, 0.5, 1, 1, 1.5): alone each may reach twice its ratio, at
+    # most 2 cores -- 1, 1, 2, 2, 2 -- so 100 s x ratio / alone: 50 + 50 + 50 + 50 + 75 = 275 s = 4m35s at least,
+    # the recorded 500 s = 8m20s at most; the schedule two at once is the one of the recorded ratios (5m25s).
+    [line] = [x for x in repo.lines if x.startswith("up to 2 notebooks at once")]
+    assert "estimated 5m25s" in line
+    assert "one at a time 4m35s to 8m20s: the times were recorded with up to 2 notebooks at once" in line
+    committed.write_text("\n".join([rows[0] + ",computed,cached,cold_wall_s,probe_s,cold_probe_s,jobs"]
+                                   + [r + ",,,,,,2" for r in rows[1:]]) + "\n")
+    repo.lines.clear()
+    repo.run(1)
+    assert any(x.startswith("these times were recorded with up to 2 notebooks at once: one at a time this run may "
+                            "take as little as 4m35s") for x in repo.lines)
+
+
 @pytest.mark.parametrize("jobs", [0, -1, 65, True, 1.5, "2"])
 def test_bad_jobs_are_rejected_naming_the_parameter_and_its_range(jobs):
     with pytest.raises(ValueError, match=r"jobs must be an integer from 1 to 64"):

@@ -62,11 +62,11 @@ def test_partial_publishing_run_updates_only_its_row_and_prints_the_estimate(rep
     lines = []
     [res] = repo.run(only="11_", profile="full", echo=lines.append)
     assert res.publish
-    # the file is rewritten in the current layout (computed / cached trials, cold time; S28); the
-    # other rows keep their values, unknown in the old layout
+    # the file is rewritten in the current layout (computed / cached trials, cold time; S28; the run's
+    # notebooks at once); the other rows keep their values, unknown in the old layout
     assert repo.committed.read_text().splitlines() == [
-        ",".join(timing.NOTEBOOK_COLUMNS), "09_gone,full,5.0,5.0,True,,,,,", "10_a,full,100.0,150.0,True,,,,,",
-        "11_b,full,42.0,84.1,True,3,0,,,", "12_c,full,7.0,7.0,True,,,,,"]
+        ",".join(timing.NOTEBOOK_COLUMNS), "09_gone,full,5.0,5.0,True,,,,,,", "10_a,full,100.0,150.0,True,,,,,,",
+        "11_b,full,42.0,84.1,True,3,0,,,,1", "12_c,full,7.0,7.0,True,,,,,,"]
     assert lines[1] == "1 notebook, estimated 40s (recorded times in data/results/notebook_times.csv)"
     assert lines[2] == "[1/1] 11_b (est. 40s)"
     assert lines[-1].splitlines() == ["notebook  estimated  measured",
@@ -95,7 +95,7 @@ def test_full_run_with_a_fresh_ledger_drops_rows_of_removed_notebooks(repo):
 def test_failed_notebook_is_recorded_and_then_has_no_estimate(repo):
     repo.times["12_c"] = (3.0, False)
     repo.run(only="12_", profile="full", echo=None)
-    assert timing.read_times(repo.committed)["12_c"] == timing.Timing("12_c", 3.0, False, "full", 6.0, 3, 0)
+    assert timing.read_times(repo.committed)["12_c"] == timing.Timing("12_c", 3.0, False, "full", 6.0, 3, 0, jobs=1)
     lines = []
     repo.run(only="12_", profile="full", echo=lines.append)
     assert lines[1] == ("1 notebook (recorded times in data/results/notebook_times.csv); "
@@ -111,7 +111,7 @@ def test_non_publishing_run_never_touches_the_committed_times(repo, profile, ext
     assert repo.committed.read_bytes() == committed
     # the run folder records this run's time
     in_run = timing.read_times(res.out_dir / "results" / "notebook_times.csv")
-    assert in_run == {"10_a": timing.Timing("10_a", 12.0, True, profile, 24.0, 3, 0)}
+    assert in_run == {"10_a": timing.Timing("10_a", 12.0, True, profile, 24.0, 3, 0, jobs=1)}
     # only a plain quick run feeds the quick-profile estimate
     quick = repo.build / runner.QUICK_TIMES_FILE
     assert quick.exists() == (profile == "quick" and not extra)
@@ -176,7 +176,7 @@ def test_a_fresh_clone_quick_run_is_estimated_from_the_shipped_reference(repo):
     assert "[1/3] 10_a (est. 30s)" in lines
     # the cold run records its times as cold ones, with the fake's trial counts
     quick = timing.read_times(repo.build / runner.QUICK_TIMES_FILE)
-    assert quick["10_a"] == timing.Timing("10_a", 1.0, True, "quick", 2.0, 3, 0, 1.0)
+    assert quick["10_a"] == timing.Timing("10_a", 1.0, True, "quick", 2.0, 3, 0, 1.0, jobs=1)
 
 
 def test_a_cold_full_run_uses_cold_times_and_a_warm_one_the_last_times(repo):
@@ -199,7 +199,7 @@ def test_a_cold_full_run_uses_cold_times_and_a_warm_one_the_last_times(repo):
     # the cold run just recorded 1 s for each (the fake's time); a warm run uses the last times
     assert lines[1] == "3 notebooks, estimated 3s (recorded times in data/results/notebook_times.csv and " \
                        "data/measurements/reference_times_full.csv)"
-    assert timing.read_times(repo.committed)["10_a"] == timing.Timing("10_a", 1.0, True, "full", 2.0, 0, 60, 1.0)
+    assert timing.read_times(repo.committed)["10_a"] == timing.Timing("10_a", 1.0, True, "full", 2.0, 0, 60, 1.0, jobs=1)
 
 
 def test_the_cache_is_empty_until_a_trial_is_stored(tmp_path):
@@ -234,12 +234,12 @@ def test_the_probe_scales_the_estimate_and_is_recorded_with_the_times(repo, monk
                         "(no time from an empty trial cache: 11_b)")
     assert "[1/2] 10_a (est. 2m10s)" in lines
     rows = timing.read_times(repo.committed)
-    assert rows["10_a"] == timing.Timing("10_a", 1.0, True, "full", 2.0, 3, 0, 1.0, 2.6, 2.6)
+    assert rows["10_a"] == timing.Timing("10_a", 1.0, True, "full", 2.0, 3, 0, 1.0, 2.6, 2.6, 1)
     # a warm run records its probe and keeps the cold time's own
     _fake_probe(monkeypatch, 3.0)
     repo.run(only="10_", profile="full", echo=None, options=runner.ExecOptions(pace_probe=True), cold=False)
     assert timing.read_times(repo.committed)["10_a"] == timing.Timing("10_a", 1.0, True, "full", 2.0, 3, 0, 1.0,
-                                                                       3.0, 2.6)
+                                                                       3.0, 2.6, 1)
 
 
 def test_without_a_recorded_probe_or_when_the_probe_fails_the_estimate_is_as_before(repo, monkeypatch):

@@ -74,8 +74,8 @@ def test_remaining_time_is_scaled_by_the_pace_of_the_finished_runs():
 
 def test_times_are_written_sorted_rounded_to_tenths_and_deterministic(tmp_path):
     rows = [Timing("b", 12.34, True, "full", 20.04), Timing("a", 0.04, False, "full", None)]
-    expected = ("notebook,profile,wall_s,cpu_s,ok,computed,cached,cold_wall_s,probe_s,cold_probe_s\n"
-                "a,full,0.0,,False,,,,,\nb,full,12.3,20.0,True,,,,,\n")
+    expected = ("notebook,profile,wall_s,cpu_s,ok,computed,cached,cold_wall_s,probe_s,cold_probe_s,jobs\n"
+                "a,full,0.0,,False,,,,,,\nb,full,12.3,20.0,True,,,,,,\n")
     assert timing.format_times(rows) == expected
     path = timing.update_times(tmp_path / "sub" / "t.csv", rows)
     assert path.read_text() == expected
@@ -106,11 +106,12 @@ def test_a_layout_is_a_name_column_then_timing_fields_in_order(tmp_path, columns
 
 
 def test_update_replaces_its_rows_and_keeps_the_others(hand_made):
-    before = [line + ",,,,," for line in hand_made.read_text().splitlines()]  # the old layout, rewritten in the new
-    timing.update_times(hand_made, [Timing("11_b", 42.0, True, "full", 43.0), Timing("11_z", 1.0, True, "full")])
+    before = [line + ",,,,,," for line in hand_made.read_text().splitlines()]  # the old layout, rewritten in the new
+    timing.update_times(hand_made, [Timing("11_b", 42.0, True, "full", 43.0, jobs=2),
+                                    Timing("11_z", 1.0, True, "full")])
     after = hand_made.read_text().splitlines()
-    assert after == [",".join(timing.NOTEBOOK_COLUMNS), before[1], "11_b,full,42.0,43.0,True,,,,,",
-                     "11_z,full,1.0,,True,,,,,", *before[3:]]
+    assert after == [",".join(timing.NOTEBOOK_COLUMNS), before[1], "11_b,full,42.0,43.0,True,,,,,,2",
+                     "11_z,full,1.0,,True,,,,,,", *before[3:]]
     # keep: which other rows stay (a full run drops the rows of notebooks that no longer exist)
     timing.update_times(hand_made, [Timing("12_c", 9.0, True, "full")], keep={"10_a"}.__contains__)
     assert list(timing.read_times(hand_made)) == ["10_a", "12_c"]
@@ -148,6 +149,8 @@ def test_malformed_rows_are_reported_with_file_and_line(tmp_path, row, message):
     (dict(name="a", wall_s=True, ok=True), "wall_s must be"),
     (dict(name="a", wall_s=1.0, ok=1), "ok must be True or False"),
     (dict(name="a", wall_s=1.0, ok=True, cpu_s=-0.5), "cpu_s must be"),
+    (dict(name="a", wall_s=1.0, ok=True, jobs=0), "jobs must be None or an integer >= 1"),
+    (dict(name="a", wall_s=1.0, ok=True, jobs=2.0), "jobs must be None or an integer >= 1"),
 ])
 def test_bad_timing_values_are_rejected(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -367,3 +370,12 @@ def test_times_files_of_the_layout_before_the_probe_are_read(tmp_path):
     timing.update_times(path, [Timing("x", 1.0, True, "full", probe_s=3.0)])
     assert timing.read_times(path)["x"] == Timing("x", 1.0, True, "full", cold_wall_s=9.0, probe_s=3.0,
                                                    cold_probe_s=2.0)
+
+
+def test_times_files_of_the_layout_before_jobs_are_read(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text(",".join(timing.NOTEBOOK_COLUMNS[:10]) + "\nx,full,3.0,6.0,True,1,0,3.0,1.05,1.05\n")
+    assert timing.read_times(path) == {"x": Timing("x", 3.0, True, "full", 6.0, 1, 0, 3.0, 1.05, 1.05, None)}
+    timing.update_times(path, [Timing("y", 2.0, True, "full", 2.0, jobs=2)])
+    assert path.read_text().splitlines()[1:] == ["x,full,3.0,6.0,True,1,0,3.0,1.05,1.05,",
+                                                 "y,full,2.0,2.0,True,,,,,,2"]
