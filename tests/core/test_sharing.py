@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from simlib.core.maxmin import allocate_rates, reference_rates
 from simlib.core.sharing import (BIG_SWITCH_MAX, drain, flow_table, set_links, set_receivers, share_big_switch,
-                                 share_rates)
+                                 share_big_switch_priority, share_rates)
 from simlib.core.tolerance import ABS_TOL_BITS, REL_TOL, completion_tol, is_done
 
 
@@ -275,3 +275,56 @@ def test_hand_case_big_switch_tie_goes_to_the_link_reached_first():
                                   [0.7, 0.1, 0.7, 0.3, 0.3, 1.0, 0.3, 0.7])
     assert fast.tolist() == general.tolist() == [b, b, 0.3 - b - b, b]
     assert 0.3 - b - b != b
+
+
+def big_switch_priority(n, receivers, active, caps, prio):
+    """Rates of ``share_big_switch_priority`` and of ``share_rates`` (strict priority, the same flows as a
+    table) for senders 0..n-1 multicasting to ``receivers[i]`` at class ``prio[i]``; inactive senders: NaN."""
+    rows, cols = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    table = flow_table(n, n + 1, 2 * n)
+    for i in range(n):
+        set_receivers_py(rows, cols, i, receivers[i])
+        links = [i] + [n + j for j in sorted(receivers[i])]
+        set_links(table, i, np.asarray(links, np.int64), len(links))
+    fast, general = np.full(n, np.nan), np.full(n, np.nan)
+    caps, act, prio = np.asarray(caps, float), np.asarray(active, bool), np.asarray(prio, np.int64)
+    share_big_switch_priority(caps, rows, act, prio, fast, table)
+    share_rates(caps, table, act, prio, general)
+    return fast, general
+
+
+@st.composite
+def priority_switches(draw, cap):
+    """A big switch (as :func:`big_switches`) with a class per sender: distinct classes (SM50's, one task
+    each) or, sometimes, a few shared ones."""
+    n, receivers, active, caps = draw(big_switches(cap))
+    if draw(st.booleans()):
+        prio = draw(st.permutations(range(n)))
+    else:
+        prio = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+    return n, receivers, active, caps, prio
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(priority_switches(_tie_caps), priority_switches(_real_caps), priority_switches(_edge_caps)))
+def test_big_switch_priority_gives_share_rates_bit_for_bit(inst):
+    """The strict-priority big-switch solver gives every rate of ``share_rates`` on the same flows as a table
+    (classes of one flow: each its slowest link in class order; shared classes: share_rates' water-filling)
+    bit for bit, zero, infinite and NaN capacities included."""
+    n, receivers, active, caps, prio = inst
+    fast, general = big_switch_priority(n, receivers, active, caps, prio)
+    assert fast.tobytes() == general.tobytes()
+
+
+def test_hand_case_big_switch_priority_in_class_order():
+    # n = 3: sender 0 -> {1, 2} (links 0, 4, 5), 1 -> {2} (1, 5), 2 -> {0} (2, 3); ingress capacities 10,
+    # egresses 5, 8, 6.  Classes 7, 2, 3: sender 1 first takes min(10, 6) = 6 (egress 2 is then full), sender
+    # 2 min(10, 5) = 5, sender 0 min(10, 8, 0) = 0.  Sender 0 and 1 in one class (2, 2, 3): they share egress
+    # 2's 6 (3 each, its fair share being the smallest), then sender 2 takes 5.
+    receivers, caps = [{1, 2}, {2}, {0}], [10.0, 10.0, 10.0, 5.0, 8.0, 6.0]
+    fast, general = big_switch_priority(3, receivers, [True] * 3, caps, [7, 2, 3])
+    assert fast.tolist() == general.tolist() == [0.0, 6.0, 5.0]
+    fast, general = big_switch_priority(3, receivers, [True] * 3, caps, [2, 2, 3])
+    assert fast.tolist() == general.tolist() == [3.0, 3.0, 5.0]
+    fast, _ = big_switch_priority(3, receivers, [True, False, True], caps, [7, 2, 3])   # inactive: untouched
+    assert fast[0] == 6.0 and np.isnan(fast[1]) and fast[2] == 5.0

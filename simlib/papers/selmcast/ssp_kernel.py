@@ -19,8 +19,9 @@ is the unicast i -> j over links i and n + j.  Their links are kept in a
 multicast starts or loses a receiver; for n <= 63 also as bit sets of receivers by sender and of senders by
 receiver); rates are recomputed after any change
 by :func:`~simlib.core.sharing.share_rates` (max-min; under SM50's priority reading strict priority by class, max-min
-inside a class, work-conserving), or, L3 under max-min with n <= 63, by its big-switch form
-:func:`~simlib.core.sharing.share_big_switch` on the bit sets (the same rates bit for bit, decision N18); with at
+inside a class, work-conserving), or, L3 with n <= 63, by its big-switch forms on the bit sets: under max-min
+:func:`~simlib.core.sharing.share_big_switch` (the same rates bit for bit, decision N18), under strict priority
+:func:`~simlib.core.sharing.share_big_switch_priority` (the same rates bit for bit); with at
 most n flows (L3) that is cheaper than keeping them incrementally.  The state is in NamedTuples of arrays
 (:class:`Config`, :class:`Workers`, :class:`~.ssp_selection.Plan`,
 :class:`Flows`, :class:`Log`, :class:`Counters`), changed in place.
@@ -47,7 +48,7 @@ from numba import njit
 
 from simlib.core import jitcache
 from simlib.core.sharing import (BIG_SWITCH_MAX, drain, flow_table, lowest_bit, popcount, set_links, set_receivers,
-                                 share_big_switch, share_rates)
+                                 share_big_switch, share_big_switch_priority, share_rates)
 from simlib.core.tolerance import is_done
 from simlib.runtime.kernel_driver import DONE, NEED_DRAWS, NEED_SPACE, STALLED
 
@@ -419,8 +420,9 @@ def start_compute(w, t, wk):
 
 
 @njit(cache=True)
-def _finish(i, t, cfg, wk, plan, fl, log, cn):
-    """Task i's multicast ends at t: log it, update c and D (SM55), then the SSP gate (SM58)."""
+def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
+    """Task i's multicast ends at t: log it, update c and D (SM55; for n <= BIG_SWITCH_MAX also D's row i as
+    the bit set ``dbits[i]``, bit j: (i, j) in D), then the SSP gate (SM58)."""
     n, l3, ssp, k = cfg.n, cfg.l3, cfg.ssp, cfg.k
     x, c, due, in_g = plan.x, plan.c, plan.due, plan.in_g
     rounds, state = wk.rounds, wk.state
@@ -446,6 +448,8 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn):
         x[i, j] = 0
         if not l3:
             fl.arrived[i, j] = np.nan
+    if n <= BIG_SWITCH_MAX:
+        dbits[i] = _row_bits(due, i)
     in_g[i] = False
     wk.cur_mc[i] = -1
     low_before = rounds.min()
@@ -464,6 +468,15 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn):
                 wk.blocked_since[w] = np.nan
                 ci[MAXGAP] = max(ci[MAXGAP], rounds[w] - low)
                 start_compute(w, t, wk)
+
+
+@njit(cache=True, inline="always")
+def _row_bits(a, i):
+    """Row i of the (n, n) boolean array ``a`` as an int64 bit set (bit j: a[i, j]; n <= BIG_SWITCH_MAX)."""
+    bits = 0
+    for j in range(a.shape[1]):
+        bits |= np.int64(a[i, j]) << j
+    return bits
 
 
 @njit(cache=True, inline="always")
@@ -935,10 +948,15 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     links = _flow_table(n, l3, x, factive.shape[0])     # the flows' links, a link buffer, bit sets
     table, rows, cols = links[0], links[2], links[3]
     big = l3 and not prio_mode and n <= BIG_SWITCH_MAX  # one max-min class of multicasts (N18)
+    bigp = l3 and prio_mode and n <= BIG_SWITCH_MAX     # strict priority, a class per multicast (SM50)
     few = factive.shape[0] <= BIG_SWITCH_MAX            # the active slots fit a bit set (L3, n <= 63)
     # Algorithm 2 on the receiver sets (L3, n <= BIG_SWITCH_MAX, line 33 "own")
     bits = l3 and n <= BIG_SWITCH_MAX and not cfg.rules.deadline_all
     ybits = np.zeros(n, np.int64)                       # its new rows of x
+    dbits = np.zeros(n, np.int64)                       # D's rows as bit sets (n <= BIG_SWITCH_MAX; _finish
+    if n <= BIG_SWITCH_MAX:                             # keeps them from here on)
+        for i in range(n):
+            dbits[i] = _row_bits(plan.due, i)
     alg = scratch(n)                                    # Algorithm 2's output and work space
     old = np.empty((n, n), np.int8)                     # G's rows of x before it
     gl = np.empty(n, np.int64)                          # G's tasks
@@ -953,6 +971,8 @@ def run_loop(cfg, wk, plan, fl, log, cn):
         if ci[DIRTY]:
             if big:
                 share_big_switch(fl.caps, rows, cols, factive, frate, table)
+            elif bigp:
+                share_big_switch_priority(fl.caps, rows, factive, fl.cls, frate, table)
             else:
                 share_rates(fl.caps, table, factive, fl.cls, frate)
             ci[DIRTY] = 0
@@ -969,7 +989,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
             return status
         nd = _advance_network(t, l3, factive, frem, fvol, frate, fl.seq, fl.arrived, vrem, done, ci, cf)
         for a in range(nd):                             # the multicasts that ended, in that order
-            _finish(done[a], t, cfg, wk, plan, fl, log, cn)
+            _finish(done[a], t, cfg, wk, plan, fl, log, cn, dbits)
         for a in range(_ready(t, t_c, comp_end, ready)):
             kappa = ready[a]
             wk.iters[kappa] += 1
@@ -983,7 +1003,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
                 ng = _g_list(in_g, gl)
                 _estimate_tau(kappa, t, cfg, wk.rounds, wk.state, wk.comp_start, comp_end, in_g, plan.tau,
                               ci[DCNT], cf[DSUM])
-                m = _algorithm2_l3(kappa, plan, cfg.rules, alg, frem, rows, ybits)
+                m = _algorithm2_l3(kappa, plan, cfg.rules, alg, frem, rows, ybits, dbits)
                 _preempt_l3(kappa, ng, t, gl, ybits, x, cur_mc, log, links, ci)
                 if prio_mode and not fifo:              # SM50: classes in Algorithm 2's order
                     _reclass(kappa, alg.order[:m], l3, keep, fl, ci)
@@ -996,7 +1016,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
                 if not l3:                              # every undelivered receiver dropped: done
                     for q in range(ng):
                         if _l7_idle(gl[q], n, factive):
-                            _finish(gl[q], t, cfg, wk, plan, fl, log, cn)
+                            _finish(gl[q], t, cfg, wk, plan, fl, log, cn, dbits)
                 if prio_mode and not fifo:              # SM50: classes in Algorithm 2's order
                     _reclass(kappa, alg.order[:m], l3, keep, fl, ci)
             _launch(kappa, t, cfg, x, wk.rounds, wk.iters, cur_mc, fl, log, links, ci)

@@ -388,7 +388,7 @@ def _algorithm2(kappa, plan, rules, out):
 
 
 @njit(cache=True)
-def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits):
+def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits, dbits):
     """:func:`_algorithm2` under L3 on bit sets of receivers, for the SSP loop (issue 48 item 1): the same
     plan x, G and order of G, bit for bit, for the loop's inputs; returns |G|.
 
@@ -396,7 +396,9 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits):
     rem[i]`` for i in G (the loop's remaining volumes, (n,), bits; v_kappa for kappa, line 2), which this
     routine reads instead of ``vrem`` (not written).  ``xbits`` (n,) int64: task i's row of x as a bit set
     (bit j: x_ij = 1) for i in G (the loop's receiver sets, N18; kappa's is not read); ``ybits`` (n,)
-    int64 is written with the new rows of G and kappa (x after line 39).  n <= BIG_SWITCH_MAX, line 33's
+    int64 is written with the new rows of G and kappa (x after line 39).  ``dbits`` (n,) int64: row i of the
+    forced pairs D as a bit set (bit j: (i, j) in D, ``plan.due``) for i in G and kappa, which line 9 reads
+    instead of ``due`` (the loop keeps them where D changes).  n <= BIG_SWITCH_MAX, line 33's
     reading "own" (``rules.deadline_all`` False); line 32 either reading (as printed, "x": its sum over G's
     rows of x, each task's rem[i] per set bit, in id order as the array routine sums it).
 
@@ -427,14 +429,7 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits):
         if ri < eta * v[i]:                             # 9: v_ij < eta v_i for every j of the row
             yi = xi
         else:
-            di = 0
-            b = xi
-            while b != 0:                               # 9: (i, j) in D
-                j = lowest_bit(b)
-                b &= b - 1
-                if due[i, j]:
-                    di |= 1 << j
-            yi = di
+            yi = xi & dbits[i]                          # 9: (i, j) in D
         ybits[i] = yi
         count[i] = popcount(yi)
         b = yi

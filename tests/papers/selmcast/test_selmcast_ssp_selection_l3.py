@@ -36,7 +36,8 @@ def run_both(kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, des
     plan_b = Plan(x.copy(), stale, v, p, b_in, b_eg, tau, c, due, in_g.copy(), start)
     out_b = scratch(n)
     ybits = np.zeros(n, np.int64)
-    m_b = _algorithm2_l3(kappa, plan_b, rules, out_b, rem, xbits, ybits)
+    dbits = np.array([bits_of(due[i]) for i in range(n)], np.int64)
+    m_b = _algorithm2_l3(kappa, plan_b, rules, out_b, rem, xbits, ybits, dbits)
     a = (plan_a.x, plan_a.in_g, m_a, out_a.order[:m_a].copy(), out_a.deadline)
     b = (plan_b.x, plan_b.in_g, m_b, out_b.order[:m_b].copy(), out_b.deadline)
     return a, b, ybits
@@ -132,7 +133,7 @@ def test_hand_case_on_bit_sets():
                 np.zeros(n), np.zeros((n, n), np.int64), np.zeros((n, n), bool), in_g, np.array([0.0, 1.0, 0.0, 0.0]))
     out = scratch(n)
     ybits = np.zeros(n, np.int64)
-    m = _algorithm2_l3(1, plan, rules, out, rem, np.array([0b1110, 0, 0, 0], np.int64), ybits)
+    m = _algorithm2_l3(1, plan, rules, out, rem, np.array([0b1110, 0, 0, 0], np.int64), ybits, np.zeros(n, np.int64))
     assert m == 2 and out.order[:2].tolist() == [0, 1]
     assert x[0].tolist() == [0, 1, 1, 0] and x[1].tolist() == [1, 0, 0, 0]
     assert ybits[0] == 0b0110 and ybits[1] == 0b0001
