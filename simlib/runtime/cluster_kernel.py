@@ -1208,6 +1208,8 @@ def _write_back(cluster, iv, fs, ce, sy, mem) -> None:
         log.compute_end[w].extend(times[bounds[w]:bounds[w + 1]])
     mw, mi = mem["w"].tolist(), mem["it"].tolist()
     rule, ctrl = cluster.weight_rule, cluster.controller
+    # a rule's on_iterations(ws): on_iteration of each of ws at once (the same iteration numbers)
+    bulk = getattr(rule, "on_iterations", None)
     ps_w, ps_apply, ps_ver = sy["w"][:n_sync].tolist(), sy["apply"][:n_sync].tolist(), sy["ver"][:n_sync].tolist()
     done_ce = 0
     ce_list = ce_w.tolist()
@@ -1231,16 +1233,23 @@ def _write_back(cluster, iv, fs, ce, sy, mem) -> None:
             ctrl.version += 1
             ctrl.held[list(rec.members)] = ctrl.version
         if rule is not None:
-            for w in ce_list[done_ce:nce]:
-                rule.on_iteration(w)
+            if bulk is None:
+                for w in ce_list[done_ce:nce]:
+                    rule.on_iteration(w)
+            elif nce > done_ce:
+                bulk(ce_w[done_ce:nce])
             done_ce = nce
             ws, w_init = rule.on_sync(rec.members)
-            rec.weights = tuple(float(x) for x in ws)
+            rec.weights = (tuple(ws.tolist()) if type(ws) is np.ndarray and ws.dtype == np.float64
+                           else tuple(float(x) for x in ws))
             rec.init_weight = float(w_init)
         log.syncs.append(rec)
     if rule is not None:
-        for w in ce_list[done_ce:]:
-            rule.on_iteration(w)
+        if bulk is None:
+            for w in ce_list[done_ce:]:
+                rule.on_iteration(w)
+        elif n_ce > done_ce:
+            bulk(ce_w[done_ce:])
     if _mode(ctrl) == MODE_EAGER:
         ctrl.busy = bool(iv[I_BUSY])
     cluster.phase[cluster.phase == COMPUTING] = STOPPED
