@@ -1017,7 +1017,8 @@ def supported(cluster) -> str | None:
         return f"ring_model {col.model!r} (the compiled loop runs 'single')"
     if type(cluster.topo) is not BigSwitch:
         return f"topology {type(cluster.topo).__name__}"
-    if _name(cluster.compute) not in ("cluster.ComputeTimes", "cluster.ScriptedComputeTimes"):
+    if (_name(cluster.compute) not in ("cluster.ComputeTimes", "cluster.ScriptedComputeTimes")
+            and not type(cluster.compute).__dict__.get("per_worker_streams", False)):
         return f"compute-time source {type(cluster.compute).__name__}"
     net, sim = cluster.net, cluster.sim
     if net.sharing != "maxmin" or net.engine != "incremental" or net._next_id or net._n_slots:
@@ -1099,7 +1100,18 @@ def run_compiled(cluster) -> None:
     width = n * max(int(iv[I_SERVERS]), 2) + 16
     pend = np.zeros(width, np.int64)
     tab = np.full(_pow2(8 * n_links + 8), -1, np.int64)
-    draws = DrawBuffer(cluster.compute, n, minimum=64)
+    # a source whose draws come from each worker's own stream (``per_worker_streams``, e.g. a recorded trace's
+    # replay) is drawn ahead like ComputeTimes; it hears afterwards how many draws each worker used
+    # (``used_draws``: a replay's wrap warning is then the Python loop's)
+    ahead = type(cluster.compute).__dict__.get("per_worker_streams", False)
+    if ahead:
+        cluster.compute.drawing_ahead(True)
+    try:
+        draws = DrawBuffer(cluster.compute, n, minimum=64)
+    except BaseException:
+        if ahead:
+            cluster.compute.drawing_ahead(False)
+        raise
     iv[I_NDRAW] = draws.draws.shape[1]
     dpos = np.zeros(n, np.int64)
     queue = np.zeros(n, np.int64)
@@ -1169,6 +1181,9 @@ def run_compiled(cluster) -> None:
           columns=[(heap, lambda: int(iv[I_NH]) + room, 64), (ce, lambda: int(iv[I_NCE]) + 1, 1024),
                    (sy, lambda: int(iv[I_NSYNC]) + n + 1, 256), (mem, lambda: int(iv[I_NMEM]) + n, 1024),
                    (hold, lambda: int(iv[I_NHOLD]) + n, 256)])
+    if ahead:
+        cluster.compute.drawing_ahead(False)
+        cluster.compute.used_draws(dpos)
     if iv[I_OVERFLOW]:     # a bound of run_compiled's fixed arrays was wrong: a bug, not an input error
         raise RuntimeError("the compiled cluster loop ran out of room in a fixed-size array (flow owners, pending "
                            "or completed flows); run with engine='python'")
