@@ -14,9 +14,11 @@ paper's own compiled turn, e.g. seed 000's selective reduce, :mod:`simlib.papers
 which calls :func:`run_to_turn` and takes each :data:`TURN` with :func:`launch`, :func:`record_hold` and
 :func:`timer_set`); all on a :class:`~simlib.core.topology.BigSwitch` under max-min
 sharing, with compute times from a :class:`~simlib.runtime.cluster.ComputeTimes` or
-:class:`~simlib.runtime.cluster.ScriptedComputeTimes` (each worker's draws its own stream, so drawing
-them ahead per worker gives every worker the same values in the same order as the Python loop's calls
-of ``next(w)``).
+:class:`~simlib.runtime.cluster.ScriptedComputeTimes`, or a source class that sets ``per_worker_streams``
+(a recorded trace's replay, :class:`~simlib.workloads.traces.ReplayComputeTimes`, told ``drawing_ahead`` and
+then ``used_draws`` so that its wrap warning is the Python loop's) -- each worker's draws its own stream, so
+drawing them ahead per worker gives every worker the same values in the same order as the Python loop's
+calls of ``next(w)``.
 
 It is a transcription, statement for statement, of what the Python objects do at each event:
 
