@@ -1179,12 +1179,15 @@ def run_compiled(cluster) -> None:
             f"sync (model size 0 and latency 0), or a delay below the clock's resolution at t "
             f"({math.ulp(t):.3g} s)")
 
-    drive(step, draws=draws, stalled=stalled, handlers={NEED_NEIGHBOURS: more_neighbours, **turn_handlers},
-          columns=[(heap, lambda: int(iv[I_NH]) + room, 64), (ce, lambda: int(iv[I_NCE]) + 1, 1024),
-                   (sy, lambda: int(iv[I_NSYNC]) + n + 1, 256), (mem, lambda: int(iv[I_NMEM]) + n, 1024),
-                   (hold, lambda: int(iv[I_NHOLD]) + n, 256)])
+    try:
+        drive(step, draws=draws, stalled=stalled, handlers={NEED_NEIGHBOURS: more_neighbours, **turn_handlers},
+              columns=[(heap, lambda: int(iv[I_NH]) + room, 64), (ce, lambda: int(iv[I_NCE]) + 1, 1024),
+                       (sy, lambda: int(iv[I_NSYNC]) + n + 1, 256), (mem, lambda: int(iv[I_NMEM]) + n, 1024),
+                       (hold, lambda: int(iv[I_NHOLD]) + n, 256)])
+    finally:
+        if ahead:
+            cluster.compute.drawing_ahead(False)
     if ahead:
-        cluster.compute.drawing_ahead(False)
         cluster.compute.used_draws(dpos)
     if iv[I_OVERFLOW]:     # a bound of run_compiled's fixed arrays was wrong: a bug, not an input error
         raise RuntimeError("the compiled cluster loop ran out of room in a fixed-size array (flow owners, pending "
