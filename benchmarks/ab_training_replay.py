@@ -42,6 +42,11 @@ CSV_GROUPS = (
     ("nb22f", "22_pr_fig11", "simlib.training.nine_systems", "trial", (0,)),
     ("nb90", "90_beyond_tta", "simlib.training.time_to_accuracy", "trial", (0, 31, 150, 599)),
     ("nb46", "46_selmcast_ssp_tta", "simlib.training.selmcast_ssp_tta", "trial", (0, 31)),
+    # evenly spread rows (every 40th / 10th): each group's systems in the proportions of its notebook (replay8)
+    ("wide22", "22_pr_table1", "simlib.training.nine_systems", "trial", tuple(range(5, 855, 40))),
+    ("wide22p", "22_pr_table1_profile", "simlib.training.nine_systems", "trial", tuple(range(7, 675, 40))),
+    ("wide22f", "22_pr_fig11", "simlib.training.nine_systems", "trial", tuple(range(3, 130, 10))),
+    ("wide90", "90_beyond_tta", "simlib.training.time_to_accuracy", "trial", tuple(range(9, 600, 40))),
 )
 
 

@@ -14,9 +14,11 @@ paper's own compiled turn, e.g. seed 000's selective reduce, :mod:`simlib.papers
 which calls :func:`run_to_turn` and takes each :data:`TURN` with :func:`launch`, :func:`record_hold` and
 :func:`timer_set`); all on a :class:`~simlib.core.topology.BigSwitch` under max-min
 sharing, with compute times from a :class:`~simlib.runtime.cluster.ComputeTimes` or
-:class:`~simlib.runtime.cluster.ScriptedComputeTimes` (each worker's draws its own stream, so drawing
-them ahead per worker gives every worker the same values in the same order as the Python loop's calls
-of ``next(w)``).
+:class:`~simlib.runtime.cluster.ScriptedComputeTimes`, or a source class that sets ``per_worker_streams``
+(a recorded trace's replay, :class:`~simlib.workloads.traces.ReplayComputeTimes`, told ``drawing_ahead`` and
+then ``used_draws`` so that its wrap warning is the Python loop's) -- each worker's draws its own stream, so
+drawing them ahead per worker gives every worker the same values in the same order as the Python loop's
+calls of ``next(w)``.
 
 It is a transcription, statement for statement, of what the Python objects do at each event:
 
@@ -1017,7 +1019,8 @@ def supported(cluster) -> str | None:
         return f"ring_model {col.model!r} (the compiled loop runs 'single')"
     if type(cluster.topo) is not BigSwitch:
         return f"topology {type(cluster.topo).__name__}"
-    if _name(cluster.compute) not in ("cluster.ComputeTimes", "cluster.ScriptedComputeTimes"):
+    if (_name(cluster.compute) not in ("cluster.ComputeTimes", "cluster.ScriptedComputeTimes")
+            and not type(cluster.compute).__dict__.get("per_worker_streams", False)):
         return f"compute-time source {type(cluster.compute).__name__}"
     net, sim = cluster.net, cluster.sim
     if net.sharing != "maxmin" or net.engine != "incremental" or net._next_id or net._n_slots:
@@ -1099,7 +1102,18 @@ def run_compiled(cluster) -> None:
     width = n * max(int(iv[I_SERVERS]), 2) + 16
     pend = np.zeros(width, np.int64)
     tab = np.full(_pow2(8 * n_links + 8), -1, np.int64)
-    draws = DrawBuffer(cluster.compute, n, minimum=64)
+    # a source whose draws come from each worker's own stream (``per_worker_streams``, e.g. a recorded trace's
+    # replay) is drawn ahead like ComputeTimes; it hears afterwards how many draws each worker used
+    # (``used_draws``: a replay's wrap warning is then the Python loop's)
+    ahead = type(cluster.compute).__dict__.get("per_worker_streams", False)
+    if ahead:
+        cluster.compute.drawing_ahead(True)
+    try:
+        draws = DrawBuffer(cluster.compute, n, minimum=64)
+    except BaseException:
+        if ahead:
+            cluster.compute.drawing_ahead(False)
+        raise
     iv[I_NDRAW] = draws.draws.shape[1]
     dpos = np.zeros(n, np.int64)
     queue = np.zeros(n, np.int64)
@@ -1165,10 +1179,16 @@ def run_compiled(cluster) -> None:
             f"sync (model size 0 and latency 0), or a delay below the clock's resolution at t "
             f"({math.ulp(t):.3g} s)")
 
-    drive(step, draws=draws, stalled=stalled, handlers={NEED_NEIGHBOURS: more_neighbours, **turn_handlers},
-          columns=[(heap, lambda: int(iv[I_NH]) + room, 64), (ce, lambda: int(iv[I_NCE]) + 1, 1024),
-                   (sy, lambda: int(iv[I_NSYNC]) + n + 1, 256), (mem, lambda: int(iv[I_NMEM]) + n, 1024),
-                   (hold, lambda: int(iv[I_NHOLD]) + n, 256)])
+    try:
+        drive(step, draws=draws, stalled=stalled, handlers={NEED_NEIGHBOURS: more_neighbours, **turn_handlers},
+              columns=[(heap, lambda: int(iv[I_NH]) + room, 64), (ce, lambda: int(iv[I_NCE]) + 1, 1024),
+                       (sy, lambda: int(iv[I_NSYNC]) + n + 1, 256), (mem, lambda: int(iv[I_NMEM]) + n, 1024),
+                       (hold, lambda: int(iv[I_NHOLD]) + n, 256)])
+    finally:
+        if ahead:
+            cluster.compute.drawing_ahead(False)
+    if ahead:
+        cluster.compute.used_draws(dpos)
     if iv[I_OVERFLOW]:     # a bound of run_compiled's fixed arrays was wrong: a bug, not an input error
         raise RuntimeError("the compiled cluster loop ran out of room in a fixed-size array (flow owners, pending "
                            "or completed flows); run with engine='python'")
@@ -1208,6 +1228,8 @@ def _write_back(cluster, iv, fs, ce, sy, mem) -> None:
         log.compute_end[w].extend(times[bounds[w]:bounds[w + 1]])
     mw, mi = mem["w"].tolist(), mem["it"].tolist()
     rule, ctrl = cluster.weight_rule, cluster.controller
+    # a rule's on_iterations(ws): on_iteration of each of ws at once (the same iteration numbers)
+    bulk = getattr(rule, "on_iterations", None)
     ps_w, ps_apply, ps_ver = sy["w"][:n_sync].tolist(), sy["apply"][:n_sync].tolist(), sy["ver"][:n_sync].tolist()
     done_ce = 0
     ce_list = ce_w.tolist()
@@ -1231,16 +1253,23 @@ def _write_back(cluster, iv, fs, ce, sy, mem) -> None:
             ctrl.version += 1
             ctrl.held[list(rec.members)] = ctrl.version
         if rule is not None:
-            for w in ce_list[done_ce:nce]:
-                rule.on_iteration(w)
+            if bulk is None:
+                for w in ce_list[done_ce:nce]:
+                    rule.on_iteration(w)
+            elif nce > done_ce:
+                bulk(ce_w[done_ce:nce])
             done_ce = nce
             ws, w_init = rule.on_sync(rec.members)
-            rec.weights = tuple(float(x) for x in ws)
+            rec.weights = (tuple(ws.tolist()) if type(ws) is np.ndarray and ws.dtype == np.float64
+                           else tuple(float(x) for x in ws))
             rec.init_weight = float(w_init)
         log.syncs.append(rec)
     if rule is not None:
-        for w in ce_list[done_ce:]:
-            rule.on_iteration(w)
+        if bulk is None:
+            for w in ce_list[done_ce:]:
+                rule.on_iteration(w)
+        elif n_ce > done_ce:
+            bulk(ce_w[done_ce:])
     if _mode(ctrl) == MODE_EAGER:
         ctrl.busy = bool(iv[I_BUSY])
     cluster.phase[cluster.phase == COMPUTING] = STOPPED

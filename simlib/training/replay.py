@@ -84,6 +84,9 @@ UNFINISHED = ("apply", "drop")
 DTYPES = ("float64", "float32")
 #: Syncs with at most this many members are combined by elementwise sums, larger ones by matmul.
 _LOOP_K = 4
+#: A held-back batch's only record of its member count writes its new replica to its targets by broadcasting
+#: it, without repeating it once per target first (the same values; False: the repeated rows, for the tests).
+_BROADCAST_ONE = True
 #: What a replay's curve holds (RP25): ``"full"`` every evaluation's values; ``"to_target"`` only what the
 #: time to ``stop_acc`` needs (evaluations shown to be below it are cut short and have NaN values).
 CURVES = ("full", "to_target")
@@ -1041,6 +1044,10 @@ class _Replicas:
                 cs = self.c_f[rs]
                 if cs.any():
                     new += cs[:, None] * self.task.x0
+                if rs.size == 1 and _BROADCAST_ONE:     # one record (an all-reduce's): its row broadcast to its targets
+                    r0 = int(rs[0])         # (the same values written as the repeated rows below)
+                    outs.append((sy.tgt[sy.tptr[r0]:sy.tptr[r0 + 1]], new))
+                    continue
                 tl = sy.tptr[rs + 1] - sy.tptr[rs]
                 tpos = np.repeat(sy.tptr[rs] - np.cumsum(tl) + tl, tl) + np.arange(tl.sum())
                 outs.append((sy.tgt[tpos], np.repeat(new, tl, axis=0)))

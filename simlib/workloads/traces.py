@@ -390,15 +390,35 @@ class ReplayComputeTimes(ComputeTimes):
         self._jittered = (copy >= 1) & (self._jitter > 0)
         self._drawn = np.zeros(n, dtype=np.int64)
         self._warned = False
+        self._ahead = False
+
+    #: Worker ``w``'s draws depend on its own stream only (its recorded worker, offset and jitter generator), so
+    #: drawing ahead of the simulation gives the same values: the compiled cluster engine runs this source,
+    #: telling it :meth:`drawing_ahead` and then :meth:`used_draws` (issue 48).
+    per_worker_streams = True
+
+    def drawing_ahead(self, on: bool) -> None:
+        """While on, a draw past the recording does not warn (the caller may draw more than the run uses and
+        reports what it used with :meth:`used_draws`)."""
+        self._ahead = bool(on)
+
+    def used_draws(self, counts) -> None:
+        """The run used ``counts[w]`` draws of worker ``w``: the :class:`TraceWrapWarning` of a worker that
+        needed more than the recorded steps, once per object, as drawing them one by one gives it."""
+        if not self._warned and np.any(np.asarray(counts) > self.trace.steps):
+            self._warn()
+
+    def _warn(self) -> None:
+        self._warned = True
+        warnings.warn(f"trace {self.trace.name!r} records {self.trace.steps} steps per worker and this run "
+                      "needs more: workers wrap to the start of their recorded sequence (decision T7)",
+                      TraceWrapWarning, stacklevel=4)
 
     def _fill(self, w: int) -> np.ndarray:
         length = self.trace.steps
         done = int(self._drawn[w])
-        if done >= length and not self._warned:
-            self._warned = True
-            warnings.warn(f"trace {self.trace.name!r} records {length} steps per worker and this run "
-                          "needs more: workers wrap to the start of their recorded sequence (decision T7)",
-                          TraceWrapWarning, stacklevel=3)
+        if done >= length and not self._warned and not self._ahead:
+            self._warn()
         k = self._chunk if done >= length else min(self._chunk, length - done)  # stop at the first wrap
         idx = (self.offset[w] + done + np.arange(k)) % length
         x = self.trace.sequences[self.recorded[w], idx]

@@ -242,3 +242,61 @@ def test_set_replica_iterates_as_cpython_does(keys):
         ref.add(k)
     assert ck._set_take(tab, iv).tolist() == list(ref)
     assert (tab == -1).all() and iv[ck.I_SMASK] == 7
+
+
+@pytest.mark.parametrize("k", range(8))
+def test_compiled_equals_python_with_partial_reduces_weight_rules(k):
+    """The compiled engine replays a real weight rule (002's constant or dynamic partial reduce) with its bulk
+    ``on_iterations`` and the dynamic rule's remembered weights; the Python loop calls ``on_iteration`` once per
+    compute end and computes every group's weights afresh: the same log (every weight by repr) and the same
+    final iteration numbers."""
+    from simlib.papers.partial_reduce.weights import ConstantWeights, DynamicWeights
+
+    rng = np.random.default_rng(500 + k)
+    s = _random_setting(rng)
+    s.update(weights=False, eager=None, ps=None, ad=None, p=int(rng.integers(1, s["n"] + 1)), duration=30.0)
+    missing = ("initial", "oldest", "closest")[k % 3]
+    logs = []
+    for engine in ("python", "compiled"):
+        rule = ConstantWeights() if k == 7 else DynamicWeights(0.5, missing)
+        c = _cluster(s)
+        c.weight_rule = rule
+        rule.reset(c.n)
+        logs.append((repr(c.run(engine=engine)), rule.iterations.tolist()))
+    assert logs[0] == logs[1]
+    assert "init_weight" in logs[0][0]
+
+
+@pytest.mark.parametrize("k", range(10))
+def test_compiled_equals_python_on_a_recorded_traces_replay(k):
+    """A recorded trace's replay (ReplayComputeTimes: copies with jitter, offsets) is drawn ahead by the compiled
+    engine: the same log, worker arrays and clock as the Python loop, and the same wrap warnings (one when a
+    worker used more draws than the recording holds, none otherwise, whatever was drawn ahead)."""
+    import warnings
+
+    from simlib.workloads.traces import RecordedTrace, TraceWrapWarning
+
+    rng = np.random.default_rng(700 + k)
+    R, L = int(rng.integers(1, 4)), int(rng.integers(20, 120))
+    trace = RecordedTrace("hand", rng.lognormal(np.log(0.2), 0.4, size=(R, L)))
+    n = int(rng.integers(2, 12))
+    duration = float(rng.choice([2.0, 8.0, 40.0]))
+    p = None if k % 3 == 0 else int(rng.integers(1, n + 1))
+    out = []
+    for engine in ("python", "compiled"):
+        compute = trace.compute_times(n, np.random.SeedSequence(k), chunk=16,
+                                      offsets=("copy", "worker")[k % 2])
+        if k % 4 == 3:
+            c = ps_cluster(np.full(n, 2e9), compute, ParameterServerController("async"), model_bits=1e8, alpha=1e-3,
+                           duration=duration)
+        else:
+            c = Cluster.big_switch(np.full(n, 2e9), compute, AllReduceController() if p is None
+                                   else PartialReduceController(p), model_bits=1e8, alpha=1e-3, duration=duration)
+        assert ck.supported(c) is None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            log = c.run(engine=engine)
+        wraps = [w for w in caught if issubclass(w.category, TraceWrapWarning)]
+        out.append((repr(log), c.iterations.tolist(), c.compute_finish.tolist(), c.sim.now, c.sim.events_run,
+                    len(wraps)))
+    assert out[0] == out[1]

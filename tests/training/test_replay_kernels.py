@@ -304,3 +304,28 @@ def test_sgd_rows_is_numpy_s_step_bit_for_bit(dt, n, d, seed, lr):
         got = params.copy()
         _sgd_rows(got, rows, step, g)
     assert got.tobytes() == want.tobytes()
+
+
+# ---------------------------------------------------------------- one record's row broadcast (replay8)
+@pytest.mark.parametrize("scheme,kw", [("allreduce", {}), ("partial", {"p": 0.5}), ("selective", {}),
+                                       ("partial", {"p": 0.5, "weights": "dynamic"})])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("one_at_a_time", [False, True])
+def test_one_records_row_broadcast_to_its_targets_is_the_repeated_rows(monkeypatch, scheme, kw, dtype, one_at_a_time):
+    """A held-back batch whose only record of a member count is written by broadcasting its new replica to the
+    record's targets gives the bytes of the path that repeats the row once per target (switched off here)."""
+    from simlib.papers.cluster_scenario import Scenario, simulate
+    from simlib.training import replay as replay_mod
+
+    sc = dict(scheme=scheme, n=12, hl=2, bandwidth_gbps=1.0, model_mb=20.0, trace="cnn", duration_s=25.0, **kw)
+    log = simulate(Scenario.from_params(sc), 5)
+    assert any(len(r.members) > 2 for r in log.syncs)
+    prob = load_problem("digits")
+    args = dict(model="mlp", lr=0.1, seed=2, eval_every_s=0.25,
+                numerics=Numerics(dtype=dtype, one_at_a_time=one_at_a_time))
+    fast = replay(log, prob, **args)
+    monkeypatch.setattr(replay_mod, "_BROADCAST_ONE", False)
+    slow = replay(log, prob, **args)
+    pd.testing.assert_frame_equal(fast.curve, slow.curve, check_exact=True)
+    assert fast.final_params.tobytes() == slow.final_params.tobytes()
+    assert fast.final_model.tobytes() == slow.final_model.tobytes()

@@ -79,6 +79,10 @@ def _check_members(members, n: int | None, name: str = "members") -> tuple[int, 
     return out
 
 
+#: :class:`DynamicWeights` remembers the weights of at most this many distinct groups (k̂ tuples).
+_MEMO_MAX = 4096
+
+
 def _check_alpha(alpha) -> float:
     return check_real("alpha", alpha, 0.0, 1.0, hi_open=True)
 
@@ -211,6 +215,24 @@ class WeightRule:
         w = check_int("w", w, lo=0, hi=k.size - 1)
         k[w] += 1
 
+    def on_iterations(self, ws) -> None:
+        """:meth:`on_iteration` of every worker in ``ws`` (ids in [0, n-1], repeats allowed: k_w grows by
+        the number of times w appears), in one step: the compiled engine's log replays the rule with it
+        between two syncs (the same iteration numbers as one call per compute end).  A subclass that
+        overrides :meth:`on_iteration` gets one call per element, in order."""
+        k = self._require_reset()
+        if type(self).on_iteration is not WeightRule.on_iteration:
+            for w in np.asarray(ws).tolist():
+                self.on_iteration(w)
+            return
+        ws = np.asarray(ws)
+        if not ws.size:
+            return
+        if ws.dtype.kind not in "iu" or ws.min() < 0 or ws.max() >= k.size:
+            for j, w in enumerate(ws.tolist()):
+                check_int(f"ws[{j}]", w, lo=0, hi=k.size - 1)
+        k += np.bincount(ws, minlength=k.size)
+
     def on_sync(self, members: Sequence[int]) -> tuple[np.ndarray, float]:
         """A group all-reduce among ``members`` launches.
 
@@ -259,9 +281,18 @@ class DynamicWeights(WeightRule):
         super().__init__()
         self.alpha = _check_alpha(alpha)
         self.missing = check_choice("missing", missing, MISSING_MODES)
+        self._memo: dict = {}
 
     def _weights(self, its):
-        return dynamic_weights(its.tolist(), self.alpha, self.missing)
+        """:func:`dynamic_weights` of ``its``, remembered by the relative iteration numbers k̂ (which, with
+        ``alpha`` and ``missing``, are all it reads): a group seen before gets a copy of the same weights."""
+        key = (self.alpha, self.missing, (its.max() - its).tobytes())
+        hit = self._memo.get(key)
+        if hit is None:
+            if len(self._memo) >= _MEMO_MAX:
+                self._memo.clear()
+            hit = self._memo[key] = dynamic_weights(its.tolist(), self.alpha, self.missing)
+        return hit[0].copy(), hit[1]
 
     def __repr__(self) -> str:
         return f"DynamicWeights(alpha={self.alpha!r}, missing={self.missing!r})"

@@ -247,3 +247,64 @@ def test_rule_invariants(n, data, rule):
             k = before[list(members)]
             if (k == kmax).sum() == 1:
                 assert ws[int(np.argmax(k))] == pytest.approx(ws.max())
+
+
+# ============================================= bulk iterations and the memo
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 6), data=st.data(), rule=st.sampled_from(["constant", "dynamic"]),
+       missing=st.sampled_from(["initial", "oldest", "closest"]))
+def test_bulk_iterations_and_remembered_weights_equal_one_by_one(n, data, rule, missing):
+    """on_iterations(ws) leaves the iteration numbers of one on_iteration per element, and a dynamic rule's
+    weights (remembered by k̂) are bit for bit those of dynamic_weights on the members' iterations then."""
+    bulk = make_weight_rule(rule) if rule == "constant" else DynamicWeights(0.5, missing)
+    bulk.reset(n)
+    k = [0] * n                                     # the iteration numbers by hand
+    for _ in range(data.draw(st.integers(1, 8))):
+        ws = data.draw(st.lists(st.integers(0, n - 1), max_size=12))
+        bulk.on_iterations(np.array(ws, dtype=np.int64))
+        for w in ws:
+            k[w] += 1
+        assert bulk.iterations.tolist() == k
+        members = tuple(data.draw(st.permutations(range(n)))[: data.draw(st.integers(1, n))])
+        its = [k[m] for m in members]
+        want = (np.full(len(its), 1.0 / len(its)), 0.0) if rule == "constant" else dynamic_weights(its, 0.5, missing)
+        got = bulk.on_sync(members)
+        assert got[0].tobytes() == want[0].tobytes() and got[1] == want[1]
+        got[0][:] = -1.0                            # the caller's copy: the remembered weights are not changed
+        for m in members:
+            k[m] = max(its)
+
+
+def test_remembered_weights_depend_on_relative_iterations_only():
+    r = DynamicWeights(0.5, "initial")
+    r.reset(4)
+    r.on_iterations(np.array([0, 0, 0, 1]))        # k = (3, 1, 0, 0): k̂ = (1, 3) for members (0, 1)
+    ws1, w01 = r.on_sync((0, 1))                   # versions 1 and 3 held, 2 missing -> x_init
+    assert ws1.tolist() == pytest.approx([4 / 7, 1 / 7]) and w01 == pytest.approx(2 / 7)
+    r.on_iterations(np.array([2, 2, 2, 2, 2, 3, 3, 3]))   # k = (3, 3, 5, 3): k̂ = (1, 3) again for (2, 3)
+    ws2, w02 = r.on_sync((2, 3))
+    assert ws2.tolist() == ws1.tolist() and w02 == w01
+    r.alpha = 0.0                                  # another alpha is not served from the memo: (1, 0)
+    r.on_iterations(np.array([0, 0]))              # k = (5, 3, ...)
+    assert r.on_sync((0, 1))[0].tolist() == [1.0, 0.0]
+
+
+def test_bulk_iterations_check_ids_and_keep_an_overriding_subclass():
+    r = ConstantWeights()
+    r.reset(3)
+    with pytest.raises(ValueError):
+        r.on_iterations(np.array([0, 3]))
+    with pytest.raises(ValueError):
+        r.on_iterations(np.array([-1]))
+    assert r.iterations.tolist() == [0, 0, 0]
+    seen = []
+
+    class Counting(ConstantWeights):
+        def on_iteration(self, w):
+            seen.append(w)
+            super().on_iteration(w)
+
+    c = Counting()
+    c.reset(3)
+    c.on_iterations(np.array([2, 0, 2]))
+    assert seen == [2, 0, 2] and c.iterations.tolist() == [1, 0, 2]
