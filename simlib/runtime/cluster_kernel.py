@@ -153,7 +153,7 @@ class Ctl(NamedTuple):
 
 
 # ------------------------------------------------------------------ CPython's set of small ints
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _set_insert_clean(tab, mask, key):
     """CPython's ``set_insert_clean`` (Objects/setobject.c) for an int key (its hash is itself)."""
     perturb = key
@@ -171,7 +171,7 @@ def _set_insert_clean(tab, mask, key):
         i = (i * 5 + 1 + perturb) & mask
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _set_add(tab, iv, key):
     """``set.add(key)`` for an int ``key`` >= 0 on the table ``tab[:mask + 1]`` (-1 empty; no deletions):
     CPython 3.11's ``set_add_entry``, probing and resizing alike, so iteration (table order) matches."""
@@ -205,7 +205,7 @@ def _set_add(tab, iv, key):
         i = (i * 5 + 1 + perturb) & mask
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _set_take(tab, iv):
     """The set's items in iteration order; the set is left empty (a new ``set()``)."""
     mask = iv[I_SMASK]
@@ -221,6 +221,14 @@ def _set_take(tab, iv):
     return out
 
 
+# Compile time (docs/speed.md, 2026-11-30, branch warm8): numba compiles each @njit function called from compiled
+# code as a library of its own and links it, re-optimized and compiled to machine code again, into each caller's,
+# so every layer between run_to_turn and the network's solvers compiled the solvers once more (~17 times).  The
+# layers that only run_to_turn reaches are inline="always" (inlined as numba IR, compiled as part of it); kept
+# apart: run_to_turn and what a turns controller calls (launch, record_hold, timer_*), _add_flow (about a dozen
+# call sites once inlined), _compact and _inc_update (launch and _inc_update inlined as well cost more: numba's
+# inlining pass re-runs on each nested inlined layer, and _turns inlines launch through four of its own).
+# Arguments that would be numba literals (a constant -1, True) are np.int64 / np.bool_, one specialization each.
 # ------------------------------------------------------------------ the event heap
 @njit(cache=True, inline="always")
 def _before(ta, sa, tb, sb):
@@ -243,7 +251,7 @@ def _move(hp, i, j):
     _put(hp, i, hp.t[j], hp.s[j], hp.k[j], hp.a[j])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _push(hp, iv, time, kind, arg):
     """``Simulator.schedule_at``: the next sequence number; queued unless ``time`` is infinite."""
     ht, hs = hp.t, hp.s
@@ -263,7 +271,7 @@ def _push(hp, iv, time, kind, arg):
     return seq
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pop(hp, iv):
     ht, hs = hp.t, hp.s
     n = iv[I_NH] - 1
@@ -322,7 +330,7 @@ def _inc_update(net):
         ns = inc.solve_full(st, cfg, iv[I_NSLOTS], now)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _ensure_rates(net):
     iv = net.iv
     if iv[I_DIRTY] == 0:
@@ -331,7 +339,7 @@ def _ensure_rates(net):
     _inc_update(net)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _advance(net, t):
     iv, fs = net.iv, net.fs
     if t - fs[F_NETNOW] > 0 and iv[I_NALIVE] > 0:
@@ -339,12 +347,12 @@ def _advance(net, t):
     fs[F_NETNOW] = t
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _with_flows(st, fl):
     return State(fl, st.links, st.adj, st.proj, st.scratch, st.counters)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _grow_slots(h):
     """``FlowNetwork._grow_slots`` (the slot arrays doubled, zeros; projections inf; blocks anew)."""
     st = h.state
@@ -366,7 +374,7 @@ def _grow_slots(h):
     h.state = State(nfl, st.links, st.adj, npj, nsc, st.counters)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _grow_fidx(h):
     st = h.state
     fl = st.flows
@@ -375,7 +383,7 @@ def _grow_fidx(h):
     h.state = _with_flows(st, nfl)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _adj_rebuild(h, n_slots):
     st = h.state
     loff, lcnt, lcap, ladj, lpart, lbl = inc.adj_build(st.links.cap.shape[0], st.flows, n_slots)
@@ -391,7 +399,7 @@ def _compact(h, iv, pend, oslot):
     n = iv[I_NSLOTS]
     alive = fl.alive
     newslot = np.full(n, -1, np.int64)
-    k = 0
+    k = np.int64(0)
     for s in range(n):
         if alive[s]:
             newslot[s] = k
@@ -448,7 +456,7 @@ def _compact(h, iv, pend, oslot):
     inc.bottlenecks_rebuild(st.flows.bl, st.flows.alive, k, st.links.nb)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _reserve(h, iv, pend, n_links, oslot):
     """``FlowNetwork._reserve(1, n_links)``."""
     if iv[I_NSLOTS] + 1 > h.state.flows.volume.shape[0]:
@@ -463,7 +471,7 @@ def _reserve(h, iv, pend, n_links, oslot):
             _grow_fidx(h)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _touch(iv, fs, hp):
     iv[I_DIRTY] = 1
     if iv[I_POKE] < 0:
@@ -512,7 +520,7 @@ def _add_flow(net, hp, links, volume, oslot, okey):
     _touch(iv, fs, hp)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _reschedule(net, hp):
     """``FlowNetwork._reschedule``: the one pending completion event, at the next completion."""
     h, iv, fs = net.h, net.iv, net.fs
@@ -529,7 +537,7 @@ def _reschedule(net, hp):
 
 
 # ------------------------------------------------------------------ the cluster
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, hp, wk, wleft):
     """``Cluster._start_compute``; ``wk[0, w]`` is the sequence number of w's compute-end timer (-1: none),
     ``wk[1, w]`` the exchanges blocking it, ``wleft[w]`` the compute time left of a blocked step (NaN: none)."""
@@ -550,7 +558,7 @@ def _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, hp, wk, wleft):
     wk[0, w] = _push(hp, iv, now + d, EV_COMPUTE, w)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _block(j, fs, phase, cfin, wk, wleft):
     """``Cluster.block(j)``: a step in progress pauses (its timer cancelled), with the time it has left."""
     wk[1, j] += 1
@@ -559,7 +567,7 @@ def _block(j, fs, phase, cfin, wk, wleft):
         wleft[j] = cfin[j] - fs[F_NOW]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _unblock(j, iv, fs, cfin, hp, wk, wleft):
     """``Cluster.unblock(j)``: at the last one, a paused or waiting step resumes."""
     wk[1, j] -= 1
@@ -570,13 +578,13 @@ def _unblock(j, iv, fs, cfin, hp, wk, wleft):
         wk[0, j] = _push(hp, iv, fs[F_NOW] + left, EV_COMPUTE, j)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sync_members(sid, sy_moff, sy_mcnt, mem):
     a = sy_moff[sid]
     return mem[a:a + sy_mcnt[sid]]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start_flow(net, hp, sid, sy_moff, sy_mcnt, mem, sy_bits, owner, oslot):
     """The scheduled start of a ring all-reduce's single flow over the ring's hosts (the sync's members;
     Eager-Reduce: every host, ``WholeRing``): every ring host's ingress, then egress.  The flow is known by
@@ -596,7 +604,7 @@ def _start_flow(net, hp, sid, sy_moff, sy_mcnt, mem, sy_bits, owner, oslot):
     _add_flow(net, hp, links, sy_bits[sid], oslot, sid)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _process(net, phase, iters, queue, hp, syn, owner, oslot):
     """The controller's ``process()``: all reduce launches the n queued workers once all are queued;
     partial reduce the first p whenever p are queued; Eager-Reduce every queued worker once ``p``
@@ -691,7 +699,7 @@ def record_hold(net, ct, workers):
 
 
 # ------------------------------------------------------------------ the parameter server (PushPull + controller)
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _ps_transfer(net, hp, psleft, w, pull, oslot):
     """``PushPull._transfer``: worker ``w``'s push to every server (or pull from every server), each a
     unicast of ``model_bits / s`` started after ``alpha`` (at once if 0)."""
@@ -707,53 +715,54 @@ def _ps_transfer(net, hp, psleft, w, pull, oslot):
             links = np.empty(2, np.int64)
             links[0] = src
             links[1] = nh + dst
-            _add_flow(net, hp, links, bits, oslot, -1)
+            _add_flow(net, hp, links, bits, oslot, np.int64(-1))
         else:
             _push(hp, iv, fs[F_NOW] + fs[F_ALPHA], EV_UNICAST, src * nh + dst)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _ps_pull(net, hp, psleft, held, w, oslot):
     iv = net.iv
     held[w] = iv[I_VERSION]
     _ps_transfer(net, hp, psleft, w, True, oslot)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _ps_accepted(net, hp, psleft, held, cur, step, sy_w, sy_apply, w, oslot):
     """``ParameterServerController._accepted``: push ``w`` applied (or dropped as stale)."""
     iv, fs = net.iv, net.fs
     now = fs[F_NOW]
+    one = True          # then the pulls: w alone, or the step's k workers (one call site: it is inlined)
+    k = 1
     if iv[I_MODE] == MODE_PS_ASYNC:
         tau = iv[I_VERSION] - held[w]
         sid = cur[w]
         sy_w[sid] = fs[F_ASP] if iv[I_HETE] == 0 else 1.0 / (tau + fs[F_HETE])
         sy_apply[sid] = now
         iv[I_VERSION] += 1
-        _ps_pull(net, hp, psleft, held, w, oslot)
-        return
-    if held[w] < iv[I_VERSION]:
+    elif held[w] < iv[I_VERSION]:
         sid = cur[w]
         sy_w[sid] = 0.0
         sy_apply[sid] = now
         iv[I_DROPPED] += 1
-        _ps_pull(net, hp, psleft, held, w, oslot)
-        return
-    step[iv[I_NSTEP]] = w
-    iv[I_NSTEP] += 1
-    k = iv[I_NSTEP]
-    if k == iv[I_N] - iv[I_BACKUPS]:
+    else:
+        step[iv[I_NSTEP]] = w
+        iv[I_NSTEP] += 1
+        k = iv[I_NSTEP]
+        if k != iv[I_N] - iv[I_BACKUPS]:
+            return
         iv[I_NSTEP] = 0
         for i in range(k):
             sid = cur[step[i]]
             sy_w[sid] = 1.0 / k if iv[I_STEPSUM] == 0 else 1.0
             sy_apply[sid] = now
         iv[I_VERSION] += 1
-        for i in range(k):
-            _ps_pull(net, hp, psleft, held, step[i], oslot)
+        one = False
+    for i in range(k):
+        _ps_pull(net, hp, psleft, held, w if one else step[i], oslot)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _ps_pushed(net, hp, psleft, held, cur, step, sy_w, sy_apply, w, oslot):
     """``ParameterServerController._on_pushed``: into the server's apply queue (PS7), or accepted now."""
     iv, fs = net.iv, net.fs
@@ -916,7 +925,7 @@ def run_to_turn(net, hp, wo, syn, ct):
                 if iv[I_NALIVE] > 0:
                     st = h.state
                     slots = inc.collect_and_retire(fs[F_NETNOW], st.flows, st.links, st.adj, st.proj, st.counters,
-                                                   True, iv[I_NSLOTS])
+                                                   np.bool_(True), iv[I_NSLOTS])
                     fl = st.flows
                     if slots.shape[0] > done_buf.shape[0]:
                         iv[I_OVERFLOW] = 1

@@ -234,14 +234,14 @@ def fast_round_plan(q_ids, q_bw, held_buf, head, holding, par, model, classes, i
         if cint[C_ALIVE, c] > 0:
             pc[c] = _model_prob(model, now - cstart[c], dt)                  # Alg. 2 line 26, per class
     upper = np.inf
-    nr = 0
-    s = 0
+    nr = np.int64(0)                    # np.int64: a literal 0 would compile record_run once more
+    s = np.int64(0)
     for i in range(ng):                                                      # Alg. 3 line 12
         e = ends[i]
         if e - s < p:                                                        # Alg. 2 lines 2-3
             break
         b_hat = q_bw[e - 1]
-        n_terms = 0                     # candidates in the band (b̂_i, b̂_{i-1}]
+        n_terms = np.int64(0)           # candidates in the band (b̂_i, b̂_{i-1}]
         n_parts = 0
         sp = 0.0                        # Σ cnt p, its error bounded below
         y_lo = 0.0                      # Σ p floor(b qscale) and Σ p (floor(b qscale) + 1)

@@ -385,8 +385,8 @@ def _plan_groups(q_bw, ng, par, fbuf, ibuf):
     theta, v, alpha = par.theta, par.v, par.alpha
     ends, off = ibuf[I_ENDS], ibuf[I_OFF]
     probs, bws, lo, hi = fbuf[F_PROBS], fbuf[F_BWS], fbuf[F_LO], fbuf[F_HI]
-    nr = 0
-    s = 0
+    nr = np.int64(0)                    # np.int64: a literal 0 would compile record_run once more
+    s = np.int64(0)
     for i in range(ng):                                                  # Alg. 3 line 12
         e = ends[i]
         if e - s < p:
