@@ -978,7 +978,7 @@ def run_notebooks(
                 cpu_paced[name] = res.cpu_seconds if res.ok and not compiled else None
                 try:
                     record_time(res, profile, extra=extra, root=root, build_dir=build_dir, keep=keep, cold=cold,
-                                probe_s=probe_s, jobs=jobs)
+                                probe_s=probe_s, jobs=min(jobs, len(names)))
                 except (OSError, ValueError) as exc:
                     print(f"run_notebooks: could not record the time of {name}: {exc}", file=sys.stderr)
                 clash = owners.finished(name)

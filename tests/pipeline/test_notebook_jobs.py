@@ -291,3 +291,13 @@ def test_two_real_notebooks_of_different_papers_run_at_once(tmp_path, monkeypatc
     assert all(r.ok for r in results), [r.error for r in results]
     assert all(r.output.is_file() and r.cpu_seconds is not None for r in results)
     assert any(line.startswith("[2/2]") for line in lines)
+
+
+def test_a_run_of_one_notebook_records_it_as_run_alone(repo, tmp_path):
+    one = [repo.root / "notebooks" / "20_c.py"]
+    runner.run_notebooks(one, root=repo.root, build_dir=tmp_path / "build", options=runner.ExecOptions(jobs=2),
+                         echo=None)
+    times = timing.read_times(runner.committed_times_path(repo.root))
+    assert times["20_c"].jobs == 1                     # --jobs 2, but nothing ran beside it
+    repo.run(2)
+    assert timing.read_times(runner.committed_times_path(repo.root))["20_c"].jobs == 2
