@@ -102,7 +102,21 @@ def _uniform_stream(seed: np.random.SeedSequence, w: int, size: int) -> _Uniform
     return stream
 
 
-class ComputeTimes:
+class _PerWorkerStreams:
+    """What the compiled cluster engine (:mod:`simlib.runtime.cluster_kernel`) asks of a compute-time source it
+    draws ahead of the simulation, per worker: a class sets ``per_worker_streams = True`` in its own body when
+    worker ``w``'s draws depend on ``w``'s stream alone (so drawing them ahead gives the same values; a subclass
+    that does not say so again runs on the Python loop), and hears :meth:`drawing_ahead` around the run and
+    :meth:`used_draws` after it (a recorded trace's replay warns from them, as one draw at a time would)."""
+
+    def drawing_ahead(self, on: bool) -> None:
+        """The engine draws ahead (``on``) or no longer does; nothing to do here."""
+
+    def used_draws(self, counts) -> None:
+        """The run used ``counts[w]`` draws of worker ``w``; nothing to do here."""
+
+
+class ComputeTimes(_PerWorkerStreams):
     """Per-worker streams of compute times (s): worker ``w``'s k-th draw is the
     same whatever the scheme, so schemes are compared on identical draws.
     ``scale[w]`` multiplies worker ``w``'s draws (a slowed-down worker, 002 §5.2).
@@ -117,6 +131,8 @@ class ComputeTimes:
     shared by every run of the process with the same seed (the sweeps' paired trials: one per trial,
     whatever the setting), and :meth:`take_all` maps every worker's chunk with one ``quantile`` call:
     the same draws, without a generator per worker and run (issue 48, docs/speed.md)."""
+
+    per_worker_streams = True
 
     def __init__(self, sampler: Callable[[np.random.Generator, int], np.ndarray] | None, n: int,
                  seed: np.random.SeedSequence, chunk: int = 256, scale: Sequence[float] | None = None,
@@ -210,9 +226,11 @@ class ComputeTimes:
         return out
 
 
-class ScriptedComputeTimes:
+class ScriptedComputeTimes(_PerWorkerStreams):
     """Hand-written compute times (s): ``times[w]`` lists worker ``w``'s iterations;
     once exhausted the worker computes forever (never ready again)."""
+
+    per_worker_streams = True
 
     def __init__(self, times: Sequence[Sequence[float]]):
         self._times = [list(check_array(f"times[{w}]", t, lo=0.0)) for w, t in enumerate(times)]

@@ -14,9 +14,10 @@ paper's own compiled turn, e.g. seed 000's selective reduce, :mod:`simlib.papers
 which calls :func:`run_to_turn` and takes each :data:`TURN` with :func:`launch`, :func:`record_hold` and
 :func:`timer_set`); all on a :class:`~simlib.core.topology.BigSwitch` under max-min
 sharing, with compute times from a :class:`~simlib.runtime.cluster.ComputeTimes` or
-:class:`~simlib.runtime.cluster.ScriptedComputeTimes`, or a source class that sets ``per_worker_streams``
-(a recorded trace's replay, :class:`~simlib.workloads.traces.ReplayComputeTimes`, told ``drawing_ahead`` and
-then ``used_draws`` so that its wrap warning is the Python loop's) -- each worker's draws its own stream, so
+:class:`~simlib.runtime.cluster.ScriptedComputeTimes` or a recorded trace's replay
+(:class:`~simlib.workloads.traces.ReplayComputeTimes`): classes that set ``per_worker_streams`` (told
+``drawing_ahead`` and then ``used_draws``, so that a replay's wrap warning is the Python loop's) -- each
+worker's draws its own stream, so
 drawing them ahead per worker gives every worker the same values in the same order as the Python loop's
 calls of ``next(w)``.
 
@@ -1028,8 +1029,7 @@ def supported(cluster) -> str | None:
         return f"ring_model {col.model!r} (the compiled loop runs 'single')"
     if type(cluster.topo) is not BigSwitch:
         return f"topology {type(cluster.topo).__name__}"
-    if (_name(cluster.compute) not in ("cluster.ComputeTimes", "cluster.ScriptedComputeTimes")
-            and not type(cluster.compute).__dict__.get("per_worker_streams", False)):
+    if not type(cluster.compute).__dict__.get("per_worker_streams", False):      # said by its own class
         return f"compute-time source {type(cluster.compute).__name__}"
     net, sim = cluster.net, cluster.sim
     if net.sharing != "maxmin" or net.engine != "incremental" or net._next_id or net._n_slots:
@@ -1072,7 +1072,20 @@ def _pow2(k: int) -> int:
 
 def run_compiled(cluster) -> None:
     """Run ``cluster`` (for which :func:`supported` is None) to its duration in the compiled loop,
-    writing its log, worker arrays and simulator clock as :meth:`Cluster.run` does."""
+    writing its log, worker arrays and simulator clock as :meth:`Cluster.run` does.  The compute-time source,
+    drawn ahead per worker, hears ``drawing_ahead`` around the run and then ``used_draws`` (how many draws each
+    worker used: a recorded trace's replay warns of a wrap then, as the Python loop's draws do)."""
+    source = cluster.compute
+    source.drawing_ahead(True)
+    try:
+        used = _run_compiled(cluster)
+    finally:
+        source.drawing_ahead(False)
+    source.used_draws(used)
+
+
+def _run_compiled(cluster) -> np.ndarray:
+    """:func:`run_compiled`'s run; returns each worker's draws used."""
     n, net, sim = cluster.n, cluster.net, cluster.sim
     ctrl = cluster.controller
     mode = _mode(ctrl)
@@ -1111,18 +1124,7 @@ def run_compiled(cluster) -> None:
     width = n * max(int(iv[I_SERVERS]), 2) + 16
     pend = np.zeros(width, np.int64)
     tab = np.full(_pow2(8 * n_links + 8), -1, np.int64)
-    # a source whose draws come from each worker's own stream (``per_worker_streams``, e.g. a recorded trace's
-    # replay) is drawn ahead like ComputeTimes; it hears afterwards how many draws each worker used
-    # (``used_draws``: a replay's wrap warning is then the Python loop's)
-    ahead = type(cluster.compute).__dict__.get("per_worker_streams", False)
-    if ahead:
-        cluster.compute.drawing_ahead(True)
-    try:
-        draws = DrawBuffer(cluster.compute, n, minimum=64)
-    except BaseException:
-        if ahead:
-            cluster.compute.drawing_ahead(False)
-        raise
+    draws = DrawBuffer(cluster.compute, n, minimum=64)
     iv[I_NDRAW] = draws.draws.shape[1]
     dpos = np.zeros(n, np.int64)
     queue = np.zeros(n, np.int64)
@@ -1188,16 +1190,10 @@ def run_compiled(cluster) -> None:
             f"sync (model size 0 and latency 0), or a delay below the clock's resolution at t "
             f"({math.ulp(t):.3g} s)")
 
-    try:
-        drive(step, draws=draws, stalled=stalled, handlers={NEED_NEIGHBOURS: more_neighbours, **turn_handlers},
-              columns=[(heap, lambda: int(iv[I_NH]) + room, 64), (ce, lambda: int(iv[I_NCE]) + 1, 1024),
-                       (sy, lambda: int(iv[I_NSYNC]) + n + 1, 256), (mem, lambda: int(iv[I_NMEM]) + n, 1024),
-                       (hold, lambda: int(iv[I_NHOLD]) + n, 256)])
-    finally:
-        if ahead:
-            cluster.compute.drawing_ahead(False)
-    if ahead:
-        cluster.compute.used_draws(dpos)
+    drive(step, draws=draws, stalled=stalled, handlers={NEED_NEIGHBOURS: more_neighbours, **turn_handlers},
+          columns=[(heap, lambda: int(iv[I_NH]) + room, 64), (ce, lambda: int(iv[I_NCE]) + 1, 1024),
+                   (sy, lambda: int(iv[I_NSYNC]) + n + 1, 256), (mem, lambda: int(iv[I_NMEM]) + n, 1024),
+                   (hold, lambda: int(iv[I_NHOLD]) + n, 256)])
     if iv[I_OVERFLOW]:     # a bound of run_compiled's fixed arrays was wrong: a bug, not an input error
         raise RuntimeError("the compiled cluster loop ran out of room in a fixed-size array (flow owners, pending "
                            "or completed flows); run with engine='python'")
@@ -1220,6 +1216,7 @@ def run_compiled(cluster) -> None:
             cluster.log.counters["dropped_gradients"] = int(iv[I_DROPPED])
     elif not ad and mode != MODE_TURNS:
         ctrl.queue = queue[:iv[I_QLEN]].tolist()
+    return dpos
 
 
 def _write_back(cluster, iv, fs, ce, sy, mem) -> None:

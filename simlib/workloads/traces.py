@@ -393,8 +393,8 @@ class ReplayComputeTimes(ComputeTimes):
         self._ahead = False
 
     #: Worker ``w``'s draws depend on its own stream only (its recorded worker, offset and jitter generator), so
-    #: drawing ahead of the simulation gives the same values: the compiled cluster engine runs this source,
-    #: telling it :meth:`drawing_ahead` and then :meth:`used_draws` (issue 48).
+    #: drawing ahead of the simulation gives the same values: the compiled cluster engine runs this source
+    #: (issue 48; ``ComputeTimes``' protocol for it).
     per_worker_streams = True
 
     def drawing_ahead(self, on: bool) -> None:
