@@ -56,13 +56,16 @@ def _partner(fidx, a, b, l):
     """What the adjacency stores beside flow ``fidx[a:b]``'s entry on link ``l``:
     its other link if it crosses exactly two, -1 if ``l`` is its only link, -2
     otherwise (read its links from ``fidx``).  Lets the full solve of a unicast
-    skip two dependent random reads per flow."""
+    skip two dependent random reads per flow.  Stops at the third link (then -2 whatever follows), so
+    the calls for every link of a ring flow of L links cost O(L), not O(L^2)."""
     k = 0
     other = -1
     for j in range(a, b):
         m = fidx[j]
         if m >= 0:
             k += 1
+            if k > 2:
+                return -2
             if m != l:
                 other = m
     if k == 1:

@@ -41,10 +41,11 @@ __all__ = ["turns_loop", "turn_state", "N_SI", "NEED_ERRORS", "NEED_ECDF", "ecdf
 
 # si: the controller's integer scalars; S_ERR: estimates drawn per decision (the queue in arrival order at
 # qids[0:qlen]), S_UPOS / S_ULEN: the next unused and the number of uniform draws in ``ubuf``; S_COLD: the
-# progress model's ECDF learned here, S_MLEN / S_BLEN its sorted parts' lengths in ``emain`` / ``ebuf``
+# progress model's ECDF learned here, S_MLEN / S_BLEN its sorted parts' lengths in ``emain`` / ``ebuf``; S_NL,
+# S_KIND, S_NEW: the turn's launches (members in ibuf, see _launch), their kind and its new holds (ibuf[I_HOLD])
 (S_QHEAD, S_QLEN, S_ARRIVALS, S_K, S_ROUNDS, S_FALLBACK, S_STALE, S_DONE, S_COUNT, S_P, S_C, S_N, S_CLS,
- S_INCR, S_ERR, S_UPOS, S_ULEN, S_COLD, S_MLEN, S_BLEN) = range(20)
-N_SI = 20
+ S_INCR, S_ERR, S_UPOS, S_ULEN, S_COLD, S_MLEN, S_BLEN, S_NL, S_KIND, S_NEW) = range(23)
+N_SI = 23
 #: statuses of :func:`turns_loop` (between turns): fewer than n uniform draws left for the per-decision
 #: error (``ubuf``), or no room for one more observation in the ECDF's parts (``emain``, ``ebuf``)
 NEED_ERRORS, NEED_ECDF = ck.NEED_NEIGHBOURS + 1, ck.NEED_NEIGHBOURS + 2
@@ -125,41 +126,50 @@ def _drawn_estimates(si, ids, count, btrue, ubuf, ef):
 # The turn's layers (_turn down to _launch) are inlined into _turns as numba IR (inline="always"): compiled apart,
 # each layer would link and re-optimize everything below it once per specialization of each of its callers
 # (the cluster-selective warm-up's critical path, docs/speed.md 2026-11-30); inlined, they are compiled only as
-# part of _turns, once per kind of run (learn None or not), and pass the state's arrays without a call.
+# part of _turns, once per kind of run (learn None or not).  They take the controller's state and the few worker
+# arrays they read, not the engine's tuples: numba takes a new reference to every array of an inlined layer's
+# arguments (two atomic operations each, per layer and turn), so the launches, hold records and the timer that the
+# turn decides are made by _turns itself, from the members the turn leaves in ``ibuf`` (:func:`_launch`).
 @njit(cache=True, inline="always")
-def _launch(net, hp, wo, syn, ct, si, holding, group, kind):
-    """``SelectiveReduceController._launch``: the group's holds end, ``Cluster.launch``, k + 1 (line 20)."""
+def _launch(si, holding, ibuf, group, kind):
+    """``SelectiveReduceController._launch`` up to ``Cluster.launch``: the group's holds end, k + 1 (line 20); the
+    group is appended to the turn's launches for :func:`_turns` (members at ``ibuf[I_SEL]``, launch r's at
+    ``[ibuf[I_OFF, r], ibuf[I_OFF, r + 1])``, ``si[S_NL]`` launches, ``si[S_KIND]`` their kind)."""
     for i in range(group.shape[0]):
         holding[group[i]] = False
-    ck.launch(net, hp, syn, ct.owner, ct.oslot, wo.phase, wo.iters, group, kind)
+    r = si[S_NL]
+    a = ibuf[kernels.I_OFF, r]
+    for i in range(group.shape[0]):
+        ibuf[kernels.I_SEL, a + i] = group[i]
+    ibuf[kernels.I_OFF, r + 1] = a + group.shape[0]
+    si[S_NL] = r + 1
+    si[S_KIND] = kind
     si[S_K] += 1
 
 
 @njit(cache=True, inline="always")
-def _launch_planned(net, hp, wo, syn, ct, si, holding, q_ids, ibuf, n_runs, n_launch, n_new):
+def _launch_planned(si, holding, q_ids, ibuf, n_runs, n_launch, n_new):
     """Launch the runs of ``q_ids`` (the queue in plan order) that the round's plan in ``ibuf`` marks (Alg. 3
-    lines 13-17) and record its ``n_new`` new holds; returns which queue positions stay (all of them, as an
-    empty array, when nothing launched)."""
+    lines 13-17) and leave its ``n_new`` new holds for :func:`_turns` to record (``si[S_NEW]``); returns which queue
+    positions stay (all of them, as an empty array, when nothing launched)."""
     keep = np.ones(q_ids.shape[0] if n_launch else 0, np.bool_)
     if n_launch:
         for r in range(n_runs):
             if ibuf[kernels.I_RUN_LAUNCH, r]:
                 s, e = ibuf[kernels.I_RUN_S, r], ibuf[kernels.I_RUN_E, r]
                 keep[s:e] = False
-                _launch(net, hp, wo, syn, ct, si, holding, q_ids[s:e], ck.KIND_PARTIAL)
-    if n_new:
-        ck.record_hold(net, ct, ibuf[kernels.I_HOLD, :n_new])
+                _launch(si, holding, ibuf, q_ids[s:e], ck.KIND_PARTIAL)
+    si[S_NEW] = n_new
     return keep
 
 
 @njit(cache=True, inline="always")
-def _drawn_round(net, hp, wo, syn, ct, st, learn):
+def _drawn_round(now, phase, cstart, cfin, st, learn):
     """``SelectiveReduceController._partial_round`` with estimates drawn per decision (Alg. 3 lines 9-22):
     line 9's estimates of the queue in arrival order then the workers in training (by id), BAG's sort of
     the queue by them, the reference pass; the launched workers leave the queue, which stays in arrival order."""
     si, par_rest, model, qids, holding, bw_all, fbuf, ibuf = st[0], st[1], st[2], st[3], st[7], st[8], st[9], st[10]
     qlen = si[S_QLEN]
-    phase = wo.phase
     n = phase.shape[0]
     ids = np.empty(n, np.int64)
     ids[:qlen] = qids[:qlen]
@@ -174,12 +184,12 @@ def _drawn_round(net, hp, wo, syn, ct, st, learn):
     q_bw = est[:qlen][order]
     for i in range(qlen, m):
         bw_all[ids[i]] = est[i]
-    par = (net.fs[ck.F_NOW],) + par_rest
-    n_runs, n_launch, n_new = kernels.round_plan((wo.phase, bw_all, wo.cstart, wo.cfin), q_ids, q_bw, holding, par,
+    par = (now,) + par_rest
+    n_runs, n_launch, n_new = kernels.round_plan((phase, bw_all, cstart, cfin), q_ids, q_bw, holding, par,
                                                  model, fbuf, ibuf)
     if n_launch == 0 and n_new == 0:                            # nothing launched or held
         return
-    keep = _launch_planned(net, hp, wo, syn, ct, si, holding, q_ids, ibuf, n_runs, n_launch, n_new)
+    keep = _launch_planned(si, holding, q_ids, ibuf, n_runs, n_launch, n_new)
     if n_launch:                                                # line 18: pop the launched workers
         m = 0
         keep_fifo = np.empty(qlen, np.bool_)
@@ -193,32 +203,32 @@ def _drawn_round(net, hp, wo, syn, ct, st, learn):
 
 
 @njit(cache=True, inline="always")
-def _partial_round(net, hp, wo, syn, ct, st):
+def _partial_round(now, phase, cstart, cfin, st):
     """``SelectiveReduceController._partial_round`` with fixed estimates (Alg. 3 lines 9-22)."""
-    (si, par_rest, model, qids, qbw, qheld, seq, holding, bw_all, fbuf, ibuf, cstart, cint, cbw, fen, loc,
+    (si, par_rest, model, qids, qbw, qheld, seq, holding, bw_all, fbuf, ibuf, clstart, cint, cbw, fen, loc,
      qscale) = st
     h, qlen = si[S_QHEAD], si[S_QLEN]
     q_ids, q_bw, q_held = qids[h:h + qlen], qbw[h:h + qlen], qheld[h:h + qlen]
-    par = (net.fs[ck.F_NOW],) + par_rest
+    par = (now,) + par_rest
     status = incremental.UNSURE
     n_runs = n_launch = n_new = 0
     if si[S_INCR] != 0:                                         # lines 10-22 on the classes (E21)
         if si[S_STALE] != 0:
-            si[S_COUNT] = incremental.build_classes(wo.phase, ck.COMPUTING, wo.cstart, bw_all, qscale, cstart, cint,
+            si[S_COUNT] = incremental.build_classes(phase, ck.COMPUTING, cstart, bw_all, qscale, clstart, cint,
                                                     cbw, fen, loc)
             si[S_STALE] = 0
         status, n_runs, n_launch, n_new = incremental.fast_round_plan(
-            q_ids, q_bw, qheld, h, holding, par, model, (si[S_COUNT], cstart, cint, cbw, fen, qscale), ibuf)
+            q_ids, q_bw, qheld, h, holding, par, model, (si[S_COUNT], clstart, cint, cbw, fen, qscale), ibuf)
         si[S_FALLBACK] += status == incremental.UNSURE
     if status != incremental.SURE:                              # the reference pass
-        n_runs, n_launch, n_new = kernels.round_plan((wo.phase, bw_all, wo.cstart, wo.cfin), q_ids, q_bw, holding,
+        n_runs, n_launch, n_new = kernels.round_plan((phase, bw_all, cstart, cfin), q_ids, q_bw, holding,
                                                      par, model, fbuf, ibuf)
         if n_new:
             for i in range(qlen):
                 q_held[i] = holding[q_ids[i]]
     if n_launch == 0 and n_new == 0:                            # nothing launched or held
         return
-    keep = _launch_planned(net, hp, wo, syn, ct, si, holding, q_ids, ibuf, n_runs, n_launch, n_new)
+    keep = _launch_planned(si, holding, q_ids, ibuf, n_runs, n_launch, n_new)
     if n_launch:                                                # line 18: pop the launched workers, re-centred
         rest, rest_bw, rest_held = q_ids[keep], q_bw[keep], q_held[keep]
         m = rest.shape[0]
@@ -231,30 +241,33 @@ def _partial_round(net, hp, wo, syn, ct, st):
 
 
 @njit(cache=True, inline="always")
-def _learning_round(net, hp, wo, syn, ct, st, learn):
+def _learning_round(now, phase, cstart, cfin, st, learn):
     """Lines 9-22 in a run that learns: the cold start's progress model over the ECDF as it is now (the state
     ``st`` with that model: of ``st``'s types, the arrays of :func:`~.kernels.cdf_model` being writable as the
     ECDF's parts are, so the rounds below compile once), estimates drawn now or fixed."""
     si, model = st[0], st[2]
     if si[S_COLD] != 0:
         m, b = si[S_MLEN], si[S_BLEN]
-        now = (model[0], model[1], learn[0][:m], model[3], model[4], model[5], learn[1][:b], m + b, model[8])
-        st = st[:2] + (now,) + st[3:]
+        cur = (model[0], model[1], learn[0][:m], model[3], model[4], model[5], learn[1][:b], m + b, model[8])
+        st = st[:2] + (cur,) + st[3:]
     if si[S_ERR] != 0:
-        _drawn_round(net, hp, wo, syn, ct, st, learn)
+        _drawn_round(now, phase, cstart, cfin, st, learn)
     else:
-        _partial_round(net, hp, wo, syn, ct, st)
+        _partial_round(now, phase, cstart, cfin, st)
 
 
 @njit(cache=True, inline="always")
-def _turn(net, hp, wo, syn, ct, st, learn):
-    """One turn of the controller: ``on_ready(iv[I_TURN], ...)`` or, for -1, ``_on_timeout()``; then
-    ``process()`` (lines 5-22) and ``_arm()`` (line 24).  ``on_sync_done`` (the classes go stale) is
-    applied first for every sync that ended since the last turn.  ``learn``: :func:`turn_state`'s (None: a
-    fixed progress model and fixed estimates; the branches on it are pruned when compiled)."""
-    (si, par_rest, model, qids, qbw, qheld, seq, holding, bw_all, fbuf, ibuf, cstart, cint, cbw, fen, loc,
+def _turn(iv, now, phase, cstart, cfin, st, learn):
+    """One turn of the controller at time ``now`` (s): ``on_ready(iv[I_TURN], ...)`` or, for -1, ``_on_timeout()``;
+    then ``process()`` (lines 5-22), its launches and new holds left for :func:`_turns` (:func:`_launch`).
+    ``on_sync_done`` (the classes go stale) is applied first for every sync that ended since the last turn.
+    ``learn``: :func:`turn_state`'s (None: a fixed progress model and fixed estimates; the branches on it are
+    pruned when compiled)."""
+    (si, par_rest, model, qids, qbw, qheld, seq, holding, bw_all, fbuf, ibuf, clstart, cint, cbw, fen, loc,
      qscale) = st
-    iv = net.iv
+    si[S_NL] = 0
+    si[S_NEW] = 0
+    ibuf[kernels.I_OFF, 0] = 0
     if si[S_CLS] != 0 and iv[ck.I_NDONE] != si[S_DONE]:
         si[S_STALE] = 1
     si[S_DONE] = iv[ck.I_NDONE]
@@ -262,7 +275,7 @@ def _turn(net, hp, wo, syn, ct, st, learn):
     if w >= 0:                                                  # on_ready
         if learn is not None:
             if si[S_COLD] != 0:                                 # observe(compute_time): the cold start's ECDF
-                ecdf_observe(learn[0], learn[1], si, net.fs[ck.F_NOW] - wo.cstart[w])
+                ecdf_observe(learn[0], learn[1], si, now - cstart[w])
         if si[S_CLS] != 0 and si[S_STALE] == 0:                 # w left S
             incremental.remove_worker(w, cint, fen, loc, cbw, qscale)
         seq[w] = si[S_ARRIVALS]                                 # line 26: push w to Q
@@ -279,23 +292,22 @@ def _turn(net, hp, wo, syn, ct, st, learn):
             ids = qids[h:h + si[S_QLEN]]
             group = ids[np.argsort(seq[ids], kind="mergesort")]
             si[S_QLEN] = 0
-            _launch(net, hp, wo, syn, ct, si, holding, group, ck.KIND_FULL)
+            _launch(si, holding, ibuf, group, ck.KIND_FULL)
     elif si[S_QLEN] >= si[S_P]:                                 # line 8
         si[S_ROUNDS] += 1
         if learn is None:
-            _partial_round(net, hp, wo, syn, ct, st)
+            _partial_round(now, phase, cstart, cfin, st)
         else:
-            _learning_round(net, hp, wo, syn, ct, st, learn)
-    if si[S_QLEN] >= si[S_P]:                                   # line 24: (re)start the Δt timeout
-        ck.timer_set(net, hp, par_rest[0])
-    elif ck.timer_pending(net):
-        ck.timer_cancel(net)
+            _learning_round(now, phase, cstart, cfin, st, learn)
 
 
 @njit(cache=True)
 def _turns(net, hp, wo, syn, ct, st, learn):
-    """:func:`turns_loop` on the state's two parts (compiled apart for ``learn`` None)."""
-    si = st[0]
+    """:func:`turns_loop` on the state's two parts (compiled apart for ``learn`` None): the cluster loop to each
+    turn, the turn (:func:`_turn`), then what it decided, in the Python turn's order: its launches
+    (``Cluster.launch``, each group copied), the new holds (``Cluster.record_hold``) and ``_arm()`` (line 24)."""
+    si, par_rest, ibuf = st[0], st[1], st[10]
+    iv, fs = net.iv, net.fs
     while True:
         if learn is not None:
             if si[S_ERR] != 0 and si[S_ULEN] - si[S_UPOS] < si[S_N]:     # a turn draws at most n
@@ -306,7 +318,16 @@ def _turns(net, hp, wo, syn, ct, st, learn):
         status = ck.run_to_turn(net, hp, wo, syn, ct)
         if status != ck.TURN:
             return status
-        _turn(net, hp, wo, syn, ct, st, learn)
+        _turn(iv, fs[ck.F_NOW], wo.phase, wo.cstart, wo.cfin, st, learn)
+        for r in range(si[S_NL]):
+            ck.launch(net, hp, syn, ct.owner, ct.oslot, wo.phase, wo.iters,
+                      ibuf[kernels.I_SEL, ibuf[kernels.I_OFF, r]:ibuf[kernels.I_OFF, r + 1]], si[S_KIND])
+        if si[S_NEW]:
+            ck.record_hold(net, ct, ibuf[kernels.I_HOLD, :si[S_NEW]])
+        if si[S_QLEN] >= si[S_P]:                               # line 24: (re)start the Δt timeout
+            ck.timer_set(net, hp, par_rest[0])
+        elif ck.timer_pending(net):
+            ck.timer_cancel(net)
 
 
 def turns_loop(net, hp, wo, syn, ct, st):
