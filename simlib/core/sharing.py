@@ -251,7 +251,7 @@ def set_receivers(rows, cols, s, bits):
         change &= change - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def share_big_switch(caps, rows, cols, active, rates, table):
     """Max-min rates (bits/s) of one class of multicasts on a big switch of n hosts, into ``rates[i]``
     for the senders with ``active[i]`` (others untouched): :func:`share_rates`'s water-filling, bit for

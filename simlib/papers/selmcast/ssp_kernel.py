@@ -369,7 +369,7 @@ def counters() -> Counters:
 
 
 # --------------------------------------------------------------------------- flows
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _l3_links(n, x, s, table, buf, rows, cols):
     """Slot s (L3: sender s's multicast) crosses its ingress s and the egress n + j of every receiver j;
     for n <= BIG_SWITCH_MAX also as bit sets, sender s's row ``rows[s]`` and its bit in the columns
@@ -419,7 +419,7 @@ def start_compute(w, t, wk):
     wk.comp_end[w] = t + wk.draws[w, u]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
     """Task i's multicast ends at t: log it, update c and D (SM55; for n <= BIG_SWITCH_MAX also D's row i as
     the bit set ``dbits[i]``, bit j: (i, j) in D), then the SSP gate (SM58)."""
@@ -452,9 +452,9 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
         dbits[i] = _row_bits(due, i)
     in_g[i] = False
     wk.cur_mc[i] = -1
-    low_before = rounds.min()
+    low_before = _min_int(rounds)
     rounds[i] += 1
-    low = rounds.min()
+    low = _min_int(rounds)
     if ssp < 0 or rounds[i] - low <= ssp:
         ci[MAXGAP] = max(ci[MAXGAP], rounds[i] - low)
         start_compute(i, t, wk)
@@ -468,6 +468,15 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
                 wk.blocked_since[w] = np.nan
                 ci[MAXGAP] = max(ci[MAXGAP], rounds[w] - low)
                 start_compute(w, t, wk)
+
+
+@njit(cache=True, inline="always")
+def _min_int(a):
+    """The least value of the non-empty int64 array ``a`` (``a.min()``, which needs reference counting)."""
+    low = a[0]
+    for w in range(1, a.shape[0]):
+        low = min(low, a[w])
+    return low
 
 
 @njit(cache=True, inline="always")
