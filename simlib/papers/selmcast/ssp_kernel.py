@@ -376,15 +376,14 @@ def _l3_links(n, x, s, table, buf, rows, cols):
     ``cols`` (:func:`~simlib.core.sharing.set_receivers`, for :func:`~simlib.core.sharing.share_big_switch`)."""
     buf[0] = s
     k = 1
-    for j in range(n):
-        if x[s, j] == 1:
-            buf[k] = n + j
-            k += 1
+    for j in range(n):                                  # (branch-free: receivers are random, a branch on
+        buf[k] = n + j                                  # each is mispredicted often)
+        k += x[s, j] == 1
     set_links(table, s, buf, k)
     if n <= BIG_SWITCH_MAX:
         bits = 0
-        for q in range(1, k):
-            bits |= 1 << (buf[q] - n)
+        for j in range(n):
+            bits |= np.int64(x[s, j] == 1) << j
         set_receivers(rows, cols, s, bits)
 
 
@@ -436,25 +435,24 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
             log.recv_at[r0 + q] = t if l3 else fl.arrived[i, j]
     ci[DCNT] += 1
     cn.floats[DSUM] += t - log.start[mc]
-    for j in range(n):
-        if x[i, j] == 1:
-            ci[NX] -= 1
-            c[i, j] = 0
-        elif j == i:
-            c[i, j] = 0
-        else:
-            c[i, j] += 1
-        due[i, j] = k >= 0 and j != i and c[i, j] >= k
+    nx = 0
+    for j in range(n):                                  # (branch-free: x's row is random)
+        on = x[i, j] == 1
+        nx += on
+        cij = 0 if on | (j == i) else c[i, j] + 1
+        c[i, j] = cij
+        due[i, j] = (k >= 0) & (j != i) & (cij >= k)
         x[i, j] = 0
         if not l3:
             fl.arrived[i, j] = np.nan
+    ci[NX] -= nx
     if n <= BIG_SWITCH_MAX:
         dbits[i] = _row_bits(due, i)
     in_g[i] = False
     wk.cur_mc[i] = -1
     low_before = _min_int(rounds)
     rounds[i] += 1
-    low = _min_int(rounds)
+    low = _min_int(rounds) if rounds[i] - 1 == low_before else low_before   # (else i was not at the least)
     if ssp < 0 or rounds[i] - low <= ssp:
         ci[MAXGAP] = max(ci[MAXGAP], rounds[i] - low)
         start_compute(i, t, wk)
@@ -974,14 +972,17 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     okeys = np.empty(n)                                 # Orpheus's keys
     obuckets = np.empty(ORPHEUS_BUCKETS, np.int64)      # and their buckets' counts
     while True:
-        for w in range(n):                              # a worker draws at most once per event
-            if used[w] >= draws.shape[1]:
-                return NEED_DRAWS
+        out_of_draws = False                            # a worker draws at most once per event
+        for w in range(n):
+            out_of_draws |= used[w] >= draws.shape[1]
+        if out_of_draws:
+            return NEED_DRAWS
         if ci[DIRTY]:
             if big:
                 share_big_switch(fl.caps, rows, cols, factive, frate, table)
             elif bigp:
-                share_big_switch_priority(fl.caps, rows, factive, fl.cls, frate, table)
+                if not share_big_switch_priority(fl.caps, rows, factive, fl.cls, frate, table):
+                    share_rates(fl.caps, table, factive, fl.cls, frate)   # (a class of two flows)
             else:
                 share_rates(fl.caps, table, factive, fl.cls, frate)
             ci[DIRTY] = 0
