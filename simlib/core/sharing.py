@@ -274,7 +274,8 @@ def share_big_switch(caps, rows, cols, active, rates, table):
     unfrozen flows and senders side by side, the list compacted in place); the first level's scan runs as
     the list is built, and each later level's scan in the same pass as the previous level's subtractions,
     link by link (each link's part reads that link alone), so every link sees the same operations and the
-    scan the same shares in the same order (issue 48 item 1)."""
+    scan the same shares in the same order (issue 48 item 1).  Compiled without reference counting
+    (``_nrt=False``; it allocates nothing and calls no compiled function)."""
     n = active.shape[0]
     # the class's links in the order it reaches them, by position q: capacity left resid[q], unfrozen flows
     # cnt[q] and their senders as a bit set own[q] (an ingress: its sender; egress n + j: column j)

@@ -373,7 +373,8 @@ def counters() -> Counters:
 def _l3_links(n, x, s, table, buf, rows, cols):
     """Slot s (L3: sender s's multicast) crosses its ingress s and the egress n + j of every receiver j;
     for n <= BIG_SWITCH_MAX also as bit sets, sender s's row ``rows[s]`` and its bit in the columns
-    ``cols`` (:func:`~simlib.core.sharing.set_receivers`, for :func:`~simlib.core.sharing.share_big_switch`)."""
+    ``cols`` (:func:`~simlib.core.sharing.set_receivers`, for :func:`~simlib.core.sharing.share_big_switch`).
+    Compiled without reference counting (see the steps' ruler below)."""
     buf[0] = s
     k = 1
     for j in range(n):                                  # (branch-free: receivers are random, a branch on
@@ -421,7 +422,8 @@ def start_compute(w, t, wk):
 @njit(cache=True, _nrt=False)
 def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
     """Task i's multicast ends at t: log it, update c and D (SM55; for n <= BIG_SWITCH_MAX also D's row i as
-    the bit set ``dbits[i]``, bit j: (i, j) in D), then the SSP gate (SM58)."""
+    the bit set ``dbits[i]``, bit j: (i, j) in D), then the SSP gate (SM58).  Compiled without reference
+    counting (see the steps' ruler below): it binds ~40 arrays of the bundles."""
     n, l3, ssp, k = cfg.n, cfg.l3, cfg.ssp, cfg.k
     x, c, due, in_g = plan.x, plan.c, plan.due, plan.in_g
     rounds, state = wk.rounds, wk.state
@@ -498,7 +500,12 @@ def _l7_idle(i, n, factive):
 # They take the arrays they use, not the state bundles: a compiled call increfs and decrefs every
 # array of every bundle it is passed (~70 arrays for all six), which made a split on bundles 22-30 %
 # slower (commit ec3e7dd).  The per-event and per-multicast steps are inlined ("always"): called,
-# they cost ~2.5 % more even on arrays.
+# they cost ~2.5 % more even on arrays.  The called functions that allocate nothing and call only inlined
+# helpers (_finish, _l3_links, Algorithm 2's _algorithm2_l3, the big-switch solvers) are compiled with
+# _nrt=False: no reference counts, so binding their arrays costs no atomic operations (issue 48, ninth
+# round).  Such a function must not allocate, return an array or call a function that is not inlined (numba
+# would compile that callee without reference counting too; a failing compile there can spoil the typing
+# of allocations elsewhere in the process).
 @njit(cache=True)
 def _flow_table(n, l3, x, nf):
     """The flows' links: a :class:`~simlib.core.sharing.FlowTable`, a link buffer (n + 1,) and, L3 with
