@@ -22,7 +22,8 @@ shortcut (:func:`_single`) that gives the same rates bit for bit.
 most :data:`BIG_SWITCH_MAX` hosts (sender i's flow over its ingress i and the egresses n + j of its
 receivers j), whose receivers are kept as bit sets (rows and columns, :func:`set_receivers`): the
 same rates bit for bit as :func:`share_rates` on the table of those flows (decision N18).
-:func:`share_big_switch_priority` is its strict-priority form for classes of one multicast each.
+:func:`share_big_switch_priority` is its strict-priority form for classes of one multicast each (the caller
+calls :func:`share_rates` when a class holds two).
 
 Units: capacities and rates in bits/s.
 """
@@ -251,7 +252,7 @@ def set_receivers(rows, cols, s, bits):
         change &= change - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def share_big_switch(caps, rows, cols, active, rates, table):
     """Max-min rates (bits/s) of one class of multicasts on a big switch of n hosts, into ``rates[i]``
     for the senders with ``active[i]`` (others untouched): :func:`share_rates`'s water-filling, bit for
@@ -273,7 +274,8 @@ def share_big_switch(caps, rows, cols, active, rates, table):
     unfrozen flows and senders side by side, the list compacted in place); the first level's scan runs as
     the list is built, and each later level's scan in the same pass as the previous level's subtractions,
     link by link (each link's part reads that link alone), so every link sees the same operations and the
-    scan the same shares in the same order (issue 48 item 1)."""
+    scan the same shares in the same order (issue 48 item 1).  Compiled without reference counting
+    (``_nrt=False``; it allocates nothing and calls no compiled function)."""
     n = active.shape[0]
     # the class's links in the order it reaches them, by position q: capacity left resid[q], unfrozen flows
     # cnt[q] and their senders as a bit set own[q] (an ingress: its sender; egress n + j: column j)
@@ -347,21 +349,25 @@ def share_big_switch(caps, rows, cols, active, rates, table):
         nll = live
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def share_big_switch_priority(caps, rows, active, prio, rates, table):
     """Strict-priority rates (bits/s) of multicasts on a big switch of n <= :data:`BIG_SWITCH_MAX` hosts, into
     ``rates[i]`` for the senders with ``active[i]`` (others untouched): :func:`share_rates`'s, bit for bit, for
     sender i's flow over its ingress i and the egresses n + j of its receivers j in ``rows[i]`` (an int64 bit
     set; ascending j, the link list :func:`share_rates` reads from a table), at class ``prio[i]`` (int64, lower
-    first); ``caps`` (2n,) bits/s (ingress i, egress n + i).  Uses ``table``'s scratch arrays ``resid``, ``act``
-    and ``keys`` (at least 2n, n and n long).
+    first); ``caps`` (2n,) bits/s (ingress i, egress n + i), each >= +0.0, infinite or NaN.  Uses ``table``'s
+    scratch arrays ``resid``, ``act`` and ``keys`` (at least 2n, n and n long).  Returns True, or False (no
+    rate written) if two active flows share a class: then the caller calls :func:`share_rates`, which
+    water-fills that class (on a table of the same flows).
 
     When every class holds one flow (SM50's classes under L3: one task each), :func:`share_rates` takes each
     flow, in class order, through :func:`_single`: the smallest capacity left on its links (in link order,
     floored at 0), taken from each of them.  This does the same on the bit sets, in the same order of flows
     and of links, so the same values; without the per-solve sort's allocation and the table's link ids (issue
-    48).  If two active flows share a class it calls :func:`share_rates` on ``table`` (whose links must then be
-    the same flows'), which water-fills that class."""
+    48).  A flow whose scan meets a link with +0.0 left stops there and takes nothing: the capacity left on
+    a link is never below +0.0 (each flow takes at most the least left on its links, and x - y >= +0.0 for
+    x >= y in floats), so that link is its least, and subtracting 0.0 changes no capacity left.  Compiled
+    without reference counting (``_nrt=False``; it allocates nothing and calls no compiled function)."""
     n = active.shape[0]
     resid, act, keys = table.resid, table.act, table.keys
     m = 0
@@ -376,33 +382,33 @@ def share_big_switch_priority(caps, rows, active, prio, rates, table):
             keys[q] = k
             act[q] = i
             m += 1
-    shared_class = False
     for a in range(1, m):
-        shared_class |= keys[a] == keys[a - 1]
-    if shared_class:
-        share_rates(caps, table, active, prio, rates)
-    else:
-        for lk in range(2 * n):
-            resid[lk] = caps[lk]
-        for a in range(m):                              # _single, class by class
-            i = act[a]
-            best = np.inf
-            r = resid[i]
+        if keys[a] == keys[a - 1]:
+            return False
+    for lk in range(2 * n):
+        resid[lk] = caps[lk]
+    for a in range(m):                                  # _single, class by class
+        i = act[a]
+        best = np.inf
+        r = resid[i]
+        if r < best:
+            best = r
+        b = rows[i]
+        while b != 0 and best != 0.0:                   # (nothing is below +0.0: see above)
+            r = resid[n + _lowest(b)]
+            b &= b - 1
             if r < best:
                 best = r
-            b = rows[i]
-            while b != 0:
-                r = resid[n + _lowest(b)]
-                b &= b - 1
-                if r < best:
-                    best = r
-            best = max(best, 0.0)
-            rates[i] = best
-            resid[i] -= best
-            b = rows[i]
-            while b != 0:
-                resid[n + _lowest(b)] -= best
-                b &= b - 1
+        best = max(best, 0.0)
+        rates[i] = best
+        if best == 0.0:
+            continue
+        resid[i] -= best
+        b = rows[i]
+        while b != 0:
+            resid[n + _lowest(b)] -= best
+            b &= b - 1
+    return True
 
 
 @njit(cache=True)

@@ -288,7 +288,9 @@ def big_switch_priority(n, receivers, active, caps, prio):
         set_links(table, i, np.asarray(links, np.int64), len(links))
     fast, general = np.full(n, np.nan), np.full(n, np.nan)
     caps, act, prio = np.asarray(caps, float), np.asarray(active, bool), np.asarray(prio, np.int64)
-    share_big_switch_priority(caps, rows, act, prio, fast, table)
+    if not share_big_switch_priority(caps, rows, act, prio, fast, table):
+        assert len({int(prio[i]) for i in range(n) if act[i]}) < int(act.sum())   # only for a shared class
+        share_rates(caps, table, act, prio, fast)
     share_rates(caps, table, act, prio, general)
     return fast, general
 

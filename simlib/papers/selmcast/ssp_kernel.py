@@ -369,22 +369,22 @@ def counters() -> Counters:
 
 
 # --------------------------------------------------------------------------- flows
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _l3_links(n, x, s, table, buf, rows, cols):
     """Slot s (L3: sender s's multicast) crosses its ingress s and the egress n + j of every receiver j;
     for n <= BIG_SWITCH_MAX also as bit sets, sender s's row ``rows[s]`` and its bit in the columns
-    ``cols`` (:func:`~simlib.core.sharing.set_receivers`, for :func:`~simlib.core.sharing.share_big_switch`)."""
+    ``cols`` (:func:`~simlib.core.sharing.set_receivers`, for :func:`~simlib.core.sharing.share_big_switch`).
+    Compiled without reference counting (see the steps' ruler below)."""
     buf[0] = s
     k = 1
-    for j in range(n):
-        if x[s, j] == 1:
-            buf[k] = n + j
-            k += 1
+    for j in range(n):                                  # (branch-free: receivers are random, a branch on
+        buf[k] = n + j                                  # each is mispredicted often)
+        k += x[s, j] == 1
     set_links(table, s, buf, k)
     if n <= BIG_SWITCH_MAX:
         bits = 0
-        for q in range(1, k):
-            bits |= 1 << (buf[q] - n)
+        for j in range(n):
+            bits |= np.int64(x[s, j] == 1) << j
         set_receivers(rows, cols, s, bits)
 
 
@@ -419,10 +419,11 @@ def start_compute(w, t, wk):
     wk.comp_end[w] = t + wk.draws[w, u]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
     """Task i's multicast ends at t: log it, update c and D (SM55; for n <= BIG_SWITCH_MAX also D's row i as
-    the bit set ``dbits[i]``, bit j: (i, j) in D), then the SSP gate (SM58)."""
+    the bit set ``dbits[i]``, bit j: (i, j) in D), then the SSP gate (SM58).  Compiled without reference
+    counting (see the steps' ruler below): it binds ~40 arrays of the bundles."""
     n, l3, ssp, k = cfg.n, cfg.l3, cfg.ssp, cfg.k
     x, c, due, in_g = plan.x, plan.c, plan.due, plan.in_g
     rounds, state = wk.rounds, wk.state
@@ -436,25 +437,24 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
             log.recv_at[r0 + q] = t if l3 else fl.arrived[i, j]
     ci[DCNT] += 1
     cn.floats[DSUM] += t - log.start[mc]
-    for j in range(n):
-        if x[i, j] == 1:
-            ci[NX] -= 1
-            c[i, j] = 0
-        elif j == i:
-            c[i, j] = 0
-        else:
-            c[i, j] += 1
-        due[i, j] = k >= 0 and j != i and c[i, j] >= k
+    nx = 0
+    for j in range(n):                                  # (branch-free: x's row is random)
+        on = x[i, j] == 1
+        nx += on
+        cij = 0 if on | (j == i) else c[i, j] + 1
+        c[i, j] = cij
+        due[i, j] = (k >= 0) & (j != i) & (cij >= k)
         x[i, j] = 0
         if not l3:
             fl.arrived[i, j] = np.nan
+    ci[NX] -= nx
     if n <= BIG_SWITCH_MAX:
         dbits[i] = _row_bits(due, i)
     in_g[i] = False
     wk.cur_mc[i] = -1
-    low_before = rounds.min()
+    low_before = _min_int(rounds)
     rounds[i] += 1
-    low = rounds.min()
+    low = _min_int(rounds) if rounds[i] - 1 == low_before else low_before   # (else i was not at the least)
     if ssp < 0 or rounds[i] - low <= ssp:
         ci[MAXGAP] = max(ci[MAXGAP], rounds[i] - low)
         start_compute(i, t, wk)
@@ -468,6 +468,15 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
                 wk.blocked_since[w] = np.nan
                 ci[MAXGAP] = max(ci[MAXGAP], rounds[w] - low)
                 start_compute(w, t, wk)
+
+
+@njit(cache=True, inline="always")
+def _min_int(a):
+    """The least value of the non-empty int64 array ``a`` (``a.min()``, which needs reference counting)."""
+    low = a[0]
+    for w in range(1, a.shape[0]):
+        low = min(low, a[w])
+    return low
 
 
 @njit(cache=True, inline="always")
@@ -491,7 +500,12 @@ def _l7_idle(i, n, factive):
 # They take the arrays they use, not the state bundles: a compiled call increfs and decrefs every
 # array of every bundle it is passed (~70 arrays for all six), which made a split on bundles 22-30 %
 # slower (commit ec3e7dd).  The per-event and per-multicast steps are inlined ("always"): called,
-# they cost ~2.5 % more even on arrays.
+# they cost ~2.5 % more even on arrays.  The called functions that allocate nothing and call only inlined
+# helpers (_finish, _l3_links, Algorithm 2's _algorithm2_l3, the big-switch solvers) are compiled with
+# _nrt=False: no reference counts, so binding their arrays costs no atomic operations (issue 48, ninth
+# round).  Such a function must not allocate, return an array or call a function that is not inlined (numba
+# would compile that callee without reference counting too; a failing compile there can spoil the typing
+# of allocations elsewhere in the process).
 @njit(cache=True)
 def _flow_table(n, l3, x, nf):
     """The flows' links: a :class:`~simlib.core.sharing.FlowTable`, a link buffer (n + 1,) and, L3 with
@@ -965,14 +979,17 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     okeys = np.empty(n)                                 # Orpheus's keys
     obuckets = np.empty(ORPHEUS_BUCKETS, np.int64)      # and their buckets' counts
     while True:
-        for w in range(n):                              # a worker draws at most once per event
-            if used[w] >= draws.shape[1]:
-                return NEED_DRAWS
+        out_of_draws = False                            # a worker draws at most once per event
+        for w in range(n):
+            out_of_draws |= used[w] >= draws.shape[1]
+        if out_of_draws:
+            return NEED_DRAWS
         if ci[DIRTY]:
             if big:
                 share_big_switch(fl.caps, rows, cols, factive, frate, table)
             elif bigp:
-                share_big_switch_priority(fl.caps, rows, factive, fl.cls, frate, table)
+                if not share_big_switch_priority(fl.caps, rows, factive, fl.cls, frate, table):
+                    share_rates(fl.caps, table, factive, fl.cls, frate)   # (a class of two flows)
             else:
                 share_rates(fl.caps, table, factive, fl.cls, frate)
             ci[DIRTY] = 0

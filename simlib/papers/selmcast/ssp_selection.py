@@ -95,14 +95,15 @@ class Rules(NamedTuple):
 
 class Scratch(NamedTuple):
     """Output and work arrays of :func:`_algorithm2` for n workers (:func:`scratch` makes them), so
-    that a call allocates nothing but larger sort buckets (below).  Output: ``y`` (n, n) int8,
+    that a call allocates nothing.  Output: ``y`` (n, n) int8,
     ``order`` (n,) int64 (G in processing order), ``deadline`` (n,) float (t_i, seconds).  Work: per receiver j (n,)
     ``load`` (bits, sum_l v_lj y_lj), ``lratio`` (s, r_j / b_j^E), ``dl_min`` (s), ``xload``
     (bits, sum_l v_lj x_lj); per task i (n,) ``count`` (sum_j y_ij), ``s`` (bits, s_i); line 16's
-    candidates ``cand`` (n,) int64 and their keys ``ckey`` (n,) (s); line 29's pairs in (L, j)
-    order ``pi``, ``pj`` with their ``pc`` = c_ij, and in processing order ``ci``, ``cj`` (n * n,)
-    int64, with the counting sort's buckets ``slot`` (n + 2,) int64 (a call with some c_ij > n
-    allocates larger ones)."""
+    candidates ``cand`` (n,) int64 and their keys ``ckey`` (n,) (s); line 29's pairs (i, j), each packed as
+    one int64 i << 32 | j (:func:`_pair`), in (L, j) order ``pi`` with their ``pc`` = c_ij, and in processing
+    order ``ci`` (n * n,) int64, with the counting sort's buckets ``slot`` (n + 2,) int64 (pairs with
+    c_ij >= n share the last: :func:`_sort_by_c`).  ``pi`` is also line 16's work space (each candidate's
+    bucket, :func:`_lightest_in_span`), before line 29 fills it."""
 
     y: np.ndarray
     order: np.ndarray
@@ -116,10 +117,8 @@ class Scratch(NamedTuple):
     cand: np.ndarray
     ckey: np.ndarray
     pi: np.ndarray
-    pj: np.ndarray
     pc: np.ndarray
     ci: np.ndarray
-    cj: np.ndarray
     slot: np.ndarray
 
 
@@ -129,7 +128,7 @@ def scratch(n):
     return Scratch(np.zeros((n, n), np.int8), np.zeros(n, np.int64), np.full(n, np.nan), np.zeros(n), np.zeros(n),
                    np.zeros(n), np.zeros(n), np.zeros(n, np.int64), np.zeros(n), np.zeros(n, np.int64), np.zeros(n),
                    np.zeros(n * n, np.int64), np.zeros(n * n, np.int64), np.zeros(n * n, np.int64),
-                   np.zeros(n * n, np.int64), np.zeros(n * n, np.int64), np.zeros(n + 2, np.int64))
+                   np.zeros(n + 2, np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -157,11 +156,12 @@ def _lightest(cand, ckey, nc, q):
 
 
 @njit(cache=True, inline="always")
-def _lightest_bits(cand, ckey, nc, q, counts, work):
+def _lightest_bits(cand, ckey, nc, q, counts, work, bucket):
     """Line 16's q lightest of ``cand[:nc]`` (keys ``ckey[:nc]``, s; 0 < q < nc) as a bit set of
     receivers, found by counting, or -1 when a near tie at the cut could make :func:`_lightest`'s
-    tolerance (SM71) decide: then the caller runs it.  ``counts`` (>= nc,) int64 and ``work`` (>= nc,)
-    are work space; ``cand`` and ``ckey`` are only read.
+    tolerance (SM71) decide: then the caller runs it.  ``counts`` (>= nc,) int64, ``work`` (>= nc,) and
+    ``bucket`` (>= nc,) int64 are work space; ``cand`` and ``ckey`` are only read.  The keys' least and
+    greatest values, then :func:`_lightest_in_span`.
 
     The keys are counted into nc buckets of [min, max] (a monotone map: a key not greater than another
     is in a bucket not above its bucket), the bucket holding the q-th smallest key k_q is sorted, and
@@ -174,14 +174,21 @@ def _lightest_bits(cand, ckey, nc, q, counts, work):
     rejected), and no key of S is rejected (the list then holds a key of H, the last).  The kept set
     is S.  Otherwise (k_q = k_(q+1), keys within TIE_S of the cut, NaN or infinite keys, all keys
     equal) -1."""
-    lo = ckey[0]
-    hi = ckey[0]
+    lo = np.inf
+    hi = -np.inf
     bad = False
     for r in range(nc):
         key = ckey[r]
         bad |= key != key
         lo = min(lo, key)
         hi = max(hi, key)
+    return _lightest_in_span(cand, ckey, nc, q, counts, work, bucket, lo, hi, bad)
+
+
+@njit(cache=True, inline="always")
+def _lightest_in_span(cand, ckey, nc, q, counts, work, bucket, lo, hi, bad):
+    """:func:`_lightest_bits` given the keys' least and greatest values ``lo`` and ``hi`` and whether one is
+    NaN (``bad``), which the caller found as it computed them; each candidate's bucket goes to ``bucket``."""
     span = hi - lo
     if bad or not (span > 0.0 and span < np.inf):
         return -1
@@ -189,7 +196,9 @@ def _lightest_bits(cand, ckey, nc, q, counts, work):
     for b in range(nc):
         counts[b] = 0
     for r in range(nc):
-        counts[min(int((ckey[r] - lo) * scale), nc - 1)] += 1
+        b = min(int((ckey[r] - lo) * scale), nc - 1)
+        bucket[r] = b
+        counts[b] += 1
     below = 0                                           # keys in the buckets under the cut's
     cb = 0
     while below + counts[cb] < q:
@@ -197,8 +206,8 @@ def _lightest_bits(cand, ckey, nc, q, counts, work):
         cb += 1
     m = 0
     for r in range(nc):                                 # the cut bucket's keys, sorted (about one)
-        key = ckey[r]
-        if min(int((key - lo) * scale), nc - 1) == cb:
+        if bucket[r] == cb:
+            key = ckey[r]
             a = m
             while a > 0 and work[a - 1] > key:
                 work[a] = work[a - 1]
@@ -237,23 +246,49 @@ def _order_by_tau(n, in_g, order, tau, start, descending):
 
 
 @njit(cache=True, inline="always")
-def _sort_by_c(pi, pj, pc, nC, cmax, slot, ci, cj):
-    """Line 29's order of C: the pairs ``(pi[h], pj[h])``, ``h < nC``, into ``ci``/``cj`` by ``pc[h]`` (c_ij,
-    at most ``cmax``) non-increasing, stable (a counting sort; ``slot``'s buckets, a larger array when
-    ``cmax + 2`` exceeds them)."""
-    if cmax + 2 > slot.shape[0]:
-        slot = np.zeros(cmax + 2, np.int64)
-    for b in range(cmax + 2):
+def _pair(i, j):
+    """The pair (i, j) of line 29 as one int64 (i << 32 | j; unpacked by :func:`_unpair`)."""
+    return (i << 32) | j
+
+
+@njit(cache=True, inline="always")
+def _unpair(v):
+    """(i, j) of a pair packed by :func:`_pair`."""
+    return v >> 32, v & 0xFFFFFFFF
+
+
+@njit(cache=True, inline="always")
+def _sort_by_c(pk, pc, nC, cmax, slot, out, c):
+    """Line 29's order of C: the pairs ``pk[:nC]`` (packed, :func:`_pair`) into ``out`` by ``pc[h]`` = c_ij
+    (at most ``cmax``; ``c`` the (n, n) matrix) non-increasing, stable.  A counting sort in ``slot``'s
+    buckets, one per value below top = len(slot) - 2 and one for every c_ij >= top (first in the order),
+    whose pairs a stable insertion sort then orders by c_ij (none moves when cmax <= top, the usual case:
+    top = n).  Allocates nothing, so that :func:`_algorithm2_l3` compiles without reference counts."""
+    top = slot.shape[0] - 2
+    cm = min(cmax, top)
+    for b in range(cm + 2):
         slot[b] = 0
     for h in range(nC):
-        slot[cmax - pc[h] + 1] += 1
-    for b in range(1, cmax + 2):
+        slot[cm - min(pc[h], top) + 1] += 1
+    for b in range(1, cm + 2):
         slot[b] += slot[b - 1]
     for h in range(nC):
-        b = cmax - pc[h]
-        ci[slot[b]] = pi[h]
-        cj[slot[b]] = pj[h]
+        b = cm - min(pc[h], top)
+        out[slot[b]] = pk[h]
         slot[b] += 1
+    if cmax > top:                                      # c_ij >= top: out[:slot[0]], stable by c_ij
+        for a in range(1, slot[0]):
+            v = out[a]
+            i, j = _unpair(v)
+            cv = c[i, j]
+            k = a
+            while k > 0:
+                i, j = _unpair(out[k - 1])
+                if c[i, j] >= cv:
+                    break
+                out[k] = out[k - 1]
+                k -= 1
+            out[k] = v
 
 
 @njit(cache=True)
@@ -263,7 +298,7 @@ def _algorithm2(kappa, plan, rules, out):
     other arrays are work space).  Returns |G|."""
     x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start = plan
     eta, l3, descending, line32_x, deadline_all = rules
-    y, order, deadline, load, lratio, dl_min, xload, count, s, cand, ckey, pi, pj, pc, ci, cj, slot = out
+    y, order, deadline, load, lratio, dl_min, xload, count, s, cand, ckey, pi, pc, ci, slot = out
     n = x.shape[0]
     # ---- Initialization ------------------------------------------------------------------
     for j in range(n):                                  # 1: for each j in N \ {kappa}
@@ -304,7 +339,7 @@ def _algorithm2(kappa, plan, rules, out):
                 ckey[r] = (vrem[i, j] + load[j]) / b_eg[j]
             # the q lightest by counting for n <= BIG_SWITCH_MAX (the same set; xload and lratio are free
             # here), else or near a tie by _lightest's insertion
-            took = _lightest_bits(cand, ckey, nc, q, slot, xload) if n <= BIG_SWITCH_MAX else -1
+            took = _lightest_bits(cand, ckey, nc, q, slot, xload, pi) if n <= BIG_SWITCH_MAX else -1
             if took >= 0:
                 count[i] += q
                 while took != 0:                        # 17-18 (each j once: the order changes no bit)
@@ -360,15 +395,13 @@ def _algorithm2(kappa, plan, rules, out):
         for j in range(n):
             inc = (x[i, j] == 1) & (y[i, j] == 0)
             cij = c[i, j]
-            pi[nC] = i
-            pj[nC] = j
+            pi[nC] = _pair(i, j)
             pc[nC] = cij
             nC += inc
             cmax = max(cmax, cij if inc else 0)
-    _sort_by_c(pi, pj, pc, nC, cmax, slot, ci, cj)      # 29: C by c_ij non-increasing, stable
+    _sort_by_c(pi, pc, nC, cmax, slot, ci, c)           # 29: C by c_ij non-increasing, stable
     for h in range(nC):                                 # 30: for each (i, j) in C
-        i = ci[h]
-        j = cj[h]
+        i, j = _unpair(ci[h])
         si = max(s[i], vrem[i, j]) if l3 else s[i] + vrem[i, j]   # 31: s_i provided y_ij <- 1
         rj = (xload[j] if line32_x else load[j] + vrem[i, j])    # 32: r_j provided y_ij <- 1
         ok = deadline[i] >= si / b_in[i] and deadline[i] >= rj / b_eg[j]  # 33
@@ -387,7 +420,7 @@ def _algorithm2(kappa, plan, rules, out):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits, dbits):
     """:func:`_algorithm2` under L3 on bit sets of receivers, for the SSP loop (issue 48 item 1): the same
     plan x, G and order of G, bit for bit, for the loop's inputs; returns |G|.
@@ -408,11 +441,17 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits, dbits):
     its rows in increasing j, the order :func:`_algorithm2` visits them.  A pair off the plan adds 0.0 to a
     load and takes max(., 0.0) of s_i and of the largest r_j / b_j^E, which changes no value (a load is
     +0.0 or more, ``max`` keeps its first argument unless the second is greater), so skipping it changes no
-    bit.  Deadlines t_i go to ``out.deadline`` for the tasks with a pair in C only (line 33 "own" reads
-    no other), NaN for the others; ``out.y`` is not written."""
+    bit.  Deadlines t_i go to ``out.deadline`` for the tasks with a pair in x not in y only (line 33 "own"
+    reads no other), NaN for the others; ``out.y`` and ``out.s`` are not written.  Line 33's ingress test
+    reads s_i provided y_ij <- 1, max(s_i, v_ij) = max(s_i, rem_i), the same for every pair of task i before
+    and after one is added (s_i becomes that max), so it is made once per task, and a task that fails it
+    puts no pair in C (its pairs would change nothing; the others keep their order).
+
+    Compiled without reference counting (``_nrt=False``: it allocates nothing and returns no array), so
+    binding the ~30 arrays of its bundles costs no atomic increments and decrements per call (issue 48)."""
     x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start = plan
     eta, l3, descending, line32_x, deadline_all = rules
-    y, order, deadline, load, lratio, dl_min, xload, count, s, cand, ckey, pi, pj, pc, ci, cj, slot = out
+    y, order, deadline, load, lratio, dl_min, xload, count, s, cand, ckey, pi, pc, ci, slot = out
     n = x.shape[0]
     full = ((1 << n) - 1) & ~(1 << kappa)               # 1-2: x_kj <- 1 for j != kappa (x_kj = 0 before)
     rk = v[kappa]                                       # 2: v_kj <- v_k
@@ -452,12 +491,19 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits, dbits):
             b &= b - 1
             nc += 1
         if q < nc:
+            lo = np.inf                                 # the keys' span, for the counting below
+            hi = -np.inf
+            bad = False
             for r in range(nc):
                 j = cand[r]
-                ckey[r] = (ri + load[j]) / b_eg[j]
-            # 16: the q lightest by counting (the same set; lratio and xload are free here), or by
+                key = (ri + load[j]) / b_eg[j]
+                ckey[r] = key
+                bad |= key != key
+                lo = min(lo, key)
+                hi = max(hi, key)
+            # 16: the q lightest by counting (the same set; lratio, xload and pi are free here), or by
             # _lightest's insertion when a near tie at the cut could make its tolerance decide
-            took = _lightest_bits(cand, ckey, nc, q, slot, xload)
+            took = _lightest_in_span(cand, ckey, nc, q, slot, xload, pi, lo, hi, bad)
             if took < 0:
                 _lightest(cand, ckey, nc, q)
                 took = 0
@@ -506,28 +552,25 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits, dbits):
             j = lowest_bit(b)
             b &= b - 1
             tr = max(tr, lratio[j])
-        s[i] = si
         deadline[i] = max(max(tau[i], si / b_in[i]), tr)  # 23-27
+        if not deadline[i] >= max(si, ri) / b_in[i]:    # 31, 33: i's ingress fails for each of its pairs
+            continue                                    # (s_i stays max(si, ri) once one is added): none in C
         while rest != 0:                                # 29: C in (L, j) order
             j = lowest_bit(rest)
             rest &= rest - 1
             cij = c[i, j]
-            pi[nC] = i
-            pj[nC] = j
+            pi[nC] = _pair(i, j)
             pc[nC] = cij
             nC += 1
             cmax = max(cmax, cij)
-    _sort_by_c(pi, pj, pc, nC, cmax, slot, ci, cj)      # 29: C by c_ij non-increasing, stable
+    _sort_by_c(pi, pc, nC, cmax, slot, ci, c)           # 29: C by c_ij non-increasing, stable
     for h in range(nC):                                 # 30: for each (i, j) in C
-        i = ci[h]
-        j = cj[h]
+        i, j = _unpair(ci[h])
         ri = rk if i == kappa else rem[i]
-        si = max(s[i], ri)                              # 31
         rj = xload[j] if line32_x else load[j] + ri     # 32
-        if deadline[i] >= si / b_in[i] and deadline[i] >= rj / b_eg[j]:  # 33
+        if deadline[i] >= rj / b_eg[j]:                 # 33 (its ingress part held when (i, j) entered C)
             ybits[i] |= 1 << j                          # 34
             load[j] += ri
-            s[i] = si
     for a in range(m):                                  # 37-39: x <- y (only changed pairs written)
         i = order[a]
         xi = 0 if i == kappa else xbits[i]              # (kappa's row of x is still 0 in memory)

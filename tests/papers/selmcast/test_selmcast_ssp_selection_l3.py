@@ -7,14 +7,15 @@ give the same plan x, G and order as ``_algorithm2`` (itself checked against the
 plans.  Inputs: random online states at n = 2-63 (the bit sets' range) with the ties that decide
 rounding made common (a grid of volumes, bandwidths, tau, start times and c_ij, volumes at exactly
 eta v_i, a few slightly negative), or real-valued ones; line 32 either reading; c_ij above n (the
-counting sort's larger buckets).  Plus a hand case (test_selmcast_ssp_selection's first instance) worked
+counting sort's shared last bucket; and line 29's sort alone against Python's ``sorted`` with c_ij far
+above its buckets).  Plus a hand case (test_selmcast_ssp_selection's first instance) worked
 out on the bit-set path, and line 16's selection by counting against the bounded insertion.
 """
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from simlib.papers.selmcast.ssp_selection import (TIE_S, Plan, Rules, _algorithm2, _algorithm2_l3, _lightest,
-                                                    _lightest_bits, scratch)
+                                                    _lightest_bits, _pair, _sort_by_c, _unpair, scratch)
 
 
 def bits_of(row):
@@ -178,7 +179,7 @@ def line16_keys(draw):
 def test_counting_selection_takes_the_insertions_set(case):
     cand, keys, q = case
     nc = cand.shape[0]
-    got = _lightest_bits(cand, keys, nc, q, np.zeros(nc, np.int64), np.zeros(nc))
+    got = _lightest_bits(cand, keys, nc, q, np.zeros(nc, np.int64), np.zeros(nc), np.zeros(nc, np.int64))
     if got >= 0:                                        # else the caller runs _lightest itself
         assert got == lightest_set(cand, keys, q)
 
@@ -190,9 +191,27 @@ def test_counting_selection_answers_when_the_cut_is_clear():
         cand = np.sort(rng.choice(63, nc, replace=False)).astype(np.int64)
         keys = 0.3 + rng.permutation(nc) * 2e-9
         for q in range(1, nc):
-            got = _lightest_bits(cand, keys, nc, q, np.zeros(nc, np.int64), np.zeros(nc))
+            got = _lightest_bits(cand, keys, nc, q, np.zeros(nc, np.int64), np.zeros(nc), np.zeros(nc, np.int64))
             assert got == bits_of(np.isin(np.arange(64), cand[np.argsort(keys)[:q]]))
     # a tie at the cut (keys 0, 1, 1 and q = 2) or within TIE_S of it: left to _lightest
     cand = np.array([3, 7, 9], np.int64)
     for keys in ([0.0, 1.0, 1.0], [0.0, 1.0, 1.0 + 0.5e-9], [1.0 + 0.5e-9, 0.0, 1.0]):
-        assert _lightest_bits(cand, np.array(keys), 3, 2, np.zeros(3, np.int64), np.zeros(3)) == -1
+        assert _lightest_bits(cand, np.array(keys), 3, 2, np.zeros(3, np.int64), np.zeros(3), np.zeros(3, np.int64)) == -1
+
+
+# ---- line 29's order of C (_sort_by_c) against Python's stable sort -----------------------------------------
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(2, 63), data=st.data())
+def test_order_of_c_is_the_stable_sort_by_c(n, data):
+    # pairs (i, j) in any order, c_ij from 0 to 3n: those >= n share the counting sort's last bucket, which an
+    # insertion sort then orders; the result must be sorted(key=-c_ij), stable, as line 29 reads it (SM62)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    c = rng.integers(0, data.draw(st.sampled_from([1, n, 3 * n])) + 1, (n, n)).astype(np.int64)
+    nC = data.draw(st.integers(0, n * n))
+    flat = rng.choice(n * n, nC, replace=False)
+    pairs = [(int(f) // n, int(f) % n) for f in flat]
+    pk = np.array([_pair(i, j) for i, j in pairs] + [0] * (n * n - nC), np.int64)
+    pc = np.array([c[i, j] for i, j in pairs] + [0] * (n * n - nC), np.int64)
+    out = np.full(n * n, -1, np.int64)
+    _sort_by_c(pk, pc, nC, int(pc[:nC].max(initial=0)), np.zeros(n + 2, np.int64), out, c)
+    assert [_unpair(v) for v in out[:nC].tolist()] == sorted(pairs, key=lambda ij: -c[ij])
