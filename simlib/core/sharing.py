@@ -252,7 +252,7 @@ def set_receivers(rows, cols, s, bits):
         change &= change - 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def share_big_switch(caps, rows, cols, active, rates, table):
     """Max-min rates (bits/s) of one class of multicasts on a big switch of n hosts, into ``rates[i]``
     for the senders with ``active[i]`` (others untouched): :func:`share_rates`'s water-filling, bit for
@@ -274,8 +274,7 @@ def share_big_switch(caps, rows, cols, active, rates, table):
     unfrozen flows and senders side by side, the list compacted in place); the first level's scan runs as
     the list is built, and each later level's scan in the same pass as the previous level's subtractions,
     link by link (each link's part reads that link alone), so every link sees the same operations and the
-    scan the same shares in the same order (issue 48 item 1).  Compiled without reference counting
-    (``_nrt=False``; it allocates nothing and calls no compiled function)."""
+    scan the same shares in the same order (issue 48 item 1)."""
     n = active.shape[0]
     # the class's links in the order it reaches them, by position q: capacity left resid[q], unfrozen flows
     # cnt[q] and their senders as a bit set own[q] (an ingress: its sender; egress n + j: column j)
@@ -349,7 +348,7 @@ def share_big_switch(caps, rows, cols, active, rates, table):
         nll = live
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def share_big_switch_priority(caps, rows, active, prio, rates, table):
     """Strict-priority rates (bits/s) of multicasts on a big switch of n <= :data:`BIG_SWITCH_MAX` hosts, into
     ``rates[i]`` for the senders with ``active[i]`` (others untouched): :func:`share_rates`'s, bit for bit, for
@@ -366,8 +365,7 @@ def share_big_switch_priority(caps, rows, active, prio, rates, table):
     and of links, so the same values; without the per-solve sort's allocation and the table's link ids (issue
     48).  A flow whose scan meets a link with +0.0 left stops there and takes nothing: the capacity left on
     a link is never below +0.0 (each flow takes at most the least left on its links, and x - y >= +0.0 for
-    x >= y in floats), so that link is its least, and subtracting 0.0 changes no capacity left.  Compiled
-    without reference counting (``_nrt=False``; it allocates nothing and calls no compiled function)."""
+    x >= y in floats), so that link is its least, and subtracting 0.0 changes no capacity left."""
     n = active.shape[0]
     resid, act, keys = table.resid, table.act, table.keys
     m = 0

@@ -369,12 +369,11 @@ def counters() -> Counters:
 
 
 # --------------------------------------------------------------------------- flows
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def _l3_links(n, x, s, table, buf, rows, cols):
     """Slot s (L3: sender s's multicast) crosses its ingress s and the egress n + j of every receiver j;
     for n <= BIG_SWITCH_MAX also as bit sets, sender s's row ``rows[s]`` and its bit in the columns
-    ``cols`` (:func:`~simlib.core.sharing.set_receivers`, for :func:`~simlib.core.sharing.share_big_switch`).
-    Compiled without reference counting (see the steps' ruler below)."""
+    ``cols`` (:func:`~simlib.core.sharing.set_receivers`, for :func:`~simlib.core.sharing.share_big_switch`)."""
     buf[0] = s
     k = 1
     for j in range(n):                                  # (branch-free: receivers are random, a branch on
@@ -419,7 +418,7 @@ def start_compute(w, t, wk):
     wk.comp_end[w] = t + wk.draws[w, u]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
     """Task i's multicast ends at t: log it, update c and D (SM55; for n <= BIG_SWITCH_MAX also D's row i as
     the bit set ``dbits[i]``, bit j: (i, j) in D), then the SSP gate (SM58).  Compiled without reference
@@ -472,7 +471,7 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
 
 @njit(cache=True, inline="always")
 def _min_int(a):
-    """The least value of the non-empty int64 array ``a`` (``a.min()``, which needs reference counting)."""
+    """The least value of the non-empty int64 array ``a`` (``a.min()``, without its call)."""
     low = a[0]
     for w in range(1, a.shape[0]):
         low = min(low, a[w])
@@ -500,12 +499,8 @@ def _l7_idle(i, n, factive):
 # They take the arrays they use, not the state bundles: a compiled call increfs and decrefs every
 # array of every bundle it is passed (~70 arrays for all six), which made a split on bundles 22-30 %
 # slower (commit ec3e7dd).  The per-event and per-multicast steps are inlined ("always"): called,
-# they cost ~2.5 % more even on arrays.  The called functions that allocate nothing and call only inlined
-# helpers (_finish, _l3_links, Algorithm 2's _algorithm2_l3, the big-switch solvers) are compiled with
-# _nrt=False: no reference counts, so binding their arrays costs no atomic operations (issue 48, ninth
-# round).  Such a function must not allocate, return an array or call a function that is not inlined (numba
-# would compile that callee without reference counting too; a failing compile there can spoil the typing
-# of allocations elsewhere in the process).
+# they cost ~2.5 % more even on arrays.  (Compiling the called ones that allocate nothing without reference
+# counts, numba's private `_nrt=False`, measured within noise on whole runs in the ninth round: not used.)
 @njit(cache=True)
 def _flow_table(n, l3, x, nf):
     """The flows' links: a :class:`~simlib.core.sharing.FlowTable`, a link buffer (n + 1,) and, L3 with

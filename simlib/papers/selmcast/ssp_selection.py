@@ -263,7 +263,7 @@ def _sort_by_c(pk, pc, nC, cmax, slot, out, c):
     (at most ``cmax``; ``c`` the (n, n) matrix) non-increasing, stable.  A counting sort in ``slot``'s
     buckets, one per value below top = len(slot) - 2 and one for every c_ij >= top (first in the order),
     whose pairs a stable insertion sort then orders by c_ij (none moves when cmax <= top, the usual case:
-    top = n).  Allocates nothing, so that :func:`_algorithm2_l3` compiles without reference counts."""
+    top = n).  Allocates nothing (it runs once per call of :func:`_algorithm2_l3`)."""
     top = slot.shape[0] - 2
     cm = min(cmax, top)
     for b in range(cm + 2):
@@ -420,7 +420,7 @@ def _algorithm2(kappa, plan, rules, out):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits, dbits):
     """:func:`_algorithm2` under L3 on bit sets of receivers, for the SSP loop (issue 48 item 1): the same
     plan x, G and order of G, bit for bit, for the loop's inputs; returns |G|.
@@ -445,10 +445,7 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits, dbits):
     reads no other), NaN for the others; ``out.y`` and ``out.s`` are not written.  Line 33's ingress test
     reads s_i provided y_ij <- 1, max(s_i, v_ij) = max(s_i, rem_i), the same for every pair of task i before
     and after one is added (s_i becomes that max), so it is made once per task, and a task that fails it
-    puts no pair in C (its pairs would change nothing; the others keep their order).
-
-    Compiled without reference counting (``_nrt=False``: it allocates nothing and returns no array), so
-    binding the ~30 arrays of its bundles costs no atomic increments and decrements per call (issue 48)."""
+    puts no pair in C (its pairs would change nothing; the others keep their order)."""
     x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start = plan
     eta, l3, descending, line32_x, deadline_all = rules
     y, order, deadline, load, lratio, dl_min, xload, count, s, cand, ckey, pi, pc, ci, slot = out
