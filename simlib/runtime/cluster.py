@@ -129,7 +129,8 @@ class ComputeTimes(_PerWorkerStreams):
     ``sampler(rng, k) == quantile(rng.random(k))`` (inverse-transform sampling, e.g. a trace's).  Then
     the uniforms, which depend on the seed and the worker only, are kept in a process-wide memo and
     shared by every run of the process with the same seed (the sweeps' paired trials: one per trial,
-    whatever the setting), and :meth:`take_all` maps every worker's chunk with one ``quantile`` call:
+    whatever the setting), and :meth:`take_all` maps every worker's chunk with one ``quantile`` call, only the
+    columns asked (the rest when asked: ``quantile`` is elementwise, so the same values):
     the same draws, without a generator per worker and run (issue 48, docs/speed.md)."""
 
     per_worker_streams = True
@@ -152,6 +153,9 @@ class ComputeTimes(_PerWorkerStreams):
         self._buf = [np.empty(0)] * n
         self._pos = [0] * n
         self._chunk = chunk
+        # the memo's path, after take_all: (each worker's current chunk of uniforms, the column from which they
+        # are not mapped yet), the same column for every worker; _buf and _pos are then stale (see _settle)
+        self._lazy: tuple[list, int] | None = None
 
     def _fill(self, w: int) -> np.ndarray:
         """Worker ``w``'s next chunk of unscaled compute times (s)."""
@@ -166,7 +170,34 @@ class ComputeTimes(_PerWorkerStreams):
             self._filled[w] += 1
         return list(np.asarray(self._quantile(u), dtype=float).reshape(u.shape))
 
+    def _settle(self) -> None:
+        """Map what is left of the chunks :meth:`take_all` mapped in part (``_lazy``) into ``_buf``: the same
+        values as mapping each whole chunk at once (``quantile`` is elementwise)."""
+        chunks, col = self._lazy
+        self._lazy = None
+        n = len(chunks)
+        if col >= self._chunk:
+            self._buf, self._pos = [np.empty(0)] * n, [0] * n
+            return
+        block = np.asarray(self._quantile(np.stack([c[col:] for c in chunks])), dtype=float)
+        self._buf, self._pos = list(block), [0] * n
+
+    def _take_lazy(self, k: int, out: np.ndarray) -> None:
+        """``out`` := every worker's next ``k`` <= what is left of its chunk in ``_lazy`` (times its scale):
+        only these columns of the uniforms are mapped."""
+        chunks, col = self._lazy
+        u = np.stack([c[col:col + k] for c in chunks])
+        np.multiply(np.asarray(self._quantile(u), dtype=float).reshape(u.shape), self._scale[:, None], out=out)
+        col += k
+        if col >= self._chunk:
+            self._lazy = None
+            self._buf, self._pos = [np.empty(0)] * len(chunks), [0] * len(chunks)
+        else:
+            self._lazy = (chunks, col)
+
     def next(self, w: int) -> float:
+        if self._lazy is not None:
+            self._settle()
         pos, buf = self._pos[w], self._buf[w]
         if pos >= buf.size:
             buf = self._buf[w] = self._fill(w)
@@ -176,6 +207,8 @@ class ComputeTimes(_PerWorkerStreams):
 
     def take(self, w: int, k: int) -> np.ndarray:
         """Worker ``w``'s next ``k`` compute times (s): the values of ``k`` calls to :meth:`next`."""
+        if self._lazy is not None:
+            self._settle()
         out = np.empty(k)
         got = 0
         while got < k:
@@ -198,14 +231,18 @@ class ComputeTimes(_PerWorkerStreams):
             for w in range(n):
                 out[w] = self.take(w, k)
             return out
+        if self._lazy is not None:
+            if self._lazy[1] + k <= self._chunk:     # the next k of the chunks mapped in part
+                self._take_lazy(k, out)
+                return out
+            self._settle()
         if k <= self._chunk and all(self._pos[w] >= self._buf[w].size for w in range(n)):
-            # the common first call: every worker's next chunk, of which the first k (row w times scale[w])
-            block = np.asarray(self._quantile(np.stack([self._streams[w].chunk(self._filled[w]) for w in range(n)])),
-                               dtype=float)
+            # the common first call: every worker's next chunk, of which only the first k are mapped now (row w
+            # times scale[w]); the rest when asked (_lazy): at n = 100,000 and 64 draws asked of 256, a quarter
+            self._lazy = ([self._streams[w].chunk(self._filled[w]) for w in range(n)], 0)
             for w in range(n):
                 self._filled[w] += 1
-            self._buf, self._pos = list(block), [k] * n
-            np.multiply(block[:, :k], self._scale[:, None], out=out)
+            self._take_lazy(k, out)
             return out
         got = [0] * n
         pending = list(range(n))

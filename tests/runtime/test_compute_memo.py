@@ -77,3 +77,27 @@ def test_trace_compute_times_uses_the_memo_only_for_its_own_sampling():
     seq = np.random.SeedSequence([1, 2], spawn_key=(0,))  # entropy not an int: no memo
     assert _memo(tr, 3, seq, 8)._quantile is None
     _same(_memo(tr, 3, seq, 8).take_all(9), np.stack([_reference(tr, 3, seq, 8).take(w, 9) for w in range(3)]))
+
+
+def test_take_all_maps_only_the_draws_asked_of_a_fresh_chunk():
+    """A DrawBuffer's widths (64, then doubling) within 256-uniform chunks: each call maps only its k columns
+    (counted in the uniforms handed to ``quantile``) and still draws the reference's values, also when a worker's
+    own ``next`` / ``take`` follows a chunk mapped in part."""
+    tr, n, chunk = _trace(), 4, 256
+    seed = np.random.SeedSequence(13, spawn_key=(3,))
+    mapped = []
+
+    def counting(u):
+        mapped.append(np.asarray(u).size)
+        return tr.quantile(u)
+
+    got = ComputeTimes(tr.sample, n, seed, chunk=chunk, scale=[1.0, 3.0, 0.5, 2.0], quantile=counting)
+    ref = _reference(tr, n, seed, chunk, [1.0, 3.0, 0.5, 2.0])
+    for k in (64, 64, 128, 256, 16):      # the last chunk: all of it, then a fresh one
+        _same(got.take_all(k), np.stack([ref.take(w, k) for w in range(n)]))
+        assert mapped[-1] == n * k
+    assert sum(mapped) == n * (64 + 64 + 128 + 256 + 16)
+    _same([got.next(2) for _ in range(5)], [ref.next(2) for _ in range(5)])     # the rest of the chunk mapped
+    assert mapped[-1] == n * (256 - 16)
+    _same(got.take(1, 300), ref.take(1, 300))
+    _same(got.take_all(40), np.stack([ref.take(w, 40) for w in range(n)]))
