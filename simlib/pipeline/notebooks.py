@@ -1154,7 +1154,7 @@ def _warm_plan_line(names, probe_pending: bool) -> str:
         by.setdefault(", ".join(warm.notebook_families(n)), []).append(n[:2])
     named = "; ".join(f"{' '.join(ns)} after {fams}" for fams, ns in by.items())
     text = (f"compiling the kernels (the warm-up) beside the notebooks: {len(early)} of the {len(names)} notebooks "
-            f"start once their kernel families are compiled and the paper's earlier notebooks have run, on a core "
+            f"start once their kernel families are compiled and their chain's earlier notebooks have run, on a core "
             f"the warm-up leaves idle"
             f"{f' ({named})' if named else ''}; the others after the warm-up (decision S38)")
     if probe_pending:

@@ -330,6 +330,8 @@ def test_beside_the_warm_up_only_a_notebook_whose_families_are_compiled_starts(r
     assert events.index(("warm-end", "-")) < events.index(("probe", "-")) < events.index(("start", "10_a"))
     times = timing.read_times(runner.committed_times_path(repo.root))
     assert set(times) == set(NAMES) and all(t.probe_s == 2.0 for t in times.values())
+    # 40_e shared the machine with the warm-up's compiling process: recorded as 2 at once; the rest ran alone
+    assert times["40_e"].jobs == 2 and all(times[n].jobs == 1 for n in NAMES if n != "40_e")
     assert any("start once their kernel families are compiled" in line and "40 after ssp" in line
                for line in repo.lines)
 
