@@ -24,8 +24,8 @@ from simlib.papers import cluster_scenario
 from simlib.papers.contract import defaults, groups, specs
 
 __all__ = ["PAPERS", "BEYOND_NOTEBOOKS", "SCHEMES", "scheme", "paper", "resolve", "notebook_specs",
-           "notebook_groups", "notebook_chains", "exports", "fitted_marks", "trials", "ChosenSetting", "declared", "chosen_settings",
-           "chosen_settings_markdown"]
+           "notebook_groups", "notebook_chains", "exports", "fitted_marks", "trials", "ChosenSetting", "declared",
+           "chosen_settings", "chosen_settings_markdown"]
 
 #: Every paper's contract (its package's ``paper.PAPER``), in seed order: a new paper is one more name here.
 PAPERS = tuple(importlib.import_module(f"simlib.papers.{name}.paper").PAPER

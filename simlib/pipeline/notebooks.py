@@ -54,12 +54,13 @@ is estimated from times measured so only.  The command line first runs the machi
 own is scaled by this run's probe over it.
 
 ``--jobs N`` (``ExecOptions(jobs=N)``) runs up to N notebooks at once, each in a process of its own: each
-paper's notebooks (:func:`notebook_chains`) one after another in their order, different papers beside each
-other, the paper with the most work left first; it needs a warm numba cache (``make warm``), else it runs one
-at a time and says so (decision S37).  ``--warm`` (``ExecOptions(warm=True)``, what ``make reproduce`` passes)
-first runs the warm-up (:mod:`simlib.pipeline.warm`) unless its stamp is current, in a thread beside the
-notebooks: a notebook whose kernel families it has compiled (:data:`simlib.pipeline.warm.NOTEBOOK_FAMILIES`)
-starts on a core it leaves idle, the others after it (decision S38).
+chain's notebooks (:func:`notebook_chains`: a paper's, or a set its contract declares) one after another in
+their order, different chains beside each other, the chain with the most work left first; it needs a warm numba
+cache (``make warm``), else it runs one at a time and says so (decision S37).  ``--warm``
+(``ExecOptions(warm=True)``, what ``make reproduce`` passes) first runs the warm-up (:mod:`simlib.pipeline.warm`)
+unless its stamp is current, in a thread beside the notebooks: a notebook whose kernel families it has compiled
+(:data:`simlib.pipeline.warm.NOTEBOOK_FAMILIES`) starts on a core it leaves idle, the others after it (decision
+S38).
 
 The exit status is non-zero if any notebook failed; the failures are listed.
 
@@ -114,7 +115,7 @@ class ExecOptions:
     Dask scheduler the notebooks' sweeps run on (``dask_address``, e.g. ``'tcp://host:8786'``; None:
     this machine; S32); ``pace_probe``: run the machine-pace probe before the first notebook (S35, the
     command line's default); ``jobs``: how many notebooks run at once (1 to :data:`MAX_JOBS`; above 1, each
-    in a process of its own, each paper's notebooks in their order: :func:`notebook_chains`, decision S37);
+    in a process of its own, each chain's notebooks in their order: :func:`notebook_chains`, decision S37);
     ``warm``: compile the numba kernels first (:func:`simlib.pipeline.warm.warm`, a no-op on a warm cache) in a
     thread beside the notebooks, starting on a core it leaves idle each notebook whose kernel families it has
     compiled (:func:`simlib.pipeline.warm.notebook_families`), the others after it (decision S38)."""
@@ -882,13 +883,13 @@ def run_notebooks(
     a probe by this one over it, and each notebook's time is recorded with it (decision S35).
 
     ``options.jobs`` above 1 runs that many notebooks at once, each in a process of its own, on a warm numba
-    cache only (else one at a time, said so): the chains of :func:`notebook_chains` (each paper's notebooks)
-    keep their order, a free slot starts the next notebook of the chain with the most work left (recorded
-    CPU seconds), and each notebook's sweeps still get ``workers`` processes.  The results come back in the
-    order of ``notebooks``; a publishing run's ledger is put in the order a run one at a time gives, the times
-    are recorded as each notebook finishes, and ``fail_fast`` starts no other notebook after a failure (those
-    running finish).  The estimate adds the makespan of that schedule (:func:`simlib.pipeline.timing.makespan`;
-    decision S37).
+    cache only (else one at a time, said so): the chains of :func:`notebook_chains` (each paper's notebooks, or
+    the sets its contract declares) keep their order, a free slot starts the next notebook of the chain with the
+    most work left (recorded CPU seconds), and each notebook's sweeps still get ``workers`` processes.  The
+    results come back in the order of ``notebooks``; a publishing run's ledger is put in the order a run one at
+    a time gives, the times are recorded as each notebook finishes, and ``fail_fast`` starts no other notebook
+    after a failure (those running finish).  The estimate adds the makespan of that schedule
+    (:func:`simlib.pipeline.timing.makespan`; decision S37).
 
     ``options.warm`` compiles the numba kernels first unless the warm-up's stamp is current (:class:`_WarmUp`,
     decision S38): while the warm-up runs, a notebook whose kernel families it has compiled
@@ -1418,9 +1419,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="start a new committed claims ledger (publishing run of every notebook only; "
                          "`make reproduce` passes it)")
     ap.add_argument("-j", "--jobs", type=num_arg("--jobs", int, lo=1, hi=MAX_JOBS), default=1, metavar="N",
-                    help=f"run up to N notebooks at once (1 to {MAX_JOBS}; default 1), each paper's notebooks in "
-                         "their order, the paper with the most work left first; each notebook's sweeps still use "
-                         "--workers processes (decision S37)")
+                    help=f"run up to N notebooks at once (1 to {MAX_JOBS}; default 1), each chain's notebooks (a "
+                         "paper's, or a set of them) in their order, the chain with the most work left first; each "
+                         "notebook's sweeps still use --workers processes (decision S37)")
     ap.add_argument("--warm", action="store_true",
                     help="compile the numba kernels first (python -m simlib.pipeline.warm; nothing to do when its "
                          "stamp is current), starting beside it the notebooks whose kernel families it has compiled "
