@@ -25,7 +25,8 @@
 #                    notebook, the sortable claims ledger, every figure
 #   make bench       run every benchmarks/bench_*.py
 #   make warm        compile the numba kernels into numba's cache on every core
-#                    (make reproduce and make test run it first; a no-op when current)
+#                    (make test runs it first, make reproduce beside its first notebooks:
+#                    decision S38; a no-op when current)
 #   make clean       remove build/ and caches (keeps $(VENV))
 #   make distclean   clean + remove $(VENV) and data/cache/
 #
@@ -114,8 +115,10 @@ test-fast: venv
 # claims a notebook no longer records (renamed or removed) do not linger; a
 # partial run (NOTEBOOK_FLAGS="--only ...") updates its own rows in place.  The
 # runner checks every argument before it deletes or writes anything.
+# --warm: the runner compiles the numba kernels (`make warm`'s warm-up) and starts beside it, on the core it
+# leaves idle, the notebooks whose kernel families are compiled already (decision S38).
 reproduce: venv
-	$(RUN) $(VPY) -m simlib.pipeline.notebooks --profile "$(PROFILE)" \
+	$(RUN) $(VPY) -m simlib.pipeline.notebooks --profile "$(PROFILE)" --warm \
 		$(if $(strip $(WORKERS)),--workers "$(WORKERS)") --jobs "$(JOBS)" \
 		$(if $(strip $(NOTEBOOK_FLAGS)),,$(if $(filter full,$(PROFILE)),--fresh-ledger)) $(NOTEBOOK_FLAGS)
 	$(if $(filter full,$(PROFILE)),$(RUN) $(VPY) -m simlib claims)
@@ -136,11 +139,12 @@ site: venv
 	$(RUN) $(VPY) -m simlib.pipeline.site --out "$(SITE_DIR)"
 
 # Compile every numba kernel the notebooks and tests use into numba's cache, one process per kernel family on
-# every core, before `make reproduce` and `make test` run (decision S33); a no-op while the cache is current.
+# every core, before `make test` runs (decision S33; `make reproduce` runs it beside its first notebooks, S38); a
+# no-op while the cache is current.
 .PHONY: warm
 warm: venv
 	$(RUN) $(VPY) -m simlib.pipeline.warm
-reproduce test: warm
+test: warm
 
 # Lists the scripts with an estimate from build/bench_times.csv (their last wall
 # times), runs each, records its time and prints a table at the end.

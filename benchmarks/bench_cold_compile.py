@@ -21,9 +21,15 @@
    the quick profile's notebooks (``python -m simlib.pipeline.notebooks --profile quick``, run folders under
    build/runs/) on the warmed cache and counts the specializations they compiled (expect 0; takes
    ~10 min on 2 cores).
+5. With ``--notebook-families`` (only that): the check of :data:`simlib.pipeline.warm.NOTEBOOK_FAMILIES` (decision
+   S38) -- for each set of families named there, only those families warmed into an empty cache, then the quick
+   profile of the notebooks naming that set run on it from an empty trial cache (``SIMLIB_HOME`` a temporary
+   folder: run folders and trials there); the specializations they compiled (expect none: such a notebook may
+   start beside the warm-up, which must then be the only process saving kernels).  ~6 min on 2 cores.
 
     python benchmarks/bench_cold_compile.py [--jobs 2] [--only cluster] [--reference-cache ../fresh/simlib]
                                             [--quick-notebooks] [--keep DIR] [--where cluster-selective]
+                                            [--notebook-families]
 """
 from __future__ import annotations
 
@@ -97,6 +103,35 @@ def _warm_cmd(cache: Path, jobs: int, *extra: str) -> float:
     return time.perf_counter() - t0
 
 
+def notebook_families_check(jobs: int) -> int:
+    """Step 5 of the module docstring; prints one line per set of families, returns how many sets failed (a
+    notebook failed or compiled a specialization)."""
+    groups = {}
+    for key, families in warm.NOTEBOOK_FAMILIES.items():
+        groups.setdefault(tuple(families), []).append(key)
+    bad = 0
+    print("5. the notebooks that name their kernel families (warm.NOTEBOOK_FAMILIES), quick profile, on a cache "
+          "with only those families compiled, from an empty trial cache")
+    for families, keys in groups.items():
+        with tempfile.TemporaryDirectory(prefix="coldjit-nb-") as tmp:
+            cache = Path(tmp) / "numba"
+            warm_s = _warm_cmd(cache, jobs, *[a for f in families for a in ("--only", f)])
+            before = warm.compiled_files(cache)
+            t0 = time.perf_counter()
+            env = dict(_env(cache), SIMLIB_HOME=str(Path(tmp) / "home"))
+            run = subprocess.run([sys.executable, "-m", "simlib.pipeline.notebooks", "--profile", "quick", "--no-probe",
+                                  *[a for k in keys for a in ("--only", f"{k}_")]], env=env, cwd=ROOT,
+                                 capture_output=True, text=True)
+            new = sorted({Path(p).name for p, *_ in warm.compiled_files(cache) - before if p.endswith(".nbc")})
+            bad += bool(run.returncode or new)
+            print(f"  {'+'.join(families)}: warmed in {warm_s:.0f} s; notebooks {' '.join(keys)}: exit "
+                  f"{run.returncode}, {time.perf_counter() - t0:.0f} s, {len(new)} specialization(s) compiled"
+                  + "".join(f"\n    {n}" for n in new))
+            if run.returncode:
+                print("    " + "\n    ".join((run.stdout + run.stderr).strip().splitlines()[-8:]))
+    return bad
+
+
 def _why(sigs: list[str]) -> str:
     reasons = []
     if any("Literal[int]" in s for s in sigs):
@@ -120,10 +155,21 @@ def main(argv=None) -> int:
     ap.add_argument("--quick-notebooks", action="store_true",
                     help="run the quick profile's notebooks on the warmed cache and count what they compile")
     ap.add_argument("--keep", type=Path, metavar="DIR", help="warm into DIR (kept) instead of a temporary folder")
+    ap.add_argument("--notebook-families", action="store_true",
+                    help="only check warm.NOTEBOOK_FAMILIES: each set's notebooks (quick) compile nothing after "
+                         "warming only that set")
     ap.add_argument("--where", choices=[f.name for f in warm.FAMILIES], metavar="FAMILY",
                     help="first, the compile CPU seconds of each function of this family (alone, empty cache)")
     args = ap.parse_args(argv)
 
+    if args.notebook_families:
+        stamp = warm.stamp_path()
+        saved = stamp.read_bytes() if stamp.is_file() else None
+        try:
+            return 1 if notebook_families_check(args.jobs) else 0
+        finally:
+            if saved is not None:
+                stamp.write_bytes(saved)
     if args.where:
         w = family_where(args.where)
         per = {}

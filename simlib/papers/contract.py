@@ -533,7 +533,11 @@ class Paper:
       (imported on first use, :mod:`simlib`);
     * ``fitted``: per calibration rule of the paper profile, ``"module:NAME"`` of the statements of the
       claims whose quantity the rule fits (that module's ``FIT_RULE``; decision S24); a tuple of such
-      references (one string for one rule), ``()`` when nothing is fitted.
+      references (one string for one rule), ``()`` when nothing is fitted;
+    * ``chains``: ``{label: (notebook stem, ...)}``, the paper's notebooks split into sets that read no file,
+      trial and ledger row the others write, so the notebook runner may run each set beside the others (each in
+      its order; :func:`simlib.papers.registry.notebook_chains`, decision S37); every notebook in exactly one set.
+      ``{}``: the paper's notebooks are one chain.
     """
 
     id: str
@@ -546,3 +550,4 @@ class Paper:
     notebooks: dict = dataclasses.field(default_factory=dict)
     exports: dict = dataclasses.field(default_factory=dict)
     fitted: tuple | str = ()
+    chains: dict = dataclasses.field(default_factory=dict)

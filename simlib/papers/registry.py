@@ -24,8 +24,8 @@ from simlib.papers import cluster_scenario
 from simlib.papers.contract import defaults, groups, specs
 
 __all__ = ["PAPERS", "BEYOND_NOTEBOOKS", "SCHEMES", "scheme", "paper", "resolve", "notebook_specs",
-           "notebook_groups", "exports", "fitted_marks", "trials", "ChosenSetting", "declared", "chosen_settings",
-           "chosen_settings_markdown"]
+           "notebook_groups", "notebook_chains", "exports", "fitted_marks", "trials", "ChosenSetting", "declared",
+           "chosen_settings", "chosen_settings_markdown"]
 
 #: Every paper's contract (its package's ``paper.PAPER``), in seed order: a new paper is one more name here.
 PAPERS = tuple(importlib.import_module(f"simlib.papers.{name}.paper").PAPER
@@ -83,6 +83,28 @@ def notebook_groups(papers=None) -> tuple[tuple[str, str, tuple[str, ...]], ...]
     out.append(("beyond", "Beyond the papers", tuple(sorted({stem[0] for stem in BEYOND_NOTEBOOKS}))))
     _merged(((d, key) for key, _, digits in out for d in digits), "notebook digit")
     return tuple(out)
+
+
+def notebook_chains(papers=None) -> dict[str, str]:
+    """``{notebook stem: chain}`` of the papers' notebooks that their paper splits into chains
+    (:attr:`~simlib.papers.contract.Paper.chains`; chain ``"<id> <label>"``, e.g. ``"004 BSP"``): the notebook
+    runner runs each chain in its order, beside the others (decision S37); a notebook not listed is in its
+    paper's group's chain (:func:`notebook_groups`).  ValueError when a paper's chains name a notebook it does
+    not have, name one twice, or leave one out."""
+    papers = PAPERS if papers is None else papers
+    out = {}
+    for p in papers:
+        if not p.chains:
+            continue
+        listed = [stem for stems in p.chains.values() for stem in stems]
+        unknown = sorted(set(listed) - set(p.notebooks))
+        twice = sorted({s for s in listed if listed.count(s) > 1})
+        missing = sorted(set(p.notebooks) - set(listed))
+        if unknown or twice or missing:
+            raise ValueError(f"paper {p.id}'s chains must list each of its notebooks once: unknown {unknown}, "
+                             f"twice {twice}, missing {missing}")
+        out.update({stem: f"{p.id} {label}" for label, stems in p.chains.items() for stem in stems})
+    return out
 
 
 def exports(papers=None) -> dict[str, tuple[str, str]]:

@@ -54,9 +54,13 @@ is estimated from times measured so only.  The command line first runs the machi
 own is scaled by this run's probe over it.
 
 ``--jobs N`` (``ExecOptions(jobs=N)``) runs up to N notebooks at once, each in a process of its own: each
-paper's notebooks (:func:`notebook_chains`) one after another in their order, different papers beside each
-other, the paper with the most work left first; it needs a warm numba cache (``make warm``), else it runs one
-at a time and says so (decision S37).
+chain's notebooks (:func:`notebook_chains`: a paper's, or a set its contract declares) one after another in
+their order, different chains beside each other, the chain with the most work left first; it needs a warm numba
+cache (``make warm``), else it runs one at a time and says so (decision S37).  ``--warm``
+(``ExecOptions(warm=True)``, what ``make reproduce`` passes) first runs the warm-up (:mod:`simlib.pipeline.warm`)
+unless its stamp is current, in a thread beside the notebooks: a notebook whose kernel families it has compiled
+(:data:`simlib.pipeline.warm.NOTEBOOK_FAMILIES`) starts on a core it leaves idle, the others after it (decision
+S38).
 
 The exit status is non-zero if any notebook failed; the failures are listed.
 
@@ -111,7 +115,10 @@ class ExecOptions:
     Dask scheduler the notebooks' sweeps run on (``dask_address``, e.g. ``'tcp://host:8786'``; None:
     this machine; S32); ``pace_probe``: run the machine-pace probe before the first notebook (S35, the
     command line's default); ``jobs``: how many notebooks run at once (1 to :data:`MAX_JOBS`; above 1, each
-    in a process of its own, each paper's notebooks in their order: :func:`notebook_chains`, decision S37)."""
+    in a process of its own, each chain's notebooks in their order: :func:`notebook_chains`, decision S37);
+    ``warm``: compile the numba kernels first (:func:`simlib.pipeline.warm.warm`, a no-op on a warm cache) in a
+    thread beside the notebooks, starting on a core it leaves idle each notebook whose kernel families it has
+    compiled (:func:`simlib.pipeline.warm.notebook_families`), the others after it (decision S38)."""
     kernel_name: str = KERNEL_NAME
     log_output: bool = False
     progress_bar: bool = False
@@ -119,6 +126,7 @@ class ExecOptions:
     dask_address: str | None = None
     pace_probe: bool = False
     jobs: int = 1
+    warm: bool = False
 
     def __post_init__(self):
         if not isinstance(self.kernel_name, str) or not self.kernel_name:
@@ -130,6 +138,8 @@ class ExecOptions:
                              f"got {self.dask_address!r}")
         if not isinstance(self.pace_probe, bool):
             raise ValueError(f"pace_probe must be True or False, got {self.pace_probe!r}")
+        if not isinstance(self.warm, bool):
+            raise ValueError(f"warm must be True or False, got {self.warm!r}")
         check_jobs(self.jobs)
 
 
@@ -148,17 +158,21 @@ def check_jobs(jobs, name: str = "jobs") -> int:
 def notebook_chains(names) -> dict[str, list[str]]:
     """``{chain: [notebook stems, in the order given]}``: the notebooks that must run one after another
     (decision S37).  A chain is a paper's notebooks -- the registry's group whose first digits
-    (:func:`simlib.papers.registry.notebook_groups`) include the stem's first character; a stem starting
-    with another character is a chain with the others that start with it.  Notebooks of one paper read
-    the trials an earlier one cached and the tables an earlier one committed (notebooks 11-14 read 16's
-    search, 22 reads 23's, 41 reads 47's: as in a run one at a time, the table of the last publishing run);
-    different chains share no ledger row and read no file another chain writes."""
-    from simlib.papers.registry import notebook_groups
+    (:func:`simlib.papers.registry.notebook_groups`) include the stem's first character -- or, where the paper
+    splits them (:func:`simlib.papers.registry.notebook_chains`: 004's BSP notebooks 40, 41, 47 and its SSP
+    notebooks 43-46, 48), one of its sets; a stem starting with another character is a chain with the others
+    that start with it.  Notebooks of one chain read the trials an earlier one cached and the tables an
+    earlier one committed (notebooks 11-14 read 16's search, 22 reads 23's, 41 reads 47's: as in a run one at
+    a time, the table of the last publishing run); different chains share no ledger row and read no file
+    another chain writes."""
+    from simlib.papers.registry import notebook_chains as declared, notebook_groups
 
     group = {digit: key for key, _, digits in notebook_groups() for digit in digits}
+    split = declared()
     chains: dict[str, list[str]] = {}
     for name in names:
-        chains.setdefault(group.get(name[:1], f"digit {name[:1]}"), []).append(name)
+        key = split.get(name) or group.get(name[:1], f"digit {name[:1]}")
+        chains.setdefault(key, []).append(name)
     return chains
 
 
@@ -869,13 +883,22 @@ def run_notebooks(
     a probe by this one over it, and each notebook's time is recorded with it (decision S35).
 
     ``options.jobs`` above 1 runs that many notebooks at once, each in a process of its own, on a warm numba
-    cache only (else one at a time, said so): the chains of :func:`notebook_chains` (each paper's notebooks)
-    keep their order, a free slot starts the next notebook of the chain with the most work left (recorded
-    CPU seconds), and each notebook's sweeps still get ``workers`` processes.  The results come back in the
-    order of ``notebooks``; a publishing run's ledger is put in the order a run one at a time gives, the times
-    are recorded as each notebook finishes, and ``fail_fast`` starts no other notebook after a failure (those
-    running finish).  The estimate adds the makespan of that schedule (:func:`simlib.pipeline.timing.makespan`;
-    decision S37).
+    cache only (else one at a time, said so): the chains of :func:`notebook_chains` (each paper's notebooks, or
+    the sets its contract declares) keep their order, a free slot starts the next notebook of the chain with the
+    most work left (recorded CPU seconds), and each notebook's sweeps still get ``workers`` processes.  The
+    results come back in the order of ``notebooks``; a publishing run's ledger is put in the order a run one at
+    a time gives, the times are recorded as each notebook finishes, and ``fail_fast`` starts no other notebook
+    after a failure (those running finish).  The estimate adds the makespan of that schedule
+    (:func:`simlib.pipeline.timing.makespan`; decision S37).
+
+    ``options.warm`` compiles the numba kernels first unless the warm-up's stamp is current (:class:`_WarmUp`,
+    decision S38): while the warm-up runs, a notebook whose kernel families it has compiled
+    (:func:`simlib.pipeline.warm.notebook_families`) starts, in a process of its own, on a core the warm-up leaves
+    idle (the chain with the most work left first, each chain in its order), the others wait for its end; then
+    ``options.jobs`` applies (one at a time: in the order given).  A publishing run's ledger is put in the order
+    a run one at a time gives, as with ``jobs`` above 1; the machine-pace probe (which loads kernels of three
+    families) runs when the warm-up has ended, and the times of the notebooks finished before it are recorded
+    then, with it.
     """
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {list(PROFILES)}, got {profile!r}")
@@ -904,8 +927,13 @@ def run_notebooks(
     names = [Path(nb).stem for nb in notebooks]
     recorded, times_source, unreadable = recorded_times(profile, root, build_dir)
     cold = cache_is_empty() if cold is None else cold
-    jobs = _usable_jobs(options.jobs, len(notebooks), echo)     # before the probe, which may load kernels
-    probe_s = run_probe(echo) if options.pace_probe and notebooks else None
+    warming_up = options.warm and bool(notebooks) and not warm.is_warm()     # a warm-up beside the notebooks (S38)
+    if options.warm and notebooks and not warming_up:
+        warm.warm(echo=echo or (lambda text: None))        # says that the kernels are compiled
+    # before the probe, which may load kernels; with a warm-up running, the probe waits for its end
+    jobs = options.jobs if warming_up else _usable_jobs(options.jobs, len(notebooks), echo)
+    probe_pending = warming_up and options.pace_probe
+    probe_s = run_probe(echo) if options.pace_probe and notebooks and not probe_pending else None
     est = timing.estimate(names, recorded, profile=profile, cold=cold, probe_s=probe_s)
     if echo and notebooks:
         if publish:
@@ -934,23 +962,47 @@ def run_notebooks(
         if at_once > 1 and most - least >= 0.5:
             echo(f"these times were recorded with up to {at_once} notebooks at once: one at a time this run may "
                  f"take as little as {_fmt_seconds(least)} (alone, a notebook's sweeps may use up to {_cores()} cores)")
-    ledger = _committed_ledger(root) if publish and jobs > 1 else None
+    if echo and warming_up:
+        echo(_warm_plan_line(names, probe_pending))
+    warmup = _WarmUp.start(echo) if warming_up else None
+    at_once = jobs > 1 or warmup is not None       # notebooks may run out of the order given
+    ledger = _committed_ledger(root) if publish and at_once else None
     owners = _LedgerOwners(ledger, names, chain_of)
     queue: dict[str, list[int]] = {}
     for i, name in enumerate(names):
         queue.setdefault(chain_of[name], []).append(i)
     results: dict[int, NotebookResult] = {}
     paced, cpu_paced = {}, {}
-    running: dict = {}       # future -> (index, label, compiled files before it started)
+    running: dict = {}       # future -> (index, label, compiled files before it started, started beside the warm-up)
     stop, t_run = False, time.perf_counter()
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else None
+    deferred = []            # results whose times wait for the probe (run when the warm-up has ended)
+    pool = (concurrent.futures.ThreadPoolExecutor(max_workers=max(jobs, _cores())) if at_once else None)
     try:
         while True:
+            warming = warmup is not None and warmup.running()
+            if warmup is not None and not warming and not warmup.settled:      # the warm-up has just ended
+                warmup.settled = True
+                jobs = warmup.usable_jobs(options.jobs, echo)
+                if probe_pending:
+                    probe_pending, probe_s = False, run_probe(echo)
+                    est = timing.estimate(names, recorded, profile=profile, cold=cold, probe_s=probe_s)
+                    work, parallelism = _work(est, recorded, names)
+                    if echo:
+                        echo(f"    {est.line('notebook', times_source)}")
+                for res, at in deferred:
+                    _record(res, profile, extra=extra, root=root, build_dir=build_dir, keep=keep, cold=cold,
+                            probe_s=probe_s, jobs=at)
+                deferred = []
             busy = {chain_of[names[i]] for i, *_ in running.values()}
-            free = {k: [names[i] for i in q] for k, q in queue.items() if q and k not in busy}
-            # one at a time: the order given; at once: the chain with the most work left first (S37)
-            order = (timing.chain_order(free, work) if jobs > 1 else sorted(free, key=lambda k: queue[k][0]))
-            for k in [] if stop else order[:jobs - len(running)]:
+            free = {k: [names[i] for i in q] for k, q in queue.items() if q and k not in busy
+                    and (not warming or warmup.ready(names[q[0]]))}
+            # one at a time: the order given; at once (or beside the warm-up): the chain with the most work left
+            # first (S37); beside the warm-up, only on the cores it leaves idle (S38)
+            order = (timing.chain_order(free, work) if jobs > 1 or warming else sorted(free, key=lambda k: queue[k][0]))
+            # a notebook started beside the warm-up finishes on the warm-up's core: after it, it takes no slot
+            slots = (min(jobs, warmup.idle_cores()) - len(running) if warming
+                     else jobs - sum(not beside for *_, beside in running.values()))
+            for k in [] if stop else order[:max(0, slots)]:
                 i = queue[k].pop(0)
                 label = f"[{len(results) + len(running) + 1}/{len(notebooks)}] {names[i]}"
                 if echo:
@@ -960,32 +1012,38 @@ def run_notebooks(
                 args = (Path(notebooks[i]), parameters)
                 kwargs = dict(build_dir=Path(build_dir), options=options, root=root, publish=publish, echo=echo,
                               label=label, dask_address=options.dask_address)
-                if pool is None:
+                if pool is None or (jobs == 1 and not warming and not running):    # (its CPU count: no other child)
                     future = concurrent.futures.Future()
                     future.set_result(run_notebook(*args, **kwargs))
-                else:
-                    future = pool.submit(_run_in_process, *args, **kwargs)
-                running[future] = (i, label, before)
+                else:     # beside the warm-up at a lower priority: the warm-up is what the other notebooks wait for
+                    future = pool.submit(_run_in_process, *args, nice=BESIDE_WARM_UP_NICE if warming else 0, **kwargs)
+                running[future] = (i, label, before, warming)
             if not running:
+                if warmup is not None and not warmup.settled:
+                    warmup.wait(0.5)        # nothing can start before the warm-up compiles more, or ends
+                    continue
                 break
-            done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+            done, _ = concurrent.futures.wait(running, timeout=0.5 if warming else None,
+                                              return_when=concurrent.futures.FIRST_COMPLETED)
             for future in sorted(done, key=lambda f: running[f][0]):
-                i, label, before = running.pop(future)
+                i, label, before, beside = running.pop(future)
                 res, name = future.result(), names[i]
                 # with notebooks at once, a kernel compiled by any of them while this one ran counts (S33, S37)
                 compiled = sum(p.endswith(".nbc") for p, *_ in warm.compiled_files(kernels) - before)
                 paced[name] = res.seconds if res.ok and not compiled else None   # compiling is not the pace (S33)
                 cpu_paced[name] = res.cpu_seconds if res.ok and not compiled else None
-                try:
-                    record_time(res, profile, extra=extra, root=root, build_dir=build_dir, keep=keep, cold=cold,
-                                probe_s=probe_s, jobs=min(jobs, len(names)))
-                except (OSError, ValueError) as exc:
-                    print(f"run_notebooks: could not record the time of {name}: {exc}", file=sys.stderr)
+                # the most notebooks at once while it ran: one beside the warm-up shared the machine with it (S38)
+                at = max(min(jobs, len(names)), 2 if beside else 1)
+                if probe_pending:
+                    deferred.append((res, at))
+                else:
+                    _record(res, profile, extra=extra, root=root, build_dir=build_dir, keep=keep, cold=cold,
+                            probe_s=probe_s, jobs=at)
                 clash = owners.finished(name)
                 if echo:
                     status = "ok" if res.ok else "FAILED"
                     where = f" -> {_show(res.output, root)}" if res.output.exists() else ""
-                    why = (f" (compiled {compiled} kernel specialization(s){'' if jobs == 1 else ' while it ran'}: "
+                    why = (f" (compiled {compiled} kernel specialization(s){' while it ran' if at_once else ''}: "
                            "not counted in the pace)" if compiled else "")
                     echo(f"{label} {status} in {_fmt_seconds(res.seconds)}{where}{why}")
                     if not res.ok:
@@ -1011,10 +1069,98 @@ def run_notebooks(
     if echo and results:
         echo("")
         echo(timing.timing_table([(r.name, est.per_name.get(r.name), r.seconds, r.ok) for r in results]))
-        if jobs > 1:
-            echo(f"the run took {_fmt_seconds(time.perf_counter() - t_run)} with up to {jobs} notebooks at once "
-                 "(the table's total adds up each notebook's own time)")
+        if at_once:
+            beside = " and the warm-up beside the first ones" if warmup is not None else ""
+            echo(f"the run took {_fmt_seconds(time.perf_counter() - t_run)} with up to {jobs} notebooks at once"
+                 f"{beside} (the table's total adds up each notebook's own time)")
     return results
+
+
+def _record(res: NotebookResult, profile: str, **kwargs) -> None:
+    """:func:`record_time` of ``res``, a failure to write said on stderr (the run goes on)."""
+    try:
+        record_time(res, profile, **kwargs)
+    except (OSError, ValueError) as exc:
+        print(f"run_notebooks: could not record the time of {res.name}: {exc}", file=sys.stderr)
+
+
+class _WarmUp:
+    """The warm-up (:func:`simlib.pipeline.warm.warm`, all families, each in a process of its own) in a thread of
+    the notebook runner, so that notebooks start beside it once their kernel families are compiled (decision
+    S38)."""
+
+    def __init__(self, echo):
+        self.echo = echo or (lambda text: None)
+        self.compiled, self.families = frozenset(), frozenset()      # finished without a failure; running
+        self.report, self.error, self.settled = None, "", False
+        self._lock, self._changed, self._ended = threading.Lock(), threading.Event(), threading.Event()
+
+    @classmethod
+    def start(cls, echo) -> "_WarmUp":
+        self = cls(echo)
+        threading.Thread(target=self._run, name="simlib-warm-up", daemon=True).start()
+        return self
+
+    def _run(self):
+        try:
+            self.report = warm.warm(echo=self.echo, on_change=self._change)
+        except Exception as exc:  # the notebooks then compile what they need, one at a time
+            self.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            self._ended.set()
+            self._changed.set()
+
+    def _change(self, compiled, running):
+        with self._lock:
+            self.compiled, self.families = compiled, running
+        self._changed.set()
+
+    def running(self) -> bool:
+        return not self._ended.is_set()
+
+    def wait(self, timeout: float) -> None:
+        """Until the warm-up's state changes (a family started or finished, or it ended), at most ``timeout`` s."""
+        self._changed.wait(timeout)
+        self._changed.clear()
+
+    def ready(self, name: str) -> bool:
+        """Whether notebook ``name`` may start now: every family it names (:func:`warm.notebook_families`) is
+        compiled; a notebook that names none waits for the whole warm-up."""
+        families = warm.notebook_families(name)
+        with self._lock:
+            return families is not None and set(families) <= self.compiled
+
+    def idle_cores(self) -> int:
+        """The machine's cores less the warm-up's running families (each compiles on one core)."""
+        with self._lock:
+            return max(0, _cores() - len(self.families))
+
+    def usable_jobs(self, jobs: int, echo) -> int:
+        """After the warm-up: ``jobs``, or 1 (said) if it failed, since the notebooks then compile (S37)."""
+        ok = self.report is not None and self.report.ok
+        if jobs > 1 and not ok:
+            if echo:
+                why = self.error or "some kernels were not compiled"
+                echo(f"the warm-up did not complete ({why}): running the other notebooks one at a time, so that no "
+                     "two processes compile one kernel at once")
+            return 1
+        return jobs
+
+
+def _warm_plan_line(names, probe_pending: bool) -> str:
+    """What starts beside the warm-up (S38): the notebooks that name their kernel families, and when the probe runs."""
+    early = [n for n in names if warm.notebook_families(n) is not None]
+    by = {}
+    for n in early:
+        by.setdefault(", ".join(warm.notebook_families(n)), []).append(n[:2])
+    named = "; ".join(f"{' '.join(ns)} after {fams}" for fams, ns in by.items())
+    text = (f"compiling the kernels (the warm-up) beside the notebooks: {len(early)} of the {len(names)} notebooks "
+            f"start once their kernel families are compiled and their chain's earlier notebooks have run, on a core "
+            f"the warm-up leaves idle"
+            f"{f' ({named})' if named else ''}; the others after the warm-up (decision S38)")
+    if probe_pending:
+        text += "; the machine-pace probe runs after the warm-up, and rescales the estimate"
+    return text
 
 
 def _usable_jobs(jobs: int, n_notebooks: int, echo) -> int:
@@ -1172,17 +1318,24 @@ class _LedgerOwners:
                   else (1, self.rank.get(self.owner.get(key), last)))
 
 
-def _run_in_process(source: Path, parameters: dict, **kwargs) -> NotebookResult:
+#: How much lower (``nice`` increment) the priority of a notebook started beside the warm-up is (decision S38):
+#: on a busy machine, or with sweep workers on every core, the warm-up's last long family -- which every
+#: other notebook waits for -- keeps its core.
+BESIDE_WARM_UP_NICE = 10
+
+
+def _run_in_process(source: Path, parameters: dict, nice: int = 0, **kwargs) -> NotebookResult:
     """:func:`run_notebook` in a process of its own (``python -m simlib.pipeline.notebooks --run-job``), so that
     notebooks running at once share no working directory, environment or CPU-time count; the progress goes
-    to this terminal line by line.  Never raises for the notebook's errors, as :func:`run_notebook`."""
+    to this terminal line by line.  ``nice``: added to the process's niceness (POSIX; its kernel and sweep
+    workers inherit it).  Never raises for the notebook's errors, as :func:`run_notebook`."""
     import pickle
     import subprocess
 
     quiet = kwargs.pop("echo", None) is None
     with tempfile.TemporaryDirectory(prefix="simlib-job-") as tmp:
         job, out = Path(tmp) / "job.pickle", Path(tmp) / "result.pickle"
-        job.write_bytes(pickle.dumps((source, parameters, kwargs, quiet)))
+        job.write_bytes(pickle.dumps((source, parameters, kwargs, quiet, nice)))
         here = str(Path(__file__).resolve().parents[2])       # this simlib, as the runner imported it
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([here] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
@@ -1200,7 +1353,9 @@ def _job_main(job: str, out: str) -> int:
     """The process of :func:`_run_in_process`: run the pickled job, pickle its :class:`NotebookResult`."""
     import pickle
 
-    source, parameters, kwargs, quiet = pickle.loads(Path(job).read_bytes())
+    source, parameters, kwargs, quiet, nice = pickle.loads(Path(job).read_bytes())
+    if nice and hasattr(os, "nice"):
+        os.nice(nice)                   # before the kernel and the sweep workers start: they inherit it
     if kwargs["options"].log_output:
         logging.basicConfig(level=logging.INFO, format="%(message)s")
     echo = None if quiet else (lambda text: print(text, flush=True))
@@ -1264,9 +1419,13 @@ def build_parser() -> argparse.ArgumentParser:
                     help="start a new committed claims ledger (publishing run of every notebook only; "
                          "`make reproduce` passes it)")
     ap.add_argument("-j", "--jobs", type=num_arg("--jobs", int, lo=1, hi=MAX_JOBS), default=1, metavar="N",
-                    help=f"run up to N notebooks at once (1 to {MAX_JOBS}; default 1), each paper's notebooks in "
-                         "their order, the paper with the most work left first; each notebook's sweeps still use "
-                         "--workers processes (decision S37)")
+                    help=f"run up to N notebooks at once (1 to {MAX_JOBS}; default 1), each chain's notebooks (a "
+                         "paper's, or a set of them) in their order, the chain with the most work left first; each "
+                         "notebook's sweeps still use --workers processes (decision S37)")
+    ap.add_argument("--warm", action="store_true",
+                    help="compile the numba kernels first (python -m simlib.pipeline.warm; nothing to do when its "
+                         "stamp is current), starting beside it the notebooks whose kernel families it has compiled "
+                         "(`make reproduce` passes it; decision S38)")
     ap.add_argument("-x", "--fail-fast", action="store_true",
                     help="stop after the first failing notebook (with --jobs, start no other; those running finish)")
     ap.add_argument("--no-probe", action="store_true",
@@ -1335,7 +1494,7 @@ def main(argv=None) -> int:
         notebooks, profile=args.profile, workers=args.workers, extra=extra,
         build_dir=args.build_dir, options=ExecOptions(log_output=args.log_output, cell_timeout=args.timeout,
                                                         dask_address=address, pace_probe=not args.no_probe,
-                                                        jobs=args.jobs),
+                                                        jobs=args.jobs, warm=args.warm),
         fail_fast=args.fail_fast, new_ledger=args.fresh_ledger,
     )
     failed = [r for r in results if not r.ok]

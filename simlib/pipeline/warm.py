@@ -46,9 +46,9 @@ from pathlib import Path
 
 from simlib.core import paths
 
-__all__ = ["Probe", "Family", "FAMILIES", "family", "settings", "run_family", "cluster_run", "flow_network_run", "cut_short_run",
-           "warm", "WarmReport", "fingerprint", "stamp_path", "is_warm", "cache_root", "compiled_files",
-           "cached_signatures", "main"]
+__all__ = ["Probe", "Family", "FAMILIES", "family", "settings", "run_family", "cluster_run", "flow_network_run",
+           "cut_short_run", "warm", "WarmReport", "NOTEBOOK_FAMILIES", "notebook_families", "fingerprint",
+           "stamp_path", "is_warm", "cache_root", "compiled_files", "cached_signatures", "main"]
 
 
 @dataclass(frozen=True)
@@ -191,8 +191,36 @@ FAMILIES = (
                   example=(("sharing", "maxmin"), ("engine", "incremental"), ("steps", 12)),
                   extra=tuple((("sharing", s), ("engine", e)) for s in ("maxmin", "priority")
                               for e in ("incremental", "full"))),),
-           after=("cluster-selective",)),
+           # bsp too: warmed together from an empty cache, bsp compiled 104 specializations against 133 alone
+           # (2026-11-30, docs/speed.md), so they share kernels; bsp ends long before cluster-selective anyway
+           after=("cluster-selective", "bsp")),
 )
+
+
+#: The kernel families each notebook's runs use, by the notebook's number (its file name's first two characters),
+#: for the notebooks that may start while the warm-up still compiles other families (the notebook runner's
+#: ``--warm``, decision S38): such a notebook starts once these families are compiled, and must then compile
+#: nothing (it only reads numba's cache index of a kernel the warm-up may extend meanwhile; two processes
+#: *saving* one index at once can lose or misdirect its entries, S34).  Named here: 004's and 003's notebooks,
+#: whose families (``ssp``, ``fmreduce``) wait for no other, so the warm-up compiles them in its first minutes
+#: beside ``cluster-selective``, and 40, 41, 47, which also need ``network`` (so they start near the warm-up's
+#: end); the shared-cluster notebooks would gain only seconds.  A notebook not named
+#: waits for the whole warm-up.  Checked against the trials each notebook sweeps (tests/pipeline/test_warm.py)
+#: and, on an empty cache, by the quick profile of these notebooks after warming only their families
+#: (``benchmarks/bench_cold_compile.py --notebook-families``: nothing compiled).
+NOTEBOOK_FAMILIES = {
+    "30": ("fmreduce",),
+    "43": ("ssp",), "44": ("ssp",), "45": ("ssp",), "46": ("ssp",), "48": ("ssp",),
+    # the quick profile of 40, 41 and 47 on a cache of `bsp` alone compiled the stand-alone flow network's
+    # `_k_propagate` (2026-11-30), which `cluster-selective` or `network` compiles: they wait for `network`
+    "40": ("bsp", "network"), "41": ("bsp", "network"), "47": ("bsp", "network"),
+}
+
+
+def notebook_families(stem: str) -> tuple | None:
+    """The families notebook ``stem`` (e.g. ``"40_selmcast_sec2_fig1_random_selection"``) needs compiled before it
+    starts (:data:`NOTEBOOK_FAMILIES`), or None: every family (a notebook that names none)."""
+    return NOTEBOOK_FAMILIES.get(stem[:2])
 
 
 def family(name: str) -> Family:
@@ -438,11 +466,15 @@ def next_family(pending: list, running) -> Family | None:
     return next((fam for fam in pending if not busy & set(fam.after)), None)
 
 
-def warm(names=None, *, jobs: int | None = None, force: bool = False, echo=print) -> WarmReport:
+def warm(names=None, *, jobs: int | None = None, force: bool = False, echo=print, on_change=None) -> WarmReport:
     """Compile the kernels of families ``names`` (default: all of :data:`FAMILIES`) into numba's cache, each
     family in a subprocess, at most ``jobs`` at once (default: the machine's cores), largest first; ``echo``
     gets one line per family and a summary.  Unless ``force``, nothing runs while :func:`is_warm` (all
-    families only).  Writes the stamp after a run of all families without failures."""
+    families only).  Writes the stamp after a run of all families without failures.  ``on_change(compiled,
+    running)`` (optional; called from this thread) hears, after each change and once the families to start have
+    started, the names of the families finished without a failure (``compiled``) and of those running, as
+    frozensets: the notebook runner starts a notebook beside the warm-up once its families are compiled and a
+    core is free (decision S38)."""
     t0 = time.perf_counter()
     chosen = [family(n) for n in names] if names else list(FAMILIES)
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
@@ -455,6 +487,7 @@ def warm(names=None, *, jobs: int | None = None, force: bool = False, echo=print
     echo(f"[warm] compiling the kernels of {len(chosen)} families in {min(jobs, len(chosen))} process(es), "
          f"largest first, each after the families it shares kernels with (cache: {cache_root()})")
     pending, running, results = list(chosen), {}, []
+    compiled, told = set(), None
     with tempfile.TemporaryDirectory(prefix="simlib-warm-") as tmp:
         while pending or running:
             while pending and len(running) < jobs:
@@ -469,6 +502,10 @@ def warm(names=None, *, jobs: int | None = None, force: bool = False, echo=print
                                          "--result", str(out)], stdout=log, stderr=subprocess.STDOUT,
                                         env=_child_env())
                 running[proc] = (fam, out, log)
+            state = (frozenset(compiled), frozenset(f.name for f, *_ in running.values()))
+            if on_change is not None and state != told:
+                on_change(*state)
+                told = state
             time.sleep(0.1)
             for proc in [p for p in running if p.poll() is not None]:
                 fam, out, log = running.pop(proc)
@@ -480,7 +517,11 @@ def warm(names=None, *, jobs: int | None = None, force: bool = False, echo=print
                     r = {"family": fam.name, "failed": f"exit status {proc.returncode}: {tail[0]}"}
                 log.close()
                 results.append(r)
+                if "failed" not in r and not r.get("errors"):
+                    compiled.add(fam.name)
                 echo(f"[warm] [{len(results)}/{len(chosen)}] {_line(r)}")
+    if on_change is not None and (frozenset(compiled), frozenset()) != told:
+        on_change(frozenset(compiled), frozenset())
     report = WarmReport(False, time.perf_counter() - t0, results)
     echo(f"[warm] done in {report.wall_s:.1f} s: {report.compiled} specialization(s) compiled, "
          f"{report.compile_cpu_s:.1f} s CPU compiling or loading")

@@ -34,6 +34,18 @@ def test_a_scheme_name_registered_by_two_papers_is_refused():
         registry._schemes([Paper("005", "t", (), (a,)), Paper("006", "t", (), (b,))])
 
 
+def test_a_papers_chains_must_list_each_of_its_notebooks_once():
+    nbs = {"50_a": "m:A", "51_b": "m:B", "52_c": "m:C"}
+    ok = Paper("005", "t", (), (), notebooks=nbs, chains={"x": ("50_a", "52_c"), "y": ("51_b",)})
+    assert registry.notebook_chains([ok, Paper("006", "t", (), (), notebooks={"60_d": "m:D"})]) == {
+        "50_a": "005 x", "52_c": "005 x", "51_b": "005 y"}
+    for chains, word in [({"x": ("50_a", "52_c")}, "missing \\['51_b'\\]"),
+                         ({"x": ("50_a", "51_b", "52_c", "53_d")}, "unknown \\['53_d'\\]"),
+                         ({"x": ("50_a", "51_b"), "y": ("51_b", "52_c")}, "twice \\['51_b'\\]")]:
+        with pytest.raises(ValueError, match=word):
+            registry.notebook_chains([dataclasses.replace(ok, chains=chains)])
+
+
 COMMANDS = [c for p in registry.PAPERS for c in p.commands]
 
 

@@ -28,6 +28,17 @@ def test_chains_are_the_registrys_paper_groups_in_the_order_given():
         "beyond": ["90_h", "93_i"], "digit 5": ["50_j"]}
 
 
+def test_a_paper_that_splits_its_notebooks_gives_a_chain_per_set():
+    # 004's BSP notebooks (40, 41, 47) and SSP notebooks (43-46, 48), each set in the order given; an unknown
+    # 4x stem stays in the paper's group
+    bsp = ["40_selmcast_sec2_fig1_random_selection", "41_selmcast_bsp_fig4-6", "47_selmcast_paper_profile"]
+    ssp = ["43_selmcast_ssp_fig7_case_study", "44_selmcast_ssp_fig8-10", "45_selmcast_ssp_fig11-13",
+           "46_selmcast_ssp_time_to_accuracy", "48_selmcast_ssp_profile"]
+    names = [ssp[4], bsp[0], ssp[0], "49_x", bsp[2], ssp[1], bsp[1], ssp[2], ssp[3]]
+    assert runner.notebook_chains(names) == {"004 SSP": [ssp[4], ssp[0], ssp[1], ssp[2], ssp[3]],
+                                             "004 BSP": [bsp[0], bsp[2], bsp[1]], "004": ["49_x"]}
+
+
 def test_one_at_a_time_the_makespan_is_the_sum():
     chains = {"a": ["x", "y"], "b": ["z"]}
     seconds = {"x": 10.0, "y": 20.0, "z": 7.0}
@@ -142,10 +153,11 @@ def repo(tmp_path, monkeypatch):
     monkeypatch.setattr(runner.warm, "is_warm", lambda: True)
     lines = []
 
-    def run(jobs, **kw):
+    def run(jobs, warm=False, probe=False, **kw):
         state.events.clear()
         return runner.run_notebooks(runner.discover(root / "notebooks"), root=root, build_dir=tmp_path / "build",
-                                    options=runner.ExecOptions(jobs=jobs), echo=lines.append, **kw)
+                                    options=runner.ExecOptions(jobs=jobs, warm=warm, pace_probe=probe),
+                                    echo=lines.append, **kw)
 
     return SimpleNamespace(root=root, state=state, run=run, lines=lines, ledger=runner._committed_ledger(root))
 
@@ -256,6 +268,124 @@ def test_the_command_line_rejects_bad_jobs(text, capsys):
         runner.main(["--jobs", text, "--list"])
     err = capsys.readouterr().err
     assert "--jobs" in err and ("[1, 64]" in err or "integer" in err)
+
+
+# --- the warm-up beside the notebooks (decision S38) ------------------------------------------------------------
+
+
+@pytest.fixture
+def warming(repo, monkeypatch):
+    """``repo`` with a cold kernel cache and a fake warm-up on 2 cores: ``cluster-selective`` and ``ssp`` start,
+    ``ssp`` is compiled after 0.2 s, ``cluster-selective`` (and ``cluster``) only once 40_e has ended (``until``;
+    or after 20 s); notebook 40_e names ``ssp``, 21_d names ``cluster``, the others nothing.  The probe returns
+    2.0 s."""
+    monkeypatch.setattr(runner, "_cores", lambda: 2)
+    monkeypatch.setattr(runner.warm, "is_warm", lambda: False)
+    monkeypatch.setattr(runner.warm, "NOTEBOOK_FAMILIES", {"40": ("ssp",), "21": ("cluster",)})
+    ctl = SimpleNamespace(ok=True, until=("end", "40_e"))
+
+    def note(event):
+        with repo.state.lock:
+            repo.state.events.append((event, "-"))
+
+    def fake_warm(names=None, *, echo=print, on_change=None, **_):
+        assert names is None and on_change is not None
+        on_change(frozenset(), frozenset({"cluster-selective", "ssp"}))
+        time.sleep(0.2)
+        on_change(frozenset({"ssp"}), frozenset({"cluster-selective"}))
+        deadline = time.time() + 20
+        while ctl.until not in repo.state.events and time.time() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.2)
+        note("warm-end")
+        done = {"ssp", "cluster-selective", "cluster"} if ctl.ok else {"ssp"}
+        on_change(frozenset(done), frozenset())
+        families = [{"family": f, "compiled": 1, "compile_cpu_s": 1.0, "runs": 1, "cpu_s": 1.0, "wall_s": 1.0,
+                     "errors": []} for f in sorted(done)]
+        return runner.warm.WarmReport(False, 1.0, families + ([] if ctl.ok else [{"family": "x", "failed": "boom"}]))
+
+    def fake_probe(echo=print):
+        note("probe")
+        return 2.0
+
+    monkeypatch.setattr(runner.warm, "warm", fake_warm)
+    monkeypatch.setattr(runner, "run_probe", fake_probe)
+    return ctl
+
+
+def _before(events, name, mark="warm-end"):
+    return events.index(("start", name)) < events.index((mark, "-"))
+
+
+def test_beside_the_warm_up_only_a_notebook_whose_families_are_compiled_starts(repo, warming):
+    results = repo.run(1, warm=True, probe=True)
+    events = repo.state.events
+    assert [r.name for r in results] == list(NAMES) and all(r.ok for r in results)
+    assert [n for n in NAMES if _before(events, n)] == ["40_e"]      # 21_d's cluster is not compiled before the end
+    # then one at a time, in the order given; never two notebooks at once (one core is the warm-up's)
+    after = [e for e in events[events.index(("warm-end", "-")):] if e[0] in ("start", "end")]
+    assert after == [(k, n) for n in NAMES if n != "40_e" for k in ("start", "end")]
+    assert repo.state.most == 1
+    # the probe runs after the warm-up; 40_e's time waits for it and is recorded with it, as the others'
+    assert events.index(("warm-end", "-")) < events.index(("probe", "-")) < events.index(("start", "10_a"))
+    times = timing.read_times(runner.committed_times_path(repo.root))
+    assert set(times) == set(NAMES) and all(t.probe_s == 2.0 for t in times.values())
+    # 40_e shared the machine with the warm-up's compiling process: recorded as 2 at once; the rest ran alone
+    assert times["40_e"].jobs == 2 and all(times[n].jobs == 1 for n in NAMES if n != "40_e")
+    assert any("start once their kernel families are compiled" in line and "40 after ssp" in line
+               for line in repo.lines)
+
+
+def test_a_notebook_still_running_at_the_warm_ups_end_takes_no_slot(repo, warming):
+    """It ran on the core the warm-up leaves idle, so the first notebook in the order given starts beside it
+    (in a process of its own); after that, one at a time again."""
+    warming.until = ("start", "40_e")
+    repo.state.delay = {"40_e": 1.5}
+    results = repo.run(1, warm=True)
+    events = repo.state.events
+    assert all(r.ok for r in results) and [n for n in NAMES if _before(events, n)] == ["40_e"]
+    assert events.index(("start", "10_a")) < events.index(("end", "40_e"))
+    assert repo.state.most == 2
+    rest = [e for e in events if e[0] in ("start", "end") and e[1] not in ("40_e", "10_a")]
+    assert rest == [(k, n) for n in ("11_b", "20_c", "21_d") for k in ("start", "end")]
+    assert events.index(("end", "10_a")) < events.index(("start", "11_b"))
+
+
+def test_beside_the_warm_up_the_ledger_comes_out_in_the_order_given(repo, warming, monkeypatch):
+    monkeypatch.setattr(runner.warm, "is_warm", lambda: True)
+    repo.run(1, new_ledger=True)
+    sequential = repo.ledger.read_bytes()
+    monkeypatch.setattr(runner.warm, "is_warm", lambda: False)
+    repo.run(1, warm=True, new_ledger=True)
+    assert _before(repo.state.events, "40_e")            # 40_e recorded its rows first ...
+    assert repo.ledger.read_bytes() == sequential        # ... and the runner put them back in order
+
+
+def test_two_at_once_beside_the_warm_up_one_then_two(repo, warming):
+    repo.state.delay = {"20_c": 1.0}
+    results = repo.run(2, warm=True)
+    events = repo.state.events
+    assert all(r.ok for r in results) and [n for n in NAMES if _before(events, n)] == ["40_e"]
+    assert repo.state.most == 2
+    for first, then in (("10_a", "11_b"), ("20_c", "21_d")):
+        assert events.index(("end", first)) < events.index(("start", then))
+
+
+def test_after_a_failed_warm_up_the_rest_runs_one_at_a_time_and_says_why(repo, warming):
+    warming.ok = False
+    repo.run(2, warm=True)
+    assert repo.state.most == 1
+    assert any("did not complete" in line and "one at a time" in line for line in repo.lines)
+
+
+def test_a_warm_cache_runs_no_warm_up_and_says_so(repo, monkeypatch):
+    monkeypatch.setattr(runner.warm, "is_warm", lambda: True)
+    monkeypatch.setattr(runner.warm, "fingerprint", lambda: "x")
+    calls = []
+    monkeypatch.setattr(runner.warm, "warm", lambda *a, **k: calls.append(k))
+    repo.run(1, warm=True)
+    assert len(calls) == 1 and "on_change" not in calls[0]       # the no-op that prints "already compiled"
+    assert repo.state.events == [(k, n) for n in NAMES for k in ("start", "end")]
 
 
 # --- real notebooks in processes of their own ------------------------------------------------------------------

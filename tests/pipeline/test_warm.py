@@ -232,7 +232,7 @@ case "$*" in *"ipykernel install"*)
 @pytest.mark.skipif(shutil.which("make") is None, reason="GNU make not installed")
 @pytest.mark.parametrize("target, then", [("reproduce", "-m simlib.pipeline.notebooks"), ("test", "-m pytest"),
                                           ("warm", None)])
-def test_make_warms_the_kernels_before_the_notebooks_and_the_tests(tmp_path, target, then):
+def test_make_warms_the_kernels_before_the_tests_and_beside_the_notebooks(tmp_path, target, then):
     shutil.copy(ROOT / "Makefile", tmp_path)
     (tmp_path / "requirements.txt").write_text("")
     python = tmp_path / "v" / "bin" / "python"
@@ -246,6 +246,9 @@ def test_make_warms_the_kernels_before_the_notebooks_and_the_tests(tmp_path, tar
                    env={**os.environ, "MAKEFLAGS": ""})
     calls = (tmp_path / "v" / "calls.log").read_text().splitlines()
     warms = [i for i, c in enumerate(calls) if c == "-m simlib.pipeline.warm"]
+    if target == "reproduce":      # the runner warms, beside its first notebooks (S38)
+        assert warms == [] and [c for c in calls if c.startswith(then) and " --warm " in f"{c} "]
+        return
     assert len(warms) == 1
     if then:
         assert warms[0] < next(i for i, c in enumerate(calls) if c.startswith(then))
@@ -354,3 +357,60 @@ def test_after_the_warm_up_a_representative_trial_of_each_engine_compiles_nothin
             stamp.write_bytes(saved)
     trials = _last_json(REPRESENTATIVE, env)
     assert (trials["compiled"], trials["runs"]) == (0, 16)
+
+
+# ------------------------------------------------------------------------------- the notebooks' families (S38)
+def _swept_trials(source: Path) -> list:
+    """``"module:function"`` of each trial notebook ``source`` sweeps -- the first argument of a ``.sweep(`` call,
+    the second of ``run_until_decided(`` -- resolved through its imports; ``"?name"`` where it cannot be."""
+    import ast
+
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    names = {}                      # local name -> "module:function", or "module" for a module
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for a in node.names:
+                names[a.asname or a.name] = f"{node.module}:{a.name}"
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                names[a.asname or a.name] = a.name
+
+    def resolve(expr) -> str:
+        if isinstance(expr, ast.Name):
+            return names.get(expr.id, f"?{expr.id}")
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+            base = names.get(expr.value.id, "")      # a module: "pkg.mod", or "pkg:mod" imported from its package
+            return f"{base.replace(':', '.')}:{expr.attr}" if base else f"?{expr.value.id}.{expr.attr}"
+        return f"?{ast.dump(expr)[:40]}"
+
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "sweep" and node.args:
+            out.append(resolve(node.args[0]))
+        elif isinstance(node.func, ast.Name) and node.func.id == "run_until_decided" and len(node.args) > 1:
+            out.append(resolve(node.args[1]))
+    return out
+
+
+def test_swept_trials_are_read_through_the_notebooks_imports(tmp_path):
+    nb = tmp_path / "x.py"
+    nb.write_text("from a.b import t as u\nfrom c import mod\nimport d.e as f\nrun.sweep(u, s)\nrun.sweep(mod.g, s)\n"
+                  "run_until_decided(run, f.h, s)\nrun.sweep(v, s)\n")
+    assert _swept_trials(nb) == ["a.b:t", "c.mod:g", "d.e:h", "?v"]
+
+
+def test_each_notebook_that_names_its_kernel_families_sweeps_only_their_trials():
+    """The notebooks that may start beside the warm-up (warm.NOTEBOOK_FAMILIES: each key one notebook) sweep only
+    trials their named families probe, so they load kernels the warm-up has compiled and compile none beside it
+    (two processes saving one kernel's cache index at once can lose or misdirect its entries, S34).  The full
+    check -- the quick profile of these notebooks on a cache with only their families compiles nothing -- is
+    benchmarks/bench_cold_compile.py --notebook-families (minutes)."""
+    sources = sorted((ROOT / "notebooks").glob("[0-9]*.py"))
+    named = {key: [p for p in sources if p.stem[:2] == key] for key in warm.NOTEBOOK_FAMILIES}
+    assert all(len(found) == 1 for found in named.values()), named
+    for key, families in warm.NOTEBOOK_FAMILIES.items():
+        probed = {p.trial for name in families for p in warm.family(name).probes}
+        swept = _swept_trials(named[key][0])
+        assert swept and set(swept) <= probed, (named[key][0].name, sorted(set(swept) - probed))

@@ -60,4 +60,12 @@ PAPER = Paper("004", "Efficient Parameter Synchronization for Peer-to-Peer Distr
                        "bsp_trial": f"{__package__}.experiments:bsp_trial",
                        "SSPScenario": f"{__package__}.ssp_scenario:SSPScenario",
                        "ssp_trial": f"{__package__}.ssp_scenario:run_trial"},
-              fitted=(f"{__package__}.profile:FITTED_CLAIMS", f"{__package__}.ssp_profile:FITTED_CLAIMS"))
+              fitted=(f"{__package__}.profile:FITTED_CLAIMS", f"{__package__}.ssp_profile:FITTED_CLAIMS"),
+              # the BSP notebooks (41 reads 47's committed claims map) and the SSP ones (46 and 48 run the
+              # SSP scenario only) share no file, trial function or ledger row (figures 1, 4-6 against 7-13
+              # and the beyond rows of 46): two chains (decision S37, amended)
+              chains={"BSP": ("40_selmcast_sec2_fig1_random_selection", "41_selmcast_bsp_fig4-6",
+                              "47_selmcast_paper_profile"),
+                      "SSP": ("43_selmcast_ssp_fig7_case_study", "44_selmcast_ssp_fig8-10",
+                              "45_selmcast_ssp_fig11-13", "46_selmcast_ssp_time_to_accuracy",
+                              "48_selmcast_ssp_profile")})
