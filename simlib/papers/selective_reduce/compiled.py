@@ -53,19 +53,19 @@ NEED_ERRORS, NEED_ECDF = ck.NEED_NEIGHBOURS + 1, ck.NEED_NEIGHBOURS + 2
 ECDF_MIN_BUFFER = 64
 
 
-def turn_state(si, par_rest, model, queue, holding, bw_all, bufs, classes, learning=None) -> tuple:
+def turn_state(si, par_rest, model, queue, holding, bw_all, bufs, classes, learning) -> tuple:
     """The pair ``(core, learning)`` :func:`turns_loop` takes.  ``core``: ``si`` (int64, ``S_*``), ``par_rest``
     the pass's :class:`~.kernels.PassParams` fields after ``now``, ``model`` a :class:`~.kernels.CdfModel`'s
     fields (cold start: the fields the ECDF does not change), ``queue`` (ids, bandwidths, held flags by position,
     arrival numbers), ``holding``, ``bw_all`` the fixed estimates or the last drawn ones (bits/s), ``bufs`` the
     work buffers (float, int), ``classes`` (start, cint, bw, fen, loc, qscale) of :class:`~.incremental.Classes`
-    (empty arrays where there are none).  ``learning``: None for a run with a fixed progress model and fixed
-    estimates, else ``(emain, ebuf, btrue, ubuf, ef)``: the cold start's sorted ECDF parts (s), the
-    per-decision error's true bandwidths (bits/s), uniform draws and [e, floor (bits/s)] (empty arrays where
-    not used).  :func:`turns_loop` is compiled apart for ``learning`` None, whose turn passes none of those
-    arrays (each array of a tuple passed to a compiled function costs a reference count per call)."""
+    (empty arrays where there are none).  ``learning``: ``(emain, ebuf, btrue, ubuf, ef)``, float64 arrays: the
+    cold start's sorted ECDF parts (s), the per-decision error's true bandwidths (bits/s), uniform draws and
+    [e, floor (bits/s)] (empty arrays where not used: ``si[S_COLD]`` and ``si[S_ERR]`` say which are).  A run
+    that learns nothing passes empty arrays too, so :func:`_turns` has one specialization for every run (it
+    compiled apart for None: ~12 compile CPU-s of the warm-up, docs/speed.md 2026-11-30 ``warm9``)."""
     core = (si, tuple(par_rest), tuple(model), *queue, holding, bw_all, *bufs, *classes)
-    return core, None if learning is None else tuple(learning)
+    return core, tuple(learning)
 
 
 @njit(cache=True)
@@ -126,7 +126,7 @@ def _drawn_estimates(si, ids, count, btrue, ubuf, ef):
 # The turn's layers (_turn down to _launch) are inlined into _turns as numba IR (inline="always"): compiled apart,
 # each layer would link and re-optimize everything below it once per specialization of each of its callers
 # (the cluster-selective warm-up's critical path, docs/speed.md 2026-11-30); inlined, they are compiled only as
-# part of _turns, once per kind of run (learn None or not).  They take the controller's state and the few worker
+# part of _turns, once (one specialization for every run).  They take the controller's state and the few worker
 # arrays they read, not the engine's tuples: numba takes a new reference to every array of an inlined layer's
 # arguments (two atomic operations each, per layer and turn), so the launches, hold records and the timer that the
 # turn decides are made by _turns itself, from the members the turn leaves in ``ibuf`` (:func:`_launch`).
@@ -241,28 +241,14 @@ def _partial_round(now, phase, cstart, cfin, st):
 
 
 @njit(cache=True, inline="always")
-def _learning_round(now, phase, cstart, cfin, st, learn):
-    """Lines 9-22 in a run that learns: the cold start's progress model over the ECDF as it is now (the state
-    ``st`` with that model: of ``st``'s types, the arrays of :func:`~.kernels.cdf_model` being writable as the
-    ECDF's parts are, so the rounds below compile once), estimates drawn now or fixed."""
-    si, model = st[0], st[2]
-    if si[S_COLD] != 0:
-        m, b = si[S_MLEN], si[S_BLEN]
-        cur = (model[0], model[1], learn[0][:m], model[3], model[4], model[5], learn[1][:b], m + b, model[8])
-        st = st[:2] + (cur,) + st[3:]
-    if si[S_ERR] != 0:
-        _drawn_round(now, phase, cstart, cfin, st, learn)
-    else:
-        _partial_round(now, phase, cstart, cfin, st)
-
-
-@njit(cache=True, inline="always")
 def _turn(iv, now, phase, cstart, cfin, st, learn):
     """One turn of the controller at time ``now`` (s): ``on_ready(iv[I_TURN], ...)`` or, for -1, ``_on_timeout()``;
     then ``process()`` (lines 5-22), its launches and new holds left for :func:`_turns` (:func:`_launch`).
     ``on_sync_done`` (the classes go stale) is applied first for every sync that ended since the last turn.
-    ``learn``: :func:`turn_state`'s (None: a fixed progress model and fixed estimates; the branches on it are
-    pruned when compiled)."""
+    ``learn``: :func:`turn_state`'s (its arrays read only where ``si[S_COLD]`` / ``si[S_ERR]`` say so).  Lines 9-22
+    in a run that learns use the cold start's progress model over the ECDF as it is now (the state ``st`` with
+    that model: of ``st``'s types, the arrays of :func:`~.kernels.cdf_model` being writable as the ECDF's parts
+    are, so the rounds below compile once) and estimates drawn now or fixed."""
     (si, par_rest, model, qids, qbw, qheld, seq, holding, bw_all, fbuf, ibuf, clstart, cint, cbw, fen, loc,
      qscale) = st
     si[S_NL] = 0
@@ -273,14 +259,13 @@ def _turn(iv, now, phase, cstart, cfin, st, learn):
     si[S_DONE] = iv[ck.I_NDONE]
     w = iv[ck.I_TURN]
     if w >= 0:                                                  # on_ready
-        if learn is not None:
-            if si[S_COLD] != 0:                                 # observe(compute_time): the cold start's ECDF
-                ecdf_observe(learn[0], learn[1], si, now - cstart[w])
+        if si[S_COLD] != 0:                                     # observe(compute_time): the cold start's ECDF
+            ecdf_observe(learn[0], learn[1], si, now - cstart[w])
         if si[S_CLS] != 0 and si[S_STALE] == 0:                 # w left S
             incremental.remove_worker(w, cint, fen, loc, cbw, qscale)
         seq[w] = si[S_ARRIVALS]                                 # line 26: push w to Q
         si[S_ARRIVALS] += 1
-        if learn is None or si[S_ERR] == 0:
+        if si[S_ERR] == 0:
             si[S_QHEAD], si[S_QLEN] = kernels.queue_insert(qids, qbw, qheld, si[S_QHEAD], si[S_QLEN], w, bw_all[w])
         else:                                                   # estimates drawn per decision: arrival order
             qids[si[S_QLEN]] = w
@@ -295,26 +280,29 @@ def _turn(iv, now, phase, cstart, cfin, st, learn):
             _launch(si, holding, ibuf, group, ck.KIND_FULL)
     elif si[S_QLEN] >= si[S_P]:                                 # line 8
         si[S_ROUNDS] += 1
-        if learn is None:
-            _partial_round(now, phase, cstart, cfin, st)
+        if si[S_COLD] != 0:
+            m, b = si[S_MLEN], si[S_BLEN]
+            cur = (model[0], model[1], learn[0][:m], model[3], model[4], model[5], learn[1][:b], m + b, model[8])
+            st = st[:2] + (cur,) + st[3:]
+        if si[S_ERR] != 0:
+            _drawn_round(now, phase, cstart, cfin, st, learn)
         else:
-            _learning_round(now, phase, cstart, cfin, st, learn)
+            _partial_round(now, phase, cstart, cfin, st)
 
 
 @njit(cache=True)
 def _turns(net, hp, wo, syn, ct, st, learn):
-    """:func:`turns_loop` on the state's two parts (compiled apart for ``learn`` None): the cluster loop to each
+    """:func:`turns_loop` on the state's two parts (one specialization for every run): the cluster loop to each
     turn, the turn (:func:`_turn`), then what it decided, in the Python turn's order: its launches
     (``Cluster.launch``, each group copied), the new holds (``Cluster.record_hold``) and ``_arm()`` (line 24)."""
     si, par_rest, ibuf = st[0], st[1], st[10]
     iv, fs = net.iv, net.fs
     while True:
-        if learn is not None:
-            if si[S_ERR] != 0 and si[S_ULEN] - si[S_UPOS] < si[S_N]:     # a turn draws at most n
-                return NEED_ERRORS
-            if si[S_COLD] != 0 and (si[S_MLEN] + si[S_BLEN] + 1 > learn[0].shape[0]
-                                    or si[S_BLEN] + 1 > learn[1].shape[0]):
-                return NEED_ECDF                                         # a turn observes at most once
+        if si[S_ERR] != 0 and si[S_ULEN] - si[S_UPOS] < si[S_N]:         # a turn draws at most n
+            return NEED_ERRORS
+        if si[S_COLD] != 0 and (si[S_MLEN] + si[S_BLEN] + 1 > learn[0].shape[0]
+                                or si[S_BLEN] + 1 > learn[1].shape[0]):
+            return NEED_ECDF                                             # a turn observes at most once
         status = ck.run_to_turn(net, hp, wo, syn, ct)
         if status != ck.TURN:
             return status

@@ -287,8 +287,8 @@ class SelectiveReduceController(ControllerBase):
     def compiled_turns(self):
         """``(loop, state, finish, handlers)`` for :func:`simlib.runtime.cluster_kernel.run_compiled`: the
         compiled loop with this controller's turn (:func:`.compiled.turns_loop`), ``state()`` the turn's state
-        (this controller's own arrays, changed in place, and, in a run that learns, the cold start's ECDF parts
-        and the per-decision error's draws), ``finish(iv)``, which writes its scalars, the ECDF and the error
+        (this controller's own arrays, changed in place, and the cold start's ECDF parts and the per-decision
+        error's draws, empty arrays in a run that learns neither), ``finish(iv)``, which writes its scalars, the ECDF and the error
         generator's state back after the run (``iv``: the loop's integer scalars; the timer is left unset: the run
         is over), and the handlers of the loop's requests (:data:`.compiled.NEED_ERRORS`,
         :data:`.compiled.NEED_ECDF`)."""
@@ -340,12 +340,10 @@ class SelectiveReduceController(ControllerBase):
                 u[end - pos:] = est.rng.random(u.size - (end - pos))
                 si[compiled.S_UPOS], si[compiled.S_ULEN] = 0, u.size
 
-        learns = ecdf is not None or self._fixed_bw is None
-
         def state():
             return compiled.turn_state(si, self._par[1:], model, (self._qids, self._qbw, self._qheld, self._seq),
                                        self._holding, self._bw_all, (self._fbuf, self._ibuf), classes,
-                                       (parts["main"], parts["buf"], *error) if learns else None)
+                                       (parts["main"], parts["buf"], *error))
 
         def finish(iv):
             self._qhead, self._qlen, self._arrivals, self.k = (int(si[i]) for i in (

@@ -163,17 +163,19 @@ def test_the_moved_settings_reach_merges_refills_and_floors():
 
 
 @pytest.mark.parametrize("cold, err", [(False, 0.0), (True, 0.0), (False, 0.3), (True, 0.3)])
-def test_only_a_run_that_learns_carries_the_learning_arrays(cold, err):
-    """The turn's state has its second part (the cold start's ECDF parts, the per-decision error's draws) only in
-    a run that learns its progress model or draws its estimates per decision; a run with neither gets None, for
-    which the loop is compiled without them, and no request handlers."""
+def test_the_learning_arrays_are_empty_unless_the_run_learns_them(cold, err):
+    """The turn's state has its second part in every run (so the loop compiles once for all of them): the cold
+    start's ECDF parts non-empty only in a run that learns its progress model, the per-decision error's true
+    bandwidths and draws only in a run that draws its estimates per decision, each with its request handler."""
     s = _random_sr_setting(1)
     dt, theta, eta, c, _, _, _, incr = s["sr"]
     s.update(sr=(dt, theta, eta, c, "paper", err, "decision", incr), cold=cold)
     _, state, _, handlers = _cluster(s).controller.compiled_turns()
-    learning = state()[1]
-    assert (learning is None) == (not cold and err == 0.0) == (not handlers)
-    assert learning is None or all(isinstance(a, np.ndarray) for a in learning)
+    emain, ebuf, btrue, ubuf, ef = state()[1]
+    assert all(isinstance(a, np.ndarray) and a.dtype == np.float64 for a in (emain, ebuf, btrue, ubuf, ef))
+    assert (emain.size > 0 and ebuf.size > 0) == cold == (compiled.NEED_ECDF in handlers)
+    assert (btrue.size > 0 and ubuf.size > 0) == (err > 0) == (compiled.NEED_ERRORS in handlers)
+    assert ef.size == 2 and (not err or ef[0] == err)
 
 
 SCENARIOS = [dict(scheme="selective", n=40, dt_s=0.01), dict(scheme="selective", n=80, dt_s=0.1, compute_mean_s=3.0),
