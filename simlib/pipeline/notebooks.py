@@ -1149,10 +1149,11 @@ class _WarmUp:
 
 def _warm_plan_line(names, probe_pending: bool) -> str:
     """What starts beside the warm-up (S38): the notebooks that name their kernel families, and when the probe runs."""
-    early = [n for n in names if warm.notebook_families(n) is not None]
+    families = {n: warm.notebook_families(n) for n in names}
+    early = [n for n in names if families[n] is not None]
     by = {}
     for n in early:
-        by.setdefault(", ".join(warm.notebook_families(n)), []).append(n[:2])
+        by.setdefault(", ".join(families[n]), []).append(n[:2])
     named = "; ".join(f"{' '.join(ns)} after {fams}" for fams, ns in by.items())
     text = (f"compiling the kernels (the warm-up) beside the notebooks: {len(early)} of the {len(names)} notebooks "
             f"start once their kernel families are compiled and their chain's earlier notebooks have run, on a core "

@@ -188,12 +188,9 @@ class ComputeTimes(_PerWorkerStreams):
         chunks, col = self._lazy
         u = np.stack([c[col:col + k] for c in chunks])
         np.multiply(np.asarray(self._quantile(u), dtype=float).reshape(u.shape), self._scale[:, None], out=out)
-        col += k
-        if col >= self._chunk:
-            self._lazy = None
-            self._buf, self._pos = [np.empty(0)] * len(chunks), [0] * len(chunks)
-        else:
-            self._lazy = (chunks, col)
+        self._lazy = (chunks, col + k)
+        if col + k >= self._chunk:      # the chunks used up: _settle leaves every buffer empty
+            self._settle()
 
     def next(self, w: int) -> float:
         if self._lazy is not None:

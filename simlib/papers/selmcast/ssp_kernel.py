@@ -421,8 +421,7 @@ def start_compute(w, t, wk):
 @njit(cache=True)
 def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
     """Task i's multicast ends at t: log it, update c and D (SM55; for n <= BIG_SWITCH_MAX also D's row i as
-    the bit set ``dbits[i]``, bit j: (i, j) in D), then the SSP gate (SM58).  Compiled without reference
-    counting (see the steps' ruler below): it binds ~40 arrays of the bundles."""
+    the bit set ``dbits[i]``, bit j: (i, j) in D), then the SSP gate (SM58)."""
     n, l3, ssp, k = cfg.n, cfg.l3, cfg.ssp, cfg.k
     x, c, due, in_g = plan.x, plan.c, plan.due, plan.in_g
     rounds, state = wk.rounds, wk.state
@@ -451,9 +450,9 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
         dbits[i] = _row_bits(due, i)
     in_g[i] = False
     wk.cur_mc[i] = -1
-    low_before = _min_int(rounds)
+    low_before = rounds.min()
     rounds[i] += 1
-    low = _min_int(rounds) if rounds[i] - 1 == low_before else low_before   # (else i was not at the least)
+    low = rounds.min() if rounds[i] - 1 == low_before else low_before   # (else i was not at the least)
     if ssp < 0 or rounds[i] - low <= ssp:
         ci[MAXGAP] = max(ci[MAXGAP], rounds[i] - low)
         start_compute(i, t, wk)
@@ -467,15 +466,6 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
                 wk.blocked_since[w] = np.nan
                 ci[MAXGAP] = max(ci[MAXGAP], rounds[w] - low)
                 start_compute(w, t, wk)
-
-
-@njit(cache=True, inline="always")
-def _min_int(a):
-    """The least value of the non-empty int64 array ``a`` (``a.min()``, without its call)."""
-    low = a[0]
-    for w in range(1, a.shape[0]):
-        low = min(low, a[w])
-    return low
 
 
 @njit(cache=True, inline="always")
