@@ -28,12 +28,14 @@ from simlib.papers.trial import trial_of
 __all__ = ["LOSS_EVERY", "TRIAL_LOSS_EVERY", "TrainedScenario", "trial", "trial_and_curve", "simulate_and_replay", "TARGET_LADDER", "target_ladder", "ladder_column",
            "replay_to_target", "replay_curve", "staged_replay"]
 
-#: The replays of the trials take the test loss (which no result reads) only every this many evaluations,
-#: the accuracy at every one (decision RP23: the same times to accuracy, about 1.2x faster replays).
+#: The replays that hand their curve on (:func:`replay_curve`, :func:`trial_and_curve`) take the test loss only
+#: every this many evaluations, the accuracy at every one (decision RP23: the same times to accuracy, about 1.2x
+#: faster replays).
 LOSS_EVERY = 10
-#: The trials' own replays (:func:`trial`, and notebooks 22's and 23's trials) take no test loss at all: none of
-#: their outputs reads it (decision RP27: ``Numerics(loss_every=0)``; every output the same, the loss's logits and
-#: log-sum-exp saved). :func:`trial_and_curve`, which returns the curve, keeps :data:`LOSS_EVERY`.
+#: The trials' replays take no test loss at all (decision RP27, ``Numerics(loss_every=0)``): :func:`trial` and the
+#: trials of :mod:`~simlib.training.nine_systems`, :mod:`~simlib.training.task_search`,
+#: :mod:`~simlib.training.selmcast_ssp_tta` and :mod:`~simlib.training.async_sgd` read only accuracies, times and
+#: counts, so every output is the same and the loss's second logits and log-sum-exp are saved.
 TRIAL_LOSS_EVERY = 0
 
 #: The digits ladder (kept for code written before ladders became per problem): use
