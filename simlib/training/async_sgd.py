@@ -33,7 +33,7 @@ from simlib.papers.cluster_scenario import Scenario, build_cluster, compute_trac
 from simlib.papers.contract import ParamError, ParamSpec, ScenarioBase, check_items, param, param_list, param_of
 from simlib.runtime.log import ScheduleLog
 from simlib.runtime.capture import offer
-from simlib.training.time_to_accuracy import replay_to_target, staged_replay
+from simlib.training.time_to_accuracy import TRIAL_LOSS_EVERY, replay_to_target, staged_replay
 from simlib.training.train_command import TrainScenario
 from simlib.training.params import TrainingParams, task_of
 from simlib.workloads.gradient_collection import LATE_GRADIENTS
@@ -123,7 +123,8 @@ def trial(params: dict, seed) -> dict:
     outages = _outages(outage_params)
     tp = dataclasses.replace(ts.training(), early_stop=True)            # RP16
     log, curve = staged_replay(lambda d: simulate_with_outages(dataclasses.replace(sc, duration_s=d), seed,
-                                                               outages), sc.duration_s, tp, seed)
+                                                               outages), sc.duration_s, tp, seed,
+                               loss_every=TRIAL_LOSS_EVERY)                    # no loss read (RP27)
     reached, row = replay_to_target(log, tp, seed, curve=curve)
     used = used_gradient_times(log)
     greedy = greedy_reference(sc, seed, max(NET_KS) * sc.n, outages)

@@ -29,7 +29,7 @@ from simlib.runtime.log import ScheduleLog
 from simlib.runtime.metrics import gradient_staleness, update_times
 from simlib.training.params import TrainingParams
 from simlib.training.replay import Numerics, StepRule, replay, time_to_accuracy
-from simlib.training.time_to_accuracy import replay_curve, replay_to_target, staged_replay
+from simlib.training.time_to_accuracy import TRIAL_LOSS_EVERY, replay_curve, replay_to_target, staged_replay
 from simlib.training.train_command import TRAIN_SCHEMES, TrainScenario
 from simlib.workloads.traces import load_trace
 
@@ -163,12 +163,12 @@ def trial(params: SystemSetting | dict, seed) -> dict:
         sc = ts.scenario()
         if early_stop:      # RP16: the same rows as the full run up to the stop, at a fraction of the cost
             log, curve = staged_replay(lambda d: simulate(dataclasses.replace(sc, duration_s=d), seed),
-                                       sc.duration_s, tp, seed)
+                                       sc.duration_s, tp, seed, loss_every=TRIAL_LOSS_EVERY)
         else:
             log = simulate(sc, seed)
     if setting.single or not early_stop:
         tp = ts.training()
-        curve = replay_curve(log, tp, seed)
+        curve = replay_curve(log, tp, seed, loss_every=TRIAL_LOSS_EVERY)     # no output reads the loss (RP27)
     reached, row = replay_to_target(log, tp, seed, curve=curve)
     single = log.n == 1
     count = "iterations" if single else "syncs"
@@ -224,7 +224,8 @@ def _replay(log, tp: TrainingParams, seed, fresh: bool) -> pd.DataFrame:
     :func:`~simlib.training.time_to_accuracy.replay_curve` (so the stale curve is the one notebook 22's
     Table 1 runs give, up to the target)."""
     return replay(log, tp.problem, model=tp.model, lr=tp.lr, batch_size=tp.batch, eval_every_s=tp.eval_every_s,
-                  seed=child_seed(seed, 7), data=tp.data, numerics=Numerics(dtype=tp.dtype), stop_acc=tp.target(),
+                  seed=child_seed(seed, 7), data=tp.data, stop_acc=tp.target(),
+                  numerics=Numerics(dtype=tp.dtype, loss_every=TRIAL_LOSS_EVERY),     # no loss read (RP27)
                   steps=StepRule(l2=tp.weight_decay, momentum=tp.momentum, fresh_gradients=fresh)).curve
 
 

@@ -43,7 +43,8 @@ and applied when that step ends (RP13).
 Evaluation.  The *average model* (mean of all n replicas) is evaluated on the
 test set at ``0, eval_every_s, 2·eval_every_s, …`` and at ``log.duration``;
 the state at time ``t`` includes every event with time ``<= t``.  ``Numerics.loss_every`` k > 1 takes the
-test loss only every k-th time (the accuracy, and so every time to accuracy, at every time: RP23).  A time
+test loss only every k-th time (the accuracy, and so every time to accuracy, at every time: RP23); k = 0 takes
+none (RP27: what the trials use, reading no loss).  A time
 at which no event has changed the evaluated model since the last evaluation reuses that evaluation (the same
 array, so the same values; lock-step systems leave the model idle for much of each round).
 ``Numerics(curve="to_target")`` (RP25, with early stop) evaluates only as much of the test set as shows that an
@@ -472,7 +473,8 @@ class Numerics:
         ``test_loss``.  The test accuracy is taken at every evaluation time whatever ``loss_every`` is
         (the argmax of the logits: the same value, so every time to accuracy and the early stop are
         unchanged), and so is everything else; a model object without ``unchecked()`` is evaluated in
-        full.  1 (default): the loss at every time.
+        full.  1 (default): the loss at every time.  0: no test loss at all, every row's NaN (decision RP27:
+        the trials, which read only the accuracy, the times and the counts).
     curve : what the curve holds, of :data:`CURVES` (decision RP25).  ``"full"`` (default): every row has
         its test loss (as ``loss_every`` says) and accuracy.  ``"to_target"`` (needs ``stop_acc``): an evaluation
         is first tested for "below ``stop_acc``" on part of the test set (:func:`wrong_budget`,
@@ -495,7 +497,7 @@ class Numerics:
             check_int("blas_threads", self.blas_threads, lo=1)
         if not isinstance(self.one_at_a_time, bool):
             raise ValueError(f"one_at_a_time must be a bool, got {self.one_at_a_time!r}")
-        check_int("loss_every", self.loss_every, lo=1)
+        check_int("loss_every", self.loss_every, lo=0)
         check_choice("curve", self.curve, CURVES)
 
 
@@ -856,6 +858,10 @@ class _Evaluations:
                 loss, acc = task.loss_acc(x)
             else:
                 acc = task.accuracy(x)
+        if k == 0:                      # no test loss at all (RP27): every row's is NaN
+            self.seen = (version, acc, None)
+            self.rows.append((t, iters, syncs, math.nan, acc))
+            return stop is not None and acc >= stop
         if not want_loss and (i % k == 0 or i == self.last or (stop is not None and acc >= stop)):
             want_loss = True
         if want_loss and loss is None:

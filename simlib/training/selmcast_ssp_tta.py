@@ -19,7 +19,7 @@ from simlib.papers.selmcast.ssp_replay import multicast_schedule_log
 from simlib.papers.selmcast.ssp_scenario import SSPScenario, simulate
 from simlib.papers.trial import trial_of
 from simlib.training.params import TrainedRun
-from simlib.training.time_to_accuracy import replay_to_target, staged_replay
+from simlib.training.time_to_accuracy import TRIAL_LOSS_EVERY, replay_to_target, staged_replay
 
 __all__ = ["TrainedSSPScenario", "trial"]
 
@@ -45,7 +45,7 @@ def trial(params: TrainedSSPScenario | dict, seed: np.random.SeedSequence) -> di
         runs["log"] = simulate(dataclasses.replace(sc, duration_s=d), seed)
         return multicast_schedule_log(runs["log"])
 
-    sched, curve = staged_replay(schedule, sc.duration_s, tp, seed)
+    sched, curve = staged_replay(schedule, sc.duration_s, tp, seed, loss_every=TRIAL_LOSS_EVERY)    # RP27
     reached, row = replay_to_target(sched, tp, seed, curve=curve)
     log = runs["log"]
     out = {**ssp_metrics(log), **reached}

@@ -175,7 +175,7 @@ def plateau(candidate: TaskCandidate, rounds: int | None = None, seed: int = 0, 
     curve = replay(lockstep_log(n, rounds), "mnist1d", model=candidate.model, lr=candidate.lr(),
                    batch_size=candidate.batch, eval_every_s=float(every), seed=seed, data=candidate.data,
                    steps=StepRule(l2=candidate.weight_decay, momentum=candidate.momentum),
-                   numerics=Numerics(dtype="float32")).curve
+                   numerics=Numerics(dtype="float32", loss_every=0)).curve      # the accuracy alone (RP27)
     acc = curve["test_acc"].to_numpy()[1:]          # the evaluations after time 0
     tail = acc[int(math.floor(0.8 * acc.size)):]
     return {"plateau": float(np.median(tail)), "best": float(acc.max()), "rounds": rounds, "curve": acc}
@@ -251,7 +251,7 @@ def search_run(params: SystemSetting | dict, seed, *, eval_every_s: float = SEAR
     from simlib.core.seeding import as_seed_sequence
     from simlib.papers.cluster_scenario import simulate
     from simlib.training.nine_systems import simulated_system
-    from simlib.training.time_to_accuracy import replay_to_target, staged_replay
+    from simlib.training.time_to_accuracy import TRIAL_LOSS_EVERY, replay_to_target, staged_replay
 
     system = simulated_system(params)
     tp = dataclasses.replace(system.training(), early_stop=True, eval_every_s=float(eval_every_s))
@@ -262,7 +262,7 @@ def search_run(params: SystemSetting | dict, seed, *, eval_every_s: float = SEAR
         curve = SEARCH_CURVE.get(tp.model, "full")
     mode = curve if tp.stop_accuracy() == tp.target() else "full"
     log, curve = staged_replay(lambda d: simulate(dataclasses.replace(sc, duration_s=d), seed), sc.duration_s, tp,
-                               seed, curve=mode)
+                               seed, curve=mode, loss_every=TRIAL_LOSS_EVERY)     # no loss read (RP27)
     _, row = replay_to_target(log, tp, seed, curve=curve)
     count = "syncs"
     nan = math.nan

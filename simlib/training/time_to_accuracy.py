@@ -25,12 +25,18 @@ from simlib.papers.cluster_scenario import Scenario, simulate
 from simlib.papers.analysis import ladder_column
 from simlib.papers.trial import trial_of
 
-__all__ = ["LOSS_EVERY", "TrainedScenario", "trial", "trial_and_curve", "simulate_and_replay", "TARGET_LADDER", "target_ladder", "ladder_column",
+__all__ = ["LOSS_EVERY", "TRIAL_LOSS_EVERY", "TrainedScenario", "trial", "trial_and_curve", "simulate_and_replay", "TARGET_LADDER", "target_ladder", "ladder_column",
            "replay_to_target", "replay_curve", "staged_replay"]
 
-#: The replays of the trials take the test loss (which no result reads) only every this many evaluations,
-#: the accuracy at every one (decision RP23: the same times to accuracy, about 1.2x faster replays).
+#: The replays that hand their curve on (:func:`replay_curve`, :func:`trial_and_curve`) take the test loss only
+#: every this many evaluations, the accuracy at every one (decision RP23: the same times to accuracy, about 1.2x
+#: faster replays).
 LOSS_EVERY = 10
+#: The trials' replays take no test loss at all (decision RP27, ``Numerics(loss_every=0)``): :func:`trial` and the
+#: trials of :mod:`~simlib.training.nine_systems`, :mod:`~simlib.training.task_search`,
+#: :mod:`~simlib.training.selmcast_ssp_tta` and :mod:`~simlib.training.async_sgd` read only accuracies, times and
+#: counts, so every output is the same and the loss's second logits and log-sum-exp are saved.
+TRIAL_LOSS_EVERY = 0
 
 #: The digits ladder (kept for code written before ladders became per problem): use
 #: :func:`target_ladder` with the trial's ``train_problem`` instead.
@@ -83,7 +89,7 @@ def replay_to_target(log, tp: TrainingParams, seed: np.random.SeedSequence, curv
 
 
 def staged_replay(simulate_log, duration: float, tp: TrainingParams, seed: np.random.SeedSequence,
-                  curve: str = "full"):
+                  curve: str = "full", loss_every: int = LOSS_EVERY):
     """``(log, curve)`` of a run capped at ``duration`` s, simulated by ``simulate_log(d)`` (the schedule
     log of the run's first ``d`` seconds) and replayed with ``tp`` (:func:`replay_curve`).
 
@@ -93,13 +99,14 @@ def staged_replay(simulate_log, duration: float, tp: TrainingParams, seed: np.ra
     the prefix of the longer run's (the simulators are prefix-consistent: tested), and a replay's rows
     up to d depend only on events up to d, so the curve is the one of the full run up to its stop: only
     the cost changes (RP16).  The returned log is the one replayed last (its ``duration`` is what was
-    simulated).  ``curve``: :func:`replay_curve`'s (RP25; the last row of a stage is always evaluated in full)."""
+    simulated).  ``curve``: :func:`replay_curve`'s (RP25; the last row of a stage is always evaluated in full);
+    ``loss_every``: its test loss's grid (0: none, RP27)."""
     stop = tp.stop_accuracy()
     first = math.floor(duration * tp.first_stage / tp.eval_every_s + 1e-9) * tp.eval_every_s
     stages = (first, duration) if stop is not None and 0 < first < duration else (duration,)
     for d in stages:
         log = simulate_log(d)
-        out = replay_curve(log, tp, seed, curve=curve)
+        out = replay_curve(log, tp, seed, loss_every=loss_every, curve=curve)
         if stop is not None and out["test_acc"].iloc[-1] >= stop:
             break
     return log, out
@@ -122,7 +129,8 @@ def trial(params: TrainedScenario | dict, seed: np.random.SeedSequence) -> dict:
     (RP16) the system metrics describe the simulated part of the run (``simulated_s``,
     :func:`staged_replay`).
     """
-    return trial_and_curve(params, seed)[0]
+    setting = TrainedScenario.of(params)
+    return simulate_and_replay(setting.run, setting.training, seed, loss_every=TRIAL_LOSS_EVERY)[0]
 
 
 def trial_and_curve(params: TrainedScenario | dict, seed: np.random.SeedSequence) -> tuple:
@@ -131,10 +139,12 @@ def trial_and_curve(params: TrainedScenario | dict, seed: np.random.SeedSequence
     return simulate_and_replay(setting.run, setting.training, seed)
 
 
-def simulate_and_replay(sc: Scenario, tp: TrainingParams, seed: np.random.SeedSequence) -> tuple:
-    """:func:`trial_and_curve` of scenario ``sc`` replayed with ``tp``: ``(metrics, curve)``."""
+def simulate_and_replay(sc: Scenario, tp: TrainingParams, seed: np.random.SeedSequence,
+                        loss_every: int = LOSS_EVERY) -> tuple:
+    """:func:`trial_and_curve` of scenario ``sc`` replayed with ``tp``: ``(metrics, curve)``; ``loss_every``: the
+    curve's test-loss grid (:func:`replay_curve`; 0: none, RP27, which changes no metric)."""
     log, curve = staged_replay(lambda d: simulate(dataclasses.replace(sc, duration_s=d), seed), sc.duration_s, tp,
-                               seed)
+                               seed, loss_every=loss_every)
     reached, row = replay_to_target(log, tp, seed, curve=curve)
     out = {**sync_metrics(log), **reached}
     if tp.early_stop:

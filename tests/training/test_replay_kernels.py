@@ -105,6 +105,11 @@ def test_argmax_hits_by_hand_and_with_a_nan():
     assert _argmax_hits(Z, np.array([2, 1, 0])) == 1
     Z[2, 1] = np.nan
     assert _argmax_hits(Z, np.array([1, 0, 0])) == -1       # the caller then takes the full evaluation
+    Z[2, 1] = 1.0
+    Z[1, 0] = np.nan                                        # a NaN first in its row, smaller values after it
+    assert _argmax_hits(Z, np.array([1, 0, 0])) == -1
+    Z[1, 0], Z[0, 2] = 0.0, np.nan                          # the last element, after the row's maximum
+    assert _argmax_hits(Z, np.array([1, 0, 0])) == -1
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])

@@ -80,7 +80,7 @@ def test_loss_every_changes_only_the_loss_and_is_checked(digits):
     log = _log("partial", 6, duration=10.0)
     assert replay(log, digits, numerics=Numerics(loss_every=4)).curve.test_loss.isna().sum() == 11 - 4   # rows 0..10: 0, 4, 8, 10
     assert replay(log, digits).curve.test_loss.notna().all()
-    for bad in (0, 1.5, -2):
+    for bad in (-1, 1.5, -2):
         with pytest.raises(ValueError, match="loss_every"):
             Numerics(loss_every=bad)
 
@@ -122,3 +122,53 @@ def test_the_argmax_of_the_logits_is_the_argmax_after_subtracting_the_row_maximu
     D = Z.astype(float)
     D -= D.max(axis=1, keepdims=True)
     np.testing.assert_array_equal(Z.argmax(axis=1), D.argmax(axis=1))
+
+
+@pytest.mark.parametrize("scheme,seed,model,stop", [("partial", 0, "softmax", None), ("allreduce", 1, "mlp-relu", 0.5),
+                                                    ("ps-asp", 3, "mlp-relu", None), ("adpsgd", 4, "softmax", 0.85)])
+def test_no_loss_at_all_changes_only_the_loss(digits, scheme, seed, model, stop):
+    """``loss_every=0`` (RP27): every row's loss NaN, every other column, the stop and the models those of the
+    every-time evaluation (which takes the accuracy from the full evaluation's float64 logits)."""
+    log = _log(scheme, seed)
+    kw = dict(model=model, lr=0.1, seed=seed, eval_every_s=0.5, stop_acc=stop)
+    fine = replay(log, digits, numerics=Numerics(dtype="float32"), **kw)
+    none = replay(log, digits, numerics=Numerics(dtype="float32", loss_every=0), **kw)
+    pd.testing.assert_frame_equal(fine.curve.drop(columns="test_loss"), none.curve.drop(columns="test_loss"),
+                                  check_exact=True)
+    assert none.curve.test_loss.isna().all() and fine.curve.test_loss.notna().all()
+    np.testing.assert_array_equal(fine.final_params, none.final_params)
+    np.testing.assert_array_equal(fine.final_model, none.final_model)
+    if stop is not None:
+        assert none.curve.test_acc.iloc[-1] >= stop > none.curve.test_acc.iloc[:-1].max()
+
+
+def test_no_loss_for_a_model_object_leaves_the_rows_nan(digits):
+    """A model object evaluates in full (its loss comes with the accuracy), but ``loss_every=0`` records none."""
+    from simlib.training.learning import make_model
+
+    log = _log("partial", 7, duration=5.0)
+    inner = make_model("softmax", digits)
+    full = replay(log, digits, model=PlainModel(inner))
+    none = replay(log, digits, model=PlainModel(inner), numerics=Numerics(loss_every=0))
+    assert none.curve.test_loss.isna().all()
+    pd.testing.assert_frame_equal(full.curve.drop(columns="test_loss"), none.curve.drop(columns="test_loss"))
+
+
+def _same_metrics(a: dict, b: dict):
+    assert a.keys() == b.keys()
+    for k in a:
+        assert a[k] == b[k] or (isinstance(a[k], float) and math.isnan(a[k]) and math.isnan(b[k])), k
+
+
+@pytest.mark.parametrize("scheme,dtype", [("partial", "float32"), ("selective", "float64"), ("allreduce", "float32")])
+def test_a_trial_without_the_loss_reports_what_the_trial_with_it_reports(scheme, dtype):
+    """RP27: :func:`time_to_accuracy.trial` (no loss) against the metrics of :func:`trial_and_curve` (the loss
+    every tenth evaluation, RP23), early stop on, the digits ladder (rungs above and below the target)."""
+    from simlib.training import time_to_accuracy as tta
+
+    p = dict(scheme=scheme, n=10, trace="transformer", duration_s=120.0, target_acc=0.85, train_problem="digits",
+             train_model="mlp-relu", train_lr=0.1, train_early_stop=True, train_dtype=dtype)
+    seed = np.random.SeedSequence(4)
+    out, curve = tta.trial_and_curve(p, seed)
+    assert curve.test_loss.notna().any()
+    _same_metrics(tta.trial(p, seed), out)
