@@ -4,7 +4,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 from scipy.sparse.csgraph import maximum_flow
 
-from simlib.papers.selmcast.optimal_flow import (_Network, _max_flow_value, _residual_graph,
+from simlib.papers.selmcast.optimal_flow import (_Network, _max_flow_value, _residual_graph, optimal_flow,
                                                   _smallest_feasible)
 
 
@@ -81,3 +81,14 @@ def test_smallest_feasible_is_the_least_value_past_the_threshold(values, thresho
     else:
         assert best is None and found is None
     assert len(seen) <= max(len(values), 1).bit_length() + 1    # bisection: about log2 tests
+
+
+def test_t_star_above_the_slot_bound():
+    # n = 3, L7, v = 1, b_in = [7, 3, 6], b_eg = [7, 2, 6], p = [2, 1, 2]: 5 receivers needed.  The egress
+    # slots min(floor(t b_eg), 2) first sum to 5 at t = 1/2 ([2, 1, 2]; at 3/7: [2, 0, 2]), but senders 0 and
+    # 2 must each reach both others, so receiver 1 needs 2 slots: t* = 1 (b_eg[1] = 2), where every port has
+    # 2 slots and all 6 pairs fit.  The search must test past the slot bound.
+    res = optimal_flow([7.0, 3.0, 6.0], [7.0, 2.0, 6.0], [2, 1, 2], 1.0, "L7")
+    assert res.t_star == 1.0
+    assert res.n_receivers == 6
+    assert res.n_maxflow > 3           # the slot bound's test failed: more value tests, then scipy's two flows
