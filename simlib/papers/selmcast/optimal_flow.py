@@ -42,6 +42,7 @@ import scipy.sparse as sp
 from numba import njit
 from scipy.sparse.csgraph import maximum_flow
 
+from simlib.core import jitcache
 from simlib.core.validate import check_choice
 from simlib.papers.selmcast.bsp import check_selection_inputs
 from simlib.papers.selmcast.execute import plan_model_time
@@ -342,3 +343,8 @@ def optimal_flow(b_in, b_eg, p, v, layer: str = "L3", forced=None) -> FlowOptimu
 def min_completion_time(b_in, b_eg, p, v, layer: str = "L3", forced=None) -> float:
     """t* of model (12) stage 1 for equal volumes (s): the selection-independent ideal (SM1)."""
     return optimal_flow(b_in, b_eg, p, v, layer, forced).t_star
+
+
+# the module imports others with compiled functions (bsp, execute's flow network); its two kernels call none of
+# them, but a cached entry must go stale with what the module imports (simlib.core.jitcache)
+jitcache.track(globals())
