@@ -497,7 +497,7 @@ def solve_full(st: State, cfg: Config, n_slots, now):
             oldb = bl[:n_slots].copy()
         nch, n_alive = allocate_adj(fl, lk, adj, n_slots, nrate, chg, not lv)
         if not lv:
-            settle(chg[:nch], nrate[:nch], False, now, fl, pj)
+            settle(chg[:nch], nrate[:nch], np.bool_(False), now, fl, pj)
             return n_alive
         for s in range(n_slots):
             o = oldb[s]
@@ -525,7 +525,7 @@ def solve_full(st: State, cfg: Config, n_slots, now):
                 load[l] += nrate[s]
     bl[slist] = nbl[slist]
     bottlenecks_rebuild(bl, alive, n_slots, nb)
-    settle(slist, nrate[slist], False, now, fl, pj)
+    settle(slist, nrate[slist], np.bool_(False), now, fl, pj)
     return slist.shape[0]
 
 
@@ -776,7 +776,7 @@ def solve_incremental(st: State, cfg: Config, open0, pend, max_flows, now):
             tupd[s] = now
             nol[0] += 1
     if not lv:
-        settle(sl, knr, False, now, fl, st.proj)
+        settle(sl, knr, np.bool_(False), now, fl, st.proj)
     for k in range(nc):
         l = clist[k]
         load[l] += snew[l] - sold[l]

@@ -95,12 +95,12 @@ def _k_propagate(h, opened, now, max_pops, work):
 
 @njit(cache=True)
 def _k_solve_incremental(h, cfg, opened, pend, max_flows, now):
-    return inc.solve_incremental(h.state, cfg, opened, pend, max_flows, now)
+    return inc.solve_incremental(h.state, Config(*cfg), opened, pend, max_flows, now)
 
 
 @njit(cache=True)
 def _k_solve_full(h, cfg, n_slots, now):
-    return inc.solve_full(h.state, cfg, n_slots, now)
+    return inc.solve_full(h.state, Config(*cfg), n_slots, now)
 
 
 @njit(cache=True)

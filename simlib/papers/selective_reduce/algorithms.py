@@ -411,7 +411,7 @@ def _decide_sorted(g: np.ndarray, k: int, b_virtual: float, base: int, eta: floa
         size_star = m + k
         min_star = min(b_hat, b_virtual) if k > 0 else b_hat
     else:
-        iv = _count_ge(g, 0, m, b_virtual)                          # real workers sorted before the virtual
+        iv = _count_ge(g, np.int64(0), m, b_virtual)                # real workers sorted before the virtual
         j = base - 1                                                # last base member of L
         if j < iv:
             last = g[j]
@@ -420,7 +420,7 @@ def _decide_sorted(g: np.ndarray, k: int, b_virtual: float, base: int, eta: floa
         else:
             last = g[j - k]
         b_star = last * (1.0 - eta)                                 # Alg. 1 line 8
-        n_keep = _count_ge(g, 0, m, b_star)                         # Alg. 1 lines 9-10
+        n_keep = _count_ge(g, np.int64(0), m, b_star)               # Alg. 1 lines 9-10
         n_virt = k if b_virtual >= b_star else 0
         size_star = n_keep + n_virt
         if n_keep == 0:

@@ -107,7 +107,10 @@ class SelectiveReduceController(ControllerBase):
             raise ValueError(f"bandwidth_estimate must have one entry per worker ({n}), got {self._fixed_bw.size}")
         super().attach(cluster)
         self.progress.attach(cluster)
-        self._workers = cluster.workers()           # what the passes read of the workers (read-only)
+        # what the passes read of the workers: the cluster's own arrays (writable) rather than its read-only
+        # views (cluster.workers()), so numba compiles round_plan / build_classes once for this controller and
+        # the compiled turn instead of again for read-only arrays; the passes only read them
+        self._kworkers = (cluster.phase, cluster.compute_start, cluster.compute_finish)
         # the ready queue Q: ids[h:h + qlen] (h = self._qhead), in BAG's order with fixed estimates (an
         # insertion shifts the shorter side: kernels.queue_insert), else in arrival order (h = 0)
         self._qids = np.empty(2 * n + 1, np.int64)
@@ -197,13 +200,13 @@ class SelectiveReduceController(ControllerBase):
         # plain tuples of the kernels' NamedTuples' fields: cheaper to pass (kernels.round_pass)
         par = tuple(self._par._replace(now=float(cl.sim.now)))
         model = self._spec() if self._fixed_spec is None else self._fixed_spec
-        wv = self._workers
-        workers = (wv.phase, self._bw_all, wv.compute_start, wv.compute_finish)
+        phase, cstart, cfin = self._kworkers
+        workers = (phase, self._bw_all, cstart, cfin)
         status = incremental.UNSURE
         if self.incremental and self._classes is not None:     # lines 10-22 on the classes (E21)
             c = self._classes
             if self._classes_stale:
-                c.count = incremental.build_classes(wv.phase, COMPUTING, wv.compute_start, self._bw_all, c.qscale,
+                c.count = incremental.build_classes(phase, COMPUTING, cstart, self._bw_all, c.qscale,
                                                     c.start, c.cint, c.bw, c.fen, c.loc)
                 self._classes_stale = False
             status, n_runs, n_launch, n_new = incremental.fast_round_plan(

@@ -11,10 +11,15 @@ degree-constrained bipartite problem, i.e. a max-flow problem:
 
 Stage 1 (min t): feasibility is monotone in t and only changes at the
 breakpoints t = k v / b (k = 1..n-1, b an egress -- or for L7 an ingress --
-bandwidth; for L3 also t = v / b_i^I), so a binary search over the sorted
-breakpoints with one max-flow test each finds t*.  A plan is feasible at t iff
-giving each sender exactly max(p_i, |D_i|) receivers is (dropping unforced
-receivers only lowers loads).
+bandwidth; for L3 also t = v / b_i^I), so t* is the smallest breakpoint that
+passes a max-flow test.  A plan is feasible at t iff giving each sender exactly
+max(p_i, |D_i|) receivers is (dropping unforced receivers only lowers loads).
+The search first finds, without a max flow, the smallest breakpoint whose slot
+counts allow a plan (every ingress its copies, the egresses enough free slots in
+all; necessary, and monotone too), tests it, and bisects the larger breakpoints
+only if it fails (rarely: at n = 200 the slot bound was t* in every instance
+measured).  Bisection picks medians with ``np.partition`` rather than sorting
+the ~n^2 breakpoints.
 
 Stage 2 (max sum x at t <= t*): from the stage-1 flow (which meets every lower
 bound p_i exactly), augment along its residual network with sender capacities
@@ -22,7 +27,10 @@ raised to their t* upper bounds.  An augmenting path starts at the source and
 never re-enters it, so no sender's out-flow drops below p_i, and the result is
 a maximum flow, i.e. the most receivers any plan with t <= t* can have.
 
-scipy.sparse.csgraph.maximum_flow (Dinic) does the flows.  Units: bits, bits/s, s.
+Stage 1's tests need only a flow's value (an integer: every exact max-flow algorithm gives the same one),
+so a compiled Dinic (:func:`_max_flow_value`) answers them; scipy.sparse.csgraph.maximum_flow (Dinic)
+computes the two flows whose edges are used -- stage 1's at t* (the flow a search testing each breakpoint
+with scipy keeps) and stage 2's -- so the plan is scipy's.  Units: bits, bits/s, s.
 """
 from __future__ import annotations
 
@@ -31,8 +39,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 from scipy.sparse.csgraph import maximum_flow
 
+from simlib.core import jitcache
 from simlib.core.validate import check_choice
 from simlib.papers.selmcast.bsp import check_selection_inputs
 from simlib.papers.selmcast.execute import plan_model_time
@@ -48,7 +58,8 @@ _EPS = 1e-9
 class FlowOptimum:
     """Lexicographic optimum of (12): ``x`` (n x n bool), ``t_star`` (s, the
     plan's model time = stage-1 optimum), ``n_receivers`` (sum x, stage-2
-    optimum), ``seconds`` (wall time of both stages), ``n_maxflow`` (max-flow calls)."""
+    optimum), ``seconds`` (wall time of both stages), ``n_maxflow`` (maximum flows computed: the
+    search's value tests, then scipy's two flows)."""
 
     x: np.ndarray
     t_star: float
@@ -85,6 +96,11 @@ class _Network:
         self.ai, self.aj = ai, aj
         self.indptr, self.indices = indptr, indices
         self.n_calls = 0
+        # the same network as a residual graph for _max_flow_value
+        self.r_start, self.r_to, self.r_rev, pos = _residual_graph(indptr, indices)
+        self.r_cap = np.zeros(self.r_to.size, dtype=np.int64)
+        self.r_cap[pos] = self.data
+        self.r_src, self.r_sink = pos[self.src_pos], pos[self.sink_pos]
 
     def graph(self, sender_cap, sink_cap):
         data = self.data.copy()
@@ -96,19 +112,123 @@ class _Network:
         self.n_calls += 1
         return maximum_flow(g, 0, 2 * self.n + 1)
 
+    def flow_value(self, sender_cap, sink_cap) -> int:
+        """The maximum flow's value with these source->sender and receiver->sink capacities (what
+        ``maxflow(graph(sender_cap, sink_cap)).flow_value`` returns), by :func:`_max_flow_value`."""
+        self.n_calls += 1
+        cap = self.r_cap.copy()
+        cap[self.r_src] = sender_cap
+        cap[self.r_sink] = sink_cap
+        return int(_max_flow_value(self.r_start, self.r_to, self.r_rev, cap, 0, 2 * self.n + 1))
+
     def pairs_used(self, flow) -> np.ndarray:
         """Bool mask over the allowed pairs carrying one unit of ``flow`` (a csr flow matrix)."""
         dense = flow.toarray()                       # (2n + 2)^2 entries: small
         return dense[self.ai + 1, self.aj + self.n + 1] > 0
 
 
+@njit(cache=True)
+def _residual_graph(indptr, indices):
+    """The residual graph of the network with CSR rows ``indptr``, ``indices`` (edge k: row u -> indices[k]):
+    ``(start, to, rev, pos)`` as :func:`_max_flow_value` takes them, every edge k at ``pos[k]`` and its
+    reverse (capacity 0) at ``rev[pos[k]]``, each node's edges in ``start[u]:start[u + 1]``."""
+    n_nodes = indptr.size - 1
+    m = indices.size
+    start = np.zeros(n_nodes + 1, np.int64)
+    for u in range(n_nodes):
+        for k in range(indptr[u], indptr[u + 1]):
+            start[u + 1] += 1
+            start[indices[k] + 1] += 1
+    for u in range(n_nodes):
+        start[u + 1] += start[u]
+    fill = start[:-1].copy()
+    to = np.empty(2 * m, np.int64)
+    rev = np.empty(2 * m, np.int64)
+    pos = np.empty(m, np.int64)
+    for u in range(n_nodes):
+        for k in range(indptr[u], indptr[u + 1]):
+            w = indices[k]
+            a, b = fill[u], fill[w]
+            fill[u] += 1
+            fill[w] += 1
+            to[a], rev[a] = w, b
+            to[b], rev[b] = u, a
+            pos[k] = a
+    return start, to, rev, pos
+
+
+@njit(cache=True)
+def _max_flow_value(start, to, rev, cap, source, sink):
+    """The value of a maximum flow from ``source`` to ``sink`` (Dinic's algorithm; integer capacities).
+
+    The graph is a residual graph by tail node: node u's edges are ``start[u]:start[u + 1]``, edge e goes to
+    ``to[e]`` with capacity ``cap[e]`` (int64, used up in place) and ``rev[e]`` is its reverse edge.
+    Each phase builds BFS levels from the source, then sends flow along shortest augmenting paths found by
+    a depth-first walk that skips used-up edges (current-arc pointers) until the sink is cut off.
+    """
+    n_nodes = start.size - 1
+    level = np.empty(n_nodes, np.int64)
+    queue = np.empty(n_nodes, np.int64)
+    arc = np.empty(n_nodes, np.int64)
+    path = np.empty(n_nodes, np.int64)
+    total = 0
+    while True:
+        level[:] = -1                                # BFS levels over edges with capacity left
+        level[source] = 0
+        queue[0] = source
+        head, tail = 0, 1
+        while head < tail:
+            u = queue[head]
+            head += 1
+            for e in range(start[u], start[u + 1]):
+                w = to[e]
+                if cap[e] > 0 and level[w] < 0:
+                    level[w] = level[u] + 1
+                    queue[tail] = w
+                    tail += 1
+        if level[sink] < 0:
+            return total
+        arc[:] = start[:-1]
+        depth = 0
+        u = source
+        while True:                                  # a blocking flow, one augmenting path at a time
+            if u == sink:
+                f = cap[path[0]]
+                for k in range(1, depth):
+                    f = min(f, cap[path[k]])
+                for k in range(depth):
+                    cap[path[k]] -= f
+                    cap[rev[path[k]]] += f
+                total += f
+                depth = 0
+                u = source
+                continue
+            e = arc[u]
+            end = start[u + 1]
+            while e < end and (cap[e] <= 0 or level[to[e]] != level[u] + 1):
+                e += 1
+            arc[u] = e
+            if e < end:                              # advance
+                path[depth] = e
+                depth += 1
+                u = to[e]
+            elif depth == 0:                         # the source is cut off: phase over
+                break
+            else:                                    # retreat: u is a dead end this phase
+                level[u] = -1
+                depth -= 1
+                u = to[rev[path[depth]]]
+                arc[u] += 1
+
+
 def _caps(t: float, b: np.ndarray, v: float, n: int) -> np.ndarray:
     return np.minimum(np.floor(t * b / v + _EPS), n - 1).astype(np.int64)
 
 
-def _feasible(net: _Network, t, b_in, b_eg, v, need_total, need_free, deg_req, forced_in, layer):
-    """Max-flow test at t; returns the flow result if every sender can get its receivers, else None."""
-    n = net.n
+def _slots(t, b_in, b_eg, v, n, need_total, deg_req, forced_in, layer):
+    """The bounds of a plan at t that need no max flow: the receiver->sink capacities (each egress's free
+    slots) if every ingress can send its copies and the egresses have enough slots in all, else None.
+    Monotone in t; necessary for :func:`_feasible`."""
     if layer == "L3":
         if t * (1 + _EPS) < (v / b_in).max():
             return None
@@ -117,16 +237,45 @@ def _feasible(net: _Network, t, b_in, b_eg, v, need_total, need_free, deg_req, f
     room = _caps(t, b_eg, v, n) - forced_in
     if (room < 0).any() or room.sum() < need_total:
         return None
-    res = net.maxflow(net.graph(need_free, room))
-    return res if res.flow_value == need_total else None
+    return room
+
+
+def _feasible(net: _Network, t, b_in, b_eg, v, need_total, need_free, deg_req, forced_in, layer):
+    """Max-flow test at t: the receiver->sink capacities if every sender can get its receivers, else None."""
+    room = _slots(t, b_in, b_eg, v, net.n, need_total, deg_req, forced_in, layer)
+    if room is None:
+        return None
+    return room if net.flow_value(need_free, room) == need_total else None
 
 
 def _breakpoints(b_in, b_eg, v, n, layer, t_lo):
+    """The candidate t* values >= t_lo (s), unsorted and with repeats: t = k v / b_j^E (k = 1..n-1), and
+    for L7 k v / b_i^I, for L3 v / b_i^I."""
     k = np.arange(1, n)
     cands = [(k[:, None] * v / b_eg[None, :]).ravel()]
     cands.append((k[:, None] * v / b_in[None, :]).ravel() if layer == "L7" else v / b_in)
-    t = np.unique(np.concatenate(cands))
+    t = np.concatenate(cands)
     return t[t >= t_lo * (1 - 1e-12)]
+
+
+def _smallest_feasible(ts, feasible):
+    """The smallest value of ``ts`` (unsorted, repeats allowed) at which ``feasible`` (monotone: false
+    below some value, true from it on) holds, and what it returned there; ``(None, None)`` if none.
+
+    The same value a binary search over the sorted distinct values finds, found by bisecting around
+    medians (``np.partition``, linear time) instead of sorting them all."""
+    best, found = None, None
+    while ts.size:
+        mid = ts.size // 2
+        ts = np.partition(ts, mid)                   # ts[:mid] <= ts[mid] <= ts[mid + 1:]
+        t = ts[mid]
+        res = feasible(t)
+        if res is not None:
+            best, found = t, res
+            ts = ts[:mid][ts[:mid] < t]
+        else:
+            ts = ts[mid + 1:][ts[mid + 1:] > t]
+    return best, found
 
 
 def optimal_flow(b_in, b_eg, p, v, layer: str = "L3", forced=None) -> FlowOptimum:
@@ -151,21 +300,28 @@ def optimal_flow(b_in, b_eg, p, v, layer: str = "L3", forced=None) -> FlowOptimu
     need_total = int(need_free.sum())
     forced_in = forced.sum(axis=0)
 
-    # ---- stage 1: smallest feasible breakpoint (binary search) ----
+    # ---- stage 1: smallest feasible breakpoint ----
     t_lo = (v / b_in).max() if layer == "L3" else (deg_req * v / b_in).max()
     t_lo = max(t_lo, (forced_in * v / b_eg).max(), deg_req.sum() * v / b_eg.sum())
-    ts = _breakpoints(b_in, b_eg, v, n, layer, t_lo)
-    lo, hi, best = 0, ts.size - 1, None
-    while lo <= hi:                                  # ts[hi] (every port >= n - 1 slots) is feasible
-        mid = (lo + hi) // 2
-        res = _feasible(net, ts[mid], b_in, b_eg, v, need_total, need_free, deg_req, forced_in, layer)
-        if res is not None:
-            best, hi = (mid, res), mid - 1
-        else:
-            lo = mid + 1
-    if best is None:  # pragma: no cover - full broadcast is always feasible
+    ts = _breakpoints(b_in, b_eg, v, n, layer, t_lo)   # the largest (every port >= n - 1 slots) is feasible
+
+    def slots_at(t):
+        return _slots(t, b_in, b_eg, v, n, need_total, deg_req, forced_in, layer)
+
+    def flow_at(t):
+        return _feasible(net, t, b_in, b_eg, v, need_total, need_free, deg_req, forced_in, layer)
+
+    # the smallest breakpoint the slot bounds allow (found without a max flow) is t* in most instances:
+    # its max-flow test first, then bisection over the larger breakpoints
+    t_break, room1 = _smallest_feasible(ts, slots_at)
+    if t_break is None:  # pragma: no cover - full broadcast is always feasible
         raise RuntimeError("no feasible plan found")
-    t_break, res1 = ts[best[0]], best[1]
+    room1 = flow_at(t_break)
+    if room1 is None:
+        t_break, room1 = _smallest_feasible(ts[ts > t_break], flow_at)
+    if t_break is None:  # pragma: no cover
+        raise RuntimeError("no feasible plan found")
+    res1 = net.maxflow(net.graph(need_free, room1))  # scipy's flow at t* (its value: need_total)
 
     # ---- stage 2: max receivers at t <= t*, augmenting the stage-1 flow ----
     upper = _caps(t_break, b_in, v, n) if layer == "L7" else np.full(n, n - 1)
@@ -187,3 +343,8 @@ def optimal_flow(b_in, b_eg, p, v, layer: str = "L3", forced=None) -> FlowOptimu
 def min_completion_time(b_in, b_eg, p, v, layer: str = "L3", forced=None) -> float:
     """t* of model (12) stage 1 for equal volumes (s): the selection-independent ideal (SM1)."""
     return optimal_flow(b_in, b_eg, p, v, layer, forced).t_star
+
+
+# the module imports others with compiled functions (bsp, execute's flow network); its two kernels call none of
+# them, but a cached entry must go stale with what the module imports (simlib.core.jitcache)
+jitcache.track(globals())
