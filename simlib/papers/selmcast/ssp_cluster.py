@@ -221,6 +221,23 @@ class SSPLog:
     #: of a log with another ``compute``, e.g. ``dataclasses.replace``, must set it to None)
     _compute_arrays: tuple | None = field(default=None, repr=False, compare=False)
 
+    def __getattr__(self, name: str):
+        """``compute`` of the compiled engine's log, built from ``_compute_arrays`` on first use (a sweep's
+        trial reads only the arrays: ~18,000 tuples a 10-minute n = 50 run not made, issue 48).  Python
+        calls this only for an attribute not found otherwise: ``compute`` once :meth:`SSPCluster._compiled_log`
+        has left it unset, never after it is built (it is then an ordinary attribute)."""
+        arrays = self.__dict__.get("_compute_arrays") if name == "compute" else None
+        if arrays is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        starts, ends, used = arrays
+        counts = used.tolist()
+        starts, ends = starts.tolist(), ends.tolist()   # one conversion for all workers
+        # a tuple of floats is untracked at its first collection: no collections while they are made (issue 48)
+        with gc_paused():
+            compute = [list(zip(starts[w][:counts[w]], ends[w][:counts[w]])) for w in range(self.n)]
+        self.compute = compute
+        return compute
+
     @property
     def multicasts(self) -> list[MulticastRecord]:
         """The multicasts in start order (:class:`MulticastRecord`)."""
@@ -386,16 +403,10 @@ class SSPCluster:
 
     def _compiled_log(self, duration: float, wk, cn, groups: list[dict]) -> SSPLog:
         log = self._new_log(duration)
-        used = wk.used.tolist()
-        end_arr = wk.cstart + wk.draws
-        starts, ends = wk.cstart.tolist(), end_arr.tolist()   # one conversion for all workers
-        # ~18,000 (start, end) tuples a 10-minute n = 50 run: with the collector on, their allocation ran
-        # ~20 young and ~2 middle collections a run and, every few runs, a full one over the process heap
-        # (~5-10 % of an Orpheus run's CPU, issue 48); a tuple of floats is untracked at its first collection
-        with gc_paused():
-            for w in range(self.n):
-                log.compute[w] = list(zip(starts[w][:used[w]], ends[w][:used[w]]))
-        log._compute_arrays = (wk.cstart, end_arr, wk.used)
+        # ``compute`` is built from these arrays on first use (SSPLog.__getattr__): ~18,000 (start, end) tuples
+        # a 10-minute n = 50 run, which a sweep's trial never reads (ssp_metrics reads the arrays)
+        log._compute_arrays = (wk.cstart, wk.cstart + wk.draws, wk.used)
+        del log.compute
         # views of the first rows: nothing else holds the columns after the run, and a copy would write
         # every page again
         log.table = MulticastTable(**{name: col[:int(cn.ints[count])]

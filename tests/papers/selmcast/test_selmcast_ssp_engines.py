@@ -159,3 +159,28 @@ def test_metrics_read_the_compiled_arrays_as_the_intervals():
     a, b = ssp_metrics(log), ssp_metrics(lists)
     assert a.keys() == b.keys()
     assert all(a[k] == b[k] or (math.isnan(a[k]) and math.isnan(b[k])) for k in a)
+
+
+def test_compiled_log_builds_compute_on_first_use():
+    """The compiled engine's ``compute`` lists are built from its arrays only when read (issue 48: a sweep's
+    trial reads the arrays alone): not before, then the intervals of the arrays, worker by worker, each
+    (start, start + draw) of the iterations it started; kept once built; a pickled log and a
+    ``dataclasses.replace`` copy without the arrays have the same lists."""
+    import dataclasses
+    import pickle
+    log = simulate(SSPScenario(n=6, duration_s=15.0), 4)
+    assert "compute" not in log.__dict__
+    starts, ends, used = log._compute_arrays
+    back = pickle.loads(pickle.dumps(log))
+    built = log.compute
+    assert log.compute is built and "compute" in log.__dict__
+    assert [len(iv) for iv in built] == used.tolist() and sum(used) > 6
+    for w in range(6):
+        for k, (a, b) in enumerate(built[w]):
+            assert (a, b) == (starts[w, k], ends[w, k]) and b > a
+            assert k == 0 or a >= built[w][k - 1][1]                 # a worker's iterations do not overlap
+    assert built[0][0][0] == 0.0                                     # every worker starts at 0
+    assert back.compute == built
+    assert dataclasses.replace(log, _compute_arrays=None).compute == built
+    with pytest.raises(AttributeError):
+        log.not_a_field
