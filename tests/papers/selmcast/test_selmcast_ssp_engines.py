@@ -89,6 +89,27 @@ def test_delivered_and_drop_counts_by_hand():
     assert tab.drop_counts().tolist() == [0, 0, 1]
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.booleans(), max_size=5), max_size=8), st.booleans())
+def test_delivered_counts_count_each_multicasts_rows(got, gap):
+    """``delivered_counts`` (a sum per multicast over its back-to-back receiver rows, or a cumulative sum
+    when the rows are not back to back: ``gap`` puts an unused row after each multicast's) against a count
+    of each multicast's non-NaN ``recv_at``, with multicasts of no receiver at the start, middle and end."""
+    nan = float("nan")
+    r0, recv_at = [], []
+    for g in got:
+        r0.append(len(recv_at))
+        recv_at += [1.0 if d else nan for d in g] + ([nan] if gap else [])
+    m = len(got)
+    i = lambda v: np.array(v, np.int64)                 # noqa: E731
+    tab = MulticastTable(sender=i([0] * m), round=i([1] * m), start=np.zeros(m), sender_iter=i([0] * m),
+                         finish=np.zeros(m), r0=i(r0), nr=i([len(g) for g in got]), recv=i([0] * len(recv_at)),
+                         recv_at=np.array(recv_at, float), drop_mc=i([]), drop_j=i([]), drop_t=np.zeros(0))
+    counts = tab.delivered_counts()
+    assert counts.dtype == np.int64
+    assert counts.tolist() == [sum(g) for g in got]
+
+
 def test_table_and_records_round_trip():
     log = simulate(SSPScenario(n=10, duration_s=15.0, layer="L7", eta=0.0), 1)
     assert log.table.drop_mc.size > 0
