@@ -963,6 +963,11 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     comp_end, used, draws, cur_mc = wk.comp_end, wk.used, wk.draws, wk.cur_mc
     factive, frem, fvol, frate = fl.active, fl.rem, fl.vol, fl.rate
     ci, cf = cn.ints, cn.floats
+    # the arrays the events use, bound once here: an array read from a bundle inside the loop costs a
+    # reference count increment and decrement each time (issue 48)
+    iters, state, rounds, comp_start = wk.iters, wk.state, wk.rounds, wk.comp_start
+    caps, fcls, fseq, farrived = fl.caps, fl.cls, fl.seq, fl.arrived
+    tau, due, orph_u = plan.tau, plan.due, log.orph_u
     sizes = (log.sender.shape[0], log.recv.shape[0], log.drop_mc.shape[0], log.orph_u.shape[0])
     nbw = cfg.bw_sched.shape[0]
     keep = READD_MIN * cfg.volume
@@ -979,6 +984,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
         for i in range(n):
             dbits[i] = _row_bits(plan.due, i)
     alg = scratch(n)                                    # Algorithm 2's output and work space
+    order = alg.order
     old = np.empty((n, n), np.int8)                     # G's rows of x before it
     gl = np.empty(n, np.int64)                          # G's tasks
     done = np.empty(factive.shape[0], np.int64)         # the flows, then the tasks, done at an event
@@ -995,12 +1001,12 @@ def run_loop(cfg, wk, plan, fl, log, cn):
             return NEED_DRAWS
         if ci[DIRTY]:
             if big:
-                share_big_switch(fl.caps, rows, cols, factive, frate, table)
+                share_big_switch(caps, rows, cols, factive, frate, table)
             elif bigp:
-                if not share_big_switch_priority(fl.caps, rows, factive, fl.cls, frate, table):
-                    share_rates(fl.caps, table, factive, fl.cls, frate)   # (a class of two flows)
+                if not share_big_switch_priority(caps, rows, factive, fcls, frate, table):
+                    share_rates(caps, table, factive, fcls, frate)   # (a class of two flows)
             else:
-                share_rates(fl.caps, table, factive, fl.cls, frate)
+                share_rates(caps, table, factive, fcls, frate)
             ci[DIRTY] = 0
         abits = _active_bits(factive) if few else -1
         t_c = comp_end.min()
@@ -1013,29 +1019,29 @@ def run_loop(cfg, wk, plan, fl, log, cn):
         status = _reserve(t, t_c, comp_end, selmcast, sizes, ci, cf)
         if status >= 0:
             return status
-        nd = _advance_network(t, l3, factive, frem, fvol, frate, fl.seq, fl.arrived, vrem, done, ci, cf)
+        nd = _advance_network(t, l3, factive, frem, fvol, frate, fseq, farrived, vrem, done, ci, cf)
         for a in range(nd):                             # the multicasts that ended, in that order
             _finish(done[a], t, cfg, wk, plan, fl, log, cn, dbits)
         for a in range(_ready(t, t_c, comp_end, ready)):
             kappa = ready[a]
-            wk.iters[kappa] += 1
+            iters[kappa] += 1
             comp_end[kappa] = np.inf
-            wk.state[kappa] = MULTICASTING
+            state[kappa] = MULTICASTING
             start[kappa] = t
             ci[SEL] += 1
             if not selmcast:
-                _orpheus_pick(kappa, cfg.p, plan.due, x, in_g, log.orph_u, okeys, obuckets, ci)
+                _orpheus_pick(kappa, cfg.p, due, x, in_g, orph_u, okeys, obuckets, ci)
             elif bits:
                 ng = _g_list(in_g, gl)
-                _estimate_tau(kappa, t, cfg, wk.rounds, wk.state, wk.comp_start, comp_end, in_g, plan.tau,
+                _estimate_tau(kappa, t, cfg, rounds, state, comp_start, comp_end, in_g, tau,
                               ci[DCNT], cf[DSUM], ttop)
                 m = _algorithm2_l3(kappa, plan, cfg.rules, alg, frem, rows, ybits, dbits)
                 _preempt_l3(kappa, ng, t, gl, ybits, x, cur_mc, log, links, ci)
                 if prio_mode and not fifo:              # SM50: classes in Algorithm 2's order
-                    _reclass(kappa, alg.order[:m], l3, keep, fl, ci, pwork)
+                    _reclass(kappa, order[:m], l3, keep, fl, ci, pwork)
             else:
                 ng = _snapshot_g(l3, in_g, x, vrem, factive, frem, old, gl)
-                _estimate_tau(kappa, t, cfg, wk.rounds, wk.state, wk.comp_start, comp_end, in_g, plan.tau,
+                _estimate_tau(kappa, t, cfg, rounds, state, comp_start, comp_end, in_g, tau,
                               ci[DCNT], cf[DSUM], ttop)
                 m = _algorithm2(kappa, plan, cfg.rules, alg)
                 _preempt(kappa, ng, t, l3, gl, old, x, fl, cur_mc, log, links, ci)
@@ -1044,8 +1050,8 @@ def run_loop(cfg, wk, plan, fl, log, cn):
                         if _l7_idle(gl[q], n, factive):
                             _finish(gl[q], t, cfg, wk, plan, fl, log, cn, dbits)
                 if prio_mode and not fifo:              # SM50: classes in Algorithm 2's order
-                    _reclass(kappa, alg.order[:m], l3, keep, fl, ci, pwork)
-            _launch(kappa, t, cfg, x, wk.rounds, wk.iters, cur_mc, fl, log, links, ci)
+                    _reclass(kappa, order[:m], l3, keep, fl, ci, pwork)
+            _launch(kappa, t, cfg, x, rounds, iters, cur_mc, fl, log, links, ci)
         if next_bw <= t:
             _set_capacities(bwk, cfg.bw_sched, plan.b_eg, plan.b_in, fl.caps, ci)
 
