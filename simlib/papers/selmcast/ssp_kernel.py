@@ -439,7 +439,7 @@ def start_compute(w, t, wk):
     wk.comp_end[w] = t + wk.draws[w, u]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
     """Task i's multicast ends at t: log it, update c and D (SM55; for n <= BIG_SWITCH_MAX also D's row i as
     the bit set ``dbits[i]``, bit j: (i, j) in D), then the SSP gate (SM58)."""
