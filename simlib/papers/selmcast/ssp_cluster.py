@@ -209,7 +209,7 @@ class SSPLog:
     """Everything one SSP run did (seconds; bandwidths in bits/s).
 
     ``compute[w]``: (start, end) of every iteration worker ``w`` started
-    (``end`` may exceed ``duration``); ``table``: the multicasts as columns
+    (``end`` may exceed ``duration``; the compiled engine's built from its arrays on first use); ``table``: the multicasts as columns
     (:class:`MulticastTable`), ``multicasts`` the same as records (built on
     first use); ``blocked[w]``: total time (s) ``w`` waited at the SSP gate
     within the run; ``max_gap``: the largest r_i - min_j r_j seen when a
