@@ -70,9 +70,23 @@ def place_classes(order, kappa, prio, base, gap):
     room, every task is renumbered base, base + gap, ...  Returns the running
     tasks whose class changed (their flows must be re-created)."""
     m = order.shape[0]
+    work = np.empty((4, m), np.int64)
+    nmoved = _place_classes(order, kappa, prio, base, gap, work)
+    return work[3, :nmoved].copy()
+
+
+@njit(cache=True)
+def _place_classes(order, kappa, prio, base, gap, work):
+    """:func:`place_classes` in the work space ``work`` ((4, >= m) int64, m = len(order)): the running tasks
+    whose class changed go to ``work[3, :k]``; returns k.  Allocates nothing (the SSP loop calls it at each
+    SelMcast selection under SM50's priority, issue 48)."""
+    m = order.shape[0]
     # longest strictly increasing subsequence of prio over the running tasks (O(m^2) DP, m <= n)
-    length = np.zeros(m, np.int64)
-    prev = np.full(m, -1, np.int64)
+    length, prev, kept, moved = work[0], work[1], work[2], work[3]
+    for a in range(m):
+        length[a] = 0
+        prev[a] = -1
+        kept[a] = 0
     best_end = -1
     for a in range(m):
         if order[a] == kappa:
@@ -84,12 +98,10 @@ def place_classes(order, kappa, prio, base, gap):
                 prev[a] = b
         if best_end < 0 or length[a] > length[best_end]:
             best_end = a
-    kept = np.zeros(m, np.bool_)
     a = best_end
     while a >= 0:
-        kept[a] = True
+        kept[a] = 1
         a = prev[a]
-    moved = np.empty(m, np.int64)
     nmoved = 0
     lo = base - gap
     r = 0
@@ -110,7 +122,7 @@ def place_classes(order, kappa, prio, base, gap):
                 if order[rr] != kappa:
                     moved[nmoved] = order[rr]
                     nmoved += 1
-            return moved[:nmoved]
+            return nmoved
         for k in range(cnt):
             i = order[r + k]
             prio[i] = lo + (hi - lo) * (k + 1) // (cnt + 1)
@@ -119,7 +131,7 @@ def place_classes(order, kappa, prio, base, gap):
                 nmoved += 1
         lo = prio[order[e - 1]]
         r = e
-    return moved[:nmoved]
+    return nmoved
 
 
 # --------------------------------------------------------------------------- trace helper
@@ -194,6 +206,14 @@ def tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res
     Per worker (n,): rounds, state, current iteration's start and end (s); ``in_g`` (n,) the
     tasks G; ``tau`` (n,) is written and returned.
     """
+    return _tau_into(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau,
+                     np.empty(rounds.shape[0]))
+
+
+@njit(cache=True)
+def _tau_into(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau, top):
+    """:func:`tau_estimates` with the work space ``top`` ((n,) float; the SSP loop's, so that a selection
+    allocates nothing, issue 48)."""
     n = rounds.shape[0]
     low = rounds.min()
     spread = rounds.max() - low + 1
@@ -202,7 +222,8 @@ def tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res
     # est_j = (resid_j + (m - 1) mean) + m dbar is non-decreasing in resid_j for a fixed m = need - r_j, in
     # floats too, so its largest value over the stragglers of r_j = r is that of their largest residual:
     # one estimate per round value r gives each tau_i bit for bit (decision SM74)
-    top = np.full(spread, -np.inf)      # largest residual compute time of the workers at round low + g
+    for g in range(spread):             # top[g]: largest residual compute time of the workers at round low + g
+        top[g] = -np.inf
     most = low                          # no worker at or above it is a straggler of any task
     for i in range(n):
         if in_g[i]:
@@ -418,7 +439,7 @@ def start_compute(w, t, wk):
     wk.comp_end[w] = t + wk.draws[w, u]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
     """Task i's multicast ends at t: log it, update c and D (SM55; for n <= BIG_SWITCH_MAX also D's row i as
     the bit set ``dbits[i]``, bit j: (i, j) in D), then the SSP gate (SM58)."""
@@ -792,15 +813,15 @@ def _preempt_l3(kappa, ng, t, gl, ybits, x, cur_mc, log, links, ci):
 
 
 @njit(cache=True, inline="always")
-def _estimate_tau(kappa, t, cfg, rounds, state, comp_start, comp_end, in_g, tau, dcnt, dsum):
+def _estimate_tau(kappa, t, cfg, rounds, state, comp_start, comp_end, in_g, tau, dcnt, dsum, top):
     """tau for G and kappa (SM51; :func:`tau_estimates`), zero under ``cfg.tau_mode`` 2 or without an
-    SSP bound; ``dcnt`` multicasts finished so far, of total duration ``dsum`` (s)."""
+    SSP bound; ``dcnt`` multicasts finished so far, of total duration ``dsum`` (s); ``top`` (n,) work space."""
     in_g[kappa] = True
     if cfg.tau_mode == 2 or cfg.ssp < 0:
         tau[:] = 0.0
     else:
         dbar = dsum / dcnt if dcnt > 0 else 0.0
-        tau_estimates(t, rounds, state, comp_start, comp_end, in_g, cfg.ssp, cfg.tau_mode == 1, cfg.res, dbar, tau)
+        _tau_into(t, rounds, state, comp_start, comp_end, in_g, cfg.ssp, cfg.tau_mode == 1, cfg.res, dbar, tau, top)
     in_g[kappa] = False
 
 
@@ -842,14 +863,15 @@ def _preempt(kappa, ng, t, l3, gl, old, x, fl, cur_mc, log, links, ci):
 
 
 @njit(cache=True, inline="always")
-def _reclass(kappa, order, l3, keep, fl, ci):
+def _reclass(kappa, order, l3, keep, fl, ci, work):
     """SM50's strict priority in Algorithm 2's order: the tasks of ``order`` get increasing classes
-    (:func:`place_classes`); a running task whose class moved gets new flows at its new class for what
-    it has left, unless that is below ``keep`` bits (READD_MIN of the model)."""
+    (:func:`place_classes`, in the work space ``work``, (4, n) int64); a running task whose class moved gets
+    new flows at its new class for what it has left, unless that is below ``keep`` bits (READD_MIN of the
+    model)."""
     prio, factive, frem = fl.task_cls, fl.active, fl.rem
     n = prio.shape[0]
-    moved = place_classes(order, kappa, prio, BASE, GAP)
-    for q in range(moved.shape[0]):
+    moved = work[3]
+    for q in range(_place_classes(order, kappa, prio, BASE, GAP, work)):
         i = moved[q]
         if l3:
             if factive[i] and frem[i] >= keep:
@@ -941,6 +963,11 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     comp_end, used, draws, cur_mc = wk.comp_end, wk.used, wk.draws, wk.cur_mc
     factive, frem, fvol, frate = fl.active, fl.rem, fl.vol, fl.rate
     ci, cf = cn.ints, cn.floats
+    # the arrays the events use, bound once here: an array read from a bundle inside the loop costs a
+    # reference count increment and decrement each time (issue 48)
+    iters, state, rounds, comp_start = wk.iters, wk.state, wk.rounds, wk.comp_start
+    caps, fcls, fseq, farrived = fl.caps, fl.cls, fl.seq, fl.arrived
+    tau, due, orph_u = plan.tau, plan.due, log.orph_u
     sizes = (log.sender.shape[0], log.recv.shape[0], log.drop_mc.shape[0], log.orph_u.shape[0])
     nbw = cfg.bw_sched.shape[0]
     keep = READD_MIN * cfg.volume
@@ -957,11 +984,14 @@ def run_loop(cfg, wk, plan, fl, log, cn):
         for i in range(n):
             dbits[i] = _row_bits(plan.due, i)
     alg = scratch(n)                                    # Algorithm 2's output and work space
+    order = alg.order
     old = np.empty((n, n), np.int8)                     # G's rows of x before it
     gl = np.empty(n, np.int64)                          # G's tasks
     done = np.empty(factive.shape[0], np.int64)         # the flows, then the tasks, done at an event
     ready = np.empty(n, np.int64)                       # the workers whose iteration ended
     okeys = np.empty(n)                                 # Orpheus's keys
+    ttop = np.empty(n)                                  # tau's work space (_tau_into)
+    pwork = np.empty((4, n), np.int64)                  # the classes' work space (_place_classes)
     obuckets = np.empty(ORPHEUS_BUCKETS, np.int64)      # and their buckets' counts
     while True:
         out_of_draws = False                            # a worker draws at most once per event
@@ -971,12 +1001,12 @@ def run_loop(cfg, wk, plan, fl, log, cn):
             return NEED_DRAWS
         if ci[DIRTY]:
             if big:
-                share_big_switch(fl.caps, rows, cols, factive, frate, table)
+                share_big_switch(caps, rows, cols, factive, frate, table)
             elif bigp:
-                if not share_big_switch_priority(fl.caps, rows, factive, fl.cls, frate, table):
-                    share_rates(fl.caps, table, factive, fl.cls, frate)   # (a class of two flows)
+                if not share_big_switch_priority(caps, rows, factive, fcls, frate, table):
+                    share_rates(caps, table, factive, fcls, frate)   # (a class of two flows)
             else:
-                share_rates(fl.caps, table, factive, fl.cls, frate)
+                share_rates(caps, table, factive, fcls, frate)
             ci[DIRTY] = 0
         abits = _active_bits(factive) if few else -1
         t_c = comp_end.min()
@@ -989,30 +1019,30 @@ def run_loop(cfg, wk, plan, fl, log, cn):
         status = _reserve(t, t_c, comp_end, selmcast, sizes, ci, cf)
         if status >= 0:
             return status
-        nd = _advance_network(t, l3, factive, frem, fvol, frate, fl.seq, fl.arrived, vrem, done, ci, cf)
+        nd = _advance_network(t, l3, factive, frem, fvol, frate, fseq, farrived, vrem, done, ci, cf)
         for a in range(nd):                             # the multicasts that ended, in that order
             _finish(done[a], t, cfg, wk, plan, fl, log, cn, dbits)
         for a in range(_ready(t, t_c, comp_end, ready)):
             kappa = ready[a]
-            wk.iters[kappa] += 1
+            iters[kappa] += 1
             comp_end[kappa] = np.inf
-            wk.state[kappa] = MULTICASTING
+            state[kappa] = MULTICASTING
             start[kappa] = t
             ci[SEL] += 1
             if not selmcast:
-                _orpheus_pick(kappa, cfg.p, plan.due, x, in_g, log.orph_u, okeys, obuckets, ci)
+                _orpheus_pick(kappa, cfg.p, due, x, in_g, orph_u, okeys, obuckets, ci)
             elif bits:
                 ng = _g_list(in_g, gl)
-                _estimate_tau(kappa, t, cfg, wk.rounds, wk.state, wk.comp_start, comp_end, in_g, plan.tau,
-                              ci[DCNT], cf[DSUM])
+                _estimate_tau(kappa, t, cfg, rounds, state, comp_start, comp_end, in_g, tau,
+                              ci[DCNT], cf[DSUM], ttop)
                 m = _algorithm2_l3(kappa, plan, cfg.rules, alg, frem, rows, ybits, dbits)
                 _preempt_l3(kappa, ng, t, gl, ybits, x, cur_mc, log, links, ci)
                 if prio_mode and not fifo:              # SM50: classes in Algorithm 2's order
-                    _reclass(kappa, alg.order[:m], l3, keep, fl, ci)
+                    _reclass(kappa, order[:m], l3, keep, fl, ci, pwork)
             else:
                 ng = _snapshot_g(l3, in_g, x, vrem, factive, frem, old, gl)
-                _estimate_tau(kappa, t, cfg, wk.rounds, wk.state, wk.comp_start, comp_end, in_g, plan.tau,
-                              ci[DCNT], cf[DSUM])
+                _estimate_tau(kappa, t, cfg, rounds, state, comp_start, comp_end, in_g, tau,
+                              ci[DCNT], cf[DSUM], ttop)
                 m = _algorithm2(kappa, plan, cfg.rules, alg)
                 _preempt(kappa, ng, t, l3, gl, old, x, fl, cur_mc, log, links, ci)
                 if not l3:                              # every undelivered receiver dropped: done
@@ -1020,8 +1050,8 @@ def run_loop(cfg, wk, plan, fl, log, cn):
                         if _l7_idle(gl[q], n, factive):
                             _finish(gl[q], t, cfg, wk, plan, fl, log, cn, dbits)
                 if prio_mode and not fifo:              # SM50: classes in Algorithm 2's order
-                    _reclass(kappa, alg.order[:m], l3, keep, fl, ci)
-            _launch(kappa, t, cfg, x, wk.rounds, wk.iters, cur_mc, fl, log, links, ci)
+                    _reclass(kappa, order[:m], l3, keep, fl, ci, pwork)
+            _launch(kappa, t, cfg, x, rounds, iters, cur_mc, fl, log, links, ci)
         if next_bw <= t:
             _set_capacities(bwk, cfg.bw_sched, plan.b_eg, plan.b_in, fl.caps, ci)
 

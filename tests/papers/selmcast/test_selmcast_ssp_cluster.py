@@ -277,6 +277,30 @@ def test_place_gives_increasing_classes(prios, data):
         assert not moved                                         # already ordered: nothing moves
 
 
+@settings(max_examples=50)
+@given(st.lists(st.integers(0, 60), min_size=1, max_size=12, unique=True), st.data())
+def test_place_in_a_reused_work_space_gives_the_same_classes(prios, data):
+    """The SSP loop's ``_place_classes`` reuses one (4, n) work space (issue 48): filled with garbage and
+    reused over several placements, it gives each placement the classes and moved tasks of ``place_classes``'
+    fresh arrays, and the invariants of the test above."""
+    from simlib.papers.selmcast.ssp_kernel import BASE as _BASE, GAP as _GAP, _place_classes, place_classes
+
+    m = len(prios)
+    prio = np.full(m + 1, _BASE, np.int64)
+    prio[:m] = _BASE + np.array(prios) * _GAP
+    work = np.full((4, m + 4), -3, np.int64)
+    work[2] = 1                                                 # "kept" everywhere before the first call
+    for kappa in data.draw(st.lists(st.integers(0, m), min_size=1, max_size=4)):
+        order = np.array(data.draw(st.permutations(list(range(m + 1)))), np.int64)
+        fresh = prio.copy()
+        expect = place_classes(order, kappa, fresh, _BASE, _GAP).tolist()
+        before = prio.copy()
+        k = _place_classes(order, kappa, prio, _BASE, _GAP, work)
+        assert work[3, :k].tolist() == expect and prio.tolist() == fresh.tolist()
+        assert np.all(np.diff(prio[order]) > 0)
+        assert {i for i in range(m + 1) if i != kappa and prio[i] != before[i]} == set(expect)
+
+
 def test_tau_formula():
     from simlib.papers.selmcast.ssp_kernel import COMPUTING, MULTICASTING, Residual
     from simlib.papers.selmcast.ssp_kernel import residual_tables as _residual_tables, tau_estimates as _tau

@@ -89,6 +89,27 @@ def test_delivered_and_drop_counts_by_hand():
     assert tab.drop_counts().tolist() == [0, 0, 1]
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.booleans(), max_size=5), max_size=8), st.booleans())
+def test_delivered_counts_count_each_multicasts_rows(got, gap):
+    """``delivered_counts`` (a sum per multicast over its back-to-back receiver rows, or a cumulative sum
+    when the rows are not back to back: ``gap`` puts an unused row after each multicast's) against a count
+    of each multicast's non-NaN ``recv_at``, with multicasts of no receiver at the start, middle and end."""
+    nan = float("nan")
+    r0, recv_at = [], []
+    for g in got:
+        r0.append(len(recv_at))
+        recv_at += [1.0 if d else nan for d in g] + ([nan] if gap else [])
+    m = len(got)
+    i = lambda v: np.array(v, np.int64)                 # noqa: E731
+    tab = MulticastTable(sender=i([0] * m), round=i([1] * m), start=np.zeros(m), sender_iter=i([0] * m),
+                         finish=np.zeros(m), r0=i(r0), nr=i([len(g) for g in got]), recv=i([0] * len(recv_at)),
+                         recv_at=np.array(recv_at, float), drop_mc=i([]), drop_j=i([]), drop_t=np.zeros(0))
+    counts = tab.delivered_counts()
+    assert counts.dtype == np.int64
+    assert counts.tolist() == [sum(g) for g in got]
+
+
 def test_table_and_records_round_trip():
     log = simulate(SSPScenario(n=10, duration_s=15.0, layer="L7", eta=0.0), 1)
     assert log.table.drop_mc.size > 0
@@ -159,3 +180,28 @@ def test_metrics_read_the_compiled_arrays_as_the_intervals():
     a, b = ssp_metrics(log), ssp_metrics(lists)
     assert a.keys() == b.keys()
     assert all(a[k] == b[k] or (math.isnan(a[k]) and math.isnan(b[k])) for k in a)
+
+
+def test_compiled_log_builds_compute_on_first_use():
+    """The compiled engine's ``compute`` lists are built from its arrays only when read (issue 48: a sweep's
+    trial reads the arrays alone): not before, then the intervals of the arrays, worker by worker, each
+    (start, start + draw) of the iterations it started; kept once built; a pickled log and a
+    ``dataclasses.replace`` copy without the arrays have the same lists."""
+    import dataclasses
+    import pickle
+    log = simulate(SSPScenario(n=6, duration_s=15.0), 4)
+    assert "compute" not in log.__dict__
+    starts, ends, used = log._compute_arrays
+    back = pickle.loads(pickle.dumps(log))
+    built = log.compute
+    assert log.compute is built and "compute" in log.__dict__
+    assert [len(iv) for iv in built] == used.tolist() and sum(used) > 6
+    for w in range(6):
+        for k, (a, b) in enumerate(built[w]):
+            assert (a, b) == (starts[w, k], ends[w, k]) and b > a
+            assert k == 0 or a >= built[w][k - 1][1]                 # a worker's iterations do not overlap
+    assert built[0][0][0] == 0.0                                     # every worker starts at 0
+    assert back.compute == built
+    assert dataclasses.replace(log, _compute_arrays=None).compute == built
+    with pytest.raises(AttributeError):
+        log.not_a_field
