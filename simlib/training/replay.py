@@ -631,7 +631,8 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
             return _replay_gradient(n, ends, log.syncs, sy, task, numerics.one_at_a_time, bool(fresh_gradients))
         ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
         reps = _Replicas(n, sy, _computing(log.syncs), task, numerics.one_at_a_time)
-        ev = _drive(zip(ev_t.tolist(), ev_kind.tolist(), ev_id.tolist()), (reps.compute_end, reps.sync), reps, task)
+        sync = reps.sync_pair if isinstance(log.syncs, PairSyncs) else reps.sync
+        ev = _drive(zip(ev_t.tolist(), ev_kind.tolist(), ev_id.tolist()), (reps.compute_end, sync), reps, task)
         return ev.result(task)
 
 
@@ -1003,6 +1004,29 @@ class _Replicas:
         self.batch.append(a)
         self.read.update(members)
         write.update(self.tgt_l[tptr[a]:tptr[a + 1]])
+        if self.one_at_a_time:
+            self.flush_syncs()
+
+    def sync_pair(self, t, a):
+        """:meth:`sync` of a :class:`PairSyncs` log's record ``a`` (members (src, dst), target dst, finished, no
+        computing members): the same tests and held-back state, without slicing the flat arrays."""
+        self.nsync += 1
+        if not self.apply_l[a]:
+            return
+        self.version += 1
+        j0 = self.ptr[a]
+        i, j = self.mem_l[j0], self.mem_l[j0 + 1]
+        pending = self.pending
+        if i in pending or j in pending:
+            self.flush_grads()
+        write = self.write
+        if i in write or j in write:
+            self.flush_syncs()
+        self.batch.append(a)
+        read = self.read
+        read.add(i)
+        read.add(j)
+        write.add(j)
         if self.one_at_a_time:
             self.flush_syncs()
 
