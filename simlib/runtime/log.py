@@ -107,7 +107,8 @@ class ScheduleLog:
     ``bandwidth[w]`` is worker ``w``'s bandwidth (bits/s; the smaller of its
     two ports); ``compute_end[w]`` lists the times (s) at which worker ``w``'s
     local iterations ended; ``syncs`` every synchronization launched
-    (``finish`` is None if it had not finished by the end); ``holds`` the
+    (``finish`` is None if it had not finished by the end; a list, or a :class:`PairSyncs` of a
+    multicast run's deliveries); ``holds`` the
     (time, worker) pairs at which a controller started holding a ready worker
     back although its group could have launched (seed 000's "wait and
     replace"); ``counters`` named event counts a controller reports (e.g.
@@ -124,7 +125,7 @@ class ScheduleLog:
     duration: float
     bandwidth: np.ndarray
     compute_end: list[list[float]] = field(default_factory=list)
-    syncs: list[SyncRecord] = field(default_factory=list)
+    syncs: list[SyncRecord] | PairSyncs = field(default_factory=list)
     holds: list[tuple[float, int]] = field(default_factory=list)
     counters: dict[str, int] = field(default_factory=dict)
     update_rule: str = "average"
