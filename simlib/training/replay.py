@@ -294,10 +294,16 @@ def _parse_columns(n: int, duration: float, ends: list, syncs, cols: tuple) -> _
     bad = (mem_a < 0) | (mem_a >= n)
     if bad.any():
         raise members_error(rec_of[_first(bad)])
-    key = np.sort(rec_of * n + mem_a)
-    bad = key[1:] == key[:-1]
-    if bad.any():
-        raise members_error(key[_first(bad)] // n)
+    pairs = isinstance(syncs, PairSyncs)    # two members, the second the only target: no sort needed
+    if pairs:
+        bad = mem_a[0::2] == mem_a[1::2]
+        if bad.any():
+            raise members_error(_first(bad))
+    else:
+        key = np.sort(rec_of * n + mem_a)
+        bad = key[1:] == key[:-1]
+        if bad.any():
+            raise members_error(key[_first(bad)] // n)
     sizes = np.array([e.size for e in ends], dtype=np.int64)
     if its_a.size and its_a.dtype.kind not in "iu":
         i = next(i for i, r in enumerate(syncs) if not all(isinstance(x, Integral) for x in r.iterations))
@@ -330,7 +336,7 @@ def _parse_columns(n: int, duration: float, ends: list, syncs, cols: tuple) -> _
     trec = np.repeat(np.arange(S), tlen)
     tgt_a = tgt_a.astype(np.int64) if tgt_a.size and tgt_a.dtype.kind in "iu" else tgt_a
     ok = tgt_a.dtype.kind in "iu" or not tgt_a.size
-    if ok and tgt_a.size:
+    if ok and tgt_a.size and not pairs:     # a pair record's target is its second member (checked above)
         tkey = trec * n + tgt_a
         # np.isin(tkey, key): the sorted member keys searched (the same truth values, without isin's hashing)
         at = np.minimum(np.searchsorted(key, tkey), max(key.size - 1, 0))
