@@ -8,11 +8,12 @@ Units: seconds, bits/s.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["SyncRecord", "ScheduleLog", "grow_columns", "UPDATE_RULES"]
+__all__ = ["SyncRecord", "PairSyncs", "ScheduleLog", "grow_columns", "UPDATE_RULES"]
 
 #: How a log's syncs change the models (see :class:`ScheduleLog`).
 UPDATE_RULES = ("average", "gradient")
@@ -44,6 +45,61 @@ class SyncRecord:
         return None if self.finish is None else self.finish - self.launch
 
 
+class PairSyncs(Sequence):
+    """Finished one-way merges of two replicas as columns, a read-only sequence of :class:`SyncRecord`: record
+    ``i`` is ``SyncRecord(launch=launch[i], members=(src[i], dst[i]), iterations=(it_src[i], it_dst[i]),
+    kind=kind, finish=launch[i], weights=weights, targets=(dst[i],))`` (a multicast delivery src -> dst at
+    ``launch[i]`` s, decision SM66), made when read, with Python ``float`` and ``int`` fields as a list of such
+    records holds.  A replay (:mod:`simlib.training.replay`) reads the columns without making the records.
+    Equal to any sequence of the same records."""
+
+    __slots__ = ("launch", "src", "dst", "it_src", "it_dst", "kind", "weights")
+
+    def __init__(self, launch, src, dst, it_src, it_dst, kind: str, weights: tuple):
+        self.launch = np.asarray(launch, dtype=float)
+        self.src, self.dst, self.it_src, self.it_dst = (np.asarray(x, dtype=np.int64) for x in (src, dst, it_src, it_dst))
+        if not all(x.shape == self.launch.shape and x.ndim == 1 for x in (self.src, self.dst, self.it_src, self.it_dst)):
+            raise ValueError("PairSyncs' columns must be 1-d arrays of one length")
+        if len(weights) != 2:
+            raise ValueError(f"weights must be two reals (source, destination), got {weights!r}")
+        self.kind, self.weights = kind, tuple(weights)
+
+    def __len__(self) -> int:
+        return self.launch.size
+
+    def _record(self, a, i, j, ki, kj) -> SyncRecord:
+        return SyncRecord(launch=a, members=(i, j), iterations=(ki, kj), kind=self.kind, finish=a,
+                          weights=self.weights, targets=(j,))
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self._record(*x) for x in zip(*(c[k].tolist() for c in self._columns()))]
+        return self._record(*(c[k].item() for c in self._columns()))
+
+    def __iter__(self):
+        return (self._record(*x) for x in zip(*(c.tolist() for c in self._columns())))
+
+    def _columns(self) -> tuple:
+        return self.launch, self.src, self.dst, self.it_src, self.it_dst
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(other) == len(self) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"PairSyncs({len(self)} records, kind={self.kind!r}, weights={self.weights!r})"
+
+    def __getstate__(self):
+        return {k: getattr(self, k) for k in self.__slots__}
+
+    def __setstate__(self, state):
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+
+
 @dataclass
 class ScheduleLog:
     """Everything that happened in one run, independent of model values.
@@ -51,7 +107,8 @@ class ScheduleLog:
     ``bandwidth[w]`` is worker ``w``'s bandwidth (bits/s; the smaller of its
     two ports); ``compute_end[w]`` lists the times (s) at which worker ``w``'s
     local iterations ended; ``syncs`` every synchronization launched
-    (``finish`` is None if it had not finished by the end); ``holds`` the
+    (``finish`` is None if it had not finished by the end; a list, or a :class:`PairSyncs` of a
+    multicast run's deliveries); ``holds`` the
     (time, worker) pairs at which a controller started holding a ready worker
     back although its group could have launched (seed 000's "wait and
     replace"); ``counters`` named event counts a controller reports (e.g.
@@ -68,7 +125,7 @@ class ScheduleLog:
     duration: float
     bandwidth: np.ndarray
     compute_end: list[list[float]] = field(default_factory=list)
-    syncs: list[SyncRecord] = field(default_factory=list)
+    syncs: list[SyncRecord] | PairSyncs = field(default_factory=list)
     holds: list[tuple[float, int]] = field(default_factory=list)
     counters: dict[str, int] = field(default_factory=dict)
     update_rule: str = "average"

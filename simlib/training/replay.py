@@ -67,7 +67,7 @@ from threadpoolctl import threadpool_limits
 
 from simlib.core import jitcache
 from simlib.core.seeding import as_seed_sequence, child_seed
-from simlib.runtime.log import UPDATE_RULES
+from simlib.runtime.log import UPDATE_RULES, PairSyncs
 from simlib.training.learning import MODELS, Problem, _argmax_hits, load_problem, make_model
 from simlib.core.validate import check_choice, check_int, check_real
 
@@ -202,11 +202,11 @@ def _reals(values: list, field: str, syncs: list, lo=None, hi=None) -> np.ndarra
     try:
         a = np.array(values, dtype=float)
         bad = ~np.isfinite(a) | (a < (-np.inf if lo is None else lo)) | (a > (np.inf if hi is None else hi))
-        ok = not bad.any() and not any(type(v) is bool for v in values)
+        ok = not bad.any() and (isinstance(values, np.ndarray) or not any(type(v) is bool for v in values))
     except (TypeError, ValueError):
         ok = False
     if not ok:
-        for i, v in enumerate(values):
+        for i, v in enumerate(values.tolist() if isinstance(values, np.ndarray) else values):
             check_real(f"log.syncs[{i}].{field}", v, lo, hi)
     return a
 
@@ -214,6 +214,8 @@ def _reals(values: list, field: str, syncs: list, lo=None, hi=None) -> np.ndarra
 def _parse_syncs(n: int, duration: float, ends: list, syncs: list, unfinished: str) -> _Syncs:
     """Read and check every sync record once; the checks (and their messages) are those of RP3."""
     S = len(syncs)
+    if isinstance(syncs, PairSyncs):    # the records' fields as columns: the same values the loop below collects
+        return _parse_columns(n, duration, ends, syncs, _pair_columns(syncs))
     launch, c = [], []
     apply = np.ones(S, dtype=bool)
     klen_l, tlen_l, unfin = [], [], []
@@ -250,6 +252,26 @@ def _parse_syncs(n: int, duration: float, ends: list, syncs: list, unfinished: s
         wts += w
         tgt += tg
     apply[unfin] = False
+    c = [0.0 if x is None else x for x in c]
+    return _parse_columns(n, duration, ends, syncs, (apply, launch, c, klen_l, tlen_l, mem, its, wts, tgt))
+
+
+def _pair_columns(syncs: PairSyncs) -> tuple:
+    """The lists :func:`_parse_syncs`' loop collects from ``syncs``' records, as arrays of the same values (every
+    record finished, so none is dropped; no ``init_weight``; two members, one target)."""
+    S = len(syncs)
+    two = lambda x, y: np.stack((x, y), axis=1).reshape(-1)      # noqa: E731 (record by record: x[i], y[i])
+    return (np.ones(S, dtype=bool), syncs.launch, np.zeros(S), np.full(S, 2, dtype=np.int64),
+            np.ones(S, dtype=np.int64), two(syncs.src, syncs.dst), two(syncs.it_src, syncs.it_dst),
+            np.tile(np.array(syncs.weights, dtype=float), S), syncs.dst)
+
+
+def _parse_columns(n: int, duration: float, ends: list, syncs, cols: tuple) -> _Syncs:
+    """The checks of :func:`_parse_syncs` on the records' fields collected (lists or arrays) in ``cols``: (apply
+    flags, launches, init weights, member counts, target counts, members, iterations, weights, targets), and its
+    result."""
+    apply, launch, c, klen_l, tlen_l, mem, its, wts, tgt = cols
+    S = len(syncs)
     klen = np.array(klen_l, dtype=np.int64)
     tlen = np.array(tlen_l, dtype=np.int64)
     ptr = np.zeros(S + 1, dtype=np.int64)
@@ -259,7 +281,7 @@ def _parse_syncs(n: int, duration: float, ends: list, syncs: list, unfinished: s
     rec_of = np.repeat(np.arange(S), klen)
 
     launch = _reals(launch, "launch", syncs, lo=0.0, hi=duration)
-    c = _reals([0.0 if x is None else x for x in c], "init_weight", syncs)
+    c = _reals(c, "init_weight", syncs)
     mem_a, its_a, tgt_a = (np.asarray(x) for x in (mem, its, tgt))
 
     def members_error(i):
@@ -272,10 +294,16 @@ def _parse_syncs(n: int, duration: float, ends: list, syncs: list, unfinished: s
     bad = (mem_a < 0) | (mem_a >= n)
     if bad.any():
         raise members_error(rec_of[_first(bad)])
-    key = np.sort(rec_of * n + mem_a)
-    bad = key[1:] == key[:-1]
-    if bad.any():
-        raise members_error(key[_first(bad)] // n)
+    pairs = isinstance(syncs, PairSyncs)    # two members, the second the only target: no sort needed
+    if pairs:
+        bad = mem_a[0::2] == mem_a[1::2]
+        if bad.any():
+            raise members_error(_first(bad))
+    else:
+        key = np.sort(rec_of * n + mem_a)
+        bad = key[1:] == key[:-1]
+        if bad.any():
+            raise members_error(key[_first(bad)] // n)
     sizes = np.array([e.size for e in ends], dtype=np.int64)
     if its_a.size and its_a.dtype.kind not in "iu":
         i = next(i for i, r in enumerate(syncs) if not all(isinstance(x, Integral) for x in r.iterations))
@@ -308,7 +336,7 @@ def _parse_syncs(n: int, duration: float, ends: list, syncs: list, unfinished: s
     trec = np.repeat(np.arange(S), tlen)
     tgt_a = tgt_a.astype(np.int64) if tgt_a.size and tgt_a.dtype.kind in "iu" else tgt_a
     ok = tgt_a.dtype.kind in "iu" or not tgt_a.size
-    if ok and tgt_a.size:
+    if ok and tgt_a.size and not pairs:     # a pair record's target is its second member (checked above)
         tkey = trec * n + tgt_a
         # np.isin(tkey, key): the sorted member keys searched (the same truth values, without isin's hashing)
         at = np.minimum(np.searchsorted(key, tkey), max(key.size - 1, 0))
@@ -411,6 +439,8 @@ def _event_order_merge(n, ends, sy, ch_w, ch_slot, ch_r):
 def _computing(syncs) -> list | None:
     """Each record's ``computing`` members (RP13) as a list of tuples, or None when no record has any;
     a ValueError names a record whose ``computing`` are not distinct members."""
+    if isinstance(syncs, PairSyncs):     # its records have no computing members
+        return None
     comp = [getattr(r, "computing", None) for r in syncs]
     if not any(comp):
         return None
@@ -599,14 +629,16 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     limit = (contextlib.nullcontext() if numerics.blas_threads is None
              else threadpool_limits(limits=numerics.blas_threads, user_api="blas"))
     with limit:
-        sy = _parse_syncs(n, duration, ends, list(log.syncs), unfinished)
+        sy = _parse_syncs(n, duration, ends, log.syncs if isinstance(log.syncs, PairSyncs) else list(log.syncs),
+                          unfinished)
         task = _make_task(problem, mdl, ends, duration, root, numerics, lr, batch_size, eval_every_s, data, stop_acc,
                           momentum)
         if rule == "gradient":
             return _replay_gradient(n, ends, log.syncs, sy, task, numerics.one_at_a_time, bool(fresh_gradients))
         ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
         reps = _Replicas(n, sy, _computing(log.syncs), task, numerics.one_at_a_time)
-        ev = _drive(zip(ev_t.tolist(), ev_kind.tolist(), ev_id.tolist()), (reps.compute_end, reps.sync), reps, task)
+        sync = reps.sync_pair if isinstance(log.syncs, PairSyncs) else reps.sync
+        ev = _drive(zip(ev_t.tolist(), ev_kind.tolist(), ev_id.tolist()), (reps.compute_end, sync), reps, task)
         return ev.result(task)
 
 
@@ -674,6 +706,29 @@ def _wrong_rows(Z, y, tol, out):
             if c != t and v > mo:
                 mo = v
         out[r] = (not nan) and (mo - zy > tol * am)
+
+
+@njit(cache=True)
+def _merge_pairs(params, recs, ptr, mem, w, tptr, tgt):
+    """Apply merges of two replicas in place: for each record ``r`` of ``recs`` (intp, in batch order) its
+    targets' rows (``tgt[tptr[r]:tptr[r + 1]]``) become ``w[j0] * params[mem[j0]] + w[j0 + 1] * params[mem[j0 + 1]]``
+    with ``j0 = ptr[r]``, element by element as numpy computes it (each product rounded to the dtype of ``w`` and
+    ``params``, then the sum: IEEE operations, not fused).  Equal to computing every new row from the replicas
+    before the batch and then writing them when no record's member is an earlier record's target and the
+    targets are distinct members (what :meth:`_Replicas.sync` holds a batch to); tested against numpy."""
+    for i in range(recs.size):
+        r = recs[i]
+        j0 = ptr[r]
+        pa = params[mem[j0]]
+        pb = params[mem[j0 + 1]]
+        wa = w[j0]
+        wb = w[j0 + 1]
+        t0 = tptr[r]
+        out = params[tgt[t0]]          # a member's row: element j is read before it is written
+        for j in range(out.size):
+            out[j] = wa * pa[j] + wb * pb[j]
+        for k in range(1, tptr[r + 1] - t0):
+            params[tgt[t0 + k]][:] = out
 
 
 @njit(cache=True)
@@ -958,6 +1013,29 @@ class _Replicas:
         if self.one_at_a_time:
             self.flush_syncs()
 
+    def sync_pair(self, t, a):
+        """:meth:`sync` of a :class:`PairSyncs` log's record ``a`` (members (src, dst), target dst, finished, no
+        computing members): the same tests and held-back state, without slicing the flat arrays."""
+        self.nsync += 1
+        if not self.apply_l[a]:
+            return
+        self.version += 1
+        j0 = self.ptr[a]
+        i, j = self.mem_l[j0], self.mem_l[j0 + 1]
+        pending = self.pending
+        if i in pending or j in pending:
+            self.flush_grads()
+        write = self.write
+        if i in write or j in write:
+            self.flush_syncs()
+        self.batch.append(a)
+        read = self.read
+        read.add(i)
+        read.add(j)
+        write.add(j)
+        if self.one_at_a_time:
+            self.flush_syncs()
+
     def model(self) -> np.ndarray:
         """The evaluated model: the mean of the replicas, once what is held back is applied (numpy's
         ``params.mean(axis=0)`` without its Python wrapper: the same sum, divided by the count as an intp)."""
@@ -1026,14 +1104,8 @@ class _Replicas:
             self.write.clear()
             return
         recs = np.array(batch)
-        if self.pair[recs].all():            # merges of two replicas without an x_init share
-            j0 = sy.ptr[recs]
-            new = w_f[j0, None] * params[sy.mem[j0]]
-            new += w_f[j0 + 1, None] * params[sy.mem[j0 + 1]]
-            params[sy.tgt[sy.tptr[recs]]] = new
-            two = sy.tptr[recs + 1] - sy.tptr[recs] == 2
-            if two.any():
-                params[sy.tgt[sy.tptr[recs[two]] + 1]] = new[two]
+        if self.pair[recs].all():            # merges of two replicas without an x_init share: in place, compiled
+            _merge_pairs(params, recs, sy.ptr, sy.mem, w_f, sy.tptr, sy.tgt)
         else:
             ks = self.klen[recs]
             outs = []
