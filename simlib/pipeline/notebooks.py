@@ -989,6 +989,8 @@ def run_notebooks(
                     work, parallelism = _work(est, recorded, names)
                     if echo:
                         echo(f"    {est.line('notebook', times_source)}")
+                        if jobs > 1:     # the whole run's schedule again, at the probe's pace (the line above sums)
+                            echo(f"    {_schedule_line(est, recorded, names, chain_of, parallelism, jobs, workers)}")
                 for res, at in deferred:
                     _record(res, profile, extra=extra, root=root, build_dir=build_dir, keep=keep, cold=cold,
                             probe_s=probe_s, jobs=at)

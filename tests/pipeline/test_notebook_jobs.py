@@ -336,6 +336,17 @@ def test_beside_the_warm_up_only_a_notebook_whose_families_are_compiled_starts(r
                for line in repo.lines)
 
 
+def test_after_the_probe_two_at_once_the_schedule_is_estimated_again_at_its_pace(repo, warming):
+    """The probe (2.0 s) comes after the warm-up; the recorded times have no probe of their own, so the pace is
+    unchanged and the schedule's estimate printed after it is the one printed before it (the first line's sum,
+    250 s of notebooks one at a time, is not the two-at-once estimate)."""
+    repo.run(2, warm=True, probe=True)
+    schedule = [i for i, line in enumerate(repo.lines) if "up to 2 notebooks at once on 2 cores: estimated" in line]
+    probe_line = next(i for i, line in enumerate(repo.lines) if line.startswith("    5 notebooks, estimated"))
+    assert len(schedule) == 2 and schedule[0] < probe_line < schedule[1] == probe_line + 1
+    assert repo.lines[schedule[1]].strip() == repo.lines[schedule[0]].strip()
+
+
 def test_a_notebook_still_running_at_the_warm_ups_end_takes_no_slot(repo, warming):
     """It ran on the core the warm-up leaves idle, so the first notebook in the order given starts beside it
     (in a process of its own); after that, one at a time again."""
