@@ -313,7 +313,7 @@ def optimal_flow(b_in, b_eg, p, v, layer: str = "L3", forced=None) -> FlowOptimu
 
     # the smallest breakpoint the slot bounds allow (found without a max flow) is t* in most instances:
     # its max-flow test first, then bisection over the larger breakpoints
-    t_break, room1 = _smallest_feasible(ts, slots_at)
+    t_break, _ = _smallest_feasible(ts, slots_at)
     if t_break is None:  # pragma: no cover - full broadcast is always feasible
         raise RuntimeError("no feasible plan found")
     room1 = flow_at(t_break)
