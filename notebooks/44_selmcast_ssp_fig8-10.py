@@ -43,6 +43,7 @@ p = 0.3
 ssp = 4
 k = 4
 eta = 0.75
+at_ssp_profile = True                      # SM75: also every grid at 004's SSP paper profile (max-min), ledger "profile"
 
 # %%
 from simlib.papers.selmcast.ssp_experiments import SSPFigs8to10Notebook
@@ -55,8 +56,9 @@ INF_AT = 32                              # where ∞ (k or ssp removed) is drawn
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 
-from simlib.papers.selmcast import ssp_claims, ssp_experiments as ex
+from simlib.papers.selmcast import ssp_claims, ssp_experiments as ex, ssp_profile as sp
 from simlib.papers.selmcast.ssp_scenario import run_trial
 from simlib.pipeline import plotting, sweep
 from simlib.pipeline.decide import run_until_decided
@@ -104,8 +106,12 @@ ex.means(df10, ["trace", "scheme", "ssp_x"], metrics + ["blocked_share"]).unstac
 
 # %%
 plotting.set_theme()
-for fig_no, d, x, xlabel in ((8, df8, "p", "p / n"), (9, df9, "k_x", f"k (∞ drawn at {INF_AT})"),
-                             (10, df10, "ssp_x", f"ssp = k (∞ drawn at {INF_AT})")):
+AXES = {8: ("p", "p / n"), 9: ("k_x", f"k (∞ drawn at {INF_AT})"), 10: ("ssp_x", f"ssp = k (∞ drawn at {INF_AT})")}
+
+
+def draw(fig_no, d, where=""):
+    """Fig. ``fig_no``'s two metrics per trace (min, median, max over the trials) with the paper's values."""
+    x, xlabel = AXES[fig_no]
     fig, axes = plt.subplots(len(traces), 2, figsize=(6.6, 2.5 * len(traces)), squeeze=False)
     for r, trace in enumerate(traces):
         for c, m in enumerate(metrics):
@@ -123,9 +129,13 @@ for fig_no, d, x, xlabel in ((8, df8, "p", "p / n"), (9, df9, "k_x", f"k (∞ dr
             ax.set_ylabel(f"{trace}: {'NPU utilization' if c == 0 else 'multicast scale'}")
             if x != "p":
                 ax.set_xscale("log", base=2)
-    fig.suptitle(f"Fig. {fig_no}")
+    fig.suptitle(f"Fig. {fig_no}{where}")
     fig.tight_layout()
-    run.save_figure(fig, f"selmcast_ssp_fig{fig_no:02d}")
+    return fig
+
+
+for fig_no, d in ((8, df8), (9, df9), (10, df10)):
+    run.save_figure(draw(fig_no, d), f"selmcast_ssp_fig{fig_no:02d}")
 
 # %% [markdown]
 # ## Claims (004 §IV-C2, §IV-C3)
@@ -139,6 +149,40 @@ for fig_no, d, x, xlabel in ((8, df8, "p", "p / n"), (9, df9, "k_x", f"k (∞ dr
 run.record([c for sh, setting in ssp_claims.SETTINGS.items()
                for c in ssp_claims.fig8(frames[(8, sh)], setting) + ssp_claims.fig9(frames[(9, sh)], setting)
                + ssp_claims.fig10(frames[(10, sh)], setting)])
+
+# %% [markdown]
+# ## At the SSP paper profile (SM75)
+# The same grids under max-min with each stand-in at its fitted shape (`ssp_profile.PAPER_SHAPES`: the spread
+# and straggler tail fitted to Orpheus's utilization in Figs. 7 and 9, notebook 48), SelMcast and Orpheus on the
+# same seeds, more trials where a verdict straddles (S25), judged by the same rules and recorded at the ledger
+# setting `profile`. Fig. 9's four rows with k removed are judged at the profile by notebook 48 (the same runs,
+# which it reads from the trial cache) and are not recorded twice here.
+
+# %%
+def at_profile_claims(fig_no, d):
+    """Fig. ``fig_no``'s verdicts at the ledger setting ``profile`` (Fig. 9's rows with k removed: notebook 48's)."""
+    return [c for c in JUDGE[fig_no](d, "profile") if not (fig_no == 9 and c.claim.startswith("k removed:"))]
+
+
+profile_frames = {}
+if at_ssp_profile:
+    for fig_no, grid in ((8, grid8), (9, grid9), (10, grid10)):
+        g = sp.at_profile([s for s in grid if s["sharing"] == "maxmin"])
+        profile_frames[fig_no] = run_until_decided(
+            run, run_trial, ex.validate_settings(g), name=f"44_selmcast_ssp_fig{fig_no}_profile",
+            desc=f"Fig. {fig_no} (SSP profile)", judge=lambda d, f=fig_no: at_profile_claims(f, d),
+            open_settings=ssp_claims.open_settings, start=trials, step=trials_step, cap=trials_cap)
+    print(f"SSP paper profile: {sp.profile_label()}")
+    prof = {8: profile_frames[8], 9: ex.with_inf_axis(profile_frames[9], "k", INF_AT),
+            10: ex.with_inf_axis(profile_frames[10], "ssp", INF_AT)}
+    for fig_no, d in prof.items():
+        run.save_figure(draw(fig_no, d, " at the SSP paper profile (SM75)"), f"selmcast_ssp_fig{fig_no:02d}_profile")
+    run.record([c for fig_no, d in profile_frames.items() for c in at_profile_claims(fig_no, d)])
+
+# %%
+side = {"default": df8, **({"profile": prof[8]} if at_ssp_profile else {})}      # Fig. 8's means, both settings
+pd.concat({w: ex.means(d, ["trace", "scheme", "p"], metrics).unstack("scheme") for w, d in side.items()},
+          axis=1).round(3)
 
 # %% [markdown]
 # SelMcast under the priority reading (SM50), beside the default:
@@ -168,3 +212,14 @@ ex.means(ssp_claims.reading(runs_all[8], "priority"), ["trace", "scheme", "p"], 
 # * Orpheus's floor under the k requirement is (n − 1)/(n(k + 1)) (the paper's "not less
 #   than 0.2") reduced by the first k rounds of each sender, in which no pair is due yet
 #   (SM55): its scale sits at 0.195, just below the paper's bound and above our floor.
+# * **At the SSP paper profile (SM75; the ledger's `profile` rows, 10 trials, the same seeds; measured in a
+#   scratch run of this notebook).** The fit moved Orpheus, not SelMcast's scale: Orpheus's utilization at
+#   p = 0.05n is now 0.72/0.76/0.73 (default 0.61/0.73/0.75). SelMcast's scale is *lower* on the narrowed LSTM
+#   and Transformer stand-ins (0.41/0.40/0.34 → 0.57/0.58/0.51 against the paper's 0.37/0.34/0.33 → 0.65/0.64/0.61;
+#   default 0.47/0.42/0.33 → 0.63/0.61/0.50), so its lead at p = 0.4n (+0.17/+0.18/+0.11) now misses "more than
+#   0.2" on every trace (2 of 3 at the default): τ_i shrinks with the spread (SM51), and SM75 fitted the spread
+#   to Orpheus's utilization, which does not see τ. The utilization gain at 0.4n (+0.11/+0.12/+0.16) stays above
+#   "about 0.05". What moved: Fig. 9's "SelMcast beats Orpheus in both metrics at every k" now holds (smallest
+#   utilization lead +0.021, default −0.011); Fig. 8's and Fig. 10's versions still fail on the same
+#   scale-utilization trade-off on LSTM and Transformer (−0.017 at p/n 0.15–0.2; −0.034 at ssp = 1–2), and
+#   Fig. 10's approach by ssp = 16 reaches 88 % of the change (default 82 %; 90 % required).

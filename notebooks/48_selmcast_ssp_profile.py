@@ -217,7 +217,8 @@ run.save_figure(fig, "selmcast_ssp_profile_shapes")
 # at the ledger setting `profile`. The utilization rows of both hold Orpheus's fitted levels: they are marked
 # fitted by SM75 (shown, never counted); SelMcast's part of each (Fig. 7: about 0.68/0.70/0.70; Fig. 9:
 # 0.72/0.77/0.73), which the fit did not target, is recorded alone as an observation. Not run at the profile
-# here: SM50's priority reading, τ ≡ 0, and the rest of Figs. 8–13 (notebooks 44–45).
+# here: SM50's priority reading and τ ≡ 0; the rest of Figs. 8–13 is judged at the profile by notebooks 44–45
+# (their `profile` rows), whose Fig. 7-setting runs this section reads from the trial cache.
 
 # %%
 shapes = {tr: sh for tr, sh in sp.PAPER_SHAPES.items() if tr in traces}
@@ -275,8 +276,8 @@ pd.DataFrame(recorded)[["figure", "claim", "paper_value", "our_value", "holds", 
 # * **Fig. 9 with k removed.** SelMcast's utilization 0.73 / 0.77 / 0.82 (paper 0.72 / 0.77 / 0.73; default
 #   0.60 / 0.73 / 0.90), its scale 0.45 / 0.45 / 0.36 (paper 0.46 / 0.44 / 0.42); "up to about 1.17× and 1.53×"
 #   becomes 1.27× (ResNet-50) and 1.51× (Transformer), both within 15 % (default 1.35× and 1.79× on LSTM).
-# * **Not judged at the profile:** SM50's priority reading and τ ≡ 0 of Fig. 7, Fig. 9's rows over the k axis,
-#   and Figs. 8, 10–13 (notebooks 44–45: a run at the profile costs about what it does at the defaults, so
-#   their grids would add about 2,200 CPU-s). This notebook costs about 320 CPU-s (the search 140–225, the
-#   check 41, Figs. 7 and 9 at the profile about 50). `ssp_profile.at_profile`
-#   puts their settings at the profile and `ssp_claims.fig8` … `fig13` take `setting="profile"`.
+# * **Judged elsewhere at the profile:** Fig. 9's rows over the k axis and Figs. 8, 10–13 in notebooks 44–45
+#   (max-min, their whole grids; about 450 CPU-s more there). Not judged at the profile: SM50's priority reading
+#   and τ ≡ 0 of Fig. 7 (readings of today's stand-ins). This notebook costs about 270 CPU-s (the search 140–225,
+#   the check 41; Figs. 7 and 9 at the profile come from notebook 44's runs). `ssp_profile.at_profile` puts any
+#   SSP sweep at the profile and `ssp_claims.fig7` … `fig13` take `setting="profile"`.

@@ -205,6 +205,24 @@ def test_notebook_runs_quick(notebook, sandbox, tmp_path):
         if row.kind == "claim":      # decided, or undecided with the interval that leaves it open (S24)
             assert (bool(row.undecided and row.interval) if row.holds is pd.NA else row.holds in (True, False))
     assert any((result.out_dir / "figures").glob("*.png"))
+    if notebook.stem.startswith(("44_", "45_")):      # SM75 as amended: their grids at the SSP profile too
+        assert {"default", "priority", "profile"} <= set(ledger["setting"])
+        assert any((result.out_dir / "figures").glob("selmcast_ssp_fig*_profile.png"))
+
+
+@pytest.mark.timeout(1800)
+def test_at_ssp_profile_off_runs_no_profile_grid(sandbox, tmp_path):
+    """Notebook 44 with ``at_ssp_profile`` false (SM75 as amended): no profile sweep, no ``profile`` row, no
+    profile figure; the default and priority rows are still recorded (with it on, the quick run of
+    test_notebook_runs_quick records profile rows and figures)."""
+    [result] = run_notebooks.run_notebooks([sandbox / "notebooks" / "44_selmcast_ssp_fig8-10.py"], profile="quick",
+                                           workers=1, extra={"at_ssp_profile": False}, root=sandbox,
+                                           build_dir=tmp_path / "build", echo=None)
+    assert result.ok, result.error
+    ledger = load_ledger(result.out_dir / "results" / "claims.csv")
+    assert set(ledger["setting"]) == {"default", "priority"}
+    assert not any((result.out_dir / "figures").glob("*_profile.png"))
+    assert not any((result.out_dir / "results").glob("*_profile.csv"))
 
 
 def test_discover_finds_only_numbered_sources(tmp_path):

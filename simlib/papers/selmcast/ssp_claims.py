@@ -243,7 +243,8 @@ def _trials_text(df: pd.DataFrame) -> str:
 def _note(df: pd.DataFrame, extra: str = "") -> str:
     n = ",".join(str(int(v)) for v in sorted(pd.unique(df["n"])))
     dur = ",".join(f"{float(v):g}" for v in sorted(pd.unique(df["duration_s"])))
-    return f"n={n}, {dur} s, {_trials_text(df)}, means over trials" + (f"; {extra}" if extra else "")
+    return (f"n={n}, {dur} s, {_trials_text(df)}, means over trials" + (f"; {extra}" if extra else "")
+            + ("; SM75's fitted stand-ins (the SSP paper profile)" if _fitted(df) else ""))
 
 
 def reading(df: pd.DataFrame, sharing: str) -> pd.DataFrame:
@@ -413,13 +414,41 @@ def _scale_reason(df: pd.DataFrame, **where) -> str:
             + (f" (SelMcast lost receivers in {seen} % of its multicasts here)" if seen else ""))
 
 
+def _fitted(df: pd.DataFrame) -> bool:
+    """Whether ``df``'s runs draw from SM75's fitted stand-ins (the SSP paper profile: a ``spread`` other than 1
+    or a straggler share on some row) rather than today's (T1); the causes name the stand-ins accordingly."""
+    if "spread" not in df.columns:
+        return False
+    spread = pd.to_numeric(df["spread"], errors="coerce").fillna(1.0)
+    frac = (pd.to_numeric(df["straggler_frac"], errors="coerce").fillna(0.0) if "straggler_frac" in df.columns
+            else pd.Series(0.0, index=df.index))
+    return bool(((spread != 1.0) | (frac > 0)).any())
+
+
+#: What SM75's fit decides and what it leaves open, said in the causes of rows judged at the SSP profile.
+_FIT_SCOPE = ("SM75 fitted the stand-ins' spread and tail to Orpheus's utilization at Figs. 7 and 9 only, which "
+              "does not pin down SelMcast's straggler slack tau_i (SM51) nor the rest of this axis")
+
+
+def _tight(df: pd.DataFrame) -> str:
+    """How the causes call the ResNet-50 (``cnn``) stand-in: "tight" (T1), or "tightest fitted" at SM75's shapes
+    (CV 0.21 against 0.45 and 0.42: still the tightest of the three)."""
+    return "tightest fitted" if _fitted(df) else "tight"
+
+
 def _cause_scale(df: pd.DataFrame, setting: str = "default", **where) -> str:
     """Why SelMcast's scale misses the paper's: under priority, queued multicasts (SM50); under
     max-min, the per-trace spread of the scale, which comes from tau_i estimated from the stand-in
     traces' shapes (SM51): with tau = 0 the three traces give the same scale, as the paper's do
-    (notebook 43's tau = 0 rows)."""
+    (notebook 43's tau = 0 rows).  At SM75's fitted stand-ins the per-trace scale is read from ``df``."""
     if setting == "priority":
         return "paper ambiguity: SM50: " + _scale_reason(df, **where)
+    if _fitted(df):
+        sc = _mean(df, "avg_scale", "selmcast", **where)
+        order = f" (largest on {max(sc, key=sc.get)}, smallest on {min(sc, key=sc.get)})" if len(sc) > 1 else ""
+        return (f"stand-in trace: T1, SM51, SM75: SelMcast's scale follows tau_i, estimated from the compute-time "
+                f"stand-ins' shapes; at SM75's fitted stand-ins it is {_fmt(sc)} here{order}; " + _FIT_SCOPE
+                + "; with tau = 0 the three traces give the same scale (notebook 43)")
     return ("stand-in trace: T1, SM51: SelMcast's scale follows tau_i, estimated from the compute-time stand-ins' "
             "shapes -- large on the heavy-tailed LSTM stand-in (stragglers: workers that will wait add receivers), "
             "small on the tight ResNet-50 one; with tau = 0 the three traces give the same scale (notebook 43), as "
@@ -427,19 +456,22 @@ def _cause_scale(df: pd.DataFrame, setting: str = "default", **where) -> str:
 
 
 def _cause_util(df: pd.DataFrame) -> str:
-    """Why utilization levels differ by trace: the compute-time stand-ins (T1)."""
+    """Why utilization levels differ by trace: the compute-time stand-ins (T1; at the profile SM75's fitted ones)."""
     seen = _percent(df, "blocked_share", "orpheus")
+    if _fitted(df):
+        return ("stand-in trace: T1, SM75: utilization follows the shape of the compute-time stand-ins; " + _FIT_SCOPE
+                + (f"; Orpheus's workers wait at the SSP gate {seen} % of the time here" if seen else ""))
     return ("stand-in trace: T1: utilization follows the shape of the compute-time stand-ins — below the "
             "paper's on LSTM (heavy-tailed stand-in: stragglers hold the others at the SSP gate) and above it on "
             "ResNet-50 (tight stand-in)"
             + (f"; Orpheus's workers wait at the SSP gate {seen} % of the time here" if seen else ""))
 
 
-def _lead_cause(lead: dict, what: str) -> str:
+def _lead_cause(lead: dict, what: str, fitted: bool = False) -> str:
     """Why SelMcast does not lead in both metrics at every ``what`` (issue 41): the cells (trace, value)
     where its utilization lead is not positive, their range, and its scale lead there against elsewhere
     -- the scale-utilization trade-off.  ``lead``: ``{metric: SelMcast − Orpheus means, index the
-    axis, one column per trace}`` (as in :func:`_relaxing`)."""
+    axis, one column per trace}`` (as in :func:`_relaxing`); ``fitted``: the runs are at SM75's stand-ins."""
     util, scale = lead["npu_utilization"], lead["avg_scale"]
     name = lambda v: "removed" if math.isinf(v) else f"{v:g}"  # noqa: E731
     behind = util.le(0) | scale.le(0)
@@ -457,8 +489,10 @@ def _lead_cause(lead: dict, what: str) -> str:
             + ": where it falls behind in utilization it sends to the most extra receivers, and its larger "
               "multicasts cost it computing time")
     if min(s_there) > 0 and "cnn" not in traces:
-        return (f"stand-in trace: T1: a scale-utilization trade-off on the {' and '.join(traces)} stand-ins only -- "
-                + text + "; on the tight ResNet-50 (cnn) stand-in it leads in both everywhere")
+        return (f"stand-in trace: T1{', SM75' if fitted else ''}: a scale-utilization trade-off on the "
+                f"{' and '.join(traces)} {'fitted ' if fitted else ''}stand-ins only -- " + text
+                + f"; on the {'tightest fitted' if fitted else 'tight'} ResNet-50 (cnn) stand-in it leads in both "
+                  "everywhere")
     return f"unexplained: SelMcast does not lead in both metrics: {text}"
 
 
@@ -666,6 +700,11 @@ def _util_hi_cause(c: Fig8, v: Verdict) -> str:
         return (f"paper ambiguity: SM50: SelMcast's scale gain over Orpheus at p = {c.p_hi:g}n is only "
                 f"{_fmt(gs, '{:+.2f}')} (paper > 0.2), so it sends less and computes more; "
                 + _scale_reason(c.df, p=c.p_hi))
+    if _fitted(c.df):
+        return (f"stand-in trace: T1, SM75: the gain grows with how tight the fitted compute-time stand-in is "
+                f"({_fmt(gu, '{:+.3f}')} in trace order LSTM/Transformer/ResNet-50, from the widest to the tightest): "
+                "on a tight trace fewer workers wait at the SSP gate, so SelMcast's faster multicasts turn into "
+                "computing time; " + _FIT_SCOPE)
     return (f"stand-in trace: T1: the gain grows with how tight the compute-time stand-in is "
             f"({_fmt(gu, '{:+.3f}')} in trace order LSTM/Transformer/ResNet-50): on a tight trace fewer "
             "workers wait at the SSP gate, so SelMcast's faster multicasts turn into computing time; ruled "
@@ -696,7 +735,7 @@ FIG8_ROWS = (
                       _TREND_FAILS),
         note="{c.note}{c.at_paper}", tolerance=_TOL_VALUE),
     Row("Fig. 8", "SelMcast beats Orpheus in both metrics at every p/n", "outperforms in all scenarios",
-        leads_in_both("p", "p/n"), lambda c, v: _lead_cause(c.lead, "p/n")),
+        leads_in_both("p", "p/n"), lambda c, v: _lead_cause(c.lead, "p/n", _fitted(c.df))),
     Row("Fig. 8", lambda c: f"at p = {c.p_hi:g}n SelMcast's scale exceeds Orpheus's"
                             + (f" by more than {FIG8_SCALE_GAIN_ABOVE:g}" if c.at04 else ""),
         f"> +{FIG8_SCALE_GAIN_ABOVE:g} on every trace (at p = 0.4n)", scale_gain_at_hi,
@@ -738,7 +777,7 @@ def _relaxing(df: pd.DataFrame, col: str, figure: str, what: str) -> list[Claim]
     note = _note(df)
     lead = {m: _table(df, col, m, "selmcast") - _table(df, col, m, "orpheus") for m in _METRICS}
     out = [Row(figure, f"SelMcast beats Orpheus in both metrics at every {what}", "always", leads_in_both(col, what),
-               lambda c, v: _lead_cause(c.lead, what)).judge(SimpleNamespace(df=df, note=note, lead=lead))]
+               lambda c, v: _lead_cause(c.lead, what, _fitted(df))).judge(SimpleNamespace(df=df, note=note, lead=lead))]
     values = sorted(pd.unique(df[col]))
     if len(values) < 2:
         return out
@@ -798,12 +837,13 @@ def _gate_binds(df: pd.DataFrame, col: str, shares: dict, where: tuple, k_max: f
             or not all(gap.loc[last, tr] > k_max and blocked.loc[k_max, tr] > 0 for tr in failing)):
         return ""
     t = _table(df, col, where[1], scheme)
-    return (f"stand-in trace: T1: {scheme}'s {where[1]} on {where[2]} is still {t.loc[k_max, where[2]]:.3f} at "
+    return (f"stand-in trace: T1{', SM75' if _fitted(df) else ''}: {scheme}'s {where[1]} on {where[2]} is still "
+            f"{t.loc[k_max, where[2]]:.3f} at "
             f"{what} = {k_max:g} against {t.loc[last, where[2]]:.3f} without the requirement, because there the "
             "requirement still binds: without it " + scheme + "'s workers drift up to "
             + ", ".join(f"{gap.loc[last, tr]:.0f} ({tr})" for tr in failing) + f" rounds apart, more than {k_max:g}, "
             f"and at {what} = {k_max:g} they wait at the gate "
-            + ", ".join(f"{blocked.loc[k_max, tr]:.1%} ({tr})" for tr in failing) + " of the run; on the tight "
+            + ", ".join(f"{blocked.loc[k_max, tr]:.1%} ({tr})" for tr in failing) + f" of the run; on the {_tight(df)} "
             f"ResNet-50 (cnn) stand-in their largest gap at {what} = {k_max:g} is {gap.loc[k_max, 'cnn']:.1f} rounds, "
             f"so the gate never binds, and the sweep approaches the removed case "
             f"({min(v['cnn'] for v in shares.values()):.0%} of the change at least)")
@@ -849,7 +889,8 @@ def fig9(df: pd.DataFrame, setting: str = "default") -> list[Claim]:
         if metric == "avg_scale":
             cause = _cause_scale(df, setting, k=math.inf)
         elif best == "cnn":
-            cause = (f"stand-in trace: T1: the largest ratio is on ResNet-50, whose tight stand-in lets SelMcast "
+            cause = (f"stand-in trace: T1{', SM75' if _fitted(df) else ''}: the largest ratio is on ResNet-50, whose "
+                     f"{_tight(df)} stand-in lets SelMcast "
                      f"compute {s[best]:.0%} of the time without the k requirement (paper {paper_u[best]:.2f})")
         else:
             cause = f"unexplained: the largest utilization ratio is on {best}"
@@ -1142,7 +1183,8 @@ def _gamma_mechanism(df: pd.DataFrame, traces: list, g_lo: float, g_hi: float) -
     if not all((mt["selmcast"][tr].loc[g_hi] > mt["selmcast"][tr].loc[g_lo]) for tr in traces):
         return ""
     span = lambda t, tr, f="{:.2f}": f"{f.format(t[tr].loc[g_lo])} -> {f.format(t[tr].loc[g_hi])}"  # noqa: E731
-    return ("stand-in trace: T1: on the " + " and ".join(traces) + " stand-ins SelMcast's utilization follows its "
+    return (f"stand-in trace: T1{', SM75' if _fitted(df) else ''}: on the " + " and ".join(traces)
+            + " stand-ins SelMcast's utilization follows its "
             "multicast time, which grows over the whole gamma range ("
             + "; ".join(f"{tr} {span(mt['selmcast'], tr)} s" for tr in traces)
             + ") as it re-plans more of its receivers (preempted share "
@@ -1150,7 +1192,7 @@ def _gamma_mechanism(df: pd.DataFrame, traces: list, g_lo: float, g_hi: float) -
             + "), while Orpheus's multicast time is shortest at gamma "
             + "/".join(f"{float(mt['orpheus'][tr].idxmin()):g}" for tr in traces)
             + "; SelMcast's multicasts are the larger ones there (SM51), and why they lengthen with gamma is not "
-              "measured; on the tight ResNet-50 (cnn) stand-in it behaves as the paper says")
+              f"measured; on the {_tight(df)} ResNet-50 (cnn) stand-in it behaves as the paper says")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1254,8 +1296,8 @@ def _up_to_cause(c: Fig13, v: Verdict) -> str:
             f"{100 * FIG7_GAIN:+.0f} %, above 'up to 67 %' (test_fig13_up_to_67_contradicts_fig7), so no "
             f"run can meet both; ours is {100 * best:+.0f} % at its largest"
             + ("; at this setting strict priority (SM50) lowers it further: " + _scale_reason(c.df)
-               if c.setting == "priority" else "; at this setting the per-trace spread comes from the stand-in traces "
-               "(T1, SM51)"))
+               if c.setting == "priority" else "; at this setting the per-trace spread comes from the "
+               + ("fitted stand-in traces (T1, SM51, SM75)" if _fitted(c.df) else "stand-in traces (T1, SM51)")))
 
 
 def _peak_cause(scheme: str, who: str) -> Callable:
@@ -1270,7 +1312,8 @@ def _peak_cause(scheme: str, who: str) -> Callable:
                f"unexplained: {who.split(' ')[0]} utilization peaks at an end of the gamma range on "
                + ", ".join(f"{tr} (at gamma {v:g}; {t[tr].loc[g_lo]:.3f} -> {t[tr].loc[g_hi]:.3f}, "
                            f"{t[tr].loc[g_hi] - t[tr].loc[g_lo]:+.3f} over gamma)" for tr, v in ends.items())
-               + (", the heavy-tailed stand-ins only (T1); on cnn it peaks inside" if "cnn" not in ends else "")
+               + ((", the wider fitted stand-ins only (T1, SM75); on cnn it peaks inside" if _fitted(c.df) else
+                   ", the heavy-tailed stand-ins only (T1); on cnn it peaks inside") if "cnn" not in ends else "")
                + "; the other scheme peaks at gamma " + _fmt(other, "{:g}")
                + ": no mechanism measured")
         if scheme == "selmcast" and ends:
@@ -1306,8 +1349,8 @@ def _scale_fall(c: Fig13, failing: list) -> str:
     return ("; measured: the fall is the re-plans': SelMcast's planned scale barely moves over gamma ("
             + span(init) + ") while its re-plans drop more receivers per multicast (" + span(drops, "{:.1f}")
             + "), so the scale follows the drops, not the utilization; why the utilization turns inside the "
-            "range is not measured" + ("; ruled out: the stand-in traces (T1) -- it fails on the tight ResNet-50 "
-                                       "(cnn) stand-in too" if "cnn" in failing else ""))
+            "range is not measured" + (f"; ruled out: the stand-in traces (T1) -- it fails on the {_tight(c.df)} "
+                                       "ResNet-50 (cnn) stand-in too" if "cnn" in failing else ""))
 
 
 _THREE_GAMMAS = lambda c: len(c.gammas) >= 3  # noqa: E731

@@ -89,6 +89,12 @@ def _trials_cap():
                       "there, the verdict is undecided at that many trials")
 
 
+def _at_ssp_profile():
+    return param(True, chosen="SM75",
+                 help="also run the figures' grids at 004's SSP paper profile (SM75's fitted stand-ins; max-min "
+                      "only) and judge their claims at the ledger setting 'profile'")
+
+
 def _traces(quick=None):
     kw = {} if quick is None else {"quick": quick}
     return param_list(["lstm", "transformer", "cnn"], of=(SSPScenario, "trace"), stated="§IV-A2",
@@ -140,6 +146,7 @@ class SSPFigs8to10Notebook(ScenarioBase):
     ssp: int | None = param_of(SSPScenario, "ssp")
     k: int | None = param_of(SSPScenario, "k")
     eta: float = param_of(SSPScenario, "eta")
+    at_ssp_profile: bool = _at_ssp_profile()
 
     def check(self):
         _check_scenarios(self, {"p_values": "p"})
@@ -167,6 +174,7 @@ class SSPFigs11to13Notebook(ScenarioBase):
     period_s: float = param_of(SSPScenario, "period_s")
     model_mb: float = param_of(SSPScenario, "model_mb")
     eta: float = param_of(SSPScenario, "eta")
+    at_ssp_profile: bool = _at_ssp_profile()
 
     def check(self):
         _check_scenarios(self)

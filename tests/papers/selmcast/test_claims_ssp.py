@@ -646,3 +646,50 @@ def test_time_to_accuracy_observations():
                                                                   "every trace: no")
     with pytest.raises(ValueError, match="setting"):
         sc.time_to_accuracy(pd.DataFrame(rows), None)
+
+
+# ---------------------------------------------------------------- at the SSP paper profile (SM75)
+FITTED = dict(spread=0.75, straggler_frac=0.01, straggler_slowdown=3.0)
+
+
+def test_fitted_reads_the_shape_columns():
+    """A frame is at SM75's fitted stand-ins when some row has a spread other than 1 or a straggler share;
+    today's stand-ins (no shape columns, or s = 1 and f = 0 on every row) are not."""
+    df = fig7_frame()
+    assert not sc._fitted(df)
+    assert not sc._fitted(df.assign(spread=1.0, straggler_frac=0.0, straggler_slowdown=1.0))
+    assert sc._fitted(df.assign(spread=0.75, straggler_frac=0.0))
+    assert sc._fitted(df.assign(spread=1.0, straggler_frac=0.01))
+
+
+def test_fig7_causes_at_the_profile_name_the_fitted_stand_ins():
+    """At the profile the scale cause gives the measured per-trace scale and its order (here 0.45 on every
+    trace but cnn's 0.40: largest on lstm, the first of the tie, smallest on cnn), says what SM75's fit leaves
+    open, and no longer calls the stand-ins heavy-tailed or tight (SM75 made LSTM narrower, ResNet-50 wider)."""
+    rows = []
+    for t, s in zip(T3, (0.45, 0.45, 0.40)):
+        rows += [row(t, "selmcast", 0.68, s, **FITTED), row(t, "orpheus", 0.63, 0.3, **FITTED)]
+    claims = sc.fig7(replicate(rows), setting="profile")
+    c = by_claim(claims, "multicast scale")
+    assert c.setting == "profile" and c.magnitude is False
+    assert c.cause.startswith("stand-in trace: T1, SM51, SM75")
+    assert "it is 0.45/0.45/0.40 here (largest on lstm, smallest on cnn)" in c.cause
+    assert sc._FIT_SCOPE in c.cause and "heavy-tailed" not in c.cause
+    assert "SM75's fitted stand-ins (the SSP paper profile)" in c.note
+    check_causes(claims)
+    # the same frame without the shape columns: today's stand-ins, today's text
+    plain = sc.fig7(replicate([{k: v for k, v in r.items() if k not in FITTED} for r in rows]))
+    assert "heavy-tailed LSTM stand-in" in by_claim(plain, "multicast scale").cause
+
+
+def test_fig8_lead_cause_at_the_profile():
+    """The trade-off cause of test_fig8_lead_cause_names_the_trade_off_with_its_numbers, on fitted stand-ins:
+    the same numbers, the class tagged SM75 and ResNet-50 called the tightest fitted stand-in."""
+    df = fig8_frame().assign(**FITTED)
+    for trace, util in (("lstm", 0.68), ("transformer", 0.695)):
+        df.loc[(df.scheme == "selmcast") & (df.p == 0.2) & (df.trace == trace), "npu_utilization"] = util
+    c = by_claim(sc.fig8(df, "profile"), "beats Orpheus")
+    assert c.cause.startswith("stand-in trace: T1, SM75: a scale-utilization trade-off on the lstm and transformer "
+                              "fitted stand-ins only")
+    assert "utilization lead -0.020 to -0.005 (lstm at p/n 0.2; transformer at p/n 0.2)" in c.cause
+    assert c.cause.endswith("on the tightest fitted ResNet-50 (cnn) stand-in it leads in both everywhere")
