@@ -7,7 +7,8 @@ For a refactor of ``simlib/papers/selmcast/ssp_kernel.py`` that must not change 
   gamma 0.6; eta 1 with k 2) run on both kernels, and every column of the multicast log, the compute
   intervals, the blocked times, the largest SSP gap and the number of selections must be equal, bit for bit;
 * speed: process CPU time of whole 10-minute n = 50 runs (``bench_selmcast_ssp.timed``) at notebooks 44-45's
-  defaults (and Fig. 13's gamma 0.6: cases sg, og; Fig. 11's line 32 as printed: sx), the two kernels in
+  defaults (and Fig. 13's gamma 0.6: cases sg, og; Fig. 11's line 32 as printed: sx; 004's SSP paper profile,
+  SM75's fitted shapes: pm, po on LSTM, cm, co on ResNet-50), the two kernels in
   turn (their order rotating) over ``--repeats`` seeds; medians, their ratio new/old, the speed-up old/new
   and the load average.
 
@@ -43,6 +44,7 @@ from bench_selmcast_ssp import timed  # noqa: E402
 import simlib.papers.selmcast.ssp_cluster as cluster_new  # noqa: E402
 import simlib.papers.selmcast.ssp_kernel as kernel_new  # noqa: E402
 import simlib.papers.selmcast.ssp_scenario as scenario  # noqa: E402
+from simlib.papers.selmcast.ssp_profile import PAPER_SHAPES  # noqa: E402
 from simlib.papers.selmcast.ssp_scenario import SSPScenario, simulate  # noqa: E402
 
 PKG = ROOT / "simlib" / "papers" / "selmcast"
@@ -55,7 +57,12 @@ IMPORTS = (("from simlib.core.sharing import", "from ._ab_sharing import"),
 CASES = {"sm": ("selmcast", "maxmin", {}), "om": ("orpheus", "maxmin", {}), "sp": ("selmcast", "priority", {}),
          "sg": ("selmcast", "maxmin", {"gamma": 0.6, "period_s": 0.1}),
          "og": ("orpheus", "maxmin", {"gamma": 0.6, "period_s": 0.1}),
-         "sx": ("selmcast", "maxmin", {"line32": "x"})}
+         "sx": ("selmcast", "maxmin", {"line32": "x"}),
+         # 004's SSP paper profile (SM75's fitted shapes, ssp_profile.PAPER_SHAPES): LSTM and ResNet-50, max-min
+         "pm": ("selmcast", "maxmin", PAPER_SHAPES["lstm"].settings()),
+         "po": ("orpheus", "maxmin", PAPER_SHAPES["lstm"].settings()),
+         "cm": ("selmcast", "maxmin", dict(trace="cnn", **PAPER_SHAPES["cnn"].settings())),
+         "co": ("orpheus", "maxmin", dict(trace="cnn", **PAPER_SHAPES["cnn"].settings()))}
 
 
 def identity_scenarios() -> list[dict]:

@@ -34,6 +34,7 @@ Units: seconds, bits, bits/s.
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass, field, make_dataclass
 
 import numpy as np
@@ -123,6 +124,11 @@ FIRST_ROWS_MAX = 2**21
 #: columns were copied and zero-filled ~7-8 times a run (~3 ms of a trial, issue 48).  Rows no run writes
 #: cost no memory (``np.zeros``' pages are mapped when first written).
 DROPS_FIRST = 16
+#: Orpheus's uniforms: of the room for n x the iteration estimate (at most FIRST_ROWS_MAX), 1 / ORPHEUS_FIRST_PART is
+#: drawn before the run and a piece of 1 / ORPHEUS_PIECES of it each time the loop asks for more (10-minute n = 50
+#: runs use ~60 % of the room: ~0.9 M of 1.5 M uniforms; the unwritten rest of an ``np.empty`` costs no memory)
+ORPHEUS_FIRST_PART = 2
+ORPHEUS_PIECES = 8
 
 @dataclass
 class MulticastTable(make_dataclass("_Columns", [(name, np.ndarray) for _, _, cols in kernel.LOG_COLUMNS
@@ -261,6 +267,19 @@ class SSPLog:
         return self._records
 
 
+#: The kernel's residual tables of each trace in use (a Trace is immutable: sorted read-only samples).
+_RESIDUALS: "weakref.WeakKeyDictionary[Trace, kernel.Residual]" = weakref.WeakKeyDictionary()
+
+
+def _residual(trace: Trace) -> "kernel.Residual":
+    """``trace``'s samples, survival and tail tables (:func:`~.ssp_kernel.residual_tables`) and mean (s), built
+    once per trace (the runs of a sweep share one trace, ``ssp_scenario._builtin_trace``; ~0.3 ms a run)."""
+    res = _RESIDUALS.get(trace)
+    if res is None:
+        res = _RESIDUALS[trace] = kernel.Residual(trace.samples, *residual_tables(trace.samples), trace.mean)
+    return res
+
+
 # --------------------------------------------------------------------------- the cluster
 class SSPCluster:
     """One SSP training run (see the module docstring).
@@ -314,7 +333,7 @@ class SSPCluster:
         if rules.tau_estimate == "trace" and trace is None and self.scheme == "selmcast":
             raise ValueError("trace must be given when tau_estimate='trace'")
         self.trace = trace
-        self._res = (kernel.Residual(trace.samples, *residual_tables(trace.samples), trace.mean) if trace is not None
+        self._res = (_residual(trace) if trace is not None
                      else kernel.Residual(np.ones(1), np.ones(1), np.zeros(1), 0.0))
         self.compute_src = compute
         if self.scheme == "orpheus" and orpheus_rng is None:
@@ -361,8 +380,12 @@ class SSPCluster:
         # when worker w started the iteration of draw u
         draws = DrawBuffer(self.compute_src, n, minimum=64, companions=1)
         mc = n * self._iterations_estimate(duration)       # multicasts the log is first sized for
-        orph = {"u": self.orpheus_rng.random(max(n * 1024, min(n * mc, FIRST_ROWS_MAX)))
-                if self.scheme == "orpheus" else np.zeros(0)}
+        orph = {"u": np.zeros(0), "buf": np.zeros(0)}
+        if self.scheme == "orpheus":
+            # the first max(n 1024, min(n mc, FIRST_ROWS_MAX)) uniforms' room, filled in pieces as the loop asks
+            # for them (more_uniforms): 10-minute n = 50 runs use ~0.9 M of the 1.5 M (issue 48)
+            orph["buf"] = np.empty(max(n * 1024, min(n * mc, FIRST_ROWS_MAX)))
+            orph["u"] = self._fill_uniforms(orph["buf"], 0, orph["buf"].size // ORPHEUS_FIRST_PART)
         wk = kernel.Workers(state=np.full(n, COMPUTING, np.int64), comp_start=np.zeros(n),
                             comp_end=np.full(n, math.inf),
                             iters=np.zeros(n, np.int64), rounds=np.zeros(n, np.int64),
@@ -393,9 +416,14 @@ class SSPCluster:
         cn = kernel.counters()
 
         def more_uniforms():                           # Orpheus: n uniforms a call, in stream order
-            if cn.ints[kernel.NEED_U] > orph["u"].size:
-                more = self.orpheus_rng.random(max(orph["u"].size, cn.ints[kernel.NEED_U]))
-                orph["u"] = np.concatenate([orph["u"], more])
+            have, need, buf = orph["u"].size, int(cn.ints[kernel.NEED_U]), orph["buf"]
+            if need <= have:
+                return
+            if need <= buf.size:                       # the next piece of the room (at least 1/8 of it)
+                orph["u"] = self._fill_uniforms(buf, have, max(need, have + buf.size // ORPHEUS_PIECES))
+            else:                                      # past the room: at least doubled, as before
+                more = self.orpheus_rng.random(max(have, need))
+                orph["u"] = orph["buf"] = np.concatenate([orph["u"], more])
 
         def step() -> int:                             # the arrays as they are now (growing replaces them)
             nonlocal wk
@@ -411,6 +439,15 @@ class SSPCluster:
               on_space=more_uniforms,
               stalled=lambda: f"the SSP simulation stopped advancing at t = {cn.floats[kernel.T_LAST]!r} s")
         return self._compiled_log(duration, wk, cn, groups)
+
+    def _fill_uniforms(self, buf: np.ndarray, have: int, upto: int) -> np.ndarray:
+        """Orpheus's uniforms ``buf[have:upto]`` (``upto`` capped at ``buf.size``) drawn from ``orpheus_rng``, the
+        stream's next values in order (``Generator.random`` draws a double per step, so pieces give the values
+        of one call); returns the view ``buf[:upto]`` the loop reads."""
+        upto = min(int(upto), buf.size)
+        if upto > have:
+            self.orpheus_rng.random(out=buf[have:upto])
+        return buf[:upto]
 
     def _iterations_estimate(self, duration: float) -> int:
         """Iterations a worker would run in ``duration`` s if every one took the trace's mean compute time

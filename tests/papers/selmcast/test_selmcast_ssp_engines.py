@@ -76,6 +76,12 @@ def test_compiled_run_grows_its_arrays_without_changing_the_run(monkeypatch):
         assert max(len(c) for c in a.compute) > 64 and len(a.multicasts) > 1024
         assert a.selections > 1024                      # Orpheus: more than n x 1,024 uniforms used
         assert_same_run(a, ref)
+    # Orpheus's uniforms drawn in many small pieces (1/64 of the room first, then 1/64 at a time): the same run
+    sc = SSPScenario(scheme="orpheus", n=6, duration_s=300.0, model_mb=20.0)
+    with monkeypatch.context() as m:
+        m.setattr(ssp_cluster, "ORPHEUS_FIRST_PART", 64)
+        m.setattr(ssp_cluster, "ORPHEUS_PIECES", 64)
+        assert_same_run(simulate(sc, 2, engine="compiled"), simulate(sc, 2, engine="flow"))
 
 
 def test_delivered_and_drop_counts_by_hand():
