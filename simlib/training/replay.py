@@ -93,6 +93,11 @@ _BROADCAST_ONE = True
 CURVES = ("full", "to_target")
 #: Test samples per logits call of a cut-short evaluation (RP25; the cost only, never a value).
 CUT_CHUNK = 100
+#: The gradient look-ahead (RP28; the cost only, never a value) in clusters of at most this many workers: a batched
+#: gradient call also takes the next iteration's gradient of every worker whose replica is final until then.  Its
+#: scan of the workers at each call costs more than the calls it saves in larger clusters (whose batches are large
+#: already); 0: off.
+AHEAD_MAX_N = 32
 
 
 @dataclass(frozen=True, eq=False)
@@ -636,7 +641,10 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
         if rule == "gradient":
             return _replay_gradient(n, ends, log.syncs, sy, task, numerics.one_at_a_time, bool(fresh_gradients))
         ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
-        reps = _Replicas(n, sy, _computing(log.syncs), task, numerics.one_at_a_time)
+        computing = _computing(log.syncs)
+        ahead = (_free_at(n, sy, ev_kind, ev_id, 1) if n <= AHEAD_MAX_N and computing is None
+                 and not numerics.one_at_a_time and not isinstance(log.syncs, PairSyncs) else None)
+        reps = _Replicas(n, sy, computing, task, numerics.one_at_a_time, ahead)
         sync = reps.sync_pair if isinstance(log.syncs, PairSyncs) else reps.sync
         ev = _drive(zip(ev_t.tolist(), ev_kind.tolist(), ev_id.tolist()), (reps.compute_end, sync), reps, task)
         return ev.result(task)
@@ -741,6 +749,21 @@ def _sgd_rows(params, rows, step, g):
         r = rows[i]
         for j in range(d):
             params[r, j] = params[r, j] - step * g[i, j]
+
+
+@njit(cache=True)
+def _sgd_row_at(params, r, step, G, q):
+    """``params[r] -= step * G[q]``: :func:`_sgd_rows` of one row with its gradient row ``q`` of a batch's ``G`` (the
+    product rounded to the dtype, then the difference), without numpy's temporaries."""
+    for j in range(params.shape[1]):
+        params[r, j] = params[r, j] - step * G[q, j]
+
+
+@njit(cache=True)
+def _add_row_at(acc, r, G, q):
+    """``acc[r] += G[q]``: one IEEE addition per element, as numpy's."""
+    for j in range(acc.shape[1]):
+        acc[r, j] = acc[r, j] + G[q, j]
 
 
 class _BelowTest:
@@ -945,9 +968,11 @@ class _Replicas:
 
     __slots__ = ("task", "sy", "computing", "one_at_a_time", "params", "step", "mom", "vel", "next_k", "pend_w",
                  "pending", "batch", "read", "write", "snap", "calls", "iters", "nsync", "ptr", "tptr",
-                 "mem_l", "tgt_l", "apply_l", "klen", "w_f", "c_f", "pair", "pair_l", "version")
+                 "mem_l", "tgt_l", "apply_l", "klen", "w_f", "c_f", "pair", "pair_l", "version", "free_at", "pos",
+                 "pre")
 
-    def __init__(self, n: int, sy: _Syncs, computing: list | None, task: _Task, one_at_a_time: bool):
+    def __init__(self, n: int, sy: _Syncs, computing: list | None, task: _Task, one_at_a_time: bool,
+                 free_at: list | None = None):
         x0 = task.x0
         ft = x0.dtype
         self.task, self.sy, self.computing, self.one_at_a_time = task, sy, computing, one_at_a_time
@@ -971,20 +996,34 @@ class _Replicas:
         self.pair = (self.klen == 2) & (sy.c == 0)
         self.pair_l = self.pair.tolist()
         self.version = 0
+        # look-ahead (:func:`_free_at`, None: off): the position of the event being handled, and the gradients
+        # taken early: worker -> (its iteration, the batch's gradients, the row)
+        self.free_at, self.pos = free_at, -1
+        self.pre: dict = {}
 
     # ---- the events
     def compute_end(self, t, a):
         """Worker ``a`` ends a local iteration: its SGD step (on a gradient taken before a sync, or
         held back to be batched with other workers')."""
+        self.pos += 1
         if a in self.pending:
             self.flush_grads()
         if a in self.read:
             self.flush_syncs()
-        self.next_k[a] += 1
+        k = self.next_k[a]
+        self.next_k[a] = k + 1
         self.iters += 1
         self.version += 1
         if a in self.snap:
             self._sgd(a, self.snap.pop(a))
+            return
+        pre = self.pre
+        if pre and a in pre:            # its gradient taken early with another batch, on this same replica: the step
+            _, G, i = pre.pop(a)        # now (the batched path applies it before anything reads or writes the replica)
+            if self.vel is None:
+                _sgd_row_at(self.params, a, self.step, G, i)
+            else:
+                self._sgd(a, G[i])
             return
         self.pend_w.append(a)
         self.pending.add(a)
@@ -995,6 +1034,7 @@ class _Replicas:
         """Record ``a`` launches: held back to be batched with the syncs before it, unless it reads a
         replica one of them writes (or a pending step changes); unfinished under "drop": counted only."""
         self.nsync += 1
+        self.pos += 1
         if not self.apply_l[a]:
             return
         self.version += 1
@@ -1075,11 +1115,28 @@ class _Replicas:
         self.snap.update(zip(ws, self.task.grads(self.params, ws, [next_k[w] for w in ws])))
 
     def flush_grads(self):
-        """The held-back local steps: one batched gradient call."""
+        """The held-back local steps: one batched gradient call.  With the look-ahead (``free_at``) the call also
+        takes the gradient of the next iteration of each worker whose replica is final until then (no step of it
+        held back, no held-back sync writing it, no sync targeting it before that compute end), for the step at
+        that compute end: the same replica, minibatch and product (a stacked product computes each replica's slice
+        by itself, RP4) and the same operations on every replica in the same order -- only fewer calls."""
         pend_w = self.pend_w
         if not pend_w:
             return
-        self._sgd(np.array(pend_w), self.task.grads(self.params, pend_w, [self.next_k[w] - 1 for w in pend_w]))
+        next_k, free_at = self.next_k, self.free_at
+        ws, ks = pend_w, [next_k[w] - 1 for w in pend_w]
+        if free_at is not None:
+            pos, pending, write, pre = self.pos, self.pending, self.write, self.pre
+            ahead = [w for w, k in enumerate(next_k)
+                     if k < len(free_at[w]) and free_at[w][k] < pos and w not in pending and w not in write
+                     and w not in pre]
+            if ahead:
+                ws, ks = pend_w + ahead, ks + [next_k[w] for w in ahead]
+        g = self.task.grads(self.params, ws, ks)
+        m = len(pend_w)
+        for i in range(m, len(ws)):
+            self.pre[ws[i]] = (ks[i], g, i)
+        self._sgd(np.array(pend_w), g[:m] if len(ws) > m else g)
         self.calls += 1
         pend_w.clear()
         self.pending.clear()
@@ -1155,13 +1212,41 @@ def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time, f
     remembered minibatches' gradients on ``x_s`` as it was before the first record applied at that
     instant (one batched call), so no gradient is stale.  With ``task.momentum`` μ the server keeps a
     velocity: an update (the records applied at one instant, RP21) does ``v <- μ v + Σ d``, ``x_s -= lr v``."""
-    events = _gradient_events(n, ends, records, sy, task.times)
-    srv = _Server(n, sy, task, one_at_a_time, fresh)
-    return _drive(events, (srv.compute_end, srv.apply, srv.pull), srv, task).result(task)
+    ev_t, ev_k, ev_id = _gradient_events(n, ends, records, sy, task.times)
+    ahead = None if one_at_a_time or fresh or n > AHEAD_MAX_N else _free_at(n, sy, ev_k, ev_id, 2)
+    srv = _Server(n, sy, task, one_at_a_time, fresh, ahead)
+    return _drive(zip(ev_t.tolist(), ev_k.tolist(), ev_id.tolist()), (srv.compute_end, srv.apply, srv.pull), srv,
+                  task).result(task)
 
 
-def _gradient_events(n, ends, records, sy: _Syncs, times) -> zip:
-    """The gradient rule's events in order, (time, kind, id): kind 0 a compute end (id: worker), 1 a
+def _free_at(n: int, sy: _Syncs, ev_k: np.ndarray, ev_id: np.ndarray, kind: int) -> list:
+    """For a replay's events in order (``ev_k``, ``ev_id``: kind 0 a compute end of worker id, ``kind`` a record
+    id whose targets' replicas it changes), per worker w the list whose k-th entry is the position of the last
+    such event targeting w before w's k-th compute end (−1: none): under the gradient rule (:func:`_gradient_events`,
+    ``kind`` 2, the pulls) a replica changes only there, under the average rule (:func:`_event_order`, ``kind`` 1,
+    the syncs) there and at the worker's own steps.  The look-ahead of :class:`_Server` and :class:`_Replicas`."""
+    pos = np.arange(ev_k.size, dtype=np.int64)
+    ce = ev_k == 0
+    ce_w, ce_pos = ev_id[ce].astype(np.int64), pos[ce]
+    pl = np.flatnonzero(ev_k == kind)
+    recs = ev_id[pl].astype(np.int64)
+    cnt = sy.tptr[recs + 1] - sy.tptr[recs]
+    tpos = np.repeat(sy.tptr[recs] - np.cumsum(cnt) + cnt, cnt) + np.arange(int(cnt.sum()), dtype=np.int64)
+    p_w, p_pos = sy.tgt[tpos].astype(np.int64), np.repeat(pl, cnt)
+    size = ev_k.size + 1
+    pkey = np.sort(p_w * size + p_pos)
+    ckey = ce_w * size + ce_pos
+    j = np.searchsorted(pkey, ckey) - 1          # the last pull key below each compute end's key
+    last = pkey[np.maximum(j, 0)] if pkey.size else np.full(j.size, -1, dtype=np.int64)
+    free = np.where((j >= 0) & (last // size == ce_w), last % size, -1)
+    order = np.argsort(ce_w, kind="stable")      # each worker's compute ends in event order = iteration order
+    bounds = np.searchsorted(ce_w[order], np.arange(n + 1))
+    fo = free[order].tolist()
+    return [fo[bounds[w]:bounds[w + 1]] for w in range(n)]
+
+
+def _gradient_events(n, ends, records, sy: _Syncs, times) -> tuple:
+    """The gradient rule's events in order, arrays (time, kind, id): kind 0 a compute end (id: worker), 1 a
     record's apply at its ``apply`` time (default its launch), 2 its targets' pull (after every
     apply at that instant); checks that each applied record falls between its members'
     ``iterations[j]``-th compute ends and the next ones, without ties."""
@@ -1204,7 +1289,7 @@ def _gradient_events(n, ends, records, sy: _Syncs, times) -> zip:
         i = rec_of[_first(bad)]
         raise ValueError(f"log.syncs[{i}] (apply {at[i]}) ties with a compute end of a member; the order is "
                          "ambiguous")
-    return zip(ev_t[order].tolist(), ev_k[order].tolist(), ev_id[order].tolist())
+    return ev_t[order], ev_k[order], ev_id[order]
 
 
 class _Server:
@@ -1217,9 +1302,9 @@ class _Server:
 
     __slots__ = ("sy", "task", "one_at_a_time", "fresh", "step", "params", "xs", "acc", "w_f", "next_k", "pend",
                  "pending", "calls", "iters", "nupd", "last_upd", "fresh_k", "mom", "vel_s", "snap_t", "snap",
-                 "version", "ptr", "tptr", "mem_l", "tgt_l", "nonzero")
+                 "version", "ptr", "tptr", "mem_l", "tgt_l", "nonzero", "free_at", "pos", "pre")
 
-    def __init__(self, n: int, sy: _Syncs, task: _Task, one_at_a_time: bool, fresh: bool):
+    def __init__(self, n: int, sy: _Syncs, task: _Task, one_at_a_time: bool, fresh: bool, free_at: list | None = None):
         x0 = task.x0
         ft = x0.dtype
         self.sy, self.task, self.one_at_a_time, self.fresh = sy, task, one_at_a_time, fresh
@@ -1242,6 +1327,10 @@ class _Server:
         self.mem_l, self.tgt_l = sy.mem.tolist(), sy.tgt.tolist()
         # per record: some weight (in the replay's dtype) is not 0, i.e. it updates the global model
         self.nonzero = np.logical_or.reduceat(self.w_f != 0, sy.ptr[:-1]).tolist() if sy.launch.size else []
+        # look-ahead (:func:`_free_at`, None: off): the position of the event being handled, and the gradients
+        # taken early: worker -> (its iteration, the batch's gradients, the row)
+        self.free_at, self.pos = free_at, -1
+        self.pre: dict = {}
 
     # ---- the events
     def compute_end(self, t, a):
@@ -1252,9 +1341,16 @@ class _Server:
             self.next_k[a] += 1
             self.iters += 1
             return
+        self.pos += 1
         if a in self.pending:
             self.flush()
         self.next_k[a] += 1
+        pre = self.pre
+        if pre and a in pre:            # taken early with another batch (the same replica): added now, as the batched
+            _, G, i = pre.pop(a)        # path adds it before anything reads this accumulator
+            _add_row_at(self.acc, a, G, i)
+            self.iters += 1
+            return
         self.pend.append(a)
         self.pending.add(a)
         self.iters += 1
@@ -1267,6 +1363,7 @@ class _Server:
         w_f = self.w_f
         lo, hi = self.ptr[a], self.ptr[a + 1]
         self.version += 1
+        self.pos += 1
         if self.fresh:
             if t != self.snap_t:
                 self.snap_t, self.snap = t, self.xs.copy()
@@ -1290,6 +1387,7 @@ class _Server:
 
     def pull(self, t, a):
         """Record ``a``'s targets pull the global model."""
+        self.pos += 1
         tg = self.tgt_l[self.tptr[a]:self.tptr[a + 1]]
         if not self.pending.isdisjoint(tg):
             self.flush()
@@ -1325,11 +1423,27 @@ class _Server:
         return np.asarray(fac, dtype=self.xs.dtype) @ g
 
     def flush(self):
-        """The held-back gradients into their workers' accumulators: one batched call."""
+        """The held-back gradients into their workers' accumulators: one batched call.  With the look-ahead
+        (``free_at``) the call also takes the gradient of each worker's next iteration whose replica is already
+        final (no pull of the worker between now and that compute end), to be added at that compute end: the same
+        replica, minibatch and product (a stacked product computes each replica's slice by itself, RP4), the same
+        additions into the accumulator in the same order -- only fewer calls."""
         pend = self.pend
         if not pend:
             return
-        self.acc[np.array(pend)] += self.task.grads(self.params, pend, [self.next_k[w] - 1 for w in pend])
+        next_k, free_at = self.next_k, self.free_at
+        ws, ks = pend, [next_k[w] - 1 for w in pend]
+        if free_at is not None:
+            pos, pending, pre = self.pos, self.pending, self.pre
+            ahead = [w for w, k in enumerate(next_k)
+                     if k < len(free_at[w]) and free_at[w][k] < pos and w not in pending and w not in pre]
+            if ahead:
+                ws, ks = pend + ahead, ks + [next_k[w] for w in ahead]
+        g = self.task.grads(self.params, ws, ks)
+        m = len(pend)
+        for i in range(m, len(ws)):
+            self.pre[ws[i]] = (ks[i], g, i)
+        self.acc[np.array(pend)] += g[:m] if len(ws) > m else g
         self.calls += 1
         pend.clear()
         self.pending.clear()
