@@ -53,8 +53,8 @@ task_batches = [32, 20]                   # ... 32 and 002's share of the traini
 task_cnn_batches = [32]                   # the CNN's runs are the search's cost: batch 32 only ...
 task_hls = [1, 3]
 task_cnn_hls = [1]                        # ... at HL 1 ...
-task_trials = 3
-task_cnn_trials = 2                       # ... with 2 paired trials
+task_trials = 10                          # RP24 as amended: 10 paired trials (3 before) ...
+task_cnn_trials = 10                      # ... for the CNN too (2 before)
 task_duration_s = 8000.0                  # the cap of RP24's runs (early stop at each candidate's target)
 
 # %%
@@ -230,11 +230,13 @@ run.record([
 # **Cost at the full profile** (measured niced on this loaded 2-core machine, 2026-11-29; RP24): an MLP run
 # costs 0.5-5.8 s of CPU (median 1.7 s), a CNN run 25-93 s (median 56 s; most of it evaluating the CNN every
 # simulated second); the plateau runs 3.5 s (MLP) and 25 s (CNN). The CNN's runs now cut each evaluation short
-# once it is shown below the target (RP25: the same values; 8-11 s per run), so the default grid (4 MLP
-# candidates × 2 HLs × 3 trials, 2 CNN candidates × HL 1 × 2 trials: 196 runs) costs about 450 s of CPU, and
-# 10 paired trials of each about 2,000 s. The quick profile runs one MLP candidate, one trial.
-# Measured for the decision (RP24, the CNN at i.i.d. data not run): no candidate is clear of the noise, so
-# the pick is "none" and notebooks 21-23 keep the default task.
+# once it is shown below the target (RP25: the same values; 8-11 s per run; after later speed work 2.8-5.5 s),
+# so the first grid (4 MLP candidates × 2 HLs × 3 trials, 2 CNN candidates × HL 1 × 2 trials: 196 runs) cost
+# about 160 s of CPU by 2026-11-30, and the grid at RP24's amended 10 paired trials (700 runs) about 690 s
+# (docs/speed.md, task11). The quick profile runs one MLP candidate, one trial.
+# Measured for the decision at 3 and 2 trials (RP24, the CNN at i.i.d. data not run): no candidate was clear
+# of the noise, so the pick was "none" and notebooks 21-23 kept the default task; the pick at 10 trials is
+# printed above and said in RP24's amendment.
 
 # %%
 from simlib.training import task_search as ts

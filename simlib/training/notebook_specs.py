@@ -289,8 +289,10 @@ class PaperProfileNotebook(ScenarioBase):
                                  help="HLs of RP24's search (Table 1: HL 1 and its heterogeneous rows)")
     task_cnn_hls: tuple = param_list([1], of=(Scenario, "hl"), quick=[1], chosen="RP24",
                                      help="HLs at which the CNN candidates run")
-    task_trials: int = param(3, lo=1, quick=1, chosen="RP24", help="paired trials of RP24's search (MLP)")
-    task_cnn_trials: int = param(2, lo=1, quick=1, chosen="RP24", help="paired trials of the CNN candidates")
+    task_trials: int = param(10, lo=1, quick=1, chosen="RP24",
+                             help="paired trials of RP24's search (MLP; 3 until RP24's amendment)")
+    task_cnn_trials: int = param(10, lo=1, quick=1, chosen="RP24",
+                                 help="paired trials of the CNN candidates (2 until RP24's amendment)")
     task_duration_s: float = param_of(Scenario, "duration_s", default=8000.0, quick=3000.0, chosen="RP24",
                                       help="cap of RP24's runs (s; early stop at the target, RP16)")
 
