@@ -1123,20 +1123,9 @@ class _Replicas:
         pend_w = self.pend_w
         if not pend_w:
             return
-        next_k, free_at = self.next_k, self.free_at
-        ws, ks = pend_w, [next_k[w] - 1 for w in pend_w]
-        if free_at is not None:
-            pos, pending, write, pre = self.pos, self.pending, self.write, self.pre
-            ahead = [w for w, k in enumerate(next_k)
-                     if k < len(free_at[w]) and free_at[w][k] < pos and w not in pending and w not in write
-                     and w not in pre]
-            if ahead:
-                ws, ks = pend_w + ahead, ks + [next_k[w] for w in ahead]
-        g = self.task.grads(self.params, ws, ks)
-        m = len(pend_w)
-        for i in range(m, len(ws)):
-            self.pre[ws[i]] = (ks[i], g, i)
-        self._sgd(np.array(pend_w), g[:m] if len(ws) > m else g)
+        g = _grads_ahead(self.task, self.params, pend_w, self.next_k, self.free_at, self.pos, self.pre,
+                         (self.pending, self.write))
+        self._sgd(np.array(pend_w), g)
         self.calls += 1
         pend_w.clear()
         self.pending.clear()
@@ -1217,6 +1206,26 @@ def _replay_gradient(n, ends, records, sy: _Syncs, task: _Task, one_at_a_time, f
     srv = _Server(n, sy, task, one_at_a_time, fresh, ahead)
     return _drive(zip(ev_t.tolist(), ev_k.tolist(), ev_id.tolist()), (srv.compute_end, srv.apply, srv.pull), srv,
                   task).result(task)
+
+
+def _grads_ahead(task: _Task, params, pend: list, next_k: list, free_at: list | None, pos: int, pre: dict,
+                 busy: tuple) -> np.ndarray:
+    """The gradients of the ``pend`` workers' current iterations (rows in ``pend``'s order), from one batched
+    call that also takes, where ``free_at`` allows (RP28), the *next* iteration's gradient of every worker whose
+    replica is final until its next compute end (its ``free_at`` event position below ``pos``) and which is in
+    neither ``pre`` (already looked ahead) nor any set of ``busy`` (the caller's pending / held-back workers);
+    those are stored in ``pre`` as ``(iteration, gradients, row)`` for that compute end."""
+    ws, ks = pend, [next_k[w] - 1 for w in pend]
+    if free_at is not None:
+        ahead = [w for w, k in enumerate(next_k)
+                 if k < len(free_at[w]) and free_at[w][k] < pos and w not in pre and not any(w in b for b in busy)]
+        if ahead:
+            ws, ks = pend + ahead, ks + [next_k[w] for w in ahead]
+    g = task.grads(params, ws, ks)
+    m = len(pend)
+    for i in range(m, len(ws)):
+        pre[ws[i]] = (ks[i], g, i)
+    return g[:m] if len(ws) > m else g
 
 
 def _free_at(n: int, sy: _Syncs, ev_k: np.ndarray, ev_id: np.ndarray, kind: int) -> list:
@@ -1431,19 +1440,8 @@ class _Server:
         pend = self.pend
         if not pend:
             return
-        next_k, free_at = self.next_k, self.free_at
-        ws, ks = pend, [next_k[w] - 1 for w in pend]
-        if free_at is not None:
-            pos, pending, pre = self.pos, self.pending, self.pre
-            ahead = [w for w, k in enumerate(next_k)
-                     if k < len(free_at[w]) and free_at[w][k] < pos and w not in pending and w not in pre]
-            if ahead:
-                ws, ks = pend + ahead, ks + [next_k[w] for w in ahead]
-        g = self.task.grads(self.params, ws, ks)
-        m = len(pend)
-        for i in range(m, len(ws)):
-            self.pre[ws[i]] = (ks[i], g, i)
-        self.acc[np.array(pend)] += g[:m] if len(ws) > m else g
+        self.acc[np.array(pend)] += _grads_ahead(self.task, self.params, pend, self.next_k, self.free_at, self.pos,
+                                                 self.pre, (self.pending,))
         self.calls += 1
         pend.clear()
         self.pending.clear()

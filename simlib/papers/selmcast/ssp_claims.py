@@ -430,6 +430,12 @@ _FIT_SCOPE = ("SM75 fitted the stand-ins' spread and tail to Orpheus's utilizati
               "does not pin down SelMcast's straggler slack tau_i (SM51) nor the rest of this axis")
 
 
+def _tag(df: pd.DataFrame) -> str:
+    """The head of a stand-in cause: ``"stand-in trace: T1"``, with SM75 where ``df``'s runs are at its fitted
+    stand-ins."""
+    return "stand-in trace: T1" + (", SM75" if _fitted(df) else "")
+
+
 def _tight(df: pd.DataFrame) -> str:
     """How the causes call the ResNet-50 (``cnn``) stand-in: "tight" (T1), or "tightest fitted" at SM75's shapes
     (CV 0.21 against 0.45 and 0.42: still the tightest of the three)."""
@@ -467,11 +473,11 @@ def _cause_util(df: pd.DataFrame) -> str:
             + (f"; Orpheus's workers wait at the SSP gate {seen} % of the time here" if seen else ""))
 
 
-def _lead_cause(lead: dict, what: str, fitted: bool = False) -> str:
+def _lead_cause(lead: dict, what: str, df: pd.DataFrame) -> str:
     """Why SelMcast does not lead in both metrics at every ``what`` (issue 41): the cells (trace, value)
     where its utilization lead is not positive, their range, and its scale lead there against elsewhere
     -- the scale-utilization trade-off.  ``lead``: ``{metric: SelMcast − Orpheus means, index the
-    axis, one column per trace}`` (as in :func:`_relaxing`); ``fitted``: the runs are at SM75's stand-ins."""
+    axis, one column per trace}`` (as in :func:`_relaxing`); ``df``: the runs (their stand-ins name the cause)."""
     util, scale = lead["npu_utilization"], lead["avg_scale"]
     name = lambda v: "removed" if math.isinf(v) else f"{v:g}"  # noqa: E731
     behind = util.le(0) | scale.le(0)
@@ -489,10 +495,9 @@ def _lead_cause(lead: dict, what: str, fitted: bool = False) -> str:
             + ": where it falls behind in utilization it sends to the most extra receivers, and its larger "
               "multicasts cost it computing time")
     if min(s_there) > 0 and "cnn" not in traces:
-        return (f"stand-in trace: T1{', SM75' if fitted else ''}: a scale-utilization trade-off on the "
-                f"{' and '.join(traces)} {'fitted ' if fitted else ''}stand-ins only -- " + text
-                + f"; on the {'tightest fitted' if fitted else 'tight'} ResNet-50 (cnn) stand-in it leads in both "
-                  "everywhere")
+        return (f"{_tag(df)}: a scale-utilization trade-off on the {' and '.join(traces)} "
+                f"{'fitted ' if _fitted(df) else ''}stand-ins only -- " + text
+                + f"; on the {_tight(df)} ResNet-50 (cnn) stand-in it leads in both everywhere")
     return f"unexplained: SelMcast does not lead in both metrics: {text}"
 
 
@@ -735,7 +740,7 @@ FIG8_ROWS = (
                       _TREND_FAILS),
         note="{c.note}{c.at_paper}", tolerance=_TOL_VALUE),
     Row("Fig. 8", "SelMcast beats Orpheus in both metrics at every p/n", "outperforms in all scenarios",
-        leads_in_both("p", "p/n"), lambda c, v: _lead_cause(c.lead, "p/n", _fitted(c.df))),
+        leads_in_both("p", "p/n"), lambda c, v: _lead_cause(c.lead, "p/n", c.df)),
     Row("Fig. 8", lambda c: f"at p = {c.p_hi:g}n SelMcast's scale exceeds Orpheus's"
                             + (f" by more than {FIG8_SCALE_GAIN_ABOVE:g}" if c.at04 else ""),
         f"> +{FIG8_SCALE_GAIN_ABOVE:g} on every trace (at p = 0.4n)", scale_gain_at_hi,
@@ -777,7 +782,7 @@ def _relaxing(df: pd.DataFrame, col: str, figure: str, what: str) -> list[Claim]
     note = _note(df)
     lead = {m: _table(df, col, m, "selmcast") - _table(df, col, m, "orpheus") for m in _METRICS}
     out = [Row(figure, f"SelMcast beats Orpheus in both metrics at every {what}", "always", leads_in_both(col, what),
-               lambda c, v: _lead_cause(c.lead, what, _fitted(df))).judge(SimpleNamespace(df=df, note=note, lead=lead))]
+               lambda c, v: _lead_cause(c.lead, what, df)).judge(SimpleNamespace(df=df, note=note, lead=lead))]
     values = sorted(pd.unique(df[col]))
     if len(values) < 2:
         return out
@@ -837,7 +842,7 @@ def _gate_binds(df: pd.DataFrame, col: str, shares: dict, where: tuple, k_max: f
             or not all(gap.loc[last, tr] > k_max and blocked.loc[k_max, tr] > 0 for tr in failing)):
         return ""
     t = _table(df, col, where[1], scheme)
-    return (f"stand-in trace: T1{', SM75' if _fitted(df) else ''}: {scheme}'s {where[1]} on {where[2]} is still "
+    return (f"{_tag(df)}: {scheme}'s {where[1]} on {where[2]} is still "
             f"{t.loc[k_max, where[2]]:.3f} at "
             f"{what} = {k_max:g} against {t.loc[last, where[2]]:.3f} without the requirement, because there the "
             "requirement still binds: without it " + scheme + "'s workers drift up to "
@@ -889,7 +894,7 @@ def fig9(df: pd.DataFrame, setting: str = "default") -> list[Claim]:
         if metric == "avg_scale":
             cause = _cause_scale(df, setting, k=math.inf)
         elif best == "cnn":
-            cause = (f"stand-in trace: T1{', SM75' if _fitted(df) else ''}: the largest ratio is on ResNet-50, whose "
+            cause = (f"{_tag(df)}: the largest ratio is on ResNet-50, whose "
                      f"{_tight(df)} stand-in lets SelMcast "
                      f"compute {s[best]:.0%} of the time without the k requirement (paper {paper_u[best]:.2f})")
         else:
@@ -1183,7 +1188,7 @@ def _gamma_mechanism(df: pd.DataFrame, traces: list, g_lo: float, g_hi: float) -
     if not all((mt["selmcast"][tr].loc[g_hi] > mt["selmcast"][tr].loc[g_lo]) for tr in traces):
         return ""
     span = lambda t, tr, f="{:.2f}": f"{f.format(t[tr].loc[g_lo])} -> {f.format(t[tr].loc[g_hi])}"  # noqa: E731
-    return (f"stand-in trace: T1{', SM75' if _fitted(df) else ''}: on the " + " and ".join(traces)
+    return (f"{_tag(df)}: on the " + " and ".join(traces)
             + " stand-ins SelMcast's utilization follows its "
             "multicast time, which grows over the whole gamma range ("
             + "; ".join(f"{tr} {span(mt['selmcast'], tr)} s" for tr in traces)

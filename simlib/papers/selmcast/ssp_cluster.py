@@ -34,7 +34,6 @@ Units: seconds, bits, bits/s.
 from __future__ import annotations
 
 import math
-import weakref
 from dataclasses import dataclass, field, make_dataclass
 
 import numpy as np
@@ -267,19 +266,6 @@ class SSPLog:
         return self._records
 
 
-#: The kernel's residual tables of each trace in use (a Trace is immutable: sorted read-only samples).
-_RESIDUALS: "weakref.WeakKeyDictionary[Trace, kernel.Residual]" = weakref.WeakKeyDictionary()
-
-
-def _residual(trace: Trace) -> "kernel.Residual":
-    """``trace``'s samples, survival and tail tables (:func:`~.ssp_kernel.residual_tables`) and mean (s), built
-    once per trace (the runs of a sweep share one trace, ``ssp_scenario._builtin_trace``; ~0.3 ms a run)."""
-    res = _RESIDUALS.get(trace)
-    if res is None:
-        res = _RESIDUALS[trace] = kernel.Residual(trace.samples, *residual_tables(trace.samples), trace.mean)
-    return res
-
-
 # --------------------------------------------------------------------------- the cluster
 class SSPCluster:
     """One SSP training run (see the module docstring).
@@ -333,7 +319,7 @@ class SSPCluster:
         if rules.tau_estimate == "trace" and trace is None and self.scheme == "selmcast":
             raise ValueError("trace must be given when tau_estimate='trace'")
         self.trace = trace
-        self._res = (_residual(trace) if trace is not None
+        self._res = (kernel.Residual(trace.samples, *residual_tables(trace.samples), trace.mean) if trace is not None
                      else kernel.Residual(np.ones(1), np.ones(1), np.zeros(1), 0.0))
         self.compute_src = compute
         if self.scheme == "orpheus" and orpheus_rng is None:
