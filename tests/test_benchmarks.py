@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -210,3 +211,26 @@ def test_bench_notebooks_reference_flags(tmp_path, capsys, monkeypatch):
     with pytest.raises(SystemExit) as exc:
         script.main(["--run", "--reference", str(ref), "--reference-then", str(then)])
     assert exc.value.code == 2
+
+
+def test_ssp_census_counts_what_the_cache_computes_and_equal_rows():
+    census = _script("census_ssp_trials")
+    import pandas as pd
+    base = dict(trace="lstm", scheme="selmcast", sharing="maxmin", n=50, duration_s=600.0)
+    a = pd.DataFrame([{**base, "p": 0.3, "trial": t, "avg_scale": 0.5 + t} for t in (0, 1)])
+    # gamma 0 and period 0.1 are the defaults: the same trials as a's, read from the cache; trial 2 is new
+    b = pd.DataFrame([{**base, "gamma": 0.0, "period_s": 0.1, "trial": t, "avg_scale": 0.5 + t} for t in (0, 1, 2)])
+    # Orpheus runs max-min under either sharing (one key); an empty k is k removed, not k = 4
+    c = pd.DataFrame([{**base, "scheme": "orpheus", "k": 4, "trial": 0, "avg_scale": 0.3},
+                      {**base, "scheme": "orpheus", "sharing": "priority", "k": 4, "trial": 0, "avg_scale": 0.3},
+                      {**base, "k": float("nan"), "trial": 0, "avg_scale": 0.5}])
+    table, computed = census.census([("a", a), ("b", b), ("c", c)], start=2)
+    assert table.to_dict("list") == {"sweep": ["a", "b", "c"], "rows": [2, 3, 3], "computed": [2, 1, 2],
+                                     "extension": [0, 1, 0]}
+    assert [json.loads(k)["k"] for k in computed["c"]] == [4, None]
+    classes = census.equal_rows([("a", a), ("b", b), ("c", c)])
+    # c's k removed has a's (and b's) trial-0 metrics: one class of two keys, one trial; Orpheus's two
+    # spellings are one key, so no class
+    assert list(classes.values()) == [1]
+    (keys,) = classes
+    assert sorted(json.loads(k)["k"] is None for k in keys) == [False, True]

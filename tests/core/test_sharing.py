@@ -277,6 +277,20 @@ def test_hand_case_big_switch_tie_goes_to_the_link_reached_first():
     assert 0.3 - b - b != b
 
 
+def test_hand_case_big_switch_tie_between_an_ingress_and_an_egress():
+    # n = 4, senders 0, 1, 2 -> {3}: the class reaches ingress 0, egress 3 (link 7: cap 0.3, three flows, share
+    # b = 0.3 / 3), ingress 1, ingress 2.  Ingress 0 at b ties with link 7 and is reached first: it freezes sender
+    # 0 alone at b, and link 7's 0.3 - b goes to senders 1 and 2, (0.3 - b) / 2 = 0.1 each (not b).  Ingress 1 at
+    # b instead is reached after link 7, which freezes all three at b.
+    b = 0.3 / 3
+    recv, act = [{3}, {3}, {3}, set()], [True, True, True, False]
+    fast, general, _ = big_switch(4, recv, act, [b, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.3])
+    assert fast.tolist()[:3] == general.tolist()[:3] == [b, (0.3 - b) / 2, (0.3 - b) / 2] == [b, 0.1, 0.1]
+    fast, general, _ = big_switch(4, recv, act, [1.0, b, 1.0, 1.0, 1.0, 1.0, 1.0, 0.3])
+    assert fast.tolist()[:3] == general.tolist()[:3] == [b, b, b]
+    assert b != 0.1
+
+
 def big_switch_priority(n, receivers, active, caps, prio):
     """Rates of ``share_big_switch_priority`` and of ``share_rates`` (strict priority, the same flows as a
     table) for senders 0..n-1 multicasting to ``receivers[i]`` at class ``prio[i]``; inactive senders: NaN."""
