@@ -241,19 +241,26 @@ run.record([
 # %%
 from simlib.training import task_search as ts
 
-task_rows, task_plateaus = [], []
+task_plateaus, task_settings = {}, {}
 for cand, hls, k in spec.task_candidates():
     pl = ts.plateau(cand)
     target = ts.target_for(pl["plateau"])
-    task_plateaus.append(dict(candidate=cand.label(), lr=cand.lr(), plateau=pl["plateau"], best=pl["best"],
-                              target=target))
-    runs = run.sweep(ts.search_trial, ts.search_settings(cand, target, hls=hls, duration_s=task_duration_s),
-                     name="23_pr_task_search_runs", trials=k, desc=f"RP24 {cand.label()}")
-    task_rows.append(runs.assign(candidate=cand.label(), plateau=pl["plateau"], target=target,
+    task_plateaus[cand.label()] = dict(candidate=cand.label(), lr=cand.lr(), plateau=pl["plateau"],
+                                       best=pl["best"], target=target)
+    task_settings.setdefault(k, []).extend(ts.search_settings(cand, target, hls=hls, duration_s=task_duration_s))
+task_rows = []
+# one sweep per trial count: a system's runs of every candidate at one paired seed run as one task, its schedule
+# simulated once (decision S39; the same rows as a sweep per candidate)
+for k, settings in task_settings.items():
+    runs = run.sweep(ts.search_trial, settings, name="23_pr_task_search_runs", trials=k,
+                     desc=f"RP24 search, {k} trials")
+    label = [ts.TaskCandidate(m, d, b).label() for m, d, b in zip(runs["model"], runs["data"], runs["batch"])]
+    task_rows.append(runs.assign(candidate=label, plateau=[task_plateaus[c]["plateau"] for c in label],
+                                 target=[task_plateaus[c]["target"] for c in label],
                                  arm=[ns.arm_label(a, p) for a, p in zip(runs["scheme"], runs["p"])]))
 task_runs = pd.concat(task_rows, ignore_index=True)
 task_runs.to_csv(run.results / "23_pr_task_search_runs.csv", index=False)
-pd.DataFrame(task_plateaus).round(4)
+pd.DataFrame(list(task_plateaus.values())).round(4)
 
 # %%
 task_ratios = ts.ratio_table(task_runs)

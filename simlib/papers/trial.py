@@ -18,13 +18,35 @@ hands the trial that object and keys the cache on ``run_trial.cache_params(setti
 function is given each setting as it is and keyed by it.  ``example`` is a small, fast setting of the
 trial, a run that does something: the conformance suite (``tests/papers/test_conformance.py``) runs
 every trial at its example, as scikit-learn's checks read an estimator's tags.
+
+A trial whose runs of several settings share work at one seed (RP24's search candidates share their
+simulated cluster) says so with ``together=Together(key, run)``: a paired sweep then hands the
+settings of one trial index with equal ``key(setting)`` to ``run(settings, seed)`` in one task, which
+returns their metrics in order (decision S39).
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Callable
 
-__all__ = ["Trial", "trial_of", "trial_keyed_by"]
+__all__ = ["Trial", "Together", "trial_of", "trial_keyed_by"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Together:
+    """How a :class:`Trial` runs several settings at one seed in one task (decision S39).
+
+    ``key(setting) -> str | None`` (``setting`` built, as the trial takes it): settings with the same
+    str share work when their seeds are equal (None: the setting runs alone); ``run(settings, seed) ->
+    list`` returns, for each setting in order, exactly the metrics ``fn(setting, seed)`` would (the
+    shared work is a cost only).  Both module-level functions: a worker finds them with the trial."""
+    key: Callable[[object], "str | None"]
+    run: Callable[[list, object], list]
+
+    def __post_init__(self):
+        if not callable(self.key) or not callable(self.run):
+            raise ValueError(f"key and run must be callable, got {self.key!r} and {self.run!r}")
 
 
 class Trial:
@@ -40,11 +62,12 @@ class Trial:
     ``fn`` did: calling it calls ``fn``, it carries ``fn``'s name, module and docstring (the sweep cache's
     folder and code fingerprint are ``fn``'s), and it pickles by its module-level name, as a function
     does (so define it at module level).  ``example`` (a flat dict, or None) is a small, fast setting
-    of the trial that does something, for the conformance suite.
+    of the trial that does something, for the conformance suite.  ``together`` (a :class:`Together`, or
+    None) says which settings' runs at one seed a sweep may run in one task (S39).
     """
 
     def __init__(self, fn: Callable, cache_params: Callable[[object], dict] | None = None, *, setting=None,
-                 example: dict | None = None):
+                 example: dict | None = None, together: Together | None = None):
         if not callable(fn) or (cache_params is not None and not callable(cache_params)):
             raise ValueError(f"fn and cache_params must be callable, got {fn!r} and {cache_params!r}")
         if setting is not None and not (isinstance(setting, type) and callable(getattr(setting, "of", None))
@@ -55,10 +78,13 @@ class Trial:
             raise ValueError("give a cache_params rule, a setting class, or both")
         if example is not None and not isinstance(example, dict):
             raise ValueError(f"example must be None or a dict of parameters, got {example!r}")
+        if together is not None and not isinstance(together, Together):
+            raise ValueError(f"together must be None or a Together, got {together!r}")
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.setting = setting
         self.example = example
+        self.together = together
         self._key = cache_params
 
     def build(self, params):
@@ -83,15 +109,15 @@ class Trial:
 
 
 def trial_of(setting, *, key: Callable[[object], dict] | None = None,
-             example: dict | None = None) -> Callable[[Callable], Trial]:
+             example: dict | None = None, together: Together | None = None) -> Callable[[Callable], Trial]:
     """Decorator: the function becomes a :class:`Trial` taking ``setting`` objects (a sweep builds each
     dict setting once), keyed on ``key(built setting)`` (default: its ``to_params()``), with the small
-    setting ``example``."""
-    return lambda fn: Trial(fn, key, setting=setting, example=example)
+    setting ``example`` and the rule ``together`` (:class:`Together`, S39) for settings run in one task."""
+    return lambda fn: Trial(fn, key, setting=setting, example=example, together=together)
 
 
-def trial_keyed_by(cache_params: Callable[[dict], dict], *,
-                   example: dict | None = None) -> Callable[[Callable], Trial]:
+def trial_keyed_by(cache_params: Callable[[dict], dict], *, example: dict | None = None,
+                   together: Together | None = None) -> Callable[[Callable], Trial]:
     """Decorator: the function (given each setting as it is) becomes a :class:`Trial` whose cache key is
-    ``cache_params(setting)``, with the small setting ``example``."""
-    return lambda fn: Trial(fn, cache_params, example=example)
+    ``cache_params(setting)``, with the small setting ``example`` and the rule ``together`` (S39)."""
+    return lambda fn: Trial(fn, cache_params, example=example, together=together)

@@ -301,9 +301,47 @@ def _clean_metrics(out) -> dict:
     return clean
 
 
-def _run_trial(fn, params, seed_seq: np.random.SeedSequence) -> dict:
-    """``fn`` on a copy of a dict setting, or on a scenario setting itself (frozen: nothing to copy)."""
-    return _clean_metrics(fn(params if isinstance(params, ScenarioBase) else dict(params), seed_seq))
+@dataclasses.dataclass(frozen=True)
+class _Group:
+    """The settings of one task that runs them together at one seed (``fn.together.run``, decision S39)."""
+    settings: tuple
+
+
+def _run_trial(fn, params, seed_seq: np.random.SeedSequence) -> dict | list[dict]:
+    """``fn`` on a copy of a dict setting, or on a scenario setting itself (frozen: nothing to copy); for a
+    :class:`_Group`, ``fn.together.run`` on its settings (copied alike): one metrics dict per setting."""
+    def given(p):
+        return p if isinstance(p, ScenarioBase) else dict(p)
+
+    if isinstance(params, _Group):
+        outs = fn.together.run([given(p) for p in params.settings], seed_seq)
+        if not isinstance(outs, Sequence) or len(outs) != len(params.settings):
+            raise ValueError(f"{fn!r}'s together.run must return one metrics dict per setting "
+                             f"({len(params.settings)}), got {type(outs).__name__}")
+        return [_clean_metrics(o) for o in outs]
+    return _clean_metrics(fn(given(params), seed_seq))
+
+
+def _together(fn, tasks, keys, paired: bool) -> list:
+    """``tasks`` with those of one trial index whose settings ``fn.together.key`` gives one str bundled into one
+    task ``((task indices), (_Group(settings), seed))`` in the order of their first task (decision S39); as
+    given unless ``fn`` is a :class:`~simlib.papers.trial.Trial` with a ``together`` rule and trials are paired
+    (only then do the settings of one trial index have one seed)."""
+    rule = getattr(fn, "together", None) if isinstance(fn, Trial) else None
+    if rule is None or not paired:
+        return tasks
+    bundles: dict = {}
+    for k, (params, ss) in tasks:
+        share = rule.key(params)
+        bundles.setdefault(k if share is None else (keys[k][1], share), []).append((k, params, ss))
+    out = []
+    for members in bundles.values():
+        if len(members) == 1:
+            k, params, ss = members[0]
+            out.append((k, (params, ss)))
+        else:
+            out.append((tuple(m[0] for m in members), (_Group(tuple(m[1] for m in members)), members[0][2])))
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -888,7 +926,10 @@ def run_sweep(
         Label of the progress bar.
     paired
         True (default): common random numbers across settings; False: each
-        setting gets its own stream (setting hash mixed into the seed).
+        setting gets its own stream (setting hash mixed into the seed).  Paired,
+        a :class:`~simlib.papers.trial.Trial` with a ``together`` rule runs the
+        trials of one index whose settings share its key in one task (decision
+        S39): the same rows, cache entries and progress counts.
     progress_callback
         Called as ``progress_callback(done, total, initial)`` before the first
         trial runs and after each one finishes (``initial`` = trials loaded
@@ -1015,6 +1056,7 @@ def _run_sweep(sw: _Sweep) -> pd.DataFrame:
     for k, later in twins.items():
         for k2 in later:
             results[k2] = results[k]
+    tasks = _together(fn, tasks, keys, paired)       # S39: a task may run several settings' trials at one seed
 
     from tqdm import tqdm  # plain text bar: readable in executed notebooks, no ipywidgets needed
 
@@ -1024,7 +1066,12 @@ def _run_sweep(sw: _Sweep) -> pd.DataFrame:
     if progress_callback is not None:
         progress_callback(done, len(keys), initial)
 
-    def failed(exc: BaseException, k: int) -> None:    # name the trial that raised
+    def failed(exc: BaseException, k) -> None:    # name the trial that raised (or the trials run together)
+        if isinstance(k, tuple):
+            t = keys[k[0]][1]
+            exc.add_note(f"run_sweep: raised by trial {t} of settings {[keys[j][0] for j in k]}, run together "
+                         f"(S39): " + "; ".join(canon[keys[j][0]] for j in k))
+            return
         i, t = keys[k]
         exc.add_note(f"run_sweep: raised by the trial of settings[{i}], trial {t}: {canon[i]}")
 
@@ -1037,15 +1084,17 @@ def _run_sweep(sw: _Sweep) -> pd.DataFrame:
             else:
                 stream = _iter_dask(fn, tasks, sw.client, failed)
             try:
-                for k, metrics in stream:
-                    results[k] = metrics
-                    finished = 1
-                    if cache_dir is not None:
-                        path = cache_dir / f"{_cache_key(materials[k])}.json"
-                        _store_cached(path, materials[k], metrics)
-                        for k2 in twins[k]:
-                            results[k2] = metrics
-                        finished += len(twins[k])
+                for task, out in stream:
+                    finished = 0
+                    for k, metrics in (zip(task, out) if isinstance(task, tuple) else ((task, out),)):
+                        results[k] = metrics
+                        finished += 1
+                        if cache_dir is not None:
+                            path = cache_dir / f"{_cache_key(materials[k])}.json"
+                            _store_cached(path, materials[k], metrics)
+                            for k2 in twins[k]:
+                                results[k2] = metrics
+                            finished += len(twins[k])
                     bar.update(finished)
                     done += finished
                     if progress_callback is not None:

@@ -34,7 +34,7 @@ import pandas as pd
 from simlib.papers.analysis import require_frame
 from simlib.papers.partial_reduce import profile as pr_profile
 from simlib.papers.partial_reduce.table1_claims import paired_arms, table1_ratios
-from simlib.papers.trial import trial_of
+from simlib.papers.trial import Together, trial_of
 from simlib.training.nine_systems import SystemSetting
 from simlib.training.learning import MODELS
 
@@ -43,7 +43,7 @@ __all__ = ["PAPER_OPTIMIZER", "PAPER_TRAIN_SIZE", "PAPER_TARGET", "PAPER_PLATEAU
            "PLATEAU_ROUNDS", "RATIOS", "ER_ARM", "SEARCH_ARMS", "TaskCandidate", "candidates", "paper_batch",
            "plateau", "target_for", "paper_range", "interval_distance", "search_settings", "ratio_table",
            "score_table", "pick", "RULE", "SEARCH_EVAL_EVERY_S", "SEARCH_CURVE", "SEARCH_FIRST_STAGE", "search_trial",
-           "search_run",
+           "search_run", "search_schedule", "search_together",
            "REFERENCE_TABLE", "REFERENCE_BEST"]
 
 #: 002 §5.1's optimizer: SGD, learning rate 0.1, batch 256, momentum 0.9, weight decay 1e-4.
@@ -228,11 +228,46 @@ def search_settings(cand: TaskCandidate, target: float, hls=(1,), duration_s: fl
     return out
 
 
-@trial_of(SystemSetting, example={"scheme": "partial", "n": 4, "p": 2, "duration_s": 4.0, "early_stop": True})
+def search_schedule(params: SystemSetting | dict) -> str:
+    """What a search run's cluster is: the ``repr`` of its simulated scenario (every value of it; a float's
+    ``repr`` is exact).  The candidates' training values (model, data, batch, step, target) do not enter it, so
+    a system's runs of every candidate at one paired seed share it (:func:`search_together`, RP24)."""
+    from simlib.training.nine_systems import simulated_system
+
+    return repr(simulated_system(params).scenario())
+
+
+def search_together(settings: list, seed) -> list[dict]:
+    """:func:`search_trial` of each of ``settings`` at ``seed``, in order, each stage's schedule simulated once for
+    all of them (a sweep's task, decision S39; RP24's runs are paired, so the candidates' runs of one system and
+    trial share their schedules).  Each run is handed its own copy of ``seed`` and the logs are remembered within
+    this call only, keyed by the scenario's ``repr`` (the stage's duration included) and the seed's state:
+    :func:`~simlib.papers.cluster_scenario.simulate` is a function of those alone and the replay only reads its
+    log, so every output is the one of a run that simulated its own.  Memory: a log per stage (1-2 per system)."""
+    import copy
+
+    from simlib.core.seeding import as_seed_sequence
+    from simlib.papers import cluster_scenario
+
+    seed = as_seed_sequence(seed)
+    logs = {}
+
+    def simulate(sc, ss):
+        key = (repr(sc), repr(ss.entropy), tuple(ss.spawn_key), ss.pool_size, ss.n_children_spawned)
+        if key not in logs:
+            logs[key] = cluster_scenario.simulate(sc, ss)
+        return logs[key]
+
+    return [_search_run(p, copy.deepcopy(seed), SEARCH_EVAL_EVERY_S, None, simulate) for p in settings]
+
+
+@trial_of(SystemSetting, example={"scheme": "partial", "n": 4, "p": 2, "duration_s": 4.0, "early_stop": True},
+          together=Together(search_schedule, search_together))
 def search_trial(params: SystemSetting | dict, seed) -> dict:
     """One run of the search (:func:`search_run` at :data:`SEARCH_EVAL_EVERY_S`): a
     :mod:`~simlib.training.nine_systems` setting (flat, ``python -m simlib train``'s names;
-    :func:`search_settings`)."""
+    :func:`search_settings`).  A paired sweep runs the settings of one schedule (:func:`search_schedule`) and
+    trial in one task (:func:`search_together`, S39): the same outputs, each schedule simulated once."""
     return search_run(params, seed)
 
 
@@ -246,10 +281,16 @@ def search_run(params: SystemSetting | dict, seed, *, eval_every_s: float = SEAR
     ``updates_to_target`` (002's "#update"; NaN if never reached), ``iterations_to_target`` (local steps),
     ``time_to_target_s``, ``run_updates`` (the updates of what was replayed: the censoring bound) and
     ``final_acc``: the same values whatever ``curve``."""
+    from simlib.papers.cluster_scenario import simulate
+
+    return _search_run(params, seed, eval_every_s, curve, simulate)
+
+
+def _search_run(params, seed, eval_every_s: float, curve: str | None, simulate) -> dict:
+    """:func:`search_run`, each stage's schedule from ``simulate(scenario, seed)``."""
     import dataclasses
 
     from simlib.core.seeding import as_seed_sequence
-    from simlib.papers.cluster_scenario import simulate
     from simlib.training.nine_systems import simulated_system
     from simlib.training.time_to_accuracy import TRIAL_LOSS_EVERY, replay_to_target, staged_replay
 

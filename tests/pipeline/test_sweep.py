@@ -17,7 +17,7 @@ import pytest
 
 from simlib.pipeline import sweep
 from simlib.papers.analysis import summarize
-from simlib.papers.trial import trial_keyed_by
+from simlib.papers.trial import Together, trial_keyed_by
 from simlib.pipeline.sweep import (Executor, ProcessPool, code_fingerprint, expand_grid, module_closure,
                                    module_fingerprint, run_sweep, setting_hash, trial_seed)
 
@@ -759,3 +759,107 @@ def test_scenario_trials_name_their_full_parameters():
         cluster_trial.cache_params({"scheme": "selective", "n": n0})
     assert cluster_trial.cache_params({"scheme": "selective", "n": n0 + 1}) != \
         cluster_trial.cache_params({"scheme": "selective"})
+
+
+# ---------------------------------------------------------------- settings run together (S39)
+GROUPS_ENV = "SIMLIB_TEST_SWEEP_GROUPS"     # directory: one file per together.run call
+
+
+def _alone(params, rng_seed):
+    """What each setting's trial returns (logged_fn on its x: logged and failing as that)."""
+    return logged_fn({"x": params["x"]}, rng_seed)
+
+
+def _share_of(params):
+    """Settings with the same ``g`` share their work at one seed; a setting without ``g`` runs alone."""
+    return None if "g" not in params else f"g{params['g']}"
+
+
+def _run_shared(settings, rng_seed):
+    log = os.environ.get(GROUPS_ENV)
+    if log:
+        Path(log, f"{'+'.join(str(s['x']) for s in settings)}-{rng_seed.spawn_key[0]}-{uuid.uuid4().hex}").touch()
+    return [_alone(s, rng_seed) for s in settings]
+
+
+@trial_keyed_by(dict, together=Together(_share_of, _run_shared))
+def shared_fn(params, rng_seed):
+    return _alone(params, rng_seed)
+
+
+def alone_fn(params, rng_seed):
+    return _alone(params, rng_seed)
+
+
+#: x = 1 and 2 share (g = 0), x = 3 is alone in its group, x = 4 has none.
+SHARED_GRID = [{"x": 1, "g": 0}, {"x": 2, "g": 0}, {"x": 3, "g": 1}, {"x": 4}]
+
+
+def _groups(d: Path) -> list[tuple[str, int]]:
+    return sorted((p.name.split("-")[0], int(p.name.split("-")[1])) for p in d.iterdir())
+
+
+@pytest.fixture
+def groups_dir(tmp_path, monkeypatch):
+    d = tmp_path / "groups"
+    d.mkdir()
+    monkeypatch.setenv(GROUPS_ENV, str(d))
+    return d
+
+
+@pytest.mark.parametrize("executor", ["serial", "processes"])
+def test_settings_sharing_a_key_run_together_per_trial_with_their_own_outputs(executor, log_dir, groups_dir):
+    """S39: per trial index, the settings whose key is equal (x = 1, 2) run in one task; a setting alone in
+    its key (x = 3) or without one (x = 4) runs as a trial; every setting's trial runs once and the frame
+    is the one of a plain trial function; the progress counts trials."""
+    reference = run_sweep(alone_fn, SHARED_GRID, 3, executor="serial", progress=False)
+    for p in log_dir.iterdir():
+        p.unlink()
+    seen = []
+    ex = Executor("processes", workers=2) if executor == "processes" else "serial"
+    got = run_sweep(shared_fn, SHARED_GRID, 3, executor=ex, progress=False,
+                    progress_callback=lambda done, total, initial: seen.append((done, total)))
+    assert _groups(groups_dir) == [("1+2", 0), ("1+2", 1), ("1+2", 2)]
+    assert calls(log_dir) == sorted((x, t) for x in (1, 2, 3, 4) for t in range(3))
+    assert_same(reference, got)
+    assert seen[0] == (0, 12) and seen[-1] == (12, 12) and len(seen) == 1 + 3 + 2 * 3
+
+
+def test_unpaired_trials_never_run_together(log_dir, groups_dir):
+    """With ``paired=False`` the settings of one trial index have different seeds: each runs alone."""
+    reference = run_sweep(alone_fn, SHARED_GRID, 2, executor="serial", progress=False, paired=False)
+    got = run_sweep(shared_fn, SHARED_GRID, 2, executor="serial", progress=False, paired=False)
+    assert _groups(groups_dir) == []
+    assert_same(reference, got)
+
+
+def test_a_failed_group_names_its_trials_and_the_sweep_resumes_what_is_missing(tmp_path, log_dir, groups_dir,
+                                                                            monkeypatch):
+    """x = 2's trial 1 raises inside its group's task: the note names both settings run together; the rerun
+    computes the failed group and what was not reached, and a group with one member cached runs the other
+    alone.  Every frame equals the plain function's."""
+    reference = run_sweep(alone_fn, SHARED_GRID, 2, executor="serial", progress=False)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv(FAIL_ENV, "2:1:error")
+    with pytest.raises(RuntimeError, match="injected") as info:
+        run_sweep(shared_fn, SHARED_GRID, 2, executor="serial", progress=False, cache_dir=cache)
+    assert any(n.startswith("run_sweep: raised by trial 1 of settings [0, 1], run together (S39): ")
+               for n in info.value.__notes__)
+    assert len(list(cache.glob("*.json"))) == 2             # the group of trial 0 (serial: in task order)
+    monkeypatch.delenv(FAIL_ENV)
+    for d in (log_dir, groups_dir):
+        for p in d.iterdir():
+            p.unlink()
+    resumed = run_sweep(shared_fn, SHARED_GRID, 2, executor="serial", progress=False, cache_dir=cache)
+    assert _groups(groups_dir) == [("1+2", 1)]
+    assert calls(log_dir) == [(1, 1), (2, 1), (3, 0), (3, 1), (4, 0), (4, 1)]
+    assert_same(reference, resumed)
+    one = next(p for p in cache.glob("*.json") if (json.loads(p.read_text())["params"]["x"],
+                                                   json.loads(p.read_text())["trial"]) == (2, 0))
+    one.unlink()
+    for d in (log_dir, groups_dir):
+        for p in d.iterdir():
+            p.unlink()
+    again = run_sweep(shared_fn, SHARED_GRID, 2, executor="serial", progress=False, cache_dir=cache)
+    assert _groups(groups_dir) == [] and calls(log_dir) == [(2, 0)]
+    assert_same(reference, again)

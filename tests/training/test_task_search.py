@@ -215,3 +215,58 @@ def test_a_cnn_search_run_in_one_stage_reports_what_rp16s_two_stages_report(monk
     assert set(one) == set(two)
     for k in one:
         assert repr(one[k]) == repr(two[k]), k
+
+
+def _shared_setting(cand: ts.TaskCandidate, scheme: str, duration_s: float = 40.0, target: float = 0.5) -> dict:
+    """A small search run of ``cand`` (on the digits problem, for speed) on ``scheme``'s 4-worker cluster."""
+    s = dict(scheme=scheme, n=4, hl=1, p=3, backups=1, trace="cnn", duration_s=duration_s, bandwidth_gbps=10.0,
+             **cand.training(target), curve_every_s=duration_s, early_stop=True)
+    return dict(s, problem="digits")
+
+
+@pytest.mark.parametrize("first_stage", [1.0, None])
+def test_a_sweep_runs_a_schedules_candidates_together_with_their_own_outputs(monkeypatch, first_stage):
+    """S39 for RP24's search: three candidates (other data, batch, step) on two systems, 2 paired trials, in
+    one sweep.  A system's runs of one trial share one schedule per stage: with one stage, 2 systems × 2 trials
+    = 4 simulations for the 12 runs; with RP16's two stages (the MLP's default) the second-stage schedules are
+    shared too.  Every output is, bit for bit, that of the run on its own (its own simulations)."""
+    import simlib.papers.cluster_scenario as cs
+    from simlib.pipeline.sweep import run_sweep, trial_seed
+
+    if first_stage is not None:
+        monkeypatch.setattr(ts, "SEARCH_FIRST_STAGE", {"mlp-relu": first_stage})
+    cands = [ts.TaskCandidate("mlp-relu", d, b) for d, b in (("iid", 32), ("sharded", 20), ("iid", 20))]
+    settings = [_shared_setting(c, scheme) for c in cands for scheme in ("ps-asp", "allreduce")]
+    alone, solo_calls = [], []
+    real = cs.simulate
+    monkeypatch.setattr(cs, "simulate", lambda sc, seed: solo_calls.append((sc.scheme, sc.duration_s,
+                                                                             seed.spawn_key)) or real(sc, seed))
+    for s in settings:
+        for t in range(2):
+            alone.append(ts.search_trial(dict(s), trial_seed(0, t)))
+    shared_calls = []
+    monkeypatch.setattr(cs, "simulate", lambda sc, seed: shared_calls.append((sc.scheme, sc.duration_s,
+                                                                               seed.spawn_key)) or real(sc, seed))
+    got = run_sweep(ts.search_trial, settings, 2, executor="serial", progress=False)
+    assert sorted(shared_calls) == sorted(set(solo_calls))      # each distinct schedule simulated once
+    if first_stage == 1.0:
+        assert len(shared_calls) == 4 and len(solo_calls) == 12
+    assert len(got) == len(alone) == 12
+    for (_, row), a in zip(got.iterrows(), alone):
+        for k, v in a.items():
+            assert repr(row[k]) == repr(v) or (v != v and row[k] != row[k]), k
+
+
+def test_search_together_is_each_run_alone():
+    """``search_together`` returns each setting's :func:`search_trial` outputs in order, bit for bit, for settings
+    of one schedule (and one of another, which simulates its own), and keeps the seed given unchanged."""
+    cands = [ts.TaskCandidate("mlp-relu", d, b) for d, b in (("sharded", 32), ("iid", 20))]
+    settings = [_shared_setting(cands[0], "ps-bsp"), _shared_setting(cands[1], "ps-bsp"),
+                _shared_setting(cands[1], "eager")]
+    seed = np.random.SeedSequence(11, spawn_key=(2,))
+    together = ts.search_together(settings, seed)
+    assert (seed.entropy, seed.spawn_key, seed.n_children_spawned) == (11, (2,), 0)
+    for s, out in zip(settings, together):
+        alone = ts.search_trial(s, np.random.SeedSequence(11, spawn_key=(2,)))
+        assert {k: repr(v) for k, v in out.items()} == {k: repr(v) for k, v in alone.items()}
+    assert ts.search_schedule(settings[0]) == ts.search_schedule(settings[1]) != ts.search_schedule(settings[2])
