@@ -610,9 +610,13 @@ def _im2col(H, k, s, pad, out, P):
     for i in range(M):
         for t in range(out):
             lo = (t * s - pad) * C
-            for q in range(n):
-                src = lo + q
-                Pf[i, t, q] = Hf[i, src] if 0 <= src < LC else 0
+            if lo >= 0 and lo + n <= LC:        # inside the signal: a plain copy (no bounds test per element)
+                for q in range(n):
+                    Pf[i, t, q] = Hf[i, lo + q]
+            else:
+                for q in range(n):
+                    src = lo + q
+                    Pf[i, t, q] = Hf[i, src] if 0 <= src < LC else 0
 
 
 @njit(cache=True)
@@ -621,16 +625,21 @@ def _col2im(dP, s, pad, dH):
     (M, out, k, C) and ``dH`` (M, L, C), C-contiguous, overwritten."""
     M, out, k, C = dP.shape
     n, LC = k * C, dH.shape[1] * C
-    dH[:] = 0
     dHf = dH.reshape(M, LC)
     dPf = dP.reshape(M, out, n)
-    for i in range(M):          # each dH element sums its terms in increasing t (one j per t)
+    for i in range(M):          # each dH element sums its terms in increasing t (one j per t), from 0
+        for q in range(LC):
+            dHf[i, q] = 0
         for t in range(out):
             lo = (t * s - pad) * C
-            for q in range(n):
-                src = lo + q
-                if 0 <= src < LC:
-                    dHf[i, src] += dPf[i, t, q]
+            if lo >= 0 and lo + n <= LC:        # a window inside the signal: no bounds test per element
+                for q in range(n):
+                    dHf[i, lo + q] += dPf[i, t, q]
+            else:
+                for q in range(n):
+                    src = lo + q
+                    if 0 <= src < LC:
+                        dHf[i, src] += dPf[i, t, q]
 
 
 @njit(cache=True)
@@ -645,15 +654,45 @@ def _bias_relu(A, b):
 
 
 @njit(cache=True)
+def _bias_relu_im2col(A, b, k, s, pad, out, P):
+    """:func:`_bias_relu` then :func:`_im2col`, sample by sample while its rows are in cache: for ``A``
+    (m·B, L, C) (replica ``i // B`` of sample ``i``) and ``b`` (m, C), ``A[i, l, c] = max(A[i, l, c] +
+    b[i // B, c], 0)`` in place, then the windows of ``A`` into ``P`` (m·B, out, k, C) as :func:`_im2col`
+    writes them: the same operations on the same values (tested bit for bit against the two kernels)."""
+    M, L, C = A.shape
+    B = M // b.shape[0]
+    n, LC = k * C, L * C
+    Af = A.reshape(M, LC)
+    Pf = P.reshape(M, out, n)
+    for i in range(M):
+        bi = b[i // B]
+        for l in range(L):
+            for c in range(C):
+                v = A[i, l, c] + bi[c]
+                A[i, l, c] = v if v > 0 else 0
+        for t in range(out):
+            lo = (t * s - pad) * C
+            if lo >= 0 and lo + n <= LC:
+                for q in range(n):
+                    Pf[i, t, q] = Af[i, lo + q]
+            else:
+                for q in range(n):
+                    src = lo + q
+                    Pf[i, t, q] = Af[i, src] if 0 <= src < LC else 0
+
+
+@njit(cache=True)
 def _relu_back(dA, A, gb):
     """Back through ReLU and a bias: ``dA *= (A > 0)`` in place and ``gb[i, c] = Σ_r dA[i, r, c]`` (summed
     in float64 in increasing r), for ``dA``, ``A`` (m, R, C) and ``gb`` (m, C).  Branch-free (the loop over
     c vectorizes): an element with ``A <= 0`` (or NaN) becomes +0 and adds +0 to its sum, which leaves the
     sum as it is (it starts at +0 and a round-to-nearest sum is never −0 then), so every value is the one of
-    adding only the elements with ``A > 0``.  A sum that is NaN keeps its first NaN (a vector add may take its
-    operands in either order, so this is explicit; the loop before this one kept the first NaN in its vector
-    lanes and took the last in its scalar remainder, float32 columns 24 of 25: LLVM's choice, and no output
-    reads a NaN's sign).  Tested bit for bit against the plain loop with that rule."""
+    adding only the elements with ``A > 0``.  A sum that is NaN keeps its first NaN: the plain sums are taken
+    first (a NaN is sticky, so a sum that ends finite or infinite never met one and is the rule's sum), and
+    a column whose plain sum is NaN is summed again term by term keeping the first NaN (a vector add may take
+    its operands in either order, so this is explicit; the loop before replay6's kept the first NaN in its
+    vector lanes and took the last in its scalar remainder: LLVM's choice, and no output reads a NaN's sign).
+    Tested bit for bit against the plain loop with that rule."""
     m, R, C = A.shape
     acc = np.empty(C)
     for i in range(m):
@@ -662,10 +701,15 @@ def _relu_back(dA, A, gb):
             for c in range(C):
                 v = dA[i, r, c] if A[i, r, c] > 0 else 0.0
                 dA[i, r, c] = v
-                s = acc[c]
-                acc[c] = s + v if s == s else s
+                acc[c] += v
         for c in range(C):
-            gb[i, c] = acc[c]
+            s = acc[c]
+            if s != s:                  # a NaN: the column again, keeping its first NaN
+                s = 0.0
+                for r in range(R):
+                    v = np.float64(dA[i, r, c])
+                    s = s + v if s == s else s
+            gb[i, c] = s
 
 
 @njit(cache=True)
@@ -706,7 +750,8 @@ class CNN(_Model):
     position-major (index ``t · channels + c``) and mapped to ``n_classes`` logits by a linear
     layer with bias.  Activations are channels-last, ``(m, B, length, channels)``; a
     convolution is one batched matrix product of its windows (im2col and its adjoint are
-    small numba loops: numpy's strided copies of 25-channel runs cost 3-10× more).
+    small numba loops: numpy's strided copies of 25-channel runs cost 3-10× more; a layer's bias
+    and ReLU are fused with the next layer's windows).
 
     Parameters, flattened and concatenated in this order: for each convolution ``W``
     (k, c_in, c_out) and ``b`` (c_out,), then the linear ``W`` (L_last · channels, n_classes)
@@ -772,18 +817,20 @@ class CNN(_Model):
         dt = P0.dtype
         B = P0.shape[1] // self._conv[0][6]
         cache = []
-        for i, (k, s, pad, c_in, c_out, L, out, wo, bo) in enumerate(self._conv):
-            if i == 0:
-                P = P0
-            else:
-                P = np.empty((m * B, out, k, c_in), dtype=dt)     # im2col: P[., t, j, :] = input t·s + j − pad
-                _im2col(H, k, s, pad, out, P)
-                P = P.reshape(m, B * out, k * c_in)
+        conv, last = self._conv, len(self._conv) - 1
+        P = P0
+        for i, (k, s, pad, c_in, c_out, L, out, wo, bo) in enumerate(conv):
             A = np.matmul(P, p[:, wo:bo].reshape(m, k * c_in, c_out))
-            _bias_relu(A, np.ascontiguousarray(p[:, bo:bo + c_out]))
             cache.append((P, A))
-            H = A.reshape(m * B, out, c_out)
-        F = H.reshape(m, B, self._flat)
+            b = np.ascontiguousarray(p[:, bo:bo + c_out])
+            if i == last:
+                _bias_relu(A, b)
+                break
+            kn, sn, padn, _, _, _, outn, _, _ = conv[i + 1]
+            P = np.empty((m * B, outn, kn, c_out), dtype=dt)   # im2col: P[., t, j, :] = input t·s + j − pad
+            _bias_relu_im2col(A.reshape(m * B, out, c_out), b, kn, sn, padn, outn, P)   # ReLU, then the windows
+            P = P.reshape(m, B * outn, kn * c_out)
+        F = A.reshape(m, B, self._flat)
         Z = np.matmul(F, p[:, self._lin:self._lin + self._flat * self.n_classes].reshape(m, self._flat, -1))
         Z += p[:, None, self.dim - self.n_classes:]
         return Z, F, cache

@@ -513,8 +513,8 @@ class Numerics:
     curve : what the curve holds, of :data:`CURVES` (decision RP25).  ``"full"`` (default): every row has
         its test loss (as ``loss_every`` says) and accuracy.  ``"to_target"`` (needs ``stop_acc``): an evaluation
         is first tested for "below ``stop_acc``" on part of the test set (:func:`wrong_budget`,
-        :func:`certainly_wrong`; the samples found wrong at the last such test first, then the rest in
-        chunks of :data:`CUT_CHUNK`), stopping once more than the budget of samples are wrong beyond
+        :func:`certainly_wrong`; the samples found wrong at the last such test first, then the rest by the
+        last test that found each wrong, most recent first, in chunks of :data:`CUT_CHUNK`), stopping once more than the budget of samples are wrong beyond
         rounding; such a row has NaN ``test_loss`` and ``test_acc``.  Every other evaluation (the stop, one
         the test could not show below, the last time) is the full one, so the time, iterations and syncs
         to ``stop_acc`` (and to nothing else), the early stop, ``final_acc`` and the final models are
@@ -770,7 +770,11 @@ class _BelowTest:
     """RP25's test "this model's accuracy is below ``stop``" on part of the test set: logits of the
     samples in ``order`` chunk by chunk (first the ``front`` samples found wrong at the last cut, then
     :data:`CUT_CHUNK` at a time), stopping once more than :func:`wrong_budget` are :func:`certainly_wrong`.
-    True: certainly below; False: not shown (the caller evaluates in full).  ``samples``: logits taken."""
+    True: certainly below; False: not shown (the caller evaluates in full).  ``samples``: logits taken.
+    After a cut, the samples not in the front follow by the last test at which each was found wrong
+    (``seen``: the test's count, 0 never), most recent first, ties in index order (RP25's order, amended:
+    a sample wrong lately is likelier wrong now than one found right; the verdict does not depend on the
+    order, only how many logits it takes)."""
 
     def __init__(self, logits, Xte, yte, stop, ft, rows=None):
         self.logits, self.X, self.y, self.rows = logits, Xte, yte, rows
@@ -779,10 +783,13 @@ class _BelowTest:
         self.order = np.arange(yte.size)
         self.front = 0
         self.samples = 0
+        self.tests = 0
+        self.seen = np.zeros(yte.size, dtype=np.int64)
 
     def __call__(self, x) -> bool:
         order, N = self.order, self.order.size
         found, wrong = [], 0
+        self.tests += 1
         lo = 0
         while lo < N:
             hi = min(N, lo + (self.front if lo == 0 and self.front else CUT_CHUNK))
@@ -790,13 +797,15 @@ class _BelowTest:
             Z = (self.logits(x[None], self.X[None, idx]) if self.rows is None else self.rows(x[None], idx[None]))[0]
             self.samples += idx.size
             bad = idx[certainly_wrong(Z, self.y[idx], self.tol)]
+            self.seen[bad] = self.tests
             found.append(bad)
             wrong += bad.size
             if wrong > self.budget:
                 front = np.concatenate(found)
                 rest = np.ones(N, dtype=bool)
                 rest[front] = False
-                self.order = np.concatenate([front, np.flatnonzero(rest)])
+                rest = np.flatnonzero(rest)
+                self.order = np.concatenate([front, rest[np.argsort(-self.seen[rest], kind="stable")]])
                 self.front = front.size
                 return True
             lo = hi

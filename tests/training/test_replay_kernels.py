@@ -334,3 +334,107 @@ def test_one_records_row_broadcast_to_its_targets_is_the_repeated_rows(monkeypat
     pd.testing.assert_frame_equal(fast.curve, slow.curve, check_exact=True)
     assert fast.final_params.tobytes() == slow.final_params.tobytes()
     assert fast.final_model.tobytes() == slow.final_model.tobytes()
+
+
+# ---------------------------------------------------------------- the CNN's forward: ReLU and the next windows (cnn12)
+def _bias_relu_windows_numpy(A, b, k, s, pad, out):
+    """The reference: ``v = A + b`` per replica (one IEEE addition), ``v`` where ``v > 0`` and +0 elsewhere (−0,
+    negatives and NaN), then the zero-padded strided windows ``P[i, t, j] = v[i, t·s + j − pad]`` by numpy
+    indexing."""
+    M, L, C = A.shape
+    B = M // b.shape[0]
+    v = A + np.repeat(b, B, axis=0)[:, None, :]
+    v = np.where(v > 0, v, np.zeros((), A.dtype))
+    padded = np.concatenate([np.zeros((M, pad, C), A.dtype), v, np.zeros((M, k + s * out, C), A.dtype)], axis=1)
+    rows = (np.arange(out)[:, None] * s + np.arange(k)[None, :])          # into the padded signal
+    return v, padded[:, rows, :]
+
+
+@settings(max_examples=150, deadline=None)
+@given(m=st.integers(1, 3), B=st.integers(1, 4), L=st.integers(1, 12), C=st.integers(1, 6), k=st.integers(1, 5),
+       s=st.integers(1, 3), pad=st.integers(0, 2), dt=st.sampled_from([np.float32, np.float64]), data=st.data())
+def test_bias_relu_then_windows_is_the_numpy_sequence_bit_for_bit(m, B, L, C, k, s, pad, dt, data):
+    """``_bias_relu_im2col`` (the CNN's bias and ReLU fused with the next convolution's windows): the ReLU output
+    in place and every window element, the same bytes as numpy's sequence (signed zeros, NaNs, infinities), and
+    the same as the two kernels it replaces one after the other."""
+    from simlib.training.learning import _bias_relu, _bias_relu_im2col, _im2col
+
+    out = (L + 2 * pad - k) // s + 1
+    if out < 1:
+        return
+    elems = ELEMENTS | st.sampled_from([np.nan, -np.nan, np.inf, -np.inf])
+    A = data.draw(hnp.arrays(dt, (m * B, L, C), elements=elems))
+    b = data.draw(hnp.arrays(dt, (m, C), elements=elems))
+    got_A, got_P = A.copy(), np.full((m * B, out, k, C), 7.0, dtype=dt)
+    with np.errstate(all="ignore"):
+        want_A, want_P = _bias_relu_windows_numpy(A, b, k, s, pad, out)
+        _bias_relu_im2col(got_A, b, k, s, pad, out, got_P)
+    assert got_A.tobytes() == want_A.tobytes()
+    assert got_P.tobytes() == want_P.tobytes()
+    two_A, two_P = A.copy().reshape(m, B * L, C), np.empty_like(got_P)
+    with np.errstate(all="ignore"):
+        _bias_relu(two_A, b)
+    _im2col(two_A.reshape(m * B, L, C), k, s, pad, out, two_P)
+    assert two_A.tobytes() == got_A.tobytes() and two_P.tobytes() == got_P.tobytes()
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_the_cnn_gradient_and_logits_match_a_plain_numpy_cnn_bit_for_bit(dt):
+    """The CNN's gradient and logits on random replicas and minibatches (m = 1, 3, 8; B = 1, 7, 32), against the
+    same layers written in plain numpy (windows by indexing, ``np.maximum``-free ReLU by ``where``, the backward
+    window sums in increasing t): every byte.  The products are numpy's ``matmul`` on arrays of the same shapes
+    on both sides."""
+    from simlib.training.learning import CNN
+
+    prob = load_problem("mnist1d")
+    mdl = CNN(prob.n_features, prob.n_classes)
+    rng = np.random.default_rng(11)
+    for m, B in ((1, 1), (3, 7), (8, 32)):
+        p = (np.stack([mdl.init(rng) for _ in range(m)]) * 2.0).astype(dt)
+        idx = rng.integers(0, prob.y_train.size, (m, B))
+        X, y = prob.X_train[idx].astype(dt), prob.y_train[idx]
+        got_G, got_Z = mdl._grad(p, X, y), mdl._logits(p, X)
+        want_G, want_Z = _plain_cnn(mdl, p, X, y)
+        assert got_Z.tobytes() == want_Z.tobytes()
+        assert got_G.tobytes() == want_G.tobytes()
+
+
+def _plain_cnn(mdl, p, X, y):
+    """Gradient (m, d) and logits of :class:`~simlib.training.learning.CNN` in plain numpy (the reference)."""
+    m, B = y.shape
+    H = X[..., :-1].reshape(m * B, -1, 1)
+    cache = []
+    for k, s, pad, c_in, c_out, L, out, wo, bo in mdl._conv:
+        padded = np.concatenate([np.zeros((m * B, pad, c_in), X.dtype), H,
+                                 np.zeros((m * B, k + s * out, c_in), X.dtype)], axis=1)
+        P = padded[:, np.arange(out)[:, None] * s + np.arange(k)[None, :], :].reshape(m, B * out, k * c_in)
+        A = np.matmul(P, p[:, wo:bo].reshape(m, k * c_in, c_out)) + p[:, None, bo:bo + c_out]
+        A = np.where(A > 0, A, np.zeros((), X.dtype))
+        cache.append((P, A))
+        H = A.reshape(m * B, out, c_out)
+    F = H.reshape(m, B, mdl._flat)
+    C, lin = mdl.n_classes, mdl._lin
+    Wl = p[:, lin:lin + mdl._flat * C].reshape(m, mdl._flat, C)
+    Z = np.matmul(F, Wl) + p[:, None, mdl.dim - C:]
+    G = np.empty_like(p)
+    dZ = _dlogits_numpy(Z, y)
+    G[:, lin:lin + mdl._flat * C] = np.matmul(F.transpose(0, 2, 1), dZ).reshape(m, -1)
+    G[:, lin + mdl._flat * C:] = dZ.sum(axis=1)
+    dA = np.matmul(dZ, Wl.transpose(0, 2, 1)).reshape(m, -1, mdl.channels)
+    for i in range(len(mdl._conv) - 1, -1, -1):
+        k, s, pad, c_in, c_out, L, out, wo, bo = mdl._conv[i]
+        P, A = cache[i]
+        dA = np.where(A > 0, dA, np.zeros((), dA.dtype))
+        G[:, bo:bo + c_out] = np.add.reduce(dA.astype(np.float64), axis=1)     # increasing r, from +0
+        G[:, wo:bo] = np.matmul(P.transpose(0, 2, 1), dA).reshape(m, -1)
+        if i == 0:
+            break
+        dP = np.matmul(dA, p[:, wo:bo].reshape(m, k * c_in, c_out).transpose(0, 2, 1)).reshape(m * B, out, k, c_in)
+        dH = np.zeros((m * B, L, c_in), dA.dtype)
+        for t in range(out):            # each position sums its window terms in increasing t
+            for j in range(k):
+                pos = t * s + j - pad
+                if 0 <= pos < L:
+                    dH[:, pos] += dP[:, t, j]
+        dA = dH.reshape(m, B * L, c_in)
+    return G, Z

@@ -6,6 +6,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.training.test_replay_loss_every import PlainModel, _log, digits  # noqa: F401  (digits: a fixture)
 from simlib.training.replay import (CUT_CHUNK, Numerics, _BelowTest, certainly_wrong, iterations_to_accuracy, replay,
@@ -186,3 +188,58 @@ def test_rp24_search_runs_report_the_same_values_with_either_curve(arm):
     full = ts.search_trial(setting, seed)
     assert full["reached"] == 1
     assert ts.search_run(setting, seed, curve="to_target") == full
+
+
+# ------------------------------------------------------------------ the order after a cut (cnn12): most recent wrong first
+class _Tables:
+    """Logits that depend on the model: model ``p`` (1, d) predicts with table ``int(p[0, 0])``; a test row's
+    feature is its sample index (X = arange(n)[:, None])."""
+
+    def __init__(self, tables):
+        self.tables = tables
+
+    def __call__(self, p, X):
+        return self.tables[int(p[0, 0])][X[0, :, 0].astype(np.int64)][None]
+
+
+def _tables(n, wrong_sets, classes=3):
+    return [_one_hot_test_set(n, w, classes)[0] for w in wrong_sets]
+
+
+def test_after_a_cut_the_rest_follow_by_their_last_wrong_test():
+    """Three models: the first wrong on samples 860-999, the second on 500-649, the third on 860-999 again.  The
+    third test takes the second's front (500-649), then the samples the *first* test found wrong (860-999, seen
+    at test 1) before the never-wrong ones in index order: 150 + 100 + 100 samples instead of the whole set."""
+    n, stop = 1000, 0.87
+    sets = [np.arange(860, 1000), np.arange(500, 650), np.arange(860, 1000)]
+    X, y = np.arange(n, dtype=float)[:, None], np.zeros(n, dtype=np.int64)
+    test = _BelowTest(_Tables(_tables(n, sets)), X, y, stop, np.float64)
+    assert test(np.zeros(1))
+    assert test.samples == 1000                       # the 131st wrong sample is 990: every chunk
+    np.testing.assert_array_equal(test.order[:140], np.arange(860, 1000))
+    assert test(np.ones(1))
+    assert test.samples - 1000 == 140 + 700           # the front (no wrong), then 0-699: 150 wrong at 600-699
+    np.testing.assert_array_equal(test.order[:150], np.arange(500, 650))
+    np.testing.assert_array_equal(test.order[150:290], np.arange(860, 1000))       # seen wrong at test 1
+    np.testing.assert_array_equal(test.order[290:], np.setdiff1d(np.arange(n), np.r_[500:650, 860:1000]))
+    assert test(np.full(1, 2.0))
+    assert test.samples - 1840 == 150 + 100 + 100     # front, 860-959 (100 wrong), 960-999 and 0-59 (140 > 130)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(5, 400), stop=st.floats(0.3, 0.99), data=st.data())
+def test_the_verdict_is_the_full_evaluations_whatever_the_order(n, stop, data):
+    """A test object that lives through a sequence of models (its order shaped by every earlier cut) says
+    "below" exactly when more samples are wrong than the budget allows: what the full evaluation of that model
+    says about the stop (by the correctly rounded mean of the correct flags)."""
+    budget = wrong_budget(stop, n)
+    sets = []
+    for _ in range(data.draw(st.integers(1, 8))):
+        k = data.draw(st.integers(max(0, budget - 3), min(n, budget + 3)) | st.integers(0, n))
+        sets.append(data.draw(st.lists(st.integers(0, n - 1), min_size=k, max_size=k, unique=True)))
+    X, y = np.arange(n, dtype=float)[:, None], np.zeros(n, dtype=np.int64)
+    tables = _tables(n, sets)
+    test = _BelowTest(_Tables(tables), X, y, stop, np.float64)
+    for i, w in enumerate(sets):
+        full_acc = (tables[i].argmax(axis=1) == y).mean()
+        assert test(np.full(1, float(i))) == (len(w) > budget) == (full_acc < stop)
