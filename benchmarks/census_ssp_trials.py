@@ -2,8 +2,8 @@
 reproduction computes, which it reads from the trial cache, and which distinct trials give the same bits.
 
 For each committed results CSV of an SSP sweep (``data/results/4[3-8]_*.csv``, ``92_*ssp*.csv``: the frames of
-``ssp_scenario.run_trial``; not the time-to-accuracy sweeps of notebooks 46 and 92, another trial function), in the order ``make reproduce`` runs the sweeps (:data:`ORDER`, then the rest by
-name), every row is keyed as the sweep cache keys it (the full scenario, ``ssp_scenario._cache_params``, and its
+``ssp_scenario.run_trial``; not the time-to-accuracy sweeps of notebooks 46 and 92, another trial function),
+in the order ``make reproduce`` runs the sweeps (:data:`ORDER`, then the rest by name), every row is keyed as the sweep cache keys it (the full scenario, ``ssp_scenario._cache_params``, and its
 trial: paired seeds, decision S17).  A row whose (key, trial) an earlier row has is read from the cache; the
 others are computed -- the count a cold reproduction computes, which the runner's ``computed`` column records
 (``data/measurements/reference_times_full.csv``).  Printed per sweep: rows, computed, and computed trials past

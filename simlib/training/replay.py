@@ -514,8 +514,8 @@ class Numerics:
         its test loss (as ``loss_every`` says) and accuracy.  ``"to_target"`` (needs ``stop_acc``): an evaluation
         is first tested for "below ``stop_acc``" on part of the test set (:func:`wrong_budget`,
         :func:`certainly_wrong`; the samples found wrong at the last such test first, then the rest by the
-        last test that found each wrong, most recent first, in chunks of :data:`CUT_CHUNK`), stopping once more than the budget of samples are wrong beyond
-        rounding; such a row has NaN ``test_loss`` and ``test_acc``.  Every other evaluation (the stop, one
+        last test that found each wrong, most recent first, in chunks of :data:`CUT_CHUNK`), stopping once
+        more than the budget of samples are wrong beyond rounding; such a row has NaN ``test_loss`` and ``test_acc``.  Every other evaluation (the stop, one
         the test could not show below, the last time) is the full one, so the time, iterations and syncs
         to ``stop_acc`` (and to nothing else), the early stop, ``final_acc`` and the final models are
         unchanged.  A model object without ``unchecked()`` is evaluated in full.
