@@ -16,10 +16,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def extract(rev: str) -> Path:
-    """``build/ab_<rev>/simlib``: revision ``rev``'s package (``git archive``), extracted once."""
-    dest = ROOT / "build" / f"ab_{rev}"
+    """``build/ab_<commit>/simlib``: revision ``rev``'s package (``git archive``), extracted once per commit.
+    The folder is named by the commit ``rev`` resolves to (12 hex digits), so a moving name such as ``HEAD``
+    or a branch never finds an older extraction."""
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", f"{rev}^{{commit}}"], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    dest = ROOT / "build" / f"ab_{commit[:12]}"
     if not (dest / "simlib").exists():
-        data = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "simlib"], check=True,
+        data = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "simlib"], check=True,
                               capture_output=True).stdout
         dest.mkdir(parents=True, exist_ok=True)
         with tarfile.open(fileobj=io.BytesIO(data)) as tf:

@@ -234,3 +234,22 @@ def test_ssp_census_counts_what_the_cache_computes_and_equal_rows():
     assert list(classes.values()) == [1]
     (keys,) = classes
     assert sorted(json.loads(k)["k"] is None for k in keys) == [False, True]
+
+
+def test_ab_extract_names_the_folder_by_commit_so_head_moves(tmp_path, monkeypatch):
+    import subprocess
+
+    ab = _script("ab_revision")
+    monkeypatch.setattr(ab, "ROOT", tmp_path)
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(git[:3] + ["init", "-q"], check=True)
+    (tmp_path / "simlib").mkdir()
+    for text in ("first", "second"):
+        (tmp_path / "simlib" / "x.py").write_text(text)
+        subprocess.run(git + ["add", "simlib"], check=True)
+        subprocess.run(git + ["commit", "-qm", text], check=True)
+        sha = subprocess.run(git + ["rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+        dest = ab.extract("HEAD")
+        # a later HEAD is a new folder with its own files, not the first extraction found again by name
+        assert dest == tmp_path / "build" / f"ab_{sha[:12]}"
+        assert (dest / "simlib" / "x.py").read_text() == text

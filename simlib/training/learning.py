@@ -604,19 +604,27 @@ def _im2col(H, k, s, pad, out, P):
     the signal), for ``H`` (M, L, C) and ``P`` (M, out, k, C), C-contiguous, written in place.  A window's
     ``k · C`` values are one run of a row of ``H`` (flat index ``(t·s − pad)·C + q``), copied as such."""
     M, L, C = H.shape
-    n, LC = k * C, L * C
-    Hf = H.reshape(M, LC)
-    Pf = P.reshape(M, out, n)
+    Hf = H.reshape(M, L * C)
+    Pf = P.reshape(M, out, k * C)
     for i in range(M):
-        for t in range(out):
-            lo = (t * s - pad) * C
-            if lo >= 0 and lo + n <= LC:        # inside the signal: a plain copy (no bounds test per element)
-                for q in range(n):
-                    Pf[i, t, q] = Hf[i, lo + q]
-            else:
-                for q in range(n):
-                    src = lo + q
-                    Pf[i, t, q] = Hf[i, src] if 0 <= src < LC else 0
+        _windows_of_row(Hf[i], Pf[i], s, pad, C)
+
+
+@njit(cache=True, inline="always")
+def _windows_of_row(h, p, s, pad, C):
+    """One sample's windows: ``p[t, q] = h[(t·s − pad)·C + q]`` (0 outside ``h``), for ``h`` (L·C,) and ``p``
+    (out, k·C) (:func:`_im2col`'s flat form)."""
+    out, n = p.shape
+    LC = h.shape[0]
+    for t in range(out):
+        lo = (t * s - pad) * C
+        if lo >= 0 and lo + n <= LC:        # inside the signal: a plain copy (no bounds test per element)
+            for q in range(n):
+                p[t, q] = h[lo + q]
+        else:
+            for q in range(n):
+                src = lo + q
+                p[t, q] = h[src] if 0 <= src < LC else 0
 
 
 @njit(cache=True)
@@ -661,24 +669,15 @@ def _bias_relu_im2col(A, b, k, s, pad, out, P):
     writes them: the same operations on the same values (tested bit for bit against the two kernels)."""
     M, L, C = A.shape
     B = M // b.shape[0]
-    n, LC = k * C, L * C
-    Af = A.reshape(M, LC)
-    Pf = P.reshape(M, out, n)
+    Af = A.reshape(M, L * C)
+    Pf = P.reshape(M, out, k * C)
     for i in range(M):
         bi = b[i // B]
         for l in range(L):
             for c in range(C):
                 v = A[i, l, c] + bi[c]
                 A[i, l, c] = v if v > 0 else 0
-        for t in range(out):
-            lo = (t * s - pad) * C
-            if lo >= 0 and lo + n <= LC:
-                for q in range(n):
-                    Pf[i, t, q] = Af[i, lo + q]
-            else:
-                for q in range(n):
-                    src = lo + q
-                    Pf[i, t, q] = Af[i, src] if 0 <= src < LC else 0
+        _windows_of_row(Af[i], Pf[i], s, pad, C)
 
 
 @njit(cache=True)
