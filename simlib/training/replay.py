@@ -98,6 +98,10 @@ CUT_CHUNK = 100
 #: scan of the workers at each call costs more than the calls it saves in larger clusters (whose batches are large
 #: already); 0: off.
 AHEAD_MAX_N = 32
+#: The server's one-member applies and one-target pulls (a parameter server's pushes and pulls) work on the
+#: accumulator's and replica's rows as views, and an update's ``lr · d`` is written into ``d`` (the same products
+#: on the same values; False: every record through the gathered statements, for the tests).
+_ONE_ROW = True
 
 
 @dataclass(frozen=True, eq=False)
@@ -1386,6 +1390,13 @@ class _Server:
             if t != self.snap_t:
                 self.snap_t, self.snap = t, self.xs.copy()
             d = self._fresh_step(lo, hi)
+        elif _ONE_ROW and hi - lo == 1:  # one member (a parameter server's push): its accumulator's row as a view --
+            m = self.mem_l[lo]           # the same (1,) @ (1, d) product on the same values as the gather below
+            if m in self.pending:
+                self.flush()
+            row = self.acc[m:m + 1]
+            d = w_f[lo:hi] @ row
+            row.fill(0)
         else:
             members = self.mem_l[lo:hi]
             if not self.pending.isdisjoint(members):
@@ -1401,12 +1412,22 @@ class _Server:
                 vel_s *= self.mom
         if vel_s is not None:
             vel_s += d
-        self.xs -= self.step * d
+        if vel_s is None and _ONE_ROW and d.dtype == self.xs.dtype:     # d is this call's own array: lr · d
+            self.xs -= np.multiply(self.step, d, out=d)     # in place (the same product, in the model's dtype)
+        else:
+            self.xs -= self.step * d
 
     def pull(self, t, a):
         """Record ``a``'s targets pull the global model."""
         self.pos += 1
-        tg = self.tgt_l[self.tptr[a]:self.tptr[a + 1]]
+        lo, hi = self.tptr[a], self.tptr[a + 1]
+        if _ONE_ROW and hi - lo == 1:    # one target (a parameter server's pull): its row, without the fancy index
+            m = self.tgt_l[lo]
+            if m in self.pending:
+                self.flush()
+            self.params[m] = self.xs
+            return
+        tg = self.tgt_l[lo:hi]
         if not self.pending.isdisjoint(tg):
             self.flush()
         self.params[tg] = self.xs
