@@ -71,7 +71,7 @@ from simlib.runtime.log import UPDATE_RULES, PairSyncs
 from simlib.training.learning import MODELS, Problem, _argmax_hits, load_problem, make_model
 from simlib.core.validate import check_choice, check_int, check_real
 
-__all__ = ["ReplayResult", "Numerics", "StepRule", "replay", "minibatch_indices", "shards", "init_params", "time_to_accuracy",
+__all__ = ["ReplayResult", "Numerics", "StepRule", "replay", "ParsedLog", "parse_log", "minibatch_indices", "shards", "init_params", "time_to_accuracy",
            "iterations_to_accuracy", "CURVE_COLUMNS", "BATCH_CHUNK", "DTYPES", "DATA_MODES", "CURVES", "CUT_CHUNK",
            "wrong_budget", "certainly_wrong", "tie_tolerance"]
 
@@ -98,6 +98,10 @@ CUT_CHUNK = 100
 #: scan of the workers at each call costs more than the calls it saves in larger clusters (whose batches are large
 #: already); 0: off.
 AHEAD_MAX_N = 32
+#: The server's one-member applies and one-target pulls (a parameter server's pushes and pulls) work on the
+#: accumulator's and replica's rows as views, and an update's ``lr · d`` is written into ``d`` (the same products
+#: on the same values; False: every record through the gathered statements, for the tests).
+_ONE_ROW = True
 
 
 @dataclass(frozen=True, eq=False)
@@ -441,6 +445,59 @@ def _event_order_merge(n, ends, sy, ch_w, ch_slot, ch_r):
     return t.astype(float), kd.astype(np.int8), a.astype(np.int64)
 
 
+@dataclass(frozen=True, eq=False)
+class ParsedLog:
+    """A schedule log with what every replay of it reads from it alone (:func:`parse_log`): its checked compute
+    ends, its sync records as flat arrays, each record's ``computing`` members (RP13) and, under the ``"average"``
+    rule, the events in processing order.  :func:`replay` takes it in place of ``log`` (with the same
+    ``unfinished``) and reads these instead of reading the records again; the result is the same (decision
+    RP29).  It reads as its log: ``n``, ``duration``, ``compute_end``, ``syncs`` and ``update_rule`` are
+    ``log``'s.  The log must not change after it was parsed."""
+
+    log: object
+    unfinished: str
+    ends: list                  # log.compute_end as checked float arrays
+    sy: "_Syncs"
+    computing: list | None      # :func:`_computing` of the records
+    events: tuple | None        # :func:`_event_order` (time, kind, id) under the "average" rule, else None
+
+    @property
+    def n(self) -> int:
+        return self.log.n
+
+    @property
+    def duration(self) -> float:
+        return self.log.duration
+
+    @property
+    def compute_end(self):
+        return self.log.compute_end
+
+    @property
+    def syncs(self):
+        return self.log.syncs
+
+    @property
+    def update_rule(self) -> str:
+        return getattr(self.log, "update_rule", "average")
+
+
+def parse_log(log, unfinished: str = "apply") -> ParsedLog:
+    """``log`` (a :class:`~simlib.runtime.cluster.ScheduleLog`) read and checked once for any number of
+    :func:`replay` calls with this ``unfinished`` (RP29: a schedule replayed with several trainings, e.g. the task
+    search's candidates, S39): the same checks and errors as :func:`replay`'s own reading."""
+    if isinstance(log, ParsedLog):
+        log = log.log
+    unfinished = check_choice("unfinished", unfinished, UNFINISHED)
+    n, duration, ends = _check_log(log)
+    rule = check_choice("log.update_rule", getattr(log, "update_rule", "average"), UPDATE_RULES)
+    syncs = log.syncs
+    sy = _parse_syncs(n, duration, ends, syncs if isinstance(syncs, PairSyncs) else list(syncs), unfinished)
+    computing = _computing(syncs) if rule != "gradient" else None
+    events = _event_order(n, ends, sy) if rule != "gradient" else None
+    return ParsedLog(log=log, unfinished=unfinished, ends=ends, sy=sy, computing=computing, events=events)
+
+
 def _computing(syncs) -> list | None:
     """Each record's ``computing`` members (RP13) as a list of tuples, or None when no record has any;
     a ValueError names a record whose ``computing`` are not distinct members."""
@@ -571,7 +628,8 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     Parameters
     ----------
     log : :class:`~simlib.runtime.cluster.ScheduleLog` (or anything with ``n``, ``duration``,
-        ``compute_end`` and ``syncs`` of the same form).
+        ``compute_end`` and ``syncs`` of the same form), or a :class:`ParsedLog` of one (:func:`parse_log`, RP29:
+        read once for several replays; ``unfinished`` must be the one it was parsed with).
     problem : :class:`~simlib.training.learning.Problem` or a name for :func:`~simlib.training.learning.load_problem`.
     model : a name of :data:`~simlib.training.learning.MODELS` (``"softmax"``, ``"mlp"``: 32 tanh
         hidden units, ``"mlp-relu"``: the mnist1d model, ``"cnn"``: mnist1d's reference small CNN,
@@ -598,7 +656,12 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     if not isinstance(steps, StepRule):
         raise ValueError(f"steps must be a StepRule, got {steps!r}")
     l2, momentum, fresh_gradients = steps.l2, steps.momentum, steps.fresh_gradients
-    n, duration, ends = _check_log(log)
+    parsed = log if isinstance(log, ParsedLog) else None
+    if parsed is not None:
+        log = parsed.log
+        n, duration, ends = log.n, log.duration, parsed.ends
+    else:
+        n, duration, ends = _check_log(log)
     if isinstance(problem, str):
         problem = load_problem(problem)
     if not isinstance(problem, Problem):
@@ -609,6 +672,8 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     if stop_acc is not None:
         stop_acc = check_real("stop_acc", stop_acc, 0.0, 1.0)
     unfinished = check_choice("unfinished", unfinished, UNFINISHED)
+    if parsed is not None and parsed.unfinished != unfinished:
+        raise ValueError(f"log was parsed with unfinished={parsed.unfinished!r}, the replay has {unfinished!r}")
     rule = check_choice("log.update_rule", getattr(log, "update_rule", "average"), UPDATE_RULES)
     if fresh_gradients and rule != "gradient":
         raise ValueError(f"fresh_gradients applies to logs with update rule 'gradient' (a parameter server, "
@@ -634,14 +699,15 @@ def replay(log, problem, model="softmax", lr: float = 0.1, batch_size: int = 32,
     limit = (contextlib.nullcontext() if numerics.blas_threads is None
              else threadpool_limits(limits=numerics.blas_threads, user_api="blas"))
     with limit:
-        sy = _parse_syncs(n, duration, ends, log.syncs if isinstance(log.syncs, PairSyncs) else list(log.syncs),
-                          unfinished)
+        sy = (parsed.sy if parsed is not None else
+              _parse_syncs(n, duration, ends, log.syncs if isinstance(log.syncs, PairSyncs) else list(log.syncs),
+                           unfinished))
         task = _make_task(problem, mdl, ends, duration, root, numerics, lr, batch_size, eval_every_s, data, stop_acc,
                           momentum)
         if rule == "gradient":
             return _replay_gradient(n, ends, log.syncs, sy, task, numerics.one_at_a_time, bool(fresh_gradients))
-        ev_t, ev_kind, ev_id = _event_order(n, ends, sy)
-        computing = _computing(log.syncs)
+        ev_t, ev_kind, ev_id = parsed.events if parsed is not None else _event_order(n, ends, sy)
+        computing = parsed.computing if parsed is not None else _computing(log.syncs)
         ahead = (_free_at(n, sy, ev_kind, ev_id, 1) if n <= AHEAD_MAX_N and computing is None
                  and not numerics.one_at_a_time and not isinstance(log.syncs, PairSyncs) else None)
         reps = _Replicas(n, sy, computing, task, numerics.one_at_a_time, ahead)
@@ -1386,6 +1452,13 @@ class _Server:
             if t != self.snap_t:
                 self.snap_t, self.snap = t, self.xs.copy()
             d = self._fresh_step(lo, hi)
+        elif _ONE_ROW and hi - lo == 1:  # one member (a parameter server's push): its accumulator's row as a view --
+            m = self.mem_l[lo]           # the same (1,) @ (1, d) product on the same values as the gather below
+            if m in self.pending:
+                self.flush()
+            row = self.acc[m:m + 1]
+            d = w_f[lo:hi] @ row
+            row.fill(0)
         else:
             members = self.mem_l[lo:hi]
             if not self.pending.isdisjoint(members):
@@ -1401,12 +1474,22 @@ class _Server:
                 vel_s *= self.mom
         if vel_s is not None:
             vel_s += d
-        self.xs -= self.step * d
+        if vel_s is None and _ONE_ROW and d.dtype == self.xs.dtype:     # d is this call's own array: lr · d
+            self.xs -= np.multiply(self.step, d, out=d)     # in place (the same product, in the model's dtype)
+        else:
+            self.xs -= self.step * d
 
     def pull(self, t, a):
         """Record ``a``'s targets pull the global model."""
         self.pos += 1
-        tg = self.tgt_l[self.tptr[a]:self.tptr[a + 1]]
+        lo, hi = self.tptr[a], self.tptr[a + 1]
+        if _ONE_ROW and hi - lo == 1:    # one target (a parameter server's pull): its row, without the fancy index
+            m = self.tgt_l[lo]
+            if m in self.pending:
+                self.flush()
+            self.params[m] = self.xs
+            return
+        tg = self.tgt_l[lo:hi]
         if not self.pending.isdisjoint(tg):
             self.flush()
         self.params[tg] = self.xs

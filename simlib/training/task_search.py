@@ -243,11 +243,14 @@ def search_together(settings: list, seed) -> list[dict]:
     trial share their schedules).  Each run is handed its own copy of ``seed`` and the logs are remembered within
     this call only, keyed by the scenario's ``repr`` (the stage's duration included) and the seed's state:
     :func:`~simlib.papers.cluster_scenario.simulate` is a function of those alone and the replay only reads its
-    log, so every output is the one of a run that simulated its own.  Memory: a log per stage (1-2 per system)."""
+    log, so every output is the one of a run that simulated its own.  Each log is kept read once
+    (:func:`~simlib.training.replay.parse_log`, RP29), so its runs' replays do not read its records again.  Memory:
+    a log per stage (1-2 per system) with its parse."""
     import copy
 
     from simlib.core.seeding import as_seed_sequence
     from simlib.papers import cluster_scenario
+    from simlib.training.replay import parse_log
 
     seed = as_seed_sequence(seed)
     logs = {}
@@ -255,7 +258,7 @@ def search_together(settings: list, seed) -> list[dict]:
     def simulate(sc, ss):
         key = (repr(sc), repr(ss.entropy), tuple(ss.spawn_key), ss.pool_size, ss.n_children_spawned)
         if key not in logs:
-            logs[key] = cluster_scenario.simulate(sc, ss)
+            logs[key] = parse_log(cluster_scenario.simulate(sc, ss))
         return logs[key]
 
     return [_search_run(p, copy.deepcopy(seed), SEARCH_EVAL_EVERY_S, None, simulate) for p in settings]

@@ -51,7 +51,8 @@ def target_ladder(problem) -> tuple:
 
 def replay_curve(log, tp: TrainingParams, seed: np.random.SeedSequence, loss_every: int = LOSS_EVERY,
                  curve: str = "full"):
-    """The test curve (:func:`~simlib.training.replay.replay`) of ``log`` replayed with ``tp`` and the
+    """The test curve (:func:`~simlib.training.replay.replay`) of ``log`` (a schedule log, or a
+    :class:`~simlib.training.replay.ParsedLog` of one: RP29) replayed with ``tp`` and the
     trial's replay seed (child 7 of ``seed``); with ``tp.early_stop`` it ends once the target and the
     ladder are reached (:meth:`~simlib.training.params.TrainingParams.stop_accuracy`).  The test loss
     is taken every ``loss_every`` evaluations (:class:`~simlib.training.replay.Numerics`' ``loss_every``, RP23;
