@@ -180,7 +180,10 @@ FAMILIES = (
                   extra=((("dtype", "float64"),),)),
             Probe("simlib.training.time_to_accuracy:trial", vary=False,
                   extra=tuple((("scheme", s),) for s in ("allreduce", "partial", "selective")))),
-           after=("cluster-selective", "cluster", "ssp")),
+           # not after `cluster`: on cluster-selective's cache the two compile disjoint kernels (cluster only the
+           # stand-alone network's _k_solve_incremental, training only its learning/replay ones; 2026-12-01, warm13),
+           # so they run at once at cluster-selective's end
+           after=("cluster-selective", "ssp")),
     Family("fmreduce", "003's FMReduce system loop and LP split",
            (Probe("simlib.papers.fmreduce.scenario:run_trial", extra=((_RECORDED,),)),)),
     Family("bsp", "004's BSP selection (SelMcast, Orpheus, the MILP) and Fig. 1's random selection",
@@ -193,8 +196,10 @@ FAMILIES = (
                   extra=tuple((("sharing", s), ("engine", e)) for s in ("maxmin", "priority")
                               for e in ("incremental", "full"))),),
            # bsp too: warmed together from an empty cache, bsp compiled 104 specializations against 133 alone
-           # (2026-11-30, docs/speed.md), so they share kernels; bsp ends long before cluster-selective anyway
-           after=("cluster-selective", "bsp")),
+           # (2026-11-30, docs/speed.md), so they share kernels; bsp ends long before cluster-selective anyway.
+           # cluster too: its Python loops' flow network compiles _k_solve_incremental for the same types
+           # (2026-12-01, warm13: each compiles it on cluster-selective's cache; they started together)
+           after=("cluster-selective", "bsp", "cluster")),
 )
 
 
