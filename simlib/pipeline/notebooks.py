@@ -1030,8 +1030,10 @@ def run_notebooks(
             for future in sorted(done, key=lambda f: running[f][0]):
                 i, label, before, beside = running.pop(future)
                 res, name = future.result(), names[i]
-                # with notebooks at once, a kernel compiled by any of them while this one ran counts (S33, S37)
-                compiled = sum(p.endswith(".nbc") for p, *_ in warm.compiled_files(kernels) - before)
+                # with notebooks at once, a kernel compiled by any of them while this one ran counts (S33, S37);
+                # the warm-up's own kernels do not (S38): beside it, only those no family compiled
+                compiled = warm.compiled_outside(warm.compiled_files(kernels) - before,
+                                                 warmup.log if beside else None)
                 paced[name] = res.seconds if res.ok and not compiled else None   # compiling is not the pace (S33)
                 cpu_paced[name] = res.cpu_seconds if res.ok and not compiled else None
                 # the most notebooks at once while it ran: one beside the warm-up shared the machine with it (S38)
@@ -1065,6 +1067,8 @@ def run_notebooks(
     finally:
         if pool is not None:
             pool.shutdown(wait=True)
+        if warmup is not None:
+            warmup.log.unlink(missing_ok=True)
     if ledger is not None:
         owners.sort()
     results = [results[i] for i in sorted(results)]
@@ -1093,6 +1097,10 @@ class _WarmUp:
 
     def __init__(self, echo):
         self.echo = echo or (lambda text: None)
+        # the cache stems of the kernels the families compile (warm's compiled_log), removed when the run ends
+        fd, name = tempfile.mkstemp(prefix="simlib-warm-compiled-", suffix=".txt")
+        os.close(fd)
+        self.log = Path(name)
         self.compiled, self.families = frozenset(), frozenset()      # finished without a failure; running
         self.report, self.error, self.settled = None, "", False
         self._lock, self._changed, self._ended = threading.Lock(), threading.Event(), threading.Event()
@@ -1105,7 +1113,7 @@ class _WarmUp:
 
     def _run(self):
         try:
-            self.report = warm.warm(echo=self.echo, on_change=self._change)
+            self.report = warm.warm(echo=self.echo, on_change=self._change, compiled_log=self.log)
         except Exception as exc:  # the notebooks then compile what they need, one at a time
             self.error = f"{type(exc).__name__}: {exc}"
         finally:

@@ -47,8 +47,9 @@ from pathlib import Path
 from simlib.core import paths
 
 __all__ = ["Probe", "Family", "FAMILIES", "family", "settings", "run_family", "cluster_run", "flow_network_run",
-           "cut_short_run", "warm", "WarmReport", "NOTEBOOK_FAMILIES", "notebook_families", "fingerprint",
-           "stamp_path", "is_warm", "cache_root", "compiled_files", "cached_signatures", "main"]
+           "cut_short_run", "warm", "WarmReport", "cache_stem", "compiled_outside", "NOTEBOOK_FAMILIES",
+           "notebook_families", "fingerprint", "stamp_path", "is_warm", "cache_root", "compiled_files",
+           "cached_signatures", "main"]
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,10 @@ FAMILIES = (
                   extra=((("dtype", "float64"),),)),
             Probe("simlib.training.time_to_accuracy:trial", vary=False,
                   extra=tuple((("scheme", s),) for s in ("allreduce", "partial", "selective")))),
-           after=("cluster-selective", "cluster", "ssp")),
+           # not after `cluster`: on cluster-selective's cache the two compile disjoint kernels (cluster only the
+           # stand-alone network's _k_solve_incremental, training only its learning/replay ones; 2026-12-01, warm13),
+           # so they run at once at cluster-selective's end
+           after=("cluster-selective", "ssp")),
     Family("fmreduce", "003's FMReduce system loop and LP split",
            (Probe("simlib.papers.fmreduce.scenario:run_trial", extra=((_RECORDED,),)),)),
     Family("bsp", "004's BSP selection (SelMcast, Orpheus, the MILP) and Fig. 1's random selection",
@@ -192,8 +196,10 @@ FAMILIES = (
                   extra=tuple((("sharing", s), ("engine", e)) for s in ("maxmin", "priority")
                               for e in ("incremental", "full"))),),
            # bsp too: warmed together from an empty cache, bsp compiled 104 specializations against 133 alone
-           # (2026-11-30, docs/speed.md), so they share kernels; bsp ends long before cluster-selective anyway
-           after=("cluster-selective", "bsp")),
+           # (2026-11-30, docs/speed.md), so they share kernels; bsp ends long before cluster-selective anyway.
+           # cluster too: its Python loops' flow network compiles _k_solve_incremental for the same types
+           # (2026-12-01, warm13: each compiles it on cluster-selective's cache; they started together)
+           after=("cluster-selective", "bsp", "cluster")),
 )
 
 
@@ -276,10 +282,13 @@ def settings(probe: Probe) -> list[dict]:
 class _CompileMeter:
     """Within the block: ``cpu_s``, the process CPU seconds spent holding numba's compiler lock
     (compiling, or loading from the on-disk cache), and ``compiled``, the specializations numba
-    compiled (cache misses: its ``numba:compile`` event)."""
+    compiled (cache misses: its ``numba:compile`` event).  With ``log`` (a path), each compiled
+    specialization of a cached kernel appends a line to it: its cache files' path stem (:func:`cache_stem`),
+    before numba saves them."""
 
-    def __init__(self):
+    def __init__(self, log: Path | None = None):
         self.cpu_s, self.compiled, self._depth, self._t0 = 0.0, 0, 0, 0.0
+        self._log = log
 
     def __enter__(self):
         from numba.core import event
@@ -300,6 +309,10 @@ class _CompileMeter:
         class _Compile(event.Listener):
             def on_start(self, ev):
                 meter.compiled += 1
+                stem = _dispatcher_stem(ev.data["dispatcher"]) if meter._log is not None else None
+                if stem is not None:
+                    with open(meter._log, "a", encoding="utf-8") as f:     # one write per line: the families append
+                        f.write(stem + "\n")                              # to one log at once
 
             def on_end(self, ev):
                 pass
@@ -316,17 +329,47 @@ class _CompileMeter:
         return False
 
 
-def run_family(name: str) -> dict:
+def _dispatcher_stem(dispatcher) -> str | None:
+    """The path of ``dispatcher``'s cache files without their ``.nbi`` / ``.<k>.nbc`` suffix (numba's cache of an
+    ``@njit(cache=True)`` function: ``<cache folder>/<module>.<qualname>-<line>.py311``), or None (not cached)."""
+    index = getattr(getattr(getattr(dispatcher, "_cache", None), "_cache_file", None), "_index_path", None)
+    return index[:-len(".nbi")] if isinstance(index, str) and index.endswith(".nbi") else None
+
+
+def cache_stem(path: str) -> str:
+    """The stem of numba cache file ``path`` (an index ``<stem>.nbi`` or a data file ``<stem>.<k>.nbc``): the
+    files of one kernel share it."""
+    if path.endswith(".nbi"):
+        return path[:-len(".nbi")]
+    return path.rsplit(".", 2)[0] if path.endswith(".nbc") else path
+
+
+def compiled_outside(new_files, log: Path | str | None) -> int:
+    """How many of the cache files ``new_files`` (``{(path, size, mtime_ns)}``, e.g. a difference of two
+    :func:`compiled_files`) are data files (``.nbc``, one per specialization) of kernels the warm-up's families did
+    not compile: those whose stem is not a line of the warm-up's ``log`` (:func:`warm`'s ``compiled_log``; none
+    when it is None or missing).  What a notebook run beside the warm-up compiled itself (decision S38): both
+    save into one cache, and the files do not say which process wrote them.  A kernel both compiled counts as
+    the warm-up's."""
+    try:
+        theirs = set(Path(log).read_text(encoding="utf-8").splitlines()) if log is not None else set()
+    except OSError:
+        theirs = set()
+    return sum(p.endswith(".nbc") and cache_stem(p) not in theirs for p, *_ in new_files)
+
+
+def run_family(name: str, log: Path | None = None) -> dict:
     """Run family ``name``'s probes in this process; return ``{"family", "runs", "compiled", "compile_cpu_s",
     "cpu_s", "wall_s", "errors"}`` (``compiled``: specializations compiled here, i.e. not found in the
     cache; ``compile_cpu_s``: CPU seconds holding numba's compiler lock; ``errors``: ``"trial setting:
-    error"`` for runs that raised -- the others still run)."""
+    error"`` for runs that raised -- the others still run).  ``log``: a file each compiled kernel's cache stem is
+    appended to (:class:`_CompileMeter`)."""
     import numpy as np
 
     fam = family(name)
     wall0, cpu0 = time.perf_counter(), time.process_time()
     runs, errors = 0, []
-    with _CompileMeter() as meter:
+    with _CompileMeter(log) as meter:
         for probe in fam.probes:
             trial = _resolve(probe.trial)
             for s in settings(probe):
@@ -466,7 +509,8 @@ def next_family(pending: list, running) -> Family | None:
     return next((fam for fam in pending if not busy & set(fam.after)), None)
 
 
-def warm(names=None, *, jobs: int | None = None, force: bool = False, echo=print, on_change=None) -> WarmReport:
+def warm(names=None, *, jobs: int | None = None, force: bool = False, echo=print, on_change=None,
+         compiled_log: Path | None = None) -> WarmReport:
     """Compile the kernels of families ``names`` (default: all of :data:`FAMILIES`) into numba's cache, each
     family in a subprocess, at most ``jobs`` at once (default: the machine's cores), largest first; ``echo``
     gets one line per family and a summary.  Unless ``force``, nothing runs while :func:`is_warm` (all
@@ -474,7 +518,8 @@ def warm(names=None, *, jobs: int | None = None, force: bool = False, echo=print
     running)`` (optional; called from this thread) hears, after each change and once the families to start have
     started, the names of the families finished without a failure (``compiled``) and of those running, as
     frozensets: the notebook runner starts a notebook beside the warm-up once its families are compiled and a
-    core is free (decision S38)."""
+    core is free (decision S38).  ``compiled_log`` (optional): a file the families append the cache stem of each
+    kernel they compile to (:func:`compiled_outside` reads it)."""
     t0 = time.perf_counter()
     chosen = [family(n) for n in names] if names else list(FAMILIES)
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
@@ -499,7 +544,9 @@ def warm(names=None, *, jobs: int | None = None, force: bool = False, echo=print
                 out = Path(tmp) / f"{fam.name}.json"
                 log = open(Path(tmp) / f"{fam.name}.log", "w+b")
                 proc = subprocess.Popen([sys.executable, "-m", "simlib.pipeline.warm", "--family", fam.name,
-                                         "--result", str(out)], stdout=log, stderr=subprocess.STDOUT,
+                                         "--result", str(out),
+                                         *(("--log", str(compiled_log)) if compiled_log is not None else ())],
+                                        stdout=log, stderr=subprocess.STDOUT,
                                         env=_child_env())
                 running[proc] = (fam, out, log)
             state = (frozenset(compiled), frozenset(f.name for f, *_ in running.values()))
@@ -547,11 +594,12 @@ def main(argv=None) -> int:
     ap.add_argument("--list", action="store_true", help="list the families and the number of runs of each")
     ap.add_argument("--family", help=argparse.SUPPRESS)       # the worker: run one family here
     ap.add_argument("--result", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--log", type=Path, help=argparse.SUPPRESS)        # the worker: append compiled kernels' stems
     args = ap.parse_args(argv)
     if args.jobs is not None and args.jobs < 1:
         ap.error(f"argument --jobs: must be an integer >= 1, got {args.jobs}")
     if args.family:
-        r = run_family(args.family)
+        r = run_family(args.family, args.log)
         text = json.dumps(r)
         if args.result:
             args.result.write_text(text, encoding="utf-8")

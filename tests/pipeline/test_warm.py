@@ -414,3 +414,61 @@ def test_each_notebook_that_names_its_kernel_families_sweeps_only_their_trials()
         probed = {p.trial for name in families for p in warm.family(name).probes}
         swept = _swept_trials(named[key][0])
         assert swept and set(swept) <= probed, (named[key][0].name, sorted(set(swept) - probed))
+
+
+# ------------------------------------------------------------------------------------------ whose kernels (S38)
+STEMS = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    sys.path.insert(0, sys.argv[1])
+    import kern
+    from simlib.pipeline import warm
+    log = Path(sys.argv[2])
+    with warm._CompileMeter(log) as m:
+        kern.f(1)
+        kern.f(1.5)
+        kern.g(2)
+    kern.h(3)                       # compiled outside the meter: not the warm-up's
+    print(json.dumps({"compiled": m.compiled}))
+""")
+
+
+def test_the_warm_up_logs_the_cache_files_of_what_it_compiled_and_only_those(tmp_path):
+    """A family's meter appends the cache stem of each kernel it compiles (numba's ``<module>.<function>-<line>``
+    files); :func:`warm.compiled_outside` then counts only the data files of kernels the log does not name: here
+    ``h``, compiled by the same process but outside the meter, as a notebook beside the warm-up would."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "kern.py").write_text(textwrap.dedent("""
+        from numba import njit
+
+        @njit(cache=True)
+        def f(x):
+            return x + 1
+
+        @njit(cache=True)
+        def g(x):
+            return f(x) * 2
+
+        @njit(cache=True)
+        def h(x):
+            return x - 1
+    """))
+    cache, log = tmp_path / "numba", tmp_path / "compiled.txt"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+    before = warm.compiled_files(cache)
+    assert _last_json(STEMS.replace("sys.argv[1]", repr(str(src))).replace("sys.argv[2]", repr(str(log))),
+                      env) == {"compiled": 3}                # f for int and float, g (its f(int) is found)
+    new = warm.compiled_files(cache) - before
+    py = f"py{sys.version_info.major}{sys.version_info.minor}"
+    data = sorted(Path(p).name for p, *_ in new if p.endswith(".nbc"))
+    assert data == [f"kern.f-4.{py}.1.nbc", f"kern.f-4.{py}.2.nbc", f"kern.g-8.{py}.1.nbc", f"kern.h-12.{py}.1.nbc"]
+    stems = {Path(p).name.split(".")[1]: warm.cache_stem(p) for p, *_ in new if p.endswith(".nbc")}
+    assert sorted(log.read_text().splitlines()) == sorted([stems["f-4"], stems["f-4"], stems["g-8"]])
+    assert warm.compiled_outside(new, log) == 1                                   # h's one data file
+    assert warm.compiled_outside(new, tmp_path / "missing.txt") == len(data) == 4   # no log: every one counts
+    assert warm.compiled_outside(new, None) == 4
+
+
+def test_a_cache_files_stem_is_shared_by_its_index_and_its_data_files():
+    assert warm.cache_stem("/c/m.f-3.py311.nbi") == warm.cache_stem("/c/m.f-3.py311.12.nbc") == "/c/m.f-3.py311"
