@@ -95,7 +95,6 @@ from simlib.pipeline.run import RUNNER_PARAMETER
 from simlib.pipeline.timing import read_trials_log, trials_log
 from simlib.core.paths import REPO_ROOT as ROOT
 from simlib.core.validate import check_real
-from simlib.papers.cli_gen import num_arg
 
 NOTEBOOK_DIR = ROOT / "notebooks"
 DEFAULT_BUILD_DIR = ROOT / "build"
@@ -1389,6 +1388,10 @@ def _show(path: Path, root) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # here, not at the top: cli_gen imports the simulator (numba, the cluster), which a notebook's own process
+    # (``--run-job``, one per notebook with --jobs) does not need
+    from simlib.papers.cli_gen import num_arg
+
     ap = argparse.ArgumentParser(
         prog="python -m simlib.pipeline.notebooks",
         description="Synchronize notebooks/[0-9]*.py with their .ipynb (jupytext) and execute them "

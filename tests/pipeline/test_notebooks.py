@@ -379,6 +379,21 @@ def test_the_dask_address_goes_from_the_command_line_to_each_notebooks_run(tmp_p
     assert seen[-1]["simlib_run"]["dask_address"] == "tcp://h:8786"
 
 
+def test_the_runner_module_imports_no_simulator():
+    """Each notebook of a run with --jobs has a runner process of its own (``--run-job``): importing the runner
+    must not import numba or the simulator (about 0.7 CPU-s per notebook), only its command line's argparse
+    types need them."""
+    import subprocess
+    import sys
+
+    script = ("import sys; import simlib.pipeline.notebooks; "
+              "print(sorted(m for m in ('numba', 'pandas', 'simlib.runtime.cluster', 'simlib.papers.cli_gen') "
+              "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True,
+                         cwd=str(ROOT)).stdout.strip()
+    assert out == "[]"
+
+
 def test_undeclared_parameter_fails_the_notebook(tmp_path):
     """papermill only warns about unknown parameters; the runner makes it an error."""
     nb = tmp_path / "00_tiny.py"
