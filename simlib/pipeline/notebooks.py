@@ -444,6 +444,20 @@ def declared_parameters(ipynb: Path) -> set[str] | None:
     return None
 
 
+def _fast_exit_argv(argv: list) -> list:
+    """A kernelspec's ``argv`` with ``-m ipykernel_launcher`` replaced by ``-m simlib.pipeline.kernel``: the same
+    kernel, which ends without the interpreter's teardown (about 0.5 CPU-s per notebook; decision S41).  Any other
+    command (a kernelspec of another launcher) is kept as it is."""
+    from simlib.pipeline.kernel import IPYKERNEL_MODULE, MODULE
+
+    argv = list(argv)
+    for i in range(len(argv) - 1):
+        if argv[i] == "-m" and argv[i + 1] == IPYKERNEL_MODULE:
+            argv[i + 1] = MODULE
+            break
+    return argv
+
+
 @contextlib.contextmanager
 def _kernel_for_root(kernel_name: str, root: Path, build_dir: Path):
     """Expose, for the duration, a copy of kernelspec ``kernel_name`` that imports from ``root``.
@@ -453,11 +467,13 @@ def _kernel_for_root(kernel_name: str, root: Path, build_dir: Path):
     working directory on ``sys.path``.  So that ``root`` -- the repository, or
     the scratch copy the tests use -- provides ``simlib``, the run uses a copy
     of the spec under ``build_dir/jupyter`` with ``PYTHONPATH`` starting with
-    ``root``, found first through ``JUPYTER_PATH``.
+    ``root``, found first through ``JUPYTER_PATH``; the copy starts the kernel
+    through :mod:`simlib.pipeline.kernel` (:func:`_fast_exit_argv`, decision S41).
     """
     from jupyter_client.kernelspec import KernelSpecManager
 
     spec = KernelSpecManager().get_kernel_spec(kernel_name).to_dict()
+    spec["argv"] = _fast_exit_argv(spec.get("argv") or [])
     outer = os.environ.get("PYTHONPATH", "")
     kernel_env = dict(spec.get("env") or {})
     parts = [str(root)] + [p for p in outer.split(os.pathsep) if p and p != str(root)]
