@@ -204,7 +204,7 @@ def fitted_marks(papers=None) -> dict[str, tuple[tuple[str, tuple[str, ...]], ..
     declarations next to each rule's code that each paper names (``Paper.fitted``;
     :func:`simlib.papers.registry.fitted_marks`): 000's E18, 002's PR16, 004's SM72 (BSP) and SM75 (SSP).
     ``papers``: only these paper ids (None: every paper); resolving a paper's marks imports its profile
-    modules (004's: its BSP figures and SSP experiments, about 1 CPU-s)."""
+    modules (004's: its BSP figures and SSP experiments, 0.2-0.25 s of a notebook kernel's time)."""
     from simlib.papers.registry import PAPERS, fitted_marks as derived
 
     wanted = None if papers is None else set(papers)

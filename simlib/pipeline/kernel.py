@@ -4,7 +4,7 @@ It is ipykernel's own kernel (what ``python -m ipykernel_launcher`` starts: the 
 same ``sys.path``), with one change at its end (decision S41): once every thread has ended and every
 exit handler has run (IPython's history, the sweep workers' pool, multiprocessing's), the process exits
 at once with the kernel's exit status instead of tearing down every module and object one by one.  With
-numba, pandas, SciPy and matplotlib loaded that teardown takes about 0.4-0.7 CPU-s and the runner waits
+numba, pandas, SciPy and matplotlib loaded that teardown takes 0.4-0.5 s (0.25-0.5 CPU-s) and the runner waits
 for it (polling every 0.1 s) after each notebook's last cell; it writes nothing a notebook made.  Every
 file a notebook writes is closed by then (``with`` blocks, pandas, matplotlib, atomic writes); an object
 left open in the notebook's namespace would not be flushed (none is).

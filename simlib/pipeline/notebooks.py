@@ -446,7 +446,7 @@ def declared_parameters(ipynb: Path) -> set[str] | None:
 
 def _fast_exit_argv(argv: list) -> list:
     """A kernelspec's ``argv`` with ``-m ipykernel_launcher`` replaced by ``-m simlib.pipeline.kernel``: the same
-    kernel, which ends without the interpreter's teardown (about 0.5 CPU-s per notebook; decision S41).  Any other
+    kernel, which ends without the interpreter's teardown (0.4-0.5 s of wall per notebook; decision S41).  Any other
     command (a kernelspec of another launcher) is kept as it is."""
     from simlib.pipeline.kernel import IPYKERNEL_MODULE, MODULE
 

@@ -458,7 +458,7 @@ def test_calibration_targets_are_marked_fitted_at_the_profile_only(ledger):
 
 def test_claims_away_from_the_paper_profile_resolve_no_calibration_marks(tmp_path):
     """Only a claim at the paper profile can be fitted (S24), so recording others imports no paper's profile
-    modules (004's import its BSP figures and SSP experiments: about 1 CPU-s in every notebook that records);
+    modules (004's import its BSP figures and SSP experiments: 0.2-0.25 s in every notebook that records);
     a profile claim of 000 resolves 000's marks alone.  In a fresh interpreter, as a notebook's kernel."""
     import subprocess
     import sys

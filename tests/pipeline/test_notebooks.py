@@ -381,7 +381,7 @@ def test_the_dask_address_goes_from_the_command_line_to_each_notebooks_run(tmp_p
 
 def test_the_runner_module_imports_no_simulator():
     """Each notebook of a run with --jobs has a runner process of its own (``--run-job``): importing the runner
-    must not import numba or the simulator (about 0.7 CPU-s per notebook), only its command line's argparse
+    must not import numba or the simulator (0.3-0.45 CPU-s per notebook), only its command line's argparse
     types need them."""
     import subprocess
     import sys
