@@ -199,13 +199,16 @@ def sort_rows(ledger_path, rank) -> bool:
     return True
 
 
-def fitted_marks() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+def fitted_marks(papers=None) -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
     """Per paper id, its calibration rules, each with the claims whose quantity it fits (S24), from the
     declarations next to each rule's code that each paper names (``Paper.fitted``;
-    :func:`simlib.papers.registry.fitted_marks`): 000's E18, 002's PR16, 004's SM72 (BSP) and SM75 (SSP)."""
-    from simlib.papers.registry import fitted_marks as derived
+    :func:`simlib.papers.registry.fitted_marks`): 000's E18, 002's PR16, 004's SM72 (BSP) and SM75 (SSP).
+    ``papers``: only these paper ids (None: every paper); resolving a paper's marks imports its profile
+    modules (004's: its BSP figures and SSP experiments, 0.2-0.25 s of a notebook kernel's time)."""
+    from simlib.papers.registry import PAPERS, fitted_marks as derived
 
-    return derived()
+    wanted = None if papers is None else set(papers)
+    return derived(None if wanted is None else [p for p in PAPERS if p.id in wanted])
 
 
 def record(claims: Claim | Iterable[Claim], ledger_path, *, notebook: str = "", profile: str = "",
@@ -224,7 +227,10 @@ def record(claims: Claim | Iterable[Claim], ledger_path, *, notebook: str = "", 
     for c in claims:
         if not isinstance(c, Claim):
             raise ValueError(f"claims must be Claim records (simlib.papers.claim.Claim), got {c!r}")
-    for paper, rules in fitted_marks().items():
+    # mark_fitted changes only a claim at the paper profile: a paper with none there needs no marks (and so
+    # the import of its profile modules, which a notebook of another paper would pay for on every record)
+    profiled = {c.paper for c in claims if c.kind == "claim" and c.setting == PROFILE_SETTING}
+    for paper, rules in (fitted_marks(profiled) if profiled else {}).items():
         for rule, statements in rules:
             claims = mark_fitted(claims, rule, statements, paper)
     keys = [(c.paper, c.figure, c.claim, c.setting) for c in claims]

@@ -456,6 +456,32 @@ def test_calibration_targets_are_marked_fitted_at_the_profile_only(ledger):
     assert counts.loc[("000", "default"), "holds"] == 1
 
 
+def test_claims_away_from_the_paper_profile_resolve_no_calibration_marks(tmp_path):
+    """Only a claim at the paper profile can be fitted (S24), so recording others imports no paper's profile
+    modules (004's import its BSP figures and SSP experiments: 0.2-0.25 s in every notebook that records);
+    a profile claim of 000 resolves 000's marks alone.  In a fresh interpreter, as a notebook's kernel."""
+    import subprocess
+    import sys
+
+    script = f"""
+import sys
+from simlib.pipeline import claims
+from simlib.papers.claim import Claim
+claims.record([Claim("000", "Fig. 3", "a", "1", "1", direction=True),
+               Claim("004", "Fig. 1", "b", "1", "1", direction=True, setting="default")], {str(tmp_path / "a.csv")!r})
+profiles = ["simlib.papers." + m for m in ("selective_reduce.profile", "partial_reduce.profile",
+                                          "selmcast.profile", "selmcast.ssp_profile")]
+print([m for m in profiles if m in sys.modules])
+from simlib.papers.selective_reduce.profile import BASELINE_CLAIMS
+rows = claims.record(Claim("000", "Fig. 5", BASELINE_CLAIMS[0], "1", "1", direction=True, setting="profile"),
+                     {str(tmp_path / "b.csv")!r})
+print([m for m in profiles if m in sys.modules], rows[0]["fitted"])
+"""
+    out = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True,
+                         cwd=str(Path(simlib.__file__).parents[1])).stdout.splitlines()
+    assert out == ["[]", "['simlib.papers.selective_reduce.profile'] E18"]
+
+
 def test_a_wall_clock_row_keeps_its_verdict_out_of_the_notebook_line(tmp_path):
     """A row from cite_measurements judges times measured on this machine: the ledger keeps its verdict,
     the line a notebook prints does not (it would differ from one reproduction to the next, issue 47)."""

@@ -379,6 +379,56 @@ def test_the_dask_address_goes_from_the_command_line_to_each_notebooks_run(tmp_p
     assert seen[-1]["simlib_run"]["dask_address"] == "tcp://h:8786"
 
 
+def test_the_runner_module_imports_no_simulator():
+    """Each notebook of a run with --jobs has a runner process of its own (``--run-job``): importing the runner
+    must not import numba or the simulator (0.3-0.45 CPU-s per notebook), only its command line's argparse
+    types need them."""
+    import subprocess
+    import sys
+
+    script = ("import sys; import simlib.pipeline.notebooks; "
+              "print(sorted(m for m in ('numba', 'pandas', 'simlib.runtime.cluster', 'simlib.papers.cli_gen') "
+              "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True,
+                         cwd=str(ROOT)).stdout.strip()
+    assert out == "[]"
+
+
+def test_a_runs_kernelspec_starts_the_kernel_through_the_fast_exit_launcher():
+    """ipykernel's launcher, and only it, is replaced (decision S41); the rest of the command stays."""
+    argv = ["/venv/bin/python", "-Xfrozen_modules=off", "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    assert run_notebooks._fast_exit_argv(argv) == [
+        "/venv/bin/python", "-Xfrozen_modules=off", "-m", "simlib.pipeline.kernel", "-f", "{connection_file}"]
+    assert argv[3] == "ipykernel_launcher"                        # a copy: the spec read stays as it was
+    other = ["/venv/bin/python", "-m", "my_launcher", "-f", "{connection_file}", "ipykernel_launcher"]
+    assert run_notebooks._fast_exit_argv(other) == other
+
+
+@pytest.mark.parametrize("code, status", [(None, 0), (0, 0), (3, 3), ("a message", 1)])
+def test_the_kernel_exits_with_its_status_after_every_other_exit_handler(code, status, tmp_path):
+    """The kernel's application (here a stand-in) registers an exit handler and exits with ``code``: the handler
+    still runs and writes its file, and the process ends with the status the interpreter gives ``code``."""
+    import subprocess
+    import sys
+
+    mark = tmp_path / "handler.txt"
+    script = f"""
+import atexit, sys
+from pathlib import Path
+import ipykernel.kernelapp as app
+def stand_in():
+    atexit.register(lambda: Path({str(mark)!r}).write_text("ran"))
+    sys.exit({code!r})
+app.launch_new_instance = stand_in
+from simlib.pipeline import kernel
+kernel.main()
+"""
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=str(ROOT))
+    assert r.returncode == status, r.stderr
+    assert mark.read_text() == "ran"
+    assert ("a message" in r.stderr) == (code == "a message")
+
+
 def test_undeclared_parameter_fails_the_notebook(tmp_path):
     """papermill only warns about unknown parameters; the runner makes it an error."""
     nb = tmp_path / "00_tiny.py"
