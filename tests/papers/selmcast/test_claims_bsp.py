@@ -224,9 +224,11 @@ def test_tens_of_ms_is_below_100_ms_at_the_largest_n():
     assert by_claim(bsp(fig4), text).holds
 
 
-def milp_frame(l3=(1.0, 2.0), l7=(0.1, 0.3), proven=True):
-    return frame(*[dict(layer=layer, n=n, milp_time_s=t, milp_proven=proven, time_limit_s=60.0)
-                   for layer, ts in (("L3", l3), ("L7", l7)) for n, t in zip((10, 20), ts)])
+def milp_frame(l3=(1.0, 2.0), l7=(0.1, 0.3), proven=True, trials=6):
+    """The MILP's times at n = 10 and 20 per layer, as ``trials`` identical paired trials (6: the fewest with a
+    95 % interval of the median ratio, S24, which then is the point ratio)."""
+    return frame(*[dict(layer=layer, n=n, trial=0, milp_time_s=t, milp_proven=proven, time_limit_s=60.0)
+                   for layer, ts in (("L3", l3), ("L7", l7)) for n, t in zip((10, 20), ts)], trials=trials)
 
 
 def test_milp_growth_must_beat_the_size_ratio():
@@ -242,9 +244,30 @@ def test_milp_growth_must_beat_the_size_ratio():
     assert obs.kind == "observation" and obs.our_value.startswith("not run (SM10")
     limit = by_claim(bsp(milp=milp_frame(proven=False)),
                      "Optimal's (MILP) time depends on the instance; hits the time limit in some runs")
-    assert "4 of 4 runs hit the time limit" in limit.our_value
+    assert "24 of 24 runs hit the time limit" in limit.our_value
     single = bsp(milp=milp_frame().query("n == 10"))
     assert not [c for c in single if "super-linearly" in c.claim]
+
+
+def test_milp_growth_is_undecided_until_the_paired_interval_decides_it():
+    """SM77: the growth verdict also needs the sign-test interval of the per-trial ratio t(20) / t(10) wholly on
+    the medians' side of 2 (S24); five pairs give no 95 % interval; a spread that straddles 2 leaves it open
+    though the medians' ratio is super-linear (the flip seen between two reproductions of one commit)."""
+    text = "Optimal (MILP) median time grows super-linearly with n (L7)"
+    five = by_claim(bsp(milp=milp_frame(l7=(0.1, 0.3), trials=5)), text)
+    assert five.verdict == "undecided" and five.direction is True and "5 pairs < 6" in five.interval
+    # ten paired trials: t(10) = 0.1 s each, t(20) ratios 1.0, 1.2, 1.5, 1.8, 2.5 x 2, 3.0, 3.5, 4.0, 9.0 -> the
+    # medians' ratio 2.5 > 2, but the interval [x(2), x(9)] = [1.2, 4.0] (k = 2 at n = 10) straddles 2
+    ratios = (1.0, 1.2, 1.5, 1.8, 2.5, 2.5, 3.0, 3.5, 4.0, 9.0)
+    rows = [dict(layer=layer, n=n, trial=t, milp_time_s=0.1 * (r if n == 20 else 1.0), milp_proven=True,
+                 time_limit_s=60.0) for t, r in enumerate(ratios) for layer in ("L3", "L7") for n in (10, 20)]
+    spread = by_claim(bsp(milp=pd.DataFrame(rows)), text)
+    assert spread.direction is True and spread.verdict == "undecided" and spread.pairs == 10
+    assert "1.20–4.00×" in spread.interval and "6 above 2, 4 below" in spread.sides
+    # every ratio above 2 except one: the interval [x(2), x(9)] lies above 2 and the claim holds
+    above = [dict(row, milp_time_s=row["milp_time_s"] * (1.0 if row["n"] == 10 or row["trial"] == 0 else 2.0))
+             for row in rows]
+    assert by_claim(bsp(milp=pd.DataFrame(above)), text).holds
 
 
 # --------------------------------------------------------------------------- readings, arguments
