@@ -55,7 +55,7 @@ normalization = "own"                     # the ideal of the figures (SM1): "own
 lam_alt = 0.25                            # the other reading of λ, run beside the figures (SM14)
 normalization_alt = "L3"                  # the other reading of the ideal, run beside the figures (SM1)
 milp_n_values = [10, 15, 20]              # where the HiGHS MILP runs (paper: 50..200, see below)
-milp_trials = 10                          # trials per MILP setting; SM77: the growth verdicts need >= 6 paired trials
+milp_trials = 10                          # trials per MILP setting (decision SM77: the growth verdicts need 6 or more)
 milp_time_limit_s = 60.0                  # per solve, as the paper's Gurobi runs
 rounds_demo = 10                          # multi-round demonstration (decision SM2)
 k_demo = 4

@@ -19,7 +19,8 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 # files that may import what an extra declares (the rest: [project] dependencies only)
 EXTRA_OF_FILE = {"simlib/pipeline/notebooks.py": "notebooks", "simlib/pipeline/site.py": "notebooks",
-                 "simlib/pipeline/check.py": "notebooks"}   # check compares executed notebooks
+                 "simlib/pipeline/check.py": "notebooks",    # check compares executed notebooks
+                 "simlib/pipeline/kernel.py": "notebooks"}   # the runner's Jupyter kernel (S41)
 # not on PyPI: Debian's python3-simgrid, linked into the venv by `make venv`; optional (tests skip)
 SYSTEM_MODULES = {"simgrid"}
 
