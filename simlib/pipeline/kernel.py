@@ -23,8 +23,6 @@ from pathlib import Path
 IPYKERNEL_MODULE = "ipykernel_launcher"
 MODULE = "simlib.pipeline.kernel"
 
-_status = [0]
-
 
 def exit_status(code) -> int:
     """The process exit status of ``SystemExit(code)``, as the interpreter gives it: None 0, an int
@@ -34,16 +32,17 @@ def exit_status(code) -> int:
     return code if isinstance(code, int) else 1
 
 
-def _exit_now() -> None:
+def _exit_now(status: list) -> None:
     """The last exit handler (registered first): flush the standard streams, then end the process with the
-    kernel's status, without the interpreter's teardown of modules and objects."""
+    kernel's status (``status[0]``, which :func:`main` sets when the application ends), without the
+    interpreter's teardown of modules and objects."""
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         try:
             if stream is not None:
                 stream.flush()
         except Exception:                  # closed, broken or ipykernel's stream already shut: nothing to flush
             pass
-    os._exit(_status[0])
+    os._exit(status[0])
 
 
 def main() -> None:
@@ -55,16 +54,17 @@ def main() -> None:
         del sys.path[0]
     # exit handlers run last-registered first: this one after all the others (none is registered before it:
     # the imports above register none; logging's, multiprocessing's, IPython's and the sweep pool's come later)
-    atexit.register(_exit_now)
+    status = [0]
+    atexit.register(_exit_now, status)
     from ipykernel import kernelapp
 
     try:
         kernelapp.launch_new_instance()
     except SystemExit as exc:
-        _status[0] = exit_status(exc.code)
+        status[0] = exit_status(exc.code)
         raise
     except BaseException:            # the interpreter prints the traceback, then runs the exit handlers
-        _status[0] = 1
+        status[0] = 1
         raise
 
 

@@ -38,7 +38,7 @@ import pandas as pd
 from simlib.core.validate import check_choice, check_int, check_real
 from simlib.papers.claim import Claim, observation, within
 from simlib.papers.selmcast.experiments import NORMALIZATIONS, pr_balanced
-from simlib.papers.paired_strength import decided, fields_on_means, groups_strength, wide_values
+from simlib.papers.paired_strength import decided, fields_on_means, group_ratios, groups_strength, wide_values
 from simlib.papers.strength import in_range, side
 
 __all__ = ["paper_marks", "PAPER", "REL_TOL", "OVERLAP_REL", "FLAT_SPREAD", "EXACT_P_REL", "FAST_MS", "Reading",
@@ -544,20 +544,6 @@ BSP_TIMING_COLUMNS = ("selmcast_time_ms", "orpheus_time_ms", "optimal_time_ms")
 MILP_TIMING_COLUMNS = ("flow_time_ms", "milp_time_s", "milp_stage1_s", "milp_stage2_s")
 
 
-def _milp_growth(milp: pd.DataFrame, layer: str, n0: int, n1: int):
-    """The :class:`~simlib.papers.strength.Strength` of the per-trial MILP time ratio t(n1) / t(n0) of ``layer``
-    against n1 / n0 (S24's sign-test interval of its median; trials missing at either size left out; a frame
-    without a ``trial`` column pairs nothing)."""
-    from simlib.papers.strength import strength
-
-    rows = milp[milp["layer"] == layer]
-    if "trial" not in rows.columns:
-        return strength([], threshold=n1 / n0)
-    t = rows.pivot_table(index="trial", columns="n", values="milp_time_s", aggfunc="first")
-    ratio = (t[n1] / t[n0]).dropna() if {n0, n1} <= set(t.columns) else pd.Series(dtype=float)
-    return strength(ratio.to_numpy(), threshold=n1 / n0)
-
-
 def _milp_claims(milp: pd.DataFrame, fig4: pd.DataFrame) -> list[Claim]:
     """§IV-B1 on Optimal's (MILP) computation time."""
     med = milp.groupby(["layer", "n"])["milp_time_s"].median()
@@ -583,7 +569,8 @@ def _milp_claims(milp: pd.DataFrame, fig4: pd.DataFrame) -> list[Claim]:
         # SM77: the verdict also needs the sign-test interval of the per-trial ratio t(n1) / t(n0) (trial t of
         # both sizes shares its seed) wholly above n1 / n0 and on the medians' side; wall-clock ratios of
         # instance-dependent solves flip between reproductions otherwise
-        groups = {f"{layer}, n = {n1} / {n0}": _milp_growth(milp, layer, n0, n1)}
+        ratios = group_ratios(milp, "milp_time_s", "layer", n1, n0, col="n").get(layer, np.empty(0))
+        groups = groups_strength({f"{layer}, n = {n1} / {n0}": ratios}, threshold=n1 / n0)
         fields = fields_on_means(groups, {k: side(g, "above") for k, g in groups.items()}, superlinear)
         out.append(Claim(
             PAPER, fig, f"Optimal (MILP) median time grows super-linearly with n ({layer})",
