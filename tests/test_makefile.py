@@ -103,3 +103,65 @@ def test_the_fast_profile_caps_a_tests_own_max_examples(tmp_path, profile, examp
     subprocess.run(cmd + (["--hypothesis-profile", profile] if profile else []), cwd=tmp_path, check=True,
                    capture_output=True, env={k: v for k, v in os.environ.items() if k != "CI"})
     assert len((tmp_path / "examples.txt").read_text()) == examples
+
+
+#: Stands in for a new venv's python while `make venv` installs: logs its arguments; fails (status 1) on the
+#: call whose arguments contain the text in ../fail, if that file exists.
+INSTALLING_PYTHON = FAKE_PYTHON + """f="$(dirname "$0")/../fail"
+if [ -f "$f" ]; then case "$*" in *"$(cat "$f")"*) exit 1;; esac; fi
+"""
+
+
+def _stale(folder: Path, requirements: str) -> Path:
+    """A checkout whose venv exists (a python) but was never installed: no stamp."""
+    folder.mkdir()
+    shutil.copy(ROOT / "Makefile", folder)
+    (folder / "requirements.txt").write_text(requirements)
+    python = folder / "v" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(INSTALLING_PYTHON)
+    python.chmod(0o755)
+    return folder
+
+
+def _make_venv(folder: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["make", "-s", "VENV=v", "venv"], cwd=folder, capture_output=True, text=True,
+                          env={**os.environ, "MAKEFLAGS": ""})
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make not installed")
+def test_make_venv_installs_the_pinned_pip_first_then_the_rest_uncompiled_then_compiles_on_every_core(tmp_path):
+    """Decision S42: the pip that requirements.txt pins, then requirements.txt with --no-compile, then one
+    compileall of site-packages with a worker per core; only then the stamp and the kernel."""
+    a = _stale(tmp_path / "a", "# tools\npip==26.3  # the installer\nnumpy==2.4.6\n")
+    assert _make_venv(a).returncode == 0
+    calls = (a / "v" / "calls.log").read_text().splitlines()
+    assert calls[0] == "-m pip install --disable-pip-version-check -q pip==26.3"
+    assert calls[1] == "-m pip install --disable-pip-version-check -q --no-compile -r requirements.txt"
+    assert calls[2].startswith("-c import compileall") and "get_path('purelib')" in calls[2]
+    assert "workers=0" in calls[2] and "sys.exit(not " in calls[2]
+    assert (a / "v" / ".installed").is_file() and "ipykernel install" in calls[3]
+    n = len(calls)
+    assert _make_venv(a).returncode == 0                      # installed: no pip run again
+    assert not [c for c in (a / "v" / "calls.log").read_text().splitlines()[n:] if "pip install" in c]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make not installed")
+def test_without_a_pip_pin_the_venvs_own_pip_installs(tmp_path):
+    a = _stale(tmp_path / "a", "numpy==2.4.6\npipdeptree==2.0  # not pip itself\n")
+    assert _make_venv(a).returncode == 0
+    calls = (a / "v" / "calls.log").read_text().splitlines()
+    assert calls[0] == "-m pip install --disable-pip-version-check -q --no-compile -r requirements.txt"
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make not installed")
+@pytest.mark.parametrize("failing", ["pip==26.3", "--no-compile", "compileall"])
+def test_a_failed_install_step_stops_make_and_leaves_the_venv_uninstalled(tmp_path, failing):
+    a = _stale(tmp_path / "a", "pip==26.3\nnumpy==2.4.6\n")
+    (a / "v" / "fail").write_text(failing)
+    done = _make_venv(a)
+    assert done.returncode != 0 and ".installed" in done.stderr
+    assert not (a / "v" / ".installed").exists()
+    assert not [c for c in (a / "v" / "calls.log").read_text().splitlines() if "ipykernel install" in c]
+    (a / "v" / "fail").unlink()                               # the next make installs again, all three steps
+    assert _make_venv(a).returncode == 0 and (a / "v" / ".installed").is_file()
