@@ -52,7 +52,7 @@ from simlib.core.sharing import (BIG_SWITCH_MAX, drain, flow_table, lowest_bit, 
 from simlib.core.tolerance import is_done
 from simlib.runtime.kernel_driver import DONE, NEED_DRAWS, NEED_SPACE, STALLED
 
-from .ssp_selection import TIE_S, Rules, _algorithm2, _algorithm2_l3, scratch
+from .ssp_selection import C_BITS, TIE_S, Rules, _algorithm2, _algorithm2_l3, c_planes, c_planes_finish, scratch
 
 COMPUTING, MULTICASTING, BLOCKED = 0, 1, 2
 GAP = 1 << 20       # spacing of strict-priority classes, so a new task can be slotted in between
@@ -440,9 +440,10 @@ def start_compute(w, t, wk):
 
 
 @njit(cache=True, inline="always")
-def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
+def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits, cplanes):
     """Task i's multicast ends at t: log it, update c and D (SM55; for n <= BIG_SWITCH_MAX also D's row i as
-    the bit set ``dbits[i]``, bit j: (i, j) in D), then the SSP gate (SM58)."""
+    the bit set ``dbits[i]``, bit j: (i, j) in D, and c's row i on its bit planes ``cplanes``,
+    :func:`~.ssp_selection.c_planes_finish`), then the SSP gate (SM58)."""
     n, l3, ssp, k = cfg.n, cfg.l3, cfg.ssp, cfg.k
     x, c, due, in_g = plan.x, plan.c, plan.due, plan.in_g
     rounds, state = wk.rounds, wk.state
@@ -456,6 +457,8 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
             log.recv_at[r0 + q] = t if l3 else fl.arrived[i, j]
     ci[DCNT] += 1
     cn.floats[DSUM] += t - log.start[mc]
+    small = n <= BIG_SWITCH_MAX
+    onb = _row_bits(x, i) if small else 0               # its receivers (c_ij <- 0)
     nx = 0
     for j in range(n):                                  # (branch-free: x's row is random)
         on = x[i, j] == 1
@@ -467,8 +470,9 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits):
         if not l3:
             fl.arrived[i, j] = np.nan
     ci[NX] -= nx
-    if n <= BIG_SWITCH_MAX:
+    if small:
         dbits[i] = _row_bits(due, i)
+        c_planes_finish(cplanes, i, onb | (1 << i), (1 << n) - 1)
     in_g[i] = False
     wk.cur_mc[i] = -1
     low_before = rounds.min()
@@ -980,9 +984,11 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     bits = l3 and n <= BIG_SWITCH_MAX and not cfg.rules.deadline_all
     ybits = np.zeros(n, np.int64)                       # its new rows of x
     dbits = np.zeros(n, np.int64)                       # D's rows as bit sets (n <= BIG_SWITCH_MAX; _finish
-    if n <= BIG_SWITCH_MAX:                             # keeps them from here on)
+    cplanes = np.zeros((C_BITS, n), np.int64)           # keeps them from here on), and c's bit planes
+    if n <= BIG_SWITCH_MAX:
         for i in range(n):
             dbits[i] = _row_bits(plan.due, i)
+        c_planes(plan.c, cplanes)
     alg = scratch(n)                                    # Algorithm 2's output and work space
     order = alg.order
     old = np.empty((n, n), np.int8)                     # G's rows of x before it
@@ -1021,7 +1027,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
             return status
         nd = _advance_network(t, l3, factive, frem, fvol, frate, fseq, farrived, vrem, done, ci, cf)
         for a in range(nd):                             # the multicasts that ended, in that order
-            _finish(done[a], t, cfg, wk, plan, fl, log, cn, dbits)
+            _finish(done[a], t, cfg, wk, plan, fl, log, cn, dbits, cplanes)
         for a in range(_ready(t, t_c, comp_end, ready)):
             kappa = ready[a]
             iters[kappa] += 1
@@ -1035,7 +1041,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
                 ng = _g_list(in_g, gl)
                 _estimate_tau(kappa, t, cfg, rounds, state, comp_start, comp_end, in_g, tau,
                               ci[DCNT], cf[DSUM], ttop)
-                m = _algorithm2_l3(kappa, plan, cfg.rules, alg, frem, rows, ybits, dbits)
+                m = _algorithm2_l3(kappa, plan, cfg.rules, alg, frem, rows, ybits, dbits, cplanes)
                 _preempt_l3(kappa, ng, t, gl, ybits, x, cur_mc, log, links, ci)
                 if prio_mode and not fifo:              # SM50: classes in Algorithm 2's order
                     _reclass(kappa, order[:m], l3, keep, fl, ci, pwork)
@@ -1048,7 +1054,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
                 if not l3:                              # every undelivered receiver dropped: done
                     for q in range(ng):
                         if _l7_idle(gl[q], n, factive):
-                            _finish(gl[q], t, cfg, wk, plan, fl, log, cn, dbits)
+                            _finish(gl[q], t, cfg, wk, plan, fl, log, cn, dbits, cplanes)
                 if prio_mode and not fifo:              # SM50: classes in Algorithm 2's order
                     _reclass(kappa, order[:m], l3, keep, fl, ci, pwork)
             _launch(kappa, t, cfg, x, rounds, iters, cur_mc, fl, log, links, ci)

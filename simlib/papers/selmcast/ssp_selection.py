@@ -34,7 +34,7 @@ from simlib.core.sharing import BIG_SWITCH_MAX, lowest_bit, popcount
 from simlib.core.validate import check_choice, check_int, check_real
 
 __all__ = ["select_ssp", "Plan", "Rules", "Scratch", "scratch", "TIE_S", "TASK_ORDERS", "LINE32_READINGS",
-           "PARETO_DEADLINES"]
+           "PARETO_DEADLINES", "C_BITS", "C_SAT", "c_planes", "c_planes_finish"]
 
 #: Line 13 sorts tasks by tau non-decreasing ("pseudocode"); §III-C's text says non-increasing ("text").
 TASK_ORDERS = ("pseudocode", "text")
@@ -63,6 +63,12 @@ def _before(a, b, tau, start, descending):
     if abs(d) > TIE_S:
         return d < 0.0
     return a < b
+
+
+#: Bits of each c_ij in the bit planes of :func:`c_planes` (the SSP loop's form of c for
+#: :func:`_algorithm2_l3`): a value at or above :data:`C_SAT` is kept as C_SAT (saturated).
+C_BITS = 5
+C_SAT = (1 << C_BITS) - 1
 
 
 class Plan(NamedTuple):
@@ -103,7 +109,8 @@ class Scratch(NamedTuple):
     one int64 i << 32 | j (:func:`_pair`), in (L, j) order ``pi`` with their ``pc`` = c_ij, and in processing
     order ``ci`` (n * n,) int64, with the counting sort's buckets ``slot`` (n + 2,) int64 (pairs with
     c_ij >= n share the last: :func:`_sort_by_c`).  ``pi`` is also line 16's work space (each candidate's
-    bucket, :func:`_lightest_in_span`), before line 29 fills it."""
+    bucket, :func:`_lightest_in_span`), before line 29 fills it.  ``rest`` (n,) int64: line 29's pairs of
+    each task with some as a bit set, in L order (:func:`_algorithm2_l3`; its tasks go to ``cand``)."""
 
     y: np.ndarray
     order: np.ndarray
@@ -120,6 +127,7 @@ class Scratch(NamedTuple):
     pc: np.ndarray
     ci: np.ndarray
     slot: np.ndarray
+    rest: np.ndarray
 
 
 @njit(cache=True)
@@ -128,7 +136,7 @@ def scratch(n):
     return Scratch(np.zeros((n, n), np.int8), np.zeros(n, np.int64), np.full(n, np.nan), np.zeros(n), np.zeros(n),
                    np.zeros(n), np.zeros(n), np.zeros(n, np.int64), np.zeros(n), np.zeros(n, np.int64), np.zeros(n),
                    np.zeros(n * n, np.int64), np.zeros(n * n, np.int64), np.zeros(n * n, np.int64),
-                   np.zeros(n + 2, np.int64))
+                   np.zeros(n + 2, np.int64), np.zeros(n, np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -291,6 +299,63 @@ def _sort_by_c(pk, pc, nC, cmax, slot, out, c):
             out[k] = v
 
 
+@njit(cache=True, inline="always")
+def _c_row_planes(c, i, planes):
+    """Row i of c ((n, n) int64, >= 0; n <= BIG_SWITCH_MAX) into the bit planes ``planes[:, i]``: bit j of
+    ``planes[b, i]`` is bit b of min(c_ij, C_SAT)."""
+    n = c.shape[1]
+    for b in range(C_BITS):
+        bits = 0
+        for j in range(n):
+            bits |= ((min(c[i, j], C_SAT) >> b) & 1) << j
+        planes[b, i] = bits
+
+
+@njit(cache=True)
+def c_planes(c, planes):
+    """c ((n, n) int64, >= 0; n <= BIG_SWITCH_MAX) as the bit planes :func:`_algorithm2_l3` reads: bit j of
+    ``planes[b, i]`` ((C_BITS, n) int64, returned) is bit b of min(c_ij, C_SAT)."""
+    for i in range(c.shape[0]):
+        _c_row_planes(c, i, planes)
+    return planes
+
+
+@njit(cache=True, inline="always")
+def c_planes_finish(planes, i, reset, full):
+    """Row i of c on its bit planes (:func:`c_planes`) when task i's multicast ends (SM55): c_ij <- 0 for the j
+    of the bit set ``reset`` (its receivers and i), c_ij <- c_ij + 1 for the other j of ``full`` (the n
+    workers), a bit-sliced increment that keeps a value at C_SAT there (saturated, as min(c_ij, C_SAT))."""
+    sat = full
+    for b in range(C_BITS):
+        sat &= planes[b, i]
+    carry = full & ~reset & ~sat                        # the j that count one more, each below C_SAT
+    for b in range(C_BITS):
+        pl = planes[b, i]
+        planes[b, i] = (pl ^ carry) & ~reset
+        carry &= pl
+
+
+@njit(cache=True, inline="always")
+def _c_top(planes, i, bits):
+    """The largest min(c_ij, C_SAT) over the j of the non-empty bit set ``bits`` (row i's planes, high bit first)."""
+    v = 0
+    for b in range(C_BITS - 1, -1, -1):
+        t = bits & planes[b, i]
+        if t != 0:
+            bits = t
+            v |= 1 << b
+    return v
+
+
+@njit(cache=True, inline="always")
+def _c_equal(planes, i, bits, cv, nb):
+    """The j of the bit set ``bits`` with c_ij = ``cv``, given every c_ij of ``bits`` below 2 ** ``nb`` (< C_SAT)."""
+    for b in range(nb):
+        pl = planes[b, i]
+        bits &= pl if (cv >> b) & 1 else ~pl
+    return bits
+
+
 @njit(cache=True)
 def _algorithm2(kappa, plan, rules, out):
     """Algorithm 2 for ``kappa`` on ``plan`` (a :class:`Plan`, updated in place) read by ``rules``
@@ -298,7 +363,7 @@ def _algorithm2(kappa, plan, rules, out):
     other arrays are work space).  Returns |G|."""
     x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start = plan
     eta, l3, descending, line32_x, deadline_all = rules
-    y, order, deadline, load, lratio, dl_min, xload, count, s, cand, ckey, pi, pc, ci, slot = out
+    y, order, deadline, load, lratio, dl_min, xload, count, s, cand, ckey, pi, pc, ci, slot, _ = out
     n = x.shape[0]
     # ---- Initialization ------------------------------------------------------------------
     for j in range(n):                                  # 1: for each j in N \ {kappa}
@@ -421,7 +486,7 @@ def _algorithm2(kappa, plan, rules, out):
 
 
 @njit(cache=True)
-def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits, dbits):
+def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits, dbits, cplanes):
     """:func:`_algorithm2` under L3 on bit sets of receivers, for the SSP loop (issue 48 item 1): the same
     plan x, G and order of G, bit for bit, for the loop's inputs; returns |G|.
 
@@ -431,7 +496,9 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits, dbits):
     (bit j: x_ij = 1) for i in G (the loop's receiver sets, N18; kappa's is not read); ``ybits`` (n,)
     int64 is written with the new rows of G and kappa (x after line 39).  ``dbits`` (n,) int64: row i of the
     forced pairs D as a bit set (bit j: (i, j) in D, ``plan.due``) for i in G and kappa, which line 9 reads
-    instead of ``due`` (the loop keeps them where D changes).  n <= BIG_SWITCH_MAX, line 33's
+    instead of ``due`` (the loop keeps them where D changes).  ``cplanes`` (C_BITS, n) int64: c as bit planes
+    (:func:`c_planes`; the loop keeps them where c changes, :func:`c_planes_finish`), from which line 29's
+    order is read.  n <= BIG_SWITCH_MAX, line 33's
     reading "own" (``rules.deadline_all`` False); line 32 either reading (as printed, "x": its sum over G's
     rows of x, each task's rem[i] per set bit, in id order as the array routine sums it).
 
@@ -445,10 +512,16 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits, dbits):
     reads no other), NaN for the others; ``out.y`` and ``out.s`` are not written.  Line 33's ingress test
     reads s_i provided y_ij <- 1, max(s_i, v_ij) = max(s_i, rem_i), the same for every pair of task i before
     and after one is added (s_i becomes that max), so it is made once per task, and a task that fails it
-    puts no pair in C (its pairs would change nothing; the others keep their order)."""
+    puts no pair in C (its pairs would change nothing; the others keep their order).
+
+    Line 29's order of C (c_ij non-increasing, ties in (L, j) order: a stable sort of the pairs collected
+    in (L, j) order) is read from c's bit planes without a sort: for each value of c_ij from the largest in
+    C down to 0, the tasks in L order, each one's pairs of that value in increasing j -- the same pairs in
+    the same order, so lines 30-36 make the same operations.  Where a c_ij of C is at or above C_SAT (the
+    planes do not hold it) the pairs are collected and sorted by :func:`_sort_by_c` (issue 48)."""
     x, vrem, v, p, b_in, b_eg, tau, c, due, in_g, start = plan
     eta, l3, descending, line32_x, deadline_all = rules
-    y, order, deadline, load, lratio, dl_min, xload, count, s, cand, ckey, pi, pc, ci, slot = out
+    y, order, deadline, load, lratio, dl_min, xload, count, s, cand, ckey, pi, pc, ci, slot, crest = out
     n = x.shape[0]
     full = ((1 << n) - 1) & ~(1 << kappa)               # 1-2: x_kj <- 1 for j != kappa (x_kj = 0 before)
     rk = v[kappa]                                       # 2: v_kj <- v_k
@@ -531,8 +604,8 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits, dbits):
                     j = lowest_bit(b)
                     b &= b - 1
                     xload[j] += ri
-    nC = 0
-    cmax = 0
+    nt = 0                                              # the tasks with pairs in C, in L order (cand),
+    top = 0                                             # and those pairs (crest); the largest c_ij among them
     for a in range(m):                                  # 21: for each i in L
         i = order[a]
         xi = full if i == kappa else xbits[i]
@@ -552,22 +625,48 @@ def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits, dbits):
         deadline[i] = max(max(tau[i], si / b_in[i]), tr)  # 23-27
         if not deadline[i] >= max(si, ri) / b_in[i]:    # 31, 33: i's ingress fails for each of its pairs
             continue                                    # (s_i stays max(si, ri) once one is added): none in C
-        while rest != 0:                                # 29: C in (L, j) order
-            j = lowest_bit(rest)
-            rest &= rest - 1
-            cij = c[i, j]
-            pi[nC] = _pair(i, j)
-            pc[nC] = cij
-            nC += 1
-            cmax = max(cmax, cij)
-    _sort_by_c(pi, pc, nC, cmax, slot, ci, c)           # 29: C by c_ij non-increasing, stable
-    for h in range(nC):                                 # 30: for each (i, j) in C
-        i, j = _unpair(ci[h])
-        ri = rk if i == kappa else rem[i]
-        rj = xload[j] if line32_x else load[j] + ri     # 32
-        if deadline[i] >= rj / b_eg[j]:                 # 33 (its ingress part held when (i, j) entered C)
-            ybits[i] |= 1 << j                          # 34
-            load[j] += ri
+        cand[nt] = i                                    # 29: C's pairs of i
+        crest[nt] = rest
+        nt += 1
+        top = max(top, _c_top(cplanes, i, rest))
+    if top < C_SAT:                                     # 29-30: C by c_ij non-increasing, ties in (L, j) order
+        nb = 0
+        while (1 << nb) <= top:
+            nb += 1
+        for cv in range(top, -1, -1):
+            for a in range(nt):
+                i = cand[a]
+                ri = rk if i == kappa else rem[i]
+                b = _c_equal(cplanes, i, crest[a], cv, nb)
+                while b != 0:
+                    j = lowest_bit(b)
+                    b &= b - 1
+                    rj = xload[j] if line32_x else load[j] + ri     # 32
+                    if deadline[i] >= rj / b_eg[j]:     # 33 (its ingress part held when (i, j) entered C)
+                        ybits[i] |= 1 << j              # 34
+                        load[j] += ri
+    else:                                               # (a c_ij of C at or above C_SAT: sorted by value)
+        nC = 0
+        cmax = 0
+        for a in range(nt):                             # 29: C in (L, j) order
+            i = cand[a]
+            rest = crest[a]
+            while rest != 0:
+                j = lowest_bit(rest)
+                rest &= rest - 1
+                cij = c[i, j]
+                pi[nC] = _pair(i, j)
+                pc[nC] = cij
+                nC += 1
+                cmax = max(cmax, cij)
+        _sort_by_c(pi, pc, nC, cmax, slot, ci, c)       # 29: C by c_ij non-increasing, stable
+        for h in range(nC):                             # 30: for each (i, j) in C
+            i, j = _unpair(ci[h])
+            ri = rk if i == kappa else rem[i]
+            rj = xload[j] if line32_x else load[j] + ri     # 32
+            if deadline[i] >= rj / b_eg[j]:             # 33 (its ingress part held when (i, j) entered C)
+                ybits[i] |= 1 << j                      # 34
+                load[j] += ri
     for a in range(m):                                  # 37-39: x <- y (only changed pairs written)
         i = order[a]
         xi = 0 if i == kappa else xbits[i]              # (kappa's row of x is still 0 in memory)

@@ -8,14 +8,17 @@ plans.  Inputs: random online states at n = 2-63 (the bit sets' range) with the 
 rounding made common (a grid of volumes, bandwidths, tau, start times and c_ij, volumes at exactly
 eta v_i, a few slightly negative), or real-valued ones; line 32 either reading; c_ij above n (the
 counting sort's shared last bucket; and line 29's sort alone against Python's ``sorted`` with c_ij far
-above its buckets).  Plus a hand case (test_selmcast_ssp_selection's first instance) worked
+above its buckets) and about C_SAT (line 29's order read from c's bit planes, or sorted where a c_ij of C
+is at or above C_SAT); c's bit planes kept through multicast ends against planes built from c.  Plus a hand case (test_selmcast_ssp_selection's first instance) worked
 out on the bit-set path, and line 16's selection by counting against the bounded insertion.
 """
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from simlib.papers.selmcast.ssp_selection import (TIE_S, Plan, Rules, _algorithm2, _algorithm2_l3, _lightest,
-                                                    _lightest_bits, _pair, _sort_by_c, _unpair, scratch)
+from simlib.papers.selmcast.ssp_selection import (C_BITS, C_SAT, TIE_S, Plan, Rules, _algorithm2, _algorithm2_l3,
+                                                    _c_equal, _c_top, _lightest, _lightest_bits, _pair, _sort_by_c,
+                                                    _unpair, c_planes, c_planes_finish, scratch)
+from numba import njit
 
 
 def bits_of(row):
@@ -38,7 +41,8 @@ def run_both(kappa, x, rem, v, p, b_in, b_eg, tau, c, due, in_g, start, eta, des
     out_b = scratch(n)
     ybits = np.zeros(n, np.int64)
     dbits = np.array([bits_of(due[i]) for i in range(n)], np.int64)
-    m_b = _algorithm2_l3(kappa, plan_b, rules, out_b, rem, xbits, ybits, dbits)
+    m_b = _algorithm2_l3(kappa, plan_b, rules, out_b, rem, xbits, ybits, dbits,
+                         c_planes(c, np.zeros((C_BITS, n), np.int64)))
     a = (plan_a.x, plan_a.in_g, m_a, out_a.order[:m_a].copy(), out_a.deadline)
     b = (plan_b.x, plan_b.in_g, m_b, out_b.order[:m_b].copy(), out_b.deadline)
     return a, b, ybits
@@ -101,7 +105,7 @@ def l3_states(draw):
     scale = draw(st.sampled_from([1.0, 40e9]))           # bits/s of the notebooks' links
     b_in, b_eg = b_in * scale, b_eg * scale
     start = np.array(draw(st.lists(st.sampled_from([0.0, 1.0, 2.0, 2.0 + 1e-10]), min_size=n, max_size=n)))
-    cmax = draw(st.sampled_from([0, 5, 3 * n]))
+    cmax = draw(st.sampled_from([0, 5, 3 * n, C_SAT - 1, C_SAT]))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     c = rng.integers(0, cmax + 1, (n, n)).astype(np.int64)
     np.fill_diagonal(c, 0)
@@ -134,7 +138,8 @@ def test_hand_case_on_bit_sets():
                 np.zeros(n), np.zeros((n, n), np.int64), np.zeros((n, n), bool), in_g, np.array([0.0, 1.0, 0.0, 0.0]))
     out = scratch(n)
     ybits = np.zeros(n, np.int64)
-    m = _algorithm2_l3(1, plan, rules, out, rem, np.array([0b1110, 0, 0, 0], np.int64), ybits, np.zeros(n, np.int64))
+    m = _algorithm2_l3(1, plan, rules, out, rem, np.array([0b1110, 0, 0, 0], np.int64), ybits, np.zeros(n, np.int64),
+                       np.zeros((C_BITS, n), np.int64))
     assert m == 2 and out.order[:2].tolist() == [0, 1]
     assert x[0].tolist() == [0, 1, 1, 0] and x[1].tolist() == [1, 0, 0, 0]
     assert ybits[0] == 0b0110 and ybits[1] == 0b0001
@@ -215,3 +220,64 @@ def test_order_of_c_is_the_stable_sort_by_c(n, data):
     out = np.full(n * n, -1, np.int64)
     _sort_by_c(pk, pc, nC, int(pc[:nC].max(initial=0)), np.zeros(n + 2, np.int64), out, c)
     assert [_unpair(v) for v in out[:nC].tolist()] == sorted(pairs, key=lambda ij: -c[ij])
+
+
+# ---- c as bit planes (line 29's order without a sort) ---------------------------------------------------------
+@njit(cache=False)
+def _finish_steps(planes, rows, resets, n):
+    for r in range(rows.shape[0]):
+        c_planes_finish(planes, rows[r], resets[r], (1 << n) - 1)
+
+
+def plane_values(planes, n):
+    """min(c_ij, C_SAT) read back from the planes, (n, n)."""
+    return np.array([[sum(((int(planes[b, i]) >> j) & 1) << b for b in range(C_BITS)) for j in range(n)]
+                     for i in range(n)])
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(2, 63), data=st.data())
+def test_bit_planes_follow_c_through_multicast_ends(n, data):
+    # c from 0 to C_SAT + 3 (saturated values included); then multicast ends as _finish applies them to c
+    # (SM55: c_ij <- 0 for the receivers and j = i, c_ij + 1 for the others): the planes kept by
+    # c_planes_finish must equal min(c, C_SAT) of c updated the same way, and c_planes of it
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    c = rng.integers(0, data.draw(st.sampled_from([0, 2, C_SAT - 1, C_SAT + 3])) + 1, (n, n)).astype(np.int64)
+    np.fill_diagonal(c, 0)
+    planes = c_planes(c, np.zeros((C_BITS, n), np.int64))
+    assert (plane_values(planes, n) == np.minimum(c, C_SAT)).all()
+    steps = data.draw(st.integers(1, 3 * C_SAT))
+    rows = rng.integers(0, n, steps).astype(np.int64)
+    density = data.draw(st.sampled_from([0.0, 0.1, 0.5]))
+    resets = np.zeros(steps, np.int64)
+    for r in range(steps):
+        i = int(rows[r])
+        on = rng.random(n) < density
+        on[i] = True
+        resets[r] = bits_of(on)
+        c[i] = np.where(on, 0, c[i] + 1)
+    _finish_steps(planes, rows, resets, n)
+    assert (plane_values(planes, n) == np.minimum(c, C_SAT)).all()
+    assert (planes == c_planes(c, np.zeros((C_BITS, n), np.int64))).all()
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(2, 63), data=st.data())
+def test_bit_planes_give_the_stable_order_by_c(n, data):
+    # tasks (rows in any order) with sets of pairs: reading each value of c from the largest down, the tasks
+    # in order, each one's pairs of that value in increasing j, gives sorted(key=-c_ij) of the pairs in
+    # (task, j) order (line 29, SM62), where every c_ij of the sets is below C_SAT (_c_top below it)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    c = rng.integers(0, data.draw(st.sampled_from([0, 3, C_SAT - 1, C_SAT + 3])) + 1, (n, n)).astype(np.int64)
+    planes = c_planes(c, np.zeros((C_BITS, n), np.int64))
+    tasks = [int(i) for i in rng.permutation(n)[:data.draw(st.integers(1, n))]]
+    sets = [bits_of(rng.random(n) < 0.5) or 1 for _ in tasks]
+    pairs = [(i, j) for i, b in zip(tasks, sets) for j in range(n) if (b >> j) & 1]
+    top = max(_c_top(planes, i, b) for i, b in zip(tasks, sets))
+    assert top == min(max(c[ij] for ij in pairs), C_SAT)
+    if top == C_SAT:
+        return                                          # (_algorithm2_l3 sorts these with _sort_by_c)
+    nb = int(top).bit_length()
+    got = [(i, j) for cv in range(top, -1, -1) for i, b in zip(tasks, sets)
+           for j in range(n) if (_c_equal(planes, i, b, cv, nb) >> j) & 1]
+    assert got == sorted(pairs, key=lambda ij: -c[ij])
