@@ -141,9 +141,12 @@ reproduce: venv
 reproduce-check: | $(VPY)
 	$(RUN) $(VPY) -m simlib.pipeline.check --against "$(CHECK_AGAINST)"
 
-# The exact versions of the environment a full reproduction ran in (`pip freeze`), committed with its results.
+# The exact versions of the environment a full reproduction ran in (`pip freeze`), committed with its results,
+# and the numerical kernels its processes dispatched to (decision S43: `make reproduce-check` names them when
+# results differ).
 requirements.lock: FORCE | $(VPY)
-	{ echo "# pip freeze of the environment of the last full \`make reproduce\` ($$($(VPY) --version))"; \
+	{ echo "# pip freeze of the environment of the last full \`make reproduce\` ($$($(VPY) --version))" && \
+	  $(RUN) $(VPY) -c "from simlib.pipeline import numerics as n; print(n.LOCK_PREFIX + n.numerics_identity())" && \
 	  $(VPY) -m pip freeze --disable-pip-version-check --exclude-editable; } > $@.tmp && mv $@.tmp $@
 
 # Reads notebooks/*.ipynb, data/results/claims.csv and figures/ as committed; checks

@@ -68,6 +68,7 @@ def test_a_full_reproduction_writes_requirements_lock_from_pip_freeze(tmp_path, 
     calls = (a / "v" / "calls.log").read_text().splitlines()
     assert any(c.startswith("-m simlib.pipeline.notebooks --profile " + profile) for c in calls)
     assert ("-m pip freeze --disable-pip-version-check --exclude-editable" in calls) == locked
+    assert any("n.LOCK_PREFIX + n.numerics_identity()" in c for c in calls) == locked     # S43: the kernels too
     assert (a / "requirements.lock").is_file() == locked
     if locked:
         assert (a / "requirements.lock").read_text().startswith("# pip freeze of the environment of the last full")

@@ -17,7 +17,9 @@ Wall-clock measurements are not results and are left out: everything under
 that judges a wall-clock claim (its ``our_value`` starts with :data:`MACHINE_DEPENDENT`, e.g.
 004's MILP times) may change its verdict from one machine or day to the next: its differences are
 listed apart, as measurements, and do not make the results differ.  It prints ``results identical
-(...)`` or the differences (with a count per file) and exits 1 if there are any.
+(...)`` or the differences (with a count per file) and exits 1 if there are any; beside differences it names the
+numerical kernels the reference's results were computed with (its ``requirements.lock``) and this machine's,
+when they are not the same (decision S43: BLAS and numpy's SIMD loops may round differently on other kernels).
 ``benchmarks/reference/`` keeps the report of each reference run (``--report FILE``).
 """
 from __future__ import annotations
@@ -35,7 +37,7 @@ from pathlib import Path
 from simlib.core.paths import REPO_ROOT
 
 __all__ = ["Difference", "MEASUREMENT_FILES", "MACHINE_DEPENDENT", "is_machine_dependent", "RESULT_GLOBS", "compare_csv", "compare_notebook",
-           "compare_bytes", "compare_trees", "report", "main"]
+           "compare_bytes", "compare_trees", "numerics_note", "report", "main"]
 
 #: The committed files that are results, as globs relative to the repository root.
 RESULT_GLOBS = ("data/results/*.csv", "notebooks/*.ipynb", "figures/*")
@@ -235,10 +237,23 @@ def working_files(root: Path) -> dict[str, bytes]:
     return out
 
 
-def report(diffs: list[Difference], n_files: int, against: str) -> str:
+def numerics_note(reference: str | None, here: str, against: str) -> str | None:
+    """A line for a report whose results differ: the numerical kernels (decision S43) ``against``'s results were
+    computed with (``reference``, from its ``requirements.lock``; None: not recorded) against this machine's
+    (``here``), when they are not the same; None when they are."""
+    if reference == here:
+        return None
+    was = reference or "kernels its requirements.lock does not record (recorded since S43)"
+    return (f"numerical kernels (decision S43): {against}'s results were computed with {was}; this machine's are "
+            f"{here}. On other kernels BLAS products and numpy's transcendental functions may round differently in "
+            "their last bit and a replayed training run drift from there, so such differences are expected in "
+            "results that depend on them; a difference in a result that depends on neither is not.")
+
+
+def report(diffs: list[Difference], n_files: int, against: str, numerics: str | None = None) -> str:
     """The text printed: ``results identical (...)`` or the differences, a count per file first, then
-    one per line; differences of machine-dependent ledger rows (:func:`is_machine_dependent`) are listed
-    apart and do not count as results."""
+    one per line, then ``numerics`` (:func:`numerics_note`) if given; differences of machine-dependent ledger
+    rows (:func:`is_machine_dependent`) are listed apart and do not count as results."""
     ignored = f"measurement files ignored: {', '.join(sorted(MEASUREMENT_FILES))}, data/measurements/"
     timed = [d for d in diffs if is_machine_dependent(d)]
     diffs = [d for d in diffs if not is_machine_dependent(d)]
@@ -256,7 +271,18 @@ def report(diffs: list[Difference], n_files: int, against: str) -> str:
     lines += [d.line() for d in diffs[:MAX_LISTED]]
     if len(diffs) > MAX_LISTED:
         lines.append(f"... and {len(diffs) - MAX_LISTED} more")
-    return "\n".join(lines + apart)
+    return "\n".join(lines + ([numerics] if numerics else []) + apart)
+
+
+def _numerics_note(root: Path, rev: str) -> str | None:
+    """:func:`numerics_note` for revision ``rev``'s ``requirements.lock`` and this process's kernels."""
+    from simlib.pipeline.numerics import lock_numerics, numerics_identity
+
+    try:
+        recorded = lock_numerics(_git(root, "show", f"{rev}:requirements.lock").decode("utf-8", errors="replace"))
+    except ValueError:                                 # no lock in that revision
+        recorded = None
+    return numerics_note(recorded, numerics_identity(), rev)
 
 
 def main(argv=None) -> int:
@@ -280,7 +306,7 @@ def main(argv=None) -> int:
         ap.error(f"--against {args.against!r}: {exc}")
     new = working_files(root)
     diffs = compare_trees(old, new)
-    text = report(diffs, len(set(old) | set(new)), args.against)
+    text = report(diffs, len(set(old) | set(new)), args.against, _numerics_note(root, args.against))
     print(text)
     if args.report:
         args.report.parent.mkdir(parents=True, exist_ok=True)

@@ -50,6 +50,7 @@ import pandas as pd
 from simlib.core.jitcache import announce_compilation
 from simlib.core.modclosure import imports_of as _imports_of
 from simlib.core.modclosure import module_closure as _closure
+from simlib.pipeline.numerics import numerics_identity
 from simlib.core.validate import check_choice, check_int
 from simlib.papers.contract import ParamError, ScenarioBase
 from simlib.papers.trial import Trial
@@ -615,7 +616,8 @@ def _explain_worker_error(exc: BaseException) -> BaseException:
 
 def node_identity() -> dict:
     """What a Dask node runs: ``simlib`` (its version), ``simlib code`` (the first 12 hex digits of
-    :func:`code_fingerprint`), ``python`` and the versions of :data:`NODE_PACKAGES` (None if absent)."""
+    :func:`code_fingerprint`), ``python``, the versions of :data:`NODE_PACKAGES` (None if absent) and
+    ``numerics`` (:func:`numerics_identity`)."""
     import platform
     from importlib.metadata import PackageNotFoundError, version
 
@@ -627,6 +629,7 @@ def node_identity() -> dict:
             out[pkg] = version(pkg)
         except PackageNotFoundError:
             out[pkg] = None
+    out["numerics"] = numerics_identity()
     return out
 
 
@@ -694,8 +697,9 @@ def connect_dask(address: str, timeout_s: float | None = None):
 
 def check_dask_nodes(client, probe: str = _NODE_PROBE) -> None:
     """ValueError naming every node of ``client``'s cluster (the scheduler and each worker) that
-    cannot import simlib or differs from this process in simlib's version or code, Python or
-    :data:`NODE_PACKAGES` (:func:`node_problems`); ``probe`` is the expression each node evaluates."""
+    cannot import simlib or differs from this process in simlib's version or code, Python,
+    :data:`NODE_PACKAGES` or its numerical kernels (:func:`numerics_identity`, S43) (:func:`node_problems`);
+    ``probe`` is the expression each node evaluates."""
     here = node_identity()
     nodes = {}
     try:
@@ -707,8 +711,9 @@ def check_dask_nodes(client, probe: str = _NODE_PROBE) -> None:
     problems = node_problems(here, nodes)
     if problems:
         raise ValueError(f"the Dask cluster at {client.scheduler.address} cannot run this sweep as this process "
-                         "would (every node needs the same simlib and the same Python packages; see "
-                         "notebooks/README.md, 'On your own Dask cluster'):\n  " + "\n  ".join(problems))
+                         "would (every node needs the same simlib, the same Python packages and the same numerical "
+                         "kernels -- OPENBLAS_CORETYPE and NPY_DISABLE_CPU_FEATURES align the last, decision S43; "
+                         "see notebooks/README.md, 'On your own Dask cluster'):\n  " + "\n  ".join(problems))
 
 
 def _iter_dask(fn, tasks, client, failed):

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from simlib.pipeline import check
+from simlib.pipeline import check, numerics
 
 SWEEP = """layer,n,trial,ct_norm,scale
 L3,50,0,1.0,0.3
@@ -122,8 +122,34 @@ def test_the_command_compares_the_working_copy_with_a_revision(tmp_path, capsys)
     out = capsys.readouterr().out
     assert "data/results/41_x.csv, ct_norm, layer=L7, n=50, trial=0: 1.2 -> 1.25" in out
     assert report.read_text() == out
+    assert "numerical kernels (decision S43): HEAD's results were computed with kernels its requirements.lock " \
+           "does not record" in out                   # this repository has no lock
     with pytest.raises(SystemExit):
         check.main(["--root", str(root), "--against", "no-such-rev"])
+    # S43: a lock that records this machine's kernels: no note; another machine's: both named
+    for recorded, noted in ((numerics.numerics_identity(), False), ("blas openblas SkylakeX; numpy X86_V4", True)):
+        (root / "requirements.lock").write_text(f"# pip freeze ...\n{numerics.LOCK_PREFIX}{recorded}\nnumpy==2.4.6\n")
+        _git(root, "-c", "user.name=t", "-c", "user.email=t@t", "add", "requirements.lock")
+        _git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "lock")
+        assert check.main(["--root", str(root)]) == 1
+        out = capsys.readouterr().out
+        assert ("numerical kernels (decision S43)" in out) == noted
+        if noted:
+            assert f"computed with {recorded}; this machine's are {numerics.numerics_identity()}" in out
+
+
+def test_the_numerics_note_is_said_only_when_the_kernels_differ_and_only_beside_differences():
+    assert check.numerics_note("blas openblas Haswell; numpy X86_V3", "blas openblas Haswell; numpy X86_V3",
+                               "HEAD") is None
+    note = check.numerics_note(None, "blas openblas Haswell; numpy X86_V3", "abc")
+    assert note.startswith("numerical kernels (decision S43): abc's results were computed with kernels its "
+                           "requirements.lock does not record")
+    assert check.report([], 2, "abc", note).startswith("results identical")
+    assert note not in check.report([], 2, "abc", note)
+    diffs = check.compare_trees({"figures/f.png": b"1"}, {"figures/f.png": b"2"})
+    assert note in check.report(diffs, 1, "abc", note)
+    assert numerics.lock_numerics(f"# x\n{numerics.LOCK_PREFIX}blas a; numpy b\nnumpy==1\n") == "blas a; numpy b"
+    assert numerics.lock_numerics("# x\nnumpy==1\n") is None
 
 
 def test_no_committed_results_csv_holds_a_declared_wall_clock_column():

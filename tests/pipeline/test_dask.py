@@ -2,6 +2,10 @@
 in seconds naming it, and a node that lacks simlib (or runs other code or packages) is named before
 any trial is sent."""
 import logging
+import os
+import platform
+import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -118,10 +122,32 @@ def test_node_problems_names_what_differs():
                         "worker b: cannot run simlib (ModuleNotFoundError: No module named 'simlib')"]
 
 
-def test_node_identity_names_simlib_python_and_the_packages():
+def test_node_identity_names_simlib_python_the_packages_and_the_numerics():
     ident = node_identity()
-    assert set(ident) == {"simlib", "simlib code", "python", *sweep.NODE_PACKAGES}
+    assert set(ident) == {"simlib", "simlib code", "python", *sweep.NODE_PACKAGES, "numerics"}
     assert ident["simlib code"] == sweep.code_fingerprint()[:12]
+    assert ident["numerics"] == sweep.numerics_identity()
+    # a node whose BLAS dispatched to another kernel is named, though its packages match (S43)
+    other = dict(ident, numerics=ident["numerics"].replace("blas ", "blas other-core "))
+    assert node_problems(ident, {"worker a": other}) == [f"worker a: numerics {other['numerics']} "
+                                                         f"(here {ident['numerics']})"]
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="OpenBLAS's x86-64 core names")
+def test_numerics_identity_follows_the_blas_core_and_numpys_dispatch():
+    """S43: the identity reads what the process dispatched to, so the knobs that align two machines show in it."""
+    import json
+    import subprocess
+
+    from numpy._core._multiarray_umath import __cpu_dispatch__
+
+    code = "import json; from simlib.pipeline.sweep import numerics_identity as f; print(json.dumps(f()))"
+    env = dict(os.environ, OPENBLAS_CORETYPE="Sandybridge", NPY_DISABLE_CPU_FEATURES=" ".join(__cpu_dispatch__))
+    env.pop("NPY_ENABLE_CPU_FEATURES", None)
+    env["PYTHONPATH"] = str(Path(sweep.__file__).resolve().parents[2])
+    forced = json.loads(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                       check=True).stdout)
+    assert forced == "blas openblas Sandybridge; numpy baseline"
 
 
 def test_the_notebook_runner_refuses_an_unreachable_scheduler_before_any_notebook(quick_timeout, tmp_path,
