@@ -17,12 +17,17 @@ and three knobs to a new trace:
 3. the result is rescaled to ``X``'s mean (T2: every trace has the mean the paper states; the scenario
    rescales to its ``compute_mean_s`` afterwards, as before).
 
+The logarithms, g and the powers are the C library's scalar ``log``, ``exp`` and ``pow`` (``sqrt`` for s = 1/2),
+element by element, not numpy's run-time dispatched SIMD loops: the same bits on every host with the same C
+library and FMA (glibc picks its routines by that alone; decision S44).
+
 At the defaults (s = 1, f = 0; c is then irrelevant) :func:`shaped` returns ``X`` itself: the family
 contains today's stand-ins bit for bit.  Stragglers are per draw (a worker is not persistently slow):
 the stand-ins are i.i.d. draws from one distribution (T3), as the paper's "distribution of the runtime".
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,6 +97,16 @@ def _mixture_quantiles(y: np.ndarray, f: float, c: float, n: int) -> np.ndarray:
     return np.interp(q, fz, pts)
 
 
+def _libm(fn, x: np.ndarray) -> np.ndarray:
+    """``fn`` (a scalar function of the C library's ``math``) applied to every element of ``x``, one at a time.
+
+    Decision S44: numpy's ``log``, ``exp`` and ``power`` on float64 dispatch at run time to AVX-512 loops
+    where the CPU has them, whose last bits differ from the C library's, so a shaped stand-in trace (and
+    every SSP run at 004's paper profile) depended on the host; the C library's scalar routines do not
+    (where numpy has no such loops, as on an AVX2 host, they are what numpy calls: the same values)."""
+    return np.fromiter(map(fn, x.tolist()), dtype=np.float64, count=x.size)
+
+
 def shaped(trace: Trace, shape: Shape = DEFAULT_SHAPE) -> Trace:
     """``trace`` with ``shape``'s spread and stragglers, at ``trace``'s mean (see the module docstring);
     ``trace`` itself when the shape is the identity (for any trace, a recorded one included).  Named
@@ -108,8 +123,9 @@ def shaped(trace: Trace, shape: Shape = DEFAULT_SHAPE) -> Trace:
     if trace.n == 1:
         return trace
     x = trace.samples
-    g = float(np.exp(np.mean(np.log(x))))
-    y = g * (x / g) ** shape.spread if shape.spread != 1.0 else x
+    g = math.exp(float(np.mean(_libm(math.log, x))))
+    pw = math.sqrt if shape.spread == 0.5 else (lambda r: math.pow(r, shape.spread))  # (numpy's r ** 0.5: sqrt)
+    y = g * _libm(pw, x / g) if shape.spread != 1.0 else x
     if shape.straggler_frac > 0 and shape.straggler_slowdown > 1:
         y = _mixture_quantiles(np.sort(y), shape.straggler_frac, shape.straggler_slowdown, x.size)
     return Trace(f"{trace.name} ({shape.label()})", y).rescaled(trace.mean)

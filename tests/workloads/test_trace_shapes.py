@@ -112,3 +112,39 @@ def test_bad_knobs_and_recorded_traces_are_refused_by_name():
         SSPScenario(trace="pai-job1", spread=0.5)
     assert exc.value.name == "spread"
     assert SSPScenario(trace="pai-job1").shape == DEFAULT_SHAPE
+
+
+@pytest.mark.parametrize("name", ["lstm", "cnn"])
+@pytest.mark.parametrize("shape", [Shape(0.625, 0.01, 3.0), Shape(0.5), Shape(1.25, 0.03, 2.0)])
+def test_the_spread_is_the_c_librarys_scalar_log_exp_and_pow(name, shape):
+    """S44: g and (x / g)^s element by element with ``math`` (sqrt at s = 1/2), whatever SIMD numpy has."""
+    import math
+
+    x = load_trace(name).samples
+    g = math.exp(float(np.mean([math.log(v) for v in x])))     # the mean of the logs: numpy's pairwise sum
+    body = Shape(shape.spread)                      # the spread alone (no stragglers): y = g (x / g)^s, rescaled
+    y = [g * (math.sqrt(v / g) if shape.spread == 0.5 else math.pow(v / g, shape.spread)) for v in x]
+    want = Trace("t", np.array(y)).rescaled(Trace("t", x).mean).samples
+    assert np.array_equal(shaped(Trace("t", x), body).samples, want)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="numpy's run-time dispatch switched off by its variable")
+def test_a_shaped_trace_has_the_same_bits_without_numpys_simd_loops():
+    """S44: the shaping does not follow numpy's run-time dispatch (an AVX-512 host's log/exp/pow loops gave
+    other last bits; on a host without them this holds for numpy's own functions too)."""
+    import json
+    import os
+    import subprocess
+
+    from numpy._core._multiarray_umath import __cpu_dispatch__
+
+    code = ("import json; from simlib.workloads.trace_shapes import Shape, shaped; "
+            "from simlib.workloads.traces import load_trace; "
+            "print(json.dumps([float(v).hex() for v in shaped(load_trace('lstm'), Shape(0.625, 0.01, 3.0)).samples]))")
+    env = dict(os.environ, NPY_DISABLE_CPU_FEATURES=" ".join(__cpu_dispatch__))
+    env.pop("NPY_ENABLE_CPU_FEATURES", None)
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    baseline = json.loads(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                         check=True).stdout)
+    here = [float(v).hex() for v in shaped(load_trace("lstm"), Shape(0.625, 0.01, 3.0)).samples]
+    assert here == baseline
