@@ -60,7 +60,7 @@ BASE = 1 << 40      # first class number (room below it for tasks placed ahead o
 READD_MIN = 0.01    # flows with less than this share of the model left are not re-created (SM50)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def place_classes(order, kappa, prio, base, gap):
     """Give the tasks of ``order`` strictly increasing priority classes (SM50), in place.
 
@@ -75,7 +75,7 @@ def place_classes(order, kappa, prio, base, gap):
     return work[3, :nmoved].copy()
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _place_classes(order, kappa, prio, base, gap, work):
     """:func:`place_classes` in the work space ``work`` ((4, >= m) int64, m = len(order)): the running tasks
     whose class changed go to ``work[3, :k]``; returns k.  Allocates nothing (the SSP loop calls it at each
@@ -144,7 +144,39 @@ def residual_tables(x: np.ndarray):
     return surv, tail
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _least(a):
+    """``a.min()`` of a non-empty 1-D array, in numba's order (the first value, then each strictly smaller
+    one; a NaN is returned when met), as a loop: numba's ``min`` takes a view that needs reference counts,
+    which the event loop is compiled without."""
+    m = a[0]
+    if m != m:
+        return m
+    for k in range(1, a.shape[0]):
+        v = a[k]
+        if v != v:
+            return v
+        if v < m:
+            m = v
+    return m
+
+
+@njit(cache=True, inline="always")
+def _most(a):
+    """``a.max()`` of a non-empty 1-D array, as :func:`_least` (each strictly larger value)."""
+    m = a[0]
+    if m != m:
+        return m
+    for k in range(1, a.shape[0]):
+        v = a[k]
+        if v != v:
+            return v
+        if v > m:
+            m = v
+    return m
+
+
+@njit(cache=True, _nrt=False)
 def _mean_residual(x, surv, tail, ar):
     """E[T - a | T > a] (s) at one elapsed time ``ar`` (s) from the tables of :func:`residual_tables`.
     An elapsed time within :data:`~.ssp_selection.TIE_S` of a sample is at it (SM71): a straggler
@@ -166,7 +198,7 @@ def _mean_residual(x, surv, tail, ar):
     return integral / s_a if s_a > 0.0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def mean_residual_at(x, surv, tail, a, out):
     """:func:`_mean_residual` at every elapsed time of ``a`` (s), into ``out`` (returned)."""
     for r in range(a.shape[0]):
@@ -174,7 +206,7 @@ def mean_residual_at(x, surv, tail, a, out):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _need(i, in_g, rounds, ssp, low):
     """The round every worker must reach before task i's worker may go on (r_i + 1 - ssp), or ``low``
     when there is nothing to wait for (i not in G, or no worker below it): tau_i = 0 then."""
@@ -183,7 +215,7 @@ def _need(i, in_g, rounds, ssp, low):
     return max(rounds[i] + 1 - ssp, low)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _residual(j, t, state, comp_start, comp_end, oracle, res):
     """Worker j's expected residual compute time at t (s): 0 unless computing; the true one
     (``oracle``) or the trace's mean residual after the elapsed t - start (SM51)."""
@@ -194,7 +226,7 @@ def _residual(j, t, state, comp_start, comp_end, oracle, res):
     return _mean_residual(res.x, res.surv, res.tail, t - comp_start[j])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau):
     """tau_i for every task in G (decision SM51); 0 outside G.
 
@@ -206,19 +238,20 @@ def tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res
     Per worker (n,): rounds, state, current iteration's start and end (s); ``in_g`` (n,) the
     tasks G; ``tau`` (n,) is written and returned.
     """
-    return _tau_into(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau,
-                     np.empty(rounds.shape[0]))
+    _tau_into(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau, np.empty(rounds.shape[0]))
+    return tau
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _tau_into(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau, top):
-    """:func:`tau_estimates` with the work space ``top`` ((n,) float; the SSP loop's, so that a selection
-    allocates nothing, issue 48)."""
+    """:func:`tau_estimates` into ``tau`` with the work space ``top`` ((n,) float; the SSP loop's, so that a
+    selection allocates nothing, issue 48); returns nothing (compiled without reference counts)."""
     n = rounds.shape[0]
-    low = rounds.min()
-    spread = rounds.max() - low + 1
+    low = _least(rounds)
+    spread = _most(rounds) - low + 1
     if spread > n:                      # (never under an SSP gate of n - 2 or less)
-        return _tau_by_worker(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau)
+        _tau_by_worker(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau)
+        return
     # est_j = (resid_j + (m - 1) mean) + m dbar is non-decreasing in resid_j for a fixed m = need - r_j, in
     # floats too, so its largest value over the stragglers of r_j = r is that of their largest residual:
     # one estimate per round value r gives each tau_i bit for bit (decision SM74)
@@ -247,13 +280,13 @@ def _tau_into(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, db
             if est > best:
                 best = est
         tau[i] = best
-    return tau
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def _tau_by_worker(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau):
     """:func:`tau_estimates` one straggler at a time (O(|G| n)): the definition the grouped
-    estimate must equal (tests), and its path for rounds spread over more than n values."""
+    estimate must equal (tests), and its path for rounds spread over more than n values; writes ``tau``, returns
+    nothing (its caller in the event loop keeps no reference counts)."""
     n = rounds.shape[0]
     low = rounds.min()
     resid = np.full(n, -1.0)            # lazily computed residual compute times
@@ -273,7 +306,6 @@ def _tau_by_worker(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, re
             if est > best:
                 best = est
         tau[i] = best
-    return tau
 
 
 # --------------------------------------------------------------------------- the loop's state
@@ -390,7 +422,7 @@ def counters() -> Counters:
 
 
 # --------------------------------------------------------------------------- flows
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _l3_links(n, x, s, table, buf, rows, cols):
     """Slot s (L3: sender s's multicast) crosses its ingress s and the egress n + j of every receiver j;
     for n <= BIG_SWITCH_MAX also as bit sets, sender s's row ``rows[s]`` and its bit in the columns
@@ -475,9 +507,9 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits, cplanes):
         c_planes_finish(cplanes, i, onb | (1 << i), (1 << n) - 1)
     in_g[i] = False
     wk.cur_mc[i] = -1
-    low_before = rounds.min()
+    low_before = _least(rounds)
     rounds[i] += 1
-    low = rounds.min() if rounds[i] - 1 == low_before else low_before   # (else i was not at the least)
+    low = _least(rounds) if rounds[i] - 1 == low_before else low_before   # (else i was not at the least)
     if ssp < 0 or rounds[i] - low <= ssp:
         ci[MAXGAP] = max(ci[MAXGAP], rounds[i] - low)
         start_compute(i, t, wk)
@@ -516,7 +548,7 @@ def _l7_idle(i, n, factive):
 # slower (commit ec3e7dd).  The per-event and per-multicast steps are inlined ("always"): called,
 # they cost ~2.5 % more even on arrays.  (Compiling the called ones that allocate nothing without reference
 # counts, numba's private `_nrt=False`, measured within noise on whole runs in the ninth round: not used.)
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def _flow_table(n, l3, x, nf):
     """The flows' links: a :class:`~simlib.core.sharing.FlowTable`, a link buffer (n + 1,) and, L3 with
     n <= BIG_SWITCH_MAX, the senders' receivers as bit sets by row and by column ((n,) each; decision N18):
@@ -685,6 +717,22 @@ def _bucket(u, nb):
     return 0
 
 
+@njit(cache=True, _nrt=True)
+def _orpheus_tie(kappa, take, due, x, u):
+    """Orpheus's receivers of kappa when equal uniforms tie at the cut (:func:`_orpheus_pick`): the first
+    ``take`` of ``np.argsort`` of the keys ``u`` (n,) with kappa's due ones at -1 and kappa's own at inf.
+    Compiled with numba's reference counts (it allocates), unlike the event loop that calls it."""
+    n = u.shape[0]
+    kk = u.copy()
+    for j in range(n):
+        if due[kappa, j]:
+            kk[j] = -1.0
+    kk[kappa] = np.inf
+    chosen = np.argsort(kk)[:take]
+    for q in range(chosen.shape[0]):
+        x[kappa, chosen[q]] = 1
+
+
 @njit(cache=True, inline="always")
 def _orpheus_pick(kappa, p, due, x, in_g, orph_u, keys, counts, ci):
     """Orpheus's receivers of kappa (SM65): its due ones first, then the p smallest of n fresh
@@ -737,14 +785,7 @@ def _orpheus_pick(kappa, p, due, x, in_g, orph_u, keys, counts, ci):
             keys[q] = key
         cut = keys[r - 1]
         if r < cb and keys[r] == cut:                   # a tie at the cut: the sort decides
-            kk = orph_u[u0:u0 + n].copy()
-            for j in range(n):
-                if due[kappa, j]:
-                    kk[j] = -1.0
-            kk[kappa] = np.inf
-            chosen = np.argsort(kk)[:max(p, ndue)]
-            for q in range(chosen.shape[0]):
-                x[kappa, chosen[q]] = 1
+            _orpheus_tie(kappa, max(p, ndue), due, x, orph_u[u0:u0 + n])
         else:                                           # (r == cb: the next key is in a higher bucket)
             for j in range(n):
                 if j != kappa and not due[kappa, j] and orph_u[u0 + j] <= cut:
@@ -938,7 +979,7 @@ def _set_capacities(bwk, bw_sched, b_eg, b_in, caps, ci):
 
 
 # --------------------------------------------------------------------------- the loop
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def run_loop(cfg, wk, plan, fl, log, cn):
     """Advance the simulation until its end or until the driver must grow an array.
 
@@ -999,6 +1040,34 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     ttop = np.empty(n)                                  # tau's work space (_tau_into)
     pwork = np.empty((4, n), np.int64)                  # the classes' work space (_place_classes)
     obuckets = np.empty(ORPHEUS_BUCKETS, np.int64)      # and their buckets' counts
+    return _events(cfg, wk, plan, fl, log, cn, links, ybits, dbits, cplanes, alg, old, gl, done, ready, okeys,
+                   ttop, pwork, obuckets)
+
+
+@njit(cache=True, _nrt=False)
+def _events(cfg, wk, plan, fl, log, cn, links, ybits, dbits, cplanes, alg, old, gl, done, ready, okeys,
+            ttop, pwork, obuckets):
+    """:func:`run_loop`'s events, on the work space it allocated; compiled without numba's reference counts
+    (``_nrt=False``): it allocates nothing and keeps no array beyond the call, and ``run_loop`` holds every
+    array it reads, so the ~230 counts a selection took (atomic increments and decrements of the arrays'
+    bundles at each step) are not needed (issue 48)."""
+    n, l3, selmcast, prio_mode, fifo = cfg.n, cfg.l3, cfg.selmcast, cfg.prio_mode, cfg.fifo
+    x, vrem, in_g, start = plan.x, plan.vrem, plan.in_g, plan.start
+    comp_end, used, draws, cur_mc = wk.comp_end, wk.used, wk.draws, wk.cur_mc
+    factive, frem, fvol, frate = fl.active, fl.rem, fl.vol, fl.rate
+    ci, cf = cn.ints, cn.floats
+    iters, state, rounds, comp_start = wk.iters, wk.state, wk.rounds, wk.comp_start
+    caps, fcls, fseq, farrived = fl.caps, fl.cls, fl.seq, fl.arrived
+    tau, due, orph_u = plan.tau, plan.due, log.orph_u
+    sizes = (log.sender.shape[0], log.recv.shape[0], log.drop_mc.shape[0], log.orph_u.shape[0])
+    nbw = cfg.bw_sched.shape[0]
+    keep = READD_MIN * cfg.volume
+    table, rows, cols = links[0], links[2], links[3]
+    big = l3 and not prio_mode and n <= BIG_SWITCH_MAX
+    bigp = l3 and prio_mode and n <= BIG_SWITCH_MAX
+    few = factive.shape[0] <= BIG_SWITCH_MAX
+    bits = l3 and n <= BIG_SWITCH_MAX and not cfg.rules.deadline_all
+    order = alg.order
     while True:
         out_of_draws = False                            # a worker draws at most once per event
         for w in range(n):
@@ -1015,7 +1084,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
                 share_rates(caps, table, factive, fcls, frate)
             ci[DIRTY] = 0
         abits = _active_bits(factive) if few else -1
-        t_c = comp_end.min()
+        t_c = _least(comp_end)
         t_f = _next_completion(cf[NOW], factive, frem, fvol, frate, abits)
         bwk = ci[BWK]
         next_bw = bwk * cfg.period if bwk <= nbw else np.inf
