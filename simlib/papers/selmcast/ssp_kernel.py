@@ -28,9 +28,17 @@ most n flows (L3) that is cheaper than keeping them incrementally.  The state is
 :func:`run_loop` is a dispatcher over named steps (next completion, log space,
 the network's advance, a multicast's end, Orpheus's pick or SelMcast's
 snapshot, tau, Algorithm 2, preemption and classes, the launch, capacities):
-it binds the bundles' fields once and hands each step the arrays it uses,
-since a compiled call increfs and decrefs every array of every bundle passed
-to it; the steps are inlined.
+it binds the bundles' fields once and hands each step the arrays it uses; the steps are inlined.
+
+Reference counts (issue 48): numba counts every array a compiled function binds or passes (an atomic
+increment and decrement: ~230 a selection, up to a third of a SelMcast run's time).  :func:`run_loop` therefore only
+allocates the work space and calls :func:`_events`, compiled with ``_nrt=False``, which holds no count: it and
+every function it calls that is compiled without counts allocate nothing and return no array (the arrays
+live as long as ``run_loop`` and its caller hold them).  Every compiled function reachable from it sets
+``_nrt`` explicitly, since numba compiles a callee that does not with its first caller's setting: ``False``
+for the steps that only read and write arrays (Algorithm 2, tau, the rate solvers, ``drain``), ``True`` for
+the few that allocate (``share_rates``'s sort, tau's per-worker path, Orpheus's tie sort), whose counts stay
+balanced inside them.  The tests check that compiled runs leave no array alive.
 
 The loop is resumable: before an event that could need a compute-time draw a
 worker does not have yet, or more log space than is left, it returns a status;
@@ -1001,28 +1009,10 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     "own" :func:`_g_list`, :func:`_estimate_tau`, Algorithm 2 on the receiver sets
     (:func:`~.ssp_selection._algorithm2_l3`, the same plans bit for bit), :func:`_preempt_l3` and
     :func:`_reclass`) and its multicast starts (:func:`_launch`); a new
-    bandwidth period sets the capacities (:func:`_set_capacities`).  The steps take arrays, bound here
-    once, rather than the bundles (see the steps' ruler)."""
-    n, l3, selmcast, prio_mode, fifo = cfg.n, cfg.l3, cfg.selmcast, cfg.prio_mode, cfg.fifo
-    x, vrem, in_g, start = plan.x, plan.vrem, plan.in_g, plan.start
-    comp_end, used, draws, cur_mc = wk.comp_end, wk.used, wk.draws, wk.cur_mc
-    factive, frem, fvol, frate = fl.active, fl.rem, fl.vol, fl.rate
-    ci, cf = cn.ints, cn.floats
-    # the arrays the events use, bound once here: an array read from a bundle inside the loop costs a
-    # reference count increment and decrement each time (issue 48)
-    iters, state, rounds, comp_start = wk.iters, wk.state, wk.rounds, wk.comp_start
-    caps, fcls, fseq, farrived = fl.caps, fl.cls, fl.seq, fl.arrived
-    tau, due, orph_u = plan.tau, plan.due, log.orph_u
-    sizes = (log.sender.shape[0], log.recv.shape[0], log.drop_mc.shape[0], log.orph_u.shape[0])
-    nbw = cfg.bw_sched.shape[0]
-    keep = READD_MIN * cfg.volume
-    links = _flow_table(n, l3, x, factive.shape[0])     # the flows' links, a link buffer, bit sets
-    table, rows, cols = links[0], links[2], links[3]
-    big = l3 and not prio_mode and n <= BIG_SWITCH_MAX  # one max-min class of multicasts (N18)
-    bigp = l3 and prio_mode and n <= BIG_SWITCH_MAX     # strict priority, a class per multicast (SM50)
-    few = factive.shape[0] <= BIG_SWITCH_MAX            # the active slots fit a bit set (L3, n <= 63)
-    # Algorithm 2 on the receiver sets (L3, n <= BIG_SWITCH_MAX, line 33 "own")
-    bits = l3 and n <= BIG_SWITCH_MAX and not cfg.rules.deadline_all
+    bandwidth period sets the capacities (:func:`_set_capacities`).  The events run in :func:`_events`,
+    on the work space allocated here (see the module's note on reference counts)."""
+    n, nslots = cfg.n, fl.active.shape[0]
+    links = _flow_table(n, cfg.l3, plan.x, nslots)     # the flows' links, a link buffer, bit sets
     ybits = np.zeros(n, np.int64)                       # its new rows of x
     dbits = np.zeros(n, np.int64)                       # D's rows as bit sets (n <= BIG_SWITCH_MAX; _finish
     cplanes = np.zeros((C_BITS, n), np.int64)           # keeps them from here on), and c's bit planes
@@ -1031,10 +1021,9 @@ def run_loop(cfg, wk, plan, fl, log, cn):
             dbits[i] = _row_bits(plan.due, i)
         c_planes(plan.c, cplanes)
     alg = scratch(n)                                    # Algorithm 2's output and work space
-    order = alg.order
     old = np.empty((n, n), np.int8)                     # G's rows of x before it
     gl = np.empty(n, np.int64)                          # G's tasks
-    done = np.empty(factive.shape[0], np.int64)         # the flows, then the tasks, done at an event
+    done = np.empty(nslots, np.int64)                   # the flows, then the tasks, done at an event
     ready = np.empty(n, np.int64)                       # the workers whose iteration ended
     okeys = np.empty(n)                                 # Orpheus's keys
     ttop = np.empty(n)                                  # tau's work space (_tau_into)
@@ -1063,9 +1052,10 @@ def _events(cfg, wk, plan, fl, log, cn, links, ybits, dbits, cplanes, alg, old, 
     nbw = cfg.bw_sched.shape[0]
     keep = READD_MIN * cfg.volume
     table, rows, cols = links[0], links[2], links[3]
-    big = l3 and not prio_mode and n <= BIG_SWITCH_MAX
-    bigp = l3 and prio_mode and n <= BIG_SWITCH_MAX
-    few = factive.shape[0] <= BIG_SWITCH_MAX
+    big = l3 and not prio_mode and n <= BIG_SWITCH_MAX  # one max-min class of multicasts (N18)
+    bigp = l3 and prio_mode and n <= BIG_SWITCH_MAX     # strict priority, a class per multicast (SM50)
+    few = factive.shape[0] <= BIG_SWITCH_MAX            # the active slots fit a bit set (L3, n <= 63)
+    # Algorithm 2 on the receiver sets (L3, n <= BIG_SWITCH_MAX, line 33 "own")
     bits = l3 and n <= BIG_SWITCH_MAX and not cfg.rules.deadline_all
     order = alg.order
     while True:
