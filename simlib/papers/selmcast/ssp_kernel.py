@@ -153,10 +153,10 @@ def residual_tables(x: np.ndarray):
 
 
 @njit(cache=True, inline="always")
-def _least(a):
-    """``a.min()`` of a non-empty 1-D array, in numba's order (the first value, then each strictly smaller
-    one; a NaN is returned when met), as a loop: numba's ``min`` takes a view that needs reference counts,
-    which the event loop is compiled without."""
+def _extreme(a, most):
+    """``a.max()`` if ``most`` else ``a.min()`` of a non-empty 1-D array, in numba's order (the first value, then
+    each strictly larger or smaller one; a NaN is returned when met), as a loop: numba's ``min``/``max`` take a
+    view that needs reference counts, which the event loop is compiled without."""
     m = a[0]
     if m != m:
         return m
@@ -164,22 +164,7 @@ def _least(a):
         v = a[k]
         if v != v:
             return v
-        if v < m:
-            m = v
-    return m
-
-
-@njit(cache=True, inline="always")
-def _most(a):
-    """``a.max()`` of a non-empty 1-D array, as :func:`_least` (each strictly larger value)."""
-    m = a[0]
-    if m != m:
-        return m
-    for k in range(1, a.shape[0]):
-        v = a[k]
-        if v != v:
-            return v
-        if v > m:
+        if v > m if most else v < m:
             m = v
     return m
 
@@ -255,8 +240,8 @@ def _tau_into(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, db
     """:func:`tau_estimates` into ``tau`` with the work space ``top`` ((n,) float; the SSP loop's, so that a
     selection allocates nothing, issue 48); returns nothing (compiled without reference counts)."""
     n = rounds.shape[0]
-    low = _least(rounds)
-    spread = _most(rounds) - low + 1
+    low = _extreme(rounds, False)
+    spread = _extreme(rounds, True) - low + 1
     if spread > n:                      # (never under an SSP gate of n - 2 or less)
         _tau_by_worker(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau)
         return
@@ -515,9 +500,9 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits, cplanes):
         c_planes_finish(cplanes, i, onb | (1 << i), (1 << n) - 1)
     in_g[i] = False
     wk.cur_mc[i] = -1
-    low_before = _least(rounds)
+    low_before = _extreme(rounds, False)
     rounds[i] += 1
-    low = _least(rounds) if rounds[i] - 1 == low_before else low_before   # (else i was not at the least)
+    low = _extreme(rounds, False) if rounds[i] - 1 == low_before else low_before   # (else i was not at the least)
     if ssp < 0 or rounds[i] - low <= ssp:
         ci[MAXGAP] = max(ci[MAXGAP], rounds[i] - low)
         start_compute(i, t, wk)
@@ -1074,7 +1059,7 @@ def _events(cfg, wk, plan, fl, log, cn, links, ybits, dbits, cplanes, alg, old, 
                 share_rates(caps, table, factive, fcls, frate)
             ci[DIRTY] = 0
         abits = _active_bits(factive) if few else -1
-        t_c = _least(comp_end)
+        t_c = _extreme(comp_end, False)
         t_f = _next_completion(cf[NOW], factive, frem, fvol, frate, abits)
         bwk = ci[BWK]
         next_bw = bwk * cfg.period if bwk <= nbw else np.inf

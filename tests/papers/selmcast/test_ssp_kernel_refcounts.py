@@ -14,14 +14,14 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from numba import njit
 
-from simlib.papers.selmcast.ssp_kernel import _least, _most
+from simlib.papers.selmcast.ssp_kernel import _extreme
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 @njit(cache=False)
 def _numba_min_max(a):
-    return a.min(), a.max(), _least(a), _most(a)
+    return a.min(), a.max(), _extreme(a, False), _extreme(a, True)
 
 
 FLOATS = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.0, -0.0, np.nan, np.inf]))
