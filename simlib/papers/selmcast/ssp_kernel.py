@@ -31,7 +31,7 @@ snapshot, tau, Algorithm 2, preemption and classes, the launch, capacities):
 it binds the bundles' fields once and hands each step the arrays it uses; the steps are inlined.
 
 Reference counts (issue 48): numba counts every array a compiled function binds or passes (an atomic
-increment and decrement: ~230 a selection, up to a third of a SelMcast run's time).  :func:`run_loop` therefore only
+increment and decrement: ~230 a selection, 10-20 % of a SelMcast run's CPU at a load of 2, more under load).  :func:`run_loop` therefore only
 allocates the work space and calls :func:`_events`, compiled with ``_nrt=False``, which holds no count: it and
 every function it calls that is compiled without counts allocate nothing and return no array (the arrays
 live as long as ``run_loop`` and its caller hold them).  Every compiled function reachable from it sets
