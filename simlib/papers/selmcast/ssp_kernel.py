@@ -31,10 +31,10 @@ snapshot, tau, Algorithm 2, preemption and classes, the launch, capacities):
 it binds the bundles' fields once and hands each step the arrays it uses; the steps are inlined.
 
 Reference counts (issue 48): numba counts every array a compiled function binds or passes (an atomic
-increment and decrement: ~230 a selection, 10-20 % of a SelMcast run's CPU at a load of 2, more under load).  :func:`run_loop` therefore only
-allocates the work space and calls :func:`_events`, compiled with ``_nrt=False``, which holds no count: it and
-every function it calls that is compiled without counts allocate nothing and return no array (the arrays
-live as long as ``run_loop`` and its caller hold them).  Every compiled function reachable from it sets
+increment and decrement: ~230 a selection, 10-20 % of a SelMcast run's CPU at a load of 2, more under load).
+:func:`run_loop` therefore only allocates the work space and calls :func:`_events`, compiled with
+``_nrt=False``, which holds no count: it and every function it calls that is compiled without counts allocate
+nothing and return no array (the arrays live as long as ``run_loop`` and its caller hold them).  Every compiled function reachable from it sets
 ``_nrt`` explicitly, since numba compiles a callee that does not with its first caller's setting: ``False``
 for the steps that only read and write arrays (Algorithm 2, tau, the rate solvers, ``drain``), ``True`` for
 the few that allocate (``share_rates``'s sort, tau's per-worker path, Orpheus's tie sort), whose counts stay
