@@ -63,7 +63,7 @@ class FlowTable(NamedTuple):
     lflow: np.ndarray     # (F * W,) int64 scratch: the class's flows of each link, in class order
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def flow_table(n_flows, width, n_links):
     """An empty :class:`FlowTable` of ``n_flows`` slots of at most ``width`` of ``n_links`` links
     (every slot crosses no link yet); callable from compiled code and Python."""
@@ -74,7 +74,7 @@ def flow_table(n_flows, width, n_links):
                      np.empty(n_links, np.int64), np.empty(n_flows * width, np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def stable_argsort(keys):
     """``np.argsort(keys, kind="mergesort")``: the stable order, hence the same permutation.
     Up to 64 keys by insertion sort, several times faster there than numba's merge sort
@@ -118,7 +118,7 @@ def _single(table, f, rates):
         table.resid[table.fidx[e]] -= best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def share_rates(caps, table, active, prio, rates, single=True):
     """Rates (bits/s) of the slots with ``active[f]``, into ``rates[f]`` (others untouched).
 
@@ -252,7 +252,7 @@ def set_receivers(rows, cols, s, bits):
         change &= change - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def share_big_switch(caps, rows, cols, active, rates, table):
     """Max-min rates (bits/s) of one class of multicasts on a big switch of n hosts, into ``rates[i]``
     for the senders with ``active[i]`` (others untouched): :func:`share_rates`'s water-filling, bit for
@@ -348,7 +348,7 @@ def share_big_switch(caps, rows, cols, active, rates, table):
         nll = live
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def share_big_switch_priority(caps, rows, active, prio, rates, table):
     """Strict-priority rates (bits/s) of multicasts on a big switch of n <= :data:`BIG_SWITCH_MAX` hosts, into
     ``rates[i]`` for the senders with ``active[i]`` (others untouched): :func:`share_rates`'s, bit for bit, for
@@ -409,7 +409,7 @@ def share_big_switch_priority(caps, rows, active, prio, rates, table):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def drain(remaining, rate, alive, n, dt):
     """``remaining -= rate * dt`` (bits; rates bits/s, ``dt`` s) for the first ``n`` slots with
     ``alive``, floored at 0; an infinite rate empties the slot."""

@@ -28,9 +28,17 @@ most n flows (L3) that is cheaper than keeping them incrementally.  The state is
 :func:`run_loop` is a dispatcher over named steps (next completion, log space,
 the network's advance, a multicast's end, Orpheus's pick or SelMcast's
 snapshot, tau, Algorithm 2, preemption and classes, the launch, capacities):
-it binds the bundles' fields once and hands each step the arrays it uses,
-since a compiled call increfs and decrefs every array of every bundle passed
-to it; the steps are inlined.
+it binds the bundles' fields once and hands each step the arrays it uses; the steps are inlined.
+
+Reference counts (issue 48): numba counts every array a compiled function binds or passes (an atomic
+increment and decrement: ~230 a selection, 10-20 % of a SelMcast run's CPU at a load of 2, more under load).
+:func:`run_loop` therefore only allocates the work space and calls :func:`_events`, compiled with
+``_nrt=False``, which holds no count: it and every function it calls that is compiled without counts allocate
+nothing and return no array (the arrays live as long as ``run_loop`` and its caller hold them).  Every compiled function reachable from it sets
+``_nrt`` explicitly, since numba compiles a callee that does not with its first caller's setting: ``False``
+for the steps that only read and write arrays (Algorithm 2, tau, the rate solvers, ``drain``), ``True`` for
+the few that allocate (``share_rates``'s sort, tau's per-worker path, Orpheus's tie sort), whose counts stay
+balanced inside them.  The tests check that compiled runs leave no array alive.
 
 The loop is resumable: before an event that could need a compute-time draw a
 worker does not have yet, or more log space than is left, it returns a status;
@@ -60,7 +68,7 @@ BASE = 1 << 40      # first class number (room below it for tasks placed ahead o
 READD_MIN = 0.01    # flows with less than this share of the model left are not re-created (SM50)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def place_classes(order, kappa, prio, base, gap):
     """Give the tasks of ``order`` strictly increasing priority classes (SM50), in place.
 
@@ -75,7 +83,7 @@ def place_classes(order, kappa, prio, base, gap):
     return work[3, :nmoved].copy()
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _place_classes(order, kappa, prio, base, gap, work):
     """:func:`place_classes` in the work space ``work`` ((4, >= m) int64, m = len(order)): the running tasks
     whose class changed go to ``work[3, :k]``; returns k.  Allocates nothing (the SSP loop calls it at each
@@ -144,7 +152,24 @@ def residual_tables(x: np.ndarray):
     return surv, tail
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _extreme(a, most):
+    """``a.max()`` if ``most`` else ``a.min()`` of a non-empty 1-D array, in numba's order (the first value, then
+    each strictly larger or smaller one; a NaN is returned when met), as a loop: numba's ``min``/``max`` take a
+    view that needs reference counts, which the event loop is compiled without."""
+    m = a[0]
+    if m != m:
+        return m
+    for k in range(1, a.shape[0]):
+        v = a[k]
+        if v != v:
+            return v
+        if v > m if most else v < m:
+            m = v
+    return m
+
+
+@njit(cache=True, _nrt=False)
 def _mean_residual(x, surv, tail, ar):
     """E[T - a | T > a] (s) at one elapsed time ``ar`` (s) from the tables of :func:`residual_tables`.
     An elapsed time within :data:`~.ssp_selection.TIE_S` of a sample is at it (SM71): a straggler
@@ -166,7 +191,7 @@ def _mean_residual(x, surv, tail, ar):
     return integral / s_a if s_a > 0.0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def mean_residual_at(x, surv, tail, a, out):
     """:func:`_mean_residual` at every elapsed time of ``a`` (s), into ``out`` (returned)."""
     for r in range(a.shape[0]):
@@ -174,7 +199,7 @@ def mean_residual_at(x, surv, tail, a, out):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _need(i, in_g, rounds, ssp, low):
     """The round every worker must reach before task i's worker may go on (r_i + 1 - ssp), or ``low``
     when there is nothing to wait for (i not in G, or no worker below it): tau_i = 0 then."""
@@ -183,7 +208,7 @@ def _need(i, in_g, rounds, ssp, low):
     return max(rounds[i] + 1 - ssp, low)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _residual(j, t, state, comp_start, comp_end, oracle, res):
     """Worker j's expected residual compute time at t (s): 0 unless computing; the true one
     (``oracle``) or the trace's mean residual after the elapsed t - start (SM51)."""
@@ -194,7 +219,7 @@ def _residual(j, t, state, comp_start, comp_end, oracle, res):
     return _mean_residual(res.x, res.surv, res.tail, t - comp_start[j])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau):
     """tau_i for every task in G (decision SM51); 0 outside G.
 
@@ -206,19 +231,20 @@ def tau_estimates(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res
     Per worker (n,): rounds, state, current iteration's start and end (s); ``in_g`` (n,) the
     tasks G; ``tau`` (n,) is written and returned.
     """
-    return _tau_into(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau,
-                     np.empty(rounds.shape[0]))
+    _tau_into(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau, np.empty(rounds.shape[0]))
+    return tau
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _tau_into(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau, top):
-    """:func:`tau_estimates` with the work space ``top`` ((n,) float; the SSP loop's, so that a selection
-    allocates nothing, issue 48)."""
+    """:func:`tau_estimates` into ``tau`` with the work space ``top`` ((n,) float; the SSP loop's, so that a
+    selection allocates nothing, issue 48); returns nothing (compiled without reference counts)."""
     n = rounds.shape[0]
-    low = rounds.min()
-    spread = rounds.max() - low + 1
+    low = _extreme(rounds, False)
+    spread = _extreme(rounds, True) - low + 1
     if spread > n:                      # (never under an SSP gate of n - 2 or less)
-        return _tau_by_worker(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau)
+        _tau_by_worker(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau)
+        return
     # est_j = (resid_j + (m - 1) mean) + m dbar is non-decreasing in resid_j for a fixed m = need - r_j, in
     # floats too, so its largest value over the stragglers of r_j = r is that of their largest residual:
     # one estimate per round value r gives each tau_i bit for bit (decision SM74)
@@ -247,13 +273,13 @@ def _tau_into(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, db
             if est > best:
                 best = est
         tau[i] = best
-    return tau
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def _tau_by_worker(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, res, dbar, tau):
     """:func:`tau_estimates` one straggler at a time (O(|G| n)): the definition the grouped
-    estimate must equal (tests), and its path for rounds spread over more than n values."""
+    estimate must equal (tests), and its path for rounds spread over more than n values; writes ``tau``, returns
+    nothing (its caller in the event loop keeps no reference counts)."""
     n = rounds.shape[0]
     low = rounds.min()
     resid = np.full(n, -1.0)            # lazily computed residual compute times
@@ -273,7 +299,6 @@ def _tau_by_worker(t, rounds, state, comp_start, comp_end, in_g, ssp, oracle, re
             if est > best:
                 best = est
         tau[i] = best
-    return tau
 
 
 # --------------------------------------------------------------------------- the loop's state
@@ -390,7 +415,7 @@ def counters() -> Counters:
 
 
 # --------------------------------------------------------------------------- flows
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _l3_links(n, x, s, table, buf, rows, cols):
     """Slot s (L3: sender s's multicast) crosses its ingress s and the egress n + j of every receiver j;
     for n <= BIG_SWITCH_MAX also as bit sets, sender s's row ``rows[s]`` and its bit in the columns
@@ -475,9 +500,9 @@ def _finish(i, t, cfg, wk, plan, fl, log, cn, dbits, cplanes):
         c_planes_finish(cplanes, i, onb | (1 << i), (1 << n) - 1)
     in_g[i] = False
     wk.cur_mc[i] = -1
-    low_before = rounds.min()
+    low_before = _extreme(rounds, False)
     rounds[i] += 1
-    low = rounds.min() if rounds[i] - 1 == low_before else low_before   # (else i was not at the least)
+    low = _extreme(rounds, False) if rounds[i] - 1 == low_before else low_before   # (else i was not at the least)
     if ssp < 0 or rounds[i] - low <= ssp:
         ci[MAXGAP] = max(ci[MAXGAP], rounds[i] - low)
         start_compute(i, t, wk)
@@ -516,7 +541,7 @@ def _l7_idle(i, n, factive):
 # slower (commit ec3e7dd).  The per-event and per-multicast steps are inlined ("always"): called,
 # they cost ~2.5 % more even on arrays.  (Compiling the called ones that allocate nothing without reference
 # counts, numba's private `_nrt=False`, measured within noise on whole runs in the ninth round: not used.)
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def _flow_table(n, l3, x, nf):
     """The flows' links: a :class:`~simlib.core.sharing.FlowTable`, a link buffer (n + 1,) and, L3 with
     n <= BIG_SWITCH_MAX, the senders' receivers as bit sets by row and by column ((n,) each; decision N18):
@@ -685,6 +710,22 @@ def _bucket(u, nb):
     return 0
 
 
+@njit(cache=True, _nrt=True)
+def _orpheus_tie(kappa, take, due, x, u):
+    """Orpheus's receivers of kappa when equal uniforms tie at the cut (:func:`_orpheus_pick`): the first
+    ``take`` of ``np.argsort`` of the keys ``u`` (n,) with kappa's due ones at -1 and kappa's own at inf.
+    Compiled with numba's reference counts (it allocates), unlike the event loop that calls it."""
+    n = u.shape[0]
+    kk = u.copy()
+    for j in range(n):
+        if due[kappa, j]:
+            kk[j] = -1.0
+    kk[kappa] = np.inf
+    chosen = np.argsort(kk)[:take]
+    for q in range(chosen.shape[0]):
+        x[kappa, chosen[q]] = 1
+
+
 @njit(cache=True, inline="always")
 def _orpheus_pick(kappa, p, due, x, in_g, orph_u, keys, counts, ci):
     """Orpheus's receivers of kappa (SM65): its due ones first, then the p smallest of n fresh
@@ -737,14 +778,7 @@ def _orpheus_pick(kappa, p, due, x, in_g, orph_u, keys, counts, ci):
             keys[q] = key
         cut = keys[r - 1]
         if r < cb and keys[r] == cut:                   # a tie at the cut: the sort decides
-            kk = orph_u[u0:u0 + n].copy()
-            for j in range(n):
-                if due[kappa, j]:
-                    kk[j] = -1.0
-            kk[kappa] = np.inf
-            chosen = np.argsort(kk)[:max(p, ndue)]
-            for q in range(chosen.shape[0]):
-                x[kappa, chosen[q]] = 1
+            _orpheus_tie(kappa, max(p, ndue), due, x, orph_u[u0:u0 + n])
         else:                                           # (r == cb: the next key is in a higher bucket)
             for j in range(n):
                 if j != kappa and not due[kappa, j] and orph_u[u0 + j] <= cut:
@@ -938,7 +972,7 @@ def _set_capacities(bwk, bw_sched, b_eg, b_in, caps, ci):
 
 
 # --------------------------------------------------------------------------- the loop
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def run_loop(cfg, wk, plan, fl, log, cn):
     """Advance the simulation until its end or until the driver must grow an array.
 
@@ -960,28 +994,10 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     "own" :func:`_g_list`, :func:`_estimate_tau`, Algorithm 2 on the receiver sets
     (:func:`~.ssp_selection._algorithm2_l3`, the same plans bit for bit), :func:`_preempt_l3` and
     :func:`_reclass`) and its multicast starts (:func:`_launch`); a new
-    bandwidth period sets the capacities (:func:`_set_capacities`).  The steps take arrays, bound here
-    once, rather than the bundles (see the steps' ruler)."""
-    n, l3, selmcast, prio_mode, fifo = cfg.n, cfg.l3, cfg.selmcast, cfg.prio_mode, cfg.fifo
-    x, vrem, in_g, start = plan.x, plan.vrem, plan.in_g, plan.start
-    comp_end, used, draws, cur_mc = wk.comp_end, wk.used, wk.draws, wk.cur_mc
-    factive, frem, fvol, frate = fl.active, fl.rem, fl.vol, fl.rate
-    ci, cf = cn.ints, cn.floats
-    # the arrays the events use, bound once here: an array read from a bundle inside the loop costs a
-    # reference count increment and decrement each time (issue 48)
-    iters, state, rounds, comp_start = wk.iters, wk.state, wk.rounds, wk.comp_start
-    caps, fcls, fseq, farrived = fl.caps, fl.cls, fl.seq, fl.arrived
-    tau, due, orph_u = plan.tau, plan.due, log.orph_u
-    sizes = (log.sender.shape[0], log.recv.shape[0], log.drop_mc.shape[0], log.orph_u.shape[0])
-    nbw = cfg.bw_sched.shape[0]
-    keep = READD_MIN * cfg.volume
-    links = _flow_table(n, l3, x, factive.shape[0])     # the flows' links, a link buffer, bit sets
-    table, rows, cols = links[0], links[2], links[3]
-    big = l3 and not prio_mode and n <= BIG_SWITCH_MAX  # one max-min class of multicasts (N18)
-    bigp = l3 and prio_mode and n <= BIG_SWITCH_MAX     # strict priority, a class per multicast (SM50)
-    few = factive.shape[0] <= BIG_SWITCH_MAX            # the active slots fit a bit set (L3, n <= 63)
-    # Algorithm 2 on the receiver sets (L3, n <= BIG_SWITCH_MAX, line 33 "own")
-    bits = l3 and n <= BIG_SWITCH_MAX and not cfg.rules.deadline_all
+    bandwidth period sets the capacities (:func:`_set_capacities`).  The events run in :func:`_events`,
+    on the work space allocated here (see the module's note on reference counts)."""
+    n, nslots = cfg.n, fl.active.shape[0]
+    links = _flow_table(n, cfg.l3, plan.x, nslots)     # the flows' links, a link buffer, bit sets
     ybits = np.zeros(n, np.int64)                       # its new rows of x
     dbits = np.zeros(n, np.int64)                       # D's rows as bit sets (n <= BIG_SWITCH_MAX; _finish
     cplanes = np.zeros((C_BITS, n), np.int64)           # keeps them from here on), and c's bit planes
@@ -990,15 +1006,43 @@ def run_loop(cfg, wk, plan, fl, log, cn):
             dbits[i] = _row_bits(plan.due, i)
         c_planes(plan.c, cplanes)
     alg = scratch(n)                                    # Algorithm 2's output and work space
-    order = alg.order
     old = np.empty((n, n), np.int8)                     # G's rows of x before it
     gl = np.empty(n, np.int64)                          # G's tasks
-    done = np.empty(factive.shape[0], np.int64)         # the flows, then the tasks, done at an event
+    done = np.empty(nslots, np.int64)                   # the flows, then the tasks, done at an event
     ready = np.empty(n, np.int64)                       # the workers whose iteration ended
     okeys = np.empty(n)                                 # Orpheus's keys
     ttop = np.empty(n)                                  # tau's work space (_tau_into)
     pwork = np.empty((4, n), np.int64)                  # the classes' work space (_place_classes)
     obuckets = np.empty(ORPHEUS_BUCKETS, np.int64)      # and their buckets' counts
+    return _events(cfg, wk, plan, fl, log, cn, links, ybits, dbits, cplanes, alg, old, gl, done, ready, okeys,
+                   ttop, pwork, obuckets)
+
+
+@njit(cache=True, _nrt=False)
+def _events(cfg, wk, plan, fl, log, cn, links, ybits, dbits, cplanes, alg, old, gl, done, ready, okeys,
+            ttop, pwork, obuckets):
+    """:func:`run_loop`'s events, on the work space it allocated; compiled without numba's reference counts
+    (``_nrt=False``): it allocates nothing and keeps no array beyond the call, and ``run_loop`` holds every
+    array it reads, so the ~230 counts a selection took (atomic increments and decrements of the arrays'
+    bundles at each step) are not needed (issue 48)."""
+    n, l3, selmcast, prio_mode, fifo = cfg.n, cfg.l3, cfg.selmcast, cfg.prio_mode, cfg.fifo
+    x, vrem, in_g, start = plan.x, plan.vrem, plan.in_g, plan.start
+    comp_end, used, draws, cur_mc = wk.comp_end, wk.used, wk.draws, wk.cur_mc
+    factive, frem, fvol, frate = fl.active, fl.rem, fl.vol, fl.rate
+    ci, cf = cn.ints, cn.floats
+    iters, state, rounds, comp_start = wk.iters, wk.state, wk.rounds, wk.comp_start
+    caps, fcls, fseq, farrived = fl.caps, fl.cls, fl.seq, fl.arrived
+    tau, due, orph_u = plan.tau, plan.due, log.orph_u
+    sizes = (log.sender.shape[0], log.recv.shape[0], log.drop_mc.shape[0], log.orph_u.shape[0])
+    nbw = cfg.bw_sched.shape[0]
+    keep = READD_MIN * cfg.volume
+    table, rows, cols = links[0], links[2], links[3]
+    big = l3 and not prio_mode and n <= BIG_SWITCH_MAX  # one max-min class of multicasts (N18)
+    bigp = l3 and prio_mode and n <= BIG_SWITCH_MAX     # strict priority, a class per multicast (SM50)
+    few = factive.shape[0] <= BIG_SWITCH_MAX            # the active slots fit a bit set (L3, n <= 63)
+    # Algorithm 2 on the receiver sets (L3, n <= BIG_SWITCH_MAX, line 33 "own")
+    bits = l3 and n <= BIG_SWITCH_MAX and not cfg.rules.deadline_all
+    order = alg.order
     while True:
         out_of_draws = False                            # a worker draws at most once per event
         for w in range(n):
@@ -1015,7 +1059,7 @@ def run_loop(cfg, wk, plan, fl, log, cn):
                 share_rates(caps, table, factive, fcls, frate)
             ci[DIRTY] = 0
         abits = _active_bits(factive) if few else -1
-        t_c = comp_end.min()
+        t_c = _extreme(comp_end, False)
         t_f = _next_completion(cf[NOW], factive, frem, fvol, frate, abits)
         bwk = ci[BWK]
         next_bw = bwk * cfg.period if bwk <= nbw else np.inf

@@ -130,7 +130,7 @@ class Scratch(NamedTuple):
     rest: np.ndarray
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def scratch(n):
     """A :class:`Scratch` for n workers (``deadline`` NaN); callable from compiled code and Python."""
     return Scratch(np.zeros((n, n), np.int8), np.zeros(n, np.int64), np.full(n, np.nan), np.zeros(n), np.zeros(n),
@@ -311,7 +311,7 @@ def _c_row_planes(c, i, planes):
         planes[b, i] = bits
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def c_planes(c, planes):
     """c ((n, n) int64, >= 0; n <= BIG_SWITCH_MAX) as the bit planes :func:`_algorithm2_l3` reads: bit j of
     ``planes[b, i]`` ((C_BITS, n) int64, returned) is bit b of min(c_ij, C_SAT)."""
@@ -356,7 +356,7 @@ def _c_equal(planes, i, bits, cv, nb):
     return bits
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _algorithm2(kappa, plan, rules, out):
     """Algorithm 2 for ``kappa`` on ``plan`` (a :class:`Plan`, updated in place) read by ``rules``
     (:class:`Rules`); the order of G and the deadlines go to ``out`` (:class:`Scratch`, whose
@@ -485,7 +485,7 @@ def _algorithm2(kappa, plan, rules, out):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _algorithm2_l3(kappa, plan, rules, out, rem, xbits, ybits, dbits, cplanes):
     """:func:`_algorithm2` under L3 on bit sets of receivers, for the SSP loop (issue 48 item 1): the same
     plan x, G and order of G, bit for bit, for the loop's inputs; returns |G|.
