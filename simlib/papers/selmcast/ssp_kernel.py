@@ -34,8 +34,9 @@ Reference counts (issue 48): numba counts every array a compiled function binds 
 increment and decrement: ~230 a selection, 10-20 % of a SelMcast run's CPU at a load of 2, more under load).
 :func:`run_loop` therefore only allocates the work space and calls :func:`_events`, compiled with
 ``_nrt=False``, which holds no count: it and every function it calls that is compiled without counts allocate
-nothing and return no array (the arrays live as long as ``run_loop`` and its caller hold them).  Every compiled function reachable from it sets
-``_nrt`` explicitly, since numba compiles a callee that does not with its first caller's setting: ``False``
+nothing and return no array (the arrays live as long as ``run_loop`` and its caller hold them).  Every
+compiled function reachable from it sets ``_nrt`` (numba's private option, numba as pinned in requirements.txt)
+explicitly, since numba compiles a callee that does not with its first caller's setting: ``False``
 for the steps that only read and write arrays (Algorithm 2, tau, the rate solvers, ``drain``), ``True`` for
 the few that allocate (``share_rates``'s sort, tau's per-worker path, Orpheus's tie sort), whose counts stay
 balanced inside them.  The tests check that compiled runs leave no array alive.
@@ -539,8 +540,9 @@ def _l7_idle(i, n, factive):
 # They take the arrays they use, not the state bundles: a compiled call increfs and decrefs every
 # array of every bundle it is passed (~70 arrays for all six), which made a split on bundles 22-30 %
 # slower (commit ec3e7dd).  The per-event and per-multicast steps are inlined ("always"): called,
-# they cost ~2.5 % more even on arrays.  (Compiling the called ones that allocate nothing without reference
-# counts, numba's private `_nrt=False`, measured within noise on whole runs in the ninth round: not used.)
+# they cost ~2.5 % more even on arrays.  (Compiling only the called ones that allocate nothing without
+# reference counts, `_nrt=False`, measured within noise on whole runs in the ninth round; the whole event loop
+# without them, :func:`_events`, 1.08-1.20x: the module's note.)
 @njit(cache=True, _nrt=True)
 def _flow_table(n, l3, x, nf):
     """The flows' links: a :class:`~simlib.core.sharing.FlowTable`, a link buffer (n + 1,) and, L3 with
