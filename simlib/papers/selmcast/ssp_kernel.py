@@ -406,6 +406,27 @@ class Counters(NamedTuple):
     floats: np.ndarray
 
 
+class Space(NamedTuple):
+    """:func:`run_loop`'s work space for :func:`_events`, allocated at each call: the flows' ``links``
+    (:func:`_flow_table`), Algorithm 2's ``ybits``, ``dbits`` (D's rows) and ``cplanes`` (c's bit planes), its
+    output ``alg`` (:func:`~.ssp_selection.scratch`), G's rows ``old`` and tasks ``gl``, the ``done`` flows and
+    ``ready`` workers of an event, Orpheus's ``okeys`` and ``obuckets``, tau's ``ttop`` and the classes' ``pwork``."""
+
+    links: tuple
+    ybits: np.ndarray
+    dbits: np.ndarray
+    cplanes: np.ndarray
+    alg: tuple
+    old: np.ndarray
+    gl: np.ndarray
+    done: np.ndarray
+    ready: np.ndarray
+    okeys: np.ndarray
+    ttop: np.ndarray
+    pwork: np.ndarray
+    obuckets: np.ndarray
+
+
 def counters() -> Counters:
     """Fresh :class:`Counters`: nothing happened yet, the first bandwidth period is 1, no event yet."""
     ints = np.zeros(NEED_U + 1, np.int64)
@@ -1016,17 +1037,17 @@ def run_loop(cfg, wk, plan, fl, log, cn):
     ttop = np.empty(n)                                  # tau's work space (_tau_into)
     pwork = np.empty((4, n), np.int64)                  # the classes' work space (_place_classes)
     obuckets = np.empty(ORPHEUS_BUCKETS, np.int64)      # and their buckets' counts
-    return _events(cfg, wk, plan, fl, log, cn, links, ybits, dbits, cplanes, alg, old, gl, done, ready, okeys,
-                   ttop, pwork, obuckets)
+    return _events(cfg, wk, plan, fl, log, cn, Space(links, ybits, dbits, cplanes, alg, old, gl, done, ready, okeys,
+                                                     ttop, pwork, obuckets))
 
 
 @njit(cache=True, _nrt=False)
-def _events(cfg, wk, plan, fl, log, cn, links, ybits, dbits, cplanes, alg, old, gl, done, ready, okeys,
-            ttop, pwork, obuckets):
-    """:func:`run_loop`'s events, on the work space it allocated; compiled without numba's reference counts
-    (``_nrt=False``): it allocates nothing and keeps no array beyond the call, and ``run_loop`` holds every
-    array it reads, so the ~230 counts a selection took (atomic increments and decrements of the arrays'
+def _events(cfg, wk, plan, fl, log, cn, space):
+    """:func:`run_loop`'s events, on the work space it allocated (``space``, a :class:`Space`); compiled
+    without numba's reference counts (``_nrt=False``): it allocates nothing and keeps no array beyond the call,
+    and ``run_loop`` holds every array it reads, so the ~230 counts a selection took (atomic increments and decrements of the arrays'
     bundles at each step) are not needed (issue 48)."""
+    links, ybits, dbits, cplanes, alg, old, gl, done, ready, okeys, ttop, pwork, obuckets = space
     n, l3, selmcast, prio_mode, fifo = cfg.n, cfg.l3, cfg.selmcast, cfg.prio_mode, cfg.fifo
     x, vrem, in_g, start = plan.x, plan.vrem, plan.in_g, plan.start
     comp_end, used, draws, cur_mc = wk.comp_end, wk.used, wk.draws, wk.cur_mc
