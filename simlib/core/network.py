@@ -239,11 +239,15 @@ class FlowNetwork:
         self._fend = np.zeros(n0, dtype=np.int64)
         self._alive = np.zeros(n0, dtype=bool)
         self._fidx = np.zeros(4 * n0, dtype=np.int64)
+        self._fid = np.zeros(n0, dtype=np.int64)       # flow id per slot
         self._n_slots = 0
         self._n_idx = 0
         self._n_alive = 0
         self._flows: list[Flow | None] = []
         self._next_id = 0
+        # run_flows' batch while it runs: (id of its first flow, finish time per flow); its flows have no handle
+        self._anon: tuple[int, np.ndarray] | None = None
+        self._pend_slots: list[int] = []       # ... and their slots awaiting a rate update
         self._dirty = False
         self._timer: Timer | None = None
         self._poke: Timer | None = None
@@ -314,6 +318,7 @@ class FlowNetwork:
         self._fidx[start: start + len(links)] = links
         self._fstart[slot] = start
         self._fend[slot] = start + len(links)
+        self._fid[slot] = flow.id
         self._n_idx += len(links)
         self._alive[slot] = True
         self._flows.append(flow)
@@ -340,6 +345,12 @@ class FlowNetwork:
         int >= 0, one per flow or one for all; ``tags``: one per flow, or None.  The
         flows get no ``on_done`` callback (use ``add_flow`` for that).
         """
+        return self._add_flows(paths, volumes, priorities, tags, handles=True)
+
+    def _add_flows(self, paths, volumes, priorities, tags, handles: bool) -> list[Flow]:
+        """:meth:`add_flows`; with ``handles`` False (:meth:`run_flows`) the flows get no handle (their
+        ``_flows`` entries are None, their slots wait for a rate update in ``_pend_slots``) and [] is
+        returned."""
         flat, lens = _flatten_paths(paths, self.n_links)
         k = lens.size
         volumes = check_array("volumes", np.broadcast_to(np.asarray(volumes, dtype=float), (k,)), lo=0.0)
@@ -362,23 +373,17 @@ class FlowNetwork:
         self._rate[slots] = 0.0
         self._prio[slots] = prio
         self._alive[slots] = True
+        now, fid0 = self.now, self._next_id
+        self._fid[slots] = np.arange(fid0, fid0 + k)
         self._n_slots += k
         self._n_idx += flat.size
-        tag_list = [None] * k if tags is None else tags
-        if (lens == lens[0]).all():                  # equal path lengths (e.g. unicast pairs): one reshape
-            links = list(map(tuple, flat.reshape(k, int(lens[0])).tolist()))
-        else:
-            bounds = np.concatenate(([0], np.cumsum(lens))).tolist()
-            flat_list = flat.tolist()
-            links = [tuple(flat_list[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
-        now, fid0 = self.now, self._next_id
-        flows = [Flow(fid0 + i, vol, ln, pr, None, now, tg, self)
-                 for i, (vol, ln, pr, tg) in enumerate(zip(volumes.tolist(), links, prio.tolist(), tag_list))]
-        for f, slot in zip(flows, slots.tolist()):
-            f._slot = slot
         self._next_id += k
-        self._flows.extend(flows)
         self._n_alive += k
+        if handles:
+            flows = self._handles(flat, lens, volumes, prio, tags, slots, now, fid0)
+        else:
+            flows = []
+            self._flows.extend(itertools.repeat(None, k))
         if self._inc:
             self._tupd[slots] = self.now
             self._cb[slots] = False
@@ -389,9 +394,29 @@ class FlowNetwork:
                 inc.settle(slots, np.zeros(k), True, self.now, kb.flows, kb.proj)
             if not inc.adj_insert_many(kb.adj, kb.flows, slots):
                 self._adj_rebuild()
-            self._pend_flows.extend(flows)
+            if handles:
+                self._pend_flows.extend(flows)
+            else:
+                self._pend_slots.extend(slots.tolist())
             self._open.update(np.unique(flat).tolist())
         self._touch()
+        return flows
+
+    def _handles(self, flat, lens, volumes, prio, tags, slots, now, fid0) -> list[Flow]:
+        """A :class:`Flow` per new slot of :meth:`_add_flows`, appended to ``_flows``."""
+        k = lens.size
+        tag_list = [None] * k if tags is None else tags
+        if (lens == lens[0]).all():                  # equal path lengths (e.g. unicast pairs): one reshape
+            links = list(map(tuple, flat.reshape(k, int(lens[0])).tolist()))
+        else:
+            bounds = np.concatenate(([0], np.cumsum(lens))).tolist()
+            flat_list = flat.tolist()
+            links = [tuple(flat_list[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+        flows = [Flow(fid0 + i, vol, ln, pr, None, now, tg, self)
+                 for i, (vol, ln, pr, tg) in enumerate(zip(volumes.tolist(), links, prio.tolist(), tag_list))]
+        for f, slot in zip(flows, slots.tolist()):
+            f._slot = slot
+        self._flows.extend(flows)
         return flows
 
     def remove_flow(self, flow: Flow) -> float:
@@ -477,12 +502,42 @@ class FlowNetwork:
         """Stand-alone: advance from completion to completion until no flow can
         progress; calls ``on_done`` and returns finished flows in completion order."""
         finished = []
+        self._run_to_idle(finished)
+        return finished
+
+    def run_flows(self, paths, volumes, *, priorities=0) -> np.ndarray:
+        """Stand-alone, on an idle network (no active flow): start these flows now and run until idle --
+        the same as ``flows = add_flows(paths, volumes, priorities=priorities)`` then ``run_until_idle()``
+        (the same ids, slots, rates, completions and ``recomputations``), but without a :class:`Flow` handle
+        per flow: the Python objects a batch of thousands of flows would cost (decision N19).  Returns each
+        flow's finish time (s) in the order given, NaN for a flow that could not complete (it stays active,
+        ``len(net) > 0``)."""
+        if self.sim is not None:
+            raise RuntimeError("run_flows is for stand-alone networks; this one is attached to a Simulator")
+        if self._n_alive:
+            raise ValueError(f"run_flows needs an idle network (no active flow), got {self._n_alive} active")
+        if not self._inc:          # the full engine steps through completions in Python anyway
+            flows = self.add_flows(paths, volumes, priorities=priorities)
+            self.run_until_idle()
+            return np.array([np.nan if f.finish_time is None else f.finish_time for f in flows], dtype=float)
+        fid0 = self._next_id
+        self._add_flows(paths, volumes, priorities, None, handles=False)
+        fin = np.full(self._next_id - fid0, np.nan)
+        self._anon = (fid0, fin)
+        try:
+            self._run_to_idle([])
+        finally:
+            self._anon = None
+        return fin
+
+    def _run_to_idle(self, finished: list) -> None:
+        """:meth:`run_until_idle`'s loop: finished flows (with a handle) appended to ``finished``."""
         while True:
             if self._inc and self.sim is None and self._run_compiled(finished):
                 continue
             t = self.next_completion_time()
             if math.isinf(t):
-                return finished
+                return
             done = self.advance_to(t)
             for f in done:
                 if f.on_done is not None:
@@ -505,12 +560,17 @@ class FlowNetwork:
         self.now = float(now)
         self.recomputations += u
         self.recomputed_flows.extend(out.ns[:u].tolist())
-        flows, slots = self._flows, out.slot[:k].tolist()
-        done = [flows[slot] for slot in slots]
-        for slot, f, t in zip(slots, done, out.time[:k].tolist()):
-            flows[slot] = None
-            f.finish_time = t
-            f._slot = -1
+        if self._anon is None:
+            flows, slots = self._flows, out.slot[:k].tolist()
+            done = [flows[slot] for slot in slots]
+            for slot, f, t in zip(slots, done, out.time[:k].tolist()):
+                flows[slot] = None
+                f.finish_time = t
+                f._slot = -1
+        else:                                     # run_flows' batch: its flows' finish times
+            fid0, fin = self._anon
+            fin[self._fid[out.slot[:k]] - fid0] = out.time[:k]
+            done = []
         self._n_alive -= k
         if dirty:
             self._open.update(out.opened[:n_open].tolist())
@@ -553,7 +613,7 @@ class FlowNetwork:
                 self._fidx = np.concatenate([self._fidx, np.zeros_like(self._fidx)])
                 self._kb = None
 
-    _SLOT_ARRAYS = ("_volume", "_remaining", "_rate", "_prio", "_fstart", "_fend", "_alive")
+    _SLOT_ARRAYS = ("_volume", "_remaining", "_rate", "_prio", "_fstart", "_fend", "_alive", "_fid")
     _INC_SLOT_ARRAYS = ("_tupd", "_bl", "_nrate", "_nbl", "_in_s", "_cb", "_tag")
 
     def _grow_slots(self) -> None:
@@ -583,7 +643,7 @@ class FlowNetwork:
         ends = np.cumsum(lens)
         pos = int(ends[-1]) if keep.size else 0
         starts = ends - lens                          # each kept segment's new start, in slot order
-        names = ("_volume", "_remaining", "_rate", "_prio", "_alive")
+        names = ("_volume", "_remaining", "_rate", "_prio", "_alive", "_fid")
         if self._inc:
             names += ("_tupd", "_bl", "_tz", "_tt", "_cb", "_tag")
         for name in names:
@@ -594,9 +654,16 @@ class FlowNetwork:
             self._fidx[:pos] = self._fidx[np.repeat(old_starts - starts, lens) + np.arange(pos)]
         self._fstart[: keep.size] = starts
         self._fend[: keep.size] = starts + lens
-        flows = [self._flows[s] for s in keep.tolist()]
-        for k, f in enumerate(flows):
-            f._slot = k
+        if self._anon is None:
+            flows = [self._flows[s] for s in keep.tolist()]
+            for k, f in enumerate(flows):
+                f._slot = k
+        else:                                         # run_flows' batch: every alive flow is one of its own
+            flows = [None] * keep.size
+            if self._pend_slots:                      # not yet solved (a compaction to make room for it)
+                new = np.full(n, -1, dtype=np.int64)
+                new[keep] = np.arange(keep.size)
+                self._pend_slots = [p for p in new[self._pend_slots].tolist() if p >= 0]
         self._flows = flows
         self._n_slots = keep.size
         self._n_idx = pos
@@ -654,7 +721,9 @@ class FlowNetwork:
         else:
             slots = _completed_slots(self._remaining, self._volume, self._rate, self._alive, self._n_slots)
         done = []
-        for slot in slots.tolist():  # slot order = start order: deterministic
+        if self._anon is not None:                   # run_flows' batch (incremental engine): no handles
+            self._collect_anonymous(slots)
+        for slot in slots.tolist() if self._anon is None else ():  # slot order = start order: deterministic
             f = self._flows[slot]
             f.finish_time = self.now
             if self._inc:
@@ -665,11 +734,21 @@ class FlowNetwork:
             else:
                 self._kill(f)
             done.append(f)
-        if done:
+        if slots.size:
             self._dirty = True
             if self._n_alive < self._compact_below():
                 self._compact()
         return done
+
+    def _collect_anonymous(self, slots: np.ndarray) -> None:
+        """:meth:`_collect_completed` for completed ``slots`` of :meth:`run_flows`' batch (incremental engine,
+        retired already): their finish times, and their links opened in the order the handles' would be."""
+        fid0, fin = self._anon
+        fin[self._fid[slots] - fid0] = self.now
+        for slot in slots.tolist():
+            seg = self._fidx[self._fstart[slot]: self._fend[slot]]
+            self._open.update(seg[seg >= 0].tolist())
+        self._n_alive -= slots.size
 
     # ------------------------------------------------ incremental engine (N9)
     def _inc_init(self, n0: int) -> None:
@@ -795,9 +874,10 @@ class FlowNetwork:
 
     def _inc_update(self) -> None:
         """Re-solve what the changes since the last update can affect (N9)."""
-        pend = [f._slot for f in self._pend_flows if f._slot >= 0]
+        pend = [f._slot for f in self._pend_flows if f._slot >= 0] + self._pend_slots
         opened = self._open
         self._pend_flows = []
+        self._pend_slots = []
         self._open = set()
         if self._n_alive == 0:
             return
