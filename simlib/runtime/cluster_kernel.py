@@ -1228,17 +1228,18 @@ def _write_back(cluster, iv, fs, ce, sy, mem) -> None:
     n_ce, n_sync = int(iv[I_NCE]), int(iv[I_NSYNC])
     ce_w, ce_t = ce["w"][:n_ce], ce["t"][:n_ce]
     order = np.argsort(ce_w, kind="stable")
-    bounds = np.searchsorted(ce_w[order], np.arange(n + 1))
+    bounds = np.searchsorted(ce_w[order], np.arange(n + 1)).tolist()
     times = ce_t[order].tolist()
-    for w in range(n):
-        log.compute_end[w].extend(times[bounds[w]:bounds[w + 1]])
-    mw, mi = mem["w"].tolist(), mem["it"].tolist()
+    for w, ends in enumerate(log.compute_end[:n]):
+        ends.extend(times[bounds[w]:bounds[w + 1]])
+    n_mem = int(iv[I_NMEM])     # the rows written (the columns hold room for ~n x the first draws' width)
+    mw, mi = mem["w"][:n_mem].tolist(), mem["it"][:n_mem].tolist()
     rule, ctrl = cluster.weight_rule, cluster.controller
     # a rule's on_iterations(ws): on_iteration of each of ws at once (the same iteration numbers)
     bulk = getattr(rule, "on_iterations", None)
     ps_w, ps_apply, ps_ver = sy["w"][:n_sync].tolist(), sy["apply"][:n_sync].tolist(), sy["ver"][:n_sync].tolist()
     done_ce = 0
-    ce_list = ce_w.tolist()
+    ce_list = ce_w.tolist() if rule is not None and bulk is None else None
     for sid, (t0, t1, a, c, kind, nce) in enumerate(zip(sy["launch"][:n_sync].tolist(), sy["finish"][:n_sync].tolist(),
                                                         sy["moff"][:n_sync].tolist(), sy["mcnt"][:n_sync].tolist(),
                                                         sy["kind"][:n_sync].tolist(), sy["nce"][:n_sync].tolist())):
