@@ -6,7 +6,8 @@ with a bandwidth-estimation error (the Python controller round that validates ea
 revision; and whole trials as a sweep's worker runs them, their settings built once, untimed (a sweep hands
 the trial the built setting): committed rows of notebook 16's partial reduce, all reduce and selective reduce
 (``nb16_*``: ``run_trial``, ``Scenario`` objects) and of notebook 23's profile runs (``nb23_per_update``:
-``per_update_trial``, ``SystemSetting`` objects), ``--rows`` each, every row run ``--reps`` times.
+``per_update_trial``, ``SystemSetting`` objects), ``--rows`` each, every row run ``--reps`` times; each such
+group's ``<group>_py`` row is its CPU outside the compiled event loops (:data:`COMPILED`), the Python work.
 
 Each side runs in its own subprocess with ``PYTHONPATH`` at this checkout or at ``--rev`` (extracted by
 ``git archive`` into ``build/ab_<rev>``), alternating over ``--repeats`` rounds so load changes hit both
@@ -44,9 +45,35 @@ def _int_params(p: dict) -> dict:
     return {k: int(v) if k in ("n", "hl", "backups") else v for k, v in p.items()}
 
 
-def _trial_group(group: str, rows: int, reps: int, seed: int) -> dict:
-    """``rows`` committed rows of ``group``'s CSV as a sweep's worker runs them: each setting built once
-    (untimed), then every row's trial run ``reps`` times; the CPU of those runs, and the first run's outputs."""
+#: the compiled event loops a whole trial calls from Python ("module:function"): the Python part of a trial is its
+#: CPU outside these calls (a call's CPU includes numba's typing of its arguments)
+COMPILED = ("simlib.runtime.cluster_kernel:run_to_turn", "simlib.papers.selective_reduce.compiled:turns_loop")
+
+
+def _timing_compiled(spent: list) -> None:
+    """Wrap each of :data:`COMPILED` (a module attribute, looked up at each call) so that ``spent[0]`` adds up
+    the process CPU seconds inside them."""
+    import importlib
+    import time
+
+    def timed(fn):
+        def call(*args):
+            t0 = time.process_time()
+            try:
+                return fn(*args)
+            finally:
+                spent[0] += time.process_time() - t0
+        return call
+    for name in COMPILED:
+        module, attr = name.split(":")
+        mod = importlib.import_module(module)
+        setattr(mod, attr, timed(getattr(mod, attr)))
+
+
+def _trial_group(group: str, rows: int, reps: int, seed: int, spent: list) -> dict:
+    """``rows`` committed rows of ``group``'s CSV as a sweep's worker runs them: each setting built once and
+    run once (untimed), then every row's trial run ``reps`` times; the CPU of those runs, and the first run's outputs.
+    ``spent[0]`` (:func:`_timing_compiled`) is set to the CPU of those runs inside the compiled loops."""
     import importlib
     import time
 
@@ -57,7 +84,9 @@ def _trial_group(group: str, rows: int, reps: int, seed: int) -> dict:
     picked = sample_committed_rows(name, rows, seed, None if scheme is None else lambda df: df["scheme"] == scheme,
                                    fix=_int_params)
     built = [(fn.setting.of(p), trial_seed(0, t, p), r) for p, t, r in picked]
-    fn(*built[0][:2])                     # kernels loaded, first-call costs paid
+    for sc, seed_, _ in built:      # kernels loaded, first-call costs paid, each seed's uniforms drawn (a sweep
+        fn(sc, seed_)               # runs thousands of settings at a handful of seeds, notebook 16 at 5)
+    spent[0] = 0.0
     out = time_rows(lambda sc, seed: fn(sc, seed), built)
     t0 = time.process_time()
     for _ in range(reps - 1):
@@ -79,7 +108,12 @@ def worker() -> None:
     from simlib.workloads import traces
 
     spec = json.loads(sys.stdin.read())
-    out = {g: _trial_group(g, spec["rows"], spec["reps"], spec["seed"]) for g in spec["groups"] if g in TRIAL_GROUPS}
+    out, spent = {}, [0.0]
+    _timing_compiled(spent)
+    for g in spec["groups"]:
+        if g in TRIAL_GROUPS:
+            out[g] = _trial_group(g, spec["rows"], spec["reps"], spec["seed"], spent)
+            out[g + "_py"] = {"cpu": out[g]["cpu"] - spent[0], "rows": []}    # outside the compiled loops
     if not any(g in GROUPS for g in spec["groups"]):
         print(json.dumps(out))
         return
@@ -138,10 +172,15 @@ def main(argv=None) -> int:
     old_root = extract(args.rev)
     print(f"{args.rev} (old) vs this checkout (new); {args.repeats} interleaved rounds; {os.cpu_count()} cores; "
           f"load average {os.getloadavg()[0]:.1f}", flush=True)
-    groups = {g: range(GROUPS[g] if g in GROUPS else args.rows * args.reps) for g in args.only}
+    groups = {}
+    for g in args.only:
+        groups[g] = range(GROUPS[g] if g in GROUPS else args.rows * args.reps)
+        if g in TRIAL_GROUPS:
+            groups[g + "_py"] = groups[g]
     if any(g in GROUPS for g in args.only):
         groups.update({g: range(n) for g, n in GROUPS.items()})     # they run together
-    spec = {"rows": args.rows, "reps": args.reps, "seed": args.seed, "groups": list(groups)}
+    spec = {"rows": args.rows, "reps": args.reps, "seed": args.seed, "groups": args.only + list(GROUPS) * any(
+        g in GROUPS for g in args.only)}
     rc = interleave_and_report(groups, old_root, lambda root: run_script_worker(__file__, spec, root, args.nice),
                                args.repeats, _diff, "group")
     print(f"load average {os.getloadavg()[0]:.1f}")

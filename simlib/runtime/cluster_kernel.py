@@ -1227,8 +1227,10 @@ def _write_back(cluster, iv, fs, ce, sy, mem) -> None:
     sim._seq = int(iv[I_SEQ])
     n_ce, n_sync = int(iv[I_NCE]), int(iv[I_NSYNC])
     ce_w, ce_t = ce["w"][:n_ce], ce["t"][:n_ce]
-    order = np.argsort(ce_w, kind="stable")
-    bounds = np.searchsorted(ce_w[order], np.arange(n + 1)).tolist()
+    # each worker's compute ends in event order: a stable sort by worker (numpy sorts 16-bit keys stably by radix,
+    # ~5x faster than int64 keys: the same order, a stable order being unique), cut at the workers' counts
+    order = np.argsort(ce_w.astype(np.int16) if n <= np.iinfo(np.int16).max else ce_w, kind="stable")
+    bounds = [0] + np.cumsum(np.bincount(ce_w, minlength=n)).tolist()
     times = ce_t[order].tolist()
     for w, ends in enumerate(log.compute_end[:n]):
         ends.extend(times[bounds[w]:bounds[w + 1]])

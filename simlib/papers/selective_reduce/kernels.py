@@ -60,13 +60,28 @@ def linear_cdf_table(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, float
     width = (x[-1] - x[0]) / n
     if not width > 0.0:
         return x, EMPTY_T, float(x[0]), 0.0
-    k = np.clip(np.searchsorted(x, x[0] + width * np.arange(n), side="right"), 1, n - 1)
+    k = np.clip(_count_le_sorted(x, x[0] + width * np.arange(n)), 1, n - 1)
     table = np.empty((n, 4))
     table[:, 0] = k
     table[:, 1] = x[k - 1]
     table[:, 2] = x[k]
     table[:, 3] = np.where(k + 1 < n, x[np.minimum(k + 1, n - 1)], np.inf)
     return x, table, float(x[0]), 1.0 / width
+
+
+@njit(cache=True)
+def _count_le_sorted(x, q):
+    """``np.searchsorted(x, q, side="right")`` (per ``q[i]`` the number of ``x`` <= it) for sorted ``x`` and
+    non-decreasing ``q``, neither with a NaN (a trace's samples and :func:`linear_cdf_table`'s bucket edges), by
+    one merge: O(x.size + q.size) instead of a binary search per ``q[i]`` (~0.9 ms for a trace's 20,000 samples,
+    at each selective-reduce trial's controller; issue 48)."""
+    out = np.empty(q.shape[0], np.int64)
+    j = 0
+    for i in range(q.shape[0]):
+        while j < x.shape[0] and x[j] <= q[i]:
+            j += 1
+        out[i] = j
+    return out
 
 
 class CdfModel(NamedTuple):
