@@ -175,6 +175,7 @@ class ComputeTimes(_PerWorkerStreams):
             self._rngs = [np.random.default_rng(child_seed(seed, w)) for w in range(n)]
         self._buf = [np.empty(0)] * n
         self._pos = [0] * n
+        self._drained = True        # every buffer known used up (take_all then checks none of them)
         self._chunk = chunk
         # the memo's path, after take_all: (every worker's current chunk of uniforms as the rows of one array, the
         # column from which they are not mapped yet); _buf and _pos are then stale (see _settle)
@@ -200,11 +201,11 @@ class ComputeTimes(_PerWorkerStreams):
         self._lazy = None
         n = len(chunks)
         if col >= self._chunk:
-            self._buf, self._pos = [np.empty(0)] * n, [0] * n
+            self._buf, self._pos, self._drained = [np.empty(0)] * n, [0] * n, True
             return
         u = chunks[:, col:]
         block = np.asarray(self._quantile(u), dtype=float).reshape(u.shape)
-        self._buf, self._pos = list(block), [0] * n
+        self._buf, self._pos, self._drained = list(block), [0] * n, False
 
     def _take_lazy(self, k: int, out: np.ndarray) -> None:
         """``out`` := every worker's next ``k`` <= what is left of its chunk in ``_lazy`` (times its scale):
@@ -223,6 +224,7 @@ class ComputeTimes(_PerWorkerStreams):
         if pos >= buf.size:
             buf = self._buf[w] = self._fill(w)
             pos = 0
+            self._drained = False
         self._pos[w] = pos + 1
         return float(buf[pos]) * self._scale[w]
 
@@ -236,6 +238,7 @@ class ComputeTimes(_PerWorkerStreams):
             if self._pos[w] >= self._buf[w].size:
                 self._buf[w] = self._fill(w)
                 self._pos[w] = 0
+                self._drained = False
             part = self._buf[w][self._pos[w]:self._pos[w] + k - got]
             out[got:got + part.size] = part * self._scale[w]
             self._pos[w] += part.size
@@ -257,7 +260,7 @@ class ComputeTimes(_PerWorkerStreams):
                 self._take_lazy(k, out)
                 return out
             self._settle()
-        if k <= self._chunk and all(self._pos[w] >= self._buf[w].size for w in range(n)):
+        if k <= self._chunk and (self._drained or all(self._pos[w] >= self._buf[w].size for w in range(n))):
             # the common first call: every worker's next chunk, of which only the first k are mapped now (row w
             # times scale[w]); the rest when asked (_lazy): at n = 100,000 and 64 draws asked of 256, a quarter
             if any(self._filled):      # a worker past its first chunk (its own next / take): the chunks as rows
@@ -275,6 +278,7 @@ class ComputeTimes(_PerWorkerStreams):
             if empty:
                 for w, buf in zip(empty, self._fill_many(empty)):
                     self._buf[w], self._pos[w] = buf, 0
+                self._drained = False
             left = []
             for w in pending:
                 pos, g = self._pos[w], got[w]
