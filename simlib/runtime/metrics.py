@@ -205,7 +205,7 @@ def update_times(log: ScheduleLog) -> np.ndarray:
     if log.update_rule != "gradient":
         raise ValueError(f"log.update_rule must be 'gradient', got {log.update_rule!r}")
     t = [s.launch if s.apply is None else s.apply for s in log.syncs
-         if s.weights is not None and any(w != 0 for w in s.weights)]
+         if s.weights is not None and any(s.weights)]        # a weight is true where != 0 (NaN included)
     return np.unique(np.asarray(t, dtype=float))
 
 
