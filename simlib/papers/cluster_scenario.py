@@ -277,6 +277,7 @@ def simulate(sc: Scenario, seed: np.random.SeedSequence | int = 0,
     flows = watch_cluster(cluster)              # inside a timeline capture only: its links' rates, which
     log = cluster.run("python" if flows is not None else engine)   # only the Python loop's network shows (N13)
     offer(log, "simlib.runtime.timeline:schedule_events", flows)
+    cluster.release()          # freed on return, not by the cyclic garbage collector
     return log
 
 

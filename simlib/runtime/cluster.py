@@ -61,45 +61,68 @@ COMPUTING, READY, SYNCING, STOPPED = (int(p) for p in WorkerPhase)
 UNIFORM_MEMO_BYTES = 64 * 2**20
 
 
-class _UniformStream:
-    """The uniforms ``default_rng(seed).random(chunk)`` returns call after call, kept as they are drawn
-    (read-only chunks); the generator is made on the first chunk not already drawn."""
+class _SeedUniforms:
+    """The uniforms of every worker of one seed, ``size`` a call: worker ``w``'s ``i``-th chunk is what its
+    generator ``default_rng(child_seed(seed, w))`` returns at its ``i``-th call ``random(size)``, kept as drawn
+    (read-only).  Every worker's first chunk is a row of one 2-D block (:meth:`first`), so a run's first draws
+    of all its workers are one slice; later chunks are kept per worker.  A worker's generator is made when
+    its first chunk is drawn (workers ``0..n-1`` in order, as a run of ``n`` workers asks)."""
 
-    __slots__ = ("entropy", "spawn_key", "size", "rng", "chunks")
+    __slots__ = ("entropy", "spawn_key", "size", "block", "rngs", "later")
 
     def __init__(self, entropy: int, spawn_key: tuple, size: int):
         self.entropy, self.spawn_key, self.size = entropy, spawn_key, size
-        self.rng, self.chunks = None, []
+        self.block = np.empty((0, size))        # row w: worker w's first chunk
+        self.rngs: list = []                    # worker w's generator, past its first chunk
+        self.later: list = []                   # worker w's chunks 1, 2, ...
 
-    def chunk(self, i: int) -> np.ndarray:
-        """The ``i``-th call's uniforms (``i`` <= the number drawn so far)."""
-        if i == len(self.chunks):
-            if self.rng is None:
-                self.rng = np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=self.spawn_key))
-            u = self.rng.random(self.size)
+    def first(self, n: int) -> np.ndarray:
+        """The first chunks of workers ``0..n-1``, shape (n, size): a read-only view of the block, which grows
+        (by the missing workers' first draws) when ``n`` exceeds the workers drawn so far."""
+        have = len(self.rngs)
+        if n > have:
+            rows = np.empty((n - have, self.size))
+            for w in range(have, n):
+                rng = np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=self.spawn_key + (w,)))
+                rows[w - have] = rng.random(self.size)
+                self.rngs.append(rng)
+                self.later.append([])
+            block = np.concatenate([self.block, rows]) if have else rows
+            block.setflags(write=False)
+            self.block = block
+            _UNIFORMS["bytes"] += rows.nbytes
+        return self.block[:n]
+
+    def chunk(self, w: int, i: int) -> np.ndarray:
+        """Worker ``w``'s ``i``-th chunk (``i`` <= the number drawn so far of this worker)."""
+        if i == 0:
+            return self.first(w + 1)[w]
+        later = self.later[w]
+        if i - 1 == len(later):
+            u = self.rngs[w].random(self.size)
             u.setflags(write=False)
-            self.chunks.append(u)
+            later.append(u)
             _UNIFORMS["bytes"] += u.nbytes
-        return self.chunks[i]
+        return later[i - 1]
 
 
-#: Process-wide memo of :class:`_UniformStream` by (entropy, spawn key, chunk size), see :class:`ComputeTimes`.
+#: Process-wide memo of :class:`_SeedUniforms` by (entropy, spawn key, chunk size), see :class:`ComputeTimes`.
 _UNIFORMS: dict = {"streams": {}, "bytes": 0}
 
 
-def _uniform_stream(seed: np.random.SeedSequence, w: int, size: int) -> _UniformStream:
-    """Worker ``w``'s stream of ``size`` uniforms a call from ``default_rng(child_seed(seed, w))``, shared by the
-    runs of this process (emptied past :data:`UNIFORM_MEMO_BYTES`)."""
+def _seed_uniforms(seed: np.random.SeedSequence, size: int) -> _SeedUniforms:
+    """The workers' streams of ``size`` uniforms a call from ``default_rng(child_seed(seed, w))``, shared by the
+    runs of this process (the memo emptied past :data:`UNIFORM_MEMO_BYTES`)."""
     memo = _UNIFORMS["streams"]
     if _UNIFORMS["bytes"] > UNIFORM_MEMO_BYTES:
         memo.clear()
         _UNIFORMS["bytes"] = 0
-    spawn_key = tuple(seed.spawn_key) + (w,)
+    spawn_key = tuple(seed.spawn_key)
     key = (seed.entropy, spawn_key, size)
-    stream = memo.get(key)
-    if stream is None:
-        stream = memo[key] = _UniformStream(seed.entropy, spawn_key, size)
-    return stream
+    streams = memo.get(key)
+    if streams is None:
+        streams = memo[key] = _SeedUniforms(seed.entropy, spawn_key, size)
+    return streams
 
 
 class _PerWorkerStreams:
@@ -146,16 +169,17 @@ class ComputeTimes(_PerWorkerStreams):
                 and seed.pool_size == 4)
         self._quantile = quantile if memo else None
         if memo:
-            self._streams = [_uniform_stream(seed, w, chunk) for w in range(n)]
+            self._uniforms = _seed_uniforms(seed, chunk)
             self._filled = [0] * n
         else:
             self._rngs = [np.random.default_rng(child_seed(seed, w)) for w in range(n)]
         self._buf = [np.empty(0)] * n
         self._pos = [0] * n
+        self._drained = True        # every buffer known used up (take_all then checks none of them)
         self._chunk = chunk
-        # the memo's path, after take_all: (each worker's current chunk of uniforms, the column from which they
-        # are not mapped yet), the same column for every worker; _buf and _pos are then stale (see _settle)
-        self._lazy: tuple[list, int] | None = None
+        # the memo's path, after take_all: (every worker's current chunk of uniforms as the rows of one array, the
+        # column from which they are not mapped yet); _buf and _pos are then stale (see _settle)
+        self._lazy: tuple[np.ndarray, int] | None = None
 
     def _fill(self, w: int) -> np.ndarray:
         """Worker ``w``'s next chunk of unscaled compute times (s)."""
@@ -165,7 +189,7 @@ class ComputeTimes(_PerWorkerStreams):
 
     def _fill_many(self, ws: list) -> list:
         """The next chunk of each worker of ``ws`` (the memo's path: one ``quantile`` call for all)."""
-        u = np.stack([self._streams[w].chunk(self._filled[w]) for w in ws])
+        u = np.stack([self._uniforms.chunk(w, self._filled[w]) for w in ws])
         for w in ws:
             self._filled[w] += 1
         return list(np.asarray(self._quantile(u), dtype=float).reshape(u.shape))
@@ -177,16 +201,17 @@ class ComputeTimes(_PerWorkerStreams):
         self._lazy = None
         n = len(chunks)
         if col >= self._chunk:
-            self._buf, self._pos = [np.empty(0)] * n, [0] * n
+            self._buf, self._pos, self._drained = [np.empty(0)] * n, [0] * n, True
             return
-        block = np.asarray(self._quantile(np.stack([c[col:] for c in chunks])), dtype=float)
-        self._buf, self._pos = list(block), [0] * n
+        u = chunks[:, col:]
+        block = np.asarray(self._quantile(u), dtype=float).reshape(u.shape)
+        self._buf, self._pos, self._drained = list(block), [0] * n, False
 
     def _take_lazy(self, k: int, out: np.ndarray) -> None:
         """``out`` := every worker's next ``k`` <= what is left of its chunk in ``_lazy`` (times its scale):
         only these columns of the uniforms are mapped."""
         chunks, col = self._lazy
-        u = np.stack([c[col:col + k] for c in chunks])
+        u = chunks[:, col:col + k]
         np.multiply(np.asarray(self._quantile(u), dtype=float).reshape(u.shape), self._scale[:, None], out=out)
         self._lazy = (chunks, col + k)
         if col + k >= self._chunk:      # the chunks used up: _settle leaves every buffer empty
@@ -199,6 +224,7 @@ class ComputeTimes(_PerWorkerStreams):
         if pos >= buf.size:
             buf = self._buf[w] = self._fill(w)
             pos = 0
+            self._drained = False
         self._pos[w] = pos + 1
         return float(buf[pos]) * self._scale[w]
 
@@ -212,6 +238,7 @@ class ComputeTimes(_PerWorkerStreams):
             if self._pos[w] >= self._buf[w].size:
                 self._buf[w] = self._fill(w)
                 self._pos[w] = 0
+                self._drained = False
             part = self._buf[w][self._pos[w]:self._pos[w] + k - got]
             out[got:got + part.size] = part * self._scale[w]
             self._pos[w] += part.size
@@ -233,12 +260,15 @@ class ComputeTimes(_PerWorkerStreams):
                 self._take_lazy(k, out)
                 return out
             self._settle()
-        if k <= self._chunk and all(self._pos[w] >= self._buf[w].size for w in range(n)):
+        if k <= self._chunk and (self._drained or all(self._pos[w] >= self._buf[w].size for w in range(n))):
             # the common first call: every worker's next chunk, of which only the first k are mapped now (row w
             # times scale[w]); the rest when asked (_lazy): at n = 100,000 and 64 draws asked of 256, a quarter
-            self._lazy = ([self._streams[w].chunk(self._filled[w]) for w in range(n)], 0)
-            for w in range(n):
-                self._filled[w] += 1
+            if any(self._filled):      # a worker past its first chunk (its own next / take): the chunks as rows
+                chunks = np.stack([self._uniforms.chunk(w, self._filled[w]) for w in range(n)])
+            else:                      # the first call: one slice of the seed's first chunks
+                chunks = self._uniforms.first(n)
+            self._lazy = (chunks, 0)
+            self._filled = [f + 1 for f in self._filled]
             self._take_lazy(k, out)
             return out
         got = [0] * n
@@ -248,6 +278,7 @@ class ComputeTimes(_PerWorkerStreams):
             if empty:
                 for w, buf in zip(empty, self._fill_many(empty)):
                     self._buf[w], self._pos[w] = buf, 0
+                self._drained = False
             left = []
             for w in pending:
                 pos, g = self._pos[w], got[w]
@@ -378,6 +409,16 @@ class Cluster:
         self.sim.run(until=self.duration)
         self.phase[self.phase == COMPUTING] = STOPPED
         return self.log
+
+    def release(self) -> None:
+        """Drop the controller's reference back to this cluster (``controller.cluster``, set by ``attach``), the
+        reference cycle every cluster is in: the cluster, its network, draws and log are then freed as soon as
+        nothing else references them, instead of surviving until Python's cyclic garbage collector visits them
+        (each trial's left for the collector cost ~10 % of a sweep's CPU, issue 48).  Call it when done with a
+        cluster that will not run again (:func:`~simlib.papers.cluster_scenario.simulate` does); what it
+        logged stays readable."""
+        if getattr(self.controller, "cluster", None) is self:
+            self.controller.cluster = None
 
     def _start_compute(self, w: int) -> None:
         now = self.sim.now

@@ -78,7 +78,7 @@ def _flatten(log: ScheduleLog):
         sizes = np.fromiter((len(s.members) for s in syncs), dtype=np.int64, count=len(syncs))
         members = np.fromiter(chain.from_iterable(s.members for s in syncs), dtype=np.int64, count=int(sizes.sum()))
         launch = np.fromiter((s.launch for s in syncs), dtype=float, count=len(syncs))
-        elen = np.fromiter((len(e) for e in log.compute_end), dtype=np.int64, count=n)
+        elen = np.fromiter(map(len, log.compute_end), dtype=np.int64, count=n)
         ends = np.fromiter(chain.from_iterable(log.compute_end), dtype=float, count=int(elen.sum()))
     except (TypeError, ValueError, OverflowError):
         return None
@@ -191,7 +191,7 @@ def sync_metrics(log: ScheduleLog) -> dict:
         "avg_sync_time_s": float(times.mean()) if times.size else float("nan"),
         "avg_sync_scale": float(scales.mean()) if scales.size else float("nan"),
         "total_sync": int(len(done)),
-        "total_iteration": int(sum(len(ends) for ends in log.compute_end)),
+        "total_iteration": int(sum(map(len, log.compute_end))),
         "wasted_wait_s_per_worker": float(wasted.mean()),
         "max_wasted_wait_s": float(wasted.max()),
         "max_sync_scale": int(scales.max()) if scales.size else 0,
@@ -205,7 +205,7 @@ def update_times(log: ScheduleLog) -> np.ndarray:
     if log.update_rule != "gradient":
         raise ValueError(f"log.update_rule must be 'gradient', got {log.update_rule!r}")
     t = [s.launch if s.apply is None else s.apply for s in log.syncs
-         if s.weights is not None and any(w != 0 for w in s.weights)]
+         if s.weights is not None and any(s.weights)]        # a weight is true where != 0 (NaN included)
     return np.unique(np.asarray(t, dtype=float))
 
 

@@ -130,7 +130,9 @@ class Trace:
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name must be a non-empty string, got {self.name!r}")
         arr = check_array("samples", self.samples, lo=0.0, lo_open=True, min_len=1)
-        arr = np.sort(arr)
+        # samples already in order (a rescaled or re-spread trace's: monotone maps of sorted samples) are only
+        # copied: sorting 20,000 sorted values took ~0.25 ms of every trial with compute_mean_s (issue 48)
+        arr = np.sort(arr) if (arr[1:] < arr[:-1]).any() else arr.copy()
         arr.setflags(write=False)
         object.__setattr__(self, "samples", arr)
 

@@ -63,7 +63,7 @@ def test_memo_emptied_past_its_bound_keeps_the_draws(monkeypatch):
     a = _memo(tr, n, seed, chunk)
     a.take_all(5)
     b = _memo(tr, n, seed, chunk)                         # the memo was emptied: fresh streams
-    assert len(cluster._UNIFORMS["streams"]) == n
+    assert list(cluster._UNIFORMS["streams"].values()) == [b._uniforms] and b._uniforms is not a._uniforms
     ref = _reference(tr, n, seed, chunk)
     want = np.stack([ref.take(w, 30) for w in range(n)])
     _same(b.take_all(30), want)
@@ -101,3 +101,15 @@ def test_take_all_maps_only_the_draws_asked_of_a_fresh_chunk():
     assert mapped[-1] == n * (256 - 16)
     _same(got.take(1, 300), ref.take(1, 300))
     _same(got.take_all(40), np.stack([ref.take(w, 40) for w in range(n)]))
+
+
+@pytest.mark.parametrize("chunk", [1, 4])
+def test_take_all_after_some_workers_drew_alone_equals_the_reference(chunk):
+    """Workers at different chunks when ``take_all`` starts fresh chunks (one worker's own ``next`` used up its
+    first chunk, the others have drawn none): each worker's next chunk, not the seed's first ones."""
+    tr, n = _trace(), 5
+    seed = np.random.SeedSequence(17, spawn_key=(4,))
+    got, ref = _memo(tr, n, seed, chunk), _reference(tr, n, seed, chunk)
+    _same([got.next(3) for _ in range(chunk)], [ref.next(3) for _ in range(chunk)])
+    _same(got.take_all(chunk), np.stack([ref.take(w, chunk) for w in range(n)]))
+    _same(got.take_all(2 * chunk + 1), np.stack([ref.take(w, 2 * chunk + 1) for w in range(n)]))

@@ -60,13 +60,28 @@ def linear_cdf_table(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, float
     width = (x[-1] - x[0]) / n
     if not width > 0.0:
         return x, EMPTY_T, float(x[0]), 0.0
-    k = np.clip(np.searchsorted(x, x[0] + width * np.arange(n), side="right"), 1, n - 1)
-    table = np.empty((n, 4))
-    table[:, 0] = k
-    table[:, 1] = x[k - 1]
-    table[:, 2] = x[k]
-    table[:, 3] = np.where(k + 1 < n, x[np.minimum(k + 1, n - 1)], np.inf)
-    return x, table, float(x[0]), 1.0 / width
+    return x, _bucket_table(x, x[0] + width * np.arange(n)), float(x[0]), 1.0 / width
+
+
+@njit(cache=True)
+def _bucket_table(x, edges):
+    """:func:`linear_cdf_table`'s rows for the sorted samples ``x`` (n >= 2, no NaN) and non-decreasing bucket
+    ``edges``: (k, x[k-1], x[k], x[k+1] or inf past the end) with k = #samples <= the edge, clipped to [1, n-1]
+    -- numpy's ``np.clip(np.searchsorted(x, edges, side="right"), 1, n - 1)`` and the rows gathered from it, by
+    one merge of the two sorted arrays: O(n) instead of a binary search per edge and four gathers (~1 ms for a
+    trace's 20,000 samples, at every selective-reduce trial's controller; issue 48)."""
+    n = x.shape[0]
+    table = np.empty((edges.shape[0], 4))
+    j = 0
+    for i in range(edges.shape[0]):
+        while j < n and x[j] <= edges[i]:
+            j += 1
+        k = min(max(j, 1), n - 1)
+        table[i, 0] = k
+        table[i, 1] = x[k - 1]
+        table[i, 2] = x[k]
+        table[i, 3] = x[k + 1] if k + 1 < n else np.inf
+    return table
 
 
 class CdfModel(NamedTuple):

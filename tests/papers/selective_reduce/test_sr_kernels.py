@@ -65,6 +65,35 @@ def test_compiled_trace_cdf_equals_trace_cdf(samples, dt):
     assert np.array_equal(_probs(ConditionalProgress(tr), el, dt), ConditionalProgress(tr)(None, el, dt))
 
 
+def _table_reference(x, edges):
+    """:func:`kernels.linear_cdf_table`'s rows as numpy built them before the compiled merge."""
+    n = x.size
+    k = np.clip(np.searchsorted(x, edges, side="right"), 1, n - 1)
+    return np.stack([k, x[k - 1], x[k], np.where(k + 1 < n, x[np.minimum(k + 1, n - 1)], np.inf)], axis=1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(1e-3, 1e3), min_size=2, max_size=60), st.lists(st.floats(-10.0, 2e3), max_size=60),
+       st.booleans())
+def test_bucket_table_is_the_binary_searchs(xs, qs, on_samples):
+    """The bucket rows' merge against numpy's binary search, edges below, between, on (repeats included) and
+    above the samples."""
+    x = np.sort(np.array(xs))
+    edges = np.sort(np.concatenate([np.array(qs, dtype=float), x[::2] if on_samples else x[:0]]))
+    assert kernels._bucket_table(x, edges).tobytes() == _table_reference(x, edges).tobytes()
+
+
+@pytest.mark.parametrize("name", ["transformer", "cnn", "lstm", "pai-job1"])
+def test_linear_cdf_table_is_the_binary_searchs(name):
+    """The whole table bit for bit as numpy built it, for built-in traces and one rescaled (the per-trial trace of
+    a ``compute_mean_s``)."""
+    for x in (load_trace(name).samples, load_trace(name).rescaled(3.0).samples):
+        width = (x[-1] - x[0]) / x.size
+        _, table, x0, inv_w = kernels.linear_cdf_table(x)
+        assert table.tobytes() == _table_reference(x, x[0] + width * np.arange(x.size)).tobytes()
+        assert x0 == x[0] and inv_w == 1.0 / width
+
+
 def test_compiled_online_ecdf_equals_online_ecdf():
     rng = np.random.default_rng(3)
     ecdf = OnlineECDF()
