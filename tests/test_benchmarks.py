@@ -253,3 +253,38 @@ def test_ab_extract_names_the_folder_by_commit_so_head_moves(tmp_path, monkeypat
         # a later HEAD is a new folder with its own files, not the first extraction found again by name
         assert dest == tmp_path / "build" / f"ab_{sha[:12]}"
         assert (dest / "simlib" / "x.py").read_text() == text
+
+
+perf_numba = _script("perf_numba")
+
+
+def test_perf_numba_names_numba_code_at_its_runtime_address(tmp_path, monkeypatch):
+    """benchmarks/perf_numba.py's perf map: a cached numba function and the compiled callee it keeps as a
+    function get lines whose ranges hold their runtime entry points (read from numba's cache file)."""
+    (tmp_path / "pmod.py").write_text(
+        "from numba import njit\n"
+        "@njit(cache=True, inline='never')\n"
+        "def callee(x):\n"
+        "    s = 0.0\n"
+        "    for v in x:\n"
+        "        s += v * v\n"
+        "    return s\n"
+        "@njit(cache=True)\n"
+        "def top(x):\n"
+        "    return callee(x) + 1.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import numpy as np
+    pmod = importlib.import_module("pmod")
+    assert pmod.top(np.arange(3.0)) == 6.0
+    out = tmp_path / "perf.map"
+    assert perf_numba.write_perf_map(str(out)) >= 2
+    lines = [ln.split(" ", 2) for ln in out.read_text().splitlines()]
+    spans = {name: (int(a, 16), int(a, 16) + int(s, 16)) for a, s, name in lines}
+    cres = next(iter(pmod.top.overloads.values()))
+    entry = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+    wrapper = cres.library.get_pointer_to_function(cres.fndesc.llvm_cpython_wrapper_name)
+    assert spans["pmod.top"][0] == entry and spans["cpython.pmod.top"][0] == wrapper     # not both at offset 0
+    assert "pmod.callee" in spans and spans["pmod.callee"] != spans["pmod.top"]
+    assert perf_numba.short_name("_ZN6simlib4core7sharing11share_ratesB3v92B40c8tJTIeF") == \
+        "simlib.core.sharing.share_rates"
+    assert perf_numba.short_name("not mangled") == "not mangled"
