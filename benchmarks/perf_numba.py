@@ -87,7 +87,9 @@ def write_perf_map(path: str | None = None) -> int:
         for cres in obj.overloads.values():
             name = cres.fndesc.llvm_func_name
             addr = cres.library.get_pointer_to_function(name)
-            for nbc in glob.glob(os.path.join(cache, f"{stem}-*.nbc")):
+            # the cache files of this version of the function (numba names them by its first line; files of
+            # older versions at other lines may hold the same symbol names)
+            for nbc in glob.glob(os.path.join(cache, f"{stem}-{code.co_firstlineno}.*.nbc")):
                 data = Path(nbc).read_bytes()
                 syms = elf_functions(data[data.find(b"\x7fELF"):])
                 me = [s for s in syms if s[0] == name]
