@@ -1225,13 +1225,14 @@ def _run_compiled(cluster) -> np.ndarray:
             f"sync (model size 0 and latency 0), or a delay below the clock's resolution at t "
             f"({math.ulp(t):.3g} s)")
 
-    drive(step, draws=draws, stalled=stalled, on_space=net_room, handlers={NEED_NEIGHBOURS: more_neighbours, **turn_handlers},
+    drive(step, draws=draws, stalled=stalled, on_space=net_room,
+          handlers={NEED_NEIGHBOURS: more_neighbours, **turn_handlers},
           columns=[(heap, lambda: int(iv[I_NH]) + room, 64), (ce, lambda: int(iv[I_NCE]) + 1, 1024),
                    (sy, lambda: int(iv[I_NSYNC]) + n + 1, 256), (mem, lambda: int(iv[I_NMEM]) + n, 1024),
                    (hold, lambda: int(iv[I_NHOLD]) + n, 256)])
     if iv[I_OVERFLOW]:     # a bound of run_compiled's fixed arrays was wrong: a bug, not an input error
         raise RuntimeError("the compiled cluster loop ran out of room in a fixed-size array (flow owners, pending "
-                           "or completed flows); run with engine='python'")
+                           "or completed flows, the network's room); run with engine='python'")
     _write_back(cluster, iv, fs, ce, sy, mem)
     if mode == MODE_TURNS:
         cluster.log.holds.extend(zip(hold["t"][:iv[I_NHOLD]].tolist(), hold["w"][:iv[I_NHOLD]].tolist()))
