@@ -51,7 +51,7 @@ SAT_TOL = 1e-13
 
 
 # ------------------------------------------------------------------ adjacency
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _partner(fidx, a, b, l):
     """What the adjacency stores beside flow ``fidx[a:b]``'s entry on link ``l``:
     its other link if it crosses exactly two, -1 if ``l`` is its only link, -2
@@ -73,31 +73,33 @@ def _partner(fidx, a, b, l):
     return other if k == 2 else -2
 
 
-@njit(cache=True)
-def adj_build(n_links, fl: Flows, n_slots):
-    """Link -> slots blocks for every alive slot of ``fl`` (:class:`~.flowstate.Flows`), each
-    block with room to grow: the fields of :class:`~.flowstate.Adjacency`, in order;
-    ``lpart`` beside ``ladj`` holds each entry's :func:`_partner`, ``lbl`` the
-    flow's bottleneck ``bl`` (kept up to date by the levels mode only)."""
-    fl = Flows(*fl)  # as passed from Python: plain tuples
-    fstart, fend, fidx, alive, bl = fl.fstart, fl.fend, fl.fidx, fl.alive, fl.bl
-    cnt = np.zeros(n_links, np.int64)
+@njit(cache=True, inline="always")
+def _adj_count(fl: Flows, n_slots, cnt):
+    """``cnt[l]`` += the entries of the alive slots below ``n_slots`` on link ``l``."""
+    fstart, fend, fidx, alive = fl.fstart, fl.fend, fl.fidx, fl.alive
     for s in range(n_slots):
         if alive[s]:
             for j in range(fstart[s], fend[s]):
                 l = fidx[j]
                 if l >= 0:
                     cnt[l] += 1
-    lcap = 2 * cnt + 4
-    loff = np.zeros(n_links, np.int64)
+
+
+@njit(cache=True, inline="always")
+def _adj_layout(cnt, loff, lcap):
+    """Each link's block (room for twice its ``cnt`` entries and 4) at ``loff``; returns the entries in all."""
     tot = 0
-    for l in range(n_links):
+    for l in range(cnt.shape[0]):
+        lcap[l] = 2 * cnt[l] + 4
         loff[l] = tot
         tot += lcap[l]
-    ladj = np.empty(tot, np.int64)
-    lpart = np.empty(tot, np.int64)
-    lbl = np.empty(tot, np.int64)
-    lcnt = np.zeros(n_links, np.int64)
+    return tot
+
+
+@njit(cache=True, inline="always")
+def _adj_fill(fl: Flows, n_slots, loff, lcnt, ladj, lpart, lbl):
+    """The alive slots below ``n_slots`` into their links' blocks (``lcnt`` zeros on entry), in slot order."""
+    fstart, fend, fidx, alive, bl = fl.fstart, fl.fend, fl.fidx, fl.alive, fl.bl
     for s in range(n_slots):
         if alive[s]:
             for j in range(fstart[s], fend[s]):
@@ -107,10 +109,44 @@ def adj_build(n_links, fl: Flows, n_slots):
                     lpart[loff[l] + lcnt[l]] = _partner(fidx, fstart[s], fend[s], l)
                     lbl[loff[l] + lcnt[l]] = bl[s]
                     lcnt[l] += 1
-    return loff, lcnt, lcap, ladj, lpart, lbl
 
 
 @njit(cache=True)
+def adj_build(n_links, fl: Flows, n_slots):
+    """Link -> slots blocks for every alive slot of ``fl`` (:class:`~.flowstate.Flows`), each
+    block with room to grow: the fields of :class:`~.flowstate.Adjacency`, in order;
+    ``lpart`` beside ``ladj`` holds each entry's :func:`_partner`, ``lbl`` the
+    flow's bottleneck ``bl`` (kept up to date by the levels mode only)."""
+    fl = Flows(*fl)  # as passed from Python: plain tuples
+    cnt = np.zeros(n_links, np.int64)
+    _adj_count(fl, n_slots, cnt)
+    lcap = np.empty(n_links, np.int64)
+    loff = np.empty(n_links, np.int64)
+    tot = _adj_layout(cnt, loff, lcap)
+    ladj = np.empty(tot, np.int64)
+    lpart = np.empty(tot, np.int64)
+    lbl = np.empty(tot, np.int64)
+    lcnt = np.zeros(n_links, np.int64)
+    _adj_fill(fl, n_slots, loff, lcnt, ladj, lpart, lbl)
+    return loff, lcnt, lcap, ladj, lpart, lbl
+
+
+@njit(cache=True, _nrt=False)
+def adj_build_into(fl: Flows, n_slots, adj: Adjacency):
+    """:func:`adj_build` into the arrays of ``adj`` (the same blocks, entries and order; ``ladj``, ``lpart``,
+    ``lbl`` need room for twice the entries and 4 per link: the caller's to check); allocates nothing.
+    Returns the entries of the new blocks in all."""
+    fl, adj = Flows(*fl), Adjacency(*adj)  # as passed from Python: plain tuples
+    loff, lcnt, lcap = adj.loff, adj.lcnt, adj.lcap
+    lcnt[:] = 0
+    _adj_count(fl, n_slots, lcnt)
+    tot = _adj_layout(lcnt, loff, lcap)
+    lcnt[:] = 0
+    _adj_fill(fl, n_slots, loff, lcnt, adj.ladj, adj.lpart, adj.lbl)
+    return tot
+
+
+@njit(cache=True, _nrt=False)
 def adj_insert(adj: Adjacency, fidx, a, b, slot):
     """Append ``slot`` (no bottleneck yet) to the blocks of links ``fidx[a:b]`` in ``adj``
     (:class:`~.flowstate.Adjacency`); False (nothing done) if a block is full."""
@@ -288,7 +324,7 @@ def collect_done(t, fl: Flows, pj: Projections, n_slots):
     return np.array(out, dtype=np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bottlenecks_rebuild(bl, alive, n_slots, nb):
     """Recount ``nb`` (flows bottlenecked per link) from ``bl`` over the alive slots."""
     nb[:] = 0
@@ -347,6 +383,16 @@ def collect_and_retire(t, fl: Flows, lk: Links, adj: Adjacency, pj: Projections,
     if slots.shape[0] > 0:
         kill_slots(slots, fl, lk, adj, pj, cnt, lv)
     return slots
+
+
+@njit(cache=True, _nrt=True)
+def collect_and_retire_into(t, fl: Flows, lk: Links, adj: Adjacency, pj: Projections, cnt: Counters, lv, n_slots,
+                            out):
+    """:func:`collect_and_retire` with the slots written to ``out`` (room for ``n_slots``); returns how many.
+    For callers compiled without reference counts (``_nrt=False``), which may receive no array."""
+    slots = collect_and_retire(t, fl, lk, adj, pj, cnt, lv, n_slots)
+    out[:slots.shape[0]] = slots
+    return slots.shape[0]
 
 
 @njit(cache=True)
@@ -476,7 +522,7 @@ def allocate_adj(fl: Flows, lk: Links, adj: Adjacency, n_slots, nrate, chg, trac
     return nch, n_alive
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def solve_full(st: State, cfg: Config, n_slots, now):
     """Allocate every alive flow; rebuild loads and bottleneck tables; settle changed rates
     (only the flows whose rate changed are touched; :func:`next_time` refreshes their blocks).
@@ -558,7 +604,7 @@ def _gather(slist, k0, k1, fl: Flows, lam, cfg: Config, kst, kidx, kr0, kpr):
     return kidx
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def solve_incremental(st: State, cfg: Config, open0, pend, max_flows, now):
     """Re-solve the flows a change can affect (decision N9).
 

@@ -140,7 +140,7 @@ def regroup(slots, newb, now, fl: Flows, lk: Links, adj: Adjacency):
     move_bottlenecks(slots, newb, bl, lk.nb)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _refresh(l, fl: Flows, lk: Links, adj: Adjacency):
     """Recompute link ``l``'s group minima, rebasing its tags on virtual time 0
     (keeps tags and virtual times within the group's volumes: no precision lost
@@ -165,7 +165,7 @@ def _refresh(l, fl: Flows, lk: Links, adj: Adjacency):
     lk.mt[l] = c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next_time(fl: Flows, lk: Links, adj: Adjacency, cnt: Counters, now):
     """Earliest last-bit time over the alive flows (``now`` if a flow without links is
     waiting, inf if nothing can complete); ``cnt``: :class:`~.flowstate.Counters`."""
@@ -272,7 +272,7 @@ def _qpop(qkey, qlink, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def propagate(fl: Flows, lk: Links, adj: Adjacency, opened, now, state, max_pops, work):
     """Re-solve the levels of the links reachable from ``opened`` (links whose flows or
     capacity changed), moving bottlenecks where the levels require it.

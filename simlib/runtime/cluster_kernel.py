@@ -35,7 +35,9 @@ It is a transcription, statement for statement, of what the Python objects do at
   (:class:`~simlib.core.collectives.RingAllReduce`, ``"single"``), the parameter server's push/pull and
   AD-PSGD's pairwise exchange with ``Cluster.block`` / ``unblock`` (cancellable compute timers).
 
-The weight rule and Eager-Reduce's versions do not change the schedule: they are replayed afterwards
+The loop runs without numba's reference counts (``_nrt=False``; the note above :func:`_inc_update` says how: it
+allocates nothing, and the network's arrays have room beyond their logical size).  The weight rule and
+Eager-Reduce's versions do not change the schedule: they are replayed afterwards
 in event order (each sync records how many compute completions preceded its launch).  Results are bit-identical to the Python
 loop (``tests/runtime/test_cluster_kernel.py`` compares both on random settings).
 
@@ -54,7 +56,7 @@ from simlib.core import jitcache
 from simlib.core import levels as lv
 from simlib.core.collectives import RingFlows
 from simlib.core.events import NoProgressError
-from simlib.core.flowstate import Adjacency, Config, Flows, Projections, Scratch, State
+from simlib.core.flowstate import Adjacency, Config, Counters, Flows, Links, Projections, Scratch, State
 from simlib.core.topology import BigSwitch
 from simlib.runtime.kernel_driver import DONE, NEED_DRAWS, NEED_SPACE, STALLED, DrawBuffer, drive
 from simlib.runtime.log import SyncRecord
@@ -63,12 +65,13 @@ __all__ = ["supported", "run_compiled"]
 
 # event kinds (EV_CTL: the timer of a controller served at its turns, MODE_TURNS)
 EV_COMPUTE, EV_POKE, EV_NET, EV_ADDFLOW, EV_FINISH, EV_UNICAST, EV_ACCEPT, EV_CTL = 0, 1, 2, 3, 4, 5, 6, 7
-# iv: integer scalars
+# iv: integer scalars (I_SCAP / I_ICAP: the network's logical slot and link-entry capacities, I_NEEDS / I_NEEDI /
+# I_NEEDA: the physical room the next event may need, I_FMAX / I_LMAX: flows and their links one event may add)
 (I_SEQ, I_NH, I_TIMER, I_POKE, I_NSLOTS, I_NIDX, I_NALIVE, I_DIRTY, I_NPEND, I_SAME, I_NCE, I_NSYNC, I_NMEM,
  I_QLEN, I_SFILL, I_SMASK, I_STARTED, I_LOW, I_N, I_NHOSTS, I_MODE, I_P, I_LIMIT, I_EVENTS, I_NDRAW,
  I_BUSY, I_VERSION, I_NSTEP, I_BACKUPS, I_SERVERS, I_STEPSUM, I_HETE, I_DROPPED, I_ADK, I_BLOCK, I_OVERFLOW,
- I_CTL, I_TURN, I_NDONE, I_NHOLD) = range(40)
-N_IV = 40
+ I_CTL, I_TURN, I_NDONE, I_NHOLD, I_SCAP, I_ICAP, I_NEEDS, I_NEEDI, I_NEEDA, I_FMAX, I_LMAX) = range(47)
+N_IV = 47
 # fs: float scalars
 F_NOW, F_NETNOW, F_UNTIL, F_INSTANT, F_BITS, F_ALPHA, F_ASP, F_HETE, F_APPLY, F_SFREE = range(10)
 N_FS = 10
@@ -87,14 +90,28 @@ KINDS = ("full", "partial", "eager", "", "", "adpsgd")
 
 
 class Net(NamedTuple):
-    """The flow network: its kernels' handle and Config, the integer and float scalars (``I_*``, ``F_*``),
-    the pending flows' slots and the set table of opened links."""
-    h: object
+    """The flow network: its kernels' state (:class:`~simlib.core.flowstate.State`, arrays of a physical size
+    at least the logical one, ``iv[I_SCAP]`` slots and ``iv[I_ICAP]`` link entries) and Config, the integer and
+    float scalars (``I_*``, ``F_*``), the pending flows' slots, the set table of opened links and the loop's
+    work space (:class:`Work`)."""
+    st: object
     cfg: object
     iv: np.ndarray
     fs: np.ndarray
     pend: np.ndarray
     tab: np.ndarray
+    ws: object
+
+
+class Work(NamedTuple):
+    """The loop's work space (allocated by :func:`_run_compiled`, so that the loop allocates nothing): the opened
+    links of an update (per link), the set table's copy while it resizes, a new flow's links (2 per host), and per
+    physical slot the new slot numbers of a compaction and the slots an event completes."""
+    opened: np.ndarray
+    tabold: np.ndarray
+    links: np.ndarray
+    newslot: np.ndarray
+    cdone: np.ndarray
 
 
 class Heap(NamedTuple):
@@ -173,9 +190,10 @@ def _set_insert_clean(tab, mask, key):
 
 
 @njit(cache=True, inline="always")
-def _set_add(tab, iv, key):
+def _set_add(tab, iv, key, old):
     """``set.add(key)`` for an int ``key`` >= 0 on the table ``tab[:mask + 1]`` (-1 empty; no deletions):
-    CPython 3.11's ``set_add_entry``, probing and resizing alike, so iteration (table order) matches."""
+    CPython 3.11's ``set_add_entry``, probing and resizing alike, so iteration (table order) matches.
+    ``old``: work space of ``tab``'s size (the table's copy while it resizes)."""
     mask = iv[I_SMASK]
     perturb = key
     i = key & mask
@@ -195,9 +213,10 @@ def _set_add(tab, iv, key):
                 newsize = 8
                 while newsize <= minused:
                     newsize <<= 1
-                old = tab[:mask + 1].copy()
+                for k in range(mask + 1):
+                    old[k] = tab[k]
                 tab[:newsize] = -1
-                for k in range(old.shape[0]):
+                for k in range(mask + 1):
                     if old[k] >= 0:
                         _set_insert_clean(tab, newsize - 1, old[k])
                 iv[I_SMASK] = newsize - 1
@@ -207,10 +226,10 @@ def _set_add(tab, iv, key):
 
 
 @njit(cache=True, inline="always")
-def _set_take(tab, iv):
-    """The set's items in iteration order; the set is left empty (a new ``set()``)."""
+def _set_take(tab, iv, out):
+    """The set's items in iteration order into ``out`` (room for them); returns how many.  The set is left empty
+    (a new ``set()``)."""
     mask = iv[I_SMASK]
-    out = np.empty(iv[I_SFILL], np.int64)
     k = 0
     for i in range(mask + 1):
         if tab[i] >= 0:
@@ -219,7 +238,7 @@ def _set_take(tab, iv):
             tab[i] = -1
     iv[I_SFILL] = 0
     iv[I_SMASK] = 7
-    return out
+    return k
 
 
 # Compile time (docs/speed.md, 2026-11-30, branch warm8): numba compiles each @njit function called from compiled
@@ -293,20 +312,31 @@ def _pop(hp, iv):
 
 
 # ------------------------------------------------------------------ the flow network's glue
-@njit(cache=True)
+# Reference counts (issue 48): the loop (:func:`run_to_turn`) and every compiled function it calls that binds the
+# network's arrays are compiled with ``_nrt=False``: numba then keeps no count of the arrays they bind or pass (an
+# atomic increment and decrement each, 17-32 % of a cluster run's CPU, docs/speed.md 2026-12-01 ``nrt15``).  Such a
+# function allocates nothing and returns no array: :func:`_run_compiled` allocates the work space (:class:`Work`),
+# the network's arrays have a physical size at least their logical one (``iv[I_SCAP]`` slots, ``iv[I_ICAP]`` link
+# entries: what ``FlowNetwork``'s arrays would have), so that growing (``_grow_slots``, ``_grow_fidx``) only raises
+# the logical size and compaction rebuilds the adjacency in place (:func:`~simlib.core.incremental.adj_build_into`);
+# before each event the loop asks for more physical room (``NEED_SPACE``, :func:`_net_short`) if one event could
+# outgrow it.  The solvers that allocate their own work space (``propagate``, ``solve_incremental``, ``solve_full``,
+# ``collect_and_retire_into``) are compiled with counts (``_nrt=True``), which stay balanced inside them: they
+# return no array.  numba compiles a callee without an explicit ``_nrt`` with its first caller's setting, so every
+# compiled function the loop calls sets it.
+@njit(cache=True, _nrt=False)
 def _inc_update(net):
     """``FlowNetwork._inc_update`` (levels mode)."""
-    h, cfg, iv, fs, pend, tab = net
-    st = h.state
+    st, cfg, iv, fs, pend, tab, ws = net
     alive = st.flows.alive
     npend = 0
     for k in range(iv[I_NPEND]):
         if alive[pend[k]]:
             pend[npend] = pend[k]
             npend += 1
-    pend_arr = pend[:npend].copy()
+    pend_arr = pend[:npend]     # (a copy in FlowNetwork: the solvers only read it, and nothing is added meanwhile)
     iv[I_NPEND] = 0
-    opened = _set_take(tab, iv)
+    opened = ws.opened[:_set_take(tab, iv, ws.opened)]
     n_alive = iv[I_NALIVE]
     if n_alive == 0:
         return
@@ -349,57 +379,51 @@ def _advance(net, t):
 
 
 @njit(cache=True, inline="always")
-def _with_flows(st, fl):
-    return State(fl, st.links, st.adj, st.proj, st.scratch, st.counters)
+def _net_short(st, iv):
+    """Whether one event (and a turn's launches: at most ``iv[I_FMAX]`` flows of ``iv[I_LMAX]`` links in all) could
+    outgrow the network's physical arrays; the sizes it needs go to ``iv[I_NEEDS]`` (slots), ``iv[I_NEEDI]`` (link
+    entries), ``iv[I_NEEDA]`` (adjacency entries: a rebuild gives each link twice its entries and 4)."""
+    ns = max(iv[I_SCAP], 2 * (iv[I_NSLOTS] + iv[I_FMAX]))       # each doubling stops below twice what is used
+    ni = max(iv[I_ICAP], 2 * (iv[I_NIDX] + iv[I_LMAX]))
+    na = 2 * (iv[I_NIDX] + iv[I_LMAX]) + 4 * st.links.cap.shape[0]
+    iv[I_NEEDS] = ns
+    iv[I_NEEDI] = ni
+    iv[I_NEEDA] = na
+    return ns > st.flows.volume.shape[0] or ni > st.flows.fidx.shape[0] or na > st.adj.ladj.shape[0]
 
 
 @njit(cache=True, inline="always")
-def _grow_slots(h):
-    """``FlowNetwork._grow_slots`` (the slot arrays doubled, zeros; projections inf; blocks anew)."""
-    st = h.state
-    fl, pj, sc = st.flows, st.proj, st.scratch
-    m = fl.volume.shape[0]
-    zf = np.zeros(m)
-    zi = np.zeros(m, np.int64)
-    zb = np.zeros(m, np.bool_)
-    nfl = Flows(np.concatenate((fl.fstart, zi)), np.concatenate((fl.fend, zi)), fl.fidx,
-                np.concatenate((fl.alive, zb)), np.concatenate((fl.volume, zf)), np.concatenate((fl.remaining, zf)),
-                np.concatenate((fl.rate, zf)), np.concatenate((fl.tupd, zf)), np.zeros(2 * m, np.int64),
-                np.concatenate((fl.bl, zi)), np.concatenate((fl.tag, zf)), np.concatenate((fl.has_cb, zb)))
-    tz = np.concatenate((pj.tz, np.full(m, np.inf)))
-    tt = np.concatenate((pj.tt, np.full(m, np.inf)))
-    nblk = (tz.shape[0] >> inc.BLOCK_SHIFT) + 1
-    npj = Projections(tz, tt, np.full(nblk, np.inf), np.full(nblk, np.inf), np.ones(nblk, np.bool_))
-    nsc = Scratch(sc.is_open, sc.queued, sc.mark, sc.resid, sc.sold, sc.snew, sc.smax, sc.lamn, sc.lstate,
-                  np.concatenate((sc.in_s, zb)), np.concatenate((sc.nrate, zf)), np.concatenate((sc.nbl, zi)))
-    h.state = State(nfl, st.links, st.adj, npj, nsc, st.counters)
+def _grow_slots(st, iv):
+    """``FlowNetwork._grow_slots``: the slot arrays doubled (the new slots were never written: zeros, projections
+    inf); prio zeros; blocks anew."""
+    m = iv[I_SCAP]
+    iv[I_SCAP] = 2 * m
+    st.flows.prio[:2 * m] = 0
+    pj = st.proj
+    nblk = ((2 * m) >> inc.BLOCK_SHIFT) + 1
+    pj.bz[:nblk] = np.inf
+    pj.bt[:nblk] = np.inf
+    pj.bdirty[:nblk] = True
 
 
 @njit(cache=True, inline="always")
-def _grow_fidx(h):
-    st = h.state
-    fl = st.flows
-    nfl = Flows(fl.fstart, fl.fend, np.concatenate((fl.fidx, np.zeros_like(fl.fidx))), fl.alive, fl.volume,
-                fl.remaining, fl.rate, fl.tupd, fl.prio, fl.bl, fl.tag, fl.has_cb)
-    h.state = _with_flows(st, nfl)
+def _adj_rebuild(st, n_slots, iv):
+    """The adjacency built afresh (``inc.adj_build``) in its arrays; no room (a bug of :func:`_net_short`): the
+    run stops (``I_OVERFLOW``)."""
+    if 2 * iv[I_NIDX] + 4 * st.links.cap.shape[0] > st.adj.ladj.shape[0]:
+        iv[I_OVERFLOW] = 1      # (at most twice the link entries in use, and 4 a link)
+        return
+    inc.adj_build_into(st.flows, n_slots, st.adj)
 
 
-@njit(cache=True, inline="always")
-def _adj_rebuild(h, n_slots):
-    st = h.state
-    loff, lcnt, lcap, ladj, lpart, lbl = inc.adj_build(st.links.cap.shape[0], st.flows, n_slots)
-    h.state = State(st.flows, st.links, Adjacency(loff, lcnt, lcap, ladj, lpart, lbl), st.proj, st.scratch,
-                    st.counters)
-
-
-@njit(cache=True)
-def _compact(h, iv, pend, oslot):
-    """``FlowNetwork._compact``: the alive slots moved to the front in order; the pending flows follow."""
-    st = h.state
+@njit(cache=True, _nrt=False)
+def _compact(st, iv, pend, oslot, newslot):
+    """``FlowNetwork._compact``: the alive slots moved to the front in order; the pending flows follow.
+    ``newslot``: work space (a slot's new number)."""
     fl, pj = st.flows, st.proj
     n = iv[I_NSLOTS]
     alive = fl.alive
-    newslot = np.full(n, -1, np.int64)
+    newslot[:n] = -1
     k = np.int64(0)
     for s in range(n):
         if alive[s]:
@@ -450,26 +474,25 @@ def _compact(h, iv, pend, oslot):
     iv[I_NPEND] = m
     iv[I_NSLOTS] = k
     iv[I_NIDX] = pos
-    _adj_rebuild(h, k)
-    st = h.state
+    _adj_rebuild(st, k, iv)
     st.proj.bdirty[:] = True
     st.links.gdirty[:] = True
     inc.bottlenecks_rebuild(st.flows.bl, st.flows.alive, k, st.links.nb)
 
 
 @njit(cache=True, inline="always")
-def _reserve(h, iv, pend, n_links, oslot):
-    """``FlowNetwork._reserve(1, n_links)``."""
-    if iv[I_NSLOTS] + 1 > h.state.flows.volume.shape[0]:
+def _reserve(st, iv, pend, n_links, oslot, newslot):
+    """``FlowNetwork._reserve(1, n_links)`` (growing the logical sizes ``iv[I_SCAP]``, ``iv[I_ICAP]``)."""
+    if iv[I_NSLOTS] + 1 > iv[I_SCAP]:
         if iv[I_NALIVE] <= iv[I_NSLOTS] // 2:
-            _compact(h, iv, pend, oslot)
-        while iv[I_NSLOTS] + 1 > h.state.flows.volume.shape[0]:
-            _grow_slots(h)
-    if iv[I_NIDX] + n_links > h.state.flows.fidx.shape[0]:
+            _compact(st, iv, pend, oslot, newslot)
+        while iv[I_NSLOTS] + 1 > iv[I_SCAP]:
+            _grow_slots(st, iv)
+    if iv[I_NIDX] + n_links > iv[I_ICAP]:
         if iv[I_NALIVE] <= iv[I_NSLOTS] // 2:
-            _compact(h, iv, pend, oslot)
-        while iv[I_NIDX] + n_links > h.state.flows.fidx.shape[0]:
-            _grow_fidx(h)
+            _compact(st, iv, pend, oslot, newslot)
+        while iv[I_NIDX] + n_links > iv[I_ICAP]:
+            iv[I_ICAP] *= 2       # FlowNetwork's fidx doubled: the new entries were never written (zeros)
 
 
 @njit(cache=True, inline="always")
@@ -479,21 +502,24 @@ def _touch(iv, fs, hp):
         iv[I_POKE] = _push(hp, iv, fs[F_NOW] + 0.0, EV_POKE, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _add_flow(net, hp, links, volume, oslot, okey):
     """``FlowNetwork.add_flow(links, volume, on_done=...)`` (the flow has a callback); ``oslot[slot] = okey``
     (AD-PSGD: the flow's exchange)."""
-    h, iv, fs, pend, tab = net.h, net.iv, net.fs, net.pend, net.tab
+    st, iv, fs, pend, tab, ws = net.st, net.iv, net.fs, net.pend, net.tab, net.ws
     _advance(net, fs[F_NOW])
     nl = links.shape[0]
-    _reserve(h, iv, pend, nl, oslot)
+    _reserve(st, iv, pend, nl, oslot, ws.newslot)
+    fl = st.flows
+    if iv[I_SCAP] > fl.volume.shape[0] or iv[I_ICAP] > fl.fidx.shape[0]:
+        iv[I_OVERFLOW] = 1      # _net_short's bound was wrong: a bug; the run stops
+        return
     slot = iv[I_NSLOTS]
     iv[I_NSLOTS] = slot + 1
     if slot < oslot.shape[0]:
         oslot[slot] = okey
     else:
         iv[I_OVERFLOW] = 1
-    fl = h.state.flows
     fl.volume[slot] = volume
     fl.remaining[slot] = volume
     fl.rate[slot] = 0.0
@@ -509,28 +535,27 @@ def _add_flow(net, hp, links, volume, oslot, okey):
     fl.has_cb[slot] = True
     fl.bl[slot] = -1
     fl.tag[slot] = volume
-    if not inc.adj_insert(h.state.adj, fl.fidx, fl.fstart[slot], fl.fend[slot], slot):
-        _adj_rebuild(h, iv[I_NSLOTS])
+    if not inc.adj_insert(st.adj, fl.fidx, fl.fstart[slot], fl.fend[slot], slot):
+        _adj_rebuild(st, iv[I_NSLOTS], iv)
     if iv[I_NPEND] < pend.shape[0]:
         pend[iv[I_NPEND]] = slot
         iv[I_NPEND] += 1
     else:
         iv[I_OVERFLOW] = 1
     for i in range(nl):
-        _set_add(tab, iv, links[i])
+        _set_add(tab, iv, links[i], ws.tabold)
     _touch(iv, fs, hp)
 
 
 @njit(cache=True, inline="always")
 def _reschedule(net, hp):
     """``FlowNetwork._reschedule``: the one pending completion event, at the next completion."""
-    h, iv, fs = net.h, net.iv, net.fs
+    st, iv, fs = net.st, net.iv, net.fs
     iv[I_POKE] = -1
     iv[I_TIMER] = -1            # cancelled: its heap entry is dropped when it reaches the head
     _ensure_rates(net)
     if iv[I_NALIVE] == 0:
         return
-    st = h.state
     t = lv.next_time(st.flows, st.links, st.adj, st.counters, fs[F_NETNOW])
     t = max(t, fs[F_NETNOW])
     if t != np.inf:
@@ -580,29 +605,22 @@ def _unblock(j, iv, fs, cfin, hp, wk, wleft):
 
 
 @njit(cache=True, inline="always")
-def _sync_members(sid, sy_moff, sy_mcnt, mem):
-    a = sy_moff[sid]
-    return mem[a:a + sy_mcnt[sid]]
-
-
-@njit(cache=True, inline="always")
 def _start_flow(net, hp, sid, sy_moff, sy_mcnt, mem, sy_bits, owner, oslot):
     """The scheduled start of a ring all-reduce's single flow over the ring's hosts (the sync's members;
     Eager-Reduce: every host, ``WholeRing``): every ring host's ingress, then egress.  The flow is known by
     its first link (``owner``): flows alive at once are link-disjoint (disjoint groups; one eager round)."""
     iv = net.iv
     nh = iv[I_NHOSTS]
-    if iv[I_MODE] == MODE_EAGER:
-        ms = np.arange(nh)
-    else:
-        ms = _sync_members(sid, sy_moff, sy_mcnt, mem)
-    m = ms.shape[0]
-    links = np.empty(2 * m, np.int64)
+    links = net.ws.links
+    eager = iv[I_MODE] == MODE_EAGER
+    m = nh if eager else sy_mcnt[sid]
+    a = sy_moff[sid]
     for i in range(m):
-        links[i] = ms[i]
-        links[m + i] = nh + ms[i]
+        h = i if eager else mem[a + i]
+        links[i] = h
+        links[m + i] = nh + h
     owner[links[0]] = sid
-    _add_flow(net, hp, links, sy_bits[sid], oslot, sid)
+    _add_flow(net, hp, links[:2 * m], sy_bits[sid], oslot, sid)
 
 
 @njit(cache=True, inline="always")
@@ -632,7 +650,7 @@ def _process(net, phase, iters, queue, hp, syn, owner, oslot):
     iv[I_QLEN] = qlen - g
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def launch(net, hp, syn, owner, oslot, phase, iters, members, kind):
     """``Cluster.launch(members, kind)`` now (``kind``: an index of ``KINDS``, e.g. :data:`KIND_PARTIAL`) and
     the ring's start (``RingFlows``, ``"single"``; Eager-Reduce: ``WholeRing``); ``members`` are copied."""
@@ -668,7 +686,7 @@ def launch(net, hp, syn, owner, oslot, phase, iters, members, kind):
             _push(hp, iv, t + delay, EV_ADDFLOW, sid)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def timer_set(net, hp, delay):
     """The turns controller's one timer (MODE_TURNS) due ``delay`` s from now: ``Simulator.schedule`` if none is
     pending, else ``Simulator.postpone`` -- both take the next sequence number, so a new heap entry at
@@ -677,18 +695,18 @@ def timer_set(net, hp, delay):
     iv[I_CTL] = _push(hp, iv, fs[F_NOW] + delay, EV_CTL, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def timer_cancel(net):
     """``Timer.cancel()`` of the turns controller's timer (its heap entry is dropped at the head)."""
     net.iv[I_CTL] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def timer_pending(net):
     return net.iv[I_CTL] >= 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def record_hold(net, ct, workers):
     """``Cluster.record_hold(workers)``: (now, w) for each, in order (room for n per turn: :func:`run_to_turn`)."""
     iv, fs = net.iv, net.fs
@@ -713,10 +731,10 @@ def _ps_transfer(net, hp, psleft, w, pull, oslot):
         srv = nh - nsv + k
         src, dst = (srv, w) if pull else (w, srv)
         if fs[F_ALPHA] == 0.0:
-            links = np.empty(2, np.int64)
+            links = net.ws.links
             links[0] = src
             links[1] = nh + dst
-            _add_flow(net, hp, links, bits, oslot, np.int64(-1))
+            _add_flow(net, hp, links[:2], bits, oslot, np.int64(-1))
         else:
             _push(hp, iv, fs[F_NOW] + fs[F_ALPHA], EV_UNICAST, src * nh + dst)
 
@@ -775,14 +793,14 @@ def _ps_pushed(net, hp, psleft, held, cur, step, sy_w, sy_apply, w, oslot):
     _push(hp, iv, now + (fs[F_SFREE] - now), EV_ACCEPT, w)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run_to_turn(net, hp, wo, syn, ct):
     """The run from where it stopped; returns a :mod:`~simlib.runtime.kernel_driver` status, or :data:`TURN`
     (MODE_TURNS: the controller's turn, after which it is called again; room for the turn's launches, holds
     and events is made before each event).  ``net``: the network (:class:`Net`); ``hp``: the event heap
     (:class:`Heap`); ``wo``: the workers (:class:`Workers`); ``syn``: the sync log (:class:`Syncs`); ``ct``:
     the controllers' and the log's rest (:class:`Ctl`)."""
-    h, iv, fs, pend, tab = net.h, net.iv, net.fs, net.pend, net.tab
+    st, iv, fs, pend, tab, ws = net.st, net.iv, net.fs, net.pend, net.tab, net.ws
     ht, hs, hk, ha = hp
     draws, dpos, phase, cstart, cfin, ready, iters, wk, wleft = wo
     sy_launch, sy_finish, sy_moff, sy_mcnt, sy_kind, sy_nce, sy_bits, mem, mem_it = syn
@@ -800,8 +818,11 @@ def run_to_turn(net, hp, wo, syn, ct):
         if ad and iv[I_ADK] >= adr.shape[0]:
             return NEED_NEIGHBOURS
         if (iv[I_NH] + room > ht.shape[0] or iv[I_NCE] + 1 > ce_w.shape[0] or iv[I_NSYNC] + syncs > sy_launch.shape[0]
-                or iv[I_NMEM] + n > mem.shape[0] or (turns and iv[I_NHOLD] + n > hold_t.shape[0])):
+                or iv[I_NMEM] + n > mem.shape[0] or (turns and iv[I_NHOLD] + n > hold_t.shape[0])
+                or _net_short(st, iv)):
             return NEED_SPACE
+        if iv[I_OVERFLOW]:
+            return DONE
         if iv[I_STARTED] == 0:
             iv[I_STARTED] = 1
             for w in range(n):
@@ -885,10 +906,10 @@ def run_to_turn(net, hp, wo, syn, ct):
                 nh = iv[I_NHOSTS]
                 for src, dst in ((w, j), (j, w)):        # PairwiseExchange._go
                     if fs[F_ALPHA] == 0.0:
-                        links = np.empty(2, np.int64)
+                        links = ws.links
                         links[0] = src
                         links[1] = nh + dst
-                        _add_flow(net, hp, links, fs[F_BITS], oslot, sid)
+                        _add_flow(net, hp, links[:2], fs[F_BITS], oslot, sid)
                     else:
                         _push(hp, iv, t + fs[F_ALPHA], EV_UNICAST, (sid * nh + src) * nh + dst)
                 if iv[I_BLOCK]:
@@ -907,11 +928,11 @@ def run_to_turn(net, hp, wo, syn, ct):
             _start_flow(net, hp, arg, sy_moff, sy_mcnt, mem, sy_bits, owner, oslot)
         elif kind == EV_UNICAST:    # arg: (key * hosts + src) * hosts + dst
             nh = iv[I_NHOSTS]
-            links = np.empty(2, np.int64)
+            links = ws.links
             links[0] = (arg // nh) % nh
             links[1] = nh + arg % nh
             bits = fs[F_BITS] if ad else fs[F_BITS] / iv[I_SERVERS]
-            _add_flow(net, hp, links, bits, oslot, arg // (nh * nh) if ad else -1)
+            _add_flow(net, hp, links[:2], bits, oslot, arg // (nh * nh) if ad else -1)
         elif kind == EV_ACCEPT:
             _ps_accepted(net, hp, psleft, held, cur, step, sy_w, sy_apply, arg,
                          oslot)
@@ -924,16 +945,17 @@ def run_to_turn(net, hp, wo, syn, ct):
                 iv[I_TIMER] = -1
                 _advance(net, t)
                 if iv[I_NALIVE] > 0:
-                    st = h.state
-                    slots = inc.collect_and_retire(fs[F_NETNOW], st.flows, st.links, st.adj, st.proj, st.counters,
-                                                   np.bool_(True), iv[I_NSLOTS])
+                    cdone = ws.cdone
+                    n_done = inc.collect_and_retire_into(fs[F_NETNOW], st.flows, st.links, st.adj, st.proj,
+                                                         st.counters, np.bool_(True), iv[I_NSLOTS], cdone)
                     fl = st.flows
-                    if slots.shape[0] > done_buf.shape[0]:
+                    if n_done > done_buf.shape[0]:
                         iv[I_OVERFLOW] = 1
                         return DONE
-                    for s in slots:
+                    for q in range(n_done):
+                        s = cdone[q]
                         for j in range(fl.fstart[s], fl.fend[s]):
-                            _set_add(tab, iv, fl.fidx[j])
+                            _set_add(tab, iv, fl.fidx[j], ws.tabold)
                         iv[I_NALIVE] -= 1
                         first = fl.fidx[fl.fstart[s]]
                         if ad:
@@ -949,7 +971,7 @@ def run_to_turn(net, hp, wo, syn, ct):
                         iv[I_DIRTY] = 1
                         ns = iv[I_NSLOTS]
                         if iv[I_NALIVE] < (0 if ns <= 256 else ns // 2):
-                            _compact(h, iv, pend, oslot)
+                            _compact(st, iv, pend, oslot, ws.newslot)
             for k in range(nd if ps else 0):   # PushPull's transfers: the last flow of one ends it
                 w = done_buf[k] >> 1
                 psleft[w] -= 1
@@ -1089,7 +1111,6 @@ def _run_compiled(cluster) -> np.ndarray:
     n, net, sim = cluster.n, cluster.net, cluster.sim
     ctrl = cluster.controller
     mode = _mode(ctrl)
-    h = net._handle()
     cfg = Config(*net._kconfig())
     n_links = net.n_links
     iv = np.zeros(N_IV, np.int64)
@@ -1124,6 +1145,20 @@ def _run_compiled(cluster) -> np.ndarray:
     width = n * max(int(iv[I_SERVERS]), 2) + 16
     pend = np.zeros(width, np.int64)
     tab = np.full(_pow2(8 * n_links + 8), -1, np.int64)
+    state = _net_state(net)
+    iv[I_SCAP] = state.flows.volume.shape[0]
+    iv[I_ICAP] = state.flows.fidx.shape[0]
+    # what one event (or a turn's launches) may add: a flow per pushing or pulling server and worker, a ring per
+    # group or a whole ring, AD-PSGD's two exchanges; each a pair of links, a ring two per host
+    iv[I_FMAX] = n * (int(iv[I_SERVERS]) + 2) + 4
+    iv[I_LMAX] = 2 * int(iv[I_FMAX]) + 2 * int(iv[I_NHOSTS])
+    slots = state.flows.volume.shape[0]
+    netd = {"st": state, "ws": Work(np.zeros(n_links, np.int64), np.zeros(tab.shape[0], np.int64),
+                                    np.zeros(2 * int(iv[I_NHOSTS]) + 2, np.int64), np.zeros(slots, np.int64),
+                                    np.zeros(slots, np.int64))}
+
+    def net_room():
+        netd["st"], netd["ws"] = _grow_net(netd["st"], netd["ws"], iv)
     draws = DrawBuffer(cluster.compute, n, minimum=64)
     iv[I_NDRAW] = draws.draws.shape[1]
     dpos = np.zeros(n, np.int64)
@@ -1173,7 +1208,7 @@ def _run_compiled(cluster) -> np.ndarray:
         # workers with none left
         iv[I_NDRAW] = draws.draws.shape[1]
         iv[I_LOW] = int((dpos >= iv[I_NDRAW]).sum())
-        args = (Net(h, cfg, iv, fs, pend, tab), Heap(heap["t"], heap["s"], heap["k"], heap["a"]),
+        args = (Net(netd["st"], cfg, iv, fs, pend, tab, netd["ws"]), Heap(heap["t"], heap["s"], heap["k"], heap["a"]),
                 Workers(draws.draws, dpos, cluster.phase, cluster.compute_start, cluster.compute_finish,
                         cluster.ready_time, cluster.iterations, wk, wleft),
                 Syncs(sy["launch"], sy["finish"], sy["moff"], sy["mcnt"], sy["kind"], sy["nce"], sy["bits"],
@@ -1190,13 +1225,14 @@ def _run_compiled(cluster) -> np.ndarray:
             f"sync (model size 0 and latency 0), or a delay below the clock's resolution at t "
             f"({math.ulp(t):.3g} s)")
 
-    drive(step, draws=draws, stalled=stalled, handlers={NEED_NEIGHBOURS: more_neighbours, **turn_handlers},
+    drive(step, draws=draws, stalled=stalled, on_space=net_room,
+          handlers={NEED_NEIGHBOURS: more_neighbours, **turn_handlers},
           columns=[(heap, lambda: int(iv[I_NH]) + room, 64), (ce, lambda: int(iv[I_NCE]) + 1, 1024),
                    (sy, lambda: int(iv[I_NSYNC]) + n + 1, 256), (mem, lambda: int(iv[I_NMEM]) + n, 1024),
                    (hold, lambda: int(iv[I_NHOLD]) + n, 256)])
     if iv[I_OVERFLOW]:     # a bound of run_compiled's fixed arrays was wrong: a bug, not an input error
         raise RuntimeError("the compiled cluster loop ran out of room in a fixed-size array (flow owners, pending "
-                           "or completed flows); run with engine='python'")
+                           "or completed flows, the network's room); run with engine='python'")
     _write_back(cluster, iv, fs, ce, sy, mem)
     if mode == MODE_TURNS:
         cluster.log.holds.extend(zip(hold["t"][:iv[I_NHOLD]].tolist(), hold["w"][:iv[I_NHOLD]].tolist()))
@@ -1217,6 +1253,43 @@ def _run_compiled(cluster) -> np.ndarray:
     elif not ad and mode != MODE_TURNS:
         ctrl.queue = queue[:iv[I_QLEN]].tolist()
     return dpos
+
+
+def _net_state(net) -> State:
+    """The network's arrays (a fresh incremental ``FlowNetwork``'s) as a :class:`~simlib.core.flowstate.State` of
+    NamedTuples; the loop changes them in place until :func:`_grow_net` replaces them."""
+    return State(*(bundle(*arrays) for bundle, arrays in zip((Flows, Links, Adjacency, Projections, Scratch,
+                                                                Counters), net._state_bundle())))
+
+
+def _grown(a: np.ndarray, size: int, fill) -> np.ndarray:
+    out = np.full(size, fill, a.dtype)
+    out[:a.shape[0]] = a
+    return out
+
+
+def _grow_net(st: State, ws: Work, iv: np.ndarray) -> tuple[State, Work]:
+    """``st`` and ``ws`` with physical room for what :func:`_net_short` asks (``iv[I_NEEDS]`` slots,
+    ``iv[I_NEEDI]`` link entries, ``iv[I_NEEDA]`` adjacency entries), twice that where short; the new room holds
+    what ``FlowNetwork``'s growth gives (zeros; projections inf, blocks dirty), so only the room changes, not a
+    value: the logical sizes (``iv[I_SCAP]``, ``iv[I_ICAP]``) stay."""
+    fl, pj, sc, adj = st.flows, st.proj, st.scratch, st.adj
+    have_s, have_i, have_a = fl.volume.shape[0], fl.fidx.shape[0], adj.ladj.shape[0]
+    need_s, need_i, need_a = int(iv[I_NEEDS]), int(iv[I_NEEDI]), int(iv[I_NEEDA])
+    if need_s > have_s:
+        s = 2 * need_s
+        nblk = (s >> inc.BLOCK_SHIFT) + 1
+        fl = Flows(*(_grown(a, s, 0) if name != "fidx" else a for name, a in zip(Flows._fields, fl)))
+        pj = Projections(_grown(pj.tz, s, np.inf), _grown(pj.tt, s, np.inf), _grown(pj.bz, nblk, np.inf),
+                         _grown(pj.bt, nblk, np.inf), _grown(pj.bdirty, nblk, True))
+        sc = sc._replace(in_s=_grown(sc.in_s, s, False), nrate=_grown(sc.nrate, s, 0.0), nbl=_grown(sc.nbl, s, 0))
+        ws = ws._replace(newslot=np.zeros(s, np.int64), cdone=np.zeros(s, np.int64))
+    if need_i > have_i:
+        fl = fl._replace(fidx=_grown(fl.fidx, 2 * need_i, 0))
+    if need_a > have_a:
+        adj = adj._replace(ladj=_grown(adj.ladj, 2 * need_a, 0), lpart=_grown(adj.lpart, 2 * need_a, 0),
+                           lbl=_grown(adj.lbl, 2 * need_a, 0))
+    return State(fl, st.links, adj, pj, sc, st.counters), ws
 
 
 def _write_back(cluster, iv, fs, ce, sy, mem) -> None:

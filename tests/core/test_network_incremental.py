@@ -448,3 +448,36 @@ def test_kernel_argument_bundles_follow_every_reallocation(sharing):
     assert_current()
     net.run_until_idle()                                                             # compactions
     assert_current()
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), slack=st.integers(0, 40))
+def test_adjacency_built_in_place_equals_a_fresh_build(seed, slack):
+    """``adj_build_into`` (the compiled cluster loop's rebuild, which may allocate nothing) gives ``adj_build``'s
+    blocks and entries, in the same order, over arrays with room to spare and stale entries."""
+    from simlib.core import incremental as inc
+    from simlib.core.flowstate import Adjacency, DTYPES, Flows
+
+    rng = np.random.default_rng(seed)
+    n_links, n_slots = int(rng.integers(1, 12)), int(rng.integers(0, 30))
+    lens = np.minimum(rng.integers(0, 5, n_slots), n_links)
+    fend = np.cumsum(lens)
+    fidx = np.concatenate([rng.choice(n_links, k, replace=False) for k in lens] + [np.zeros(0)])
+    fidx = np.where(rng.random(fidx.shape[0]) < 0.1, -1, fidx).astype(np.int64)     # dropped links
+    cols = {f: np.zeros(n_slots + 3, dt) for f, dt in DTYPES[Flows].items()}
+    cols.update(fstart=np.concatenate([fend - lens, [0, 0, 0]]).astype(np.int64),
+                fend=np.concatenate([fend, [0, 0, 0]]).astype(np.int64), fidx=np.concatenate([fidx, [0]]),
+                alive=np.concatenate([rng.random(n_slots) < 0.8, [True, True, True]]),
+                bl=rng.integers(-1, n_links, n_slots + 3))
+    fl = Flows(**cols)
+    ref = inc.adj_build(n_links, tuple(fl), n_slots)
+    room = 2 * fidx.shape[0] + 4 * n_links + slack
+    adj = Adjacency(*(rng.integers(-5, 50, n_links) for _ in range(3)), *(rng.integers(-5, 50, room) for _ in range(3)))
+    tot = inc.adj_build_into(tuple(fl), n_slots, tuple(adj))
+    assert tot == ref[3].shape[0]
+    for k in range(3):
+        assert adj[k].tolist() == ref[k].tolist()
+    for l in range(n_links):
+        for k in range(3, 6):
+            a, b = ref[0][l], ref[0][l] + ref[1][l]
+            assert adj[k][a:b].tolist() == ref[k][a:b].tolist()

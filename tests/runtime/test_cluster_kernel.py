@@ -236,11 +236,14 @@ def test_set_replica_iterates_as_cpython_does(keys):
     iv = np.zeros(ck.N_IV, np.int64)
     iv[ck.I_SMASK] = 7
     tab = np.full(1 << 16, -1, np.int64)
+    old = np.zeros(tab.shape[0], np.int64)
     ref = set()
     for k in keys:
-        ck._set_add(tab, iv, k)
+        ck._set_add(tab, iv, k, old)
         ref.add(k)
-    assert ck._set_take(tab, iv).tolist() == list(ref)
+    out = np.full(len(ref) + 1, -7, np.int64)
+    assert ck._set_take(tab, iv, out) == len(ref)
+    assert out[:len(ref)].tolist() == list(ref) and out[len(ref)] == -7
     assert (tab == -1).all() and iv[ck.I_SMASK] == 7
 
 
