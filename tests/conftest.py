@@ -143,3 +143,34 @@ def pytest_collection_modifyitems(config, items):
         own = getattr(test, "_hypothesis_internal_use_settings", None)
         if own is not None and getattr(test, "is_hypothesis_test", False):
             test._hypothesis_internal_use_settings = capped(own, FAST_MAX_EXAMPLES)
+
+
+# what a subprocess run under NUMBA_NRT_STATS prints: per case, the arrays and meminfos still alive after it
+_NRT_ALIVE = """
+import gc, json
+from numba.core.runtime import rtsys
+{setup}
+out = []
+for kw in {cases!r}:
+    run(kw)
+    gc.collect()
+    s = rtsys.get_allocation_stats()
+    out.append([s.alloc - s.free, s.mi_alloc - s.mi_free])
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture
+def nrt_alive():
+    """``nrt_alive(setup, cases)``: in a fresh process with numba's allocation statistics on, ``setup`` (source
+    defining ``run(kw)``) then ``run(kw)`` for each dict of ``cases``; returns per case ``[arrays, meminfos]``
+    still alive after it (the leak tests of code compiled without reference counts: all zero when balanced)."""
+    import subprocess
+    import sys
+
+    def alive(setup: str, cases: list) -> list:
+        env = dict(os.environ, NUMBA_NRT_STATS="1", PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+        code = _NRT_ALIVE.format(setup=setup, cases=cases)
+        res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        return json.loads(res.stdout.strip().splitlines()[-1])
+    return alive

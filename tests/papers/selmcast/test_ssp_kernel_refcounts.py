@@ -2,12 +2,6 @@
 replace numba's ``min``/``max`` there give numba's values."""
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,8 +9,6 @@ from hypothesis.extra import numpy as hnp
 from numba import njit
 
 from simlib.papers.selmcast.ssp_kernel import _extreme
-
-ROOT = Path(__file__).resolve().parents[3]
 
 
 @njit(cache=False)
@@ -42,30 +34,20 @@ def test_the_loops_give_numbas_min_and_max_of_integers(a):
     assert (least, most) == (lo, hi) == (a.min(), a.max())
 
 
-_RUNS = """
-import gc, json, numpy as np
-from numba.core.runtime import rtsys
+_SETUP = """
+import numpy as np
 from simlib.papers.selmcast.ssp_scenario import SSPScenario, simulate
-def alive():
-    s = rtsys.get_allocation_stats()
-    return [s.alloc - s.free, s.mi_alloc - s.mi_free]
-out = []
-for kw in ({"scheme": "selmcast"}, {"scheme": "selmcast", "sharing": "priority"}, {"scheme": "orpheus"},
-           {"scheme": "selmcast", "ssp": None}, {"scheme": "selmcast", "layer": "L7", "duration_s": 5.0}):
+def run(kw):
     sc = SSPScenario(**{"n": 12, "trace": "lstm", "duration_s": 20.0, **kw})
     for seed in range(3):
-        log = simulate(sc, np.random.SeedSequence(seed), engine="compiled")
-    del log
-    gc.collect()
-    out.append(alive())
-print(json.dumps(out))
+        simulate(sc, np.random.SeedSequence(seed), engine="compiled")
 """
+_CASES = [{"scheme": "selmcast"}, {"scheme": "selmcast", "sharing": "priority"}, {"scheme": "orpheus"},
+          {"scheme": "selmcast", "ssp": None}, {"scheme": "selmcast", "layer": "L7", "duration_s": 5.0}]
 
 
-def test_compiled_ssp_runs_free_every_array_they_allocate():
+def test_compiled_ssp_runs_free_every_array_they_allocate(nrt_alive):
     """Nothing compiled without reference counts may keep one: a leaked count (an array returned into the event
     loop by a function that counts) leaves arrays or their meminfos alive (the mutation "recompute c's planes at
     each event through ``c_planes``, which returns its argument" leaves 2-28 alive here)."""
-    env = dict(os.environ, NUMBA_NRT_STATS="1", PYTHONPATH=str(ROOT))
-    res = subprocess.run([sys.executable, "-c", _RUNS], env=env, capture_output=True, text=True, check=True)
-    assert json.loads(res.stdout.strip().splitlines()[-1]) == [[0, 0]] * 5
+    assert nrt_alive(_SETUP, _CASES) == [[0, 0]] * len(_CASES)
