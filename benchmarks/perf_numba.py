@@ -79,7 +79,7 @@ def write_perf_map(path: str | None = None) -> int:
     from numba.core.registry import CPUDispatcher
     entries = set()
     for obj in gc.get_objects():
-        if not isinstance(obj, CPUDispatcher) or not obj.overloads:
+        if not issubclass(type(obj), CPUDispatcher) or not obj.overloads:    # type(): a dead weak proxy raises
             continue
         code = obj.py_func.__code__
         cache = os.path.join(os.path.dirname(code.co_filename), "__pycache__")

@@ -277,7 +277,11 @@ def test_perf_numba_names_numba_code_at_its_runtime_address(tmp_path, monkeypatc
     pmod = importlib.import_module("pmod")
     assert pmod.top(np.arange(3.0)) == 6.0
     out = tmp_path / "perf.map"
-    assert perf_numba.write_perf_map(str(out)) >= 2
+    import weakref
+    gone = type("Gone", (), {})()
+    dead = weakref.proxy(gone)          # a dead proxy among the objects scanned: isinstance() would raise
+    del gone
+    assert perf_numba.write_perf_map(str(out)) >= 2 and dead is not None
     lines = [ln.split(" ", 2) for ln in out.read_text().splitlines()]
     spans = {name: (int(a, 16), int(a, 16) + int(s, 16)) for a, s, name in lines}
     cres = next(iter(pmod.top.overloads.values()))
