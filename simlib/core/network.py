@@ -723,17 +723,18 @@ class FlowNetwork:
         done = []
         if self._anon is not None:                   # run_flows' batch (incremental engine): no handles
             self._collect_anonymous(slots)
-        for slot in slots.tolist() if self._anon is None else ():  # slot order = start order: deterministic
-            f = self._flows[slot]
-            f.finish_time = self.now
-            if self._inc:
-                self._open.update(f.links)
-                self._flows[slot] = None
-                f._slot = -1
-                self._n_alive -= 1
-            else:
-                self._kill(f)
-            done.append(f)
+        else:
+            for slot in slots.tolist():  # slot order = start order: deterministic
+                f = self._flows[slot]
+                f.finish_time = self.now
+                if self._inc:
+                    self._open.update(f.links)
+                    self._flows[slot] = None
+                    f._slot = -1
+                    self._n_alive -= 1
+                else:
+                    self._kill(f)
+                done.append(f)
         if slots.size:
             self._dirty = True
             if self._n_alive < self._compact_below():
