@@ -158,6 +158,17 @@ def test_selective_row_is_an_observation_counting_identical_runs():
     assert "HL=1: n/a" in c.our_value and "HL=3: 1.00× (0 of 3 trials num < den)" in c.our_value
 
 
+def test_identical_pairs_counts_a_censored_pair_as_no_tie():
+    # both arms censored in every pair: 0 identical (RP17), every pair counted censored
+    assert t1.identical_pairs(frame({"SR3": np.nan, "CON3": np.nan}), "SR3", "CON3") == (0, 6, 6)
+    d = frame({"SR3": 1.0, "CON3": 1.0})
+    d.loc[(d.arm == "CON3") & (d.trial == 0), "time_to_target_s"] = np.nan     # one censored pair per HL
+    d.loc[(d.arm == "SR3") & (d.hl == 3) & (d.trial == 1), "time_to_target_s"] = 2.0
+    assert t1.identical_pairs(d, "SR3", "CON3") == (3, 2, 6)
+    # pairs match on (hl, trial), not on row order
+    assert t1.identical_pairs(d.iloc[::-1], "SR3", "CON3") == (3, 2, 6)
+
+
 def fig11_frame(times: dict, trials=2):
     """times[arm][n] = time to target (same for every trial); arm '1 worker' at n = 1."""
     return pd.DataFrame([dict(arm=a, n=n, trial=k, time_to_target_s=t, duration_s=600.0 if n == 1 else 400.0)
