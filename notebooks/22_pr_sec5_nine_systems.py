@@ -545,9 +545,7 @@ failed = [c for c in recorded if c.kind == "claim" and c.holds is False and c.se
 failed_p = [c for c in recorded if c.kind == "claim" and c.holds is False and c.setting == "profile"]
 judged = [c for c in recorded if c.kind == "claim" and c.setting == "default"]
 judged_p = [c for c in recorded if c.kind == "claim" and c.setting == "profile"]
-same = df[df.arm == "SR3"]["time_to_target_s"].to_numpy()
-con3 = df[df.arm == "CON3"]["time_to_target_s"].to_numpy()
-identical = int(np.sum((same == con3) | (np.isnan(same) & np.isnan(con3)))) if len(same) == len(con3) else 0
+identical, censored_pairs, sr_pairs = t1.identical_pairs(df, "SR3", "CON3")   # a censored pair is no tie (RP17)
 cells = steps["default"][steps["default"].arm != "AR"].dropna(subset=["steps_vs_ref"])
 fresh_r = pd.concat([stale["time_ratio"], mom_effect.get("fresh_ratio_lo", pd.Series(dtype=float))
                      .where(mom_effect.get("fresh_ratio_lo") == mom_effect.get("fresh_ratio_hi"))]).dropna()
@@ -578,7 +576,8 @@ Markdown("\n".join(
        f"{duration_s:g} s (at the profile: {int((df_p.reached == 0).sum())} of {len(df_p)} within "
        f"{profile_duration_s:g} s). A run that never reaches it is censored at the cap, so a paired ratio with "
        "it is a bound (RP17), and the ledger rows say so where it decides them.",
-       "", f"Selective reduce equals partial reduce (P = 3) in {identical} of {len(same)} runs. This is not "
+       "", f"Selective reduce equals partial reduce (P = 3) in {identical} of {sr_pairs} paired runs "
+       f"({censored_pairs} pairs censored, which count as no tie). This is not "
        "a bug. With one bandwidth for every worker, Alg. 2's gain from waiting for a faster link is 0, so "
        "selective reduce never holds a worker. Its group then forms the moment p workers are ready, which "
        "is the FIFO group of partial reduce, and the schedule logs are identical (no holds, every group "

@@ -103,10 +103,23 @@ def paired_arms(df: pd.DataFrame, metric: str, num: str, den: str) -> pd.DataFra
     return paired_masks(df, metric, df["arm"] == num, df["arm"] == den, ("hl",))
 
 
-def _per_hl(r: pd.DataFrame) -> str:
-    return "; ".join(f"HL={row.hl:g}: {ratio_text(row._asdict())} ({int(row.num_smaller)} of {int(row.trials)} trials "
-                     f"num < den" + (f", {int(row.censored)} censored" if row.censored else "") + ")"
+def _per_hl(r: pd.DataFrame, tied: set = frozenset()) -> str:
+    """Per HL the median paired ratio (``r`` from :func:`paired_arms`); for an HL in ``tied`` (both arms' runs
+    identical in every pair, none censored) no ratio but "n/a": it is 1 by identity, not a measured speed."""
+    return "; ".join(f"HL={row.hl:g}: n/a, identical in {int(row.trials)} of {int(row.trials)} pairs" if row.hl in tied
+                     else f"HL={row.hl:g}: {ratio_text(row._asdict())} ({int(row.num_smaller)} of {int(row.trials)} "
+                          f"trials num < den" + (f", {int(row.censored)} censored" if row.censored else "") + ")"
                      for row in r.itertuples(index=False))
+
+
+def _tied_hls(d: pd.DataFrame, a: str, b: str, metric: str = "time_to_target_s") -> set:
+    """The HLs at which arms ``a`` and ``b`` have the same ``metric`` in every pair and no censored pair."""
+    out = set()
+    for hl, th in d.groupby("hl"):
+        same, censored, pairs = identical_pairs(th, a, b, metric)
+        if pairs and same == pairs and not censored:
+            out.add(hl)
+    return out
 
 
 def _why(d: pd.DataFrame, a: str, b: str, hl) -> str:
@@ -302,10 +315,10 @@ def selective_row(d: pd.DataFrame, row: "Table1Row", het: list) -> list[Claim]:
     r = paired_arms(d, _METRIC["time"], num, den)
     if not len(r):
         return []
-    same, censored, _ = _identical(d, num, den)
+    same, censored, _ = identical_pairs(d, num, den)
     return [observation(
         PAPER, "Table 1", row.statement,
-        f"median paired {num}/{den} time: {_per_hl(r)}; identical times in {same} of "
+        f"median paired {num}/{den} time: {_per_hl(r, _tied_hls(d, num, den))}; identical times in {same} of "
         f"{int((d['arm'] == num).sum())} runs; {censored} pairs censored",
         note="no paper has this row; with one bandwidth for every worker, Alg. 2's waiting gain is 0, "
              "so selective reduce never holds a worker and forms the FIFO group of p")]
@@ -384,7 +397,7 @@ def _table1(df: pd.DataFrame, evidence: dict) -> list[Claim]:
     return out
 
 
-def _identical(d: pd.DataFrame, a: str, b: str, metric: str = "time_to_target_s") -> tuple[int, int, int]:
+def identical_pairs(d: pd.DataFrame, a: str, b: str, metric: str = "time_to_target_s") -> tuple[int, int, int]:
     """(pairs whose ``metric`` is the same for arms ``a`` and ``b``; pairs with a censored (NaN) run,
     which are no tie (RP17); pairs), matching on ``hl`` and ``trial``."""
     x = d[d["arm"] == a].set_index(["hl", "trial"])[metric]
@@ -405,8 +418,9 @@ def selective_drawn(df: pd.DataFrame, lam: float = 0.05) -> list[Claim]:
     for num, den, what in (("SR3", "CON3", "time"), ("SR3", "AR", "time"), ("CON3", "AR", "time"),
                            ("SR3", "CON3", "updates"), ("SR3", "CON3", "per-update")):
         if den in set(df["arm"]):
-            parts.append(f"{num}/{den} {_NAME[what]}: " + _per_hl(paired_arms(df, _METRIC[what], num, den)))
-    same, censored, pairs = _identical(df, "SR3", "CON3")
+            parts.append(f"{num}/{den} {_NAME[what]}: " + _per_hl(paired_arms(df, _METRIC[what], num, den),
+                                                                   _tied_hls(df, num, den, _METRIC[what])))
+    same, censored, pairs = identical_pairs(df, "SR3", "CON3")
     reached = df.groupby("arm")["reached"].agg(["sum", "size"])
     return [observation(PAPER, "Table 1 (PR17)", "nine systems: selective reduce (000) at 000's drawn bandwidths",
                         "; ".join(parts) + f"; identical times in {same} of {pairs} runs; {censored} pairs censored; reached: "
@@ -434,7 +448,7 @@ def filter_sensitivity(off: pd.DataFrame, on: pd.DataFrame) -> pd.DataFrame:
         for what in ("time", "updates"):
             r = paired_masks(g, _METRIC[what], g["_f"] == "on", g["_f"] == "off")
             row[what] = ratio_text(r.iloc[0]) if len(r) else "n/a"
-        same, _, pairs = _identical(g.assign(arm=g["_f"]), "on", "off")
+        same, _, pairs = identical_pairs(g.assign(arm=g["_f"]), "on", "off")
         row.update(identical=same, trials=pairs)
         if pairs:
             rows.append(row)

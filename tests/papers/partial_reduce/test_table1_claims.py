@@ -149,6 +149,24 @@ def test_eager_reduce_fails_the_threshold_only_if_no_run_reaches_it():
 def test_selective_row_is_an_observation_counting_identical_runs():
     c = claim(t1.table1(frame({"SR3": 1.0, "CON3": 1.0})), "selective reduce")
     assert c.kind == "observation" and "identical times in 6 of 6" in c.our_value
+    # identical in every pair: the ratio is 1 by identity, so no "1.00×" is printed as if measured
+    assert "HL=1: n/a, identical in 3 of 3 pairs" in c.our_value and "1.00×" not in c.our_value
+    # one pair apart at HL 3: that HL gets its ratio, HL 1 stays n/a
+    d = frame({"SR3": 1.0, "CON3": 1.0})
+    d.loc[(d.arm == "SR3") & (d.hl == 3) & (d.trial == 0), "time_to_target_s"] = 2.0
+    c = claim(t1.table1(d), "selective reduce")
+    assert "HL=1: n/a" in c.our_value and "HL=3: 1.00× (0 of 3 trials num < den)" in c.our_value
+
+
+def test_identical_pairs_counts_a_censored_pair_as_no_tie():
+    # both arms censored in every pair: 0 identical (RP17), every pair counted censored
+    assert t1.identical_pairs(frame({"SR3": np.nan, "CON3": np.nan}), "SR3", "CON3") == (0, 6, 6)
+    d = frame({"SR3": 1.0, "CON3": 1.0})
+    d.loc[(d.arm == "CON3") & (d.trial == 0), "time_to_target_s"] = np.nan     # one censored pair per HL
+    d.loc[(d.arm == "SR3") & (d.hl == 3) & (d.trial == 1), "time_to_target_s"] = 2.0
+    assert t1.identical_pairs(d, "SR3", "CON3") == (3, 2, 6)
+    # pairs match on (hl, trial), not on row order
+    assert t1.identical_pairs(d.iloc[::-1], "SR3", "CON3") == (3, 2, 6)
 
 
 def fig11_frame(times: dict, trials=2):
@@ -230,6 +248,7 @@ def test_selective_at_drawn_bandwidths_pairs_sr_with_partial_and_all_reduce():
     assert "identical times in 0 of 6 runs" in c.our_value and "AR 6 of 6" in c.our_value
     same = frame({"SR3": 10.0, "CON3": 10.0})
     assert "identical times in 6 of 6 runs" in t1.selective_drawn(same)[0].our_value
+    assert "SR3/CON3 time to target: HL=1: n/a, identical in 3 of 3 pairs" in t1.selective_drawn(same)[0].our_value
     df.loc[(df.arm == "AR") & (df.trial == 0) & (df.hl == 1), ["time_to_target_s", "reached"]] = [np.nan, 0]
     assert "AR 5 of 6" in t1.selective_drawn(df)[0].our_value
     assert t1.selective_drawn(frame({"AR": 1.0, "CON3": 1.0})) == []
