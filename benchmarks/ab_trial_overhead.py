@@ -6,7 +6,8 @@ with a bandwidth-estimation error (the Python controller round that validates ea
 revision; and whole trials as a sweep's worker runs them, their settings built once, untimed (a sweep hands
 the trial the built setting): committed rows of notebook 16's partial reduce, all reduce and selective reduce
 (``nb16_*``: ``run_trial``, ``Scenario`` objects) and of notebook 23's profile runs (``nb23_per_update``:
-``per_update_trial``, ``SystemSetting`` objects), ``--rows`` each, every row run ``--reps`` times; each such
+``per_update_trial``, ``SystemSetting`` objects; ``nb23_ad_atomic`` / ``nb23_ad_free``: its AD-PSGD rows with /
+without atomic averaging, AD4), ``--rows`` each, every row run ``--reps`` times; each such
 group's ``<group>_py`` row is its CPU outside the compiled event loops (:data:`COMPILED`), the Python work.
 
 Each side runs in its own subprocess with ``PYTHONPATH`` at this checkout or at ``--rev`` (extracted by
@@ -32,11 +33,31 @@ from benchmarks.ab_revision import (ab_arguments, extract, interleave_and_report
 
 #: group -> number of runs in it (the report's "runs" column; the whole-trial groups': rows x reps, set by main)
 GROUPS = {"traces": 11, "check_array": 20000, "selective_e": 4, "ssp_metrics": 4}
-#: the whole-trial groups: (committed CSV, trial "module:function", the scheme its rows have or None for all)
+#: the whole-trial groups: (committed CSV, trial "module:function", the scheme its rows have, or {column: value}
+#: its rows have, or None for all)
 TRIAL_GROUPS = {"nb16_partial": ("16_sr_profile_runs", "simlib.papers.cluster_scenario:run_trial", "partial"),
                 "nb16_allreduce": ("16_sr_profile_runs", "simlib.papers.cluster_scenario:run_trial", "allreduce"),
                 "nb16_selective": ("16_sr_profile_runs", "simlib.papers.cluster_scenario:run_trial", "selective"),
-                "nb23_per_update": ("23_pr_profile_runs", "simlib.training.nine_systems:per_update_trial", None)}
+                "nb23_per_update": ("23_pr_profile_runs", "simlib.training.nine_systems:per_update_trial", None),
+                "nb23_ad_atomic": ("23_pr_profile_runs", "simlib.training.nine_systems:per_update_trial",
+                                   {"scheme": "adpsgd", "ad_atomic": True}),
+                "nb23_ad_free": ("23_pr_profile_runs", "simlib.training.nine_systems:per_update_trial",
+                                 {"scheme": "adpsgd", "ad_atomic": False})}
+
+
+def _where(rows_have):
+    """The row mask of a :data:`TRIAL_GROUPS` entry's third item (None: every row)."""
+    if rows_have is None:
+        return None
+    import numpy as np
+    pairs = {"scheme": rows_have} if isinstance(rows_have, str) else rows_have
+
+    def mask(df):
+        keep = np.ones(len(df), dtype=bool)
+        for column, value in pairs.items():
+            keep &= (df[column] == value).to_numpy()
+        return keep
+    return mask
 
 
 def _int_params(p: dict) -> dict:
@@ -78,11 +99,10 @@ def _trial_group(group: str, rows: int, reps: int, seed: int, spent: list) -> di
     import time
 
     from simlib.pipeline.sweep import trial_seed
-    name, fn_name, scheme = TRIAL_GROUPS[group]
+    name, fn_name, rows_have = TRIAL_GROUPS[group]
     module, attr = fn_name.split(":")
     fn = getattr(importlib.import_module(module), attr)
-    picked = sample_committed_rows(name, rows, seed, None if scheme is None else lambda df: df["scheme"] == scheme,
-                                   fix=_int_params)
+    picked = sample_committed_rows(name, rows, seed, _where(rows_have), fix=_int_params)
     built = [(fn.setting.of(p), trial_seed(0, t, p), r) for p, t, r in picked]
     for sc, seed_, _ in built:      # kernels loaded, first-call costs paid, each seed's uniforms drawn (a sweep
         fn(sc, seed_)               # runs thousands of settings at a handful of seeds, notebook 16 at 5)

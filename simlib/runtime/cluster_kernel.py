@@ -7,12 +7,13 @@ What it covers (:func:`supported` says why a cluster is not): all reduce
 rule, and Eager-Reduce (:class:`~simlib.runtime.decentralized.EagerReduceController`), each with a
 ring all-reduce as one coupled flow (``RingFlows`` / ``WholeRing`` with ``ring_model="single"``); the
 parameter servers (:class:`~simlib.runtime.parameter_server.ParameterServerController` with its
-``PushPull``: PS BSP, BK, ASP, HETE); AD-PSGD without atomic averaging
-(:class:`~simlib.runtime.decentralized.ADPSGDController`, its neighbours drawn ahead by the same calls in
-the same order, the generator put back afterwards); a controller served at its turns (``MODE_TURNS``, decision N14: a
-paper's own compiled turn, e.g. seed 000's selective reduce, :mod:`simlib.papers.selective_reduce.compiled`,
-which calls :func:`run_to_turn` and takes each :data:`TURN` with :func:`launch`, :func:`record_hold` and
-:func:`timer_set`); all on a :class:`~simlib.core.topology.BigSwitch` under max-min
+``PushPull``: PS BSP, BK, ASP, HETE); AD-PSGD with or without atomic averaging (AD4: the models' locks and the
+exchanges waiting for them; :class:`~simlib.runtime.decentralized.ADPSGDController` with its own
+``PairwiseExchange``, its neighbours drawn ahead by the same calls in the same order, the generator put back
+afterwards); a controller served at its turns (``MODE_TURNS``, decision N14: a paper's own compiled turn,
+e.g. seed 000's selective reduce, :mod:`simlib.papers.selective_reduce.compiled`, which calls
+:func:`run_to_turn` and takes each :data:`TURN` with :func:`launch`, :func:`record_hold` and :func:`timer_set`);
+all on a :class:`~simlib.core.topology.BigSwitch` under max-min
 sharing, with compute times from a :class:`~simlib.runtime.cluster.ComputeTimes` or
 :class:`~simlib.runtime.cluster.ScriptedComputeTimes` or a recorded trace's replay
 (:class:`~simlib.workloads.traces.ReplayComputeTimes`): classes that set ``per_worker_streams`` (told
@@ -33,7 +34,8 @@ It is a transcription, statement for statement, of what the Python objects do at
   iteration order is the order in which ``_inc_update`` hands the links to the solvers;
 * the cluster's worker state machine, the controllers, the ring all-reduce
   (:class:`~simlib.core.collectives.RingAllReduce`, ``"single"``), the parameter server's push/pull and
-  AD-PSGD's pairwise exchange with ``Cluster.block`` / ``unblock`` (cancellable compute timers).
+  AD-PSGD's pairwise exchange with ``Cluster.block`` / ``unblock`` (cancellable compute timers) and, atomic, its
+  locks and first-in first-out waiting exchanges (``PairwiseExchange.start`` / ``_go`` / ``_release``).
 
 The loop runs without numba's reference counts (``_nrt=False``; the note above :func:`_inc_update` says how: it
 allocates nothing, and the network's arrays have room beyond their logical size).  The weight rule and
@@ -66,12 +68,14 @@ __all__ = ["supported", "run_compiled"]
 # event kinds (EV_CTL: the timer of a controller served at its turns, MODE_TURNS)
 EV_COMPUTE, EV_POKE, EV_NET, EV_ADDFLOW, EV_FINISH, EV_UNICAST, EV_ACCEPT, EV_CTL = 0, 1, 2, 3, 4, 5, 6, 7
 # iv: integer scalars (I_SCAP / I_ICAP: the network's logical slot and link-entry capacities, I_NEEDS / I_NEEDI /
-# I_NEEDA: the physical room the next event may need, I_FMAX / I_LMAX: flows and their links one event may add)
+# I_NEEDA: the physical room the next event may need, I_FMAX / I_LMAX: flows and their links one event may add;
+# I_ATOMIC: AD-PSGD's locked exchanges, AD4; I_NWAIT: how many exchanges wait for their locks)
 (I_SEQ, I_NH, I_TIMER, I_POKE, I_NSLOTS, I_NIDX, I_NALIVE, I_DIRTY, I_NPEND, I_SAME, I_NCE, I_NSYNC, I_NMEM,
  I_QLEN, I_SFILL, I_SMASK, I_STARTED, I_LOW, I_N, I_NHOSTS, I_MODE, I_P, I_LIMIT, I_EVENTS, I_NDRAW,
  I_BUSY, I_VERSION, I_NSTEP, I_BACKUPS, I_SERVERS, I_STEPSUM, I_HETE, I_DROPPED, I_ADK, I_BLOCK, I_OVERFLOW,
- I_CTL, I_TURN, I_NDONE, I_NHOLD, I_SCAP, I_ICAP, I_NEEDS, I_NEEDI, I_NEEDA, I_FMAX, I_LMAX) = range(47)
-N_IV = 47
+ I_CTL, I_TURN, I_NDONE, I_NHOLD, I_SCAP, I_ICAP, I_NEEDS, I_NEEDI, I_NEEDA, I_FMAX, I_LMAX, I_ATOMIC,
+ I_NWAIT) = range(49)
+N_IV = 49
 # fs: float scalars
 F_NOW, F_NETNOW, F_UNTIL, F_INSTANT, F_BITS, F_ALPHA, F_ASP, F_HETE, F_APPLY, F_SFREE = range(10)
 N_FS = 10
@@ -151,7 +155,9 @@ class Syncs(NamedTuple):
 class Ctl(NamedTuple):
     """The controllers' state and the rest of the log: ready queue, ring flows' owners by first link, the
     completed flows of an event, PS versions held / transfers left / open sync / step, PS and AD columns,
-    flow owners by slot, AD's neighbour draws, compute ends (worker, time), holds (time, worker)."""
+    flow owners by slot, AD's neighbour draws, compute ends (worker, time), holds (time, worker); AD4's locks
+    (per worker: 1 while an exchange holds its model) and the exchanges waiting for them (sync ids, in the order
+    asked, ``iv[I_NWAIT]`` of them)."""
     queue: np.ndarray
     owner: np.ndarray
     done_buf: np.ndarray
@@ -168,6 +174,8 @@ class Ctl(NamedTuple):
     ce_t: np.ndarray
     hold_t: np.ndarray
     hold_w: np.ndarray
+    lock: np.ndarray
+    waiting: np.ndarray
 
 
 # ------------------------------------------------------------------ CPython's set of small ints
@@ -793,6 +801,54 @@ def _ps_pushed(net, hp, psleft, held, cur, step, sy_w, sy_apply, w, oslot):
     _push(hp, iv, now + (fs[F_SFREE] - now), EV_ACCEPT, w)
 
 
+# ------------------------------------------------------------------ AD-PSGD's pairwise exchange (PairwiseExchange)
+@njit(cache=True, inline="always")
+def _ad_go(net, hp, sid, mem, sy_moff, lock, phase, cfin, wk, wleft, oslot):
+    """``PairwiseExchange._go`` of sync ``sid`` (worker ``w``, neighbour ``j``): with atomic averaging (AD4) both
+    locks taken and, with ``passive="block"``, ``j`` blocked (its ``on_start`` hook, ``ADPSGDController._started``);
+    then the flows ``w -> j`` and ``j -> w`` of ``model_bits`` each, started after ``alpha`` (at once if 0:
+    ``start_transfer``)."""
+    iv, fs = net.iv, net.fs
+    a = sy_moff[sid]
+    w, j = mem[a], mem[a + 1]
+    if iv[I_ATOMIC]:
+        lock[w] = 1
+        lock[j] = 1
+        if iv[I_BLOCK]:
+            _block(j, fs, phase, cfin, wk, wleft)
+    nh = iv[I_NHOSTS]
+    for src, dst in ((w, j), (j, w)):
+        if fs[F_ALPHA] == 0.0:
+            links = net.ws.links
+            links[0] = src
+            links[1] = nh + dst
+            _add_flow(net, hp, links[:2], fs[F_BITS], oslot, sid)
+        else:
+            _push(hp, iv, fs[F_NOW] + fs[F_ALPHA], EV_UNICAST, (sid * nh + src) * nh + dst)
+
+
+@njit(cache=True, inline="always")
+def _ad_release(net, hp, w, j, mem, sy_moff, lock, waiting, phase, cfin, wk, wleft, oslot):
+    """``PairwiseExchange._release(w, j)`` (AD4): both locks freed; then each waiting exchange, in the order
+    asked, whose two workers are free takes both locks and starts (so a later one sees them held), and the others
+    wait on in their order.  (The Python method starts the free ones after its scan; a start neither reads nor
+    changes the locks the scan has not already taken, nor the list, so starting each one as the scan reaches it
+    has the same effects in the same order.)"""
+    iv = net.iv
+    lock[w] = 0
+    lock[j] = 0
+    m = 0
+    for q in range(iv[I_NWAIT]):
+        sid = waiting[q]
+        a = sy_moff[sid]
+        if lock[mem[a]] != 0 or lock[mem[a + 1]] != 0:
+            waiting[m] = sid
+            m += 1
+        else:
+            _ad_go(net, hp, sid, mem, sy_moff, lock, phase, cfin, wk, wleft, oslot)
+    iv[I_NWAIT] = m
+
+
 @njit(cache=True, _nrt=False)
 def run_to_turn(net, hp, wo, syn, ct):
     """The run from where it stopped; returns a :mod:`~simlib.runtime.kernel_driver` status, or :data:`TURN`
@@ -804,7 +860,8 @@ def run_to_turn(net, hp, wo, syn, ct):
     ht, hs, hk, ha = hp
     draws, dpos, phase, cstart, cfin, ready, iters, wk, wleft = wo
     sy_launch, sy_finish, sy_moff, sy_mcnt, sy_kind, sy_nce, sy_bits, mem, mem_it = syn
-    queue, owner, done_buf, held, psleft, cur, step, sy_w, sy_apply, sy_ver, oslot, adr, ce_w, ce_t, hold_t, _ = ct
+    (queue, owner, done_buf, held, psleft, cur, step, sy_w, sy_apply, sy_ver, oslot, adr, ce_w, ce_t, hold_t, _,
+     lock, waiting) = ct
     n = iv[I_N]
     turns = iv[I_MODE] == MODE_TURNS
     syncs = n + 1 if turns else 1        # syncs one event may launch (a turn: one per group)
@@ -903,16 +960,15 @@ def run_to_turn(net, hp, wo, syn, ct):
                 sy_nce[sid] = iv[I_NCE]
                 sy_ver[sid] = phase[j] == COMPUTING     # j is listed in the record's `computing`
                 psleft[w] = 2
-                nh = iv[I_NHOSTS]
-                for src, dst in ((w, j), (j, w)):        # PairwiseExchange._go
-                    if fs[F_ALPHA] == 0.0:
-                        links = ws.links
-                        links[0] = src
-                        links[1] = nh + dst
-                        _add_flow(net, hp, links[:2], fs[F_BITS], oslot, sid)
-                    else:
-                        _push(hp, iv, t + fs[F_ALPHA], EV_UNICAST, (sid * nh + src) * nh + dst)
-                if iv[I_BLOCK]:
+                if iv[I_ATOMIC] and (lock[w] != 0 or lock[j] != 0):     # PairwiseExchange.start: AD4's wait
+                    if iv[I_NWAIT] >= waiting.shape[0]:
+                        iv[I_OVERFLOW] = 1
+                        return DONE
+                    waiting[iv[I_NWAIT]] = sid
+                    iv[I_NWAIT] += 1
+                else:
+                    _ad_go(net, hp, sid, mem, sy_moff, lock, phase, cfin, wk, wleft, oslot)
+                if iv[I_BLOCK] and not iv[I_ATOMIC]:
                     _block(j, fs, phase, cfin, wk, wleft)
                 continue
             queue[iv[I_QLEN]] = w
@@ -988,6 +1044,9 @@ def run_to_turn(net, hp, wo, syn, ct):
                 w = mem[a]
                 psleft[w] -= 1
                 if psleft[w] == 0:
+                    if iv[I_ATOMIC]:
+                        _ad_release(net, hp, w, mem[a + 1], mem, sy_moff, lock, waiting, phase, cfin, wk, wleft,
+                                    oslot)
                     sy_finish[sid] = t
                     _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, hp, wk, wleft)
                     if iv[I_BLOCK]:     # ADPSGDController.on_sync_done
@@ -1025,10 +1084,12 @@ def supported(cluster) -> str | None:
         if cluster.weight_rule is not None:
             return "a parameter server with a weight rule"
     elif kind == "decentralized.ADPSGDController":
-        if ctrl.atomic:
-            return "AD-PSGD with atomic averaging (AD4)"
-        if _name(col) != "decentralized.PairwiseExchange" or col.atomic or col.on_start is not None:
-            return "AD-PSGD without its unlocked PairwiseExchange"
+        # its own exchange (ADPSGDController.exchange): locked as the controller is (AD4), the neighbour blocked
+        # from the flows' start by the controller's hook where it is locked and blocking, no hook otherwise
+        hook = ctrl._started if ctrl.atomic and ctrl.passive == "block" else None
+        if (_name(col) != "decentralized.PairwiseExchange" or col.atomic != ctrl.atomic or col.on_start != hook
+                or col._locked or col._waiting):
+            return "AD-PSGD without its own fresh PairwiseExchange (ADPSGDController.exchange)"
         if cluster.weight_rule is not None:
             return "AD-PSGD with a weight rule"
     elif kind == "decentralized.EagerReduceController":
@@ -1130,6 +1191,7 @@ def _run_compiled(cluster) -> np.ndarray:
     ps = mode in (MODE_PS_SYNC, MODE_PS_ASYNC)
     ad = mode == MODE_AD
     iv[I_BLOCK] = ad and ctrl.passive == "block"
+    iv[I_ATOMIC] = ad and ctrl.atomic
     if ps:
         iv[I_SERVERS] = col.servers
         iv[I_BACKUPS] = ctrl.backups
@@ -1167,11 +1229,14 @@ def _run_compiled(cluster) -> np.ndarray:
     done_buf = np.zeros(width, np.int64)
     held = ctrl.held if ps else np.zeros(n, np.int64)
     psleft, cur, stepbuf = np.zeros(n, np.int64), np.full(n, -1, np.int64), np.zeros(n, np.int64)
+    # (AD-PSGD, atomic or not: an event ends c exchanges and starts s waiting ones, c + s <= n, two timers each)
     room = n * (int(iv[I_SERVERS]) + 1) + 8 + (n if ad else 0)
     oslot = np.full(16 * n * max(int(iv[I_SERVERS]), 2) + 256, -1, np.int64)   # > 4 x the flows alive at once
     wk = np.zeros((2, n), np.int64)
     wk[0] = -1
     wleft = np.full(n, np.nan)
+    # AD4's locks and waiting exchanges: at most one exchange per initiator waits (it is syncing meanwhile)
+    lock, waiting = np.zeros(n, np.int64), np.zeros(n, np.int64)
     # AD-PSGD's neighbours: rng.integers(n - 1), one call per ready worker, drawn ahead in call order; the
     # generator is put back afterwards to the state the Python loop leaves (as many calls as were used)
     rng = ctrl.rng if ad else None
@@ -1214,7 +1279,7 @@ def _run_compiled(cluster) -> np.ndarray:
                 Syncs(sy["launch"], sy["finish"], sy["moff"], sy["mcnt"], sy["kind"], sy["nce"], sy["bits"],
                       mem["w"], mem["it"]),
                 Ctl(queue, owner, done_buf, held, psleft, cur, stepbuf, sy["w"], sy["apply"], sy["ver"], oslot,
-                    adr["j"], ce["w"], ce["t"], hold["t"], hold["w"]))
+                    adr["j"], ce["w"], ce["t"], hold["t"], hold["w"], lock, waiting))
         return loop(*args) if turn_state is None else loop(*args, turn_state())
 
     def stalled():

@@ -54,7 +54,7 @@ def _cluster(setting: dict, *, rule=None) -> Cluster:
         return ps_cluster(bw, compute, ctrl, model_bits=s["bits"], alpha=s["alpha"], duration=s["duration"],
                           servers=servers, merge_servers=merge)
     if s.get("ad"):
-        ctrl = ADPSGDController(np.random.default_rng(s["seed"] + 7), passive=s["ad"])
+        ctrl = ADPSGDController(np.random.default_rng(s["seed"] + 7), passive=s["ad"], atomic=s.get("atomic", False))
         return Cluster(BigSwitch.symmetric(bw), ctrl.exchange(s["bits"], s["alpha"]), compute, ctrl,
                        duration=s["duration"], weight_rule=rule)
     if s.get("eager"):
@@ -83,12 +83,16 @@ def _random_ps(rng: np.random.Generator):
             int(rng.integers(1, 4)), bool(rng.random() < 0.5))
 
 
-def _run_both(setting: dict):
+def _run_both(setting: dict, on_python=None):
+    """Both engines' runs of ``setting``: their logs, controllers' and workers' state; ``on_python(cluster)`` is
+    called on the Python loop's cluster before it runs."""
     out = []
     for engine in ("python", "compiled"):
         rule = (RecordingRule() if setting.get("weights") and not (setting.get("eager") or setting.get("ps")
                                                                    or setting.get("ad")) else None)
         c = _cluster(setting, rule=rule)
+        if engine == "python" and on_python is not None:
+            on_python(c)
         log = c.run(engine=engine)
         ctrl = c.controller
         out.append((repr(log), list(getattr(ctrl, "queue", [])), getattr(ctrl, "version", None),
@@ -193,11 +197,86 @@ def test_compiled_equals_python_on_adpsgd(passive, k):
     assert comp == py
 
 
-def test_atomic_adpsgd_falls_back():
-    ctrl = ADPSGDController(np.random.default_rng(0), atomic=True)
-    c = Cluster(BigSwitch.symmetric([1e9] * 3), ctrl.exchange(1e6, 0.0), ScriptedComputeTimes([[1.0]] * 3), ctrl,
-                duration=5.0)
-    assert "atomic" in ck.supported(c)
+class WaitCount:
+    """Counts, on a Python loop's atomic ``PairwiseExchange`` (``attach``: wraps its ``start`` and ``_release``),
+    the exchanges that had to wait for a lock (``waited``), the most waiting at once (``most``) and the releases
+    after which an exchange that still waits was asked for before one that started (``passed``: the later one's
+    workers were free, the earlier one's not)."""
+
+    def __init__(self):
+        self.waited = self.most = self.passed = 0
+
+    def attach(self, cluster) -> None:
+        col = cluster.collective
+        start, release = col.start, col._release
+
+        def counted_start(members, on_done):
+            self.waited += bool(set(members) & col._locked)
+            start(members, on_done)
+            self.most = max(self.most, len(col._waiting))
+
+        def counted_release(i, j):
+            before = list(col._waiting)
+            release(i, j)
+            left = [before.index(x) for x in col._waiting]
+            gone = [k for k in range(len(before)) if k not in left]
+            self.passed += bool(left and gone and min(left) < max(gone))
+        col.start, col._release = counted_start, counted_release
+
+
+def _atomic_setting(rng: np.random.Generator, passive: str) -> dict:
+    """A random AD-PSGD setting with atomic averaging where exchanges take about a step or more (a big model, fast
+    steps, 5-13 workers, 30 s), so that many wait for a lock, several at once."""
+    return dict(_random_setting(rng), eager=None, ps=None, ad=passive, atomic=True, n=int(rng.integers(5, 14)),
+                bits=float(rng.choice([8e8, 4e9])), mean=float(rng.choice([0.05, 0.3])), duration=30.0)
+
+
+@pytest.mark.parametrize("passive", ["compute", "block"])
+@pytest.mark.parametrize("k", range(6))
+def test_compiled_equals_python_on_atomic_adpsgd(passive, k):
+    """AD-PSGD with atomic averaging (AD4): an exchange whose worker is held waits, and at each release the waiting
+    exchanges whose two workers are free start in the order asked (a later one seeing the locks an earlier one
+    took), the neighbour blocked from its flows' start (``"block"``): the same log, clock, events, blocks and
+    generator as the Python loop, on settings where exchanges did wait (several at once, some passed by a later
+    one)."""
+    setting = _atomic_setting(np.random.default_rng(4000 + k), passive)
+    assert ck.supported(_cluster(setting)) is None
+    count = WaitCount()
+    py, comp = _run_both(setting, on_python=count.attach)
+    assert comp == py
+    assert count.waited > 0 and count.most >= 2 and count.passed > 0    # the regime this test is for was reached
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 24), passive=st.sampled_from(["compute", "block"]),
+       alpha=st.sampled_from([0.0, 1e-3]), bits=st.sampled_from([1e6, 8e8, 4e9]), mean=st.sampled_from([0.05, 0.3]),
+       hl=st.integers(1, 3), tied=st.booleans())
+def test_compiled_equals_python_on_atomic_adpsgd_hypothesis(seed, n, passive, alpha, bits, mean, hl, tied):
+    setting = dict(seed=seed, n=n, p=None, tied_bw=tied, hl=min(hl, n), scripted=False, mean=mean, chunk=7,
+                   bits=bits, alpha=alpha, duration=10.0, weights=False, eager=None, ps=None, ad=passive, atomic=True)
+    py, comp = _run_both(setting)
+    assert comp == py
+
+
+def test_adpsgd_without_its_own_exchange_falls_back():
+    """AD-PSGD is compiled with the exchange its controller builds (locked as the controller is, the hook that
+    blocks the neighbour where it is locked and blocking); any other exchange runs the Python loop."""
+    from simlib.runtime.decentralized import PairwiseExchange
+
+    def cluster(ctrl, col):
+        return Cluster(BigSwitch.symmetric([1e9] * 3), col, ScriptedComputeTimes([[1.0]] * 3), ctrl, duration=5.0)
+    for passive in ("compute", "block"):
+        for atomic in (False, True):
+            ctrl = ADPSGDController(np.random.default_rng(0), passive=passive, atomic=atomic)
+            assert ck.supported(cluster(ctrl, ctrl.exchange(1e6, 0.0))) is None
+    blocking = ADPSGDController(np.random.default_rng(0), passive="block", atomic=True)
+    assert "PairwiseExchange" in ck.supported(cluster(blocking, PairwiseExchange(1e6, 0.0, atomic=True)))
+    unlocked = ADPSGDController(np.random.default_rng(0))
+    assert "PairwiseExchange" in ck.supported(cluster(unlocked, PairwiseExchange(1e6, 0.0, atomic=True)))
+    used = ADPSGDController(np.random.default_rng(0), atomic=True)
+    col = used.exchange(1e6, 0.0)
+    col._locked.add(1)
+    assert "PairwiseExchange" in ck.supported(cluster(used, col))
 
 
 def test_eager_reduce_is_compiled_and_its_rounds_cover_the_quorum():

@@ -157,22 +157,23 @@ def test_a_blocked_worker_pauses_or_waits(block_at, unblock_at, ends):
         ADPSGDController(np.random.default_rng(0), passive="wait")
 
 
-def ad_atomic_run(times, atomic, passive="compute", model_bits=M / 2, duration=10.0, seed=0):
+def ad_atomic_run(times, atomic, passive="compute", model_bits=M / 2, duration=10.0, seed=0, engine="python"):
     ctrl = ADPSGDController(np.random.default_rng(seed), passive=passive, atomic=atomic)
     cl = Cluster(BigSwitch.symmetric([B] * len(times)), ctrl.exchange(model_bits, 0.0), ScriptedComputeTimes(times),
                  ctrl, duration=duration)
-    return cl.run()
+    return cl.run(engine=engine)
 
 
-def test_adpsgd_atomic_exchange_waits_for_a_busy_neighbour():
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_adpsgd_atomic_exchange_waits_for_a_busy_neighbour(engine):
     """AD4 by hand: 2 workers computing 1 s and 1.2 s, exchanges of 0.4 s alone (M/2 at B), so every
     exchange is between workers 0 and 1.  Worker 0's exchange starts at 1 s; worker 1 is ready at 1.2 s
     while that exchange holds it.  Atomic: its exchange waits until 1.4 s and runs alone 1.4-1.8 s;
     worker 0 computes again from 1.4 s (second step ends 2.4 s).  Without locks both run at once,
     sharing each port: worker 0's has 0.2 s of flow left at half rate (ends 1.6 s, its next step 2.6 s),
     then worker 1's its last 0.2 s alone (ends 1.8 s either way)."""
-    free = ad_atomic_run([[1.0] * 9, [1.2] * 9], False, duration=3.05)
-    held = ad_atomic_run([[1.0] * 9, [1.2] * 9], True, duration=3.05)
+    free = ad_atomic_run([[1.0] * 9, [1.2] * 9], False, duration=3.05, engine=engine)
+    held = ad_atomic_run([[1.0] * 9, [1.2] * 9], True, duration=3.05, engine=engine)
     first0, first1 = (next(r for r in held.syncs if r.members[0] == w) for w in (0, 1))
     assert first0.launch == pytest.approx(1.0) and first0.finish == pytest.approx(1.4)
     assert first1.launch == pytest.approx(1.2)          # launched (and averaged, RP2) when ready ...
@@ -183,13 +184,14 @@ def test_adpsgd_atomic_exchange_waits_for_a_busy_neighbour():
     assert free.compute_end[0][:2] == pytest.approx([1.0, 2.6])
 
 
-def test_adpsgd_atomic_waits_only_for_held_workers_and_blocks_from_the_start():
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_adpsgd_atomic_waits_only_for_held_workers_and_blocks_from_the_start(engine):
     """3 workers: an exchange of two free workers starts at once (no wait without a held lock), and with
     ``passive="block"`` the neighbour is blocked from the start of the flows, not while the exchange waits."""
-    held = ad_atomic_run([[1.0] * 9, [5.0] * 9, [5.0] * 9], True, duration=1.5)
+    held = ad_atomic_run([[1.0] * 9, [5.0] * 9, [5.0] * 9], True, duration=1.5, engine=engine)
     (r,) = held.syncs
     assert r.launch == pytest.approx(1.0) and r.finish == pytest.approx(1.4)
-    blk = ad_atomic_run([[1.0] * 9, [1.2] * 9], True, passive="block", duration=3.05)
+    blk = ad_atomic_run([[1.0] * 9, [1.2] * 9], True, passive="block", duration=3.05, engine=engine)
     # worker 0 is the neighbour of worker 1's exchange (1.4-1.8 s) and blocked then: its second step,
     # started at 1.4 s, pauses 0.4 s and ends at 2.8 s (not 2.4 s)
     assert blk.compute_end[0][:2] == pytest.approx([1.0, 2.8])
