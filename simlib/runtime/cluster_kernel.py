@@ -828,24 +828,25 @@ def _ad_go(net, hp, sid, mem, sy_moff, lock, phase, cfin, wk, wleft, oslot):
 
 
 @njit(cache=True, inline="always")
-def _ad_release(net, hp, w, j, mem, sy_moff, lock, waiting, phase, cfin, wk, wleft, oslot):
-    """``PairwiseExchange._release(w, j)`` (AD4): both locks freed; then each waiting exchange, in the order
-    asked, whose two workers are free takes both locks and starts (so a later one sees them held), and the others
-    wait on in their order.  (The Python method starts the free ones after its scan; a start neither reads nor
-    changes the locks the scan has not already taken, nor the list, so starting each one as the scan reaches it
-    has the same effects in the same order.)"""
+def _ad_release(net, hp, sid, mem, sy_moff, lock, waiting, phase, cfin, wk, wleft, oslot):
+    """``PairwiseExchange._release(w, j)`` of the exchange of sync ``sid`` (AD4): both locks freed; then each waiting
+    exchange, in the order asked, whose two workers are free takes both locks and starts (so a later one sees them
+    held), and the others wait on in their order.  (The Python method starts the free ones after its scan; a start
+    neither reads nor changes the locks the scan has not already taken, nor the list, so starting each one as the
+    scan reaches it has the same effects in the same order.)"""
     iv = net.iv
-    lock[w] = 0
-    lock[j] = 0
+    a = sy_moff[sid]
+    lock[mem[a]] = 0
+    lock[mem[a + 1]] = 0
     m = 0
     for q in range(iv[I_NWAIT]):
-        sid = waiting[q]
-        a = sy_moff[sid]
-        if lock[mem[a]] != 0 or lock[mem[a + 1]] != 0:
-            waiting[m] = sid
+        other = waiting[q]
+        b = sy_moff[other]
+        if lock[mem[b]] != 0 or lock[mem[b + 1]] != 0:
+            waiting[m] = other
             m += 1
         else:
-            _ad_go(net, hp, sid, mem, sy_moff, lock, phase, cfin, wk, wleft, oslot)
+            _ad_go(net, hp, other, mem, sy_moff, lock, phase, cfin, wk, wleft, oslot)
     iv[I_NWAIT] = m
 
 
@@ -1045,8 +1046,7 @@ def run_to_turn(net, hp, wo, syn, ct):
                 psleft[w] -= 1
                 if psleft[w] == 0:
                     if iv[I_ATOMIC]:
-                        _ad_release(net, hp, w, mem[a + 1], mem, sy_moff, lock, waiting, phase, cfin, wk, wleft,
-                                    oslot)
+                        _ad_release(net, hp, sid, mem, sy_moff, lock, waiting, phase, cfin, wk, wleft, oslot)
                     sy_finish[sid] = t
                     _start_compute(w, iv, fs, draws, dpos, phase, cstart, cfin, hp, wk, wleft)
                     if iv[I_BLOCK]:     # ADPSGDController.on_sync_done
