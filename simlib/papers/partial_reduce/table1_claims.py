@@ -434,8 +434,9 @@ def filter_sensitivity(off: pd.DataFrame, on: pd.DataFrame) -> pd.DataFrame:
     """Per ``(hl, arm)``: partial reduce's Table 1 arms with 002 §4's group filter on (frame ``on``)
     over the same runs with it off (``off``, the ``22_pr_table1`` frame), paired per trial (decision
     PR18): ``time`` and ``updates`` (:func:`~.claims.paired_masks` rows' ``median`` or a bound text),
-    ``identical`` (trials whose time to target did not change) and ``trials`` (pairs; an arm and HL
-    without any is left out)."""
+    ``identical`` (trials whose time to target did not change), ``censored`` (pairs with a run that never
+    reached the target: no tie, RP17), ``tied`` (the time and the updates the same in every pair, none
+    censored: the ratios are 1 by identity) and ``trials`` (pairs; an arm and HL without any is left out)."""
     for name, d in (("off", off), ("on", on)):
         _need(d, name, ["arm", "hl", "trial", "time_to_target_s", "updates_to_target"])
     cols = [c for c in ("arm", "hl", "trial", "time_to_target_s", "updates_to_target", "duration_s", "run_updates")
@@ -448,11 +449,14 @@ def filter_sensitivity(off: pd.DataFrame, on: pd.DataFrame) -> pd.DataFrame:
         for what in ("time", "updates"):
             r = paired_masks(g, _METRIC[what], g["_f"] == "on", g["_f"] == "off")
             row[what] = ratio_text(r.iloc[0]) if len(r) else "n/a"
-        same, _, pairs = identical_pairs(g.assign(arm=g["_f"]), "on", "off")
-        row.update(identical=same, trials=pairs)
+        arms = g.assign(arm=g["_f"])
+        same, censored, pairs = identical_pairs(arms, "on", "off")
+        same_u, _, _ = identical_pairs(arms, "on", "off", _METRIC["updates"])
+        row.update(identical=same, censored=censored, tied=bool(pairs) and same == same_u == pairs and not censored,
+                   trials=pairs)
         if pairs:
             rows.append(row)
-    return pd.DataFrame(rows, columns=["hl", "arm", "time", "updates", "identical", "trials"])
+    return pd.DataFrame(rows, columns=["hl", "arm", "time", "updates", "identical", "censored", "tied", "trials"])
 
 
 def filter_verdicts(off: pd.DataFrame, on: pd.DataFrame) -> pd.DataFrame:
@@ -481,7 +485,9 @@ def filter_observation(off: pd.DataFrame, on: pd.DataFrame) -> list[Claim]:
     flips = v[v["off"].map(_word) != v["on"].map(_word)]
     return [observation(PAPER, "Table 1 (PR18)", "nine systems: partial reduce's arms with 002 §4's group filter on",
                         "on/off time, updates: " + "; ".join(
-                            f"{r.arm} HL={r.hl:g} {r.time}, {r.updates} ({r.identical} of {r.trials} identical)"
+                            (f"{r.arm} HL={r.hl:g} n/a, identical in {r.trials} of {r.trials} pairs" if r.tied else
+                             f"{r.arm} HL={r.hl:g} {r.time}, {r.updates} ({r.identical} of {r.trials} identical, "
+                             f"{r.censored} pairs censored)")
                             for r in sens.itertuples(index=False))
                         + f"; Table 1 verdicts changed: {len(flips)} of {len(v)}"
                         + "".join(f"; {r.claim}: {_word(r.off)} -> {_word(r.on)}" for r in flips.itertuples(index=False)),

@@ -275,6 +275,23 @@ def test_group_filter_sensitivity_pairs_on_with_off_and_reports_verdict_changes(
     assert t1.filter_observation(off, frame({"CON3": 1.0}, hls=(2,))) == []
 
 
+def test_group_filter_observation_prints_n_a_where_on_and_off_are_identical_and_counts_censored_pairs():
+    """PR18 as RP17/PR17: an arm whose runs did not change in any pair gets no 1.00× ratio; a censored pair is
+    no tie and is counted."""
+    off = frame({"BSP": 14.6, "CON3": 10.0, "DYN3": 9.5, "AR": 15.0}, hls=(3,), trials=6)
+    on = frame({"CON3": 9.0, "DYN3": 9.5}, hls=(3,), trials=6)
+    (c,) = t1.filter_observation(off, on)
+    assert "DYN3 HL=3 n/a, identical in 6 of 6 pairs" in c.our_value and "DYN3 HL=3 1.00×" not in c.our_value
+    assert "CON3 HL=3 0.90×, 1.00× (0 of 6 identical, 0 pairs censored)" in c.our_value
+    # one DYN3 pair censored on both sides: no longer all tied, and the censored pair is counted
+    for d in (off, on):
+        d.loc[(d.arm == "DYN3") & (d.trial == 0), ["time_to_target_s", "reached"]] = [np.nan, 0]
+    sens = t1.filter_sensitivity(off, on).set_index("arm")
+    assert (sens.loc["DYN3", "identical"], sens.loc["DYN3", "censored"], sens.loc["DYN3", "tied"]) == (5, 1, False)
+    (c,) = t1.filter_observation(off, on)
+    assert "(5 of 6 identical, 1 pairs censored)" in c.our_value
+
+
 def test_fig11_at_the_profile_gives_profile_rows_whose_causes_name_its_cluster():
     """PR19: Fig. 11 at the paper profile is judged as ledger setting "profile", its causes naming the
     profile's cluster; the verdicts are the frame's, whatever the label."""
