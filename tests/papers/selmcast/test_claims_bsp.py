@@ -212,6 +212,17 @@ def test_flat_in_p_is_a_strict_spread_bound(lo, hi, flat):
     assert by_claim(bsp(fig5=fig5), "SelMcast normalized CT flat in p/n (L3)").direction is flat
 
 
+def test_flat_in_p_says_how_many_runs_sit_at_the_ideal_time_and_how_many_are_censored():
+    fig5 = fig5_frame()
+    rows = fig5.index[fig5.layer == "L3"]
+    fig5.loc[rows, "selmcast_ct_norm"] = 1.0
+    fig5.loc[rows[0], "selmcast_ct_norm"] = 1.002               # off the ideal by more than 0.1 %
+    fig5.loc[rows[1], "selmcast_ct_norm"] = float("nan")        # no completion time: censored
+    value = by_claim(bsp(fig5=fig5), "SelMcast normalized CT flat in p/n (L3)").our_value
+    assert f"in {len(rows) - 2} of {len(rows) - 1} runs, 1 censored" in value, value
+    assert "–" in value and "spread" in value
+
+
 def test_tens_of_ms_is_below_100_ms_at_the_largest_n():
     text = "SelMcast and Orpheus select within tens of ms at n = 200"
     fig4 = fig4_frame()
